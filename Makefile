@@ -1,0 +1,40 @@
+# logkb: the two commands a newcomer needs are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+LOGKB   = $(VENV)/bin/logkb
+FIXTURE = fixtures/blackwell/out
+
+.PHONY: setup fixture demo test lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+$(FIXTURE)/manifest.json: $(VENV)/.installed $(wildcard fixtures/*.py fixtures/blackwell/*.py)
+	$(PY) -m fixtures.blackwell.build $(FIXTURE)
+
+fixture: $(FIXTURE)/manifest.json
+
+# Ingest the fixture campaign into the default knowledge base and show what it holds.
+demo: fixture
+	$(LOGKB) ingest $(FIXTURE)/session.jsonl $(FIXTURE)/session-*.jsonl
+	$(LOGKB) sessions
+	$(LOGKB) events --from 5214 --to 5219
+
+test: setup
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check logparse kb tui tests bench fixtures
+	$(VENV)/bin/lint-imports
+
+bench: fixture
+	$(PY) -m bench
+
+clean:
+	rm -rf $(FIXTURE) bench/data .pytest_cache

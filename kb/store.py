@@ -1,0 +1,415 @@
+"""``KbStore``: the DuckDB knowledge base.  Every read and write goes through it.
+
+Opening applies pending migrations (read-write) or checks that none is pending
+(read-only).  DuckDB lets one process hold a file read-write and then no other
+process may open it at all, so every command holds the file only as long as it
+needs it, and :class:`KbStore` waits (``lock_timeout``) for a busy file
+instead of failing at once.
+
+Writes are column-wise: derived rows become Arrow tables and are inserted in
+bulk (row-by-row inserts are ~100x slower in DuckDB's Python bindings).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from kb import migrations
+from kb.paths import default_db
+from logparse.derive import COLUMNS, Batch
+from logparse.models import Event, Problem, SessionInfo
+
+
+class KbError(Exception):
+    """Base of the errors logkb's store raises."""
+
+
+class KbLocked(KbError):
+    """Another process holds the knowledge base file."""
+
+
+class KbMissing(KbError):
+    """There is no knowledge base file yet."""
+
+
+class KbNotFound(KbError):
+    """A session or message that was asked for does not exist."""
+
+
+_MEAS = pa.list_(pa.struct([("value", pa.float64()), ("unit", pa.string()),
+                            ("label", pa.string())]))
+_S, _I32, _I64 = pa.string(), pa.int32(), pa.int64()
+SCHEMAS: dict[str, pa.Schema] = {
+    "messages": pa.schema([
+        ("message_id", _S), ("ordinal", _I32), ("role", _S), ("time_created", _I64),
+        ("time_completed", _I64), ("agent", _S), ("model", _S), ("finish", _S), ("error", _S),
+        ("tokens_input", _I64), ("tokens_output", _I64), ("cost", pa.float64()),
+        ("inferred", pa.bool_()), ("digest", _I64), ("raw", _S)]),
+    "calls": pa.schema([
+        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("call_id", _S),
+        ("tool", _S), ("category", _S), ("command", _S), ("input", _S), ("host", _S),
+        ("user", _S), ("port", _I32), ("remote_command", _S), ("hops", _S), ("workdir", _S),
+        ("status", _S), ("exit_code", _I32), ("output", _S), ("error", _S),
+        ("time_start", _I64), ("time_end", _I64), ("title", _S),
+        ("error_signatures", pa.list_(_S)), ("measurements", _MEAS),
+        ("child_session_id", _S)]),
+    "prose": pa.schema([
+        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
+        ("source", _S), ("time", _I64), ("text", _S), ("classification", _S),
+        ("prose_role", _S), ("measurements", _MEAS)]),
+    "other": pa.schema([
+        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
+        ("time", _I64), ("text", _S), ("data", _S), ("reason", _S)]),
+}
+TABLES = {"messages": "messages", "calls": "calls", "prose": "prose", "other": "other_events"}
+EVENT_TABLES = ("calls", "prose", "other_events")
+for _name, _schema in SCHEMAS.items():
+    assert tuple(_schema.names) == COLUMNS[_name], _name
+
+EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id", "role", "time",
+                "tool", "call_id", "category", "command", "input", "host", "user", "port",
+                "remote_command", "hops", "workdir", "status", "exit_code", "output",
+                "duration_ms", "error_signature", "error_signatures", "measurements", "title",
+                "text", "classification", "prose_role", "todos", "child_session_id", "raw",
+                "reason")
+_JSON_FIELDS = ("input", "hops", "todos", "raw")
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """What the store knows of a session before an ingest touches it."""
+
+    session_id: str
+    complete: bool
+    source_form: str
+    message_count: int
+
+
+def _to_arrow(name: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+    schema = SCHEMAS[name]
+    cols = list(zip(*rows)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays(
+        [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
+
+
+class KbStore:
+    """The knowledge base in one DuckDB file (or ``:memory:``)."""
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
+                 lock_timeout: float | None = None) -> None:
+        self.path = str(path) if path is not None else str(default_db())
+        self.read_only = read_only
+        if lock_timeout is None:
+            lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
+        if self.path != ":memory:":
+            p = Path(self.path)
+            if read_only and not p.exists():
+                raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
+            p.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = self._connect(lock_timeout)
+        if read_only:
+            if migrations.pending(self.conn):
+                # an older file: migrate it once, then carry on read-only
+                self.conn.close()
+                rw = duckdb.connect(self.path)
+                try:
+                    migrations.migrate(rw)
+                finally:
+                    rw.close()
+                self.conn = self._connect(lock_timeout)
+        else:
+            migrations.migrate(self.conn)
+
+    def _connect(self, timeout: float) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + timeout
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(self.path, read_only=self.read_only)
+            except duckdb.IOException as e:
+                if "lock" not in str(e).lower():
+                    raise KbError(f"{self.path}: {e}") from None
+                if time.monotonic() >= deadline:
+                    holder = re.search(r"PID (\d+)", str(e))
+                    who = f" (process {holder.group(1)})" if holder else ""
+                    raise KbLocked(f"{self.path} is in use by another logkb{who}; "
+                                   f"waited {timeout:g}s") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> KbStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor for use in another thread (DuckDB connections are not thread-safe)."""
+        return self.conn.cursor()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.conn.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ writes
+    def stored_session(self, session_id: str) -> StoredSession | None:
+        row = self.conn.execute(
+            "SELECT complete, source_form, message_count FROM sessions WHERE session_id = ?",
+            [session_id]).fetchone()
+        if row is None:
+            return None
+        return StoredSession(session_id, bool(row[0]), row[1], int(row[2]))
+
+    def known_messages(self, session_id: str) -> dict[str, tuple[int, int]]:
+        """``message_id → (digest, ordinal)`` of a stored session."""
+        return {mid: (dg, ordl) for mid, dg, ordl in self.conn.execute(
+            "SELECT message_id, digest, ordinal FROM messages WHERE session_id = ?",
+            [session_id]).fetchall()}
+
+    def write_batch(self, session_id: str, batch: Batch, replace: Iterable[str] = ()) -> None:
+        """Insert a batch of derived rows; ``replace`` lists message ids to delete first."""
+        ids = list(replace)
+        if ids:
+            self.delete_messages(session_id, ids)
+        for name, rows in batch.tables():
+            if not rows:
+                continue
+            tbl = _to_arrow(name, rows)  # noqa: F841 (scanned by name below)
+            self.conn.execute(
+                f"INSERT INTO {TABLES[name]} SELECT ?, * FROM tbl", [session_id])
+
+    def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:
+        ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
+        for table in ("messages", *EVENT_TABLES):
+            self.conn.execute(
+                f"DELETE FROM {table} WHERE session_id = ? AND message_id IN "
+                "(SELECT message_id FROM ids)", [session_id])
+
+    def delete_session(self, session_id: str) -> None:
+        for table in ("messages", *EVENT_TABLES, "sessions"):
+            self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
+
+    def renumber(self, session_id: str) -> None:
+        """Make ordinals chronological and contiguous again (after out-of-order input)."""
+        self.conn.execute(
+            "CREATE OR REPLACE TEMP TABLE _renum AS SELECT message_id, row_number() OVER "
+            "(ORDER BY time_created NULLS FIRST, message_id) AS ord FROM messages "
+            "WHERE session_id = ?", [session_id])
+        for table in ("messages", *EVENT_TABLES):
+            self.conn.execute(
+                f"UPDATE {table} SET ordinal = r.ord FROM _renum r WHERE "
+                f"{table}.session_id = ? AND {table}.message_id = r.message_id "
+                f"AND {table}.ordinal <> r.ord", [session_id])
+        self.conn.execute("DROP TABLE _renum")
+
+    def upsert_session(self, info: SessionInfo) -> None:
+        counts = self.conn.execute(
+            "SELECT (SELECT count(*) FROM messages WHERE session_id = $s), "
+            "(SELECT count(*) FROM events WHERE session_id = $s)", {"s": info.session_id}
+        ).fetchone()
+        assert counts is not None
+        self.conn.execute("DELETE FROM sessions WHERE session_id = ?", [info.session_id])
+        self.conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?)",
+            [info.session_id, info.parent_id, info.title, info.slug, info.directory,
+             info.project_id, info.version, info.time_created, info.time_updated,
+             info.source_kind, info.source_path, info.complete, counts[0], counts[1],
+             orjson.dumps(info.info).decode() if info.info is not None else None])
+
+    def link_children(self) -> None:
+        """Give subagent sessions whose source had no parent id the session that spawned them."""
+        self.conn.execute(
+            "UPDATE sessions SET parent_id = c.session_id FROM calls c "
+            "WHERE sessions.parent_id IS NULL AND c.child_session_id = sessions.session_id "
+            "AND c.session_id <> sessions.session_id")
+
+    def replace_problems(self, path: str, problems: Sequence[Problem]) -> None:
+        self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
+        if problems:
+            tbl = pa.table({  # noqa: F841
+                "path": [p.path for p in problems], "line": pa.array(
+                    [p.line for p in problems], type=pa.int32()),
+                "record": [p.record for p in problems], "reason": [p.reason for p in problems],
+                "raw": [p.raw for p in problems]})
+            self.conn.execute("INSERT INTO problems SELECT * FROM tbl")
+
+    def source_fingerprint(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",
+                                [path]).fetchone()
+        return row[0] if row else None
+
+    def record_source(self, path: str, form: str, fingerprint: str,
+                      sessions: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM sources WHERE path = ?", [path])
+        self.conn.execute("INSERT INTO sources VALUES (?, ?, ?, ?, now())",
+                          [path, form, fingerprint, list(sessions)])
+
+    # ------------------------------------------------------------------ reads
+    def _dicts(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params) if params is not None else self.conn.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    _SESSIONS_SQL = """
+        WITH m AS (SELECT session_id, max(time_created) AS last_activity
+                     FROM messages GROUP BY session_id),
+             c AS (SELECT session_id, count(*) AS commands FROM calls GROUP BY session_id),
+             sp AS (SELECT child_session_id, min(ordinal) AS spawned_at FROM calls
+                     WHERE child_session_id IS NOT NULL GROUP BY child_session_id)
+        SELECT s.session_id, s.parent_id, s.title, s.slug, s.directory, s.version,
+               s.time_created, s.time_updated, s.source_form, s.source_path, s.complete,
+               s.message_count AS messages, s.event_count AS events, s.ingested_at,
+               coalesce(c.commands, 0) AS commands, m.last_activity, sp.spawned_at
+        FROM sessions s
+        LEFT JOIN m USING (session_id)
+        LEFT JOIN c USING (session_id)
+        LEFT JOIN sp ON sp.child_session_id = s.session_id
+        {where}
+        ORDER BY coalesce(m.last_activity, s.time_updated, 0) DESC, s.session_id"""
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every session, newest activity first, with its spawning call for subagents."""
+        return self._dicts(self._SESSIONS_SQL.format(where=""))
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        rows = self._dicts(self._SESSIONS_SQL.format(where="WHERE s.session_id = ?"),
+                           [session_id])
+        if not rows:
+            raise KbNotFound(f"no session {session_id}")
+        return rows[0]
+
+    def resolve_session(self, session_id: str | None) -> str:
+        """An explicit id (a unique prefix works), else the latest ingested top-level session."""
+        if session_id:
+            rows = self.conn.execute(
+                "SELECT session_id FROM sessions WHERE session_id = ? OR session_id LIKE ? "
+                "ORDER BY session_id = ? DESC", [session_id, session_id + "%", session_id]
+            ).fetchall()
+            if not rows:
+                raise KbNotFound(f"no session {session_id!r}")
+            if len(rows) > 1 and rows[0][0] != session_id:
+                raise KbNotFound(f"{session_id!r} matches {len(rows)} sessions; say more")
+            return str(rows[0][0])
+        row = self.conn.execute(
+            "SELECT session_id FROM sessions WHERE parent_id IS NULL "
+            "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC LIMIT 1").fetchone()
+        if row is None:
+            raise KbNotFound("the knowledge base holds no sessions yet (run `logkb ingest`)")
+        return str(row[0])
+
+    def events(self, session_id: str, *, kinds: Sequence[str] = (),
+               categories: Sequence[str] = (), hosts: Sequence[str] = (),
+               start: int | None = None, end: int | None = None,
+               limit: int | None = None) -> list[Event]:
+        """The typed events of a session in transcript order, filtered."""
+        where = ["session_id = ?"]
+        params: list[Any] = [session_id]
+        for col, values in (("kind", kinds), ("category", categories), ("host", hosts)):
+            if values:
+                where.append(f"{col} IN ({', '.join('?' * len(values))})")
+                params.extend(values)
+        if start is not None:
+            where.append("ordinal >= ?")
+            params.append(start)
+        if end is not None:
+            where.append("ordinal <= ?")
+            params.append(end)
+        sql = (f"SELECT {', '.join(_quote(f) for f in EVENT_FIELDS)} FROM events "
+               f"WHERE {' AND '.join(where)} ORDER BY ordinal, seq, sub")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [row_to_event(r) for r in self.conn.execute(sql, params).fetchall()]
+
+    def message(self, session_id: str, ordinal: int) -> dict[str, Any]:
+        rows = self._dicts(
+            "SELECT message_id, ordinal, role, time_created, time_completed, agent, model, "
+            "finish, error, tokens_input, tokens_output, cost, inferred FROM messages "
+            "WHERE session_id = ? AND ordinal = ?", [session_id, ordinal])
+        if not rows:
+            raise KbNotFound(f"session {session_id} has no message {ordinal}")
+        msg = rows[0]
+        msg["events"] = self.events(session_id, start=ordinal, end=ordinal)
+        return msg
+
+    def max_ordinal(self, session_id: str) -> int:
+        row = self.conn.execute("SELECT max(ordinal) FROM messages WHERE session_id = ?",
+                                [session_id]).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def search(self, text: str, *, regex: bool = False, session_id: str | None = None,
+               limit: int = 50) -> list[dict[str, Any]]:
+        """Commands, outputs and prose matching ``text`` across sessions, newest first."""
+        if regex:
+            try:
+                re.compile(text)
+            except re.error as e:
+                raise KbError(f"bad regular expression {text!r}: {e}") from None
+            cond = "regexp_matches({col}, $q)"
+        else:
+            cond = "{col} ILIKE '%' || $q || '%' ESCAPE '\\'"
+            text = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        scope = "AND session_id = $s" if session_id else ""
+        sql = f"""
+            SELECT * FROM (
+              SELECT session_id, ordinal, 'command' AS field, tool AS kind, command AS text,
+                     time_start AS time FROM calls WHERE {cond.format(col='command')} {scope}
+              UNION ALL
+              SELECT session_id, ordinal, 'output', tool, coalesce(output, error), time_end
+                FROM calls WHERE {cond.format(col='coalesce(output, error)')} {scope}
+              UNION ALL
+              SELECT session_id, ordinal, 'prose', kind, text, time
+                FROM prose WHERE {cond.format(col='text')} {scope}
+            ) ORDER BY coalesce(time, 0) DESC, session_id, ordinal DESC LIMIT {int(limit)}"""
+        params: dict[str, Any] = {"q": text}
+        if session_id:
+            params["s"] = session_id
+        return self._dicts(sql, params)
+
+    def problems(self, path: str | None = None) -> list[Problem]:
+        sql = "SELECT path, line, record, reason FROM problems"
+        rows = (self.conn.execute(sql + " WHERE path = ?", [path]) if path
+                else self.conn.execute(sql)).fetchall()
+        return [Problem(path=p, line=ln, record=r, reason=why) for p, ln, r, why in rows]
+
+    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run SQL (the CLI opens the store read-only, so it cannot write)."""
+        cur = self.conn.execute(sql)
+        if cur.description is None:
+            return [], []
+        return [d[0] for d in cur.description], cur.fetchall()
+
+
+def _quote(name: str) -> str:
+    return f'"{name}"'
+
+
+def row_to_event(row: Sequence[Any]) -> Event:
+    data = dict(zip(EVENT_FIELDS, row))
+    for f in _JSON_FIELDS:
+        v = data[f]
+        if isinstance(v, str):
+            data[f] = orjson.loads(v)
+    for f in ("hops", "todos", "error_signatures", "measurements"):
+        if data[f] is None:
+            data[f] = []
+    return Event.model_validate(data)

@@ -1,0 +1,482 @@
+"""From raw opencode messages to typed events, column-wise and incrementally.
+
+:class:`Deriver` consumes the messages of one session in chronological order
+and accumulates rows for four tables (see ``docs/schema.md``):
+
+``messages``  one row per message, with its ordinal and its raw JSON;
+``calls``     one row per tool call: the ``command`` and ``result`` events
+              (and ``todo``/``subagent`` events for ``todowrite``/``task``);
+``prose``     user prompts and assistant prose (``prompt``/``decision``);
+``other``     errors, compaction, attachments and raw (untyped) parts.
+
+Rows are plain tuples in the column order of :data:`COLUMNS`; building a
+validated model per event would dominate ingest time.  :func:`to_events`
+turns rows into :class:`~logparse.models.Event` models for tests and tools
+that want the typed view without a database.
+
+Ordinals are assigned in the order messages arrive.  The deriver checks that
+order (``time.created`` then id) and sets :attr:`Deriver.out_of_order` when a
+message arrives early, so the store can renumber.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from logparse.models import Category, Event, EventKind, Measurement, Problem, Status
+from logparse.prose import classify_prose
+from logparse.shell import parse_command
+from logparse.signals import error_signatures, measurements
+from logparse.source import RawMessage, message_sort_key
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",
+                 "model", "finish", "error", "tokens_input", "tokens_output", "cost",
+                 "inferred", "digest", "raw"),
+    "calls": ("ordinal", "seq", "message_id", "part_id", "call_id", "tool", "category",
+              "command", "input", "host", "user", "port", "remote_command", "hops", "workdir",
+              "status", "exit_code", "output", "error", "time_start", "time_end", "title",
+              "error_signatures", "measurements", "child_session_id"),
+    "prose": ("ordinal", "seq", "message_id", "part_id", "kind", "source", "time", "text",
+              "classification", "prose_role", "measurements"),
+    "other": ("ordinal", "seq", "message_id", "part_id", "kind", "time", "text", "data",
+              "reason"),
+}
+
+_TOOL_CATEGORY = {
+    "read": Category.SEARCH, "grep": Category.SEARCH, "glob": Category.SEARCH,
+    "list": Category.SEARCH, "ls": Category.SEARCH, "codesearch": Category.SEARCH,
+    "lsp": Category.SEARCH,
+    "edit": Category.FILE_EDIT, "write": Category.FILE_EDIT, "multiedit": Category.FILE_EDIT,
+    "apply_patch": Category.FILE_EDIT, "patch": Category.FILE_EDIT,
+    "task": Category.SUBAGENT, "todowrite": Category.TODO, "todoread": Category.TODO,
+    "webfetch": Category.RESEARCH, "websearch": Category.RESEARCH,
+}
+_SILENT_PARTS = frozenset({"step-start", "step-finish", "patch", "snapshot"})
+_CHILD_RE = re.compile(r"(?:task_id:|session_id:|<task id=\")\s*(ses_[A-Za-z0-9]+)")
+
+
+def digest(raw: bytes) -> int:
+    """A cheap content digest of a raw record (change detection, not security)."""
+    return (len(raw) << 32) | zlib.crc32(raw)
+
+
+def _num(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _text(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _dumps(v: Any) -> str | None:
+    if v is None:
+        return None
+    return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _measure(text: str) -> list[dict[str, Any]] | None:
+    found = measurements(text)
+    if not found:
+        return None
+    return [{"value": m.value, "unit": m.unit, "label": m.label} for m in found]
+
+
+def tool_status(state: dict[str, Any]) -> str:
+    """opencode tool state → logkb status (aborted and interrupted told apart)."""
+    st = state.get("status")
+    if st == "completed":
+        return Status.COMPLETED
+    if st == "error":
+        err = state.get("error")
+        if isinstance(err, str) and "aborted" in err.lower():
+            return Status.ABORTED
+        return Status.ERROR
+    return Status.INTERRUPTED  # pending / running: the session ended mid-call
+
+
+def command_text(tool: str, inp: dict[str, Any], title: str | None) -> str | None:
+    """The text engineers recognise a call by: the bash command, or the main argument."""
+    if tool == "bash":
+        return _text(inp.get("command"))
+    for key in ("filePath", "pattern", "path", "url", "query", "description", "name"):
+        v = inp.get(key)
+        if isinstance(v, str) and v:
+            if tool == "grep" and key == "pattern" and isinstance(inp.get("path"), str):
+                return f"{v} {inp['path']}"
+            return v
+    if tool == "todowrite" and isinstance(inp.get("todos"), list):
+        return f"{len(inp['todos'])} todos"
+    return title
+
+
+def child_session(state: dict[str, Any]) -> str | None:
+    meta = state.get("metadata")
+    if isinstance(meta, dict):
+        for key in ("sessionId", "sessionID"):
+            if isinstance(meta.get(key), str):
+                return meta[key]
+    out = state.get("output")
+    if isinstance(out, str):
+        m = _CHILD_RE.search(out[:400])
+        if m:
+            return m.group(1)
+    return None
+
+
+@dataclass
+class Batch:
+    """Rows derived since the last :meth:`Deriver.take`, one list per table."""
+
+    messages: list[tuple[Any, ...]] = field(default_factory=list)
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+    prose: list[tuple[Any, ...]] = field(default_factory=list)
+    other: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def tables(self) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
+        yield "messages", self.messages
+        yield "calls", self.calls
+        yield "prose", self.prose
+        yield "other", self.other
+
+
+class Deriver:
+    """Derives the rows of one session, message by message.
+
+    ``known`` maps message ids already stored to ``(digest, ordinal)``; such a
+    message, unchanged and at the same ordinal, is skipped (incremental ingest).
+    """
+
+    def __init__(self, session_id: str, source: str,
+                 known: dict[str, tuple[int, int]] | None = None) -> None:
+        self.session_id = session_id
+        self.source = source
+        self.known = known or {}
+        self.problems: list[Problem] = []
+        self.batch = Batch()
+        self.ordinal = 0
+        self.out_of_order = False
+        self.skipped = 0
+        self.derived = 0
+        self.events = 0
+        self.untyped = 0
+        self.first_time: int | None = None
+        self.last_time: int | None = None
+        self._last_key: tuple[int, str] = (-(1 << 62), "")
+        self._prev_had_tool = False
+
+    # -- public -------------------------------------------------------------
+    def add_all(self, messages: Iterable[RawMessage]) -> None:
+        for m in messages:
+            self.add(m)
+
+    def take(self) -> Batch:
+        b, self.batch = self.batch, Batch()
+        return b
+
+    def add(self, msg: RawMessage) -> None:
+        info = msg.info
+        self.ordinal += 1
+        ordinal = self.ordinal
+        key = message_sort_key(info)
+        if key < self._last_key:
+            self.out_of_order = True
+        self._last_key = key
+        created = key[0] or None
+        if created:
+            if self.first_time is None:
+                self.first_time = created
+            self.last_time = created
+        role = info.get("role")
+        parts = msg.parts
+        had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in parts)
+        mid = info["id"]
+        dg = digest(msg.raw)
+        if self.known.get(mid) == (dg, ordinal):
+            self.skipped += 1
+            self._after(role, had_tool)
+            return
+        self.derived += 1
+        self._message_row(msg, ordinal, dg)
+        if role == "user":
+            self._user_parts(msg, ordinal)
+        elif role == "assistant":
+            self._assistant_parts(msg, ordinal, had_tool)
+        else:
+            self._raw(msg, ordinal, 0, None, info, f"message with unknown role {role!r}")
+        self._after(role, had_tool)
+
+    # -- internals ------------------------------------------------------------
+    def _after(self, role: Any, had_tool: bool) -> None:
+        if role == "assistant":
+            self._prev_had_tool = had_tool
+        elif role == "user":
+            self._prev_had_tool = False
+
+    def _where(self, msg: RawMessage, part_id: str | None = None) -> dict[str, Any]:
+        return {"path": self.source, "line": msg.line,
+                "record": part_id or msg.record or msg.info.get("id")}
+
+    def _message_row(self, msg: RawMessage, ordinal: int, dg: int) -> None:
+        info = msg.info
+        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        err = info.get("error")
+        err_name = err.get("name") if isinstance(err, dict) else (_text(err))
+        tokens = info.get("tokens") if isinstance(info.get("tokens"), dict) else {}
+        model = info.get("modelID")
+        if model is None and isinstance(info.get("model"), dict):
+            model = info["model"].get("modelID") or info["model"].get("id")
+        cost = info.get("cost")
+        self.batch.messages.append((
+            info["id"], ordinal, _text(info.get("role")), _num(t.get("created")),
+            _num(t.get("completed")), _text(info.get("agent") or info.get("mode")),
+            _text(model), _text(info.get("finish")), err_name,
+            _num(tokens.get("input")), _num(tokens.get("output")),
+            float(cost) if isinstance(cost, (int, float)) else None,
+            msg.inferred, dg, msg.raw.decode("utf-8", errors="replace"),
+        ))
+
+    def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,
+               source: str, text: str, role: str | None) -> None:
+        t = part.get("time")
+        start = _num(t.get("start")) if isinstance(t, dict) else None
+        if kind == EventKind.DECISION:
+            cls = classify_prose(text).value
+            meas = _measure(text)
+        else:
+            cls, meas = None, None
+        self.batch.prose.append((ordinal, seq, mid, part.get("id"), kind, source, start, text,
+                                 cls, role, meas))
+        self.events += 1
+
+    def _other(self, ordinal: int, seq: int, mid: str, part_id: str | None, kind: str,
+               time: int | None, text: str | None, data: Any, reason: str | None = None) -> None:
+        self.batch.other.append((ordinal, seq, mid, part_id, kind, time, text, _dumps(data),
+                                 reason))
+        self.events += 1
+
+    def _raw(self, msg: RawMessage, ordinal: int, seq: int, part_id: str | None, data: Any,
+             reason: str) -> None:
+        self._other(ordinal, seq, msg.info["id"], part_id, EventKind.RAW, None, None, data,
+                    reason)
+        self.untyped += 1
+        self.problems.append(Problem(**self._where(msg, part_id), reason=reason))
+
+    def _user_parts(self, msg: RawMessage, ordinal: int) -> None:
+        mid = msg.info["id"]
+        created = _num((msg.info.get("time") or {}).get("created"))
+        for seq, part in enumerate(msg.parts):
+            if not isinstance(part, dict):
+                self._raw(msg, ordinal, seq, None, part, "part is not a JSON object")
+                continue
+            typ = part.get("type")
+            pid = part.get("id")
+            if typ == "text":
+                text = _text(part.get("text")) or ""
+                source = ("synthetic" if part.get("synthetic")
+                          else "ignored" if part.get("ignored") else "text")
+                self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
+            elif typ == "file":
+                name = part.get("filename") or part.get("url", "")[:200]
+                src = part.get("source")
+                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                            f"{part.get('mime', '')} {name}".strip(),
+                            {"mime": part.get("mime"), "filename": part.get("filename"),
+                             "source": src if isinstance(src, dict) else None})
+            elif typ == "agent":
+                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                            f"@{part.get('name')}", {"agent": part.get("name")})
+            elif typ == "subtask":
+                self._other(ordinal, seq, mid, pid, EventKind.SUBAGENT, created,
+                            _text(part.get("description")),
+                            {"agent": part.get("agent"), "prompt": part.get("prompt"),
+                             "command": part.get("command")})
+            elif typ == "compaction":
+                auto = bool(part.get("auto"))
+                self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
+                            "automatic compaction" if auto else "compaction requested (/compact)",
+                            {"auto": auto, "overflow": part.get("overflow")})
+            elif typ in _SILENT_PARTS:
+                continue
+            else:
+                self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
+
+    def _assistant_parts(self, msg: RawMessage, ordinal: int, had_tool: bool) -> None:
+        info = msg.info
+        mid = info["id"]
+        created = _num((info.get("time") or {}).get("created"))
+        summary = bool(info.get("summary"))
+        parts = msg.parts
+        last_tool = -1
+        for i, p in enumerate(parts):
+            if isinstance(p, dict) and p.get("type") == "tool":
+                last_tool = i
+        for seq, part in enumerate(parts):
+            if not isinstance(part, dict):
+                self._raw(msg, ordinal, seq, None, part, "part is not a JSON object")
+                continue
+            typ = part.get("type")
+            pid = part.get("id")
+            if typ == "text" or typ == "reasoning":
+                text = _text(part.get("text")) or ""
+                if not text.strip():
+                    continue  # empty (encrypted) reasoning: nothing to read
+                if summary and typ == "text":
+                    self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created, text,
+                                {"summary": True})
+                    continue
+                role = ("rationale" if seq < last_tool
+                        else "conclusion" if self._prev_had_tool else "reply")
+                self._prose(ordinal, seq, mid, part, EventKind.DECISION, typ, text, role)
+            elif typ == "tool":
+                self._call(msg, ordinal, seq, part)
+            elif typ in _SILENT_PARTS:
+                continue
+            elif typ == "retry":
+                err = part.get("error")
+                data = err.get("data") if isinstance(err, dict) else None
+                message = data.get("message") if isinstance(data, dict) else None
+                t = part.get("time")
+                self._other(ordinal, seq, mid, pid, EventKind.ERROR,
+                            _num(t.get("created")) if isinstance(t, dict) else created,
+                            f"retry {part.get('attempt')}: {message or 'provider error'}",
+                            {"attempt": part.get("attempt"), "error": err})
+            elif typ == "file":
+                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                            f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
+                            {"mime": part.get("mime"), "filename": part.get("filename")})
+            else:
+                self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
+        err = info.get("error")
+        if err is not None:
+            name = err.get("name") if isinstance(err, dict) else str(err)
+            data = err.get("data") if isinstance(err, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            text = f"{name}: {message}" if message else str(name)
+            self._other(ordinal, len(parts), mid, None, EventKind.ERROR,
+                        _num((info.get("time") or {}).get("completed")) or created, text, err)
+
+    def _call(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any]) -> None:
+        pid = part.get("id")
+        tool = part.get("tool")
+        state = part.get("state")
+        if not isinstance(state, dict) or not isinstance(tool, str):
+            what = "without state" if not isinstance(state, dict) else "without a tool name"
+            self._raw(msg, ordinal, seq, pid, part, f"tool part {what}")
+            return
+        inp = state.get("input") if isinstance(state.get("input"), dict) else {}
+        title = _text(state.get("title"))
+        cmd = command_text(tool, inp, title)
+        host = user = port = remote = hops = None
+        if tool == "bash" and cmd:
+            sh = parse_command(cmd)
+            category = sh.category
+            if sh.hops:
+                first = sh.hops[0]
+                host, user, port, remote = first.host, first.user, first.port, first.remote_command
+            if sh.hops or sh.nested_ssh:
+                hops = _dumps([_hop(h, False) for h in sh.hops]
+                              + [_hop(h, True) for h in sh.nested_ssh])
+        else:
+            category = _TOOL_CATEGORY.get(tool, Category.OTHER).value
+        status = tool_status(state)
+        output = _text(state.get("output"))
+        error = _text(state.get("error"))
+        meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        exit_code = _num(meta.get("exit"))
+        if output is None and tool == "bash" and isinstance(meta.get("output"), str):
+            output = meta["output"]  # running/aborted bash keeps its partial output here
+        sigs: list[str] = []
+        meas = None
+        for text in (output, error):
+            if text:
+                for s in error_signatures(text):
+                    if s not in sigs:
+                        sigs.append(s)
+        if output and tool not in ("read", "todowrite", "todoread"):
+            meas = _measure(output)
+        t = state.get("time") if isinstance(state.get("time"), dict) else {}
+        workdir = _text(inp.get("workdir"))
+        if workdir is None and isinstance(msg.info.get("path"), dict):
+            workdir = _text(msg.info["path"].get("cwd"))
+        self.batch.calls.append((
+            ordinal, seq, msg.info["id"], pid, _text(part.get("callID")), tool, category, cmd,
+            _dumps(inp), host, user, port, remote, hops, workdir, status, exit_code, output,
+            error, _num(t.get("start")), _num(t.get("end")), title, sigs or None, meas,
+            child_session(state) if tool == "task" else None,
+        ))
+        self.events += 2 + (tool in ("task", "todowrite"))
+
+
+def _hop(h: Any, nested: bool) -> dict[str, Any]:
+    return {"host": h.host, "user": h.user, "port": h.port, "identity": h.identity,
+            "options": list(h.options), "remote_command": h.remote_command, "nested": nested}
+
+
+def derive_session(session_id: str, source: str,
+                   messages: Iterable[RawMessage]) -> tuple[Batch, list[Problem]]:
+    """Derive every row of a session at once (tests, small inputs)."""
+    d = Deriver(session_id, source)
+    d.add_all(messages)
+    return d.take(), d.problems
+
+
+def to_events(session_id: str, batch: Batch) -> list[Event]:
+    """The typed events of a batch, in transcript order (the slow, readable view)."""
+    out: list[tuple[tuple[int, int, int], Event]] = []
+    for row in batch.calls:
+        r = dict(zip(COLUMNS["calls"], row))
+        base = {"session_id": session_id, "ordinal": r["ordinal"], "seq": r["seq"],
+                "message_id": r["message_id"], "part_id": r["part_id"], "role": "assistant",
+                "tool": r["tool"], "call_id": r["call_id"], "category": r["category"],
+                "command": r["command"], "host": r["host"], "user": r["user"],
+                "port": r["port"], "remote_command": r["remote_command"],
+                "hops": orjson.loads(r["hops"]) if r["hops"] else [],
+                "workdir": r["workdir"], "title": r["title"]}
+        key = (r["ordinal"], r["seq"])
+        out.append(((*key, 0), Event(kind=EventKind.COMMAND, time=r["time_start"],
+                                     input=orjson.loads(r["input"]) if r["input"] else None,
+                                     **base)))
+        sigs = r["error_signatures"] or []
+        dur = (r["time_end"] - r["time_start"]
+               if r["time_end"] is not None and r["time_start"] is not None else None)
+        out.append(((*key, 1), Event(
+            kind=EventKind.RESULT, time=r["time_end"], status=r["status"],
+            exit_code=r["exit_code"], output=r["output"] if r["output"] is not None
+            else r["error"], duration_ms=dur, error_signature=sigs[0] if sigs else None,
+            error_signatures=sigs,
+            measurements=[Measurement(**m) for m in (r["measurements"] or [])], **base)))
+        if r["tool"] == "todowrite":
+            inp = orjson.loads(r["input"]) if r["input"] else {}
+            todos = [t for t in inp.get("todos", []) if isinstance(t, dict)]
+            out.append(((*key, 2), Event(kind=EventKind.TODO, todos=[
+                {"content": str(t.get("content", "")), "status": str(t.get("status", "")),
+                 "priority": t.get("priority")} for t in todos], **base)))
+        elif r["tool"] == "task":
+            out.append(((*key, 2), Event(kind=EventKind.SUBAGENT, text=r["title"],
+                                         child_session_id=r["child_session_id"], **base)))
+    for row in batch.prose:
+        r = dict(zip(COLUMNS["prose"], row))
+        out.append(((r["ordinal"], r["seq"], 0), Event(
+            session_id=session_id, ordinal=r["ordinal"], seq=r["seq"], kind=r["kind"],
+            message_id=r["message_id"], part_id=r["part_id"], time=r["time"], text=r["text"],
+            role="user" if r["kind"] == EventKind.PROMPT else "assistant",
+            classification=r["classification"], prose_role=r["prose_role"],
+            measurements=[Measurement(**m) for m in (r["measurements"] or [])])))
+    for row in batch.other:
+        r = dict(zip(COLUMNS["other"], row))
+        out.append(((r["ordinal"], r["seq"], 0), Event(
+            session_id=session_id, ordinal=r["ordinal"], seq=r["seq"], kind=r["kind"],
+            message_id=r["message_id"], part_id=r["part_id"], time=r["time"], text=r["text"],
+            raw=orjson.loads(r["data"]) if r["data"] else None, reason=r["reason"])))
+    out.sort(key=lambda x: x[0])
+    return [e for _, e in out]

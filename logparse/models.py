@@ -1,0 +1,209 @@
+"""The typed event model that logkb derives from a transcript.
+
+Every message of a session gets an *ordinal* (its 1-based chronological
+position, user and assistant messages both counted) and yields zero or more
+events.  The kinds:
+
+``prompt``      a user's text.
+``command``     a tool call (tool name, full input; for ``bash`` the command
+                text with its ssh wrapper parsed apart).
+``result``      what the tool call returned (status, exit code, output, error
+                signature, measurements).  One per command.
+``decision``    assistant prose (or reasoning), classified.
+``todo``        a ``todowrite`` snapshot of the todo list.
+``subagent``    a ``task`` call that spawned a child session.
+``error``       an assistant error (aborted, context overflow, API error) or a
+                retried provider call.
+``compaction``  a compaction request or the summary that replaced history.
+``attachment``  a file or ``@agent`` mention attached to a prompt.
+``raw``         a part logkb does not understand, kept verbatim with a reason.
+
+These pydantic models are the public, typed view of an event (what
+``logkb events --json`` prints and what tests compare).  The ingest hot path
+stores the same fields column-wise (see :mod:`logparse.derive`) because building
+a validated model per event would dominate ingest time.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EventKind(StrEnum):
+    PROMPT = "prompt"
+    COMMAND = "command"
+    RESULT = "result"
+    DECISION = "decision"
+    TODO = "todo"
+    SUBAGENT = "subagent"
+    ERROR = "error"
+    COMPACTION = "compaction"
+    ATTACHMENT = "attachment"
+    RAW = "raw"
+
+
+class Category(StrEnum):
+    """What a tool call does, decided from the tool and, for bash, the parsed command."""
+
+    SEARCH = "search"
+    IMPORT_CHECK = "import-check"
+    PACKAGE_QUERY = "package-query"
+    INSTALL = "install"
+    LAUNCH = "launch"
+    BENCHMARK = "benchmark"
+    BUILD = "build"
+    KILL = "kill"
+    FILE_EDIT = "file-edit"
+    TODO = "todo"
+    SUBAGENT = "subagent"
+    RESEARCH = "research"
+    OTHER = "other"
+
+
+class Status(StrEnum):
+    COMPLETED = "completed"
+    ERROR = "error"
+    ABORTED = "aborted"
+    INTERRUPTED = "interrupted"
+
+
+class ProseClass(StrEnum):
+    PLAN = "plan"
+    OBSERVATION = "observation"
+    CONCLUSION = "conclusion"
+    PIVOT = "pivot"
+    DEAD_END = "dead-end"
+    DECISION = "decision"
+
+
+class Measurement(BaseModel):
+    """A number a command reported: ``89.5 tok/s Output token throughput``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float
+    unit: str
+    label: str
+
+    def __str__(self) -> str:
+        v = f"{self.value:g}"
+        return f"{self.label}: {v} {self.unit}".strip() if self.label else f"{v} {self.unit}"
+
+
+class SshHop(BaseModel):
+    """One ssh hop of a command: ``ssh [-p PORT] [-i KEY] [USER@]HOST 'REMOTE'``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str
+    user: str | None = None
+    port: int | None = None
+    identity: str | None = None
+    options: list[str] = Field(default_factory=list)
+    remote_command: str | None = None
+    nested: bool = False
+    """True when this ssh runs *inside* the remote command of the previous hop
+    as one command among others (not as the whole remote command)."""
+
+
+class TodoItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    content: str
+    status: str
+    priority: str | None = None
+
+
+class Event(BaseModel):
+    """One typed event.  Fields not relevant to a kind are ``None``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    ordinal: int
+    seq: int
+    """Position of the event within its message (0-based)."""
+    kind: EventKind
+    message_id: str
+    part_id: str | None = None
+    role: str | None = None
+    time: int | None = None
+    """Epoch milliseconds (tool start, text start, or message creation)."""
+
+    # command / result
+    tool: str | None = None
+    call_id: str | None = None
+    category: str | None = None
+    command: str | None = None
+    input: dict[str, Any] | None = None
+    host: str | None = None
+    user: str | None = None
+    port: int | None = None
+    remote_command: str | None = None
+    hops: list[SshHop] = Field(default_factory=list)
+    workdir: str | None = None
+    status: str | None = None
+    exit_code: int | None = None
+    output: str | None = None
+    duration_ms: int | None = None
+    error_signature: str | None = None
+    error_signatures: list[str] = Field(default_factory=list)
+    measurements: list[Measurement] = Field(default_factory=list)
+    title: str | None = None
+
+    # prose, prompts, errors, compaction
+    text: str | None = None
+    classification: str | None = None
+    prose_role: str | None = None
+    """``rationale`` (prose before a tool call in the same step),
+    ``conclusion`` (first prose after a result) or ``reply``."""
+
+    # todo / subagent
+    todos: list[TodoItem] = Field(default_factory=list)
+    child_session_id: str | None = None
+
+    # raw
+    raw: Any = None
+    reason: str | None = None
+
+
+class SessionInfo(BaseModel):
+    """What logkb keeps about a session (a top-level session or a subagent child)."""
+
+    session_id: str
+    title: str | None = None
+    slug: str | None = None
+    parent_id: str | None = None
+    directory: str | None = None
+    project_id: str | None = None
+    version: str | None = None
+    time_created: int | None = None
+    time_updated: int | None = None
+    source_kind: str
+    source_path: str
+    complete: bool = True
+    """False when the source cannot show every message (the ``run --format json``
+    stream has no user messages; logkb infers their places)."""
+    info: dict[str, Any] | None = None
+
+
+class Problem(BaseModel):
+    """Something logkb could not read or type.  The record itself is still stored raw."""
+
+    path: str
+    line: int | None = None
+    record: str | None = None
+    reason: str
+    raw: str | None = Field(default=None, exclude=True)
+    """The record's text when it could not be stored as a message (bad line, bad row)."""
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.record:
+            where += f" [{self.record}]"
+        return f"{where}: {self.reason}"

@@ -1,0 +1,157 @@
+"""Which reader handles an input: detection from content, never from file names.
+
+``READERS`` is the ordered list of forms; the first whose ``detect`` accepts an
+input reads it.  Directories are searched: an opencode data directory
+(``opencode.db`` and/or ``storage/``) is read as such, anything else is walked
+for transcript files.  Files of other agents (Claude Code, Codex) are named
+as such in the error rather than reported as garbage.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from logparse.opencode import (
+    ExportReader,
+    JsonlReader,
+    RunStreamReader,
+    SqliteReader,
+    TreeReader,
+)
+from logparse.opencode._lines import first_line
+from logparse.opencode.tree import storage_root
+from logparse.source import NotATranscript, TranscriptReader
+
+READERS: tuple[type[TranscriptReader], ...] = (
+    SqliteReader,
+    TreeReader,
+    RunStreamReader,
+    JsonlReader,
+    ExportReader,
+)
+
+HEAD_BYTES = 8192
+_SKIP_SUFFIXES = ("-wal", "-shm", "-journal")
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "snapshot", "log", "bin"}
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One readable input found under a path the user gave."""
+
+    path: Path
+    reader: type[TranscriptReader]
+
+    @property
+    def form(self) -> str:
+        return self.reader.form
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(HEAD_BYTES)
+
+
+def foreign_kind(path: Path, head: bytes) -> str | None:
+    """Name the agent that wrote a non-opencode transcript, if it is one logkb knows of."""
+    if not head.lstrip().startswith(b"{"):
+        return None
+    try:
+        obj = orjson.loads(first_line(path))
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    if obj.get("type") in {"session_meta", "response_item", "event_msg", "turn_context"}:
+        return "an OpenAI Codex rollout"
+    if "sessionId" in obj or "parentUuid" in obj or obj.get("type") in {
+            "queue-operation", "summary", "file-history-snapshot"}:
+        return "a Claude Code transcript"
+    return None
+
+
+def detect(path: Path) -> type[TranscriptReader]:
+    """The reader for one file or opencode directory, or :class:`NotATranscript`."""
+    if not path.exists():
+        raise NotATranscript(path, "no such file or directory")
+    if path.is_dir():
+        if TreeReader.detect(path, b""):
+            return TreeReader
+        raise NotATranscript(path, "a directory without an opencode storage tree")
+    try:
+        head = _head(path)
+    except OSError as e:
+        raise NotATranscript(path, f"unreadable: {e.strerror or e}") from None
+    if not head.strip():
+        raise NotATranscript(path, "empty file")
+    for reader in READERS:
+        if reader is TreeReader:
+            continue
+        if reader.detect(path, head):
+            return reader
+    foreign = foreign_kind(path, head)
+    if foreign:
+        raise NotATranscript(path, f"{foreign}; logkb reads opencode sessions")
+    raise NotATranscript(path, "unrecognised content")
+
+
+def discover(path: Path) -> Iterator[Input | NotATranscript]:
+    """Every input under ``path``: the path itself, or what a directory holds.
+
+    Yields :class:`NotATranscript` for a file given explicitly that no reader
+    accepts; files met while walking a directory that are not transcripts are
+    skipped silently (a repository holds many JSON files that are not sessions).
+    """
+    if path.is_file():
+        try:
+            yield Input(path, detect(path))
+        except NotATranscript as e:
+            yield e
+        return
+    if not path.is_dir():
+        yield NotATranscript(path, "no such file or directory")
+        return
+    if TreeReader.detect(path, b"") and storage_root(path) == path:
+        yield Input(path, TreeReader)
+        return
+    found = False
+    for dirpath, dirnames, filenames in os.walk(path):
+        here = Path(dirpath)
+        prune = set(_SKIP_DIRS)
+        # an opencode data directory: its database first (sessions migrated from the
+        # tree are read from it), then the pre-1.2 tree
+        db = here / "opencode.db"
+        if db.is_file() and SqliteReader.detect(db, _head(db)):
+            yield Input(db, SqliteReader)
+            found = True
+        root = storage_root(here)
+        if root is not None:
+            yield Input(root, TreeReader)
+            found = True
+            if root == here:  # a storage tree itself: nothing else in it is a transcript
+                dirnames[:] = []
+                continue
+            prune.add(root.name)
+        dirnames[:] = sorted(d for d in dirnames if d not in prune)
+        for name in sorted(filenames):
+            if name.endswith(_SKIP_SUFFIXES) or (name == "opencode.db" and db.is_file()):
+                continue
+            f = here / name
+            try:
+                yield Input(f, detect(f))
+                found = True
+            except NotATranscript:
+                continue
+    if not found:
+        yield NotATranscript(path, "no opencode transcripts found in this directory")
+
+
+def default_data_dir() -> Path:
+    """opencode's data directory: ``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "opencode"

@@ -1,0 +1,93 @@
+"""What every transcript reader hands to the deriver: sessions of raw messages.
+
+A reader turns one input (a file or a directory) into :class:`SourceSession`
+objects.  Messages are streamed when the form allows it (JSONL, the run stream),
+so memory stays bounded by one batch rather than one file.  Anything a reader
+cannot parse becomes a :class:`~logparse.models.Problem` carrying the raw bytes,
+so nothing read is ever dropped.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from logparse.models import Problem
+
+
+class LogparseError(Exception):
+    """Base of every error logparse raises."""
+
+
+class NotATranscript(LogparseError):
+    """The input is not a transcript form logkb knows."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: not an opencode transcript ({reason})")
+        self.path = str(path)
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class RawMessage:
+    """One opencode message as read: ``info`` plus its ordered ``parts``."""
+
+    info: dict[str, Any]
+    """The message info (``id``, ``role``, ``time`` …) exactly as stored."""
+    parts: list[dict[str, Any]]
+    """Parts sorted by part id (the order opencode shows them in)."""
+    raw: bytes
+    """The JSON of ``{"info", "parts"}`` as read (the JSONL line itself when there is one)."""
+    line: int | None = None
+    """1-based line of the source file (JSONL forms)."""
+    record: str | None = None
+    """Record id in the source (the message id for the database and the tree)."""
+    inferred: bool = False
+    """True for a user message whose place logkb inferred (run stream)."""
+
+
+@dataclass(slots=True)
+class SourceSession:
+    """A session found in an input, with its messages (possibly a lazy stream)."""
+
+    session_id: str
+    form: str
+    path: str
+    messages: Iterable[RawMessage]
+    info: dict[str, Any] | None = None
+    complete: bool = True
+    """False when the form cannot show every message (run stream)."""
+
+
+class TranscriptReader(ABC):
+    """One storage form of opencode sessions."""
+
+    form: ClassVar[str]
+    """Short name: ``export``, ``jsonl``, ``sqlite``, ``tree``, ``run``."""
+    description: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        """Cheaply tell whether ``path`` is in this form (``head`` = its first bytes).
+
+        Must not parse the whole input."""
+
+    @abstractmethod
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        """Yield the sessions of ``path``; append what cannot be read to ``problems``."""
+
+
+def message_sort_key(info: dict[str, Any]) -> tuple[int, str]:
+    """Chronological order of opencode messages: ``time.created`` then id."""
+    t = info.get("time")
+    created = t.get("created") if isinstance(t, dict) else None
+    if not isinstance(created, (int, float)):
+        created = 0
+    mid = info.get("id")
+    return (int(created), mid if isinstance(mid, str) else "")

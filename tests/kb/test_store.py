@@ -1,0 +1,170 @@
+"""The DuckDB store: migrations, idempotent and incremental ingest, locking."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import orjson
+import pytest
+
+from kb import migrations
+from kb.ingest import ingest
+from kb.store import KbLocked, KbMissing, KbStore
+
+PARENT = "ses_dc9fbdec3ffeiLy3tOV563zFr5"
+CHILD = "ses_dc9fbd402ffeP8aYsH636IxT7s"
+
+EXPECTED_TABLES = {"_logkb_migrations", "sessions", "messages", "calls", "prose",
+                   "other_events", "problems", "sources"}
+
+
+def dump(store: KbStore) -> dict[str, list[tuple[object, ...]]]:
+    """Every derived row (minus ingest timestamps), for comparing two states."""
+    out = {}
+    for table, order in (("messages", "session_id, ordinal"),
+                         ("calls", "session_id, ordinal, seq"),
+                         ("prose", "session_id, ordinal, seq"),
+                         ("other_events", "session_id, ordinal, seq"),
+                         ("problems", "path, line, record")):
+        out[table] = store.conn.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+    out["sessions"] = store.conn.execute(
+        "SELECT * EXCLUDE (ingested_at, source_path, source_form) FROM sessions "
+        "ORDER BY session_id").fetchall()
+    return out
+
+
+def test_migrate_blank_database(tmp_path: Path) -> None:
+    store = KbStore(tmp_path / "kb.duckdb")
+    tables = {r[0] for r in store.conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+    ).fetchall()}
+    assert tables == EXPECTED_TABLES
+    cols = [r[0] for r in store.conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
+        "ORDER BY ordinal_position").fetchall()]
+    assert cols[:6] == ["session_id", "ordinal", "seq", "sub", "kind", "message_id"]
+    assert store.conn.execute("SELECT version, name FROM _logkb_migrations").fetchall() == [
+        (m.version, m.name) for m in migrations.MIGRATIONS]
+    store.close()
+    # opening again applies nothing
+    store = KbStore(tmp_path / "kb.duckdb")
+    assert migrations.pending(store.conn) == []
+    store.close()
+
+
+def test_read_only_open_of_missing_db(tmp_path: Path) -> None:
+    with pytest.raises(KbMissing):
+        KbStore(tmp_path / "nope.duckdb", read_only=True)
+
+
+def test_ingest_twice_changes_nothing(selftest: Path, realworld: Path, tmp_path: Path) -> None:
+    db = tmp_path / "kb.duckdb"
+    inputs = [selftest / "opencode.db", realworld / "opencode"]
+    with KbStore(db) as store:
+        first = ingest(store, inputs)
+        assert first.problems == [] and first.errors == []
+        before = dump(store)
+        again = ingest(store, inputs)
+        assert again.sessions == [] and len(again.unchanged) == 5
+        forced = ingest(store, inputs, force=True)
+        assert forced.new_messages == 0 and len(forced.sessions) == 6
+        assert dump(store) == before
+
+
+def test_grown_session_adds_only_new_messages(selftest: Path, tmp_path: Path) -> None:
+    doc = json.loads((selftest / "export.json").read_text())
+    lines = [orjson.dumps(m) for m in doc["messages"]]
+    f = tmp_path / "session.jsonl"
+    f.write_bytes(b"\n".join(lines[:6]) + b"\n")
+    with KbStore(tmp_path / "a.duckdb") as store:
+        r1 = ingest(store, [f])
+        assert r1.sessions[0].messages == 6
+        f.write_bytes(b"\n".join(lines) + b"\n")
+        r2 = ingest(store, [f])
+        assert r2.sessions[0].new_messages == 4 and r2.sessions[0].messages == 10
+        grown = dump(store)
+    with KbStore(tmp_path / "b.duckdb") as fresh:
+        ingest(fresh, [f])
+        assert dump(fresh) == grown
+
+
+def test_changed_message_is_rewritten(selftest: Path, tmp_path: Path) -> None:
+    doc = json.loads((selftest / "export.json").read_text())
+    f = tmp_path / "session.jsonl"
+    f.write_bytes(b"\n".join(orjson.dumps(m) for m in doc["messages"]) + b"\n")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f])
+        text = next(p for p in doc["messages"][-1]["parts"] if p["type"] == "text")
+        text["text"] = "Decision: go with flashinfer after all."
+        f.write_bytes(b"\n".join(orjson.dumps(m) for m in doc["messages"]) + b"\n")
+        r = ingest(store, [f])
+        assert r.sessions[0].new_messages == 1
+        rows = store.conn.execute("SELECT text FROM prose WHERE ordinal = 10").fetchall()
+        assert rows == [("Decision: go with flashinfer after all.",)]
+
+
+def test_out_of_order_input_is_renumbered(selftest: Path, tmp_path: Path) -> None:
+    doc = json.loads((selftest / "export.json").read_text())
+    lines = [orjson.dumps(m) for m in doc["messages"]]
+    lines[2], lines[5] = lines[5], lines[2]
+    f = tmp_path / "shuffled.jsonl"
+    f.write_bytes(b"\n".join(lines) + b"\n")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f])
+        got = store.conn.execute(
+            "SELECT message_id FROM messages ORDER BY ordinal").fetchall()
+        assert [r[0] for r in got] == [m["info"]["id"] for m in doc["messages"]]
+        cmd = store.conn.execute(
+            "SELECT ordinal FROM calls WHERE command LIKE '%import deep_ep%'").fetchone()
+        assert cmd == (3,)
+
+
+def test_run_stream_never_overwrites_a_complete_session(selftest: Path, tmp_path: Path) -> None:
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [selftest / "export.json"])
+        before = dump(store)
+        r = ingest(store, [selftest / "run.jsonl"])
+        assert r.sessions == [] and r.problems == []
+        assert dump(store)["messages"] == before["messages"]
+
+
+def test_complete_source_replaces_a_run_stream_session(selftest: Path, tmp_path: Path) -> None:
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [selftest / "run.jsonl"])
+        assert store.session(PARENT)["complete"] is False
+        ingest(store, [selftest / "export.json"])
+        s = store.session(PARENT)
+        assert s["complete"] is True and s["messages"] == 10
+        prompts = store.events(PARENT, kinds=["prompt"])
+        assert len(prompts) == 2  # the real prompts replaced the inferred places
+
+
+def test_subagent_linked_to_spawning_call(selftest: Path, tmp_path: Path) -> None:
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        # children exported apart carry parentID; the call says which message spawned them
+        ingest(store, [selftest / f"export-{CHILD}.json", selftest / "export.json"])
+        child = store.session(CHILD)
+        assert child["parent_id"] == PARENT and child["spawned_at"] == 4
+
+
+def test_lock_is_waited_for_then_reported(tmp_path: Path) -> None:
+    db = tmp_path / "kb.duckdb"
+    KbStore(db).close()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, sys, time
+        c = duckdb.connect({str(db)!r})
+        print("held", flush=True)
+        time.sleep(30)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(KbLocked, match="in use"):
+            KbStore(db, lock_timeout=0.5)
+    finally:
+        holder.kill()
+        holder.wait()
+    KbStore(db, lock_timeout=5).close()
