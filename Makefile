@@ -33,8 +33,8 @@ lint: setup
 	$(VENV)/bin/ruff check logparse kb tui tests bench fixtures
 	$(VENV)/bin/lint-imports
 
-bench: fixture
-	$(PY) -m bench
+bench: setup
+	$(PY) -m bench ingest
 
 clean:
 	rm -rf $(FIXTURE) bench/data .pytest_cache

@@ -226,7 +226,7 @@ def events(session_id: str | None, kinds: tuple[str, ...], categories: tuple[str
         for e in evs:
             sys.stdout.write(e.model_dump_json(exclude_none=False) + "\n")
         return
-    width = max(40, (out.width or 120) - 50)
+    width = max(60, (out.width or 120) - 30)
     for e in evs:
         out.print(event_line(e, width))
 

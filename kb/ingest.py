@@ -51,6 +51,15 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     """Inputs skipped because they did not change since the last ingest."""
 
+    def add(self, rep: SessionReport) -> None:
+        """Record a session; a session met again (in another form) is reported once."""
+        for i, old in enumerate(self.sessions):
+            if old.session_id == rep.session_id:
+                rep.new_messages += old.new_messages
+                self.sessions[i] = rep
+                return
+        self.sessions.append(rep)
+
     @property
     def new_messages(self) -> int:
         return sum(s.new_messages for s in self.sessions)
@@ -131,7 +140,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         for src in reader.sessions(inp.path, problems, wanted):
             rep = _ingest_session(store, src, problems, progress)
             if rep is not None:
-                report.sessions.append(rep)
+                report.add(rep)
                 sessions.append(rep.session_id)
     except NotATranscript as e:
         report.errors.append(e)

@@ -1,0 +1,20 @@
+"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHES = {"ingest": "bench.ingest_bench"}
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in BENCHES:
+        print(f"usage: python -m bench {{{','.join(BENCHES)}}} [options]", file=sys.stderr)
+        sys.exit(2)
+    name = sys.argv.pop(1)
+    importlib.import_module(BENCHES[name]).main(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

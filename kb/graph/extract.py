@@ -1,0 +1,680 @@
+"""Rule-based extraction of the campaign's story from a session's event rows.
+
+One pass over a session's signal rows in transcript order (todo snapshots,
+assistant prose, tool calls) tracks *approaches* (things the engineer set out
+to try), the *experiments* that tested them, how each ended and why, the
+*pivots* between them, *decisions*, and *questions* a check never answered.
+Then annotations (``logkb mark``) are applied: they win over every heuristic.
+
+Pure: rows in, :class:`Extraction` out; no IO (see :mod:`kb.graph.store`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.graph.text import (
+    RETEST,
+    Cause,
+    announced,
+    before_forward,
+    cause_of,
+    item_kind,
+    question_of,
+    sentence_with,
+    short,
+    similarity,
+    split_todo,
+    tokens,
+    transport_failure,
+)
+from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase
+
+MATCH = 0.6
+"""Token overlap at which two names are the same approach."""
+_FAILING = ("error", "aborted", "interrupted")
+_EXPERIMENT_CATEGORIES = frozenset({"launch", "benchmark", "build", "install", "import-check",
+                                    "package-query"})
+_SUPERSEDED = re.compile(r"supersed|replaced by|no longer needed|not needed|obsolete|"
+                         r"moot|skip(?:ped)?\b", re.I)
+_POSITIVE = re.compile(r"\b(?:win|wins|works|worked|improv\w*|faster|speed-?up|gain|"
+                       r"\+\d+(?:\.\d+)?\s*%)", re.I)
+_TIMEOUT = re.compile(r"timed out|timeout", re.I)
+
+
+# ------------------------------------------------------------------------ rows
+@dataclass(frozen=True, slots=True)
+class CallRow:
+    session_id: str
+    ordinal: int
+    seq: int
+    tool: str
+    category: str
+    command: str | None
+    remote_command: str | None
+    host: str | None
+    status: str
+    exit_code: int | None
+    signatures: tuple[str, ...] = ()
+    measurements: tuple[tuple[float, str, str], ...] = ()
+    child_session_id: str | None = None
+    title: str | None = None
+    hops: tuple[dict[str, Any], ...] = ()
+    todos: tuple[tuple[str, str], ...] | None = None
+    """``todowrite``: ``(content, status)`` of every item."""
+    output_tail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProseRow:
+    session_id: str
+    ordinal: int
+    seq: int
+    classification: str | None
+    text: str
+    prose_role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    id: int
+    session_id: str
+    ordinal: int | None
+    kind: str
+    """``dead_end``, ``confirmed``, ``hypothesis``, ``link``, ``note``, ``revisit``."""
+    value: str | None = None
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The latest replay verdict of a recorded step (from ``logkb replay``)."""
+
+    session_id: str
+    ordinal: int
+    verdict: str
+    note: str | None = None
+
+
+# ---------------------------------------------------------------------- output
+@dataclass
+class Evidence:
+    session_id: str
+    ordinal: int
+    role: str
+    """``proposed``, ``tested``, ``ended``, ``research``, ``annotated``, ``confirmed``."""
+    note: str | None = None
+
+    def key(self) -> tuple[str, int, str]:
+        return (self.session_id, self.ordinal, self.role)
+
+
+@dataclass
+class Approach:
+    id: str
+    name: str
+    session_id: str
+    first: int
+    kind: str = "approach"
+    tokens: frozenset[str] = frozenset()
+    aliases: list[str] = field(default_factory=list)
+    sources: set[str] = field(default_factory=set)
+    todo_status: str | None = None
+    active: bool = False
+    status: str = "open"
+    ended: int | None = None
+    end_text: str | None = None
+    end_notes: list[tuple[int, str]] = field(default_factory=list)
+    """Texts that may state why it ended, with a priority (todo note 3, prose 2)."""
+    cause: Cause | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+    experiments: list[CallRow] = field(default_factory=list)
+    """Calls that name the approach, or decided its fate (see :meth:`Extractor._settle`)."""
+    weak: list[CallRow] = field(default_factory=list)
+    """Calls made while it was the active approach without naming it."""
+    research: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)
+    revisit: str | None = None
+    notes: list[str] = field(default_factory=list)
+    annotated: bool = False
+    last_position: int = -1
+
+    def add_evidence(self, ev: Evidence) -> None:
+        if all(e.key() != ev.key() for e in self.evidence):
+            self.evidence.append(ev)
+
+    def alias(self, name: str) -> None:
+        if name != self.name and name not in self.aliases:
+            self.aliases.append(name)
+
+
+@dataclass
+class Question:
+    id: str
+    session_id: str
+    ordinal: int
+    question: str
+    reason: str
+    host: str | None
+    command: str
+    approach_id: str | None = None
+    answered_at: int | None = None
+
+
+@dataclass
+class Pivot:
+    session_id: str
+    ordinal: int
+    text: str
+    sources: list[str]
+    targets: list[str]
+
+
+@dataclass
+class Decision:
+    session_id: str
+    ordinal: int
+    text: str
+    approach_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Extraction:
+    scope: str
+    sessions: list[str]
+    approaches: list[Approach]
+    questions: list[Question]
+    pivots: list[Pivot]
+    decisions: list[Decision]
+    measurements: list[tuple[str, int, float, str, str]]
+    """``(session_id, ordinal, value, unit, label)`` of every measured result."""
+    causes: dict[str, Cause]
+    links: list[tuple[str, str, str | None]]
+
+
+# ------------------------------------------------------------------- extractor
+class Extractor:
+    """Walks one scope (a top-level session and its subagent sessions) in order."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        self.approaches: list[Approach] = []
+        self.questions: list[Question] = []
+        self.pivots: list[Pivot] = []
+        self.decisions: list[Decision] = []
+        self.measurements: list[tuple[str, int, float, str, str]] = []
+        self.links: list[tuple[str, str, str | None]] = []
+        self.common: frozenset[str] = frozenset()
+        """Tokens too frequent in this scope's commands to identify an approach."""
+        self._n = 0
+
+    # -- approaches --------------------------------------------------------
+    def _new(self, name: str, session_id: str, ordinal: int, source: str,
+             kind: str = "approach") -> Approach:
+        self._n += 1
+        a = Approach(id=f"{self.scope}:a{self._n}", name=name, session_id=session_id,
+                     first=ordinal, kind=kind, tokens=tokens(name), sources={source})
+        a.add_evidence(Evidence(session_id, ordinal, "proposed"))
+        self.approaches.append(a)
+        return a
+
+    def find(self, name: str, *, threshold: float = MATCH,
+             pool: Iterable[Approach] | None = None) -> Approach | None:
+        toks = tokens(name)
+        best, score = None, 0.0
+        for a in pool if pool is not None else self.approaches:
+            s = max([similarity(toks, a.tokens)] + [similarity(toks, tokens(x))
+                                                     for x in a.aliases])
+            if s > score:
+                best, score = a, s
+        return best if score >= threshold else None
+
+    def mentioned(self, text: str, *, loose: bool = False) -> list[Approach]:
+        """Approaches a text names: most of an approach's tokens appear in it.
+
+        ``loose`` (commands): one *distinctive* token is enough, a token no other
+        approach has (``deepep``, ``a2a``)."""
+        if not self.approaches:
+            return []
+        toks = tokens(text)
+        if loose:
+            toks = toks - self.common
+        out = []
+        df: Counter[str] | None = None
+        for a in self.approaches:
+            if a.kind == "goal" or not a.tokens:
+                continue
+            common = a.tokens & toks
+            need = min(len(a.tokens), 2)
+            if len(common) >= need and len(common) / len(a.tokens) >= 0.5:
+                out.append(a)
+            elif loose and common:
+                if df is None:
+                    df = Counter(t for x in self.approaches for t in x.tokens)
+                if any(df[t] == 1 and len(t) >= 3 for t in common):
+                    out.append(a)
+        return out
+
+    def active(self, ordinal: int) -> list[Approach]:
+        """Approaches being worked on at ``ordinal``, the most recently started last."""
+        act = [a for a in self.approaches
+               if a.kind == "approach" and a.active and a.first <= ordinal
+               and (a.ended is None or a.ended >= ordinal)]
+        return sorted(act, key=lambda a: (a.todo_status == "in_progress", a.first))
+
+    # -- the pass -----------------------------------------------------------
+    def run(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+        cmd_df: Counter[str] = Counter()
+        for c in calls:
+            cmd_df.update(tokens(c.remote_command or c.command or ""))
+        floor = max(3, len(calls) // 200)
+        self.common = frozenset(t for t, n in cmd_df.items() if n > floor)
+        stream: list[tuple[tuple[str, int, int, int], CallRow | ProseRow]] = []
+        for c in calls:
+            stream.append(((c.session_id, c.ordinal, c.seq, 1), c))
+        for p in prose:
+            stream.append(((p.session_id, p.ordinal, p.seq, 0), p))
+        stream.sort(key=lambda x: (x[0][0] != self.scope, x[0]))
+        for _, row in stream:
+            if isinstance(row, ProseRow):
+                self._prose(row)
+            elif row.todos is not None:
+                self._todos(row)
+            else:
+                self._call(row)
+
+    def _todos(self, row: CallRow) -> None:
+        assert row.todos is not None
+        taken: set[str] = set()
+        seen_now: set[str] = set()
+        for pos, (content, status) in enumerate(row.todos):
+            tt = split_todo(content)
+            pool = [a for a in self.approaches if a.id not in taken and "todo" in a.sources]
+            a = self.find(tt.name, pool=pool)
+            if a is None:
+                same_pos = [x for x in pool if x.last_position == pos
+                            and similarity(tokens(tt.name), x.tokens) >= 0.34]
+                a = same_pos[0] if same_pos else None
+            if a is None:
+                a = self.find(tt.name, pool=[x for x in self.approaches
+                                             if "todo" not in x.sources])
+                if a is not None:
+                    a.sources.add("todo")
+                    a.kind = item_kind(content) if a.kind != "approach" else a.kind
+            if a is None:
+                a = self._new(tt.name, row.session_id, row.ordinal, "todo",
+                              kind=item_kind(content))
+            if a.ended is not None and RETEST.search(content) and status != "cancelled":
+                a.revisit = f"a re-test is planned at message {row.ordinal}: {short(content, 120)}"
+                continue
+            taken.add(a.id)
+            seen_now.add(a.id)
+            a.alias(tt.name)
+            a.last_position = pos
+            a.todo_status = status
+            if status == "in_progress":
+                a.active = True
+            elif status in ("completed", "cancelled"):
+                a.active = False
+            dead = tt.note and dead_end_phrase(tt.note)
+            if status == "cancelled" or dead:
+                self._end(a, row.session_id, row.ordinal, tt.note or content, source="todo")
+            elif status == "completed" and a.ended is None:
+                a.status = "confirmed"
+                a.active = False
+                a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
+                                        short(content, 160)))
+            elif status == "in_progress":
+                a.active = True
+
+    def _end(self, a: Approach, session_id: str, ordinal: int, text: str,
+             source: str) -> None:
+        priority = {"todo": 3, "prose": 2}.get(source, 1)
+        if a.ended is not None:
+            if abs(a.ended - ordinal) <= 3:  # the same ending, told again (todo + prose)
+                a.end_notes.append((priority, text))
+            return
+        a.ended = ordinal
+        a.end_text = text
+        a.end_notes.append((priority, text))
+        a.active = False
+        a.add_evidence(Evidence(session_id, ordinal, "ended", short(text, 200)))
+
+    def _prose(self, row: ProseRow) -> None:
+        cls = row.classification
+        text = row.text
+        if cls in ("plan", "pivot", "decision", "observation", "conclusion") \
+                and row.prose_role != "conclusion" or cls == "plan":
+            for what in announced(text):
+                a = self.find(what)
+                if a is None and _worth_an_approach(what):
+                    a = self._new(_cap(what), row.session_id, row.ordinal, "prose")
+                if a is not None and a.ended is None:
+                    a.active = True
+                    a.add_evidence(Evidence(row.session_id, row.ordinal, "proposed"))
+        phrase = dead_end_phrase(text) if cls in ("dead-end", "decision", "pivot") else None
+        if phrase:
+            sentence = sentence_with(text, phrase)
+            head = before_forward(sentence)
+            targets = [a for a in self.mentioned(head) if a.ended is None
+                       and a.kind == "approach" and a.status != "confirmed"
+                       and a.first <= row.ordinal]
+            if not targets:
+                act = [a for a in self.active(row.ordinal) if self._just_failed(a, row.ordinal)]
+                targets = act[-1:]
+            for a in targets:
+                self._end(a, row.session_id, row.ordinal, sentence, source="prose")
+        if cls == "pivot" or (cls in ("dead-end", "decision") and pivot_phrase(text)):
+            self.pivots.append(Pivot(row.session_id, row.ordinal, short(text, 300), [], []))
+        if cls == "decision" or decision_phrase(text):
+            self.decisions.append(Decision(row.session_id, row.ordinal, short(text, 300)))
+        if cls == "conclusion" and _POSITIVE.search(text):
+            for a in self.mentioned(text):
+                if a.ended is None and a.first <= row.ordinal:
+                    a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
+                                            short(text, 200)))
+
+    @staticmethod
+    def _just_failed(a: Approach, ordinal: int, window: int = 12) -> bool:
+        """Did the approach's latest experiment, shortly before ``ordinal``, fail?"""
+        recent = sorted((e for e in a.experiments + a.weak
+                         if ordinal - window <= e.ordinal <= ordinal),
+                        key=lambda e: (e.ordinal, e.seq))
+        return bool(recent) and _failed(recent[-1])
+
+    def _call(self, row: CallRow) -> None:
+        for value, unit, label in row.measurements:
+            self.measurements.append((row.session_id, row.ordinal, value, unit, label))
+        if row.tool == "task":
+            self._research(row)
+        else:
+            self._experiment(row)
+        self._question(row)
+
+    def _experiment(self, row: CallRow) -> None:
+        if row.category in ("search", "todo", "research", "file-edit", "kill"):
+            text_only = True
+        else:
+            text_only = False
+        cmd = row.remote_command or row.command or ""
+        strong = [a for a in self.mentioned(cmd, loose=True) if a.kind == "approach"
+                  and a.first <= row.ordinal and (a.ended is None or a.ended >= row.ordinal)
+                  and (a.active or len(self.mentioned(cmd)) > 0)]
+        for a in strong:
+            a.experiments.append(row)
+            a.add_evidence(Evidence(row.session_id, row.ordinal,
+                                    "tested" if (_failed(row) or row.measurements)
+                                    else "checked", _outcome(row)))
+        if not strong and not text_only and row.category in _EXPERIMENT_CATEGORIES:
+            for a in self.active(row.ordinal)[-1:]:
+                a.weak.append(row)
+
+    def _research(self, row: CallRow) -> None:
+        what = row.title or row.command or ""
+        targets = [a for a in self.mentioned(what) if a.ended is None]
+        if not targets:
+            act = self.active(row.ordinal)
+            targets = act[-1:]
+        for a in targets:
+            if row.child_session_id:
+                a.research.append(row.child_session_id)
+            a.sources.add("subagent")
+            a.add_evidence(Evidence(row.session_id, row.ordinal, "research",
+                                    short(what, 120)))
+
+    def _question(self, row: CallRow) -> None:
+        reason = transport_failure(list(row.signatures))
+        if reason is None:
+            if row.status in ("aborted", "interrupted"):
+                reason = f"the tool call was {row.status}"
+            elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
+                reason = "the check timed out"
+        if reason is None:
+            # a later run of the same check may answer an open question
+            self._answer(row)
+            return
+        nested = [h for h in row.hops if h.get("nested")]
+        answered_outer = any(transport_failure([s]) is None for s in row.signatures)
+        if nested and (answered_outer or (row.output_tail or "").strip().count("\n") >= 1):
+            asks = [(h.get("remote_command") or "", h.get("host")) for h in nested]
+        else:
+            asks = [(row.remote_command or row.command or "", row.host)]
+        act = self.active(row.ordinal)
+        for i, (cmd, host) in enumerate(asks):
+            self.questions.append(Question(
+                id=f"{row.session_id}:{row.ordinal}:{row.seq}:{i}", session_id=row.session_id,
+                ordinal=row.ordinal, question=question_of(cmd, host), reason=reason,
+                host=host, command=cmd, approach_id=act[-1].id if act else None))
+
+    def _answer(self, row: CallRow) -> None:
+        cmd = row.remote_command or row.command or ""
+        for q in self.questions:
+            if q.answered_at is None and q.session_id == row.session_id \
+                    and q.ordinal < row.ordinal and q.host == row.host \
+                    and question_of(cmd, row.host) == q.question:
+                q.answered_at = row.ordinal
+
+    # -- after the pass ----------------------------------------------------------
+    def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
+               sessions: list[str]) -> Extraction:
+        for a in self.approaches:
+            self._settle(a)
+        self._pivots()
+        self._decisions()
+        self._apply(annotations)
+        self._risks()
+        self._revisit(verdicts)
+        causes: dict[str, Cause] = {}
+        for a in self.approaches:
+            if a.cause is not None and a.status in ("dead_end", "blocked", "superseded"):
+                causes.setdefault(a.cause.key, a.cause)
+        return Extraction(scope=self.scope, sessions=sessions, approaches=self.approaches,
+                          questions=self.questions, pivots=self.pivots,
+                          decisions=self.decisions, measurements=self.measurements,
+                          causes=causes, links=self.links)
+
+    DECISIVE = 8
+    """Ordinals before an approach ended (or was confirmed) in which an unnamed
+    experiment run while it was active counts as the one that decided it."""
+
+    def _settle(self, a: Approach) -> None:
+        until = a.ended
+        if until is None and a.status == "confirmed":
+            until = max((e.ordinal for e in a.evidence if e.role == "confirmed"), default=None)
+        if until is not None:
+            for e in a.weak:
+                if until - self.DECISIVE <= e.ordinal <= until and (_failed(e) or e.measurements):
+                    a.experiments.append(e)
+                    a.add_evidence(Evidence(e.session_id, e.ordinal, "tested", _outcome(e)))
+            a.experiments.sort(key=lambda e: (e.ordinal, e.seq))
+        if a.ended is None:
+            if a.status != "confirmed":
+                a.status = "open"
+            return
+        failing = [e for e in a.experiments if e.signatures or e.status in _FAILING]
+        signature = None
+        for e in reversed(failing):
+            if e.ordinal <= a.ended:
+                signature = e.signatures[0] if e.signatures else None
+                break
+        a.cause = _best_cause(a.end_notes or [(1, a.end_text or "")], signature)
+        if a.cause.kind == "missing":
+            a.status = "blocked"
+        elif _SUPERSEDED.search(a.end_text or "") and not failing:
+            a.status = "superseded"
+        else:
+            a.status = "dead_end"
+
+    def _pivots(self) -> None:
+        prev = 0
+        for p in self.pivots:
+            p.sources = [a.id for a in self.approaches
+                         if a.ended is not None and prev < a.ended <= p.ordinal
+                         and a.status in ("dead_end", "blocked", "superseded")
+                         and a.session_id == p.session_id]
+            later = [a for a in self.approaches
+                     if a.kind == "approach" and a.session_id == p.session_id
+                     and p.ordinal <= a.first <= p.ordinal + 2]
+            p.targets = [a.id for a in later]
+            if p.sources and p.targets:
+                prev = p.ordinal
+        self.pivots = [p for p in self.pivots if p.sources and p.targets]
+        for p in self.pivots:
+            for a in self.approaches:
+                if a.id in p.sources and a.status == "dead_end" and not a.experiments:
+                    a.status = "superseded"
+
+    def _decisions(self) -> None:
+        for d in self.decisions:
+            d.approach_ids = [a.id for a in self.mentioned(d.text)]
+
+    def _apply(self, annotations: list[Annotation]) -> None:
+        for ann in annotations:
+            if ann.kind == "link":
+                a = self._resolve(ann.value or "", ann.session_id)
+                b = self._resolve(ann.target or "", ann.session_id)
+                if a and b:
+                    self.links.append((a.id, b.id, None))
+                continue
+            a = self._at(ann)
+            if ann.kind == "hypothesis":
+                name = ann.value or f"hypothesis at {ann.ordinal}"
+                a = self.find(name) or self._new(name, ann.session_id, ann.ordinal or 0,
+                                                 "annotation")
+                a.sources.add("annotation")
+                a.annotated = True
+                continue
+            if a is None:
+                a = self._new(ann.value or f"step {ann.ordinal}", ann.session_id,
+                              ann.ordinal or 0, "annotation")
+            a.annotated = True
+            a.sources.add("annotation")
+            if ann.kind == "dead_end":
+                a.ended = ann.ordinal
+                a.end_text = ann.value or "marked a dead end"
+                a.cause = cause_of(a.end_text)
+                a.status = "blocked" if a.cause.kind == "missing" else "dead_end"
+                a.add_evidence(Evidence(ann.session_id, ann.ordinal or 0, "annotated",
+                                        a.end_text))
+            elif ann.kind == "confirmed":
+                a.status, a.ended, a.cause = "confirmed", None, None
+                a.add_evidence(Evidence(ann.session_id, ann.ordinal or 0, "annotated",
+                                        ann.value or "marked confirmed"))
+            elif ann.kind == "note":
+                a.notes.append(f"{ann.ordinal}: {ann.value}")
+            elif ann.kind == "revisit":
+                a.revisit = ann.value or "marked for revisit"
+
+    def _resolve(self, ref: str, session_id: str) -> Approach | None:
+        if ref.isdigit():
+            return self._at(Annotation(0, session_id, int(ref), "link"))
+        return self.find(ref, threshold=0.5)
+
+    def _at(self, ann: Annotation) -> Approach | None:
+        """The approach a message belongs to: one it tested/ended, else the one active."""
+        if ann.ordinal is None:
+            return None
+        for a in self.approaches:
+            if any(e.ordinal == ann.ordinal and e.session_id == ann.session_id
+                   for e in a.evidence):
+                return a
+        act = [a for a in self.approaches if a.kind == "approach"
+               and a.session_id == ann.session_id and a.first <= ann.ordinal
+               and (a.ended is None or a.ended >= ann.ordinal)]
+        return act[-1] if act else None
+
+    def _risks(self) -> None:
+        df = Counter(t for a in self.approaches for t in a.tokens)
+        n = max(1, len(self.approaches))
+        generic = {t for t, c in df.items() if c / n > 0.34 and c > 2}
+        dead = [a for a in self.approaches if a.status in ("dead_end", "blocked")
+                and a.cause is not None and a.cause.kind in ("unsupported", "cuda-graphs",
+                                                             "missing")]
+        for b in self.approaches:
+            if b.kind != "approach":
+                continue
+            for a in dead:
+                if a is b or a.ended is None or b.first <= a.first:
+                    continue
+                shared = (a.tokens & b.tokens) - generic
+                if shared:
+                    assert a.cause is not None
+                    b.risks.append(f"{a.name} ended here because of {a.cause.label}; "
+                                   f"{b.name} also depends on {', '.join(sorted(shared))}")
+
+    def _revisit(self, verdicts: list[Verdict]) -> None:
+        latest = {(v.session_id, v.ordinal): v for v in verdicts}
+        for a in self.approaches:
+            if a.status not in ("dead_end", "blocked") or a.revisit:
+                continue
+            for e in a.experiments:
+                v = latest.get((e.session_id, e.ordinal))
+                if v and v.verdict in ("now-passes", "now-answers", "changed"):
+                    a.revisit = (f"replay of message {e.ordinal}: {v.verdict}"
+                                 + (f" ({v.note})" if v.note else ""))
+                    break
+        for q in self.questions:
+            v = latest.get((q.session_id, q.ordinal))
+            if v and v.verdict == "now-answers" and q.answered_at is None:
+                q.answered_at = -1  # answered by a replay
+
+
+_MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked|ruled out|"
+                     r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
+
+
+def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> Cause:
+    """The most specific cause among the texts that ended an approach.
+
+    Texts are tried by priority (a todo note before a concluding sentence); the
+    first that names a known kind of cause wins, else the error signature, else
+    what the highest-priority text states."""
+    ordered = sorted(notes, key=lambda n: -n[0])
+    for _, text in ordered:
+        c = cause_of(_MARKER.sub("", text))
+        if c.kind != "stated":
+            return c
+    if signature:
+        c = cause_of("", signature)
+        if c.kind != "stated":
+            return c
+    return cause_of(_MARKER.sub("", ordered[0][1]) if ordered else "", signature)
+
+
+def _failed(row: CallRow) -> bool:
+    return bool(row.signatures) or row.status in _FAILING or row.exit_code not in (None, 0)
+
+
+def _outcome(row: CallRow) -> str | None:
+    if row.signatures:
+        return " | ".join(row.signatures)
+    meas = "; ".join(f"{lab} {v:g} {u}".strip() for v, u, lab in row.measurements[:2])
+    return meas or None
+
+
+def _worth_an_approach(what: str) -> bool:
+    """A prose announcement names an approach, not a routine step (``the log``)."""
+    toks = tokens(what)
+    if not toks:
+        return False
+    technical = re.search(r"--[\w-]+|\w+_\w+|[A-Z]{2,}|\w*\d\w*|[a-z]+[A-Z]\w*|"
+                          r"\b(?:backend|kernel|algorithm|algo|mode|flag|option|fusion|"
+                          r"allreduce|all-to-all|parallel\w*|cache|quantiz\w*|compil\w*)\b",
+                          what)
+    return bool(technical)
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def extract(scope: str, sessions: list[str], calls: list[CallRow], prose: list[ProseRow],
+            annotations: list[Annotation] = (), verdicts: list[Verdict] = ()) -> Extraction:
+    """The story of one scope (a top-level session and its subagents)."""
+    ex = Extractor(scope)
+    ex.run(calls, prose)
+    return ex.finish(list(annotations), list(verdicts), sessions)

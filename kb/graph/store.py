@@ -1,0 +1,382 @@
+"""Loading a scope's signal rows, persisting its graph, and the graph queries.
+
+A *scope* is a top-level session with its subagent sessions.  Rebuilding a
+scope reads only its signal rows (todo snapshots, non-routine prose, tool
+calls with their outcome) and rewrites its rows in ``graph_nodes`` /
+``graph_edges``; a scope whose inputs did not change (fingerprint) is left
+alone.  Queries read the persisted tables and never rebuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import networkx as nx
+import orjson
+import pyarrow as pa
+
+from kb.graph.build import build_graph
+from kb.graph.extract import Annotation, CallRow, Extraction, ProseRow, Verdict, extract
+from kb.store import KbNotFound, KbStore
+
+ROUTINE = "observation"
+_ANNOUNCE_SQL = r"(?i)\b(let me|let's|let us|i'll|we'll|next|now|time to|moving on)\b"
+
+
+def scope_sessions(store: KbStore, scope: str) -> list[str]:
+    """The scope session and every session below it (subagents of subagents too)."""
+    rows = store.conn.execute("""
+        WITH RECURSIVE tree(session_id) AS (
+            SELECT session_id FROM sessions WHERE session_id = ?
+            UNION SELECT s.session_id FROM sessions s JOIN tree t ON s.parent_id = t.session_id
+        ) SELECT session_id FROM tree""", [scope]).fetchall()
+    return [r[0] for r in rows]
+
+
+def scope_of(store: KbStore, session_id: str) -> str:
+    """The top-level session a session belongs to."""
+    sid = session_id
+    for _ in range(64):
+        row = store.conn.execute("SELECT parent_id FROM sessions WHERE session_id = ?",
+                                 [sid]).fetchone()
+        if row is None or row[0] is None:
+            return sid
+        sid = row[0]
+    return sid
+
+
+def scopes(store: KbStore) -> list[str]:
+    return [r[0] for r in store.conn.execute(
+        "SELECT session_id FROM sessions WHERE parent_id IS NULL ORDER BY session_id")
+        .fetchall()]
+
+
+def _has_table(store: KbStore, name: str) -> bool:
+    row = store.conn.execute("SELECT count(*) FROM information_schema.tables "
+                             "WHERE table_name = ?", [name]).fetchone()
+    return bool(row and row[0])
+
+
+def fingerprint(store: KbStore, sids: list[str]) -> tuple[str, int]:
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    row = store.conn.execute(
+        "SELECT count(*), coalesce(sum(digest % 1000000007), 0) FROM messages "
+        "WHERE session_id IN (SELECT sid FROM ids)").fetchone()
+    ann = store.conn.execute(
+        "SELECT count(*), coalesce(max(id), 0) FROM annotations "
+        "WHERE session_id IN (SELECT sid FROM ids)").fetchone()
+    rep = (0,)
+    if _has_table(store, "replay_steps"):
+        rep = store.conn.execute(
+            "SELECT count(*) FROM replay_steps WHERE session_id IN (SELECT sid FROM ids)"
+        ).fetchone() or (0,)
+    assert row is not None and ann is not None
+    return f"{row[0]}:{row[1]}:{ann[0]}:{ann[1]}:{rep[0]}:{len(sids)}", int(row[0])
+
+
+def load_rows(store: KbStore, sids: list[str]
+              ) -> tuple[list[CallRow], list[ProseRow], list[Annotation], list[Verdict]]:
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    calls = []
+    for r in store.conn.execute("""
+            SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
+                   status, exit_code, error_signatures,
+                   [(m.value, m.unit, m.label) FOR m IN coalesce(measurements, [])],
+                   child_session_id, title, hops,
+                   CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
+                   CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
+                   END
+            FROM calls WHERE session_id IN (SELECT sid FROM ids)
+            ORDER BY session_id, ordinal, seq""").fetchall():
+        todos = None
+        if r[15] is not None:
+            items = orjson.loads(r[15]) or []
+            todos = tuple((str(i.get("content", "")), str(i.get("status", "")))
+                          for i in items if isinstance(i, dict))
+        calls.append(CallRow(
+            session_id=r[0], ordinal=r[1], seq=r[2], tool=r[3], category=r[4], command=r[5],
+            remote_command=r[6], host=r[7], status=r[8], exit_code=r[9],
+            signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
+            child_session_id=r[12], title=r[13],
+            hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16]))
+    prose = [ProseRow(*r) for r in store.conn.execute(f"""
+            SELECT session_id, ordinal, seq, classification, text, prose_role FROM prose
+            WHERE session_id IN (SELECT sid FROM ids) AND kind = 'decision'
+              AND (classification <> '{ROUTINE}'
+                   OR regexp_matches(left(text, 400), $$ {_ANNOUNCE_SQL} $$))
+            ORDER BY session_id, ordinal, seq""").fetchall()]
+    annotations = [Annotation(*r) for r in store.conn.execute(
+        "SELECT id, session_id, ordinal, kind, value, target FROM annotations "
+        "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
+    verdicts: list[Verdict] = []
+    if _has_table(store, "replay_steps"):
+        from kb.replay import latest_verdicts  # optional: replay may not be installed
+
+        for sid in sids:
+            for ordinal, v in latest_verdicts(store, sid).items():
+                verdicts.append(Verdict(sid, ordinal, getattr(v, "verdict", str(v)),
+                                        getattr(v, "note", None)))
+    return calls, prose, annotations, verdicts
+
+
+def extract_scope(store: KbStore, scope: str) -> Extraction:
+    sids = scope_sessions(store, scope)
+    if not sids:
+        raise KbNotFound(f"no session {scope}")
+    calls, prose, annotations, verdicts = load_rows(store, sids)
+    return extract(scope, sids, calls, prose, annotations, verdicts)
+
+
+def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for sid in sids:
+        out[sid] = store.session(sid)
+    return out
+
+
+def graph_of(store: KbStore, scope: str) -> nx.MultiDiGraph:
+    """Derive a scope's graph from its rows (does not persist)."""
+    ex = extract_scope(store, scope)
+    return build_graph(ex, session_infos(store, ex.sessions))
+
+
+def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
+    """Derive and persist one scope's graph; False when it was up to date."""
+    sids = scope_sessions(store, scope)
+    fp, messages = fingerprint(store, sids)
+    if not force:
+        row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
+                                 [scope]).fetchone()
+        if row and row[0] == fp:
+            return False
+    g = graph_of(store, scope)
+    persist(store, scope, g, fp, messages)
+    return True
+
+
+def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool = False
+                ) -> list[str]:
+    wanted = {scope_of(store, s) for s in only} if only is not None else set(scopes(store))
+    return [s for s in sorted(wanted) if rebuild(store, s, force=force)]
+
+
+def _json(v: Any) -> str:
+    return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+
+
+def persist(store: KbStore, scope: str, g: nx.MultiDiGraph, fp: str, messages: int) -> None:
+    nodes = pa.table({  # noqa: F841
+        "scope": pa.array([scope] * g.number_of_nodes(), type=pa.string()),
+        "node_id": [n for n in g.nodes],
+        "type": [d.get("type") for _, d in g.nodes(data=True)],
+        "label": [d.get("label") for _, d in g.nodes(data=True)],
+        "status": [d.get("status") for _, d in g.nodes(data=True)],
+        "session_id": [d.get("session_id") for _, d in g.nodes(data=True)],
+        "ordinal": pa.array([d.get("ordinal") for _, d in g.nodes(data=True)], type=pa.int32()),
+        "data": [_json(d) for _, d in g.nodes(data=True)],
+    })
+    edges_list = list(g.edges(data=True))
+    edges = pa.table({  # noqa: F841
+        "scope": pa.array([scope] * len(edges_list), type=pa.string()),
+        "src": [u for u, _, _ in edges_list], "dst": [v for _, v, _ in edges_list],
+        "type": [d.get("type") for _, _, d in edges_list],
+        "ordinal": pa.array([d.get("ordinal") for _, _, d in edges_list], type=pa.int32()),
+        "data": [_json(d) for _, _, d in edges_list],
+    })
+    with store.transaction():
+        store.conn.execute("DELETE FROM graph_nodes WHERE scope = ?", [scope])
+        store.conn.execute("DELETE FROM graph_edges WHERE scope = ?", [scope])
+        store.conn.execute("DELETE FROM graph_builds WHERE scope = ?", [scope])
+        if g.number_of_nodes():
+            store.conn.execute("INSERT INTO graph_nodes SELECT * FROM nodes")
+        if edges_list:
+            store.conn.execute("INSERT INTO graph_edges SELECT * FROM edges")
+        store.conn.execute("INSERT INTO graph_builds VALUES (?, now(), ?, ?)",
+                           [scope, messages, fp])
+
+
+# ------------------------------------------------------------------- queries
+def _scope_filter(store: KbStore, session_id: str | None, all_scopes: bool) -> list[str]:
+    if all_scopes:
+        return [r[0] for r in store.conn.execute(
+            "SELECT DISTINCT scope FROM graph_nodes").fetchall()]
+    return [scope_of(store, store.resolve_session(session_id))]
+
+
+def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+           ) -> list[dict[str, Any]]:
+    ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
+    rows = store.conn.execute(
+        f"SELECT scope, node_id, type, label, status, session_id, ordinal, data "
+        f"FROM graph_nodes WHERE scope IN (SELECT scope FROM ids) {where} "
+        f"ORDER BY scope, ordinal NULLS LAST, node_id", list(params)).fetchall()
+    out = []
+    for scope, nid, typ, label, status, sid, ordinal, data in rows:
+        d = orjson.loads(data)
+        d.update({"scope": scope, "node_id": nid, "type": typ, "label": label,
+                  "status": status, "session_id": sid, "ordinal": ordinal})
+        out.append(d)
+    return out
+
+
+def _edges(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+           ) -> list[dict[str, Any]]:
+    ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
+    rows = store.conn.execute(
+        f"SELECT scope, src, dst, type, ordinal, data FROM graph_edges "
+        f"WHERE scope IN (SELECT scope FROM ids) {where} ORDER BY ordinal NULLS LAST",
+        list(params)).fetchall()
+    out = []
+    for scope, src, dst, typ, ordinal, data in rows:
+        d = orjson.loads(data)
+        d.update({"scope": scope, "src": src, "dst": dst, "type": typ, "ordinal": ordinal})
+        out.append(d)
+    return out
+
+
+def ensure_built(store: KbStore, session_id: str | None, all_scopes: bool) -> list[str]:
+    """The scopes a query covers; builds any that were never built (read-write stores)."""
+    wanted = scopes(store) if all_scopes else [scope_of(store,
+                                                        store.resolve_session(session_id))]
+    built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+    missing = [s for s in wanted if s not in built]
+    if missing and not store.read_only:
+        for s in missing:
+            rebuild(store, s)
+    return wanted
+
+
+def approaches(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
+    return _nodes(store, scopes_, "AND type = 'approach'")
+
+
+def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
+    """Approaches that ended (dead end, blocked, superseded), with cause and evidence."""
+    out = []
+    for a in approaches(store, scopes_):
+        if a["status"] not in ("dead_end", "blocked", "superseded"):
+            continue
+        out.append({
+            "name": a["label"], "status": a["status"], "cause": a.get("cause"),
+            "cause_id": f"cause:{a['cause_key']}" if a.get("cause_key") else None,
+            "evidence": [{"session_id": e["session_id"], "ordinal": e["ordinal"],
+                          "role": e["role"], "note": e.get("note")} for e in a["evidence"]],
+            "ended_at": a.get("ended"), "proposed_at": a["ordinal"],
+            "aliases": a.get("aliases", []), "session_id": a["session_id"],
+            "id": a["node_id"], "revisit": a.get("revisit"), "risks": a.get("risks", []),
+        })
+    return out
+
+
+def untested(store: KbStore, scopes_: list[str], include_answered: bool = False
+             ) -> list[dict[str, Any]]:
+    out = []
+    for q in _nodes(store, scopes_, "AND type = 'question'"):
+        if q["status"] != "open" and not include_answered:
+            continue
+        out.append({"session_id": q["session_id"], "ordinal": q["ordinal"],
+                    "question": q["label"], "reason": q["reason"], "host": q.get("host"),
+                    "command": q.get("command"), "status": q["status"],
+                    "answered_at": q.get("answered_at")})
+    return out
+
+
+def pivots(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
+    return _edges(store, scopes_, "AND type = 'pivoted_to'")
+
+
+def decisions(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
+    return _nodes(store, scopes_, "AND type = 'decision'")
+
+
+def causes(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
+    return _nodes(store, scopes_, "AND type = 'cause'")
+
+
+def load_graph(store: KbStore, scopes_: list[str]) -> nx.MultiDiGraph:
+    """The persisted graph of some scopes as networkx (for export)."""
+    g = nx.MultiDiGraph()
+    for n in _nodes(store, scopes_):
+        nid = n.pop("node_id")
+        if nid not in g:
+            g.add_node(nid, **n)
+    for e in _edges(store, scopes_):
+        g.add_edge(e.pop("src"), e.pop("dst"), **e)
+    return g
+
+
+def neighbors(store: KbStore, scopes_: list[str], node_id: str) -> list[dict[str, Any]]:
+    """Edges touching one node, each with the node at its other end."""
+    edges = _edges(store, scopes_, "AND (src = ? OR dst = ?)", [node_id, node_id])
+    ids = {e["src"] for e in edges} | {e["dst"] for e in edges}
+    nodes = {n["node_id"]: n for n in _nodes(store, scopes_) if n["node_id"] in ids}
+    for e in edges:
+        other = e["dst"] if e["src"] == node_id else e["src"]
+        e["other"] = nodes.get(other, {"node_id": other})
+        e["direction"] = "out" if e["src"] == node_id else "in"
+    return edges
+
+
+def measurements(store: KbStore, scopes_: list[str], unit: str | None = None
+                 ) -> list[dict[str, Any]]:
+    """Every measured result of the scopes' sessions, in order."""
+    sids = [s for sc in scopes_ for s in scope_sessions(store, sc)]
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    sql = ("SELECT session_id, ordinal, m.value, m.unit, m.label, command FROM calls, "
+           "unnest(measurements) AS t(m) WHERE session_id IN (SELECT sid FROM ids)")
+    params: list[Any] = []
+    if unit:
+        sql += " AND m.unit = ?"
+        params.append(unit)
+    rows = store.conn.execute(sql + " ORDER BY session_id, ordinal", params).fetchall()
+    return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab,
+             "command": c} for s, o, v, u, lab, c in rows]
+
+
+# --------------------------------------------------------------- annotations
+ANNOTATION_KINDS = ("dead_end", "confirmed", "hypothesis", "link", "note", "revisit")
+
+
+def annotate(store: KbStore, session_id: str, ordinal: int | None, kind: str,
+             value: str | None = None, target: str | None = None) -> int:
+    if kind not in ANNOTATION_KINDS:
+        raise ValueError(f"unknown annotation kind {kind!r}")
+    if ordinal is not None and not store.conn.execute(
+            "SELECT 1 FROM messages WHERE session_id = ? AND ordinal = ?",
+            [session_id, ordinal]).fetchone():
+        raise KbNotFound(f"session {session_id} has no message {ordinal}")
+    row = store.conn.execute(
+        "INSERT INTO annotations (session_id, ordinal, kind, value, target) "
+        "VALUES (?, ?, ?, ?, ?) RETURNING id", [session_id, ordinal, kind, value, target]
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def unannotate(store: KbStore, session_id: str, ordinal: int | None = None,
+               ann_id: int | None = None, kind: str | None = None) -> int:
+    where, params = ["session_id = ?"], [session_id]
+    if ann_id is not None:
+        where.append("id = ?")
+        params.append(ann_id)
+    if ordinal is not None:
+        where.append("ordinal = ?")
+        params.append(ordinal)
+    if kind is not None:
+        where.append("kind = ?")
+        params.append(kind)
+    row = store.conn.execute(f"DELETE FROM annotations WHERE {' AND '.join(where)} "
+                             "RETURNING id", params).fetchall()
+    return len(row)
+
+
+def annotations(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
+    sql = "SELECT id, session_id, ordinal, kind, value, target, created_at FROM annotations"
+    params: list[Any] = []
+    if session_id:
+        sql += " WHERE session_id = ?"
+        params.append(session_id)
+    cur = store.conn.execute(sql + " ORDER BY id", params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]

@@ -1,0 +1,289 @@
+"""Text rules of the knowledge graph: names, tokens, causes, questions.
+
+Everything here is deterministic string work on short texts (todo items, a
+sentence of prose, an error signature).  The rules are written for wording that
+varies: an approach is matched across snapshots by its *salient tokens*, not by
+its exact text, and a cause is reduced to a *root* (``SM120 unsupported``,
+``out of memory``, ``deep_ep not installed``) so that dead ends sharing a root
+cause share one node.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# --------------------------------------------------------------------- tokens
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+/=-]*")
+STOPWORDS = frozenset("""
+a an the and or of on in to for with via by at as from into onto vs versus than then
+is are be it its this that these those we our us i me my let lets let's try trying tried
+test testing check checking use using enable enabling force forcing switch attempt
+see look go do does did make new again also just only more less all any some
+now still first next step approach option idea plan way""".split())
+_VERB_PREFIX = re.compile(
+    r"^(?:(?:let'?s|let me|we(?:'ll| will)?|i(?:'ll| will)?|now|next:?|then)\s+)*"
+    r"(?:re-?)?(?:try|trying|test|testing|check|checking|evaluate|evaluating|enable|enabling|"
+    r"force|forcing|use|using|switch to|switching to|attempt|attempting|investigate|"
+    r"investigating|explore|exploring|implement|implementing|add|adding|build|building|"
+    r"set up|setup|configure|configuring|benchmark|benchmarking|prototype|prototyping)\b\s*",
+    re.I)
+_ANNOTATION_SPLIT = re.compile(r"\s+(?:—|–|--|->|=>|\|)\s+|\s*\(\s*(?=(?:dead|abandon|blocked|"
+                               r"cancel|superseded|done|works|failed|fails))|:\s+(?=[A-Z0-9])",
+                               re.I)
+_ARCH = re.compile(r"\b(?:sm_?|compute_)(\d{2,3})[a-z]?\b", re.I)
+
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]")
+_SEPARATORS = re.compile(r"[_.=/+-]+")
+
+
+def squash(word: str) -> str:
+    return _NON_ALNUM.sub("", word.lower())
+
+
+@lru_cache(maxsize=65536)
+def tokens(text: str) -> frozenset[str]:
+    """Salient tokens of a name: lowercased, ``_``/``-`` squashed, stopwords dropped.
+
+    ``NCCL_ALGO=Tree`` → {ncclalgotree, nccl, algo, tree}; ``DeepEP`` and
+    ``deep_ep`` both give ``deepep``; architectures normalise (``compute_120a``
+    → ``sm120``).  Only the first 4,000 characters are read (commands can be
+    whole scripts)."""
+    out: set[str] = set()
+    for w in _WORD.findall(text[:4000].lower()):
+        w = w.strip("._-=+/")
+        if not w:
+            continue
+        if w[0] in "sc" and _ARCH.fullmatch(w):
+            out.add("sm" + _ARCH.fullmatch(w).group(1))  # type: ignore[union-attr]
+            continue
+        if w.isalnum():
+            if w not in STOPWORDS and len(w) > 1:
+                out.add(w)
+            continue
+        sq = _NON_ALNUM.sub("", w)
+        if sq and sq not in STOPWORDS and len(sq) > 1:
+            out.add(sq)
+        for p in _SEPARATORS.split(w):
+            if p and p not in STOPWORDS and len(p) > 1:
+                out.add(p)
+    return frozenset(out)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Overlap of two token sets (Szymkiewicz–Simpson: robust to one name being longer)."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+# ---------------------------------------------------------------------- names
+@dataclass(frozen=True, slots=True)
+class TodoText:
+    """A todo item's text split into the thing to try and what was said about it."""
+
+    name: str
+    note: str | None
+
+
+def split_todo(text: str) -> TodoText:
+    """``"FlashInfer allreduce fusion — DEAD END: no SM120"`` → name + note."""
+    t = " ".join(text.split())
+    m = _ANNOTATION_SPLIT.search(t)
+    if m and m.start() >= 3:
+        name, note = t[: m.start()], t[m.end():].strip(" ()")
+    else:
+        name, note = t, None
+    name = _VERB_PREFIX.sub("", name).strip(" .:;-")
+    name = name[:1].upper() + name[1:] if name else t
+    return TodoText(name=name, note=note or None)
+
+
+_GOAL = re.compile(r"\b(?:make|get|have)\b.*\b(?:faster|profitable|work|pass|green|fast)\b"
+                   r"|\bgoal\b", re.I)
+_TASK = re.compile(r"^(?:re-?)?(?:measure|profile|benchmark|record|document|write|read|"
+                   r"review|summari[sz]e|collect|gather|snapshot|back ?up|update|upgrade|"
+                   r"rebuild|install|clean|verify|confirm|report|commit|push)\b", re.I)
+
+
+def item_kind(text: str) -> str:
+    """``goal``, ``task`` (a step of work) or ``approach`` (a thing to try)."""
+    if _GOAL.search(text) and not _VERB_PREFIX.match(text):
+        return "goal"
+    if _TASK.match(text.strip()):
+        return "task"
+    return "approach"
+
+
+_ANNOUNCE = re.compile(
+    r"(?:^|[.!:\n]\s*|\b(?:so|now|next)\s+)"
+    r"(?:let(?:'s| me| us)|i(?:'ll| will)|we(?:'ll| will)|time to|moving on to|next(?: up)?:?)\s+"
+    r"(?:(?:also|now|quickly|first|then)\s+)?"
+    r"(?P<verb>(?:re-?)?(?:try|test|evaluate|enable|force|switch to|attempt|explore|prototype|"
+    r"go with|check))\s+"
+    r"(?:(?:whether|if)\s+)?(?P<what>[^.:;!?\n]{3,90})", re.I)
+_CHECKABLE = re.compile(r"\b(?:backend|flag|option|mode|algorithm|algo|kernel|fusion|path)\b",
+                        re.I)
+_TRAILING = re.compile(r"\s+(?:instead|next|now|first|again|too|as well|here|there|quickly|"
+                       r"to see.*|to check.*|to find.*|so that.*|which.*|that.*|and see.*|"
+                       r"on the box.*|on .* box.*|in sglang.*)$", re.I)
+
+
+def announced(text: str) -> list[str]:
+    """Things the prose says it will try: ``Let me check flashinfer A2A backend:``."""
+    out = []
+    for m in _ANNOUNCE.finditer(text):
+        if m.group("verb").lower() == "check" and not _CHECKABLE.search(m.group("what")):
+            continue  # "let me check the log" is routine; "check the X backend" is a trial
+        what = _TRAILING.sub("", m.group("what").strip(" `*\"'"))
+        what = re.sub(r"^(?:the|a|an|our|this|that)\s+", "", what, flags=re.I).strip(" `")
+        if len(tokens(what)) >= 1 and len(what) >= 3:
+            out.append(what)
+    return out
+
+
+# --------------------------------------------------------------------- causes
+_MISSING = re.compile(
+    r"(?:No module named ['\"]?(?P<mod>[\w.]+)|ModuleNotFoundError:?\s*(?P<mod2>[\w.]+)"
+    r"|(?P<mod3>[\w.-]+)\s+(?:is\s+)?not installed|not installed:?\s*(?P<mod4>[\w.-]+)?"
+    r"|Package\(s\) not found:?\s*(?P<mod5>[\w.-]+)|(?P<mod6>[\w.-]+):\s*command not found"
+    r"|missing (?:dependency|package|module):?\s*(?P<mod7>[\w.-]+))", re.I)
+_UNSUPPORTED = re.compile(
+    r"unsupported|not supported|no support|doesn'?t support|does not support|lacks? support|"
+    r"cannot build|can'?t build|can'?t compile|cannot compile|missing from|not in (?:the )?"
+    r"(?:\w+ )?(?:lookup )?table|not (?:yet )?(?:available|implemented) for|too (?:old|new)|"
+    r"isn'?t supported|no kernels? for|not compiled for|incompatible with", re.I)
+_OOM = re.compile(r"out of memory|\bOOM\b|OutOfMemoryError|memory exhausted|oom-kill", re.I)
+_SATURATE = re.compile(r"saturat|contention|bandwidth[- ]bound|congest", re.I)
+_BUS = re.compile(r"\b(PCIe|NVLink|network|disk|memory bus|QPI|UPI|Infiniband|IB)\b", re.I)
+_GRAPHS = re.compile(r"cuda[ -]?graphs?", re.I)
+_BREAKS = re.compile(r"break|incompatib|not compatible|capture fail|fails? (?:during|in) "
+                     r"(?:graph )?capture|not permitted when stream is capturing", re.I)
+_SLOW = re.compile(r"slower|regress|worse than|no (?:faster|gain|speedup|improvement)|"
+                   r"lower throughput|\b(?:\d+(?:\.\d+)?)\s*(?:tok/s|tokens/s)\b.*\b(?:vs|against|"
+                   r"compared)\b", re.I)
+_ENTITY = re.compile(
+    r"\b(?:sm_?\d{2,3}[a-z]?|compute_\d{2,3}[a-z]?|[A-Z][A-Za-z]*\d+[A-Za-z0-9.]*|"
+    r"[A-Za-z]+ ?\d+(?:\.\d+)+|[A-Z]{2,}[A-Za-z0-9]*|Blackwell|Hopper|Ampere|ROCm|arm64|"
+    r"aarch64|musl|Windows|macOS)\b")
+_GENERIC_ENTITIES = frozenset({"JIT", "CUDA", "GPU", "GPUS", "API", "OK", "DEAD", "END", "EP",
+                               "TP", "OOM", "KEYERROR", "NVCC", "PCIE", "IO", "CPU", "SGL",
+                               "NCCL", "GIB", "GB", "MB", "MS", "A2A"})
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """A normalised cause: ``key`` identifies the root shared by several dead ends."""
+
+    key: str
+    label: str
+    kind: str
+    """``unsupported``, ``missing``, ``oom``, ``saturation``, ``cuda-graphs``, ``slow``,
+    ``transport``, ``error`` or ``stated``."""
+
+
+def _entity(text: str) -> str | None:
+    arch = _ARCH.search(text)
+    if arch:
+        return f"SM{arch.group(1)}"
+    for m in _ENTITY.finditer(text):
+        e = m.group(0)
+        if e.upper() in _GENERIC_ENTITIES or e.upper().startswith(("KEYERROR", "RUNTIMEERROR")):
+            continue
+        if re.fullmatch(r"\d+", e):
+            continue
+        return e
+    return None
+
+
+def cause_of(text: str, signature: str | None = None) -> Cause:
+    """The root cause a dead-end note, a concluding sentence or an error signature states."""
+    both = f"{text} {signature or ''}"
+    m = _MISSING.search(both)
+    if m:
+        mod = next((g for g in m.groups() if g), None)
+        if mod and mod.lower() not in ("a", "the", "is", "not"):
+            mod = mod.strip(".,;:'\"")
+            return Cause(key=f"missing:{squash(mod)}", label=f"{mod} not installed",
+                         kind="missing")
+    if _OOM.search(both):
+        return Cause(key="oom", label="out of memory", kind="oom")
+    if _UNSUPPORTED.search(both):
+        ent = _entity(both)
+        if ent:
+            return Cause(key=f"unsupported:{squash(ent)}", label=f"{ent} unsupported",
+                         kind="unsupported")
+    if _SATURATE.search(both):
+        bus = _BUS.search(both)
+        what = bus.group(1) if bus else "interconnect"
+        return Cause(key=f"saturation:{squash(what)}", label=f"{what} saturation",
+                     kind="saturation")
+    if _GRAPHS.search(both) and _BREAKS.search(both):
+        return Cause(key="cuda-graphs", label="incompatible with CUDA graphs",
+                     kind="cuda-graphs")
+    if _SLOW.search(both):
+        return Cause(key="slow", label="slower than the baseline", kind="slow")
+    if signature:
+        return Cause(key=f"error:{squash(signature)[:60]}", label=signature, kind="error")
+    label = short(text, 80)
+    return Cause(key=f"stated:{'-'.join(sorted(tokens(label)))[:80]}", label=label,
+                 kind="stated")
+
+
+def short(text: str, width: int = 100) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= width else t[: width - 1] + "…"
+
+
+def sentence_with(text: str, phrase: str) -> str:
+    """The sentence of ``text`` that contains ``phrase``."""
+    i = text.lower().find(phrase.lower())
+    if i < 0:
+        return short(text, 200)
+    start = max(text.rfind(". ", 0, i), text.rfind("\n", 0, i))
+    ends = [j for j in (text.find(". ", i), text.find("\n", i)) if j >= 0]
+    end = min(ends) if ends else len(text)
+    return short(text[start + 1: end + 1].strip(), 240)
+
+
+_FORWARD = re.compile(r"\b(?:next(?: up)?|then|instead|moving on|let'?s|let me|switch(?:ing)? to|"
+                      r"now (?:try|on to)|on to)\b", re.I)
+
+
+def before_forward(sentence: str) -> str:
+    """The part of a sentence before it turns to what comes next."""
+    m = _FORWARD.search(sentence)
+    return sentence[: m.start()] if m and m.start() > 0 else sentence
+
+
+RETEST = re.compile(r"\b(?:re-?test|retry|re-?try|revisit|re-?check|re-?measure|again)\b", re.I)
+
+
+# -------------------------------------------------------------------- questions
+TRANSPORT_SIGNATURES = ("Host key verification failed", "Connection timed out",
+                        "Connection refused", "Permission denied (publickey)",
+                        "Could not resolve hostname", "No route to host",
+                        "Connection closed by remote host", "Connection reset")
+_PY_IMPORT = re.compile(r"(?:^|[;\s\"'])(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import)")
+
+
+def transport_failure(signatures: list[str]) -> str | None:
+    for s in signatures:
+        for t in TRANSPORT_SIGNATURES:
+            if s.startswith(t):
+                return s
+        if s.startswith("command not found: ") and s.split(": ", 1)[1] in (
+                "ssh", "sshpass", "scp", "rsync", "mosh"):
+            return s
+    return None
+
+
+def question_of(command: str, host: str | None) -> str:
+    """What a check asks, in words: ``is deepep importable on 10.1.230.174?``."""
+    mods = [a or b for a, b in _PY_IMPORT.findall(command)]
+    where = f" on {host}" if host else ""
+    if mods and ("python" in command and " -c" in command):
+        return f"is {', '.join(dict.fromkeys(mods))} importable{where}?"
+    return f"what does `{short(command, 90)}` report{where}?"
