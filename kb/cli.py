@@ -353,5 +353,11 @@ def path(db: Path | None) -> None:
     click.echo(str(db if db is not None else default_db()))
 
 
+# the graph commands live apart; registering them here keeps one group
+from kb.graph_cli import COMMANDS as _GRAPH_COMMANDS  # noqa: E402
+
+for _cmd in _GRAPH_COMMANDS:
+    cli.add_command(_cmd)
+
 if __name__ == "__main__":  # pragma: no cover
     cli()

@@ -50,6 +50,8 @@ class IngestReport:
     errors: list[NotATranscript] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     """Inputs skipped because they did not change since the last ingest."""
+    graphs: list[str] = field(default_factory=list)
+    """Scopes whose knowledge graph was rebuilt."""
 
     def add(self, rep: SessionReport) -> None:
         """Record a session; a session met again (in another form) is reported once."""
@@ -70,6 +72,7 @@ class IngestReport:
             "problems": [p.model_dump() for p in self.problems],
             "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
             "unchanged": self.unchanged,
+            "graphs_rebuilt": self.graphs,
         }
 
 
@@ -109,7 +112,7 @@ def input_size(inp: Input) -> int:
 
 
 def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None = None,
-           progress: Progress | None = None, force: bool = False,
+           progress: Progress | None = None, force: bool = False, graph: bool = True,
            inputs: tuple[list[Input], list[NotATranscript]] | None = None) -> IngestReport:
     """Ingest every transcript under ``paths`` into ``store``."""
     report = IngestReport()
@@ -119,6 +122,10 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
     for inp in found:
         _ingest_input(store, inp, wanted, report, progress, force)
     store.link_children()
+    if graph and report.sessions:
+        from kb.graph.store import rebuild_all
+
+        report.graphs = rebuild_all(store, only=[s.session_id for s in report.sessions])
     return report
 
 

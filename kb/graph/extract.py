@@ -364,8 +364,7 @@ class Extractor:
                        and a.kind == "approach" and a.status != "confirmed"
                        and a.first <= row.ordinal]
             if not targets:
-                act = [a for a in self.active(row.ordinal) if self._just_failed(a, row.ordinal)]
-                targets = act[-1:]
+                targets = self._latest_failure(row.ordinal)
             for a in targets:
                 self._end(a, row.session_id, row.ordinal, sentence, source="prose")
         if cls == "pivot" or (cls in ("dead-end", "decision") and pivot_phrase(text)):
@@ -378,13 +377,22 @@ class Extractor:
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
                                             short(text, 200)))
 
-    @staticmethod
-    def _just_failed(a: Approach, ordinal: int, window: int = 12) -> bool:
-        """Did the approach's latest experiment, shortly before ``ordinal``, fail?"""
-        recent = sorted((e for e in a.experiments + a.weak
-                         if ordinal - window <= e.ordinal <= ordinal),
-                        key=lambda e: (e.ordinal, e.seq))
-        return bool(recent) and _failed(recent[-1])
+    def _latest_failure(self, ordinal: int, window: int = 12) -> list[Approach]:
+        """The active approach whose experiment failed most recently before ``ordinal``.
+
+        A dead-end sentence that names no approach is about the attempt that just
+        failed, if one did; otherwise it is a general remark and ends nothing."""
+        best: tuple[int, int] | None = None
+        chosen: list[Approach] = []
+        for a in self.active(ordinal):
+            recent = sorted((e for e in a.experiments + a.weak
+                             if ordinal - window <= e.ordinal <= ordinal),
+                            key=lambda e: (e.ordinal, e.seq))
+            if recent and _failed(recent[-1]):
+                key = (recent[-1].ordinal, recent[-1].seq)
+                if best is None or key > best:
+                    best, chosen = key, [a]
+        return chosen
 
     def _call(self, row: CallRow) -> None:
         for value, unit, label in row.measurements:
@@ -501,7 +509,10 @@ class Extractor:
             if e.ordinal <= a.ended:
                 signature = e.signatures[0] if e.signatures else None
                 break
-        a.cause = _best_cause(a.end_notes or [(1, a.end_text or "")], signature)
+        a.cause, a.end_text = _best_cause(a.end_notes or [(1, a.end_text or "")], signature)
+        for ev in a.evidence:
+            if ev.role == "ended" and ev.ordinal == a.ended:
+                ev.note = short(a.end_text, 200)
         if a.cause.kind == "missing":
             a.status = "blocked"
         elif _SUPERSEDED.search(a.end_text or "") and not failing:
@@ -627,8 +638,8 @@ _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
 
 
-def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> Cause:
-    """The most specific cause among the texts that ended an approach.
+def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:
+    """The most specific cause among the texts that ended an approach, and that text.
 
     Texts are tried by priority (a todo note before a concluding sentence); the
     first that names a known kind of cause wins, else the error signature, else
@@ -637,12 +648,13 @@ def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> Cause:
     for _, text in ordered:
         c = cause_of(_MARKER.sub("", text))
         if c.kind != "stated":
-            return c
+            return c, text
+    top = ordered[0][1] if ordered else ""
     if signature:
         c = cause_of("", signature)
         if c.kind != "stated":
-            return c
-    return cause_of(_MARKER.sub("", ordered[0][1]) if ordered else "", signature)
+            return c, top
+    return cause_of(_MARKER.sub("", top), signature), top
 
 
 def _failed(row: CallRow) -> bool:

@@ -1,0 +1,1 @@
+"""Tests of the opencode fixture writer and the Blackwell campaign fixture."""
