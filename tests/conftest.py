@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,3 +42,54 @@ def realworld() -> Path:
 @pytest.fixture(scope="session")
 def selftest(realworld: Path) -> Path:
     return SELFTEST
+
+
+def _fast_tmp(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A scratch directory on tmpfs when there is one (the fixture writes ~26k files)."""
+    import tempfile
+
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        return Path(tempfile.mkdtemp(prefix=f"logkb-{name}-", dir=shm))
+    return factory.mktemp(name)
+
+
+@pytest.fixture(scope="session")
+def blackwell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The Blackwell campaign fixture in every form (built once per test run)."""
+    from fixtures.blackwell.build import build
+
+    out = _fast_tmp(tmp_path_factory, "blackwell")
+    build(out)
+    yield out
+    if str(out).startswith("/dev/shm/"):
+        shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def blackwell_manifest(blackwell: Path) -> dict[str, Any]:
+    return json.loads((blackwell / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def blackwell_db(blackwell: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A knowledge base holding the fixture session (JSONL form) and its subagent session.
+
+    Shared by the whole run: tests must not write to it (copy it first)."""
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    db = tmp_path_factory.mktemp("kb") / "blackwell.duckdb"
+    with KbStore(db) as store:
+        report = ingest(store, [blackwell / "session.jsonl",
+                                *sorted(blackwell.glob("session-*.jsonl"))])
+        assert report.problems == [] and report.errors == []
+    return db
+
+
+@pytest.fixture
+def blackwell_db_copy(blackwell_db: Path, tmp_path: Path) -> Path:
+    """A private copy of the fixture knowledge base that a test may change."""
+    dst = tmp_path / "kb.duckdb"
+    shutil.copyfile(blackwell_db, dst)
+    return dst

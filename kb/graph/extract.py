@@ -567,7 +567,8 @@ class Extractor:
             if ann.kind == "dead_end":
                 a.ended = ann.ordinal
                 a.end_text = ann.value or "marked a dead end"
-                a.cause = cause_of(a.end_text)
+                found = cause_of(a.end_text)  # the root groups it; the words stay the user's
+                a.cause = Cause(key=found.key, label=a.end_text, kind=found.kind)
                 a.status = "blocked" if a.cause.kind == "missing" else "dead_end"
                 a.add_evidence(Evidence(ann.session_id, ann.ordinal or 0, "annotated",
                                         a.end_text))

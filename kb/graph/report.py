@@ -168,7 +168,9 @@ _BLOCKS = "▁▂▃▄▅▆▇█"
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     """The throughput series of the scopes (``tok/s`` measurements, output throughput first)."""
     ms = [m for m in gs.measurements(store, scopes) if m["unit"] in THROUGHPUT_UNITS]
-    preferred = [m for m in ms if "output" in (m["label"] or "").lower()]
+    labels = [(m["label"] or "").lower() for m in ms]
+    preferred = [m for m, lab in zip(ms, labels)
+                 if "output" in lab and not any(w in lab for w in ("peak", "max", "total"))]
     return preferred or ms
 
 

@@ -93,10 +93,14 @@ def split_todo(text: str) -> TodoText:
     t = " ".join(text.split())
     m = _ANNOTATION_SPLIT.search(t)
     if m and m.start() >= 3:
-        name, note = t[: m.start()], t[m.end():].strip(" ()")
+        name, note = t[: m.start()], t[m.end():].strip()
+        if m.group(0).strip().startswith("(") and note.endswith(")"):
+            note = note[:-1]
     else:
         name, note = t, None
-    name = _VERB_PREFIX.sub("", name).strip(" .:;-")
+    if item_kind(t) == "approach":
+        name = _VERB_PREFIX.sub("", name)
+    name = name.strip(" .:;-")
     name = name[:1].upper() + name[1:] if name else t
     return TodoText(name=name, note=note or None)
 
@@ -151,7 +155,8 @@ _MISSING = re.compile(
     r"|Package\(s\) not found:?\s*(?P<mod5>[\w.-]+)|(?P<mod6>[\w.-]+):\s*command not found"
     r"|missing (?:dependency|package|module):?\s*(?P<mod7>[\w.-]+))", re.I)
 _UNSUPPORTED = re.compile(
-    r"unsupported|not supported|no support|doesn'?t support|does not support|lacks? support|"
+    r"unsupported|not supported|no (?:[\w.-]+ ){0,2}support|doesn'?t support|does not support|"
+    r"lacks? (?:[\w.-]+ )?support|support (?:for [\w.-]+ )?is missing|"
     r"cannot build|can'?t build|can'?t compile|cannot compile|missing from|not in (?:the )?"
     r"(?:\w+ )?(?:lookup )?table|not (?:yet )?(?:available|implemented) for|too (?:old|new)|"
     r"isn'?t supported|no kernels? for|not compiled for|incompatible with", re.I)

@@ -1,0 +1,338 @@
+"""The knowledge graph: extraction rules on hand-built rows, then the fixture campaign."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+from click.testing import CliRunner
+
+from kb.cli import cli
+from kb.graph import build_graph, extract
+from kb.graph import store as gs
+from kb.graph.extract import Annotation, CallRow, ProseRow, Verdict
+from kb.graph.text import cause_of, split_todo, tokens
+from kb.ingest import ingest
+from kb.store import KbStore
+
+S = "ses_test"
+
+
+def todo(o: int, *items: tuple[str, str]) -> CallRow:
+    return CallRow(S, o, 1, "todowrite", "todo", f"{len(items)} todos", None, None,
+                   "completed", None, todos=tuple(items))
+
+
+def bash(o: int, cmd: str, *, sigs: tuple[str, ...] = (), exit_code: int = 0,
+         status: str = "completed", host: str | None = "gpu", hops: tuple[dict[str, Any], ...]
+         = (), category: str = "launch", meas: tuple[tuple[float, str, str], ...] = (),
+         tail: str | None = None) -> CallRow:
+    return CallRow(S, o, 1, "bash", category, f"ssh {host} '{cmd}'", cmd, host, status,
+                   exit_code, sigs, meas, hops=hops, output_tail=tail)
+
+
+def prose(o: int, text: str, cls: str) -> ProseRow:
+    return ProseRow(S, o, 0, cls, text, "reply")
+
+
+def by_name(ex: Any) -> dict[str, Any]:
+    return {a.name: a for a in ex.approaches}
+
+
+# ------------------------------------------------------------------- text rules
+def test_split_todo_separates_the_thing_tried_from_what_was_said() -> None:
+    t = split_todo("FlashInfer allreduce fusion — DEAD END: JIT cannot build for SM120 (nvcc)")
+    assert (t.name, t.note) == ("FlashInfer allreduce fusion",
+                                "DEAD END: JIT cannot build for SM120 (nvcc)")
+    assert split_todo("Try NCCL_ALGO=Tree").name == "NCCL_ALGO=Tree"
+    assert split_todo("Rebuild sgl-kernel for SM120").name == "Rebuild sgl-kernel for SM120"
+    assert split_todo("mold — no-go (glibc 2.31)").note == "no-go (glibc 2.31)"
+
+
+def test_tokens_normalise_spellings() -> None:
+    assert "deepep" in tokens("DeepEP") & tokens("import deep_ep")
+    assert "sm120" in tokens("compute_120a") & tokens("SM120") & tokens("sm_120")
+    assert {"nccl", "tree"} <= tokens("NCCL_ALGO=Tree")
+
+
+@pytest.mark.parametrize("text, key", [
+    ("JIT cannot build for SM120 (nvcc: unsupported gpu architecture compute_120a)",
+     "unsupported:sm120"),
+    ("KeyError: 12, SM120 missing from torch's lookup table", "unsupported:sm120"),
+    ("38 tok/s, 56 simultaneous cross-GPU reads saturate the PCIe switch", "saturation:pcie"),
+    ("breaks CUDA graph capture", "cuda-graphs"),
+    ("deep_ep not installed", "missing:deepep"),
+    ("OOM during CUDA graph capture (3.4 GiB dispatch workspace)", "oom"),
+    ("mold is not packaged because glibc 2.31 is too old", "unsupported:glibc231"),
+])
+def test_causes_reduce_to_roots(text: str, key: str) -> None:
+    assert cause_of(text).key == key
+
+
+# ------------------------------------------------------------------ extraction
+def test_todo_lifecycle_dead_end_with_cause_and_evidence() -> None:
+    calls = [
+        todo(10, ("Try FlashInfer allreduce fusion", "in_progress"),
+             ("Try torch symmetric memory", "pending")),
+        bash(12, "python -m sglang.launch_server --enable-flashinfer-allreduce-fusion",
+             sigs=("nvcc fatal: Unsupported gpu architecture 'compute_120a'",), exit_code=1),
+        todo(14, ("FlashInfer allreduce fusion — DEAD END: no SM120 support in the JIT",
+                  "cancelled"), ("Try torch symmetric memory", "in_progress")),
+        bash(20, "python -m sglang.launch_server --enable-torch-symm-mem",
+             sigs=("KeyError: 12",), exit_code=1),
+        todo(22, ("FlashInfer allreduce fusion — DEAD END: no SM120 support in the JIT",
+                  "cancelled"), ("Torch symmetric memory", "cancelled")),
+    ]
+    ex = extract(S, [S], calls, [prose(21, "KeyError: 12 means SM120 is missing from torch's "
+                                           "lookup table, so that rules it out.", "dead-end")])
+    a = by_name(ex)
+    fi, sy = a["FlashInfer allreduce fusion"], a["Torch symmetric memory"]
+    assert (fi.status, fi.ended, sy.status, sy.ended) == ("dead_end", 14, "dead_end", 21)
+    assert fi.cause is not None and sy.cause is not None
+    assert fi.cause.key == sy.cause.key == "unsupported:sm120"
+    assert [e.ordinal for e in fi.evidence if e.role == "tested"] == [12]
+    assert [e.ordinal for e in sy.evidence if e.role == "tested"] == [20]
+    g = build_graph(ex)
+    cause = "cause:unsupported:sm120"
+    assert {u for u, _, d in g.in_edges(cause, data=True)
+            if d["type"] == "failed_because"} == {f"approach:{fi.id}", f"approach:{sy.id}"}
+
+
+def test_cancelled_without_reason_takes_the_cause_from_the_failure() -> None:
+    calls = [todo(1, ("Try sccache", "in_progress")),
+             bash(3, "cargo build with sccache", category="build",
+                  sigs=("error: sccache: incremental compilation is not supported",),
+                  exit_code=101),
+             todo(5, ("Try sccache", "cancelled"))]
+    ex = extract(S, [S], calls, [])
+    a = by_name(ex)["Sccache"]
+    assert a.status == "dead_end" and a.ended == 5 and a.cause is not None
+    assert "not supported" in a.cause.label or "sccache" in a.cause.label.lower()
+
+
+def test_missing_prerequisite_is_blocked_not_dead() -> None:
+    calls = [todo(1, ("Expert Parallelism via DeepEP", "in_progress")),
+             bash(2, "python3 -c 'import deep_ep'", category="import-check",
+                  sigs=("ModuleNotFoundError: deep_ep",), exit_code=1)]
+    ex = extract(S, [S], calls, [prose(3, "DeepEP is not installed, so that's a no-go for now.",
+                                       "dead-end")])
+    a = by_name(ex)["Expert Parallelism via DeepEP"]
+    assert a.status == "blocked" and a.cause is not None and a.cause.kind == "missing"
+
+
+def test_a_general_remark_ends_nothing_and_negation_is_respected() -> None:
+    calls = [todo(1, ("Baseline with --cuda-graph-max-bs 128", "in_progress")),
+             bash(2, "python -m sglang.bench_serving", category="benchmark",
+                  meas=((89.5, "tok/s", "Output token throughput"),))]
+    ex = extract(S, [S], calls, [
+        prose(3, "Tuning flags around CUDA 12.8 is a dead end in general.", "dead-end"),
+        prose(4, "This is not a dead end for the baseline: 89.5 tok/s.", "conclusion")])
+    assert by_name(ex)["Baseline with --cuda-graph-max-bs 128"].status == "open"
+
+
+def test_dead_end_prose_ends_the_approach_it_names_not_the_next_one() -> None:
+    calls = [todo(1, ("Try FlashInfer allreduce fusion", "in_progress"),
+                  ("Force custom allreduce on PCIe", "pending"))]
+    ex = extract(S, [S], calls, [prose(5, "FlashInfer fusion can't be built here, crossing it "
+                                          "off; next is the custom allreduce.", "dead-end")])
+    a = by_name(ex)
+    assert a["FlashInfer allreduce fusion"].ended == 5
+    assert a["Custom allreduce on PCIe"].status == "open"
+
+
+def test_pivot_links_the_abandoned_to_the_replacement() -> None:
+    calls = [todo(1, ("Try A-fusion kernel", "in_progress"), ("Try B-tree algo", "pending")),
+             todo(5, ("A-fusion kernel", "cancelled"), ("B-tree algo", "cancelled")),
+             todo(9, ("A-fusion kernel", "cancelled"), ("B-tree algo", "cancelled"),
+                  ("Expert parallelism", "in_progress"))]
+    ex = extract(S, [S], calls, [prose(9, "Stop making the allreduce faster; change the pattern "
+                                          "instead.", "pivot")])
+    (p,) = ex.pivots
+    names = {a.id: a.name for a in ex.approaches}
+    assert p.ordinal == 9 and names[p.targets[0]] == "Expert parallelism"
+    assert {names[s] for s in p.sources} == {"A-fusion kernel", "B-tree algo"}
+
+
+def test_nested_ssh_transport_failure_leaves_only_the_nested_question_open() -> None:
+    hops = ({"host": "10.1.230.174", "remote_command": "python3 -c \"import deep_ep\"",
+             "nested": False},
+            {"host": "10.1.230.174", "remote_command": "python3 -c \"import deepep\" 2>&1",
+             "nested": True})
+    call = bash(5216, "python3 -c \"import deep_ep\"; ssh 10.1.230.174 \"python3 -c ...\"",
+                host="10.1.230.174", hops=hops, category="import-check", exit_code=255,
+                sigs=("ModuleNotFoundError: deep_ep", "Host key verification failed"),
+                tail="ModuleNotFoundError: No module named 'deep_ep'\n---\n"
+                     "Host key verification failed.\n")
+    ex = extract(S, [S], [call], [])
+    (q,) = ex.questions
+    assert q.question == "is deepep importable on 10.1.230.174?"
+    assert q.reason == "Host key verification failed" and q.answered_at is None
+
+
+def test_a_later_successful_rerun_answers_the_question() -> None:
+    first = bash(3, "nvidia-smi", host="gpu-d", category="search", exit_code=255,
+                 sigs=("Could not resolve hostname",))
+    again = bash(9, "nvidia-smi", host="gpu-d", category="search")
+    aborted = bash(12, "python bench.py", status="aborted", exit_code=None, category="benchmark")
+    ex = extract(S, [S], [first, again, aborted], [])
+    q1, q2 = ex.questions
+    assert q1.answered_at == 9 and q2.answered_at is None
+    assert q2.reason == "the tool call was aborted"
+
+
+def test_annotations_win_over_heuristics() -> None:
+    calls = [todo(1, ("Try Postgres JIT off", "in_progress")),
+             bash(2, "psql -c 'set jit=off'", category="other")]
+    anns = [Annotation(1, S, 2, "dead_end", "planner regressions on reports"),
+            Annotation(2, S, 2, "note", "ask the DBA")]
+    ex = extract(S, [S], calls, [], anns)
+    a = by_name(ex)["Postgres JIT off"]
+    assert a.status == "dead_end" and a.annotated and a.notes == ["2: ask the DBA"]
+    assert a.cause is not None and "planner" in a.cause.label
+    ex2 = extract(S, [S], calls, [], [Annotation(3, S, 2, "confirmed")])
+    assert by_name(ex2)["Postgres JIT off"].status == "confirmed"
+
+
+def test_risk_when_a_new_approach_depends_on_a_failed_family() -> None:
+    calls = [todo(1, ("Try FlashInfer allreduce fusion", "in_progress")),
+             todo(4, ("FlashInfer allreduce fusion — DEAD END: no SM120 support", "cancelled")),
+             todo(8, ("FlashInfer allreduce fusion — DEAD END: no SM120 support", "cancelled"),
+                  ("EP with the flashinfer A2A backend", "in_progress"))]
+    ex = extract(S, [S], calls, [])
+    risks = by_name(ex)["EP with the flashinfer A2A backend"].risks
+    assert risks and "SM120 unsupported" in risks[0] and "flashinfer" in risks[0]
+
+
+def test_replay_verdict_flags_a_revisit() -> None:
+    calls = [todo(1, ("DeepEP", "in_progress")),
+             bash(2, "python3 -c 'import deep_ep'", category="import-check",
+                  sigs=("ModuleNotFoundError: deep_ep",), exit_code=1),
+             todo(3, ("DeepEP — abandoned: deep_ep not installed", "cancelled"))]
+    ex = extract(S, [S], calls, [], [], [Verdict(S, 2, "now-passes")])
+    assert by_name(ex)["DeepEP"].revisit == "replay of message 2: now-passes"
+
+
+# ------------------------------------------------------------- fixture campaign
+SM120 = {"FlashInfer allreduce fusion", "Torch symmetric memory allreduce"}
+
+
+@pytest.fixture(scope="module")
+def deadends(blackwell_db: Path) -> list[dict[str, Any]]:
+    r = CliRunner().invoke(cli, ["deadends", "--db", str(blackwell_db), "--json"],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_fixture_dead_ends(deadends: list[dict[str, Any]],
+                           blackwell_manifest: dict[str, Any]) -> None:
+    names = {d["name"]: d for d in deadends}
+    assert set(names) == {"FlashInfer allreduce fusion", "Custom allreduce on PCIe",
+                          "NCCL_ALGO=Tree", "Torch symmetric memory allreduce",
+                          "Expert Parallelism via DeepEP", "Flashinfer A2A backend"}
+    assert names["Expert Parallelism via DeepEP"]["status"] == "blocked"
+    assert "not installed" in names["Expert Parallelism via DeepEP"]["cause"]
+    assert names["Flashinfer A2A backend"]["cause"] == "out of memory"
+    assert names["Custom allreduce on PCIe"]["cause"] == "PCIe saturation"
+    assert "CUDA graphs" in names["NCCL_ALGO=Tree"]["cause"]
+    for d in deadends:
+        assert d["cause"] and all({"session_id", "ordinal"} <= set(e) for e in d["evidence"])
+    # the messages that tested and ended each allreduce attempt (the manifest's story)
+    labels = {"FlashInfer allreduce fusion": "flashinfer_allreduce_fusion",
+              "Custom allreduce on PCIe": "custom_allreduce_pcie",
+              "NCCL_ALGO=Tree": "nccl_tree", "Torch symmetric memory allreduce": "torch_symm_mem"}
+    story = {d["key"]: d for d in blackwell_manifest["dead_ends"]}
+    for name, key in labels.items():
+        ev = names[name]["evidence"]
+        tested = {e["ordinal"] for e in ev if e["role"] == "tested"}
+        assert set(story[key]["tested_ordinals"]) <= tested, name
+        assert names[name]["ended_at"] == story[key]["ended_ordinal"], name
+    # the two SM120 failures share one cause node
+    assert len({names[n]["cause_id"] for n in SM120}) == 1
+    assert names["FlashInfer allreduce fusion"]["cause_id"] == "cause:unsupported:sm120"
+
+
+def test_fixture_untested_and_pivot_and_decision(blackwell_db: Path) -> None:
+    r = CliRunner().invoke(cli, ["untested", "--db", str(blackwell_db), "--json"])
+    items = json.loads(r.stdout)
+    assert [(q["ordinal"], q["question"], q["reason"]) for q in items] == [
+        (5216, "is deepep importable on 10.1.230.174?", "Host key verification failed")]
+    with KbStore(blackwell_db, read_only=True) as store:
+        scope = [gs.scope_of(store, store.resolve_session(None))]
+        pivots = gs.pivots(store, scope)
+        decisions = gs.decisions(store, scope)
+        g = gs.load_graph(store, scope)
+    assert {p["ordinal"] for p in pivots} == {5214} and len(pivots) == 4
+    assert any(d["ordinal"] == 5227 and "CUDA 13" in d["label"] for d in decisions)
+    # the subagent's research attaches to the approach it served
+    ep = next(n for n, d in g.nodes(data=True) if d.get("label") ==
+              "Expert Parallelism via DeepEP")
+    assert any(d["type"] == "researched_in" for _, _, d in g.out_edges(ep, data=True))
+
+
+def test_why_timeline_handoff(blackwell_db: Path, tmp_path: Path) -> None:
+    run = CliRunner()
+    why = run.invoke(cli, ["why", "deepep", "--db", str(blackwell_db)]).stdout
+    assert "Expert Parallelism via DeepEP" in why and "5216" in why
+    assert "pivot at 5214" in why and "never answered" in why
+    assert run.invoke(cli, ["why", "5061", "--db", str(blackwell_db)]).stdout.startswith(
+        "✘ Torch symmetric memory")
+    tl = run.invoke(cli, ["timeline", "--db", str(blackwell_db)]).stdout
+    assert "FlashInfer allreduce fusion" in tl and "tok/s" in tl and "89.5" in tl
+    out = tmp_path / "handoff.md"
+    r = run.invoke(cli, ["handoff", "--db", str(blackwell_db), "-o", str(out)])
+    assert r.exit_code == 0
+    md = out.read_text()
+    for section in ("## Goal", "## What was tried", "## Dead ends, by cause",
+                    "## Measurements", "## Open and untested", "## Last decision"):
+        assert section in md
+    assert "is deepep importable" in md and "SM120 unsupported" in md
+
+
+@pytest.mark.parametrize("fmt", ["json", "graphml", "dot", "mermaid"])
+def test_graph_exports(blackwell_db: Path, fmt: str) -> None:
+    r = CliRunner().invoke(cli, ["graph", "--db", str(blackwell_db), "--format", fmt])
+    assert r.exit_code == 0
+    text = r.stdout
+    if fmt == "json":
+        g = nx.node_link_graph(json.loads(text), edges="edges")
+        assert any(d.get("type") == "cause" for _, d in g.nodes(data=True))
+    elif fmt == "graphml":
+        assert ET.fromstring(text).tag.endswith("graphml")
+    elif fmt == "dot":
+        assert text.startswith("digraph") and "pivoted_to @5214" in text
+    else:
+        assert text.startswith("flowchart LR") and "pivoted_to @5214" in text
+
+
+def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) -> None:
+    db = str(blackwell_db_copy)
+    run = CliRunner()
+    r = run.invoke(cli, ["mark", "5224", "--db", db, "--dead-end", "gains vanish at bs=4"])
+    assert r.exit_code == 0, r.stderr
+    run.invoke(cli, ["mark", "5216", "--db", db, "--note", "retry with ssh -o StrictHostKey"])
+
+    def status() -> dict[str, str]:
+        items = json.loads(run.invoke(cli, ["deadends", "--db", db, "--json"]).stdout)
+        return {d["name"]: d["status"] for d in items}
+
+    assert status()["Baseline with --cuda-graph-max-bs 128"] == "dead_end"
+    with KbStore(db) as store:
+        ingest(store, [blackwell / "session.jsonl"], force=True)
+        gs.rebuild(store, gs.scope_of(store, store.resolve_session(None)), force=True)
+    assert status()["Baseline with --cuda-graph-max-bs 128"] == "dead_end"
+    listed = json.loads(run.invoke(cli, ["mark", "--list", "--db", db, "--json"]).stdout)
+    assert [a["kind"] for a in listed] == ["dead_end", "note"]
+    run.invoke(cli, ["unmark", "5224", "--db", db])
+    assert "Baseline with --cuda-graph-max-bs 128" not in status()
+
+
+def test_graph_rebuild_is_skipped_when_nothing_changed(blackwell_db_copy: Path) -> None:
+    with KbStore(blackwell_db_copy) as store:
+        scope = gs.scope_of(store, store.resolve_session(None))
+        assert gs.rebuild(store, scope) is False
+        assert gs.rebuild(store, scope, force=True) is True
