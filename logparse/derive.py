@@ -32,7 +32,7 @@ import orjson
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status
 from logparse.prose import classify_prose
 from logparse.shell import parse_command
-from logparse.signals import error_signatures, measurements
+from logparse.signals import error_signatures, measurement_tuples
 from logparse.source import RawMessage, message_sort_key
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -81,11 +81,41 @@ def _dumps(v: Any) -> str | None:
     return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+MEASURE_HEAD, MEASURE_TAIL = 2000, 10000
+_MEASURED_CATEGORIES = frozenset({"benchmark", "build", "other"})
+_RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
+_PROSE_HINTS = ("/s", "throughput", "latency", "TPOT", "TTFT", "ms", "%", "faster", "slower")
+
+
+def worth_measuring(text: str, category: str | None = None) -> bool:
+    """Cheap gate before :func:`measurement_tuples`.
+
+    Outputs of commands that report numbers (benchmarks, builds, scripts) are
+    read; other outputs (log tails, greps, launches) only when they hold a
+    results block, since a server log repeats a per-step rate on every line.
+    Prose (``category`` None) is read when it mentions a rate or a latency."""
+    if category in _MEASURED_CATEGORIES:
+        return True
+    if category is None:
+        return any(h in text for h in _PROSE_HINTS)
+    tail = text[-MEASURE_TAIL:]
+    return any(h in tail for h in _RESULT_MARKERS)
+
+
 def _measure(text: str) -> list[dict[str, Any]] | None:
-    found = measurements(text)
+    """Measurements of a text; of a long output only its head and tail are read (results
+    blocks come last, and a server log repeats the same rate on every line), and a label
+    repeated in one output keeps its last value."""
+    if len(text) > MEASURE_HEAD + MEASURE_TAIL:
+        text = text[:MEASURE_HEAD] + "\n" + text[-MEASURE_TAIL:]
+    found = measurement_tuples(text)
     if not found:
         return None
-    return [{"value": m.value, "unit": m.unit, "label": m.label} for m in found]
+    last: dict[tuple[str, str], float] = {}
+    for value, unit, label in found:
+        last.pop((label, unit), None)
+        last[(label, unit)] = value
+    return [{"value": v, "unit": u, "label": lab} for (lab, u), v in last.items()]
 
 
 def tool_status(state: dict[str, Any]) -> str:
@@ -251,7 +281,7 @@ class Deriver:
         start = _num(t.get("start")) if isinstance(t, dict) else None
         if kind == EventKind.DECISION:
             cls = classify_prose(text).value
-            meas = _measure(text)
+            meas = _measure(text) if worth_measuring(text) else None
         else:
             cls, meas = None, None
         self.batch.prose.append((ordinal, seq, mid, part.get("id"), kind, source, start, text,
@@ -402,7 +432,8 @@ class Deriver:
                 for s in error_signatures(text):
                     if s not in sigs:
                         sigs.append(s)
-        if output and tool not in ("read", "todowrite", "todoread"):
+        if output and tool not in ("read", "todowrite", "todoread") \
+                and worth_measuring(output, category):
             meas = _measure(output)
         t = state.get("time") if isinstance(state.get("time"), dict) else {}
         workdir = _text(inp.get("workdir"))

@@ -1,0 +1,439 @@
+"""Programs driven by a subcommand: pip, package managers, git and container runtimes.
+
+This module owns the subcommand tables of these tools and the finders that
+locate the subcommand (``_pip_like`` for pip in all its spellings,
+``_git_sub`` for git), which the category uses, and the safety rules that
+map a subcommand and its options to a severity (``_git_safety``,
+``_package_safety``, ``_container_safety``).  The tables are long and change
+independently of the generic safety logic, so they are kept together here
+rather than inside :mod:`.safety`.
+"""
+
+from __future__ import annotations
+
+from logparse.shell.argv import _names
+from logparse.shell.programs import (
+    _LAUNCH,
+    _MUT,
+    _RO,
+    _UNK,
+    _VERSION_ARGS,
+    _first_operand,
+    _is_python,
+    _python_invocation,
+)
+
+# ---------------------------------------------------------------------------
+# pip and package managers
+# ---------------------------------------------------------------------------
+
+_PIP_GLOBAL_ARGS = _names(
+    "--python --log --proxy --cache-dir --timeout --retries --cert --client-cert "
+    "--exists-action --trusted-host --keyring-provider"
+)
+
+
+def _pip_sub(argv: tuple[str, ...], i: int) -> str | None:
+    """The pip subcommand in ``argv[i:]`` (``--version`` counts as ``version``)."""
+    for a in argv[i:]:
+        if a in ("--version", "-V"):
+            return "version"
+        if not a.startswith("-"):
+            break
+    sub, _ = _first_operand(argv, i, _PIP_GLOBAL_ARGS)
+    return sub
+
+
+def _pip_like(prog: str, eff: tuple[str, ...]) -> tuple[str, int] | None:
+    """If ``eff`` runs pip (``pip``, ``pip3``, ``python -m pip``, ``uv pip``): ``(sub, idx)``."""
+    if prog == "pip" or (prog.startswith("pip") and prog[3:].replace(".", "").isdigit()):
+        return (_pip_sub(eff, 1) or ""), 1
+    if _is_python(prog):
+        mode, value, k = _python_invocation(eff)
+        if mode == "m" and value == "pip":
+            return (_pip_sub(eff, k) or ""), k
+        return None
+    if prog == "uv" and len(eff) > 1 and eff[1] == "pip":
+        return (_pip_sub(eff, 2) or ""), 2
+    return None
+
+
+_PIP_READ = _names(
+    "show list freeze check index inspect debug help search version tree config cache"
+)
+_PIP_WRITE = frozenset({"install", "uninstall", "download", "wheel", "sync", "compile"})
+
+_PKG_MANAGERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+for _progs, _mut, _ro in (
+    (
+        ("apt", "apt-get", "aptitude"),
+        "install remove purge upgrade full-upgrade dist-upgrade update autoremove reinstall "
+        "build-dep satisfy clean autoclean download source markauto",
+        "list show search policy depends rdepends showsrc changelog madison check",
+    ),
+    (
+        ("yum", "dnf", "microdnf", "zypper"),
+        "install remove erase update upgrade reinstall downgrade autoremove groupinstall "
+        "makecache clean in rm up",
+        "list info search provides repolist check-update history se if",
+    ),
+    (("apk",), "add del upgrade update fix", "info search list policy"),
+    (
+        ("brew",),
+        "install uninstall remove upgrade update reinstall link unlink tap cleanup",
+        "list info search outdated config deps leaves",
+    ),
+    (("snap",), "install remove refresh", "list info find"),
+    (
+        ("conda", "mamba", "micromamba"),
+        "install remove uninstall create update upgrade clean",
+        "list info search",
+    ),
+    (
+        ("npm", "yarn", "pnpm"),
+        "install i ci add remove uninstall rm un update upgrade link publish prune dedupe",
+        "ls list view info outdated why",
+    ),
+    (("gem",), "install uninstall update", "list search info env"),
+    (("pipx",), "install uninstall upgrade inject reinstall upgrade-all", "list"),
+):
+    for _n in _progs:
+        _PKG_MANAGERS[_n] = (frozenset(_mut.split()), frozenset(_ro.split()))
+
+
+# ---------------------------------------------------------------------------
+# git
+# ---------------------------------------------------------------------------
+
+_GIT_EDIT = _names(
+    "apply am checkout switch restore reset stash cherry-pick merge rebase pull revert mv rm clean"
+)
+_GIT_READ = _names(
+    "log show diff status grep blame rev-parse describe ls-files ls-tree ls-remote "
+    "cat-file rev-list shortlog reflog whatchanged name-rev merge-base count-objects "
+    "check-ignore for-each-ref show-ref var diff-tree diff-files diff-index cherry "
+    "version help --version"
+)
+
+
+def _git_sub(eff: tuple[str, ...]) -> tuple[str | None, int]:
+    n = len(eff)
+    i = 1
+    while i < n:
+        a = eff[i]
+        if a in (
+            "-C",
+            "-c",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--super-prefix",
+            "--config-env",
+        ):
+            i += 2
+            continue
+        if a == "--version":
+            return a, i
+        if a.startswith("-"):
+            i += 1
+            continue
+        return a, i
+    return None, n
+
+
+# ---------------------------------------------------------------------------
+# Safety rules for git, package managers and containers
+# ---------------------------------------------------------------------------
+
+
+def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
+    sub, k = _git_sub(eff)
+    rest = eff[k + 1 :]
+    for a in eff[1:k]:
+        if a == "-c" or a.startswith(("--config-env", "--exec-path")):
+            return (_UNK, f"git {a} can make git run other commands")
+    if (
+        any(
+            a in ("-O", "--open-files-in-pager") or a.startswith("--open-files-in-pager=")
+            for a in rest
+        )
+        and sub == "grep"
+    ):
+        return (_UNK, "git grep -O runs a pager command")
+    if any(a.startswith("--output") for a in rest):
+        return (_MUT, f"git {sub} --output writes a file")
+    if sub is None:
+        return (_RO, "git alone only prints help")
+    if sub in _GIT_READ:
+        if sub == "reflog" and rest and rest[0] not in ("show",) and not rest[0].startswith("-"):
+            return (_MUT, f"git reflog {rest[0]} changes the repository")
+        return (_RO, f"git {sub} only reads")
+    if sub == "branch":
+        flags = [a for a in rest if a.startswith("-")]
+        operands = [a for a in rest if not a.startswith("-")]
+        listing = any(f in ("--list", "-l") for f in flags)
+        mutating = any(
+            f
+            in (
+                "-d",
+                "-D",
+                "-m",
+                "-M",
+                "-c",
+                "-C",
+                "--delete",
+                "--move",
+                "--copy",
+                "-f",
+                "--force",
+                "-u",
+                "--set-upstream-to",
+                "--unset-upstream",
+                "--edit-description",
+            )
+            or f.startswith("--set-upstream-to=")
+            for f in flags
+        )
+        if not mutating and (listing or not operands):
+            return (_RO, "git branch only lists branches")
+        return (_MUT, "git branch changes branches")
+    if sub == "tag":
+        if not rest or any(a in ("-l", "--list") for a in rest):
+            return (_RO, "git tag only lists tags")
+        return (_MUT, "git tag changes tags")
+    if sub == "stash":
+        if rest and rest[0] in ("list", "show"):
+            return (_RO, f"git stash {rest[0]} only reads")
+        return (_MUT, "git stash changes the working tree")
+    if sub == "remote":
+        if not rest or rest[0] in ("-v", "--verbose", "show", "get-url"):
+            return (_RO, "git remote only reads")
+        return (_MUT, "git remote changes remotes")
+    if sub == "config":
+        if any(
+            a in ("--get", "--get-all", "--list", "-l", "--get-regexp", "--show-origin")
+            for a in rest
+        ) or (
+            len([a for a in rest if not a.startswith("-")]) == 1
+            and not any(
+                a in ("--unset", "--unset-all", "--add", "--replace-all", "--edit", "-e")
+                for a in rest
+            )
+        ):
+            return (_RO, "git config only reads")
+        return (_MUT, "git config changes settings")
+    if sub in ("worktree", "submodule") and rest and rest[0] in ("list", "status", "summary"):
+        return (_RO, f"git {sub} {rest[0]} only reads")
+    if sub in (
+        "commit",
+        "push",
+        "checkout",
+        "switch",
+        "restore",
+        "reset",
+        "clean",
+        "pull",
+        "merge",
+        "rebase",
+        "apply",
+        "am",
+        "cherry-pick",
+        "revert",
+        "fetch",
+        "clone",
+        "init",
+        "add",
+        "rm",
+        "mv",
+        "gc",
+        "prune",
+        "submodule",
+        "worktree",
+        "notes",
+        "bisect",
+        "update-index",
+        "update-ref",
+        "filter-branch",
+        "lfs",
+        "sparse-checkout",
+        "format-patch",
+        "repack",
+        "symbolic-ref",
+        "commit-tree",
+        "checkout-index",
+        "read-tree",
+        "write-tree",
+        "replace",
+        "maintenance",
+    ):
+        return (_MUT, f"git {sub} changes the repository")
+    return (_UNK, f"git {sub} is not recognised")
+
+
+def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
+    args = eff[1:]
+    if prog == "dpkg":
+        if (
+            args
+            and all(
+                a
+                in (
+                    "-l",
+                    "-L",
+                    "-s",
+                    "-S",
+                    "-p",
+                    "--list",
+                    "--listfiles",
+                    "--status",
+                    "--search",
+                    "--print-architecture",
+                    "--get-selections",
+                    "--print-avail",
+                    "--version",
+                )
+                or not a.startswith("-")
+                for a in args
+            )
+            and args[0].startswith("-")
+        ):
+            return (_RO, "dpkg query only reads")
+        return (_MUT, "dpkg changes installed packages")
+    if prog in ("apt-cache", "dpkg-query"):
+        return (_RO, f"{prog} only reads")
+    if prog == "apt-mark":
+        if args and args[0].startswith("show"):
+            return (_RO, "apt-mark show only reads")
+        return (_MUT, "apt-mark changes package state")
+    if prog == "rpm":
+        if args and (args[0].startswith("-q") or args[0] == "--query"):
+            return (_RO, "rpm -q only reads")
+        return (_MUT, "rpm changes installed packages")
+    if prog == "uv":
+        sub = args[0] if args else ""
+        if sub in ("--version", "version", "tree", "help") or (
+            sub == "python" and args[1:2] == ("list",)
+        ):
+            return (_RO, f"uv {sub} only reads")
+        if sub in (
+            "add",
+            "remove",
+            "sync",
+            "lock",
+            "venv",
+            "tool",
+            "build",
+            "init",
+            "cache",
+            "publish",
+            "python",
+            "self",
+        ):
+            return (_MUT, f"uv {sub} changes packages or files")
+        return (_UNK, f"uv {sub} is not recognised")
+    if prog in ("cargo", "go"):
+        sub = args[0] if args else ""
+        if sub in ("--version", "version", "env", "tree", "metadata", "list", "doc"):
+            return (_RO, f"{prog} {sub} only reads")
+        if sub in (
+            "build",
+            "b",
+            "install",
+            "get",
+            "add",
+            "new",
+            "init",
+            "update",
+            "clean",
+            "mod",
+            "fmt",
+            "fix",
+            "publish",
+            "uninstall",
+        ):
+            return (_MUT, f"{prog} {sub} writes files")
+        return (_UNK, f"{prog} {sub} runs code")
+    mut, ro = _PKG_MANAGERS.get(prog, (frozenset(), frozenset()))
+    sub, _ = _first_operand(eff, 1, frozenset({"-n", "--name", "-p", "--prefix", "-c"}))
+    if prog in ("conda", "mamba", "micromamba"):
+        if sub == "env":
+            sub2 = args[1] if len(args) > 1 else ""
+            if sub2 in ("list", "export"):
+                return (_RO, f"{prog} env {sub2} only reads")
+            return (_MUT, f"{prog} env {sub2} changes environments")
+        if sub in ("activate", "deactivate"):
+            return (_RO, f"{prog} {sub} only changes the shell environment")
+        if sub == "config" and any(a in ("--show", "--get", "--show-sources") for a in args):
+            return (_RO, f"{prog} config --show only reads")
+    if sub in ro:
+        return (_RO, f"{prog} {sub} only reads")
+    if sub in mut:
+        return (_MUT, f"{prog} {sub} changes installed packages")
+    if args and args[0] in _VERSION_ARGS:
+        return (_RO, f"{prog} {args[0]} only prints information")
+    return (_UNK, f"{prog} {sub or ''} is not recognised".replace("  ", " "))
+
+
+def _container_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
+    args = eff[1:]
+    sub = args[0] if args else ""
+    if sub in (
+        "ps",
+        "images",
+        "inspect",
+        "version",
+        "info",
+        "top",
+        "port",
+        "history",
+        "--version",
+        "search",
+        "diff",
+    ):
+        return (_RO, f"{prog} {sub} only reads")
+    if sub == "stats":
+        if "--no-stream" in args:
+            return (_RO, f"{prog} stats --no-stream only reads")
+        return (_LAUNCH, f"{prog} stats runs until stopped")
+    if sub == "logs":
+        if any(a in ("-f", "--follow") for a in args):
+            return (_LAUNCH, f"{prog} logs -f follows the logs until stopped")
+        return (_RO, f"{prog} logs only reads")
+    if sub in ("image", "container", "network", "volume", "system", "compose", "context"):
+        sub2 = args[1] if len(args) > 1 else ""
+        if sub2 in ("ls", "list", "inspect", "ps", "logs", "df", "info", "config", "show"):
+            return (_RO, f"{prog} {sub} {sub2} only reads")
+        return (_MUT, f"{prog} {sub} {sub2} changes containers".replace("  ", " "))
+    if sub == "exec":
+        if any(a in ("-d", "--detach") for a in args[1:4]):
+            return (_LAUNCH, f"{prog} exec -d starts a background process")
+        return (_RO, f"{prog} exec runs the analysed command")
+    if sub in (
+        "run",
+        "rm",
+        "kill",
+        "stop",
+        "start",
+        "restart",
+        "pull",
+        "push",
+        "build",
+        "rmi",
+        "tag",
+        "commit",
+        "cp",
+        "create",
+        "load",
+        "save",
+        "import",
+        "export",
+        "rename",
+        "update",
+        "pause",
+        "unpause",
+        "prune",
+        "login",
+        "logout",
+    ):
+        return (_MUT, f"{prog} {sub} changes containers or images")
+    return (_UNK, f"{prog} {sub} is not recognised")
