@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kb.graph.text import (
     RETEST,
@@ -47,8 +48,7 @@ _TIMEOUT = re.compile(r"timed out|timeout", re.I)
 
 
 # ------------------------------------------------------------------------ rows
-@dataclass(frozen=True, slots=True)
-class CallRow:
+class CallRow(NamedTuple):
     session_id: str
     ordinal: int
     seq: int
@@ -69,8 +69,7 @@ class CallRow:
     output_tail: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ProseRow:
+class ProseRow(NamedTuple):
     session_id: str
     ordinal: int
     seq: int
@@ -268,17 +267,26 @@ class Extractor:
 
     # -- the pass -----------------------------------------------------------
     def run(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+        """The first pass over a scope: learns which command tokens are too common to
+        identify an approach, then feeds every row."""
         cmd_df: Counter[str] = Counter()
         for c in calls:
             cmd_df.update(tokens(c.remote_command or c.command or ""))
         floor = max(3, len(calls) // 200)
         self.common = frozenset(t for t, n in cmd_df.items() if n > floor)
-        stream: list[tuple[tuple[str, int, int, int], CallRow | ProseRow]] = []
+        self.feed(calls, prose)
+
+    def feed(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+        """Walk rows in transcript order (the scope session first, then its subagents).
+
+        Feeding the rows of messages appended since the last pass continues the
+        story where it stopped: that is how a grown session updates its graph."""
+        stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow]] = []
         for c in calls:
-            stream.append(((c.session_id, c.ordinal, c.seq, 1), c))
+            stream.append(((c.session_id != self.scope, c.session_id, c.ordinal, c.seq, 1), c))
         for p in prose:
-            stream.append(((p.session_id, p.ordinal, p.seq, 0), p))
-        stream.sort(key=lambda x: (x[0][0] != self.scope, x[0]))
+            stream.append(((p.session_id != self.scope, p.session_id, p.ordinal, p.seq, 0), p))
+        stream.sort(key=lambda x: x[0])
         for _, row in stream:
             if isinstance(row, ProseRow):
                 self._prose(row)
@@ -469,6 +477,13 @@ class Extractor:
     # -- after the pass ----------------------------------------------------------
     def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
                sessions: list[str]) -> Extraction:
+        """Settle statuses and causes, link pivots, apply annotations and replay verdicts.
+
+        Works on a copy, so the extractor can be fed more rows afterwards."""
+        return copy.deepcopy(self)._finish(annotations, verdicts, sessions)
+
+    def _finish(self, annotations: list[Annotation], verdicts: list[Verdict],
+                sessions: list[str]) -> Extraction:
         for a in self.approaches:
             self._settle(a)
         self._pivots()

@@ -9,6 +9,8 @@ alone.  Queries read the persisted tables and never rebuild.
 
 from __future__ import annotations
 
+import io
+import pickle
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,11 +19,18 @@ import orjson
 import pyarrow as pa
 
 from kb.graph.build import build_graph
-from kb.graph.extract import Annotation, CallRow, Extraction, ProseRow, Verdict, extract
+from kb.graph.extract import (
+    Annotation,
+    CallRow,
+    Extraction,
+    Extractor,
+    ProseRow,
+    Verdict,
+)
 from kb.store import KbNotFound, KbStore
 
-ROUTINE = "observation"
-_ANNOUNCE_SQL = r"(?i)\b(let me|let's|let us|i'll|we'll|next|now|time to|moving on)\b"
+_ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
+                 r"prototype|go with|check)\b")
 
 
 def scope_sessions(store: KbStore, scope: str) -> list[str]:
@@ -75,9 +84,13 @@ def fingerprint(store: KbStore, sids: list[str]) -> tuple[str, int]:
     return f"{row[0]}:{row[1]}:{ann[0]}:{ann[1]}:{rep[0]}:{len(sids)}", int(row[0])
 
 
-def load_rows(store: KbStore, sids: list[str]
-              ) -> tuple[list[CallRow], list[ProseRow], list[Annotation], list[Verdict]]:
-    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = None
+              ) -> tuple[list[CallRow], list[ProseRow]]:
+    """The signal rows of some sessions, those after ordinal ``after[session]`` only."""
+    after = after or {}
+    ids = pa.table({  # noqa: F841
+        "sid": pa.array(sids, type=pa.string()),
+        "after": pa.array([after.get(s, 0) for s in sids], type=pa.int32())})
     calls = []
     for r in store.conn.execute("""
             SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
@@ -87,7 +100,7 @@ def load_rows(store: KbStore, sids: list[str]
                    CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
                    END
-            FROM calls WHERE session_id IN (SELECT sid FROM ids)
+            FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         todos = None
         if r[15] is not None:
@@ -102,30 +115,101 @@ def load_rows(store: KbStore, sids: list[str]
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16]))
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
             SELECT session_id, ordinal, seq, classification, text, prose_role FROM prose
-            WHERE session_id IN (SELECT sid FROM ids) AND kind = 'decision'
-              AND (classification <> '{ROUTINE}'
-                   OR regexp_matches(left(text, 400), $$ {_ANNOUNCE_SQL} $$))
+            JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after
+            WHERE kind = 'decision'
+              AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
+                   OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$))
             ORDER BY session_id, ordinal, seq""").fetchall()]
+    return calls, prose
+
+
+def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
+    """What steers a graph besides the transcript: annotations and replay verdicts."""
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
     annotations = [Annotation(*r) for r in store.conn.execute(
         "SELECT id, session_id, ordinal, kind, value, target FROM annotations "
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
     verdicts: list[Verdict] = []
     if _has_table(store, "replay_steps"):
-        from kb.replay import latest_verdicts  # optional: replay may not be installed
+        from kb.replay import latest_verdicts  # replay's own tables
 
         for sid in sids:
             for ordinal, v in latest_verdicts(store, sid).items():
                 verdicts.append(Verdict(sid, ordinal, getattr(v, "verdict", str(v)),
                                         getattr(v, "note", None)))
-    return calls, prose, annotations, verdicts
+    return annotations, verdicts
 
 
-def extract_scope(store: KbStore, scope: str) -> Extraction:
+class _Unpickler(pickle.Unpickler):
+    """Loads an extractor state and nothing else: a knowledge base file may come from
+    someone else, and a pickle may otherwise run any code."""
+
+    ALLOWED = {("kb.graph.extract", n) for n in (
+        "Extractor", "Approach", "Evidence", "Question", "Pivot", "Decision", "CallRow",
+        "ProseRow")} | {("kb.graph.text", "Cause"), ("builtins", "set"),
+                        ("builtins", "frozenset"), ("collections", "Counter")}
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in self.ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a graph state")
+        return super().find_class(module, name)
+
+
+def _marks(store: KbStore, sids: list[str]) -> dict[str, list[int]]:
+    """Per session: the last ordinal and the digest sum of every message up to it."""
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    return {sid: [int(n), int(d)] for sid, n, d in store.conn.execute(
+        "SELECT session_id, max(ordinal), sum(digest % 1000000007) FROM messages "
+        "WHERE session_id IN (SELECT sid FROM ids) GROUP BY session_id").fetchall()}
+
+
+def _still_valid(store: KbStore, marks: dict[str, list[int]]) -> bool:
+    """Are the messages an earlier pass read unchanged (the session only grew)?"""
+    for sid, (last, dsum) in marks.items():
+        row = store.conn.execute(
+            "SELECT sum(digest % 1000000007), count(*) FROM messages "
+            "WHERE session_id = ? AND ordinal <= ?", [sid, last]).fetchone()
+        if row is None or row[0] is None or int(row[0]) != dsum or int(row[1]) != last:
+            return False
+    return True
+
+
+def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> Extractor:
+    """The scope's extractor fed to the last message: resumed when the sessions only grew."""
+    row = None if force else store.conn.execute(
+        "SELECT marks, state FROM graph_state WHERE scope = ?", [scope]).fetchone()
+    ex: Extractor | None = None
+    if row is not None:
+        marks = orjson.loads(row[0])
+        if _still_valid(store, marks):
+            try:
+                ex = _Unpickler(io.BytesIO(row[1])).load()
+            except (pickle.UnpicklingError, AttributeError, EOFError, TypeError):
+                ex = None
+            if ex is not None:
+                calls, prose = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
+                ex.feed(calls, prose)
+    if ex is None:
+        ex = Extractor(scope)
+        ex.run(*load_rows(store, sids))
+    store.conn.execute("DELETE FROM graph_state WHERE scope = ?", [scope])
+    store.conn.execute("INSERT INTO graph_state VALUES (?, ?, ?)",
+                       [scope, orjson.dumps(_marks(store, sids)).decode(),
+                        pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)])
+    return ex
+
+
+def extract_scope(store: KbStore, scope: str, force: bool = False) -> Extraction:
     sids = scope_sessions(store, scope)
     if not sids:
         raise KbNotFound(f"no session {scope}")
-    calls, prose, annotations, verdicts = load_rows(store, sids)
-    return extract(scope, sids, calls, prose, annotations, verdicts)
+    annotations, verdicts = load_steering(store, sids)
+    if store.read_only:
+        ex = Extractor(scope)
+        ex.run(*load_rows(store, sids))
+    else:
+        ex = _extractor(store, scope, sids, force)
+    return ex.finish(annotations, verdicts, sids)
 
 
 def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
@@ -135,9 +219,9 @@ def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def graph_of(store: KbStore, scope: str) -> nx.MultiDiGraph:
-    """Derive a scope's graph from its rows (does not persist)."""
-    ex = extract_scope(store, scope)
+def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph:
+    """Derive a scope's graph from its rows (the graph itself is not persisted)."""
+    ex = extract_scope(store, scope, force)
     return build_graph(ex, session_infos(store, ex.sessions))
 
 
@@ -150,13 +234,18 @@ def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
                                  [scope]).fetchone()
         if row and row[0] == fp:
             return False
-    g = graph_of(store, scope)
+    g = graph_of(store, scope, force)
     persist(store, scope, g, fp, messages)
     return True
 
 
 def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool = False
                 ) -> list[str]:
+    """Rebuild the scopes of some sessions (all by default); drop graphs of sessions that
+    turned out to be subagents (their parent's call arrived later)."""
+    for table in ("graph_nodes", "graph_edges", "graph_builds", "graph_state"):
+        store.conn.execute(f"DELETE FROM {table} WHERE scope NOT IN "
+                           "(SELECT session_id FROM sessions WHERE parent_id IS NULL)")
     wanted = {scope_of(store, s) for s in only} if only is not None else set(scopes(store))
     return [s for s in sorted(wanted) if rebuild(store, s, force=force)]
 

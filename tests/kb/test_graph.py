@@ -336,3 +336,46 @@ def test_graph_rebuild_is_skipped_when_nothing_changed(blackwell_db_copy: Path) 
         scope = gs.scope_of(store, store.resolve_session(None))
         assert gs.rebuild(store, scope) is False
         assert gs.rebuild(store, scope, force=True) is True
+
+
+def test_a_grown_session_continues_the_pass(blackwell: Path, tmp_path: Path,
+                                            blackwell_manifest: dict[str, Any]) -> None:
+    """Growing a session updates its graph from the new messages only, to the same graph."""
+    lines = (blackwell / "session.jsonl").read_bytes().splitlines(keepends=True)
+    part = tmp_path / "grown" / "session.jsonl"
+    part.parent.mkdir()
+    part.write_bytes(b"".join(lines[:5150]))
+    child = sorted(blackwell.glob("session-*.jsonl"))
+    with KbStore(tmp_path / "grown.duckdb") as store:
+        ingest(store, [part, *child])
+        scope = blackwell_manifest["session_id"]
+        state = "SELECT marks FROM graph_state WHERE scope = ?"
+        before = store.conn.execute(state, [scope]).fetchone()
+        part.write_bytes(b"".join(lines))
+        ingest(store, [part])
+        marks = json.loads(store.conn.execute(state, [scope]).fetchone()[0])
+        # the subagent joined its parent's scope once the spawning call arrived
+        assert store.conn.execute("SELECT scope FROM graph_state").fetchall() == [(scope,)]
+        assert before is not None and json.loads(before[0])[scope][0] == 5150
+        assert marks[scope][0] == 5228
+        grown = (gs.dead_ends(store, [scope]), gs.untested(store, [scope]),
+                 gs.pivots(store, [scope]))
+    with KbStore(tmp_path / "fresh.duckdb") as store:
+        ingest(store, [part, *child])
+        fresh = (gs.dead_ends(store, [scope]), gs.untested(store, [scope]),
+                 gs.pivots(store, [scope]))
+    assert grown == fresh
+    assert len(grown[0]) == 6
+
+
+def test_graph_state_refuses_foreign_pickles(blackwell_db_copy: Path) -> None:
+    import pickle
+
+    with KbStore(blackwell_db_copy) as store:
+        scope = gs.scope_of(store, store.resolve_session(None))
+        store.conn.execute("UPDATE graph_state SET state = ?",
+                           [pickle.dumps(__import__("os").getcwd)])
+        # the state is refused and the scope rebuilt from its rows
+        assert gs.rebuild(store, scope, force=False) in (True, False)
+        g = gs.graph_of(store, scope)
+        assert any(d.get("status") == "blocked" for _, d in g.nodes(data=True))
