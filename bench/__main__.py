@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = {"ingest": "bench.ingest_bench"}
+BENCHES = {"ingest": "bench.ingest_bench", "graph": "bench.graph_bench",
+           "replay": "bench.replay_bench", "tui": "bench.tui_bench"}
 
 
 def main() -> None:

@@ -14,13 +14,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-import copy
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kb.graph.text import (
     RETEST,
+    STOPWORDS,
     Cause,
+    clause_with,
+    squash,
+    version_entity,
     announced,
     before_forward,
     cause_of,
@@ -40,6 +43,18 @@ MATCH = 0.6
 _FAILING = ("error", "aborted", "interrupted")
 _EXPERIMENT_CATEGORIES = frozenset({"launch", "benchmark", "build", "install", "import-check",
                                     "package-query"})
+_DEAD_MARK = re.compile(r"[❌✘✗⛔🚫]|\b(?:abandon\w*|dropped|shelved|parked|scrapped|"
+                        r"ruled out|gave up|no[\s-]?go)\b", re.I)
+_DONE_MARK = re.compile(r"[✅✔]")
+_BLOCKED = re.compile(r"\bblocked\b|\bcan'?t (?:be )?install|"
+                      r"\bnot installable\b|\bneeds? \S+ (?:first|before)\b", re.I)
+_TOGETHER = re.compile(r"\b(?:both|all (?:three|four|of them)|each|neither|none of them|"
+                       r"either)\b", re.I)
+_SAME_CAUSE = re.compile(r"\bsame (?:root )?(?:cause|problem|issue|reason|wall|blocker|story|bug|"
+                         r"failure) as (?:the |with |for )?(?P<ref>[^.;,)\n]{2,60})", re.I)
+_CAUSAL = re.compile(r"\b(?:because|since|due to|so|which means|means|isn'?t|aren'?t|can'?t|"
+                     r"cannot|won'?t|no |not |fails?|failed|broke|breaks|blocked|without|"
+                     r"needs?|requires?|too (?:old|new|slow)|slower|only)\b|→|->", re.I)
 _SUPERSEDED = re.compile(r"supersed|replaced by|no longer needed|not needed|obsolete|"
                          r"moot|skip(?:ped)?\b", re.I)
 _POSITIVE = re.compile(r"\b(?:win|wins|works|worked|improv\w*|faster|speed-?up|gain|"
@@ -138,6 +153,12 @@ class Approach:
     research: list[str] = field(default_factory=list)
     risks: list[str] = field(default_factory=list)
     revisit: str | None = None
+    blocked_hint: bool = False
+    """A note said it is blocked (waiting on something), not dead."""
+    explanation: list[str] = field(default_factory=list)
+    """Sentences around its end that say why (the concluding prose)."""
+    cause_text: str | None = None
+    """The text its cause was read from."""
     notes: list[str] = field(default_factory=list)
     annotated: bool = False
     last_position: int = -1
@@ -207,6 +228,8 @@ class Extractor:
         self.decisions: list[Decision] = []
         self.measurements: list[tuple[str, int, float, str, str]] = []
         self.links: list[tuple[str, str, str | None]] = []
+        self.together: list[list[str]] = []
+        """Approaches one verdict ended together ("both fail because …"): one cause."""
         self.common: frozenset[str] = frozenset()
         """Tokens too frequent in this scope's commands to identify an approach."""
         self._n = 0
@@ -243,27 +266,27 @@ class Extractor:
         if loose:
             toks = toks - self.common
         out = []
-        df: Counter[str] | None = None
+        df = Counter(t for x in self.approaches for t in x.tokens)
         for a in self.approaches:
             if a.kind == "goal" or not a.tokens:
                 continue
             common = a.tokens & toks
             need = min(len(a.tokens), 2)
-            if len(common) >= need and len(common) / len(a.tokens) >= 0.5:
+            distinctive = any(df[t] == 1 and len(t) >= 3 and not t[0].isdigit()
+                              for t in common)
+            if len(common) >= need and (len(common) / len(a.tokens) >= 0.5 or distinctive):
                 out.append(a)
-            elif loose and common:
-                if df is None:
-                    df = Counter(t for x in self.approaches for t in x.tokens)
-                if any(df[t] == 1 and len(t) >= 3 for t in common):
-                    out.append(a)
+            elif loose and distinctive:
+                out.append(a)
         return out
 
     def active(self, ordinal: int) -> list[Approach]:
         """Approaches being worked on at ``ordinal``, the most recently started last."""
         act = [a for a in self.approaches
-               if a.kind == "approach" and a.active and a.first <= ordinal
+               if a.kind != "goal" and a.active and a.first <= ordinal
                and (a.ended is None or a.ended >= ordinal)]
-        return sorted(act, key=lambda a: (a.todo_status == "in_progress", a.first))
+        return sorted(act, key=lambda a: (a.kind == "approach", a.todo_status == "in_progress",
+                                          a.first))
 
     # -- the pass -----------------------------------------------------------
     def run(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
@@ -281,11 +304,15 @@ class Extractor:
 
         Feeding the rows of messages appended since the last pass continues the
         story where it stopped: that is how a grown session updates its graph."""
+        # within a message: the todo list first (it names what the prose talks about),
+        # then the prose, then the calls it announced
         stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow]] = []
         for c in calls:
-            stream.append(((c.session_id != self.scope, c.session_id, c.ordinal, c.seq, 1), c))
+            rank = 0 if c.todos is not None else 2
+            stream.append(((c.session_id != self.scope, c.session_id, c.ordinal, rank, c.seq),
+                           c))
         for p in prose:
-            stream.append(((p.session_id != self.scope, p.session_id, p.ordinal, p.seq, 0), p))
+            stream.append(((p.session_id != self.scope, p.session_id, p.ordinal, 1, p.seq), p))
         stream.sort(key=lambda x: x[0])
         for _, row in stream:
             if isinstance(row, ProseRow):
@@ -328,10 +355,13 @@ class Extractor:
                 a.active = True
             elif status in ("completed", "cancelled"):
                 a.active = False
-            dead = tt.note and dead_end_phrase(tt.note)
-            if status == "cancelled" or dead:
-                self._end(a, row.session_id, row.ordinal, tt.note or content, source="todo")
-            elif status == "completed" and a.ended is None:
+            note = tt.note or ""
+            dead = bool(note) and bool(dead_end_phrase(note) or _DEAD_MARK.search(note))
+            blocked = bool(note) and bool(_BLOCKED.search(note))
+            if status == "cancelled" or dead or blocked:
+                self._end(a, row.session_id, row.ordinal, note or content, source="todo")
+                a.blocked_hint = a.blocked_hint or blocked
+            elif (status == "completed" or _DONE_MARK.search(note)) and a.ended is None:
                 a.status = "confirmed"
                 a.active = False
                 a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
@@ -367,14 +397,23 @@ class Extractor:
         phrase = dead_end_phrase(text) if cls in ("dead-end", "decision", "pivot") else None
         if phrase:
             sentence = sentence_with(text, phrase)
-            head = before_forward(sentence)
-            targets = [a for a in self.mentioned(head) if a.ended is None
-                       and a.kind == "approach" and a.status != "confirmed"
-                       and a.first <= row.ordinal]
-            if not targets:
+            head = before_forward(clause_with(text, phrase))
+            named = [a for a in self.mentioned(head) if a.kind != "goal"
+                     and a.status != "confirmed" and a.first <= row.ordinal
+                     and not (a.first == row.ordinal and a.todo_status in ("pending",
+                                                                          "in_progress"))]
+            targets = [a for a in named if a.ended is None]
+            if not targets and not named:
                 targets = self._latest_failure(row.ordinal)
             for a in targets:
                 self._end(a, row.session_id, row.ordinal, sentence, source="prose")
+            # a later verdict on approaches that already ended explains why they did
+            late = [a for a in named if a.ended is not None
+                    and 0 < row.ordinal - a.ended <= self.LATE_EXPLANATION]
+            for a in late:
+                a.end_notes.append((2, sentence))
+            if len(late) + len(targets) >= 2 and _TOGETHER.search(sentence):
+                self.together.append([a.id for a in late + targets])
         if cls == "pivot" or (cls in ("dead-end", "decision") and pivot_phrase(text)):
             self.pivots.append(Pivot(row.session_id, row.ordinal, short(text, 300), [], []))
         if cls == "decision" or decision_phrase(text):
@@ -417,7 +456,7 @@ class Extractor:
         else:
             text_only = False
         cmd = row.remote_command or row.command or ""
-        strong = [a for a in self.mentioned(cmd, loose=True) if a.kind == "approach"
+        strong = [a for a in self.mentioned(cmd, loose=True) if a.kind != "goal"
                   and a.first <= row.ordinal and (a.ended is None or a.ended >= row.ordinal)
                   and (a.active or len(self.mentioned(cmd)) > 0)]
         for a in strong:
@@ -428,6 +467,9 @@ class Extractor:
         if not strong and not text_only and row.category in _EXPERIMENT_CATEGORIES:
             for a in self.active(row.ordinal)[-1:]:
                 a.weak.append(row)
+                # only the last few can still decide the approach (see DECISIVE)
+                if len(a.weak) > 64:
+                    a.weak = [w for w in a.weak if w.ordinal >= row.ordinal - 12]
 
     def _research(self, row: CallRow) -> None:
         what = row.title or row.command or ""
@@ -443,7 +485,9 @@ class Extractor:
                                     short(what, 120)))
 
     def _question(self, row: CallRow) -> None:
-        reason = transport_failure(list(row.signatures))
+        # a transport failure leaves a question open only when the transport is the
+        # wrapper (ssh); "Connection refused" from a curl or nc probe is its answer
+        reason = transport_failure(list(row.signatures)) if row.hops else None
         if reason is None:
             if row.status in ("aborted", "interrupted"):
                 reason = f"the tool call was {row.status}"
@@ -475,17 +519,29 @@ class Extractor:
                 q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------
+    EXPLAIN = 2
+    """Messages before and after an approach's end whose prose may say why it ended."""
+
+    def explanation_spans(self) -> list[tuple[str, int, int]]:
+        """``(session, first, last)`` ordinals whose prose :meth:`finish` wants."""
+        return [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
+                for a in self.approaches if a.ended is not None]
+
     def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
-               sessions: list[str]) -> Extraction:
+               sessions: list[str],
+               explanations: dict[tuple[str, int], list[str]] | None = None) -> Extraction:
         """Settle statuses and causes, link pivots, apply annotations and replay verdicts.
 
-        Works on a copy, so the extractor can be fed more rows afterwards."""
-        return copy.deepcopy(self)._finish(annotations, verdicts, sessions)
-
-    def _finish(self, annotations: list[Annotation], verdicts: list[Verdict],
-                sessions: list[str]) -> Extraction:
+        ``explanations`` maps ``(session, ordinal)`` to the assistant prose of that
+        message, for the spans of :meth:`explanation_spans`.  This changes the
+        extractor: finish a copy to keep feeding the original."""
+        explanations = explanations or {}
+        for a in self.approaches:
+            if a.ended is not None:
+                a.explanation = _explain(a, explanations)
         for a in self.approaches:
             self._settle(a)
+        self._same_causes()
         self._pivots()
         self._decisions()
         self._apply(annotations)
@@ -499,6 +555,9 @@ class Extractor:
                           questions=self.questions, pivots=self.pivots,
                           decisions=self.decisions, measurements=self.measurements,
                           causes=causes, links=self.links)
+
+    LATE_EXPLANATION = 40
+    """Messages after an approach ended in which a verdict naming it still explains it."""
 
     DECISIVE = 8
     """Ordinals before an approach ended (or was confirmed) in which an unnamed
@@ -524,16 +583,53 @@ class Extractor:
             if e.ordinal <= a.ended:
                 signature = e.signatures[0] if e.signatures else None
                 break
-        a.cause, a.end_text = _best_cause(a.end_notes or [(1, a.end_text or "")], signature)
+        notes = list(a.end_notes or [(1, a.end_text or "")])
+        notes += [(1, t) for t in a.explanation]
+        decided = [d for d in self.decisions if a.ended is not None
+                   and abs(d.ordinal - a.ended) <= 1 and d.session_id == a.session_id]
+        notes += [(0, d.text) for d in decided]
+        a.cause, best = _best_cause(notes, signature)
+        a.cause_text = best
+        texts = [best] + [t for _, t in sorted(notes, key=lambda n: -n[0]) if t != best]
+        a.end_text = " · ".join(dict.fromkeys(short(t, 240) for t in texts if t))[:900]
         for ev in a.evidence:
             if ev.role == "ended" and ev.ordinal == a.ended:
-                ev.note = short(a.end_text, 200)
-        if a.cause.kind == "missing":
+                ev.note = short(best, 200)
+        if a.cause.kind == "missing" or a.blocked_hint:
             a.status = "blocked"
-        elif _SUPERSEDED.search(a.end_text or "") and not failing:
+        elif (_SUPERSEDED.search(" ".join(t for _, t in a.end_notes)) or decided) \
+                and not failing:
             a.status = "superseded"
         else:
             a.status = "dead_end"
+
+    def _same_causes(self) -> None:
+        """Join causes the transcript says are one ("same cause as PgBouncer"), and stated
+        causes that share their distinctive words ("session advisory locks")."""
+        ended = [a for a in self.approaches if a.cause is not None and a.ended is not None]
+        for a in ended:
+            m = _SAME_CAUSE.search(a.end_text or "")
+            if m:
+                ref = self.find(m.group("ref"), threshold=0.5,
+                                pool=[b for b in ended if b is not a])
+                if ref is not None and ref.cause is not None:
+                    a.cause = ref.cause
+        by_id = {a.id: a for a in ended}
+        for group in self.together:
+            members = [by_id[i] for i in group if i in by_id]
+            if len(members) >= 2:
+                first = members[0]
+                assert first.cause is not None
+                for b in members[1:]:
+                    b.cause = first.cause
+        loose = [a for a in ended if a.cause is not None and a.cause.kind in ("stated", "error")]
+        for i, a in enumerate(loose):
+            for b in loose[:i]:
+                assert a.cause is not None and b.cause is not None
+                if a.cause.key == b.cause.key:
+                    continue
+                if _cause_phrases(a) & _cause_phrases(b):
+                    a.cause = b.cause
 
     def _pivots(self) -> None:
         prev = 0
@@ -609,7 +705,7 @@ class Extractor:
             if any(e.ordinal == ann.ordinal and e.session_id == ann.session_id
                    for e in a.evidence):
                 return a
-        act = [a for a in self.approaches if a.kind == "approach"
+        act = [a for a in self.approaches if a.kind != "goal"
                and a.session_id == ann.session_id and a.first <= ann.ordinal
                and (a.ended is None or a.ended >= ann.ordinal)]
         return act[-1] if act else None
@@ -665,12 +761,56 @@ def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Ca
         c = cause_of(_MARKER.sub("", text))
         if c.kind != "stated":
             return c, text
+    for _, text in ordered:  # a named platform or version is the cause ("glibc 2.31")
+        ent = version_entity(text)
+        if ent:
+            return Cause(key=f"platform:{squash(ent)}", label=ent, kind="platform"), text
     top = ordered[0][1] if ordered else ""
     if signature:
         c = cause_of("", signature)
         if c.kind != "stated":
             return c, top
     return cause_of(_MARKER.sub("", top), signature), top
+
+
+def _explain(a: Approach, explanations: dict[tuple[str, int], list[str]]) -> list[str]:
+    """Sentences near an approach's end that give a reason: they name it or argue."""
+    assert a.ended is not None
+    out: list[str] = []
+    # the message that ended it first, then the one before it, then the rest
+    order = sorted(range(a.ended - Extractor.EXPLAIN, a.ended + Extractor.EXPLAIN + 1),
+                   key=lambda o: (o != a.ended, o != a.ended - 1, abs(o - a.ended)))
+    for o in order:
+        for text in explanations.get((a.session_id, o), []):
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+                sentence = sentence.strip(" -*•")
+                if len(sentence) < 12:
+                    continue
+                names_it = len(tokens(sentence) & a.tokens) >= min(2, len(a.tokens))
+                if names_it or (o >= a.ended - 1 and _CAUSAL.search(sentence)):
+                    out.append(short(sentence, 240))
+    return list(dict.fromkeys(out))[:4]
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word
+
+
+def _cause_phrases(a: Approach) -> frozenset[tuple[str, str]]:
+    """Two-word phrases of a cause that name a thing ("advisory lock"): not the
+    approach's own name, not generic words."""
+    assert a.cause is not None
+    own = {_stem(t) for t in a.tokens}
+    text = f"{a.cause.label} {a.cause_text or ''}".lower()
+    words = [_stem(w) for w in re.findall(r"[a-z][a-z0-9_]+", text)]
+    keep = [w if (w not in own and len(w) > 3 and w not in _GENERIC_CAUSE_WORDS
+                  and w not in STOPWORDS) else "" for w in words]
+    return frozenset((x, y) for x, y in zip(keep, keep[1:]) if x and y)
+
+
+_GENERIC_CAUSE_WORDS = frozenset("""dead end abandoned cancelled blocked dropped because
+error failed fails with same cause again still when only this that them into from after
+before than then here there should would could need needs work works working""".split())
 
 
 def _failed(row: CallRow) -> bool:
@@ -705,4 +845,7 @@ def extract(scope: str, sessions: list[str], calls: list[CallRow], prose: list[P
     """The story of one scope (a top-level session and its subagents)."""
     ex = Extractor(scope)
     ex.run(calls, prose)
-    return ex.finish(list(annotations), list(verdicts), sessions)
+    explanations: dict[tuple[str, int], list[str]] = {}
+    for p in prose:
+        explanations.setdefault((p.session_id, p.ordinal), []).append(p.text)
+    return ex.finish(list(annotations), list(verdicts), sessions, explanations)

@@ -167,7 +167,7 @@ _BLOCKS = "▁▂▃▄▅▆▇█"
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     """The throughput series of the scopes (``tok/s`` measurements, output throughput first)."""
-    ms = [m for m in gs.measurements(store, scopes) if m["unit"] in THROUGHPUT_UNITS]
+    ms = gs.measurements(store, scopes, THROUGHPUT_UNITS)
     labels = [(m["label"] or "").lower() for m in ms]
     preferred = [m for m, lab in zip(ms, labels)
                  if "output" in lab and not any(w in lab for w in ("peak", "max", "total"))]

@@ -174,29 +174,37 @@ def _still_valid(store: KbStore, marks: dict[str, list[int]]) -> bool:
     return True
 
 
-def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> Extractor:
-    """The scope's extractor fed to the last message: resumed when the sessions only grew."""
+def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> bytes:
+    """The scope's extractor fed to the last message, pickled (the form it is kept in):
+    resumed from the kept state when the sessions only grew."""
     row = None if force else store.conn.execute(
         "SELECT marks, state FROM graph_state WHERE scope = ?", [scope]).fetchone()
     ex: Extractor | None = None
     if row is not None:
         marks = orjson.loads(row[0])
         if _still_valid(store, marks):
-            try:
-                ex = _Unpickler(io.BytesIO(row[1])).load()
-            except (pickle.UnpicklingError, AttributeError, EOFError, TypeError):
-                ex = None
+            ex = _load_state(row[1])
             if ex is not None:
                 calls, prose = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
+                if not calls and not prose and set(marks) == set(sids):
+                    return bytes(row[1])  # nothing new to read
                 ex.feed(calls, prose)
     if ex is None:
         ex = Extractor(scope)
         ex.run(*load_rows(store, sids))
+    state = pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)
     store.conn.execute("DELETE FROM graph_state WHERE scope = ?", [scope])
     store.conn.execute("INSERT INTO graph_state VALUES (?, ?, ?)",
-                       [scope, orjson.dumps(_marks(store, sids)).decode(),
-                        pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)])
-    return ex
+                       [scope, orjson.dumps(_marks(store, sids)).decode(), state])
+    return state
+
+
+def _load_state(data: bytes) -> Extractor | None:
+    try:
+        ex = _Unpickler(io.BytesIO(data)).load()
+    except (pickle.UnpicklingError, AttributeError, EOFError, TypeError, ValueError):
+        return None
+    return ex if isinstance(ex, Extractor) else None
 
 
 def extract_scope(store: KbStore, scope: str, force: bool = False) -> Extraction:
@@ -204,19 +212,42 @@ def extract_scope(store: KbStore, scope: str, force: bool = False) -> Extraction
     if not sids:
         raise KbNotFound(f"no session {scope}")
     annotations, verdicts = load_steering(store, sids)
-    if store.read_only:
+    ex: Extractor | None = None
+    if not store.read_only:
+        # finishing changes the extractor: finish a fresh copy of the kept state
+        ex = _load_state(_extractor(store, scope, sids, force))
+    if ex is None:
         ex = Extractor(scope)
         ex.run(*load_rows(store, sids))
-    else:
-        ex = _extractor(store, scope, sids, force)
-    return ex.finish(annotations, verdicts, sids)
+    return ex.finish(annotations, verdicts, sids, explanations(store, ex.explanation_spans()))
+
+
+def explanations(store: KbStore, spans: list[tuple[str, int, int]]
+                 ) -> dict[tuple[str, int], list[str]]:
+    """Assistant prose of the messages in some ``(session, first, last)`` spans."""
+    if not spans:
+        return {}
+    tbl = pa.table({"sid": [s for s, _, _ in spans],  # noqa: F841
+                    "lo": pa.array([lo for _, lo, _ in spans], type=pa.int32()),
+                    "hi": pa.array([hi for _, _, hi in spans], type=pa.int32())})
+    rows = store.conn.execute(
+        "SELECT DISTINCT p.session_id, p.ordinal, p.seq, p.text FROM prose p JOIN tbl "
+        "ON p.session_id = tbl.sid AND p.ordinal BETWEEN tbl.lo AND tbl.hi "
+        "WHERE p.kind = 'decision' ORDER BY p.session_id, p.ordinal, p.seq").fetchall()
+    out: dict[tuple[str, int], list[str]] = {}
+    for sid, o, _, text in rows:
+        out.setdefault((sid, o), []).append(text)
+    return out
 
 
 def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for sid in sids:
-        out[sid] = store.session(sid)
-    return out
+    """Title, parent and spawning message of some sessions (what graph nodes show)."""
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    rows = store.conn.execute(
+        "SELECT s.session_id, s.title, s.parent_id, (SELECT min(c.ordinal) FROM calls c "
+        "WHERE c.child_session_id = s.session_id) FROM sessions s "
+        "WHERE s.session_id IN (SELECT sid FROM ids)").fetchall()
+    return {sid: {"title": t, "parent_id": p, "spawned_at": o} for sid, t, p, o in rows}
 
 
 def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph:
@@ -407,17 +438,19 @@ def neighbors(store: KbStore, scopes_: list[str], node_id: str) -> list[dict[str
     return edges
 
 
-def measurements(store: KbStore, scopes_: list[str], unit: str | None = None
-                 ) -> list[dict[str, Any]]:
+def measurements(store: KbStore, scopes_: list[str],
+                 unit: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
     """Every measured result of the scopes' sessions, in order."""
     sids = [s for sc in scopes_ for s in scope_sessions(store, sc)]
     ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
     sql = ("SELECT session_id, ordinal, m.value, m.unit, m.label, command FROM calls, "
-           "unnest(measurements) AS t(m) WHERE session_id IN (SELECT sid FROM ids)")
+           "unnest(measurements) AS t(m) WHERE session_id IN (SELECT sid FROM ids) "
+           "AND measurements IS NOT NULL")
     params: list[Any] = []
     if unit:
-        sql += " AND m.unit = ?"
-        params.append(unit)
+        units = [unit] if isinstance(unit, str) else list(unit)
+        sql += f" AND m.unit IN ({', '.join('?' * len(units))})"
+        params.extend(units)
     rows = store.conn.execute(sql + " ORDER BY session_id, ordinal", params).fetchall()
     return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab,
              "command": c} for s, o, v, u, lab, c in rows]

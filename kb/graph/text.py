@@ -29,9 +29,16 @@ _VERB_PREFIX = re.compile(
     r"investigating|explore|exploring|implement|implementing|add|adding|build|building|"
     r"set up|setup|configure|configuring|benchmark|benchmarking|prototype|prototyping)\b\s*",
     re.I)
-_ANNOTATION_SPLIT = re.compile(r"\s+(?:—|–|--|->|=>|\|)\s+|\s*\(\s*(?=(?:dead|abandon|blocked|"
-                               r"cancel|superseded|done|works|failed|fails))|:\s+(?=[A-Z0-9])",
-                               re.I)
+STATUS_MARKS = "❌✅✔✘✗⛔🚫"
+_STATUS_WORDS = (r"(?:dead[\s-]*end|abandon\w*|blocked|cancel\w*|supersed\w*|dropped|done|"
+                 r"works|worked|failed|fails|no[\s-]?go|won'?t work|ruled out|parked|shelved|"
+                 r"skip\w*|not needed|obsolete|waiting|[" + STATUS_MARKS + "])")
+_ANNOTATION_SPLIT = re.compile(
+    r"\s+(?:—|–|--|\|)\s+"
+    r"|\s+(?:->|=>|→)\s+(?=" + _STATUS_WORDS + ")"
+    r"|:\s+(?=[A-Z0-9]|" + _STATUS_WORDS + ")"
+    r"|\s*\(\s*(?=" + _STATUS_WORDS + ")"
+    r"|\s+(?=[" + STATUS_MARKS + "])", re.I)
 _ARCH = re.compile(r"\b(?:sm_?|compute_)(\d{2,3})[a-z]?\b", re.I)
 
 
@@ -59,17 +66,31 @@ def tokens(text: str) -> frozenset[str]:
         if w[0] in "sc" and _ARCH.fullmatch(w):
             out.add("sm" + _ARCH.fullmatch(w).group(1))  # type: ignore[union-attr]
             continue
+        if _NUMBER.fullmatch(w):
+            if len(w) > 1:
+                out.add(w)  # "12.8" stays itself: squashed it would be "128"
+            continue
         if w.isalnum():
             if w not in STOPWORDS and len(w) > 1:
-                out.add(w)
+                out.add(_stem(w))
             continue
         sq = _NON_ALNUM.sub("", w)
         if sq and sq not in STOPWORDS and len(sq) > 1:
-            out.add(sq)
+            out.add(_stem(sq))
         for p in _SEPARATORS.split(w):
             if p and p not in STOPWORDS and len(p) > 1:
-                out.add(p)
+                out.add(_stem(p))
     return frozenset(out)
+
+
+_NUMBER = re.compile(r"[0-9][0-9.,]*")
+
+
+def _stem(word: str) -> str:
+    """Plural to singular, crudely ("connections" → "connection"; "nsys", "class" kept)."""
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:
@@ -88,16 +109,30 @@ class TodoText:
     note: str | None
 
 
+def _depth_at(text: str, i: int) -> int:
+    return text.count("(", 0, i) - text.count(")", 0, i)
+
+
 def split_todo(text: str) -> TodoText:
-    """``"FlashInfer allreduce fusion — DEAD END: no SM120"`` → name + note."""
+    """``"FlashInfer allreduce fusion — DEAD END: no SM120"`` → name + note.
+
+    Separators: a dash or bar, an arrow or colon followed by a status word, an
+    opening parenthesis followed by one, or a status mark (❌ ✅ …).  A leading
+    mark (``"❌ PgBouncer pooling: locks break"``) belongs to the note."""
     t = " ".join(text.split())
-    m = _ANNOTATION_SPLIT.search(t)
-    if m and m.start() >= 3:
-        name, note = t[: m.start()], t[m.end():].strip()
-        if m.group(0).strip().startswith("(") and note.endswith(")"):
-            note = note[:-1]
-    else:
-        name, note = t, None
+    lead = ""
+    while t and t[0] in STATUS_MARKS:
+        lead += t[0]
+        t = t[1:].lstrip()
+    name, note = t, None
+    for m in _ANNOTATION_SPLIT.finditer(t):
+        if m.start() >= 3 and _depth_at(t, m.start()) == 0:
+            name, note = t[: m.start()], t[m.end():].strip()
+            if m.group(0).strip().startswith("(") and note.endswith(")"):
+                note = note[:-1]
+            break
+    if lead:
+        note = f"{lead} {note}" if note else lead
     if item_kind(t) == "approach":
         name = _VERB_PREFIX.sub("", name)
     name = name.strip(" .:;-")
@@ -135,10 +170,16 @@ _TRAILING = re.compile(r"\s+(?:instead|next|now|first|again|too|as well|here|the
                        r"on the box.*|on .* box.*|in sglang.*)$", re.I)
 
 
+_NOT_A_NAME = re.compile(r"^(?:from|on|at|in|to|with|again|it|this|that|them|out|there|here|"
+                         r"running|whether|if|and|or|but|so|one|something|anything)\b", re.I)
+
+
 def announced(text: str) -> list[str]:
     """Things the prose says it will try: ``Let me check flashinfer A2A backend:``."""
     out = []
     for m in _ANNOUNCE.finditer(text):
+        if _NOT_A_NAME.match(m.group("what").strip(" `*\"'")):
+            continue  # "I'll try from there": a place, not a thing to try
         if m.group("verb").lower() == "check" and not _CHECKABLE.search(m.group("what")):
             continue  # "let me check the log" is routine; "check the X backend" is a trial
         what = _TRAILING.sub("", m.group("what").strip(" `*\"'"))
@@ -237,6 +278,18 @@ def cause_of(text: str, signature: str | None = None) -> Cause:
                  kind="stated")
 
 
+_VERSIONED = re.compile(r"\b([A-Za-z][A-Za-z_+-]{1,20})[ -]?v?(\d+\.\d+(?:\.\d+)?)\+?\b")
+
+
+def version_entity(text: str) -> str | None:
+    """A named platform at a version (``glibc 2.31``, ``driver 470.x``), if a text gives one."""
+    m = _VERSIONED.search(text)
+    if m and m.group(1).lower() not in ("version", "v", "step", "at", "of", "to", "from", "is"):
+        return f"{m.group(1)} {m.group(2)}"
+    arch = _ARCH.search(text)
+    return f"SM{arch.group(1)}" if arch else None
+
+
 def short(text: str, width: int = 100) -> str:
     t = " ".join(text.split())
     return t if len(t) <= width else t[: width - 1] + "…"
@@ -251,6 +304,24 @@ def sentence_with(text: str, phrase: str) -> str:
     ends = [j for j in (text.find(". ", i), text.find("\n", i)) if j >= 0]
     end = min(ends) if ends else len(text)
     return short(text[start + 1: end + 1].strip(), 240)
+
+
+_CLAUSE = re.compile(r";|\s[—–]\s|\s--\s|,?\s+but\s|,?\s+however\s|,\s+so\s", re.I)
+
+
+def clause_with(text: str, phrase: str) -> str:
+    """The clause of the sentence holding ``phrase``: "X is a dead end; Y unblocks it" → X."""
+    sentence = sentence_with(text, phrase)
+    i = sentence.lower().find(phrase.lower())
+    if i < 0:
+        return sentence
+    start = 0
+    for m in _CLAUSE.finditer(sentence):
+        if m.end() <= i:
+            start = m.end()
+        elif m.start() >= i + len(phrase):
+            return sentence[start:m.start()].strip()
+    return sentence[start:].strip()
 
 
 _FORWARD = re.compile(r"\b(?:next(?: up)?|then|instead|moving on|let'?s|let me|switch(?:ing)? to|"

@@ -31,6 +31,8 @@ def bash(o: int, cmd: str, *, sigs: tuple[str, ...] = (), exit_code: int = 0,
          status: str = "completed", host: str | None = "gpu", hops: tuple[dict[str, Any], ...]
          = (), category: str = "launch", meas: tuple[tuple[float, str, str], ...] = (),
          tail: str | None = None) -> CallRow:
+    if host and not hops:
+        hops = ({"host": host, "remote_command": cmd, "nested": False},)
     return CallRow(S, o, 1, "bash", category, f"ssh {host} '{cmd}'", cmd, host, status,
                    exit_code, sigs, meas, hops=hops, output_tail=tail)
 
