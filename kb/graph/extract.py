@@ -736,7 +736,7 @@ class Extractor:
                 continue
             for e in a.experiments:
                 v = latest.get((e.session_id, e.ordinal))
-                if v and v.verdict in ("now-passes", "now-answers", "changed"):
+                if v and v.verdict == "now-passes":
                     a.revisit = (f"replay of message {e.ordinal}: {v.verdict}"
                                  + (f" ({v.note})" if v.note else ""))
                     break
@@ -759,6 +759,8 @@ def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Ca
     ordered = sorted(notes, key=lambda n: -n[0])
     for _, text in ordered:
         c = cause_of(_MARKER.sub("", text))
+        if c.key == "missing:prerequisite" and signature:
+            c = cause_of(_MARKER.sub("", text), signature)  # the signature names what
         if c.kind != "stated":
             return c, text
     for _, text in ordered:  # a named platform or version is the cause ("glibc 2.31")

@@ -135,8 +135,7 @@ def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], li
 
         for sid in sids:
             for ordinal, v in latest_verdicts(store, sid).items():
-                verdicts.append(Verdict(sid, ordinal, getattr(v, "verdict", str(v)),
-                                        getattr(v, "note", None)))
+                verdicts.append(Verdict(sid, ordinal, v.verdict, v.explanation))
     return annotations, verdicts
 
 

@@ -135,6 +135,7 @@ def split_todo(text: str) -> TodoText:
         note = f"{lead} {note}" if note else lead
     if item_kind(t) == "approach":
         name = _VERB_PREFIX.sub("", name)
+        name = re.sub(r"^(?:the|a|an)\s+", "", name, flags=re.I)
     name = name.strip(" .:;-")
     name = name[:1].upper() + name[1:] if name else t
     return TodoText(name=name, note=note or None)
@@ -192,9 +193,12 @@ def announced(text: str) -> list[str]:
 # --------------------------------------------------------------------- causes
 _MISSING = re.compile(
     r"(?:No module named ['\"]?(?P<mod>[\w.]+)|ModuleNotFoundError:?\s*(?P<mod2>[\w.]+)"
-    r"|(?P<mod3>[\w.-]+)\s+(?:is\s+)?not installed|not installed:?\s*(?P<mod4>[\w.-]+)?"
+    r"|(?P<mod3>[\w.-]+)\s+(?:is\s+|was\s+)?not installed|not installed(?::\s*(?P<mod4>[\w.-]+))?"
     r"|Package\(s\) not found:?\s*(?P<mod5>[\w.-]+)|(?P<mod6>[\w.-]+):\s*command not found"
-    r"|missing (?:dependency|package|module):?\s*(?P<mod7>[\w.-]+))", re.I)
+    r"|missing (?:dependency|package|module):?\s*(?P<mod7>[\w.-]+)"
+    r"|No matching distribution found for (?P<mod8>[\w.-]+))", re.I)
+_NOT_A_MODULE = frozenset("""a an the it its this that which is was here there yet still also
+blocked module package anything nothing something one driver library so and but not""".split())
 _UNSUPPORTED = re.compile(
     r"unsupported|not supported|no (?:[\w.-]+ ){0,2}support|doesn'?t support|does not support|"
     r"lacks? (?:[\w.-]+ )?support|support (?:for [\w.-]+ )?is missing|"
@@ -249,11 +253,16 @@ def cause_of(text: str, signature: str | None = None) -> Cause:
     both = f"{text} {signature or ''}"
     m = _MISSING.search(both)
     if m:
-        mod = next((g for g in m.groups() if g), None)
-        if mod and mod.lower() not in ("a", "the", "is", "not"):
-            mod = mod.strip(".,;:'\"")
-            return Cause(key=f"missing:{squash(mod)}", label=f"{mod} not installed",
+        mods = [g.strip(".,;:'\"") for g in m.groups() if g]
+        mods = [g for g in mods if g.lower() not in _NOT_A_MODULE]
+        if not mods and signature:
+            sm = _MISSING.search(signature)
+            mods = [g.strip(".,;:'\"") for g in (sm.groups() if sm else ()) if g]
+        if mods:
+            return Cause(key=f"missing:{squash(mods[0])}", label=f"{mods[0]} not installed",
                          kind="missing")
+        return Cause(key="missing:prerequisite", label="a prerequisite is not installed",
+                     kind="missing")
     if _OOM.search(both):
         return Cause(key="oom", label="out of memory", kind="oom")
     if _UNSUPPORTED.search(both):

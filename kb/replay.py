@@ -1,0 +1,534 @@
+"""``logkb replay``: re-run a campaign's recorded commands and say what changed.
+
+The pieces, each in its own module:
+
+* :mod:`kb.hostmap`        where recorded hosts' commands run now (``--host-map``, config);
+* :mod:`kb.replay_plan`    pure planning: parse, classify, map, rewrite, decide run/skip;
+* :mod:`kb.sshexec`        running: ssh connection sharing, timeouts, local shells;
+* :mod:`kb.replay_compare` normalisation, verdicts and their plain-words explanations;
+* this module               the run itself (steps, launches, cleanup), records and history.
+
+Public API: :func:`make_plan`, :func:`execute`, :func:`save_run`, :func:`runs`,
+:func:`step_history`, :func:`latest_verdicts`, :func:`step_json`.
+
+Records: every run with ``--execute`` is stored (``replay_runs``/``replay_steps``,
+docs/schema.md).  A plan without ``--execute`` is not stored: it observed
+nothing, and planning only needs the knowledge base read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shlex
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+from kb.hostmap import HostMap, Target
+from kb.replay_compare import (
+    MeasurementPair,
+    digest,
+    judge,
+    normalise,
+    pair_measurements,
+    read_tool_content,
+)
+from kb.replay_plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
+from kb.sshexec import Executor, Outcome, ReplayRefused
+from kb.store import KbStore
+from logparse.signals import measurements as find_measurements
+
+__all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdicts",
+           "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]
+
+DIFFERENT = ("changed", "now-fails", "now-passes", "now-answers")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+def control_dir_for() -> str:
+    """A short, unpredictable path for the control sockets (unix sockets need short paths)."""
+    base = "/tmp" if os.path.isdir("/tmp") else os.environ.get("TMPDIR", "/tmp")
+    return os.path.join(base, f"logkb-r-{secrets.token_hex(6)}")
+
+
+def make_plan(store: KbStore, session_id: str, hostmap: HostMap, *, start: int,
+              end: int | None = None, only: Sequence[str] = (),
+              allow: Sequence[str] = (), timeout: float = 120.0, keep_running: bool = False,
+              run_id: str | None = None) -> Plan:
+    """The plan for a session's command events from ``start`` to ``end``.
+
+    Reads the store and nothing else: no process is started, nothing is contacted.
+    """
+    events = store.events(session_id, kinds=["command", "result"], categories=list(only),
+                          start=start, end=end)
+    opts = PlanOptions(allow=frozenset(allow), timeout=timeout, keep_running=keep_running,
+                       control_dir=control_dir_for())
+    plan = build_plan(session_id, events, hostmap, opts, start=start, end=end)
+    plan.run_id = run_id or new_run_id()
+    plan.only = tuple(only)
+    return plan
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class StepResult:
+    step: Step
+    verdict: str = "skipped"
+    explanation: str = ""
+    revisit: bool = False
+    exit_code: int | None = None
+    output: str | None = None
+    duration_ms: int | None = None
+    timed_out: bool = False
+    answered: bool | None = None
+    recorded_answered: bool | None = None
+    measurements: list[MeasurementPair] = field(default_factory=list)
+    started_at: datetime | None = None
+    launch: dict[str, Any] | None = None
+
+    @property
+    def executed(self) -> bool:
+        return self.verdict != "skipped"
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    plan: Plan
+    started_at: datetime
+    finished_at: datetime | None = None
+    status: str = "completed"
+    results: list[StepResult] = field(default_factory=list)
+    yes: bool = False
+
+    @property
+    def verdict_counts(self) -> dict[str, int]:
+        return dict(Counter(r.verdict for r in self.results))
+
+    @property
+    def changed(self) -> bool:
+        return any(r.verdict in DIFFERENT for r in self.results)
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    """The latest executed verdict of one recorded step (for the knowledge graph and the TUI)."""
+
+    ordinal: int
+    seq: int
+    call_id: str | None
+    category: str
+    verdict: str
+    explanation: str
+    revisit: bool
+    run_id: str
+    finished_at: datetime | None
+    exit_code: int | None
+    recorded_exit_code: int | None
+    measurements: tuple[dict[str, Any], ...]
+
+
+# --------------------------------------------------------------------------- JSON
+def step_json(step: Step, result: StepResult | None = None,
+              run_id: str | None = None) -> dict[str, Any]:
+    """One step as JSON (``--json``): the plan, and with a result the verdict too."""
+    obj: dict[str, Any] = {
+        "ordinal": step.ordinal, "seq": step.seq, "call_id": step.call_id, "tool": step.tool,
+        "category": step.category, "safety": step.safety if step.info is not None else None,
+        "safety_reasons": list(step.safety_reasons), "recorded_host": step.recorded_host,
+        "recorded_command": step.recorded_command, "target": step.target,
+        "run_command": step.run_command, "cwd": step.cwd, "action": step.action,
+        "reason": step.reason, "notes": list(step.notes),
+        "unmapped_hosts": list(step.unmapped),
+        "launch": None if step.launch is None else {
+            "port": step.launch.port, "log": step.launch.log, "sleep": step.launch.sleep,
+            "ready": step.launch.describe()},
+    }
+    if result is not None:
+        obj.update({
+            "run_id": run_id, "verdict": result.verdict, "explanation": result.explanation,
+            "revisit": result.revisit, "exit_code": result.exit_code,
+            "recorded_exit_code": step.recorded.exit_code, "timed_out": result.timed_out,
+            "duration_ms": result.duration_ms, "answered": result.answered,
+            "recorded_answered": result.recorded_answered, "output": result.output,
+            "measurements": [m.as_json() for m in result.measurements],
+            "launch_result": result.launch,
+        })
+    return obj
+
+
+# --------------------------------------------------------------------------- execution
+OutputSink = Callable[[Step, str], None]
+
+
+def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
+            on_output: OutputSink | None = None,
+            on_done: Callable[[StepResult], None] | None = None,
+            on_note: Callable[[str], None] | None = None, yes: bool = False) -> RunRecord:
+    """Run the plan's ``run`` steps in order, judge each, stop launches, close connections."""
+    run_id = plan.run_id
+    record = RunRecord(run_id, plan, datetime.now(UTC), yes=yes)
+    allowed = [e.target for e in plan.hostmap.entries.values()]
+    executor = Executor(plan.options.control_dir, allowed)
+    launches: list[_Launch] = []
+    note = on_note or (lambda _m: None)
+    executor.open()
+    try:
+        # one shared connection per target, opened before the first step so step
+        # durations measure the commands (and a target that cannot be reached says so once)
+        needed: dict[str, Target] = {}
+        for step in plan.steps:
+            if step.runs:
+                for t in step.targets:
+                    needed.setdefault(t.label, t)
+        for label, t in needed.items():
+            try:
+                error = executor.ensure_master(t, plan.ctl(t))
+            except ReplayRefused as e:
+                error = str(e)  # the step itself is refused the same way below
+            if error:
+                note(f"cannot connect to {label}: {error}")
+        for step in plan.steps:
+            if not step.runs:
+                res = StepResult(step, "skipped", step.reason)
+            else:
+                if on_start:
+                    on_start(step)
+                sink = (lambda text, s=step: on_output(s, text)) if on_output else None
+                try:
+                    res = _run_step(plan, step, executor, launches, sink)
+                except ReplayRefused as e:
+                    step.action, step.reason = "skip", str(e)
+                    res = StepResult(step, "skipped", str(e))
+            record.results.append(res)
+            if on_done:
+                on_done(res)
+    except KeyboardInterrupt:
+        record.status = "interrupted"
+        done = {(r.step.ordinal, r.step.seq) for r in record.results}
+        for step in plan.steps:
+            if (step.ordinal, step.seq) not in done:
+                step.action, step.reason = "skip", "the run was interrupted before this step"
+                record.results.append(StepResult(step, "skipped", step.reason))
+    finally:
+        try:
+            _finish_launches(plan, executor, launches, note)
+        finally:
+            executor.close()
+            record.finished_at = datetime.now(UTC)
+    return record
+
+
+def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
+              sink: Callable[[str], None] | None) -> StepResult:
+    started = datetime.now(UTC)
+    timeout = plan.options.timeout
+    launch_state = None
+    launch_info = None
+    if step.launch is not None:
+        out, launch_state, launch_info = _start_launch(plan, step, ex, launches, sink)
+    elif step.ssh_target is not None and step.exec_text is None:
+        out = ex.run_ssh(step.ssh_target, plan.ctl(step.ssh_target), step.remote,
+                         stdin=step.stdin, timeout=timeout, on_output=sink)
+    else:
+        assert step.exec_text is not None
+        out = ex.run_local(step.exec_text, cwd=step.cwd or ex.scratch, timeout=timeout,
+                           targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink)
+    rec = step.recorded
+    hosts = set(step.recorded_hosts) | plan.allowed_hosts
+    jd = judge(category=step.category, info=step.info, command=step.recorded_command,
+               old_output=rec.output, old_exit=rec.exit_code, old_status=rec.status,
+               old_signatures=rec.error_signatures, new_output=out.output,
+               new_exit=out.exit_code, timed_out=out.timed_out, hosts=hosts,
+               launch_state=launch_state, tool=step.tool, timeout=timeout)
+    pairs = pair_measurements(rec.measurements, find_measurements(out.output))
+    return StepResult(step, jd.verdict, jd.explanation, jd.revisit, out.exit_code, out.output,
+                      out.duration_ms, out.timed_out, jd.answered, jd.recorded_answered,
+                      pairs, started, launch_info)
+
+
+# --------------------------------------------------------------------------- launches
+@dataclass
+class _Launch:
+    step: Step
+    target: Target | None  # None: local
+    cwd: str | None
+    pgid: int
+    dir: str
+    grp: str = "-"
+    stopped: bool = False
+
+
+def _launch_dir(plan: Plan, step: Step) -> str:
+    tag = plan.run_id if step.ssh_target is None else (
+        f"{plan.run_id}-{os.path.basename(plan.ctl(step.ssh_target))}")
+    return f"/tmp/logkb-launch-{tag}"
+
+
+def _script(plan: Plan, step: Step, ex: Executor, text: str, timeout: float) -> Outcome:
+    if step.ssh_target is not None and step.exec_text is None:
+        return ex.run_ssh(step.ssh_target, plan.ctl(step.ssh_target), text, timeout=timeout,
+                          wrap=False)
+    return ex.run_local(text, cwd=step.cwd or ex.scratch, timeout=timeout,
+                        targets=[(t, plan.ctl(t)) for t in step.targets])
+
+
+def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
+                  sink: Callable[[str], None] | None) -> tuple[Outcome, str, dict[str, Any]]:
+    spec: LaunchSpec = step.launch  # type: ignore[assignment]
+    remote = step.ssh_target is not None and step.exec_text is None
+    cmd = step.remote if remote else step.exec_text
+    assert cmd is not None
+    ex.check_text(cmd)
+    d = _launch_dir(plan, step)
+    log = f"{d}/{step.ordinal}-{step.seq}.log"
+    shell = '"${SHELL:-/bin/sh}"' if remote else "bash"
+    q = shlex.quote
+    start = (
+        f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
+        f"if [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then echo \"logkb: cannot use $d\" >&2; exit 3; fi; "
+        f"if command -v setsid >/dev/null 2>&1; then s=setsid; g=-; else s=; g=; fi; "
+        f"$s {shell} -c {q(cmd)} > {q(log)} 2>&1 < /dev/null & p=$!; "
+        # wait (briefly) until setsid has made the new process group, so that the
+        # readiness check and the stop see it
+        f"i=0; while ! kill -0 $g$p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.02; "
+        f"i=$((i+1)); done; echo \"logkb-pid=$p logkb-group=$g\"")
+    t0 = datetime.now(UTC)
+    started = _script(plan, step, ex, start, 30)
+    m = re.search(r"logkb-pid=(\d+) logkb-group=(-?)", started.output)
+    info: dict[str, Any] = {"dir": d, "step_log": log, "log": spec.log}
+    if not m:
+        info["ready"] = "not started"
+        return Outcome(started.exit_code, started.output, started.duration_ms,
+                       started.timed_out, started.started_at), "not started", info
+    pgid = int(m.group(1))
+    grp = m.group(2)  # "-": a process group of its own (setsid); "": just the process
+    info["pgid"] = pgid
+    info["group"] = bool(grp)
+    launches.append(_Launch(step, step.ssh_target if remote else None, step.cwd, pgid, d,
+                            grp))
+    timeout = plan.options.timeout
+    if spec.port:
+        wait, end_state = timeout, "timeout"
+    elif spec.sleep:
+        wait, end_state = min(spec.sleep, timeout), "slept"
+    else:
+        wait, end_state = min(timeout, 10.0), "alive"
+    limit = max(1, int(wait / 0.2))
+    checks = []
+    if spec.port:
+        host, port = spec.check_host, spec.port
+        checks.append(
+            f"if command -v bash >/dev/null 2>&1; then "
+            f"bash -c {q(f'exec 3<>/dev/tcp/{host}/{port}')} 2>/dev/null && r=port; "
+            f"elif command -v python3 >/dev/null 2>&1; then python3 -c "
+            f"{q(f'import socket; socket.create_connection(({host!r}, {port}), 1)')} "
+            f"2>/dev/null && r=port; fi")
+    elif not spec.sleep:
+        files = " ".join(q(f) for f in (log, spec.log) if f)
+        checks.append(f"grep -E -q {q(READY_PATTERN)} {files} 2>/dev/null && r=log")
+    ready = (
+        f"pg={pgid}; i=0; r=; while :; do "
+        f"if ! kill -0 {grp}$pg 2>/dev/null; then r=exited; fi; "
+        + "".join(f"[ -z \"$r\" ] && {{ {c}; }}; " for c in checks)
+        + f"if [ -n \"$r\" ]; then echo \"logkb-ready=$r\"; exit 0; fi; "
+        f"i=$((i+1)); if [ $i -ge {limit} ]; then echo \"logkb-ready={end_state}\"; exit 0; fi; "
+        f"sleep 0.2; done")
+    waited = _script(plan, step, ex, ready, wait + 15)
+    m2 = re.search(r"logkb-ready=(\w+)", waited.output)
+    state = m2.group(1) if m2 else ("timeout" if waited.timed_out else "unknown")
+    info["ready"] = state
+    tail = spec.tail or 40
+    capture = f"cat {q(log)} 2>/dev/null"
+    if spec.log:
+        capture += (f"; if [ -f {q(spec.log)} ]; then echo {q('==> ' + spec.log + ' <==')}; "
+                    f"tail -n {tail} {q(spec.log)}; fi")
+    got = _script(plan, step, ex, capture, 30)
+    if sink and got.output:
+        sink(got.output)
+    dur = int((datetime.now(UTC) - t0).total_seconds() * 1000)
+    return Outcome(0 if state in ("port", "log", "slept", "alive") else 1, got.output, dur,
+                   False, started.started_at), state, info
+
+
+def _finish_launches(plan: Plan, ex: Executor, launches: list[_Launch],
+                     note: Callable[[str], None]) -> None:
+    dirs: dict[str, Step] = {}
+    for la in launches:
+        dirs.setdefault(la.dir, la.step)
+        if plan.options.keep_running:
+            where = la.target.label if la.target else "this machine"
+            note(f"left running: message {la.step.ordinal} on {where}: process group "
+                 f"{la.pgid}, output in {la.dir}; stop it with `kill -TERM {la.grp}{la.pgid}` "
+                 "there")
+            continue
+        p = f"{la.grp}{la.pgid}"
+        stop = (f"kill -TERM {p} 2>/dev/null; i=0; while kill -0 {p} 2>/dev/null "
+                f"&& [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; "
+                f"kill -KILL {p} 2>/dev/null; true")
+        try:
+            _script(plan, la.step, ex, stop, 20)
+            la.stopped = True
+        except ReplayRefused:
+            pass
+    if not plan.options.keep_running:
+        for d, step in dirs.items():
+            try:
+                _script(plan, step, ex, f"rm -rf {shlex.quote(d)}", 20)
+            except ReplayRefused:
+                pass
+
+
+# --------------------------------------------------------------------------- records
+_MEAS_TYPE = pa.list_(pa.struct([("label", pa.string()), ("unit", pa.string()),
+                                 ("old", pa.float64()), ("new", pa.float64()),
+                                 ("ratio", pa.float64())]))
+
+
+def _naive(dt: datetime | None) -> datetime | None:
+    return dt.astimezone(UTC).replace(tzinfo=None) if dt is not None else None
+
+
+def save_run(store: KbStore, record: RunRecord) -> None:
+    """Store a run and all its steps (one transaction, Arrow inserts)."""
+    plan = record.plan
+    try:
+        version = metadata.version("logkb")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        version = None
+    targets = {k: {"target": e.target.label, "source": e.source}
+               for k, e in plan.hostmap.entries.items()}
+    options = {"allow": sorted(plan.options.allow), "timeout": plan.options.timeout,
+               "keep_running": plan.options.keep_running, "yes": record.yes}
+    executed = sum(1 for r in record.results if r.executed)
+    run_tbl = pa.table({  # noqa: F841 (scanned by name)
+        "run_id": [record.run_id], "session_id": [plan.session_id],
+        "started_at": pa.array([_naive(record.started_at)], pa.timestamp("us")),
+        "finished_at": pa.array([_naive(record.finished_at)], pa.timestamp("us")),
+        "range_from": pa.array([plan.start], pa.int32()),
+        "range_to": pa.array([plan.end], pa.int32()),
+        "only_categories": pa.array([list(plan.only)], pa.list_(pa.string())),
+        "targets": [orjson.dumps(targets).decode()],
+        "options": [orjson.dumps(options).decode()],
+        "status": [record.status],
+        "step_count": pa.array([len(record.results)], pa.int32()),
+        "executed_count": pa.array([executed], pa.int32()),
+        "verdicts": [orjson.dumps(record.verdict_counts).decode()],
+        "logkb_version": [version],
+    })
+    rows: dict[str, list[Any]] = {k: [] for k in (
+        "run_id", "session_id", "ordinal", "seq", "call_id", "tool", "category", "safety",
+        "safety_reasons", "recorded_host", "target", "run_command", "action", "reason",
+        "verdict", "explanation", "revisit", "exit_code", "recorded_exit_code", "timed_out",
+        "answered", "recorded_answered", "output", "output_digest", "recorded_output_digest",
+        "measurements", "started_at", "duration_ms", "launch")}
+    for r in record.results:
+        s = r.step
+        hosts = set(s.recorded_hosts) | plan.allowed_hosts
+        old = read_tool_content(s.recorded.output) if s.tool == "read" else s.recorded.output
+        vals = {
+            "run_id": record.run_id, "session_id": plan.session_id, "ordinal": s.ordinal,
+            "seq": s.seq, "call_id": s.call_id, "tool": s.tool, "category": s.category,
+            "safety": s.safety if s.info is not None else None,
+            "safety_reasons": list(s.safety_reasons), "recorded_host": s.recorded_host,
+            "target": s.target, "run_command": s.run_command, "action": s.action,
+            "reason": s.reason, "verdict": r.verdict, "explanation": r.explanation,
+            "revisit": r.revisit, "exit_code": r.exit_code,
+            "recorded_exit_code": s.recorded.exit_code, "timed_out": r.timed_out,
+            "answered": r.answered, "recorded_answered": r.recorded_answered,
+            "output": r.output,
+            "output_digest": digest(normalise(r.output, hosts)) if r.output is not None else None,
+            "recorded_output_digest": digest(normalise(old, hosts)),
+            "measurements": [m.as_json() for m in r.measurements],
+            "started_at": _naive(r.started_at), "duration_ms": r.duration_ms,
+            "launch": orjson.dumps(r.launch).decode() if r.launch is not None else None,
+        }
+        for k, v in vals.items():
+            rows[k].append(v)
+    types = {"ordinal": pa.int32(), "seq": pa.int32(), "exit_code": pa.int32(),
+             "recorded_exit_code": pa.int32(), "duration_ms": pa.int64(),
+             "safety_reasons": pa.list_(pa.string()), "measurements": _MEAS_TYPE,
+             "started_at": pa.timestamp("us"), "revisit": pa.bool_(), "timed_out": pa.bool_(),
+             "answered": pa.bool_(), "recorded_answered": pa.bool_()}
+    step_tbl = pa.table({k: pa.array(v, types.get(k, pa.string()))  # noqa: F841
+                         for k, v in rows.items()})
+    with store.transaction():
+        store.conn.execute("INSERT INTO replay_runs BY NAME SELECT * FROM run_tbl")
+        store.conn.execute("INSERT INTO replay_steps BY NAME SELECT * FROM step_tbl")
+
+
+def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
+    """Stored runs, newest first."""
+    where = "WHERE session_id = ?" if session_id else ""
+    cur = store.conn.execute(
+        f"SELECT * FROM replay_runs {where} ORDER BY started_at DESC, run_id DESC",
+        [session_id] if session_id else [])
+    names = [d[0] for d in cur.description]
+    out = []
+    for row in cur.fetchall():
+        d = dict(zip(names, row, strict=True))
+        for k in ("targets", "options", "verdicts"):
+            if isinstance(d[k], str):
+                d[k] = orjson.loads(d[k])
+        out.append(d)
+    return out
+
+
+def step_history(store: KbStore, session_id: str, ordinal: int) -> list[dict[str, Any]]:
+    """How one recorded step fared in every stored run, oldest first."""
+    cur = store.conn.execute(
+        "SELECT s.*, r.started_at AS run_started_at, r.finished_at AS run_finished_at "
+        "FROM replay_steps s JOIN replay_runs r USING (run_id) "
+        "WHERE s.session_id = ? AND s.ordinal = ? ORDER BY r.started_at, s.run_id, s.seq",
+        [session_id, ordinal])
+    names = [d[0] for d in cur.description]
+    out = []
+    for row in cur.fetchall():
+        d = dict(zip(names, row, strict=True))
+        if isinstance(d.get("launch"), str):
+            d["launch"] = orjson.loads(d["launch"])
+        out.append(d)
+    return out
+
+
+_PRIORITY = {"now-passes": 5, "now-answers": 4, "now-fails": 3, "changed": 2, "same": 1}
+
+
+def latest_verdicts(store: KbStore, session_id: str) -> dict[int, VerdictRecord]:
+    """The most recent executed verdict per ordinal of a session (skips ignored).
+
+    When a message holds several commands, the most significant verdict of the
+    latest run that executed any of them wins (``now-passes`` > ``now-answers``
+    > ``now-fails`` > ``changed`` > ``same``).
+    """
+    rows = store.conn.execute(
+        "SELECT s.ordinal, s.seq, s.call_id, s.category, s.verdict, s.explanation, s.revisit, "
+        "s.run_id, r.finished_at, s.exit_code, s.recorded_exit_code, s.measurements "
+        "FROM replay_steps s JOIN replay_runs r USING (run_id) "
+        "WHERE s.session_id = ? AND s.verdict <> 'skipped' "
+        "ORDER BY r.started_at DESC, s.run_id DESC", [session_id]).fetchall()
+    out: dict[int, VerdictRecord] = {}
+    latest_run: dict[int, str] = {}
+    for (ordinal, seq, call_id, cat, verdict, expl, revisit, run_id, fin, code, rcode,
+         meas) in rows:
+        if ordinal in latest_run and latest_run[ordinal] != run_id:
+            continue
+        rec = VerdictRecord(ordinal, seq, call_id, cat, verdict, expl or "", bool(revisit),
+                            run_id, fin, code, rcode, tuple(meas or ()))
+        prev = out.get(ordinal)
+        if prev is None or _PRIORITY.get(verdict, 0) > _PRIORITY.get(prev.verdict, 0):
+            out[ordinal] = rec
+        latest_run[ordinal] = run_id
+    return out

@@ -1,0 +1,345 @@
+"""The ``logkb replay`` command (registered on the group in :mod:`kb.cli`).
+
+stdout carries data (the plan, verdicts, history; ``--json``: one object per
+step or run per line); the output of running commands is streamed to stderr
+as it arrives, with progress and notes.  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kb.cli import (
+    db_option,
+    emit_json,
+    err,
+    handle_errors,
+    json_option,
+    open_store,
+    out,
+    session_option,
+)
+from kb.exitcodes import ExitCode
+from kb.hostmap import HostMapError, build_host_map, load_config
+from kb.paths import config_file
+
+EPILOG = """\b
+Host map: --host-map OLD=NEW, NEW being user@host[:port], an ssh config alias
+or `local`; or the [hosts] table of ~/.config/logkb/config.toml:
+    [hosts]
+    "10.1.230.174" = "gpu-staging"
+    [hosts."root@10.1.230.175"]
+    target = "root@127.0.0.1:2222"
+    identity = "~/.ssh/replay_key"
+    options = ["StrictHostKeyChecking=yes"]
+A recorded host without an entry is never contacted: confirm it with
+--host-map H=H, --yes, or a yes on a terminal.  A target without a user keeps
+the recorded one.  Nested ssh calls inside remote commands go through the map
+too; a step that would reach an unmapped host is refused.
+
+\b
+Safety: read-only steps run by default; --allow launch,mutating,unknown opens
+the other classes (unknown — commands the classifier cannot vouch for, such as
+benchmarks and curl — runs only with --allow unknown).
+
+\b
+Runs with --execute are stored (see --history); plans are not.
+Exit codes: 0 every executed step is `same` (or plan only) · 1 failed or
+interrupted · 2 usage · 5 knowledge base busy · 6 not found · 7 some verdict
+differs (changed, now-fails, now-passes, now-answers)."""
+
+
+@click.command(epilog=EPILOG)
+@session_option
+@click.option("--from", "start", type=int, metavar="N",
+              help="First message ordinal to replay (required unless --history).")
+@click.option("--to", "end", type=int, metavar="M", help="Last ordinal [default: the end].")
+@click.option("--only", "only", multiple=True, metavar="CATEGORIES",
+              help="Only commands of these categories (comma-separated or repeated): "
+                   "search, import-check, package-query, launch, benchmark, ...")
+@click.option("--host-map", "host_maps", multiple=True, metavar="OLD=NEW",
+              help="Run recorded host OLD's commands on NEW (user@host[:port], an ssh "
+                   "alias, or local). Repeatable; wins over the config file.")
+@click.option("--execute", is_flag=True,
+              help="Run the steps marked `run`. Without it nothing is executed.")
+@click.option("--allow", "allow", multiple=True, metavar="CLASSES",
+              help="Also run these safety classes: launch, mutating, unknown "
+                   "(comma-separated). read-only always runs.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
+              metavar="S", help="Seconds per step (launches: the wait for readiness).")
+@click.option("--keep-running", is_flag=True,
+              help="Leave launched processes running at the end (default: stop them).")
+@click.option("--yes", "-y", is_flag=True,
+              help="Confirm contacting recorded hosts that have no host-map entry, as "
+                   "recorded.")
+@click.option("--history", type=int, is_flag=False, flag_value=0, default=None,
+              metavar="[ORDINAL]",
+              help="List stored runs; with ORDINAL, how that step's verdict evolved.")
+@db_option
+@json_option
+@handle_errors
+def replay(session_id: str | None, start: int | None, end: int | None, only: tuple[str, ...],
+           host_maps: tuple[str, ...], execute: bool, allow: tuple[str, ...], timeout: float,
+           keep_running: bool, yes: bool, history: int | None, db: Path | None,
+           as_json: bool) -> None:
+    """Re-run a session's recorded commands and say what changed.
+
+    Without --execute, print the plan: for each command from --from on, the
+    recorded command, where it will run, the exact command, its safety class
+    and whether it will run or be skipped, and why.  Nothing is executed.
+
+    With --execute, run the allowed steps (ssh with one shared connection per
+    target; launches start in the background, are waited for, and stopped at
+    the end), compare each with its recording after normalising timestamps,
+    PIDs, addresses and the like, and give a verdict per step: same, changed,
+    now-fails, now-passes, now-answers (the recorded step never answered,
+    e.g. ssh failed), skipped.
+    """
+    from kb.replay import execute as run_plan
+    from kb.replay import make_plan, save_run
+    from kb.replay_plan import ALLOWABLE
+
+    if history is not None:
+        _history(db, session_id, history or None, as_json)
+        return
+    if start is None:
+        raise click.UsageError("--from N is required (or use --history)")
+    allowed = _split(allow)
+    bad = [a for a in allowed if a not in ALLOWABLE]
+    if bad:
+        raise click.UsageError(f"--allow takes {', '.join(ALLOWABLE)}; not {', '.join(bad)}")
+    try:
+        hostmap = build_host_map(host_maps, load_config(config_file()))
+    except HostMapError as e:
+        raise click.UsageError(str(e)) from None
+    cats = _split(only)
+
+    with open_store(db) as store:
+        sid = store.resolve_session(session_id)
+
+        def plan_now() -> Any:
+            return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
+                             allow=allowed, timeout=timeout, keep_running=keep_running)
+
+        plan = plan_now()
+        if plan.unmapped and (execute or yes):
+            confirmed = []
+            for host in plan.unmapped:
+                if yes or (not as_json and sys.stdin.isatty() and sys.stderr.isatty()
+                           and click.confirm(f"{host} has no host-map entry. Contact it as "
+                                             "recorded?", default=False, err=True)):
+                    hostmap.confirm(host)
+                    confirmed.append(host)
+            if confirmed:
+                plan = plan_now()
+
+    if not plan.steps:
+        err.print(f"no command events in {sid} from {start}"
+                  f"{' to ' + str(end) if end is not None else ''}", highlight=False)
+        return
+    if as_json and not execute:
+        for s in plan.steps:
+            from kb.replay import step_json
+            emit_json(step_json(s))
+        return
+    if not as_json:
+        _print_plan(plan, executing=execute)
+    if not execute:
+        n = sum(s.runs for s in plan.steps)
+        err.print(f"plan only: nothing was executed. {n} step(s) would run; add --execute.",
+                  highlight=False)
+        return
+    record = _execute(plan, run_plan, as_json, yes)
+    with open_store(db, read_only=False) as store:
+        save_run(store, record)
+        revisits = _mark_graph(store, sid)
+    for line in revisits:
+        err.print(line, highlight=False)
+    counts = record.verdict_counts
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: kv[0]))
+    err.print(f"run {record.run_id} stored: {summary or 'nothing ran'}"
+              f"{' (interrupted)' if record.status == 'interrupted' else ''}", highlight=False)
+    if record.status == "interrupted":
+        sys.exit(int(ExitCode.FAILED))
+    if record.changed:
+        sys.exit(int(ExitCode.REPLAY_CHANGED))
+
+
+def _mark_graph(store: Any, session_id: str) -> list[str]:
+    """Fold the run's verdicts into the knowledge graph (if it was built) and say which
+    ended approaches the replay brings back into question."""
+    from kb.graph import store as gs
+
+    scope = gs.scope_of(store, session_id)
+    if not store.conn.execute("SELECT 1 FROM graph_builds WHERE scope = ?",
+                              [scope]).fetchone():
+        return []
+    gs.rebuild(store, scope)
+    return [f"knowledge graph: {a['label']} ({a['status'].replace('_', ' ')}: "
+            f"{a.get('cause') or 'no cause'}) may have come back — {a['revisit']}"
+            for a in gs.approaches(store, [scope])
+            if a.get("revisit") and a["status"] in ("dead_end", "blocked")
+            and a["revisit"].startswith("replay")]
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+# ---------------------------------------------------------------------------- printing
+def _print_plan(plan: Any, *, executing: bool) -> None:
+    steps = plan.steps
+    n_run = sum(s.runs for s in steps)
+    rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
+    _say(f"replay plan · session {plan.session_id} · messages {rng} · {len(steps)} commands: "
+         f"{n_run} to run, {len(steps) - n_run} skipped")
+    for key, e in plan.hostmap.entries.items():
+        _say(f"host map: {key} → {e.target.label} ({e.source})")
+    for h in plan.unmapped:
+        _say(f"unmapped: {h} — its steps are refused; map it with --host-map {h}=TARGET or "
+             f"confirm it (--host-map {h}={h}, --yes)")
+    _say("")
+    for s in steps:
+        head = f"{s.ordinal:>6}  {s.tool}  {s.category}"
+        if s.info is not None:
+            head += f"  {s.safety}"
+        head += f"  {s.action.upper()}"
+        if s.target:
+            head += f"  on {s.target}"
+            if s.recorded_host and s.target != s.recorded_host:
+                head += f" (recorded {s.recorded_host})"
+        elif s.unmapped:
+            head += f"  on {s.recorded_host or s.unmapped[0]}: unmapped, not contacted"
+        _say(head)
+        pad = " " * 8
+        _say(f"{pad}recorded: {_one_line(s.recorded_command)}")
+        if s.run_command:
+            _say(f"{pad}{'will run' if s.runs else 'would run'}: {_one_line(s.run_command)}")
+            if s.cwd:
+                _say(f"{pad}in:       {s.cwd}")
+        if s.info is not None and s.safety_reasons:
+            _say(f"{pad}safety:   {s.safety} — {'; '.join(s.safety_reasons[:4])}")
+        _say(f"{pad}{'why' if s.runs else 'skipped'}:{' ' * (6 if s.runs else 2)}{s.reason}")
+        if s.launch is not None and s.runs:
+            _say(f"{pad}launch:   in the background, {s.launch.describe()}; "
+                 + ("left running at the end" if plan.options.keep_running
+                    else "stopped at the end of the run"))
+        for note in s.notes:
+            _say(f"{pad}note:     {note}")
+    _say("")
+
+
+def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool) -> Any:
+    from kb.replay import step_json
+
+    def on_start(step: Any) -> None:
+        if not as_json:
+            err.print(f"── {step.ordinal} on {step.target} ──", highlight=False)
+
+    def on_output(step: Any, text: str) -> None:
+        if not as_json:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    def on_done(res: Any) -> None:
+        if as_json:
+            emit_json(step_json(res.step, res, plan.run_id))
+            sys.stdout.flush()
+            return
+        if not res.executed:
+            return
+        s = res.step
+        bits = []
+        if res.timed_out:
+            bits.append("timed out")
+        else:
+            bits.append(f"exit {res.exit_code}")
+        bits.append(f"recorded {s.recorded.exit_code if s.recorded.exit_code is not None else '–'}")
+        if res.duration_ms is not None:
+            bits.append(f"{res.duration_ms / 1000:.2f} s")
+        _say(f"{s.ordinal:>6}  {res.verdict.upper()}  ({', '.join(bits)})")
+        _say(f"        {res.explanation}")
+        shown = [m for m in res.measurements if m.old is not None and m.new is not None][:6]
+        for m in shown:
+            _say(f"        {m}")
+        if res.launch and res.launch.get("pgid"):
+            _say(f"        launch: ready={res.launch.get('ready')}, process group "
+                 f"{res.launch.get('pgid')}")
+
+    def on_note(msg: str) -> None:
+        err.print(msg, highlight=False)
+
+    if not as_json:
+        _say(f"running {sum(s.runs for s in plan.steps)} step(s) · run {plan.run_id}")
+    return run_plan(plan, on_start=on_start, on_output=on_output, on_done=on_done,
+                    on_note=on_note, yes=yes)
+
+
+def _history(db: Path | None, session_id: str | None, ordinal: int | None,
+             as_json: bool) -> None:
+    from kb.replay import runs, step_history
+
+    with open_store(db) as store:
+        sid = store.resolve_session(session_id)
+        if ordinal is None:
+            rows = runs(store, sid)
+            if as_json:
+                for r in rows:
+                    emit_json(_jsonable(r))
+                return
+            if not rows:
+                err.print(f"no replay runs stored for {sid}", highlight=False)
+                return
+            for r in rows:
+                rng = f"{r['range_from']}–{r['range_to'] if r['range_to'] is not None else 'end'}"
+                targets = ", ".join(f"{k}→{v['target']}" for k, v in r["targets"].items())
+                verdicts = ", ".join(f"{n} {v}" for v, n in sorted(r["verdicts"].items()))
+                _say(f"{r['run_id']}  {_when(r['started_at'])}  {rng}  "
+                     f"{r['executed_count']}/{r['step_count']} run: {verdicts}  "
+                     f"[{r['status']}]  {targets}")
+            return
+        rows = step_history(store, sid, ordinal)
+    if as_json:
+        for r in rows:
+            emit_json(_jsonable(r))
+        return
+    if not rows:
+        err.print(f"message {ordinal} has not been replayed in {sid}", highlight=False)
+        return
+    first = rows[0]
+    _say(f"{ordinal} · {first['category']} · {_one_line(first['run_command'] or '')}")
+    for r in rows:
+        code = "timed out" if r["timed_out"] else f"exit {r['exit_code']}"
+        extra = (f"{code} (recorded {r['recorded_exit_code']})" if r["verdict"] != "skipped"
+                 else "")
+        dur = f"{r['duration_ms'] / 1000:.2f} s" if r["duration_ms"] is not None else ""
+        _say(f"  {_when(r['run_started_at'])}  {r['run_id']}  {r['verdict']:<11} {extra}  "
+             f"{dur}  {r['target'] or ''}".rstrip())
+        text = r["explanation"] or r["reason"]
+        if text:
+            _say(f"      {text}")
+        ratios = [m for m in (r["measurements"] or []) if m.get("ratio") is not None][:4]
+        for m in ratios:
+            _say(f"      {m['label']}: {m['old']:g} → {m['new']:g} {m['unit']} "
+                 f"({m['ratio']:.2f}×)")
+
+
+def _jsonable(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()}
+
+
+def _when(dt: Any) -> str:
+    return dt.strftime("%Y-%m-%d %H:%M:%S") if isinstance(dt, datetime) else str(dt or "")
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", " ⏎ ")
+
+
+def _say(text: str) -> None:
+    out.print(text, markup=False, highlight=False)

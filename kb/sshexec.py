@@ -1,0 +1,475 @@
+"""Running replay steps: the system OpenSSH client with connection sharing, or a local shell.
+
+One ssh *master* per target (``ssh -M -N -f`` with ``ControlPersist``) is
+started on first use; every step then runs as a multiplexed session over its
+``ControlPath`` socket (``-S``), so a run of many steps pays for one
+handshake per target.  Sockets live in a private directory (mode 700) made
+for the run and removed at the end, after each master is closed with
+``ssh -O exit``.
+
+Every process runs in its own process group (``start_new_session``); a step
+that outlives its timeout has its group killed, and the remote side runs
+under ``timeout`` (see :func:`wrap_remote`) so nothing keeps running on the
+target either.  Output (stdout and stderr merged, as the agent saw it) is
+handed to a callback as it arrives and kept whole.
+
+Safety by construction: :meth:`Executor.ssh_argv` builds every ssh command
+line and refuses a destination that is not one of the run's mapped targets
+(and, with ``LOGKB_REPLAY_LOOPBACK_ONLY=1``, one that is not loopback; that mode
+also passes ``-F /dev/null`` so no ssh_config entry can redirect a target)
+before any argv exists.  Nothing here decides *what* to run: that is the plan's job
+(:mod:`kb.replay_plan`), which never runs anything.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb.hostmap import Target, is_loopback
+from logparse.shell import parse_command
+
+LOOPBACK_ENV = "LOGKB_REPLAY_LOOPBACK_ONLY"
+
+#: Options of every ssh client replay starts: never prompt, never forward, never run
+#: local commands from the user's ssh config, no pty, quiet about known-hosts updates.
+CLIENT_OPTIONS: tuple[str, ...] = (
+    "-T", "-x", "-a",
+    "-o", "BatchMode=yes",
+    "-o", "ConnectTimeout=15",
+    "-o", "ClearAllForwardings=yes",
+    "-o", "PermitLocalCommand=no",
+    "-o", "LogLevel=ERROR",
+)
+MASTER_OPTIONS: tuple[str, ...] = (
+    "-o", "ServerAliveInterval=15",
+    "-o", "ServerAliveCountMax=4",
+    "-o", "ControlPersist=600",
+)
+#: Options an ssh that runs *on a target* (a nested ssh) gets besides the target's own.
+NESTED_OPTIONS: tuple[str, ...] = ("-o", "BatchMode=yes")
+
+# OpenSSH's getopt string: letters followed by ':' take an argument.
+_SSH_GETOPT = "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XYy"
+_SSH_ARG = {c for i, c in enumerate(_SSH_GETOPT) if i + 1 < len(_SSH_GETOPT)
+            and _SSH_GETOPT[i + 1] == ":" and c != ":"}
+
+
+class ReplayRefused(Exception):
+    """A command line would reach a host the run did not map: it is never started."""
+
+
+@dataclass(frozen=True)
+class SshArgv:
+    """An ssh command line taken apart with OpenSSH's option rules."""
+
+    options: tuple[tuple[str, str | None], ...]
+    destination: str | None
+    command: tuple[str, ...]
+
+    @property
+    def host(self) -> str | None:
+        if self.destination is None:
+            return None
+        d = self.destination
+        if d.startswith("ssh://"):
+            d = d[6:]
+        d = d.rpartition("@")[2]
+        if d.startswith("["):
+            return d[1:].partition("]")[0]
+        if d.count(":") == 1:
+            return d.partition(":")[0]
+        return d
+
+    def option_values(self, letter: str) -> list[str]:
+        return [v or "" for k, v in self.options if k == letter]
+
+
+def parse_ssh_argv(argv: Iterable[str]) -> SshArgv:
+    """Options, destination and remote command of ``ssh …`` (argv[0] is the program)."""
+    words = list(argv)[1:]
+    opts: list[tuple[str, str | None]] = []
+    dest: str | None = None
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            i += 1
+            if dest is None and i < len(words):
+                dest = words[i]
+                i += 1
+            break
+        if w.startswith("-") and len(w) > 1:
+            j = 1
+            while j < len(w):
+                c = w[j]
+                if c in _SSH_ARG:
+                    val = w[j + 1:]
+                    if not val:
+                        i += 1
+                        val = words[i] if i < len(words) else ""
+                    opts.append((c, val))
+                    break
+                opts.append((c, None))
+                j += 1
+            i += 1
+            continue
+        if dest is None:
+            dest = w
+            i += 1
+            continue  # OpenSSH parses options after the destination too
+        break
+    return SshArgv(tuple(opts), dest, tuple(words[i:]))
+
+
+def loopback_only() -> bool:
+    return os.environ.get(LOOPBACK_ENV, "") not in ("", "0", "no", "false")
+
+
+def client_options(ctl: str | None = None) -> list[str]:
+    """The options every ssh client replay starts from this machine gets (``-S ctl`` too)."""
+    opts = ["-F", "/dev/null"] if loopback_only() else []  # no ssh_config may redirect it
+    opts += CLIENT_OPTIONS
+    if ctl is not None:
+        opts += ["-S", ctl]
+    return opts
+
+
+def wrap_remote(command: str | None, timeout: float) -> str:
+    """The string sent to the target: ``command`` under the login shell, killed after ``timeout``.
+
+    ``timeout`` (coreutils) kills the whole remote process group, so a step that
+    times out leaves nothing behind; without ``timeout`` on the target the
+    command runs unwrapped.  ``None`` means a script on stdin (``$SHELL -s``).
+    """
+    limit = max(1, math.ceil(timeout)) + 1
+    run = ('"${SHELL:-/bin/sh}" -s' if command is None
+           else f'"${{SHELL:-/bin/sh}}" -c {shlex.quote(command)}')
+    return (f"if command -v timeout >/dev/null 2>&1; then exec timeout -k 5 {limit} {run}; "
+            f"else exec {run}; fi")
+
+
+@dataclass
+class Outcome:
+    """What one process did."""
+
+    exit_code: int | None
+    output: str
+    duration_ms: int
+    timed_out: bool = False
+    started_at: float = 0.0
+
+
+def run_process(argv: list[str], *, timeout: float, cwd: str | None = None,
+                stdin: str | None = None, on_output: Callable[[str], None] | None = None,
+                env: dict[str, str] | None = None) -> Outcome:
+    """Run ``argv`` in its own process group with stdout+stderr merged, streamed and kept.
+
+    After ``timeout`` seconds the group gets SIGTERM, then SIGKILL.  When the
+    process has exited but something it started in the background still holds
+    the output pipe, reading stops half a second later and the group is killed.
+    """
+    started = time.time()
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd, env=env,
+            start_new_session=True)
+    except OSError as e:
+        return Outcome(127, f"logkb: cannot start {argv[0]}: {e}\n", 0, False, started)
+    if stdin is not None:
+        assert proc.stdin is not None
+        threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True).start()
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    chunks: list[bytes] = []
+    deadline = t0 + timeout
+    pidfd = _pidfd(proc.pid)  # wakes the loop the moment the process exits
+    try:
+        return _collect(proc, fd, pidfd, decoder, chunks, deadline, on_output, t0, started)
+    except BaseException:  # Ctrl-C or a failing callback: leave nothing running
+        _killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _collect(proc: subprocess.Popen[bytes], fd: int, pidfd: int | None,
+             decoder: codecs.IncrementalDecoder, chunks: list[bytes], deadline: float,
+             on_output: Callable[[str], None] | None, t0: float, started: float) -> Outcome:
+    timed_out = False
+    exited_at: float | None = None
+    eof = False
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ, "out")
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ, "exit")
+        while True:
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+                if pidfd is not None:
+                    sel.unregister(pidfd)
+            if eof and exited_at is not None:
+                break
+            if exited_at is not None and now - exited_at > 0.5:
+                _killpg(proc.pid, signal.SIGKILL)  # a background child holds the pipe
+                break
+            if now >= deadline:
+                timed_out = True
+                break
+            if eof and pidfd is None:
+                time.sleep(0.001)
+                continue
+            for key, _ in sel.select(min(deadline - now, 0.25)):
+                if key.data != "out":
+                    continue
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    eof = True
+                    sel.unregister(fd)
+                    continue
+                chunks.append(data)
+                if on_output is not None:
+                    text = decoder.decode(data)
+                    if text:
+                        on_output(text)
+    if timed_out:
+        _killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            pass
+        _killpg(proc.pid, signal.SIGKILL)
+        chunks.extend(_drain(fd))
+    try:
+        proc.wait(5.0)
+    except subprocess.TimeoutExpired:
+        _killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.stdout is not None
+    proc.stdout.close()
+    if on_output is not None:
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            on_output(tail)
+    rc = proc.returncode
+    code = None if timed_out else (rc if rc >= 0 else 128 - rc)
+    return Outcome(code, b"".join(chunks).decode("utf-8", "replace"),
+                   int((time.monotonic() - t0) * 1000), timed_out, started)
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)  # Linux 5.3+
+    except (AttributeError, OSError):
+        return None
+
+
+def _feed(pipe, text: str) -> None:  # type: ignore[no-untyped-def]
+    try:
+        pipe.write(text.encode())
+        pipe.close()
+    except OSError:
+        pass
+
+
+def _drain(fd: int) -> list[bytes]:
+    out = []
+    end = time.monotonic() + 0.5
+    while time.monotonic() < end:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            time.sleep(0.02)
+            continue
+        except OSError:
+            break
+        if not data:
+            break
+        out.append(data)
+    return out
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+LOCAL_SHELL = shutil.which("bash") or "/bin/sh"
+
+
+class Executor:
+    """Masters, step processes and cleanup for one replay run.
+
+    ``allowed`` are the ssh targets the run may contact (from the host map);
+    ``control_dir`` is the private directory for the control sockets (it must
+    not exist yet: it is created with mode 700).
+    """
+
+    def __init__(self, control_dir: str | Path, allowed: Iterable[Target]) -> None:
+        self.control_dir = Path(control_dir)
+        self.allowed = {t.host for t in allowed if not t.is_local}
+        self.masters: dict[str, tuple[Target, str]] = {}
+        self.master_errors: dict[str, str] = {}
+        self._opened = False
+
+    # ------------------------------------------------------------------ setup
+    def open(self) -> None:
+        self.control_dir.mkdir(mode=0o700)  # fails if it exists: never reuse a planted dir
+        os.chmod(self.control_dir, 0o700)
+        (self.control_dir / "work").mkdir(mode=0o700)
+        self._opened = True
+
+    def __enter__(self) -> Executor:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def scratch(self) -> str:
+        return str(self.control_dir / "work")
+
+    # ------------------------------------------------------------- the guard
+    def check_destination(self, host: str | None) -> None:
+        """Refuse any destination that is not a mapped target (before an argv exists)."""
+        if host is None or host not in self.allowed:
+            raise ReplayRefused(f"refused: {host or 'no host'} is not a mapped target of this run")
+        if loopback_only() and not is_loopback(host):
+            raise ReplayRefused(f"refused: {host} is not loopback ({LOOPBACK_ENV} is set)")
+
+    def check_argv(self, argv: list[str]) -> None:
+        """Re-check a finished ssh argv (defence in depth: it was built by :meth:`ssh_argv`)."""
+        if Path(argv[0]).name != "ssh":
+            return
+        parsed = parse_ssh_argv(argv)
+        self.check_destination(parsed.host)
+        for k, v in parsed.options:
+            if k in "JW" or (k == "o" and v and v.split("=", 1)[0].strip().lower()
+                             in ("proxycommand", "proxyjump", "hostname")):
+                raise ReplayRefused(f"refused: ssh option -{k} {v} could reach another host")
+
+    def check_text(self, text: str) -> None:
+        """Check every ssh that a shell text would start, at any depth (nested included)."""
+        info = parse_command(text)
+        if info.opaque and "ssh" in text:
+            raise ReplayRefused("refused: the command cannot be fully analysed and mentions ssh")
+        for cmd in info.commands + info.local_commands:
+            if cmd.program == "ssh":
+                self.check_argv(list(cmd.effective_argv))
+
+    def ssh_argv(self, target: Target, ctl: str, remote: str | None, *,
+                 master: bool = False, control: str | None = None) -> list[str]:
+        """The ssh command line for ``target`` (a step, the master, or ``-O control``)."""
+        self.check_destination(target.host)
+        argv = ["ssh", *client_options(ctl)]
+        if control is not None:
+            argv += ["-O", control]
+        elif master:
+            argv += ["-M", "-N", "-f", *MASTER_OPTIONS]
+        else:
+            argv += ["-o", "ControlMaster=no"]
+        argv += [*target.ssh_options(), target.destination]
+        if remote is not None and not master and control is None:
+            argv.append(remote)
+        self.check_argv(argv)
+        return argv
+
+    # ---------------------------------------------------------------- masters
+    def ensure_master(self, target: Target, ctl: str) -> str | None:
+        """Start the shared connection to ``target``; the error text if it failed."""
+        key = target.label
+        if key in self.masters:
+            return None
+        if key in self.master_errors:
+            return self.master_errors[key]
+        argv = self.ssh_argv(target, ctl, None, master=True)
+        log = self.control_dir / f"master-{len(self.masters) + len(self.master_errors)}.log"
+        with log.open("wb") as fh:
+            try:
+                proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=fh, timeout=60, start_new_session=True)
+                rc = proc.returncode
+            except subprocess.TimeoutExpired:
+                rc = None
+        if rc == 0 and Path(ctl).exists():
+            self.masters[key] = (target, ctl)
+            return None
+        text = log.read_text(errors="replace").strip()
+        msg = text or (f"ssh to {target.label} timed out" if rc is None
+                       else f"ssh to {target.label} failed (exit {rc})")
+        self.master_errors[key] = msg
+        if Path(ctl).exists():  # half-started master: ask it to go
+            self._exit_master(target, ctl)
+        return msg
+
+    def _exit_master(self, target: Target, ctl: str) -> None:
+        try:
+            argv = self.ssh_argv(target, ctl, None, control="exit")
+            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=10)
+        except (subprocess.TimeoutExpired, ReplayRefused, OSError):
+            pass
+
+    # ------------------------------------------------------------------ steps
+    def run_ssh(self, target: Target, ctl: str, remote: str | None, *, timeout: float,
+                stdin: str | None = None, wrap: bool = True,
+                on_output: Callable[[str], None] | None = None) -> Outcome:
+        """Run ``remote`` on ``target`` over its shared connection."""
+        err = self.ensure_master(target, ctl)
+        if err is not None:
+            return Outcome(255, err + "\n", 0, False, time.time())
+        if remote is not None:
+            self.check_text(remote)
+        if stdin is not None:
+            self.check_text(stdin)
+        payload = wrap_remote(remote, timeout) if wrap else remote
+        argv = self.ssh_argv(target, ctl, payload)
+        out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output)
+        if wrap and out.exit_code == 124 and out.duration_ms >= timeout * 1000:
+            out.exit_code, out.timed_out = None, True  # the remote `timeout` fired first
+        return out
+
+    def run_local(self, text: str, *, cwd: str, timeout: float,
+                  targets: Iterable[tuple[Target, str]] = (),
+                  on_output: Callable[[str], None] | None = None) -> Outcome:
+        """Run ``text`` with bash on this machine; ``targets`` it reaches get their masters first."""
+        self.check_text(text)
+        for target, ctl in targets:
+            err = self.ensure_master(target, ctl)
+            if err is not None:
+                return Outcome(255, err + "\n", 0, False, time.time())
+        return run_process([LOCAL_SHELL, "-c", text], cwd=cwd, timeout=timeout,
+                           on_output=on_output)
+
+    # ---------------------------------------------------------------- cleanup
+    def close(self) -> None:
+        for target, ctl in list(self.masters.values()):
+            self._exit_master(target, ctl)
+        self.masters.clear()
+        if self._opened:
+            shutil.rmtree(self.control_dir, ignore_errors=True)
+            self._opened = False
