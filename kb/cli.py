@@ -359,5 +359,8 @@ from kb.graph_cli import COMMANDS as _GRAPH_COMMANDS  # noqa: E402
 for _cmd in _GRAPH_COMMANDS:
     cli.add_command(_cmd)
 
+from kb.replay_cli import replay  # noqa: E402
+cli.add_command(replay)
+
 if __name__ == "__main__":  # pragma: no cover
     cli()
