@@ -10,6 +10,7 @@ run stream) never overwrites a session stored from a complete one.
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
 from logparse.source import NotATranscript, SourceSession
 
-BATCH_MESSAGES = 4096
+BATCH_MESSAGES = 2048
 
 Progress = Callable[[int], None]
 """Called with a number of source bytes just processed."""
@@ -116,6 +117,9 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
            inputs: tuple[list[Input], list[NotATranscript]] | None = None) -> IngestReport:
     """Ingest every transcript under ``paths`` into ``store``."""
     report = IngestReport()
+    # DuckDB caches written blocks up to its memory limit (80% of RAM by default); an
+    # ingest streams, so a modest cache keeps its footprint flat whatever the input size
+    store.conn.execute("SET memory_limit = ?", [os.environ.get("LOGKB_MEMORY_LIMIT", "512MB")])
     found, errors = inputs if inputs is not None else plan(paths)
     report.errors.extend(errors)
     wanted = frozenset(session_ids) if session_ids else None
@@ -168,23 +172,28 @@ def _ingest_session(store: KbStore, src: SourceSession, problems: list[Problem],
     if stored is not None and stored.complete and not src.complete:
         return _check_partial(store, src, problems)
     replace_all = stored is not None and src.complete and not stored.complete
-    known = {} if (stored is None or replace_all) else store.known_messages(sid)
+    if replace_all:
+        with store.transaction():
+            store.delete_session(sid)
+    # what is stored already, session row or not (an interrupted ingest leaves messages
+    # without one): those rows are kept or replaced, never written twice
+    known = store.known_messages(sid)
     deriver = Deriver(sid, src.path, known)
     seen: set[str] = set()
     first_prompt: str | None = None
+    # one transaction per batch, not per session: DuckDB keeps a transaction's rows in
+    # memory until it commits, and a session can be far larger than memory should be
+    for msg in src.messages:
+        seen.add(msg.info["id"])
+        deriver.add(msg)
+        if first_prompt is None and msg.info.get("role") == "user":
+            first_prompt = _prompt_text(msg.parts)
+        if progress:
+            progress(len(msg.raw))
+        if len(deriver.batch) >= BATCH_MESSAGES:
+            _flush(store, sid, deriver, known)
+    _flush(store, sid, deriver, known)
     with store.transaction():
-        if replace_all:
-            store.delete_session(sid)
-        for msg in src.messages:
-            seen.add(msg.info["id"])
-            deriver.add(msg)
-            if first_prompt is None and msg.info.get("role") == "user":
-                first_prompt = _prompt_text(msg.parts)
-            if progress:
-                progress(len(msg.raw))
-            if len(deriver.batch) >= BATCH_MESSAGES:
-                _flush(store, sid, deriver, known)
-        _flush(store, sid, deriver, known)
         removed = [m for m in known if m not in seen] if src.complete else []
         if removed:
             store.delete_messages(sid, removed)
@@ -204,7 +213,8 @@ def _flush(store: KbStore, sid: str, deriver: Deriver, known: dict[str, tuple[in
     if not len(batch) and not batch.calls and not batch.prose and not batch.other:
         return
     replace = [row[0] for row in batch.messages if row[0] in known] if known else []
-    store.write_batch(sid, batch, replace)
+    with store.transaction():
+        store.write_batch(sid, batch, replace)
 
 
 def _check_partial(store: KbStore, src: SourceSession,

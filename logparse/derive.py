@@ -25,6 +25,7 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -60,6 +61,16 @@ _TOOL_CATEGORY = {
 }
 _SILENT_PARTS = frozenset({"step-start", "step-finish", "patch", "snapshot"})
 _CHILD_RE = re.compile(r"(?:task_id:|session_id:|<task id=\")\s*(ses_[A-Za-z0-9]+)")
+
+
+@lru_cache(maxsize=16384)
+def _classify_short(text: str) -> str:
+    return classify_prose(text).value
+
+
+def classify(text: str) -> str:
+    """The prose class of a text; short texts (status lines agents repeat) are cached."""
+    return _classify_short(text) if len(text) <= 240 else classify_prose(text).value
 
 
 def digest(raw: bytes) -> int:
@@ -280,7 +291,7 @@ class Deriver:
         t = part.get("time")
         start = _num(t.get("start")) if isinstance(t, dict) else None
         if kind == EventKind.DECISION:
-            cls = classify_prose(text).value
+            cls = classify(text)
             meas = _measure(text) if worth_measuring(text) else None
         else:
             cls, meas = None, None
