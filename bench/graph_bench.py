@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         run = CliRunner()
         for name, cmd in (("deadends", ["deadends", "--json"]), ("untested", ["untested"]),
                           ("why", ["why", "DeepEP"]), ("timeline", ["timeline"])):
-            def query() -> None:
+            def query(cmd: list[str] = cmd) -> None:
                 r = run.invoke(cli, [*cmd, "--db", str(db)])
                 assert r.exit_code == 0, r.output
             query()

@@ -8,73 +8,28 @@ show the TUI never import Textual.
 from __future__ import annotations
 
 import csv
-import functools
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
-import orjson
-from rich.console import Console
 
+from kb.clitools import (
+    db_option,
+    emit_json,
+    err,
+    fail,
+    handle_errors,
+    json_option,
+    open_store,
+    out,
+    session_option,
+)
 from kb.exitcodes import ExitCode
+from kb.graph_cli import COMMANDS as GRAPH_COMMANDS
 from kb.paths import default_db
-from kb.store import KbError, KbLocked, KbMissing, KbNotFound, KbStore
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def fail(message: str, code: ExitCode) -> None:
-    err.print(f"[bold red]logkb:[/] {message}", markup=True, highlight=False)
-    sys.exit(int(code))
-
-
-def handle_errors(fn: F) -> F:
-    """Map store errors to exit codes with one clear line on stderr."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except KbLocked as e:
-            fail(str(e), ExitCode.LOCKED)
-        except (KbMissing, KbNotFound) as e:
-            fail(str(e), ExitCode.NOT_FOUND)
-        except KbError as e:
-            fail(str(e), ExitCode.FAILED)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def db_option(fn: F) -> F:
-    return click.option(
-        "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-        envvar="LOGKB_DB", show_envvar=True,
-        help=f"Knowledge base file [default: {default_db()}].")(fn)
-
-
-def json_option(fn: F) -> F:
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print JSON for scripts instead of a table.")(fn)
-
-
-def session_option(fn: F) -> F:
-    return click.option("--session", "-s", "session_id", metavar="ID", default=None,
-                        help="Session id or unique prefix [default: the latest ingested "
-                             "top-level session].")(fn)
-
-
-def open_store(db: Path | None, read_only: bool = True) -> KbStore:
-    return KbStore(db if db is not None else default_db(), read_only=read_only)
-
-
-def emit_json(obj: Any) -> None:
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
-
+from kb.replay_cli import replay
+from kb.tui_cli import tui
 
 EPILOG = """\b
 Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
@@ -89,10 +44,13 @@ def cli(ctx: click.Context) -> None:
 
     Ingest transcripts (every opencode form: export, JSONL, opencode.db, the
     storage/ tree, the run --format json stream) into DuckDB, then ask what was
-    tried, what failed and why.
+    tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
     """
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            ctx.invoke(cli.commands["tui"])
+        else:
+            click.echo(ctx.get_help())
 
 
 # ---------------------------------------------------------------------- ingest
@@ -129,8 +87,14 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
     with open_store(db, read_only=False) as store:
         if show:
-            from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
-                                       TimeRemainingColumn, TransferSpeedColumn)
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
             with Progress(TextColumn("ingesting"), BarColumn(), DownloadColumn(),
                           TransferSpeedColumn(), TimeRemainingColumn(), console=err,
                           transient=True) as bar:
@@ -353,14 +317,5 @@ def path(db: Path | None) -> None:
     click.echo(str(db if db is not None else default_db()))
 
 
-# the graph commands live apart; registering them here keeps one group
-from kb.graph_cli import COMMANDS as _GRAPH_COMMANDS  # noqa: E402
-
-for _cmd in _GRAPH_COMMANDS:
+for _cmd in (*GRAPH_COMMANDS, replay, tui):
     cli.add_command(_cmd)
-
-from kb.replay_cli import replay  # noqa: E402
-cli.add_command(replay)
-
-if __name__ == "__main__":  # pragma: no cover
-    cli()

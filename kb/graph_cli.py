@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from kb.cli import (
+from kb.clitools import (
     db_option,
     emit_json,
     err,

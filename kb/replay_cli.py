@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from kb.cli import (
+from kb.clitools import (
     db_option,
     emit_json,
     err,

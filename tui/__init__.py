@@ -1,0 +1,3 @@
+"""The logkb terminal UI (Textual).  Start it with ``logkb tui`` or :func:`tui.app.make_app`.
+
+Imports ``kb`` and ``logparse``; neither imports this package."""

@@ -21,20 +21,20 @@ from kb.graph.text import (
     RETEST,
     STOPWORDS,
     Cause,
-    clause_with,
-    squash,
-    version_entity,
     announced,
     before_forward,
     cause_of,
+    clause_with,
     item_kind,
     question_of,
     sentence_with,
     short,
     similarity,
     split_todo,
+    squash,
     tokens,
     transport_failure,
+    version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase
 

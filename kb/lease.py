@@ -1,0 +1,194 @@
+"""Hold the knowledge base file only while it is used: for long-lived readers (the TUI).
+
+DuckDB lets one process open a file read-write, and while any process holds it
+(even read-only) no other process can open it read-write.  A viewer that kept
+its connection open for hours would lock ``logkb ingest`` out for hours.  A
+:class:`KbLease` opens a read-only connection for a *burst* of queries and
+closes it once nobody has used it for ``idle`` seconds, so another process
+waits at most about that long (``logkb ingest`` itself waits up to
+``LOGKB_LOCK_TIMEOUT`` seconds for a busy file).
+
+* :meth:`KbLease.read` lends a store whose ``conn`` is a private cursor of the
+  shared read-only connection (DuckDB connections are not thread-safe, cursors
+  are per thread), so worker threads can query at the same time.
+* :meth:`KbLease.write` waits for the readers, closes the read-only connection
+  and opens the file read-write for one short transaction-sized job (an
+  annotation, a graph rebuild), then lets readers reopen read-only.
+* When another process holds the file, opening waits, retrying, and reports
+  the wait through ``on_busy`` so a UI can say why it is waiting.
+
+This module is pure ``kb``: it knows nothing of Textual.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from kb.store import KbLocked, KbMissing, KbStore
+
+DEFAULT_IDLE = 2.0
+"""Seconds without a query after which the file is released (``LOGKB_TUI_IDLE``)."""
+
+
+class _Borrowed(KbStore):
+    """A :class:`KbStore` over a cursor of a lease's connection (closing it closes the
+    cursor only)."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:
+        # deliberately not calling KbStore.__init__: the connection is already open
+        self.path = path
+        self.read_only = read_only
+        self.conn = conn
+
+
+class KbLease:
+    """Lend short-lived access to one knowledge base file to many threads."""
+
+    def __init__(self, path: str | Path, *, idle: float | None = None,
+                 wait: float | None = None,
+                 on_busy: Callable[[str], None] | None = None) -> None:
+        self.path = str(path)
+        if idle is None:
+            idle = float(os.environ.get("LOGKB_TUI_IDLE", DEFAULT_IDLE))
+        if wait is None:
+            wait = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
+        self.idle = idle
+        """Seconds of disuse after which the connection is closed (0: after every burst)."""
+        self.wait = wait
+        """Seconds to wait for a file another process holds before :class:`KbLocked`."""
+        self.on_busy = on_busy
+        """Called (from a worker thread) with a message when opening has to wait."""
+        self.memory = self.path == ":memory:"
+        self._cond = threading.Condition()
+        self._store: KbStore | None = None
+        self._users = 0
+        self._writing = False
+        self._last_use = 0.0
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self.opens = 0
+        """How many times the file was opened (for tests and the status line)."""
+        if not self.memory and not Path(self.path).exists():
+            raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
+
+    # ---------------------------------------------------------------- state
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the file open right now."""
+        return self._store is not None
+
+    def _open(self, read_only: bool) -> KbStore:
+        deadline = time.monotonic() + self.wait
+        told = False
+        while True:
+            try:
+                store = KbStore(self.path, read_only=read_only and not self.memory,
+                                lock_timeout=min(0.5, self.wait))
+                self.opens += 1
+                return store
+            except KbLocked as e:
+                if time.monotonic() >= deadline:
+                    raise
+                if not told and self.on_busy is not None:
+                    self.on_busy(f"{e}; waiting up to {self.wait:g}s")
+                    told = True
+
+    def _close_store(self) -> None:
+        if self._store is not None and not self.memory:
+            self._store.close()
+            self._store = None
+
+    def _schedule_release(self) -> None:
+        if self.memory:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        if self.idle <= 0:
+            self._close_store()
+            return
+        self._timer = threading.Timer(self.idle, self._release_if_idle)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _release_if_idle(self) -> None:
+        with self._cond:
+            if self._users == 0 and not self._writing and (
+                    time.monotonic() - self._last_use >= self.idle - 0.01):
+                self._close_store()
+
+    def release(self) -> None:
+        """Close the file now if no query is running (``ctrl+r`` and tests)."""
+        with self._cond:
+            if self._users == 0 and not self._writing:
+                self._close_store()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+            while self._users or self._writing:
+                self._cond.wait(0.1)
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # ---------------------------------------------------------------- leases
+    @contextmanager
+    def read(self) -> Iterator[KbStore]:
+        """A read-only store for this thread; the file stays open while any is lent."""
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            if self._closed:
+                raise RuntimeError("the lease is closed")
+            if self._store is None:
+                self._store = self._open(read_only=True)
+            self._users += 1
+            cur = self._store.conn.cursor()
+        try:
+            yield _Borrowed(cur, self.path, read_only=not self.memory)
+        finally:
+            try:
+                cur.close()
+            finally:
+                with self._cond:
+                    self._users -= 1
+                    self._last_use = time.monotonic()
+                    if self._users == 0:
+                        self._schedule_release()
+                    self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[KbStore]:
+        """The file read-write, alone: for one short job (annotate, rebuild the graph)."""
+        with self._cond:
+            while self._writing or self._users:
+                self._cond.wait()
+            self._writing = True
+            if self._timer is not None:
+                self._timer.cancel()
+        try:
+            if self.memory:
+                if self._store is None:
+                    self._store = self._open(read_only=False)
+                yield self._store
+            else:
+                self._close_store()
+                store = self._open(read_only=False)
+                try:
+                    yield store
+                finally:
+                    store.close()
+        finally:
+            with self._cond:
+                self._writing = False
+                self._last_use = time.monotonic()
+                self._cond.notify_all()

@@ -1,0 +1,692 @@
+"""Read-side queries for the TUI that :class:`~kb.store.KbStore` does not answer.
+
+The TUI never writes SQL: every question it asks that the store and the graph
+modules lack lives here, as one intention-named function with parameterized
+SQL.  The central one is the *timeline index* of a session: the sort keys of
+every row the timeline shows under a filter, fetched in one columnar query so
+that a 100k-message session is indexed in well under a second and every
+navigation (jump to an ordinal, next failure, next decision) is a binary search
+in memory.  Rows themselves are fetched a page at a time (:func:`timeline_rows`)
+for the lines on screen.
+
+A timeline row is one *step*: a prompt or a piece of prose, a tool call (its
+``command`` and ``result`` events shown as one line, with the result's status),
+or another event (error, compaction, attachment, raw).  ``logkb events`` lists
+the same events one per line.
+
+Every function takes a store whose ``conn`` may be a per-thread cursor (see
+:mod:`kb.lease`); nothing here writes.
+
+The graph modules are imported inside the functions that need them: they pull in
+networkx and the extractor (~0.3 s), which the timeline's first paint should not
+wait for.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from kb.store import KbStore
+from logparse.models import Event, TodoItem
+
+# ------------------------------------------------------------------ row model
+ROW_PROSE, ROW_CALL, ROW_OTHER = 0, 1, 2
+"""``src`` of a timeline row: which table it comes from (prose, calls, other_events)."""
+
+FAILURE = 1
+"""A call that failed (status not completed, non-zero exit, or an error signature) or an
+assistant error."""
+DECISION = 2
+"""Prose that decides something: classified decision, pivot, dead-end or conclusion."""
+DEAD_END = 4
+"""Prose classified as a dead end."""
+MEASURED = 8
+"""A call whose result carries measurements."""
+PIVOT = 16
+"""Prose classified as a pivot."""
+PROMPT = 32
+"""A user prompt."""
+
+DECISION_CLASSES = ("decision", "pivot", "dead-end", "conclusion")
+KINDS = ("prompt", "decision", "command", "result", "todo", "subagent", "error",
+         "compaction", "attachment", "raw")
+STATUSES = ("failed", "ok", "completed", "error", "aborted", "interrupted")
+"""Status filter values: ``failed``/``ok`` are derived; the rest are recorded statuses."""
+
+_FAILED_CALL = ("(status <> 'completed' OR coalesce(exit_code, 0) <> 0 "
+                "OR len(coalesce(error_signatures, [])) > 0)")
+
+
+@dataclass(frozen=True)
+class TimelineFilter:
+    """What the timeline shows.  Empty tuples and an empty text mean "everything"."""
+
+    kinds: tuple[str, ...] = ()
+    """Event kinds (``command``/``result`` both select tool calls)."""
+    categories: tuple[str, ...] = ()
+    """Tool-call categories (search, import-check, benchmark, …); selects calls only."""
+    hosts: tuple[str, ...] = ()
+    """First ssh hop of a call; ``local`` selects calls without ssh."""
+    statuses: tuple[str, ...] = ()
+    """``failed``, ``ok`` or a recorded call status (completed, error, aborted, interrupted)."""
+    classes: tuple[str, ...] = ()
+    """Prose classifications (plan, observation, conclusion, pivot, dead-end, decision)."""
+    text: str = ""
+    """Case-insensitive substring of a command, an output or prose."""
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.kinds or self.categories or self.hosts or self.statuses
+                    or self.classes or self.text)
+
+    @classmethod
+    def parse(cls, query: str, base: TimelineFilter | None = None) -> TimelineFilter:
+        """Read ``kind:command cat:benchmark host:10.1.230.174 status:failed words``.
+
+        Prefixes: ``kind:``, ``cat:``/``category:``, ``host:``, ``status:``, ``class:``;
+        values may be comma-separated.  Other words form the search text.  Fields not
+        named in ``query`` are taken from ``base``."""
+        names = {"kind": "kinds", "kinds": "kinds", "cat": "categories",
+                 "category": "categories", "host": "hosts", "status": "statuses",
+                 "class": "classes"}
+        found: dict[str, list[str]] = {}
+        words = []
+        for token in query.split():
+            key, sep, value = token.partition(":")
+            if sep and key.lower() in names and value:
+                found.setdefault(names[key.lower()], []).extend(
+                    v for v in value.split(",") if v)
+            else:
+                words.append(token)
+        b = base or cls()
+        return cls(
+            kinds=tuple(found.get("kinds", b.kinds)),
+            categories=tuple(found.get("categories", b.categories)),
+            hosts=tuple(found.get("hosts", b.hosts)),
+            statuses=tuple(found.get("statuses", b.statuses)),
+            classes=tuple(found.get("classes", b.classes)),
+            text=" ".join(words))
+
+    def describe(self) -> str:
+        """The filter as the query syntax :meth:`parse` reads."""
+        parts = [f"{k}:{','.join(v)}" for k, v in (
+            ("kind", self.kinds), ("cat", self.categories), ("host", self.hosts),
+            ("status", self.statuses), ("class", self.classes)) if v]
+        if self.text:
+            parts.append(self.text)
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """One line of the timeline (a step), as :func:`timeline_rows` returns it."""
+
+    ordinal: int
+    seq: int
+    src: int
+    """:data:`ROW_PROSE`, :data:`ROW_CALL` or :data:`ROW_OTHER`."""
+    kind: str
+    """prompt, decision, command (a tool call), todo, subagent, error, compaction, …"""
+    flags: int
+    tool: str | None = None
+    category: str | None = None
+    classification: str | None = None
+    host: str | None = None
+    status: str | None = None
+    exit_code: int | None = None
+    signature: str | None = None
+    """The first error signature of a call's result."""
+    signatures: int = 0
+    measurement: str | None = None
+    """The first measurement of a call's result, as text."""
+    measurements: int = 0
+    text: str = ""
+    """A command (the remote command when ssh-wrapped), prose, or an event's text."""
+    child_session_id: str | None = None
+    time: int | None = None
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.ordinal, self.seq, self.src)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.flags & FAILURE)
+
+
+@dataclass(repr=False)
+class TimelineIndex:
+    """The sort keys and flags of every row a filtered timeline shows, in order.
+
+    Positions are row numbers in the timeline; everything here is in memory and
+    O(log n)."""
+
+    def __repr__(self) -> str:  # short: Textual's workers repr() their arguments
+        return (f"TimelineIndex({self.session_id!r}, {len(self)} rows, "
+                f"filter={self.filter.describe()!r})")
+
+    session_id: str
+    filter: TimelineFilter
+    ordinals: array  # array('i')
+    seqs: array
+    srcs: array  # array('b')
+    flags: array  # array('B')
+    max_ordinal: int = 0
+    """The session's last ordinal (filtered or not)."""
+    _flag_positions: dict[int, list[int]] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ordinals)
+
+    def key(self, pos: int) -> tuple[int, int, int]:
+        return (self.ordinals[pos], self.seqs[pos], self.srcs[pos])
+
+    def position_of(self, ordinal: int, seq: int | None = None, src: int | None = None
+                    ) -> int:
+        """The row of ``ordinal`` (its first row, or the exact ``seq``/``src``), or the
+        nearest row after it; the last row when ``ordinal`` is past the end.  -1 when empty."""
+        n = len(self.ordinals)
+        if n == 0:
+            return -1
+        pos = bisect.bisect_left(self.ordinals, ordinal)
+        if seq is not None:
+            end = bisect.bisect_right(self.ordinals, ordinal)
+            for p in range(pos, end):
+                if self.seqs[p] == seq and (src is None or self.srcs[p] == src):
+                    return p
+            for p in range(pos, end):  # same seq, other table (a call's prose sibling)
+                if self.seqs[p] >= seq:
+                    return p
+        return min(pos, n - 1)
+
+    def contains(self, ordinal: int) -> bool:
+        pos = bisect.bisect_left(self.ordinals, ordinal)
+        return pos < len(self.ordinals) and self.ordinals[pos] == ordinal
+
+    def positions(self, flag: int) -> list[int]:
+        """Rows carrying ``flag`` (computed once per flag)."""
+        got = self._flag_positions.get(flag)
+        if got is None:
+            got = [i for i, f in enumerate(self.flags) if f & flag]
+            self._flag_positions[flag] = got
+        return got
+
+    def next_with(self, pos: int, flag: int, forward: bool = True) -> int | None:
+        """The next (or previous) row after ``pos`` that carries ``flag``."""
+        rows = self.positions(flag)
+        if forward:
+            i = bisect.bisect_right(rows, pos)
+            return rows[i] if i < len(rows) else None
+        i = bisect.bisect_left(rows, pos)
+        return rows[i - 1] if i > 0 else None
+
+
+def _in(col: str, values: Sequence[str], params: dict[str, Any], prefix: str) -> str:
+    names = []
+    for i, v in enumerate(values):
+        name = f"{prefix}{i}"
+        params[name] = v
+        names.append(f"${name}")
+    return f"{col} IN ({', '.join(names)})"
+
+
+@dataclass
+class _Where:
+    """The filter's conditions on one table and the parameters they name."""
+
+    parts: list[str] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sql(self) -> str:
+        return "".join(f" AND {p}" for p in self.parts)
+
+    def add(self, part: str) -> None:
+        self.parts.append(part)
+
+    def any_of(self, col: str, values: Sequence[str], prefix: str) -> str:
+        return _in(col, values, self.params, prefix)
+
+
+def _where(f: TimelineFilter) -> tuple[_Where, _Where, _Where]:
+    """Conditions (beyond session and ordinal range) for prose, calls and other_events.
+
+    Each table gets its own parameters: DuckDB refuses named parameters a query
+    does not use."""
+    prose, calls, other = _Where(), _Where(), _Where()
+    false = "FALSE"
+    if f.kinds:
+        kinds = set(f.kinds)
+        pk = sorted(k for k in kinds if k in ("prompt", "decision"))
+        prose.add(prose.any_of("kind", pk, "pk") if pk else false)
+        if not kinds & {"command", "result"}:
+            tools = [t for k, t in (("todo", "todowrite"), ("subagent", "task")) if k in kinds]
+            calls.add(calls.any_of("tool", tools, "ct") if tools else false)
+        ok = sorted(k for k in kinds if k not in ("prompt", "decision", "command", "result",
+                                                  "todo", "subagent"))
+        other.add(other.any_of("kind", ok, "ok") if ok else false)
+    if f.categories:
+        calls.add(calls.any_of("category", f.categories, "cc"))
+        prose.add(false)
+        other.add(false)
+    if f.hosts:
+        hosts = [h for h in f.hosts if h != "local"]
+        parts = [calls.any_of("host", hosts, "ch")] if hosts else []
+        if "local" in f.hosts:
+            parts.append("host IS NULL")
+        calls.add("(" + " OR ".join(parts) + ")")
+        prose.add(false)
+        other.add(false)
+    if f.statuses:
+        parts = []
+        recorded = [s for s in f.statuses if s not in ("failed", "ok")]
+        if recorded:
+            parts.append(calls.any_of("status", recorded, "cs"))
+        if "failed" in f.statuses:
+            parts.append(_FAILED_CALL)
+        if "ok" in f.statuses:
+            parts.append(f"NOT {_FAILED_CALL}")
+        calls.add("(" + " OR ".join(parts) + ")")
+        prose.add(false)
+        other.add("kind = 'error'" if "failed" in f.statuses else false)
+    if f.classes:
+        prose.add(prose.any_of("classification", f.classes, "pc"))
+        calls.add(false)
+        other.add(false)
+    if f.text:
+        # RE2's case-insensitive literal match scans 3-5x faster than ILIKE here
+        for w in (prose, calls, other):
+            w.params["q"] = "(?i)" + re.escape(f.text)
+        prose.add("regexp_matches(text, $q)")
+        calls.add("(regexp_matches(command, $q) OR regexp_matches(coalesce(output, error), $q)"
+                  " OR regexp_matches(title, $q))")
+        other.add("regexp_matches(coalesce(text, ''), $q)")
+    return prose, calls, other
+
+
+_FLAGS_PROSE = (f"(CASE WHEN classification IN ('decision', 'pivot', 'dead-end', 'conclusion') "
+                f"THEN {DECISION} ELSE 0 END + CASE WHEN classification = 'dead-end' "
+                f"THEN {DEAD_END} ELSE 0 END + CASE WHEN classification = 'pivot' "
+                f"THEN {PIVOT} ELSE 0 END + CASE WHEN kind = 'prompt' THEN {PROMPT} ELSE 0 END)")
+_FLAGS_CALL = (f"(CASE WHEN {_FAILED_CALL} THEN {FAILURE} ELSE 0 END + "
+               f"CASE WHEN len(coalesce(measurements, [])) > 0 THEN {MEASURED} ELSE 0 END)")
+_FLAGS_OTHER = f"(CASE WHEN kind = 'error' THEN {FAILURE} ELSE 0 END)"
+
+
+def timeline_index(store: KbStore, session_id: str,
+                   where: TimelineFilter | None = None) -> TimelineIndex:
+    """Index the rows of a session's timeline under the filter ``where`` (one columnar
+    query)."""
+    f = where or TimelineFilter()
+    wp, wc, wo = _where(f)
+    params: dict[str, Any] = {"s": session_id, **wp.params, **wc.params, **wo.params}
+    sql = f"""
+        SELECT ordinal, seq, 0::TINYINT AS src, {_FLAGS_PROSE}::UTINYINT AS flags
+          FROM prose WHERE session_id = $s{wp.sql}
+        UNION ALL
+        SELECT ordinal, seq, 1::TINYINT, {_FLAGS_CALL}::UTINYINT
+          FROM calls WHERE session_id = $s{wc.sql}
+        UNION ALL
+        SELECT ordinal, seq, 2::TINYINT, {_FLAGS_OTHER}::UTINYINT
+          FROM other_events WHERE session_id = $s{wo.sql}
+        ORDER BY 1, 2, 3"""
+    # a private cursor: ``sql()`` refuses a connection with an unfinished ``execute()``
+    cur = store.conn.cursor()
+    try:
+        tbl = cur.sql(sql, params=params).to_arrow_table()
+    finally:
+        cur.close()
+    cols = []
+    for name, code in (("ordinal", "i"), ("seq", "i"), ("src", "b"), ("flags", "B")):
+        col = tbl.column(name).combine_chunks()
+        a = array(code)
+        if len(col):
+            width = a.itemsize
+            a.frombytes(col.buffers()[1][col.offset * width:(col.offset + len(col)) * width])
+        cols.append(a)
+    return TimelineIndex(session_id, f, cols[0], cols[1], cols[2], cols[3],
+                         max_ordinal=store.max_ordinal(session_id))
+
+
+def _measure_text(m: dict[str, Any] | None) -> str | None:
+    if not m:
+        return None
+    v = f"{m['value']:g}"
+    return f"{m['label']}: {v} {m['unit']}".strip() if m.get("label") else f"{v} {m['unit']}"
+
+
+def _first_line(text: str | None, width: int = 300) -> str:
+    if not text:
+        return ""
+    for line in text.splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= width else line[: width - 1] + "…"
+    return ""
+
+
+_KEY = 1 << 20
+"""``ordinal * _KEY + seq`` identifies a row of one table (seq is a part's position)."""
+
+
+def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
+                  ) -> dict[tuple[int, int, int], TimelineRow]:
+    """The rows at positions ``start``..``stop - 1`` of ``index``, keyed by row key.
+
+    Fetched by key within the ordinal range they span, so the filter (a search
+    over every output, say) is not evaluated again for each page."""
+    n = len(index)
+    start, stop = max(0, start), min(stop, n)
+    if start >= stop:
+        return {}
+    keys: dict[int, list[int]] = {ROW_PROSE: [], ROW_CALL: [], ROW_OTHER: []}
+    for p in range(start, stop):
+        keys[index.srcs[p]].append(index.ordinals[p] * _KEY + index.seqs[p])
+    base: dict[str, Any] = {"s": index.session_id, "lo": index.ordinals[start],
+                            "hi": index.ordinals[stop - 1]}
+    where = ("WHERE session_id = $s AND ordinal BETWEEN $lo AND $hi "
+             f"AND ordinal::BIGINT * {_KEY} + seq IN (SELECT unnest($k))")
+    out: dict[tuple[int, int, int], TimelineRow] = {}
+    cur = store.conn
+    if keys[ROW_PROSE]:
+        for o, s, kind, cls, text, meas, flags, t in cur.execute(
+                f"SELECT ordinal, seq, kind, classification, left(text, 600), "
+                f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where}",
+                {**base, "k": keys[ROW_PROSE]}).fetchall():
+            out[(o, s, ROW_PROSE)] = TimelineRow(
+                o, s, ROW_PROSE, kind, flags, classification=cls, text=_first_line(text),
+                measurement=_measure_text(meas), time=t)
+    if keys[ROW_CALL]:
+        for (o, s, tool, cat, host, status, code, sig, nsig, meas, nmeas, cmd, remote, title,
+             child, flags, t) in cur.execute(
+                f"SELECT ordinal, seq, tool, category, host, status, exit_code, "
+                f"error_signatures[1], len(coalesce(error_signatures, [])), measurements[1], "
+                f"len(coalesce(measurements, [])), left(command, 600), "
+                f"left(remote_command, 600), left(title, 300), child_session_id, "
+                f"{_FLAGS_CALL}::UTINYINT, time_start FROM calls {where}",
+                {**base, "k": keys[ROW_CALL]}).fetchall():
+            kind = {"todowrite": "todo", "task": "subagent"}.get(tool, "command")
+            text = remote if host and remote else cmd
+            if kind == "subagent" and title:
+                text = title
+            out[(o, s, ROW_CALL)] = TimelineRow(
+                o, s, ROW_CALL, kind, flags, tool=tool, category=cat, host=host,
+                status=status, exit_code=code, signature=sig, signatures=nsig,
+                measurement=_measure_text(meas), measurements=nmeas, text=_first_line(text),
+                child_session_id=child, time=t)
+    if keys[ROW_OTHER]:
+        for o, s, kind, text, reason, flags, t in cur.execute(
+                f"SELECT ordinal, seq, kind, left(text, 600), reason, "
+                f"{_FLAGS_OTHER}::UTINYINT, time FROM other_events {where}",
+                {**base, "k": keys[ROW_OTHER]}).fetchall():
+            out[(o, s, ROW_OTHER)] = TimelineRow(o, s, ROW_OTHER, kind, flags,
+                                                 text=_first_line(text or reason), time=t)
+    return out
+
+
+# ------------------------------------------------------------------- facets
+@dataclass(frozen=True)
+class Facets:
+    """The values a session's timeline can be filtered by, with row counts."""
+
+    kinds: list[tuple[str, int]]
+    categories: list[tuple[str, int]]
+    hosts: list[tuple[str, int]]
+    statuses: list[tuple[str, int]]
+    classes: list[tuple[str, int]]
+
+
+def facets(store: KbStore, session_id: str) -> Facets:
+    """Distinct kinds, categories, hosts, statuses and prose classes of a session."""
+    cur = store.conn
+    p = {"s": session_id}
+    kinds = cur.execute("""
+        SELECT kind, count(*) FROM (
+            SELECT kind FROM prose WHERE session_id = $s
+            UNION ALL SELECT CASE tool WHEN 'todowrite' THEN 'todo' WHEN 'task' THEN 'subagent'
+                             ELSE 'command' END FROM calls WHERE session_id = $s
+            UNION ALL SELECT kind FROM other_events WHERE session_id = $s)
+        GROUP BY 1 ORDER BY 2 DESC, 1""", p).fetchall()
+    cats = cur.execute("SELECT category, count(*) FROM calls WHERE session_id = $s "
+                       "GROUP BY 1 ORDER BY 2 DESC, 1", p).fetchall()
+    hosts = cur.execute("SELECT coalesce(host, 'local'), count(*) FROM calls "
+                        "WHERE session_id = $s GROUP BY 1 ORDER BY 2 DESC, 1", p).fetchall()
+    st = cur.execute(f"""
+        SELECT 'failed', count(*) FILTER (WHERE {_FAILED_CALL}) FROM calls WHERE session_id = $s
+        UNION ALL
+        SELECT 'ok', count(*) FILTER (WHERE NOT {_FAILED_CALL}) FROM calls WHERE session_id = $s
+        UNION ALL
+        SELECT * FROM (SELECT status, count(*) FROM calls WHERE session_id = $s
+                       GROUP BY 1 ORDER BY 2 DESC, 1)""", p).fetchall()
+    classes = cur.execute("SELECT classification, count(*) FROM prose WHERE session_id = $s "
+                          "AND classification IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1",
+                          p).fetchall()
+    return Facets([tuple(r) for r in kinds], [tuple(r) for r in cats],
+                  [tuple(r) for r in hosts], [tuple(r) for r in st if r[1]],
+                  [tuple(r) for r in classes])
+
+
+# ----------------------------------------------------------------- sessions
+def session_counts(store: KbStore) -> dict[str, dict[str, int | None]]:
+    """Per session: failed calls, and dead ends (``None`` when its graph was never built)."""
+    out: dict[str, dict[str, int | None]] = {}
+    for sid, failures in store.conn.execute(
+            f"SELECT session_id, count(*) FILTER (WHERE {_FAILED_CALL}) FROM calls "
+            "GROUP BY 1").fetchall():
+        out[sid] = {"failures": int(failures), "dead_ends": None}
+    built = store.conn.execute("""
+        WITH RECURSIVE tree(session_id, scope) AS (
+            SELECT session_id, session_id FROM sessions
+             WHERE session_id IN (SELECT scope FROM graph_builds)
+            UNION SELECT s.session_id, t.scope FROM sessions s
+             JOIN tree t ON s.parent_id = t.session_id)
+        SELECT t.session_id, count(n.node_id) FROM tree t
+        LEFT JOIN graph_nodes n ON n.scope = t.scope AND n.session_id = t.session_id
+             AND n.type = 'approach' AND n.status IN ('dead_end', 'blocked')
+        GROUP BY 1""").fetchall()
+    for sid, dead in built:
+        out.setdefault(sid, {"failures": 0, "dead_ends": None})["dead_ends"] = int(dead)
+    return out
+
+
+# ----------------------------------------------------------------- the graph
+def graph_fresh(store: KbStore, scope: str) -> bool:
+    """Whether the persisted graph of ``scope`` was built from what the store holds now."""
+    from kb.graph import store as gs  # deferred: networkx and the extractor load slowly
+
+    row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
+                             [scope]).fetchone()
+    if row is None:
+        return False
+    fp, _ = gs.fingerprint(store, gs.scope_sessions(store, scope))
+    return bool(row[0] == fp)
+
+
+@dataclass
+class GraphView:
+    """Everything the graph screen shows of one scope (a campaign and its subagents)."""
+
+    scope: str
+    approaches: list[dict[str, Any]]
+    dead_ends: list[dict[str, Any]]
+    untested: list[dict[str, Any]]
+    pivots: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    causes: list[dict[str, Any]]
+    throughput: list[dict[str, Any]]
+    built: bool = True
+
+
+def graph_view(store: KbStore, scope: str) -> GraphView:
+    """Read the persisted graph of ``scope`` (empty when it was never built)."""
+    from kb.graph import store as gs
+
+    built = store.conn.execute("SELECT count(*) FROM graph_builds WHERE scope = ?",
+                               [scope]).fetchone()
+    scopes = [scope]
+    return GraphView(
+        scope=scope, approaches=gs.approaches(store, scopes), dead_ends=gs.dead_ends(store, scopes),
+        untested=gs.untested(store, scopes, include_answered=True), pivots=gs.pivots(store, scopes),
+        decisions=gs.decisions(store, scopes), causes=gs.causes(store, scopes),
+        throughput=throughput(store, scope), built=bool(built and built[0]))
+
+
+def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, Any]]:
+    """The scope's throughput series as :func:`kb.graph.report.throughput` chooses it
+    (output-token throughput when there is any), thinned to about ``cap`` points
+    (every k-th, and the best one kept) in SQL.
+
+    ``report.throughput`` brings every measurement with its command into Python: a
+    generated 100k-message session has 427k ``token/s`` readings (0.5 GB, 1.4 s)."""
+    from kb.graph import report as graph_report
+    from kb.graph import store as gs
+
+    rows = store.conn.execute("""
+        WITH m AS (
+          SELECT session_id, ordinal, seq, m.value AS value, m.unit AS unit,
+                 m.label AS label FROM (
+            SELECT session_id, ordinal, seq, unnest(measurements) AS m FROM calls
+            WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
+          WHERE m.unit IN (SELECT unnest($units))),
+        p AS (SELECT * FROM m WHERE contains(lower(coalesce(label, '')), 'output')
+              AND NOT regexp_matches(lower(coalesce(label, '')), 'peak|max|total')),
+        s AS (SELECT * FROM p UNION ALL SELECT * FROM m WHERE NOT EXISTS (SELECT 1 FROM p))
+        SELECT session_id, ordinal, value, unit, label FROM s
+        QUALIFY row_number() OVER (ORDER BY session_id, ordinal, seq)
+                % greatest(1, count(*) OVER () // $cap) = 0
+             OR value = max(value) OVER ()
+        ORDER BY session_id, ordinal, seq""",
+        {"sids": gs.scope_sessions(store, scope), "cap": max(1, cap),
+         "units": list(graph_report.THROUGHPUT_UNITS)}).fetchall()
+    return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab}
+            for s, o, v, u, lab in rows]
+
+
+def marks(view: GraphView) -> dict[tuple[str, int], str]:
+    """``(session, ordinal) → mark`` for the timeline: where approaches ended or were
+    confirmed (``dead_end``, ``blocked``, ``confirmed``), where a question went unanswered
+    (``untested``) and where the campaign pivoted (``pivot``)."""
+    out: dict[tuple[str, int], str] = {}
+    for a in view.approaches:
+        for e in a.get("evidence", []):
+            key = (e["session_id"], e["ordinal"])
+            if e["role"] == "ended" and a["status"] in ("dead_end", "blocked", "superseded"):
+                out[key] = a["status"]
+            elif e["role"] in ("confirmed", "annotated") and a["status"] == "confirmed":
+                out.setdefault(key, "confirmed")
+    for q in view.untested:
+        if q["status"] == "open":
+            out.setdefault((q["session_id"], q["ordinal"]), "untested")
+    for p in view.pivots:
+        out[(p["session_id"], p["ordinal"])] = "pivot"
+    return out
+
+
+def approaches_at(view: GraphView, session_id: str, ordinal: int
+                  ) -> list[tuple[dict[str, Any], list[str]]]:
+    """Approaches a step is evidence of, with its roles (proposed, tested, ended, …)."""
+    out = []
+    for a in view.approaches:
+        roles = [e["role"] for e in a.get("evidence", [])
+                 if e["session_id"] == session_id and e["ordinal"] == ordinal]
+        if roles:
+            out.append((a, sorted(set(roles), key=roles.index)))
+    return out
+
+
+def approaches_during(view: GraphView, session_id: str, ordinal: int
+                      ) -> list[dict[str, Any]]:
+    """Approaches (not goals or tasks) being worked on at ``ordinal``."""
+    return [a for a in view.approaches
+            if a.get("kind") == "approach" and a["session_id"] == session_id
+            and a["ordinal"] <= ordinal and (a.get("ended") is None or a["ended"] >= ordinal)]
+
+
+# ------------------------------------------------------------------ detail
+@dataclass
+class StepDetail:
+    """Everything the detail pane shows for one timeline row."""
+
+    session_id: str
+    ordinal: int
+    seq: int
+    src: int
+    message: dict[str, Any]
+    """The message (role, time, agent, model, finish, error, tokens)."""
+    events: list[Event]
+    """All events of the message, in order."""
+    focus: list[Event]
+    """The events of the selected row (a call's command and result, or one prose event)."""
+    rationale: list[Event]
+    """Prose that led to the step: earlier prose of the same message, or the latest prose
+    before it in the same turn."""
+    todos: list[TodoItem]
+    todos_at: int | None
+    """The ordinal of the todo snapshot shown (the latest at or before the step)."""
+    replays: list[dict[str, Any]] = field(default_factory=list)
+    """Past replay runs of this step, newest first."""
+
+
+def todo_at(store: KbStore, session_id: str, ordinal: int
+            ) -> tuple[int | None, list[TodoItem]]:
+    """The latest todo snapshot at or before ``ordinal``: its ordinal and items."""
+    row = store.conn.execute(
+        "SELECT ordinal, json_extract(input, '$.todos') FROM calls WHERE session_id = ? "
+        "AND tool = 'todowrite' AND ordinal <= ? ORDER BY ordinal DESC, seq DESC LIMIT 1",
+        [session_id, ordinal]).fetchone()
+    if row is None:
+        return None, []
+    items = orjson.loads(row[1]) if row[1] else []
+    todos = [TodoItem(content=str(i.get("content", "")), status=str(i.get("status", "")),
+                      priority=i.get("priority")) for i in items or [] if isinstance(i, dict)]
+    return int(row[0]), todos
+
+
+def prose_before(store: KbStore, session_id: str, ordinal: int, seq: int) -> list[Event]:
+    """The latest assistant prose before ``(ordinal, seq)`` that is not behind a prompt."""
+    row = store.conn.execute(
+        "SELECT ordinal, seq FROM prose WHERE session_id = $s AND kind = 'decision' "
+        "AND (ordinal < $o OR (ordinal = $o AND seq < $q)) AND ordinal > coalesce(("
+        "  SELECT max(ordinal) FROM prose WHERE session_id = $s AND kind = 'prompt' "
+        "  AND ordinal <= $o), 0) ORDER BY ordinal DESC, seq DESC LIMIT 1",
+        {"s": session_id, "o": ordinal, "q": seq}).fetchone()
+    if row is None:
+        return []
+    return [e for e in store.events(session_id, kinds=["decision"], start=row[0], end=row[0])
+            if e.seq == row[1]]
+
+
+def step_detail(store: KbStore, session_id: str, ordinal: int, seq: int, src: int
+                ) -> StepDetail:
+    """The message of a timeline row with the row's events, rationale and todo list."""
+    msg = store.message(session_id, ordinal)
+    events: list[Event] = msg.pop("events")
+    if src == ROW_CALL:
+        focus = [e for e in events if e.seq == seq and e.kind in (
+            "command", "result", "todo", "subagent")]
+    elif src == ROW_PROSE:
+        focus = [e for e in events if e.seq == seq and e.kind in ("prompt", "decision")]
+    else:
+        focus = [e for e in events if e.seq == seq and e.kind not in (
+            "prompt", "decision", "command", "result", "todo", "subagent")]
+    rationale: list[Event] = []
+    if src == ROW_CALL:
+        rationale = [e for e in events if e.kind == "decision" and e.seq < seq]
+        if not rationale:
+            rationale = prose_before(store, session_id, ordinal, seq)
+    at, todos = todo_at(store, session_id, ordinal)
+    return StepDetail(session_id, ordinal, seq, src, msg, events, focus, rationale, todos, at)
+
+
+def flags_text(flags: int) -> list[str]:
+    """Names of the flags set in ``flags`` (for tests and debugging)."""
+    names = ((FAILURE, "failure"), (DECISION, "decision"), (DEAD_END, "dead-end"),
+             (MEASURED, "measured"), (PIVOT, "pivot"), (PROMPT, "prompt"))
+    return [n for bit, n in names if flags & bit]

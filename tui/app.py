@@ -1,0 +1,222 @@
+"""The logkb terminal UI: sessions → timeline (+ detail) → graph and replay.
+
+``LogkbApp`` takes its dependencies in ``__init__`` (a :class:`kb.lease.KbLease`
+over the knowledge base file); :func:`make_app` builds it for the CLI and the
+tests.  The UI thread never queries: screens run thread workers that borrow the
+lease for a burst of queries and post past-tense messages back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import Worker, WorkerState
+
+from kb import views
+from kb.lease import KbLease
+from tui.commands import LogkbCommands
+from tui.messages import DataRefreshed, GraphLoaded, JumpRequested, SessionsLoaded, StoreBusy
+from tui.screens.help import HelpScreen
+from tui.screens.sessions import SessionsScreen
+from tui.screens.timeline import TimelineScreen
+
+
+class LogkbApp(App[None]):
+    """Browse sessions, follow a campaign, inspect its graph and replay it."""
+
+    CSS_PATH = ["global.tcss", "app.tcss"]
+    TITLE = "logkb"
+    COMMANDS = App.COMMANDS | {LogkbCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("ctrl+r", "refresh", "Refresh"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, lease: KbLease, *, session_id: str | None = None,
+                 at: int | None = None, theme: str = "textual-dark") -> None:
+        super().__init__()
+        self.lease = lease
+        """The knowledge base, borrowed per burst of queries (see :mod:`kb.lease`)."""
+        if lease.on_busy is None:
+            lease.on_busy = lambda text: self.post_message(StoreBusy(text))
+        self.start_session = session_id
+        self.start_at = at
+        self.sessions: list[dict[str, Any]] = []
+        """The last session list read (for titles and the command palette)."""
+        self.graphs: dict[str, views.GraphView] = {}
+        """Knowledge graphs read so far, by scope."""
+        self.scope_of: dict[str, str] = {}
+        """session id → its scope (top-level session)."""
+        self.theme = theme
+
+    def on_mount(self) -> None:
+        """Called when the app starts: the session asked for, else the list of sessions.
+
+        With ``--session``/``--at`` the sessions screen is not built until it is wanted
+        (escape): the timeline's first paint does not wait for it."""
+        if self.start_session is not None or self.start_at is not None:
+            self._resolve_start(self.start_session, self.start_at)
+        else:
+            self.push_screen(SessionsScreen())
+
+    @work(thread=True, exclusive=True, group="start", exit_on_error=False)
+    def _resolve_start(self, session_id: str | None, at: int | None) -> None:
+        from kb.store import KbError
+
+        try:
+            with self.lease.read() as store:
+                sid = store.resolve_session(session_id)
+        except KbError as e:
+            self.call_from_thread(self._start_failed, str(e))
+            return
+        self.post_message(JumpRequested(sid, at))
+
+    def _start_failed(self, why: str) -> None:
+        """The session asked for is not there: say so over the list of sessions."""
+        self.push_screen(SessionsScreen())
+        self.notify(why, title="no such session", severity="error", timeout=8)
+
+    def on_unmount(self) -> None:
+        """Called when the app stops: let go of the knowledge base file."""
+        self.lease.close()
+
+    # ------------------------------------------------------------- messages
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        """Called when a screen read the session list: keep it for titles and the palette."""
+        self.sessions = message.rows
+        for r in message.rows:
+            if r["parent_id"] is None:
+                self.scope_of[r["session_id"]] = r["session_id"]
+        by_id = {r["session_id"]: r for r in message.rows}
+        for r in message.rows:
+            top, seen = r, 0
+            while top["parent_id"] in by_id and seen < 64:
+                top, seen = by_id[top["parent_id"]], seen + 1
+            self.scope_of[r["session_id"]] = top["session_id"]
+
+    def on_jump_requested(self, message: JumpRequested) -> None:
+        """Called when something asks to show a message: go to its session's timeline."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, SessionsScreen):
+                break
+            if isinstance(screen, TimelineScreen) and screen.session_id == message.session_id:
+                while self.screen is not screen:
+                    self.pop_screen()
+                if message.ordinal is not None:
+                    screen.jump(message.ordinal)
+                return
+            if isinstance(screen, TimelineScreen):
+                break
+        # not open under the current screen: close overlays, open it on top
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, (TimelineScreen,
+                                                                          SessionsScreen)):
+            self.pop_screen()
+        self.push_screen(TimelineScreen(message.session_id, message.ordinal))
+
+    def show_sessions(self) -> None:
+        """Back to the session list (built now if the app started on a timeline)."""
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, SessionsScreen):
+            if len(self.screen_stack) == 2:
+                self.switch_screen(SessionsScreen())
+                return
+            self.pop_screen()
+        if not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen())
+
+    def on_store_busy(self, message: StoreBusy) -> None:
+        """Called when a worker waits for the file (an ingest holds it)."""
+        self.notify(message.text, title="knowledge base busy", severity="warning", timeout=6)
+
+    def on_graph_loaded(self, message: GraphLoaded) -> None:
+        """Called when a graph was read: cache it and hand it to the screens that show it."""
+        self.graphs[message.scope] = message.view
+        if message.rebuilt:
+            self.notify("knowledge graph rebuilt from new data", timeout=3)
+        for screen in self.screen_stack:
+            handler = getattr(screen, "graph_ready", None)
+            if handler is not None:
+                handler(message.scope, message.view)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Called when any worker changes state: errors become notifications, not crashes."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            err = event.worker.error
+            self.notify(f"{type(err).__name__}: {err}", title=event.worker.name or "error",
+                        severity="error", timeout=8)
+
+    # ---------------------------------------------------------------- graph
+    def request_graph(self, scope: str, *, force: bool = False) -> None:
+        """Read a scope's graph in a worker (rebuild it first when data changed)."""
+        if not force and scope in self.graphs:
+            self.post_message(GraphLoaded(scope, self.graphs[scope]))
+            return
+        self.run_worker(lambda: self._load_graph(scope), thread=True, exclusive=True,
+                        group=f"graph:{scope}", name="graph", exit_on_error=False)
+
+    def _load_graph(self, scope: str) -> None:
+        from kb.graph import store as gs
+        from kb.store import KbError
+
+        rebuilt = False
+        with self.lease.read() as store:
+            fresh = views.graph_fresh(store, scope)
+        if not fresh:
+            try:
+                with self.lease.write() as store:
+                    rebuilt = gs.rebuild(store, scope)
+            except KbError as e:
+                self.call_from_thread(self.notify, f"the graph may be stale: {e}",
+                                      severity="warning")
+        with self.lease.read() as store:
+            view = views.graph_view(store, scope)
+        self.post_message(GraphLoaded(scope, view, rebuilt))
+
+    def busy(self) -> bool:
+        """Whether a screen still waits for something it asked for (tests, benchmarks)."""
+        return any(getattr(s, "busy", lambda: False)() for s in self.screen_stack)
+
+    def scope_for(self, session_id: str) -> str:
+        return self.scope_of.get(session_id, session_id)
+
+    # -------------------------------------------------------------- actions
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_refresh(self) -> None:
+        """Let go of the file and read everything again (picks up a new ingest)."""
+        self.graphs.clear()
+        self._refresh()
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
+    def _refresh(self) -> None:
+        self.lease.release()
+        self.post_message(DataRefreshed())
+
+    def on_data_refreshed(self, message: DataRefreshed) -> None:
+        """Called after ``ctrl+r`` released the file: every screen reads again."""
+        for screen in self.screen_stack:
+            handler = getattr(screen, "reload", None)
+            if handler is not None:
+                handler()
+        self.notify("refreshed", timeout=2)
+
+
+class UnknownTheme(ValueError):
+    """``--theme`` named a theme Textual does not have."""
+
+
+def make_app(db_path: str | Path, *, session_id: str | None = None, at: int | None = None,
+             theme: str = "textual-dark", idle: float | None = None) -> LogkbApp:
+    """The app over the knowledge base at ``db_path`` (raises ``KbMissing`` without one,
+    :class:`UnknownTheme` for a theme Textual does not know)."""
+    from textual.theme import BUILTIN_THEMES
+
+    if theme not in BUILTIN_THEMES:
+        raise UnknownTheme(f"{theme!r}; one of {', '.join(sorted(BUILTIN_THEMES))}")
+    return LogkbApp(KbLease(db_path, idle=idle), session_id=session_id, at=at, theme=theme)

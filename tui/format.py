@@ -1,0 +1,74 @@
+"""Small shared pieces of presentation: times, badges, status words, marks.
+
+Colours here are for badges and inline highlights; the states of whole rows
+(cursor, failure, dead end, measurement) are component classes styled in
+``app.tcss`` so a theme can change them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+KIND_BADGE = {
+    "prompt": "bold #0b1e2d on #5fb3d9",
+    "decision": "#e0c3ff",
+    "command": "bold #d8dee9",
+    "todo": "#1d1a05 on #e5c07b",
+    "subagent": "#0b1e2d on #7aa2f7",
+    "error": "bold #ffffff on #b3261e",
+    "compaction": "dim",
+    "attachment": "dim",
+    "raw": "#ff8a80",
+}
+CLASS_STYLE = {
+    "dead-end": "bold #ff6b6b", "pivot": "bold #ffd166", "decision": "bold #7ee787",
+    "conclusion": "#7ee787", "plan": "#8b9bb4", "observation": "#8b9bb4",
+}
+CATEGORY_STYLE = {
+    "import-check": "#c3e88d", "package-query": "#c3e88d", "search": "#89ddff",
+    "benchmark": "#82aaff", "launch": "#ffcb6b", "install": "#f78c6c", "build": "#f78c6c",
+    "kill": "#ff5370", "file-edit": "#c792ea", "subagent": "#7aa2f7", "todo": "#e5c07b",
+    "research": "#7aa2f7", "other": "#8b9bb4",
+}
+MARK = {"dead_end": ("✘", "bold #ff6b6b"), "blocked": ("⊘", "bold #ff9e64"),
+        "superseded": ("↷", "#8b9bb4"), "confirmed": ("✔", "bold #7ee787"),
+        "untested": ("?", "bold #ffd166"), "pivot": ("⤳", "bold #ffd166")}
+STATUS_MARK = {"dead_end": "✘", "blocked": "⊘", "superseded": "↷", "confirmed": "✔",
+               "open": "▶"}
+STATUS_STYLE = {"dead_end": "bold #ff6b6b", "blocked": "bold #ff9e64", "superseded": "#8b9bb4",
+                "confirmed": "bold #7ee787", "open": "bold #82aaff"}
+VERDICT_STYLE = {"same": "#7ee787", "changed": "bold #ffd166", "now-fails": "bold #ff6b6b",
+                 "now-passes": "bold #7ee787", "now-answers": "bold #82aaff",
+                 "skipped": "#8b9bb4"}
+SAFETY_STYLE = {"read-only": "#7ee787", "launch": "#ffcb6b", "mutating": "bold #ff6b6b",
+                "unknown": "#ff9e64"}
+FAIL = "bold #ff6b6b"
+MEASURE = "bold #82aaff"
+DIM = "#8b9bb4"
+
+
+def when(ms: int | None, seconds: bool = False) -> str:
+    """Local date and time of an epoch-milliseconds value ('' for none)."""
+    if not ms:
+        return ""
+    return datetime.fromtimestamp(ms / 1000).strftime(
+        "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def status_word(status: str | None, exit_code: int | None, failed: bool) -> tuple[str, str]:
+    """The status column of a call: its text and style."""
+    if status and status != "completed":
+        return status, FAIL
+    if exit_code not in (None, 0):
+        return f"exit {exit_code}", FAIL
+    if failed:
+        return "failed", FAIL
+    return "ok", "#7ee787"
+
+
+def short(text: str | None, width: int) -> str:
+    """``text`` on one line, cut to ``width`` cells with an ellipsis."""
+    if not text:
+        return ""
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: max(0, width - 1)] + "…"

@@ -1,0 +1,337 @@
+"""The graph screen: approaches by status, with causes, evidence, pivots and throughput."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from kb import views
+from tui.format import DIM, FAIL, STATUS_MARK, STATUS_STYLE, short
+from tui.messages import JumpRequested
+
+GROUPS = (("open", "▶ Open"), ("confirmed", "✔ Confirmed"), ("dead_end", "✘ Dead ends"),
+          ("blocked", "⊘ Blocked"), ("superseded", "↷ Superseded"))
+"""Approach statuses in the order the tree shows them."""
+EXPANDED = ("dead_end", "blocked")
+"""Groups whose approaches start expanded (the interesting ones)."""
+
+
+def _approach_label(a: dict[str, Any], pivot_from: int = 0) -> Text:
+    status = a.get("status") or "open"
+    t = Text()
+    t.append(f"{STATUS_MARK.get(status, '·')} ", style=STATUS_STYLE.get(status, ""))
+    t.append(a.get("label") or "?", style="bold")
+    span = f"  {a['ordinal']}" + (f"–{a['ended']}" if a.get("ended") is not None else "…")
+    t.append(span, style=DIM)
+    if a.get("kind") and a["kind"] != "approach":
+        t.append(f"  [{a['kind']}]", style=DIM)
+    if pivot_from:
+        t.append(f"  ⤳ from {pivot_from} dead end{'s' if pivot_from > 1 else ''}",
+                 style="bold #ffd166")
+    if a.get("revisit"):
+        t.append("  ↺ revisit", style="bold #82aaff")
+    return t
+
+
+def _evidence_label(e: dict[str, Any]) -> Text:
+    role = e["role"]
+    style = {"ended": FAIL, "tested": "#82aaff", "confirmed": "#7ee787",
+             "proposed": "bold", "research": "#7aa2f7"}.get(role, DIM)
+    t = Text()
+    t.append(f"{e['ordinal']:>6} ", style="bold")
+    t.append(f"{role:<9}", style=style)
+    if e.get("note"):
+        t.append(" " + short(e["note"], 90), style=FAIL if role in ("ended", "tested") and (
+            "Error" in e["note"] or "failed" in e["note"] or "DEAD" in e["note"]) else "")
+    return t
+
+
+class GraphScreen(Screen[None]):
+    """The knowledge graph of a campaign (a session with its subagents)."""
+
+    HELP = ("Approaches grouped by status; dead ends and blocked approaches under their "
+            "causes, each with its evidence (the messages that proposed, tested and ended "
+            "it).  The pivot shows which dead ends led to which new approach.  Enter on "
+            "evidence, a question or a decision jumps to that message in the timeline; on "
+            "an approach it opens or closes it.  The chart is the campaign's throughput "
+            "over messages.")
+    BINDINGS = [
+        Binding("enter", "select", "Open / jump", show=False),
+        Binding("e", "expand_all", "Expand all"),
+        Binding("t", "chart_span", "Chart span"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    @dataclass
+    class StoryLoaded(Message):
+        """The story of an approach was read."""
+
+        node_id: str
+        text: str
+
+    def __init__(self, scope: str, *, session_id: str | None = None,
+                 ordinal: int | None = None, title: str | None = None) -> None:
+        super().__init__()
+        self.scope = scope
+        self.campaign_title = title
+        """The campaign's title (else looked up in the app's session list)."""
+        self.session_id = session_id or scope
+        self.ordinal = ordinal
+        self.view: views.GraphView | None = None
+        self.chart_all = False
+        """Chart the whole session (``t``) rather than where approaches were tracked."""
+        self._approach_nodes: dict[str, TreeNode[dict[str, Any]]] = {}
+
+    def compose(self) -> ComposeResult:
+        from tui.widgets.throughput import ThroughputChart
+
+        yield Header()
+        with Horizontal(id="graph-main"):
+            yield Tree[dict[str, Any]]("knowledge graph", id="graph-tree")
+            with VerticalScroll(id="story-pane"):
+                yield Static(Text("select an approach", style=DIM), id="story")
+        yield ThroughputChart(id="chart")
+        yield Static("", id="graph-status", classes="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Called when the screen opens: ask the app for the graph (cached or read)."""
+        self.sub_title = f"graph · {self.scope}"
+        tree = self.query_one(Tree)
+        tree.show_root = True
+        tree.guide_depth = 3
+        tree.focus()
+        self.query_one("#graph-status", Static).update(Text("reading the graph…", style=DIM))
+        self.app.request_graph(self.scope)  # type: ignore[attr-defined]
+
+    def reload(self) -> None:
+        self.app.request_graph(self.scope, force=True)  # type: ignore[attr-defined]
+
+    def graph_ready(self, scope: str, view: views.GraphView) -> None:
+        """Called by the app with the scope's graph: build the tree and the chart."""
+        if scope != self.scope:
+            return
+        self.view = view
+        self._build_tree(view)
+        self._plot(view)
+        n_app = sum(1 for a in view.approaches if a.get("kind") == "approach")
+        dead = sum(1 for a in view.approaches if a["status"] in ("dead_end", "blocked"))
+        n_piv = len({(p["ordinal"], p["dst"]) for p in view.pivots})
+        self.query_one("#graph-status", Static).update(Text(
+            f"{n_app} approaches · {dead} dead ends or blocked · {n_piv} pivot"
+            f"{'s' if n_piv != 1 else ''} · "
+            f"{len([q for q in view.untested if q['status'] == 'open'])} untested · "
+            f"{len(view.throughput)} throughput points"
+            + ("" if view.built else " · the graph was never built (run logkb graph)"),
+            style=DIM))
+
+    # ----------------------------------------------------------------- tree
+    def _build_tree(self, view: views.GraphView) -> None:
+        tree = self.query_one(Tree)
+        tree.clear()
+        self._approach_nodes.clear()
+        title = self.campaign_title or next((r.get("title") for r in self.app.sessions  # type: ignore
+                                    if r["session_id"] == self.scope), None)
+        tree.root.set_label(Text(short(title or self.scope, 90), style="bold"))
+        tree.root.data = {"kind": "root"}
+        by_id = {a["node_id"]: a for a in view.approaches}
+        # pivots: one per (ordinal, destination), listing the approaches left behind
+        pivots: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+        for p in view.pivots:
+            pivots[(p["ordinal"], p["dst"])].append(p)
+        pivot_from = {dst: len(ps) for (_, dst), ps in pivots.items()}
+        if pivots:
+            group = tree.root.add(Text(f"⤳ Pivots ({len(pivots)})", style="bold #ffd166"),
+                                  data={"kind": "group"}, expand=True)
+            for (ordinal, dst), ps in sorted(pivots.items()):
+                target = by_id.get(dst, {})
+                label = Text()
+                label.append(f"{ordinal:>6} ", style="bold")
+                label.append(f"{len(ps)} dead end{'s' if len(ps) > 1 else ''} → ",
+                             style="#ffd166")
+                label.append(target.get("label") or dst, style="bold")
+                node = group.add(label, data={"kind": "evidence", "session_id":
+                                              ps[0]["session_id"], "ordinal": ordinal,
+                                              "node_id": dst}, expand=True)
+                if ps[0].get("text"):
+                    node.add_leaf(Text("“" + short(ps[0]["text"], 110) + "”", style="italic"),
+                                  data={"kind": "evidence", "session_id": ps[0]["session_id"],
+                                        "ordinal": ordinal})
+                for p in ps:
+                    src = by_id.get(p["src"], {})
+                    node.add_leaf(Text.assemble(("  left: ", DIM), _approach_label(src)),
+                                  data={"kind": "approach", "node_id": p["src"]})
+        for status, name in GROUPS:
+            items = [a for a in view.approaches if (a.get("status") or "open") == status]
+            if not items:
+                continue
+            group = tree.root.add(Text(f"{name} ({len(items)})",
+                                       style=STATUS_STYLE.get(status, "bold")),
+                                  data={"kind": "group"}, expand=True)
+            if status in ("dead_end", "blocked", "superseded"):
+                by_cause: dict[str, list[dict[str, Any]]] = defaultdict(list)
+                for a in items:
+                    by_cause[a.get("cause") or "cause unknown"].append(a)
+                for cause, group_items in sorted(by_cause.items(), key=lambda kv: min(
+                        a.get("ended") or a["ordinal"] for a in kv[1])):
+                    share = f"  ({len(group_items)} share this cause)" if len(
+                        group_items) > 1 else ""
+                    cnode = group.add(Text.assemble(("cause: ", DIM), (cause, FAIL),
+                                                    (share, DIM)),
+                                      data={"kind": "cause"}, expand=True)
+                    for a in group_items:
+                        self._add_approach(cnode, a, pivot_from.get(a["node_id"], 0),
+                                           expand=status in EXPANDED)
+            else:
+                for a in items:
+                    self._add_approach(group, a, pivot_from.get(a["node_id"], 0), expand=False)
+        questions = view.untested
+        if questions:
+            open_q = [q for q in questions if q["status"] == "open"]
+            group = tree.root.add(Text(f"? Untested questions ({len(open_q)})",
+                                       style="bold #ffd166"), data={"kind": "group"},
+                                  expand=True)
+            for q in questions:
+                label = Text()
+                label.append(f"{q['ordinal']:>6} ", style="bold")
+                label.append(q["question"], style="bold" if q["status"] == "open" else DIM)
+                label.append(f"  — {q['reason']}", style=FAIL)
+                if q["status"] != "open":
+                    label.append(f"  (answered at {q['answered_at']})", style="#7ee787")
+                group.add_leaf(label, data={"kind": "evidence", "session_id": q["session_id"],
+                                            "ordinal": q["ordinal"]})
+        if view.decisions:
+            group = tree.root.add(Text(f"◆ Decisions ({len(view.decisions)})",
+                                       style="bold #7ee787"), data={"kind": "group"},
+                                  expand=False)
+            for d in view.decisions:
+                label = Text()
+                label.append(f"{d['ordinal']:>6} ", style="bold")
+                label.append(short(d.get("label"), 110))
+                group.add_leaf(label, data={"kind": "evidence", "session_id": d["session_id"],
+                                            "ordinal": d["ordinal"]})
+        tree.root.expand()
+        self._focus_current()
+
+    def _add_approach(self, parent: TreeNode[dict[str, Any]], a: dict[str, Any],
+                      pivot_from: int, expand: bool) -> None:
+        node = parent.add(_approach_label(a, pivot_from),
+                          data={"kind": "approach", "node_id": a["node_id"]}, expand=expand)
+        self._approach_nodes[a["node_id"]] = node
+        for e in a.get("evidence", []):
+            node.add_leaf(_evidence_label(e), data={"kind": "evidence", **e})
+        if a.get("revisit"):
+            node.add_leaf(Text(f"↺ revisit: {a['revisit']}", style="#82aaff"),
+                          data={"kind": "note"})
+        for r in a.get("risks", []):
+            node.add_leaf(Text(f"risk: {r}", style="#ff9e64"), data={"kind": "note"})
+
+    def _focus_current(self) -> None:
+        """Put the cursor on the approach the timeline's step belongs to (if any)."""
+        if self.view is None or self.ordinal is None:
+            return
+        hits = views.approaches_at(self.view, self.session_id, self.ordinal) or [
+            (a, []) for a in views.approaches_during(self.view, self.session_id, self.ordinal)]
+        hits = [(a, r) for a, r in hits if a.get("kind") == "approach"] or hits
+        if not hits:
+            return
+        node = self._approach_nodes.get(hits[-1][0]["node_id"])
+        if node is not None:
+            node.expand()
+            self.call_after_refresh(self._show_node, node)
+
+    def _show_node(self, node: TreeNode[dict[str, Any]]) -> None:
+        """Cursor on ``node``, scrolled near the top so its evidence shows below it."""
+        tree = self.query_one(Tree)
+        tree.move_cursor(node)
+        if node.line >= 0:
+            tree.scroll_to(y=max(0, node.line - 2), animate=False, immediate=True)
+
+    def find_node(self, predicate: Any) -> TreeNode[dict[str, Any]] | None:
+        """The first tree node (depth first) whose data satisfies ``predicate``."""
+        stack = [self.query_one(Tree).root]
+        while stack:
+            node = stack.pop(0)
+            if node.data is not None and predicate(node.data):
+                return node
+            stack = list(node.children) + stack
+        return None
+
+    # ----------------------------------------------------------------- story
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted[dict[str, Any]]) -> None:
+        data = event.node.data or {}
+        node_id = data.get("node_id")
+        if data.get("kind") == "evidence" and node_id is None:
+            parent = event.node.parent
+            node_id = (parent.data or {}).get("node_id") if parent is not None else None
+        if node_id:
+            self._load_story(node_id)
+
+    @work(thread=True, exclusive=True, group="story", exit_on_error=False)
+    def _load_story(self, node_id: str) -> None:
+        from kb.graph import report
+
+        with self.app.lease.read() as store:  # type: ignore[attr-defined]
+            story = report.story(store, [self.scope], node_id)
+        self.post_message(self.StoryLoaded(node_id, report.story_text(story)))
+
+    def on_graph_screen_story_loaded(self, message: StoryLoaded) -> None:
+        """Called when an approach's story arrived: show it beside the tree."""
+        self.query_one("#story", Static).update(Text(message.text))
+
+    # --------------------------------------------------------------- actions
+    @on(Tree.NodeSelected)
+    def _selected(self, event: Tree.NodeSelected[dict[str, Any]]) -> None:
+        data = event.node.data or {}
+        if data.get("kind") == "evidence" and data.get("ordinal") is not None:
+            self.post_message(JumpRequested(data["session_id"], data["ordinal"]))
+        elif data.get("kind") == "approach" and event.node.parent is not None and (
+                event.node.parent.data or {}).get("kind") == "evidence":
+            # "left:" lines under a pivot: go to that approach in its group
+            target = self._approach_nodes.get(data["node_id"])
+            if target is not None:
+                target.expand()
+                self.query_one(Tree).move_cursor(target)
+
+    def action_select(self) -> None:
+        self.query_one(Tree).action_select_cursor()
+
+    def action_expand_all(self) -> None:
+        self.query_one(Tree).root.expand_all()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    # ----------------------------------------------------------------- chart
+    def _plot(self, view: views.GraphView) -> None:
+        from tui.widgets.throughput import ThroughputChart
+
+        mine = [m for m in view.throughput if m["session_id"] == self.scope] or view.throughput
+        tracked = [a["ordinal"] for a in view.approaches
+                   if a.get("kind") != "goal" and a["session_id"] == self.scope]
+        start = None
+        if not self.chart_all and tracked and any(m["ordinal"] >= min(tracked) for m in mine):
+            start = min(tracked)
+            mine = [m for m in mine if m["ordinal"] >= start]
+        pivots = [p["ordinal"] for p in view.pivots]
+        ends = [a["ended"] for a in view.approaches
+                if a["status"] in ("dead_end", "blocked") and a.get("ended") is not None
+                and a["session_id"] == self.scope]
+        self.query_one(ThroughputChart).set_data(mine, pivots=pivots, ends=ends, start=start)
+
+    def action_chart_span(self) -> None:
+        self.chart_all = not self.chart_all
+        if self.view is not None:
+            self._plot(self.view)

@@ -1,0 +1,476 @@
+"""The replay panel: plan a range of recorded steps, confirm, and watch them run.
+
+Planning is pure (:func:`kb.replay.make_plan`, read-only store) and runs every
+time the form changes.  Nothing runs until ``e`` and a confirmation; the run
+(:func:`kb.replay.execute`) streams each step's output into the panel as it
+arrives, then gives its verdict and a diff against the recorded output, and is
+stored like a ``logkb replay --execute`` run.  Recorded hosts go through the host
+map (the form's entries win over ``~/.config/logkb/config.toml``); a host with
+no entry is never contacted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from tui.format import DIM, FAIL, SAFETY_STYLE, VERDICT_STYLE, short
+from tui.screens.prompt import ConfirmPrompt
+from tui.widgets.detail import bash, output_diff, replay_line, section
+
+StepKey = tuple[int, int]
+
+
+@dataclass
+class ReplayForm:
+    """What the form asks for (parsed from its inputs)."""
+
+    start: int
+    end: int | None = None
+    host_map: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+
+
+def tilde(text: str) -> str:
+    """``text`` with the home directory written ``~`` (shorter, and the same for everyone)."""
+    import os
+
+    home = os.path.expanduser("~")
+    return text.replace(home, "~") if home not in ("", "/") else text
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in text.replace(" ", ",").split(",") if v.strip())
+
+
+class ReplayScreen(Screen[None]):
+    """Plan, confirm and run a replay of a range of recorded steps."""
+
+    HELP = ("The plan lists every recorded command in the range: where it would run (the "
+            "host map sends a recorded host to another ssh target or to `local`), its "
+            "safety class, and whether it runs or is skipped and why.  Only read-only "
+            "steps run unless `allow` names launch, mutating or unknown; a host without a "
+            "host-map entry is never contacted (write HOST=HOST to confirm it as recorded). "
+            "`e` runs the plan after a confirmation; output streams per step, then the "
+            "verdict and a diff against the recording.  Past runs of the selected step are "
+            "listed under it.")
+    BINDINGS = [
+        Binding("h", "focus_form('#replay-hosts')", "Host map"),
+        Binding("f", "focus_form('#replay-from')", "Range"),
+        Binding("a", "focus_form('#replay-allow')", "Allow", show=False),
+        Binding("p", "plan", "Plan"),
+        Binding("e", "execute", "Execute"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    @dataclass
+    class Planned(Message):
+        """A plan was made (or could not be: ``error``)."""
+
+        plan: Any
+        error: str | None = None
+
+    @dataclass
+    class StepStarted(Message):
+        key: StepKey
+
+    @dataclass
+    class StepOutput(Message):
+        key: StepKey
+        text: str
+
+    @dataclass
+    class StepFinished(Message):
+        key: StepKey
+        result: Any
+
+    @dataclass
+    class RunFinished(Message):
+        record: Any
+        saved: bool
+        error: str | None = None
+
+    @dataclass
+    class HistoryLoaded(Message):
+        key: StepKey
+        rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def __init__(self, session_id: str, start: int, end: int | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.start = start
+        self.end = end
+        self.plan: Any = None
+        self.running = False
+        self.outputs: dict[StepKey, list[str]] = {}
+        self.results: dict[StepKey, Any] = {}
+        self.histories: dict[StepKey, list[dict[str, Any]]] = {}
+        self.current: StepKey | None = None
+        """The step that is running."""
+        self.current_view: StepKey | None = None
+        """The step shown in the side panel."""
+        self.record: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="replay-form"):
+            yield Input(str(self.start), placeholder="from", id="replay-from", type="integer")
+            yield Input("" if self.end is None else str(self.end), placeholder="to (end)",
+                        id="replay-to", type="integer")
+            yield Input(placeholder="host map: 10.1.230.174=local or =user@host:port",
+                        id="replay-hosts")
+            yield Input(placeholder="only categories", id="replay-only")
+            yield Input(placeholder="allow: launch,mutating,unknown", id="replay-allow")
+        yield Static("", id="replay-summary")
+        with Horizontal(id="replay-main"):
+            yield DataTable(id="replay-steps", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="replay-side"):
+                yield Static(Text("planning…", style=DIM), id="replay-step")
+        yield Static("", id="replay-status", classes="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Called when the panel opens: plan straight away (planning runs nothing)."""
+        self.sub_title = f"replay · {self.session_id}"
+        table = self.query_one(DataTable)
+        for label, key, width in (("msg", "msg", 6), ("category", "cat", 13),
+                                  ("safety", "safety", 9), ("action", "action", 6),
+                                  ("target", "target", 16), ("verdict", "verdict", 11),
+                                  ("command", "cmd", None)):
+            table.add_column(label, key=key, width=width)
+        table.focus()
+        self.action_plan()
+
+    # ----------------------------------------------------------------- form
+    def form(self) -> ReplayForm:
+        def val(sel: str) -> str:
+            return self.query_one(sel, Input).value.strip()
+
+        start = int(val("#replay-from")) if val("#replay-from").lstrip("-").isdigit() \
+            else self.start
+        end = int(val("#replay-to")) if val("#replay-to").lstrip("-").isdigit() else None
+        return ReplayForm(start, end, _split(val("#replay-hosts")), _split(val("#replay-only")),
+                          _split(val("#replay-allow")))
+
+    @on(Input.Submitted)
+    def _form_submitted(self, event: Input.Submitted) -> None:
+        self.action_plan()
+        self.query_one(DataTable).focus()
+
+    def action_plan(self) -> None:
+        if self.running:
+            self.notify("a run is in progress", timeout=2)
+            return
+        self.query_one("#replay-summary", Static).update(Text("planning…", style=DIM))
+        self._plan(self.form())
+
+    @work(thread=True, exclusive=True, group="replay-plan", exit_on_error=False)
+    def _plan(self, form: ReplayForm) -> None:
+        from kb.hostmap import HostMapError, build_host_map, load_config
+        from kb.paths import config_file
+        from kb.replay import make_plan
+        from kb.replay_plan import ALLOWABLE
+
+        try:
+            bad = [a for a in form.allow if a not in ALLOWABLE]
+            if bad:
+                raise ValueError(f"allow takes {', '.join(ALLOWABLE)}; not {', '.join(bad)}")
+            hostmap = build_host_map(form.host_map, load_config(config_file()))
+            with self.app.lease.read() as store:  # type: ignore[attr-defined]
+                plan = make_plan(store, self.session_id, hostmap, start=form.start,
+                                 end=form.end, only=form.only, allow=form.allow)
+        except (HostMapError, ValueError) as e:
+            self.post_message(self.Planned(None, str(e)))
+            return
+        self.post_message(self.Planned(plan))
+
+    def on_replay_screen_planned(self, message: Planned) -> None:
+        """Called when a plan is ready: list its steps, say what will run where."""
+        if message.error:
+            self.query_one("#replay-summary", Static).update(Text(message.error, style=FAIL))
+            return
+        plan = message.plan
+        self.plan = plan
+        self.outputs.clear()
+        self.results.clear()
+        self.record = None
+        table = self.query_one(DataTable)
+        table.clear()
+        for s in plan.steps:
+            table.add_row(*self._cells(s), key=f"{s.ordinal}:{s.seq}")
+        self._summary()
+        if plan.steps:
+            table.move_cursor(row=0)
+            self._select((plan.steps[0].ordinal, plan.steps[0].seq))
+        else:
+            self.query_one("#replay-step", Static).update(Text(
+                "no recorded commands in this range", style=DIM))
+
+    def _cells(self, s: Any) -> tuple[Any, ...]:
+        res = self.results.get((s.ordinal, s.seq))
+        if (s.ordinal, s.seq) == self.current and self.running and res is None:
+            verdict = Text("running…", style="bold #ffd166")
+        elif res is not None:
+            verdict = Text(res.verdict, style=VERDICT_STYLE.get(res.verdict, ""))
+        else:
+            verdict = Text("")
+        safety = s.safety if s.info is not None else "–"
+        target = s.target or (f"{s.unmapped[0]}?" if s.unmapped else "")
+        return (str(s.ordinal), s.category, Text(safety, style=SAFETY_STYLE.get(safety, DIM)),
+                Text(s.action, style="bold #7ee787" if s.runs else DIM),
+                Text(short(target, 16), style="#ffcb6b" if s.runs else DIM), verdict,
+                short(s.recorded_command, 200))
+
+    def _summary(self) -> None:
+        plan = self.plan
+        if plan is None:
+            return
+        n_run = sum(s.runs for s in plan.steps)
+        t = Text()
+        rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
+        t.append(f"plan · messages {rng} · {len(plan.steps)} commands: ", style="bold")
+        t.append(f"{n_run} to run", style="bold #7ee787" if n_run else DIM)
+        t.append(f", {len(plan.steps) - n_run} skipped", style=DIM)
+        for key, e in plan.hostmap.entries.items():
+            t.append(f" · {key} → {e.target.label} ({e.source})", style="#ffcb6b")
+        if plan.unmapped:
+            t.append(f" · unmapped, never contacted: {', '.join(plan.unmapped)} "
+                     f"(map it above, or HOST=HOST to confirm it)", style=FAIL)
+        if self.record is not None:
+            counts = ", ".join(f"{n} {v}" for v, n in sorted(self.record.verdict_counts.items()))
+            t.append(f" · run {self.record.run_id}: {counts}", style="bold")
+        self.query_one("#replay-summary", Static).update(t)
+
+    # ----------------------------------------------------------------- side
+    @on(DataTable.RowHighlighted)
+    def _row(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value:
+            o, s = event.row_key.value.split(":")
+            self._select((int(o), int(s)))
+
+    def _select(self, key: StepKey) -> None:
+        self.current_view = key
+        self._paint_step()
+        if key not in self.histories:
+            self._load_history(key)
+
+    @work(thread=True, exclusive=True, group="replay-history", exit_on_error=False)
+    def _load_history(self, key: StepKey) -> None:
+        from kb.replay import step_history
+
+        with self.app.lease.read() as store:  # type: ignore[attr-defined]
+            rows = [r for r in step_history(store, self.session_id, key[0])
+                    if r["seq"] == key[1]]
+        self.post_message(self.HistoryLoaded(key, rows))
+
+    def on_replay_screen_history_loaded(self, message: HistoryLoaded) -> None:
+        """Called when a step's past runs were read."""
+        self.histories[message.key] = message.rows
+        if self.current_view == message.key:
+            self._paint_step()
+
+    def _step(self, key: StepKey) -> Any:
+        if self.plan is None:
+            return None
+        return next((s for s in self.plan.steps if (s.ordinal, s.seq) == key), None)
+
+    def _paint_step(self) -> None:
+        key = self.current_view
+        step = self._step(key) if key else None
+        if step is None:
+            return
+        self.query_one("#replay-step", Static).update(self.step_view(step))
+
+    def step_view(self, s: Any) -> RenderableType:
+        """Everything about one planned step: plan, live output, verdict, diff, history."""
+        parts: list[RenderableType] = []
+        head = Text()
+        head.append(f"message {s.ordinal}", style="bold")
+        head.append(f" · {s.tool} · {s.category}")
+        if s.info is not None:
+            head.append(f" · {s.safety}", style=SAFETY_STYLE.get(s.safety, ""))
+        parts.append(head)
+        parts.append(section("Recorded"))
+        if s.recorded_host:
+            parts.append(Text(f"  on {s.recorded_host}", style="#ffcb6b"))
+        parts.append(bash(s.recorded_command, 2))
+        parts.append(section("Plan"))
+        verb = "runs" if s.runs else "skipped"
+        parts.append(Text.assemble((f"  {verb.upper()} ", "bold #7ee787" if s.runs else FAIL),
+                                   (f"on {s.target}" if s.target else "", "#ffcb6b")))
+        parts.append(Text(f"  {tilde(s.reason)}", style="" if s.runs else DIM))
+        if s.run_command:
+            parts.append(Text("  will run:" if s.runs else "  would run:", style=DIM))
+            parts.append(bash(s.run_command, 4))
+            if s.cwd:
+                parts.append(Text(f"  in {tilde(s.cwd)}", style=DIM))
+        if s.info is not None and s.safety_reasons:
+            parts.append(Text(f"  safety: {'; '.join(s.safety_reasons[:4])}", style=DIM))
+        if s.launch is not None:
+            parts.append(Text(f"  launch: {s.launch.describe()}", style=DIM))
+        for note in s.notes:
+            parts.append(Text(f"  note: {tilde(note)}", style=DIM))
+        key = (s.ordinal, s.seq)
+        out = "".join(self.outputs.get(key, []))
+        res = self.results.get(key)
+        if out or (self.running and key == self.current):
+            parts.append(section("Output (live)" if res is None else "Output"))
+            parts.append(Text(out[-6000:] or "(waiting for output…)", style="#c0c6d4"))
+        if res is not None and res.executed:
+            parts.append(section("Verdict"))
+            parts.append(Text.assemble((f"  {res.verdict}", VERDICT_STYLE.get(res.verdict, "")),
+                                       (f"  exit {res.exit_code} (recorded "
+                                        f"{s.recorded.exit_code})", DIM)))
+            parts.append(Text(f"  {res.explanation}"))
+            for m in res.measurements[:6]:
+                parts.append(Text(f"  {m}", style="#82aaff"))
+            parts.append(section("Diff against the recorded output"))
+            parts.append(output_diff(s.recorded.output or "", res.output or ""))
+        hist = self.histories.get(key)
+        if hist:
+            parts.append(section(f"Past replays of this step ({len(hist)})"))
+            for r in reversed(hist):
+                parts.append(replay_line(r))
+        elif hist is not None:
+            parts.append(Text("never replayed before", style=DIM))
+        return Group(*parts)
+
+    # ------------------------------------------------------------- execute
+    def action_execute(self) -> None:
+        plan = self.plan
+        if plan is None or self.running:
+            return
+        n = sum(s.runs for s in plan.steps)
+        if not n:
+            self.notify("nothing in this plan would run"
+                        + (f": {', '.join(plan.unmapped)} has no host-map entry"
+                           if plan.unmapped else ""), severity="warning", timeout=5)
+            return
+        targets = sorted({s.target for s in plan.steps if s.runs and s.target})
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._start_run()
+
+        self.app.push_screen(ConfirmPrompt(
+            f"Run {n} step{'s' if n != 1 else ''} on {', '.join(targets)}? "
+            f"{len(plan.steps) - n} are skipped.", yes="Run"), done)
+
+    def _start_run(self) -> None:
+        self.running = True
+        self.outputs.clear()
+        self.results.clear()
+        self.query_one("#replay-status", Static).update(Text(
+            "running… output streams into the panel", style="bold #ffd166"))
+        self._execute(self.plan)
+
+    @work(thread=True, exclusive=True, group="replay-run", exit_on_error=False)
+    def _execute(self, plan: Any) -> None:
+        from kb.replay import execute, save_run
+
+        def key(step: Any) -> StepKey:
+            return (step.ordinal, step.seq)
+
+        try:
+            record = execute(
+                plan, on_start=lambda s: self.post_message(self.StepStarted(key(s))),
+                on_output=lambda s, text: self.post_message(self.StepOutput(key(s), text)),
+                on_done=lambda r: self.post_message(self.StepFinished(key(r.step), r)),
+                on_note=lambda m: self.app.call_from_thread(self.notify, m,
+                                                            severity="warning"))
+        except Exception as e:  # noqa: BLE001 - reported in the panel
+            self.post_message(self.RunFinished(None, False, f"{type(e).__name__}: {e}"))
+            return
+        saved, error = False, None
+        try:
+            with self.app.lease.write() as store:  # type: ignore[attr-defined]
+                save_run(store, record)
+            saved = True
+        except Exception as e:  # noqa: BLE001
+            error = f"the run could not be stored: {e}"
+        self.post_message(self.RunFinished(record, saved, error))
+
+    def on_replay_screen_step_started(self, message: StepStarted) -> None:
+        """Called when a step starts running: follow it."""
+        self.current = message.key
+        self._refresh_row(message.key)
+        table = self.query_one(DataTable)
+        try:
+            table.move_cursor(row=table.get_row_index(f"{message.key[0]}:{message.key[1]}"))
+        except Exception:  # noqa: BLE001
+            pass
+
+    def on_replay_screen_step_output(self, message: StepOutput) -> None:
+        """Called when a running step printed something."""
+        self.outputs.setdefault(message.key, []).append(message.text)
+        if self.current_view == message.key:
+            self._paint_step()
+
+    def on_replay_screen_step_finished(self, message: StepFinished) -> None:
+        """Called when a step finished (or was skipped): its verdict."""
+        self.results[message.key] = message.result
+        if message.result.output and not self.outputs.get(message.key):
+            self.outputs[message.key] = [message.result.output]
+        self._refresh_row(message.key)
+        if self.current_view == message.key:
+            self._paint_step()
+
+    def on_replay_screen_run_finished(self, message: RunFinished) -> None:
+        """Called when the run ended: summary, and the stored run in the history."""
+        self.running = False
+        self.current = None
+        self.record = message.record
+        if message.error:
+            self.notify(message.error, severity="error", timeout=8)
+        status = Text()
+        if message.record is not None:
+            status.append(f"run {message.record.run_id} finished", style="bold")
+            status.append(" · stored" if message.saved else " · not stored", style=DIM)
+            self.histories.clear()
+        self.query_one("#replay-status", Static).update(status)
+        self._summary()
+        if self.plan is not None:
+            for s in self.plan.steps:
+                self._refresh_row((s.ordinal, s.seq))
+        key = self.current_view
+        if key is not None:
+            self._select(key)
+
+    def _refresh_row(self, key: StepKey) -> None:
+        step = self._step(key)
+        if step is None:
+            return
+        table = self.query_one(DataTable)
+        cells = self._cells(step)
+        row_key = f"{key[0]}:{key[1]}"
+        try:
+            for col, value in zip(("msg", "cat", "safety", "action", "target", "verdict",
+                                   "cmd"), cells):
+                table.update_cell(row_key, col, value)
+        except Exception:  # noqa: BLE001 - the plan was replaced meanwhile
+            pass
+
+    def action_focus_form(self, selector: str) -> None:
+        """Type into a field of the form; enter re-plans, escape returns to the steps."""
+        self.query_one(selector, Input).focus()
+
+    def action_back(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one(DataTable).focus()
+            return
+        if self.running:
+            self.notify("a replay is running; it stops by itself (each step has a timeout)",
+                        severity="warning", timeout=4)
+            return
+        self.app.pop_screen()

@@ -1,0 +1,160 @@
+"""The sessions screen: every session, subagents nested under their parents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from kb import views
+from tui.format import DIM, FAIL, short, when
+from tui.messages import JumpRequested, SessionsLoaded
+
+
+def tree_order(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
+    """Sessions in display order with their depth: parents, each followed by its children."""
+    ids = {r["session_id"] for r in rows}
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    for r in rows:
+        parent = r["parent_id"] if r["parent_id"] in ids else None
+        children.setdefault(parent, []).append(r)
+    out: list[tuple[dict[str, Any], int]] = []
+
+    def add(r: dict[str, Any], depth: int) -> None:
+        out.append((r, depth))
+        for c in sorted(children.get(r["session_id"], []),
+                        key=lambda c: (c.get("spawned_at") or 0, c["session_id"])):
+            if depth < 32:
+                add(c, depth + 1)
+
+    for r in children.get(None, []):
+        add(r, 0)
+    return out
+
+
+class SessionsScreen(Screen[None]):
+    """Every session in the knowledge base; enter opens its timeline."""
+
+    HELP = ("Every ingested session, newest activity first; subagent sessions sit under "
+            "the session that spawned them.  Type to filter (title, id, directory); "
+            "enter opens the timeline.")
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter", key_display="/"),
+        Binding("enter", "open", "Open", show=True, priority=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+        self.counts: dict[str, dict[str, int | None]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="filter sessions: title, id or directory…", id="session-filter")
+        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="sessions-status", classes="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Called when the screen is shown first: set up the table and read the sessions."""
+        self.sub_title = "sessions"
+        table = self.query_one(DataTable)
+        for label, key, width in (("session", "title", 42), ("msgs", "msgs", 5),
+                                  ("cmds", "cmds", 5), ("fail", "fail", 4),
+                                  ("dead", "dead", 4), ("last activity", "last", 16),
+                                  ("id", "id", None)):
+            table.add_column(label, key=key, width=width)
+        table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        self.query_one("#sessions-status", Static).update(Text("reading sessions…", style=DIM))
+        self._load()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
+    def _load(self) -> None:
+        with self.app.lease.read() as store:  # type: ignore[attr-defined]
+            rows = store.sessions()
+            counts = views.session_counts(store)
+        self.post_message(SessionsLoaded(rows, counts))
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        """Called when the session list arrived: fill the table (the app keeps a copy too)."""
+        self.rows, self.counts = message.rows, message.counts
+        self._fill()
+
+    @on(Input.Changed, "#session-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._fill()
+
+    @on(Input.Submitted, "#session-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        needle = self.query_one("#session-filter", Input).value.strip().lower()
+        keep = table.cursor_row
+        old_key = None
+        if table.row_count and 0 <= keep < table.row_count:
+            old_key = table.coordinate_to_cell_key((keep, 0)).row_key.value
+        table.clear()
+        shown = 0
+        for r, depth in tree_order(self.rows):
+            hay = " ".join(str(r.get(k) or "") for k in ("title", "session_id", "directory"))
+            if needle and needle not in hay.lower():
+                continue
+            shown += 1
+            c = self.counts.get(r["session_id"], {})
+            prefix = "  " * depth + ("└ " if depth else "")
+            title = Text(prefix, style=DIM)
+            title.append(short(r["title"] or "(untitled)", 42 - len(prefix)
+                               - (len(f" ←{r['spawned_at']}") if r.get("spawned_at") else 0)),
+                         style="bold" if depth == 0 else "")
+            if r.get("spawned_at"):
+                title.append(f" ←{r['spawned_at']}", style=DIM)
+            dead = c.get("dead_ends")
+            fail = c.get("failures") or 0
+            table.add_row(
+                title, str(r["messages"]), str(r["commands"]),
+                Text(str(fail), style=FAIL if fail else DIM),
+                Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
+                when(r["last_activity"] or r["time_updated"]),
+                Text(r["session_id"] + ("" if r["complete"] else " *"), style=DIM),
+                key=r["session_id"])
+        if old_key is not None:
+            try:
+                table.move_cursor(row=table.get_row_index(old_key))
+            except Exception:  # noqa: BLE001 - the row was filtered away
+                pass
+        total = len(self.rows)
+        status = f"{shown} of {total} sessions" if needle else f"{total} sessions"
+        self.query_one("#sessions-status", Static).update(Text(
+            f"{status} · enter opens · * = the source cannot show every message",
+            style=DIM))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Called when a session row is chosen (enter or click): open its timeline."""
+        if event.row_key.value is not None:
+            self.post_message(JumpRequested(str(event.row_key.value)))
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            if key is not None:
+                self.post_message(JumpRequested(str(key)))
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#session-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        inp = self.query_one("#session-filter", Input)
+        inp.value = ""
+        self.query_one(DataTable).focus()
