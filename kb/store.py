@@ -312,7 +312,8 @@ class KbStore:
             return str(rows[0][0])
         row = self.conn.execute(
             "SELECT session_id FROM sessions WHERE parent_id IS NULL "
-            "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC LIMIT 1").fetchone()
+            "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC LIMIT 1").fetchall()
+        row = row[0] if row else None
         if row is None:
             raise KbNotFound("the knowledge base holds no sessions yet (run `logkb ingest`)")
         return str(row[0])
@@ -366,8 +367,10 @@ class KbStore:
                 raise KbError(f"bad regular expression {text!r}: {e}") from None
             cond = "regexp_matches({col}, $q)"
         else:
-            cond = "{col} ILIKE '%' || $q || '%' ESCAPE '\\'"
-            text = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            # a case-insensitive RE2 match of the escaped text: several times faster
+            # in DuckDB than ILIKE over megabytes of output
+            cond = "regexp_matches({col}, $q, 'i')"
+            text = re.escape(text)
         scope = "AND session_id = $s" if session_id else ""
         sql = f"""
             SELECT * FROM (

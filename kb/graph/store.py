@@ -442,9 +442,10 @@ def measurements(store: KbStore, scopes_: list[str],
     """Every measured result of the scopes' sessions, in order."""
     sids = [s for sc in scopes_ for s in scope_sessions(store, sc)]
     ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
-    sql = ("SELECT session_id, ordinal, m.value, m.unit, m.label, command FROM calls, "
-           "unnest(measurements) AS t(m) WHERE session_id IN (SELECT sid FROM ids) "
-           "AND measurements IS NOT NULL")
+    sql = ("SELECT session_id, ordinal, m.value, m.unit, m.label, left(command, 160) "
+           "FROM (SELECT session_id, ordinal, command, measurements FROM calls "
+           "      WHERE session_id IN (SELECT sid FROM ids) AND measurements IS NOT NULL), "
+           "unnest(measurements) AS t(m) WHERE true")
     params: list[Any] = []
     if unit:
         units = [unit] if isinstance(unit, str) else list(unit)
