@@ -92,7 +92,7 @@ def _dumps(v: Any) -> str | None:
     return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-MEASURE_HEAD, MEASURE_TAIL = 2000, 10000
+MEASURE_HEAD, MEASURE_TAIL = 1000, 4000
 _MEASURED_CATEGORIES = frozenset({"benchmark", "build", "other"})
 _RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
 _PROSE_HINTS = ("/s", "throughput", "latency", "TPOT", "TTFT", "ms", "%", "faster", "slower")
@@ -283,7 +283,7 @@ class Deriver:
             _text(model), _text(info.get("finish")), err_name,
             _num(tokens.get("input")), _num(tokens.get("output")),
             float(cost) if isinstance(cost, (int, float)) else None,
-            msg.inferred, dg, msg.raw.decode("utf-8", errors="replace"),
+            msg.inferred, dg, msg.raw,  # bytes: Arrow takes UTF-8 as is
         ))
 
     def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,
