@@ -20,11 +20,14 @@ $(FIXTURE)/manifest.json: $(VENV)/.installed $(wildcard fixtures/*.py fixtures/b
 
 fixture: $(FIXTURE)/manifest.json
 
-# Ingest the fixture campaign into the default knowledge base and show what it holds.
+# Ingest the fixture campaign into the default knowledge base and show what it holds
+# (then: .venv/bin/logkb tui).
 demo: fixture
 	$(LOGKB) ingest $(FIXTURE)/session.jsonl $(FIXTURE)/session-*.jsonl
 	$(LOGKB) sessions
 	$(LOGKB) events --from 5214 --to 5219
+	$(LOGKB) deadends
+	$(LOGKB) untested
 
 test: setup
 	$(PY) -m pytest -q

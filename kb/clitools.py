@@ -7,6 +7,7 @@ import it without importing the group that imports them.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,9 @@ from kb.store import KbError, KbLocked, KbMissing, KbNotFound, KbStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(highlight=False, soft_wrap=True)
+# piped output is not cut to 80 columns: data should survive `| grep`
+_WIDTH = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 160)
+out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
