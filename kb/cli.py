@@ -123,8 +123,6 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                   f"{sum(s.events for s in report.sessions)} events, "
                   f"{report.new_messages} new; {len(report.problems)} problems",
                   highlight=False)
-    if report.errors and not report.sessions and not report.unchanged:
-        sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.errors:
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:

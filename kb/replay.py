@@ -472,13 +472,10 @@ def save_run(store: KbStore, record: RunRecord) -> None:
 def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
     """Stored runs, newest first."""
     where = "WHERE session_id = ?" if session_id else ""
-    cur = store.conn.execute(
-        f"SELECT * FROM replay_runs {where} ORDER BY started_at DESC, run_id DESC",
-        [session_id] if session_id else [])
-    names = [d[0] for d in cur.description]
     out = []
-    for row in cur.fetchall():
-        d = dict(zip(names, row, strict=True))
+    for d in store.rows(
+            f"SELECT * FROM replay_runs {where} ORDER BY started_at DESC, run_id DESC",
+            [session_id] if session_id else []):
         for k in ("targets", "options", "verdicts"):
             if isinstance(d[k], str):
                 d[k] = orjson.loads(d[k])
@@ -488,15 +485,12 @@ def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
 
 def step_history(store: KbStore, session_id: str, ordinal: int) -> list[dict[str, Any]]:
     """How one recorded step fared in every stored run, oldest first."""
-    cur = store.conn.execute(
-        "SELECT s.*, r.started_at AS run_started_at, r.finished_at AS run_finished_at "
-        "FROM replay_steps s JOIN replay_runs r USING (run_id) "
-        "WHERE s.session_id = ? AND s.ordinal = ? ORDER BY r.started_at, s.run_id, s.seq",
-        [session_id, ordinal])
-    names = [d[0] for d in cur.description]
     out = []
-    for row in cur.fetchall():
-        d = dict(zip(names, row, strict=True))
+    for d in store.rows(
+            "SELECT s.*, r.started_at AS run_started_at, r.finished_at AS run_finished_at "
+            "FROM replay_steps s JOIN replay_runs r USING (run_id) "
+            "WHERE s.session_id = ? AND s.ordinal = ? ORDER BY r.started_at, s.run_id, s.seq",
+            [session_id, ordinal]):
         if isinstance(d.get("launch"), str):
             d["launch"] = orjson.loads(d["launch"])
         out.append(d)

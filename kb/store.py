@@ -265,7 +265,8 @@ class KbStore:
                           [path, form, fingerprint, list(sessions)])
 
     # ------------------------------------------------------------------ reads
-    def _dicts(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+    def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+        """The rows of a query as dicts keyed by column name."""
         cur = self.conn.execute(sql, params) if params is not None else self.conn.execute(sql)
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
@@ -289,10 +290,10 @@ class KbStore:
 
     def sessions(self) -> list[dict[str, Any]]:
         """Every session, newest activity first, with its spawning call for subagents."""
-        return self._dicts(self._SESSIONS_SQL.format(where=""))
+        return self.rows(self._SESSIONS_SQL.format(where=""))
 
     def session(self, session_id: str) -> dict[str, Any]:
-        rows = self._dicts(self._SESSIONS_SQL.format(where="WHERE s.session_id = ?"),
+        rows = self.rows(self._SESSIONS_SQL.format(where="WHERE s.session_id = ?"),
                            [session_id])
         if not rows:
             raise KbNotFound(f"no session {session_id}")
@@ -342,7 +343,7 @@ class KbStore:
         return [row_to_event(r) for r in self.conn.execute(sql, params).fetchall()]
 
     def message(self, session_id: str, ordinal: int) -> dict[str, Any]:
-        rows = self._dicts(
+        rows = self.rows(
             "SELECT message_id, ordinal, role, time_created, time_completed, agent, model, "
             "finish, error, tokens_input, tokens_output, cost, inferred FROM messages "
             "WHERE session_id = ? AND ordinal = ?", [session_id, ordinal])
@@ -386,7 +387,7 @@ class KbStore:
         params: dict[str, Any] = {"q": text}
         if session_id:
             params["s"] = session_id
-        return self._dicts(sql, params)
+        return self.rows(sql, params)
 
     def problems(self, path: str | None = None) -> list[Problem]:
         sql = "SELECT path, line, record, reason FROM problems"

@@ -273,11 +273,10 @@ def handoff_markdown(store: KbStore, scope: str) -> str:
     out.append("")
     if pivots:
         out += ["## Pivots", ""]
+        label = {a["node_id"]: a["label"] for a in items}  # pivots join approaches
         for p in pivots:
-            src = gs._nodes(store, scopes, "AND node_id = ?", [p["src"]])
-            dst = gs._nodes(store, scopes, "AND node_id = ?", [p["dst"]])
-            out.append(f"- message {p['ordinal']}: {src[0]['label'] if src else p['src']} → "
-                       f"{dst[0]['label'] if dst else p['dst']}")
+            out.append(f"- message {p['ordinal']}: {label.get(p['src'], p['src'])} → "
+                       f"{label.get(p['dst'], p['dst'])}")
         out.append("")
     out += ["## Dead ends, by cause", ""]
     by_cause: dict[str, list[dict[str, Any]]] = defaultdict(list)

@@ -499,6 +499,4 @@ def annotations(store: KbStore, session_id: str | None = None) -> list[dict[str,
     if session_id:
         sql += " WHERE session_id = ?"
         params.append(session_id)
-    cur = store.conn.execute(sql + " ORDER BY id", params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    return store.rows(sql + " ORDER BY id", params)

@@ -7,11 +7,13 @@ lines come back as a reason string the reader turns into a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from logparse.models import Problem
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
@@ -45,6 +47,26 @@ def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
         if not had_newline:
             return None, f"truncated record: the last line is incomplete JSON ({e})"
         return None, f"not valid JSON: {e}"
+
+
+def json_records(path: Path, problems: list[Problem], accept: Callable[[Any], bool],
+                 expected: str) -> Iterator[tuple[int, bytes, Any, str | None]]:
+    """``(line, body, obj, warning)`` for every line that parses and ``accept`` takes.
+
+    A line that is not JSON, or is JSON of another shape (``expected`` names the
+    right one), becomes a problem carrying its raw text.  ``warning`` says when a
+    line was salvaged (invalid UTF-8 replaced); the caller reports it."""
+    spath = str(path)
+    for n, body, had_nl in iter_lines(path):
+        obj, reason = parse_line(body, had_nl)
+        if obj is None:
+            problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
+                                    raw=safe_text(body)))
+        elif not accept(obj):
+            problems.append(Problem(path=spath, line=n, raw=safe_text(body),
+                                    reason=f"not {expected}"))
+        else:
+            yield n, body, obj, reason
 
 
 def first_line(path: Path, limit: int = 64 << 20) -> bytes:

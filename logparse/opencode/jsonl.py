@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import first_record, json_records, safe_text
 from logparse.source import RawMessage, SourceSession, TranscriptReader
 
 
@@ -53,16 +53,8 @@ class JsonlReader(TranscriptReader):
 
     def _records(self, path: Path, problems: list[Problem]) -> Iterator[RawMessage]:
         spath = str(path)
-        for n, body, had_nl in iter_lines(path):
-            obj, reason = parse_line(body, had_nl)
-            if obj is None:
-                problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
-                                        raw=safe_text(body)))
-                continue
-            if not is_message_record(obj):
-                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
-                                        reason="not an opencode message record {info, parts}"))
-                continue
+        for n, body, obj, reason in json_records(path, problems, is_message_record,
+                                                 "an opencode message record {info, parts}"):
             info = obj["info"]
             if not isinstance(info.get("id"), str) or not info.get("sessionID"):
                 problems.append(Problem(path=spath, line=n, raw=safe_text(body),

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import first_record, json_records
 from logparse.source import RawMessage, SourceSession, TranscriptReader
 
 STREAM_TYPES = frozenset({"step_start", "text", "reasoning", "tool_use", "step_finish", "error"})
@@ -49,18 +49,10 @@ class RunStreamReader(TranscriptReader):
         # one session may be concatenated, so group events by session first.
         by_session: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         spath = str(path)
-        for n, body, had_nl in iter_lines(path):
-            obj, reason = parse_line(body, had_nl)
-            if obj is None:
-                problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
-                                        raw=safe_text(body)))
-                continue
+        for n, _body, obj, reason in json_records(path, problems, is_stream_event,
+                                                  "an opencode run event"):
             if reason:
                 problems.append(Problem(path=spath, line=n, reason=reason))
-            if not is_stream_event(obj):
-                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
-                                        reason="not an opencode run event"))
-                continue
             by_session.setdefault(obj["sessionID"], []).append((n, obj))
         for sid, events in by_session.items():
             if session_ids is not None and sid not in session_ids:
