@@ -389,12 +389,6 @@ class KbStore:
             params["s"] = session_id
         return self.rows(sql, params)
 
-    def problems(self, path: str | None = None) -> list[Problem]:
-        sql = "SELECT path, line, record, reason FROM problems"
-        rows = (self.conn.execute(sql + " WHERE path = ?", [path]) if path
-                else self.conn.execute(sql)).fetchall()
-        return [Problem(path=p, line=ln, record=r, reason=why) for p, ln, r, why in rows]
-
     def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run SQL (the CLI opens the store read-only, so it cannot write)."""
         cur = self.conn.execute(sql)
