@@ -49,9 +49,9 @@ RECORDED = "bench-gpu"
 
 
 def _plan(sshd, n: int):  # type: ignore[no-untyped-def]
-    from kb.hostmap import build_host_map
-    from kb.replay import control_dir_for, new_run_id
-    from kb.replay_plan import PlanOptions, build_plan
+    from kb.replay.hostmap import build_host_map
+    from kb.replay.plan import PlanOptions, build_plan
+    from kb.replay.run import control_dir_for, new_run_id
     from logparse.models import Event, SshHop
 
     hm = build_host_map([f"{RECORDED}={sshd.target}"], {"hosts": {"bench-target": {
@@ -74,7 +74,7 @@ def _plan(sshd, n: int):  # type: ignore[no-untyped-def]
 
 
 def _shared(sshd, n: int) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    from kb.replay import execute
+    from kb.replay.run import execute
 
     plan = _plan(sshd, n)
     before = sshd.handshakes()

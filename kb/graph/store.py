@@ -131,7 +131,7 @@ def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], li
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
     verdicts: list[Verdict] = []
     if _has_table(store, "replay_steps"):
-        from kb.replay import latest_verdicts  # replay's own tables
+        from kb.replay.run import latest_verdicts  # replay's own tables
 
         for sid in sids:
             for ordinal, v in latest_verdicts(store, sid).items():

@@ -297,8 +297,12 @@ def test_garbage_is_not_a_transcript(tmp_path: Path) -> None:
 def test_discover_walks_a_directory_and_skips_non_transcripts(realworld: Path) -> None:
     found = [i for i in discover(realworld) if not isinstance(i, NotATranscript)]
     forms = sorted(i.form for i in found)
-    # 4 real exports + the selftest's db, run stream and two exports
-    assert forms.count("export") == 6 and "sqlite" in forms and "run" in forms
+    labelled = [i for i in found if i.path.parent.name == "labelled"]
+    # 4 real exports + the selftest's db, run stream and two exports, and beside them the
+    # labelled tuning set: four exports and one opencode.db (its label files are not sessions)
+    assert forms.count("export") == 10 and forms.count("sqlite") == 2 and "run" in forms
+    assert sorted(i.path.name for i in labelled if i.form == "sqlite") == [
+        "stunning-memory__opencode.db"]
 
 
 def test_source_session_is_streamed(selftest: Path) -> None:

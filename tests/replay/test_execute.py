@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from kb.cli import cli
 from kb.exitcodes import ExitCode
-from kb.replay import latest_verdicts
+from kb.replay.run import latest_verdicts
 from kb.store import KbStore
 from tests.replay.conftest import RECORDED_HOST, Guard, make_session, ordinals
 from tests.replay.sshd import LoopbackSshd, free_port

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from kb.cli import cli
-from kb.hostmap import HostMap, HostMapError, build_host_map, parse_target
-from kb.replay_plan import Plan, PlanOptions, build_plan
+from kb.replay.hostmap import HostMap, HostMapError, build_host_map, parse_target
+from kb.replay.plan import Plan, PlanOptions, build_plan
 from logparse.models import Event, SshHop
 from tests.replay.conftest import RECORDED_HOST, Guard
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kb.cli import cli
-from kb.hostmap import build_host_map
-from kb.replay_compare import judge, normalise, pair_measurements
+from kb.replay.compare import judge, normalise, pair_measurements
+from kb.replay.hostmap import build_host_map
 from logparse.models import Measurement
 from logparse.shell import parse_command
 from tests.replay.conftest import RECORDED_HOST, Guard, make_session

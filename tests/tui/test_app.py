@@ -253,7 +253,7 @@ async def test_replay_range_executes_locally_and_is_stored(rw_db: Path) -> None:
         await settle(pilot)
         assert "Replays of this step" in timeline(app).query_one(DetailPane).text
     with KbStore(rw_db, read_only=True) as store:
-        from kb.replay import runs
+        from kb.replay.run import runs
 
         assert len(runs(store, SESSION)) == 1
 

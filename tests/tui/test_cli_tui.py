@@ -51,7 +51,7 @@ def test_help_lists_tui() -> None:
 
 
 def test_cli_module_does_not_load_textual() -> None:
-    code = "import kb.cli, kb.tui_cli, kb.views, kb.lease, sys; print('textual' in sys.modules)"
+    code = "import kb.cli, kb.cli.tui, kb.views, kb.lease, sys; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"

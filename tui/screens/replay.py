@@ -177,10 +177,10 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay-plan", exit_on_error=False)
     def _plan(self, form: ReplayForm) -> None:
-        from kb.hostmap import HostMapError, build_host_map, load_config
         from kb.paths import config_file
-        from kb.replay import make_plan
-        from kb.replay_plan import ALLOWABLE
+        from kb.replay.hostmap import HostMapError, build_host_map, load_config
+        from kb.replay.plan import ALLOWABLE
+        from kb.replay.run import make_plan
 
         try:
             bad = [a for a in form.allow if a not in ALLOWABLE]
@@ -267,7 +267,7 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay-history", exit_on_error=False)
     def _load_history(self, key: StepKey) -> None:
-        from kb.replay import step_history
+        from kb.replay.run import step_history
 
         with self.app.lease.read() as store:  # type: ignore[attr-defined]
             rows = [r for r in step_history(store, self.session_id, key[0])
@@ -377,7 +377,7 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay-run", exit_on_error=False)
     def _execute(self, plan: Any) -> None:
-        from kb.replay import execute, save_run
+        from kb.replay.run import execute, save_run
 
         def key(step: Any) -> StepKey:
             return (step.ordinal, step.seq)

@@ -262,7 +262,7 @@ class TimelineScreen(Screen[None]):
           description="load step detail")
     def _load_detail(self, key: Key) -> None:
         from kb.graph import store as gs
-        from kb.replay import step_history
+        from kb.replay.run import step_history
 
         with self.app.lease.read() as store:  # type: ignore[attr-defined]
             detail = views.step_detail(store, self.session_id, *key)

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kb.hostmap import LOCAL, HostMap, Target
-from kb.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
+from kb.replay.hostmap import LOCAL, HostMap, Target
+from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse.models import Event, Measurement
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
 

@@ -18,7 +18,7 @@ line and refuses a destination that is not one of the run's mapped targets
 (and, with ``LOGKB_REPLAY_LOOPBACK_ONLY=1``, one that is not loopback; that mode
 also passes ``-F /dev/null`` so no ssh_config entry can redirect a target)
 before any argv exists.  Nothing here decides *what* to run: that is the plan's job
-(:mod:`kb.replay_plan`), which never runs anything.
+(:mod:`kb.replay.plan`), which never runs anything.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.hostmap import Target, is_loopback
+from kb.replay.hostmap import Target, is_loopback
 from logparse.shell import parse_command
 
 LOOPBACK_ENV = "LOGKB_REPLAY_LOOPBACK_ONLY"

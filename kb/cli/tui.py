@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from kb.clitools import db_option, handle_errors, session_option
+from kb.cli.tools import db_option, handle_errors, session_option
 from kb.paths import default_db
 
 

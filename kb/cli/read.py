@@ -1,9 +1,4 @@
-"""The ``logkb`` command line: one click group, one function per command.
-
-stdout carries data (tables, JSON, CSV); progress, warnings and errors go to
-stderr.  Exit codes are :class:`kb.exitcodes.ExitCode`.  Commands that do not
-show the TUI never import Textual.
-"""
+"""The read commands: ``sessions``, ``events``, ``show``, ``search``, ``query``, ``path``."""
 
 from __future__ import annotations
 
@@ -14,7 +9,7 @@ from typing import Any
 
 import click
 
-from kb.clitools import (
+from kb.cli.tools import (
     db_option,
     emit_json,
     err,
@@ -26,111 +21,11 @@ from kb.clitools import (
     session_option,
 )
 from kb.exitcodes import ExitCode
-from kb.graph_cli import COMMANDS as GRAPH_COMMANDS
 from kb.paths import default_db
-from kb.replay_cli import replay
-from kb.tui_cli import tui
-
-EPILOG = """\b
-Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
-problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
-
-
-@click.group(epilog=EPILOG, invoke_without_command=True)
-@click.version_option(package_name="logkb")
-@click.pass_context
-def cli(ctx: click.Context) -> None:
-    """logkb: turn long opencode sessions into a knowledge base you can query.
-
-    Ingest transcripts (every opencode form: export, JSONL, opencode.db, the
-    storage/ tree, the run --format json stream) into DuckDB, then ask what was
-    tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
-    """
-    if ctx.invoked_subcommand is None:
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            ctx.invoke(cli.commands["tui"])
-        else:
-            click.echo(ctx.get_help())
-
-
-# ---------------------------------------------------------------------- ingest
-@cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--session", "session_ids", multiple=True, metavar="ID",
-              help="Only these sessions (repeatable).")
-@click.option("--force", is_flag=True, help="Re-read inputs even if they did not change.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr [default: on a terminal, for large inputs].")
-@db_option
-@json_option
-@handle_errors
-def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
-           progress: bool | None, db: Path | None, as_json: bool) -> None:
-    """Read opencode transcripts into the knowledge base.
-
-    PATHS may be files (any opencode form, detected from content) or
-    directories (searched).  Without PATHS, opencode's data directory
-    ($XDG_DATA_HOME/opencode) is ingested.  Ingesting again adds only what is
-    new.
-    """
-    from kb.ingest import ingest as run_ingest
-    from kb.ingest import input_size, plan
-    from logparse.registry import default_data_dir
-
-    if not paths:
-        data = default_data_dir()
-        if not data.exists():
-            fail(f"no PATH given and no opencode data directory at {data}", ExitCode.USAGE)
-        paths = (data,)
-    found = plan(list(paths))
-    total = sum(input_size(i) for i in found[0])
-    show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
-    with open_store(db, read_only=False) as store:
-        if show:
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
-            with Progress(TextColumn("ingesting"), BarColumn(), DownloadColumn(),
-                          TransferSpeedColumn(), TimeRemainingColumn(), console=err,
-                          transient=True) as bar:
-                task = bar.add_task("ingest", total=total or None)
-                report = run_ingest(store, list(paths), session_ids=session_ids or None,
-                                    progress=lambda n: bar.advance(task, n), force=force,
-                                    inputs=found)
-        else:
-            report = run_ingest(store, list(paths), session_ids=session_ids or None,
-                                force=force, inputs=found)
-    for e in report.errors:
-        err.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
-    for p in report.problems:
-        err.print(f"[yellow]problem:[/] {p}", markup=True, highlight=False)
-    if as_json:
-        emit_json(report.as_json())
-    else:
-        for s in report.sessions:
-            kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
-            out.print(f"{s.session_id}  {s.messages} messages, {s.events} events, "
-                      f"{s.new_messages} new  [{s.form}] {s.title or ''}{kid}", markup=False)
-        for u in report.unchanged:
-            out.print(f"unchanged: {u}", markup=False)
-        err.print(f"{len(report.sessions)} sessions, "
-                  f"{sum(s.messages for s in report.sessions)} messages, "
-                  f"{sum(s.events for s in report.sessions)} events, "
-                  f"{report.new_messages} new; {len(report.problems)} problems",
-                  highlight=False)
-    if report.errors:
-        sys.exit(int(ExitCode.NOT_TRANSCRIPT))
-    if report.problems:
-        sys.exit(int(ExitCode.PROBLEMS))
 
 
 # -------------------------------------------------------------------- sessions
-@cli.command()
+@click.command()
 @db_option
 @json_option
 @handle_errors
@@ -159,7 +54,7 @@ def _session_json(r: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- events
-@cli.command()
+@click.command()
 @session_option
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
               help="prompt, command, result, decision, todo, subagent, error, compaction, "
@@ -198,7 +93,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 # ------------------------------------------------------------------------ show
-@cli.command()
+@click.command()
 @click.argument("ordinal", type=int)
 @session_option
 @click.option("--full", is_flag=True, help="Show whole outputs, not their head and tail.")
@@ -235,7 +130,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
 
 
 # ---------------------------------------------------------------------- search
-@cli.command()
+@click.command()
 @click.argument("text")
 @click.option("--regex", is_flag=True, help="TEXT is a regular expression.")
 @session_option
@@ -276,7 +171,7 @@ def _snippet(text: str, needle: str, regex: bool, width: int = 100) -> str:
 
 
 # ----------------------------------------------------------------------- query
-@cli.command()
+@click.command()
 @click.argument("sql")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")
 @db_option
@@ -308,12 +203,11 @@ def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
 
 
 # ------------------------------------------------------------------------ path
-@cli.command()
+@click.command()
 @db_option
 def path(db: Path | None) -> None:
     """Print the knowledge base file's path."""
     click.echo(str(db if db is not None else default_db()))
 
 
-for _cmd in (*GRAPH_COMMANDS, replay, tui):
-    cli.add_command(_cmd)
+COMMANDS = (sessions, events, show, search, query, path)

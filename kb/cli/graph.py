@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from kb.clitools import (
+from kb.cli.tools import (
     db_option,
     emit_json,
     err,

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from kb.clitools import (
+from kb.cli.tools import (
     db_option,
     emit_json,
     err,
@@ -25,8 +25,8 @@ from kb.clitools import (
     session_option,
 )
 from kb.exitcodes import ExitCode
-from kb.hostmap import HostMapError, build_host_map, load_config
 from kb.paths import config_file
+from kb.replay.hostmap import HostMapError, build_host_map, load_config
 
 EPILOG = """\b
 Host map: --host-map OLD=NEW, NEW being user@host[:port], an ssh config alias
@@ -100,9 +100,9 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
     now-fails, now-passes, now-answers (the recorded step never answered,
     e.g. ssh failed), skipped.
     """
-    from kb.replay import execute as run_plan
-    from kb.replay import make_plan, save_run
-    from kb.replay_plan import ALLOWABLE
+    from kb.replay.plan import ALLOWABLE
+    from kb.replay.run import execute as run_plan
+    from kb.replay.run import make_plan, save_run
 
     if history is not None:
         _history(db, session_id, history or None, as_json)
@@ -144,7 +144,7 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
         return
     if as_json and not execute:
         for s in plan.steps:
-            from kb.replay import step_json
+            from kb.replay.run import step_json
             emit_json(step_json(s))
         return
     if not as_json:
@@ -235,7 +235,7 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
 
 
 def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool) -> Any:
-    from kb.replay import step_json
+    from kb.replay.run import step_json
 
     def on_start(step: Any) -> None:
         if not as_json:
@@ -282,7 +282,7 @@ def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool) -> Any:
 
 def _history(db: Path | None, session_id: str | None, ordinal: int | None,
              as_json: bool) -> None:
-    from kb.replay import runs, step_history
+    from kb.replay.run import runs, step_history
 
     with open_store(db) as store:
         sid = store.resolve_session(session_id)

@@ -2,10 +2,10 @@
 
 The pieces, each in its own module:
 
-* :mod:`kb.hostmap`        where recorded hosts' commands run now (``--host-map``, config);
-* :mod:`kb.replay_plan`    pure planning: parse, classify, map, rewrite, decide run/skip;
-* :mod:`kb.sshexec`        running: ssh connection sharing, timeouts, local shells;
-* :mod:`kb.replay_compare` normalisation, verdicts and their plain-words explanations;
+* :mod:`kb.replay.hostmap`        where recorded hosts' commands run now (``--host-map``, config);
+* :mod:`kb.replay.plan`    pure planning: parse, classify, map, rewrite, decide run/skip;
+* :mod:`kb.replay.sshexec`        running: ssh connection sharing, timeouts, local shells;
+* :mod:`kb.replay.compare` normalisation, verdicts and their plain-words explanations;
 * this module               the run itself (steps, launches, cleanup), records and history.
 
 Public API: :func:`make_plan`, :func:`execute`, :func:`save_run`, :func:`runs`,
@@ -32,8 +32,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from kb.hostmap import HostMap, Target
-from kb.replay_compare import (
+from kb.replay.compare import (
     MeasurementPair,
     digest,
     judge,
@@ -41,8 +40,9 @@ from kb.replay_compare import (
     pair_measurements,
     read_tool_content,
 )
-from kb.replay_plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
-from kb.sshexec import Executor, Outcome, ReplayRefused
+from kb.replay.hostmap import HostMap, Target
+from kb.replay.plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
+from kb.replay.sshexec import Executor, Outcome, ReplayRefused
 from kb.store import KbStore
 from logparse.signals import measurements as find_measurements
 

@@ -1,0 +1,45 @@
+"""The ``logkb`` command line: one click group, one function per command.
+
+stdout carries data (tables, JSON, CSV); progress, warnings and errors go to
+stderr.  Exit codes are :class:`kb.exitcodes.ExitCode`.  Commands that do not
+show the TUI never import Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+EPILOG = """\b
+Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
+problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
+
+
+@click.group(epilog=EPILOG, invoke_without_command=True)
+@click.version_option(package_name="logkb")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """logkb: turn long opencode sessions into a knowledge base you can query.
+
+    Ingest transcripts (every opencode form: export, JSONL, opencode.db, the
+    storage/ tree, the run --format json stream) into DuckDB, then ask what was
+    tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
+    """
+    if ctx.invoked_subcommand is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            ctx.invoke(cli.commands["tui"])
+        else:
+            click.echo(ctx.get_help())
+
+
+def _register() -> None:
+    from kb.cli import graph, ingest, read
+    from kb.cli.replay import replay
+    from kb.cli.tui import tui
+
+    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, replay, tui):
+        cli.add_command(cmd)
+
+
+_register()

@@ -1,0 +1,99 @@
+"""``logkb ingest``: read transcripts into the knowledge base."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kb.cli.tools import (
+    db_option,
+    emit_json,
+    err,
+    fail,
+    handle_errors,
+    json_option,
+    open_store,
+    out,
+)
+from kb.exitcodes import ExitCode
+
+
+# ---------------------------------------------------------------------- ingest
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--session", "session_ids", multiple=True, metavar="ID",
+              help="Only these sessions (repeatable).")
+@click.option("--force", is_flag=True, help="Re-read inputs even if they did not change.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr [default: on a terminal, for large inputs].")
+@db_option
+@json_option
+@handle_errors
+def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
+           progress: bool | None, db: Path | None, as_json: bool) -> None:
+    """Read opencode transcripts into the knowledge base.
+
+    PATHS may be files (any opencode form, detected from content) or
+    directories (searched).  Without PATHS, opencode's data directory
+    ($XDG_DATA_HOME/opencode) is ingested.  Ingesting again adds only what is
+    new.
+    """
+    from kb.ingest import ingest as run_ingest
+    from kb.ingest import input_size, plan
+    from logparse.registry import default_data_dir
+
+    if not paths:
+        data = default_data_dir()
+        if not data.exists():
+            fail(f"no PATH given and no opencode data directory at {data}", ExitCode.USAGE)
+        paths = (data,)
+    found = plan(list(paths))
+    total = sum(input_size(i) for i in found[0])
+    show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
+    with open_store(db, read_only=False) as store:
+        if show:
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
+            with Progress(TextColumn("ingesting"), BarColumn(), DownloadColumn(),
+                          TransferSpeedColumn(), TimeRemainingColumn(), console=err,
+                          transient=True) as bar:
+                task = bar.add_task("ingest", total=total or None)
+                report = run_ingest(store, list(paths), session_ids=session_ids or None,
+                                    progress=lambda n: bar.advance(task, n), force=force,
+                                    inputs=found)
+        else:
+            report = run_ingest(store, list(paths), session_ids=session_ids or None,
+                                force=force, inputs=found)
+    for e in report.errors:
+        err.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
+    for p in report.problems:
+        err.print(f"[yellow]problem:[/] {p}", markup=True, highlight=False)
+    if as_json:
+        emit_json(report.as_json())
+    else:
+        for s in report.sessions:
+            kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
+            out.print(f"{s.session_id}  {s.messages} messages, {s.events} events, "
+                      f"{s.new_messages} new  [{s.form}] {s.title or ''}{kid}", markup=False)
+        for u in report.unchanged:
+            out.print(f"unchanged: {u}", markup=False)
+        err.print(f"{len(report.sessions)} sessions, "
+                  f"{sum(s.messages for s in report.sessions)} messages, "
+                  f"{sum(s.events for s in report.sessions)} events, "
+                  f"{report.new_messages} new; {len(report.problems)} problems",
+                  highlight=False)
+    if report.errors:
+        sys.exit(int(ExitCode.NOT_TRANSCRIPT))
+    if report.problems:
+        sys.exit(int(ExitCode.PROBLEMS))
+
+
+COMMANDS = (ingest,)
