@@ -123,6 +123,21 @@ class KbLease:
                     time.monotonic() - self._last_use >= self.idle - 0.01):
                 self._close_store()
 
+    def stamp(self) -> tuple[tuple[int, int], ...]:
+        """Size and mtime of the file and its WAL: changes when any process writes.
+
+        A cheap ``stat``, so a viewer can poll it to notice a ``logkb ingest`` or
+        ``logkb watch`` in another process without opening the file."""
+        out = []
+        for p in (self.path, self.path + ".wal"):
+            try:
+                st = os.stat(p)
+            except OSError:
+                out.append((-1, -1))
+            else:
+                out.append((st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
     def release(self) -> None:
         """Close the file now if no query is running (``ctrl+r`` and tests)."""
         with self._cond:

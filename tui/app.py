@@ -53,16 +53,30 @@ class LogkbApp(App[None]):
         self.scope_of: dict[str, str] = {}
         """session id → its scope (top-level session)."""
         self.theme = theme
+        self._stamp = lease.stamp()
+
+    FOLLOW_SECONDS = 2.0
+    """How often the app looks (a ``stat``) for data another process wrote."""
 
     def on_mount(self) -> None:
         """Called when the app starts: the session asked for, else the list of sessions.
 
         With ``--session``/``--at`` the sessions screen is not built until it is wanted
         (escape): the timeline's first paint does not wait for it."""
+        self.set_interval(self.FOLLOW_SECONDS, self._follow)
         if self.start_session is not None or self.start_at is not None:
             self._resolve_start(self.start_session, self.start_at)
         else:
             self.push_screen(SessionsScreen())
+
+    def _follow(self) -> None:
+        """Called every few seconds: when another process (``logkb watch``, an ingest)
+        wrote the knowledge base, read it again, as ``ctrl+r`` does."""
+        stamp = self.lease.stamp()
+        if stamp != self._stamp:
+            self._stamp = stamp
+            self.graphs.clear()
+            self._refresh(quiet=True)
 
     @work(thread=True, exclusive=True, group="start", exit_on_error=False)
     def _resolve_start(self, session_id: str | None, at: int | None) -> None:
@@ -194,17 +208,19 @@ class LogkbApp(App[None]):
         self._refresh()
 
     @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
-    def _refresh(self) -> None:
+    def _refresh(self, quiet: bool = False) -> None:
         self.lease.release()
-        self.post_message(DataRefreshed())
+        self.post_message(DataRefreshed(quiet=quiet))
 
     def on_data_refreshed(self, message: DataRefreshed) -> None:
-        """Called after ``ctrl+r`` released the file: every screen reads again."""
+        """Called after ``ctrl+r`` (or new data seen on disk) released the file: every
+        screen reads again."""
+        self._stamp = self.lease.stamp()
         for screen in self.screen_stack:
             handler = getattr(screen, "reload", None)
             if handler is not None:
                 handler()
-        self.notify("refreshed", timeout=2)
+        self.notify("new data" if message.quiet else "refreshed", timeout=2)
 
 
 class UnknownTheme(ValueError):

@@ -59,3 +59,6 @@ class StoreBusy(Message):
 @dataclass
 class DataRefreshed(Message):
     """``ctrl+r``: the knowledge base was released; screens should read it again."""
+
+    quiet: bool = False
+    """True when the app saw another process write the file (no key was pressed)."""

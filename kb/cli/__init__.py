@@ -34,11 +34,11 @@ def cli(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from kb.cli import graph, ingest, read
+    from kb.cli import graph, ingest, live, read
     from kb.cli.replay import replay
     from kb.cli.tui import tui
 
-    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, replay, tui):
+    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *live.COMMANDS, replay, tui):
         cli.add_command(cmd)
 
 

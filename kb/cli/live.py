@@ -1,0 +1,100 @@
+"""``logkb watch`` and ``logkb mcp``: the knowledge base kept current, and asked by agents."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kb.cli.tools import db_option, err, handle_errors, json_option
+from kb.paths import default_db
+
+
+def _default_stores() -> list[Path]:
+    """The agents' own stores on this machine (what `logkb ingest` with no PATH reads)."""
+    from logparse.registry import default_data_dir
+
+    return [default_data_dir()]
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--poll", type=click.FloatRange(min=0.1), default=None, metavar="SECONDS",
+              help="Poll every SECONDS instead of waiting for file notifications.")
+@click.option("--debounce", type=click.IntRange(min=0), default=400, show_default=True,
+              metavar="MS", help="Wait this long after a change for the writer to settle.")
+@click.option("--for", "duration", type=click.FloatRange(min=0.1), default=None,
+              metavar="SECONDS", help="Stop after SECONDS (for scripts) [default: until ^C].")
+@db_option
+@json_option
+@handle_errors
+def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: float | None,
+          db: Path | None, as_json: bool) -> None:
+    """Follow transcript stores and ingest new messages as they land.
+
+    PATHS are what `logkb ingest` takes (an opencode data directory, an
+    opencode.db, transcript files or folders); without PATHS, opencode's data
+    directory.  A path that does not exist yet is waited for.  On a terminal a
+    status line shows progress on stderr; --json prints one JSON object per
+    event on stdout (watching, ingested, error).  Stop with ^C.
+    """
+    import orjson
+
+    from kb.live.watch import Watcher
+
+    targets = list(paths) or _default_stores()
+    stop = threading.Event()
+    status = err.is_terminal and not as_json
+
+    def on_event(ev: dict[str, Any]) -> None:
+        if as_json:
+            sys.stdout.write(orjson.dumps(ev, default=str).decode() + "\n")
+            sys.stdout.flush()
+            return
+        if ev["event"] == "error":
+            err.print(f"watch: {ev['error']}", markup=False, highlight=False)
+        elif ev["event"] == "ingested" and not status:
+            for s in ev["sessions"]:
+                err.print(f"{s['id']}: +{s['new_messages']} messages ({s['messages']} in all)",
+                          markup=False, highlight=False)
+        if status:
+            st = watcher.stats
+            last = time.strftime("%H:%M:%S", time.localtime(st.last)) if st.last else "—"
+            line = (f"watching {len(targets)} path{'s' * (len(targets) != 1)} · "
+                    f"{st.ingests} ingests · {st.new_messages} new messages · "
+                    f"{len(st.sessions)} sessions · last {last}")
+            err.file.write("\r\x1b[K" + line[: max(20, err.width - 1)])
+            err.file.flush()
+
+    watcher = Watcher(db if db is not None else default_db(), targets, on_event=on_event,
+                      poll=poll, debounce_ms=debounce, stop=stop)
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        watcher.run(duration)
+    except KeyboardInterrupt:
+        stop.set()
+    if status:
+        err.file.write("\n")
+
+
+@click.command()
+@db_option
+@handle_errors
+def mcp(db: Path | None) -> None:
+    """Serve the knowledge base to agents as read-only MCP tools over stdio.
+
+    Tools: search, deadends, why, untested, handoff, events.  Configure it in
+    opencode.json as {"mcp": {"logkb": {"type": "local", "command": ["logkb",
+    "mcp"]}}}; see the README for Claude Code.
+    """
+    from kb.live.mcp import serve
+
+    serve(db if db is not None else default_db())
+
+
+COMMANDS = (watch, mcp)

@@ -1,0 +1,208 @@
+"""Compact, cited answers for an agent asking its knowledge base (the MCP tools).
+
+An agent's context is precious: every answer here is small (capped lists, one
+line per item, long text cut with a note saying so) and cites where it comes
+from as ``session#ordinal`` so the agent can ask for the events there.  Each call
+opens the knowledge base read-only for the moment it reads and closes it again,
+so ``logkb ingest`` / ``watch`` in another process are never locked out for long.
+A graph that was never derived is derived once, read-write, then read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kb.store import KbStore
+
+MAX_ITEMS = 25
+"""Longest list an answer carries (the rest is counted, not sent)."""
+TEXT_CAP = 400
+"""Characters of one command, output or prose excerpt."""
+
+
+def cite(session_id: str, ordinal: int | None) -> str:
+    """``ses_…#5216``: where an answer comes from."""
+    return f"{session_id}#{ordinal}" if ordinal is not None else session_id
+
+
+def _cut(text: str | None, cap: int = TEXT_CAP) -> str | None:
+    if text is None:
+        return None
+    text = text.strip()
+    return text if len(text) <= cap else text[:cap - 1] + "…"
+
+
+def _words(about: str | None) -> list[str]:
+    return [w for w in re.split(r"[^\w.+-]+", (about or "").lower()) if len(w) > 1]
+
+
+def _capped(items: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    limit = max(1, min(limit, 200))
+    out: dict[str, Any] = {"items": items[:limit], "count": len(items)}
+    if len(items) > limit:
+        out["more"] = len(items) - limit
+    return out
+
+
+class Answers:
+    """Answers over one knowledge base file."""
+
+    def __init__(self, db: str | Path, *, wait: float | None = None) -> None:
+        self.path = str(db)
+        self.wait = wait
+
+    # ------------------------------------------------------------- access
+    @contextmanager
+    def _store(self) -> Iterator[KbStore]:
+        store = KbStore(self.path, read_only=True, lock_timeout=self.wait)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    @contextmanager
+    def _graph(self, session: str | None, all_sessions: bool
+               ) -> Iterator[tuple[KbStore, list[str]]]:
+        """A read-only store and the graph scopes asked for (derived first if never built)."""
+        from kb.graph import store as gs
+
+        with self._store() as store:
+            wanted = (gs.scopes(store) if all_sessions
+                      else [gs.scope_of(store, store.resolve_session(session))])
+            built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds")
+                     .fetchall()}
+        missing = [s for s in wanted if s not in built]
+        if missing:
+            with KbStore(self.path, read_only=False, lock_timeout=self.wait) as rw:
+                for s in missing:
+                    gs.rebuild(rw, s)
+        with self._store() as store:
+            yield store, wanted
+
+    # ------------------------------------------------------------ answers
+    def search(self, query: str, *, session: str | None = None,
+               limit: int = 10) -> dict[str, Any]:
+        """Commands, outputs and prose matching ``query``, newest first."""
+        with self._store() as store:
+            sid = store.resolve_session(session) if session else None
+            hits = store.search(query, session_id=sid, limit=max(1, min(limit, 50)) + 1)
+        items = [{"cite": cite(h["session_id"], h["ordinal"]), "field": h["field"],
+                  "text": _excerpt(h.get("text") or "", query)} for h in hits]
+        return _capped(items, limit)
+
+    def deadends(self, about: str | None = None, *, session: str | None = None,
+                 all_sessions: bool = True, limit: int = 10) -> dict[str, Any]:
+        """Approaches that ended, with cause and evidence; ``about`` filters by words."""
+        from kb.graph import store as gs
+
+        with self._graph(session, all_sessions and session is None) as (store, scopes):
+            items = gs.dead_ends(store, scopes)
+        words = _words(about)
+        scored = []
+        for d in items:
+            hay = " ".join([d.get("name") or "", d.get("cause") or "",
+                            " ".join(d.get("aliases") or []),
+                            " ".join(e.get("note") or "" for e in d.get("evidence") or [])]
+                           ).lower()
+            hits = sum(1 for w in words if w in hay)
+            if words and not hits:
+                continue
+            scored.append((-hits, d))
+        scored.sort(key=lambda t: t[0])
+        out = [{
+            "name": d["name"], "status": d["status"], "cause": d.get("cause"),
+            "cite": cite(d["session_id"], d.get("ended_at") or d.get("proposed_at")),
+            "evidence": sorted({e["ordinal"] for e in d.get("evidence") or []
+                                if e.get("ordinal") is not None}),
+            "revisit": d.get("revisit"),
+        } for _, d in scored]
+        return _capped(out, limit)
+
+    def why(self, name: str, *, session: str | None = None,
+            all_sessions: bool = True) -> dict[str, Any]:
+        """One approach's story: proposed, tested, outcome, why it ended, what replaced it."""
+        from kb.graph import report
+
+        with self._graph(session, all_sessions and session is None) as (store, scopes):
+            story = report.story(store, scopes, name)
+        return _compact_story(story)
+
+    def untested(self, *, session: str | None = None, all_sessions: bool = True,
+                 answered: bool = False, limit: int = 20) -> dict[str, Any]:
+        """Checks whose result never answered them (transport failures, aborts, timeouts)."""
+        from kb.graph import store as gs
+
+        with self._graph(session, all_sessions and session is None) as (store, scopes):
+            items = gs.untested(store, scopes, include_answered=answered)
+        out = [{"cite": cite(q["session_id"], q["ordinal"]), "question": q["question"],
+                "reason": q["reason"], "status": q["status"],
+                "answered_at": q.get("answered_at"), "host": q.get("host")} for q in items]
+        return _capped(out, limit)
+
+    def handoff(self, *, session: str | None = None, max_tokens: int = 1500) -> dict[str, Any]:
+        """The Markdown brief of one session, within about ``max_tokens`` tokens."""
+        from kb.graph import report
+
+        with self._graph(session, False) as (store, scopes):
+            text = report.handoff_markdown(store, scopes[0])
+        budget = max(200, max_tokens) * 4  # about four characters a token
+        out: dict[str, Any] = {"session": scopes[0], "markdown": text[:budget]}
+        if len(text) > budget:
+            out["truncated"] = f"{len(text) - budget} more characters; raise max_tokens"
+        return out
+
+    def events(self, *, session: str | None = None, start: int | None = None,
+               end: int | None = None, kinds: list[str] | None = None,
+               limit: int = 40) -> dict[str, Any]:
+        """A range of one session's typed events, one compact line each."""
+        with self._store() as store:
+            sid = store.resolve_session(session)
+            evs = store.events(sid, kinds=kinds or (), start=start, end=end,
+                               limit=max(1, min(limit, 200)) + 1)
+        return {"session": sid, **_capped([_event(e) for e in evs], limit)}
+
+
+def _event(e: Any) -> dict[str, Any]:
+    kind = str(getattr(e, "kind", ""))
+    d: dict[str, Any] = {"ordinal": e.ordinal, "kind": kind.rsplit(".", 1)[-1].lower()}
+    for key in ("tool", "category", "host", "status", "exit_code", "error_signature",
+                "classification"):
+        v = getattr(e, key, None)
+        if v not in (None, "", []):
+            d[key] = str(v) if key != "exit_code" else v
+    for key in ("command", "text", "output"):
+        v = _cut(getattr(e, key, None), 300 if key == "output" else TEXT_CAP)
+        if v:
+            d[key] = v
+    ms = getattr(e, "measurements", None) or []
+    if ms:
+        d["measurements"] = [str(m) for m in ms[:5]]
+    return d
+
+
+def _excerpt(text: str, query: str, width: int = 240) -> str:
+    words = [w for w in re.findall(r"\w+", query) if len(w) > 2]
+    low = text.lower()
+    at = min((i for w in words if (i := low.find(w.lower())) >= 0), default=0)
+    start = max(0, at - 60)
+    piece = text[start:start + width].replace("\n", " ⏎ ")
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def _compact_story(s: dict[str, Any]) -> dict[str, Any]:
+    """The story without the long lists an agent does not need."""
+    out: dict[str, Any] = {}
+    for key, value in s.items():
+        if isinstance(value, list):
+            out[key] = value[:MAX_ITEMS]
+            if len(value) > MAX_ITEMS:
+                out[f"{key}_more"] = len(value) - MAX_ITEMS
+        elif isinstance(value, str):
+            out[key] = _cut(value, 1000)
+        else:
+            out[key] = value
+    return out

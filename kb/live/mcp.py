@@ -1,0 +1,103 @@
+"""``logkb mcp``: the knowledge base as read-only Model Context Protocol tools, over stdio.
+
+An agent in opencode or Claude Code calls these to learn what was already tried
+and why it failed, in its own session and in earlier campaigns.  Every tool is
+read-only (it opens the knowledge base read-only per call), answers compactly
+and cites ``session#ordinal``.  stdout is the protocol: nothing else may print
+there, so diagnostics go to stderr.
+
+The ``mcp`` package is imported only here, inside :func:`serve`'s module, so no
+other command pays for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from kb.live.answers import Answers
+from kb.store import KbError
+
+INSTRUCTIONS = (
+    "logkb knows what earlier agent sessions tried, what failed and why. Before trying an "
+    "approach, ask `deadends` with words about it; `why` tells one approach's story; "
+    "`untested` lists checks that never really ran; `search` finds commands, outputs and "
+    "prose; `events` reads a range of one session; `handoff` is a brief of a session. "
+    "Answers cite session#ordinal.")
+
+
+def _text(obj: Any) -> str:
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+
+
+def build_server(db: str | Path) -> Any:
+    """The MCP server over the knowledge base file ``db`` (not started)."""
+    from importlib import metadata
+
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ToolAnnotations
+
+    answers = Answers(db)
+    server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"))
+    ro = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
+                         openWorldHint=False)
+
+    def guarded(fn: Any, **kwargs: Any) -> str:
+        try:
+            return _text(fn(**kwargs))
+        except KbError as e:  # not found, busy, …: an answer, not a crash
+            return _text({"error": str(e)})
+
+    @server.tool(annotations=ro, structured_output=False)
+    def search(query: str, session: str | None = None, limit: int = 10) -> str:
+        """Find commands, tool outputs and prose across sessions, newest first.
+
+        query: words or an exact phrase (e.g. "Host key verification failed").
+        session: a session id or unique prefix to search only that session.
+        """
+        return guarded(answers.search, query=query, session=session, limit=limit)
+
+    @server.tool(annotations=ro, structured_output=False)
+    def deadends(about: str | None = None, session: str | None = None,
+                 limit: int = 10) -> str:
+        """Approaches that were abandoned or failed, with their root cause and evidence.
+
+        about: words naming an approach, component or error (e.g. "DeepEP", "redis cache");
+        only dead ends mentioning them are returned. Without session, every session is
+        searched (earlier campaigns included).
+        """
+        return guarded(answers.deadends, about=about, session=session, limit=limit)
+
+    @server.tool(annotations=ro, structured_output=False)
+    def why(name: str, session: str | None = None) -> str:
+        """The story of one approach: proposed, tested, outcome, why it ended, successor.
+
+        name: the approach's name (fuzzy) or an ordinal it involves.
+        """
+        return guarded(answers.why, name=name, session=session)
+
+    @server.tool(annotations=ro, structured_output=False)
+    def untested(session: str | None = None, answered: bool = False, limit: int = 20) -> str:
+        """Checks whose question never got an answer (ssh failures, aborts, timeouts)."""
+        return guarded(answers.untested, session=session, answered=answered, limit=limit)
+
+    @server.tool(annotations=ro, structured_output=False)
+    def handoff(session: str | None = None, max_tokens: int = 1500) -> str:
+        """A Markdown brief of a session (goal, tried, dead ends, open questions, next steps)."""
+        return guarded(answers.handoff, session=session, max_tokens=max_tokens)
+
+    @server.tool(annotations=ro, structured_output=False)
+    def events(session: str | None = None, start: int | None = None, end: int | None = None,
+               kinds: list[str] | None = None, limit: int = 40) -> str:
+        """A range of one session's typed events (command, result, decision, todo, …)."""
+        return guarded(answers.events, session=session, start=start, end=end, kinds=kinds,
+                       limit=limit)
+
+    return server
+
+
+def serve(db: str | Path) -> None:
+    """Run the server on stdio until the client closes it."""
+    build_server(db).run("stdio")

@@ -1,0 +1,81 @@
+"""``logkb mcp`` over stdio, spoken to as an MCP client would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.live.conftest import McpClient, logkb
+
+
+def test_lists_the_read_only_tools(mcp_client: McpClient) -> None:
+    tools = {t["name"]: t for t in mcp_client.request("tools/list")["tools"]}
+    assert set(tools) == {"search", "deadends", "why", "untested", "handoff", "events"}
+    for t in tools.values():
+        assert t["description"], t["name"]
+        assert t["annotations"]["readOnlyHint"] is True
+        assert t["annotations"]["destructiveHint"] is False
+
+
+def test_deadends_about_an_approach_cites_cause_and_ordinal(mcp_client: McpClient,
+                                                            earlier_kb: Path) -> None:
+    expected = json.loads(logkb("deadends", "--all", "--json", "--db", str(earlier_kb)).stdout)
+    deepep = [d for d in expected if "deepep" in d["name"].lower()]
+    assert deepep, expected
+    got = mcp_client.call("deadends", about="DeepEP")
+    assert got["count"] == len(deepep)
+    item = got["items"][0]
+    assert item["name"] == deepep[0]["name"] and item["cause"] == deepep[0]["cause"]
+    sid, _, ordinal = item["cite"].partition("#")
+    assert sid == deepep[0]["session_id"] and int(ordinal) in item["evidence"]
+    # words that no dead end mentions find nothing
+    assert mcp_client.call("deadends", about="kubernetes ingress")["count"] == 0
+
+
+def test_search_events_untested_why_handoff(mcp_client: McpClient) -> None:
+    hits = mcp_client.call("search", query="deep_ep")
+    assert hits["count"] >= 1 and all("#" in h["cite"] for h in hits["items"])
+    sid, _, ordinal = hits["items"][0]["cite"].partition("#")
+    evs = mcp_client.call("events", session=sid, start=int(ordinal), end=int(ordinal))
+    assert evs["session"] == sid and evs["items"]
+    assert all(e["ordinal"] == int(ordinal) for e in evs["items"])
+    assert isinstance(mcp_client.call("untested")["items"], list)
+    story = mcp_client.call("why", name="DeepEP")
+    assert story["approach"]["label"].lower().startswith("check deepep") or \
+        "deepep" in story["approach"]["label"].lower()
+    brief = mcp_client.call("handoff", max_tokens=200)
+    assert brief["markdown"].startswith("#") and len(brief["markdown"]) <= 800
+
+
+def test_errors_are_answers_not_crashes(mcp_client: McpClient) -> None:
+    got = mcp_client.call("events", session="ses_nothing_like_this")
+    assert "no session" in got["error"]
+    # the server is still there
+    assert mcp_client.call("deadends")["count"] >= 1
+
+
+def test_a_missing_knowledge_base_is_reported(tmp_path: Path) -> None:
+    c = McpClient(tmp_path / "absent.duckdb")
+    try:
+        assert "no knowledge base" in c.call("deadends")["error"]
+    finally:
+        c.close()
+    assert not (tmp_path / "absent.duckdb").exists()
+
+
+def test_mcp_holds_the_file_only_per_call(earlier_kb: Path) -> None:
+    """While the server idles between calls, a writer can open the knowledge base."""
+    c = McpClient(earlier_kb)
+    try:
+        c.call("deadends")
+        p = logkb("mark", "1", "--note", "seen by a writer", "--db", str(earlier_kb),
+                  check=False)
+        assert p.returncode == 0, p.stderr
+        assert c.call("deadends")["count"] >= 1
+    finally:
+        c.close()
+
+
+def test_mcp_help_names_the_opencode_configuration() -> None:
+    p = logkb("mcp", "--help")
+    assert p.returncode == 0 and '"mcp"' in p.stdout and "stdio" in p.stdout
