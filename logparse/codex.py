@@ -291,7 +291,8 @@ class _Rollout:
     def _source(self) -> Iterator[tuple[int, bytes, bool]]:
         if self.carry is not None:
             yield self.carry
-        yield from self.lines
+        for line in self.lines:  # not `yield from`: closing this must not close the file's
+            yield line
 
     def _meta(self, obj: dict[str, Any], n: int) -> None:
         p = obj["payload"]

@@ -26,7 +26,7 @@ class NotATranscript(LogparseError):
     """The input is not a transcript form logkb knows."""
 
     def __init__(self, path: str | Path, reason: str) -> None:
-        super().__init__(f"{path}: not an opencode transcript ({reason})")
+        super().__init__(f"{path}: not a transcript logkb reads ({reason})")
         self.path = str(path)
         self.reason = reason
 
