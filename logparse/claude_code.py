@@ -29,13 +29,14 @@ about the size of the converted messages.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, iso_ms, message_id
+from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, message_id
 from logparse.models import Problem
 from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
 from logparse.source import SourceSession, TranscriptReader
@@ -102,90 +103,130 @@ class ClaudeCodeReader(TranscriptReader):
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
-        spath = str(path)
-        convs: dict[str, _Conv] = {}
-        order: list[str] = []
-        side_root: dict[str, str] = {}  # sidechain uuid -> its session key
-        loose: list[tuple[int, bytes, dict[str, Any]]] = []  # lines before any session
-        current: _Conv | None = None
-        for n, body, nl in iter_lines(path):
-            obj, reason = parse_line(body, nl)
-            if obj is None:
-                problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
-                                        raw=safe_text(body)))
+        f = _File(path, problems)
+        main = f.first_main()
+        if main is not None:
+            stream = f.stream(main)
+            if session_ids is None or main.key in session_ids:
+                yield SourceSession(session_id=main.key, form=self.form, path=f.path,
+                                    messages=stream, info=main.info, agent=self.agent)
+            for _ in stream:  # drain what the consumer did not read
+                pass
+        f.finish()
+        for c in f.convs.values():
+            if c is main or not c.drafts or (session_ids is not None
+                                              and c.key not in session_ids):
                 continue
-            if reason:
-                problems.append(Problem(path=spath, line=n, reason=reason))
-                body = orjson.dumps(obj)
-            if not isinstance(obj, dict):
-                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
-                                        reason="not a Claude Code record (a JSON object)"))
-                continue
-            sid = obj.get("sessionId")
-            typ = obj.get("type")
-            if typ in MESSAGE_TYPES and isinstance(sid, str) and sid:
-                key = sid
-                if obj.get("isSidechain"):
-                    agent = obj.get("agentId")
-                    if isinstance(agent, str) and agent:
-                        key = f"{sid}:agent-{agent}"
-                    else:
-                        parent = obj.get("parentUuid")
-                        key = side_root.get(parent) if isinstance(parent, str) else None
-                        key = key or f"{sid}:sidechain-{str(obj.get('uuid', n))[:8]}"
-                    if isinstance(obj.get("uuid"), str):
-                        side_root[obj["uuid"]] = key
-                conv = convs.get(key)
-                if conv is None:
-                    conv = convs[key] = _Conv(key, sid if key != sid else None, spath,
-                                              problems)
-                    order.append(key)
-                    for item in loose:
-                        conv.other(*item)
-                    loose = []
-                if not obj.get("isSidechain"):
-                    current = conv
-                conv.line(n, body, obj)
-            elif typ in MESSAGE_TYPES or typ in OTHER_TYPES or isinstance(typ, str):
-                target = convs.get(sid) if isinstance(sid, str) else None
-                target = target or current
-                if target is None:
-                    loose.append((n, body, obj))
+            yield SourceSession(session_id=c.key, form=self.form, path=f.path,
+                                messages=c.messages(), info=c.info, agent=self.agent)
+
+
+class _File:
+    """One transcript file read line by line.  Its first main session is streamed; the
+    others (sub-agents, further sessions) are held until the end of the file."""
+
+    def __init__(self, path: Path, problems: list[Problem]) -> None:
+        self.path = str(path)
+        self.problems = problems
+        self.lines = iter_lines(path)
+        self.convs: dict[str, _Conv] = {}
+        self.side_root: dict[str, str] = {}  # sidechain uuid -> its session key
+        self.loose: list[tuple[int, bytes, dict[str, Any]]] = []  # lines before any session
+        self.current: _Conv | None = None
+        self.main: _Conv | None = None
+        self.done = False
+
+    def first_main(self) -> _Conv | None:
+        """Read until the first line of a (non-sidechain) session; that session."""
+        for n, body, nl in self.lines:
+            self._line(n, body, nl)
+            if self.main is not None:
+                return self.main
+        self.done = True
+        return None
+
+    def stream(self, main: _Conv) -> Iterator[Any]:
+        yield from main.ready()
+        for n, body, nl in self.lines:
+            self._line(n, body, nl)
+            if len(main.drafts) > 1:
+                yield from main.ready()
+        self.done = True
+        yield from main.messages()
+
+    def finish(self) -> None:
+        if not self.done:
+            for n, body, nl in self.lines:
+                self._line(n, body, nl)
+            self.done = True
+        for n, body, _ in self.loose:  # a file of summaries only, say: reported, not lost
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="a record outside any session"))
+        self.loose = []
+
+    def _line(self, n: int, body: bytes, nl: bool) -> None:
+        obj, reason = parse_line(body, nl)
+        if obj is None:
+            self.problems.append(Problem(path=self.path, line=n, reason=reason or "unreadable",
+                                         raw=safe_text(body)))
+            return
+        if reason:
+            self.problems.append(Problem(path=self.path, line=n, reason=reason))
+            body = orjson.dumps(obj)
+        if not isinstance(obj, dict):
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="not a Claude Code record (a JSON object)"))
+            return
+        sid = obj.get("sessionId")
+        typ = obj.get("type")
+        if typ in MESSAGE_TYPES and isinstance(sid, str) and sid:
+            key = sid
+            side = bool(obj.get("isSidechain"))
+            if side:
+                agent = obj.get("agentId")
+                if isinstance(agent, str) and agent:
+                    key = f"{sid}:agent-{agent}"
                 else:
-                    target.other(n, body, obj)
+                    parent = obj.get("parentUuid")
+                    key = self.side_root.get(parent) if isinstance(parent, str) else None
+                    key = key or f"{sid}:sidechain-{str(obj.get('uuid', n))[:8]}"
+                if isinstance(obj.get("uuid"), str):
+                    self.side_root[obj["uuid"]] = key
+            conv = self.convs.get(key)
+            if conv is None:
+                conv = self.convs[key] = _Conv(key, sid if key != sid else None)
+                for item in self.loose:
+                    conv.other(*item)
+                self.loose = []
+            if not side:
+                self.current = conv
+                if self.main is None:
+                    self.main = conv
+            had_root = conv.root_prompt
+            conv.line(n, body, obj)
+            if side and had_root is None and conv.root_prompt is not None:
+                parent_conv = self.convs.get(sid)
+                if parent_conv is not None:  # link the Task call that spawned it
+                    parent_conv.link_child(conv.root_prompt, key)
+        elif isinstance(typ, str):
+            target = self.convs.get(sid) if isinstance(sid, str) else None
+            target = target or self.current
+            if target is None:
+                self.loose.append((n, body, obj))
             else:
-                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
-                                        reason="a JSON object without a record type"))
-        if loose:  # a file of summaries only, say: keep its lines reported, not lost
-            for n, body, _ in loose:
-                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
-                                        reason="a record outside any session"))
-        # sub-agents: link each to the Task call that spawned it
-        by_prompt = {c.root_prompt: c.key for c in convs.values()
-                     if c.parent and c.root_prompt}
-        for c in convs.values():
-            c.link_tasks(by_prompt)
-        for key in order:
-            c = convs[key]
-            if session_ids is not None and key not in session_ids:
-                continue
-            if not c.drafts:
-                continue
-            yield SourceSession(session_id=key, form=self.form, path=spath,
-                                messages=c.messages(), info=c.session_info(),
-                                agent=self.agent)
+                target.other(n, body, obj)
+        else:
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="a JSON object without a record type"))
 
 
 class _Conv:
     """One session (or sub-agent) being converted."""
 
-    def __init__(self, key: str, parent: str | None, path: str,
-                 problems: list[Problem]) -> None:
+    def __init__(self, key: str, parent: str | None) -> None:
         self.key = key
         self.parent = parent
-        self.path = path
-        self.problems = problems
-        self.drafts: list[Draft] = []
+        self.drafts: deque[Draft] = deque()
         self.by_mid: dict[str, Draft] = {}
         self.tools: dict[str, dict[str, Any]] = {}
         self.tool_draft: dict[str, Draft] = {}
@@ -198,6 +239,7 @@ class _Conv:
         self.titles: list[tuple[str, str]] = []
         self.root_prompt: str | None = None
         self.last_assistant: Draft | None = None
+        self.last_time = 0
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -356,10 +398,9 @@ class _Conv:
                 part = {"type": "tool", "id": cid, "callID": cid, "tool": "unknown",
                         "state": {"status": "running", "input": {}, "time": {"start": ts},
                                   "metadata": {}}}
-                target = self.last_assistant or (self.drafts[-1] if self.drafts else None)
+                target = self.last_assistant
                 if target is None:
                     target = self._new(n, body, "assistant", ts, obj)
-                    rest = rest if rest else []
                 target.parts.append(part)
                 target.open += 1
                 self.tools[cid] = part
@@ -439,19 +480,42 @@ class _Conv:
                 meta["exit"] = 0
 
     # -- results ---------------------------------------------------------------
-    def link_tasks(self, by_prompt: dict[str, str]) -> None:
+    def link_child(self, prompt: str, child: str) -> None:
+        """A sub-agent started with ``prompt``: the open Task call that asked it spawned it."""
         for part in self.tools.values():
-            if part["tool"] != "task" or "sessionId" in part["state"]["metadata"]:
-                continue
-            prompt = part["state"]["input"].get("prompt")
-            if isinstance(prompt, str) and prompt in by_prompt:
-                part["state"]["metadata"]["sessionId"] = by_prompt[prompt]
+            if part["tool"] == "task" and "sessionId" not in part["state"]["metadata"] \
+                    and part["state"]["input"].get("prompt") == prompt:
+                part["state"]["metadata"]["sessionId"] = child
+                return
+
+    def ready(self) -> Iterator[Any]:
+        """Messages that can leave: done (no call waiting) and not the newest."""
+        q = self.drafts
+        while len(q) > 1 and (q[0].open <= 0 or len(q) > HOLD_LIMIT):
+            yield self._emit(q.popleft())
+
+    def _emit(self, d: Draft) -> Any:
+        if d.key and self.by_mid.get(d.key) is d:
+            del self.by_mid[d.key]
+        if self.last_assistant is d:
+            self.last_assistant = None
+        for cid in [c for c, dd in self.tool_draft.items() if dd is d]:
+            del self.tool_draft[cid]
+            self.tools.pop(cid, None)
+        t = d.info["time"]
+        c = t.get("created")
+        if not isinstance(c, int) or c < self.last_time:
+            t["created"] = self.last_time
+        else:
+            self.last_time = c
+        if len(self.drafts) == 0:
+            self.info.update(self.session_info())
+        return d.message()
 
     def session_info(self) -> dict[str, Any]:
         info = dict(self.info)
         if "title" not in info and self.titles:
-            ids = {d.info.get("uuid") for d in self.drafts}
-            mine = [t for t, leaf in self.titles if leaf in ids]
+            mine = [t for t, leaf in self.titles if leaf in self.seen]
             info["title"] = (mine or [self.titles[-1][0]])[-1]
         if self.parent and "title" not in info and self.root_prompt:
             first = self.root_prompt.strip().splitlines()[0] if self.root_prompt.strip() else ""
@@ -468,12 +532,5 @@ class _Conv:
             last.parts.extend(p for p in self.extra_parts if last.info["role"] == "assistant"
                               or p["type"] == "compaction" or p["type"].startswith("claude:"))
             self.extra_parts = []
-        last = 0
-        for d in self.drafts:
-            t = d.info["time"]
-            c = t.get("created")
-            if not isinstance(c, int) or c < last:
-                t["created"] = last
-            else:
-                last = c
-            yield d.message()
+        while self.drafts:
+            yield self._emit(self.drafts.popleft())

@@ -222,3 +222,11 @@ def test_result_arriving_later_changes_the_calling_message(tmp_path: Path) -> No
     sessions, _ = read(f)
     batch, _, _ = sessions[SID]
     assert batch.calls[0][C["status"]] == "completed" and batch.messages[1][13] != before
+
+
+def test_the_main_session_is_streamed(realworld: Path) -> None:
+    f = realworld / "claude-code" / "python-to-rust-port" / "transcript.jsonl"
+    src = next(iter(ClaudeCodeReader().sessions(f, [])))
+    assert not isinstance(src.messages, list)
+    first = next(iter(src.messages))
+    assert first.info["role"] == "user" and first.line == 2
