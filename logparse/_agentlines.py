@@ -47,10 +47,13 @@ def iso_ms(value: Any) -> int | None:
 class Draft:
     """One message being built: its info, parts and the source lines behind it."""
 
-    __slots__ = ("info", "parts", "bodies", "lines", "open", "key")
+    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line")
 
-    def __init__(self, info: dict[str, Any], key: str | None = None) -> None:
+    def __init__(self, info: dict[str, Any], key: str | None = None,
+                 line: int | None = None) -> None:
         self.info = info
+        self.line = line
+        """The line of the record the message is (problems are reported there)."""
         self.parts: list[dict[str, Any]] = []
         self.bodies: list[bytes] = []
         self.lines: list[int] = []
@@ -68,7 +71,7 @@ class Draft:
                + b",".join(self.bodies) + b"]"
                + (b',"open_calls":' + str(self.open).encode() if self.open else b"") + b"}")
         return RawMessage(info=self.info, parts=self.parts, raw=raw,
-                          line=self.lines[0] if self.lines else None)
+                          line=self.line or (self.lines[0] if self.lines else None))
 
 
 class Ordered:

@@ -266,7 +266,7 @@ class _Conv:
                                          "error": {"data": {"message": content or sub}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
         elif typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
-            self.extra_parts.append({"type": f"claude:{typ}", "id": f"L{n}"})
+            self.extra_parts.append({"type": f"claude:{typ}", "id": f"line {n}", "record": obj})
 
     def line(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         uuid = obj.get("uuid")
@@ -299,7 +299,7 @@ class _Conv:
                                 "role": role, "time": {"created": ts}, "uuid": uuid}
         if isinstance(obj.get("cwd"), str):
             info["path"] = {"cwd": obj["cwd"]}
-        d = Draft(info, key)
+        d = Draft(info, key, n)
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
         self.extra_lines = []
@@ -380,7 +380,7 @@ class _Conv:
                 if part is not None:
                     self._answer(part, b, None, ts)
             else:
-                d.parts.append({"type": f"claude:block/{bt}", "id": pid})
+                d.parts.append({"type": f"claude:block/{bt}", "id": pid, "block": b})
         self.last_assistant = d
 
     def _user(self, n: int, body: bytes, obj: dict[str, Any], msg: dict[str, Any],
@@ -446,7 +446,7 @@ class _Conv:
                                 "mime": src.get("media_type") or bt,
                                 "filename": src.get("url") or bt})
             else:
-                d.parts.append({"type": f"claude:block/{bt}", "id": pid})
+                d.parts.append({"type": f"claude:block/{bt}", "id": pid, "block": b})
 
     def _answer(self, part: dict[str, Any], block: dict[str, Any], tur: Any,
                 ts: int | None) -> None:

@@ -369,7 +369,7 @@ class _Rollout:
         elif typ in ("event_msg", "world_state"):
             self._extra(n, body)
         else:
-            self._extra(n, body, {"type": f"codex:{typ}", "id": f"L{n}",
+            self._extra(n, body, {"type": f"codex:{typ}", "id": f"line {n}", "record": obj,
                                   "reason": "unknown Codex record type"})
 
     def _extra(self, n: int, body: bytes, part: dict[str, Any] | None = None) -> None:
@@ -447,7 +447,8 @@ class _Rollout:
         elif it in _SILENT_ITEMS:
             self._extra(n, body)
         else:
-            self._extra(n, body, {"type": f"codex:response_item/{it}", "id": f"L{n}",
+            self._extra(n, body, {"type": f"codex:response_item/{it}", "id": f"line {n}",
+                                  "record": p,
                                   "reason": "unknown Codex response item"})
         yield from self.q.ready()
 
@@ -458,7 +459,7 @@ class _Rollout:
             info["modelID"] = self.model
         if self.cwd:
             info["path"] = {"cwd": self.cwd}
-        d = Draft(info)
+        d = Draft(info, line=n)
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
         d.add_line(n, body)

@@ -212,7 +212,7 @@ def test_exec_tool_world_state_and_unknown_records(tmp_path: Path) -> None:
     (call,) = batch.calls
     assert (call[C["tool"]], call[C["command"]], call[C["exit_code"]]) == ("bash", "pytest -q", 1)
     raws = [r for r in batch.other if r[4] == "raw"]
-    assert len(raws) == 2 and {p.record for p in probs} == {"L6", "L7"}
+    assert len(raws) == 2 and {p.record for p in probs} == {"line 6", "line 7"}
     assert all("unknown" in p.reason for p in probs)
     # every line is kept: the world_state in message 1's raw, the unknown ones in message 4's
     raw1 = json.loads(batch.messages[0][-1])
