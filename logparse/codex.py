@@ -264,6 +264,7 @@ class _Rollout:
         self.model: str | None = None
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
+        self.procs: dict[int, str] = {}  # exec sessions still running -> their command
         self.extra_lines: list[tuple[int, bytes]] = []
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
@@ -398,6 +399,10 @@ class _Rollout:
             d = self._draft(n, body, "assistant", ts)
             tp = tool_part(p, ts)
             cid = tp["callID"]
+            if tp["tool"] == "write_stdin":  # polls a running exec: say which command
+                proc = tp["state"]["input"].get("session_id")
+                cmd = self.procs.get(proc) if isinstance(proc, int) else None
+                tp["state"]["title"] = f"session {proc}" + (f": {cmd}" if cmd else "")
             if it == "local_shell_call" and p.get("status") == "completed" and not cid:
                 tp["state"]["status"] = "completed"
                 d.parts.append(tp)
@@ -423,6 +428,8 @@ class _Rollout:
             meta = new.pop("metadata")
             state.update(new)
             state["metadata"].update(meta)
+            if isinstance(meta.get("process"), int) and tp["tool"] == "bash":
+                self.procs[meta["process"]] = state["input"].get("command") or ""
             dur = meta.get("duration_seconds")
             end = (start + int(dur * 1000)) if isinstance(start, int) and dur is not None \
                 else ts
