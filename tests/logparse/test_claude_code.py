@@ -230,3 +230,26 @@ def test_the_main_session_is_streamed(realworld: Path) -> None:
     assert not isinstance(src.messages, list)
     first = next(iter(src.messages))
     assert first.info["role"] == "user" and first.line == 2
+
+
+def test_a_subagent_file_is_a_child_of_its_session(tmp_path: Path) -> None:
+    parent = transcript(tmp_path, [
+        line("user", "explore"),
+        line("assistant", [use("k9", "Task", description="Find tests", prompt="find tests")]),
+        line("user", [result("k9", "tests/ has 3 files")],
+             toolUseResult={"agentId": "a1b2c3", "status": "completed"}),
+    ], "parent.jsonl")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    child = transcript(sub, [
+        line("user", "find tests", side=True, agentId="a1b2c3"),
+        line("assistant", [{"type": "text", "text": "3 files"}], side=True, agentId="a1b2c3"),
+    ], "agent-a1b2c3.jsonl")
+    sessions, _ = read(parent)
+    (task,) = sessions[SID][0].calls
+    assert task[C["child_session_id"]] == f"{SID}:agent-a1b2c3"
+    kids, problems = read(child)
+    assert problems == [] and list(kids) == [f"{SID}:agent-a1b2c3"]
+    batch, _, info = kids[f"{SID}:agent-a1b2c3"]
+    assert info["parentID"] == SID and info["title"] == "find tests"
+    assert len(batch.messages) == 2
