@@ -367,6 +367,17 @@ class _Rollout:
                                    if isinstance(hist, list) else "compacted")
             self._extra(n, body, {"type": "compaction", "id": f"L{n}", "auto": True,
                                   "text": text})
+        elif typ == "event_msg" and p.get("type") == "turn_aborted" and \
+                self.q.tail is not None and self.q.tail.info["role"] == "assistant":
+            # the step the user interrupted: an aborted assistant message, as in opencode
+            tail = self.q.tail
+            tail.add_line(n, body)
+            tail.info["error"] = {"name": "MessageAbortedError",
+                                  "data": {"message": f"turn aborted: {p.get('reason')}"}}
+        elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
+            msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
+            self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
+                                  "error": {"data": {"message": msg}}, "time": {"created": ts}})
         elif typ in ("event_msg", "world_state"):
             self._extra(n, body)
         else:

@@ -262,3 +262,17 @@ def test_sessions_in_one_file_are_split_and_legacy_rollouts_read(tmp_path: Path)
     ((sid, batch, probs),), _ = read(legacy)
     assert sid == "5973b6c0-94b8-487b-a530-2aeb6098ae0e" and probs == []
     assert len(batch.messages) == 3 and batch.calls[0][C["command"]] == "ls"
+
+
+def test_an_interrupted_step_is_an_aborted_message(tmp_path: Path) -> None:
+    f = rollout(tmp_path, [
+        meta(), user("go"), say("working on it"),
+        {"timestamp": "2025-10-01T10:00:02Z", "type": "event_msg",
+         "payload": {"type": "turn_aborted", "reason": "interrupted"}},
+        {"timestamp": "2025-10-01T10:00:03Z", "type": "event_msg",
+         "payload": {"type": "error", "message": "stream disconnected"}},
+        say("again")])
+    ((_, batch, probs),), _ = read(f)
+    assert probs == []
+    assert batch.messages[1][8] == "MessageAbortedError"  # messages.error
+    assert [(r[0], r[4]) for r in batch.other] == [(2, "error"), (3, "error")]
