@@ -105,6 +105,27 @@ def test_growth_adds_only_new_messages_and_matches_a_fresh_ingest(
     assert got == want
 
 
+@pytest.mark.parametrize("rel, cut, sid", [
+    ("claude-code/python-to-rust-port/transcript.jsonl", 29, RUST),  # inside a response
+    ("codex/exported-session.jsonl", 1500, RTCHESS),
+])
+def test_any_growth_ends_where_a_fresh_ingest_does(tmp_path: Path, realworld: Path, rel: str,
+                                                    cut: int, sid: str) -> None:
+    lines = (realworld / rel).read_bytes().splitlines(keepends=True)
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b"".join(lines[:cut]))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f], graph=False)
+        f.write_bytes(b"".join(lines))
+        rep = ingest(store, [f], graph=False)
+        got = [e.model_dump() for e in store.events(sid)]
+    with KbStore(tmp_path / "fresh.duckdb") as store:
+        fresh = ingest(store, [f], graph=False)
+        want = [e.model_dump() for e in store.events(sid)]
+    assert rep.problems == [] and got == want
+    assert 0 < rep.sessions[0].new_messages < fresh.sessions[0].new_messages
+
+
 def test_default_discovery_finds_claude_and_codex_dirs(
         tmp_path: Path, realworld: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     claude = tmp_path / "claude-config"
