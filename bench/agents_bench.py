@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import orjson
+
 from bench.ingest_bench import BARE, INGEST, child
 
 HERE = Path(__file__).resolve().parent
@@ -72,65 +74,63 @@ def has_ccl() -> bool:
     return True
 
 
-def best_of(runs: int, code: str, *args: str, fresh_db: bool = False) -> dict[str, float]:
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(runs):
-            extra = (f"{tmp}/kb{i}.duckdb", "0") if fresh_db else ()
-            results.append(child(code, *args, *extra))
-    return min(results, key=lambda r: r["seconds"])
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench agents")
     ap.add_argument("--lines", type=int, default=100000)
     ap.add_argument("--runs", type=int, default=2, help="best of N for each figure")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    rows: list[dict[str, object]] = []
-
-    def ingest_row(what: str, src: Path, lines: int) -> dict[str, object]:
-        r = best_of(a.runs, INGEST, str(src), fresh_db=True)
-        bare = best_of(a.runs, BARE, str(src), "jsonl")
-        msgs = int(r["messages"])
-        row = {"what": what, "tool": "logkb ingest", "lines": lines,
-               "source_mb": round(src.stat().st_size / 1e6, 1), "messages": msgs,
-               "seconds": round(r["seconds"], 2), "orjson_s": round(bare["seconds"], 2),
-               "msgs_per_s": round(msgs / r["seconds"]),
-               "us_per_msg": round(r["seconds"] / msgs * 1e6), "peak_rss_mb": round(r["rss_mb"]),
-               "problems": int(r["problems"])}
-        print(row, file=sys.stderr, flush=True)
-        return row
-
     claude = generated("claude-code", a.lines)
     codex = generated("codex", a.lines)
-    cl = ingest_row("Claude Code (generated)", claude, a.lines)
-    rows.append(cl)
-    rows.append(ingest_row("Codex (generated)", codex, a.lines))
-    # opencode JSONL of the same messages: the Claude file holds the first N of them
-    oc = opencode_jsonl(int(cl["messages"]))
-    rows.append(ingest_row("opencode JSONL (same messages)", oc,
-                           sum(1 for _ in oc.open("rb"))))
-    ccl_files = [("Claude Code (generated)", claude)] + [
-        (f"real: {p.parent.name}", p) for p in sorted(REALWORLD.glob("*/transcript.jsonl"))]
-    for what, src in ccl_files:
-        n = sum(1 for _ in src.open("rb"))
-        if what.startswith("real"):
-            r = best_of(a.runs, INGEST, str(src), fresh_db=True)
-            msgs = int(r["messages"])
-            rows.append({"what": what, "tool": "logkb ingest", "lines": n,
-                         "source_mb": round(src.stat().st_size / 1e6, 3), "messages": msgs,
-                         "seconds": round(r["seconds"], 3),
-                         "peak_rss_mb": round(r["rss_mb"]), "problems": int(r["problems"])})
-        if not has_ccl():
+    responses: set[str] = set()
+    prompts = 0
+    with claude.open("rb") as fh:  # the Claude file holds the first N opencode messages
+        for x in fh:
+            if b'"type":"assistant"' in x:
+                responses.add(orjson.loads(x)["message"]["id"])
+            elif b'"role":"user","content":"' in x:
+                prompts += 1
+    opencode = opencode_jsonl(len(responses) + prompts)
+    reals = sorted(REALWORLD.glob("*/transcript.jsonl"))
+    # measurements interleave round by round, so a machine whose load drifts biases none
+    ingest_srcs = [("Claude Code (generated)", claude), ("Codex (generated)", codex),
+                   ("opencode JSONL (same messages)", opencode)]
+    ingest_srcs += [(f"real: {p.parent.name}", p) for p in reals]
+    ccl_srcs = [("Claude Code (generated)", claude)] + [(f"real: {p.parent.name}", p)
+                                                        for p in reals]
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(a.runs):
+            for what, src in ingest_srcs:
+                runs.setdefault(("ingest", what), []).append(
+                    child(INGEST, str(src), f"{tmp}/kb-{i}-{len(runs)}.duckdb", "0"))
+                if not what.startswith("real"):
+                    runs.setdefault(("orjson", what), []).append(child(BARE, str(src), "jsonl"))
+            if has_ccl():
+                for what, src in ccl_srcs:
+                    runs.setdefault(("ccl", what), []).append(child(CCL, str(src)))
+            print(f"round {i + 1} of {a.runs} done", file=sys.stderr, flush=True)
+    rows: list[dict[str, object]] = []
+    for what, src in ingest_srcs:
+        r = min(runs[("ingest", what)], key=lambda x: x["seconds"])
+        msgs = int(r["messages"])
+        row: dict[str, object] = {
+            "what": what, "tool": "logkb ingest", "lines": sum(1 for _ in src.open("rb")),
+            "source_mb": round(src.stat().st_size / 1e6, 3), "messages": msgs,
+            "seconds": round(r["seconds"], 3), "msgs_per_s": round(msgs / r["seconds"]),
+            "us_per_msg": round(r["seconds"] / msgs * 1e6), "peak_rss_mb": round(r["rss_mb"]),
+            "problems": int(r["problems"])}
+        if ("orjson", what) in runs:
+            row["orjson_s"] = round(min(x["seconds"] for x in runs[("orjson", what)]), 3)
+        rows.append(row)
+    for what, src in ccl_srcs:
+        if ("ccl", what) not in runs:
             rows.append({"what": what, "tool": "claude-code-log", "note": "not installed"})
             continue
-        c = best_of(a.runs, CCL, str(src))
-        row = {"what": what, "tool": "claude-code-log load_transcript", "lines": n,
-               "entries": int(c["entries"]), "seconds": round(c["seconds"], 3),
-               "peak_rss_mb": round(c["rss_mb"])}
-        print(row, file=sys.stderr, flush=True)
-        rows.append(row)
+        c = min(runs[("ccl", what)], key=lambda x: x["seconds"])
+        rows.append({"what": what, "tool": "claude-code-log load_transcript",
+                     "lines": sum(1 for _ in src.open("rb")), "entries": int(c["entries"]),
+                     "seconds": round(c["seconds"], 3), "peak_rss_mb": round(c["rss_mb"])})
     if a.json:
         print(json.dumps(rows, indent=2))
         return
