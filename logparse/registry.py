@@ -152,7 +152,7 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
             except NotATranscript:
                 continue
     if not found:
-        yield NotATranscript(path, "no opencode transcripts found in this directory")
+        yield NotATranscript(path, "no transcripts found in this directory")
 
 
 def default_data_dir() -> Path:
