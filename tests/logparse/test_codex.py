@@ -102,6 +102,15 @@ def test_real_rollout_counts(realworld: Path, rel: str) -> None:
                if k.endswith("_output")}
     assert {r[C["ordinal"]]: r[C["call_id"]] for r in batch.calls} == outputs
     assert not any(r[0] for r in batch.other if r[4] == "raw")
+    # errors: the tool failed (an aborted command, a patch that did not apply); no subagents
+    failed = 0
+    for x in f.read_text(encoding="utf-8").splitlines():
+        o = json.loads(x) if x.strip() else {}
+        out = (o.get("payload") or {}).get("output")
+        if o.get("type") == "response_item" and isinstance(out, str):
+            failed += out.startswith(("aborted", "apply_patch verification failed"))
+    assert sum(1 for r in batch.calls if r[C["status"]] in ("error", "aborted")) == failed > 0
+    assert not any(r[C["tool"]] == "task" for r in batch.calls)
 
 
 def test_soulpass_ordinals_match_the_labels(realworld: Path) -> None:
