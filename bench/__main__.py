@@ -1,11 +1,13 @@
-"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``)."""
+"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
+``replay``, ``tui``)."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-BENCHES = {"ingest": "bench.ingest_bench", "graph": "bench.graph_bench",
+BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
+           "graph": "bench.graph_bench",
            "replay": "bench.replay_bench", "tui": "bench.tui_bench"}
 
 

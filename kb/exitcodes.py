@@ -13,7 +13,7 @@ class ExitCode(IntEnum):
     USAGE = 2
     """Bad command line (click's own usage errors use 2 as well)."""
     NOT_TRANSCRIPT = 3
-    """An input is not an opencode transcript (nothing was read from it)."""
+    """An input is not a transcript logkb reads (nothing was read from it)."""
     PROBLEMS = 4
     """Ingested, but some records could not be read or typed (they are stored raw)."""
     LOCKED = 5

@@ -254,4 +254,4 @@ def _session_info(src: SourceSession, deriver: Deriver, first_prompt: str | None
         time_created=t.get("created") or deriver.first_time,
         time_updated=t.get("updated") or deriver.last_time,
         source_kind=src.form, source_path=src.path, complete=src.complete,
-        info=info or None)
+        info=info or None, agent=src.agent)

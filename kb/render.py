@@ -154,7 +154,7 @@ def _highlight(text: str, signatures: list[str]) -> Text:
 
 def sessions_table(rows: list[dict[str, Any]]) -> Table:
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("session", "title", "when", "msgs", "cmds", "form"):
+    for col in ("session", "agent", "title", "when", "msgs", "cmds", "form"):
         table.add_column(col, no_wrap=col != "title", overflow="fold")
     by_parent: dict[str | None, list[dict[str, Any]]] = {}
     ids = {r["session_id"] for r in rows}
@@ -167,7 +167,7 @@ def sessions_table(rows: list[dict[str, Any]]) -> Table:
         title = escape(r["title"] or "")
         if r.get("spawned_at"):
             title += f" [dim](from message {r['spawned_at']})[/]"
-        table.add_row(prefix + r["session_id"], title,
+        table.add_row(prefix + r["session_id"], r.get("agent") or "opencode", title,
                       when(r["last_activity"] or r["time_updated"]), str(r["messages"]),
                       str(r["commands"]), r["source_form"] + ("" if r["complete"] else "*"))
         for child in by_parent.get(r["session_id"], []):

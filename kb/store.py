@@ -230,11 +230,15 @@ class KbStore:
         assert counts is not None
         self.conn.execute("DELETE FROM sessions WHERE session_id = ?", [info.session_id])
         self.conn.execute(
-            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?)",
+            "INSERT INTO sessions (session_id, parent_id, title, slug, directory, project_id, "
+            "version, time_created, time_updated, source_form, source_path, complete, "
+            "message_count, event_count, ingested_at, info, agent) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?, ?)",
             [info.session_id, info.parent_id, info.title, info.slug, info.directory,
              info.project_id, info.version, info.time_created, info.time_updated,
              info.source_kind, info.source_path, info.complete, counts[0], counts[1],
-             orjson.dumps(info.info).decode() if info.info is not None else None])
+             orjson.dumps(info.info).decode() if info.info is not None else None,
+             info.agent])
 
     def link_children(self) -> None:
         """Give subagent sessions whose source had no parent id the session that spawned them."""
@@ -277,7 +281,7 @@ class KbStore:
              c AS (SELECT session_id, count(*) AS commands FROM calls GROUP BY session_id),
              sp AS (SELECT child_session_id, min(ordinal) AS spawned_at FROM calls
                      WHERE child_session_id IS NOT NULL GROUP BY child_session_id)
-        SELECT s.session_id, s.parent_id, s.title, s.slug, s.directory, s.version,
+        SELECT s.session_id, s.parent_id, s.agent, s.title, s.slug, s.directory, s.version,
                s.time_created, s.time_updated, s.source_form, s.source_path, s.complete,
                s.message_count AS messages, s.event_count AS events, s.ingested_at,
                coalesce(c.commands, 0) AS commands, m.last_activity, sp.spawned_at

@@ -395,6 +395,12 @@ class Deriver:
                 self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
                             f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
                             {"mime": part.get("mime"), "filename": part.get("filename")})
+            elif typ == "compaction":  # Claude Code / Codex: compaction told within a step
+                auto = bool(part.get("auto"))
+                self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
+                            _text(part.get("text")) or ("automatic compaction" if auto
+                                                        else "compaction requested"),
+                            {"auto": auto})
             else:
                 self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
         err = info.get("error")

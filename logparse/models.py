@@ -188,6 +188,8 @@ class SessionInfo(BaseModel):
     """False when the source cannot show every message (the ``run --format json``
     stream has no user messages; logkb infers their places)."""
     info: dict[str, Any] | None = None
+    agent: str = "opencode"
+    """The agent that wrote it: ``opencode``, ``claude-code`` or ``codex``."""
 
 
 class Problem(BaseModel):

@@ -3,8 +3,7 @@
 ``READERS`` is the ordered list of forms; the first whose ``detect`` accepts an
 input reads it.  Directories are searched: an opencode data directory
 (``opencode.db`` and/or ``storage/``) is read as such, anything else is walked
-for transcript files.  Files of other agents (Claude Code, Codex) are named
-as such in the error rather than reported as garbage.
+for transcript files (opencode, Claude Code and Codex JSONL alike).
 """
 
 from __future__ import annotations
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import orjson
 
+from logparse.claude_code import ClaudeCodeReader
+from logparse.codex import CodexReader
 from logparse.opencode import (
     ExportReader,
     JsonlReader,
@@ -33,6 +34,8 @@ READERS: tuple[type[TranscriptReader], ...] = (
     RunStreamReader,
     JsonlReader,
     ExportReader,
+    CodexReader,
+    ClaudeCodeReader,
 )
 
 HEAD_BYTES = 8192
@@ -58,7 +61,9 @@ def _head(path: Path) -> bytes:
 
 
 def foreign_kind(path: Path, head: bytes) -> str | None:
-    """Name the agent that wrote a non-opencode transcript, if it is one logkb knows of."""
+    """Name the agent behind a JSON-lines file no reader accepted, when its first line
+    looks like one logkb reads but is not a record of it (a damaged Claude Code or
+    Codex file whose first readable records are not messages, say)."""
     if not head.lstrip().startswith(b"{"):
         return None
     try:
@@ -69,8 +74,7 @@ def foreign_kind(path: Path, head: bytes) -> str | None:
         return None
     if obj.get("type") in {"session_meta", "response_item", "event_msg", "turn_context"}:
         return "an OpenAI Codex rollout"
-    if "sessionId" in obj or "parentUuid" in obj or obj.get("type") in {
-            "queue-operation", "summary", "file-history-snapshot"}:
+    if "sessionId" in obj or "parentUuid" in obj:
         return "a Claude Code transcript"
     return None
 
@@ -96,7 +100,7 @@ def detect(path: Path) -> type[TranscriptReader]:
             return reader
     foreign = foreign_kind(path, head)
     if foreign:
-        raise NotATranscript(path, f"{foreign}; logkb reads opencode sessions")
+        raise NotATranscript(path, f"looks like {foreign} but no record of it could be read")
     raise NotATranscript(path, "unrecognised content")
 
 
@@ -148,10 +152,30 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
             except NotATranscript:
                 continue
     if not found:
-        yield NotATranscript(path, "no opencode transcripts found in this directory")
+        yield NotATranscript(path, "no transcripts found in this directory")
 
 
 def default_data_dir() -> Path:
     """opencode's data directory: ``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "opencode"
+
+
+def claude_projects_dir() -> Path:
+    """Claude Code's transcripts: ``$CLAUDE_CONFIG_DIR/projects`` (``~/.claude/projects``)."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    return Path(base) / "projects"
+
+
+def codex_sessions_dir() -> Path:
+    """Codex's rollouts: ``$CODEX_HOME/sessions`` (``~/.codex/sessions``)."""
+    base = os.environ.get("CODEX_HOME") or str(Path.home() / ".codex")
+    return Path(base) / "sessions"
+
+
+def default_dirs() -> list[Path]:
+    """Where ``logkb ingest`` looks with no path: every agent's directory that exists
+    (opencode's is named even when missing, so its absence is reported)."""
+    dirs = [default_data_dir()]
+    dirs += [d for d in (claude_projects_dir(), codex_sessions_dir()) if d.is_dir()]
+    return dirs

@@ -26,7 +26,7 @@ class NotATranscript(LogparseError):
     """The input is not a transcript form logkb knows."""
 
     def __init__(self, path: str | Path, reason: str) -> None:
-        super().__init__(f"{path}: not an opencode transcript ({reason})")
+        super().__init__(f"{path}: not a transcript logkb reads ({reason})")
         self.path = str(path)
         self.reason = reason
 
@@ -60,6 +60,8 @@ class SourceSession:
     info: dict[str, Any] | None = None
     complete: bool = True
     """False when the form cannot show every message (run stream)."""
+    agent: str = "opencode"
+    """The agent that wrote the session: ``opencode``, ``claude-code`` or ``codex``."""
 
 
 class TranscriptReader(ABC):
@@ -68,6 +70,8 @@ class TranscriptReader(ABC):
     form: ClassVar[str]
     """Short name: ``export``, ``jsonl``, ``sqlite``, ``tree``, ``run``."""
     description: ClassVar[str]
+    agent: ClassVar[str] = "opencode"
+    """The agent whose transcripts this reader reads."""
 
     @classmethod
     @abstractmethod

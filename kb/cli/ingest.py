@@ -33,22 +33,24 @@ from kb.exitcodes import ExitCode
 @handle_errors
 def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
            progress: bool | None, db: Path | None, as_json: bool) -> None:
-    """Read opencode transcripts into the knowledge base.
+    """Read opencode, Claude Code and Codex transcripts into the knowledge base.
 
-    PATHS may be files (any opencode form, detected from content) or
-    directories (searched).  Without PATHS, opencode's data directory
-    ($XDG_DATA_HOME/opencode) is ingested.  Ingesting again adds only what is
-    new.
+    PATHS may be files (any form, detected from content) or directories
+    (searched).  Without PATHS, opencode's data directory
+    ($XDG_DATA_HOME/opencode), Claude Code's ($CLAUDE_CONFIG_DIR/projects,
+    ~/.claude/projects) and Codex's ($CODEX_HOME/sessions, ~/.codex/sessions)
+    are ingested, those that exist.  Ingesting again adds only what is new.
     """
     from kb.ingest import ingest as run_ingest
     from kb.ingest import input_size, plan
-    from logparse.registry import default_data_dir
+    from logparse.registry import default_dirs
 
     if not paths:
-        data = default_data_dir()
-        if not data.exists():
-            fail(f"no PATH given and no opencode data directory at {data}", ExitCode.USAGE)
-        paths = (data,)
+        dirs = default_dirs()
+        paths = tuple(d for d in dirs if d.exists())
+        if not paths:
+            fail(f"no PATH given and no opencode data directory at {dirs[0]} (nor Claude "
+                 "Code's or Codex's)", ExitCode.USAGE)
     found = plan(list(paths))
     total = sum(input_size(i) for i in found[0])
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)

@@ -45,7 +45,8 @@ def sessions(db: Path | None, as_json: bool) -> None:
 
 
 def _session_json(r: dict[str, Any]) -> dict[str, Any]:
-    return {"id": r["session_id"], "parent_id": r["parent_id"], "title": r["title"],
+    return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r.get("agent"),
+            "title": r["title"],
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
             "time_created": r["time_created"], "time_updated": r["time_updated"],
             "last_activity": r["last_activity"], "source_form": r["source_form"],

@@ -1,0 +1,122 @@
+"""What the Claude Code and Codex readers share: building opencode-shaped messages
+from JSON lines.
+
+Both agents write one JSON record per line, and a message logkb numbers (an
+ordinal) may need records from later lines: a tool call's result arrives after
+the call.  A :class:`Draft` collects the lines of one message; an
+:class:`Ordered` queue hands drafts to the deriver in order, holding back a
+draft while it still waits for a result (or for more lines of the same API
+response), so messages always leave in ordinal order.
+
+A draft becomes a :class:`~logparse.source.RawMessage` in opencode's
+``{info, parts}`` shape, so :mod:`logparse.derive` types it unchanged.  Its
+``raw`` keeps every source line the message was built from (lines without an
+ordinal of their own included), so nothing read is lost, and it changes when
+the message changes (a call that got its result), which incremental ingest
+relies on.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from logparse.source import RawMessage
+
+HOLD_LIMIT = 20000
+"""Drafts held back at most; past it the oldest leaves as it is (its open calls
+become interrupted), so memory stays bounded whatever the input."""
+
+
+def iso_ms(value: Any) -> int | None:
+    """An ISO-8601 timestamp (``2025-11-22T21:03:06.396Z``) or epoch number as epoch ms."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value if value > 1e11 else value * 1000)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+class Draft:
+    """One message being built: its info, parts and the source lines behind it."""
+
+    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line")
+
+    def __init__(self, info: dict[str, Any], key: str | None = None,
+                 line: int | None = None) -> None:
+        self.info = info
+        self.line = line
+        """The line of the record the message is (problems are reported there)."""
+        self.parts: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []
+        self.lines: list[int] = []
+        self.open = 0
+        """Calls still waiting for their result (the draft is held back meanwhile)."""
+        self.key = key
+        """What further lines of the same message are recognised by (an API response id)."""
+
+    def add_line(self, line: int, body: bytes) -> None:
+        self.lines.append(line)
+        self.bodies.append(body)
+
+    def message(self) -> RawMessage:
+        raw = (b'{"lines":' + orjson.dumps(self.lines) + b',"records":['
+               + b",".join(self.bodies) + b"]"
+               + (b',"open_calls":' + str(self.open).encode() if self.open else b"") + b"}")
+        return RawMessage(info=self.info, parts=self.parts, raw=raw,
+                          line=self.line or (self.lines[0] if self.lines else None))
+
+
+class Ordered:
+    """Drafts in ordinal order; a draft leaves once it and every draft before it are done.
+
+    The newest draft is always held (lines without an ordinal that follow it may
+    still join it), so :meth:`ready` never hands out the tail; :meth:`flush` does."""
+
+    def __init__(self) -> None:
+        self._q: deque[Draft] = deque()
+        self.last_time = 0
+
+    def __len__(self) -> int:
+        return len(self._q)
+
+    @property
+    def tail(self) -> Draft | None:
+        return self._q[-1] if self._q else None
+
+    def add(self, draft: Draft) -> None:
+        # ordinals follow the file; a clock that steps back must not reorder them
+        t = draft.info.get("time")
+        if isinstance(t, dict):
+            created = t.get("created")
+            if not isinstance(created, int) or created < self.last_time:
+                t["created"] = self.last_time
+            else:
+                self.last_time = created
+        self._q.append(draft)
+
+    def ready(self) -> Iterator[RawMessage]:
+        q = self._q
+        while len(q) > 1 and (q[0].open <= 0 or len(q) > HOLD_LIMIT):
+            yield q.popleft().message()
+
+    def flush(self) -> Iterator[RawMessage]:
+        while self._q:
+            yield self._q.popleft().message()
+
+
+def dumps_line(obj: Any) -> bytes:
+    """A record re-serialised (for a salvaged line whose bytes are not valid UTF-8)."""
+    return orjson.dumps(obj)
+
+
+def message_id(line: int, suffix: str = "") -> str:
+    """Message ids sort in file order (the deriver checks order by time, then id)."""
+    return f"{line:09d}" + (f"-{suffix}" if suffix else "")

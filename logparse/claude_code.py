@@ -1,0 +1,536 @@
+"""Claude Code transcripts: ``~/.claude/projects/<project>/<session>.jsonl``.
+
+One JSON record per line.  ``user`` and ``assistant`` lines carry an Anthropic
+API ``message`` (``content`` blocks ``text``, ``thinking``, ``tool_use``,
+``tool_result``, ``image``) and are linked by ``uuid``/``parentUuid``; each
+names its ``sessionId``, ``cwd``, ``gitBranch`` and ``version``.  Other lines
+(``summary``, ``system``, ``queue-operation``, ``file-history-snapshot``,
+``progress``…) describe the session.
+
+**Ordinals** (see ``docs/schema.md``): 1-based, in file order, over the user
+lines that say something (a prompt, hook feedback, a command, a compaction
+summary) and the assistant API responses.  One response is often written as
+several lines sharing ``message.id`` (one per content block): they are one
+message.  A user line that only returns ``tool_result`` blocks has no ordinal
+of its own: each result joins the call it answers, so a call and its result
+share the calling message's ordinal, as in opencode.  Lines without an ordinal
+join the raw record of the next message of their session.
+
+Sessions are split by ``sessionId`` (several sessions concatenated in one file
+come apart).  Sub-agent lines (``isSidechain``) form a child session
+``<sessionId>:agent-<agentId>`` (or ``:sidechain-<root uuid>`` for old files
+without ``agentId``), linked to the ``Task`` call that spawned it through the
+result's ``agentId`` or, failing that, its prompt.
+
+The file is read whole (sessions interleave with their sub-agents); memory is
+about the size of the converted messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, message_id
+from logparse.models import Problem
+from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.source import SourceSession, TranscriptReader
+
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+OTHER_TYPES = frozenset({"summary", "system", "queue-operation", "file-history-snapshot",
+                         "progress", "custom-title", "ai-title", "agent-name", "tag",
+                         "last-prompt", "pr-link", "attachment"})
+TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit",
+         "Write": "write", "Grep": "grep", "Glob": "glob", "LS": "list",
+         "WebFetch": "webfetch", "WebSearch": "websearch", "Task": "task", "Agent": "task",
+         "TodoWrite": "todowrite", "NotebookEdit": "edit", "NotebookRead": "read",
+         "BashOutput": "bashoutput", "KillShell": "killshell", "KillBash": "killshell"}
+_KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "oldString",
+         "new_string": "newString", "replace_all": "replaceAll"}
+_EXIT = re.compile(r"^Exit code (-?\d+)")
+_ABORT = ("The user doesn't want to proceed", "[Request interrupted by user",
+          "The user doesn't want to take this action")
+_SYNTHETIC = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
+              "Caveat: The messages below were generated")
+
+
+def is_claude_record(obj: Any) -> bool:
+    if not isinstance(obj, dict) or "info" in obj:
+        return False
+    typ = obj.get("type")
+    if typ in MESSAGE_TYPES:
+        return "sessionId" in obj or "uuid" in obj or "parentUuid" in obj
+    return typ in OTHER_TYPES and ("sessionId" in obj or typ in ("summary",
+                                                                  "file-history-snapshot"))
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(c.get("text", "") for c in content
+                         if isinstance(c, dict) and isinstance(c.get("text"), str))
+    return "" if content is None else orjson.dumps(content).decode()
+
+
+def tool_input(name: str, inp: Any) -> dict[str, Any]:
+    if not isinstance(inp, dict):
+        return {"input": inp}
+    out = {_KEYS.get(k, k): v for k, v in inp.items()}
+    if name == "TodoWrite" and isinstance(inp.get("todos"), list):
+        out["todos"] = [{"content": str(t.get("content", "")), "status": t.get("status"),
+                         "priority": t.get("priority"), "activeForm": t.get("activeForm")}
+                        for t in inp["todos"] if isinstance(t, dict)]
+    return out
+
+
+class ClaudeCodeReader(TranscriptReader):
+    form = "claude-code"
+    agent = "claude-code"
+    description = "Claude Code transcript JSONL (~/.claude/projects/<project>/<session>.jsonl)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        return is_claude_record(first_record(path))
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        f = _File(path, problems)
+        main = f.first_main()
+        if main is not None:
+            stream = f.stream(main)
+            if session_ids is None or main.key in session_ids:
+                yield SourceSession(session_id=main.key, form=self.form, path=f.path,
+                                    messages=stream, info=main.info, agent=self.agent)
+            for _ in stream:  # drain what the consumer did not read
+                pass
+        f.finish()
+        for c in f.convs.values():
+            if c is main or not c.drafts or (session_ids is not None
+                                              and c.key not in session_ids):
+                continue
+            yield SourceSession(session_id=c.key, form=self.form, path=f.path,
+                                messages=c.messages(), info=c.info, agent=self.agent)
+
+
+class _File:
+    """One transcript file read line by line.  Its first main session is streamed; the
+    others (sub-agents, further sessions) are held until the end of the file."""
+
+    def __init__(self, path: Path, problems: list[Problem]) -> None:
+        self.path = str(path)
+        self.problems = problems
+        self.lines = iter_lines(path)
+        self.convs: dict[str, _Conv] = {}
+        self.side_root: dict[str, str] = {}  # sidechain uuid -> its session key
+        self.loose: list[tuple[int, bytes, dict[str, Any]]] = []  # lines before any session
+        self.current: _Conv | None = None
+        self.main: _Conv | None = None
+        self.done = False
+
+    def first_main(self) -> _Conv | None:
+        """Read until the first line of a (non-sidechain) session; that session."""
+        for n, body, nl in self.lines:
+            self._line(n, body, nl)
+            if self.main is not None:
+                return self.main
+        self.done = True
+        return None
+
+    def stream(self, main: _Conv) -> Iterator[Any]:
+        yield from main.ready()
+        for n, body, nl in self.lines:
+            self._line(n, body, nl)
+            if len(main.drafts) > 1:
+                yield from main.ready()
+        self.done = True
+        yield from main.messages()
+
+    def finish(self) -> None:
+        if not self.done:
+            for n, body, nl in self.lines:
+                self._line(n, body, nl)
+            self.done = True
+        for n, body, _ in self.loose:  # a file of summaries only, say: reported, not lost
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="a record outside any session"))
+        self.loose = []
+
+    def _line(self, n: int, body: bytes, nl: bool) -> None:
+        obj, reason = parse_line(body, nl)
+        if obj is None:
+            self.problems.append(Problem(path=self.path, line=n, reason=reason or "unreadable",
+                                         raw=safe_text(body)))
+            return
+        if reason:
+            self.problems.append(Problem(path=self.path, line=n, reason=reason))
+            body = orjson.dumps(obj)
+        if not isinstance(obj, dict):
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="not a Claude Code record (a JSON object)"))
+            return
+        sid = obj.get("sessionId")
+        typ = obj.get("type")
+        if typ in MESSAGE_TYPES and isinstance(sid, str) and sid:
+            key = sid
+            side = bool(obj.get("isSidechain"))
+            if side:
+                agent = obj.get("agentId")
+                if isinstance(agent, str) and agent:
+                    key = f"{sid}:agent-{agent}"
+                else:
+                    parent = obj.get("parentUuid")
+                    key = self.side_root.get(parent) if isinstance(parent, str) else None
+                    key = key or f"{sid}:sidechain-{str(obj.get('uuid', n))[:8]}"
+                if isinstance(obj.get("uuid"), str):
+                    self.side_root[obj["uuid"]] = key
+            conv = self.convs.get(key)
+            if conv is None:
+                conv = self.convs[key] = _Conv(key, sid if key != sid else None)
+                for item in self.loose:
+                    conv.other(*item)
+                self.loose = []
+            if not side:
+                self.current = conv
+                if self.main is None:
+                    self.main = conv
+            had_root = conv.root_prompt
+            conv.line(n, body, obj)
+            if side and had_root is None and conv.root_prompt is not None:
+                parent_conv = self.convs.get(sid)
+                if parent_conv is not None:  # link the Task call that spawned it
+                    parent_conv.link_child(conv.root_prompt, key)
+        elif isinstance(typ, str):
+            target = self.convs.get(sid) if isinstance(sid, str) else None
+            target = target or self.current
+            if target is None:
+                self.loose.append((n, body, obj))
+            else:
+                target.other(n, body, obj)
+        else:
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="a JSON object without a record type"))
+
+
+class _Conv:
+    """One session (or sub-agent) being converted."""
+
+    def __init__(self, key: str, parent: str | None) -> None:
+        self.key = key
+        self.parent = parent
+        self.drafts: deque[Draft] = deque()
+        self.by_mid: dict[str, Draft] = {}
+        self.tools: dict[str, dict[str, Any]] = {}
+        self.tool_draft: dict[str, Draft] = {}
+        self.extra_lines: list[tuple[int, bytes]] = []
+        self.extra_parts: list[dict[str, Any]] = []
+        self.seen: set[str] = set()
+        self.info: dict[str, Any] = {"id": key}
+        if parent:
+            self.info["parentID"] = parent
+        self.titles: list[tuple[str, str]] = []
+        self.root_prompt: str | None = None
+        self.last_assistant: Draft | None = None
+        self.last_time = 0
+
+    # -- lines ---------------------------------------------------------------
+    def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        typ = obj.get("type")
+        self.extra_lines.append((n, body))
+        if typ == "summary" and isinstance(obj.get("summary"), str):
+            self.titles.append((obj["summary"], str(obj.get("leafUuid", ""))))
+        elif typ in ("custom-title", "ai-title"):
+            t = obj.get("customTitle") or obj.get("title") or obj.get("aiTitle")
+            if isinstance(t, str):
+                self.info["title"] = t
+        elif typ == "system":
+            sub = obj.get("subtype")
+            content = _text_of(obj.get("content"))
+            if sub == "compact_boundary":
+                meta = obj.get("compactMetadata") if isinstance(
+                    obj.get("compactMetadata"), dict) else {}
+                self.extra_parts.append({"type": "compaction", "id": obj.get("uuid"),
+                                         "auto": meta.get("trigger") == "auto",
+                                         "text": content or "conversation compacted"})
+            elif sub == "api_error" or obj.get("level") == "error":
+                self.extra_parts.append({"type": "retry", "id": obj.get("uuid"),
+                                         "attempt": obj.get("retryAttempt"),
+                                         "error": {"data": {"message": content or sub}},
+                                         "time": {"created": iso_ms(obj.get("timestamp"))}})
+        elif typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
+            self.extra_parts.append({"type": f"claude:{typ}", "id": f"line {n}", "record": obj})
+
+    def line(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.seen:  # a line written twice (resume): the first one stands
+                self.extra_lines.append((n, body))
+                return
+            self.seen.add(uuid)
+        for k_src, k_dst in (("cwd", "directory"), ("version", "version"),
+                             ("gitBranch", "gitBranch"), ("slug", "slug")):
+            v = obj.get(k_src)
+            if isinstance(v, str) and v and k_dst not in self.info:
+                self.info[k_dst] = v
+        ts = iso_ms(obj.get("timestamp"))
+        t = self.info.setdefault("time", {"created": ts, "updated": ts})
+        if ts is not None:
+            if t.get("created") is None:
+                t["created"] = ts
+            t["updated"] = ts
+        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        if obj.get("type") == "assistant":
+            self._assistant(n, body, obj, msg, ts)
+        else:
+            self._user(n, body, obj, msg, ts)
+
+    def _new(self, n: int, body: bytes, role: str, ts: int | None, obj: dict[str, Any],
+             key: str | None = None) -> Draft:
+        uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else ""
+        info: dict[str, Any] = {"id": message_id(n, uuid[:8]), "sessionID": self.key,
+                                "role": role, "time": {"created": ts}, "uuid": uuid}
+        if isinstance(obj.get("cwd"), str):
+            info["path"] = {"cwd": obj["cwd"]}
+        d = Draft(info, key, n)
+        for ln, b in self.extra_lines:
+            d.add_line(ln, b)
+        self.extra_lines = []
+        d.add_line(n, body)
+        if self.extra_parts:
+            if role == "assistant":
+                d.parts.extend(self.extra_parts)
+            else:
+                d.parts.extend(p for p in self.extra_parts
+                               if p["type"] == "compaction" or p["type"].startswith("claude:"))
+            self.extra_parts = []
+        self.drafts.append(d)
+        return d
+
+    def _assistant(self, n: int, body: bytes, obj: dict[str, Any], msg: dict[str, Any],
+                   ts: int | None) -> None:
+        mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+        d = self.by_mid.get(mid) if mid else None
+        if d is None:
+            d = self._new(n, body, "assistant", ts, obj, mid)
+            if mid:
+                self.by_mid[mid] = d
+        else:
+            for ln, b in self.extra_lines:
+                d.add_line(ln, b)
+            self.extra_lines = []
+            d.add_line(n, body)
+        info = d.info
+        if isinstance(msg.get("model"), str):
+            info["modelID"] = msg["model"]
+        if isinstance(msg.get("stop_reason"), str):
+            info["finish"] = msg["stop_reason"]
+        if ts is not None:
+            info["time"]["completed"] = ts
+        usage = msg.get("usage")
+        if isinstance(usage, dict):
+            inp = sum(v for k, v in usage.items() if isinstance(v, int)
+                      and k in ("input_tokens", "cache_creation_input_tokens",
+                                "cache_read_input_tokens"))
+            info["tokens"] = {"input": inp, "output": usage.get("output_tokens")}
+        if obj.get("isApiErrorMessage") or obj.get("error"):
+            info["error"] = {"name": "APIError",
+                             "data": {"message": _text_of(msg.get("content"))[:2000]
+                                      or str(obj.get("error"))}}
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for i, b in enumerate(content if isinstance(content, list) else []):
+            pid = f"{n}.{i}"
+            if not isinstance(b, dict):
+                d.parts.append({"type": "claude:block", "id": pid, "value": b})
+                continue
+            bt = b.get("type")
+            if bt == "text":
+                d.parts.append({"type": "text", "id": pid, "text": b.get("text") or "",
+                                "time": {"start": ts}})
+            elif bt == "thinking":
+                d.parts.append({"type": "reasoning", "id": pid, "text": b.get("thinking") or "",
+                                "time": {"start": ts}})
+            elif bt == "redacted_thinking":
+                continue  # encrypted: nothing to read (kept in raw)
+            elif bt in ("tool_use", "server_tool_use"):
+                name = str(b.get("name") or "")
+                tool = TOOLS.get(name) or (name if name.startswith("mcp__") else name.lower())
+                cid = b.get("id") if isinstance(b.get("id"), str) else pid
+                part = {"type": "tool", "id": cid, "callID": cid, "tool": tool,
+                        "state": {"status": "running", "input": tool_input(name, b.get("input")),
+                                  "time": {"start": ts}, "metadata": {"claudeTool": name}}}
+                if tool == "task":
+                    inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+                    part["state"]["title"] = inp.get("description")
+                d.parts.append(part)
+                self.tools[cid] = part
+                self.tool_draft[cid] = d
+                d.open += 1
+            elif bt == "web_search_tool_result":
+                part = self.tools.get(str(b.get("tool_use_id")))
+                if part is not None:
+                    self._answer(part, b, None, ts)
+            else:
+                d.parts.append({"type": f"claude:block/{bt}", "id": pid, "block": b})
+        self.last_assistant = d
+
+    def _user(self, n: int, body: bytes, obj: dict[str, Any], msg: dict[str, Any],
+              ts: int | None) -> None:
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (
+            content if isinstance(content, list) else [])
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        rest = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        holder: Draft | None = None
+        for b in results:
+            cid = str(b.get("tool_use_id"))
+            part = self.tools.get(cid)
+            if part is None:  # a result whose call is not in this file
+                part = {"type": "tool", "id": cid, "callID": cid, "tool": "unknown",
+                        "state": {"status": "running", "input": {}, "time": {"start": ts},
+                                  "metadata": {}}}
+                target = self.last_assistant
+                if target is None:
+                    target = self._new(n, body, "assistant", ts, obj)
+                target.parts.append(part)
+                target.open += 1
+                self.tools[cid] = part
+                self.tool_draft[cid] = target
+            self._answer(part, b, obj.get("toolUseResult"), ts)
+            d = self.tool_draft.get(cid)
+            if d is not None:
+                d.open -= 1
+                holder = holder or d
+        if results and not rest:
+            target = holder or self.drafts[-1]
+            if n not in target.lines:
+                for ln, b2 in self.extra_lines:
+                    target.add_line(ln, b2)
+                self.extra_lines = []
+                target.add_line(n, body)
+            return
+        if obj.get("isCompactSummary"):  # the summary that replaced the history
+            d = self._new(n, body, "assistant", ts, obj)
+            d.info["summary"] = True
+            d.info["mode"] = "compaction"
+            d.parts.append({"type": "text", "id": f"{n}.0", "text": _text_of(content),
+                            "time": {"start": ts}})
+            return
+        d = self._new(n, body, "user", ts, obj)
+        for i, b in enumerate(rest):
+            pid = f"{n}.{i}"
+            if not isinstance(b, dict):
+                d.parts.append({"type": "claude:block", "id": pid, "value": b})
+                continue
+            bt = b.get("type")
+            if bt == "text":
+                text = b.get("text") or ""
+                part = {"type": "text", "id": pid, "text": text, "time": {"start": ts}}
+                if obj.get("isMeta") or text.lstrip().startswith(_SYNTHETIC):
+                    part["synthetic"] = True
+                d.parts.append(part)
+                if self.root_prompt is None and self.parent:
+                    self.root_prompt = text
+            elif bt in ("image", "document"):
+                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                d.parts.append({"type": "file", "id": pid,
+                                "mime": src.get("media_type") or bt,
+                                "filename": src.get("url") or bt})
+            else:
+                d.parts.append({"type": f"claude:block/{bt}", "id": pid, "block": b})
+
+    def _answer(self, part: dict[str, Any], block: dict[str, Any], tur: Any,
+                ts: int | None) -> None:
+        state = part["state"]
+        text = _text_of(block.get("content"))
+        meta = state["metadata"]
+        state["time"]["end"] = ts
+        if isinstance(tur, dict):
+            for k in ("agentId", "totalDurationMs", "totalTokens", "totalToolUseCount",
+                      "interrupted", "returnCodeInterpretation", "filePath", "type"):
+                if k in tur:
+                    meta[k] = tur[k]
+            if part["tool"] == "task" and isinstance(tur.get("agentId"), str):
+                sid = self.parent or self.key
+                meta["sessionId"] = f"{sid}:agent-{tur['agentId']}"
+        aborted = tur.get("interrupted") is True if isinstance(tur, dict) else False
+        if block.get("is_error") or aborted:
+            if aborted or text.startswith(_ABORT):
+                state.update(status="error", error=f"aborted: {text}" if
+                             "aborted" not in text.lower() else text)
+            else:
+                state.update(status="error", error=text)
+            m = _EXIT.match(text)
+            if m:  # Bash: a non-zero exit is a result, not a tool failure
+                meta["exit"] = int(m.group(1))
+                state.update(status="completed", output=text)
+                state.pop("error", None)
+        else:
+            state.update(status="completed", output=text)
+            if part["tool"] == "bash":
+                meta["exit"] = 0
+
+    # -- results ---------------------------------------------------------------
+    def link_child(self, prompt: str, child: str) -> None:
+        """A sub-agent started with ``prompt``: the open Task call that asked it spawned it."""
+        for part in self.tools.values():
+            if part["tool"] == "task" and "sessionId" not in part["state"]["metadata"] \
+                    and part["state"]["input"].get("prompt") == prompt:
+                part["state"]["metadata"]["sessionId"] = child
+                return
+
+    def ready(self) -> Iterator[Any]:
+        """Messages that can leave: done (no call waiting) and not the newest."""
+        q = self.drafts
+        while len(q) > 1 and (q[0].open <= 0 or len(q) > HOLD_LIMIT):
+            yield self._emit(q.popleft())
+
+    def _emit(self, d: Draft) -> Any:
+        if d.key and self.by_mid.get(d.key) is d:
+            del self.by_mid[d.key]
+        if self.last_assistant is d:
+            self.last_assistant = None
+        for cid in [c for c, dd in self.tool_draft.items() if dd is d]:
+            del self.tool_draft[cid]
+            self.tools.pop(cid, None)
+        t = d.info["time"]
+        c = t.get("created")
+        if not isinstance(c, int) or c < self.last_time:
+            t["created"] = self.last_time
+        else:
+            self.last_time = c
+        if len(self.drafts) == 0:
+            self.info.update(self.session_info())
+        return d.message()
+
+    def session_info(self) -> dict[str, Any]:
+        info = dict(self.info)
+        if "title" not in info and self.titles:
+            mine = [t for t, leaf in self.titles if leaf in self.seen]
+            info["title"] = (mine or [self.titles[-1][0]])[-1]
+        if self.parent and "title" not in info and self.root_prompt:
+            first = self.root_prompt.strip().splitlines()[0] if self.root_prompt.strip() else ""
+            info["title"] = first[:80] or None
+        return info
+
+    def messages(self) -> Iterator[Any]:
+        if self.extra_lines and self.drafts:  # trailing lines join the last message
+            for ln, b in self.extra_lines:
+                self.drafts[-1].add_line(ln, b)
+            self.extra_lines = []
+        if self.extra_parts and self.drafts:
+            last = self.drafts[-1]
+            last.parts.extend(p for p in self.extra_parts if last.info["role"] == "assistant"
+                              or p["type"] == "compaction" or p["type"].startswith("claude:"))
+            self.extra_parts = []
+        while self.drafts:
+            yield self._emit(self.drafts.popleft())

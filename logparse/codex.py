@@ -1,0 +1,512 @@
+"""OpenAI Codex CLI rollouts: ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``.
+
+Every line is ``{"timestamp", "type", "payload"}`` with ``type`` one of
+``session_meta``, ``response_item``, ``event_msg``, ``turn_context``,
+``compacted`` (and, in newer builds, ``world_state``).  The conversation itself
+is the ``response_item`` lines; the rest repeats it (``event_msg``
+``user_message``/``agent_message``/``exec_command_end``) or describes its
+context.
+
+**Ordinals** (the convention of the labelled soulpass rollout, see
+``docs/schema.md``): 1-based over the ``response_item`` lines whose payload is a
+user or assistant ``message``, a ``function_call``/``function_call_output`` or a
+``custom_tool_call``/``custom_tool_call_output`` (also ``local_shell_call``), in
+file order.  Injected user messages (``<environment_context>``,
+``<turn_aborted>``) count.  Every other line (developer messages, reasoning,
+``event_msg``, ``turn_context``, ``compacted``, ``ghost_snapshot``…) has no
+ordinal: it joins the raw record of the next message (the last one at the end
+of the file), and what it tells (reasoning summaries, compaction, web
+searches) becomes that message's events.
+
+A call and its output are two ordinals.  The ``command`` and ``result`` events
+of a call sit at its **output's** ordinal (where the answer, the exit code and
+any failure are); the call's own ordinal keeps the call record.  A call that
+never got an output stays at its own ordinal, ``interrupted``.
+
+Tools map onto opencode's: ``shell``/``container.exec``/``local_shell``
+(argv), ``shell_command``/``exec_command``/``exec`` (a command string) become
+``bash`` with the exit code and wall time parsed from the output (``Exit code:
+N`` / ``Process exited with code N`` / a JSON ``{output, metadata}``);
+``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from logparse._agentlines import Draft, Ordered, iso_ms, message_id
+from logparse.models import Problem
+from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.source import SourceSession, TranscriptReader
+
+LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
+                        "compacted", "world_state"})
+_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_SILENT_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other",
+                           "item_reference"})
+_SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
+_SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
+_PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
+_INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
+             "# AGENTS.md instructions", "<user_shell_command>")
+
+_EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
+_WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
+_RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
+_BODY = re.compile(r"(?:^|\n)Output:\n")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+
+def is_codex_record(obj: Any) -> bool:
+    return (isinstance(obj, dict) and obj.get("type") in LINE_TYPES
+            and isinstance(obj.get("payload"), dict)) or is_legacy_meta(obj)
+
+
+def is_legacy_meta(obj: Any) -> bool:
+    """The first line of a rollout before ``session_meta`` existed (Codex < 0.20):
+    ``{"id", "timestamp", "instructions"[, "git"]}``, followed by bare response items."""
+    return (isinstance(obj, dict) and "type" not in obj and isinstance(obj.get("id"), str)
+            and isinstance(obj.get("timestamp"), str) and ("instructions" in obj or "git" in obj))
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for c in content:
+        if isinstance(c, dict) and isinstance(c.get("text"), str):
+            out.append(c["text"])
+    return "\n".join(out)
+
+
+def shell_text(argv: Any) -> str | None:
+    """``["bash", "-lc", "ls"]`` → ``ls``; other argv are joined as a shell would read them."""
+    if isinstance(argv, str):
+        return argv
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv) or not argv:
+        return None
+    if (len(argv) == 3 and argv[0].rsplit("/", 1)[-1].lower().removesuffix(".exe") in _SHELLS
+            and argv[1] in ("-lc", "-c", "-Command", "/c")):
+        return argv[2]
+    return shlex.join(argv)
+
+
+def parse_output(tool: str, output: Any) -> dict[str, Any]:
+    """A call output → opencode tool-state fields: status, output/error, exit, duration."""
+    failed = False
+    exit_code: int | None = None
+    duration: float | None = None
+    meta: dict[str, Any] = {}
+    if isinstance(output, dict):  # older payloads: {"content", "success"}
+        failed = output.get("success") is False
+        output = output.get("content") if "content" in output else output.get("output")
+    if isinstance(output, list):
+        output = _text_of(output)
+    text = output if isinstance(output, str) else orjson.dumps(output).decode()
+    if text.startswith('{"output"'):
+        try:
+            doc = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("output"), str):
+            text = doc["output"]
+            m = doc.get("metadata")
+            if isinstance(m, dict):
+                if isinstance(m.get("exit_code"), int):
+                    exit_code = m["exit_code"]
+                if isinstance(m.get("duration_seconds"), (int, float)):
+                    duration = float(m["duration_seconds"])
+    head = text[:400]
+    body = _BODY.search(head)
+    if body:
+        m = _EXIT.search(head, 0, body.start() + 1)
+        if m:
+            exit_code = int(m.group(1))
+        w = _WALL.search(head, 0, body.start() + 1)
+        if w:
+            duration = float(w.group(1))
+        r = _RUNNING.search(head, 0, body.start() + 1)
+        if r:
+            meta["process"] = int(r.group(1))
+        text = text[body.end():]
+    state: dict[str, Any] = {"status": "completed"}
+    low = head.lower()
+    if low.startswith("aborted") or "aborted by user" in low[:80]:
+        state.update(status="error", error=text)
+    elif failed or (body is None and (low.startswith(("apply_patch verification failed",
+                                                      "execution error", "failed to parse",
+                                                      "unsupported call", "error:")))):
+        state.update(status="error", error=text)
+    else:
+        state["output"] = text
+    if exit_code is not None:
+        meta["exit"] = exit_code
+        if tool == "apply_patch" and exit_code != 0 and state["status"] == "completed":
+            state.update(status="error", error=state.pop("output"))
+    if duration is not None:
+        meta["duration_seconds"] = duration
+    state["metadata"] = meta
+    return state
+
+
+def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
+    """A call item as an opencode tool part (state ``running`` until its output arrives)."""
+    typ = payload.get("type")
+    name = payload.get("name") if isinstance(payload.get("name"), str) else ""
+    call_id = payload.get("call_id") or payload.get("id")
+    args: Any
+    if typ == "local_shell_call":
+        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        name = "local_shell"
+        args = {"command": action.get("command"), "workdir": action.get("working_directory"),
+                "timeout_ms": action.get("timeout_ms")}
+    elif typ == "custom_tool_call":
+        args = payload.get("input")
+    else:
+        raw = payload.get("arguments")
+        try:
+            args = orjson.loads(raw) if isinstance(raw, str) else raw
+        except orjson.JSONDecodeError:
+            args = raw
+    inp: dict[str, Any]
+    title = None
+    if name in _SHELL_ARGV or name in _SHELL_STRING:
+        tool = "bash"
+        a = args if isinstance(args, dict) else {"command": args}
+        cmd = shell_text(a.get("command") if "command" in a else a.get("cmd"))
+        inp = {k: v for k, v in a.items() if k not in ("command", "cmd")}
+        inp["command"] = cmd
+        if isinstance(a.get("workdir"), str):
+            inp["workdir"] = a["workdir"]
+        inp["codexTool"] = name
+    elif name == "apply_patch":
+        tool = "apply_patch"
+        patch = args if isinstance(args, str) else (
+            args.get("input") if isinstance(args, dict) else None)
+        files = _PATCH_FILE.findall(patch or "")
+        inp = {"patchText": patch}
+        if files:
+            inp["filePath"] = files[0]
+            inp["files"] = files
+        title = f"{len(files)} file{'s' if len(files) != 1 else ''}" if files else None
+    elif name == "update_plan":
+        tool = "todowrite"
+        a = args if isinstance(args, dict) else {}
+        plan = a.get("plan") if isinstance(a.get("plan"), list) else []
+        inp = {"todos": [{"content": str(p.get("step", "")),
+                          "status": _PLAN_STATUS.get(str(p.get("status")), str(p.get("status")))}
+                         for p in plan if isinstance(p, dict)]}
+        if isinstance(a.get("explanation"), str):
+            inp["explanation"] = a["explanation"]
+    else:
+        tool = name or str(typ)
+        inp = args if isinstance(args, dict) else {"input": args}
+    return {"type": "tool", "id": str(call_id), "callID": call_id, "tool": tool,
+            "state": {"status": "running", "input": inp, "title": title,
+                      "time": {"start": ts}, "metadata": {}}}
+
+
+class CodexReader(TranscriptReader):
+    form = "codex"
+    agent = "codex"
+    description = "OpenAI Codex CLI rollout JSONL (~/.codex/sessions)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        return is_codex_record(first_record(path))
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        lines = iter_lines(path)
+        carry: tuple[int, bytes, bool] | None = None
+        while True:
+            run = _Rollout(path, problems, lines, carry)
+            first = run.start()
+            if first is None:
+                return
+            if session_ids is None or run.sid in session_ids:
+                yield SourceSession(session_id=run.sid, form=self.form, path=str(path),
+                                    messages=first, info=run.info, agent=self.agent)
+            for _ in first:  # drain what the consumer did not read
+                pass
+            carry = run.next_session
+            if carry is None:
+                return
+
+
+class _Rollout:
+    """One session of a rollout file, converted line by line into opencode messages."""
+
+    def __init__(self, path: Path, problems: list[Problem],
+                 lines: Iterator[tuple[int, bytes, bool]],
+                 carry: tuple[int, bytes, bool] | None) -> None:
+        self.path = str(path)
+        self.problems = problems
+        self.lines = lines
+        self.carry = carry
+        self.next_session: tuple[int, bytes, bool] | None = None
+        self.sid = ""
+        self.info: dict[str, Any] = {}
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.q = Ordered()
+        self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
+        self.procs: dict[int, str] = {}  # exec sessions still running -> their command
+        self.extra_lines: list[tuple[int, bytes]] = []
+        self.extra_parts: list[dict[str, Any]] = []
+        self._head: list[tuple[int, bytes, bool]] = []
+
+    def start(self) -> Iterator[Any] | None:
+        """Read up to the session id (``session_meta``) and return the message stream."""
+        src = self._source()
+        for n, body, nl in src:
+            obj, reason = parse_line(body, nl)
+            if isinstance(obj, dict) and obj.get("type") == "session_meta" and \
+                    isinstance(obj.get("payload"), dict):
+                self._meta(obj, n)
+            elif is_legacy_meta(obj):
+                self._meta({"payload": obj, "timestamp": obj.get("timestamp")}, n)
+            self._head.append((n, body, nl))
+            if self.sid or len(self._head) >= 8:  # session_meta comes first
+                break
+        if not self._head:
+            return None
+        if not self.sid:  # no session_meta: name the session after the file
+            self.sid = Path(self.path).stem.removeprefix("rollout-")
+            self.info.setdefault("id", self.sid)
+        return self._messages(src)
+
+    def _source(self) -> Iterator[tuple[int, bytes, bool]]:
+        if self.carry is not None:
+            yield self.carry
+        for line in self.lines:  # not `yield from`: closing this must not close the file's
+            yield line
+
+    def _meta(self, obj: dict[str, Any], n: int) -> None:
+        p = obj["payload"]
+        self.sid = str(p.get("id") or "")
+        self.cwd = p.get("cwd") if isinstance(p.get("cwd"), str) else None
+        created = iso_ms(p.get("timestamp")) or iso_ms(obj.get("timestamp"))
+        self.info = {"id": self.sid, "directory": self.cwd,
+                     "version": p.get("cli_version"), "time": {"created": created},
+                     "originator": p.get("originator"), "source": p.get("source"),
+                     "model_provider": p.get("model_provider")}
+        git = p.get("git")
+        if isinstance(git, dict):
+            self.info["git"] = git
+
+    def _messages(self, src: Iterator[tuple[int, bytes, bool]]) -> Iterator[Any]:
+        head, self._head = self._head, []
+        for n, body, nl in head:
+            yield from self._line(n, body, nl)
+        for n, body, nl in src:
+            if self.next_session is not None:
+                break
+            yield from self._line(n, body, nl)
+            if self.next_session is not None:
+                break
+        yield from self._finish()
+
+    # -- one line ---------------------------------------------------------------
+    def _line(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
+        obj, reason = parse_line(body, nl)
+        if obj is None:
+            self.problems.append(Problem(path=self.path, line=n, reason=reason or "unreadable",
+                                         raw=safe_text(body)))
+            return
+        if reason:  # salvaged invalid UTF-8
+            self.problems.append(Problem(path=self.path, line=n, reason=reason))
+            body = orjson.dumps(obj)
+        if not isinstance(obj, dict):
+            self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
+                                         reason="not a Codex rollout record (a JSON object)"))
+            return
+        typ = obj.get("type")
+        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        ts = iso_ms(obj.get("timestamp"))
+        if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
+            if is_legacy_meta(obj):
+                typ = "session_meta"
+                p = obj
+            elif typ is None and "record_type" in obj:
+                self._extra(n, body)
+                return
+            elif isinstance(typ, str) and "payload" not in obj:
+                typ, p = "response_item", obj
+        if typ == "session_meta":
+            sid = str(p.get("id") or "")
+            if sid and sid != self.sid and self.q.tail is not None:
+                self.next_session = (n, body, nl)  # another session starts here
+                return
+            self._extra(n, body)
+        elif typ == "response_item":
+            yield from self._item(n, body, p, ts)
+        elif typ == "turn_context":
+            if isinstance(p.get("cwd"), str):
+                self.cwd = p["cwd"]
+            if isinstance(p.get("model"), str):
+                self.model = p["model"]
+            self._extra(n, body)
+        elif typ == "compacted":
+            hist = p.get("replacement_history")
+            msg = p.get("message") if isinstance(p.get("message"), str) else ""
+            text = msg.strip() or (f"compacted: history replaced by {len(hist)} items"
+                                   if isinstance(hist, list) else "compacted")
+            self._extra(n, body, {"type": "compaction", "id": f"L{n}", "auto": True,
+                                  "text": text})
+        elif typ == "event_msg" and p.get("type") == "turn_aborted" and \
+                self.q.tail is not None and self.q.tail.info["role"] == "assistant":
+            # the step the user interrupted: an aborted assistant message, as in opencode
+            tail = self.q.tail
+            tail.add_line(n, body)
+            tail.info["error"] = {"name": "MessageAbortedError",
+                                  "data": {"message": f"turn aborted: {p.get('reason')}"}}
+        elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
+            msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
+            self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
+                                  "error": {"data": {"message": msg}}, "time": {"created": ts}})
+        elif typ in ("event_msg", "world_state"):
+            self._extra(n, body)
+        else:
+            self._extra(n, body, {"type": f"codex:{typ}", "id": f"line {n}", "record": obj,
+                                  "reason": "unknown Codex record type"})
+
+    def _extra(self, n: int, body: bytes, part: dict[str, Any] | None = None) -> None:
+        self.extra_lines.append((n, body))
+        if part is not None:
+            self.extra_parts.append(part)
+
+    def _item(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> Iterator[Any]:
+        it = p.get("type")
+        role = p.get("role")
+        if it == "message" and role in ("user", "assistant"):
+            d = self._draft(n, body, role, ts)
+            text = _text_of(p.get("content"))
+            part: dict[str, Any] = {"type": "text", "id": f"L{n}", "text": text,
+                                    "time": {"start": ts}}
+            if role == "user" and text.lstrip().startswith(_INJECTED):
+                part["synthetic"] = True
+            d.parts.append(part)
+            for c in p.get("content") or []:
+                if isinstance(c, dict) and c.get("type") == "input_image":
+                    d.parts.append({"type": "file", "id": f"L{n}i", "mime": "image",
+                                    "filename": str(c.get("image_url", ""))[:120]})
+            if role == "assistant" and isinstance(p.get("phase"), str):
+                d.info["phase"] = p["phase"]
+        elif it in _CALLS:
+            d = self._draft(n, body, "assistant", ts)
+            tp = tool_part(p, ts)
+            cid = tp["callID"]
+            if tp["tool"] == "write_stdin":  # polls a running exec: say which command
+                proc = tp["state"]["input"].get("session_id")
+                cmd = self.procs.get(proc) if isinstance(proc, int) else None
+                tp["state"]["title"] = f"session {proc}" + (f": {cmd}" if cmd else "")
+            if it == "local_shell_call" and p.get("status") == "completed" and not cid:
+                tp["state"]["status"] = "completed"
+                d.parts.append(tp)
+            elif isinstance(cid, str) and cid:
+                d.open += 1
+                self.calls[cid] = (d, tp)
+            else:
+                d.parts.append(tp)
+        elif it in _OUTPUTS:
+            d = self._draft(n, body, "assistant", ts)
+            cid = p.get("call_id")
+            found = self.calls.pop(cid, None) if isinstance(cid, str) else None
+            if found is None:
+                tp = {"type": "tool", "id": str(cid), "callID": cid, "tool": "unknown",
+                      "state": {"status": "running", "input": {}, "time": {"start": ts},
+                                "metadata": {}}}
+            else:
+                call_draft, tp = found
+                call_draft.open -= 1
+            state = tp["state"]
+            start = state["time"].get("start")
+            new = parse_output(tp["tool"], p.get("output"))
+            meta = new.pop("metadata")
+            state.update(new)
+            state["metadata"].update(meta)
+            if isinstance(meta.get("process"), int) and tp["tool"] == "bash":
+                self.procs[meta["process"]] = state["input"].get("command") or ""
+            dur = meta.get("duration_seconds")
+            end = (start + int(dur * 1000)) if isinstance(start, int) and dur is not None \
+                else ts
+            state["time"]["end"] = end
+            d.parts.append(tp)
+        elif it == "reasoning":
+            text = "\n".join(t for t in (_text_of(p.get("summary")), _text_of(p.get("content")))
+                             if t)
+            self._extra(n, body, {"type": "reasoning", "id": f"L{n}", "text": text,
+                                  "time": {"start": ts}} if text.strip() else None)
+        elif it == "message":  # developer / system instructions
+            self._extra(n, body)
+        elif it == "web_search_call":
+            action = p.get("action") if isinstance(p.get("action"), dict) else {}
+            q = action.get("query") or action.get("url")
+            self._extra(n, body, {"type": "tool", "id": str(p.get("id") or f"L{n}"),
+                                  "callID": p.get("id"), "tool": "websearch",
+                                  "state": {"status": "completed" if p.get("status") in
+                                            (None, "completed") else "error",
+                                            "input": {"query": q, **action}, "output": "",
+                                            "time": {"start": ts, "end": ts}}})
+        elif it in _SILENT_ITEMS:
+            self._extra(n, body)
+        else:
+            self._extra(n, body, {"type": f"codex:response_item/{it}", "id": f"line {n}",
+                                  "record": p,
+                                  "reason": "unknown Codex response item"})
+        yield from self.q.ready()
+
+    def _draft(self, n: int, body: bytes, role: str, ts: int | None) -> Draft:
+        info: dict[str, Any] = {"id": message_id(n), "sessionID": self.sid, "role": role,
+                                "time": {"created": ts}}
+        if self.model:
+            info["modelID"] = self.model
+        if self.cwd:
+            info["path"] = {"cwd": self.cwd}
+        d = Draft(info, line=n)
+        for ln, b in self.extra_lines:
+            d.add_line(ln, b)
+        d.add_line(n, body)
+        self._take_parts(d)
+        self.extra_lines = []
+        self.q.add(d)
+        return d
+
+    def _take_parts(self, d: Draft) -> None:
+        """Typed parts of the lines without an ordinal go to the message they joined."""
+        if not self.extra_parts:
+            return
+        if d.info["role"] == "user":  # a user message shows prompts and compaction only
+            keep = [p for p in self.extra_parts if p["type"] == "compaction"
+                    or p["type"].startswith("codex:")]
+        else:
+            keep = self.extra_parts
+        d.parts.extend(keep)
+        self.extra_parts = []
+
+    def _finish(self) -> Iterator[Any]:
+        tail = self.q.tail
+        if tail is not None:
+            for ln, b in self.extra_lines:
+                tail.add_line(ln, b)
+            if self.extra_parts:
+                self._take_parts(tail)
+        self.extra_lines = []
+        for d, tp in self.calls.values():  # calls without an output: at their own ordinal
+            d.parts.append(tp)  # (d.open stays set: its raw says so, so it changes once answered)
+        self.calls = {}
+        yield from self.q.flush()

@@ -1,0 +1,287 @@
+"""The Codex rollout reader on the real rollouts and on the format's variants.
+
+Counts are taken independently from the files with a few lines of JSON parsing
+(the labelled README's ordinal convention), never from the reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from logparse.codex import CodexReader, parse_output, shell_text
+from logparse.derive import COLUMNS, Batch, Deriver, derive_session, to_events
+from logparse.models import Problem
+from logparse.registry import detect
+
+COUNTED = {"function_call", "function_call_output", "custom_tool_call",
+           "custom_tool_call_output"}
+C = {name: i for i, name in enumerate(COLUMNS["calls"])}
+
+
+def independent(path: Path) -> dict[str, Any]:
+    """Ordinals per the labelled README, with what each counted line is."""
+    ordinal = 0
+    by_line: dict[int, int] = {}
+    kinds: dict[int, str] = {}
+    call_ids: dict[int, str] = {}
+    sessions = set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line.strip():
+            continue
+        o = json.loads(line)
+        if o["type"] == "session_meta":
+            sessions.add(o["payload"]["id"])
+        if o["type"] != "response_item":
+            continue
+        p = o["payload"]
+        if (p["type"] == "message" and p["role"] in ("user", "assistant")) or \
+                p["type"] in COUNTED:
+            ordinal += 1
+            by_line[n] = ordinal
+            kinds[ordinal] = p["type"] if p["type"] != "message" else p["role"]
+            if "call_id" in p:
+                call_ids[ordinal] = p["call_id"]
+    return {"ordinals": ordinal, "by_line": by_line, "kinds": kinds, "call_ids": call_ids,
+            "sessions": sessions}
+
+
+def read(path: Path) -> tuple[list[tuple[str, Batch, list[Problem]]], list[Problem]]:
+    problems: list[Problem] = []
+    out = []
+    for src in CodexReader().sessions(path, problems):
+        batch, probs = derive_session(src.session_id, src.path, src.messages)
+        out.append((src.session_id, batch, probs))
+    return out, problems
+
+
+def rollout(tmp_path: Path, records: list[Any], name: str = "rollout.jsonl") -> Path:
+    f = tmp_path / name
+    f.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return f
+
+
+def meta(sid: str = "019a0000-0000-7000-8000-000000000001", ts: str = "2025-10-01T10:00:00Z",
+         version: str = "0.46.0") -> dict[str, Any]:
+    return {"timestamp": ts, "type": "session_meta",
+            "payload": {"id": sid, "timestamp": ts, "cwd": "/w", "cli_version": version}}
+
+
+def item(payload: dict[str, Any], ts: str = "2025-10-01T10:00:01.000Z") -> dict[str, Any]:
+    return {"timestamp": ts, "type": "response_item", "payload": payload}
+
+
+def user(text: str) -> dict[str, Any]:
+    return item({"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": text}]})
+
+
+def say(text: str) -> dict[str, Any]:
+    return item({"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": text}]})
+
+
+# ------------------------------------------------------------------ real rollouts
+@pytest.mark.parametrize("rel", ["labelled/soulpass__codex-session.jsonl",
+                                 "codex/exported-session.jsonl"])
+def test_real_rollout_counts(realworld: Path, rel: str) -> None:
+    f = realworld / rel
+    assert detect(f) is CodexReader
+    want = independent(f)
+    sessions, problems = read(f)
+    assert problems == [] and len(sessions) == 1
+    sid, batch, probs = sessions[0]
+    assert probs == [] and sid in want["sessions"]
+    assert len(batch.messages) == want["ordinals"]
+    calls = [o for o, k in want["kinds"].items() if k in ("function_call", "custom_tool_call")]
+    assert len(batch.calls) == len(calls)
+    # every call row sits at its output's ordinal, and carries that output's call id
+    outputs = {o: want["call_ids"][o] for o, k in want["kinds"].items()
+               if k.endswith("_output")}
+    assert {r[C["ordinal"]]: r[C["call_id"]] for r in batch.calls} == outputs
+    assert not any(r[0] for r in batch.other if r[4] == "raw")
+    # errors: the tool failed (an aborted command, a patch that did not apply); no subagents
+    failed = 0
+    for x in f.read_text(encoding="utf-8").splitlines():
+        o = json.loads(x) if x.strip() else {}
+        out = (o.get("payload") or {}).get("output")
+        if o.get("type") == "response_item" and isinstance(out, str):
+            failed += out.startswith(("aborted", "apply_patch verification failed"))
+    assert sum(1 for r in batch.calls if r[C["status"]] in ("error", "aborted")) == failed > 0
+    assert not any(r[C["tool"]] == "task" for r in batch.calls)
+
+
+def test_soulpass_ordinals_match_the_labels(realworld: Path) -> None:
+    f = realworld / "labelled" / "soulpass__codex-session.jsonl"
+    label = json.loads((realworld / "labelled" / "soulpass-codex.json").read_text())
+    want = independent(f)
+    assert want["ordinals"] == label["message_count"] == 369
+    for u in label["untested"]:  # the parallel line fields agree with our numbering
+        assert want["by_line"][u["line"]] == u["ordinal"]
+    ((sid, batch, _),), _ = read(f)
+    rows = {r[C["ordinal"]]: r for r in batch.calls}
+    # the labelled hard untested checks: their command and failure are at the label's ordinal
+    assert "curl -I http://localhost:3000/employer/employees" in rows[139][C["command"]]
+    assert rows[139][C["exit_code"]] == 7
+    assert rows[152][C["status"]] == "aborted" and "lsof" in rows[152][C["command"]]
+    assert rows[197][C["exit_code"]] == 7
+    assert rows[201][C["status"]] == "aborted" and "npm run dev" in rows[201][C["command"]]
+    assert "fetch failed" in rows[299][C["output"]] and rows[299][C["exit_code"]] == 1
+    assert rows[98][C["exit_code"]] == 127 and rows[98][C["command"]] == "npm run lint"
+    # an apply_patch whose context did not match is an error (false-positive trap #314)
+    assert rows[314][C["tool"]] == "apply_patch" and rows[314][C["status"]] == "error"
+    # the compacted line (748) joined the final answer, 369, as a compaction event
+    assert [r[0] for r in batch.other if r[4] == "compaction"] == [369]
+
+
+def test_real_rollout_errors_and_tools(realworld: Path) -> None:
+    f = realworld / "codex" / "exported-session.jsonl"
+    lines = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+    outs = [x["payload"]["output"] for x in lines if x["type"] == "response_item"
+            and x["payload"]["type"] in ("function_call_output", "custom_tool_call_output")]
+    patch_failed = sum(1 for o in outs if o.startswith("apply_patch verification failed"))
+    nonzero = sum(1 for o in outs if o.startswith("Exit code: ") and
+                  not o.startswith("Exit code: 0\n"))
+    plans = sum(1 for x in lines if x["type"] == "response_item"
+                and x["payload"].get("name") == "update_plan")
+    ((_, batch, _),), _ = read(f)
+    tools = [r[C["tool"]] for r in batch.calls]
+    assert sum(1 for r in batch.calls if r[C["status"]] == "error") == patch_failed == 8
+    assert sum(1 for r in batch.calls if r[C["tool"]] == "bash"
+               and (r[C["exit_code"]] or 0) != 0) == nonzero
+    assert tools.count("todowrite") == plans == 4
+    events = to_events("s", batch)
+    todo = [e for e in events if e.kind == "todo"][0]
+    assert todo.todos[0].status == "in_progress"
+    # reasoning summaries are decisions (source reasoning); the environment context is synthetic
+    assert any(r[5] == "reasoning" for r in batch.prose)
+    first = [r for r in batch.prose if r[0] == 1][0]
+    assert first[4] == "prompt" and first[5] == "synthetic"
+
+
+# ------------------------------------------------------------------ variants
+def test_shell_argv_and_json_output_metadata(tmp_path: Path) -> None:
+    out = json.dumps({"output": "ok\n", "metadata": {"exit_code": 3, "duration_seconds": 1.5}})
+    f = rollout(tmp_path, [
+        meta(), user("go"),
+        item({"type": "function_call", "name": "shell", "call_id": "c1",
+              "arguments": json.dumps({"command": ["bash", "-lc", "make test"],
+                                       "workdir": "/w/src"})}),
+        item({"type": "function_call_output", "call_id": "c1", "output": out}),
+        item({"type": "local_shell_call", "call_id": "c2", "status": "completed",
+              "action": {"type": "exec", "command": ["ls", "-la", "a b"]}}),
+        item({"type": "function_call_output", "call_id": "c2",
+              "output": {"content": "denied", "success": False}}),
+    ])
+    ((sid, batch, probs),), _ = read(f)
+    assert probs == [] and len(batch.messages) == 5
+    make, ls = batch.calls
+    assert (make[C["ordinal"]], make[C["command"]], make[C["exit_code"]]) == (3, "make test", 3)
+    assert make[C["workdir"]] == "/w/src"
+    assert make[C["time_end"]] - make[C["time_start"]] == 1500
+    assert ls[C["command"]] == "ls -la 'a b'" and ls[C["status"]] == "error"
+
+
+def test_output_headers_of_every_version() -> None:
+    old = parse_output("bash", "Exit code: 2\nWall time: 0.5 seconds\nOutput:\nboom\n")
+    assert old["metadata"] == {"exit": 2, "duration_seconds": 0.5} and old["output"] == "boom\n"
+    new = parse_output("bash", "Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with "
+                               "code 0\nOriginal token count: 3\nOutput:\nhi\n")
+    assert new["metadata"]["exit"] == 0 and new["output"] == "hi\n"
+    running = parse_output("bash", "Chunk ID: ab\nWall time: 1.0 seconds\nProcess running "
+                                   "with session ID 42\nOriginal token count: 0\nOutput:\n")
+    assert running["metadata"] == {"process": 42, "duration_seconds": 1.0}
+    assert parse_output("bash", "aborted by user after 3.1s")["status"] == "error"
+    assert shell_text(["/bin/zsh", "-lc", "echo hi"]) == "echo hi"
+    assert shell_text(["python", "-c", "print(1)"]) == "python -c 'print(1)'"
+
+
+def test_exec_tool_world_state_and_unknown_records(tmp_path: Path) -> None:
+    f = rollout(tmp_path, [
+        meta(version="0.130.0"),
+        {"timestamp": "2025-10-01T10:00:00.500Z", "type": "world_state",
+         "payload": {"full": True}},
+        user("run it"),
+        item({"type": "function_call", "name": "exec", "call_id": "e1",
+              "arguments": json.dumps({"cmd": "pytest -q"})}),
+        item({"type": "function_call_output", "call_id": "e1",
+              "output": "Chunk ID: 1\nWall time: 2.0 seconds\nProcess exited with code 1\n"
+                        "Output:\n1 failed\n"}),
+        {"timestamp": "2025-10-01T10:00:03Z", "type": "mystery", "payload": {"x": 1}},
+        item({"type": "shiny_new_item", "x": 2}),
+        say("one test fails"),
+        "not json at all",
+    ])
+    ((sid, batch, probs),), problems = read(f)
+    assert [(p.line, p.reason[:12]) for p in problems] == [(9, "not valid JS")]
+    assert problems[0].raw == "not json at all"
+    assert len(batch.messages) == 4  # user, call, output, assistant
+    (call,) = batch.calls
+    assert (call[C["tool"]], call[C["command"]], call[C["exit_code"]]) == ("bash", "pytest -q", 1)
+    raws = [r for r in batch.other if r[4] == "raw"]
+    assert len(raws) == 2 and {p.record for p in probs} == {"line 6", "line 7"}
+    assert all("unknown" in p.reason for p in probs)
+    # every line is kept: the world_state in message 1's raw, the unknown ones in message 4's
+    raw1 = json.loads(batch.messages[0][-1])
+    assert raw1["lines"] == [1, 2, 3]
+    assert json.loads(batch.messages[3][-1])["lines"] == [6, 7, 8]
+
+
+def test_call_without_output_is_interrupted_and_updated_when_answered(tmp_path: Path) -> None:
+    head = [meta(), user("start the server"),
+            item({"type": "function_call", "name": "shell_command", "call_id": "s1",
+                  "arguments": json.dumps({"command": "npm run dev"})})]
+    f = rollout(tmp_path, head)
+    ((_, batch, _),), _ = read(f)
+    (call,) = batch.calls
+    assert call[C["ordinal"]] == 2 and call[C["status"]] == "interrupted"
+    first = {r[0]: (r[13], r[1]) for r in batch.messages}  # id -> (digest, ordinal)
+    f = rollout(tmp_path, head + [
+        item({"type": "function_call_output", "call_id": "s1", "output": "aborted by user"}),
+        say("stopped")])
+    d = Deriver("s", str(f), known=first)
+    for src in CodexReader().sessions(f, []):
+        d.add_all(src.messages)
+    b = d.take()
+    # the call message changed (its call moved to the output), so it is derived again
+    assert d.skipped == 1 and d.derived == 3
+    (call,) = b.calls
+    assert call[C["ordinal"]] == 3 and call[C["status"]] == "aborted"
+
+
+def test_sessions_in_one_file_are_split_and_legacy_rollouts_read(tmp_path: Path) -> None:
+    a, b = "019a0000-0000-7000-8000-00000000000a", "019a0000-0000-7000-8000-00000000000b"
+    f = rollout(tmp_path, [meta(a), user("one"), say("1"), meta(b), user("two"), say("2")])
+    sessions, problems = read(f)
+    assert problems == [] and [(s, len(x.messages)) for s, x, _ in sessions] == [(a, 2), (b, 2)]
+    legacy = rollout(tmp_path, [
+        {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-08T17:05:31.245Z",
+         "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "function_call", "name": "shell", "call_id": "x",
+         "arguments": json.dumps({"command": ["ls"]})},
+        {"type": "function_call_output", "call_id": "x",
+         "output": json.dumps({"output": "a\n", "metadata": {"exit_code": 0,
+                                                              "duration_seconds": 0.1}})},
+    ], "legacy.jsonl")
+    assert detect(legacy) is CodexReader
+    ((sid, batch, probs),), _ = read(legacy)
+    assert sid == "5973b6c0-94b8-487b-a530-2aeb6098ae0e" and probs == []
+    assert len(batch.messages) == 3 and batch.calls[0][C["command"]] == "ls"
+
+
+def test_an_interrupted_step_is_an_aborted_message(tmp_path: Path) -> None:
+    f = rollout(tmp_path, [
+        meta(), user("go"), say("working on it"),
+        {"timestamp": "2025-10-01T10:00:02Z", "type": "event_msg",
+         "payload": {"type": "turn_aborted", "reason": "interrupted"}},
+        {"timestamp": "2025-10-01T10:00:03Z", "type": "event_msg",
+         "payload": {"type": "error", "message": "stream disconnected"}},
+        say("again")])
+    ((_, batch, probs),), _ = read(f)
+    assert probs == []
+    assert batch.messages[1][8] == "MessageAbortedError"  # messages.error
+    assert [(r[0], r[4]) for r in batch.other] == [(2, "error"), (3, "error")]
