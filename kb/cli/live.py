@@ -17,9 +17,9 @@ from kb.paths import default_db
 
 def _default_stores() -> list[Path]:
     """The agents' own stores on this machine (what `logkb ingest` with no PATH reads)."""
-    from logparse.registry import default_data_dir
+    from logparse.registry import default_dirs
 
-    return [default_data_dir()]
+    return list(default_dirs())
 
 
 @click.command()
@@ -38,8 +38,8 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     """Follow transcript stores and ingest new messages as they land.
 
     PATHS are what `logkb ingest` takes (an opencode data directory, an
-    opencode.db, transcript files or folders); without PATHS, opencode's data
-    directory.  A path that does not exist yet is waited for.  On a terminal a
+    opencode.db, transcript files or folders); without PATHS, the agents' own
+    stores: opencode's data directory, ~/.claude/projects and ~/.codex/sessions.  A path that does not exist yet is waited for.  On a terminal a
     status line shows progress on stderr; --json prints one JSON object per
     event on stdout (watching, ingested, error).  Stop with ^C.
     """
