@@ -33,8 +33,8 @@ from typing import Any
 
 import orjson
 
+from kb.records import Event, TodoItem
 from kb.store import KbStore
-from logparse.models import Event, TodoItem
 
 # ------------------------------------------------------------------ row model
 ROW_PROSE, ROW_CALL, ROW_OTHER = 0, 1, 2
