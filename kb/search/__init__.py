@@ -32,8 +32,8 @@ class Found:
 def search(db_path: str | Path, text: str, *, regex: bool = False,
            session_id: str | None = None, limit: int = 50, newest: bool = False) -> Found:
     """Search the knowledge base file ``db_path`` (opened read-only only when needed)."""
+    from kb.errors import KbMissing
     from kb.search.query import And, Match, parse
-    from kb.store import KbMissing
 
     db_path = Path(db_path)
     if not db_path.exists():
@@ -60,7 +60,7 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
                 node = And((node, Match("session", (session_id,))))
             return Found(idx.search(node, limit=limit, newest=newest), "index", notes)
         except Exception as e:  # noqa: BLE001 - the scan answers whatever went wrong
-            from kb.store import KbError
+            from kb.errors import KbError
 
             if isinstance(e, KbError):
                 raise
