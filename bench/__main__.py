@@ -1,4 +1,5 @@
-"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``)."""
+"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``,
+``search``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import importlib
 import sys
 
 BENCHES = {"ingest": "bench.ingest_bench", "graph": "bench.graph_bench",
-           "replay": "bench.replay_bench", "tui": "bench.tui_bench"}
+           "replay": "bench.replay_bench", "tui": "bench.tui_bench",
+           "search": "bench.search_bench"}
 
 
 def main() -> None:

@@ -12,29 +12,31 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 PROG = "logkb"
 
 
-def _help_cache() -> Path | None:
-    """Where the help text of this build and terminal width is cached."""
+def _help_cache() -> str | None:
+    """Where the help text of this build and terminal width is cached (plain ``os``: even
+    pathlib costs a measurable part of this start-up)."""
     import shutil
+    import zlib
 
     from kb import __version__
 
-    cli_dir = Path(__file__).resolve().parent / "cli"
+    cli_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli")
     try:
-        stamp = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-                 for p in sorted(cli_dir.glob("*.py"))]
+        stamp = []
+        for name in sorted(os.listdir(cli_dir)):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(cli_dir, name))
+                stamp.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
     except OSError:
         return None
     width = min(shutil.get_terminal_size().columns, 80)  # click's rule for help width
     key = f"{__version__}|{width}|{'|'.join(stamp)}"
-    import zlib
-
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logkb" / f"help-{zlib.crc32(key.encode()):08x}.txt"
+    return os.path.join(base, "logkb", f"help-{zlib.crc32(key.encode()):08x}.txt")
 
 
 def main() -> None:
@@ -50,15 +52,17 @@ def main() -> None:
             cache = _help_cache()
             if cache is not None:
                 try:
-                    sys.stdout.write(cache.read_text(encoding="utf-8"))
+                    with open(cache, encoding="utf-8") as fh:
+                        sys.stdout.write(fh.read())
                     return
                 except OSError:
                     pass
                 text = render_help()
                 try:
-                    cache.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-                    tmp.write_text(text, encoding="utf-8")
+                    os.makedirs(os.path.dirname(cache), exist_ok=True)
+                    tmp = f"{cache}.{os.getpid()}.tmp"
+                    with open(tmp, "w", encoding="utf-8") as fh:
+                        fh.write(text)
                     os.replace(tmp, cache)
                 except OSError:
                     pass

@@ -159,12 +159,12 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for note in found.notes:
-        err.print(note, markup=False)
+        sys.stderr.write(note + "\n")
     if as_json:
         emit_json(found.hits)
         return
     if not found.hits:
-        err.print("no matches")
+        sys.stderr.write("no matches\n")  # not err: rich would double this command's start-up
         return
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     lines = []

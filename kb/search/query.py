@@ -312,13 +312,16 @@ _NW = r"[^\pL\pN_]"
 
 def text_regex(t: Text, python: bool = False) -> str:
     """The RE2 pattern (case-insensitive) that matches what the index matches for ``t``;
-    ``python``: the same for Python's :mod:`re`."""
-    nw = r"\W" if python else _NW
+    ``python``: the same for Python's :mod:`re`, with lookarounds so that a match spans
+    the words only."""
     if not t.words:
         return r"[^\s\S]"  # matches nothing, like an empty phrase in the index
-    body = f"{nw}+".join(re.escape(w) for w in t.words)
-    tail = "" if t.prefix else f"(?:{nw}|$)"
-    return f"(?i)(?:^|{nw}){body}{tail}"
+    if python:
+        body = r"\W+".join(re.escape(w) for w in t.words)
+        return rf"(?i)(?<!\w){body}" + ("" if t.prefix else r"(?!\w)")
+    body = f"{_NW}+".join(re.escape(w) for w in t.words)
+    tail = "" if t.prefix else f"(?:{_NW}|$)"
+    return f"(?i)(?:^|{_NW}){body}{tail}"
 
 
 def to_sql(node: Node, params: list[object]) -> str:

@@ -119,13 +119,17 @@ def snippet(text: str, terms: list[Text], pattern: str | None = None, width: int
     """A one-line piece of ``text`` around the first match, and the matches' spans in it."""
     from kb.search.query import text_regex
 
-    pats = [re.compile(pattern)] if pattern else [
-        re.compile(text_regex(t, python=True)) for t in terms if t.words]
+    if pattern:
+        pats = [(re.compile(pattern), "")]
+    else:
+        pats = [(re.compile(text_regex(t, python=True)), t.words[0]) for t in terms if t.words]
+    low = text.lower()
+    aligned = len(low) == len(text)
     first = None
-    for p in pats:
-        m = p.search(text)
-        if m and (first is None or m.start() < first):
-            first = m.start()
+    for p, word in pats:
+        m = _first_match(p, text, low if aligned else "", word)
+        if m is not None and (first is None or m < first):
+            first = m
     if first is None:
         line = text.strip().split("\n", 1)[0] if text.strip() else ""
         return line[:width], []
@@ -135,22 +139,26 @@ def snippet(text: str, terms: list[Text], pattern: str | None = None, width: int
     if space >= 0 and first - space < width // 2:
         start = space + 1
     piece = text[start:start + width]
-    spans: list[tuple[int, int]] = []
-    for p in pats:
-        for m in p.finditer(piece):
-            a, b = m.span()
-            # the boundary characters the pattern consumed are not part of the word
-            while a < b and not (piece[a].isalnum() or piece[a] == "_"):
-                a += 1
-            while b > a and not (piece[b - 1].isalnum() or piece[b - 1] == "_"):
-                b -= 1
-            if b > a:
-                spans.append((a, b))
+    spans = sorted(m.span() for p, _ in pats for m in p.finditer(piece) if m.end() > m.start())
     flat = piece.replace("\n", " ")
     if start:
         flat = "…" + flat
         spans = [(a + 1, b + 1) for a, b in spans]
-    return flat, sorted(spans)
+    return flat, spans
+
+
+def _first_match(p: re.Pattern[str], text: str, low: str, word: str) -> int | None:
+    """Where ``p`` first matches: candidates found by a plain find of its first word (C
+    speed), each confirmed by the pattern; a full regex search when that cannot be used."""
+    if not word or not low:
+        m = p.search(text)
+        return m.start() if m else None
+    i = low.find(word)
+    while i >= 0:
+        if p.match(text, i):
+            return i
+        i = low.find(word, i + 1)
+    return None
 
 
 def session_stamps(store: KbStore) -> dict[str, list[Any]]:
