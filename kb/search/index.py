@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,7 @@ class SearchIndex:
         # the tokenizer is registered only to write: queries are built from words split
         # in Python (kb.search.query.words), and compiling its Unicode classes costs ~20 ms
         self._tokenizer = False
+        self._lock = threading.Lock()  # the TUI's workers may sync from two threads
 
     def _writer(self) -> tv.IndexWriter:
         if not self._tokenizer:
@@ -156,6 +158,11 @@ class SearchIndex:
         Returns how many sessions were ``unchanged``, ``grown`` or ``reindexed`` and
         how many ``units`` were added.  Records the database file's stat when every
         session was looked at, so the next search can skip the check."""
+        with self._lock:
+            return self._sync(store, only, progress)
+
+    def _sync(self, store: KbStore, only: Iterable[str] | None,
+              progress: Callable[[str], None] | None) -> dict[str, int]:
         stamps = session_stamps(store)
         known: dict[str, Any] = self.meta.setdefault("sessions", {})
         wanted = list(stamps) if only is None else [s for s in only if s in stamps]
