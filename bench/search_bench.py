@@ -67,6 +67,12 @@ def build(events: int, base: int) -> Path:
     DATA.mkdir(parents=True, exist_ok=True)
     db = DATA / f"search-{events}.duckdb"
     if db.exists() and (DATA / f"search-{events}.ok").exists():
+        t = time.perf_counter()
+        with KbStore(db, read_only=True) as store:  # an index of an older schema: rebuilt
+            r = SearchIndex.for_db(db).sync(store)
+        if r["units"]:
+            print(f"indexed {r['units']} units in {time.perf_counter() - t:.0f} s",
+                  file=sys.stderr)
         return db
     for p in (db, Path(str(db) + ".wal")):
         p.unlink(missing_ok=True)
@@ -104,11 +110,11 @@ def build(events: int, base: int) -> Path:
         total = store.conn.execute("SELECT sum(event_count) FROM sessions").fetchone()[0]
         print(f"copied to {copies + 1} sessions, {total} events in "
               f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
+    (DATA / f"search-{events}.ok").write_text("ok\n")
     t = time.perf_counter()
     with KbStore(db, read_only=True) as store:
         r = SearchIndex.for_db(db).rebuild(store)
     print(f"indexed {r['units']} units in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    (DATA / f"search-{events}.ok").write_text("ok\n")
     return db
 
 

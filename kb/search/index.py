@@ -27,15 +27,17 @@ import orjson
 import tantivy as tv
 
 from kb.search import query as q
-from kb.search.scan import SRC, UNIT_COLUMNS, message_stamp, session_stamps, snippet, units
+from kb.search.scan import SRC, message_stamp, session_stamps, snippet, units
 
 if TYPE_CHECKING:
     from kb.store import KbStore
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped whenever the schema or the tokenizer changes: an older index is rebuilt."""
 META = "logkb-index.json"
-TOKENIZER = "logkb_words"
+TOKENIZER = "default"
+"""tantivy's own (letters and digits, lowercased, < 40 bytes): a regex tokenizer with
+Unicode classes indexed 2.4 MB/s, this one is many times faster."""
 _STRINGS = ("session", "message_id", "field", "kind", "tool", "category", "host")
 
 
@@ -73,13 +75,6 @@ def _schema() -> tv.Schema:
     return sb.build()
 
 
-def _analyzer() -> tv.TextAnalyzer:
-    # the same words as kb.search.query.WORD: letters, digits and underscore
-    return (tv.TextAnalyzerBuilder(tv.Tokenizer.regex(r"[\p{L}\p{N}_]+"))
-            .filter(tv.Filter.lowercase()).filter(tv.Filter.remove_long(q.MAX_WORD + 1))
-            .build())
-
-
 _OPEN: dict[str, SearchIndex] = {}
 
 
@@ -98,15 +93,9 @@ class SearchIndex:
         except Exception:  # an unreadable or foreign directory: start again
             self._reset()
             self.index = tv.Index(self.schema, path=str(path), reuse=True)
-        # the tokenizer is registered only to write: queries are built from words split
-        # in Python (kb.search.query.words), and compiling its Unicode classes costs ~20 ms
-        self._tokenizer = False
         self._lock = threading.Lock()  # the TUI's workers may sync from two threads
 
     def _writer(self) -> tv.IndexWriter:
-        if not self._tokenizer:
-            self.index.register_tokenizer(TOKENIZER, _analyzer())
-            self._tokenizer = True
         try:
             return self.index.writer(heap_size=96_000_000, num_threads=1)
         except ValueError as e:  # another process holds the writer lock
@@ -218,7 +207,6 @@ class SearchIndex:
         """Throw the index away and index every session again."""
         self._reset()
         self.index = tv.Index(self.schema, path=str(self.path), reuse=False)
-        self._tokenizer = False
         return self.sync(store, progress=progress)
 
     # ---------------------------------------------------------------- search
@@ -311,17 +299,20 @@ def _re_escape(word: str) -> str:
 
 
 def _add_units(writer: tv.IndexWriter, rows: Iterable[tuple[Any, ...]]) -> int:
+    # one JSON document per unit: about twice as fast as building tantivy Documents
     n = 0
-    for r in rows:
-        d = dict(zip(UNIT_COLUMNS, r))
-        doc = tv.Document(body=d["text"] or "", session=d["session_id"],
-                          message_id=d["message_id"], field=d["field"], kind=d["kind"],
-                          ordinal=d["ordinal"], seq=d["seq"], src=SRC[d["field"]],
-                          time=d["time"] or 0)
-        for name in ("tool", "category", "host"):
-            if d[name]:
-                doc.add_text(name, d[name])
-        writer.add_document(doc)
+    dumps, add = orjson.dumps, writer.add_json
+    for sid, mid, ordinal, seq, field, kind, tool, category, host, time, text in rows:
+        doc: dict[str, Any] = {"body": text or "", "session": sid, "message_id": mid,
+                               "field": field, "kind": kind, "ordinal": ordinal, "seq": seq,
+                               "src": SRC[field], "time": time or 0}
+        if tool:
+            doc["tool"] = tool
+        if category:
+            doc["category"] = category
+        if host:
+            doc["host"] = host
+        add(dumps(doc).decode())
         n += 1
     return n
 

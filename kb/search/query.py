@@ -10,8 +10,9 @@ The language:
 - Words written together are a **phrase**: ``KeyError: 12`` and ``Host key
   verification failed`` match those words in that order, whatever punctuation
   or spaces lie between them; case does not matter.  A word is a run of
-  letters, digits and ``_`` (so ``deep_ep`` and ``NCCL_ALGO`` are one word and
-  ``10.1.230.174`` is four in a row).  ``"quotes"`` make a phrase explicit.
+  letters and digits (tantivy's default tokenizer: ``10.1.230.174`` is four words
+  in a row, and ``deep_ep`` is two, so it also matches ``deep-ep``; words longer
+  than 40 bytes, hashes mostly, are not indexed).  ``"quotes"`` make a phrase explicit.
 - A trailing ``*`` makes the last word a **prefix**: ``flashinf*``, ``"import deep*"``.
 - **Boolean**: ``AND`` (also what separates clauses by default), ``OR``, ``NOT``
   and parentheses; ``-"phrase"``, ``-(…)`` and ``-field:value`` negate (a bare
@@ -31,10 +32,10 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-WORD = re.compile(r"[^\W]+")
-"""A word: letters, digits, underscore (the index's tokenizer uses the same class)."""
-MAX_WORD = 80
-"""Longer words (hashes, base64) are not indexed."""
+WORD = re.compile(r"[^\W_]+")
+"""A word: letters and digits, as tantivy's default tokenizer splits text."""
+MAX_WORD = 40
+"""Longer words (in UTF-8 bytes: hashes, base64) are not indexed (the tokenizer's limit)."""
 
 TEXT_FILTERS = {"session": "session", "kind": "kind", "tool": "tool", "host": "host",
                 "cat": "category", "category": "category", "field": "field"}
@@ -99,7 +100,7 @@ Node = Text | Match | Range | And | Or | Not | Everything
 
 def words(text: str) -> list[str]:
     """The indexed words of ``text``, lowercased (what the tokenizer makes of it)."""
-    return [w.lower() for w in WORD.findall(text) if len(w) <= MAX_WORD]
+    return [w.lower() for w in WORD.findall(text) if len(w.encode()) < MAX_WORD]
 
 
 def has_text(node: Node) -> bool:
@@ -307,7 +308,7 @@ class _Parser:
 
 
 # ------------------------------------------------------------------------ SQL
-_NW = r"[^\pL\pN_]"
+_NW = r"[^\pL\pN]"
 
 
 def text_regex(t: Text, python: bool = False) -> str:
@@ -317,8 +318,8 @@ def text_regex(t: Text, python: bool = False) -> str:
     if not t.words:
         return r"[^\s\S]"  # matches nothing, like an empty phrase in the index
     if python:
-        body = r"\W+".join(re.escape(w) for w in t.words)
-        return rf"(?i)(?<!\w){body}" + ("" if t.prefix else r"(?!\w)")
+        body = r"[\W_]+".join(re.escape(w) for w in t.words)
+        return rf"(?i)(?<![^\W_]){body}" + ("" if t.prefix else r"(?![^\W_])")
     body = f"{_NW}+".join(re.escape(w) for w in t.words)
     tail = "" if t.prefix else f"(?:{_NW}|$)"
     return f"(?i)(?:^|{_NW}){body}{tail}"

@@ -130,7 +130,8 @@ def test_query_language() -> None:
                                                Text(("x",), prefix=True)))
     assert parse("ordinal:>=5214") == Range("ordinal", 5214, None)
     assert parse("ordinal:5..9") == Range("ordinal", 5, 9)
-    assert parse("deep_e", prefix_last=True) == Text(("deep_e",), prefix=True)
+    assert parse("deep_e", prefix_last=True) == Text(("deep", "e"), prefix=True)
+    assert parse("deep_ep") == parse("deep-ep") == Text(("deep", "ep"))
     for bad in ("(a", "a)", "ordinal:x", "NOT"):
         with pytest.raises(QueryError):
             parse(bad)
