@@ -31,8 +31,12 @@ class Found:
 
 def search(db_path: str | Path, text: str, *, regex: bool = False,
            session_id: str | None = None, limit: int = 50, newest: bool = False) -> Found:
-    """Search the knowledge base file ``db_path`` (opened read-only only when needed)."""
-    from kb.errors import KbMissing
+    """Search the knowledge base file ``db_path`` (opened read-only only when needed).
+
+    The index answers when it can: at once when the database file did not change
+    since it was last synced, else after catching up (:meth:`SearchIndex.sync`).
+    ``regex``, or an index that cannot be used, gets the DuckDB scan."""
+    from kb.errors import KbError, KbMissing
     from kb.search.query import And, Match, parse
 
     db_path = Path(db_path)
@@ -40,8 +44,7 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
         raise KbMissing(f"no knowledge base at {db_path} (run `logkb ingest` first)")
     node = None if regex else parse(text)
     notes: list[str] = []
-    if not regex:
-        assert node is not None
+    if node is not None:
         try:
             from kb.search.index import SearchIndex
 
@@ -51,33 +54,27 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
             with _store(db_path) as store:
                 if session_id is not None:
                     session_id = store.resolve_session(session_id)
-                rep = idx.sync(store, progress=lambda sid: notes.append(
-                    f"indexing session {sid}"))
+                rep = idx.sync(store)
             if rep["reindexed"] or rep["grown"]:
                 notes.append(f"search index: {rep['reindexed']} sessions indexed, "
                              f"{rep['grown']} grown, {rep['units']} units added")
             if session_id is not None:
                 node = And((node, Match("session", (session_id,))))
             return Found(idx.search(node, limit=limit, newest=newest), "index", notes)
+        except KbError:
+            raise
         except Exception as e:  # noqa: BLE001 - the scan answers whatever went wrong
-            from kb.errors import KbError
-
-            if isinstance(e, KbError):
-                raise
             notes.append(f"search index unavailable ({e}); scanning instead")
-    from kb.search.query import And as And_
-    from kb.search.query import Match as Match_
     from kb.search.scan import scan
 
     with _store(db_path) as store:
         if session_id is not None:
             session_id = store.resolve_session(session_id)
-        if regex:
+        if node is None:
             hits = scan(store, regex=text, limit=limit, session_id=session_id)
         else:
-            assert node is not None
             if session_id is not None:
-                node = And_((node, Match_("session", (session_id,))))
+                node = And((node, Match("session", (session_id,))))
             hits = scan(store, node, limit=limit)
     return Found(hits, "scan", notes)
 

@@ -27,7 +27,7 @@ import orjson
 import tantivy as tv
 
 from kb.search import query as q
-from kb.search.scan import SRC, message_stamp, session_stamps, snippet, units
+from kb.search.scan import SRC, message_stamp, patterns, session_stamps, snippet, units
 
 if TYPE_CHECKING:
     from kb.store import KbStore
@@ -103,12 +103,17 @@ class SearchIndex:
 
     @classmethod
     def for_db(cls, db_path: str | Path) -> SearchIndex:
-        """The index of ``db_path`` (created empty when missing); cached per process."""
+        """The index of ``db_path`` (created empty when missing); cached per process, and
+        reopened when another process rebuilt it or reloaded when it committed."""
         path = index_dir(db_path)
         cached = _OPEN.get(str(path))
-        if cached is not None and cached.meta_path.exists():
-            cached.meta = cached._read_meta()
-            return cached
+        if cached is not None:
+            meta = cached._read_meta()
+            if meta.get("generation") == cached.meta.get("generation") and meta:
+                if meta != cached.meta:
+                    cached.meta = meta
+                    cached.index.reload()
+                return cached
         try:
             idx = cls(path)
         except OSError as e:
@@ -132,7 +137,8 @@ class SearchIndex:
     def _reset(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.meta = {"version": SCHEMA_VERSION, "sessions": {}, "db_stat": None}
+        self.meta = {"version": SCHEMA_VERSION, "generation": os.urandom(8).hex(),
+                     "sessions": {}, "db_stat": None}
         self._write_meta()
 
     def fresh_for(self, db_path: str | Path) -> bool:
@@ -265,6 +271,7 @@ class SearchIndex:
         else:
             res = searcher.search(query, limit, count=False)
         terms = q.text_terms(node)
+        pats = patterns(terms)
         out = []
         for score, addr in res.hits:
             doc = searcher.doc(addr)
@@ -272,7 +279,7 @@ class SearchIndex:
             hit["score"] = None if (newest or not terms) else round(float(score), 4)
             # tantivy's SnippetGenerator costs 1-2 ms per long output; one regex pass is
             # ~50x cheaper and highlights the same words the scan's snippets do
-            hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", terms)
+            hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", pats)
             out.append(hit)
         return out
 

@@ -97,13 +97,12 @@ def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,
         rows = cur.execute(sql, params).fetchall()
     finally:
         cur.close()
-    pattern = regex
-    terms = [] if node is None else _terms(node)
+    pats = patterns([] if node is None else _terms(node), regex)
     out = []
     for r in rows:
         hit = dict(zip(UNIT_COLUMNS, r))
         hit["score"] = None
-        hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", terms, pattern)
+        hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", pats)
         out.append(hit)
     return out
 
@@ -114,15 +113,20 @@ def _terms(node: Node) -> list[Text]:
     return text_terms(node)
 
 
-def snippet(text: str, terms: list[Text], pattern: str | None = None, width: int = 160
-            ) -> tuple[str, list[tuple[int, int]]]:
-    """A one-line piece of ``text`` around the first match, and the matches' spans in it."""
+Patterns = list[tuple[re.Pattern[str], str]]
+
+
+def patterns(terms: list[Text], pattern: str | None = None) -> Patterns:
+    """What :func:`snippet` looks for: each text clause's pattern and its first word."""
     from kb.search.query import text_regex
 
     if pattern:
-        pats = [(re.compile(pattern), "")]
-    else:
-        pats = [(re.compile(text_regex(t, python=True)), t.words[0]) for t in terms if t.words]
+        return [(re.compile(pattern), "")]
+    return [(re.compile(text_regex(t, python=True)), t.words[0]) for t in terms if t.words]
+
+
+def snippet(text: str, pats: Patterns, width: int = 160) -> tuple[str, list[tuple[int, int]]]:
+    """A one-line piece of ``text`` around the first match, and the matches' spans in it."""
     low = text.lower()
     aligned = len(low) == len(text)
     first = None
