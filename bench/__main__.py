@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``replay``, ``tui``)."""
+``replay``, ``tui``, ``search``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import importlib
 import sys
 
 BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
-           "graph": "bench.graph_bench",
-           "replay": "bench.replay_bench", "tui": "bench.tui_bench"}
+           "graph": "bench.graph_bench", "replay": "bench.replay_bench",
+           "tui": "bench.tui_bench", "search": "bench.search_bench"}
 
 
 def main() -> None:

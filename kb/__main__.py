@@ -1,5 +1,87 @@
-"""``python -m kb``: the ``logkb`` command line."""
+"""The ``logkb`` command line (``logkb`` and ``python -m kb`` both start here).
 
-from kb.cli import cli
+``logkb --version`` and ``logkb --help`` answer without loading click and every
+command module (about 15x the start-up of Python itself): the version is
+:data:`kb.__version__`, and the help is the text click printed the last time,
+cached under ``$XDG_CACHE_HOME/logkb/`` and keyed by the command modules'
+size and mtime, the version and the terminal width, so a changed command never
+shows a stale help.  Everything else goes to the click group :data:`kb.cli.cli`.
+"""
 
-cli()
+from __future__ import annotations
+
+import os
+import sys
+
+PROG = "logkb"
+
+
+def _help_cache() -> str | None:
+    """Where the help text of this build and terminal width is cached (plain ``os``: even
+    pathlib costs a measurable part of this start-up)."""
+    import shutil
+    import zlib
+
+    from kb import __version__
+
+    cli_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli")
+    try:
+        stamp = []
+        for name in sorted(os.listdir(cli_dir)):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(cli_dir, name))
+                stamp.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        return None
+    width = min(shutil.get_terminal_size().columns, 80)  # click's rule for help width
+    key = f"{__version__}|{width}|{'|'.join(stamp)}"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "logkb", f"help-{zlib.crc32(key.encode()):08x}.txt")
+
+
+def main() -> None:
+    """Run ``logkb`` with ``sys.argv``."""
+    args = sys.argv[1:]
+    if os.path.basename(sys.argv[0]) == PROG and len(args) == 1:
+        if args[0] == "--version":
+            from kb import __version__
+
+            sys.stdout.write(f"{PROG}, version {__version__}\n")
+            return
+        if args[0] == "--help":
+            cache = _help_cache()
+            if cache is not None:
+                try:
+                    with open(cache, encoding="utf-8") as fh:
+                        sys.stdout.write(fh.read())
+                    return
+                except OSError:
+                    pass
+                text = render_help()
+                try:
+                    os.makedirs(os.path.dirname(cache), exist_ok=True)
+                    tmp = f"{cache}.{os.getpid()}.tmp"
+                    with open(tmp, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                    os.replace(tmp, cache)
+                except OSError:
+                    pass
+                sys.stdout.write(text)
+                return
+    from kb.cli import cli
+
+    cli(prog_name=PROG if os.path.basename(sys.argv[0]) == PROG else None)
+
+
+def render_help() -> str:
+    """What ``logkb --help`` prints, rendered by click."""
+    import click
+
+    from kb.cli import cli
+
+    with click.Context(cli, info_name=PROG) as ctx:
+        return ctx.get_help() + "\n"
+
+
+if __name__ == "__main__":
+    main()

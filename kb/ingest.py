@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb.search import after_ingest
 from kb.store import KbStore
 from logparse.derive import Deriver
 from logparse.models import Problem, SessionInfo
@@ -201,6 +202,7 @@ def _ingest_session(store: KbStore, src: SourceSession, problems: list[Problem],
             store.renumber(sid)
         info = _session_info(src, deriver, first_prompt)
         store.upsert_session(info)
+    after_ingest(store, sid)  # the search index follows every session written
     problems.extend(deriver.problems)
     row = store.session(sid)
     return SessionReport(session_id=sid, title=info.title, messages=row["messages"],

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from logparse.models import Event
+from kb.records import Event
 
 KIND_STYLE = {
     "prompt": "bold cyan", "command": "bold", "result": "green", "decision": "magenta",

@@ -19,32 +19,23 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
 import pyarrow as pa
 
 from kb import migrations
+from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 from kb.paths import default_db
-from logparse.derive import COLUMNS, Batch
-from logparse.models import Event, Problem, SessionInfo
+from kb.records import Event, Measurement, hop, todo
+from logparse.kinds import EventKind
 
+if TYPE_CHECKING:  # the read path never loads the deriver or pydantic
+    from logparse.derive import Batch
+    from logparse.models import Problem, SessionInfo
 
-class KbError(Exception):
-    """Base of the errors logkb's store raises."""
-
-
-class KbLocked(KbError):
-    """Another process holds the knowledge base file."""
-
-
-class KbMissing(KbError):
-    """There is no knowledge base file yet."""
-
-
-class KbNotFound(KbError):
-    """A session or message that was asked for does not exist."""
+__all__ = ["KbError", "KbLocked", "KbMissing", "KbNotFound", "KbStore", "StoredSession"]
 
 
 _MEAS = pa.list_(pa.struct([("value", pa.float64()), ("unit", pa.string()),
@@ -74,8 +65,8 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 TABLES = {"messages": "messages", "calls": "calls", "prose": "prose", "other": "other_events"}
 EVENT_TABLES = ("calls", "prose", "other_events")
-for _name, _schema in SCHEMAS.items():
-    assert tuple(_schema.names) == COLUMNS[_name], _name
+# SCHEMAS follow logparse.derive.COLUMNS (tests/test_import_hygiene.py checks it: importing
+# the deriver here would load it, and pydantic, into every read command)
 
 EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id", "role", "time",
                 "tool", "call_id", "category", "command", "input", "host", "user", "port",
@@ -362,37 +353,6 @@ class KbStore:
                                 [session_id]).fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def search(self, text: str, *, regex: bool = False, session_id: str | None = None,
-               limit: int = 50) -> list[dict[str, Any]]:
-        """Commands, outputs and prose matching ``text`` across sessions, newest first."""
-        if regex:
-            try:
-                re.compile(text)
-            except re.error as e:
-                raise KbError(f"bad regular expression {text!r}: {e}") from None
-            cond = "regexp_matches({col}, $q)"
-        else:
-            # a case-insensitive RE2 match of the escaped text: several times faster
-            # in DuckDB than ILIKE over megabytes of output
-            cond = "regexp_matches({col}, $q, 'i')"
-            text = re.escape(text)
-        scope = "AND session_id = $s" if session_id else ""
-        sql = f"""
-            SELECT * FROM (
-              SELECT session_id, ordinal, 'command' AS field, tool AS kind, command AS text,
-                     time_start AS time FROM calls WHERE {cond.format(col='command')} {scope}
-              UNION ALL
-              SELECT session_id, ordinal, 'output', tool, coalesce(output, error), time_end
-                FROM calls WHERE {cond.format(col='coalesce(output, error)')} {scope}
-              UNION ALL
-              SELECT session_id, ordinal, 'prose', kind, text, time
-                FROM prose WHERE {cond.format(col='text')} {scope}
-            ) ORDER BY coalesce(time, 0) DESC, session_id, ordinal DESC LIMIT {int(limit)}"""
-        params: dict[str, Any] = {"q": text}
-        if session_id:
-            params["s"] = session_id
-        return self.rows(sql, params)
-
     def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run SQL (the CLI opens the store read-only, so it cannot write)."""
         cur = self.conn.execute(sql)
@@ -406,12 +366,16 @@ def _quote(name: str) -> str:
 
 
 def row_to_event(row: Sequence[Any]) -> Event:
+    """An ``events`` view row (:data:`EVENT_FIELDS` order) as a plain :class:`Event`."""
     data = dict(zip(EVENT_FIELDS, row))
     for f in _JSON_FIELDS:
         v = data[f]
         if isinstance(v, str):
             data[f] = orjson.loads(v)
-    for f in ("hops", "todos", "error_signatures", "measurements"):
-        if data[f] is None:
-            data[f] = []
-    return Event.model_validate(data)
+    data["kind"] = EventKind(data["kind"])
+    data["hops"] = [hop(h) for h in data["hops"] or () if isinstance(h, dict)]
+    data["todos"] = [todo(t) for t in data["todos"] or () if isinstance(t, dict)]
+    data["measurements"] = [Measurement(m["value"], m["unit"], m["label"])
+                            for m in data["measurements"] or ()]
+    data["error_signatures"] = list(data["error_signatures"] or ())
+    return Event(**data)

@@ -26,57 +26,16 @@ a validated model per event would dominate ingest time.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# the kinds live in a module without pydantic, so that readers of the knowledge base
+# (kb.records) can use them without loading the models
+from logparse.kinds import Category, EventKind, ProseClass, Status
 
-class EventKind(StrEnum):
-    PROMPT = "prompt"
-    COMMAND = "command"
-    RESULT = "result"
-    DECISION = "decision"
-    TODO = "todo"
-    SUBAGENT = "subagent"
-    ERROR = "error"
-    COMPACTION = "compaction"
-    ATTACHMENT = "attachment"
-    RAW = "raw"
-
-
-class Category(StrEnum):
-    """What a tool call does, decided from the tool and, for bash, the parsed command."""
-
-    SEARCH = "search"
-    IMPORT_CHECK = "import-check"
-    PACKAGE_QUERY = "package-query"
-    INSTALL = "install"
-    LAUNCH = "launch"
-    BENCHMARK = "benchmark"
-    BUILD = "build"
-    KILL = "kill"
-    FILE_EDIT = "file-edit"
-    TODO = "todo"
-    SUBAGENT = "subagent"
-    RESEARCH = "research"
-    OTHER = "other"
-
-
-class Status(StrEnum):
-    COMPLETED = "completed"
-    ERROR = "error"
-    ABORTED = "aborted"
-    INTERRUPTED = "interrupted"
-
-
-class ProseClass(StrEnum):
-    PLAN = "plan"
-    OBSERVATION = "observation"
-    CONCLUSION = "conclusion"
-    PIVOT = "pivot"
-    DEAD_END = "dead-end"
-    DECISION = "decision"
+__all__ = ["Category", "Event", "EventKind", "Measurement", "Problem", "ProseClass",
+           "SessionInfo", "SshHop", "Status", "TodoItem"]
 
 
 class Measurement(BaseModel):

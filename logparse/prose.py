@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from logparse.models import ProseClass
+from logparse.kinds import ProseClass
 
 __all__ = [
     "classify_prose",

@@ -124,7 +124,10 @@ def test_search(db: Path) -> None:
     rx = json.loads(run("search", "--regex", r"import deep_?ep", "--db", str(db),
                         "--json").stdout)
     assert rx
-    times = [h["time"] for h in hits]
+    # best match first by default; --newest orders by time
+    newest = json.loads(run("search", "deep_ep", "--newest", "--db", str(db), "--json").stdout)
+    assert {h["ordinal"] for h in newest} == {h["ordinal"] for h in hits}
+    times = [h["time"] for h in newest]
     assert times == sorted(times, reverse=True)
 
 

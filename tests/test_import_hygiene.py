@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,3 +42,81 @@ def test_import_contracts() -> None:
     lint = Path(sys.executable).parent / "lint-imports"
     r = subprocess.run([str(lint)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ------------------------------------------------------------------ start-up
+HEAVY = ("pydantic", "logparse.derive", "logparse.models", "logparse.shell",
+         "logparse.signals", "tree_sitter", "textual")
+"""What a read command must not load: the derive pipeline, pydantic, the UI."""
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from kb.ingest import ingest
+    from kb.store import KbStore
+    from tests.conftest import SELFTEST
+
+    db = tmp_path_factory.mktemp("hygiene") / "kb.duckdb"
+    with KbStore(db) as store:
+        ingest(store, [SELFTEST / "export.json"])
+    return db
+
+
+def _invoke(args: list[str]) -> set[str]:
+    code = ("from click.testing import CliRunner\n"
+            "from kb.cli import cli\n"
+            f"r = CliRunner().invoke(cli, {args!r})\n"
+            "assert r.exit_code == 0, (r.exit_code, r.output)\n")
+    return loaded_after(code)
+
+
+@pytest.mark.parametrize("args", [["sessions"], ["show", "3"], ["events", "--json"],
+                                  ["search", "deep_ep"], ["search", "kind:command"],
+                                  ["deadends"]])
+def test_read_commands_load_neither_the_deriver_nor_pydantic(small_db: Path,
+                                                             args: list[str]) -> None:
+    mods = _invoke([*args, "--db", str(small_db)])
+    assert not set(HEAVY) & mods, sorted(set(HEAVY) & mods)
+
+
+def test_a_fresh_search_needs_neither_duckdb_nor_rich(small_db: Path) -> None:
+    _invoke(["search", "deep_ep", "--db", str(small_db)])  # brings the index up to date
+    mods = _invoke(["search", "deep_ep", "--db", str(small_db)])
+    assert "tantivy" in mods
+    assert not {"duckdb", "pyarrow", "rich"} & mods
+
+
+def _entry(args: list[str], home: Path) -> tuple[str, set[str]]:
+    code = (f"import sys; sys.argv = ['logkb', *{args!r}]\n"
+            "import kb.__main__ as m; m.main()\n"
+            "print('\\0'.join(sys.modules), file=sys.stderr)")
+    env = {**os.environ, "XDG_CACHE_HOME": str(home)}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True, cwd=ROOT, env=env)
+    return r.stdout, set(r.stderr.split("\0"))
+
+
+def test_version_and_help_do_not_load_click(tmp_path: Path) -> None:
+    from kb import __version__
+
+    out, mods = _entry(["--version"], tmp_path)
+    assert out == f"logkb, version {__version__}\n" and "click" not in mods
+    first, mods = _entry(["--help"], tmp_path)  # renders with click, caches
+    assert "click" in mods
+    again, mods = _entry(["--help"], tmp_path)
+    assert again == first and "click" not in mods
+    assert "Usage: logkb" in first and "search" in first
+    by_click = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.argv = ['logkb', '--help']\n"
+         "from kb.cli import cli; cli(prog_name='logkb')"], capture_output=True, text=True,
+        check=True, cwd=ROOT, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)}).stdout
+    assert first == by_click
+
+
+def test_version_matches_the_package_metadata() -> None:
+    import tomllib
+
+    from kb import __version__
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert __version__ == meta["project"]["version"]

@@ -11,13 +11,15 @@ import sys
 
 import click
 
+from kb import __version__
+
 EPILOG = """\b
 Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
 problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
 
 
 @click.group(epilog=EPILOG, invoke_without_command=True)
-@click.version_option(package_name="logkb")
+@click.version_option(version=__version__, package_name="logkb")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """logkb: turn long opencode sessions into a knowledge base you can query.
@@ -34,11 +36,12 @@ def cli(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from kb.cli import graph, ingest, live, read
+    from kb.cli import graph, index, ingest, live, read
     from kb.cli.replay import replay
     from kb.cli.tui import tui
 
-    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *live.COMMANDS, replay, tui):
+    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *index.COMMANDS,
+                *live.COMMANDS, replay, tui):
         cli.add_command(cmd)
 
 

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,7 +21,9 @@ from kb.cli.tools import (
     out,
     session_option,
 )
-from kb.store import KbStore
+
+if TYPE_CHECKING:
+    from kb.store import KbStore
 
 
 def all_option(fn):  # type: ignore[no-untyped-def]

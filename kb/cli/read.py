@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,7 @@ def events(session_id: str | None, kinds: tuple[str, ...], categories: tuple[str
         evs = store.events(sid, kinds=_split(kinds), categories=_split(categories),
                            hosts=_split(hosts), start=start, end=end, limit=limit)
     if as_json:
-        for e in evs:
-            sys.stdout.write(e.model_dump_json(exclude_none=False) + "\n")
+        sys.stdout.write("".join(e.model_dump_json() + "\n" for e in evs))
         return
     width = max(60, (out.width or 120) - 30)
     for e in evs:
@@ -133,42 +133,49 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
 # ---------------------------------------------------------------------- search
 @click.command()
 @click.argument("text")
-@click.option("--regex", is_flag=True, help="TEXT is a regular expression.")
+@click.option("--regex", is_flag=True,
+              help="TEXT is a regular expression (RE2): scans DuckDB instead of the index.")
+@click.option("--newest", is_flag=True, help="Newest first instead of best match first.")
 @session_option
 @click.option("--limit", type=int, default=50, show_default=True)
 @db_option
 @json_option
 @handle_errors
-def search(text: str, regex: bool, session_id: str | None, limit: int, db: Path | None,
-           as_json: bool) -> None:
-    """Search commands, outputs and prose across sessions, newest first."""
-    from kb.render import first_line
+def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: int,
+           db: Path | None, as_json: bool) -> None:
+    """Search commands, outputs, prose and todos across sessions (full-text index).
 
-    with open_store(db) as store:
-        sid = store.resolve_session(session_id) if session_id else None
-        hits = store.search(text, regex=regex, session_id=sid, limit=limit)
+    \b
+    Words written together are a phrase:  logkb search 'KeyError: 12'
+    Prefix, boolean, filters:  flashinf*   deep_ep OR deepep   NOT kind:prompt
+      host:10.1.230.174 kind:result   tool:bash   session:ses_ab   field:output
+      ordinal:5200..5300   time:2026-01-05
+    Best match (BM25) first; --newest for newest first; --regex scans instead."""
+    from kb.search import search as run_search
+    from kb.search.query import QueryError
+
+    try:
+        found = run_search(db if db is not None else default_db(), text, regex=regex,
+                           session_id=session_id, limit=limit, newest=newest)
+    except QueryError as e:
+        fail(f"bad query: {e}", ExitCode.USAGE)
+    for note in found.notes:
+        sys.stderr.write(note + "\n")
     if as_json:
-        emit_json(hits)
+        emit_json(found.hits)
         return
-    if not hits:
-        err.print("no matches")
+    if not found.hits:
+        sys.stderr.write("no matches\n")  # not err: rich would double this command's start-up
         return
-    for h in hits:
-        snippet = _snippet(h["text"] or "", text, regex) or first_line(h["text"])
-        out.print(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} {snippet}",
-                  markup=False)
-
-
-def _snippet(text: str, needle: str, regex: bool, width: int = 100) -> str:
-    import re
-
-    m = (re.search(needle, text) if regex
-         else re.search(re.escape(needle), text, re.IGNORECASE))
-    if not m:
-        return ""
-    start = max(0, m.start() - 30)
-    piece = text[start:start + width].replace("\n", " ⏎ ")
-    return ("…" if start else "") + piece
+    bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    lines = []
+    for h in found.hits:
+        snippet = h["snippet"]
+        if bold:
+            for a, b in reversed(h["highlights"]):
+                snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
+        lines.append(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} {snippet}\n")
+    sys.stdout.write("".join(lines))
 
 
 # ----------------------------------------------------------------------- query

@@ -11,22 +11,48 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import orjson
-from rich.console import Console
 
+from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
-from kb.store import KbError, KbLocked, KbMissing, KbNotFound, KbStore
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kb.store import KbStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# piped output is not cut to 80 columns: data should survive `| grep`
-_WIDTH = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 160)
-out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _LazyConsole:
+    """A :class:`rich.console.Console` made on first use: importing rich costs more than
+    ``logkb --help`` may take."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._kwargs = kwargs
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            kwargs = dict(self._kwargs)
+            if kwargs.pop("stdout_width", False):
+                # piped output is not cut to 80 columns: data should survive `| grep`
+                kwargs["width"] = (None if sys.stdout.isatty()
+                                   else int(os.environ.get("COLUMNS") or 160))
+            self._console = Console(**kwargs)
+        return getattr(self._console, name)
+
+
+out: Console = _LazyConsole(highlight=False, soft_wrap=True,  # type: ignore[assignment]
+                            stdout_width=True)
+err: Console = _LazyConsole(stderr=True, highlight=False,  # type: ignore[assignment]
+                            soft_wrap=True)
 
 
 def fail(message: str, code: ExitCode) -> None:
@@ -70,6 +96,8 @@ def session_option(fn: F) -> F:
 
 
 def open_store(db: Path | None, read_only: bool = True) -> KbStore:
+    from kb.store import KbStore
+
     return KbStore(db if db is not None else default_db(), read_only=read_only)
 
 

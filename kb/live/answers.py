@@ -86,12 +86,15 @@ class Answers:
     # ------------------------------------------------------------ answers
     def search(self, query: str, *, session: str | None = None,
                limit: int = 10) -> dict[str, Any]:
-        """Commands, outputs and prose matching ``query``, newest first."""
-        with self._store() as store:
-            sid = store.resolve_session(session) if session else None
-            hits = store.search(query, session_id=sid, limit=max(1, min(limit, 50)) + 1)
+        """Commands, outputs and prose matching ``query`` (the full-text index), best first."""
+        from kb.search import search as run_search
+
+        found = run_search(self.path, query, session_id=session,
+                           limit=max(1, min(limit, 50)) + 1)
         items = [{"cite": cite(h["session_id"], h["ordinal"]), "field": h["field"],
-                  "text": _excerpt(h.get("text") or "", query)} for h in hits]
+                  "kind": h.get("kind"),
+                  "text": _cut(h.get("snippet") or h.get("text") or "", 240)}
+                 for h in found.hits]
         return _capped(items, limit)
 
     def deadends(self, about: str | None = None, *, session: str | None = None,
@@ -182,15 +185,6 @@ def _event(e: Any) -> dict[str, Any]:
     if ms:
         d["measurements"] = [str(m) for m in ms[:5]]
     return d
-
-
-def _excerpt(text: str, query: str, width: int = 240) -> str:
-    words = [w for w in re.findall(r"\w+", query) if len(w) > 2]
-    low = text.lower()
-    at = min((i for w in words if (i := low.find(w.lower())) >= 0), default=0)
-    start = max(0, at - 60)
-    piece = text[start:start + width].replace("\n", " ⏎ ")
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
 
 def _compact_story(s: dict[str, Any]) -> dict[str, Any]:

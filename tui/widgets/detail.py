@@ -23,8 +23,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kb.records import Event, SshHop
 from kb.views import StepDetail
-from logparse.models import Event, SshHop
 from tui.format import (
     CLASS_STYLE,
     DIM,

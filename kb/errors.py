@@ -1,0 +1,20 @@
+"""The errors logkb's store raises (apart from :mod:`kb.store`, so that commands can map
+them to exit codes without loading DuckDB)."""
+
+from __future__ import annotations
+
+
+class KbError(Exception):
+    """Base of the errors logkb's store raises."""
+
+
+class KbLocked(KbError):
+    """Another process holds the knowledge base file."""
+
+
+class KbMissing(KbError):
+    """There is no knowledge base file yet."""
+
+
+class KbNotFound(KbError):
+    """A session or message that was asked for does not exist."""

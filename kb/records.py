@@ -1,0 +1,127 @@
+"""Events as the knowledge base returns them: frozen dataclasses, no pydantic.
+
+The read path (``logkb events``, ``show``, the TUI, replay plans) gets these
+from :meth:`kb.store.KbStore.events`.  They have the fields, the field order
+and the JSON form of the validated models in :mod:`logparse.models` (which the
+deriver and the parsing tests use), so ``events --json`` prints the same bytes;
+building them costs a fraction of a model validation and loading them costs no
+pydantic import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import orjson
+
+from logparse.kinds import EventKind
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """A number a command reported: ``89.5 tok/s Output token throughput``."""
+
+    value: float
+    unit: str
+    label: str
+
+    def __str__(self) -> str:
+        v = f"{self.value:g}"
+        return f"{self.label}: {v} {self.unit}".strip() if self.label else f"{v} {self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
+class SshHop:
+    """One ssh hop of a command: ``ssh [-p PORT] [-i KEY] [USER@]HOST 'REMOTE'``."""
+
+    host: str
+    user: str | None = None
+    port: int | None = None
+    identity: str | None = None
+    options: list[str] = field(default_factory=list)
+    remote_command: str | None = None
+    nested: bool = False
+    """True when this ssh runs *inside* the remote command of the previous hop."""
+
+
+@dataclass(frozen=True, slots=True)
+class TodoItem:
+    content: str
+    status: str
+    priority: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One typed event (see :class:`logparse.models.Event` for what each field means)."""
+
+    session_id: str
+    ordinal: int
+    seq: int
+    kind: EventKind
+    message_id: str
+    part_id: str | None = None
+    role: str | None = None
+    time: int | None = None
+    tool: str | None = None
+    call_id: str | None = None
+    category: str | None = None
+    command: str | None = None
+    input: dict[str, Any] | None = None
+    host: str | None = None
+    user: str | None = None
+    port: int | None = None
+    remote_command: str | None = None
+    hops: list[SshHop] = field(default_factory=list)
+    workdir: str | None = None
+    status: str | None = None
+    exit_code: int | None = None
+    output: str | None = None
+    duration_ms: int | None = None
+    error_signature: str | None = None
+    error_signatures: list[str] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
+    title: str | None = None
+    text: str | None = None
+    classification: str | None = None
+    prose_role: str | None = None
+    todos: list[TodoItem] = field(default_factory=list)
+    child_session_id: str | None = None
+    raw: Any = None
+    reason: str | None = None
+
+    def model_dump(self, mode: str = "json") -> dict[str, Any]:
+        """The event as JSON-ready values (what the pydantic model's dump gives)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["kind"] = self.kind.value
+        out["hops"] = [_plain(h) for h in self.hops]
+        out["measurements"] = [_plain(m) for m in self.measurements]
+        out["todos"] = [_plain(t) for t in self.todos]
+        return out
+
+    def model_dump_json(self, exclude_none: bool = False) -> str:
+        """One line of compact JSON, byte for byte what ``events --json`` always printed."""
+        data = self.model_dump()
+        if exclude_none:
+            data = {k: v for k, v in data.items() if v is not None}
+        return orjson.dumps(data).decode()
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+_HOP_FIELDS = frozenset(f.name for f in fields(SshHop))
+
+
+def hop(d: dict[str, Any]) -> SshHop:
+    """A hop from its stored JSON (unknown keys ignored, as the model does)."""
+    return SshHop(**{k: v for k, v in d.items() if k in _HOP_FIELDS})
+
+
+def todo(d: dict[str, Any]) -> TodoItem:
+    """A todo item from the stored ``todowrite`` input."""
+    p = d.get("priority")
+    return TodoItem(content=str(d.get("content", "")), status=str(d.get("status", "")),
+                    priority=None if p is None else str(p))

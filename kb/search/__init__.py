@@ -1,0 +1,107 @@
+"""Full-text search over the knowledge base: a tantivy index beside the DuckDB file.
+
+:mod:`kb.search.query` reads the query language (pure), :mod:`kb.search.index`
+keeps the index (tantivy) and :mod:`kb.search.scan` holds the search units'
+SQL and the DuckDB scan that answers when there is no index (and for
+``--regex``).  :func:`search` is what ``logkb search`` and the TUI call; this
+module imports neither tantivy nor DuckDB until a search runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kb.store import KbStore
+
+
+@dataclass
+class Found:
+    """What a search found, and how."""
+
+    hits: list[dict[str, Any]]
+    engine: str
+    """``index`` or ``scan``."""
+    notes: list[str] = field(default_factory=list)
+    """Why the scan answered, or what the index had to catch up on (for stderr)."""
+
+
+def search(db_path: str | Path, text: str, *, regex: bool = False,
+           session_id: str | None = None, limit: int = 50, newest: bool = False) -> Found:
+    """Search the knowledge base file ``db_path`` (opened read-only only when needed).
+
+    The index answers when it can: at once when the database file did not change
+    since it was last synced, else after catching up (:meth:`SearchIndex.sync`).
+    ``regex``, or an index that cannot be used, gets the DuckDB scan."""
+    from kb.errors import KbError, KbMissing
+    from kb.search.query import And, Match, parse
+
+    db_path = Path(db_path)
+    if not db_path.exists():
+        raise KbMissing(f"no knowledge base at {db_path} (run `logkb ingest` first)")
+    node = None if regex else parse(text)
+    notes: list[str] = []
+    if node is not None:
+        try:
+            from kb.search.index import SearchIndex
+
+            idx = SearchIndex.for_db(db_path)
+            if session_id is None and idx.fresh_for(db_path):
+                return Found(idx.search(node, limit=limit, newest=newest), "index")
+            with _store(db_path) as store:
+                if session_id is not None:
+                    session_id = store.resolve_session(session_id)
+                rep = idx.sync(store)
+            if rep["reindexed"] or rep["grown"]:
+                notes.append(f"search index: {rep['reindexed']} sessions indexed, "
+                             f"{rep['grown']} grown, {rep['units']} units added")
+            if session_id is not None:
+                node = And((node, Match("session", (session_id,))))
+            return Found(idx.search(node, limit=limit, newest=newest), "index", notes)
+        except KbError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the scan answers whatever went wrong
+            notes.append(f"search index unavailable ({e}); scanning instead")
+    from kb.search.scan import scan
+
+    with _store(db_path) as store:
+        if session_id is not None:
+            session_id = store.resolve_session(session_id)
+        if node is None:
+            hits = scan(store, regex=text, limit=limit, session_id=session_id)
+        else:
+            if session_id is not None:
+                node = And((node, Match("session", (session_id,))))
+            hits = scan(store, node, limit=limit)
+    return Found(hits, "scan", notes)
+
+
+def _store(db_path: Path) -> KbStore:
+    from kb.store import KbStore
+
+    return KbStore(db_path, read_only=True)
+
+
+def after_ingest(store: KbStore, session_id: str) -> None:
+    """Index what an ingest just wrote of ``session_id`` (called by :mod:`kb.ingest`).
+
+    Never fails the ingest: a problem is reported on stderr and the index is
+    marked stale, so the next search or ``logkb rebuild --index`` repairs it."""
+    if store.path == ":memory:":
+        return
+    try:
+        from kb.search.index import SearchIndex
+
+        SearchIndex.for_db(store.path).sync(store, only=[session_id])
+    except Exception as e:  # noqa: BLE001
+        print(f"logkb: search index not updated ({e}); the next search rebuilds it",
+              file=sys.stderr)
+        try:
+            from kb.search.index import META, index_dir
+
+            (index_dir(store.path) / META).unlink(missing_ok=True)
+        except OSError:
+            pass

@@ -1,0 +1,195 @@
+"""The search units in DuckDB: what the index holds, and the scan that answers without it.
+
+A *search unit* is one piece of text with its coordinates: a command, the output
+of a call (its error when there is no output), a todo list (the ``todowrite``
+items), a prompt or assistant prose, or the text of another event (errors,
+compaction summaries).  :data:`UNITS_SQL` is the one definition both the index
+(:mod:`kb.search.index` reads it to index) and the scan (:func:`scan`, used by
+``--regex`` and whenever there is no usable index) read, so the two cover the
+same text with the same fields.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from kb.search.query import Node, Text, to_sql
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from kb.store import KbStore
+
+UNITS_SQL = """
+    SELECT session_id, message_id, ordinal, seq, 'command' AS field, 'command' AS kind, tool,
+           category, lower(host) AS host, time_start AS time, command AS text
+      FROM calls WHERE command IS NOT NULL AND {where}
+    UNION ALL
+    SELECT session_id, message_id, ordinal, seq, 'output', 'result', tool, category,
+           lower(host), time_end, coalesce(output, error)
+      FROM calls WHERE coalesce(output, error) IS NOT NULL AND {where}
+    UNION ALL
+    SELECT session_id, message_id, ordinal, seq, 'todo', 'todo', tool, category, NULL, time_end,
+           array_to_string(json_extract_string(input, '$.todos[*].content'), chr(10))
+      FROM calls WHERE tool = 'todowrite' AND input IS NOT NULL AND {where}
+    UNION ALL
+    SELECT session_id, message_id, ordinal, seq, 'prose', kind, NULL, NULL, NULL, time, text
+      FROM prose WHERE {where}
+    UNION ALL
+    SELECT session_id, message_id, ordinal, seq, 'other', kind, NULL, NULL, NULL, time, text
+      FROM other_events WHERE text IS NOT NULL AND {where}"""
+"""Every search unit; ``{where}`` restricts each table (``TRUE``, or a session and ordinals)."""
+
+UNIT_COLUMNS = ("session_id", "message_id", "ordinal", "seq", "field", "kind", "tool",
+                "category", "host", "time", "text")
+
+SRC = {"prose": 0, "command": 1, "output": 1, "todo": 1, "other": 2}
+"""The timeline's row source (prose, calls, other events) of each unit field."""
+
+
+def units(store: KbStore, session_id: str | None = None, after: int | None = None,
+          batch: int = 5000) -> Any:
+    """Iterate the search units (tuples in :data:`UNIT_COLUMNS` order), a session's only
+    when ``session_id`` is given, those past ordinal ``after`` only when it is."""
+    params: list[Any] = []
+    conds = []
+    if session_id is not None:
+        conds.append("session_id = ?")
+        params.append(session_id)
+    if after is not None:
+        conds.append("ordinal > ?")
+        params.append(after)
+    where = " AND ".join(conds) or "TRUE"
+    cur = store.conn.cursor()
+    try:
+        cur.execute(UNITS_SQL.format(where=where), params * 5)
+        while rows := cur.fetchmany(batch):
+            yield from rows
+    finally:
+        cur.close()
+
+
+def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,
+         session_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The units matching ``node`` (or the regular expression ``regex``), newest first."""
+    params: list[Any] = []
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as e:
+            from kb.store import KbError
+
+            raise KbError(f"bad regular expression {regex!r}: {e}") from None
+        cond = "regexp_matches(text, ?)"
+        params.append(regex)
+        if session_id is not None:
+            cond += " AND session_id = ?"
+            params.append(session_id)
+    else:
+        assert node is not None
+        cond = to_sql(node, params)
+    sql = (f"SELECT {', '.join(UNIT_COLUMNS)} FROM ({UNITS_SQL.format(where='TRUE')}) "
+           f"WHERE {cond} ORDER BY coalesce(time, 0) DESC, session_id, ordinal DESC, seq DESC, "
+           f"field LIMIT {int(limit)}")
+    cur: duckdb.DuckDBPyConnection = store.conn.cursor()
+    try:
+        rows = cur.execute(sql, params).fetchall()
+    finally:
+        cur.close()
+    pats = patterns([] if node is None else _terms(node), regex)
+    out = []
+    for r in rows:
+        hit = dict(zip(UNIT_COLUMNS, r))
+        hit["score"] = None
+        hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", pats)
+        out.append(hit)
+    return out
+
+
+def _terms(node: Node) -> list[Text]:
+    from kb.search.query import text_terms
+
+    return text_terms(node)
+
+
+Patterns = list[tuple[re.Pattern[str], str]]
+
+
+def patterns(terms: list[Text], pattern: str | None = None) -> Patterns:
+    """What :func:`snippet` looks for: each text clause's pattern and its first word."""
+    from kb.search.query import text_regex
+
+    if pattern:
+        return [(re.compile(pattern), "")]
+    return [(re.compile(text_regex(t, python=True)), t.words[0]) for t in terms if t.words]
+
+
+def snippet(text: str, pats: Patterns, width: int = 160) -> tuple[str, list[tuple[int, int]]]:
+    """A one-line piece of ``text`` around the first match, and the matches' spans in it."""
+    low = text.lower()
+    aligned = len(low) == len(text)
+    first = None
+    for p, word in pats:
+        m = _first_match(p, text, low if aligned else "", word)
+        if m is not None and (first is None or m < first):
+            first = m
+    if first is None:
+        line = text.strip().split("\n", 1)[0] if text.strip() else ""
+        return line[:width], []
+    start = max(0, first - width // 4)
+    # start on a word boundary when one is near
+    space = text.rfind(" ", max(0, start - 15), first)
+    if space >= 0 and first - space < width // 2:
+        start = space + 1
+    piece = text[start:start + width]
+    spans = sorted(m.span() for p, _ in pats for m in p.finditer(piece) if m.end() > m.start())
+    flat = piece.replace("\n", " ")
+    if start:
+        flat = "…" + flat
+        spans = [(a + 1, b + 1) for a, b in spans]
+    return flat, spans
+
+
+def _first_match(p: re.Pattern[str], text: str, low: str, word: str) -> int | None:
+    """Where ``p`` first matches: candidates found by a plain find of its first word (C
+    speed), each confirmed by the pattern; a full regex search when that cannot be used."""
+    if not word or not low:
+        m = p.search(text)
+        return m.start() if m else None
+    i = low.find(word)
+    while i >= 0:
+        if p.match(text, i):
+            return i
+        i = low.find(word, i + 1)
+    return None
+
+
+def session_stamps(store: KbStore) -> dict[str, list[Any]]:
+    """``session → [ingested_at, messages, events]``: changes whenever an ingest writes it."""
+    cur = store.conn.cursor()
+    try:
+        return {sid: [str(at), n, e] for sid, at, n, e in cur.execute(
+            "SELECT session_id, ingested_at, message_count, event_count FROM sessions"
+        ).fetchall()}
+    finally:
+        cur.close()
+
+
+def message_stamp(store: KbStore, session_id: str, upto: int | None = None) -> list[int]:
+    """``[count, max ordinal, xor of hash(id, digest, ordinal)]`` of a session's messages
+    (those up to ordinal ``upto``): equal stamps mean the same messages at the same places."""
+    sql = ("SELECT count(*), coalesce(max(ordinal), 0), "
+           "coalesce(bit_xor(hash(message_id, digest, ordinal)), 0) FROM messages "
+           "WHERE session_id = ?")
+    params: list[Any] = [session_id]
+    if upto is not None:
+        sql += " AND ordinal <= ?"
+        params.append(upto)
+    cur = store.conn.cursor()
+    try:
+        row = cur.execute(sql, params).fetchone()
+    finally:
+        cur.close()
+    assert row is not None
+    return [int(row[0]), int(row[1]), int(row[2])]
