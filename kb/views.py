@@ -496,7 +496,41 @@ def session_counts(store: KbStore) -> dict[str, dict[str, int | None]]:
     return out
 
 
+def session_usage(store: KbStore) -> dict[str, dict[str, Any]]:
+    """Per session: the token and cost figures opencode recorded (sums over its assistant
+    messages; ``None`` where nothing was recorded)."""
+    cols = ("tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
+            "tokens_cache_write", "cost")
+    rows = store.conn.execute(
+        f"SELECT session_id, {', '.join(f'sum({c})' for c in cols)} FROM message_usage "
+        "GROUP BY 1").fetchall()
+    return {r[0]: dict(zip(cols, r[1:])) for r in rows}
+
+
+def tokens_text(n: int | None) -> str:
+    """``1.2M``, ``35k``, ``512``: a token count in a few characters."""
+    if n is None:
+        return ""
+    for size, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if abs(n) >= size:
+            v = n / size
+            return f"{v:.1f}{suffix}" if v < 10 else f"{v:.0f}{suffix}"
+    return str(n)
+
+
+def cost_text(c: float | None) -> str:
+    """``$318.68``; empty when the provider recorded no cost."""
+    if not c:
+        return ""
+    return f"${c:,.2f}" if c >= 0.01 else "<$0.01"
+
+
 # ----------------------------------------------------------------- the graph
+def built_scopes(store: KbStore) -> set[str]:
+    """The scopes whose knowledge graph has been built (at least once)."""
+    return {str(r[0]) for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+
+
 def graph_fresh(store: KbStore, scope: str) -> bool:
     """Whether the persisted graph of ``scope`` was built from what the store holds now."""
     from kb.graph import store as gs  # deferred: networkx and the extractor load slowly

@@ -57,6 +57,22 @@ def find_approach(store: KbStore, scopes: list[str], ref: str) -> dict[str, Any]
     return scored[0][2]
 
 
+def approach_matches(store: KbStore, scopes: list[str], ref: str) -> list[dict[str, Any]]:
+    """The approaches a name-like ``ref`` could mean when it is ambiguous: every one whose
+    name or alias contains it (``allreduce`` → the four allreduce approaches); empty when
+    ``ref`` names one approach exactly, is an ordinal or a node id, or contains none."""
+    if ref.isdigit() or ref.startswith("approach:"):
+        return []
+    want = ref.lower().strip()
+    items = [a for a in gs.approaches(store, scopes) if a["kind"] != "goal"]
+    exact = [a for a in items if want in (n.lower() for n in [a["label"], *a.get("aliases", [])])]
+    if len(exact) == 1:
+        return []
+    hits = [a for a in items
+            if any(want in n.lower() for n in [a["label"], *a.get("aliases", [])])]
+    return sorted(hits, key=lambda a: a["ordinal"]) if len(hits) > 1 else []
+
+
 def story(store: KbStore, scopes: list[str], ref: str) -> dict[str, Any]:
     """Everything the graph knows of one approach: proposal, tests, end, cause, successors."""
     a = find_approach(store, scopes, ref)
@@ -245,94 +261,7 @@ def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------- handoff
-def handoff_markdown(store: KbStore, scope: str) -> str:
-    scopes = [scope]
-    info = store.session(scope)
-    prompt = store.events(scope, kinds=["prompt"], limit=1)
-    items = gs.approaches(store, scopes)
-    dead = gs.dead_ends(store, scopes)
-    questions = gs.untested(store, scopes)
-    decisions = gs.decisions(store, scopes)
-    pivots = gs.pivots(store, scopes)
-    series = throughput(store, scopes)
-    out = [f"# Hand-off: {info['title'] or scope}", "",
-           f"Session `{scope}` · {info['messages']} messages · "
-           f"{info['commands']} commands · source {info['source_form']}", ""]
-    out += ["## Goal", "", short(prompt[0].text or "", 1200) if prompt else "(no prompt)", ""]
-    tried = [a for a in items if a["kind"] == "approach"]
-    out += ["## What was tried", "", "| approach | status | proposed | tested | ended | "
-            "outcome |", "|---|---|---|---|---|---|"]
-    for a in tried:
-        tested = sorted({e["ordinal"] for e in a["evidence"] if e["role"] == "tested"})
-        outcome = a.get("cause") or next((e.get("note") for e in reversed(a["evidence"])
-                                          if e["role"] in ("tested", "confirmed")
-                                          and e.get("note")), "") or ""
-        out.append(f"| {_md(a['label'])} | {a['status']} | {a['ordinal']} | "
-                   f"{', '.join(map(str, tested[:5]))} | {a.get('ended') or ''} | "
-                   f"{_md(short(outcome, 90))} |")
-    out.append("")
-    if pivots:
-        out += ["## Pivots", ""]
-        label = {a["node_id"]: a["label"] for a in items}  # pivots join approaches
-        for p in pivots:
-            out.append(f"- message {p['ordinal']}: {label.get(p['src'], p['src'])} → "
-                       f"{label.get(p['dst'], p['dst'])}")
-        out.append("")
-    out += ["## Dead ends, by cause", ""]
-    by_cause: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for d in dead:
-        by_cause[d["cause"] or "cause unknown"].append(d)
-    for cause, group in by_cause.items():
-        out.append(f"### {cause}")
-        for d in group:
-            ended = next((e for e in d["evidence"] if e["role"] == "ended"), None)
-            tested = sorted({e["ordinal"] for e in d["evidence"] if e["role"] == "tested"})
-            out.append(f"- **{_md(d['name'])}** ({d['status']}): tested at "
-                       f"{', '.join(map(str, tested)) or '-'}, ended at {d['ended_at']}"
-                       + (f" — {_md(short(ended['note'], 160))}" if ended and ended.get(
-                           "note") else ""))
-            for r in d.get("risks", []):
-                out.append(f"  - risk: {_md(r)}")
-        out.append("")
-    if series:
-        out += ["## Measurements (throughput)", "", "| message | value | label |", "|---|---|---|"]
-        keep = _key_points(series)
-        for m in keep:
-            out.append(f"| {m['ordinal']} | {m['value']:g} {m['unit']} | {_md(m['label'] or '')} |")
-        out.append("")
-    risky = [a for a in tried if a["status"] == "open" and a.get("risks")]
-    out += ["## Open and untested", ""]
-    for q in questions:
-        out.append(f"- untested (message {q['ordinal']}): {q['question']} — {q['reason']}")
-    for a in [a for a in items if a["status"] == "open"]:
-        out.append(f"- open: {_md(a['label'])} (since {a['ordinal']})")
-    for a in risky:
-        for r in a["risks"]:
-            out.append(f"  - risk: {_md(r)}")
-    out.append("")
-    if decisions:
-        d = decisions[-1]
-        out += ["## Last decision", "", f"Message {d['ordinal']}: {d['label']}", ""]
-    return "\n".join(out)
-
-
-def _key_points(series: list[dict[str, Any]], limit: int = 15) -> list[dict[str, Any]]:
-    """A few measurements that tell the story: first, changes, best, last."""
-    if len(series) <= limit:
-        return series
-    keep = {0, len(series) - 1, max(range(len(series)), key=lambda i: series[i]["value"]),
-            min(range(len(series)), key=lambda i: series[i]["value"])}
-    changes = sorted(range(1, len(series)), key=lambda i: -abs(
-        series[i]["value"] - series[i - 1]["value"]))
-    for i in changes:
-        if len(keep) >= limit:
-            break
-        keep.add(i)
-    return [series[i] for i in sorted(keep)]
-
-
-def _md(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+# The hand-off brief lives in kb/handoff.py (data, Markdown, --max-tokens).
 
 
 # ---------------------------------------------------------------- export
@@ -345,9 +274,13 @@ def _scalar_attrs(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export(g: nx.MultiDiGraph, fmt: str) -> str:
+def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False) -> str:
+    """The graph as ``json`` (node-link data; ``compact``: on one line), ``graphml``,
+    ``dot`` (Graphviz) or ``mermaid``."""
     if fmt == "json":
-        return json.dumps(nx.node_link_data(g, edges="edges"), default=str, indent=1)
+        return json.dumps(nx.node_link_data(g, edges="edges"), default=str,
+                          indent=None if compact else 1,
+                          separators=(",", ":") if compact else None)
     if fmt == "graphml":
         h = nx.MultiDiGraph()
         for n, d in g.nodes(data=True):
