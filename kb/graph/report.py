@@ -295,6 +295,77 @@ def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False) -> str:
     raise ValueError(f"unknown format {fmt!r}")
 
 
+# dot and mermaid are views for people: approaches (coloured by status) with the dead ends
+# grouped under their causes, pivots, risks, untested questions and decisions.  Experiments
+# are folded into their approach's label ("tested 4126, 4131") and session nodes left out:
+# as nodes they are most of the graph and make it a hairball.  json and graphml keep all.
+_STATUS_COLORS = {  # status: (fill, border)
+    "dead_end": ("#f9d6d5", "#b03a2e"), "blocked": ("#fde8c8", "#ca6f1e"),
+    "superseded": ("#e5e7e9", "#7b7d7d"), "confirmed": ("#d4efdf", "#1e8449"),
+    "open": ("#d6eaf8", "#2471a3")}
+_STATUS_WORDS = {"dead_end": "dead end", "blocked": "blocked", "superseded": "superseded",
+                 "confirmed": "confirmed", "open": "open"}
+_VIEW_EDGES = {"pivoted_to", "at_risk_from", "asks_about", "about", "researched_in"}
+
+
+def _view(g: nx.MultiDiGraph) -> dict[str, Any]:
+    """What the dot and mermaid views draw: nodes by role, causes with their dead ends."""
+    def num(v: Any) -> int | None:
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            return None
+
+    approaches, questions, decisions, sessions = [], [], [], []
+    tested: dict[str, list[int]] = defaultdict(list)
+    for n, d in g.nodes(data=True):
+        t = d.get("type")
+        if t == "approach":
+            approaches.append(n)
+        elif t == "question":
+            questions.append(n)
+        elif t == "decision":
+            decisions.append(n)
+    cause_of: dict[str, str] = {}
+    for u, v, d in g.edges(data=True):
+        t = d.get("type")
+        if t == "tested_by" and num(g.nodes[v].get("ordinal")) is not None:
+            tested[u].append(num(g.nodes[v].get("ordinal")))  # type: ignore[arg-type]
+        elif t == "failed_because" and g.nodes[u].get("type") == "approach":
+            cause_of.setdefault(u, v)
+        elif t == "researched_in":
+            sessions.append(v)
+    approaches.sort(key=lambda n: (num(g.nodes[n].get("ordinal")) or 0, n))
+    clusters: dict[str, list[str]] = defaultdict(list)
+    for a in approaches:
+        if a in cause_of:
+            clusters[cause_of[a]].append(a)
+    edges = [(u, v, d) for u, v, d in g.edges(data=True) if d.get("type") in _VIEW_EDGES]
+    return {"approaches": approaches, "questions": questions, "decisions": decisions,
+            "sessions": sorted(set(sessions)), "tested": tested, "clusters": clusters,
+            "cause_of": cause_of, "edges": edges, "num": num}
+
+
+def _approach_label(d: dict[str, Any], tested: list[int], num: Any) -> list[str]:
+    start, end = num(d.get("ordinal")), num(d.get("ended"))
+    span = f"{start}–{end}" if start is not None and end is not None else (
+        f"from {start}" if start is not None else "")
+    kind = d.get("kind")
+    head = ("goal: " if kind == "goal" else "") + short(str(d.get("label") or ""), 48)
+    lines = [head]
+    meta = [x for x in (span, _STATUS_WORDS.get(d.get("status") or "", "")) if x]
+    if meta:
+        lines.append(" · ".join(meta))
+    if tested:
+        t = sorted(set(tested))
+        lines.append("tested " + ", ".join(map(str, t[:4])) + (" …" if len(t) > 4 else ""))
+    return lines
+
+
+def _dot_str(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
 _SHAPES = {"approach": "box", "cause": "octagon", "experiment": "ellipse",
            "question": "diamond", "decision": "note", "session": "folder"}
 _COLORS = {"dead_end": "red", "blocked": "orange", "superseded": "gray", "confirmed": "green",
@@ -302,35 +373,184 @@ _COLORS = {"dead_end": "red", "blocked": "orange", "superseded": "gray", "confir
 
 
 def _dot(g: nx.MultiDiGraph) -> str:
-    ids = {n: f"n{i}" for i, n in enumerate(g.nodes)}
-    out = ["digraph logkb {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
-    for n, d in g.nodes(data=True):
-        label = short(str(d.get("label") or n), 60).replace('"', '\\"')
-        extra = f' color="{_COLORS[d["status"]]}"' if d.get("status") in _COLORS else ""
-        out.append(f'  {ids[n]} [label="{label}" shape={_SHAPES.get(d.get("type"), "box")}'
-                   f'{extra}];')
-    for u, v, d in g.edges(data=True):
-        lab = d.get("type", "")
-        if d.get("ordinal") is not None:
-            lab += f" @{d['ordinal']}"
-        out.append(f'  {ids[u]} -> {ids[v]} [label="{lab}"];')
+    """Graphviz: dead ends in one cluster per cause, colours by status, a legend."""
+    v = _view(g)
+    num = v["num"]
+    ids: dict[str, str] = {}
+
+    def nid(n: str) -> str:
+        return ids.setdefault(n, f"n{len(ids)}")
+
+    out = ["digraph logkb {", "  rankdir=TB; newrank=true; nodesep=0.25; ranksep=0.35;",
+           '  graph [fontname="Helvetica" fontsize=11 labeljust=l];',
+           '  node [fontname="Helvetica" fontsize=10 shape=box style="rounded,filled" '
+           'margin="0.12,0.05"];',
+           '  edge [fontname="Helvetica" fontsize=9 color="#555555" arrowsize=0.6];']
+
+    def node(n: str, indent: str = "  ") -> str:
+        d = g.nodes[n]
+        fill, border = _STATUS_COLORS.get(d.get("status") or "", ("#ffffff", "#555555"))
+        label = "\\n".join(_dot_str(x) for x in _approach_label(d, v["tested"].get(n, []),
+                                                                 num))
+        shape = ' shape=doubleoctagon style="filled"' if d.get("kind") == "goal" else ""
+        pen = " penwidth=2" if d.get("annotated") in (True, "True") else ""
+        return (f'{indent}{nid(n)} [label="{label}" fillcolor="{fill}" color="{border}"'
+                f"{shape}{pen}];")
+
+    for k, (cause, members) in enumerate(sorted(
+            v["clusters"].items(), key=lambda kv: min(num(g.nodes[m].get("ended")) or 0
+                                                      for m in kv[1]))):
+        title = _dot_str(short(str(g.nodes[cause].get("label") or cause), 60))
+        out += [f"  subgraph cluster_cause{k} {{",
+                f'    label="cause: {title}"; style="rounded,filled"; fillcolor="#fbfbfb"; '
+                'color="#b03a2e"; fontcolor="#b03a2e";']
+        out += [node(m, "    ") for m in members]
+        out.append("  }")
+    for a in v["approaches"]:
+        if a not in v["cause_of"]:
+            out.append(node(a))
+    for q in v["questions"]:
+        d = g.nodes[q]
+        label = _dot_str(f"untested @{d.get('ordinal')}\n{short(str(d.get('label') or ''), 44)}")
+        label = label.replace("\\\\n", "\\n")
+        out.append(f'  {nid(q)} [label="{label}" shape=diamond style="filled" '
+                   'fillcolor="#fef9e7" color="#b7950b"];')
+    for n in v["decisions"]:
+        d = g.nodes[n]
+        label = _dot_str(f"decision @{d.get('ordinal')}: {short(str(d.get('label') or ''), 50)}")
+        out.append(f'  {nid(n)} [label="{label}" shape=note style="filled" '
+                   'fillcolor="#f4ecf7" color="#7d3c98"];')
+    for n in v["sessions"]:
+        d = g.nodes[n]
+        label = _dot_str(f"subagent {str(n)[:16]}…\n{short(str(d.get('label') or ''), 40)}")
+        label = label.replace("\\\\n", "\\n")
+        out.append(f'  {nid(n)} [label="{label}" shape=folder style="filled" '
+                   'fillcolor="#f2f3f4" color="#7b7d7d"];')
+    # pivots go from every approach they ended to the one they started: draw one edge per
+    # (pivot, target) from the last ended approach, the others joined by a thin edge
+    for u, w, d in v["edges"]:
+        if u not in ids or w not in ids:
+            continue
+        t = d.get("type")
+        at = f" @{d['ordinal']}" if d.get("ordinal") is not None else ""
+        if t == "pivoted_to":
+            attrs = f'label="pivot{at}" color="#ca6f1e" fontcolor="#ca6f1e" penwidth=1.4'
+        elif t == "at_risk_from":
+            attrs = 'label="risk" style=dashed color="#b03a2e" fontcolor="#b03a2e"'
+        elif t == "asks_about":
+            attrs = 'style=dotted arrowhead=none color="#b7950b"'
+        elif t == "about":
+            attrs = 'style=dotted arrowhead=none color="#7d3c98"'
+        else:
+            attrs = f'label="{t}" style=dotted'
+        out.append(f"  {ids[u]} -> {ids[w]} [{attrs}];")
+    # time runs down: one row per message that proposed something (approaches, questions,
+    # decisions proposed at the same message side by side), rows joined invisibly
+    rows: dict[int, list[str]] = defaultdict(list)
+    for n in [*v["approaches"], *v["questions"], *v["decisions"]]:
+        o = num(g.nodes[n].get("ordinal"))
+        if o is not None:
+            rows[o].append(ids[n])
+    order = sorted(rows)
+    for o in order:
+        if len(rows[o]) > 1:
+            out.append(f"  {{rank=same; {'; '.join(rows[o])};}}")
+    for a, b in zip(order, order[1:]):
+        out.append(f"  {rows[a][0]} -> {rows[b][0]} [style=invis weight=4];")
+    # the legend, one row at the bottom
+    legend = []
+    out += ["  subgraph cluster_legend {", '    label="legend"; style="rounded"; '
+            'color="#aaaaaa"; fontcolor="#555555";']
+    for status, (fill, border) in _STATUS_COLORS.items():
+        out.append(f'    legend_{status} [label="{_STATUS_WORDS[status]}" fillcolor="{fill}" '
+                   f'color="{border}"];')
+        legend.append(f"legend_{status}")
+    out += ['    legend_q [label="untested question" shape=diamond style="filled" '
+            'fillcolor="#fef9e7" color="#b7950b"];',
+            '    legend_p [label="pivot →" shape=plain style="" fontcolor="#ca6f1e"];',
+            '    legend_r [label="risk ⇢" shape=plain style="" fontcolor="#b03a2e"];',
+            '    legend_c [label="red box: dead ends sharing a cause" shape=plain style="" '
+            'fontcolor="#b03a2e"];']
+    legend += ["legend_q", "legend_p", "legend_r", "legend_c"]
+    out.append(f"    {{rank=same; {'; '.join(legend)};}}")
+    for a, b in zip(legend, legend[1:]):
+        out.append(f"    {a} -> {b} [style=invis];")
+    out.append("  }")
+    if order:
+        out.append(f"  {rows[order[-1]][0]} -> legend_{next(iter(_STATUS_COLORS))} "
+                   "[style=invis];")
     out.append("}")
     return "\n".join(out)
 
 
 def _mermaid(g: nx.MultiDiGraph) -> str:
-    ids = {n: f"n{i}" for i, n in enumerate(g.nodes)}
-    shape = {"approach": ("[", "]"), "cause": ("{{", "}}"), "experiment": ("(", ")"),
-             "question": ("{", "}"), "decision": (">", "]"), "session": ("[(", ")]")}
-    out = ["flowchart LR"]
-    for n, d in g.nodes(data=True):
-        o, c = shape.get(d.get("type"), ("[", "]"))
-        label = html.escape(short(str(d.get("label") or n), 60)).replace('"', "#quot;")
-        status = f" ({d['status']})" if d.get("status") in _COLORS else ""
-        out.append(f'  {ids[n]}{o}"{label}{status}"{c}')
-    for u, v, d in g.edges(data=True):
-        lab = d.get("type", "")
-        if d.get("ordinal") is not None:
-            lab += f" @{d['ordinal']}"
-        out.append(f"  {ids[u]} -->|{lab}| {ids[v]}")
+    """Mermaid: the same view as :func:`_dot` (clusters per cause, classes by status,
+    a legend)."""
+    v = _view(g)
+    num = v["num"]
+    ids: dict[str, str] = {}
+
+    def nid(n: str) -> str:
+        return ids.setdefault(n, f"n{len(ids)}")
+
+    def text(s: str) -> str:
+        return html.escape(s).replace('"', "#quot;")
+
+    out = ["flowchart TB"]
+    for status, (fill, border) in _STATUS_COLORS.items():
+        out.append(f"  classDef {status} fill:{fill},stroke:{border},color:#111")
+    out += ["  classDef question fill:#fef9e7,stroke:#b7950b,color:#111",
+            "  classDef decision fill:#f4ecf7,stroke:#7d3c98,color:#111",
+            "  classDef subagent fill:#f2f3f4,stroke:#7b7d7d,color:#111"]
+
+    def node(n: str) -> str:
+        d = g.nodes[n]
+        label = "<br/>".join(text(x) for x in _approach_label(d, v["tested"].get(n, []), num))
+        o, c = ("{{", "}}") if d.get("kind") == "goal" else ("(", ")")
+        cls = d.get("status") if d.get("status") in _STATUS_COLORS else None
+        return f'{nid(n)}{o}"{label}"{c}' + (f":::{cls}" if cls else "")
+
+    for k, (cause, members) in enumerate(sorted(
+            v["clusters"].items(), key=lambda kv: min(num(g.nodes[m].get("ended")) or 0
+                                                      for m in kv[1]))):
+        title = text(short(str(g.nodes[cause].get("label") or cause), 60))
+        out.append(f'  subgraph cause{k}["cause: {title}"]')
+        out += [f"    {node(m)}" for m in members]
+        out.append("  end")
+    for a in v["approaches"]:
+        if a not in v["cause_of"]:
+            out.append(f"  {node(a)}")
+    for q in v["questions"]:
+        d = g.nodes[q]
+        out.append(f'  {nid(q)}{{"untested @{d.get("ordinal")}<br/>'
+                   f'{text(short(str(d.get("label") or ""), 44))}"}}:::question')
+    for n in v["decisions"]:
+        d = g.nodes[n]
+        out.append(f'  {nid(n)}>"decision @{d.get("ordinal")}: '
+                   f'{text(short(str(d.get("label") or ""), 50))}"]:::decision')
+    for n in v["sessions"]:
+        d = g.nodes[n]
+        out.append(f'  {nid(n)}[("subagent {text(str(n)[:16])}…<br/>'
+                   f'{text(short(str(d.get("label") or ""), 40))}")]:::subagent')
+    for u, w, d in v["edges"]:
+        if u not in ids or w not in ids:
+            continue
+        t = d.get("type")
+        at = f" @{d['ordinal']}" if d.get("ordinal") is not None else ""
+        if t == "pivoted_to":
+            out.append(f"  {ids[u]} ==>|pivot{at}| {ids[w]}")
+        elif t == "at_risk_from":
+            out.append(f"  {ids[u]} -.->|risk| {ids[w]}")
+        elif t in ("asks_about", "about"):
+            out.append(f"  {ids[u]} -.- {ids[w]}")
+        else:
+            out.append(f"  {ids[u]} -.->|{t}| {ids[w]}")
+    out.append('  subgraph legend["legend"]')
+    out.append("    direction LR")
+    for status in _STATUS_COLORS:
+        out.append(f'    legend_{status}("{_STATUS_WORDS[status]}"):::{status}')
+    out += ['    legend_q{"untested question"}:::question',
+            '    legend_a(" ") ==>|pivot| legend_b(" ")',
+            '    legend_c(" ") -.->|risk| legend_d(" ")',
+            "  end"]
     return "\n".join(out)
