@@ -306,9 +306,11 @@ def test_graph_exports(blackwell_db: Path, fmt: str) -> None:
     elif fmt == "graphml":
         assert ET.fromstring(text).tag.endswith("graphml")
     elif fmt == "dot":
-        assert text.startswith("digraph") and "pivoted_to @5214" in text
+        assert text.startswith("digraph") and "pivot @5214" in text
+        assert "cluster_cause" in text and "cluster_legend" in text
     else:
-        assert text.startswith("flowchart LR") and "pivoted_to @5214" in text
+        assert text.startswith("flowchart TB") and "pivot @5214" in text
+        assert 'subgraph cause0["cause: ' in text and "classDef dead_end" in text
 
 
 def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) -> None:
