@@ -556,6 +556,8 @@ class GraphView:
     causes: list[dict[str, Any]]
     throughput: list[dict[str, Any]]
     built: bool = True
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    """Hand-made annotations (``logkb mark``, ``x``/``c``/``a`` in the TUI) of the scope."""
 
 
 def graph_view(store: KbStore, scope: str) -> GraphView:
@@ -569,7 +571,9 @@ def graph_view(store: KbStore, scope: str) -> GraphView:
         scope=scope, approaches=gs.approaches(store, scopes), dead_ends=gs.dead_ends(store, scopes),
         untested=gs.untested(store, scopes, include_answered=True), pivots=gs.pivots(store, scopes),
         decisions=gs.decisions(store, scopes), causes=gs.causes(store, scopes),
-        throughput=throughput(store, scope), built=bool(built and built[0]))
+        throughput=throughput(store, scope), built=bool(built and built[0]),
+        annotations=[a for sid in gs.scope_sessions(store, scope)
+                     for a in gs.annotations(store, sid)])
 
 
 def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, Any]]:
@@ -620,6 +624,19 @@ def marks(view: GraphView) -> dict[tuple[str, int], str]:
             out.setdefault((q["session_id"], q["ordinal"]), "untested")
     for p in view.pivots:
         out[(p["session_id"], p["ordinal"])] = "pivot"
+    # annotations win: the user said so (a dead end or confirmation by hand is already an
+    # "annotated" evidence above; notes, hypotheses and revisits get their own marks)
+    for a in view.annotations:
+        if a.get("ordinal") is None:
+            continue
+        key = (a["session_id"], a["ordinal"])
+        kind = a["kind"]
+        if kind == "dead_end":
+            out[key] = "dead_end"
+        elif kind == "confirmed":
+            out[key] = "confirmed"
+        elif kind in ("note", "revisit", "hypothesis"):
+            out.setdefault(key, kind)
     return out
 
 

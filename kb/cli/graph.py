@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from kb.cli import tools
 from kb.cli.tools import (
     choices,
     db_option,
@@ -303,7 +304,7 @@ def mark(ordinal: int | None, session_id: str | None, dead_end: str | None, conf
             emit_lines(rows)
             return
         if not rows:
-            note("no annotations")
+            tools.note("no annotations")
         for r in rows:
             say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
                 f"{r['value'] or ''} {r['target'] or ''}")

@@ -299,9 +299,14 @@ def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
 # ------------------------------------------------------------------------ path
 @click.command()
 @db_option
-def path(db: Path | None) -> None:
+@json_option
+def path(db: Path | None, as_json: bool) -> None:
     """Print the knowledge base file's path."""
-    click.echo(str(db if db is not None else default_db()))
+    p = db if db is not None else default_db()
+    if as_json:
+        emit_json({"path": str(p), "exists": p.exists()})
+    else:
+        click.echo(str(p))
 
 
 COMMANDS = (sessions, use, events, show, search, query, path)
