@@ -368,10 +368,27 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         if _estimate(markdown(trimmed)) <= max_tokens:
             return trimmed
     trimmed = _trim(copy.deepcopy(d), 1, 60)
-    trimmed["environment"] = {"directory": None, "hosts": [], "paths": [], "versions": []}
-    trimmed["activity"]["categories"] = trimmed["activity"]["categories"][:3]
-    trimmed["activity"]["files_edited"] = []
-    trimmed["reproduce"] = trimmed["reproduce"][-1:]
+    # still too long: drop what a successor can look up, least needed first
+    drops = [
+        lambda t: t.update(environment={"directory": None, "hosts": [], "paths": [],
+                                        "versions": []}),
+        lambda t: t["activity"].update(categories=[], files_edited=[]),
+        lambda t: t.update(measurements=[]),
+        lambda t: t.update(reproduce=t["reproduce"][-1:]),
+        lambda t: t["activity"]["ended"] and t["activity"]["ended"].update(last_words=None),
+        lambda t: [a.update(note=None, risks=[], revisit=None)
+                   for c in t["dead_ends"] for a in c["approaches"]],
+        lambda t: t.update(reproduce=[]),
+        lambda t: t.update(tried=_cut(t["tried"], 3, t, "tried")),
+        lambda t: t["next"].update(todos=_cut(t["next"]["todos"], 1, t, "todos")),
+        lambda t: t["next"]["last_decision"] and t["next"]["last_decision"].update(
+            text=short(t["next"]["last_decision"]["text"], 160)),
+        lambda t: t.update(tried=_cut(t["tried"], 1, t, "tried")),
+    ]
+    for drop in drops:
+        if _estimate(markdown(trimmed)) <= max_tokens:
+            break
+        drop(trimmed)
     return trimmed
 
 
@@ -384,6 +401,11 @@ def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
 
 def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
     d["goal"]["prompt"] = None
+    if len(d["tried"]) > keep * 2:
+        # open items are listed under "Open and untested" too: they go first
+        closed = [r for r in d["tried"] if r["status"] != "open"]
+        d.setdefault("omitted", {})["tried"] = len(d["tried"]) - len(closed)
+        d["tried"] = closed
     d["tried"] = _cut(d["tried"], keep * 2, d, "tried")
     for r in d["tried"]:
         r["outcome"] = short(r["outcome"] or "", chars // 2)
