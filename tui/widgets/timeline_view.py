@@ -411,6 +411,8 @@ class TimelineView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if width != self._told_width:  # e.g. the vertical scrollbar came or went
+            self._say_width()
         pos = round(self.scroll_y) + y
         if self.index is None or pos >= len(self.index):
             return Strip.blank(width, self.rich_style)
