@@ -55,6 +55,8 @@ class SessionsScreen(Screen[None]):
         self.counts: dict[str, dict[str, int | None]] = {}
         self.usage: dict[str, dict[str, Any]] = {}
         self.current: str | None = None
+        self.narrow = False
+        self.title_width = 42
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -67,12 +69,20 @@ class SessionsScreen(Screen[None]):
         """Called when the screen is shown first: set up the table and read the sessions."""
         self.sub_title = "sessions"
         table = self.query_one(DataTable)
-        for label, key, width in (("session", "title", 42), ("msgs", "msgs", 5),
-                                  ("cmds", "cmds", 5), ("fail", "fail", 4),
-                                  ("dead", "dead", 4), ("tokens", "tokens", 6),
-                                  ("cost", "cost", 8), ("last activity", "last", 16),
-                                  ("id", "id", None)):
-            table.add_column(label, key=key, width=width)
+        # fit the terminal: below 120 columns the id column goes (the timeline's title
+        # bar shows it) and times lose their year; the title takes what is left
+        width = self.app.size.width
+        self.narrow = width < 120
+        fixed = [("msgs", "msgs", 5), ("cmds", "cmds", 5), ("fail", "fail", 4),
+                 ("dead", "dead", 4), ("tokens", "tokens", 6), ("cost", "cost", 8),
+                 ("last activity" if not self.narrow else "last", "last",
+                  16 if not self.narrow else 11)]
+        used = sum(w for _, _, w in fixed) + 2 * (len(fixed) + 1) + 2
+        self.title_width = 42 if not self.narrow else max(18, width - used)
+        for label, key, w in (("session", "title", self.title_width), *fixed):
+            table.add_column(label, key=key, width=w)
+        if not self.narrow:
+            table.add_column("id", key="id", width=None)
         table.focus()
         self.reload()
 
@@ -123,7 +133,7 @@ class SessionsScreen(Screen[None]):
                 prefix = "▶ " + prefix
             title = Text(prefix, style="bold #7ee787" if r["session_id"] == self.current
                          else DIM)
-            title.append(short(r["title"] or "(untitled)", 42 - len(prefix)
+            title.append(short(r["title"] or "(untitled)", self.title_width - len(prefix)
                                - (len(f" ←{r['spawned_at']}") if r.get("spawned_at") else 0)),
                          style="bold" if depth == 0 else "")
             if r.get("spawned_at"):
@@ -134,14 +144,17 @@ class SessionsScreen(Screen[None]):
             tin, tout = u.get("tokens_input"), u.get("tokens_output")
             tokens = (views.tokens_text((tin or 0) + (tout or 0))
                       if tin is not None or tout is not None else "")
-            table.add_row(
+            last = when(r["last_activity"] or r["time_updated"])
+            cells = [
                 title, Text(str(r["messages"])), Text(str(r["commands"])),
                 Text(str(fail), style=FAIL if fail else DIM),
                 Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
                 Text(tokens, style=DIM), Text(views.cost_text(u.get("cost")), style=DIM),
-                Text(when(r["last_activity"] or r["time_updated"])),
-                Text(r["session_id"] + ("" if r["complete"] else " *"), style=DIM),
-                key=r["session_id"])
+                Text(last[5:] if self.narrow else last)]
+            if not self.narrow:
+                cells.append(Text(r["session_id"] + ("" if r["complete"] else " *"),
+                                  style=DIM))
+            table.add_row(*cells, key=r["session_id"])
         if old_key is not None:
             try:
                 table.move_cursor(row=table.get_row_index(old_key))
