@@ -249,14 +249,16 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
 @click.command()
 @session_option
 @output_option
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default=None,
+              help="markdown [default] or json (the same as --json).")
 @click.option("--max-tokens", type=click.IntRange(min=200), default=None, metavar="N",
               help="At most about N tokens (for handing to another agent): the sections "
                    "are cut to fit and every claim keeps its message ordinals.")
 @db_option
 @json_option
 @handle_errors
-def handoff(session_id: str | None, output: Path | None, max_tokens: int | None,
-            db: Path | None, as_json: bool) -> None:
+def handoff(session_id: str | None, output: Path | None, fmt: str | None,
+            max_tokens: int | None, db: Path | None, as_json: bool) -> None:
     """A Markdown brief for whoever continues the work (or the next agent)."""
     import orjson
 
@@ -264,7 +266,7 @@ def handoff(session_id: str | None, output: Path | None, max_tokens: int | None,
 
     with graph_store(db, session_id, False) as (store, scopes):
         data = brief.brief(store, scopes[0])
-    if as_json:
+    if as_json or fmt == "json":
         text = orjson.dumps(brief.fit_tokens(data, max_tokens) if max_tokens else data,
                             default=str).decode()
     else:

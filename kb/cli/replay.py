@@ -22,6 +22,7 @@ from kb.cli.tools import (
     json_option,
     open_store,
     out,
+    resolve,
     session_option,
 )
 from kb.exitcodes import ExitCode
@@ -120,7 +121,7 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
     cats = _split(only)
 
     with open_store(db) as store:
-        sid = store.resolve_session(session_id)
+        sid = resolve(store, session_id)
 
         def plan_now() -> Any:
             return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
