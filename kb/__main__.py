@@ -79,7 +79,7 @@ def render_help() -> str:
 
     from kb.cli import cli
 
-    with click.Context(cli, info_name=PROG) as ctx:
+    with click.Context(cli, info_name=PROG, **cli.context_settings) as ctx:
         return ctx.get_help() + "\n"
 
 

@@ -6,12 +6,12 @@ they go (stdout for data).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from kb.records import Event
@@ -152,27 +152,240 @@ def _highlight(text: str, signatures: list[str]) -> Text:
     return t
 
 
-def sessions_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("session", "agent", "title", "when", "msgs", "cmds", "form"):
-        table.add_column(col, no_wrap=col != "title", overflow="fold")
+# ------------------------------------------------------------------ fitting
+@dataclass
+class Col:
+    """One column of a :func:`fit` table."""
+
+    name: str
+    """The header."""
+    values: list[str | Text]
+    """One cell per row (transcript text stays literal: cells are never parsed as markup)."""
+    align: str = "<"
+    """``<`` or ``>``."""
+    flex: bool = False
+    """Takes the width the others leave, truncated with an ellipsis."""
+    drop: int = 0
+    """Columns with a higher number are dropped first when the width is short; 0: never."""
+    min: int = 12
+    """The least width a flex column is given before other columns are dropped."""
+    style: str = ""
+
+
+def fit(cols: list[Col], width: int, *, header: bool = True, gap: int = 2) -> list[Text]:
+    """Rows of a table that fit ``width`` cells: fixed columns as wide as their widest cell,
+    the flex column takes the rest; cells too long end in ``…``; columns with ``drop`` go
+    (highest first) while the flex column would be narrower than its ``min``."""
+    cols = list(cols)
+
+    def natural(c: Col) -> int:
+        cells = [cell_len(v.plain if isinstance(v, Text) else v) for v in c.values]
+        return max([cell_len(c.name) if header else 0, *cells, 1])
+
+    while True:
+        fixed = sum(natural(c) for c in cols if not c.flex)
+        room = width - fixed - gap * (len(cols) - 1)
+        flex = next((c for c in cols if c.flex), None)
+        need = flex.min if flex is not None else 0
+        droppable = [c for c in cols if c.drop]
+        if (room >= need and (flex is not None or room >= 0)) or not droppable:
+            break
+        cols.remove(max(droppable, key=lambda c: c.drop))
+    widths = []
+    for c in cols:
+        if c.flex:
+            widths.append(max(1, min(natural(c), room)))
+        else:
+            widths.append(natural(c))
+    if flex is None and room < 0:
+        # no flex column: squeeze the widest one
+        k = max(range(len(cols)), key=lambda i: widths[i])
+        widths[k] = max(1, widths[k] + room)
+    n = max((len(c.values) for c in cols), default=0)
+    lines: list[Text] = []
+    if header:
+        lines.append(_row([Text(c.name, style="bold") for c in cols], cols, widths, gap))
+    for i in range(n):
+        cells = []
+        for c in cols:
+            v = c.values[i] if i < len(c.values) else ""
+            cells.append(v.copy() if isinstance(v, Text) else Text(str(v), style=c.style))
+        lines.append(_row(cells, cols, widths, gap))
+    return lines
+
+
+def _row(cells: list[Text], cols: list[Col], widths: list[int], gap: int) -> Text:
+    line = Text(no_wrap=True, end="")
+    last = len(cells) - 1
+    for k, (cell, c, w) in enumerate(zip(cells, cols, widths)):
+        cell.truncate(w, overflow="ellipsis")
+        pad = w - cell.cell_len
+        if c.align == ">":
+            line.append(" " * pad)
+            line.append_text(cell)
+        else:
+            line.append_text(cell)
+            if k != last:
+                line.append(" " * pad)
+        if k != last:
+            line.append(" " * gap)
+    line.rstrip()
+    return line
+
+
+def clip(text: str | Text, width: int) -> Text:
+    """One line, cut to ``width`` cells with an ellipsis."""
+    t = text.copy() if isinstance(text, Text) else Text(text)
+    t.no_wrap = True
+    t.truncate(width, overflow="ellipsis")
+    return t
+
+
+def wrap_lines(text: str, width: int) -> list[str]:
+    """Prose lines wrapped to ``width``, continuation lines indented under the first
+    line's text; a line that is a table row (no spaces to break at) is cut instead."""
+    import textwrap
+
+    out: list[str] = []
+    for line in text.splitlines() or [""]:
+        if cell_len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        hang = " " * min(indent + 4, width // 3)
+        wrapped = textwrap.wrap(line.strip(), width=width, initial_indent=" " * indent,
+                                subsequent_indent=hang, break_long_words=True,
+                                break_on_hyphens=False, drop_whitespace=True)
+        out.extend(wrapped or [line[:width]])
+    return out
+
+
+# ------------------------------------------------------------------ sessions
+def short_when(ms: int | None) -> str:
+    if not ms:
+        return ""
+    return datetime.fromtimestamp(ms / 1000).strftime("%m-%d %H:%M")
+
+
+def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | None = None,
+                   usage: dict[str, dict[str, Any]] | None = None) -> list[Text]:
+    """The session list as lines that fit ``width``: subagent sessions under their
+    parents, ``▶`` marking the current session (``logkb use``)."""
+    from kb.views import cost_text, tokens_text
+
+    usage = usage or {}
     by_parent: dict[str | None, list[dict[str, Any]]] = {}
     ids = {r["session_id"] for r in rows}
     for r in rows:
         parent = r["parent_id"] if r["parent_id"] in ids else None
         by_parent.setdefault(parent, []).append(r)
+    ordered: list[tuple[dict[str, Any], int]] = []
 
     def add(r: dict[str, Any], depth: int) -> None:
-        prefix = "  " * depth + ("└ " if depth else "")
-        title = escape(r["title"] or "")
-        if r.get("spawned_at"):
-            title += f" [dim](from message {r['spawned_at']})[/]"
-        table.add_row(prefix + r["session_id"], r.get("agent") or "opencode", title,
-                      when(r["last_activity"] or r["time_updated"]), str(r["messages"]),
-                      str(r["commands"]), r["source_form"] + ("" if r["complete"] else "*"))
+        ordered.append((r, depth))
         for child in by_parent.get(r["session_id"], []):
             add(child, depth + 1)
 
     for r in by_parent.get(None, []):
         add(r, 0)
-    return table
+    marks, sids, agents, titles, whens, msgs, cmds, toks, costs, forms = (
+        [] for _ in range(10))
+    for r, depth in ordered:
+        marks.append(Text("▶", style="bold green") if r["session_id"] == current else "")
+        sids.append(("  " * depth + "└ " if depth else "") + r["session_id"])
+        agents.append(r.get("agent") or "opencode")
+        title = Text(" ".join((r["title"] or "").split()))
+        if r.get("spawned_at"):
+            title.append(f" (from message {r['spawned_at']})", style="dim")
+        titles.append(title)
+        whens.append(short_when(r["last_activity"] or r["time_updated"]))
+        msgs.append(str(r["messages"]))
+        cmds.append(str(r["commands"]))
+        u = usage.get(r["session_id"], {})
+        tin, tout = u.get("tokens_input"), u.get("tokens_output")
+        toks.append(tokens_text((tin or 0) + (tout or 0)) if tin is not None
+                    or tout is not None else "")
+        costs.append(cost_text(u.get("cost")))
+        forms.append(r["source_form"] + ("" if r["complete"] else "*"))
+    cols = [Col("", marks), Col("session", sids), Col("agent", agents, drop=6),
+            Col("title", titles, flex=True, min=16),
+            Col("when", whens, drop=3), Col("msgs", msgs, ">"), Col("cmds", cmds, ">", drop=4),
+            Col("tokens", toks, ">", drop=2), Col("cost", costs, ">", drop=1),
+            Col("form", forms, drop=5)]
+    if current is None:
+        cols = cols[1:]
+    return fit(cols, width, gap=1 if width < 100 else 2)
+
+
+# ------------------------------------------------------------------ the graph
+STATUS_MARK = {"dead_end": "✘", "blocked": "⊘", "superseded": "↷", "confirmed": "✔",
+               "open": "▶"}
+STATUS_STYLE = {"dead_end": "red", "blocked": "yellow", "superseded": "dim",
+                "confirmed": "green", "open": "cyan"}
+
+
+def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = False
+                   ) -> list[Text]:
+    """Dead ends grouped under their causes (earliest cause first), one row each that fits
+    ``width``; with ``sessions`` every row names its session (``--all``)."""
+    by_cause: dict[str, list[dict[str, Any]]] = {}
+    for d in items:
+        by_cause.setdefault(d["cause"] or "cause unknown", []).append(d)
+    groups = sorted(by_cause.items(), key=lambda kv: min(d["ended_at"] or 0 for d in kv[1]))
+    rows: list[dict[str, Any]] = [d for _, g in groups for d in g]
+    tested = []
+    for d in rows:
+        t = sorted({e["ordinal"] for e in d["evidence"] if e["role"] == "tested"})
+        more = f" +{len(t) - 4}" if len(t) > 4 else ""
+        tested.append(("tested " + ", ".join(map(str, t[:4])) + more) if t else "never tested")
+    cols = [Col("", [Text("  " + STATUS_MARK.get(d["status"], "·"),
+                          style=STATUS_STYLE.get(d["status"], "")) for d in rows]),
+            Col("name", [d["name"] for d in rows], flex=True, min=18),
+            Col("status", [d["status"] for d in rows]),
+            Col("tested", tested, drop=2),
+            Col("ended", [f"ended {d['ended_at']}" if d["ended_at"] is not None else ""
+                          for d in rows])]
+    if sessions:
+        cols.insert(1, Col("session", [d.get("session_id") or "" for d in rows], drop=1))
+    body = fit(cols, width, header=False)
+    out: list[Text] = []
+    k = 0
+    for cause, group in groups:
+        share = f"  ({len(group)} dead ends share this cause)" if len(group) > 1 else ""
+        out.append(clip(Text.assemble((cause, "bold"), (share, "dim")), width))
+        for d in group:
+            out.append(body[k])
+            k += 1
+            if d.get("revisit"):
+                out.append(clip(Text(f"      revisit: {d['revisit']}", style="yellow"), width))
+        out.append(Text(""))
+    while out and not out[-1].plain:
+        out.pop()
+    return out
+
+
+def untested_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = False
+                   ) -> list[Text]:
+    """Untested questions, one row each that fits ``width``."""
+    cols = [Col("ordinal", [str(q["ordinal"]) for q in items], ">"),
+            Col("question", [q["question"] for q in items], flex=True, min=20),
+            Col("reason", [Text(q["reason"] or "", style="red") for q in items], drop=2),
+            Col("state", [("" if q["status"] == "open" else f"answered at {q['answered_at']}")
+                          for q in items], drop=3)]
+    if sessions:
+        cols.insert(0, Col("session", [q.get("session_id") or "" for q in items], drop=1))
+    if not any(c for c in cols[-1].values):
+        cols.pop()
+    return fit(cols, width, header=False)
+
+
+def candidates_lines(items: list[dict[str, Any]], width: int) -> list[Text]:
+    """Approaches a name could mean (``logkb why allreduce``)."""
+    cols = [Col("ordinal", [str(a["ordinal"]) for a in items], ">"),
+            Col("", [Text(STATUS_MARK.get(a["status"], "·"),
+                          style=STATUS_STYLE.get(a["status"], "")) for a in items]),
+            Col("name", [a["label"] for a in items], flex=True, min=20),
+            Col("status", [a["status"] for a in items]),
+            Col("cause", [a.get("cause") or "" for a in items], drop=1),
+            Col("session", [a.get("session_id") or "" for a in items], drop=2)]
+    return fit(cols, width, header=True)

@@ -295,24 +295,82 @@ class KbStore:
         return rows[0]
 
     def resolve_session(self, session_id: str | None) -> str:
-        """An explicit id (a unique prefix works), else the latest ingested top-level session."""
+        """An explicit session (id, unique prefix or title words), else the current one
+        (``logkb use``), else the latest ingested top-level session."""
+        return self.resolve_session_verbose(session_id)[0]
+
+    def resolve_session_verbose(self, session_id: str | None) -> tuple[str, str]:
+        """:meth:`resolve_session` and how it chose: ``explicit``, ``current`` or
+        ``latest``."""
         if session_id:
-            rows = self.conn.execute(
-                "SELECT session_id FROM sessions WHERE session_id = ? OR session_id LIKE ? "
-                "ORDER BY session_id = ? DESC", [session_id, session_id + "%", session_id]
-            ).fetchall()
-            if not rows:
-                raise KbNotFound(f"no session {session_id!r}")
-            if len(rows) > 1 and rows[0][0] != session_id:
-                raise KbNotFound(f"{session_id!r} matches {len(rows)} sessions; say more")
-            return str(rows[0][0])
+            return self._match_session(session_id), "explicit"
+        current = self.current_session()
+        if current is not None:
+            return current, "current"
         row = self.conn.execute(
             "SELECT session_id FROM sessions WHERE parent_id IS NULL "
             "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC LIMIT 1").fetchall()
-        row = row[0] if row else None
-        if row is None:
+        if not row:
             raise KbNotFound("the knowledge base holds no sessions yet (run `logkb ingest`)")
-        return str(row[0])
+        return str(row[0][0]), "latest"
+
+    def _match_session(self, ref: str) -> str:
+        """An id, a unique id prefix, or words that all occur in one session's title."""
+        rows = self.conn.execute(
+            "SELECT session_id FROM sessions WHERE starts_with(session_id, ?) "
+            "ORDER BY session_id = ? DESC, session_id", [ref, ref]).fetchall()
+        if rows and (rows[0][0] == ref or len(rows) == 1):
+            return str(rows[0][0])
+        if len(rows) > 1:
+            raise KbNotFound(f"{ref!r} matches {len(rows)} sessions "
+                             f"({', '.join(r[0] for r in rows[:4])}{', …' if len(rows) > 4 else ''}); say more")
+        words = [w.lower() for w in ref.split() if w.strip()]
+        if not words:
+            raise KbNotFound(f"no session {ref!r}")
+        where = " AND ".join("lower(coalesce(title, '') || ' ' || coalesce(slug, '')) "
+                             "LIKE ?" for _ in words)
+        hits = self.conn.execute(
+            f"SELECT session_id, title FROM sessions WHERE {where} "
+            "ORDER BY parent_id IS NOT NULL, session_id",
+            [f"%{w}%" for w in words]).fetchall()
+        if not hits:
+            raise KbNotFound(f"no session {ref!r} (not an id, a prefix or words of a title)")
+        top = hits
+        if len(top) > 1:
+            names = "; ".join(f"{h[0]} {(h[1] or '')[:40]}" for h in top[:4])
+            raise KbNotFound(f"{ref!r} matches {len(top)} session titles ({names}"
+                             f"{'; …' if len(top) > 4 else ''}); say more or give an id")
+        return str(top[0][0])
+
+    def current_session(self) -> str | None:
+        """The session ``logkb use`` chose, if it still exists."""
+        row = self.conn.execute(
+            "SELECT s.session_id FROM kb_settings k JOIN sessions s ON s.session_id = k.value "
+            "WHERE k.key = 'current_session'").fetchone()
+        return str(row[0]) if row else None
+
+    def set_current_session(self, session_id: str | None) -> None:
+        """Make ``session_id`` the default of every command (None: back to the latest)."""
+        self.conn.execute("DELETE FROM kb_settings WHERE key = 'current_session'")
+        if session_id is not None:
+            self.conn.execute("INSERT INTO kb_settings VALUES ('current_session', ?, now())",
+                              [session_id])
+
+    def top_level_ids(self) -> list[str]:
+        """Top-level sessions (no parent), latest ingested first."""
+        return [str(r[0]) for r in self.conn.execute(
+            "SELECT session_id FROM sessions WHERE parent_id IS NULL "
+            "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC").fetchall()]
+
+    def top_level_count(self) -> int:
+        row = self.conn.execute(
+            "SELECT count(*) FROM sessions WHERE parent_id IS NULL").fetchone()
+        return int(row[0]) if row else 0
+
+    def session_title(self, session_id: str) -> str | None:
+        row = self.conn.execute("SELECT title FROM sessions WHERE session_id = ?",
+                                [session_id]).fetchone()
+        return row[0] if row else None
 
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),

@@ -528,7 +528,41 @@ def session_counts(store: KbStore) -> dict[str, dict[str, int | None]]:
     return out
 
 
+def session_usage(store: KbStore) -> dict[str, dict[str, Any]]:
+    """Per session: the token and cost figures opencode recorded (sums over its assistant
+    messages; ``None`` where nothing was recorded)."""
+    cols = ("tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
+            "tokens_cache_write", "cost")
+    rows = store.conn.execute(
+        f"SELECT session_id, {', '.join(f'sum({c})' for c in cols)} FROM message_usage "
+        "GROUP BY 1").fetchall()
+    return {r[0]: dict(zip(cols, r[1:])) for r in rows}
+
+
+def tokens_text(n: int | None) -> str:
+    """``1.2M``, ``35k``, ``512``: a token count in a few characters."""
+    if n is None:
+        return ""
+    for size, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if abs(n) >= size:
+            v = n / size
+            return f"{v:.1f}{suffix}" if v < 10 else f"{v:.0f}{suffix}"
+    return str(n)
+
+
+def cost_text(c: float | None) -> str:
+    """``$318.68``; empty when the provider recorded no cost."""
+    if not c:
+        return ""
+    return f"${c:,.2f}" if c >= 0.01 else "<$0.01"
+
+
 # ----------------------------------------------------------------- the graph
+def built_scopes(store: KbStore) -> set[str]:
+    """The scopes whose knowledge graph has been built (at least once)."""
+    return {str(r[0]) for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+
+
 def graph_fresh(store: KbStore, scope: str) -> bool:
     """Whether the persisted graph of ``scope`` was built from what the store holds now."""
     from kb.graph import store as gs  # deferred: networkx and the extractor load slowly
@@ -554,6 +588,8 @@ class GraphView:
     causes: list[dict[str, Any]]
     throughput: list[dict[str, Any]]
     built: bool = True
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    """Hand-made annotations (``logkb mark``, ``x``/``c``/``a`` in the TUI) of the scope."""
 
 
 def graph_view(store: KbStore, scope: str) -> GraphView:
@@ -567,7 +603,9 @@ def graph_view(store: KbStore, scope: str) -> GraphView:
         scope=scope, approaches=gs.approaches(store, scopes), dead_ends=gs.dead_ends(store, scopes),
         untested=gs.untested(store, scopes, include_answered=True), pivots=gs.pivots(store, scopes),
         decisions=gs.decisions(store, scopes), causes=gs.causes(store, scopes),
-        throughput=throughput(store, scope), built=bool(built and built[0]))
+        throughput=throughput(store, scope), built=bool(built and built[0]),
+        annotations=[a for sid in gs.scope_sessions(store, scope)
+                     for a in gs.annotations(store, sid)])
 
 
 def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, Any]]:
@@ -618,6 +656,19 @@ def marks(view: GraphView) -> dict[tuple[str, int], str]:
             out.setdefault((q["session_id"], q["ordinal"]), "untested")
     for p in view.pivots:
         out[(p["session_id"], p["ordinal"])] = "pivot"
+    # annotations win: the user said so (a dead end or confirmation by hand is already an
+    # "annotated" evidence above; notes, hypotheses and revisits get their own marks)
+    for a in view.annotations:
+        if a.get("ordinal") is None:
+            continue
+        key = (a["session_id"], a["ordinal"])
+        kind = a["kind"]
+        if kind == "dead_end":
+            out[key] = "dead_end"
+        elif kind == "confirmed":
+            out[key] = "confirmed"
+        elif kind in ("note", "revisit", "hypothesis"):
+            out.setdefault(key, kind)
     return out
 
 

@@ -17,6 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PARENT = "ses_dc9fbdec3ffeiLy3tOV563zFr5"
 
 
+def lines(text: str) -> list[dict]:
+    """JSON lines (the contract for lists, docs/json.md)."""
+    return [json.loads(x) for x in text.splitlines() if x.strip()]
+
+
 def run(*args: str, ok: bool = True) -> click.testing.Result:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     if ok:
@@ -81,7 +86,7 @@ def test_problems_exit_code_and_report(tmp_path: Path, selftest: Path) -> None:
 
 
 def test_sessions_and_nesting(db: Path) -> None:
-    rows = json.loads(run("sessions", "--db", str(db), "--json").stdout)
+    rows = lines(run("sessions", "--db", str(db), "--json").stdout)
     by_id = {r["id"]: r for r in rows}
     child = next(r for r in rows if r["parent_id"] == PARENT)
     assert by_id[PARENT]["messages"] == 10 and child["spawned_at"] == 4
@@ -118,14 +123,14 @@ def test_show(db: Path) -> None:
 
 
 def test_search(db: Path) -> None:
-    hits = json.loads(run("search", "deep_ep", "--db", str(db), "--json").stdout)
+    hits = lines(run("search", "deep_ep", "--db", str(db), "--json").stdout)
     assert {h["field"] for h in hits} >= {"command", "output"}
     assert all(h["session_id"] and h["ordinal"] for h in hits)
-    rx = json.loads(run("search", "--regex", r"import deep_?ep", "--db", str(db),
-                        "--json").stdout)
+    rx = lines(run("search", "--regex", r"import deep_?ep", "--db", str(db),
+                     "--json").stdout)
     assert rx
     # best match first by default; --newest orders by time
-    newest = json.loads(run("search", "deep_ep", "--newest", "--db", str(db), "--json").stdout)
+    newest = lines(run("search", "deep_ep", "--newest", "--db", str(db), "--json").stdout)
     assert {h["ordinal"] for h in newest} == {h["ordinal"] for h in hits}
     times = [h["time"] for h in newest]
     assert times == sorted(times, reverse=True)
@@ -133,7 +138,7 @@ def test_search(db: Path) -> None:
 
 def test_query_is_read_only(db: Path) -> None:
     r = run("query", "--db", str(db), "--json", "SELECT count(*) AS n FROM messages")
-    assert json.loads(r.stdout) == [{"n": 13}]
+    assert lines(r.stdout) == [{"n": 13}]
     csv = run("query", "--db", str(db), "--csv", "SELECT 1 AS a, 2 AS b").stdout
     assert csv.splitlines() == ["a,b", "1,2"]
     bad = run("query", "--db", str(db), "DELETE FROM messages", ok=False)

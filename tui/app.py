@@ -58,6 +58,12 @@ class LogkbApp(App[None]):
     FOLLOW_SECONDS = 2.0
     """How often the app looks (a ``stat``) for data another process wrote."""
 
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A toast; never parsed as markup (messages quote transcript text, paths and
+        errors, in which ``[x]`` or ``:x:`` must stay as they are)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def on_mount(self) -> None:
         """Called when the app starts: the session asked for, else the list of sessions.
 
@@ -114,7 +120,15 @@ class LogkbApp(App[None]):
             self.scope_of[r["session_id"]] = top["session_id"]
 
     def on_jump_requested(self, message: JumpRequested) -> None:
-        """Called when something asks to show a message: go to its session's timeline."""
+        """Called when something asks to show a message: go to its session's timeline.
+
+        From the graph (its evidence) the timeline opens on top of it, so that ``esc``
+        returns to the graph where the cursor was: a back-stack, like a browser's."""
+        from tui.screens.graph import GraphScreen
+
+        if isinstance(self.screen, GraphScreen):
+            self.push_screen(TimelineScreen(message.session_id, message.ordinal))
+            return
         for screen in reversed(self.screen_stack):
             if isinstance(screen, SessionsScreen):
                 break

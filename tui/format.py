@@ -32,7 +32,9 @@ CATEGORY_STYLE = {
 }
 MARK = {"dead_end": ("✘", "bold #ff6b6b"), "blocked": ("⊘", "bold #ff9e64"),
         "superseded": ("↷", "#8b9bb4"), "confirmed": ("✔", "bold #7ee787"),
-        "untested": ("?", "bold #ffd166"), "pivot": ("⤳", "bold #ffd166")}
+        "untested": ("?", "bold #ffd166"), "pivot": ("⤳", "bold #ffd166"),
+        "note": ("✎", "bold #c3a6ff"), "revisit": ("↺", "bold #ffcb6b"),
+        "hypothesis": ("◇", "bold #82aaff")}
 STATUS_MARK = {"dead_end": "✘", "blocked": "⊘", "superseded": "↷", "confirmed": "✔",
                "open": "▶"}
 STATUS_STYLE = {"dead_end": "bold #ff6b6b", "blocked": "bold #ff9e64", "superseded": "#8b9bb4",

@@ -6,7 +6,7 @@ past tense: they say what happened, not what to do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -20,6 +20,10 @@ class SessionsLoaded(Message):
 
     rows: list[dict[str, Any]]
     counts: dict[str, dict[str, int | None]]
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Token and cost sums per session (:func:`kb.views.session_usage`)."""
+    current: str | None = None
+    """The current session (``logkb use``)."""
 
 
 @dataclass

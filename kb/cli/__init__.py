@@ -8,29 +8,49 @@ show the TUI never import Textual.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
 from kb import __version__
+from kb.cli.tools import quiet_stdout, setup_consoles
 
 EPILOG = """\b
 Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
 problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
 
 
-@click.group(epilog=EPILOG, invoke_without_command=True)
+class LogkbGroup(click.Group):
+    """The group; a reader that goes away (``logkb events | head``) ends it quietly, 0."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            quiet_stdout()
+            raise click.exceptions.Exit(0) from None
+
+
+@click.group(cls=LogkbGroup, epilog=EPILOG, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(version=__version__, package_name="logkb")
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Knowledge base file for the command (env LOGKB_DB).")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, db: Path | None) -> None:
     """logkb: turn long opencode sessions into a knowledge base you can query.
 
     Ingest transcripts (every opencode form: export, JSONL, opencode.db, the
     storage/ tree, the run --format json stream) into DuckDB, then ask what was
     tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
     """
+    ctx.ensure_object(dict)
+    ctx.obj["db"] = db
+    setup_consoles()
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            ctx.invoke(cli.commands["tui"])
+            ctx.invoke(cli.commands["tui"], db=db)
         else:
             click.echo(ctx.get_help())
 

@@ -3,27 +3,39 @@ handoff, mark, unmark.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from kb.cli import tools
 from kb.cli.tools import (
+    choices,
     db_option,
     emit_json,
-    err,
+    emit_lines,
     handle_errors,
     json_option,
+    limit_option,
+    note,
     open_store,
     out,
+    output_option,
+    paged,
+    resolve,
+    say,
     session_option,
+    write_text,
 )
+from kb.errors import KbNotFound
 
 if TYPE_CHECKING:
     from kb.store import KbStore
+
+DEAD_STATUSES = ("dead_end", "blocked", "superseded")
+UNTESTED_STATUSES = ("open", "answered")
 
 
 def all_option(fn):  # type: ignore[no-untyped-def]
@@ -35,13 +47,14 @@ def all_option(fn):  # type: ignore[no-untyped-def]
 def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
                 ) -> Iterator[tuple[KbStore, list[str]]]:
     """A read-only store and the scopes asked for; builds graphs never built before."""
+    from kb import views
     from kb.graph import store as gs
 
     store = open_store(db)
     try:
         wanted = (gs.scopes(store) if all_scopes
-                  else [gs.scope_of(store, store.resolve_session(session_id))])
-        built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+                  else [gs.scope_of(store, resolve(store, session_id))])
+        built = views.built_scopes(store)
         if any(s not in built for s in wanted):
             store.close()
             with open_store(db, read_only=False) as rw:
@@ -59,8 +72,7 @@ def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
 @all_option
 @click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot", "mermaid"]),
               default=None, help="Export format [default: a summary; json with --json].")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to FILE instead of stdout.")
+@output_option
 @db_option
 @json_option
 @handle_errors
@@ -81,58 +93,92 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
         text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
                 + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
                 + "\nexport with --format json|graphml|dot|mermaid")
+    elif fmt == "json":
+        # one object, on one line (docs/json.md): node-link data
+        text = report.export(g, fmt, compact=True)
     else:
         text = report.export(g, fmt)
-    if output:
-        output.write_text(text + "\n")
-        err.print(f"wrote {output}")
-    else:
-        sys.stdout.write(text + "\n")
+    write_text(text, output)
+
+
+def _elsewhere(store: KbStore, scopes: list[str], found: Any) -> str | None:
+    """Where a miss in ``scopes`` would hit among the other built graphs."""
+    from kb import views
+
+    for other in sorted(views.built_scopes(store) - set(scopes)):
+        try:
+            if found([other]):
+                return f"found in {other[:12]}…; use --session {other[:12]} or --all"
+        except KbNotFound:
+            continue
+    return None
 
 
 @click.command()
 @session_option
 @all_option
+@click.option("--status", "statuses", multiple=True, metavar="STATUS",
+              callback=choices(DEAD_STATUSES, "status"),
+              help=f"Only these: {', '.join(DEAD_STATUSES)} (repeatable or comma-separated).")
+@limit_option()
 @db_option
 @json_option
 @handle_errors
-def deadends(session_id: str | None, all_scopes: bool, db: Path | None, as_json: bool) -> None:
+def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
+             limit: int | None, db: Path | None, as_json: bool) -> None:
     """Approaches that ended (dead end, blocked, superseded), grouped by cause."""
-    from kb.graph import report
     from kb.graph import store as gs
+    from kb.render import deadends_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
         items = gs.dead_ends(store, scopes)
+        if statuses:
+            items = [d for d in items if d["status"] in statuses]
+        hint = None if items or all_scopes else _elsewhere(
+            store, scopes, lambda sc: bool(gs.dead_ends(store, sc)))
+    if limit is not None:
+        items = items[:limit]
     if as_json:
-        emit_json(items)
-    elif not items:
-        err.print("no dead ends found")
-    else:
-        out.print(report.deadends_text(items), markup=False)
+        emit_lines(items)
+    elif items:
+        with paged():
+            for line in deadends_lines(items, out.width, sessions=all_scopes):
+                out.print(line, no_wrap=True, crop=True)
+    if not items:
+        note(f"no dead ends found in {scopes[0] if len(scopes) == 1 else 'any session'}"
+             + (f" ({hint})" if hint else ""))
 
 
 @click.command()
 @session_option
 @all_option
 @click.option("--answered", is_flag=True, help="Also list questions answered later.")
+@limit_option()
 @db_option
 @json_option
 @handle_errors
-def untested(session_id: str | None, all_scopes: bool, answered: bool, db: Path | None,
-             as_json: bool) -> None:
+def untested(session_id: str | None, all_scopes: bool, answered: bool, limit: int | None,
+             db: Path | None, as_json: bool) -> None:
     """Checks that never answered their question (transport failures, aborts, timeouts)."""
     from kb.graph import store as gs
+    from kb.render import untested_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
         items = gs.untested(store, scopes, include_answered=answered)
+        hint = None if items or all_scopes else _elsewhere(
+            store, scopes, lambda sc: bool(gs.untested(store, sc, include_answered=answered)))
+    if limit is not None:
+        items = items[:limit]
     if as_json:
-        emit_json(items)
-        return
+        emit_lines(items)
+    elif items:
+        with paged():
+            for line in untested_lines(items, out.width, sessions=all_scopes):
+                out.print(line, no_wrap=True, crop=True)
     if not items:
-        err.print("no untested questions")
-    for q in items:
-        state = "" if q["status"] == "open" else f"  (answered at {q['answered_at']})"
-        out.print(f"{q['ordinal']:>6}  {q['question']}  — {q['reason']}{state}", markup=False)
+        note(f"no untested questions in "
+             f"{scopes[0] if len(scopes) == 1 else 'any session'}"
+             + (f" ({hint})" if hint else ""))
 
 
 @click.command()
@@ -146,54 +192,89 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         as_json: bool) -> None:
     """The story of one approach: proposed, tested, outcome, why it ended, what replaced it."""
     from kb.graph import report
+    from kb.render import candidates_lines, wrap_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
-        s = report.story(store, scopes, ref)
+        matches = report.approach_matches(store, scopes, ref)
+        if matches:
+            if as_json:
+                emit_json({"ref": ref, "ambiguous": True, "matches": [
+                    {k: a.get(k) for k in ("node_id", "label", "status", "ordinal", "ended",
+                                           "cause", "session_id")} for a in matches]})
+            else:
+                for line in candidates_lines(matches, out.width):
+                    out.print(line, no_wrap=True, crop=True)
+                note(f"{len(matches)} approaches match {ref!r}: name one (e.g. "
+                     f"`logkb why {matches[0]['ordinal']}`)")
+            return
+        try:
+            story = report.story(store, scopes, ref)
+        except KbNotFound as e:
+            hint = None if all_scopes else _elsewhere(
+                store, scopes, lambda sc: bool(report.find_approach(store, sc, ref)))
+            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
     if as_json:
-        emit_json(s)
+        emit_json(story)
     else:
-        out.print(report.story_text(s), markup=False)
+        with paged():
+            for line in wrap_lines(report.story_text(story), out.width):
+                say(line)
 
 
 @click.command()
 @session_option
-@click.option("--width", type=int, default=64, show_default=True, help="Chart columns.")
+@click.option("--width", type=click.IntRange(min=8), default=None,
+              help="Chart columns [default: what the terminal width leaves].")
 @click.option("--from", "start", type=int, metavar="N",
               help="First ordinal [default: where approaches start].")
 @click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
 @db_option
 @json_option
 @handle_errors
-def timeline(session_id: str | None, width: int, start: int | None, end: int | None,
+def timeline(session_id: str | None, width: int | None, start: int | None, end: int | None,
              db: Path | None, as_json: bool) -> None:
     """Approaches and throughput over the session's messages, as a text chart."""
     from kb.graph import report
+    from kb.render import clip
 
     with graph_store(db, session_id, False) as (store, scopes):
         if as_json:
             emit_json(report.timeline_data(store, scopes))
-        else:
-            out.print(report.timeline_text(store, scopes, width=width, start=start, end=end),
-                      markup=False)
+            return
+        # name (≤ 38) + chart + status: the chart gets what the names and statuses leave
+        chart = width or max(16, min(64, out.width - 38 - 26))
+        text = report.timeline_text(store, scopes, width=chart, start=start, end=end)
+    with paged():
+        for line in text.splitlines():
+            out.print(clip(line, out.width), no_wrap=True, crop=True)
 
 
 @click.command()
 @session_option
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the brief to FILE.md instead of stdout.")
+@output_option
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default=None,
+              help="markdown [default] or json (the same as --json).")
+@click.option("--max-tokens", type=click.IntRange(min=200), default=None, metavar="N",
+              help="At most about N tokens (for handing to another agent): the sections "
+                   "are cut to fit and every claim keeps its message ordinals.")
 @db_option
+@json_option
 @handle_errors
-def handoff(session_id: str | None, output: Path | None, db: Path | None) -> None:
+def handoff(session_id: str | None, output: Path | None, fmt: str | None,
+            max_tokens: int | None, db: Path | None, as_json: bool) -> None:
     """A Markdown brief for whoever continues the work (or the next agent)."""
-    from kb.graph import report
+    import orjson
+
+    from kb import handoff as brief
 
     with graph_store(db, session_id, False) as (store, scopes):
-        text = report.handoff_markdown(store, scopes[0])
-    if output:
-        output.write_text(text + "\n")
-        err.print(f"wrote {output}")
+        data = brief.brief(store, scopes[0])
+    if as_json or fmt == "json":
+        text = orjson.dumps(brief.fit_tokens(data, max_tokens) if max_tokens else data,
+                            default=str).decode()
     else:
-        sys.stdout.write(text + "\n")
+        text = brief.markdown(data, max_tokens=max_tokens)
+    write_text(text, output)
 
 
 @click.command()
@@ -225,10 +306,13 @@ def mark(ordinal: int | None, session_id: str | None, dead_end: str | None, conf
             sid = store.resolve_session(session_id) if session_id else None
             rows = gs.annotations(store, sid)
         if as_json:
-            emit_json(rows)
-        for r in rows if not as_json else []:
-            out.print(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
-                      f"{r['value'] or ''} {r['target'] or ''}", markup=False)
+            emit_lines(rows)
+            return
+        if not rows:
+            tools.note("no annotations")
+        for r in rows:
+            say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
+                f"{r['value'] or ''} {r['target'] or ''}")
         return
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --dead-end, --confirmed, --hypothesis, "
@@ -243,15 +327,15 @@ def mark(ordinal: int | None, session_id: str | None, dead_end: str | None, conf
         assert link is not None
         value, target = link
     with open_store(db, read_only=False) as store:
-        sid = store.resolve_session(session_id)
+        sid = resolve(store, session_id)
         ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"id": ann_id, "session_id": sid, "ordinal": ordinal, "kind": kind,
                    "value": value, "target": target})
     else:
-        out.print(f"annotation #{ann_id}: {kind} at {ordinal if ordinal is not None else '-'}"
-                  f" in {sid}", markup=False)
+        say(f"annotation #{ann_id}: {kind} at {ordinal if ordinal is not None else '-'}"
+            f" in {sid}")
 
 
 @click.command()
@@ -272,13 +356,17 @@ def unmark(ordinal: int | None, session_id: str | None, ann_id: int | None, kind
     if ordinal is None and ann_id is None:
         raise click.UsageError("give an ORDINAL or --id")
     with open_store(db, read_only=False) as store:
-        sid = store.resolve_session(session_id)
+        sid = resolve(store, session_id)
         n = gs.unannotate(store, sid, ordinal, ann_id, kind)
+        if n == 0:
+            what = (f"annotation #{ann_id}" if ann_id is not None
+                    else f"annotation{' of kind ' + kind if kind else ''} at {ordinal}")
+            raise KbNotFound(f"no {what} in {sid} (`logkb mark --list` lists them)")
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"removed": n})
     else:
-        out.print(f"removed {n} annotation{'s' if n != 1 else ''}", markup=False)
+        say(f"removed {n} annotation{'s' if n != 1 else ''}")
 
 
 COMMANDS = (graph, deadends, untested, why, timeline, handoff, mark, unmark)

@@ -14,8 +14,10 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    note,
     open_store,
     out,
+    say,
 )
 from kb.exitcodes import ExitCode
 
@@ -41,8 +43,11 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     ~/.claude/projects) and Codex's ($CODEX_HOME/sessions, ~/.codex/sessions)
     are ingested, those that exist.  Ingesting again adds only what is new.
     """
+    from rich.text import Text
+
     from kb.ingest import ingest as run_ingest
     from kb.ingest import input_size, plan
+    from kb.render import clip
     from logparse.registry import default_dirs
 
     if not paths:
@@ -51,6 +56,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         if not paths:
             fail(f"no PATH given and no opencode data directory at {dirs[0]} (nor Claude "
                  "Code's or Codex's)", ExitCode.USAGE)
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        fail(f"no such file or directory: {', '.join(str(p) for p in missing)}",
+             ExitCode.NOT_FOUND)
     found = plan(list(paths))
     total = sum(input_size(i) for i in found[0])
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
@@ -75,23 +84,25 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
     for e in report.errors:
-        err.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
+        note(Text.assemble(("error:", "bold red"), f" {e}"))
     for p in report.problems:
-        err.print(f"[yellow]problem:[/] {p}", markup=True, highlight=False)
+        note(Text.assemble(("problem:", "yellow"), f" {p}"))
     if as_json:
         emit_json(report.as_json())
     else:
+        w = out.width
         for s in report.sessions:
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
-            out.print(f"{s.session_id}  {s.messages} messages, {s.events} events, "
-                      f"{s.new_messages} new  [{s.form}] {s.title or ''}{kid}", markup=False)
+            out.print(clip(f"{s.session_id}  {s.messages} messages, {s.events} events, "
+                           f"{s.new_messages} new  [{s.form}] "
+                           f"{' '.join((s.title or '').split())}{kid}", w),
+                      no_wrap=True, crop=True)
         for u in report.unchanged:
-            out.print(f"unchanged: {u}", markup=False)
-        err.print(f"{len(report.sessions)} sessions, "
-                  f"{sum(s.messages for s in report.sessions)} messages, "
-                  f"{sum(s.events for s in report.sessions)} events, "
-                  f"{report.new_messages} new; {len(report.problems)} problems",
-                  highlight=False)
+            say(f"unchanged: {u}")
+        note(f"{len(report.sessions)} sessions, "
+             f"{sum(s.messages for s in report.sessions)} messages, "
+             f"{sum(s.events for s in report.sessions)} events, "
+             f"{report.new_messages} new; {len(report.problems)} problems")
     if report.errors:
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:

@@ -11,86 +11,170 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    choices,
     db_option,
+    elsewhere_hint,
     emit_json,
-    err,
+    emit_lines,
     fail,
     handle_errors,
     json_option,
+    limit_option,
+    note,
     open_store,
     out,
+    paged,
+    resolve,
+    say,
     session_option,
+    split,
+    width,
 )
+from kb.errors import KbNotFound
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
+from logparse.kinds import Category, EventKind
 
 
 # -------------------------------------------------------------------- sessions
 @click.command()
+@limit_option()
 @db_option
 @json_option
 @handle_errors
-def sessions(db: Path | None, as_json: bool) -> None:
-    """List ingested sessions (subagent sessions under their parents)."""
-    from kb.render import sessions_table
+def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
+    """List ingested sessions (subagent sessions under their parents; ▶ the current one)."""
+    from kb import views
+    from kb.render import sessions_lines
 
     with open_store(db) as store:
         rows = store.sessions()
+        current = store.current_session()
+        usage = views.session_usage(store)
+    if limit is not None:
+        tops = [r for r in rows if r["parent_id"] is None][:limit]
+        keep = {r["session_id"] for r in tops}
+        by_id = {r["session_id"]: r for r in rows}
+
+        def top_of(r: dict[str, Any]) -> str:
+            seen = 0
+            while r["parent_id"] in by_id and seen < 64:
+                r, seen = by_id[r["parent_id"]], seen + 1
+            return str(r["session_id"])
+
+        rows = [r for r in rows if top_of(r) in keep]
     if as_json:
-        emit_json([_session_json(r) for r in rows])
+        emit_lines(_session_json(r, current, usage.get(r["session_id"], {})) for r in rows)
         return
     if not rows:
-        err.print("no sessions yet (run `logkb ingest`)")
+        note("no sessions yet (run `logkb ingest`)")
         return
-    out.print(sessions_table(rows))
+    with paged():
+        for line in sessions_lines(rows, out.width, current=current, usage=usage):
+            out.print(line, no_wrap=True, crop=True)
 
 
-def _session_json(r: dict[str, Any]) -> dict[str, Any]:
+def _session_json(r: dict[str, Any], current: str | None = None,
+                  usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    u = usage or {}
     return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r.get("agent"),
-            "title": r["title"],
+            "title": r["title"], "current": r["session_id"] == current,
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
             "time_created": r["time_created"], "time_updated": r["time_updated"],
             "last_activity": r["last_activity"], "source_form": r["source_form"],
             "source_path": r["source_path"], "complete": r["complete"],
-            "spawned_at": r["spawned_at"]}
+            "spawned_at": r["spawned_at"],
+            "tokens": {k.removeprefix("tokens_"): u.get(k) for k in (
+                "tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
+                "tokens_cache_write")},
+            "cost": u.get("cost")}
 
 
-# ---------------------------------------------------------------------- events
+# ------------------------------------------------------------------------- use
 @click.command()
-@session_option
-@click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help="prompt, command, result, decision, todo, subagent, error, compaction, "
-                   "attachment, raw (repeatable or comma-separated).")
-@click.option("--category", "categories", multiple=True, metavar="CAT",
-              help="search, import-check, package-query, install, launch, benchmark, build, "
-                   "kill, file-edit, todo, subagent, research, other.")
-@click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
-@click.option("--from", "start", type=int, metavar="N", help="First ordinal.")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
-@click.option("--limit", type=int, default=None, help="At most this many events.")
+@click.argument("ref", metavar="ID|PREFIX|TITLE-WORDS", required=False)
+@click.option("--clear", is_flag=True, help="Forget the current session (back to the latest).")
 @db_option
 @json_option
 @handle_errors
-def events(session_id: str | None, kinds: tuple[str, ...], categories: tuple[str, ...],
+def use(ref: str | None, clear: bool, db: Path | None, as_json: bool) -> None:
+    """Choose the current session: every command without --session is about it.
+
+    Without an argument, print the current session.  The choice is stored in the
+    knowledge base, so it holds for every later command (and the TUI) until the next
+    `logkb use`.
+    """
+    if ref is None and not clear:
+        with open_store(db) as store:
+            sid = store.current_session()
+            title = store.session_title(sid) if sid else None
+        if as_json:
+            emit_json({"current": sid, "title": title})
+        elif sid is None:
+            note("no current session (commands use the latest ingested; set one with "
+                 "`logkb use ID`)")
+        else:
+            say(f"{sid}  {title or ''}".rstrip())
+        return
+    with open_store(db, read_only=False) as store:
+        sid = None if clear else store.resolve_session(ref)
+        store.set_current_session(sid)
+        title = store.session_title(sid) if sid else None
+    if as_json:
+        emit_json({"current": sid, "title": title})
+    elif sid is None:
+        note("no current session: commands use the latest ingested top-level session")
+    else:
+        from rich.text import Text
+
+        say(Text.assemble("now using ", (sid, "bold"), f"  {title or ''}".rstrip()))
+
+
+# ---------------------------------------------------------------------- events
+KINDS = [k.value for k in EventKind]
+CATEGORIES = [c.value for c in Category]
+
+
+@click.command()
+@session_option
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              callback=choices(KINDS, "kind"),
+              help=f"{', '.join(KINDS)} (repeatable or comma-separated).")
+@click.option("--category", "categories", multiple=True, metavar="CAT",
+              callback=choices(CATEGORIES, "category"),
+              help=f"{', '.join(CATEGORIES)} (repeatable or comma-separated).")
+@click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
+@click.option("--from", "start", type=int, metavar="N", help="First ordinal.")
+@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
+@limit_option()
+@db_option
+@json_option
+@handle_errors
+def events(session_id: str | None, kinds: list[str], categories: list[str],
            hosts: tuple[str, ...], start: int | None, end: int | None, limit: int | None,
            db: Path | None, as_json: bool) -> None:
     """List a session's typed events (JSON: one object per line)."""
-    from kb.render import event_line
+    from kb.render import clip, event_line
 
     with open_store(db) as store:
-        sid = store.resolve_session(session_id)
-        evs = store.events(sid, kinds=_split(kinds), categories=_split(categories),
-                           hosts=_split(hosts), start=start, end=end, limit=limit)
+        sid = resolve(store, session_id)
+        evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),
+                           start=start, end=end, limit=limit)
+        hint = None
+        if not evs and (kinds or categories or hosts):
+            hint = elsewhere_hint(store, sid, lambda other: bool(store.events(
+                other, kinds=kinds, categories=categories, hosts=split(hosts), start=start,
+                end=end, limit=1)))
     if as_json:
-        sys.stdout.write("".join(e.model_dump_json() + "\n" for e in evs))
-        return
-    width = max(60, (out.width or 120) - 30)
-    for e in evs:
-        out.print(event_line(e, width))
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+        for e in evs:
+            sys.stdout.write(e.model_dump_json(exclude_none=False) + "\n")
+    else:
+        w = out.width
+        with paged():
+            for e in evs:
+                out.print(clip(event_line(e, w), w), no_wrap=True, crop=True)
+    if not evs:
+        note(f"no events in {sid} match" + (f" ({hint})" if hint else ""))
 
 
 # ------------------------------------------------------------------------ show
@@ -105,12 +189,17 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
          as_json: bool) -> None:
     """Show one message (by ordinal) with its events."""
     from rich.rule import Rule
+    from rich.text import Text
 
     from kb.render import event_block, when
 
     with open_store(db) as store:
-        sid = store.resolve_session(session_id)
-        msg = store.message(sid, ordinal)
+        sid = resolve(store, session_id)
+        try:
+            msg = store.message(sid, ordinal)
+        except KbNotFound as e:
+            hint = elsewhere_hint(store, sid, lambda other: store.max_ordinal(other) >= ordinal)
+            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
     if as_json:
         evs = msg.pop("events")
         emit_json({"session_id": sid, **msg,
@@ -121,13 +210,14 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
              f"{' · ' + msg['model'] if msg['model'] else ''}"
              f"{' · finish ' + msg['finish'] if msg['finish'] else ''}"
              f"{' · ERROR ' + msg['error'] if msg['error'] else ''}")
-    out.print(Rule(title, align="left"))
-    if msg["inferred"]:
-        out.print("(a user message whose place was inferred; the run stream does not "
-                  "record prompts)", style="dim")
-    for e in msg["events"]:
-        out.print(event_block(e, full=full))
-        out.print()
+    with paged():
+        out.print(Rule(Text(title), align="left"))
+        if msg["inferred"]:
+            say("(a user message whose place was inferred; the run stream does not "
+                "record prompts)", style="dim")
+        for e in msg["events"]:
+            out.print(event_block(e, full=full), soft_wrap=False)
+            out.print()
 
 
 # ---------------------------------------------------------------------- search
@@ -137,7 +227,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
               help="TEXT is a regular expression (RE2): scans DuckDB instead of the index.")
 @click.option("--newest", is_flag=True, help="Newest first instead of best match first.")
 @session_option
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("-n", "--limit", type=int, default=50, show_default=True)
 @db_option
 @json_option
 @handle_errors
@@ -159,22 +249,29 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
                            session_id=session_id, limit=limit, newest=newest)
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
-    for note in found.notes:
-        sys.stderr.write(note + "\n")
+    for line in found.notes:
+        sys.stderr.write(line + "\n")
     if as_json:
-        emit_json(found.hits)
+        emit_lines(found.hits)
         return
     if not found.hits:
-        sys.stderr.write("no matches\n")  # not err: rich would double this command's start-up
+        sys.stderr.write("no matches\n")  # not note(): rich would double this command's start-up
         return
+    # plain writes, no rich: a search answers in a fraction of rich's import time
+    cols = width()
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     lines = []
     for h in found.hits:
-        snippet = h["snippet"]
+        head = f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
+        room = max(20, cols - len(head))
+        snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
+        marks = [(a, b) for a, b in h["highlights"] if b <= room - 1]
+        if len(snippet) > room:
+            snippet = snippet[:room - 1] + "…"
         if bold:
-            for a, b in reversed(h["highlights"]):
+            for a, b in reversed(marks):
                 snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
-        lines.append(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} {snippet}\n")
+        lines.append(head + snippet + "\n")
     sys.stdout.write("".join(lines))
 
 
@@ -196,7 +293,7 @@ def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
         except duckdb.Error as e:
             fail(f"query failed: {e}", ExitCode.USAGE)
     if as_json:
-        emit_json([dict(zip(cols, r)) for r in rows])
+        emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
         w = csv.writer(sys.stdout)
         w.writerow(cols)
@@ -213,9 +310,14 @@ def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
 # ------------------------------------------------------------------------ path
 @click.command()
 @db_option
-def path(db: Path | None) -> None:
+@json_option
+def path(db: Path | None, as_json: bool) -> None:
     """Print the knowledge base file's path."""
-    click.echo(str(db if db is not None else default_db()))
+    p = db if db is not None else default_db()
+    if as_json:
+        emit_json({"path": str(p), "exists": p.exists()})
+    else:
+        click.echo(str(p))
 
 
-COMMANDS = (sessions, events, show, search, query, path)
+COMMANDS = (sessions, use, events, show, search, query, path)

@@ -22,6 +22,7 @@ from kb.cli.tools import (
     json_option,
     open_store,
     out,
+    resolve,
     session_option,
 )
 from kb.exitcodes import ExitCode
@@ -49,8 +50,8 @@ benchmarks and curl — runs only with --allow unknown).
 
 \b
 Runs with --execute are stored (see --history); plans are not.
-Exit codes: 0 every executed step is `same` (or plan only) · 1 failed or
-interrupted · 2 usage · 5 knowledge base busy · 6 not found · 7 some verdict
+Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
+interrupted, or every step was refused · 2 usage · 5 knowledge base busy · 6 not found · 7 some verdict
 differs (changed, now-fails, now-passes, now-answers)."""
 
 
@@ -120,7 +121,7 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
     cats = _split(only)
 
     with open_store(db) as store:
-        sid = store.resolve_session(session_id)
+        sid = resolve(store, session_id)
 
         def plan_now() -> Any:
             return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
@@ -165,6 +166,12 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
     err.print(f"run {record.run_id} stored: {summary or 'nothing ran'}"
               f"{' (interrupted)' if record.status == 'interrupted' else ''}", highlight=False)
     if record.status == "interrupted":
+        sys.exit(int(ExitCode.FAILED))
+    if counts and set(counts) == {"skipped"}:
+        # asked to run, and every step was refused: that is not success
+        err.print(f"logkb: nothing ran: all {counts['skipped']} step(s) were refused "
+                  "(the plan's `skipped:` lines say why; --allow, --host-map or --yes "
+                  "open them)", highlight=False)
         sys.exit(int(ExitCode.FAILED))
     if record.changed:
         sys.exit(int(ExitCode.REPLAY_CHANGED))
@@ -342,4 +349,35 @@ def _one_line(text: str) -> str:
 
 
 def _say(text: str) -> None:
-    out.print(text, markup=False, highlight=False)
+    """A line of the plan that fits the width: a step's head is cut with an ellipsis,
+    a ``label: value`` line (commands) wraps under its value."""
+    import re
+
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    w = out.width
+    if cell_len(text) <= w:
+        out.print(Text(text), no_wrap=True, crop=True)
+        return
+    m = re.match(r"^( *[a-z ]+: *)", text)
+    if not m or len(m.group(1)) > w // 2:
+        out.print(Text(text, no_wrap=True), no_wrap=True, overflow="ellipsis", crop=True)
+        return
+    label = m.group(1)
+    hang = " " * len(label)
+    rest = text[len(label):]
+    if label.strip() in ("recorded:", "will run:", "would run:", "in:"):
+        # a command: every character matters, so it is cut at the width, not at words
+        first = True
+        while rest:
+            room = w - len(hang)
+            piece, rest = rest[:room], rest[room:]
+            out.print(Text((label if first else hang) + piece), no_wrap=True, crop=True)
+            first = False
+        return
+    import textwrap
+
+    for line in textwrap.wrap(rest, width=w, initial_indent=label, subsequent_indent=hang,
+                              break_on_hyphens=False):
+        out.print(Text(line), no_wrap=True, crop=True)

@@ -2,14 +2,28 @@
 
 Kept apart from :mod:`kb.cli` so that command modules (graph, replay, tui) can
 import it without importing the group that imports them.
+
+Three promises every command keeps through these helpers:
+
+* **Transcript text is literal.**  The consoles interpret neither rich markup
+  (``[bold]hi[/bold]``) nor emoji codes (``:x:``) nor highlight anything; styling
+  is done with :class:`rich.text.Text` only.
+* **Tables fit the width**: the terminal's, else ``$COLUMNS``, else 160 when
+  piped (:func:`width`); columns truncate with an ellipsis, only prose wraps.
+* **One JSON contract** (docs/json.md): a list is JSON lines (:func:`emit_lines`),
+  a single answer is one object (:func:`emit_json`).
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
+import shlex
+import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,41 +36,115 @@ from kb.paths import default_db
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from kb.store import KbStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+PIPED_WIDTH = 160
+"""Columns of piped output when ``$COLUMNS`` does not say (data should survive ``| grep``)."""
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null after the reader went away (``| head``), so the final
+    flush at exit does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def _columns() -> int | None:
+    value = os.environ.get("COLUMNS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def width() -> int:
+    """The columns stdout has: the terminal's, else ``$COLUMNS``, else 160 when piped."""
+    if sys.stdout.isatty():
+        try:
+            return _columns() or os.get_terminal_size(sys.stdout.fileno()).columns
+        except OSError:
+            return 80
+    return _columns() or PIPED_WIDTH
+
+
+def _make_console(stderr: bool) -> Console:
+    """A console that never interprets text and ends quietly on a closed pipe."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """Called when the reader of stdout went away: stop quietly with exit 0."""
+            self.quiet = True
+            quiet_stdout()
+            raise SystemExit(0)
+
+    return _Console(stderr=stderr, markup=False, emoji=False, highlight=False,
+                    soft_wrap=False)
+
 
 class _LazyConsole:
-    """A :class:`rich.console.Console` made on first use: importing rich costs more than
-    ``logkb --help`` may take."""
+    """The console, made on first use: importing rich costs more than some commands
+    (``search``, ``--help``) take in all.  Settings made before it exists wait for it."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._kwargs = kwargs
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
         self._console: Console | None = None
+        self._pending: dict[str, Any] = {}
+
+    def _get(self) -> Console:
+        if self._console is None:
+            self._console = _make_console(self._stderr)
+            for k, v in self._pending.items():
+                setattr(self._console, k, v)
+        return self._console
+
+    def configure(self, **settings: Any) -> None:
+        if self._console is None:
+            self._pending.update(settings)
+        else:
+            for k, v in settings.items():
+                setattr(self._console, k, v)
 
     def __getattr__(self, name: str) -> Any:
-        if self._console is None:
-            from rich.console import Console
-
-            kwargs = dict(self._kwargs)
-            if kwargs.pop("stdout_width", False):
-                # piped output is not cut to 80 columns: data should survive `| grep`
-                kwargs["width"] = (None if sys.stdout.isatty()
-                                   else int(os.environ.get("COLUMNS") or 160))
-            self._console = Console(**kwargs)
-        return getattr(self._console, name)
+        return getattr(self._get(), name)
 
 
-out: Console = _LazyConsole(highlight=False, soft_wrap=True,  # type: ignore[assignment]
-                            stdout_width=True)
-err: Console = _LazyConsole(stderr=True, highlight=False,  # type: ignore[assignment]
-                            soft_wrap=True)
+out: Console = _LazyConsole(stderr=False)  # type: ignore[assignment]
+err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
+
+
+def setup_consoles() -> None:
+    """Size the consoles for this invocation (``$COLUMNS`` may differ between runs in one
+    process, as in tests).  Called by the group before every command."""
+    out.configure(width=width(), soft_wrap=False)  # type: ignore[attr-defined]
+    if not sys.stderr.isatty():
+        err.configure(width=_columns() or PIPED_WIDTH)  # type: ignore[attr-defined]
+
+
+def say(text: str | Text, *, style: str | None = None) -> None:
+    """One line (or paragraph) of data on stdout, printed literally."""
+    from rich.text import Text
+
+    out.print(text if isinstance(text, Text) else Text(text, style=style or ""),
+              soft_wrap=True)
+
+
+def note(text: str | Text, *, style: str | None = None) -> None:
+    """A diagnostic on stderr, printed literally."""
+    from rich.text import Text
+
+    err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
+              soft_wrap=True)
 
 
 def fail(message: str, code: ExitCode) -> None:
-    err.print(f"[bold red]logkb:[/] {message}", markup=True, highlight=False)
+    from rich.text import Text
+
+    err.print(Text.assemble(("logkb:", "bold red"), " ", message), soft_wrap=True)
     sys.exit(int(code))
 
 
@@ -77,29 +165,190 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+# ------------------------------------------------------------------ options
+def _db_value(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """``--db`` after the subcommand, else before it (the group's), else ``$LOGKB_DB``."""
+    if value is not None:
+        return value
+    root = ctx.find_root()
+    if isinstance(root.obj, dict) and root.obj.get("db") is not None:
+        return Path(root.obj["db"])
+    env = os.environ.get("LOGKB_DB")
+    return Path(env) if env else None
+
+
 def db_option(fn: F) -> F:
     return click.option(
         "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-        envvar="LOGKB_DB", show_envvar=True,
-        help=f"Knowledge base file [default: {default_db()}].")(fn)
+        callback=_db_value, expose_value=True,
+        help=f"Knowledge base file (also before the command; env LOGKB_DB) "
+             f"[default: {default_db()}].")(fn)
 
 
 def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True,
-                        help="Print JSON for scripts instead of a table.")(fn)
+                        help="Print JSON for scripts (docs/json.md): a list is one object "
+                             "per line, a single answer one object.")(fn)
+
+
+def limit_option(default: int | None = None) -> Callable[[F], F]:
+    def deco(fn: F) -> F:
+        return click.option("-n", "--limit", "limit", type=click.IntRange(min=0),
+                            default=default, show_default=default is not None,
+                            metavar="N", help="At most N rows.")(fn)
+    return deco
+
+
+def output_option(fn: F) -> F:
+    return click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                        help="Write to FILE instead of stdout.")(fn)
 
 
 def session_option(fn: F) -> F:
     return click.option("--session", "-s", "session_id", metavar="ID", default=None,
-                        help="Session id or unique prefix [default: the latest ingested "
+                        help="Session id, unique prefix or title words [default: the "
+                             "current session (`logkb use`), else the latest ingested "
                              "top-level session].")(fn)
 
 
+def choices(valid: Sequence[str], name: str) -> Callable[[click.Context, click.Parameter,
+                                                          tuple[str, ...]], list[str]]:
+    """A callback for a repeatable, comma-separated option whose values must be in
+    ``valid``; anything else is a usage error that lists the valid values."""
+
+    def check(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+              ) -> list[str]:
+        got = split(values)
+        bad = [v for v in got if v not in valid]
+        if bad:
+            raise click.BadParameter(
+                f"{', '.join(repr(b) for b in bad)} {'is' if len(bad) == 1 else 'are'} not "
+                f"a valid {name}; valid: {', '.join(valid)}", ctx=ctx, param=param)
+        return got
+
+    return check
+
+
+def split(values: Iterable[str]) -> list[str]:
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+# ------------------------------------------------------------------ stores
 def open_store(db: Path | None, read_only: bool = True) -> KbStore:
     from kb.store import KbStore
 
     return KbStore(db if db is not None else default_db(), read_only=read_only)
 
 
+def resolve(store: KbStore, session_id: str | None) -> str:
+    """The session a command is about; on stderr, which one when it was not asked for
+    and several top-level sessions exist (the current one, or the latest ingested)."""
+    sid, how = store.resolve_session_verbose(session_id)
+    if how != "explicit":
+        others = store.top_level_count()
+        if others > 1:
+            from rich.text import Text
+
+            title = store.session_title(sid) or ""
+            why = ("the current session (`logkb use`)" if how == "current"
+                   else "the latest ingested; choose with `logkb use` or --session")
+            note(Text.assemble(("session ", "dim"), sid,
+                               (f" {_short(title, 40)}" if title else ""),
+                               (f" — {why}, of {others} sessions", "dim")))
+    return sid
+
+
+def _short(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> str | None:
+    """Where a miss in ``sid`` would hit: ``found in ses_e88a…; use --all`` or None."""
+    for other in store.top_level_ids():
+        if other != sid and found(other):
+            return f"found in {other[:12]}…; use --session {other[:12]} or --all"
+    return None
+
+
+# ------------------------------------------------------------------ output
 def emit_json(obj: Any) -> None:
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
+    """One JSON object (a single answer) on one line."""
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+                     + "\n")
+
+
+def emit_lines(rows: Iterable[Any]) -> None:
+    """A list: one JSON object per line (JSON lines)."""
+    write = sys.stdout.write
+    for r in rows:
+        write(orjson.dumps(r, option=orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n")
+
+
+def write_text(text: str, output: Path | None) -> None:
+    """Text to FILE (``-o``) or stdout (through the pager on a terminal)."""
+    if output is not None:
+        output.write_text(text if text.endswith("\n") else text + "\n")
+        note(f"wrote {output}")
+        return
+    with paged():
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _pager_command() -> list[str] | None:
+    if os.environ.get("LOGKB_NO_PAGER"):
+        return None
+    cmd = os.environ.get("LOGKB_PAGER") or os.environ.get("PAGER") or "less -FRX"
+    if cmd.strip() in ("", "cat"):
+        return None
+    return shlex.split(cmd)
+
+
+@contextmanager
+def paged() -> Iterator[None]:
+    """Long output through ``$PAGER`` (``less -FRX`` by default: it exits at once when the
+    text fits the screen), like git, but only when stdout is a terminal."""
+    cmd = _pager_command() if sys.stdout.isatty() and sys.stdin.isatty() else None
+    if cmd is None:
+        yield
+        return
+    buf = io.StringIO()
+    real, saved_file = sys.stdout, out.file
+    sys.stdout = buf
+    out.file = buf
+    try:
+        yield
+    finally:
+        sys.stdout = real
+        out.file = saved_file
+    text = buf.getvalue()
+    if text.count("\n") < os.get_terminal_size(real.fileno()).lines - 1:
+        real.write(text)
+        return
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        real.write(text)
+        return
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    proc.wait()
+
+
+def table(columns: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+    """A table that fits the width: every column truncates with an ellipsis unless it is
+    marked ``wrap`` (prose); ``min`` sets a column's minimum width."""
+    from rich.table import Table
+
+    t = Table(box=None, header_style="bold", pad_edge=False, expand=False)
+    for name, opts in columns:
+        wrap = opts.pop("wrap", False)
+        t.add_column(name, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis",
+                     min_width=opts.pop("min", None), **opts)
+    return t

@@ -57,6 +57,22 @@ def find_approach(store: KbStore, scopes: list[str], ref: str) -> dict[str, Any]
     return scored[0][2]
 
 
+def approach_matches(store: KbStore, scopes: list[str], ref: str) -> list[dict[str, Any]]:
+    """The approaches a name-like ``ref`` could mean when it is ambiguous: every one whose
+    name or alias contains it (``allreduce`` → the four allreduce approaches); empty when
+    ``ref`` names one approach exactly, is an ordinal or a node id, or contains none."""
+    if ref.isdigit() or ref.startswith("approach:"):
+        return []
+    want = ref.lower().strip()
+    items = [a for a in gs.approaches(store, scopes) if a["kind"] != "goal"]
+    exact = [a for a in items if want in (n.lower() for n in [a["label"], *a.get("aliases", [])])]
+    if len(exact) == 1:
+        return []
+    hits = [a for a in items
+            if any(want in n.lower() for n in [a["label"], *a.get("aliases", [])])]
+    return sorted(hits, key=lambda a: a["ordinal"]) if len(hits) > 1 else []
+
+
 def story(store: KbStore, scopes: list[str], ref: str) -> dict[str, Any]:
     """Everything the graph knows of one approach: proposal, tests, end, cause, successors."""
     a = find_approach(store, scopes, ref)
@@ -245,94 +261,7 @@ def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------- handoff
-def handoff_markdown(store: KbStore, scope: str) -> str:
-    scopes = [scope]
-    info = store.session(scope)
-    prompt = store.events(scope, kinds=["prompt"], limit=1)
-    items = gs.approaches(store, scopes)
-    dead = gs.dead_ends(store, scopes)
-    questions = gs.untested(store, scopes)
-    decisions = gs.decisions(store, scopes)
-    pivots = gs.pivots(store, scopes)
-    series = throughput(store, scopes)
-    out = [f"# Hand-off: {info['title'] or scope}", "",
-           f"Session `{scope}` · {info['messages']} messages · "
-           f"{info['commands']} commands · source {info['source_form']}", ""]
-    out += ["## Goal", "", short(prompt[0].text or "", 1200) if prompt else "(no prompt)", ""]
-    tried = [a for a in items if a["kind"] == "approach"]
-    out += ["## What was tried", "", "| approach | status | proposed | tested | ended | "
-            "outcome |", "|---|---|---|---|---|---|"]
-    for a in tried:
-        tested = sorted({e["ordinal"] for e in a["evidence"] if e["role"] == "tested"})
-        outcome = a.get("cause") or next((e.get("note") for e in reversed(a["evidence"])
-                                          if e["role"] in ("tested", "confirmed")
-                                          and e.get("note")), "") or ""
-        out.append(f"| {_md(a['label'])} | {a['status']} | {a['ordinal']} | "
-                   f"{', '.join(map(str, tested[:5]))} | {a.get('ended') or ''} | "
-                   f"{_md(short(outcome, 90))} |")
-    out.append("")
-    if pivots:
-        out += ["## Pivots", ""]
-        label = {a["node_id"]: a["label"] for a in items}  # pivots join approaches
-        for p in pivots:
-            out.append(f"- message {p['ordinal']}: {label.get(p['src'], p['src'])} → "
-                       f"{label.get(p['dst'], p['dst'])}")
-        out.append("")
-    out += ["## Dead ends, by cause", ""]
-    by_cause: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for d in dead:
-        by_cause[d["cause"] or "cause unknown"].append(d)
-    for cause, group in by_cause.items():
-        out.append(f"### {cause}")
-        for d in group:
-            ended = next((e for e in d["evidence"] if e["role"] == "ended"), None)
-            tested = sorted({e["ordinal"] for e in d["evidence"] if e["role"] == "tested"})
-            out.append(f"- **{_md(d['name'])}** ({d['status']}): tested at "
-                       f"{', '.join(map(str, tested)) or '-'}, ended at {d['ended_at']}"
-                       + (f" — {_md(short(ended['note'], 160))}" if ended and ended.get(
-                           "note") else ""))
-            for r in d.get("risks", []):
-                out.append(f"  - risk: {_md(r)}")
-        out.append("")
-    if series:
-        out += ["## Measurements (throughput)", "", "| message | value | label |", "|---|---|---|"]
-        keep = _key_points(series)
-        for m in keep:
-            out.append(f"| {m['ordinal']} | {m['value']:g} {m['unit']} | {_md(m['label'] or '')} |")
-        out.append("")
-    risky = [a for a in tried if a["status"] == "open" and a.get("risks")]
-    out += ["## Open and untested", ""]
-    for q in questions:
-        out.append(f"- untested (message {q['ordinal']}): {q['question']} — {q['reason']}")
-    for a in [a for a in items if a["status"] == "open"]:
-        out.append(f"- open: {_md(a['label'])} (since {a['ordinal']})")
-    for a in risky:
-        for r in a["risks"]:
-            out.append(f"  - risk: {_md(r)}")
-    out.append("")
-    if decisions:
-        d = decisions[-1]
-        out += ["## Last decision", "", f"Message {d['ordinal']}: {d['label']}", ""]
-    return "\n".join(out)
-
-
-def _key_points(series: list[dict[str, Any]], limit: int = 15) -> list[dict[str, Any]]:
-    """A few measurements that tell the story: first, changes, best, last."""
-    if len(series) <= limit:
-        return series
-    keep = {0, len(series) - 1, max(range(len(series)), key=lambda i: series[i]["value"]),
-            min(range(len(series)), key=lambda i: series[i]["value"])}
-    changes = sorted(range(1, len(series)), key=lambda i: -abs(
-        series[i]["value"] - series[i - 1]["value"]))
-    for i in changes:
-        if len(keep) >= limit:
-            break
-        keep.add(i)
-    return [series[i] for i in sorted(keep)]
-
-
-def _md(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+# The hand-off brief lives in kb/handoff.py (data, Markdown, --max-tokens).
 
 
 # ---------------------------------------------------------------- export
@@ -345,9 +274,13 @@ def _scalar_attrs(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export(g: nx.MultiDiGraph, fmt: str) -> str:
+def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False) -> str:
+    """The graph as ``json`` (node-link data; ``compact``: on one line), ``graphml``,
+    ``dot`` (Graphviz) or ``mermaid``."""
     if fmt == "json":
-        return json.dumps(nx.node_link_data(g, edges="edges"), default=str, indent=1)
+        return json.dumps(nx.node_link_data(g, edges="edges"), default=str,
+                          indent=None if compact else 1,
+                          separators=(",", ":") if compact else None)
     if fmt == "graphml":
         h = nx.MultiDiGraph()
         for n, d in g.nodes(data=True):
@@ -362,6 +295,77 @@ def export(g: nx.MultiDiGraph, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}")
 
 
+# dot and mermaid are views for people: approaches (coloured by status) with the dead ends
+# grouped under their causes, pivots, risks, untested questions and decisions.  Experiments
+# are folded into their approach's label ("tested 4126, 4131") and session nodes left out:
+# as nodes they are most of the graph and make it a hairball.  json and graphml keep all.
+_STATUS_COLORS = {  # status: (fill, border)
+    "dead_end": ("#f9d6d5", "#b03a2e"), "blocked": ("#fde8c8", "#ca6f1e"),
+    "superseded": ("#e5e7e9", "#7b7d7d"), "confirmed": ("#d4efdf", "#1e8449"),
+    "open": ("#d6eaf8", "#2471a3")}
+_STATUS_WORDS = {"dead_end": "dead end", "blocked": "blocked", "superseded": "superseded",
+                 "confirmed": "confirmed", "open": "open"}
+_VIEW_EDGES = {"pivoted_to", "at_risk_from", "asks_about", "about", "researched_in"}
+
+
+def _view(g: nx.MultiDiGraph) -> dict[str, Any]:
+    """What the dot and mermaid views draw: nodes by role, causes with their dead ends."""
+    def num(v: Any) -> int | None:
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            return None
+
+    approaches, questions, decisions, sessions = [], [], [], []
+    tested: dict[str, list[int]] = defaultdict(list)
+    for n, d in g.nodes(data=True):
+        t = d.get("type")
+        if t == "approach":
+            approaches.append(n)
+        elif t == "question":
+            questions.append(n)
+        elif t == "decision":
+            decisions.append(n)
+    cause_of: dict[str, str] = {}
+    for u, v, d in g.edges(data=True):
+        t = d.get("type")
+        if t == "tested_by" and num(g.nodes[v].get("ordinal")) is not None:
+            tested[u].append(num(g.nodes[v].get("ordinal")))  # type: ignore[arg-type]
+        elif t == "failed_because" and g.nodes[u].get("type") == "approach":
+            cause_of.setdefault(u, v)
+        elif t == "researched_in":
+            sessions.append(v)
+    approaches.sort(key=lambda n: (num(g.nodes[n].get("ordinal")) or 0, n))
+    clusters: dict[str, list[str]] = defaultdict(list)
+    for a in approaches:
+        if a in cause_of:
+            clusters[cause_of[a]].append(a)
+    edges = [(u, v, d) for u, v, d in g.edges(data=True) if d.get("type") in _VIEW_EDGES]
+    return {"approaches": approaches, "questions": questions, "decisions": decisions,
+            "sessions": sorted(set(sessions)), "tested": tested, "clusters": clusters,
+            "cause_of": cause_of, "edges": edges, "num": num}
+
+
+def _approach_label(d: dict[str, Any], tested: list[int], num: Any) -> list[str]:
+    start, end = num(d.get("ordinal")), num(d.get("ended"))
+    span = f"{start}–{end}" if start is not None and end is not None else (
+        f"from {start}" if start is not None else "")
+    kind = d.get("kind")
+    head = ("goal: " if kind == "goal" else "") + short(str(d.get("label") or ""), 48)
+    lines = [head]
+    meta = [x for x in (span, _STATUS_WORDS.get(d.get("status") or "", "")) if x]
+    if meta:
+        lines.append(" · ".join(meta))
+    if tested:
+        t = sorted(set(tested))
+        lines.append("tested " + ", ".join(map(str, t[:4])) + (" …" if len(t) > 4 else ""))
+    return lines
+
+
+def _dot_str(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
 _SHAPES = {"approach": "box", "cause": "octagon", "experiment": "ellipse",
            "question": "diamond", "decision": "note", "session": "folder"}
 _COLORS = {"dead_end": "red", "blocked": "orange", "superseded": "gray", "confirmed": "green",
@@ -369,35 +373,184 @@ _COLORS = {"dead_end": "red", "blocked": "orange", "superseded": "gray", "confir
 
 
 def _dot(g: nx.MultiDiGraph) -> str:
-    ids = {n: f"n{i}" for i, n in enumerate(g.nodes)}
-    out = ["digraph logkb {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
-    for n, d in g.nodes(data=True):
-        label = short(str(d.get("label") or n), 60).replace('"', '\\"')
-        extra = f' color="{_COLORS[d["status"]]}"' if d.get("status") in _COLORS else ""
-        out.append(f'  {ids[n]} [label="{label}" shape={_SHAPES.get(d.get("type"), "box")}'
-                   f'{extra}];')
-    for u, v, d in g.edges(data=True):
-        lab = d.get("type", "")
-        if d.get("ordinal") is not None:
-            lab += f" @{d['ordinal']}"
-        out.append(f'  {ids[u]} -> {ids[v]} [label="{lab}"];')
+    """Graphviz: dead ends in one cluster per cause, colours by status, a legend."""
+    v = _view(g)
+    num = v["num"]
+    ids: dict[str, str] = {}
+
+    def nid(n: str) -> str:
+        return ids.setdefault(n, f"n{len(ids)}")
+
+    out = ["digraph logkb {", "  rankdir=TB; newrank=true; nodesep=0.25; ranksep=0.35;",
+           '  graph [fontname="Helvetica" fontsize=11 labeljust=l];',
+           '  node [fontname="Helvetica" fontsize=10 shape=box style="rounded,filled" '
+           'margin="0.12,0.05"];',
+           '  edge [fontname="Helvetica" fontsize=9 color="#555555" arrowsize=0.6];']
+
+    def node(n: str, indent: str = "  ") -> str:
+        d = g.nodes[n]
+        fill, border = _STATUS_COLORS.get(d.get("status") or "", ("#ffffff", "#555555"))
+        label = "\\n".join(_dot_str(x) for x in _approach_label(d, v["tested"].get(n, []),
+                                                                 num))
+        shape = ' shape=doubleoctagon style="filled"' if d.get("kind") == "goal" else ""
+        pen = " penwidth=2" if d.get("annotated") in (True, "True") else ""
+        return (f'{indent}{nid(n)} [label="{label}" fillcolor="{fill}" color="{border}"'
+                f"{shape}{pen}];")
+
+    for k, (cause, members) in enumerate(sorted(
+            v["clusters"].items(), key=lambda kv: min(num(g.nodes[m].get("ended")) or 0
+                                                      for m in kv[1]))):
+        title = _dot_str(short(str(g.nodes[cause].get("label") or cause), 60))
+        out += [f"  subgraph cluster_cause{k} {{",
+                f'    label="cause: {title}"; style="rounded,filled"; fillcolor="#fbfbfb"; '
+                'color="#b03a2e"; fontcolor="#b03a2e";']
+        out += [node(m, "    ") for m in members]
+        out.append("  }")
+    for a in v["approaches"]:
+        if a not in v["cause_of"]:
+            out.append(node(a))
+    for q in v["questions"]:
+        d = g.nodes[q]
+        label = _dot_str(f"untested @{d.get('ordinal')}\n{short(str(d.get('label') or ''), 44)}")
+        label = label.replace("\\\\n", "\\n")
+        out.append(f'  {nid(q)} [label="{label}" shape=diamond style="filled" '
+                   'fillcolor="#fef9e7" color="#b7950b"];')
+    for n in v["decisions"]:
+        d = g.nodes[n]
+        label = _dot_str(f"decision @{d.get('ordinal')}: {short(str(d.get('label') or ''), 50)}")
+        out.append(f'  {nid(n)} [label="{label}" shape=note style="filled" '
+                   'fillcolor="#f4ecf7" color="#7d3c98"];')
+    for n in v["sessions"]:
+        d = g.nodes[n]
+        label = _dot_str(f"subagent {str(n)[:16]}…\n{short(str(d.get('label') or ''), 40)}")
+        label = label.replace("\\\\n", "\\n")
+        out.append(f'  {nid(n)} [label="{label}" shape=folder style="filled" '
+                   'fillcolor="#f2f3f4" color="#7b7d7d"];')
+    # pivots go from every approach they ended to the one they started: draw one edge per
+    # (pivot, target) from the last ended approach, the others joined by a thin edge
+    for u, w, d in v["edges"]:
+        if u not in ids or w not in ids:
+            continue
+        t = d.get("type")
+        at = f" @{d['ordinal']}" if d.get("ordinal") is not None else ""
+        if t == "pivoted_to":
+            attrs = f'label="pivot{at}" color="#ca6f1e" fontcolor="#ca6f1e" penwidth=1.4'
+        elif t == "at_risk_from":
+            attrs = 'label="risk" style=dashed color="#b03a2e" fontcolor="#b03a2e"'
+        elif t == "asks_about":
+            attrs = 'style=dotted arrowhead=none color="#b7950b"'
+        elif t == "about":
+            attrs = 'style=dotted arrowhead=none color="#7d3c98"'
+        else:
+            attrs = f'label="{t}" style=dotted'
+        out.append(f"  {ids[u]} -> {ids[w]} [{attrs}];")
+    # time runs down: one row per message that proposed something (approaches, questions,
+    # decisions proposed at the same message side by side), rows joined invisibly
+    rows: dict[int, list[str]] = defaultdict(list)
+    for n in [*v["approaches"], *v["questions"], *v["decisions"]]:
+        o = num(g.nodes[n].get("ordinal"))
+        if o is not None:
+            rows[o].append(ids[n])
+    order = sorted(rows)
+    for o in order:
+        if len(rows[o]) > 1:
+            out.append(f"  {{rank=same; {'; '.join(rows[o])};}}")
+    for a, b in zip(order, order[1:]):
+        out.append(f"  {rows[a][0]} -> {rows[b][0]} [style=invis weight=4];")
+    # the legend, one row at the bottom
+    legend = []
+    out += ["  subgraph cluster_legend {", '    label="legend"; style="rounded"; '
+            'color="#aaaaaa"; fontcolor="#555555";']
+    for status, (fill, border) in _STATUS_COLORS.items():
+        out.append(f'    legend_{status} [label="{_STATUS_WORDS[status]}" fillcolor="{fill}" '
+                   f'color="{border}"];')
+        legend.append(f"legend_{status}")
+    out += ['    legend_q [label="untested question" shape=diamond style="filled" '
+            'fillcolor="#fef9e7" color="#b7950b"];',
+            '    legend_p [label="pivot →" shape=plain style="" fontcolor="#ca6f1e"];',
+            '    legend_r [label="risk ⇢" shape=plain style="" fontcolor="#b03a2e"];',
+            '    legend_c [label="red box: dead ends sharing a cause" shape=plain style="" '
+            'fontcolor="#b03a2e"];']
+    legend += ["legend_q", "legend_p", "legend_r", "legend_c"]
+    out.append(f"    {{rank=same; {'; '.join(legend)};}}")
+    for a, b in zip(legend, legend[1:]):
+        out.append(f"    {a} -> {b} [style=invis];")
+    out.append("  }")
+    if order:
+        out.append(f"  {rows[order[-1]][0]} -> legend_{next(iter(_STATUS_COLORS))} "
+                   "[style=invis];")
     out.append("}")
     return "\n".join(out)
 
 
 def _mermaid(g: nx.MultiDiGraph) -> str:
-    ids = {n: f"n{i}" for i, n in enumerate(g.nodes)}
-    shape = {"approach": ("[", "]"), "cause": ("{{", "}}"), "experiment": ("(", ")"),
-             "question": ("{", "}"), "decision": (">", "]"), "session": ("[(", ")]")}
-    out = ["flowchart LR"]
-    for n, d in g.nodes(data=True):
-        o, c = shape.get(d.get("type"), ("[", "]"))
-        label = html.escape(short(str(d.get("label") or n), 60)).replace('"', "#quot;")
-        status = f" ({d['status']})" if d.get("status") in _COLORS else ""
-        out.append(f'  {ids[n]}{o}"{label}{status}"{c}')
-    for u, v, d in g.edges(data=True):
-        lab = d.get("type", "")
-        if d.get("ordinal") is not None:
-            lab += f" @{d['ordinal']}"
-        out.append(f"  {ids[u]} -->|{lab}| {ids[v]}")
+    """Mermaid: the same view as :func:`_dot` (clusters per cause, classes by status,
+    a legend)."""
+    v = _view(g)
+    num = v["num"]
+    ids: dict[str, str] = {}
+
+    def nid(n: str) -> str:
+        return ids.setdefault(n, f"n{len(ids)}")
+
+    def text(s: str) -> str:
+        return html.escape(s).replace('"', "#quot;")
+
+    out = ["flowchart TB"]
+    for status, (fill, border) in _STATUS_COLORS.items():
+        out.append(f"  classDef {status} fill:{fill},stroke:{border},color:#111")
+    out += ["  classDef question fill:#fef9e7,stroke:#b7950b,color:#111",
+            "  classDef decision fill:#f4ecf7,stroke:#7d3c98,color:#111",
+            "  classDef subagent fill:#f2f3f4,stroke:#7b7d7d,color:#111"]
+
+    def node(n: str) -> str:
+        d = g.nodes[n]
+        label = "<br/>".join(text(x) for x in _approach_label(d, v["tested"].get(n, []), num))
+        o, c = ("{{", "}}") if d.get("kind") == "goal" else ("(", ")")
+        cls = d.get("status") if d.get("status") in _STATUS_COLORS else None
+        return f'{nid(n)}{o}"{label}"{c}' + (f":::{cls}" if cls else "")
+
+    for k, (cause, members) in enumerate(sorted(
+            v["clusters"].items(), key=lambda kv: min(num(g.nodes[m].get("ended")) or 0
+                                                      for m in kv[1]))):
+        title = text(short(str(g.nodes[cause].get("label") or cause), 60))
+        out.append(f'  subgraph cause{k}["cause: {title}"]')
+        out += [f"    {node(m)}" for m in members]
+        out.append("  end")
+    for a in v["approaches"]:
+        if a not in v["cause_of"]:
+            out.append(f"  {node(a)}")
+    for q in v["questions"]:
+        d = g.nodes[q]
+        out.append(f'  {nid(q)}{{"untested @{d.get("ordinal")}<br/>'
+                   f'{text(short(str(d.get("label") or ""), 44))}"}}:::question')
+    for n in v["decisions"]:
+        d = g.nodes[n]
+        out.append(f'  {nid(n)}>"decision @{d.get("ordinal")}: '
+                   f'{text(short(str(d.get("label") or ""), 50))}"]:::decision')
+    for n in v["sessions"]:
+        d = g.nodes[n]
+        out.append(f'  {nid(n)}[("subagent {text(str(n)[:16])}…<br/>'
+                   f'{text(short(str(d.get("label") or ""), 40))}")]:::subagent')
+    for u, w, d in v["edges"]:
+        if u not in ids or w not in ids:
+            continue
+        t = d.get("type")
+        at = f" @{d['ordinal']}" if d.get("ordinal") is not None else ""
+        if t == "pivoted_to":
+            out.append(f"  {ids[u]} ==>|pivot{at}| {ids[w]}")
+        elif t == "at_risk_from":
+            out.append(f"  {ids[u]} -.->|risk| {ids[w]}")
+        elif t in ("asks_about", "about"):
+            out.append(f"  {ids[u]} -.- {ids[w]}")
+        else:
+            out.append(f"  {ids[u]} -.->|{t}| {ids[w]}")
+    out.append('  subgraph legend["legend"]')
+    out.append("    direction LR")
+    for status in _STATUS_COLORS:
+        out.append(f'    legend_{status}("{_STATUS_WORDS[status]}"):::{status}')
+    out += ['    legend_q{"untested question"}:::question',
+            '    legend_a(" ") ==>|pivot| legend_b(" ")',
+            '    legend_c(" ") -.->|risk| legend_d(" ")',
+            "  end"]
     return "\n".join(out)

@@ -147,16 +147,14 @@ class Answers:
         return _capped(out, limit)
 
     def handoff(self, *, session: str | None = None, max_tokens: int = 1500) -> dict[str, Any]:
-        """The Markdown brief of one session, within about ``max_tokens`` tokens."""
-        from kb.graph import report
+        """The Markdown brief of one session, fitted to about ``max_tokens`` tokens (what a
+        successor can look up first is dropped first; ordinals stay cited)."""
+        from kb import handoff as brief
 
         with self._graph(session, False) as (store, scopes):
-            text = report.handoff_markdown(store, scopes[0])
-        budget = max(200, max_tokens) * 4  # about four characters a token
-        out: dict[str, Any] = {"session": scopes[0], "markdown": text[:budget]}
-        if len(text) > budget:
-            out["truncated"] = f"{len(text) - budget} more characters; raise max_tokens"
-        return out
+            data = brief.brief(store, scopes[0])
+        return {"session": scopes[0],
+                "markdown": brief.markdown(data, max_tokens=max(100, max_tokens))}
 
     def events(self, *, session: str | None = None, start: int | None = None,
                end: int | None = None, kinds: list[str] | None = None,

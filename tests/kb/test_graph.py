@@ -227,7 +227,7 @@ def deadends(blackwell_db: Path) -> list[dict[str, Any]]:
     r = CliRunner().invoke(cli, ["deadends", "--db", str(blackwell_db), "--json"],
                            catch_exceptions=False)
     assert r.exit_code == 0, r.stderr
-    return json.loads(r.stdout)
+    return [json.loads(x) for x in r.stdout.splitlines()]
 
 
 def test_fixture_dead_ends(deadends: list[dict[str, Any]],
@@ -260,7 +260,7 @@ def test_fixture_dead_ends(deadends: list[dict[str, Any]],
 
 def test_fixture_untested_and_pivot_and_decision(blackwell_db: Path) -> None:
     r = CliRunner().invoke(cli, ["untested", "--db", str(blackwell_db), "--json"])
-    items = json.loads(r.stdout)
+    items = [json.loads(x) for x in r.stdout.splitlines()]
     assert [(q["ordinal"], q["question"], q["reason"]) for q in items] == [
         (5216, "is deepep importable on 10.1.230.174?", "Host key verification failed")]
     with KbStore(blackwell_db, read_only=True) as store:
@@ -290,7 +290,7 @@ def test_why_timeline_handoff(blackwell_db: Path, tmp_path: Path) -> None:
     assert r.exit_code == 0
     md = out.read_text()
     for section in ("## Goal", "## What was tried", "## Dead ends, by cause",
-                    "## Measurements", "## Open and untested", "## Last decision"):
+                    "## Measurements", "## Open and untested", "## Next steps", "## Status"):
         assert section in md
     assert "is deepep importable" in md and "SM120 unsupported" in md
 
@@ -306,9 +306,11 @@ def test_graph_exports(blackwell_db: Path, fmt: str) -> None:
     elif fmt == "graphml":
         assert ET.fromstring(text).tag.endswith("graphml")
     elif fmt == "dot":
-        assert text.startswith("digraph") and "pivoted_to @5214" in text
+        assert text.startswith("digraph") and "pivot @5214" in text
+        assert "cluster_cause" in text and "cluster_legend" in text
     else:
-        assert text.startswith("flowchart LR") and "pivoted_to @5214" in text
+        assert text.startswith("flowchart TB") and "pivot @5214" in text
+        assert 'subgraph cause0["cause: ' in text and "classDef dead_end" in text
 
 
 def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) -> None:
@@ -319,7 +321,7 @@ def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) 
     run.invoke(cli, ["mark", "5216", "--db", db, "--note", "retry with ssh -o StrictHostKey"])
 
     def status() -> dict[str, str]:
-        items = json.loads(run.invoke(cli, ["deadends", "--db", db, "--json"]).stdout)
+        items = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", db, "--json"]).stdout.splitlines()]
         return {d["name"]: d["status"] for d in items}
 
     assert status()["Baseline with --cuda-graph-max-bs 128"] == "dead_end"
@@ -327,7 +329,7 @@ def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) 
         ingest(store, [blackwell / "session.jsonl"], force=True)
         gs.rebuild(store, gs.scope_of(store, store.resolve_session(None)), force=True)
     assert status()["Baseline with --cuda-graph-max-bs 128"] == "dead_end"
-    listed = json.loads(run.invoke(cli, ["mark", "--list", "--db", db, "--json"]).stdout)
+    listed = [json.loads(x) for x in run.invoke(cli, ["mark", "--list", "--db", db, "--json"]).stdout.splitlines()]
     assert [a["kind"] for a in listed] == ["dead_end", "note"]
     run.invoke(cli, ["unmark", "5224", "--db", db])
     assert "Baseline with --cuda-graph-max-bs 128" not in status()

@@ -19,7 +19,8 @@ def test_lists_the_read_only_tools(mcp_client: McpClient) -> None:
 
 def test_deadends_about_an_approach_cites_cause_and_ordinal(mcp_client: McpClient,
                                                             earlier_kb: Path) -> None:
-    expected = json.loads(logkb("deadends", "--all", "--json", "--db", str(earlier_kb)).stdout)
+    expected = [json.loads(x) for x in
+                logkb("deadends", "--all", "--json", "--db", str(earlier_kb)).stdout.splitlines()]
     deepep = [d for d in expected if "deepep" in d["name"].lower()]
     assert deepep, expected
     got = mcp_client.call("deadends", about="DeepEP")
@@ -44,7 +45,7 @@ def test_search_events_untested_why_handoff(mcp_client: McpClient) -> None:
     assert story["approach"]["label"].lower().startswith("check deepep") or \
         "deepep" in story["approach"]["label"].lower()
     brief = mcp_client.call("handoff", max_tokens=200)
-    assert brief["markdown"].startswith("#") and len(brief["markdown"]) <= 800
+    assert brief["markdown"].startswith("#") and len(brief["markdown"]) <= 200 * 4 * 1.2
 
 
 def test_errors_are_answers_not_crashes(mcp_client: McpClient) -> None:

@@ -64,8 +64,8 @@ def _python_file(tmp_path: Path, name: str, body: str) -> str:
 
 def test_an_agent_in_opencode_asks_logkb_what_was_tried(recorder: Path, earlier_kb: Path,
                                                         tmp_path: Path) -> None:
-    expected = [d for d in json.loads(logkb("deadends", "--all", "--json", "--db",
-                                            str(earlier_kb)).stdout)
+    expected = [d for d in (json.loads(x) for x in logkb(
+                    "deadends", "--all", "--json", "--db", str(earlier_kb)).stdout.splitlines())
                 if "deepep" in d["name"].lower()]
     assert expected
     add_mcp = _python_file(tmp_path, "add_mcp.py", f"""

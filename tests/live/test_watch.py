@@ -75,7 +75,7 @@ def test_appended_messages_show_up_without_another_ingest(
     _wait_for(lambda: _messages(db) == len(lines), f"all {len(lines)} messages")
     assert _event_count(db) > before
     # the graph was derived as part of the watch's ingest
-    dead = json.loads(logkb("deadends", "--json", "--db", str(db)).stdout)
+    dead = [json.loads(x) for x in logkb("deadends", "--json", "--db", str(db)).stdout.splitlines()]
     assert any("deepep" in d["name"].lower() for d in dead)
     proc.terminate()
     out, _ = proc.communicate(timeout=10)

@@ -43,13 +43,13 @@ def campaign(tmp_path: Path) -> Path:
 def test_now_passing_check_flags_the_dead_end_for_revisit(tmp_path: Path) -> None:
     db = campaign(tmp_path)
     run = CliRunner()
-    before = json.loads(run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout)
+    before = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout.splitlines()]
     assert [(d["name"], d["status"], d["revisit"]) for d in before] == [
         ("Json module", "blocked", None)]
     r = run.invoke(cli, ["replay", "--db", str(db), "--from", "1", "--execute"])
     assert r.exit_code == 7, r.output  # the verdict differs from the recording
     assert "Json module (blocked: json not installed) may have come back" in r.stderr
-    after = json.loads(run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout)
+    after = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout.splitlines()]
     assert after[0]["revisit"].startswith("replay of message 3: now-passes")
     with KbStore(db, read_only=True) as store:
         scope = gs.scopes(store)[0]

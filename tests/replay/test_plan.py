@@ -204,7 +204,8 @@ def test_plan_without_a_map_refuses_the_recorded_host(fixture_db: Path, ssh_guar
     # even with --execute nothing is contacted (stdin is not a terminal, no --yes)
     r2 = run("replay", "--db", str(fixture_db), "--from", "5216", "--to", "5219", "--execute",
              "--json")
-    assert r2.exit_code == 0  # type: ignore[attr-defined]
+    # every step refused: nothing ran, which is not a success (issue 13)
+    assert r2.exit_code == 1  # type: ignore[attr-defined]
     verdicts = [json.loads(x)["verdict"] for x in r2.stdout.splitlines()]  # type: ignore[attr-defined]
     assert verdicts == ["skipped"] * 4
     assert ssh_guard.ssh_spawns() == []

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screens at 120x40 (pytest-textual-snapshot).
+"""SVG snapshots of the main screens at 120x40 and 80x24 (pytest-textual-snapshot).
 
 Deterministic by construction: UTC, no cursor blink, data settled before the
 shot, no clock and no timings on screen.  Review ``snapshot_report.html`` before
@@ -66,3 +66,32 @@ def test_help_overlay(snap_compare: Any, tui_db: Path) -> None:
         await settle(pilot)
 
     assert snap_compare(make_app(tui_db, at=5216), terminal_size=SIZE, run_before=ready)
+
+
+SMALL = (80, 24)
+
+
+def test_sessions_screen_80x24(snap_compare: Any, tui_db: Path) -> None:
+    async def ready(pilot: Any) -> None:
+        await settle(pilot)
+
+    assert snap_compare(make_app(tui_db), terminal_size=SMALL, run_before=ready)
+
+
+def test_timeline_80x24(snap_compare: Any, tui_db: Path) -> None:
+    async def ready(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("n")  # the failing import check
+        await settle(pilot)
+
+    assert snap_compare(make_app(tui_db, session_id=SESSION, at=5214), terminal_size=SMALL,
+                        run_before=ready)
+
+
+def test_help_overlay_80x24(snap_compare: Any, tui_db: Path) -> None:
+    async def ready(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+
+    assert snap_compare(make_app(tui_db, at=5216), terminal_size=SMALL, run_before=ready)

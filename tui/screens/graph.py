@@ -120,8 +120,8 @@ class GraphScreen(Screen[None]):
 
     def graph_ready(self, scope: str, view: views.GraphView) -> None:
         """Called by the app with the scope's graph: build the tree and the chart."""
-        if scope != self.scope:
-            return
+        if scope != self.scope or view is self.view:
+            return  # (the same graph again: keep the tree and the cursor where they are)
         self.view = view
         self._build_tree(view)
         self._plot(view)

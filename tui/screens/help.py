@@ -26,8 +26,12 @@ class HelpScreen(ModalScreen[None]):
         self.below = below
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog help"):
+        with VerticalScroll(classes="dialog help", id="help-scroll"):
             yield Static(self._content(), id="help-body")
+
+    def on_mount(self) -> None:
+        """Called when the overlay opens: focus it, so arrows and page keys scroll it."""
+        self.query_one("#help-scroll").focus()
 
     def _content(self) -> Table:
         below = self.below

@@ -22,7 +22,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(self.question, classes="dialog-title", markup=False)
             yield Input(value=self.value, id="prompt-input")
             yield Label("enter saves · escape cancels", classes="dialog-hint")
 
@@ -50,7 +50,7 @@ class ConfirmPrompt(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(self.question, classes="dialog-title", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button(self.no, variant="primary", id="no")

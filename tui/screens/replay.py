@@ -227,10 +227,10 @@ class ReplayScreen(Screen[None]):
             verdict = Text("")
         safety = s.safety if s.info is not None else "–"
         target = s.target or (f"{s.unmapped[0]}?" if s.unmapped else "")
-        return (str(s.ordinal), s.category, Text(safety, style=SAFETY_STYLE.get(safety, DIM)),
+        return (Text(str(s.ordinal)), Text(s.category or ""), Text(safety, style=SAFETY_STYLE.get(safety, DIM)),
                 Text(s.action, style="bold #7ee787" if s.runs else DIM),
                 Text(short(target, 16), style="#ffcb6b" if s.runs else DIM), verdict,
-                short(s.recorded_command, 200))
+                Text(short(s.recorded_command, 200)))
 
     def _summary(self) -> None:
         plan = self.plan

@@ -53,6 +53,10 @@ class SessionsScreen(Screen[None]):
         super().__init__()
         self.rows: list[dict[str, Any]] = []
         self.counts: dict[str, dict[str, int | None]] = {}
+        self.usage: dict[str, dict[str, Any]] = {}
+        self.current: str | None = None
+        self.narrow = False
+        self.title_width = 42
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -65,11 +69,20 @@ class SessionsScreen(Screen[None]):
         """Called when the screen is shown first: set up the table and read the sessions."""
         self.sub_title = "sessions"
         table = self.query_one(DataTable)
-        for label, key, width in (("session", "title", 42), ("msgs", "msgs", 5),
-                                  ("cmds", "cmds", 5), ("fail", "fail", 4),
-                                  ("dead", "dead", 4), ("last activity", "last", 16),
-                                  ("id", "id", None)):
-            table.add_column(label, key=key, width=width)
+        # fit the terminal: below 120 columns the id column goes (the timeline's title
+        # bar shows it) and times lose their year; the title takes what is left
+        width = self.app.size.width
+        self.narrow = width < 120
+        fixed = [("msgs", "msgs", 5), ("cmds", "cmds", 5), ("fail", "fail", 4),
+                 ("dead", "dead", 4), ("tokens", "tokens", 6), ("cost", "cost", 8),
+                 ("last activity" if not self.narrow else "last", "last",
+                  16 if not self.narrow else 11)]
+        used = sum(w for _, _, w in fixed) + 2 * (len(fixed) + 1) + 2
+        self.title_width = 42 if not self.narrow else max(18, width - used)
+        for label, key, w in (("session", "title", self.title_width), *fixed):
+            table.add_column(label, key=key, width=w)
+        if not self.narrow:
+            table.add_column("id", key="id", width=None)
         table.focus()
         self.reload()
 
@@ -82,11 +95,14 @@ class SessionsScreen(Screen[None]):
         with self.app.lease.read() as store:  # type: ignore[attr-defined]
             rows = store.sessions()
             counts = views.session_counts(store)
-        self.post_message(SessionsLoaded(rows, counts))
+            usage = views.session_usage(store)
+            current = store.current_session()
+        self.post_message(SessionsLoaded(rows, counts, usage, current))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         """Called when the session list arrived: fill the table (the app keeps a copy too)."""
         self.rows, self.counts = message.rows, message.counts
+        self.usage, self.current = message.usage, message.current
         self._fill()
 
     @on(Input.Changed, "#session-filter")
@@ -113,21 +129,32 @@ class SessionsScreen(Screen[None]):
             shown += 1
             c = self.counts.get(r["session_id"], {})
             prefix = "  " * depth + ("└ " if depth else "")
-            title = Text(prefix, style=DIM)
-            title.append(short(r["title"] or "(untitled)", 42 - len(prefix)
+            if r["session_id"] == self.current:
+                prefix = "▶ " + prefix
+            title = Text(prefix, style="bold #7ee787" if r["session_id"] == self.current
+                         else DIM)
+            title.append(short(r["title"] or "(untitled)", self.title_width - len(prefix)
                                - (len(f" ←{r['spawned_at']}") if r.get("spawned_at") else 0)),
                          style="bold" if depth == 0 else "")
             if r.get("spawned_at"):
                 title.append(f" ←{r['spawned_at']}", style=DIM)
             dead = c.get("dead_ends")
             fail = c.get("failures") or 0
-            table.add_row(
-                title, str(r["messages"]), str(r["commands"]),
+            u = self.usage.get(r["session_id"], {})
+            tin, tout = u.get("tokens_input"), u.get("tokens_output")
+            tokens = (views.tokens_text((tin or 0) + (tout or 0))
+                      if tin is not None or tout is not None else "")
+            last = when(r["last_activity"] or r["time_updated"])
+            cells = [
+                title, Text(str(r["messages"])), Text(str(r["commands"])),
                 Text(str(fail), style=FAIL if fail else DIM),
                 Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
-                when(r["last_activity"] or r["time_updated"]),
-                Text(r["session_id"] + ("" if r["complete"] else " *"), style=DIM),
-                key=r["session_id"])
+                Text(tokens, style=DIM), Text(views.cost_text(u.get("cost")), style=DIM),
+                Text(last[5:] if self.narrow else last)]
+            if not self.narrow:
+                cells.append(Text(r["session_id"] + ("" if r["complete"] else " *"),
+                                  style=DIM))
+            table.add_row(*cells, key=r["session_id"])
         if old_key is not None:
             try:
                 table.move_cursor(row=table.get_row_index(old_key))
@@ -136,7 +163,8 @@ class SessionsScreen(Screen[None]):
         total = len(self.rows)
         status = f"{shown} of {total} sessions" if needle else f"{total} sessions"
         self.query_one("#sessions-status", Static).update(Text(
-            f"{status} · enter opens · * = the source cannot show every message",
+            f"{status} · enter opens · ▶ current (logkb use) · * = the source cannot show "
+            "every message",
             style=DIM))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

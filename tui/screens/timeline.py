@@ -25,7 +25,7 @@ from tui.format import DIM, FAIL, short, when
 from tui.messages import AnnotationSaved, JumpRequested
 from tui.screens.prompt import ConfirmPrompt, TextPrompt
 from tui.widgets.detail import DetailContext, DetailPane
-from tui.widgets.timeline_view import PAGE, Key, TimelineView
+from tui.widgets.timeline_view import PAGE, Key, TimelineView, header_text
 
 SEARCH_DELAY = 0.15
 """Seconds of typing pause before a search runs."""
@@ -87,6 +87,10 @@ class TimelineScreen(Screen[None]):
         Binding("s", "subagent", "Subagent", show=False),
         Binding("o", "full_output", "Full output", show=False),
         Binding("z", "zoom", "Zoom detail", show=False),
+        Binding("y", "copy('command')", "Copy", show=False),
+        Binding("Y", "copy('output')", "Copy output", show=False),
+        Binding("p", "pager", "Pager", show=False),
+        Binding("e", "editor", "Editor", show=False),
         Binding("tab", "switch_pane", "Pane", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -133,6 +137,8 @@ class TimelineScreen(Screen[None]):
         self._detail_pending: Key | None = None
         self._search_pending = False
         self._pending_jump: int | None = None
+        self.last_copied: str | None = None
+        """What ``y``/``Y`` put on the clipboard last (for tests: OSC 52 is write-only)."""
 
     # --------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -147,10 +153,12 @@ class TimelineScreen(Screen[None]):
         yield Footer()
 
     @staticmethod
-    def _columns() -> Text:
-        t = Text(f"{'msg':>6}   {'kind':<8} {'category':<13} {'host':<13} {'status':<8} what",
-                 style="bold")
-        return t
+    def _columns(width: int = 120) -> Text:
+        return Text(header_text(width), style="bold", no_wrap=True, overflow="ellipsis")
+
+    def on_timeline_view_width_changed(self, message: TimelineView.WidthChanged) -> None:
+        """Called when the rows' width changed: the header shows the same columns."""
+        self.query_one("#timeline-columns", Static).update(self._columns(message.width))
 
     def on_mount(self) -> None:
         """Called when the screen opens: read the index (the rows come page by page)."""
@@ -534,6 +542,88 @@ class TimelineScreen(Screen[None]):
     def action_full_output(self) -> None:
         self.query_one(DetailPane).toggle_full()
 
+    # ---------------------------------------------------- copy, pager, editor
+    def _selected_parts(self) -> tuple[str | None, str | None, str | None]:
+        """The selected step's command (or prose), output, and the file it touched."""
+        pane = self.query_one(DetailPane)
+        d = pane.detail
+        if d is None:
+            return None, None, None
+        cmd = next((e for e in d.focus if e.kind == "command"), None)
+        res = next((e for e in d.focus if e.kind == "result"), None)
+        prose = next((e for e in d.focus if e.kind in ("prompt", "decision")), None)
+        command = (cmd.command or cmd.text) if cmd is not None else (
+            prose.text if prose is not None else None)
+        output = (res.output or res.error) if res is not None else (
+            prose.text if prose is not None else None)
+        path = None
+        if cmd is not None and isinstance(cmd.input, dict):
+            path = cmd.input.get("filePath") or cmd.input.get("path")
+        return command, output, path
+
+    def action_copy(self, what: str) -> None:
+        """``y``: copy the selected command (or prose); ``Y``: its output (OSC 52)."""
+        command, output, _ = self._selected_parts()
+        text = command if what == "command" else output
+        if not text:
+            self.notify(f"this step has no {what} to copy", timeout=2)
+            return
+        self.app.copy_to_clipboard(text)
+        self.last_copied = text
+        lines = text.count("\n") + 1
+        self.notify(f"copied the {what} ({lines} line{'s' if lines != 1 else ''})", timeout=2)
+
+    def action_pager(self) -> None:
+        """``p``: the selected step's whole output in ``$PAGER`` (``less -R`` by default)."""
+        import os
+        import shlex
+
+        _, output, _ = self._selected_parts()
+        if not output:
+            self.notify("this step has no output", timeout=2)
+            return
+        cmd = shlex.split(os.environ.get("PAGER") or "less -R")
+        self._run_outside(cmd, stdin=output)
+
+    def action_editor(self) -> None:
+        """``e``: the file the selected call read or edited (else the transcript) in
+        ``$EDITOR``."""
+        import os
+        import shlex
+        from pathlib import Path
+
+        _, _, path = self._selected_parts()
+        info = self.info or {}
+        if path:
+            p = Path(path)
+            if not p.is_absolute() and info.get("directory"):
+                p = Path(info["directory"]) / p
+        elif info.get("source_path"):
+            p = Path(info["source_path"])
+        else:
+            self.notify("no file to open for this step", timeout=2)
+            return
+        if not p.exists():
+            self.notify(f"{p} is not on this machine", severity="warning", timeout=3)
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        self._run_outside([*shlex.split(editor), str(p)])
+
+    def _run_outside(self, cmd: list[str], stdin: str | None = None) -> None:
+        """Run a terminal program (pager, editor) with the TUI suspended."""
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():
+                subprocess.run(cmd, input=stdin.encode() if stdin is not None else None,
+                               check=False)
+        except SuspendNotSupported:
+            self.notify("this terminal cannot suspend the TUI", severity="warning")
+        except OSError as e:
+            self.notify(f"{cmd[0]}: {e}", severity="error")
+
     def action_zoom(self) -> None:
         self.toggle_class("-zoom")
 
@@ -555,7 +645,7 @@ class TimelineScreen(Screen[None]):
         elif self.has_class("-zoom"):
             self.remove_class("-zoom")
         elif any(isinstance(s, TimelineScreen) for s in self.app.screen_stack[:-1]):
-            self.app.pop_screen()  # back to the session we came from
+            self.app.pop_screen()  # back to where we came from (a session, the graph)
         else:
             self.app.show_sessions()  # type: ignore[attr-defined]
 

@@ -33,6 +33,7 @@ from tui.format import (
     STATUS_MARK,
     STATUS_STYLE,
     VERDICT_STYLE,
+    short,
     when,
 )
 
@@ -200,6 +201,56 @@ def todo_block(todos: list[Any]) -> list[RenderableType]:
     return out
 
 
+def _step_block(d: StepDetail, calls: dict[int, list[Event]], seq: int, what: str,
+                full: bool, mark: str = "") -> list[RenderableType]:
+    """One step of the message in full: a call's command and result, or a piece of prose."""
+    parts: list[RenderableType] = []
+    if what == "call":
+        group = calls[seq]
+        cmd = next((e for e in group if e.kind == "command"), None)
+        res = next((e for e in group if e.kind == "result"), None)
+        if cmd is not None:
+            parts.append(section(f"{mark}Command"))
+            parts.extend(command_block(cmd, full))
+        if res is not None:
+            parts.append(section(f"{mark}Result"))
+            parts.extend(result_block(res, full))
+        return parts
+    e = next(x for x in d.events if x.seq == seq and x.kind.value == what)
+    if e.kind in ("prompt", "decision"):
+        title = "Prompt" if e.kind == "prompt" else (
+            "Why" if e.prose_role == "rationale" else "Said")
+        parts.append(section(f"{mark}{title}"))
+        parts.append(prose_block(e))
+    else:
+        parts.append(section(f"{mark}{e.kind.value.capitalize()}"))
+        parts.append(Text(e.reason or "", style=DIM))
+        parts.append(Text(e.text or (str(e.raw) if e.raw is not None else "")))
+    return parts
+
+
+def _step_line(d: StepDetail, calls: dict[int, list[Event]], seq: int, what: str) -> Text:
+    """One other step of the message, on one line."""
+    t = Text("  ", no_wrap=True, overflow="ellipsis")
+    if what == "call":
+        group = calls[seq]
+        cmd = next((e for e in group if e.kind == "command"), None)
+        res = next((e for e in group if e.kind == "result"), None)
+        failed = res is not None and (res.status != "completed" or (res.exit_code or 0) != 0
+                                      or bool(res.error_signatures))
+        t.append(f"{(cmd or group[0]).tool or 'call'} ", style="bold")
+        line = ((cmd.remote_command or cmd.command or cmd.text or "") if cmd is not None
+                else "")
+        t.append(short(" ".join(line.split()), 200))
+        if res is not None:
+            t.append(f"  {res.status or ''}", style=FAIL if failed else DIM)
+        return t
+    e = next(x for x in d.events if x.seq == seq and x.kind.value == what)
+    t.append(f"{'prompt' if e.kind == 'prompt' else e.kind.value} ", style="bold")
+    t.append(short(" ".join((e.text or e.reason or "").split()), 200), style=DIM)
+    return t
+
+
 def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
                   ) -> RenderableType:
     """The whole detail of one step as one renderable."""
@@ -235,32 +286,33 @@ def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
             calls.setdefault(e.seq, []).append(e)
         else:
             order.append((e.seq, e.kind.value))
-    for seq, what in order:
-        selected = any(f[0] == seq and (what == "call") == (f[1] in (
+    def is_selected(seq: int, what: str) -> bool:
+        return any(f[0] == seq and (what == "call") == (f[1] in (
             "command", "result", "todo", "subagent")) for f in focus)
-        mark = "▶ " if selected and len(order) > 1 else ""
-        if what == "call":
-            group = calls[seq]
-            cmd = next((e for e in group if e.kind == "command"), None)
-            res = next((e for e in group if e.kind == "result"), None)
-            if cmd is not None:
-                parts.append(section(f"{mark}Command"))
-                parts.extend(command_block(cmd, full))
-            if res is not None:
-                parts.append(section(f"{mark}Result"))
-                parts.extend(result_block(res, full))
-        else:
-            e = next(x for x in d.events if x.seq == seq and x.kind.value == what)
-            if e.kind in ("prompt", "decision"):
-                title = "Prompt" if e.kind == "prompt" else (
-                    "Why" if e.prose_role == "rationale" else "Said")
-                parts.append(section(f"{mark}{title}"))
-                parts.append(prose_block(e))
-            else:
-                parts.append(section(f"{mark}{e.kind.value.capitalize()}"))
-                t = Text(e.reason or "", style=DIM)
-                parts.append(t)
-                parts.append(Text(e.text or (str(e.raw) if e.raw is not None else "")))
+
+    # the selected step first and in full (a message may make many calls: the one chosen
+    # in the timeline is the one shown), the message's other steps below, one line each
+    chosen = [(seq, what) for seq, what in order if is_selected(seq, what)] or order[:1]
+    if not any(what == "call" for _, what in chosen):
+        # prose or a prompt: the message in order, all of it (what it led to matters)
+        for seq, what in order:
+            mark = "▶ " if (seq, what) in chosen and len(order) > 1 else ""
+            parts.extend(_step_block(d, calls, seq, what, full, mark=mark))
+        chosen = order
+    else:
+        # the prose right before the call is why it was made: shown in full above it
+        first = min(seq for seq, what in chosen if what == "call")
+        why = [(seq, what) for seq, what in order
+               if what == "decision" and seq < first][-1:]
+        for seq, what in why + chosen:
+            parts.extend(_step_block(d, calls, seq, what, full, mark=""))
+        chosen = why + chosen
+    others = [x for x in order if x not in chosen]
+    if others:
+        parts.append(section(f"Also in message {d.ordinal} ({len(others)} more step"
+                             f"{'s' if len(others) != 1 else ''})"))
+        for seq, what in others:
+            parts.append(_step_line(d, calls, seq, what))
 
     if ctx.questions:
         parts.append(section("Left untested"))

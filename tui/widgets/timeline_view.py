@@ -47,6 +47,22 @@ CACHE_PAGES = 48
 """Pages kept (LRU); ~6k rows."""
 
 
+def columns_for(width: int) -> tuple[bool, bool]:
+    """Which optional columns rows drawn ``width`` cells wide have: (category, host)."""
+    return width >= 80, width >= 100
+
+
+def header_text(width: int) -> str:
+    """The column header that lines up with rows drawn ``width`` cells wide."""
+    mid, wide = columns_for(width)
+    head = f"{'msg':>6}   {'kind':<8} "
+    if mid:
+        head += f"{'category':<13} "
+    if wide:
+        head += f"{'host':<13} "
+    return head + f"{'status':<8} what"
+
+
 class TimelineView(ScrollView, can_focus=True):
     """The rows of one session, one per step, with a cursor."""
 
@@ -58,6 +74,7 @@ class TimelineView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TimelineView {
         background: $surface;
+        overflow-x: hidden;
         & > .timeline--cursor { background: $accent 45%; text-style: bold; }
         &:focus > .timeline--cursor { background: $accent 70%; }
         & > .timeline--failure { background: $error 18%; }
@@ -127,6 +144,7 @@ class TimelineView(ScrollView, can_focus=True):
         self.range_start: int | None = None
         """Position where a range selection started (``v``), or None."""
         self._rows: dict[Key, TimelineRow] = {}
+        self._told_width = -1
         self._pages: OrderedDict[int, None] = OrderedDict()
         self._generation = 0
         self._loading = False
@@ -182,7 +200,7 @@ class TimelineView(ScrollView, can_focus=True):
             for p in pages:
                 self._pages[p] = None
             self.pages_loaded = len(pages)
-        self.virtual_size = Size(self.size.width, len(index))
+        self.virtual_size = Size(self.scrollable_content_region.width, len(index))
         pos = self.position_for(index, ordinal, key)
         if pos < 0:
             self.cursor = -1
@@ -293,11 +311,25 @@ class TimelineView(ScrollView, can_focus=True):
         self._schedule_fetch()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Called when the widget changes size: the virtual width follows it."""
+        """Called when the widget changes size: the virtual width follows it (never wider
+        than the rows are drawn, so no horizontal scrollbar takes a row)."""
         if self.index is not None:
-            self.virtual_size = Size(event.size.width, len(self.index))
+            self.virtual_size = Size(self.scrollable_content_region.width, len(self.index))
         self._line_cache.clear()
         self._schedule_fetch()
+        self.call_after_refresh(self._say_width)
+
+    @dataclass
+    class WidthChanged(Message):
+        """The width rows are drawn at changed (the header must follow it)."""
+
+        width: int
+
+    def _say_width(self) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._told_width:
+            self._told_width = width
+            self.post_message(self.WidthChanged(width))
 
     def _schedule_fetch(self) -> None:
         if not self._fetch_scheduled:
@@ -379,6 +411,8 @@ class TimelineView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if width != self._told_width:  # e.g. the vertical scrollbar came or went
+            self._say_width()
         pos = round(self.scroll_y) + y
         if self.index is None or pos >= len(self.index):
             return Strip.blank(width, self.rich_style)
@@ -434,8 +468,7 @@ class TimelineView(ScrollView, can_focus=True):
         kind = row.kind
         add(f"{kind:<8}"[:8], self._style(KIND_BADGE.get(kind, "")))
         add(" ")
-        wide = width >= 100
-        mid = width >= 80
+        mid, wide = columns_for(width)
         if mid:
             if row.src == ROW_CALL:
                 cat = row.category or ""
