@@ -28,7 +28,7 @@ class JsonlReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if b"{" not in head:
             return False
         return is_message_record(first_record(path))
 
