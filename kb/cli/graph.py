@@ -38,13 +38,12 @@ def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
     try:
         wanted = (gs.scopes(store) if all_scopes
                   else [gs.scope_of(store, store.resolve_session(session_id))])
-        built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
-        if any(s not in built for s in wanted):
+        missing = gs.unbuilt(store, wanted)  # never built, or owed by an interrupted ingest
+        if missing:
             store.close()
             with open_store(db, read_only=False) as rw:
-                for s in wanted:
-                    if s not in built:
-                        gs.rebuild(rw, s)
+                for s in missing:
+                    gs.rebuild(rw, s)
             store = open_store(db)
         yield store, wanted
     finally:

@@ -17,7 +17,6 @@ import orjson
 
 from logparse.models import Problem
 
-
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"),
          (codecs.BOM_UTF16_BE, "utf-16"))
 

@@ -37,7 +37,8 @@ _WS = re.compile(rb"[ \t\r\n]*")
 _SCALAR_END = re.compile(rb"[,\]}\s]")
 _MSG_START = re.compile(rb'\{\s*"info"\s*:\s*\{')
 _OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
-PREFIX_LINES = 20
+PREFIX_LINES = 5
+PREFIX_LINE_BYTES = 512
 
 
 class _Broken(Exception):
@@ -175,6 +176,8 @@ class ExportScanner:
             while nl < 0 and self._more():
                 nl = self.buf.find(b"\n", i)
             end = nl if nl >= 0 else len(self.buf)
+            if end - i > PREFIX_LINE_BYTES:
+                break
             brace = self.buf.find(b"{", i, end)
             if brace >= 0:
                 skipped.append((line_no, self.buf[i:brace]))

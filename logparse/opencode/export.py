@@ -14,6 +14,7 @@ Messages are yielded in file order (opencode writes them sorted by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import orjson
 
 from logparse.models import Problem
 from logparse.opencode._lines import first_line, open_decoded, safe_text, sniff_encoding
-from logparse.opencode._scan import Event, ExportScanner
+from logparse.opencode._scan import PREFIX_LINE_BYTES, PREFIX_LINES, Event, ExportScanner
 from logparse.source import (
     NotATranscript,
     RawMessage,
@@ -36,19 +37,27 @@ V2_SHAPE = ("an opencode 2.x session transfer ({\"data\": {\"info\": {…, \"loc
             "SessionTransfer.Data); logkb reads opencode 1.x sessions, not 2.x yet")
 
 
+_OBJECT_START = re.compile(rb'\{\s*"(?:info|messages|data)"\s*:')
+
+
 def _json_start(head: bytes) -> bytes:
-    """``head`` from the first line that starts a JSON object (status lines skipped)."""
-    for _ in range(20):
-        h = head.lstrip()
+    """``head`` from where the export's JSON object starts: a few short status lines
+    before it (``Exporting session: ses_…``, possibly without its newline) are skipped."""
+    h = head
+    for _ in range(PREFIX_LINES + 1):
+        h = h.lstrip()
         if h.startswith(b"{") or not h:
             return h
         nl = h.find(b"\n")
-        brace = h.find(b"{", 0, nl if nl >= 0 else len(h))
-        if brace >= 0:
-            return h[brace:]
+        line_end = nl if nl >= 0 else len(h)
+        if line_end > PREFIX_LINE_BYTES:
+            return b""
+        m = _OBJECT_START.search(h, 0, line_end + 64)
+        if m is not None and m.start() < line_end:
+            return h[m.start():]
         if nl < 0:
             return b""
-        head = h[nl + 1:]
+        h = h[nl + 1:]
     return b""
 
 
