@@ -232,6 +232,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     open_: dict[str, _Session] = {}
     owner: dict[str, str] | None = {} if repeats else None
     done: list[str] = []
+    kept: list[str] = []  # unchanged messages: their stored problems stay
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
@@ -244,18 +245,18 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                 open_[src.session_id] = st
             _feed(store, st, src, problems, progress, owner)
             if not repeats:
-                _close_session(store, open_.pop(src.session_id), problems, report, done)
+                _close_session(store, open_.pop(src.session_id), problems, report, done, kept)
         for st in list(open_.values()):
-            _close_session(store, st, problems, report, done)
+            _close_session(store, st, problems, report, done, kept)
     except NotATranscript as e:
         report.errors.append(e)
         for st in open_.values():  # what was read stays, under a session row
-            _close_session(store, st, problems, report, done, complete=False)
+            _close_session(store, st, problems, report, done, kept, complete=False)
         return
     finally:
         if gc_was_enabled:
             gc.enable()
-    store.replace_problems(spath, problems)
+    store.replace_problems(spath, problems, kept)
     report.problems.extend(problems)
     if fp is not None and wanted is None:
         store.record_source(spath, inp.form, fp, done)
@@ -338,7 +339,8 @@ def _text(raw: bytes) -> str:
 
 
 def _close_session(store: KbStore, st: _Session, problems: list[Problem],
-                   report: IngestReport, done: list[str], complete: bool | None = None) -> None:
+                   report: IngestReport, done: list[str], kept: list[str],
+                   complete: bool | None = None) -> None:
     src = st.src
     sid = src.session_id
     deriver = st.deriver
@@ -355,6 +357,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         store.mark_graph_pending(sid)
     problems.extend(deriver.problems)
     deriver.problems = []
+    kept.extend(deriver.skipped_ids)
     row = store.session(sid)
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=info.title, messages=row["messages"],
@@ -377,7 +380,7 @@ def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = 
         if not final:
             store.upsert_session(_session_info(st.src, deriver, st.first_prompt, None))
     for mid, table, column, value in lost:
-        problems.append(Problem(path=st.src.path, record=mid,
+        problems.append(Problem(path=st.src.path, record=mid, message_id=mid,
                                 reason=f"{table}.{column} cannot hold {value}; stored as NULL "
                                        "(kept in the message's raw JSON)"))
 

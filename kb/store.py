@@ -277,14 +277,23 @@ class KbStore:
             "WHERE sessions.parent_id IS NULL AND c.child_session_id = sessions.session_id "
             "AND c.session_id <> sessions.session_id")
 
-    def replace_problems(self, path: str, problems: Sequence[Problem]) -> None:
-        self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
+    def replace_problems(self, path: str, problems: Sequence[Problem],
+                         keep_messages: Sequence[str] = ()) -> None:
+        """The problems of an input, replacing the last read's; problems about messages
+        in ``keep_messages`` (unchanged, not derived again) are kept."""
+        if keep_messages:
+            keep = pa.table({"m": pa.array(list(keep_messages), type=pa.string())})  # noqa
+            self.conn.execute("DELETE FROM problems WHERE path = ? AND (message_id IS NULL "
+                              "OR message_id NOT IN (SELECT m FROM keep))", [path])
+        else:
+            self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
         if problems:
             tbl = pa.table({  # noqa: F841
                 "path": [p.path for p in problems], "line": pa.array(
                     [p.line for p in problems], type=pa.int32()),
                 "record": [p.record for p in problems], "reason": [p.reason for p in problems],
-                "raw": [p.raw for p in problems]})
+                "raw": [p.raw for p in problems],
+                "message_id": pa.array([p.message_id for p in problems], type=pa.string())})
             self.conn.execute("INSERT INTO problems SELECT * FROM tbl")
 
     def mark_graph_pending(self, session_id: str) -> None:

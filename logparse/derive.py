@@ -272,6 +272,8 @@ class Deriver:
         self.ordinal = 0
         self.out_of_order = False
         self.skipped = 0
+        self.skipped_ids: list[str] = []
+        """Messages found unchanged and not derived again (their problems stay stored)."""
         self.derived = 0
         self.events = 0
         self.untyped = 0
@@ -291,6 +293,28 @@ class Deriver:
 
     def add(self, msg: RawMessage, dg: int | None = None) -> None:
         """Derive one message (``dg``: its digest when the caller computed it already)."""
+        self.ordinal += 1
+        ordinal = self.ordinal
+        key = message_sort_key(msg.info)  # tolerates any field type
+        if key < self._last_key:
+            self.out_of_order = True
+        self._last_key = key
+        created = key[0] if _is_int64(key[0]) and key[0] else None
+        if created:
+            if self.first_time is None:
+                self.first_time = created
+            self.last_time = created
+        role = msg.info.get("role")
+        parts = msg.parts
+        had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in parts)
+        mid = msg.info["id"]
+        if dg is None:
+            dg = digest(msg.raw)
+        if self.known.get(mid) == (dg, ordinal):
+            self.skipped += 1
+            self.skipped_ids.append(mid)
+            self._after(role, had_tool)
+            return
         bad = bad_fields(msg.info)
         if bad:
             # a field of the wrong type costs that field, never the message: derive from
@@ -302,28 +326,8 @@ class Deriver:
             msg = RawMessage(info=_without(msg.info, [f for f, _ in bad]), parts=msg.parts,
                              raw=msg.raw, line=msg.line, record=msg.record,
                              inferred=msg.inferred)
+            role = msg.info.get("role")
         info = msg.info
-        self.ordinal += 1
-        ordinal = self.ordinal
-        key = message_sort_key(info)
-        if key < self._last_key:
-            self.out_of_order = True
-        self._last_key = key
-        created = key[0] or None
-        if created:
-            if self.first_time is None:
-                self.first_time = created
-            self.last_time = created
-        role = info.get("role")
-        parts = msg.parts
-        had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in parts)
-        mid = info["id"]
-        if dg is None:
-            dg = digest(msg.raw)
-        if self.known.get(mid) == (dg, ordinal):
-            self.skipped += 1
-            self._after(role, had_tool)
-            return
         self.derived += 1
         self._message_row(msg, ordinal, dg)
         if role == "user":
@@ -343,7 +347,8 @@ class Deriver:
 
     def _where(self, msg: RawMessage, part_id: str | None = None) -> dict[str, Any]:
         return {"path": self.source, "line": msg.line,
-                "record": part_id or msg.record or msg.info.get("id")}
+                "record": part_id or msg.record or msg.info.get("id"),
+                "message_id": msg.info.get("id")}
 
     def _message_row(self, msg: RawMessage, ordinal: int, dg: int) -> None:
         info = msg.info
@@ -528,6 +533,8 @@ class Deriver:
             if sh.hops:
                 first = sh.hops[0]
                 host, user, port, remote = first.host, first.user, first.port, first.remote_command
+                if not isinstance(port, int) or not 0 <= port < (1 << 31):
+                    port = None
             if sh.hops or sh.nested_ssh:
                 hops = _dumps([_hop(h, False) for h in sh.hops]
                               + [_hop(h, True) for h in sh.nested_ssh])
@@ -538,6 +545,8 @@ class Deriver:
         error = _text(state.get("error"))
         meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
         exit_code = _num(meta.get("exit"))
+        if exit_code is not None and not -(1 << 31) <= exit_code < (1 << 31):
+            exit_code = None  # an INTEGER column; the raw JSON keeps the value
         if output is None and tool == "bash" and isinstance(meta.get("output"), str):
             output = meta["output"]  # running/aborted bash keeps its partial output here
         sigs: list[str] = []

@@ -194,6 +194,7 @@ class ExportScanner:
     def events(self) -> Iterator[Event]:
         """The top-level keys and messages of the object starting at ``self.pos``."""
         i = self.pos + 1  # after the opening brace
+        seen_messages = False
         while True:
             i = self._skip_ws(i)
             c = self._byte(i)
@@ -209,6 +210,7 @@ class ExportScanner:
             if c != 0x22:
                 yield from self._resync(i, f"unexpected {chr(c)!r} between top-level keys")
                 return
+            kstart = i
             try:
                 kend = self._string_end(i + 1)
                 key = orjson.loads(self.buf[i:kend])
@@ -216,7 +218,13 @@ class ExportScanner:
                 if self._byte(i) != 0x3A:
                     raise _Broken(i, "a top-level key without ':'")
                 i = self._skip_ws(i + 1)
-                if key == "messages" and self._byte(i) == 0x5B:
+                if self._byte(i) == 0x5B and (key == "messages" or (
+                        not seen_messages and key not in ("info", "data"))):
+                    if key != "messages":
+                        yield Event("damage", self.off + kstart,
+                                    key=str(key), reason=f"a top-level list under {key!r}, "
+                                    "not 'messages' (a damaged key?); read as the messages")
+                    seen_messages = True
                     self.pos = i + 1
                     done = yield from self._messages()
                     if not done:
@@ -267,18 +275,27 @@ class ExportScanner:
                 self._close = b"\n" + ws[nl + 1:] + b"}" if nl >= 0 else b""
             if self._close:
                 # JSON.stringify(…, null, 2): a raw newline never occurs inside a string,
-                # so the element ends at the first newline + its indent + "}"
+                # so the element ends at the first newline + its indent + "}"; a span
+                # that does not parse is damage, and the next message starts after it
                 end = self._pretty_end(i)
-                if end is not None:
-                    try:
-                        value = orjson.loads(self.buf[i:end])
-                    except orjson.JSONDecodeError:
-                        pass
-                    else:
-                        yield Event("message", self.off + i, value=value,
-                                    raw=self.buf[i:end], end=self.off + end)
-                        self.pos = end
-                        continue
+                if end is None:
+                    found = yield from self._resync(i, "the message runs to the end of the "
+                                                    "file (truncated)", inside=True)
+                    if not found:
+                        return False
+                    continue
+                try:
+                    value = orjson.loads(self.buf[i:end])
+                except orjson.JSONDecodeError as e:
+                    found = yield from self._resync(i, f"a message is not valid JSON ({e})",
+                                                    inside=True)
+                    if not found:
+                        return False
+                    continue
+                yield Event("message", self.off + i, value=value, raw=self.buf[i:end],
+                            end=self.off + end)
+                self.pos = end
+                continue
             try:
                 end = self._value_end(i)
             except _Broken as e:
