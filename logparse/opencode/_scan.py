@@ -233,7 +233,7 @@ class ExportScanner:
                     continue
                 end = self._value_end(i)
             except _Broken as e:
-                yield from self._resync(e.pos, e.reason)
+                yield from self._resync(kstart, e.reason, at=e.pos)
                 return
             span = self.buf[i:end]
             try:

@@ -38,23 +38,26 @@ V2_SHAPE = ("an opencode 2.x session transfer ({\"data\": {\"info\": {…, \"loc
 
 
 _OBJECT_START = re.compile(rb'\{\s*"(?:info|messages|data)"\s*:')
+# after skipped lines, only what opencode itself writes counts as an export's start
+_EXPORT_START = re.compile(rb'\{\s*(?:"info"\s*:\s*\{\s*"id"\s*:\s*"ses_|"data"\s*:\s*\{\s*"info")')
 
 
 def _json_start(head: bytes) -> bytes:
     """``head`` from where the export's JSON object starts: a few short status lines
-    before it (``Exporting session: ses_…``, possibly without its newline) are skipped."""
+    before it (``Exporting session: ses_…``, possibly without its newline) are skipped
+    when an opencode session object follows them."""
     h = head
-    for _ in range(PREFIX_LINES + 1):
+    for skipped in range(PREFIX_LINES + 1):
         h = h.lstrip()
         if h.startswith(b"{") or not h:
-            return h
+            return h if not skipped or _EXPORT_START.match(h) else b""
         nl = h.find(b"\n")
         line_end = nl if nl >= 0 else len(h)
         if line_end > PREFIX_LINE_BYTES:
             return b""
         m = _OBJECT_START.search(h, 0, line_end + 64)
         if m is not None and m.start() < line_end:
-            return h[m.start():]
+            return h[m.start():] if _EXPORT_START.match(h, m.start()) else b""
         if nl < 0:
             return b""
         h = h[nl + 1:]

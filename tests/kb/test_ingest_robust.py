@@ -333,7 +333,8 @@ def test_wrong_field_type_costs_only_the_field(tmp_path: Path, nimble: list, fie
         assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == len(msgs)
         probs = [p for p in report.problems if f"field {named} " in p.reason]
         assert len(probs) == 1 and probs[0].line == 2
-        raw = store.conn.execute("SELECT raw FROM messages WHERE ordinal = 2").fetchone()[0]
+        raw = store.conn.execute("SELECT raw FROM messages WHERE message_id = ?",
+                                 [msgs[1]["info"]["id"]]).fetchone()[0]
         assert orjson.loads(raw)["info"][field] == value  # kept raw
 
 
