@@ -25,6 +25,7 @@ by name and may be missing.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import sqlite3
 import tempfile
@@ -55,6 +56,8 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
             except FileNotFoundError:
                 continue
             except OSError as e:
+                if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                    raise  # the environment, not the input: ingest reports it (exit 1)
                 raise NotATranscript(path, f"could not copy {path.name}{suffix} aside to read "
                                      f"it ({e.strerror or e})") from None
         try:
