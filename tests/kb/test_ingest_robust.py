@@ -581,3 +581,25 @@ def _consistent(kb: Path) -> None:
             "SELECT count(*) FROM messages WHERE session_id NOT IN "
             "(SELECT session_id FROM sessions)").fetchone()[0]
         assert orphans == 0
+
+
+# ------------------------------------------------------------------ the graph is owed
+def test_owed_graph_is_built_by_the_next_ingest_or_query(tmp_path: Path) -> None:
+    src = SAMPLES[0]
+    sid = orjson.loads(src.read_bytes())["info"]["id"]
+    with KbStore(tmp_path / "a.duckdb") as store:
+        ingest(store, [src], graph=False)  # as if killed before the graph phase
+        assert store.graph_pending() == [sid]
+        report = ingest(store, [src])
+        assert report.unchanged == [str(src)] and report.graphs == [sid]
+        assert store.graph_pending() == []
+        assert store.conn.execute("SELECT count(*) FROM graph_builds").fetchone()[0] == 1
+    kb = tmp_path / "b.duckdb"
+    with KbStore(kb) as store:
+        ingest(store, [src], graph=False)
+    p = subprocess.run([sys.executable, "-m", "kb", "graph", "--db", str(kb), "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    with KbStore(kb, read_only=True) as store:
+        assert store.graph_pending() == []
+        assert store.conn.execute("SELECT count(*) FROM graph_builds").fetchone()[0] == 1
