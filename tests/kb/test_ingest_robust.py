@@ -603,3 +603,14 @@ def test_owed_graph_is_built_by_the_next_ingest_or_query(tmp_path: Path) -> None
     with KbStore(kb, read_only=True) as store:
         assert store.graph_pending() == []
         assert store.conn.execute("SELECT count(*) FROM graph_builds").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("enc", ["utf-16", "utf-8-sig"])
+def test_jsonl_with_a_bom_and_crlf(tmp_path: Path, nimble: list, enc: str) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_bytes("".join(orjson.dumps(m).decode() + "\r\n" for m in nimble).encode(enc))
+    with _store() as store:
+        report = _ingest(store, f)
+        assert not report.errors and not report.problems
+        assert [s.form for s in report.sessions] == ["jsonl"]
+        assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == len(nimble)
