@@ -345,8 +345,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     sid = src.session_id
     deriver = st.deriver
     complete = src.complete if complete is None else complete
-    _flush(store, st, problems, final=True)
-    with store.transaction():
+    with store.transaction():  # the last batch commits with the session row
+        _flush(store, st, problems, final=True)
         removed = [m for m in st.known if m not in st.seen] if complete else []
         if removed:
             store.delete_messages(sid, removed)
@@ -375,9 +375,11 @@ def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = 
     sid = st.src.session_id
     known = st.known
     replace = [row[0] for row in batch.messages if row[0] in known] if known else []
-    with store.transaction():
+    if final:  # inside the transaction that writes the session row
         lost = store.write_batch(sid, batch, replace)
-        if not final:
+    else:
+        with store.transaction():
+            lost = store.write_batch(sid, batch, replace)
             store.upsert_session(_session_info(st.src, deriver, st.first_prompt, None))
     for mid, table, column, value in lost:
         problems.append(Problem(path=st.src.path, record=mid, message_id=mid,

@@ -298,14 +298,13 @@ class KbStore:
 
     def mark_graph_pending(self, session_id: str) -> None:
         """The session's graph is owed (cleared by the rebuild of its scope)."""
-        self.conn.execute("INSERT INTO graph_pending VALUES (?, now()) ON CONFLICT DO NOTHING",
-                          [session_id])
+        self.conn.execute("INSERT INTO graph_pending VALUES (?, now())", [session_id])
 
     def graph_pending(self) -> list[str]:
         """Sessions whose graph is owed and that still exist."""
         return [r[0] for r in self.conn.execute(
-            "SELECT p.session_id FROM graph_pending p JOIN sessions s USING (session_id) "
-            "ORDER BY p.session_id").fetchall()]
+            "SELECT DISTINCT p.session_id FROM graph_pending p JOIN sessions s "
+            "USING (session_id) ORDER BY p.session_id").fetchall()]
 
     def source_fingerprint(self, path: str) -> str | None:
         row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",

@@ -4,7 +4,8 @@
 -- during the graph phase, or run with the graph off) makes the next ingest or graph
 -- query rebuild that scope, even when the input did not change.
 
+-- no key: a plain append is the cheapest write per session; readers use DISTINCT
 CREATE TABLE graph_pending (
-    session_id VARCHAR PRIMARY KEY,
+    session_id VARCHAR NOT NULL,
     since      TIMESTAMP NOT NULL
 );
