@@ -1,26 +1,47 @@
-"""Ingest: inputs → readers → deriver → store, one transaction per session.
+"""Ingest: inputs → readers → deriver → store, one transaction per batch.
 
 Idempotent and incremental: a message already stored with the same digest at
 the same ordinal is not derived or written again, a session that grew adds only
 its new messages, and an input file whose fingerprint (size, mtime, and its WAL
 for a database) did not change is not read at all.  An incomplete source (the
 run stream) never overwrites a session stored from a complete one.
+
+Nothing read is lost or doubled:
+
+* every message lands once, under the session it names: a session met again
+  later in the same input (JSONL lines of sessions A, B, A) continues where it
+  stopped, and that is reported;
+* a message id met twice in one session is stored once: an identical repeat is
+  reported, a repeat with other content is a problem that keeps its raw text;
+* every batch commits together with its session row, so messages never exist
+  without one, and a session's last batch marks its graph as owed
+  (``graph_pending``); the graph phase clears the mark when its graph commits, so
+  an ingest killed there is finished by the next ingest or graph query.
+
+Disk full and file-size limits end the ingest with :class:`~kb.store.KbError`
+(exit 1); every committed batch is whole, and the input is read again next time.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from kb.search import after_ingest
-from kb.store import KbStore
-from logparse.derive import Deriver
+from kb.store import KbError, KbStore
+from logparse.derive import Deriver, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
-from logparse.source import NotATranscript, SourceSession
+from logparse.source import NotATranscript, RawMessage, SourceSession
 
 BATCH_MESSAGES = 2048
 
@@ -117,6 +138,14 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
            progress: Progress | None = None, force: bool = False, graph: bool = True,
            inputs: tuple[list[Input], list[NotATranscript]] | None = None) -> IngestReport:
     """Ingest every transcript under ``paths`` into ``store``."""
+    with _write_errors(store):
+        return _ingest(store, paths, session_ids=session_ids, progress=progress, force=force,
+                       graph=graph, inputs=inputs)
+
+
+def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None,
+            progress: Progress | None, force: bool, graph: bool,
+            inputs: tuple[list[Input], list[NotATranscript]] | None) -> IngestReport:
     report = IngestReport()
     # DuckDB caches written blocks up to its memory limit (80% of RAM by default); an
     # ingest streams, so a modest cache keeps its footprint flat whatever the input size
@@ -127,11 +156,64 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
     for inp in found:
         _ingest_input(store, inp, wanted, report, progress, force)
     store.link_children()
-    if graph and report.sessions:
-        from kb.graph.store import rebuild_all
+    if graph:
+        # the sessions this ingest changed, and any whose graph an earlier ingest owes
+        owed = sorted({s.session_id for s in report.sessions} | set(store.graph_pending()))
+        if owed:
+            from kb.graph.store import rebuild_all
 
-        report.graphs = rebuild_all(store, only=[s.session_id for s in report.sessions])
+            report.graphs = rebuild_all(store, only=owed)
     return report
+
+
+_WRITE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EFBIG: "a file-size limit was hit",
+                 errno.EDQUOT: "the disk quota is exhausted"}
+_WRITE_WORDS = (("no space left", "the disk is full"), ("file too large",
+                "a file-size limit was hit (ulimit -f)"), ("quota", "the disk quota is exhausted"))
+
+
+@contextmanager
+def _write_errors(store: KbStore) -> Iterator[None]:
+    """Disk full or a file-size limit: one clear :class:`KbError` instead of a traceback.
+
+    ``SIGXFSZ`` (``ulimit -f``) would kill the process outright; ignored, the write
+    fails with ``EFBIG`` instead and is reported like a full disk.  DuckDB commits
+    batch by batch, so the knowledge base keeps every batch that committed."""
+    old = None
+    if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        yield
+    except OSError as e:
+        if e.errno in _WRITE_ERRNOS:
+            raise KbError(f"ingest stopped: {_WRITE_ERRNOS[e.errno]} ({e.filename or store.path}: "
+                          f"{e.strerror}); what committed is consistent, ingest again once "
+                          "there is room") from None
+        raise
+    except duckdb.Error as e:
+        text = str(e).lower()
+        for word, what in _WRITE_WORDS:
+            if word in text:
+                raise KbError(f"ingest stopped: {what} while writing {store.path} "
+                              f"({str(e).splitlines()[0][:200]}); what committed is "
+                              "consistent, ingest again once there is room") from None
+        raise
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGXFSZ, old)
+
+
+@dataclass
+class _Session:
+    """One session being ingested from one input (it may come in several runs)."""
+
+    src: SourceSession
+    known: dict[str, tuple[int, int]]
+    deriver: Deriver
+    seen: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """message id → (digest, where it was read), for duplicates."""
+    first_prompt: str | None = None
+    runs: int = 0
 
 
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
@@ -145,78 +227,166 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         return
     problems: list[Problem] = []
     reader = inp.reader()
-    sessions: list[str] = []
+    # a form whose sessions may come back later in the input (JSONL) keeps each
+    # session open to the end of the input; other forms close a session when it ends
+    repeats = getattr(reader, "sessions_may_repeat", False)
+    open_: dict[str, _Session] = {}
+    owner: dict[str, str] | None = {} if repeats else None
+    done: list[str] = []
+    kept: list[str] = []  # unchanged messages: their stored problems stay
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
         for src in reader.sessions(inp.path, problems, wanted):
-            rep = _ingest_session(store, src, problems, progress)
-            if rep is not None:
-                report.add(rep)
-                sessions.append(rep.session_id)
+            st = open_.get(src.session_id)
+            if st is None:
+                st = _open_session(store, src, problems)
+                if st is None:
+                    continue
+                open_[src.session_id] = st
+            _feed(store, st, src, problems, progress, owner)
+            if not repeats:
+                _close_session(store, open_.pop(src.session_id), problems, report, done, kept)
+        for st in list(open_.values()):
+            _close_session(store, st, problems, report, done, kept)
     except NotATranscript as e:
         report.errors.append(e)
+        for st in open_.values():  # what was read stays, under a session row
+            _close_session(store, st, problems, report, done, kept, complete=False)
         return
     finally:
         if gc_was_enabled:
             gc.enable()
-    store.replace_problems(spath, problems)
+    store.replace_problems(spath, problems, kept)
     report.problems.extend(problems)
     if fp is not None and wanted is None:
-        store.record_source(spath, inp.form, fp, sessions)
+        store.record_source(spath, inp.form, fp, done)
 
 
-def _ingest_session(store: KbStore, src: SourceSession, problems: list[Problem],
-                    progress: Progress | None) -> SessionReport | None:
+def _open_session(store: KbStore, src: SourceSession, problems: list[Problem]) -> _Session | None:
     sid = src.session_id
     stored = store.stored_session(sid)
     if stored is not None and stored.complete and not src.complete:
-        return _check_partial(store, src, problems)
-    replace_all = stored is not None and src.complete and not stored.complete
-    if replace_all:
+        _check_partial(store, src, problems)
+        return None
+    if stored is not None and src.complete and not stored.complete:
         with store.transaction():
             store.delete_session(sid)
     # what is stored already, session row or not (an interrupted ingest leaves messages
     # without one): those rows are kept or replaced, never written twice
     known = store.known_messages(sid)
-    deriver = Deriver(sid, src.path, known)
-    seen: set[str] = set()
-    first_prompt: str | None = None
-    # one transaction per batch, not per session: DuckDB keeps a transaction's rows in
-    # memory until it commits, and a session can be far larger than memory should be
+    return _Session(src=src, known=known, deriver=Deriver(sid, src.path, known))
+
+
+def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
+          progress: Progress | None, owner: dict[str, str] | None) -> None:
+    sid = src.session_id
+    deriver = st.deriver
+    seen = st.seen
+    st.runs += 1
+    if src.info and not st.src.info:
+        st.src.info = src.info
+    resumed = st.runs > 1
     for msg in src.messages:
-        seen.add(msg.info["id"])
-        deriver.add(msg)
-        if first_prompt is None and msg.info.get("role") == "user":
-            first_prompt = _prompt_text(msg.parts)
+        mid = msg.info["id"]
+        where = _place(msg)
+        if resumed:
+            resumed = False
+            problems.append(Problem(
+                path=src.path, line=msg.line, record=mid,
+                reason=f"session {sid} continues here after messages of other sessions "
+                       f"(interleaved input); its {len(seen)} earlier messages are kept and "
+                       "this run is added to them"))
+        dg = digest(msg.raw)
+        prev = seen.get(mid)
+        if prev is not None:
+            if prev[0] == dg:
+                problems.append(Problem(
+                    path=src.path, line=msg.line, record=mid,
+                    reason=f"message {mid} repeats {prev[1]} exactly; stored once"))
+            else:
+                problems.append(Problem(
+                    path=src.path, line=msg.line, record=mid, raw=_text(msg.raw),
+                    reason=f"message id {mid} was read at {prev[1]} with other content; "
+                           "the first is stored, this one is kept raw here"))
+            continue
+        if owner is not None:
+            other = owner.setdefault(mid, sid)
+            if other != sid:
+                problems.append(Problem(
+                    path=src.path, line=msg.line, record=mid, raw=_text(msg.raw),
+                    reason=f"message id {mid} of session {sid} was read before under "
+                           f"session {other}; stored there, this one is kept raw here"))
+                continue
+        seen[mid] = (dg, where)
+        deriver.add(msg, dg)
+        if st.first_prompt is None and msg.info.get("role") == "user":
+            st.first_prompt = _prompt_text(msg.parts)
         if progress:
             progress(len(msg.raw))
         if len(deriver.batch) >= BATCH_MESSAGES:
-            _flush(store, sid, deriver, known)
-    _flush(store, sid, deriver, known)
-    with store.transaction():
-        removed = [m for m in known if m not in seen] if src.complete else []
+            _flush(store, st, problems)
+    _flush(store, st, problems)
+
+
+def _place(msg: RawMessage) -> str:
+    if msg.line is not None:
+        return f"line {msg.line}"
+    return f"record {msg.record}" if msg.record else "an earlier record"
+
+
+def _text(raw: bytes) -> str:
+    return raw[: 1 << 20].decode("utf-8", errors="replace")
+
+
+def _close_session(store: KbStore, st: _Session, problems: list[Problem],
+                   report: IngestReport, done: list[str], kept: list[str],
+                   complete: bool | None = None) -> None:
+    src = st.src
+    sid = src.session_id
+    deriver = st.deriver
+    complete = src.complete if complete is None else complete
+    with store.transaction():  # the last batch commits with the session row
+        _flush(store, st, problems, final=True)
+        removed = [m for m in st.known if m not in st.seen] if complete else []
         if removed:
             store.delete_messages(sid, removed)
         if deriver.out_of_order or removed:
             store.renumber(sid)
-        info = _session_info(src, deriver, first_prompt)
+        info = _session_info(src, deriver, st.first_prompt, problems)
         store.upsert_session(info)
+        store.mark_graph_pending(sid)
     after_ingest(store, sid)  # the search index follows every session written
     problems.extend(deriver.problems)
+    deriver.problems = []
+    kept.extend(deriver.skipped_ids)
     row = store.session(sid)
-    return SessionReport(session_id=sid, title=info.title, messages=row["messages"],
-                         events=row["events"], new_messages=deriver.derived, form=src.form,
-                         path=src.path, parent_id=info.parent_id)
+    done.append(sid)
+    report.add(SessionReport(session_id=sid, title=info.title, messages=row["messages"],
+                             events=row["events"], new_messages=deriver.derived, form=src.form,
+                             path=src.path, parent_id=info.parent_id))
 
 
-def _flush(store: KbStore, sid: str, deriver: Deriver, known: dict[str, tuple[int, int]]) -> None:
+def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False) -> None:
+    """Write the pending batch together with the session row (messages never exist
+    without one, even if the ingest dies before the session ends)."""
+    deriver = st.deriver
     batch = deriver.take()
     if not len(batch) and not batch.calls and not batch.prose and not batch.other:
         return
+    sid = st.src.session_id
+    known = st.known
     replace = [row[0] for row in batch.messages if row[0] in known] if known else []
-    with store.transaction():
-        store.write_batch(sid, batch, replace)
+    if final:  # inside the transaction that writes the session row
+        lost = store.write_batch(sid, batch, replace)
+    else:
+        with store.transaction():
+            lost = store.write_batch(sid, batch, replace)
+            store.upsert_session(_session_info(st.src, deriver, st.first_prompt, None))
+    for mid, table, column, value in lost:
+        problems.append(Problem(path=st.src.path, record=mid, message_id=mid,
+                                reason=f"{table}.{column} cannot hold {value}; stored as NULL "
+                                       "(kept in the message's raw JSON)"))
 
 
 def _check_partial(store: KbStore, src: SourceSession,
@@ -242,18 +412,50 @@ def _prompt_text(parts: list[dict[str, object]]) -> str | None:
     return None
 
 
-def _session_info(src: SourceSession, deriver: Deriver, first_prompt: str | None) -> SessionInfo:
-    info = src.info or {}
-    t = info.get("time") if isinstance(info.get("time"), dict) else {}
-    title = info.get("title")
+_INFO_STR = (("title", "title"), ("slug", "slug"), ("parentID", "parent_id"),
+             ("directory", "directory"), ("projectID", "project_id"), ("version", "version"))
+
+
+def _session_info(src: SourceSession, deriver: Deriver, first_prompt: str | None,
+                  problems: list[Problem] | None) -> SessionInfo:
+    """The session row.  A field of the wrong type is left out (and reported when
+    ``problems`` is given); the session's raw info keeps it."""
+    info = src.info if isinstance(src.info, dict) else {}
+    fields: dict[str, object] = {}
+    bad: list[str] = []
+    for key, col in _INFO_STR:
+        v = info.get(key)
+        if v is None or isinstance(v, str):
+            fields[col] = v
+        else:
+            bad.append(f"{key} is {type(v).__name__}, expected a string")
+            fields[col] = None
+    t = info.get("time")
+    if t is not None and not isinstance(t, dict):
+        bad.append(f"time is {type(t).__name__}, expected an object")
+    t = t if isinstance(t, dict) else {}
+    times: dict[str, int | None] = {}
+    for key in ("created", "updated"):
+        v = t.get(key)
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
+            -(1 << 63) <= v < (1 << 63)
+        if v is not None and not ok:
+            bad.append(f"time.{key} is not a 64-bit integer ({str(v)[:40]})")
+        times[key] = int(v) if ok else None  # type: ignore[arg-type]
+    if bad and problems is not None:
+        for b in bad:
+            problems.append(Problem(path=src.path, record=src.session_id,
+                                    reason=f"session info: {b}; not used (kept in the "
+                                           "session's raw info)"))
+    title = fields["title"]
     if not title and first_prompt:
-        line = first_prompt.strip().splitlines()[0]
+        line = first_prompt.strip().splitlines()[0] if first_prompt.strip() else ""
         title = line if len(line) <= 80 else line[:77] + "..."
     return SessionInfo(
-        session_id=src.session_id, title=title, slug=info.get("slug"),
-        parent_id=info.get("parentID"), directory=info.get("directory"),
-        project_id=info.get("projectID"), version=info.get("version"),
-        time_created=t.get("created") or deriver.first_time,
-        time_updated=t.get("updated") or deriver.last_time,
+        session_id=src.session_id, title=title or None, slug=fields["slug"],
+        parent_id=fields["parent_id"], directory=fields["directory"],
+        project_id=fields["project_id"], version=fields["version"],
+        time_created=times["created"] or deriver.first_time,
+        time_updated=times["updated"] or deriver.last_time,
         source_kind=src.form, source_path=src.path, complete=src.complete,
         info=info or None, agent=src.agent)

@@ -87,11 +87,39 @@ class StoredSession:
     message_count: int
 
 
-def _to_arrow(name: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError)
+
+
+def _to_arrow(name: str, rows: list[tuple[Any, ...]],
+              lost: list[tuple[str, str, str, str]] | None = None) -> pa.Table:
+    """Rows as an Arrow table.  A value that does not fit its column (the deriver should
+    never hand one over, but a batch must never be lost to one) becomes NULL and is
+    listed in ``lost`` as ``(message_id, table, column, value)``."""
     schema = SCHEMAS[name]
     cols = list(zip(*rows)) if rows else [()] * len(schema)
-    return pa.Table.from_arrays(
-        [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
+    arrays = []
+    for c, f in zip(cols, schema):
+        try:
+            arrays.append(pa.array(c, type=f.type))
+        except _ARROW_ERRORS:
+            arrays.append(_salvage_column(name, f, c, rows, lost))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _salvage_column(name: str, f: pa.Field, values: Sequence[Any],
+                    rows: list[tuple[Any, ...]], lost: list[tuple[str, str, str, str]] | None
+                    ) -> pa.Array:
+    mid_at = SCHEMAS[name].names.index("message_id")
+    out: list[Any] = []
+    for v, row in zip(values, rows):
+        try:
+            pa.array([v], type=f.type)
+        except _ARROW_ERRORS:
+            if lost is not None:
+                lost.append((str(row[mid_at]), TABLES[name], f.name, repr(v)[:120]))
+            v = None
+        out.append(v)
+    return pa.array(out, type=f.type)
 
 
 class KbStore:
@@ -177,17 +205,23 @@ class KbStore:
             "SELECT message_id, digest, ordinal FROM messages WHERE session_id = ?",
             [session_id]).fetchall()}
 
-    def write_batch(self, session_id: str, batch: Batch, replace: Iterable[str] = ()) -> None:
-        """Insert a batch of derived rows; ``replace`` lists message ids to delete first."""
+    def write_batch(self, session_id: str, batch: Batch, replace: Iterable[str] = ()
+                    ) -> list[tuple[str, str, str, str]]:
+        """Insert a batch of derived rows; ``replace`` lists message ids to delete first.
+
+        Returns the values that did not fit their column and were stored as NULL
+        (``(message_id, table, column, value)``); the message's raw JSON keeps them."""
         ids = list(replace)
         if ids:
             self.delete_messages(session_id, ids)
+        lost: list[tuple[str, str, str, str]] = []
         for name, rows in batch.tables():
             if not rows:
                 continue
-            tbl = _to_arrow(name, rows)  # noqa: F841 (scanned by name below)
+            tbl = _to_arrow(name, rows, lost)  # noqa: F841 (scanned by name below)
             self.conn.execute(
                 f"INSERT INTO {TABLES[name]} SELECT ?, * FROM tbl", [session_id])
+        return lost
 
     def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:
         ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
@@ -238,15 +272,34 @@ class KbStore:
             "WHERE sessions.parent_id IS NULL AND c.child_session_id = sessions.session_id "
             "AND c.session_id <> sessions.session_id")
 
-    def replace_problems(self, path: str, problems: Sequence[Problem]) -> None:
-        self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
+    def replace_problems(self, path: str, problems: Sequence[Problem],
+                         keep_messages: Sequence[str] = ()) -> None:
+        """The problems of an input, replacing the last read's; problems about messages
+        in ``keep_messages`` (unchanged, not derived again) are kept."""
+        if keep_messages:
+            keep = pa.table({"m": pa.array(list(keep_messages), type=pa.string())})  # noqa
+            self.conn.execute("DELETE FROM problems WHERE path = ? AND (message_id IS NULL "
+                              "OR message_id NOT IN (SELECT m FROM keep))", [path])
+        else:
+            self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
         if problems:
             tbl = pa.table({  # noqa: F841
                 "path": [p.path for p in problems], "line": pa.array(
                     [p.line for p in problems], type=pa.int32()),
                 "record": [p.record for p in problems], "reason": [p.reason for p in problems],
-                "raw": [p.raw for p in problems]})
+                "raw": [p.raw for p in problems],
+                "message_id": pa.array([p.message_id for p in problems], type=pa.string())})
             self.conn.execute("INSERT INTO problems SELECT * FROM tbl")
+
+    def mark_graph_pending(self, session_id: str) -> None:
+        """The session's graph is owed (cleared by the rebuild of its scope)."""
+        self.conn.execute("INSERT INTO graph_pending VALUES (?, now())", [session_id])
+
+    def graph_pending(self) -> list[str]:
+        """Sessions whose graph is owed and that still exist."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT p.session_id FROM graph_pending p JOIN sessions s "
+            "USING (session_id) ORDER BY p.session_id").fetchall()]
 
     def source_fingerprint(self, path: str) -> str | None:
         row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",

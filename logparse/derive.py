@@ -78,8 +78,73 @@ def digest(raw: bytes) -> int:
     return (len(raw) << 32) | zlib.crc32(raw)
 
 
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _num(v: Any) -> int | None:
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    """An integer for a BIGINT column; ``None`` for anything else (a string, a bool, a
+    number beyond 64 bits: the field is lost, its value stays in the raw JSON)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and _I64_MIN <= v <= _I64_MAX:
+        return int(v)
+    return None
+
+
+def _is_int64(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and _I64_MIN <= v <= _I64_MAX
+
+
+_NUMBER = (int, float)
+_INFO_TYPES: dict[str, tuple[type, ...]] = {
+    "role": (str,), "agent": (str,), "mode": (str,), "modelID": (str,), "finish": (str,),
+    "model": (dict,), "path": (dict,), "time": (dict,), "tokens": (dict,),
+    "error": (dict, str), "cost": _NUMBER, "parentID": (str,)}
+_TYPE_NAMES = {str: "a string", dict: "an object", int: "a number", float: "a number"}
+
+
+def _kind(v: Any) -> str:
+    return {str: "a string", dict: "an object", list: "a list", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(v), type(v).__name__)
+
+
+def bad_fields(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(field, what is wrong)`` for message info fields of the wrong type (cheap: a few
+    lookups per message; the common case finds nothing)."""
+    bad: list[tuple[str, str]] = []
+    for key, types in _INFO_TYPES.items():
+        v = info.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, types) or (types is _NUMBER and isinstance(v, bool)):
+            want = " or ".join(dict.fromkeys(_TYPE_NAMES[t] for t in types))
+            bad.append((key, f"is {_kind(v)}, expected {want}"))
+    for key, subs in (("time", ("created", "completed")), ("tokens", ("input", "output"))):
+        d = info.get(key)
+        if isinstance(d, dict):
+            for sub in subs:
+                v = d.get(sub)
+                if v is not None and not _is_int64(v):
+                    what = ("a number beyond 64 bits" if isinstance(v, _NUMBER)
+                            and not isinstance(v, bool) else _kind(v))
+                    bad.append((f"{key}.{sub}", f"is {what}, expected a 64-bit integer"))
+    err = info.get("error")
+    if isinstance(err, dict):
+        if err.get("name") is not None and not isinstance(err.get("name"), str):
+            bad.append(("error.name", f"is {_kind(err['name'])}, expected a string"))
+        if err.get("data") is not None and not isinstance(err.get("data"), dict):
+            bad.append(("error.data", f"is {_kind(err['data'])}, expected an object"))
+    return bad
+
+
+def _without(info: dict[str, Any], fields: list[str]) -> dict[str, Any]:
+    """A copy of ``info`` without some (possibly nested ``a.b``) fields."""
+    clean = dict(info)
+    for f in fields:
+        key, _, sub = f.partition(".")
+        if sub and isinstance(clean.get(key), dict):
+            clean[key] = {k: v for k, v in clean[key].items() if k != sub}
+        else:
+            clean.pop(key, None)
+    return clean
 
 
 def _text(v: Any) -> str | None:
@@ -207,6 +272,8 @@ class Deriver:
         self.ordinal = 0
         self.out_of_order = False
         self.skipped = 0
+        self.skipped_ids: list[str] = []
+        """Messages found unchanged and not derived again (their problems stay stored)."""
         self.derived = 0
         self.events = 0
         self.untyped = 0
@@ -224,28 +291,43 @@ class Deriver:
         b, self.batch = self.batch, Batch()
         return b
 
-    def add(self, msg: RawMessage) -> None:
-        info = msg.info
+    def add(self, msg: RawMessage, dg: int | None = None) -> None:
+        """Derive one message (``dg``: its digest when the caller computed it already)."""
         self.ordinal += 1
         ordinal = self.ordinal
-        key = message_sort_key(info)
+        key = message_sort_key(msg.info)  # tolerates any field type
         if key < self._last_key:
             self.out_of_order = True
         self._last_key = key
-        created = key[0] or None
+        created = key[0] if _is_int64(key[0]) and key[0] else None
         if created:
             if self.first_time is None:
                 self.first_time = created
             self.last_time = created
-        role = info.get("role")
+        role = msg.info.get("role")
         parts = msg.parts
         had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in parts)
-        mid = info["id"]
-        dg = digest(msg.raw)
+        mid = msg.info["id"]
+        if dg is None:
+            dg = digest(msg.raw)
         if self.known.get(mid) == (dg, ordinal):
             self.skipped += 1
+            self.skipped_ids.append(mid)
             self._after(role, had_tool)
             return
+        bad = bad_fields(msg.info)
+        if bad:
+            # a field of the wrong type costs that field, never the message: derive from
+            # the info without it; the raw JSON keeps it as it was
+            for f, what in bad:
+                self.problems.append(Problem(
+                    **self._where(msg), reason=f"field {f} {what}; not used (kept in the "
+                    "message's raw JSON)"))
+            msg = RawMessage(info=_without(msg.info, [f for f, _ in bad]), parts=msg.parts,
+                             raw=msg.raw, line=msg.line, record=msg.record,
+                             inferred=msg.inferred)
+            role = msg.info.get("role")
+        info = msg.info
         self.derived += 1
         self._message_row(msg, ordinal, dg)
         if role == "user":
@@ -265,13 +347,14 @@ class Deriver:
 
     def _where(self, msg: RawMessage, part_id: str | None = None) -> dict[str, Any]:
         return {"path": self.source, "line": msg.line,
-                "record": part_id or msg.record or msg.info.get("id")}
+                "record": part_id or msg.record or msg.info.get("id"),
+                "message_id": msg.info.get("id")}
 
     def _message_row(self, msg: RawMessage, ordinal: int, dg: int) -> None:
         info = msg.info
         t = info.get("time") if isinstance(info.get("time"), dict) else {}
         err = info.get("error")
-        err_name = err.get("name") if isinstance(err, dict) else (_text(err))
+        err_name = _text(err.get("name")) if isinstance(err, dict) else _text(err)
         tokens = info.get("tokens") if isinstance(info.get("tokens"), dict) else {}
         model = info.get("modelID")
         if model is None and isinstance(info.get("model"), dict):
@@ -295,7 +378,7 @@ class Deriver:
             meas = _measure(text) if worth_measuring(text) else None
         else:
             cls, meas = None, None
-        self.batch.prose.append((ordinal, seq, mid, part.get("id"), kind, source, start, text,
+        self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
         self.events += 1
 
@@ -319,37 +402,50 @@ class Deriver:
             if not isinstance(part, dict):
                 self._raw(msg, ordinal, seq, None, part, "part is not a JSON object")
                 continue
-            typ = part.get("type")
-            pid = part.get("id")
-            if typ == "text":
-                text = _text(part.get("text")) or ""
-                source = ("synthetic" if part.get("synthetic")
-                          else "ignored" if part.get("ignored") else "text")
-                self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
-            elif typ == "file":
-                name = part.get("filename") or part.get("url", "")[:200]
-                src = part.get("source")
-                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
-                            f"{part.get('mime', '')} {name}".strip(),
-                            {"mime": part.get("mime"), "filename": part.get("filename"),
-                             "source": src if isinstance(src, dict) else None})
-            elif typ == "agent":
-                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
-                            f"@{part.get('name')}", {"agent": part.get("name")})
-            elif typ == "subtask":
-                self._other(ordinal, seq, mid, pid, EventKind.SUBAGENT, created,
-                            _text(part.get("description")),
-                            {"agent": part.get("agent"), "prompt": part.get("prompt"),
-                             "command": part.get("command")})
-            elif typ == "compaction":
-                auto = bool(part.get("auto"))
-                self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
-                            "automatic compaction" if auto else "compaction requested (/compact)",
-                            {"auto": auto, "overflow": part.get("overflow")})
-            elif typ in _SILENT_PARTS:
-                continue
-            else:
-                self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
+            try:
+                self._user_part(msg, ordinal, seq, part, mid, created)
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+                self._untypable(msg, ordinal, seq, part, e)
+
+    def _untypable(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any],
+                   e: Exception) -> None:
+        """A part with a field of a type derivation cannot use: kept whole as a raw event."""
+        self._raw(msg, ordinal, seq, _text(part.get("id")), part,
+                  f"part could not be typed ({type(e).__name__}: {e}); kept raw")
+
+    def _user_part(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any],
+                   mid: str, created: int | None) -> None:
+        typ = part.get("type")
+        pid = _text(part.get("id"))
+        if typ == "text":
+            text = _text(part.get("text")) or ""
+            source = ("synthetic" if part.get("synthetic")
+                      else "ignored" if part.get("ignored") else "text")
+            self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
+        elif typ == "file":
+            name = part.get("filename") or part.get("url", "")[:200]
+            src = part.get("source")
+            self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                        f"{part.get('mime', '')} {name}".strip(),
+                        {"mime": part.get("mime"), "filename": part.get("filename"),
+                         "source": src if isinstance(src, dict) else None})
+        elif typ == "agent":
+            self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                        f"@{part.get('name')}", {"agent": part.get("name")})
+        elif typ == "subtask":
+            self._other(ordinal, seq, mid, pid, EventKind.SUBAGENT, created,
+                        _text(part.get("description")),
+                        {"agent": part.get("agent"), "prompt": part.get("prompt"),
+                         "command": part.get("command")})
+        elif typ == "compaction":
+            auto = bool(part.get("auto"))
+            self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
+                        "automatic compaction" if auto else "compaction requested (/compact)",
+                        {"auto": auto, "overflow": part.get("overflow")})
+        elif typ in _SILENT_PARTS:
+            return
+        else:
+            self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
 
     def _assistant_parts(self, msg: RawMessage, ordinal: int, had_tool: bool) -> None:
         info = msg.info
@@ -365,44 +461,57 @@ class Deriver:
             if not isinstance(part, dict):
                 self._raw(msg, ordinal, seq, None, part, "part is not a JSON object")
                 continue
-            typ = part.get("type")
-            pid = part.get("id")
-            if typ == "text" or typ == "reasoning":
-                text = _text(part.get("text")) or ""
-                if not text.strip():
-                    continue  # empty (encrypted) reasoning: nothing to read
-                if summary and typ == "text":
-                    self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created, text,
-                                {"summary": True})
-                    continue
-                role = ("rationale" if seq < last_tool
-                        else "conclusion" if self._prev_had_tool else "reply")
-                self._prose(ordinal, seq, mid, part, EventKind.DECISION, typ, text, role)
-            elif typ == "tool":
-                self._call(msg, ordinal, seq, part)
-            elif typ in _SILENT_PARTS:
-                continue
-            elif typ == "retry":
-                err = part.get("error")
-                data = err.get("data") if isinstance(err, dict) else None
-                message = data.get("message") if isinstance(data, dict) else None
-                t = part.get("time")
-                self._other(ordinal, seq, mid, pid, EventKind.ERROR,
-                            _num(t.get("created")) if isinstance(t, dict) else created,
-                            f"retry {part.get('attempt')}: {message or 'provider error'}",
-                            {"attempt": part.get("attempt"), "error": err})
-            elif typ == "file":
-                self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
-                            f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
-                            {"mime": part.get("mime"), "filename": part.get("filename")})
-            elif typ == "compaction":  # Claude Code / Codex: compaction told within a step
-                auto = bool(part.get("auto"))
-                self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
-                            _text(part.get("text")) or ("automatic compaction" if auto
-                                                        else "compaction requested"),
-                            {"auto": auto})
-            else:
-                self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
+            try:
+                self._assistant_part(msg, ordinal, seq, part, mid, created, summary, last_tool)
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+                self._untypable(msg, ordinal, seq, part, e)
+        self._message_error(msg, ordinal, mid, created)
+
+    def _assistant_part(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any],
+                        mid: str, created: int | None, summary: bool, last_tool: int) -> None:
+        typ = part.get("type")
+        pid = _text(part.get("id"))
+        if typ == "text" or typ == "reasoning":
+            text = _text(part.get("text")) or ""
+            if not text.strip():
+                return  # empty (encrypted) reasoning: nothing to read
+            if summary and typ == "text":
+                self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created, text,
+                            {"summary": True})
+                return
+            role = ("rationale" if seq < last_tool
+                    else "conclusion" if self._prev_had_tool else "reply")
+            self._prose(ordinal, seq, mid, part, EventKind.DECISION, typ, text, role)
+        elif typ == "tool":
+            self._call(msg, ordinal, seq, part)
+        elif typ in _SILENT_PARTS:
+            return
+        elif typ == "retry":
+            err = part.get("error")
+            data = err.get("data") if isinstance(err, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            t = part.get("time")
+            self._other(ordinal, seq, mid, pid, EventKind.ERROR,
+                        _num(t.get("created")) if isinstance(t, dict) else created,
+                        f"retry {part.get('attempt')}: {message or 'provider error'}",
+                        {"attempt": part.get("attempt"), "error": err})
+        elif typ == "file":
+            self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
+                        f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
+                        {"mime": part.get("mime"), "filename": part.get("filename")})
+        elif typ == "compaction":  # Claude Code / Codex: compaction told within a step
+            auto = bool(part.get("auto"))
+            self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,
+                        _text(part.get("text")) or ("automatic compaction" if auto
+                                                    else "compaction requested"),
+                        {"auto": auto})
+        else:
+            self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
+
+    def _message_error(self, msg: RawMessage, ordinal: int, mid: str,
+                       created: int | None) -> None:
+        info = msg.info
+        parts = msg.parts
         err = info.get("error")
         if err is not None:
             name = err.get("name") if isinstance(err, dict) else str(err)
@@ -413,7 +522,7 @@ class Deriver:
                         _num((info.get("time") or {}).get("completed")) or created, text, err)
 
     def _call(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any]) -> None:
-        pid = part.get("id")
+        pid = _text(part.get("id"))
         tool = part.get("tool")
         state = part.get("state")
         if not isinstance(state, dict) or not isinstance(tool, str):
@@ -430,6 +539,8 @@ class Deriver:
             if sh.hops:
                 first = sh.hops[0]
                 host, user, port, remote = first.host, first.user, first.port, first.remote_command
+                if not isinstance(port, int) or not 0 <= port < (1 << 31):
+                    port = None
             if sh.hops or sh.nested_ssh:
                 hops = _dumps([_hop(h, False) for h in sh.hops]
                               + [_hop(h, True) for h in sh.nested_ssh])
@@ -440,6 +551,8 @@ class Deriver:
         error = _text(state.get("error"))
         meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
         exit_code = _num(meta.get("exit"))
+        if exit_code is not None and not -(1 << 31) <= exit_code < (1 << 31):
+            exit_code = None  # an INTEGER column; the raw JSON keeps the value
         if output is None and tool == "bash" and isinstance(meta.get("output"), str):
             output = meta["output"]  # running/aborted bash keeps its partial output here
         sigs: list[str] = []

@@ -160,6 +160,9 @@ class Problem(BaseModel):
     reason: str
     raw: str | None = Field(default=None, exclude=True)
     """The record's text when it could not be stored as a message (bad line, bad row)."""
+    message_id: str | None = Field(default=None, exclude=True)
+    """The stored message a derivation problem is about: kept while that message is
+    unchanged (a re-ingest does not derive it again, so cannot report it again)."""
 
     def __str__(self) -> str:
         where = self.path

@@ -24,7 +24,7 @@ from logparse.opencode import (
     SqliteReader,
     TreeReader,
 )
-from logparse.opencode._lines import first_line
+from logparse.opencode._lines import decoded_head, first_line
 from logparse.opencode.tree import storage_root
 from logparse.source import NotATranscript, TranscriptReader
 
@@ -56,8 +56,8 @@ class Input:
 
 
 def _head(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read(HEAD_BYTES)
+    """The first bytes of a file as UTF-8 (a BOM skipped, UTF-16 transcoded)."""
+    return decoded_head(path, HEAD_BYTES)
 
 
 def foreign_kind(path: Path, head: bytes) -> str | None:

@@ -47,20 +47,18 @@ def all_option(fn):  # type: ignore[no-untyped-def]
 def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
                 ) -> Iterator[tuple[KbStore, list[str]]]:
     """A read-only store and the scopes asked for; builds graphs never built before."""
-    from kb import views
     from kb.graph import store as gs
 
     store = open_store(db)
     try:
         wanted = (gs.scopes(store) if all_scopes
                   else [gs.scope_of(store, resolve(store, session_id))])
-        built = views.built_scopes(store)
-        if any(s not in built for s in wanted):
+        missing = gs.unbuilt(store, wanted)  # never built, or owed by an interrupted ingest
+        if missing:
             store.close()
             with open_store(db, read_only=False) as rw:
-                for s in wanted:
-                    if s not in built:
-                        gs.rebuild(rw, s)
+                for s in missing:
+                    gs.rebuild(rw, s)
             store = open_store(db)
         yield store, wanted
     finally:

@@ -263,10 +263,31 @@ def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
         row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
                                  [scope]).fetchone()
         if row and row[0] == fp:
+            _graph_done(store, sids)
             return False
     g = graph_of(store, scope, force)
     persist(store, scope, g, fp, messages)
+    _graph_done(store, sids)
     return True
+
+
+def _graph_done(store: KbStore, sids: list[str]) -> None:
+    """The scope's graph has committed: its sessions no longer owe one (ingest marks
+    them in ``graph_pending``; an ingest killed before this point is finished later)."""
+    if _has_table(store, "graph_pending"):
+        ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+        store.conn.execute("DELETE FROM graph_pending WHERE session_id IN (SELECT sid FROM ids)")
+
+
+def unbuilt(store: KbStore, wanted: Iterable[str]) -> list[str]:
+    """The scopes among ``wanted`` whose graph was never built or is owed by an ingest
+    that did not finish its graph phase."""
+    built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+    owed: set[str] = set()
+    if _has_table(store, "graph_pending"):
+        owed = {scope_of(store, r[0]) for r in store.conn.execute(
+            "SELECT session_id FROM graph_pending").fetchall()}
+    return [s for s in wanted if s not in built or s in owed]
 
 
 def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool = False
@@ -358,8 +379,7 @@ def ensure_built(store: KbStore, session_id: str | None, all_scopes: bool) -> li
     """The scopes a query covers; builds any that were never built (read-write stores)."""
     wanted = scopes(store) if all_scopes else [scope_of(store,
                                                         store.resolve_session(session_id))]
-    built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
-    missing = [s for s in wanted if s not in built]
+    missing = unbuilt(store, wanted)
     if missing and not store.read_only:
         for s in missing:
             rebuild(store, s)

@@ -73,9 +73,7 @@ class Answers:
         with self._store() as store:
             wanted = (gs.scopes(store) if all_sessions
                       else [gs.scope_of(store, store.resolve_session(session))])
-            built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds")
-                     .fetchall()}
-        missing = [s for s in wanted if s not in built]
+            missing = gs.unbuilt(store, wanted)  # never built, or owed by a broken ingest
         if missing:
             with KbStore(self.path, read_only=False, lock_timeout=self.wait) as rw:
                 for s in missing:

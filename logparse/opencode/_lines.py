@@ -7,18 +7,81 @@ lines come back as a reason string the reader turns into a
 
 from __future__ import annotations
 
+import codecs
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from logparse.models import Problem
 
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def sniff_encoding(head: bytes) -> tuple[str, int]:
+    """``(encoding, bom_length)`` of a file from its first bytes.
+
+    Real tools write BOMs: PowerShell's ``>`` saves UTF-16 LE with a BOM, some
+    editors and ``Out-File -Encoding utf8`` a UTF-8 BOM.  Without a BOM the file is
+    read as UTF-8 (invalid bytes are salvaged line by line)."""
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return enc, len(bom)
+    return "utf-8", 0
+
+
+class _Transcoded(io.RawIOBase):
+    """A UTF-16 file read as UTF-8 bytes (so every reader sees one encoding)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._dec = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._pending:
+            chunk = self._raw.read(1 << 16)
+            text = self._dec.decode(chunk, final=not chunk)
+            self._pending = text.encode("utf-8", errors="surrogatepass")
+            if not chunk:
+                break
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def open_decoded(path: Path) -> IO[bytes]:
+    """A file opened for reading as UTF-8 bytes: a UTF-8 BOM is skipped, UTF-16 (with
+    a BOM) is transcoded.  Offsets into it are file offsets except for UTF-16."""
+    f = open(path, "rb")  # noqa: SIM115 (returned to the caller)
+    enc, bom = sniff_encoding(f.read(4))
+    f.seek(bom)
+    if enc == "utf-16":
+        f.seek(0)
+        return io.BufferedReader(_Transcoded(f), 1 << 16)
+    return f
+
+
+def decoded_head(path: Path, n: int = 8192) -> bytes:
+    """The first ``n`` bytes of a file as UTF-8 (see :func:`open_decoded`)."""
+    with open_decoded(path) as f:
+        return f.read(n)
+
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, line_without_newline, had_newline)`` for non-blank lines."""
-    with open(path, "rb") as f:
+    with open_decoded(path) as f:
         for n, line in enumerate(f, 1):
             had_nl = line.endswith(b"\n")
             body = line.rstrip(b"\r\n")
@@ -71,7 +134,7 @@ def json_records(path: Path, problems: list[Problem], accept: Callable[[Any], bo
 
 def first_line(path: Path, limit: int = 64 << 20) -> bytes:
     """The first non-blank line of a file (up to ``limit`` bytes)."""
-    with open(path, "rb") as f:
+    with open_decoded(path) as f:
         while True:
             line = f.readline(limit)
             if not line:
@@ -81,11 +144,12 @@ def first_line(path: Path, limit: int = 64 << 20) -> bytes:
 
 
 def first_record(path: Path, max_lines: int = 20) -> object | None:
-    """The first of the first ``max_lines`` non-blank lines that parses as JSON.
+    """The first of the first ``max_lines`` non-blank lines that parses as a JSON object.
 
-    Detection uses it so that a JSONL file whose first line is damaged is still
-    recognised (and the damage reported by the reader)."""
-    with open(path, "rb") as f:
+    Detection uses it so that a JSONL file whose first line is damaged, is not JSON
+    (a status line saved with ``2>&1``) or is a JSON scalar is still recognised (and
+    the odd line reported by the reader)."""
+    with open_decoded(path) as f:
         seen = 0
         while seen < max_lines:
             line = f.readline(64 << 20)
@@ -95,9 +159,11 @@ def first_record(path: Path, max_lines: int = 20) -> object | None:
                 continue
             seen += 1
             try:
-                return orjson.loads(line)
+                obj = orjson.loads(line)
             except orjson.JSONDecodeError:
                 continue
+            if isinstance(obj, dict):
+                return obj
     return None
 
 

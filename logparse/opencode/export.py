@@ -1,12 +1,20 @@
 """``opencode export``: one (pretty-printed) JSON object ``{info, messages}``.
 
-The whole document must be parsed at once (it is one JSON value), so memory is
-about the size of the session.  Messages are sorted by ``(time.created, id)``
-as opencode does; parts keep their stored order.
+The document is scanned, not parsed whole (:mod:`logparse.opencode._scan`):
+messages are parsed one at a time, so memory is bounded by the largest message,
+and a damaged export (truncated, a flipped byte) keeps every message the damage
+does not touch; the damage is a problem naming its byte offset.  What real tools
+put around an export is read too: a UTF-8 or UTF-16 BOM (PowerShell's ``>``),
+CRLF line ends, and lines before the JSON such as ``Exporting session: ses_…``
+(opencode prints it on stderr; ``2>&1`` saves it), each reported.
+
+Messages are yielded in file order (opencode writes them sorted by
+``(time.created, id)``); the store renumbers if they are not.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,18 +22,50 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
-from logparse.opencode._lines import first_line
+from logparse.opencode._lines import first_line, open_decoded, safe_text, sniff_encoding
+from logparse.opencode._scan import PREFIX_LINE_BYTES, PREFIX_LINES, Event, ExportScanner
 from logparse.source import (
     NotATranscript,
     RawMessage,
     SourceSession,
     TranscriptReader,
-    message_sort_key,
 )
+
+V2_SHAPE = ("an opencode 2.x session transfer ({\"data\": {\"info\": {…, \"location\"}, "
+            "\"messages\": [{\"id\", \"type\", \"content\": [{\"type\": \"tool\", \"name\", "
+            "\"provider\": {\"executed\"}}]}]}}, as opencode 2.x's SDK returns "
+            "SessionTransfer.Data); logkb reads opencode 1.x sessions, not 2.x yet")
+
+
+_OBJECT_START = re.compile(rb'\{\s*"(?:info|messages|data)"\s*:')
+# after skipped lines, only what opencode itself writes counts as an export's start
+_EXPORT_START = re.compile(rb'\{\s*(?:"info"\s*:\s*\{\s*"id"\s*:\s*"ses_|"data"\s*:\s*\{\s*"info")')
+
+
+def _json_start(head: bytes) -> bytes:
+    """``head`` from where the export's JSON object starts: a few short status lines
+    before it (``Exporting session: ses_…``, possibly without its newline) are skipped
+    when an opencode session object follows them."""
+    h = head
+    for skipped in range(PREFIX_LINES + 1):
+        h = h.lstrip()
+        if h.startswith(b"{") or not h:
+            return h if not skipped or _EXPORT_START.match(h) else b""
+        nl = h.find(b"\n")
+        line_end = nl if nl >= 0 else len(h)
+        if line_end > PREFIX_LINE_BYTES:
+            return b""
+        m = _OBJECT_START.search(h, 0, line_end + 64)
+        if m is not None and m.start() < line_end:
+            return h[m.start():] if _EXPORT_START.match(h, m.start()) else b""
+        if nl < 0:
+            return b""
+        h = h[nl + 1:]
+    return b""
 
 
 def _looks_like_export(head: bytes) -> bool:
-    h = head.lstrip()
+    h = _json_start(head)
     return h.startswith(b"{") and b'"info"' in h[:4096]
 
 
@@ -39,54 +79,123 @@ class ExportReader(TranscriptReader):
             return False
         # A complete first line means JSONL; an export spans many lines (or is one
         # object with "messages").
-        line = first_line(path)
+        line = _json_start(first_line(path))
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError:
             return True
-        return isinstance(obj, dict) and "messages" in obj
+        return isinstance(obj, dict) and ("messages" in obj or "data" in obj)
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
-        data = path.read_bytes()
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as e:
-            raise NotATranscript(path, f"invalid JSON: {e}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
-            raise NotATranscript(path, "a JSON object without a messages list")
-        info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
-        if "location" in info:
-            raise NotATranscript(path, "an opencode 2.x export, which logkb does not read yet")
-        del data
         spath = str(path)
-        messages: list[RawMessage] = []
-        sid = info.get("id")
-        for i, m in enumerate(doc["messages"]):
+        with open(path, "rb") as raw:
+            enc, bom = sniff_encoding(raw.read(4))
+        f = open_decoded(path)
+        try:
+            scanner = ExportScanner(f, base=bom if enc == "utf-8" else 0)
+            note = " (offsets in the UTF-8 text of this UTF-16 file)" if enc == "utf-16" else ""
+            try:
+                prefix = scanner.skip_prefix()
+            except ValueError as e:
+                raise NotATranscript(path, str(e)) from None
+            for line, text in prefix:
+                problems.append(Problem(
+                    path=spath, line=line, raw=safe_text(text),
+                    reason="not JSON before the export (a status line saved with 2>&1?); "
+                           "skipped, the export after it is read"))
+            events = scanner.events()
+            info: dict[str, Any] | None = None
+            first: Event | None = None
+            for ev in events:
+                if ev.kind == "key":
+                    if ev.key == "data":
+                        raise NotATranscript(path, V2_SHAPE)
+                    if ev.key == "info":
+                        info = _check_info(ev.value, path)
+                    elif ev.key == "messages":
+                        raise NotATranscript(path, "messages is not a list")
+                elif ev.kind == "damage":
+                    problems.append(_damage(spath, ev, note))
+                elif ev.kind == "message":
+                    first = ev
+                    break
+            sid = info.get("id") if info else None
+            if not isinstance(sid, str) or not sid:
+                sid = _session_of(first)
+            if sid is None:
+                if first is None and not any(p.path == spath for p in problems):
+                    raise NotATranscript(path, "a JSON object without a messages list")
+                if first is None:
+                    raise NotATranscript(path, "no message could be read: "
+                                         + "; ".join(p.reason for p in problems
+                                                     if p.path == spath)[:400])
+                raise NotATranscript(path, "no session id in info or messages")
+            src = SourceSession(session_id=sid, form=self.form, path=spath, messages=(),
+                                info=info or None)
+            src.messages = self._messages(first, events, src, path, problems, note)
+            if session_ids is None or sid in session_ids:
+                yield src
+            else:
+                for _ in src.messages:
+                    pass
+        finally:
+            f.close()
+
+    def _messages(self, first: Event | None, events: Iterator[Event], src: SourceSession,
+                  path: Path, problems: list[Problem], note: str) -> Iterator[RawMessage]:
+        spath = str(path)
+        pending = [first] if first is not None else []
+        n = 0
+        for ev in _chain(pending, events):
+            if ev.kind == "damage":
+                problems.append(_damage(spath, ev, note))
+                continue
+            if ev.kind == "key":
+                if ev.key == "info" and src.info is None:
+                    src.info = _check_info(ev.value, path) or None
+                continue
+            m = ev.value
+            n += 1
             minfo = m.get("info") if isinstance(m, dict) else None
             if not isinstance(minfo, dict) or not isinstance(minfo.get("id"), str):
-                problems.append(Problem(path=spath, record=f"messages[{i}]",
-                                        reason="message without info.id", raw=_dump(m)))
+                problems.append(Problem(path=spath, record=f"messages[{n - 1}]",
+                                        reason=f"message without info.id (at byte "
+                                               f"{ev.offset}{note}); kept raw",
+                                        raw=safe_text(ev.raw)))
                 continue
             parts = m.get("parts")
             if not isinstance(parts, list):
                 problems.append(Problem(path=spath, record=minfo["id"],
                                         reason="parts is not a list; kept raw"))
                 parts = []
-            sid = sid or minfo.get("sessionID")
-            messages.append(RawMessage(info=minfo, parts=parts, raw=orjson.dumps(m),
-                                       record=minfo["id"]))
-        if not sid:
-            raise NotATranscript(path, "no session id in info or messages")
-        messages.sort(key=lambda r: message_sort_key(r.info))
-        if session_ids is None or sid in session_ids:
-            yield SourceSession(session_id=sid, form=self.form, path=spath, messages=messages,
-                                info=info or None)
+            yield RawMessage(info=minfo, parts=parts, raw=orjson.dumps(m), record=minfo["id"])
 
 
-def _dump(obj: Any) -> str:
-    try:
-        return orjson.dumps(obj).decode()
-    except TypeError:
-        return repr(obj)
+def _chain(first: list[Event], rest: Iterator[Event]) -> Iterator[Event]:
+    yield from first
+    yield from rest
+
+
+def _check_info(info: Any, path: Path) -> dict[str, Any]:
+    if not isinstance(info, dict):
+        return {}
+    if "location" in info:
+        raise NotATranscript(path, "an opencode 2.x export (info.location), which logkb "
+                             "does not read yet")
+    return info
+
+
+def _session_of(ev: Event | None) -> str | None:
+    if ev is None or not isinstance(ev.value, dict):
+        return None
+    info = ev.value.get("info")
+    sid = info.get("sessionID") if isinstance(info, dict) else None
+    return sid if isinstance(sid, str) and sid else None
+
+
+def _damage(spath: str, ev: Event, note: str) -> Problem:
+    span = f"bytes {ev.offset}-{ev.end}" if ev.end is not None else f"byte {ev.offset}"
+    return Problem(path=spath, record=f"byte {ev.offset}", raw=safe_text(ev.raw),
+                   reason=f"damaged export at {span}{note}: {ev.reason}")

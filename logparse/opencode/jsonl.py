@@ -25,10 +25,12 @@ def is_message_record(obj: Any) -> bool:
 class JsonlReader(TranscriptReader):
     form = "jsonl"
     description = "JSONL, one opencode message {info, parts} per line"
+    sessions_may_repeat = True
+    """Lines of several sessions may interleave: a session can come back after another."""
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if b"{" not in head:
             return False
         return is_message_record(first_record(path))
 

@@ -38,7 +38,7 @@ class RunStreamReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if b"{" not in head:
             return False
         return is_stream_event(first_record(path))
 

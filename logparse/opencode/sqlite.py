@@ -1,10 +1,19 @@
 """The opencode 1.2+ store ``opencode.db`` (SQLite, WAL mode).
 
-The database is opened read-only through a ``mode=ro`` URI and never written.
+The source is never touched, not even by SQLite's reader protocol: a reader of a
+WAL database writes its ``-shm`` (the wal-index), and a reader that finds a hot
+``-journal`` rolls it back.  So the database and every sidecar its journal mode
+needs (``-wal`` and ``-shm`` in WAL mode, ``-journal`` in rollback mode) are
+copied to a private temporary directory and the copy is read; the bytes of
+``opencode.db``, ``-wal`` and ``-shm`` are the same after an ingest as before.
 Never ``immutable=1``: opencode often leaves every row in ``opencode.db-wal``,
-and an immutable open silently skips the WAL.  When the WAL cannot be read in
-place (no ``-shm`` beside it in a read-only directory), the three files are
-copied to a private temporary directory and read there.
+and an immutable open silently skips the WAL.
+
+A damaged database (truncated, corrupted pages) is read as far as SQLite can:
+each table and each session is read on its own, and what SQLite refuses becomes
+a problem quoting SQLite's message; a file SQLite cannot open at all is an error
+naming the file and SQLite's message.  Messages whose session row is unreadable
+are still read, under a session of their own id.
 
 Rows map to the export shape as opencode's own ``fromRow`` does:
 ``message = {...data, id, sessionID}``, ``part = {...data, id, sessionID, messageID}``.
@@ -16,6 +25,7 @@ by name and may be missing.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import sqlite3
 import tempfile
@@ -30,31 +40,62 @@ from logparse.models import Problem
 from logparse.source import NotATranscript, RawMessage, SourceSession, TranscriptReader
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SIDECARS = ("-wal", "-shm", "-journal")
 
 
 @contextmanager
 def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
-    """Open an SQLite file read-only, WAL included, without modifying it."""
-    tmp: str | None = None
+    """Open a private copy of an SQLite file and its sidecars (the source is never
+    written, not even ``-shm``); the copy is removed afterwards."""
+    tmp = tempfile.mkdtemp(prefix="logkb-sqlite-")
     try:
+        copy = Path(tmp) / "opencode.db"
+        for suffix in ("", *SIDECARS):
+            try:
+                shutil.copyfile(str(path) + suffix, str(copy) + suffix)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                    raise  # the environment, not the input: ingest reports it (exit 1)
+                raise NotATranscript(path, f"could not copy {path.name}{suffix} aside to read "
+                                     f"it ({e.strerror or e})") from None
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError:
-            tmp = tempfile.mkdtemp(prefix="logkb-sqlite-")
-            copy = Path(tmp) / path.name
-            for suffix in ("", "-wal", "-shm"):
-                src = Path(str(path) + suffix)
-                if src.exists():
-                    shutil.copyfile(src, str(copy) + suffix)
-            conn = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+            # read-write on the copy: a hot -journal must be rolled back to read it
+            conn = sqlite3.connect(str(copy))
+            conn.execute("PRAGMA query_only = ON")
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.DatabaseError:
+                # a damaged schema (an index rooted past the end of a truncated file):
+                # SQLite reads the tables it can when told not to check the schema
+                conn.execute("PRAGMA writable_schema = ON")
+                conn.execute("SELECT 1 FROM message LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as e:
+            raise NotATranscript(path, f"SQLite cannot read it: {e}") from None
         try:
             yield conn
         finally:
             conn.close()
     finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tables(conn: sqlite3.Connection, path: Path, problems: list[Problem]) -> set[str]:
+    try:
+        return {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as e:
+        problems.append(_damaged(path, e, "reading the schema (sqlite_master); the tables "
+                                 "that still open are read"))
+    found = set()
+    for name in ("session", "message", "part", "session_message"):
+        try:
+            conn.execute(f"SELECT 1 FROM {name} LIMIT 0")  # noqa: S608 (fixed names)
+            found.add(name)
+        except sqlite3.DatabaseError:
+            continue
+    return found
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -104,16 +145,15 @@ class SqliteReader(TranscriptReader):
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
         with open_readonly(path) as conn:
-            tables = {r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = _tables(conn, path, problems)
             if not {"session", "message", "part"} <= tables:
                 raise NotATranscript(path, "an SQLite database without opencode's "
                                      "session/message/part tables")
-            self._report_v2(conn, tables, path, problems)
-            cols = _columns(conn, "session")
-            order = "time_created, id" if "time_created" in cols else "id"
-            rows = [dict(zip(cols, r)) for r in
-                    conn.execute(f"SELECT * FROM session ORDER BY {order}")]  # noqa: S608
+            try:
+                self._report_v2(conn, tables, path, problems)
+            except sqlite3.DatabaseError as e:
+                problems.append(_damaged(path, e, "reading the session_message table"))
+            rows = self._session_rows(conn, path, problems)
             for row in rows:
                 sid = row["id"]
                 if session_ids is not None and sid not in session_ids:
@@ -121,48 +161,70 @@ class SqliteReader(TranscriptReader):
                 yield SourceSession(session_id=sid, form=self.form, path=str(path),
                                     info=session_info_from_row(row),
                                     messages=self._messages(conn, path, sid, problems))
+            # messages whose session row is missing or unreadable: still read, each
+            # under the session it names (the store gives it a session row)
+            known = {r["id"] for r in rows}
+            try:
+                orphans = [r[0] for r in conn.execute(
+                    "SELECT DISTINCT session_id FROM message ORDER BY session_id")
+                    if r[0] not in known and isinstance(r[0], str)]
+            except sqlite3.DatabaseError as e:
+                problems.append(_damaged(path, e, "listing the sessions of the message table"))
+                orphans = []
+            for sid in orphans:
+                if session_ids is not None and sid not in session_ids:
+                    continue
+                problems.append(Problem(path=str(path), record=sid,
+                                        reason=f"session {sid} has messages but no readable "
+                                               "session row; read without its session info"))
+                yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                                    messages=self._messages(conn, path, sid, problems))
+
+    @staticmethod
+    def _session_rows(conn: sqlite3.Connection, path: Path,
+                      problems: list[Problem]) -> list[dict[str, Any]]:
+        """The session rows SQLite can read (a damaged table: those before the damage)."""
+        rows: list[dict[str, Any]] = []
+        try:
+            cols = _columns(conn, "session")
+            order = "time_created, id" if "time_created" in cols else "id"
+            for r in conn.execute(f"SELECT * FROM session ORDER BY {order}"):  # noqa: S608
+                row = dict(zip(cols, r))
+                if isinstance(row.get("id"), str) and row["id"]:
+                    rows.append(row)
+        except sqlite3.DatabaseError as e:
+            problems.append(_damaged(path, e, f"reading the session table ({len(rows)} "
+                                     "session rows read)"))
+        return rows
 
     def _messages(self, conn: sqlite3.Connection, path: Path, sid: str,
                   problems: list[Problem]) -> Iterator[RawMessage]:
-        spath = str(path)
-        parts_cur = conn.cursor().execute(
-            "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id",
-            (sid,))
-        pending = parts_cur.fetchone()
-        msgs = conn.cursor().execute(
-            "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (sid,))
-        for mid, data in msgs:
-            # parts of messages that sort before this one have no message: orphans
-            while pending is not None and pending[1] < mid:
-                problems.append(Problem(path=spath, record=pending[0], raw=_text(pending[2]),
-                                        reason=f"part of missing message {pending[1]}"))
-                pending = parts_cur.fetchone()
-            parts: list[dict[str, Any]] = []
-            while pending is not None and pending[1] == mid:
-                pid, _, pdata = pending
-                obj = _load(pdata)
-                if isinstance(obj, dict):
-                    obj["id"] = pid
-                    obj["sessionID"] = sid
-                    obj["messageID"] = mid
-                    parts.append(obj)
-                else:
-                    problems.append(Problem(path=spath, record=pid, raw=_text(pdata),
-                                            reason="part data is not a JSON object"))
-                pending = parts_cur.fetchone()
-            info = _load(data)
-            if not isinstance(info, dict):
-                problems.append(Problem(path=spath, record=mid, raw=_text(data),
-                                        reason="message data is not a JSON object"))
-                continue
-            info["id"] = mid
-            info["sessionID"] = sid
-            yield RawMessage(info=info, parts=parts, record=mid,
-                             raw=orjson.dumps({"info": info, "parts": parts}))
-        while pending is not None:
-            problems.append(Problem(path=spath, record=pending[0], raw=_text(pending[2]),
-                                    reason=f"part of missing message {pending[1]}"))
-            pending = parts_cur.fetchone()
+        n = 0
+        last = ""
+        try:
+            parts = conn.cursor().execute(
+                "SELECT id, message_id, data FROM part WHERE session_id = ? "
+                "ORDER BY message_id, id", (sid,))
+            msgs = conn.cursor().execute(
+                "SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (sid,))
+            for msg in _merge(str(path), sid, msgs, parts, problems):
+                n += 1
+                last = msg.info["id"]
+                yield msg
+            return
+        except sqlite3.DatabaseError as e:
+            problems.append(_damaged(path, e, f"reading the messages of session {sid} "
+                                     f"({n} read); the rest is read by scanning the tables",
+                                     record=sid))
+        # damage under the index or the sort: scan the rows in storage order, keep those
+        # before the damage, and sort them here
+        rows = _scan(conn, path, problems, sid, "SELECT id, data FROM message NOT INDEXED "
+                     "WHERE session_id = ? AND id > ?", (sid, last), "message")
+        prow = _scan(conn, path, problems, sid, "SELECT id, message_id, data FROM part "
+                     "NOT INDEXED WHERE session_id = ? AND message_id > ?", (sid, last), "part")
+        rows.sort(key=lambda r: str(r[0]))
+        prow.sort(key=lambda r: (str(r[1]), str(r[0])))
+        yield from _merge(str(path), sid, iter(rows), iter(prow), problems)
 
     @staticmethod
     def _report_v2(conn: sqlite3.Connection, tables: set[str], path: Path,
@@ -175,6 +237,62 @@ class SqliteReader(TranscriptReader):
             problems.append(Problem(
                 path=str(path), record=rid, raw=_text(data),
                 reason=f"opencode 2.x message ({typ}) of session {sid}: not read yet, kept raw"))
+
+
+def _scan(conn: sqlite3.Connection, path: Path, problems: list[Problem], sid: str, sql: str,
+          params: tuple[Any, ...], table: str) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    try:
+        for r in conn.execute(sql, params):
+            rows.append(tuple(r))
+    except sqlite3.DatabaseError as e:
+        problems.append(_damaged(path, e, f"scanning the {table} table for session {sid} "
+                                 f"({len(rows)} rows read before the damage)", record=sid))
+    return rows
+
+
+def _merge(spath: str, sid: str, msgs: Iterator[Any], parts_rows: Iterator[Any],
+           problems: list[Problem]) -> Iterator[RawMessage]:
+    """Messages sorted by id merged with their parts sorted by (message id, id)."""
+    pending = next(parts_rows, None)
+    for mid, data in msgs:
+        # parts of messages that sort before this one have no message: orphans
+        while pending is not None and pending[1] < mid:
+            problems.append(Problem(path=spath, record=pending[0], raw=_text(pending[2]),
+                                    reason=f"part of missing message {pending[1]}"))
+            pending = next(parts_rows, None)
+        parts: list[dict[str, Any]] = []
+        while pending is not None and pending[1] == mid:
+            pid, _, pdata = pending
+            obj = _load(pdata)
+            if isinstance(obj, dict):
+                obj["id"] = pid
+                obj["sessionID"] = sid
+                obj["messageID"] = mid
+                parts.append(obj)
+            else:
+                problems.append(Problem(path=spath, record=pid, raw=_text(pdata),
+                                        reason="part data is not a JSON object"))
+            pending = next(parts_rows, None)
+        info = _load(data)
+        if not isinstance(info, dict) or not isinstance(mid, str):
+            problems.append(Problem(path=spath, record=str(mid), raw=_text(data),
+                                    reason="message data is not a JSON object"))
+            continue
+        info["id"] = mid
+        info["sessionID"] = sid
+        yield RawMessage(info=info, parts=parts, record=mid,
+                         raw=orjson.dumps({"info": info, "parts": parts}))
+    while pending is not None:
+        problems.append(Problem(path=spath, record=pending[0], raw=_text(pending[2]),
+                                reason=f"part of missing message {pending[1]}"))
+        pending = next(parts_rows, None)
+
+
+def _damaged(path: Path, e: sqlite3.DatabaseError, doing: str,
+             record: str | None = None) -> Problem:
+    return Problem(path=str(path), record=record,
+                   reason=f"SQLite: {e} while {doing}; what came before is read")
 
 
 def _load(data: Any) -> Any:

@@ -48,9 +48,10 @@ class TreeReader(TranscriptReader):
         for f in sorted((root / "session").glob("*/*.json")):
             info = self._load(f, root, problems)
             if isinstance(info, dict):
-                info.setdefault("id", f.stem)
+                if not isinstance(info.get("id"), str) or not info["id"]:
+                    info["id"] = f.stem
                 infos.append((info, f))
-        infos.sort(key=lambda x: (x[0].get("time", {}).get("created") or 0, x[0]["id"]))
+        infos.sort(key=lambda x: message_sort_key(x[0]))
         for info, _f in infos:
             sid = info["id"]
             if session_ids is not None and sid not in session_ids:
@@ -64,13 +65,15 @@ class TreeReader(TranscriptReader):
             info = self._load(f, root, problems)
             if not isinstance(info, dict):
                 continue
-            info.setdefault("id", f.stem)
+            if not isinstance(info.get("id"), str) or not info["id"]:
+                info["id"] = f.stem
             info.setdefault("sessionID", sid)
             parts: list[dict[str, Any]] = []
             for pf in sorted((root / "part" / info["id"]).glob("*.json")):
                 part = self._load(pf, root, problems)
                 if isinstance(part, dict):
-                    part.setdefault("id", pf.stem)
+                    if not isinstance(part.get("id"), str):
+                        part["id"] = pf.stem
                     parts.append(part)
             out.append(RawMessage(info=info, parts=parts, record=info["id"],
                                   raw=orjson.dumps({"info": info, "parts": parts})))
@@ -79,7 +82,12 @@ class TreeReader(TranscriptReader):
 
     @staticmethod
     def _load(f: Path, root: Path, problems: list[Problem]) -> Any:
-        data = f.read_bytes()
+        try:
+            data = f.read_bytes()
+        except OSError as e:
+            problems.append(Problem(path=str(f), record=str(f.relative_to(root)),
+                                    reason=f"unreadable: {e.strerror or e}"))
+            return None
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError as e:
