@@ -114,6 +114,21 @@ _GIT_READ = _names(
     "check-ignore for-each-ref show-ref var diff-tree diff-files diff-index cherry "
     "version help --version"
 )
+"""git subcommands that only read (for the category)."""
+_GIT_NETWORK = _names("ls-remote archive send-email request-pull")
+_GIT_REPO_CODE = _names(
+    "status diff show blame difftool diff-files diff-index annotate range-diff help "
+    "instaweb web--browse cherry"
+)
+"""Read subcommands that run commands the repository's config or attributes name:
+``core.fsmonitor`` on index refresh, clean/smudge filters, ``diff.external`` and
+textconv drivers (``.gitattributes`` names them, so no override can clear them all)."""
+_GIT_PATCH_FLAGS = _names(
+    "-p -u --patch --stat --numstat --shortstat --dirstat --summary --patch-with-stat "
+    "--patch-with-raw --word-diff --color-words --ext-diff --textconv --show-signature "
+    "--cc -c -m --full-diff --binary --check --follow --raw -G -S -L --pickaxe-regex "
+    "--find-object --compact-summary"
+)
 
 
 def _git_sub(eff: tuple[str, ...]) -> tuple[str | None, int]:
@@ -164,6 +179,25 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
         return (_MUT, f"git {sub} --output writes a file")
     if sub is None:
         return (_RO, "git alone only prints help")
+    if sub in _GIT_NETWORK or (sub == "remote" and rest[:1] in (("update",), ("prune",))) or (
+            sub == "submodule" and rest[:1] == ("update",)):
+        return (_UNK, f"git {sub} contacts a remote repository")
+    if sub in _GIT_REPO_CODE:
+        return (_UNK, f"git {sub} can run commands the repository configures "
+                      "(core.fsmonitor, filter, diff or textconv drivers)")
+    if sub in ("log", "shortlog", "whatchanged", "rev-list", "reflog"):
+        for a in rest:
+            name = a.split("=", 1)[0]
+            if name in _GIT_PATCH_FLAGS or (a.startswith("-") and not a.startswith("--")
+                                            and a[1:2] in "puGSL" and not a[1:].isdigit()):
+                return (_UNK, f"git {sub} {a} produces diffs, which can run the "
+                              "repository's diff and textconv drivers")
+            if "%G" in a:
+                return (_UNK, f"git {sub} {a} verifies signatures (runs gpg.program)")
+    if sub in ("grep", "cat-file", "diff-tree") and any(
+            a.split("=", 1)[0] in ("--textconv", "--filters", "--ext-diff", "-O",
+                                   "--open-files-in-pager") for a in rest):
+        return (_UNK, f"git {sub} runs a textconv, filter or pager command")
     if sub in _GIT_READ:
         if sub == "reflog" and rest and rest[0] not in ("show",) and not rest[0].startswith("-"):
             return (_MUT, f"git reflog {rest[0]} changes the repository")
