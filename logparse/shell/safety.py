@@ -293,6 +293,9 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_MUT, f"{prog} -p changes a running process")]
         return [(_UNK, f"{prog} {' '.join(args[:2])} is not understood")]
 
+    if prog == "sleep" and _follow_reason(prog, eff):
+        return [(_LAUNCH, "sleep infinity never returns")]
+
     if prog == "tail":
         follow = _follow_reason(prog, eff)
         return [(_LAUNCH, follow)] if follow else [(_RO, "tail only reads")]
@@ -585,7 +588,9 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
                         "-F", "--index-file", "--rmt-command") or (
                     a.startswith("-") and not a.startswith("--") and ("I" in a or "F" in a)):
                 return [(_UNK, f"tar {name} runs a command or writes a file")]
-            if k > 0 and args[k - 1] in ("-f", "--file") and ":" in a:
+            prev = args[k - 1] if k > 0 else ""
+            if ":" in a and (prev in ("-f", "--file") or (
+                    prev.startswith("-") and not prev.startswith("--") and prev.endswith("f"))):
                 return [(_UNK, f"tar -f {a} reaches a remote host")]
         if mode == "t":
             return [(_RO, "tar t only lists")]
@@ -673,6 +678,8 @@ def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
         return found
     prog = _basename(eff[0])
     found.extend(_program_safety(cmd, prog, eff))
+    if "coproc" in wrappers:
+        found.append((_LAUNCH, f"coproc runs {prog} in the background"))
     if "nohup" in wrappers:
         found.append((_LAUNCH, f"nohup keeps {prog} running after the shell exits"))
     elif "setsid" in wrappers:

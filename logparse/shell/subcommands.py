@@ -169,7 +169,7 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
             return (_UNK, f"git {a} can make git run other commands")
     if (
         any(
-            a in ("-O", "--open-files-in-pager") or a.startswith("--open-files-in-pager=")
+            a.startswith(("-O", "--open-files-in-pager"))
             for a in rest
         )
         and sub == "grep"
@@ -304,6 +304,16 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
     return (_UNK, f"git {sub} is not recognised")
 
 
+_REGISTRY_READS = {
+    "npm": _names("view info outdated search show v"), "yarn": _names("info outdated search"),
+    "pnpm": _names("view info outdated search"), "brew": _names("search outdated info"),
+    "gem": _names("search"), "conda": _names("search"), "mamba": _names("search"),
+    "micromamba": _names("search"), "snap": _names("find info"),
+    "apt": _names("changelog"), "apt-get": _names("changelog"),
+}
+"""Read-only package subcommands that still ask a registry over the network."""
+
+
 def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
     args = eff[1:]
     if prog == "dpkg":
@@ -399,6 +409,8 @@ def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
             return (_RO, f"{prog} {sub} only changes the shell environment")
         if sub == "config" and any(a in ("--show", "--get", "--show-sources") for a in args):
             return (_RO, f"{prog} config --show only reads")
+    if sub in _REGISTRY_READS.get(prog, ()):
+        return (_UNK, f"{prog} {sub} contacts the package registry")
     if sub in ro:
         return (_RO, f"{prog} {sub} only reads")
     if sub in mut:
