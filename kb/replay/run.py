@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import shlex
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,8 @@ __all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdic
            "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]
 
 DIFFERENT = ("changed", "now-fails", "now-passes", "now-answers")
+SAVE_EVERY = 2.0
+"""Seconds between saves of a running run (it is always saved at its start and end)."""
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -214,12 +217,18 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
                         remote_sandbox=opts.remote_sandbox, max_output=opts.max_output,
                         max_memory=opts.max_memory)
     saved = 0
+    last = 0.0
 
-    def checkpoint() -> None:
-        nonlocal saved
-        if save is not None:
+    def checkpoint(force: bool = True) -> None:
+        # at most every SAVE_EVERY seconds while steps run (opening the store costs
+        # ~0.2 s), always at the start and the end: a killed run loses only its last
+        # few seconds
+        nonlocal saved, last
+        now = time.monotonic()
+        if save is not None and (force or now - last >= SAVE_EVERY):
             save(record, record.results[saved:])
             saved = len(record.results)
+            last = now
     launches: list[_Launch] = []
     note = on_note or (lambda _m: None)
     executor.open()
@@ -252,7 +261,7 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
                     step.action, step.reason = "skip", str(e)
                     res = StepResult(step, "skipped", str(e))
             record.results.append(res)
-            checkpoint()
+            checkpoint(force=False)
             if on_done:
                 on_done(res)
         record.status = "completed"
