@@ -3,9 +3,12 @@
 :func:`classify_safety` collects findings for every simple command of a
 :class:`ShellInfo` (``_command_safety``: redirections, variables that run
 code, wrappers such as ``nohup``, backgrounding) plus every opaque part, and
-the worst severity wins.  ``_program_safety`` holds the per-program rules,
-with the read-only and mutating program tables beside it; the long subcommand
-rules for git, package managers and containers live in :mod:`.subcommands`.
+the worst severity wins.  ``_program_safety`` holds the rules of the programs
+that :data:`.programs.PROGRAMS` marks ``"rule"``; every other program is judged
+by that one table (:func:`.programs.table_verdict`), and a program that is not
+in it is ``unknown`` (default deny).  The long subcommand rules for git, package
+managers and containers live in :mod:`.subcommands`.  ``_command_endpoints``
+collects the network endpoints a command names outside ssh.
 It reads only finished :class:`ShellInfo` values and never imports the
 parser or the walker.
 """
