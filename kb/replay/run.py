@@ -301,6 +301,13 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         out = ex.run_local(step.exec_text, cwd=step.cwd or ex.scratch, timeout=timeout,
                            targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink,
                            sandbox=step.sandbox if plan.options.sandbox else None)
+    if step.ssh_target is not None and step.exec_text is None and step.sandbox is not None:
+        has = ex.remote_bwrap.get(step.ssh_target.label)
+        if has is not None:  # what the probe found on the target, for the record
+            step.protection = (f"on {step.target}: sandboxed by bwrap "
+                               f"({step.sandbox.describe()})" if has else
+                               f"on {step.target}: classification only (no working bwrap "
+                               "there)")
     rec = step.recorded
     hosts = set(step.recorded_hosts) | plan.allowed_hosts
     jd = judge(category=step.category, info=step.info, command=step.recorded_command,
