@@ -239,6 +239,12 @@ class _Walker:
             # tree-sitter drops a lone `-` before a heredoc (`python3 - <<EOF`)
             c = ctx.src.c
             extra = self._gap_words(ctx, c(body.end_byte), c(red_nodes[0].start_byte))
+        if body is None and reds:
+            # a bare redirection (`> file`, `>> log`) still opens its target
+            c = ctx.src.c
+            s, e = ctx.span(c(node.start_byte), c(node.end_byte))
+            self.commands.append(SimpleCommand((), tuple(reds) + tuple(oredir), bg, subst, s, e,
+                                               pipe, via))
         if body is not None:
             if body.type == "command":
                 self._command(
