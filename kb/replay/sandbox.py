@@ -146,11 +146,13 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
     return args
 
 
-def remote_wrapper(pol: Policy, mode: str, run: str) -> str:
+def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
+                   root: bool | None = None) -> str:
     """Shell text for the target: ``run`` (a shell command) inside bwrap when possible.
 
     ``mode`` ``auto`` runs it unwrapped when the target has no working bwrap,
-    ``require`` refuses (exit 126 with a message), ``off`` never wraps.
+    ``require`` refuses (exit 126 with a message), ``off`` never wraps;
+    ``probed`` skips the check on the target (the executor asked it once already).
     """
     if mode == "off":
         return run
@@ -168,10 +170,13 @@ def remote_wrapper(pol: Policy, mode: str, run: str) -> str:
     else:
         run_v = ""
     cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
-    caps = 'c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; '
+    caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
+            else ('c="--cap-drop ALL"; ' if root else "c=; "))
     probe = "command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true " \
             ">/dev/null 2>&1"
     wrapped = f'{caps}{run_v}exec bwrap {fixed} $c {cwd_bind} --chdir "$PWD" -- {run}'
+    if probed:  # the executor already found a working bwrap on this target
+        return wrapped
     if mode == "require":
         missing = ("echo 'logkb: bwrap is not available on this target "
                    "(--remote-sandbox require)' >&2; exit 126")
@@ -181,6 +186,6 @@ def remote_wrapper(pol: Policy, mode: str, run: str) -> str:
 
 
 def remote_probe() -> str:
-    """A command that prints ``bwrap`` on a target where bwrap works."""
-    return ("command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true "
-            ">/dev/null 2>&1 && echo bwrap || echo none")
+    """A command that prints ``bwrap uid=N`` on a target where bwrap works, else ``none``."""
+    return ("if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true "
+            ">/dev/null 2>&1; then echo \"bwrap uid=$(id -u)\"; else echo none; fi")

@@ -148,7 +148,8 @@ def client_options(ctl: str | None = None) -> list[str]:
 
 
 def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None = None,
-                mode: str = "off", max_memory: int | None = None) -> str:
+                mode: str = "off", max_memory: int | None = None,
+                probed: bool = False, root: bool | None = None) -> str:
     """The string sent to the target: ``command`` under the login shell, killed after ``timeout``.
 
     ``timeout`` (coreutils) kills the whole remote process group, so a step that
@@ -166,7 +167,7 @@ def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None =
     if max_memory:
         head += f"ulimit -d {max(1, max_memory // 1024)} 2>/dev/null; "
     if sandbox is not None and mode != "off":
-        return head + remote_wrapper(sandbox, mode, run)
+        return head + remote_wrapper(sandbox, mode, run, probed=probed, root=root)
     return head + f"exec {run}"
 
 
@@ -400,6 +401,7 @@ class Executor:
         self.bwrap = bwrap
         """The local bwrap (None: ``--no-sandbox``, steps run unwrapped)."""
         self.remote_sandbox = remote_sandbox
+        self.remote_root: dict[str, bool] = {}
         self.remote_bwrap: dict[str, bool] = {}
         """Target label → whether bwrap works there (probed once per target)."""
         self.max_output = max_output
@@ -510,7 +512,9 @@ class Executor:
         if target.label not in self.remote_bwrap:
             argv = self.ssh_argv(target, ctl, remote_probe())
             out = run_process(argv, timeout=30, max_output=4096)
-            self.remote_bwrap[target.label] = out.output.strip().endswith("bwrap")
+            last = out.output.strip().rsplit("\n", 1)[-1]
+            self.remote_bwrap[target.label] = last.startswith("bwrap uid=")
+            self.remote_root[target.label] = last == "bwrap uid=0"
         return self.remote_bwrap[target.label]
 
     def run_ssh(self, target: Target, ctl: str, remote: str | None, *, timeout: float,
@@ -537,7 +541,9 @@ class Executor:
                                     "(--remote-sandbox require)")
             mode = "off"
         payload = (wrap_remote(remote, timeout, sandbox=sandbox, mode=mode,
-                               max_memory=self.max_memory) if wrap else remote)
+                               max_memory=self.max_memory, probed=mode != "off",
+                               root=self.remote_root.get(target.label))
+                   if wrap else remote)
         argv = self.ssh_argv(target, ctl, payload)
         out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output,
                           max_output=self.max_output)
