@@ -432,10 +432,18 @@ class KbStore:
         """The typed events of a session in transcript order, filtered."""
         where = ["session_id = ?"]
         params: list[Any] = [session_id]
-        for col, values in (("kind", kinds), ("category", categories), ("host", hosts)):
+        for col, values in (("kind", kinds), ("category", categories)):
             if values:
                 where.append(f"{col} IN ({', '.join('?' * len(values))})")
                 params.extend(values)
+        if hosts:
+            # the first host, or any host an ssh call of the command reaches
+            # (`ssh a x && ssh b y`, nested calls): every hop is in the hops JSON
+            marks = ", ".join("?" * len(hosts))
+            where.append(f"(host IN ({marks}) OR coalesce(list_has_any("
+                         f"json_extract_string(hops, '$[*].host'), [{marks}]), false))")
+            params.extend(hosts)
+            params.extend(hosts)
         if start is not None:
             where.append("ordinal >= ?")
             params.append(start)

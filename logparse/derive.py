@@ -539,8 +539,13 @@ class Deriver:
             if sh.hops:
                 first = sh.hops[0]
                 host, user, port, remote = first.host, first.user, first.port, first.remote_command
-                if not isinstance(port, int) or not 0 <= port < (1 << 31):
-                    port = None
+            elif sh.nested_ssh:  # `ssh h 'a' && ssh h 'b'`: the first call's host, its commands
+                first = sh.nested_ssh[0]
+                host, user, port = first.host, first.user, first.port
+                remote = "\n".join(c.remote_command for c in sh.nested_ssh
+                                   if c.host == host and c.remote_command) or None
+            if not isinstance(port, int) or not 0 <= port < (1 << 31):
+                port = None
             if sh.hops or sh.nested_ssh:
                 hops = _dumps([_hop(h, False) for h in sh.hops]
                               + [_hop(h, True) for h in sh.nested_ssh])

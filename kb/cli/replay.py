@@ -44,9 +44,14 @@ the recorded one.  Nested ssh calls inside remote commands go through the map
 too; a step that would reach an unmapped host is refused.
 
 \b
-Safety: read-only steps run by default; --allow launch,mutating,unknown opens
-the other classes (unknown — commands the classifier cannot vouch for, such as
-benchmarks and curl — runs only with --allow unknown).
+Safety: a step is read-only only when every part of it is known to be (one
+table of programs, their allowed options, no executing expansion, no write but
+to /dev/null, Python only as allow-listed forms); read-only steps run by
+default; --allow launch,mutating,unknown opens the other classes.  A step that
+names a network endpoint outside ssh (/dev/tcp, a URL, nc HOST) is refused.
+Local steps run inside bubblewrap (read-only root, private /tmp, no network);
+remote ones too when the target has bwrap (--remote-sandbox).  Output is kept
+up to --max-output per step; runs are saved step by step.
 
 \b
 Runs with --execute are stored (see --history); plans are not.
@@ -75,6 +80,20 @@ differs (changed, now-fails, now-passes, now-answers)."""
               metavar="S", help="Seconds per step (launches: the wait for readiness).")
 @click.option("--keep-running", is_flag=True,
               help="Leave launched processes running at the end (default: stop them).")
+@click.option("--no-sandbox", is_flag=True,
+              help="Run local steps without bubblewrap (classification is then the only "
+                   "wall). Without it, --execute refuses when bwrap does not work here.")
+@click.option("--remote-sandbox", type=click.Choice(["auto", "require", "off"]),
+              default="auto", show_default=True,
+              help="Wrap remote commands in bwrap on the target: auto (when it has bwrap), "
+                   "require (refuse steps on targets without it), off.")
+@click.option("--max-output", type=click.IntRange(min=1024), default=1 << 20,
+              show_default=True, metavar="BYTES",
+              help="Output kept per step; the rest is counted and dropped (a step that keeps "
+                   "printing far beyond it is stopped).")
+@click.option("--max-memory", type=click.IntRange(min=1 << 20), default=4 << 30,
+              show_default=True, metavar="BYTES",
+              help="Memory (data segment) a step may use.")
 @click.option("--yes", "-y", is_flag=True,
               help="Confirm contacting recorded hosts that have no host-map entry, as "
                    "recorded.")
@@ -86,7 +105,8 @@ differs (changed, now-fails, now-passes, now-answers)."""
 @handle_errors
 def replay(session_id: str | None, start: int | None, end: int | None, only: tuple[str, ...],
            host_maps: tuple[str, ...], execute: bool, allow: tuple[str, ...], timeout: float,
-           keep_running: bool, yes: bool, history: int | None, db: Path | None,
+           keep_running: bool, no_sandbox: bool, remote_sandbox: str, max_output: int,
+           max_memory: int, yes: bool, history: int | None, db: Path | None,
            as_json: bool) -> None:
     """Re-run a session's recorded commands and say what changed.
 
@@ -125,7 +145,9 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
 
         def plan_now() -> Any:
             return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
-                             allow=allowed, timeout=timeout, keep_running=keep_running)
+                             allow=allowed, timeout=timeout, keep_running=keep_running,
+                             sandbox=not no_sandbox, remote_sandbox=remote_sandbox,
+                             max_output=max_output, max_memory=max_memory)
 
         plan = plan_now()
         if plan.unmapped and (execute or yes):
@@ -155,9 +177,20 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
         err.print(f"plan only: nothing was executed. {n} step(s) would run; add --execute.",
                   highlight=False)
         return
-    record = _execute(plan, run_plan, as_json, yes)
+    from kb.replay.sandbox import local_bwrap
+
+    if not no_sandbox and local_bwrap() is None:
+        err.print("replay: bubblewrap (bwrap) is missing or does not work here, so local "
+                  "steps cannot be sandboxed; install it (apt-get install bubblewrap) or "
+                  "pass --no-sandbox", highlight=False)
+        sys.exit(int(ExitCode.FAILED))
+
+    def save(rec: Any, new: Any) -> None:  # step by step: an interrupted run keeps its steps
+        with open_store(db, read_only=False) as st:
+            save_run(st, rec, new)
+
+    record = _execute(plan, run_plan, as_json, yes, save)
     with open_store(db, read_only=False) as store:
-        save_run(store, record)
         revisits = _mark_graph(store, sid)
     for line in revisits:
         err.print(line, highlight=False)
@@ -231,6 +264,8 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
                 _say(f"{pad}in:       {s.cwd}")
         if s.info is not None and s.safety_reasons:
             _say(f"{pad}safety:   {s.safety} — {'; '.join(s.safety_reasons[:4])}")
+        if s.protection:
+            _say(f"{pad}wall:     {s.protection}")
         _say(f"{pad}{'why' if s.runs else 'skipped'}:{' ' * (6 if s.runs else 2)}{s.reason}")
         if s.launch is not None and s.runs:
             _say(f"{pad}launch:   in the background, {s.launch.describe()}; "
@@ -241,7 +276,7 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
     _say("")
 
 
-def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool) -> Any:
+def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool, save: Any) -> Any:
     from kb.replay.run import step_json
 
     def on_start(step: Any) -> None:
@@ -284,7 +319,7 @@ def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool) -> Any:
     if not as_json:
         _say(f"running {sum(s.runs for s in plan.steps)} step(s) · run {plan.run_id}")
     return run_plan(plan, on_start=on_start, on_output=on_output, on_done=on_done,
-                    on_note=on_note, yes=yes)
+                    on_note=on_note, yes=yes, save=save)
 
 
 def _history(db: Path | None, session_id: str | None, ordinal: int | None,

@@ -32,7 +32,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kb.replay.hostmap import LOCAL, HostMap, Target
+from kb.replay.hostmap import LOCAL, HostMap, Target, is_loopback
+from kb.replay.sandbox import Policy, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse.models import Event, Measurement
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
@@ -158,6 +159,10 @@ class Step:
     reason: str = ""
     notes: list[str] = field(default_factory=list)
     unmapped: tuple[str, ...] = ()
+    sandbox: Policy | None = None
+    """The bwrap wall of the step (None: classification only)."""
+    protection: str = ""
+    """In words: which wall protects the step (``sandboxed: …`` or ``classification only``)."""
 
     @property
     def runs(self) -> bool:
@@ -170,6 +175,14 @@ class PlanOptions:
     timeout: float = 120.0
     control_dir: str = "/tmp/logkb-replay"
     keep_running: bool = False
+    sandbox: bool = True
+    """Wrap local steps in bwrap (False: ``--no-sandbox``)."""
+    remote_sandbox: str = "auto"
+    """``auto`` | ``require`` | ``off``: bwrap on ssh targets (:mod:`kb.replay.sandbox`)."""
+    max_output: int = 1 << 20
+    """Bytes of output kept per step (``--max-output``)."""
+    max_memory: int = 4 << 30
+    """Data segment limit per step (RLIMIT_DATA / ``ulimit -d``)."""
 
 
 @dataclass
@@ -277,6 +290,7 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
         blockers.append(f"{safety.cls}: {'; '.join(safety.reasons[:3])} "
                         f"(runs only with --allow {safety.cls})")
     try:
+        _refuse_endpoints(safety.endpoints, text)
         _route(step, info, plan, known)
     except _Refuse as r:
         blockers.append(str(r))
@@ -288,6 +302,54 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
     why = ("read-only: runs by default" if safety.cls == "read-only"
            else f"{safety.cls}: allowed by --allow {safety.cls}")
     step.reason = why
+    _protect(step, info, plan)
+
+
+_DEV_NET = re.compile(r"/dev/(?:tcp|udp)/([^/\s'\"]+)")
+
+
+def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:
+    """Refuse a step that names a network endpoint outside ssh (the host map only maps ssh)."""
+    eps = list(endpoints)
+    eps += [m.group(1) for m in _DEV_NET.finditer(text)]  # also where the parse failed
+    for ep in eps:
+        host = ep.strip("[]") if ep.startswith("[") else ep.rsplit(":", 1)[0] if (
+            ep.count(":") == 1) else ep
+        host = host.strip("[]")
+        if host and (host == "localhost" or is_loopback(host) or host == "0.0.0.0"):
+            continue
+        raise _Refuse(f"refused: it reaches {ep} directly, not through ssh and the host map "
+                      "(replay maps only ssh destinations)")
+
+
+def _protect(step: Step, info: ShellInfo, plan: Plan) -> None:
+    """Decide the sandbox of a step that runs, and say it in the plan."""
+    opts = plan.options
+    launch = step.launch is not None
+    if step.exec_text is not None:  # runs on this machine (maybe with ssh inside)
+        if not opts.sandbox:
+            step.protection = "classification only (--no-sandbox)"
+            return
+        step.sandbox = policy(step.safety, opts.allow, launch=launch, cwd=step.cwd,
+                              text=step.exec_text)
+        step.protection = f"sandboxed here by bwrap: {step.sandbox.describe()}"
+        if step.ssh_target is not None:
+            step.protection += ("; its remote part " + _remote_words(opts.remote_sandbox))
+        return
+    nested = bool(info.nested_ssh) or len(info.hops) > 1
+    step.sandbox = policy(step.safety, opts.allow, launch=launch, cwd=None,
+                          text=(step.remote or "") + "\n" + (step.stdin or ""),
+                          nested_ssh=nested, remote=True)
+    if opts.remote_sandbox == "off":
+        step.sandbox = None
+    step.protection = (f"on {step.target}: " + _remote_words(opts.remote_sandbox)
+                       + (f" ({step.sandbox.describe()})" if step.sandbox else ""))
+
+
+def _remote_words(mode: str) -> str:
+    return {"auto": "sandboxed by bwrap if the target has it, else classification only",
+            "require": "sandboxed by bwrap (refused if the target has none)",
+            "off": "classification only (--remote-sandbox off)"}[mode]
 
 
 # --------------------------------------------------------------------------- routing
@@ -380,8 +442,13 @@ def _route(step: Step, info: ShellInfo, plan: Plan, known: set[str]) -> None:
         full = ["ssh", *client_options(ctl), "-o", "ControlMaster=no",
                 *target.ssh_options(), target.destination]
         check = info.text[:first.start] + shlex.join(full + [new_code]) + info.text[first.end:]
+        remote_pol = policy(step.safety, opts.allow, launch=False, cwd=None, text=new_code,
+                            nested_ssh=len(info.hops) > 1 or bool(info.nested_ssh),
+                            remote=True)
         step.exec_text = (info.text[:first.start]
-                          + shlex.join(full + [wrap_remote(new_code, opts.timeout)])
+                          + shlex.join(full + [wrap_remote(new_code, opts.timeout,
+                                                           sandbox=remote_pol,
+                                                           mode=opts.remote_sandbox)])
                           + info.text[first.end:])
         step.run_command = info.text[:first.start] + shlex.join(shown) + info.text[first.end:]
         wd = step.workdir

@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import shlex
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,14 @@ from kb.replay.compare import (
 )
 from kb.replay.hostmap import HostMap, Target
 from kb.replay.plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
-from kb.replay.sshexec import Executor, Outcome, ReplayRefused
+from kb.replay.sandbox import Policy, local_bwrap, remote_wrapper
+from kb.replay.sshexec import (
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_OUTPUT,
+    Executor,
+    Outcome,
+    ReplayRefused,
+)
 from kb.store import KbStore
 from logparse.signals import measurements as find_measurements
 
@@ -50,6 +58,8 @@ __all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdic
            "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]
 
 DIFFERENT = ("changed", "now-fails", "now-passes", "now-answers")
+SAVE_EVERY = 2.0
+"""Seconds between saves of a running run (it is always saved at its start and end)."""
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -66,7 +76,9 @@ def control_dir_for() -> str:
 def make_plan(store: KbStore, session_id: str, hostmap: HostMap, *, start: int,
               end: int | None = None, only: Sequence[str] = (),
               allow: Sequence[str] = (), timeout: float = 120.0, keep_running: bool = False,
-              run_id: str | None = None) -> Plan:
+              run_id: str | None = None, sandbox: bool = True, remote_sandbox: str = "auto",
+              max_output: int = DEFAULT_MAX_OUTPUT,
+              max_memory: int = DEFAULT_MAX_MEMORY) -> Plan:
     """The plan for a session's command events from ``start`` to ``end``.
 
     Reads the store and nothing else: no process is started, nothing is contacted.
@@ -74,7 +86,9 @@ def make_plan(store: KbStore, session_id: str, hostmap: HostMap, *, start: int,
     events = store.events(session_id, kinds=["command", "result"], categories=list(only),
                           start=start, end=end)
     opts = PlanOptions(allow=frozenset(allow), timeout=timeout, keep_running=keep_running,
-                       control_dir=control_dir_for())
+                       control_dir=control_dir_for(), sandbox=sandbox,
+                       remote_sandbox=remote_sandbox, max_output=max_output,
+                       max_memory=max_memory)
     plan = build_plan(session_id, events, hostmap, opts, start=start, end=end)
     plan.run_id = run_id or new_run_id()
     plan.only = tuple(only)
@@ -97,6 +111,8 @@ class StepResult:
     measurements: list[MeasurementPair] = field(default_factory=list)
     started_at: datetime | None = None
     launch: dict[str, Any] | None = None
+    dropped: int = 0
+    """Output bytes beyond ``--max-output``, counted and dropped."""
 
     @property
     def executed(self) -> bool:
@@ -151,7 +167,7 @@ def step_json(step: Step, result: StepResult | None = None,
         "recorded_command": step.recorded_command, "target": step.target,
         "run_command": step.run_command, "cwd": step.cwd, "action": step.action,
         "reason": step.reason, "notes": list(step.notes),
-        "unmapped_hosts": list(step.unmapped),
+        "unmapped_hosts": list(step.unmapped), "protection": step.protection or None,
         "launch": None if step.launch is None else {
             "port": step.launch.port, "log": step.launch.log, "sleep": step.launch.sleep,
             "ready": step.launch.describe()},
@@ -164,7 +180,7 @@ def step_json(step: Step, result: StepResult | None = None,
             "duration_ms": result.duration_ms, "answered": result.answered,
             "recorded_answered": result.recorded_answered, "output": result.output,
             "measurements": [m.as_json() for m in result.measurements],
-            "launch_result": result.launch,
+            "launch_result": result.launch, "output_dropped": result.dropped,
         })
     return obj
 
@@ -173,18 +189,50 @@ def step_json(step: Step, result: StepResult | None = None,
 OutputSink = Callable[[Step, str], None]
 
 
+Saver = Callable[["RunRecord", Sequence["StepResult"]], None]
+
+
 def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
             on_output: OutputSink | None = None,
             on_done: Callable[[StepResult], None] | None = None,
-            on_note: Callable[[str], None] | None = None, yes: bool = False) -> RunRecord:
-    """Run the plan's ``run`` steps in order, judge each, stop launches, close connections."""
+            on_note: Callable[[str], None] | None = None, yes: bool = False,
+            save: Saver | None = None) -> RunRecord:
+    """Run the plan's ``run`` steps in order, judge each, stop launches, close connections.
+
+    ``save(record, new_results)`` is called when the run starts (status
+    ``running``), after every step and at the end, so an interrupted run keeps
+    what it did.  Local steps run in bwrap unless the plan says ``--no-sandbox``
+    (:class:`ReplayRefused` when bwrap does not work here).
+    """
     run_id = plan.run_id
-    record = RunRecord(run_id, plan, datetime.now(UTC), yes=yes)
+    record = RunRecord(run_id, plan, datetime.now(UTC), yes=yes, status="running")
     allowed = [e.target for e in plan.hostmap.entries.values()]
-    executor = Executor(plan.options.control_dir, allowed)
+    opts = plan.options
+    bwrap = local_bwrap() if opts.sandbox else None
+    if opts.sandbox and bwrap is None:
+        raise ReplayRefused("bubblewrap (bwrap) is missing or does not work here: local "
+                            "steps cannot be sandboxed; install it (apt-get install "
+                            "bubblewrap) or pass --no-sandbox")
+    executor = Executor(opts.control_dir, allowed, bwrap=bwrap,
+                        remote_sandbox=opts.remote_sandbox, max_output=opts.max_output,
+                        max_memory=opts.max_memory)
+    saved = 0
+    last = 0.0
+
+    def checkpoint(force: bool = True) -> None:
+        # at most every SAVE_EVERY seconds while steps run (opening the store costs
+        # ~0.2 s), always at the start and the end: a killed run loses only its last
+        # few seconds
+        nonlocal saved, last
+        now = time.monotonic()
+        if save is not None and (force or now - last >= SAVE_EVERY):
+            save(record, record.results[saved:])
+            saved = len(record.results)
+            last = now
     launches: list[_Launch] = []
     note = on_note or (lambda _m: None)
     executor.open()
+    checkpoint()
     try:
         # one shared connection per target, opened before the first step so step
         # durations measure the commands (and a target that cannot be reached says so once)
@@ -213,8 +261,10 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
                     step.action, step.reason = "skip", str(e)
                     res = StepResult(step, "skipped", str(e))
             record.results.append(res)
+            checkpoint(force=False)
             if on_done:
                 on_done(res)
+        record.status = "completed"
     except KeyboardInterrupt:
         record.status = "interrupted"
         done = {(r.step.ordinal, r.step.seq) for r in record.results}
@@ -228,6 +278,9 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
         finally:
             executor.close()
             record.finished_at = datetime.now(UTC)
+            if record.status == "running":
+                record.status = "interrupted"  # an exception other than Ctrl-C
+            checkpoint()
     return record
 
 
@@ -241,11 +294,20 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         out, launch_state, launch_info = _start_launch(plan, step, ex, launches, sink)
     elif step.ssh_target is not None and step.exec_text is None:
         out = ex.run_ssh(step.ssh_target, plan.ctl(step.ssh_target), step.remote,
-                         stdin=step.stdin, timeout=timeout, on_output=sink)
+                         stdin=step.stdin, timeout=timeout, on_output=sink,
+                         sandbox=step.sandbox)
     else:
         assert step.exec_text is not None
         out = ex.run_local(step.exec_text, cwd=step.cwd or ex.scratch, timeout=timeout,
-                           targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink)
+                           targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink,
+                           sandbox=step.sandbox if plan.options.sandbox else None)
+    if step.ssh_target is not None and step.exec_text is None and step.sandbox is not None:
+        has = ex.remote_bwrap.get(step.ssh_target.label)
+        if has is not None:  # what the probe found on the target, for the record
+            step.protection = (f"on {step.target}: sandboxed by bwrap "
+                               f"({step.sandbox.describe()})" if has else
+                               f"on {step.target}: classification only (no working bwrap "
+                               "there)")
     rec = step.recorded
     hosts = set(step.recorded_hosts) | plan.allowed_hosts
     jd = judge(category=step.category, info=step.info, command=step.recorded_command,
@@ -254,9 +316,15 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
                new_exit=out.exit_code, timed_out=out.timed_out, hosts=hosts,
                launch_state=launch_state, tool=step.tool, timeout=timeout)
     pairs = pair_measurements(rec.measurements, find_measurements(out.output))
-    return StepResult(step, jd.verdict, jd.explanation, jd.revisit, out.exit_code, out.output,
+    explanation = jd.explanation
+    if out.dropped:
+        explanation += (f" Output capped at {plan.options.max_output} bytes: {out.dropped} more "
+                        "bytes were counted and dropped"
+                        + ("; the step was stopped because it kept printing." if out.runaway
+                           else "."))
+    return StepResult(step, jd.verdict, explanation, jd.revisit, out.exit_code, out.output,
                       out.duration_ms, out.timed_out, jd.answered, jd.recorded_answered,
-                      pairs, started, launch_info)
+                      pairs, started, launch_info, out.dropped)
 
 
 # --------------------------------------------------------------------------- launches
@@ -277,12 +345,14 @@ def _launch_dir(plan: Plan, step: Step) -> str:
     return f"/tmp/logkb-launch-{tag}"
 
 
-def _script(plan: Plan, step: Step, ex: Executor, text: str, timeout: float) -> Outcome:
+def _script(plan: Plan, step: Step, ex: Executor, text: str, timeout: float,
+            sandbox: Policy | None = None) -> Outcome:
+    """Run one of replay's own scripts for a launch (``sandbox``: the launch itself)."""
     if step.ssh_target is not None and step.exec_text is None:
         return ex.run_ssh(step.ssh_target, plan.ctl(step.ssh_target), text, timeout=timeout,
                           wrap=False)
     return ex.run_local(text, cwd=step.cwd or ex.scratch, timeout=timeout,
-                        targets=[(t, plan.ctl(t)) for t in step.targets])
+                        targets=[(t, plan.ctl(t)) for t in step.targets], sandbox=sandbox)
 
 
 def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
@@ -296,17 +366,26 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
     log = f"{d}/{step.ordinal}-{step.seq}.log"
     shell = '"${SHELL:-/bin/sh}"' if remote else "bash"
     q = shlex.quote
+    launched = f"{shell} -c {q(cmd)}"
+    local_wall = None
+    pol = step.sandbox
+    if remote and pol is not None and plan.options.remote_sandbox != "off":
+        launched = "sh -c " + q(remote_wrapper(pol, plan.options.remote_sandbox, launched))
+    elif not remote and plan.options.sandbox and pol is not None:
+        os.makedirs(d, mode=0o700, exist_ok=True)  # bound read-write into the sandbox
+        local_wall = Policy(writable=(*pol.writable, d), network=True, detached=True,
+                            visible=pol.visible)
     start = (
         f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
         f"if [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then echo \"logkb: cannot use $d\" >&2; exit 3; fi; "
         f"if command -v setsid >/dev/null 2>&1; then s=setsid; g=-; else s=; g=; fi; "
-        f"$s {shell} -c {q(cmd)} > {q(log)} 2>&1 < /dev/null & p=$!; "
+        f"$s {launched} > {q(log)} 2>&1 < /dev/null & p=$!; "
         # wait (briefly) until setsid has made the new process group, so that the
         # readiness check and the stop see it
         f"i=0; while ! kill -0 $g$p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.02; "
         f"i=$((i+1)); done; echo \"logkb-pid=$p logkb-group=$g\"")
     t0 = datetime.now(UTC)
-    started = _script(plan, step, ex, start, 30)
+    started = _script(plan, step, ex, start, 30, sandbox=local_wall)
     m = re.search(r"logkb-pid=(\d+) logkb-group=(-?)", started.output)
     info: dict[str, Any] = {"dir": d, "step_log": log, "log": spec.log}
     if not m:
@@ -401,8 +480,14 @@ def _naive(dt: datetime | None) -> datetime | None:
     return dt.astimezone(UTC).replace(tzinfo=None) if dt is not None else None
 
 
-def save_run(store: KbStore, record: RunRecord) -> None:
-    """Store a run and all its steps (one transaction, Arrow inserts)."""
+def save_run(store: KbStore, record: RunRecord,
+             results: Sequence[StepResult] | None = None) -> None:
+    """Store (or update) a run and the steps in ``results`` (default: all of them).
+
+    One transaction, Arrow inserts; the run row is replaced, so calling it after
+    every step keeps the stored run current.
+    """
+    new = record.results if results is None else list(results)
     plan = record.plan
     try:
         version = metadata.version("logkb")
@@ -411,7 +496,9 @@ def save_run(store: KbStore, record: RunRecord) -> None:
     targets = {k: {"target": e.target.label, "source": e.source}
                for k, e in plan.hostmap.entries.items()}
     options = {"allow": sorted(plan.options.allow), "timeout": plan.options.timeout,
-               "keep_running": plan.options.keep_running, "yes": record.yes}
+               "keep_running": plan.options.keep_running, "yes": record.yes,
+               "sandbox": plan.options.sandbox, "remote_sandbox": plan.options.remote_sandbox,
+               "max_output": plan.options.max_output}
     executed = sum(1 for r in record.results if r.executed)
     run_tbl = pa.table({  # noqa: F841 (scanned by name)
         "run_id": [record.run_id], "session_id": [plan.session_id],
@@ -433,8 +520,8 @@ def save_run(store: KbStore, record: RunRecord) -> None:
         "safety_reasons", "recorded_host", "target", "run_command", "action", "reason",
         "verdict", "explanation", "revisit", "exit_code", "recorded_exit_code", "timed_out",
         "answered", "recorded_answered", "output", "output_digest", "recorded_output_digest",
-        "measurements", "started_at", "duration_ms", "launch")}
-    for r in record.results:
+        "measurements", "started_at", "duration_ms", "launch", "output_dropped", "sandbox")}
+    for r in new:
         s = r.step
         hosts = set(s.recorded_hosts) | plan.allowed_hosts
         old = read_tool_content(s.recorded.output) if s.tool == "read" else s.recorded.output
@@ -454,6 +541,7 @@ def save_run(store: KbStore, record: RunRecord) -> None:
             "measurements": [m.as_json() for m in r.measurements],
             "started_at": _naive(r.started_at), "duration_ms": r.duration_ms,
             "launch": orjson.dumps(r.launch).decode() if r.launch is not None else None,
+            "output_dropped": r.dropped, "sandbox": s.protection or None,
         }
         for k, v in vals.items():
             rows[k].append(v)
@@ -461,12 +549,16 @@ def save_run(store: KbStore, record: RunRecord) -> None:
              "recorded_exit_code": pa.int32(), "duration_ms": pa.int64(),
              "safety_reasons": pa.list_(pa.string()), "measurements": _MEAS_TYPE,
              "started_at": pa.timestamp("us"), "revisit": pa.bool_(), "timed_out": pa.bool_(),
+             "output_dropped": pa.int64(),
              "answered": pa.bool_(), "recorded_answered": pa.bool_()}
     step_tbl = pa.table({k: pa.array(v, types.get(k, pa.string()))  # noqa: F841
                          for k, v in rows.items()})
     with store.transaction():
+        store.conn.execute("DELETE FROM replay_runs WHERE run_id = ?", [record.run_id])
         store.conn.execute("INSERT INTO replay_runs BY NAME SELECT * FROM run_tbl")
-        store.conn.execute("INSERT INTO replay_steps BY NAME SELECT * FROM step_tbl")
+        if new:
+            store.conn.execute("INSERT OR REPLACE INTO replay_steps BY NAME "
+                               "SELECT * FROM step_tbl")
 
 
 def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.replay.hostmap import Target, is_loopback
+from kb.replay.sandbox import Policy, local_argv, remote_probe, remote_wrapper
 from logparse.shell import parse_command
 
 LOOPBACK_ENV = "LOGKB_REPLAY_LOOPBACK_ONLY"
@@ -146,18 +147,36 @@ def client_options(ctl: str | None = None) -> list[str]:
     return opts
 
 
-def wrap_remote(command: str | None, timeout: float) -> str:
+def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None = None,
+                mode: str = "off", max_memory: int | None = None,
+                probed: bool = False, root: bool | None = None) -> str:
     """The string sent to the target: ``command`` under the login shell, killed after ``timeout``.
 
     ``timeout`` (coreutils) kills the whole remote process group, so a step that
     times out leaves nothing behind; without ``timeout`` on the target the
     command runs unwrapped.  ``None`` means a script on stdin (``$SHELL -s``).
+    With ``sandbox`` the command runs inside bwrap on the target
+    (:func:`kb.replay.sandbox.remote_wrapper`, ``mode`` auto/require/off), and
+    ``max_memory`` bounds its data segment (``ulimit -d``).
     """
     limit = max(1, math.ceil(timeout)) + 1
-    run = ('"${SHELL:-/bin/sh}" -s' if command is None
-           else f'"${{SHELL:-/bin/sh}}" -c {shlex.quote(command)}')
-    return (f"if command -v timeout >/dev/null 2>&1; then exec timeout -k 5 {limit} {run}; "
-            f"else exec {run}; fi")
+    run = ('$t "${SHELL:-/bin/sh}" -s' if command is None
+           else f'$t "${{SHELL:-/bin/sh}}" -c {shlex.quote(command)}')
+    head = (f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
+            "unset BASH_ENV ENV; ")
+    if max_memory:
+        head += f"ulimit -d {max(1, max_memory // 1024)} 2>/dev/null; "
+    if sandbox is not None and mode != "off":
+        return head + remote_wrapper(sandbox, mode, run, probed=probed, root=root)
+    return head + f"exec {run}"
+
+
+DEFAULT_MAX_OUTPUT = 1 << 20
+"""Bytes of a step's output that are kept (``--max-output``); the rest is counted."""
+RUNAWAY_FACTOR = 64
+"""A step still printing after ``RUNAWAY_FACTOR`` times the cap is stopped."""
+DEFAULT_MAX_MEMORY = 4 << 30
+"""Data segment limit of a step (RLIMIT_DATA; ``--max-memory``)."""
 
 
 @dataclass
@@ -169,11 +188,33 @@ class Outcome:
     duration_ms: int
     timed_out: bool = False
     started_at: float = 0.0
+    dropped: int = 0
+    """Output bytes counted and dropped beyond the cap."""
+    runaway: bool = False
+    """The step was stopped because it kept printing far beyond the cap."""
+
+
+def _limits(max_memory: int | None) -> Callable[[], None] | None:
+    if not max_memory:
+        return None
+
+    def apply() -> None:  # runs in the child before exec
+        import resource
+
+        for lim, value in ((resource.RLIMIT_DATA, max_memory), (resource.RLIMIT_CORE, 0)):
+            try:
+                soft, hard = resource.getrlimit(lim)
+                cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(lim, (cap, hard))
+            except (ValueError, OSError):
+                pass
+    return apply
 
 
 def run_process(argv: list[str], *, timeout: float, cwd: str | None = None,
                 stdin: str | None = None, on_output: Callable[[str], None] | None = None,
-                env: dict[str, str] | None = None) -> Outcome:
+                env: dict[str, str] | None = None, max_output: int | None = None,
+                max_memory: int | None = None) -> Outcome:
     """Run ``argv`` in its own process group with stdout+stderr merged, streamed and kept.
 
     After ``timeout`` seconds the group gets SIGTERM, then SIGKILL.  When the
@@ -186,7 +227,7 @@ def run_process(argv: list[str], *, timeout: float, cwd: str | None = None,
         proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd, env=env,
-            start_new_session=True)
+            start_new_session=True, preexec_fn=_limits(max_memory))
     except OSError as e:
         return Outcome(127, f"logkb: cannot start {argv[0]}: {e}\n", 0, False, started)
     if stdin is not None:
@@ -200,7 +241,8 @@ def run_process(argv: list[str], *, timeout: float, cwd: str | None = None,
     deadline = t0 + timeout
     pidfd = _pidfd(proc.pid)  # wakes the loop the moment the process exits
     try:
-        return _collect(proc, fd, pidfd, decoder, chunks, deadline, on_output, t0, started)
+        return _collect(proc, fd, pidfd, decoder, chunks, deadline, on_output, t0, started,
+                        max_output)
     except BaseException:  # Ctrl-C or a failing callback: leave nothing running
         _killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -212,8 +254,12 @@ def run_process(argv: list[str], *, timeout: float, cwd: str | None = None,
 
 def _collect(proc: subprocess.Popen[bytes], fd: int, pidfd: int | None,
              decoder: codecs.IncrementalDecoder, chunks: list[bytes], deadline: float,
-             on_output: Callable[[str], None] | None, t0: float, started: float) -> Outcome:
+             on_output: Callable[[str], None] | None, t0: float, started: float,
+             max_output: int | None = None) -> Outcome:
     timed_out = False
+    kept = 0
+    dropped = 0
+    runaway = False
     exited_at: float | None = None
     eof = False
     with selectors.DefaultSelector() as sel:
@@ -248,6 +294,16 @@ def _collect(proc: subprocess.Popen[bytes], fd: int, pidfd: int | None,
                     eof = True
                     sel.unregister(fd)
                     continue
+                if max_output is not None and kept + len(data) > max_output:
+                    room = max(0, max_output - kept)
+                    dropped += len(data) - room
+                    data = data[:room]
+                    if dropped > RUNAWAY_FACTOR * max_output and not runaway:
+                        runaway = True  # printing without end: stop it, keep what it said
+                        _killpg(proc.pid, signal.SIGKILL)
+                if not data:
+                    continue
+                kept += len(data)
                 chunks.append(data)
                 if on_output is not None:
                     text = decoder.decode(data)
@@ -260,7 +316,12 @@ def _collect(proc: subprocess.Popen[bytes], fd: int, pidfd: int | None,
         except subprocess.TimeoutExpired:
             pass
         _killpg(proc.pid, signal.SIGKILL)
-        chunks.extend(_drain(fd))
+        rest = b"".join(_drain(fd))
+        if max_output is not None:
+            room = max(0, max_output - kept)
+            dropped += max(0, len(rest) - room)
+            rest = rest[:room]
+        chunks.append(rest)
     try:
         proc.wait(5.0)
     except subprocess.TimeoutExpired:
@@ -275,7 +336,7 @@ def _collect(proc: subprocess.Popen[bytes], fd: int, pidfd: int | None,
     rc = proc.returncode
     code = None if timed_out else (rc if rc >= 0 else 128 - rc)
     return Outcome(code, b"".join(chunks).decode("utf-8", "replace"),
-                   int((time.monotonic() - t0) * 1000), timed_out, started)
+                   int((time.monotonic() - t0) * 1000), timed_out, started, dropped, runaway)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -328,12 +389,23 @@ class Executor:
     not exist yet: it is created with mode 700).
     """
 
-    def __init__(self, control_dir: str | Path, allowed: Iterable[Target]) -> None:
+    def __init__(self, control_dir: str | Path, allowed: Iterable[Target], *,
+                 bwrap: str | None = None, remote_sandbox: str = "off",
+                 max_output: int | None = DEFAULT_MAX_OUTPUT,
+                 max_memory: int | None = DEFAULT_MAX_MEMORY) -> None:
         self.control_dir = Path(control_dir)
         self.allowed = {t.host for t in allowed if not t.is_local}
         self.masters: dict[str, tuple[Target, str]] = {}
         self.master_errors: dict[str, str] = {}
         self._opened = False
+        self.bwrap = bwrap
+        """The local bwrap (None: ``--no-sandbox``, steps run unwrapped)."""
+        self.remote_sandbox = remote_sandbox
+        self.remote_root: dict[str, bool] = {}
+        self.remote_bwrap: dict[str, bool] = {}
+        """Target label → whether bwrap works there (probed once per target)."""
+        self.max_output = max_output
+        self.max_memory = max_memory
 
     # ------------------------------------------------------------------ setup
     def open(self) -> None:
@@ -435,10 +507,26 @@ class Executor:
             pass
 
     # ------------------------------------------------------------------ steps
+    def target_has_bwrap(self, target: Target, ctl: str) -> bool:
+        """Whether bwrap works on ``target`` (asked once, over the shared connection)."""
+        if target.label not in self.remote_bwrap:
+            argv = self.ssh_argv(target, ctl, remote_probe())
+            out = run_process(argv, timeout=30, max_output=4096)
+            last = out.output.strip().rsplit("\n", 1)[-1]
+            self.remote_bwrap[target.label] = last.startswith("bwrap uid=")
+            self.remote_root[target.label] = last == "bwrap uid=0"
+        return self.remote_bwrap[target.label]
+
     def run_ssh(self, target: Target, ctl: str, remote: str | None, *, timeout: float,
                 stdin: str | None = None, wrap: bool = True,
-                on_output: Callable[[str], None] | None = None) -> Outcome:
-        """Run ``remote`` on ``target`` over its shared connection."""
+                on_output: Callable[[str], None] | None = None,
+                sandbox: Policy | None = None) -> Outcome:
+        """Run ``remote`` on ``target`` over its shared connection.
+
+        With ``sandbox`` (and ``--remote-sandbox`` not ``off``) the command runs
+        inside bwrap on the target when bwrap works there; ``require`` refuses
+        the step (:class:`ReplayRefused`) when it does not.
+        """
         err = self.ensure_master(target, ctl)
         if err is not None:
             return Outcome(255, err + "\n", 0, False, time.time())
@@ -446,24 +534,48 @@ class Executor:
             self.check_text(remote)
         if stdin is not None:
             self.check_text(stdin)
-        payload = wrap_remote(remote, timeout) if wrap else remote
+        mode = self.remote_sandbox if sandbox is not None else "off"
+        if mode != "off" and not self.target_has_bwrap(target, ctl):
+            if mode == "require":
+                raise ReplayRefused(f"refused: bwrap is not available on {target.label} "
+                                    "(--remote-sandbox require)")
+            mode = "off"
+        payload = (wrap_remote(remote, timeout, sandbox=sandbox, mode=mode,
+                               max_memory=self.max_memory, probed=mode != "off",
+                               root=self.remote_root.get(target.label))
+                   if wrap else remote)
         argv = self.ssh_argv(target, ctl, payload)
-        out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output)
+        out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output,
+                          max_output=self.max_output)
         if wrap and out.exit_code == 124 and out.duration_ms >= timeout * 1000:
             out.exit_code, out.timed_out = None, True  # the remote `timeout` fired first
         return out
 
     def run_local(self, text: str, *, cwd: str, timeout: float,
                   targets: Iterable[tuple[Target, str]] = (),
-                  on_output: Callable[[str], None] | None = None) -> Outcome:
-        """Run ``text`` with bash on this machine; ``targets`` it reaches get their masters first."""
+                  on_output: Callable[[str], None] | None = None,
+                  sandbox: Policy | None = None, binds: Iterable[str] = ()) -> Outcome:
+        """Run ``text`` with bash on this machine; ``targets`` it reaches get their masters first.
+
+        With ``sandbox`` and a local bwrap the shell runs inside bwrap
+        (:func:`kb.replay.sandbox.local_argv`); the control directory is bound
+        read-only so an ssh to a mapped target goes through its shared connection,
+        the only way out of the sandbox's empty network.  ``None`` runs replay's
+        own scripts (readiness checks, stopping launches) unwrapped.
+        """
         self.check_text(text)
         for target, ctl in targets:
             err = self.ensure_master(target, ctl)
             if err is not None:
                 return Outcome(255, err + "\n", 0, False, time.time())
-        return run_process([LOCAL_SHELL, "-c", text], cwd=cwd, timeout=timeout,
-                           on_output=on_output)
+        argv = [LOCAL_SHELL, "-c", text]
+        env = {k: v for k, v in os.environ.items() if k not in ("BASH_ENV", "ENV")}
+        if sandbox is not None and self.bwrap is not None:
+            argv = local_argv(self.bwrap, sandbox, cwd, argv,
+                              readonly=(str(self.control_dir), *binds))
+        return run_process(argv, cwd=cwd, timeout=timeout, on_output=on_output, env=env,
+                           max_output=self.max_output if sandbox is not None else None,
+                           max_memory=self.max_memory if sandbox is not None else None)
 
     # ---------------------------------------------------------------- cleanup
     def close(self) -> None:

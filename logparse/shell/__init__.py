@@ -17,7 +17,13 @@ one or more ssh hops::
 * ``category``  what the inner command is for (search, launch, install ...).
 
 :func:`classify_safety` decides whether re-running a command (the replay
-feature) is ``read-only``, a ``launch``, ``mutating`` or ``unknown``.
+feature) is ``read-only``, a ``launch``, ``mutating`` or ``unknown``.  It
+denies by default: a command is ``read-only`` only when every part of it is
+positively known (``programs.PROGRAMS``, the one table of program knowledge that
+the category reads too, with allow-listed options; no executing expansion; no
+write but to /dev/null or an fd; no lookup-changing assignment; Python only as
+allow-listed AST forms).  ``Safety.endpoints`` lists the network endpoints a
+command names outside ssh.
 
 Public API (import it from ``logparse.shell``; the submodules are internal):
 
@@ -70,7 +76,8 @@ module           owns
 ``ssh``          OpenSSH argv parsing (getopt rules, ``-o``, ``ssh://``)
 ``model``        the public dataclasses, ``CATEGORIES``, ``SAFETY_CLASSES``
 ``words``        tree-sitter parser, character offsets, unquoting, word joining
-``programs``     program knowledge shared by the walker and both classifiers
+``programs``     program knowledge shared by the walker and both classifiers,
+                 including ``PROGRAMS``, the one table of what each program does
 ``pycode``       read-only check of ``python -c`` code
 ``sedawk``       sed and awk command-line and script readers
 ``subcommands``  pip, package managers, git, containers: tables and rules

@@ -9,7 +9,7 @@ reads only the data model and the shared program knowledge, never the walker.
 
 from __future__ import annotations
 
-from logparse.shell.argv import _basename, _names
+from logparse.shell.argv import _basename
 from logparse.shell.model import CATEGORIES, SimpleCommand
 from logparse.shell.programs import (
     _BUILD_PROGRAMS,
@@ -17,6 +17,10 @@ from logparse.shell.programs import (
     _SETUP_BUILD,
     _TRIVIAL_BG,
     _VERSION_ARGS,
+    PROGRAMS,
+    SYSTEMCTL_VERBS,
+    TMUX_VERBS,
+    Prog,
     _file_writes,
     _first_operand,
     _follow_reason,
@@ -48,33 +52,9 @@ from logparse.shell.wrappers import _strip_wrappers
 # ---------------------------------------------------------------------------
 
 _PRIORITY = {c: i for i, c in enumerate(CATEGORIES)}
+_NO_PROG = Prog()
 
-_SEARCH_PROGRAMS = _names(
-    "grep egrep fgrep zgrep rg ag ack cat zcat bat head tail less more ls ll find fd "
-    "fdfind tree wc awk gawk mawk jq yq nvidia-smi pwd which whereis type du df ps pgrep "
-    "pidof stat file env printenv lsof ss netstat uname hostname nproc lscpu lspci lsblk "
-    "lsmod dmesg journalctl uptime id whoami date realpath readlink basename dirname "
-    "md5sum sha1sum sha256sum sha512sum diff cmp strings nm objdump readelf ldd "
-    "ibv_devinfo ibv_devices ibstat ibstatus free top htop nvtop ulimit getconf locale "
-    "column xxd od hexdump ompi_info ucx_info sensors iostat vmstat mpstat tac nl sort "
-    "uniq cut tr sed numactl ip ifconfig getent dmidecode lsusb nvidia-debugdump "
-    "nvidia-bug-report.sh command"
-)
-_FILTERS = _names(
-    "grep egrep fgrep rg sed awk gawk mawk head tail sort uniq cut tr wc jq yq column tee "
-    "less more cat nl tac xxd od strings fold fmt paste rev ts"
-)
-_NEUTRAL = _names(
-    "echo printf cd pushd popd sleep true false : export set unset source . wait exit "
-    "return local declare typeset readonly read shift trap shopt alias unalias eval xargs "
-    "clear history umask break continue ssh exec hash mapfile readarray let test [ [["
-)
 _PRODUCERS = frozenset({"echo", "printf", "cat", ":", "true"})
-_EDIT_PROGRAMS = _names(
-    "patch cp mv ln mkdir touch chmod chown chgrp truncate install vim vi nano emacs ed "
-    "dd rsync scp unzip tar"
-)
-_KILL_PROGRAMS = _names("kill pkill killall rm rmdir unlink shred xkill")
 
 
 def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str | None:
@@ -206,31 +186,13 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
         return "other"
     if prog in ("systemctl", "service"):
         verb = args[0] if prog == "systemctl" and args else (args[1] if len(args) > 1 else "")
-        if verb in ("start", "restart", "reload", "enable"):
-            return "launch"
-        if verb in ("stop", "kill", "disable", "mask"):
-            return "kill"
-        if verb in (
-            "status",
-            "show",
-            "cat",
-            "is-active",
-            "is-enabled",
-            "is-failed",
-            "list-units",
-            "list-unit-files",
-            "list-timers",
-        ):
-            return "search"
-        return "other"
+        if prog == "systemctl" and not args:
+            verb = "list-units"
+        return SYSTEMCTL_VERBS.get(verb, ("other", 0))[0]
     if prog in ("tmux", "screen"):
         if any(a.startswith("kill-") for a in args) or ("-X" in args and "quit" in args):
             return "kill"
-        if args and args[0] in ("ls", "list-sessions", "capture-pane", "has-session"):
-            return "search"
-        if prog == "screen" and args and args[0] in ("-ls", "-list"):
-            return "search"
-        return "other"
+        return TMUX_VERBS.get(args[0] if args else "", ("other", 0))[0]
     if prog == "nvidia-smi":
         if any(a in ("-r", "--gpu-reset") for a in args):
             return "kill"
@@ -241,7 +203,7 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
         return "kill" if _fuser_kills(args) else "search"
     if prog == "kill" and args and args[0] in ("-0", "-l", "-L", "--list"):
         return "search"
-    if prog in _KILL_PROGRAMS:
+    if PROGRAMS.get(prog, _NO_PROG).category == "kill":
         return "kill"
     if prog == "sed":
         return "file-edit" if _sed_in_place(eff) else ("search" if not cmd.stdin_pipe else None)
@@ -263,24 +225,21 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
         if sub in _GIT_READ or sub in ("branch", "tag", "remote", "config", "worktree"):
             return "search"
         return "other"
-    if prog in _EDIT_PROGRAMS:
-        if prog == "tar":
-            return "file-edit" if _tar_mode(args) in ("x", "c") else "search"
-        if prog == "unzip":
-            return "search" if any(a in ("-l", "-t", "-v", "-Z") for a in args) else "file-edit"
+    if prog == "tar":
+        return "file-edit" if _tar_mode(args) in ("x", "c") else "search"
+    if prog == "unzip":
+        return "search" if any(a in ("-l", "-t", "-v", "-Z") for a in args) else "file-edit"
+    if prog == "dd":
         return "file-edit"
     if prog in ("curl", "wget"):
         return "other"
     if prog in ("echo", "printf"):
         return None
-    if prog in _FILTERS and cmd.stdin_pipe and prog not in ("tail",):
-        return None
-    if prog == "tail" and cmd.stdin_pipe:
-        return None
-    if prog in _SEARCH_PROGRAMS:
-        return "search"
-    if prog in _NEUTRAL:
-        return None
+    p = PROGRAMS.get(prog)
+    if p is not None:
+        if p.filter and cmd.stdin_pipe:
+            return None
+        return p.category
     if args and args[0] in ("--version", "-V", "--help", "version"):
         return "search"
     return "other"
@@ -304,7 +263,7 @@ def _command_category(cmd: SimpleCommand) -> str | None:
         writes = [t for t in _file_writes(cmd) if _real_file(t)]
         if writes:
             outside = any(not _in_tmp(t) for t in writes)
-            if prog in _PRODUCERS or (outside and (cat == "search" or prog in _FILTERS)):
+            if prog in _PRODUCERS or (outside and (cat == "search" or PROGRAMS.get(prog, _NO_PROG).filter)):
                 cat = "file-edit"
     return cat
 

@@ -59,6 +59,9 @@ class Redirect:
     target: str
     fd: str | None
     heredoc: str | None = None
+    expands: bool = False
+    """True for a heredoc with an unquoted delimiter: the shell expands ``$x`` and
+    ``$(...)`` in its body before the reading program sees it."""
 
     @property
     def writes(self) -> bool:
@@ -218,7 +221,11 @@ class Safety:
 
     ``reasons`` are short human sentences naming the pieces that decided the
     class, most severe first (for ``read-only`` a single summary sentence).
+    ``endpoints`` are the network endpoints the command names outside ssh
+    (``HOST:PORT`` of ``/dev/tcp``, URL hosts, ``nc HOST``, ``git ls-remote URL``);
+    replay refuses a step whose endpoint is not loopback.
     """
 
     cls: str
     reasons: tuple[str, ...]
+    endpoints: tuple[str, ...] = ()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from dataclasses import dataclass, replace
 
 from logparse.shell.argv import _basename, _names, _skip_options
 from logparse.shell.model import Redirect, SimpleCommand
@@ -25,6 +26,18 @@ from logparse.shell.wrappers import _strip_wrappers
 # ---------------------------------------------------------------------------
 
 _RO, _LAUNCH, _UNK, _MUT = 0, 1, 2, 3
+
+LOOKUP_VARIABLES = frozenset(
+    "PATH PYTHONPATH PYTHONHOME PYTHONSTARTUP PYTHONUSERBASE PYTHONINSPECT LD_PRELOAD "
+    "LD_LIBRARY_PATH LD_AUDIT GCONV_PATH BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND "
+    "CDPATH FPATH BASH_LOADABLES_PATH HOME XDG_CONFIG_HOME PERL5LIB PERL5OPT RUBYLIB RUBYOPT "
+    "NODE_PATH NODE_OPTIONS PAGER MANPAGER EDITOR VISUAL LESSOPEN LESSCLOSE GIT_DIR "
+    "GIT_EXEC_PATH GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_SSH GIT_SSH_COMMAND "
+    "GIT_EXTERNAL_DIFF GIT_PAGER GIT_EDITOR GIT_ASKPASS GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT "
+    "GIT_PROXY_COMMAND SSH_ASKPASS SUDO_ASKPASS TAR_OPTIONS RSYNC_RSH SYSTEMD_PAGER BROWSER "
+    "PS1 PS2 PS3 HISTFILE TMPDIR".split())
+"""Variables whose value changes which program or code runs (assigning one makes a
+command ``unknown``)."""
 
 _TRIVIAL_BG = _names("sleep wait true false : echo printf cd export")
 
@@ -273,22 +286,31 @@ def _is_benchmark(prog: str, eff: tuple[str, ...]) -> bool:
 
 
 def _write_verdict(target: str, verb: str) -> tuple[int, str] | None:
-    """Severity of writing ``target``: None when harmless (/dev/null, /tmp, an fd)."""
+    """Severity of writing ``target``: None only for /dev/null, the standard streams and fds.
+
+    A write under ``/tmp`` is a write (it can fill the disk or plant a file another
+    step reads); ``/dev/tcp/HOST/PORT`` and ``/dev/udp/...`` open a network connection.
+    """
     t = target
     if not t or t.isdigit() or t == "-":
         return None
-    if t in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"):
+    if t in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
         return None
-    if t.startswith(("/dev/fd/", "/proc/self/fd/")):
+    if t.startswith(("/dev/fd/", "/proc/self/fd/")) and t.rsplit("/", 1)[-1].isdigit():
         return None
-    if "$" in t or "`" in t:
-        if t.startswith("/tmp/") and ".." not in t:
-            return (_UNK, f"{verb} {t}, a path computed at run time")
-        return (_MUT, f"{verb} {t}")
-    norm = posixpath.normpath(t)
-    if norm.startswith("/tmp/") or norm.startswith("//tmp/"):
-        return None
+    if t.startswith(("/dev/tcp/", "/dev/udp/")):
+        return (_UNK, f"{verb} {t}, a network connection")
     return (_MUT, f"{verb} {t}")
+
+
+def _net_device(target: str) -> str | None:
+    """``HOST:PORT`` when ``target`` is bash's ``/dev/tcp/HOST/PORT`` or ``/dev/udp/...``."""
+    if target.startswith(("/dev/tcp/", "/dev/udp/")):
+        parts = target.split("/")
+        host = parts[3] if len(parts) > 3 else ""
+        port = parts[4] if len(parts) > 4 else ""
+        return f"{host}:{port}" if port else host
+    return None
 
 
 def _file_writes(cmd: SimpleCommand) -> list[str]:
@@ -407,3 +429,285 @@ def _exec_targets(argv: tuple[str, ...], prog: str) -> list[tuple[int, int]]:
         else:
             i += 1
     return out
+
+
+# ---------------------------------------------------------------------------
+# The one table of program knowledge
+# ---------------------------------------------------------------------------
+
+ANY = None
+"""``Prog.flags`` value: every option of the program was checked against its manual
+and none executes, writes or reaches the network (it only changes what is read or
+printed).  Anything else is an allow-list: an option outside it makes the command
+``unknown``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prog:
+    """What one program is for and what re-running it can do.
+
+    ``category`` is the program's base category (``None``: neutral glue such as
+    ``echo`` or ``cd``); ``filter`` marks text filters, which are neutral when they
+    read a pipe.  ``safety`` is ``"ro"`` (read-only when its options and operands
+    pass), ``"mut"`` (changes the machine: ``reason`` says how), ``"unk"`` (cannot be
+    vouched for: ``reason`` says why) or ``"rule"`` (a per-program rule in
+    :mod:`.safety` decides).  For ``"ro"`` programs, ``flags`` is :data:`ANY` or the
+    allow-list of options (exact words; ``--long=`` forms match by name; short
+    clusters letter by letter), ``deny`` names options that make it unknown even so,
+    and ``max_operands`` bounds the operands (``xxd IN OUT`` writes ``OUT``).
+    """
+
+    category: str | None = "other"
+    safety: str = "ro"
+    reason: str = ""
+    filter: bool = False
+    flags: frozenset[str] | None = ANY
+    deny: frozenset[str] = frozenset()
+    max_operands: int | None = None
+    writes: frozenset[str] = frozenset()
+    """Options that write a file (``sort -o``): the command is ``mutating``."""
+    values: frozenset[str] = frozenset()
+    """Options that take the next word as their value (for counting operands)."""
+
+
+PROGRAMS: dict[str, Prog] = {}
+"""Program name → :class:`Prog`: the only place categories and safety learn about a
+program (rules for complex programs are keyed by the names marked ``"rule"``)."""
+
+
+def _add(names: str, **kw: object) -> None:
+    for n in names.split():
+        PROGRAMS[n] = Prog(**kw)  # type: ignore[arg-type]
+
+
+def _f(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Read-only programs whose every option only changes what is read or printed.
+_add("grep egrep fgrep zgrep rg ag ack cat zcat bzcat xzcat lz4cat zstdcat gzcat head wc "
+     "cut tr jq column nl rev tac fold fmt paste expand unexpand strings uniq sort od hexdump "
+     "xxd cmp diff", category="search", filter=True)
+_add("ls tree which whereis type df du free ps pgrep pidof nproc lscpu lspci lsblk lsmod "
+     "lsusb lsof id whoami groups stat file realpath readlink basename dirname md5sum "
+     "sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum pwd uname uptime getconf "
+     "locale arch tty logname users who w nm objdump readelf ss netstat ibv_devinfo "
+     "ibv_devices ibstat ibstatus printenv getent ompi_info ucx_info sensors iostat vmstat "
+     "mpstat pidstat pstree lslogins last dmidecode fc-list locate whatis apropos cal "
+     "factor comm join look numfmt expr seq diff3 zdiff lsattr getfacl nvidia-bug-report.sh "
+     "ldd", category="search")
+_add("echo true false : sleep cd pushd popd dirs wait exit return break continue shift "
+     "ulimit umask jobs clear reset tput yes test [ [[ set shopt unset export history hash "
+     "compgen printf", category=None)
+# allow-lists and deny-lists where options (or operands) execute, write or use the network
+PROGRAMS["printf"] = Prog(None, deny=_f("-v"))
+PROGRAMS["test"] = Prog(None, deny=_f("-v"))
+PROGRAMS["["] = Prog(None, deny=_f("-v"))
+PROGRAMS["hash"] = Prog(None, flags=_f("-r -d -l -t"))
+PROGRAMS["compgen"] = Prog(None, flags=_f("-a -b -c -d -e -f -g -j -k -s -u -v"))
+PROGRAMS["history"] = Prog(None, flags=_f("-c -d -s -p"))
+PROGRAMS["xxd"] = Prog("search", filter=True, max_operands=1,
+                       values=_f("-l -s -c -g -o -n -len -seek -cols -groupsize -name"))
+PROGRAMS["uniq"] = Prog("search", filter=True, max_operands=1,
+                        values=_f("-f -s -w --skip-fields --skip-chars --check-chars"))
+PROGRAMS["sort"] = Prog("search", filter=True, deny=_f("--compress-program"),
+                        writes=_f("-o --output"))
+PROGRAMS["file"] = Prog("search", writes=_f("-C --compile"))
+PROGRAMS["tree"] = Prog("search", writes=_f("-o -R"))
+PROGRAMS["ag"] = Prog("search", filter=True, deny=_f("--pager"))
+PROGRAMS["ack"] = Prog("search", filter=True, deny=_f("--pager"))
+PROGRAMS["rg"] = Prog("search", filter=True, deny=_f("--pre --pre-glob"))
+PROGRAMS["ldd"] = Prog("search", "unk", "ldd can run the program it inspects")
+PROGRAMS["sdiff"] = Prog("search", writes=_f("-o --output"))
+PROGRAMS["bat"] = Prog("search", filter=True, deny=_f("--pager --paging"))
+PROGRAMS["less"] = Prog("search", filter=True, flags=_f(
+    "-N -S -R -r -F -X -n -i -I -M -m -E -e -f -s -~ --chop-long-lines --raw-control-chars "
+    "-+S --quit-if-one-screen --no-init --LINE-NUMBERS --line-numbers"))
+PROGRAMS["more"] = Prog("search", filter=True, flags=_f("-d -f -l -c -p -s -u"))
+PROGRAMS["man"] = Prog("search", flags=_f("-k -f -w -W -a -s --where --path --apropos "
+                                          "--whatis"))
+PROGRAMS["info"] = Prog("search", flags=_f("-w --where --index-search --node -n -f "
+                                           "--file"))
+PROGRAMS["help"] = Prog("search")
+PROGRAMS["yq"] = Prog("search", filter=True, writes=_f("-i --inplace --in-place"))
+PROGRAMS["jq"] = Prog("search", filter=True)
+PROGRAMS["zgrep"] = Prog("search", filter=True)
+PROGRAMS["printenv"] = Prog("search")
+PROGRAMS["readelf"] = Prog("search")
+PROGRAMS["objdump"] = Prog("search")
+PROGRAMS["bc"] = Prog(None, "unk", "bc reads and runs a program")
+PROGRAMS["dc"] = Prog(None, "unk", "dc can run shell commands (!)")
+
+# Shell builtins that run strings as code or assign through subscripts: never read-only.
+for _name, _why in (
+    ("eval", "eval runs a string as code"),
+    ("source", "source runs a script file"),
+    (".", ". runs a script file"),
+    ("xargs", "xargs builds commands from its input"),
+    ("let", "let evaluates arithmetic, which can run code through array subscripts"),
+    ("declare", "declare can evaluate arithmetic and array subscripts"),
+    ("typeset", "typeset can evaluate arithmetic and array subscripts"),
+    ("local", "local can evaluate arithmetic and array subscripts"),
+    ("readonly", "readonly can evaluate array subscripts"),
+    ("read", "read assigns to names, which can evaluate array subscripts"),
+    ("mapfile", "mapfile can run a callback (-C) and assigns through subscripts"),
+    ("readarray", "readarray can run a callback (-C) and assigns through subscripts"),
+    ("enable", "enable can load a builtin from a shared library"),
+    ("complete", "complete registers commands to run"),
+    ("alias", "alias redefines commands"),
+    ("unalias", "unalias changes how commands are looked up"),
+    ("trap", "trap runs code on a signal"),
+    ("exec", "exec replaces the shell"),
+    ("fc", "fc re-runs history"),
+    ("coproc", "coproc starts a background command"),
+    ("disown", "disown keeps jobs running"),
+    ("caller", "caller is only meaningful in a function"),
+):
+    PROGRAMS[_name] = Prog(None, "unk", _why)
+PROGRAMS["exec"] = Prog(None, "rule")
+PROGRAMS["trap"] = Prog(None, "rule")
+PROGRAMS["alias"] = Prog(None, "rule")
+
+# Programs with a rule of their own in .safety (the category comes from .category).
+_add("python python3 sh bash zsh dash ksh mksh ash fish perl ruby node nodejs php lua tclsh "
+     "Rscript julia deno bun find fd fdfind ssh sudo doas su env timeout nohup time nice "
+     "stdbuf setsid ionice taskset numactl unbuffer command builtin sshpass tail watch sed "
+     "awk gawk mawk nawk tee mktemp date hostname dmesg journalctl top ip ifconfig sysctl "
+     "crontab ldconfig kill fuser nvidia-smi nvcc git curl wget tar unzip gzip gunzip bzip2 "
+     "bunzip2 xz unxz zstd unzstd lz4 dd conda mamba micromamba kubectl oc systemctl service "
+     "tmux screen pip pip3 uv cargo go apt-cache dpkg dpkg-query rpm apt-mark docker podman "
+     "nerdctl vim vi nano emacs htop nvtop", safety="rule")
+for _n in ("sed", "awk", "gawk", "mawk", "nawk", "tail", "tee"):
+    PROGRAMS[_n] = Prog("search", "rule", filter=True)
+PROGRAMS["kill"] = Prog("kill", "rule")
+PROGRAMS["fuser"] = Prog("search", "rule")
+for _n in ("find", "fd", "fdfind", "nvidia-smi", "dmesg", "journalctl", "top", "ip",
+           "ifconfig", "date", "hostname", "htop", "nvtop"):
+    PROGRAMS[_n] = Prog("search", "rule")
+PROGRAMS["env"] = Prog("search", "rule")
+PROGRAMS["command"] = Prog("search", "rule")
+PROGRAMS["numactl"] = Prog("search", "rule")
+for _n in ("ssh", "timeout", "nohup", "time", "nice", "stdbuf", "setsid", "ionice", "taskset",
+           "unbuffer", "builtin", "sshpass", "sudo", "doas", "su"):
+    PROGRAMS[_n] = Prog(None, "rule")
+for _n in ("vim", "vi", "nano", "emacs", "tar", "unzip", "dd"):
+    PROGRAMS[_n] = Prog("file-edit", "rule")
+
+# Network clients: never read-only; the endpoints they name go through the host map.
+_add("nc ncat netcat socat telnet ftp sftp lftp ping ping6 traceroute tracepath mtr dig "
+     "nslookup host whois http https httpie aria2c", category="other", safety="unk",
+     reason="contacts the network")
+
+# Programs that change the machine.
+for _names_, _why in (
+    ("rm unlink", "deletes files"), ("rmdir", "deletes directories"),
+    ("shred", "destroys files"), ("mv", "moves files"), ("cp rsync scp", "copies files"),
+    ("mkdir", "creates directories"), ("touch", "creates or touches files"),
+    ("chmod", "changes file permissions"), ("chown", "changes file ownership"),
+    ("chgrp", "changes file groups"), ("chattr", "changes file attributes"),
+    ("setfacl", "changes file ACLs"), ("ln", "creates links"),
+    ("truncate", "truncates files"), ("install", "installs files"),
+    ("pkill killall", "kills processes"), ("xkill", "kills windows"),
+    ("reboot", "reboots the machine"), ("shutdown", "shuts the machine down"),
+    ("poweroff", "powers the machine off"), ("halt", "halts the machine"),
+    ("init telinit", "changes the run level"), ("mount", "mounts file systems"),
+    ("umount", "unmounts file systems"), ("swapon swapoff", "changes swap"),
+    ("useradd userdel usermod", "changes users"), ("groupadd groupdel", "changes groups"),
+    ("passwd chpasswd", "changes passwords"), ("chsh", "changes login shells"),
+    ("visudo", "edits sudoers"), ("modprobe insmod", "loads kernel modules"),
+    ("rmmod", "unloads kernel modules"),
+    ("ufw nft iptables ip6tables", "changes the firewall"), ("patch", "patches files"),
+    ("zip", "writes an archive"), ("mkfifo", "creates a fifo"),
+    ("mknod", "creates a device node"), ("wipefs", "wipes file systems"),
+    ("fdisk parted sgdisk", "partitions disks"),
+    ("update-alternatives", "changes system alternatives"),
+    ("add-apt-repository", "changes package sources"), ("apt-key", "changes package keys"),
+    ("sudoedit", "edits files"), ("ssh-keygen", "writes ssh keys"),
+    ("ssh-copy-id", "installs ssh keys"), ("at batch", "schedules commands"),
+    ("tc", "changes traffic control"), ("renice", "changes process priorities"),
+    ("chrt", "changes scheduling"), ("dpkg-reconfigure", "reconfigures packages"),
+    ("dkms", "builds kernel modules"), ("nvidia-debugdump", "writes a debug dump"),
+    ("updatedb", "rebuilds the locate database"), ("ed ex", "edits files"),
+    ("split csplit", "writes files"),
+):
+    for _n in _names_.split():
+        PROGRAMS[_n] = Prog("other", "mut", _why)
+for _n in "rm rmdir unlink shred pkill killall xkill".split():
+    PROGRAMS[_n] = replace(PROGRAMS[_n], category="kill")
+for _n in "patch cp mv ln mkdir touch chmod chown chgrp truncate install rsync scp ed".split():
+    PROGRAMS[_n] = replace(PROGRAMS[_n], category="file-edit")
+
+def _option_name(arg: str) -> str:
+    return arg.split("=", 1)[0] if arg.startswith("--") else arg
+
+
+def table_verdict(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
+    """Severity and reason from :data:`PROGRAMS` for a program without a rule.
+
+    ``None`` when the program is not in the table or has a rule of its own.
+    """
+    p = PROGRAMS.get(prog)
+    if p is None or p.safety == "rule":
+        return None
+    if p.safety == "mut":
+        return (_MUT, f"{prog} {p.reason}")
+    if p.safety == "unk":
+        return (_UNK, p.reason if p.reason.startswith(prog) else f"{prog} {p.reason}")
+    operands = 0
+    ended = False
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if not ended and a in p.values:
+            skip = True
+            continue
+        if not ended and a == "--":
+            ended = True
+            continue
+        if ended or a == "-" or len(a) < 2 or a[0] not in "-+":
+            operands += 1
+            continue
+        if a[0] == "+":
+            if p.flags is ANY and prog in ("set", "shopt"):
+                continue
+            return (_UNK, f"{prog} {a} runs a command of {prog}")
+        name = _option_name(a)
+        opts = [name] if a.startswith("--") else [f"-{c}" for c in a[1:]]
+        if name in p.writes or any(o in p.writes for o in opts):
+            return (_MUT, f"{prog} {a} writes a file")
+        if name in p.deny or any(o in p.deny for o in opts):
+            return (_UNK, f"{prog} {a} can run commands, write files or use the network")
+        if p.flags is not ANY and a not in p.flags and name not in p.flags and not all(
+                o in p.flags for o in opts):
+            return (_UNK, f"{prog} {a} is not an option known to be read-only")
+    if p.max_operands is not None and operands > p.max_operands:
+        return (_MUT, f"{prog} with {operands} operands writes the last one")
+    return (_RO, f"{prog} only reads")
+
+
+SYSTEMCTL_VERBS: dict[str, tuple[str, int]] = {}
+"""systemctl (and ``service NAME VERB``) verbs → (category, severity): read by both."""
+for _verbs, _cat, _sev in (
+    ("status show cat is-active is-enabled is-failed is-system-running list-units "
+     "list-unit-files list-timers list-sockets list-dependencies list-jobs list-machines "
+     "list-automounts list-paths get-default show-environment --version help", "search", _RO),
+    ("start restart reload enable try-restart reload-or-restart reenable", "launch", _MUT),
+    ("stop kill disable mask", "kill", _MUT),
+    ("daemon-reload reset-failed unmask set-default set-environment edit revert preset "
+     "isolate link freeze thaw clean set-property", "other", _MUT),
+):
+    for _v in _verbs.split():
+        SYSTEMCTL_VERBS[_v] = (_cat, _sev)
+
+TMUX_VERBS: dict[str, tuple[str, int]] = {}
+"""tmux/screen first words → (category, severity): read by both."""
+for _verbs, _cat, _sev in (
+    ("ls list-sessions list-windows list-panes capture-pane has-session -ls -list "
+     "display-message list-clients list-buffers show-options show-buffer", "search", _RO),
+    ("kill-session kill-server kill-window kill-pane", "kill", _MUT),
+    ("send-keys send", "other", _UNK),
+):
+    for _v in _verbs.split():
+        TMUX_VERBS[_v] = (_cat, _sev)

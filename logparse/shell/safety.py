@@ -3,16 +3,21 @@
 :func:`classify_safety` collects findings for every simple command of a
 :class:`ShellInfo` (``_command_safety``: redirections, variables that run
 code, wrappers such as ``nohup``, backgrounding) plus every opaque part, and
-the worst severity wins.  ``_program_safety`` holds the per-program rules,
-with the read-only and mutating program tables beside it; the long subcommand
-rules for git, package managers and containers live in :mod:`.subcommands`.
+the worst severity wins.  ``_program_safety`` holds the rules of the programs
+that :data:`.programs.PROGRAMS` marks ``"rule"``; every other program is judged
+by that one table (:func:`.programs.table_verdict`), and a program that is not
+in it is ``unknown`` (default deny).  The long subcommand rules for git, package
+managers and containers live in :mod:`.subcommands`.  ``_command_endpoints``
+collects the network endpoints a command names outside ssh.
 It reads only finished :class:`ShellInfo` values and never imports the
 parser or the walker.
 """
 
 from __future__ import annotations
 
-from logparse.shell.argv import _basename, _is_assignment, _names
+import re
+
+from logparse.shell.argv import _basename, _is_assignment
 from logparse.shell.model import SAFETY_CLASSES, Safety, ShellInfo, SimpleCommand
 from logparse.shell.programs import (
     _BUILD_PROGRAMS,
@@ -24,10 +29,15 @@ from logparse.shell.programs import (
     _TRIVIAL_BG,
     _UNK,
     _VERSION_ARGS,
+    LOOKUP_VARIABLES,
+    PROGRAMS,
+    SYSTEMCTL_VERBS,
+    TMUX_VERBS,
     _follow_reason,
     _fuser_kills,
     _is_benchmark,
     _is_python,
+    _net_device,
     _nvidia_smi_mutation,
     _python_invocation,
     _server_reason,
@@ -35,7 +45,7 @@ from logparse.shell.programs import (
     _stdin_redirect,
     _tar_mode,
     _write_verdict,
-    _xargs_target,
+    table_verdict,
 )
 from logparse.shell.pycode import _py_code, _python_code_of
 from logparse.shell.sedawk import (
@@ -60,100 +70,6 @@ from logparse.shell.wrappers import _strip_wrappers
 # Safety
 # ---------------------------------------------------------------------------
 
-_RO_PROGRAMS = _names(
-    "grep egrep fgrep zgrep ag ack cat zcat bat head less more ls ll tree wc cut tr jq yq "
-    "which whereis type df du free ps pgrep pidof nproc lscpu lspci lsblk lsmod lsusb "
-    "lsof id whoami groups stat file diff cmp md5sum sha1sum sha224sum sha256sum "
-    "sha384sum sha512sum b2sum cksum realpath readlink basename dirname test [ [[ true "
-    "false : sleep cd pushd popd dirs export declare typeset local readonly unset set "
-    "shopt pwd echo printf uname uptime getconf locale arch tty logname users who w "
-    "column nl rev tac fold fmt paste expand unexpand strings nm objdump readelf ldd xxd "
-    "od hexdump ss netstat ibv_devinfo ibv_devices ibstat ibstatus printenv seq wait exit "
-    "return break continue shift read mapfile readarray ulimit umask hash compgen jobs "
-    "history unalias getent ompi_info ucx_info sensors iostat vmstat mpstat pidstat expr "
-    "bc dc let comm join look numfmt ts timeout nohup time eval trap nice pstree lslogins "
-    "last dmidecode nvidia-debugdump clear reset tput yes fc-list locate apropos man info "
-    "whatis help cal factor env xargs builtin exec command stdbuf setsid ionice taskset "
-    "numactl unbuffer true sshpass coproc diff3 sdiff zdiff zless zmore bzcat xzcat "
-    "lz4cat zstdcat gzcat uniq sort tee mktemp rg awk gawk mawk sed find fd fdfind tail "
-    "date hostname dmesg journalctl top ip ifconfig sysctl crontab ldconfig kill fuser "
-    "nvidia-smi nvcc git ssh watch su sudo doas source ."
-)
-"""Programs with a handler or allowed outright (the handler can still raise the severity)."""
-
-_MUT_PROGRAMS = {
-    "rm": "deletes files",
-    "rmdir": "deletes directories",
-    "unlink": "deletes files",
-    "shred": "destroys files",
-    "mv": "moves files",
-    "cp": "copies files",
-    "mkdir": "creates directories",
-    "touch": "creates or touches files",
-    "chmod": "changes file permissions",
-    "chown": "changes file ownership",
-    "chgrp": "changes file groups",
-    "chattr": "changes file attributes",
-    "setfacl": "changes file ACLs",
-    "ln": "creates links",
-    "truncate": "truncates files",
-    "install": "installs files",
-    "rsync": "copies files",
-    "scp": "copies files",
-    "sftp": "transfers files",
-    "pkill": "kills processes",
-    "killall": "kills processes",
-    "xkill": "kills windows",
-    "reboot": "reboots the machine",
-    "shutdown": "shuts the machine down",
-    "poweroff": "powers the machine off",
-    "halt": "halts the machine",
-    "init": "changes the run level",
-    "telinit": "changes the run level",
-    "mount": "mounts file systems",
-    "umount": "unmounts file systems",
-    "swapon": "changes swap",
-    "swapoff": "changes swap",
-    "useradd": "changes users",
-    "userdel": "changes users",
-    "usermod": "changes users",
-    "groupadd": "changes groups",
-    "groupdel": "changes groups",
-    "passwd": "changes passwords",
-    "chpasswd": "changes passwords",
-    "chsh": "changes login shells",
-    "visudo": "edits sudoers",
-    "modprobe": "loads kernel modules",
-    "insmod": "loads kernel modules",
-    "rmmod": "unloads kernel modules",
-    "ufw": "changes the firewall",
-    "nft": "changes the firewall",
-    "iptables": "changes the firewall",
-    "ip6tables": "changes the firewall",
-    "patch": "patches files",
-    "zip": "writes an archive",
-    "mkfifo": "creates a fifo",
-    "mknod": "creates a device node",
-    "wipefs": "wipes file systems",
-    "fdisk": "partitions disks",
-    "parted": "partitions disks",
-    "sgdisk": "partitions disks",
-    "update-alternatives": "changes system alternatives",
-    "add-apt-repository": "changes package sources",
-    "apt-key": "changes package keys",
-    "sudoedit": "edits files",
-    "ssh-keygen": "writes ssh keys",
-    "ssh-copy-id": "installs ssh keys",
-    "at": "schedules commands",
-    "batch": "schedules commands",
-    "tc": "changes traffic control",
-    "renice": "changes process priorities",
-    "chrt": "changes scheduling",
-    "dpkg-reconfigure": "reconfigures packages",
-    "dkms": "builds kernel modules",
-}
-
-
 def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list[tuple[int, str]]:
     """Severity and reasons for one effective command (redirections excluded)."""
     args = eff[1:]
@@ -172,19 +88,15 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         label = (
             "pip" if prog.startswith("pip") else ("uv pip" if prog == "uv" else f"{prog} -m pip")
         )
-        if sub in (
-            "show",
-            "list",
-            "freeze",
-            "check",
-            "index",
-            "inspect",
-            "version",
-            "help",
-            "debug",
-            "search",
-            "tree",
+        rest = eff[pip[1] + 1 :]
+        if sub in ("index", "search") or (
+            sub == "list" and any(a in ("-o", "--outdated", "-u", "--uptodate") for a in rest)
         ):
+            return [(_UNK, f"{label} {sub} contacts the package index")]
+        if any(a.startswith(("--index-url", "--extra-index-url", "-i", "--find-links"))
+               for a in rest):
+            return [(_UNK, f"{label} {sub} names a package index")]
+        if sub in ("show", "list", "freeze", "check", "inspect", "version", "debug", "tree"):
             return [(_RO, f"{label} {sub} only reads")]
         if sub in _PIP_WRITE or sub in ("cache", "config"):
             return [(_MUT, f"{label} {sub} changes installed packages or files")]
@@ -195,6 +107,9 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         if mode in ("c", "heredoc"):
             ok, _imports, safe = _py_code(code or "")
             where = "-c code" if mode == "c" else "code on stdin"
+            red = _stdin_redirect(cmd.redirects) if mode == "heredoc" else None
+            if red is not None and red.expands and ("$" in (code or "") or "`" in (code or "")):
+                return [(_UNK, f"{prog} reads a heredoc the shell expands first")]
             if not ok:
                 return [(_UNK, f"{prog} {where} does not parse as Python")]
             if safe:
@@ -204,7 +119,8 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_RO, f"{prog} --version only reads")]
         if mode == "m":
             mod = _python_invocation(eff)[1] or ""
-            if mod == "json.tool":
+            after = [a for a in eff[_python_invocation(eff)[2] :] if not a.startswith("-")]
+            if mod == "json.tool" and len(after) <= 1:
                 return [(_RO, f"{prog} -m json.tool only formats")]
             return [(_UNK, f"{prog} -m {mod} runs a module")]
         if mode == "script":
@@ -218,11 +134,21 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
 
     if prog in _SHELLS:
         mode, k = _shell_invocation(eff)
+        for a in args[: k or len(args)]:
+            if a in ("-i", "-l", "--login", "--rcfile", "--init-file", "--interactive") or (
+                a.startswith("-") and not a.startswith("--") and ("i" in a or "l" in a)
+            ):
+                return [(_UNK, f"{prog} {a} reads start-up files")]
+            if a in ("-c",) or not a.startswith(("-", "+")):
+                break
         if mode == "c":
             return [(_RO, f"{prog} -c runs the analysed code")] if k is not None else []
         if mode == "script":
             return [(_UNK, f"{prog} runs script {eff[k]}")]
         red = _stdin_redirect(cmd.redirects)
+        if red is not None and red.expands and ("$" in (red.heredoc or "") or
+                                                "`" in (red.heredoc or "")):
+            return [(_UNK, f"{prog} reads a heredoc the shell expands first")]
         if red is not None and red.op in ("<<", "<<-", "<<<"):
             return [
                 (_RO, f"{prog} runs the analysed {'herestring' if red.op == '<<<' else 'heredoc'}")
@@ -254,24 +180,13 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_UNK, f"pipes into {prog}")]
         return [(_UNK, f"{prog} runs code")]
 
-    if prog in ("source", "."):
-        target = args[0] if args else ""
-        if target.endswith("/bin/activate") or target == "activate":
-            return [(_RO, f"{prog} {target} activates a virtualenv")]
-        return [(_UNK, f"{prog} runs script {target or '(none)'}")]
-
-    if prog == "eval":
-        return [(_RO, "eval runs the analysed code")] if args else []
-
-    if prog == "xargs":
-        if _xargs_target(eff) is None:
-            return [(_UNK, "xargs with no command")]
-        return [(_RO, "xargs runs the analysed command")]
-
     if prog in ("find", "fd", "fdfind"):
         for a in args:
             if a == "-delete":
                 out.append((_MUT, f"{prog} -delete deletes files"))
+            elif a in ("-exec", "-execdir", "-ok", "-okdir", "-x", "--exec", "-X",
+                       "--exec-batch"):
+                out.append((_UNK, f"{prog} {a} runs a command for every file it finds"))
             elif a in ("-fprint", "-fprint0", "-fprintf", "-fls"):
                 k = args.index(a)
                 target = args[k + 1] if k + 1 < len(args) else ""
@@ -295,7 +210,13 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         ):
             if key in parsed.oconfig:
                 out.append((_UNK, f"ssh -o {key} runs a command that is not analysed"))
+        for key in ("pkcs11provider", "securitykeyprovider", "controlmaster", "controlpath",
+                    "include", "match"):
+            if key in parsed.oconfig:
+                out.append((_UNK, f"ssh -o {key} loads code or creates files"))
         opts = parsed.options
+        if "-I" in opts or "-O" in opts or "-M" in opts:
+            out.append((_UNK, "ssh -I/-O/-M loads a library or controls a master"))
         if "-F" in opts:
             out.append((_UNK, "ssh -F reads an unknown config file"))
         for i in range(len(opts) - 1):
@@ -375,6 +296,9 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_MUT, f"{prog} -p changes a running process")]
         return [(_UNK, f"{prog} {' '.join(args[:2])} is not understood")]
 
+    if prog == "sleep" and _follow_reason(prog, eff):
+        return [(_LAUNCH, "sleep infinity never returns")]
+
     if prog == "tail":
         follow = _follow_reason(prog, eff)
         return [(_LAUNCH, follow)] if follow else [(_RO, "tail only reads")]
@@ -410,37 +334,6 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_UNK, effect)]
         return [(_RO, f"{prog} only reads")]
 
-    if prog == "rg":
-        if any(a == "--pre" or a.startswith("--pre=") for a in args):
-            return [(_UNK, "rg --pre runs a preprocessor command")]
-        return [(_RO, "rg only reads")]
-
-    if prog == "sort":
-        for k, a in enumerate(args):
-            if a == "-o" or a == "--output":
-                v = _write_verdict(args[k + 1] if k + 1 < len(args) else "", "sort -o writes")
-                if v:
-                    out.append(v)
-            elif a.startswith("--output="):
-                v = _write_verdict(a.split("=", 1)[1], "sort -o writes")
-                if v:
-                    out.append(v)
-            elif a.startswith("-o") and len(a) > 2:
-                v = _write_verdict(a[2:], "sort -o writes")
-                if v:
-                    out.append(v)
-            elif a.startswith("--compress-program"):
-                out.append((_UNK, "sort --compress-program runs a command"))
-        return out or [(_RO, "sort only reads")]
-
-    if prog == "uniq":
-        operands = [a for a in args if not a.startswith("-") or a == "-"]
-        if len(operands) >= 2:
-            v = _write_verdict(operands[1], "uniq writes")
-            if v:
-                return [v]
-        return [(_RO, "uniq only reads")]
-
     if prog == "tee":
         for a in args:
             if a.startswith("-") and a != "-":
@@ -448,22 +341,15 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             v = _write_verdict(a, "tee writes to")
             if v:
                 out.append(v)
-        return out or [(_RO, "tee writes only to /tmp or /dev")]
+        return out or [(_RO, "tee writes only to /dev/null or a stream")]
+
+    if prog == "trap":
+        return [(_RO, "trap runs the analysed code")]
 
     if prog == "mktemp":
-        for k, a in enumerate(args):
-            target = None
-            if a in ("-p", "--tmpdir") and k + 1 < len(args):
-                target = args[k + 1].rstrip("/") + "/x"
-            elif a.startswith("--tmpdir="):
-                target = a.split("=", 1)[1].rstrip("/") + "/x"
-            elif not a.startswith("-") and "/" in a:
-                target = a
-            if target:
-                v = _write_verdict(target, "mktemp creates")
-                if v:
-                    return [v]
-        return [(_RO, "mktemp creates a file in /tmp")]
+        if any(a in ("-u", "--dry-run") for a in args):
+            return [(_RO, "mktemp -u only prints a name")]
+        return [(_MUT, "mktemp creates a file")]
 
     if prog == "date":
         if any(a in ("-s", "--set") or a.startswith("--set=") for a in args):
@@ -623,21 +509,8 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         verb = args[0] if prog == "systemctl" and args else (args[1] if len(args) > 1 else "")
         if prog == "systemctl" and not args:
             verb = "list-units"
-        if verb in (
-            "status",
-            "show",
-            "cat",
-            "is-active",
-            "is-enabled",
-            "is-failed",
-            "list-units",
-            "list-unit-files",
-            "list-timers",
-            "list-sockets",
-            "list-dependencies",
-            "--version",
-            "help",
-        ):
+        known = SYSTEMCTL_VERBS.get(verb)
+        if known is not None and known[1] == _RO:
             return [(_RO, f"{prog} {verb} only reads")]
         return [(_MUT, f"{prog} {verb} changes system services")]
 
@@ -645,22 +518,14 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         follow = _follow_reason(prog, eff)
         if follow:
             return [(_LAUNCH, follow)]
-        if args and args[0] in (
-            "ls",
-            "list-sessions",
-            "list-windows",
-            "list-panes",
-            "capture-pane",
-            "has-session",
-            "-ls",
-            "-list",
-            "display-message",
-        ):
-            return [(_RO, f"{prog} {args[0]} only reads")]
-        if any(a.startswith("kill-") for a in args) or ("-X" in args and "quit" in args):
+        verb = args[0] if args else ""
+        known = TMUX_VERBS.get(verb)
+        if known is not None:
+            sev = known[1]
+            return [(sev, f"{prog} {verb} " + {_RO: "only reads", _MUT: "kills sessions",
+                                               _UNK: "types into a session"}[sev])]
+        if ("-X" in args and "quit" in args) or any(a.startswith("kill-") for a in args):
             return [(_MUT, f"{prog} kills sessions")]
-        if args and args[0] in ("send-keys", "send"):
-            return [(_UNK, f"{prog} send-keys types into a session")]
         return [(_UNK, f"{prog} {' '.join(args[:1])} is not understood")]
 
     if prog == "curl":
@@ -719,6 +584,17 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
 
     if prog == "tar":
         mode = _tar_mode(args)
+        for k, a in enumerate(args):
+            name = a.split("=", 1)[0]
+            if name in ("--checkpoint-action", "--to-command", "--use-compress-program",
+                        "--info-script", "--new-volume-script", "--rsh-command", "-I",
+                        "-F", "--index-file", "--rmt-command") or (
+                    a.startswith("-") and not a.startswith("--") and ("I" in a or "F" in a)):
+                return [(_UNK, f"tar {name} runs a command or writes a file")]
+            prev = args[k - 1] if k > 0 else ""
+            if ":" in a and (prev in ("-f", "--file") or (
+                    prev.startswith("-") and not prev.startswith("--") and prev.endswith("f"))):
+                return [(_UNK, f"tar -f {a} reaches a remote host")]
         if mode == "t":
             return [(_RO, "tar t only lists")]
         if mode == "x":
@@ -743,11 +619,9 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         for a in args:
             if a.startswith("of="):
                 v = _write_verdict(a[3:], "dd writes")
-                return [v] if v else [(_RO, "dd writes only to /tmp or /dev/null")]
+                return [v] if v else [(_RO, "dd writes only to /dev/null or a stream")]
         return [(_RO, "dd writes to stdout")]
 
-    if prog in _MUT_PROGRAMS:
-        return [(_MUT, f"{prog} {_MUT_PROGRAMS[prog]}")]
     if prog.startswith("mkfs"):
         return [(_MUT, f"{prog} formats a file system")]
 
@@ -759,33 +633,15 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
     if prog in ("conda", "mamba", "micromamba"):
         return [_package_safety(prog, eff)]
 
-    if prog in ("vim", "vi", "nano", "emacs", "htop", "nvtop", "less"):
-        if prog == "less":
-            return [(_RO, "less only reads")]
+    if prog in ("vim", "vi", "nano", "emacs", "htop", "nvtop"):
         return [(_UNK, f"{prog} is interactive")]
 
-    if prog in _RO_PROGRAMS:
-        return [(_RO, f"{prog} only reads")]
-
-    if (
-        args
-        and all(a in ("--version", "-V", "--help", "version") for a in args)
-        and "/" not in name
-    ):
-        return [(_RO, f"{prog} {args[0]} only prints information")]
+    known = table_verdict(prog, args)
+    if known is not None:
+        return [known]
     if _is_benchmark(prog, eff):
         return [(_UNK, f"{prog} runs a benchmark")]
-    return [(_UNK, f"{prog} is not a known read-only command")]
-
-
-_CODE_VARIABLES = _names(
-    "BASH_ENV ENV PS1 PS2 PS3 PS4 PROMPT_COMMAND SHELLOPTS BASHOPTS LD_PRELOAD LD_AUDIT "
-    "GIT_SSH_COMMAND GIT_SSH GIT_EXTERNAL_DIFF GIT_PAGER GIT_EDITOR GIT_ASKPASS "
-    "GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_PROXY_COMMAND SSH_ASKPASS SUDO_ASKPASS "
-    "PAGER MANPAGER EDITOR VISUAL BROWSER LESSOPEN LESSCLOSE PERL5OPT NODE_OPTIONS "
-    "PYTHONSTARTUP TAR_OPTIONS RSYNC_RSH SYSTEMD_PAGER"
-)
-"""Variables whose value is run as code (or loads code) by the shell or common tools."""
+    return [(_UNK, f"{prog} is not in the table of known programs")]
 
 
 def _assigned_names(cmd: SimpleCommand, idx: int, eff: tuple[str, ...]) -> list[str]:
@@ -811,20 +667,22 @@ def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
             v = _write_verdict(r.target, "redirects output to")
             if v:
                 found.append(v)
-        elif r.op == "<" and r.target and ("$" in r.target or "`" in r.target):
-            pass
+        elif r.op in ("<", "<&") and r.target.startswith(("/dev/tcp/", "/dev/udp/")):
+            found.append((_UNK, f"reads from {r.target}, a network connection"))
     for t in writes:
         v = _write_verdict(t, "time -o writes")
         if v:
             found.append(v)
     for name in _assigned_names(cmd, idx, eff):
-        if name in _CODE_VARIABLES or name.startswith("GIT_CONFIG_"):
-            found.append((_UNK, f"sets {name}, which can make programs run other code"))
+        if name in LOOKUP_VARIABLES or name.startswith(("GIT_", "LD_", "PYTHON")):
+            found.append((_UNK, f"sets {name}, which changes which program or code runs"))
     if not eff:
         found.append((_RO, "only sets variables"))
         return found
     prog = _basename(eff[0])
     found.extend(_program_safety(cmd, prog, eff))
+    if "coproc" in wrappers:
+        found.append((_LAUNCH, f"coproc runs {prog} in the background"))
     if "nohup" in wrappers:
         found.append((_LAUNCH, f"nohup keeps {prog} running after the shell exits"))
     elif "setsid" in wrappers:
@@ -833,6 +691,60 @@ def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
         found.append((_LAUNCH, f"{prog} runs in the background (&)"))
     if cmd.via:
         found = [(sev, f"{why} (via {cmd.via})") for sev, why in found]
+    return found
+
+
+_URL = re.compile(r"(?i)\b(https?|ftps?|wss?|git|ssh|rsync|sftp|tcp|udp|telnet|redis|"
+                  r"postgres(?:ql)?|mysql|mongodb(?:\+srv)?|grpc|amqp|nats|ldap)://"
+                  r"(?:[^@/\s'\"]*@)?(\[[^\]]+\]|[^/:\s'\"?#]+)(?::(\d+))?")
+_SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+|\[[0-9a-fA-F:]+\]):(?!//)")
+_HOST_OPERAND = frozenset(
+    "nc ncat netcat telnet ping ping6 traceroute tracepath mtr dig nslookup host whois "
+    "ftp lftp".split())
+_SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git"})
+
+
+def _command_endpoints(cmd: SimpleCommand) -> list[str]:
+    """Network endpoints a command names outside ssh (``HOST:PORT`` or ``HOST``)."""
+    found: list[str] = []
+    for r in cmd.redirects:
+        ep = _net_device(r.target)
+        if ep:
+            found.append(ep)
+    eff = cmd.effective_argv
+    if not eff:
+        return found
+    prog = _basename(eff[0])
+    entry = PROGRAMS.get(prog)
+    if prog == "ssh" or (entry is not None and entry.safety == "ro"):
+        return found  # ssh goes through the host map; text tools only print their words
+    for w in eff[1:]:
+        for m in _URL.finditer(w):
+            host = m.group(2).strip("[]")
+            found.append(host + (f":{m.group(3)}" if m.group(3) else ""))
+    if prog in _SCP_PROGRAMS:
+        for w in eff[1:]:
+            m = _SCP_LIKE.match(w)
+            if m and not w.startswith("-"):
+                found.append(m.group(1).strip("[]"))
+    if prog in _HOST_OPERAND:
+        for w in eff[1:]:
+            if not w.startswith("-") and not w.isdigit():
+                found.append(w.rpartition("@")[2])
+                break
+    if prog in ("curl", "wget", "http", "https", "httpie", "aria2c"):
+        for w in eff[1:]:
+            if w.startswith("-") or "://" in w:
+                continue
+            host = w.split("/", 1)[0].rpartition("@")[2]
+            host = host.strip("[]") if host.startswith("[") else host.split(":", 1)[0]
+            if host and "." in host or host == "localhost":
+                found.append(host)
+    if prog == "socat":
+        for w in eff[1:]:
+            parts = w.split(":")
+            if len(parts) >= 3 and parts[0].upper().startswith(("TCP", "UDP", "OPENSSL")):
+                found.append(f"{parts[1]}:{parts[2].split(',')[0]}")
     return found
 
 
@@ -848,12 +760,19 @@ def classify_safety(info: ShellInfo) -> Safety:
     function definitions, nesting limits) counts as ``unknown``.
     """
     findings: list[tuple[int, str]] = []
+    endpoints: list[str] = []
     for cmd in info.commands + info.local_commands:
         findings.extend(_command_safety(cmd))
+        for ep in _command_endpoints(cmd):
+            if ep not in endpoints:
+                endpoints.append(ep)
+    for ep in endpoints:
+        findings.append((_UNK, f"reaches {ep} over the network"))
     for note in info.opaque:
         findings.append((_UNK, note))
     if info.parse_error and not info.opaque:
         findings.append((_UNK, "the command does not parse cleanly"))
+    eps = tuple(endpoints)
     if not findings:
         return Safety("read-only", ("the command is empty",))
     worst = max(sev for sev, _ in findings)
@@ -863,10 +782,10 @@ def classify_safety(info: ShellInfo) -> Safety:
             p = cmd.program or "assignment"
             if p not in progs:
                 progs.append(p)
-        return Safety("read-only", (f"only read-only commands: {', '.join(progs)}",))
+        return Safety("read-only", (f"only read-only commands: {', '.join(progs)}",), eps)
     reasons: list[str] = []
     for sev in range(worst, _RO, -1):
         for s, why in findings:
             if s == sev and why not in reasons:
                 reasons.append(why)
-    return Safety(SAFETY_CLASSES[worst], tuple(reasons))
+    return Safety(SAFETY_CLASSES[worst], tuple(reasons), eps)

@@ -245,14 +245,15 @@ def _awk_program(argv: tuple[str, ...]) -> tuple[str | None, str | None]:
         if a in ("-i", "--include", "-l", "--load") and i + 1 < n:
             if argv[i + 1] == "inplace":
                 return None, "edits files in place"
-            i += 2
-            continue
+            return None, "loads an extension or a source file"
         if a in ("-F", "-v", "--assign", "--field-separator") and i + 1 < n:
             i += 2
             continue
         if a.startswith("-") and len(a) > 1:
             if a in ("-iinplace", "--include=inplace"):
                 return None, "edits files in place"
+            if a.startswith(("-i", "-l", "--include", "--load")):
+                return None, "loads an extension or a source file"
             i += 1
             continue
         break

@@ -114,6 +114,21 @@ _GIT_READ = _names(
     "check-ignore for-each-ref show-ref var diff-tree diff-files diff-index cherry "
     "version help --version"
 )
+"""git subcommands that only read (for the category)."""
+_GIT_NETWORK = _names("ls-remote archive send-email request-pull")
+_GIT_REPO_CODE = _names(
+    "status diff show blame difftool diff-files diff-index annotate range-diff help "
+    "instaweb web--browse cherry"
+)
+"""Read subcommands that run commands the repository's config or attributes name:
+``core.fsmonitor`` on index refresh, clean/smudge filters, ``diff.external`` and
+textconv drivers (``.gitattributes`` names them, so no override can clear them all)."""
+_GIT_PATCH_FLAGS = _names(
+    "-p -u --patch --stat --numstat --shortstat --dirstat --summary --patch-with-stat "
+    "--patch-with-raw --word-diff --color-words --ext-diff --textconv --show-signature "
+    "--cc -c -m --full-diff --binary --check --follow --raw -G -S -L --pickaxe-regex "
+    "--find-object --compact-summary"
+)
 
 
 def _git_sub(eff: tuple[str, ...]) -> tuple[str | None, int]:
@@ -154,7 +169,7 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
             return (_UNK, f"git {a} can make git run other commands")
     if (
         any(
-            a in ("-O", "--open-files-in-pager") or a.startswith("--open-files-in-pager=")
+            a.startswith(("-O", "--open-files-in-pager"))
             for a in rest
         )
         and sub == "grep"
@@ -164,6 +179,25 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
         return (_MUT, f"git {sub} --output writes a file")
     if sub is None:
         return (_RO, "git alone only prints help")
+    if sub in _GIT_NETWORK or (sub == "remote" and rest[:1] in (("update",), ("prune",))) or (
+            sub == "submodule" and rest[:1] == ("update",)):
+        return (_UNK, f"git {sub} contacts a remote repository")
+    if sub in _GIT_REPO_CODE:
+        return (_UNK, f"git {sub} can run commands the repository configures "
+                      "(core.fsmonitor, filter, diff or textconv drivers)")
+    if sub in ("log", "shortlog", "whatchanged", "rev-list", "reflog"):
+        for a in rest:
+            name = a.split("=", 1)[0]
+            if name in _GIT_PATCH_FLAGS or (a.startswith("-") and not a.startswith("--")
+                                            and a[1:2] in "puGSL" and not a[1:].isdigit()):
+                return (_UNK, f"git {sub} {a} produces diffs, which can run the "
+                              "repository's diff and textconv drivers")
+            if "%G" in a:
+                return (_UNK, f"git {sub} {a} verifies signatures (runs gpg.program)")
+    if sub in ("grep", "cat-file", "diff-tree") and any(
+            a.split("=", 1)[0] in ("--textconv", "--filters", "--ext-diff", "-O",
+                                   "--open-files-in-pager") for a in rest):
+        return (_UNK, f"git {sub} runs a textconv, filter or pager command")
     if sub in _GIT_READ:
         if sub == "reflog" and rest and rest[0] not in ("show",) and not rest[0].startswith("-"):
             return (_MUT, f"git reflog {rest[0]} changes the repository")
@@ -270,6 +304,16 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
     return (_UNK, f"git {sub} is not recognised")
 
 
+_REGISTRY_READS = {
+    "npm": _names("view info outdated search show v"), "yarn": _names("info outdated search"),
+    "pnpm": _names("view info outdated search"), "brew": _names("search outdated info"),
+    "gem": _names("search"), "conda": _names("search"), "mamba": _names("search"),
+    "micromamba": _names("search"), "snap": _names("find info"),
+    "apt": _names("changelog"), "apt-get": _names("changelog"),
+}
+"""Read-only package subcommands that still ask a registry over the network."""
+
+
 def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
     args = eff[1:]
     if prog == "dpkg":
@@ -365,6 +409,8 @@ def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
             return (_RO, f"{prog} {sub} only changes the shell environment")
         if sub == "config" and any(a in ("--show", "--get", "--show-sources") for a in args):
             return (_RO, f"{prog} config --show only reads")
+    if sub in _REGISTRY_READS.get(prog, ()):
+        return (_UNK, f"{prog} {sub} contacts the package registry")
     if sub in ro:
         return (_RO, f"{prog} {sub} only reads")
     if sub in mut:

@@ -18,6 +18,7 @@ from logparse.shell.model import Redirect, SimpleCommand, SshCall
 from logparse.shell.programs import (
     _CONTAINERS,
     _SHELLS,
+    LOOKUP_VARIABLES,
     _exec_targets,
     _shell_invocation,
     _stdin_redirect,
@@ -40,6 +41,11 @@ from logparse.shell.words import (
 )
 from logparse.shell.wrappers import _strip_wrappers
 
+# Expansions and arithmetic that can run code hidden in a variable's value.
+_RISKY = frozenset({"expansion", "arithmetic_expansion", "compound_statement",
+                    "test_command", "subscript", "c_style_for_statement"})
+_ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_LITERAL_INDEX = frozenset({"number", "word"})
 # Limits that keep pathological input cheap.
 _MAX_HOPS = 8
 _MAX_DEPTH = 120  # tree depth handled by the recursive walker
@@ -84,6 +90,8 @@ class _Walker:
             self.an.note("the command is nested too deeply to analyse completely")
             return
         t = node.type
+        if t in _RISKY:
+            self._risky(node, ctx)
         if t == "command":
             self._command(node, ctx, bg, subst, pipe, oredir, via, depth)
         elif t == "redirected_statement":
@@ -111,6 +119,65 @@ class _Walker:
         else:
             self._children(node, ctx, bg, subst, pipe, oredir, via, depth)
 
+    def _risky(self, node, ctx) -> None:
+        """Note expansions that evaluate a value as code (``${x@P}``, ``${!x}``,
+        arithmetic on variables, computed array subscripts, ``[[ x -eq y ]]``)."""
+        t = node.type
+        kids = node.children
+        if t == "expansion":
+            types = [ch.type for ch in kids]
+            if len(types) > 1 and types[1] == "!":
+                self.an.note("${!name} expands a name indirectly, which can run code")
+            for i, ty in enumerate(types[:-1]):
+                if ty == "@" and kids[i + 1].type == "P":
+                    self.an.note("${name@P} expands a prompt string, which can run code")
+            for i, ty in enumerate(types):
+                if ty in (":=", "=") and i > 0 and kids[i - 1].type == "variable_name":
+                    name = ctx.node_text(kids[i - 1])
+                    if name in LOOKUP_VARIABLES:
+                        self.an.note(f"${{{name}:=…}} assigns {name}, which changes lookup")
+        elif t == "subscript":
+            idx = [ch for ch in kids if ch.is_named and ch.type != "variable_name"]
+            for ch in idx:
+                text = ctx.node_text(ch)
+                if not (ch.type in _LITERAL_INDEX and (text.isdigit() or text in "@*")):
+                    self.an.note("a computed array subscript is evaluated as arithmetic, "
+                                 "which can run code")
+                    break
+        elif t in ("arithmetic_expansion", "compound_statement", "c_style_for_statement"):
+            if t == "compound_statement" and (not kids or kids[0].type != "(("):
+                return
+            if self._has_names(node):
+                self.an.note("arithmetic on variables can run code through array subscripts")
+        elif t == "test_command" and kids and kids[0].type == "[[":
+            self._arith_test(node, ctx)
+
+    def _has_names(self, node, depth: int = 0) -> bool:
+        if depth > 60:
+            return True
+        for ch in node.children:
+            if ch.type in ("variable_name", "simple_expansion", "expansion", "subscript",
+                           "command_substitution", "word"):
+                return True
+            if ch.children and self._has_names(ch, depth + 1):
+                return True
+        return False
+
+    def _arith_test(self, node, ctx, depth: int = 0) -> None:
+        if depth > 60:
+            return
+        for ch in node.children:
+            if ch.type == "binary_expression":
+                ops = [c for c in ch.children if c.type == "test_operator"]
+                if ops and ctx.node_text(ops[0]) in _ARITH_TEST_OPS:
+                    operands = [c for c in ch.children if c.is_named and c.type != "test_operator"]
+                    if not all(c.type == "number" for c in operands):
+                        self.an.note("[[ … -eq … ]] evaluates its operands as arithmetic, "
+                                     "which can run code")
+                        return
+            if ch.children:
+                self._arith_test(ch, ctx, depth + 1)
+
     def _children(self, node, ctx, bg, subst, pipe, oredir, via, depth):
         children = node.children
         last = len(children) - 1
@@ -128,6 +195,8 @@ class _Walker:
         t = node.type
         if t in _LEAVES:
             return
+        if t in _RISKY:
+            self._risky(node, ctx)
         if t in ("command_substitution", "process_substitution"):
             self.walk(node, ctx, False, True, False, (), via, depth + 1)
         elif t in (
@@ -170,6 +239,12 @@ class _Walker:
             # tree-sitter drops a lone `-` before a heredoc (`python3 - <<EOF`)
             c = ctx.src.c
             extra = self._gap_words(ctx, c(body.end_byte), c(red_nodes[0].start_byte))
+        if body is None and reds:
+            # a bare redirection (`> file`, `>> log`) still opens its target
+            c = ctx.src.c
+            s, e = ctx.span(c(node.start_byte), c(node.end_byte))
+            self.commands.append(SimpleCommand((), tuple(reds) + tuple(oredir), bg, subst, s, e,
+                                               pipe, via))
         if body is not None:
             if body.type == "command":
                 self._command(
@@ -289,7 +364,7 @@ class _Walker:
         pieces = None
         if body_node is not None:
             body, pieces = _heredoc_value(body_node, ctx, quoted, op == "<<-")
-        red = Redirect(op, delim, fd, body)
+        red = Redirect(op, delim, fd, body, not quoted)
         if pieces is not None:
             self.heredoc_pieces[id(red)] = (red, body, pieces)
         return [red] + extra

@@ -142,8 +142,8 @@ def test_story_launch():
     assert server.redirects == (Redirect(">", "/tmp/sglang.log", None), Redirect(">&", "1", "2"))
     assert info.category == "launch"
     safety = classify_safety(info)
-    assert safety.cls == "launch"
-    assert "python3 -m sglang.launch_server starts a server" in safety.reasons
+    assert safety.cls == "mutating"  # its log under /tmp is a write
+    assert "redirects output to /tmp/sglang.log" in safety.reasons
 
 
 def test_story_benchmark():
@@ -727,13 +727,14 @@ SAFETY_CASES = [
     ("python3 -c \"__import__('os').system('rm x')\"", "unknown"),
     ("echo hi > /etc/passwd", "mutating"),
     ("echo hi >> ~/.bashrc", "mutating"),
-    ("echo hi > /tmp/x", "read-only"),
+    ("echo hi > /tmp/x", "mutating"),  # /tmp is a write too
     ("echo hi > /tmp/../etc/passwd", "mutating"),
     ("echo hi > relative.txt", "mutating"),
-    ("echo hi > /tmp/$NAME", "unknown"),
+    ("echo hi > /tmp/$NAME", "mutating"),
     ("ls 2>/dev/null >&2", "read-only"),
-    ("nohup python -m sglang.launch_server --model-path /m > /tmp/log 2>&1 &", "launch"),
-    ("nohup python3 my_server.py > /tmp/log 2>&1 &", "unknown"),
+    ("nohup python -m sglang.launch_server --model-path /m > /tmp/log 2>&1 &", "mutating"),
+    ("nohup python -m sglang.launch_server --model-path /m > /dev/null 2>&1 &", "launch"),
+    ("nohup python3 my_server.py > /tmp/log 2>&1 &", "mutating"),
     ("$(echo rm) x", "unknown"),
     ("$CMD x", "unknown"),
     ("FOO=1 rm x", "mutating"),
@@ -742,7 +743,7 @@ SAFETY_CASES = [
     ("env -i rm x", "mutating"),
     ("nice -n 5 rm x", "mutating"),
     ("cat > /root/x <<EOF\nhello\nEOF", "mutating"),
-    ("cat > /tmp/x.py <<EOF\nprint(1)\nEOF", "read-only"),
+    ("cat > /tmp/x.py <<EOF\nprint(1)\nEOF", "mutating"),
     ("cat <<EOF\n$(rm -rf /x)\nEOF", "mutating"),
     ("bash <<'EOF'\nrm x\nEOF", "mutating"),
     ("bash <<'EOF'\nls /\nEOF", "read-only"),
@@ -751,10 +752,10 @@ SAFETY_CASES = [
     ("echo 'unterminated", "unknown"),
     ("trap 'rm -f /x' EXIT; ls", "mutating"),
     ("ls | tee /etc/x", "mutating"),
-    ("ls | tee /tmp/x", "read-only"),
+    ("ls | tee /tmp/x", "mutating"),
     ("diff <(ls /a) <(ls /b)", "read-only"),
     ("ls > >(rm x)", "mutating"),
-    ("source /root/ml-env/bin/activate && pip list", "read-only"),
+    ("source /root/ml-env/bin/activate && pip list", "unknown"),  # activate can be anything
     ("source ./evil.sh", "unknown"),
     ("sed -n '1,5p; 10w /etc/x' f", "mutating"),
     ("sed -n '1e rm x' f", "unknown"),
@@ -770,7 +771,8 @@ SAFETY_CASES = [
     ("uniq in out", "mutating"),
     ("xargs -a /tmp/list rm", "mutating"),
     ("time -o /etc/x ls", "mutating"),
-    ("git -C /r status && git log -1", "read-only"),
+    ("git -C /r status && git log -1", "unknown"),  # core.fsmonitor, filters
+    ("git -C /r log -1 && git rev-parse HEAD", "read-only"),
     ("git branch --list", "read-only"),
     ("git branch new-feature", "mutating"),
     ("git checkout -- .", "mutating"),
@@ -784,7 +786,7 @@ SAFETY_CASES = [
     ("command rm x", "mutating"),
     ("builtin eval 'rm x'", "mutating"),
     ("exec 3>/etc/x", "mutating"),
-    ("exec > /tmp/log 2>&1", "read-only"),
+    ("exec > /tmp/log 2>&1", "mutating"),
     ("cat <<EOF | sh\nrm x\nEOF", "unknown"),
     ("sh < script.sh", "unknown"),
     ("bash <<< 'rm x'", "mutating"),
@@ -805,7 +807,7 @@ SAFETY_CASES = [
     ("git -c core.fsmonitor='rm x' status", "unknown"),
     ("git log -p --output=/root/x", "mutating"),
     ("CUDA_VISIBLE_DEVICES=0,1 python3 -c 'import torch'", "read-only"),
-    ("export PATH=/usr/local/cuda/bin:$PATH && nvcc --version", "read-only"),
+    ("export PATH=/usr/local/cuda/bin:$PATH && nvcc --version", "unknown"),  # PATH
     # a script or -c code that only mentions launch_server is not a trusted launch
     ("python3 -c \"import os; os.system('rm -rf /') # launch_server\"", "unknown"),
     ("python3 ./my_launch_server.py &", "unknown"),
@@ -843,7 +845,7 @@ SAFETY_CASES = [
     ("printenv PATH", "read-only"),
     ("jq '.x' f.json", "read-only"),
     ("find /root -name '*.py' -newer /tmp/x", "read-only"),
-    ("find . -exec grep -l x {} +", "read-only"),
+    ("find . -exec grep -l x {} +", "unknown"),
     ("git rev-parse HEAD", "read-only"),
     ("dpkg -l | grep cuda", "read-only"),
     ("echo $((1+2))", "read-only"),
@@ -863,7 +865,7 @@ SAFETY_CASES = [
     ("chmod +x run.sh", "mutating"),
     ("ln -s a b", "mutating"),
     ("dd if=/dev/zero of=/dev/sda bs=1M", "mutating"),
-    ("dd if=/dev/zero of=/tmp/blob bs=1M count=1", "read-only"),
+    ("dd if=/dev/zero of=/tmp/blob bs=1M count=1", "mutating"),
     ("truncate -s 0 /var/log/x", "mutating"),
     ("pkill -f sglang", "mutating"),
     ("killall python", "mutating"),
@@ -1080,7 +1082,7 @@ def test_parse_error_is_reported_but_best_effort():
 
 
 def test_huge_script_has_all_commands():
-    text = "\n".join(f"echo {i} > /tmp/f{i}" for i in range(3000))
+    text = "\n".join(f"echo {i} > /dev/null" for i in range(3000))
     info = parse_command(text)
     assert len(info.commands) == 3000
     assert info.commands[-1].argv == ("echo", "2999")

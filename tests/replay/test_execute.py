@@ -167,13 +167,14 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
                                        f"(http://127.0.0.1:{port}/) ...\n", 0)])
     plan = run("replay", "--db", str(db), "--from", "1", "--json")
     (step,) = steps_of(plan).values()
-    assert step["safety"] == "launch" and step["action"] == "skip"
-    assert "--allow launch" in step["reason"]
+    # its log under /tmp is a write: mutating (it was `launch` before /tmp counted)
+    assert step["safety"] == "mutating" and step["action"] == "skip"
+    assert "--allow mutating" in step["reason"]
     assert step["launch"]["port"] == port and step["launch"]["log"] == log
 
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "launch",
-            "--json")
+    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+            "launch,mutating", "--json")
     assert time.monotonic() - t0 < 20  # ready on the port, not after the recorded sleep 30
     assert r.exit_code == 0, (r.stdout, r.stderr)
     (res,) = steps_of(r).values()
@@ -189,8 +190,8 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
     os.unlink(log) if os.path.exists(log) else None
 
     # --keep-running leaves it up
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "launch",
-            "--keep-running", "--json")
+    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+            "launch,mutating", "--keep-running", "--json")
     (res,) = steps_of(r).values()
     try:
         assert res["verdict"] == "same"
@@ -288,8 +289,8 @@ def test_local_launch_ready_after_the_recorded_sleep_and_stopped(tmp_path: Path,
     log = tmp_path / "launch.log"
     cmd = f"nohup sleep 61.3 > {log} 2>&1 & sleep 1; echo started"
     db = make_session(tmp_path, [(cmd, "started\n", 0)], directory=str(work))
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "launch",
-            "--json")
+    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+            "launch,mutating", "--json")
     (s,) = steps_of(r).values()
     assert s["target"] == "local" and s["launch"] and s["launch"]["sleep"] == 1.0, s
     assert s["launch_result"]["ready"] == "slept", s

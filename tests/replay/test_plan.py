@@ -123,6 +123,11 @@ def test_naming_the_recorded_host_outside_ssh_is_refused() -> None:
     cmd = f"ssh root@{RECORDED_HOST} 'curl -s http://{RECORDED_HOST}:30000/health'"
     step = plan_for([cmd], hm, allow=("unknown",)).steps[0]
     assert step.action == "skip"
+    # a URL is a network endpoint outside ssh: refused even with --allow unknown
+    assert f"reaches {RECORDED_HOST}:30000 directly" in step.reason
+    cmd = f"ssh root@{RECORDED_HOST} 'python3 client.py --server {RECORDED_HOST}'"
+    step = plan_for([cmd], hm, allow=("unknown",)).steps[0]
+    assert step.action == "skip"
     assert f"names the recorded host {RECORDED_HOST}" in step.reason
     # text tools may mention it (a grep for the address reaches nothing)
     ok = plan_for([f"ssh root@{RECORDED_HOST} 'grep -rn {RECORDED_HOST} /etc/hosts'"], hm)

@@ -1,0 +1,191 @@
+"""The sandbox: the second wall behind classification, built on bubblewrap (``bwrap``).
+
+Classification (:mod:`logparse.shell`) decides *whether* a step runs; the sandbox
+limits what a step that runs can do if the classification was wrong.  Every local
+step runs as::
+
+    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
+          --ro-bind CWD CWD [--ro-bind CONTROL_DIR CONTROL_DIR]
+          --unshare-net --unshare-pid --unshare-ipc --die-with-parent
+          [--cap-drop ALL] --chdir CWD -- bash -c TEXT
+
+* the root file system is read-only (a write fails with EROFS instead of writing);
+* ``/tmp`` is private and discarded at the end of the step;
+* the recorded working directory is visible read-only;
+* there is no network: a fresh namespace with only its own loopback.  A step that
+  runs ssh to a mapped target reaches it through the run's connection-sharing
+  socket (a Unix socket in the control directory, bound read-only), which is the
+  only way out, and only to mapped targets;
+* as root, every capability is dropped (otherwise root could remount ``/``).
+
+What a step is allowed to do widens the wall only where it must (:func:`policy`):
+a step allowed with ``--allow mutating`` gets the working directory and the real
+``/tmp`` read-write (nothing else); a launch (``--allow launch``) keeps the
+network namespace (a server must be reachable), its launch directory read-write,
+and no pid namespace (it outlives the step).
+
+On an ssh target the remote command is wrapped the same way when ``bwrap`` exists
+there (``--remote-sandbox auto``, the default; ``require`` refuses the step
+without it, ``off`` never wraps).  A remote step keeps the network only when it
+starts a nested ssh (rewritten through the host map) or is a launch.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+REMOTE_MODES = ("auto", "require", "off")
+
+#: Daemon sockets hidden from every sandbox (a read-only bind still lets a process
+#: connect to a Unix socket, and these accept commands that change the machine).
+_DAEMON_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd",
+                   "/run/podman", "/run/crio", "/var/run/crio")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How wide the sandbox of one step is."""
+
+    writable: tuple[str, ...] = ()
+    """Paths bound read-write (``--allow mutating``: the working directory and /tmp)."""
+    network: bool = False
+    """Keep the network namespace (launches; remote steps with a nested ssh)."""
+    detached: bool = False
+    """No pid namespace: the step's processes outlive it (launches)."""
+    visible: tuple[str, ...] = ()
+    """Existing paths under /tmp the command names: bound read-only into the private /tmp."""
+
+    def describe(self) -> str:
+        bits = ["read-only root", "private /tmp" if "/tmp" not in self.writable
+                else "/tmp writable"]
+        other = [w for w in self.writable if w != "/tmp"]
+        if other:
+            bits.append("writable " + ", ".join(other))
+        bits.append("network of the machine" if self.network else "no network")
+        return ", ".join(bits)
+
+
+_TMP_PATH = re.compile(r"/tmp/[A-Za-z0-9._/+=@%:,~-]+")
+
+
+def tmp_paths(text: str) -> tuple[str, ...]:
+    """Paths under /tmp that a command text names (to show them in the private /tmp)."""
+    out: list[str] = []
+    for m in _TMP_PATH.finditer(text):
+        p = os.path.normpath(m.group(0).rstrip(".,:"))
+        if p.startswith("/tmp/") and ".." not in p and p not in out:
+            out.append(p)
+    return tuple(out[:64])
+
+
+def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
+           text: str = "", nested_ssh: bool = False, remote: bool = False) -> Policy:
+    """The sandbox for a step of class ``cls`` that ``allowed`` lets run."""
+    writable: tuple[str, ...] = ()
+    if cls == "mutating" and "mutating" in allowed:
+        writable = tuple(p for p in (cwd, "/tmp") if p)
+    return Policy(writable=writable, network=launch or (remote and nested_ssh),
+                  detached=launch, visible=tmp_paths(text))
+
+
+@functools.lru_cache(maxsize=1)
+def local_bwrap() -> str | None:
+    """The bwrap binary when it works here (a probe run), else None."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    try:
+        r = subprocess.run([path, *_base_args(), "--", "true"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return path if r.returncode == 0 else None
+
+
+def _base_args() -> list[str]:
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-ipc",
+            "--unshare-uts"]
+    if os.geteuid() == 0:
+        args += ["--cap-drop", "ALL"]
+    return args
+
+
+def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
+               readonly: tuple[str, ...] = ()) -> list[str]:
+    """``argv`` wrapped in bwrap with ``pol``, run in ``cwd``."""
+    args = [bwrap, *_base_args()]
+    if "/tmp" in pol.writable:
+        args += ["--bind", "/tmp", "/tmp"]
+    else:
+        args += ["--tmpfs", "/tmp"]
+    for sock in _DAEMON_SOCKETS:
+        if os.path.exists(sock) and not os.path.isdir(sock):
+            args += ["--ro-bind", "/dev/null", sock]
+        elif os.path.isdir(sock):
+            args += ["--tmpfs", sock]
+    binds = []
+    for p in (cwd, *readonly, *pol.visible):
+        if p and os.path.exists(p) and p not in binds:
+            binds.append(p)
+    for p in binds:
+        args += ["--bind" if p in pol.writable else "--ro-bind", p, p]
+    for p in pol.writable:
+        if p not in binds and p != "/tmp" and os.path.exists(p):
+            args += ["--bind", p, p]
+    if not pol.network:
+        args += ["--unshare-net"]
+    if not pol.detached:
+        args += ["--unshare-pid", "--die-with-parent"]
+    args += ["--chdir", cwd, "--", *argv]
+    return args
+
+
+def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
+                   root: bool | None = None) -> str:
+    """Shell text for the target: ``run`` (a shell command) inside bwrap when possible.
+
+    ``mode`` ``auto`` runs it unwrapped when the target has no working bwrap,
+    ``require`` refuses (exit 126 with a message), ``off`` never wraps;
+    ``probed`` skips the check on the target (the executor asked it once already).
+    """
+    if mode == "off":
+        return run
+    flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-ipc"]
+    flags += ["--bind", "/tmp", "/tmp"] if "/tmp" in pol.writable else ["--tmpfs", "/tmp"]
+    if not pol.network:
+        flags.append("--unshare-net")
+    if not pol.detached:
+        flags += ["--unshare-pid", "--die-with-parent"]
+    fixed = " ".join(shlex.quote(f) for f in flags)
+    if pol.visible and "/tmp" not in pol.writable:
+        paths = " ".join(shlex.quote(p) for p in pol.visible)
+        fixed += ' $v'
+        run_v = f'v=; for p in {paths}; do [ -e "$p" ] && v="$v --ro-bind $p $p"; done; '
+    else:
+        run_v = ""
+    cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
+    caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
+            else ('c="--cap-drop ALL"; ' if root else "c=; "))
+    probe = "command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true " \
+            ">/dev/null 2>&1"
+    wrapped = f'{caps}{run_v}exec bwrap {fixed} $c {cwd_bind} --chdir "$PWD" -- {run}'
+    if probed:  # the executor already found a working bwrap on this target
+        return wrapped
+    if mode == "require":
+        missing = ("echo 'logkb: bwrap is not available on this target "
+                   "(--remote-sandbox require)' >&2; exit 126")
+    else:
+        missing = f"exec {run}"
+    return f"if {probe}; then {wrapped}; else {missing}; fi"
+
+
+def remote_probe() -> str:
+    """A command that prints ``bwrap uid=N`` on a target where bwrap works, else ``none``."""
+    return ("if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true "
+            ">/dev/null 2>&1; then echo \"bwrap uid=$(id -u)\"; else echo none; fi")
