@@ -38,17 +38,44 @@ def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
     try:
         wanted = (gs.scopes(store) if all_scopes
                   else [gs.scope_of(store, store.resolve_session(session_id))])
-        built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
-        if any(s not in built for s in wanted):
+        stale = gs.outdated(store, wanted)
+        if stale:
             store.close()
             with open_store(db, read_only=False) as rw:
-                for s in wanted:
-                    if s not in built:
-                        gs.rebuild(rw, s)
+                derive(rw, stale, force=False)
             store = open_store(db)
         yield store, wanted
     finally:
         store.close()
+
+
+LONG_DERIVATION = 5000
+"""Messages to derive above which a progress bar is shown on stderr."""
+
+
+def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
+    """Derive the graphs of some scopes (those out of date, or all with ``force``), with a
+    progress bar on stderr when there is much to read; the scopes derived again."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from kb.graph import store as gs
+
+    sizes = gs.scope_sizes(store, scopes)
+    total = sum(sizes.values())
+    done: list[str] = []
+    if total < LONG_DERIVATION:
+        for s in scopes:
+            if gs.rebuild(store, s, force=force):
+                done.append(s)
+        return done
+    with Progress(TextColumn("deriving knowledge graphs"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("messages"), console=err, transient=True) as bar:
+        task = bar.add_task("derive", total=total)
+        for s in scopes:
+            if gs.rebuild(store, s, force=force):
+                done.append(s)
+            bar.advance(task, sizes.get(s, 0))
+    return done
 
 
 @click.command()
@@ -278,4 +305,36 @@ def unmark(ordinal: int | None, session_id: str | None, ann_id: int | None, kind
         out.print(f"removed {n} annotation{'s' if n != 1 else ''}", markup=False)
 
 
-COMMANDS = (graph, deadends, untested, why, timeline, handoff, mark, unmark)
+@click.command()
+@session_option
+@click.option("--all", "all_scopes", is_flag=True,
+              help="Every session [default when no --session is given].")
+@click.option("--stale", is_flag=True,
+              help="Only graphs derived by older rules or never derived.")
+@db_option
+@json_option
+@handle_errors
+def rebuild(session_id: str | None, all_scopes: bool, stale: bool, db: Path | None,
+            as_json: bool) -> None:
+    """Derive knowledge graphs again with the current extraction rules.
+
+    Graphs derived by an older logkb are re-derived by the next command that reads
+    them anyway; this does it on demand (all sessions, or one with --session).
+    Annotations (logkb mark) are kept and applied again."""
+    from kb.graph import store as gs
+    from kb.graph.extract import EXTRACTOR_VERSION
+
+    with open_store(db, read_only=False) as store:
+        scopes = (gs.scopes(store) if all_scopes or session_id is None
+                  else [gs.scope_of(store, store.resolve_session(session_id))])
+        if stale:
+            scopes = gs.outdated(store, scopes)
+        done = derive(store, scopes, force=not stale)
+    if as_json:
+        emit_json({"extractor_version": EXTRACTOR_VERSION, "graphs": done})
+    else:
+        err.print(f"derived {len(done)} knowledge graph{'s' if len(done) != 1 else ''} "
+                  f"(extraction rules v{EXTRACTOR_VERSION})", markup=False)
+
+
+COMMANDS = (graph, deadends, untested, why, timeline, handoff, mark, unmark, rebuild)

@@ -38,6 +38,10 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase
 
+EXTRACTOR_VERSION = 2
+"""Version of the extraction rules: bump it whenever a rule changes what is derived, so
+knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
+
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
 _FAILING = ("error", "aborted", "interrupted")

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from kb.graph.build import build_graph
 from kb.graph.extract import (
+    EXTRACTOR_VERSION,
     Annotation,
     CallRow,
     Extraction,
@@ -255,10 +256,49 @@ def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph
     return build_graph(ex, session_infos(store, ex.sessions))
 
 
+def scope_sizes(store: KbStore, scopes_: list[str]) -> dict[str, int]:
+    """Messages per scope (its sessions and their subagents): what a derivation reads."""
+    return {s: fingerprint(store, scope_sessions(store, s))[1] for s in scopes_}
+
+
+# ------------------------------------------------------------ rules version
+def derived_version(store: KbStore, scope: str) -> int | None:
+    """The extractor version that derived a scope's graph (None: never stamped)."""
+    row = store.conn.execute("SELECT extractor_version FROM graph_versions WHERE scope = ?",
+                             [scope]).fetchone()
+    return int(row[0]) if row else None
+
+
+def stamp_version(store: KbStore, scope: str) -> None:
+    """Record that the current rules derived a scope's graph."""
+    store.conn.execute("DELETE FROM graph_versions WHERE scope = ?", [scope])
+    store.conn.execute("INSERT INTO graph_versions VALUES (?, ?, now())",
+                       [scope, EXTRACTOR_VERSION])
+
+
+def outdated(store: KbStore, wanted: Iterable[str]) -> list[str]:
+    """The scopes of ``wanted`` whose graph must be derived before it is read: never built,
+    or derived by other rules than the current ones (:data:`EXTRACTOR_VERSION`)."""
+    wanted = list(wanted)
+    if not wanted:
+        return []
+    ids = pa.table({"scope": pa.array(wanted, type=pa.string())})  # noqa: F841
+    current = {r[0] for r in store.conn.execute(
+        "SELECT b.scope FROM graph_builds b JOIN graph_versions v ON v.scope = b.scope "
+        "WHERE b.scope IN (SELECT scope FROM ids) AND v.extractor_version = ?",
+        [EXTRACTOR_VERSION]).fetchall()}
+    return [s for s in wanted if s not in current]
+
+
 def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
-    """Derive and persist one scope's graph; False when it was up to date."""
+    """Derive and persist one scope's graph; False when it was up to date.
+
+    A graph derived by older rules is derived again from scratch (its kept extractor
+    state belongs to the old rules too); annotations live apart and are applied again."""
     sids = scope_sessions(store, scope)
     fp, messages = fingerprint(store, sids)
+    if derived_version(store, scope) != EXTRACTOR_VERSION:
+        force = True
     if not force:
         row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
                                  [scope]).fetchone()
@@ -266,6 +306,7 @@ def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
             return False
     g = graph_of(store, scope, force)
     persist(store, scope, g, fp, messages)
+    stamp_version(store, scope)
     return True
 
 
@@ -273,7 +314,8 @@ def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool =
                 ) -> list[str]:
     """Rebuild the scopes of some sessions (all by default); drop graphs of sessions that
     turned out to be subagents (their parent's call arrived later)."""
-    for table in ("graph_nodes", "graph_edges", "graph_builds", "graph_state"):
+    for table in ("graph_nodes", "graph_edges", "graph_builds", "graph_state",
+                  "graph_versions"):
         store.conn.execute(f"DELETE FROM {table} WHERE scope NOT IN "
                            "(SELECT session_id FROM sessions WHERE parent_id IS NULL)")
     wanted = {scope_of(store, s) for s in only} if only is not None else set(scopes(store))
@@ -358,8 +400,7 @@ def ensure_built(store: KbStore, session_id: str | None, all_scopes: bool) -> li
     """The scopes a query covers; builds any that were never built (read-write stores)."""
     wanted = scopes(store) if all_scopes else [scope_of(store,
                                                         store.resolve_session(session_id))]
-    built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
-    missing = [s for s in wanted if s not in built]
+    missing = outdated(store, wanted)
     if missing and not store.read_only:
         for s in missing:
             rebuild(store, s)
