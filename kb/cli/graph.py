@@ -138,17 +138,26 @@ def deadends(session_id: str | None, all_scopes: bool, db: Path | None, as_json:
 @click.command()
 @session_option
 @all_option
-@click.option("--answered", is_flag=True, help="Also list questions answered later.")
+@click.option("--open", "open_only", is_flag=True,
+              help="Only questions no later run answered.")
+@click.option("--answered", is_flag=True,
+              help="Only questions a later run answered (with the ordinal that did).")
 @db_option
 @json_option
 @handle_errors
-def untested(session_id: str | None, all_scopes: bool, answered: bool, db: Path | None,
-             as_json: bool) -> None:
-    """Checks that never answered their question (transport failures, aborts, timeouts)."""
+def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered: bool,
+             db: Path | None, as_json: bool) -> None:
+    """Checks that got no answer when they ran: transport failures, aborts, timeouts,
+    rejected permissions, calls still running at export, replies cut short or stalled.
+
+    Each is open, or answered by a later run of the same check (its ordinal shown)."""
     from kb.graph import store as gs
 
+    if open_only and answered:
+        raise click.UsageError("--open and --answered exclude each other")
     with graph_store(db, session_id, all_scopes) as (store, scopes):
-        items = gs.untested(store, scopes, include_answered=answered)
+        items = gs.untested(store, scopes, include_answered=not open_only,
+                            only_answered=answered)
     if as_json:
         emit_json(items)
         return

@@ -36,7 +36,9 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
-from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase
+from kb.graph.episodes import Found, Said, Step, check_key, episodes
+from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.signals import quoted_error
 
 EXTRACTOR_VERSION = 2
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
@@ -64,6 +66,11 @@ _SUPERSEDED = re.compile(r"supersed|replaced by|no longer needed|not needed|obso
 _POSITIVE = re.compile(r"\b(?:win|wins|works|worked|improv\w*|faster|speed-?up|gain|"
                        r"\+\d+(?:\.\d+)?\s*%)", re.I)
 _TIMEOUT = re.compile(r"timed out|timeout", re.I)
+_NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
+                         "glob", "list", "ls"})
+_PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
+stat pgrep pidof get-command test-path select-string""".split())
+"""Programs whose non-zero exit is an answer (no match, no such file), not a failure."""
 
 
 # ------------------------------------------------------------------------ rows
@@ -86,6 +93,27 @@ class CallRow(NamedTuple):
     todos: tuple[tuple[str, str], ...] | None = None
     """``todowrite``: ``(content, status)`` of every item."""
     output_tail: str | None = None
+    error: str | None = None
+    """The tool's own error message (``The user rejected permission ...``)."""
+
+
+class MessageRow(NamedTuple):
+    """A message whose shape says something: cut short, empty, aborted, with an
+    attachment, or the last one (see :func:`kb.graph.store.load_rows`)."""
+
+    session_id: str
+    ordinal: int
+    role: str
+    finish: str | None
+    error: str | None
+    tokens_output: int | None
+    completed: bool
+    said: bool
+    """It has a text part (not only reasoning)."""
+    acted: bool
+    """It made a tool call."""
+    attachment: str | None
+    last: bool
 
 
 class ProseRow(NamedTuple):
@@ -236,6 +264,10 @@ class Extractor:
         """Approaches one verdict ended together ("both fail because …"): one cause."""
         self.common: frozenset[str] = frozenset()
         """Tokens too frequent in this scope's commands to identify an approach."""
+        self.steps: list[Step] = []
+        """Checks and changes, for the episode rules (:mod:`kb.graph.episodes`)."""
+        self.said: list[Said] = []
+        """User messages and the assistant sentences that end or turn away from things."""
         self._n = 0
 
     # -- approaches --------------------------------------------------------
@@ -293,7 +325,8 @@ class Extractor:
                                           a.first))
 
     # -- the pass -----------------------------------------------------------
-    def run(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+    def run(self, calls: list[CallRow], prose: list[ProseRow],
+            messages: Iterable[MessageRow] = ()) -> None:
         """The first pass over a scope: learns which command tokens are too common to
         identify an approach, then feeds every row."""
         cmd_df: Counter[str] = Counter()
@@ -301,9 +334,10 @@ class Extractor:
             cmd_df.update(tokens(c.remote_command or c.command or ""))
         floor = max(3, len(calls) // 200)
         self.common = frozenset(t for t, n in cmd_df.items() if n > floor)
-        self.feed(calls, prose)
+        self.feed(calls, prose, messages)
 
-    def feed(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+    def feed(self, calls: list[CallRow], prose: list[ProseRow],
+             messages: Iterable[MessageRow] = ()) -> None:
         """Walk rows in transcript order (the scope session first, then its subagents).
 
         Feeding the rows of messages appended since the last pass continues the
@@ -317,10 +351,17 @@ class Extractor:
                            c))
         for p in prose:
             stream.append(((p.session_id != self.scope, p.session_id, p.ordinal, 1, p.seq), p))
+        for m in messages:
+            stream.append(((m.session_id != self.scope, m.session_id, m.ordinal, 3, 0), m))
         stream.sort(key=lambda x: x[0])
         for _, row in stream:
-            if isinstance(row, ProseRow):
-                self._prose(row)
+            if isinstance(row, MessageRow):
+                self._shape(row)
+            elif isinstance(row, ProseRow):
+                if row.classification == "prompt":
+                    self._user(row)
+                else:
+                    self._prose(row)
             elif row.todos is not None:
                 self._todos(row)
             else:
@@ -399,6 +440,11 @@ class Extractor:
                     a.active = True
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "proposed"))
         phrase = dead_end_phrase(text) if cls in ("dead-end", "decision", "pivot") else None
+        if phrase or cls == "pivot":
+            turn = phrase or pivot_phrase(text) or ""
+            self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                  sentence_with(text, turn) if turn else short(text, 240),
+                                  "dead-end" if phrase else "pivot"))
         if phrase:
             sentence = sentence_with(text, phrase)
             head = before_forward(clause_with(text, phrase))
@@ -445,7 +491,52 @@ class Extractor:
                     best, chosen = key, [a]
         return chosen
 
+    def _user(self, row: ProseRow) -> None:
+        self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
+                              refutation_phrase(row.text), quoted_error(row.text)))
+
+    def _shape(self, row: MessageRow) -> None:
+        """Questions a reply left open by its shape: cut at the output limit, stopped
+        without a word or a call, or still being written when the transcript ends."""
+        if row.role != "assistant":
+            return
+        if row.finish == "length":
+            reason = "the reply was cut at the output-token limit"
+        elif row.last and not row.completed and row.finish is None:
+            reason = "the transcript ends while this reply was still being written"
+        elif not row.said and not row.acted and row.error is None:
+            reason = "the reply stopped without an answer or a tool call"
+        else:
+            return
+        if any(q.session_id == row.session_id and q.ordinal == row.ordinal
+               for q in self.questions[-4:]):
+            return
+        act = self.active(row.ordinal)
+        self.questions.append(Question(
+            id=f"{row.session_id}:{row.ordinal}:reply", session_id=row.session_id,
+            ordinal=row.ordinal, question="what was this reply going to answer?",
+            reason=reason, host=None, command="", approach_id=act[-1].id if act else None))
+
+    def _step(self, row: CallRow) -> None:
+        if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
+            return
+        cmd = row.remote_command or row.command or ""
+        key = check_key(row.tool, cmd)
+        rejected = row.status == "error" and "rejected permission" in (row.error or "")
+        if row.category == "file-edit":
+            ok = row.status == "completed" and not row.signatures
+            if ok or rejected:
+                self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
+                                       None, rejected, target=key.split(" ", 1)[-1]))
+            return
+        failed = bool(row.signatures) or row.status == "error" or (
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
+        self.steps.append(Step(row.session_id, row.ordinal, key, False, True, failed,
+                               row.signatures[0] if row.signatures else (
+                                   short(row.error, 120) if row.error else None), rejected))
+
     def _call(self, row: CallRow) -> None:
+        self._step(row)
         for value, unit, label in row.measurements:
             self.measurements.append((row.session_id, row.ordinal, value, unit, label))
         if row.tool == "task":
@@ -493,8 +584,12 @@ class Extractor:
         # wrapper (ssh); "Connection refused" from a curl or nc probe is its answer
         reason = transport_failure(list(row.signatures)) if row.hops else None
         if reason is None:
-            if row.status in ("aborted", "interrupted"):
-                reason = f"the tool call was {row.status}"
+            if row.status == "error" and "rejected permission" in (row.error or ""):
+                reason = "the user rejected the tool's permission"
+            elif row.status == "aborted":
+                reason = "the tool call was aborted"
+            elif row.status == "interrupted":
+                reason = "the tool call was still running when the transcript ends"
             elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
                 reason = "the check timed out"
         if reason is None:
@@ -515,12 +610,20 @@ class Extractor:
                 host=host, command=cmd, approach_id=act[-1].id if act else None))
 
     def _answer(self, row: CallRow) -> None:
+        """A later run of the same check (same normalised command, same host) that
+        completed answers the question an earlier run left open."""
+        if row.status != "completed" or row.category in ("todo",):
+            return
         cmd = row.remote_command or row.command or ""
+        key = None
         for q in self.questions:
             if q.answered_at is None and q.session_id == row.session_id \
-                    and q.ordinal < row.ordinal and q.host == row.host \
-                    and question_of(cmd, row.host) == q.question:
-                q.answered_at = row.ordinal
+                    and q.ordinal < row.ordinal and q.host == row.host and q.command:
+                if key is None:
+                    key = check_key(row.tool, cmd)
+                if question_of(cmd, row.host) == q.question or \
+                        check_key(row.tool, q.command) == key:
+                    q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------
     EXPLAIN = 2
@@ -545,6 +648,7 @@ class Extractor:
                 a.explanation = _explain(a, explanations)
         for a in self.approaches:
             self._settle(a)
+        self._episodes()
         self._same_causes()
         self._pivots()
         self._decisions()
@@ -606,6 +710,35 @@ class Extractor:
             a.status = "superseded"
         else:
             a.status = "dead_end"
+
+    def _episodes(self) -> None:
+        """Dead ends read from episodes around checks and from what the user reports
+        (:mod:`kb.graph.episodes`); one an approach already tells is not told twice."""
+        ended = [a for a in self.approaches
+                 if a.status in ("dead_end", "blocked", "superseded")]
+        for f in episodes(self.steps, self.said):
+            mine = f.ordinals()
+            if any(a.session_id == f.session_id
+                   and len(mine & {e.ordinal for e in a.evidence}) * 2 > len(mine)
+                   for a in ended):
+                continue
+            self._from_episode(f)
+
+    def _from_episode(self, f: Found) -> Approach:
+        a = self._new(f.name, f.session_id, f.first, "episode")
+        a.evidence = [Evidence(f.session_id, o, role, note) for o, role, note in f.evidence]
+        a.ended = f.ended
+        a.active = False
+        found = cause_of(f.cause_text, f.signature)
+        if found.kind in ("stated", "error"):
+            label = f.cause_text if f.signature is None else f.signature
+            found = Cause(key=found.key, label=label, kind=found.kind)
+        a.cause = found
+        a.cause_text = f.why or f.cause_text
+        a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
+        a.status = "blocked" if found.kind == "missing" else "dead_end"
+        a.notes.append(f"read from an episode: {f.how}")
+        return a
 
     def _same_causes(self) -> None:
         """Join causes the transcript says are one ("same cause as PgBouncer"), and stated

@@ -251,7 +251,7 @@ def handoff_markdown(store: KbStore, scope: str) -> str:
     prompt = store.events(scope, kinds=["prompt"], limit=1)
     items = gs.approaches(store, scopes)
     dead = gs.dead_ends(store, scopes)
-    questions = gs.untested(store, scopes)
+    questions = gs.untested(store, scopes, include_answered=False)
     decisions = gs.decisions(store, scopes)
     pivots = gs.pivots(store, scopes)
     series = throughput(store, scopes)

@@ -25,6 +25,7 @@ from kb.graph.extract import (
     CallRow,
     Extraction,
     Extractor,
+    MessageRow,
     ProseRow,
     Verdict,
 )
@@ -86,8 +87,10 @@ def fingerprint(store: KbStore, sids: list[str]) -> tuple[str, int]:
 
 
 def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = None
-              ) -> tuple[list[CallRow], list[ProseRow]]:
-    """The signal rows of some sessions, those after ordinal ``after[session]`` only."""
+              ) -> tuple[list[CallRow], list[ProseRow], list[MessageRow]]:
+    """The signal rows of some sessions, those after ordinal ``after[session]`` only: tool
+    calls, prose (assistant signals and every user prompt) and the messages whose shape
+    says something (a reply cut short or empty, an attachment, the last message)."""
     after = after or {}
     ids = pa.table({  # noqa: F841
         "sid": pa.array(sids, type=pa.string()),
@@ -100,7 +103,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    child_session_id, title, hops,
                    CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
-                   END
+                   END, left(error, 300)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         todos = None
@@ -113,15 +116,44 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             remote_command=r[6], host=r[7], status=r[8], exit_code=r[9],
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
-            hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16]))
+            hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
+            error=r[17]))
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, classification, text, prose_role FROM prose
+            SELECT session_id, ordinal, seq,
+                   CASE WHEN kind = 'prompt' THEN 'prompt' ELSE classification END,
+                   CASE WHEN kind = 'prompt' THEN left(text, 4000) ELSE text END, prose_role
+            FROM prose
             JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after
-            WHERE kind = 'decision'
-              AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
-                   OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$))
+            WHERE (kind = 'decision'
+                   AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
+                        OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$)))
+               OR (kind = 'prompt' AND source = 'text')
             ORDER BY session_id, ordinal, seq""").fetchall()]
-    return calls, prose
+    messages = [MessageRow(*r) for r in store.conn.execute("""
+            WITH last AS (SELECT session_id, max(ordinal) AS o FROM messages
+                          WHERE session_id IN (SELECT sid FROM ids) GROUP BY session_id),
+                 att AS (SELECT session_id, ordinal, string_agg(text, '; ') AS what
+                         FROM other_events WHERE kind = 'attachment'
+                           AND session_id IN (SELECT sid FROM ids) GROUP BY ALL),
+                 said AS (SELECT DISTINCT session_id, ordinal FROM prose
+                          WHERE kind = 'decision' AND source = 'text'
+                            AND session_id IN (SELECT sid FROM ids)),
+                 acted AS (SELECT DISTINCT session_id, ordinal FROM calls
+                           WHERE session_id IN (SELECT sid FROM ids))
+            SELECT m.session_id, m.ordinal, m.role, m.finish, left(m.error, 200),
+                   m.tokens_output, m.time_completed IS NOT NULL,
+                   said.ordinal IS NOT NULL, acted.ordinal IS NOT NULL,
+                   att.what, m.ordinal = last.o
+            FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after
+            JOIN last ON last.session_id = m.session_id
+            LEFT JOIN att ON att.session_id = m.session_id AND att.ordinal = m.ordinal
+            LEFT JOIN said ON said.session_id = m.session_id AND said.ordinal = m.ordinal
+            LEFT JOIN acted ON acted.session_id = m.session_id AND acted.ordinal = m.ordinal
+            WHERE att.what IS NOT NULL OR m.ordinal = last.o
+               OR (m.role = 'assistant' AND (m.finish = 'length' OR m.error IS NOT NULL
+                   OR (said.ordinal IS NULL AND acted.ordinal IS NULL)))
+            ORDER BY m.session_id, m.ordinal""").fetchall()]
+    return calls, prose, messages
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
@@ -146,8 +178,10 @@ class _Unpickler(pickle.Unpickler):
 
     ALLOWED = {("kb.graph.extract", n) for n in (
         "Extractor", "Approach", "Evidence", "Question", "Pivot", "Decision", "CallRow",
-        "ProseRow")} | {("kb.graph.text", "Cause"), ("builtins", "set"),
-                        ("builtins", "frozenset"), ("collections", "Counter")}
+        "ProseRow", "MessageRow")} | {("kb.graph.episodes", "Step"),
+                                      ("kb.graph.episodes", "Said"),
+                                      ("kb.graph.text", "Cause"), ("builtins", "set"),
+                                      ("builtins", "frozenset"), ("collections", "Counter")}
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.ALLOWED:
@@ -185,10 +219,11 @@ def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> byte
         if _still_valid(store, marks):
             ex = _load_state(row[1])
             if ex is not None:
-                calls, prose = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
-                if not calls and not prose and set(marks) == set(sids):
+                calls, prose, msgs = load_rows(store, sids,
+                                               {s: m[0] for s, m in marks.items()})
+                if not calls and not prose and not msgs and set(marks) == set(sids):
                     return bytes(row[1])  # nothing new to read
-                ex.feed(calls, prose)
+                ex.feed(calls, prose, msgs)
     if ex is None:
         ex = Extractor(scope)
         ex.run(*load_rows(store, sids))
@@ -419,6 +454,7 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
             continue
         out.append({
             "name": a["label"], "status": a["status"], "cause": a.get("cause"),
+            "why": a.get("cause_text"),
             "cause_id": f"cause:{a['cause_key']}" if a.get("cause_key") else None,
             "evidence": [{"session_id": e["session_id"], "ordinal": e["ordinal"],
                           "role": e["role"], "note": e.get("note")} for e in a["evidence"]],
@@ -429,11 +465,15 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def untested(store: KbStore, scopes_: list[str], include_answered: bool = False
-             ) -> list[dict[str, Any]]:
+def untested(store: KbStore, scopes_: list[str], include_answered: bool = True,
+             only_answered: bool = False) -> list[dict[str, Any]]:
+    """Checks whose question got no answer when they ran, each ``open`` or ``answered``
+    (with the ordinal of the later run that answered it)."""
     out = []
     for q in _nodes(store, scopes_, "AND type = 'question'"):
         if q["status"] != "open" and not include_answered:
+            continue
+        if only_answered and q["status"] == "open":
             continue
         out.append({"session_id": q["session_id"], "ordinal": q["ordinal"],
                     "question": q["label"], "reason": q["reason"], "host": q.get("host"),

@@ -1,0 +1,312 @@
+"""Episodes around checks: the structure every debugging session shares.
+
+A *check* is something the agent runs to learn whether a thing works (a build, a
+test, a request, an import, a script); the user reporting what a page does is a
+check too.  This module groups the runs of one check (same normalised command)
+with the changes made between them and reads how each episode ended:
+
+* a change followed by the same failure is a failed attempt; a failure fixed at
+  the next run is a slip (a typo, a wrong flag), never a dead end;
+* a check that keeps failing and is then left for something else was abandoned;
+* a user message that reports the work of the turn before it as broken ("still
+  doesn't work", a pasted ``Fatal error``) refutes that work; successive reports of
+  one symptom join into one episode (repeated failed fixes).
+
+Pure: compact rows in, :class:`Found` episodes out (see :mod:`kb.graph.extract`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from kb.graph.text import short, tokens
+
+
+class Step(NamedTuple):
+    """One tool call, as the episode rules see it."""
+
+    session_id: str
+    ordinal: int
+    key: str
+    """The check: program and sub-command, or tool and target (``npm install``)."""
+    change: bool
+    """An edit or a write that succeeded (a change between two runs of a check)."""
+    check: bool
+    """A run that tells whether something works (not a search, read or edit)."""
+    failed: bool
+    signature: str | None
+    rejected: bool = False
+    """The user refused the tool's permission."""
+    target: str = ""
+    """What a change touched (a file name)."""
+
+
+class Said(NamedTuple):
+    """A user message, or an assistant sentence that ends or turns away from something."""
+
+    session_id: str
+    ordinal: int
+    role: str
+    """``user`` or ``assistant``."""
+    text: str
+    signal: str | None
+    """user: the phrase that reports a failure (``refute``); assistant: ``dead-end`` or
+    ``pivot``."""
+    error: str | None = None
+    """user: an error the message quotes (its signature)."""
+
+
+@dataclass
+class Found:
+    """A dead end read from an episode."""
+
+    session_id: str
+    name: str
+    first: int
+    ended: int
+    how: str
+    """``failed-check``, ``abandoned-check``, ``refuted`` (by the user), ``rejected``."""
+    cause_text: str
+    signature: str | None = None
+    why: str | None = None
+    """The sentence that says why, when the transcript says it."""
+    evidence: list[tuple[int, str, str | None]] = field(default_factory=list)
+    """``(ordinal, role, note)``; roles as in :class:`kb.graph.extract.Evidence`."""
+
+    def ordinals(self) -> set[int]:
+        return {o for o, _, _ in self.evidence}
+
+
+# ------------------------------------------------------------------ the check
+_PREFIX = re.compile(r"^\s*(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*)+")
+_ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
+_WRAPPERS = frozenset("sudo time timeout nohup env exec command npx uv uvx poetry pipenv "
+                      "bunx pnpx call & .".split())
+_SUBCOMMANDS = frozenset("""git gh npm pnpm yarn bun cargo go docker kubectl podman pip pip3
+composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl helm terraform
+rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
+_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+
+
+def _word(w: str) -> str:
+    w = w.strip("\"'`()")
+    if "://" in w:
+        host = w.split("://", 1)[1].split("/", 2)
+        return "/".join(host[:2])[:60]
+    if "/" in w or "\\" in w:
+        w = os.path.basename(w.replace("\\", "/").rstrip("/")) or w
+    return w.lower()
+
+
+def check_key(tool: str, command: str | None) -> str:
+    """What a call checks, normalised so that reruns with other flags or paths agree:
+    ``cd x && npm install a b`` → ``npm install``; ``php rebuild.php`` → ``php rebuild.php``;
+    ``curl -s http://h/p?q`` → ``curl h/p?q``; a non-shell tool → ``tool target``."""
+    if not command:
+        return tool
+    if tool not in ("bash", "shell", "powershell", "exec", "terminal"):
+        return f"{tool} {_word(command.split()[0])}" if command.split() else tool
+    cmd = _PREFIX.sub("", command.strip())
+    first = _SPLIT.split(cmd, maxsplit=1)[0]
+    first = _ENV.sub("", first)
+    words = [w for w in first.split() if w]
+    while words and _word(words[0]) in _WRAPPERS:
+        words.pop(0)
+    if not words:
+        return "bash"
+    prog = _word(words[0])
+    out = [prog]
+    rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]]
+    if prog in _SUBCOMMANDS:
+        out += [_word(w) for w in rest[:2] if not _word(w).startswith(("$", "<", ">"))]
+        if prog in ("python", "python3", "node", "php", "deno") and rest:
+            out = [prog, _word(rest[0])]
+    elif rest:
+        out.append(_word(rest[0]))
+    return " ".join(out)[:80]
+
+
+# -------------------------------------------------------------------- episodes
+CHAIN_GAP = 40
+"""Ordinals without a run of a check after which its next run starts a new episode."""
+SLIP = 3
+"""A failure fixed by a run of the same check this close is a slip, not a dead end."""
+VERDICT_WINDOW = 3
+"""Messages after a failure in which a sentence that gives up on it ends it."""
+MAX_EVIDENCE = 12
+
+
+def _chains(steps: list[Step]) -> list[list[Step]]:
+    by_key: dict[tuple[str, str], list[list[Step]]] = {}
+    for s in steps:
+        if not s.check:
+            continue
+        chains = by_key.setdefault((s.session_id, s.key), [])
+        if chains and s.ordinal - chains[-1][-1].ordinal <= CHAIN_GAP:
+            chains[-1].append(s)
+        else:
+            chains.append([s])
+    return [c for cs in by_key.values() for c in cs if any(s.failed for s in c)]
+
+
+def _failures(chain: list[Step]) -> list[Step]:
+    """The failures of a chain that were not slips (fixed at the next run)."""
+    out = []
+    for i, s in enumerate(chain):
+        if not s.failed:
+            continue
+        nxt = chain[i + 1] if i + 1 < len(chain) else None
+        if nxt is not None and not nxt.failed and nxt.ordinal - s.ordinal <= SLIP:
+            continue
+        out.append(s)
+    return out
+
+
+def _sig_label(sig: str | None) -> str:
+    return sig or "it kept failing"
+
+
+def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Dead ends of checks that kept failing, or failed once and were given up on."""
+    verdicts: dict[str, list[Said]] = {}
+    for s in said:
+        if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
+            verdicts.setdefault(s.session_id, []).append(s)
+    changes: dict[str, list[Step]] = {}
+    for s in steps:
+        if s.change:
+            changes.setdefault(s.session_id, []).append(s)
+    out: list[Found] = []
+    for chain in _chains(steps):
+        fails = _failures(chain)
+        if not fails:
+            continue
+        sid = chain[0].session_id
+        last = chain[-1]
+        passed_at_end = not last.failed
+        first, final = fails[0].ordinal, fails[-1].ordinal
+        said_so = [v for v in verdicts.get(sid, ())
+                   if first <= v.ordinal <= final + VERDICT_WINDOW]
+        if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
+            how = "failed-check"
+        elif len(fails) >= 1 and not passed_at_end and said_so:
+            how = "abandoned-check"
+        else:
+            continue
+        sigs = [f.signature for f in fails if f.signature]
+        signature = max(set(sigs), key=sigs.count) if sigs else None
+        ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
+                                                 for f in fails]
+        between = [c for c in changes.get(sid, ()) if first < c.ordinal < final]
+        ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
+        why = said_so[-1].text if said_so else None
+        end = said_so[-1].ordinal if said_so else final + 1
+        ev.append((end, "ended", why))
+        out.append(Found(
+            session_id=sid, name=f"`{chain[0].key}` until it works", first=first,
+            ended=end, how=how, cause_text=_sig_label(signature), signature=signature,
+            why=why, evidence=_dedupe(ev)))
+    return out
+
+
+# ----------------------------------------------------------------- the user says
+def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """The turns whose work the next user message reports as broken."""
+    by_session: dict[str, list[Said]] = {}
+    for s in said:
+        if s.role == "user":
+            by_session.setdefault(s.session_id, []).append(s)
+    work: dict[str, list[Step]] = {}
+    for s in steps:
+        if s.change or (s.check and not s.failed):
+            work.setdefault(s.session_id, []).append(s)
+    out: list[Found] = []
+    for sid, users in by_session.items():
+        done = work.get(sid, [])
+        current: Found | None = None
+        for prev, report in zip(users, users[1:]):
+            turn = [w for w in done if prev.ordinal < w.ordinal < report.ordinal]
+            changed = [w for w in turn if w.change]
+            if report.signal is None or not changed:
+                current = None
+                continue
+            ev = [(w.ordinal, "tested", f"changed {w.target}") for w in changed[-6:]]
+            ev.append((report.ordinal, "ended", short(report.text, 200)))
+            cause = report.error or _complaint(report.text, report.signal)
+            if current is not None and _same_symptom(current, report):
+                current.evidence = _dedupe(current.evidence + ev)
+                current.ended = report.ordinal
+                continue
+            files = list(dict.fromkeys(w.target for w in changed if w.target))
+            name = (f"change to {', '.join(files[:3])}" if files else "the change") + \
+                f" for «{short(prev.text, 70)}»"
+            current = Found(session_id=sid, name=name, first=changed[0].ordinal,
+                            ended=report.ordinal, how="refuted", cause_text=cause,
+                            signature=report.error, why=short(report.text, 240),
+                            evidence=_dedupe(ev))
+            out.append(current)
+    return out
+
+
+def _complaint(text: str, phrase: str) -> str:
+    """The sentence of a user message that reports the failure."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if phrase.lower() in sentence.lower():
+            return short(sentence.strip(), 160)
+    return short(text, 160)
+
+
+def _same_symptom(prev: Found, report: Said) -> bool:
+    if prev.signature and report.error:
+        return prev.signature == report.error
+    a, b = tokens(prev.cause_text), tokens(report.error or report.text[:300])
+    return len(a & b) >= 3
+
+
+def rejected_episodes(steps: list[Step]) -> list[Found]:
+    """Calls whose permission the user refused: the user said no to that approach."""
+    out: list[Found] = []
+    for s in steps:
+        if not s.rejected:
+            continue
+        if out and out[-1].session_id == s.session_id and s.ordinal - out[-1].ended <= 1:
+            out[-1].ended = s.ordinal
+            out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "ended", None)])
+            continue
+        out.append(Found(session_id=s.session_id, name=f"`{s.key}`", first=s.ordinal,
+                         ended=s.ordinal, how="rejected",
+                         cause_text="the user rejected the tool permission",
+                         evidence=[(s.ordinal, "ended", "permission rejected")]))
+    for f in out:  # the reply that takes the refusal in belongs to the episode
+        f.evidence.append((f.ended + 1, "ended", None))
+    return out
+
+
+def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
+    seen: dict[int, tuple[int, str, str | None]] = {}
+    for e in ev:
+        if e[0] not in seen or (seen[e[0]][2] is None and e[2] is not None):
+            seen[e[0]] = e
+    items = sorted(seen.values())
+    if len(items) > MAX_EVIDENCE:
+        items = items[:MAX_EVIDENCE // 2] + items[-(MAX_EVIDENCE // 2):]
+    return items
+
+
+def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Every dead end the episode rules find, in transcript order; an episode that
+    repeats one already found (most of its evidence shared) is dropped."""
+    found = check_episodes(steps, said) + refuted_episodes(steps, said) + \
+        rejected_episodes(steps)
+    found.sort(key=lambda f: (f.session_id, f.first))
+    kept: list[Found] = []
+    for f in found:
+        mine = f.ordinals()
+        if any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
+               for k in kept):
+            continue
+        kept.append(f)
+    return kept
