@@ -68,7 +68,8 @@ class Found:
     first: int
     ended: int
     how: str
-    """``failed-check``, ``abandoned-check``, ``refuted`` (by the user), ``rejected``."""
+    """``failed-check``, ``abandoned-check``, ``refuted`` (by the user), ``asked-again``,
+    ``rejected``."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -153,16 +154,28 @@ def _chains(steps: list[Step]) -> list[list[Step]]:
 
 
 def _failures(chain: list[Step]) -> list[Step]:
-    """The failures of a chain that were not slips (fixed at the next run)."""
+    """The failures of a chain that were neither slips (fixed at the next run) nor
+    progress (the next run failed differently: the change fixed this failure)."""
     out = []
     for i, s in enumerate(chain):
         if not s.failed:
             continue
         nxt = chain[i + 1] if i + 1 < len(chain) else None
+        if nxt is None or (nxt.failed and s.ordinal == chain[-1].ordinal):
+            out.append(s)
+            continue
         if nxt is not None and not nxt.failed and nxt.ordinal - s.ordinal <= SLIP:
+            continue
+        if nxt is not None and nxt.failed and (s.signature or nxt.signature) \
+                and s.signature != nxt.signature:
             continue
         out.append(s)
     return out
+
+
+_UNANSWERED = ("Timed out", "the tool call was")
+"""A single failure of these kinds left a question open (see untested), it did not
+refute the approach."""
 
 
 def _sig_label(sig: str | None) -> str:
@@ -190,9 +203,11 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         first, final = fails[0].ordinal, fails[-1].ordinal
         said_so = [v for v in verdicts.get(sid, ())
                    if first <= v.ordinal <= final + VERDICT_WINDOW]
+        gave_up = [v for v in said_so if v.signal == "dead-end"]
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
-        elif len(fails) >= 1 and not passed_at_end and said_so:
+        elif len(fails) == 1 and not passed_at_end and (gave_up or said_so) and \
+                not (fails[0].signature or "").startswith(_UNANSWERED):
             how = "abandoned-check"
         else:
             continue
@@ -220,9 +235,13 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if s.role == "user":
             by_session.setdefault(s.session_id, []).append(s)
     work: dict[str, list[Step]] = {}
+    failed: set[tuple[str, int]] = set()
     for s in steps:
         if s.change or (s.check and not s.failed):
             work.setdefault(s.session_id, []).append(s)
+        elif s.failed:
+            failed.add((s.session_id, s.ordinal))
+    aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
     out: list[Found] = []
     for sid, users in by_session.items():
         done = work.get(sid, [])
@@ -230,6 +249,24 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         for prev, report in zip(users, users[1:]):
             turn = [w for w in done if prev.ordinal < w.ordinal < report.ordinal]
             changed = [w for w in turn if w.change]
+            between = range(prev.ordinal + 1, report.ordinal)
+            if _asks_again(prev, report) and not any((sid, o) in aborted for o in between):
+                # the same request again: the replies in between did not do it (a reply
+                # the user aborted to re-send at once is no failed reply)
+                ev = [(o, "tested", None) for o in between if (sid, o) not in failed]
+                ev.append((report.ordinal, "ended", short(report.text, 200)))
+                if current is not None and current.how == "asked-again" \
+                        and current.ended == prev.ordinal:
+                    current.evidence = _dedupe(current.evidence + ev)
+                    current.ended = report.ordinal
+                    continue
+                current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
+                                first=prev.ordinal + 1, ended=report.ordinal,
+                                how="asked-again",
+                                cause_text="the replies did not do what was asked",
+                                why=short(report.text, 240), evidence=_dedupe(ev))
+                out.append(current)
+                continue
             if report.signal is None or not changed:
                 current = None
                 continue
@@ -249,6 +286,13 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             evidence=_dedupe(ev))
             out.append(current)
     return out
+
+
+def _asks_again(prev: Said, now: Said) -> bool:
+    """A user message that repeats the one before it (the request was not done)."""
+    a, b = tokens(prev.text[:400]), tokens(now.text[:400])
+    return len(a) >= 2 and len(b) >= 2 and len(a & b) / max(len(a), len(b)) >= 0.75 \
+        and now.ordinal - prev.ordinal <= 12
 
 
 def _complaint(text: str, phrase: str) -> str:

@@ -66,6 +66,14 @@ _SUPERSEDED = re.compile(r"supersed|replaced by|no longer needed|not needed|obso
 _POSITIVE = re.compile(r"\b(?:win|wins|works|worked|improv\w*|faster|speed-?up|gain|"
                        r"\+\d+(?:\.\d+)?\s*%)", re.I)
 _TIMEOUT = re.compile(r"timed out|timeout", re.I)
+_CANNOT_READ = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to|don'?t have a way"
+                          r" to)\s+(?:\w+\s+)?(?:read|see|view|open|access|process|display)\b",
+                          re.I)
+_DIAGNOSIS = re.compile(
+    r"\b(?:because|since|due to|the (?:real |root |actual )?(?:issue|problem|cause|error|bug|reason)"
+    r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
+    r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b)",
+    re.I)
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -268,6 +276,8 @@ class Extractor:
         """Checks and changes, for the episode rules (:mod:`kb.graph.episodes`)."""
         self.said: list[Said] = []
         """User messages and the assistant sentences that end or turn away from things."""
+        self.attachments: list[tuple[str, int, str]] = []
+        """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
 
     # -- approaches --------------------------------------------------------
@@ -498,8 +508,13 @@ class Extractor:
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
         without a word or a call, or still being written when the transcript ends."""
+        if row.attachment and row.role == "user":
+            self.attachments.append((row.session_id, row.ordinal, row.attachment))
         if row.role != "assistant":
             return
+        if row.error and "abort" in row.error.lower():
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+                                  "aborted"))
         if row.finish == "length":
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
@@ -529,11 +544,13 @@ class Extractor:
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
                                        None, rejected, target=key.split(" ", 1)[-1]))
             return
-        failed = bool(row.signatures) or row.status == "error" or (
+        failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
         self.steps.append(Step(row.session_id, row.ordinal, key, False, True, failed,
                                row.signatures[0] if row.signatures else (
-                                   short(row.error, 120) if row.error else None), rejected))
+                                   short(row.error, 120) if row.error else (
+                                       "the tool call was still running"
+                                       if row.status == "interrupted" else None)), rejected))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -631,8 +648,16 @@ class Extractor:
 
     def explanation_spans(self) -> list[tuple[str, int, int]]:
         """``(session, first, last)`` ordinals whose prose :meth:`finish` wants."""
-        return [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
-                for a in self.approaches if a.ended is not None]
+        spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
+                 for a in self.approaches if a.ended is not None]
+        for f in episodes(self.steps, self.said):
+            spans.append((f.session_id, f.first, f.first + 2))
+            spans.append((f.session_id, f.ended, f.ended + self.DIAGNOSIS))
+        spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
+        return spans
+
+    DIAGNOSIS = 3
+    """Messages after an episode ended in which the agent's diagnosis is looked for."""
 
     def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
                sessions: list[str],
@@ -648,7 +673,8 @@ class Extractor:
                 a.explanation = _explain(a, explanations)
         for a in self.approaches:
             self._settle(a)
-        self._episodes()
+        self._episodes(explanations)
+        self._unread(explanations)
         self._same_causes()
         self._pivots()
         self._decisions()
@@ -711,7 +737,19 @@ class Extractor:
         else:
             a.status = "dead_end"
 
-    def _episodes(self) -> None:
+    def _unread(self, explanations: dict[tuple[str, int], list[str]]) -> None:
+        """An attachment the reply says it cannot read leaves its question open."""
+        for sid, o, what in self.attachments:
+            said = " ".join(explanations.get((sid, o + 1), []))
+            if _CANNOT_READ.search(said) and not any(
+                    q.session_id == sid and q.ordinal == o for q in self.questions):
+                self.questions.append(Question(
+                    id=f"{sid}:{o}:attachment", session_id=sid, ordinal=o,
+                    question=f"what does the attachment show ({short(what, 60)})?",
+                    reason="the reply says it cannot read the attachment", host=None,
+                    command=""))
+
+    def _episodes(self, explanations: dict[tuple[str, int], list[str]]) -> None:
         """Dead ends read from episodes around checks and from what the user reports
         (:mod:`kb.graph.episodes`); one an approach already tells is not told twice."""
         ended = [a for a in self.approaches
@@ -722,6 +760,14 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 > len(mine)
                    for a in ended):
                 continue
+            if f.how in ("failed-check", "abandoned-check", "rejected"):
+                window = range(f.first, f.first + 3)
+            else:
+                window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
+            diagnosis = _diagnosis(explanations, f.session_id, window)
+            if diagnosis:
+                f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
+                    else diagnosis
             self._from_episode(f)
 
     def _from_episode(self, f: Found) -> Approach:
@@ -885,6 +931,18 @@ class Extractor:
 
 _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked|ruled out|"
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
+
+
+def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
+               window: Iterable[int]) -> str | None:
+    """The agent's first sentence in some messages that says why something failed."""
+    for o in window:
+        for text in explanations.get((session_id, o), []):
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+                sentence = sentence.strip(" -*•#")
+                if len(sentence) >= 16 and _DIAGNOSIS.search(sentence):
+                    return short(sentence, 240)
+    return None
 
 
 def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:
