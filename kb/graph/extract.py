@@ -638,8 +638,9 @@ class Extractor:
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
                     key = check_key(row.tool, cmd)
-                if question_of(cmd, row.host) == q.question or \
-                        check_key(row.tool, q.command) == key:
+                if question_of(cmd, row.host) == q.question or (
+                        check_key(row.tool, q.command) == key
+                        and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
                     q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------
@@ -757,7 +758,7 @@ class Extractor:
         for f in episodes(self.steps, self.said):
             mine = f.ordinals()
             if any(a.session_id == f.session_id
-                   and len(mine & {e.ordinal for e in a.evidence}) * 2 > len(mine)
+                   and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
             if f.how in ("failed-check", "abandoned-check", "rejected"):
@@ -931,6 +932,10 @@ class Extractor:
 
 _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked|ruled out|"
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
 
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
