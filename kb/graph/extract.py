@@ -899,7 +899,7 @@ class Extractor:
         n = max(1, len(self.approaches))
         generic = {t for t, c in df.items() if c / n > 0.34 and c > 2}
         dead = [a for a in self.approaches if a.status in ("dead_end", "blocked")
-                and a.cause is not None and a.cause.kind in ("unsupported", "cuda-graphs",
+                and a.cause is not None and a.cause.kind in ("unsupported", "incompatible",
                                                              "missing")]
         for b in self.approaches:
             if b.kind != "approach":
@@ -1033,7 +1033,7 @@ def _worth_an_approach(what: str) -> bool:
         return False
     technical = re.search(r"--[\w-]+|\w+_\w+|[A-Z]{2,}|\w*\d\w*|[a-z]+[A-Z]\w*|"
                           r"\b(?:backend|kernel|algorithm|algo|mode|flag|option|fusion|"
-                          r"allreduce|all-to-all|parallel\w*|cache|quantiz\w*|compil\w*)\b",
+                          r"parallel\w*|cache|quantiz\w*|compil\w*|driver|linker|runtime|pool\w*)\b",
                           what)
     return bool(technical)
 

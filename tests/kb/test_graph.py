@@ -66,7 +66,8 @@ def test_tokens_normalise_spellings() -> None:
      "unsupported:sm120"),
     ("KeyError: 12, SM120 missing from torch's lookup table", "unsupported:sm120"),
     ("38 tok/s, 56 simultaneous cross-GPU reads saturate the PCIe switch", "saturation:pcie"),
-    ("breaks CUDA graph capture", "cuda-graphs"),
+    ("breaks CUDA graph capture", "incompatible:cudagraph"),
+    ("the old ORM is not compatible with async views", "incompatible:asyncviews"),
     ("deep_ep not installed", "missing:deepep"),
     ("OOM during CUDA graph capture (3.4 GiB dispatch workspace)", "oom"),
     ("mold is not packaged because glibc 2.31 is too old", "unsupported:glibc231"),
@@ -240,7 +241,7 @@ def test_fixture_dead_ends(deadends: list[dict[str, Any]],
     assert "not installed" in names["Expert Parallelism via DeepEP"]["cause"]
     assert names["Flashinfer A2A backend"]["cause"] == "out of memory"
     assert names["Custom allreduce on PCIe"]["cause"] == "PCIe saturation"
-    assert "CUDA graphs" in names["NCCL_ALGO=Tree"]["cause"]
+    assert "CUDA graph" in names["NCCL_ALGO=Tree"]["cause"]
     for d in deadends:
         assert d["cause"] and all({"session_id", "ordinal"} <= set(e) for e in d["evidence"])
     # the messages that tested and ended each allreduce attempt (the manifest's story)
