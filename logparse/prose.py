@@ -657,7 +657,7 @@ def plan_phrase(text: str) -> str | None:
 # does not happen ("the buttons don't work", "is not showing"), a result that is wrong ("looks
 # bad", "nothing", "still"), or a correction of what was asked ("I meant", "no, ...").
 _REFUTE_RE = re.compile(
-    r"\b(?:not|n't|never|no\s+longer)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
+    r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
     r"|render\w*|appear\w*|display\w*|exist\w*|chang\w*|fix\w*|cent(?:er|re)\w*|click\w*"
     r"|respond\w*|right|correct|good|updat\w*|happen\w*|run\w*|start\w*|compil\w*|build\w*"
     r"|pass\w*|reach\w*|push\w*|sav\w*)\b"

@@ -103,8 +103,9 @@ def _word(w: str) -> str:
 
 
 def check_key(tool: str, command: str | None) -> str:
-    """What a call checks, normalised so that reruns with other flags or paths agree:
-    ``cd x && npm install a b`` → ``npm install``; ``php rebuild.php`` → ``php rebuild.php``;
+    """What a call checks, normalised so that reruns with other flags or paths agree: the
+    program, its sub-command and their first argument (``cd x && npm install a b`` →
+    ``npm install a``); ``php rebuild.php`` → ``php rebuild.php``;
     ``curl -s http://h/p?q`` → ``curl h/p?q``; a non-shell tool → ``tool target``."""
     if not command:
         return tool
@@ -250,7 +251,9 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             turn = [w for w in done if prev.ordinal < w.ordinal < report.ordinal]
             changed = [w for w in turn if w.change]
             between = range(prev.ordinal + 1, report.ordinal)
-            if _asks_again(prev, report) and not any((sid, o) in aborted for o in between):
+            refutes = report.signal is not None and bool(changed)
+            if not refutes and _asks_again(prev, report) \
+                    and not any((sid, o) in aborted for o in between):
                 # the same request again: the replies in between did not do it (a reply
                 # the user aborted to re-send at once is no failed reply)
                 ev = [(o, "tested", None) for o in between if (sid, o) not in failed]

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.episodes import Found, Said, Step, check_key, episodes
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -36,11 +37,10 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
-from kb.graph.episodes import Found, Said, Step, check_key, episodes
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.signals import quoted_error
 
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -533,11 +533,15 @@ class Extractor:
             reason=reason, host=None, command="", approach_id=act[-1].id if act else None))
 
     def _step(self, row: CallRow) -> None:
+        cmd = row.remote_command or row.command or ""
+        rejected = row.status == "error" and "rejected permission" in (row.error or "")
+        if rejected:
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
+                                   False, False, False, None, True))
+            return
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             return
-        cmd = row.remote_command or row.command or ""
         key = check_key(row.tool, cmd)
-        rejected = row.status == "error" and "rejected permission" in (row.error or "")
         if row.category == "file-edit":
             ok = row.status == "completed" and not row.signatures
             if ok or rejected:
@@ -1043,11 +1047,13 @@ def _cap(s: str) -> str:
 
 
 def extract(scope: str, sessions: list[str], calls: list[CallRow], prose: list[ProseRow],
-            annotations: list[Annotation] = (), verdicts: list[Verdict] = ()) -> Extraction:
+            annotations: list[Annotation] = (), verdicts: list[Verdict] = (),
+            messages: Iterable[MessageRow] = ()) -> Extraction:
     """The story of one scope (a top-level session and its subagents)."""
     ex = Extractor(scope)
-    ex.run(calls, prose)
+    ex.run(calls, prose, messages)
     explanations: dict[tuple[str, int], list[str]] = {}
     for p in prose:
-        explanations.setdefault((p.session_id, p.ordinal), []).append(p.text)
+        if p.classification != "prompt":
+            explanations.setdefault((p.session_id, p.ordinal), []).append(p.text)
     return ex.finish(list(annotations), list(verdicts), sessions, explanations)
