@@ -212,8 +212,9 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             how = "abandoned-check"
         else:
             continue
-        sigs = [f.signature for f in fails if f.signature]
-        signature = max(set(sigs), key=sigs.count) if sigs else None
+        sigs = [f.signature for f in fails if f.signature] or \
+            [s.signature for s in chain if s.failed and s.signature]
+        signature = max(sigs, key=sigs.count) if sigs else None
         ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
                                                  for f in fails]
         between = [c for c in changes.get(sid, ()) if first < c.ordinal < final]
@@ -221,8 +222,9 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         why = said_so[-1].text if said_so else None
         end = said_so[-1].ordinal if said_so else final + 1
         ev.append((end, "ended", why))
+        first_failure = next(s.ordinal for s in chain if s.failed)
         out.append(Found(
-            session_id=sid, name=f"`{chain[0].key}` until it works", first=first,
+            session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
             ended=end, how=how, cause_text=_sig_label(signature), signature=signature,
             why=why, evidence=_dedupe(ev)))
     return out
@@ -243,6 +245,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         elif s.failed:
             failed.add((s.session_id, s.ordinal))
     aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
+    silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
+    acted = {(s.session_id, s.ordinal) for s in steps}
     out: list[Found] = []
     for sid, users in by_session.items():
         done = work.get(sid, [])
@@ -251,9 +255,12 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             turn = [w for w in done if prev.ordinal < w.ordinal < report.ordinal]
             changed = [w for w in turn if w.change]
             between = range(prev.ordinal + 1, report.ordinal)
-            refutes = report.signal is not None and bool(changed)
+            refutes = report.signal is not None and bool(changed) and (
+                _about(report, prev, changed) or (current is not None
+                                                  and _same_symptom(current, report)))
             if not refutes and _asks_again(prev, report) \
-                    and not any((sid, o) in aborted for o in between):
+                    and not any((sid, o) in aborted for o in between) \
+                    and any((sid, o) in silent or (sid, o) in acted for o in between):
                 # the same request again: the replies in between did not do it (a reply
                 # the user aborted to re-send at once is no failed reply)
                 ev = [(o, "tested", None) for o in between if (sid, o) not in failed]
@@ -270,7 +277,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                                 why=short(report.text, 240), evidence=_dedupe(ev))
                 out.append(current)
                 continue
-            if report.signal is None or not changed:
+            if not refutes:
                 current = None
                 continue
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in changed[-6:]]
@@ -289,6 +296,19 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             evidence=_dedupe(ev))
             out.append(current)
     return out
+
+
+_AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
+
+
+def _about(report: Said, request: Said, changed: list[Step]) -> bool:
+    """A report is about the last turn's work when it names what was asked or changed,
+    or says the problem persists ("still", "again", "same")."""
+    if report.error or _AGAIN.search(report.text[:1500]):
+        return True
+    said = tokens(report.text[:1500])
+    asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
+    return bool(said & asked)
 
 
 def _asks_again(prev: Said, now: Said) -> bool:

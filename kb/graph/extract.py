@@ -74,10 +74,19 @@ _DIAGNOSIS = re.compile(
     r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
     r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b)",
     re.I)
+_ROOT = re.compile(
+    r"\b(?:because|due to|caused by|the (?:real |root |actual )?(?:issue|problem|cause|bug|culprit"
+    r"|reason) (?:is|was)|\w+ (?:issue|problem)\b|(?:is|was) that\b|turns out|root cause"
+    r"|should be|must be|needs? to be|instead of|has no|have no|doesn'?t (?:have|exist|support)"
+    r"|does not (?:have|exist|support)|is not (?:a|an|defined|supported)|isn'?t (?:a|an|defined)"
+    r"|expects?|requires?|only accepts?)\b", re.I)
+_RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say|said|report|"
+                       r"tell|ask|want|mention)", re.I)
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
-stat pgrep pidof get-command test-path select-string""".split())
+stat pgrep pidof get-command test-path select-string where.exe get-childitem gci dir
+findstr""".split())
 """Programs whose non-zero exit is an answer (no match, no such file), not a failure."""
 
 
@@ -521,6 +530,7 @@ class Extractor:
             reason = "the transcript ends while this reply was still being written"
         elif not row.said and not row.acted and row.error is None:
             reason = "the reply stopped without an answer or a tool call"
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "silent"))
         else:
             return
         if any(q.session_id == row.session_id and q.ordinal == row.ordinal
@@ -545,8 +555,9 @@ class Extractor:
         if row.category == "file-edit":
             ok = row.status == "completed" and not row.signatures
             if ok or rejected:
+                where = cmd.replace("\\", "/").rstrip("/").split("/")[-2:]
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
-                                       None, rejected, target=key.split(" ", 1)[-1]))
+                                       None, rejected, target="/".join(where)))
             return
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
@@ -810,7 +821,9 @@ class Extractor:
                 assert first.cause is not None
                 for b in members[1:]:
                     b.cause = first.cause
-        loose = [a for a in ended if a.cause is not None and a.cause.kind in ("stated", "error")]
+        # episodes share a node through their signature (the cause key), not through words
+        loose = [a for a in ended if a.cause is not None and a.cause.kind in ("stated", "error")
+                 and "episode" not in a.sources]
         for i, a in enumerate(loose):
             for b in loose[:i]:
                 assert a.cause is not None and b.cause is not None
@@ -944,14 +957,20 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int]) -> str | None:
-    """The agent's first sentence in some messages that says why something failed."""
+    """The agent's sentence in some messages that says why something failed: the first
+    that states a root ("the issue is that …", "because …"), else the first that argues."""
+    weak = None
     for o in window:
         for text in explanations.get((session_id, o), []):
             for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
                 sentence = sentence.strip(" -*•#")
-                if len(sentence) >= 16 and _DIAGNOSIS.search(sentence):
+                if len(sentence) < 16 or _RESTATES.search(sentence):
+                    continue
+                if _ROOT.search(sentence):
                     return short(sentence, 240)
-    return None
+                if weak is None and _DIAGNOSIS.search(sentence):
+                    weak = short(sentence, 240)
+    return weak
 
 
 def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:
