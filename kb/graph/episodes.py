@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from kb.graph.text import short, tokens
@@ -42,6 +44,8 @@ class Step(NamedTuple):
     """The user refused the tool's permission."""
     target: str = ""
     """What a change touched (a file name)."""
+    signatures: tuple[str, ...] = ()
+    """Every error signature of a failed run."""
 
 
 class Said(NamedTuple):
@@ -68,8 +72,8 @@ class Found:
     first: int
     ended: int
     how: str
-    """``failed-check``, ``abandoned-check``, ``refuted`` (by the user), ``asked-again``,
-    ``rejected``."""
+    """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
+    user), ``asked-again``, ``rejected``."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -90,6 +94,7 @@ _SUBCOMMANDS = frozenset("""git gh npm pnpm yarn bun cargo go docker kubectl pod
 composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl helm terraform
 rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_REDIRECT = re.compile(r"^\d*[<>]|^&>")
 
 
 def _word(w: str) -> str:
@@ -102,6 +107,7 @@ def _word(w: str) -> str:
     return w.lower()
 
 
+@lru_cache(maxsize=65536)
 def check_key(tool: str, command: str | None) -> str:
     """What a call checks, normalised so that reruns with other flags or paths agree: the
     program, its sub-command and their first argument (``cd x && npm install a b`` →
@@ -111,17 +117,18 @@ def check_key(tool: str, command: str | None) -> str:
         return tool
     if tool not in ("bash", "shell", "powershell", "exec", "terminal"):
         return f"{tool} {_word(command.split()[0])}" if command.split() else tool
-    cmd = _PREFIX.sub("", command.strip())
+    cmd = _PREFIX.sub("", command[:600].strip())
     first = _SPLIT.split(cmd, maxsplit=1)[0]
     first = _ENV.sub("", first)
-    words = [w for w in first.split() if w]
+    words = first.split()[:12]
     while words and _word(words[0]) in _WRAPPERS:
         words.pop(0)
     if not words:
         return "bash"
     prog = _word(words[0])
     out = [prog]
-    rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]]
+    rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]
+            and not _REDIRECT.match(w)]
     if prog in _SUBCOMMANDS:
         out += [_word(w) for w in rest[:2] if not _word(w).startswith(("$", "<", ">"))]
         if prog in ("python", "python3", "node", "php", "deno") and rest:
@@ -139,6 +146,23 @@ SLIP = 3
 VERDICT_WINDOW = 3
 """Messages after a failure in which a sentence that gives up on it ends it."""
 MAX_EVIDENCE = 12
+
+
+class _Index:
+    """Steps of each session in ordinal order, for range queries in O(log n)."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.by: dict[str, list[Step]] = {}
+        for s in steps:
+            self.by.setdefault(s.session_id, []).append(s)
+        self.keys = {sid: [s.ordinal for s in ss] for sid, ss in self.by.items()}
+
+    def between(self, sid: str, lo: int, hi: int) -> list[Step]:
+        """Steps with ``lo < ordinal < hi``."""
+        keys = self.keys.get(sid)
+        if not keys:
+            return []
+        return self.by[sid][bisect_right(keys, lo):bisect_left(keys, hi)]
 
 
 def _chains(steps: list[Step]) -> list[list[Step]]:
@@ -189,10 +213,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     for s in said:
         if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
             verdicts.setdefault(s.session_id, []).append(s)
-    changes: dict[str, list[Step]] = {}
-    for s in steps:
-        if s.change:
-            changes.setdefault(s.session_id, []).append(s)
+    changes = _Index([s for s in steps if s.change])
     out: list[Found] = []
     for chain in _chains(steps):
         fails = _failures(chain)
@@ -202,8 +223,13 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         last = chain[-1]
         passed_at_end = not last.failed
         first, final = fails[0].ordinal, fails[-1].ordinal
-        said_so = [v for v in verdicts.get(sid, ())
-                   if first <= v.ordinal <= final + VERDICT_WINDOW]
+        vs = verdicts.get(sid, [])
+        lo = bisect_left([v.ordinal for v in vs], first) if vs else 0
+        said_so = []
+        for v in vs[lo:]:
+            if v.ordinal > final + VERDICT_WINDOW:
+                break
+            said_so.append(v)
         gave_up = [v for v in said_so if v.signal == "dead-end"]
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
@@ -217,7 +243,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         signature = max(sigs, key=sigs.count) if sigs else None
         ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
                                                  for f in fails]
-        between = [c for c in changes.get(sid, ()) if first < c.ordinal < final]
+        between = changes.between(sid, first, final)
         ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
         why = said_so[-1].text if said_so else None
         end = said_so[-1].ordinal if said_so else final + 1
@@ -230,6 +256,51 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+def attempt_episodes(steps: list[Step]) -> list[Found]:
+    """Changes made between two failing runs of one check that did not make the failure
+    go away: every failure of the first run is still there (the fix did not fix), or the
+    second run reports other errors besides or instead of several (the change broke
+    something else, or exposed why it cannot work).  One error replaced by another,
+    or a run that only lost failures, is progress."""
+    changes = _Index([s for s in steps if s.change])
+    out: list[Found] = []
+    for chain in _chains(steps):
+        for before, after in zip(chain, chain[1:]):
+            if not (before.failed and after.failed and before.signatures
+                    and after.signatures):
+                continue
+            sid = before.session_id
+            between = changes.between(sid, before.ordinal, after.ordinal)
+            new = [x for x in after.signatures if x not in before.signatures]
+            kept = [x for x in before.signatures if x in after.signatures]
+            if new and (kept or len(after.signatures) >= 2):
+                # one error replaced by another is progress; a compiler that now reports
+                # other errors (or more) says the change went the wrong way
+                signature, how = new[0], "broke"
+            elif kept and len(kept) == len(before.signatures) and between:
+                signature, how = kept[0], "did not fix"
+            else:
+                continue
+            ev: list[tuple[int, str, str | None]] = [(before.ordinal, "tested",
+                                                      before.signatures[0])]
+            ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
+            ev.append((after.ordinal, "ended", signature))
+            last = out[-1] if out else None
+            if last is not None and last.session_id == sid and \
+                    last.ended == before.ordinal and last.signature == signature:
+                # one symptom, fixed again and again: one episode
+                last.evidence = _dedupe(last.evidence + ev)
+                last.ended = after.ordinal
+                continue
+            what = ", ".join(dict.fromkeys(c.target for c in between if c.target)) or \
+                "the change"
+            out.append(Found(session_id=sid, name=f"{short(what, 80)} ({how})",
+                             first=before.ordinal, ended=after.ordinal,
+                             how="failed-attempt", cause_text=signature,
+                             signature=signature, evidence=_dedupe(ev)))
+    return out
+
+
 # ----------------------------------------------------------------- the user says
 def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """The turns whose work the next user message reports as broken."""
@@ -237,22 +308,16 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     for s in said:
         if s.role == "user":
             by_session.setdefault(s.session_id, []).append(s)
-    work: dict[str, list[Step]] = {}
-    failed: set[tuple[str, int]] = set()
-    for s in steps:
-        if s.change or (s.check and not s.failed):
-            work.setdefault(s.session_id, []).append(s)
-        elif s.failed:
-            failed.add((s.session_id, s.ordinal))
+    work = _Index([s for s in steps if s.change or (s.check and not s.failed)])
+    failed = {(s.session_id, s.ordinal) for s in steps if s.failed}
     aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
     silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
     acted = {(s.session_id, s.ordinal) for s in steps}
     out: list[Found] = []
     for sid, users in by_session.items():
-        done = work.get(sid, [])
         current: Found | None = None
         for prev, report in zip(users, users[1:]):
-            turn = [w for w in done if prev.ordinal < w.ordinal < report.ordinal]
+            turn = work.between(sid, prev.ordinal, report.ordinal)
             changed = [w for w in turn if w.change]
             between = range(prev.ordinal + 1, report.ordinal)
             refutes = report.signal is not None and bool(changed) and (
@@ -366,14 +431,14 @@ def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str |
 def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
-    found = check_episodes(steps, said) + refuted_episodes(steps, said) + \
-        rejected_episodes(steps)
+    found = attempt_episodes(steps) + check_episodes(steps, said) + \
+        refuted_episodes(steps, said) + rejected_episodes(steps)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:
         mine = f.ordinals()
-        if any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
-               for k in kept):
+        near = [k for k in kept[-32:] if k.session_id == f.session_id]
+        if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
         kept.append(f)
     return kept

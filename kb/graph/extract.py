@@ -40,7 +40,7 @@ from kb.graph.text import (
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.signals import quoted_error
 
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -285,6 +285,8 @@ class Extractor:
         """Checks and changes, for the episode rules (:mod:`kb.graph.episodes`)."""
         self.said: list[Said] = []
         """User messages and the assistant sentences that end or turn away from things."""
+        self._answered_upto = 0
+        """Index in :attr:`questions` before which every question is answered."""
         self.attachments: list[tuple[str, int, str]] = []
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
@@ -321,7 +323,10 @@ class Extractor:
         if loose:
             toks = toks - self.common
         out = []
-        df = Counter(t for x in self.approaches for t in x.tokens)
+        if getattr(self, "_df_n", -1) != len(self.approaches):
+            self._df = Counter(t for x in self.approaches for t in x.tokens)
+            self._df_n = len(self.approaches)
+        df = self._df
         for a in self.approaches:
             if a.kind == "goal" or not a.tokens:
                 continue
@@ -565,7 +570,8 @@ class Extractor:
                                row.signatures[0] if row.signatures else (
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
-                                       if row.status == "interrupted" else None)), rejected))
+                                       if row.status == "interrupted" else None)), rejected,
+                               signatures=row.signatures))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -648,8 +654,12 @@ class Extractor:
             return
         cmd = row.remote_command or row.command or ""
         key = None
-        for q in self.questions:
-            if q.answered_at is None and q.session_id == row.session_id \
+        pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
+        while self._answered_upto < len(self.questions) and \
+                self.questions[self._answered_upto].answered_at is not None:
+            self._answered_upto += 1  # questions before this index are all answered
+        for q in pending:
+            if q.session_id == row.session_id \
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
                     key = check_key(row.tool, cmd)
@@ -776,8 +786,8 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
-            if f.how in ("failed-check", "abandoned-check", "rejected"):
-                window = range(f.first, f.first + 3)
+            if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
+                window = range(f.first, f.ended + 3)
             else:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
             diagnosis = _diagnosis(explanations, f.session_id, window)

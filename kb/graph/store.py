@@ -130,29 +130,33 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                OR (kind = 'prompt' AND source = 'text')
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
-            WITH last AS (SELECT session_id, max(ordinal) AS o FROM messages
+            WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid
+                       AND m.ordinal > ids.after),
+                 last AS (SELECT session_id, max(ordinal) AS o FROM messages
                           WHERE session_id IN (SELECT sid FROM ids) GROUP BY session_id),
                  att AS (SELECT session_id, ordinal, string_agg(text, '; ') AS what
                          FROM other_events WHERE kind = 'attachment'
                            AND session_id IN (SELECT sid FROM ids) GROUP BY ALL),
-                 said AS (SELECT DISTINCT session_id, ordinal FROM prose
-                          WHERE kind = 'decision' AND source = 'text'
-                            AND session_id IN (SELECT sid FROM ids)),
-                 acted AS (SELECT DISTINCT session_id, ordinal FROM calls
-                           WHERE session_id IN (SELECT sid FROM ids))
-            SELECT m.session_id, m.ordinal, m.role, m.finish, left(m.error, 200),
-                   m.tokens_output, m.time_completed IS NOT NULL,
-                   said.ordinal IS NOT NULL, acted.ordinal IS NOT NULL,
-                   att.what, m.ordinal = last.o
-            FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after
-            JOIN last ON last.session_id = m.session_id
-            LEFT JOIN att ON att.session_id = m.session_id AND att.ordinal = m.ordinal
-            LEFT JOIN said ON said.session_id = m.session_id AND said.ordinal = m.ordinal
-            LEFT JOIN acted ON acted.session_id = m.session_id AND acted.ordinal = m.ordinal
-            WHERE att.what IS NOT NULL OR m.ordinal = last.o
-               OR (m.role = 'assistant' AND (m.finish = 'length' OR m.error IS NOT NULL
-                   OR (said.ordinal IS NULL AND acted.ordinal IS NULL)))
-            ORDER BY m.session_id, m.ordinal""").fetchall()]
+                 cand AS (SELECT m.* FROM m JOIN last USING (session_id)
+                          LEFT JOIN att USING (session_id, ordinal)
+                          WHERE att.what IS NOT NULL OR m.ordinal = last.o
+                             OR (m.role = 'assistant' AND (m.finish IS DISTINCT FROM 'tool-calls'
+                                 OR m.error IS NOT NULL)))
+            SELECT c.session_id, c.ordinal, c.role, c.finish, left(c.error, 200),
+                   c.tokens_output, c.time_completed IS NOT NULL,
+                   EXISTS (SELECT 1 FROM prose p WHERE p.session_id = c.session_id
+                           AND p.ordinal = c.ordinal AND p.kind = 'decision'
+                           AND p.source = 'text'),
+                   EXISTS (SELECT 1 FROM calls k WHERE k.session_id = c.session_id
+                           AND k.ordinal = c.ordinal),
+                   att.what, c.ordinal = last.o
+            FROM cand c JOIN last USING (session_id)
+            LEFT JOIN att USING (session_id, ordinal)
+            ORDER BY c.session_id, c.ordinal""").fetchall()]
+    # keep only the shapes that say something (the extractor reads these)
+    messages = [r for r in messages if r.attachment or r.last or (
+        r.role == "assistant" and (r.finish == "length" or r.error is not None
+                                   or (not r.said and not r.acted)))]
     return calls, prose, messages
 
 
