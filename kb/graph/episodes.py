@@ -231,16 +231,16 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 break
             said_so.append(v)
         gave_up = [v for v in said_so if v.signal == "dead-end"]
-        if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
-            how = "failed-check"
-        elif len(fails) == 1 and not passed_at_end and (gave_up or said_so) and \
-                not (fails[0].signature or "").startswith(_UNANSWERED):
-            how = "abandoned-check"
-        else:
-            continue
         sigs = [f.signature for f in fails if f.signature] or \
             [s.signature for s in chain if s.failed and s.signature]
         signature = max(sigs, key=sigs.count) if sigs else None
+        if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
+            how = "failed-check"
+        elif len(fails) == 1 and not passed_at_end and (gave_up or said_so) and \
+                signature and not signature.startswith(_UNANSWERED):
+            how = "abandoned-check"
+        else:
+            continue
         ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
                                                  for f in fails]
         between = changes.between(sid, first, final)
@@ -281,8 +281,10 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                 signature, how = kept[0], "did not fix"
             else:
                 continue
-            ev: list[tuple[int, str, str | None]] = [(before.ordinal, "tested",
-                                                      before.signatures[0])]
+            # the run before is the state the change started from; when the change broke
+            # something, only the change and what it led to are the attempt
+            ev: list[tuple[int, str, str | None]] = [] if how == "broke" else [
+                (before.ordinal, "tested", before.signatures[0])]
             ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
             ev.append((after.ordinal, "ended", signature))
             last = out[-1] if out else None

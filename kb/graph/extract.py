@@ -40,7 +40,7 @@ from kb.graph.text import (
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.signals import quoted_error
 
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -682,7 +682,7 @@ class Extractor:
         spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
         return spans
 
-    DIAGNOSIS = 3
+    DIAGNOSIS = 5
     """Messages after an episode ended in which the agent's diagnosis is looked for."""
 
     def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
