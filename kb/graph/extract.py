@@ -40,7 +40,7 @@ from kb.graph.text import (
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.signals import quoted_error
 
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -858,8 +858,9 @@ class Extractor:
         self.pivots = [p for p in self.pivots if p.sources and p.targets]
         for p in self.pivots:
             for a in self.approaches:
-                if a.id in p.sources and a.status == "dead_end" and not a.experiments:
-                    a.status = "superseded"
+                if a.id in p.sources and a.status == "dead_end" and not a.experiments \
+                        and "episode" not in a.sources:  # an episode failed, it was not
+                    a.status = "superseded"          # merely replaced
 
     def _decisions(self) -> None:
         for d in self.decisions:
