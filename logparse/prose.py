@@ -43,6 +43,7 @@ __all__ = [
     "pivot_phrase",
     "plan_phrase",
     "prose_phrase",
+    "refutation_phrase",
 ]
 
 _MAX_CHARS = 60_000
@@ -649,3 +650,57 @@ def conclusion_phrase(text: str) -> str | None:
 def plan_phrase(text: str) -> str | None:
     """The phrase that marks ``text`` as a plan ("Let me", "Next,"...), else None."""
     return prose_phrase(text, ProseClass.PLAN)
+
+
+# --------------------------------------------------------------------------- user reports
+# What a user says when the work of the last turn does not do what it should: a result that
+# does not happen ("the buttons don't work", "is not showing"), a result that is wrong ("looks
+# bad", "nothing", "still"), or a correction of what was asked ("I meant", "no, ...").
+_REFUTE_RE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
+    r"|render\w*|appear\w*|display\w*|exist\w*|chang\w*|fix\w*|cent(?:er|re)\w*|click\w*"
+    r"|respond\w*|right|correct|good|updat\w*|happen\w*|run\w*|start\w*|compil\w*|build\w*"
+    r"|pass\w*|reach\w*|push\w*|sav\w*)\b"
+    r"|\bstill\s+(?:\w+\s+){0,3}?(?:not|n't|no|broken|wrong|bad|fail\w*|error\w*|same|there|shows?"
+    r"|looks?|getting|happening|empty|blank|missing|dead)\b"
+    r"|\b(?:wrong|broken|badly|weird|incorrect|ugly|messed\s+up|garbled|dead|blank|missing"
+    r"|no\s*where|nothing|empty)\b"
+    r"|\blook(?:s|ing)?\s+(?:\w+\s+)?(?:bad|off|wrong|weird|broken)\b|\btoo\s+(?:colou?rful|big|small"
+    r"|dark|bright|wide|narrow|much)\b"
+    r"|\bsame\s+(?:error|problem|issue|result|thing|behaviou?r)\b"
+    r"|\b(?:I|we)\s+(?:said|meant|asked|wanted|told\s+you)\b|\bnot\s+what\s+I\b"
+    r"|^\W*(?:no|nope|wrong)\b[,.!:]?"
+    r"|\bdo(?:es)?\s+not\s+exist\b|\bdo\s*n[o']t\s+use\b",
+    re.I,
+)
+_REPORTED_ERROR_RE = re.compile(
+    r"(?:Fatal|Parse)\s+error|\bUncaught\b|\bTraceback\b|\b[A-Z]\w*(?:Error|Exception)\b"
+    r"|\berror\b|\bfail(?:s|ed|ing)?\b|\bcrash\w*|\bnot\s+(?:defined|found)\b|\bundefined\b",
+    re.I,
+)
+_THANKS_RE = re.compile(r"\b(?:thanks|thank\s+you|works?\s+(?:now|great|fine)|perfect|great)\b"
+                        r"|\bis\s+working\b", re.I)
+
+
+def refutation_phrase(text: str) -> str | None:
+    """The phrase of a user message that reports the agent's last result as broken or not
+    what was asked ("still doesn't work", "Fatal error: ...", "I meant ..."), else None.
+
+    A question without a reported error ("is it working?") reports nothing; praise without
+    a "but" ("works now, thanks") neither."""
+    try:
+        t = _prepare(text)[:4000]
+        err = _REPORTED_ERROR_RE.search(t)
+        m = _REFUTE_RE.search(t)
+        if err is None and m is None:
+            return None
+        if err is None and t.rstrip().endswith("?"):
+            return None
+        thanks = _THANKS_RE.search(t)
+        if thanks is not None and not re.search(r"\bbut\b", t[thanks.end():], re.I):
+            return None
+        hit = err if err is not None and (m is None or err.start() < m.start()) else m
+        assert hit is not None
+        return hit.group().strip()
+    except Exception:  # noqa: BLE001
+        return None

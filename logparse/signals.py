@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from logparse.models import Measurement
 
-__all__ = ["error_signatures", "measurements", "normalise_message"]
+__all__ = ["error_signatures", "measurements", "normalise_message", "quoted_error"]
 
 # --------------------------------------------------------------------------- common
 
@@ -139,6 +139,9 @@ _GATES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Abort", ("Abort", "terminate called")),
     ("fatal", ("fatal", "build stopped")),
     ("E:", ("\nE: ",)),
+    ("recogni", ("is not recognized as", "not recognized as the name")),
+    ("too long", ("line is too long",)),
+    ("ERR!", ("npm ERR!",)),
 )
 
 _MODULE_RE = re.compile(r"No module named ['\"]?([\w.\-]+)")
@@ -170,10 +173,19 @@ _CUDA_ERR_RE = re.compile(r"CUDA error:\s*(.+)")
 _ARCH_RE = re.compile(r"Unsupported gpu architecture '([\w.]+)'")
 _NVFATAL_RE = re.compile(r"^\s*(nvcc|ptxas|nvlink|fatbinary|cicc)\s+fatal\s*:\s*(.+)")
 _CC_ERR_RE = re.compile(
-    r"^\s*\S+?\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|inl|cl|m|mm|S|s|f90|rs|go)"
-    r"(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(fatal error|error)\s*(?:\[[\w-]+\])?\s*:?\s*(.+)"
+    r"^\s*\S+?\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|inl|cl|m|mm|S|s|f90|rs|go|ts|tsx|mts|cts|js|jsx"
+    r"|vue|svelte|cs|java|kt|swift)"
+    r"(?::\d+(?::\d+)?:|\(\d+(?:,\d+)?\)\s*:)\s*(fatal error|error)\s*(?:\[[\w-]+\])?\s*:?\s*(.+)"
 )
 _RUST_ERR_RE = re.compile(r"^error(\[E\d+\])?: (.+)")
+_PHP_ERR_RE = re.compile(
+    r"^(?:PHP )?(Fatal error|Parse error|Warning|Deprecated):\s*(?:Uncaught\s+)?"
+    r"(?:((?:[A-Za-z_][\w\\\\]*\\\\)?[A-Z]\w*(?:Error|Exception)):\s*)?(.+?)"
+    r"(?:\s+in\s+\S+?(?::\d+| on line \d+).*)?$")
+_NOT_RECOGNIZED_RE = re.compile(
+    r"^(?:[\w.-]+ : )?(?:The term )?['‘\"]?([^'’\"\s]+)['’\"]? is not recognized as (?:an internal"
+    r"|the name of a cmdlet)")
+_NPM_ERR_RE = re.compile(r"^npm (?:ERR!|error) code (\S+)")
 _PIP_KEBAB_RE = re.compile(r"^\s*error: ([a-z]+(?:-[a-z]+)+)\s*$")
 _GIT_FATAL_RE = re.compile(r"^fatal: (.+)")
 _LD_RE = re.compile(r"^(?:\S*/)?(?:ld|ld\.\w+|collect2|lld)(?::| error:)\s*(?:error:\s*)?(.+)")
@@ -326,6 +338,32 @@ def _canon_exception(name: str, msg: str) -> str:
     return f"{short}: {msg}" if msg else short
 
 
+_QUOTED_AT_RE = re.compile(
+    r"(?:PHP )?(?:Fatal error|Parse error):|\b(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception):"
+    r"|\berror(?:\[\w+\])?:|\bnpm (?:ERR!|error)")
+_NOT_DEFINED_RE = re.compile(
+    r"\b(?:[Cc]ommand|[Ff]unction|[Cc]lass|[Mm]ethod|[Cc]onstant|[Vv]ariable|[Mm]odule|[Pp]ackage)"
+    r"\s+[\"'`]?([\w.:\\\\/-]+)[\"'`]?\s+(?:is\s+)?not\s+(?:defined|found)")
+
+
+def quoted_error(text: str) -> str | None:
+    """The signature of an error someone quotes inside prose: a user pasting what the page
+    or the terminal printed ("when I click I got: TypeError: x is null"), else None."""
+    try:
+        for m in _QUOTED_AT_RE.finditer(text[:20_000]):
+            line_end = text.find("\n", m.start())
+            seg = text[m.start(): line_end if line_end != -1 else len(text)]
+            sigs = error_signatures(seg)
+            if sigs:
+                return sigs[0]
+        m = _NOT_DEFINED_RE.search(text[:20_000])
+        if m:
+            return f"{m.group(1)} not defined"
+    except Exception:  # noqa: BLE001 - prose must never break extraction
+        return None
+    return None
+
+
 def _codeish(line: str, idx: int) -> bool:
     """True when the phrase at ``idx`` sits in code: a string literal that an expression goes
     on after (``raise X("...")``, ``"...": 1``, ``("...",)``), or a code-looking line."""
@@ -394,6 +432,21 @@ def _line_sig(raw: str, in_tb: bool) -> str | None:
             msg = m.group(2).strip()
             if code or msg.startswith(("could not compile", "linking with", "aborting due")):
                 return f"error{code}: {normalise_message(msg)}"
+    if "error" in line or "Warning" in line or "Deprecated" in line:
+        m = _PHP_ERR_RE.match(stripped)
+        if m and (m.group(1) != "Warning" or "Uncaught" in line):
+            exc = m.group(2).rsplit("\\", 1)[-1] + ": " if m.group(2) else ""
+            return f"PHP {m.group(1)}: {exc}{normalise_message(m.group(3))}"
+    if "recognized" in line:
+        m = _NOT_RECOGNIZED_RE.match(stripped)
+        if m:
+            return "command not found: " + m.group(1)
+    if "line is too long" in line and stripped.startswith("The command line is too long"):
+        return "The command line is too long"
+    if "npm" in line and "code" in line:
+        m = _NPM_ERR_RE.match(stripped)
+        if m:
+            return "npm error: " + m.group(1)
     if "error: " in line:
         m = _PIP_KEBAB_RE.match(line)
         if m:

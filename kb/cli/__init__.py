@@ -56,11 +56,11 @@ def cli(ctx: click.Context, db: Path | None) -> None:
 
 
 def _register() -> None:
-    from kb.cli import graph, index, ingest, live, read
+    from kb.cli import graph, ingest, live, read, rebuild
     from kb.cli.replay import replay
     from kb.cli.tui import tui
 
-    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *index.COMMANDS,
+    for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *rebuild.COMMANDS,
                 *live.COMMANDS, replay, tui):
         cli.add_command(cmd)
 

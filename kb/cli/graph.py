@@ -16,6 +16,7 @@ from kb.cli.tools import (
     db_option,
     emit_json,
     emit_lines,
+    err,
     handle_errors,
     json_option,
     limit_option,
@@ -24,6 +25,7 @@ from kb.cli.tools import (
     out,
     output_option,
     paged,
+    real,
     resolve,
     say,
     session_option,
@@ -53,16 +55,44 @@ def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
     try:
         wanted = (gs.scopes(store) if all_scopes
                   else [gs.scope_of(store, resolve(store, session_id))])
-        missing = gs.unbuilt(store, wanted)  # never built, or owed by an interrupted ingest
+        missing = gs.unbuilt(store, wanted)  # never built, older rules, or owed by an ingest
         if missing:
             store.close()
             with open_store(db, read_only=False) as rw:
-                for s in missing:
-                    gs.rebuild(rw, s)
+                derive(rw, missing, force=False)
             store = open_store(db)
         yield store, wanted
     finally:
         store.close()
+
+
+LONG_DERIVATION = 5000
+"""Messages to derive above which a progress bar is shown on stderr."""
+
+
+def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
+    """Derive the graphs of some scopes (those out of date, or all with ``force``), with a
+    progress bar on stderr when there is much to read; the scopes derived again."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from kb.graph import store as gs
+
+    sizes = gs.scope_sizes(store, scopes)
+    total = sum(sizes.values())
+    done: list[str] = []
+    if total < LONG_DERIVATION:
+        for s in scopes:
+            if gs.rebuild(store, s, force=force):
+                done.append(s)
+        return done
+    with Progress(TextColumn("deriving knowledge graphs"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("messages"), console=real(err), transient=True) as bar:
+        task = bar.add_task("derive", total=total)
+        for s in scopes:
+            if gs.rebuild(store, s, force=force):
+                done.append(s)
+            bar.advance(task, sizes.get(s, 0))
+    return done
 
 
 @click.command()
@@ -150,21 +180,31 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
 @click.command()
 @session_option
 @all_option
-@click.option("--answered", is_flag=True, help="Also list questions answered later.")
+@click.option("--open", "open_only", is_flag=True,
+              help="Only questions no later run answered.")
+@click.option("--answered", is_flag=True,
+              help="Only questions a later run answered (with the ordinal that did).")
 @limit_option()
 @db_option
 @json_option
 @handle_errors
-def untested(session_id: str | None, all_scopes: bool, answered: bool, limit: int | None,
-             db: Path | None, as_json: bool) -> None:
-    """Checks that never answered their question (transport failures, aborts, timeouts)."""
+def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered: bool,
+             limit: int | None, db: Path | None, as_json: bool) -> None:
+    """Checks that got no answer when they ran: transport failures, aborts, timeouts,
+    rejected permissions, calls still running at export, replies cut short or stalled.
+
+    Each is open, or answered by a later run of the same check (its ordinal shown)."""
     from kb.graph import store as gs
     from kb.render import untested_lines
 
+    if open_only and answered:
+        raise click.UsageError("--open and --answered exclude each other")
     with graph_store(db, session_id, all_scopes) as (store, scopes):
-        items = gs.untested(store, scopes, include_answered=answered)
+        items = gs.untested(store, scopes, include_answered=not open_only,
+                            only_answered=answered)
         hint = None if items or all_scopes else _elsewhere(
-            store, scopes, lambda sc: bool(gs.untested(store, sc, include_answered=answered)))
+            store, scopes, lambda sc: bool(gs.untested(store, sc, include_answered=not open_only,
+                                                       only_answered=answered)))
     if limit is not None:
         items = items[:limit]
     if as_json:

@@ -17,6 +17,7 @@ from kb.cli.tools import (
     note,
     open_store,
     out,
+    real,
     say,
 )
 from kb.exitcodes import ExitCode
@@ -74,7 +75,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                 TransferSpeedColumn,
             )
             with Progress(TextColumn("ingesting"), BarColumn(), DownloadColumn(),
-                          TransferSpeedColumn(), TimeRemainingColumn(), console=err,
+                          TransferSpeedColumn(), TimeRemainingColumn(), console=real(err),
                           transient=True) as bar:
                 task = bar.add_task("ingest", total=total or None)
                 report = run_ingest(store, list(paths), session_ids=session_ids or None,

@@ -113,6 +113,11 @@ class _LazyConsole:
         return getattr(self._get(), name)
 
 
+def real(console: Console) -> Console:
+    """The console itself, for rich APIs that take one (``Progress(console=…)``)."""
+    return console._get() if isinstance(console, _LazyConsole) else console
+
+
 out: Console = _LazyConsole(stderr=False)  # type: ignore[assignment]
 err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 

@@ -25,7 +25,7 @@ def approach_node(a: Approach) -> dict[str, Any]:
         "cause": a.cause.label if a.cause else None,
         "cause_key": a.cause.key if a.cause else None,
         "cause_kind": a.cause.kind if a.cause else None,
-        "end_text": a.end_text,
+        "end_text": a.end_text, "cause_text": a.cause_text,
         "evidence": [{"session_id": e.session_id, "ordinal": e.ordinal, "role": e.role,
                       "note": e.note} for e in sorted(a.evidence,
                                                       key=lambda e: (e.ordinal, e.role))],

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.episodes import Found, Said, Step, check_key, episodes
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -36,7 +37,12 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
-from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase
+from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.signals import quoted_error
+
+EXTRACTOR_VERSION = 6
+"""Version of the extraction rules: bump it whenever a rule changes what is derived, so
+knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -60,6 +66,28 @@ _SUPERSEDED = re.compile(r"supersed|replaced by|no longer needed|not needed|obso
 _POSITIVE = re.compile(r"\b(?:win|wins|works|worked|improv\w*|faster|speed-?up|gain|"
                        r"\+\d+(?:\.\d+)?\s*%)", re.I)
 _TIMEOUT = re.compile(r"timed out|timeout", re.I)
+_CANNOT_READ = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to|don'?t have a way"
+                          r" to)\s+(?:\w+\s+)?(?:read|see|view|open|access|process|display)\b",
+                          re.I)
+_DIAGNOSIS = re.compile(
+    r"\b(?:because|since|due to|the (?:real |root |actual )?(?:issue|problem|cause|error|bug|reason)"
+    r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
+    r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b)",
+    re.I)
+_ROOT = re.compile(
+    r"\b(?:because|due to|caused by|the (?:real |root |actual )?(?:issue|problem|cause|bug|culprit"
+    r"|reason) (?:is|was)|\w+ (?:issue|problem)\b|(?:is|was) that\b|turns out|root cause"
+    r"|should be|must be|needs? to be|instead of|has no|have no|doesn'?t (?:have|exist|support)"
+    r"|does not (?:have|exist|support)|is not (?:a|an|defined|supported)|isn'?t (?:a|an|defined)"
+    r"|expects?|requires?|only accepts?)\b", re.I)
+_RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say|said|report|"
+                       r"tell|ask|want|mention)", re.I)
+_NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
+                         "glob", "list", "ls"})
+_PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
+stat pgrep pidof get-command test-path select-string where.exe get-childitem gci dir
+findstr""".split())
+"""Programs whose non-zero exit is an answer (no match, no such file), not a failure."""
 
 
 # ------------------------------------------------------------------------ rows
@@ -82,6 +110,27 @@ class CallRow(NamedTuple):
     todos: tuple[tuple[str, str], ...] | None = None
     """``todowrite``: ``(content, status)`` of every item."""
     output_tail: str | None = None
+    error: str | None = None
+    """The tool's own error message (``The user rejected permission ...``)."""
+
+
+class MessageRow(NamedTuple):
+    """A message whose shape says something: cut short, empty, aborted, with an
+    attachment, or the last one (see :func:`kb.graph.store.load_rows`)."""
+
+    session_id: str
+    ordinal: int
+    role: str
+    finish: str | None
+    error: str | None
+    tokens_output: int | None
+    completed: bool
+    said: bool
+    """It has a text part (not only reasoning)."""
+    acted: bool
+    """It made a tool call."""
+    attachment: str | None
+    last: bool
 
 
 class ProseRow(NamedTuple):
@@ -232,6 +281,14 @@ class Extractor:
         """Approaches one verdict ended together ("both fail because …"): one cause."""
         self.common: frozenset[str] = frozenset()
         """Tokens too frequent in this scope's commands to identify an approach."""
+        self.steps: list[Step] = []
+        """Checks and changes, for the episode rules (:mod:`kb.graph.episodes`)."""
+        self.said: list[Said] = []
+        """User messages and the assistant sentences that end or turn away from things."""
+        self._answered_upto = 0
+        """Index in :attr:`questions` before which every question is answered."""
+        self.attachments: list[tuple[str, int, str]] = []
+        """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
 
     # -- approaches --------------------------------------------------------
@@ -266,7 +323,10 @@ class Extractor:
         if loose:
             toks = toks - self.common
         out = []
-        df = Counter(t for x in self.approaches for t in x.tokens)
+        if getattr(self, "_df_n", -1) != len(self.approaches):
+            self._df = Counter(t for x in self.approaches for t in x.tokens)
+            self._df_n = len(self.approaches)
+        df = self._df
         for a in self.approaches:
             if a.kind == "goal" or not a.tokens:
                 continue
@@ -289,7 +349,8 @@ class Extractor:
                                           a.first))
 
     # -- the pass -----------------------------------------------------------
-    def run(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+    def run(self, calls: list[CallRow], prose: list[ProseRow],
+            messages: Iterable[MessageRow] = ()) -> None:
         """The first pass over a scope: learns which command tokens are too common to
         identify an approach, then feeds every row."""
         cmd_df: Counter[str] = Counter()
@@ -297,9 +358,10 @@ class Extractor:
             cmd_df.update(tokens(c.remote_command or c.command or ""))
         floor = max(3, len(calls) // 200)
         self.common = frozenset(t for t, n in cmd_df.items() if n > floor)
-        self.feed(calls, prose)
+        self.feed(calls, prose, messages)
 
-    def feed(self, calls: list[CallRow], prose: list[ProseRow]) -> None:
+    def feed(self, calls: list[CallRow], prose: list[ProseRow],
+             messages: Iterable[MessageRow] = ()) -> None:
         """Walk rows in transcript order (the scope session first, then its subagents).
 
         Feeding the rows of messages appended since the last pass continues the
@@ -313,10 +375,17 @@ class Extractor:
                            c))
         for p in prose:
             stream.append(((p.session_id != self.scope, p.session_id, p.ordinal, 1, p.seq), p))
+        for m in messages:
+            stream.append(((m.session_id != self.scope, m.session_id, m.ordinal, 3, 0), m))
         stream.sort(key=lambda x: x[0])
         for _, row in stream:
-            if isinstance(row, ProseRow):
-                self._prose(row)
+            if isinstance(row, MessageRow):
+                self._shape(row)
+            elif isinstance(row, ProseRow):
+                if row.classification == "prompt":
+                    self._user(row)
+                else:
+                    self._prose(row)
             elif row.todos is not None:
                 self._todos(row)
             else:
@@ -395,6 +464,11 @@ class Extractor:
                     a.active = True
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "proposed"))
         phrase = dead_end_phrase(text) if cls in ("dead-end", "decision", "pivot") else None
+        if phrase or cls == "pivot":
+            turn = phrase or pivot_phrase(text) or ""
+            self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                  sentence_with(text, turn) if turn else short(text, 240),
+                                  "dead-end" if phrase else "pivot"))
         if phrase:
             sentence = sentence_with(text, phrase)
             head = before_forward(clause_with(text, phrase))
@@ -441,7 +515,66 @@ class Extractor:
                     best, chosen = key, [a]
         return chosen
 
+    def _user(self, row: ProseRow) -> None:
+        self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
+                              refutation_phrase(row.text), quoted_error(row.text)))
+
+    def _shape(self, row: MessageRow) -> None:
+        """Questions a reply left open by its shape: cut at the output limit, stopped
+        without a word or a call, or still being written when the transcript ends."""
+        if row.attachment and row.role == "user":
+            self.attachments.append((row.session_id, row.ordinal, row.attachment))
+        if row.role != "assistant":
+            return
+        if row.error and "abort" in row.error.lower():
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+                                  "aborted"))
+        if row.finish == "length":
+            reason = "the reply was cut at the output-token limit"
+        elif row.last and not row.completed and row.finish is None:
+            reason = "the transcript ends while this reply was still being written"
+        elif not row.said and not row.acted and row.error is None:
+            reason = "the reply stopped without an answer or a tool call"
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "silent"))
+        else:
+            return
+        if any(q.session_id == row.session_id and q.ordinal == row.ordinal
+               for q in self.questions[-4:]):
+            return
+        act = self.active(row.ordinal)
+        self.questions.append(Question(
+            id=f"{row.session_id}:{row.ordinal}:reply", session_id=row.session_id,
+            ordinal=row.ordinal, question="what was this reply going to answer?",
+            reason=reason, host=None, command="", approach_id=act[-1].id if act else None))
+
+    def _step(self, row: CallRow) -> None:
+        cmd = row.remote_command or row.command or ""
+        rejected = row.status == "error" and "rejected permission" in (row.error or "")
+        if rejected:
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
+                                   False, False, False, None, True))
+            return
+        if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
+            return
+        key = check_key(row.tool, cmd)
+        if row.category == "file-edit":
+            ok = row.status == "completed" and not row.signatures
+            if ok or rejected:
+                where = cmd.replace("\\", "/").rstrip("/").split("/")[-2:]
+                self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
+                                       None, rejected, target="/".join(where)))
+            return
+        failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
+        self.steps.append(Step(row.session_id, row.ordinal, key, False, True, failed,
+                               row.signatures[0] if row.signatures else (
+                                   short(row.error, 120) if row.error else (
+                                       "the tool call was still running"
+                                       if row.status == "interrupted" else None)), rejected,
+                               signatures=row.signatures))
+
     def _call(self, row: CallRow) -> None:
+        self._step(row)
         for value, unit, label in row.measurements:
             self.measurements.append((row.session_id, row.ordinal, value, unit, label))
         if row.tool == "task":
@@ -489,8 +622,12 @@ class Extractor:
         # wrapper (ssh); "Connection refused" from a curl or nc probe is its answer
         reason = transport_failure(list(row.signatures)) if row.hops else None
         if reason is None:
-            if row.status in ("aborted", "interrupted"):
-                reason = f"the tool call was {row.status}"
+            if row.status == "error" and "rejected permission" in (row.error or ""):
+                reason = "the user rejected the tool's permission"
+            elif row.status == "aborted":
+                reason = "the tool call was aborted"
+            elif row.status == "interrupted":
+                reason = "the tool call was still running when the transcript ends"
             elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
                 reason = "the check timed out"
         if reason is None:
@@ -511,12 +648,25 @@ class Extractor:
                 host=host, command=cmd, approach_id=act[-1].id if act else None))
 
     def _answer(self, row: CallRow) -> None:
+        """A later run of the same check (same normalised command, same host) that
+        completed answers the question an earlier run left open."""
+        if row.status != "completed" or row.category in ("todo",):
+            return
         cmd = row.remote_command or row.command or ""
-        for q in self.questions:
-            if q.answered_at is None and q.session_id == row.session_id \
-                    and q.ordinal < row.ordinal and q.host == row.host \
-                    and question_of(cmd, row.host) == q.question:
-                q.answered_at = row.ordinal
+        key = None
+        pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
+        while self._answered_upto < len(self.questions) and \
+                self.questions[self._answered_upto].answered_at is not None:
+            self._answered_upto += 1  # questions before this index are all answered
+        for q in pending:
+            if q.session_id == row.session_id \
+                    and q.ordinal < row.ordinal and q.host == row.host and q.command:
+                if key is None:
+                    key = check_key(row.tool, cmd)
+                if question_of(cmd, row.host) == q.question or (
+                        check_key(row.tool, q.command) == key
+                        and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
+                    q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------
     EXPLAIN = 2
@@ -524,8 +674,16 @@ class Extractor:
 
     def explanation_spans(self) -> list[tuple[str, int, int]]:
         """``(session, first, last)`` ordinals whose prose :meth:`finish` wants."""
-        return [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
-                for a in self.approaches if a.ended is not None]
+        spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
+                 for a in self.approaches if a.ended is not None]
+        for f in episodes(self.steps, self.said):
+            spans.append((f.session_id, f.first, f.first + 2))
+            spans.append((f.session_id, f.ended, f.ended + self.DIAGNOSIS))
+        spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
+        return spans
+
+    DIAGNOSIS = 5
+    """Messages after an episode ended in which the agent's diagnosis is looked for."""
 
     def finish(self, annotations: list[Annotation], verdicts: list[Verdict],
                sessions: list[str],
@@ -541,6 +699,8 @@ class Extractor:
                 a.explanation = _explain(a, explanations)
         for a in self.approaches:
             self._settle(a)
+        self._episodes(explanations)
+        self._unread(explanations)
         self._same_causes()
         self._pivots()
         self._decisions()
@@ -603,6 +763,55 @@ class Extractor:
         else:
             a.status = "dead_end"
 
+    def _unread(self, explanations: dict[tuple[str, int], list[str]]) -> None:
+        """An attachment the reply says it cannot read leaves its question open."""
+        for sid, o, what in self.attachments:
+            said = " ".join(explanations.get((sid, o + 1), []))
+            if _CANNOT_READ.search(said) and not any(
+                    q.session_id == sid and q.ordinal == o for q in self.questions):
+                self.questions.append(Question(
+                    id=f"{sid}:{o}:attachment", session_id=sid, ordinal=o,
+                    question=f"what does the attachment show ({short(what, 60)})?",
+                    reason="the reply says it cannot read the attachment", host=None,
+                    command=""))
+
+    def _episodes(self, explanations: dict[tuple[str, int], list[str]]) -> None:
+        """Dead ends read from episodes around checks and from what the user reports
+        (:mod:`kb.graph.episodes`); one an approach already tells is not told twice."""
+        ended = [a for a in self.approaches
+                 if a.status in ("dead_end", "blocked", "superseded")]
+        for f in episodes(self.steps, self.said):
+            mine = f.ordinals()
+            if any(a.session_id == f.session_id
+                   and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
+                   for a in ended):
+                continue
+            if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
+                window = range(f.first, f.ended + 3)
+            else:
+                window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
+            diagnosis = _diagnosis(explanations, f.session_id, window)
+            if diagnosis:
+                f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
+                    else diagnosis
+            self._from_episode(f)
+
+    def _from_episode(self, f: Found) -> Approach:
+        a = self._new(f.name, f.session_id, f.first, "episode")
+        a.evidence = [Evidence(f.session_id, o, role, note) for o, role, note in f.evidence]
+        a.ended = f.ended
+        a.active = False
+        found = cause_of(f.cause_text, f.signature)
+        if found.kind in ("stated", "error"):
+            label = f.cause_text if f.signature is None else f.signature
+            found = Cause(key=found.key, label=label, kind=found.kind)
+        a.cause = found
+        a.cause_text = f.why or f.cause_text
+        a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
+        a.status = "blocked" if found.kind == "missing" else "dead_end"
+        a.notes.append(f"read from an episode: {f.how}")
+        return a
+
     def _same_causes(self) -> None:
         """Join causes the transcript says are one ("same cause as PgBouncer"), and stated
         causes that share their distinctive words ("session advisory locks")."""
@@ -622,7 +831,9 @@ class Extractor:
                 assert first.cause is not None
                 for b in members[1:]:
                     b.cause = first.cause
-        loose = [a for a in ended if a.cause is not None and a.cause.kind in ("stated", "error")]
+        # episodes share a node through their signature (the cause key), not through words
+        loose = [a for a in ended if a.cause is not None and a.cause.kind in ("stated", "error")
+                 and "episode" not in a.sources]
         for i, a in enumerate(loose):
             for b in loose[:i]:
                 assert a.cause is not None and b.cause is not None
@@ -647,8 +858,9 @@ class Extractor:
         self.pivots = [p for p in self.pivots if p.sources and p.targets]
         for p in self.pivots:
             for a in self.approaches:
-                if a.id in p.sources and a.status == "dead_end" and not a.experiments:
-                    a.status = "superseded"
+                if a.id in p.sources and a.status == "dead_end" and not a.experiments \
+                        and "episode" not in a.sources:  # an episode failed, it was not
+                    a.status = "superseded"          # merely replaced
 
     def _decisions(self) -> None:
         for d in self.decisions:
@@ -715,7 +927,7 @@ class Extractor:
         n = max(1, len(self.approaches))
         generic = {t for t, c in df.items() if c / n > 0.34 and c > 2}
         dead = [a for a in self.approaches if a.status in ("dead_end", "blocked")
-                and a.cause is not None and a.cause.kind in ("unsupported", "cuda-graphs",
+                and a.cause is not None and a.cause.kind in ("unsupported", "incompatible",
                                                              "missing")]
         for b in self.approaches:
             if b.kind != "approach":
@@ -748,6 +960,28 @@ class Extractor:
 
 _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked|ruled out|"
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
+               window: Iterable[int]) -> str | None:
+    """The agent's sentence in some messages that says why something failed: the first
+    that states a root ("the issue is that …", "because …"), else the first that argues."""
+    weak = None
+    for o in window:
+        for text in explanations.get((session_id, o), []):
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+                sentence = sentence.strip(" -*•#")
+                if len(sentence) < 16 or _RESTATES.search(sentence):
+                    continue
+                if _ROOT.search(sentence):
+                    return short(sentence, 240)
+                if weak is None and _DIAGNOSIS.search(sentence):
+                    weak = short(sentence, 240)
+    return weak
 
 
 def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:
@@ -833,7 +1067,7 @@ def _worth_an_approach(what: str) -> bool:
         return False
     technical = re.search(r"--[\w-]+|\w+_\w+|[A-Z]{2,}|\w*\d\w*|[a-z]+[A-Z]\w*|"
                           r"\b(?:backend|kernel|algorithm|algo|mode|flag|option|fusion|"
-                          r"allreduce|all-to-all|parallel\w*|cache|quantiz\w*|compil\w*)\b",
+                          r"parallel\w*|cache|quantiz\w*|compil\w*|driver|linker|runtime|pool\w*)\b",
                           what)
     return bool(technical)
 
@@ -843,11 +1077,13 @@ def _cap(s: str) -> str:
 
 
 def extract(scope: str, sessions: list[str], calls: list[CallRow], prose: list[ProseRow],
-            annotations: list[Annotation] = (), verdicts: list[Verdict] = ()) -> Extraction:
+            annotations: list[Annotation] = (), verdicts: list[Verdict] = (),
+            messages: Iterable[MessageRow] = ()) -> Extraction:
     """The story of one scope (a top-level session and its subagents)."""
     ex = Extractor(scope)
-    ex.run(calls, prose)
+    ex.run(calls, prose, messages)
     explanations: dict[tuple[str, int], list[str]] = {}
     for p in prose:
-        explanations.setdefault((p.session_id, p.ordinal), []).append(p.text)
+        if p.classification != "prompt":
+            explanations.setdefault((p.session_id, p.ordinal), []).append(p.text)
     return ex.finish(list(annotations), list(verdicts), sessions, explanations)

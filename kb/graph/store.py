@@ -20,10 +20,12 @@ import pyarrow as pa
 
 from kb.graph.build import build_graph
 from kb.graph.extract import (
+    EXTRACTOR_VERSION,
     Annotation,
     CallRow,
     Extraction,
     Extractor,
+    MessageRow,
     ProseRow,
     Verdict,
 )
@@ -85,8 +87,10 @@ def fingerprint(store: KbStore, sids: list[str]) -> tuple[str, int]:
 
 
 def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = None
-              ) -> tuple[list[CallRow], list[ProseRow]]:
-    """The signal rows of some sessions, those after ordinal ``after[session]`` only."""
+              ) -> tuple[list[CallRow], list[ProseRow], list[MessageRow]]:
+    """The signal rows of some sessions, those after ordinal ``after[session]`` only: tool
+    calls, prose (assistant signals and every user prompt) and the messages whose shape
+    says something (a reply cut short or empty, an attachment, the last message)."""
     after = after or {}
     ids = pa.table({  # noqa: F841
         "sid": pa.array(sids, type=pa.string()),
@@ -99,7 +103,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    child_session_id, title, hops,
                    CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
-                   END
+                   END, left(error, 300)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         todos = None
@@ -112,15 +116,48 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             remote_command=r[6], host=r[7], status=r[8], exit_code=r[9],
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
-            hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16]))
+            hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
+            error=r[17]))
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, classification, text, prose_role FROM prose
+            SELECT session_id, ordinal, seq,
+                   CASE WHEN kind = 'prompt' THEN 'prompt' ELSE classification END,
+                   CASE WHEN kind = 'prompt' THEN left(text, 4000) ELSE text END, prose_role
+            FROM prose
             JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after
-            WHERE kind = 'decision'
-              AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
-                   OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$))
+            WHERE (kind = 'decision'
+                   AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
+                        OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$)))
+               OR (kind = 'prompt' AND source = 'text')
             ORDER BY session_id, ordinal, seq""").fetchall()]
-    return calls, prose
+    messages = [MessageRow(*r) for r in store.conn.execute("""
+            WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid
+                       AND m.ordinal > ids.after),
+                 last AS (SELECT session_id, max(ordinal) AS o FROM messages
+                          WHERE session_id IN (SELECT sid FROM ids) GROUP BY session_id),
+                 att AS (SELECT session_id, ordinal, string_agg(text, '; ') AS what
+                         FROM other_events WHERE kind = 'attachment'
+                           AND session_id IN (SELECT sid FROM ids) GROUP BY ALL),
+                 cand AS (SELECT m.* FROM m JOIN last USING (session_id)
+                          LEFT JOIN att USING (session_id, ordinal)
+                          WHERE att.what IS NOT NULL OR m.ordinal = last.o
+                             OR (m.role = 'assistant' AND (m.finish IS DISTINCT FROM 'tool-calls'
+                                 OR m.error IS NOT NULL)))
+            SELECT c.session_id, c.ordinal, c.role, c.finish, left(c.error, 200),
+                   c.tokens_output, c.time_completed IS NOT NULL,
+                   EXISTS (SELECT 1 FROM prose p WHERE p.session_id = c.session_id
+                           AND p.ordinal = c.ordinal AND p.kind = 'decision'
+                           AND p.source = 'text'),
+                   EXISTS (SELECT 1 FROM calls k WHERE k.session_id = c.session_id
+                           AND k.ordinal = c.ordinal),
+                   att.what, c.ordinal = last.o
+            FROM cand c JOIN last USING (session_id)
+            LEFT JOIN att USING (session_id, ordinal)
+            ORDER BY c.session_id, c.ordinal""").fetchall()]
+    # keep only the shapes that say something (the extractor reads these)
+    messages = [r for r in messages if r.attachment or r.last or (
+        r.role == "assistant" and (r.finish == "length" or r.error is not None
+                                   or (not r.said and not r.acted)))]
+    return calls, prose, messages
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
@@ -145,8 +182,10 @@ class _Unpickler(pickle.Unpickler):
 
     ALLOWED = {("kb.graph.extract", n) for n in (
         "Extractor", "Approach", "Evidence", "Question", "Pivot", "Decision", "CallRow",
-        "ProseRow")} | {("kb.graph.text", "Cause"), ("builtins", "set"),
-                        ("builtins", "frozenset"), ("collections", "Counter")}
+        "ProseRow", "MessageRow")} | {("kb.graph.episodes", "Step"),
+                                      ("kb.graph.episodes", "Said"),
+                                      ("kb.graph.text", "Cause"), ("builtins", "set"),
+                                      ("builtins", "frozenset"), ("collections", "Counter")}
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.ALLOWED:
@@ -184,10 +223,11 @@ def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> byte
         if _still_valid(store, marks):
             ex = _load_state(row[1])
             if ex is not None:
-                calls, prose = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
-                if not calls and not prose and set(marks) == set(sids):
+                calls, prose, msgs = load_rows(store, sids,
+                                               {s: m[0] for s, m in marks.items()})
+                if not calls and not prose and not msgs and set(marks) == set(sids):
                     return bytes(row[1])  # nothing new to read
-                ex.feed(calls, prose)
+                ex.feed(calls, prose, msgs)
     if ex is None:
         ex = Extractor(scope)
         ex.run(*load_rows(store, sids))
@@ -255,10 +295,49 @@ def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph
     return build_graph(ex, session_infos(store, ex.sessions))
 
 
+def scope_sizes(store: KbStore, scopes_: list[str]) -> dict[str, int]:
+    """Messages per scope (its sessions and their subagents): what a derivation reads."""
+    return {s: fingerprint(store, scope_sessions(store, s))[1] for s in scopes_}
+
+
+# ------------------------------------------------------------ rules version
+def derived_version(store: KbStore, scope: str) -> int | None:
+    """The extractor version that derived a scope's graph (None: never stamped)."""
+    row = store.conn.execute("SELECT extractor_version FROM graph_versions WHERE scope = ?",
+                             [scope]).fetchone()
+    return int(row[0]) if row else None
+
+
+def stamp_version(store: KbStore, scope: str) -> None:
+    """Record that the current rules derived a scope's graph."""
+    store.conn.execute("DELETE FROM graph_versions WHERE scope = ?", [scope])
+    store.conn.execute("INSERT INTO graph_versions VALUES (?, ?, now())",
+                       [scope, EXTRACTOR_VERSION])
+
+
+def outdated(store: KbStore, wanted: Iterable[str]) -> list[str]:
+    """The scopes of ``wanted`` whose graph must be derived before it is read: never built,
+    or derived by other rules than the current ones (:data:`EXTRACTOR_VERSION`)."""
+    wanted = list(wanted)
+    if not wanted:
+        return []
+    ids = pa.table({"scope": pa.array(wanted, type=pa.string())})  # noqa: F841
+    current = {r[0] for r in store.conn.execute(
+        "SELECT b.scope FROM graph_builds b JOIN graph_versions v ON v.scope = b.scope "
+        "WHERE b.scope IN (SELECT scope FROM ids) AND v.extractor_version = ?",
+        [EXTRACTOR_VERSION]).fetchall()}
+    return [s for s in wanted if s not in current]
+
+
 def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
-    """Derive and persist one scope's graph; False when it was up to date."""
+    """Derive and persist one scope's graph; False when it was up to date.
+
+    A graph derived by older rules is derived again from scratch (its kept extractor
+    state belongs to the old rules too); annotations live apart and are applied again."""
     sids = scope_sessions(store, scope)
     fp, messages = fingerprint(store, sids)
+    if derived_version(store, scope) != EXTRACTOR_VERSION:
+        force = True
     if not force:
         row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
                                  [scope]).fetchone()
@@ -268,6 +347,7 @@ def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
     g = graph_of(store, scope, force)
     persist(store, scope, g, fp, messages)
     _graph_done(store, sids)
+    stamp_version(store, scope)
     return True
 
 
@@ -280,21 +360,24 @@ def _graph_done(store: KbStore, sids: list[str]) -> None:
 
 
 def unbuilt(store: KbStore, wanted: Iterable[str]) -> list[str]:
-    """The scopes among ``wanted`` whose graph was never built or is owed by an ingest
-    that did not finish its graph phase."""
-    built = {r[0] for r in store.conn.execute("SELECT scope FROM graph_builds").fetchall()}
+    """The scopes among ``wanted`` whose graph must be derived before it is read: never
+    built, derived by older rules (:func:`outdated`), or owed by an ingest that did not
+    finish its graph phase (``graph_pending``)."""
+    wanted = list(wanted)
+    stale = set(outdated(store, wanted))
     owed: set[str] = set()
     if _has_table(store, "graph_pending"):
         owed = {scope_of(store, r[0]) for r in store.conn.execute(
             "SELECT session_id FROM graph_pending").fetchall()}
-    return [s for s in wanted if s not in built or s in owed]
+    return [s for s in wanted if s in stale or s in owed]
 
 
 def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool = False
                 ) -> list[str]:
     """Rebuild the scopes of some sessions (all by default); drop graphs of sessions that
     turned out to be subagents (their parent's call arrived later)."""
-    for table in ("graph_nodes", "graph_edges", "graph_builds", "graph_state"):
+    for table in ("graph_nodes", "graph_edges", "graph_builds", "graph_state",
+                  "graph_versions"):
         store.conn.execute(f"DELETE FROM {table} WHERE scope NOT IN "
                            "(SELECT session_id FROM sessions WHERE parent_id IS NULL)")
     wanted = {scope_of(store, s) for s in only} if only is not None else set(scopes(store))
@@ -398,6 +481,7 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
             continue
         out.append({
             "name": a["label"], "status": a["status"], "cause": a.get("cause"),
+            "why": a.get("cause_text"),
             "cause_id": f"cause:{a['cause_key']}" if a.get("cause_key") else None,
             "evidence": [{"session_id": e["session_id"], "ordinal": e["ordinal"],
                           "role": e["role"], "note": e.get("note")} for e in a["evidence"]],
@@ -408,11 +492,15 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def untested(store: KbStore, scopes_: list[str], include_answered: bool = False
-             ) -> list[dict[str, Any]]:
+def untested(store: KbStore, scopes_: list[str], include_answered: bool = True,
+             only_answered: bool = False) -> list[dict[str, Any]]:
+    """Checks whose question got no answer when they ran, each ``open`` or ``answered``
+    (with the ordinal of the later run that answered it)."""
     out = []
     for q in _nodes(store, scopes_, "AND type = 'question'"):
         if q["status"] != "open" and not include_answered:
+            continue
+        if only_answered and q["status"] == "open":
             continue
         out.append({"session_id": q["session_id"], "ordinal": q["ordinal"],
                     "question": q["label"], "reason": q["reason"], "host": q.get("host"),

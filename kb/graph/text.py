@@ -168,7 +168,7 @@ _CHECKABLE = re.compile(r"\b(?:backend|flag|option|mode|algorithm|algo|kernel|fu
                         re.I)
 _TRAILING = re.compile(r"\s+(?:instead|next|now|first|again|too|as well|here|there|quickly|"
                        r"to see.*|to check.*|to find.*|so that.*|which.*|that.*|and see.*|"
-                       r"on the box.*|on .* box.*|in sglang.*)$", re.I)
+                       r"on the box.*|on .* box.*)$", re.I)
 
 
 _NOT_A_NAME = re.compile(r"^(?:from|on|at|in|to|with|again|it|this|that|them|out|there|here|"
@@ -208,9 +208,11 @@ _UNSUPPORTED = re.compile(
 _OOM = re.compile(r"out of memory|\bOOM\b|OutOfMemoryError|memory exhausted|oom-kill", re.I)
 _SATURATE = re.compile(r"saturat|contention|bandwidth[- ]bound|congest", re.I)
 _BUS = re.compile(r"\b(PCIe|NVLink|network|disk|memory bus|QPI|UPI|Infiniband|IB)\b", re.I)
-_GRAPHS = re.compile(r"cuda[ -]?graphs?", re.I)
-_BREAKS = re.compile(r"break|incompatib|not compatible|capture fail|fails? (?:during|in) "
-                     r"(?:graph )?capture|not permitted when stream is capturing", re.I)
+_INCOMPATIBLE = re.compile(
+    r"\b(?:breaks?|broke|incompatible with|not compatible with|conflicts? with"
+    r"|fails? (?:during|in|under))\s+(?:the\s+|a\s+)?"
+    r"(?P<what>[A-Za-z][\w.+-]*(?:\s+(?!capture|mode|support|when|because|on|in|with|for|and"
+    r"|or|but|so)[A-Za-z][\w.+-]*){0,2})", re.I)
 _SLOW = re.compile(r"slower|regress|worse than|no (?:faster|gain|speedup|improvement)|"
                    r"lower throughput|\b(?:\d+(?:\.\d+)?)\s*(?:tok/s|tokens/s)\b.*\b(?:vs|against|"
                    r"compared)\b", re.I)
@@ -218,9 +220,13 @@ _ENTITY = re.compile(
     r"\b(?:sm_?\d{2,3}[a-z]?|compute_\d{2,3}[a-z]?|[A-Z][A-Za-z]*\d+[A-Za-z0-9.]*|"
     r"[A-Za-z]+ ?\d+(?:\.\d+)+|[A-Z]{2,}[A-Za-z0-9]*|Blackwell|Hopper|Ampere|ROCm|arm64|"
     r"aarch64|musl|Windows|macOS)\b")
-_GENERIC_ENTITIES = frozenset({"JIT", "CUDA", "GPU", "GPUS", "API", "OK", "DEAD", "END", "EP",
-                               "TP", "OOM", "KEYERROR", "NVCC", "PCIE", "IO", "CPU", "SGL",
-                               "NCCL", "GIB", "GB", "MB", "MS", "A2A"})
+_GENERIC_ENTITIES = frozenset({"JIT", "CUDA", "GPU", "GPUS", "API", "OK", "DEAD", "END", "OOM",
+                               "NVCC", "PCIE", "IO", "CPU", "NCCL", "GIB", "GB", "MB", "MS",
+                               "HTTP", "HTTPS", "URL", "JSON", "SQL", "CLI"})
+"""Words too general to be the thing a cause is about (units, device kinds, formats)."""
+_ABBREVIATION = re.compile(r"[A-Z]{1,3}|[A-Z]\d[A-Z]")
+"""Short acronyms (``TP``, ``EP``) and letter-digit-letter ones (``A2A``, ``P2P``) name
+a mode or a protocol, not the platform something is unsupported on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +236,7 @@ class Cause:
     key: str
     label: str
     kind: str
-    """``unsupported``, ``missing``, ``oom``, ``saturation``, ``cuda-graphs``, ``slow``,
+    """``unsupported``, ``missing``, ``oom``, ``saturation``, ``incompatible``, ``slow``,
     ``transport``, ``error`` or ``stated``."""
 
 
@@ -240,7 +246,8 @@ def _entity(text: str) -> str | None:
         return f"SM{arch.group(1)}"
     for m in _ENTITY.finditer(text):
         e = m.group(0)
-        if e.upper() in _GENERIC_ENTITIES or e.upper().startswith(("KEYERROR", "RUNTIMEERROR")):
+        if e.upper() in _GENERIC_ENTITIES or _ABBREVIATION.fullmatch(e) \
+                or re.search(r"(?:Error|Exception)\b", e):
             continue
         if re.fullmatch(r"\d+", e):
             continue
@@ -275,9 +282,11 @@ def cause_of(text: str, signature: str | None = None) -> Cause:
         what = bus.group(1) if bus else "interconnect"
         return Cause(key=f"saturation:{squash(what)}", label=f"{what} saturation",
                      kind="saturation")
-    if _GRAPHS.search(both) and _BREAKS.search(both):
-        return Cause(key="cuda-graphs", label="incompatible with CUDA graphs",
-                     kind="cuda-graphs")
+    m = _INCOMPATIBLE.search(both)
+    if m:
+        what = m.group("what")
+        return Cause(key=f"incompatible:{squash(what)}", label=f"incompatible with {what}",
+                     kind="incompatible")
     if _SLOW.search(both):
         return Cause(key="slow", label="slower than the baseline", kind="slow")
     if signature:

@@ -9,11 +9,30 @@ to one, best pairs first.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from kb.graph.text import similarity, tokens
+# The scorer shares no code with the extractor: its own crude tokens for name matching.
+_STOP = frozenset("""a an the and or of on in to for with via by at as from into vs is are be
+it this that we try trying test use using enable switch""".split())
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Lowercased words of a name, each also squashed (``deep_ep`` → ``deepep``)."""
+    out: set[str] = set()
+    for w in re.findall(r"[a-z0-9][a-z0-9_.=+/-]*", text.lower()):
+        w = w.strip("._-=+/")
+        parts = [p for p in re.split(r"[_.=+/-]+", w) if p]
+        for t in [re.sub(r"[^a-z0-9]", "", w), *parts]:
+            if len(t) > 1 and t not in _STOP:
+                out.add(t[:-1] if len(t) > 4 and t.endswith("s") else t)
+    return frozenset(out)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 ENDED = ("dead_end", "blocked", "superseded")
 
@@ -136,3 +155,95 @@ def score(labels: dict[str, Any], approaches: list[dict[str, Any]],
             untested.misses.append(f"false untested question at {q['ordinal']}: {q['question']}")
     return {"dead ends": dead, "causes": cause, "shared causes": groups,
             "untested": untested}
+
+
+# ------------------------------------------------------ hand-labelled real sessions
+@dataclass
+class Labelled:
+    """Figures of one hand-labelled real session (``../shared/realworld/labelled``)."""
+
+    name: str
+    dead_ends: int = 0
+    found: int = 0
+    reported: int = 0
+    reported_true: int = 0
+    causes_right: int = 0
+    hard_untested: int = 0
+    untested_found: int = 0
+    traps: int = 0
+    traps_reported: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def __add__(self, o: Labelled) -> Labelled:
+        return Labelled("total", *(getattr(self, f) + getattr(o, f) for f in (
+            "dead_ends", "found", "reported", "reported_true", "causes_right",
+            "hard_untested", "untested_found", "traps", "traps_reported")),
+            misses=self.misses + o.misses)
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.dead_ends if self.dead_ends else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.reported_true / self.reported if self.reported else 1.0
+
+    @property
+    def causes(self) -> float:
+        return self.causes_right / self.found if self.found else 1.0
+
+    @property
+    def untested(self) -> float:
+        return self.untested_found / self.hard_untested if self.hard_untested else 1.0
+
+    @property
+    def trap_rate(self) -> float:
+        return self.traps_reported / self.traps if self.traps else 0.0
+
+
+def _ordinals(item: dict[str, Any]) -> set[int]:
+    return {e["ordinal"] if isinstance(e, dict) else e for e in item.get("evidence") or []}
+
+
+def score_labelled(label: dict[str, Any], dead_ends: list[dict[str, Any]],
+                   untested: list[dict[str, Any]], name: str) -> Labelled:
+    """Dead ends matched one to one by evidence-ordinal overlap (maximum weight matching);
+    a cause is right when it holds one of the label's ``cause_keywords``; hard untested
+    questions by ordinal; traps are labelled non-dead-end failures a dead end cites."""
+    import networkx as nx
+
+    dead = [d for d in dead_ends if d.get("status") in ENDED]
+    g = nx.Graph()
+    for i, lab in enumerate(label["dead_ends"]):
+        for j, d in enumerate(dead):
+            w = len(set(lab["evidence"]) & _ordinals(d))
+            if w:
+                g.add_edge(("L", i), ("R", j), weight=w)
+    pairs = [(a, b) if a[0] == "L" else (b, a)
+             for a, b in nx.max_weight_matching(g, maxcardinality=True)]
+    matched = {a[1]: b[1] for a, b in pairs}
+    out = Labelled(name, dead_ends=len(label["dead_ends"]), found=len(pairs),
+                   reported=len(dead))
+    for i, lab in enumerate(label["dead_ends"]):
+        j = matched.get(i)
+        if j is None:
+            out.misses.append(f"{name}: missed dead end {lab['evidence']} {lab['name'][:60]!r}")
+            continue
+        text = " ".join(str(dead[j].get(k) or "") for k in ("cause", "why")).lower()
+        if any(k.lower() in text for k in lab.get("cause_keywords") or []):
+            out.causes_right += 1
+        else:
+            out.misses.append(f"{name}: cause of {lab['name'][:40]!r}: {text[:80]!r} lacks "
+                              f"{lab['cause_keywords']}")
+    labelled = {o for lab in label["dead_ends"] for o in lab["evidence"]}
+    traps = set(label.get("false_positive_traps") or [])
+    out.reported_true = sum(1 for d in dead if _ordinals(d) & labelled)
+    out.traps = len(traps)
+    out.traps_reported = sum(1 for d in dead if _ordinals(d) & traps)
+    hard = [u for u in label.get("untested", []) if u.get("hard", True)]
+    got = {u.get("ordinal") for u in untested}
+    out.hard_untested = len(hard)
+    out.untested_found = sum(1 for u in hard if u["ordinal"] in got)
+    out.misses += [f"{name}: missed hard untested {u['ordinal']} ({u['kind']})"
+                   for u in hard if u["ordinal"] not in got]
+    return out

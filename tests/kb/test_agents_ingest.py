@@ -47,8 +47,8 @@ def agents_db(tmp_path_factory: pytest.TempPathFactory, realworld: Path) -> Path
 
 
 def test_every_real_file_ingests_without_problems(agents_db: Path) -> None:
-    rows = {r["id"]: r for r in json.loads(run("sessions", "--db", str(agents_db),
-                                               "--json").stdout)}
+    rows = {r["id"]: r for r in map(json.loads, run("sessions", "--db", str(agents_db),
+                                                    "--json").stdout.splitlines())}
     assert {k: (r["agent"], r["messages"], r["commands"]) for k, r in rows.items()} == {
         SOULPASS: ("codex", 369, 157), RTCHESS: ("codex", 704, 298),
         HELLO: ("claude-code", 6, 2), RUST: ("claude-code", 41, 39)}
@@ -67,10 +67,11 @@ def test_reading_commands_work_on_them(agents_db: Path) -> None:
     shown = run("show", "139", *db, "--session", SOULPASS).stdout
     assert "curl -I http://localhost:3000/employer/employees" in shown and "exit 7" in shown
     hits = run("search", "eslint: command not found", *db, "--json").stdout
-    assert any(h["session_id"] == SOULPASS and h["ordinal"] == 98 for h in json.loads(hits))
-    un = json.loads(run("untested", *db, "--session", SOULPASS, "--json").stdout)
-    assert {152, 201} <= {u["ordinal"] for u in (un if isinstance(un, list)
-                                                   else un.get("untested", []))}
+    assert any(h["session_id"] == SOULPASS and h["ordinal"] == 98
+               for h in map(json.loads, hits.splitlines()))
+    un = [json.loads(x) for x in run("untested", *db, "--session", SOULPASS,
+                                     "--json").stdout.splitlines()]
+    assert {152, 201} <= {u["ordinal"] for u in un}
     run("deadends", *db, "--session", RTCHESS, "--json")
     brief = run("handoff", *db, "--session", RUST).stdout
     assert "Port this Python project to Rust" in brief

@@ -66,7 +66,8 @@ def test_tokens_normalise_spellings() -> None:
      "unsupported:sm120"),
     ("KeyError: 12, SM120 missing from torch's lookup table", "unsupported:sm120"),
     ("38 tok/s, 56 simultaneous cross-GPU reads saturate the PCIe switch", "saturation:pcie"),
-    ("breaks CUDA graph capture", "cuda-graphs"),
+    ("breaks CUDA graph capture", "incompatible:cudagraph"),
+    ("the old ORM is not compatible with async views", "incompatible:asyncviews"),
     ("deep_ep not installed", "missing:deepep"),
     ("OOM during CUDA graph capture (3.4 GiB dispatch workspace)", "oom"),
     ("mold is not packaged because glibc 2.31 is too old", "unsupported:glibc231"),
@@ -240,7 +241,7 @@ def test_fixture_dead_ends(deadends: list[dict[str, Any]],
     assert "not installed" in names["Expert Parallelism via DeepEP"]["cause"]
     assert names["Flashinfer A2A backend"]["cause"] == "out of memory"
     assert names["Custom allreduce on PCIe"]["cause"] == "PCIe saturation"
-    assert "CUDA graphs" in names["NCCL_ALGO=Tree"]["cause"]
+    assert "CUDA graph" in names["NCCL_ALGO=Tree"]["cause"]
     for d in deadends:
         assert d["cause"] and all({"session_id", "ordinal"} <= set(e) for e in d["evidence"])
     # the messages that tested and ended each allreduce attempt (the manifest's story)
@@ -383,3 +384,130 @@ def test_graph_state_refuses_foreign_pickles(blackwell_db_copy: Path) -> None:
         assert gs.rebuild(store, scope, force=False) in (True, False)
         g = gs.graph_of(store, scope)
         assert any(d.get("status") == "blocked" for _, d in g.nodes(data=True))
+
+
+# ------------------------------------------------------------ episodes around checks
+def edit(o: int, path: str, status: str = "completed") -> CallRow:
+    return CallRow(S, o, 1, "edit", "file-edit", path, None, None, status, None)
+
+
+def local(o: int, cmd: str, *, sigs: tuple[str, ...] = (), exit_code: int | None = 0,
+          status: str = "completed", error: str | None = None, tool: str = "bash") -> CallRow:
+    return CallRow(S, o, 1, tool, "build", cmd, None, None, status, exit_code, sigs,
+                   error=error)
+
+
+def user(o: int, text: str) -> ProseRow:
+    return ProseRow(S, o, 0, "prompt", text, None)
+
+
+def test_check_key_ignores_flags_paths_and_cd() -> None:
+    from kb.graph.episodes import check_key
+
+    assert check_key("bash", "cd /x/y && npm install a b --save") == "npm install a"
+    assert check_key("bash", "npm install --save-dev a") == "npm install a"
+    assert check_key("bash", "php /tmp/rebuild.php --force") == "php rebuild.php"
+    assert check_key("bash", "FOO=1 sudo cargo build --release") == "cargo build"
+    assert check_key("edit", "/src/app/main.tsx") == "edit main.tsx"
+
+
+def test_a_change_followed_by_the_same_failure_is_a_dead_end_a_slip_is_not() -> None:
+    sig = ("error[E0308]: mismatched types",)
+    calls = [local(10, "cargo build", sigs=sig, exit_code=101), edit(11, "src/lib.rs"),
+             local(12, "cargo build", sigs=sig, exit_code=101), edit(13, "src/lib.rs"),
+             local(14, "cargo build", sigs=sig, exit_code=101),
+             # a slip: a wrong flag fixed at once
+             local(20, "pytest -x --colour", sigs=("error: unrecognized arguments",),
+                   exit_code=4), local(21, "pytest -x")]
+    ex = extract(S, [S], calls, [prose(15, "This approach is not viable; moving on.",
+                                        "dead-end")])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1
+    assert "E0308" in dead[0].cause.label
+    ords = {e.ordinal for e in dead[0].evidence}
+    assert {10, 12, 14} <= ords and not ords & {20, 21}
+
+
+def test_progress_is_no_failed_attempt() -> None:
+    """A different failure after a change is progress: the first one is not evidence."""
+    calls = [local(10, "gh repo create x", exit_code=1, sigs=("fatal: not a git repository",)),
+             local(11, "git init"),
+             local(12, "gh repo create x", sigs=("Host key verification failed",), exit_code=1),
+             local(13, "gh repo create x --https", sigs=("GraphQL: Name already exists",),
+                   exit_code=1)]
+    ex = extract(S, [S], calls, [prose(14, "SSH does not work here, I give up on gh.",
+                                        "dead-end")])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert dead and all(10 not in {e.ordinal for e in a.evidence} for a in dead)
+
+
+def test_the_user_reporting_the_same_error_refutes_the_fix() -> None:
+    err = "Fatal error: Uncaught Error: Class \"alert\" not found in /x/index.php:95"
+    calls = [edit(11, "demo/index.php"), local(12, "php -l demo/index.php"),
+             edit(21, "demo/index.php")]
+    rows = [user(10, "build a demo page"), user(20, err), user(30, f"still: {err}")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1  # two reports of one symptom: one episode
+    assert {11, 20, 21, 30} <= {e.ordinal for e in dead[0].evidence}
+    assert 'Class "alert" not found' in dead[0].cause.label
+
+
+def test_user_questions_and_thanks_refute_nothing() -> None:
+    from logparse.prose import refutation_phrase
+
+    assert refutation_phrase("the buttons are dead") == "dead"
+    assert refutation_phrase("it still doesn't work") is not None
+    assert refutation_phrase("when I click I got: TypeError: x is null") is not None
+    assert refutation_phrase("is it working now?") is None
+    assert refutation_phrase("works now, thanks") is None
+    assert refutation_phrase("looks good, but the footer is missing") is not None
+    assert refutation_phrase("add a footer to the page") is None
+
+
+def test_untested_covers_rejections_running_calls_and_cut_replies() -> None:
+    from kb.graph.extract import MessageRow
+
+    calls = [local(5, "glob **/mcp.json", tool="glob", status="error", exit_code=None,
+                   error="The user rejected permission to use this specific tool call."),
+             local(8, "npm install big", status="interrupted", exit_code=None)]
+    msgs = [MessageRow(S, 6, "assistant", "length", None, 32000, True, True, False, None,
+                       False),
+            MessageRow(S, 7, "assistant", "stop", None, 0, True, False, False, None, False),
+            MessageRow(S, 9, "assistant", None, None, 0, False, False, True, None, True)]
+    ex = extract(S, [S], calls, [], messages=msgs)
+    reasons = {q.ordinal: q.reason for q in ex.questions}
+    assert "rejected" in reasons[5] and "running" in reasons[8]
+    assert "output-token limit" in reasons[6] and "without an answer" in reasons[7]
+    # the refusal is also a dead end: the user said no to that approach
+    assert any("reject" in (a.cause.label if a.cause else "") for a in ex.approaches)
+
+
+def test_an_older_extractor_version_is_re_derived_and_annotations_survive(
+        blackwell_db_copy: Path) -> None:
+    db = str(blackwell_db_copy)
+    run = CliRunner()
+    assert run.invoke(cli, ["mark", "5224", "--db", db, "--dead-end", "gains vanish"]
+                      ).exit_code == 0
+    with KbStore(db) as store:
+        scope = gs.scope_of(store, store.resolve_session(None))
+        store.conn.execute("UPDATE graph_versions SET extractor_version = 1")
+        store.conn.execute("UPDATE graph_nodes SET status = 'open' WHERE type = 'approach'")
+        assert gs.outdated(store, [scope]) == [scope]
+    items = [json.loads(x) for x in
+             run.invoke(cli, ["deadends", "--db", db, "--json"]).stdout.splitlines()]
+    assert any(d["status"] == "dead_end" and d["cause"] for d in items)  # re-derived
+    assert "Baseline with --cuda-graph-max-bs 128" in {d["name"] for d in items}
+    with KbStore(db) as store:
+        assert gs.outdated(store, [scope]) == []
+        assert gs.derived_version(store, scope) == extract_version()
+    r = run.invoke(cli, ["rebuild", "--graph", "--db", db, "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["graphs"] == [scope]
+    r = run.invoke(cli, ["rebuild", "--graph", "--db", db, "--stale", "--json"])
+    assert json.loads(r.stdout)["graphs"] == []
+
+
+def extract_version() -> int:
+    from kb.graph.extract import EXTRACTOR_VERSION
+
+    return EXTRACTOR_VERSION

@@ -157,7 +157,7 @@ async def test_graph_groups_dead_ends_and_jumps_to_evidence(tui_db: Path) -> Non
         assert any("Custom allreduce on PCIe" in a for k, v in causes.items()
                    if "PCIe saturation" in k for a in v)
         assert any("NCCL_ALGO=Tree" in a for k, v in causes.items()
-                   if "CUDA graphs" in k for a in v)
+                   if "CUDA graph" in k for a in v)
         # the pivot at 5214 is shown as such
         pivot = graph.find_node(lambda d: d.get("kind") == "evidence" and d.get("ordinal") == 5214
                                 and d.get("node_id"))

@@ -1,0 +1,79 @@
+"""``logkb rebuild``: derive again what the knowledge base derives (the search index, the
+knowledge graphs) from the stored rows.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kb.cli.tools import (
+    db_option,
+    emit_json,
+    handle_errors,
+    json_option,
+    note,
+    open_store,
+    resolve,
+    session_option,
+)
+from kb.paths import default_db
+
+
+@click.command()
+@click.option("--index", "do_index", is_flag=True, help="Rebuild the full-text search index.")
+@click.option("--graph", "do_graph", is_flag=True,
+              help="Derive the knowledge graphs again with the current extraction rules.")
+@session_option
+@click.option("--all", "all_scopes", is_flag=True,
+              help="Graphs of every session [default when no --session is given].")
+@click.option("--stale", is_flag=True,
+              help="Only graphs derived by older rules, never derived or owed by an "
+                   "interrupted ingest.")
+@db_option
+@json_option
+@handle_errors
+def rebuild(do_index: bool, do_graph: bool, session_id: str | None, all_scopes: bool,
+            stale: bool, db: Path | None, as_json: bool) -> None:
+    """Rebuild derived data: the search index and the knowledge graphs (both by default).
+
+    Graphs derived by an older logkb are re-derived by the next command that reads
+    them anyway, and a missing or stale index is brought up to date by the next
+    search; this does it on demand.  Annotations (logkb mark) are kept and applied
+    again."""
+    from kb.cli.graph import derive
+
+    if not (do_index or do_graph):
+        do_index = do_graph = True
+    path = db if db is not None else default_db()
+    report: dict[str, object] = {}
+    if do_graph:
+        from kb.graph import store as gs
+        from kb.graph.extract import EXTRACTOR_VERSION
+
+        with open_store(path, read_only=False) as store:
+            scopes = (gs.scopes(store) if all_scopes or session_id is None
+                      else [gs.scope_of(store, resolve(store, session_id))])
+            if stale:
+                scopes = gs.unbuilt(store, scopes)
+            done = derive(store, scopes, force=not stale)
+        report["extractor_version"] = EXTRACTOR_VERSION
+        report["graphs"] = done
+        if not as_json:
+            note(f"derived {len(done)} knowledge graph{'s' if len(done) != 1 else ''} "
+                 f"(extraction rules v{EXTRACTOR_VERSION})")
+    if do_index:
+        from kb.search.index import SearchIndex, index_dir
+
+        with open_store(path) as store:
+            rep = SearchIndex.for_db(path).rebuild(store)
+        report["index"] = {"path": str(index_dir(path)), "sessions": rep["reindexed"],
+                           "units": rep["units"]}
+        if not as_json:
+            note(f"search index: {rep['reindexed']} sessions, {rep['units']} units "
+                 f"→ {index_dir(path)}")
+    if as_json:
+        emit_json(report)
+
+
+COMMANDS = (rebuild,)

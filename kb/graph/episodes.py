@@ -1,0 +1,446 @@
+"""Episodes around checks: the structure every debugging session shares.
+
+A *check* is something the agent runs to learn whether a thing works (a build, a
+test, a request, an import, a script); the user reporting what a page does is a
+check too.  This module groups the runs of one check (same normalised command)
+with the changes made between them and reads how each episode ended:
+
+* a change followed by the same failure is a failed attempt; a failure fixed at
+  the next run is a slip (a typo, a wrong flag), never a dead end;
+* a check that keeps failing and is then left for something else was abandoned;
+* a user message that reports the work of the turn before it as broken ("still
+  doesn't work", a pasted ``Fatal error``) refutes that work; successive reports of
+  one symptom join into one episode (repeated failed fixes).
+
+Pure: compact rows in, :class:`Found` episodes out (see :mod:`kb.graph.extract`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from kb.graph.text import short, tokens
+
+
+class Step(NamedTuple):
+    """One tool call, as the episode rules see it."""
+
+    session_id: str
+    ordinal: int
+    key: str
+    """The check: program and sub-command, or tool and target (``npm install``)."""
+    change: bool
+    """An edit or a write that succeeded (a change between two runs of a check)."""
+    check: bool
+    """A run that tells whether something works (not a search, read or edit)."""
+    failed: bool
+    signature: str | None
+    rejected: bool = False
+    """The user refused the tool's permission."""
+    target: str = ""
+    """What a change touched (a file name)."""
+    signatures: tuple[str, ...] = ()
+    """Every error signature of a failed run."""
+
+
+class Said(NamedTuple):
+    """A user message, or an assistant sentence that ends or turns away from something."""
+
+    session_id: str
+    ordinal: int
+    role: str
+    """``user`` or ``assistant``."""
+    text: str
+    signal: str | None
+    """user: the phrase that reports a failure (``refute``); assistant: ``dead-end`` or
+    ``pivot``."""
+    error: str | None = None
+    """user: an error the message quotes (its signature)."""
+
+
+@dataclass
+class Found:
+    """A dead end read from an episode."""
+
+    session_id: str
+    name: str
+    first: int
+    ended: int
+    how: str
+    """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
+    user), ``asked-again``, ``rejected``."""
+    cause_text: str
+    signature: str | None = None
+    why: str | None = None
+    """The sentence that says why, when the transcript says it."""
+    evidence: list[tuple[int, str, str | None]] = field(default_factory=list)
+    """``(ordinal, role, note)``; roles as in :class:`kb.graph.extract.Evidence`."""
+
+    def ordinals(self) -> set[int]:
+        return {o for o, _, _ in self.evidence}
+
+
+# ------------------------------------------------------------------ the check
+_PREFIX = re.compile(r"^\s*(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*)+")
+_ENV = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
+_WRAPPERS = frozenset("sudo time timeout nohup env exec command npx uv uvx poetry pipenv "
+                      "bunx pnpx call & .".split())
+_SUBCOMMANDS = frozenset("""git gh npm pnpm yarn bun cargo go docker kubectl podman pip pip3
+composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl helm terraform
+rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
+_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_REDIRECT = re.compile(r"^\d*[<>]|^&>")
+
+
+def _word(w: str) -> str:
+    w = w.strip("\"'`()")
+    if "://" in w:
+        host = w.split("://", 1)[1].split("/", 2)
+        return "/".join(host[:2])[:60]
+    if "/" in w or "\\" in w:
+        w = os.path.basename(w.replace("\\", "/").rstrip("/")) or w
+    return w.lower()
+
+
+@lru_cache(maxsize=65536)
+def check_key(tool: str, command: str | None) -> str:
+    """What a call checks, normalised so that reruns with other flags or paths agree: the
+    program, its sub-command and their first argument (``cd x && npm install a b`` →
+    ``npm install a``); ``php rebuild.php`` → ``php rebuild.php``;
+    ``curl -s http://h/p?q`` → ``curl h/p?q``; a non-shell tool → ``tool target``."""
+    if not command:
+        return tool
+    if tool not in ("bash", "shell", "powershell", "exec", "terminal"):
+        return f"{tool} {_word(command.split()[0])}" if command.split() else tool
+    cmd = _PREFIX.sub("", command[:600].strip())
+    first = _SPLIT.split(cmd, maxsplit=1)[0]
+    first = _ENV.sub("", first)
+    words = first.split()[:12]
+    while words and _word(words[0]) in _WRAPPERS:
+        words.pop(0)
+    if not words:
+        return "bash"
+    prog = _word(words[0])
+    out = [prog]
+    rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]
+            and not _REDIRECT.match(w)]
+    if prog in _SUBCOMMANDS:
+        out += [_word(w) for w in rest[:2] if not _word(w).startswith(("$", "<", ">"))]
+        if prog in ("python", "python3", "node", "php", "deno") and rest:
+            out = [prog, _word(rest[0])]
+    elif rest:
+        out.append(_word(rest[0]))
+    return " ".join(out)[:80]
+
+
+# -------------------------------------------------------------------- episodes
+CHAIN_GAP = 40
+"""Ordinals without a run of a check after which its next run starts a new episode."""
+SLIP = 3
+"""A failure fixed by a run of the same check this close is a slip, not a dead end."""
+VERDICT_WINDOW = 3
+"""Messages after a failure in which a sentence that gives up on it ends it."""
+MAX_EVIDENCE = 12
+
+
+class _Index:
+    """Steps of each session in ordinal order, for range queries in O(log n)."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.by: dict[str, list[Step]] = {}
+        for s in steps:
+            self.by.setdefault(s.session_id, []).append(s)
+        self.keys = {sid: [s.ordinal for s in ss] for sid, ss in self.by.items()}
+
+    def between(self, sid: str, lo: int, hi: int) -> list[Step]:
+        """Steps with ``lo < ordinal < hi``."""
+        keys = self.keys.get(sid)
+        if not keys:
+            return []
+        return self.by[sid][bisect_right(keys, lo):bisect_left(keys, hi)]
+
+
+def _chains(steps: list[Step]) -> list[list[Step]]:
+    by_key: dict[tuple[str, str], list[list[Step]]] = {}
+    for s in steps:
+        if not s.check:
+            continue
+        chains = by_key.setdefault((s.session_id, s.key), [])
+        if chains and s.ordinal - chains[-1][-1].ordinal <= CHAIN_GAP:
+            chains[-1].append(s)
+        else:
+            chains.append([s])
+    return [c for cs in by_key.values() for c in cs if any(s.failed for s in c)]
+
+
+def _failures(chain: list[Step]) -> list[Step]:
+    """The failures of a chain that were neither slips (fixed at the next run) nor
+    progress (the next run failed differently: the change fixed this failure)."""
+    out = []
+    for i, s in enumerate(chain):
+        if not s.failed:
+            continue
+        nxt = chain[i + 1] if i + 1 < len(chain) else None
+        if nxt is None or (nxt.failed and s.ordinal == chain[-1].ordinal):
+            out.append(s)
+            continue
+        if nxt is not None and not nxt.failed and nxt.ordinal - s.ordinal <= SLIP:
+            continue
+        if nxt is not None and nxt.failed and (s.signature or nxt.signature) \
+                and s.signature != nxt.signature:
+            continue
+        out.append(s)
+    return out
+
+
+_UNANSWERED = ("Timed out", "the tool call was")
+"""A single failure of these kinds left a question open (see untested), it did not
+refute the approach."""
+
+
+def _sig_label(sig: str | None) -> str:
+    return sig or "it kept failing"
+
+
+def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Dead ends of checks that kept failing, or failed once and were given up on."""
+    verdicts: dict[str, list[Said]] = {}
+    for s in said:
+        if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
+            verdicts.setdefault(s.session_id, []).append(s)
+    changes = _Index([s for s in steps if s.change])
+    out: list[Found] = []
+    for chain in _chains(steps):
+        fails = _failures(chain)
+        if not fails:
+            continue
+        sid = chain[0].session_id
+        last = chain[-1]
+        passed_at_end = not last.failed
+        first, final = fails[0].ordinal, fails[-1].ordinal
+        vs = verdicts.get(sid, [])
+        lo = bisect_left([v.ordinal for v in vs], first) if vs else 0
+        said_so = []
+        for v in vs[lo:]:
+            if v.ordinal > final + VERDICT_WINDOW:
+                break
+            said_so.append(v)
+        gave_up = [v for v in said_so if v.signal == "dead-end"]
+        sigs = [f.signature for f in fails if f.signature] or \
+            [s.signature for s in chain if s.failed and s.signature]
+        signature = max(sigs, key=sigs.count) if sigs else None
+        if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
+            how = "failed-check"
+        elif len(fails) == 1 and not passed_at_end and (gave_up or said_so) and \
+                signature and not signature.startswith(_UNANSWERED):
+            how = "abandoned-check"
+        else:
+            continue
+        ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
+                                                 for f in fails]
+        between = changes.between(sid, first, final)
+        ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
+        why = said_so[-1].text if said_so else None
+        end = said_so[-1].ordinal if said_so else final + 1
+        ev.append((end, "ended", why))
+        first_failure = next(s.ordinal for s in chain if s.failed)
+        out.append(Found(
+            session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
+            ended=end, how=how, cause_text=_sig_label(signature), signature=signature,
+            why=why, evidence=_dedupe(ev)))
+    return out
+
+
+def attempt_episodes(steps: list[Step]) -> list[Found]:
+    """Changes made between two failing runs of one check that did not make the failure
+    go away: every failure of the first run is still there (the fix did not fix), or the
+    second run reports other errors besides or instead of several (the change broke
+    something else, or exposed why it cannot work).  One error replaced by another,
+    or a run that only lost failures, is progress."""
+    changes = _Index([s for s in steps if s.change])
+    out: list[Found] = []
+    for chain in _chains(steps):
+        for before, after in zip(chain, chain[1:]):
+            if not (before.failed and after.failed and before.signatures
+                    and after.signatures):
+                continue
+            sid = before.session_id
+            between = changes.between(sid, before.ordinal, after.ordinal)
+            new = [x for x in after.signatures if x not in before.signatures]
+            kept = [x for x in before.signatures if x in after.signatures]
+            if new and (kept or len(after.signatures) >= 2):
+                # one error replaced by another is progress; a compiler that now reports
+                # other errors (or more) says the change went the wrong way
+                signature, how = new[0], "broke"
+            elif kept and len(kept) == len(before.signatures) and between:
+                signature, how = kept[0], "did not fix"
+            else:
+                continue
+            # the run before is the state the change started from; when the change broke
+            # something, only the change and what it led to are the attempt
+            ev: list[tuple[int, str, str | None]] = [] if how == "broke" else [
+                (before.ordinal, "tested", before.signatures[0])]
+            ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
+            ev.append((after.ordinal, "ended", signature))
+            last = out[-1] if out else None
+            if last is not None and last.session_id == sid and \
+                    last.ended == before.ordinal and last.signature == signature:
+                # one symptom, fixed again and again: one episode
+                last.evidence = _dedupe(last.evidence + ev)
+                last.ended = after.ordinal
+                continue
+            what = ", ".join(dict.fromkeys(c.target for c in between if c.target)) or \
+                "the change"
+            out.append(Found(session_id=sid, name=f"{short(what, 80)} ({how})",
+                             first=before.ordinal, ended=after.ordinal,
+                             how="failed-attempt", cause_text=signature,
+                             signature=signature, evidence=_dedupe(ev)))
+    return out
+
+
+# ----------------------------------------------------------------- the user says
+def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """The turns whose work the next user message reports as broken."""
+    by_session: dict[str, list[Said]] = {}
+    for s in said:
+        if s.role == "user":
+            by_session.setdefault(s.session_id, []).append(s)
+    work = _Index([s for s in steps if s.change or (s.check and not s.failed)])
+    failed = {(s.session_id, s.ordinal) for s in steps if s.failed}
+    aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
+    silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
+    acted = {(s.session_id, s.ordinal) for s in steps}
+    out: list[Found] = []
+    for sid, users in by_session.items():
+        current: Found | None = None
+        for prev, report in zip(users, users[1:]):
+            turn = work.between(sid, prev.ordinal, report.ordinal)
+            changed = [w for w in turn if w.change]
+            between = range(prev.ordinal + 1, report.ordinal)
+            refutes = report.signal is not None and bool(changed) and (
+                _about(report, prev, changed) or (current is not None
+                                                  and _same_symptom(current, report)))
+            if not refutes and _asks_again(prev, report) \
+                    and not any((sid, o) in aborted for o in between) \
+                    and any((sid, o) in silent or (sid, o) in acted for o in between):
+                # the same request again: the replies in between did not do it (a reply
+                # the user aborted to re-send at once is no failed reply)
+                ev = [(o, "tested", None) for o in between if (sid, o) not in failed]
+                ev.append((report.ordinal, "ended", short(report.text, 200)))
+                if current is not None and current.how == "asked-again" \
+                        and current.ended == prev.ordinal:
+                    current.evidence = _dedupe(current.evidence + ev)
+                    current.ended = report.ordinal
+                    continue
+                current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
+                                first=prev.ordinal + 1, ended=report.ordinal,
+                                how="asked-again",
+                                cause_text="the replies did not do what was asked",
+                                why=short(report.text, 240), evidence=_dedupe(ev))
+                out.append(current)
+                continue
+            if not refutes:
+                current = None
+                continue
+            ev = [(w.ordinal, "tested", f"changed {w.target}") for w in changed[-6:]]
+            ev.append((report.ordinal, "ended", short(report.text, 200)))
+            cause = report.error or _complaint(report.text, report.signal)
+            if current is not None and _same_symptom(current, report):
+                current.evidence = _dedupe(current.evidence + ev)
+                current.ended = report.ordinal
+                continue
+            files = list(dict.fromkeys(w.target for w in changed if w.target))
+            name = (f"change to {', '.join(files[:3])}" if files else "the change") + \
+                f" for «{short(prev.text, 70)}»"
+            current = Found(session_id=sid, name=name, first=changed[0].ordinal,
+                            ended=report.ordinal, how="refuted", cause_text=cause,
+                            signature=report.error, why=short(report.text, 240),
+                            evidence=_dedupe(ev))
+            out.append(current)
+    return out
+
+
+_AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
+
+
+def _about(report: Said, request: Said, changed: list[Step]) -> bool:
+    """A report is about the last turn's work when it names what was asked or changed,
+    or says the problem persists ("still", "again", "same")."""
+    if report.error or _AGAIN.search(report.text[:1500]):
+        return True
+    said = tokens(report.text[:1500])
+    asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
+    return bool(said & asked)
+
+
+def _asks_again(prev: Said, now: Said) -> bool:
+    """A user message that repeats the one before it (the request was not done)."""
+    a, b = tokens(prev.text[:400]), tokens(now.text[:400])
+    return len(a) >= 2 and len(b) >= 2 and len(a & b) / max(len(a), len(b)) >= 0.75 \
+        and now.ordinal - prev.ordinal <= 12
+
+
+def _complaint(text: str, phrase: str) -> str:
+    """The sentence of a user message that reports the failure."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if phrase.lower() in sentence.lower():
+            return short(sentence.strip(), 160)
+    return short(text, 160)
+
+
+def _same_symptom(prev: Found, report: Said) -> bool:
+    if prev.signature and report.error:
+        return prev.signature == report.error
+    a, b = tokens(prev.cause_text), tokens(report.error or report.text[:300])
+    return len(a & b) >= 3
+
+
+def rejected_episodes(steps: list[Step]) -> list[Found]:
+    """Calls whose permission the user refused: the user said no to that approach."""
+    out: list[Found] = []
+    for s in steps:
+        if not s.rejected:
+            continue
+        if out and out[-1].session_id == s.session_id and s.ordinal - out[-1].ended <= 1:
+            out[-1].ended = s.ordinal
+            out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "ended", None)])
+            continue
+        out.append(Found(session_id=s.session_id, name=f"`{s.key}`", first=s.ordinal,
+                         ended=s.ordinal, how="rejected",
+                         cause_text="the user rejected the tool permission",
+                         evidence=[(s.ordinal, "ended", "permission rejected")]))
+    for f in out:  # the reply that takes the refusal in belongs to the episode
+        f.evidence.append((f.ended + 1, "ended", None))
+    return out
+
+
+def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
+    seen: dict[int, tuple[int, str, str | None]] = {}
+    for e in ev:
+        if e[0] not in seen or (seen[e[0]][2] is None and e[2] is not None):
+            seen[e[0]] = e
+    items = sorted(seen.values())
+    if len(items) > MAX_EVIDENCE:
+        items = items[:MAX_EVIDENCE // 2] + items[-(MAX_EVIDENCE // 2):]
+    return items
+
+
+def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Every dead end the episode rules find, in transcript order; an episode that
+    repeats one already found (most of its evidence shared) is dropped."""
+    found = attempt_episodes(steps) + check_episodes(steps, said) + \
+        refuted_episodes(steps, said) + rejected_episodes(steps)
+    found.sort(key=lambda f: (f.session_id, f.first))
+    kept: list[Found] = []
+    for f in found:
+        mine = f.ordinals()
+        near = [k for k in kept[-32:] if k.session_id == f.session_id]
+        if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
+            continue
+        kept.append(f)
+    return kept
