@@ -44,7 +44,7 @@ from kb.replay.hostmap import HostMap, Target
 from kb.replay.plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
 from kb.replay.sshexec import Executor, Outcome, ReplayRefused
 from kb.store import KbStore
-from logparse.signals import measurements as find_measurements
+from logparse.measure import measurements as find_measurements
 
 __all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdicts",
            "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]
