@@ -33,6 +33,7 @@ import orjson
 from logparse.measure import (
     compiler_error_count,
     listing_length,
+    listing_measurements,
     measurement_tuples,
     round_sig,
 )
@@ -102,7 +103,7 @@ MEASURE_HEAD, MEASURE_TAIL = 1000, 4000
 PROSE_MAX = 20_000
 # outputs of these categories repeat the same rate on every line (a server log): read them
 # only when they hold a results block
-_LOG_CATEGORIES = frozenset({"launch", "kill"})
+_LOG_CATEGORIES = frozenset({"launch", "kill", "search"})
 _RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
 _UNMEASURED_TOOLS = frozenset({"todowrite", "todoread", "webfetch", "websearch", "codesearch",
                                "edit", "multiedit", "patch", "apply_patch", "question"})
@@ -112,7 +113,9 @@ def worth_measuring(text: str, category: str | None = None) -> bool:
     """Cheap gate before :func:`measurement_tuples`.
 
     Command outputs are read, except those of launches (server logs repeat a per-step rate
-    on every line), which are read only when they hold a results block.  Prose
+    on every line) and searches (listings, greps and tails of files: most of a session's
+    output bytes), which are read only when they hold a results block; a search's listing
+    is still read for file sizes (:func:`~logparse.measure.listing_measurements`).  Prose
     (``category`` None) is read when it holds a digit."""
     if category is None:
         return any(d in text for d in "0123456789")
@@ -169,6 +172,25 @@ def grep_hits(command: str | None, output: str) -> int:
     return sum(1 for line in output.splitlines() if line.strip() and line[:2] != "--")
 
 
+# commands that print a count: wc, grep -c, --count, --format=count, PowerShell Measure-Object
+_COUNTING_CMD_RE = re.compile(
+    r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
+    r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
+_BARE_NUMBER_RE = re.compile(r"\s*(\d{1,15}(?:\.\d+)?)\s*")
+
+
+def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
+    """The number a counting command printed as its whole output (``wc -l < f`` → ``42``,
+    ``wp post list --format=count`` → ``4``), as a measurement; else None."""
+    if not command or len(output) > 40:
+        return None
+    m = _BARE_NUMBER_RE.fullmatch(output)
+    if m is None or not _COUNTING_CMD_RE.search(command):
+        return None
+    unit = "lines" if re.search(r"\bwc\s+-l", command) else "bytes" if "wc -c" in command else ""
+    return {"value": float(m.group(1)), "unit": unit, "label": "count"}
+
+
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                       output: str | None, time: dict[str, Any]) -> list[dict[str, Any]] | None:
     """What a tool call measured: the numbers its output reports, and what the call itself
@@ -199,16 +221,25 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                          "label": "subagent run time"})
         meas += _measure(output, prose=True) or []
         return meas or None
-    if not worth_measuring(output, category):
-        # a launch's log is not read, but the tool's own note is: "shell tool terminated
-        # command after exceeding timeout 120000 ms"
+    if worth_measuring(output, category):
+        meas = _measure(output) or []
+    else:
+        # a launch's log or a search's listing is not read whole, but the tool's own note
+        # is ("shell tool terminated command after exceeding timeout 120000 ms"), and so are
+        # the sizes a listing shows (ls -l, du)
         i = output.rfind("<shell_metadata>")
-        return _measure(output[i:]) if i != -1 else None
-    meas = _measure(output) or []
+        meas = (_measure(output[i:]) or []) if i != -1 else []
+        if category == "search":
+            meas += [{"value": v, "unit": u, "label": lab}
+                     for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
     if tool == "bash":
-        hits = grep_hits(_text(inp.get("command")), output)
+        command = _text(inp.get("command"))
+        hits = grep_hits(command, output)
         if hits:
             meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
+        counted = counted_value(command, output)
+        if counted is not None and not meas:
+            meas.append(counted)
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})

@@ -45,6 +45,7 @@ from logparse.models import Measurement
 __all__ = [
     "compiler_error_count",
     "listing_length",
+    "listing_measurements",
     "measurement_tuples",
     "measurements",
     "round_sig",
@@ -133,12 +134,39 @@ _CAND_RE = re.compile(
     r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
     r"(?P<u>" + _UNIT_ALT + r"|" + _PER_RE_SRC + r")(?![\w/])"
     r")"
-    r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>\d[\d,]*(?:\.\d+)?)(?P<ks>[kKMG](?![\w.]))?"
+    r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
     r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+\()"
     r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
     r"(?P<hc>[1-5]\d\d)(?![\w.])",
     re.M,
 )
+# Where _CAND_RE can start, found fast: the pattern begins with one character set, so the
+# regex engine skips to the next digit, ":" or "=" in C instead of trying every position.
+_SCAN_RE = re.compile(
+    r"[\d:=](?:(?<=\d)[\d.,]*[ \t]?[A-Za-z%×µμ/(]|(?<=[:=])(?=[ \t]*[~≈]?[ \t]*\d))")
+_HTTP_RE = re.compile(_CAND_RE.pattern[_CAND_RE.pattern.index("|(?P<hp>") + 1:], re.M)
+
+
+def _candidates(text: str) -> list[re.Match[str]]:
+    """Every ``_CAND_RE`` match of ``text``, in order (what ``finditer`` would give, at a
+    fraction of its cost on number-dense logs)."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    match = _CAND_RE.match
+    for sm in _SCAN_RE.finditer(text):
+        s = sm.start()
+        if s < pos:
+            continue
+        m = match(text, s)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+            if len(out) > 8 * _MAX_MEASUREMENTS:
+                break
+    if "HTTP" in text or "tatus" in text:
+        out += _HTTP_RE.finditer(text)
+        out.sort(key=lambda m: m.start())
+    return out
 
 # keys whose unitless value is a measurement: (last word of the key → unit)
 _KEY_UNITS = {
@@ -221,7 +249,8 @@ _STOP = frozenset(
     "a an the and or vs vs. versus against with at of to from in on for by is are was were be "
     "been about around approximately approx roughly only just now then than ~ ≈ = : - this "
     "that it its which while whereas but so we i our my down up over under nearly almost still "
-    "also even more less there here all ✓ ✔ ✗ took takes taking".split()
+    "also even more less there here all ✓ ✔ ✗ took takes taking due that's there's it's "
+    "here's".split()
 )
 _VERBS = frozenset(
     "is are was were gives give gave giving produces produced produce hits hit reaches reached "
@@ -354,6 +383,33 @@ def listing_length(output: str) -> int | None:
     return int(m.group(1) or m.group(2))
 
 
+def listing_measurements(text: str) -> list[tuple[float, str, str]]:
+    """File sizes a listing shows, as ``(value, unit, label)``: ``ls -l`` (regular files)
+    and ``du`` lines.  The cheap pass for outputs not read whole.  Never raises."""
+    try:
+        found: list[tuple[int, float, str, str]] = []
+        _listing(text, found, [])
+        return [(v, u, lab) for _, v, u, lab in found]
+    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
+        return []
+
+
+def _listing(text: str, found: list[tuple[int, float, str, str]],
+             taken: list[tuple[int, int]]) -> None:
+    if "\n-r" in text or text.startswith("-r"):
+        for k, m in enumerate(_LS_FILE_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            found.append((m.start(), float(m.group(1)), "B", m.group(2)))
+    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
+        for k, m in enumerate(_DU_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "KiB"
+            found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+            taken.append((m.start(), m.end()))
+
+
 _DIAG_RE = re.compile(
     r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?:", re.M)
 
@@ -446,6 +502,10 @@ def _key_of(before: str) -> str:
     """The key a ``key: value`` pair names: the text before the separator, from the last
     field boundary, unquoted (``"Content-Length"``, ``Substr count 'x'``)."""
     seg = before.rstrip(" \t:=~≈")
+    if seg.endswith('"'):
+        q = seg.rfind('"', 0, len(seg) - 1)
+        if q != -1:
+            return seg[q + 1:-1]  # a JSON key
     parts = _KEY_SPLIT_RE.split(seg[-60:].strip())
     if not parts:
         return ""
@@ -491,6 +551,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         text = _ANSI_RE.sub("", text)
     found: list[tuple[int, float, str, str]] = []
     taken: list[tuple[int, int]] = []  # spans a block form consumed
+    paren_lines: set[int] = set()  # line starts of "label (unit): value" rows
 
     # label (unit): value: benchmark rows such as "Median TTFT (ms): 11.2"
     if "):" in text or ") :" in text or ")=" in text:
@@ -505,6 +566,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(2)), _UNIT_INFO[m.group(1)][0],
                           _paren_label(text, ls, m.start())))
             taken.append((ls, m.end()))
+            paren_lines.add(ls)
             if len(found) > 4 * _MAX_MEASUREMENTS:
                 break
 
@@ -515,7 +577,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         end = len(text) if end == -1 else end
         for m in _LABEL_ROW_RE.finditer(text, start, end):
             label = m.group(1).strip()
-            if label.endswith(")") and any(a <= m.start(1) + len(label) <= b for a, b in taken):
+            if label.endswith(")") and m.start() in paren_lines:
                 continue  # "Mean TTFT (ms):" rows were taken with their unit above
             found.append((m.start(), _to_float(m.group(2)), "", label))
             taken.append((m.start(), m.end()))
@@ -539,18 +601,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
 
     # ls -l: the size of each regular file; du: the size of each path
     if not prose:
-        if "-r" in text:
-            for k, m in enumerate(_LS_FILE_RE.finditer(text)):
-                if k >= _MAX_MEASUREMENTS:
-                    break
-                found.append((m.start(), float(m.group(1)), "B", m.group(2)))
-        if "\t" in text:
-            for k, m in enumerate(_DU_RE.finditer(text)):
-                if k >= _MAX_MEASUREMENTS:
-                    break
-                unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "KiB"
-                found.append((m.start(), float(m.group(1)), unit, m.group(3)))
-                taken.append((m.start(), m.end()))
+        _listing(text, found, taken)
 
     taken.sort()
     taken_starts = [a for a, _ in taken]
@@ -566,7 +617,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
     skip = False
     head_label = ""
     limit = 4 * _MAX_MEASUREMENTS
-    for m in _CAND_RE.finditer(text):
+    for m in _candidates(text):
         p = m.start()
         if taken and is_taken(p):
             continue
@@ -647,6 +698,9 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     if cls == SHORT_SIZE:
         return None  # "8G" alone: du/df lines are read as blocks
     label_form = _LABEL_TAIL_RE.search(before) is not None
+    pctl = _PCTL_RE.match(before.strip(" \t:=").lower()) if cls == DURATION else None
+    if pctl:  # wrk's latency distribution: "  99%   43.00ms"
+        label_form = True
     if not label_form and cls not in (RATE, COUNT, TOKENS) and _SOFT_LABEL_TAIL_RE.search(before):
         label_form = _METRIC_RE.search(_tidy_label(before)) is not None
     table_cell = False
@@ -695,8 +749,8 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
             # packages in 22s": what finished, read from the line up to the number
             whole = _BRACKETS_RE.sub(" ", text[line_start:p])
             label = _tidy_label(" ".join(w for w in whole.split() if not _is_number_word(w)))
-        pm = _PCTL_RE.match(before.strip(" \t:=").lower())
-        if pm:  # wrk's latency distribution: "  99%   43.00ms"
+        pm = pctl or _PCTL_RE.match(before.strip(" \t:=").lower())
+        if pm:  # "p(95)=12ms", "  99%   43.00ms"
             label = f"p{pm.group(1) or pm.group(2)}"
         if not label and not done and cls not in (COUNT, TOKENS):
             after = text[m.end():line_end].lstrip(" \t*")
