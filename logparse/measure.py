@@ -278,6 +278,9 @@ def _is_number_word(w: str) -> bool:
 
 
 def _trim(words: list[str]) -> list[str]:
+    # a leading glyph or its mojibake ("✓", "Γ£ô" where a console mangled it)
+    while words and len(words[0]) <= 3 and not any(c.isascii() and c.isalnum() for c in words[0]):
+        words.pop(0)
     while words and (words[0].lower() in _STOP or words[0].lower() in _VERBS
                      or _is_number_word(words[0])) and not (
         len(words) > 1 and words[0].endswith("%") and words[1].lower().startswith("percentile")
@@ -764,6 +767,8 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
                 label = first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]  # a build artefact
         if head_label and label.lower() in _STAT_WORDS:
             label = f"{head_label} {label}"
+    if cls == DURATION and done and _EXCEEDED_RE.search(before):
+        label = "timeout exceeded"  # "terminated command after exceeding timeout 120000 ms"
     if (done or cls == SIZE) and not label and not label_form:
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
