@@ -123,9 +123,17 @@ _PER_RE_SRC = (r"(?:[A-Za-zµμ]{1,12}|)/(?:s|sec|second|min|minute|h|hr|hour)"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _QUAL = r"total|output|input|prompt|generation|gen|decode|prefill|cached|reasoning"
 
+# "6 widgets registered", "12 rows were updated": a count of any noun stated as a fact
+_STATES = ("registered|found|listed|installed|created|updated|deleted|removed|added|passed"
+           "|failed|skipped|remaining|left|available|detected|processed|indexed|loaded"
+           "|migrated|fixed|affected|changed|downloaded|uploaded|generated|written|copied")
+
+_STATE_AFTER_RE = re.compile(r"[ \t]+(?:(?:are|were|have been|got)[ \t]+)?(" + _STATES + r")\b")
+
 # The one pass.  Alternatives (named groups):
 #   cd  compound duration (3m12s, 1h2m, 0m1.234s)
 #   n/q/u  number, qualifier, unit
+#   cn/noun/state  a count of a noun stated as a fact
 #   kv/kn/ks  a unitless number after ":" or "=" ending its field (the key is read after)
 #   hp/hc  an HTTP status
 _CAND_RE = re.compile(
@@ -133,6 +141,8 @@ _CAND_RE = re.compile(
     r"(?P<cd>\d+h\d+m(?:\d+(?:\.\d+)?s)?|\d+m\d+(?:\.\d+)?s|\d+h\d+(?:\.\d+)?s)(?![\w/])"
     r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
     r"(?P<u>" + _UNIT_ALT + r"|" + _PER_RE_SRC + r")(?![\w/])"
+    r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got)[ \t]+)?"
+    r"(?P<state>" + _STATES + r")\b"
     r")"
     r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
     r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+\()"
@@ -689,6 +699,11 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         if head_label and label.lower() in _STAT_WORDS:
             label = f"{head_label} {label}"
         return value, unit, label
+    if m.group("cn") is not None:  # "6 widgets registered"
+        noun = m.group("noun")
+        if noun in ("seconds", "minutes", "hours", "days", "weeks", "months", "years", "times"):
+            return None
+        return float(m.group("cn")), noun, m.group("state")
     if m.group("cd") is not None:  # compound duration: always a reading
         value = _compound_seconds(m.group("cd"))
         label = _tidy_label(before)
@@ -735,7 +750,10 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         else:
             return None
     if cls in (COUNT, TOKENS) and prose and unit not in _PROSE_COUNTS:
-        return None
+        st = _STATE_AFTER_RE.match(text, m.end())
+        if st is None:
+            return None
+        return _to_float(raw_num), unit, st.group(1)  # "12 rows were updated"
     if cls == COUNT and unit == "total" and not head_label:
         return None
     # the label

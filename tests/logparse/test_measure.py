@@ -226,6 +226,8 @@ PROSE: list[tuple[str, list[tuple[float, str, str]]]] = [
     ("That's 13 occurrences; there are 15 errors left.",
      [(13, "occurrences", ""), (15, "errors", "")]),
     ("The page was rebuilt (22791 bytes of Elementor JSON data).", [(22791, "B", "page")]),
+    ("All 6 widgets registered. 12 rows were updated.",
+     [(6, "widgets", "registered"), (12, "rows", "updated")]),
 ]
 
 
@@ -251,7 +253,8 @@ def test_not_measurements(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "I'll read the first 50 lines and fix 3 files.", "After 80 ms the panel fades in.",
-], ids=["plan counts", "a delay"])
+    "Next, 3 files need changes and 2 tests to be added.", "It failed 3 times updated daily.",
+], ids=["plan counts", "a delay", "plans", "times"])
 def test_prose_plans_are_not_measurements(text: str) -> None:
     assert measurements(text, prose=True) == []
 
