@@ -609,32 +609,32 @@ def graph_view(store: KbStore, scope: str) -> GraphView:
 
 
 def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, Any]]:
-    """The scope's throughput series as :func:`kb.graph.report.throughput` chooses it
-    (output-token throughput when there is any), thinned to about ``cap`` points
-    (every k-th, and the best one kept) in SQL.
+    """The scope's progress series as :func:`kb.graph.report.throughput` chooses it (the
+    quantity the session measured most: a rate, else a latency or a duration, else a size
+    or a count), thinned to about ``cap`` points (every k-th, and the best one kept) in SQL.
 
-    ``report.throughput`` brings every measurement with its command into Python: a
-    generated 100k-message session has 427k ``token/s`` readings (0.5 GB, 1.4 s)."""
+    ``report.throughput`` brings every reading with its command into Python: a generated
+    100k-message session has 427k ``token/s`` readings (0.5 GB, 1.4 s)."""
     from kb.graph import report as graph_report
     from kb.graph import store as gs
 
+    sids = gs.scope_sessions(store, scope)
+    q = graph_report.dominant_quantity(graph_report.measured_quantities(store, sids))
+    if q is None:
+        return []
     rows = store.conn.execute("""
-        WITH m AS (
+        WITH s AS (
           SELECT session_id, ordinal, seq, m.value AS value, m.unit AS unit,
                  m.label AS label FROM (
             SELECT session_id, ordinal, seq, unnest(measurements) AS m FROM calls
             WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
-          WHERE m.unit IN (SELECT unnest($units))),
-        p AS (SELECT * FROM m WHERE contains(lower(coalesce(label, '')), 'output')
-              AND NOT regexp_matches(lower(coalesce(label, '')), 'peak|max|total')),
-        s AS (SELECT * FROM p UNION ALL SELECT * FROM m WHERE NOT EXISTS (SELECT 1 FROM p))
+          WHERE m.unit = $unit AND coalesce(m.label, '') = $label)
         SELECT session_id, ordinal, value, unit, label FROM s
         QUALIFY row_number() OVER (ORDER BY session_id, ordinal, seq)
                 % greatest(1, count(*) OVER () // $cap) = 0
              OR value = max(value) OVER ()
         ORDER BY session_id, ordinal, seq""",
-        {"sids": gs.scope_sessions(store, scope), "cap": max(1, cap),
-         "units": list(graph_report.THROUGHPUT_UNITS)}).fetchall()
+        {"sids": sids, "cap": max(1, cap), "unit": q[0], "label": q[1]}).fetchall()
     return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab}
             for s, o, v, u, lab in rows]
 

@@ -30,10 +30,17 @@ from typing import Any
 
 import orjson
 
+from logparse.measure import (
+    compiler_error_count,
+    listing_length,
+    listing_measurements,
+    measurement_tuples,
+    round_sig,
+)
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status
 from logparse.prose import classify_prose
 from logparse.shell import parse_command
-from logparse.signals import error_signatures, measurement_tuples
+from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -158,40 +165,150 @@ def _dumps(v: Any) -> str | None:
 
 
 MEASURE_HEAD, MEASURE_TAIL = 1000, 4000
-_MEASURED_CATEGORIES = frozenset({"benchmark", "build", "other"})
+PROSE_MAX = 20_000
+# outputs of these categories repeat the same rate on every line (a server log): read them
+# only when they hold a results block
+_LOG_CATEGORIES = frozenset({"launch", "kill", "search"})
 _RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
-_PROSE_HINTS = ("/s", "throughput", "latency", "TPOT", "TTFT", "ms", "%", "faster", "slower")
+_UNMEASURED_TOOLS = frozenset({"todowrite", "todoread", "webfetch", "websearch", "codesearch",
+                               "edit", "multiedit", "patch", "apply_patch", "question"})
 
 
 def worth_measuring(text: str, category: str | None = None) -> bool:
     """Cheap gate before :func:`measurement_tuples`.
 
-    Outputs of commands that report numbers (benchmarks, builds, scripts) are
-    read; other outputs (log tails, greps, launches) only when they hold a
-    results block, since a server log repeats a per-step rate on every line.
-    Prose (``category`` None) is read when it mentions a rate or a latency."""
-    if category in _MEASURED_CATEGORIES:
-        return True
+    Command outputs are read, except those of launches (server logs repeat a per-step rate
+    on every line) and searches (listings, greps and tails of files: most of a session's
+    output bytes), which are read only when they hold a results block; a search's listing
+    is still read for file sizes (:func:`~logparse.measure.listing_measurements`).  Prose
+    (``category`` None) is read when it holds a digit."""
     if category is None:
-        return any(h in text for h in _PROSE_HINTS)
-    tail = text[-MEASURE_TAIL:]
-    return any(h in tail for h in _RESULT_MARKERS)
+        return any(d in text for d in "0123456789")
+    if category in _LOG_CATEGORIES:
+        tail = text[-MEASURE_TAIL:]
+        return any(h in tail for h in _RESULT_MARKERS)
+    return True
 
 
-def _measure(text: str) -> list[dict[str, Any]] | None:
+def _measure(text: str, prose: bool = False) -> list[dict[str, Any]] | None:
     """Measurements of a text; of a long output only its head and tail are read (results
     blocks come last, and a server log repeats the same rate on every line), and a label
-    repeated in one output keeps its last value."""
-    if len(text) > MEASURE_HEAD + MEASURE_TAIL:
+    repeated in one output keeps its first and its last value."""
+    if prose:
+        if len(text) > PROSE_MAX:
+            text = text[:PROSE_MAX // 2] + "\n" + text[-PROSE_MAX // 2:]
+    elif len(text) > MEASURE_HEAD + MEASURE_TAIL:
         text = text[:MEASURE_HEAD] + "\n" + text[-MEASURE_TAIL:]
-    found = measurement_tuples(text)
+    found = measurement_tuples(text, prose)
     if not found:
         return None
-    last: dict[tuple[str, str], float] = {}
-    for value, unit, label in found:
-        last.pop((label, unit), None)
-        last[(label, unit)] = value
-    return [{"value": v, "unit": u, "label": lab} for (lab, u), v in last.items()]
+    first: dict[tuple[str, str], float] = {}
+    last: dict[tuple[str, str], tuple[int, float]] = {}
+    for i, (value, unit, label) in enumerate(found):
+        first.setdefault((label, unit), value)
+        last[(label, unit)] = (i, value)
+    out = [(i, {"value": v, "unit": u, "label": lab}) for (lab, u), (i, v) in last.items()]
+    out += [(-1, {"value": v, "unit": u, "label": lab}) for (lab, u), v in first.items()
+            if last[(lab, u)][1] != v]
+    out.sort(key=lambda t: t[0])
+    return [m for _, m in out]
+
+
+def _basename(path: Any) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1] if isinstance(path, str) else ""
+
+
+# a grep whose output is not piped on: every line it prints is a hit
+_GREP_CMD_RE = re.compile(r"(?:^|&&|;)\s*(?:grep|egrep|fgrep|rg|git\s+grep)\s[^|;&]*$")
+_QUOTED_RE = re.compile(r'"(?:[^"\\]|\\.)*"' + r"|'[^']*'")
+_GREP_COUNTING = re.compile(r"\s-(?:[a-zA-Z]*[clLq][a-zA-Z]*|-count|-files-with)")
+
+
+def grep_hits(command: str | None, output: str) -> int:
+    """How many hits a plain ``grep``/``rg`` printed (one per line); 0 for a grep piped
+    on, one that counts (``-c``) or lists files (``-l``), or a truncated output."""
+    if not command or "grep" not in command and "rg" not in command:
+        return 0
+    tail = _QUOTED_RE.sub("''", command.strip())
+    if not _GREP_CMD_RE.search(tail) or _GREP_COUNTING.search(tail):
+        return 0
+    if "<shell_metadata>" in output or "truncated" in output[-300:]:
+        return 0
+    return sum(1 for line in output.splitlines() if line.strip() and line[:2] != "--")
+
+
+# commands that print a count: wc, grep -c, --count, --format=count, PowerShell Measure-Object
+_COUNTING_CMD_RE = re.compile(
+    r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
+    r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
+_BARE_NUMBER_RE = re.compile(r"\s*(\d{1,15}(?:\.\d+)?)\s*")
+
+
+def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
+    """The number a counting command printed as its whole output (``wc -l < f`` → ``42``,
+    ``wp post list --format=count`` → ``4``), as a measurement; else None."""
+    if not command or len(output) > 40:
+        return None
+    m = _BARE_NUMBER_RE.fullmatch(output)
+    if m is None or not _COUNTING_CMD_RE.search(command):
+        return None
+    unit = "lines" if re.search(r"\bwc\s+-l", command) else "bytes" if "wc -c" in command else ""
+    return {"value": float(m.group(1)), "unit": unit, "label": "count"}
+
+
+def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
+                      output: str | None, time: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """What a tool call measured: the numbers its output reports, and what the call itself
+    shows (a file's length in lines from a ``read``, the size of a ``write``, a subagent's
+    run time, the number of compiler errors listed)."""
+    meas: list[dict[str, Any]] = []
+    if tool == "read":
+        n = listing_length(output) if output else None
+        if n is not None:
+            meas.append({"value": float(n), "unit": "lines",
+                         "label": f"{_basename(inp.get('filePath'))} length".strip()})
+        return meas or None
+    if tool == "write":
+        content = inp.get("content")
+        if isinstance(content, str) and content:
+            meas.append({"value": float(len(content)), "unit": "chars",
+                         "label": f"{_basename(inp.get('filePath'))} written".strip()})
+        return meas or None
+    if tool in _UNMEASURED_TOOLS or not output:
+        return None
+    if tool in ("grep", "glob", "list", "ls"):
+        # a listing of paths: only its summary line ("Found 63 matches") is a reading
+        return _measure(output[:output.find("\n")] if "\n" in output else output)
+    if tool == "task":
+        start, end = _num(time.get("start")), _num(time.get("end"))
+        if start is not None and end is not None and end > start:
+            meas.append({"value": round_sig((end - start) / 1000), "unit": "s",
+                         "label": "subagent run time"})
+        meas += _measure(output, prose=True) or []
+        return meas or None
+    if worth_measuring(output, category):
+        meas = _measure(output) or []
+    else:
+        # a launch's log or a search's listing is not read whole, but the tool's own note
+        # is ("shell tool terminated command after exceeding timeout 120000 ms"), and so are
+        # the sizes a listing shows (ls -l, du)
+        i = output.rfind("<shell_metadata>")
+        meas = (_measure(output[i:]) or []) if i != -1 else []
+        if category == "search":
+            meas += [{"value": v, "unit": u, "label": lab}
+                     for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
+    if tool == "bash":
+        command = _text(inp.get("command"))
+        hits = grep_hits(command, output)
+        if hits:
+            meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
+        counted = counted_value(command, output)
+        if counted is not None and not meas:
+            meas.append(counted)
+    n = compiler_error_count(output)
+    if n and not any(m["unit"] == "errors" for m in meas):
+        meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})
+    return meas or None
 
 
 def tool_status(state: dict[str, Any]) -> str:
@@ -373,11 +490,9 @@ class Deriver:
                source: str, text: str, role: str | None) -> None:
         t = part.get("time")
         start = _num(t.get("start")) if isinstance(t, dict) else None
-        if kind == EventKind.DECISION:
-            cls = classify(text)
-            meas = _measure(text) if worth_measuring(text) else None
-        else:
-            cls, meas = None, None
+        cls = classify(text) if kind == EventKind.DECISION else None
+        meas = (_measure(text, prose=True)
+                if source != "synthetic" and worth_measuring(text) else None)
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
         self.events += 1
@@ -465,6 +580,8 @@ class Deriver:
                 self._assistant_part(msg, ordinal, seq, part, mid, created, summary, last_tool)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 self._untypable(msg, ordinal, seq, part, e)
+        if msg.info.get("finish") == "length":
+            self._cut_reply(mid, msg.info)
         self._message_error(msg, ordinal, mid, created)
 
     def _assistant_part(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any],
@@ -477,7 +594,7 @@ class Deriver:
                 return  # empty (encrypted) reasoning: nothing to read
             if summary and typ == "text":
                 self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created, text,
-                            {"summary": True})
+                            {"summary": True, **_context_size(msg.info)})
                 return
             role = ("rationale" if seq < last_tool
                     else "conclusion" if self._prev_had_tool else "reply")
@@ -521,6 +638,19 @@ class Deriver:
             self._other(ordinal, len(parts), mid, None, EventKind.ERROR,
                         _num((info.get("time") or {}).get("completed")) or created, text, err)
 
+    def _cut_reply(self, mid: str, info: dict[str, Any]) -> None:
+        """A reply cut at the output limit (``finish: length``) measured how long it got:
+        its output tokens go on its last prose event."""
+        tokens = info.get("tokens")
+        n = _num(tokens.get("output")) if isinstance(tokens, dict) else None
+        prose = self.batch.prose
+        if not n or not prose or prose[-1][2] != mid:
+            return
+        row = prose[-1]
+        meas = list(row[10] or [])
+        meas.append({"value": float(n), "unit": "tokens", "label": "reply cut at the output limit"})
+        prose[-1] = (*row[:10], meas)
+
     def _call(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any]) -> None:
         pid = _text(part.get("id"))
         tool = part.get("tool")
@@ -561,16 +691,13 @@ class Deriver:
         if output is None and tool == "bash" and isinstance(meta.get("output"), str):
             output = meta["output"]  # running/aborted bash keeps its partial output here
         sigs: list[str] = []
-        meas = None
         for text in (output, error):
             if text:
                 for s in error_signatures(text):
                     if s not in sigs:
                         sigs.append(s)
-        if output and tool not in ("read", "todowrite", "todoread") \
-                and worth_measuring(output, category):
-            meas = _measure(output)
         t = state.get("time") if isinstance(state.get("time"), dict) else {}
+        meas = call_measurements(tool, category, inp, output, t)
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))
@@ -581,6 +708,20 @@ class Deriver:
             child_session(state) if tool == "task" else None,
         ))
         self.events += 2 + (tool in ("task", "todowrite"))
+
+
+def _context_size(info: dict[str, Any]) -> dict[str, Any]:
+    """The context a compaction summarised, as a measurement (the summary message's input
+    tokens); kept in the event's data, which the ``events`` view reads them from."""
+    tokens = info.get("tokens")
+    n = _num(tokens.get("input")) if isinstance(tokens, dict) else None
+    if not n:
+        return {}
+    cache = tokens.get("cache")
+    if isinstance(cache, dict):
+        n += (_num(cache.get("read")) or 0) + (_num(cache.get("write")) or 0)
+    return {"measurements": [{"value": float(n), "unit": "tokens",
+                              "label": "context at compaction"}]}
 
 
 def _hop(h: Any, nested: bool) -> dict[str, Any]:
@@ -640,9 +781,12 @@ def to_events(session_id: str, batch: Batch) -> list[Event]:
             measurements=[Measurement(**m) for m in (r["measurements"] or [])])))
     for row in batch.other:
         r = dict(zip(COLUMNS["other"], row))
+        data = orjson.loads(r["data"]) if r["data"] else None
+        meas = data.get("measurements") if isinstance(data, dict) else None
         out.append(((r["ordinal"], r["seq"], 0), Event(
             session_id=session_id, ordinal=r["ordinal"], seq=r["seq"], kind=r["kind"],
             message_id=r["message_id"], part_id=r["part_id"], time=r["time"], text=r["text"],
-            raw=orjson.loads(r["data"]) if r["data"] else None, reason=r["reason"])))
+            raw=data, reason=r["reason"],
+            measurements=[Measurement(**m) for m in meas or []])))
     out.sort(key=lambda x: x[0])
     return [e for _, e in out]

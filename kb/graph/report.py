@@ -21,7 +21,6 @@ from kb.store import KbNotFound, KbStore
 STATUS_MARK = {"dead_end": "✘", "blocked": "⊘", "superseded": "↷", "confirmed": "✔",
                "open": "▶"}
 ENDED = ("dead_end", "blocked", "superseded")
-THROUGHPUT_UNITS = ("tok/s", "tokens/s", "token/s")
 
 
 # ------------------------------------------------------------------- why
@@ -181,13 +180,59 @@ def deadends_text(items: list[dict[str, Any]]) -> str:
 _BLOCKS = "▁▂▃▄▅▆▇█"
 
 
+_DURATION_UNITS = frozenset({"ns", "µs", "us", "ms", "s", "min", "h"})
+_RATE_UNITS = frozenset({"tps", "qps", "IOPS", "TFLOPS", "GFLOPS", "fps"})
+_SIZE_UNITS = frozenset({"B", "kB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "PB"})
+_AGGREGATE_WORDS = ("peak", "max", "min", "total", "stdev", "std")
+
+
+def _quantity_rank(unit: str, label: str, points: int) -> tuple[int, int, int]:
+    """How well a measured quantity shows a session's progress: rates first, then
+    latencies and durations, then ratios and sizes, then counts; the most repeated within
+    a kind; an aggregate (peak, max, total) after the quantity itself, output before input."""
+    if "/" in unit or unit in _RATE_UNITS:
+        kind = 3
+    elif unit in _DURATION_UNITS:
+        kind = 2
+    elif unit in _SIZE_UNITS or unit in ("%", "x"):
+        kind = 1
+    else:
+        kind = 0
+    low = label.lower()
+    bias = ("output" in low) - any(w in low for w in _AGGREGATE_WORDS)
+    return kind, points, bias
+
+
+def dominant_quantity(quantities: list[tuple[str, str, int]]) -> tuple[str, str] | None:
+    """The ``(unit, label)`` to chart from ``(unit, label, points)`` rows: what the session
+    measured most, preferring rates, latencies and durations (see :func:`_quantity_rank`)."""
+    if not quantities:
+        return None
+    unit, label, _ = max(quantities, key=lambda q: _quantity_rank(q[0], q[1], q[2]))
+    return unit, label
+
+
+def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
+    """Every quantity the sessions' command results measured: ``(unit, label, points)``,
+    points counting the messages that measured it."""
+    rows = store.conn.execute("""
+        SELECT m.unit, coalesce(m.label, ''), count(DISTINCT (session_id, ordinal)) FROM (
+          SELECT session_id, ordinal, unnest(measurements) AS m FROM calls
+          WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
+        GROUP BY ALL""", {"sids": session_ids}).fetchall()
+    return [(u or "", lab, int(n)) for u, lab, n in rows]
+
+
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
-    """The throughput series of the scopes (``tok/s`` measurements, output throughput first)."""
-    ms = gs.measurements(store, scopes, THROUGHPUT_UNITS)
-    labels = [(m["label"] or "").lower() for m in ms]
-    preferred = [m for m, lab in zip(ms, labels)
-                 if "output" in lab and not any(w in lab for w in ("peak", "max", "total"))]
-    return preferred or ms
+    """The scopes' progress series: every reading of the quantity they measured most (a
+    rate such as ``tok/s`` or ``req/s``, else a latency or duration, else a size or count;
+    see :func:`dominant_quantity`), in order, each with its unit and label."""
+    sids = [s for sc in scopes for s in gs.scope_sessions(store, sc)]
+    q = dominant_quantity(measured_quantities(store, sids))
+    if q is None:
+        return []
+    unit, label = q
+    return [m for m in gs.measurements(store, scopes, unit) if (m["label"] or "") == label]
 
 
 def timeline_text(store: KbStore, scopes: list[str], width: int = 64,

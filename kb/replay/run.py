@@ -52,7 +52,7 @@ from kb.replay.sshexec import (
     ReplayRefused,
 )
 from kb.store import KbStore
-from logparse.signals import measurements as find_measurements
+from logparse.measure import measurements as find_measurements
 
 __all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdicts",
            "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]

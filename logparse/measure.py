@@ -1,0 +1,806 @@
+"""Measurements: the numbers a tool output or a message reports, with unit and label.
+
+Pure and fast: it runs on the output of most tool calls and on every piece of prose of
+sessions with 100k messages.  One combined regular expression walks a text once and
+nominates candidates:
+
+* ``number [qualifier] unit``: rates (anything per second, per minute or per hour,
+  ``tok/s``, ``MB/s``, ``req/s``, ``IOPS``, ``TFLOPS``), durations (``ns`` to ``hours``,
+  compound ``3m12s``), sizes (bytes to ``TiB``), percentages and ratios (``%``, ``1.09x``),
+  token counts and the counts that tools report (``42 passed``, ``3 errors``,
+  ``1484 insertions(+)``, ``63 matches``, ``461 modules transformed``);
+* ``key: number`` / ``key = number`` without a unit, when the key names a measured
+  quantity (``Content-Length: 74358``, ``Requests/sec: 16380.12``, ``tps = 1234.5``,
+  ``IOPS=12.3k``, ``time_total: 0.12``, ``Substr count 'x': 25``);
+* HTTP statuses (``HTTP/1.1 404 Not Found``, ``Status: 200``, ``status code 502``).
+
+Each candidate is then judged by its line: a rate is always a measurement; a duration, a
+percentage or a ratio needs a label (``label: 12 ms``), a metric word (``p99 43 ms``,
+``latency of 12 ms``), a table cell, a comparison (``30% faster``) or a finished action
+(``built in 750ms``, ``took 3m12s``, ``(0.01s)``); a configured setting (``timeout =
+30s``, ``--interval 5s``, ``sleep 5 s``) never is, an exceeded timeout is.  Versions
+(``8.2.30``), dates, times of day, ports (``:8080``), line numbers (``file.py:12``), PIDs and
+hex ids carry no unit and are never taken.  Lines that are source code (grep hits of source
+files), box-drawn tables (``nvidia-smi``) and CSV rows are skipped.
+
+The label (what was measured) comes from the words before the number on its line (its
+clause), else the words after it, else the line's heading (``Tests:``); ``p50 6 ms`` and
+``p99 43 ms`` each keep their own label.
+
+A few block forms are read as blocks: ``label (unit): value`` rows, a ``Benchmark Result``
+block's unitless rows, ``nccl-tests`` rows, ``ls -l`` file sizes and ``du`` lines.
+
+Everything here never raises: any internal failure yields ``[]``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from functools import lru_cache
+
+from logparse.models import Measurement
+
+__all__ = [
+    "compiler_error_count",
+    "listing_length",
+    "listing_measurements",
+    "measurement_tuples",
+    "measurements",
+    "round_sig",
+]
+
+_MAX_MEASUREMENTS = 200
+
+# --------------------------------------------------------------------------- units
+
+# unit classes
+RATE, DURATION, SIZE, SHORT_SIZE, PERCENT, RATIO, COUNT, TOKENS = range(8)
+
+_DURATIONS = {
+    "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "ns": "ns",
+    "microseconds": "µs", "microsecond": "µs", "usec": "µs", "us": "µs", "µs": "µs", "μs": "µs",
+    "milliseconds": "ms", "millisecond": "ms", "msec": "ms", "msecs": "ms", "ms": "ms",
+    "seconds": "s", "second": "s", "secs": "s", "sec": "s", "s": "s",
+    "minutes": "min", "minute": "min", "mins": "min", "min": "min",
+    "hours": "h", "hour": "h", "hrs": "h", "hr": "h",
+}
+_SIZES = {
+    "bytes": "B", "byte": "B", "B": "B",
+    "kB": "kB", "KB": "kB", "kb": "kB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB",
+    "GiB": "GiB", "TB": "TB", "TiB": "TiB", "PB": "PB",
+}
+_SHORT_SIZES = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB"}  # du -h, df -h
+_RATES = {
+    "tokens/sec": "tokens/s", "tokens/s": "tokens/s", "token/s": "token/s", "tok/sec": "tok/s",
+    "tok/s": "tok/s", "toks/s": "tok/s", "requests/s": "req/s", "requests/sec": "req/s",
+    "reqs/s": "req/s", "req/sec": "req/s", "req/s": "req/s", "rps": "req/s", "qps": "qps",
+    "tps": "tps", "ops/s": "ops/s", "ops/sec": "ops/s", "IOPS": "IOPS", "iops": "IOPS",
+    "it/s": "it/s", "fps": "fps", "FPS": "fps",
+    "TFLOPS": "TFLOPS", "TFLOP/s": "TFLOPS", "TFLOPs": "TFLOPS", "tflops": "TFLOPS",
+    "GFLOPS": "GFLOPS", "GFLOP/s": "GFLOPS", "Gbps": "Gbit/s", "Mbps": "Mbit/s",
+    "Kbps": "kbit/s", "kbps": "kbit/s", "bps": "bit/s", "Gbit/s": "Gbit/s", "Mbit/s": "Mbit/s",
+}
+_PERCENTS = {"%": "%", "percent": "%"}
+_RATIOS = {"x": "x", "×": "x"}
+# counts tools print after a number: (spelling → canonical unit)
+_COUNTS = {
+    "files changed": "files changed", "file changed": "files changed",
+    "insertions(+)": "insertions", "insertion(+)": "insertions",
+    "deletions(-)": "deletions", "deletion(-)": "deletions",
+    "passed": "passed", "failed": "failed", "skipped": "skipped", "xfailed": "xfailed",
+    "xpassed": "xpassed", "ignored": "ignored", "filtered out": "filtered out",
+    "previous errors": "errors", "previous error": "errors",
+    "errors": "errors", "error": "errors", "warnings": "warnings", "warning": "warnings",
+    "failures": "failures", "failure": "failures",
+    "tests": "tests", "test": "tests", "test suites": "test suites",
+    "matches": "matches", "match": "matches", "result(s)": "results", "results": "results",
+    "hits": "hits", "occurrences": "occurrences", "occurrence": "occurrences",
+    "packages": "packages", "package": "packages", "vulnerabilities": "vulnerabilities",
+    "modules transformed": "modules", "modules": "modules",
+    "chars": "chars", "characters": "chars", "lines": "lines",
+    "requests": "requests", "rows": "rows", "records": "records", "commits": "commits",
+    "total": "total", "problems": "problems",
+}
+_TOKENS = {"tokens": "tokens", "token": "tokens", "toks": "tokens", "tok": "tokens"}
+# counts that prose reports as observations ("there are 15 errors"); "3 files", "2 lines"
+# in an agent's prose are more often plans than readings
+_PROSE_COUNTS = frozenset({"errors", "warnings", "failures", "passed", "failed", "skipped",
+                           "matches", "occurrences", "insertions", "deletions"})
+
+_UNIT_INFO: dict[str, tuple[str, int]] = {}
+for _table, _cls in ((_DURATIONS, DURATION), (_SIZES, SIZE), (_SHORT_SIZES, SHORT_SIZE),
+                     (_RATES, RATE), (_PERCENTS, PERCENT), (_RATIOS, RATIO),
+                     (_COUNTS, COUNT), (_TOKENS, TOKENS)):
+    for _k, _v in _table.items():
+        _UNIT_INFO[_k] = (_v, _cls)
+
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNIT_INFO, key=len, reverse=True))
+# any unit per second / minute / hour: rows/s, MiB/s, events/sec, "requests per second", MB/h
+_PER_RE_SRC = (r"(?:[A-Za-zµμ]{1,12}|)/(?:s|sec|second|min|minute|h|hr|hour)"
+               r"|[A-Za-z]{1,12}[ \t]per[ \t](?:second|sec|minute|min|hour)")
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_QUAL = r"total|output|input|prompt|generation|gen|decode|prefill|cached|reasoning"
+
+# "6 widgets registered", "12 rows were updated": a count of any noun stated as a fact
+_STATES = ("registered|found|listed|installed|created|updated|deleted|removed|added|passed"
+           "|failed|skipped|remaining|left|available|detected|processed|indexed|loaded"
+           "|migrated|fixed|affected|changed|downloaded|uploaded|generated|written|copied")
+
+_STATE_AFTER_RE = re.compile(r"[ \t]+(?:(?:are|were|have been|got)[ \t]+)?(" + _STATES + r")\b")
+
+# The one pass.  Alternatives (named groups):
+#   cd  compound duration (3m12s, 1h2m, 0m1.234s)
+#   n/q/u  number, qualifier, unit
+#   cn/noun/state  a count of a noun stated as a fact
+#   kv/kn/ks  a unitless number after ":" or "=" ending its field (the key is read after)
+#   hp/hc  an HTTP status
+_CAND_RE = re.compile(
+    r"(?<![\w.\-/:#@$^])(?:"
+    r"(?P<cd>\d+h\d+m(?:\d+(?:\.\d+)?s)?|\d+m\d+(?:\.\d+)?s|\d+h\d+(?:\.\d+)?s)(?![\w/])"
+    r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
+    r"(?P<u>" + _UNIT_ALT + r"|" + _PER_RE_SRC + r")(?![\w/])"
+    r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got)[ \t]+)?"
+    r"(?P<state>" + _STATES + r")\b"
+    r")"
+    r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
+    r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+\()"
+    r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
+    r"(?P<hc>[1-5]\d\d)(?![\w.])",
+    re.M,
+)
+# Where _CAND_RE can start, found fast: the pattern begins with one character set, so the
+# regex engine skips to the next digit, ":" or "=" in C instead of trying every position.
+_SCAN_RE = re.compile(
+    r"[\d:=](?:(?<=\d)[\d.,]*[ \t]?[A-Za-z%×µμ/(]|(?<=[:=])(?=[ \t]*[~≈]?[ \t]*\d))")
+_HTTP_RE = re.compile(_CAND_RE.pattern[_CAND_RE.pattern.index("|(?P<hp>") + 1:], re.M)
+
+
+def _candidates(text: str) -> list[re.Match[str]]:
+    """Every ``_CAND_RE`` match of ``text``, in order (what ``finditer`` would give, at a
+    fraction of its cost on number-dense logs)."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    match = _CAND_RE.match
+    for sm in _SCAN_RE.finditer(text):
+        s = sm.start()
+        if s < pos:
+            continue
+        m = match(text, s)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+            if len(out) > 8 * _MAX_MEASUREMENTS:
+                break
+    if "HTTP" in text or "tatus" in text:
+        out += _HTTP_RE.finditer(text)
+        out.sort(key=lambda m: m.start())
+    return out
+
+# keys whose unitless value is a measurement: (last word of the key → unit)
+_KEY_UNITS = {
+    "count": "", "total": "", "length": "", "size": "B", "content-length": "B",
+    "bytes": "B", "chars": "chars", "characters": "chars", "lines": "lines",
+    "tps": "tps", "qps": "qps", "rps": "req/s", "iops": "IOPS",
+    "hits": "", "misses": "", "matches": "", "occurrences": "", "errors": "", "failures": "",
+    "passed": "", "failed": "", "time_total": "s", "time_connect": "s",
+    "time_starttransfer": "s", "time_namelookup": "s", "time_appconnect": "s",
+    "time_pretransfer": "s", "time_redirect": "s", "size_download": "B", "size_upload": "B",
+    "speed_download": "B/s", "speed_upload": "B/s",
+}
+_TOKEN_KINDS = frozenset({"", "input", "output", "prompt", "completion", "total", "reasoning",
+                          "cached", "cache_read", "cache_creation"})
+_TOKENS_PARENT_RE = re.compile(r"[\"']?tokens[\"']?[ \t]*:[ \t]*\{[^{}]*$")
+_STATUS_KEYS = frozenset({"status", "http_code", "status_code", "statuscode", "response_code",
+                          "http status", "http_status"})
+_KEY_SPLIT_RE = re.compile(r"[\s,;|{(\[]+")
+_RATE_KEY_RE = re.compile(r"(?:^|[^\w])(?P<what>[A-Za-z]{1,12})(?:/|[ \t]per[ \t])(?:s|sec|second)$")
+
+# ---------------------------------------------------------------------- context rules
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CODE_EXT = (
+    r"(?:py|pyi|pyx|c|cc|cpp|cxx|cu|cuh|h|hh|hpp|rs|go|js|mjs|cjs|ts|tsx|jsx|java|kt|scala|rb|"
+    r"php|sh|bash|toml|ya?ml|json|cfg|ini|md|rst|cmake|cs|swift|lua|vue|svelte|css|scss|html)"
+)
+# grep output of source files: ``path/to/file.py:123:...``, ``file.py-123-...``
+_GREP_CODE_RE = re.compile(r"^[\w./~+@\\:-]*\." + _CODE_EXT + r"(?::\d+[:-]|-\d+-|:(?!\d))")
+_LS_RE = re.compile(r"^[-dlcbps][rwxsStT-]{9}[.+@]?\s")
+_LS_FILE_RE = re.compile(
+    r"^-[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\w{3}\s+\d{1,2}\s+[\d:]{4,5}\s+(\S.*?)\s*$",
+    re.M,
+)
+# du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path)
+_DU_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT])?\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?)\s*$",
+                    re.M)
+
+_SETTING_WORDS = frozenset(
+    "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
+    "cooldown keepalive expiry expires grace poll refresh limit budget".split()
+)
+_EXCEEDED_RE = re.compile(r"\b(?:exceed(?:ed|ing|s)?|hit|reached|after)\b[^,;:]*\btimeout\b",
+                          re.I)
+_FLAG_TAIL_RE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*[ \t=]?$")
+# a duration an action took: "built in 750ms", "took 3m12s", "real 0m1.2s", "timed out after
+# 60 s" (a bare "after 80 ms" is more often a delay than a reading)
+_DONE_TAIL_RE = re.compile(
+    r"(?:\b(?:in|took|takes|taking|elapsed|real|user|sys|wall|done|finished|completed)"
+    r"|\bin(?: about| around| roughly| just)?"
+    r"|\b(?:timed out|failed|finished|completed|succeeded|crashed|died|exited|killed) after)"
+    r"[ \t*~≈]*$",
+    re.I,
+)
+_GO_LINE_RE = re.compile(r"^(?:ok|FAIL|PASS)\s")
+_LABEL_TAIL_RE = re.compile(r"[:=][ \t]*[~≈]?[ \t]*$")
+_METRIC_TAIL = (r"tpot|ttft|itl|e2e|latency|p50|p75|p90|p95|p99|p999|p\(\d+\)|throughput|bandwidth"
+                r"|busbw|algbw|duration|overhead|elapsed|mean|median|avg|average|min|max|stdev")
+_SOFT_LABEL_TAIL_RE = re.compile(
+    r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r")[ \t*]*[~≈]?[ \t*]*$", re.I
+)
+_METRIC_RE = re.compile(
+    r"\b(?:latency|tpot|ttft|itl|e2e|time|duration|throughput|bandwidth|busbw|algbw|mem(?:ory)?"
+    r"|usage|util(?:i[sz]ation)?|speedup|overhead|p\d\d+|median|mean|avg|average|size|elapsed"
+    r"|build|bundle|runtime|wall|load|response|request|query|startup|compile|test|tests|run)\b",
+    re.I,
+)
+_STAT_WORDS = frozenset("avg average mean med median min max stdev std p50 p75 p90 p95 p99 "
+                        "p999".split())
+_PCTL_RE = re.compile(r"^(?:p\(?(\d+(?:\.\d+)?)\)?|(\d+(?:\.\d+)?)(?:th)?%)$")
+_CMP_WORDS = ("faster", "slower", "better", "worse", "higher", "lower", "improvement",
+              "speedup", "regression", "reduction", "increase", "decrease", "gain", "more",
+              "less", "fewer")
+_PCT_CMP_RE = re.compile(r"[ \t]*(" + "|".join(_CMP_WORDS) + r")\b", re.I)
+_HEAD_LABEL_RE = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?([A-Za-z][^:\n]{0,60}?)[ \t]*:")
+_MD_SEP_LINE_RE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+_CLAUSE_CUT_RE = re.compile(r"[,;()|\[\]{}—–#│]|\s-\s|[.!?](?:\s|$)|\*\*|" + r"(" + (
+    r"\bvs\.?(?=\s)|\bversus\b|\bagainst\b|\bcompared\s+(?:to|with)\b|\bthan\b") + r")", re.I)
+_STOP = frozenset(
+    "a an the and or vs vs. versus against with at of to from in on for by is are was were be "
+    "been about around approximately approx roughly only just now then than ~ ≈ = : - this "
+    "that it its which while whereas but so we i our my down up over under nearly almost still "
+    "also even more less there here all ✓ ✔ ✗ took takes taking due that's there's it's "
+    "here's".split()
+)
+_VERBS = frozenset(
+    "is are was were gives give gave giving produces produced produce hits hit reaches reached "
+    "reaching achieves achieved gets got get getting yields yielded yielding delivers delivered "
+    "does did runs ran drops dropped falls fell shows showed showing measured measures reports "
+    "reported sits sat stays stayed improves improved goes went crushed crushes rises rose "
+    "reach achieve".split()
+)
+_MAX_LABEL_WORDS = 6
+_DOTS_RE = re.compile(r"\.{3,}")
+_BRACKETS_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]")
+_NUMBERISH_RE = re.compile(r"^[\d:.<>,/+-]+$")  # 00:40<00:00, 8/8, 12:30
+_READING_RE = re.compile(r"^[\d.,]+(?:[a-zA-Zµμ%/]{1,8}|\([+-]\))$")  # 30.01s, 1.2MB
+
+
+def _is_number_word(w: str) -> bool:
+    w = w.strip("~≈()[],;:")
+    if not w or _NUMBERISH_RE.match(w) or _READING_RE.match(w):
+        return True
+    try:
+        float(w.replace(",", "").rstrip("%x×"))
+        return True
+    except ValueError:
+        return False
+
+
+def _trim(words: list[str]) -> list[str]:
+    # a leading glyph or its mojibake ("✓", "Γ£ô" where a console mangled it)
+    while words and len(words[0]) <= 3 and not any(c.isascii() and c.isalnum() for c in words[0]):
+        words.pop(0)
+    while words and (words[0].lower() in _STOP or words[0].lower() in _VERBS
+                     or _is_number_word(words[0])) and not (
+        len(words) > 1 and words[0].endswith("%") and words[1].lower().startswith("percentile")
+    ):
+        words.pop(0)
+    while words and (words[-1].lower().rstrip(":=") in _STOP or _is_number_word(words[-1])
+                     or words[-1] in (":", "=")):
+        words.pop()
+    return words
+
+
+@lru_cache(maxsize=4096)
+def _tidy_label(s: str, tail: bool = True, fallback: bool = True) -> str:
+    """A short label from free text: the last clause (``tail``; with ``fallback`` the one
+    before when the last holds only numbers and stop words) or the first one, trimmed of stop
+    words and bare numbers; "the custom kernel produced a" keeps its subject."""
+    s = s.replace("`", "").replace("*", "")
+    if "..." in s:
+        s = _DOTS_RE.sub(" ", s)  # k6: "http_req_duration..............: avg="
+    cuts = list(_CLAUSE_CUT_RE.finditer(s))
+    if not tail:
+        words = _trim(s[:cuts[0].start()].split() if cuts else s.split())[:4]
+        return " ".join(words).rstrip(":=").strip()
+    parts = [s[cuts[-1].end():]] if cuts else [s]
+    # fall back to the clause before ("... by 9% (from 82 to 89.5 tok/s)"), never past a
+    # comparison ("54 tok/s vs 82 tok/s": the words before "vs" belong to the first number)
+    if cuts and fallback and cuts[-1].group(1) is None:
+        parts.insert(0, s[cuts[-2].end() if len(cuts) > 1 else 0:cuts[-1].start()])
+    words: list[str] = []
+    for part in reversed(parts):
+        words = _trim(part.split()[-(_MAX_LABEL_WORDS + 2):])
+        if words:
+            break
+    for k, w in enumerate(words):
+        if k and w.lower() in _VERBS:
+            subject, rest = _trim(words[:k]), _trim(words[k + 1:])
+            # "Reducing X improves baseline throughput" is about the object, not the gerund
+            gerund = bool(subject) and subject[0].lower().endswith("ing")
+            words = rest if gerund and rest else subject
+            break
+    words = _trim(words[-_MAX_LABEL_WORDS:])
+    return " ".join(words).rstrip(":=").strip()
+
+
+def _to_float(s: str) -> float:
+    return float(s.replace(",", ""))
+
+
+def round_sig(x: float, digits: int = 3) -> float:
+    """``x`` to ``digits`` significant figures (how an engineer quotes a derived figure)."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    return round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
+
+
+def _canon_unit(raw: str) -> tuple[str, int]:
+    info = _UNIT_INFO.get(raw)
+    if info is not None:
+        return info
+    # generic "X/s", "X per second", "X/h"
+    if " per " in raw or "\tper" in raw:
+        what, _, per = raw.replace("\t", " ").partition(" per ")
+    else:
+        what, _, per = raw.partition("/")
+    per = {"sec": "s", "second": "s", "minute": "min", "hr": "h", "hour": "h"}.get(per, per)
+    what = _UNIT_INFO.get(what, (what, 0))[0] if what in _SIZES or what in _TOKENS else what
+    if what in ("requests", "request", "reqs"):
+        what = "req"
+    return f"{what}/{per}", RATE
+
+
+# --------------------------------------------------------------------------- API
+
+
+def measurements(text: str, prose: bool = False) -> list[Measurement]:
+    """Numbers ``text`` reports, with unit and label, in order of appearance.  ``prose``
+    is assistant or user text (not a tool output).  Never raises."""
+    # the fields are already a float and two str: skip pydantic's validation
+    return [Measurement.model_construct(value=v, unit=u, label=lab)
+            for v, u, lab in measurement_tuples(text, prose)]
+
+
+def measurement_tuples(text: str, prose: bool = False) -> list[tuple[float, str, str]]:
+    """:func:`measurements` as ``(value, unit, label)`` tuples (the ingest hot path)."""
+    try:
+        return _measurements(text, prose)
+    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
+        return []
+
+
+_LISTING_RE = re.compile(
+    r"\((?:Showing lines \d+-\d+ of (\d+)|End of file - total (\d+) lines?)\b")
+
+
+def listing_length(output: str) -> int | None:
+    """The length in lines of a file a ``read`` tool showed, from its footer
+    (``(Showing lines 1-30 of 4886. …)``, ``(End of file - total 12 lines)``)."""
+    if not isinstance(output, str):
+        return None
+    m = _LISTING_RE.search(output, max(0, len(output) - 400))
+    if m is None:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+def listing_measurements(text: str) -> list[tuple[float, str, str]]:
+    """File sizes a listing shows, as ``(value, unit, label)``: ``ls -l`` (regular files)
+    and ``du`` lines.  The cheap pass for outputs not read whole.  Never raises."""
+    try:
+        found: list[tuple[int, float, str, str]] = []
+        _listing(text, found, [])
+        return [(v, u, lab) for _, v, u, lab in found]
+    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
+        return []
+
+
+def _listing(text: str, found: list[tuple[int, float, str, str]],
+             taken: list[tuple[int, int]]) -> None:
+    if "\n-r" in text or text.startswith("-r"):
+        for k, m in enumerate(_LS_FILE_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            found.append((m.start(), float(m.group(1)), "B", m.group(2)))
+    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
+        for k, m in enumerate(_DU_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "KiB"
+            found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+            taken.append((m.start(), m.end()))
+
+
+_DIAG_RE = re.compile(
+    r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?:", re.M)
+
+
+def compiler_error_count(output: str) -> int:
+    """How many compiler diagnostics of level error ``output`` lists (tsc's
+    ``file.ts(3,5): error TS2322:``, gcc/clang's ``file.c:3:5: error:``)."""
+    if not isinstance(output, str) or "error" not in output:
+        return 0
+    return sum(1 for _ in _DIAG_RE.finditer(output))
+
+
+# ------------------------------------------------------------------------ internals
+
+_PAREN_RE = re.compile(r"\((" + _UNIT_ALT + r")\)[ \t]*[:=][ \t]*(" + _NUM + r")(?![\w.])")
+_LABEL_ROW_RE = re.compile(r"^[ \t]*([A-Za-z][\w .()/#'-]{0,60}?)[ \t]*:[ \t]+(" + _NUM
+                           + r")[ \t]*$", re.M)
+_UNITLESS_RE = re.compile(
+    r"\b((?:avg |average |mean )?(?:accept(?:ance)?[ _](?:length|len|rate)|accept_len(?:gth)?"
+    r"|acceptance rate|avg_accept_len))[ \t]*[:=][ \t]*(" + _NUM + r")(?![\w.])[ \t]*(%)?",
+    re.I,
+)
+_NCCL_AVG_RE = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(" + _NUM + r")")
+_NCCL_ROW_RE = re.compile(
+    r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)",
+    re.M,
+)
+
+
+def _line_bounds(text: str, i: int) -> tuple[int, int]:
+    s = text.rfind("\n", 0, i) + 1
+    e = text.find("\n", i)
+    return s, (len(text) if e == -1 else e)
+
+
+def _has_md_table(text: str) -> bool:
+    """Whether ``text`` has a markdown table rule (``|---|---|``); nvidia-smi's box drawing
+    (``|-----+-----|``, ``+====+``) is no table."""
+    for key in ("|-", "| -", "|:-"):
+        i = text.find(key)
+        k = 0
+        while i != -1 and k < 50:
+            k += 1
+            ls = text.rfind("\n", 0, i) + 1
+            if _MD_SEP_LINE_RE.match(text, ls):
+                return True
+            i = text.find(key, i + 2)
+    return False
+
+
+def _skip_line(line: str, md_table: bool) -> bool:
+    """Lines whose numbers are not measurements: grep hits of source files, ``ls -l``
+    (read as a block), box-drawn tables (nvidia-smi), CSV rows."""
+    s = line.lstrip()
+    c = s[:1]
+    if c in ("|", "+", "│", "╭", "╰", "┃") and not (md_table and c == "|"):
+        return True
+    if c.isdigit() and s.count(", ") >= 2 and _csv_row(s):
+        return True
+    return bool(_GREP_CODE_RE.match(line) or _LS_RE.match(line))
+
+
+def _csv_row(s: str) -> bool:
+    """``0, 88123 MiB, 97887 MiB, 45 %``: every field a number, with a unit at most."""
+    for f in s.split(","):
+        toks = f.split()
+        if not toks or len(toks) > 2 or not toks[0][:1].isdigit():
+            return False
+    return True
+
+
+def _paren_label(text: str, line_start: int, open_paren: int) -> str:
+    seg = text[max(line_start, open_paren - 80):open_paren]
+    cut = max(seg.rfind(","), seg.rfind(";"), seg.rfind("|"), seg.rfind("]"))
+    raw = seg[cut + 1:].strip()
+    return _tidy_label(raw, True, False) or raw
+
+
+def _is_setting(label: str, before: str) -> bool:
+    """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
+    if _FLAG_TAIL_RE.search(before):
+        return True
+    words = label.lower().replace("-", " ").replace("_", " ").split()
+    if not words or not any(w in _SETTING_WORDS for w in words[-2:]):
+        return False
+    return _EXCEEDED_RE.search(before) is None
+
+
+def _key_of(before: str) -> str:
+    """The key a ``key: value`` pair names: the text before the separator, from the last
+    field boundary, unquoted (``"Content-Length"``, ``Substr count 'x'``)."""
+    seg = before.rstrip(" \t:=~≈")
+    if seg.endswith('"'):
+        q = seg.rfind('"', 0, len(seg) - 1)
+        if q != -1:
+            return seg[q + 1:-1]  # a JSON key
+    parts = _KEY_SPLIT_RE.split(seg[-60:].strip())
+    if not parts:
+        return ""
+    # a key of a few words ("Substr count 'font-size:14px'"): take up to 4 trailing tokens
+    return " ".join(parts[-4:]).strip("\"'` ")
+
+
+def _key_measure(key: str) -> tuple[str, str] | None:
+    """``(unit, label)`` for a unitless value under ``key``, or None when the key names
+    no measured quantity."""
+    if not key:
+        return None
+    low = key.lower()
+    toks = [t.strip("\"'`") for t in low.split()]
+    toks = [t for t in toks if t]
+    if not toks:
+        return None
+    last = toks[-1]
+    label = key.strip("\"'` ")
+    m = _RATE_KEY_RE.search(low)
+    if m:
+        what = m.group("what")
+        unit = {"requests": "req/s", "request": "req/s", "req": "req/s", "transfer": "B/s",
+                "tokens": "tokens/s", "token": "token/s"}.get(what, f"{what}/s")
+        return unit, label
+    if last in _KEY_UNITS:
+        return _KEY_UNITS[last], label
+    if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:
+        return "tokens", label  # "input_tokens": 1234 (an API's usage block)
+    # "Substr count 'font-size:14px'", "Count of wp21/dia-text", "Content length"
+    for t in toks[:-1]:
+        if t in ("count", "length", "size", "total"):
+            return _KEY_UNITS[t], label
+    if toks[0] in ("count", "length", "size", "total") or low.startswith("number of"):
+        return "", label
+    return None
+
+
+def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
+    if not isinstance(text, str) or not text:
+        return []
+    if "\x1b" in text:
+        text = _ANSI_RE.sub("", text)
+    found: list[tuple[int, float, str, str]] = []
+    taken: list[tuple[int, int]] = []  # spans a block form consumed
+    paren_lines: set[int] = set()  # line starts of "label (unit): value" rows
+
+    # label (unit): value: benchmark rows such as "Median TTFT (ms): 11.2"
+    if "):" in text or ") :" in text or ")=" in text:
+        ls = line_end = -1
+        skip = False
+        for m in _PAREN_RE.finditer(text):
+            if m.start() >= line_end:
+                ls, line_end = _line_bounds(text, m.start())
+                skip = bool(_GREP_CODE_RE.match(text[ls:line_end]))
+            if skip:
+                continue
+            found.append((m.start(), _to_float(m.group(2)), _UNIT_INFO[m.group(1)][0],
+                          _paren_label(text, ls, m.start())))
+            taken.append((ls, m.end()))
+            paren_lines.add(ls)
+            if len(found) > 4 * _MAX_MEASUREMENTS:
+                break
+
+    # unitless rows of a benchmark result block; acceptance length anywhere
+    if "Benchmark Result" in text:
+        start = text.find("Benchmark Result")
+        end = text.find("\n==", start + 20)
+        end = len(text) if end == -1 else end
+        for m in _LABEL_ROW_RE.finditer(text, start, end):
+            label = m.group(1).strip()
+            if label.endswith(")") and m.start() in paren_lines:
+                continue  # "Mean TTFT (ms):" rows were taken with their unit above
+            found.append((m.start(), _to_float(m.group(2)), "", label))
+            taken.append((m.start(), m.end()))
+    elif "ccept" in text:
+        for m in _UNITLESS_RE.finditer(text):
+            unit = "%" if m.group(3) else ""
+            label = m.group(1).strip().replace("_", " ")
+            label = label[:1].upper() + label[1:]
+            found.append((m.start(), _to_float(m.group(2)), unit, label))
+            taken.append((m.start(), m.end()))
+
+    # nccl-tests: the summary line and the out-of-place busbw of each size
+    if "bus bandwidth" in text:
+        for m in _NCCL_AVG_RE.finditer(text):
+            found.append((m.start(), _to_float(m.group(1)), "GB/s", "Avg bus bandwidth"))
+            taken.append((m.start(), m.end()))
+    if "busbw" in text:
+        for m in _NCCL_ROW_RE.finditer(text):
+            found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
+            taken.append((m.start(), m.end()))
+
+    # ls -l: the size of each regular file; du: the size of each path
+    if not prose:
+        _listing(text, found, taken)
+
+    taken.sort()
+    taken_starts = [a for a, _ in taken]
+
+    def is_taken(p: int) -> bool:
+        k = bisect_right(taken_starts, p) - 1
+        return k >= 0 and p < taken[k][1]
+
+    md_table = "|" in text and _has_md_table(text)
+    line_start = line_end = -1
+    line = ""
+    seg_start = 0
+    skip = False
+    head_label = ""
+    limit = 4 * _MAX_MEASUREMENTS
+    for m in _candidates(text):
+        p = m.start()
+        if taken and is_taken(p):
+            continue
+        if p >= line_end:
+            line_start, line_end = _line_bounds(text, p)
+            line = text[line_start:line_end]
+            skip = _skip_line(line, md_table)
+            seg_start = line_start
+            hm = _HEAD_LABEL_RE.match(line)
+            head_label = _tidy_label(hm.group(1), False) if hm else ""
+        if skip:
+            continue
+        hit = _judge(m, text, line, line_start, line_end, seg_start, head_label, md_table, prose)
+        if hit is None:
+            continue
+        value, unit, label = hit
+        found.append((p, value, unit, label))
+        seg_start = m.end()
+        if len(found) > limit:
+            break
+
+    found.sort(key=lambda t: t[0])
+    out: list[tuple[float, str, str]] = []
+    seen: set[tuple[float, str, str]] = set()
+    for _, value, unit, label in found:
+        key = (value, unit, label)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(key)
+        if len(out) >= _MAX_MEASUREMENTS:
+            break
+    return out
+
+
+def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: int,
+           seg_start: int, head_label: str, md_table: bool, prose: bool
+           ) -> tuple[float, str, str] | None:
+    """Whether a candidate is a measurement, as ``(value, unit, label)``."""
+    p = m.start()
+    before = text[seg_start:p]
+    if m.group("hc") is not None:  # an HTTP status
+        return float(m.group("hc")), "HTTP", "HTTP status"
+    if m.group("kn") is not None:  # key: value without a unit
+        before = text[seg_start:p]
+        key = _key_of(before)
+        km = _key_measure(key)
+        if km is None and key.lower().strip("\"'") in _TOKEN_KINDS and "tokens" in text:
+            # "tokens": {"input": 45633822, "output": 188726}: a usage block
+            if _TOKENS_PARENT_RE.search(text, max(0, p - 300), p):
+                km = ("tokens", f"tokens {key.strip(chr(34) + chr(39))}")
+        if km is None:
+            low = key.lower().strip("\"'` ")
+            if low.split()[-1:] and low.split()[-1] in _STATUS_KEYS or low in _STATUS_KEYS:
+                v = m.group("kn")
+                if v.isdigit() and 100 <= int(v) <= 599:
+                    return float(v), "HTTP", "HTTP status"
+            return None
+        unit, label = km
+        if _is_setting(label, before):
+            return None
+        value = _to_float(m.group("kn"))
+        suffix = m.group("ks")
+        if suffix:
+            value *= {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}[suffix]
+        if head_label and label.lower() in _STAT_WORDS:
+            label = f"{head_label} {label}"
+        return value, unit, label
+    if m.group("cn") is not None:  # "6 widgets registered"
+        noun = m.group("noun")
+        if noun in ("seconds", "minutes", "hours", "days", "weeks", "months", "years", "times"):
+            return None
+        return float(m.group("cn")), noun, m.group("state")
+    if m.group("cd") is not None:  # compound duration: always a reading
+        value = _compound_seconds(m.group("cd"))
+        label = _tidy_label(before)
+        if _is_setting(label, before):
+            return None
+        return value, "s", label
+    unit, cls = _canon_unit(m.group("u"))
+    qual = m.group("q")
+    raw_num = m.group("n")
+    if cls == SHORT_SIZE:
+        return None  # "8G" alone: du/df lines are read as blocks
+    label_form = _LABEL_TAIL_RE.search(before) is not None
+    pctl = _PCTL_RE.match(before.strip(" \t:=").lower()) if cls == DURATION else None
+    if pctl:  # wrk's latency distribution: "  99%   43.00ms"
+        label_form = True
+    if not label_form and cls not in (RATE, COUNT, TOKENS) and _SOFT_LABEL_TAIL_RE.search(before):
+        label_form = _METRIC_RE.search(_tidy_label(before)) is not None
+    table_cell = False
+    if not label_form and md_table and line.lstrip().startswith("|"):
+        # markdown table: a cell holding only ``value unit`` takes the row's first cell
+        cs = text.rfind("|", line_start, p)
+        ce = text.find("|", m.end(), line_end)
+        if (cs != -1 and ce != -1 and not text[cs + 1:p].strip()
+                and not text[m.end():ce].strip()):
+            table_cell = True
+    if cls == PERCENT:
+        nxt = text[m.end():m.end() + 12].lstrip(" \t")
+        if nxt[:1] == "|" or nxt.startswith("Completed"):
+            return None  # a progress bar
+    cmp_word = ""
+    done = False
+    if cls in (DURATION, PERCENT, RATIO, SIZE) and not label_form and not table_cell:
+        if cls == DURATION and (_DONE_TAIL_RE.search(before) or _EXCEEDED_RE.search(before)
+                                or _GO_LINE_RE.match(line)
+                                or (text[p - 1:p] == "(" and text[m.end():m.end() + 1] == ")")):
+            done = True
+        elif cls == SIZE:
+            pass  # judged by its label below
+        elif cls in (PERCENT, RATIO):
+            pm = _PCT_CMP_RE.match(text, m.end(), line_end)
+            if not pm:
+                return None
+            cmp_word = pm.group(1).lower()
+        else:
+            return None
+    if cls in (COUNT, TOKENS) and prose and unit not in _PROSE_COUNTS:
+        st = _STATE_AFTER_RE.match(text, m.end())
+        if st is None:
+            return None
+        return _to_float(raw_num), unit, st.group(1)  # "12 rows were updated"
+    if cls == COUNT and unit == "total" and not head_label:
+        return None
+    # the label
+    if table_cell:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        label = _tidy_label(cells[0], False) if cells else ""
+    elif cmp_word:
+        pre = _tidy_label(before, True, False)
+        label = f"{pre} {cmp_word}" if pre else cmp_word
+    else:
+        label = _tidy_label(before)
+        if done and cls == DURATION:
+            # "Finished `release` profile [optimized] target(s) in 28.48s", "audited 61
+            # packages in 22s": what finished, read from the line up to the number
+            whole = _BRACKETS_RE.sub(" ", text[line_start:p])
+            label = _tidy_label(" ".join(w for w in whole.split() if not _is_number_word(w)))
+        pm = pctl or _PCTL_RE.match(before.strip(" \t:=").lower())
+        if pm:  # "p(95)=12ms", "  99%   43.00ms"
+            label = f"p{pm.group(1) or pm.group(2)}"
+        if not label and not done and cls not in (COUNT, TOKENS):
+            after = text[m.end():line_end].lstrip(" \t*")
+            if after[:1].isalpha():  # "82 tok/s baseline", not "82 tok/s / 12.2 ms"
+                label = _tidy_label(after, False)
+        if not label and head_label and not label_form:
+            label = head_label
+        if cls == SIZE and not label_form:
+            first = line.split(None, 1)[0] if line.strip() else ""
+            if ("/" in first or "." in first[1:]) and not _is_number_word(first):
+                label = first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]  # a build artefact
+        if head_label and label.lower() in _STAT_WORDS:
+            label = f"{head_label} {label}"
+    if cls == DURATION and done and _EXCEEDED_RE.search(before):
+        label = "timeout exceeded"  # "terminated command after exceeding timeout 120000 ms"
+    if (done or cls == SIZE) and not label and not label_form:
+        return None
+    if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
+        return None
+    if qual:
+        label = f"{label} ({qual.lower()})" if label else qual.lower()
+    return _to_float(raw_num), unit, label
+
+
+_CD_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+
+
+def _compound_seconds(s: str) -> float:
+    total = 0.0
+    for num, u in _CD_PART_RE.findall(s):
+        total += float(num) * {"h": 3600, "m": 60, "s": 1}[u]
+    return round(total, 6)

@@ -1,0 +1,38 @@
+"""Throughput over time charts whatever a session measured most, not only ``tok/s``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb import views
+from kb.graph import report
+from kb.store import KbStore
+
+
+def test_dominant_quantity_prefers_rates_then_durations_then_the_rest() -> None:
+    pick = report.dominant_quantity
+    assert pick([]) is None
+    assert pick([("files changed", "", 40), ("ms", "built", 3)]) == ("ms", "built")
+    assert pick([("ms", "p99 latency", 30), ("req/s", "Requests/sec", 12)]) == (
+        "req/s", "Requests/sec")
+    assert pick([("ms", "p50", 10), ("ms", "p99", 12)]) == ("ms", "p99")
+    assert pick([("kB", "index.js", 2), ("chars", "index.php written", 30)]) == (
+        "kB", "index.js")
+    # one benchmark block prints many rates as often: the quantity, not its peak or total,
+    # and output before input
+    block = [("tok/s", "Input token throughput", 295), ("tok/s", "Output token throughput", 295),
+             ("tok/s", "Peak output token throughput", 295), ("req/s", "Request throughput", 295),
+             ("tok/s", "Total token throughput", 295)]
+    assert pick(block) == ("tok/s", "Output token throughput")
+
+
+def test_the_fixture_charts_output_token_throughput(blackwell_db: Path) -> None:
+    with KbStore(blackwell_db, read_only=True) as store:
+        sid = store.resolve_session(None)
+        series = report.throughput(store, [sid])
+        thinned = views.throughput(store, sid)
+    assert series and {(m["unit"], m["label"]) for m in series} == {
+        ("tok/s", "Output token throughput")}
+    assert max(m["value"] for m in series) == 89.5
+    assert [(m["ordinal"], m["value"]) for m in thinned] == [
+        (m["ordinal"], m["value"]) for m in series]  # few enough points: nothing thinned
