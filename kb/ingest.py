@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb.secrets import backfill as backfill_secrets
+from kb.secrets import scan_batch
 from kb.store import KbStore
 from logparse.derive import Deriver
 from logparse.models import Problem, SessionInfo
@@ -126,10 +128,12 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
     for inp in found:
         _ingest_input(store, inp, wanted, report, progress, force)
     store.link_children()
-    if graph and report.sessions:
+    rescanned = backfill_secrets(store)  # sessions stored before they were scanned
+    if graph and (report.sessions or rescanned):
         from kb.graph.store import rebuild_all
 
-        report.graphs = rebuild_all(store, only=[s.session_id for s in report.sessions])
+        report.graphs = rebuild_all(
+            store, only=[s.session_id for s in report.sessions] + rescanned)
     return report
 
 
@@ -215,6 +219,7 @@ def _flush(store: KbStore, sid: str, deriver: Deriver, known: dict[str, tuple[in
     replace = [row[0] for row in batch.messages if row[0] in known] if known else []
     with store.transaction():
         store.write_batch(sid, batch, replace)
+        scan_batch(store, sid, batch)  # issue 14: the secrets the batch holds
 
 
 def _check_partial(store: KbStore, src: SourceSession,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ import pyarrow as pa
 
 from kb import migrations
 from kb.paths import default_db
+from kb.redact import Redactor
 from logparse.derive import COLUMNS, Batch
 from logparse.models import Event, Problem, SessionInfo
 
@@ -104,12 +106,20 @@ def _to_arrow(name: str, rows: list[tuple[Any, ...]]) -> pa.Table:
 
 
 class KbStore:
-    """The knowledge base in one DuckDB file (or ``:memory:``)."""
+    """The knowledge base in one DuckDB file (or ``:memory:``).
+
+    Every text its read methods hand out is redacted (:mod:`kb.redact`) unless
+    ``reveal_secrets``; the stored text is never changed."""
+
+    reveal_secrets: bool = False
+    """Hand out secrets as stored (``--show-secrets``); off by default."""
+    _redactor: Redactor | None = None
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 lock_timeout: float | None = None) -> None:
+                 lock_timeout: float | None = None, reveal_secrets: bool = False) -> None:
         self.path = str(path) if path is not None else str(default_db())
         self.read_only = read_only
+        self.reveal_secrets = reveal_secrets
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
         if self.path != ":memory:":
@@ -157,6 +167,17 @@ class KbStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def redactor(self) -> Redactor:
+        """What hides the secrets of this knowledge base in what it hands out."""
+        if self._redactor is None or self._redactor.reveal != self.reveal_secrets:
+            self._redactor = Redactor.load(self.conn, reveal=self.reveal_secrets)
+        return self._redactor
+
+    def forget_secrets(self) -> None:
+        """Findings changed: the redactor is loaded again on next use."""
+        self._redactor = None
+
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for use in another thread (DuckDB connections are not thread-safe)."""
         return self.conn.cursor()
@@ -200,13 +221,13 @@ class KbStore:
 
     def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:
         ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
-        for table in ("messages", *EVENT_TABLES):
+        for table in ("messages", *EVENT_TABLES, "secrets"):
             self.conn.execute(
                 f"DELETE FROM {table} WHERE session_id = ? AND message_id IN "
                 "(SELECT message_id FROM ids)", [session_id])
 
     def delete_session(self, session_id: str) -> None:
-        for table in ("messages", *EVENT_TABLES, "sessions"):
+        for table in ("messages", *EVENT_TABLES, "secrets", "secret_scans", "sessions"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
 
     def renumber(self, session_id: str) -> None:
@@ -215,7 +236,7 @@ class KbStore:
             "CREATE OR REPLACE TEMP TABLE _renum AS SELECT message_id, row_number() OVER "
             "(ORDER BY time_created NULLS FIRST, message_id) AS ord FROM messages "
             "WHERE session_id = ?", [session_id])
-        for table in ("messages", *EVENT_TABLES):
+        for table in ("messages", *EVENT_TABLES, "secrets"):
             self.conn.execute(
                 f"UPDATE {table} SET ordinal = r.ord FROM _renum r WHERE "
                 f"{table}.session_id = ? AND {table}.message_id = r.message_id "
@@ -266,10 +287,11 @@ class KbStore:
 
     # ------------------------------------------------------------------ reads
     def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
-        """The rows of a query as dicts keyed by column name."""
+        """The rows of a query as dicts keyed by column name, redacted."""
         cur = self.conn.execute(sql, params) if params is not None else self.conn.execute(sql)
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        return self.redactor.value(rows)  # after fetching: loading it runs queries
 
     _SESSIONS_SQL = """
         WITH m AS (SELECT session_id, max(time_created) AS last_activity
@@ -322,8 +344,9 @@ class KbStore:
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),
                start: int | None = None, end: int | None = None,
-               limit: int | None = None) -> list[Event]:
-        """The typed events of a session in transcript order, filtered."""
+               limit: int | None = None, raw: bool = False) -> list[Event]:
+        """The typed events of a session in transcript order, filtered; redacted unless
+        ``raw`` (what replay runs: the commands as recorded)."""
         where = ["session_id = ?"]
         params: list[Any] = [session_id]
         for col, values in (("kind", kinds), ("category", categories), ("host", hosts)):
@@ -340,7 +363,8 @@ class KbStore:
                f"WHERE {' AND '.join(where)} ORDER BY ordinal, seq, sub")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [row_to_event(r) for r in self.conn.execute(sql, params).fetchall()]
+        red = None if raw else self.redactor
+        return [row_to_event(r, red) for r in self.conn.execute(sql, params).fetchall()]
 
     def message(self, session_id: str, ordinal: int) -> dict[str, Any]:
         rows = self.rows(
@@ -373,6 +397,13 @@ class KbStore:
             cond = "regexp_matches({col}, $q, 'i')"
             text = re.escape(text)
         scope = "AND session_id = $s" if session_id else ""
+        hidden = self.redactor.pattern()
+        if hidden is not None:
+            # found by the secret itself does not count: the text must match with its
+            # secrets taken out too
+            flags = "" if regex else ", 'i'"
+            cond = (f"({cond} AND regexp_matches(regexp_replace({{col}}, $h, chr(0), 'g'), "
+                    f"$q{flags}))")
         sql = f"""
             SELECT * FROM (
               SELECT session_id, ordinal, 'command' AS field, tool AS kind, command AS text,
@@ -387,26 +418,121 @@ class KbStore:
         params: dict[str, Any] = {"q": text}
         if session_id:
             params["s"] = session_id
+        if hidden is not None:
+            params["h"] = hidden
         return self.rows(sql, params)
 
-    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Run SQL (the CLI opens the store read-only, so it cannot write)."""
-        cur = self.conn.execute(sql)
-        if cur.description is None:
-            return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
+    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0
+              ) -> QueryResult:
+        """Run read-only SQL in a sandbox: only SELECT/WITH/EXPLAIN/DESCRIBE/SHOW, no file or
+        network access, no extensions, configuration locked, at most ``timeout`` seconds,
+        ``limit`` rows kept (the rest counted).  Text comes back redacted.
+
+        The connection stays sandboxed afterwards: open a store for the query alone."""
+        check_query(self.conn, sql)
+        red = self.redactor  # loaded before the configuration is locked
+        sandbox(self.conn)
+        timer = None
+        if timeout:
+            timer = threading.Timer(timeout, self.conn.interrupt)
+            timer.daemon = True
+            timer.start()
+        try:
+            cur = self.conn.execute(sql)
+            if cur.description is None:
+                return QueryResult([], [], 0)
+            cols = [d[0] for d in cur.description]
+            keep = cur.fetchmany(limit + 1) if limit is not None else cur.fetchall()
+            total = len(keep)
+            if limit is not None and total > limit:
+                keep = keep[:limit]
+                while True:  # count what is left without keeping it
+                    more = cur.fetchmany(10_000)
+                    if not more:
+                        break
+                    total += len(more)
+        except duckdb.InterruptException:
+            raise KbError(f"the query ran longer than {timeout:g}s and was stopped "
+                          "(--timeout)") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+        return QueryResult(cols, [tuple(r) for r in red.value(keep)], total)
+
+
+class QueryRefused(KbError):
+    """A ``logkb query`` statement that is not a read."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    """The rows kept (at most the limit)."""
+    total: int
+    """How many rows the query returned."""
+
+    @property
+    def left(self) -> int:
+        """Rows not kept because of the limit."""
+        return self.total - len(self.rows)
+
+
+_READ_TYPES = ("SELECT", "EXPLAIN")
+"""Statement types a query may have (WITH, DESCRIBE, SHOW, SUMMARIZE, FROM and VALUES
+parse as SELECT)."""
+
+
+def check_query(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but reads, naming what is refused (parsed by DuckDB itself)."""
+    try:
+        statements = conn.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryRefused(f"cannot parse the query: {e}") from None
+    if not statements:
+        raise QueryRefused("no statement given")
+    for st in statements:
+        kind = st.type.name
+        text = st.query.strip().rstrip(";")
+        if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs its statement: check that one too
+            inner = re.sub(r"(?is)^\s*explain\s+(analyze\s+|\(.*?\)\s*)?", "", text)
+            try:
+                kind = "EXPLAIN" if not inner.strip() else next(
+                    iter(conn.extract_statements(inner))).type.name
+            except (duckdb.Error, StopIteration):
+                kind = "UNKNOWN"
+            kind = "EXPLAIN" if kind == "SELECT" else kind
+        if kind not in _READ_TYPES:
+            what = " ".join(text.split())[:60]
+            raise QueryRefused(
+                f"refused: {kind} statement ({what!r}); logkb query is read-only and runs "
+                "only SELECT, WITH, EXPLAIN, DESCRIBE and SHOW on the knowledge base")
+
+
+_SANDBOX = ("SET autoinstall_known_extensions = false",
+            "SET autoload_known_extensions = false",
+            "SET enable_external_access = false",
+            "SET lock_configuration = true")
+
+
+def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
+    """No files but the knowledge base, no network, no extensions, no more settings."""
+    for stmt in _SANDBOX:
+        conn.execute(stmt)
 
 
 def _quote(name: str) -> str:
     return f'"{name}"'
 
 
-def row_to_event(row: Sequence[Any]) -> Event:
+def row_to_event(row: Sequence[Any], redactor: Redactor | None = None) -> Event:
     data = dict(zip(EVENT_FIELDS, row))
     for f in _JSON_FIELDS:
         v = data[f]
         if isinstance(v, str):
             data[f] = orjson.loads(v)
+    if redactor is not None:
+        data = redactor.value(data)
     for f in ("hops", "todos", "error_signatures", "measurements"):
         if data[f] is None:
             data[f] = []

@@ -120,7 +120,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
               AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
                    OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$))
             ORDER BY session_id, ordinal, seq""").fetchall()]
-    return calls, prose
+    red = store.redactor.hiding()  # the graph is stored and exported: never with secrets
+    return red.rows(calls, cut_head=("output_tail",)), red.rows(prose)
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:

@@ -18,6 +18,7 @@ nothing, and planning only needs the knowledge base read-only.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import secrets
@@ -32,6 +33,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from kb.redact import Redactor
 from kb.replay.compare import (
     MeasurementPair,
     digest,
@@ -71,14 +73,31 @@ def make_plan(store: KbStore, session_id: str, hostmap: HostMap, *, start: int,
 
     Reads the store and nothing else: no process is started, nothing is contacted.
     """
+    # run what was recorded; show and store it redacted (issue 14)
     events = store.events(session_id, kinds=["command", "result"], categories=list(only),
-                          start=start, end=end)
+                          start=start, end=end, raw=True)
     opts = PlanOptions(allow=frozenset(allow), timeout=timeout, keep_running=keep_running,
                        control_dir=control_dir_for())
     plan = build_plan(session_id, events, hostmap, opts, start=start, end=end)
+    hide_secrets(plan, store.redactor)
     plan.run_id = run_id or new_run_id()
     plan.only = tuple(only)
     return plan
+
+
+def hide_secrets(plan: Plan, redactor: Redactor) -> None:
+    """Redact what a plan shows and stores (recorded command and output, the command as
+    a person would type it, notes); what it executes (``exec_text``, ``remote``,
+    ``stdin``) stays as recorded.  A replay's fresh output is redacted as it arrives."""
+    plan.redactor = redactor
+    if not redactor.active:
+        return
+    for st in plan.steps:
+        st.recorded_command = redactor.text(st.recorded_command)
+        st.run_command = redactor.text(st.run_command)
+        st.reason = redactor.text(st.reason)
+        st.notes = [redactor.text(n) for n in st.notes]
+        st.recorded = dataclasses.replace(st.recorded, output=redactor.text(st.recorded.output))
 
 
 # --------------------------------------------------------------------------- results
@@ -206,12 +225,18 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
             else:
                 if on_start:
                     on_start(step)
-                sink = (lambda text, s=step: on_output(s, text)) if on_output else None
+                stream = _redactor(plan).stream()
+                sink = (lambda text, s=step, r=stream: on_output(s, r.feed(text))  # type: ignore[misc]
+                        ) if on_output else None
                 try:
                     res = _run_step(plan, step, executor, launches, sink)
                 except ReplayRefused as e:
                     step.action, step.reason = "skip", str(e)
                     res = StepResult(step, "skipped", str(e))
+                if on_output:
+                    tail = stream.close()
+                    if tail:
+                        on_output(step, tail)
             record.results.append(res)
             if on_done:
                 on_done(res)
@@ -231,6 +256,10 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
     return record
 
 
+def _redactor(plan: Plan) -> Redactor:
+    return getattr(plan, "redactor", None) or Redactor()
+
+
 def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
               sink: Callable[[str], None] | None) -> StepResult:
     started = datetime.now(UTC)
@@ -246,6 +275,7 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         assert step.exec_text is not None
         out = ex.run_local(step.exec_text, cwd=step.cwd or ex.scratch, timeout=timeout,
                            targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink)
+    out = dataclasses.replace(out, output=_redactor(plan).fresh(out.output))
     rec = step.recorded
     hosts = set(step.recorded_hosts) | plan.allowed_hosts
     jd = judge(category=step.category, info=step.info, command=step.recorded_command,
