@@ -104,6 +104,9 @@ class Redactor:
             s = rx.sub(placeholder(kind), s)
         if cut_tail:
             s = self._mask_tail(s)
+        elif s.endswith(("...", "…")) and self._values:  # shortened for display
+            cut = 3 if s.endswith("...") else 1
+            s = self._mask_tail(s[:-cut]) + s[-cut:]
         if cut_head:
             s = self._mask_head(s)
         if self.scan_all:

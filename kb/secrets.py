@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 FIELDS: dict[str, tuple[str, str]] = {
     "calls.command": ("calls", "command"),
-    # a bash call's input is its command again; other tools' inputs (todo lists, file
-    # contents, subagent prompts) are scanned as their JSON text
-    "calls.input": ("calls", "CASE WHEN tool <> 'bash' THEN input::VARCHAR END"),
+    # the JSON text of every input: todo lists, file contents, subagent prompts, and the
+    # description a bash call carries besides its command
+    "calls.input": ("calls", "input::VARCHAR"),
     "calls.output": ("calls", "output"),
     "calls.error": ("calls", "error"),
     "calls.title": ("calls", "title"),

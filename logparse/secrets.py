@@ -265,7 +265,10 @@ def rules() -> list[_Rule]:
     global _RULES
     if _RULES is None:
         mine = _logkb_rules()
-        _RULES = mine[:-4] + _detect_secrets_rules() + mine[-4:]
+        theirs = _detect_secrets_rules()
+        generic = [r for r in theirs if r.kind == "url-password"]  # a token in a URL: its kind
+        _RULES = (mine[:-4] + [r for r in theirs if r.kind != "url-password"] + generic
+                  + mine[-4:])
     return _RULES
 
 

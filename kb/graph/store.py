@@ -247,7 +247,9 @@ def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
         "SELECT s.session_id, s.title, s.parent_id, (SELECT min(c.ordinal) FROM calls c "
         "WHERE c.child_session_id = s.session_id) FROM sessions s "
         "WHERE s.session_id IN (SELECT sid FROM ids)").fetchall()
-    return {sid: {"title": t, "parent_id": p, "spawned_at": o} for sid, t, p, o in rows}
+    red = store.redactor.hiding()  # a title made of a first prompt may hold a secret
+    return {sid: {"title": red.text(t), "parent_id": p, "spawned_at": o}
+            for sid, t, p, o in rows}
 
 
 def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph:
