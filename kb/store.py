@@ -452,8 +452,8 @@ class KbStore:
                         break
                     total += len(more)
         except duckdb.InterruptException:
-            raise KbError(f"the query ran longer than {timeout:g}s and was stopped "
-                          "(--timeout)") from None
+            raise QueryTimeout(f"the query ran longer than {timeout:g}s and was stopped "
+                               "(--timeout)") from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -462,6 +462,10 @@ class KbStore:
 
 class QueryRefused(KbError):
     """A ``logkb query`` statement that is not a read."""
+
+
+class QueryTimeout(KbError):
+    """A ``logkb query`` that ran longer than its timeout (and was interrupted)."""
 
 
 @dataclass(frozen=True)

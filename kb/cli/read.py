@@ -191,12 +191,12 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
     import duckdb
     from rich.table import Table
 
-    from kb.store import QueryRefused
+    from kb.store import QueryRefused, QueryTimeout
 
     with open_store(db) as store:
         try:
             res = store.query(sql, limit=limit, timeout=timeout)
-        except QueryRefused as e:
+        except (QueryRefused, QueryTimeout) as e:
             fail(str(e), ExitCode.USAGE)
         except duckdb.Error as e:
             fail(f"query failed: {e}", ExitCode.USAGE)
