@@ -207,7 +207,7 @@ def _ingest_session(store: KbStore, src: SourceSession, problems: list[Problem],
         store.upsert_session(info)
     problems.extend(deriver.problems)
     row = store.session(sid)
-    return SessionReport(session_id=sid, title=info.title, messages=row["messages"],
+    return SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                          events=row["events"], new_messages=deriver.derived, form=src.form,
                          path=src.path, parent_id=info.parent_id)
 

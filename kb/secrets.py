@@ -98,7 +98,7 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch) -> int:
         ids.update((r[2], r[0]) for r in rows)
     if not ids:
         return 0
-    message_ids, ordinals = list(ids), list(ids.values())
+    ordinals = list(ids.values())
     if _scan_state(store, session_id) != finder.RULESET:
         others = store.conn.execute(
             "SELECT count(*) FROM messages WHERE session_id = ? AND ordinal NOT BETWEEN ? AND ?",
@@ -106,11 +106,40 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch) -> int:
         if others and others[0]:
             return 0  # stored before it was scanned: backfill() scans the whole session
         _mark(store, session_id)
-    rows = _candidates(store, session_id, (min(ordinals), max(ordinals)), message_ids)
+    rows = _batch_candidates(store, batch)
     n = _store_findings(store, session_id, rows)
     if n:
         _mark(store, session_id)
     return n
+
+
+_BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "calls.input"),
+                 ("calls", "output", "calls.output"), ("calls", "error", "calls.error"),
+                 ("calls", "title", "calls.title"), ("prose", "text", "prose.text"),
+                 ("other", "text", "other_events.text"), ("other", "data", "other_events.data"))
+
+
+def _batch_candidates(store: KbStore, batch: Batch) -> list[tuple[Any, ...]]:
+    """The batch's texts the prefilter matches, read from the batch itself (the stored
+    tables would be scanned whole for every batch: DuckDB prunes by row group, and a
+    batch is far smaller than one)."""
+    from kb.store import SCHEMAS
+
+    texts: list[tuple[Any, ...]] = []
+    for table, column, field in _BATCH_FIELDS:
+        names = SCHEMAS[table].names
+        o, q, m, c = (names.index("ordinal"), names.index("seq"), names.index("message_id"),
+                      names.index(column))
+        for r in getattr(batch, table):
+            if r[c]:
+                texts.append((r[o], r[q], r[m], field, r[c]))
+    if not texts:
+        return []
+    tbl = pa.table({"t": pa.array([t[4] for t in texts], type=pa.string())})  # noqa: F841
+    hits = store.conn.execute(
+        "SELECT i FROM (SELECT row_number() OVER () - 1 AS i, t FROM tbl) "
+        "WHERE regexp_matches(t, $p)", {"p": finder.PREFILTER}).fetchall()
+    return [texts[i] for (i,) in hits]
 
 
 def backfill(store: KbStore) -> list[str]:
@@ -148,14 +177,20 @@ def unscanned(conn: Any) -> int:
 
 def values(conn: Any) -> dict[str, str]:
     """``secret text → kind`` of every finding (read back from the stored text)."""
+    present = [r[0] for r in conn.execute("SELECT DISTINCT field FROM secrets").fetchall()]
     parts = []
-    for field, (table, expr) in FIELDS.items():
+    for field in present:
+        table, expr = FIELDS[field]
         parts.append(
             f"SELECT s.kind, substring(t.x, s.start + 1, s.stop - s.start) FROM secrets s "
-            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table}) t "
+            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table} WHERE "
+            f"(session_id, ordinal, seq) IN (SELECT (session_id, ordinal, seq) FROM secrets "
+            f"WHERE field = '{field}')) t "
             "ON t.session_id = s.session_id AND t.ordinal = s.ordinal AND t.seq = s.seq "
             f"WHERE s.field = '{field}'")
     out: dict[str, str] = {}
+    if not parts:
+        return out
     for kind, value in conn.execute(" UNION ALL ".join(parts)).fetchall():
         if value:
             out.setdefault(value, kind)

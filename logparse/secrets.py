@@ -242,7 +242,7 @@ def _logkb_rules() -> list[_Rule]:
 PREFILTER = (
     r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[0-9A-Z]{16}|AccountKey=|://[^\s/@:]+:[^\s/@]+@"
     r"|gh[pousr]_[A-Za-z0-9_]{30}|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent)-"
-    r"|GR1348941|eyJ[A-Za-z0-9_=-]{8,}\.|_authToken|T3BlbkFJ|pypi-Ag|SG\.[A-Za-z0-9_-]{22}\."
+    r"|GR1348941|eyJ[A-Za-z0-9_=-]{8,}\.|_authToken|T3BlbkFJ|pypi-Ag|SG\.[A-Za-z0-9_-]{22}"
     r"|xox[abposr]-|hooks\.slack\.com|sq0csp-|[rs]k_(?:live|test)_|PRIVATE KEY"
     r"|sk-[A-Za-z0-9_-]{20}|hf_[A-Za-z0-9]{30}|sshpass"
     r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{16}|discord|telegram|twilio|mailchimp|cloudant"
@@ -252,6 +252,9 @@ PREFILTER = (
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ])"
 )
+# counted repetitions above 8 make RE2's automaton large enough to fall off its fast
+# path (2.3x slower on 131 MB of outputs); the rules check the real lengths
+PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2
 (DuckDB's ``regexp_matches``): the knowledge base runs it in SQL over the stored text
 and hands :func:`find_secrets` only the texts it matches."""

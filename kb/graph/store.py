@@ -130,6 +130,7 @@ def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], li
     annotations = [Annotation(*r) for r in store.conn.execute(
         "SELECT id, session_id, ordinal, kind, value, target FROM annotations "
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
+    annotations = store.redactor.hiding().value(annotations)  # notes become graph labels
     verdicts: list[Verdict] = []
     if _has_table(store, "replay_steps"):
         from kb.replay.run import latest_verdicts  # replay's own tables

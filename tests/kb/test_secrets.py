@@ -44,7 +44,9 @@ def leaky_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (src / "work").mkdir()
     fx.write(src, directory=str(src / "work"))  # exists: replay runs its local steps
     db = src / "kb.duckdb"
-    run("ingest", "--db", str(db), str(src / "export.json"), *map(str, src.glob("export-*.json")))
+    r = run("ingest", "--db", str(db), str(src / "export.json"),
+            *map(str, src.glob("export-*.json")))
+    assert not leaks(r.stdout + r.stderr) and "[redacted:" in r.stdout
     return db
 
 
@@ -75,6 +77,35 @@ def test_every_kind_is_found_in_the_fixture(name: str) -> None:
     found = find_secrets(text)
     assert [text[f.start:f.end] for f in found] == [value], found
     assert value not in redact_text(text)
+
+
+def _r(n: int, alphabet: str = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+       ) -> str:
+    """``n`` random-looking characters (the same every run)."""
+    import random
+
+    return "".join(random.Random(n * 31 + len(alphabet)).choices(alphabet, k=n))
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("SLACK=xoxb-" + "1234567890-" + _r(24), "slack-token"),
+    ("stripe.api_key = 'sk_" + "live_" + _r(24) + "'", "stripe-key"),
+    ("Authorization: Bearer eyJ" + _r(20) + ".eyJ" + _r(30) + "." + _r(40), "jwt"),
+    ("Authorization: Bearer " + _r(40), "bearer-token"),
+    ("SENDGRID=SG." + _r(22) + "." + _r(43), "sendgrid-key"),
+    ("password = pypi-AgEIcHlwaS5vcmc" + _r(80), "pypi-token"),
+    ("git push https://oauth2:glpat-" + _r(20) + "@gitlab.com/a/b", "gitlab-token"),
+    ("//registry.npmjs.org/:_authToken=npm_" + _r(36), "npm-token"),
+    ("DefaultEndpointsProtocol=https;AccountKey=" + _r(86) + "==", "azure-key"),
+    ("gh auth login --with-token github_pat_" + _r(60), "github-token"),
+    ("ANTHROPIC_API_KEY=sk-ant-api03-" + _r(80), "anthropic-key"),
+    ("mysql -u root --password=" + _r(12, "Xy9!kQ2#"), "password"),
+    ('{"api_key": "' + _r(32, "0123456789abcdef") + '"}', "api-key"),
+    ("export GITHUB_TOKEN=" + "ghp_" + _r(36), "github-token"),
+])
+def test_each_rule_passes_the_prefilter_and_fires(text: str, kind: str) -> None:
+    assert may_hold_secret(text)
+    assert kind in {f.kind for f in find_secrets(text)}, find_secrets(text)
 
 
 @pytest.mark.parametrize("line", [
