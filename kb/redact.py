@@ -148,7 +148,31 @@ class Redactor:
         they are)."""
         if not self.active:
             return obj
-        return self._walk(obj)
+        if isinstance(obj, list) and obj and not isinstance(obj[0], str):
+            return [self._walk(o) if self._may_hold(o) else o for o in obj]
+        return self._walk(obj) if self._may_hold(obj) else obj
+
+    def row(self, row: Any, parsed: Any) -> Any:
+        """``parsed`` (built from the database row ``row``) redacted, when a known secret is
+        in one of the row's strings (checked on the row as fetched: cheaper than a walk)."""
+        if not self.active:
+            return parsed
+        if not (self.scan_all or self._short):
+            blob = "\0".join(x for x in row if isinstance(x, str))
+            if not any(v in blob for v, _ in self._values) and not _cut(blob):
+                return parsed
+        return self._walk(parsed)
+
+    def _may_hold(self, obj: Any) -> bool:
+        """Whether a known secret could be anywhere in ``obj``: its strings joined and
+        searched once per secret (cheaper than replacing in every string; most rows hold
+        none)."""
+        if self.scan_all or self._short:
+            return True
+        strings: list[str] = []
+        _strings(obj, strings)
+        blob = "\0".join(strings)
+        return any(v in blob for v, _ in self._values) or _cut(blob)
 
     def rows(self, rows: list[Any], *, cut_head: tuple[str, ...] = (),
              cut_tail: tuple[str, ...] = ()) -> list[Any]:
@@ -206,6 +230,29 @@ class Redactor:
             return None
         return "|".join([_re2_escape(v) for v, _ in self._values]
                         + [r"\b" + _re2_escape(_literal(rx)) + r"\b" for rx, _ in self._short])
+
+
+def _strings(obj: Any, out: list[str]) -> None:
+    if isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _strings(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _strings(v, out)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _strings(getattr(obj, f.name), out)
+    elif hasattr(obj, "model_fields"):
+        for name in type(obj).model_fields:
+            _strings(getattr(obj, name), out)
+
+
+def _cut(s: str) -> bool:
+    """Whether ``s`` may hold a text shortened for display (which can end in a piece of a
+    secret)."""
+    return "..." in s or "…" in s
 
 
 def _literal(rx: re.Pattern[str]) -> str:
