@@ -1,4 +1,4 @@
-"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``)."""
+"""``python -m bench NAME [args]``: run one benchmark (``ingest``, ``graph``, ``replay``, ``tui``, ``secrets``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import importlib
 import sys
 
 BENCHES = {"ingest": "bench.ingest_bench", "graph": "bench.graph_bench",
-           "replay": "bench.replay_bench", "tui": "bench.tui_bench"}
+           "replay": "bench.replay_bench", "tui": "bench.tui_bench",
+           "secrets": "bench.secrets_bench"}
 
 
 def main() -> None:

@@ -315,3 +315,28 @@ def test_tui_timeline_and_detail_hide_secrets(leaky_db: Path, ids: dict[str, str
         assert "redacted:" in text
     text = asyncio.run(_tui_text(leaky_db, ids["main"], 3, reveal=True))
     assert fx.SECRETS["aws-key"] in text
+
+
+def test_timeline_filter_finds_by_other_words_never_by_the_secret(leaky_db: Path,
+                                                                  ids: dict[str, str]) -> None:
+    from kb import views
+
+    with KbStore(leaky_db, read_only=True) as store:
+        def hits(text: str) -> int:
+            return len(views.timeline_index(store, ids["main"], views.TimelineFilter(text=text)))
+
+        assert hits("aws_access_key_id") >= 1
+        assert hits(fx.SECRETS["aws-key"]) == 0
+        assert hits(fx.SECRETS["hf-token"][:12]) == 0
+        store.reveal_secrets = True
+        assert hits(fx.SECRETS["aws-key"]) >= 1
+
+
+def test_secrets_command_lists_where_without_values(leaky_db: Path, ids: dict[str, str]) -> None:
+    doc = json.loads(run("secrets", "--session", ids["child"], "--json", "--db",
+                         str(leaky_db)).stdout)
+    assert doc["findings"] and {f["session_id"] for f in doc["findings"]} == {ids["child"]}
+    assert {f["kind"] for f in doc["findings"]} == {"token"}
+    assert all(f["preview"].endswith(")") and "…" in f["preview"] for f in doc["findings"])
+    text = run("secrets", "--db", str(leaky_db))
+    assert "private-key" in text.stdout and not leaks(text.stdout + text.stderr)
