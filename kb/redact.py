@@ -66,16 +66,14 @@ class Redactor:
         """The redactor of the knowledge base behind ``conn``."""
         from kb import secrets
 
-        if reveal:
-            return cls(reveal=True)
-        try:
+        try:  # loaded when revealing too: what is stored is hidden all the same (hiding())
             known = secrets.values(conn)
             unscanned = secrets.unscanned(conn) > 0
         except Exception as e:  # a knowledge base without the tables cannot say: hide
             if "secret" not in str(e).lower():
                 raise
             known, unscanned = {}, True
-        return cls(known, scan_all=unscanned)
+        return cls(known, reveal=reveal, scan_all=unscanned)
 
     @property
     def active(self) -> bool:

@@ -464,6 +464,7 @@ def save_run(store: KbStore, record: RunRecord) -> None:
         "verdict", "explanation", "revisit", "exit_code", "recorded_exit_code", "timed_out",
         "answered", "recorded_answered", "output", "output_digest", "recorded_output_digest",
         "measurements", "started_at", "duration_ms", "launch")}
+    hide = _redactor(plan).hiding().text  # stored: never with secrets, even when shown
     for r in record.results:
         s = r.step
         hosts = set(s.recorded_hosts) | plan.allowed_hosts
@@ -473,8 +474,8 @@ def save_run(store: KbStore, record: RunRecord) -> None:
             "seq": s.seq, "call_id": s.call_id, "tool": s.tool, "category": s.category,
             "safety": s.safety if s.info is not None else None,
             "safety_reasons": list(s.safety_reasons), "recorded_host": s.recorded_host,
-            "target": s.target, "run_command": s.run_command, "action": s.action,
-            "reason": s.reason, "verdict": r.verdict, "explanation": r.explanation,
+            "target": s.target, "run_command": hide(s.run_command), "action": s.action,
+            "reason": hide(s.reason), "verdict": r.verdict, "explanation": hide(r.explanation),
             "revisit": r.revisit, "exit_code": r.exit_code,
             "recorded_exit_code": s.recorded.exit_code, "timed_out": r.timed_out,
             "answered": r.answered, "recorded_answered": r.recorded_answered,

@@ -284,6 +284,13 @@ def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path:
                  "SELECT output, run_command FROM replay_steps").stdout
     assert fresh not in stored and not leaks(stored)
     assert "[redacted:aws-key]" in stored
+    # shown when asked, but what is stored stays redacted
+    r = run("replay", "--from", "3", "--to", "3", "--execute", "--show-secrets", "--db", str(db),
+            ok=False)
+    assert fx.SECRETS["openai-key"] in r.stdout + r.stderr
+    stored = run("query", "--show-secrets", "--json", "--db", str(db),
+                 "SELECT output, run_command, reason FROM replay_steps").stdout
+    assert fresh not in stored and not leaks(stored)
 
 
 # ------------------------------------------------------------------ the TUI
