@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import THROUGHPUT_UNITS, throughput
+from kb.graph.report import throughput
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 
@@ -64,7 +64,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         prompt[0].text if prompt else "")
     series = throughput(store, scopes)
     status = _status(store, scope, series, goal_items, items)
-    return {
+    # pasted into tickets and handed to other agents: redacted whatever each part read
+    return store.redactor.hiding().value({
         "session": {"id": scope, "title": info["title"], "messages": info["messages"],
                     "commands": info["commands"], "source_form": info["source_form"],
                     "directory": info.get("directory"),
@@ -83,7 +84,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "reproduce": _reproduce(store, scope, status.get("best")),
         "environment": _environment(store, scope, info),
         "activity": _activity(store, scope),
-    }
+    })
 
 
 def _goal_line(text: str | None) -> str:
@@ -625,4 +626,4 @@ def _omitted(d: dict[str, Any], key: str, what: str) -> str:
     return f"\n({n} {what} left out to fit --max-tokens)\n" if n else ""
 
 
-__all__ = ["brief", "fit_tokens", "markdown", "THROUGHPUT_UNITS"]
+__all__ = ["brief", "fit_tokens", "markdown"]

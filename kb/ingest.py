@@ -37,6 +37,8 @@ from pathlib import Path
 import duckdb
 
 from kb.search import after_ingest
+from kb.secrets import backfill as backfill_secrets
+from kb.secrets import scan_batch
 from kb.store import KbError, KbStore
 from logparse.derive import Deriver, digest
 from logparse.models import Problem, SessionInfo
@@ -156,9 +158,12 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     for inp in found:
         _ingest_input(store, inp, wanted, report, progress, force)
     store.link_children()
+    rescanned = backfill_secrets(store)  # sessions stored before they were scanned
     if graph:
-        # the sessions this ingest changed, and any whose graph an earlier ingest owes
-        owed = sorted({s.session_id for s in report.sessions} | set(store.graph_pending()))
+        # the sessions this ingest changed, any whose graph an earlier ingest owes, and
+        # those whose secrets were found only now (their graph holds the text unredacted)
+        owed = sorted({s.session_id for s in report.sessions} | set(store.graph_pending())
+                      | set(rescanned))
         if owed:
             from kb.graph.store import rebuild_all
 
@@ -362,7 +367,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     kept.extend(deriver.skipped_ids)
     row = store.session(sid)
     done.append(sid)
-    report.add(SessionReport(session_id=sid, title=info.title, messages=row["messages"],
+    report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                              events=row["events"], new_messages=deriver.derived, form=src.form,
                              path=src.path, parent_id=info.parent_id))
 
@@ -379,9 +384,11 @@ def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = 
     replace = [row[0] for row in batch.messages if row[0] in known] if known else []
     if final:  # inside the transaction that writes the session row
         lost = store.write_batch(sid, batch, replace)
+        scan_batch(store, sid, batch)  # the secrets the batch holds
     else:
         with store.transaction():
             lost = store.write_batch(sid, batch, replace)
+            scan_batch(store, sid, batch)
             store.upsert_session(_session_info(st.src, deriver, st.first_prompt, None))
     for mid, table, column, value in lost:
         problems.append(Problem(path=st.src.path, record=mid, message_id=mid,

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import duckdb
 
+from kb.redact import Redactor
 from kb.store import KbLocked, KbMissing, KbStore
 
 DEFAULT_IDLE = 2.0
@@ -41,11 +42,34 @@ class _Borrowed(KbStore):
     """A :class:`KbStore` over a cursor of a lease's connection (closing it closes the
     cursor only)."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:
+    def __init__(self, conn: duckdb.DuckDBPyConnection, path: str, read_only: bool,
+                 lease: KbLease | None = None) -> None:
         # deliberately not calling KbStore.__init__: the connection is already open
         self.path = path
         self.read_only = read_only
         self.conn = conn
+        self._lease = lease
+        if lease is not None:
+            self.reveal_secrets = lease.reveal_secrets
+
+    @property
+    def redactor(self) -> Redactor:
+        """The lease's redactor, loaded once per opening of the file."""
+        lease = self._lease
+        if lease is None:
+            return KbStore.redactor.fget(self)  # type: ignore[attr-defined,no-any-return]
+        with lease._cond:
+            red = lease._redactor
+        if red is None or red.reveal != self.reveal_secrets:
+            red = Redactor.load(self.conn, reveal=self.reveal_secrets)
+            with lease._cond:
+                lease._redactor = red
+        return red
+
+    def forget_secrets(self) -> None:
+        if self._lease is not None:
+            self._lease._redactor = None
+        self._redactor = None
 
 
 class KbLease:
@@ -75,6 +99,9 @@ class KbLease:
         self._closed = False
         self.opens = 0
         """How many times the file was opened (for tests and the status line)."""
+        self.reveal_secrets = False
+        """Stores lent show secrets as stored (the TUI's toggle, after it asked)."""
+        self._redactor: Redactor | None = None
         if not self.memory and not Path(self.path).exists():
             raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
 
@@ -101,6 +128,7 @@ class KbLease:
                     told = True
 
     def _close_store(self) -> None:
+        self._redactor = None  # another process may ingest while the file is released
         if self._store is not None and not self.memory:
             self._store.close()
             self._store = None
@@ -169,7 +197,7 @@ class KbLease:
             self._users += 1
             cur = self._store.conn.cursor()
         try:
-            yield _Borrowed(cur, self.path, read_only=not self.memory)
+            yield _Borrowed(cur, self.path, read_only=not self.memory, lease=self)
         finally:
             try:
                 cur.close()
@@ -194,6 +222,7 @@ class KbLease:
             if self.memory:
                 if self._store is None:
                     self._store = self._open(read_only=False)
+                self._redactor = None
                 yield self._store
             else:
                 self._close_store()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from kb import migrations
 from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 from kb.paths import default_db
 from kb.records import Event, Measurement, hop, todo
+from kb.redact import Redactor
 from logparse.kinds import EventKind
 
 if TYPE_CHECKING:  # the read path never loads the deriver or pydantic
@@ -75,6 +77,11 @@ EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id",
                 "text", "classification", "prose_role", "todos", "child_session_id", "raw",
                 "reason")
 _JSON_FIELDS = ("input", "hops", "todos", "raw")
+_TEXT_FIELDS = ", ".join(
+    f'"{f}"::VARCHAR' for f in ("command", "input", "remote_command", "hops", "workdir",
+                                "output", "error_signatures", "measurements", "title", "text",
+                                "todos", "raw", "reason"))
+"""Every text an event carries (the ones a secret can be in)."""
 
 
 @dataclass(frozen=True)
@@ -123,12 +130,20 @@ def _salvage_column(name: str, f: pa.Field, values: Sequence[Any],
 
 
 class KbStore:
-    """The knowledge base in one DuckDB file (or ``:memory:``)."""
+    """The knowledge base in one DuckDB file (or ``:memory:``).
+
+    Every text its read methods hand out is redacted (:mod:`kb.redact`) unless
+    ``reveal_secrets``; the stored text is never changed."""
+
+    reveal_secrets: bool = False
+    """Hand out secrets as stored (``--show-secrets``); off by default."""
+    _redactor: Redactor | None = None
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 lock_timeout: float | None = None) -> None:
+                 lock_timeout: float | None = None, reveal_secrets: bool = False) -> None:
         self.path = str(path) if path is not None else str(default_db())
         self.read_only = read_only
+        self.reveal_secrets = reveal_secrets
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
         if self.path != ":memory:":
@@ -175,6 +190,17 @@ class KbStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def redactor(self) -> Redactor:
+        """What hides the secrets of this knowledge base in what it hands out."""
+        if self._redactor is None or self._redactor.reveal != self.reveal_secrets:
+            self._redactor = Redactor.load(self.conn, reveal=self.reveal_secrets)
+        return self._redactor
+
+    def forget_secrets(self) -> None:
+        """Findings changed: the redactor is loaded again on next use."""
+        self._redactor = None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for use in another thread (DuckDB connections are not thread-safe)."""
@@ -225,13 +251,13 @@ class KbStore:
 
     def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:
         ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
-        for table in ("messages", *EVENT_TABLES):
+        for table in ("messages", *EVENT_TABLES, "secrets"):
             self.conn.execute(
                 f"DELETE FROM {table} WHERE session_id = ? AND message_id IN "
                 "(SELECT message_id FROM ids)", [session_id])
 
     def delete_session(self, session_id: str) -> None:
-        for table in ("messages", *EVENT_TABLES, "sessions"):
+        for table in ("messages", *EVENT_TABLES, "secrets", "secret_scans", "sessions"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])
 
     def renumber(self, session_id: str) -> None:
@@ -240,7 +266,7 @@ class KbStore:
             "CREATE OR REPLACE TEMP TABLE _renum AS SELECT message_id, row_number() OVER "
             "(ORDER BY time_created NULLS FIRST, message_id) AS ord FROM messages "
             "WHERE session_id = ?", [session_id])
-        for table in ("messages", *EVENT_TABLES):
+        for table in ("messages", *EVENT_TABLES, "secrets"):
             self.conn.execute(
                 f"UPDATE {table} SET ordinal = r.ord FROM _renum r WHERE "
                 f"{table}.session_id = ? AND {table}.message_id = r.message_id "
@@ -314,10 +340,11 @@ class KbStore:
 
     # ------------------------------------------------------------------ reads
     def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
-        """The rows of a query as dicts keyed by column name."""
+        """The rows of a query as dicts keyed by column name, redacted."""
         cur = self.conn.execute(sql, params) if params is not None else self.conn.execute(sql)
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        return self.redactor.value(rows)  # after fetching: loading it runs queries
 
     _SESSIONS_SQL = """
         WITH m AS (SELECT session_id, max(time_created) AS last_activity
@@ -428,8 +455,9 @@ class KbStore:
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),
                start: int | None = None, end: int | None = None,
-               limit: int | None = None) -> list[Event]:
-        """The typed events of a session in transcript order, filtered."""
+               limit: int | None = None, raw: bool = False) -> list[Event]:
+        """The typed events of a session in transcript order, filtered; redacted unless
+        ``raw`` (what replay runs: the commands as recorded)."""
         where = ["session_id = ?"]
         params: list[Any] = [session_id]
         for col, values in (("kind", kinds), ("category", categories)):
@@ -450,11 +478,22 @@ class KbStore:
         if end is not None:
             where.append("ordinal <= ?")
             params.append(end)
-        sql = (f"SELECT {', '.join(_quote(f) for f in EVENT_FIELDS)} FROM events "
+        red = None if raw else self.redactor
+        hidden = red.pattern() if red is not None and not red.scan_all else None
+        flag = ""
+        if hidden is not None:
+            # which rows hold a known secret: one RE2 pass in DuckDB, so that Python walks
+            # only those (checking every row in Python doubles the time of a long session)
+            flag = f", regexp_matches(concat_ws(chr(0), {_TEXT_FIELDS}), ?)"
+            params.insert(0, hidden)
+        sql = (f"SELECT {', '.join(_quote(f) for f in EVENT_FIELDS)}{flag} FROM events "
                f"WHERE {' AND '.join(where)} ORDER BY ordinal, seq, sub")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [row_to_event(r) for r in self.conn.execute(sql, params).fetchall()]
+        rows = self.conn.execute(sql, params).fetchall()
+        if hidden is not None:
+            return [row_to_event(r[:-1], red if r[-1] else None) for r in rows]
+        return [row_to_event(r, red) for r in rows]
 
     def message(self, session_id: str, ordinal: int) -> dict[str, Any]:
         rows = self.rows(
@@ -472,25 +511,123 @@ class KbStore:
                                 [session_id]).fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Run SQL (the CLI opens the store read-only, so it cannot write)."""
-        cur = self.conn.execute(sql)
-        if cur.description is None:
-            return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
+    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0
+              ) -> QueryResult:
+        """Run read-only SQL in a sandbox: only SELECT/WITH/EXPLAIN/DESCRIBE/SHOW, no file or
+        network access, no extensions, configuration locked, at most ``timeout`` seconds,
+        ``limit`` rows kept (the rest counted).  Text comes back redacted.
+
+        The connection stays sandboxed afterwards: open a store for the query alone."""
+        check_query(self.conn, sql)
+        red = self.redactor  # loaded before the configuration is locked
+        sandbox(self.conn)
+        timer = None
+        if timeout:
+            timer = threading.Timer(timeout, self.conn.interrupt)
+            timer.daemon = True
+            timer.start()
+        try:
+            cur = self.conn.execute(sql)
+            if cur.description is None:
+                return QueryResult([], [], 0)
+            cols = [d[0] for d in cur.description]
+            keep = cur.fetchmany(limit + 1) if limit is not None else cur.fetchall()
+            total = len(keep)
+            if limit is not None and total > limit:
+                keep = keep[:limit]
+                while True:  # count what is left without keeping it
+                    more = cur.fetchmany(10_000)
+                    if not more:
+                        break
+                    total += len(more)
+        except duckdb.InterruptException:
+            raise QueryTimeout(f"the query ran longer than {timeout:g}s and was stopped "
+                               "(--timeout)") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+        return QueryResult(cols, [tuple(r) for r in red.value(keep)], total)
+
+
+class QueryRefused(KbError):
+    """A ``logkb query`` statement that is not a read."""
+
+
+class QueryTimeout(KbError):
+    """A ``logkb query`` that ran longer than its timeout (and was interrupted)."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    """The rows kept (at most the limit)."""
+    total: int
+    """How many rows the query returned."""
+
+    @property
+    def left(self) -> int:
+        """Rows not kept because of the limit."""
+        return self.total - len(self.rows)
+
+
+_READ_TYPES = ("SELECT", "EXPLAIN")
+"""Statement types a query may have (WITH, DESCRIBE, SHOW, SUMMARIZE, FROM and VALUES
+parse as SELECT)."""
+
+
+def check_query(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse anything but reads, naming what is refused (parsed by DuckDB itself)."""
+    try:
+        statements = conn.extract_statements(sql)
+    except duckdb.Error as e:
+        raise QueryRefused(f"cannot parse the query: {e}") from None
+    if not statements:
+        raise QueryRefused("no statement given")
+    for st in statements:
+        kind = st.type.name
+        text = st.query.strip().rstrip(";")
+        if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs its statement: check that one too
+            inner = re.sub(r"(?is)^\s*explain\s+(analyze\s+|\(.*?\)\s*)?", "", text)
+            try:
+                kind = "EXPLAIN" if not inner.strip() else next(
+                    iter(conn.extract_statements(inner))).type.name
+            except (duckdb.Error, StopIteration):
+                kind = "UNKNOWN"
+            kind = "EXPLAIN" if kind == "SELECT" else kind
+        if kind not in _READ_TYPES:
+            what = " ".join(text.split())[:60]
+            raise QueryRefused(
+                f"refused: {kind} statement ({what!r}); logkb query is read-only and runs "
+                "only SELECT, WITH, EXPLAIN, DESCRIBE and SHOW on the knowledge base")
+
+
+_SANDBOX = ("SET autoinstall_known_extensions = false",
+            "SET autoload_known_extensions = false",
+            "SET enable_external_access = false",
+            "SET lock_configuration = true")
+
+
+def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
+    """No files but the knowledge base, no network, no extensions, no more settings."""
+    for stmt in _SANDBOX:
+        conn.execute(stmt)
 
 
 def _quote(name: str) -> str:
     return f'"{name}"'
 
 
-def row_to_event(row: Sequence[Any]) -> Event:
-    """An ``events`` view row (:data:`EVENT_FIELDS` order) as a plain :class:`Event`."""
+def row_to_event(row: Sequence[Any], redactor: Redactor | None = None) -> Event:
+    """An ``events`` view row (:data:`EVENT_FIELDS` order) as a plain :class:`Event`, its
+    text redacted by ``redactor`` when it holds a known secret."""
     data = dict(zip(EVENT_FIELDS, row))
     for f in _JSON_FIELDS:
         v = data[f]
         if isinstance(v, str):
             data[f] = orjson.loads(v)
+    if redactor is not None:
+        data = redactor.row(row, data)
     data["kind"] = EventKind(data["kind"])
     data["hops"] = [hop(h) for h in data["hops"] or () if isinstance(h, dict)]
     data["todos"] = [todo(t) for t in data["todos"] or () if isinstance(t, dict)]

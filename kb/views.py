@@ -255,10 +255,13 @@ class _Where:
         return _in(col, values, self.params, prefix)
 
 
-def _where(f: TimelineFilter, indexed: bool = False) -> tuple[_Where, _Where, _Where]:
+def _where(f: TimelineFilter, indexed: bool = False, hidden: str | None = None
+           ) -> tuple[_Where, _Where, _Where]:
     """Conditions (beyond session and ordinal range) for prose, calls and other_events.
 
-    ``indexed``: the search index answered the text, its rows are in ``_hits``.
+    ``indexed``: the search index answered the text, its rows are in ``_hits`` (the index
+    holds text with its secrets taken out); ``hidden``: the pattern of known secrets, which
+    a scan's match must not need.
     Each table gets its own parameters: DuckDB refuses named parameters a query
     does not use."""
     prose, calls, other = _Where(), _Where(), _Where()
@@ -308,10 +311,18 @@ def _where(f: TimelineFilter, indexed: bool = False) -> tuple[_Where, _Where, _W
         # no index: RE2's case-insensitive literal match scans 3-5x faster than ILIKE here
         for w in (prose, calls, other):
             w.params["q"] = "(?i)" + re.escape(f.text)
-        prose.add("regexp_matches(text, $q)")
-        calls.add("(regexp_matches(command, $q) OR regexp_matches(coalesce(output, error), $q)"
-                  " OR regexp_matches(title, $q))")
-        other.add("regexp_matches(coalesce(text, ''), $q)")
+        def m(col: str) -> str:  # with secrets, a match must not need them (issue 14)
+            if hidden is None:
+                return f"regexp_matches({col}, $q)"
+            return (f"(regexp_matches({col}, $q) AND "
+                    f"regexp_matches(regexp_replace({col}, $h, chr(0), 'g'), $q))")
+
+        if hidden is not None:
+            for w in (prose, calls, other):
+                w.params["h"] = hidden
+        prose.add(m("text"))
+        calls.add(f"({m('command')} OR {m('coalesce(output, error)')} OR {m('title')})")
+        other.add(m("coalesce(text, '')"))
     return prose, calls, other
 
 
@@ -354,8 +365,11 @@ def timeline_index(store: KbStore, session_id: str,
     """Index the rows of a session's timeline under the filter ``where`` (one columnar
     query)."""
     f = where or TimelineFilter()
-    hits = _search_hits(store, session_id, f.text) if f.text else None
-    wp, wc, wo = _where(f, indexed=hits is not None)
+    # the index holds text without its secrets: revealing them is the scan's job
+    hits = (_search_hits(store, session_id, f.text)
+            if f.text and not store.redactor.reveal else None)
+    wp, wc, wo = _where(f, indexed=hits is not None,
+                        hidden=store.redactor.pattern() if f.text else None)
     params: dict[str, Any] = {"s": session_id, **wp.params, **wc.params, **wo.params}
     sql = f"""
         SELECT ordinal, seq, 0::TINYINT AS src, {_FLAGS_PROSE}::UTINYINT AS flags
@@ -427,13 +441,18 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
              f"AND ordinal::BIGINT * {_KEY} + seq IN (SELECT unnest($k))")
     out: dict[tuple[int, int, int], TimelineRow] = {}
     cur = store.conn
+
+    def line(text: str | None) -> str:  # redacted before the first line is cut from it
+        return _first_line(red.text(text, cut_tail=True))
+
+    red = store.redactor
     if keys[ROW_PROSE]:
         for o, s, kind, cls, text, meas, flags, t in cur.execute(
                 f"SELECT ordinal, seq, kind, classification, left(text, 600), "
                 f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where}",
                 {**base, "k": keys[ROW_PROSE]}).fetchall():
             out[(o, s, ROW_PROSE)] = TimelineRow(
-                o, s, ROW_PROSE, kind, flags, classification=cls, text=_first_line(text),
+                o, s, ROW_PROSE, kind, flags, classification=cls, text=line(text),
                 measurement=_measure_text(meas), time=t)
     if keys[ROW_CALL]:
         for (o, s, tool, cat, host, status, code, sig, nsig, meas, nmeas, cmd, remote, title,
@@ -451,7 +470,7 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
             out[(o, s, ROW_CALL)] = TimelineRow(
                 o, s, ROW_CALL, kind, flags, tool=tool, category=cat, host=host,
                 status=status, exit_code=code, signature=sig, signatures=nsig,
-                measurement=_measure_text(meas), measurements=nmeas, text=_first_line(text),
+                measurement=_measure_text(meas), measurements=nmeas, text=line(text),
                 child_session_id=child, time=t)
     if keys[ROW_OTHER]:
         for o, s, kind, text, reason, flags, t in cur.execute(
@@ -459,7 +478,7 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
                 f"{_FLAGS_OTHER}::UTINYINT, time FROM other_events {where}",
                 {**base, "k": keys[ROW_OTHER]}).fetchall():
             out[(o, s, ROW_OTHER)] = TimelineRow(o, s, ROW_OTHER, kind, flags,
-                                                 text=_first_line(text or reason), time=t)
+                                                 text=line(text or reason), time=t)
     return out
 
 
@@ -726,7 +745,7 @@ def todo_at(store: KbStore, session_id: str, ordinal: int
         [session_id, ordinal]).fetchone()
     if row is None:
         return None, []
-    items = orjson.loads(row[1]) if row[1] else []
+    items = store.redactor.value(orjson.loads(row[1]) if row[1] else [])
     todos = [TodoItem(content=str(i.get("content", "")), status=str(i.get("status", "")),
                       priority=i.get("priority")) for i in items or [] if isinstance(i, dict)]
     return int(row[0]), todos

@@ -34,6 +34,8 @@ class LogkbApp(App[None]):
     BINDINGS = [
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("ctrl+r", "refresh", "Refresh"),
+        # no description: kept out of the help overlay (its snapshot); the palette has it
+        Binding("ctrl+s", "toggle_secrets", "", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -219,6 +221,25 @@ class LogkbApp(App[None]):
     def action_refresh(self) -> None:
         """Let go of the file and read everything again (picks up a new ingest)."""
         self.graphs.clear()
+        self._refresh()
+
+    def action_toggle_secrets(self) -> None:
+        """Show secrets (after asking) or hide them again (at once); every screen rereads."""
+        if self.lease.reveal_secrets:
+            self._set_secrets(False)
+            return
+        from tui.screens.prompt import ConfirmPrompt
+
+        self.push_screen(ConfirmPrompt(
+            "Show secrets (tokens, keys, passwords) as they were recorded?\n"
+            "Anyone who can see this screen will see them.", yes="Show them", no="Keep hidden"),
+            lambda yes: self._set_secrets(True) if yes else None)
+
+    def _set_secrets(self, reveal: bool) -> None:
+        self.lease.reveal_secrets = reveal
+        self.graphs.clear()
+        self.notify("secrets shown: ctrl+s hides them" if reveal else "secrets hidden",
+                    timeout=4, severity="warning" if reveal else "information")
         self._refresh()
 
     @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)

@@ -53,6 +53,8 @@ class LogkbCommands(Provider):
         if not isinstance(screen, SessionsScreen):
             out.append(("Sessions", "the list of every session", self._to_sessions))
         out.append(("Refresh", "ctrl+r: read the knowledge base again", app.action_refresh))
+        out.append(("Show or hide secrets", "ctrl+s: asks before showing them",
+                    app.action_toggle_secrets))
         out.append(("Help", "?", app.action_help))
         for r in app.sessions:
             title = short(r.get("title") or "(untitled)", 60)

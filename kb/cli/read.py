@@ -27,6 +27,7 @@ from kb.cli.tools import (
     resolve,
     say,
     session_option,
+    show_secrets_requested,
     split,
     width,
 )
@@ -246,7 +247,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
 
     try:
         found = run_search(db if db is not None else default_db(), text, regex=regex,
-                           session_id=session_id, limit=limit, newest=newest)
+                           session_id=session_id, limit=limit, newest=newest,
+                           reveal=show_secrets_requested())
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
@@ -279,19 +281,33 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
 @click.command()
 @click.argument("sql")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Print at most this many rows (the rest are counted on stderr).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Stop the query after this many seconds.")
 @db_option
 @json_option
 @handle_errors
-def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
-    """Run read-only SQL on the knowledge base (tables: docs/schema.md)."""
+def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
+          as_json: bool) -> None:
+    """Run read-only SQL on the knowledge base (tables: docs/schema.md).
+
+    A sandbox: only SELECT, WITH, EXPLAIN, DESCRIBE and SHOW; no file but the
+    knowledge base, no network, no extensions, no settings.  Text is redacted
+    unless --show-secrets."""
     import duckdb
     from rich.table import Table
 
+    from kb.store import QueryRefused, QueryTimeout
+
     with open_store(db) as store:
         try:
-            cols, rows = store.query(sql)
+            res = store.query(sql, limit=limit, timeout=timeout)
+        except (QueryRefused, QueryTimeout) as e:
+            fail(str(e), ExitCode.USAGE)
         except duckdb.Error as e:
             fail(f"query failed: {e}", ExitCode.USAGE)
+    cols, rows = res.columns, res.rows
     if as_json:
         emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
@@ -305,6 +321,9 @@ def query(sql: str, as_csv: bool, db: Path | None, as_json: bool) -> None:
         for r in rows:
             table.add_row(*("" if v is None else str(v) for v in r))
         out.print(table)
+    if res.left:
+        note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "
+             f"({res.total} in all; --limit N shows more)")
 
 
 # ------------------------------------------------------------------------ path

@@ -239,10 +239,34 @@ def split(values: Iterable[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------ stores
+SHOW_SECRETS = "logkb.show_secrets"
+"""``ctx.meta`` key set by ``--show-secrets`` (global, or on any command)."""
+
+
+def show_secrets_requested() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(SHOW_SECRETS))
+
+
+def _set_show_secrets(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[SHOW_SECRETS] = True
+
+
+def show_secrets_param() -> click.Option:
+    """``--show-secrets``: reveal what is redacted (added to every command by
+    :func:`kb.cli._register`, so no command has to take it as an argument)."""
+    return click.Option(["--show-secrets"], is_flag=True, expose_value=False,
+                        is_eager=True, callback=_set_show_secrets,
+                        help="Show secrets (tokens, keys, passwords) instead of "
+                             "[redacted:KIND] placeholders.")
+
+
 def open_store(db: Path | None, read_only: bool = True) -> KbStore:
     from kb.store import KbStore
 
-    return KbStore(db if db is not None else default_db(), read_only=read_only)
+    return KbStore(db if db is not None else default_db(), read_only=read_only,
+                   reveal_secrets=show_secrets_requested())
 
 
 def resolve(store: KbStore, session_id: str | None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from kb.cli.tools import db_option, handle_errors, session_option
+from kb.cli.tools import db_option, handle_errors, session_option, show_secrets_requested
 from kb.paths import default_db
 
 
@@ -30,4 +30,5 @@ def tui(session_id: str | None, at: int | None, theme: str, db: Path | None) -> 
                        theme=theme)
     except UnknownTheme as e:
         raise click.BadParameter(str(e), param_hint="--theme") from None
+    app.lease.reveal_secrets = show_secrets_requested()  # `--show-secrets`: asked already
     app.run()

@@ -157,7 +157,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     messages = [r for r in messages if r.attachment or r.last or (
         r.role == "assistant" and (r.finish == "length" or r.error is not None
                                    or (not r.said and not r.acted)))]
-    return calls, prose, messages
+    red = store.redactor.hiding()  # the graph is stored and exported: never with secrets
+    return (red.rows(calls, cut_head=("output_tail",)), red.rows(prose),
+            red.rows(messages, cut_tail=("error",)))
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
@@ -166,6 +168,7 @@ def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], li
     annotations = [Annotation(*r) for r in store.conn.execute(
         "SELECT id, session_id, ordinal, kind, value, target FROM annotations "
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
+    annotations = store.redactor.hiding().value(annotations)  # notes become graph labels
     verdicts: list[Verdict] = []
     if _has_table(store, "replay_steps"):
         from kb.replay.run import latest_verdicts  # replay's own tables
@@ -286,7 +289,9 @@ def session_infos(store: KbStore, sids: list[str]) -> dict[str, dict[str, Any]]:
         "SELECT s.session_id, s.title, s.parent_id, (SELECT min(c.ordinal) FROM calls c "
         "WHERE c.child_session_id = s.session_id) FROM sessions s "
         "WHERE s.session_id IN (SELECT sid FROM ids)").fetchall()
-    return {sid: {"title": t, "parent_id": p, "spawned_at": o} for sid, t, p, o in rows}
+    red = store.redactor.hiding()  # a title made of a first prompt may hold a secret
+    return {sid: {"title": red.text(t), "parent_id": p, "spawned_at": o}
+            for sid, t, p, o in rows}
 
 
 def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph:

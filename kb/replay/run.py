@@ -18,6 +18,7 @@ nothing, and planning only needs the knowledge base read-only.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import secrets
@@ -33,6 +34,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from kb.redact import Redactor
 from kb.replay.compare import (
     MeasurementPair,
     digest,
@@ -83,16 +85,33 @@ def make_plan(store: KbStore, session_id: str, hostmap: HostMap, *, start: int,
 
     Reads the store and nothing else: no process is started, nothing is contacted.
     """
+    # run what was recorded; show and store it redacted (issue 14)
     events = store.events(session_id, kinds=["command", "result"], categories=list(only),
-                          start=start, end=end)
+                          start=start, end=end, raw=True)
     opts = PlanOptions(allow=frozenset(allow), timeout=timeout, keep_running=keep_running,
                        control_dir=control_dir_for(), sandbox=sandbox,
                        remote_sandbox=remote_sandbox, max_output=max_output,
                        max_memory=max_memory)
     plan = build_plan(session_id, events, hostmap, opts, start=start, end=end)
+    hide_secrets(plan, store.redactor)
     plan.run_id = run_id or new_run_id()
     plan.only = tuple(only)
     return plan
+
+
+def hide_secrets(plan: Plan, redactor: Redactor) -> None:
+    """Redact what a plan shows and stores (recorded command and output, the command as
+    a person would type it, notes); what it executes (``exec_text``, ``remote``,
+    ``stdin``) stays as recorded.  A replay's fresh output is redacted as it arrives."""
+    plan.redactor = redactor
+    if not redactor.active:
+        return
+    for st in plan.steps:
+        st.recorded_command = redactor.text(st.recorded_command)
+        st.run_command = redactor.text(st.run_command)
+        st.reason = redactor.text(st.reason)
+        st.notes = [redactor.text(n) for n in st.notes]
+        st.recorded = dataclasses.replace(st.recorded, output=redactor.text(st.recorded.output))
 
 
 # --------------------------------------------------------------------------- results
@@ -254,12 +273,18 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
             else:
                 if on_start:
                     on_start(step)
-                sink = (lambda text, s=step: on_output(s, text)) if on_output else None
+                stream = _redactor(plan).stream()
+                sink = (lambda text, s=step, r=stream: on_output(s, r.feed(text))  # type: ignore[misc]
+                        ) if on_output else None
                 try:
                     res = _run_step(plan, step, executor, launches, sink)
                 except ReplayRefused as e:
                     step.action, step.reason = "skip", str(e)
                     res = StepResult(step, "skipped", str(e))
+                if on_output:
+                    tail = stream.close()
+                    if tail:
+                        on_output(step, tail)
             record.results.append(res)
             checkpoint(force=False)
             if on_done:
@@ -282,6 +307,10 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
                 record.status = "interrupted"  # an exception other than Ctrl-C
             checkpoint()
     return record
+
+
+def _redactor(plan: Plan) -> Redactor:
+    return getattr(plan, "redactor", None) or Redactor()
 
 
 def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
@@ -308,6 +337,7 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
                                f"({step.sandbox.describe()})" if has else
                                f"on {step.target}: classification only (no working bwrap "
                                "there)")
+    out = dataclasses.replace(out, output=_redactor(plan).fresh(out.output))
     rec = step.recorded
     hosts = set(step.recorded_hosts) | plan.allowed_hosts
     jd = judge(category=step.category, info=step.info, command=step.recorded_command,
@@ -521,6 +551,7 @@ def save_run(store: KbStore, record: RunRecord,
         "verdict", "explanation", "revisit", "exit_code", "recorded_exit_code", "timed_out",
         "answered", "recorded_answered", "output", "output_digest", "recorded_output_digest",
         "measurements", "started_at", "duration_ms", "launch", "output_dropped", "sandbox")}
+    hide = _redactor(plan).hiding().text  # stored: never with secrets, even when shown
     for r in new:
         s = r.step
         hosts = set(s.recorded_hosts) | plan.allowed_hosts
@@ -530,8 +561,8 @@ def save_run(store: KbStore, record: RunRecord,
             "seq": s.seq, "call_id": s.call_id, "tool": s.tool, "category": s.category,
             "safety": s.safety if s.info is not None else None,
             "safety_reasons": list(s.safety_reasons), "recorded_host": s.recorded_host,
-            "target": s.target, "run_command": s.run_command, "action": s.action,
-            "reason": s.reason, "verdict": r.verdict, "explanation": r.explanation,
+            "target": s.target, "run_command": hide(s.run_command), "action": s.action,
+            "reason": hide(s.reason), "verdict": r.verdict, "explanation": hide(r.explanation),
             "revisit": r.revisit, "exit_code": r.exit_code,
             "recorded_exit_code": s.recorded.exit_code, "timed_out": r.timed_out,
             "answered": r.answered, "recorded_answered": r.recorded_answered,

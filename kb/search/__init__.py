@@ -30,7 +30,8 @@ class Found:
 
 
 def search(db_path: str | Path, text: str, *, regex: bool = False,
-           session_id: str | None = None, limit: int = 50, newest: bool = False) -> Found:
+           session_id: str | None = None, limit: int = 50, newest: bool = False,
+           reveal: bool = False) -> Found:
     """Search the knowledge base file ``db_path`` (opened read-only only when needed).
 
     The index answers when it can: at once when the database file did not change
@@ -44,7 +45,8 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
         raise KbMissing(f"no knowledge base at {db_path} (run `logkb ingest` first)")
     node = None if regex else parse(text)
     notes: list[str] = []
-    if node is not None:
+    # the index holds text with its secrets taken out: revealing them is the scan's job
+    if node is not None and not reveal:
         try:
             from kb.search.index import SearchIndex
 
@@ -67,7 +69,7 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
             notes.append(f"search index unavailable ({e}); scanning instead")
     from kb.search.scan import scan
 
-    with _store(db_path) as store:
+    with _store(db_path, reveal) as store:
         if session_id is not None:
             session_id = store.resolve_session(session_id)
         if node is None:
@@ -79,10 +81,10 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
     return Found(hits, "scan", notes)
 
 
-def _store(db_path: Path) -> KbStore:
+def _store(db_path: Path, reveal: bool = False) -> KbStore:
     from kb.store import KbStore
 
-    return KbStore(db_path, read_only=True)
+    return KbStore(db_path, read_only=True, reveal_secrets=reveal)
 
 
 def after_ingest(store: KbStore, session_id: str) -> None:

@@ -61,10 +61,13 @@ def units(store: KbStore, session_id: str | None = None, after: int | None = Non
         conds.append("ordinal > ?")
         params.append(after)
     where = " AND ".join(conds) or "TRUE"
+    hide = store.redactor.hiding()  # the index is derived data: it never holds a secret
     cur = store.conn.cursor()
     try:
         cur.execute(UNITS_SQL.format(where=where), params * 5)
         while rows := cur.fetchmany(batch):
+            if hide.active:
+                rows = [(*r[:10], hide.text(r[10])) if r[10] else r for r in rows]
             yield from rows
     finally:
         cur.close()
@@ -98,9 +101,15 @@ def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,
     finally:
         cur.close()
     pats = patterns([] if node is None else _terms(node), regex)
+    red = store.redactor
     out = []
     for r in rows:
         hit = dict(zip(UNIT_COLUMNS, r))
+        text = hit["text"] or ""
+        shown = red.text(text) if red.active else text
+        if shown != text and pats and not any(p.search(shown) for p, _ in pats):
+            continue  # found only by a secret: not unless revealing (then shown == text)
+        hit["text"] = shown
         hit["score"] = None
         hit["snippet"], hit["highlights"] = snippet(hit["text"] or "", pats)
         out.append(hit)

@@ -1,0 +1,53 @@
+"""``logkb secrets``: what credentials the transcripts hold, and where (never the values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kb.cli.tools import db_option, emit_json, err, handle_errors, json_option, open_store, out
+
+
+@click.command()
+@click.option("--session", "-s", "session_id", metavar="ID", default=None,
+              help="Only this session (id or unique prefix) [default: every session].")
+@db_option
+@json_option
+@handle_errors
+def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
+    """List the secrets found in the transcripts: kind, where, a masked preview.
+
+    Every other command shows them as [redacted:KIND] unless --show-secrets."""
+    from rich.table import Table
+
+    from kb import secrets as found
+
+    with open_store(db) as store:
+        sid = store.resolve_session(session_id) if session_id else None
+        rows = found.report(store, sid)
+        summary = found.counts(store)
+    if as_json:
+        emit_json({"summary": summary, "findings": [
+            {"session_id": r["session_id"], "ordinal": r["ordinal"], "seq": r["seq"],
+             "field": r["field"], "start": r["start"], "stop": r["stop"], "kind": r["kind"],
+             "rule": r["rule"], "preview": r["preview"]} for r in rows]})
+        return
+    if summary["sessions_unscanned"]:
+        err.print(f"{summary['sessions_unscanned']} session(s) not scanned yet: run "
+                  "`logkb ingest` once (meanwhile their text is redacted as it is shown)")
+    if not rows:
+        err.print("no secrets found")
+        return
+    table = Table(box=None, header_style="bold")
+    for c in ("session", "ordinal", "field", "kind", "preview", "rule"):
+        table.add_column(c, overflow="fold")
+    for r in rows:
+        table.add_row(r["session_id"], str(r["ordinal"]), r["field"], r["kind"],
+                      r["preview"], r["rule"])
+    out.print(table)
+    err.print(f"{len(rows)} secret(s): " + ", ".join(
+        f"{k} {n}" for k, n in summary["kinds"].items()))
+
+
+COMMANDS = (secrets,)

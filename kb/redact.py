@@ -1,0 +1,325 @@
+"""The one place secrets are hidden: every text the knowledge base hands out passes here.
+
+A :class:`Redactor` knows every secret the ``secrets`` table points at (the
+text itself, read back from the stored rows, plus its JSON-escaped and
+-unescaped forms) and replaces each occurrence in any string with
+``[redacted:KIND]``, wherever the string came from: an event field, a
+session title made of the first prompt, a graph label, a query result.
+Because it replaces the *values*, derived text (a command's remote part, a
+todo item reused as an approach name, a prompt quoted by a subagent) is
+covered without a finding of its own.
+
+:class:`kb.store.KbStore` applies it in its read methods (``rows``, ``events``,
+``message``, ``search``, ``query``), :mod:`kb.views` to the timeline and the
+graph loader to its inputs, so what reaches the CLI, the TUI, exports and the
+handoff brief is already redacted.  ``reveal=True`` (``--show-secrets``, the
+TUI's confirmed toggle) turns it into the identity.
+
+Texts cut by SQL (``left(text, 600)``, ``right(output, 400)``) may hold the
+head or the tail of a secret; :meth:`Redactor.text` masks those too when told
+the text was cut.  While some session has not been scanned yet (a knowledge
+base older than the ``secrets`` table, until the next ``logkb ingest``) the
+finder itself runs on every text handed out, so nothing leaks meanwhile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from logparse.secrets import placeholder, redact_text
+
+_MIN_PIECE = 4
+"""The shortest head or tail of a secret masked at a cut."""
+_SHORT = 8
+"""Secrets shorter than this (a short password) are replaced only as whole words, so
+that ``sshpass -p 1234`` does not hide every 1234 of every benchmark."""
+
+
+class Redactor:
+    """Replace known secrets in text (the identity when ``reveal``)."""
+
+    def __init__(self, secrets: Mapping[str, str] | None = None, *, reveal: bool = False,
+                 scan_all: bool = False) -> None:
+        self.reveal = reveal
+        """Show secrets as they are (``--show-secrets``)."""
+        self.scan_all = scan_all
+        """Also run the finder on every text (some session was never scanned)."""
+        forms: dict[str, str] = {}
+        for value, kind in (secrets or {}).items():
+            for form in _forms(value):
+                if len(form) >= _MIN_PIECE:
+                    forms.setdefault(form, kind)
+        # longest first, so a secret that contains another is replaced whole
+        self._values = sorted(((v, k) for v, k in forms.items() if len(v) >= _SHORT),
+                              key=lambda kv: -len(kv[0]))
+        self._short = [(re.compile(rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"), k)
+                       for v, k in sorted(forms.items(), key=lambda kv: -len(kv[0]))
+                       if len(v) < _SHORT]
+
+    @classmethod
+    def load(cls, conn: Any, *, reveal: bool = False) -> Redactor:
+        """The redactor of the knowledge base behind ``conn``."""
+        from kb import secrets
+
+        try:  # loaded when revealing too: what is stored is hidden all the same (hiding())
+            known = secrets.values(conn)
+            unscanned = secrets.unscanned(conn) > 0
+        except Exception as e:  # a knowledge base without the tables cannot say: hide
+            if "secret" not in str(e).lower():
+                raise
+            known, unscanned = {}, True
+        return cls(known, reveal=reveal, scan_all=unscanned)
+
+    @property
+    def active(self) -> bool:
+        """Whether anything could be replaced."""
+        return not self.reveal and (bool(self._values) or bool(self._short) or self.scan_all)
+
+    def hiding(self) -> Redactor:
+        """This redactor with ``reveal`` off (for what is stored, such as the graph)."""
+        if not self.reveal:
+            return self
+        r = Redactor.__new__(Redactor)
+        r.reveal, r.scan_all, r._values, r._short = False, self.scan_all, self._values, \
+            self._short
+        return r
+
+    # ------------------------------------------------------------------ text
+    def text(self, s: Any, *, cut_head: bool = False, cut_tail: bool = False) -> Any:
+        """``s`` with every known secret replaced; ``cut_head``/``cut_tail``: ``s`` was cut
+        from a longer text there, so a piece of a secret at that end is masked too."""
+        if not isinstance(s, str) or not s or not self.active:
+            return s
+        for value, kind in self._values:
+            if value in s:
+                s = s.replace(value, placeholder(kind))
+        for rx, kind in self._short:
+            s = rx.sub(placeholder(kind), s)
+        if cut_tail:
+            s = self._mask_tail(s)
+        elif s.endswith(("...", "…")) and self._values:  # shortened for display
+            cut = 3 if s.endswith("...") else 1
+            s = self._mask_tail(s[:-cut]) + s[-cut:]
+        if cut_head:
+            s = self._mask_head(s)
+        if self.scan_all:
+            s = redact_text(s)
+        return s
+
+    def _mask_tail(self, s: str) -> str:
+        """Mask a tail of ``s`` that is the beginning of a secret."""
+        probe = s[-_MIN_PIECE:]
+        best = 0
+        kind = ""
+        for value, k in self._values:
+            i = value.find(probe)
+            while i != -1:
+                piece = value[:i + _MIN_PIECE]
+                if len(piece) < len(value) and s.endswith(piece) and len(piece) > best:
+                    best, kind = len(piece), k
+                i = value.find(probe, i + 1)
+        return s[:-best] + placeholder(kind) if best else s
+
+    def _mask_head(self, s: str) -> str:
+        """Mask a head of ``s`` that is the end of a secret."""
+        probe = s[:_MIN_PIECE]
+        best = 0
+        kind = ""
+        for value, k in self._values:
+            i = value.find(probe)
+            while i != -1:
+                piece = value[i:]
+                if i > 0 and s.startswith(piece) and len(piece) > best:
+                    best, kind = len(piece), k
+                i = value.find(probe, i + 1)
+        return placeholder(kind) + s[best:] if best else s
+
+    # -------------------------------------------------------------- structures
+    def value(self, obj: Any) -> Any:
+        """``obj`` with every string in it redacted (dicts, lists, tuples, named tuples,
+        dataclasses and pydantic models are rebuilt; other values are returned as
+        they are)."""
+        if not self.active:
+            return obj
+        if isinstance(obj, list) and obj and not isinstance(obj[0], str):
+            return [self._walk(o) if self._may_hold(o) else o for o in obj]
+        return self._walk(obj) if self._may_hold(obj) else obj
+
+    def row(self, row: Any, parsed: Any) -> Any:
+        """``parsed`` (built from the database row ``row``) redacted, when a known secret is
+        in one of the row's strings (checked on the row as fetched: cheaper than a walk)."""
+        if not self.active:
+            return parsed
+        if not (self.scan_all or self._short):
+            blob = "\0".join(x for x in row if isinstance(x, str))
+            if not any(v in blob for v, _ in self._values) and not _cut(blob):
+                return parsed
+        return self._walk(parsed)
+
+    def _may_hold(self, obj: Any) -> bool:
+        """Whether a known secret could be anywhere in ``obj``: its strings joined and
+        searched once per secret (cheaper than replacing in every string; most rows hold
+        none)."""
+        if self.scan_all or self._short:
+            return True
+        strings: list[str] = []
+        _strings(obj, strings)
+        blob = "\0".join(strings)
+        return any(v in blob for v, _ in self._values) or _cut(blob)
+
+    def rows(self, rows: list[Any], *, cut_head: tuple[str, ...] = (),
+             cut_tail: tuple[str, ...] = ()) -> list[Any]:
+        """Named tuples with every string redacted; fields named in ``cut_head`` /
+        ``cut_tail`` were cut by SQL at that end (see :meth:`text`)."""
+        if not self.active:
+            return rows
+        out = []
+        for row in rows:
+            d = {k: self._walk(v) for k, v in row._asdict().items()}
+            for f in cut_head:
+                d[f] = self.text(d[f], cut_head=True)
+            for f in cut_tail:
+                d[f] = self.text(d[f], cut_tail=True)
+            out.append(type(row)(**d))
+        return out
+
+    def _walk(self, obj: Any) -> Any:
+        if isinstance(obj, str):
+            return self.text(obj)
+        if obj is None or isinstance(obj, (int, float, bool, bytes)):
+            return obj
+        if isinstance(obj, dict):
+            return {k: self._walk(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self._walk(v) for v in obj]
+        if isinstance(obj, tuple):
+            items = [self._walk(v) for v in obj]
+            return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            changes = {f.name: self._walk(getattr(obj, f.name))
+                       for f in dataclasses.fields(obj) if f.init}
+            return dataclasses.replace(obj, **changes)
+        copy = getattr(obj, "model_copy", None)  # pydantic models
+        if copy is not None and hasattr(obj, "model_fields"):
+            return copy(update={name: self._walk(getattr(obj, name))
+                                for name in type(obj).model_fields})
+        return obj
+
+    def fresh(self, s: str | None) -> str | None:
+        """Text never scanned (a replay's new output): known secrets and whatever the finder
+        spots are hidden, whatever ``reveal`` says (it is stored)."""
+        if not s:
+            return s
+        return redact_text(self.hiding().text(s))
+
+    def stream(self) -> StreamRedactor:
+        """A redactor for output that arrives in pieces (a replay step's live output)."""
+        return StreamRedactor(self)
+
+    # --------------------------------------------------------------------- SQL
+    def pattern(self) -> str | None:
+        """An RE2 pattern matching any known secret (``None``: nothing to hide)."""
+        if self.reveal or not (self._values or self._short):
+            return None
+        return "|".join([_re2_escape(v) for v, _ in self._values]
+                        + [r"\b" + _re2_escape(_literal(rx)) + r"\b" for rx, _ in self._short])
+
+
+def _strings(obj: Any, out: list[str]) -> None:
+    if isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _strings(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _strings(v, out)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _strings(getattr(obj, f.name), out)
+    elif hasattr(obj, "model_fields"):
+        for name in type(obj).model_fields:
+            _strings(getattr(obj, name), out)
+
+
+def _cut(s: str) -> bool:
+    """Whether ``s`` may hold a text shortened for display (which can end in a piece of a
+    secret)."""
+    return "..." in s or "…" in s
+
+
+def _literal(rx: re.Pattern[str]) -> str:
+    """The secret a short-secret pattern was built from."""
+    body = rx.pattern[len("(?<![A-Za-z0-9_])"):-len("(?![A-Za-z0-9_])")]
+    return re.sub(r"\\(.)", r"\1", body, flags=re.S)
+
+
+def _forms(value: str) -> set[str]:
+    """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
+    messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
+    forms = {value}
+    escaped = orjson.dumps(value).decode()[1:-1]
+    forms.add(escaped)
+    if "\\" in value:
+        try:
+            unescaped = orjson.loads(f'"{value}"')
+            if isinstance(unescaped, str):
+                forms.add(unescaped)
+        except orjson.JSONDecodeError:
+            pass
+    return forms
+
+
+def _re2_escape(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch.isalnum() or ch == "_":
+            out.append(ch)
+        elif ch.isprintable() and ord(ch) < 128 and ch != " ":
+            out.append("\\" + ch)
+        else:
+            out.append(f"\\x{{{ord(ch):x}}}")
+    return "".join(out)
+
+
+class StreamRedactor:
+    """Redact a stream line by line: a piece is held until its line ends, and a PEM
+    private key block is held until its END line, then shown as one placeholder."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._r = redactor
+        self._buf = ""
+        self._key: list[str] | None = None
+
+    def feed(self, chunk: str) -> str:
+        """What can be shown of the stream so far."""
+        self._buf += chunk
+        lines = self._buf.split("\n")
+        self._buf = lines.pop()
+        return "".join(self._line(line + "\n") for line in lines)
+
+    def close(self) -> str:
+        """The rest of the stream (an unterminated key block is still hidden)."""
+        rest, self._buf = self._buf, ""
+        out = self._line(rest) if rest else ""
+        if self._key is not None:
+            self._key = None
+            out += placeholder("private-key") + "\n"
+        return out
+
+    def _line(self, line: str) -> str:
+        if self._key is not None:
+            self._key.append(line)
+            if "-----END" in line:
+                block, self._key = "".join(self._key), None
+                return self._r.fresh(block) or ""
+            return ""
+        if "PRIVATE KEY" in line and "-----BEGIN" in line and "-----END" not in line:
+            self._key = [line]
+            return ""
+        return self._r.fresh(line) or ""

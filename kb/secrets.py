@@ -1,0 +1,232 @@
+"""Secrets found in the stored text: scanning at ingest, the ``secrets`` table, reports.
+
+The finder is :mod:`logparse.secrets` (pure); this module decides what text is
+scanned and stores the findings.  Scanning is two passes: DuckDB runs
+:data:`logparse.secrets.PREFILTER` (RE2) over the rows just written, and only
+the texts it matches come back to Python for the rules.  The stored text is
+never changed: :mod:`kb.redact` hides the findings on the way out.
+
+A session is scanned batch by batch while it is ingested; a session stored
+before this table existed, or scanned with an older rule set
+(``secret_scans.ruleset``), is scanned whole by :func:`backfill` at the end of
+the next ingest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from logparse import secrets as finder
+from logparse.derive import Batch
+
+if TYPE_CHECKING:
+    from kb.store import KbStore
+
+FIELDS: dict[str, tuple[str, str]] = {
+    "calls.command": ("calls", "command"),
+    # the JSON text of every input: todo lists, file contents, subagent prompts, and the
+    # description a bash call carries besides its command
+    "calls.input": ("calls", "input::VARCHAR"),
+    "calls.output": ("calls", "output"),
+    "calls.error": ("calls", "error"),
+    "calls.title": ("calls", "title"),
+    "prose.text": ("prose", "text"),
+    "other_events.text": ("other_events", "text"),
+    "other_events.data": ("other_events", "data::VARCHAR"),
+}
+"""``field`` of a finding → (table, SQL expression of the text its offsets index)."""
+
+_SCHEMA = pa.schema([("session_id", pa.string()), ("ordinal", pa.int32()),
+                     ("seq", pa.int32()), ("message_id", pa.string()),
+                     ("field", pa.string()), ("start", pa.int32()), ("stop", pa.int32()),
+                     ("kind", pa.string()), ("rule", pa.string())])
+
+
+def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] | None,
+                message_ids: Sequence[str] | None) -> list[tuple[Any, ...]]:
+    """Rows whose text the prefilter matches: (ordinal, seq, message_id, field, text)."""
+    parts, params = [], {"s": session_id, "p": finder.PREFILTER}
+    where = "session_id = $s"
+    if ordinal_range is not None:
+        where += " AND ordinal BETWEEN $lo AND $hi"
+        params["lo"], params["hi"] = ordinal_range
+    if message_ids is not None:
+        ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
+        where += " AND message_id IN (SELECT message_id FROM ids)"
+    for field, (table, expr) in FIELDS.items():
+        parts.append(f"SELECT ordinal, seq, message_id, '{field}', t FROM (SELECT ordinal, seq, "
+                     f"message_id, {expr} AS t FROM {table} WHERE {where}) "
+                     "WHERE regexp_matches(t, $p)")
+    return store.conn.execute(" UNION ALL ".join(parts), params).fetchall()
+
+
+def _store_findings(store: KbStore, session_id: str, rows: Iterable[tuple[Any, ...]]) -> int:
+    out: list[tuple[Any, ...]] = []
+    for ordinal, seq, mid, field, text in rows:
+        for f in finder.find_secrets(text):
+            out.append((session_id, ordinal, seq, mid, field, f.start, f.end, f.kind, f.rule))
+    if out:
+        cols = list(zip(*out))
+        tbl = pa.Table.from_arrays(  # noqa: F841 (scanned by name below)
+            [pa.array(c, type=f.type) for c, f in zip(cols, _SCHEMA)], schema=_SCHEMA)
+        store.conn.execute("INSERT INTO secrets SELECT * FROM tbl")
+        store.forget_secrets()
+    return len(out)
+
+
+def _scan_state(store: KbStore, session_id: str) -> str | None:
+    row = store.conn.execute("SELECT ruleset FROM secret_scans WHERE session_id = ?",
+                             [session_id]).fetchone()
+    return row[0] if row else None
+
+
+def _mark(store: KbStore, session_id: str) -> None:
+    store.conn.execute(
+        "INSERT OR REPLACE INTO secret_scans SELECT ?, ?, count(*), now() FROM secrets "
+        "WHERE session_id = ?", [session_id, finder.RULESET, session_id])
+
+
+def scan_batch(store: KbStore, session_id: str, batch: Batch) -> int:
+    """Find the secrets of a batch of messages just written (ingest calls this once per
+    batch, in the batch's transaction).  Findings of replaced messages went with them
+    (:meth:`KbStore.delete_messages`)."""
+    ids = {r[0]: r[1] for r in batch.messages}
+    for rows in (batch.calls, batch.prose, batch.other):
+        ids.update((r[2], r[0]) for r in rows)
+    if not ids:
+        return 0
+    ordinals = list(ids.values())
+    if _scan_state(store, session_id) != finder.RULESET:
+        others = store.conn.execute(
+            "SELECT count(*) FROM messages WHERE session_id = ? AND ordinal NOT BETWEEN ? AND ?",
+            [session_id, min(ordinals), max(ordinals)]).fetchone()
+        if others and others[0]:
+            return 0  # stored before it was scanned: backfill() scans the whole session
+        _mark(store, session_id)
+    rows = _batch_candidates(store, batch)
+    n = _store_findings(store, session_id, rows)
+    if n:
+        _mark(store, session_id)
+    return n
+
+
+_BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "calls.input"),
+                 ("calls", "output", "calls.output"), ("calls", "error", "calls.error"),
+                 ("calls", "title", "calls.title"), ("prose", "text", "prose.text"),
+                 ("other", "text", "other_events.text"), ("other", "data", "other_events.data"))
+
+
+def _batch_candidates(store: KbStore, batch: Batch) -> list[tuple[Any, ...]]:
+    """The batch's texts the prefilter matches, read from the batch itself (the stored
+    tables would be scanned whole for every batch: DuckDB prunes by row group, and a
+    batch is far smaller than one)."""
+    from kb.store import SCHEMAS
+
+    texts: list[tuple[Any, ...]] = []
+    for table, column, field in _BATCH_FIELDS:
+        names = SCHEMAS[table].names
+        o, q, m, c = (names.index("ordinal"), names.index("seq"), names.index("message_id"),
+                      names.index(column))
+        for r in getattr(batch, table):
+            if r[c]:
+                texts.append((r[o], r[q], r[m], field, r[c]))
+    if not texts:
+        return []
+    tbl = pa.table({"t": pa.array([t[4] for t in texts], type=pa.string())})  # noqa: F841
+    hits = store.conn.execute(
+        "SELECT i FROM (SELECT row_number() OVER () - 1 AS i, t FROM tbl) "
+        "WHERE regexp_matches(t, $p)", {"p": finder.PREFILTER}).fetchall()
+    return [texts[i] for (i,) in hits]
+
+
+def backfill(store: KbStore) -> list[str]:
+    """Scan every session not scanned with the current rule set; the sessions scanned."""
+    todo = [r[0] for r in store.conn.execute(
+        "SELECT s.session_id FROM sessions s LEFT JOIN secret_scans c USING (session_id) "
+        "WHERE c.ruleset IS DISTINCT FROM ? ORDER BY 1", [finder.RULESET]).fetchall()]
+    for sid in todo:
+        with store.transaction():
+            store.conn.execute("DELETE FROM secrets WHERE session_id = ?", [sid])
+            if _store_findings(store, sid, _candidates(store, sid, None, None)):
+                _drop_graph(store, sid)  # derived from the text before it was redacted
+            _mark(store, sid)
+    if todo:
+        store.forget_secrets()
+    return todo
+
+
+def _drop_graph(store: KbStore, session_id: str) -> None:
+    """Forget the graph of a session's scope so that the next rebuild derives it again."""
+    from kb.graph.store import scope_of
+
+    scope = scope_of(store, session_id)
+    for table in ("graph_builds", "graph_state"):
+        store.conn.execute(f"DELETE FROM {table} WHERE scope = ?", [scope])
+
+
+def unscanned(conn: Any) -> int:
+    """How many sessions lack a scan with the current rule set."""
+    row = conn.execute(
+        "SELECT count(*) FROM sessions s LEFT JOIN secret_scans c USING (session_id) "
+        "WHERE c.ruleset IS DISTINCT FROM ?", [finder.RULESET]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def values(conn: Any) -> dict[str, str]:
+    """``secret text → kind`` of every finding (read back from the stored text)."""
+    present = [r[0] for r in conn.execute("SELECT DISTINCT field FROM secrets").fetchall()]
+    parts = []
+    for field in present:
+        table, expr = FIELDS[field]
+        parts.append(
+            f"SELECT s.kind, substring(t.x, s.start + 1, s.stop - s.start) FROM secrets s "
+            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table} WHERE "
+            f"(session_id, ordinal, seq) IN (SELECT (session_id, ordinal, seq) FROM secrets "
+            f"WHERE field = '{field}')) t "
+            "ON t.session_id = s.session_id AND t.ordinal = s.ordinal AND t.seq = s.seq "
+            f"WHERE s.field = '{field}'")
+    out: dict[str, str] = {}
+    if not parts:
+        return out
+    for kind, value in conn.execute(" UNION ALL ".join(parts)).fetchall():
+        if value:
+            out.setdefault(value, kind)
+    return out
+
+
+def report(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
+    """What was found where: one row per finding with a masked preview, in transcript
+    order.  Never the secret itself."""
+    where = "WHERE s.session_id = $s" if session_id else ""
+    params = {"s": session_id} if session_id else {}
+    parts = []
+    for field, (table, expr) in FIELDS.items():
+        parts.append(
+            f"SELECT s.session_id, s.ordinal, s.seq, s.field, s.start, s.stop, s.kind, s.rule, "
+            f"substring(t.x, s.start + 1, s.stop - s.start) AS value FROM secrets s "
+            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table}) t "
+            "ON t.session_id = s.session_id AND t.ordinal = s.ordinal AND t.seq = s.seq "
+            f"AND s.field = '{field}' {where}")
+    cur = store.conn.execute(
+        f"SELECT * FROM ({' UNION ALL '.join(parts)}) ORDER BY session_id, ordinal, seq, field, "
+        "start", params)
+    names = [d[0] for d in cur.description]
+    rows = []
+    for r in cur.fetchall():
+        d = dict(zip(names, r))
+        d["preview"] = finder.mask(d.pop("value") or "")
+        rows.append(d)
+    return rows
+
+
+def counts(store: KbStore) -> dict[str, Any]:
+    """Sessions scanned, not yet scanned, and findings by kind."""
+    kinds = dict(store.conn.execute(
+        "SELECT kind, count(*) FROM secrets GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+    scanned = store.conn.execute("SELECT count(*) FROM secret_scans WHERE ruleset = ?",
+                                 [finder.RULESET]).fetchone()
+    return {"ruleset": finder.RULESET, "sessions_scanned": int(scanned[0]) if scanned else 0,
+            "sessions_unscanned": unscanned(store.conn), "kinds": kinds}
