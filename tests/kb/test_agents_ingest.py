@@ -55,8 +55,9 @@ def test_every_real_file_ingests_without_problems(agents_db: Path) -> None:
     table = run("sessions", "--db", str(agents_db)).stdout
     assert "agent" in table and "claude-code" in table and "codex" in table
     with KbStore(agents_db, read_only=True) as store:
-        assert store.query("SELECT count(*) FROM problems")[1] == [(0,)]
-        assert store.query("SELECT count(*) FROM other_events WHERE kind = 'raw'")[1] == [(0,)]
+        assert store.conn.execute("SELECT count(*) FROM problems").fetchall() == [(0,)]
+        assert store.conn.execute(
+            "SELECT count(*) FROM other_events WHERE kind = 'raw'").fetchall() == [(0,)]
 
 
 def test_reading_commands_work_on_them(agents_db: Path) -> None:
