@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from logparse import secrets as finder
-from logparse.derive import Batch
 
 if TYPE_CHECKING:
     from kb.store import KbStore
+    from logparse.derive import Batch
 
 FIELDS: dict[str, tuple[str, str]] = {
     "calls.command": ("calls", "command"),

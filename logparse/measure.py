@@ -39,8 +39,7 @@ import math
 import re
 from bisect import bisect_right
 from functools import lru_cache
-
-from logparse.models import Measurement
+from typing import TYPE_CHECKING
 
 __all__ = [
     "compiler_error_count",
@@ -365,10 +364,16 @@ def _canon_unit(raw: str) -> tuple[str, int]:
 # --------------------------------------------------------------------------- API
 
 
+if TYPE_CHECKING:
+    from logparse.models import Measurement
+
+
 def measurements(text: str, prose: bool = False) -> list[Measurement]:
     """Numbers ``text`` reports, with unit and label, in order of appearance.  ``prose``
     is assistant or user text (not a tool output).  Never raises."""
     # the fields are already a float and two str: skip pydantic's validation
+    from logparse.models import Measurement  # pydantic: only for callers that want it
+
     return [Measurement.model_construct(value=v, unit=u, label=lab)
             for v, u, lab in measurement_tuples(text, prose)]
 

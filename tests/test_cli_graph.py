@@ -4,16 +4,12 @@ picture (dead ends in one box per cause, a legend), not a 5,598 px wide hairball
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
-
-import pytest
 
 from .cli_kb import FIXTURE, invoke
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 def test_dot_renders_small_and_grouped(blackwell_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "g.dot"
     r = invoke("graph", "--session", FIXTURE, "--format", "dot", "-o", str(out), "--db",

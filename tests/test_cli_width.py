@@ -18,7 +18,7 @@ COMMANDS = [
     ("search", "deep_ep", "-n", "20"),
     ("deadends", "--session", FIXTURE),
     ("deadends", "--all"),
-    ("untested", "--session", FIXTURE, "--answered"),
+    ("untested", "--session", FIXTURE),  # open and answered questions alike
     ("why", "DeepEP", "--session", FIXTURE),
     ("why", "allreduce", "--session", FIXTURE),
     ("timeline", "--session", FIXTURE),

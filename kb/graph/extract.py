@@ -38,7 +38,6 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
-from logparse.signals import quoted_error
 
 EXTRACTOR_VERSION = 6
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
@@ -517,7 +516,7 @@ class Extractor:
 
     def _user(self, row: ProseRow) -> None:
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text), quoted_error(row.text)))
+                              refutation_phrase(row.text), _quoted_error(row.text)))
 
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
@@ -982,6 +981,14 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 if weak is None and _DIAGNOSIS.search(sentence):
                     weak = short(sentence, 240)
     return weak
+
+
+def _quoted_error(text: str) -> str | None:
+    """An error pasted into a message (the signature rules load only when a graph is
+    derived, not when a read command imports this module)."""
+    from logparse.signals import quoted_error
+
+    return quoted_error(text)
 
 
 def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:

@@ -223,6 +223,6 @@ def test_rebuild_command(selftest: Path, tmp_path: Path) -> None:
     assert rep["index"]["sessions"] == 1 and rep["index"]["units"] > 0
     assert "graph" not in rep
     r = CliRunner().invoke(cli, ["search", "deep_ep", "--db", str(db), "--json"])
-    assert r.exit_code == 0 and json.loads(r.stdout)
+    assert r.exit_code == 0 and [json.loads(x) for x in r.stdout.splitlines()]
     r = CliRunner().invoke(cli, ["search", "(deep_ep", "--db", str(db)])
     assert r.exit_code == 2
