@@ -39,7 +39,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 7
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -429,6 +429,15 @@ class Extractor:
             if status == "cancelled" or dead or blocked:
                 self._end(a, row.session_id, row.ordinal, note or content, source="todo")
                 a.blocked_hint = a.blocked_hint or blocked
+            elif (status == "completed" or _DONE_MARK.search(note)) and a.ended is not None \
+                    and a.end_notes and max(p for p, _ in a.end_notes) < 3:
+                # the agent completed the item: what ended while it was in progress (a
+                # sentence giving something up) was another attempt, not this item
+                self._spin_off(a, row.session_id, row.ordinal)
+                a.status = "confirmed"
+                a.active = False
+                a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
+                                        short(content, 160)))
             elif (status == "completed" or _DONE_MARK.search(note)) and a.ended is None:
                 a.status = "confirmed"
                 a.active = False
@@ -436,6 +445,27 @@ class Extractor:
                                         short(content, 160)))
             elif status == "in_progress":
                 a.active = True
+
+    def _spin_off(self, a: Approach, session_id: str, ordinal: int) -> None:
+        """Move what ended ``a`` (its non-todo ending and the evidence after its proposal)
+        to an approach of its own, named by the sentence that gave it up."""
+        text = a.end_text or ""
+        end = a.ended if a.ended is not None else ordinal
+        # the attempt began with the last check that failed before the sentence gave it up
+        failed = [st for st in self.steps if st.session_id == a.session_id and st.failed
+                  and a.first < st.ordinal <= end and end - st.ordinal <= self.DIAGNOSIS]
+        start = failed[-1].ordinal if failed else end
+        b = self._new(short(_first_clause(text), 80) or f"attempt during {a.name}",
+                      a.session_id, start, "prose")
+        if failed:
+            b.add_evidence(Evidence(a.session_id, start, "tested", failed[-1].signature))
+        moved = [e for e in a.evidence if e.ordinal > a.first and e.role != "confirmed"]
+        for e in moved:
+            b.add_evidence(e)
+        a.evidence = [e for e in a.evidence if e not in moved]
+        b.ended, b.end_text, b.end_notes = a.ended, a.end_text, list(a.end_notes)
+        b.active = False
+        a.ended, a.end_text, a.end_notes = None, None, []
 
     def _end(self, a: Approach, session_id: str, ordinal: int, text: str,
              source: str) -> None:
@@ -989,6 +1019,11 @@ def _quoted_error(text: str) -> str | None:
     from logparse.signals import quoted_error
 
     return quoted_error(text)
+
+
+def _first_clause(text: str) -> str:
+    """The sentence's first clause (up to a comma, semicolon or colon)."""
+    return re.split(r"[,;:.]\s", " ".join(text.split()), maxsplit=1)[0]
 
 
 def _best_cause(notes: list[tuple[int, str]], signature: str | None) -> tuple[Cause, str]:

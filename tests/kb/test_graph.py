@@ -511,3 +511,25 @@ def extract_version() -> int:
     from kb.graph.extract import EXTRACTOR_VERSION
 
     return EXTRACTOR_VERSION
+
+
+def test_a_todo_item_completed_later_is_not_the_dead_end_a_sentence_gave_up() -> None:
+    """While "Reproduce the failure" is in progress, the agent tries a side idea and gives
+    it up in prose; it then completes the item.  The item is confirmed, and the side idea
+    is a dead end of its own, with the failing check that ended it as evidence."""
+    calls = [
+        todo(2, ("Reproduce the failure", "in_progress"), ("Fix the config", "pending")),
+        bash(3, "run-tests", sigs=("TimeoutError: task still PENDING",), exit_code=1,
+             host=None, category="build"),
+        bash(8, "docker run -d redis:7", exit_code=125, host=None, category="launch",
+             sigs=("Cannot connect to the Docker daemon",)),
+        todo(12, ("Reproduce the failure", "completed"), ("Fix the config", "in_progress")),
+    ]
+    ex = extract(S, [S], calls, [prose(9, "There is no Docker daemon here, so a second Redis "
+                                          "in a container is not viable; dropping it.",
+                                       "dead-end")])
+    items = by_name(ex)
+    assert items["Reproduce the failure"].status == "confirmed"
+    side = [a for a in ex.approaches if a.status in ("dead_end", "superseded", "blocked")]
+    assert len(side) == 1 and side[0].ended == 9
+    assert 8 in {e.ordinal for e in side[0].evidence if e.role == "tested"}
