@@ -164,17 +164,8 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
             items = [d for d in items if d["status"] in statuses]
         hint = None if items or all_scopes else _elsewhere(
             store, scopes, lambda sc: bool(gs.dead_ends(store, sc)))
-    if limit is not None:
-        items = items[:limit]
-    if as_json:
-        emit_lines(items)
-    elif items:
-        with paged():
-            for line in deadends_lines(items, out.width, sessions=all_scopes):
-                out.print(line, no_wrap=True, crop=True)
-    if not items:
-        note(f"no dead ends found in {scopes[0] if len(scopes) == 1 else 'any session'}"
-             + (f" ({hint})" if hint else ""))
+    _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint,
+                "no dead ends found")
 
 
 @click.command()
@@ -200,22 +191,32 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
     if open_only and answered:
         raise click.UsageError("--open and --answered exclude each other")
     with graph_store(db, session_id, all_scopes) as (store, scopes):
-        items = gs.untested(store, scopes, include_answered=not open_only,
-                            only_answered=answered)
+        def questions(sc: list[str]) -> list[dict[str, Any]]:
+            return gs.untested(store, sc, include_answered=not open_only,
+                               only_answered=answered)
+
+        items = questions(scopes)
         hint = None if items or all_scopes else _elsewhere(
-            store, scopes, lambda sc: bool(gs.untested(store, sc, include_answered=not open_only,
-                                                       only_answered=answered)))
+            store, scopes, lambda sc: bool(questions(sc)))
+    _emit_items(items, limit, as_json, untested_lines, all_scopes, scopes, hint,
+                "no untested questions")
+
+
+def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
+                lines: Any, all_scopes: bool, scopes: list[str], hint: str | None,
+                none: str) -> None:
+    """A list command's output: at most ``limit`` items as JSON lines or fitted rows, or
+    on stderr that there are none (and where some would be)."""
     if limit is not None:
         items = items[:limit]
     if as_json:
         emit_lines(items)
     elif items:
         with paged():
-            for line in untested_lines(items, out.width, sessions=all_scopes):
+            for line in lines(items, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
     if not items:
-        note(f"no untested questions in "
-             f"{scopes[0] if len(scopes) == 1 else 'any session'}"
+        note(f"{none} in {scopes[0] if len(scopes) == 1 else 'any session'}"
              + (f" ({hint})" if hint else ""))
 
 
