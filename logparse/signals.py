@@ -562,9 +562,22 @@ def error_signatures(output: str) -> list[str]:
         return []
 
 
+_HTML_TAG_RE = re.compile(r"</?(?:b|br|strong|i|em|code|pre|p|font|span|div)\b[^>]*>", re.I)
+
+
+def _unhtml(text: str) -> str:
+    """Output of a page fetched as HTML (PHP's ``<b>Parse error</b>:``, entities such as
+    ``&quot;``) as the text the page shows, so its errors read like a terminal's."""
+    import html
+
+    return html.unescape(_HTML_TAG_RE.sub("", text))
+
+
 def _error_signatures(text: str) -> list[str]:
     if not isinstance(text, str) or not text:
         return []
+    if "</b>" in text or "<br" in text:
+        text = _unhtml(text)
     cands: dict[int, tuple[int, bool]] = {}
     if "Traceback" in text and _TB_HEADER in text:
         _traceback_lines(text, cands)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -73,7 +74,7 @@ class Found:
     ended: int
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
-    user), ``asked-again``, ``rejected``."""
+    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -199,8 +200,10 @@ def _failures(chain: list[Step]) -> list[Step]:
 
 
 _UNANSWERED = ("Timed out", "the tool call was")
-"""A single failure of these kinds left a question open (see untested), it did not
-refute the approach."""
+_MISSING_TOOL = re.compile(r"command not found|not recognized as (?:the name of )?a cmdlet|"
+                           r"is not recognized as an internal or external command|"
+                           r"No such file or directory|ENOENT", re.I)
+"""A check whose program (or script) is not there did not run at all."""
 
 
 def _sig_label(sig: str | None) -> str:
@@ -214,6 +217,8 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
             verdicts.setdefault(s.session_id, []).append(s)
     changes = _Index([s for s in steps if s.change])
+    hangs = Counter((s.session_id, s.key.split(" ", 1)[0]) for s in steps
+                    if s.check and s.signature and s.signature.startswith("Timed out"))
     out: list[Found] = []
     for chain in _chains(steps):
         fails = _failures(chain)
@@ -230,14 +235,19 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if v.ordinal > final + VERDICT_WINDOW:
                 break
             said_so.append(v)
-        gave_up = [v for v in said_so if v.signal == "dead-end"]
         sigs = [f.signature for f in fails if f.signature] or \
             [s.signature for s in chain if s.failed and s.signature]
         signature = max(sigs, key=sigs.count) if sigs else None
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
-        elif len(fails) == 1 and not passed_at_end and (gave_up or said_so) and \
-                signature and not signature.startswith(_UNANSWERED):
+        elif len(fails) == 1 and not passed_at_end and signature and (
+                (said_so and (not signature.startswith(_UNANSWERED)
+                              or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
+                or (len(chain) == 1 and _MISSING_TOOL.search(signature))):
+            # one failure, never run again: the agent said it turns away, or the check
+            # could not start at all (its program is not there) and was left for another.
+            # A program that hangs again and again is the environment: its timeouts leave
+            # questions open (see untested) rather than refuting an approach each.
             how = "abandoned-check"
         else:
             continue
@@ -419,6 +429,42 @@ def rejected_episodes(steps: list[Step]) -> list[Found]:
     return out
 
 
+def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A change the agent gives up on before anything tested it ("that won't fix it,
+    since …"): the edit just made, then a sentence that turns away from it."""
+    by_session: dict[str, list[Step]] = {}
+    for s in steps:
+        by_session.setdefault(s.session_id, []).append(s)
+    index = {sid: [s.ordinal for s in ss] for sid, ss in by_session.items()}
+    out: list[Found] = []
+    for v in said:
+        if v.role != "assistant" or v.signal != "dead-end":
+            continue
+        ss, keys = by_session.get(v.session_id, []), index.get(v.session_id, [])
+        # the steps since the message before the verdict, up to the verdict's own calls
+        # (a message's prose comes before its calls)
+        recent = ss[bisect_left(keys, v.ordinal - RETRACT):bisect_left(keys, v.ordinal)]
+        if not recent or not recent[-1].change or any(s.check for s in recent):
+            continue
+        changed = [s for s in recent if s.change]
+        if out and out[-1].session_id == v.session_id and out[-1].ended >= changed[0].ordinal:
+            out[-1].ended = v.ordinal
+            out[-1].evidence = _dedupe(out[-1].evidence + [(v.ordinal, "ended", v.text)])
+            continue
+        files = list(dict.fromkeys(c.target for c in changed if c.target))
+        out.append(Found(
+            session_id=v.session_id, name=f"change to {', '.join(files[:3]) or 'the code'}",
+            first=changed[0].ordinal, ended=v.ordinal, how="retracted",
+            cause_text=short(v.text, 200), why=v.text,
+            evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in changed]
+                             + [(v.ordinal, "ended", v.text)])))
+    return out
+
+
+RETRACT = 1
+"""Messages before a verdict in which the change it retracts was made."""
+
+
 def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
@@ -434,7 +480,8 @@ def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
-        refuted_episodes(steps, said) + rejected_episodes(steps)
+        refuted_episodes(steps, said) + rejected_episodes(steps) + \
+        retracted_episodes(steps, said)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -815,7 +815,8 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
-            if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
+            if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
+                         "retracted"):
                 window = range(f.first, f.ended + 3)
             else:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
