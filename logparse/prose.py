@@ -669,6 +669,7 @@ _REFUTE_RE = re.compile(
     r"|dark|bright|wide|narrow|much)\b"
     r"|\bsame\s+(?:error|problem|issue|result|thing|behaviou?r)\b"
     r"|\b(?:I|we)\s+(?:said|meant|asked|wanted|told\s+you)\b|\bnot\s+what\s+I\b"
+    r"|\b(?:that'?s?|this\s+is|is)\s+what\s+(?:I|we)\s+(?:want|need|mean|asked)\w*\b"
     r"|^\W*(?:no|nope|wrong)\b[,.!:]?"
     r"|\bdo(?:es)?\s+not\s+exist\b|\bdo\s*n[o']t\s+use\b",
     re.I,

@@ -328,9 +328,16 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     out: list[Found] = []
     for sid, users in by_session.items():
         current: Found | None = None
-        for prev, report in zip(users, users[1:]):
+        for i, (prev, report) in enumerate(zip(users, users[1:])):
             turn = work.between(sid, prev.ordinal, report.ordinal)
             changed = [w for w in turn if w.change]
+            back = i
+            while not changed and back > 0 and _short_reply(users[back]) \
+                    and i - back < ASSENTS:
+                # "yes", "commit it": the last change is still the one reported on
+                back -= 1
+                changed = [w for w in work.between(sid, users[back].ordinal, prev.ordinal)
+                           if w.change]
             between = range(prev.ordinal + 1, report.ordinal)
             refutes = report.signal is not None and bool(changed) and (
                 _about(report, prev, changed) or (current is not None
@@ -373,6 +380,20 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             evidence=_dedupe(ev))
             out.append(current)
     return out
+
+
+ASSENTS = 2
+"""Assents ("yes", "commit it") a report may look back across to the change it is about."""
+
+
+_ASSENT = frozenset("""yes yeah yep y ok okay sure go ahead do it that please pls continue
+proceed commit push and sounds good fine right""".split())
+
+
+def _short_reply(said: Said) -> bool:
+    """A reply that only says go on ("yes", "ok, commit it")."""
+    words = re.findall(r"[a-z]+", said.text.lower())
+    return 0 < len(words) <= 5 and said.signal is None and all(w in _ASSENT for w in words)
 
 
 _AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)

@@ -27,6 +27,7 @@ from kb.graph.text import (
     cause_of,
     clause_with,
     item_kind,
+    lead_up,
     question_of,
     sentence_with,
     short,
@@ -496,7 +497,7 @@ class Extractor:
         if phrase or cls == "pivot":
             turn = phrase or pivot_phrase(text) or ""
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                  sentence_with(text, turn) if turn else short(text, 240),
+                                  lead_up(text, turn) if turn else short(text, 240),
                                   "dead-end" if phrase else "pivot"))
         if phrase:
             sentence = sentence_with(text, phrase)
@@ -817,7 +818,9 @@ class Extractor:
                 continue
             if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
                          "retracted"):
-                window = range(f.first, f.ended + 3)
+                # the prose of the first failure's own message was written before its
+                # call ran: it plans, it cannot diagnose
+                window = range(f.first + 1, f.ended + 3)
             else:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
             diagnosis = _diagnosis(explanations, f.session_id, window)
@@ -833,7 +836,7 @@ class Extractor:
         a.active = False
         found = cause_of(f.cause_text, f.signature)
         if found.kind in ("stated", "error"):
-            label = f.cause_text if f.signature is None else f.signature
+            label = f.cause_text if f.signature is None else _sig_cause(f.signature)
             found = Cause(key=found.key, label=label, kind=found.kind)
         a.cause = found
         a.cause_text = f.why or f.cause_text
@@ -1012,6 +1015,13 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 if weak is None and _DIAGNOSIS.search(sentence):
                     weak = short(sentence, 240)
     return weak
+
+
+def _sig_cause(signature: str) -> str:
+    """A signature as a cause: a bare ``Timed out`` says what cut the run."""
+    if signature == "Timed out":
+        return "Timed out: the command ran into its timeout"
+    return signature
 
 
 def _quoted_error(text: str) -> str | None:

@@ -324,6 +324,27 @@ def sentence_with(text: str, phrase: str) -> str:
     return short(text[start + 1: end + 1].strip(), 240)
 
 
+def lead_up(text: str, phrase: str) -> str:
+    """The sentence of ``text`` that contains ``phrase``, after the sentence before it in
+    its paragraph when that one reports what happened ("The export is interactive. Let me
+    pass the id instead.")."""
+    i = text.lower().find(phrase.lower())
+    if i < 0:
+        return short(text, 240)
+    turn = sentence_with(text, phrase)
+    para = max(text.rfind("\n", 0, i), -1) + 1
+    start = text.rfind(". ", para, i)
+    if start < 0:
+        return turn
+    before = text[para:start + 1]
+    prev = before[before.rfind(". ") + 2 if ". " in before else 0:].strip()
+    if len(prev) < 12 or _PLAN.match(prev):
+        return turn
+    return short(f"{prev} {turn}", 300)
+
+
+_PLAN = re.compile(r"^(?:let me|let's|i'll|i will|i need|i should|now|next|ok|okay|good|great)\b",
+                   re.I)
 _CLAUSE = re.compile(r";|\s[—–]\s|\s--\s|,?\s+but\s|,?\s+however\s|,\s+so\s", re.I)
 
 
