@@ -60,6 +60,7 @@ _INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
 
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
+_TOKENS = re.compile(r"(?:^|\n)Original token count: (\d+)")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
@@ -135,6 +136,11 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         w = _WALL.search(head, 0, body.start() + 1)
         if w:
             duration = float(w.group(1))
+            meta["reported"] = [{"value": duration, "unit": "s", "label": "wall time"}]
+        t = _TOKENS.search(head, 0, body.start() + 1)
+        if t:
+            meta.setdefault("reported", []).append(
+                {"value": float(t.group(1)), "unit": "tokens", "label": "original token count"})
         r = _RUNNING.search(head, 0, body.start() + 1)
         if r:
             meta["process"] = int(r.group(1))
@@ -261,6 +267,8 @@ class _Rollout:
         self.sid = ""
         self.info: dict[str, Any] = {}
         self.cwd: str | None = None
+        self.offline = False
+        """The turn runs in a sandbox without network access (``turn_context``)."""
         self.model: str | None = None
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
@@ -357,6 +365,12 @@ class _Rollout:
         elif typ == "turn_context":
             if isinstance(p.get("cwd"), str):
                 self.cwd = p["cwd"]
+            policy = p.get("sandbox_policy")
+            if isinstance(policy, dict):
+                # a sandbox without network: a command's connection failure is the
+                # sandbox's, not an answer from the server it tried
+                self.offline = policy.get("type") != "danger-full-access" and \
+                    policy.get("network_access") is False
             if isinstance(p.get("model"), str):
                 self.model = p["model"]
             self._extra(n, body)
@@ -410,6 +424,10 @@ class _Rollout:
             d = self._draft(n, body, "assistant", ts)
             tp = tool_part(p, ts)
             cid = tp["callID"]
+            inp = tp["state"]["input"]
+            if self.offline and tp["tool"] == "bash" and \
+                    inp.get("sandbox_permissions") != "require_escalated":
+                inp["sandboxNetwork"] = False
             if tp["tool"] == "write_stdin":  # polls a running exec: say which command
                 proc = tp["state"]["input"].get("session_id")
                 cmd = self.procs.get(proc) if isinstance(proc, int) else None

@@ -256,6 +256,9 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}
 
 
+_DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
+
+
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                       output: str | None, time: dict[str, Any]) -> list[dict[str, Any]] | None:
     """What a tool call measured: the numbers its output reports, and what the call itself
@@ -297,6 +300,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         if category == "search":
             meas += [{"value": v, "unit": u, "label": lab}
                      for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
+            tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]
+            if _DIFFSTAT.match(tail):  # the summary line of `git diff --stat`
+                meas += _measure(tail) or []
     if tool == "bash":
         command = _text(inp.get("command"))
         hits = grep_hits(command, output)
@@ -698,6 +704,9 @@ class Deriver:
                         sigs.append(s)
         t = state.get("time") if isinstance(state.get("time"), dict) else {}
         meas = call_measurements(tool, category, inp, output, t)
+        if isinstance(meta.get("reported"), list):
+            # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
+            meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)]
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))

@@ -40,7 +40,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -82,6 +82,9 @@ _ROOT = re.compile(
     r"|expects?|requires?|only accepts?)\b", re.I)
 _RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say|said|report|"
                        r"tell|ask|want|mention)", re.I)
+_NETWORK = re.compile(r"Couldn't connect|Failed to connect|Connection refused|Could not resolve|"
+                      r"fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|Network is unreachable|"
+                      r"getaddrinfo|Name or service not known|No route to host", re.I)
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -112,6 +115,8 @@ class CallRow(NamedTuple):
     output_tail: str | None = None
     error: str | None = None
     """The tool's own error message (``The user rejected permission ...``)."""
+    offline: bool = False
+    """It ran in a sandbox without network access (Codex ``network_access=false``)."""
 
 
 class MessageRow(NamedTuple):
@@ -563,7 +568,9 @@ class Extractor:
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
             reason = "the transcript ends while this reply was still being written"
-        elif not row.said and not row.acted and row.error is None:
+        elif not row.said and not row.acted and row.error is None and row.finish is not None:
+            # (a message without a finish reason is no reply that stopped: a Codex call
+            # keeps only its record, its events sit at its output's ordinal)
             reason = "the reply stopped without an answer or a tool call"
             self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "silent"))
         else:
@@ -651,6 +658,10 @@ class Extractor:
         # a transport failure leaves a question open only when the transport is the
         # wrapper (ssh); "Connection refused" from a curl or nc probe is its answer
         reason = transport_failure(list(row.signatures)) if row.hops else None
+        if reason is None and row.offline and row.signatures and any(
+                _NETWORK.search(s) for s in (*row.signatures, row.output_tail or "")):
+            # the sandbox cut the network: the server was never asked
+            reason = "the sandbox has no network access"
         if reason is None:
             if row.status == "error" and "rejected permission" in (row.error or ""):
                 reason = "the user rejected the tool's permission"

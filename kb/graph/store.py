@@ -103,7 +103,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    child_session_id, title, hops,
                    CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
-                   END, left(error, 300)
+                   END, left(error, 300),
+                   coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         todos = None
@@ -117,7 +118,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
-            error=r[17]))
+            error=r[17], offline=r[18]))
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
             SELECT session_id, ordinal, seq,
                    CASE WHEN kind = 'prompt' THEN 'prompt' ELSE classification END,

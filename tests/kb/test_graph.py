@@ -483,6 +483,104 @@ def test_untested_covers_rejections_running_calls_and_cut_replies() -> None:
     assert any("reject" in (a.cause.label if a.cause else "") for a in ex.approaches)
 
 
+def test_a_call_record_without_a_finish_is_no_silent_reply() -> None:
+    """A Codex call keeps only its record at its own ordinal (its events sit at the
+    output's): no finish reason, no text, no call — and still no reply that stopped."""
+    from kb.graph.extract import MessageRow
+
+    msgs = [MessageRow(S, 4, "assistant", None, None, None, False, False, False, None, False),
+            MessageRow(S, 7, "assistant", "stop", None, 0, True, False, False, None, False)]
+    ex = extract(S, [S], [], [], messages=msgs)
+    assert [q.ordinal for q in ex.questions] == [7]
+
+
+def test_a_network_failure_inside_an_offline_sandbox_leaves_the_question_open() -> None:
+    """"Couldn't connect" is a curl's answer, unless the sandbox cut the network: then the
+    server was never asked; the escalated rerun answers it."""
+    sig = ("Couldn't connect to server",)
+    calls = [local(5, "curl -I localhost:3000/a", sigs=sig, exit_code=7)._replace(offline=True),
+             local(6, "curl -I localhost:3000/b", sigs=sig, exit_code=7),
+             local(9, "node -e 'fetch(url)'", exit_code=1,
+                   sigs=("Error: failed to get info about account CQW3…",))._replace(
+                       offline=True, output_tail="TypeError: fetch failed\n"),
+             local(10, "node -e 'fetch(url)'")]
+    ex = extract(S, [S], calls, [])
+    qs = {q.ordinal: q for q in ex.questions}
+    assert set(qs) == {5, 9}
+    assert "no network" in qs[5].reason and qs[5].answered_at is None
+    assert qs[9].answered_at == 10
+
+
+def test_a_check_whose_program_is_missing_and_is_left_is_a_dead_end() -> None:
+    calls = [local(98, "npm run lint", exit_code=127, sigs=("command not found: eslint",)),
+             local(101, "npx tsc --noEmit")]
+    ex = extract(S, [S], calls, [prose(99, "eslint is not installed here, so that check "
+                                           "cannot run; tsc will do.", "observation")])
+    dead = [a for a in ex.approaches if a.status in ("dead_end", "blocked")]
+    assert [(a.name, {e.ordinal for e in a.evidence} >= {98}) for a in dead] == [
+        ("`npm run lint` until it works", True)]
+    assert "eslint" in dead[0].cause.label
+
+
+def test_a_single_timeout_is_a_dead_end_only_when_turned_from_and_its_program_hangs_once(
+        ) -> None:
+    cut = ("Timed out",)
+    once = [local(10, "opencode export", status="completed", exit_code=None, sigs=cut),
+            local(12, "opencode session list")]
+    turn = [prose(11, "The export is interactive, it shows a picker. Let me try a different "
+                      "approach instead and pass the session id.", "pivot")]
+    ex = extract(S, [S], once, turn)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and "timeout" in dead[0].cause.label
+    assert "interactive" in (dead[0].cause_text or "")
+    # a program that hangs again and again is the environment: its questions stay open
+    again = once + [local(20, "opencode run x", exit_code=None, sigs=cut)]
+    ex = extract(S, [S], again, turn)
+    assert not [a for a in ex.approaches if a.status == "dead_end"]
+    assert {10, 20} <= {q.ordinal for q in ex.questions}
+
+
+def test_a_change_the_agent_retracts_before_testing_it_is_a_dead_end() -> None:
+    calls = [edit(132, "ui/landing.tsx"), edit(133, "ui/landing.tsx"),
+             local(134, "npx tsc --noEmit")]
+    rows = [prose(133, "Hmm, that probably won't fix the issue since the defaults still come "
+                       "from the destructuring.", "dead-end")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and {132, 133} <= {e.ordinal for e in dead[0].evidence}
+    assert "destructuring" in (dead[0].cause_text or "")
+    # the same sentence after a check ran is about the check, not an untested change
+    ex = extract(S, [S], [edit(132, "ui/landing.tsx"), local(133, "npx tsc --noEmit")],
+                 [prose(134, "That won't fix it, since the defaults come from elsewhere.",
+                        "dead-end")])
+    assert not [a for a in ex.approaches if a.name.startswith("change to")]
+
+
+def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
+    calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
+    rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
+            user(26, "make it one directional, from opencode to the workspace, that's what "
+                     "I want")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and {21, 26} <= {e.ordinal for e in dead[0].evidence}
+    assert "directional" in dead[0].cause.label
+    # an instruction is no assent: the report is about its own turn, which changed nothing
+    rows[1] = user(23, "update the readme too")
+    assert not [a for a in extract(S, [S], calls, rows).approaches
+                if a.status == "dead_end"]
+
+
+def test_errors_inside_a_fetched_html_page_are_read_as_text() -> None:
+    from logparse.signals import error_signatures
+
+    page = ("<br />\n<b>Parse error</b>:  syntax error, unexpected token &quot;;&quot;, "
+            "expecting &quot;]&quot; in <b>/srv/rebuild.php</b> on line <b>20</b><br />")
+    assert error_signatures(page) == [
+        'PHP Parse error: syntax error, unexpected token ";", expecting "]"']
+    assert error_signatures("<p>All <b>good</b></p>") == []
+
+
 def test_an_older_extractor_version_is_re_derived_and_annotations_survive(
         blackwell_db_copy: Path) -> None:
     db = str(blackwell_db_copy)

@@ -184,15 +184,42 @@ def test_shell_argv_and_json_output_metadata(tmp_path: Path) -> None:
     assert ls[C["command"]] == "ls -la 'a b'" and ls[C["status"]] == "error"
 
 
+def test_a_sandbox_without_network_marks_the_calls_it_ran(tmp_path: Path) -> None:
+    """``turn_context.sandbox_policy.network_access=false``: a command run inside it could
+    not reach any server; one run with ``sandbox_permissions=require_escalated`` could."""
+    def call(cid: str, cmd: str, **extra: Any) -> list[dict[str, Any]]:
+        return [item({"type": "function_call", "name": "exec_command", "call_id": cid,
+                      "arguments": json.dumps({"cmd": cmd, **extra})}),
+                item({"type": "function_call_output", "call_id": cid,
+                      "output": "Process exited with code 7\nOutput:\ncurl: (7) Failed\n"})]
+    ctx = {"timestamp": "2025-10-01T10:00:00.500Z", "type": "turn_context",
+           "payload": {"cwd": "/w", "sandbox_policy": {"type": "workspace-write",
+                                                       "network_access": False}}}
+    f = rollout(tmp_path, [meta(), ctx, user("go"), *call("c1", "curl -I localhost:3000"),
+                           *call("c2", "curl -I localhost:3000",
+                                 sandbox_permissions="require_escalated")])
+    ((_, batch, _),), _ = read(f)
+    sandboxed, escalated = (json.loads(r[C["input"]]) for r in batch.calls)
+    assert sandboxed.get("sandboxNetwork") is False
+    assert "sandboxNetwork" not in escalated
+
+
 def test_output_headers_of_every_version() -> None:
     old = parse_output("bash", "Exit code: 2\nWall time: 0.5 seconds\nOutput:\nboom\n")
-    assert old["metadata"] == {"exit": 2, "duration_seconds": 0.5} and old["output"] == "boom\n"
+    wall = {"value": 0.5, "unit": "s", "label": "wall time"}
+    assert old["metadata"] == {"exit": 2, "duration_seconds": 0.5, "reported": [wall]}
+    assert old["output"] == "boom\n"
     new = parse_output("bash", "Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with "
                                "code 0\nOriginal token count: 3\nOutput:\nhi\n")
     assert new["metadata"]["exit"] == 0 and new["output"] == "hi\n"
+    # what the tool reports of its own run is a measurement of the call
+    assert new["metadata"]["reported"] == [
+        {"value": 1.0, "unit": "s", "label": "wall time"},
+        {"value": 3.0, "unit": "tokens", "label": "original token count"}]
     running = parse_output("bash", "Chunk ID: ab\nWall time: 1.0 seconds\nProcess running "
                                    "with session ID 42\nOriginal token count: 0\nOutput:\n")
-    assert running["metadata"] == {"process": 42, "duration_seconds": 1.0}
+    assert running["metadata"]["process"] == 42
+    assert running["metadata"]["duration_seconds"] == 1.0
     assert parse_output("bash", "aborted by user after 3.1s")["status"] == "error"
     assert shell_text(["/bin/zsh", "-lc", "echo hi"]) == "echo hi"
     assert shell_text(["python", "-c", "print(1)"]) == "python -c 'print(1)'"

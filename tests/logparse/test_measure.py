@@ -340,3 +340,13 @@ def test_messages_measure_cut_replies_and_compactions() -> None:
     assert got[1] == [(28.0, "s", "build")]
     assert got[2] == [(32000.0, "tokens", "reply cut at the output limit")]
     assert got[3] == [(106516.0, "tokens", "context at compaction")]
+
+
+def test_the_summary_line_of_a_diff_stat_is_read_and_its_listing_is_not() -> None:
+    from logparse.derive import call_measurements
+
+    out = (" src/app/page.tsx   | 818 ++++++++-----\n src/lib/a.ts | 12 +\n"
+           " 8 files changed, 1474 insertions(+), 1126 deletions(-)\n")
+    got = call_measurements("bash", "search", {"command": "git diff --stat"}, out, {})
+    assert [(m["value"], m["unit"]) for m in got or []] == [
+        (8.0, "files changed"), (1474.0, "insertions"), (1126.0, "deletions")]
