@@ -657,7 +657,8 @@ def plan_phrase(text: str) -> str | None:
 # does not happen ("the buttons don't work", "is not showing"), a result that is wrong ("looks
 # bad", "nothing", "still"), or a correction of what was asked ("I meant", "no, ...").
 _REFUTE_RE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
+    r"(?:\bnot|n't|\b(?:do|does|did|is|are|was|were|wo|ca|could|would|has|have)nt|\bnever"
+    r"|\bno\s+longer|\bcannot)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
     r"|render\w*|appear\w*|display\w*|exist\w*|chang\w*|fix\w*|cent(?:er|re)\w*|click\w*"
     r"|respond\w*|right|correct|good|updat\w*|happen\w*|run\w*|start\w*|compil\w*|build\w*"
     r"|pass\w*|reach\w*|push\w*|sav\w*)\b"
@@ -667,7 +668,7 @@ _REFUTE_RE = re.compile(
     r"|no\s*where|nothing|empty)\b"
     r"|\blook(?:s|ing)?\s+(?:\w+\s+)?(?:bad|off|wrong|weird|broken)\b|\btoo\s+(?:colou?rful|big|small"
     r"|dark|bright|wide|narrow|much)\b"
-    r"|\bsame\s+(?:error|problem|issue|result|thing|behaviou?r)\b"
+    r"|\bsame\s+(?:error|problem|issue|result|thing|behaviou?r)\b|\bsame\s+as\s+before\b"
     r"|\b(?:I|we)\s+(?:said|meant|asked|wanted|told\s+you)\b|\bnot\s+what\s+I\b"
     r"|\b(?:that'?s?|this\s+is|is)\s+what\s+(?:I|we)\s+(?:want|need|mean|asked)\w*\b"
     r"|^\W*(?:no|nope|wrong)\b[,.!:]?"

@@ -81,6 +81,8 @@ class Found:
     """The sentence that says why, when the transcript says it."""
     evidence: list[tuple[int, str, str | None]] = field(default_factory=list)
     """``(ordinal, role, note)``; roles as in :class:`kb.graph.extract.Evidence`."""
+    root: Found | None = None
+    """An earlier episode of the same symptom: this one shares its cause."""
 
     def ordinals(self) -> set[int]:
         return {o for o, _, _ in self.evidence}
@@ -221,7 +223,13 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     if s.check and s.signature and s.signature.startswith("Timed out"))
     out: list[Found] = []
     for chain in _chains(steps):
-        fails = _failures(chain)
+        # runs in one message are one attempt (the same call made for two settings)
+        fails = list({f.ordinal: f for f in reversed(_failures(chain))}.values())[::-1]
+        answered = [f for f in fails if not (f.signature or "").startswith(_UNANSWERED)]
+        if answered and len(answered) < len(fails):
+            # a run the timeout cut answered nothing: the runs that did fail tell the story
+            # (the cut one stays an open question, see untested)
+            fails = answered
         if not fails:
             continue
         sid = chain[0].session_id
@@ -364,20 +372,24 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if not refutes:
                 current = None
                 continue
-            ev = [(w.ordinal, "tested", f"changed {w.target}") for w in changed[-6:]]
+            # an edit redone at once (the next message rewrites the same file) was a
+            # slip of the hand, not part of what the user saw
+            kept = [w for w, nxt in zip(changed, [*changed[1:], None]) if nxt is None
+                    or nxt.target != w.target or nxt.ordinal - w.ordinal > 1]
+            ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
             cause = report.error or _complaint(report.text, report.signal)
-            if current is not None and _same_symptom(current, report):
-                current.evidence = _dedupe(current.evidence + ev)
-                current.ended = report.ordinal
-                continue
+            # another fix of the symptom the user reported before is an attempt of its
+            # own, with the same cause
+            root = current.root or current if current is not None and \
+                _same_symptom(current, report) else None
             files = list(dict.fromkeys(w.target for w in changed if w.target))
             name = (f"change to {', '.join(files[:3])}" if files else "the change") + \
                 f" for «{short(prev.text, 70)}»"
             current = Found(session_id=sid, name=name, first=changed[0].ordinal,
                             ended=report.ordinal, how="refuted", cause_text=cause,
                             signature=report.error, why=short(report.text, 240),
-                            evidence=_dedupe(ev))
+                            evidence=_dedupe(ev), root=root)
             out.append(current)
     return out
 

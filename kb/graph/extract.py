@@ -821,6 +821,7 @@ class Extractor:
         (:mod:`kb.graph.episodes`); one an approach already tells is not told twice."""
         ended = [a for a in self.approaches
                  if a.status in ("dead_end", "blocked", "superseded")]
+        made: dict[int, Approach] = {}
         for f in episodes(self.steps, self.said):
             mine = f.ordinals()
             if any(a.session_id == f.session_id
@@ -838,7 +839,10 @@ class Extractor:
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     else diagnosis
-            self._from_episode(f)
+            made[id(f)] = self._from_episode(f)
+            first = made.get(id(f.root)) if f.root is not None else None
+            if first is not None:
+                made[id(f)].cause = first.cause  # one symptom, one cause node
 
     def _from_episode(self, f: Found) -> Approach:
         a = self._new(f.name, f.session_id, f.first, "episode")

@@ -448,8 +448,9 @@ def test_the_user_reporting_the_same_error_refutes_the_fix() -> None:
     rows = [user(10, "build a demo page"), user(20, err), user(30, f"still: {err}")]
     ex = extract(S, [S], calls, rows)
     dead = [a for a in ex.approaches if a.status == "dead_end"]
-    assert len(dead) == 1  # two reports of one symptom: one episode
-    assert {11, 20, 21, 30} <= {e.ordinal for e in dead[0].evidence}
+    # two fixes the user reports broken: two attempts, one symptom, one cause node
+    assert [sorted(e.ordinal for e in a.evidence) for a in dead] == [[11, 20], [21, 30]]
+    assert dead[0].cause is dead[1].cause
     assert 'Class "alert" not found' in dead[0].cause.label
 
 
