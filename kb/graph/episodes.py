@@ -22,6 +22,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -47,6 +48,8 @@ class Step(NamedTuple):
     """What a change touched (a file name)."""
     signatures: tuple[str, ...] = ()
     """Every error signature of a failed run."""
+    command: str = ""
+    """A run's command (its start)."""
 
 
 class Said(NamedTuple):
@@ -74,7 +77,8 @@ class Found:
     ended: int
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
-    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested)."""
+    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested), ``judged`` (it ran, and was
+    not worth it)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -208,6 +212,16 @@ _MISSING_TOOL = re.compile(r"command not found|not recognized as (?:the name of 
 """A check whose program (or script) is not there did not run at all."""
 
 
+def _retyped(checks: _Index, failed: Step) -> bool:
+    """The failed run was a slip: a run right after it with nearly the same command (the
+    script's name typed right, a flag fixed) worked."""
+    after = checks.between(failed.session_id, failed.ordinal, failed.ordinal + SLIP + 1)
+    was = _PREFIX.sub("", failed.command)
+    return bool(was) and any(
+        not s.failed and SequenceMatcher(None, _PREFIX.sub("", s.command), was).ratio() >= 0.9
+        for s in after if s.command)
+
+
 def _sig_label(sig: str | None) -> str:
     return sig or "it kept failing"
 
@@ -219,6 +233,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
             verdicts.setdefault(s.session_id, []).append(s)
     changes = _Index([s for s in steps if s.change])
+    checks = _Index([s for s in steps if s.check])
     hangs = Counter((s.session_id, s.key.split(" ", 1)[0]) for s in steps
                     if s.check and s.signature and s.signature.startswith("Timed out"))
     out: list[Found] = []
@@ -248,7 +263,8 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         signature = max(sigs, key=sigs.count) if sigs else None
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
-        elif len(fails) == 1 and not passed_at_end and signature and (
+        elif len(fails) == 1 and not passed_at_end and signature and \
+                not _retyped(checks, fails[0]) and (
                 (said_so and (not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
                 or (len(chain) == 1 and _MISSING_TOOL.search(signature))):
@@ -464,7 +480,9 @@ def rejected_episodes(steps: list[Step]) -> list[Found]:
 
 def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """A change the agent gives up on before anything tested it ("that won't fix it,
-    since …"): the edit just made, then a sentence that turns away from it."""
+    since …"): the edit just made, then a sentence that turns away from it.  And a run
+    that worked but is judged not worth it (a benchmark slower than the baseline): the
+    run just made, then the sentence that drops it."""
     by_session: dict[str, list[Step]] = {}
     for s in steps:
         by_session.setdefault(s.session_id, []).append(s)
@@ -477,6 +495,21 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         # the steps since the message before the verdict, up to the verdict's own calls
         # (a message's prose comes before its calls)
         recent = ss[bisect_left(keys, v.ordinal - RETRACT):bisect_left(keys, v.ordinal)]
+        going_on = bisect_left(keys, v.ordinal) < bisect_left(keys, v.ordinal + 2)
+        if not going_on:
+            continue  # a turn's closing summary looks back on many things, not on the last
+        if recent and recent[-1].check and not recent[-1].failed and recent[-1].command:
+            # a run that worked, judged not worth it ("slower: 100.9 against 114.5")
+            run = recent[-1]
+            if out and out[-1].session_id == v.session_id and out[-1].ended >= run.ordinal:
+                continue
+            out.append(Found(
+                session_id=v.session_id,
+                name=f"`{short(_PREFIX.sub('', run.command) or run.command, 80)}`",
+                first=run.ordinal, ended=v.ordinal, how="judged",
+                cause_text=short(v.text, 200), why=v.text,
+                evidence=[(run.ordinal, "tested", None), (v.ordinal, "ended", v.text)]))
+            continue
         if not recent or not recent[-1].change or any(s.check for s in recent):
             continue
         changed = [s for s in recent if s.change]

@@ -608,7 +608,7 @@ class Extractor:
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
-                               signatures=row.signatures))
+                               signatures=row.signatures, command=cmd[:300]))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -829,7 +829,7 @@ class Extractor:
                    for a in ended):
                 continue
             if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
-                         "retracted"):
+                         "retracted", "judged"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose
                 window = range(f.first + 1, f.ended + 3)

@@ -557,6 +557,27 @@ def test_a_change_the_agent_retracts_before_testing_it_is_a_dead_end() -> None:
     assert not [a for a in ex.approaches if a.name.startswith("change to")]
 
 
+def test_a_run_that_worked_but_is_judged_not_worth_it_is_a_dead_end() -> None:
+    calls = [local(26, "bin/bench-tasks --n 1000"),
+             local(27, "bin/bench-tasks --n 1000 --pool threads"),
+             local(28, "cat app/celeryconfig.py", tool="read"),
+             # a slip: the script's name mistyped, run right at once
+             local(29, "bin/bench-task --n 1000 --concurrency 8", exit_code=127,
+                   sigs=("No such file or directory",)),
+             local(30, "bin/bench-tasks --n 1000 --concurrency 8")]
+    rows = [prose(28, "The thread pool is slower: 100.9 tasks/s against 114.5. Not worth it; "
+                      "staying with prefork.", "dead-end"),
+            prose(30, "Typo in the script name.", "observation")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status in ("dead_end", "blocked")]
+    assert [a.name for a in dead] == ["`bin/bench-tasks --n 1000 --pool threads`"]
+    assert "slower" in (dead[0].cause_text or "")
+    # a turn's closing summary judges many things, not the last run
+    ex = extract(S, [S], calls[:2], [prose(28, "Where we stand: every way of making it "
+                                               "faster has failed.", "dead-end")])
+    assert not [a for a in ex.approaches if a.status == "dead_end"]
+
+
 def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
     rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
