@@ -658,7 +658,7 @@ def plan_phrase(text: str) -> str | None:
 # bad", "nothing", "still"), or a correction of what was asked ("I meant", "no, ...").
 _REFUTE_RE = re.compile(
     r"(?:\bnot|n't|\b(?:do|does|did|is|are|was|were|wo|ca|could|would|has|have)nt|\bnever"
-    r"|\bno\s+longer|\bcannot)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|visible|load\w*"
+    r"|\bno\s+longer|\bcannot)\s+(?:\w+\s+){0,3}?(?:work\w*|show\w*|visible|load\w*"
     r"|render\w*|appear\w*|display\w*|exist\w*|chang\w*|fix\w*|cent(?:er|re)\w*|click\w*"
     r"|respond\w*|right|correct|good|updat\w*|happen\w*|run\w*|start\w*|compil\w*|build\w*"
     r"|pass\w*|reach\w*|push\w*|sav\w*)\b"

@@ -50,6 +50,8 @@ class Step(NamedTuple):
     """Every error signature of a failed run."""
     command: str = ""
     """A run's command (its start)."""
+    offline: bool = False
+    """It ran in a sandbox without network access."""
 
 
 class Said(NamedTuple):
@@ -283,9 +285,12 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         end = said_so[-1].ordinal if said_so else final + 1
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
+        cause = _sig_label(signature)
+        if all(f.offline for f in fails):
+            cause = f"the sandbox has no network access ({cause})"
         out.append(Found(
             session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
-            ended=end, how=how, cause_text=_sig_label(signature), signature=signature,
+            ended=end, how=how, cause_text=cause, signature=signature,
             why=why, evidence=_dedupe(ev)))
     return out
 
@@ -362,6 +367,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 back -= 1
                 changed = [w for w in work.between(sid, users[back].ordinal, prev.ordinal)
                            if w.change]
+            if not changed:  # a turn that changed nothing: what it ran is what it did
+                changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
             refutes = report.signal is not None and bool(changed) and (
                 _about(report, prev, changed) or (current is not None

@@ -608,7 +608,7 @@ class Extractor:
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
-                               signatures=row.signatures, command=cmd[:300]))
+                               signatures=row.signatures, command=cmd[:300], offline=row.offline))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -828,8 +828,10 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
-            if f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
-                         "retracted", "judged"):
+            if f.how in ("retracted", "judged"):
+                # the change's own message says what it assumed
+                window = range(f.first, f.ended + 3)
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose
                 window = range(f.first + 1, f.ended + 3)
