@@ -304,6 +304,7 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
     changes = _Index([s for s in steps if s.change])
     out: list[Found] = []
     for chain in _chains(steps):
+        out += _broke_passing(chain, changes)
         for before, after in zip(chain, chain[1:]):
             if not (before.failed and after.failed and before.signatures
                     and after.signatures):
@@ -339,6 +340,36 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                              first=before.ordinal, ended=after.ordinal,
                              how="failed-attempt", cause_text=signature,
                              signature=signature, evidence=_dedupe(ev)))
+    return out
+
+
+_UNUSED = re.compile(r"never (?:read|used)|declared and not used|unused (?:variable|import)|"
+                     r"imported but unused", re.I)
+"""Errors about a name left unused: tidying, not an approach that broke anything."""
+
+
+def _broke_passing(chain: list[Step], changes: _Index) -> list[Found]:
+    """Changes that broke a check which passed before them, mended only after some
+    looking (not at the next try): the change was wrong, the mend confirms it."""
+    out: list[Found] = []
+    for before, after, mended in zip(chain, chain[1:], chain[2:]):
+        if before.failed or not after.failed or not after.signatures or mended.failed \
+                or mended.ordinal - after.ordinal <= SLIP or _UNUSED.search(after.signatures[0]):
+            continue
+        sid = before.session_id
+        made = changes.between(sid, before.ordinal, after.ordinal)
+        if not made:
+            continue
+        fix = changes.between(sid, after.ordinal, mended.ordinal)
+        ev = [(c.ordinal, "tested", f"changed {c.target}") for c in made[-4:]]
+        ev += [(after.ordinal, "tested", after.signatures[0])]
+        ev += [(c.ordinal, "tested", f"changed {c.target}") for c in fix[-2:]]
+        ev.append((mended.ordinal, "ended", "passed again"))
+        what = ", ".join(dict.fromkeys(c.target for c in made if c.target)) or "the change"
+        out.append(Found(session_id=sid, name=f"{short(what, 80)} (broke `{after.key}`)",
+                         first=made[0].ordinal, ended=mended.ordinal, how="failed-attempt",
+                         cause_text=after.signatures[0], signature=after.signatures[0],
+                         evidence=_dedupe(ev)))
     return out
 
 

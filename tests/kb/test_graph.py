@@ -578,6 +578,25 @@ def test_a_run_that_worked_but_is_judged_not_worth_it_is_a_dead_end() -> None:
     assert not [a for a in ex.approaches if a.status == "dead_end"]
 
 
+def test_a_change_that_breaks_a_passing_check_and_takes_looking_to_mend_is_a_dead_end(
+        ) -> None:
+    div = ("error: TS17008: JSX element 'div' has no corresponding closing tag",)
+    calls = [local(134, "npx tsc --noEmit"), edit(148, "src/App.tsx"),
+             edit(152, "src/App.tsx"),
+             local(153, "npx tsc --noEmit", exit_code=1, sigs=div),
+             edit(157, "src/App.tsx"), local(158, "npx tsc --noEmit"),
+             # broken and mended at the next try: a slip; an unused name: tidying
+             edit(160, "src/App.tsx"), local(161, "npx tsc --noEmit", exit_code=1, sigs=div),
+             local(162, "npx tsc --noEmit"), edit(170, "src/App.tsx"),
+             local(171, "npx tsc --noEmit", exit_code=1,
+                   sigs=("error: TS6133: 'fixed' is declared but its value is never read",)),
+             edit(176, "src/App.tsx"), local(177, "npx tsc --noEmit")]
+    ex = extract(S, [S], calls, [])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [sorted(e.ordinal for e in a.evidence) for a in dead] == [[148, 152, 153, 157, 158]]
+    assert "TS17008" in dead[0].cause.label
+
+
 def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
     rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
