@@ -465,11 +465,17 @@ def _short_reply(said: Said) -> bool:
 _AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
 
 
+SHORT_TURN = 4
+"""A report this close after the request it follows is about that turn's work."""
+
+
 def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     """A report is about the last turn's work when it names what was asked or changed,
     or says the problem persists ("still", "again", "same")."""
     if report.error or _AGAIN.search(report.text[:1500]):
         return True
+    if report.ordinal - request.ordinal <= SHORT_TURN:
+        return True  # a turn of a step or two: there is nothing else it could be about
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)

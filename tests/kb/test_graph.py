@@ -597,6 +597,16 @@ def test_a_change_that_breaks_a_passing_check_and_takes_looking_to_mend_is_a_dea
     assert "TS17008" in dead[0].cause.label
 
 
+def test_the_user_contradicting_a_short_turn_refutes_what_it_checked() -> None:
+    calls = [local(209, "webfetch http://localhost:8000/#alert", tool="webfetch")]
+    rows = [user(208, "http://localhost:8000/#alert ok look again"),
+            prose(210, "The structure appears correct.", "conclusion"),
+            user(211, "close X is at the bottom and left no where it should be")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and {209, 211} <= {e.ordinal for e in dead[0].evidence}
+
+
 def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
     rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
