@@ -21,7 +21,7 @@ TUNING = ("k1", "uicomponents", "uicomponents-wordpress", "pfm", "stunning-memor
 """The opencode sessions (soulpass is a Codex rollout: scored once Codex is read)."""
 
 # Reached on 2026-12-03 (see BENCHMARKS.md): floors a little below.
-FLOORS = {"recall": 0.55, "precision": 0.85, "causes": 0.54, "untested": 0.95,
+FLOORS = {"recall": 0.60, "precision": 0.85, "causes": 0.52, "untested": 0.95,
           "trap_rate": 0.10}
 
 
