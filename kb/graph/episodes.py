@@ -394,10 +394,14 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             back = i
             while not changed and back > 0 and _short_reply(users[back]) \
                     and i - back < ASSENTS:
-                # "yes", "commit it": the last change is still the one reported on
+                # "yes", "commit it": the last change is still the one reported on, when
+                # the report names what it changed
                 back -= 1
                 changed = [w for w in work.between(sid, users[back].ordinal, prev.ordinal)
                            if w.change]
+                if not tokens(report.text[:1500]) & {t for w in changed
+                                                     for t in tokens(w.target)}:
+                    changed = []
             if not changed:  # a turn that changed nothing: what it ran is what it did
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
@@ -438,8 +442,10 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             root = current.root or current if current is not None and \
                 _same_symptom(current, report) else None
             files = list(dict.fromkeys(w.target for w in changed if w.target))
-            name = (f"change to {', '.join(files[:3])}" if files else "the change") + \
-                f" for «{short(prev.text, 70)}»"
+            ran = [w.key for w in changed if not w.change]
+            what = f"change to {', '.join(files[:3])}" if files else \
+                f"`{ran[-1]}`" if ran else "the change"
+            name = f"{what} for «{short(prev.text, 70)}»"
             current = Found(session_id=sid, name=name, first=changed[0].ordinal,
                             ended=report.ordinal, how="refuted", cause_text=cause,
                             signature=report.error, why=short(report.text, 240),

@@ -616,10 +616,11 @@ def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     dead = [a for a in ex.approaches if a.status == "dead_end"]
     assert len(dead) == 1 and {21, 26} <= {e.ordinal for e in dead[0].evidence}
     assert "directional" in dead[0].cause.label
-    # an instruction is no assent: the report is about its own turn, which changed nothing
+    # an instruction is no assent: the report is about its own turn, which ran a commit
     rows[1] = user(23, "update the readme too")
-    assert not [a for a in extract(S, [S], calls, rows).approaches
-                if a.status == "dead_end"]
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert [sorted(e.ordinal for e in a.evidence) for a in dead] == [[24, 26]]
+    assert dead[0].name.startswith("`git commit")
 
 
 def test_errors_inside_a_fetched_html_page_are_read_as_text() -> None:
