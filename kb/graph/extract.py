@@ -80,6 +80,10 @@ _ROOT = re.compile(
     r"|should be|must be|needs? to be|instead of|has no|have no|doesn'?t (?:have|exist|support)"
     r"|does not (?:have|exist|support)|is not (?:a|an|defined|supported)|isn'?t (?:a|an|defined)"
     r"|expects?|requires?|only accepts?)\b", re.I)
+_STRONG_ROOT = re.compile(
+    r"\b(?:because|due to|caused by|the (?:real |root |actual )?(?:issue|problem|cause|bug|culprit"
+    r"|reason) (?:is|was)|(?:is|was) that\b|turns out|root cause)\b", re.I)
+"""A sentence that says it names the root, before one that only contrasts or expects."""
 _RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say|said|report|"
                        r"tell|ask|want|mention)", re.I)
 _NETWORK = re.compile(r"Couldn't connect|Failed to connect|Connection refused|Could not resolve|"
@@ -1020,18 +1024,20 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int]) -> str | None:
     """The agent's sentence in some messages that says why something failed: the first
     that states a root ("the issue is that …", "because …"), else the first that argues."""
-    weak = None
+    weak = medium = None
     for o in window:
         for text in explanations.get((session_id, o), []):
             for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
                 sentence = sentence.strip(" -*•#")
                 if len(sentence) < 16 or _RESTATES.search(sentence):
                     continue
-                if _ROOT.search(sentence):
+                if _STRONG_ROOT.search(sentence):
                     return short(sentence, 240)
+                if medium is None and _ROOT.search(sentence):
+                    medium = short(sentence, 240)
                 if weak is None and _DIAGNOSIS.search(sentence):
                     weak = short(sentence, 240)
-    return weak
+    return medium or weak
 
 
 def _sig_cause(signature: str) -> str:
