@@ -384,6 +384,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     failed = {(s.session_id, s.ordinal) for s in steps if s.failed}
     aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
     silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
+    compacted = _Index([Step(s.session_id, s.ordinal, "", False, False, False, None)
+                        for s in said if s.signal == "compaction"])
     acted = {(s.session_id, s.ordinal) for s in steps}
     out: list[Found] = []
     for sid, users in by_session.items():
@@ -420,10 +422,13 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     current.evidence = _dedupe(current.evidence + ev)
                     current.ended = report.ordinal
                     continue
+                lost = compacted.between(sid, prev.ordinal, report.ordinal)
                 current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
                                 first=prev.ordinal + 1, ended=report.ordinal,
                                 how="asked-again",
-                                cause_text="the replies did not do what was asked",
+                                cause_text="a context compaction during the turn: the "
+                                "replies lost the task" if lost else
+                                "the replies did not do what was asked",
                                 why=short(report.text, 240), evidence=_dedupe(ev))
                 out.append(current)
                 continue
@@ -437,6 +442,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
             cause = report.error or _complaint(report.text, report.signal)
+            if compacted.between(sid, prev.ordinal, report.ordinal):
+                cause = f"a context compaction during the turn ({cause})"
             # another fix of the symptom the user reported before is an attempt of its
             # own, with the same cause
             root = current.root or current if current is not None and \

@@ -140,6 +140,8 @@ class MessageRow(NamedTuple):
     """It made a tool call."""
     attachment: str | None
     last: bool
+    compacted: bool = False
+    """The context was compacted here (the marker or the summary that replaces it)."""
 
 
 class ProseRow(NamedTuple):
@@ -561,6 +563,10 @@ class Extractor:
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
         without a word or a call, or still being written when the transcript ends."""
+        if row.compacted:
+            # the summary that replaces the context is no reply that stopped short
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "compaction"))
+            return
         if row.attachment and row.role == "user":
             self.attachments.append((row.session_id, row.ordinal, row.attachment))
         if row.role != "assistant":

@@ -138,9 +138,13 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                  att AS (SELECT session_id, ordinal, string_agg(text, '; ') AS what
                          FROM other_events WHERE kind = 'attachment'
                            AND session_id IN (SELECT sid FROM ids) GROUP BY ALL),
+                 cmp AS (SELECT DISTINCT session_id, ordinal FROM other_events
+                         WHERE kind = 'compaction' AND session_id IN (SELECT sid FROM ids)),
                  cand AS (SELECT m.* FROM m JOIN last USING (session_id)
                           LEFT JOIN att USING (session_id, ordinal)
                           WHERE att.what IS NOT NULL OR m.ordinal = last.o
+                             OR (m.session_id, m.ordinal) IN (SELECT (session_id, ordinal)
+                                                              FROM cmp)
                              OR (m.role = 'assistant' AND (m.finish IS DISTINCT FROM 'tool-calls'
                                  OR m.error IS NOT NULL)))
             SELECT c.session_id, c.ordinal, c.role, c.finish, left(c.error, 200),
@@ -150,12 +154,14 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                            AND p.source = 'text'),
                    EXISTS (SELECT 1 FROM calls k WHERE k.session_id = c.session_id
                            AND k.ordinal = c.ordinal),
-                   att.what, c.ordinal = last.o
+                   att.what, c.ordinal = last.o,
+                   EXISTS (SELECT 1 FROM cmp WHERE cmp.session_id = c.session_id
+                           AND cmp.ordinal = c.ordinal)
             FROM cand c JOIN last USING (session_id)
             LEFT JOIN att USING (session_id, ordinal)
             ORDER BY c.session_id, c.ordinal""").fetchall()]
     # keep only the shapes that say something (the extractor reads these)
-    messages = [r for r in messages if r.attachment or r.last or (
+    messages = [r for r in messages if r.attachment or r.last or r.compacted or (
         r.role == "assistant" and (r.finish == "length" or r.error is not None
                                    or (not r.said and not r.acted)))]
     red = store.redactor.hiding()  # the graph is stored and exported: never with secrets

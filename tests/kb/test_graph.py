@@ -495,6 +495,23 @@ def test_a_call_record_without_a_finish_is_no_silent_reply() -> None:
     assert [q.ordinal for q in ex.questions] == [7]
 
 
+def test_a_context_compaction_is_no_silent_reply_and_names_the_turn_it_broke() -> None:
+    from kb.graph.extract import MessageRow
+
+    msgs = [MessageRow(S, 463, "user", None, None, None, True, False, False, None, False,
+                       compacted=True),
+            MessageRow(S, 464, "assistant", "stop", None, 900, True, False, False, None, False,
+                       compacted=True)]
+    calls = [local(461, "webfetch https://getbootstrap.com/docs/5.3/components/modal/",
+                   tool="webfetch")]
+    rows = [user(460, "the modal is not working, take the info from the HTML docs"),
+            user(468, "ok we are fixing the DEMO on index.php and the MODAL is not working")]
+    ex = extract(S, [S], calls, rows, messages=msgs)
+    assert not [q for q in ex.questions if q.ordinal in (463, 464)]
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and "compaction" in dead[0].cause.label
+
+
 def test_a_network_failure_inside_an_offline_sandbox_leaves_the_question_open() -> None:
     """"Couldn't connect" is a curl's answer, unless the sandbox cut the network: then the
     server was never asked; the escalated rerun answers it."""
