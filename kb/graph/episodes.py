@@ -407,6 +407,11 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if not changed:  # a turn that changed nothing: what it ran is what it did
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
+            if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
+                    tokens(report.text[:1500]) & tokens(prev.text[:1500]):
+                # a turn that only answered (it read, searched, said): the answer is
+                # what the user contradicts, when the user speaks of what was asked
+                changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
             refutes = report.signal is not None and bool(changed) and (
                 _about(report, prev, changed) or (current is not None
                                                   and _same_symptom(current, report)))
@@ -438,7 +443,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             # an edit redone at once (the next message rewrites the same file) was a
             # slip of the hand, not part of what the user saw
             kept = [w for w, nxt in zip(changed, [*changed[1:], None]) if nxt is None
-                    or nxt.target != w.target or nxt.ordinal - w.ordinal > 1]
+                    or not w.change or nxt.target != w.target or nxt.ordinal - w.ordinal > 1]
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
             cause = report.error or _complaint(report.text, report.signal)
@@ -451,8 +456,9 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             files = list(dict.fromkeys(w.target for w in changed if w.target))
             ran = [w.key for w in changed if not w.change]
             what = f"change to {', '.join(files[:3])}" if files else \
+                "the answer" if ran and ran[-1] == ANSWER else \
                 f"`{ran[-1]}`" if ran else "the change"
-            name = f"{what} for «{short(prev.text, 70)}»"
+            name = f"{what} {'to' if what == 'the answer' else 'for'} «{short(prev.text, 70)}»"
             current = Found(session_id=sid, name=name, first=changed[0].ordinal,
                             ended=report.ordinal, how="refuted", cause_text=cause,
                             signature=report.error, why=short(report.text, 240),
@@ -461,6 +467,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+ANSWER = "\0answer"
+"""The key of a reply's message in a turn that only answered (no run, no change)."""
 ASSENTS = 2
 """Assents ("yes", "commit it") a report may look back across to the change it is about."""
 

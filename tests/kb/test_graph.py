@@ -624,6 +624,19 @@ def test_the_user_contradicting_a_short_turn_refutes_what_it_checked() -> None:
     assert len(dead) == 1 and {209, 211} <= {e.ordinal for e in dead[0].evidence}
 
 
+def test_the_user_contradicting_an_answer_refutes_it() -> None:
+    rows = [user(228, "i did opencode export ses_0945 but i dont see any file"),
+            prose(230, "They're in your project root: session-export.json.", "conclusion"),
+            user(231, "no that was an earlier export, tell me how export works")]
+    dead = [a for a in extract(S, [S], [], rows).approaches if a.status == "dead_end"]
+    assert [a.name for a in dead] == ["the answer to «i did opencode export ses_0945 but i "
+                                      "dont see any file»"]
+    assert {229, 230, 231} <= {e.ordinal for e in dead[0].evidence}
+    # a new complaint about something else contradicts nothing
+    rows[2] = user(231, "on the list group the selected item is not visible")
+    assert not [a for a in extract(S, [S], [], rows).approaches if a.status == "dead_end"]
+
+
 def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
     rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
