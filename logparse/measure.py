@@ -69,6 +69,7 @@ _SIZES = {
     "bytes": "B", "byte": "B", "B": "B",
     "kB": "kB", "KB": "kB", "kb": "kB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB",
     "GiB": "GiB", "TB": "TB", "TiB": "TiB", "PB": "PB",
+    "Ki": "KiB", "Mi": "MiB", "Gi": "GiB", "Ti": "TiB",  # Kubernetes quantities, free -h
 }
 _SHORT_SIZES = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB"}  # du -h, df -h
 _RATES = {
@@ -101,6 +102,11 @@ _COUNTS = {
     "chars": "chars", "characters": "chars", "lines": "lines",
     "requests": "requests", "rows": "rows", "records": "records", "commits": "commits",
     "total": "total", "problems": "problems",
+    # Terraform's plan and apply summaries, Go's benchmark and race reports
+    "to add": "to add", "to change": "to change", "to destroy": "to destroy",
+    "destroyed": "destroyed", "imported": "imported", "added": "added", "changed": "changed",
+    "ns/op": "ns/op", "B/op": "B/op", "allocs/op": "allocs/op",
+    "data race(s)": "data races", "data races": "data races", "data race": "data races",
 }
 _TOKENS = {"tokens": "tokens", "token": "tokens", "toks": "tokens", "tok": "tokens"}
 # counts that prose reports as observations ("there are 15 errors"); "3 files", "2 lines"
@@ -139,12 +145,13 @@ _CAND_RE = re.compile(
     r"(?<![\w.\-/:#@$^])(?:"
     r"(?P<cd>\d+h\d+m(?:\d+(?:\.\d+)?s)?|\d+m\d+(?:\.\d+)?s|\d+h\d+(?:\.\d+)?s)(?![\w/])"
     r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
-    r"(?P<u>" + _UNIT_ALT + r"|" + _PER_RE_SRC + r")(?![\w/])"
+    r"(?P<u>[A-Za-z]{1,12}[ \t]per[ \t](?:second|sec|minute|min|hour)|" + _UNIT_ALT + r"|"
+    + _PER_RE_SRC + r")(?![\w/])"
     r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got)[ \t]+)?"
     r"(?P<state>" + _STATES + r")\b"
     r")"
     r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
-    r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+\()"
+    r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+[(\[])"
     r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
     r"(?P<hc>[1-5]\d\d)(?![\w.])",
     re.M,
@@ -183,7 +190,8 @@ _KEY_UNITS = {
     "bytes": "B", "chars": "chars", "characters": "chars", "lines": "lines",
     "tps": "tps", "qps": "qps", "rps": "req/s", "iops": "IOPS",
     "hits": "", "misses": "", "matches": "", "occurrences": "", "errors": "", "failures": "",
-    "passed": "", "failed": "", "time_total": "s", "time_connect": "s",
+    "requests": "requests",
+    "passed": "", "failed": "", "skipped": "", "time_total": "s", "time_connect": "s",
     "time_starttransfer": "s", "time_namelookup": "s", "time_appconnect": "s",
     "time_pretransfer": "s", "time_redirect": "s", "size_download": "B", "size_upload": "B",
     "speed_download": "B/s", "speed_upload": "B/s",
@@ -248,7 +256,10 @@ _STAT_WORDS = frozenset("avg average mean med median min max stdev std p50 p75 p
 _PCTL_RE = re.compile(r"^(?:p\(?(\d+(?:\.\d+)?)\)?|(\d+(?:\.\d+)?)(?:th)?%)$")
 _CMP_WORDS = ("faster", "slower", "better", "worse", "higher", "lower", "improvement",
               "speedup", "regression", "reduction", "increase", "decrease", "gain", "more",
-              "less", "fewer")
+              "less", "fewer",
+              # a percentage that names what it measures after it ("0% packet loss")
+              "packet loss", "loss", "coverage", "hit rate", "miss rate", "error rate",
+              "success rate", "utili[sz]ation", "usage", "cpu", "idle")
 _PCT_CMP_RE = re.compile(r"[ \t]*(" + "|".join(_CMP_WORDS) + r")\b", re.I)
 _HEAD_LABEL_RE = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?([A-Za-z][^:\n]{0,60}?)[ \t]*:")
 _MD_SEP_LINE_RE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
@@ -273,6 +284,21 @@ _DOTS_RE = re.compile(r"\.{3,}")
 _BRACKETS_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]")
 _NUMBERISH_RE = re.compile(r"^[\d:.<>,/+-]+$")  # 00:40<00:00, 8/8, 12:30
 _READING_RE = re.compile(r"^[\d.,]+(?:[a-zA-Zµμ%/]{1,8}|\([+-]\))$")  # 30.01s, 1.2MB
+
+
+_BRACKET_UNIT_RE = re.compile(r"[ \t]+\[([^\]\n]{1,12})\]")
+_STAT_SUBJECT_RE = re.compile(
+    r"([A-Za-z_][\w-]*)[ \t]+(?:p\d{2,3}|avg|mean|median|min|max)\b", re.I)
+
+
+def _own_stat(label: str) -> str:
+    """A label that ends with a statistic keeps that one only: in ``p50: 6 ms  p95: 21 ms``
+    the second value is ``latency p95``, not ``latency p50 p95``."""
+    words = label.split()
+    if len(words) > 2 and words[-1].lower() in _STAT_WORDS:
+        kept = [w for w in words[:-1] if w.lower() not in _STAT_WORDS]
+        return " ".join([*kept, words[-1]])
+    return label
 
 
 def _is_number_word(w: str) -> bool:
@@ -551,6 +577,8 @@ def _key_measure(key: str) -> tuple[str, str] | None:
         return unit, label
     if last in _KEY_UNITS:
         return _KEY_UNITS[last], label
+    if toks[-2:] == ["tests", "run"]:  # JUnit/Maven: "Tests run: 12, Failures: 1"
+        return "tests", label
     if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:
         return "tokens", label  # "input_tokens": 1234 (an API's usage block)
     # "Substr count 'font-size:14px'", "Count of wp21/dia-text", "Content length"
@@ -688,6 +716,11 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
             if _TOKENS_PARENT_RE.search(text, max(0, p - 300), p):
                 km = ("tokens", f"tokens {key.strip(chr(34) + chr(39))}")
         if km is None:
+            bu = _BRACKET_UNIT_RE.match(text, m.end())
+            unit_info = _UNIT_INFO.get(bu.group(1)) if bu else None
+            if unit_info is not None and key:  # ab: "Time per request:  8.100 [ms] (mean)"
+                return _to_float(m.group("kn")), unit_info[0], key.strip("\"'` ")
+        if km is None:
             low = key.lower().strip("\"'` ")
             if low.split()[-1:] and low.split()[-1] in _STATUS_KEYS or low in _STATUS_KEYS:
                 v = m.group("kn")
@@ -788,8 +821,16 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
             first = line.split(None, 1)[0] if line.strip() else ""
             if ("/" in first or "." in first[1:]) and not _is_number_word(first):
                 label = first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]  # a build artefact
-        if head_label and label.lower() in _STAT_WORDS:
-            label = f"{head_label} {label}"
+        if label.lower() in _STAT_WORDS:
+            # "latency p50: 41 ms, p99: 132 ms": the p99 is the latency's too
+            subj = [w for w in _STAT_SUBJECT_RE.findall(text, line_start, p)
+                    if w.lower() not in _STAT_WORDS and w not in _UNIT_INFO
+                    and not _is_number_word(w)]
+            if subj:
+                label = f"{subj[-1]} {label}"
+            elif head_label:
+                label = f"{head_label} {label}"
+        label = _own_stat(label)
     if cls == DURATION and done and _EXCEEDED_RE.search(before):
         label = "timeout exceeded"  # "terminated command after exceeding timeout 120000 ms"
     if (done or cls == SIZE) and not label and not label_form:

@@ -13,7 +13,13 @@ import random
 import pytest
 
 from fixtures.blackwell import campaign as cp
-from logparse.measure import compiler_error_count, listing_length, measurements, round_sig
+from logparse.measure import (
+    compiler_error_count,
+    listing_length,
+    measurement_tuples,
+    measurements,
+    round_sig,
+)
 from logparse.models import Measurement
 
 
@@ -350,3 +356,33 @@ def test_the_summary_line_of_a_diff_stat_is_read_and_its_listing_is_not() -> Non
     got = call_measurements("bash", "search", {"command": "git diff --stat"}, out, {})
     assert [(m["value"], m["unit"]) for m in got or []] == [
         (8.0, "files changed"), (1474.0, "insertions"), (1126.0, "deletions")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # Terraform's plan and apply summaries
+    ("Plan: 3 to add, 1 to change, 0 to destroy.",
+     [(3.0, "to add"), (1.0, "to change"), (0.0, "to destroy")]),
+    ("Apply complete! Resources: 2 added, 0 changed, 1 destroyed.",
+     [(2.0, "added"), (0.0, "changed"), (1.0, "destroyed")]),
+    # Go: a benchmark row, the race detector's count
+    ("BenchmarkTransfer-8   \t 1000000\t      1234 ns/op\t      56 B/op\t       2 allocs/op",
+     [(1234.0, "ns/op"), (56.0, "B/op"), (2.0, "allocs/op")]),
+    ("Found 2 data race(s)", [(2.0, "data races")]),
+    # JUnit / Maven, ApacheBench, redis-benchmark, ping, Kubernetes quantities
+    ("Tests run: 12, Failures: 1, Errors: 0, Skipped: 2",
+     [(12.0, "tests"), (1.0, ""), (0.0, ""), (2.0, "")]),
+    ("Requests per second:    1234.56 [#/sec] (mean)\nTime per request:       8.100 [ms] (mean)",
+     [(1234.56, "req/s"), (8.1, "ms")]),
+    ("81300.81 requests per second", [(81300.81, "req/s")]),
+    ("3 packets transmitted, 3 received, 0% packet loss", [(0.0, "%")]),
+    ("api-7d9 memory 512Mi", [(512.0, "MiB")]),
+])
+def test_common_tool_summaries(text: str, want: list[tuple[float, str]]) -> None:
+    assert [(v, u) for v, u, _ in measurement_tuples(text, False)] == want
+
+
+def test_each_percentile_keeps_its_own_label() -> None:
+    got = measurement_tuples("Latency  p50: 6 ms  p95: 21 ms  p99: 43 ms", False)
+    assert [lab for _, _, lab in got] == ["Latency p50", "Latency p95", "Latency p99"]
+    got = measurement_tuples("tasks: 8.73 s, latency p50: 41 ms, p99: 132 ms", False)
+    assert got[-1] == (132.0, "ms", "latency p99")
