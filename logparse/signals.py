@@ -136,6 +136,14 @@ _GATES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("recogni", ("is not recognized as", "not recognized as the name")),
     ("too long", ("line is too long",)),
     ("ERR!", ("npm ERR!",)),
+    # Go, the JVM, Kubernetes, AWS and the kernel's OOM killer (see _family_sig)
+    ("DATA RACE", ("WARNING: DATA RACE",)),
+    ("--- FAIL", ("--- FAIL",)),
+    ("panic:", ("panic:",)),
+    (".go:", (".go:",)),
+    ("OOMKilled", ("OOMKilled",)),
+    ("emory", ("Out of memory", "out of memory")),
+    ("from server", ("Error from server",)),
 )
 
 _MODULE_RE = re.compile(r"No module named ['\"]?([\w.\-]+)")
@@ -381,6 +389,10 @@ def _line_sig(raw: str, in_tb: bool) -> str | None:
         if m:
             kind = m.group(1)
             return f"{kind}: {normalise_message(m.group(2))}"
+    if ".go:" in line:  # a Go compiler's "file.go:12:2: undefined: x" is no grep hit
+        m = _GO_COMPILE_RE.match(line.strip())
+        if m:
+            return normalise_message(m.group(1))
     if _GREP_CODE_RE.match(line):
         return None
     line = _strip_prefixes(line)
@@ -390,6 +402,9 @@ def _line_sig(raw: str, in_tb: bool) -> str | None:
         return None  # source code (a listing, a grep hit, a cat of a script), not output
     col0 = not line[:1].isspace()
 
+    fam = _family_sig(line, line.strip(), col0)
+    if fam is not None:
+        return fam or None
     # Python exception lines
     if in_tb or col0:
         m = _EXC_LINE_RE.match(line.rstrip())
@@ -513,6 +528,64 @@ def _line_sig(raw: str, in_tb: bool) -> str | None:
     if "Timeout" in line or "TIMEOUT" in line or "Timed out" in line:
         if _TIMEOUT_LINE_RE.match(line):
             return "Timed out"
+    return None
+
+
+_GO_COMPILE_RE = re.compile(
+    r"^(?:\./)?[\w./-]+\.go:\d+:\d+: ((?:undefined|cannot use|declared and not used|"
+    r"imported and not used|missing return|too many arguments|not enough arguments|"
+    r"syntax error|invalid operation|assignment mismatch)\b.*)")
+_AWS_RE = re.compile(r"An error occurred \((\w+)\) when calling the (\w+) operation")
+_API_ERROR_RE = re.compile(r"\bapi error (\w+): (.+)")
+_K8S_RE = re.compile(r"^Error from server \((\w+)\)(?::\s*(.*))?")
+_JVM_RE = re.compile(r'^(?:Exception in thread "[^"]*"|Caused by:)\s+'
+                     r"((?:[\w$]+\.)*([\w$]+(?:Error|Exception)))(?::\s*(.*))?")
+_PG_RE = re.compile(r"(?:^|: )(ERROR|FATAL|PANIC):  (\S.+)")  # PostgreSQL: two spaces
+_MVN_RE = re.compile(r"Could not (find artifact|resolve dependencies for project) (\S+)")
+
+
+def _family_sig(line: str, stripped: str, col0: bool) -> str | None:
+    """Signatures of tool families whose lines the generic rules do not read: ``""`` for
+    a line that is known to be no error, ``None`` when no family applies."""
+    if "DATA RACE" in line and stripped.startswith("WARNING: DATA RACE"):
+        return "WARNING: DATA RACE"
+    if "--- FAIL" in line and stripped.startswith("--- FAIL: "):
+        return "--- FAIL: " + stripped[10:].split(" (")[0].strip()
+    if col0 and line.startswith("panic: "):
+        return "panic: " + normalise_message(line[7:])
+    if col0 and line.startswith("fatal error: "):
+        return "fatal error: " + normalise_message(line[13:])
+    if "OOMKilled" in line and not _codeish(line, line.find("OOMKilled")):
+        return "OOMKilled"
+    if "Out of memory" in line or "out of memory" in line:
+        if ("Killed process" in line or stripped.startswith(("Out of memory", "FATAL ERROR"))) \
+                and "CUDA" not in line:
+            return "out of memory"
+    if "api error " in line:
+        m = _API_ERROR_RE.search(line)
+        if m:
+            return f"api error {m.group(1)}: {normalise_message(m.group(2))}"
+    if "An error occurred (" in line:
+        m = _AWS_RE.search(line)
+        if m:
+            return f"An error occurred ({m.group(1)}) when calling the {m.group(2)} operation"
+    if "Error from server" in line:
+        m = _K8S_RE.match(stripped)
+        if m:
+            return f"Error from server ({m.group(1)})"
+    if "Exception in thread" in line or "Caused by:" in line:
+        m = _JVM_RE.match(stripped)
+        if m:
+            return _canon_exception(m.group(1), m.group(3) or "")
+    if ("ERROR:  " in line or "FATAL:  " in line or "PANIC:  " in line) and col0:
+        m = _PG_RE.search(stripped)
+        if m:
+            return f"{m.group(1)}: {normalise_message(m.group(2))}"
+    if "Could not " in line:
+        m = _MVN_RE.search(line)
+        if m:
+            what = "find artifact" if m.group(1) == "find artifact" else "resolve dependencies for"
+            return f"Could not {what} {m.group(2).rstrip(':,')}"
     return None
 
 

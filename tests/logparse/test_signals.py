@@ -195,7 +195,37 @@ POSITIVE: list[tuple[str, str, list[str]]] = [
      ["No such file or directory"]),
     ("killed", "bash: line 1: 48213 Killed                  python3 -m sglang.launch_server\n",
      ["Killed"]),
-    ("oom killer", "Out of memory: Killed process 4242 (python3) total-vm:123kB\n", ["Killed"]),
+    ("oom killer", "Out of memory: Killed process 4242 (python3) total-vm:123kB\n",
+     ["out of memory"]),
+    # Go, the JVM, Kubernetes, AWS, PostgreSQL, Maven
+    ("go race", "WARNING: DATA RACE\nWrite at 0x00c0001 by goroutine 7:\n--- FAIL: "
+     "TestTransfer (0.12s)\nFAIL\n", ["WARNING: DATA RACE", "--- FAIL: TestTransfer"]),
+    ("go build", "# acme/ledger\n./ledger.go:12:2: undefined: mutex\n",
+     ["undefined: mutex"]),
+    ("go panic", "panic: runtime error: invalid memory address or nil pointer dereference\n",
+     ["panic: runtime error: invalid memory address or nil pointer dereference"]),
+    ("go deadlock", "fatal error: all goroutines are asleep - deadlock!\n",
+     ["fatal error: all goroutines are asleep - deadlock!"]),
+    ("aws sdk", "Error: configuring Terraform AWS Provider: validating provider credentials: "
+     "retrieving caller identity from STS: operation error STS: GetCallerIdentity, https "
+     "response error StatusCode: 403, api error InvalidClientTokenId: The security token "
+     "included in the request is invalid.\n",
+     ["api error InvalidClientTokenId: The security token included in the request is invalid"]),
+    ("aws cli", "An error occurred (AccessDenied) when calling the AssumeRole operation: no\n",
+     ["An error occurred (AccessDenied) when calling the AssumeRole operation"]),
+    ("kubectl", 'Error from server (Forbidden): pods is forbidden: User "ci" cannot list\n',
+     ["Error from server (Forbidden)"]),
+    ("oomkilled", "    Reason:       OOMKilled\n    Exit Code:    137\n", ["OOMKilled"]),
+    ("jvm", 'Exception in thread "main" java.lang.NoSuchMethodError: a.B.c()V\n',
+     ["NoSuchMethodError: a.B.c()V"]),
+    ("postgres", "ERROR:  canceling statement due to lock timeout\n",
+     ["ERROR: canceling statement due to lock timeout"]),
+    ("psql", 'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: FATAL:  '
+     'password authentication failed for user "app"\n',
+     ['FATAL: password authentication failed for user "app"']),
+    ("maven", "[ERROR] Failed to execute goal on project app: Could not resolve dependencies "
+     "for project com.acme:app:jar:1.0: Could not find artifact com.acme:lib:jar:2.0\n",
+     ["Could not resolve dependencies for com.acme:app:jar:1.0"]),
     ("torchrun -9", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
      "launch.py FAILED\n  exitcode  : -9 (pid: 4242)\n", ["ChildFailedError", "Killed"]),
     ("segfault", "Fatal Python error: Segmentation fault\n\nSegmentation fault (core dumped)\n",
