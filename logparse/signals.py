@@ -144,6 +144,12 @@ _GATES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("OOMKilled", ("OOMKilled",)),
     ("emory", ("Out of memory", "out of memory")),
     ("from server", ("Error from server",)),
+    ("Docker daemon", ("Cannot connect to the Docker daemon",)),
+    ("HTTP/", ("HTTP/",)),
+    ("curl: (", ("curl: (",)),
+    ("space left", ("No space left on device", "no space left on device")),
+    ("[rejected]", ("[rejected]",)),
+    ("FAILED ", ("FAILED ",)),
 )
 
 _MODULE_RE = re.compile(r"No module named ['\"]?([\w.\-]+)")
@@ -541,6 +547,12 @@ _K8S_RE = re.compile(r"^Error from server \((\w+)\)(?::\s*(.*))?")
 _JVM_RE = re.compile(r'^(?:Exception in thread "[^"]*"|Caused by:)\s+'
                      r"((?:[\w$]+\.)*([\w$]+(?:Error|Exception)))(?::\s*(.*))?")
 _PG_RE = re.compile(r"(?:^|: )(ERROR|FATAL|PANIC):  (\S.+)")  # PostgreSQL: two spaces
+_PYTEST_FAILED_RE = re.compile(r"^FAILED (\S+::\S+)(?: - (.+))?$")
+_HTTP_FAIL_RE = re.compile(r"^(?:< )?HTTP/[\d.]+ (5\d\d|401|403)\b(.*)$")
+_CURL_RE = re.compile(r"^curl: \((\d+)\) (.+)")
+_PUSH_REJECTED_RE = re.compile(r"\[rejected\].*\(([\w -]+)\)")
+_SYSTEMD_RE = re.compile(r"^Job for (\S+) failed\b")
+_GRADLE_RE = re.compile(r"Execution failed for task '?([\w:.-]+)'?")
 _MVN_RE = re.compile(r"Could not (find artifact|resolve dependencies for project) (\S+)")
 
 
@@ -581,6 +593,43 @@ def _family_sig(line: str, stripped: str, col0: bool) -> str | None:
         m = _PG_RE.search(stripped)
         if m:
             return f"{m.group(1)}: {normalise_message(m.group(2))}"
+    if "Docker daemon" in line and stripped.startswith("Cannot connect to the Docker daemon"):
+        return "Cannot connect to the Docker daemon"
+    if "Permission denied" in line and "(publickey" not in line and (
+            stripped.endswith(": Permission denied") or stripped == "Permission denied") \
+            and not stripped.startswith(("find:", "ls:", "du:", "grep:", "tar:", "rsync:")):
+        return "Permission denied"  # (a walk's unreadable paths are noise, not the failure)
+    if "FAILED " in line and stripped.startswith("FAILED "):  # pytest's summary line
+        m = _PYTEST_FAILED_RE.match(stripped)
+        if m:
+            exc = m.group(2) and _EXC_LINE_RE.match(m.group(2))
+            if exc and exc.group(3) and _EXC_NAME_OK_RE.match(exc.group(2)):
+                return _canon_exception(exc.group(1), exc.group(4) or "")
+            return "FAILED " + m.group(1)
+    if "HTTP/" in line:
+        m = _HTTP_FAIL_RE.match(stripped)
+        if m:
+            return f"HTTP {m.group(1)} {m.group(2).strip()}".strip()
+    if "curl: (" in line:
+        m = _CURL_RE.match(stripped)
+        if m and m.group(1) not in ("6", "7", "28"):  # those are the transport phrases
+            return f"curl: ({m.group(1)}) {normalise_message(m.group(2))}"
+    if "o space left on device" in line:
+        return "No space left on device"
+    if "[rejected]" in line:
+        m = _PUSH_REJECTED_RE.search(line)
+        if m:
+            return f"git push rejected ({m.group(1)})"
+    if "failed to push some refs" in line:
+        return "error: failed to push some refs"
+    if "Job for " in line and " failed" in line:
+        m = _SYSTEMD_RE.match(stripped)
+        if m:
+            return f"Job for {m.group(1)} failed"
+    if "Execution failed for task" in line:
+        m = _GRADLE_RE.search(line)
+        if m:
+            return f"Execution failed for task {m.group(1)}"
     if "Could not " in line:
         m = _MVN_RE.search(line)
         if m:

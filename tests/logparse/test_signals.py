@@ -223,6 +223,25 @@ POSITIVE: list[tuple[str, str, list[str]]] = [
     ("psql", 'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: FATAL:  '
      'password authentication failed for user "app"\n',
      ['FATAL: password authentication failed for user "app"']),
+    ("docker daemon", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+     "Is the docker daemon running?\n", ["Cannot connect to the Docker daemon"]),
+    ("permission", "bash: ./deploy.sh: Permission denied\n", ["Permission denied"]),
+    ("pytest summary", "FAILED tests/test_api.py::test_create - AssertionError: assert 500 == "
+     "201\nFAILED tests/test_api.py::test_list\n",
+     ["AssertionError: assert 500 == 201", "FAILED tests/test_api.py::test_list"]),
+    ("http 5xx", "HTTP/1.1 502 Bad Gateway\nServer: nginx\n", ["HTTP 502 Bad Gateway"]),
+    ("http 200", "HTTP/1.1 200 OK\n", []),
+    ("curl ssl", "curl: (60) SSL certificate problem: unable to get local issuer certificate\n",
+     ["curl: (60) SSL certificate problem: unable to get local issuer certificate"]),
+    ("disk full", "write /var/lib/docker/tmp: no space left on device\n",
+     ["No space left on device"]),
+    ("git push", " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push "
+     "some refs to 'origin'\n",
+     ["git push rejected (non-fast-forward)", "error: failed to push some refs"]),
+    ("systemd", "Job for nginx.service failed because the control process exited with error "
+     "code.\n", ["Job for nginx.service failed"]),
+    ("gradle", "FAILURE: Build failed with an exception.\n* What went wrong:\nExecution failed "
+     "for task ':app:compileJava'.\n", ["Execution failed for task :app:compileJava"]),
     ("maven", "[ERROR] Failed to execute goal on project app: Could not resolve dependencies "
      "for project com.acme:app:jar:1.0: Could not find artifact com.acme:lib:jar:2.0\n",
      ["Could not resolve dependencies for com.acme:app:jar:1.0"]),
