@@ -150,6 +150,8 @@ _GATES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("space left", ("No space left on device", "no space left on device")),
     ("[rejected]", ("[rejected]",)),
     ("FAILED ", ("FAILED ",)),
+    ("not found", ("Module not found",)),
+    ("resolve import", ("failed to resolve import",)),
 )
 
 _MODULE_RE = re.compile(r"No module named ['\"]?([\w.\-]+)")
@@ -547,6 +549,8 @@ _K8S_RE = re.compile(r"^Error from server \((\w+)\)(?::\s*(.*))?")
 _JVM_RE = re.compile(r'^(?:Exception in thread "[^"]*"|Caused by:)\s+'
                      r"((?:[\w$]+\.)*([\w$]+(?:Error|Exception)))(?::\s*(.*))?")
 _PG_RE = re.compile(r"(?:^|: )(ERROR|FATAL|PANIC):  (\S.+)")  # PostgreSQL: two spaces
+_CANT_RESOLVE_RE = re.compile(r"Can't resolve ('[^']+'|\"[^\"]+\")")
+_VITE_RESOLVE_RE = re.compile(r"failed to resolve import (\"[^\"]+\"|'[^']+')")
 _PYTEST_FAILED_RE = re.compile(r"^FAILED (\S+::\S+)(?: - (.+))?$")
 _HTTP_FAIL_RE = re.compile(r"^(?:< )?HTTP/[\d.]+ (5\d\d|401|403)\b(.*)$")
 _CURL_RE = re.compile(r"^curl: \((\d+)\) (.+)")
@@ -593,6 +597,16 @@ def _family_sig(line: str, stripped: str, col0: bool) -> str | None:
         m = _PG_RE.search(stripped)
         if m:
             return f"{m.group(1)}: {normalise_message(m.group(2))}"
+    if "Type error: " in line and col0 and line.startswith("Type error: "):
+        return "Type error: " + normalise_message(line[12:])  # Next.js / webpack builds
+    if "Module not found" in line and stripped.startswith("Module not found: "):
+        m = _CANT_RESOLVE_RE.search(line)
+        return f"Module not found: Can't resolve {m.group(1)}" if m else \
+            "Module not found: " + normalise_message(stripped[18:])
+    if "failed to resolve import" in line:
+        m = _VITE_RESOLVE_RE.search(line)
+        if m:
+            return f"failed to resolve import {m.group(1)}"
     if "Docker daemon" in line and stripped.startswith("Cannot connect to the Docker daemon"):
         return "Cannot connect to the Docker daemon"
     if "Permission denied" in line and "(publickey" not in line and (

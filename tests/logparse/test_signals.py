@@ -242,6 +242,13 @@ POSITIVE: list[tuple[str, str, list[str]]] = [
      "code.\n", ["Job for nginx.service failed"]),
     ("gradle", "FAILURE: Build failed with an exception.\n* What went wrong:\nExecution failed "
      "for task ':app:compileJava'.\n", ["Execution failed for task :app:compileJava"]),
+    ("next build", "Failed to compile.\n\n./src/components/Icon.tsx:4:11\nType error: 'Star' "
+     "cannot be used as a JSX component.\n  Its type is not a valid JSX element type. (TS2786)\n",
+     ["Type error: 'Star' cannot be used as a JSX component"]),
+    ("webpack", "Module not found: Error: Can't resolve './Button' in '/app/src'\n",
+     ["Module not found: Can't resolve './Button'"]),
+    ("vite", '[vite]: Rollup failed to resolve import "lodash" from "src/main.ts".\n',
+     ['failed to resolve import "lodash"']),
     ("maven", "[ERROR] Failed to execute goal on project app: Could not resolve dependencies "
      "for project com.acme:app:jar:1.0: Could not find artifact com.acme:lib:jar:2.0\n",
      ["Could not resolve dependencies for com.acme:app:jar:1.0"]),
