@@ -277,8 +277,10 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             how = "abandoned-check"
         else:
             continue
-        ev: list[tuple[int, str, str | None]] = [(f.ordinal, "tested", f.signature)
-                                                 for f in fails]
+        progress = _progress_runs(chain)
+        ev: list[tuple[int, str, str | None]] = [
+            (f.ordinal, "tested", f.signature) for f in fails
+            if f.ordinal not in progress or f is fails[-1]]
         between = changes.between(sid, first, final)
         ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
         why = said_so[-1].text if said_so else None
@@ -305,6 +307,7 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
     out: list[Found] = []
     for chain in _chains(steps):
         out += _broke_passing(chain, changes)
+        progress = _progress_runs(chain)
         for before, after in zip(chain, chain[1:]):
             if not (before.failed and after.failed and before.signatures
                     and after.signatures):
@@ -323,8 +326,11 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                 continue
             # the run before is the state the change started from; when the change broke
             # something, only the change and what it led to are the attempt
-            ev: list[tuple[int, str, str | None]] = [] if how == "broke" else [
-                (before.ordinal, "tested", before.signatures[0])]
+            # the run before is the state the change started from, unless it is where a
+            # new error first showed (progress on the one before it: not this attempt's)
+            ev: list[tuple[int, str, str | None]] = [] if how == "broke" or \
+                before.ordinal in progress else [(before.ordinal, "tested",
+                                                  before.signatures[0])]
             ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
             ev.append((after.ordinal, "ended", signature))
             last = out[-1] if out else None
@@ -341,6 +347,13 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                              how="failed-attempt", cause_text=signature,
                              signature=signature, evidence=_dedupe(ev)))
     return out
+
+
+def _progress_runs(chain: list[Step]) -> set[int]:
+    """Runs that failed differently from the failing run before them: the change between
+    fixed that failure (progress) and this run first shows the next one."""
+    return {s.ordinal for p, s in zip(chain, chain[1:]) if p.failed and s.failed
+            and p.signature and s.signature and p.signature != s.signature}
 
 
 _UNUSED = re.compile(r"never (?:read|used)|declared and not used|unused (?:variable|import)|"
