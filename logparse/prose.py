@@ -671,6 +671,7 @@ _REFUTE_RE = re.compile(
     r"|\bsame\s+(?:error|problem|issue|result|thing|behaviou?r)\b|\bsame\s+as\s+before\b"
     r"|\b(?:I|we)\s+(?:said|meant|asked|wanted|told\s+you)\b|\bnot\s+what\s+I\b"
     r"|\b(?:that'?s?|this\s+is|is)\s+what\s+(?:I|we)\s+(?:want|need|mean|asked)\w*\b"
+    r"|\bwhy\s+(?:(?:you|u)\s+)?(?:didn'?t|did\s+not|don'?t|do\s+not)\b"
     r"|^\W*(?:no|nope|wrong)\b[,.!:]?"
     r"|\bdo(?:es)?\s+not\s+exist\b|\bdo\s*n[o']t\s+use\b",
     re.I,
@@ -696,8 +697,9 @@ def refutation_phrase(text: str) -> str | None:
         m = _REFUTE_RE.search(t)
         if err is None and m is None:
             return None
-        if err is None and t.rstrip().endswith("?"):
-            return None
+        if err is None and t.rstrip().endswith("?") and not (
+                m is not None and m.group().lower().startswith("why")):
+            return None  # a question reports nothing, but "why didn't you …?" does
         thanks = _THANKS_RE.search(t)
         if thanks is not None and not re.search(r"\bbut\b", t[thanks.end():], re.I):
             return None

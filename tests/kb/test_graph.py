@@ -464,6 +464,13 @@ def test_user_questions_and_thanks_refute_nothing() -> None:
     assert refutation_phrase("works now, thanks") is None
     assert refutation_phrase("looks good, but the footer is missing") is not None
     assert refutation_phrase("add a footer to the page") is None
+    # corrections: what the user wanted, or why the agent did not do it that way
+    assert refutation_phrase("make it one directional, that what i want") is not None
+    assert refutation_phrase("couldnt i do it with the cli, why u didnt do that") is not None
+    assert refutation_phrase("why didn't you use the cli?") is not None
+    assert refutation_phrase("buttons dont work") == "dont work"
+    assert refutation_phrase("now its the same as before") == "same as before"
+    assert refutation_phrase("the client works fine") is None
 
 
 def test_untested_covers_rejections_running_calls_and_cut_replies() -> None:
