@@ -421,6 +421,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
             if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
+                    report.signal and not _ERRORISH.search(report.signal) and \
                     tokens(report.text[:1500]) & tokens(prev.text[:1500]):
                 # a turn that only answered (it read, searched, said): the answer is
                 # what the user contradicts, when the user speaks of what was asked
@@ -480,6 +481,9 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+_ERRORISH = re.compile(r"(?i)\b(?:fail\w*|error\w*|crash\w*|exception|traceback|undefined|"
+                       r"uncaught)\b|(?:Error|Exception)\b")
+"""A report of an error: news about the work, not a contradiction of an answer."""
 ANSWER = "\0answer"
 """The key of a reply's message in a turn that only answered (no run, no change)."""
 ASSENTS = 2
