@@ -40,7 +40,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -800,6 +800,17 @@ class Extractor:
                    and abs(d.ordinal - a.ended) <= 1 and d.session_id == a.session_id]
         notes += [(0, d.text) for d in decided]
         a.cause, best = _best_cause(notes, signature)
+        if a.cause.kind == "stated" and similarity(tokens(a.cause.label), a.tokens) >= 0.6:
+            # "Try task_always_eager" cancelled: the note restates the approach, it gives
+            # no reason; the failure seen while it was tried does
+            seen = [s for s in self.steps if s.session_id == a.session_id and s.failed
+                    and s.signature and a.first <= s.ordinal <= a.ended]
+            if seen:
+                a.cause = cause_of("", seen[-1].signature)
+                if a.cause.kind in ("stated", "error"):
+                    a.cause = Cause(key=a.cause.key, label=_sig_cause(seen[-1].signature),
+                                    kind=a.cause.kind)
+                best = f"{best} ({seen[-1].signature})"
         a.cause_text = best
         texts = [best] + [t for _, t in sorted(notes, key=lambda n: -n[0]) if t != best]
         a.end_text = " · ".join(dict.fromkeys(short(t, 240) for t in texts if t))[:900]
@@ -851,14 +862,33 @@ class Extractor:
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     else diagnosis
-            made[id(f)] = self._from_episode(f)
+            made[id(f)] = self._from_episode(f, self._open_about(f))
             first = made.get(id(f.root)) if f.root is not None else None
             if first is not None:
                 made[id(f)].cause = first.cause  # one symptom, one cause node
 
-    def _from_episode(self, f: Found) -> Approach:
-        a = self._new(f.name, f.session_id, f.first, "episode")
-        a.evidence = [Evidence(f.session_id, o, role, note) for o, role, note in f.evidence]
+    def _open_about(self, f: Found) -> Approach | None:
+        """The open approach an episode ends: one proposed or tried in its messages (the
+        agent said "let me try the thread pool", then the run that was not worth it)."""
+        mine = f.ordinals()
+        for a in self.approaches:
+            if a.status == "open" and a.kind != "goal" and a.session_id == f.session_id \
+                    and a.ended is None and f.first - 1 <= a.first <= f.first \
+                    and mine & {e.ordinal for e in a.evidence}:
+                return a
+        return None
+
+    def _from_episode(self, f: Found, into: Approach | None = None) -> Approach:
+        if into is not None:
+            a = into
+            a.aliases.append(f.name)
+            a.sources.add("episode")
+            for o, role, note in f.evidence:
+                a.add_evidence(Evidence(f.session_id, o, role, note))
+        else:
+            a = self._new(f.name, f.session_id, f.first, "episode")
+            a.evidence = [Evidence(f.session_id, o, role, note)
+                          for o, role, note in f.evidence]
         a.ended = f.ended
         a.active = False
         found = cause_of(f.cause_text, f.signature)

@@ -644,6 +644,29 @@ def test_the_user_contradicting_an_answer_refutes_it() -> None:
     assert not [a for a in extract(S, [S], [], rows).approaches if a.status == "dead_end"]
 
 
+def test_an_episode_ends_the_open_approach_it_is_about() -> None:
+    calls = [local(26, "bin/bench-tasks --n 1000"),
+             local(27, "bin/bench-tasks --n 1000 --pool threads"),
+             local(29, "bin/bench-tasks --n 1000 --concurrency 8")]
+    rows = [prose(27, "The tasks are I/O-bound, so let me try the thread pool.", "plan"),
+            prose(28, "The thread pool is slower: 100.9 tasks/s against 114.5. Not worth it.",
+                  "dead-end")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [a.name for a in dead] == ["Thread pool"]
+    assert dead[0].cause.kind == "slow"
+
+
+def test_a_cancelled_todo_that_gives_no_reason_takes_the_failure_seen_meanwhile() -> None:
+    chord = ("NotImplementedError: chords are not supported with task_always_eager",)
+    calls = [todo(13, ("Try task_always_eager in the tests", "in_progress")),
+             local(15, "pytest tests/test_chords.py", exit_code=1, sigs=chord),
+             todo(19, ("Try task_always_eager in the tests", "cancelled"))]
+    dead = [a for a in extract(S, [S], calls, []).approaches
+            if a.status in ("dead_end", "blocked")]
+    assert len(dead) == 1 and "chords are not supported" in dead[0].cause.label
+
+
 def test_a_correction_after_an_assent_refutes_the_change_before_it() -> None:
     calls = [edit(21, "workspace/sync.sh"), local(24, "git commit -am sync")]
     rows = [user(19, "make it copy the session here and then sync both"), user(23, "yes"),
