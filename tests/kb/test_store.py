@@ -60,6 +60,34 @@ def test_migrate_blank_database(tmp_path: Path) -> None:
     store.close()
 
 
+def test_raw_text_migration_keeps_the_stored_text(tmp_path: Path) -> None:
+    """020 turns messages.raw from JSON into VARCHAR: a knowledge base written before
+    keeps every byte of it, and the JSON functions (message_usage) read it as before."""
+    import duckdb
+
+    db = tmp_path / "kb.duckdb"
+    conn = duckdb.connect(str(db))
+    conn.execute("CREATE TABLE _logkb_migrations (version INTEGER PRIMARY KEY, "
+                 "name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL, checksum VARCHAR NOT NULL)")
+    for m in migrations.MIGRATIONS:
+        if m.version < 20:
+            conn.execute(m.sql)
+            conn.execute("INSERT INTO _logkb_migrations VALUES (?, ?, now(), ?)",
+                         [m.version, m.name, m.checksum])
+    raw = ('{"info": {"id": "m1", "role": "assistant",  "tokens": {"reasoning": 7, '
+           '"cache": {"read": 3}}}, "parts": [{"text": "\\u00e9 é"}]}')
+    conn.execute("INSERT INTO messages (session_id, message_id, ordinal, role, inferred, "
+                 "digest, raw) VALUES ('s', 'm1', 1, 'assistant', false, 1, ?)", [raw])
+    assert conn.execute("SELECT typeof(raw) FROM messages").fetchone() == ("JSON",)
+    conn.close()
+    with KbStore(db) as store:
+        assert store.conn.execute(
+            "SELECT typeof(raw), raw = ?, raw->>'$.info.id', json_extract(raw, '$.parts[0].text')"
+            " FROM messages", [raw]).fetchone() == ("VARCHAR", True, "m1", '"é é"')
+        assert store.conn.execute("SELECT tokens_reasoning, tokens_cache_read FROM "
+                                  "message_usage").fetchone() == (7, 3)
+
+
 def test_read_only_open_of_missing_db(tmp_path: Path) -> None:
     with pytest.raises(KbMissing):
         KbStore(tmp_path / "nope.duckdb", read_only=True)
