@@ -36,11 +36,12 @@ from pathlib import Path
 
 import duckdb
 
+from kb.derive_pool import DerivePool, LocalDeriver, RemoteDeriver, pool_wanted
 from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch
-from kb.store import KbError, KbStore
-from logparse.derive import Deriver, digest
+from kb.store import ArrowBatch, KbError, KbStore
+from logparse.derive import digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
 from logparse.source import NotATranscript, RawMessage, SourceSession
@@ -155,8 +156,12 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     found, errors = inputs if inputs is not None else plan(paths)
     report.errors.extend(errors)
     wanted = frozenset(session_ids) if session_ids else None
-    for inp in found:
-        _ingest_input(store, inp, wanted, report, progress, force)
+    pool = DerivePool()  # its worker starts with the first large input
+    try:
+        for inp in found:
+            _ingest_input(store, inp, wanted, report, progress, force, pool)
+    finally:
+        pool.close()
     store.link_children()
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
     if graph:
@@ -214,7 +219,7 @@ class _Session:
 
     src: SourceSession
     known: dict[str, tuple[int, int]]
-    deriver: Deriver
+    deriver: LocalDeriver | RemoteDeriver
     seen: dict[str, tuple[int, str]] = field(default_factory=dict)
     """message id → (digest, where it was read), for duplicates."""
     first_prompt: str | None = None
@@ -222,7 +227,8 @@ class _Session:
 
 
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
-                  report: IngestReport, progress: Progress | None, force: bool) -> None:
+                  report: IngestReport, progress: Progress | None, force: bool,
+                  pool: DerivePool | None = None) -> None:
     spath = str(inp.path)
     fp = fingerprint(inp.path)
     if fp is not None and not force and wanted is None and store.source_fingerprint(spath) == fp:
@@ -239,13 +245,14 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     owner: dict[str, str] | None = {} if repeats else None
     done: list[str] = []
     kept: list[str] = []  # unchanged messages: their stored problems stay
+    remote = pool if pool is not None and pool_wanted(input_size(inp)) else None
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
         for src in reader.sessions(inp.path, problems, wanted):
             st = open_.get(src.session_id)
             if st is None:
-                st = _open_session(store, src, problems)
+                st = _open_session(store, src, problems, remote)
                 if st is None:
                     continue
                 open_[src.session_id] = st
@@ -268,7 +275,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         store.record_source(spath, inp.form, fp, done)
 
 
-def _open_session(store: KbStore, src: SourceSession, problems: list[Problem]) -> _Session | None:
+def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
+                  pool: DerivePool | None = None) -> _Session | None:
     sid = src.session_id
     stored = store.stored_session(sid)
     if stored is not None and stored.complete and not src.complete:
@@ -280,7 +288,9 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem]) -
     # what is stored already, session row or not (an interrupted ingest leaves messages
     # without one): those rows are kept or replaced, never written twice
     known = store.known_messages(sid)
-    return _Session(src=src, known=known, deriver=Deriver(sid, src.path, known))
+    deriver = (pool.deriver(sid, src.path, known) if pool is not None
+               else LocalDeriver(sid, src.path, known))
+    return _Session(src=src, known=known, deriver=deriver)
 
 
 def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
@@ -329,9 +339,9 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
             st.first_prompt = _prompt_text(msg.parts)
         if progress:
             progress(len(msg.raw))
-        if len(deriver.batch) >= BATCH_MESSAGES:
+        if deriver.pending >= BATCH_MESSAGES:
             _flush(store, st, problems)
-    _flush(store, st, problems)
+    _flush(store, st, problems, wait=True)
 
 
 def _place(msg: RawMessage) -> str:
@@ -358,10 +368,12 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
             store.delete_messages(sid, removed)
         if deriver.out_of_order or removed:
             store.renumber(sid)
-        info = _session_info(src, deriver, st.first_prompt, problems)
+        info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
+                             problems)
         store.upsert_session(info)
         store.mark_graph_pending(sid)
     after_ingest(store, sid)  # the search index follows every session written
+    deriver.close()
     problems.extend(deriver.problems)
     deriver.problems = []
     kept.extend(deriver.skipped_ids)
@@ -372,16 +384,22 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              path=src.path, parent_id=info.parent_id))
 
 
-def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False) -> None:
-    """Write the pending batch together with the session row (messages never exist
+def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,
+           wait: bool = False) -> None:
+    """End the pending batch and write every batch derived so far (with ``wait`` or
+    ``final``: every batch), each together with the session row (messages never exist
     without one, even if the ingest dies before the session ends)."""
     deriver = st.deriver
-    batch = deriver.take()
-    if not len(batch) and not batch.calls and not batch.prose and not batch.other:
-        return
+    deriver.submit()
+    for batch in deriver.results(wait=wait or final):
+        _write(store, st, batch, problems, final)
+
+
+def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Problem],
+           final: bool) -> None:
     sid = st.src.session_id
     known = st.known
-    replace = [row[0] for row in batch.messages if row[0] in known] if known else []
+    replace = [m for m in batch.message_ids() if m in known] if known else []
     if final:  # inside the transaction that writes the session row
         lost = store.write_batch(sid, batch, replace)
         scan_batch(store, sid, batch)  # the secrets the batch holds
@@ -389,7 +407,7 @@ def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = 
         with store.transaction():
             lost = store.write_batch(sid, batch, replace)
             scan_batch(store, sid, batch)
-            store.upsert_session(_session_info(st.src, deriver, st.first_prompt, None))
+            store.upsert_session(_session_info(st.src, batch.times, st.first_prompt, None))
     for mid, table, column, value in lost:
         problems.append(Problem(path=st.src.path, record=mid, message_id=mid,
                                 reason=f"{table}.{column} cannot hold {value}; stored as NULL "
@@ -423,10 +441,12 @@ _INFO_STR = (("title", "title"), ("slug", "slug"), ("parentID", "parent_id"),
              ("directory", "directory"), ("projectID", "project_id"), ("version", "version"))
 
 
-def _session_info(src: SourceSession, deriver: Deriver, first_prompt: str | None,
-                  problems: list[Problem] | None) -> SessionInfo:
-    """The session row.  A field of the wrong type is left out (and reported when
+def _session_info(src: SourceSession, derived_times: tuple[int | None, int | None],
+                  first_prompt: str | None, problems: list[Problem] | None) -> SessionInfo:
+    """The session row (``derived_times``: the first and last message times seen so far,
+    for a source without them).  A field of the wrong type is left out (and reported when
     ``problems`` is given); the session's raw info keeps it."""
+    first_time, last_time = derived_times
     info = src.info if isinstance(src.info, dict) else {}
     fields: dict[str, object] = {}
     bad: list[str] = []
@@ -462,7 +482,7 @@ def _session_info(src: SourceSession, deriver: Deriver, first_prompt: str | None
         session_id=src.session_id, title=title or None, slug=fields["slug"],
         parent_id=fields["parent_id"], directory=fields["directory"],
         project_id=fields["project_id"], version=fields["version"],
-        time_created=times["created"] or deriver.first_time,
-        time_updated=times["updated"] or deriver.last_time,
+        time_created=times["created"] or first_time,
+        time_updated=times["updated"] or last_time,
         source_kind=src.form, source_path=src.path, complete=src.complete,
         info=info or None, agent=src.agent)

@@ -18,11 +18,12 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from logparse import secrets as finder
 
 if TYPE_CHECKING:
-    from kb.store import KbStore
+    from kb.store import ArrowBatch, KbStore
     from logparse.derive import Batch
 
 FIELDS: dict[str, tuple[str, str]] = {
@@ -89,24 +90,25 @@ def _mark(store: KbStore, session_id: str) -> None:
         "WHERE session_id = ?", [session_id, finder.RULESET, session_id])
 
 
-def scan_batch(store: KbStore, session_id: str, batch: Batch) -> int:
+def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> int:
     """Find the secrets of a batch of messages just written (ingest calls this once per
     batch, in the batch's transaction).  Findings of replaced messages went with them
     (:meth:`KbStore.delete_messages`)."""
-    ids = {r[0]: r[1] for r in batch.messages}
-    for rows in (batch.calls, batch.prose, batch.other):
-        ids.update((r[2], r[0]) for r in rows)
-    if not ids:
+    from kb.store import ArrowBatch, to_arrow_batch
+
+    arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
+    if not arrow:
         return 0
-    ordinals = list(ids.values())
     if _scan_state(store, session_id) != finder.RULESET:
+        lo = min(pc.min(t.column("ordinal")).as_py() for t in arrow.tables.values())
+        hi = max(pc.max(t.column("ordinal")).as_py() for t in arrow.tables.values())
         others = store.conn.execute(
             "SELECT count(*) FROM messages WHERE session_id = ? AND ordinal NOT BETWEEN ? AND ?",
-            [session_id, min(ordinals), max(ordinals)]).fetchone()
+            [session_id, lo, hi]).fetchone()
         if others and others[0]:
             return 0  # stored before it was scanned: backfill() scans the whole session
         _mark(store, session_id)
-    rows = _batch_candidates(store, batch)
+    rows = _batch_candidates(store, arrow)
     n = _store_findings(store, session_id, rows)
     if n:
         _mark(store, session_id)
@@ -119,27 +121,24 @@ _BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "call
                  ("other", "text", "other_events.text"), ("other", "data", "other_events.data"))
 
 
-def _batch_candidates(store: KbStore, batch: Batch) -> list[tuple[Any, ...]]:
-    """The batch's texts the prefilter matches, read from the batch itself (the stored
-    tables would be scanned whole for every batch: DuckDB prunes by row group, and a
-    batch is far smaller than one)."""
-    from kb.store import SCHEMAS
-
-    texts: list[tuple[Any, ...]] = []
-    for table, column, field in _BATCH_FIELDS:
-        names = SCHEMAS[table].names
-        o, q, m, c = (names.index("ordinal"), names.index("seq"), names.index("message_id"),
-                      names.index(column))
-        for r in getattr(batch, table):
-            if r[c]:
-                texts.append((r[o], r[q], r[m], field, r[c]))
-    if not texts:
-        return []
-    tbl = pa.table({"t": pa.array([t[4] for t in texts], type=pa.string())})  # noqa: F841
-    hits = store.conn.execute(
-        "SELECT i FROM (SELECT row_number() OVER () - 1 AS i, t FROM tbl) "
-        "WHERE regexp_matches(t, $p)", {"p": finder.PREFILTER}).fetchall()
-    return [texts[i] for (i,) in hits]
+def _batch_candidates(store: KbStore, batch: ArrowBatch) -> list[tuple[Any, ...]]:
+    """The batch's texts the prefilter matches, read from the batch's Arrow tables (the
+    stored tables would be scanned whole for every batch: DuckDB prunes by row group, and
+    a batch is far smaller than one); in field order, then row order."""
+    cur = store.conn.cursor()
+    try:
+        out: list[tuple[Any, ...]] = []
+        for table, column, field in _BATCH_FIELDS:
+            tbl = batch.tables.get(table)  # noqa: F841 (scanned by name below)
+            if tbl is None:
+                continue
+            out += cur.execute(
+                f"SELECT ordinal, seq, message_id, '{field}', \"{column}\" FROM tbl "
+                f"WHERE \"{column}\" <> '' AND regexp_matches(\"{column}\", $p)",
+                {"p": finder.PREFILTER}).fetchall()
+        return out
+    finally:
+        cur.close()
 
 
 def backfill(store: KbStore) -> list[str]:

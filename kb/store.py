@@ -129,6 +129,39 @@ def _salvage_column(name: str, f: pa.Field, values: Sequence[Any],
     return pa.array(out, type=f.type)
 
 
+@dataclass
+class ArrowBatch:
+    """A batch of derived rows as the Arrow tables that are inserted (one per table of
+    :data:`SCHEMAS` that has rows), built in the ingesting process or in the derive
+    worker (:mod:`kb.derive_pool`)."""
+
+    tables: dict[str, pa.Table]
+    lost: list[tuple[str, str, str, str]]
+    """Values that did not fit their column and are NULL: ``(message_id, table, column,
+    value)`` (the message's raw JSON keeps them)."""
+    times: tuple[int | None, int | None] = (None, None)
+    """The deriver's first and last message time once it derived the batch."""
+
+    def __len__(self) -> int:
+        t = self.tables.get("messages")
+        return t.num_rows if t is not None else 0
+
+    def __bool__(self) -> bool:
+        return bool(self.tables)
+
+    def message_ids(self) -> list[str]:
+        """The ids of the messages the batch holds."""
+        t = self.tables.get("messages")
+        return t.column("message_id").to_pylist() if t is not None else []
+
+
+def to_arrow_batch(batch: Batch) -> ArrowBatch:
+    """The rows of a :class:`~logparse.derive.Batch` as Arrow tables."""
+    lost: list[tuple[str, str, str, str]] = []
+    tables = {name: _to_arrow(name, rows, lost) for name, rows in batch.tables() if rows}
+    return ArrowBatch(tables, lost)
+
+
 class KbStore:
     """The knowledge base in one DuckDB file (or ``:memory:``).
 
@@ -231,8 +264,8 @@ class KbStore:
             "SELECT message_id, digest, ordinal FROM messages WHERE session_id = ?",
             [session_id]).fetchall()}
 
-    def write_batch(self, session_id: str, batch: Batch, replace: Iterable[str] = ()
-                    ) -> list[tuple[str, str, str, str]]:
+    def write_batch(self, session_id: str, batch: Batch | ArrowBatch,
+                    replace: Iterable[str] = ()) -> list[tuple[str, str, str, str]]:
         """Insert a batch of derived rows; ``replace`` lists message ids to delete first.
 
         Returns the values that did not fit their column and were stored as NULL
@@ -240,14 +273,11 @@ class KbStore:
         ids = list(replace)
         if ids:
             self.delete_messages(session_id, ids)
-        lost: list[tuple[str, str, str, str]] = []
-        for name, rows in batch.tables():
-            if not rows:
-                continue
-            tbl = _to_arrow(name, rows, lost)  # noqa: F841 (scanned by name below)
+        arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
+        for name, tbl in arrow.tables.items():  # noqa: B007 (tbl is scanned by name below)
             self.conn.execute(
                 f"INSERT INTO {TABLES[name]} SELECT ?, * FROM tbl", [session_id])
-        return lost
+        return list(arrow.lost)
 
     def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:
         ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa

@@ -47,6 +47,9 @@ class RawMessage:
     """Record id in the source (the message id for the database and the tree)."""
     inferred: bool = False
     """True for a user message whose place logkb inferred (run stream)."""
+    verbatim: bool = False
+    """True when ``info`` and ``parts`` are exactly what parsing ``raw`` gives (``raw``
+    alone then carries the message to another process)."""
 
 
 @dataclass(slots=True)

@@ -166,11 +166,13 @@ class ExportReader(TranscriptReader):
                                         raw=safe_text(ev.raw)))
                 continue
             parts = m.get("parts")
-            if not isinstance(parts, list):
+            verbatim = isinstance(parts, list)  # m was parsed by orjson: dumps round-trips
+            if not verbatim:
                 problems.append(Problem(path=spath, record=minfo["id"],
                                         reason="parts is not a list; kept raw"))
                 parts = []
-            yield RawMessage(info=minfo, parts=parts, raw=orjson.dumps(m), record=minfo["id"])
+            yield RawMessage(info=minfo, parts=parts, raw=orjson.dumps(m), record=minfo["id"],
+                             verbatim=verbatim)
 
 
 def _chain(first: list[Event], rest: Iterator[Event]) -> Iterator[Event]:

@@ -63,14 +63,15 @@ class JsonlReader(TranscriptReader):
                                         reason="message info has no id or sessionID"))
                 continue
             parts = obj["parts"]
+            verbatim = True
             if not isinstance(parts, list):
                 problems.append(Problem(path=spath, line=n, record=info["id"],
                                         reason="parts is not a list; kept raw"))
-                parts = []
+                parts, verbatim = [], False
             if reason:  # salvaged (invalid UTF-8 replaced)
                 problems.append(Problem(path=spath, line=n, record=info["id"], reason=reason))
-                body = orjson.dumps(obj)
-            yield RawMessage(info=info, parts=parts, raw=body, line=n)
+                body, verbatim = orjson.dumps(obj), False
+            yield RawMessage(info=info, parts=parts, raw=body, line=n, verbatim=verbatim)
 
 
 class _SessionRun:
