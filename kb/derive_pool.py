@@ -284,6 +284,8 @@ def _read(f: IO[bytes]) -> Any:
     if len(head) < _LEN.size:
         return None
     (n,) = _LEN.unpack(head)
+    if n > 1 << 40:
+        raise DeriveWorkerError(f"the derive worker's answer is garbled ({head!r})")
     data = f.read(n)
     if len(data) < n:
         return None
@@ -345,7 +347,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the ingesting process decides
     gc.disable()  # as inline: derivation allocates millions of small tuples and no cycles
-    serve(sys.stdin.buffer, sys.stdout.buffer)
+    # the answers get stdout's pipe to themselves: whatever else prints goes to stderr
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    serve(sys.stdin.buffer, out)
 
 
 if __name__ == "__main__":
