@@ -23,9 +23,10 @@ the session's run ends), and write each :class:`~kb.store.ArrowBatch` that
 worker, ``1`` uses one for every input, unset uses one for inputs of at least
 :data:`POOL_MIN_BYTES` on a machine with more than one CPU.
 
-The protocol is length-prefixed pickles over the worker's stdin and stdout; a
-thread in the worker drains stdin, so neither side can block the other on a full
-pipe.  The worker ends when its stdin closes (the ingesting process ended, even by
+The protocol is length-prefixed pickles over the worker's stdin and stdout, one
+request at a time: the ingesting process reads the answer to a batch before it
+sends anything else, so neither side can block the other on a full pipe, and the
+worker derives batch *k* + 1 while its caller writes batch *k*.  The worker ends when its stdin closes (the ingesting process ended, even by
 ``kill -9``).  A worker that dies or fails makes the ingest fail with
 :class:`DeriveWorkerError`: batches already committed are whole, and the next
 ingest carries on (as after any crash).
@@ -36,12 +37,10 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import queue
 import signal
 import struct
 import subprocess
 import sys
-import threading
 import traceback
 from collections import deque
 from typing import IO, Any
@@ -57,8 +56,6 @@ from logparse.source import RawMessage
 
 POOL_MIN_BYTES = 16 << 20
 """Inputs at least this large are derived in the worker (when there is a second CPU)."""
-IN_FLIGHT = 2
-"""Batches sent and not yet answered: one being derived, one queued behind it."""
 
 _LEN = struct.Struct("<Q")
 
@@ -163,8 +160,6 @@ class RemoteDeriver:
         self._pool.send(("batch", self._key, self._items), self)
         self._sent += 1
         self._items, self._pending = [], 0
-        while self._pool.in_flight > IN_FLIGHT:
-            self._pool.receive()
 
     def results(self, wait: bool = False) -> list[ArrowBatch]:
         """Batches answered so far, oldest first; with ``wait``, every batch sent."""
@@ -243,6 +238,10 @@ class DerivePool:
         self._waiting.popleft()._answered(reply)
 
     def _write(self, request: tuple[Any, ...]) -> None:
+        # one request at a time: the worker reads only when it has answered, so a request
+        # written while an answer is pending could fill both pipes and block both sides
+        while self._waiting:
+            self.receive()
         proc = self._start()
         assert proc.stdin is not None
         try:
@@ -317,18 +316,8 @@ def _derive(d: Deriver, items: list[tuple[Any, ...]]) -> dict[str, Any]:
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """Answer requests until ``inp`` ends: ``open``/``batch``/``close`` (see the module)."""
-    requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-    def drain() -> None:  # so that the ingesting process never blocks writing to us
-        while True:
-            req = _read(inp)
-            requests.put(req)
-            if req is None:
-                return
-
-    threading.Thread(target=drain, daemon=True).start()
     derivers: dict[int, Deriver] = {}
-    while (req := requests.get()) is not None:
+    while (req := _read(inp)) is not None:
         op = req[0]
         if op == "open":
             _, key, session_id, source, known = req

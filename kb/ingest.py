@@ -1,4 +1,4 @@
-"""Ingest: inputs → readers → deriver → store, one transaction per batch.
+"""Ingest: inputs → readers → deriver → store, batch by batch.
 
 Idempotent and incremental: a message already stored with the same digest at
 the same ordinal is not derived or written again, a session that grew adds only
@@ -47,6 +47,12 @@ from logparse.registry import Input, discover
 from logparse.source import NotATranscript, RawMessage, SourceSession
 
 BATCH_MESSAGES = 2048
+"""Messages derived and written together."""
+COMMIT_BYTES = 64 << 20
+"""A transaction holds batches until their messages reach this many bytes of source (or
+the session's run ends).  DuckDB logs a small transaction and then checkpoints it into
+the last row group, rewriting that group each time; fewer, larger transactions halve
+the cost of writing a long session."""
 
 Progress = Callable[[int], None]
 """Called with a number of source bytes just processed."""
@@ -224,6 +230,11 @@ class _Session:
     """message id → (digest, where it was read), for duplicates."""
     first_prompt: str | None = None
     runs: int = 0
+    open_tx: bool = False
+    """A transaction holds batches written and not yet committed."""
+    tx_bytes: int = 0
+    times: tuple[int | None, int | None] = (None, None)
+    """The derived first and last message time as of the last batch written."""
 
 
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
@@ -266,6 +277,10 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         for st in open_.values():  # what was read stays, under a session row
             _close_session(store, st, problems, report, done, kept, complete=False)
         return
+    except BaseException:
+        for st in open_.values():  # batches not committed go; committed ones are whole
+            _rollback(store, st)
+        raise
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -342,6 +357,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         if deriver.pending >= BATCH_MESSAGES:
             _flush(store, st, problems)
     _flush(store, st, problems, wait=True)
+    _commit(store, st)
 
 
 def _place(msg: RawMessage) -> str:
@@ -361,6 +377,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     sid = src.session_id
     deriver = st.deriver
     complete = src.complete if complete is None else complete
+    _commit(store, st)  # batches of a run the input's damage cut short
     with store.transaction():  # the last batch commits with the session row
         _flush(store, st, problems, final=True)
         removed = [m for m in st.known if m not in st.seen] if complete else []
@@ -400,18 +417,44 @@ def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Probl
     sid = st.src.session_id
     known = st.known
     replace = [m for m in batch.message_ids() if m in known] if known else []
-    if final:  # inside the transaction that writes the session row
-        lost = store.write_batch(sid, batch, replace)
-        scan_batch(store, sid, batch)  # the secrets the batch holds
-    else:
-        with store.transaction():
-            lost = store.write_batch(sid, batch, replace)
-            scan_batch(store, sid, batch)
-            store.upsert_session(_session_info(st.src, batch.times, st.first_prompt, None))
+    st.times = batch.times
+    if not final and not st.open_tx:
+        store.conn.execute("BEGIN TRANSACTION")
+        st.open_tx = True
+    # final: inside the transaction that writes the session row
+    lost = store.write_batch(sid, batch, replace)
+    scan_batch(store, sid, batch)  # the secrets the batch holds
+    if not final:
+        st.tx_bytes += batch.source_bytes()
+        if st.tx_bytes >= COMMIT_BYTES:
+            _commit(store, st)
     for mid, table, column, value in lost:
         problems.append(Problem(path=st.src.path, record=mid, message_id=mid,
                                 reason=f"{table}.{column} cannot hold {value}; stored as NULL "
                                        "(kept in the message's raw JSON)"))
+
+
+def _commit(store: KbStore, st: _Session) -> None:
+    """Commit the batches written since the last commit, with the session row (messages
+    never exist without one, even if the ingest dies before the session ends)."""
+    if not st.open_tx:
+        return
+    try:
+        store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None))
+        store.conn.execute("COMMIT")
+    except BaseException:
+        _rollback(store, st)
+        raise
+    st.open_tx, st.tx_bytes = False, 0
+
+
+def _rollback(store: KbStore, st: _Session) -> None:
+    if st.open_tx:
+        st.open_tx, st.tx_bytes = False, 0
+        try:
+            store.conn.execute("ROLLBACK")
+        except duckdb.Error:  # the failed statement may have ended it already
+            pass
 
 
 def _check_partial(store: KbStore, src: SourceSession,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kb import migrations
 from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
@@ -148,6 +149,14 @@ class ArrowBatch:
 
     def __bool__(self) -> bool:
         return bool(self.tables)
+
+    def source_bytes(self) -> int:
+        """Bytes of source (the messages' raw JSON) the batch holds."""
+        t = self.tables.get("messages")
+        if t is None:
+            return 0
+        n = pc.sum(pc.binary_length(t.column("raw"))).as_py()
+        return int(n or 0)
 
     def message_ids(self) -> list[str]:
         """The ids of the messages the batch holds."""

@@ -43,6 +43,7 @@ def marked(name, fn):
 ing._flush = marked("batch", ing._flush)
 gs.rebuild = marked("graph", gs.rebuild)
 ing.BATCH_MESSAGES = 4  # several batches per session
+ing.COMMIT_BYTES = 0  # each committed on its own
 from kb.cli import cli
 sys.argv = ["logkb", "ingest", "--db", sys.argv[1], sys.argv[2]]
 cli()

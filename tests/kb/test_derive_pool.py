@@ -1,0 +1,159 @@
+"""Deriving in the worker process (:mod:`kb.derive_pool`) stores exactly what deriving inline
+does: the same rows, problems, secrets and sessions, for every input form, from scratch and
+incrementally; the Arrow tables of a batch hold the deriver's rows."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import kb.ingest as ing
+from kb.derive_pool import DerivePool, DeriveWorkerError, LocalDeriver
+from kb.ingest import ingest
+from kb.store import SCHEMAS, KbStore, to_arrow_batch
+from logparse.derive import Deriver, derive_session, digest
+from logparse.registry import detect
+from tests.kb.test_store import dump
+
+
+def _inputs(realworld: Path, selftest: Path, blackwell: Path) -> list[Path]:
+    return [selftest / "opencode.db", realworld / "opencode", realworld / "claude-code",
+            realworld / "codex", blackwell / "session.jsonl", blackwell / "export.json",
+            blackwell / "run.jsonl"]
+
+
+def _state(store: KbStore) -> dict[str, list[tuple[object, ...]]]:
+    out = dump(store)
+    out["secrets"] = store.conn.execute(
+        "SELECT * FROM secrets ORDER BY ALL").fetchall()
+    out["problems"] = sorted(out["problems"], key=repr)
+    return out
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several batches and transactions per session, so that the pipeline has batches in
+    flight and the turn state crosses batch boundaries."""
+    monkeypatch.setattr(ing, "BATCH_MESSAGES", 64)
+    monkeypatch.setattr(ing, "COMMIT_BYTES", 200_000)
+
+
+def test_the_worker_stores_what_inline_derivation_does(
+        realworld: Path, selftest: Path, blackwell: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, small_batches: None) -> None:
+    inputs = _inputs(realworld, selftest, blackwell)
+    states = {}
+    for mode in ("0", "1"):
+        monkeypatch.setenv("LOGKB_DERIVE_POOL", mode)
+        with KbStore(tmp_path / f"kb{mode}.duckdb") as store:
+            report = ingest(store, inputs, graph=False)
+            states[mode] = (_state(store), sorted(repr(p) for p in report.problems),
+                            report.new_messages)
+    assert states["1"] == states["0"]
+    assert states["0"][2] > 5000  # the fixture campaign went through the pipeline
+
+
+def test_incremental_ingest_through_the_worker(blackwell: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               small_batches: None) -> None:
+    """A session that grew: the stored messages are skipped in the worker too (the batch
+    boundaries count derived messages only), and the result equals a fresh ingest."""
+    lines = (blackwell / "session.jsonl").read_bytes().splitlines(keepends=True)
+    part = tmp_path / "session.jsonl"
+    monkeypatch.setenv("LOGKB_DERIVE_POOL", "1")
+    with KbStore(tmp_path / "grown.duckdb") as store:
+        part.write_bytes(b"".join(lines[:700]))
+        ingest(store, [part], graph=False)
+        part.write_bytes(b"".join(lines))
+        grown = ingest(store, [part], graph=False)
+        assert grown.new_messages == len(lines) - 700
+        after = _state(store)
+    with KbStore(tmp_path / "fresh.duckdb") as store:
+        ingest(store, [part], graph=False)
+        assert _state(store) == after
+
+
+def test_arrow_batch_holds_the_rows(blackwell: Path) -> None:
+    """The Arrow tables written are the deriver's row tuples, column for column."""
+    path = blackwell / "session.jsonl"
+    src = next(detect(path)().sessions(path, []))
+    batch, _ = derive_session(src.session_id, str(path), src.messages)
+    arrow = to_arrow_batch(batch)
+    assert arrow.lost == []
+    for name, rows in batch.tables():
+        if not rows:
+            assert name not in arrow.tables
+            continue
+        tbl = arrow.tables[name]
+        assert tbl.schema == SCHEMAS[name]
+        got = list(zip(*(tbl.column(c).to_pylist() for c in tbl.schema.names)))
+        want = [tuple(v.decode() if isinstance(v, bytes) else v for v in r) for r in rows]
+        assert got == want
+    assert len(arrow) == len(batch.messages)
+    assert arrow.message_ids() == [r[0] for r in batch.messages]
+    assert arrow.source_bytes() == sum(len(r[-1]) for r in batch.messages)
+
+
+def test_local_and_remote_derivers_answer_alike(blackwell: Path) -> None:
+    path = blackwell / "session.jsonl"
+    src = next(detect(path)().sessions(path, []))
+    msgs = list(src.messages)[:500]
+    pool = DerivePool()
+    try:
+        local = LocalDeriver(src.session_id, str(path), {})
+        remote = pool.deriver(src.session_id, str(path), {})
+        out = {}
+        for d in (local, remote):
+            got = []
+            for m in msgs:
+                d.add(m, digest(m.raw))
+                if d.pending >= 100:
+                    d.submit()
+                    got += d.results()
+            d.submit()
+            got += d.results(wait=True)
+            d.close()
+            out[d] = ([{k: t.to_pylist() for k, t in b.tables.items()} for b in got],
+                      [b.times for b in got], d.first_time, d.last_time, d.derived,
+                      d.out_of_order, [p.model_dump() for p in d.problems])
+        assert out[remote] == out[local]
+        inline = Deriver(src.session_id, str(path))
+        inline.add_all(msgs)
+        assert out[local][4] == inline.derived == 500
+    finally:
+        pool.close()
+
+
+def test_a_worker_that_dies_fails_the_ingest_cleanly(blackwell: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker gone mid-ingest: a clear error, the committed batches whole, and the next
+    ingest stores the same as a clean one."""
+    monkeypatch.setenv("LOGKB_DERIVE_POOL", "1")
+    monkeypatch.setattr(ing, "BATCH_MESSAGES", 256)
+    monkeypatch.setattr(ing, "COMMIT_BYTES", 0)
+    calls = {"n": 0}
+    real = DerivePool.send
+
+    def send_then_kill(self: DerivePool, request: tuple[object, ...], who: object) -> None:
+        real(self, request, who)  # type: ignore[arg-type]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            assert self._proc is not None
+            self._proc.kill()
+
+    src = tmp_path / "session.jsonl"
+    shutil.copyfile(blackwell / "session.jsonl", src)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        monkeypatch.setattr(DerivePool, "send", send_then_kill)
+        with pytest.raises(DeriveWorkerError, match="derive worker"):
+            ingest(store, [src], graph=False)
+        partial = store.conn.execute("SELECT count(*) FROM messages").fetchone()
+        assert partial is not None and 0 < partial[0] < 1000
+        monkeypatch.setattr(DerivePool, "send", real)
+        ingest(store, [src], graph=False)
+        again = _state(store)
+    with KbStore(tmp_path / "clean.duckdb") as store:
+        ingest(store, [src], graph=False)
+        assert _state(store) == again
