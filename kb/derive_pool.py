@@ -1,33 +1,36 @@
-"""Derivation in a second process, so that reading and writing overlap with it.
+"""Derivation in worker processes, so that it runs on every core and beside the writes.
 
 Ingest is CPU-bound and single-threaded in Python: a message is read and parsed,
 derived (shell parsing, error signatures, measurements, prose classes), turned
-into Arrow columns and written.  The derivation and the Arrow conversion are the
-larger half and need nothing from the knowledge base, so a large input sends its
-messages, a batch at a time, to one worker process (``python -m kb.derive_pool``)
-that keeps a :class:`~logparse.derive.Deriver` per session and answers each batch
-with its Arrow tables.  The ingesting process reads the next batch and writes the
-previous one meanwhile.  Ordinals, the turn state and everything else sequential
-stay inside each session's one deriver, which sees the messages in the order it
-would inline, so the rows are the same (``tests/kb/test_derive_pool.py``).
+into Arrow columns, scanned for secrets and written.  Only a small part of the
+derivation is sequential: a message's ordinal, the order check, the first and
+last time, the skip test of an incremental ingest and the turn state (whether the
+message before called a tool), :meth:`~logparse.derive.Deriver.step`.  The rest
+needs nothing but the message (:meth:`~logparse.derive.Deriver.derive_at`), so a
+large input runs the sequential part here and sends the messages to derive, a
+batch at a time and in turn, to :data:`WORKERS` worker processes
+(``python -m kb.derive_pool``); each answers with the batch's Arrow tables and
+the secrets they hold.  The ingesting process reads the next batch and writes the
+previous ones meanwhile, in order, so the rows are those inline derivation gives
+(``tests/kb/test_derive_pool.py``).
 
 Two derivers, one interface (what :mod:`kb.ingest` calls):
 
-* :class:`LocalDeriver` derives in the calling process (small inputs: starting a
-  worker costs ~0.3 s);
-* :class:`RemoteDeriver` sends the messages to the :class:`DerivePool` worker.
+* :class:`LocalDeriver` derives in the calling process (small inputs: starting the
+  workers costs ~0.3 s);
+* :class:`RemoteDeriver` sends the messages to the :class:`DerivePool` workers.
 
 ``add`` a message, ``submit`` the batch when :attr:`pending` says it is full (or
 the session's run ends), and write each :class:`~kb.store.ArrowBatch` that
 ``results`` hands back, in order.  ``LOGKB_DERIVE_POOL`` = ``0`` never starts a
-worker, ``1`` uses one for every input, unset uses one for inputs of at least
-:data:`POOL_MIN_BYTES` on a machine with more than one CPU.
+worker, ``1`` uses the workers for every input, unset uses them for inputs of at
+least :data:`POOL_MIN_BYTES` on a machine with more than one CPU.
 
-The protocol is length-prefixed pickles over the worker's stdin and stdout, one
-request at a time: the ingesting process reads the answer to a batch before it
-sends anything else, so neither side can block the other on a full pipe, and the
-worker derives batch *k* + 1 while its caller writes batch *k*.  The worker ends when its stdin closes (the ingesting process ended, even by
-``kill -9``).  A worker that dies or fails makes the ingest fail with
+The protocol is length-prefixed pickles over each worker's stdin and stdout, one
+request at a time: the ingesting process reads a worker's answer before it sends
+that worker anything else, so neither side can block the other on a full pipe.  A
+worker ends when its stdin closes (the ingesting process ended, even by ``kill
+-9``).  A worker that dies or fails makes the ingest fail with
 :class:`DeriveWorkerError`: batches already committed are whole, and the next
 ingest carries on (as after any crash).
 """
@@ -45,27 +48,32 @@ import traceback
 from collections import deque
 from typing import IO, Any
 
+import duckdb
 import orjson
 import pyarrow as pa
 
 from kb.errors import KbError
+from kb.secrets import batch_findings
 from kb.store import ArrowBatch, to_arrow_batch
 from logparse.derive import Deriver
 from logparse.models import Problem
 from logparse.source import RawMessage
 
 POOL_MIN_BYTES = 16 << 20
-"""Inputs at least this large are derived in the worker (when there is a second CPU)."""
+"""Inputs at least this large are derived in the workers (when there is a second CPU)."""
+WORKERS = int(os.environ.get("LOGKB_DERIVE_WORKERS", "2"))
+"""Worker processes (``LOGKB_DERIVE_WORKERS``): two keep two cores busy while the
+ingesting process (about half a core: reading, DuckDB, the index) takes its share."""
 
 _LEN = struct.Struct("<Q")
 
 
 class DeriveWorkerError(KbError):
-    """The derive worker died or failed; nothing of the batch in flight was written."""
+    """A derive worker died or failed; nothing of the batches in flight was written."""
 
 
 def pool_wanted(size: int) -> bool:
-    """Whether an input of ``size`` bytes is derived in the worker."""
+    """Whether an input of ``size`` bytes is derived in the workers."""
     mode = os.environ.get("LOGKB_DERIVE_POOL", "")
     if mode == "0":
         return False
@@ -118,157 +126,180 @@ class LocalDeriver:
 
 
 class RemoteDeriver:
-    """A session's deriver in the worker.  The state it reports (:attr:`problems`,
-    :attr:`first_time` …) is the deriver's after the last batch answered."""
+    """A session derived in the workers.  The sequential part of derivation (ordinals, the
+    order check, times, the skip test, the turn state: :meth:`Deriver.step`) runs here;
+    each batch of messages to derive goes to the next worker with the place of each
+    message, and the answers come back in order."""
 
     def __init__(self, pool: DerivePool, session_id: str, source: str,
                  known: dict[str, tuple[int, int]]) -> None:
         self._pool = pool
-        self._key = pool.open(session_id, source, known)
-        self._known = known
-        self._ordinal = 0
+        self._key = pool.new_key()
+        self._ident = (session_id, source)
+        self._seq = Deriver(session_id, source, known)
         self._items: list[tuple[Any, ...]] = []
-        self._pending = 0
-        self._sent = 0
-        self._done: deque[ArrowBatch] = deque()
+        self._slots: deque[_Slot] = deque()
         self.problems: list[Problem] = []
-        self.out_of_order = False
-        self.skipped_ids: list[str] = []
         self.derived = 0
-        self.first_time: int | None = None
-        self.last_time: int | None = None
 
     def add(self, msg: RawMessage, dg: int) -> None:
-        # the deriver's own skip test (same id, digest and ordinal as stored), so that a
-        # batch holds as many derived messages as it would inline
-        self._ordinal += 1
-        if self._known.get(msg.info["id"]) != (dg, self._ordinal):
-            self._pending += 1
+        place = self._seq.step(msg, dg)
+        if place is None:  # unchanged since it was stored
+            return
+        ordinal, prev_had_tool = place
         if msg.verbatim:  # the worker parses the bytes again: cheaper than pickling dicts
-            self._items.append((None, None, msg.raw, msg.line, msg.record, msg.inferred, dg))
+            head: tuple[Any, Any] = (None, None)
         else:
-            self._items.append((msg.info, msg.parts, msg.raw, msg.line, msg.record,
-                                msg.inferred, dg))
+            head = (msg.info, msg.parts)
+        self._items.append((*head, msg.raw, msg.line, msg.record, msg.inferred, dg, ordinal,
+                            prev_had_tool))
 
     @property
     def pending(self) -> int:
-        return self._pending
+        return len(self._items)
 
     def submit(self) -> None:
         if not self._items:
             return
-        self._pool.send(("batch", self._key, self._items), self)
-        self._sent += 1
-        self._items, self._pending = [], 0
+        slot = _Slot((self._seq.first_time, self._seq.last_time))
+        self._slots.append(slot)
+        self.derived += len(self._items)
+        self._pool.send(("batch", self._key, self._ident, self._items), slot)
+        self._items = []
 
     def results(self, wait: bool = False) -> list[ArrowBatch]:
         """Batches answered so far, oldest first; with ``wait``, every batch sent."""
-        while wait and self._sent:
-            self._pool.receive()
-        out = list(self._done)
-        self._done.clear()
+        out = []
+        while self._slots:
+            slot = self._slots[0]
+            if slot.reply is None:
+                if not wait:
+                    break
+                self._pool.receive(slot.worker)
+                continue
+            self._slots.popleft()
+            reply = slot.reply
+            self.problems.extend(reply["problems"])
+            tables = {name: pa.ipc.open_stream(buf).read_all()
+                      for name, buf in reply["tables"].items()}
+            if tables:
+                out.append(ArrowBatch(tables, reply["lost"], slot.times, reply["findings"]))
         return out
-
-    def _answered(self, reply: dict[str, Any]) -> None:
-        self._sent -= 1
-        self.problems.extend(reply["problems"])
-        self.skipped_ids.extend(reply["skipped_ids"])
-        self.out_of_order = reply["out_of_order"]
-        self.derived = reply["derived"]
-        self.first_time, self.last_time = reply["first_time"], reply["last_time"]
-        tables = {name: pa.ipc.open_stream(buf).read_all()
-                  for name, buf in reply["tables"].items()}
-        if tables:
-            self._done.append(ArrowBatch(tables, reply["lost"], (self.first_time, self.last_time)))
 
     def close(self) -> None:
         self.results(wait=True)
         self._pool.close_session(self._key)
 
+    # the sequential state, as ingest reads it
+    out_of_order = property(lambda self: self._seq.out_of_order)
+    skipped_ids = property(lambda self: self._seq.skipped_ids)
+    first_time = property(lambda self: self._seq.first_time)
+    last_time = property(lambda self: self._seq.last_time)
+
+
+class _Slot:
+    """A batch sent to a worker, and its answer once read."""
+
+    __slots__ = ("reply", "times", "worker")
+
+    def __init__(self, times: tuple[int | None, int | None]) -> None:
+        self.times = times
+        self.worker = -1
+        self.reply: dict[str, Any] | None = None
+
 
 class DerivePool:
-    """One worker process (started on first use) and the batches in flight to it."""
+    """The worker processes (started on first use) and the batch each one is deriving.
 
-    def __init__(self) -> None:
-        self._proc: subprocess.Popen[bytes] | None = None
+    Batches go to the workers in turn.  A worker reads a request only once it answered
+    the one before, so nothing is written to a worker whose answer is pending: that could
+    fill both pipes and block both sides."""
+
+    def __init__(self, workers: int = WORKERS) -> None:
+        self._n = max(1, workers)
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._pending: list[_Slot | None] = []
+        self._next = 0
         self._keys = 0
-        self._waiting: deque[RemoteDeriver] = deque()
-
-    @property
-    def in_flight(self) -> int:
-        return len(self._waiting)
 
     def deriver(self, session_id: str, source: str,
                 known: dict[str, tuple[int, int]]) -> RemoteDeriver:
         return RemoteDeriver(self, session_id, source, known)
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self._proc is None:
-            env = dict(os.environ)
-            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "kb.derive_pool"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, env=env)
-        return self._proc
-
-    def open(self, session_id: str, source: str, known: dict[str, tuple[int, int]]) -> int:
+    def new_key(self) -> int:
         self._keys += 1
-        self._write(("open", self._keys, session_id, source, known))
         return self._keys
 
+    def _start(self) -> None:
+        if self._procs:
+            return
+        env = dict(os.environ)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        for _ in range(self._n):
+            self._procs.append(subprocess.Popen(
+                [sys.executable, "-m", "kb.derive_pool"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, env=env))
+            self._pending.append(None)
+
+    def send(self, request: tuple[Any, ...], slot: _Slot) -> None:
+        """Send a batch to the next worker (once it answered its last one)."""
+        self._start()
+        w = self._next
+        self._next = (w + 1) % self._n
+        self._write(w, request)
+        slot.worker = w
+        self._pending[w] = slot
+
     def close_session(self, key: int) -> None:
-        self._write(("close", key))
+        for w in range(len(self._procs)):
+            self._write(w, ("close", key))
 
-    def send(self, request: tuple[Any, ...], who: RemoteDeriver) -> None:
-        self._write(request)
-        self._waiting.append(who)
-
-    def receive(self) -> None:
-        """Read the oldest answer and hand it to its deriver."""
-        proc = self._start()
+    def receive(self, w: int) -> None:
+        """Read worker ``w``'s answer into its slot."""
+        slot = self._pending[w]
+        if slot is None:
+            return
+        proc = self._procs[w]
         assert proc.stdout is not None
         reply = _read(proc.stdout)
         if reply is None:
             code = proc.wait()
-            raise DeriveWorkerError(f"the derive worker ended (exit {code}); what "
-                                    "committed is consistent, ingest again")
+            raise DeriveWorkerError(f"a derive worker ended (exit {code}); what committed "
+                                    "is consistent, ingest again")
         if "error" in reply:
-            raise DeriveWorkerError(f"the derive worker failed:\n{reply['error']}")
-        self._waiting.popleft()._answered(reply)
+            raise DeriveWorkerError(f"a derive worker failed:\n{reply['error']}")
+        self._pending[w] = None
+        slot.reply = reply
 
-    def _write(self, request: tuple[Any, ...]) -> None:
-        # one request at a time: the worker reads only when it has answered, so a request
-        # written while an answer is pending could fill both pipes and block both sides
-        while self._waiting:
-            self.receive()
-        proc = self._start()
+    def _write(self, w: int, request: tuple[Any, ...]) -> None:
+        self.receive(w)
+        proc = self._procs[w]
         assert proc.stdin is not None
         try:
             _send(proc.stdin, request)
         except (BrokenPipeError, OSError):
             code = proc.wait()
-            raise DeriveWorkerError(f"the derive worker ended (exit {code}); what "
-                                    "committed is consistent, ingest again") from None
+            raise DeriveWorkerError(f"a derive worker ended (exit {code}); what committed "
+                                    "is consistent, ingest again") from None
 
     def close(self) -> None:
-        """Stop the worker (it ends by itself when its stdin closes)."""
-        proc, self._proc = self._proc, None
-        self._waiting.clear()
-        if proc is None:
-            return
-        try:
-            assert proc.stdin is not None
-            proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        """Stop the workers (each ends by itself when its stdin closes)."""
+        procs, self._procs, self._pending = self._procs, [], []
+        for proc in procs:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.close()
+            except OSError:
+                pass
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def _send(f: IO[bytes], obj: Any) -> None:
@@ -299,38 +330,39 @@ def _ipc(tbl: pa.Table) -> pa.Buffer:
     return sink.getvalue()
 
 
-def _derive(d: Deriver, items: list[tuple[Any, ...]]) -> dict[str, Any]:
-    problems0, skipped0 = len(d.problems), len(d.skipped_ids)
-    for info, parts, raw, line, record, inferred, dg in items:
+def _derive(d: Deriver, items: list[tuple[Any, ...]], conn: Any) -> dict[str, Any]:
+    for info, parts, raw, line, record, inferred, dg, ordinal, prev_had_tool in items:
         if info is None:
             obj = orjson.loads(raw)
             info, parts = obj["info"], obj["parts"]
-        d.add(RawMessage(info=info, parts=parts, raw=raw, line=line, record=record,
-                         inferred=inferred), dg)
+        d.derive_at(RawMessage(info=info, parts=parts, raw=raw, line=line, record=record,
+                               inferred=inferred), dg, ordinal, prev_had_tool)
     arrow = to_arrow_batch(d.take())
+    problems, d.problems = d.problems, []
     return {"tables": {name: _ipc(t) for name, t in arrow.tables.items()},
-            "lost": arrow.lost, "problems": d.problems[problems0:],
-            "skipped_ids": d.skipped_ids[skipped0:], "out_of_order": d.out_of_order,
-            "derived": d.derived, "first_time": d.first_time, "last_time": d.last_time}
+            "lost": arrow.lost, "findings": batch_findings(conn, arrow) if arrow else None,
+            "problems": problems}
 
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
-    """Answer requests until ``inp`` ends: ``open``/``batch``/``close`` (see the module)."""
+    """Answer requests until ``inp`` ends: ``batch`` (derive these messages at these places
+    and answer with the rows) and ``close`` (forget a session)."""
     derivers: dict[int, Deriver] = {}
+    conn = duckdb.connect(":memory:")  # the secrets prefilter runs in DuckDB (RE2)
     while (req := _read(inp)) is not None:
-        op = req[0]
-        if op == "open":
-            _, key, session_id, source, known = req
-            derivers[key] = Deriver(session_id, source, known)
-        elif op == "close":
-            derivers.pop(req[1], None)
-            gc.collect()  # collection is off while deriving (see main)
-        elif op == "batch":
-            try:
-                reply = _derive(derivers[req[1]], req[2])
-            except Exception:  # noqa: BLE001 - reported to the ingesting process
-                reply = {"error": traceback.format_exc()}
-            _send(out, reply)
+        if req[0] == "close":
+            if derivers.pop(req[1], None) is not None:
+                gc.collect()  # collection is off while deriving (see main)
+            continue
+        _, key, (session_id, source), items = req
+        d = derivers.get(key)
+        if d is None:
+            d = derivers[key] = Deriver(session_id, source)
+        try:
+            reply = _derive(d, items, conn)
+        except Exception:  # noqa: BLE001 - reported to the ingesting process
+            reply = {"error": traceback.format_exc()}
+        _send(out, reply)
 
 
 def main() -> None:

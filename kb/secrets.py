@@ -64,11 +64,17 @@ def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] 
     return store.conn.execute(" UNION ALL ".join(parts), params).fetchall()
 
 
-def _store_findings(store: KbStore, session_id: str, rows: Iterable[tuple[Any, ...]]) -> int:
-    out: list[tuple[Any, ...]] = []
-    for ordinal, seq, mid, field, text in rows:
-        for f in finder.find_secrets(text):
-            out.append((session_id, ordinal, seq, mid, field, f.start, f.end, f.kind, f.rule))
+def _findings(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``(ordinal, seq, message_id, field, start, stop, kind, rule)`` of every secret in the
+    candidate texts ``(ordinal, seq, message_id, field, text)``."""
+    return [(ordinal, seq, mid, field, f.start, f.end, f.kind, f.rule)
+            for ordinal, seq, mid, field, text in rows for f in finder.find_secrets(text)]
+
+
+def _store_findings(store: KbStore, session_id: str, rows: Iterable[tuple[Any, ...]],
+                    found: list[tuple[Any, ...]] | None = None) -> int:
+    """Store the secrets of the candidate ``rows`` (or those ``found`` in them already)."""
+    out = [(session_id, *f) for f in (found if found is not None else _findings(rows))]
     if out:
         cols = list(zip(*out))
         tbl = pa.Table.from_arrays(  # noqa: F841 (scanned by name below)
@@ -108,8 +114,10 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
         if others and others[0]:
             return 0  # stored before it was scanned: backfill() scans the whole session
         _mark(store, session_id)
-    rows = _batch_candidates(store, arrow)
-    n = _store_findings(store, session_id, rows)
+    if arrow.findings is not None:  # found by the derive worker
+        n = _store_findings(store, session_id, (), arrow.findings)
+    else:
+        n = _store_findings(store, session_id, _batch_candidates(store.conn, arrow))
     if n:
         _mark(store, session_id)
     return n
@@ -121,11 +129,18 @@ _BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "call
                  ("other", "text", "other_events.text"), ("other", "data", "other_events.data"))
 
 
-def _batch_candidates(store: KbStore, batch: ArrowBatch) -> list[tuple[Any, ...]]:
+def batch_findings(conn: Any, batch: ArrowBatch) -> list[tuple[Any, ...]]:
+    """The secrets in a batch's texts, found with DuckDB connection ``conn`` (any: the
+    derive worker's own runs the prefilter on its batches); what :func:`scan_batch`
+    stores when :attr:`~kb.store.ArrowBatch.findings` holds it."""
+    return _findings(_batch_candidates(conn, batch))
+
+
+def _batch_candidates(conn: Any, batch: ArrowBatch) -> list[tuple[Any, ...]]:
     """The batch's texts the prefilter matches, read from the batch's Arrow tables (the
     stored tables would be scanned whole for every batch: DuckDB prunes by row group, and
     a batch is far smaller than one); in field order, then row order."""
-    cur = store.conn.cursor()
+    cur = conn.cursor()
     try:
         out: list[tuple[Any, ...]] = []
         for table, column, field in _BATCH_FIELDS:

@@ -142,6 +142,9 @@ class ArrowBatch:
     value)`` (the message's raw JSON keeps them)."""
     times: tuple[int | None, int | None] = (None, None)
     """The deriver's first and last message time once it derived the batch."""
+    findings: list[tuple[Any, ...]] | None = None
+    """The secrets in the batch's texts when the derive worker found them already
+    (:func:`kb.secrets.batch_findings`); ``None``: the store looks."""
 
     def __len__(self) -> int:
         t = self.tables.get("messages")

@@ -404,6 +404,8 @@ class Deriver:
         self.last_time: int | None = None
         self._last_key: tuple[int, str] = (-(1 << 62), "")
         self._prev_had_tool = False
+        self._turn_had_tool = False
+        """Whether the message before the one being derived called a tool."""
 
     # -- public -------------------------------------------------------------
     def add_all(self, messages: Iterable[RawMessage]) -> None:
@@ -416,6 +418,17 @@ class Deriver:
 
     def add(self, msg: RawMessage, dg: int | None = None) -> None:
         """Derive one message (``dg``: its digest when the caller computed it already)."""
+        if dg is None:
+            dg = digest(msg.raw)
+        place = self.step(msg, dg)
+        if place is not None:
+            self.derive_at(msg, dg, *place)
+
+    def step(self, msg: RawMessage, dg: int) -> tuple[int, bool] | None:
+        """The sequential part of :meth:`add`: the message's ordinal, the order check, the
+        first and last time, the skip test and the turn state.  Returns ``(ordinal,
+        whether the message before called a tool)`` for a message to derive (with
+        :meth:`derive_at`, by this deriver or another one), ``None`` for one skipped."""
         self.ordinal += 1
         ordinal = self.ordinal
         key = message_sort_key(msg.info)  # tolerates any field type
@@ -427,17 +440,22 @@ class Deriver:
             if self.first_time is None:
                 self.first_time = created
             self.last_time = created
-        role = msg.info.get("role")
-        parts = msg.parts
-        had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in parts)
+        had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in msg.parts)
+        prev_had_tool = self._prev_had_tool
+        # a role of the wrong type is neither "user" nor "assistant", as once it is dropped
+        self._after(msg.info.get("role"), had_tool)
         mid = msg.info["id"]
-        if dg is None:
-            dg = digest(msg.raw)
         if self.known.get(mid) == (dg, ordinal):
             self.skipped += 1
             self.skipped_ids.append(mid)
-            self._after(role, had_tool)
-            return
+            return None
+        return ordinal, prev_had_tool
+
+    def derive_at(self, msg: RawMessage, dg: int, ordinal: int, prev_had_tool: bool) -> None:
+        """The rows of one message at ``ordinal`` (placed by :meth:`step`): they need
+        nothing of the messages before it but whether the previous one called a tool."""
+        self._turn_had_tool = prev_had_tool
+        role = msg.info.get("role")
         bad = bad_fields(msg.info)
         if bad:
             # a field of the wrong type costs that field, never the message: derive from
@@ -456,10 +474,9 @@ class Deriver:
         if role == "user":
             self._user_parts(msg, ordinal)
         elif role == "assistant":
-            self._assistant_parts(msg, ordinal, had_tool)
+            self._assistant_parts(msg, ordinal)
         else:
             self._raw(msg, ordinal, 0, None, info, f"message with unknown role {role!r}")
-        self._after(role, had_tool)
 
     # -- internals ------------------------------------------------------------
     def _after(self, role: Any, had_tool: bool) -> None:
@@ -568,7 +585,7 @@ class Deriver:
         else:
             self._raw(msg, ordinal, seq, pid, part, f"unknown part type {typ!r}")
 
-    def _assistant_parts(self, msg: RawMessage, ordinal: int, had_tool: bool) -> None:
+    def _assistant_parts(self, msg: RawMessage, ordinal: int) -> None:
         info = msg.info
         mid = info["id"]
         created = _num((info.get("time") or {}).get("created"))
@@ -603,7 +620,7 @@ class Deriver:
                             {"summary": True, **_context_size(msg.info)})
                 return
             role = ("rationale" if seq < last_tool
-                    else "conclusion" if self._prev_had_tool else "reply")
+                    else "conclusion" if self._turn_had_tool else "reply")
             self._prose(ordinal, seq, mid, part, EventKind.DECISION, typ, text, role)
         elif typ == "tool":
             self._call(msg, ordinal, seq, part)

@@ -136,12 +136,11 @@ def test_a_worker_that_dies_fails_the_ingest_cleanly(blackwell: Path, tmp_path: 
     calls = {"n": 0}
     real = DerivePool.send
 
-    def send_then_kill(self: DerivePool, request: tuple[object, ...], who: object) -> None:
-        real(self, request, who)  # type: ignore[arg-type]
+    def send_then_kill(self: DerivePool, request: tuple[object, ...], slot: object) -> None:
+        real(self, request, slot)  # type: ignore[arg-type]
         calls["n"] += 1
         if calls["n"] == 3:
-            assert self._proc is not None
-            self._proc.kill()
+            self._procs[slot.worker].kill()  # type: ignore[attr-defined]
 
     src = tmp_path / "session.jsonl"
     shutil.copyfile(blackwell / "session.jsonl", src)
