@@ -4,13 +4,16 @@
 
 Sessions come from ``bench/gen_session.py`` (deterministic; cached in
 ``bench/data/``).  Every measurement runs in a fresh subprocess so that its peak
-RSS is its own.  Figures go to stdout as a table (and ``--json``).
+RSS is its own (the derive workers' CPU and largest RSS are reported beside it),
+after a ``sync``, with the load average noted (the figures mean little on a busy
+machine).  Figures go to stdout as a table (and ``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -38,7 +41,7 @@ print(orjson.dumps({"seconds": dt, "messages": n,
 """
 
 INGEST = r"""
-import orjson, resource, sys, time
+import orjson, os, resource, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
 from kb.store import KbStore
@@ -46,13 +49,19 @@ from kb.ingest import ingest
 path, db, force = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 store = KbStore(db)
+c = os.times()
 t = time.perf_counter()
 report = ingest(store, [Path(path)], force=force, graph=False)  # graph: bench graph
 dt = time.perf_counter() - t
+c2 = os.times()
 store.close()
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(orjson.dumps({"seconds": dt, "messages": sum(s.messages for s in report.sessions),
     "new": report.new_messages, "unchanged": len(report.unchanged),
     "problems": len(report.problems), "import_rss_mb": base_rss,
+    "cpu_s": c2.user - c.user + c2.system - c.system,
+    "worker_cpu_s": c2.children_user - c.children_user + c2.children_system - c.children_system,
+    "worker_rss_mb": kids.ru_maxrss / 1024,
     "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}).decode())
 """
 
@@ -77,10 +86,14 @@ def generate(messages: int, form: str) -> Path:
 
 
 def child(code: str, *args: str) -> dict[str, float]:
+    os.sync()  # the last run's writes would slow this one's (the disk is shared)
+    load = os.getloadavg()[0]
     out = subprocess.run(
         [sys.executable, "-c", code, *args], check=True, capture_output=True, text=True
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["load"] = max(load, os.getloadavg()[0])
+    return result
 
 
 def best(runs: int, code: str, *args: str) -> dict[str, float]:
@@ -117,7 +130,11 @@ def main(argv: list[str] | None = None) -> None:
                     "ingest_s": round(first["seconds"], 3),
                     "ratio": round(first["seconds"] / bare["seconds"], 2),
                     "msgs_per_s": round(n / first["seconds"]),
+                    "cpu_s": round(first["cpu_s"], 2),
+                    "worker_cpu_s": round(first["worker_cpu_s"], 2),
+                    "load": round(first["load"], 1),
                     "peak_rss_mb": round(first["rss_mb"]),
+                    "worker_rss_mb": round(first["worker_rss_mb"]),
                     "import_rss_mb": round(first["import_rss_mb"]),
                     "rss_over_source": round(first["rss_mb"] / mb, 2),
                     "reingest_unchanged_s": round(again["seconds"], 3),
@@ -139,7 +156,8 @@ def _fmt(r: dict[str, object]) -> str:
     return (
         f"{r['form']:>6} {r['messages']:>7} msgs {r['source_mb']:>6} MB: orjson "
         f"{r['orjson_s']}s, logkb {r['ingest_s']}s ({r['ratio']}x, "
-        f"{r['msgs_per_s']} msg/s), peak RSS {r['peak_rss_mb']} MB"
+        f"{r['msgs_per_s']} msg/s; CPU {r['cpu_s']}s + workers {r['worker_cpu_s']}s; load "
+        f"{r['load']}), peak RSS {r['peak_rss_mb']} MB (+ workers {r['worker_rss_mb']} MB each)"
     )
 
 
