@@ -301,19 +301,20 @@ class DerivePool:
         """Stop the workers (each ends by itself when its stdin closes)."""
         procs, self._procs, self._pending = self._procs, [], []
         for proc in procs:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.close()
-            except OSError:
-                pass
+            # stdout too: a worker still writing an answer nobody reads (the ingest
+            # failed meanwhile) gets a broken pipe instead of blocking
+            for f in (proc.stdin, proc.stdout):
+                try:
+                    if f is not None:
+                        f.close()
+                except OSError:
+                    pass
         for proc in procs:
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
 
 
 def _send(f: IO[bytes], obj: Any) -> None:
@@ -385,7 +386,10 @@ def main() -> None:
     # the answers get stdout's pipe to themselves: whatever else prints goes to stderr
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    serve(sys.stdin.buffer, out)
+    try:
+        serve(sys.stdin.buffer, out)
+    except BrokenPipeError:  # the ingesting process stopped reading: it ended or failed
+        pass
 
 
 if __name__ == "__main__":
