@@ -41,7 +41,7 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch
 from kb.store import ArrowBatch, KbError, KbStore
-from logparse.derive import digest
+from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
 from logparse.source import NotATranscript, RawMessage, SourceSession
@@ -242,7 +242,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                   pool: DerivePool | None = None) -> None:
     spath = str(inp.path)
     fp = fingerprint(inp.path)
-    if fp is not None and not force and wanted is None and store.source_fingerprint(spath) == fp:
+    if fp is not None and not force and wanted is None and store.source_fingerprint(spath) == fp \
+            and not any(p == spath for p, _ in store.stale_sources(DERIVE_VERSION)):
         report.unchanged.append(spath)
         if progress:
             progress(input_size(inp))
@@ -303,6 +304,10 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
     # what is stored already, session row or not (an interrupted ingest leaves messages
     # without one): those rows are kept or replaced, never written twice
     known = store.known_messages(sid)
+    if known and (store.derived_by(sid) or 1) < DERIVE_VERSION:
+        # derived by older rules: every message read again is derived again (its rows
+        # replaced); annotations and replay runs are kept, the graph follows
+        known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
     return _Session(src=src, known=known, deriver=deriver)
@@ -388,6 +393,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
                              problems)
         store.upsert_session(info)
+        store.mark_derived(sid, DERIVE_VERSION)
         store.mark_graph_pending(sid)
     after_ingest(store, sid)  # the search index follows every session written
     deriver.close()
@@ -441,6 +447,7 @@ def _commit(store: KbStore, st: _Session) -> None:
         return
     try:
         store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None))
+        store.mark_derived(st.src.session_id, DERIVE_VERSION)
         store.conn.execute("COMMIT")
     except BaseException:
         _rollback(store, st)

@@ -369,6 +369,27 @@ class KbStore:
             "SELECT DISTINCT p.session_id FROM graph_pending p JOIN sessions s "
             "USING (session_id) ORDER BY p.session_id").fetchall()]
 
+    def mark_derived(self, session_id: str, version: int) -> None:
+        """Record which version of the derivation rules wrote a session's events."""
+        self.conn.execute("UPDATE sessions SET derive_version = ? WHERE session_id = ?",
+                          [version, session_id])
+
+    def derived_by(self, session_id: str) -> int | None:
+        """The version of the rules that derived a stored session (None: before versions
+        were kept, or no such session)."""
+        row = self.conn.execute("SELECT derive_version FROM sessions WHERE session_id = ?",
+                                [session_id]).fetchone()
+        return row[0] if row else None
+
+    def stale_sources(self, version: int) -> list[tuple[str, list[str]]]:
+        """``(source path, [session])`` of sessions derived by rules older than
+        ``version``, by source."""
+        rows = self.conn.execute(
+            "SELECT source_path, list(session_id ORDER BY session_id) FROM sessions "
+            "WHERE coalesce(derive_version, 1) < ? AND source_path IS NOT NULL "
+            "GROUP BY source_path ORDER BY source_path", [version]).fetchall()
+        return [(r[0], list(r[1])) for r in rows]
+
     def source_fingerprint(self, path: str) -> str | None:
         row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",
                                 [path]).fetchone()

@@ -21,6 +21,9 @@ from kb.paths import default_db
 
 
 @click.command()
+@click.option("--events", "do_events", is_flag=True,
+              help="Derive again, from their sources, the events of sessions derived by "
+                   "older rules (error signatures, measurements, prose classes).")
 @click.option("--index", "do_index", is_flag=True, help="Rebuild the full-text search index.")
 @click.option("--graph", "do_graph", is_flag=True,
               help="Derive the knowledge graphs again with the current extraction rules.")
@@ -33,20 +36,24 @@ from kb.paths import default_db
 @db_option
 @json_option
 @handle_errors
-def rebuild(do_index: bool, do_graph: bool, session_id: str | None, all_scopes: bool,
-            stale: bool, db: Path | None, as_json: bool) -> None:
-    """Rebuild derived data: the search index and the knowledge graphs (both by default).
+def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | None,
+            all_scopes: bool, stale: bool, db: Path | None, as_json: bool) -> None:
+    """Rebuild derived data: events derived by older rules, the knowledge graphs and the
+    search index (all three by default).
 
-    Graphs derived by an older logkb are re-derived by the next command that reads
-    them anyway, and a missing or stale index is brought up to date by the next
-    search; this does it on demand.  Annotations (logkb mark) are kept and applied
+    Events derived by older rules are derived again by the next ingest of their
+    source, graphs derived by an older logkb by the next command that reads them,
+    and a missing or stale index is brought up to date by the next search; this
+    does it on demand.  Annotations (logkb mark) are kept and applied
     again."""
     from kb.cli.graph import derive
 
-    if not (do_index or do_graph):
-        do_index = do_graph = True
+    if not (do_events or do_index or do_graph):
+        do_events = do_index = do_graph = True
     path = db if db is not None else default_db()
     report: dict[str, object] = {}
+    if do_events:
+        report["events"] = _rederive(path, as_json)
     if do_graph:
         from kb.graph import store as gs
         from kb.graph.extract import EXTRACTOR_VERSION
@@ -74,6 +81,28 @@ def rebuild(do_index: bool, do_graph: bool, session_id: str | None, all_scopes: 
                  f"→ {index_dir(path)}")
     if as_json:
         emit_json(report)
+
+
+def _rederive(path: Path, as_json: bool) -> dict[str, object]:
+    """Ingest again the sources of sessions whose events older rules derived (the ingest
+    derives every message of a stale session again); a source that is gone keeps its
+    sessions as they were derived."""
+    from kb.ingest import ingest
+    from logparse.derive import DERIVE_VERSION
+
+    with open_store(path, read_only=False) as store:
+        stale = store.stale_sources(DERIVE_VERSION)
+        there = [Path(p) for p, _ in stale if Path(p).exists()]
+        gone = [{"source": p, "sessions": sids} for p, sids in stale if not Path(p).exists()]
+        rep = ingest(store, there, graph=True) if there else None
+    done = [s.session_id for s in rep.sessions] if rep is not None else []
+    if not as_json:
+        note(f"derived again the events of {len(done)} session{'s' if len(done) != 1 else ''}"
+             f" (derivation rules v{DERIVE_VERSION})")
+        for g in gone:
+            note(f"source gone, kept as derived: {g['source']} "
+                 f"({len(g['sessions'])} session{'s' if len(g['sessions']) != 1 else ''})")
+    return {"derive_version": DERIVE_VERSION, "sessions": done, "sources_gone": gone}
 
 
 COMMANDS = (rebuild,)
