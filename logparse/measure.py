@@ -248,7 +248,8 @@ _SOFT_LABEL_TAIL_RE = re.compile(
 _METRIC_RE = re.compile(
     r"\b(?:latency|tpot|ttft|itl|e2e|time|duration|throughput|bandwidth|busbw|algbw|mem(?:ory)?"
     r"|usage|util(?:i[sz]ation)?|speedup|overhead|p\d\d+|median|mean|avg|average|size|elapsed"
-    r"|build|bundle|runtime|wall|load|response|request|query|startup|compile|test|tests|run)\b",
+    r"|build|bundle|runtime|wall|load|response|request|query|startup|compile|test|tests|run"
+    r"|pause|lag|gc)\b",
     re.I,
 )
 _STAT_WORDS = frozenset("avg average mean med median min max stdev std p50 p75 p90 p95 p99 "
@@ -259,7 +260,11 @@ _CMP_WORDS = ("faster", "slower", "better", "worse", "higher", "lower", "improve
               "less", "fewer",
               # a percentage that names what it measures after it ("0% packet loss")
               "packet loss", "loss", "coverage", "hit rate", "miss rate", "error rate",
-              "success rate", "utili[sz]ation", "usage", "cpu", "idle")
+              "success rate", "failure rate", "pass rate", "flake rate", "utili[sz]ation",
+              "usage", "cpu", "idle")
+_PCT_NOUN_RE = re.compile(
+    r"\b(?:coverage|cpu|memory|mem|usage|utili[sz]ation|(?:error|hit|miss|success|failure|pass"
+    r"|flake|cache hit) rate|(?:packet )?loss|disk)[ \t]*$", re.I)
 _PCT_CMP_RE = re.compile(r"[ \t]*(" + "|".join(_CMP_WORDS) + r")\b", re.I)
 _HEAD_LABEL_RE = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?([A-Za-z][^:\n]{0,60}?)[ \t]*:")
 _MD_SEP_LINE_RE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
@@ -782,9 +787,10 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
             pass  # judged by its label below
         elif cls in (PERCENT, RATIO):
             pm = _PCT_CMP_RE.match(text, m.end(), line_end)
-            if not pm:
-                return None
-            cmp_word = pm.group(1).lower()
+            if pm:
+                cmp_word = pm.group(1).lower()
+            elif not (cls == PERCENT and _PCT_NOUN_RE.search(before)):
+                return None  # ("coverage 81.2%", "CPU 45%": the noun before says what)
         else:
             return None
     if cls in (COUNT, TOKENS) and prose and unit not in _PROSE_COUNTS:

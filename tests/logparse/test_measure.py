@@ -376,6 +376,9 @@ def test_the_summary_line_of_a_diff_stat_is_read_and_its_listing_is_not() -> Non
     ("81300.81 requests per second", [(81300.81, "req/s")]),
     ("3 packets transmitted, 3 received, 0% packet loss", [(0.0, "%")]),
     ("api-7d9 memory 512Mi", [(512.0, "MiB")]),
+    # a percentage the noun before it names; one the noun after it names
+    ("coverage 81.2%", [(81.2, "%")]), ("CPU 45%", [(45.0, "%")]),
+    ("3.7% flake rate", [(3.7, "%")]), ("45% done", []), ("opacity 50%", []),
 ])
 def test_common_tool_summaries(text: str, want: list[tuple[float, str]]) -> None:
     assert [(v, u) for v, u, _ in measurement_tuples(text, False)] == want
