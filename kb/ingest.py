@@ -392,8 +392,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
             store.renumber(sid)
         info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
                              problems)
-        store.upsert_session(info)
-        store.mark_derived(sid, DERIVE_VERSION)
+        store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
     after_ingest(store, sid)  # the search index follows every session written
     deriver.close()
@@ -446,8 +445,8 @@ def _commit(store: KbStore, st: _Session) -> None:
     if not st.open_tx:
         return
     try:
-        store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None))
-        store.mark_derived(st.src.session_id, DERIVE_VERSION)
+        store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None),
+                             DERIVE_VERSION)
         store.conn.execute("COMMIT")
     except BaseException:
         _rollback(store, st)

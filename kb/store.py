@@ -315,7 +315,8 @@ class KbStore:
                 f"AND {table}.ordinal <> r.ord", [session_id])
         self.conn.execute("DROP TABLE _renum")
 
-    def upsert_session(self, info: SessionInfo) -> None:
+    def upsert_session(self, info: SessionInfo, derive_version: int | None = None) -> None:
+        """Write a session's row (``derive_version``: of the rules that derived its events)."""
         counts = self.conn.execute(
             "SELECT (SELECT count(*) FROM messages WHERE session_id = $s), "
             "(SELECT count(*) FROM events WHERE session_id = $s)", {"s": info.session_id}
@@ -325,13 +326,13 @@ class KbStore:
         self.conn.execute(
             "INSERT INTO sessions (session_id, parent_id, title, slug, directory, project_id, "
             "version, time_created, time_updated, source_form, source_path, complete, "
-            "message_count, event_count, ingested_at, info, agent) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?, ?)",
+            "message_count, event_count, ingested_at, info, agent, derive_version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?)",
             [info.session_id, info.parent_id, info.title, info.slug, info.directory,
              info.project_id, info.version, info.time_created, info.time_updated,
              info.source_kind, info.source_path, info.complete, counts[0], counts[1],
              orjson.dumps(info.info).decode() if info.info is not None else None,
-             info.agent])
+             info.agent, derive_version])
 
     def link_children(self) -> None:
         """Give subagent sessions whose source had no parent id the session that spawned them."""
@@ -368,11 +369,6 @@ class KbStore:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT p.session_id FROM graph_pending p JOIN sessions s "
             "USING (session_id) ORDER BY p.session_id").fetchall()]
-
-    def mark_derived(self, session_id: str, version: int) -> None:
-        """Record which version of the derivation rules wrote a session's events."""
-        self.conn.execute("UPDATE sessions SET derive_version = ? WHERE session_id = ?",
-                          [version, session_id])
 
     def derived_by(self, session_id: str) -> int | None:
         """The version of the rules that derived a stored session (None: before versions
