@@ -53,7 +53,8 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
     path = db if db is not None else default_db()
     report: dict[str, object] = {}
     if do_events:
-        report["events"] = _rederive(path, as_json)
+        # the graph step below derives the graphs of what this ingests (they are owed)
+        report["events"] = _rederive(path, as_json, graph=not do_graph)
     if do_graph:
         from kb.graph import store as gs
         from kb.graph.extract import EXTRACTOR_VERSION
@@ -83,7 +84,7 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
         emit_json(report)
 
 
-def _rederive(path: Path, as_json: bool) -> dict[str, object]:
+def _rederive(path: Path, as_json: bool, graph: bool) -> dict[str, object]:
     """Ingest again the sources of sessions whose events older rules derived (the ingest
     derives every message of a stale session again); a source that is gone keeps its
     sessions as they were derived."""
@@ -94,7 +95,7 @@ def _rederive(path: Path, as_json: bool) -> dict[str, object]:
         stale = store.stale_sources(DERIVE_VERSION)
         there = [Path(p) for p, _ in stale if Path(p).exists()]
         gone = [{"source": p, "sessions": sids} for p, sids in stale if not Path(p).exists()]
-        rep = ingest(store, there, graph=True) if there else None
+        rep = ingest(store, there, graph=graph) if there else None
     done = [s.session_id for s in rep.sessions] if rep is not None else []
     if not as_json:
         note(f"derived again the events of {len(done)} session{'s' if len(done) != 1 else ''}"
