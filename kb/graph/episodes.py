@@ -79,8 +79,8 @@ class Found:
     ended: int
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
-    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested), ``judged`` (it ran, and was
-    not worth it)."""
+    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
+    ``judged`` (it ran, and was not worth it)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -208,6 +208,8 @@ def _failures(chain: list[Step]) -> list[Step]:
 
 
 _UNANSWERED = ("Timed out", "the tool call was")
+"""Failures that answered nothing (a timeout, a call still running): they leave a
+question open (see untested) rather than telling how the check went."""
 _MISSING_TOOL = re.compile(r"command not found|not recognized as (?:the name of )?a cmdlet|"
                            r"is not recognized as an internal or external command|"
                            r"No such file or directory|ENOENT", re.I)
@@ -324,10 +326,9 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                 signature, how = kept[0], "did not fix"
             else:
                 continue
-            # the run before is the state the change started from; when the change broke
-            # something, only the change and what it led to are the attempt
-            # the run before is the state the change started from, unless it is where a
-            # new error first showed (progress on the one before it: not this attempt's)
+            # the run before is the state the change started from, unless the change broke
+            # something (then only the change and what it led to are the attempt) or that
+            # run is where a new error first showed (progress on the one before it)
             ev: list[tuple[int, str, str | None]] = [] if how == "broke" or \
                 before.ordinal in progress else [(before.ordinal, "tested",
                                                   before.signatures[0])]
@@ -397,8 +398,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     failed = {(s.session_id, s.ordinal) for s in steps if s.failed}
     aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
     silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
-    compacted = _Index([Step(s.session_id, s.ordinal, "", False, False, False, None)
-                        for s in said if s.signal == "compaction"])
+    compacted = {(s.session_id, s.ordinal) for s in said if s.signal == "compaction"}
     acted = {(s.session_id, s.ordinal) for s in steps}
     out: list[Found] = []
     for sid, users in by_session.items():
@@ -420,6 +420,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if not changed:  # a turn that changed nothing: what it ran is what it did
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
+            lost = any((sid, o) in compacted for o in between)  # the context was compacted
             if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
                     report.signal and not _ERRORISH.search(report.signal) and \
                     tokens(report.text[:1500]) & tokens(prev.text[:1500]):
@@ -441,7 +442,6 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     current.evidence = _dedupe(current.evidence + ev)
                     current.ended = report.ordinal
                     continue
-                lost = compacted.between(sid, prev.ordinal, report.ordinal)
                 current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
                                 first=prev.ordinal + 1, ended=report.ordinal,
                                 how="asked-again",
@@ -461,11 +461,11 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
             cause = report.error or _complaint(report.text, report.signal)
-            if compacted.between(sid, prev.ordinal, report.ordinal):
+            if lost:
                 cause = f"a context compaction during the turn ({cause})"
             # another fix of the symptom the user reported before is an attempt of its
             # own, with the same cause
-            root = current.root or current if current is not None and \
+            root = (current.root or current) if current is not None and \
                 _same_symptom(current, report) else None
             files = list(dict.fromkeys(w.target for w in changed if w.target))
             ran = [w.key for w in changed if not w.change]
@@ -565,20 +565,15 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     since …"): the edit just made, then a sentence that turns away from it.  And a run
     that worked but is judged not worth it (a benchmark slower than the baseline): the
     run just made, then the sentence that drops it."""
-    by_session: dict[str, list[Step]] = {}
-    for s in steps:
-        by_session.setdefault(s.session_id, []).append(s)
-    index = {sid: [s.ordinal for s in ss] for sid, ss in by_session.items()}
+    index = _Index(steps)
     out: list[Found] = []
     for v in said:
         if v.role != "assistant" or v.signal != "dead-end":
             continue
-        ss, keys = by_session.get(v.session_id, []), index.get(v.session_id, [])
         # the steps since the message before the verdict, up to the verdict's own calls
         # (a message's prose comes before its calls)
-        recent = ss[bisect_left(keys, v.ordinal - RETRACT):bisect_left(keys, v.ordinal)]
-        going_on = bisect_left(keys, v.ordinal) < bisect_left(keys, v.ordinal + 2)
-        if not going_on:
+        recent = index.between(v.session_id, v.ordinal - RETRACT - 1, v.ordinal)
+        if not index.between(v.session_id, v.ordinal - 1, v.ordinal + 2):
             continue  # a turn's closing summary looks back on many things, not on the last
         if recent and recent[-1].check and not recent[-1].failed and recent[-1].command:
             # a run that worked, judged not worth it ("slower: 100.9 against 114.5")
