@@ -805,11 +805,8 @@ class Extractor:
             # no reason; the failure seen while it was tried does
             seen = [s for s in self.steps if s.session_id == a.session_id and s.failed
                     and s.signature and a.first <= s.ordinal <= a.ended]
-            if seen:
-                a.cause = cause_of("", seen[-1].signature)
-                if a.cause.kind in ("stated", "error"):
-                    a.cause = Cause(key=a.cause.key, label=_sig_cause(seen[-1].signature),
-                                    kind=a.cause.kind)
+            if seen and seen[-1].signature is not None:
+                a.cause = _cause("", seen[-1].signature)
                 best = f"{best} ({seen[-1].signature})"
         a.cause_text = best
         texts = [best] + [t for _, t in sorted(notes, key=lambda n: -n[0]) if t != best]
@@ -891,11 +888,7 @@ class Extractor:
                           for o, role, note in f.evidence]
         a.ended = f.ended
         a.active = False
-        found = cause_of(f.cause_text, f.signature)
-        if found.kind in ("stated", "error"):
-            label = f.cause_text if f.signature is None else _sig_cause(f.signature)
-            found = Cause(key=found.key, label=label, kind=found.kind)
-        a.cause = found
+        found = a.cause = _cause(f.cause_text, f.signature)
         a.cause_text = f.why or f.cause_text
         a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
         a.status = "blocked" if found.kind == "missing" else "dead_end"
@@ -1059,7 +1052,8 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int]) -> str | None:
     """The agent's sentence in some messages that says why something failed: the first
-    that states a root ("the issue is that …", "because …"), else the first that argues."""
+    that says it names the root ("the issue is that …", "because …"), else the first
+    that states one ("it has no …", "instead of …"), else the first that argues."""
     weak = medium = None
     for o in window:
         for text in explanations.get((session_id, o), []):
@@ -1076,11 +1070,16 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     return medium or weak
 
 
-def _sig_cause(signature: str) -> str:
-    """A signature as a cause: a bare ``Timed out`` says what cut the run."""
-    if signature == "Timed out":
-        return "Timed out: the command ran into its timeout"
-    return signature
+def _cause(text: str, signature: str | None) -> Cause:
+    """The cause a text and the failing run's signature state; one the rules cannot name
+    a kind for is labelled by the signature (a bare ``Timed out`` saying what cut the
+    run), else by the text."""
+    found = cause_of(text, signature)
+    if found.kind not in ("stated", "error"):
+        return found
+    label = text if signature is None else \
+        "Timed out: the command ran into its timeout" if signature == "Timed out" else signature
+    return Cause(key=found.key, label=label, kind=found.kind)
 
 
 def _quoted_error(text: str) -> str | None:
