@@ -429,7 +429,7 @@ class _Rollout:
                     inp.get("sandbox_permissions") != "require_escalated":
                 inp["sandboxNetwork"] = False
             if tp["tool"] == "write_stdin":  # polls a running exec: say which command
-                proc = tp["state"]["input"].get("session_id")
+                proc = inp.get("session_id")
                 cmd = self.procs.get(proc) if isinstance(proc, int) else None
                 tp["state"]["title"] = f"session {proc}" + (f": {cmd}" if cmd else "")
             if it == "local_shell_call" and p.get("status") == "completed" and not cid:
