@@ -104,6 +104,12 @@ composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl he
 rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _REDIRECT = re.compile(r"^\d*[<>]|^&>")
+_ASSIGN = re.compile(r"^\$[\w:]+\s*=\s*")
+"""A PowerShell assignment (``$r = Invoke-WebRequest …``): the command is what follows."""
+_PRELUDE = frozenset("""cd pushd popd set-location export set source . unset sleep
+get-content cat $errorActionPreference $progresspreference""".lower().split())
+"""Segments that set a run up (a directory, a variable, a file read into a variable)
+rather than check anything: the check is the segment after them."""
 
 
 def _word(w: str) -> str:
@@ -127,7 +133,16 @@ def check_key(tool: str, command: str | None) -> str:
     if tool not in ("bash", "shell", "powershell", "exec", "terminal"):
         return f"{tool} {_word(command.split()[0])}" if command.split() else tool
     cmd = _PREFIX.sub("", command[:600].strip())
-    first = _SPLIT.split(cmd, maxsplit=1)[0]
+    segments = _SPLIT.split(cmd, maxsplit=4)
+    first = segments[0]
+    for seg in segments:
+        # `$c = Get-Content f -Raw; studio wp post create …` checks the studio call
+        bare = _ASSIGN.sub("", seg.strip())
+        head = _word(bare.split()[0]) if bare.split() else ""
+        if head and head not in _PRELUDE and (bare != seg.strip() or not _ENV.fullmatch(
+                seg.strip() + " ")):
+            first = bare
+            break
     first = _ENV.sub("", first)
     words = first.split()[:12]
     while words and _word(words[0]) in _WRAPPERS:
@@ -139,7 +154,10 @@ def check_key(tool: str, command: str | None) -> str:
     rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]
             and not _REDIRECT.match(w)]
     if prog in _SUBCOMMANDS:
-        out += [_word(w) for w in rest[:2] if not _word(w).startswith(("$", "<", ">"))]
+        # a wrapper of another such program checks that one's sub-command
+        # (`studio wp post create`, `uv run pytest`, `docker compose up`)
+        n = 3 if rest and _word(rest[0]) in _SUBCOMMANDS else 2
+        out += [_word(w) for w in rest[:n] if not _word(w).startswith(("$", "<", ">"))]
         if prog in ("python", "python3", "node", "php", "deno") and rest:
             out = [prog, _word(rest[0])]
     elif rest:
