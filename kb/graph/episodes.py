@@ -52,6 +52,9 @@ class Step(NamedTuple):
     """A run's command (its start)."""
     offline: bool = False
     """It ran in a sandbox without network access."""
+    judged: str = ""
+    """The sentence of the reply that read this run's output as wrong ("the content is
+    still just '-'"): a run that exited cleanly but did not do what it should."""
 
 
 class Said(NamedTuple):
@@ -152,7 +155,7 @@ def check_key(tool: str, command: str | None) -> str:
     prog = _word(words[0])
     out = [prog]
     rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w[:20]
-            and not _REDIRECT.match(w)]
+            and not _REDIRECT.match(w) and _word(w)]
     if prog in _SUBCOMMANDS:
         # a wrapper of another such program checks that one's sub-command
         # (`studio wp post create`, `uv run pytest`, `docker compose up`)
@@ -299,7 +302,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             continue
         progress = _progress_runs(chain)
         ev: list[tuple[int, str, str | None]] = [
-            (f.ordinal, "tested", f.signature) for f in fails
+            (f.ordinal, "tested", f.signature or f.judged or None) for f in fails
             if f.ordinal not in progress or f is fails[-1]]
         between = changes.between(sid, first, final)
         ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
@@ -307,7 +310,8 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         end = said_so[-1].ordinal if said_so else final + 1
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
-        cause = _sig_label(signature)
+        judged = next((f.judged for f in fails if f.judged), "")
+        cause = judged if judged and not signature else _sig_label(signature)
         if all(f.offline for f in fails):
             cause = f"the sandbox has no network access ({cause})"
         out.append(Found(

@@ -40,7 +40,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 9
+EXTRACTOR_VERSION = 10
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -89,6 +89,15 @@ _RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say
 _NETWORK = re.compile(r"Couldn't connect|Failed to connect|Connection refused|Could not resolve|"
                       r"fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|Network is unreachable|"
                       r"getaddrinfo|Name or service not known|No route to host", re.I)
+_JUDGED_FAILED = re.compile(
+    r"\b(?:didn'?t|did not|doesn'?t|does not|isn'?t|is not|wasn'?t|was not|aren'?t|weren'?t"
+    r"|hasn'?t|has not|haven'?t)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|render\w*|appl\w*"
+    r"|updat\w*|match\w*|chang\w*|sav\w*|take effect|find|found|appear\w*|replac\w*|fix\w*)\b"
+    r"|\bstill\s+(?:\w+\s+){0,2}?(?:shows?|showing|the same|empty|blank|just|fails?|failing"
+    r"|broken|not)\b|\bno (?:effect|change)\b|\bnothing (?:changed|happened)\b"
+    r"|\bsame (?:as before|result|output|error)\b", re.I)
+"""The start of a reply that reads the run before it as not having done what it should
+("the replacements didn't work", "the content is still just '-'")."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -495,6 +504,7 @@ class Extractor:
     def _prose(self, row: ProseRow) -> None:
         cls = row.classification
         text = row.text
+        self._judge(row)
         if cls in ("plan", "pivot", "decision", "observation", "conclusion") \
                 and row.prose_role != "conclusion" or cls == "plan":
             for what in announced(text):
@@ -538,6 +548,23 @@ class Extractor:
                 if a.ended is None and a.first <= row.ordinal:
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
                                             short(text, 200)))
+
+    def _judge(self, row: ProseRow) -> None:
+        """A reply whose first sentences read the run it answers as not having worked
+        makes that run a failure of its check (it exited cleanly, it did not work)."""
+        for i in range(len(self.steps) - 1, max(-1, len(self.steps) - 8), -1):
+            s = self.steps[i]
+            if s.session_id != row.session_id or s.ordinal < row.ordinal - 1:
+                return
+            if s.ordinal == row.ordinal - 1 and s.check:
+                if s.failed:
+                    return
+                head = re.split(r"(?<=[.!?])\s+", row.text.strip(), maxsplit=2)[:2]
+                for sentence in head:
+                    if _JUDGED_FAILED.search(sentence[:300]) and not _RESTATES.search(sentence):
+                        self.steps[i] = s._replace(failed=True, judged=short(sentence, 240))
+                        return
+                return
 
     def _latest_failure(self, ordinal: int, window: int = 12) -> list[Approach]:
         """The active approach whose experiment failed most recently before ``ordinal``.
@@ -853,6 +880,9 @@ class Extractor:
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose
                 window = range(f.first + 1, f.ended + 3)
+                if f.how == "failed-check":
+                    # what the agent understood last, after the runs that kept failing
+                    window = window[::-1]
             else:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
             diagnosis = _diagnosis(explanations, f.session_id, window)
@@ -1057,17 +1087,27 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     weak = medium = None
     for o in window:
         for text in explanations.get((session_id, o), []):
-            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
-                sentence = sentence.strip(" -*•#")
-                if len(sentence) < 16 or _RESTATES.search(sentence):
-                    continue
-                if _STRONG_ROOT.search(sentence):
-                    return short(sentence, 240)
-                if medium is None and _ROOT.search(sentence):
-                    medium = short(sentence, 240)
-                if weak is None and _DIAGNOSIS.search(sentence):
-                    weak = short(sentence, 240)
+            for para in text.split("\n"):
+                sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
+                for i, sentence in enumerate(sentences):
+                    if len(sentence) < 16 or _RESTATES.search(sentence):
+                        continue
+                    if len(sentence) < 60 and i + 1 < len(sentences) and \
+                            not _PLANS.match(sentences[i + 1]):
+                        # "The issue is likely the newline format. The content might use
+                        # CRLF …": a short verdict that the next sentence spells out
+                        sentence = f"{sentence} {sentences[i + 1]}"
+                    if _STRONG_ROOT.search(sentence):
+                        return short(sentence, 240)
+                    if medium is None and _ROOT.search(sentence):
+                        medium = short(sentence, 240)
+                    if weak is None and _DIAGNOSIS.search(sentence):
+                        weak = short(sentence, 240)
     return medium or weak
+
+
+_PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
+"""A sentence that plans the next step rather than explaining."""
 
 
 def _cause(text: str, signature: str | None) -> Cause:

@@ -409,6 +409,37 @@ def test_check_key_ignores_flags_paths_and_cd() -> None:
     assert check_key("bash", "php /tmp/rebuild.php --force") == "php rebuild.php"
     assert check_key("bash", "FOO=1 sudo cargo build --release") == "cargo build"
     assert check_key("edit", "/src/app/main.tsx") == "edit main.tsx"
+    # set-up segments are not the check; a wrapper checks the wrapped program's sub-command
+    assert check_key("powershell", '$c = Get-Content "C:\\x\\page.txt" -Raw; '
+                     'studio wp post create --post_content="$c"') == "studio wp post create"
+    assert check_key("bash", "export RUST_LOG=debug; cargo test") == "cargo test"
+    assert check_key("bash", "$r = Invoke-WebRequest -Uri http://127.0.0.1:8080/health") \
+        == "invoke-webrequest 127.0.0.1:8080/health"
+    assert check_key("bash", "docker compose up -d db") == "docker compose up"
+    assert check_key("bash", 'php -r "\nrequire \'vendor/autoload.php\';"') == "php require"
+
+
+def test_a_run_the_reply_reads_as_not_working_is_a_failure() -> None:
+    """Runs that exit 0 but that the agent reads as wrong ("still just '-'") fail their
+    check: three of them, and the check is a dead end; praise of a run is no failure."""
+    calls = [local(10, "wp post update 5 --post_content=- < page.html"),
+             local(11, "wp post get 5 --field=post_content"),
+             local(13, "wp post get 5 --field=post_content"),
+             local(15, "wp post get 5 --field=post_content"),
+             local(20, "wp post get 5 --field=post_content")]
+    rows = [prose(12, "The content is still just \"-\". The stdin pipe is not read.", "plan"),
+            prose(14, "Hmm, the update didn't work either.", "plan"),
+            prose(16, "The content still shows the old markup.", "plan"),
+            prose(21, "Great, the page now renders correctly.", "conclusion")]
+    ex = extract(S, [S], calls, rows)
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert len(dead) == 1, [a.name for a in dead]
+    ords = {e.ordinal for e in dead[0].evidence}
+    assert {11, 13, 15} <= ords and 20 not in ords
+    assert "still just" in dead[0].cause_text or "still just" in dead[0].cause.label
+    # the same runs read as fine are no dead end
+    fine = [prose(o, "The content looks right.", "plan") for o in (12, 14, 16, 21)]
+    assert not [a for a in extract(S, [S], calls, fine).approaches if a.status == "dead_end"]
 
 
 def test_a_change_followed_by_the_same_failure_is_a_dead_end_a_slip_is_not() -> None:
