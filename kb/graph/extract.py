@@ -755,8 +755,7 @@ class Extractor:
         spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
                  for a in self.approaches if a.ended is not None]
         for f in episodes(self.steps, self.said):
-            spans.append((f.session_id, f.first, f.first + 2))
-            spans.append((f.session_id, f.ended, f.ended + self.DIAGNOSIS))
+            spans.append((f.session_id, f.first, f.ended + self.DIAGNOSIS))
         spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
         return spans
 
@@ -878,14 +877,14 @@ class Extractor:
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
                 # the prose of the first failure's own message was written before its
-                # call ran: it plans, it cannot diagnose
-                window = range(f.first + 1, f.ended + 3)
-                if f.how == "failed-check":
-                    # what the agent understood last, after the runs that kept failing
-                    window = window[::-1]
+                # call ran: it plans, it cannot diagnose; what the agent understood
+                # after the last failure may come a few messages later
+                window = range(f.first + 1, f.ended + 1 + self.DIAGNOSIS)
             else:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
-            diagnosis = _diagnosis(explanations, f.session_id, window)
+            subject = (tokens(f.name) | tokens(f.signature or "") | frozenset().union(
+                *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
+            diagnosis = _diagnosis(explanations, f.session_id, window, subject, f.ended)
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     else diagnosis
@@ -1080,11 +1079,17 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
-               window: Iterable[int]) -> str | None:
-    """The agent's sentence in some messages that says why something failed: the first
-    that says it names the root ("the issue is that …", "because …"), else the first
-    that states one ("it has no …", "instead of …"), else the first that argues."""
-    weak = medium = None
+               window: Iterable[int], subject: frozenset[str] = frozenset(),
+               anchor: int | None = None) -> str | None:
+    """The agent's sentence in some messages that says why something failed.
+
+    A sentence that says it names the root ("the issue is that …", "because …") ranks
+    above one that states one ("it has no …", "instead of …"), which ranks above one that
+    only argues; among those, one about the episode's ``subject`` (its check, error and
+    files) and one close to ``anchor`` (where the episode ended) win; else the first."""
+    best: tuple[float, int] | None = None
+    chosen = None
+    rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
             for para in text.split("\n"):
@@ -1097,15 +1102,23 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                         # "The issue is likely the newline format. The content might use
                         # CRLF …": a short verdict that the next sentence spells out
                         sentence = f"{sentence} {sentences[i + 1]}"
-                    if _STRONG_ROOT.search(sentence):
-                        return short(sentence, 240)
-                    if medium is None and _ROOT.search(sentence):
-                        medium = short(sentence, 240)
-                    if weak is None and _DIAGNOSIS.search(sentence):
-                        weak = short(sentence, 240)
-    return medium or weak
+                    tier = 3 if _STRONG_ROOT.search(sentence) else \
+                        2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
+                        else 0
+                    if not tier:
+                        continue
+                    about = min(len(tokens(sentence) & subject), 3)
+                    score = tier * 2 + about - (0.5 * abs(o - anchor) if anchor is not None
+                                                else 0)
+                    rank -= 1
+                    if best is None or (score, rank) > best:
+                        best, chosen = (score, rank), short(sentence, 240)
+    return chosen
 
 
+_EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "
+                           "passed again".split())
+"""Words of an episode's own name and notes that say nothing about its subject."""
 _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
 """A sentence that plans the next step rather than explaining."""
 
