@@ -89,15 +89,19 @@ _RESTATES = re.compile(r"^(?:the user|user)\b|\b(?:the user|user) (?:is )?(?:say
 _NETWORK = re.compile(r"Couldn't connect|Failed to connect|Connection refused|Could not resolve|"
                       r"fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|Network is unreachable|"
                       r"getaddrinfo|Name or service not known|No route to host", re.I)
-_JUDGED_FAILED = re.compile(
+JUDGED_FAILED = (
     r"\b(?:didn'?t|did not|doesn'?t|does not|isn'?t|is not|wasn'?t|was not|aren'?t|weren'?t"
     r"|hasn'?t|has not|haven'?t)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|render\w*|appl\w*"
     r"|updat\w*|match\w*|chang\w*|sav\w*|take effect|find|found|appear\w*|replac\w*|fix\w*)\b"
     r"|\bstill\s+(?:\w+\s+){0,2}?(?:shows?|showing|the same|empty|blank|just|fails?|failing"
     r"|broken|not)\b|\bno (?:effect|change)\b|\bnothing (?:changed|happened)\b"
-    r"|\bsame (?:as before|result|output|error)\b", re.I)
+    r"|\bsame (?:as before|result|output|error)\b|\bI see (?:the|what'?s) (?:issue|problem)\b"
+    r"|\b(?:got|was|were|is|are|been|has been) (?:\w+ )?(?:mangled|corrupted|wiped|truncated"
+    r"|garbled|overwritten|clobbered|deleted|lost)\b")
 """The start of a reply that reads the run before it as not having done what it should
-("the replacements didn't work", "the content is still just '-'")."""
+("the replacements didn't work", "the content is still just '-'", "the content got
+mangled").  Plain regex syntax: the store's SQL selects the prose it may match with it."""
+_JUDGED_FAILED = re.compile(JUDGED_FAILED, re.I)
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -404,6 +408,8 @@ class Extractor:
             elif isinstance(row, ProseRow):
                 if row.classification == "prompt":
                     self._user(row)
+                elif row.classification == "judge":
+                    self._judge(row)  # loaded only for what it says of the run before it
                 else:
                     self._prose(row)
             elif row.todos is not None:

@@ -21,6 +21,7 @@ import pyarrow as pa
 from kb.graph.build import build_graph
 from kb.graph.extract import (
     EXTRACTOR_VERSION,
+    JUDGED_FAILED,
     Annotation,
     CallRow,
     Extraction,
@@ -119,16 +120,24 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18]))
+    # assistant prose that signals something, every user prompt, and the start of a reply
+    # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
+            WITH p AS (
+                SELECT session_id, ordinal, seq, kind, classification, text, prose_role, source,
+                       kind = 'decision' AND (
+                           classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
+                           OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$)) AS signal
+                FROM prose
+                JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after)
             SELECT session_id, ordinal, seq,
-                   CASE WHEN kind = 'prompt' THEN 'prompt' ELSE classification END,
-                   CASE WHEN kind = 'prompt' THEN left(text, 4000) ELSE text END, prose_role
-            FROM prose
-            JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after
-            WHERE (kind = 'decision'
-                   AND (classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
-                        OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$)))
-               OR (kind = 'prompt' AND source = 'text')
+                   CASE WHEN kind = 'prompt' THEN 'prompt' WHEN signal THEN classification
+                        ELSE 'judge' END,
+                   CASE WHEN kind = 'prompt' THEN left(text, 4000) WHEN signal THEN text
+                        ELSE left(text, 600) END, prose_role
+            FROM p
+            WHERE signal OR (kind = 'prompt' AND source = 'text')
+               OR (kind = 'decision' AND regexp_matches(left(text, 400), $$ (?i){JUDGED_FAILED} $$))
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

@@ -774,3 +774,22 @@ def test_a_todo_item_completed_later_is_not_the_dead_end_a_sentence_gave_up() ->
     side = [a for a in ex.approaches if a.status in ("dead_end", "superseded", "blocked")]
     assert len(side) == 1 and side[0].ended == 9
     assert 8 in {e.ordinal for e in side[0].evidence if e.role == "tested"}
+
+
+def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
+    """A plain reply ("The content is still just '-'") is no signal prose, yet the graph
+    reads it: the store hands over its start as a ``judge`` row, and only such replies."""
+    from kb.graph.store import load_rows
+    from kb.store import KbStore
+
+    store = KbStore(":memory:")
+    rows = [(1, "The content is still just \"-\". The pipe is not read."),
+            (2, "Let me look at the file first."),
+            (3, "Hmm, the content got mangled by the regex.")]
+    for o, text in rows:
+        store.conn.execute(
+            "INSERT INTO prose (session_id, ordinal, seq, message_id, kind, source, text,"
+            " classification) VALUES ('s', ?, 0, ?, 'decision', 'text', ?, 'plan')",
+            [o, f"m{o}", text])
+    _, prose, _ = load_rows(store, ["s"])
+    assert [(p.ordinal, p.classification) for p in prose] == [(1, "judge"), (3, "judge")]
