@@ -43,7 +43,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 2
+DERIVE_VERSION = 3
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources

@@ -459,6 +459,118 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
             taken.append((m.start(), m.end()))
 
 
+_REQUEST_RE = re.compile(
+    r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(/[^\s\"]*|https?://[^\s\"]+)"
+    r"(?:[ \t]+HTTP/[\d.]+)?\"?[ \t]+([1-5]\d\d)(?![\w.:/])"
+    r"(?:[ \t]+(?:in[ \t]+)?(" + _NUM + r")[ \t]?(ms|s|µs|us)\b)?")
+"""A request log line: ``GET / 200 in 35ms`` (Next.js), ``"GET /health HTTP/1.1" 503``
+(an access log), ``POST /api/login 401 12.3 ms`` (morgan)."""
+
+
+def _requests(text: str, found: list[tuple[int, float, str, str]],
+              taken: list[tuple[int, int]]) -> None:
+    """The status (and the time, when the line gives one) of each request a log shows."""
+    if "GET " not in text and "POST " not in text and "PUT " not in text and \
+            "DELETE " not in text and "PATCH " not in text and "HEAD " not in text:
+        return
+    for k, m in enumerate(_REQUEST_RE.finditer(text)):
+        if k >= _MAX_MEASUREMENTS:
+            break
+        what = f"{m.group(1)} {m.group(2)}"[:60]
+        found.append((m.start(3), float(m.group(3)), "HTTP", what))
+        taken.append((m.start(3), m.end(3)))
+        if m.group(4):
+            unit = _UNIT_INFO.get(m.group(5), (m.group(5), 0))[0]
+            found.append((m.start(4), _to_float(m.group(4)), unit, what))
+            taken.append((m.start(4), m.end(5)))
+
+
+_COL_CELL_RE = re.compile(r"[^\s|│┃]+(?: [^\s|│┃]+)*")
+_COL_RULE = frozenset("-=+:─━┼╋┿|│┃ \t")
+_COL_GLYPHS_RE = re.compile(r"^[^\w/.%(]+")
+"""Tree and bullet glyphs before a row's name (``┌ ○ /``, ``└ ƒ /api``, ``+ First``)."""
+_COL_VALUE_RE = re.compile(r"^(" + _NUM + r")[ \t]?(" + _UNIT_ALT + r")?$")
+_COL_HEAD_UNIT_RE = re.compile(r"%|[(\[](" + _UNIT_ALT + r")[)\]]|^(" + _UNIT_ALT + r")$")
+_COL_NAME_RE = re.compile(r"^(?=[^\n]*[A-Za-z%])(?![^\n]*(?:^|\s)[\d.])[^:]*[^:\s]$")
+"""A column name: a word or a few (``% Stmts``, ``p99 (ms)``, ``First Load JS``), not a
+value (no word starts with a digit) nor a label that a value follows (``Time:``)."""
+_MAX_TABLE_LINES = 400
+
+
+def _cells(line: str) -> list[tuple[int, int, str]]:
+    """A table line's cells: text runs split by two spaces or more, a tab or a bar."""
+    return [(m.start(), m.end(), m.group()) for m in _COL_CELL_RE.finditer(line)]
+
+
+def _columns(text: str, found: list[tuple[int, float, str, str]],
+             taken: list[tuple[int, int]]) -> None:
+    """The cells of a column table: a header line of names (``Route  Size  First Load
+    JS``, ``File | % Stmts | % Branch``) over rows of a name and values.  A value with a
+    unit (its own or its column's: ``% Stmts``, ``p99 (ms)``) is a measurement labelled
+    by its row and its column; unitless cells are left to the line rules."""
+    if "  " not in text and "|" not in text and "\t" not in text:
+        return
+    pos = 0
+    header: list[tuple[int, int, str]] | None = None
+    units: list[str] = []
+    rows = 0
+    for n, line in enumerate(text.split("\n")):
+        start, pos = pos, pos + len(line) + 1
+        if n >= _MAX_TABLE_LINES:
+            break
+        if len(line) > 300 or not line.strip():
+            header = None
+            continue
+        if header is not None:
+            if set(line) <= _COL_RULE:
+                continue  # a rule under the header
+            cells = _cells(line)
+            got = _table_row(cells, header, units)
+            if got:
+                rows += 1
+                for (cs, ce), value, unit, label in got:
+                    found.append((start + cs, value, unit, label))
+                    taken.append((start + cs, start + ce))
+                continue
+            header = None
+        cells = _cells(line)
+        if 2 <= len(cells) <= 12 and all(_COL_NAME_RE.match(c[2]) for c in cells) and \
+                not line.lstrip().startswith(("-", "*", "#", ">")):
+            header = cells
+            units = []
+            for c in cells:
+                m = _COL_HEAD_UNIT_RE.search(c[2])
+                units.append("%" if m and m.group() == "%" else
+                             _UNIT_INFO[m.group(1)][0] if m and m.group(1) else "")
+
+
+def _table_row(cells: list[tuple[int, int, str]], header: list[tuple[int, int, str]],
+               units: list[str]) -> list[tuple[tuple[int, int], float, str, str]]:
+    """A row's measured cells, or [] when the line is no row of this table."""
+    if len(cells) < 2 or len(cells) > len(header) + 1:
+        return []
+    name = _COL_GLYPHS_RE.sub("", cells[0][2]).strip()
+    if not name or _COL_VALUE_RE.match(name):
+        return []
+    out = []
+    by_index = len(cells) == len(header)  # a markdown table is not aligned
+    for i, (cs, ce, cell) in enumerate(cells[1:], 1):
+        m = _COL_VALUE_RE.match(cell)
+        if m is None:
+            continue
+        # the cell's own column, or the one whose header overlaps it most, else the nearest
+        k = i if by_index else max(range(len(header)), key=lambda j: (
+            min(ce, header[j][1]) - max(cs, header[j][0]),
+            -abs(ce - header[j][1])))
+        if k == 0:
+            continue
+        unit = _UNIT_INFO[m.group(2)][0] if m.group(2) else units[k]
+        if not unit:
+            continue
+        out.append(((cs, ce), _to_float(m.group(1)), unit, f"{name} {header[k][2]}"[:60]))
+    return out
+
+
 _DIAG_RE = re.compile(
     r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?:", re.M)
 
@@ -650,9 +762,12 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
 
-    # ls -l: the size of each regular file; du: the size of each path
+    # ls -l: the size of each regular file; du: the size of each path; the cells of a
+    # table with a header (a build's route sizes, a coverage summary)
     if not prose:
         _listing(text, found, taken)
+        _columns(text, found, taken)
+        _requests(text, found, taken)
 
     taken.sort()
     taken_starts = [a for a, _ in taken]

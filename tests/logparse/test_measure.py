@@ -80,7 +80,7 @@ MEASURE: list[tuple[str, list[Measurement]]] = [
      [_m(89.5, "tok/s", "baseline throughput")]),
     ("spec decoding is 30% slower", [_m(30, "%", "spec decoding slower")]),
     ("| config | decode |\n|---|---|\n| baseline | 82 tok/s |\n| Mean TPOT | 11.2 ms |\n",
-     [_m(82, "tok/s", "baseline"), _m(11.2, "ms", "Mean TPOT")]),
+     [_m(82, "tok/s", "baseline decode"), _m(11.2, "ms", "Mean TPOT decode")]),
     ("p99 latency 900 ms, p50 120 ms", [_m(900, "ms", "p99 latency"), _m(120, "ms", "p50")]),
     ("the baseline does **89.50 tok/s**, median TPOT **11.17 ms**, vs 82 tok/s / 12.2 ms before",
      [_m(89.5, "tok/s", "baseline"), _m(11.17, "ms", "median TPOT"), _m(82, "tok/s", "")]),
@@ -187,9 +187,27 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
     ("du -sh", "4.0K\t./src\n120M\t/var/log\n", [(4.0, "KiB", "./src"), (120, "MiB", "/var/log")]),
     ("ls -l", "-rw-r--r-- 1 root root  385024 Jul 30 14:08 opencode.db\n"
      "drwxr-xr-x 2 root root    4096 Jul 30 14:04 log\n", [(385024, "B", "opencode.db")]),
+    ("next build", " Route (app)                              Size     First Load JS\n"
+     " ┌ ○ /                                    5.42 kB        87.3 kB\n"
+     " └ ○ /cart                                2.18 kB        84.1 kB\n"
+     " + First Load JS shared by all            81.9 kB\n",
+     [(5.42, "kB", "/ Size"), (87.3, "kB", "/ First Load JS"), (84.1, "kB", "/cart First Load JS"),
+      (81.9, "kB", "First Load JS shared by all Size")]),
+    ("jest --coverage", "File      | % Stmts | % Branch | % Funcs | % Lines |\n"
+     "----------|---------|----------|---------|---------|\n"
+     "All files |    87.5 |    71.42 |   83.33 |    87.5 |\n",
+     [(87.5, "%", "All files % Stmts"), (71.42, "%", "All files % Branch"),
+      (83.33, "%", "All files % Funcs")]),
+    ("kubectl top", "NAME              CPU(cores)   MEMORY(bytes)\napi-7d9f8b-x2x    250m         512Mi\n",
+     [(512, "MiB", "api-7d9f8b-x2x MEMORY(bytes)")]),
+    ("next dev requests", " GET / 200 in 35ms\n GET /_next/static/chunks/main-app.js 404 in 3ms\n",
+     [(200, "HTTP", "GET /"), (35, "ms", "GET /"),
+      (404, "HTTP", "GET /_next/static/chunks/main-app.js")]),
+    ("access log", '127.0.0.1 - - [04/Dec/2026:01:02:03 +0000] "GET /health HTTP/1.1" 503 12 "-"\n',
+     [(503, "HTTP", "GET /health")]),
     ("docker images", "REPOSITORY   TAG      IMAGE ID       CREATED       SIZE\n"
      "myapp        latest   3f2a1b2c3d4e   2 days ago    1.23GB\n",
-     [(1.23, "GB", "myapp latest 3f2a1b2c3d4e 2 days ago")]),
+     [(1.23, "GB", "myapp SIZE")]),
     ("vite", "dist/assets/index-oS5Y8Ufb.js   406.97 kB │ gzip: 128.71 kB\nΓ£ô built in 750ms\n",
      [(406.97, "kB", "index-oS5Y8Ufb.js"), (128.71, "kB", "gzip"), (750, "ms", "built")]),
     ("webpack", "asset main.js 1.2 MiB [emitted] (name: main)\n"
