@@ -66,8 +66,8 @@ class Said(NamedTuple):
     """``user`` or ``assistant``."""
     text: str
     signal: str | None
-    """user: the phrase that reports a failure (``refute``); assistant: ``dead-end`` or
-    ``pivot``."""
+    """user: the phrase that reports a failure (``refute``); assistant: ``dead-end``,
+    ``pivot`` or ``cannot`` (a claim that it cannot do something)."""
     error: str | None = None
     """user: an error the message quotes (its signature)."""
 
@@ -629,6 +629,48 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 RETRACT = 1
 """Messages before a verdict in which the change it retracts was made."""
 
+CLAIM_RUN = 8
+"""Messages after the user's answer to a claim of inability in which the agent does it."""
+_CLAIM_WORDS = frozenset("""run do make create use execute access install write edit modify
+push here from right now directly myself yourself you your terminal command file files""".split())
+"""Words of a claim that do not say what it is about."""
+
+
+def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A claim of inability that ended a turn ("I can't run `opencode export` from here"),
+    then the user's answer, then the agent doing it after all: a run of what the claim
+    names that worked.  The claim was the dead end, and it was wrong."""
+    users: dict[str, list[int]] = {}
+    for x in said:
+        if x.role == "user":
+            users.setdefault(x.session_id, []).append(x.ordinal)
+    runs = _Index([s for s in steps if s.check and not s.failed and s.command])
+    out: list[Found] = []
+    for c in said:
+        if c.signal != "cannot":
+            continue
+        us = users.get(c.session_id, [])
+        k = bisect_right(us, c.ordinal)
+        if k == len(us) or us[k] - c.ordinal > 2:
+            continue  # the claim did not end the turn: the agent went on by itself
+        about = tokens(c.text) - _CLAIM_WORDS
+        run = next((r for r in runs.between(c.session_id, us[k], us[k] + CLAIM_RUN + 1)
+                    if any(len(t) >= 4 for t in about & tokens(r.command))), None)
+        if run is None:
+            continue
+        last = out[-1] if out else None
+        if last is not None and last.session_id == c.session_id and last.ended == run.ordinal:
+            last.evidence = _dedupe(last.evidence + [(c.ordinal, "tested", c.text),
+                                                     (us[k], "tested", None)])
+            continue
+        out.append(Found(
+            session_id=c.session_id, name=f"the claim «{short(c.text, 70)}»",
+            first=c.ordinal, ended=run.ordinal, how="claim",
+            cause_text=f"the claim was wrong: it ran at #{run.ordinal} once the user answered",
+            why=c.text, evidence=[(c.ordinal, "proposed", c.text), (us[k], "tested", None),
+                                  (run.ordinal, "ended", "it ran")]))
+    return out
+
 
 def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
@@ -646,7 +688,7 @@ def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
-        retracted_episodes(steps, said)
+        retracted_episodes(steps, said) + claim_episodes(steps, said)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -102,6 +102,12 @@ JUDGED_FAILED = (
 ("the replacements didn't work", "the content is still just '-'", "the content got
 mangled").  Plain regex syntax: the store's SQL selects the prose it may match with it."""
 _JUDGED_FAILED = re.compile(JUDGED_FAILED, re.I)
+CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able to"
+          r"|I don'?t have (?:access|the ability|a way))\b")
+"""A claim of inability ("I can't run `opencode export` from here")."""
+_CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify|watch|display|"
+                     r"visually|tell|know|find|guarantee|just|easily|be sure))", re.I)
+"""One that can be refuted by doing it (not "I can't read images": see the questions)."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -409,7 +415,9 @@ class Extractor:
                 if row.classification == "prompt":
                     self._user(row)
                 elif row.classification == "judge":
-                    self._judge(row)  # loaded only for what it says of the run before it
+                    # loaded only for what it says of the run before it, or that it cannot
+                    self._judge(row)
+                    self._claim(row)
                 else:
                     self._prose(row)
             elif row.todos is not None:
@@ -511,6 +519,7 @@ class Extractor:
         cls = row.classification
         text = row.text
         self._judge(row)
+        self._claim(row)
         if cls in ("plan", "pivot", "decision", "observation", "conclusion") \
                 and row.prose_role != "conclusion" or cls == "plan":
             for what in announced(text):
@@ -554,6 +563,17 @@ class Extractor:
                 if a.ended is None and a.first <= row.ordinal:
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
                                             short(text, 200)))
+
+    def _claim(self, row: ProseRow) -> None:
+        """A claim of inability, for the episode that it ends a turn and is then refuted
+        by the agent doing it (:func:`kb.graph.episodes.claim_episodes`)."""
+        m = _CANNOT.search(row.text)
+        if m is not None:
+            # what it says it cannot do, not what the sentence said before ("I can use
+            # webfetch, but I can't download files")
+            sentence = sentence_with(row.text, m.group())
+            claim = sentence[max(0, sentence.find(m.group())):]
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", claim, "cannot"))
 
     def _judge(self, row: ProseRow) -> None:
         """A reply whose first sentences read the run it answers as not having worked

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from kb.graph.build import build_graph
 from kb.graph.extract import (
+    CANNOT,
     EXTRACTOR_VERSION,
     JUDGED_FAILED,
     Annotation,
@@ -137,7 +138,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         ELSE left(text, 600) END, prose_role
             FROM p
             WHERE signal OR (kind = 'prompt' AND source = 'text')
-               OR (kind = 'decision' AND regexp_matches(left(text, 400), $$ (?i){JUDGED_FAILED} $$))
+               OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$ (?i){JUDGED_FAILED} $$)
+                                          OR regexp_matches(left(text, 600), $$ (?i){CANNOT} $$)))
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

@@ -793,3 +793,21 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
             [o, f"m{o}", text])
     _, prose, _ = load_rows(store, ["s"])
     assert [(p.ordinal, p.classification) for p in prose] == [(1, "judge"), (3, "judge")]
+
+
+def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:
+    """"I can't run `opencode export` from here", the user answers, and the export runs:
+    the claim was the dead end.  A claim the agent does not disprove, or one about what
+    it cannot see, is none."""
+    calls = [local(14, "opencode export ses_1 > session.json")]
+    rows = [prose(10, "I can't run `opencode export` from here: it is a CLI command.", "plan"),
+            user(11, "you have a bash tool, do it yourself"),
+            prose(12, "I can't read images, please paste the text.", "plan"),
+            user(13, "ok")]
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert len(dead) == 1, [a.name for a in dead]
+    assert "opencode export" in dead[0].name
+    assert {10, 11, 14} <= {e.ordinal for e in dead[0].evidence}
+    # never disproved: no dead end
+    assert not [a for a in extract(S, [S], [local(14, "ls")], rows).approaches
+                if a.status == "dead_end"]
