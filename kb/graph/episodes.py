@@ -672,6 +672,45 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+UNFOUND = 4
+"""Messages between a change and a search that finds nothing of it, and between that
+search and the rewrite of the same file."""
+_NAME_RE = re.compile(r"[A-Za-z_$][\w$]{3,}")
+_DECLARES = frozenset("""function def class func fn const let var public private protected
+static async interface type struct impl trait module import from export return""".split())
+
+
+def unfound_episodes(steps: list[Step], unfound: list[tuple[str, int, str]]) -> list[Found]:
+    """A name the agent just wrote that a search then does not find (``function
+    insert_child``: no files found), and the same file rewritten: the change assumed an
+    API that is not there."""
+    changes = _Index([s for s in steps if s.change and s.target])
+    out: list[Found] = []
+    for sid, o, pattern in unfound:
+        names = [n for n in dict.fromkeys(_NAME_RE.findall(pattern))
+                 if n.lower() not in _DECLARES and ("_" in n or n != n.lower()
+                                                     or len(n) >= 6)]
+        before = changes.between(sid, o - UNFOUND - 1, o)
+        after = changes.between(sid, o, o + UNFOUND + 1)
+        if not names or not before or not after:
+            continue
+        first = next((b for b in before if any(a.target == b.target for a in after)), None)
+        if first is None:
+            continue
+        redo = next(a for a in after if a.target == first.target)
+        if out and out[-1].session_id == sid and out[-1].ended >= first.ordinal:
+            continue
+        what = " or ".join(f"`{n}`" for n in names[:2])
+        out.append(Found(
+            session_id=sid, name=f"{first.target} using {what}", first=first.ordinal,
+            ended=redo.ordinal, how="unfound",
+            cause_text=f"{what} does not exist: a search for it found nothing",
+            evidence=[(first.ordinal, "tested", f"changed {first.target}"),
+                      (o, "tested", f"no match for {short(pattern, 80)}"),
+                      (redo.ordinal, "ended", f"changed {redo.target} again")]))
+    return out
+
+
 def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
@@ -683,12 +722,14 @@ def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str |
     return items
 
 
-def episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+def episodes(steps: list[Step], said: list[Said],
+             unfound: list[tuple[str, int, str]] = ()) -> list[Found]:  # type: ignore[assignment]
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
-        retracted_episodes(steps, said) + claim_episodes(steps, said)
+        retracted_episodes(steps, said) + claim_episodes(steps, said) + \
+        unfound_episodes(steps, list(unfound))
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -108,6 +108,9 @@ CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able t
 _CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify|watch|display|"
                      r"visually|tell|know|find|guarantee|just|easily|be sure))", re.I)
 """One that can be refuted by doing it (not "I can't read images": see the questions)."""
+_FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
+                            r"|0 matches)\b|\s*$", re.I)
+"""A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -136,6 +139,7 @@ class CallRow(NamedTuple):
     todos: tuple[tuple[str, str], ...] | None = None
     """``todowrite``: ``(content, status)`` of every item."""
     output_tail: str | None = None
+    """The end of a failed run's output; the start of a search's."""
     error: str | None = None
     """The tool's own error message (``The user rejected permission ...``)."""
     offline: bool = False
@@ -317,6 +321,8 @@ class Extractor:
         """User messages and the assistant sentences that end or turn away from things."""
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
+        self.unfound: list[tuple[str, int, str]] = []
+        """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.attachments: list[tuple[str, int, str]] = []
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
@@ -654,6 +660,13 @@ class Extractor:
             self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
                                    False, False, False, None, True))
             return
+        if row.category == "search" and row.command and _FOUND_NOTHING.match(
+                row.output_tail or "") and (row.tool == "grep" or cmd.split(None, 1)[0] in (
+                    "grep", "rg", "ag", "ack", "egrep")):
+            # the pattern, not the paths searched
+            pattern = " ".join(w for w in row.command.split()
+                               if not any(c in w for c in "/\\:*"))
+            self.unfound.append((row.session_id, row.ordinal, pattern))
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             return
         key = check_key(row.tool, cmd)
@@ -780,7 +793,7 @@ class Extractor:
         """``(session, first, last)`` ordinals whose prose :meth:`finish` wants."""
         spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
                  for a in self.approaches if a.ended is not None]
-        for f in episodes(self.steps, self.said):
+        for f in episodes(self.steps, self.said, self.unfound):
             spans.append((f.session_id, f.first, f.ended + self.DIAGNOSIS))
         spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
         return spans
@@ -892,7 +905,7 @@ class Extractor:
         ended = [a for a in self.approaches
                  if a.status in ("dead_end", "blocked", "superseded")]
         made: dict[int, Approach] = {}
-        for f in episodes(self.steps, self.said):
+        for f in episodes(self.steps, self.said, self.unfound):
             mine = f.ordinals()
             if any(a.session_id == f.session_id
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)

@@ -811,3 +811,25 @@ def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:
     # never disproved: no dead end
     assert not [a for a in extract(S, [S], [local(14, "ls")], rows).approaches
                 if a.status == "dead_end"]
+
+
+def test_a_name_just_written_that_a_search_does_not_find_is_a_dead_end() -> None:
+    """The agent writes code calling ``insert_child``, greps for its definition (no files
+    found) and rewrites the file: the change assumed an API that is not there.  A search
+    for a path, or one that finds something, is none."""
+    def grep(o: int, pattern: str, out: str) -> CallRow:
+        return CallRow(S, o, 1, "grep", "search", pattern, None, None, "completed", None,
+                       output_tail=out)
+
+    calls = [edit(10, "src/html/button_group.php"),
+             grep(11, "function insert_child /src/html", "No files found"),
+             edit(12, "src/html/button_group.php")]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and "insert_child" in dead[0].name
+    assert {e.ordinal for e in dead[0].evidence} == {10, 11, 12}
+    assert "does not exist" in dead[0].cause.label or "does not exist" in dead[0].cause_text
+    found = [calls[0], grep(11, "function insert_child /src/html", "Found 2 matches"),
+             calls[2]]
+    assert not [a for a in extract(S, [S], found, []).approaches if a.status == "dead_end"]
+    paths = [calls[0], grep(11, "C:\\Users\\salma\\Studio", "No files found"), calls[2]]
+    assert not [a for a in extract(S, [S], paths, []).approaches if a.status == "dead_end"]
