@@ -72,7 +72,10 @@ _CANNOT_READ = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to|don
 _DIAGNOSIS = re.compile(
     r"\b(?:because|since|due to|the (?:real |root |actual )?(?:issue|problem|cause|error|bug|reason)"
     r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
-    r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b)",
+    r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b"
+    r"|, not (?:to|in|from|on|as|a|an|the)\b|not to (?:a|an|the)\b|forgot|I (?:need|have) to"
+    r"|(?:didn'?t|did not|never) (?:\w+ )?(?:push|commit|sav|restart|run|install|build|deploy"
+    r"|enabl|includ|import|add|call|regist|load)\w*)",
     re.I)
 _ROOT = re.compile(
     r"\b(?:because|due to|caused by|the (?:real |root |actual )?(?:issue|problem|cause|bug|culprit"
@@ -1131,8 +1134,12 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
-            for para in text.split("\n"):
+            paras = [p for p in text.split("\n") if p.strip()]
+            for j, para in enumerate(paras):
                 sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
+                if sentences[-1].endswith(":") and j + 1 < len(paras):
+                    # "I didn't use it because:" and the list that says why
+                    sentences[-1] += " " + paras[j + 1].strip(" -*•#1234567890.)")
                 for i, sentence in enumerate(sentences):
                     if len(sentence) < 16 or _RESTATES.search(sentence):
                         continue
@@ -1170,7 +1177,8 @@ def _cause(text: str, signature: str | None) -> Cause:
     if found.kind not in ("stated", "error"):
         return found
     label = text if signature is None else \
-        "Timed out: the command ran into its timeout" if signature == "Timed out" else signature
+        "Timed out: the command ran into its timeout" if signature == "Timed out" else \
+        found.label if found.kind == "error" else signature
     return Cause(key=found.key, label=label, kind=found.kind)
 
 

@@ -205,6 +205,11 @@ _UNSUPPORTED = re.compile(
     r"cannot build|can'?t build|can'?t compile|cannot compile|missing from|not in (?:the )?"
     r"(?:\w+ )?(?:lookup )?table|not (?:yet )?(?:available|implemented) for|too (?:old|new)|"
     r"isn'?t supported|no kernels? for|not compiled for|incompatible with", re.I)
+_UNBALANCED = re.compile(
+    r"Unclosed '[\[({]'|was never closed|unmatched '[\])}]'|does not match '[\])}]'"
+    r"|Unexpected token '?[\])}]|expected '[\])}]'|mismatched (?:brackets|parenthes\w+|braces)"
+    r"|unbalanced (?:brackets|parenthes\w+|braces)", re.I)
+"""Parsers' words for a bracket opened and not closed (PHP, Python, JS, Rust)."""
 _OOM = re.compile(r"out of memory|\bOOM\b|OutOfMemoryError|memory exhausted|oom-kill", re.I)
 _SATURATE = re.compile(r"saturat|contention|bandwidth[- ]bound|congest", re.I)
 _BUS = re.compile(r"\b(PCIe|NVLink|network|disk|memory bus|QPI|UPI|Infiniband|IB)\b", re.I)
@@ -290,7 +295,9 @@ def cause_of(text: str, signature: str | None = None) -> Cause:
     if _SLOW.search(both):
         return Cause(key="slow", label="slower than the baseline", kind="slow")
     if signature:
-        return Cause(key=f"error:{squash(signature)[:60]}", label=signature, kind="error")
+        label = f"unbalanced brackets: {signature}" if _UNBALANCED.search(signature) \
+            else signature
+        return Cause(key=f"error:{squash(signature)[:60]}", label=label, kind="error")
     label = short(text, 80)
     return Cause(key=f"stated:{'-'.join(sorted(tokens(label)))[:80]}", label=label,
                  kind="stated")

@@ -833,3 +833,19 @@ def test_a_name_just_written_that_a_search_does_not_find_is_a_dead_end() -> None
     assert not [a for a in extract(S, [S], found, []).approaches if a.status == "dead_end"]
     paths = [calls[0], grep(11, "C:\\Users\\salma\\Studio", "No files found"), calls[2]]
     assert not [a for a in extract(S, [S], paths, []).approaches if a.status == "dead_end"]
+
+
+def test_diagnosis_reads_the_list_after_a_colon_and_the_remedy_a_reply_states() -> None:
+    from kb.graph.extract import _diagnosis
+    from kb.graph.text import cause_of
+
+    ex = {("s", 5): ["I didn't use it because:\n- you run me through the MCP interface, "
+                     "not the terminal"],
+          ("s", 8): ["The user is saying the commit is not on GitHub. I need to push the "
+                     "commit to the remote."]}
+    assert "MCP interface" in (_diagnosis(ex, "s", [5]) or "")
+    assert "push the commit" in (_diagnosis(ex, "s", [8]) or "")
+    sig = "PHP Parse error: Unclosed '[' does not match ')'"
+    assert cause_of("", sig).label.startswith("unbalanced brackets")
+    assert cause_of("", "TypeError: x is not a function").label == \
+        "TypeError: x is not a function"
