@@ -672,6 +672,40 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+_DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|overwritten|clobbered"
+                        r"|deleted|lost|destroyed|removed too much|blanked|emptied)\b", re.I)
+"""A reply's words for a run that damaged what it worked on."""
+
+
+def damage_episodes(steps: list[Step]) -> list[Found]:
+    """A run the next reply reads as having damaged the work ("the content got mangled:
+    the regex removed too much"): the change that ran is a dead end at once, however the
+    check goes on (it is usually restored, then done another way)."""
+    changes = _Index([s for s in steps if s.change])
+    index = _Index(steps)
+    out: list[Found] = []
+    for s in steps:
+        if not s.judged or not _DESTROYED.search(s.judged):
+            continue
+        made = changes.between(s.session_id, s.ordinal - UNFOUND - 1, s.ordinal + 1)
+        if not made:
+            continue
+        if out and out[-1].session_id == s.session_id and out[-1].ended >= made[0].ordinal:
+            continue
+        runs = [r for r in index.between(s.session_id, made[-1].ordinal, s.ordinal)
+                if r.check]
+        files = list(dict.fromkeys(c.target for c in made if c.target))
+        out.append(Found(
+            session_id=s.session_id, name=f"{', '.join(files[:3]) or 'the change'} (damaged "
+            "the work)", first=made[0].ordinal, ended=s.ordinal + 1, how="damage",
+            cause_text=s.judged, why=s.judged,
+            evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in made]
+                             + [(r.ordinal, "tested", None) for r in runs]
+                             + [(s.ordinal, "tested", s.judged),
+                                (s.ordinal + 1, "ended", s.judged)])))
+    return out
+
+
 UNFOUND = 4
 """Messages between a change and a search that finds nothing of it, and between that
 search and the rewrite of the same file."""
@@ -729,7 +763,7 @@ def episodes(steps: list[Step], said: list[Said],
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
-        unfound_episodes(steps, list(unfound))
+        unfound_episodes(steps, list(unfound)) + damage_episodes(steps)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -99,8 +99,8 @@ JUDGED_FAILED = (
     r"|\bstill\s+(?:\w+\s+){0,2}?(?:shows?|showing|the same|empty|blank|just|fails?|failing"
     r"|broken|not)\b|\bno (?:effect|change)\b|\bnothing (?:changed|happened)\b"
     r"|\bsame (?:as before|result|output|error)\b|\bI see (?:the|what'?s) (?:issue|problem)\b"
-    r"|\b(?:got|was|were|is|are|been|has been) (?:\w+ )?(?:mangled|corrupted|wiped|truncated"
-    r"|garbled|overwritten|clobbered|deleted|lost)\b")
+    r"|\b(?:got|was|were|is|are|been|have|has) (?:\w+ )?(?:mangled|corrupted|wiped|garbled"
+    r"|overwritten|clobbered|deleted|lost)\b")
 """The start of a reply that reads the run before it as not having done what it should
 ("the replacements didn't work", "the content is still just '-'", "the content got
 mangled").  Plain regex syntax: the store's SQL selects the prose it may match with it."""
@@ -914,7 +914,10 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
-            if f.how in ("retracted", "judged"):
+            if f.how == "damage":
+                # the reply that saw the damage often says why at once
+                window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
@@ -929,7 +932,7 @@ class Extractor:
             diagnosis = _diagnosis(explanations, f.session_id, window, subject, f.ended)
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
-                    else diagnosis
+                    and f.why not in diagnosis else diagnosis
             made[id(f)] = self._from_episode(f, self._open_about(f))
             first = made.get(id(f.root)) if f.root is not None else None
             if first is not None:

@@ -849,3 +849,20 @@ def test_diagnosis_reads_the_list_after_a_colon_and_the_remedy_a_reply_states() 
     assert cause_of("", sig).label.startswith("unbalanced brackets")
     assert cause_of("", "TypeError: x is not a function").label == \
         "TypeError: x is not a function"
+
+
+def test_a_run_the_reply_says_damaged_the_work_ends_the_change_at_once() -> None:
+    """A script that ran cleanly, then "the content got mangled: the regex removed too much
+    because it was too greedy": the change is a dead end, with that reason, even though
+    the check passes later (the page restored, then done another way)."""
+    calls = [edit(10, "opencode/fix_page.php"), local(11, "php fix_page.php"),
+             local(12, "wp post get 5"), local(20, "wp post get 5")]
+    rows = [prose(13, "The content got mangled. The regex removed too much content because "
+                      "it was too greedy.", "plan")]
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and "fix_page.php" in dead[0].name
+    assert {10, 11, 12, 13} <= {e.ordinal for e in dead[0].evidence}
+    assert "greedy" in dead[0].cause_text
+    # "the output was truncated" (the tool's display) damages nothing
+    calm = [prose(13, "The output was truncated and saved to a file.", "plan")]
+    assert not [a for a in extract(S, [S], calls, calm).approaches if a.status == "dead_end"]
