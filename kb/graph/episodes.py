@@ -706,6 +706,50 @@ def damage_episodes(steps: list[Step]) -> list[Found]:
     return out
 
 
+REPLACED = 8
+"""Messages after a script's failed run in which a new script of a like name replaces it."""
+
+
+def replaced_episodes(steps: list[Step]) -> list[Found]:
+    """A script the agent wrote, a run of it that failed, then a new script of a like
+    name (``convert.php`` → ``convert2.php``) written instead of fixing it: the first
+    script was given up."""
+    changes = _Index([s for s in steps if s.change and s.target])
+    out: list[Found] = []
+    for s in steps:
+        if not (s.check and s.failed and s.command):
+            continue
+        made = [c for c in changes.between(s.session_id, s.ordinal - 3 * REPLACED, s.ordinal)
+                if len(os.path.basename(c.target)) > 4
+                and os.path.basename(c.target) in s.command]
+        if not made:
+            continue
+        name = os.path.basename(made[-1].target)
+        ext = name.rsplit(".", 1)[-1]
+        new = next((g for g in changes.between(s.session_id, s.ordinal, s.ordinal + REPLACED + 1)
+                    if (b := os.path.basename(g.target)) != name and b.endswith("." + ext)
+                    and SequenceMatcher(None, b, name).ratio() >= 0.7), None)
+        if new is None:
+            continue
+        if out and out[-1].session_id == s.session_id and out[-1].ended == new.ordinal:
+            out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "tested",
+                                                            s.signature or s.judged)])
+            continue
+        out.append(Found(
+            session_id=s.session_id, name=f"{name} (replaced by {os.path.basename(new.target)})",
+            first=made[0].ordinal, ended=new.ordinal, how="replaced",
+            cause_text=s.signature or s.judged or "its run failed",
+            signature=s.signature,
+            evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in made[-3:]]
+                             + [(s.ordinal, "tested", s.signature or s.judged or None),
+                                (new.ordinal, "ended", f"wrote {new.target} instead")])))
+    return out
+
+
+_SPECIFIC = frozenset({"replaced", "damage", "unfound", "claim"})
+"""Episodes about one change or one claim: a long failing check around them does not
+tell them."""
+
 UNFOUND = 4
 """Messages between a change and a search that finds nothing of it, and between that
 search and the rewrite of the same file."""
@@ -763,12 +807,14 @@ def episodes(steps: list[Step], said: list[Said],
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
-        unfound_episodes(steps, list(unfound)) + damage_episodes(steps)
+        unfound_episodes(steps, list(unfound)) + damage_episodes(steps) + \
+        replaced_episodes(steps)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:
         mine = f.ordinals()
-        near = [k for k in kept[-32:] if k.session_id == f.session_id]
+        near = [k for k in kept[-32:] if k.session_id == f.session_id
+                and (f.how not in _SPECIFIC or k.how in _SPECIFIC)]
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
         kept.append(f)

@@ -866,3 +866,18 @@ def test_a_run_the_reply_says_damaged_the_work_ends_the_change_at_once() -> None
     # "the output was truncated" (the tool's display) damages nothing
     calm = [prose(13, "The output was truncated and saved to a file.", "plan")]
     assert not [a for a in extract(S, [S], calls, calm).approaches if a.status == "dead_end"]
+
+
+def test_a_failed_script_replaced_by_a_new_one_of_a_like_name_was_given_up() -> None:
+    calls = [edit(10, "tmp/convert_diatext.php"),
+             local(11, "php tmp/convert_diatext.php", sigs=("PHP Warning: str_replace",),
+                   exit_code=1),
+             edit(13, "tmp/convert_diatext2.php"), local(14, "php tmp/convert_diatext2.php")]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert len(dead) == 1 and dead[0].name.startswith("convert_diatext.php (replaced by")
+    assert {10, 11, 13} <= {e.ordinal for e in dead[0].evidence}
+    # the same script fixed and run again: no replacement
+    fixed = calls[:2] + [edit(13, "tmp/convert_diatext.php"),
+                         local(14, "php tmp/convert_diatext.php")]
+    assert not [a for a in extract(S, [S], fixed, []).approaches
+                if a.status == "dead_end" and "replaced" in a.name]
