@@ -920,7 +920,8 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt"):
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
+                           "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood
                 # after the last failure may come a few messages later
