@@ -48,13 +48,12 @@ import traceback
 from collections import deque
 from typing import IO, Any
 
-import duckdb
 import orjson
 import pyarrow as pa
 
+from kb.arrow import ArrowBatch, to_arrow_batch
 from kb.errors import KbError
 from kb.secrets import batch_findings
-from kb.store import ArrowBatch, to_arrow_batch
 from logparse.derive import Deriver
 from logparse.models import Problem
 from logparse.source import RawMessage
@@ -62,7 +61,7 @@ from logparse.source import RawMessage
 POOL_MIN_BYTES = 64 << 20
 """Inputs at least this large are derived in the workers (when there is a second CPU):
 below it, starting them costs more than they save."""
-SEND_MESSAGES = 512
+SEND_MESSAGES = 256
 """Messages sent to a worker at a time (a batch goes in several): the worker holds them
 parsed, ~10× their size, and smaller requests start the workers sooner."""
 WORKERS = int(os.environ.get("LOGKB_DERIVE_WORKERS", "2"))
@@ -345,7 +344,7 @@ def _ipc(tbl: pa.Table) -> pa.Buffer:
     return sink.getvalue()
 
 
-def _derive(d: Deriver, items: list[tuple[Any, ...]], conn: Any) -> dict[str, Any]:
+def _derive(d: Deriver, items: list[tuple[Any, ...]]) -> dict[str, Any]:
     for info, parts, raw, line, record, inferred, dg, ordinal, prev_had_tool in items:
         if info is None:
             obj = orjson.loads(raw)
@@ -355,7 +354,7 @@ def _derive(d: Deriver, items: list[tuple[Any, ...]], conn: Any) -> dict[str, An
     arrow = to_arrow_batch(d.take())
     problems, d.problems = d.problems, []
     return {"tables": {name: _ipc(t) for name, t in arrow.tables.items()},
-            "lost": arrow.lost, "findings": batch_findings(conn, arrow) if arrow else None,
+            "lost": arrow.lost, "findings": batch_findings(arrow) if arrow else None,
             "problems": problems}
 
 
@@ -363,7 +362,6 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """Answer requests until ``inp`` ends: ``batch`` (derive these messages at these places
     and answer with the rows) and ``close`` (forget a session)."""
     derivers: dict[int, Deriver] = {}
-    conn = duckdb.connect(":memory:")  # the secrets prefilter runs in DuckDB (RE2)
     while (req := _read(inp)) is not None:
         if req[0] == "close":
             if derivers.pop(req[1], None) is not None:
@@ -374,7 +372,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         if d is None:
             d = derivers[key] = Deriver(session_id, source)
         try:
-            reply = _derive(d, items, conn)
+            reply = _derive(d, items)
         except Exception:  # noqa: BLE001 - reported to the ingesting process
             reply = {"error": traceback.format_exc()}
         _send(out, reply)

@@ -36,11 +36,12 @@ from pathlib import Path
 
 import duckdb
 
+from kb.arrow import ArrowBatch
 from kb.derive_pool import DerivePool, LocalDeriver, RemoteDeriver, pool_wanted
 from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch
-from kb.store import ArrowBatch, KbError, KbStore
+from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover

@@ -23,7 +23,8 @@ import pyarrow.compute as pc
 from logparse import secrets as finder
 
 if TYPE_CHECKING:
-    from kb.store import ArrowBatch, KbStore
+    from kb.arrow import ArrowBatch
+    from kb.store import KbStore
     from logparse.derive import Batch
 
 FIELDS: dict[str, tuple[str, str]] = {
@@ -100,7 +101,7 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     """Find the secrets of a batch of messages just written (ingest calls this once per
     batch, in the batch's transaction).  Findings of replaced messages went with them
     (:meth:`KbStore.delete_messages`)."""
-    from kb.store import ArrowBatch, to_arrow_batch
+    from kb.arrow import ArrowBatch, to_arrow_batch
 
     arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
     if not arrow:
@@ -117,7 +118,7 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     if arrow.findings is not None:  # found by the derive worker
         n = _store_findings(store, session_id, (), arrow.findings)
     else:
-        n = _store_findings(store, session_id, _batch_candidates(store.conn, arrow))
+        n = _store_findings(store, session_id, _batch_candidates(arrow))
     if n:
         _mark(store, session_id)
     return n
@@ -129,31 +130,30 @@ _BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "call
                  ("other", "text", "other_events.text"), ("other", "data", "other_events.data"))
 
 
-def batch_findings(conn: Any, batch: ArrowBatch) -> list[tuple[Any, ...]]:
-    """The secrets in a batch's texts, found with DuckDB connection ``conn`` (any: the
-    derive worker's own runs the prefilter on its batches); what :func:`scan_batch`
-    stores when :attr:`~kb.store.ArrowBatch.findings` holds it."""
-    return _findings(_batch_candidates(conn, batch))
+def batch_findings(batch: ArrowBatch) -> list[tuple[Any, ...]]:
+    """The secrets in a batch's texts (the derive worker finds them in its batches); what
+    :func:`scan_batch` stores when :attr:`~kb.arrow.ArrowBatch.findings` holds it."""
+    return _findings(_batch_candidates(batch))
 
 
-def _batch_candidates(conn: Any, batch: ArrowBatch) -> list[tuple[Any, ...]]:
-    """The batch's texts the prefilter matches, read from the batch's Arrow tables (the
-    stored tables would be scanned whole for every batch: DuckDB prunes by row group, and
-    a batch is far smaller than one); in field order, then row order."""
-    cur = conn.cursor()
-    try:
-        out: list[tuple[Any, ...]] = []
-        for table, column, field in _BATCH_FIELDS:
-            tbl = batch.tables.get(table)  # noqa: F841 (scanned by name below)
-            if tbl is None:
-                continue
-            out += cur.execute(
-                f"SELECT ordinal, seq, message_id, '{field}', \"{column}\" FROM tbl "
-                f"WHERE \"{column}\" <> '' AND regexp_matches(\"{column}\", $p)",
-                {"p": finder.PREFILTER}).fetchall()
-        return out
-    finally:
-        cur.close()
+def _batch_candidates(batch: ArrowBatch) -> list[tuple[Any, ...]]:
+    """The batch's texts the prefilter matches, read from the batch's Arrow tables with
+    Arrow's RE2 (the engine DuckDB's ``regexp_matches`` uses on the stored tables); in
+    field order, then row order."""
+    out: list[tuple[Any, ...]] = []
+    for table, column, field in _BATCH_FIELDS:
+        tbl = batch.tables.get(table)
+        if tbl is None or not tbl.num_rows:
+            continue
+        col = tbl.column(column)
+        hit = pc.and_(pc.not_equal(col, ""), pc.match_substring_regex(col, finder.PREFILTER))
+        picked = tbl.filter(pc.fill_null(hit, False))
+        if not picked.num_rows:
+            continue
+        out += zip(picked.column("ordinal").to_pylist(), picked.column("seq").to_pylist(),
+                   picked.column("message_id").to_pylist(), [field] * picked.num_rows,
+                   picked.column(column).to_pylist())
+    return out
 
 
 def backfill(store: KbStore) -> list[str]:

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from kb import migrations
+from kb.arrow import TABLES, ArrowBatch, to_arrow_batch
 from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 from kb.paths import default_db
 from kb.records import Event, Measurement, hop, todo
@@ -41,35 +41,7 @@ if TYPE_CHECKING:  # the read path never loads the deriver or pydantic
 __all__ = ["KbError", "KbLocked", "KbMissing", "KbNotFound", "KbStore", "StoredSession"]
 
 
-_MEAS = pa.list_(pa.struct([("value", pa.float64()), ("unit", pa.string()),
-                            ("label", pa.string())]))
-_S, _I32, _I64 = pa.string(), pa.int32(), pa.int64()
-SCHEMAS: dict[str, pa.Schema] = {
-    "messages": pa.schema([
-        ("message_id", _S), ("ordinal", _I32), ("role", _S), ("time_created", _I64),
-        ("time_completed", _I64), ("agent", _S), ("model", _S), ("finish", _S), ("error", _S),
-        ("tokens_input", _I64), ("tokens_output", _I64), ("cost", pa.float64()),
-        ("inferred", pa.bool_()), ("digest", _I64), ("raw", _S)]),
-    "calls": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("call_id", _S),
-        ("tool", _S), ("category", _S), ("command", _S), ("input", _S), ("host", _S),
-        ("user", _S), ("port", _I32), ("remote_command", _S), ("hops", _S), ("workdir", _S),
-        ("status", _S), ("exit_code", _I32), ("output", _S), ("error", _S),
-        ("time_start", _I64), ("time_end", _I64), ("title", _S),
-        ("error_signatures", pa.list_(_S)), ("measurements", _MEAS),
-        ("child_session_id", _S)]),
-    "prose": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
-        ("source", _S), ("time", _I64), ("text", _S), ("classification", _S),
-        ("prose_role", _S), ("measurements", _MEAS)]),
-    "other": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
-        ("time", _I64), ("text", _S), ("data", _S), ("reason", _S)]),
-}
-TABLES = {"messages": "messages", "calls": "calls", "prose": "prose", "other": "other_events"}
 EVENT_TABLES = ("calls", "prose", "other_events")
-# SCHEMAS follow logparse.derive.COLUMNS (tests/test_import_hygiene.py checks it: importing
-# the deriver here would load it, and pydantic, into every read command)
 
 EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id", "role", "time",
                 "tool", "call_id", "category", "command", "input", "host", "user", "port",
@@ -93,85 +65,6 @@ class StoredSession:
     complete: bool
     source_form: str
     message_count: int
-
-
-_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError)
-
-
-def _to_arrow(name: str, rows: list[tuple[Any, ...]],
-              lost: list[tuple[str, str, str, str]] | None = None) -> pa.Table:
-    """Rows as an Arrow table.  A value that does not fit its column (the deriver should
-    never hand one over, but a batch must never be lost to one) becomes NULL and is
-    listed in ``lost`` as ``(message_id, table, column, value)``."""
-    schema = SCHEMAS[name]
-    cols = list(zip(*rows)) if rows else [()] * len(schema)
-    arrays = []
-    for c, f in zip(cols, schema):
-        try:
-            arrays.append(pa.array(c, type=f.type))
-        except _ARROW_ERRORS:
-            arrays.append(_salvage_column(name, f, c, rows, lost))
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
-def _salvage_column(name: str, f: pa.Field, values: Sequence[Any],
-                    rows: list[tuple[Any, ...]], lost: list[tuple[str, str, str, str]] | None
-                    ) -> pa.Array:
-    mid_at = SCHEMAS[name].names.index("message_id")
-    out: list[Any] = []
-    for v, row in zip(values, rows):
-        try:
-            pa.array([v], type=f.type)
-        except _ARROW_ERRORS:
-            if lost is not None:
-                lost.append((str(row[mid_at]), TABLES[name], f.name, repr(v)[:120]))
-            v = None
-        out.append(v)
-    return pa.array(out, type=f.type)
-
-
-@dataclass
-class ArrowBatch:
-    """A batch of derived rows as the Arrow tables that are inserted (one per table of
-    :data:`SCHEMAS` that has rows), built in the ingesting process or in the derive
-    worker (:mod:`kb.derive_pool`)."""
-
-    tables: dict[str, pa.Table]
-    lost: list[tuple[str, str, str, str]]
-    """Values that did not fit their column and are NULL: ``(message_id, table, column,
-    value)`` (the message's raw JSON keeps them)."""
-    times: tuple[int | None, int | None] = (None, None)
-    """The deriver's first and last message time once it derived the batch."""
-    findings: list[tuple[Any, ...]] | None = None
-    """The secrets in the batch's texts when the derive worker found them already
-    (:func:`kb.secrets.batch_findings`); ``None``: the store looks."""
-
-    def __len__(self) -> int:
-        t = self.tables.get("messages")
-        return t.num_rows if t is not None else 0
-
-    def __bool__(self) -> bool:
-        return bool(self.tables)
-
-    def source_bytes(self) -> int:
-        """Bytes of source (the messages' raw JSON) the batch holds."""
-        t = self.tables.get("messages")
-        if t is None:
-            return 0
-        n = pc.sum(pc.binary_length(t.column("raw"))).as_py()
-        return int(n or 0)
-
-    def message_ids(self) -> list[str]:
-        """The ids of the messages the batch holds."""
-        t = self.tables.get("messages")
-        return t.column("message_id").to_pylist() if t is not None else []
-
-
-def to_arrow_batch(batch: Batch) -> ArrowBatch:
-    """The rows of a :class:`~logparse.derive.Batch` as Arrow tables."""
-    lost: list[tuple[str, str, str, str]] = []
-    tables = {name: _to_arrow(name, rows, lost) for name, rows in batch.tables() if rows}
-    return ArrowBatch(tables, lost)
 
 
 class KbStore:

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import kb.ingest as ing
+from kb.arrow import SCHEMAS, to_arrow_batch
 from kb.derive_pool import DerivePool, DeriveWorkerError, LocalDeriver
 from kb.ingest import ingest
-from kb.store import SCHEMAS, KbStore, to_arrow_batch
+from kb.store import KbStore
 from logparse.derive import Deriver, derive_session, digest
 from logparse.registry import detect
 from tests.kb.test_store import dump

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import orjson
 
-from kb.store import EVENT_FIELDS, SCHEMAS, KbStore
+from kb.arrow import SCHEMAS
+from kb.store import EVENT_FIELDS, KbStore
 from logparse.derive import COLUMNS
 from logparse.models import Event as ModelEvent
 
