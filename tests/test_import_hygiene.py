@@ -29,6 +29,12 @@ def test_logparse_loads_neither_storage_nor_ui() -> None:
     assert not {"duckdb", "textual", "kb", "tui"} & mods
 
 
+def test_a_derive_worker_loads_no_database() -> None:
+    """A derive worker only derives: the database engine would cost it ~30 MB more."""
+    mods = loaded_after("import kb.derive_pool")
+    assert not {"duckdb", "textual", "tantivy"} & mods
+
+
 def test_cli_commands_do_not_load_textual(tmp_path: Path) -> None:
     code = (
         "from click.testing import CliRunner\n"
