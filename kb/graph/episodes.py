@@ -673,7 +673,8 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 _DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|overwritten|clobbered"
-                        r"|deleted|lost|destroyed|removed too much|blanked|emptied)\b", re.I)
+                        r"|lost|destroyed|removed too much|blanked)\b", re.I)
+"""("deleted", "emptied": said as often of what the agent meant to do.)"""
 """A reply's words for a run that damaged what it worked on."""
 
 

@@ -100,7 +100,7 @@ JUDGED_FAILED = (
     r"|broken|not)\b|\bno (?:effect|change)\b|\bnothing (?:changed|happened)\b"
     r"|\bsame (?:as before|result|output|error)\b|\bI see (?:the|what'?s) (?:issue|problem)\b"
     r"|\b(?:got|was|were|is|are|been|have|has) (?:\w+ )?(?:mangled|corrupted|wiped|garbled"
-    r"|overwritten|clobbered|deleted|lost)\b")
+    r"|overwritten|clobbered|lost)\b")
 """The start of a reply that reads the run before it as not having done what it should
 ("the replacements didn't work", "the content is still just '-'", "the content got
 mangled").  Plain regex syntax: the store's SQL selects the prose it may match with it."""
