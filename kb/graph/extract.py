@@ -111,6 +111,11 @@ CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able t
 _CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify|watch|display|"
                      r"visually|tell|know|find|guarantee|just|easily|be sure))", re.I)
 """One that can be refuted by doing it (not "I can't read images": see the questions)."""
+_STATEFUL = frozenset("""install add i ci generate gen typegen codegen migrate restart reload
+rm clean reset upgrade update prune rebuild link daemon-reload apply up""".split())
+"""Sub-commands that change state rather than tell how things are (``npm install``,
+``next typegen``, ``systemctl restart``, ``docker compose up``)."""
+_STATEFUL_PARENTS = frozenset("compose prisma cache db run".split())
 _FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
                             r"|0 matches)\b|\s*$", re.I)
 """A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
@@ -682,12 +687,19 @@ class Extractor:
             return
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
-        self.steps.append(Step(row.session_id, row.ordinal, key, False, True, failed,
+        # a run that changes the state the next check sees (an install, a code generator,
+        # a restart, a cache cleared) is a change between two runs of that check too
+        words = key.split()
+        verb = words[2] if len(words) > 2 and words[1] in _STATEFUL_PARENTS else \
+            words[1] if len(words) > 1 else ""
+        stateful = not failed and (row.category == "install" or verb in _STATEFUL)
+        self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
                                row.signatures[0] if row.signatures else (
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
-                               signatures=row.signatures, command=cmd[:300], offline=row.offline))
+                               signatures=row.signatures, command=cmd[:300], offline=row.offline,
+                               target=key if stateful else ""))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)

@@ -881,3 +881,13 @@ def test_a_failed_script_replaced_by_a_new_one_of_a_like_name_was_given_up() -> 
                          local(14, "php tmp/convert_diatext.php")]
     assert not [a for a in extract(S, [S], fixed, []).approaches
                 if a.status == "dead_end" and "replaced" in a.name]
+
+
+def test_an_install_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -> None:
+    sig = ("error: TS2307: Cannot find module 'three'",)
+    calls = [local(10, "npx tsc --noEmit", sigs=sig, exit_code=2),
+             local(11, "npm install three"),
+             local(12, "npx tsc --noEmit", sigs=sig, exit_code=2)]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert any("npm install three" in a.name and "did not fix" in a.name for a in dead), \
+        [a.name for a in dead]
