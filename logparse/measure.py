@@ -241,7 +241,8 @@ _DONE_TAIL_RE = re.compile(
 _GO_LINE_RE = re.compile(r"^(?:ok|FAIL|PASS)\s")
 _LABEL_TAIL_RE = re.compile(r"[:=][ \t]*[~≈]?[ \t]*$")
 _METRIC_TAIL = (r"tpot|ttft|itl|e2e|latency|p50|p75|p90|p95|p99|p999|p\(\d+\)|throughput|bandwidth"
-                r"|busbw|algbw|duration|overhead|elapsed|mean|median|avg|average|min|max|stdev")
+                r"|busbw|algbw|duration|overhead|elapsed|mean|median|avg|average|min|max|stdev"
+                r"|pause|lag|rtt|took|spent")
 _SOFT_LABEL_TAIL_RE = re.compile(
     r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r")[ \t*]*[~≈]?[ \t*]*$", re.I
 )
@@ -249,7 +250,7 @@ _METRIC_RE = re.compile(
     r"\b(?:latency|tpot|ttft|itl|e2e|time|duration|throughput|bandwidth|busbw|algbw|mem(?:ory)?"
     r"|usage|util(?:i[sz]ation)?|speedup|overhead|p\d\d+|median|mean|avg|average|size|elapsed"
     r"|build|bundle|runtime|wall|load|response|request|query|startup|compile|test|tests|run"
-    r"|pause|lag|gc)\b",
+    r"|pause|lag|gc|rtt|took|spent)\b",
     re.I,
 )
 _STAT_WORDS = frozenset("avg average mean med median min max stdev std p50 p75 p90 p95 p99 "
@@ -483,6 +484,103 @@ def _requests(text: str, found: list[tuple[int, float, str, str]],
             unit = _UNIT_INFO.get(m.group(5), (m.group(5), 0))[0]
             found.append((m.start(4), _to_float(m.group(4)), unit, what))
             taken.append((m.start(4), m.end(5)))
+
+
+_VAL = r"(" + _NUM + r")[ \t]?(" + _UNIT_ALT + r")?"
+_BRACKET_LIST_RE = re.compile(
+    r"^[ \t]*([A-Za-z][\w .-]{0,30}?)[ \t]+\[([^\]\n]{1,80})\][ \t]+([^\n]+)$", re.M)
+"""vegeta: ``Latencies  [min, mean, 50, 99, max]  1.2ms, 12.4ms, 8.9ms, 88.2ms, 412ms``."""
+_LIST_VALUE_RE = re.compile(r"^" + _VAL + r"$")
+_SLASH_LIST_RE = re.compile(
+    r"\b([A-Za-z][\w]*(?:/[A-Za-z][\w]*)+)[ \t]*=[ \t]*((?:" + _NUM + r")(?:/(?:" + _NUM
+    + r"))+)[ \t]*(" + _UNIT_ALT + r")\b")
+"""ping: ``rtt min/avg/max/mdev = 0.041/0.047/0.055/0.005 ms``."""
+_INTERVAL_RE = re.compile(
+    r"^[ \t]*(\S[^\n]{0,60}?)[ \t]+time:[ \t]+\[" + _VAL + r"[ \t]+" + _VAL + r"[ \t]+" + _VAL
+    + r"[ \t]*\]", re.M)
+"""criterion: ``parse_json   time:   [12.345 µs 12.401 µs 12.462 µs]`` (low, estimate, high)."""
+_PCT_IN_RE = re.compile(r"^[ \t]*(\d{1,2}(?:\.\d+)?)%[ \t]+in[ \t]+(" + _NUM
+                        + r")[ \t]*(secs|sec|s|ms)\b", re.M)
+"""hey: ``  99% in 0.1102 secs``."""
+_PER_SEC_RE = re.compile(r"\((" + _NUM + r")[ \t]+per[ \t]+sec(?:ond)?\.?\)")
+"""sysbench: ``transactions:  120000 (3999.12 per sec.)``."""
+_PROM_RE = re.compile(
+    r"^([a-zA-Z_:][\w:]*?_(seconds|bytes|total|ratio|milliseconds|ms))(\{[^}\n]{0,120}\})?"
+    r"[ \t]+((?:" + _NUM + r")(?:e[+-]?\d+)?)[ \t]*$", re.M)
+"""Prometheus exposition: ``http_request_duration_seconds{quantile="0.99"} 0.232``."""
+_PROM_UNITS = {"seconds": "s", "bytes": "B", "total": "", "ratio": "", "milliseconds": "ms",
+               "ms": "ms"}
+
+
+def _list_unit(raw: str | None) -> str:
+    return _UNIT_INFO[raw][0] if raw else ""
+
+
+def _lists(text: str, found: list[tuple[int, float, str, str]],
+           taken: list[tuple[int, int]]) -> None:
+    """Values a tool prints as a list against a list of names: vegeta's bracketed keys,
+    ping's ``min/avg/max``, criterion's interval, hey's latency distribution, sysbench's
+    rates and a Prometheus scrape."""
+    if "[" in text and "]" in text:
+        for m in _BRACKET_LIST_RE.finditer(text):
+            keys = [k.strip() for k in m.group(2).split(",")]
+            name = m.group(1).strip()
+            if keys == ["code:count"]:  # vegeta's status codes: 200:2992  500:8
+                for sm in re.finditer(r"\b([1-5]\d\d):(\d+)\b", m.group(3)):
+                    found.append((m.start(3) + sm.start(), float(sm.group(2)), "requests",
+                                  f"HTTP {sm.group(1)}"))
+                taken.append((m.start(3), m.end(3)))
+                continue
+            vals = [v.strip() for v in m.group(3).split(",")]
+            parsed = [_LIST_VALUE_RE.match(v) for v in vals]
+            if len(vals) != len(keys) or not all(parsed) or not all(
+                    pm.group(2) is None or pm.group(2) in _UNIT_INFO for pm in parsed if pm):
+                continue
+            for k, pm in zip(keys, parsed):
+                assert pm is not None
+                key = f"p{k}" if k.replace(".", "").isdigit() else k
+                found.append((m.start(3), _to_float(pm.group(1)), _list_unit(pm.group(2)),
+                              f"{name} {key}"))
+            taken.append((m.start(3), m.end(3)))
+    if "/" in text and "=" in text:
+        for m in _SLASH_LIST_RE.finditer(text):
+            keys, vals = m.group(1).split("/"), m.group(2).split("/")
+            if len(keys) != len(vals):
+                continue
+            head = _tidy_label(text[_line_bounds(text, m.start())[0]:m.start()], False)
+            unit = _UNIT_INFO[m.group(3)][0]
+            for k, v in zip(keys, vals):
+                found.append((m.start(2), _to_float(v), unit, f"{head} {k}".strip()))
+            taken.append((m.start(1), m.end()))
+    if "time:" in text:
+        for m in _INTERVAL_RE.finditer(text):
+            name = m.group(1).strip()
+            for (g, u), what in zip(((2, 3), (4, 5), (6, 7)), ("low", "", "high")):
+                label = f"{name} time ({what})" if what else f"{name} time"
+                found.append((m.start(g), _to_float(m.group(g)), _list_unit(m.group(u)), label))
+            taken.append((m.start(2), m.end()))
+    if "% in " in text:
+        for m in _PCT_IN_RE.finditer(text):
+            unit = "ms" if m.group(3) == "ms" else "s"
+            found.append((m.start(2), _to_float(m.group(2)), unit, f"p{m.group(1)}"))
+            taken.append((m.start(), m.end()))
+    if " per sec" in text:
+        for m in _PER_SEC_RE.finditer(text):
+            head = _HEAD_LABEL_RE.match(text, _line_bounds(text, m.start())[0])
+            label = _tidy_label(head.group(1), False) if head else ""
+            found.append((m.start(1), _to_float(m.group(1)), "/s", label))
+            taken.append((m.start(), m.end()))
+    if "_seconds" in text or "_bytes" in text or "_total" in text:
+        for k, m in enumerate(_PROM_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            try:
+                value = float(m.group(4).replace(",", ""))
+            except ValueError:
+                continue
+            found.append((m.start(4), value, _PROM_UNITS[m.group(2)],
+                          (m.group(1) + (m.group(3) or ""))[:80]))
+            taken.append((m.start(), m.end()))
 
 
 _COL_CELL_RE = re.compile(r"[^\s|│┃]+(?: [^\s|│┃]+)*")
@@ -768,6 +866,7 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         _listing(text, found, taken)
         _columns(text, found, taken)
         _requests(text, found, taken)
+        _lists(text, found, taken)
 
     taken.sort()
     taken_starts = [a for a, _ in taken]

@@ -205,6 +205,26 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
       (404, "HTTP", "GET /_next/static/chunks/main-app.js")]),
     ("access log", '127.0.0.1 - - [04/Dec/2026:01:02:03 +0000] "GET /health HTTP/1.1" 503 12 "-"\n',
      [(503, "HTTP", "GET /health")]),
+    ("vegeta report",
+     "Latencies     [min, mean, 50, 90, 95, 99, max]  1.2ms, 12.4ms, 8.9ms, 21.3ms, 30.1ms, "
+     "88.2ms, 412.5ms\nSuccess       [ratio]                           99.73%\n"
+     "Status Codes  [code:count]                      200:2992  500:8\n",
+     [(8.9, "ms", "Latencies p50"), (88.2, "ms", "Latencies p99"), (99.73, "%", "Success ratio"),
+      (8, "requests", "HTTP 500")]),
+    ("ping", "rtt min/avg/max/mdev = 0.041/0.047/0.055/0.005 ms\n",
+     [(0.041, "ms", "rtt min"), (0.055, "ms", "rtt max")]),
+    ("criterion", "parse_json              time:   [12.345 µs 12.401 µs 12.462 µs]\n",
+     [(12.401, "µs", "parse_json time"), (12.345, "µs", "parse_json time (low)")]),
+    ("hey", "Latency distribution:\n  50% in 0.0189 secs\n  99% in 0.1102 secs\n",
+     [(0.0189, "s", "p50"), (0.1102, "s", "p99")]),
+    ("sysbench", "    transactions:                        120000 (3999.12 per sec.)\n",
+     [(3999.12, "/s", "transactions")]),
+    ("prometheus", 'http_request_duration_seconds{quantile="0.99"} 0.232\n'
+     "process_resident_memory_bytes 5.12e+08\n",
+     [(0.232, "s", 'http_request_duration_seconds{quantile="0.99"}'),
+      (5.12e8, "B", "process_resident_memory_bytes")]),
+    ("go gctrace", "gc 12 @3.456s 2%: 0.031+1.2+0.004 ms clock, GC pause 1.2ms\n",
+     [(1.2, "ms", "GC pause")]),
     ("docker images", "REPOSITORY   TAG      IMAGE ID       CREATED       SIZE\n"
      "myapp        latest   3f2a1b2c3d4e   2 days ago    1.23GB\n",
      [(1.23, "GB", "myapp SIZE")]),
