@@ -215,9 +215,9 @@ _CODE_EXT = (
 _GREP_CODE_RE = re.compile(r"^[\w./~+@\\:-]*\." + _CODE_EXT + r"(?::\d+[:-]|-\d+-|:(?!\d))")
 _LS_RE = re.compile(r"^[-dlcbps][rwxsStT-]{9}[.+@]?\s")
 _LS_FILE_RE = re.compile(
-    r"^-[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\w{3}\s+\d{1,2}\s+[\d:]{4,5}\s+(\S.*?)\s*$",
-    re.M,
-)
+    r"^-[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+(?:\.\d+)?)([KMGT])?\s+\w{3}\s+\d{1,2}\s+"
+    r"[\d:]{4,5}\s+(\S.*?)\s*$", re.M)
+"""``ls -l`` (a size in bytes) and ``ls -lh`` (``8.4M``) of a regular file."""
 # du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path)
 _DU_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT])?\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?)\s*$",
                     re.M)
@@ -450,7 +450,8 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
         for k, m in enumerate(_LS_FILE_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
                 break
-            found.append((m.start(), float(m.group(1)), "B", m.group(2)))
+            unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "B"
+            found.append((m.start(), float(m.group(1)), unit, m.group(3)))
     if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
         for k, m in enumerate(_DU_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
@@ -508,6 +509,18 @@ _PROM_RE = re.compile(
     r"^([a-zA-Z_:][\w:]*?_(seconds|bytes|total|ratio|milliseconds|ms))(\{[^}\n]{0,120}\})?"
     r"[ \t]+((?:" + _NUM + r")(?:e[+-]?\d+)?)[ \t]*$", re.M)
 """Prometheus exposition: ``http_request_duration_seconds{quantile="0.99"} 0.232``."""
+_CLOCK_RE = re.compile(
+    r"^[ \t]*(?:\[\w+\][ \t]*)?([A-Za-z][^:\n]{0,50}?)[ \t]*(?:\([^)\n]*\))?:[ \t]+"
+    r"((?:\d+:)?\d{1,2}:\d{2}(?:\.\d+)?)(?:[ \t]*min)?[ \t]*$", re.M)
+"""A clock reading: Maven's ``Total time:  01:23 min``, ``Elapsed (wall clock) time (h:mm:ss
+or m:ss): 0:01.23``."""
+_CLOCK_LABEL_RE = re.compile(r"\b(?:total|elapsed|duration|wall|took|spent|run ?time)\b", re.I)
+_TALLY_RE = re.compile(
+    r"^[ \t]*(?:[#ℹ][ \t]*)?(?:(\d+)[ \t]+(pass|fail|skip|todo)|(pass|fail|skipped|todo)"
+    r"[ \t]+(\d+))[ \t]*$", re.M)
+"""A test runner's tally lines: bun's `` 12 pass``, node:test's ``# fail 1``."""
+_TALLY_UNITS = {"pass": "passed", "fail": "failed", "skip": "skipped", "skipped": "skipped",
+                "todo": "todo"}
 _PROM_UNITS = {"seconds": "s", "bytes": "B", "total": "", "ratio": "", "milliseconds": "ms",
                "ms": "ms"}
 
@@ -570,6 +583,19 @@ def _lists(text: str, found: list[tuple[int, float, str, str]],
             label = _tidy_label(head.group(1), False) if head else ""
             found.append((m.start(1), _to_float(m.group(1)), "/s", label))
             taken.append((m.start(), m.end()))
+    if ":" in text:
+        for m in _CLOCK_RE.finditer(text):
+            if not (m.group().rstrip().endswith("min") or _CLOCK_LABEL_RE.search(m.group(1))):
+                continue  # "Time: 12:30" may be the time of day
+            parts = [float(x) for x in m.group(2).split(":")]
+            value = sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts))
+            found.append((m.start(2), round(value, 3), "s", _tidy_label(m.group(1), False)))
+            taken.append((m.start(2), m.end()))
+    if "pass" in text or "fail" in text:
+        for m in _TALLY_RE.finditer(text):
+            n, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            found.append((m.start(), float(n), _TALLY_UNITS[word], "tests"))
+            taken.append((m.start(), m.end()))
     if "_seconds" in text or "_bytes" in text or "_total" in text:
         for k, m in enumerate(_PROM_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
@@ -589,6 +615,8 @@ _COL_GLYPHS_RE = re.compile(r"^[^\w/.%(]+")
 """Tree and bullet glyphs before a row's name (``┌ ○ /``, ``└ ƒ /api``, ``+ First``)."""
 _COL_VALUE_RE = re.compile(r"^(" + _NUM + r")[ \t]?(" + _UNIT_ALT + r")?$")
 _COL_HEAD_UNIT_RE = re.compile(r"%|[(\[](" + _UNIT_ALT + r")[)\]]|^(" + _UNIT_ALT + r")$")
+_COUNT_HEAD_RE = re.compile(r"^[A-Za-z]{3,}[^sS\W][sS]$")
+"""A column of counts: a plural noun (``RESTARTS``, ``Failures``, ``Rows``)."""
 _COL_NAME_RE = re.compile(r"^(?=[^\n]*[A-Za-z%])(?![^\n]*(?:^|\s)[\d.])[^:]*[^:\s]$")
 """A column name: a word or a few (``% Stmts``, ``p99 (ms)``, ``First Load JS``), not a
 value (no word starts with a digit) nor a label that a value follows (``Time:``)."""
@@ -635,11 +663,18 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
         if 2 <= len(cells) <= 12 and all(_COL_NAME_RE.match(c[2]) for c in cells) and \
                 not line.lstrip().startswith(("-", "*", "#", ">")):
             header = cells
-            units = []
-            for c in cells:
-                m = _COL_HEAD_UNIT_RE.search(c[2])
-                units.append("%" if m and m.group() == "%" else
-                             _UNIT_INFO[m.group(1)][0] if m and m.group(1) else "")
+            units = [_column_unit(c[2]) for c in cells]
+
+
+def _column_unit(name: str) -> str:
+    """The unit a column's header gives its bare values: ``% Stmts`` → %, ``p99 (ms)`` →
+    ms, ``ms`` → ms, ``RESTARTS`` → restarts (a count), else none."""
+    m = _COL_HEAD_UNIT_RE.search(name)
+    if m is not None:
+        if m.group() == "%":
+            return "%"
+        return _UNIT_INFO[m.group(1) or m.group(2)][0]
+    return name.lower() if _COUNT_HEAD_RE.match(name) else ""
 
 
 def _table_row(cells: list[tuple[int, int, str]], header: list[tuple[int, int, str]],

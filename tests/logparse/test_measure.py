@@ -225,6 +225,13 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
       (5.12e8, "B", "process_resident_memory_bytes")]),
     ("go gctrace", "gc 12 @3.456s 2%: 0.031+1.2+0.004 ms clock, GC pause 1.2ms\n",
      [(1.2, "ms", "GC pause")]),
+    ("ls -lh", "-rwxr-xr-x 1 root root 8.4M Dec  4 01:00 target/release/tollgate\n",
+     [(8.4, "MiB", "target/release/tollgate")]),
+    ("kubectl get pods", "NAME              READY   STATUS             RESTARTS   AGE\n"
+     "api-7d9f8b-x2x    0/1     CrashLoopBackOff   7          12m\n",
+     [(7, "restarts", "api-7d9f8b-x2x RESTARTS")]),
+    ("maven", "[INFO] Total time:  01:23 min\n", [(83, "s", "Total time")]),
+    ("bun test", " 12 pass\n 1 fail\n", [(12, "passed", "tests"), (1, "failed", "tests")]),
     ("docker images", "REPOSITORY   TAG      IMAGE ID       CREATED       SIZE\n"
      "myapp        latest   3f2a1b2c3d4e   2 days ago    1.23GB\n",
      [(1.23, "GB", "myapp SIZE")]),
@@ -288,9 +295,11 @@ def test_prose(text: str, want: list[tuple[float, str, str]]) -> None:
     "commit 7312fcb0a9\nMerge: 5e4b714 16c417d\n", "line 12, column 5\n",
     "    4096 Jul 30 14:04 log\n", "5\tShowcase\tpublish\n",
     "index, memory.used [MiB]\n0, 88123 MiB\n",
+    "Time: 12:30\nETA: 00:40\n", "retry delay 5s\n",
+    "PID   USER   COMMAND\n4242  root   nginx\n",
 ], ids=["setting", "flag", "interval", "sleep", "version", "port+pid", "dates",
         "pytest location", "version v", "hashes", "line/column", "ls fragment",
-        "tab table", "csv"])
+        "tab table", "csv", "clock times", "delay setting", "process table"])
 def test_not_measurements(text: str) -> None:
     assert measurements(text) == []
 
