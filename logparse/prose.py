@@ -685,6 +685,11 @@ _THANKS_RE = re.compile(r"\b(?:thanks|thank\s+you|works?\s+(?:now|great|fine)|pe
                         r"|\bis\s+working\b", re.I)
 
 
+_PASTE_RE = re.compile(r":[ \t]*\n[ \t]*\n")
+"""A colon and a blank line: what follows was pasted (a list the user writes after
+"these are the problems:" follows at once)."""
+
+
 def refutation_phrase(text: str) -> str | None:
     """The phrase of a user message that reports the agent's last result as broken or not
     what was asked ("still doesn't work", "Fatal error: ...", "I meant ..."), else None.
@@ -693,8 +698,12 @@ def refutation_phrase(text: str) -> str | None:
     a "but" ("works now, thanks") neither."""
     try:
         t = _prepare(text)[:4000]
+        # what the user pasted after "Eg:" or "here is the output:" is not what the user
+        # says: a complaint is looked for before it, an error anywhere
+        paste = _PASTE_RE.search(t, 40)
+        own = t[:paste.start()] if paste else t
         err = _REPORTED_ERROR_RE.search(t)
-        m = _REFUTE_RE.search(t)
+        m = _REFUTE_RE.search(own)
         if err is None and m is None:
             return None
         if err is None and t.rstrip().endswith("?") and not (

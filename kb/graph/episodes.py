@@ -559,8 +559,10 @@ def _complaint(text: str, phrase: str) -> str:
 def _same_symptom(prev: Found, report: Said) -> bool:
     if prev.signature and report.error:
         return prev.signature == report.error
+    # most of the symptom's words again ("still nothing happens when I press new game"),
+    # not three words any two long messages share
     a, b = tokens(prev.cause_text), tokens(report.error or report.text[:300])
-    return len(a & b) >= 3
+    return len(a & b) >= max(3, len(a) / 2)
 
 
 def rejected_episodes(steps: list[Step]) -> list[Found]:

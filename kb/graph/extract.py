@@ -681,7 +681,10 @@ class Extractor:
         if row.category == "file-edit":
             ok = row.status == "completed" and not row.signatures
             if ok or rejected:
-                where = cmd.replace("\\", "/").rstrip("/").split("/")[-2:]
+                # a shell command that edits (``mkdir -p a/b``, ``sed -i … f``): its last word
+                path = cmd if row.tool in ("edit", "write", "multiedit", "patch") or \
+                    " " not in cmd.strip() else cmd.split()[-1]
+                where = path.replace("\\", "/").rstrip("/").split("/")[-2:]
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
                                        None, rejected, target="/".join(where)))
             return

@@ -502,6 +502,13 @@ def test_user_questions_and_thanks_refute_nothing() -> None:
     assert refutation_phrase("buttons dont work") == "dont work"
     assert refutation_phrase("now its the same as before") == "same as before"
     assert refutation_phrase("the client works fine") is None
+    # what the user pasted after a colon and a blank line is not what the user says; an
+    # error pasted there is still a report
+    pasted = ("Make the export list each prompt with its reply, like this:\n\n"
+              "Prompt #1: build a board\nResponse:\nNothing happens when I press new game.")
+    assert refutation_phrase(pasted) is None
+    assert refutation_phrase("It fails like this:\n\nTraceback (most recent call last):\n"
+                             "KeyError: 'x'") is not None
 
 
 def test_untested_covers_rejections_running_calls_and_cut_replies() -> None:
