@@ -147,7 +147,8 @@ class CallRow(NamedTuple):
     todos: tuple[tuple[str, str], ...] | None = None
     """``todowrite``: ``(content, status)`` of every item."""
     output_tail: str | None = None
-    """The end of a failed run's output; the start of a search's."""
+    """The end of a failed run's output; a search's whole output when it is short (what
+    says it found nothing)."""
     error: str | None = None
     """The tool's own error message (``The user rejected permission ...``)."""
     offline: bool = False
@@ -668,9 +669,10 @@ class Extractor:
             self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
                                    False, False, False, None, True))
             return
-        if row.category == "search" and row.command and _FOUND_NOTHING.match(
-                row.output_tail or "") and (row.tool == "grep" or cmd.split(None, 1)[0] in (
-                    "grep", "rg", "ag", "ack", "egrep")):
+        if row.output_tail is not None and row.category == "search" and row.command and \
+                _FOUND_NOTHING.match(row.output_tail) and (
+                    row.tool == "grep" or cmd.split(None, 1)[0] in ("grep", "rg", "ag", "ack",
+                                                                   "egrep")):
             # the pattern, not the paths searched
             pattern = " ".join(w for w in row.command.split()
                                if not any(c in w for c in "/\\:*"))

@@ -105,7 +105,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    child_session_id, title, hops,
                    CASE WHEN tool = 'todowrite' THEN json_extract(input, '$.todos') END,
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
-                        WHEN category = 'search' THEN left(coalesce(output, ''), 120)
+                        WHEN category = 'search' AND length(coalesce(output, '')) < 80
+                        THEN coalesce(output, '')
                    END, left(error, 300),
                    coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
