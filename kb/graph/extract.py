@@ -73,7 +73,8 @@ _DIAGNOSIS = re.compile(
     r"\b(?:because|since|due to|the (?:real |root |actual )?(?:issue|problem|cause|error|bug|reason)"
     r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
     r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b"
-    r"|, not (?:to|in|from|on|as|a|an|the)\b|not to (?:a|an|the)\b|forgot|I (?:need|have) to"
+    r"|, not (?:to|in|from|on|as|a|an|the)\b|not to (?:a|an|the)\b|forgot|I (?:need|have) to (?!(?:find|check|look|see|search|read|understand|investigate|"
+    r"figure|verify|test|try|know|ask|get|learn)\b)"
     r"|(?:didn'?t|did not|never) (?:\w+ )?(?:push|commit|sav|restart|run|install|build|deploy"
     r"|enabl|includ|import|add|call|regist|load)\w*)",
     re.I)
@@ -697,7 +698,8 @@ class Extractor:
         words = key.split()
         verb = words[2] if len(words) > 2 and words[1] in _STATEFUL_PARENTS else \
             words[1] if len(words) > 1 else ""
-        stateful = not failed and (row.category == "install" or verb in _STATEFUL)
+        stateful = not failed and (row.category == "install" or verb in _STATEFUL) and \
+            words[0] not in ("git", "gh", "hg", "svn")  # `git add` stages, it changes nothing
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
                                row.signatures[0] if row.signatures else (
                                    short(row.error, 120) if row.error else (
