@@ -949,7 +949,8 @@ class Extractor:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
             subject = (tokens(f.name) | tokens(f.signature or "") | frozenset().union(
                 *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
-            diagnosis = _diagnosis(explanations, f.session_id, window, subject, f.ended)
+            diagnosis = _diagnosis(explanations, f.session_id, window, subject,
+                                   f.ordinals() | {f.ended})
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     and f.why not in diagnosis else diagnosis
@@ -1145,13 +1146,15 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int], subject: frozenset[str] = frozenset(),
-               anchor: int | None = None) -> str | None:
+               anchor: Iterable[int] = ()) -> str | None:
     """The agent's sentence in some messages that says why something failed.
 
     A sentence that says it names the root ("the issue is that …", "because …") ranks
     above one that states one ("it has no …", "instead of …"), which ranks above one that
     only argues; among those, one about the episode's ``subject`` (its check, error and
-    files) and one close to ``anchor`` (where the episode ended) win; else the first."""
+    files) and one close to an ``anchor`` (the episode's runs and its end) win; else the
+    first."""
+    anchors = sorted(anchor)
     best: tuple[float, int] | None = None
     chosen = None
     rank = 0
@@ -1177,8 +1180,8 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                     if not tier:
                         continue
                     about = min(len(tokens(sentence) & subject), 3)
-                    score = tier * 2 + about - (0.5 * abs(o - anchor) if anchor is not None
-                                                else 0)
+                    score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
+                                                if anchors else 0)
                     rank -= 1
                     if best is None or (score, rank) > best:
                         best, chosen = (score, rank), short(sentence, 240)
