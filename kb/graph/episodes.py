@@ -55,6 +55,8 @@ class Step(NamedTuple):
     judged: str = ""
     """The sentence of the reply that read this run's output as wrong ("the content is
     still just '-'"): a run that exited cleanly but did not do what it should."""
+    tool: str = ""
+    """The tool that ran it (``bash``, ``webfetch``, …)."""
 
 
 class Said(NamedTuple):
@@ -668,7 +670,8 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         out.append(Found(
             session_id=c.session_id, name=f"the claim «{short(c.text, 70)}»",
             first=c.ordinal, ended=run.ordinal, how="claim",
-            cause_text=f"the claim was wrong: it ran at #{run.ordinal} once the user answered",
+            cause_text=f"the claim was wrong: `{short(_PREFIX.sub('', run.command), 60)}` ran "
+            f"through the {run.tool or 'shell'} tool at #{run.ordinal} once the user answered",
             why=c.text, evidence=[(c.ordinal, "proposed", c.text), (us[k], "tested", None),
                                   (run.ordinal, "ended", "it ran")]))
     return out

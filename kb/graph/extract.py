@@ -706,7 +706,7 @@ class Extractor:
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
                                signatures=row.signatures, command=cmd[:300], offline=row.offline,
-                               target=key if stateful else ""))
+                               target=key if stateful else "", tool=row.tool))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)

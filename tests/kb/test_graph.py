@@ -815,6 +815,8 @@ def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:
     assert len(dead) == 1, [a.name for a in dead]
     assert "opencode export" in dead[0].name
     assert {10, 11, 14} <= {e.ordinal for e in dead[0].evidence}
+    # the cause says what disproved it: the command, and the tool it ran through
+    assert "bash tool at #14" in dead[0].cause.label, dead[0].cause.label
     # never disproved: no dead end
     assert not [a for a in extract(S, [S], [local(14, "ls")], rows).approaches
                 if a.status == "dead_end"]
