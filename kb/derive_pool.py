@@ -21,7 +21,7 @@ Two derivers, one interface (what :mod:`kb.ingest` calls):
 * :class:`RemoteDeriver` sends the messages to the :class:`DerivePool` workers.
 
 ``add`` a message, ``submit`` the batch when :attr:`pending` says it is full (or
-the session's run ends), and write each :class:`~kb.store.ArrowBatch` that
+the session's run ends), and write each :class:`~kb.arrow.ArrowBatch` that
 ``results`` hands back, in order.  ``LOGKB_DERIVE_POOL`` = ``0`` never starts a
 worker, ``1`` uses the workers for every input, unset uses them for inputs of at
 least :data:`POOL_MIN_BYTES` on a machine with more than one CPU.

@@ -514,7 +514,7 @@ _CLOCK_RE = re.compile(
     r"((?:\d+:)?\d{1,2}:\d{2}(?:\.\d+)?)(?:[ \t]*min)?[ \t]*$", re.M)
 """A clock reading: Maven's ``Total time:  01:23 min``, ``Elapsed (wall clock) time (h:mm:ss
 or m:ss): 0:01.23``."""
-_CLOCK_LABEL_RE = re.compile(r"\b(?:total|elapsed|duration|wall|took|spent|run ?time)\b", re.I)
+_CLOCK_LABEL_RE = re.compile(r"\b(?:total|elapsed|duration|wall|took|spent)\b", re.I)
 _TALLY_RE = re.compile(
     r"^[ \t]*(?:[#ℹ][ \t]*)?(?:(\d+)[ \t]+(pass|fail|skip|todo)|(pass|fail|skipped|todo)"
     r"[ \t]+(\d+))[ \t]*$", re.M)
@@ -546,9 +546,9 @@ def _lists(text: str, found: list[tuple[int, float, str, str]],
                 continue
             vals = [v.strip() for v in m.group(3).split(",")]
             parsed = [_LIST_VALUE_RE.match(v) for v in vals]
-            if len(vals) != len(keys) or not all(parsed) or not all(
-                    pm.group(2) is None or pm.group(2) in _UNIT_INFO for pm in parsed if pm):
-                continue
+            if len(vals) != len(keys) or not all(parsed) or (len(keys) < 2 and not any(
+                    pm.group(2) for pm in parsed if pm)):
+                continue  # one bare number in brackets' wake says little
             for k, pm in zip(keys, parsed):
                 assert pm is not None
                 key = f"p{k}" if k.replace(".", "").isdigit() else k
@@ -615,8 +615,9 @@ _COL_GLYPHS_RE = re.compile(r"^[^\w/.%(]+")
 """Tree and bullet glyphs before a row's name (``┌ ○ /``, ``└ ƒ /api``, ``+ First``)."""
 _COL_VALUE_RE = re.compile(r"^(" + _NUM + r")[ \t]?(" + _UNIT_ALT + r")?$")
 _COL_HEAD_UNIT_RE = re.compile(r"%|[(\[](" + _UNIT_ALT + r")[)\]]|^(" + _UNIT_ALT + r")$")
-_COUNT_HEAD_RE = re.compile(r"^[A-Za-z]{3,}[^sS\W][sS]$")
-"""A column of counts: a plural noun (``RESTARTS``, ``Failures``, ``Rows``)."""
+_COUNT_HEAD_RE = re.compile(r"^[A-Za-z]{3,}[^sSuUiI\W][sS]$")
+"""A column of counts: a plural noun (``RESTARTS``, ``Failures``, ``Rows``; not
+``Status``, ``Analysis``, ``Class``)."""
 _COL_NAME_RE = re.compile(r"^(?=[^\n]*[A-Za-z%])(?![^\n]*(?:^|\s)[\d.])[^:]*[^:\s]$")
 """A column name: a word or a few (``% Stmts``, ``p99 (ms)``, ``First Load JS``), not a
 value (no word starts with a digit) nor a label that a value follows (``Time:``)."""
@@ -636,14 +637,22 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
     by its row and its column; unitless cells are left to the line rules."""
     if "  " not in text and "|" not in text and "\t" not in text:
         return
-    pos = 0
+    lines = text.split("\n")
+    starts = [0] * len(lines)
+    for i in range(1, len(lines)):
+        starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
+    # a long output's head and tail (a coverage or route table ends the output)
+    keep = list(range(len(lines))) if len(lines) <= _MAX_TABLE_LINES else \
+        list(range(_MAX_TABLE_LINES // 2)) + list(range(len(lines) - _MAX_TABLE_LINES // 2,
+                                                         len(lines)))
     header: list[tuple[int, int, str]] | None = None
     units: list[str] = []
-    rows = 0
-    for n, line in enumerate(text.split("\n")):
-        start, pos = pos, pos + len(line) + 1
-        if n >= _MAX_TABLE_LINES:
-            break
+    last = -1
+    for n in keep:
+        line, start = lines[n], starts[n]
+        if n != last + 1:
+            header = None  # the head and the tail are not one table
+        last = n
         if len(line) > 300 or not line.strip():
             header = None
             continue
@@ -653,7 +662,6 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
             cells = _cells(line)
             got = _table_row(cells, header, units)
             if got:
-                rows += 1
                 for (cs, ce), value, unit, label in got:
                     found.append((start + cs, value, unit, label))
                     taken.append((start + cs, start + ce))

@@ -685,6 +685,8 @@ _THANKS_RE = re.compile(r"\b(?:thanks|thank\s+you|works?\s+(?:now|great|fine)|pe
                         r"|\bis\s+working\b", re.I)
 
 
+_PROSE_LINE = re.compile(r"\s*(?:\d+[.)]\s+)?[A-Za-z][a-z']*(?: [a-z']+){2,}")
+"""A line that reads as the user's words (three words or more, not code or a log)."""
 _PASTE_RE = re.compile(r":[ \t]*\n[ \t]*\n")
 """A colon and a blank line: what follows was pasted (a list the user writes after
 "these are the problems:" follows at once)."""
@@ -701,7 +703,13 @@ def refutation_phrase(text: str) -> str | None:
         # what the user pasted after "Eg:" or "here is the output:" is not what the user
         # says: a complaint is looked for before it, an error anywhere
         paste = _PASTE_RE.search(t, 40)
-        own = t[:paste.start()] if paste else t
+        own = t
+        if paste:
+            # the words before the paste, and those after its last blank line when they
+            # are prose again ("…:\n\n<pasted>\n\nit still doesn't work")
+            rest = t[paste.end():]
+            tail = rest.rsplit("\n\n", 1)[1] if "\n\n" in rest else ""
+            own = t[:paste.start()] + "\n" + (tail if _PROSE_LINE.match(tail) else "")
         err = _REPORTED_ERROR_RE.search(t)
         m = _REFUTE_RE.search(own)
         if err is None and m is None:

@@ -109,7 +109,7 @@ composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl he
 rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _REDIRECT = re.compile(r"^\d*[<>]|^&>")
-_ASSIGN = re.compile(r"^\$[\w:]+\s*=\s*")
+_ASSIGN = re.compile(r"^\$([\w:]+)\s*=\s*")
 """A PowerShell assignment (``$r = Invoke-WebRequest …``): the command is what follows."""
 _PRELUDE = frozenset("""cd pushd popd set-location export set source . unset sleep
 get-content cat $errorActionPreference $progresspreference""".lower().split())
@@ -142,6 +142,9 @@ def check_key(tool: str, command: str | None) -> str:
     first = segments[0]
     for seg in segments:
         # `$c = Get-Content f -Raw; studio wp post create …` checks the studio call
+        assign = _ASSIGN.match(seg.strip())
+        if assign and f"${assign.group(1)}".lower() in _PRELUDE:
+            continue  # `$ErrorActionPreference = 'Stop'` sets the shell up
         bare = _ASSIGN.sub("", seg.strip())
         head = _word(bare.split()[0]) if bare.split() else ""
         if head and head not in _PRELUDE and (bare != seg.strip() or not _ENV.fullmatch(
@@ -677,17 +680,17 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-_DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|overwritten|clobbered"
-                        r"|lost|destroyed|removed too much|blanked)\b", re.I)
-"""("deleted", "emptied": said as often of what the agent meant to do.)"""
-"""A reply's words for a run that damaged what it worked on."""
+_DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|clobbered|destroyed|blanked"
+                        r"|lost|overwritten|removed too much)\b", re.I)
+"""A reply's words for a run that damaged what it worked on ("deleted", "emptied",
+"overwritten" alone: said as often of what the agent meant to do)."""
 
 
 def damage_episodes(steps: list[Step]) -> list[Found]:
     """A run the next reply reads as having damaged the work ("the content got mangled:
     the regex removed too much"): the change that ran is a dead end at once, however the
     check goes on (it is usually restored, then done another way)."""
-    changes = _Index([s for s in steps if s.change])
+    changes = _Index([s for s in steps if s.change and not s.check])
     index = _Index(steps)
     out: list[Found] = []
     for s in steps:
@@ -720,7 +723,8 @@ def replaced_episodes(steps: list[Step]) -> list[Found]:
     """A script the agent wrote, a run of it that failed, then a new script of a like
     name (``convert.php`` → ``convert2.php``) written instead of fixing it: the first
     script was given up."""
-    changes = _Index([s for s in steps if s.change and s.target])
+    changes = _Index([s for s in steps if s.change and s.target and not s.check])
+    runs = _Index([s for s in steps if s.check and s.command])
     out: list[Found] = []
     for s in steps:
         if not (s.check and s.failed and s.command):
@@ -737,6 +741,11 @@ def replaced_episodes(steps: list[Step]) -> list[Found]:
                     and SequenceMatcher(None, b, name).ratio() >= 0.7), None)
         if new is None:
             continue
+        later = runs.between(s.session_id, new.ordinal, new.ordinal + REPLACED + 1)
+        new_name = os.path.basename(new.target)
+        if not any(new_name in r.command for r in later) or any(
+                name in r.command.replace(new_name, "") for r in later):
+            continue  # the new script must run, and the old one be left
         if out and out[-1].session_id == s.session_id and out[-1].ended == new.ordinal:
             out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "tested",
                                                             s.signature or s.judged)])
@@ -760,17 +769,23 @@ UNFOUND = 4
 """Messages between a change and a search that finds nothing of it, and between that
 search and the rewrite of the same file."""
 _NAME_RE = re.compile(r"[A-Za-z_$][\w$]{3,}")
+_DEFINITION = re.compile(r"\b(?:function|def|class|func|fn|interface|struct|trait|type|const|"
+                         r"let|var|impl|module)\s+\w", re.I)
+"""A search for where a name is defined, not for where it is used."""
 _DECLARES = frozenset("""function def class func fn const let var public private protected
 static async interface type struct impl trait module import from export return""".split())
 
 
 def unfound_episodes(steps: list[Step], unfound: list[tuple[str, int, str]]) -> list[Found]:
-    """A name the agent just wrote that a search then does not find (``function
-    insert_child``: no files found), and the same file rewritten: the change assumed an
-    API that is not there."""
-    changes = _Index([s for s in steps if s.change and s.target])
+    """A name the agent just wrote that a search for its definition then does not find
+    (``function insert_child``: no files found), and the same file rewritten: the change
+    assumed an API that is not there.  (A search for a bare name after removing it
+    confirms the removal: no dead end.)"""
+    changes = _Index([s for s in steps if s.change and s.target and not s.check])
     out: list[Found] = []
     for sid, o, pattern in unfound:
+        if not _DEFINITION.search(pattern):
+            continue
         names = [n for n in dict.fromkeys(_NAME_RE.findall(pattern))
                  if n.lower() not in _DECLARES and ("_" in n or n != n.lower()
                                                      or len(n) >= 6)]

@@ -97,20 +97,38 @@ JUDGED_FAILED = (
     r"\b(?:didn'?t|did not|doesn'?t|does not|isn'?t|is not|wasn'?t|was not|aren'?t|weren'?t"
     r"|hasn'?t|has not|haven'?t)\s+(?:\w+\s+){0,2}?(?:work\w*|show\w*|render\w*|appl\w*"
     r"|updat\w*|match\w*|chang\w*|sav\w*|take effect|find|found|appear\w*|replac\w*|fix\w*)\b"
-    r"|\bstill\s+(?:\w+\s+){0,2}?(?:shows?|showing|the same|empty|blank|just|fails?|failing"
-    r"|broken|not)\b|\bno (?:effect|change)\b|\bnothing (?:changed|happened)\b"
+    r"|\bstill\s+(?:\w+\s+){0,2}?(?:shows?|showing|the same|empty|blank|fails?|failing"
+    r"|broken|not)\b|\bstill\s+just\s+[\"'`]|\bno effect\b|\bnothing (?:changed|happened)\b"
     r"|\bsame (?:as before|result|output|error)\b|\bI see (?:the|what'?s) (?:issue|problem)\b"
     r"|\b(?:got|was|were|is|are|been|have|has) (?:\w+ )?(?:mangled|corrupted|wiped|garbled"
-    r"|overwritten|clobbered|lost)\b")
+    r"|clobbered)\b"
+    r"|\b(?:content|data|changes|work|page) (?:\w+ ){0,2}(?:was|were|got|been) (?:\w+ )?"
+    r"(?:lost|overwritten)\b")
 """The start of a reply that reads the run before it as not having done what it should
 ("the replacements didn't work", "the content is still just '-'", "the content got
-mangled").  Plain regex syntax: the store's SQL selects the prose it may match with it."""
+mangled").  RE2 syntax (no lookaround): the store's SQL selects with it the prose that
+may match; :func:`_judged_failed` then drops what reports success."""
 _JUDGED_FAILED = re.compile(JUDGED_FAILED, re.I)
+_FINE_AFTER = re.compile(r"\s+(?:any|anything|no|a single|anywhere)\b"
+                         r"|\s+(?:errors?|problems?|warnings?|issues?)\b", re.I)
+"""After "didn't find": nothing wrong was found ("ESLint didn't find any problems")."""
+_NEGATED_BEFORE = re.compile(r"\b(?:no|not|nothing|never)\s+(?:\w+\s+)?$", re.I)
+"""Before "was lost": it was not ("no data was lost")."""
+
+
+def _judged_failed(sentence: str) -> bool:
+    """Whether a sentence reads the run before it as not having worked."""
+    for m in _JUDGED_FAILED.finditer(sentence):
+        if _FINE_AFTER.match(sentence, m.end()) or _NEGATED_BEFORE.search(sentence, 0,
+                                                                           m.start()):
+            continue
+        return True
+    return False
 CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able to"
           r"|I don'?t have (?:access|the ability|a way))\b")
 """A claim of inability ("I can't run `opencode export` from here")."""
 _CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify|watch|display|"
-                     r"visually|tell|know|find|guarantee|just|easily|be sure))", re.I)
+                     r"visually|tell|know|find|guarantee|just|easily|be sure)\b)", re.I)
 """One that can be refuted by doing it (not "I can't read images": see the questions)."""
 _STATEFUL = frozenset("""install add i ci generate gen typegen codegen migrate restart reload
 rm clean reset upgrade update prune rebuild link daemon-reload apply up""".split())
@@ -118,7 +136,7 @@ rm clean reset upgrade update prune rebuild link daemon-reload apply up""".split
 ``next typegen``, ``systemctl restart``, ``docker compose up``)."""
 _STATEFUL_PARENTS = frozenset("compose prisma cache db run".split())
 _FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
-                            r"|0 matches)\b|\s*$", re.I)
+                            r"|0 matches)\b", re.I)
 """A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
@@ -587,8 +605,10 @@ class Extractor:
         if m is not None:
             # what it says it cannot do, not what the sentence said before ("I can use
             # webfetch, but I can't download files")
-            sentence = sentence_with(row.text, m.group())
-            claim = sentence[max(0, sentence.find(m.group())):]
+            end = [j for j in (row.text.find(". ", m.end()), row.text.find("\n", m.end()))
+                   if j >= 0]
+            claim = short(row.text[m.start():min(end) + 1 if end else len(row.text)].strip(),
+                          240)
             self.said.append(Said(row.session_id, row.ordinal, "assistant", claim, "cannot"))
 
     def _judge(self, row: ProseRow) -> None:
@@ -603,7 +623,7 @@ class Extractor:
                     return
                 head = re.split(r"(?<=[.!?])\s+", row.text.strip(), maxsplit=2)[:2]
                 for sentence in head:
-                    if _JUDGED_FAILED.search(sentence[:300]) and not _RESTATES.search(sentence):
+                    if _judged_failed(sentence[:300]) and not _RESTATES.search(sentence):
                         self.steps[i] = s._replace(failed=True, judged=short(sentence, 240))
                         return
                 return
@@ -672,11 +692,11 @@ class Extractor:
             return
         if row.output_tail is not None and row.category == "search" and row.command and \
                 _FOUND_NOTHING.match(row.output_tail) and (
-                    row.tool == "grep" or cmd.split(None, 1)[0] in ("grep", "rg", "ag", "ack",
-                                                                   "egrep")):
-            # the pattern, not the paths searched
+                    row.tool == "grep" or check_key(row.tool, cmd).split(" ", 1)[0] in (
+                        "grep", "rg", "ag", "ack", "egrep")):
+            # the pattern, not the paths searched nor the flags
             pattern = " ".join(w for w in row.command.split()
-                               if not any(c in w for c in "/\\:*"))
+                               if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             return
@@ -686,7 +706,7 @@ class Extractor:
             if ok or rejected:
                 # a shell command that edits (``mkdir -p a/b``, ``sed -i … f``): its last word
                 path = cmd if row.tool in ("edit", "write", "multiedit", "patch") or \
-                    " " not in cmd.strip() else cmd.split()[-1]
+                    " " not in cmd.strip() else _edited_path(cmd)
                 where = path.replace("\\", "/").rstrip("/").split("/")[-2:]
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
                                        None, rejected, target="/".join(where)))
@@ -1140,6 +1160,19 @@ _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
 
 
+def _edited_path(cmd: str) -> str:
+    """The file a shell command edits: what it redirects to or hands ``tee``, else the
+    last word of its first part that looks like a path (``sed -i … src/main.rs``,
+    ``mkdir -p assets/pieces``)."""
+    first = re.split(r"\s*(?:&&|\|\||;)\s*|\n", cmd.strip(), maxsplit=1)[0]
+    m = re.search(r"(?:>>?|\btee(?:\s+-a)?)\s*([^\s<>|&;'\"]+)", first)
+    if m and m.group(1) != "/dev/null":
+        return m.group(1)
+    words = [w.strip("'\"") for w in first.split() if not w.startswith("-")
+             and "<" not in w and ">" not in w and ("/" in w or "." in w[1:])]
+    return words[-1] if words else cmd.split()[-1]
+
+
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
@@ -1165,7 +1198,7 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
                 if sentences[-1].endswith(":") and j + 1 < len(paras):
                     # "I didn't use it because:" and the list that says why
-                    sentences[-1] += " " + paras[j + 1].strip(" -*•#1234567890.)")
+                    sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
                 for i, sentence in enumerate(sentences):
                     if len(sentence) < 16 or _RESTATES.search(sentence):
                         continue
@@ -1191,6 +1224,7 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "
                            "passed again".split())
 """Words of an episode's own name and notes that say nothing about its subject."""
+_LIST_MARK = re.compile(r"^\s*(?:[-*•#]+|\d+[.)])\s*")
 _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
 """A sentence that plans the next step rather than explaining."""
 

@@ -130,7 +130,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                 SELECT session_id, ordinal, seq, kind, classification, text, prose_role, source,
                        kind = 'decision' AND (
                            classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
-                           OR regexp_matches(left(text, 600), $$ {_ANNOUNCE_SQL} $$)) AS signal
+                           OR regexp_matches(left(text, 600), $${_ANNOUNCE_SQL}$$)) AS signal
                 FROM prose
                 JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after)
             SELECT session_id, ordinal, seq,
@@ -140,8 +140,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         ELSE left(text, 600) END, prose_role
             FROM p
             WHERE signal OR (kind = 'prompt' AND source = 'text')
-               OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$ (?i){JUDGED_FAILED} $$)
-                                          OR regexp_matches(left(text, 600), $$ (?i){CANNOT} $$)))
+               OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$(?i){JUDGED_FAILED}$$)
+                                          OR regexp_matches(left(text, 600), $$(?i){CANNOT}$$)))
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

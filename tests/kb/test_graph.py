@@ -417,6 +417,7 @@ def test_check_key_ignores_flags_paths_and_cd() -> None:
         == "invoke-webrequest 127.0.0.1:8080/health"
     assert check_key("bash", "docker compose up -d db") == "docker compose up"
     assert check_key("bash", 'php -r "\nrequire \'vendor/autoload.php\';"') == "php require"
+    assert check_key("powershell", "$ErrorActionPreference = 'Stop'; npm test") == "npm test"
 
 
 def test_a_run_the_reply_reads_as_not_working_is_a_failure() -> None:
@@ -507,6 +508,9 @@ def test_user_questions_and_thanks_refute_nothing() -> None:
     pasted = ("Make the export list each prompt with its reply, like this:\n\n"
               "Prompt #1: build a board\nResponse:\nNothing happens when I press new game.")
     assert refutation_phrase(pasted) is None
+    # a complaint after the paste is the user's again
+    assert refutation_phrase("Here is what I get:\n\n<html><body></body></html>\n\n"
+                             "it still doesn't work") is not None
     assert refutation_phrase("It fails like this:\n\nTraceback (most recent call last):\n"
                              "KeyError: 'x'") is not None
 
@@ -792,14 +796,17 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
     store = KbStore(":memory:")
     rows = [(1, "The content is still just \"-\". The pipe is not read."),
             (2, "Let me look at the file first."),
-            (3, "Hmm, the content got mangled by the regex.")]
+            (3, "The content got mangled."),
+            (4, "I can't run `opencode export` from here."),
+            (5, "Didn't work.")]
     for o, text in rows:
         store.conn.execute(
             "INSERT INTO prose (session_id, ordinal, seq, message_id, kind, source, text,"
             " classification) VALUES ('s', ?, 0, ?, 'decision', 'text', ?, 'plan')",
             [o, f"m{o}", text])
     _, prose, _ = load_rows(store, ["s"])
-    assert [(p.ordinal, p.classification) for p in prose] == [(1, "judge"), (3, "judge")]
+    assert [(p.ordinal, p.classification) for p in prose] == \
+        [(1, "judge"), (3, "judge"), (4, "judge"), (5, "judge")]
 
 
 def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:
@@ -807,7 +814,8 @@ def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:
     the claim was the dead end.  A claim the agent does not disprove, or one about what
     it cannot see, is none."""
     calls = [local(14, "opencode export ses_1 > session.json")]
-    rows = [prose(10, "I can't run `opencode export` from here: it is a CLI command.", "plan"),
+    rows = [prose(10, "I can't read the screenshot. And I can't run `opencode export` from "
+                      "here: it is a CLI command.", "plan"),
             user(11, "you have a bash tool, do it yourself"),
             prose(12, "I can't read images, please paste the text.", "plan"),
             user(13, "ok")]
@@ -842,6 +850,9 @@ def test_a_name_just_written_that_a_search_does_not_find_is_a_dead_end() -> None
     assert not [a for a in extract(S, [S], found, []).approaches if a.status == "dead_end"]
     paths = [calls[0], grep(11, "C:\\Users\\salma\\Studio", "No files found"), calls[2]]
     assert not [a for a in extract(S, [S], paths, []).approaches if a.status == "dead_end"]
+    # a search for a bare name after removing it confirms the removal
+    removal = [calls[0], grep(11, "oldHelperFn /src", "No files found"), calls[2]]
+    assert not [a for a in extract(S, [S], removal, []).approaches if a.status == "dead_end"]
 
 
 def test_diagnosis_reads_the_list_after_a_colon_and_the_remedy_a_reply_states() -> None:
@@ -873,8 +884,11 @@ def test_a_run_the_reply_says_damaged_the_work_ends_the_change_at_once() -> None
     assert {10, 11, 12, 13} <= {e.ordinal for e in dead[0].evidence}
     assert "greedy" in dead[0].cause_text
     # "the output was truncated" (the tool's display) damages nothing
-    calm = [prose(13, "The output was truncated and saved to a file.", "plan")]
-    assert not [a for a in extract(S, [S], calls, calm).approaches if a.status == "dead_end"]
+    for calm in ("The output was truncated and saved to a file.",
+                 "Migration finished and no data was lost.",
+                 "ESLint didn't find any problems."):
+        got = extract(S, [S], calls, [prose(13, calm, "plan")]).approaches
+        assert not [a for a in got if a.status == "dead_end"], calm
 
 
 def test_a_failed_script_replaced_by_a_new_one_of_a_like_name_was_given_up() -> None:
@@ -900,3 +914,13 @@ def test_an_install_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -
     dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
     assert any("npm install three" in a.name and "did not fix" in a.name for a in dead), \
         [a.name for a in dead]
+
+
+def test_the_file_a_shell_command_edits() -> None:
+    from kb.graph.extract import _edited_path
+
+    assert _edited_path("cat > src/app.py << 'EOF'\nprint(1)\nEOF") == "src/app.py"
+    assert _edited_path("tee config/app.yaml <<EOF") == "config/app.yaml"
+    assert _edited_path("sed -i s/a/b/ src/main.rs 2>/dev/null") == "src/main.rs"
+    assert _edited_path("sed -i s/a/b/ a.py && npm test") == "a.py"
+    assert _edited_path("mkdir -p assets/pieces") == "assets/pieces"
