@@ -21,6 +21,7 @@ import os
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -684,6 +685,8 @@ _DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|clobbered|destroy
                         r"|lost|overwritten|removed too much)\b", re.I)
 """A reply's words for a run that damaged what it worked on ("deleted", "emptied",
 "overwritten" alone: said as often of what the agent meant to do)."""
+DAMAGE = 4
+"""Messages before the damaging run in which the change it ran was made."""
 
 
 def damage_episodes(steps: list[Step]) -> list[Found]:
@@ -696,7 +699,7 @@ def damage_episodes(steps: list[Step]) -> list[Found]:
     for s in steps:
         if not s.judged or not _DESTROYED.search(s.judged):
             continue
-        made = changes.between(s.session_id, s.ordinal - UNFOUND - 1, s.ordinal + 1)
+        made = changes.between(s.session_id, s.ordinal - DAMAGE - 1, s.ordinal + 1)
         if not made:
             continue
         if out and out[-1].session_id == s.session_id and out[-1].ended >= made[0].ordinal:
@@ -776,7 +779,8 @@ _DECLARES = frozenset("""function def class func fn const let var public private
 static async interface type struct impl trait module import from export return""".split())
 
 
-def unfound_episodes(steps: list[Step], unfound: list[tuple[str, int, str]]) -> list[Found]:
+def unfound_episodes(steps: list[Step], unfound: Sequence[tuple[str, int, str]]
+                     ) -> list[Found]:
     """A name the agent just wrote that a search for its definition then does not find
     (``function insert_child``: no files found), and the same file rewritten: the change
     assumed an API that is not there.  (A search for a bare name after removing it
@@ -822,13 +826,13 @@ def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str |
 
 
 def episodes(steps: list[Step], said: list[Said],
-             unfound: list[tuple[str, int, str]] = ()) -> list[Found]:  # type: ignore[assignment]
+             unfound: Sequence[tuple[str, int, str]] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
-        unfound_episodes(steps, list(unfound)) + damage_episodes(steps) + \
+        unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []

@@ -29,6 +29,7 @@ from kb.graph.text import (
     item_kind,
     lead_up,
     question_of,
+    sentence_bounds,
     sentence_with,
     short,
     similarity,
@@ -430,6 +431,7 @@ class Extractor:
 
         Feeding the rows of messages appended since the last pass continues the
         story where it stopped: that is how a grown session updates its graph."""
+        self._found: list[Found] | None = None  # the episodes of the rows fed so far
         # within a message: the todo list first (it names what the prose talks about),
         # then the prose, then the calls it announced
         stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow]] = []
@@ -605,10 +607,8 @@ class Extractor:
         if m is not None:
             # what it says it cannot do, not what the sentence said before ("I can use
             # webfetch, but I can't download files")
-            end = [j for j in (row.text.find(". ", m.end()), row.text.find("\n", m.end()))
-                   if j >= 0]
-            claim = short(row.text[m.start():min(end) + 1 if end else len(row.text)].strip(),
-                          240)
+            _, end = sentence_bounds(row.text, m.end())
+            claim = short(row.text[m.start():end].strip(), 240)
             self.said.append(Said(row.session_id, row.ordinal, "assistant", claim, "cannot"))
 
     def _judge(self, row: ProseRow) -> None:
@@ -831,11 +831,18 @@ class Extractor:
     EXPLAIN = 2
     """Messages before and after an approach's end whose prose may say why it ended."""
 
+    def found(self) -> list[Found]:
+        """The episode rules' dead ends for the rows fed so far, found once:
+        :meth:`explanation_spans` and :meth:`finish` both read them."""
+        if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
+            self._found = episodes(self.steps, self.said, self.unfound)
+        return self._found
+
     def explanation_spans(self) -> list[tuple[str, int, int]]:
         """``(session, first, last)`` ordinals whose prose :meth:`finish` wants."""
         spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
                  for a in self.approaches if a.ended is not None]
-        for f in episodes(self.steps, self.said, self.unfound):
+        for f in self.found():
             spans.append((f.session_id, f.first, f.ended + self.DIAGNOSIS))
         spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
         return spans
@@ -947,7 +954,7 @@ class Extractor:
         ended = [a for a in self.approaches
                  if a.status in ("dead_end", "blocked", "superseded")]
         made: dict[int, Approach] = {}
-        for f in episodes(self.steps, self.said, self.unfound):
+        for f in self.found():
             mine = f.ordinals()
             if any(a.session_id == f.session_id
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)

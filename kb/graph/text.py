@@ -320,15 +320,21 @@ def short(text: str, width: int = 100) -> str:
     return t if len(t) <= width else t[: width - 1] + "…"
 
 
+def sentence_bounds(text: str, i: int) -> tuple[int, int]:
+    """Where the sentence of ``text`` around index ``i`` starts and ends (its full stop
+    included)."""
+    start = max(text.rfind(". ", 0, i), text.rfind("\n", 0, i)) + 1
+    ends = [j for j in (text.find(". ", i), text.find("\n", i)) if j >= 0]
+    return start, min(ends) + 1 if ends else len(text)
+
+
 def sentence_with(text: str, phrase: str) -> str:
     """The sentence of ``text`` that contains ``phrase``."""
     i = text.lower().find(phrase.lower())
     if i < 0:
         return short(text, 200)
-    start = max(text.rfind(". ", 0, i), text.rfind("\n", 0, i))
-    ends = [j for j in (text.find(". ", i), text.find("\n", i)) if j >= 0]
-    end = min(ends) if ends else len(text)
-    return short(text[start + 1: end + 1].strip(), 240)
+    start, end = sentence_bounds(text, i)
+    return short(text[start:end].strip(), 240)
 
 
 def lead_up(text: str, phrase: str) -> str:
