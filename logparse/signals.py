@@ -751,6 +751,32 @@ def _error_signatures(text: str) -> list[str]:
         cands.setdefault(0, (_line_bounds(text, 0)[1], False))
     if not cands:
         return []
+    out = _signatures_at(text, cands)
+    if "Timed out" in out and _waiting_for_input(text):
+        out[out.index("Timed out")] = TIMED_OUT_ON_PROMPT
+    return out
+
+
+TIMED_OUT_ON_PROMPT = "Timed out waiting for interactive input"
+"""A run the timeout cut while the program sat at a prompt: it needs a terminal (a
+picker, a confirmation, a password), so the same call would hang every time."""
+_PROMPT_RE = re.compile(
+    r"\[[yY](?:es)?/[nN]o?\]|\((?:y/n|yes/no)[^)]*\)|\?\s*\(y\)\s*$|"
+    r"\b(?:to select|Enter: confirm|Use arrow keys|to navigate|Press (?:any key|enter|return)|"
+    r"Are you sure|Ok to proceed|Do you want to continue|Continue\?|"
+    r"[Pp]assword(?: for [^:]*)?:\s*$|[Pp]assphrase[^:]*:\s*$|Username for '[^']*':\s*$)")
+_METADATA_RE = re.compile(r"<(?:shell|bash)_metadata>|\n\s*\[?(?:Command|Process) (?:timed out|killed)", re.I)
+
+
+def _waiting_for_input(text: str) -> bool:
+    """The last lines the program printed before it was cut end at a prompt."""
+    m = _METADATA_RE.search(text)
+    head = text[:m.start()] if m else text
+    lines = [ln.strip() for ln in _ANSI_RE.sub("", head[-2000:]).splitlines() if ln.strip()]
+    return any(_PROMPT_RE.search(ln) for ln in lines[-6:])
+
+
+def _signatures_at(text: str, cands: dict[int, tuple[int, bool]]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     memo: dict[tuple[str, bool], str | None] = {}

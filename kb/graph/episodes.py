@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kb.graph.text import short, tokens
+from logparse.signals import TIMED_OUT_ON_PROMPT
 
 
 class Step(NamedTuple):
@@ -70,7 +71,8 @@ class Said(NamedTuple):
     text: str
     signal: str | None
     """user: the phrase that reports a failure (``refute``); assistant: ``dead-end``,
-    ``pivot`` or ``cannot`` (a claim that it cannot do something)."""
+    ``pivot``, ``cannot`` (a claim that it cannot do something) or ``asked`` (it asked
+    the user with a tool; the text is the user's answer)."""
     error: str | None = None
     """user: an error the message quotes (its signature)."""
 
@@ -181,6 +183,9 @@ SLIP = 3
 """A failure fixed by a run of the same check this close is a slip, not a dead end."""
 VERDICT_WINDOW = 3
 """Messages after a failure in which a sentence that gives up on it ends it."""
+ASK_WINDOW = 3
+"""Messages after a check's last failure within which a question to the user says the
+agent could not go on without the user (when the check is not run again)."""
 MAX_EVIDENCE = 12
 
 
@@ -260,9 +265,12 @@ def _sig_label(sig: str | None) -> str:
 def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """Dead ends of checks that kept failing, or failed once and were given up on."""
     verdicts: dict[str, list[Said]] = {}
+    asked: dict[str, list[Said]] = {}
     for s in said:
         if s.role == "assistant" and s.signal in ("dead-end", "pivot"):
             verdicts.setdefault(s.session_id, []).append(s)
+        elif s.signal == "asked":
+            asked.setdefault(s.session_id, []).append(s)
     changes = _Index([s for s in steps if s.change])
     checks = _Index([s for s in steps if s.check])
     hangs = Counter((s.session_id, s.key.split(" ", 1)[0]) for s in steps
@@ -289,6 +297,8 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if v.ordinal > final + VERDICT_WINDOW:
                 break
             said_so.append(v)
+        ask = next((a for a in asked.get(sid, ()) if final < a.ordinal <= final + ASK_WINDOW),
+                   None)
         sigs = [f.signature for f in fails if f.signature] or \
             [s.signature for s in chain if s.failed and s.signature]
         signature = max(sigs, key=sigs.count) if sigs else None
@@ -298,9 +308,13 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 not _retyped(checks, fails[0]) and (
                 (said_so and (not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
-                or (len(chain) == 1 and _MISSING_TOOL.search(signature))):
+                or (len(chain) == 1 and (_MISSING_TOOL.search(signature)
+                                         or signature == TIMED_OUT_ON_PROMPT
+                                         or (ask and not signature.startswith(_UNANSWERED))))):
             # one failure, never run again: the agent said it turns away, or the check
-            # could not start at all (its program is not there) and was left for another.
+            # could not start at all (its program is not there, or it sat at a prompt
+            # no one could answer) and was left for another, or the agent stopped to ask
+            # the user what it should have done instead.
             # A program that hangs again and again is the environment: its timeouts leave
             # questions open (see untested) rather than refuting an approach each.
             how = "abandoned-check"
@@ -312,8 +326,10 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if f.ordinal not in progress or f is fails[-1]]
         between = changes.between(sid, first, final)
         ev += [(c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]]
+        if ask and not said_so:
+            said_so = [ask._replace(text=f"the user was asked: {ask.text}")]
         why = said_so[-1].text if said_so else None
-        end = said_so[-1].ordinal if said_so else final + 1
+        end = said_so[-1].ordinal if said_so else final
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
         judged = next((f.judged for f in fails if f.judged), "")

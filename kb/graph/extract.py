@@ -41,7 +41,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 10
+EXTRACTOR_VERSION = 11
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -139,6 +139,8 @@ _STATEFUL_PARENTS = frozenset("compose prisma cache db run".split())
 _FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
                             r"|0 matches)\b", re.I)
 """A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
+_ASK_TOOLS = frozenset({"question", "AskUserQuestion"})
+"""Tools with which the agent asks the user (opencode, Claude Code)."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -698,6 +700,10 @@ class Extractor:
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
+        if row.tool in _ASK_TOOLS and row.output_tail:
+            # the agent stopped to ask the user: what the user answered
+            self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                  short(row.output_tail, 300), "asked"))
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             return
         key = check_key(row.tool, cmd)

@@ -107,6 +107,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
                         WHEN category = 'search' AND length(coalesce(output, '')) < 80
                         THEN coalesce(output, '')
+                        WHEN tool IN ('question', 'AskUserQuestion') AND status = 'completed'
+                        THEN left(coalesce(output, ''), 400)
                    END, left(error, 300),
                    coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after

@@ -607,6 +607,45 @@ def test_a_single_timeout_is_a_dead_end_only_when_turned_from_and_its_program_ha
     assert {10, 20} <= {q.ordinal for q in ex.questions}
 
 
+def test_a_run_cut_at_a_prompt_and_left_for_another_form_is_a_dead_end() -> None:
+    prompt = ("Timed out waiting for interactive input",)
+    calls = [local(57, "opencode export", exit_code=None, sigs=prompt),
+             local(58, "opencode export ses_1 > out.json")]
+    ex = extract(S, [S], calls, [prose(58, "It needs the id to skip the picker.", "plan")])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("`opencode export` until it works", {57})]
+    assert "interactive input" in dead[0].cause.label
+    # a plain timeout of a program that may just be slow is no dead end by itself
+    slow = [local(57, "opencode export", exit_code=None, sigs=("Timed out",)), calls[1]]
+    assert not [a for a in extract(S, [S], slow, []).approaches if a.status == "dead_end"]
+
+
+def _asked(o: int, answer: str) -> CallRow:
+    return CallRow(S, o, 1, "question", "other", "Asked 1 question", None, None, "completed",
+                   None, (), output_tail=f'User has answered your questions: "{answer}"')
+
+
+def test_a_failure_the_agent_stops_to_ask_the_user_about_is_a_dead_end() -> None:
+    missing = ("Error: /root/data/sessions.db not found",)
+    calls = [local(32, "bash sync.sh", exit_code=1, sigs=missing),
+             _asked(34, 'Which file should I copy?"="opencode.db'),
+             edit(35, "sync.sh")]
+    ex = extract(S, [S], calls, [])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("`bash sync.sh` until it works", {32, 34})]
+    assert "opencode.db" in (dead[0].cause_text or "")
+    # asked, then the same check run again and passing: a slip the user helped with
+    fixed = calls + [local(36, "bash sync.sh")]
+    assert not [a for a in extract(S, [S], fixed, []).approaches if a.status == "dead_end"]
+    # a question asked long after the failure, or with no failure before it, ends nothing
+    late = [calls[0], _asked(40, 'Which file?"="opencode.db'), edit(41, "sync.sh")]
+    assert not [a for a in extract(S, [S], late, []).approaches if a.status == "dead_end"]
+    assert not [a for a in extract(S, [S], calls[1:], []).approaches
+                if a.status == "dead_end"]
+
+
 def test_a_change_the_agent_retracts_before_testing_it_is_a_dead_end() -> None:
     calls = [edit(132, "ui/landing.tsx"), edit(133, "ui/landing.tsx"),
              local(134, "npx tsc --noEmit")]
@@ -807,6 +846,22 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
     _, prose, _ = load_rows(store, ["s"])
     assert [(p.ordinal, p.classification) for p in prose] == \
         [(1, "judge"), (3, "judge"), (4, "judge"), (5, "judge")]
+
+
+def test_the_store_loads_what_the_user_answered_a_question_tool() -> None:
+    from kb.graph.store import load_rows
+    from kb.store import KbStore
+
+    store = KbStore(":memory:")
+    for o, tool, status, out in ((1, "question", "completed", 'answered: "Which?"="a.db"'),
+                                 (2, "question", "error", "dismissed"),
+                                 (3, "bash", "completed", "a long listing " * 20)):
+        store.conn.execute(
+            "INSERT INTO calls (session_id, ordinal, seq, message_id, tool, category, status,"
+            " output) VALUES ('s', ?, 0, ?, ?, 'other', ?, ?)", [o, f"m{o}", tool, status, out])
+    calls, _, _ = load_rows(store, ["s"])
+    assert [(c.ordinal, c.output_tail) for c in calls] == [
+        (1, 'answered: "Which?"="a.db"'), (2, None), (3, None)]
 
 
 def test_a_claim_of_inability_the_agent_then_disproves_is_a_dead_end() -> None:

@@ -399,3 +399,33 @@ def test_random_garbage_never_raises() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
         error_signatures(text)
         measurements(text)
+
+
+_CUT = ("\n\n<shell_metadata>\nshell tool terminated command after exceeding timeout 15000 ms. "
+        "If this command is expected to take longer and is not waiting for interactive input, "
+        "retry with a larger timeout value in milliseconds.\n</shell_metadata>\n")
+
+
+@pytest.mark.parametrize("screen", [
+    "\x1b[36m◆\x1b[39m  Select session to export\n│  ● Fix the login (5/22/2026)\n"
+    "│  ↑/↓ to select • Enter: confirm • Type: to search\n└\n",
+    "The following packages will be installed:\n  libfoo\nDo you want to continue? [Y/n] ",
+    "Need to install the following packages:\n  create-vite@5.2.0\nOk to proceed? (y) ",
+    "Username for 'https://github.com': ",
+    "[sudo] password for deploy: ",
+    "? Which template would you like to use? (Use arrow keys)\n❯ react\n  vue\n",
+])
+def test_a_timeout_at_a_prompt_says_the_run_waited_for_input(screen: str) -> None:
+    assert error_signatures(screen + _CUT) == ["Timed out waiting for interactive input"]
+
+
+@pytest.mark.parametrize("screen", [
+    "[Wed May 20 01:14:59 2026] PHP 8.2.30 Development Server (http://localhost:8080) started\n",
+    "(no output)\n",
+    "⠼ Starting WordPress server…\n",
+    "Are you sure? is what the docs ask before a delete; we skip it.\nDownloading 80%\n"
+    "Downloading 90%\nDownloading 91%\nDownloading 92%\nDownloading 93%\nDownloading 94%\n"
+    "Downloading 95%\n",
+])
+def test_a_timeout_without_a_prompt_on_screen_stays_a_plain_timeout(screen: str) -> None:
+    assert error_signatures(screen + _CUT) == ["Timed out"]
