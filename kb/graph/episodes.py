@@ -88,7 +88,8 @@ class Found:
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
     user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
-    ``judged`` (it ran, and was not worth it)."""
+    ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
+    not there by that name)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -329,7 +330,10 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if ask and not said_so:
             said_so = [ask._replace(text=f"the user was asked: {ask.text}")]
         why = said_so[-1].text if said_so else None
-        end = said_so[-1].ordinal if said_so else final
+        # with nothing said, the next message ends it, unless a run there failed: that
+        # failure is a story of its own (a slip made in the new form)
+        end = said_so[-1].ordinal if said_so else final if any(
+            s.failed for s in checks.between(sid, final, final + 2)) else final + 1
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
         judged = next((f.judged for f in fails if f.judged), "")
@@ -830,6 +834,37 @@ def unfound_episodes(steps: list[Step], unfound: Sequence[tuple[str, int, str]]
     return out
 
 
+ASK_LOOKUP = 4
+"""Messages before a question to the user in which the lookups it is about ran."""
+_ANSWERED = re.compile(r'"="[^"]*"')
+
+
+def asked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Lookups of a name the agent then has to ask the user about ("which component did
+    you mean by 'interactive slider'?"): what it looked for is not there by that name.
+    A lookup counts when every word it looked up is in the question, so a question that
+    merely follows some runs is about none of them."""
+    runs = _Index([s for s in steps if s.check and not s.failed and s.command])
+    out: list[Found] = []
+    for a in said:
+        if a.signal != "asked":
+            continue
+        question = tokens(_ANSWERED.sub(" ", a.text))
+        looked = [r for r in runs.between(a.session_id, a.ordinal - ASK_LOOKUP - 1, a.ordinal)
+                  if tokens(r.command) and tokens(r.command) <= question]
+        if not looked or len(frozenset().union(*(tokens(r.command) for r in looked))) < 2:
+            continue
+        what = max((r.command for r in looked), key=len)
+        out.append(Found(
+            session_id=a.session_id, name=f"looking up «{short(what, 60)}»",
+            first=looked[0].ordinal, ended=a.ordinal, how="asked-user",
+            cause_text=f"nothing is called «{short(what, 60)}»: the user was asked "
+                       f"({short(a.text, 200)})",
+            evidence=[*((r.ordinal, "tested", f"looked up {short(r.command, 60)}")
+                        for r in looked), (a.ordinal, "ended", a.text)]))
+    return out
+
+
 def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
@@ -849,7 +884,7 @@ def episodes(steps: list[Step], said: list[Said],
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps)
+        replaced_episodes(steps) + asked_episodes(steps, said)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

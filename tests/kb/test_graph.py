@@ -614,8 +614,13 @@ def test_a_run_cut_at_a_prompt_and_left_for_another_form_is_a_dead_end() -> None
     ex = extract(S, [S], calls, [prose(58, "It needs the id to skip the picker.", "plan")])
     dead = [a for a in ex.approaches if a.status == "dead_end"]
     assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
-        ("`opencode export` until it works", {57})]
+        ("`opencode export` until it works", {57, 58})]
     assert "interactive input" in dead[0].cause.label
+    # a failure at once in the new form is a story of its own, not this one's end
+    slip = [calls[0], local(58, "opencode export ses_1", exit_code=1, sigs=("Error: bad id",)),
+            local(59, "opencode export ses_2")]
+    assert [{e.ordinal for e in a.evidence} for a in extract(S, [S], slip, []).approaches
+            if a.status == "dead_end"] == [{57}]
     # a plain timeout of a program that may just be slow is no dead end by itself
     slow = [local(57, "opencode export", exit_code=None, sigs=("Timed out",)), calls[1]]
     assert not [a for a in extract(S, [S], slow, []).approaches if a.status == "dead_end"]
@@ -846,6 +851,25 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
     _, prose, _ = load_rows(store, ["s"])
     assert [(p.ordinal, p.classification) for p in prose] == \
         [(1, "judge"), (3, "judge"), (4, "judge"), (5, "judge")]
+
+
+def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
+    def look(o: int, term: str) -> CallRow:
+        return CallRow(S, o, 1, "21st_search", "other", term, None, None, "completed", 0)
+
+    question = ('Which component in your bookmarks did you mean by \'interactive slider\'?'
+                '"="Interactive Selector')
+    calls = [look(78, "interactive slider"), look(79, "slider"), _asked(80, question)]
+    ex = extract(S, [S], calls, [])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("looking up «interactive slider»", {78, 79, 80})]
+    assert "Interactive Selector" in (dead[0].cause_text or "")
+    # a question about something else, or one whose answer alone names the lookup
+    other = [calls[0], _asked(80, 'Which page should the slider go on?"="home')]
+    answer = [calls[0], _asked(80, 'Which one?"="interactive slider')]
+    for rows in (other, answer):
+        assert not [a for a in extract(S, [S], rows, []).approaches if a.status == "dead_end"]
 
 
 def test_the_store_loads_what_the_user_answered_a_question_tool() -> None:
