@@ -89,7 +89,7 @@ class Found:
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
     user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
     ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
-    not there by that name)."""
+    not there by that name), ``guesses`` (guesses at a cause a finding refuted)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -865,6 +865,40 @@ def asked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+GUESSES = 3
+"""Replies guessing at a cause, with no change made between them, that a finding makes
+an investigation that went the wrong way (one guess is how debugging starts)."""
+GUESS_SPAN = 12
+"""Messages before a finding in which its guesses were made."""
+
+
+def guess_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Guesses at a cause made over several replies (the version, a cache, the
+    markup …) while only looking, and then a finding of another cause ("I see the
+    issue! …"): the guesses were the dead end, the finding is its cause."""
+    changes = _Index([s for s in steps if s.change])
+    out: list[Found] = []
+    guesses: list[Said] = []
+    for a in said:
+        if a.signal == "hypothesis":
+            if guesses and (guesses[-1].session_id != a.session_id or changes.between(
+                    a.session_id, guesses[0].ordinal - 1, a.ordinal)):
+                guesses = []  # something was changed: a new round of guessing
+            guesses.append(a)
+        elif a.signal == "found" and guesses:
+            made = [g for g in guesses if g.session_id == a.session_id
+                    and 0 < a.ordinal - g.ordinal <= GUESS_SPAN]
+            if len({g.ordinal for g in made}) >= GUESSES:
+                out.append(Found(
+                    session_id=a.session_id, name=f"guessing: {short(made[0].text, 80)}",
+                    first=made[0].ordinal, ended=a.ordinal, how="guesses",
+                    cause_text=a.text, why=a.text,
+                    evidence=_dedupe([*((g.ordinal, "tested", g.text) for g in made),
+                                      (a.ordinal, "ended", a.text)])))
+            guesses = [g for g in guesses if g.ordinal > a.ordinal]
+    return out
+
+
 def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
@@ -884,7 +918,7 @@ def episodes(steps: list[Step], said: list[Said],
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps) + asked_episodes(steps, said)
+        replaced_episodes(steps) + asked_episodes(steps, said) + guess_episodes(steps, said)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -125,6 +125,23 @@ def _judged_failed(sentence: str) -> bool:
             continue
         return True
     return False
+HYPOTHESIS = (r"\b(?:the )?(?:issue|problem|cause|culprit|bug) (?:might|may|could) be\b"
+              r"|\bmaybe (?:the|there|it|this)\b|\bperhaps\b|\bI suspect\b|\bI wonder (?:if|whether)\b"
+              r"|\bit(?:'s| is) (?:probably|likely|possibly)\b"
+              r"|\bthe (?:issue|problem) is (?:likely|probably|possibly)\b")
+"""A sentence that guesses at a cause ("the issue might be that …", "maybe there's a
+caching issue").  RE2 syntax: the store selects with it (and :data:`FOUND`) the prose
+that may hold a guess or a finding."""
+FOUND = (r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) (?:was|is)\b"
+         r"|\bfound (?:the|it)\b|\bturns out\b|\bI see the (?:issue|problem)\b")
+"""A sentence that states the cause found."""
+_HYPOTHESIS = re.compile(HYPOTHESIS, re.I)
+_FOUND = re.compile(r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) "
+                    r"(?:was|is)\b(?! (?:likely|probably|possibly|that we|how))"
+                    r"|\bfound (?:the|it)\b|\bturns out\b|\bI see the (?:issue|problem)\b",
+                    re.I)
+HYPOTHESIS_HEAD = 3000
+"""Characters of a reply read for guesses and findings."""
 CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able to"
           r"|I don'?t have (?:access|the ability|a way))\b")
 """A claim of inability ("I can't run `opencode export` from here")."""
@@ -452,6 +469,8 @@ class Extractor:
             elif isinstance(row, ProseRow):
                 if row.classification == "prompt":
                     self._user(row)
+                elif row.classification == "hypothesis":
+                    self._hypotheses(row)
                 elif row.classification == "judge":
                     # loaded only for what it says of the run before it, or that it cannot
                     self._judge(row)
@@ -601,6 +620,23 @@ class Extractor:
                 if a.ended is None and a.first <= row.ordinal:
                     a.add_evidence(Evidence(row.session_id, row.ordinal, "confirmed",
                                             short(text, 200)))
+
+    def _hypotheses(self, row: ProseRow) -> None:
+        """The guesses at a cause a reply makes, and the cause it says it found, for the
+        episode of guesses a finding refutes (:func:`kb.graph.episodes.guess_episodes`)."""
+        bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", row.text)),
+                  len(row.text)]
+        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            sentence = row.text[a:b].strip()
+            if _HYPOTHESIS.search(sentence):
+                self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                      short(sentence, 240), "hypothesis"))
+            elif _FOUND.search(sentence):
+                # a short finding ("I see the issue!") is spelled out by what follows
+                more = row.text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
+                self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                      short(more if len(sentence) < 60 else sentence, 300),
+                                      "found"))
 
     def _claim(self, row: ProseRow) -> None:
         """A claim of inability, for the episode that it ends a turn and is then refuted
@@ -966,7 +1002,7 @@ class Extractor:
                    and len(mine & {e.ordinal for e in a.evidence}) * 2 >= len(mine)
                    for a in ended):
                 continue
-            if f.how == "damage":
+            if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
             elif f.how in ("retracted", "judged"):

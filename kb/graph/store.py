@@ -22,6 +22,9 @@ from kb.graph.build import build_graph
 from kb.graph.extract import (
     CANNOT,
     EXTRACTOR_VERSION,
+    FOUND,
+    HYPOTHESIS,
+    HYPOTHESIS_HEAD,
     JUDGED_FAILED,
     Annotation,
     CallRow,
@@ -144,6 +147,13 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             WHERE signal OR (kind = 'prompt' AND source = 'text')
                OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$(?i){JUDGED_FAILED}$$)
                                           OR regexp_matches(left(text, 600), $$(?i){CANNOT}$$)))
+            UNION ALL
+            -- guesses at a cause and the cause found, read again by their own rule
+            SELECT session_id, ordinal, seq, 'hypothesis', left(text, {HYPOTHESIS_HEAD}),
+                   prose_role
+            FROM p
+            WHERE kind = 'decision' AND regexp_matches(
+                left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}$$)
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

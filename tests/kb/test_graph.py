@@ -872,6 +872,50 @@ def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
         assert not [a for a in extract(S, [S], rows, []).approaches if a.status == "dead_end"]
 
 
+def test_guesses_over_several_replies_that_a_finding_refutes_are_a_dead_end() -> None:
+    guesses = [prose(575, "The HTML looks correct. The issue might be that the CSS is not "
+                          "loaded.", "plan"),
+               prose(576, "Maybe the demo uses an older Bootstrap version.", "plan"),
+               prose(577, "Or the browser is perhaps loading a cached copy.", "plan"),
+               prose(579, "I wonder if the class structure is different in 5.3.3.", "plan")]
+    found = prose(580, "I see the issue! Lines 123-126 force a blue background on "
+                       ".nav-link.active in the demo CSS.", "conclusion")
+    looks = [local(o, f"grep bootstrap demo/index.php -n {o}") for o in (575, 576, 577)]
+    ex = extract(S, [S], looks, [*(_hyp(p) for p in guesses), _hyp(found)])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [{e.ordinal for e in a.evidence} for a in dead] == [{575, 576, 577, 579, 580}]
+    assert "blue background" in (dead[0].cause_text or dead[0].cause.label)
+    # two guesses are how debugging starts; a change between them starts a new round
+    two = [_hyp(guesses[0]), _hyp(guesses[1]), _hyp(found)]
+    assert not [a for a in extract(S, [S], looks, two).approaches if a.status == "dead_end"]
+    mended = [*looks, edit(576, "demo/index.php")]
+    rows = [*(_hyp(p) for p in guesses), _hyp(found)]
+    assert not [a for a in extract(S, [S], mended, rows).approaches
+                if a.status == "dead_end"]
+
+
+def _hyp(p: ProseRow) -> ProseRow:
+    return p._replace(classification="hypothesis")
+
+
+def test_the_store_loads_replies_that_guess_at_a_cause_or_find_it() -> None:
+    from kb.graph.store import load_rows
+    from kb.store import KbStore
+
+    store = KbStore(":memory:")
+    rows = [(1, "Let me look at the file. " * 30 + "The issue might be a stale cache."),
+            (2, "Let me look at the file first."),
+            (3, "Found it: the CSS overrides the class.")]
+    for o, text in rows:
+        store.conn.execute(
+            "INSERT INTO prose (session_id, ordinal, seq, message_id, kind, source, text,"
+            " classification) VALUES ('s', ?, 0, ?, 'decision', 'text', ?, 'plan')",
+            [o, f"m{o}", text])
+    _, prose_rows, _ = load_rows(store, ["s"])
+    assert [(p.ordinal, p.classification) for p in prose_rows
+            if p.classification == "hypothesis"] == [(1, "hypothesis"), (3, "hypothesis")]
+
+
 def test_the_store_loads_what_the_user_answered_a_question_tool() -> None:
     from kb.graph.store import load_rows
     from kb.store import KbStore
