@@ -219,7 +219,7 @@ _INCOMPATIBLE = re.compile(
     r"(?P<what>[A-Za-z][\w.+-]*(?:\s+(?!capture|mode|support|when|because|on|in|with|for|and"
     r"|or|but|so)[A-Za-z][\w.+-]*){0,2})", re.I)
 _SLOW = re.compile(r"slower|regress|worse than|no (?:faster|gain|speedup|improvement)|"
-                   r"lower throughput|\b(?:\d+(?:\.\d+)?)\s*(?:tok/s|tokens/s)\b.*\b(?:vs|against|"
+                   r"lower throughput|\b(?:\d+(?:\.\d+)?)\s*(?:[A-Za-z]+/s(?:ec)?|[A-Z]?QPS|IOPS)\b.*\b(?:vs|against|"
                    r"compared)\b", re.I)
 _ENTITY = re.compile(
     r"\b(?:sm_?\d{2,3}[a-z]?|compute_\d{2,3}[a-z]?|[A-Z][A-Za-z]*\d+[A-Za-z0-9.]*|"
