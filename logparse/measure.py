@@ -514,6 +514,11 @@ _CLOCK_RE = re.compile(
     r"((?:\d+:)?\d{1,2}:\d{2}(?:\.\d+)?)(?:[ \t]*min)?[ \t]*$", re.M)
 """A clock reading: Maven's ``Total time:  01:23 min``, ``Elapsed (wall clock) time (h:mm:ss
 or m:ss): 0:01.23``."""
+_CLOCK_GATE_RE = re.compile(r":[ \t]+(?:\d+:)?\d{1,2}:\d{2}(?:\.\d+)?(?:[ \t]*min)?[ \t]*$", re.M)
+"""What every clock reading holds, found faster than a label before it (a search that
+starts at a ``:`` instead of at every line)."""
+_SLASH_GATE_RE = re.compile(r"=[ \t]*[\d.,]+/[\d.]")
+"""What every slash list holds (``= 0.041/0.047``)."""
 _CLOCK_LABEL_RE = re.compile(r"\b(?:total|elapsed|duration|wall|took|spent)\b", re.I)
 _TALLY_RE = re.compile(
     r"^[ \t]*(?:[#ℹ][ \t]*)?(?:(\d+)[ \t]+(pass|fail|skip|todo)|(pass|fail|skipped|todo)"
@@ -555,7 +560,7 @@ def _lists(text: str, found: list[tuple[int, float, str, str]],
                 found.append((m.start(3), _to_float(pm.group(1)), _list_unit(pm.group(2)),
                               f"{name} {key}"))
             taken.append((m.start(3), m.end(3)))
-    if "/" in text and "=" in text:
+    if "/" in text and "=" in text and _SLASH_GATE_RE.search(text):
         for m in _SLASH_LIST_RE.finditer(text):
             keys, vals = m.group(1).split("/"), m.group(2).split("/")
             if len(keys) != len(vals):
@@ -583,7 +588,7 @@ def _lists(text: str, found: list[tuple[int, float, str, str]],
             label = _tidy_label(head.group(1), False) if head else ""
             found.append((m.start(1), _to_float(m.group(1)), "/s", label))
             taken.append((m.start(), m.end()))
-    if ":" in text:
+    if ":" in text and _CLOCK_GATE_RE.search(text):
         for m in _CLOCK_RE.finditer(text):
             if not (m.group().rstrip().endswith("min") or _CLOCK_LABEL_RE.search(m.group(1))):
                 continue  # "Time: 12:30" may be the time of day
@@ -621,6 +626,8 @@ _COUNT_HEAD_RE = re.compile(r"^[A-Za-z]{3,}[^sSuUiI\W][sS]$")
 _COL_NAME_RE = re.compile(r"^(?=[^\n]*[A-Za-z%])(?![^\n]*(?:^|\s)[\d.])[^:]*[^:\s]$")
 """A column name: a word or a few (``% Stmts``, ``p99 (ms)``, ``First Load JS``), not a
 value (no word starts with a digit) nor a label that a value follows (``Time:``)."""
+_NO_HEADER_RE = re.compile(r":|(?:^|[\s|│┃])[\d.]")
+"""What no header line holds (a cell of it would fail :data:`_COL_NAME_RE`)."""
 _MAX_TABLE_LINES = 400
 
 
@@ -653,12 +660,17 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
         if n != last + 1:
             header = None  # the head and the tail are not one table
         last = n
-        if len(line) > 300 or not line.strip():
+        inner = line.strip()
+        if len(line) > 300 or not inner:
             header = None
             continue
+        if header is not None and set(line) <= _COL_RULE:
+            continue  # a rule under the header
+        if "  " not in inner and "\t" not in inner and "|" not in inner and "│" not in inner \
+                and "┃" not in inner:
+            header = None  # one cell: neither a row nor a header
+            continue
         if header is not None:
-            if set(line) <= _COL_RULE:
-                continue  # a rule under the header
             cells = _cells(line)
             got = _table_row(cells, header, units)
             if got:
@@ -667,9 +679,10 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
                     taken.append((start + cs, start + ce))
                 continue
             header = None
+        if _NO_HEADER_RE.search(inner) or inner.startswith(("-", "*", "#", ">")):
+            continue  # a value or a label in it: no line of names
         cells = _cells(line)
-        if 2 <= len(cells) <= 12 and all(_COL_NAME_RE.match(c[2]) for c in cells) and \
-                not line.lstrip().startswith(("-", "*", "#", ">")):
+        if 2 <= len(cells) <= 12 and all(_COL_NAME_RE.match(c[2]) for c in cells):
             header = cells
             units = [_column_unit(c[2]) for c in cells]
 
