@@ -86,8 +86,11 @@ print(orjson.dumps({"seconds": dt, "messages": sum(s.messages for s in report.se
 
 
 NDJSON = r"""
-import duckdb, orjson, resource, sys, time
+import duckdb, orjson, os, resource, sys, time
 path, db = sys.argv[1], sys.argv[2]
+for old in (db, db + ".wal"):
+    if os.path.exists(old):
+        os.remove(old)  # each run into a fresh file
 con = duckdb.connect(db)
 t = time.perf_counter()
 con.execute("CREATE TABLE m AS SELECT * FROM read_ndjson(?)", [path])
