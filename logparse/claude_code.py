@@ -49,7 +49,8 @@ TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit
          "Write": "write", "Grep": "grep", "Glob": "glob", "LS": "list",
          "WebFetch": "webfetch", "WebSearch": "websearch", "Task": "task", "Agent": "task",
          "TodoWrite": "todowrite", "NotebookEdit": "edit", "NotebookRead": "read",
-         "BashOutput": "bashoutput", "KillShell": "killshell", "KillBash": "killshell"}
+         "BashOutput": "bashoutput", "KillShell": "killshell", "KillBash": "killshell",
+         "AskUserQuestion": "question"}
 _KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "oldString",
          "new_string": "newString", "replace_all": "replaceAll"}
 _EXIT = re.compile(r"^Exit code (-?\d+)")

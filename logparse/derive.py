@@ -43,14 +43,15 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 4
+DERIVE_VERSION = 5
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
 (``kb.ingest``; ``logkb rebuild --events``).  2: the error families and tool summaries
 of 2026-12-03 (Go, JVM, Kubernetes, AWS, PostgreSQL, Terraform counts …).  3: the
 measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
-signature (``Timed out waiting for interactive input``)."""
+signature (``Timed out waiting for interactive input``).  5: a program run followed by
+greps of its output is categorised by the run, not as a search."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",

@@ -626,6 +626,8 @@ _COUNT_HEAD_RE = re.compile(r"^[A-Za-z]{3,}[^sSuUiI\W][sS]$")
 _COL_NAME_RE = re.compile(r"^(?=[^\n]*[A-Za-z%])(?![^\n]*(?:^|\s)[\d.])[^:]*[^:\s]$")
 """A column name: a word or a few (``% Stmts``, ``p99 (ms)``, ``First Load JS``), not a
 value (no word starts with a digit) nor a label that a value follows (``Time:``)."""
+_CELL_GAP_RE = re.compile(r"[^\S ]|  |[|│┃]")
+"""What parts two cells (:data:`_COL_CELL_RE` joins words by single plain spaces only)."""
 _NO_HEADER_RE = re.compile(r":|(?:^|[\s|│┃])[\d.]")
 """What no header line holds (a cell of it would fail :data:`_COL_NAME_RE`)."""
 _MAX_TABLE_LINES = 400
@@ -666,8 +668,7 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
             continue
         if header is not None and set(line) <= _COL_RULE:
             continue  # a rule under the header
-        if "  " not in inner and "\t" not in inner and "|" not in inner and "│" not in inner \
-                and "┃" not in inner:
+        if not _CELL_GAP_RE.search(inner):
             header = None  # one cell: neither a row nor a header
             continue
         if header is not None:

@@ -761,10 +761,15 @@ TIMED_OUT_ON_PROMPT = "Timed out waiting for interactive input"
 """A run the timeout cut while the program sat at a prompt: it needs a terminal (a
 picker, a confirmation, a password), so the same call would hang every time."""
 _PROMPT_RE = re.compile(
-    r"\[[yY](?:es)?/[nN]o?\]|\((?:y/n|yes/no)[^)]*\)|\?\s*\(y\)\s*$|"
-    r"\b(?:to select|Enter: confirm|Use arrow keys|to navigate|Press (?:any key|enter|return)|"
-    r"Are you sure|Ok to proceed|Do you want to continue|Continue\?|"
-    r"[Pp]assword(?: for [^:]*)?:\s*$|[Pp]assphrase[^:]*:\s*$|Username for '[^']*':\s*$)")
+    r"(?i:\[\s*y(?:es)?\s*/\s*no?\s*\]|\(\s*\[?y(?:es)?\]?\s*/\s*\[?no?\]?\s*\)"
+    r"|\?\s*\(y\)\s*$|\bpress (?:any key|enter|return)\b|\bare you sure\b"
+    r"|\bok to proceed\b|\bdo you want to continue\b|\bcontinue\?\s*$"
+    r"|\b(?:password|passphrase)(?: for [^:]*)?:\s*$|^username for '[^']*':\s*$)"
+    r"|\bto select\b.*\b(?:confirm|Enter)\b|\bUse arrow[- ]keys\b")
+"""The prompts of common CLIs: yes/no (``[Y/n]``, ``(y/N)``, ``Proceed ([y]/n)?``),
+npx's ``Ok to proceed? (y)``, "Press Enter", passwords, git's username, and the
+pickers of prompt libraries (clack's "↑/↓ to select • Enter: confirm", inquirer's
+"(Use arrow keys)")."""
 _METADATA_RE = re.compile(r"<(?:shell|bash)_metadata>|\n\s*\[?(?:Command|Process) (?:timed out|killed)", re.I)
 
 

@@ -71,8 +71,9 @@ class Said(NamedTuple):
     text: str
     signal: str | None
     """user: the phrase that reports a failure (``refute``); assistant: ``dead-end``,
-    ``pivot``, ``cannot`` (a claim that it cannot do something) or ``asked`` (it asked
-    the user with a tool; the text is the user's answer)."""
+    ``pivot``, ``cannot`` (a claim that it cannot do something), ``asked`` (it asked
+    the user with a tool; the text is the tool's output: the questions and the answers),
+    ``hypothesis`` (a guess at a cause) or ``found`` (the cause it says it found)."""
     error: str | None = None
     """user: an error the message quotes (its signature)."""
 
@@ -132,6 +133,21 @@ def _word(w: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+def segment_words(command: str) -> list[list[str]]:
+    """The first words of each command of a shell line, flags and wrappers left out
+    (``sudo rm -rf .cache && bin/airflow dags reserialize`` → ``[rm, .cache]``,
+    ``[airflow, dags, reserialize]``)."""
+    out = []
+    for seg in _SPLIT.split(_PREFIX.sub("", command[:600]), maxsplit=6):
+        words = [_word(w) for w in _ENV.sub("", seg.strip()).split()[:8]
+                 if not w.startswith("-") and not _REDIRECT.match(w)]
+        while words and words[0] in _WRAPPERS:
+            words.pop(0)
+        if words:
+            out.append(words[:3])
+    return out
+
+
 def check_key(tool: str, command: str | None) -> str:
     """What a call checks, normalised so that reruns with other flags or paths agree: the
     program, its sub-command and their first argument (``cd x && npm install a b`` →
@@ -259,6 +275,25 @@ def _retyped(checks: _Index, failed: Step) -> bool:
         for s in after if s.command)
 
 
+_ANSWERED = re.compile(r'"="[^"]*(?:"|$)')
+"""An answer in a question tool's output (``"Which file?"="opencode.db"``)."""
+
+
+def _question_words(text: str) -> frozenset[str]:
+    """The words of the questions a question tool asked, not of the user's answers."""
+    return tokens(_ANSWERED.sub(" ", text)) - _TOOL_WORDS
+
+
+_TOOL_WORDS = frozenset(tokens("User has answered your questions You can now continue with "
+                               "the user's answers in mind"))
+
+
+def _asks_about(question: str, run: Step) -> bool:
+    """Whether a question to the user names something of the failed run: its command or
+    its error."""
+    return bool(_question_words(question) & (tokens(run.command) | tokens(run.signature or "")))
+
+
 def _sig_label(sig: str | None) -> str:
     return sig or "it kept failing"
 
@@ -274,6 +309,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             asked.setdefault(s.session_id, []).append(s)
     changes = _Index([s for s in steps if s.change])
     checks = _Index([s for s in steps if s.check])
+    failed_runs = _Index([s for s in steps if s.check and s.failed])
     hangs = Counter((s.session_id, s.key.split(" ", 1)[0]) for s in steps
                     if s.check and s.signature and s.signature.startswith("Timed out"))
     out: list[Found] = []
@@ -298,8 +334,9 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             if v.ordinal > final + VERDICT_WINDOW:
                 break
             said_so.append(v)
-        ask = next((a for a in asked.get(sid, ()) if final < a.ordinal <= final + ASK_WINDOW),
-                   None)
+        ask = next((a for a in asked.get(sid, ()) if final < a.ordinal <= final + ASK_WINDOW
+                    and not failed_runs.between(sid, final, a.ordinal)
+                    and _asks_about(a.text, fails[-1])), None)
         sigs = [f.signature for f in fails if f.signature] or \
             [s.signature for s in chain if s.failed and s.signature]
         signature = max(sigs, key=sigs.count) if sigs else None
@@ -625,9 +662,12 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         recent = index.between(v.session_id, v.ordinal - RETRACT - 1, v.ordinal)
         if not index.between(v.session_id, v.ordinal - 1, v.ordinal + 2):
             continue  # a turn's closing summary looks back on many things, not on the last
-        if recent and recent[-1].check and not recent[-1].failed and recent[-1].command:
+        # the run judged may be a message further back when only searches came between
+        # (the agent grepped the run's logs before judging it)
+        ran = recent or index.between(v.session_id, v.ordinal - JUDGE_BACK - 1, v.ordinal)
+        if ran and ran[-1].check and not ran[-1].failed and ran[-1].command:
             # a run that worked, judged not worth it ("slower: 100.9 against 114.5")
-            run = recent[-1]
+            run = ran[-1]
             if out and out[-1].session_id == v.session_id and out[-1].ended >= run.ordinal:
                 continue
             out.append(Found(
@@ -656,6 +696,9 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 RETRACT = 1
 """Messages before a verdict in which the change it retracts was made."""
+JUDGE_BACK = 2
+"""Messages before a verdict in which the run it judges was made, when no step came
+after it (searches are no steps)."""
 
 CLAIM_RUN = 8
 """Messages after the user's answer to a claim of inability in which the agent does it."""
@@ -834,34 +877,85 @@ def unfound_episodes(steps: list[Step], unfound: Sequence[tuple[str, int, str]]
     return out
 
 
+SEEN_WINDOW = 12
+"""Messages between an error read (a log, a paste) and the first run of a check."""
+
+
+def seen_episodes(steps: list[Step], said: list[Said],
+                  seen: Sequence[tuple[str, int, tuple[str, ...]]]) -> list[Found]:
+    """An error read before the check ever ran (a saved log the agent greps, an error
+    the user pastes), a change, and the check's first run failing with that same error:
+    the change did not fix it."""
+    changes = _Index([s for s in steps if s.change])
+    read: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for sid, o, sigs in seen:
+        read.setdefault(sid, []).append((o, sigs))
+    for a in said:
+        if a.role == "user" and a.error:
+            read.setdefault(a.session_id, []).append((a.ordinal, (a.error,)))
+    for rows in read.values():
+        rows.sort()
+    out: list[Found] = []
+    for chain in _chains(steps):
+        first = chain[0]
+        if not first.failed or not first.signatures:
+            continue
+        sid = first.session_id
+        for o, sigs in reversed(read.get(sid, ())):
+            if o >= first.ordinal:
+                continue
+            if first.ordinal - o > SEEN_WINDOW:
+                break
+            common = [x for x in first.signatures if x in sigs]
+            if not common:
+                continue
+            between = changes.between(sid, o, first.ordinal)
+            if between:
+                what = ", ".join(dict.fromkeys(c.target for c in between if c.target)) or \
+                    "the change"
+                out.append(Found(
+                    session_id=sid, name=f"{short(what, 80)} (did not fix)", first=o,
+                    ended=first.ordinal, how="failed-attempt", cause_text=common[0],
+                    signature=common[0], evidence=_dedupe(
+                        [(o, "tested", common[0]),
+                         *((c.ordinal, "tested", f"changed {c.target}") for c in between[-6:]),
+                         (first.ordinal, "ended", common[0])])))
+            break
+    return out
+
+
 ASK_LOOKUP = 4
 """Messages before a question to the user in which the lookups it is about ran."""
-_ANSWERED = re.compile(r'"="[^"]*"')
 
 
-def asked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+def asked_episodes(said: list[Said], lookups: Sequence[tuple[str, int, str]]
+                   ) -> list[Found]:
     """Lookups of a name the agent then has to ask the user about ("which component did
     you mean by 'interactive slider'?"): what it looked for is not there by that name.
-    A lookup counts when every word it looked up is in the question, so a question that
-    merely follows some runs is about none of them."""
-    runs = _Index([s for s in steps if s.check and not s.failed and s.command])
+    A lookup is a search or a lookup tool's run (``lookups``: ``(session, ordinal,
+    query)``); it counts when every word it looked up is in the question, so a question
+    that merely follows some searches is about none of them."""
+    by: dict[str, list[tuple[int, str]]] = {}
+    for sid, o, query in lookups:
+        by.setdefault(sid, []).append((o, query))
     out: list[Found] = []
     for a in said:
         if a.signal != "asked":
             continue
-        question = tokens(_ANSWERED.sub(" ", a.text))
-        looked = [r for r in runs.between(a.session_id, a.ordinal - ASK_LOOKUP - 1, a.ordinal)
-                  if tokens(r.command) and tokens(r.command) <= question]
-        if not looked or len(frozenset().union(*(tokens(r.command) for r in looked))) < 2:
+        question = _question_words(a.text)
+        looked = [(o, q) for o, q in by.get(a.session_id, ())
+                  if a.ordinal - ASK_LOOKUP <= o < a.ordinal and tokens(q)
+                  and tokens(q) <= question]
+        if not looked or len(frozenset().union(*(tokens(q) for _, q in looked))) < 2:
             continue
-        what = max((r.command for r in looked), key=len)
+        what = max((q for _, q in looked), key=len)
         out.append(Found(
             session_id=a.session_id, name=f"looking up «{short(what, 60)}»",
-            first=looked[0].ordinal, ended=a.ordinal, how="asked-user",
+            first=looked[0][0], ended=a.ordinal, how="asked-user",
             cause_text=f"nothing is called «{short(what, 60)}»: the user was asked "
                        f"({short(a.text, 200)})",
-            evidence=[*((r.ordinal, "tested", f"looked up {short(r.command, 60)}")
-                        for r in looked), (a.ordinal, "ended", a.text)]))
+            evidence=[*((o, "tested", f"looked up {short(q, 60)}") for o, q in looked),
+                      (a.ordinal, "ended", a.text)]))
     return out
 
 
@@ -888,14 +982,19 @@ def guess_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         elif a.signal == "found" and guesses:
             made = [g for g in guesses if g.session_id == a.session_id
                     and 0 < a.ordinal - g.ordinal <= GUESS_SPAN]
-            if len({g.ordinal for g in made}) >= GUESSES:
+            found = tokens(a.text)
+            if len({g.ordinal for g in made}) >= GUESSES and not changes.between(
+                    a.session_id, made[0].ordinal - 1, a.ordinal) and not any(
+                    len(tokens(g.text) & found) * 5 >= len(tokens(g.text)) * 3 for g in made):
+                # guessed while only looking, and the finding is none of the guesses
+                # (a guess the finding restates was right)
                 out.append(Found(
                     session_id=a.session_id, name=f"guessing: {short(made[0].text, 80)}",
                     first=made[0].ordinal, ended=a.ordinal, how="guesses",
                     cause_text=a.text, why=a.text,
                     evidence=_dedupe([*((g.ordinal, "tested", g.text) for g in made),
                                       (a.ordinal, "ended", a.text)])))
-            guesses = [g for g in guesses if g.ordinal > a.ordinal]
+            guesses = []
     return out
 
 
@@ -911,14 +1010,17 @@ def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str |
 
 
 def episodes(steps: list[Step], said: list[Said],
-             unfound: Sequence[tuple[str, int, str]] = ()) -> list[Found]:
+             unfound: Sequence[tuple[str, int, str]] = (),
+             seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
+             lookups: Sequence[tuple[str, int, str]] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps) + asked_episodes(steps, said) + guess_episodes(steps, said)
+        replaced_episodes(steps) + asked_episodes(said, lookups) + guess_episodes(steps, said) + \
+        seen_episodes(steps, said, seen)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

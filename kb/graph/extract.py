@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kb.graph.episodes import Found, Said, Step, check_key, episodes
+from kb.graph.episodes import Found, Said, Step, check_key, episodes, segment_words
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -127,19 +127,21 @@ def _judged_failed(sentence: str) -> bool:
     return False
 HYPOTHESIS = (r"\b(?:the )?(?:issue|problem|cause|culprit|bug) (?:might|may|could) be\b"
               r"|\bmaybe (?:the|there|it|this)\b|\bperhaps\b|\bI suspect\b|\bI wonder (?:if|whether)\b"
-              r"|\bit(?:'s| is) (?:probably|likely|possibly)\b"
+              r"|\bit(?:'s|’s| is) (?:probably|likely|possibly)\b"
               r"|\bthe (?:issue|problem) is (?:likely|probably|possibly)\b")
 """A sentence that guesses at a cause ("the issue might be that …", "maybe there's a
 caching issue").  RE2 syntax: the store selects with it (and :data:`FOUND`) the prose
 that may hold a guess or a finding."""
 FOUND = (r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) (?:was|is)\b"
-         r"|\bfound (?:the|it)\b|\bturns out\b|\bI see the (?:issue|problem)\b")
+         r"|\bfound (?:it|the (?:real |actual |root )?(?:issue|problem|cause|culprit|bug))\b"
+         r"|\bturns out\b|\bI see the (?:issue|problem)\b")
 """A sentence that states the cause found."""
 _HYPOTHESIS = re.compile(HYPOTHESIS, re.I)
 _FOUND = re.compile(r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) "
-                    r"(?:was|is)\b(?! (?:likely|probably|possibly|that we|how))"
-                    r"|\bfound (?:the|it)\b|\bturns out\b|\bI see the (?:issue|problem)\b",
-                    re.I)
+                    r"(?:was|is)\b(?! (?:likely|probably|possibly|that we|how|now|fixed|"
+                    r"solved|resolved|gone)\b)"
+                    r"|\bfound (?:it|the (?:real |actual |root )?(?:issue|problem|cause|"
+                    r"culprit|bug))\b|\bturns out\b|\bI see the (?:issue|problem)\b", re.I)
 HYPOTHESIS_HEAD = 3000
 """Characters of a reply read for guesses and findings."""
 CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able to"
@@ -149,15 +151,21 @@ _CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify
                      r"visually|tell|know|find|guarantee|just|easily|be sure)\b)", re.I)
 """One that can be refuted by doing it (not "I can't read images": see the questions)."""
 _STATEFUL = frozenset("""install add i ci generate gen typegen codegen migrate restart reload
-rm clean reset upgrade update prune rebuild link daemon-reload apply up""".split())
+rm clean reset upgrade update prune rebuild link daemon-reload apply up reserialize clear flush
+flushall flushdb purge invalidate""".split())
 """Sub-commands that change state rather than tell how things are (``npm install``,
 ``next typegen``, ``systemctl restart``, ``docker compose up``)."""
-_STATEFUL_PARENTS = frozenset("compose prisma cache db run".split())
+_REMOVERS = frozenset("rm rmdir unlink".split())
+_FIND_REMOVES = re.compile(r"\s-delete\b|\s-exec(?:dir)?\s+rm\b")
+"""``find … -delete`` or ``-exec rm``: a cache or build output cleared."""
 _FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
                             r"|0 matches)\b", re.I)
 """A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
-_ASK_TOOLS = frozenset({"question", "AskUserQuestion"})
-"""Tools with which the agent asks the user (opencode, Claude Code)."""
+ASK_TOOLS = ("question",)
+"""Tools with which the agent asks the user (opencode's; Claude Code's AskUserQuestion is
+read as it)."""
+_LOOKUP_TOOL = re.compile(r"search|find|lookup|list|query", re.I)
+"""A tool that looks something up (an MCP ``*_search``, ``websearch``)."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
 _PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
@@ -370,6 +378,11 @@ class Extractor:
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
         self.unfound: list[tuple[str, int, str]] = []
+        self.lookups: list[tuple[str, int, str]] = []
+        """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
+        self.seen: list[tuple[str, int, tuple[str, ...]]] = []
+        """Errors read in a search or a file read (a saved log): ``(session, ordinal,
+        signatures)``."""
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.attachments: list[tuple[str, int, str]] = []
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
@@ -736,11 +749,17 @@ class Extractor:
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
-        if row.tool in _ASK_TOOLS and row.output_tail:
-            # the agent stopped to ask the user: what the user answered
+        if row.tool in ASK_TOOLS and row.output_tail:
+            # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                  short(row.output_tail, 300), "asked"))
+                                  short(row.output_tail, 400), "asked"))
+        if row.command and row.status == "completed" and (
+                row.category == "search" or (row.tool not in _SHELLS
+                                             and _LOOKUP_TOOL.search(row.tool))):
+            self.lookups.append((row.session_id, row.ordinal, row.command[:200]))
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
+            if row.signatures and row.status == "completed" and row.category == "search":
+                self.seen.append((row.session_id, row.ordinal, row.signatures))
             return
         key = check_key(row.tool, cmd)
         if row.category == "file-edit":
@@ -757,11 +776,8 @@ class Extractor:
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
         # a run that changes the state the next check sees (an install, a code generator,
         # a restart, a cache cleared) is a change between two runs of that check too
-        words = key.split()
-        verb = words[2] if len(words) > 2 and words[1] in _STATEFUL_PARENTS else \
-            words[1] if len(words) > 1 else ""
-        stateful = not failed and (row.category == "install" or verb in _STATEFUL) and \
-            words[0] not in ("git", "gh", "hg", "svn")  # `git add` stages, it changes nothing
+        stateful = not failed and (row.category == "install" or _changes_state(
+            [key.split()] if row.tool not in _SHELLS else segment_words(cmd), cmd))
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
                                row.signatures[0] if row.signatures else (
                                    short(row.error, 120) if row.error else (
@@ -877,7 +893,8 @@ class Extractor:
         """The episode rules' dead ends for the rows fed so far, found once:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
-            self._found = episodes(self.steps, self.said, self.unfound)
+            self._found = episodes(self.steps, self.said, self.unfound, self.seen,
+                                   self.lookups)
         return self._found
 
     def explanation_spans(self) -> list[tuple[str, int, int]]:
@@ -1207,6 +1224,24 @@ class Extractor:
 
 _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked|ruled out|"
                      r"no[\s-]?go|won't work|doesn't work|❌)\W*", re.I)
+
+
+_SHELLS = frozenset({"bash", "shell", "powershell", "exec", "terminal"})
+
+
+def _changes_state(commands: list[list[str]], cmd: str) -> bool:
+    """Whether a run changes what the next check sees: one of its commands (their first
+    words) installs, generates, restarts or clears (``npm install``, ``next typegen``,
+    ``airflow dags reserialize``, ``rm -rf .cache``, ``find . -name __pycache__ -exec
+    rm``), not git (``git add`` stages, it changes nothing)."""
+    for words in commands:
+        if not words or words[0] in ("git", "gh", "hg", "svn"):
+            continue
+        if words[0] in _REMOVERS or (words[0] == "find" and _FIND_REMOVES.search(cmd)):
+            return True
+        if any(w in _STATEFUL for w in words[1:3]):
+            return True
+    return False
 
 
 def _edited_path(cmd: str) -> str:

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from kb.graph.build import build_graph
 from kb.graph.extract import (
+    ASK_TOOLS,
     CANNOT,
     EXTRACTOR_VERSION,
     FOUND,
@@ -101,7 +102,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         "sid": pa.array(sids, type=pa.string()),
         "after": pa.array([after.get(s, 0) for s in sids], type=pa.int32())})
     calls = []
-    for r in store.conn.execute("""
+    asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
+    for r in store.conn.execute(f"""
             SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
                    status, exit_code, error_signatures,
                    [(m.value, m.unit, m.label) FOR m IN coalesce(measurements, [])],
@@ -110,8 +112,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    CASE WHEN error_signatures IS NOT NULL THEN right(coalesce(output, ''), 400)
                         WHEN category = 'search' AND length(coalesce(output, '')) < 80
                         THEN coalesce(output, '')
-                        WHEN tool IN ('question', 'AskUserQuestion') AND status = 'completed'
-                        THEN left(coalesce(output, ''), 400)
+                        WHEN tool IN ({asks})
+                             AND status = 'completed' THEN left(coalesce(output, ''), 400)
                    END, left(error, 300),
                    coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after

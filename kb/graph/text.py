@@ -219,8 +219,19 @@ _INCOMPATIBLE = re.compile(
     r"(?P<what>[A-Za-z][\w.+-]*(?:\s+(?!capture|mode|support|when|because|on|in|with|for|and"
     r"|or|but|so)[A-Za-z][\w.+-]*){0,2})", re.I)
 _SLOW = re.compile(r"slower|regress|worse than|no (?:faster|gain|speedup|improvement)|"
-                   r"lower throughput|\b(?:\d+(?:\.\d+)?)\s*(?:[A-Za-z]+/s(?:ec)?|[A-Z]?QPS|IOPS)\b.*\b(?:vs|against|"
-                   r"compared)\b", re.I)
+                   r"lower throughput", re.I)
+_RATES = re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:[A-Za-z]+/s(?:ec)?|[A-Z]?QPS|IOPS)\b[^.;\n]*?"
+                    r"\b(?:vs\.?|versus|against|compared (?:to|with))\s+[^\d\n]{0,30}?"
+                    r"(\d+(?:\.\d+)?)", re.I)
+"""A rate set against another (``89.5 tok/s vs 120``, ``1200 req/s against 1500``)."""
+
+
+def _slower(text: str) -> bool:
+    """Whether a text says something ran slower: in words, or a rate below the one it is
+    compared with (a rate above it is a gain)."""
+    if _SLOW.search(text):
+        return True
+    return any(float(m.group(1)) < float(m.group(2)) for m in _RATES.finditer(text))
 _ENTITY = re.compile(
     r"\b(?:sm_?\d{2,3}[a-z]?|compute_\d{2,3}[a-z]?|[A-Z][A-Za-z]*\d+[A-Za-z0-9.]*|"
     r"[A-Za-z]+ ?\d+(?:\.\d+)+|[A-Z]{2,}[A-Za-z0-9]*|Blackwell|Hopper|Ampere|ROCm|arm64|"
@@ -292,7 +303,7 @@ def cause_of(text: str, signature: str | None = None) -> Cause:
         what = m.group("what")
         return Cause(key=f"incompatible:{squash(what)}", label=f"incompatible with {what}",
                      kind="incompatible")
-    if _SLOW.search(both):
+    if _slower(both):
         return Cause(key="slow", label="slower than the baseline", kind="slow")
     if signature:
         label = f"unbalanced brackets: {signature}" if _UNBALANCED.search(signature) \

@@ -32,13 +32,18 @@ def storage_root(path: Path) -> Path | None:
     return None
 
 
-def _json_files(folder: Path) -> list[Path]:
+def _json_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
     """The ``*.json`` files of ``folder`` by name (ids sort chronologically); none when
-    it is missing.  ``os.scandir``: ``Path.glob`` costs several times more per file."""
+    it is missing, and a problem when it cannot be read.  ``os.scandir``: ``Path.glob``
+    costs several times more per file."""
     try:
         with os.scandir(folder) as it:
             names = sorted(e.name for e in it if e.name.endswith(".json") and e.is_file())
     except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as e:
+        problems.append(Problem(path=str(folder), record=str(folder.relative_to(root)),
+                                reason=f"unreadable: {e.strerror or e}"))
         return []
     return [folder / n for n in names]
 
@@ -75,7 +80,7 @@ class TreeReader(TranscriptReader):
         # the message files first (small), in transcript order; then each message's parts,
         # read as it is yielded: a long session is never held whole
         infos: list[dict[str, Any]] = []
-        for f in _json_files(root / "message" / sid):
+        for f in _json_files(root / "message" / sid, root, problems):
             info = self._load(f, root, problems)
             if not isinstance(info, dict):
                 continue
@@ -86,7 +91,7 @@ class TreeReader(TranscriptReader):
         infos.sort(key=message_sort_key)
         for info in infos:
             parts: list[dict[str, Any]] = []
-            for pf in _json_files(root / "part" / info["id"]):
+            for pf in _json_files(root / "part" / info["id"], root, problems):
                 part = self._load(pf, root, problems)
                 if isinstance(part, dict):
                     if not isinstance(part.get("id"), str):

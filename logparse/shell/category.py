@@ -268,17 +268,29 @@ def _command_category(cmd: SimpleCommand) -> str | None:
     return cat
 
 
+_GLUE = frozenset("sleep wait date true false cd pwd export set unset source . which type "
+                  "command test [ read clear exit".split())
+"""Programs whose run does nothing a check would: an ``other`` of theirs is no run."""
+
+
 def _category(commands: tuple[SimpleCommand, ...]) -> str:
     best: str | None = None
-    echo = False
+    echo = ran = False
     for cmd in commands:
         cat = _command_category(cmd)
         if cat is None:
             if cmd.program in ("echo", "printf"):
                 echo = True
             continue
+        if cat == "other" and cmd.argv:
+            idx = _strip_wrappers(cmd.argv)[0]
+            ran = ran or (idx < len(cmd.argv) and _basename(cmd.argv[idx]) not in _GLUE)
         if best is None or _PRIORITY[cat] < _PRIORITY[best]:
             best = cat
     if best is None:
         return "search" if echo else "other"
+    if best == "search" and ran:
+        # a program run, then greps of what it printed (`bin/airflow dags backfill > log;
+        # grep -c retry log`): the run is what the line does
+        return "other"
     return best

@@ -78,6 +78,12 @@ def test_causes_reduce_to_roots(text: str, key: str) -> None:
     assert cause_of(text).key == key
 
 
+def test_a_rate_above_the_one_it_is_compared_with_is_no_slowdown() -> None:
+    for text in ("1500 req/s vs 1200 req/s before: a clear win",
+                 "900 MB/s against 300 before the change", "2 HTTP/S endpoints vs one"):
+        assert cause_of(text).key != "slow", text
+
+
 # ------------------------------------------------------------------ extraction
 def test_todo_lifecycle_dead_end_with_cause_and_evidence() -> None:
     calls = [
@@ -636,7 +642,7 @@ def _asked(o: int, answer: str) -> CallRow:
 def test_a_failure_the_agent_stops_to_ask_the_user_about_is_a_dead_end() -> None:
     missing = ("Error: /root/data/sessions.db not found",)
     calls = [local(32, "bash sync.sh", exit_code=1, sigs=missing),
-             _asked(34, 'Which file should I copy?"="opencode.db'),
+             _asked(34, 'There is no sessions.db: which file should I copy?"="opencode.db'),
              edit(35, "sync.sh")]
     ex = extract(S, [S], calls, [])
     dead = [a for a in ex.approaches if a.status == "dead_end"]
@@ -647,10 +653,15 @@ def test_a_failure_the_agent_stops_to_ask_the_user_about_is_a_dead_end() -> None
     fixed = calls + [local(36, "bash sync.sh")]
     assert not [a for a in extract(S, [S], fixed, []).approaches if a.status == "dead_end"]
     # a question asked long after the failure, or with no failure before it, ends nothing
-    late = [calls[0], _asked(40, 'Which file?"="opencode.db'), edit(41, "sync.sh")]
+    late = [calls[0], _asked(40, 'No sessions.db: which file?"="opencode.db'),
+            edit(41, "sync.sh")]
     assert not [a for a in extract(S, [S], late, []).approaches if a.status == "dead_end"]
     assert not [a for a in extract(S, [S], calls[1:], []).approaches
                 if a.status == "dead_end"]
+    # a question about something else is no answer to the failure
+    other = [local(30, "npm test", exit_code=1, sigs=("FAIL src/a.test.ts",)),
+             _asked(31, 'Which colour should the header be?"="blue'), edit(32, "header.css")]
+    assert not [a for a in extract(S, [S], other, []).approaches if a.status == "dead_end"]
 
 
 def test_a_change_the_agent_retracts_before_testing_it_is_a_dead_end() -> None:
@@ -867,10 +878,13 @@ def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
     assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
         ("looking up «interactive slider»", {78, 79, 80})]
     assert "Interactive Selector" in (dead[0].cause_text or "")
-    # a question about something else, or one whose answer alone names the lookup
+    # a question about something else, or one whose answer alone names the lookup, or
+    # one after a run that looks nothing up
     other = [calls[0], _asked(80, 'Which page should the slider go on?"="home')]
     answer = [calls[0], _asked(80, 'Which one?"="interactive slider')]
-    for rows in (other, answer):
+    built = [local(40, "npm run build"),
+             _asked(42, 'The npm run build passes. Deploy to staging or prod?"="staging')]
+    for rows in (other, answer, built):
         assert not [a for a in extract(S, [S], rows, []).approaches if a.status == "dead_end"]
 
 
@@ -894,6 +908,16 @@ def test_guesses_over_several_replies_that_a_finding_refutes_are_a_dead_end() ->
     rows = [*(_hyp(p) for p in guesses), _hyp(found)]
     assert not [a for a in extract(S, [S], mended, rows).approaches
                 if a.status == "dead_end"]
+    # a change just before the finding tested a guess; a finding that restates a guess
+    # proves it right; "I found the file" finds no cause
+    tried = [*looks, edit(579, "demo/index.php")]
+    right = [*(_hyp(p) for p in guesses[:3]),
+             _hyp(prose(580, "Found it: the browser is loading a cached copy.", "plan"))]
+    files = [*(_hyp(p) for p in guesses), _hyp(prose(580, "I found the file at demo/x.css.",
+                                                      "plan"))]
+    for calls, said in ((tried, rows), (looks, right), (looks, files)):
+        assert not [a for a in extract(S, [S], calls, said).approaches
+                    if a.status == "dead_end"]
 
 
 def _hyp(p: ProseRow) -> ProseRow:
@@ -1039,6 +1063,52 @@ def test_an_install_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -
     dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
     assert any("npm install three" in a.name and "did not fix" in a.name for a in dead), \
         [a.name for a in dead]
+
+
+def test_clearing_caches_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -> None:
+    sig = ("KeyError: 'event_ts'",)
+    run = "bin/airflow tasks test orders_nightly extract_orders 2026-12-03 2>&1 | grep Error"
+    for clear in ("find . -name __pycache__ -prune -exec rm -rf {} +; bin/airflow dags "
+                  "reserialize", "rm -rf .pytest_cache", "bin/airflow dags reserialize"):
+        calls = [local(7, run, sigs=sig), local(8, clear), local(9, run, sigs=sig)]
+        dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+        assert [{e.ordinal for e in a.evidence} for a in dead] == [{7, 8, 9}], clear
+    # a look between the runs changes nothing
+    calls = [local(7, run, sigs=sig), local(8, "find . -name '*.py' | head"),
+             local(9, run, sigs=sig)]
+    assert not [a for a in extract(S, [S], calls, []).approaches
+                if a.status == "dead_end" and "did not fix" in a.name]
+
+
+def test_an_error_read_then_a_change_then_the_same_error_is_a_fix_that_did_not_fix() -> None:
+    sig = ("KeyError: 'event_ts'",)
+    log = CallRow(S, 3, 1, "bash", "search", "grep -n Error incident/attempt-3.log", None, None,
+                  "completed", 0, sig)
+    calls = [log, edit(6, "pipeline/extract.py"),
+             local(7, "bin/airflow tasks test orders_nightly extract_orders", sigs=sig)]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert [(a.name, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("pipeline/extract.py (did not fix)", {3, 6, 7})]
+    # another error at the run, or no change before it: the read says nothing of a fix
+    other = [log, edit(6, "pipeline/extract.py"),
+             local(7, "bin/airflow tasks test x", sigs=("ValueError: bad date",))]
+    unchanged = [log, local(7, "bin/airflow tasks test x", sigs=sig)]
+    for rows in (other, unchanged):
+        assert not [a for a in extract(S, [S], rows, []).approaches
+                    if a.status == "dead_end" and "did not fix" in a.name]
+
+
+def test_a_run_judged_after_a_look_at_its_logs_is_judged_not_worth_it() -> None:
+    calls = [edit(30, "dags/orders_nightly.py"),
+             local(31, "bin/airflow dags backfill -s 2026-11-05 orders > /tmp/b.log; "
+                       "grep -c retry /tmp/b.log"),
+             CallRow(S, 32, 1, "bash", "search", "grep -rho MemoryError logs/", None, None,
+                     "completed", 0),
+             local(34, "bin/airflow tasks test orders extract 2026-11-05")]
+    rows = [prose(33, "Parallel runs make this backfill slower: memory caps the extracts "
+                      "at two at a time. Not worth it.", "dead-end")]
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert [{e.ordinal for e in a.evidence} for a in dead] == [{31, 33}]
 
 
 def test_the_file_a_shell_command_edits() -> None:

@@ -650,11 +650,16 @@ def test_category(text, category):
 
 
 def test_category_priority():
-    # launch beats everything; kill beats file-edit; search beats nothing-else
+    # launch beats everything; kill beats file-edit; a program run beats the searches
+    # around it (they read what it printed), glue (sleep, cd, which) does not
     assert parse_command("pkill -f x; nohup python -m sglang.launch_server &").category == "launch"
     assert parse_command("sed -i s/a/b/ f; rm -f g").category == "kill"
     assert parse_command("pip install x && python -c 'import x'").category == "install"
-    assert parse_command("ls; python3 run.py").category == "search"
+    assert parse_command("ls; python3 run.py").category == "other"
+    assert parse_command("bin/airflow dags backfill -s 2026-11-05 orders > /tmp/b.log 2>&1; "
+                         "grep -c 'up for retry' /tmp/b.log").category == "other"
+    assert parse_command("sleep 30; tail -n 50 /tmp/server.log").category == "search"
+    assert parse_command("cd /srv/app && which node && ls").category == "search"
     assert set(CATEGORIES) == {
         "search",
         "import-check",

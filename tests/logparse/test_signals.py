@@ -414,6 +414,10 @@ _CUT = ("\n\n<shell_metadata>\nshell tool terminated command after exceeding tim
     "Username for 'https://github.com': ",
     "[sudo] password for deploy: ",
     "? Which template would you like to use? (Use arrow keys)\n❯ react\n  vue\n",
+    "Would remove:\n  /srv/app/.venv/lib/x\nProceed (Y/n)? ",
+    "Overwrite file? (y/N) ",
+    "The following packages will be downloaded:\n  numpy-2.1\nProceed ([y]/n)? ",
+    "Press ENTER to continue",
 ])
 def test_a_timeout_at_a_prompt_says_the_run_waited_for_input(screen: str) -> None:
     assert error_signatures(screen + _CUT) == ["Timed out waiting for interactive input"]
@@ -423,6 +427,7 @@ def test_a_timeout_at_a_prompt_says_the_run_waited_for_input(screen: str) -> Non
     "[Wed May 20 01:14:59 2026] PHP 8.2.30 Development Server (http://localhost:8080) started\n",
     "(no output)\n",
     "⠼ Starting WordPress server…\n",
+    "Use the menu to select a page, arrow keys to navigate.\nServer listening on :8080\n",
     "Are you sure? is what the docs ask before a delete; we skip it.\nDownloading 80%\n"
     "Downloading 90%\nDownloading 91%\nDownloading 92%\nDownloading 93%\nDownloading 94%\n"
     "Downloading 95%\n",
