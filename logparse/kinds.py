@@ -55,3 +55,10 @@ class ProseClass(StrEnum):
     PIVOT = "pivot"
     DEAD_END = "dead-end"
     DECISION = "decision"
+
+
+TIMED_OUT_ON_PROMPT = "Timed out waiting for interactive input"
+"""The error signature of a run the timeout cut while the program sat at a prompt: it
+needs a terminal (a picker, a confirmation, a password), so the same call would hang
+every time. Here, not in :mod:`logparse.signals`, so the graph reads it without loading
+the signature rules."""

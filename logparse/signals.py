@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 # measurements moved to logparse.measure; re-exported for code that imports them from here
+from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.measure import measurement_tuples, measurements
 
 __all__ = ["error_signatures", "measurement_tuples", "measurements", "normalise_message",
@@ -757,9 +758,6 @@ def _error_signatures(text: str) -> list[str]:
     return out
 
 
-TIMED_OUT_ON_PROMPT = "Timed out waiting for interactive input"
-"""A run the timeout cut while the program sat at a prompt: it needs a terminal (a
-picker, a confirmation, a password), so the same call would hang every time."""
 _PROMPT_RE = re.compile(
     r"(?i:\[\s*y(?:es)?\s*/\s*no?\s*\]|\(\s*\[?y(?:es)?\]?\s*/\s*\[?no?\]?\s*\)"
     r"|\?\s*\(y\)\s*$|\bpress (?:any key|enter|return)\b|\bare you sure\b"

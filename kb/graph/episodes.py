@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kb.graph.text import short, tokens
-from logparse.signals import TIMED_OUT_ON_PROMPT
+from logparse.kinds import TIMED_OUT_ON_PROMPT
 
 
 class Step(NamedTuple):
