@@ -401,8 +401,8 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                 continue
             sid = before.session_id
             between = changes.between(sid, before.ordinal, after.ordinal)
-            new = [x for x in after.signatures if x not in before.signatures]
-            kept = [x for x in before.signatures if x in after.signatures]
+            new = [x for x in after.signatures if not _among(x, before.signatures)]
+            kept = [x for x in before.signatures if _among(x, after.signatures)]
             if new and (kept or len(after.signatures) >= 2):
                 # one error replaced by another is progress; a compiler that now reports
                 # other errors (or more) says the change went the wrong way
@@ -433,6 +433,37 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
                              how="failed-attempt", cause_text=signature,
                              signature=signature, evidence=_dedupe(ev)))
     return out
+
+
+_RELATIVE = re.compile(r"(?<![\w.])(?:\.\.?[/\\])+")
+
+
+def _unrelative(signature: str) -> str:
+    """A signature without the relative-path climbs before the names it quotes: one error
+    about ``app/page.js`` reached from two folders (``../../app/page.js``,
+    ``../../../../app/page.js``) is one error."""
+    return _RELATIVE.sub("", signature)
+
+
+def _among(signature: str, signatures: Sequence[str]) -> bool:
+    """Whether ``signatures`` hold ``signature``, read without relative climbs and up to
+    where the shorter of two was cut (``…``)."""
+    if signature in signatures:
+        return True
+    mine = _unrelative(signature)
+    cut = mine.endswith("…")
+    mine = mine.rstrip("…")
+    for other in signatures:
+        theirs = _unrelative(other)
+        if theirs == mine:
+            return True
+        their_cut = theirs.endswith("…")
+        theirs = theirs.rstrip("…")
+        (a, a_cut), b = ((mine, cut), theirs) if len(mine) <= len(theirs) else \
+            ((theirs, their_cut), mine)
+        if a_cut and len(a) >= 40 and b.startswith(a):
+            return True
+    return False
 
 
 def _progress_runs(chain: list[Step]) -> set[int]:

@@ -41,7 +41,7 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 
-EXTRACTOR_VERSION = 11
+EXTRACTOR_VERSION = 12
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -74,6 +74,7 @@ _DIAGNOSIS = re.compile(
     r"\b(?:because|since|due to|the (?:real |root |actual )?(?:issue|problem|cause|error|bug|reason)"
     r"|caused by|is that|means|the culprit|turns out|doesn'?t|does not|isn'?t|is not|aren'?t|"
     r"can'?t|cannot|won'?t|never|only|instead of|wrong|missing|no such|not (?:a|an|the)\b"
+    r"|stale|out(?:dated|-of-date| of date)|left (?:over|behind)|leftover"
     r"|, not (?:to|in|from|on|as|a|an|the)\b|not to (?:a|an|the)\b|forgot|I (?:need|have) to (?!(?:find|check|look|see|search|read|understand|investigate|"
     r"figure|verify|test|try|know|ask|get|learn)\b)"
     r"|(?:didn'?t|did not|never) (?:\w+ )?(?:push|commit|sav|restart|run|install|build|deploy"
@@ -1296,6 +1297,10 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                         else 0
                     if not tier:
                         continue
+                    if _DOING.match(sentence):
+                        # "I'm regenerating the types instead of relying on the cache": the
+                        # next step, told with its reason; a sentence that explains wins
+                        tier -= 1
                     about = min(len(tokens(sentence) & subject), 3)
                     score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
                                                 if anchors else 0)
@@ -1311,6 +1316,9 @@ _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer 
 _LIST_MARK = re.compile(r"^\s*(?:[-*•#]+|\d+[.)])\s*")
 _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
 """A sentence that plans the next step rather than explaining."""
+_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m|i am|we[’']ll|we[’']re|we are)\s",
+                    re.I)
+"""A sentence that tells what the agent does next."""
 
 
 def _cause(text: str, signature: str | None) -> Cause:

@@ -1065,6 +1065,34 @@ def test_an_install_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -
         [a.name for a in dead]
 
 
+def test_one_error_reached_by_other_relative_paths_and_cut_elsewhere_is_the_same_error() -> None:
+    """Four TS2307 errors about two modules (each reached from two folders), then the same
+    two after a code generator ran: the generator did not fix them."""
+    mods = ("app/employees/[id]/page.js", "app/employees/page.js")
+    before = tuple(f"error: TS2307: Cannot find module '{up}{m}' or its corresponding type "
+                   f"declarations."[:96] + "…" for m in mods for up in ("../../../../", "../"))
+    after = before[0::2]
+    calls = [local(10, "npx tsc --noEmit", sigs=before, exit_code=2),
+             local(11, "npx next typegen"),
+             local(12, "npx tsc --noEmit", sigs=after, exit_code=2)]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert [a.name for a in dead] == ["next typegen (did not fix)"]
+    # other modules now: the generator fixed those errors (progress, not a dead end)
+    moved = tuple(x.replace("employees", "payroll") for x in after)
+    calls[2] = local(12, "npx tsc --noEmit", sigs=moved, exit_code=2)
+    assert not [a for a in extract(S, [S], calls, []).approaches
+                if a.status == "dead_end" and "did not fix" in a.name]
+
+
+def test_a_cause_is_the_sentence_that_explains_not_the_next_step_with_its_reason() -> None:
+    from kb.graph.extract import _diagnosis
+
+    ex = {("s", 8): ["TypeScript is reading stale generated `.next/types` entries for the "
+                     "deleted route, so the first run failed. I’m regenerating the route "
+                     "types instead of relying on the old cache."]}
+    assert "stale generated" in (_diagnosis(ex, "s", [8]) or "")
+
+
 def test_clearing_caches_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -> None:
     sig = ("KeyError: 'event_ts'",)
     run = "bin/airflow tasks test orders_nightly extract_orders 2026-12-03 2>&1 | grep Error"
