@@ -1297,10 +1297,14 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                         else 0
                     if not tier:
                         continue
-                    if _DOING.match(sentence):
+                    if _DOING.match(sentence) or _HEDGED.search(sentence):
                         # "I'm regenerating the types instead of relying on the cache": the
-                        # next step, told with its reason; a sentence that explains wins
+                        # next step, told with its reason; "maybe it runs old code": a
+                        # guess.  A sentence that explains wins; one that only argues is
+                        # no diagnosis then
                         tier -= 1
+                        if not tier:
+                            continue
                     about = min(len(tokens(sentence) & subject), 3)
                     score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
                                                 if anchors else 0)
@@ -1319,6 +1323,8 @@ _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b",
 _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m|i am|we[’']ll|we[’']re|we are)\s",
                     re.I)
 """A sentence that tells what the agent does next."""
+_HEDGED = re.compile(r"^(?:maybe|perhaps|possibly)\b|\b(?:might|could) be\b|\bas if\b", re.I)
+"""A guess ("Maybe Airflow is running old code"): below a sentence that explains."""
 
 
 def _cause(text: str, signature: str | None) -> Cause:

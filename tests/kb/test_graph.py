@@ -1091,6 +1091,12 @@ def test_a_cause_is_the_sentence_that_explains_not_the_next_step_with_its_reason
                      "deleted route, so the first run failed. I’m regenerating the route "
                      "types instead of relying on the old cache."]}
     assert "stale generated" in (_diagnosis(ex, "s", [8]) or "")
+    # a guess, then the finding: the finding is the cause, the guess none at all
+    ex = {("s", 8): ["Maybe the worker runs old code: stale bytecode in the cache."],
+          ("s", 11): ["The traceback doesn't go through pipeline/extract.py at all: it is "
+                      "the copy under plugins/."]}
+    assert "plugins" in (_diagnosis(ex, "s", [8, 11], anchor=[8]) or "")
+    assert _diagnosis({("s", 8): ex[("s", 8)]}, "s", [8]) is None
 
 
 def test_clearing_caches_between_two_runs_of_a_check_is_a_change_that_did_not_fix() -> None:
