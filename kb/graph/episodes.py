@@ -438,30 +438,23 @@ def attempt_episodes(steps: list[Step]) -> list[Found]:
 _RELATIVE = re.compile(r"(?<![\w.])(?:\.\.?[/\\])+")
 
 
-def _unrelative(signature: str) -> str:
-    """A signature without the relative-path climbs before the names it quotes: one error
-    about ``app/page.js`` reached from two folders (``../../app/page.js``,
-    ``../../../../app/page.js``) is one error."""
-    return _RELATIVE.sub("", signature)
+def _unrelative(signature: str) -> tuple[str, bool]:
+    """A signature without the relative-path climbs before the names it quotes (one error
+    about ``app/page.js`` reached from two folders, ``../../app/page.js`` and
+    ``../../../../app/page.js``, is one error), and whether it was cut (``…``)."""
+    text = _RELATIVE.sub("", signature)
+    return text.rstrip("…"), text.endswith("…")
 
 
 def _among(signature: str, signatures: Sequence[str]) -> bool:
     """Whether ``signatures`` hold ``signature``, read without relative climbs and up to
-    where the shorter of two was cut (``…``)."""
-    if signature in signatures:
-        return True
+    where the shorter of two was cut."""
     mine = _unrelative(signature)
-    cut = mine.endswith("…")
-    mine = mine.rstrip("…")
     for other in signatures:
         theirs = _unrelative(other)
-        if theirs == mine:
-            return True
-        their_cut = theirs.endswith("…")
-        theirs = theirs.rstrip("…")
-        (a, a_cut), b = ((mine, cut), theirs) if len(mine) <= len(theirs) else \
-            ((theirs, their_cut), mine)
-        if a_cut and len(a) >= 40 and b.startswith(a):
+        (a, a_cut), (b, _) = (mine, theirs) if len(mine[0]) <= len(theirs[0]) else \
+            (theirs, mine)
+        if a == b or (a_cut and len(a) >= 40 and b.startswith(a)):
             return True
     return False
 
