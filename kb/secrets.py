@@ -139,15 +139,31 @@ def batch_findings(batch: ArrowBatch) -> list[tuple[Any, ...]]:
 def _batch_candidates(batch: ArrowBatch) -> list[tuple[Any, ...]]:
     """The batch's texts the prefilter matches, read from the batch's Arrow tables with
     Arrow's RE2 (the engine DuckDB's ``regexp_matches`` uses on the stored tables); in
-    field order, then row order."""
-    out: list[tuple[Any, ...]] = []
+    field order, then row order.
+
+    Every text column of the batch is matched in one call: Arrow compiles the pattern
+    on each call, about 0.9 ms for this one, which was 70 % of the prefilter's time
+    when each column of each 256-message batch had its own call."""
+    cols: list[tuple[pa.Table, str, str]] = []
     for table, column, field in _BATCH_FIELDS:
         tbl = batch.tables.get(table)
-        if tbl is None or not tbl.num_rows:
-            continue
-        col = tbl.column(column)
-        hit = pc.and_(pc.not_equal(col, ""), pc.match_substring_regex(col, finder.PREFILTER))
-        picked = tbl.filter(pc.fill_null(hit, False))
+        if tbl is not None and tbl.num_rows:
+            cols.append((tbl, column, field))
+    if not cols:
+        return []
+    texts = pa.chunked_array([c for tbl, column, _ in cols
+                              for c in tbl.column(column).cast(pa.string()).chunks],
+                             type=pa.string())
+    if texts.num_chunks > 1:
+        texts = pa.chunked_array([pa.concat_arrays(texts.chunks)])
+    hit = pc.fill_null(pc.and_(pc.not_equal(texts, ""),
+                               pc.match_substring_regex(texts, finder.PREFILTER)), False)
+    out: list[tuple[Any, ...]] = []
+    at = 0
+    for tbl, column, field in cols:
+        mask = hit.slice(at, tbl.num_rows)
+        at += tbl.num_rows
+        picked = tbl.filter(mask)
         if not picked.num_rows:
             continue
         out += zip(picked.column("ordinal").to_pylist(), picked.column("seq").to_pylist(),
