@@ -73,6 +73,44 @@ def units(store: KbStore, session_id: str | None = None, after: int | None = Non
         cur.close()
 
 
+_DOCUMENT_SQL = """
+    SELECT left(doc, -1) || coalesce(',"tool":' || to_json(nullif(tool, '')), '')
+           || coalesce(',"category":' || to_json(nullif(category, '')), '')
+           || coalesce(',"host":' || to_json(nullif(host, '')), '') || '}}'
+      FROM (SELECT tool, category, host, json_object(
+                'body', coalesce(text, ''), 'session', session_id, 'message_id', message_id,
+                'field', field, 'kind', kind, 'ordinal', ordinal, 'seq', seq,
+                'src', CASE field {src} END, 'time', coalesce(time, 0))::VARCHAR AS doc
+              FROM ({units}))"""
+
+
+def unit_documents(store: KbStore, session_id: str, after: int | None = None,
+                   batch: int = 5000) -> Any:
+    """The index's JSON document of each search unit of a session (past ordinal ``after``
+    when it is given), written by DuckDB: a third of the time of building each one in
+    Python from :func:`units`.  ``None`` when the store knows secrets to hide: the index
+    never holds one, so those sessions' units go through :func:`units`, which hides them."""
+    if store.redactor.hiding().active:
+        return None
+    where = "session_id = ?" + (" AND ordinal > ?" if after is not None else "")
+    params = [session_id] + ([after] if after is not None else [])
+    sql = _DOCUMENT_SQL.format(
+        src=" ".join(f"WHEN '{f}' THEN {n}" for f, n in SRC.items()),
+        units=UNITS_SQL.format(where=where))
+    return _documents(store, sql, params * 5, batch)
+
+
+def _documents(store: KbStore, sql: str, params: list[Any], batch: int) -> Any:
+    cur = store.conn.cursor()
+    try:
+        cur.execute(sql, params)
+        while rows := cur.fetchmany(batch):
+            for (doc,) in rows:
+                yield doc
+    finally:
+        cur.close()
+
+
 def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,
          session_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The units matching ``node`` (or the regular expression ``regex``), newest first."""

@@ -226,3 +226,26 @@ def test_rebuild_command(selftest: Path, tmp_path: Path) -> None:
     assert r.exit_code == 0 and [json.loads(x) for x in r.stdout.splitlines()]
     r = CliRunner().invoke(cli, ["search", "(deep_ep", "--db", str(db)])
     assert r.exit_code == 2
+
+
+def test_documents_written_in_sql_are_those_built_in_python(indexed: Path) -> None:
+    """The index's documents come from DuckDB (``unit_documents``) unless there are secrets
+    to hide; they must be the documents :func:`unit_document` builds from the same units:
+    the same fields, an absent tool/category/host left out, not null."""
+    from kb.search.index import unit_document
+    from kb.search.scan import unit_documents, units
+
+    with KbStore(indexed, read_only=True) as store:
+        sids = [r["session_id"] for r in store.sessions()]
+        assert sids
+        seen: list[dict] = []
+        for sid in sids:
+            for after in (None, 5):
+                docs = unit_documents(store, sid, after)
+                assert docs is not None  # nothing to hide in the fixture campaign
+                got = [orjson.loads(d) for d in docs]
+                want = [unit_document(r) for r in units(store, sid, after)]
+                assert got == want
+                assert not any(None in d.values() for d in got)
+                seen += got
+        assert any("host" in d for d in seen) and any("tool" not in d for d in seen)
