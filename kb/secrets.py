@@ -151,11 +151,7 @@ def _batch_candidates(batch: ArrowBatch) -> list[tuple[Any, ...]]:
             cols.append((tbl, column, field))
     if not cols:
         return []
-    texts = pa.chunked_array([c for tbl, column, _ in cols
-                              for c in tbl.column(column).cast(pa.string()).chunks],
-                             type=pa.string())
-    if texts.num_chunks > 1:
-        texts = pa.chunked_array([pa.concat_arrays(texts.chunks)])
+    texts = pa.concat_arrays([c for tbl, column, _ in cols for c in tbl.column(column).chunks])
     hit = pc.fill_null(pc.and_(pc.not_equal(texts, ""),
                                pc.match_substring_regex(texts, finder.PREFILTER)), False)
     out: list[tuple[Any, ...]] = []

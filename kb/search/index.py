@@ -204,8 +204,10 @@ class SearchIndex:
                     if after is None:
                         writer.delete_documents_by_term("session", sid)
                     docs = unit_documents(store, sid, after)
-                    report["units"] += (_add_units(writer, units(store, sid, after))
-                                        if docs is None else _add_documents(writer, docs))
+                    if docs is None:  # secrets to hide: built here from the hidden texts
+                        docs = (orjson.dumps(unit_document(r)).decode()
+                                for r in units(store, sid, after))
+                    report["units"] += _add(writer, docs)
                     report["grown" if after is not None else "reindexed"] += 1
                     known[sid] = {"session": stamps[sid], "messages": full}
                 writer.commit()
@@ -335,17 +337,8 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
     return doc
 
 
-def _add_units(writer: tv.IndexWriter, rows: Iterable[tuple[Any, ...]]) -> int:
+def _add(writer: tv.IndexWriter, docs: Iterable[str]) -> int:
     # one JSON document per unit: about twice as fast as building tantivy Documents
-    n = 0
-    dumps, add = orjson.dumps, writer.add_json
-    for row in rows:
-        add(dumps(unit_document(row)).decode())
-        n += 1
-    return n
-
-
-def _add_documents(writer: tv.IndexWriter, docs: Iterable[str]) -> int:
     n = 0
     add = writer.add_json
     for doc in docs:
