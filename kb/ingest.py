@@ -69,11 +69,13 @@ class SessionReport:
     form: str
     path: str
     parent_id: str | None = None
+    kept: int = 0
+    """Stored messages this input lacks (an older or shorter copy): kept, never deleted."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
                 "events": self.events, "new_messages": self.new_messages, "form": self.form,
-                "path": self.path, "parent_id": self.parent_id}
+                "path": self.path, "parent_id": self.parent_id, "kept": self.kept}
 
 
 @dataclass
@@ -301,8 +303,10 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         _check_partial(store, src, problems)
         return None
     if stored is not None and src.complete and not stored.complete:
+        # a complete source after a run stream: the stream's inferred user messages were
+        # placeholders for the real ones it lacked; every message the agent wrote stays
         with store.transaction():
-            store.delete_session(sid)
+            store.delete_inferred(sid)
     # what is stored already, session row or not (an interrupted ingest leaves messages
     # without one): those rows are kept or replaced, never written twice
     known = store.known_messages(sid)
@@ -387,11 +391,11 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     _commit(store, st)  # batches of a run the input's damage cut short
     with store.transaction():  # the last batch commits with the session row
         _flush(store, st, problems, final=True)
-        removed = [m for m in st.known if m not in st.seen] if complete else []
-        if removed:
-            store.delete_messages(sid, removed)
-        if deriver.out_of_order or removed:
-            store.renumber(sid)
+        # messages stored from another copy that this one lacks (an older snapshot, an
+        # export taken before the session went on): an ingest never deletes a message
+        lacked = sum(1 for m in st.known if m not in st.seen)
+        if deriver.out_of_order or (lacked and deriver.derived):
+            store.renumber(sid)  # the union, in the agent's own time order
         info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
                              problems)
         store.upsert_session(info, DERIVE_VERSION)
@@ -405,7 +409,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                              events=row["events"], new_messages=deriver.derived, form=src.form,
-                             path=src.path, parent_id=info.parent_id))
+                             path=src.path, parent_id=info.parent_id, kept=lacked))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,

@@ -191,6 +191,16 @@ class KbStore:
                 f"DELETE FROM {table} WHERE session_id = ? AND message_id IN "
                 "(SELECT message_id FROM ids)", [session_id])
 
+    def delete_inferred(self, session_id: str) -> int:
+        """Delete the messages whose place logkb inferred (a run stream's user messages:
+        placeholders, not records of the agent); returns how many there were."""
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT message_id FROM messages WHERE session_id = ? AND inferred",
+            [session_id]).fetchall()]
+        if ids:
+            self.delete_messages(session_id, ids)
+        return len(ids)
+
     def delete_session(self, session_id: str) -> None:
         for table in ("messages", *EVENT_TABLES, "secrets", "secret_scans", "sessions"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", [session_id])

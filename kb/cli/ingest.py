@@ -94,8 +94,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         w = out.width
         for s in report.sessions:
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
+            new = (f"older copy: {s.new_messages} new, {s.kept} kept" if s.kept
+                   else f"{s.new_messages} new")
             out.print(clip(f"{s.session_id}  {s.messages} messages, {s.events} events, "
-                           f"{s.new_messages} new  [{s.form}] "
+                           f"{new}  [{s.form}] "
                            f"{' '.join((s.title or '').split())}{kid}", w),
                       no_wrap=True, crop=True)
         for u in report.unchanged:
