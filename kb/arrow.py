@@ -22,7 +22,8 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("message_id", _S), ("ordinal", _I32), ("role", _S), ("time_created", _I64),
         ("time_completed", _I64), ("agent", _S), ("model", _S), ("finish", _S), ("error", _S),
         ("tokens_input", _I64), ("tokens_output", _I64), ("cost", pa.float64()),
-        ("inferred", pa.bool_()), ("digest", _I64), ("raw", _S)]),
+        ("inferred", pa.bool_()), ("digest", _I64), ("raw", _S),
+        ("tokens_cache_read", _I64), ("tokens_cache_write", _I64), ("tokens_reasoning", _I64)]),
     "calls": pa.schema([
         ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("call_id", _S),
         ("tool", _S), ("category", _S), ("command", _S), ("input", _S), ("host", _S),

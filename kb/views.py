@@ -29,12 +29,15 @@ import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from kb.records import Event, TodoItem
 from kb.store import KbStore
+
+if TYPE_CHECKING:
+    from kb.usage import MessageUsage
 
 # ------------------------------------------------------------------ row model
 ROW_PROSE, ROW_CALL, ROW_OTHER = 0, 1, 2
@@ -556,6 +559,27 @@ def session_usage(store: KbStore) -> dict[str, dict[str, Any]]:
         f"SELECT session_id, {', '.join(f'sum({c})' for c in cols)} FROM message_usage "
         "GROUP BY 1").fetchall()
     return {r[0]: dict(zip(cols, r[1:])) for r in rows}
+
+
+def usage_messages(store: KbStore, session_ids: Sequence[str] | None = None
+                   ) -> list[MessageUsage]:
+    """Every assistant message's tokens and recorded cost, with its session's agent and
+    its time (``session_ids``: only those sessions)."""
+    from kb.usage import MessageUsage
+
+    where, params = "", []
+    if session_ids is not None:
+        where = "WHERE u.session_id IN (SELECT unnest(?))"
+        params = [list(session_ids)]
+    rows = store.conn.execute(
+        "SELECT u.session_id, s.agent, u.model, m.time_created, "
+        "coalesce(u.tokens_input, 0), coalesce(u.tokens_output, 0), "
+        "coalesce(u.tokens_cache_read, 0), coalesce(u.tokens_cache_write, 0), "
+        "coalesce(u.tokens_reasoning, 0), u.cost "
+        "FROM message_usage u JOIN messages m USING (session_id, ordinal) "
+        f"LEFT JOIN sessions s USING (session_id) {where} "
+        "ORDER BY m.time_created NULLS LAST, u.session_id, u.ordinal", params).fetchall()
+    return [MessageUsage(*r) for r in rows]
 
 
 def tokens_text(n: int | None) -> str:

@@ -337,10 +337,15 @@ class _Conv:
             info["time"]["completed"] = ts
         usage = msg.get("usage")
         if isinstance(usage, dict):
-            inp = sum(v for k, v in usage.items() if isinstance(v, int)
-                      and k in ("input_tokens", "cache_creation_input_tokens",
-                                "cache_read_input_tokens"))
-            info["tokens"] = {"input": inp, "output": usage.get("output_tokens")}
+            # the last streamed line of a response carries its final usage; the cached
+            # parts stay apart from input, as opencode records them
+            def count(key: str) -> int | None:
+                v = usage.get(key)
+                return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+            info["tokens"] = {"input": count("input_tokens"), "output": count("output_tokens"),
+                              "cache": {"read": count("cache_read_input_tokens"),
+                                        "write": count("cache_creation_input_tokens")}}
         if obj.get("isApiErrorMessage") or obj.get("error"):
             info["error"] = {"name": "APIError",
                              "data": {"message": _text_of(msg.get("content"))[:2000]

@@ -43,7 +43,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 5
+DERIVE_VERSION = 6
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -51,12 +51,14 @@ derive: a knowledge base derived by older rules is derived again from its source
 of 2026-12-03 (Go, JVM, Kubernetes, AWS, PostgreSQL, Terraform counts …).  3: the
 measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
 signature (``Timed out waiting for interactive input``).  5: a program run followed by
-greps of its output is categorised by the run, not as a search."""
+greps of its output is categorised by the run, not as a search.  6: cache and reasoning
+tokens are columns of `messages`, from every agent's own fields."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",
                  "model", "finish", "error", "tokens_input", "tokens_output", "cost",
-                 "inferred", "digest", "raw"),
+                 "inferred", "digest", "raw", "tokens_cache_read", "tokens_cache_write",
+                 "tokens_reasoning"),
     "calls": ("ordinal", "seq", "message_id", "part_id", "call_id", "tool", "category",
               "command", "input", "host", "user", "port", "remote_command", "hops", "workdir",
               "status", "exit_code", "output", "error", "time_start", "time_end", "title",
@@ -506,6 +508,7 @@ class Deriver:
         err = info.get("error")
         err_name = _text(err.get("name")) if isinstance(err, dict) else _text(err)
         tokens = info.get("tokens") if isinstance(info.get("tokens"), dict) else {}
+        cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
         model = info.get("modelID")
         if model is None and isinstance(info.get("model"), dict):
             model = info["model"].get("modelID") or info["model"].get("id")
@@ -517,6 +520,7 @@ class Deriver:
             _num(tokens.get("input")), _num(tokens.get("output")),
             float(cost) if isinstance(cost, (int, float)) else None,
             msg.inferred, dg, msg.raw,  # bytes: Arrow takes UTF-8 as is
+            _num(cache.get("read")), _num(cache.get("write")), _num(tokens.get("reasoning")),
         ))
 
     def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,

@@ -1,0 +1,91 @@
+"""``logkb usage``: tokens and cost per session, day, week, month or 5-hour block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kb.cli.tools import (
+    db_option,
+    emit_lines,
+    fail,
+    handle_errors,
+    json_option,
+    note,
+    open_store,
+    out,
+    paged,
+    table,
+)
+from kb.exitcodes import ExitCode
+
+
+def _cost(total_cost: float, unpriced: int) -> str:
+    if unpriced and not total_cost:
+        return "unknown"
+    text = f"${total_cost:,.2f}" if total_cost >= 0.01 or not total_cost else "<$0.01"
+    return f"≥{text}" if unpriced else text
+
+
+@click.command()
+@click.option("--by", "by", type=click.Choice(["session", "day", "week", "month", "block"]),
+              default="day", show_default=True,
+              help="Group by session, UTC day, ISO week, month, or 5-hour block.")
+@click.option("--session", "session_ids", multiple=True, metavar="ID",
+              help="Only this session (id or unique prefix; repeatable).")
+@click.option("--prices", "prices_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None,
+              help="A JSON price table over the shipped one (default "
+                   "$XDG_CONFIG_HOME/logkb/prices.json when it exists).")
+@db_option
+@json_option
+@handle_errors
+def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: Path | None,
+          as_json: bool) -> None:
+    """Tokens (input, output, cache read, cache write) and cost, grouped.
+
+    The cost is what the agent recorded (opencode), else the model's list price
+    from logkb's table; a model without a price is unknown, never $0, and a total
+    that includes one is shown as a lower bound (≥)."""
+    from kb import usage as u
+    from kb import views
+
+    try:
+        prices = u.load_prices(prices_file)
+    except ValueError as e:
+        fail(str(e), ExitCode.USAGE)
+        return
+    with open_store(db) as store:
+        ids = [store.resolve_session(s) for s in session_ids] if session_ids else None
+        rows = views.usage_messages(store, ids)
+        titles = {r["session_id"]: r["title"] for r in store.sessions()} if by == "session" else {}
+    groups = u.totals(rows, by, prices)
+    total = u.grand_total(groups)
+    if as_json:
+        emit_lines(g.as_json() | ({"title": titles.get(g.key)} if by == "session" else {})
+                   for g in groups)
+        return
+    if not groups:
+        note("no token counts recorded (run `logkb ingest` first?)")
+        return
+    from kb.views import tokens_text
+
+    t = table([(by, {"min": 10}), ("input", {"justify": "right"}),
+               ("output", {"justify": "right"}), ("cache rd", {"justify": "right"}),
+               ("cache wr", {"justify": "right"}), ("total", {"justify": "right"}),
+               ("cost", {"justify": "right"})])
+    for g in [*groups, total]:
+        key = g.key[:12] if by == "session" and g is not total else g.key
+        t.add_row(key, tokens_text(g.input), tokens_text(g.output), tokens_text(g.cache_read),
+                  tokens_text(g.cache_write), tokens_text(g.tokens), _cost(g.cost, g.unpriced))
+    with paged():
+        out.print(t)
+    unpriced = sorted({m.model or "(no model)" for m in rows
+                       if u.message_cost(m, prices) is None})
+    if unpriced:
+        note(f"no price for {', '.join(unpriced)}: add them to {u.user_prices_path()} "
+             "(USD per million tokens)")
+
+
+COMMANDS = (usage,)
