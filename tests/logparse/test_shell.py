@@ -882,7 +882,7 @@ SAFETY_CASES = [
     ("systemctl status nvidia-fabricmanager", "read-only"),
     ("reboot", "mutating"),
     ("docker run --rm -it img bash", "mutating"),
-    ("docker ps -a", "read-only"),
+    ("docker ps -a", "unknown"),  # asks the daemon (issue 24)
     ("make -j8", "mutating"),
     ("wget https://x/y.tar.gz", "mutating"),
     ("curl -o /root/x.tar.gz https://x", "mutating"),
