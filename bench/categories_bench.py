@@ -112,10 +112,11 @@ def main(argv: list[str]) -> None:
             continue
         share = f"{r['share']:.0%}" if r["share"] is not None else "-"
         print(f"{r['file'][:48]:<48} {r['commands']:>5} {r['other']:>5} {share:>6}")
-    for k, v in summary["sets"].items():
+    sets: dict[str, dict[str, Any]] = summary["sets"]
+    for k, v in sets.items():
         share = f"{v['share']:.1%}" if v["share"] is not None else "-"
         print(f"{'[' + k + ']':<48} {v['commands']:>5} {v['other']:>5} {share:>6}")
-    t = summary["total"]
+    t: dict[str, Any] = summary["total"]
     share = f"{t['share']:.1%}" if t["share"] is not None else "-"
     print(f"{'[total]':<48} {t['commands']:>5} {t['other']:>5} {share:>6}")
     print("categories: " + ", ".join(f"{k} {v}" for k, v in cats.most_common()))

@@ -75,7 +75,8 @@ differs (changed, now-fails, now-passes, now-answers)."""
               help="Run the steps marked `run`. Without it nothing is executed.")
 @click.option("--allow", "allow", multiple=True, metavar="CLASSES",
               help="Also run these safety classes: launch, mutating, unknown "
-                   "(comma-separated). read-only always runs.")
+                   "(comma-separated). read-only always runs. host-network: launched "
+                   "and unknown steps use this machine's network, not their own.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
               metavar="S", help="Seconds per step (launches: the wait for readiness).")
 @click.option("--keep-running", is_flag=True,
