@@ -77,7 +77,7 @@ def main(argv: list[str]) -> None:
                     help="list the N programs most often left 'other'")
     args = ap.parse_args(argv)
     files = [("args", p) for p in args.paths] or default_files()
-    rows = []
+    rows: list[dict[str, Any]] = []
     per_set: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     cats: collections.Counter[str] = collections.Counter()
     others: collections.Counter[str] = collections.Counter()
