@@ -3,15 +3,17 @@
 Each :class:`CatRule` row says: when the effective command's program is one of
 ``programs`` (and, when given, its subcommand is one of ``subs`` and one of
 ``flags`` is present), the command's category is ``category``.  Every row
-carries a real example command and where it was seen (``source``: a file of
-``../shared/realworld`` or a fixture campaign; ``"not in the data"`` when no
-transcript we hold runs that tool, so the example is the tool's documented
-form).  :data:`RUNNERS` rows name programs that run another command
-(``npx tsc``, ``uv run pytest``, ``bundle exec rspec``, ``powershell -Command
-"..."``): the command they run is categorised instead.  :data:`SCRIPTS` rows
-map the name of a package-manager or task-runner script (``npm run lint``,
-``just check``, ``make test``) to a category.  ``tests/logparse/test_categories.py``
-walks all three tables.
+carries an example command and where it was seen (``source``: a file of
+``../shared/realworld`` or a fixture; "(a README it read)" or "(its justfile)"
+when the session quoted the command rather than ran it; ``"not in the data"``
+when nothing we may tune on names that form, so the example is the tool's
+documented form; ``fixtures/blind`` and ``fixtures/heldout`` are never used).
+:data:`RUNNERS` rows name programs that run another command (``npx tsc``,
+``uv run pytest``, ``bundle exec rspec``, ``powershell -Command "..."``): the
+command they run is categorised instead.  :data:`SCRIPTS` rows map the name of
+a package-manager or task-runner script (``npm run lint``, ``just check``,
+``make test``) to a category.  ``tests/logparse/test_categories.py`` walks all
+the tables.
 
 The rules decide the category only; what re-running a command may do (its
 safety class) is decided by :mod:`.safety` from :mod:`.programs`.
@@ -63,16 +65,18 @@ _MATU = "pool/matugen-theme-sync__opencode-session.json"
 _PRIV = "pool/privacy-x402__claude-session.jsonl"
 _RUST = "realworld/claude-code/python-to-rust-port"
 _CODEX = "realworld/codex/exported-session.jsonl"
-_RUSTCI = "fixtures/campaigns (rustci)"
-_K8S = "fixtures/campaigns (k8s)"
+_RUSTCI = "fixtures/campaigns/rustci_world.py"
+_LEDGER = "fixtures/opencode_recorded/ledger-race"
+_INFRA = "fixtures/opencode_recorded/infra-oidc"
 
 RULES: tuple[CatRule, ...] = (
     # test
-    _r("pytest py.test", "test", "pytest --cov=src --cov-report=term-missing", _NONE),
+    _r("pytest py.test", "test", "pytest --cov=src --cov-report=term-missing",
+       _RUST + " (its justfile)"),
     _r("vitest jest mocha ava tap playwright cypress phpunit pest rspec ctest bats", "test",
        "npx vitest run --reporter=verbose", _RAIN),
     _r("cargo", "test", "cargo test -p cfo_oracle", _SOUL, subs="test nextest llvm-cov tarpaulin"),
-    _r("go", "test", "go test -race -run TestTransferConcurrent ./internal/transfer/", _RUSTCI,
+    _r("go", "test", "go test -race -run TestTransferConcurrent ./internal/transfer/", _LEDGER,
        subs="test"),
     _r("swift dotnet deno bun mvn gradle gradlew mix", "test", "bun test", _NONE, subs="test"),
     _r("tox nox", "test", "tox -e py312", _NONE),
@@ -87,11 +91,11 @@ RULES: tuple[CatRule, ...] = (
     _r("ruff flake8 pylint black isort autopep8 yapf eslint prettier biome stylelint "
        "shellcheck shfmt golangci-lint gofmt goimports rustfmt clang-format clang-tidy rubocop "
        "standardrb hadolint yamllint markdownlint codespell pre-commit tflint ktlint swiftlint "
-       "phpcs php-cs-fixer", "lint", "ruff check .", _NONE),
+       "phpcs php-cs-fixer", "lint", "ruff check .", _RUST + " (its justfile)"),
     _r("cargo", "lint", "cargo clippy -p {crate} --all-targets -- -D warnings", _RUSTCI,
        subs="clippy fmt"),
     _r("go", "lint", "go vet ./...", _NONE, subs="vet fmt"),
-    _r("terraform", "lint", "terraform fmt -check -recursive", _RUSTCI, subs="fmt validate"),
+    _r("terraform", "lint", "terraform fmt -check -recursive", _INFRA, subs="fmt validate"),
     # build
     _r("vite webpack esbuild rollup parcel tsup next nuxt astro gatsby", "build",
        "npx vite build", _UI, subs="build typegen export"),
@@ -107,10 +111,14 @@ RULES: tuple[CatRule, ...] = (
     _r("php", "run", "php -r \"require 'vendor/autoload.php'; ...\"", _K1),
     _r("node nodejs", "run", "node scripts/zerion-readiness.mjs --help", _FUND),
     _r("ruby", "run", "ruby q1_mana_total_supply/solve.rb", _DEX),
-    _r("cargo go swift dotnet deno", "run", "cargo run --release", _NONE, subs="run"),
+    _r("cargo go swift dotnet deno", "run", "cargo run --release -- --test-mode",
+       _VAL + " (a README it read)", subs="run"),
     _r("wp", "run", "wp eval 'echo get_post(5)->post_content;'", _WP,
        subs="eval eval-file shell"),
-    _r("osascript textutil", "run", "textutil -convert txt -stdout notes.docx", _NONE),
+    _r("osascript textutil", "run",
+       "textutil -convert txt -stdout \"/Users/francobertoldi/Library/CloudStorage/"
+       "GoogleDrive-bertoldifranco4@gmail.com/Mi unidad/Unir/PLN /Actividad 1/muinar02_act1/"
+       "muinar02_act1.docx\"", "pool/conversacion-act1-pln__session.jsonl"),
     # launch: dev servers
     _r("vite next nuxt astro", "launch", "next dev --port 3000", _NONE, subs="dev start preview"),
     _r("studio", "launch", "studio start --path=\"C:\\Users\\salma\\Studio\\21st-showcase\"",
@@ -129,19 +137,19 @@ RULES: tuple[CatRule, ...] = (
     _r("curl wget http https httpie xh curlie webfetch Invoke-WebRequest Invoke-RestMethod iwr "
        "irm", "http", "curl -s -b cookies.txt http://localhost:8882/wp-admin/", _WP),
     # deploy
-    _r("kubectl oc", "search", "kubectl -n api get endpoints orders-api", _K8S,
+    _r("kubectl oc", "search", "kubectl -n kube-system get pods", _NONE,
        subs="get describe logs top explain version api-resources cluster-info config diff "
             "auth events"),
     _r("kubectl oc", "deploy", "kubectl apply -f deploy.yaml", _NONE,
        subs="apply create delete replace patch rollout scale set edit label annotate expose "
             "run autoscale drain cordon uncordon taint"),
-    _r("helm", "search", "helm template cilium cilium/cilium --version 1.14.5", _K8S,
+    _r("helm", "search", "helm list -A", _NONE,
        subs="template list ls status get show history search lint diff version"),
-    _r("helm", "deploy", "helm upgrade ingress-nginx ingress-nginx/ingress-nginx -n x", _K8S,
+    _r("helm", "deploy", "helm upgrade --install app ./chart -n web", _NONE,
        subs="install upgrade uninstall delete rollback"),
     _r("terraform tofu pulumi", "search", "terraform -chdir=envs/staging plan -input=false",
-       _RUSTCI, subs="plan show output state graph providers version preview"),
-    _r("terraform tofu pulumi", "deploy", "terraform apply plan.tfplan", _RUSTCI,
+       _INFRA, subs="plan show output state graph providers version preview"),
+    _r("terraform tofu pulumi", "deploy", "terraform apply plan.tfplan", _NONE,
        subs="apply destroy import up refresh"),
     _r("vercel netlify flyctl fly firebase wrangler railway heroku serverless sls", "deploy",
        "vercel --prod", _NONE, subs="deploy --prod publish up release"),
@@ -196,10 +204,12 @@ RUNNERS: tuple[Runner, ...] = (
     _run("bunx", "", "bunx vitest run", _NONE, "test"),
     _run("pnpx", "", "pnpx eslint .", _NONE, "lint"),
     _run("npm", "exec x", "npm exec -- eslint .", _NONE, "lint"),
-    _run("pnpm", "exec dlx", "pnpm exec vitest run", _NONE, "test"),
+    _run("pnpm", "exec dlx", "pnpm exec tsc --noEmit", _VAL + " (a README it read)",
+         "typecheck"),
     _run("yarn", "exec dlx", "yarn dlx prettier --check .", _NONE, "lint"),
     _run("bun", "x", "bun x tsc --noEmit", _NONE, "typecheck"),
-    _run("uv", "run", "uv run pytest --cov=src", _RUST, "test"),
+    _run("uv", "run", "uv run pytest --cov=src --cov-report=term-missing", _RUST + " (its justfile)",
+         "test"),
     _run("uvx", "", "uvx ruff check .", _NONE, "lint"),
     _run("poetry pdm hatch pipenv rye", "run", "poetry run mypy src", _NONE, "typecheck"),
     _run("bundle", "exec", "bundle exec rspec", _NONE, "test"),
@@ -230,7 +240,8 @@ def _s(names: str, category: str, example: str, source: str, prefix: bool = True
 SCRIPTS: tuple[Script, ...] = (
     _s("typecheck type-check check-types types tsc typescript", "typecheck",
        "bun run typecheck", _SCOUT),
-    _s("test e2e spec coverage cov", "test", "npm test -- --coverage", _NONE),
+    _s("test e2e spec coverage cov", "test", "npm test -- --coverage",
+       "fixtures/opencode_recorded/blank-page"),
     _s("lint format fmt prettier eslint style", "lint", "npm run lint", _UI),
     _s("check", "lint", "just check", _RUST, prefix=False),
     _s("build compile bundle dist", "build", "npm run build", _UI),
