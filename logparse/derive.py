@@ -43,7 +43,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 6
+DERIVE_VERSION = 7
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -51,8 +51,9 @@ derive: a knowledge base derived by older rules is derived again from its source
 of 2026-12-03 (Go, JVM, Kubernetes, AWS, PostgreSQL, Terraform counts …).  3: the
 measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
 signature (``Timed out waiting for interactive input``).  5: a program run followed by
-greps of its output is categorised by the run, not as a search.  6: cache and reasoning
-tokens are columns of `messages`, from every agent's own fields."""
+greps of its output is categorised by the run, not as a search.  6: coding-session categories
+(test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
+columns of `messages`, from every agent's own fields."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",
@@ -180,7 +181,7 @@ MEASURE_HEAD, MEASURE_TAIL = 1000, 4000
 PROSE_MAX = 20_000
 # outputs of these categories repeat the same rate on every line (a server log): read them
 # only when they hold a results block
-_LOG_CATEGORIES = frozenset({"launch", "kill", "search"})
+_LOG_CATEGORIES = frozenset({"launch", "kill", "search", "git"})
 _RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
 _UNMEASURED_TOOLS = frozenset({"todowrite", "todoread", "webfetch", "websearch", "codesearch",
                                "edit", "multiedit", "patch", "apply_patch", "question"})
@@ -309,7 +310,7 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         # the sizes a listing shows (ls -l, du)
         i = output.rfind("<shell_metadata>")
         meas = (_measure(output[i:]) or []) if i != -1 else []
-        if category == "search":
+        if category in ("search", "git"):  # `git diff --stat` was a search before v6
             meas += [{"value": v, "unit": u, "label": lab}
                      for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
             tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]

@@ -29,6 +29,9 @@ CATEGORY_STYLE = {
     "benchmark": "#82aaff", "launch": "#ffcb6b", "install": "#f78c6c", "build": "#f78c6c",
     "kill": "#ff5370", "file-edit": "#c792ea", "subagent": "#7aa2f7", "todo": "#e5c07b",
     "research": "#7aa2f7", "other": "#8b9bb4",
+    "test": "#82aaff", "typecheck": "#82aaff", "lint": "#82aaff", "deploy": "#ffcb6b",
+    "file": "#c792ea", "git": "#89ddff", "package": "#c3e88d", "http": "#b2ccd6",
+    "run": "#a6accd",
 }
 MARK = {"dead_end": ("✘", "bold #ff6b6b"), "blocked": ("⊘", "bold #ff9e64"),
         "superseded": ("↷", "#8b9bb4"), "confirmed": ("✔", "bold #7ee787"),

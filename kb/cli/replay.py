@@ -49,8 +49,9 @@ table of programs, their allowed options, no executing expansion, no write but
 to /dev/null, Python only as allow-listed forms); read-only steps run by
 default; --allow launch,mutating,unknown opens the other classes.  A step that
 names a network endpoint outside ssh (/dev/tcp, a URL, nc HOST) is refused.
-Local steps run inside bubblewrap (read-only root, private /tmp, no network);
-remote ones too when the target has bwrap (--remote-sandbox).  Output is kept
+Local steps run inside bubblewrap (read-only root, private /tmp, no network:
+launched and unknown steps too, unless --allow host-network); remote ones too
+when the target has bwrap (--remote-sandbox).  Output is kept
 up to --max-output per step; runs are saved step by step.
 
 \b
@@ -67,7 +68,8 @@ differs (changed, now-fails, now-passes, now-answers)."""
 @click.option("--to", "end", type=int, metavar="M", help="Last ordinal [default: the end].")
 @click.option("--only", "only", multiple=True, metavar="CATEGORIES",
               help="Only commands of these categories (comma-separated or repeated): "
-                   "search, import-check, package-query, launch, benchmark, ...")
+                   "search, test, build, lint, typecheck, git, http, run, launch, "
+                   "benchmark, ... (the values of `logkb events --category`)")
 @click.option("--host-map", "host_maps", multiple=True, metavar="OLD=NEW",
               help="Run recorded host OLD's commands on NEW (user@host[:port], an ssh "
                    "alias, or local). Repeatable; wins over the config file.")
@@ -75,7 +77,8 @@ differs (changed, now-fails, now-passes, now-answers)."""
               help="Run the steps marked `run`. Without it nothing is executed.")
 @click.option("--allow", "allow", multiple=True, metavar="CLASSES",
               help="Also run these safety classes: launch, mutating, unknown "
-                   "(comma-separated). read-only always runs.")
+                   "(comma-separated). read-only always runs. host-network: launched "
+                   "and unknown steps use this machine's network, not their own.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
               metavar="S", help="Seconds per step (launches: the wait for readiness).")
 @click.option("--keep-running", is_flag=True,

@@ -305,7 +305,7 @@ def _launch_verdict(j, what: str, old_fail: str | None, new_fail: str | None,  #
 def _dead_end_hint(category: str) -> str:
     if category in ("import-check", "package-query"):
         return ": the dead end it led to may have come back to life; revisit it"
-    if category in ("build", "install", "launch"):
+    if category in ("build", "install", "launch", "test", "typecheck", "lint", "deploy"):
         return ": what failed then works now; revisit the decision that followed"
     return "; revisit it"
 
@@ -365,7 +365,10 @@ def describe(category: str, info: ShellInfo | None, command: str) -> str:
     noun = {"search": "the search", "package-query": "the package query",
             "launch": "the launch of", "benchmark": "the benchmark", "build": "the build",
             "install": "the install", "kill": "the kill", "import-check": "the import check",
-            "file-edit": "the edit"}.get(category, "the command")
+            "file-edit": "the edit", "file": "the file operation", "test": "the test run",
+            "typecheck": "the type check", "lint": "the lint", "git": "the git command",
+            "package": "the package command", "http": "the request", "run": "the run",
+            "deploy": "the deploy"}.get(category, "the command")
     return f"{noun} {short}"
 
 

@@ -38,7 +38,9 @@ from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wr
 from logparse.models import Event, Measurement
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
 
-ALLOWABLE = ("launch", "mutating", "unknown")
+ALLOWABLE = ("launch", "mutating", "unknown", "host-network")
+"""Safety classes ``--allow`` opens, and ``host-network``: launched and unknown steps
+keep the machine's network instead of a namespace of their own."""
 
 TOOL_SKIPS = {
     "todowrite": "todowrite recorded the agent's todo list: there is nothing to re-run",

@@ -403,7 +403,7 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         launched = "sh -c " + q(remote_wrapper(pol, plan.options.remote_sandbox, launched))
     elif not remote and plan.options.sandbox and pol is not None:
         os.makedirs(d, mode=0o700, exist_ok=True)  # bound read-write into the sandbox
-        local_wall = Policy(writable=(*pol.writable, d), network=True, detached=True,
+        local_wall = Policy(writable=(*pol.writable, d), network=pol.network, detached=True,
                             visible=pol.visible)
     start = (
         f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
@@ -439,12 +439,23 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
     checks = []
     if spec.port:
         host, port = spec.check_host, spec.port
-        checks.append(
-            f"if command -v bash >/dev/null 2>&1; then "
-            f"bash -c {q(f'exec 3<>/dev/tcp/{host}/{port}')} 2>/dev/null && r=port; "
-            f"elif command -v python3 >/dev/null 2>&1; then python3 -c "
-            f"{q(f'import socket; socket.create_connection(({host!r}, {port}), 1)')} "
-            f"2>/dev/null && r=port; fi")
+        probe = (f"if command -v bash >/dev/null 2>&1; then "
+                 f"$n bash -c {q(f'exec 3<>/dev/tcp/{host}/{port}')} 2>/dev/null && r=port; "
+                 f"elif command -v python3 >/dev/null 2>&1; then $n python3 -c "
+                 f"{q(f'import socket; socket.create_connection(({host!r}, {port}), 1)')} "
+                 f"2>/dev/null && r=port; fi")
+        if pol is not None and not pol.network and (remote or local_wall is not None):
+            # the launch has a network namespace of its own: its port is checked inside
+            # it, entered through one of the launch's processes (nsenter needs the right
+            # to; without it the log or the process still tells)
+            checks.append(
+                f"for q in $(pgrep -g {pgid} 2>/dev/null) {pgid}; do "
+                f"n=\"nsenter -t $q -n\"; $n true 2>/dev/null || continue; {probe}; "
+                f"[ -n \"$r\" ] && break; done; n=")
+            files = " ".join(q(f) for f in (log, spec.log) if f)
+            checks.append(f"grep -E -q {q(READY_PATTERN)} {files} 2>/dev/null && r=log")
+        else:
+            checks.append(f"n=; {probe}")
     elif not spec.sleep:
         files = " ".join(q(f) for f in (log, spec.log) if f)
         checks.append(f"grep -E -q {q(READY_PATTERN)} {files} 2>/dev/null && r=log")

@@ -20,9 +20,12 @@ step runs as::
 
 What a step is allowed to do widens the wall only where it must (:func:`policy`):
 a step allowed with ``--allow mutating`` gets the working directory and the real
-``/tmp`` read-write (nothing else); a launch (``--allow launch``) keeps the
-network namespace (a server must be reachable), its launch directory read-write,
-and no pid namespace (it outlives the step).
+``/tmp`` read-write (nothing else); a launch (``--allow launch``) gets its launch
+directory read-write and no pid namespace (it outlives the step).  Launched and
+unknown steps, like all others, get a network namespace of their own (their own
+loopback, nothing of the machine's: a server they start is reachable inside it,
+where replay checks its port); only ``--allow host-network`` gives them the
+machine's network.
 
 On an ssh target the remote command is wrapped the same way when ``bwrap`` exists
 there (``--remote-sandbox auto``, the default; ``require`` refuses the step
@@ -55,7 +58,8 @@ class Policy:
     writable: tuple[str, ...] = ()
     """Paths bound read-write (``--allow mutating``: the working directory and /tmp)."""
     network: bool = False
-    """Keep the network namespace (launches; remote steps with a nested ssh)."""
+    """Keep the machine's network namespace (remote steps with a nested ssh; launched and
+    unknown steps with ``--allow host-network``)."""
     detached: bool = False
     """No pid namespace: the step's processes outlive it (launches)."""
     visible: tuple[str, ...] = ()
@@ -67,7 +71,8 @@ class Policy:
         other = [w for w in self.writable if w != "/tmp"]
         if other:
             bits.append("writable " + ", ".join(other))
-        bits.append("network of the machine" if self.network else "no network")
+        bits.append("network of the machine" if self.network
+                    else "own network namespace (own loopback only)")
         return ", ".join(bits)
 
 
@@ -90,7 +95,8 @@ def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
     writable: tuple[str, ...] = ()
     if cls == "mutating" and "mutating" in allowed:
         writable = tuple(p for p in (cwd, "/tmp") if p)
-    return Policy(writable=writable, network=launch or (remote and nested_ssh),
+    host_net = "host-network" in allowed and (launch or cls == "unknown")
+    return Policy(writable=writable, network=host_net or (remote and nested_ssh),
                   detached=launch, visible=tmp_paths(text))
 
 

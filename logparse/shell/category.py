@@ -10,11 +10,20 @@ reads only the data model and the shared program knowledge, never the walker.
 from __future__ import annotations
 
 from logparse.shell.argv import _basename
+from logparse.shell.catrules import (
+    SCRIPT_RUNNERS,
+    first_operand,
+    generic_category,
+    rule_category,
+    runner_inner,
+    script_category,
+)
 from logparse.shell.model import CATEGORIES, SimpleCommand
 from logparse.shell.programs import (
     _BUILD_PROGRAMS,
     _CONTAINERS,
     _SETUP_BUILD,
+    _SHELLS,
     _TRIVIAL_BG,
     _VERSION_ARGS,
     PROGRAMS,
@@ -32,13 +41,12 @@ from logparse.shell.programs import (
     _python_invocation,
     _real_file,
     _server_reason,
+    _shell_invocation,
     _tar_mode,
 )
 from logparse.shell.pycode import _py_code, _python_code_of
 from logparse.shell.sedawk import _sed_in_place
 from logparse.shell.subcommands import (
-    _GIT_EDIT,
-    _GIT_READ,
     _PIP_READ,
     _PIP_WRITE,
     _PKG_MANAGERS,
@@ -55,6 +63,50 @@ _PRIORITY = {c: i for i, c in enumerate(CATEGORIES)}
 _NO_PROG = Prog()
 
 _PRODUCERS = frozenset({"echo", "printf", "cat", ":", "true"})
+
+_DOCKER_VALUE_OPTS = frozenset(
+    "-v --volume -w --workdir -e --env -p --publish --name --network --net -u --user "
+    "--entrypoint --env-file --mount -l --label --gpus --shm-size --platform --cpus -m "
+    "--memory --add-host --ipc --pid --runtime --device --cap-add --cap-drop --security-opt "
+    "--ulimit --restart --log-driver --hostname -h --tmpfs --pull".split())
+_PKG_HOUSEKEEPING = frozenset({"init", "create", "pack", "publish", "audit", "cache", "config",
+                               "login", "logout", "whoami", "version", "unpublish", "deprecate"})
+_SCRIPT_VERBS = frozenset({"run", "run-script", "task"})
+_NPM_SCRIPT_VERBS = {"test": "test", "t": "test", "tst": "test", "start": "launch"}
+_JS_INSTALL = frozenset({"install", "i", "ci", "add", "remove", "rm", "uninstall", "un",
+                         "update", "upgrade", "up", "link", "prune", "dedupe", "require"})
+_JS_QUERY = frozenset({"ls", "list", "view", "info", "outdated", "why", "show", "licenses"})
+
+
+def _code_category(code: str) -> str:
+    """The category of a command line given as one string (``powershell -Command "..."``)."""
+    from logparse.shell.analysis import parse_command  # the entry point sits above this module
+
+    return parse_command(code).category
+
+
+def _inner_category(cmd: SimpleCommand, inner: tuple[str, ...], code: bool = False) -> str:
+    """The category of the command a runner runs (``npx tsc``, ``docker run img sh -c``)."""
+    if not inner:
+        return "run"
+    if code or (len(inner) == 1 and any(c in inner[0] for c in " ;|&\n")):
+        cat = _code_category(" ".join(inner))
+    else:
+        prog = _basename(inner[0])
+        cat = _base_category(cmd, prog, inner) or "other"
+        if prog.lower().removesuffix(".exe") in _SHELLS:
+            mode, k = _shell_invocation(inner)
+            if mode == "c" and k is not None:
+                cat = _code_category(inner[k])
+    return "run" if cat == "other" else cat
+
+
+def _docker_run_inner(args: tuple[str, ...]) -> tuple[str, ...]:
+    """What ``docker run [opts] IMAGE CMD...`` runs in the container (``args`` after ``run``)."""
+    i, n = 0, len(args)
+    while i < n and args[i].startswith("-"):
+        i += 1 if "=" in args[i] or args[i] not in _DOCKER_VALUE_OPTS else 2
+    return args[i + 1:]
 
 
 def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str | None:
@@ -80,7 +132,7 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
             _, imports, _ = _py_code(code or "")
             if cmd.stdin_pipe and mode == "c":
                 return None  # a filter such as json formatting
-            return "import-check" if imports else "other"
+            return "import-check" if imports else "run"
         if mode == "version":
             return "search"
         if mode == "m":
@@ -91,15 +143,33 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
                 return None if cmd.stdin_pipe else "search"
             if mod.startswith("torch.distributed"):
                 return "launch"
-            return "other"
+            return rule_category(mod, eff[_python_invocation(eff)[2]:]) or "run"
         if mode == "script":
             script = _python_invocation(eff)[1] or ""
             if _basename(script) == "setup.py":
                 rest = eff[_python_invocation(eff)[2] :]
                 if any(a in _SETUP_BUILD for a in rest):
                     return "build"
-            return "other"
-        return "other"
+            return "run"
+        return "run"
+    if prog.startswith("$") and args[:1] == ("=",):
+        # PowerShell (Codex on Windows): `$r = Invoke-WebRequest ...` is what it assigns
+        return _base_category(cmd, _basename(args[1]), args[1:]) if len(args) > 1 else None
+    low = prog.lower().removesuffix(".exe")
+    k = runner_inner(prog, eff)
+    if k is not None:
+        return _inner_category(cmd, eff[k:], code=low in ("powershell", "pwsh", "cmd"))
+    if low in _SHELLS and low != prog:  # `"C:/Program Files/Git/bin/bash.exe" -c "..."`
+        mode, k2 = _shell_invocation(eff)
+        return _inner_category(cmd, (eff[k2],), code=True) if mode == "c" and k2 else "run"
+    if prog in _SHELLS:
+        mode, _k = _shell_invocation(eff)
+        # `bash -c CODE` and `bash <<EOF`: the walker adds the commands the code runs
+        return "run" if mode == "script" else None
+    if prog in SCRIPT_RUNNERS:
+        cat = _script_runner(prog, eff)
+        if cat is not None:
+            return cat
     if prog in _PKG_MANAGERS:
         mut, ro = _PKG_MANAGERS[prog]
         sub, _ = _first_operand(eff, 1, frozenset({"-n", "--name", "-p", "--prefix", "-c"}))
@@ -119,7 +189,7 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
             return "build"
         if any(a in _VERSION_ARGS for a in args[:1]):
             return "search"
-        return "other"
+        return rule_category(prog, args) or "other"
     if prog in ("apt-cache", "dpkg-query", "apt-mark"):
         return "package-query"
     if prog == "dpkg":
@@ -141,14 +211,20 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
             return "build"
         if sub == "tree":
             return "package-query"
-        return "search" if sub in ("--version", "version") else "other"
+        if sub in ("--version", "version"):
+            return "search"
+        return rule_category(prog, args) or "other"
     if prog in ("cargo", "go"):
         sub = args[0] if args else ""
         if sub in ("build", "b", "check"):
             return "build"
-        if sub in ("install", "get", "add"):
+        if sub in ("install", "get", "add", "remove", "update", "fetch"):
             return "install"
-        return "search" if sub in ("--version", "version", "env") else "other"
+        if sub == "mod":
+            return "package"
+        if sub in ("--version", "version", "env", "tree", "metadata", "doc", "list"):
+            return "search"
+        return rule_category(prog, args) or "other"
     if prog in _BUILD_PROGRAMS:
         if args and all(a in _VERSION_ARGS for a in args):
             return "search"
@@ -172,7 +248,7 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
                 a == "--detach" or (a.startswith("-") and not a.startswith("--") and "d" in a)
                 for a in args[1:]
             )
-            return "launch" if detached else "other"
+            return "launch" if detached else _inner_category(cmd, _docker_run_inner(args[1:]))
         if sub in ("rm", "kill", "stop", "rmi"):
             return "kill"
         if sub in ("build", "commit"):
@@ -183,7 +259,7 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
             return "search"
         if sub in ("start", "restart"):
             return "launch"
-        return "other"
+        return rule_category(prog, args) or "other"
     if prog in ("systemctl", "service"):
         verb = args[0] if prog == "systemctl" and args else (args[1] if len(args) > 1 else "")
         if prog == "systemctl" and not args:
@@ -220,29 +296,67 @@ def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str |
         return None
     if prog == "git":
         sub, _ = _git_sub(eff)
-        if sub in _GIT_EDIT:
-            return "file-edit"
-        if sub in _GIT_READ or sub in ("branch", "tag", "remote", "config", "worktree"):
-            return "search"
-        return "other"
+        return rule_category("git", args, sub or "") or "git"
     if prog == "tar":
-        return "file-edit" if _tar_mode(args) in ("x", "c") else "search"
+        return "file" if _tar_mode(args) in ("x", "c") else "search"
     if prog == "unzip":
-        return "search" if any(a in ("-l", "-t", "-v", "-Z") for a in args) else "file-edit"
+        return "search" if any(a in ("-l", "-t", "-v", "-Z") for a in args) else "file"
     if prog == "dd":
         return "file-edit"
-    if prog in ("curl", "wget"):
-        return "other"
-    if prog in ("echo", "printf"):
+    if prog in ("echo", "printf", "Write-Output", "Write-Host", "Set-Location", "cls"):
         return None
+    cat = rule_category(prog, args)
+    if cat is not None:
+        return cat
     p = PROGRAMS.get(prog)
     if p is not None:
         if p.filter and cmd.stdin_pipe:
             return None
         return p.category
-    if args and args[0] in ("--version", "-V", "--help", "version"):
+    if args and args[0] in ("--version", "-V", "--help", "version", "-v", "-h"):
         return "search"
-    return "other"
+    if "/" in eff[0] or "\\" in eff[0]:
+        return "run"  # the project's own program (`./hello.sh`, `bin/airflow dags ...`)
+    return generic_category(args) or "other"
+
+
+def _script_runner(prog: str, eff: tuple[str, ...]) -> str | None:
+    """``npm run lint``, ``npm test``, ``pnpm build``, ``just check``, ``make test``; None
+    when the subcommand is the package manager's own (``npm install``: decided below)."""
+    args = eff[1:]
+    sub = first_operand(args)
+    if prog in ("make", "gmake"):
+        if not sub or "=" in sub:
+            return None  # the default target: a build
+        cat = script_category(sub)
+        return cat if cat not in ("run", "launch") else None
+    if prog in ("just", "task"):
+        return script_category(sub) if sub else "run"
+    if sub in _SCRIPT_VERBS:
+        rest = args[args.index(sub) + 1:]
+        name = first_operand(rest)
+        return script_category(name) if name else "search"  # `npm run`: lists the scripts
+    if prog in ("npm", "pnpm", "yarn", "bun") and sub in _PKG_HOUSEKEEPING:
+        return "package"
+    if prog == "npm" and sub in _NPM_SCRIPT_VERBS:
+        return _NPM_SCRIPT_VERBS[sub]
+    if prog in ("pnpm", "yarn", "bun", "composer"):
+        if not sub and prog == "yarn":
+            return "install"  # bare `yarn` installs
+        if sub in _JS_INSTALL:
+            return "install"
+        if sub in _JS_QUERY:
+            return "package-query"
+        if sub in ("test", "t"):
+            return "test"
+        if not sub or sub in ("exec", "dlx", "x", "create", "init", "pack", "publish", "audit",
+                              "cache", "config", "login", "version", "why", "help",
+                              "dump-autoload", "dumpautoload"):
+            return None
+        if prog == "bun" and (sub.endswith((".ts", ".js", ".mjs", ".tsx")) or "/" in sub):
+            return "run"  # `bun scripts/x.ts`
+        return script_category(sub)
+    return None
 
 
 def _command_category(cmd: SimpleCommand) -> str | None:
@@ -260,7 +374,9 @@ def _command_category(cmd: SimpleCommand) -> str | None:
         elif cmd.background and prog not in _TRIVIAL_BG:
             cat = "launch"
     if cat is None or cat == "search":
-        writes = [t for t in _file_writes(cmd) if _real_file(t)]
+        # PowerShell's `2>$null` and cmd's `>NUL` discard, like /dev/null
+        writes = [t for t in _file_writes(cmd) if _real_file(t)
+                  and t.lower() not in ("$null", "nul")]
         if writes:
             outside = any(not _in_tmp(t) for t in writes)
             if prog in _PRODUCERS or (outside and (cat == "search" or PROGRAMS.get(prog, _NO_PROG).filter)):

@@ -21,16 +21,27 @@ from logparse.shell.wrappers import _strip_wrappers
 CATEGORIES: tuple[str, ...] = (
     "launch",
     "benchmark",
+    "deploy",
     "install",
     "build",
+    "test",
+    "typecheck",
+    "lint",
     "kill",
     "file-edit",
+    "file",
+    "git",
+    "package",
     "import-check",
     "package-query",
+    "http",
+    "run",
     "search",
     "other",
 )
-"""All categories, highest priority first."""
+"""All categories, highest priority first (a line that installs then tests is an
+``install``, one that builds then tests a ``build``: the GPU campaigns' order, where a
+step that changes the machine is what the line is for)."""
 
 SAFETY_CLASSES: tuple[str, ...] = ("read-only", "launch", "unknown", "mutating")
 """All safety classes, least severe first."""

@@ -590,7 +590,7 @@ PROGRAMS["numactl"] = Prog("search", "rule")
 for _n in ("ssh", "timeout", "nohup", "time", "nice", "stdbuf", "setsid", "ionice", "taskset",
            "unbuffer", "builtin", "sshpass", "sudo", "doas", "su"):
     PROGRAMS[_n] = Prog(None, "rule")
-for _n in ("vim", "vi", "nano", "emacs", "tar", "unzip", "dd"):
+for _n in ("vim", "vi", "nano", "emacs", "dd"):
     PROGRAMS[_n] = Prog("file-edit", "rule")
 
 # Network clients: never read-only; the endpoints they name go through the host map.
@@ -632,10 +632,19 @@ for _names_, _why in (
 ):
     for _n in _names_.split():
         PROGRAMS[_n] = Prog("other", "mut", _why)
-for _n in "rm rmdir unlink shred pkill killall xkill".split():
+for _n in "pkill killall xkill".split():
     PROGRAMS[_n] = replace(PROGRAMS[_n], category="kill")
-for _n in "patch cp mv ln mkdir touch chmod chown chgrp truncate install rsync scp ed".split():
+for _n in "patch ed ex sudoedit".split():
     PROGRAMS[_n] = replace(PROGRAMS[_n], category="file-edit")
+# files and directories removed, moved, copied, created (issue 23: `rm` was `kill`)
+for _n in ("rm rmdir unlink shred cp mv ln mkdir touch chmod chown chgrp truncate install "
+           "rsync scp zip split csplit mkfifo").split():
+    PROGRAMS[_n] = replace(PROGRAMS[_n], category="file")
+for _n in ("tar", "unzip"):
+    PROGRAMS[_n] = Prog("file", "rule")
+# network clients that speak HTTP (the rest stay `other`)
+for _n in ("http", "https", "httpie", "aria2c"):
+    PROGRAMS[_n] = replace(PROGRAMS[_n], category="http")
 
 def _option_name(arg: str) -> str:
     return arg.split("=", 1)[0] if arg.startswith("--") else arg

@@ -63,6 +63,7 @@ from logparse.shell.subcommands import (
     _git_safety,
     _package_safety,
     _pip_like,
+    verdict_rule,
 )
 from logparse.shell.wrappers import _strip_wrappers
 
@@ -81,6 +82,10 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
     server = _server_reason(prog, eff, strict=True)
     if server:
         return [(_LAUNCH, server)]
+
+    rule = verdict_rule(prog, args)
+    if rule is not None:
+        return [rule]
 
     pip = _pip_like(prog, eff)
     if pip is not None:

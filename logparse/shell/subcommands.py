@@ -11,6 +11,8 @@ rather than inside :mod:`.safety`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from logparse.shell.argv import _names
 from logparse.shell.programs import (
     _LAUNCH,
@@ -483,3 +485,129 @@ def _container_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
     ):
         return (_MUT, f"{prog} {sub} changes containers or images")
     return (_UNK, f"{prog} {sub} is not recognised")
+
+
+# ---------------------------------------------------------------------------
+# Options and subcommands of "read-only" programs that are not (issue 24 item 5)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRule:
+    """A program form that changes state, never ends or contacts an endpoint.
+
+    Matches when the program is one of ``programs``, its first operand (skipping the
+    program's own options) is in ``subs`` (empty: any or none), and, when ``options``
+    or ``letters`` or ``prefixes`` are given, one option is in ``options``, is a short
+    cluster holding one of ``letters``, or starts with one of ``prefixes``; ``unless``
+    options exempt it.  ``severity`` is ``"mut"``, ``"launch"`` or ``"unk"``.
+    """
+
+    programs: frozenset[str]
+    severity: str
+    reason: str
+    example: str
+    subs: frozenset[str] = frozenset()
+    options: frozenset[str] = frozenset()
+    letters: str = ""
+    prefixes: tuple[str, ...] = ()
+    unless: frozenset[str] = frozenset()
+
+
+def _v(programs: str, severity: str, reason: str, example: str, *, subs: str = "",
+       options: str = "", letters: str = "", prefixes: str = "", unless: str = "") -> VerdictRule:
+    return VerdictRule(frozenset(programs.split()), severity, reason, example,
+                       frozenset(subs.split()), frozenset(options.split()), letters,
+                       tuple(prefixes.split()), frozenset(unless.split()))
+
+
+_NVSMI_SUBS = ("nvlink conf-compute compute-policy clocks vgpu mig c2c boost-slider power-hint "
+               "power-smoothing gpm pci")
+VERDICT_RULES: tuple[VerdictRule, ...] = (
+    # change state
+    _v("ss", "mut", "ss -K kills the sockets it matches", "ss -K dst 10.1.230.174",
+       options="-K --kill", letters="K"),
+    _v("sensors", "mut", "sensors -s writes the configured settings to the chips", "sensors -s",
+       options="-s --set", letters="s"),
+    _v("nvidia-smi", "mut", "nvidia-smi nvlink -sc sets the NVLink counter control",
+       "nvidia-smi nvlink -sc 0bz", subs="nvlink",
+       options="-sc --setcontrol -r --resetcounters"),
+    _v("nvidia-smi", "mut", "nvidia-smi conf-compute -s… sets a confidential-compute setting",
+       "nvidia-smi conf-compute -srs 1", subs="conf-compute", prefixes="-s --set"),
+    _v("nvidia-smi", "mut", "a nvidia-smi subcommand's -s…/--set…/--reset… option changes GPU "
+       "state", "nvidia-smi compute-policy --set-timeslice 2", subs=_NVSMI_SUBS,
+       prefixes="-s --set -r --reset --lock --unlock"),
+    _v("nvidia-smi", "mut", "nvidia-smi --compute-mode changes the GPU's compute mode",
+       "nvidia-smi -i 0 --compute-mode=EXCLUSIVE_PROCESS", prefixes="--compute-mode -c="),
+    # never end
+    _v("ip", "launch", "ip monitor watches for changes until stopped", "ip monitor all",
+       subs="monitor monito monit moni mon mo"),
+    _v("ss", "launch", "ss -E waits for socket events until stopped", "ss -E",
+       options="-E --events", letters="E"),
+    _v("docker podman nerdctl", "launch", "docker events waits for events until stopped",
+       "docker events", subs="events", unless="--until"),
+    # contact endpoints the host map does not cover
+    _v("kubectl oc", "unk", "kubectl asks the cluster's API server, an endpoint the host map "
+       "does not cover", "kubectl get pods -A",
+       subs="get describe logs top explain api-resources api-versions cluster-info events "
+            "auth diff wait version", unless="--client"),
+    _v("docker podman nerdctl", "unk", "docker asks the container daemon (or a registry), an "
+       "endpoint the host map does not cover", "docker ps -a",
+       subs="ps images inspect version info top port history search diff stats logs image "
+            "container network volume system compose context events", unless="--version -v"),
+    _v("getent", "unk", "getent hosts resolves names through the resolver (DNS), endpoints the "
+       "host map does not cover", "getent hosts build-server.internal",
+       subs="hosts ahosts ahostsv4 ahostsv6 networks netgroup"),
+)
+"""Rows walked by ``tests/logparse/test_shell_verdict_rules.py``."""
+
+_VERDICT_VALUE_OPTS = frozenset({"-n", "--namespace", "--context", "--kubeconfig", "-i", "--id",
+                                 "-H", "--host", "-s", "--server", "-f", "--filter", "-o",
+                                 "--output", "-l", "--selector", "-c", "--container"})
+
+
+def _verdict_sub(prog: str, args: tuple[str, ...]) -> str:
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a.startswith("-"):
+            # value options of kubectl/docker/nvidia-smi (`-n ns get`, `-i 0 nvlink`), not
+            # of ss/sensors (whose -s and -i are flags)
+            skip = prog not in ("ss", "sensors", "ip") and a in _VERDICT_VALUE_OPTS
+            continue
+        return a
+    return ""
+
+
+def verdict_rule(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
+    """Severity and reason of the first :data:`VERDICT_RULES` row matching, or None."""
+    sub: str | None = None
+    for r in VERDICT_RULES:
+        if prog not in r.programs:
+            continue
+        if r.unless and any(a.split("=", 1)[0] in r.unless for a in args):
+            continue
+        if r.subs:
+            if sub is None:
+                sub = _verdict_sub(prog, args)
+            if sub not in r.subs:
+                continue
+        if r.options or r.letters or r.prefixes:
+            hit = False
+            for a in args:
+                name = a.split("=", 1)[0] if a.startswith("--") else a
+                if name in r.options or (r.prefixes and a.startswith(r.prefixes) and a not in (
+                        "-s", "-r")):
+                    hit = True
+                elif r.letters and len(a) > 1 and a[0] == "-" and a[1] != "-" and any(
+                        c in a[1:] for c in r.letters) and a[1:].isalpha():
+                    hit = True
+                if hit:
+                    break
+            if not hit:
+                continue
+        sev = {"mut": _MUT, "launch": _LAUNCH, "unk": _UNK}[r.severity]
+        return (sev, r.reason)
+    return None

@@ -554,8 +554,8 @@ CATEGORY_CASES = [
     ("find / -name 'libnccl*' 2>/dev/null | head -5", "search"),
     ("nvidia-smi --query-gpu=name,memory.used --format=csv", "search"),
     ("nvcc --version", "search"),
-    ("git -C /root/sglang log --oneline -5", "search"),
-    ("git diff HEAD~1 -- python/", "search"),
+    ("git -C /root/sglang log --oneline -5", "git"),
+    ("git diff HEAD~1 -- python/", "git"),
     ("ps aux | grep sglang | grep -v grep", "search"),
     ("tail -n 100 /tmp/sglang.log | grep -i error", "search"),
     ("cat /proc/meminfo | head -3", "search"),
@@ -619,7 +619,7 @@ CATEGORY_CASES = [
     ("pkill -f sglang.launch_server", "kill"),
     ("kill -9 12345", "kill"),
     ("ps aux | grep sglang | awk '{print $2}' | xargs kill -9", "kill"),
-    ("rm -rf /root/.cache/flashinfer", "kill"),
+    ("rm -rf /root/.cache/flashinfer", "file"),
     ("fuser -k 30000/tcp", "kill"),
     ("docker rm -f sglang", "kill"),
     ("nvidia-smi --gpu-reset -i 0", "kill"),
@@ -633,13 +633,13 @@ CATEGORY_CASES = [
     ("patch -p1 < /tmp/fix.patch", "file-edit"),
     ("perl -pi -e 's/a/b/' f.py", "file-edit"),
     ("nvidia-smi topo -m > /root/topo.txt", "file-edit"),
-    ("cp /tmp/a.py /root/sglang/a.py", "file-edit"),
+    ("cp /tmp/a.py /root/sglang/a.py", "file"),
     # other
-    ("python3 /tmp/test_allreduce.py", "other"),
-    ("curl -s http://localhost:30000/get_model_info", "other"),
+    ("python3 /tmp/test_allreduce.py", "run"),
+    ("curl -s http://localhost:30000/get_model_info", "http"),
     ("cd /root", "other"),
     ("sleep 60", "other"),
-    ("bash /root/run_experiment.sh", "other"),
+    ("bash /root/run_experiment.sh", "run"),
     ("", "other"),
 ]
 
@@ -650,27 +650,22 @@ def test_category(text, category):
 
 
 def test_category_priority():
-    # launch beats everything; kill beats file-edit; a program run beats the searches
+    # launch beats everything; file-edit beats file; a program run beats the searches
     # around it (they read what it printed), glue (sleep, cd, which) does not
     assert parse_command("pkill -f x; nohup python -m sglang.launch_server &").category == "launch"
-    assert parse_command("sed -i s/a/b/ f; rm -f g").category == "kill"
+    assert parse_command("sed -i s/a/b/ f; rm -f g").category == "file-edit"
+    assert parse_command("pkill -f x; rm -f g").category == "kill"
     assert parse_command("pip install x && python -c 'import x'").category == "install"
-    assert parse_command("ls; python3 run.py").category == "other"
+    assert parse_command("ls; python3 run.py").category == "run"
+    assert parse_command("ls; frobnicate --now").category == "other"
     assert parse_command("bin/airflow dags backfill -s 2026-11-05 orders > /tmp/b.log 2>&1; "
-                         "grep -c 'up for retry' /tmp/b.log").category == "other"
+                         "grep -c 'up for retry' /tmp/b.log").category == "run"
     assert parse_command("sleep 30; tail -n 50 /tmp/server.log").category == "search"
     assert parse_command("cd /srv/app && which node && ls").category == "search"
     assert set(CATEGORIES) == {
-        "search",
-        "import-check",
-        "package-query",
-        "install",
-        "launch",
-        "benchmark",
-        "build",
-        "kill",
-        "file-edit",
-        "other",
+        "search", "import-check", "package-query", "install", "launch", "benchmark", "build",
+        "kill", "file-edit", "other",  # the GPU campaigns' categories, kept
+        "deploy", "test", "typecheck", "lint", "file", "git", "package", "http", "run",
     }
 
 
@@ -887,7 +882,7 @@ SAFETY_CASES = [
     ("systemctl status nvidia-fabricmanager", "read-only"),
     ("reboot", "mutating"),
     ("docker run --rm -it img bash", "mutating"),
-    ("docker ps -a", "read-only"),
+    ("docker ps -a", "unknown"),  # asks the daemon (issue 24)
     ("make -j8", "mutating"),
     ("wget https://x/y.tar.gz", "mutating"),
     ("curl -o /root/x.tar.gz https://x", "mutating"),

@@ -189,9 +189,10 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
     assert not Path(res["launch_result"]["dir"]).exists()
     os.unlink(log) if os.path.exists(log) else None
 
-    # --keep-running leaves it up
+    # --keep-running leaves it up (on the target's own network with host-network; without
+    # it, the server is up in a namespace of its own: tests/replay/test_network_wall.py)
     r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
-            "launch,mutating", "--keep-running", "--json")
+            "launch,mutating,host-network", "--keep-running", "--json")
     (res,) = steps_of(r).values()
     try:
         assert res["verdict"] == "same"
