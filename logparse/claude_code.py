@@ -383,11 +383,13 @@ class _Conv:
         if ts is not None:
             info["time"]["completed"] = ts
         usage = msg.get("usage")
-        if isinstance(usage, dict):
-            inp = sum(v for k, v in usage.items() if isinstance(v, int)
-                      and k in ("input_tokens", "cache_creation_input_tokens",
-                                "cache_read_input_tokens"))
-            info["tokens"] = {"input": inp, "output": usage.get("output_tokens")}
+        if isinstance(usage, dict):  # as opencode counts: input without the cache
+            def num(k: str) -> int:
+                v = usage.get(k)
+                return v if isinstance(v, int) and not isinstance(v, bool) else 0
+            info["tokens"] = {"input": num("input_tokens"), "output": usage.get("output_tokens"),
+                              "cache": {"read": num("cache_read_input_tokens"),
+                                        "write": num("cache_creation_input_tokens")}}
         if obj.get("isApiErrorMessage") or obj.get("error"):
             info["error"] = {"name": "APIError",
                              "data": {"message": _text_of(msg.get("content"))[:2000]
