@@ -143,6 +143,13 @@ class ClaudeCodeReader(TranscriptReader):
                 continue
             yield SourceSession(session_id=c.key, form=self.form, path=f.path,
                                 messages=c.messages(), info=c.info, agent=self.agent)
+        for c in f.convs.values():  # lines no message could take: named, kept raw
+            if session_ids is not None and c.key not in session_ids:
+                continue
+            for n, body in c.leftovers():
+                problems.append(Problem(path=f.path, line=n, raw=safe_text(body),
+                                        reason="a record of a session without a message "
+                                               "to keep it; kept raw"))
 
 
 class _File:
@@ -166,7 +173,7 @@ class _File:
     def first_main(self) -> _Conv | None:
         """Read until the first line of a (non-sidechain) session; that session."""
         for n, body, nl in self.lines:
-            self._line(n, body, nl)
+            self._checked(n, body, nl)
             if self.main is not None:
                 return self.main
         self.done = True
@@ -175,7 +182,7 @@ class _File:
     def stream(self, main: _Conv) -> Iterator[Any]:
         yield from main.ready()
         for n, body, nl in self.lines:
-            self._line(n, body, nl)
+            self._checked(n, body, nl)
             if len(main.drafts) > 1:
                 yield from main.ready()
         self.done = True
@@ -184,12 +191,23 @@ class _File:
     def finish(self) -> None:
         if not self.done:
             for n, body, nl in self.lines:
-                self._line(n, body, nl)
+                self._checked(n, body, nl)
             self.done = True
         for n, body, _ in self.loose:  # a file of summaries only, say: reported, not lost
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="a record outside any session"))
         self.loose = []
+
+    def _checked(self, n: int, body: bytes, nl: bool) -> None:
+        """One line; a record whose fields have types the reader cannot use is named (file
+        and line, its text kept with the problem) and the reading goes on."""
+        try:
+            self._line(n, body, nl)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            self.problems.append(Problem(
+                path=self.path, line=n, raw=safe_text(body),
+                reason=f"a Claude Code record of an unexpected shape ({type(e).__name__}: "
+                       f"{str(e)[:120]}); kept raw"))
 
     def _line(self, n: int, body: bytes, nl: bool) -> None:
         obj, reason = parse_line(body, nl)
@@ -600,3 +618,8 @@ class _Conv:
             self.extra_parts = []
         while self.drafts:
             yield self._emit(self.drafts.popleft())
+
+    def leftovers(self) -> list[tuple[int, bytes]]:
+        """Lines read for this session that no message took (it has none left to join)."""
+        out, self.extra_lines = self.extra_lines, []
+        return out

@@ -372,16 +372,27 @@ class _Rollout:
     def _messages(self, src: Iterator[tuple[int, bytes, bool]]) -> Iterator[Any]:
         head, self._head = self._head, []
         for n, body, nl in head:
-            yield from self._line(n, body, nl)
+            yield from self._checked(n, body, nl)
         for n, body, nl in src:
             if self.next_session is not None:
                 break
-            yield from self._line(n, body, nl)
+            yield from self._checked(n, body, nl)
             if self.next_session is not None:
                 break
         yield from self._finish()
 
     # -- one line ---------------------------------------------------------------
+    def _checked(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
+        """One line; a record whose fields have types the reader cannot use is named (file
+        and line, its text kept with the problem) and the reading goes on."""
+        try:
+            yield from self._line(n, body, nl)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            self.problems.append(Problem(
+                path=self.path, line=n, raw=safe_text(body),
+                reason=f"a Codex record of an unexpected shape ({type(e).__name__}: "
+                       f"{str(e)[:120]}); kept raw"))
+
     def _line(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
         obj, reason = parse_line(body, nl)
         if obj is None:
@@ -712,6 +723,11 @@ class _Rollout:
                 tail.add_line(ln, b)
             if self.extra_parts:
                 self._take_parts(tail)
+        else:  # no message to keep them: each named, its text kept with the problem
+            for ln, b in self.extra_lines:
+                self.problems.append(Problem(path=self.path, line=ln, raw=safe_text(b),
+                                             reason="a record of a rollout without any "
+                                                    "message; kept raw"))
         self.extra_lines = []
         for d, tp in self.calls.values():  # calls without an output: at their own ordinal
             # (d.open stays set: its raw says so, so it changes once answered)
