@@ -75,7 +75,7 @@ class Foreign:
 
 
 _NOT_YET = "not read yet"
-_REWRITE = "not the agent's own output (a rewrite), not read"
+_REWRITE = "not read (not the agent's own output)"
 FOREIGN: tuple[Foreign, ...] = (
     Foreign("a Gemini CLI chat log", _NOT_YET,
             lambda o: "projectHash" in o and "sessionId" in o and "type" not in o,

@@ -85,8 +85,9 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         else:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
-    for e in report.errors:
-        note(Text.assemble(("error:", "bold red"), f" {e}"))
+    for e in report.errors:  # a refusal that names the agent is said in one line
+        note(Text.assemble(("error:", "bold red"),
+                           f" {e.path}: {e.reason}" if e.agent else f" {e}"))
     for e in report.not_taken:
         note(f"not taken: {e.path}: {e.reason}")
     for spath, types in report.skipped.items():
