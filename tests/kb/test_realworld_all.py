@@ -137,3 +137,28 @@ def test_claude_code_2_1_files_open_with_new_record_types(reports: dict[str, Ing
         first = json.loads((REAL / "pool" / name).read_bytes().split(b"\n", 1)[0])
         assert first["type"] == "permission-mode"
         assert name in names
+
+
+CODEX = sorted(p for d in ("pool", "labelled") for p in (REAL / d).glob("*codex-session*.jsonl")
+               if not p.name.startswith("trade_arena"))
+
+
+@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+def test_codex_usage_per_model_call_adds_up_to_the_running_total(path: Path) -> None:
+    """Each model call's usage (``last_token_usage``) is stored once: their sum is the
+    rollout's last running total (``total_token_usage``)."""
+    from kb.store import KbStore
+
+    totals = [o["payload"]["info"]["total_token_usage"]
+              for o in map(json.loads, path.read_bytes().splitlines())
+              if o.get("type") == "event_msg" and o["payload"].get("type") == "token_count"
+              and (o["payload"].get("info") or {}).get("total_token_usage")]
+    assert totals, path.name  # every real rollout here reports its usage
+    with KbStore(":memory:") as store:
+        ingest(store, [path], graph=False)
+        got = store.conn.execute(
+            "SELECT sum(tokens_input) + sum(tokens_cache_read), sum(tokens_output), "
+            "sum(tokens_reasoning) FROM message_usage").fetchone()
+    last = totals[-1]
+    assert got == (last["input_tokens"], last["output_tokens"],
+                   last.get("reasoning_output_tokens", 0))
