@@ -83,6 +83,10 @@ class IngestReport:
     sessions: list[SessionReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     errors: list[NotATranscript] = field(default_factory=list)
+    not_taken: list[NotATranscript] = field(default_factory=list)
+    """Files a directory walk met that are not transcripts (nor refused by name)."""
+    skipped: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per input: records of types its reader does not know, by type (kept raw)."""
     unchanged: list[str] = field(default_factory=list)
     """Inputs skipped because they did not change since the last ingest."""
     graphs: list[str] = field(default_factory=list)
@@ -106,6 +110,9 @@ class IngestReport:
             "sessions": [s.as_json() for s in self.sessions],
             "problems": [p.model_dump() for p in self.problems],
             "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
+            "not_taken": [{"path": e.path, "reason": e.reason} for e in self.not_taken],
+            "skipped": [{"path": p, "records": sum(t.values()), "types": t}
+                        for p, t in self.skipped.items()],
             "unchanged": self.unchanged,
             "graphs_rebuilt": self.graphs,
         }
@@ -164,7 +171,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     # (100k messages, 460 MB: 620 MB peak at 512 MB, 526 MB at 320 MB, in the same time)
     store.conn.execute("SET memory_limit = ?", [os.environ.get("LOGKB_MEMORY_LIMIT", "320MB")])
     found, errors = inputs if inputs is not None else plan(paths)
-    report.errors.extend(errors)
+    for e in errors:
+        (report.errors if e.is_error else report.not_taken).append(e)
     wanted = frozenset(session_ids) if session_ids else None
     pool = DerivePool()  # its worker starts with the first large input
     try:
@@ -289,6 +297,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     finally:
         if gc_was_enabled:
             gc.enable()
+    if reader.skipped:
+        report.skipped[spath] = dict(reader.skipped)
     store.replace_problems(spath, problems, kept)
     report.problems.extend(problems)
     if fp is not None and wanted is None:

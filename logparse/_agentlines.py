@@ -67,9 +67,14 @@ class Draft:
         self.bodies.append(body)
 
     def message(self) -> RawMessage:
+        tokens = self.info.get("tokens")
         raw = (b'{"lines":' + orjson.dumps(self.lines) + b',"records":['
                + b",".join(self.bodies) + b"]"
-               + (b',"open_calls":' + str(self.open).encode() if self.open else b"") + b"}")
+               + (b',"open_calls":' + str(self.open).encode() if self.open else b"")
+               # the usage read (a Codex token_count is a line of another message): the
+               # message_usage view finds cache and reasoning tokens at $.tokens
+               + (b',"tokens":' + orjson.dumps(tokens) if isinstance(tokens, dict) else b"")
+               + b"}")
         return RawMessage(info=self.info, parts=self.parts, raw=raw,
                           line=self.line or (self.lines[0] if self.lines else None))
 

@@ -38,13 +38,20 @@ import orjson
 
 from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, message_id
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import head_records, iter_lines, parse_line, safe_text
 from logparse.source import SourceSession, TranscriptReader
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 OTHER_TYPES = frozenset({"summary", "system", "queue-operation", "file-history-snapshot",
                          "progress", "custom-title", "ai-title", "agent-name", "tag",
-                         "last-prompt", "pr-link", "attachment"})
+                         "last-prompt", "pr-link", "attachment", "mode", "permission-mode"})
+"""Record types this reader knows: read (titles, compaction, API errors, queued prompts)
+or kept in the raw record of a message with nothing more to tell (snapshots, modes).
+Any other type is kept the same way and counted in ``ClaudeCodeReader.skipped``: a
+record type never refuses a file."""
+DETECT_LINES = 200
+"""Records looked at to recognise a transcript (its first lines may all be of types
+added since this reader was written)."""
 TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit",
          "Write": "write", "Grep": "grep", "Glob": "glob", "LS": "list",
          "WebFetch": "webfetch", "WebSearch": "websearch", "Task": "task", "Agent": "task",
@@ -61,13 +68,28 @@ _SYNTHETIC = ("<local-command-stdout>", "<local-command-stderr>", "<system-remin
 
 
 def is_claude_record(obj: Any) -> bool:
-    if not isinstance(obj, dict) or "info" in obj:
+    """A record of a Claude Code transcript, whatever its type: a typed record naming its
+    session (``sessionId``) or its place in the conversation (``uuid``/``parentUuid``).
+    (Gemini CLI names its session too, but never in a typed record.)"""
+    if not isinstance(obj, dict) or "info" in obj or "payload" in obj:
         return False
     typ = obj.get("type")
+    if not isinstance(typ, str) or not typ:
+        return False
     if typ in MESSAGE_TYPES:
         return "sessionId" in obj or "uuid" in obj or "parentUuid" in obj
-    return typ in OTHER_TYPES and ("sessionId" in obj or typ in ("summary",
-                                                                  "file-history-snapshot"))
+    return isinstance(obj.get("sessionId"), str) or "parentUuid" in obj or \
+        typ in ("summary", "file-history-snapshot")
+
+
+def queued_prompt(obj: dict[str, Any]) -> str | None:
+    """The text of user input typed while the agent worked and handed to it mid-turn:
+    an ``attachment`` of type ``queued_command`` (its ``prompt``)."""
+    att = obj.get("attachment")
+    if not isinstance(att, dict) or att.get("type") != "queued_command":
+        return None
+    text = _text_of(att.get("prompt"))
+    return text if text.strip() else None
 
 
 def _text_of(content: Any) -> str:
@@ -99,12 +121,13 @@ class ClaudeCodeReader(TranscriptReader):
     def detect(cls, path: Path, head: bytes) -> bool:
         if not head.lstrip().startswith(b"{"):
             return False
-        return is_claude_record(first_record(path))
+        return any(is_claude_record(o) for o in head_records(path, DETECT_LINES))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
-        f = _File(path, problems)
+        self.skipped = {}
+        f = _File(path, problems, self.skipped)
         main = f.first_main()
         if main is not None:
             stream = f.stream(main)
@@ -120,15 +143,25 @@ class ClaudeCodeReader(TranscriptReader):
                 continue
             yield SourceSession(session_id=c.key, form=self.form, path=f.path,
                                 messages=c.messages(), info=c.info, agent=self.agent)
+        for c in f.convs.values():  # lines no message could take: named, kept raw
+            if session_ids is not None and c.key not in session_ids:
+                continue
+            for n, body in c.leftovers():
+                problems.append(Problem(path=f.path, line=n, raw=safe_text(body),
+                                        reason="a record of a session without a message "
+                                               "to keep it; kept raw"))
 
 
 class _File:
     """One transcript file read line by line.  Its first main session is streamed; the
     others (sub-agents, further sessions) are held until the end of the file."""
 
-    def __init__(self, path: Path, problems: list[Problem]) -> None:
+    def __init__(self, path: Path, problems: list[Problem],
+                 skipped: dict[str, int] | None = None) -> None:
         self.path = str(path)
         self.problems = problems
+        self.skipped: dict[str, int] = {} if skipped is None else skipped
+        """Records of types this reader does not know, by type (kept raw)."""
         self.lines = iter_lines(path)
         self.convs: dict[str, _Conv] = {}
         self.side_root: dict[str, str] = {}  # sidechain uuid -> its session key
@@ -140,7 +173,7 @@ class _File:
     def first_main(self) -> _Conv | None:
         """Read until the first line of a (non-sidechain) session; that session."""
         for n, body, nl in self.lines:
-            self._line(n, body, nl)
+            self._checked(n, body, nl)
             if self.main is not None:
                 return self.main
         self.done = True
@@ -149,7 +182,7 @@ class _File:
     def stream(self, main: _Conv) -> Iterator[Any]:
         yield from main.ready()
         for n, body, nl in self.lines:
-            self._line(n, body, nl)
+            self._checked(n, body, nl)
             if len(main.drafts) > 1:
                 yield from main.ready()
         self.done = True
@@ -158,12 +191,23 @@ class _File:
     def finish(self) -> None:
         if not self.done:
             for n, body, nl in self.lines:
-                self._line(n, body, nl)
+                self._checked(n, body, nl)
             self.done = True
         for n, body, _ in self.loose:  # a file of summaries only, say: reported, not lost
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="a record outside any session"))
         self.loose = []
+
+    def _checked(self, n: int, body: bytes, nl: bool) -> None:
+        """One line; a record whose fields have types the reader cannot use is named (file
+        and line, its text kept with the problem) and the reading goes on."""
+        try:
+            self._line(n, body, nl)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            self.problems.append(Problem(
+                path=self.path, line=n, raw=safe_text(body),
+                reason=f"a Claude Code record of an unexpected shape ({type(e).__name__}: "
+                       f"{str(e)[:120]}); kept raw"))
 
     def _line(self, n: int, body: bytes, nl: bool) -> None:
         obj, reason = parse_line(body, nl)
@@ -210,6 +254,8 @@ class _File:
                 if parent_conv is not None:  # link the Task call that spawned it
                     parent_conv.link_child(conv.root_prompt, key)
         elif isinstance(typ, str):
+            if typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
+                self.skipped[typ] = self.skipped.get(typ, 0) + 1
             target = self.convs.get(sid) if isinstance(sid, str) else None
             target = target or self.current
             if target is None:
@@ -241,10 +287,31 @@ class _Conv:
         self.root_prompt: str | None = None
         self.last_assistant: Draft | None = None
         self.last_time = 0
+        self.queued: str | None = None  # user input enqueued, not yet handed over
+        self.delivered: set[str] = set()  # queued input already made a message
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         typ = obj.get("type")
+        prompt = queued_prompt(obj) if typ == "attachment" else None
+        if typ == "queue-operation":
+            op = obj.get("operation")
+            content = _text_of(obj.get("content")) if obj.get("content") is not None else ""
+            if op == "enqueue":
+                self.queued = content if content.strip() else None
+            elif op == "dequeue":  # handed over as the next user line
+                self.queued = None
+            elif op == "remove" and self.queued:  # handed over mid-turn, no user line
+                prompt, self.queued = self.queued, None
+        if prompt is not None and prompt not in self.delivered and obj.get("uuid") not in self.seen:
+            self.delivered.add(prompt)
+            if isinstance(obj.get("uuid"), str):
+                self.seen.add(obj["uuid"])
+            ts = iso_ms(obj.get("timestamp"))
+            d = self._new(n, body, "user", ts, obj)
+            d.parts.append({"type": "text", "id": f"{n}.0", "text": prompt,
+                            "time": {"start": ts}, "queued": True})
+            return
         self.extra_lines.append((n, body))
         if typ == "summary" and isinstance(obj.get("summary"), str):
             self.titles.append((obj["summary"], str(obj.get("leafUuid", ""))))
@@ -266,8 +333,6 @@ class _Conv:
                                          "attempt": obj.get("retryAttempt"),
                                          "error": {"data": {"message": content or sub}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
-        elif typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
-            self.extra_parts.append({"type": f"claude:{typ}", "id": f"line {n}", "record": obj})
 
     def line(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         uuid = obj.get("uuid")
@@ -424,6 +489,22 @@ class _Conv:
                 self.extra_lines = []
                 target.add_line(n, body)
             return
+        if obj.get("isMeta") and not results and rest and self.last_assistant is not None \
+                and all(isinstance(b, dict) and b.get("type") in ("image", "document")
+                        for b in rest):
+            # a file a tool read (a PDF, an image), sent as a meta user line in the middle
+            # of the response that called the tool: part of that response, not a prompt
+            target = self.last_assistant
+            for ln, b2 in self.extra_lines:
+                target.add_line(ln, b2)
+            self.extra_lines = []
+            target.add_line(n, body)
+            for i, b in enumerate(rest):
+                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                target.parts.append({"type": "file", "id": f"{n}.{i}",
+                                     "mime": src.get("media_type") or b.get("type"),
+                                     "filename": src.get("url") or b.get("type")})
+            return
         if obj.get("isCompactSummary"):  # the summary that replaced the history
             d = self._new(n, body, "assistant", ts, obj)
             d.info["summary"] = True
@@ -540,3 +621,8 @@ class _Conv:
             self.extra_parts = []
         while self.drafts:
             yield self._emit(self.drafts.popleft())
+
+    def leftovers(self) -> list[tuple[int, bytes]]:
+        """Lines read for this session that no message took (it has none left to join)."""
+        out, self.extra_lines = self.extra_lines, []
+        return out

@@ -41,6 +41,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, Ordered, iso_ms, message_id
+from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
 from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
 from logparse.source import SourceSession, TranscriptReader
@@ -64,6 +65,46 @@ _TOKENS = re.compile(r"(?:^|\n)Original token count: (\d+)")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+
+def is_code_cell(payload: dict[str, Any]) -> bool:
+    """A code-mode cell: an ``exec`` custom tool call whose input is JavaScript calling
+    ``tools.*`` (Codex 0.14x), not a command string."""
+    return (payload.get("type") == "custom_tool_call" and payload.get("name") == "exec"
+            and isinstance(payload.get("input"), str) and "tools." in payload["input"])
+
+
+def _seconds(value: Any) -> float | None:
+    """``exec_command_end.duration``: ``{"secs", "nanos"}``, seconds, or ``"1.5s"``."""
+    if isinstance(value, dict):
+        s, ns = value.get("secs"), value.get("nanos")
+        if isinstance(s, (int, float)):
+            return float(s) + (float(ns) / 1e9 if isinstance(ns, (int, float)) else 0.0)
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.removesuffix("s"))
+        except ValueError:
+            return None
+    return None
+
+
+def usage_tokens(last: Any) -> dict[str, Any] | None:
+    """A Codex ``last_token_usage`` as opencode's ``tokens`` (input without the cached
+    part, which is ``cache.read``, as opencode counts OpenAI's usage)."""
+    if not isinstance(last, dict):
+        return None
+
+    def num(k: str) -> int:
+        v = last.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    cached = num("cached_input_tokens")
+    return {"input": max(num("input_tokens") - cached, 0), "output": num("output_tokens"),
+            "reasoning": num("reasoning_output_tokens"),
+            "cache": {"read": cached, "write": 0}, "total": num("total_tokens")}
 
 
 def is_codex_record(obj: Any) -> bool:
@@ -238,8 +279,9 @@ class CodexReader(TranscriptReader):
     ) -> Iterator[SourceSession]:
         lines = iter_lines(path)
         carry: tuple[int, bytes, bool] | None = None
+        self.skipped = {}
         while True:
-            run = _Rollout(path, problems, lines, carry)
+            run = _Rollout(path, problems, lines, carry, self.skipped)
             first = run.start()
             if first is None:
                 return
@@ -258,9 +300,20 @@ class _Rollout:
 
     def __init__(self, path: Path, problems: list[Problem],
                  lines: Iterator[tuple[int, bytes, bool]],
-                 carry: tuple[int, bytes, bool] | None) -> None:
+                 carry: tuple[int, bytes, bool] | None,
+                 skipped: dict[str, int] | None = None) -> None:
         self.path = str(path)
         self.problems = problems
+        self.skipped: dict[str, int] = {} if skipped is None else skipped
+        """Records of types this reader does not know, by type (kept raw)."""
+        self.cells: dict[str, tuple[int, str]] = {}
+        """Code-mode cells waiting for their output -> (first exec end after it, code)."""
+        self.exec_ends: list[tuple[dict[str, Any], int | None]] = []
+        """``exec_command_end`` events in file order, with their time."""
+        self.call_ids: set[str] = set()
+        """Ids of the calls made outside any cell (their exec ends are not a cell's)."""
+        self.last_total: Any = None
+        self.tokens_due: dict[str, Any] | None = None
         self.lines = lines
         self.carry = carry
         self.next_session: tuple[int, bytes, bool] | None = None
@@ -319,16 +372,27 @@ class _Rollout:
     def _messages(self, src: Iterator[tuple[int, bytes, bool]]) -> Iterator[Any]:
         head, self._head = self._head, []
         for n, body, nl in head:
-            yield from self._line(n, body, nl)
+            yield from self._checked(n, body, nl)
         for n, body, nl in src:
             if self.next_session is not None:
                 break
-            yield from self._line(n, body, nl)
+            yield from self._checked(n, body, nl)
             if self.next_session is not None:
                 break
         yield from self._finish()
 
     # -- one line ---------------------------------------------------------------
+    def _checked(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
+        """One line; a record whose fields have types the reader cannot use is named (file
+        and line, its text kept with the problem) and the reading goes on."""
+        try:
+            yield from self._line(n, body, nl)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            self.problems.append(Problem(
+                path=self.path, line=n, raw=safe_text(body),
+                reason=f"a Codex record of an unexpected shape ({type(e).__name__}: "
+                       f"{str(e)[:120]}); kept raw"))
+
     def _line(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
         obj, reason = parse_line(body, nl)
         if obj is None:
@@ -343,7 +407,8 @@ class _Rollout:
                                          reason="not a Codex rollout record (a JSON object)"))
             return
         typ = obj.get("type")
-        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        payload = obj.get("payload")
+        p: dict[str, Any] = payload if isinstance(payload, dict) else {}
         ts = iso_ms(obj.get("timestamp"))
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
@@ -388,15 +453,41 @@ class _Rollout:
             tail.add_line(n, body)
             tail.info["error"] = {"name": "MessageAbortedError",
                                   "data": {"message": f"turn aborted: {p.get('reason')}"}}
+        elif typ == "event_msg" and p.get("type") == "exec_command_end":
+            self.exec_ends.append((p, ts))
+            self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "token_count":
+            self._tokens(p)
+            self._extra(n, body)
         elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
         elif typ in ("event_msg", "world_state"):
             self._extra(n, body)
-        else:
-            self._extra(n, body, {"type": f"codex:{typ}", "id": f"line {n}", "record": obj,
-                                  "reason": "unknown Codex record type"})
+        else:  # kept raw (in the next message's record) and counted
+            key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
+            self.skipped[key] = self.skipped.get(key, 0) + 1
+            self._extra(n, body)
+
+    def _tokens(self, p: dict[str, Any]) -> None:
+        """One model call's usage (``last_token_usage``) on the assistant message it ended;
+        a repeated event (same running total) is not counted twice."""
+        info = p.get("info")
+        if not isinstance(info, dict):
+            return
+        total = info.get("total_token_usage")
+        if total is not None and total == self.last_total:
+            return
+        self.last_total = total
+        tokens = usage_tokens(info.get("last_token_usage"))
+        if tokens is None:
+            return
+        tail = self.q.tail
+        if tail is not None and tail.info["role"] == "assistant" and "tokens" not in tail.info:
+            tail.info["tokens"] = tokens
+        else:  # the call ended on a message that has its usage: the next one takes it
+            self.tokens_due = tokens
 
     def _extra(self, n: int, body: bytes, part: dict[str, Any] | None = None) -> None:
         self.extra_lines.append((n, body))
@@ -424,6 +515,10 @@ class _Rollout:
             d = self._draft(n, body, "assistant", ts)
             tp = tool_part(p, ts)
             cid = tp["callID"]
+            if is_code_cell(p) and isinstance(cid, str) and cid:
+                self.cells[cid] = (len(self.exec_ends), p["input"])
+            elif isinstance(cid, str):
+                self.call_ids.add(cid)
             inp = tp["state"]["input"]
             if self.offline and tp["tool"] == "bash" and \
                     inp.get("sandbox_permissions") != "require_escalated":
@@ -463,7 +558,10 @@ class _Rollout:
             end = (start + int(dur * 1000)) if isinstance(start, int) and dur is not None \
                 else ts
             state["time"]["end"] = end
-            d.parts.append(tp)
+            if isinstance(cid, str) and cid in self.cells:
+                d.parts.extend(self._cell_parts(cid, tp))
+            else:
+                d.parts.append(tp)
         elif it == "reasoning":
             text = "\n".join(t for t in (_text_of(p.get("summary")), _text_of(p.get("content")))
                              if t)
@@ -482,11 +580,111 @@ class _Rollout:
                                             "time": {"start": ts, "end": ts}}})
         elif it in _SILENT_ITEMS:
             self._extra(n, body)
-        else:
-            self._extra(n, body, {"type": f"codex:response_item/{it}", "id": f"line {n}",
-                                  "record": p,
-                                  "reason": "unknown Codex response item"})
+        else:  # kept raw (in the next message's record) and counted
+            key = f"response_item/{it}"
+            self.skipped[key] = self.skipped.get(key, 0) + 1
+            self._extra(n, body)
         yield from self.q.ready()
+
+    def _cell_parts(self, cid: str, cell: dict[str, Any]) -> list[dict[str, Any]]:
+        """A code-mode cell as the calls it made, each linked to the cell (``metadata.cell``):
+        a command's exit code, output and duration from its ``exec_command_end`` event, or
+        from the cell's output when the cell made that one call only.  The cell's code
+        (and its output) stay on the first part and in the raw record."""
+        first, code = self.cells.pop(cid)
+        calls = cell_calls(code)
+        if not calls:
+            return [cell]
+        names = cell_strings(code)
+        ends = [e for e in self.exec_ends[first:] if e[0].get("call_id") not in self.call_ids]
+        used: set[int] = set()
+        cstate = cell["state"]
+        start = cstate["time"].get("start")
+        parts: list[dict[str, Any]] = []
+        for i, c in enumerate(calls, 1):
+            args = resolve(c.args, names)
+            sub = f"{cid}#{i}"
+            if isinstance(args, str) or args is None:
+                payload: dict[str, Any] = {"type": "custom_tool_call", "name": c.tool,
+                                           "input": args, "call_id": sub}
+            else:
+                payload = {"type": "function_call", "name": c.tool, "call_id": sub,
+                           "arguments": args if isinstance(args, dict) else {"input": args}}
+            part = tool_part(payload, start)
+            state = part["state"]
+            meta = state["metadata"]
+            meta.update(cell=cid, cellIndex=i, cellCalls=len(calls), codeMode=True)
+            if i == 1:
+                meta["cellCode"] = code
+            if part["tool"] == "bash":
+                end = self._match_end(ends, used, state["input"].get("command"))
+                if end is not None:
+                    self._end_state(state, *end)
+                    parts.append(part)
+                    continue
+            if len(calls) == 1:  # the cell's output is this call's
+                state.update({k: v for k, v in cstate.items() if k not in ("input", "metadata",
+                                                                           "title", "time")})
+                meta.update({k: v for k, v in cstate["metadata"].items()})
+                state["time"]["end"] = cstate["time"].get("end")
+            elif cstate.get("status") != "running":  # (running: the cell never answered)
+                state["status"] = "error" if cstate.get("status") == "error" else "completed"
+                if state["status"] == "error":
+                    state["error"] = cstate.get("error")
+                else:
+                    state["output"] = ""
+                meta["outputInCell"] = True
+                state["time"]["end"] = cstate["time"].get("end")
+            parts.append(part)
+        last = parts[-1]["state"]["metadata"]
+        if len(calls) > 1:
+            last["cellOutput"] = cstate.get("output") if "output" in cstate \
+                else cstate.get("error")
+            last["cellStatus"] = cstate.get("status")
+        return parts
+
+    @staticmethod
+    def _match_end(ends: list[tuple[dict[str, Any], int | None]], used: set[int],
+                   command: Any) -> tuple[dict[str, Any], int | None] | None:
+        """The ``exec_command_end`` of a cell's command: the first unused one running the
+        same command, else the first unused one."""
+        free = [j for j in range(len(ends)) if j not in used]
+        for j in free:
+            if shell_text(ends[j][0].get("command")) == command:
+                used.add(j)
+                return ends[j]
+        if free:
+            used.add(free[0])
+            return ends[free[0]]
+        return None
+
+    @staticmethod
+    def _end_state(state: dict[str, Any], end: dict[str, Any], ts: int | None) -> None:
+        out = end.get("aggregated_output")
+        if not isinstance(out, str) or not out:
+            out = end.get("formatted_output") if isinstance(end.get("formatted_output"), str) \
+                else ""
+            if not out:
+                out = "".join(x for x in (end.get("stdout"), end.get("stderr"))
+                              if isinstance(x, str))
+        code = end.get("exit_code")
+        if isinstance(code, str) and code.lstrip("-").isdigit():
+            code = int(code)
+        meta = state["metadata"]
+        if isinstance(code, int) and not isinstance(code, bool):
+            meta["exit"] = code
+        dur = _seconds(end.get("duration"))
+        if dur is not None:
+            meta["duration_seconds"] = dur
+        if end.get("status") in ("declined", "failed") and not isinstance(code, int):
+            state.update(status="error", error=out or str(end.get("status")))
+        else:
+            state.update(status="completed", output=out)
+        start = state["time"].get("start")
+        state["time"]["end"] = ts if ts is not None else (
+            start + int(dur * 1000) if isinstance(start, int) and dur is not None else None)
+        if ts is not None and dur is not None:
+            state["time"]["start"] = ts - int(dur * 1000)
 
     def _draft(self, n: int, body: bytes, role: str, ts: int | None) -> Draft:
         info: dict[str, Any] = {"id": message_id(n), "sessionID": self.sid, "role": role,
@@ -496,6 +694,8 @@ class _Rollout:
         if self.cwd:
             info["path"] = {"cwd": self.cwd}
         d = Draft(info, line=n)
+        if role == "assistant" and self.tokens_due is not None:
+            info["tokens"], self.tokens_due = self.tokens_due, None
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
         d.add_line(n, body)
@@ -523,8 +723,18 @@ class _Rollout:
                 tail.add_line(ln, b)
             if self.extra_parts:
                 self._take_parts(tail)
+        else:  # no message to keep them: each named, its text kept with the problem
+            for ln, b in self.extra_lines:
+                self.problems.append(Problem(path=self.path, line=ln, raw=safe_text(b),
+                                             reason="a record of a rollout without any "
+                                                    "message; kept raw"))
         self.extra_lines = []
         for d, tp in self.calls.values():  # calls without an output: at their own ordinal
-            d.parts.append(tp)  # (d.open stays set: its raw says so, so it changes once answered)
+            # (d.open stays set: its raw says so, so it changes once answered)
+            cid = tp["callID"]
+            if isinstance(cid, str) and cid in self.cells:
+                d.parts.extend(self._cell_parts(cid, tp))
+            else:
+                d.parts.append(tp)
         self.calls = {}
         yield from self.q.flush()

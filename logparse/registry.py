@@ -9,9 +9,10 @@ for transcript files (opencode, Claude Code and Codex JSONL alike).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -24,7 +25,7 @@ from logparse.opencode import (
     SqliteReader,
     TreeReader,
 )
-from logparse.opencode._lines import decoded_head, first_line
+from logparse.opencode._lines import decoded_head, first_line, head_records
 from logparse.opencode.tree import storage_root
 from logparse.source import NotATranscript, TranscriptReader
 
@@ -58,6 +59,62 @@ class Input:
 def _head(path: Path) -> bytes:
     """The first bytes of a file as UTF-8 (a BOM skipped, UTF-16 transcoded)."""
     return decoded_head(path, HEAD_BYTES)
+
+
+@dataclass(frozen=True, slots=True)
+class Foreign:
+    """A JSON-lines form logkb does not read, told by its first records (one row of
+    :data:`FOREIGN`; ``example`` is a real first record, trimmed, that the row names)."""
+
+    what: str
+    """What the file looks like, for ``looks like WHAT: ...``."""
+    why: str
+    """Why it is refused."""
+    test: Callable[[dict[str, Any]], bool]
+    example: str
+
+
+_NOT_YET = "not read yet"
+_REWRITE = "not read (not the agent's own output)"
+FOREIGN: tuple[Foreign, ...] = (
+    Foreign("a Gemini CLI chat log", _NOT_YET,
+            lambda o: "projectHash" in o and "sessionId" in o and "type" not in o,
+            '{"sessionId":"808bbe03-132f-4378-a7ad-2375f4375231","projectHash":"253055e1aae7'
+            '561cd8a51cc555df2c42a0f44f5718b03b942976dfd0e39e4232","startTime":"2026-05-06T16:'
+            '08:46.181Z","lastUpdated":"2026-05-06T16:08:46.182Z","kind":"main"}'),
+    Foreign("a pi coding-agent session", _NOT_YET,
+            lambda o: o.get("type") == "session" and isinstance(o.get("version"), int)
+            and "id" in o and "sessionId" not in o,
+            '{"type":"session","version":3,"id":"019ea801-f510-7d77-a631-019d14a93b3b",'
+            '"timestamp":"2026-06-08T17:05:46.114Z","cwd":"/home/selim/Documents/Code/civ6.ch"}'),
+    Foreign("a Google Antigravity trajectory", _NOT_YET,
+            lambda o: "step_index" in o and isinstance(o.get("type"), str)
+            and o["type"].isupper(),
+            '{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE",'
+            '"created_at":"2026-06-18T22:17:25Z","content":"<USER_REQUEST>hi</USER_REQUEST>"}'),
+    Foreign("a sanitised rewrite of a Claude Code session", _REWRITE,
+            lambda o: o.get("type") == "sanitization_notice"
+            or (o.get("type") == "message" and "role" in o and "sessionId" not in o
+                and "payload" not in o and "info" not in o),
+            '{"type":"sanitization_notice","source":"Claude Code session","project":"Trade '
+            'Arena","cwd":"$PROJECT_ROOT","sanitizedAt":"2026-05-01T07:53:54.973Z"}'),
+    Foreign("a sanitised rewrite of a Codex session", _REWRITE,
+            lambda o: o.get("type") == "session_meta" and not isinstance(o.get("payload"), dict),
+            '{"type":"session_meta","source":"codex","project":"Trade Arena","cwd":"$PROJECT_'
+            'ROOT","createdAt":"2026-05-01T08:00:00Z","sanitization":{"removed":[]}}'),
+)
+"""Forms refused by name, first match wins.  Tested row by row on ``example``."""
+
+
+def foreign_form(path: Path, head: bytes) -> Foreign | None:
+    """The row of :data:`FOREIGN` the first records of ``path`` match, if any."""
+    if not head.lstrip().startswith(b"{"):
+        return None
+    for obj in head_records(path, 5):
+        for row in FOREIGN:
+            if row.test(obj):
+                return row
+    return None
 
 
 def foreign_kind(path: Path, head: bytes) -> str | None:
@@ -98,18 +155,23 @@ def detect(path: Path) -> type[TranscriptReader]:
             continue
         if reader.detect(path, head):
             return reader
+    row = foreign_form(path, head)
+    if row is not None:
+        raise NotATranscript(path, f"looks like {row.what}: {row.why}", agent=row.what)
     foreign = foreign_kind(path, head)
     if foreign:
-        raise NotATranscript(path, f"looks like {foreign} but no record of it could be read")
+        raise NotATranscript(path, f"looks like {foreign} but no record of it could be read",
+                             agent=foreign)
     raise NotATranscript(path, "unrecognised content")
 
 
 def discover(path: Path) -> Iterator[Input | NotATranscript]:
     """Every input under ``path``: the path itself, or what a directory holds.
 
-    Yields :class:`NotATranscript` for a file given explicitly that no reader
-    accepts; files met while walking a directory that are not transcripts are
-    skipped silently (a repository holds many JSON files that are not sessions).
+    Yields :class:`NotATranscript` for every file no reader accepts: a file met
+    while walking a directory has ``walked`` set (a repository holds many JSON
+    files that are not sessions: ingest lists them without failing), unless the
+    refusal names an agent (``agent``), which is an error wherever the file is.
     """
     if path.is_file():
         try:
@@ -149,8 +211,9 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
             try:
                 yield Input(f, detect(f))
                 found = True
-            except NotATranscript:
-                continue
+            except NotATranscript as e:
+                e.walked = True
+                yield e
     if not found:
         yield NotATranscript(path, "no transcripts found in this directory")
 
@@ -171,6 +234,12 @@ def codex_sessions_dir() -> Path:
     """Codex's rollouts: ``$CODEX_HOME/sessions`` (``~/.codex/sessions``)."""
     base = os.environ.get("CODEX_HOME") or str(Path.home() / ".codex")
     return Path(base) / "sessions"
+
+
+def agent_dirs() -> list[tuple[str, Path]]:
+    """Every agent's default store, existing or not: ``(agent, directory)``."""
+    return [("opencode", default_data_dir()), ("Claude Code", claude_projects_dir()),
+            ("Codex", codex_sessions_dir())]
 
 
 def default_dirs() -> list[Path]:

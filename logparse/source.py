@@ -25,10 +25,20 @@ class LogparseError(Exception):
 class NotATranscript(LogparseError):
     """The input is not a transcript form logkb knows."""
 
-    def __init__(self, path: str | Path, reason: str) -> None:
+    def __init__(self, path: str | Path, reason: str, agent: str | None = None) -> None:
         super().__init__(f"{path}: not a transcript logkb reads ({reason})")
         self.path = str(path)
         self.reason = reason
+        self.agent = agent
+        """What the input looks like when the refusal names it (another agent's log, a
+        damaged or rewritten transcript): an error even inside a directory."""
+        self.walked = False
+        """Met while walking a directory (not named by the user)."""
+
+    @property
+    def is_error(self) -> bool:
+        """An error (exit 3) rather than a file a directory walk passed over."""
+        return self.agent is not None or not self.walked
 
 
 @dataclass(slots=True)
@@ -75,6 +85,13 @@ class TranscriptReader(ABC):
     description: ClassVar[str]
     agent: ClassVar[str] = "opencode"
     """The agent whose transcripts this reader reads."""
+    skipped: dict[str, int]
+    """Records of the input last read whose type this reader does not know, by type.
+    They are kept in the raw record of a message (never dropped) and refuse nothing;
+    ingest reports them per file.  Empty for forms without record types."""
+
+    def __init__(self) -> None:
+        self.skipped = {}
 
     @classmethod
     @abstractmethod

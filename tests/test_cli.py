@@ -62,7 +62,7 @@ def test_ingest_default_is_the_opencode_data_dir(isolated_home: Path, selftest: 
 def test_ingest_without_data_dir_is_a_usage_error() -> None:
     r = run("ingest", ok=False)
     assert r.exit_code == ExitCode.USAGE
-    assert "no opencode data directory" in r.stderr
+    assert "no agent store found" in r.stderr
 
 
 def test_not_a_transcript_exit_code(tmp_path: Path) -> None:

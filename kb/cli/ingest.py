@@ -49,14 +49,15 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     from kb.ingest import ingest as run_ingest
     from kb.ingest import input_size, plan
     from kb.render import clip
-    from logparse.registry import default_dirs
+    from logparse.registry import agent_dirs
 
+    stores: list[tuple[str, Path]] = []
     if not paths:
-        dirs = default_dirs()
-        paths = tuple(d for d in dirs if d.exists())
+        stores = agent_dirs()
+        paths = tuple(d for _, d in stores if d.exists())
         if not paths:
-            fail(f"no PATH given and no opencode data directory at {dirs[0]} (nor Claude "
-                 "Code's or Codex's)", ExitCode.USAGE)
+            fail("no PATH given and no agent store found: "
+                 + ", ".join(f"{a} {d}" for a, d in stores), ExitCode.USAGE)
     missing = [p for p in paths if not p.exists()]
     if missing:
         fail(f"no such file or directory: {', '.join(str(p) for p in missing)}",
@@ -84,10 +85,24 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         else:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
-    for e in report.errors:
-        note(Text.assemble(("error:", "bold red"), f" {e}"))
+    for e in report.errors:  # a refusal that names the agent is said in one line
+        note(Text.assemble(("error:", "bold red"),
+                           f" {e.path}: {e.reason}" if e.agent else f" {e}"))
+    for e in report.not_taken:
+        note(f"not taken: {e.path}: {e.reason}")
+    for spath, types in report.skipped.items():
+        note(f"{spath}: {skipped_text(types)}")
     for p in report.problems:
         note(Text.assemble(("problem:", "yellow"), f" {p}"))
+    for agent, d in stores:  # no PATH: what each agent's store held
+        if not d.exists():
+            note(f"{agent}: {d}: not found")
+            continue
+        mine = [s for s in report.sessions if Path(s.path).is_relative_to(d)]
+        refused = [e for e in report.errors + report.not_taken if Path(e.path).is_relative_to(d)]
+        same = [u for u in report.unchanged if Path(u).is_relative_to(d)]
+        note(f"{agent}: {d}: {len(mine)} sessions read, {len(same)} inputs unchanged, "
+             f"{len(refused)} files not taken")
     if as_json:
         emit_json(report.as_json())
     else:
@@ -110,6 +125,14 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:
         sys.exit(int(ExitCode.PROBLEMS))
+
+
+def skipped_text(types: dict[str, int]) -> str:
+    """``skipped 12 records of 3 unknown types: mode (5), tag (4), x (3)``."""
+    n = sum(types.values())
+    listed = ", ".join(f"{t} ({c})" for t, c in sorted(types.items(), key=lambda i: -i[1]))
+    return (f"skipped {n} record{'s' if n != 1 else ''} of {len(types)} unknown "
+            f"type{'s' if len(types) != 1 else ''} (kept raw): {listed}")
 
 
 COMMANDS = (ingest,)

@@ -92,6 +92,8 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.stop = stop or threading.Event()
         self.stats = WatchStats()
+        self.told: set[str] = set()
+        """Files reported as not taken (each is reported once)."""
 
     # ------------------------------------------------------------- ingest
     def ingest_now(self) -> Event | None:
@@ -101,7 +103,12 @@ class Watcher:
         present = [p for p in self.paths if p.exists()]
         if not present:
             return None
-        found, _ = plan(present)
+        found, refused = plan(present)
+        for e in refused:  # every file not taken, once, with the reason
+            if e.path not in self.told:
+                self.told.add(e.path)
+                self.on_event({"event": "not_taken", "time": time.time(), "path": e.path,
+                               "reason": e.reason, "error": e.is_error})
         if not found:
             return None
         try:

@@ -167,6 +167,26 @@ def first_record(path: Path, max_lines: int = 20) -> object | None:
     return None
 
 
+def head_records(path: Path, max_lines: int = 200) -> Iterator[dict[str, Any]]:
+    """The JSON objects among the first ``max_lines`` non-blank lines of a file (detection:
+    a transcript may open with many records of types a reader does not look for)."""
+    with open_decoded(path) as f:
+        seen = 0
+        while seen < max_lines:
+            line = f.readline(64 << 20)
+            if not line:
+                return
+            if not line.strip():
+                continue
+            seen += 1
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                yield obj
+
+
 def safe_text(body: bytes, limit: int = 1 << 20) -> str:
     """Bytes as text for storing a bad record raw (never raises)."""
     return body[:limit].decode("utf-8", errors="replace")

@@ -202,8 +202,12 @@ def test_compaction_unknown_records_and_bad_lines(tmp_path: Path) -> None:
     batch, probs, _ = sessions[SID]
     assert [(p.line, p.reason.split(":")[0]) for p in problems] == [
         (7, "not valid JSON")]
-    assert sorted(p.reason for p in probs) == ["unknown part type 'claude:block/fancy_block'",
-                                               "unknown part type 'claude:brand-new-kind'"]
+    # an unknown record type is counted and kept raw (line 5 is in message 4's raw)
+    assert sorted(p.reason for p in probs) == ["unknown part type 'claude:block/fancy_block'"]
+    reader = ClaudeCodeReader()
+    for src in reader.sessions(f, []):
+        list(src.messages)
+    assert reader.skipped == {"brand-new-kind": 1}
     comp = [r for r in batch.other if r[4] == "compaction"]
     assert [r[6] for r in comp] == ["Conversation compacted",
                                     "This session is being continued. Summary: we said hello."]

@@ -299,8 +299,15 @@ def test_discover_walks_a_directory_and_skips_non_transcripts(realworld: Path) -
     forms = sorted(i.form for i in found)
     labelled = [i for i in found if i.path.parent.name == "labelled"]
     # 4 real exports + the selftest's db, run stream and two exports, and beside them the
-    # labelled tuning set: four exports and one opencode.db (its label files are not sessions)
-    assert forms.count("export") == 10 and forms.count("sqlite") == 2 and "run" in forms
+    # labelled tuning set: four exports and one opencode.db (its label files are not sessions),
+    # and the pool's one export
+    assert forms.count("export") == 11 and forms.count("sqlite") == 2 and "run" in forms
+    refused = {i.path.rsplit("/", 1)[-1]: i for i in discover(realworld)
+               if isinstance(i, NotATranscript)}
+    # every file not taken is listed; those of another agent are errors, named
+    assert refused["README.md"].walked and not refused["README.md"].is_error
+    assert refused["Axe__session.jsonl"].is_error
+    assert "Gemini CLI" in refused["Axe__session.jsonl"].reason
     assert sorted(i.path.name for i in labelled if i.form == "sqlite") == [
         "stunning-memory__opencode.db"]
 
