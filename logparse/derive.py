@@ -37,7 +37,7 @@ from logparse.measure import (
     measurement_tuples,
     round_sig,
 )
-from logparse.models import Category, Event, EventKind, Measurement, Problem, Status
+from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
 from logparse.shell import parse_command
 from logparse.signals import error_signatures
@@ -162,6 +162,11 @@ def _without(info: dict[str, Any], fields: list[str]) -> dict[str, Any]:
         else:
             clean.pop(key, None)
     return clean
+
+
+def _obj(v: Any) -> dict[str, Any]:
+    """``v`` when it is a JSON object, else an empty one."""
+    return v if isinstance(v, dict) else {}
 
 
 def _text(v: Any) -> str | None:
@@ -359,8 +364,9 @@ def child_session(state: dict[str, Any]) -> str | None:
     meta = state.get("metadata")
     if isinstance(meta, dict):
         for key in ("sessionId", "sessionID"):
-            if isinstance(meta.get(key), str):
-                return meta[key]
+            value = meta.get(key)
+            if isinstance(value, str):
+                return value
     out = state.get("output")
     if isinstance(out, str):
         m = _CHILD_RE.search(out[:400])
@@ -502,10 +508,10 @@ class Deriver:
 
     def _message_row(self, msg: RawMessage, ordinal: int, dg: int) -> None:
         info = msg.info
-        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        t = _obj(info.get("time"))
         err = info.get("error")
         err_name = _text(err.get("name")) if isinstance(err, dict) else _text(err)
-        tokens = info.get("tokens") if isinstance(info.get("tokens"), dict) else {}
+        tokens = _obj(info.get("tokens"))
         model = info.get("modelID")
         if model is None and isinstance(info.get("model"), dict):
             model = info["model"].get("modelID") or info["model"].get("id")
@@ -692,7 +698,7 @@ class Deriver:
             what = "without state" if not isinstance(state, dict) else "without a tool name"
             self._raw(msg, ordinal, seq, pid, part, f"tool part {what}")
             return
-        inp = state.get("input") if isinstance(state.get("input"), dict) else {}
+        inp = _obj(state.get("input"))
         title = _text(state.get("title"))
         cmd = command_text(tool, inp, title)
         host = user = port = remote = hops = None
@@ -717,7 +723,7 @@ class Deriver:
         status = tool_status(state)
         output = _text(state.get("output"))
         error = _text(state.get("error"))
-        meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        meta = _obj(state.get("metadata"))
         exit_code = _num(meta.get("exit"))
         if exit_code is not None and not -(1 << 31) <= exit_code < (1 << 31):
             exit_code = None  # an INTEGER column; the raw JSON keeps the value
@@ -729,7 +735,7 @@ class Deriver:
                 for s in error_signatures(text):
                     if s not in sigs:
                         sigs.append(s)
-        t = state.get("time") if isinstance(state.get("time"), dict) else {}
+        t = _obj(state.get("time"))
         meas = call_measurements(tool, category, inp, output, t)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
@@ -751,7 +757,7 @@ def _context_size(info: dict[str, Any]) -> dict[str, Any]:
     tokens); kept in the event's data, which the ``events`` view reads them from."""
     tokens = info.get("tokens")
     n = _num(tokens.get("input")) if isinstance(tokens, dict) else None
-    if not n:
+    if not n or not isinstance(tokens, dict):
         return {}
     cache = tokens.get("cache")
     if isinstance(cache, dict):
@@ -802,8 +808,8 @@ def to_events(session_id: str, batch: Batch) -> list[Event]:
             inp = orjson.loads(r["input"]) if r["input"] else {}
             todos = [t for t in inp.get("todos", []) if isinstance(t, dict)]
             out.append(((*key, 2), Event(kind=EventKind.TODO, todos=[
-                {"content": str(t.get("content", "")), "status": str(t.get("status", "")),
-                 "priority": t.get("priority")} for t in todos], **base)))
+                TodoItem(content=str(t.get("content", "")), status=str(t.get("status", "")),
+                         priority=t.get("priority")) for t in todos], **base)))
         elif r["tool"] == "task":
             out.append(((*key, 2), Event(kind=EventKind.SUBAGENT, text=r["title"],
                                          child_session_id=r["child_session_id"], **base)))
