@@ -57,7 +57,7 @@ class _Borrowed(KbStore):
         """The lease's redactor, loaded once per opening of the file."""
         lease = self._lease
         if lease is None:
-            return KbStore.redactor.fget(self)  # type: ignore[attr-defined,no-any-return]
+            return super().redactor
         with lease._cond:
             red = lease._redactor
         if red is None or red.reveal != self.reveal_secrets:
@@ -77,7 +77,7 @@ class KbLease:
 
     def __init__(self, path: str | Path, *, idle: float | None = None,
                  wait: float | None = None,
-                 on_busy: Callable[[str], None] | None = None) -> None:
+                 on_busy: Callable[[str], object] | None = None) -> None:
         self.path = str(path)
         if idle is None:
             idle = float(os.environ.get("LOGKB_TUI_IDLE", DEFAULT_IDLE))

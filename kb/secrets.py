@@ -50,7 +50,8 @@ _SCHEMA = pa.schema([("session_id", pa.string()), ("ordinal", pa.int32()),
 def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] | None,
                 message_ids: Sequence[str] | None) -> list[tuple[Any, ...]]:
     """Rows whose text the prefilter matches: (ordinal, seq, message_id, field, text)."""
-    parts, params = [], {"s": session_id, "p": finder.PREFILTER}
+    parts: list[str] = []
+    params: dict[str, Any] = {"s": session_id, "p": finder.PREFILTER}
     where = "session_id = $s"
     if ordinal_range is not None:
         where += " AND ordinal BETWEEN $lo AND $hi"

@@ -7,8 +7,7 @@ calls with their outcome) and rewrites its rows in ``graph_nodes`` /
 alone.  Queries read the persisted tables and never rebuild.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: the module defines a function named annotations
 import io
 import pickle
 from collections.abc import Iterable
