@@ -499,7 +499,7 @@ def _session_info(src: SourceSession, derived_times: tuple[int | None, int | Non
     ``problems`` is given); the session's raw info keeps it."""
     first_time, last_time = derived_times
     info = src.info if isinstance(src.info, dict) else {}
-    fields: dict[str, object] = {}
+    fields: dict[str, str | None] = {}
     bad: list[str] = []
     for key, col in _INFO_STR:
         v = info.get(key)

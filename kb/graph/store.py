@@ -10,7 +10,7 @@ alone.  Queries read the persisted tables and never rebuild.
 # no `from __future__ import annotations`: the module defines a function named annotations
 import io
 import pickle
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -465,7 +465,7 @@ def _scope_filter(store: KbStore, session_id: str | None, all_scopes: bool) -> l
     return [scope_of(store, store.resolve_session(session_id))]
 
 
-def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: Sequence[Any] = ()
            ) -> list[dict[str, Any]]:
     ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
     rows = store.conn.execute(
@@ -481,7 +481,7 @@ def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: list[Any
     return out
 
 
-def _edges(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+def _edges(store: KbStore, scopes_: list[str], where: str = "", params: Sequence[Any] = ()
            ) -> list[dict[str, Any]]:
     ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
     rows = store.conn.execute(
@@ -624,7 +624,8 @@ def annotate(store: KbStore, session_id: str, ordinal: int | None, kind: str,
 
 def unannotate(store: KbStore, session_id: str, ordinal: int | None = None,
                ann_id: int | None = None, kind: str | None = None) -> int:
-    where, params = ["session_id = ?"], [session_id]
+    where = ["session_id = ?"]
+    params: list[Any] = [session_id]
     if ann_id is not None:
         where.append("id = ?")
         params.append(ann_id)
