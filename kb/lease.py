@@ -25,14 +25,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
+from kb.hooks import StoreHooks
 from kb.redact import Redactor
-from kb.store import KbLocked, KbMissing, KbStore
+from kb.store import KbLocked, KbMissing, KbStore, load_redactor
 
 DEFAULT_IDLE = 2.0
 """Seconds without a query after which the file is released (``LOGKB_TUI_IDLE``)."""
@@ -48,6 +49,7 @@ class _Borrowed(KbStore):
         self.path = path
         self.read_only = read_only
         self.conn = conn
+        self.hooks = StoreHooks()
         self._lease = lease
         if lease is not None:
             self.reveal_secrets = lease.reveal_secrets
@@ -61,15 +63,15 @@ class _Borrowed(KbStore):
         with lease._cond:
             red = lease._redactor
         if red is None or red.reveal != self.reveal_secrets:
-            red = Redactor.load(self.conn, reveal=self.reveal_secrets)
+            red = load_redactor(self.conn, reveal=self.reveal_secrets)
             with lease._cond:
                 lease._redactor = red
         return red
 
-    def forget_secrets(self) -> None:
+    def forget_secrets(self, stale: Sequence[str] = ()) -> None:
         if self._lease is not None:
             self._lease._redactor = None
-        self._redactor = None
+        super().forget_secrets(stale)
 
 
 class KbLease:

@@ -62,6 +62,15 @@ def scope_of(store: KbStore, session_id: str) -> str:
     return sid
 
 
+def forget_sessions(store: KbStore, session_ids: Sequence[str]) -> None:
+    """Forget the graph of these sessions' scopes, so that the next rebuild derives it
+    again (subscribed to the store's ``secrets_forgotten``: a graph derived from text
+    before its secrets were found holds them unredacted)."""
+    for scope in dict.fromkeys(scope_of(store, sid) for sid in session_ids):
+        for table in ("graph_builds", "graph_state"):
+            store.conn.execute(f"DELETE FROM {table} WHERE scope = ?", [scope])
+
+
 def scopes(store: KbStore) -> list[str]:
     return [r[0] for r in store.conn.execute(
         "SELECT session_id FROM sessions WHERE parent_id IS NULL ORDER BY session_id")
