@@ -39,6 +39,7 @@ from kb.paths import default_db
 from kb.records import Event, Measurement, hop, todo
 from kb.redact import Redactor
 from logparse.kinds import EventKind
+from logparse.schema import EVENT, names
 from logparse.secrets import RULESET
 
 if TYPE_CHECKING:  # the read path never loads the deriver or pydantic
@@ -50,12 +51,8 @@ __all__ = ["KbError", "KbLocked", "KbMissing", "KbNotFound", "KbStore", "StoredS
 
 EVENT_TABLES = ("calls", "prose", "other_events")
 
-EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id", "role", "time",
-                "tool", "call_id", "category", "command", "input", "host", "user", "port",
-                "remote_command", "hops", "workdir", "status", "exit_code", "output",
-                "duration_ms", "error_signature", "error_signatures", "measurements", "title",
-                "text", "classification", "prose_role", "todos", "child_session_id", "raw",
-                "reason")
+EVENT_FIELDS = names(EVENT)
+"""The ``events`` view's columns the read path selects (:data:`logparse.schema.EVENT`)."""
 _JSON_FIELDS = ("input", "hops", "todos", "raw")
 _TEXT_FIELDS = ", ".join(
     f'"{f}"::VARCHAR' for f in ("command", "input", "remote_command", "hops", "workdir",

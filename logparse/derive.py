@@ -39,6 +39,7 @@ from logparse.measure import (
 )
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
+from logparse.schema import TABLES, names
 from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
@@ -53,19 +54,8 @@ measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
 signature (``Timed out waiting for interactive input``).  5: a program run followed by
 greps of its output is categorised by the run, not as a search."""
 
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",
-                 "model", "finish", "error", "tokens_input", "tokens_output", "cost",
-                 "inferred", "digest", "raw"),
-    "calls": ("ordinal", "seq", "message_id", "part_id", "call_id", "tool", "category",
-              "command", "input", "host", "user", "port", "remote_command", "hops", "workdir",
-              "status", "exit_code", "output", "error", "time_start", "time_end", "title",
-              "error_signatures", "measurements", "child_session_id"),
-    "prose": ("ordinal", "seq", "message_id", "part_id", "kind", "source", "time", "text",
-              "classification", "prose_role", "measurements"),
-    "other": ("ordinal", "seq", "message_id", "part_id", "kind", "time", "text", "data",
-              "reason"),
-}
+COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
+"""The column order of each table's rows (declared in :mod:`logparse.schema`)."""
 
 _TOOL_CATEGORY = {
     "read": Category.SEARCH, "grep": Category.SEARCH, "glob": Category.SEARCH,
