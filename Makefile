@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 LOGKB   = $(VENV)/bin/logkb
 FIXTURE = fixtures/blackwell/out
 
-.PHONY: setup fixture demo test lint bench clean
+.PHONY: setup fixture demo test typecheck lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ demo: fixture
 
 test: setup
 	$(PY) -m pytest -q
+
+# mypy: strict on logparse/, the rest with check_untyped_defs (see [tool.mypy] in pyproject.toml)
+typecheck: setup
+	$(VENV)/bin/mypy
 
 lint: setup
 	$(VENV)/bin/ruff check logparse kb tui tests bench fixtures

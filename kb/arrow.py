@@ -11,38 +11,25 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from logparse.schema import TABLE_NAMES
+from logparse.schema import TABLES as _COLUMNS
+
 if TYPE_CHECKING:
     from logparse.derive import Batch
 
 _MEAS = pa.list_(pa.struct([("value", pa.float64()), ("unit", pa.string()),
                             ("label", pa.string())]))
 _S, _I32, _I64 = pa.string(), pa.int32(), pa.int64()
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "str": _S, "json": _S, "i32": _I32, "i64": _I64, "f64": pa.float64(), "bool": pa.bool_(),
+    "str[]": pa.list_(_S), "measurements": _MEAS}
+"""Logical type of :mod:`logparse.schema` → its Arrow type (JSON travels as text)."""
 SCHEMAS: dict[str, pa.Schema] = {
-    "messages": pa.schema([
-        ("message_id", _S), ("ordinal", _I32), ("role", _S), ("time_created", _I64),
-        ("time_completed", _I64), ("agent", _S), ("model", _S), ("finish", _S), ("error", _S),
-        ("tokens_input", _I64), ("tokens_output", _I64), ("cost", pa.float64()),
-        ("inferred", pa.bool_()), ("digest", _I64), ("raw", _S),
-        ("tokens_cache_read", _I64), ("tokens_cache_write", _I64), ("tokens_reasoning", _I64)]),
-    "calls": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("call_id", _S),
-        ("tool", _S), ("category", _S), ("command", _S), ("input", _S), ("host", _S),
-        ("user", _S), ("port", _I32), ("remote_command", _S), ("hops", _S), ("workdir", _S),
-        ("status", _S), ("exit_code", _I32), ("output", _S), ("error", _S),
-        ("time_start", _I64), ("time_end", _I64), ("title", _S),
-        ("error_signatures", pa.list_(_S)), ("measurements", _MEAS),
-        ("child_session_id", _S)]),
-    "prose": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
-        ("source", _S), ("time", _I64), ("text", _S), ("classification", _S),
-        ("prose_role", _S), ("measurements", _MEAS)]),
-    "other": pa.schema([
-        ("ordinal", _I32), ("seq", _I32), ("message_id", _S), ("part_id", _S), ("kind", _S),
-        ("time", _I64), ("text", _S), ("data", _S), ("reason", _S)]),
-}
-# SCHEMAS follow logparse.derive.COLUMNS (tests/kb/test_records.py checks it: importing the
-# deriver here would load it, and pydantic, into every read command)
-TABLES = {"messages": "messages", "calls": "calls", "prose": "prose", "other": "other_events"}
+    name: pa.schema([(col, ARROW_TYPES[typ]) for col, typ in cols])
+    for name, cols in _COLUMNS.items()}
+"""The Arrow form of each table of a batch, generated from :data:`logparse.schema.TABLES`
+(the deriver's own module would load pydantic into every read command)."""
+TABLES = TABLE_NAMES
 
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError)

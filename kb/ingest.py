@@ -157,9 +157,25 @@ def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] 
            progress: Progress | None = None, force: bool = False, graph: bool = True,
            inputs: tuple[list[Input], list[NotATranscript]] | None = None) -> IngestReport:
     """Ingest every transcript under ``paths`` into ``store``."""
+    _subscribe(store)
     with _write_errors(store):
         return _ingest(store, paths, session_ids=session_ids, progress=progress, force=force,
                        graph=graph, inputs=inputs)
+
+
+def _subscribe(store: KbStore) -> None:
+    """What is derived from the store follows what an ingest changes: the search index
+    each session written, the graph the sessions whose secrets were found late (it is
+    rebuilt for every changed session at the end of the ingest)."""
+    store.hooks.on_session_replaced(after_ingest)
+    store.hooks.on_secrets_forgotten(_forget_graphs)
+
+
+def _forget_graphs(store: KbStore, session_ids: Sequence[str]) -> None:
+    if session_ids:
+        from kb.graph.store import forget_sessions
+
+        forget_sessions(store, session_ids)
 
 
 def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None,
@@ -410,7 +426,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              problems)
         store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
-    after_ingest(store, sid)  # the search index follows every session written
+    store.session_replaced(sid)  # committed: the search index follows (_subscribe)
     deriver.close()
     problems.extend(deriver.problems)
     deriver.problems = []
@@ -513,7 +529,7 @@ def _session_info(src: SourceSession, derived_times: tuple[int | None, int | Non
     ``problems`` is given); the session's raw info keeps it."""
     first_time, last_time = derived_times
     info = src.info if isinstance(src.info, dict) else {}
-    fields: dict[str, object] = {}
+    fields: dict[str, str | None] = {}
     bad: list[str] = []
     for key, col in _INFO_STR:
         v = info.get(key)

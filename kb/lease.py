@@ -25,14 +25,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
+from kb.hooks import StoreHooks
 from kb.redact import Redactor
-from kb.store import KbLocked, KbMissing, KbStore
+from kb.store import KbLocked, KbMissing, KbStore, load_redactor
 
 DEFAULT_IDLE = 2.0
 """Seconds without a query after which the file is released (``LOGKB_TUI_IDLE``)."""
@@ -48,6 +49,7 @@ class _Borrowed(KbStore):
         self.path = path
         self.read_only = read_only
         self.conn = conn
+        self.hooks = StoreHooks()
         self._lease = lease
         if lease is not None:
             self.reveal_secrets = lease.reveal_secrets
@@ -57,19 +59,19 @@ class _Borrowed(KbStore):
         """The lease's redactor, loaded once per opening of the file."""
         lease = self._lease
         if lease is None:
-            return KbStore.redactor.fget(self)  # type: ignore[attr-defined,no-any-return]
+            return super().redactor
         with lease._cond:
             red = lease._redactor
         if red is None or red.reveal != self.reveal_secrets:
-            red = Redactor.load(self.conn, reveal=self.reveal_secrets)
+            red = load_redactor(self.conn, reveal=self.reveal_secrets)
             with lease._cond:
                 lease._redactor = red
         return red
 
-    def forget_secrets(self) -> None:
+    def forget_secrets(self, stale: Sequence[str] = ()) -> None:
         if self._lease is not None:
             self._lease._redactor = None
-        self._redactor = None
+        super().forget_secrets(stale)
 
 
 class KbLease:
@@ -77,7 +79,7 @@ class KbLease:
 
     def __init__(self, path: str | Path, *, idle: float | None = None,
                  wait: float | None = None,
-                 on_busy: Callable[[str], None] | None = None) -> None:
+                 on_busy: Callable[[str], object] | None = None) -> None:
         self.path = str(path)
         if idle is None:
             idle = float(os.environ.get("LOGKB_TUI_IDLE", DEFAULT_IDLE))

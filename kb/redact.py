@@ -9,7 +9,9 @@ Because it replaces the *values*, derived text (a command's remote part, a
 todo item reused as an approach name, a prompt quoted by a subagent) is
 covered without a finding of its own.
 
-:class:`kb.store.KbStore` applies it in its read methods (``rows``, ``events``,
+:class:`kb.store.KbStore` builds it from its ``secrets`` table
+(:func:`kb.store.load_redactor`; this module reads no table and imports nothing of
+``kb``) and applies it in its read methods (``rows``, ``events``,
 ``message``, ``search``, ``query``), :mod:`kb.views` to the timeline and the
 graph loader to its inputs, so what reaches the CLI, the TUI, exports and the
 handoff brief is already redacted.  ``reveal=True`` (``--show-secrets``, the
@@ -60,20 +62,6 @@ class Redactor:
         self._short = [(re.compile(rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"), k)
                        for v, k in sorted(forms.items(), key=lambda kv: -len(kv[0]))
                        if len(v) < _SHORT]
-
-    @classmethod
-    def load(cls, conn: Any, *, reveal: bool = False) -> Redactor:
-        """The redactor of the knowledge base behind ``conn``."""
-        from kb import secrets
-
-        try:  # loaded when revealing too: what is stored is hidden all the same (hiding())
-            known = secrets.values(conn)
-            unscanned = secrets.unscanned(conn) > 0
-        except Exception as e:  # a knowledge base without the tables cannot say: hide
-            if "secret" not in str(e).lower():
-                raise
-            known, unscanned = {}, True
-        return cls(known, reveal=reveal, scan_all=unscanned)
 
     @property
     def active(self) -> bool:

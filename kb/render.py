@@ -6,6 +6,7 @@ they go (stdout for data).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -159,7 +160,7 @@ class Col:
 
     name: str
     """The header."""
-    values: list[str | Text]
+    values: Sequence[str | Text]
     """One cell per row (transcript text stays literal: cells are never parsed as markup)."""
     align: str = "<"
     """``<`` or ``>``."""

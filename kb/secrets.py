@@ -4,7 +4,8 @@ The finder is :mod:`logparse.secrets` (pure); this module decides what text is
 scanned and stores the findings.  Scanning is two passes: DuckDB runs
 :data:`logparse.secrets.PREFILTER` (RE2) over the rows just written, and only
 the texts it matches come back to Python for the rules.  The stored text is
-never changed: :mod:`kb.redact` hides the findings on the way out.
+never changed: :mod:`kb.redact` hides the findings on the way out (the store reads
+them back: :func:`kb.store.secret_values`).
 
 A session is scanned batch by batch while it is ingested; a session stored
 before this table existed, or scanned with an older rule set
@@ -27,20 +28,6 @@ if TYPE_CHECKING:
     from kb.store import KbStore
     from logparse.derive import Batch
 
-FIELDS: dict[str, tuple[str, str]] = {
-    "calls.command": ("calls", "command"),
-    # the JSON text of every input: todo lists, file contents, subagent prompts, and the
-    # description a bash call carries besides its command
-    "calls.input": ("calls", "input::VARCHAR"),
-    "calls.output": ("calls", "output"),
-    "calls.error": ("calls", "error"),
-    "calls.title": ("calls", "title"),
-    "prose.text": ("prose", "text"),
-    "other_events.text": ("other_events", "text"),
-    "other_events.data": ("other_events", "data::VARCHAR"),
-}
-"""``field`` of a finding → (table, SQL expression of the text its offsets index)."""
-
 _SCHEMA = pa.schema([("session_id", pa.string()), ("ordinal", pa.int32()),
                      ("seq", pa.int32()), ("message_id", pa.string()),
                      ("field", pa.string()), ("start", pa.int32()), ("stop", pa.int32()),
@@ -50,7 +37,9 @@ _SCHEMA = pa.schema([("session_id", pa.string()), ("ordinal", pa.int32()),
 def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] | None,
                 message_ids: Sequence[str] | None) -> list[tuple[Any, ...]]:
     """Rows whose text the prefilter matches: (ordinal, seq, message_id, field, text)."""
-    parts, params = [], {"s": session_id, "p": finder.PREFILTER}
+    from kb.store import SECRET_FIELDS
+    parts: list[str] = []
+    params: dict[str, Any] = {"s": session_id, "p": finder.PREFILTER}
     where = "session_id = $s"
     if ordinal_range is not None:
         where += " AND ordinal BETWEEN $lo AND $hi"
@@ -58,7 +47,7 @@ def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] 
     if message_ids is not None:
         ids = pa.table({"message_id": pa.array(list(message_ids), type=pa.string())})  # noqa
         where += " AND message_id IN (SELECT message_id FROM ids)"
-    for field, (table, expr) in FIELDS.items():
+    for field, (table, expr) in SECRET_FIELDS.items():
         parts.append(f"SELECT ordinal, seq, message_id, '{field}', t FROM (SELECT ordinal, seq, "
                      f"message_id, {expr} AS t FROM {table} WHERE {where}) "
                      "WHERE regexp_matches(t, $p)")
@@ -177,59 +166,23 @@ def backfill(store: KbStore) -> list[str]:
         with store.transaction():
             store.conn.execute("DELETE FROM secrets WHERE session_id = ?", [sid])
             if _store_findings(store, sid, _candidates(store, sid, None, None)):
-                _drop_graph(store, sid)  # derived from the text before it was redacted
+                # what was derived from the text before it was redacted (the graph) goes
+                # with this transaction: the subscribers drop it
+                store.forget_secrets([sid])
             _mark(store, sid)
     if todo:
         store.forget_secrets()
     return todo
 
 
-def _drop_graph(store: KbStore, session_id: str) -> None:
-    """Forget the graph of a session's scope so that the next rebuild derives it again."""
-    from kb.graph.store import scope_of
-
-    scope = scope_of(store, session_id)
-    for table in ("graph_builds", "graph_state"):
-        store.conn.execute(f"DELETE FROM {table} WHERE scope = ?", [scope])
-
-
-def unscanned(conn: Any) -> int:
-    """How many sessions lack a scan with the current rule set."""
-    row = conn.execute(
-        "SELECT count(*) FROM sessions s LEFT JOIN secret_scans c USING (session_id) "
-        "WHERE c.ruleset IS DISTINCT FROM ?", [finder.RULESET]).fetchone()
-    return int(row[0]) if row else 0
-
-
-def values(conn: Any) -> dict[str, str]:
-    """``secret text → kind`` of every finding (read back from the stored text)."""
-    present = [r[0] for r in conn.execute("SELECT DISTINCT field FROM secrets").fetchall()]
-    parts = []
-    for field in present:
-        table, expr = FIELDS[field]
-        parts.append(
-            f"SELECT s.kind, substring(t.x, s.start + 1, s.stop - s.start) FROM secrets s "
-            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table} WHERE "
-            f"(session_id, ordinal, seq) IN (SELECT (session_id, ordinal, seq) FROM secrets "
-            f"WHERE field = '{field}')) t "
-            "ON t.session_id = s.session_id AND t.ordinal = s.ordinal AND t.seq = s.seq "
-            f"WHERE s.field = '{field}'")
-    out: dict[str, str] = {}
-    if not parts:
-        return out
-    for kind, value in conn.execute(" UNION ALL ".join(parts)).fetchall():
-        if value:
-            out.setdefault(value, kind)
-    return out
-
-
 def report(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
     """What was found where: one row per finding with a masked preview, in transcript
     order.  Never the secret itself."""
+    from kb.store import SECRET_FIELDS
     where = "WHERE s.session_id = $s" if session_id else ""
     params = {"s": session_id} if session_id else {}
     parts = []
-    for field, (table, expr) in FIELDS.items():
+    for field, (table, expr) in SECRET_FIELDS.items():
         parts.append(
             f"SELECT s.session_id, s.ordinal, s.seq, s.field, s.start, s.stop, s.kind, s.rule, "
             f"substring(t.x, s.start + 1, s.stop - s.start) AS value FROM secrets s "
@@ -250,9 +203,10 @@ def report(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]
 
 def counts(store: KbStore) -> dict[str, Any]:
     """Sessions scanned, not yet scanned, and findings by kind."""
+    from kb.store import unscanned_sessions
     kinds = dict(store.conn.execute(
         "SELECT kind, count(*) FROM secrets GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
     scanned = store.conn.execute("SELECT count(*) FROM secret_scans WHERE ruleset = ?",
                                  [finder.RULESET]).fetchone()
     return {"ruleset": finder.RULESET, "sessions_scanned": int(scanned[0]) if scanned else 0,
-            "sessions_unscanned": unscanned(store.conn), "kinds": kinds}
+            "sessions_unscanned": unscanned_sessions(store.conn), "kinds": kinds}

@@ -8,6 +8,11 @@ instead of failing at once.
 
 Writes are column-wise: derived rows become Arrow tables and are inserted in
 bulk (row-by-row inserts are ~100x slower in DuckDB's Python bindings).
+
+The store knows nothing of what is derived from it (graph, search index, replay
+history): it publishes what changed through :attr:`KbStore.hooks` (:mod:`kb.hooks`),
+and redacts with a pure :class:`~kb.redact.Redactor` built from its own ``secrets``
+table (:func:`load_redactor`).
 """
 
 from __future__ import annotations
@@ -29,10 +34,13 @@ import pyarrow as pa
 from kb import migrations
 from kb.arrow import TABLES, ArrowBatch, to_arrow_batch
 from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
+from kb.hooks import StoreHooks
 from kb.paths import default_db
 from kb.records import Event, Measurement, hop, todo
 from kb.redact import Redactor
 from logparse.kinds import EventKind
+from logparse.schema import EVENT, names
+from logparse.secrets import RULESET
 
 if TYPE_CHECKING:  # the read path never loads the deriver or pydantic
     from logparse.derive import Batch
@@ -43,18 +51,29 @@ __all__ = ["KbError", "KbLocked", "KbMissing", "KbNotFound", "KbStore", "StoredS
 
 EVENT_TABLES = ("calls", "prose", "other_events")
 
-EVENT_FIELDS = ("session_id", "ordinal", "seq", "kind", "message_id", "part_id", "role", "time",
-                "tool", "call_id", "category", "command", "input", "host", "user", "port",
-                "remote_command", "hops", "workdir", "status", "exit_code", "output",
-                "duration_ms", "error_signature", "error_signatures", "measurements", "title",
-                "text", "classification", "prose_role", "todos", "child_session_id", "raw",
-                "reason")
+EVENT_FIELDS = names(EVENT)
+"""The ``events`` view's columns the read path selects (:data:`logparse.schema.EVENT`)."""
 _JSON_FIELDS = ("input", "hops", "todos", "raw")
 _TEXT_FIELDS = ", ".join(
     f'"{f}"::VARCHAR' for f in ("command", "input", "remote_command", "hops", "workdir",
                                 "output", "error_signatures", "measurements", "title", "text",
                                 "todos", "raw", "reason"))
 """Every text an event carries (the ones a secret can be in)."""
+
+SECRET_FIELDS: dict[str, tuple[str, str]] = {
+    "calls.command": ("calls", "command"),
+    # the JSON text of every input: todo lists, file contents, subagent prompts, and the
+    # description a bash call carries besides its command
+    "calls.input": ("calls", "input::VARCHAR"),
+    "calls.output": ("calls", "output"),
+    "calls.error": ("calls", "error"),
+    "calls.title": ("calls", "title"),
+    "prose.text": ("prose", "text"),
+    "other_events.text": ("other_events", "text"),
+    "other_events.data": ("other_events", "data::VARCHAR"),
+}
+"""``field`` of a finding (``secrets`` table) → (table, SQL expression of the text its
+offsets index)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +100,8 @@ class KbStore:
                  lock_timeout: float | None = None, reveal_secrets: bool = False) -> None:
         self.path = str(path) if path is not None else str(default_db())
         self.read_only = read_only
+        self.hooks: StoreHooks[KbStore] = StoreHooks()
+        """Who follows what changes here (the graph, the search index): :mod:`kb.hooks`."""
         self.reveal_secrets = reveal_secrets
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
@@ -133,12 +154,20 @@ class KbStore:
     def redactor(self) -> Redactor:
         """What hides the secrets of this knowledge base in what it hands out."""
         if self._redactor is None or self._redactor.reveal != self.reveal_secrets:
-            self._redactor = Redactor.load(self.conn, reveal=self.reveal_secrets)
+            self._redactor = load_redactor(self.conn, reveal=self.reveal_secrets)
         return self._redactor
 
-    def forget_secrets(self) -> None:
-        """Findings changed: the redactor is loaded again on next use."""
+    def forget_secrets(self, stale: Sequence[str] = ()) -> None:
+        """Findings changed: the redactor is loaded again on next use, and the subscribers
+        hear of it (``stale``: sessions whose stored text gained findings after something
+        was derived from it; call it inside the transaction that stores them)."""
         self._redactor = None
+        self.hooks.secrets_forgotten(self, stale)
+
+    def session_replaced(self, session_id: str) -> None:
+        """A session's messages were written, replaced or removed and committed: the
+        subscribers bring what they derived from it up to date."""
+        self.hooks.session_replaced(self, session_id)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for use in another thread (DuckDB connections are not thread-safe)."""
@@ -578,6 +607,49 @@ def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
 
 def _quote(name: str) -> str:
     return f'"{name}"'
+
+
+def load_redactor(conn: Any, *, reveal: bool = False) -> Redactor:
+    """The redactor of the knowledge base behind ``conn``: its known secrets, and the
+    finder on every text while some session has not been scanned."""
+    try:  # loaded when revealing too: what is stored is hidden all the same (hiding())
+        known = secret_values(conn)
+        unscanned = unscanned_sessions(conn) > 0
+    except Exception as e:  # a knowledge base without the tables cannot say: hide
+        if "secret" not in str(e).lower():
+            raise
+        known, unscanned = {}, True
+    return Redactor(known, reveal=reveal, scan_all=unscanned)
+
+
+def unscanned_sessions(conn: Any) -> int:
+    """How many sessions lack a scan with the current rule set."""
+    row = conn.execute(
+        "SELECT count(*) FROM sessions s LEFT JOIN secret_scans c USING (session_id) "
+        "WHERE c.ruleset IS DISTINCT FROM ?", [RULESET]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def secret_values(conn: Any) -> dict[str, str]:
+    """``secret text → kind`` of every finding (read back from the stored text)."""
+    present = [r[0] for r in conn.execute("SELECT DISTINCT field FROM secrets").fetchall()]
+    parts = []
+    for field in present:
+        table, expr = SECRET_FIELDS[field]
+        parts.append(
+            f"SELECT s.kind, substring(t.x, s.start + 1, s.stop - s.start) FROM secrets s "
+            f"JOIN (SELECT session_id, ordinal, seq, {expr} AS x FROM {table} WHERE "
+            f"(session_id, ordinal, seq) IN (SELECT (session_id, ordinal, seq) FROM secrets "
+            f"WHERE field = '{field}')) t "
+            "ON t.session_id = s.session_id AND t.ordinal = s.ordinal AND t.seq = s.seq "
+            f"WHERE s.field = '{field}'")
+    out: dict[str, str] = {}
+    if not parts:
+        return out
+    for kind, value in conn.execute(" UNION ALL ".join(parts)).fetchall():
+        if value:
+            out.setdefault(value, kind)
+    return out
 
 
 def row_to_event(row: Sequence[Any], redactor: Redactor | None = None) -> Event:

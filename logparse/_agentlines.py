@@ -32,6 +32,11 @@ HOLD_LIMIT = 20000
 become interrupted), so memory stays bounded whatever the input."""
 
 
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def iso_ms(value: Any) -> int | None:
     """An ISO-8601 timestamp (``2025-11-22T21:03:06.396Z``) or epoch number as epoch ms."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, message_id
+from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, iter_lines, parse_line, safe_text
 from logparse.source import SourceSession, TranscriptReader
@@ -104,7 +104,7 @@ def _text_of(content: Any) -> str:
 def tool_input(name: str, inp: Any) -> dict[str, Any]:
     if not isinstance(inp, dict):
         return {"input": inp}
-    out = {_KEYS.get(k, k): v for k, v in inp.items()}
+    out: dict[str, Any] = {_KEYS.get(k) or k: v for k, v in inp.items()}
     if name == "TodoWrite" and isinstance(inp.get("todos"), list):
         out["todos"] = [{"content": str(t.get("content", "")), "status": t.get("status"),
                          "priority": t.get("priority"), "activeForm": t.get("activeForm")}
@@ -233,8 +233,8 @@ class _File:
                     key = f"{sid}:agent-{agent}"
                 else:
                     parent = obj.get("parentUuid")
-                    key = self.side_root.get(parent) if isinstance(parent, str) else None
-                    key = key or f"{sid}:sidechain-{str(obj.get('uuid', n))[:8]}"
+                    key = (self.side_root.get(parent) if isinstance(parent, str) else None
+                           ) or f"{sid}:sidechain-{str(obj.get('uuid', n))[:8]}"
                 if isinstance(obj.get("uuid"), str):
                     self.side_root[obj["uuid"]] = key
             conv = self.convs.get(key)
@@ -323,8 +323,7 @@ class _Conv:
             sub = obj.get("subtype")
             content = _text_of(obj.get("content"))
             if sub == "compact_boundary":
-                meta = obj.get("compactMetadata") if isinstance(
-                    obj.get("compactMetadata"), dict) else {}
+                meta = json_object(obj.get("compactMetadata"))
                 self.extra_parts.append({"type": "compaction", "id": obj.get("uuid"),
                                          "auto": meta.get("trigger") == "auto",
                                          "text": content or "conversation compacted"})
@@ -352,7 +351,7 @@ class _Conv:
             if t.get("created") is None:
                 t["created"] = ts
             t["updated"] = ts
-        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        msg = json_object(obj.get("message"))
         if obj.get("type") == "assistant":
             self._assistant(n, body, obj, msg, ts)
         else:
@@ -360,7 +359,7 @@ class _Conv:
 
     def _new(self, n: int, body: bytes, role: str, ts: int | None, obj: dict[str, Any],
              key: str | None = None) -> Draft:
-        uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else ""
+        uuid = obj["uuid"] if isinstance(obj.get("uuid"), str) else ""
         info: dict[str, Any] = {"id": message_id(n, uuid[:8]), "sessionID": self.key,
                                 "role": role, "time": {"created": ts}, "uuid": uuid}
         if isinstance(obj.get("cwd"), str):
@@ -418,6 +417,7 @@ class _Conv:
         content = msg.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
+        part: dict[str, Any] | None
         for i, b in enumerate(content if isinstance(content, list) else []):
             pid = f"{n}.{i}"
             if not isinstance(b, dict):
@@ -435,13 +435,12 @@ class _Conv:
             elif bt in ("tool_use", "server_tool_use"):
                 name = str(b.get("name") or "")
                 tool = TOOLS.get(name) or (name if name.startswith("mcp__") else name.lower())
-                cid = b.get("id") if isinstance(b.get("id"), str) else pid
+                cid = b["id"] if isinstance(b.get("id"), str) else pid
                 part = {"type": "tool", "id": cid, "callID": cid, "tool": tool,
                         "state": {"status": "running", "input": tool_input(name, b.get("input")),
                                   "time": {"start": ts}, "metadata": {"claudeTool": name}}}
                 if tool == "task":
-                    inp = b.get("input") if isinstance(b.get("input"), dict) else {}
-                    part["state"]["title"] = inp.get("description")
+                    part["state"]["title"] = json_object(b.get("input")).get("description")
                 d.parts.append(part)
                 self.tools[cid] = part
                 self.tool_draft[cid] = d
@@ -500,7 +499,7 @@ class _Conv:
             self.extra_lines = []
             target.add_line(n, body)
             for i, b in enumerate(rest):
-                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                src = json_object(b.get("source"))
                 target.parts.append({"type": "file", "id": f"{n}.{i}",
                                      "mime": src.get("media_type") or b.get("type"),
                                      "filename": src.get("url") or b.get("type")})
@@ -528,7 +527,7 @@ class _Conv:
                 if self.root_prompt is None and self.parent:
                     self.root_prompt = text
             elif bt in ("image", "document"):
-                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                src = json_object(b.get("source"))
                 d.parts.append({"type": "file", "id": pid,
                                 "mime": src.get("media_type") or bt,
                                 "filename": src.get("url") or bt})

@@ -40,7 +40,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, Ordered, iso_ms, message_id
+from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
 from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
@@ -139,7 +139,7 @@ def shell_text(argv: Any) -> str | None:
         return None
     if (len(argv) == 3 and argv[0].rsplit("/", 1)[-1].lower().removesuffix(".exe") in _SHELLS
             and argv[1] in ("-lc", "-c", "-Command", "/c")):
-        return argv[2]
+        return str(argv[2])
     return shlex.join(argv)
 
 
@@ -213,7 +213,7 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
     call_id = payload.get("call_id") or payload.get("id")
     args: Any
     if typ == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = json_object(payload.get("action"))
         name = "local_shell"
         args = {"command": action.get("command"), "workdir": action.get("working_directory"),
                 "timeout_ms": action.get("timeout_ms")}
@@ -249,7 +249,7 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
     elif name == "update_plan":
         tool = "todowrite"
         a = args if isinstance(args, dict) else {}
-        plan = a.get("plan") if isinstance(a.get("plan"), list) else []
+        plan = a["plan"] if isinstance(a.get("plan"), list) else []
         inp = {"todos": [{"content": str(p.get("step", "")),
                           "status": _PLAN_STATUS.get(str(p.get("status")), str(p.get("status")))}
                          for p in plan if isinstance(p, dict)]}
@@ -407,8 +407,7 @@ class _Rollout:
                                          reason="not a Codex rollout record (a JSON object)"))
             return
         typ = obj.get("type")
-        payload = obj.get("payload")
-        p: dict[str, Any] = payload if isinstance(payload, dict) else {}
+        p = json_object(obj.get("payload"))
         ts = iso_ms(obj.get("timestamp"))
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
@@ -441,7 +440,7 @@ class _Rollout:
             self._extra(n, body)
         elif typ == "compacted":
             hist = p.get("replacement_history")
-            msg = p.get("message") if isinstance(p.get("message"), str) else ""
+            msg = p["message"] if isinstance(p.get("message"), str) else ""
             text = msg.strip() or (f"compacted: history replaced by {len(hist)} items"
                                    if isinstance(hist, list) else "compacted")
             self._extra(n, body, {"type": "compaction", "id": f"L{n}", "auto": True,
@@ -570,7 +569,7 @@ class _Rollout:
         elif it == "message":  # developer / system instructions
             self._extra(n, body)
         elif it == "web_search_call":
-            action = p.get("action") if isinstance(p.get("action"), dict) else {}
+            action = json_object(p.get("action"))
             q = action.get("query") or action.get("url")
             self._extra(n, body, {"type": "tool", "id": str(p.get("id") or f"L{n}"),
                                   "callID": p.get("id"), "tool": "websearch",

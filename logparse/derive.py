@@ -37,8 +37,9 @@ from logparse.measure import (
     measurement_tuples,
     round_sig,
 )
-from logparse.models import Category, Event, EventKind, Measurement, Problem, Status
+from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
+from logparse.schema import TABLES, names
 from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
@@ -55,20 +56,8 @@ greps of its output is categorised by the run, not as a search.  6: coding-sessi
 (test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
 columns of `messages`, from every agent's own fields."""
 
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "messages": ("message_id", "ordinal", "role", "time_created", "time_completed", "agent",
-                 "model", "finish", "error", "tokens_input", "tokens_output", "cost",
-                 "inferred", "digest", "raw", "tokens_cache_read", "tokens_cache_write",
-                 "tokens_reasoning"),
-    "calls": ("ordinal", "seq", "message_id", "part_id", "call_id", "tool", "category",
-              "command", "input", "host", "user", "port", "remote_command", "hops", "workdir",
-              "status", "exit_code", "output", "error", "time_start", "time_end", "title",
-              "error_signatures", "measurements", "child_session_id"),
-    "prose": ("ordinal", "seq", "message_id", "part_id", "kind", "source", "time", "text",
-              "classification", "prose_role", "measurements"),
-    "other": ("ordinal", "seq", "message_id", "part_id", "kind", "time", "text", "data",
-              "reason"),
-}
+COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
+"""The column order of each table's rows (declared in :mod:`logparse.schema`)."""
 
 _TOOL_CATEGORY = {
     "read": Category.SEARCH, "grep": Category.SEARCH, "glob": Category.SEARCH,
@@ -165,6 +154,11 @@ def _without(info: dict[str, Any], fields: list[str]) -> dict[str, Any]:
         else:
             clean.pop(key, None)
     return clean
+
+
+def _obj(v: Any) -> dict[str, Any]:
+    """``v`` when it is a JSON object, else an empty one."""
+    return v if isinstance(v, dict) else {}
 
 
 def _text(v: Any) -> str | None:
@@ -362,8 +356,9 @@ def child_session(state: dict[str, Any]) -> str | None:
     meta = state.get("metadata")
     if isinstance(meta, dict):
         for key in ("sessionId", "sessionID"):
-            if isinstance(meta.get(key), str):
-                return meta[key]
+            value = meta.get(key)
+            if isinstance(value, str):
+                return value
     out = state.get("output")
     if isinstance(out, str):
         m = _CHILD_RE.search(out[:400])
@@ -505,11 +500,11 @@ class Deriver:
 
     def _message_row(self, msg: RawMessage, ordinal: int, dg: int) -> None:
         info = msg.info
-        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        t = _obj(info.get("time"))
         err = info.get("error")
         err_name = _text(err.get("name")) if isinstance(err, dict) else _text(err)
-        tokens = info.get("tokens") if isinstance(info.get("tokens"), dict) else {}
-        cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+        tokens = _obj(info.get("tokens"))
+        cache = _obj(tokens.get("cache"))
         model = info.get("modelID")
         if model is None and isinstance(info.get("model"), dict):
             model = info["model"].get("modelID") or info["model"].get("id")
@@ -697,7 +692,7 @@ class Deriver:
             what = "without state" if not isinstance(state, dict) else "without a tool name"
             self._raw(msg, ordinal, seq, pid, part, f"tool part {what}")
             return
-        inp = state.get("input") if isinstance(state.get("input"), dict) else {}
+        inp = _obj(state.get("input"))
         title = _text(state.get("title"))
         cmd = command_text(tool, inp, title)
         host = user = port = remote = hops = None
@@ -722,7 +717,7 @@ class Deriver:
         status = tool_status(state)
         output = _text(state.get("output"))
         error = _text(state.get("error"))
-        meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        meta = _obj(state.get("metadata"))
         exit_code = _num(meta.get("exit"))
         if exit_code is not None and not -(1 << 31) <= exit_code < (1 << 31):
             exit_code = None  # an INTEGER column; the raw JSON keeps the value
@@ -734,7 +729,7 @@ class Deriver:
                 for s in error_signatures(text):
                     if s not in sigs:
                         sigs.append(s)
-        t = state.get("time") if isinstance(state.get("time"), dict) else {}
+        t = _obj(state.get("time"))
         meas = call_measurements(tool, category, inp, output, t)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
@@ -756,7 +751,7 @@ def _context_size(info: dict[str, Any]) -> dict[str, Any]:
     tokens); kept in the event's data, which the ``events`` view reads them from."""
     tokens = info.get("tokens")
     n = _num(tokens.get("input")) if isinstance(tokens, dict) else None
-    if not n:
+    if not n or not isinstance(tokens, dict):
         return {}
     cache = tokens.get("cache")
     if isinstance(cache, dict):
@@ -807,8 +802,8 @@ def to_events(session_id: str, batch: Batch) -> list[Event]:
             inp = orjson.loads(r["input"]) if r["input"] else {}
             todos = [t for t in inp.get("todos", []) if isinstance(t, dict)]
             out.append(((*key, 2), Event(kind=EventKind.TODO, todos=[
-                {"content": str(t.get("content", "")), "status": str(t.get("status", "")),
-                 "priority": t.get("priority")} for t in todos], **base)))
+                TodoItem(content=str(t.get("content", "")), status=str(t.get("status", "")),
+                         priority=t.get("priority")) for t in todos], **base)))
         elif r["tool"] == "task":
             out.append(((*key, 2), Event(kind=EventKind.SUBAGENT, text=r["title"],
                                          child_session_id=r["child_session_id"], **base)))

@@ -350,7 +350,7 @@ def _tidy_label(s: str, tail: bool = True, fallback: bool = True) -> str:
     # comparison ("54 tok/s vs 82 tok/s": the words before "vs" belong to the first number)
     if cuts and fallback and cuts[-1].group(1) is None:
         parts.insert(0, s[cuts[-2].end() if len(cuts) > 1 else 0:cuts[-1].start()])
-    words: list[str] = []
+    words = []
     for part in reversed(parts):
         words = _trim(part.split()[-(_MAX_LABEL_WORDS + 2):])
         if words:
@@ -539,6 +539,7 @@ def _lists(text: str, found: list[tuple[int, float, str, str]],
     """Values a tool prints as a list against a list of names: vegeta's bracketed keys,
     ping's ``min/avg/max``, criterion's interval, hey's latency distribution, sysbench's
     rates and a Prometheus scrape."""
+    head: str | re.Match[str] | None  # a label in one list, the match of one in another
     if "[" in text and "]" in text:
         for m in _BRACKET_LIST_RE.finditer(text):
             keys = [k.strip() for k in m.group(2).split(",")]

@@ -537,17 +537,20 @@ _INLINE_CODE_RE = re.compile(r"`[^`\n]{0,300}`")
 _QUESTION_RE = re.compile(r"\?(?:\s|$|\*)")
 
 
+_Trie = dict[str, "_Trie"]
+
+
 def _trie_regex(words: list[str]) -> str:
     """An alternation of ``words`` factored by common prefixes (so ``re`` tests one branch per
     character instead of one per word), longest match first."""
-    trie: dict[str, dict] = {}
+    trie: _Trie = {}
     for w in words:
         node = trie
         for ch in w:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def build(node: dict[str, dict]) -> str:
+    def build(node: _Trie) -> str:
         alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
         if not alts:
             return ""

@@ -37,6 +37,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
+    from detect_secrets.plugins.base import RegexBasedDetector
 
 RULESET = "detect-secrets-1.5+logkb-1"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
@@ -147,7 +151,8 @@ def _detect_secrets_rules() -> list[_Rule]:
 
     # (detector, kind, needles per pattern (None: skip the pattern), lowercase needles,
     #  which group is the secret)
-    table = [
+    table: list[tuple[type[RegexBasedDetector], str, list[tuple[str, ...]], tuple[bool, ...],
+                      tuple[int, ...]]] = [
         (aws.AWSKeyDetector, "aws-key", [("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",)],
          (False, True), (0, 1)),
         (azure_storage_key.AzureStorageKeyDetector, "azure-key", [("AccountKey=",)],
@@ -182,7 +187,8 @@ def _detect_secrets_rules() -> list[_Rule]:
     ]
     rules = []
     for det, kind, needles, lowers, groups in table:
-        pats = list(det.denylist)
+        # detect-secrets types denylist as a property; its detectors set a class attribute
+        pats: list[re.Pattern[str]] = list(det.denylist)  # type: ignore[call-overload]
         if len(pats) != len(needles):  # a newer detect-secrets changed a detector
             needles = [needles[0]] * len(pats)
             lowers = (lowers[0],) * len(pats)

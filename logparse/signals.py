@@ -15,6 +15,7 @@ It never raises: any internal failure yields ``[]``.
 from __future__ import annotations
 
 import re
+from types import ModuleType
 
 # measurements moved to logparse.measure; re-exported for code that imports them from here
 from logparse.kinds import TIMED_OUT_ON_PROMPT
@@ -152,6 +153,7 @@ _GATES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("FAILED ", ("FAILED ",)),
 )
 
+_ahocorasick: ModuleType | None
 try:  # one pass over the text for every gate token (Aho-Corasick, in Rust)
     import ahocorasick_rs as _ahocorasick
 except ImportError:  # pragma: no cover - the ``in`` checks give the same answer, slower
@@ -380,6 +382,7 @@ _NOT_DEFINED_RE = re.compile(
 def quoted_error(text: str) -> str | None:
     """The signature of an error someone quotes inside prose: a user pasting what the page
     or the terminal printed ("when I click I got: TypeError: x is null"), else None."""
+    m: re.Match[str] | None
     try:
         for m in _QUOTED_AT_RE.finditer(text[:20_000]):
             line_end = text.find("\n", m.start())

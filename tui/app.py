@@ -135,10 +135,11 @@ class LogkbApp(App[None]):
             if isinstance(screen, SessionsScreen):
                 break
             if isinstance(screen, TimelineScreen) and screen.session_id == message.session_id:
+                jump = screen.jump  # (mypy narrows `screen` to Screen by the `is not`)
                 while self.screen is not screen:
                     self.pop_screen()
                 if message.ordinal is not None:
-                    screen.jump(message.ordinal)
+                    jump(message.ordinal)
                 return
             if isinstance(screen, TimelineScreen):
                 break

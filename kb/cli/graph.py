@@ -3,10 +3,10 @@ handoff, mark, unmark.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 
 DEAD_STATUSES = ("dead_end", "blocked", "superseded")
 UNTESTED_STATUSES = ("open", "answered")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def all_option(fn):  # type: ignore[no-untyped-def]
+def all_option(fn: _F) -> _F:
     return click.option("--all", "all_scopes", is_flag=True,
                         help="Every session in the knowledge base, not one.")(fn)
 
@@ -256,8 +257,8 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         emit_json(story)
     else:
         with paged():
-            for line in wrap_lines(report.story_text(story), out.width):
-                say(line)
+            for text in wrap_lines(report.story_text(story), out.width):
+                say(text)
 
 
 @click.command()

@@ -216,8 +216,8 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         if msg["inferred"]:
             say("(a user message whose place was inferred; the run stream does not "
                 "record prompts)", style="dim")
-        for e in msg["events"]:
-            out.print(event_block(e, full=full), soft_wrap=False)
+        for ev in msg["events"]:
+            out.print(event_block(ev, full=full), soft_wrap=False)
             out.print()
 
 

@@ -544,7 +544,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     and any((sid, o) in silent or (sid, o) in acted for o in between):
                 # the same request again: the replies in between did not do it (a reply
                 # the user aborted to re-send at once is no failed reply)
-                ev = [(o, "tested", None) for o in between if (sid, o) not in failed]
+                ev: list[tuple[int, str, str | None]] = [
+                    (o, "tested", None) for o in between if (sid, o) not in failed]
                 ev.append((report.ordinal, "ended", short(report.text, 200)))
                 if current is not None and current.how == "asked-again" \
                         and current.ended == prev.ordinal:
@@ -569,6 +570,7 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     or not w.change or nxt.target != w.target or nxt.ordinal - w.ordinal > 1]
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
+            assert report.signal is not None  # it refutes: the report has a signal
             cause = report.error or _complaint(report.text, report.signal)
             if lost:
                 cause = f"a context compaction during the turn ({cause})"
@@ -1022,7 +1024,7 @@ def guess_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-def _dedupe(ev: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
+def _dedupe(ev: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
         if e[0] not in seen or (seen[e[0]][2] is None and e[2] is not None):

@@ -467,7 +467,7 @@ class Extractor:
         self._found: list[Found] | None = None  # the episodes of the rows fed so far
         # within a message: the todo list first (it names what the prose talks about),
         # then the prose, then the calls it announced
-        stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow]] = []
+        stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow | MessageRow]] = []
         for c in calls:
             rank = 0 if c.todos is not None else 2
             stream.append(((c.session_id != self.scope, c.session_id, c.ordinal, rank, c.seq),
@@ -896,6 +896,7 @@ class Extractor:
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
                                    self.lookups)
+        assert self._found is not None
         return self._found
 
     def explanation_spans(self) -> list[tuple[str, int, int]]:
@@ -1383,8 +1384,9 @@ def _explain(a: Approach, explanations: dict[tuple[str, int], list[str]]) -> lis
     assert a.ended is not None
     out: list[str] = []
     # the message that ended it first, then the one before it, then the rest
-    order = sorted(range(a.ended - Extractor.EXPLAIN, a.ended + Extractor.EXPLAIN + 1),
-                   key=lambda o: (o != a.ended, o != a.ended - 1, abs(o - a.ended)))
+    ended = a.ended
+    order = sorted(range(ended - Extractor.EXPLAIN, ended + Extractor.EXPLAIN + 1),
+                   key=lambda o: (o != ended, o != ended - 1, abs(o - ended)))
     for o in order:
         for text in explanations.get((a.session_id, o), []):
             for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
@@ -1446,7 +1448,7 @@ def _cap(s: str) -> str:
 
 
 def extract(scope: str, sessions: list[str], calls: list[CallRow], prose: list[ProseRow],
-            annotations: list[Annotation] = (), verdicts: list[Verdict] = (),
+            annotations: Iterable[Annotation] = (), verdicts: Iterable[Verdict] = (),
             messages: Iterable[MessageRow] = ()) -> Extraction:
     """The story of one scope (a top-level session and its subagents)."""
     ex = Extractor(scope)

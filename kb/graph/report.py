@@ -518,8 +518,8 @@ def _dot(g: nx.MultiDiGraph) -> str:
             'fontcolor="#b03a2e"];']
     legend += ["legend_q", "legend_p", "legend_r", "legend_c"]
     out.append(f"    {{rank=same; {'; '.join(legend)};}}")
-    for a, b in zip(legend, legend[1:]):
-        out.append(f"    {a} -> {b} [style=invis];")
+    for first, second in zip(legend, legend[1:]):
+        out.append(f"    {first} -> {second} [style=invis];")
     out.append("  }")
     if order:
         out.append(f"  {rows[order[-1]][0]} -> legend_{next(iter(_STATUS_COLORS))} "

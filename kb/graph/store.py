@@ -7,11 +7,10 @@ calls with their outcome) and rewrites its rows in ``graph_nodes`` /
 alone.  Queries read the persisted tables and never rebuild.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: the module defines a function named annotations
 import io
 import pickle
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -61,6 +60,15 @@ def scope_of(store: KbStore, session_id: str) -> str:
             return sid
         sid = row[0]
     return sid
+
+
+def forget_sessions(store: KbStore, session_ids: Sequence[str]) -> None:
+    """Forget the graph of these sessions' scopes, so that the next rebuild derives it
+    again (subscribed to the store's ``secrets_forgotten``: a graph derived from text
+    before its secrets were found holds them unredacted)."""
+    for scope in dict.fromkeys(scope_of(store, sid) for sid in session_ids):
+        for table in ("graph_builds", "graph_state"):
+            store.conn.execute(f"DELETE FROM {table} WHERE scope = ?", [scope])
 
 
 def scopes(store: KbStore) -> list[str]:
@@ -466,7 +474,7 @@ def _scope_filter(store: KbStore, session_id: str | None, all_scopes: bool) -> l
     return [scope_of(store, store.resolve_session(session_id))]
 
 
-def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: Sequence[Any] = ()
            ) -> list[dict[str, Any]]:
     ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
     rows = store.conn.execute(
@@ -482,7 +490,7 @@ def _nodes(store: KbStore, scopes_: list[str], where: str = "", params: list[Any
     return out
 
 
-def _edges(store: KbStore, scopes_: list[str], where: str = "", params: list[Any] = ()
+def _edges(store: KbStore, scopes_: list[str], where: str = "", params: Sequence[Any] = ()
            ) -> list[dict[str, Any]]:
     ids = pa.table({"scope": pa.array(scopes_, type=pa.string())})  # noqa: F841
     rows = store.conn.execute(
@@ -625,7 +633,8 @@ def annotate(store: KbStore, session_id: str, ordinal: int | None, kind: str,
 
 def unannotate(store: KbStore, session_id: str, ordinal: int | None = None,
                ann_id: int | None = None, kind: str | None = None) -> int:
-    where, params = ["session_id = ?"], [session_id]
+    where = ["session_id = ?"]
+    params: list[Any] = [session_id]
     if ann_id is not None:
         where.append("id = ?")
         params.append(ann_id)

@@ -41,8 +41,8 @@ def build_server(db: str | Path) -> Any:
 
     answers = Answers(db)
     server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"))
-    ro = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
-                         openWorldHint=False)
+    ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                         open_world_hint=False)
 
     def guarded(fn: Any, **kwargs: Any) -> str:
         try:

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from logparse.models import Measurement
-from logparse.shell import ShellInfo
+from kb import records
+from logparse import models
+from logparse.shell import ShellInfo, SimpleCommand
 from logparse.signals import error_signatures
+
+# the measurements of the store's recorded event or of the parser (a fresh output)
+Measurement = models.Measurement | records.Measurement
 
 VERDICTS = ("same", "changed", "now-fails", "now-passes", "now-answers", "skipped")
 
@@ -162,7 +166,7 @@ class MeasurementPair:
     def ratio(self) -> float | None:
         if self.old in (None, 0) or self.new is None:
             return None
-        return self.new / self.old  # type: ignore[operator]
+        return self.new / self.old
 
     def as_json(self) -> dict[str, object]:
         r = self.ratio
@@ -284,7 +288,8 @@ def judge(*, category: str, info: ShellInfo | None, command: str,
              "re-read it before relying on the recorded conclusion.")
 
 
-def _launch_verdict(j, what: str, old_fail: str | None, new_fail: str | None,  # type: ignore[no-untyped-def]
+def _launch_verdict(j: Callable[..., Judgement], what: str, old_fail: str | None,
+                    new_fail: str | None,
                     state: str) -> Judgement:
     how = {"port": "its port answered", "log": "it logged that it is ready",
            "slept": "it was still running after the recorded wait",
@@ -372,7 +377,7 @@ def describe(category: str, info: ShellInfo | None, command: str) -> str:
     return f"{noun} {short}"
 
 
-def _main_command(category: str, cmds: list) -> object | None:  # type: ignore[type-arg]
+def _main_command(category: str, cmds: list[SimpleCommand]) -> SimpleCommand | None:
     skip = {"ssh", "echo", "cd", "sleep", "head", "tail", "true", "printf", "wc", "sort"}
     for c in cmds:
         if c.program and c.program not in skip:
@@ -380,7 +385,7 @@ def _main_command(category: str, cmds: list) -> object | None:  # type: ignore[t
     return cmds[0] if cmds else None
 
 
-def _short(cmd) -> str:  # type: ignore[no-untyped-def]
+def _short(cmd: SimpleCommand) -> str:
     words = list(cmd.effective_argv)
     text = " ".join(words)
     if len(text) > 70:

@@ -31,12 +31,21 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
+from kb import records
 from kb.replay.hostmap import LOCAL, HostMap, Target, is_loopback
 from kb.replay.sandbox import Policy, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
-from logparse.models import Event, Measurement
+from logparse import models
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
+
+if TYPE_CHECKING:
+    from kb.redact import Redactor
+
+# a plan reads the store's events (kb.records) or the parser's models (tests, benchmarks)
+Event: TypeAlias = models.Event | records.Event
+Measurement: TypeAlias = models.Measurement | records.Measurement
 
 ALLOWABLE = ("launch", "mutating", "unknown", "host-network")
 """Safety classes ``--allow`` opens, and ``host-network``: launched and unknown steps
@@ -201,6 +210,8 @@ class Plan:
     """ssh targets this machine connects to (label → target): one master each."""
     run_id: str = ""
     only: tuple[str, ...] = ()
+    redactor: Redactor | None = None
+    """What the plan shows and stores is redacted with (set by ``hide_secrets``)."""
 
     @property
     def unmapped(self) -> list[str]:
@@ -457,7 +468,7 @@ def _route(step: Step, info: ShellInfo, plan: Plan, known: set[str]) -> None:
         step.cwd = wd if wd and os.path.isdir(wd) else None  # else the run's scratch dir
         step.notes.append("the local part (" + " | ".join(
             shlex.join(c.argv) for c in local_extra)[:80] + ") runs here, in "
-            + (wd if step.cwd else "a scratch directory"))
+            + (step.cwd or "a scratch directory"))
         _check_reach(step, check, plan, known)
         if _launch_spec(step, info, new_code) is not None:
             raise _Refuse("a launch with a local pipeline is not supported")

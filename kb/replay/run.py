@@ -211,9 +211,9 @@ OutputSink = Callable[[Step, str], None]
 Saver = Callable[["RunRecord", Sequence["StepResult"]], None]
 
 
-def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
+def execute(plan: Plan, *, on_start: Callable[[Step], object] | None = None,
             on_output: OutputSink | None = None,
-            on_done: Callable[[StepResult], None] | None = None,
+            on_done: Callable[[StepResult], object] | None = None,
             on_note: Callable[[str], None] | None = None, yes: bool = False,
             save: Saver | None = None) -> RunRecord:
     """Run the plan's ``run`` steps in order, judge each, stop launches, close connections.
@@ -274,7 +274,7 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
                 if on_start:
                     on_start(step)
                 stream = _redactor(plan).stream()
-                sink = (lambda text, s=step, r=stream: on_output(s, r.feed(text))  # type: ignore[misc]
+                sink = (lambda text, s=step, r=stream: on_output(s, r.feed(text))
                         ) if on_output else None
                 try:
                     res = _run_step(plan, step, executor, launches, sink)
@@ -310,7 +310,7 @@ def execute(plan: Plan, *, on_start: Callable[[Step], None] | None = None,
 
 
 def _redactor(plan: Plan) -> Redactor:
-    return getattr(plan, "redactor", None) or Redactor()
+    return plan.redactor or Redactor()
 
 
 def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
@@ -337,7 +337,7 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
                                f"({step.sandbox.describe()})" if has else
                                f"on {step.target}: classification only (no working bwrap "
                                "there)")
-    out = dataclasses.replace(out, output=_redactor(plan).fresh(out.output))
+    out = dataclasses.replace(out, output=_redactor(plan).fresh(out.output) or "")
     rec = step.recorded
     hosts = set(step.recorded_hosts) | plan.allowed_hosts
     jd = judge(category=step.category, info=step.info, command=step.recorded_command,

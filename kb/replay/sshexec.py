@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from kb.replay.hostmap import Target, is_loopback
 from kb.replay.sandbox import Policy, local_argv, remote_probe, remote_wrapper
@@ -346,7 +347,7 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _feed(pipe, text: str) -> None:  # type: ignore[no-untyped-def]
+def _feed(pipe: IO[bytes], text: str) -> None:
     try:
         pipe.write(text.encode())
         pipe.close()

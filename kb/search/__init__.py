@@ -88,7 +88,8 @@ def _store(db_path: Path, reveal: bool = False) -> KbStore:
 
 
 def after_ingest(store: KbStore, session_id: str) -> None:
-    """Index what an ingest just wrote of ``session_id`` (called by :mod:`kb.ingest`).
+    """Index what an ingest just wrote of ``session_id`` (subscribed by :mod:`kb.ingest`
+    to the store's ``session_replaced``, :mod:`kb.hooks`).
 
     Never fails the ingest: a problem is reported on stderr and the index is
     marked stale, so the next search or ``logkb rebuild --index`` repairs it."""

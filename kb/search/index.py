@@ -244,11 +244,12 @@ class SearchIndex:
             if node.prefix:
                 if len(ws) == 1:
                     return tv.Query.regex_query(s, "body", _re_escape(ws[0]) + ".*")
-                return tv.Query.regex_phrase_query(
-                    s, "body", [_re_escape(w) for w in ws[:-1]] + [_re_escape(ws[-1]) + ".*"])
+                pattern: list[str | tuple[int, str]] = [_re_escape(w) for w in ws[:-1]]
+                return tv.Query.regex_phrase_query(s, "body", pattern + [_re_escape(ws[-1]) + ".*"])
             if len(ws) == 1:
                 return tv.Query.term_query(s, "body", ws[0])
-            return tv.Query.phrase_query(s, "body", ws)
+            words: list[str | tuple[int, str]] = [*ws]
+            return tv.Query.phrase_query(s, "body", words)
         if isinstance(node, q.Match):
             if node.field == "session":
                 alts = [tv.Query.regex_query(s, "session", _re_escape(v) + ".*")

@@ -63,7 +63,8 @@ def units(store: KbStore, session_id: str | None = None, after: int | None = Non
 def _restrict(session_id: str | None, after: int | None) -> tuple[str, list[Any]]:
     """The ``{where}`` of :data:`UNITS_SQL` for a session and past an ordinal, and its
     parameters (for one of the five tables)."""
-    conds, params = [], []
+    conds: list[str] = []
+    params: list[Any] = []
     if session_id is not None:
         conds.append("session_id = ?")
         params.append(session_id)

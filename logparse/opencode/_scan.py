@@ -24,7 +24,7 @@ resume; neither tells where the damage ends.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -246,7 +246,7 @@ class ExportScanner:
                 yield Event("key", self.off + i, key=str(key), value=value)
             i = end
 
-    def _messages(self) -> Iterator[Event]:
+    def _messages(self) -> Generator[Event, None, bool]:
         """Elements of the messages array from ``self.pos``; returns True after its ``]``
         (``self.pos`` then after it), False when the rest of the file is consumed."""
         while True:
@@ -328,7 +328,7 @@ class ExportScanner:
                 return None
 
     def _resync(self, i: int, reason: str, inside: bool = False,
-                at: int | None = None) -> Iterator[Event]:
+                at: int | None = None) -> Generator[Event, None, bool]:
         """Report damage at ``i`` and move to the next message start after it; True when
         one was found (``self.pos`` there; messages follow), False at the end of file."""
         start_off = self.off + i

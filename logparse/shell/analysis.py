@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import functools
 
+from tree_sitter import Node
+
 from logparse.shell.argv import _basename
 from logparse.shell.category import _category
 from logparse.shell.model import Redirect, ShellInfo, SimpleCommand, SshCall
 from logparse.shell.ssh import _parse_ssh_argv
 from logparse.shell.walk import _MAX_HOPS, _Analysis, _Walker
-from logparse.shell.words import _REDIRECTS, _Ctx, _join_words, _parse_tree, _Src
+from logparse.shell.words import _REDIRECTS, _Ctx, _join_words, _parse_tree, _Pieces, _Src
 from logparse.shell.wrappers import _strip_wrappers
 
 # ---------------------------------------------------------------------------
@@ -26,7 +28,7 @@ from logparse.shell.wrappers import _strip_wrappers
 # ---------------------------------------------------------------------------
 
 
-def _single_statement(root):
+def _single_statement(root: Node) -> Node | None:
     """The only statement of a parse tree, or None (several, backgrounded, none)."""
     stmt = None
     for ch in root.children:
@@ -43,7 +45,9 @@ def _single_statement(root):
     return stmt
 
 
-def _find_wrapper(root, ctx: _Ctx, an: _Analysis):
+def _find_wrapper(
+    root: Node, ctx: _Ctx, an: _Analysis
+) -> tuple[SshCall, Node, Node, str, _Pieces] | None:
     """If the tree is one ssh wrapper, return ``(call, stmt, cmd_node, code, pieces)``."""
     text = ctx.text
     if "ssh" not in text and "\\" not in text and "'" not in text and '"' not in text:
@@ -52,7 +56,7 @@ def _find_wrapper(root, ctx: _Ctx, an: _Analysis):
     if stmt is None:
         return None
     node = stmt
-    outer_reds = []
+    outer_reds: list[Node] = []
     for _ in range(8):
         if node.type == "pipeline":
             named = [ch for ch in node.children if ch.is_named]

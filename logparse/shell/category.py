@@ -111,6 +111,7 @@ def _docker_run_inner(args: tuple[str, ...]) -> tuple[str, ...]:
 
 def _base_category(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> str | None:
     """Category of one effective command, ``None`` when it is neutral glue."""
+    sub: str | None  # the subcommand, read by each branch its own way
     args = eff[1:]
     if _server_reason(prog, eff):
         return "launch"

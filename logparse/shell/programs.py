@@ -158,7 +158,9 @@ def _python_invocation(argv: tuple[str, ...]) -> tuple[str, str | None, int]:
     return ("stdin", None, n)
 
 
-def _first_operand(argv: tuple[str, ...], i: int = 1, with_arg: frozenset[str] = frozenset()):
+def _first_operand(
+    argv: tuple[str, ...], i: int = 1, with_arg: frozenset[str] = frozenset()
+) -> tuple[str | None, int]:
     """The first argument after ``i`` that does not start with ``-`` (and its index)."""
     n = len(argv)
     while i < n:
@@ -268,7 +270,7 @@ def _is_benchmark(prog: str, eff: tuple[str, ...]) -> bool:
         return True
     if _is_python(prog):
         mode, value, _ = _python_invocation(eff)
-        return mode in ("m", "script") and bool(value) and _bench_hit(value)
+        return mode in ("m", "script") and value is not None and _bench_hit(value)
     if prog in _SHELLS:
         mode, k = _shell_invocation(eff)
         return mode == "script" and k is not None and _bench_hit(eff[k])

@@ -53,7 +53,7 @@ _PY_DANGEROUS_ATTRS = _names(
 _PY_CONSTANTS = _names("True False None Ellipsis NotImplemented __name__")
 
 
-def _py_root(node) -> str | None:
+def _py_root(node: ast.expr) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
@@ -121,7 +121,7 @@ class _PyCheck:
         return (ok and all(self.expr_ok(a) for a in node.args)
                 and all(k.arg is not None and self.expr_ok(k.value) for k in node.keywords))
 
-    def expr_ok(self, node) -> bool:  # noqa: C901 - one branch per node type
+    def expr_ok(self, node: ast.expr | None) -> bool:  # noqa: C901 - one branch per node type
         if node is None:
             return True
         if isinstance(node, ast.Constant):
@@ -175,14 +175,14 @@ class _PyCheck:
             return all(self.expr_ok(e) for e in elts)
         return False
 
-    def target_ok(self, node) -> bool:
+    def target_ok(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
             return self.bind(node.id, "value")
         if isinstance(node, (ast.Tuple, ast.List)):
             return all(self.target_ok(e) for e in node.elts)
         return False
 
-    def stmt_ok(self, node) -> bool:
+    def stmt_ok(self, node: ast.stmt) -> bool:
         if isinstance(node, ast.Pass):
             return True
         if isinstance(node, ast.Import):

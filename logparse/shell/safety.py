@@ -73,6 +73,10 @@ from logparse.shell.wrappers import _strip_wrappers
 
 def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list[tuple[int, str]]:
     """Severity and reasons for one effective command (redirections excluded)."""
+    # locals that several branches bind to values of different types
+    rest: list[str] | tuple[str, ...]
+    mode: str | None
+    known: tuple[str, int] | tuple[int, str] | None
     args = eff[1:]
     out: list[tuple[int, str]] = []
     name = eff[0]
@@ -148,7 +152,7 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
                 break
         if mode == "c":
             return [(_RO, f"{prog} -c runs the analysed code")] if k is not None else []
-        if mode == "script":
+        if mode == "script" and k is not None:
             return [(_UNK, f"{prog} runs script {eff[k]}")]
         red = _stdin_redirect(cmd.redirects)
         if red is not None and red.expands and ("$" in (red.heredoc or "") or
@@ -721,6 +725,7 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
         return found
     prog = _basename(eff[0])
     entry = PROGRAMS.get(prog)
+    m: re.Match[str] | None
     if prog == "ssh" or (entry is not None and entry.safety == "ro"):
         return found  # ssh goes through the host map; text tools only print their words
     for w in eff[1:]:

@@ -49,6 +49,14 @@ class _SshArgs:
         "cmd_idx",
         "oconfig",
     )
+    host: str
+    user: str | None
+    port: int | None
+    identity: str | None
+    options: tuple[str, ...]
+    host_idx: int
+    cmd_idx: int
+    oconfig: dict[str, str]
 
 
 def _parse_ssh_argv(argv: tuple[str, ...] | list[str]) -> _SshArgs | None:

@@ -356,7 +356,7 @@ def _package_safety(prog: str, eff: tuple[str, ...]) -> tuple[int, str]:
             return (_RO, "rpm -q only reads")
         return (_MUT, "rpm changes installed packages")
     if prog == "uv":
-        sub = args[0] if args else ""
+        sub: str | None = args[0] if args else ""
         if sub in ("--version", "version", "tree", "help") or (
             sub == "python" and args[1:2] == ("list",)
         ):

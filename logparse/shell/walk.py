@@ -13,6 +13,8 @@ nothing about categories or safety.
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from logparse.shell.argv import _basename, _is_assignment, _skip_options
 from logparse.shell.model import Redirect, SimpleCommand, SshCall
 from logparse.shell.programs import (
@@ -76,7 +78,7 @@ class _Analysis:
 class _Walker:
     """Collects simple commands and ssh calls from a tree."""
 
-    def __init__(self, an: _Analysis, skip: tuple | None = None) -> None:
+    def __init__(self, an: _Analysis, skip: tuple[_Ctx, int, int] | None = None) -> None:
         self.an = an
         self.commands: list[SimpleCommand] = []
         self.nested: list[SshCall] = []
@@ -85,7 +87,9 @@ class _Walker:
 
     # -- generic traversal -------------------------------------------------
 
-    def walk(self, node, ctx, bg=False, subst=False, pipe=False, oredir=(), via="", depth=0):
+    def walk(self, node: Node, ctx: _Ctx, bg: bool = False, subst: bool = False,
+             pipe: bool = False, oredir: tuple[Redirect, ...] = (), via: str = "",
+             depth: int = 0) -> None:
         if depth > _MAX_DEPTH:
             self.an.note("the command is nested too deeply to analyse completely")
             return
@@ -119,7 +123,7 @@ class _Walker:
         else:
             self._children(node, ctx, bg, subst, pipe, oredir, via, depth)
 
-    def _risky(self, node, ctx) -> None:
+    def _risky(self, node: Node, ctx: _Ctx) -> None:
         """Note expansions that evaluate a value as code (``${x@P}``, ``${!x}``,
         arithmetic on variables, computed array subscripts, ``[[ x -eq y ]]``)."""
         t = node.type
@@ -152,7 +156,7 @@ class _Walker:
         elif t == "test_command" and kids and kids[0].type == "[[":
             self._arith_test(node, ctx)
 
-    def _has_names(self, node, depth: int = 0) -> bool:
+    def _has_names(self, node: Node, depth: int = 0) -> bool:
         if depth > 60:
             return True
         for ch in node.children:
@@ -163,7 +167,7 @@ class _Walker:
                 return True
         return False
 
-    def _arith_test(self, node, ctx, depth: int = 0) -> None:
+    def _arith_test(self, node: Node, ctx: _Ctx, depth: int = 0) -> None:
         if depth > 60:
             return
         for ch in node.children:
@@ -178,7 +182,8 @@ class _Walker:
             if ch.children:
                 self._arith_test(ch, ctx, depth + 1)
 
-    def _children(self, node, ctx, bg, subst, pipe, oredir, via, depth):
+    def _children(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                  oredir: tuple[Redirect, ...], via: str, depth: int) -> None:
         children = node.children
         last = len(children) - 1
         for i, ch in enumerate(children):
@@ -187,7 +192,7 @@ class _Walker:
             cbg = bg or (i < last and children[i + 1].type == "&")
             self.walk(ch, ctx, cbg, subst, pipe, oredir, via, depth + 1)
 
-    def _scan(self, node, ctx, bg, subst, via, depth):
+    def _scan(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, via: str, depth: int) -> None:
         """Walk a non-statement node (argument, redirect) for substitutions."""
         if depth > _MAX_DEPTH:
             self.an.note("the command is nested too deeply to analyse completely")
@@ -217,7 +222,8 @@ class _Walker:
                 if ch.is_named:
                     self._scan(ch, ctx, bg, subst, via, depth + 1)
 
-    def _pipeline(self, node, ctx, bg, subst, pipe, oredir, via, depth):
+    def _pipeline(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                  oredir: tuple[Redirect, ...], via: str, depth: int) -> None:
         seen_bar = False
         for ch in node.children:
             if not ch.is_named:
@@ -226,7 +232,8 @@ class _Walker:
                 continue
             self.walk(ch, ctx, bg, subst, pipe or seen_bar, oredir, via, depth + 1)
 
-    def _redirected(self, node, ctx, bg, subst, pipe, oredir, via, depth):
+    def _redirected(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                    oredir: tuple[Redirect, ...], via: str, depth: int) -> None:
         body = node.child_by_field_name("body")
         reds: list[Redirect] = []
         red_nodes = []
@@ -260,7 +267,9 @@ class _Walker:
             elif ch.is_named and body is None:
                 self.walk(ch, ctx, bg, subst, pipe, oredir, via, depth + 1)
 
-    def _walk_last(self, node, ctx, bg, subst, pipe, oredir, reds, via, depth):
+    def _walk_last(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                   oredir: tuple[Redirect, ...], reds: tuple[Redirect, ...], via: str,
+                   depth: int) -> None:
         """Walk ``node`` giving ``reds`` to its last command only.
 
         tree-sitter-bash attaches the redirections of ``a && b > f`` and
@@ -290,7 +299,7 @@ class _Walker:
             else:
                 self.walk(ch, ctx, bg, subst, p, oredir, via, depth + 1)
 
-    def _gap_words(self, ctx, a: int, b: int) -> list[_Word]:
+    def _gap_words(self, ctx: _Ctx, a: int, b: int) -> list[_Word]:
         text = ctx.text
         words: list[_Word] = []
         i = a
@@ -312,7 +321,7 @@ class _Walker:
 
     # -- redirections ------------------------------------------------------
 
-    def _redirect(self, node, ctx) -> list[Redirect]:
+    def _redirect(self, node: Node, ctx: _Ctx) -> list[Redirect]:
         t = node.type
         if t == "file_redirect":
             op = ""
@@ -371,9 +380,9 @@ class _Walker:
 
     # -- commands ----------------------------------------------------------
 
-    def _words(self, node, ctx) -> tuple[list[_Word], list]:
+    def _words(self, node: Node, ctx: _Ctx) -> tuple[list[_Word], list[Node]]:
         words: list[_Word] = []
-        reds = []
+        reds: list[Node] = []
         src = ctx.src
         data = src.data
         prev = -1
@@ -403,7 +412,9 @@ class _Walker:
                     words.append(word)
         return words, reds
 
-    def _command(self, node, ctx, bg, subst, pipe, oredir, via, depth, extra_words=()):
+    def _command(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                 oredir: tuple[Redirect, ...], via: str, depth: int,
+                 extra_words: list[_Word] | tuple[()] = ()) -> None:
         words, red_nodes = self._words(node, ctx)
         if extra_words:
             words.extend(extra_words)
@@ -428,7 +439,8 @@ class _Walker:
             if ch.is_named and ch.type != "comment":
                 self._scan(ch, ctx, bg, subst, via, depth + 1)
 
-    def _pseudo_command(self, node, ctx, bg, subst, pipe, oredir, via, depth):
+    def _pseudo_command(self, node: Node, ctx: _Ctx, bg: bool, subst: bool, pipe: bool,
+                        oredir: tuple[Redirect, ...], via: str, depth: int) -> None:
         """declaration/unset/test commands and bare assignments as simple commands."""
         t = node.type
         words: list[_Word] = []
@@ -455,7 +467,7 @@ class _Walker:
         self.commands.append(SimpleCommand(tuple(argv), tuple(oredir), bg, subst, s, e, pipe, via))
         self._scan(node, ctx, bg, subst, via, depth + 1)
 
-    def _test_words(self, node, ctx) -> list[str]:
+    def _test_words(self, node: Node, ctx: _Ctx) -> list[str]:
         t = node.type
         if t in (
             "word",
@@ -478,7 +490,8 @@ class _Walker:
 
     # -- following commands into code strings and targets -----------------
 
-    def _follow(self, cmd: SimpleCommand, words: list[_Word], ctx, bg, subst, pipe, via, depth):
+    def _follow(self, cmd: SimpleCommand, words: list[_Word], ctx: _Ctx, bg: bool, subst: bool,
+                pipe: bool, via: str, depth: int) -> None:
         argv = cmd.argv
         if not argv:
             return
@@ -538,7 +551,8 @@ class _Walker:
         elif prog == "ssh":
             self._ssh(cmd, eff, ew, ctx, bg, subst, depth)
 
-    def _synthetic(self, words: list[_Word], ctx, bg, subst, via, depth):
+    def _synthetic(self, words: list[_Word], ctx: _Ctx, bg: bool, subst: bool, via: str,
+                   depth: int) -> None:
         if not words or depth > _MAX_DEPTH:
             return
         s = ctx.span(words[0].start, words[0].end)[0]
@@ -548,7 +562,8 @@ class _Walker:
         self.commands.append(cmd)
         self._follow(cmd, words, ctx, bg, subst, False, via, depth + 1)
 
-    def _stdin_code(self, cmd: SimpleCommand, ctx, bg, subst, prog, depth):
+    def _stdin_code(self, cmd: SimpleCommand, ctx: _Ctx, bg: bool, subst: bool, prog: str,
+                    depth: int) -> None:
         red = _stdin_redirect(cmd.redirects)
         if red is None or red.op == "<":
             return
@@ -559,7 +574,8 @@ class _Walker:
         via = "herestring" if red.op == "<<<" else "heredoc"
         self._code(None, entry[1:], ctx, bg, subst, False, via, depth)
 
-    def _code(self, word, joined, ctx, bg, subst, pipe, via, depth):
+    def _code(self, word: _Word | None, joined: tuple[str, _Pieces] | None, ctx: _Ctx, bg: bool,
+              subst: bool, pipe: bool, via: str, depth: int) -> None:
         """Parse a code string (a word or a joined/heredoc text) as shell code."""
         an = self.an
         if ctx.nesting >= _MAX_CODE_NESTING or an.reparses >= _MAX_REPARSE:
@@ -568,6 +584,7 @@ class _Walker:
         if word is not None:
             code, pieces = word.value, word.pieces()
         else:
+            assert joined is not None  # callers pass a word or a joined text
             code, pieces = joined
         if not code.strip():
             return
@@ -580,7 +597,8 @@ class _Walker:
             an.note(f"the code passed to {via} does not parse cleanly")
         self.walk(root, sub, bg, subst, pipe, (), via, depth + 1)
 
-    def _ssh(self, cmd, eff, ew, ctx, bg, subst, depth):
+    def _ssh(self, cmd: SimpleCommand, eff: tuple[str, ...], ew: list[_Word], ctx: _Ctx,
+             bg: bool, subst: bool, depth: int) -> None:
         parsed = _parse_ssh_argv(eff)
         if parsed is None:
             return
@@ -616,7 +634,9 @@ class _Walker:
         elif joined is not None:
             self._code(None, joined, ctx, bg, subst, False, via, depth)
 
-    def _ssh_stdin(self, cmd: SimpleCommand, remote: str | None):
+    def _ssh_stdin(
+        self, cmd: SimpleCommand, remote: str | None
+    ) -> tuple[str | None, tuple[str, _Pieces] | None]:
         """The heredoc a remote shell runs as its script, if any."""
         red = _stdin_redirect(cmd.redirects)
         if red is None or red.op == "<":
@@ -638,12 +658,14 @@ class _Walker:
         return entry[1], entry[1:]
 
 
-def _heredoc_value(body_node, ctx: _Ctx, quoted: bool, strip_tabs: bool) -> tuple[str, _Pieces]:
+def _heredoc_value(body_node: Node, ctx: _Ctx, quoted: bool, strip_tabs: bool) -> tuple[str, _Pieces]:
     """The text a program reads from a heredoc, with its source map."""
     c = ctx.src.c
     a, b = c(body_node.start_byte), c(body_node.end_byte)
     text = ctx.text
     out = _Out(text, True)
+    pieces = out.pieces
+    assert pieces is not None
     if strip_tabs:
         # tree-sitter starts the body after the first line's tabs and ends it
         # with the tabs that precede the delimiter; drop leading tabs per line
@@ -660,9 +682,9 @@ def _heredoc_value(body_node, ctx: _Ctx, quoted: bool, strip_tabs: bool) -> tupl
                 _dquote_unescape(out, k, line_end, frozenset("\\$`"))
             i = line_end
         # trailing tabs before the delimiter line are not content
-        return out.value().rstrip("\t"), out.pieces
+        return out.value().rstrip("\t"), pieces
     if quoted:
         out.lit(a, b)
     else:
         _dquote_unescape(out, a, b, frozenset("\\$`"))
-    return out.value(), out.pieces
+    return out.value(), pieces

@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 import tree_sitter_bash
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from logparse.shell.argv import _names
 
@@ -30,7 +30,7 @@ _LANGUAGE = Language(tree_sitter_bash.language())
 _TLS = threading.local()
 
 
-def _parse_tree(data: bytes):
+def _parse_tree(data: bytes) -> Tree:
     parser = getattr(_TLS, "parser", None)
     if parser is None:
         parser = _TLS.parser = Parser(_LANGUAGE)
@@ -134,18 +134,19 @@ class _Ctx:
 
     __slots__ = ("src", "text", "parent", "pieces", "nesting")
 
-    def __init__(self, src: _Src, parent: _Ctx | None = None, pieces: _Pieces | None = None):
+    def __init__(self, src: _Src, parent: _Ctx | None = None, pieces: _Pieces | None = None) -> None:
         self.src = src
         self.text = src.text
         self.parent = parent
         self.pieces = pieces
-        self.nesting = 0 if parent is None else parent.nesting + 1
+        self.nesting: int = 0 if parent is None else parent.nesting + 1
 
     def span(self, s: int, e: int) -> tuple[int, int]:
         """Map a local ``[s, e)`` span to the outermost text of this context chain."""
         ctx = self
         while ctx.parent is not None:
             p = ctx.pieces
+            assert p is not None  # a re-parsed level always maps into its parent
             if e <= s:
                 s = e = p.start(s)
             else:
@@ -153,7 +154,7 @@ class _Ctx:
             ctx = ctx.parent
         return s, e
 
-    def node_text(self, node) -> str:
+    def node_text(self, node: Node) -> str:
         c = self.src.c
         return self.text[c(node.start_byte) : c(node.end_byte)]
 
@@ -229,7 +230,7 @@ def _bare_unescape(out: _Out, a: int, b: int) -> None:
         i = j + 2
 
 
-def _dquote_unescape(out: _Out, a: int, b: int, escapable=_DQ_ESCAPABLE) -> None:
+def _dquote_unescape(out: _Out, a: int, b: int, escapable: frozenset[str] = _DQ_ESCAPABLE) -> None:
     """Inside double quotes: ``\\" \\\\ \\$ \\``` unescape, backslash-newline vanishes."""
     text = out.text
     i = a
@@ -317,7 +318,7 @@ def _ansi_c_unescape(out: _Out, a: int, b: int) -> None:
         i = j + 2
 
 
-def _unquote_into(node, ctx: _Ctx, out: _Out) -> None:
+def _unquote_into(node: Node, ctx: _Ctx, out: _Out) -> None:
     """Append the unquoted value of a word-like node."""
     t = node.type
     c = ctx.src.c
@@ -392,8 +393,8 @@ class _Word:
 
     __slots__ = ("node", "ctx", "value", "start", "end", "_pieces")
 
-    def __init__(self, node, ctx: _Ctx) -> None:
-        self.node = node
+    def __init__(self, node: Node, ctx: _Ctx) -> None:
+        self.node: Node | None = node
         self.ctx = ctx
         src = ctx.src
         if src.starts is None:
@@ -419,9 +420,11 @@ class _Word:
 
     def pieces(self) -> _Pieces:
         if self._pieces is None:
+            assert self.node is not None  # words without a node set their pieces
             out = _Out(self.ctx.text, True)
             _unquote_into(self.node, self.ctx, out)
             self._pieces = out.pieces
+        assert self._pieces is not None
         return self._pieces
 
 

@@ -13,6 +13,7 @@ below the data model with nothing but :mod:`.argv` beneath it.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from logparse.shell.argv import _basename, _is_assignment, _names, _skip_options
 
@@ -21,7 +22,7 @@ from logparse.shell.argv import _basename, _is_assignment, _names, _skip_options
 # ---------------------------------------------------------------------------
 
 
-def _wrapper_sudo(argv, i):
+def _wrapper_sudo(argv: tuple[str, ...], i: int) -> int:
     i = _skip_options(
         argv,
         i,
@@ -38,7 +39,7 @@ def _wrapper_sudo(argv, i):
     return i
 
 
-def _wrapper_env(argv, i):
+def _wrapper_env(argv: tuple[str, ...], i: int) -> int:
     i = _skip_options(
         argv,
         i,
@@ -52,12 +53,12 @@ def _wrapper_env(argv, i):
     return i
 
 
-def _wrapper_timeout(argv, i):
+def _wrapper_timeout(argv: tuple[str, ...], i: int) -> int:
     i = _skip_options(argv, i, with_arg="sk", long_with_arg=frozenset({"--signal", "--kill-after"}))
     return i + 1 if 0 <= i < len(argv) else i  # the duration
 
 
-def _wrapper_nice(argv, i):
+def _wrapper_nice(argv: tuple[str, ...], i: int) -> int:
     n = len(argv)
     while i < n:
         a = argv[i]
@@ -76,16 +77,16 @@ def _wrapper_nice(argv, i):
     return i
 
 
-def _wrapper_time(argv, i):
+def _wrapper_time(argv: tuple[str, ...], i: int) -> int:
     return _skip_options(argv, i, with_arg="of", long_with_arg=frozenset({"--output", "--format"}))
 
 
-def _wrapper_taskset(argv, i):
+def _wrapper_taskset(argv: tuple[str, ...], i: int) -> int:
     i = _skip_options(argv, i, stop="p", long_stop=frozenset({"--pid", "--help", "--version"}))
     return i + 1 if 0 <= i < len(argv) else i  # the mask / cpu list
 
 
-def _wrapper_numactl(argv, i):
+def _wrapper_numactl(argv: tuple[str, ...], i: int) -> int:
     return _skip_options(
         argv,
         i,
@@ -106,14 +107,19 @@ def _wrapper_numactl(argv, i):
     )
 
 
-def _wrapper_command(argv, i):
+def _wrapper_command(argv: tuple[str, ...], i: int) -> int:
     return _skip_options(argv, i, stop="vV")
 
 
-def _simple(with_arg="", long_with_arg=(), stop="", long_stop=()):
+def _simple(
+    with_arg: str = "",
+    long_with_arg: tuple[str, ...] = (),
+    stop: str = "",
+    long_stop: tuple[str, ...] = (),
+) -> Callable[[tuple[str, ...], int], int]:
     lwa, ls = frozenset(long_with_arg), frozenset(long_stop)
 
-    def f(argv, i):
+    def f(argv: tuple[str, ...], i: int) -> int:
         return _skip_options(argv, i, with_arg, lwa, stop, ls)
 
     return f

@@ -187,6 +187,31 @@ def test_an_old_knowledge_base_is_scanned_by_the_next_ingest(leaky_db: Path,
     assert _findings(db) == before
 
 
+def test_late_findings_make_the_graph_forget_its_scope(leaky_db: Path, tmp_path: Path) -> None:
+    """Secrets found in text stored (and derived) before: the store publishes it
+    (kb.hooks ``secrets_forgotten``) inside the transaction that stores them, and the
+    graph, subscribed by the ingest, forgets the scopes derived from the old text."""
+    from kb.ingest import _subscribe
+    from kb.secrets import backfill
+
+    db = tmp_path / "kb.duckdb"
+    shutil.copyfile(leaky_db, db)
+    with KbStore(db) as store:
+        store.conn.execute("DELETE FROM secrets")
+        store.conn.execute("DELETE FROM secret_scans")
+        built = store.conn.execute("SELECT count(*) FROM graph_builds").fetchone()
+        assert built is not None and built[0] > 0
+        heard: list[list[str]] = []
+        store.hooks.on_secrets_forgotten(lambda _s, ids: heard.append(list(ids)))
+        _subscribe(store)
+        scanned = backfill(store)
+        assert sorted(scanned) == sorted(s for ids in heard for s in ids)
+        for table in ("graph_builds", "graph_state"):
+            left = store.conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+            assert left == (0,), table
+    assert _findings(db) == _findings(leaky_db)
+
+
 def _findings(db: Path) -> list[tuple[object, ...]]:
     with KbStore(db, read_only=True) as store:
         return store.conn.execute("SELECT * FROM secrets ORDER BY ALL").fetchall()

@@ -107,6 +107,27 @@ def test_ingest_twice_changes_nothing(selftest: Path, realworld: Path, tmp_path:
         assert dump(store) == before
 
 
+def test_the_store_publishes_each_committed_session(selftest: Path, tmp_path: Path) -> None:
+    """kb.hooks: subscribers hear of every session an ingest wrote, once it is committed
+    (the search index is one of them), and nothing of an ingest that changed nothing."""
+    heard: list[tuple[str, int]] = []
+
+    def replaced(store: KbStore, session_id: str) -> None:
+        # committed: another connection to the file sees the session
+        with store.conn.cursor() as other:
+            n = other.execute("SELECT count(*) FROM messages WHERE session_id = ?",
+                              [session_id]).fetchone()
+        heard.append((session_id, n[0] if n else 0))
+
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        store.hooks.on_session_replaced(replaced)
+        report = ingest(store, [selftest / "export.json"])
+        assert [sid for sid, _ in heard] == [s.session_id for s in report.sessions]
+        assert all(n > 0 for _, n in heard)
+        heard.clear()
+        assert ingest(store, [selftest / "export.json"]).sessions == [] and heard == []
+
+
 def test_grown_session_adds_only_new_messages(selftest: Path, tmp_path: Path) -> None:
     doc = json.loads((selftest / "export.json").read_text())
     lines = [orjson.dumps(m) for m in doc["messages"]]

@@ -382,10 +382,13 @@ class ReplayScreen(Screen[None]):
         def key(step: Any) -> StepKey:
             return (step.ordinal, step.seq)
 
+        def output(step: Any, text: str) -> None:
+            self.post_message(self.StepOutput(key(step), text))
+
         try:
             record = execute(
                 plan, on_start=lambda s: self.post_message(self.StepStarted(key(s))),
-                on_output=lambda s, text: self.post_message(self.StepOutput(key(s), text)),
+                on_output=output,
                 on_done=lambda r: self.post_message(self.StepFinished(key(r.step), r)),
                 on_note=lambda m: self.app.call_from_thread(self.notify, m,
                                                             severity="warning"))

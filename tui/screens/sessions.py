@@ -8,6 +8,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
@@ -119,7 +120,7 @@ class SessionsScreen(Screen[None]):
         keep = table.cursor_row
         old_key = None
         if table.row_count and 0 <= keep < table.row_count:
-            old_key = table.coordinate_to_cell_key((keep, 0)).row_key.value
+            old_key = table.coordinate_to_cell_key(Coordinate(keep, 0)).row_key.value
         table.clear()
         shown = 0
         for r, depth in tree_order(self.rows):
@@ -175,7 +176,7 @@ class SessionsScreen(Screen[None]):
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
-            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
             if key is not None:
                 self.post_message(JumpRequested(str(key)))
 

@@ -554,7 +554,7 @@ class TimelineScreen(Screen[None]):
         prose = next((e for e in d.focus if e.kind in ("prompt", "decision")), None)
         command = (cmd.command or cmd.text) if cmd is not None else (
             prose.text if prose is not None else None)
-        output = (res.output or res.error) if res is not None else (
+        output = res.output if res is not None else (
             prose.text if prose is not None else None)
         path = None
         if cmd is not None and isinstance(cmd.input, dict):

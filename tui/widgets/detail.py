@@ -20,6 +20,7 @@ from rich.rule import Rule
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -408,7 +409,7 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.context = DetailContext()
         self.full = False
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Text("select a step", style=DIM), id="detail-body")
 
     def show(self, detail: StepDetail, context: DetailContext) -> None:
