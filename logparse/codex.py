@@ -52,6 +52,19 @@ _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SILENT_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other",
                            "item_reference"})
+_EVENTS = frozenset({
+    "token_count", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
+    "agent_message", "agent_message_delta", "agent_reasoning", "agent_reasoning_delta",
+    "agent_reasoning_raw_content", "agent_reasoning_raw_content_delta",
+    "agent_reasoning_section_break", "user_message", "task_started", "task_complete",
+    "turn_started", "turn_complete", "turn_aborted", "turn_diff", "patch_apply_begin",
+    "patch_apply_end", "web_search_begin", "web_search_end", "mcp_tool_call_begin",
+    "mcp_tool_call_end", "thread_name_updated", "context_compacted", "error", "stream_error",
+    "warning", "background_event", "plan_update", "view_image_tool_call",
+    "entered_review_mode", "exited_review_mode", "session_configured", "shutdown_complete",
+    "item_started", "item_completed"})
+"""``event_msg`` types this reader knows (most repeat a response item); others are kept raw
+and counted as ``event_msg/TYPE``."""
 _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
@@ -464,6 +477,10 @@ class _Rollout:
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
         elif typ in ("event_msg", "world_state"):
+            et = p.get("type")
+            if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
+                key = f"event_msg/{et}" if isinstance(et, str) else "event_msg/<no type>"
+                self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
         else:  # kept raw (in the next message's record) and counted
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
