@@ -16,6 +16,13 @@ of its own: each result joins the call it answers, so a call and its result
 share the calling message's ordinal, as in opencode.  Lines without an ordinal
 join the raw record of the next message of their session.
 
+Queued input handed over mid-turn (a ``queued_command`` attachment, or a
+``queue-operation`` enqueue with content then ``remove``) is a user message; an
+``isMeta`` user line holding only the image or PDF a tool read joins the response
+that called the tool.  A record type the reader does not know is kept like the
+other lines without an ordinal and counted (``ClaudeCodeReader.skipped``): it never
+refuses a file, which is recognised by any of its first records naming a session.
+
 Sessions are split by ``sessionId`` (several sessions concatenated in one file
 come apart).  Sub-agent lines (``isSidechain``) form a child session
 ``<sessionId>:agent-<agentId>`` (or ``:sidechain-<root uuid>`` for old files

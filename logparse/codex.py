@@ -27,7 +27,11 @@ Tools map onto opencode's: ``shell``/``container.exec``/``local_shell``
 (argv), ``shell_command``/``exec_command``/``exec`` (a command string) become
 ``bash`` with the exit code and wall time parsed from the output (``Exit code:
 N`` / ``Process exited with code N`` / a JSON ``{output, metadata}``);
-``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.
+``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.  A
+code-mode ``exec`` cell (JavaScript calling ``tools.*``, Codex 0.14x) becomes the calls it
+made (:mod:`logparse._codecell`), each with its ``exec_command_end`` result.  Usage comes
+from ``token_count`` events (one model call's ``last_token_usage`` each).  Record types
+the reader does not know are kept raw and counted (``CodexReader.skipped``).
 """
 
 from __future__ import annotations
@@ -467,7 +471,8 @@ class _Rollout:
             tail.info["error"] = {"name": "MessageAbortedError",
                                   "data": {"message": f"turn aborted: {p.get('reason')}"}}
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
-            self.exec_ends.append((p, ts))
+            if self.cells:  # only a cell waiting for its output needs them
+                self.exec_ends.append((p, ts))
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
@@ -609,11 +614,14 @@ class _Rollout:
         from the cell's output when the cell made that one call only.  The cell's code
         (and its output) stay on the first part and in the raw record."""
         first, code = self.cells.pop(cid)
+        ends_seen = self.exec_ends[first:]
+        if not self.cells:  # no other cell waits: memory stays bounded
+            self.exec_ends = []
         calls = cell_calls(code)
         if not calls:
             return [cell]
         names = cell_strings(code)
-        ends = [e for e in self.exec_ends[first:] if e[0].get("call_id") not in self.call_ids]
+        ends = [e for e in ends_seen if e[0].get("call_id") not in self.call_ids]
         used: set[int] = set()
         cstate = cell["state"]
         start = cstate["time"].get("start")
