@@ -47,7 +47,13 @@ import orjson
 from logparse._agentlines import Draft, Ordered, iso_ms, message_id
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import (
+    first_record,
+    head_records,
+    iter_lines,
+    parse_line,
+    safe_text,
+)
 from logparse.source import SourceSession, TranscriptReader
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -289,7 +295,11 @@ class CodexReader(TranscriptReader):
     def detect(cls, path: Path, head: bytes) -> bool:
         if not head.lstrip().startswith(b"{"):
             return False
-        return is_codex_record(first_record(path))
+        if is_codex_record(first_record(path)):
+            return True
+        # a rollout whose first records are of a type added since (or damaged): any of
+        # its first records in the envelope Codex writes
+        return any(is_codex_record(o) for o in head_records(path, 50))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
@@ -358,7 +368,10 @@ class _Rollout:
             elif is_legacy_meta(obj):
                 self._meta({"payload": obj, "timestamp": obj.get("timestamp")}, n)
             self._head.append((n, body, nl))
-            if self.sid or len(self._head) >= 8:  # session_meta comes first
+            # session_meta comes first, before any item (records of types added since
+            # may precede it)
+            if self.sid or len(self._head) >= 200 or (
+                    isinstance(obj, dict) and obj.get("type") == "response_item"):
                 break
         if not self._head:
             return None

@@ -139,3 +139,18 @@ def test_every_foreign_form_is_refused_by_name(tmp_path: Path, row: Any) -> None
         detect(f)
     assert e.value.agent == row.what and row.what in e.value.reason
     assert [r for r in FOREIGN if r.test(json.loads(row.example))][0] is row
+
+
+def test_codex_rollout_opening_with_records_of_a_new_type(tmp_path: Path) -> None:
+    """No record type refuses a rollout: 25 records of an unknown type before session_meta."""
+    src = (TRIM / "codex_code_mode.jsonl").read_text(encoding="utf-8")
+    new = '{"timestamp":"2026-07-11T17:18:23.000Z","type":"brand_new_header","payload":{}}\n'
+    f = tmp_path / "rollout.jsonl"
+    f.write_text(new * 25 + src, encoding="utf-8")
+    assert detect(f) is CodexReader
+    reader = CodexReader()
+    sessions, problems = read(reader, f)
+    assert problems == [] and reader.skipped == {"brand_new_header": 25}
+    (sid, msgs), = sessions.items()
+    assert sid == "019f522f-ea1b-7622-b951-584ce660e69d" and len(msgs) == 5
+    assert json.loads(msgs[0].raw)["lines"][0] == 1  # the new records kept raw
