@@ -131,8 +131,9 @@ def usage_tokens(last: Any) -> dict[str, Any] | None:
 
 
 def is_codex_record(obj: Any) -> bool:
-    return (isinstance(obj, dict) and obj.get("type") in LINE_TYPES
-            and isinstance(obj.get("payload"), dict)) or is_legacy_meta(obj)
+    return (isinstance(obj, dict) and isinstance(obj.get("type"), str)
+            and obj["type"] in LINE_TYPES and isinstance(obj.get("payload"), dict)) \
+        or is_legacy_meta(obj)
 
 
 def is_legacy_meta(obj: Any) -> bool:
