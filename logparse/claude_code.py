@@ -16,6 +16,13 @@ of its own: each result joins the call it answers, so a call and its result
 share the calling message's ordinal, as in opencode.  Lines without an ordinal
 join the raw record of the next message of their session.
 
+Queued input handed over mid-turn (a ``queued_command`` attachment, or a
+``queue-operation`` enqueue with content then ``remove``) is a user message; an
+``isMeta`` user line holding only the image or PDF a tool read joins the response
+that called the tool.  A record type the reader does not know is kept like the
+other lines without an ordinal and counted (``ClaudeCodeReader.skipped``): it never
+refuses a file, which is recognised by any of its first records naming a session.
+
 Sessions are split by ``sessionId`` (several sessions concatenated in one file
 come apart).  Sub-agent lines (``isSidechain``) form a child session
 ``<sessionId>:agent-<agentId>`` (or ``:sidechain-<root uuid>`` for old files
@@ -288,7 +295,8 @@ class _Conv:
         self.last_assistant: Draft | None = None
         self.last_time = 0
         self.queued: str | None = None  # user input enqueued, not yet handed over
-        self.delivered: set[str] = set()  # queued input already made a message
+        self.removed: tuple[int, bytes, dict[str, Any], str] | None = None
+        """Queued input taken off the queue, not yet known to be a message of its own."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -301,17 +309,23 @@ class _Conv:
                 self.queued = content if content.strip() else None
             elif op == "dequeue":  # handed over as the next user line
                 self.queued = None
-            elif op == "remove" and self.queued:  # handed over mid-turn, no user line
-                prompt, self.queued = self.queued, None
-        if prompt is not None and prompt not in self.delivered and obj.get("uuid") not in self.seen:
-            self.delivered.add(prompt)
-            if isinstance(obj.get("uuid"), str):
-                self.seen.add(obj["uuid"])
-            ts = iso_ms(obj.get("timestamp"))
-            d = self._new(n, body, "user", ts, obj)
-            d.parts.append({"type": "text", "id": f"{n}.0", "text": prompt,
-                            "time": {"start": ts}, "queued": True})
-            return
+            elif op == "remove" and self.queued:
+                # taken off the queue: handed over mid-turn (then no user line says it)
+                # or pulled back to be typed again (then the next user line does); which
+                # one shows at the next message line
+                self.flush_queued()
+                self.removed = (n, body, obj, self.queued)
+                self.queued = None
+                return
+        if prompt is not None:  # handed over mid-turn: a prompt of its own
+            if self.removed is not None and self.removed[3] == prompt:
+                self.extra_lines.append(self.removed[:2])
+                self.removed = None
+            if obj.get("uuid") not in self.seen:
+                if isinstance(obj.get("uuid"), str):
+                    self.seen.add(obj["uuid"])
+                self._queued_message(n, body, obj, prompt)
+                return
         self.extra_lines.append((n, body))
         if typ == "summary" and isinstance(obj.get("summary"), str):
             self.titles.append((obj["summary"], str(obj.get("leafUuid", ""))))
@@ -333,6 +347,24 @@ class _Conv:
                                          "error": {"data": {"message": content or sub}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
 
+    def _queued_message(self, n: int, body: bytes, obj: dict[str, Any], prompt: str) -> None:
+        ts = iso_ms(obj.get("timestamp"))
+        d = self._new(n, body, "user", ts, obj)
+        d.parts.append({"type": "text", "id": f"{n}.0", "text": prompt,
+                        "time": {"start": ts}, "queued": True})
+
+    def flush_queued(self, said: str | None = None) -> None:
+        """A prompt taken off the queue becomes a message unless ``said`` (the next user
+        line's text) is that prompt."""
+        if self.removed is None:
+            return
+        n, body, obj, prompt = self.removed
+        self.removed = None
+        if said is not None and said.strip() == prompt.strip():
+            self.extra_lines.append((n, body))
+        else:
+            self._queued_message(n, body, obj, prompt)
+
     def line(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
@@ -340,6 +372,11 @@ class _Conv:
                 self.extra_lines.append((n, body))
                 return
             self.seen.add(uuid)
+        if self.removed is not None:
+            msg = obj.get("message")
+            said = _text_of(msg.get("content")) if isinstance(msg, dict) and \
+                obj.get("type") == "user" else None
+            self.flush_queued(said)
         for k_src, k_dst in (("cwd", "directory"), ("version", "version"),
                              ("gitBranch", "gitBranch"), ("slug", "slug")):
             v = obj.get(k_src)
@@ -609,6 +646,7 @@ class _Conv:
         return info
 
     def messages(self) -> Iterator[Any]:
+        self.flush_queued()
         if self.extra_lines and self.drafts:  # trailing lines join the last message
             for ln, b in self.extra_lines:
                 self.drafts[-1].add_line(ln, b)

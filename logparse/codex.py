@@ -27,7 +27,11 @@ Tools map onto opencode's: ``shell``/``container.exec``/``local_shell``
 (argv), ``shell_command``/``exec_command``/``exec`` (a command string) become
 ``bash`` with the exit code and wall time parsed from the output (``Exit code:
 N`` / ``Process exited with code N`` / a JSON ``{output, metadata}``);
-``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.
+``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.  A
+code-mode ``exec`` cell (JavaScript calling ``tools.*``, Codex 0.14x) becomes the calls it
+made (:mod:`logparse._codecell`), each with its ``exec_command_end`` result.  Usage comes
+from ``token_count`` events (one model call's ``last_token_usage`` each).  Record types
+the reader does not know are kept raw and counted (``CodexReader.skipped``).
 """
 
 from __future__ import annotations
@@ -43,7 +47,13 @@ import orjson
 from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import (
+    first_record,
+    head_records,
+    iter_lines,
+    parse_line,
+    safe_text,
+)
 from logparse.source import SourceSession, TranscriptReader
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -52,6 +62,19 @@ _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SILENT_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other",
                            "item_reference"})
+_EVENTS = frozenset({
+    "token_count", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
+    "agent_message", "agent_message_delta", "agent_reasoning", "agent_reasoning_delta",
+    "agent_reasoning_raw_content", "agent_reasoning_raw_content_delta",
+    "agent_reasoning_section_break", "user_message", "task_started", "task_complete",
+    "turn_started", "turn_complete", "turn_aborted", "turn_diff", "patch_apply_begin",
+    "patch_apply_end", "web_search_begin", "web_search_end", "mcp_tool_call_begin",
+    "mcp_tool_call_end", "thread_name_updated", "context_compacted", "error", "stream_error",
+    "warning", "background_event", "plan_update", "view_image_tool_call",
+    "entered_review_mode", "exited_review_mode", "session_configured", "shutdown_complete",
+    "item_started", "item_completed"})
+"""``event_msg`` types this reader knows (most repeat a response item); others are kept raw
+and counted as ``event_msg/TYPE``."""
 _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
@@ -108,8 +131,9 @@ def usage_tokens(last: Any) -> dict[str, Any] | None:
 
 
 def is_codex_record(obj: Any) -> bool:
-    return (isinstance(obj, dict) and obj.get("type") in LINE_TYPES
-            and isinstance(obj.get("payload"), dict)) or is_legacy_meta(obj)
+    return (isinstance(obj, dict) and isinstance(obj.get("type"), str)
+            and obj["type"] in LINE_TYPES and isinstance(obj.get("payload"), dict)) \
+        or is_legacy_meta(obj)
 
 
 def is_legacy_meta(obj: Any) -> bool:
@@ -272,7 +296,11 @@ class CodexReader(TranscriptReader):
     def detect(cls, path: Path, head: bytes) -> bool:
         if not head.lstrip().startswith(b"{"):
             return False
-        return is_codex_record(first_record(path))
+        if is_codex_record(first_record(path)):
+            return True
+        # a rollout whose first records are of a type added since (or damaged): any of
+        # its first records in the envelope Codex writes
+        return any(is_codex_record(o) for o in head_records(path, 50))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
@@ -341,7 +369,10 @@ class _Rollout:
             elif is_legacy_meta(obj):
                 self._meta({"payload": obj, "timestamp": obj.get("timestamp")}, n)
             self._head.append((n, body, nl))
-            if self.sid or len(self._head) >= 8:  # session_meta comes first
+            # session_meta comes first, before any item (records of types added since
+            # may precede it)
+            if self.sid or len(self._head) >= 200 or (
+                    isinstance(obj, dict) and obj.get("type") == "response_item"):
                 break
         if not self._head:
             return None
@@ -453,7 +484,8 @@ class _Rollout:
             tail.info["error"] = {"name": "MessageAbortedError",
                                   "data": {"message": f"turn aborted: {p.get('reason')}"}}
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
-            self.exec_ends.append((p, ts))
+            if self.cells:  # only a cell waiting for its output needs them
+                self.exec_ends.append((p, ts))
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
@@ -463,6 +495,10 @@ class _Rollout:
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
         elif typ in ("event_msg", "world_state"):
+            et = p.get("type")
+            if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
+                key = f"event_msg/{et}" if isinstance(et, str) else "event_msg/<no type>"
+                self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
         else:  # kept raw (in the next message's record) and counted
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
@@ -591,11 +627,14 @@ class _Rollout:
         from the cell's output when the cell made that one call only.  The cell's code
         (and its output) stay on the first part and in the raw record."""
         first, code = self.cells.pop(cid)
+        ends_seen = self.exec_ends[first:]
+        if not self.cells:  # no other cell waits: memory stays bounded
+            self.exec_ends = []
         calls = cell_calls(code)
         if not calls:
             return [cell]
         names = cell_strings(code)
-        ends = [e for e in self.exec_ends[first:] if e[0].get("call_id") not in self.call_ids]
+        ends = [e for e in ends_seen if e[0].get("call_id") not in self.call_ids]
         used: set[int] = set()
         cstate = cell["state"]
         start = cstate["time"].get("start")

@@ -129,7 +129,7 @@ def foreign_kind(path: Path, head: bytes) -> str | None:
         return None
     if not isinstance(obj, dict):
         return None
-    if obj.get("type") in {"session_meta", "response_item", "event_msg", "turn_context"}:
+    if obj.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
         return "an OpenAI Codex rollout"
     if "sessionId" in obj or "parentUuid" in obj:
         return "a Claude Code transcript"

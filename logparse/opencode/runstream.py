@@ -29,7 +29,8 @@ CONTINUING = frozenset({"tool-calls", "unknown"})
 
 
 def is_stream_event(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("type") in STREAM_TYPES and "sessionID" in obj
+    return isinstance(obj, dict) and isinstance(obj.get("type"), str) \
+        and obj["type"] in STREAM_TYPES and "sessionID" in obj
 
 
 class RunStreamReader(TranscriptReader):

@@ -139,3 +139,49 @@ def test_every_foreign_form_is_refused_by_name(tmp_path: Path, row: Any) -> None
         detect(f)
     assert e.value.agent == row.what and row.what in e.value.reason
     assert [r for r in FOREIGN if r.test(json.loads(row.example))][0] is row
+
+
+def test_codex_rollout_opening_with_records_of_a_new_type(tmp_path: Path) -> None:
+    """No record type refuses a rollout: 25 records of an unknown type before session_meta."""
+    src = (TRIM / "codex_code_mode.jsonl").read_text(encoding="utf-8")
+    new = '{"timestamp":"2026-07-11T17:18:23.000Z","type":"brand_new_header","payload":{}}\n'
+    f = tmp_path / "rollout.jsonl"
+    f.write_text(new * 25 + src, encoding="utf-8")
+    assert detect(f) is CodexReader
+    reader = CodexReader()
+    sessions, problems = read(reader, f)
+    assert problems == [] and reader.skipped == {"brand_new_header": 25}
+    (sid, msgs), = sessions.items()
+    assert sid == "019f522f-ea1b-7622-b951-584ce660e69d" and len(msgs) == 5
+    assert json.loads(msgs[0].raw)["lines"][0] == 1  # the new records kept raw
+
+
+def test_a_queued_prompt_pulled_back_and_sent_again_is_one_message(tmp_path: Path) -> None:
+    """enqueue + remove, then a user line saying the same: that line is the message."""
+    lines = (TRIM / "claude_2_1.jsonl").read_text(encoding="utf-8").splitlines()
+    queued = json.loads(lines[16])["content"]
+    said = json.loads(lines[2])
+    said.update(uuid="0c0c0c0c-aaaa-4bbb-8ccc-000000000001", message={
+        "role": "user", "content": queued})
+    f = tmp_path / "t.jsonl"
+    f.write_text("\n".join(lines[:18] + [json.dumps(said)]) + "\n", encoding="utf-8")
+    (msgs,), _ = (lambda s: (list(s[0].values()), s[1]))(read(ClaudeCodeReader(), f))
+    assert [m.info["role"] for m in msgs] == ["user", "assistant", "user"]
+    assert not msgs[2].parts[0].get("queued") and 18 in json.loads(msgs[2].raw)["lines"]
+
+
+def test_a_queued_command_attachment_is_the_prompt_once(tmp_path: Path) -> None:
+    """remove, then the ``queued_command`` attachment that hands it over: one prompt.
+    (No pool file has one; the record is written in the shape Claude Code 2.1 uses.)"""
+    lines = (TRIM / "claude_2_1.jsonl").read_text(encoding="utf-8").splitlines()
+    enq = json.loads(lines[16])
+    att = {"type": "attachment", "attachment": {"type": "queued_command",
+                                                "prompt": enq["content"]},
+           "uuid": "0c0c0c0c-aaaa-4bbb-8ccc-000000000002", "sessionId": enq["sessionId"],
+           "timestamp": enq["timestamp"], "parentUuid": None, "isSidechain": False}
+    f = tmp_path / "t.jsonl"
+    f.write_text("\n".join(lines[:18] + [json.dumps(att)] + lines[18:]) + "\n",
+                 encoding="utf-8")
+    (msgs,), _ = (lambda s: (list(s[0].values()), s[1]))(read(ClaudeCodeReader(), f))
+    assert [m.info["role"] for m in msgs] == ["user", "assistant", "user", "assistant"]
+    assert msgs[2].parts[0]["queued"] and json.loads(msgs[2].raw)["lines"][-2:] == [18, 19]
