@@ -14,8 +14,8 @@ body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica
 color:var(--fg);background:var(--bg)}
 a{color:var(--blue);text-decoration:none}a:hover{text-decoration:underline}
 header.top{position:sticky;top:0;z-index:5;background:#fffffff2;border-bottom:1px solid var(--line);
-padding:8px 16px;display:flex;gap:12px;align-items:center;flex-wrap:wrap}
-header.top .crumb{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:60vw}
+padding:8px 16px;display:flex;gap:12px;align-items:center;flex-wrap:nowrap}
+header.top>a{white-space:nowrap;flex:none}header.top .crumb{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:1 1 auto;min-width:0}
 header.top .search{margin-left:auto;position:relative;flex:0 1 340px;min-width:180px}
 header.top input{width:100%;padding:6px 10px;border:1px solid var(--line);border-radius:6px;font:inherit}
 #results{position:absolute;right:0;top:100%;width:min(560px,94vw);max-height:70vh;overflow:auto;
@@ -54,7 +54,7 @@ details.deadend ul{margin:4px 0 6px;padding-left:22px}
 .why{margin:4px 0 4px 18px;color:#333}
 figure{margin:8px 0;overflow-x:auto}
 svg.graph{max-width:none;height:auto}
-svg.plot{width:100%;max-width:760px;height:auto;font:11px system-ui,sans-serif}
+svg.plot{width:100%;max-width:760px;min-width:560px;height:auto;font:11px system-ui,sans-serif}
 svg.plot .grid{stroke:#e6e9ed}svg.plot .series{fill:none;stroke:var(--blue);stroke-width:1.6}
 svg.plot .dot{fill:var(--blue)}svg.plot .axis{fill:var(--muted)}
 svg.plot .key{fill:#fff;stroke:var(--fg);stroke-width:1.5}svg.plot .key.best{stroke:var(--green);fill:var(--greenbg)}
@@ -84,11 +84,11 @@ border:1px solid var(--line);border-radius:5px;padding:6px 8px;margin:4px 0 6px;
 overflow-wrap:anywhere;max-height:480px;overflow:auto}
 pre.cmd{background:#eef3f8}
 .cut{color:var(--muted);font-style:italic}
-.note{color:var(--muted);font-size:13px}
+.note{color:var(--muted);font-size:13px}.show-s{display:none}
 @media (max-width:640px){body{font-size:14px}main{padding:8px 10px 48px}
 header.top{padding:6px 10px;flex-wrap:nowrap}header.top .crumb{display:none}
 header.top .search{flex:1 1 auto;margin-left:0}
-.hide-s{display:none}.st .o{min-width:3em}.st .k{display:none}}
+.hide-s{display:none}.show-s{display:inline}td:first-child{overflow-wrap:anywhere}th{white-space:normal}.st .o{min-width:3em}.st .k{display:none}}
 """
 
 JS = r"""

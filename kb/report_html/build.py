@@ -345,7 +345,7 @@ def _story_html(story: Story, site: Site, here: str) -> tuple[str, list[tuple[st
     out.append('<h2 id="approaches">Approaches</h2>')
     if story.approaches:
         out.append('<div class="scroll"><table><tr><th>status</th><th>approach</th>'
-                   '<th class="n">from</th><th class="n">to</th><th>tested at</th>'
+                   '<th class="n">from</th><th class="n hide-s">to</th><th>tested at</th>'
                    '<th class="hide-s">outcome</th></tr>')
         for i, a in enumerate(story.approaches):
             sid = a.get("session_id")
@@ -360,7 +360,7 @@ def _story_html(story: Story, site: Site, here: str) -> tuple[str, list[tuple[st
             aid = f"a{i}"
             out.append(f'<tr id="{aid}"><td>{_badge(a.get("status"))}</td><td>{h(a["label"])}</td>'
                        f'<td class="n">{link(sid, a.get("ordinal"), str(a.get("ordinal")))}</td>'
-                       f'<td class="n">{link(sid, a.get("ended"), str(a.get("ended"))) if a.get("ended") is not None else ""}</td>'
+                       f'<td class="n hide-s">{link(sid, a.get("ended"), str(a.get("ended"))) if a.get("ended") is not None else ""}</td>'
                        f'<td>{shown}</td><td class="hide-s">{h(clip(outcome, 160))}</td></tr>')
             rows.append((aid, "approach", f"{a['label']} {STATUS_WORDS.get(a.get('status') or '', '')}"))
         out.append("</table></div>")
@@ -576,11 +576,12 @@ def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
             title = info.get("title") or "(untitled)"
             index_rows.append(
                 f'<tr class="{"sub" if sub else ""}"><td><a href="{h(page_name(sid))}">'
-                f'{"↳ " if sub else ""}{h(clip(title, 110))}</a><div class="note">{h(sid)}</div></td>'
-                f'<td>{h(info.get("agent") or "")}</td>'
+                f'{"↳ " if sub else ""}{h(clip(title, 110))}</a><div class="note">'
+                f'<span class="show-s">{h(info.get("agent") or "")} · </span>{h(sid)}</div></td>'
+                f'<td class="hide-s">{h(info.get("agent") or "")}</td>'
                 f'<td class="hide-s d">{h(when(info.get("time_created")))}</td>'
                 f'<td class="hide-s d">{h(when(info.get("last_activity") or info.get("time_updated")))}</td>'
-                f'<td class="n">{info.get("messages") or 0:,}</td><td class="n">{dead}</td>'
+                f'<td class="n hide-s">{info.get("messages") or 0:,}</td><td class="n">{dead}</td>'
                 f'<td class="n">{h(views.tokens_text(totals[sid].tokens) if sid in totals else "")}</td>'
                 f'<td class="n">{h(cost_text(totals.get(sid)))}</td></tr>')
             index_pages.append(page_name(sid))
@@ -593,22 +594,23 @@ def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
             f'<p class="meta">{len(scopes)} session{"s" if len(scopes) != 1 else ""}'
             f" · written {h(datetime.now(UTC).strftime('%Y-%m-%d %H:%M'))} UTC by logkb · "
             "secrets redacted</p>"
-            '<div class="scroll"><table><tr><th>session</th><th>agent</th>'
+            '<div class="scroll"><table><tr><th>session</th><th class="hide-s">agent</th>'
             '<th class="hide-s">started</th><th class="hide-s">last activity</th>'
-            '<th class="n">messages</th><th class="n">dead ends</th><th class="n">tokens</th>'
+            '<th class="n hide-s">messages</th><th class="n">dead ends</th><th class="n">tokens</th>'
             '<th class="n">cost</th></tr>' + "".join(index_rows)
-            + f'<tr class="total"><td>total</td><td></td><td class="hide-s"></td>'
-              f'<td class="hide-s"></td><td class="n">'
+            + f'<tr class="total"><td>total</td><td class="hide-s"></td><td class="hide-s"></td>'
+              f'<td class="hide-s"></td><td class="n hide-s">'
               f'{sum(int(infos.get(s, {}).get("messages") or 0) for s in all_ids):,}</td>'
               f'<td></td><td class="n">{h(views.tokens_text(grand.tokens) if grand.messages else "")}'
               f'</td><td class="n">{h(cost_text(grand))}</td></tr></table></div>'
             '<p class="note">Tokens: input + output + cache read + cache write as the agents '
             "recorded them; cost from the recorded cost or logkb's price table (≥: some "
             "models have no price).</p>")
-    page = _page("logkb report", "sessions", body, index_pages, search, "Search sessions…")
+    index_html = _page("logkb report", "sessions", body, index_pages, search,
+                       "Search sessions…")
     path = out_dir / "index.html"
-    path.write_text(page, encoding="utf-8")
-    return [Written(path, len(page.encode("utf-8"))), *written]
+    path.write_text(index_html, encoding="utf-8")
+    return [Written(path, len(index_html.encode("utf-8"))), *written]
 
 
 def _session_pages(sid: str, info: Mapping[str, Any], scope: str, story: Story | None,

@@ -64,7 +64,7 @@ def throughput_svg(series: Sequence[Mapping[str, Any]], href: Callable[[str, int
     line = " ".join(f"{X(o):.1f},{Y(v):.1f}" for o, v in zip(xs, ys))
     out.append(f'<polyline points="{line}" class="series"/>')
     if len(pts) <= 300:
-        for m, o, v in zip(pts, xs, ys):
+        for o, v in zip(xs, ys):
             out.append(f'<circle cx="{X(o):.1f}" cy="{Y(v):.1f}" r="2" class="dot">'
                        f'<title>{_fmt(v)} {h(unit)} at message {o}</title></circle>')
     best = max(range(len(pts)), key=lambda i: ys[i])

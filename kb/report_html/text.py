@@ -12,6 +12,7 @@ its function; the fallback below does the same for the same characters.
 from __future__ import annotations
 
 import html
+import importlib
 import json
 import re
 from collections.abc import Callable
@@ -39,8 +40,8 @@ def _fallback_visible(text: str) -> str:
 
 def _load_visible() -> Callable[[str], str]:
     try:
-        from kb.safe_text import visible as shared  # type: ignore[import-not-found]
-    except ImportError:
+        shared: Callable[[str], str] = importlib.import_module("kb.safe_text").visible
+    except (ImportError, AttributeError):
         return _fallback_visible
 
     def both(text: str) -> str:  # the shared one, then what HTML/XML also refuse
