@@ -53,7 +53,9 @@ details.deadend>summary{cursor:pointer;font-weight:600}
 details.deadend ul{margin:4px 0 6px;padding-left:22px}
 .why{margin:4px 0 4px 18px;color:#333}
 figure{margin:8px 0;overflow-x:auto}
-svg.graph{max-width:none;height:auto}
+.graphbox svg.graph{max-width:100%;height:auto}.graphbox.full svg.graph{max-width:none}
+.zoom{font:inherit;font-size:12px;border:1px solid var(--line);background:var(--soft);border-radius:5px;
+padding:2px 8px;cursor:pointer;margin:0 0 4px}
 svg.plot{width:100%;max-width:760px;min-width:560px;height:auto;font:11px system-ui,sans-serif}
 svg.plot .grid{stroke:#e6e9ed}svg.plot .series{fill:none;stroke:var(--blue);stroke-width:1.6}
 svg.plot .dot{fill:var(--blue)}svg.plot .axis{fill:var(--muted)}
@@ -102,6 +104,12 @@ JS = r"""
     document.querySelectorAll(".hit").forEach(function(x){x.classList.remove("hit");});
     el.classList.add("hit"); el.scrollIntoView({block:"start"});
   }
+  document.querySelectorAll("button.zoom").forEach(function(b){
+    b.addEventListener("click",function(){
+      var f=b.parentElement, full=f.classList.toggle("full");
+      b.textContent=full?"fit to the page":"actual size";
+    });
+  });
   window.addEventListener("hashchange",openTarget);
   window.addEventListener("DOMContentLoaded",openTarget);
   document.addEventListener("click",function(e){

@@ -406,7 +406,8 @@ def _story_html(story: Story, site: Site, here: str) -> tuple[str, list[tuple[st
     has_nodes = any(d.get("type") == "approach" for _, d in story.graph.nodes(data=True))
     svg = dot_svg(graph_report.export(story.graph, "dot", links=links)) if has_nodes else None
     if svg:
-        out.append(f"<figure>{svg}</figure>")
+        out.append('<figure class="graphbox"><button type="button" class="zoom">actual size'
+                   f"</button>{svg}</figure>")
     elif has_nodes:
         out.append('<p class="note">Graphviz (<code>dot</code>) is not installed: the graph '
                    "is left out (the dead ends above list the same).</p>")

@@ -103,9 +103,9 @@ def dot_svg(dot_text: str, timeout: float = 60) -> str | None:
     if m is None:
         raise RuntimeError("dot wrote no <svg>")
     svg = re.sub(r"<!--.*?-->", "", svg[m.start():], flags=re.S)
-    # one point a pixel (labels at 10 px): the figure scrolls sideways when wider
+    # one point a pixel (labels at 10 px) at actual size; the page fits it to its width
     def size(m: re.Match[str]) -> str:
-        return (f'<svg class="graph" style="width:{float(m.group(1)):.0f}px" '
-                f'width="{float(m.group(1)):.0f}" height="{float(m.group(2)):.0f}"')
+        return (f'<svg class="graph" width="{float(m.group(1)):.0f}" '
+                f'height="{float(m.group(2)):.0f}"')
 
     return re.sub(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', size, svg, count=1)

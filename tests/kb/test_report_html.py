@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from fixtures import secrets_session as fx
 from kb.cli import cli
 from kb.report_html.text import h, script_json, visible
+from kb.store import KbStore
 
 HOSTILE = ("</script><script>alert(1)</script> <img src=x onerror=alert(2)> "
            "\x1b]52;c;ZXZpbA==\x07 \x1b[2J \x9b31m \u202egnp.exe\u202c & \"q\" 'a' \x00")
@@ -86,12 +87,17 @@ def test_hostile_text_is_shown_never_obeyed(hostile_db: Path, tmp_path: Path) ->
     assert "THE END" in page and "characters not shown" in page
 
 
-def test_secrets_are_redacted_and_revealing_is_refused(tmp_path: Path) -> None:
-    src = tmp_path / "leaky"
-    src.mkdir()
+@pytest.fixture(scope="module")
+def leaky_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("leaky")
     fx.write(src)
-    db = tmp_path / "kb.duckdb"
+    db = src / "kb.duckdb"
     run("ingest", "--db", str(db), str(src / "export.json"), *map(str, src.glob("export-*.json")))
+    return db
+
+
+def test_secrets_are_redacted_and_revealing_is_refused(leaky_db: Path, tmp_path: Path) -> None:
+    db = leaky_db
     site = tmp_path / "site"
     run("report", "--db", str(db), "--all", "-o", str(site))
     got = pages(site)
@@ -108,6 +114,25 @@ def test_secrets_are_redacted_and_revealing_is_refused(tmp_path: Path) -> None:
                                  "-o", str(tmp_path / "open")])
     assert r.exit_code == 2 and "always redacted" in r.stderr
     assert not (tmp_path / "open").exists()
+
+
+def test_without_graphviz_the_graph_is_left_out_and_said_so(
+        leaky_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` on it
+    site = tmp_path / "site"
+    run("report", "--db", str(leaky_db), "--all", "-o", str(site))
+    main = next(t for n, t in pages(site).items() if "Dead-end graph" in t)
+    assert "<svg class=\"graph\"" not in main and "is not installed" in main
+    assert 'class="deadend"' in main  # the dead ends themselves are listed
+
+
+def test_a_subagent_brings_its_campaign(leaky_db: Path, tmp_path: Path
+                                        ) -> None:
+    with KbStore(leaky_db, read_only=True) as store:
+        child = next(s["session_id"] for s in store.sessions() if s["parent_id"])
+    site = tmp_path / "site"
+    run("report", child, "--db", str(leaky_db), "-o", str(site))
+    assert len(pages(site)) == 3  # the campaign, its subagent and the index
 
 
 def _ids(text: str) -> set[str]:
