@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -319,9 +320,11 @@ def _scalar_attrs(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False) -> str:
+def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False,
+           links: Mapping[str, str] | None = None) -> str:
     """The graph as ``json`` (node-link data; ``compact``: on one line), ``graphml``,
-    ``dot`` (Graphviz) or ``mermaid``."""
+    ``dot`` (Graphviz) or ``mermaid``.  ``links`` (dot only): a URL per node id, which
+    Graphviz's SVG output turns into a link (the HTML report's graph)."""
     if fmt == "json":
         return json.dumps(nx.node_link_data(g, edges="edges"), default=str,
                           indent=None if compact else 1,
@@ -334,7 +337,7 @@ def export(g: nx.MultiDiGraph, fmt: str, *, compact: bool = False) -> str:
             h.add_edge(u, v, **_scalar_attrs(d))
         return "\n".join(nx.generate_graphml(h))
     if fmt == "dot":
-        return _dot(g)
+        return _dot(g, links)
     if fmt == "mermaid":
         return _mermaid(g)
     raise ValueError(f"unknown format {fmt!r}")
@@ -417,7 +420,7 @@ _COLORS = {"dead_end": "red", "blocked": "orange", "superseded": "gray", "confir
            "open": "blue"}
 
 
-def _dot(g: nx.MultiDiGraph) -> str:
+def _dot(g: nx.MultiDiGraph, links: Mapping[str, str] | None = None) -> str:
     """Graphviz: dead ends in one cluster per cause, colours by status, a legend."""
     v = _view(g)
     num = v["num"]
@@ -425,6 +428,10 @@ def _dot(g: nx.MultiDiGraph) -> str:
 
     def nid(n: str) -> str:
         return ids.setdefault(n, f"n{len(ids)}")
+
+    def url(n: str) -> str:
+        u = (links or {}).get(n)
+        return f' URL="{_dot_str(u)}" target="_top"' if u else ""
 
     out = ["digraph logkb {", "  rankdir=TB; newrank=true; nodesep=0.25; ranksep=0.35;",
            '  graph [fontname="Helvetica" fontsize=11 labeljust=l];',
@@ -440,7 +447,7 @@ def _dot(g: nx.MultiDiGraph) -> str:
         shape = ' shape=doubleoctagon style="filled"' if d.get("kind") == "goal" else ""
         pen = " penwidth=2" if d.get("annotated") in (True, "True") else ""
         return (f'{indent}{nid(n)} [label="{label}" fillcolor="{fill}" color="{border}"'
-                f"{shape}{pen}];")
+                f"{shape}{pen}{url(n)}];")
 
     for k, (cause, members) in enumerate(sorted(
             v["clusters"].items(), key=lambda kv: min(num(g.nodes[m].get("ended")) or 0
@@ -459,18 +466,18 @@ def _dot(g: nx.MultiDiGraph) -> str:
         label = _dot_str(f"untested @{d.get('ordinal')}\n{short(str(d.get('label') or ''), 44)}")
         label = label.replace("\\\\n", "\\n")
         out.append(f'  {nid(q)} [label="{label}" shape=diamond style="filled" '
-                   'fillcolor="#fef9e7" color="#b7950b"];')
+                   f'fillcolor="#fef9e7" color="#b7950b"{url(q)}];')
     for n in v["decisions"]:
         d = g.nodes[n]
         label = _dot_str(f"decision @{d.get('ordinal')}: {short(str(d.get('label') or ''), 50)}")
         out.append(f'  {nid(n)} [label="{label}" shape=note style="filled" '
-                   'fillcolor="#f4ecf7" color="#7d3c98"];')
+                   f'fillcolor="#f4ecf7" color="#7d3c98"{url(n)}];')
     for n in v["sessions"]:
         d = g.nodes[n]
         label = _dot_str(f"subagent {str(n)[:16]}…\n{short(str(d.get('label') or ''), 40)}")
         label = label.replace("\\\\n", "\\n")
         out.append(f'  {nid(n)} [label="{label}" shape=folder style="filled" '
-                   'fillcolor="#f2f3f4" color="#7b7d7d"];')
+                   f'fillcolor="#f2f3f4" color="#7b7d7d"{url(n)}];')
     # pivots go from every approach they ended to the one they started: draw one edge per
     # (pivot, target) from the last ended approach, the others joined by a thin edge
     for u, w, d in v["edges"]:
