@@ -20,6 +20,7 @@ from kb import views
 from kb.lease import KbLease
 from tui.commands import LogkbCommands
 from tui.messages import DataRefreshed, GraphLoaded, JumpRequested, SessionsLoaded, StoreBusy
+from tui.safe import safe_update
 from tui.screens.help import HelpScreen
 from tui.screens.sessions import SessionsScreen
 from tui.screens.timeline import TimelineScreen
@@ -65,6 +66,11 @@ class LogkbApp(App[None]):
         """A toast; never parsed as markup (messages quote transcript text, paths and
         errors, in which ``[x]`` or ``:x:`` must stay as they are)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        """Every update written to the terminal goes through :func:`tui.safe.safe_update`:
+        a control sequence in transcript text is shown, never obeyed."""
+        super()._display(screen, safe_update(renderable))
 
     def on_mount(self) -> None:
         """Called when the app starts: the session asked for, else the list of sessions.

@@ -252,7 +252,9 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
-        sys.stderr.write(line + "\n")
+        from kb.safe_text import visible
+
+        sys.stderr.write(visible(line) + "\n")
     if as_json:
         emit_lines(found.hits)
         return
@@ -260,14 +262,17 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
         sys.stderr.write("no matches\n")  # not note(): rich would double this command's start-up
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
+    from kb.safe_text import visible
+
     cols = width()
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     lines = []
     for h in found.hits:
-        head = f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
+        head = visible(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} ")
         room = max(20, cols - len(head))
         snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
-        marks = [(a, b) for a, b in h["highlights"] if b <= room - 1]
+        snippet, marks = _visible_marked(snippet, h["highlights"])
+        marks = [(a, b) for a, b in marks if b <= room - 1]
         if len(snippet) > room:
             snippet = snippet[:room - 1] + "…"
         if bold:
@@ -275,6 +280,30 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
                 snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
         lines.append(head + snippet + "\n")
     sys.stdout.write("".join(lines))
+
+
+def _visible_marked(text: str, marks: list[tuple[int, int]]
+                    ) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` made visible (:func:`kb.safe_text.visible`) with its highlight spans moved
+    to where their text went."""
+    from kb.safe_text import is_safe, visible
+
+    if is_safe(text):
+        return text, [(a, b) for a, b in marks]
+    pieces: list[str] = []
+    moved: list[tuple[int, int]] = []
+    at = n = 0
+    for a, b in sorted(marks):
+        if a < at:
+            continue
+        pieces.append(visible(text[at:a]))
+        n += len(pieces[-1])
+        pieces.append(visible(text[a:b]))
+        moved.append((n, n + len(pieces[-1])))
+        n += len(pieces[-1])
+        at = b
+    pieces.append(visible(text[at:]))
+    return "".join(pieces), moved
 
 
 # ----------------------------------------------------------------------- query
@@ -312,6 +341,10 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
         emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
         w = csv.writer(sys.stdout)
+        if sys.stdout.isatty():  # a terminal reads it: shown, not obeyed; a file gets it exact
+            from kb.safe_text import visible_value
+
+            cols, rows = visible_value(cols), [visible_value(list(r)) for r in rows]
         w.writerow(cols)
         w.writerows(rows)
     else:
