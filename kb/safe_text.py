@@ -77,3 +77,40 @@ def visible_segments(segments: Iterable[Any]) -> Iterable[Any]:
             yield Segment(visible(text), style, control)
         else:
             yield seg
+
+
+KEEP = frozenset({"session_id", "parent_id", "child_session_id", "node_id", "id", "scope",
+                  "src", "dst", "key", "run_id"})
+"""Fields :func:`visible_deep` leaves alone: identifiers the TUI looks things up by."""
+
+
+def visible_deep(obj: Any, keep: frozenset[str] = KEEP) -> Any:
+    """``obj`` with every string in it made :func:`visible` (dicts, lists, tuples, named
+    tuples, dataclasses and pydantic models are rebuilt; fields and keys named in ``keep``
+    are kept as they are).  For data a screen shows as a whole (the TUI's detail pane, its
+    graph): its widths then count the escapes.  The same object when nothing is unsafe."""
+    import dataclasses
+
+    if isinstance(obj, str):
+        return visible(obj)
+    if obj is None or isinstance(obj, (int, float, bool, bytes)):
+        return obj
+    if isinstance(obj, dict):
+        return {k: (v if k in keep else visible_deep(v, keep)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [visible_deep(v, keep) for v in obj]
+    if isinstance(obj, tuple):
+        if hasattr(obj, "_fields"):
+            fields = obj._asdict()  # type: ignore[attr-defined]  # a named tuple
+            return type(obj)(**{k: (v if k in keep else visible_deep(v, keep))
+                                for k, v in fields.items()})
+        return tuple(visible_deep(v, keep) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {f.name: visible_deep(getattr(obj, f.name), keep)
+                   for f in dataclasses.fields(obj) if f.init and f.name not in keep}
+        return dataclasses.replace(obj, **changes)
+    copy = getattr(obj, "model_copy", None)  # pydantic models
+    if copy is not None and hasattr(obj, "model_fields"):
+        return copy(update={name: visible_deep(getattr(obj, name), keep)
+                            for name in type(obj).model_fields if name not in keep})
+    return obj

@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from kb import views
 from kb.lease import KbLease
+from kb.safe_text import visible_deep
 from tui.commands import LogkbCommands
 from tui.messages import DataRefreshed, GraphLoaded, JumpRequested, SessionsLoaded, StoreBusy
 from tui.safe import safe_update
@@ -209,7 +210,7 @@ class LogkbApp(App[None]):
                 self.call_from_thread(self.notify, f"the graph may be stale: {e}",
                                       severity="warning")
         with self.lease.read() as store:
-            view = views.graph_view(store, scope)
+            view = visible_deep(views.graph_view(store, scope))  # shown as a whole: escaped
         self.post_message(GraphLoaded(scope, view, rebuilt))
 
     def busy(self) -> bool:
