@@ -45,6 +45,7 @@ from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
+from logparse.safe_open import link_target
 from logparse.source import NotATranscript, RawMessage, SourceSession
 
 BATCH_MESSAGES = 2048
@@ -85,6 +86,8 @@ class IngestReport:
     """Inputs skipped because they did not change since the last ingest."""
     graphs: list[str] = field(default_factory=list)
     """Scopes whose knowledge graph was rebuilt."""
+    links: list[dict[str, str]] = field(default_factory=list)
+    """Inputs reached through a symlink: ``{"path": the link, "target": where it leads}``."""
 
     def add(self, rep: SessionReport) -> None:
         """Record a session; a session met again (in another form) is reported once."""
@@ -106,6 +109,7 @@ class IngestReport:
             "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
             "unchanged": self.unchanged,
             "graphs_rebuilt": self.graphs,
+            "links": self.links,
         }
 
 
@@ -171,6 +175,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     finally:
         pool.close()
     store.link_children()
+    report.links = [{"path": str(i.path), "target": t} for i in found
+                    if (t := link_target(i.path)) is not None]
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
     if graph:
         # the sessions this ingest changed, any whose graph an earlier ingest owes, and

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -21,6 +24,7 @@ from kb.cli.tools import (
     say,
 )
 from kb.exitcodes import ExitCode
+from kb.paths import default_db
 
 
 # ---------------------------------------------------------------------- ingest
@@ -46,6 +50,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     """
     from rich.text import Text
 
+    from kb.ingest import IngestReport
     from kb.ingest import ingest as run_ingest
     from kb.ingest import input_size, plan
     from kb.render import clip
@@ -57,15 +62,19 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         if not paths:
             fail(f"no PATH given and no opencode data directory at {dirs[0]} (nor Claude "
                  "Code's or Codex's)", ExitCode.USAGE)
-    missing = [p for p in paths if not p.exists()]
+    missing = [p for p in paths if not os.path.lexists(p)]
     if missing:
         fail(f"no such file or directory: {', '.join(str(p) for p in missing)}",
              ExitCode.NOT_FOUND)
     found = plan(list(paths))
     total = sum(input_size(i) for i in found[0])
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
-    with open_store(db, read_only=False) as store:
-        if show:
+    # nothing to read: no knowledge base file is made (a refused file leaves nothing behind)
+    target = db if db is not None else default_db()
+    created = not target.exists()
+    with _nothing_stored(found[1]) if not found[0] else open_store(
+            db, read_only=False) as store:
+        if show and store is not None:
             from rich.progress import (
                 BarColumn,
                 DownloadColumn,
@@ -81,9 +90,15 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                 report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                     progress=lambda n: bar.advance(task, n), force=force,
                                     inputs=found)
-        else:
+        elif store is not None:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
+        else:
+            report = IngestReport(errors=list(found[1]))
+    if created and not report.sessions:
+        _remove_empty(target)
+    for link in report.links:
+        note(f"followed symlink: {link['path']} -> {link['target']}")
     for e in report.errors:
         note(Text.assemble(("error:", "bold red"), f" {e}"))
     for p in report.problems:
@@ -108,6 +123,30 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:
         sys.exit(int(ExitCode.PROBLEMS))
+
+
+@contextmanager
+def _nothing_stored(errors: object) -> Iterator[None]:
+    """Stands for the store when no input was found: nothing is opened or created."""
+    yield None
+
+
+def _remove_empty(path: Path) -> None:
+    """A knowledge base this ingest created and stored no session in goes again (with its
+    write-ahead log and lock): a refused file leaves no file behind."""
+    from kb.store import KbStore
+
+    try:
+        with KbStore(path, read_only=True) as store:
+            if store.sessions():
+                return
+    except Exception:  # noqa: BLE001 - unreadable: it is not removed
+        return
+    for p in (path, Path(str(path) + ".wal"), Path(str(path) + ".lock")):
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
 
 COMMANDS = (ingest,)

@@ -58,6 +58,9 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             return
         if ev["event"] == "error":
             err.print(f"watch: {ev['error']}", markup=False, highlight=False)
+        elif ev["event"] == "skipped":
+            err.print(f"watch: skipped {ev['path']}: {ev['reason']}", markup=False,
+                      highlight=False)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
                 err.print(f"{s['id']}: +{s['new_messages']} messages ({s['messages']} in all)",

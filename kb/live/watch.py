@@ -92,6 +92,8 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.stop = stop or threading.Event()
         self.stats = WatchStats()
+        self._reported: set[tuple[str, str]] = set()
+        """Paths reported as skipped (each is reported once)."""
 
     # ------------------------------------------------------------- ingest
     def ingest_now(self) -> Event | None:
@@ -101,7 +103,12 @@ class Watcher:
         present = [p for p in self.paths if p.exists()]
         if not present:
             return None
-        found, _ = plan(present)
+        found, refused = plan(present)
+        for e in refused:  # a FIFO, a device, a link loop...: said once, never opened
+            if (e.path, e.reason) not in self._reported:
+                self._reported.add((e.path, e.reason))
+                self.on_event({"event": "skipped", "time": time.time(), "path": e.path,
+                               "reason": e.reason})
         if not found:
             return None
         try:
