@@ -174,6 +174,10 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             _ingest_input(store, inp, wanted, report, progress, force, pool)
     finally:
         pool.close()
+    # the search index follows the sessions written, in one commit (one per session cost
+    # 90 ms each: 10,000 one-message files took 15 minutes); a search finds it stale if
+    # this ingest dies before it, and syncs
+    after_ingest(store, [s.session_id for s in report.sessions])
     store.link_children()
     report.links = [{"path": str(i.path), "target": t} for i in found
                     if (t := link_target(i.path)) is not None]
@@ -402,7 +406,6 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              problems)
         store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
-    after_ingest(store, sid)  # the search index follows every session written
     deriver.close()
     problems.extend(deriver.problems)
     deriver.problems = []

@@ -87,17 +87,19 @@ def _store(db_path: Path, reveal: bool = False) -> KbStore:
     return KbStore(db_path, read_only=True, reveal_secrets=reveal)
 
 
-def after_ingest(store: KbStore, session_id: str) -> None:
-    """Index what an ingest just wrote of ``session_id`` (called by :mod:`kb.ingest`).
+def after_ingest(store: KbStore, session_id: str | list[str]) -> None:
+    """Index what an ingest just wrote of ``session_id`` (one id or a list: called by
+    :mod:`kb.ingest` once, for every session it wrote).
 
     Never fails the ingest: a problem is reported on stderr and the index is
     marked stale, so the next search or ``logkb rebuild --index`` repairs it."""
-    if store.path == ":memory:":
+    only = [session_id] if isinstance(session_id, str) else session_id
+    if store.path == ":memory:" or not only:
         return
     try:
         from kb.search.index import SearchIndex
 
-        SearchIndex.for_db(store.path).sync(store, only=[session_id])
+        SearchIndex.for_db(store.path).sync(store, only=only)
     except Exception as e:  # noqa: BLE001
         print(f"logkb: search index not updated ({e}); the next search rebuilds it",
               file=sys.stderr)
