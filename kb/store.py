@@ -463,15 +463,22 @@ class KbStore:
                                 [session_id]).fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0
-              ) -> QueryResult:
+    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0,
+              memory_limit: str | None = "2GB") -> QueryResult:
         """Run read-only SQL in a sandbox: only SELECT/WITH/EXPLAIN/DESCRIBE/SHOW, no file or
-        network access, no extensions, configuration locked, at most ``timeout`` seconds,
-        ``limit`` rows kept (the rest counted).  Text comes back redacted.
+        network access, no extensions, configuration locked, at most ``timeout`` seconds
+        and ``memory_limit`` of DuckDB's memory, ``limit`` rows kept (the rest counted).
+        Text comes back redacted.
 
         The connection stays sandboxed afterwards: open a store for the query alone."""
         check_query(self.conn, sql)
         red = self.redactor  # loaded before the configuration is locked
+        if memory_limit:
+            try:
+                self.conn.execute("SET memory_limit = ?", [memory_limit])
+            except duckdb.Error as e:
+                raise QueryRefused(f"bad memory limit {memory_limit!r}: "
+                                   f"{str(e).splitlines()[0]}") from None
         sandbox(self.conn)
         timer = None
         if timeout:

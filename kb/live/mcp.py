@@ -17,8 +17,7 @@ from typing import Any
 
 import orjson
 
-from kb.live.answers import Answers
-from kb.store import KbError
+from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 
 INSTRUCTIONS = (
     "logkb knows what earlier agent sessions tried, what failed and why. Before trying an "
@@ -32,6 +31,41 @@ def _text(obj: Any) -> str:
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
 
 
+HINTS = {
+    "session": "Pass a session id or a unique prefix of one, as cited before the '#' in "
+               "the answers of search, deadends or untested; or leave session out for "
+               "every session (the latest for events and handoff).",
+    "why": "Name an approach as deadends lists it (its name, or a few of its words), or "
+           "an ordinal of a message it involves; call deadends to see the names.",
+    "query": "Use plain words, an exact phrase in double quotes, or field filters such as "
+             "host:NAME kind:result tool:bash.",
+    "busy": "Another logkb process is writing the knowledge base; call again in a moment.",
+    "missing": "Run `logkb ingest` (or `logkb watch`) to build the knowledge base first.",
+}
+"""What an agent can do about each kind of failure (the text after the error)."""
+
+
+def tool_error(e: Exception, tool: str) -> Exception:
+    """The error a tool answers with (``isError: true``): what went wrong, then what the
+    agent can do about it."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    text = str(e)
+    if isinstance(e, KbMissing):
+        hint = HINTS["missing"]
+    elif isinstance(e, KbLocked):
+        hint = HINTS["busy"]
+    elif isinstance(e, KbNotFound) and tool == "why" and "session" not in text:
+        hint = HINTS["why"]
+    elif isinstance(e, KbNotFound):
+        hint = HINTS["session"] if "session" in text else ""
+    elif tool == "search":
+        text, hint = f"bad query: {text}", HINTS["query"]
+    else:
+        hint = ""
+    return ToolError(f"{text}. {hint}".strip() if hint else text)
+
+
 def build_server(db: str | Path) -> Any:
     """The MCP server over the knowledge base file ``db`` (not started)."""
     from importlib import metadata
@@ -39,16 +73,29 @@ def build_server(db: str | Path) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
 
+    from kb.live.answers import Answers
+    from kb.search.query import QueryError
+    from logparse.kinds import EventKind
+
     answers = Answers(db)
+    kinds_known = [k.value for k in EventKind]
     server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"))
     ro = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                          openWorldHint=False)
 
     def guarded(fn: Any, **kwargs: Any) -> str:
+        """The answer, or an error the agent can act on (``isError: true``; the server
+        keeps serving)."""
+        kinds = kwargs.get("kinds")
+        bad = [k for k in kinds or [] if k not in kinds_known]
+        if bad:
+            raise tool_error(ValueError(
+                f"unknown event kind {', '.join(map(repr, bad))}; kinds are "
+                f"{', '.join(kinds_known)}"), fn.__name__)
         try:
             return _text(fn(**kwargs))
-        except KbError as e:  # not found, busy, …: an answer, not a crash
-            return _text({"error": str(e)})
+        except (KbError, QueryError) as e:  # not found, busy, …: an error answer, not a crash
+            raise tool_error(e, fn.__name__) from None
 
     @server.tool(annotations=ro, structured_output=False)
     def search(query: str, session: str | None = None, limit: int = 10) -> str:
