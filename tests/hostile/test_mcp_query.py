@@ -108,3 +108,28 @@ def test_query_memory_limit(hostile_db: Path) -> None:
     assert json.loads(_query(hostile_db, "--json", big).stdout)["n"] == 200_000_000
     ok = _query(hostile_db, "--json", "select count(*) as n from sessions")
     assert ok.returncode == 0 and json.loads(ok.stdout)["n"] >= 3
+
+
+def test_the_fast_initialize_answer_is_the_packages_own(hostile_db: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer written before the ``mcp`` package loads equals the package's (for a
+    version it knows and one it does not)."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from kb.live.mcp import HANDSHAKE_VERSIONS
+
+    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    answers = []
+    for slow in ("", "1"):
+        monkeypatch.setenv("LOGKB_MCP_SLOW_START", slow)
+        for version in ("2025-06-18", "1999-01-01"):
+            p = subprocess.run(
+                [sys.executable, "-m", "kb", "mcp", "--db", str(hostile_db)], text=True,
+                input=json.dumps({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+                    "protocolVersion": version, "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}}) + "\n",
+                capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+            assert len(lines) == 1, p.stdout  # one answer: the package's own is dropped
+            answers.append(lines[0])
+    assert answers[:2] == answers[2:]
