@@ -41,7 +41,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     opencode.db, transcript files or folders); without PATHS, the agents' own
     stores: opencode's data directory, ~/.claude/projects and ~/.codex/sessions.  A path that does not exist yet is waited for.  On a terminal a
     status line shows progress on stderr; --json prints one JSON object per
-    event on stdout (watching, ingested, error).  Stop with ^C.
+    event on stdout (watching, ingested, skipped, error).  Stop with ^C or SIGTERM.
     """
     import orjson
 
