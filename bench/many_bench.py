@@ -6,7 +6,8 @@ directory of 10,000 of them took over 10 minutes, 15 files/s; the target is >= 5
 Each file is an opencode JSONL session of one user message (the generator's own
 builder), written to a temporary directory; the ingest runs in a fresh subprocess
 (``python -m kb ingest DIR``) and its wall time, files per second and peak RSS are
-printed.  ``--profile`` runs it under py-spy (``pip install py-spy``) instead.
+printed, with its CPU time (user + system, the derive workers included): files per
+CPU second is the figure to compare on a busy machine.  ``--profile`` runs it under py-spy (``pip install py-spy``) instead.
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ def main(argv: list[str] | None = None) -> None:
         t = time.perf_counter()
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - t
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+        use = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss = use.ru_maxrss // 1024
+        cpu = use.ru_utime + use.ru_stime
         sessions = len(json.loads(r.stdout)["sessions"]) if r.stdout.strip() else 0
     res = {"files": a.files, "sessions": sessions, "seconds": round(wall, 2),
-           "files_per_s": round(a.files / wall, 1), "peak_rss_mb": rss, "exit": r.returncode,
+           "files_per_s": round(a.files / wall, 1), "cpu_s": round(cpu, 2),
+           "files_per_cpu_s": round(a.files / cpu, 1), "peak_rss_mb": rss, "exit": r.returncode,
            "generate_s": round(gen, 1), "load": os.getloadavg()[0]}
     if a.json:
         print(json.dumps(res))
