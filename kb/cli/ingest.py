@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -25,6 +22,24 @@ from kb.cli.tools import (
 )
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
+
+
+def _remove_empty(path: Path) -> None:
+    """A knowledge base this ingest created and stored no session in goes again (with its
+    write-ahead log): a refused, empty or garbage input leaves no file behind."""
+    from kb.store import KbStore
+
+    try:
+        with KbStore(path, read_only=True) as store:
+            if store.sessions():
+                return
+    except Exception:  # noqa: BLE001 - unreadable: it is not removed
+        return
+    for p in (path, Path(f"{path}.wal")):
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------- ingest
@@ -50,7 +65,6 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     """
     from rich.text import Text
 
-    from kb.ingest import IngestReport
     from kb.ingest import ingest as run_ingest
     from kb.ingest import input_size, plan
     from kb.render import clip
@@ -62,19 +76,17 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         if not paths:
             fail(f"no PATH given and no opencode data directory at {dirs[0]} (nor Claude "
                  "Code's or Codex's)", ExitCode.USAGE)
-    missing = [p for p in paths if not os.path.lexists(p)]
+    missing = [p for p in paths if not p.exists()]
     if missing:
         fail(f"no such file or directory: {', '.join(str(p) for p in missing)}",
              ExitCode.NOT_FOUND)
     found = plan(list(paths))
     total = sum(input_size(i) for i in found[0])
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
-    # nothing to read: no knowledge base file is made (a refused file leaves nothing behind)
     target = db if db is not None else default_db()
-    created = not target.exists()
-    with _nothing_stored(found[1]) if not found[0] else open_store(
-            db, read_only=False) as store:
-        if show and store is not None:
+    created = not target.exists()  # nothing stored: it goes again (_remove_empty)
+    with open_store(db, read_only=False) as store:
+        if show:
             from rich.progress import (
                 BarColumn,
                 DownloadColumn,
@@ -90,15 +102,9 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                 report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                     progress=lambda n: bar.advance(task, n), force=force,
                                     inputs=found)
-        elif store is not None:
+        else:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
-        else:
-            report = IngestReport(errors=list(found[1]))
-    if created and not report.sessions:
-        _remove_empty(target)
-    for link in report.links:
-        note(f"followed symlink: {link['path']} -> {link['target']}")
     for e in report.errors:
         note(Text.assemble(("error:", "bold red"), f" {e}"))
     for p in report.problems:
@@ -119,34 +125,14 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
              f"{sum(s.messages for s in report.sessions)} messages, "
              f"{sum(s.events for s in report.sessions)} events, "
              f"{report.new_messages} new; {len(report.problems)} problems")
+    for link in report.links:
+        note(f"followed symlink: {link['path']} -> {link['target']}")
+    if created and not report.sessions:
+        _remove_empty(target)
     if report.errors:
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:
         sys.exit(int(ExitCode.PROBLEMS))
-
-
-@contextmanager
-def _nothing_stored(errors: object) -> Iterator[None]:
-    """Stands for the store when no input was found: nothing is opened or created."""
-    yield None
-
-
-def _remove_empty(path: Path) -> None:
-    """A knowledge base this ingest created and stored no session in goes again (with its
-    write-ahead log and lock): a refused file leaves no file behind."""
-    from kb.store import KbStore
-
-    try:
-        with KbStore(path, read_only=True) as store:
-            if store.sessions():
-                return
-    except Exception:  # noqa: BLE001 - unreadable: it is not removed
-        return
-    for p in (path, Path(str(path) + ".wal"), Path(str(path) + ".lock")):
-        try:
-            p.unlink()
-        except OSError:
-            pass
 
 
 COMMANDS = (ingest,)

@@ -41,7 +41,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     opencode.db, transcript files or folders); without PATHS, the agents' own
     stores: opencode's data directory, ~/.claude/projects and ~/.codex/sessions.  A path that does not exist yet is waited for.  On a terminal a
     status line shows progress on stderr; --json prints one JSON object per
-    event on stdout (watching, ingested, skipped, error).  Stop with ^C or SIGTERM.
+    event on stdout (watching, ingested, not_taken, error).  Stop with ^C.
     """
     import orjson
 
@@ -58,8 +58,8 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             return
         if ev["event"] == "error":
             err.print(f"watch: {ev['error']}", markup=False, highlight=False)
-        elif ev["event"] == "skipped":
-            err.print(f"watch: skipped {ev['path']}: {ev['reason']}", markup=False,
+        elif ev["event"] == "not_taken":
+            err.print(f"watch: not taken: {ev['path']}: {ev['reason']}", markup=False,
                       highlight=False)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:

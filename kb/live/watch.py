@@ -92,8 +92,8 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.stop = stop or threading.Event()
         self.stats = WatchStats()
-        self._reported: set[tuple[str, str]] = set()
-        """Paths reported as skipped (each is reported once)."""
+        self.told: set[str] = set()
+        """Files reported as not taken (each is reported once)."""
 
     # ------------------------------------------------------------- ingest
     def ingest_now(self) -> Event | None:
@@ -104,11 +104,11 @@ class Watcher:
         if not present:
             return None
         found, refused = plan(present)
-        for e in refused:  # a FIFO, a device, a link loop...: said once, never opened
-            if (e.path, e.reason) not in self._reported:
-                self._reported.add((e.path, e.reason))
-                self.on_event({"event": "skipped", "time": time.time(), "path": e.path,
-                               "reason": e.reason})
+        for e in refused:  # every file not taken, once, with the reason
+            if e.path not in self.told:
+                self.told.add(e.path)
+                self.on_event({"event": "not_taken", "time": time.time(), "path": e.path,
+                               "reason": e.reason, "error": getattr(e, "is_error", True)})
         if not found:
             return None
         try:

@@ -1,8 +1,8 @@
 """Item 4 of issue 24: no hangs.  Ingest and watch open only regular files (no FIFO,
 device or socket), follow a symlink to a file and say so, never follow one to a
 directory, detect link loops, report every path they skip with its reason (stderr and
-``--json``), and leave no knowledge base file behind when nothing was stored; ``watch``
-stops on SIGTERM."""
+``--json``; ``watch``: a ``not_taken`` event each), and leave no knowledge base file
+behind when nothing was stored; ``watch`` stops on SIGTERM."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_watch_skips_a_fifo_ingests_later_files_and_stops_on_sigterm(
         raise AssertionError(f"not seen; events: {events}")
 
     try:
-        wait_for(lambda e: e["event"] == "skipped" and e["path"].endswith("fifo.jsonl"))
+        wait_for(lambda e: e["event"] == "not_taken" and e["path"].endswith("fifo.jsonl"))
         time.sleep(0.5)
         shutil.copyfile(tmp_path / "later.jsonl", d / "later.jsonl")
         ev = wait_for(lambda e: e["event"] == "ingested")
@@ -169,5 +169,5 @@ def test_watch_skips_a_fifo_ingests_later_files_and_stops_on_sigterm(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    skipped = {Path(e["path"]).name for e in events if e["event"] == "skipped"}
+    skipped = {Path(e["path"]).name for e in events if e["event"] == "not_taken"}
     assert {"fifo.jsonl", "zero.jsonl", "sock", "loop-a", "up"} <= skipped, skipped
