@@ -4,10 +4,10 @@ The store (:mod:`kb.store`) knows nothing of what is derived from its tables: th
 knowledge graph, the search index, the replay history.  It publishes two facts and
 whoever keeps a derived copy subscribes:
 
-``session_replaced(store, session_id)``
-    A session's stored messages were written, replaced or removed and the change is
-    committed (published after the transaction, so a subscriber may take its time: the
-    search index indexes the session).
+``sessions_replaced(store, session_ids)``
+    Sessions' stored messages were written or replaced and the change is committed
+    (published once per ingest, after its transactions, so a subscriber may take its
+    time and do its work in one go: the search index indexes them in one commit).
 
 ``secrets_forgotten(store, session_ids)``
     The findings changed, so every redaction made with the old ones is stale;
@@ -35,11 +35,11 @@ class StoreHooks(Generic[S]):
     __slots__ = ("_replaced", "_forgotten")
 
     def __init__(self) -> None:
-        self._replaced: list[Callable[[S, str], None]] = []
+        self._replaced: list[Callable[[S, Sequence[str]], None]] = []
         self._forgotten: list[Callable[[S, Sequence[str]], None]] = []
 
-    def on_session_replaced(self, fn: Callable[[S, str], None]) -> None:
-        """Call ``fn`` after every committed change of a session's messages (once)."""
+    def on_sessions_replaced(self, fn: Callable[[S, Sequence[str]], None]) -> None:
+        """Call ``fn`` after committed changes of sessions' messages (registered once)."""
         if fn not in self._replaced:
             self._replaced.append(fn)
 
@@ -48,9 +48,11 @@ class StoreHooks(Generic[S]):
         if fn not in self._forgotten:
             self._forgotten.append(fn)
 
-    def session_replaced(self, store: S, session_id: str) -> None:
+    def sessions_replaced(self, store: S, session_ids: Sequence[str]) -> None:
+        if not session_ids:
+            return
         for fn in self._replaced:
-            fn(store, session_id)
+            fn(store, session_ids)
 
     def secrets_forgotten(self, store: S, session_ids: Sequence[str]) -> None:
         for fn in self._forgotten:

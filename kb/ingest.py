@@ -45,6 +45,7 @@ from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import Input, discover
+from logparse.safe_open import link_target
 from logparse.source import NotATranscript, RawMessage, SourceSession
 
 BATCH_MESSAGES = 2048
@@ -91,6 +92,8 @@ class IngestReport:
     """Inputs skipped because they did not change since the last ingest."""
     graphs: list[str] = field(default_factory=list)
     """Scopes whose knowledge graph was rebuilt."""
+    links: list[dict[str, str]] = field(default_factory=list)
+    """Inputs reached through a symlink: ``{"path": the link, "target": where it leads}``."""
 
     def add(self, rep: SessionReport) -> None:
         """Record a session; a session met again (in another form) is reported once."""
@@ -115,6 +118,7 @@ class IngestReport:
                         for p, t in self.skipped.items()],
             "unchanged": self.unchanged,
             "graphs_rebuilt": self.graphs,
+            "links": self.links,
         }
 
 
@@ -167,7 +171,7 @@ def _subscribe(store: KbStore) -> None:
     """What is derived from the store follows what an ingest changes: the search index
     each session written, the graph the sessions whose secrets were found late (it is
     rebuilt for every changed session at the end of the ingest)."""
-    store.hooks.on_session_replaced(after_ingest)
+    store.hooks.on_sessions_replaced(after_ingest)
     store.hooks.on_secrets_forgotten(_forget_graphs)
 
 
@@ -196,7 +200,13 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             _ingest_input(store, inp, wanted, report, progress, force, pool)
     finally:
         pool.close()
+    # the search index follows the sessions written (_subscribe), in one commit (one per
+    # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
+    # it stale if this ingest dies before it, and syncs
+    store.sessions_replaced([s.session_id for s in report.sessions])
     store.link_children()
+    report.links = [{"path": str(i.path), "target": t} for i in found
+                    if (t := link_target(i.path)) is not None]
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
     if graph:
         # the sessions this ingest changed, any whose graph an earlier ingest owes, and
@@ -426,7 +436,6 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              problems)
         store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
-    store.session_replaced(sid)  # committed: the search index follows (_subscribe)
     deriver.close()
     problems.extend(deriver.problems)
     deriver.problems = []

@@ -1,7 +1,10 @@
 """Plain-terminal rendering of events and sessions for the CLI (the TUI has its own widgets).
 
 Everything returns :mod:`rich` renderables or strings; the CLI decides where
-they go (stdout for data).
+they go (stdout for data).  Transcript text is made visible here
+(:func:`kb.safe_text.visible`: control characters and bidi overrides shown as
+escapes) before it is measured, so the escapes count in the widths; the
+console is the last guard.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from kb.records import Event
+from kb.safe_text import visible
 
 KIND_STYLE = {
     "prompt": "bold cyan", "command": "bold", "result": "green", "decision": "magenta",
@@ -35,6 +39,7 @@ def when(ms: int | None) -> str:
 def first_line(text: str | None, width: int = 100) -> str:
     if not text:
         return ""
+    text = visible(text)
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
 
@@ -57,7 +62,7 @@ def event_line(e: Event, width: int = 100) -> Text:
         t.append(f"{e.category or '':<13} ", style="cyan")
     if e.kind == "command":
         if e.host:
-            t.append(f"[{where(e)}] ", style="yellow")
+            t.append(visible(f"[{where(e)}] "), style="yellow")
         t.append(first_line(e.remote_command or e.command, width))
     elif e.kind == "result":
         ok = e.status == "completed" and (e.exit_code in (None, 0)) and not e.error_signatures
@@ -65,9 +70,10 @@ def event_line(e: Event, width: int = 100) -> Text:
         if e.exit_code is not None:
             t.append(f" exit {e.exit_code}", style="green" if e.exit_code == 0 else "red")
         if e.error_signatures:
-            t.append("  " + " | ".join(e.error_signatures), style="bold red")
+            t.append(visible("  " + " | ".join(e.error_signatures)), style="bold red")
         if e.measurements:
-            t.append("  " + ", ".join(str(m) for m in e.measurements[:3]), style="bold blue")
+            t.append(visible("  " + ", ".join(str(m) for m in e.measurements[:3])),
+                     style="bold blue")
         if not e.error_signatures and not e.measurements:
             t.append("  " + first_line(e.output, width - 20), style="dim")
     elif e.kind == "decision":
@@ -78,7 +84,7 @@ def event_line(e: Event, width: int = 100) -> Text:
         active = [i for i in e.todos if i.status not in ("completed", "cancelled")]
         t.append(f"{len(e.todos)} items, {len(active)} open")
     elif e.kind == "subagent":
-        t.append(f"{e.text or ''} → {e.child_session_id or '?'}")
+        t.append(visible(f"{e.text or ''} → {e.child_session_id or '?'}"))
     else:
         t.append(first_line(e.text or e.reason, width))
     return t
@@ -103,12 +109,12 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
                 kind = "nested ssh" if hop.nested else f"ssh hop {i + 1}"
                 target = f"{hop.user + '@' if hop.user else ''}{hop.host}"
                 target += f":{hop.port}" if hop.port else ""
-                body.append(Text.assemble((f"  {kind}: ", "dim"), (target, "yellow")))
+                body.append(Text.assemble((f"  {kind}: ", "dim"), (visible(target), "yellow")))
                 if hop.remote_command:
-                    body.append(Text("    $ " + hop.remote_command))
-            body.append(Text.assemble(("  recorded: ", "dim"), e.command or ""))
+                    body.append(Text("    $ " + visible(hop.remote_command)))
+            body.append(Text.assemble(("  recorded: ", "dim"), visible(e.command or "")))
         else:
-            body.append(Text("  $ " + (e.command or "")))
+            body.append(Text("  $ " + visible(e.command or "")))
     elif e.kind == "result":
         line = Text("  ")
         line.append(f"{e.status}", style="green" if e.status == "completed" else "red")
@@ -118,28 +124,30 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
             line.append(f" · {e.duration_ms / 1000:.1f}s", style="dim")
         body.append(line)
         for s in e.error_signatures:
-            body.append(Text.assemble(("  signature: ", "dim"), (s, "bold red")))
+            body.append(Text.assemble(("  signature: ", "dim"), (visible(s), "bold red")))
         for m in e.measurements:
-            body.append(Text.assemble(("  measured: ", "dim"), (str(m), "bold blue")))
-        out = e.output or ""
+            body.append(Text.assemble(("  measured: ", "dim"), (visible(str(m)), "bold blue")))
+        out = visible(e.output or "")
         lines = out.splitlines()
         if not full and len(lines) > max_lines:
             shown = lines[: max_lines // 2] + [f"… {len(lines) - max_lines} more lines "
                                                "(--full shows all) …"] + lines[-max_lines // 2:]
         else:
             shown = lines
-        body.append(_highlight("\n".join("  │ " + ln for ln in shown), e.error_signatures))
+        body.append(_highlight("\n".join("  │ " + ln for ln in shown),
+                               [visible(s) for s in e.error_signatures]))
     elif e.kind == "todo":
         for item in e.todos:
             mark = {"completed": "✔", "cancelled": "✘", "in_progress": "▶"}.get(item.status, "·")
-            body.append(Text(f"  {mark} [{item.status}] {item.content}"))
+            body.append(Text(visible(f"  {mark} [{item.status}] {item.content}")))
     elif e.kind == "subagent":
-        body.append(Text(f"  {e.text or ''} → child session {e.child_session_id or '?'}"))
+        body.append(Text(visible(f"  {e.text or ''} → child session "
+                                 f"{e.child_session_id or '?'}")))
     else:
         text = e.text or ""
         if e.kind == "raw":
             text = f"{e.reason}\n{e.raw}"
-        body.append(Text("  " + text.replace("\n", "\n  ")))
+        body.append(Text("  " + visible(text).replace("\n", "\n  ")))
     return Group(*body)
 
 
@@ -177,7 +185,8 @@ def fit(cols: list[Col], width: int, *, header: bool = True, gap: int = 2) -> li
     """Rows of a table that fit ``width`` cells: fixed columns as wide as their widest cell,
     the flex column takes the rest; cells too long end in ``…``; columns with ``drop`` go
     (highest first) while the flex column would be narrower than its ``min``."""
-    cols = list(cols)
+    cols = [Col(c.name, [_visible_cell(v) for v in c.values], c.align, c.flex, c.drop, c.min,
+                c.style) for c in cols]
 
     def natural(c: Col) -> int:
         cells = [cell_len(v.plain if isinstance(v, Text) else v) for v in c.values]
@@ -215,6 +224,17 @@ def fit(cols: list[Col], width: int, *, header: bool = True, gap: int = 2) -> li
     return lines
 
 
+def _visible_cell(v: str | Text) -> str | Text:
+    """A cell with its control characters shown as escapes (a styled cell keeps the style
+    of its start when it had any)."""
+    if isinstance(v, Text):
+        if visible(v.plain) == v.plain:
+            return v
+        style = v.spans[0].style if v.spans else v.style
+        return Text(visible(v.plain), style=style)
+    return visible(str(v))
+
+
 def _row(cells: list[Text], cols: list[Col], widths: list[int], gap: int) -> Text:
     line = Text(no_wrap=True, end="")
     last = len(cells) - 1
@@ -236,7 +256,8 @@ def _row(cells: list[Text], cols: list[Col], widths: list[int], gap: int) -> Tex
 
 def clip(text: str | Text, width: int) -> Text:
     """One line, cut to ``width`` cells with an ellipsis."""
-    t = text.copy() if isinstance(text, Text) else Text(text)
+    t = _visible_cell(text)
+    t = t.copy() if isinstance(t, Text) else Text(t)
     t.no_wrap = True
     t.truncate(width, overflow="ellipsis")
     return t
@@ -248,7 +269,7 @@ def wrap_lines(text: str, width: int) -> list[str]:
     import textwrap
 
     out: list[str] = []
-    for line in text.splitlines() or [""]:
+    for line in visible(text).splitlines() or [""]:
         if cell_len(line) <= width:
             out.append(line)
             continue
@@ -295,7 +316,7 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
         marks.append(Text("▶", style="bold green") if r["session_id"] == current else "")
         sids.append(("  " * depth + "└ " if depth else "") + r["session_id"])
         agents.append(r.get("agent") or "opencode")
-        title = Text(" ".join((r["title"] or "").split()))
+        title = Text(visible(" ".join((r["title"] or "").split())))
         if r.get("spawned_at"):
             title.append(f" (from message {r['spawned_at']})", style="dim")
         titles.append(title)
@@ -353,12 +374,13 @@ def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
     k = 0
     for cause, group in groups:
         share = f"  ({len(group)} dead ends share this cause)" if len(group) > 1 else ""
-        out.append(clip(Text.assemble((cause, "bold"), (share, "dim")), width))
+        out.append(clip(Text.assemble((visible(cause), "bold"), (share, "dim")), width))
         for d in group:
             out.append(body[k])
             k += 1
             if d.get("revisit"):
-                out.append(clip(Text(f"      revisit: {d['revisit']}", style="yellow"), width))
+                out.append(clip(Text(visible(f"      revisit: {d['revisit']}"),
+                                     style="yellow"), width))
         out.append(Text(""))
     while out and not out[-1].plain:
         out.pop()

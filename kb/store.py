@@ -164,10 +164,10 @@ class KbStore:
         self._redactor = None
         self.hooks.secrets_forgotten(self, stale)
 
-    def session_replaced(self, session_id: str) -> None:
-        """A session's messages were written, replaced or removed and committed: the
-        subscribers bring what they derived from it up to date."""
-        self.hooks.session_replaced(self, session_id)
+    def sessions_replaced(self, session_ids: Sequence[str]) -> None:
+        """Sessions' messages were written or replaced and committed: the subscribers
+        bring what they derived from them up to date."""
+        self.hooks.sessions_replaced(self, session_ids)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for use in another thread (DuckDB connections are not thread-safe)."""
@@ -502,15 +502,22 @@ class KbStore:
                                 [session_id]).fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0
-              ) -> QueryResult:
+    def query(self, sql: str, *, limit: int | None = 100, timeout: float | None = 30.0,
+              memory_limit: str | None = "2GB") -> QueryResult:
         """Run read-only SQL in a sandbox: only SELECT/WITH/EXPLAIN/DESCRIBE/SHOW, no file or
-        network access, no extensions, configuration locked, at most ``timeout`` seconds,
-        ``limit`` rows kept (the rest counted).  Text comes back redacted.
+        network access, no extensions, configuration locked, at most ``timeout`` seconds
+        and ``memory_limit`` of DuckDB's memory, ``limit`` rows kept (the rest counted).
+        Text comes back redacted.
 
         The connection stays sandboxed afterwards: open a store for the query alone."""
         check_query(self.conn, sql)
         red = self.redactor  # loaded before the configuration is locked
+        if memory_limit:
+            try:
+                self.conn.execute("SET memory_limit = ?", [memory_limit])
+            except duckdb.Error as e:
+                raise QueryRefused(f"bad memory limit {memory_limit!r}: "
+                                   f"{str(e).splitlines()[0]}") from None
         sandbox(self.conn)
         timer = None
         if timeout:

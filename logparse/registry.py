@@ -27,6 +27,7 @@ from logparse.opencode import (
 )
 from logparse.opencode._lines import decoded_head, first_line, head_records
 from logparse.opencode.tree import storage_root
+from logparse.safe_open import refusal
 from logparse.source import NotATranscript, TranscriptReader
 
 READERS: tuple[type[TranscriptReader], ...] = (
@@ -138,6 +139,10 @@ def foreign_kind(path: Path, head: bytes) -> str | None:
 
 def detect(path: Path) -> type[TranscriptReader]:
     """The reader for one file or opencode directory, or :class:`NotATranscript`."""
+    if not path.is_dir():  # only regular files are opened (logparse.safe_open)
+        why = refusal(path)
+        if why is not None and not why.startswith("unreadable"):
+            raise NotATranscript(path, why)
     if not path.exists():
         raise NotATranscript(path, "no such file or directory")
     if path.is_dir():
@@ -173,7 +178,7 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
     files that are not sessions: ingest lists them without failing), unless the
     refusal names an agent (``agent``), which is an error wherever the file is.
     """
-    if path.is_file():
+    if not path.is_dir() and os.path.lexists(path):  # a file, a link, a FIFO, a device...
         try:
             yield Input(path, detect(path))
         except NotATranscript as e:
@@ -203,11 +208,21 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
                 dirnames[:] = []
                 continue
             prune.add(root.name)
-        dirnames[:] = sorted(d for d in dirnames if d not in prune)
+        for d in sorted(dirnames):  # not followed: a link may lead anywhere, or back up
+            if d not in prune and os.path.islink(here / d):
+                yield NotATranscript(here / d, f"a symlink to the directory "
+                                     f"{os.path.realpath(here / d)}: not followed (name the "
+                                     "directory to ingest it)")
+        dirnames[:] = sorted(d for d in dirnames if d not in prune
+                             and not os.path.islink(here / d))
         for name in sorted(filenames):
             if name.endswith(_SKIP_SUFFIXES) or (name == "opencode.db" and db.is_file()):
                 continue
             f = here / name
+            why = refusal(f)  # a FIFO, a device, a socket, a link loop: reported, not read
+            if why is not None:
+                yield NotATranscript(f, why)
+                continue
             try:
                 yield Input(f, detect(f))
                 found = True

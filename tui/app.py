@@ -18,8 +18,10 @@ from textual.worker import Worker, WorkerState
 
 from kb import views
 from kb.lease import KbLease
+from kb.safe_text import visible_deep
 from tui.commands import LogkbCommands
 from tui.messages import DataRefreshed, GraphLoaded, JumpRequested, SessionsLoaded, StoreBusy
+from tui.safe import safe_update
 from tui.screens.help import HelpScreen
 from tui.screens.sessions import SessionsScreen
 from tui.screens.timeline import TimelineScreen
@@ -65,6 +67,11 @@ class LogkbApp(App[None]):
         """A toast; never parsed as markup (messages quote transcript text, paths and
         errors, in which ``[x]`` or ``:x:`` must stay as they are)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        """Every update written to the terminal goes through :func:`tui.safe.safe_update`:
+        a control sequence in transcript text is shown, never obeyed."""
+        super()._display(screen, safe_update(renderable))
 
     def on_mount(self) -> None:
         """Called when the app starts: the session asked for, else the list of sessions.
@@ -204,7 +211,7 @@ class LogkbApp(App[None]):
                 self.call_from_thread(self.notify, f"the graph may be stale: {e}",
                                       severity="warning")
         with self.lease.read() as store:
-            view = views.graph_view(store, scope)
+            view = visible_deep(views.graph_view(store, scope))  # shown as a whole: escaped
         self.post_message(GraphLoaded(scope, view, rebuilt))
 
     def busy(self) -> bool:

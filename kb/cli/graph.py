@@ -127,7 +127,7 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
         text = report.export(g, fmt, compact=True)
     else:
         text = report.export(g, fmt)
-    write_text(text, output)
+    write_text(text, output, exact=fmt == "json")
 
 
 def _elsewhere(store: KbStore, scopes: list[str], found: Any) -> str | None:
@@ -314,7 +314,7 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
                             default=str).decode()
     else:
         text = brief.markdown(data, max_tokens=max_tokens)
-    write_text(text, output)
+    write_text(text, output, exact=as_json or fmt == "json")
 
 
 @click.command()

@@ -21,6 +21,25 @@ from kb.cli.tools import (
     say,
 )
 from kb.exitcodes import ExitCode
+from kb.paths import default_db
+
+
+def _remove_empty(path: Path) -> None:
+    """A knowledge base this ingest created and stored no session in goes again (with its
+    write-ahead log): a refused, empty or garbage input leaves no file behind."""
+    from kb.store import KbStore
+
+    try:
+        with KbStore(path, read_only=True) as store:
+            if store.sessions():
+                return
+    except Exception:  # noqa: BLE001 - unreadable: it is not removed
+        return
+    for p in (path, Path(f"{path}.wal")):
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------- ingest
@@ -65,6 +84,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     found = plan(list(paths))
     total = sum(input_size(i) for i in found[0])
     show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
+    target = db if db is not None else default_db()
+    created = not target.exists()  # nothing stored: it goes again (_remove_empty)
     with open_store(db, read_only=False) as store:
         if show:
             from rich.progress import (
@@ -121,6 +142,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
              f"{sum(s.messages for s in report.sessions)} messages, "
              f"{sum(s.events for s in report.sessions)} events, "
              f"{report.new_messages} new; {len(report.problems)} problems")
+    for link in report.links:
+        note(f"followed symlink: {link['path']} -> {link['target']}")
+    if created and not report.sessions:
+        _remove_empty(target)
     if report.errors:
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if report.problems:

@@ -252,7 +252,9 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
-        sys.stderr.write(line + "\n")
+        from kb.safe_text import visible
+
+        sys.stderr.write(visible(line) + "\n")
     if as_json:
         emit_lines(found.hits)
         return
@@ -260,14 +262,17 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
         sys.stderr.write("no matches\n")  # not note(): rich would double this command's start-up
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
+    from kb.safe_text import visible
+
     cols = width()
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     lines = []
     for h in found.hits:
-        head = f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
+        head = visible(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} ")
         room = max(20, cols - len(head))
         snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
-        marks = [(a, b) for a, b in h["highlights"] if b <= room - 1]
+        snippet, marks = _visible_marked(snippet, h["highlights"])
+        marks = [(a, b) for a, b in marks if b <= room - 1]
         if len(snippet) > room:
             snippet = snippet[:room - 1] + "…"
         if bold:
@@ -277,6 +282,30 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     sys.stdout.write("".join(lines))
 
 
+def _visible_marked(text: str, marks: list[tuple[int, int]]
+                    ) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` made visible (:func:`kb.safe_text.visible`) with its highlight spans moved
+    to where their text went."""
+    from kb.safe_text import is_safe, visible
+
+    if is_safe(text):
+        return text, [(a, b) for a, b in marks]
+    pieces: list[str] = []
+    moved: list[tuple[int, int]] = []
+    at = n = 0
+    for a, b in sorted(marks):
+        if a < at:
+            continue
+        pieces.append(visible(text[at:a]))
+        n += len(pieces[-1])
+        pieces.append(visible(text[a:b]))
+        moved.append((n, n + len(pieces[-1])))
+        n += len(pieces[-1])
+        at = b
+    pieces.append(visible(text[at:]))
+    return "".join(pieces), moved
+
+
 # ----------------------------------------------------------------------- query
 @click.command()
 @click.argument("sql")
@@ -284,17 +313,35 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=100, show_default=True,
               help="Print at most this many rows (the rest are counted on stderr).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Stop the query after this many seconds.")
+              help="Stop after this many seconds (the query, and printing its result).")
+@click.option("--memory-limit", default="2GB", show_default=True, metavar="SIZE",
+              help="DuckDB's memory for the query (e.g. 512MB, 8GB).")
 @db_option
 @json_option
 @handle_errors
-def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
-          as_json: bool) -> None:
+def query(sql: str, as_csv: bool, limit: int, timeout: float, memory_limit: str,
+          db: Path | None, as_json: bool) -> None:
     """Run read-only SQL on the knowledge base (tables: docs/schema.md).
 
     A sandbox: only SELECT, WITH, EXPLAIN, DESCRIBE and SHOW; no file but the
     knowledge base, no network, no extensions, no settings.  Text is redacted
     unless --show-secrets."""
+    import threading
+
+    # the query is interrupted at the timeout; what follows it (fetching, redacting,
+    # printing a huge result) is under the same deadline: the process ends 2 s after it
+    watchdog = threading.Timer(timeout + 2.0, _out_of_time, [timeout])
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        _run_query(sql, as_csv, limit, timeout, memory_limit, db, as_json)
+        sys.stdout.flush()
+    finally:
+        watchdog.cancel()
+
+
+def _run_query(sql: str, as_csv: bool, limit: int, timeout: float, memory_limit: str,
+               db: Path | None, as_json: bool) -> None:
     import duckdb
     from rich.table import Table
 
@@ -302,9 +349,12 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
 
     with open_store(db) as store:
         try:
-            res = store.query(sql, limit=limit, timeout=timeout)
+            res = store.query(sql, limit=limit, timeout=timeout, memory_limit=memory_limit)
         except (QueryRefused, QueryTimeout) as e:
             fail(str(e), ExitCode.USAGE)
+        except duckdb.OutOfMemoryException as e:
+            fail(f"query stopped: it needs more memory than --memory-limit {memory_limit} "
+                 f"({str(e).splitlines()[0]})", ExitCode.USAGE)
         except duckdb.Error as e:
             fail(f"query failed: {e}", ExitCode.USAGE)
     cols, rows = res.columns, res.rows
@@ -312,6 +362,10 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
         emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
         w = csv.writer(sys.stdout)
+        if sys.stdout.isatty():  # a terminal reads it: shown, not obeyed; a file gets it exact
+            from kb.safe_text import visible_value
+
+            cols, rows = visible_value(cols), [visible_value(list(r)) for r in rows]
         w.writerow(cols)
         w.writerows(rows)
     else:
@@ -324,6 +378,17 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, db: Path | None,
     if res.left:
         note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "
              f"({res.total} in all; --limit N shows more)")
+
+
+def _out_of_time(timeout: float) -> None:
+    """The query's result is still being fetched or printed at the deadline: stop."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - ending anyway
+        pass
+    os.write(2, f"\nlogkb: error: the query and its result took longer than {timeout:g}s "
+                "and were stopped (--timeout; --limit or a narrower SELECT helps)\n".encode())
+    os._exit(int(ExitCode.USAGE))
 
 
 # ------------------------------------------------------------------------ path

@@ -288,7 +288,9 @@ def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool, save: Any) -> A
 
     def on_output(step: Any, text: str) -> None:
         if not as_json:
-            sys.stderr.write(text)
+            from kb.safe_text import visible
+
+            sys.stderr.write(visible(text))  # what it prints is shown, never obeyed
             sys.stderr.flush()
 
     def on_done(res: Any) -> None:
@@ -394,6 +396,9 @@ def _say(text: str) -> None:
     from rich.cells import cell_len
     from rich.text import Text
 
+    from kb.safe_text import visible
+
+    text = visible(text)
     w = out.width
     if cell_len(text) <= w:
         out.print(Text(text), no_wrap=True, crop=True)

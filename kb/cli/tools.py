@@ -72,10 +72,18 @@ def width() -> int:
 
 
 def _make_console(stderr: bool) -> Console:
-    """A console that never interprets text and ends quietly on a closed pipe."""
+    """A console that never interprets text, never emits a control character of the text it
+    prints (:mod:`kb.safe_text`: the last guard, after the renderers made their text
+    visible) and ends quietly on a closed pipe."""
     from rich.console import Console
 
+    from kb.safe_text import visible_segments
+
     class _Console(Console):
+        def render(self, renderable: Any, options: Any = None) -> Any:
+            """Every segment of text printed, made visible (``\\x1b]52;…``)."""
+            return visible_segments(super().render(renderable, options))
+
         def on_broken_pipe(self) -> None:
             """Called when the reader of stdout went away: stop quietly with exit 0."""
             self.quiet = True
@@ -288,7 +296,9 @@ def resolve(store: KbStore, session_id: str | None) -> str:
 
 
 def _short(text: str, n: int) -> str:
-    text = " ".join(text.split())
+    from kb.safe_text import visible
+
+    text = visible(" ".join(text.split()))
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
@@ -314,8 +324,14 @@ def emit_lines(rows: Iterable[Any]) -> None:
         write(orjson.dumps(r, option=orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n")
 
 
-def write_text(text: str, output: Path | None) -> None:
-    """Text to FILE (``-o``) or stdout (through the pager on a terminal)."""
+def write_text(text: str, output: Path | None, *, exact: bool = False) -> None:
+    """Text to FILE (``-o``) or stdout (through the pager on a terminal), its control
+    characters made visible (:func:`kb.safe_text.visible`) unless ``exact`` (JSON, which
+    escapes them itself)."""
+    if not exact:
+        from kb.safe_text import visible
+
+        text = visible(text)
     if output is not None:
         output.write_text(text if text.endswith("\n") else text + "\n")
         note(f"wrote {output}")

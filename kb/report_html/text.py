@@ -4,54 +4,31 @@
 A transcript holds whatever a tool printed: ESC sequences, C1 controls, bidi overrides
 that make a line read differently from what it is, NUL bytes (which XML, and so inline
 SVG, refuses).  :func:`visible` shows each as a visible escape (``\\x1b``, ``\\u202e``);
-:func:`h` escapes the result for HTML text and attribute values.  When
-:mod:`kb.safe_text` (the project's one output sanitizer) is present, :func:`visible` is
-its function; the fallback below does the same for the same characters.
+:func:`h` escapes the result for HTML text and attribute values.
 """
 
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f"   # C0 controls (ESC, BEL, CR, ...) and DEL; not \t \n
-    "\x80-\x9f"                  # C1 controls (CSI \x9b, OSC \x9d, ...)
-    "\u061c\u200e\u200f"         # bidi marks
-    "\u202a-\u202e"              # bidi embeddings and overrides
-    "\u2066-\u2069"              # bidi isolates
-    "\ud800-\udfff\ufffe\uffff]")  # lone surrogates and non-characters (not encodable)
+from kb.safe_text import visible as safe_visible
+
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+"""Lone surrogates and non-characters: not encodable, and refused by XML (inline SVG)."""
 
 
 def _escape(m: re.Match[str]) -> str:
-    n = ord(m.group())
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+    return f"\\u{ord(m.group()):04x}"
 
 
-def _fallback_visible(text: str) -> str:
-    if not text or _UNSAFE.search(text) is None:
-        return text
-    return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
-
-
-def _load_visible() -> Callable[[str], str]:
-    try:
-        shared: Callable[[str], str] = importlib.import_module("kb.safe_text").visible
-    except (ImportError, AttributeError):
-        return _fallback_visible
-
-    def both(text: str) -> str:  # the shared one, then what HTML/XML also refuse
-        return _fallback_visible(shared(text))
-
-    return both
-
-
-visible: Callable[[str], str] = _load_visible()
-"""``text`` with every control character and bidi override shown as an escape."""
+def visible(text: str) -> str:
+    """``text`` with every control character and bidi override shown as an escape (the
+    project's one sanitizer, :func:`kb.safe_text.visible`), and what XML refuses too."""
+    text = safe_visible(text)
+    return _NOT_XML.sub(_escape, text) if _NOT_XML.search(text) else text
 
 
 def h(value: Any) -> str:

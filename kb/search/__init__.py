@@ -10,6 +10,7 @@ module imports neither tantivy nor DuckDB until a search runs.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,18 +88,19 @@ def _store(db_path: Path, reveal: bool = False) -> KbStore:
     return KbStore(db_path, read_only=True, reveal_secrets=reveal)
 
 
-def after_ingest(store: KbStore, session_id: str) -> None:
-    """Index what an ingest just wrote of ``session_id`` (subscribed by :mod:`kb.ingest`
-    to the store's ``session_replaced``, :mod:`kb.hooks`).
+def after_ingest(store: KbStore, session_ids: Sequence[str]) -> None:
+    """Index what an ingest just wrote of ``session_ids`` in one commit (subscribed by
+    :mod:`kb.ingest` to the store's ``sessions_replaced``, :mod:`kb.hooks`).
 
     Never fails the ingest: a problem is reported on stderr and the index is
     marked stale, so the next search or ``logkb rebuild --index`` repairs it."""
-    if store.path == ":memory:":
+    only = list(session_ids)
+    if store.path == ":memory:" or not only:
         return
     try:
         from kb.search.index import SearchIndex
 
-        SearchIndex.for_db(store.path).sync(store, only=[session_id])
+        SearchIndex.for_db(store.path).sync(store, only=only)
     except Exception as e:  # noqa: BLE001
         print(f"logkb: search index not updated ({e}); the next search rebuilds it",
               file=sys.stderr)

@@ -16,6 +16,7 @@ from typing import IO, Any
 import orjson
 
 from logparse.models import Problem
+from logparse.safe_open import open_regular
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"),
          (codecs.BOM_UTF16_BE, "utf-16"))
@@ -64,7 +65,7 @@ class _Transcoded(io.RawIOBase):
 def open_decoded(path: Path) -> IO[bytes]:
     """A file opened for reading as UTF-8 bytes: a UTF-8 BOM is skipped, UTF-16 (with
     a BOM) is transcoded.  Offsets into it are file offsets except for UTF-16."""
-    f = open(path, "rb")  # noqa: SIM115 (returned to the caller)
+    f = open_regular(path)  # no FIFO, device or socket (logparse.safe_open)
     enc, bom = sniff_encoding(f.read(4))
     f.seek(bom)
     if enc == "utf-16":

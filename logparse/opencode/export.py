@@ -24,6 +24,7 @@ import orjson
 from logparse.models import Problem
 from logparse.opencode._lines import first_line, open_decoded, safe_text, sniff_encoding
 from logparse.opencode._scan import PREFIX_LINE_BYTES, PREFIX_LINES, Event, ExportScanner
+from logparse.safe_open import open_regular
 from logparse.source import (
     NotATranscript,
     RawMessage,
@@ -90,7 +91,7 @@ class ExportReader(TranscriptReader):
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
         spath = str(path)
-        with open(path, "rb") as raw:
+        with open_regular(path) as raw:
             enc, bom = sniff_encoding(raw.read(4))
         f = open_decoded(path)
         try:

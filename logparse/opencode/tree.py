@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
+from logparse.safe_open import open_regular
 from logparse.source import RawMessage, SourceSession, TranscriptReader, message_sort_key
 
 
@@ -103,7 +104,7 @@ class TreeReader(TranscriptReader):
     @staticmethod
     def _load(f: Path, root: Path, problems: list[Problem]) -> Any:
         try:
-            with open(f, "rb") as fh:  # not Path.read_bytes: a tree is many small files
+            with open_regular(f) as fh:  # not Path.read_bytes: a tree is many small files
                 data = fh.read()
         except OSError as e:
             problems.append(Problem(path=str(f), record=str(f.relative_to(root)),

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
@@ -112,15 +113,16 @@ def test_the_store_publishes_each_committed_session(selftest: Path, tmp_path: Pa
     (the search index is one of them), and nothing of an ingest that changed nothing."""
     heard: list[tuple[str, int]] = []
 
-    def replaced(store: KbStore, session_id: str) -> None:
-        # committed: another connection to the file sees the session
-        with store.conn.cursor() as other:
-            n = other.execute("SELECT count(*) FROM messages WHERE session_id = ?",
-                              [session_id]).fetchone()
-        heard.append((session_id, n[0] if n else 0))
+    def replaced(store: KbStore, session_ids: Sequence[str]) -> None:
+        # committed: another connection to the file sees each session
+        for session_id in session_ids:
+            with store.conn.cursor() as other:
+                n = other.execute("SELECT count(*) FROM messages WHERE session_id = ?",
+                                  [session_id]).fetchone()
+            heard.append((session_id, n[0] if n else 0))
 
     with KbStore(tmp_path / "kb.duckdb") as store:
-        store.hooks.on_session_replaced(replaced)
+        store.hooks.on_sessions_replaced(replaced)
         report = ingest(store, [selftest / "export.json"])
         assert [sid for sid, _ in heard] == [s.session_id for s in report.sessions]
         assert all(n > 0 for _, n in heard)

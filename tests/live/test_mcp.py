@@ -50,8 +50,9 @@ def test_search_events_untested_why_handoff(mcp_client: McpClient) -> None:
 
 
 def test_errors_are_answers_not_crashes(mcp_client: McpClient) -> None:
-    got = mcp_client.call("events", session="ses_nothing_like_this")
-    assert "no session" in got["error"]
+    got = mcp_client.request("tools/call", {"name": "events",
+                                            "arguments": {"session": "ses_nothing_like_this"}})
+    assert got["isError"] is True and "no session" in got["content"][0]["text"]
     # the server is still there
     assert mcp_client.call("deadends")["count"] >= 1
 
@@ -59,7 +60,8 @@ def test_errors_are_answers_not_crashes(mcp_client: McpClient) -> None:
 def test_a_missing_knowledge_base_is_reported(tmp_path: Path) -> None:
     c = McpClient(tmp_path / "absent.duckdb")
     try:
-        assert "no knowledge base" in c.call("deadends")["error"]
+        got = c.request("tools/call", {"name": "deadends", "arguments": {}})
+        assert got["isError"] is True and "no knowledge base" in got["content"][0]["text"]
     finally:
         c.close()
     assert not (tmp_path / "absent.duckdb").exists()

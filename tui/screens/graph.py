@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from kb import views
+from kb.safe_text import visible
 from tui.format import DIM, FAIL, STATUS_MARK, STATUS_STYLE, short
 from tui.messages import JumpRequested
 
@@ -289,7 +290,7 @@ class GraphScreen(Screen[None]):
 
     def on_graph_screen_story_loaded(self, message: StoryLoaded) -> None:
         """Called when an approach's story arrived: show it beside the tree."""
-        self.query_one("#story", Static).update(Text(message.text))
+        self.query_one("#story", Static).update(Text(visible(message.text)))
 
     # --------------------------------------------------------------- actions
     @on(Tree.NodeSelected)

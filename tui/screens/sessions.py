@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from kb import views
+from kb.safe_text import visible_deep
 from tui.format import DIM, FAIL, short, when
 from tui.messages import JumpRequested, SessionsLoaded
 
@@ -98,7 +99,7 @@ class SessionsScreen(Screen[None]):
             counts = views.session_counts(store)
             usage = views.session_usage(store)
             current = store.current_session()
-        self.post_message(SessionsLoaded(rows, counts, usage, current))
+        self.post_message(SessionsLoaded(visible_deep(rows), counts, usage, current))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         """Called when the session list arrived: fill the table (the app keeps a copy too)."""

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
 from kb import views
+from kb.safe_text import visible_deep
 from kb.views import TimelineFilter, TimelineIndex, TimelineRow
 from tui.format import DIM, FAIL, short, when
 from tui.messages import AnnotationSaved, JumpRequested
@@ -215,7 +216,7 @@ class TimelineScreen(Screen[None]):
             with self.app.lease.read() as store:  # type: ignore[attr-defined]
                 info = store.session(self.session_id)
                 facets = views.facets(store, self.session_id)
-            self.post_message(self.SessionRead(info, facets))
+            self.post_message(self.SessionRead(visible_deep(info), visible_deep(facets)))
 
     def on_timeline_screen_session_read(self, message: SessionRead) -> None:
         """Called when the session's summary arrived: title line and filter choices."""

@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kb.records import Event, SshHop
+from kb.safe_text import visible_deep
 from kb.views import StepDetail
 from tui.format import (
     CLASS_STYLE,
@@ -416,7 +417,8 @@ class DetailPane(VerticalScroll, can_focus=True):
         same = (self.detail is not None and (self.detail.session_id, self.detail.ordinal,
                                              self.detail.seq, self.detail.src)
                 == (detail.session_id, detail.ordinal, detail.seq, detail.src))
-        self.detail, self.context = detail, context
+        # transcript text shown as escapes before it is laid out (tui.safe guards the rest)
+        self.detail, self.context = visible_deep(detail), visible_deep(context)
         if not same:
             self.full = False
         self._paint()

@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from kb.safe_text import visible
 from kb.views import (
     DEAD_END,
     DECISION,
@@ -453,7 +454,7 @@ class TimelineView(ScrollView, can_focus=True):
         segs: list[Segment] = []
 
         def add(text: str, style: Style | None = None) -> None:
-            segs.append(Segment(text, base + style if style else base))
+            segs.append(Segment(visible(text), base + style if style else base))
 
         add(f"{key[0]:>6} ", self._style("bold"))
         if mark in MARK:
