@@ -80,6 +80,15 @@ class Redactor:
         """Whether anything could be replaced."""
         return not self.reveal and (bool(self._values) or bool(self._short) or self.scan_all)
 
+    def scanning(self) -> Redactor:
+        """This redactor also running the finder on every text (``query``: SQL can cut,
+        join or re-escape a stored text so that no known value matches it whole)."""
+        if self.reveal or self.scan_all:
+            return self
+        r = Redactor.__new__(Redactor)
+        r.reveal, r.scan_all, r._values, r._short = False, True, self._values, self._short
+        return r
+
     def hiding(self) -> Redactor:
         """This redactor with ``reveal`` off (for what is stored, such as the graph)."""
         if not self.reveal:
@@ -263,8 +272,10 @@ def _forms(value: str) -> set[str]:
     """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
     messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
     forms = {value}
-    escaped = orjson.dumps(value).decode()[1:-1]
-    forms.add(escaped)
+    escaped = value
+    for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
+        escaped = orjson.dumps(escaped).decode()[1:-1]
+        forms.add(escaped)
     if "\\" in value:
         try:
             unescaped = orjson.loads(f'"{value}"')

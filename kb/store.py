@@ -84,12 +84,19 @@ class KbStore:
         self.reveal_secrets = reveal_secrets
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
+        new_file = False
         if self.path != ":memory:":
             p = Path(self.path)
             if read_only and not p.exists():
                 raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
-            p.parent.mkdir(parents=True, exist_ok=True)
+            new_dir = not p.parent.exists()
+            p.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if new_dir or p.parent == Path(default_db()).parent:
+                _private(p.parent, 0o700)  # logkb's own directory: the owner's alone
+            new_file = not p.exists()
         self.conn = self._connect(lock_timeout)
+        if self.path != ":memory:" and new_file:
+            _private(Path(self.path), 0o600)  # it holds every secret of every transcript
         if read_only:
             if migrations.pending(self.conn):
                 # an older file: migrate it once, then carry on read-only
@@ -498,7 +505,7 @@ class KbStore:
         finally:
             if timer is not None:
                 timer.cancel()
-        return QueryResult(cols, [tuple(r) for r in red.value(keep)], total)
+        return QueryResult(cols, [tuple(r) for r in red.scanning().value(keep)], total)
 
 
 class QueryRefused(KbError):
@@ -564,6 +571,14 @@ def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
     """No files but the knowledge base, no network, no extensions, no more settings."""
     for stmt in _SANDBOX:
         conn.execute(stmt)
+
+
+def _private(path: Path, mode: int) -> None:
+    """Make a file or directory logkb created readable by its owner only."""
+    try:
+        os.chmod(path, mode)
+    except OSError:
+        pass
 
 
 def _quote(name: str) -> str:
