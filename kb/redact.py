@@ -49,6 +49,8 @@ class Redactor:
         """Show secrets as they are (``--show-secrets``)."""
         self.scan_all = scan_all
         """Also run the finder on every text (some session was never scanned)."""
+        self.scan_depth = 1
+        """Levels of JSON escapes the finder undoes when it runs on every text."""
         forms: dict[str, str] = {}
         for value, kind in (secrets or {}).items():
             for form in _forms(value):
@@ -87,6 +89,7 @@ class Redactor:
             return self
         r = Redactor.__new__(Redactor)
         r.reveal, r.scan_all, r._values, r._short = False, True, self._values, self._short
+        r.scan_depth = 3  # JSON in JSON in a raw row: a Codex output is escaped twice
         return r
 
     def hiding(self) -> Redactor:
@@ -96,6 +99,7 @@ class Redactor:
         r = Redactor.__new__(Redactor)
         r.reveal, r.scan_all, r._values, r._short = False, self.scan_all, self._values, \
             self._short
+        r.scan_depth = self.scan_depth
         return r
 
     # ------------------------------------------------------------------ text
@@ -117,7 +121,7 @@ class Redactor:
         if cut_head:
             s = self._mask_head(s)
         if self.scan_all:
-            s = redact_text(s)
+            s = redact_text(s, depth=self.scan_depth)
         return s
 
     def _mask_tail(self, s: str) -> str:

@@ -242,7 +242,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             r"(?:.*?-----END \1-----|[A-Za-z0-9+/=\s\\:,-]*)", re.S), ("PRIVATE KEY",),
             example=(f"cat id_rsa\n{pem}\n", pem)),
         _Rule("logkb:pem-body", "private-key", re.compile(
-            r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{64,76}={0,2}(?![A-Za-z0-9+/=])"), (),
+            r"(?<![A-Za-z0-9+/=_:.-])[A-Za-z0-9+/]{64,76}={0,2}(?![A-Za-z0-9+/=_-])"), (),
             check="pembody",
             example=(f"the key's second line was\n  {body[1]}\nin the old file", body[1])),
         _Rule("logkb:sk-key", "openai-key", re.compile(
@@ -286,7 +286,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             example=(f"curl -H 'Cookie: session={_TOK}; theme=dark' https://x.example",
                      f"session={_TOK}; theme=dark")),
         _Rule("logkb:cookie-option", "cookie", re.compile(
-            r"(?:^|(?<=[\s'\"]))(?:-b|--cookie)(?:=|\s+)"
+            r"(?<![^\s'\"])-(?:b|-cookie)(?:=|\s+)"
             r"(?:\"([^\"\n]{4,2000})\"|'([^'\n]{4,2000})'|([^\s'\"]{4,2000}))", re.M),
             ("-b", "--cookie"), group=-1, check="cookie",
             example=(f"curl -b 'sid={_TOK}' https://x.example", f"sid={_TOK}")),
@@ -297,7 +297,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             r"\b[^\n;&|]{0,300}?(?<=\s)-p(?=\S)" + _VALUE), ("mysql", "mariadb"), group=-1,
             check="password", example=(f"mysql -uroot -p{_PW} app", _PW)),
         _Rule("logkb:user-colon", "password", re.compile(
-            r"(?:^|(?<=[\s'\"]))(?:-u|--user|--proxy-user|-U)(?:=|\s+)['\"]?"
+            r"(?<![^\s'\"])-(?:u|-user|-proxy-user|U)(?:=|\s+)['\"]?"
             r"[^\s:'\"]{1,100}:(?!//)([^\s'\"@]{4,400})", re.M), ("-u", "--user", "-U"), group=1,
             check="userpass", example=(f"curl -u admin:{_PW} https://x.example", _PW)),
         _Rule("logkb:login-p", "password", re.compile(
@@ -341,13 +341,17 @@ PREFILTER = (
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?"
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
-    r"|cookie|authorization|basic\s+[A-Za-z0-9+/]{8}|mysql|mariadb|login)"
-    r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:|(?:^|[\s'\"])-b[= ]\S*="
-    r"|[A-Za-z0-9+/]{8}[A-Za-z0-9+/]{8}[A-Za-z0-9+/]{8}[A-Za-z0-9+/]{8}"
+    r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8})"
+    r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
+    r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
+    r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
 )
 # counted repetitions above 8 make RE2's automaton large enough to fall off its fast
 # path (2.3x slower on 131 MB of outputs); the rules check the real lengths
 PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
+# but a PEM body line is told from any word only by its length: 64 to 76 base64
+# characters between delimiters (a longer or base64url run is not one)
+PREFILTER += (r"|(?m:(?:^|[\s\"'>`*])[A-Za-z0-9+/]{64,76}={0,2}(?:$|[\s\"'`,.]))")
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2
 (DuckDB's ``regexp_matches``): the knowledge base runs it in SQL over the stored text
 and hands :func:`find_secrets` only the texts it matches."""
@@ -381,7 +385,8 @@ def _span(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int] | None:
     if m.group(rule.group) is None:
         return None
     start, end = m.span(rule.group)
-    if rule.group == 0:  # a token pattern that stops early (JWT's lazy tail): to its end
+    if rule.group == 0 and rule.kind != "private-key":  # a token pattern that stops early
+        # (JWT's lazy tail): to its end
         tail = _JWT_TAIL if rule.kind == "jwt" else _TOKEN_TAIL
         t = tail.match(text, end)
         if t:
@@ -459,19 +464,20 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     return rule.kind
 
 
-def find_secrets(text: str) -> list[Finding]:
+def find_secrets(text: str, *, depth: int = 1) -> list[Finding]:
     """Every secret in ``text``, in order, overlapping ones merged (first rule wins).
 
     Also found: a prefixed token folded over two lines (the finding spans the line
     break), and a secret inside JSON-escaped text, escaped once or more (a Codex output
     is stored escaped twice: ``\\\\n`` for a line break); each escaped occurrence of it
-    is a finding."""
+    is a finding.  ``depth``: how many levels of escapes are undone (``messages.raw``
+    holds a Codex output escaped twice)."""
     if not text:
         return []
     found = _folded(text)  # first: a folded token wins over its first line alone
     found += _find(text)
-    if "\\" in text:
-        found += _escaped(text)
+    if "\\" in text and depth > 0:
+        found += _escaped(text, depth)
     return _merge(found)
 
 
@@ -526,13 +532,15 @@ def _escape(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def _escaped(text: str, depth: int = 3) -> list[Finding]:
+def _escaped(text: str, depth: int) -> list[Finding]:
     """Secrets of ``text`` once its JSON escapes are undone, up to ``depth`` levels: each
     occurrence of a secret, escaped as many times, is a finding of ``text``."""
     out: list[Finding] = []
     view = text
     for level in range(1, depth + 1):
-        view = _unescape(view)
+        prev, view = view, _unescape(view)
+        if view == prev:
+            break
         for f in _folded(view) + _find(view):
             value = view[f.start:f.end]
             form = value
@@ -587,9 +595,12 @@ def _merge(found: Iterable[Finding]) -> list[Finding]:
     return sorted(kept, key=lambda f: (f.start, f.end))
 
 
-def redact_text(text: str, findings: Iterable[Finding] | None = None) -> str:
-    """``text`` with every finding replaced by its placeholder."""
-    fs = find_secrets(text) if findings is None else sorted(findings, key=lambda f: f.start)
+def redact_text(text: str, findings: Iterable[Finding] | None = None, *, depth: int = 1
+                ) -> str:
+    """``text`` with every finding replaced by its placeholder (``depth``: see
+    :func:`find_secrets`)."""
+    fs = (find_secrets(text, depth=depth) if findings is None
+          else sorted(findings, key=lambda f: f.start))
     if not fs:
         return text
     out, pos = [], 0
