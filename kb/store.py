@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -95,8 +96,11 @@ class KbStore:
                 _private(p.parent, 0o700)  # logkb's own directory: the owner's alone
             new_file = not p.exists()
         self.conn = self._connect(lock_timeout)
-        if self.path != ":memory:" and new_file:
-            _private(Path(self.path), 0o600)  # it holds every secret of every transcript
+        if self.path != ":memory:" and (new_file or not read_only):
+            # it holds every secret of every transcript (and so does its write-ahead log):
+            # the owner's alone, also when an older logkb made it readable to others
+            for f in (Path(self.path), Path(self.path + ".wal")):
+                _private(f, 0o600)
         if read_only:
             if migrations.pending(self.conn):
                 # an older file: migrate it once, then carry on read-only
@@ -129,6 +133,8 @@ class KbStore:
 
     def close(self) -> None:
         self.conn.close()
+        if self.path != ":memory:" and not self.read_only:
+            _private(Path(self.path + ".wal"), 0o600)
 
     def __enter__(self) -> KbStore:
         return self
@@ -574,9 +580,12 @@ def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _private(path: Path, mode: int) -> None:
-    """Make a file or directory logkb created readable by its owner only."""
+    """Make a file or directory of logkb's (owned by this user) readable by its owner only."""
     try:
-        os.chmod(path, mode)
+        st = path.stat()
+        if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & ~mode == 0:
+            return
+        os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
     except OSError:
         pass
 

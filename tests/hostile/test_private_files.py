@@ -45,3 +45,13 @@ def test_query_hides_a_key_escaped_twice(tmp_path: Path) -> None:
 
 def _sql(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
+
+
+def test_an_older_world_readable_knowledge_base_is_tightened(tmp_path: Path) -> None:
+    db = tmp_path / "kb.duckdb"
+    with KbStore(db):
+        pass
+    os.chmod(db, 0o644)  # as an older logkb left it
+    with KbStore(db) as store:
+        store.conn.execute("CHECKPOINT")
+    assert _mode(db) == 0o600
