@@ -14,7 +14,13 @@ lacks or catches too narrowly: PEM private key *blocks* (detect-secrets flags
 the header line only), today's ``sk-…`` keys (it knows the legacy OpenAI
 format only), ``hf_`` and ``github_pat_`` tokens, ``sshpass -p``, ``Bearer``
 headers, ``--password``/``--token`` options and high-entropy values assigned to
-names like ``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``PASSWORD``.
+names like ``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``PASSWORD``; and (issue 24)
+``mysql -pPASS``, ``curl -u user:pass``, ``docker login -p``, cookies (``curl -b``,
+``Cookie:``), ``Authorization: Basic`` and other ``Authorization`` values, the
+userinfo of a URL of any scheme (``redis://:pw@host``), PEM body lines quoted
+without their BEGIN line, prefixed tokens folded over two lines, and secrets in
+JSON-escaped text (escaped once or more).  Each logkb rule is a table row with
+an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
 Speed: :data:`PREFILTER` is one regular expression that every secret matches;
 the knowledge base runs it in DuckDB (RE2, a DFA: ~0.2 s per 100 MB) and hands
