@@ -51,6 +51,8 @@ class Redactor:
         """Show secrets as they are (``--show-secrets``)."""
         self.scan_all = scan_all
         """Also run the finder on every text (some session was never scanned)."""
+        self.scan_depth = 1
+        """Levels of JSON escapes the finder undoes when it runs on every text."""
         forms: dict[str, str] = {}
         for value, kind in (secrets or {}).items():
             for form in _forms(value):
@@ -68,6 +70,16 @@ class Redactor:
         """Whether anything could be replaced."""
         return not self.reveal and (bool(self._values) or bool(self._short) or self.scan_all)
 
+    def scanning(self) -> Redactor:
+        """This redactor also running the finder on every text (``query``: SQL can cut,
+        join or re-escape a stored text so that no known value matches it whole)."""
+        if self.reveal or self.scan_all:
+            return self
+        r = Redactor.__new__(Redactor)
+        r.reveal, r.scan_all, r._values, r._short = False, True, self._values, self._short
+        r.scan_depth = 3  # JSON in JSON in a raw row: a Codex output is escaped twice
+        return r
+
     def hiding(self) -> Redactor:
         """This redactor with ``reveal`` off (for what is stored, such as the graph)."""
         if not self.reveal:
@@ -75,6 +87,7 @@ class Redactor:
         r = Redactor.__new__(Redactor)
         r.reveal, r.scan_all, r._values, r._short = False, self.scan_all, self._values, \
             self._short
+        r.scan_depth = self.scan_depth
         return r
 
     # ------------------------------------------------------------------ text
@@ -96,7 +109,7 @@ class Redactor:
         if cut_head:
             s = self._mask_head(s)
         if self.scan_all:
-            s = redact_text(s)
+            s = redact_text(s, depth=self.scan_depth)
         return s
 
     def _mask_tail(self, s: str) -> str:
@@ -251,8 +264,10 @@ def _forms(value: str) -> set[str]:
     """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
     messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
     forms = {value}
-    escaped = orjson.dumps(value).decode()[1:-1]
-    forms.add(escaped)
+    escaped = value
+    for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
+        escaped = orjson.dumps(escaped).decode()[1:-1]
+        forms.add(escaped)
     if "\\" in value:
         try:
             unescaped = orjson.loads(f'"{value}"')

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -105,12 +106,22 @@ class KbStore:
         self.reveal_secrets = reveal_secrets
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("LOGKB_LOCK_TIMEOUT", "15"))
+        new_file = False
         if self.path != ":memory:":
             p = Path(self.path)
             if read_only and not p.exists():
                 raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
-            p.parent.mkdir(parents=True, exist_ok=True)
+            new_dir = not p.parent.exists()
+            p.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if new_dir or p.parent == Path(default_db()).parent:
+                _private(p.parent, 0o700)  # logkb's own directory: the owner's alone
+            new_file = not p.exists()
         self.conn = self._connect(lock_timeout)
+        if self.path != ":memory:" and (new_file or not read_only):
+            # it holds every secret of every transcript (and so does its write-ahead log):
+            # the owner's alone, also when an older logkb made it readable to others
+            for f in (Path(self.path), Path(self.path + ".wal")):
+                _private(f, 0o600)
         if read_only:
             if migrations.pending(self.conn):
                 # an older file: migrate it once, then carry on read-only
@@ -143,6 +154,8 @@ class KbStore:
 
     def close(self) -> None:
         self.conn.close()
+        if self.path != ":memory:" and not self.read_only:
+            _private(Path(self.path + ".wal"), 0o600)
 
     def __enter__(self) -> KbStore:
         return self
@@ -544,7 +557,7 @@ class KbStore:
         finally:
             if timer is not None:
                 timer.cancel()
-        return QueryResult(cols, [tuple(r) for r in red.value(keep)], total)
+        return QueryResult(cols, [tuple(r) for r in red.scanning().value(keep)], total)
 
 
 class QueryRefused(KbError):
@@ -610,6 +623,17 @@ def sandbox(conn: duckdb.DuckDBPyConnection) -> None:
     """No files but the knowledge base, no network, no extensions, no more settings."""
     for stmt in _SANDBOX:
         conn.execute(stmt)
+
+
+def _private(path: Path, mode: int) -> None:
+    """Make a file or directory of logkb's (owned by this user) readable by its owner only."""
+    try:
+        st = path.stat()
+        if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & ~mode == 0:
+            return
+        os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
+    except OSError:
+        pass
 
 
 def _quote(name: str) -> str:

@@ -248,7 +248,7 @@ def grep_hits(command: str | None, output: str) -> int:
 _COUNTING_CMD_RE = re.compile(
     r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
     r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
-_BARE_NUMBER_RE = re.compile(r"\s*(\d{1,15}(?:\.\d+)?)\s*")
+_BARE_NUMBER_RE = re.compile(r"(?<!\s)\s*+(\d{1,15}(?:\.\d+)?)\s*+")
 
 
 def counted_value(command: str | None, output: str) -> dict[str, Any] | None:

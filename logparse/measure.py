@@ -133,7 +133,7 @@ _STATES = ("registered|found|listed|installed|created|updated|deleted|removed|ad
            "|failed|skipped|remaining|left|available|detected|processed|indexed|loaded"
            "|migrated|fixed|affected|changed|downloaded|uploaded|generated|written|copied")
 
-_STATE_AFTER_RE = re.compile(r"[ \t]+(?:(?:are|were|have been|got)[ \t]+)?(" + _STATES + r")\b")
+_STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got)[ \t]+)?(" + _STATES + r")\b")
 
 # The one pass.  Alternatives (named groups):
 #   cd  compound duration (3m12s, 1h2m, 0m1.234s)
@@ -150,7 +150,7 @@ _CAND_RE = re.compile(
     r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got)[ \t]+)?"
     r"(?P<state>" + _STATES + r")\b"
     r")"
-    r"|(?P<kv>[:=])[ \t]*[~≈]?[ \t]*(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
+    r"|(?P<kv>[:=])[ \t]*+(?:[~≈][ \t]*+)?(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
     r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+[(\[])"
     r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
     r"(?P<hc>[1-5]\d\d)(?![\w.])",
@@ -159,7 +159,8 @@ _CAND_RE = re.compile(
 # Where _CAND_RE can start, found fast: the pattern begins with one character set, so the
 # regex engine skips to the next digit, ":" or "=" in C instead of trying every position.
 _SCAN_RE = re.compile(
-    r"[\d:=](?:(?<=\d)[\d.,]*[ \t]?[A-Za-z%×µμ/(]|(?<=[:=])(?=[ \t]*[~≈]?[ \t]*\d))")
+    r"(?:(?<![\d.,])|(?<=(?<![\d.,])[.,])|(?<=(?<![\d.,])[.,]{2})|(?<=(?<![\d.,])[.,]{3}))"
+    r"\d[\d.,]*+[ \t]?[A-Za-z%×µμ/(]|[:=](?=[ \t]*+(?:[~≈][ \t]*+)?\d)")
 _HTTP_RE = re.compile(_CAND_RE.pattern[_CAND_RE.pattern.index("|(?P<hp>") + 1:], re.M)
 
 
@@ -266,9 +267,9 @@ _CMP_WORDS = ("faster", "slower", "better", "worse", "higher", "lower", "improve
 _PCT_NOUN_RE = re.compile(
     r"\b(?:coverage|cpu|memory|mem|usage|utili[sz]ation|(?:error|hit|miss|success|failure|pass"
     r"|flake|cache hit) rate|(?:packet )?loss|disk)[ \t]*$", re.I)
-_PCT_CMP_RE = re.compile(r"[ \t]*(" + "|".join(_CMP_WORDS) + r")\b", re.I)
+_PCT_CMP_RE = re.compile(r"(?<![ \t])[ \t]*(" + "|".join(_CMP_WORDS) + r")\b", re.I)
 _HEAD_LABEL_RE = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?([A-Za-z][^:\n]{0,60}?)[ \t]*:")
-_MD_SEP_LINE_RE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+_MD_SEP_LINE_RE = re.compile(r"(?<![ \t|:-])[ \t]*+(?:\|[ \t]*+)?:?-{3,}+:?[ \t]*+\|")
 _CLAUSE_CUT_RE = re.compile(r"[,;()|\[\]{}—–#│]|\s-\s|[.!?](?:\s|$)|\*\*|" + r"(" + (
     r"\bvs\.?(?=\s)|\bversus\b|\bagainst\b|\bcompared\s+(?:to|with)\b|\bthan\b") + r")", re.I)
 _STOP = frozenset(
@@ -292,9 +293,9 @@ _NUMBERISH_RE = re.compile(r"^[\d:.<>,/+-]+$")  # 00:40<00:00, 8/8, 12:30
 _READING_RE = re.compile(r"^[\d.,]+(?:[a-zA-Zµμ%/]{1,8}|\([+-]\))$")  # 30.01s, 1.2MB
 
 
-_BRACKET_UNIT_RE = re.compile(r"[ \t]+\[([^\]\n]{1,12})\]")
+_BRACKET_UNIT_RE = re.compile(r"(?<![ \t])[ \t]+\[([^\]\n]{1,12})\]")
 _STAT_SUBJECT_RE = re.compile(
-    r"([A-Za-z_][\w-]*)[ \t]+(?:p\d{2,3}|avg|mean|median|min|max)\b", re.I)
+    r"(?<![\w-])([A-Za-z_][\w-]*)[ \t]+(?:p\d{2,3}|avg|mean|median|min|max)\b", re.I)
 
 
 def _own_stat(label: str) -> str:
@@ -493,7 +494,7 @@ _BRACKET_LIST_RE = re.compile(
 """vegeta: ``Latencies  [min, mean, 50, 99, max]  1.2ms, 12.4ms, 8.9ms, 88.2ms, 412ms``."""
 _LIST_VALUE_RE = re.compile(r"^" + _VAL + r"$")
 _SLASH_LIST_RE = re.compile(
-    r"\b([A-Za-z][\w]*(?:/[A-Za-z][\w]*)+)[ \t]*=[ \t]*((?:" + _NUM + r")(?:/(?:" + _NUM
+    r"\b(?<!\w/)([A-Za-z][\w]*(?:/[A-Za-z][\w]*)+)[ \t]*=[ \t]*((?:" + _NUM + r")(?:/(?:" + _NUM
     + r"))+)[ \t]*(" + _UNIT_ALT + r")\b")
 """ping: ``rtt min/avg/max/mdev = 0.041/0.047/0.055/0.005 ms``."""
 _INTERVAL_RE = re.compile(
@@ -751,7 +752,8 @@ _UNITLESS_RE = re.compile(
 )
 _NCCL_AVG_RE = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(" + _NUM + r")")
 _NCCL_ROW_RE = re.compile(
-    r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)",
+    r"^[ \t]*(\d+)[ \t]+(\d+)[ \t]+(\w+)[ \t]+(\w+)[ \t]+(-?\d+)[ \t]+([\d.]+)[ \t]+([\d.]+)"
+    r"[ \t]+([\d.]+)[ \t]+(\S+)",
     re.M,
 )
 
@@ -1120,7 +1122,7 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     return _to_float(raw_num), unit, label
 
 
-_CD_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+_CD_PART_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([hms])")
 
 
 def _compound_seconds(s: str) -> float:

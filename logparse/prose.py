@@ -230,20 +230,20 @@ _PLAN = {
     "letme": r"\blet\s+me\b|\blet'?s\b|\bI'?d\s+like\s+to\b|\b(?:gonna|wanna)\b",
     "ill": r"\bI'?ll\b|\bI\s+will\b|\bwe'?ll\s+(?:need|have)\s+to\b|\bI'?m\s+going\s+to\b"
            r"|\bgoing\s+to\s+(?:" + _PLAN_VERBS + r")\b",
-    "next": r"(?:^|\n)\s*(?:next(?:\s+up)?|first|then|now|finally|step\s+\d+)\s*[,:]|\bnext\s+up\b|\bnext\s+(?:step|I|we)\b"
+    "next": r"(?:^|\n)[^\S\n]*(?:next(?:\s+up)?|first|then|now|finally|step\s+\d+)\s*[,:]|\bnext\s+up\b|\bnext\s+(?:step|I|we)\b"
             r"|\bnext,|\bfirst,|\bfirst\s+(?:I|let'?s|we)\b|\bthen\s+(?:I'?ll|we'?ll|let'?s)\b",
     "need": r"\b(?:need|needs|want|have)\s+to\s+(?:" + _PLAN_VERBS + r"|make\s+sure|understand"
             r"|know|determine)\b|\bwe\s+should\s+(?:" + _PLAN_VERBS + r"|make\s+sure)\b"
             r"|\bto\s+(?:verify|confirm|check|see\s+(?:if|whether))\b",
-    "todo": r"\b(?:todo|next\s+steps?|plan)\s*(?:\*\*)?\s*:",
-    "imperative": r"(?:^|(?<=[.!?\n]))\s*(?:(?:before|after|first|then|now|next|finally)\b"
+    "todo": r"\b(?:todo|next\s+steps?|plan)\s*+(?:\*\*\s*+)?:",
+    "imperative": r"(?:^|(?<=[.!?\n]))[^\S\n]*(?:(?:before|after|first|then|now|next|finally)\b"
                   r"[^,.\n]{0,60},\s*)?(?:" + _PLAN_VERBS + r"|snapshot|save|stop|kill|start|revert"
                   r"|remove|back\s+up|clear|wipe|reset|retry)\s+(?:the|a|an|it|this|that|these|those"
                   r"|all|every|each|with|again|on|in|from|our|my|its|out|up|code|`)\b"
                   r"|\bnext\s*[.!]?\s*$|\bnext\s*[.!](?=\s)",
     # a sentence that opens with a gerund announces an action: "Checking the flag:",
     # "Reverting and restarting plain EAGLE-3:" (see _valid_gerund)
-    "gerund": r"(?:^|(?<=[.!?\n])|\b(?:now|next|then|first|so)\s)\s*(?!" + _NOT_GERUNDS
+    "gerund": r"(?:^|(?<=[.!?\n])|\b(?:now|next|then|first|so)\s)[^\S\n]*(?!" + _NOT_GERUNDS
               + r"\b)(?:double-|re-)?[a-z]{2,}ing\b",
 }
 
@@ -373,7 +373,7 @@ _DIRECTIVE_RE = re.compile(
     re.I,
 )
 _SENT_START_RE = re.compile(r"(?:^|[.!?:;—–]\s*|\n\s*|[-*•]\s+)$")
-_INSTEAD_OF_ING_RE = re.compile(r"\s+of\s+(?!" + _NOT_GERUNDS + r"\b)\w{2,}ing\b", re.I)
+_INSTEAD_OF_ING_RE = re.compile(r"(?<!\s)\s+of\s+(?!" + _NOT_GERUNDS + r"\b)\w{2,}ing\b", re.I)
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -688,7 +688,7 @@ _THANKS_RE = re.compile(r"\b(?:thanks|thank\s+you|works?\s+(?:now|great|fine)|pe
                         r"|\bis\s+working\b", re.I)
 
 
-_PROSE_LINE = re.compile(r"\s*(?:\d+[.)]\s+)?[A-Za-z][a-z']*(?: [a-z']+){2,}")
+_PROSE_LINE = re.compile(r"(?<![\s\w'])\s*(?:\d+[.)]\s+)?[A-Za-z][a-z']*(?: [a-z']+){2,}")
 """A line that reads as the user's words (three words or more, not code or a log)."""
 _PASTE_RE = re.compile(r":[ \t]*\n[ \t]*\n")
 """A colon and a blank line: what follows was pasted (a list the user writes after

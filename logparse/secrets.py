@@ -14,7 +14,13 @@ lacks or catches too narrowly: PEM private key *blocks* (detect-secrets flags
 the header line only), today's ``sk-…`` keys (it knows the legacy OpenAI
 format only), ``hf_`` and ``github_pat_`` tokens, ``sshpass -p``, ``Bearer``
 headers, ``--password``/``--token`` options and high-entropy values assigned to
-names like ``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``PASSWORD``.
+names like ``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``PASSWORD``; and (issue 24)
+``mysql -pPASS``, ``curl -u user:pass``, ``docker login -p``, cookies (``curl -b``,
+``Cookie:``), ``Authorization: Basic`` and other ``Authorization`` values, the
+userinfo of a URL of any scheme (``redis://:pw@host``), PEM body lines quoted
+without their BEGIN line, prefixed tokens folded over two lines, and secrets in
+JSON-escaped text (escaped once or more).  Each logkb rule is a table row with
+an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
 Speed: :data:`PREFILTER` is one regular expression that every secret matches;
 the knowledge base runs it in DuckDB (RE2, a DFA: ~0.2 s per 100 MB) and hands
@@ -76,7 +82,13 @@ class _Rule:
     character, 100x slower than a pattern that starts with literals)."""
     check: str = ""
     """Extra test on the value: ``entropy`` (a token-like value), ``password`` (any
-    value that is not a placeholder or a variable)."""
+    value that is not a placeholder or a variable), ``userpass`` (a password that is not
+    a number: ``-u 1000:1000`` is a uid), ``cookie`` (``name=value`` pairs), ``basic``
+    (base64 of ``user:password``), ``pembody`` (a line of a PEM key's body)."""
+    example: tuple[str, str] = ("", "")
+    """A text the rule fires on and the secret it finds there (tests walk them all)."""
+    fold: bool = False
+    """A token with a fixed prefix: also found when a line break splits it."""
 
 
 def placeholder(kind: str) -> str:
@@ -165,7 +177,7 @@ def _detect_secrets_rules() -> list[_Rule]:
          [("ghp_", "gho_", "ghu_", "ghs_", "ghr_")], (False,), (0,)),
         (gitlab_token.GitLabTokenDetector, "gitlab-token",
          [("glpat-", "gldt-", "glft-", "glsoat-", "glrt-"), ("GR1348941",), ("glcbt-",),
-          ("glimt-",), ("glptt-",), ("glagent-",)], (False,) * 6, (0,) * 6),
+          ("glimt-",), ("glptt-",), ("glagent-",), ("gloas-",)], (False,) * 7, (0,) * 7),
         (ibm_cloud_iam.IbmCloudIamDetector, "ibm-key", [("ibm",)], (True,), (-1,)),
         (ibm_cos_hmac.IbmCosHmacDetector, "ibm-key", [("ibm",)], (True,), (-1,)),
         (jwt.JwtTokenDetector, "jwt", [("eyJ",)], (False,), (0,)),
@@ -192,9 +204,10 @@ def _detect_secrets_rules() -> list[_Rule]:
         if len(pats) != len(needles):  # a newer detect-secrets changed a detector
             needles = [needles[0]] * len(pats)
             lowers = (lowers[0],) * len(pats)
-            groups = (-1,) * len(pats)
+            groups = (0,) * len(pats)  # the whole match: never a prefix group
         for pat, nd, low, grp in zip(pats, needles, lowers, groups):
-            rules.append(_Rule(det.__name__, kind, pat, nd, group=grp, lower=low))
+            rules.append(_Rule(det.__name__, kind, pat, nd, group=grp, lower=low,
+                               fold=grp == 0 and kind in _FOLDED))
     return rules
 
 
@@ -205,44 +218,127 @@ def _keyword_stems() -> tuple[str, ...]:
     return tuple(keyword.DENYLIST)
 
 
+_FOLDED = frozenset(("aws-key", "github-token", "gitlab-token", "slack-token", "npm-token",
+                     "pypi-token", "openai-key", "anthropic-key", "hf-token", "stripe-key",
+                     "sendgrid-key", "jwt"))
+"""Kinds whose tokens have a fixed prefix: a terminal or an editor may fold them over two
+lines, and the finder joins the lines to find them."""
+
+
+def _x(*parts: str) -> str:
+    """A fake secret built from pieces (so that no scanner takes this file for a leak)."""
+    return "".join(parts)
+
+
+_PW = _x("Hunter", "2-", "x9Q!")
+"""The example password of the rules below."""
+_TOK = _x("Zk3", "mP9qR2", "vX7tL4", "wN8bH6")
+
 _VALUE = r"""(?:"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))"""
 
 
-def _logkb_rules() -> list[_Rule]:
+def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
+    """logkb's rules as (specific, generic): the specific ones run before detect-secrets'
+    detectors, the generic ones (a password, a URL's userinfo, an assigned value) after
+    them, so that a token in a URL or an assignment is shown as what it is."""
     stems = "|".join(_keyword_stems()) + r"|token|auth|credential|key"
-    return [
+    body = [_x("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"),
+            _x("q7Hd2LmR9sKp4Wz8Xc1Vb6Nf3Jg5Ty0U", "eA+oI/uY2tR4wE6qP8zL0kM3nB5vC7xZ")]
+    pem = _x("-----BEGIN RSA ", "PRIVATE KEY-----\n") + "\n".join(body) + _x(
+        "\n-----END RSA ", "PRIVATE KEY-----")
+    glpat = _x("glpat-", "aB3dE5gH7jK9mN1pQ2sT")
+    b64 = "SHVudGVyMi14OVEhOmFkbWlu"  # base64 of "Hunter2-x9Q!:admin"
+    specific = [
         _Rule("logkb:private-key", "private-key", re.compile(
             r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
-            r"(?:.*?-----END \1-----|[A-Za-z0-9+/=\s\\:,-]*)", re.S), ("PRIVATE KEY",)),
+            r"(?:.*?-----END \1-----|[A-Za-z0-9+/=\s\\:,-]*)", re.S), ("PRIVATE KEY",),
+            example=(f"cat id_rsa\n{pem}\n", pem)),
+        _Rule("logkb:pem-body", "private-key", re.compile(
+            r"(?<![A-Za-z0-9+/=_:.-])[A-Za-z0-9+/]{64,76}={0,2}(?![A-Za-z0-9+/=_-])"), (),
+            check="pembody",
+            example=(f"the key's second line was\n  {body[1]}\nin the old file", body[1])),
         _Rule("logkb:sk-key", "openai-key", re.compile(
             r"(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-            ("sk-",)),
+            ("sk-",), fold=True, example=(f"export OPENAI_API_KEY=sk-proj-{_TOK}{_TOK}",
+                                          f"sk-proj-{_TOK}{_TOK}")),
         _Rule("logkb:anthropic-key", "anthropic-key", re.compile(
-            r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"), ("sk-ant-",)),
+            r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}"), ("sk-ant-",), fold=True,
+            example=(f"ANTHROPIC_API_KEY=sk-ant-api03-{_TOK}", f"sk-ant-api03-{_TOK}")),
         _Rule("logkb:hf-token", "hf-token", re.compile(
-            r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"), ("hf_",)),
+            r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"), ("hf_",), fold=True,
+            example=(f"huggingface-cli login --token hf_{_TOK}{_TOK[:10]}",
+                     f"hf_{_TOK}{_TOK[:10]}")),
         _Rule("logkb:github-pat", "github-token", re.compile(
-            r"github_pat_[A-Za-z0-9_]{22,}"), ("github_pat_",)),
+            r"github_pat_[A-Za-z0-9_]{22,}"), ("github_pat_",), fold=True,
+            example=(f"gh auth login --with-token github_pat_{_TOK}{_TOK}",
+                     f"github_pat_{_TOK}{_TOK}")),
         _Rule("logkb:stripe", "stripe-key", re.compile(
-            r"(?<![A-Za-z0-9])[rs]k_(?:live|test)_[0-9a-zA-Z]{16,}"), ("k_live_", "k_test_")),
+            r"(?<![A-Za-z0-9])[rs]k_(?:live|test)_[0-9a-zA-Z]{16,}"), ("k_live_", "k_test_"),
+            fold=True, example=(f"stripe.api_key = 'sk_live_{_TOK}'", f"sk_live_{_TOK}")),
+        _Rule("logkb:gitlab-folded", "gitlab-token", re.compile(
+            r"(?<![A-Za-z0-9_-])gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_-]{20,}"),
+            ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-",
+             "glagent-", "gloas-"), fold=True,
+            example=(f"git push https://oauth2:{glpat}@gitlab.example/a/b", glpat)),
         _Rule("logkb:aws-secret", "aws-key", re.compile(
             r"aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([a-z0-9/+]{40})(?![a-z0-9/+])"),
-            ("secret",), group=1, lower=True, on_lower=True),
+            ("secret",), group=1, lower=True, on_lower=True,
+            example=(f"aws_secret_access_key = {_TOK}{_TOK[:19]}", f"{_TOK}{_TOK[:19]}")),
+        _Rule("logkb:basic-auth", "basic-auth", re.compile(
+            r"\bbasic\s+([a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])"), ("basic",), group=1,
+            lower=True, on_lower=True, check="basic",
+            example=(f"curl -H 'Authorization: Basic {b64}' https://api.example", b64)),
+        _Rule("logkb:auth-header", "token", re.compile(
+            r"\bauthorization\s*:\s*(?!basic\b|bearer\b)(?:token\s+)?([^\s'\"]{12,})"),
+            ("authorization",), group=1, lower=True, on_lower=True, check="entropy",
+            example=(f"Authorization: token {_TOK}{_TOK}", f"{_TOK}{_TOK}")),
+        _Rule("logkb:cookie-header", "cookie", re.compile(
+            r"\b(?:set-)?cookie\s*:[ \t]*([^\n\r'\"]{4,2000})"), ("cookie",), group=1,
+            lower=True, on_lower=True, check="cookie",
+            example=(f"curl -H 'Cookie: session={_TOK}; theme=dark' https://x.example",
+                     f"session={_TOK}; theme=dark")),
+        _Rule("logkb:cookie-option", "cookie", re.compile(
+            r"(?<![^\s'\"])-(?:b|-cookie)(?:=|\s+)"
+            r"(?:\"([^\"\n]{4,2000})\"|'([^'\n]{4,2000})'|([^\s'\"]{4,2000}))", re.M),
+            ("-b", "--cookie"), group=-1, check="cookie",
+            example=(f"curl -b 'sid={_TOK}' https://x.example", f"sid={_TOK}")),
+    ]
+    generic = [
+        _Rule("logkb:mysql-p", "password", re.compile(
+            r"\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh)"
+            r"\b[^\n;&|]{0,300}?(?<=\s)-p(?=\S)" + _VALUE), ("mysql", "mariadb"), group=-1,
+            check="password", example=(f"mysql -uroot -p{_PW} app", _PW)),
+        _Rule("logkb:user-colon", "password", re.compile(
+            r"(?<![^\s'\"])-(?:u|-user|-proxy-user|U)(?:=|\s+)['\"]?"
+            r"[^\s:'\"]{1,100}:(?!//)([^\s'\"@]{4,400})", re.M), ("-u", "--user", "-U"), group=1,
+            check="userpass", example=(f"curl -u admin:{_PW} https://x.example", _PW)),
+        _Rule("logkb:login-p", "password", re.compile(
+            r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b"
+            r"[^\n;&|]{0,300}?(?<=\s)(?:-p|--password)(?:=|\s+)" + _VALUE),
+            ("login",), group=-1, check="password",
+            example=(f"docker login -u me -p {_PW} registry.example", _PW)),
+        _Rule("logkb:url-userinfo", "url-password", re.compile(
+            r"://[^\s/@:'\"]{0,200}:([^\s/@'\"]{1,400})@"), ("://",), group=1,
+            check="password",
+            example=(f"redis-cli -u redis://:{_PW}@cache.example:6379", _PW)),
         _Rule("logkb:sshpass", "password", re.compile(
             r"\bsshpass\s+(?:-[defv]\s*\S*\s+)*-p\s*" + _VALUE), ("sshpass",), group=-1,
-            check="password"),
+            check="password", example=(f"sshpass -p '{_PW}' ssh root@h true", _PW)),
         _Rule("logkb:bearer", "bearer-token", re.compile(
             r"bearer\s+([a-z0-9._~+/=-]{16,})"), ("bearer",), group=1, lower=True,
-            on_lower=True, check="entropy"),
+            on_lower=True, check="entropy",
+            example=(f"Authorization: Bearer {_TOK}{_TOK}", f"{_TOK}{_TOK}")),
         _Rule("logkb:option", "password", re.compile(
             r"(?:^|(?<=[\s'\"]))--?(?:password|passwd|pass|token|api-key|apikey|secret|auth-token)"
             r"(?:=|\s+)" + _VALUE, re.M), ("--", "-p"), group=-1, lower=True, on_lower=True,
-            check="password"),
+            check="password", example=(f"mysql -u root --password={_PW}", _PW)),
         _Rule("logkb:assignment", "secret", re.compile(
             rf"(?:{stems})[a-z0-9_-]*[\"']?\s*(?:=|:=|:|=>)\s*" + _VALUE),
             ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
-            group=-1, lower=True, on_lower=True, check="assigned"),
+            group=-1, lower=True, on_lower=True, check="assigned",
+            example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}")),
     ]
+    return specific, generic
 
 
 PREFILTER = (
@@ -256,11 +352,18 @@ PREFILTER = (
     r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?[^\s\"']{4}"
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?"
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
-    r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ])"
+    r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
+    r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8})"
+    r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
+    r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
+    r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
 )
 # counted repetitions above 8 make RE2's automaton large enough to fall off its fast
 # path (2.3x slower on 131 MB of outputs); the rules check the real lengths
 PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
+# but a PEM body line is told from any word only by its length: 64 to 76 base64
+# characters between delimiters (a longer or base64url run is not one)
+PREFILTER += (r"|(?m:(?:^|[\s\"'>`*])[A-Za-z0-9+/]{64,76}={0,2}(?:$|[\s\"'`,.]))")
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2
 (DuckDB's ``regexp_matches``): the knowledge base runs it in SQL over the stored text
 and hands :func:`find_secrets` only the texts it matches."""
@@ -273,11 +376,10 @@ def rules() -> list[_Rule]:
     """Every rule, specific ones first (on overlapping spans the first rule wins)."""
     global _RULES
     if _RULES is None:
-        mine = _logkb_rules()
+        specific, generic = _logkb_rules()
         theirs = _detect_secrets_rules()
-        generic = [r for r in theirs if r.kind == "url-password"]  # a token in a URL: its kind
-        _RULES = (mine[:-4] + [r for r in theirs if r.kind != "url-password"] + generic
-                  + mine[-4:])
+        url = [r for r in theirs if r.kind == "url-password"]  # a token in a URL: its kind
+        _RULES = (specific + [r for r in theirs if r.kind != "url-password"] + url + generic)
     return _RULES
 
 
@@ -295,7 +397,8 @@ def _span(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int] | None:
     if m.group(rule.group) is None:
         return None
     start, end = m.span(rule.group)
-    if rule.group == 0:  # a token pattern that stops early (JWT's lazy tail): to its end
+    if rule.group == 0 and rule.kind != "private-key":  # a token pattern that stops early
+        # (JWT's lazy tail): to its end
         tail = _JWT_TAIL if rule.kind == "jwt" else _TOKEN_TAIL
         t = tail.match(text, end)
         if t:
@@ -332,6 +435,24 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
         return rule.kind if len(value) >= 16 and entropy(value) >= 3.0 else None
     if rule.check == "password":
         return rule.kind if len(value) >= 4 else None
+    if rule.check == "userpass":
+        return rule.kind if len(value) >= 4 and not value.isdigit() else None
+    if rule.check == "cookie":
+        return rule.kind if "=" in value and len(value.split("=", 1)[1].strip()) >= 4 else None
+    if rule.check == "basic":
+        import base64
+        import binascii
+
+        try:
+            plain = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        return rule.kind if b":" in plain and len(plain) >= 5 else None
+    if rule.check == "pembody":
+        ok = (any(c.isupper() for c in value) and any(c.islower() for c in value)
+              and any(c.isdigit() for c in value) and value.count("/") <= 6
+              and entropy(value) >= 4.6)
+        return rule.kind if ok else None
     if rule.check == "assigned":
         name = _name_at(text, m)
         if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w):
@@ -355,20 +476,109 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     return rule.kind
 
 
-def find_secrets(text: str) -> list[Finding]:
-    """Every secret in ``text``, in order, overlapping ones merged (first rule wins)."""
+def find_secrets(text: str, *, depth: int = 1) -> list[Finding]:
+    """Every secret in ``text``, in order, overlapping ones merged (first rule wins).
+
+    Also found: a prefixed token folded over two lines (the finding spans the line
+    break), and a secret inside JSON-escaped text, escaped once or more (a Codex output
+    is stored escaped twice: ``\\\\n`` for a line break); each escaped occurrence of it
+    is a finding.  ``depth``: how many levels of escapes are undone (``messages.raw``
+    holds a Codex output escaped twice)."""
     if not text:
         return []
+    found = _folded(text)  # first: a folded token wins over its first line alone
+    found += _find(text)
+    if "\\" in text and depth > 0:
+        found += _escaped(text, depth)
+    return _merge(found)
+
+
+_FOLD_RE = re.compile(r"(?<=[A-Za-z0-9_+/=-])(?:\r?\n|\\r?\\n)[ \t]*(?=[A-Za-z0-9_+/=-])")
+"""A line break inside a run of token characters (as is or JSON-escaped)."""
+
+
+def _folded(text: str) -> list[Finding]:
+    """Prefixed tokens split by a line break: found in the text with those breaks taken
+    out, and mapped back to the text (a finding covers the break)."""
+    if "\n" not in text:
+        return []
+    folding = [r for r in rules() if r.fold and any(n in text for n in r.needles)]
+    if not folding:
+        return []
+    pieces: list[str] = []
+    where: list[int] = []  # where[i]: the offset in text of joined[i]
+    pos = 0
+    for m in _FOLD_RE.finditer(text):
+        pieces.append(text[pos:m.start()])
+        where.extend(range(pos, m.start()))
+        pos = m.end()
+    if pos == 0:
+        return []
+    pieces.append(text[pos:])
+    where.extend(range(pos, len(text)))
+    where.append(len(text))
+    joined = "".join(pieces)
+    out = []
+    for f in _find(joined, folding):
+        start, end = where[f.start], where[f.end - 1] + 1
+        if end - start != f.end - f.start:  # it spans a break: not found in the text itself
+            out.append(Finding(start, end, f.kind, f.rule))
+    return out
+
+
+_ESC_RE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_ESC_CHARS = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+              "t": "\t"}
+
+
+def _unescape(text: str) -> str:
+    """One level of JSON string escapes undone (leniently: what is not an escape stays)."""
+    return _ESC_RE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1)
+                       else _ESC_CHARS[m.group(2)], text)
+
+
+def _escape(value: str) -> str:
+    """``value`` as the body of a JSON string."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)[1:-1]
+
+
+def _escaped(text: str, depth: int) -> list[Finding]:
+    """Secrets of ``text`` once its JSON escapes are undone, up to ``depth`` levels: each
+    occurrence of a secret, escaped as many times, is a finding of ``text``."""
+    out: list[Finding] = []
+    view = text
+    for level in range(1, depth + 1):
+        prev, view = view, _unescape(view)
+        if view == prev:
+            break
+        for f in _folded(view) + _find(view):
+            value = view[f.start:f.end]
+            form = value
+            for _ in range(level):
+                form = _escape(form)
+            i = text.find(form)
+            while i != -1 and form:
+                out.append(Finding(i, i + len(form), f.kind, f.rule))
+                i = text.find(form, i + len(form))
+        if "\\" not in view:
+            break
+    return out
+
+
+def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
+    """The findings of every rule (or of ``which``) in ``text``, not merged."""
     low: str | None = None
     found: list[Finding] = []
-    for rule in rules():
+    for rule in rules() if which is None else which:
         if rule.lower:
             if low is None:
                 low = text.lower()
             hay = low
         else:
             hay = text
-        if not any(n in hay for n in rule.needles):
+        if rule.needles and not any(n in hay for n in rule.needles):
             continue
         if rule.on_lower and len(hay) == len(text):
             matches = rule.pattern.finditer(hay)
@@ -384,7 +594,7 @@ def find_secrets(text: str) -> list[Finding]:
             kind = _accept(rule, m, text, value)
             if kind is not None:
                 found.append(Finding(span[0], span[1], kind, rule.name))
-    return _merge(found)
+    return found
 
 
 def _merge(found: Iterable[Finding]) -> list[Finding]:
@@ -397,9 +607,12 @@ def _merge(found: Iterable[Finding]) -> list[Finding]:
     return sorted(kept, key=lambda f: (f.start, f.end))
 
 
-def redact_text(text: str, findings: Iterable[Finding] | None = None) -> str:
-    """``text`` with every finding replaced by its placeholder."""
-    fs = find_secrets(text) if findings is None else sorted(findings, key=lambda f: f.start)
+def redact_text(text: str, findings: Iterable[Finding] | None = None, *, depth: int = 1
+                ) -> str:
+    """``text`` with every finding replaced by its placeholder (``depth``: see
+    :func:`find_secrets`)."""
+    fs = (find_secrets(text, depth=depth) if findings is None
+          else sorted(findings, key=lambda f: f.start))
     if not fs:
         return text
     out, pos = [], 0

@@ -771,7 +771,7 @@ _PROMPT_RE = re.compile(
 npx's ``Ok to proceed? (y)``, "Press Enter", passwords, git's username, and the
 pickers of prompt libraries (clack's "↑/↓ to select • Enter: confirm", inquirer's
 "(Use arrow keys)")."""
-_METADATA_RE = re.compile(r"<(?:shell|bash)_metadata>|\n\s*\[?(?:Command|Process) (?:timed out|killed)", re.I)
+_METADATA_RE = re.compile(r"<(?:shell|bash)_metadata>|(?<!\s)[^\S\n]*\n\s*+\[?(?:Command|Process) (?:timed out|killed)", re.I)
 
 
 def _waiting_for_input(text: str) -> bool:

@@ -112,7 +112,7 @@ _WRAPPERS = frozenset("sudo time timeout nohup env exec command npx uv uvx poetr
 _SUBCOMMANDS = frozenset("""git gh npm pnpm yarn bun cargo go docker kubectl podman pip pip3
 composer studio opencode wp dotnet make mvn gradle brew apt apt-get systemctl helm terraform
 rails php artisan python python3 node deno rustup conda uv poetry npx""".split())
-_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_SPLIT = re.compile(r"(?<!\s)\s*+(?:&&|\|\||;|\|)\s*+")
 _REDIRECT = re.compile(r"^\d*[<>]|^&>")
 _ASSIGN = re.compile(r"^\$([\w:]+)\s*=\s*")
 """A PowerShell assignment (``$r = Invoke-WebRequest …``): the command is what follows."""

@@ -111,8 +111,8 @@ JUDGED_FAILED = (
 mangled").  RE2 syntax (no lookaround): the store's SQL selects with it the prose that
 may match; :func:`_judged_failed` then drops what reports success."""
 _JUDGED_FAILED = re.compile(JUDGED_FAILED, re.I)
-_FINE_AFTER = re.compile(r"\s+(?:any|anything|no|a single|anywhere)\b"
-                         r"|\s+(?:errors?|problems?|warnings?|issues?)\b", re.I)
+_FINE_AFTER = re.compile(r"(?<!\s)\s+(?:any|anything|no|a single|anywhere)\b"
+                         r"|(?<!\s)\s+(?:errors?|problems?|warnings?|issues?)\b", re.I)
 """After "didn't find": nothing wrong was found ("ESLint didn't find any problems")."""
 _NEGATED_BEFORE = re.compile(r"\b(?:no|not|nothing|never)\s+(?:\w+\s+)?$", re.I)
 """Before "was lost": it was not ("no data was lost")."""
@@ -159,7 +159,7 @@ flushall flushdb purge invalidate""".split())
 _REMOVERS = frozenset("rm rmdir unlink".split())
 _FIND_REMOVES = re.compile(r"\s-delete\b|\s-exec(?:dir)?\s+rm\b")
 """``find … -delete`` or ``-exec rm``: a cache or build output cleared."""
-_FOUND_NOTHING = re.compile(r"\s*(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
+_FOUND_NOTHING = re.compile(r"(?<!\s)\s*+(?:No (?:files|matches|results) found|Found 0 (?:matches|files)"
                             r"|0 matches)\b", re.I)
 """A search tool's answer that nothing matched (``grep``/``glob`` say "No files found")."""
 ASK_TOOLS = ("question",)

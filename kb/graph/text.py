@@ -34,11 +34,11 @@ _STATUS_WORDS = (r"(?:dead[\s-]*end|abandon\w*|blocked|cancel\w*|supersed\w*|dro
                  r"works|worked|failed|fails|no[\s-]?go|won'?t work|ruled out|parked|shelved|"
                  r"skip\w*|not needed|obsolete|waiting|[" + STATUS_MARKS + "])")
 _ANNOTATION_SPLIT = re.compile(
-    r"\s+(?:—|–|--|\|)\s+"
-    r"|\s+(?:->|=>|→)\s+(?=" + _STATUS_WORDS + ")"
+    r"(?<!\s)\s+(?:—|–|--|\|)\s+"
+    r"|(?<!\s)\s+(?:->|=>|→)\s+(?=" + _STATUS_WORDS + ")"
     r"|:\s+(?=[A-Z0-9]|" + _STATUS_WORDS + ")"
-    r"|\s*\(\s*(?=" + _STATUS_WORDS + ")"
-    r"|\s+(?=[" + STATUS_MARKS + "])", re.I)
+    r"|(?<!\s)\s*+\(\s*+(?=" + _STATUS_WORDS + ")"
+    r"|(?<!\s)\s++(?=[" + STATUS_MARKS + "])", re.I)
 _ARCH = re.compile(r"\b(?:sm_?|compute_)(\d{2,3})[a-z]?\b", re.I)
 
 
@@ -158,7 +158,7 @@ def item_kind(text: str) -> str:
 
 
 _ANNOUNCE = re.compile(
-    r"(?:^|[.!:\n]\s*|\b(?:so|now|next)\s+)"
+    r"(?:^|[.!:\n][^\S\n]*|\b(?:so|now|next)\s+)"
     r"(?:let(?:'s| me| us)|i(?:'ll| will)|we(?:'ll| will)|time to|moving on to|next(?: up)?:?)\s+"
     r"(?:(?:also|now|quickly|first|then)\s+)?"
     r"(?P<verb>(?:re-?)?(?:try|test|evaluate|enable|force|switch to|attempt|explore|prototype|"
@@ -166,7 +166,7 @@ _ANNOUNCE = re.compile(
     r"(?:(?:whether|if)\s+)?(?P<what>[^.:;!?\n]{3,90})", re.I)
 _CHECKABLE = re.compile(r"\b(?:backend|flag|option|mode|algorithm|algo|kernel|fusion|path)\b",
                         re.I)
-_TRAILING = re.compile(r"\s+(?:instead|next|now|first|again|too|as well|here|there|quickly|"
+_TRAILING = re.compile(r"(?<!\s)\s+(?:instead|next|now|first|again|too|as well|here|there|quickly|"
                        r"to see.*|to check.*|to find.*|so that.*|which.*|that.*|and see.*|"
                        r"on the box.*|on .* box.*)$", re.I)
 
@@ -193,8 +193,8 @@ def announced(text: str) -> list[str]:
 # --------------------------------------------------------------------- causes
 _MISSING = re.compile(
     r"(?:No module named ['\"]?(?P<mod>[\w.]+)|ModuleNotFoundError:?\s*(?P<mod2>[\w.]+)"
-    r"|(?P<mod3>[\w.-]+)\s+(?:is\s+|was\s+)?not installed|not installed(?::\s*(?P<mod4>[\w.-]+))?"
-    r"|Package\(s\) not found:?\s*(?P<mod5>[\w.-]+)|(?P<mod6>[\w.-]+):\s*command not found"
+    r"|(?<![\w.-])(?P<mod3>[\w.-]+)\s+(?:is\s+|was\s+)?not installed|not installed(?::\s*(?P<mod4>[\w.-]+))?"
+    r"|Package\(s\) not found:?\s*(?P<mod5>[\w.-]+)|(?<![\w.-])(?P<mod6>[\w.-]+):\s*command not found"
     r"|missing (?:dependency|package|module):?\s*(?P<mod7>[\w.-]+)"
     r"|No matching distribution found for (?P<mod8>[\w.-]+))", re.I)
 _NOT_A_MODULE = frozenset("""a an the it its this that which is was here there yet still also
@@ -369,7 +369,8 @@ def lead_up(text: str, phrase: str) -> str:
 
 _PLAN = re.compile(r"^(?:let me|let's|i'll|i will|i need|i should|now|next|ok|okay|good|great)\b",
                    re.I)
-_CLAUSE = re.compile(r";|\s[—–]\s|\s--\s|,?\s+but\s|,?\s+however\s|,\s+so\s", re.I)
+_CLAUSE = re.compile(r";|\s[—–]\s|\s--\s|,?(?<!\s)\s+but\s|,?(?<!\s)\s+however\s|,\s+so\s",
+                     re.I)
 
 
 def clause_with(text: str, phrase: str) -> str:

@@ -148,7 +148,8 @@ class SearchIndex:
 
     def _reset(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.path, 0o700)  # the index holds the (redacted) text: the owner's alone
         self.meta = {"version": SCHEMA_VERSION, "generation": os.urandom(8).hex(),
                      "sessions": {}, "db_stat": None}
         self._write_meta()

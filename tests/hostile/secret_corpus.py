@@ -1,0 +1,166 @@
+"""Small synthetic sessions in the three agents' formats, each leaking every secret kind
+issue 24 found shown by default (fake values, built from pieces).
+
+Every secret sits in a prompt, a command, an output and the assistant's prose of an
+opencode export, a Claude Code JSONL transcript and a Codex rollout (whose tool outputs
+are JSON inside JSON, so ``messages.raw`` holds them escaped twice).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+
+def _x(*parts: str) -> str:
+    return "".join(parts)
+
+
+PW = _x("Tr0ub4dor", "-&3xQ")
+COOKIE = _x("sid=", "Qw3rTy7uI9oP2aS4dF6g")
+BASIC = "YWRtaW46VHIwdWI0ZG9yLSYzeFE="  # base64 of admin:Tr0ub4dor-&3xQ
+BEARER = _x("Zk3mP9qR2vX7", "tL4wN8bH6yC5")
+GLPAT = _x("glpat-", "aB3dE5gH7jK9mN1pQ2sT")
+GHP = _x("ghp", "_", "R4nd0mT0k3nV4lu3Qw3rTy7uI9oP2aS4dF6g")[:40]
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_RNG = random.Random(24)
+PEM_BODY = "".join(_RNG.choices(_B64, k=64))
+KEY = _x("-----BEGIN OPENSSH ", "PRIVATE KEY-----\n") + "\n".join(
+    "".join(_RNG.choices(_B64, k=64)) for _ in range(4)) + _x("\n-----END OPENSSH ",
+                                                              "PRIVATE KEY-----")
+
+SECRETS: dict[str, str] = {
+    "mysql -p": PW + "a", "mysql --password": PW + "b", "curl -u": PW + "c",
+    "docker login -p": PW + "d", "sshpass -p": PW + "e", "cookie": COOKIE,
+    "basic": BASIC, "bearer": BEARER, "redis url": PW + "f", "postgres url": PW + "g",
+    "https url": PW + "h", "gitlab": GLPAT, "pem body": PEM_BODY, "folded": GHP,
+    "private key": KEY,
+}
+"""Each secret by the kind of leak it stands for (``private key``: a whole PEM block)."""
+
+LEAKS: dict[str, str] = {
+    "mysql -p": f"mysql -h db -uroot -p{SECRETS['mysql -p']} app -e 'select 1'",
+    "mysql --password": f"mysql --password={SECRETS['mysql --password']} app",
+    "curl -u": f"curl -s -u admin:{SECRETS['curl -u']} https://api.example/v1/users",
+    "docker login -p": f"docker login -u deploy -p {SECRETS['docker login -p']} reg.example",
+    "sshpass -p": f"sshpass -p {SECRETS['sshpass -p']} ssh root@gpu1 nvidia-smi",
+    "cookie": f"curl -b '{COOKIE}' -H 'Cookie: {COOKIE}' https://app.example/admin",
+    "basic": f"curl -H 'Authorization: Basic {BASIC}' https://api.example/v1",
+    "bearer": f"curl -H 'Authorization: Bearer {BEARER}' https://api.example/v1",
+    "redis url": f"redis-cli -u redis://:{SECRETS['redis url']}@cache:6379 ping",
+    "postgres url": f"psql postgres://app:{SECRETS['postgres url']}@db:5432/app -c 'select 1'",
+    "https url": f"git clone https://bob:{SECRETS['https url']}@git.example/team/app.git",
+    "gitlab": f"git push https://oauth2:{GLPAT}@gitlab.example/team/app.git",
+    "pem body": f"the second line of the old key was {PEM_BODY} if I remember",
+    "folded": f"export GITHUB_TOKEN={GHP[:22]}\n{GHP[22:]}",
+    "private key": f"cat ~/.ssh/id_ed25519\n{KEY}",
+}
+"""A text leaking each secret as transcripts do."""
+
+WORD = "frobnicate"
+"""A plain word in every event: search and the filters must still find it."""
+
+
+def pieces() -> list[str]:
+    """What must never show: each secret, its head and tail, each line of the key, the
+    folded token's two lines, and their JSON-escaped forms."""
+    out: set[str] = set()
+    for name, v in SECRETS.items():
+        if name == "folded":  # never whole in the text: its two lines are
+            continue
+        if "\n" in v:
+            out.update(ln for ln in v.split("\n")[1:-1])
+        else:
+            out.update((v, v[:10], v[-10:]))
+    out.update((GHP[:22], GHP[22:]))
+    return sorted(p for p in out if len(p) >= 8)
+
+
+# ------------------------------------------------------------------ opencode
+def write_opencode(outdir: Path) -> list[Path]:
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_all
+
+    ctx = BuildContext(random.Random(24), directory="/home/dev/hostile", project_id="ef" * 20)
+    b = SessionBuilder(ctx, title="", start_ms=1_790_000_000_000)
+    b.user(f"Please {WORD} the app. " + " ".join(LEAKS[k] for k in ("redis url", "basic")))
+    for name, leak in LEAKS.items():
+        cmd = leak if "\n" not in leak else leak.split("\n", 1)[0]
+        b.step(f"Next I {WORD} with {name}: {leak}", [
+            bash(cmd, f"{WORD}: {leak}\nok\n"),
+        ])
+    b.step(f"The {WORD} approach is a dead end: the app is not installed.")
+    outdir.mkdir(parents=True, exist_ok=True)
+    write_all(b.tree(), outdir)
+    return [outdir / "export.json", *sorted(outdir.glob("export-*.json"))]
+
+
+# ------------------------------------------------------------------ Claude Code
+def write_claude(path: Path) -> Path:
+    sid = "0c1a2b3c-4d5e-4f60-8a7b-8c9d0e1f2a3b"
+    lines: list[dict[str, Any]] = []
+    n = 0
+    last: str | None = None
+
+    def line(kind: str, content: Any) -> None:
+        nonlocal n, last
+        n += 1
+        msg: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            msg.update(id=f"msg_{n}", model="claude-opus-4-5", type="message")
+        uuid = f"u-{n:06d}"
+        lines.append({"parentUuid": last, "isSidechain": False, "sessionId": sid, "cwd": "/w",
+                      "version": "2.0.1", "gitBranch": "main", "type": kind, "message": msg,
+                      "uuid": uuid,
+                      "timestamp": f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}Z"})
+        last = uuid
+
+    line("user", f"Please {WORD} the app. {LEAKS['mysql -p']}")
+    for i, (name, leak) in enumerate(LEAKS.items()):
+        cid = f"toolu_{i:03d}"
+        line("assistant", [{"type": "text", "text": f"Next I {WORD} with {name}: {leak}"},
+                           {"type": "tool_use", "id": cid, "name": "Bash",
+                            "input": {"command": leak, "description": f"{WORD} {name}"}}])
+        line("user", [{"type": "tool_result", "tool_use_id": cid,
+                       "content": f"{WORD}: {leak}\nok\n", "is_error": False}])
+    line("assistant", [{"type": "text", "text": f"The {WORD} approach is a dead end."}])
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return path
+
+
+# ------------------------------------------------------------------ Codex
+def write_codex(path: Path) -> Path:
+    sid = "019a0000-0000-7000-8000-0000000000c4"
+    ts = "2025-10-01T10:00:00Z"
+    recs: list[dict[str, Any]] = [
+        {"timestamp": ts, "type": "session_meta",
+         "payload": {"id": sid, "timestamp": ts, "cwd": "/w", "cli_version": "0.46.0"}}]
+
+    def item(payload: dict[str, Any]) -> None:
+        recs.append({"timestamp": "2025-10-01T10:00:01.000Z", "type": "response_item",
+                     "payload": payload})
+
+    item({"type": "message", "role": "user",
+          "content": [{"type": "input_text", "text": f"Please {WORD} the app. "
+                       f"{LEAKS['docker login -p']}"}]})
+    for i, (name, leak) in enumerate(LEAKS.items()):
+        cid = f"call_{i:03d}"
+        item({"type": "message", "role": "assistant",
+              "content": [{"type": "output_text", "text": f"Next I {WORD} with {name}: {leak}"}]})
+        item({"type": "function_call", "name": "shell", "call_id": cid,
+              "arguments": json.dumps({"command": ["bash", "-lc", leak], "workdir": "/w"})})
+        out = json.dumps({"output": f"{WORD}: {leak}\nok\n",
+                          "metadata": {"exit_code": 0, "duration_seconds": 0.1}})
+        item({"type": "function_call_output", "call_id": cid, "output": out})
+    item({"type": "message", "role": "assistant",
+          "content": [{"type": "output_text", "text": f"The {WORD} approach is a dead end."}]})
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def write_all(outdir: Path) -> list[Path]:
+    """The three sessions under ``outdir``; the files to ingest."""
+    return [*write_opencode(outdir / "opencode"), write_claude(outdir / "claude.jsonl"),
+            write_codex(outdir / "rollout-2025-10-01T10-00-00-codex.jsonl")]
