@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``replay``, ``tui``, ``search``, ``secrets``)."""
+``replay``, ``tui``, ``search``, ``secrets``, ``extract``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
            "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
-           "secrets": "bench.secrets_bench"}
+           "secrets": "bench.secrets_bench", "extract": "bench.extract_bench"}
 
 
 def main() -> None:

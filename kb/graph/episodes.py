@@ -59,6 +59,13 @@ class Step(NamedTuple):
     still just '-'"): a run that exited cleanly but did not do what it should."""
     tool: str = ""
     """The tool that ran it (``bash``, ``webfetch``, …)."""
+    interrupted: bool = False
+    """The user stopped it while it ran."""
+    user_said: str = ""
+    """What the user said when refusing or stopping it (Claude Code's rejection reason)."""
+    failure: str = ""
+    """A failed run without an error signature: the line it failed with (its cause when
+    an episode ends on it; never used to tell one failure from another)."""
 
 
 class Said(NamedTuple):
@@ -223,12 +230,31 @@ class _Index:
         return self.by[sid][bisect_right(keys, lo):bisect_left(keys, hi)]
 
 
+_SCRIPT_SUBS = frozenset({"run", "exec", "x", "dlx", "run-script"})
+_SCRIPT_RUNNERS = frozenset({"python", "python3", "node", "php", "deno"})
+
+
+def chain_key(s: Step) -> str:
+    """The target a run works on, for grouping runs into attempts: the check, less an
+    argument that only gave a flag its value (``cargo test -p a`` and ``cargo test
+    --manifest-path b`` are one target, ``cargo test``); a positional argument stays
+    (``npm install left-pad`` is about that package, ``npm run build`` that script)."""
+    words = s.key.split(" ")
+    if len(words) >= 3 and words[0] in _SUBCOMMANDS and words[0] not in _SCRIPT_RUNNERS \
+            and words[1] not in _SCRIPT_SUBS and words[1] not in _SUBCOMMANDS:
+        toks = s.command.split()
+        if any(_word(t) == words[2] and toks[i - 1].startswith("-")
+               for i, t in enumerate(toks) if i):
+            return " ".join(words[:2])
+    return s.key
+
+
 def _chains(steps: list[Step]) -> list[list[Step]]:
     by_key: dict[tuple[str, str], list[list[Step]]] = {}
     for s in steps:
-        if not s.check:
-            continue
-        chains = by_key.setdefault((s.session_id, s.key), [])
+        if not s.check or s.interrupted:
+            continue  # a run the user stopped answered nothing (see rejected_episodes)
+        chains = by_key.setdefault((s.session_id, chain_key(s)), [])
         if chains and s.ordinal - chains[-1][-1].ordinal <= CHAIN_GAP:
             chains[-1].append(s)
         else:
@@ -256,6 +282,9 @@ def _failures(chain: list[Step]) -> list[Step]:
     return out
 
 
+_NETWORK_SIG = re.compile(r"resolve|connect|network|fetch failed|unreachable|ENOTFOUND|"
+                          r"EAI_AGAIN|timed out", re.I)
+"""A failure a sandbox without network explains (not a compile error met offline)."""
 _UNANSWERED = ("Timed out", "the tool call was")
 """Failures that answered nothing (a timeout, a call still running): they leave a
 question open (see untested) rather than telling how the check went."""
@@ -347,6 +376,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 (said_so and (not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
                 or (len(chain) == 1 and (_MISSING_TOOL.search(signature)
+                                         or (fails[0].offline and _NETWORK_SIG.search(signature))
                                          or signature == TIMED_OUT_ON_PROMPT
                                          or (ask and not signature.startswith(_UNANSWERED))))):
             # one failure, never run again: the agent said it turns away, or the check
@@ -374,8 +404,10 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
         judged = next((f.judged for f in fails if f.judged), "")
-        cause = judged if judged and not signature else _sig_label(signature)
-        if all(f.offline for f in fails):
+        failure = next((f.failure for f in reversed(fails) if f.failure), "")
+        cause = judged if judged and not signature else \
+            _sig_label(signature or failure or None)
+        if all(f.offline for f in fails) and _NETWORK_SIG.search(cause):
             cause = f"the sandbox has no network access ({cause})"
         out.append(Found(
             session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
@@ -652,22 +684,45 @@ def _same_symptom(prev: Found, report: Said) -> bool:
     return len(a & b) >= max(3, len(a) / 2)
 
 
-def rejected_episodes(steps: list[Step]) -> list[Found]:
-    """Calls whose permission the user refused: the user said no to that approach."""
+USER_REPLY = 2
+"""Messages after a refused or stopped call in which the user's own message says what
+they want instead."""
+
+
+def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
+    """Calls whose permission the user refused, or that the user stopped while they ran:
+    the user said no to that approach.  The cause is what the user said (the reason
+    given with the refusal, or the message right after), else the refusal itself."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            users.setdefault(x.session_id, []).append(x)
     out: list[Found] = []
     for s in steps:
-        if not s.rejected:
+        if not (s.rejected or s.interrupted):
             continue
         if out and out[-1].session_id == s.session_id and s.ordinal - out[-1].ended <= 1:
             out[-1].ended = s.ordinal
             out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "ended", None)])
             continue
+        reply = next((u for u in users.get(s.session_id, ())
+                      if s.ordinal < u.ordinal <= s.ordinal + USER_REPLY), None)
+        what = "rejected the call" if s.rejected else "stopped the run"
+        told = s.user_said or (reply.text if reply is not None else "")
+        how = "" if s.rejected or not s.signature else f" ({s.signature})"
+        cause = f"the user {what}{how}: {short(told, 200)}" if told else (
+            "the user rejected the tool permission" if s.rejected else
+            f"the user stopped the run ({s.signature or 'aborted'})")
+        ev: list[tuple[int, str, str | None]] = [
+            (s.ordinal, "ended", "permission rejected" if s.rejected else s.signature)]
+        if reply is not None:
+            ev.append((reply.ordinal, "ended", short(reply.text, 200)))
         out.append(Found(session_id=s.session_id, name=f"`{s.key}`", first=s.ordinal,
-                         ended=s.ordinal, how="rejected",
-                         cause_text="the user rejected the tool permission",
-                         evidence=[(s.ordinal, "ended", "permission rejected")]))
+                         ended=s.ordinal, how="rejected" if s.rejected else "interrupted",
+                         cause_text=cause, why=told or None, evidence=ev))
     for f in out:  # the reply that takes the refusal in belongs to the episode
         f.evidence.append((f.ended + 1, "ended", None))
+        f.evidence = _dedupe(f.evidence)
     return out
 
 
@@ -715,6 +770,42 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             cause_text=short(v.text, 200), why=v.text,
             evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in changed]
                              + [(v.ordinal, "ended", v.text)])))
+    return out
+
+
+API_WORK = 6
+"""Steps before an API error that were the work it cut (when no user message is nearer)."""
+
+
+def api_error_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """An error from the model's provider (a quota, an overload, an unknown model) after
+    which the agent made no further call before the user spoke again or the transcript
+    ended: the line of work it was on ended there, unfinished."""
+    index = _Index(steps)
+    users: dict[str, list[int]] = {}
+    for x in said:
+        if x.role == "user":
+            users.setdefault(x.session_id, []).append(x.ordinal)
+    out: list[Found] = []
+    for e in said:
+        if e.signal != "api-error":
+            continue
+        us = users.get(e.session_id, [])
+        k = bisect_right(us, e.ordinal)
+        nxt = us[k] if k < len(us) else 10**9
+        if index.between(e.session_id, e.ordinal, nxt):
+            continue  # the agent went on by itself: a hiccup, not an end
+        start = us[k - 1] if k > 0 else 0
+        work = index.between(e.session_id, start - 1, e.ordinal)[-API_WORK:]
+        if out and out[-1].session_id == e.session_id and out[-1].ended >= start:
+            continue
+        out.append(Found(
+            session_id=e.session_id, name=f"work cut by a provider error ({short(e.text, 60)})",
+            first=start or e.ordinal, ended=e.ordinal, how="api-error",
+            cause_text=f"the model's provider answered with an error: {short(e.text, 160)}",
+            evidence=_dedupe(([(start, "tested", None)] if start else [])
+                             + [(s.ordinal, "tested", None) for s in work]
+                             + [(e.ordinal, "ended", e.text)])))
     return out
 
 
@@ -1040,7 +1131,8 @@ def episodes(steps: list[Step], said: list[Said],
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
-        refuted_episodes(steps, said) + rejected_episodes(steps) + \
+        refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
+        api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + asked_episodes(said, lookups) + guess_episodes(steps, said) + \

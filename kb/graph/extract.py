@@ -40,6 +40,7 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.structural import user_reason
 
 EXTRACTOR_VERSION = 12
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
@@ -201,6 +202,12 @@ class CallRow(NamedTuple):
     """The tool's own error message (``The user rejected permission ...``)."""
     offline: bool = False
     """It ran in a sandbox without network access (Codex ``network_access=false``)."""
+    signals: tuple[str, ...] = ()
+    """What the agent's own fields say happened to the call
+    (:data:`logparse.structural.SIGNALS`)."""
+    failure: str | None = None
+    """The concrete line a failed run failed with (:func:`logparse.structural.failure_line`),
+    for a run without an error signature."""
 
 
 class MessageRow(NamedTuple):
@@ -715,6 +722,11 @@ class Extractor:
         if row.error and "abort" in row.error.lower():
             self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
                                   "aborted"))
+        elif row.error:
+            # the provider answered with an error instead of a reply (a quota, an
+            # overload, an unknown model): the agent's own record of it
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+                                  "api-error"))
         if row.finish == "length":
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
@@ -737,10 +749,23 @@ class Extractor:
 
     def _step(self, row: CallRow) -> None:
         cmd = row.remote_command or row.command or ""
-        rejected = row.status == "error" and "rejected permission" in (row.error or "")
+        tool = row.tool
+        if tool == "write_stdin" and _POLLED.match(cmd):
+            # Codex polling a command it started: the run is that command's
+            tool, cmd = "bash", _POLLED.sub("", cmd)
+        rejected = "rejected_by_user" in row.signals or (
+            row.status == "error" and "rejected permission" in (row.error or ""))
         if rejected:
-            self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
-                                   False, False, False, None, True))
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
+                                   False, False, False, None, True, command=cmd[:300],
+                                   tool=tool, user_said=user_reason(row.error or "") or ""))
+            return
+        if "interrupted" in row.signals:
+            # the user stopped the run: it answered nothing, and the user said no to it
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
+                                   False, True, True,
+                                   short(row.error, 80) if row.error else "stopped by the user",
+                                   command=cmd[:300], tool=tool, interrupted=True))
             return
         if row.output_tail is not None and row.category == "search" and row.command and \
                 _FOUND_NOTHING.match(row.output_tail) and (
@@ -762,8 +787,8 @@ class Extractor:
             if row.signatures and row.status == "completed" and row.category == "search":
                 self.seen.append((row.session_id, row.ordinal, row.signatures))
             return
-        key = check_key(row.tool, cmd)
-        if row.category == "file-edit":
+        key = check_key(tool, cmd)
+        if row.category == "file-edit" and tool == row.tool:
             ok = row.status == "completed" and not row.signatures
             if ok or rejected:
                 # a shell command that edits (``mkdir -p a/b``, ``sed -i … f``): its last word
@@ -773,19 +798,24 @@ class Extractor:
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
                                        None, rejected, target="/".join(where)))
             return
+        no_output = "no_output" in row.signals
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
-            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or no_output
+        signature = row.signatures[0] if row.signatures else (
+            f"`{short(key, 40)}` printed nothing (its output was lost)" if no_output else None)
         # a run that changes the state the next check sees (an install, a code generator,
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(
             [key.split()] if row.tool not in _SHELLS else segment_words(cmd), cmd))
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
-                               row.signatures[0] if row.signatures else (
+                               signature or (
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
-                               signatures=row.signatures, command=cmd[:300], offline=row.offline,
-                               target=key if stateful else "", tool=row.tool))
+                               signatures=row.signatures,
+                               command=cmd[:300], offline=row.offline,
+                               target=key if stateful else "", tool=tool,
+                               failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -840,8 +870,13 @@ class Extractor:
             # the sandbox cut the network: the server was never asked
             reason = "the sandbox has no network access"
         if reason is None:
-            if row.status == "error" and "rejected permission" in (row.error or ""):
+            if "rejected_by_user" in row.signals or (
+                    row.status == "error" and "rejected permission" in (row.error or "")):
                 reason = "the user rejected the tool's permission"
+            elif "interrupted" in row.signals:
+                reason = "the user stopped the run"
+            elif "no_output" in row.signals:
+                reason = "the run printed nothing: its output was lost"
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":
@@ -1026,7 +1061,8 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
+                           "failed-attempt",
                            "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood
@@ -1228,6 +1264,9 @@ _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked
 
 
 _SHELLS = frozenset({"bash", "shell", "powershell", "exec", "terminal"})
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[[0-9;]{1,12}m")
+_POLLED = re.compile(r"^session \d+:\s*")
+"""Codex ``write_stdin`` polls name the command they poll (``session 24629: cargo …``)."""
 
 
 def _changes_state(commands: list[list[str]], cmd: str) -> bool:

@@ -1,0 +1,233 @@
+"""Structural signals of a tool call: what the agent's own fields say happened to it.
+
+Every reader maps its records to the same call fields (``status``, ``exit_code``,
+``error``, ``output``, the call's input); the rules here read those fields, never the
+agent's prose, and name what happened in one small vocabulary (:data:`SIGNALS`).  The
+rules are rows of :data:`RULES`, each with the agent it comes from and an example taken
+from a real transcript line (trimmed); ``tests/logparse/test_structural.py`` walks them.
+
+:func:`failure_line` picks the concrete line a failed run failed with, for runs the
+error-signature rules (:mod:`logparse.signals`) have no signature for.
+
+Pure: no database, no UI.  A rule that raises is a bug a test shows; nothing here
+catches it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SIGNALS = (
+    "exit_code",             # a non-zero exit code
+    "tool_error",            # the tool refused or failed the call (Claude ``<tool_use_error>``)
+    "input_invalid",         # the call's input did not validate
+    "rejected_by_user",      # the user said no to the call (a permission prompt)
+    "interrupted",           # the user stopped the call while it ran
+    "sandbox_denied",        # the sandbox refused the call (no network, no access)
+    "escalation_requested",  # the call asked to run outside the sandbox
+    "timed_out",             # the tool's timeout cut the call
+    "no_result",             # the call never got a result (the transcript ends first)
+    "no_output",             # a run that always prints came back empty: its output was lost
+)
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """The fields of one call the rules read (as the readers store them)."""
+
+    agent: str
+    """``opencode``, ``claude-code`` or ``codex`` (the session's ``agent``)."""
+    tool: str
+    status: str
+    """``completed``, ``error``, ``aborted`` or ``interrupted`` (no result)."""
+    exit_code: int | None = None
+    error: str = ""
+    output: str | None = ""
+    """The output's head (a failed run's first few KB), ``""`` when there was none,
+    ``None`` when it was not read (a run that worked and printed something)."""
+    command: str = ""
+    escalated: bool = False
+    """The call asked to run outside the sandbox (Codex ``sandbox_permissions``)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    agents: tuple[str, ...]
+    signal: str
+    test: Callable[[CallFacts], bool]
+    example: CallFacts
+    """A call this rule fires on, its text copied from a real transcript line."""
+    source: str
+    """Where the example comes from (file and line)."""
+
+
+def _error(pattern: str, flags: int = 0) -> Callable[[CallFacts], bool]:
+    rx = re.compile(pattern, flags)
+    return lambda f: bool(f.error) and rx.search(f.error) is not None
+
+
+def _output(pattern: str, flags: int = 0) -> Callable[[CallFacts], bool]:
+    rx = re.compile(pattern, flags)
+    return lambda f: bool(f.output) and rx.search((f.output or "")[:4000]) is not None
+
+
+_SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "exec", "terminal", "exec_command",
+                          "local_shell", "write_stdin"})
+_SEGMENT = re.compile(r"(?:^|&&|\|\||;|\||\"|'|\$\(|-c\s+)\s*")
+_PRINTS = re.compile(
+    r"^(?:(?:npx|pnpx|bunx|pnpm|yarn|bun)\s+)?(?:"
+    r"(?:npm|pnpm|yarn|bun)\s+(?:install|i|ci|add|test|t)\b"
+    r"|(?:npm|pnpm|yarn|bun)\s+run\s+(?:test|build)\b"
+    r"|vitest|jest|mocha|pytest|py\.test"
+    r"|cargo\s+(?:test|build|run|check)\b|go\s+test\b|dotnet\s+(?:test|build)\b"
+    r"|pip3?\s+install\b|uv\s+(?:sync|pip\s+install)\b|composer\s+install\b"
+    r"|docker\s+(?:build|compose\s+up)\b"
+    r"|\w+\s+--version\b)", re.I)
+"""Runs that always print something (an installer's summary, a test runner's tally, a
+version): when one comes back empty the output was lost, and the run answered nothing."""
+
+
+def _prints(command: str) -> bool:
+    for seg in _SEGMENT.split(command[:1000]):
+        seg = re.sub(r"^(?:cd\s+\S+\s*|[A-Z_][A-Z0-9_]*=\S*\s+)+", "", seg.strip())
+        if _PRINTS.match(seg):
+            return True
+    return False
+
+
+def _no_output(f: CallFacts) -> bool:
+    return (f.tool in _SHELL_TOOLS and f.status == "completed" and f.output is not None
+            and not f.output.strip()
+            and f.exit_code in (None, 0) and _prints(f.command))
+
+
+_NETWORK = _output(r"Could not resolve host|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|"
+                   r"EAI_AGAIN)|TypeError: fetch failed|Failed to connect to \S+ port", re.I)
+
+
+def network_denied(f: CallFacts) -> bool:
+    """A Codex run whose network access the sandbox cut (Codex sandboxes run without
+    network unless the call asked to escalate)."""
+    return f.agent == "codex" and not f.escalated and _NETWORK(f)
+
+
+_REJECTED = r"^(?:aborted: )?The user doesn't want to (?:proceed with|take) this"
+_CLAUDE_INTERRUPT = r"\[Request interrupted by user"
+
+RULES: tuple[Rule, ...] = (
+    Rule("claude-rejected", ("claude-code",), "rejected_by_user", _error(_REJECTED),
+         CallFacts("claude-code", "exitplanmode", "aborted", error=(
+             "aborted: The user doesn't want to proceed with this tool use. The tool use was "
+             "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+             "file). The user provided the following reason for the rejection:  I also want "
+             "output to be index.mjs")),
+         "will-it-rain__claude.jsonl:16"),
+    Rule("opencode-rejected", ("opencode",), "rejected_by_user",
+         _error(r"rejected permission", re.I),
+         CallFacts("opencode", "bash", "error", error=(
+             "The user rejected permission to use this specific tool call.")),
+         "opencode 1.x tool part state.error"),
+    Rule("claude-interrupted", ("claude-code",), "interrupted", _error(_CLAUDE_INTERRUPT),
+         CallFacts("claude-code", "bash", "aborted",
+                   error="aborted: [Request interrupted by user for tool use]"),
+         "Claude Code tool_result is_error with toolUseResult.interrupted"),
+    Rule("codex-aborted-by-user", ("codex",), "interrupted",
+         _error(r"^aborted by user\b", re.I),
+         CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s"),
+         "Trezo-Ai__codex-session.jsonl:157"),
+    Rule("claude-input-invalid", ("claude-code",), "input_invalid",
+         lambda f: "InputValidationError" in (f.error or f.output or ""),
+         CallFacts("claude-code", "read", "error", error=(
+             "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
+             "The parameter `offset` type is expected as `number` but provided as `string`"
+             "</tool_use_error>")),
+         "Claude Code tool_result content (2.1.x)"),
+    Rule("claude-tool-error", ("claude-code",), "tool_error",
+         lambda f: "<tool_use_error>" in (f.error or f.output or ""),
+         CallFacts("claude-code", "edit", "error", error=(
+             "<tool_use_error>File has not been read yet. Read it first before writing to "
+             "it.</tool_use_error>")),
+         "Claude Code tool_result content (2.1.x)"),
+    Rule("codex-execution-error", ("codex",), "tool_error",
+         _error(r"^execution error: ", re.I),
+         CallFacts("codex", "bash", "error", error=(
+             'execution error: Io(Custom { kind: Other, error: "CreateProcessWithLogonW '
+             'failed: 1056" })')),
+         "Valdyum-Labs__codex-session.jsonl:24"),
+    Rule("codex-escalation", ("codex",), "escalation_requested", lambda f: f.escalated,
+         CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s",
+                   command="rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml",
+                   escalated=True),
+         "Trezo-Ai__codex-session.jsonl:154 (sandbox_permissions=require_escalated)"),
+    Rule("sandbox-network", ("codex",), "sandbox_denied", lambda f: network_denied(f),
+         CallFacts("codex", "write_stdin", "completed", output=(
+             "    Updating crates.io index\nwarning: spurious network error (3 tries "
+             "remaining): [6] Couldn't resolve host name (Could not resolve host: "
+             "index.crates.io)\n")),
+         "Trezo-Ai__codex-session.jsonl:148"),
+    Rule("sandbox-permission", ("codex",), "sandbox_denied",
+         _output(r"Operation not permitted|Win32 error 5\b|Access is denied", re.I),
+         CallFacts("codex", "bash", "completed", exit_code=1, output=(
+             "      0 [main] bash (2676) C:\\Program Files\\Git\\bin\\..\\usr\\bin\\bash.exe: "
+             "*** fatal error - couldn't create signal pipe, Win32 error 5\n")),
+         "Valdyum-Labs__codex-session.jsonl:97"),
+    Rule("nonzero-exit", ("opencode", "claude-code", "codex"), "exit_code",
+         lambda f: f.exit_code not in (None, 0),
+         CallFacts("codex", "bash", "completed", exit_code=101, output=(
+             "error: failed to load manifest for workspace member `/Users/a/New project/"
+             "apps/process_tui`\n")),
+         "Trezo-Ai__codex-session.jsonl:124"),
+    Rule("timed-out", ("opencode", "claude-code", "codex"), "timed_out",
+         lambda f: f.exit_code == 124 or bool(re.search(
+             r"\b(?:timed out|Command timed out)\b", f.error or "", re.I)),
+         CallFacts("claude-code", "bash", "error", error="Command timed out after 2m 0.0s"),
+         "Claude Code tool_result is_error (Bash timeout)"),
+    Rule("no-result", ("opencode", "claude-code", "codex"), "no_result",
+         lambda f: f.status == "interrupted",
+         CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
+         "Valdyum-Labs__codex-session.jsonl:131 (no function_call_output)"),
+    Rule("empty-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output="", command=(
+             'cd "c:/Users/vassa/Documents/dev/will-it-rain" && npm install 2>&1')),
+         "will-it-rain__claude.jsonl:92"),
+)
+
+
+def call_signals(f: CallFacts) -> tuple[str, ...]:
+    """The signals of one call, in :data:`SIGNALS` order, each once."""
+    got = {r.signal for r in RULES if f.agent in r.agents and r.test(f)}
+    return tuple(s for s in SIGNALS if s in got)
+
+
+def user_reason(error: str) -> str | None:
+    """What the user said when rejecting a call (Claude Code puts it in the tool result:
+    "... the user said:\\n<reason>" or "The user provided the following reason for the
+    rejection: <reason>")."""
+    m = re.search(r"(?:the user said:|reason for the rejection:)\s*(.+)", error, re.S | re.I)
+    if m is None:
+        return None
+    reason = m.group(1).strip()
+    return reason[:400] or None
+
+
+_LEAD = re.compile(
+    r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
+    r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
+    r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I)
+_NOISE = re.compile(r"^\s*(?:warning|note|hint|help|at |\s*\^|Caused by:?\s*$)", re.I)
+
+
+def failure_line(output: str) -> str | None:
+    """The concrete line a failed run failed with: the first line that says error, fatal,
+    failed or cannot (warnings, notes and stack frames skipped), else the last non-empty
+    line; ``None`` for an empty output."""
+    lines = [ln.strip() for ln in output[:6000].splitlines() if ln.strip()]
+    if not lines:
+        return None
+    for ln in lines:
+        if _LEAD.search(ln) and not _NOISE.match(ln):
+            return ln[:300]
+    return lines[-1][:300]
