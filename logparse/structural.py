@@ -231,3 +231,47 @@ def failure_line(output: str) -> str | None:
         if _LEAD.search(ln) and not _NOISE.match(ln):
             return ln[:300]
     return lines[-1][:300]
+
+
+# ----------------------------------------------------------------- the user corrects
+@dataclass(frozen=True)
+class Cue:
+    """A short phrase by which a user corrects the agent's work (after the structural
+    signals: a rejection, a stopped run); ``example`` is a real user message (trimmed)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    example: str
+    source: str
+
+
+CORRECTION_CUES: tuple[Cue, ...] = (
+    Cue("correction", re.compile(r"\bcorrections?\b(?!\s+(?:factor|term|step))", re.I),
+        "two small q3 README corrections:  1. version fix: the 1inch router at 0x1111 is "
+        "Aggregation Router V4, not V3.",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+    Cue("fix-colon", re.compile(r"\b(?:\w+\s+)?fix(?:es)?:\s", re.I),
+        "one URL accuracy fix: polygon-rpc.com is operated by Ankr, and the keyed URL you "
+        "actually get after signup is path-based",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL)"),
+    Cue("x-not-y", re.compile(r"\b[\w.]*\d[\w.]*,\s+not\s+[\w.]*\d[\w.]*\b|\(not\s+(?:a|an|the)\s"
+                              r"[^)]{1,60}\)", re.I),
+        "is Aggregation Router V4, not V3. (V3 lives at a different 0x1111... address.)",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+    Cue("no-more", re.compile(r"\bno\s+more\s+[\"'`“]?[A-Za-z][\w ]{0,30}[\"'`”]?\s+"
+                              r"(?:tab|page|option|button|field|command|flag|endpoint|api|"
+                              r"setting|menu)\b", re.I),
+        "couple updates on q2 before q3:  1. no more \"DEX Trades\" tab on etherscan.",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q2 README)"),
+)
+
+
+def correction_phrase(text: str) -> str | None:
+    """The phrase of a user message that corrects what the agent did or wrote (a fact the
+    agent got wrong, a correction list), else ``None``."""
+    head = text[:2000]
+    for cue in CORRECTION_CUES:
+        m = cue.pattern.search(head)
+        if m is not None:
+            return m.group().strip()
+    return None

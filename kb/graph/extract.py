@@ -40,7 +40,7 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
-from logparse.structural import user_reason
+from logparse.structural import correction_phrase, user_reason
 
 EXTRACTOR_VERSION = 12
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
@@ -706,7 +706,8 @@ class Extractor:
 
     def _user(self, row: ProseRow) -> None:
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text), _quoted_error(row.text)))
+                              refutation_phrase(row.text) or correction_phrase(row.text),
+                              _quoted_error(row.text)))
 
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
@@ -717,6 +718,14 @@ class Extractor:
             return
         if row.attachment and row.role == "user":
             self.attachments.append((row.session_id, row.ordinal, row.attachment))
+        if row.role == "user" and row.last:
+            # the transcript ends on a request no reply answered
+            self.questions.append(Question(
+                id=f"{row.session_id}:{row.ordinal}:request", session_id=row.session_id,
+                ordinal=row.ordinal, question="what did this request lead to?",
+                reason="the transcript ends before any reply to it", host=None,
+                command=""))
+            return
         if row.role != "assistant":
             return
         if row.error and "abort" in row.error.lower():

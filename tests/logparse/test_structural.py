@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from logparse.structural import RULES, SIGNALS, CallFacts, call_signals, failure_line, user_reason
+from logparse.structural import (
+    CORRECTION_CUES,
+    RULES,
+    SIGNALS,
+    CallFacts,
+    call_signals,
+    correction_phrase,
+    failure_line,
+    user_reason,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "structural"
 
@@ -80,3 +89,16 @@ def test_codex_lines(tmp_path: Path) -> None:
     assert "exit_code" in flat  # cargo test exited 101
     assert "sandbox_denied" in flat  # crates.io could not be resolved in the sandbox
     assert "interrupted" in flat and "escalation_requested" in flat  # the user aborted it
+
+
+@pytest.mark.parametrize("cue", CORRECTION_CUES, ids=[c.name for c in CORRECTION_CUES])
+def test_every_correction_cue_fires_on_its_real_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert correction_phrase(cue.example) is not None
+
+
+def test_praise_and_plain_requests_are_no_corrections() -> None:
+    for text in ("q2 looks excellent, thanks", "add a LICENSE file with the MIT license",
+                 "no more questions, ship it", "the error correction factor is 2"):
+        assert correction_phrase(text) is None, text
