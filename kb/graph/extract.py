@@ -1071,7 +1071,7 @@ class Extractor:
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "failed-attempt",
+                           "failed-attempt", "replaced-run",
                            "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood
