@@ -90,17 +90,46 @@ _PRINTS = re.compile(
 version): when one comes back empty the output was lost, and the run answered nothing."""
 
 
-def _prints(command: str) -> bool:
+_QUIET = re.compile(r"\s(?:-q|--quiet|--silent|-s)\b|>\s*(?:/dev/null|\$null|nul)\b|"
+                    r"\|\s*Out-Null\b", re.I)
+"""A run told to print nothing (``cargo check -q``, ``> /dev/null``)."""
+
+
+def printing_segment(command: str) -> str | None:
+    """The part of a shell line that runs a program which always prints (an installer, a
+    test runner, ``--version``), unless it was told to keep quiet; else ``None``."""
     for seg in _SEGMENT.split(command[:1000]):
         seg = re.sub(r"^(?:cd\s+\S+\s*|[A-Z_][A-Z0-9_]*=\S*\s+)+", "", seg.strip())
-        if _PRINTS.match(seg):
-            return True
-    return False
+        if _PRINTS.match(seg) and not _QUIET.search(" " + seg):
+            # the program and its words, without flags and redirections (one label for
+            # `npm install` and `npm install 2>&1`)
+            words = [w for w in seg.split() if not w.startswith("-")
+                     and not re.match(r"^\d*[<>]|^&>", w)]
+            return " ".join(words[:3])
+    return None
+
+
+def _prints(command: str) -> bool:
+    return printing_segment(command) is not None
+
+
+_ECHO = re.compile(r"\becho\s+\\?[\"']?([^\"'$\\\n;&|]{2,40})")
+
+
+def _own_output(f: CallFacts) -> str:
+    """The output less the lines the command's own ``echo`` printed (``; echo EXIT: $?``
+    prints ``EXIT: 0`` whatever the program before it did)."""
+    out = f.output or ""
+    marks = [m.group(1).strip() for m in _ECHO.finditer(f.command)]
+    if not marks:
+        return out
+    return "\n".join(ln for ln in out.splitlines()
+                     if not any(ln.strip().startswith(mk) for mk in marks if mk))
 
 
 def _no_output(f: CallFacts) -> bool:
     return (f.tool in _SHELL_TOOLS and f.status == "completed" and f.output is not None
-            and not f.output.strip()
+            and not _own_output(f).strip()
             and f.exit_code in (None, 0) and _prints(f.command))
 
 
@@ -193,6 +222,11 @@ RULES: tuple[Rule, ...] = (
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="", command=(
              'cd "c:/Users/vassa/Documents/dev/will-it-rain" && npm install 2>&1')),
          "will-it-rain__claude.jsonl:92"),
+    Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
+                   command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '
+                           '2>&1; echo "EXIT: $?"'),
+         "will-it-rain__claude.jsonl:96"),
 )
 
 

@@ -413,6 +413,30 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
             ended=end, how=how, cause_text=cause, signature=signature,
             why=why, evidence=_dedupe(ev)))
+    return _same_mode(out)
+
+
+_QUOTED = re.compile(r"`[^`]*`")
+
+
+def _same_mode(found: list[Found]) -> list[Found]:
+    """Checks of several targets failing the same way at the same time (``npm install``
+    and ``npx vitest run`` both printing nothing, run in turns) are one approach that did
+    not work (the shell they ran in), not one dead end per target."""
+    out: list[Found] = []
+    for f in sorted(found, key=lambda f: (f.session_id, f.first)):
+        mode = _QUOTED.sub("`…`", f.cause_text)
+        last = next((o for o in reversed(out) if o.session_id == f.session_id), None)
+        if last is not None and "`…`" in mode and _QUOTED.sub("`…`", last.cause_text) == mode \
+                and f.first <= last.ended and last.first <= f.ended:
+            quoted = list(dict.fromkeys(_QUOTED.findall(last.cause_text)
+                                        + _QUOTED.findall(f.cause_text)))
+            last.cause_text = f"{', '.join(quoted[:4])} {_QUOTED.sub('', mode).strip()}"
+            last.name = f"{last.name.split(' until ')[0]}, {f.name}"
+            last.evidence = _dedupe(last.evidence + f.evidence)
+            last.ended = max(last.ended, f.ended)
+            continue
+        out.append(f)
     return out
 
 

@@ -40,7 +40,7 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
-from logparse.structural import correction_phrase, user_reason
+from logparse.structural import correction_phrase, printing_segment, user_reason
 
 EXTRACTOR_VERSION = 12
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
@@ -736,6 +736,7 @@ class Extractor:
             # overload, an unknown model): the agent's own record of it
             self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
                                   "api-error"))
+            self._cut_change(row)
         if row.finish == "length":
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
@@ -755,6 +756,24 @@ class Extractor:
             id=f"{row.session_id}:{row.ordinal}:reply", session_id=row.session_id,
             ordinal=row.ordinal, question="what was this reply going to answer?",
             reason=reason, host=None, command="", approach_id=act[-1].id if act else None))
+
+    def _cut_change(self, row: MessageRow) -> None:
+        """A provider error that cut the work: the last change since the user spoke, when
+        no check ran after it, was never checked."""
+        users = [x.ordinal for x in self.said if x.session_id == row.session_id
+                 and x.role == "user" and x.ordinal < row.ordinal]
+        since = users[-1] if users else 0
+        recent = [s for s in self.steps if s.session_id == row.session_id
+                  and since < s.ordinal < row.ordinal]
+        changes = [s for s in recent if s.change and not s.check]
+        if not changes or any(s.check for s in recent if s.ordinal > changes[-1].ordinal):
+            return
+        c = changes[-1]
+        self.questions.append(Question(
+            id=f"{row.session_id}:{c.ordinal}:cut", session_id=row.session_id,
+            ordinal=c.ordinal, question=f"does the change to {c.target or 'the code'} work?",
+            reason=f"a provider error ended the work before it was checked "
+                   f"({short(row.error or '', 80)})", host=None, command=""))
 
     def _step(self, row: CallRow) -> None:
         cmd = row.remote_command or row.command or ""
@@ -811,7 +830,7 @@ class Extractor:
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or no_output
         signature = row.signatures[0] if row.signatures else (
-            f"`{short(key, 40)}` printed nothing (its output was lost)" if no_output else None)
+            _lost_output(key, printing_segment(cmd)) if no_output else None)
         # a run that changes the state the next check sees (an install, a code generator,
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(
@@ -1464,6 +1483,14 @@ def _cause_phrases(a: Approach) -> frozenset[tuple[str, str]]:
 _GENERIC_CAUSE_WORDS = frozenset("""dead end abandoned cancelled blocked dropped because
 error failed fails with same cause again still when only this that them into from after
 before than then here there should would could need needs work works working""".split())
+
+
+def _lost_output(key: str, segment: str | None) -> str:
+    """The signature of a run that always prints and printed nothing: what ran, through
+    what (``docker run app``: ``npm install`` inside it)."""
+    seg = segment or key
+    through = "" if set(seg.split()) & set(key.split()) else f"`{short(key, 30)}`: "
+    return f"{through}`{short(seg, 50)}` printed nothing (its output was lost)"
 
 
 def _failed(row: CallRow) -> bool:

@@ -120,7 +120,10 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- what the structural rules read (logparse.structural)
                    CASE WHEN status <> 'completed' OR coalesce(exit_code, 0) <> 0
                         THEN left(coalesce(output, ''), 3000)
-                        WHEN length(trim(coalesce(output, ''))) = 0 THEN '' END,
+                        WHEN length(trim(coalesce(output, ''))) = 0 THEN ''
+                        -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
+                        WHEN length(output) < 300 AND command LIKE '%echo %'
+                        THEN output END,
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
                             = 'require_escalated', false),
