@@ -300,6 +300,21 @@ CORRECTION_CUES: tuple[Cue, ...] = (
 )
 
 
+CORRECTION_CUES += (
+    Cue("other-target", re.compile(
+        r"\b(?:it'?s|that'?s|this\s+is)\s+(?:a\s+)?(?:different|another|the\s+wrong)\s+"
+        r"(?:\w+\s+)?(?:program|app|application|project|repo|file|one|thing|tool|service|"
+        r"process|folder|directory|branch|server|package)\b|\bit'?s\s+something\s+else\b",
+        re.I),
+        "Wait it's a different program. What's the program that si running at my system start",
+        "speakfree__session.jsonl:57 (user)"),
+    Cue("not-it", re.compile(r"\bI\s+don'?t\s+think\s+(?:that'?s|this\s+is|it'?s)\s+"
+                             r"(?:it|right|correct|the\s+one)\b", re.I),
+        "I don't think that's it. It's something else, I hold down function and it records",
+        "speakfree__session.jsonl:76 (user)"),
+)
+
+
 def correction_phrase(text: str) -> str | None:
     """The phrase of a user message that corrects what the agent did or wrote (a fact the
     agent got wrong, a correction list), else ``None``."""

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.structural import correction_phrase
 
 
 class Step(NamedTuple):
@@ -587,8 +588,9 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             between = range(prev.ordinal + 1, report.ordinal)
             lost = any((sid, o) in compacted for o in between)  # the context was compacted
             if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
-                    report.signal and not _ERRORISH.search(report.signal) and \
-                    tokens(report.text[:1500]) & tokens(prev.text[:1500]):
+                    report.signal and not _ERRORISH.search(report.signal) and (
+                        tokens(report.text[:1500]) & tokens(prev.text[:1500])
+                        or correction_phrase(report.text) is not None):
                 # a turn that only answered (it read, searched, said): the answer is
                 # what the user contradicts, when the user speaks of what was asked
                 changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
@@ -668,6 +670,10 @@ def _short_reply(said: Said) -> bool:
 _AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
 
 
+SHORT_REPORT = 6
+"""Words of a report too short to name anything: it is about the turn just before it."""
+_BACK_REFERENCE = frozenset("it its this that nothing still doesnt didnt not".split())
+"""First words of a report that point back at what was just done rather than name it."""
 SHORT_TURN = 4
 """A report this close after the request it follows is about that turn's work."""
 
@@ -679,6 +685,10 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
         return True
     if report.ordinal - request.ordinal <= SHORT_TURN:
         return True  # a turn of a step or two: there is nothing else it could be about
+    words = report.text.lower().split()
+    if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
+            _BACK_REFERENCE:
+        return True  # "it's not working": a bare report speaks of what was just done
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)
