@@ -30,6 +30,7 @@ SIGNALS = (
     "timed_out",             # the tool's timeout cut the call
     "no_result",             # the call never got a result (the transcript ends first)
     "no_output",             # a run that always prints came back empty: its output was lost
+    "error_body",            # an HTTP/JSON-RPC answer whose body is an error envelope
 )
 
 
@@ -222,12 +223,40 @@ RULES: tuple[Rule, ...] = (
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="", command=(
              'cd "c:/Users/vassa/Documents/dev/will-it-rain" && npm install 2>&1')),
          "will-it-rain__claude.jsonl:92"),
+    Rule("json-error-body", ("claude-code", "codex", "opencode"), "error_body",
+         lambda f: f.tool in _SHELL_TOOLS and error_body(f.output) is not None,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output=(
+             '{"error":"message: API key disabled, reason: tenant disabled, json-rpc code: '
+             '-32051, rest code: 403"}'),
+                   command='curl -s -X POST https://polygon-rpc.com/ -H "Content-Type: '
+                           'application/json"'),
+         "pool blockchain-dex-events__claude-session.jsonl (curl to polygon-rpc.com)"),
     Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
                    command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '
                            '2>&1; echo "EXIT: $?"'),
          "will-it-rain__claude.jsonl:96"),
 )
+
+
+_ERROR_ENVELOPE = re.compile(
+    r"\{\s*\"error\"\s*:\s*(?:\"(?P<text>[^\"]{3,200})\"|\{[^{}]*?\"message\"\s*:\s*"
+    r"\"(?P<msg>[^\"]{3,200})\")|\"jsonrpc\"\s*:\s*\"2\.0\"\s*,\s*\"error\"\s*:\s*\{[^{}]*?"
+    r"\"message\"\s*:\s*\"(?P<rpc>[^\"]{3,200})\"|\"status\"\s*:\s*\"0\"\s*,\s*\"message\"\s*:"
+    r"\s*\"NOTOK\"\s*,\s*\"result\"\s*:\s*\"(?P<notok>[^\"]{3,200})\"")
+"""A JSON answer that is an error: ``{"error": "..."}``, ``{"error": {"message": ...}}``,
+a JSON-RPC error, an Etherscan-style ``"status":"0","message":"NOTOK"``."""
+
+
+def error_body(output: str | None) -> str | None:
+    """The message of the error envelope an HTTP or JSON-RPC answer starts with (a
+    ``curl -s`` exits 0 whatever the server said), else ``None``."""
+    if not output or "error" not in output[:600] and "NOTOK" not in output[:600]:
+        return None
+    m = _ERROR_ENVELOPE.search(output[:600])
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g)
 
 
 def call_signals(f: CallFacts) -> tuple[str, ...]:

@@ -827,10 +827,14 @@ class Extractor:
                                        None, rejected, target="/".join(where)))
             return
         no_output = "no_output" in row.signals
+        answered_error = "error_body" in row.signals
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
-            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or no_output
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or \
+            no_output or answered_error
         signature = row.signatures[0] if row.signatures else (
-            _lost_output(key, printing_segment(cmd)) if no_output else None)
+            _lost_output(key, printing_segment(cmd)) if no_output else
+            f"the server answered with an error: {short(row.failure or '', 140)}"
+            if answered_error and row.failure else None)
         # a run that changes the state the next check sees (an install, a code generator,
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(

@@ -36,7 +36,13 @@ from kb.graph.extract import (
     Verdict,
 )
 from kb.store import KbNotFound, KbStore
-from logparse.structural import CallFacts, call_signals, failure_line, network_denied
+from logparse.structural import (
+    CallFacts,
+    call_signals,
+    error_body,
+    failure_line,
+    network_denied,
+)
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
                  r"prototype|go with|check)\b")
@@ -123,7 +129,12 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         WHEN length(trim(coalesce(output, ''))) = 0 THEN ''
                         -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
                         WHEN length(output) < 300 AND command LIKE '%echo %'
-                        THEN output END,
+                        THEN output
+                        -- an HTTP/JSON-RPC answer that may be an error envelope
+                        WHEN left(ltrim(output), 1) = chr(123) AND (
+                             contains(left(output, 600), '"error"')
+                             OR contains(left(output, 600), 'NOTOK'))
+                        THEN left(output, 600) END,
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
                             = 'require_escalated', false),
@@ -135,8 +146,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           command=r[5] or "",
                           escalated=bool(r[21]))
         signals = call_signals(facts)
-        failure = failure_line(r[19]) if r[19] and not r[10] and (
-            "exit_code" in signals or r[8] != "completed") else None
+        failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
+            if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
+            else None
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []

@@ -102,3 +102,15 @@ def test_praise_and_plain_requests_are_no_corrections() -> None:
     for text in ("q2 looks excellent, thanks", "add a LICENSE file with the MIT license",
                  "no more questions, ship it", "the error correction factor is 2"):
         assert correction_phrase(text) is None, text
+
+
+def test_error_envelopes() -> None:
+    from logparse.structural import error_body
+
+    assert error_body('{"status":"0","message":"NOTOK","result":"You are using a deprecated '
+                      'V1 endpoint, switch to Etherscan API V2"}').startswith("You are using")
+    assert error_body('{"jsonrpc": "2.0", "error": {"code": -32000, "message": '
+                      '"Unauthorized: You must authenticate"}}') == \
+        "Unauthorized: You must authenticate"
+    assert error_body('{"error": null, "result": "0x53311b7"}') is None
+    assert error_body('{"jsonrpc":"2.0","result":"0x53311b7","id":1}') is None
