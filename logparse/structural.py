@@ -31,6 +31,8 @@ SIGNALS = (
     "no_result",             # the call never got a result (the transcript ends first)
     "no_output",             # a run that always prints came back empty: its output was lost
     "error_body",            # an HTTP/JSON-RPC answer whose body is an error envelope
+    "still_running",         # the call returned while its process still ran (Codex exec)
+    "truncated",             # the tool cut the output the agent saw
 )
 
 
@@ -144,6 +146,9 @@ def network_denied(f: CallFacts) -> bool:
     return f.agent == "codex" and not f.escalated and _NETWORK(f)
 
 
+_TRUNCATED = re.compile(r"Total output lines: \d+")
+"""Codex's note on an output it cut to the token budget."""
+
 _REJECTED = r"^(?:aborted: )?The user doesn't want to (?:proceed with|take) this"
 _CLAUDE_INTERRUPT = r"\[Request interrupted by user"
 
@@ -231,6 +236,19 @@ RULES: tuple[Rule, ...] = (
                    command='curl -s -X POST https://polygon-rpc.com/ -H "Content-Type: '
                            'application/json"'),
          "pool blockchain-dex-events__claude-session.jsonl (curl to polygon-rpc.com)"),
+    Rule("codex-still-running", ("codex",), "still_running",
+         lambda f: f.tool == "bash" and f.status == "completed" and f.exit_code is None
+         and f.output is not None and (not f.output.strip() or _TRUNCATED.match(f.output)
+                                       is not None),
+         CallFacts("codex", "bash", "completed", None, output="", command=(
+             "rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml")),
+         "Trezo-Ai__codex-session.jsonl:145 (Process running with session ID 24629)"),
+    Rule("codex-truncated", ("codex",), "truncated",
+         lambda f: f.output is not None and _TRUNCATED.match(f.output) is not None,
+         CallFacts("codex", "bash", "completed", None, output=(
+             "Total output lines: 1020\n\n/Users/a/miniconda3/share/doc/pcre2/README\n"),
+                   command="rg --files -g 'idea-context.md' -g 'README*'"),
+         "Trezo-Ai__codex-session.jsonl:20"),
     Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
                    command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '

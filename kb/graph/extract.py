@@ -909,6 +909,9 @@ class Extractor:
                 reason = "the user stopped the run"
             elif "no_output" in row.signals:
                 reason = "the run printed nothing: its output was lost"
+            elif "still_running" in row.signals:
+                reason = "the command still ran when its output came back" + (
+                    " (the output was cut)" if "truncated" in row.signals else "")
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":
@@ -938,6 +941,9 @@ class Extractor:
         if row.status != "completed" or row.category in ("todo",):
             return
         cmd = row.remote_command or row.command or ""
+        tool = row.tool
+        if tool == "write_stdin" and _POLLED.match(cmd):
+            tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls
         key = None
         pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
         while self._answered_upto < len(self.questions) and \
@@ -947,9 +953,9 @@ class Extractor:
             if q.session_id == row.session_id \
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
-                    key = check_key(row.tool, cmd)
+                    key = check_key(tool, cmd)
                 if question_of(cmd, row.host) == q.question or (
-                        check_key(row.tool, q.command) == key
+                        check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
                     q.answered_at = row.ordinal
 
