@@ -42,7 +42,7 @@ from kb.graph.text import (
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.structural import correction_phrase, printing_segment, user_reason
 
-EXTRACTOR_VERSION = 12
+EXTRACTOR_VERSION = 13
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
