@@ -164,34 +164,34 @@ RULES: tuple[Rule, ...] = (
          _error(r"rejected permission", re.I),
          CallFacts("opencode", "bash", "error", error=(
              "The user rejected permission to use this specific tool call.")),
-         "opencode 1.x tool part state.error"),
+         "k1.lib-bootstrap__session-export.json (tool part state.error)"),
     Rule("claude-interrupted", ("claude-code",), "interrupted", _error(_CLAUDE_INTERRUPT),
          CallFacts("claude-code", "bash", "aborted",
                    error="aborted: [Request interrupted by user for tool use]"),
-         "Claude Code tool_result is_error with toolUseResult.interrupted"),
+         "(no real line yet) Claude Code tool_result is_error, toolUseResult.interrupted"),
     Rule("codex-aborted-by-user", ("codex",), "interrupted",
          _error(r"^aborted by user\b", re.I),
          CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s"),
-         "Trezo-Ai__codex-session.jsonl:157"),
+         "Trezo-Ai__codex-session.jsonl:156"),
     Rule("claude-input-invalid", ("claude-code",), "input_invalid",
          lambda f: "InputValidationError" in (f.error or f.output or ""),
          CallFacts("claude-code", "read", "error", error=(
              "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
              "The parameter `offset` type is expected as `number` but provided as `string`"
              "</tool_use_error>")),
-         "Claude Code tool_result content (2.1.x)"),
+         "(no real line yet) Claude Code tool_result content (2.1.x)"),
     Rule("claude-tool-error", ("claude-code",), "tool_error",
          lambda f: "<tool_use_error>" in (f.error or f.output or ""),
          CallFacts("claude-code", "edit", "error", error=(
              "<tool_use_error>File has not been read yet. Read it first before writing to "
              "it.</tool_use_error>")),
-         "Claude Code tool_result content (2.1.x)"),
+         "speakfree__session.jsonl:338"),
     Rule("codex-execution-error", ("codex",), "tool_error",
          _error(r"^execution error: ", re.I),
          CallFacts("codex", "bash", "error", error=(
              'execution error: Io(Custom { kind: Other, error: "CreateProcessWithLogonW '
              'failed: 1056" })')),
-         "Valdyum-Labs__codex-session.jsonl:24"),
+         "Valdyum-Labs__codex-session.jsonl:20"),
     Rule("codex-escalation", ("codex",), "escalation_requested", lambda f: f.escalated,
          CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s",
                    command="rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml",
@@ -214,12 +214,12 @@ RULES: tuple[Rule, ...] = (
          CallFacts("codex", "bash", "completed", exit_code=101, output=(
              "error: failed to load manifest for workspace member `/Users/a/New project/"
              "apps/process_tui`\n")),
-         "Trezo-Ai__codex-session.jsonl:124"),
+         "Trezo-Ai__codex-session.jsonl:126"),
     Rule("timed-out", ("opencode", "claude-code", "codex"), "timed_out",
          lambda f: f.exit_code == 124 or bool(re.search(
              r"\b(?:timed out|Command timed out)\b", f.error or "", re.I)),
          CallFacts("claude-code", "bash", "error", error="Command timed out after 2m 0.0s"),
-         "Claude Code tool_result is_error (Bash timeout)"),
+         "(no real line yet) Claude Code tool_result is_error (Bash timeout)"),
     Rule("no-result", ("opencode", "claude-code", "codex"), "no_result",
          lambda f: f.status == "interrupted",
          CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
          CallFacts("codex", "bash", "completed", None, output=(
              "Total output lines: 1020\n\n/Users/a/miniconda3/share/doc/pcre2/README\n"),
                    command="rg --files -g 'idea-context.md' -g 'README*'"),
-         "Trezo-Ai__codex-session.jsonl:20"),
+         "Trezo-Ai__codex-session.jsonl:22"),
     Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
                    command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '
