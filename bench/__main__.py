@@ -1,5 +1,6 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``)."""
+``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
+``extract``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
            "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
-           "categories": "bench.categories_bench", "many": "bench.many_bench"}
+           "categories": "bench.categories_bench", "many": "bench.many_bench",
+           "extract": "bench.extract_bench"}
 
 
 def main() -> None:

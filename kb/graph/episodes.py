@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.structural import correction_phrase
 
 
 class Step(NamedTuple):
@@ -59,6 +60,13 @@ class Step(NamedTuple):
     still just '-'"): a run that exited cleanly but did not do what it should."""
     tool: str = ""
     """The tool that ran it (``bash``, ``webfetch``, …)."""
+    interrupted: bool = False
+    """The user stopped it while it ran."""
+    user_said: str = ""
+    """What the user said when refusing or stopping it (Claude Code's rejection reason)."""
+    failure: str = ""
+    """A failed run without an error signature: the line it failed with (its cause when
+    an episode ends on it; never used to tell one failure from another)."""
 
 
 class Said(NamedTuple):
@@ -223,12 +231,31 @@ class _Index:
         return self.by[sid][bisect_right(keys, lo):bisect_left(keys, hi)]
 
 
+_SCRIPT_SUBS = frozenset({"run", "exec", "x", "dlx", "run-script"})
+_SCRIPT_RUNNERS = frozenset({"python", "python3", "node", "php", "deno"})
+
+
+def chain_key(s: Step) -> str:
+    """The target a run works on, for grouping runs into attempts: the check, less an
+    argument that only gave a flag its value (``cargo test -p a`` and ``cargo test
+    --manifest-path b`` are one target, ``cargo test``); a positional argument stays
+    (``npm install left-pad`` is about that package, ``npm run build`` that script)."""
+    words = s.key.split(" ")
+    if len(words) >= 3 and words[0] in _SUBCOMMANDS and words[0] not in _SCRIPT_RUNNERS \
+            and words[1] not in _SCRIPT_SUBS and words[1] not in _SUBCOMMANDS:
+        toks = s.command.split()
+        if any(_word(t) == words[2] and toks[i - 1].startswith("-")
+               for i, t in enumerate(toks) if i):
+            return " ".join(words[:2])
+    return s.key
+
+
 def _chains(steps: list[Step]) -> list[list[Step]]:
     by_key: dict[tuple[str, str], list[list[Step]]] = {}
     for s in steps:
-        if not s.check:
-            continue
-        chains = by_key.setdefault((s.session_id, s.key), [])
+        if not s.check or s.interrupted:
+            continue  # a run the user stopped answered nothing (see rejected_episodes)
+        chains = by_key.setdefault((s.session_id, chain_key(s)), [])
         if chains and s.ordinal - chains[-1][-1].ordinal <= CHAIN_GAP:
             chains[-1].append(s)
         else:
@@ -256,6 +283,9 @@ def _failures(chain: list[Step]) -> list[Step]:
     return out
 
 
+_NETWORK_SIG = re.compile(r"resolve|connect|network|fetch failed|unreachable|ENOTFOUND|"
+                          r"EAI_AGAIN|timed out", re.I)
+"""A failure a sandbox without network explains (not a compile error met offline)."""
 _UNANSWERED = ("Timed out", "the tool call was")
 """Failures that answered nothing (a timeout, a call still running): they leave a
 question open (see untested) rather than telling how the check went."""
@@ -347,6 +377,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 (said_so and (not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
                 or (len(chain) == 1 and (_MISSING_TOOL.search(signature)
+                                         or (fails[0].offline and _NETWORK_SIG.search(signature))
                                          or signature == TIMED_OUT_ON_PROMPT
                                          or (ask and not signature.startswith(_UNANSWERED))))):
             # one failure, never run again: the agent said it turns away, or the check
@@ -374,13 +405,39 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         ev.append((end, "ended", why))
         first_failure = next(s.ordinal for s in chain if s.failed)
         judged = next((f.judged for f in fails if f.judged), "")
-        cause = judged if judged and not signature else _sig_label(signature)
-        if all(f.offline for f in fails):
+        failure = next((f.failure for f in reversed(fails) if f.failure), "")
+        cause = judged if judged and not signature else \
+            _sig_label(signature or failure or None)
+        if all(f.offline for f in fails) and _NETWORK_SIG.search(cause):
             cause = f"the sandbox has no network access ({cause})"
         out.append(Found(
             session_id=sid, name=f"`{chain[0].key}` until it works", first=first_failure,
             ended=end, how=how, cause_text=cause, signature=signature,
             why=why, evidence=_dedupe(ev)))
+    return _same_mode(out)
+
+
+_QUOTED = re.compile(r"`[^`]*`")
+
+
+def _same_mode(found: list[Found]) -> list[Found]:
+    """Checks of several targets failing the same way at the same time (``npm install``
+    and ``npx vitest run`` both printing nothing, run in turns) are one approach that did
+    not work (the shell they ran in), not one dead end per target."""
+    out: list[Found] = []
+    for f in sorted(found, key=lambda f: (f.session_id, f.first)):
+        mode = _QUOTED.sub("`…`", f.cause_text)
+        last = next((o for o in reversed(out) if o.session_id == f.session_id), None)
+        if last is not None and "`…`" in mode and _QUOTED.sub("`…`", last.cause_text) == mode \
+                and f.first <= last.ended and last.first <= f.ended:
+            quoted = list(dict.fromkeys(_QUOTED.findall(last.cause_text)
+                                        + _QUOTED.findall(f.cause_text)))
+            last.cause_text = f"{', '.join(quoted[:4])} {_QUOTED.sub('', mode).strip()}"
+            last.name = f"{last.name.split(' until ')[0]}, {f.name}"
+            last.evidence = _dedupe(last.evidence + f.evidence)
+            last.ended = max(last.ended, f.ended)
+            continue
+        out.append(f)
     return out
 
 
@@ -531,8 +588,9 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             between = range(prev.ordinal + 1, report.ordinal)
             lost = any((sid, o) in compacted for o in between)  # the context was compacted
             if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
-                    report.signal and not _ERRORISH.search(report.signal) and \
-                    tokens(report.text[:1500]) & tokens(prev.text[:1500]):
+                    report.signal and not _ERRORISH.search(report.signal) and (
+                        tokens(report.text[:1500]) & tokens(prev.text[:1500])
+                        or correction_phrase(report.text) is not None):
                 # a turn that only answered (it read, searched, said): the answer is
                 # what the user contradicts, when the user speaks of what was asked
                 changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
@@ -614,6 +672,10 @@ def _short_reply(said: Said) -> bool:
 _AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
 
 
+SHORT_REPORT = 6
+"""Words of a report too short to name anything: it is about the turn just before it."""
+_BACK_REFERENCE = frozenset("it its this that nothing still doesnt didnt not".split())
+"""First words of a report that point back at what was just done rather than name it."""
 SHORT_TURN = 4
 """A report this close after the request it follows is about that turn's work."""
 
@@ -625,6 +687,10 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
         return True
     if report.ordinal - request.ordinal <= SHORT_TURN:
         return True  # a turn of a step or two: there is nothing else it could be about
+    words = report.text.lower().split()
+    if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
+            _BACK_REFERENCE:
+        return True  # "it's not working": a bare report speaks of what was just done
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)
@@ -654,22 +720,45 @@ def _same_symptom(prev: Found, report: Said) -> bool:
     return len(a & b) >= max(3, len(a) / 2)
 
 
-def rejected_episodes(steps: list[Step]) -> list[Found]:
-    """Calls whose permission the user refused: the user said no to that approach."""
+USER_REPLY = 2
+"""Messages after a refused or stopped call in which the user's own message says what
+they want instead."""
+
+
+def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
+    """Calls whose permission the user refused, or that the user stopped while they ran:
+    the user said no to that approach.  The cause is what the user said (the reason
+    given with the refusal, or the message right after), else the refusal itself."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            users.setdefault(x.session_id, []).append(x)
     out: list[Found] = []
     for s in steps:
-        if not s.rejected:
+        if not (s.rejected or s.interrupted):
             continue
         if out and out[-1].session_id == s.session_id and s.ordinal - out[-1].ended <= 1:
             out[-1].ended = s.ordinal
             out[-1].evidence = _dedupe(out[-1].evidence + [(s.ordinal, "ended", None)])
             continue
+        reply = next((u for u in users.get(s.session_id, ())
+                      if s.ordinal < u.ordinal <= s.ordinal + USER_REPLY), None)
+        what = "rejected the call" if s.rejected else "stopped the run"
+        told = s.user_said or (reply.text if reply is not None else "")
+        how = "" if s.rejected or not s.signature else f" ({s.signature})"
+        cause = f"the user {what}{how}: {short(told, 200)}" if told else (
+            "the user rejected the tool permission" if s.rejected else
+            f"the user stopped the run ({s.signature or 'aborted'})")
+        ev: list[tuple[int, str, str | None]] = [
+            (s.ordinal, "ended", "permission rejected" if s.rejected else s.signature)]
+        if reply is not None:
+            ev.append((reply.ordinal, "ended", short(reply.text, 200)))
         out.append(Found(session_id=s.session_id, name=f"`{s.key}`", first=s.ordinal,
-                         ended=s.ordinal, how="rejected",
-                         cause_text="the user rejected the tool permission",
-                         evidence=[(s.ordinal, "ended", "permission rejected")]))
+                         ended=s.ordinal, how="rejected" if s.rejected else "interrupted",
+                         cause_text=cause, why=told or None, evidence=ev))
     for f in out:  # the reply that takes the refusal in belongs to the episode
         f.evidence.append((f.ended + 1, "ended", None))
+        f.evidence = _dedupe(f.evidence)
     return out
 
 
@@ -717,6 +806,42 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             cause_text=short(v.text, 200), why=v.text,
             evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in changed]
                              + [(v.ordinal, "ended", v.text)])))
+    return out
+
+
+API_WORK = 6
+"""Steps before an API error that were the work it cut (when no user message is nearer)."""
+
+
+def api_error_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """An error from the model's provider (a quota, an overload, an unknown model) after
+    which the agent made no further call before the user spoke again or the transcript
+    ended: the line of work it was on ended there, unfinished."""
+    index = _Index(steps)
+    users: dict[str, list[int]] = {}
+    for x in said:
+        if x.role == "user":
+            users.setdefault(x.session_id, []).append(x.ordinal)
+    out: list[Found] = []
+    for e in said:
+        if e.signal != "api-error":
+            continue
+        us = users.get(e.session_id, [])
+        k = bisect_right(us, e.ordinal)
+        nxt = us[k] if k < len(us) else 10**9
+        if index.between(e.session_id, e.ordinal, nxt):
+            continue  # the agent went on by itself: a hiccup, not an end
+        start = us[k - 1] if k > 0 else 0
+        work = index.between(e.session_id, start - 1, e.ordinal)[-API_WORK:]
+        if out and out[-1].session_id == e.session_id and out[-1].ended >= start:
+            continue
+        out.append(Found(
+            session_id=e.session_id, name=f"work cut by a provider error ({short(e.text, 60)})",
+            first=start or e.ordinal, ended=e.ordinal, how="api-error",
+            cause_text=f"the model's provider answered with an error: {short(e.text, 160)}",
+            evidence=_dedupe(([(start, "tested", None)] if start else [])
+                             + [(s.ordinal, "tested", None) for s in work]
+                             + [(e.ordinal, "ended", e.text)])))
     return out
 
 
@@ -850,6 +975,74 @@ def replaced_episodes(steps: list[Step]) -> list[Found]:
             evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in made[-3:]]
                              + [(s.ordinal, "tested", s.signature or s.judged or None),
                                 (new.ordinal, "ended", f"wrote {new.target} instead")])))
+    return out
+
+
+REPLACED_RUN = 40
+"""Messages after a failed run within which a run of another program on the same target
+(the same URL or script) that works replaces it."""
+_TARGET_RE = re.compile(r"https?://[^\s\"'|;)]+|[\w.-]+\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|"
+                        r"go|rs|pl|jar|exe)\b")
+"""What a run works on, whichever program runs it: a URL, a script."""
+
+
+def _targets(command: str) -> set[str]:
+    out = set()
+    for m in _TARGET_RE.finditer(command[:600]):
+        t = m.group().rstrip(".,").lower()
+        if "://" in t:
+            t = t.split("://", 1)[1].split("?", 1)[0].rstrip("/")
+        else:
+            t = os.path.basename(t)
+        if len(t) >= 6:
+            out.add(t)
+    return out
+
+
+def replaced_run_episodes(steps: list[Step]) -> list[Found]:
+    """A run that failed and was never made to work as it was, then the same target (a
+    URL, a script) run another way that worked (``bash -lc "curl URL | bash"`` failing on
+    WSL, then Git Bash running the same URL): the first way was given up."""
+    checks = [s for s in steps if s.check and s.command and not s.interrupted]
+    by_sid: dict[str, list[Step]] = {}
+    for s in checks:
+        by_sid.setdefault(s.session_id, []).append(s)
+    out: list[Found] = []
+    for sid, runs in by_sid.items():
+        done: set[str] = set()
+        for i, f in enumerate(runs):
+            if not f.failed or chain_key(f) in done:
+                continue
+            mine = _targets(f.command)
+            if not mine:
+                continue
+            fails = [f]
+            for s in runs[i + 1:]:
+                if s.ordinal - fails[-1].ordinal > REPLACED_RUN:
+                    break
+                if chain_key(s) == chain_key(f):
+                    if not s.failed:
+                        break  # made to work as it was
+                    fails.append(s)
+                    continue
+                if s.failed or not (_targets(s.command) & mine):
+                    continue
+                if s.ordinal - fails[-1].ordinal <= SLIP:
+                    break  # fixed by the next call another way: a slip, not a dead end
+                was = _PREFIX.sub("", f.command)
+                if SequenceMatcher(None, _PREFIX.sub("", s.command), was).ratio() >= 0.9:
+                    break  # the same command typed right: a slip
+                done.add(chain_key(f))
+                cause = f.signature or f.failure or "it failed"
+                out.append(Found(
+                    session_id=sid, name=f"`{short(was, 70)}` (done another way)",
+                    first=f.ordinal, ended=s.ordinal, how="replaced-run", cause_text=cause,
+                    signature=f.signature,
+                    evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
+                                      for x in fails]
+                                     + [(s.ordinal, "ended",
+                                         f"ran another way: {short(s.command, 80)}")])))
+                break
     return out
 
 
@@ -1042,10 +1235,12 @@ def episodes(steps: list[Step], said: list[Said],
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
-        refuted_episodes(steps, said) + rejected_episodes(steps) + \
+        refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
+        api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps) + asked_episodes(said, lookups) + guess_episodes(steps, said) + \
+        replaced_episodes(steps) + replaced_run_episodes(steps) + \
+        asked_episodes(said, lookups) + guess_episodes(steps, said) + \
         seen_episodes(steps, said, seen)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []

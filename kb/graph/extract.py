@@ -40,8 +40,9 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.structural import correction_phrase, printing_segment, user_reason
 
-EXTRACTOR_VERSION = 12
+EXTRACTOR_VERSION = 13
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -201,6 +202,12 @@ class CallRow(NamedTuple):
     """The tool's own error message (``The user rejected permission ...``)."""
     offline: bool = False
     """It ran in a sandbox without network access (Codex ``network_access=false``)."""
+    signals: tuple[str, ...] = ()
+    """What the agent's own fields say happened to the call
+    (:data:`logparse.structural.SIGNALS`)."""
+    failure: str | None = None
+    """The concrete line a failed run failed with (:func:`logparse.structural.failure_line`),
+    for a run without an error signature."""
 
 
 class MessageRow(NamedTuple):
@@ -699,7 +706,8 @@ class Extractor:
 
     def _user(self, row: ProseRow) -> None:
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text), _quoted_error(row.text)))
+                              refutation_phrase(row.text) or correction_phrase(row.text),
+                              _quoted_error(row.text)))
 
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
@@ -710,11 +718,25 @@ class Extractor:
             return
         if row.attachment and row.role == "user":
             self.attachments.append((row.session_id, row.ordinal, row.attachment))
+        if row.role == "user" and row.last:
+            # the transcript ends on a request no reply answered
+            self.questions.append(Question(
+                id=f"{row.session_id}:{row.ordinal}:request", session_id=row.session_id,
+                ordinal=row.ordinal, question="what did this request lead to?",
+                reason="the transcript ends before any reply to it", host=None,
+                command=""))
+            return
         if row.role != "assistant":
             return
         if row.error and "abort" in row.error.lower():
             self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
                                   "aborted"))
+        elif row.error:
+            # the provider answered with an error instead of a reply (a quota, an
+            # overload, an unknown model): the agent's own record of it
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+                                  "api-error"))
+            self._cut_change(row)
         if row.finish == "length":
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
@@ -735,12 +757,43 @@ class Extractor:
             ordinal=row.ordinal, question="what was this reply going to answer?",
             reason=reason, host=None, command="", approach_id=act[-1].id if act else None))
 
+    def _cut_change(self, row: MessageRow) -> None:
+        """A provider error that cut the work: the last change since the user spoke, when
+        no check ran after it, was never checked."""
+        users = [x.ordinal for x in self.said if x.session_id == row.session_id
+                 and x.role == "user" and x.ordinal < row.ordinal]
+        since = users[-1] if users else 0
+        recent = [s for s in self.steps if s.session_id == row.session_id
+                  and since < s.ordinal < row.ordinal]
+        changes = [s for s in recent if s.change and not s.check]
+        if not changes or any(s.check for s in recent if s.ordinal > changes[-1].ordinal):
+            return
+        c = changes[-1]
+        self.questions.append(Question(
+            id=f"{row.session_id}:{c.ordinal}:cut", session_id=row.session_id,
+            ordinal=c.ordinal, question=f"does the change to {c.target or 'the code'} work?",
+            reason=f"a provider error ended the work before it was checked "
+                   f"({short(row.error or '', 80)})", host=None, command=""))
+
     def _step(self, row: CallRow) -> None:
         cmd = row.remote_command or row.command or ""
-        rejected = row.status == "error" and "rejected permission" in (row.error or "")
+        tool = row.tool
+        if tool == "write_stdin" and _POLLED.match(cmd):
+            # Codex polling a command it started: the run is that command's
+            tool, cmd = "bash", _POLLED.sub("", cmd)
+        rejected = "rejected_by_user" in row.signals or (
+            row.status == "error" and "rejected permission" in (row.error or ""))
         if rejected:
-            self.steps.append(Step(row.session_id, row.ordinal, check_key(row.tool, cmd),
-                                   False, False, False, None, True))
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
+                                   False, False, False, None, True, command=cmd[:300],
+                                   tool=tool, user_said=user_reason(row.error or "") or ""))
+            return
+        if "interrupted" in row.signals:
+            # the user stopped the run: it answered nothing, and the user said no to it
+            self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
+                                   False, True, True,
+                                   short(row.error, 80) if row.error else "stopped by the user",
+                                   command=cmd[:300], tool=tool, interrupted=True))
             return
         if row.output_tail is not None and row.category == "search" and row.command and \
                 _FOUND_NOTHING.match(row.output_tail) and (
@@ -762,8 +815,8 @@ class Extractor:
             if row.signatures and row.status == "completed" and row.category == "search":
                 self.seen.append((row.session_id, row.ordinal, row.signatures))
             return
-        key = check_key(row.tool, cmd)
-        if row.category == "file-edit":
+        key = check_key(tool, cmd)
+        if row.category == "file-edit" and tool == row.tool:
             ok = row.status == "completed" and not row.signatures
             if ok or rejected:
                 # a shell command that edits (``mkdir -p a/b``, ``sed -i … f``): its last word
@@ -773,19 +826,28 @@ class Extractor:
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
                                        None, rejected, target="/".join(where)))
             return
+        no_output = "no_output" in row.signals
+        answered_error = "error_body" in row.signals
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
-            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES)
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or \
+            no_output or answered_error
+        signature = row.signatures[0] if row.signatures else (
+            _lost_output(key, printing_segment(cmd)) if no_output else
+            f"the server answered with an error: {short(row.failure or '', 140)}"
+            if answered_error and row.failure else None)
         # a run that changes the state the next check sees (an install, a code generator,
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(
             [key.split()] if row.tool not in _SHELLS else segment_words(cmd), cmd))
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
-                               row.signatures[0] if row.signatures else (
+                               signature or (
                                    short(row.error, 120) if row.error else (
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
-                               signatures=row.signatures, command=cmd[:300], offline=row.offline,
-                               target=key if stateful else "", tool=row.tool))
+                               signatures=row.signatures,
+                               command=cmd[:300], offline=row.offline,
+                               target=key if stateful else "", tool=tool,
+                               failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
 
     def _call(self, row: CallRow) -> None:
         self._step(row)
@@ -840,8 +902,16 @@ class Extractor:
             # the sandbox cut the network: the server was never asked
             reason = "the sandbox has no network access"
         if reason is None:
-            if row.status == "error" and "rejected permission" in (row.error or ""):
+            if "rejected_by_user" in row.signals or (
+                    row.status == "error" and "rejected permission" in (row.error or "")):
                 reason = "the user rejected the tool's permission"
+            elif "interrupted" in row.signals:
+                reason = "the user stopped the run"
+            elif "no_output" in row.signals:
+                reason = "the run printed nothing: its output was lost"
+            elif "still_running" in row.signals:
+                reason = "the command still ran when its output came back" + (
+                    " (the output was cut)" if "truncated" in row.signals else "")
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":
@@ -871,6 +941,9 @@ class Extractor:
         if row.status != "completed" or row.category in ("todo",):
             return
         cmd = row.remote_command or row.command or ""
+        tool = row.tool
+        if tool == "write_stdin" and _POLLED.match(cmd):
+            tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls
         key = None
         pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
         while self._answered_upto < len(self.questions) and \
@@ -880,9 +953,9 @@ class Extractor:
             if q.session_id == row.session_id \
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
-                    key = check_key(row.tool, cmd)
+                    key = check_key(tool, cmd)
                 if question_of(cmd, row.host) == q.question or (
-                        check_key(row.tool, q.command) == key
+                        check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
                     q.answered_at = row.ordinal
 
@@ -1027,7 +1100,8 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how in ("failed-check", "abandoned-check", "rejected", "failed-attempt",
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
+                           "failed-attempt", "replaced-run",
                            "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood
@@ -1229,6 +1303,9 @@ _MARKER = re.compile(r"^\W*(?:dead[\s-]*end|abandon(?:ed|ing)?|cancel+ed|blocked
 
 
 _SHELLS = frozenset({"bash", "shell", "powershell", "exec", "terminal"})
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[[0-9;]{1,12}m")
+_POLLED = re.compile(r"^session \d+:\s*")
+"""Codex ``write_stdin`` polls name the command they poll (``session 24629: cargo …``)."""
 
 
 def _changes_state(commands: list[list[str]], cmd: str) -> bool:
@@ -1418,6 +1495,14 @@ def _cause_phrases(a: Approach) -> frozenset[tuple[str, str]]:
 _GENERIC_CAUSE_WORDS = frozenset("""dead end abandoned cancelled blocked dropped because
 error failed fails with same cause again still when only this that them into from after
 before than then here there should would could need needs work works working""".split())
+
+
+def _lost_output(key: str, segment: str | None) -> str:
+    """The signature of a run that always prints and printed nothing: what ran, through
+    what (``docker run app``: ``npm install`` inside it)."""
+    seg = segment or key
+    through = "" if set(seg.split()) & set(key.split()) else f"`{short(key, 30)}`: "
+    return f"{through}`{short(seg, 50)}` printed nothing (its output was lost)"
 
 
 def _failed(row: CallRow) -> bool:

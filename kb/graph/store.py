@@ -35,6 +35,13 @@ from kb.graph.extract import (
     Verdict,
 )
 from kb.store import KbNotFound, KbStore
+from logparse.structural import (
+    CallFacts,
+    call_signals,
+    error_body,
+    failure_line,
+    network_denied,
+)
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
                  r"prototype|go with|check)\b")
@@ -123,9 +130,36 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         WHEN tool IN ({asks})
                              AND status = 'completed' THEN left(coalesce(output, ''), 400)
                    END, left(error, 300),
-                   coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false)
+                   coalesce(json_extract_string(input, '$.sandboxNetwork') = 'false', false),
+                   -- what the structural rules read (logparse.structural)
+                   CASE WHEN status <> 'completed' OR coalesce(exit_code, 0) <> 0
+                        THEN left(coalesce(output, ''), 3000)
+                        WHEN length(trim(coalesce(output, ''))) = 0 THEN ''
+                        -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
+                        WHEN length(output) < 300 AND command LIKE '%echo %'
+                        THEN output
+                        -- a Codex run that returned while it still ran (no exit code)
+                        WHEN exit_code IS NULL AND status = 'completed' AND tool = 'bash'
+                        THEN left(coalesce(output, ''), 80)
+                        -- an HTTP/JSON-RPC answer that may be an error envelope
+                        WHEN left(ltrim(output), 1) = chr(123) AND (
+                             contains(left(output, 600), '"error"')
+                             OR contains(left(output, 600), 'NOTOK'))
+                        THEN left(output, 600) END,
+                   left(error, 1500),
+                   coalesce(json_extract_string(input, '$.sandbox_permissions')
+                            = 'require_escalated', false),
+                   (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1)
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
+        facts = CallFacts(agent=r[22] if r[22] in ("claude-code", "codex") else "opencode", tool=r[3], status=r[8], exit_code=r[9],
+                          error=r[20] or "", output=r[19] if r[19] is not None else r[16],
+                          command=r[5] or "",
+                          escalated=bool(r[21]))
+        signals = call_signals(facts)
+        failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
+            if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
+            else None
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []
@@ -137,7 +171,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
-            error=r[17], offline=r[18]))
+            error=r[17], offline=r[18] or network_denied(facts), signals=signals,
+            failure=failure))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
@@ -182,7 +217,11 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                                                               FROM cmp)
                              OR (m.role = 'assistant' AND (m.finish IS DISTINCT FROM 'tool-calls'
                                  OR m.error IS NOT NULL)))
-            SELECT c.session_id, c.ordinal, c.role, c.finish, left(c.error, 200),
+            SELECT c.session_id, c.ordinal, c.role, c.finish,
+                   left(CASE WHEN c.error IS NOT NULL THEN coalesce(
+                       (SELECT e.text FROM other_events e WHERE e.session_id = c.session_id
+                        AND e.ordinal = c.ordinal AND e.kind = 'error' LIMIT 1), c.error) END,
+                        300),
                    c.tokens_output, c.time_completed IS NOT NULL,
                    EXISTS (SELECT 1 FROM prose p WHERE p.session_id = c.session_id
                            AND p.ordinal = c.ordinal AND p.kind = 'decision'

@@ -1,0 +1,373 @@
+"""Structural signals of a tool call: what the agent's own fields say happened to it.
+
+Every reader maps its records to the same call fields (``status``, ``exit_code``,
+``error``, ``output``, the call's input); the rules here read those fields, never the
+agent's prose, and name what happened in one small vocabulary (:data:`SIGNALS`).  The
+rules are rows of :data:`RULES`, each with the agent it comes from and an example taken
+from a real transcript line (trimmed); ``tests/logparse/test_structural.py`` walks them.
+
+:func:`failure_line` picks the concrete line a failed run failed with, for runs the
+error-signature rules (:mod:`logparse.signals`) have no signature for.
+
+Pure: no database, no UI.  A rule that raises is a bug a test shows; nothing here
+catches it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SIGNALS = (
+    "exit_code",             # a non-zero exit code
+    "tool_error",            # the tool refused or failed the call (Claude ``<tool_use_error>``)
+    "input_invalid",         # the call's input did not validate
+    "rejected_by_user",      # the user said no to the call (a permission prompt)
+    "interrupted",           # the user stopped the call while it ran
+    "sandbox_denied",        # the sandbox refused the call (no network, no access)
+    "escalation_requested",  # the call asked to run outside the sandbox
+    "timed_out",             # the tool's timeout cut the call
+    "no_result",             # the call never got a result (the transcript ends first)
+    "no_output",             # a run that always prints came back empty: its output was lost
+    "error_body",            # an HTTP/JSON-RPC answer whose body is an error envelope
+    "still_running",         # the call returned while its process still ran (Codex exec)
+    "truncated",             # the tool cut the output the agent saw
+)
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """The fields of one call the rules read (as the readers store them)."""
+
+    agent: str
+    """``opencode``, ``claude-code`` or ``codex`` (the session's ``agent``)."""
+    tool: str
+    status: str
+    """``completed``, ``error``, ``aborted`` or ``interrupted`` (no result)."""
+    exit_code: int | None = None
+    error: str = ""
+    output: str | None = ""
+    """The output's head (a failed run's first few KB), ``""`` when there was none,
+    ``None`` when it was not read (a run that worked and printed something)."""
+    command: str = ""
+    escalated: bool = False
+    """The call asked to run outside the sandbox (Codex ``sandbox_permissions``)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    agents: tuple[str, ...]
+    signal: str
+    test: Callable[[CallFacts], bool]
+    example: CallFacts
+    """A call this rule fires on, its text copied from a real transcript line."""
+    source: str
+    """Where the example comes from (file and line)."""
+
+
+def _error(pattern: str, flags: int = 0) -> Callable[[CallFacts], bool]:
+    rx = re.compile(pattern, flags)
+    return lambda f: bool(f.error) and rx.search(f.error) is not None
+
+
+def _output(pattern: str, flags: int = 0) -> Callable[[CallFacts], bool]:
+    rx = re.compile(pattern, flags)
+    return lambda f: bool(f.output) and rx.search((f.output or "")[:4000]) is not None
+
+
+_SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "exec", "terminal", "exec_command",
+                          "local_shell", "write_stdin"})
+_SEGMENT = re.compile(r"(?:^|&&|\|\||;|\||\"|'|\$\(|-c\s+)\s*")
+_PRINTS = re.compile(
+    r"^(?:(?:npx|pnpx|bunx|pnpm|yarn|bun)\s+)?(?:"
+    r"(?:npm|pnpm|yarn|bun)\s+(?:install|i|ci|add|test|t)\b"
+    r"|(?:npm|pnpm|yarn|bun)\s+run\s+(?:test|build)\b"
+    r"|vitest|jest|mocha|pytest|py\.test"
+    r"|cargo\s+(?:test|build|run|check)\b|go\s+test\b|dotnet\s+(?:test|build)\b"
+    r"|pip3?\s+install\b|uv\s+(?:sync|pip\s+install)\b|composer\s+install\b"
+    r"|docker\s+(?:build|compose\s+up)\b"
+    r"|\w+\s+--version\b)", re.I)
+"""Runs that always print something (an installer's summary, a test runner's tally, a
+version): when one comes back empty the output was lost, and the run answered nothing."""
+
+
+_QUIET = re.compile(r"\s(?:-q|--quiet|--silent|-s)\b|>\s*(?:/dev/null|\$null|nul)\b|"
+                    r"\|\s*Out-Null\b", re.I)
+"""A run told to print nothing (``cargo check -q``, ``> /dev/null``)."""
+
+
+def printing_segment(command: str) -> str | None:
+    """The part of a shell line that runs a program which always prints (an installer, a
+    test runner, ``--version``), unless it was told to keep quiet; else ``None``."""
+    for seg in _SEGMENT.split(command[:1000]):
+        seg = re.sub(r"^(?:cd\s+\S+\s*|[A-Z_][A-Z0-9_]*=\S*\s+)+", "", seg.strip())
+        if _PRINTS.match(seg) and not _QUIET.search(" " + seg):
+            # the program and its words, without flags and redirections (one label for
+            # `npm install` and `npm install 2>&1`)
+            words = [w for w in seg.split() if not w.startswith("-")
+                     and not re.match(r"^\d*[<>]|^&>", w)]
+            return " ".join(words[:3])
+    return None
+
+
+def _prints(command: str) -> bool:
+    return printing_segment(command) is not None
+
+
+_ECHO = re.compile(r"\becho\s+\\?[\"']?([^\"'$\\\n;&|]{2,40})")
+
+
+def _own_output(f: CallFacts) -> str:
+    """The output less the lines the command's own ``echo`` printed (``; echo EXIT: $?``
+    prints ``EXIT: 0`` whatever the program before it did)."""
+    out = f.output or ""
+    marks = [m.group(1).strip() for m in _ECHO.finditer(f.command)]
+    if not marks:
+        return out
+    return "\n".join(ln for ln in out.splitlines()
+                     if not any(ln.strip().startswith(mk) for mk in marks if mk))
+
+
+def _no_output(f: CallFacts) -> bool:
+    return (f.tool in _SHELL_TOOLS and f.status == "completed" and f.output is not None
+            and not _own_output(f).strip()
+            and f.exit_code in (None, 0) and _prints(f.command))
+
+
+_NETWORK = _output(r"Could not resolve host|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|"
+                   r"EAI_AGAIN)|TypeError: fetch failed|Failed to connect to \S+ port", re.I)
+
+
+def network_denied(f: CallFacts) -> bool:
+    """A Codex run whose network access the sandbox cut (Codex sandboxes run without
+    network unless the call asked to escalate)."""
+    return f.agent == "codex" and not f.escalated and _NETWORK(f)
+
+
+_TRUNCATED = re.compile(r"Total output lines: \d+")
+"""Codex's note on an output it cut to the token budget."""
+
+_REJECTED = r"^(?:aborted: )?The user doesn't want to (?:proceed with|take) this"
+_CLAUDE_INTERRUPT = r"\[Request interrupted by user"
+
+RULES: tuple[Rule, ...] = (
+    Rule("claude-rejected", ("claude-code",), "rejected_by_user", _error(_REJECTED),
+         CallFacts("claude-code", "exitplanmode", "aborted", error=(
+             "aborted: The user doesn't want to proceed with this tool use. The tool use was "
+             "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+             "file). The user provided the following reason for the rejection:  I also want "
+             "output to be index.mjs")),
+         "will-it-rain__claude.jsonl:16"),
+    Rule("opencode-rejected", ("opencode",), "rejected_by_user",
+         _error(r"rejected permission", re.I),
+         CallFacts("opencode", "bash", "error", error=(
+             "The user rejected permission to use this specific tool call.")),
+         "k1.lib-bootstrap__session-export.json (tool part state.error)"),
+    Rule("claude-interrupted", ("claude-code",), "interrupted", _error(_CLAUDE_INTERRUPT),
+         CallFacts("claude-code", "bash", "aborted",
+                   error="aborted: [Request interrupted by user for tool use]"),
+         "(no real line yet) Claude Code tool_result is_error, toolUseResult.interrupted"),
+    Rule("codex-aborted-by-user", ("codex",), "interrupted",
+         _error(r"^aborted by user\b", re.I),
+         CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s"),
+         "Trezo-Ai__codex-session.jsonl:156"),
+    Rule("claude-input-invalid", ("claude-code",), "input_invalid",
+         lambda f: "InputValidationError" in (f.error or f.output or ""),
+         CallFacts("claude-code", "read", "error", error=(
+             "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
+             "The parameter `offset` type is expected as `number` but provided as `string`"
+             "</tool_use_error>")),
+         "(no real line yet) Claude Code tool_result content (2.1.x)"),
+    Rule("claude-tool-error", ("claude-code",), "tool_error",
+         lambda f: "<tool_use_error>" in (f.error or f.output or ""),
+         CallFacts("claude-code", "edit", "error", error=(
+             "<tool_use_error>File has not been read yet. Read it first before writing to "
+             "it.</tool_use_error>")),
+         "speakfree__session.jsonl:338"),
+    Rule("codex-execution-error", ("codex",), "tool_error",
+         _error(r"^execution error: ", re.I),
+         CallFacts("codex", "bash", "error", error=(
+             'execution error: Io(Custom { kind: Other, error: "CreateProcessWithLogonW '
+             'failed: 1056" })')),
+         "Valdyum-Labs__codex-session.jsonl:20"),
+    Rule("codex-escalation", ("codex",), "escalation_requested", lambda f: f.escalated,
+         CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s",
+                   command="rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml",
+                   escalated=True),
+         "Trezo-Ai__codex-session.jsonl:154 (sandbox_permissions=require_escalated)"),
+    Rule("sandbox-network", ("codex",), "sandbox_denied", lambda f: network_denied(f),
+         CallFacts("codex", "write_stdin", "completed", output=(
+             "    Updating crates.io index\nwarning: spurious network error (3 tries "
+             "remaining): [6] Couldn't resolve host name (Could not resolve host: "
+             "index.crates.io)\n")),
+         "Trezo-Ai__codex-session.jsonl:148"),
+    Rule("sandbox-permission", ("codex",), "sandbox_denied",
+         _output(r"Operation not permitted|Win32 error 5\b|Access is denied", re.I),
+         CallFacts("codex", "bash", "completed", exit_code=1, output=(
+             "      0 [main] bash (2676) C:\\Program Files\\Git\\bin\\..\\usr\\bin\\bash.exe: "
+             "*** fatal error - couldn't create signal pipe, Win32 error 5\n")),
+         "Valdyum-Labs__codex-session.jsonl:97"),
+    Rule("nonzero-exit", ("opencode", "claude-code", "codex"), "exit_code",
+         lambda f: f.exit_code not in (None, 0),
+         CallFacts("codex", "bash", "completed", exit_code=101, output=(
+             "error: failed to load manifest for workspace member `/Users/a/New project/"
+             "apps/process_tui`\n")),
+         "Trezo-Ai__codex-session.jsonl:126"),
+    Rule("timed-out", ("opencode", "claude-code", "codex"), "timed_out",
+         lambda f: f.exit_code == 124 or bool(re.search(
+             r"\b(?:timed out|Command timed out)\b", f.error or "", re.I)),
+         CallFacts("claude-code", "bash", "error", error="Command timed out after 2m 0.0s"),
+         "(no real line yet) Claude Code tool_result is_error (Bash timeout)"),
+    Rule("no-result", ("opencode", "claude-code", "codex"), "no_result",
+         lambda f: f.status == "interrupted",
+         CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
+         "Valdyum-Labs__codex-session.jsonl:131 (no function_call_output)"),
+    Rule("empty-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output="", command=(
+             'cd "c:/Users/vassa/Documents/dev/will-it-rain" && npm install 2>&1')),
+         "will-it-rain__claude.jsonl:92"),
+    Rule("json-error-body", ("claude-code", "codex", "opencode"), "error_body",
+         lambda f: f.tool in _SHELL_TOOLS and error_body(f.output) is not None,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output=(
+             '{"error":"message: API key disabled, reason: tenant disabled, json-rpc code: '
+             '-32051, rest code: 403"}'),
+                   command='curl -s -X POST https://polygon-rpc.com/ -H "Content-Type: '
+                           'application/json"'),
+         "pool blockchain-dex-events__claude-session.jsonl (curl to polygon-rpc.com)"),
+    Rule("codex-still-running", ("codex",), "still_running",
+         lambda f: f.tool == "bash" and f.status == "completed" and f.exit_code is None
+         and f.output is not None and (not f.output.strip() or _TRUNCATED.match(f.output)
+                                       is not None),
+         CallFacts("codex", "bash", "completed", None, output="", command=(
+             "rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml")),
+         "Trezo-Ai__codex-session.jsonl:145 (Process running with session ID 24629)"),
+    Rule("codex-truncated", ("codex",), "truncated",
+         lambda f: f.output is not None and _TRUNCATED.match(f.output) is not None,
+         CallFacts("codex", "bash", "completed", None, output=(
+             "Total output lines: 1020\n\n/Users/a/miniconda3/share/doc/pcre2/README\n"),
+                   command="rg --files -g 'idea-context.md' -g 'README*'"),
+         "Trezo-Ai__codex-session.jsonl:22"),
+    Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+         CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
+                   command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '
+                           '2>&1; echo "EXIT: $?"'),
+         "will-it-rain__claude.jsonl:96"),
+)
+
+
+_ERROR_ENVELOPE = re.compile(
+    r"\{\s*\"error\"\s*:\s*(?:\"(?P<text>[^\"]{3,200})\"|\{[^{}]*?\"message\"\s*:\s*"
+    r"\"(?P<msg>[^\"]{3,200})\")|\"jsonrpc\"\s*:\s*\"2\.0\"\s*,\s*\"error\"\s*:\s*\{[^{}]*?"
+    r"\"message\"\s*:\s*\"(?P<rpc>[^\"]{3,200})\"|\"status\"\s*:\s*\"0\"\s*,\s*\"message\"\s*:"
+    r"\s*\"NOTOK\"\s*,\s*\"result\"\s*:\s*\"(?P<notok>[^\"]{3,200})\"")
+"""A JSON answer that is an error: ``{"error": "..."}``, ``{"error": {"message": ...}}``,
+a JSON-RPC error, an Etherscan-style ``"status":"0","message":"NOTOK"``."""
+
+
+def error_body(output: str | None) -> str | None:
+    """The message of the error envelope an HTTP or JSON-RPC answer starts with (a
+    ``curl -s`` exits 0 whatever the server said), else ``None``."""
+    if not output or "error" not in output[:600] and "NOTOK" not in output[:600]:
+        return None
+    m = _ERROR_ENVELOPE.search(output[:600])
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g)
+
+
+def call_signals(f: CallFacts) -> tuple[str, ...]:
+    """The signals of one call, in :data:`SIGNALS` order, each once."""
+    got = {r.signal for r in RULES if f.agent in r.agents and r.test(f)}
+    return tuple(s for s in SIGNALS if s in got)
+
+
+def user_reason(error: str) -> str | None:
+    """What the user said when rejecting a call (Claude Code puts it in the tool result:
+    "... the user said:\\n<reason>" or "The user provided the following reason for the
+    rejection: <reason>")."""
+    m = re.search(r"(?:the user said:|reason for the rejection:)\s*(.+)", error, re.S | re.I)
+    if m is None:
+        return None
+    reason = m.group(1).strip()
+    return reason[:400] or None
+
+
+_LEAD = re.compile(
+    r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
+    r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
+    r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I)
+_NOISE = re.compile(r"^\s*(?:warning|note|hint|help|at |\s*\^|Caused by:?\s*$)", re.I)
+
+
+def failure_line(output: str) -> str | None:
+    """The concrete line a failed run failed with: the first line that says error, fatal,
+    failed or cannot (warnings, notes and stack frames skipped), else the last non-empty
+    line; ``None`` for an empty output."""
+    lines = [ln.strip() for ln in output[:6000].splitlines() if ln.strip()]
+    if not lines:
+        return None
+    for ln in lines:
+        if _LEAD.search(ln) and not _NOISE.match(ln):
+            return ln[:300]
+    return lines[-1][:300]
+
+
+# ----------------------------------------------------------------- the user corrects
+@dataclass(frozen=True)
+class Cue:
+    """A short phrase by which a user corrects the agent's work (after the structural
+    signals: a rejection, a stopped run); ``example`` is a real user message (trimmed)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    example: str
+    source: str
+
+
+CORRECTION_CUES: tuple[Cue, ...] = (
+    Cue("correction", re.compile(r"\bcorrections?\b(?!\s+(?:factor|term|step))", re.I),
+        "two small q3 README corrections:  1. version fix: the 1inch router at 0x1111 is "
+        "Aggregation Router V4, not V3.",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+    Cue("fix-colon", re.compile(r"\b(?:\w+\s+)?fix(?:es)?:\s", re.I),
+        "one URL accuracy fix: polygon-rpc.com is operated by Ankr, and the keyed URL you "
+        "actually get after signup is path-based",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL)"),
+    Cue("x-not-y", re.compile(r"\b[\w.]*\d[\w.]*,\s+not\s+[\w.]*\d[\w.]*\b|\(not\s+(?:a|an|the)\s"
+                              r"[^)]{1,60}\)", re.I),
+        "is Aggregation Router V4, not V3. (V3 lives at a different 0x1111... address.)",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+    Cue("no-more", re.compile(r"\bno\s+more\s+[\"'`“]?[A-Za-z][\w ]{0,30}[\"'`”]?\s+"
+                              r"(?:tab|page|option|button|field|command|flag|endpoint|api|"
+                              r"setting|menu)\b", re.I),
+        "couple updates on q2 before q3:  1. no more \"DEX Trades\" tab on etherscan.",
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q2 README)"),
+)
+
+
+CORRECTION_CUES += (
+    Cue("other-target", re.compile(
+        r"\b(?:it'?s|that'?s|this\s+is)\s+(?:a\s+)?(?:different|another|the\s+wrong)\s+"
+        r"(?:\w+\s+)?(?:program|app|application|project|repo|file|one|thing|tool|service|"
+        r"process|folder|directory|branch|server|package)\b|\bit'?s\s+something\s+else\b",
+        re.I),
+        "Wait it's a different program. What's the program that si running at my system start",
+        "speakfree__session.jsonl:57 (user)"),
+    Cue("not-it", re.compile(r"\bI\s+don'?t\s+think\s+(?:that'?s|this\s+is|it'?s)\s+"
+                             r"(?:it|right|correct|the\s+one)\b", re.I),
+        "I don't think that's it. It's something else, I hold down function and it records",
+        "speakfree__session.jsonl:76 (user)"),
+)
+
+
+def correction_phrase(text: str) -> str | None:
+    """The phrase of a user message that corrects what the agent did or wrote (a fact the
+    agent got wrong, a correction list), else ``None``."""
+    head = text[:2000]
+    for cue in CORRECTION_CUES:
+        m = cue.pattern.search(head)
+        if m is not None:
+            return m.group().strip()
+    return None

@@ -1,0 +1,116 @@
+"""The structural rules (:mod:`logparse.structural`): every row's real example fires it, and
+trimmed real lines of each agent, read by the real reader into a real knowledge base, give
+the signals the agent's own fields say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logparse.structural import (
+    CORRECTION_CUES,
+    RULES,
+    SIGNALS,
+    CallFacts,
+    call_signals,
+    correction_phrase,
+    failure_line,
+    user_reason,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "structural"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_every_rule_fires_on_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.signal in SIGNALS
+    assert rule.example.agent in rule.agents
+    assert rule.source
+    assert rule.test(rule.example), rule.name
+    assert rule.signal in call_signals(rule.example)
+
+
+def test_every_signal_a_rule_sets_has_a_rule_and_an_example() -> None:
+    assert {r.signal for r in RULES} <= set(SIGNALS)
+    assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_a_clean_run_has_no_signal() -> None:
+    assert call_signals(CallFacts("claude-code", "bash", "completed", 0, output=None,
+                                  command="npm install")) == ()
+    # a silent command is no lost output
+    assert call_signals(CallFacts("codex", "bash", "completed", 0, output="",
+                                  command="mkdir -p src && cp a b")) == ()
+    # a rule of one agent does not fire on another's call
+    assert "rejected_by_user" not in call_signals(CallFacts(
+        "codex", "bash", "aborted", error="aborted by user after 3s"))
+
+
+def test_failure_line_is_the_concrete_error() -> None:
+    out = ("error: failed to load manifest for workspace member `/Users/a/apps/process_tui`\n"
+           "referenced by workspace at `/Users/a/Cargo.toml`\n\nCaused by:\n"
+           "  No such file or directory (os error 2)\n")
+    assert failure_line(out) == ("error: failed to load manifest for workspace member "
+                                 "`/Users/a/apps/process_tui`")
+    assert failure_line("warning: x is deprecated\nsomething went wrong\n") == \
+        "something went wrong"
+    assert failure_line("  \n") is None
+
+
+def test_user_reason_is_what_the_user_said() -> None:
+    rule = next(r for r in RULES if r.name == "claude-rejected")
+    assert user_reason(rule.example.error).startswith("I also want output to be index.mjs")
+    assert user_reason("aborted by user after 3s") is None
+
+
+def _signals_of(tmp_path: Path, name: str) -> dict[int, tuple[str, ...]]:
+    from kb.graph.store import load_rows
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    store = KbStore(tmp_path / "kb.duckdb")
+    ingest(store, [FIXTURES / name])
+    sids = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+    calls, _, _ = load_rows(store, sids)
+    return {c.ordinal: c.signals for c in calls if c.signals}
+
+
+def test_claude_code_lines(tmp_path: Path) -> None:
+    got = _signals_of(tmp_path, "claude_code.jsonl")
+    flat = [s for sig in got.values() for s in sig]
+    assert flat.count("rejected_by_user") == 2  # ExitPlanMode and the vitest run
+    assert "no_output" in flat  # `npm install` came back empty
+
+
+def test_codex_lines(tmp_path: Path) -> None:
+    got = _signals_of(tmp_path, "codex.jsonl")
+    flat = [s for sig in got.values() for s in sig]
+    assert "exit_code" in flat  # cargo test exited 101
+    assert "sandbox_denied" in flat  # crates.io could not be resolved in the sandbox
+    assert "interrupted" in flat and "escalation_requested" in flat  # the user aborted it
+
+
+@pytest.mark.parametrize("cue", CORRECTION_CUES, ids=[c.name for c in CORRECTION_CUES])
+def test_every_correction_cue_fires_on_its_real_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert correction_phrase(cue.example) is not None
+
+
+def test_praise_and_plain_requests_are_no_corrections() -> None:
+    for text in ("q2 looks excellent, thanks", "add a LICENSE file with the MIT license",
+                 "no more questions, ship it", "the error correction factor is 2"):
+        assert correction_phrase(text) is None, text
+
+
+def test_error_envelopes() -> None:
+    from logparse.structural import error_body
+
+    assert error_body('{"status":"0","message":"NOTOK","result":"You are using a deprecated '
+                      'V1 endpoint, switch to Etherscan API V2"}').startswith("You are using")
+    assert error_body('{"jsonrpc": "2.0", "error": {"code": -32000, "message": '
+                      '"Unauthorized: You must authenticate"}}') == \
+        "Unauthorized: You must authenticate"
+    assert error_body('{"error": null, "result": "0x53311b7"}') is None
+    assert error_body('{"jsonrpc":"2.0","result":"0x53311b7","id":1}') is None
