@@ -223,7 +223,8 @@ class KbStore:
         arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
         for name, tbl in arrow.tables.items():  # noqa: B007 (tbl is scanned by name below)
             self.conn.execute(
-                f"INSERT INTO {TABLES[name]} SELECT ?, * FROM tbl", [session_id])
+                f"INSERT INTO {TABLES[name]} BY NAME SELECT ? AS session_id, * FROM tbl",
+                [session_id])
         return list(arrow.lost)
 
     def delete_messages(self, session_id: str, message_ids: Sequence[str]) -> None:

@@ -175,7 +175,7 @@ MEASURE_HEAD, MEASURE_TAIL = 1000, 4000
 PROSE_MAX = 20_000
 # outputs of these categories repeat the same rate on every line (a server log): read them
 # only when they hold a results block
-_LOG_CATEGORIES = frozenset({"launch", "kill", "search", "git"})
+_LOG_CATEGORIES = frozenset({"launch", "kill", "search"})
 _RESULT_MARKERS = ("Benchmark Result", "benchmark result", "Results", "results:", "Summary")
 _UNMEASURED_TOOLS = frozenset({"todowrite", "todoread", "webfetch", "websearch", "codesearch",
                                "edit", "multiedit", "patch", "apply_patch", "question"})
@@ -264,6 +264,24 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
 
 
 _DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
+_GIT_READS = frozenset({"log", "diff", "show", "status", "blame", "grep", "branch", "ls-files",
+                        "ls-tree", "shortlog", "reflog", "rev-parse", "remote", "describe",
+                        "cat-file", "tag"})
+"""`git` subcommands whose output is a listing (read like a search's): a commit's, a
+merge's or a push's summary ("21 files changed, 1484 insertions") is read whole."""
+
+
+def _git_listing(command: str) -> bool:
+    """Whether a ``git`` command line runs a subcommand of :data:`_GIT_READS` (the first
+    word after ``git`` and its global options ``-C DIR``, ``-c K=V``, ``--no-pager``)."""
+    words = command.split()
+    try:
+        i = next(n for n, w in enumerate(words) if w == "git" or w.endswith("/git")) + 1
+    except StopIteration:
+        return False
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-C", "-c") else 1
+    return i < len(words) and words[i] in _GIT_READS
 
 
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
@@ -286,6 +304,8 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         return meas or None
     if tool in _UNMEASURED_TOOLS or not output:
         return None
+    if category == "git" and _git_listing(_text(inp.get("command")) or ""):
+        category = "search"  # a log, a diff, a status: a listing
     if tool in ("grep", "glob", "list", "ls"):
         # a listing of paths: only its summary line ("Found 63 matches") is a reading
         return _measure(output[:output.find("\n")] if "\n" in output else output)
@@ -304,7 +324,7 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         # the sizes a listing shows (ls -l, du)
         i = output.rfind("<shell_metadata>")
         meas = (_measure(output[i:]) or []) if i != -1 else []
-        if category in ("search", "git"):  # `git diff --stat` was a search before v6
+        if category == "search":
             meas += [{"value": v, "unit": u, "label": lab}
                      for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
             tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]
@@ -515,8 +535,8 @@ class Deriver:
             _text(model), _text(info.get("finish")), err_name,
             _num(tokens.get("input")), _num(tokens.get("output")),
             float(cost) if isinstance(cost, (int, float)) else None,
-            msg.inferred, dg, msg.raw,  # bytes: Arrow takes UTF-8 as is
             _num(cache.get("read")), _num(cache.get("write")), _num(tokens.get("reasoning")),
+            msg.inferred, dg, msg.raw,  # bytes: Arrow takes UTF-8 as is
         ))
 
     def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,

@@ -436,3 +436,15 @@ def test_each_percentile_keeps_its_own_label() -> None:
     assert [lab for _, _, lab in got] == ["Latency p50", "Latency p95", "Latency p99"]
     got = measurement_tuples("tasks: 8.73 s, latency p50: 41 ms, p99: 132 ms", False)
     assert got[-1] == (132.0, "ms", "latency p99")
+
+
+def test_a_git_commit_summary_is_read_and_a_git_log_is_a_listing() -> None:
+    """Category `git` (v6) covers both: a commit's summary line is a reading, a log's
+    hashes and dates are not (k1 lost its commit sizes when every git output was gated)."""
+    from logparse.derive import call_measurements
+
+    summary = "[main 1a2b3c4] Add components\n 21 files changed, 1484 insertions(+)\n"
+    got = call_measurements("bash", "git", {"command": "git -C repo commit -m 'x'"}, summary, {})
+    assert got and 1484.0 in {m["value"] for m in got}
+    log = "commit 1a2b3c4d\nAuthor: a <a@b>\nDate:   Mon Jan 5 10:00:00 2026\n\n    fix 42 bugs\n"
+    assert not call_measurements("bash", "git", {"command": "git log -3"}, log, {})
