@@ -22,7 +22,28 @@ problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
 
 
 class LogkbGroup(click.Group):
-    """The group; a reader that goes away (``logkb events | head``) ends it quietly, 0."""
+    """The group; a reader that goes away (``logkb events | head``) ends it quietly, 0;
+    usage errors speak like every other error (``logkb: error: …`` and a hint)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            sys.stderr.write("logkb: error: aborted\n")
+            sys.exit(1)
+        except click.ClickException as e:
+            sys.stderr.write(f"logkb: error: {e.format_message()}\n")
+            ctx = getattr(e, "ctx", None)
+            if ctx is not None:
+                sys.stderr.write(f"hint: {ctx.command_path} -h shows its options\n")
+            sys.exit(e.exit_code)
+        # with standalone_mode off click hands back the code of ctx.exit(N)
+        if isinstance(rv, int) and not isinstance(rv, bool):
+            sys.exit(rv)
+        return rv
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -3,6 +3,8 @@ handoff, mark, unmark.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
 
 from __future__ import annotations
 
+import shlex
+
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +19,7 @@ from kb.cli.tools import (
     emit_json,
     emit_lines,
     err,
+    fail,
     handle_errors,
     json_option,
     limit_option,
@@ -32,6 +35,7 @@ from kb.cli.tools import (
     write_text,
 )
 from kb.errors import KbNotFound
+from kb.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from kb.store import KbStore
@@ -134,10 +138,12 @@ def _elsewhere(store: KbStore, scopes: list[str], found: Any) -> str | None:
     """Where a miss in ``scopes`` would hit among the other built graphs."""
     from kb import views
 
+    short = store.short_ids()
     for other in sorted(views.built_scopes(store) - set(scopes)):
         try:
             if found([other]):
-                return f"found in {other[:12]}…; use --session {other[:12]} or --all"
+                name = short.get(other, other)
+                return f"found in {name}; use --session {name} or --all"
         except KbNotFound:
             continue
     return None
@@ -252,7 +258,13 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         except KbNotFound as e:
             hint = None if all_scopes else _elsewhere(
                 store, scopes, lambda sc: bool(report.find_approach(store, sc, ref)))
-            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+            if ref.isdigit() or ref.startswith("approach:"):
+                raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+            # a name nothing is known about: say so, like grep (never a near miss)
+            fail(f"nothing known about {ref!r} ({e})", ExitCode.NO_MATCH,
+                 hint=hint or ("`logkb deadends` lists what ended; `logkb search "
+                               f"{shlex.quote(ref)}` looks in the transcripts"
+                               + ("" if all_scopes else "; --all asks every session")))
     if as_json:
         emit_json(story)
     else:

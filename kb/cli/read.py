@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import os
+import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from kb.cli.tools import (
     open_store,
     out,
     paged,
+    plural,
     resolve,
     say,
     session_option,
@@ -39,12 +42,18 @@ from logparse.kinds import Category, EventKind
 
 # -------------------------------------------------------------------- sessions
 @click.command()
+@click.argument("ref", metavar="[SESSION]", required=False)
 @limit_option()
 @db_option
 @json_option
 @handle_errors
-def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
-    """List ingested sessions (subagent sessions under their parents; ▶ the current one)."""
+def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool) -> None:
+    """List ingested sessions (subagent sessions under their parents; ▶ the current one).
+
+    Each is named by its short id (the shortest unique prefix, at least 7
+    characters: every --session takes it) and its agent.  With SESSION (an id,
+    a prefix or title words), that session in detail, with the command that
+    resumes it in its agent (`logkb resume SESSION` runs it)."""
     from kb import views
     from kb.render import sessions_lines
 
@@ -52,6 +61,18 @@ def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
         rows = store.sessions()
         current = store.current_session()
         usage = views.session_usage(store)
+        short = store.short_ids()
+        if ref is not None:
+            sid = store.resolve_session(ref)
+            rows = [r for r in rows if r["session_id"] == sid]
+    if ref is not None:
+        r = rows[0]
+        info = _session_json(r, current, usage.get(r["session_id"], {}), short)
+        if as_json:
+            emit_json(info)
+            return
+        _session_detail(info)
+        return
     if limit is not None:
         tops = [r for r in rows if r["parent_id"] is None][:limit]
         keep = {r["session_id"] for r in tops}
@@ -65,20 +86,48 @@ def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
 
         rows = [r for r in rows if top_of(r) in keep]
     if as_json:
-        emit_lines(_session_json(r, current, usage.get(r["session_id"], {})) for r in rows)
+        emit_lines(_session_json(r, current, usage.get(r["session_id"], {}), short)
+                   for r in rows)
         return
     if not rows:
         note("no sessions yet (run `logkb ingest`)")
         return
     with paged():
-        for line in sessions_lines(rows, out.width, current=current, usage=usage):
+        for line in sessions_lines(rows, out.width, current=current, usage=usage,
+                                   short=short):
             out.print(line, no_wrap=True, crop=True)
 
 
+def _session_detail(info: dict[str, Any]) -> None:
+    """One session, a field a line (``logkb sessions SESSION``)."""
+    from kb.views import cost_text, tokens_text
+
+    toks = info["tokens"]
+    total = (toks.get("input") or 0) + (toks.get("output") or 0)
+    rows = [("session", info["id"]), ("short id", info["short_id"]),
+            ("title", " ".join((info["title"] or "").split())),
+            ("agent", info["agent"] or "opencode"),
+            ("parent", info["parent_id"] or ""),
+            ("messages", f"{info['messages']} ({info['commands']} commands)"),
+            ("tokens", tokens_text(total) if total else ""),
+            ("cost", cost_text(info["cost"])),
+            ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
+            ("resume", info["resume"])]
+    for k, v in rows:
+        if v:
+            say(f"{k + ':':<10} {v}")
+
+
 def _session_json(r: dict[str, Any], current: str | None = None,
-                  usage: dict[str, Any] | None = None) -> dict[str, Any]:
+                  usage: dict[str, Any] | None = None,
+                  short: dict[str, str] | None = None) -> dict[str, Any]:
+    from kb.sessionref import resume_command
+
     u = usage or {}
-    return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r.get("agent"),
+    return {"id": r["session_id"], "short_id": (short or {}).get(r["session_id"],
+                                                                 r["session_id"]),
+            "resume": resume_command(r.get("agent"), r["session_id"]),
+            "parent_id": r["parent_id"], "agent": r.get("agent"),
             "title": r["title"], "current": r["session_id"] == current,
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
             "time_created": r["time_created"], "time_updated": r["time_updated"],
@@ -93,18 +142,20 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 
 # ------------------------------------------------------------------------- use
 @click.command()
-@click.argument("ref", metavar="ID|PREFIX|TITLE-WORDS", required=False)
+@click.argument("words", metavar="ID|PREFIX|TITLE-WORDS", nargs=-1)
 @click.option("--clear", is_flag=True, help="Forget the current session (back to the latest).")
 @db_option
 @json_option
 @handle_errors
-def use(ref: str | None, clear: bool, db: Path | None, as_json: bool) -> None:
+def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session.  The choice is stored in the
-    knowledge base, so it holds for every later command (and the TUI) until the next
-    `logkb use`.
+    Without an argument, print the current session.  Several words are one title
+    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  The choice
+    is stored in the knowledge base, so it holds for every later command (and the
+    TUI) until the next `logkb use`.
     """
+    ref = " ".join(words) if words else None
     if ref is None and not clear:
         with open_store(db) as store:
             sid = store.current_session()
@@ -129,6 +180,48 @@ def use(ref: str | None, clear: bool, db: Path | None, as_json: bool) -> None:
         from rich.text import Text
 
         say(Text.assemble("now using ", (sid, "bold"), f"  {title or ''}".rstrip()))
+
+
+# ---------------------------------------------------------------------- resume
+@click.command()
+@click.argument("ref", metavar="SESSION", required=False)
+@click.option("--exec", "run", is_flag=True,
+              help="Run the command (in the session's directory when it still exists) "
+                   "instead of printing it.")
+@db_option
+@json_option
+@handle_errors
+def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
+    """Print the command that continues SESSION in its own agent.
+
+    `claude --resume ID`, `codex resume ID` or `opencode --session ID`.  SESSION
+    is an id, a short id, a prefix or title words [default: the current session,
+    else the latest ingested].  Nothing runs unless --exec."""
+    from kb.sessionref import resume_argv, resume_command
+
+    with open_store(db) as store:
+        sid = resolve(store, ref)
+        row = store.session(sid)
+    agent, directory = row.get("agent"), row.get("directory")
+    argv = resume_argv(agent, sid)
+    if as_json:
+        emit_json({"session_id": sid, "agent": agent or "opencode", "directory": directory,
+                   "resume": resume_command(agent, sid), "argv": argv})
+        return
+    if not run:
+        click.echo(resume_command(agent, sid))
+        if directory:
+            note(f"(run it in {directory})")
+        return
+    import shutil
+
+    if shutil.which(argv[0]) is None:
+        fail(f"{argv[0]} is not on PATH", ExitCode.NOT_FOUND,
+             hint=f"install {argv[0]}, or run `{resume_command(agent, sid)}` where it is")
+    if directory and os.path.isdir(directory):
+        os.chdir(directory)
+    sys.stdout.flush()
+    os.execvp(argv[0], argv)
 
 
 # ---------------------------------------------------------------------- events
@@ -227,14 +320,23 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
 @click.option("--regex", is_flag=True,
               help="TEXT is a regular expression (RE2): scans DuckDB instead of the index.")
 @click.option("--newest", is_flag=True, help="Newest first instead of best match first.")
-@session_option
-@click.option("-n", "--limit", type=int, default=50, show_default=True)
+@click.option("--session", "-s", "session_id", metavar="ID", default=None,
+              help="Only this session (id, short id, prefix or title words).")
+@click.option("--here", is_flag=True,
+              help="Only the current session (`logkb use`, else the latest ingested).")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=50, show_default=True,
+              metavar="N", help="At most N hits.")
 @db_option
 @json_option
 @handle_errors
-def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: int,
-           db: Path | None, as_json: bool) -> None:
-    """Search commands, outputs, prose and todos across sessions (full-text index).
+def search(text: str, regex: bool, newest: bool, session_id: str | None, here: bool,
+           limit: int, db: Path | None, as_json: bool) -> None:
+    """Search EVERY session in the knowledge base: commands, outputs, prose, todos.
+
+    --session ID or --here (the current session) narrow it to one.  Each hit
+    names its session (short id, agent, title) and its message ordinal
+    (`logkb show ORDINAL --session ID` opens it).  No hit: exit 1, like grep,
+    with a hint on stderr.
 
     \b
     Words written together are a phrase:  logkb search 'KeyError: 12'
@@ -245,36 +347,124 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     from kb.search import search as run_search
     from kb.search.query import QueryError
 
+    db_path = db if db is not None else default_db()
+    if here and session_id is None:
+        with open_store(db) as store:
+            session_id = store.resolve_session(None)
+
+    def run(query: str, n: int) -> Any:
+        return run_search(db_path, query, regex=regex, session_id=session_id, limit=n,
+                          newest=newest, reveal=show_secrets_requested())
+
     try:
-        found = run_search(db if db is not None else default_db(), text, regex=regex,
-                           session_id=session_id, limit=limit, newest=newest,
-                           reveal=show_secrets_requested())
+        found = run(text, limit)
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         sys.stderr.write(line + "\n")
-    if as_json:
-        emit_lines(found.hits)
-        return
     if not found.hits:
-        sys.stderr.write("no matches\n")  # not note(): rich would double this command's start-up
+        _search_miss(text, regex, session_id, db, run)
+        sys.exit(int(ExitCode.NO_MATCH))
+    sessions = _hit_sessions(db, found.hits)
+    if as_json:
+        for h in found.hits:
+            info = sessions.get(h["session_id"], {})
+            h["short_id"] = info.get("short_id", h["session_id"])
+            h["agent"] = info.get("agent")
+            h["resume"] = info.get("resume")
+        emit_lines(found.hits)
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
     cols = width()
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    lines = []
+    groups: dict[str, list[dict[str, Any]]] = {}
     for h in found.hits:
-        head = f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
-        room = max(20, cols - len(head))
-        snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
-        marks = [(a, b) for a, b in h["highlights"] if b <= room - 1]
-        if len(snippet) > room:
-            snippet = snippet[:room - 1] + "…"
-        if bold:
-            for a, b in reversed(marks):
-                snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
-        lines.append(head + snippet + "\n")
+        groups.setdefault(h["session_id"], []).append(h)
+    lines = []
+    for sid, hits in groups.items():
+        info = sessions.get(sid, {})
+        head = (f"{info.get('short_id', sid)}  {info.get('agent') or 'opencode'}  "
+                f"{' '.join((info.get('title') or '').split())}")
+        head = head if len(head) <= cols else head[:cols - 1] + "…"
+        lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
+        for h in hits:
+            lead = f"{h['ordinal']:>7} {h['field']:<7} "
+            room = max(20, cols - len(lead))
+            snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
+            marks = [(a, b) for a, b in h["highlights"] if b <= room - 1]
+            if len(snippet) > room:
+                snippet = snippet[:room - 1] + "…"
+            if bold:
+                for a, b in reversed(marks):
+                    snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
+            lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
+
+
+def _hit_sessions(db: Path | None, hits: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Short id, agent, title and resume command of the sessions ``hits`` are in."""
+    from kb.sessionref import resume_command
+
+    want = {h["session_id"] for h in hits}
+    with open_store(db) as store:
+        short = store.short_ids()
+        rows = store.rows("SELECT session_id, agent, title FROM sessions WHERE session_id "
+                          "IN (SELECT unnest(?))", [sorted(want)])
+    return {r["session_id"]: {"short_id": short.get(r["session_id"], r["session_id"]),
+                              "agent": r["agent"] or "opencode", "title": r["title"],
+                              "resume": resume_command(r["agent"], r["session_id"])}
+            for r in rows}
+
+
+def spellings(text: str) -> list[str]:
+    """Other ways to write a plain query that found nothing: the words run together
+    (``deep ep`` → ``deepep``), the last word as a prefix, any of the words."""
+    from kb.search.query import _is_plain, words
+
+    if not _is_plain(text):
+        return []
+    ws = words(text)
+    if not ws:
+        return []
+    out = []
+    if len(ws) > 1:
+        out.append("".join(ws))
+    if len(ws[-1]) >= 3:
+        out.append(" ".join(ws[:-1] + [ws[-1] + "*"]) if len(ws) == 1 else
+                   " ".join(f'"{w}"' for w in ws[:-1]) + f" {ws[-1]}*")
+    if len(ws) > 1:
+        out.append(" OR ".join(ws))
+    return list(dict.fromkeys(o for o in out if o != text))
+
+
+def _search_miss(text: str, regex: bool, session_id: str | None, db: Path | None,
+                 run: Callable[[str, int], Any]) -> None:
+    """What to say when nothing matched: how much was searched, the other spellings
+    tried (and which would have found something), --regex."""
+    with open_store(db) as store:
+        total = store.top_level_count()
+        short = store.short_ids()
+    where = (f"session {short.get(session_id, session_id)}" if session_id
+             else plural(total, "session"))
+    sys.stderr.write(f"logkb: no match for {text!r} in {where}\n")
+    tried = [] if regex else spellings(text)
+    found = []
+    for alt in tried:
+        try:
+            if run(alt, 1).hits:
+                found.append(alt)
+        except Exception:  # noqa: BLE001 - a spelling the parser refuses is just not tried
+            continue
+    if found:
+        sys.stderr.write("hint: other spellings match: "
+                         + ", ".join(f"logkb search {shlex.quote(f)}" for f in found) + "\n")
+    elif tried:
+        sys.stderr.write("hint: tried " + ", ".join(repr(t) for t in tried)
+                         + " too; --regex scans for a regular expression\n")
+    else:
+        sys.stderr.write("hint: --regex scans for a regular expression"
+                         + ("; drop --session to search every session" if session_id else "")
+                         + "\n")
 
 
 # ----------------------------------------------------------------------- query
@@ -339,4 +529,4 @@ def path(db: Path | None, as_json: bool) -> None:
         click.echo(str(p))
 
 
-COMMANDS = (sessions, use, events, show, search, query, path)
+COMMANDS = (sessions, use, resume, events, show, search, query, path)
