@@ -95,7 +95,7 @@ def mcp(db: Path | None) -> None:
     opencode.json as {"mcp": {"logkb": {"type": "local", "command": ["logkb",
     "mcp"]}}}; see the README for Claude Code.
     """
-    from kb.live.mcp import serve
+    from kb.live.mcp_front import serve  # answers `initialize` before the SDK is loaded
 
     serve(db if db is not None else default_db())
 
