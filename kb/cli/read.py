@@ -362,10 +362,11 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         sys.stderr.write(line + "\n")
+    labels = _labels(db, found)
     if not found.hits:
-        _search_miss(text, regex, session_id, db, run)
+        _search_miss(text, regex, session_id, labels, run)
         sys.exit(int(ExitCode.NO_MATCH))
-    sessions = _hit_sessions(db, found.hits)
+    sessions = _hit_sessions(labels)
     if as_json:
         for h in found.hits:
             info = sessions.get(h["session_id"], {})
@@ -401,24 +402,30 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     sys.stdout.write("".join(lines))
 
 
-def _hit_sessions(db: Path | None, hits: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Short id, agent, title and resume command of the sessions ``hits`` are in."""
-    from kb.sessionref import resume_command
-
-    want = {h["session_id"] for h in hits}
+def _labels(db: Path | None, found: Any) -> dict[str, dict[str, Any]]:
+    """Every session's agent, title and top-levelness: from the search itself (the index
+    keeps them, so a search never opens DuckDB for them), else from the store."""
+    if found.sessions:
+        return dict(found.sessions)
     with open_store(db) as store:
-        short = store.short_ids()
-        rows = store.rows("SELECT session_id, agent, title FROM sessions WHERE session_id "
-                          "IN (SELECT unnest(?))", [sorted(want)])
-    return {r["session_id"]: {"short_id": short.get(r["session_id"], r["session_id"]),
-                              "agent": r["agent"] or "opencode", "title": r["title"],
-                              "resume": resume_command(r["agent"], r["session_id"])}
-            for r in rows}
+        rows = store.rows("SELECT session_id, agent, title, parent_id FROM sessions")
+    return {r["session_id"]: {"agent": r["agent"], "title": r["title"],
+                              "top": r["parent_id"] is None} for r in rows}
+
+
+def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Short id, agent, title and resume command of every session."""
+    from kb.sessionref import resume_command, short_ids
+
+    short = short_ids(labels)
+    return {sid: {"short_id": short.get(sid, sid), "agent": info.get("agent") or "opencode",
+                  "title": info.get("title"), "resume": resume_command(info.get("agent"), sid)}
+            for sid, info in labels.items()}
 
 
 def spellings(text: str) -> list[str]:
     """Other ways to write a plain query that found nothing: the words run together
-    (``deep ep`` → ``deepep``), the last word as a prefix, any of the words."""
+    (``deep ep`` → ``deepep``), the last word as a prefix (``flashinf`` → ``flashinf*``)."""
     from kb.search.query import _is_plain, words
 
     if not _is_plain(text):
@@ -430,20 +437,19 @@ def spellings(text: str) -> list[str]:
     if len(ws) > 1:
         out.append("".join(ws))
     if len(ws[-1]) >= 3:
-        out.append(" ".join(ws[:-1] + [ws[-1] + "*"]) if len(ws) == 1 else
-                   " ".join(f'"{w}"' for w in ws[:-1]) + f" {ws[-1]}*")
-    if len(ws) > 1:
-        out.append(" OR ".join(ws))
+        out.append(f"{ws[0]}*" if len(ws) == 1 else
+                   '"' + " ".join(ws[:-1]) + f'" {ws[-1]}*')
     return list(dict.fromkeys(o for o in out if o != text))
 
 
-def _search_miss(text: str, regex: bool, session_id: str | None, db: Path | None,
-                 run: Callable[[str, int], Any]) -> None:
+def _search_miss(text: str, regex: bool, session_id: str | None,
+                 labels: dict[str, dict[str, Any]], run: Callable[[str, int], Any]) -> None:
     """What to say when nothing matched: how much was searched, the other spellings
     tried (and which would have found something), --regex."""
-    with open_store(db) as store:
-        total = store.top_level_count()
-        short = store.short_ids()
+    from kb.sessionref import short_ids
+
+    total = sum(1 for info in labels.values() if info.get("top"))
+    short = short_ids(labels)
     where = (f"session {short.get(session_id, session_id)}" if session_id
              else plural(total, "session"))
     sys.stderr.write(f"logkb: no match for {text!r} in {where}\n")
@@ -460,11 +466,11 @@ def _search_miss(text: str, regex: bool, session_id: str | None, db: Path | None
                          + ", ".join(f"logkb search {shlex.quote(f)}" for f in found) + "\n")
     elif tried:
         sys.stderr.write("hint: tried " + ", ".join(repr(t) for t in tried)
-                         + " too; --regex scans for a regular expression\n")
-    else:
-        sys.stderr.write("hint: --regex scans for a regular expression"
-                         + ("; drop --session to search every session" if session_id else "")
-                         + "\n")
+                         + " too: no match either\n")
+    sys.stderr.write("hint: " + ("--regex scans for a regular expression" if not regex
+                                 else "the expression is RE2 syntax")
+                     + ("; without --session/--here every session is searched"
+                        if session_id else "") + "\n")
 
 
 # ----------------------------------------------------------------------- query

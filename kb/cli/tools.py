@@ -289,7 +289,7 @@ def resolve(store: KbStore, session_id: str | None) -> str:
             title = store.session_title(sid) or ""
             why = ("the current session (`logkb use`)" if how == "current"
                    else "the latest ingested; choose with `logkb use` or --session")
-            note(Text.assemble(("session ", "dim"), sid,
+            note(Text.assemble(("session ", "dim"), store.short_ids().get(sid, sid),
                                (f" {_short(title, 40)}" if title else ""),
                                (f" — {why}, of {others} sessions", "dim")))
     return sid
