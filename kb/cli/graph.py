@@ -223,7 +223,13 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
             for line in lines(items, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
     if not items:
-        note(f"{none} in {scopes[0] if len(scopes) == 1 else 'any session'}"
+        from kb.sessionref import SHORT_MIN, TYPE_TAGS
+
+        one = scopes[0] if len(scopes) == 1 else None
+        if one is not None:  # its short id would need the store; the id's head reads alike
+            tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
+            one = one[:tag + SHORT_MIN]
+        note(f"{none} in {one or 'any session'}"
              + (f" ({hint})" if hint else ""))
 
 
