@@ -94,6 +94,15 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{needles} never showed; the pane was:\n{pane}")
 
+    def wait_gone(self, needle: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        pane = self.capture()
+        while needle in pane and time.monotonic() < deadline:
+            time.sleep(0.2)
+            pane = self.capture()
+        assert needle not in pane, f"{needle!r} stayed; the pane was:\n{pane}"
+        return pane
+
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", "tui", *keys)
 

@@ -171,8 +171,9 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
             items = [d for d in items if d["status"] in statuses]
         hint = None if items or all_scopes else _elsewhere(
             store, scopes, lambda sc: bool(gs.dead_ends(store, sc)))
+        short = store.short_ids()
     _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint,
-                "no dead ends found")
+                "no dead ends found", short)
 
 
 @click.command()
@@ -205,28 +206,33 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
         items = questions(scopes)
         hint = None if items or all_scopes else _elsewhere(
             store, scopes, lambda sc: bool(questions(sc)))
+        short = store.short_ids()
     _emit_items(items, limit, as_json, untested_lines, all_scopes, scopes, hint,
-                "no untested questions")
+                "no untested questions", short)
 
 
 def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
                 lines: Any, all_scopes: bool, scopes: list[str], hint: str | None,
-                none: str) -> None:
-    """A list command's output: at most ``limit`` items as JSON lines or fitted rows, or
-    on stderr that there are none (and where some would be)."""
+                none: str, short: dict[str, str] | None = None) -> None:
+    """A list command's output: at most ``limit`` items as JSON lines or fitted rows (each
+    session by its short id), or on stderr that there are none (and where some would be)."""
     if limit is not None:
         items = items[:limit]
     if as_json:
         emit_lines(items)
     elif items:
+        shown = [{**i, "session_id": (short or {}).get(i.get("session_id") or "",
+                                                       i.get("session_id"))} for i in items]
         with paged():
-            for line in lines(items, out.width, sessions=all_scopes):
+            for line in lines(shown, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
     if not items:
         from kb.sessionref import SHORT_MIN, TYPE_TAGS
 
         one = scopes[0] if len(scopes) == 1 else None
-        if one is not None:  # its short id would need the store; the id's head reads alike
+        if one is not None and short:
+            one = short.get(one, one)
+        elif one is not None:
             tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
             one = one[:tag + SHORT_MIN]
         note(f"{none} in {one or 'any session'}"
