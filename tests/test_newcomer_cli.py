@@ -161,7 +161,7 @@ def test_search_miss_exits_1_with_a_hint(agents_db: Path) -> None:
 def test_why_about_nothing_known_exits_1(agents_db: Path) -> None:
     r = invoke("why", "nonexistent-error", "--session", "e88a22c", "--db", str(agents_db))
     assert r.exit_code == 1 and r.stdout == ""
-    assert r.stderr.startswith("logkb: error: nothing known about 'nonexistent-error'")
+    assert r.stderr.startswith("logkb: nothing known about 'nonexistent-error'")
     assert "hint:" in r.stderr
     ok = invoke("why", "DeepEP", "--session", "e88a22c", "--db", str(agents_db))
     assert ok.exit_code == 0 and "DeepEP" in ok.stdout

@@ -86,7 +86,7 @@ def test_a_newcomers_first_hour(tmp_path: Path) -> None:
     assert first["name"] in out and "dead_end" in out
     out, err = run("why", "quantum-flux-capacitor", "--all", code=1)
     assert out == "" and err.startswith(
-        "logkb: error: nothing known about 'quantum-flux-capacitor'")
+        "logkb: nothing known about 'quantum-flux-capacitor'")
     assert "hint:" in err
 
     # handoff of the opencode session, by its short id without `ses_`

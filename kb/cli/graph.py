@@ -4,7 +4,7 @@ handoff, mark, unmark.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
 from __future__ import annotations
 
 import shlex
-
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +19,6 @@ from kb.cli.tools import (
     emit_json,
     emit_lines,
     err,
-    fail,
     handle_errors,
     json_option,
     limit_option,
@@ -273,10 +272,12 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             if ref.isdigit() or ref.startswith("approach:"):
                 raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
             # a name nothing is known about: say so, like grep (never a near miss)
-            fail(f"nothing known about {ref!r} ({e})", ExitCode.NO_MATCH,
-                 hint=hint or ("`logkb deadends` lists what ended; `logkb search "
-                               f"{shlex.quote(ref)}` looks in the transcripts"
-                               + ("" if all_scopes else "; --all asks every session")))
+            # like search's miss: not an error, nothing found (exit 1 as grep)
+            note(f"logkb: nothing known about {ref!r} ({e})")
+            note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
+                                      f"{shlex.quote(ref)}` looks in the transcripts"
+                                      + ("" if all_scopes else "; --all asks every session"))))
+            sys.exit(int(ExitCode.NO_MATCH))
     if as_json:
         emit_json(story)
     else:

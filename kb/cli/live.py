@@ -57,7 +57,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             sys.stdout.flush()
             return
         if ev["event"] == "error":
-            err.print(f"watch: {ev['error']}", markup=False, highlight=False)
+            err.print(f"logkb: error: watch: {ev['error']}", markup=False, highlight=False)
         elif ev["event"] == "not_taken":
             err.print(f"watch: not taken: {ev['path']}: {ev['reason']}", markup=False,
                       highlight=False)
