@@ -254,6 +254,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
         sid = resolve(store, session_id)
         evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),
                            start=start, end=end, limit=limit)
+        short = store.short_ids() if not evs else {}
         hint = None
         if not evs and (kinds or categories or hosts):
             hint = elsewhere_hint(store, sid, lambda other: bool(store.events(
@@ -268,7 +269,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
             for e in evs:
                 out.print(clip(event_line(e, w), w), no_wrap=True, crop=True)
     if not evs:
-        note(f"no events in {sid} match" + (f" ({hint})" if hint else ""))
+        note(f"no events in {short.get(sid, sid)} match" + (f" ({hint})" if hint else ""))
 
 
 # ------------------------------------------------------------------------ show
