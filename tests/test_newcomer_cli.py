@@ -223,3 +223,17 @@ def test_use_takes_unquoted_words_as_one_title(agents_db: Path, tmp_path: Path) 
     r = invoke("use", "RTX", "PRO", "6000", "--db", str(db))
     assert r.exit_code == 0, r.stderr
     assert json.loads(invoke("use", "--json", "--db", str(db)).stdout)["current"] == FIXTURE
+
+
+def test_a_subagents_session_resumes_the_one_that_spawned_it() -> None:
+    """Claude Code and Codex resume a conversation, not a sidechain in it (opencode resumes
+    any session by its id)."""
+    from kb.cli.read import _resume_ids
+
+    rows = [{"session_id": "top", "parent_id": None, "agent": "claude-code"},
+            {"session_id": "side", "parent_id": "top", "agent": "claude-code"},
+            {"session_id": "deeper", "parent_id": "side", "agent": "claude-code"},
+            {"session_id": "ses_p", "parent_id": None, "agent": None},
+            {"session_id": "ses_c", "parent_id": "ses_p", "agent": None}]
+    assert _resume_ids(rows) == {"top": "top", "side": "top", "deeper": "top",
+                                 "ses_p": "ses_p", "ses_c": "ses_c"}

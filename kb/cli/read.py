@@ -64,10 +64,11 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
         short = store.short_ids()
         if ref is not None:
             sid = store.resolve_session(ref)
-            rows = [r for r in rows if r["session_id"] == sid]
+    resume_of = _resume_ids(rows)
     if ref is not None:
+        rows = [r for r in rows if r["session_id"] == sid]
         r = rows[0]
-        info = _session_json(r, current, usage.get(r["session_id"], {}), short)
+        info = _session_json(r, current, usage.get(r["session_id"], {}), short, resume_of)
         if as_json:
             emit_json(info)
             return
@@ -86,7 +87,7 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
 
         rows = [r for r in rows if top_of(r) in keep]
     if as_json:
-        emit_lines(_session_json(r, current, usage.get(r["session_id"], {}), short)
+        emit_lines(_session_json(r, current, usage.get(r["session_id"], {}), short, resume_of)
                    for r in rows)
         return
     if not rows:
@@ -96,6 +97,20 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
         for line in sessions_lines(rows, out.width, current=current, usage=usage,
                                    short=short):
             out.print(line, no_wrap=True, crop=True)
+
+
+def _resume_ids(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The session each one is resumed as: a Claude Code or Codex subagent's session by the
+    top-level session that spawned it (opencode resumes any session by its own id)."""
+    by_id = {r["session_id"]: r for r in rows}
+    out: dict[str, str] = {}
+    for r in rows:
+        top, hops = r, 0
+        while (top.get("agent") or "opencode") != "opencode" and top["parent_id"] in by_id \
+                and hops < 64:
+            top, hops = by_id[top["parent_id"]], hops + 1
+        out[r["session_id"]] = top["session_id"]
+    return out
 
 
 def _session_detail(info: dict[str, Any]) -> None:
@@ -120,13 +135,15 @@ def _session_detail(info: dict[str, Any]) -> None:
 
 def _session_json(r: dict[str, Any], current: str | None = None,
                   usage: dict[str, Any] | None = None,
-                  short: dict[str, str] | None = None) -> dict[str, Any]:
+                  short: dict[str, str] | None = None,
+                  resume_of: dict[str, str] | None = None) -> dict[str, Any]:
     from kb.sessionref import resume_command
 
     u = usage or {}
     return {"id": r["session_id"], "short_id": (short or {}).get(r["session_id"],
                                                                  r["session_id"]),
-            "resume": resume_command(r.get("agent"), r["session_id"]),
+            "resume": resume_command(r.get("agent"), (resume_of or {}).get(r["session_id"],
+                                                                           r["session_id"])),
             "parent_id": r["parent_id"], "agent": r.get("agent"),
             "title": r["title"], "current": r["session_id"] == current,
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
@@ -202,6 +219,18 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
     with open_store(db) as store:
         sid = resolve(store, ref)
         row = store.session(sid)
+        # Claude Code and Codex resume the conversation a subagent ran inside
+        hops = 0
+        while row.get("parent_id") and (row.get("agent") or "opencode") != "opencode" \
+                and hops < 64:
+            try:
+                row, hops = store.session(row["parent_id"]), hops + 1
+            except KbNotFound:
+                break
+    if row["session_id"] != sid:
+        note(f"{sid} is a subagent's session: its agent resumes the session that spawned "
+             f"it, {row['session_id']}")
+        sid = row["session_id"]
     agent, directory = row.get("agent"), row.get("directory")
     argv = resume_argv(agent, sid)
     if as_json:
