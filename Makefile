@@ -20,14 +20,21 @@ $(FIXTURE)/manifest.json: $(VENV)/.installed $(wildcard fixtures/*.py fixtures/b
 
 fixture: $(FIXTURE)/manifest.json
 
-# Ingest the fixture campaign into the default knowledge base and show what it holds
-# (then: .venv/bin/logkb tui).
+# Ingest the fixture campaign into a knowledge base of its own (never the default one,
+# which is for your own sessions) and show what it holds.
+DEMO_DB = $(FIXTURE)/kb.duckdb
+demo: export LOGKB_DB = $(abspath $(DEMO_DB))
 demo: fixture
 	$(LOGKB) ingest $(FIXTURE)/session.jsonl $(FIXTURE)/session-*.jsonl
 	$(LOGKB) sessions
 	$(LOGKB) events --from 5214 --to 5219
 	$(LOGKB) deadends
 	$(LOGKB) untested
+	@echo
+	@echo "The demo's knowledge base is $(abspath $(DEMO_DB)) (your own sessions go to"
+	@echo "the default one, \`logkb path\`).  To look at the demo:"
+	@echo "  export LOGKB_DB=$(abspath $(DEMO_DB))"
+	@echo "  .venv/bin/logkb tui"
 
 test: setup
 	$(PY) -m pytest -q

@@ -10,6 +10,8 @@ class ExitCode(IntEnum):
     """Everything asked for was done."""
     FAILED = 1
     """An unexpected error (a bug or an environment problem); the message says which."""
+    NO_MATCH = 1
+    """A search or ``why`` found nothing (like grep's 1; an alias of :attr:`FAILED`)."""
     USAGE = 2
     """Bad command line (click's own usage errors use 2 as well)."""
     NOT_TRANSCRIPT = 3

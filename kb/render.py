@@ -20,6 +20,7 @@ from rich.text import Text
 
 from kb.records import Event
 from kb.safe_text import visible
+from kb.sessionref import agent_name
 
 KIND_STYLE = {
     "prompt": "bold cyan", "command": "bold", "result": "green", "decision": "magenta",
@@ -290,12 +291,15 @@ def short_when(ms: int | None) -> str:
 
 
 def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | None = None,
-                   usage: dict[str, dict[str, Any]] | None = None) -> list[Text]:
+                   usage: dict[str, dict[str, Any]] | None = None,
+                   short: dict[str, str] | None = None) -> list[Text]:
     """The session list as lines that fit ``width``: subagent sessions under their
-    parents, ``▶`` marking the current session (``logkb use``)."""
+    parents, ``▶`` marking the current session (``logkb use``), each named by its short
+    id (``short``: id → shortest unique prefix) and its agent."""
     from kb.views import cost_text, tokens_text
 
     usage = usage or {}
+    short = short or {}
     by_parent: dict[str | None, list[dict[str, Any]]] = {}
     ids = {r["session_id"] for r in rows}
     for r in rows:
@@ -314,8 +318,9 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
         [] for _ in range(10))
     for r, depth in ordered:
         marks.append(Text("▶", style="bold green") if r["session_id"] == current else "")
-        sids.append(("  " * depth + "└ " if depth else "") + r["session_id"])
-        agents.append(r.get("agent") or "opencode")
+        sids.append(("  " * depth + "└ " if depth else "")
+                    + short.get(r["session_id"], r["session_id"]))
+        agents.append(agent_name(r.get("agent")))
         title = Text(visible(" ".join((r["title"] or "").split())))
         if r.get("spawned_at"):
             title.append(f" (from message {r['spawned_at']})", style="dim")
@@ -329,8 +334,8 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
                     or tout is not None else "")
         costs.append(cost_text(u.get("cost")))
         forms.append(r["source_form"] + ("" if r["complete"] else "*"))
-    cols = [Col("", marks), Col("session", sids), Col("agent", agents, drop=6),
-            Col("title", titles, flex=True, min=16),
+    cols = [Col("", marks), Col("session", sids), Col("agent", agents),
+            Col("title", titles, flex=True, min=24),
             Col("when", whens, drop=3), Col("msgs", msgs, ">"), Col("cmds", cmds, ">", drop=4),
             Col("tokens", toks, ">", drop=2), Col("cost", costs, ">", drop=1),
             Col("form", forms, drop=5)]

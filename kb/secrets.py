@@ -201,11 +201,14 @@ def report(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]
     return rows
 
 
-def counts(store: KbStore) -> dict[str, Any]:
-    """Sessions scanned, not yet scanned, and findings by kind."""
+def counts(store: KbStore, session_id: str | None = None) -> dict[str, Any]:
+    """Sessions scanned, not yet scanned, and findings by kind (of ``session_id`` only
+    when it is given)."""
     from kb.store import unscanned_sessions
+    where, params = ("WHERE session_id = ?", [session_id]) if session_id else ("", [])
     kinds = dict(store.conn.execute(
-        "SELECT kind, count(*) FROM secrets GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+        f"SELECT kind, count(*) FROM secrets {where} GROUP BY 1 ORDER BY 2 DESC, 1",
+        params).fetchall())
     scanned = store.conn.execute("SELECT count(*) FROM secret_scans WHERE ruleset = ?",
                                  [finder.RULESET]).fetchone()
     return {"ruleset": finder.RULESET, "sessions_scanned": int(scanned[0]) if scanned else 0,

@@ -404,6 +404,16 @@ class KbStore:
         rows = self.conn.execute(
             "SELECT session_id FROM sessions WHERE starts_with(session_id, ?) "
             "ORDER BY session_id = ? DESC, session_id", [ref, ref]).fetchall()
+        if not rows and len(ref) >= 4 and " " not in ref:
+            from kb.sessionref import TYPE_TAGS  # a short id given without its ses_ tag
+
+            for tag in TYPE_TAGS:
+                rows = self.conn.execute(
+                    "SELECT session_id FROM sessions WHERE starts_with(session_id, ?) "
+                    "ORDER BY session_id", [tag + ref]).fetchall()
+                if rows:
+                    ref = tag + ref
+                    break
         if rows and (rows[0][0] == ref or len(rows) == 1):
             return str(rows[0][0])
         if len(rows) > 1:
@@ -446,6 +456,14 @@ class KbStore:
         return [str(r[0]) for r in self.conn.execute(
             "SELECT session_id FROM sessions WHERE parent_id IS NULL "
             "ORDER BY ingested_at DESC, coalesce(time_updated, 0) DESC").fetchall()]
+
+    def short_ids(self) -> dict[str, str]:
+        """Every session's short id (:func:`kb.sessionref.short_ids`: the shortest unique
+        prefix, at least 7 characters), which :meth:`resolve_session` accepts back."""
+        from kb.sessionref import short_ids
+
+        return short_ids(str(r[0]) for r in self.conn.execute(
+            "SELECT session_id FROM sessions").fetchall())
 
     def top_level_count(self) -> int:
         row = self.conn.execute(

@@ -163,6 +163,9 @@ class Problem(BaseModel):
     message_id: str | None = Field(default=None, exclude=True)
     """The stored message a derivation problem is about: kept while that message is
     unchanged (a re-ingest does not derive it again, so cannot report it again)."""
+    notice: bool = Field(default=False, exclude=True)
+    """Worth saying but not a problem with the data (opencode's own ``Exporting session:``
+    status line saved before its export): reported as a note, exit code unchanged."""
 
     def __str__(self) -> str:
         where = self.path

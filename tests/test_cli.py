@@ -91,7 +91,7 @@ def test_sessions_and_nesting(db: Path) -> None:
     child = next(r for r in rows if r["parent_id"] == PARENT)
     assert by_id[PARENT]["messages"] == 10 and child["spawned_at"] == 4
     table = run("sessions", "--db", str(db)).stdout
-    assert "└ " in table and PARENT in table
+    assert "└ " in table and PARENT[:11] in table and PARENT not in table  # short ids
 
 
 def test_events_json_lines(db: Path) -> None:

@@ -54,7 +54,7 @@ def test_sessions_does_not_wrap_titles_one_word_a_line(db: Path) -> None:
     rows = r.stdout.splitlines()
     # a header and one line per session (3 top-level + 1 subagent), nothing wrapped
     assert len(rows) == 5, rows
-    campaign = next(ln for ln in rows if FIXTURE in ln)
+    campaign = next(ln for ln in rows if FIXTURE[:11] in ln)
     assert "We have 8x RTX" in campaign and "…" in campaign
 
 

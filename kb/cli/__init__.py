@@ -17,12 +17,34 @@ from kb import __version__
 from kb.cli.tools import quiet_stdout, setup_consoles
 
 EPILOG = """\b
-Exit codes: 0 ok · 1 failed · 2 usage · 3 not a transcript · 4 ingested with
-problems · 5 knowledge base busy · 6 not found · 7 replay saw changes."""
+Exit codes: 0 ok · 1 no match (search, why) or failed · 2 usage · 3 not a
+transcript · 4 ingested with problems · 5 knowledge base busy · 6 not found · 7
+replay saw changes.  Errors: `logkb: error: …` on stderr, then a `hint:`."""
 
 
 class LogkbGroup(click.Group):
-    """The group; a reader that goes away (``logkb events | head``) ends it quietly, 0."""
+    """The group; a reader that goes away (``logkb events | head``) ends it quietly, 0;
+    usage errors speak like every other error (``logkb: error: …`` and a hint)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            sys.stderr.write("logkb: error: aborted\n")
+            sys.exit(1)
+        except click.ClickException as e:
+            sys.stderr.write(f"logkb: error: {e.format_message()}\n")
+            ctx = getattr(e, "ctx", None)
+            if ctx is not None:
+                sys.stderr.write(f"hint: {ctx.command_path} -h shows its options\n")
+            sys.exit(e.exit_code)
+        # with standalone_mode off click hands back the code of ctx.exit(N)
+        if isinstance(rv, int) and not isinstance(rv, bool):
+            sys.exit(rv)
+        return rv
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -39,10 +61,10 @@ class LogkbGroup(click.Group):
               help="Knowledge base file for the command (env LOGKB_DB).")
 @click.pass_context
 def cli(ctx: click.Context, db: Path | None) -> None:
-    """logkb: turn long opencode sessions into a knowledge base you can query.
+    """logkb: turn long agent sessions into a knowledge base you can query.
 
-    Ingest transcripts (every opencode form: export, JSONL, opencode.db, the
-    storage/ tree, the run --format json stream) into DuckDB, then ask what was
+    Ingest transcripts (opencode in every form, Claude Code, Codex; `logkb ingest`
+    alone reads the agents' default folders) into DuckDB, then ask what was
     tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
     """
     ctx.ensure_object(dict)

@@ -3,6 +3,8 @@ handoff, mark, unmark.  Registered on the ``logkb`` group in :mod:`kb.cli`."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +34,7 @@ from kb.cli.tools import (
     write_text,
 )
 from kb.errors import KbNotFound
+from kb.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from kb.store import KbStore
@@ -134,10 +137,12 @@ def _elsewhere(store: KbStore, scopes: list[str], found: Any) -> str | None:
     """Where a miss in ``scopes`` would hit among the other built graphs."""
     from kb import views
 
+    short = store.short_ids()
     for other in sorted(views.built_scopes(store) - set(scopes)):
         try:
             if found([other]):
-                return f"found in {other[:12]}…; use --session {other[:12]} or --all"
+                name = short.get(other, other)
+                return f"found in {name}; use --session {name} or --all"
         except KbNotFound:
             continue
     return None
@@ -165,8 +170,9 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
             items = [d for d in items if d["status"] in statuses]
         hint = None if items or all_scopes else _elsewhere(
             store, scopes, lambda sc: bool(gs.dead_ends(store, sc)))
+        short = store.short_ids()
     _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint,
-                "no dead ends found")
+                "no dead ends found", short)
 
 
 @click.command()
@@ -199,25 +205,36 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
         items = questions(scopes)
         hint = None if items or all_scopes else _elsewhere(
             store, scopes, lambda sc: bool(questions(sc)))
+        short = store.short_ids()
     _emit_items(items, limit, as_json, untested_lines, all_scopes, scopes, hint,
-                "no untested questions")
+                "no untested questions", short)
 
 
 def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
                 lines: Any, all_scopes: bool, scopes: list[str], hint: str | None,
-                none: str) -> None:
-    """A list command's output: at most ``limit`` items as JSON lines or fitted rows, or
-    on stderr that there are none (and where some would be)."""
+                none: str, short: dict[str, str] | None = None) -> None:
+    """A list command's output: at most ``limit`` items as JSON lines or fitted rows (each
+    session by its short id), or on stderr that there are none (and where some would be)."""
     if limit is not None:
         items = items[:limit]
     if as_json:
         emit_lines(items)
     elif items:
+        shown = [{**i, "session_id": (short or {}).get(i.get("session_id") or "",
+                                                       i.get("session_id"))} for i in items]
         with paged():
-            for line in lines(items, out.width, sessions=all_scopes):
+            for line in lines(shown, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
     if not items:
-        note(f"{none} in {scopes[0] if len(scopes) == 1 else 'any session'}"
+        from kb.sessionref import SHORT_MIN, TYPE_TAGS
+
+        one = scopes[0] if len(scopes) == 1 else None
+        if one is not None and short:
+            one = short.get(one, one)
+        elif one is not None:
+            tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
+            one = one[:tag + SHORT_MIN]
+        note(f"{none} in {one or 'any session'}"
              + (f" ({hint})" if hint else ""))
 
 
@@ -252,7 +269,15 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         except KbNotFound as e:
             hint = None if all_scopes else _elsewhere(
                 store, scopes, lambda sc: bool(report.find_approach(store, sc, ref)))
-            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+            if ref.isdigit() or ref.startswith("approach:"):
+                raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+            # a name nothing is known about: say so, like grep (never a near miss)
+            # like search's miss: not an error, nothing found (exit 1 as grep)
+            note(f"logkb: nothing known about {ref!r} ({e})")
+            note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
+                                      f"{shlex.quote(ref)}` looks in the transcripts"
+                                      + ("" if all_scopes else "; --all asks every session"))))
+            sys.exit(int(ExitCode.NO_MATCH))
     if as_json:
         emit_json(story)
     else:

@@ -17,6 +17,7 @@ from kb.cli.tools import (
     note,
     open_store,
     out,
+    plural,
     real,
     say,
 )
@@ -107,14 +108,15 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found)
     for e in report.errors:  # a refusal that names the agent is said in one line
-        note(Text.assemble(("error:", "bold red"),
+        note(Text.assemble(("logkb: error:", "bold red"),
                            f" {e.path}: {e.reason}" if e.agent else f" {e}"))
     for e in report.not_taken:
         note(f"not taken: {e.path}: {e.reason}")
     for spath, types in report.skipped.items():
         note(f"{spath}: {skipped_text(types)}")
+    real_problems = [p for p in report.problems if not p.notice]
     for p in report.problems:
-        note(Text.assemble(("problem:", "yellow"), f" {p}"))
+        note(Text.assemble(("note:" if p.notice else "problem:", "yellow"), f" {p}"))
     for agent, d in stores:  # no PATH: what each agent's store held
         if not d.exists():
             note(f"{agent}: {d}: not found")
@@ -122,8 +124,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         mine = [s for s in report.sessions if Path(s.path).is_relative_to(d)]
         refused = [e for e in report.errors + report.not_taken if Path(e.path).is_relative_to(d)]
         same = [u for u in report.unchanged if Path(u).is_relative_to(d)]
-        note(f"{agent}: {d}: {len(mine)} sessions read, {len(same)} inputs unchanged, "
-             f"{len(refused)} files not taken")
+        note(f"{agent}: {d}: {plural(len(mine), 'session')} read, "
+             f"{plural(len(same), 'input')} unchanged, {plural(len(refused), 'file')} not taken")
     if as_json:
         emit_json(report.as_json())
     else:
@@ -138,17 +140,17 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                       no_wrap=True, crop=True)
         for u in report.unchanged:
             say(f"unchanged: {u}")
-        note(f"{len(report.sessions)} sessions, "
-             f"{sum(s.messages for s in report.sessions)} messages, "
-             f"{sum(s.events for s in report.sessions)} events, "
-             f"{report.new_messages} new; {len(report.problems)} problems")
+        note(f"{plural(len(report.sessions), 'session')}, "
+             f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
+             f"{plural(sum(s.events for s in report.sessions), 'event')}, "
+             f"{report.new_messages} new; {plural(len(real_problems), 'problem')}")
     for link in report.links:
         note(f"followed symlink: {link['path']} -> {link['target']}")
     if created and not report.sessions:
         _remove_empty(target)
     if report.errors:
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
-    if report.problems:
+    if real_problems:
         sys.exit(int(ExitCode.PROBLEMS))
 
 

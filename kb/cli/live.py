@@ -57,7 +57,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             sys.stdout.flush()
             return
         if ev["event"] == "error":
-            err.print(f"watch: {ev['error']}", markup=False, highlight=False)
+            err.print(f"logkb: error: watch: {ev['error']}", markup=False, highlight=False)
         elif ev["event"] == "not_taken":
             err.print(f"watch: not taken: {ev['path']}: {ev['reason']}", markup=False,
                       highlight=False)
@@ -95,7 +95,7 @@ def mcp(db: Path | None) -> None:
     opencode.json as {"mcp": {"logkb": {"type": "local", "command": ["logkb",
     "mcp"]}}}; see the README for Claude Code.
     """
-    from kb.live.mcp import serve
+    from kb.live.mcp_front import serve  # answers `initialize` before the SDK is loaded
 
     serve(db if db is not None else default_db())
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import os
+import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from kb.cli.tools import (
     open_store,
     out,
     paged,
+    plural,
     resolve,
     say,
     session_option,
@@ -39,12 +42,18 @@ from logparse.kinds import Category, EventKind
 
 # -------------------------------------------------------------------- sessions
 @click.command()
+@click.argument("ref", metavar="[SESSION]", required=False)
 @limit_option()
 @db_option
 @json_option
 @handle_errors
-def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
-    """List ingested sessions (subagent sessions under their parents; ▶ the current one)."""
+def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool) -> None:
+    """List ingested sessions (subagent sessions under their parents; ▶ the current one).
+
+    Each is named by its short id (the shortest unique prefix, at least 7
+    characters: every --session takes it) and its agent.  With SESSION (an id,
+    a prefix or title words), that session in detail, with the command that
+    resumes it in its agent (`logkb resume SESSION` runs it)."""
     from kb import views
     from kb.render import sessions_lines
 
@@ -52,6 +61,19 @@ def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
         rows = store.sessions()
         current = store.current_session()
         usage = views.session_usage(store)
+        short = store.short_ids()
+        if ref is not None:
+            sid = store.resolve_session(ref)
+    resume_of = _resume_ids(rows)
+    if ref is not None:
+        rows = [r for r in rows if r["session_id"] == sid]
+        r = rows[0]
+        info = _session_json(r, current, usage.get(r["session_id"], {}), short, resume_of)
+        if as_json:
+            emit_json(info)
+            return
+        _session_detail(info)
+        return
     if limit is not None:
         tops = [r for r in rows if r["parent_id"] is None][:limit]
         keep = {r["session_id"] for r in tops}
@@ -65,20 +87,64 @@ def sessions(limit: int | None, db: Path | None, as_json: bool) -> None:
 
         rows = [r for r in rows if top_of(r) in keep]
     if as_json:
-        emit_lines(_session_json(r, current, usage.get(r["session_id"], {})) for r in rows)
+        emit_lines(_session_json(r, current, usage.get(r["session_id"], {}), short, resume_of)
+                   for r in rows)
         return
     if not rows:
         note("no sessions yet (run `logkb ingest`)")
         return
     with paged():
-        for line in sessions_lines(rows, out.width, current=current, usage=usage):
+        for line in sessions_lines(rows, out.width, current=current, usage=usage,
+                                   short=short):
             out.print(line, no_wrap=True, crop=True)
 
 
+def _resume_ids(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The session each one is resumed as: a Claude Code or Codex subagent's session by the
+    top-level session that spawned it (opencode resumes any session by its own id)."""
+    by_id = {r["session_id"]: r for r in rows}
+    out: dict[str, str] = {}
+    for r in rows:
+        top, hops = r, 0
+        while (top.get("agent") or "opencode") != "opencode" and top["parent_id"] in by_id \
+                and hops < 64:
+            top, hops = by_id[top["parent_id"]], hops + 1
+        out[r["session_id"]] = top["session_id"]
+    return out
+
+
+def _session_detail(info: dict[str, Any]) -> None:
+    """One session, a field a line (``logkb sessions SESSION``)."""
+    from kb.views import cost_text, tokens_text
+
+    toks = info["tokens"]
+    total = (toks.get("input") or 0) + (toks.get("output") or 0)
+    rows = [("session", info["id"]), ("short id", info["short_id"]),
+            ("title", " ".join((info["title"] or "").split())),
+            ("agent", info["agent"] or "opencode"),
+            ("parent", info["parent_id"] or ""),
+            ("messages", f"{info['messages']} ({info['commands']} commands)"),
+            ("tokens", tokens_text(total) if total else ""),
+            ("cost", cost_text(info["cost"])),
+            ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
+            ("resume", info["resume"])]
+    for k, v in rows:
+        if v:
+            say(f"{k + ':':<10} {v}")
+
+
 def _session_json(r: dict[str, Any], current: str | None = None,
-                  usage: dict[str, Any] | None = None) -> dict[str, Any]:
+                  usage: dict[str, Any] | None = None,
+                  short: dict[str, str] | None = None,
+                  resume_of: dict[str, str] | None = None) -> dict[str, Any]:
+    from kb.sessionref import resume_command
+
     u = usage or {}
-    return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r.get("agent"),
+    return {"id": r["session_id"], "short_id": (short or {}).get(r["session_id"],
+                                                                 r["session_id"]),
+            "resume": resume_command(r.get("agent"), (resume_of or {}).get(r["session_id"],
+                                                                           r["session_id"])),
+            "parent_id": r["parent_id"], "agent": r.get("agent"),
             "title": r["title"], "current": r["session_id"] == current,
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
             "time_created": r["time_created"], "time_updated": r["time_updated"],
@@ -93,18 +159,20 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 
 # ------------------------------------------------------------------------- use
 @click.command()
-@click.argument("ref", metavar="ID|PREFIX|TITLE-WORDS", required=False)
+@click.argument("words", metavar="ID|PREFIX|TITLE-WORDS", nargs=-1)
 @click.option("--clear", is_flag=True, help="Forget the current session (back to the latest).")
 @db_option
 @json_option
 @handle_errors
-def use(ref: str | None, clear: bool, db: Path | None, as_json: bool) -> None:
+def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session.  The choice is stored in the
-    knowledge base, so it holds for every later command (and the TUI) until the next
-    `logkb use`.
+    Without an argument, print the current session.  Several words are one title
+    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  The choice
+    is stored in the knowledge base, so it holds for every later command (and the
+    TUI) until the next `logkb use`.
     """
+    ref = " ".join(words) if words else None
     if ref is None and not clear:
         with open_store(db) as store:
             sid = store.current_session()
@@ -129,6 +197,60 @@ def use(ref: str | None, clear: bool, db: Path | None, as_json: bool) -> None:
         from rich.text import Text
 
         say(Text.assemble("now using ", (sid, "bold"), f"  {title or ''}".rstrip()))
+
+
+# ---------------------------------------------------------------------- resume
+@click.command()
+@click.argument("ref", metavar="SESSION", required=False)
+@click.option("--exec", "run", is_flag=True,
+              help="Run the command (in the session's directory when it still exists) "
+                   "instead of printing it.")
+@db_option
+@json_option
+@handle_errors
+def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
+    """Print the command that continues SESSION in its own agent.
+
+    `claude --resume ID`, `codex resume ID` or `opencode --session ID`.  SESSION
+    is an id, a short id, a prefix or title words [default: the current session,
+    else the latest ingested].  Nothing runs unless --exec."""
+    from kb.sessionref import resume_argv, resume_command
+
+    with open_store(db) as store:
+        sid = resolve(store, ref)
+        row = store.session(sid)
+        # Claude Code and Codex resume the conversation a subagent ran inside
+        hops = 0
+        while row.get("parent_id") and (row.get("agent") or "opencode") != "opencode" \
+                and hops < 64:
+            try:
+                row, hops = store.session(row["parent_id"]), hops + 1
+            except KbNotFound:
+                break
+    if row["session_id"] != sid:
+        note(f"{sid} is a subagent's session: its agent resumes the session that spawned "
+             f"it, {row['session_id']}")
+        sid = row["session_id"]
+    agent, directory = row.get("agent"), row.get("directory")
+    argv = resume_argv(agent, sid)
+    if as_json:
+        emit_json({"session_id": sid, "agent": agent or "opencode", "directory": directory,
+                   "resume": resume_command(agent, sid), "argv": argv})
+        return
+    if not run:
+        click.echo(resume_command(agent, sid))
+        if directory:
+            note(f"(run it in {directory})")
+        return
+    import shutil
+
+    if shutil.which(argv[0]) is None:
+        fail(f"{argv[0]} is not on PATH", ExitCode.NOT_FOUND,
+             hint=f"install {argv[0]}, or run `{resume_command(agent, sid)}` where it is")
+    if directory and os.path.isdir(directory):
+        os.chdir(directory)
+    sys.stdout.flush()
+    os.execvp(argv[0], argv)
 
 
 # ---------------------------------------------------------------------- events
@@ -161,6 +283,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
         sid = resolve(store, session_id)
         evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),
                            start=start, end=end, limit=limit)
+        short = store.short_ids() if not evs else {}
         hint = None
         if not evs and (kinds or categories or hosts):
             hint = elsewhere_hint(store, sid, lambda other: bool(store.events(
@@ -175,7 +298,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
             for e in evs:
                 out.print(clip(event_line(e, w), w), no_wrap=True, crop=True)
     if not evs:
-        note(f"no events in {sid} match" + (f" ({hint})" if hint else ""))
+        note(f"no events in {short.get(sid, sid)} match" + (f" ({hint})" if hint else ""))
 
 
 # ------------------------------------------------------------------------ show
@@ -227,14 +350,23 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
 @click.option("--regex", is_flag=True,
               help="TEXT is a regular expression (RE2): scans DuckDB instead of the index.")
 @click.option("--newest", is_flag=True, help="Newest first instead of best match first.")
-@session_option
-@click.option("-n", "--limit", type=int, default=50, show_default=True)
+@click.option("--session", "-s", "session_id", metavar="ID", default=None,
+              help="Only this session (id, short id, prefix or title words).")
+@click.option("--here", is_flag=True,
+              help="Only the current session (`logkb use`, else the latest ingested).")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=50, show_default=True,
+              metavar="N", help="At most N hits.")
 @db_option
 @json_option
 @handle_errors
-def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: int,
-           db: Path | None, as_json: bool) -> None:
-    """Search commands, outputs, prose and todos across sessions (full-text index).
+def search(text: str, regex: bool, newest: bool, session_id: str | None, here: bool,
+           limit: int, db: Path | None, as_json: bool) -> None:
+    """Search EVERY session in the knowledge base: commands, outputs, prose, todos.
+
+    --session ID or --here (the current session) narrow it to one.  Each hit
+    names its session (short id, agent, title) and its message ordinal
+    (`logkb show ORDINAL --session ID` opens it).  No hit: exit 1, like grep,
+    with a hint on stderr.
 
     \b
     Words written together are a phrase:  logkb search 'KeyError: 12'
@@ -245,40 +377,63 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, limit: 
     from kb.search import search as run_search
     from kb.search.query import QueryError
 
+    db_path = db if db is not None else default_db()
+    if here and session_id is None:
+        with open_store(db) as store:
+            session_id = store.resolve_session(None)
+
+    def run(query: str, n: int) -> Any:
+        return run_search(db_path, query, regex=regex, session_id=session_id, limit=n,
+                          newest=newest, reveal=show_secrets_requested())
+
     try:
-        found = run_search(db if db is not None else default_db(), text, regex=regex,
-                           session_id=session_id, limit=limit, newest=newest,
-                           reveal=show_secrets_requested())
+        found = run(text, limit)
     except QueryError as e:
         fail(f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         from kb.safe_text import visible
 
         sys.stderr.write(visible(line) + "\n")
-    if as_json:
-        emit_lines(found.hits)
-        return
+    labels = _labels(db, found)
     if not found.hits:
-        sys.stderr.write("no matches\n")  # not note(): rich would double this command's start-up
+        _search_miss(text, regex, session_id, labels, run)
+        sys.exit(int(ExitCode.NO_MATCH))
+    sessions = _hit_sessions(labels)
+    if as_json:
+        for h in found.hits:
+            info = sessions.get(h["session_id"], {})
+            h["short_id"] = info.get("short_id", h["session_id"])
+            h["agent"] = info.get("agent")
+            h["resume"] = info.get("resume")
+        emit_lines(found.hits)
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
     from kb.safe_text import visible
 
     cols = width()
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    lines = []
+    groups: dict[str, list[dict[str, Any]]] = {}
     for h in found.hits:
-        head = visible(f"{h['session_id']} {h['ordinal']:>6} {h['field']:<7} ")
-        room = max(20, cols - len(head))
-        snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
-        snippet, marks = _visible_marked(snippet, h["highlights"])
-        marks = [(a, b) for a, b in marks if b <= room - 1]
-        if len(snippet) > room:
-            snippet = snippet[:room - 1] + "…"
-        if bold:
-            for a, b in reversed(marks):
-                snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
-        lines.append(head + snippet + "\n")
+        groups.setdefault(h["session_id"], []).append(h)
+    lines = []
+    for sid, hits in groups.items():
+        info = sessions.get(sid, {})
+        head = visible(f"{info.get('short_id', sid)}  {info.get('agent') or 'opencode'}  "
+                       f"{' '.join((info.get('title') or '').split())}")
+        head = head if len(head) <= cols else head[:cols - 1] + "…"
+        lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
+        for h in hits:
+            lead = f"{h['ordinal']:>7} {h['field']:<7} "
+            room = max(20, cols - len(lead))
+            snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
+            snippet, marks = _visible_marked(snippet, h["highlights"])
+            marks = [(a, b) for a, b in marks if b <= room - 1]
+            if len(snippet) > room:
+                snippet = snippet[:room - 1] + "…"
+            if bold:
+                for a, b in reversed(marks):
+                    snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
+            lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
 
 
@@ -304,6 +459,77 @@ def _visible_marked(text: str, marks: list[tuple[int, int]]
         at = b
     pieces.append(visible(text[at:]))
     return "".join(pieces), moved
+
+
+def _labels(db: Path | None, found: Any) -> dict[str, dict[str, Any]]:
+    """Every session's agent, title and top-levelness: from the search itself (the index
+    keeps them, so a search never opens DuckDB for them), else from the store."""
+    if found.sessions:
+        return dict(found.sessions)
+    with open_store(db) as store:
+        rows = store.rows("SELECT session_id, agent, title, parent_id FROM sessions")
+    return {r["session_id"]: {"agent": r["agent"], "title": r["title"],
+                              "top": r["parent_id"] is None} for r in rows}
+
+
+def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Short id, agent, title and resume command of every session."""
+    from kb.sessionref import resume_command, short_ids
+
+    short = short_ids(labels)
+    return {sid: {"short_id": short.get(sid, sid), "agent": info.get("agent") or "opencode",
+                  "title": info.get("title"), "resume": resume_command(info.get("agent"), sid)}
+            for sid, info in labels.items()}
+
+
+def spellings(text: str) -> list[str]:
+    """Other ways to write a plain query that found nothing: the words run together
+    (``deep ep`` → ``deepep``), the last word as a prefix (``flashinf`` → ``flashinf*``)."""
+    from kb.search.query import _is_plain, words
+
+    if not _is_plain(text):
+        return []
+    ws = words(text)
+    if not ws:
+        return []
+    out = []
+    if len(ws) > 1:
+        out.append("".join(ws))
+    if len(ws[-1]) >= 3:
+        out.append(f"{ws[0]}*" if len(ws) == 1 else
+                   '"' + " ".join(ws[:-1]) + f'" {ws[-1]}*')
+    return list(dict.fromkeys(o for o in out if o != text))
+
+
+def _search_miss(text: str, regex: bool, session_id: str | None,
+                 labels: dict[str, dict[str, Any]], run: Callable[[str, int], Any]) -> None:
+    """What to say when nothing matched: how much was searched, the other spellings
+    tried (and which would have found something), --regex."""
+    from kb.sessionref import short_ids
+
+    total = sum(1 for info in labels.values() if info.get("top"))
+    short = short_ids(labels)
+    where = (f"session {short.get(session_id, session_id)}" if session_id
+             else plural(total, "session"))
+    sys.stderr.write(f"logkb: no match for {text!r} in {where}\n")
+    tried = [] if regex else spellings(text)
+    found = []
+    for alt in tried:
+        try:
+            if run(alt, 1).hits:
+                found.append(alt)
+        except Exception:  # noqa: BLE001 - a spelling the parser refuses is just not tried
+            continue
+    if found:
+        sys.stderr.write("hint: other spellings match: "
+                         + ", ".join(f"logkb search {shlex.quote(f)}" for f in found) + "\n")
+    elif tried:
+        sys.stderr.write("hint: tried " + ", ".join(repr(t) for t in tried)
+                         + " too: no match either\n")
+    sys.stderr.write("hint: " + ("--regex scans for a regular expression" if not regex
+                                 else "the expression is RE2 syntax")
+                     + ("; without --session/--here every session is searched"
+                        if session_id else "") + "\n")
 
 
 # ----------------------------------------------------------------------- query
@@ -404,4 +630,4 @@ def path(db: Path | None, as_json: bool) -> None:
         click.echo(str(p))
 
 
-COMMANDS = (sessions, use, events, show, search, query, path)
+COMMANDS = (sessions, use, resume, events, show, search, query, path)

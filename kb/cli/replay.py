@@ -177,7 +177,8 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
         _print_plan(plan, executing=execute)
     if not execute:
         n = sum(s.runs for s in plan.steps)
-        err.print(f"plan only: nothing was executed. {n} step(s) would run; add --execute.",
+        err.print(f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
+                  "run; add --execute.",
                   highlight=False)
         return
     from kb.replay.sandbox import local_bwrap
@@ -205,7 +206,8 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
         sys.exit(int(ExitCode.FAILED))
     if counts and set(counts) == {"skipped"}:
         # asked to run, and every step was refused: that is not success
-        err.print(f"logkb: nothing ran: all {counts['skipped']} step(s) were refused "
+        err.print(f"logkb: error: nothing ran: all {counts['skipped']} "
+                  f"step{'s were' if counts['skipped'] != 1 else ' was'} refused "
                   "(the plan's `skipped:` lines say why; --allow, --host-map or --yes "
                   "open them)", highlight=False)
         sys.exit(int(ExitCode.FAILED))

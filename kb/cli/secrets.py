@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from kb.cli.tools import db_option, emit_json, err, handle_errors, json_option, open_store, out
+from kb.cli.tools import (
+    db_option,
+    emit_json,
+    err,
+    handle_errors,
+    json_option,
+    open_store,
+    out,
+    plural,
+)
 
 
 @click.command()
@@ -26,7 +35,8 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
     with open_store(db) as store:
         sid = store.resolve_session(session_id) if session_id else None
         rows = found.report(store, sid)
-        summary = found.counts(store)
+        summary = found.counts(store, sid)
+        short = store.short_ids()
     if as_json:
         emit_json({"summary": summary, "findings": [
             {"session_id": r["session_id"], "ordinal": r["ordinal"], "seq": r["seq"],
@@ -34,7 +44,7 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
              "rule": r["rule"], "preview": r["preview"]} for r in rows]})
         return
     if summary["sessions_unscanned"]:
-        err.print(f"{summary['sessions_unscanned']} session(s) not scanned yet: run "
+        err.print(f"{plural(summary['sessions_unscanned'], 'session')} not scanned yet: run "
                   "`logkb ingest` once (meanwhile their text is redacted as it is shown)")
     if not rows:
         err.print("no secrets found")
@@ -43,10 +53,10 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
     for c in ("session", "ordinal", "field", "kind", "preview", "rule"):
         table.add_column(c, overflow="fold")
     for r in rows:
-        table.add_row(r["session_id"], str(r["ordinal"]), r["field"], r["kind"],
+        table.add_row(short.get(r["session_id"], r["session_id"]), str(r["ordinal"]), r["field"], r["kind"],
                       r["preview"], r["rule"])
     out.print(table)
-    err.print(f"{len(rows)} secret(s): " + ", ".join(
+    err.print(f"{plural(len(rows), 'secret')}: " + ", ".join(
         f"{k} {n}" for k, n in summary["kinds"].items()))
 
 

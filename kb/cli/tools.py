@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 import orjson
@@ -154,11 +154,19 @@ def note(text: str | Text, *, style: str | None = None) -> None:
               soft_wrap=True)
 
 
-def fail(message: str, code: ExitCode) -> None:
+def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
+    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``."""
     from rich.text import Text
 
-    err.print(Text.assemble(("logkb:", "bold red"), " ", message), soft_wrap=True)
+    err.print(Text.assemble(("logkb: error:", "bold red"), " ", message), soft_wrap=True)
+    if hint:
+        err.print(Text.assemble(("hint:", "bold"), " ", hint), soft_wrap=True)
     sys.exit(int(code))
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 session``, ``2 sessions`` (``many``: the plural when it is not ``word + s``)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def handle_errors(fn: F) -> F:
@@ -289,7 +297,7 @@ def resolve(store: KbStore, session_id: str | None) -> str:
             title = store.session_title(sid) or ""
             why = ("the current session (`logkb use`)" if how == "current"
                    else "the latest ingested; choose with `logkb use` or --session")
-            note(Text.assemble(("session ", "dim"), sid,
+            note(Text.assemble(("session ", "dim"), store.short_ids().get(sid, sid),
                                (f" {_short(title, 40)}" if title else ""),
                                (f" — {why}, of {others} sessions", "dim")))
     return sid
@@ -303,10 +311,13 @@ def _short(text: str, n: int) -> str:
 
 
 def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> str | None:
-    """Where a miss in ``sid`` would hit: ``found in ses_e88a…; use --all`` or None."""
+    """Where a miss in ``sid`` would hit: ``found in ses_e88a22c; use --session
+    ses_e88a22c`` (the other session's short id), or None."""
+    short = store.short_ids()
     for other in store.top_level_ids():
         if other != sid and found(other):
-            return f"found in {other[:12]}…; use --session {other[:12]} or --all"
+            name = short.get(other, other)
+            return f"found in {name}; use --session {name}"
     return None
 
 

@@ -28,6 +28,9 @@ class Found:
     """``index`` or ``scan``."""
     notes: list[str] = field(default_factory=list)
     """Why the scan answered, or what the index had to catch up on (for stderr)."""
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Every session of the knowledge base: ``{id: {agent, title, top}}`` (``top``: not a
+    subagent's), so hits can be named without opening DuckDB; empty when unknown."""
 
 
 def search(db_path: str | Path, text: str, *, regex: bool = False,
@@ -53,7 +56,8 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
 
             idx = SearchIndex.for_db(db_path)
             if session_id is None and idx.fresh_for(db_path):
-                return Found(idx.search(node, limit=limit, newest=newest), "index")
+                return Found(idx.search(node, limit=limit, newest=newest), "index",
+                             sessions=dict(idx.meta.get("labels") or {}))
             with _store(db_path) as store:
                 if session_id is not None:
                     session_id = store.resolve_session(session_id)
@@ -63,7 +67,8 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
                              f"{rep['grown']} grown, {rep['units']} units added")
             if session_id is not None:
                 node = And((node, Match("session", (session_id,))))
-            return Found(idx.search(node, limit=limit, newest=newest), "index", notes)
+            return Found(idx.search(node, limit=limit, newest=newest), "index", notes,
+                         sessions=dict(idx.meta.get("labels") or {}))
         except KbError:
             raise
         except Exception as e:  # noqa: BLE001 - the scan answers whatever went wrong
@@ -79,7 +84,10 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
             if session_id is not None:
                 node = And((node, Match("session", (session_id,))))
             hits = scan(store, node, limit=limit)
-    return Found(hits, "scan", notes)
+        labels = {str(sid): {"agent": agent, "title": title, "top": parent is None}
+                  for sid, agent, title, parent in store.conn.execute(
+                      "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
+    return Found(hits, "scan", notes, sessions=labels)
 
 
 def _store(db_path: Path, reveal: bool = False) -> KbStore:

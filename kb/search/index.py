@@ -218,6 +218,12 @@ class SearchIndex:
                 self.meta = self._read_meta()
                 raise
             self.index.reload()
+        # who each session is (agent, title, top-level): hits name their session without
+        # the search opening DuckDB (kb.search.Found.sessions)
+        self.meta["labels"] = {
+            str(sid): {"agent": agent, "title": title, "top": parent is None}
+            for sid, agent, title, parent in store.conn.execute(
+                "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
         if only is None and store.path != ":memory:":
             self.meta["db_stat"] = db_stat(store.path)
         else:

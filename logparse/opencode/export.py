@@ -102,6 +102,12 @@ class ExportReader(TranscriptReader):
             except ValueError as e:
                 raise NotATranscript(path, str(e)) from None
             for line, text in prefix:
+                if text.strip().startswith(b"Exporting session:"):
+                    problems.append(Problem(
+                        path=spath, line=line, raw=safe_text(text), notice=True,
+                        reason="opencode's `Exporting session:` status line before the "
+                               "export (saved with 2>&1); skipped, the export is read"))
+                    continue
                 problems.append(Problem(
                     path=spath, line=line, raw=safe_text(text),
                     reason="not JSON before the export (a status line saved with 2>&1?); "

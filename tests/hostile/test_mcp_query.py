@@ -116,12 +116,12 @@ def test_the_fast_initialize_answer_is_the_packages_own(hostile_db: Path,
     version it knows and one it does not)."""
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-    from kb.live.mcp import HANDSHAKE_VERSIONS
+    from kb.live.mcp_front import HANDSHAKE_VERSIONS
 
     assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
     answers = []
-    for slow in ("", "1"):
-        monkeypatch.setenv("LOGKB_MCP_SLOW_START", slow)
+    for front in ("1", "0"):
+        monkeypatch.setenv("LOGKB_MCP_FRONT", front)
         for version in ("2025-06-18", "1999-01-01"):
             p = subprocess.run(
                 [sys.executable, "-m", "kb", "mcp", "--db", str(hostile_db)], text=True,

@@ -292,11 +292,12 @@ def test_search_finds_by_other_words_never_by_the_secret(leaky_db: Path) -> None
     assert hits and all("[redacted:aws-key]" in h["text"] for h in hits)
     # whole words, as search matches them (a piece of a word needs --regex)
     for v in (fx.SECRETS["aws-key"], fx.SECRETS["hf-token"], fx.SECRETS["sshpass"]):
-        assert _lines(run("search", v, "--json", *d).stdout) == []
+        miss = run("search", v, "--json", *d, ok=False)
+        assert miss.exit_code == 1 and _lines(miss.stdout) == []  # no match: 1, like grep
         revealed = _lines(run("search", v, "--json", "--show-secrets", *d).stdout)
         assert revealed and any(v in h["text"] for h in revealed)
-    rx = _lines(run("search", "--regex", "AKIA[A-Z0-9]+", "--json", *d).stdout)
-    assert rx == []
+    rx = run("search", "--regex", "AKIA[A-Z0-9]+", "--json", *d, ok=False)
+    assert rx.exit_code == 1 and _lines(rx.stdout) == []
 
 
 def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path: Path,

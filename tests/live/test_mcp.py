@@ -83,3 +83,58 @@ def test_mcp_holds_the_file_only_per_call(earlier_kb: Path) -> None:
 def test_mcp_help_names_the_opencode_configuration() -> None:
     p = logkb("mcp", "--help")
     assert p.returncode == 0 and '"mcp"' in p.stdout and "stdio" in p.stdout
+
+
+def _handshake(db: Path, front: bool) -> dict:
+    """The ``initialize`` result of a fresh ``logkb mcp`` (front door on or off), from a
+    real stdio client; then a tool list, so the SDK behind the front really serves."""
+    import os
+    import subprocess
+
+    from tests.live.conftest import LOGKB
+
+    env = dict(os.environ, LOGKB_MCP_FRONT="1" if front else "0")
+    p = subprocess.Popen([*LOGKB, "mcp", "--db", str(db)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stdin is not None and p.stdout is not None
+
+    def ask(i: int, method: str, params: dict | None = None) -> dict:
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method,
+                                  **({"params": params} if params else {})}) + "\n")
+        p.stdin.flush()
+        while True:
+            line = p.stdout.readline()
+            assert line, p.stderr.read() if p.stderr else ""
+            reply = json.loads(line)
+            if reply.get("id") == i:
+                return reply
+
+    try:
+        init = ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "logkb-tests", "version": "0"}})
+        p.stdin.write(json.dumps({"jsonrpc": "2.0",
+                                  "method": "notifications/initialized"}) + "\n")
+        p.stdin.flush()
+        tools = ask(2, "tools/list")["result"]["tools"]
+        assert {t["name"] for t in tools} >= {"search", "why", "deadends"}
+        # exactly one answer to initialize reached the client
+        p.stdin.close()
+        rest = [json.loads(x) for x in p.stdout.read().splitlines() if x.strip()]
+        assert not any(r.get("id") == 1 for r in rest), rest
+    finally:
+        p.kill()
+        p.wait()
+    return init["result"]
+
+
+def test_the_front_door_answers_initialize_as_the_sdk_would(tmp_path: Path) -> None:
+    """``initialize`` is answered before the SDK is loaded (the timing is in bench/mcp),
+    with what the SDK's own server answers, and the SDK then serves the tools."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from kb.live import mcp, mcp_front
+
+    assert mcp_front.HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    assert mcp_front.INSTRUCTIONS == mcp.INSTRUCTIONS
+    db = tmp_path / "kb.duckdb"
+    assert _handshake(db, front=True) == _handshake(db, front=False)

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from kb import views
 from kb.safe_text import visible_deep
+from kb.sessionref import agent_name, short_ids
 from tui.format import DIM, FAIL, short, when
 from tui.messages import JumpRequested, SessionsLoaded
 
@@ -59,6 +60,7 @@ class SessionsScreen(Screen[None]):
         self.current: str | None = None
         self.narrow = False
         self.title_width = 42
+        self.columns: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -75,15 +77,20 @@ class SessionsScreen(Screen[None]):
         # bar shows it) and times lose their year; the title takes what is left
         width = self.app.size.width
         self.narrow = width < 120
-        fixed = [("msgs", "msgs", 5), ("cmds", "cmds", 5), ("fail", "fail", 4),
-                 ("dead", "dead", 4), ("tokens", "tokens", 6), ("cost", "cost", 8),
+        fixed = [("agent", "agent", 11), ("msgs", "msgs", 5), ("cmds", "cmds", 5),
+                 ("fail", "fail", 4), ("dead", "dead", 4), ("tokens", "tokens", 6),
+                 ("cost", "cost", 8),
                  ("last activity" if not self.narrow else "last", "last",
                   16 if not self.narrow else 11)]
+        if self.narrow:  # the CLI's `logkb sessions` has them; the agent matters more
+            fixed = [f for f in fixed if f[1] not in ("cmds", "cost")]
+        self.columns = ["title", *(key for _, key, _ in fixed)]
         used = sum(w for _, _, w in fixed) + 2 * (len(fixed) + 1) + 2
         self.title_width = 42 if not self.narrow else max(18, width - used)
         for label, key, w in (("session", "title", self.title_width), *fixed):
             table.add_column(label, key=key, width=w)
         if not self.narrow:
+            self.columns.append("id")
             table.add_column("id", key="id", width=None)
         table.focus()
         self.reload()
@@ -124,6 +131,7 @@ class SessionsScreen(Screen[None]):
             old_key = table.coordinate_to_cell_key(Coordinate(keep, 0)).row_key.value
         table.clear()
         shown = 0
+        shorts = short_ids(r["session_id"] for r in self.rows)
         for r, depth in tree_order(self.rows):
             hay = " ".join(str(r.get(k) or "") for k in ("title", "session_id", "directory"))
             if needle and needle not in hay.lower():
@@ -147,16 +155,17 @@ class SessionsScreen(Screen[None]):
             tokens = (views.tokens_text((tin or 0) + (tout or 0))
                       if tin is not None or tout is not None else "")
             last = when(r["last_activity"] or r["time_updated"])
-            cells = [
-                title, Text(str(r["messages"])), Text(str(r["commands"])),
-                Text(str(fail), style=FAIL if fail else DIM),
-                Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
-                Text(tokens, style=DIM), Text(views.cost_text(u.get("cost")), style=DIM),
-                Text(last[5:] if self.narrow else last)]
-            if not self.narrow:
-                cells.append(Text(r["session_id"] + ("" if r["complete"] else " *"),
-                                  style=DIM))
-            table.add_row(*cells, key=r["session_id"])
+            by_key = {
+                "title": title, "agent": Text(agent_name(r.get("agent")), style=DIM),
+                "msgs": Text(str(r["messages"])), "cmds": Text(str(r["commands"])),
+                "fail": Text(str(fail), style=FAIL if fail else DIM),
+                "dead": Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
+                "tokens": Text(tokens, style=DIM),
+                "cost": Text(views.cost_text(u.get("cost")), style=DIM),
+                "last": Text(last[5:] if self.narrow else last),
+                "id": Text(shorts.get(r["session_id"], r["session_id"])
+                           + ("" if r["complete"] else " *"), style=DIM)}
+            table.add_row(*(by_key[k] for k in self.columns), key=r["session_id"])
         if old_key is not None:
             try:
                 table.move_cursor(row=table.get_row_index(old_key))

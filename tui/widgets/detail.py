@@ -167,6 +167,24 @@ def command_block(cmd: Event, full: bool = False) -> list[RenderableType]:
     return out
 
 
+def command_line(cmd: Event) -> Text:
+    """The command in one line: tool, category, where, and what ran (the innermost remote
+    command of an ssh wrapper), cut with an ellipsis."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(cmd.tool or "?", style="bold")
+    if cmd.category:
+        t.append(f" · {cmd.category}", style="#89ddff")
+    if cmd.host:
+        t.append(f" · on {cmd.user + '@' if cmd.user else ''}{cmd.host}", style="#ffcb6b")
+    ran = cmd.remote_command or cmd.command or cmd.text or ""
+    if cmd.hops and cmd.hops[-1].remote_command:
+        ran = cmd.hops[-1].remote_command if not cmd.hops[-1].nested else (
+            cmd.hops[0].remote_command or ran)
+    t.append("  $ ", style=DIM)
+    t.append(" ".join(ran.split()))
+    return t
+
+
 def result_block(res: Event, full: bool) -> list[RenderableType]:
     out: list[RenderableType] = []
     failed = (res.status != "completed" or res.exit_code not in (None, 0)
@@ -211,6 +229,17 @@ def _step_block(d: StepDetail, calls: dict[int, list[Event]], seq: int, what: st
         group = calls[seq]
         cmd = next((e for e in group if e.kind == "command"), None)
         res = next((e for e in group if e.kind == "result"), None)
+        if cmd is not None and res is not None and not full:
+            # what ran in one line and what came back right under it, so the exit code
+            # and the first error show at 80×24 without scrolling; the command in full
+            # (ssh hops, nested commands) follows
+            parts.append(section(f"{mark}Command"))
+            parts.append(command_line(cmd))
+            parts.append(section(f"{mark}Result"))
+            parts.extend(result_block(res, full))
+            parts.append(section("Command in full"))
+            parts.extend(command_block(cmd, full))
+            return parts
         if cmd is not None:
             parts.append(section(f"{mark}Command"))
             parts.extend(command_block(cmd, full))
@@ -306,8 +335,10 @@ def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
         first = min(seq for seq, what in chosen if what == "call")
         why = [(seq, what) for seq, what in order
                if what == "decision" and seq < first][-1:]
-        for seq, what in why + chosen:
-            parts.extend(_step_block(d, calls, seq, what, full, mark=""))
+        # the call first (its result in view at 80×24), then the prose that led to it
+        for seq, what in chosen + why:
+            parts.extend(_step_block(d, calls, seq, what, full,
+                                     mark="▶ " if (seq, what) in chosen else ""))
         chosen = why + chosen
     others = [x for x in order if x not in chosen]
     if others:

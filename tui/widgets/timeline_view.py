@@ -50,7 +50,7 @@ CACHE_PAGES = 48
 
 def columns_for(width: int) -> tuple[bool, bool]:
     """Which optional columns rows drawn ``width`` cells wide have: (category, host)."""
-    return width >= 80, width >= 100
+    return width >= 64, width >= 100  # the category stays at 80 columns (76 drawn)
 
 
 def header_text(width: int) -> str:
