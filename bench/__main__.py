@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``)."""
+``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``team``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
            "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
-           "categories": "bench.categories_bench"}
+           "categories": "bench.categories_bench", "team": "bench.team_bench"}
 
 
 def main() -> None:

@@ -72,23 +72,16 @@ def search(conn: Any, teams: list[str], text: str, *, limit: int = 50,
     """Full-text search (``websearch_to_tsquery`` on the GIN index) over the search
     units; a substring match through the trigram index when full text finds nothing (an
     identifier, a piece of a path or an error code).  Returns the hits (the local hit
-    shape) and the engine that answered (``fts`` or ``trigram``)."""
-    cols = ", ".join(f"u.{c}" for c in UNIT_COLUMNS)
-    order = "u.time DESC NULLS LAST" if newest else "score DESC, u.time DESC NULLS LAST"
+    shape plus team and pusher) and the engine that answered (``fts`` or ``trigram``)."""
+    cols = ", ".join((*UNIT_COLUMNS, "team", "pusher", "score"))
     hits = _dicts(conn.execute(
-        f"SELECT {cols}, u.team, u.pusher::text AS pusher, "
-        "ts_rank(to_tsvector('simple', u.text), q) AS score "
-        "FROM logkb.units u, websearch_to_tsquery('simple', %s) q "
-        "WHERE u.team = ANY(%s) AND to_tsvector('simple', u.text) @@ q "
-        f"ORDER BY {order} LIMIT %s", [text, teams, limit]))
+        f"SELECT {cols} FROM logkb.search_units(%s, %s, %s, %s)",
+        [text, teams, limit, newest]))
     engine = "fts"
     if not hits and len(text.strip()) >= 3:
-        like = "%" + re.sub(r"([\\%_])", r"\\\1", text.strip()) + "%"
         hits = _dicts(conn.execute(
-            f"SELECT {cols}, u.team, u.pusher::text AS pusher, "
-            "similarity(u.text, %s) AS score FROM logkb.units u "
-            "WHERE u.team = ANY(%s) AND u.text ILIKE %s "
-            "ORDER BY u.time DESC NULLS LAST LIMIT %s", [text, teams, like, limit]))
+            f"SELECT {cols} FROM logkb.substring_units(%s, %s, %s)",
+            [text.strip(), teams, limit]))
         engine = "trigram"
     pats = _patterns(text)
     from kb.search.scan import snippet
@@ -112,11 +105,15 @@ def why(conn: Any, teams: list[str], ref: str, *, limit: int = 20) -> dict[str, 
     """Who saw ``ref`` (an error, a name) across everyone's sessions, and the causes the
     dead ends it matches ended with: "seen by N people in M sessions; the cause was …"."""
     like = "%" + re.sub(r"([\\%_])", r"\\\1", ref.strip()) + "%"
-    seen = conn.execute(
-        "SELECT u.team, u.pusher::text, u.session_id, array_agg(DISTINCT u.ordinal) "
-        "FROM logkb.units u WHERE u.team = ANY(%s) AND u.field IN ('output', 'other') AND "
-        "(to_tsvector('simple', u.text) @@ websearch_to_tsquery('simple', %s) "
-        " OR u.text ILIKE %s) GROUP BY 1, 2, 3 ORDER BY 2, 3", [teams, ref, like]).fetchall()
+    seen: list[tuple[str, str, str, list[int]]] = []
+    for fn, args in (("search_units", [ref, teams, 5000, False]),
+                     ("substring_units", [ref.strip(), teams, 5000])):
+        if seen:
+            break  # the substring scan only when full text finds nothing
+        seen += conn.execute(
+            f"SELECT team, pusher, session_id, array_agg(DISTINCT ordinal) "
+            f"FROM logkb.{fn}({', '.join(['%s'] * len(args))}) "
+            "WHERE field IN ('output', 'other') GROUP BY 1, 2, 3", args).fetchall()
     dead = conn.execute(
         "SELECT item, team, pusher::text FROM logkb.items WHERE team = ANY(%s) AND "
         "kind = 'deadend' AND (concat_ws(' ', item->>'name', item->>'cause', item->>'why') "

@@ -269,6 +269,9 @@ def test_a_role_without_rights_cannot_push(server: dict[str, str], valdyum_db: P
             psycopg.errors.InsufficientPrivilege):
         conn.execute("INSERT INTO logkb.scopes (team, scope, messages, events) "
                      "VALUES ('gpu', 'x', 1, 1)")
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM logkb.search_units('x', NULL, 5, false)")
     assert counts(server["admin"])["scopes"] == 0
 
 
@@ -296,6 +299,11 @@ def test_team_a_cannot_read_team_b(server: dict[str, str], valdyum_db: Path,
                   "--json").stdout == ""
     with psycopg.connect(server["carol"]) as conn:
         assert counts(server["carol"]) == {t: 0 for t in DATA_TABLES}
+        # the search functions (owner's rights, for the indexes) apply the same rule
+        assert value(conn, "SELECT count(*) FROM logkb.search_units('Get-ChildItem', "
+                           "ARRAY['gpu'], 50, false)") == 0
+        assert value(conn, "SELECT count(*) FROM logkb.substring_units('hildIte', "
+                           "NULL, 50)") == 0
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("INSERT INTO logkb.scopes (team, scope, messages, events) "
                          "VALUES ('gpu', 'planted', 1, 1)")

@@ -117,9 +117,10 @@ CREATE TABLE logkb.units (
     category   text,
     host       text,
     time       bigint,
-    text       text NOT NULL
+    text       text NOT NULL,
+    tsv        tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
 );
-CREATE INDEX units_fts ON logkb.units USING gin (to_tsvector('simple', text));
+CREATE INDEX units_fts ON logkb.units USING gin (tsv);
 CREATE INDEX units_trgm ON logkb.units USING gin (text gin_trgm_ops);
 
 -- what the knowledge graph concluded, as `deadends`/`untested` --json print it
@@ -192,3 +193,44 @@ END
 $$;
 CREATE INDEX events_sig ON logkb.events (error_signature) WHERE error_signature IS NOT NULL;
 CREATE INDEX items_kind ON logkb.items (kind, team);
+
+-- Search.  Under row-level security PostgreSQL evaluates the policy before any qual whose
+-- operator is not leakproof, and `@@` and ILIKE are not: the GIN indexes would never be
+-- used.  These functions run as the owner and apply the same rule themselves (the
+-- teams of the role that logged in), so the indexes answer.
+CREATE FUNCTION logkb.search_units(query text, teams text[], lim integer, newest boolean)
+    RETURNS TABLE (team text, pusher text, session_id text, message_id text,
+                   ordinal integer, seq integer, field text, kind text, tool text,
+                   category text, host text, "time" bigint, text text, score real)
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+    SELECT u.team, u.pusher::text, u.session_id, u.message_id, u.ordinal, u.seq, u.field,
+           u.kind, u.tool, u.category, u.host, u.time, u.text, ts_rank(u.tsv, q)
+      FROM logkb.units u, websearch_to_tsquery('simple', query) q
+     WHERE u.tsv @@ q
+       AND u.team IN (SELECT m.team FROM logkb.members m WHERE m.member = session_user)
+       AND (teams IS NULL OR u.team = ANY (teams))
+     ORDER BY CASE WHEN newest THEN 0 ELSE ts_rank(u.tsv, q) END DESC,
+              u.time DESC NULLS LAST
+     LIMIT lim
+$$;
+
+CREATE FUNCTION logkb.substring_units(needle text, teams text[], lim integer)
+    RETURNS TABLE (team text, pusher text, session_id text, message_id text,
+                   ordinal integer, seq integer, field text, kind text, tool text,
+                   category text, host text, "time" bigint, text text, score real)
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+    SELECT u.team, u.pusher::text, u.session_id, u.message_id, u.ordinal, u.seq, u.field,
+           u.kind, u.tool, u.category, u.host, u.time, u.text, NULL::real
+      FROM logkb.units u
+     WHERE u.text ILIKE '%' || replace(replace(replace(needle, '\', '\\'), '%', '\%'),
+                                       '_', '\_') || '%'
+       AND u.team IN (SELECT m.team FROM logkb.members m WHERE m.member = session_user)
+       AND (teams IS NULL OR u.team = ANY (teams))
+     ORDER BY u.time DESC NULLS LAST
+     LIMIT lim
+$$;
+
+REVOKE ALL ON FUNCTION logkb.search_units(text, text[], integer, boolean),
+                       logkb.substring_units(text, text[], integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION logkb.search_units(text, text[], integer, boolean),
+                          logkb.substring_units(text, text[], integer) TO logkb_member;
