@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -55,6 +56,13 @@ def logkb(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
     return time.perf_counter() - t, r
 
 
+def one(conn: Any, sql: str, params: Any = None) -> Any:
+    """The first row of a query."""
+    row = conn.execute(sql, params).fetchone()
+    assert row is not None
+    return row
+
+
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
@@ -73,7 +81,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    out: dict[str, object] = {"messages": a.messages}
+    out: dict[str, Any] = {"messages": a.messages}
     DATA.mkdir(parents=True, exist_ok=True)
     src = DATA / f"session-team-{a.messages}.jsonl"
     if not src.exists():
@@ -96,7 +104,7 @@ def main(argv: list[str]) -> None:
                                        "--db", str(db))
         out["push_vs_ingest"] = round(float(out["push_s"]) / float(out["ingest_s"]), 2)
         with psycopg.connect(admin, autocommit=True) as conn:
-            scope, per = conn.execute("SELECT scope, events FROM logkb.scopes").fetchone()
+            scope, per = one(conn, "SELECT scope, events FROM logkb.scopes")
             copies = max(0, -(-a.events // per) - 1)
             t = time.perf_counter()
             for i in range(1, copies + 1):
@@ -116,15 +124,12 @@ def main(argv: list[str]) -> None:
                                      {"new": new, "old": scope})
             conn.execute("VACUUM ANALYZE")
             out["copy_s"] = round(time.perf_counter() - t, 1)
-            out["server_events"] = conn.execute(
-                "SELECT count(*) FROM logkb.events").fetchone()[0]
-            out["server_units"] = conn.execute(
-                "SELECT count(*) FROM logkb.units").fetchone()[0]
+            out["server_events"] = one(conn, "SELECT count(*) FROM logkb.events")[0]
+            out["server_units"] = one(conn, "SELECT count(*) FROM logkb.units")[0]
             out["server_scopes"] = copies + 1
-            out["db_size"] = conn.execute(
-                "SELECT pg_size_pretty(pg_database_size('bench'))").fetchone()[0]
+            out["db_size"] = one(conn, "SELECT pg_size_pretty(pg_database_size('bench'))")[0]
         conn, teams = read.open_read(member, None)
-        per_query: dict[str, dict[str, object]] = {}
+        per_query: dict[str, dict[str, Any]] = {}
         try:
             for q in QUERIES:
                 times = []
@@ -146,7 +151,7 @@ def main(argv: list[str]) -> None:
             conn.close()
         out["search"] = per_query
         out["search_p50_ms"] = round(statistics.median(
-            float(str(v["p50_ms"])) for v in per_query.values()), 1)
+            float(v["p50_ms"]) for v in per_query.values()), 1)
         cmd_s, _ = logkb("search", "--team-url", member, "decode steady at", "--json")
         out["search_command_s"] = round(cmd_s, 2)
     finally:

@@ -106,7 +106,8 @@ def migrate(conn: Any) -> list[Migration]:
 
 
 def init(url: str, team: str) -> dict[str, Any]:
-    """Create or upgrade the schema, and the team ``team`` (run by the database's owner)."""
+    """Create or upgrade the schema, and the team ``team`` with the connected role (the
+    database's owner) as its first member."""
     import psycopg
 
     conn = connect(url)
@@ -116,6 +117,9 @@ def init(url: str, team: str) -> dict[str, Any]:
             with conn.transaction():
                 conn.execute("INSERT INTO logkb.teams (team) VALUES (%s) "
                              "ON CONFLICT DO NOTHING", [team])
+                # whoever creates the team is in it: a team of one pushes at once
+                conn.execute("INSERT INTO logkb.members (team, member) VALUES (%s, "
+                             "current_user) ON CONFLICT DO NOTHING", [team])
         except psycopg.Error as e:
             raise TeamError(f"team init failed: {_one_line(e)}") from None
         version = max(applied(conn), default=0)

@@ -65,6 +65,18 @@ def test_init_records_versioned_migrations_and_is_rerunnable(server: dict[str, s
     assert status["role"] == "alice" and status["teams"] == ["gpu"]
 
 
+def test_the_readme_two_commands(cluster: Any, valdyum_db: Path, copy_db: Any) -> None:
+    """A newcomer with a server: `team init`, then `push`, as the database owner."""
+    with psycopg.connect(cluster.url(), autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS readme WITH (FORCE)")
+        conn.execute("CREATE DATABASE readme")
+    url = cluster.url("postgres", "readme")
+    assert invoke("team", "init", url, "--name", "solo").exit_code == 0
+    r = invoke("push", "--all", "--team", url, "--db", str(copy_db(valdyum_db)))
+    assert r.exit_code == 0 and "team solo: 1 of 1 session sent" in r.stderr, r.stderr
+    assert len(lines(invoke("deadends", "--team-url", url, "--json").stdout)) == 1
+
+
 def test_push_then_read_in_the_local_shapes(server: dict[str, str], valdyum_db: Path,
                                             copy_db: Any) -> None:
     db = copy_db(valdyum_db)
