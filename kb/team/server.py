@@ -60,7 +60,11 @@ def team_url(url: str | None) -> str:
 
 def connect(url: str, *, autocommit: bool = False) -> Any:
     """A psycopg connection to the team server (errors as :class:`TeamError`)."""
-    import psycopg
+    try:
+        import psycopg
+    except ImportError:
+        raise TeamError("the team commands need psycopg (pip install 'psycopg[binary]')"
+                        ) from None
 
     try:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=10,

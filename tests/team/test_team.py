@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from rich.cells import cell_len
 
 from kb.store import KbStore
 from kb.team import push as tp
@@ -130,6 +131,11 @@ def test_environment_url_and_text_output(server: dict[str, str], valdyum_db: Pat
                                              "COLUMNS": "80"}).stdout
     assert "alice: `program bash.exe`" in out and "network access" in out
     assert all(len(x) <= 80 for x in out.splitlines())
+    for args in (("sessions",), ("untested",), ("search", "Get-ChildItem"),
+                 ("why", "network access")):
+        r = invoke(*args, "--team", env={"LOGKB_TEAM_URL": server["bob"], "COLUMNS": "80"})
+        assert r.exit_code == 0 and r.stdout.strip(), (args, r.stderr)
+        assert all(cell_len(x) <= 80 for x in r.stdout.splitlines()), (args, r.stdout)
 
 
 # ------------------------------------------------------------------------ idempotence
