@@ -281,6 +281,9 @@ def _team_search(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
                                newest=kw["newest"])
     if engine == "trigram" and hits:
         sys.stderr.write("no full-text match; substring matches (trigram index)\n")
+    elif engine == "fts-capped":
+        sys.stderr.write(f"more than {read.CANDIDATES} matches: ranked the first "
+                         f"{read.CANDIDATES} (narrow the query for the best of all)\n")
     if kw["as_json"]:
         emit_lines(hits)
         return

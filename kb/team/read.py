@@ -64,6 +64,8 @@ def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:
 
 UNIT_COLUMNS = ("session_id", "message_id", "ordinal", "seq", "field", "kind", "tool",
                 "category", "host", "time", "text")
+CANDIDATES = 2000
+"""Full-text matches ranked at most: past that the first ones the index gives are."""
 _IDENT = re.compile(r"^[\w.:/@-]+$")
 
 
@@ -72,12 +74,17 @@ def search(conn: Any, teams: list[str], text: str, *, limit: int = 50,
     """Full-text search (``websearch_to_tsquery`` on the GIN index) over the search
     units; a substring match through the trigram index when full text finds nothing (an
     identifier, a piece of a path or an error code).  Returns the hits (the local hit
-    shape plus team and pusher) and the engine that answered (``fts`` or ``trigram``)."""
+    shape plus team and pusher) and the engine that answered: ``fts``, ``fts-capped``
+    (more than :data:`CANDIDATES` matches: the first ones the index gave were ranked)
+    or ``trigram``."""
     cols = ", ".join((*UNIT_COLUMNS, "team", "pusher", "score"))
     hits = _dicts(conn.execute(
-        f"SELECT {cols} FROM logkb.search_units(%s, %s, %s, %s)",
-        [text, teams, limit, newest]))
+        f"SELECT {cols}, capped FROM logkb.search_units(%s, %s, %s, %s, %s)",
+        [text, teams, limit, newest, CANDIDATES]))
     engine = "fts"
+    capped = [h.pop("capped") for h in hits]
+    if any(capped):
+        engine = "fts-capped"
     if not hits and len(text.strip()) >= 3:
         hits = _dicts(conn.execute(
             f"SELECT {cols} FROM logkb.substring_units(%s, %s, %s)",
@@ -106,7 +113,7 @@ def why(conn: Any, teams: list[str], ref: str, *, limit: int = 20) -> dict[str, 
     dead ends it matches ended with: "seen by N people in M sessions; the cause was …"."""
     like = "%" + re.sub(r"([\\%_])", r"\\\1", ref.strip()) + "%"
     seen: list[tuple[str, str, str, list[int]]] = []
-    for fn, args in (("search_units", [ref, teams, 5000, False]),
+    for fn, args in (("search_units", [ref, teams, 5000, False, 5000]),
                      ("substring_units", [ref.strip(), teams, 5000])):
         if seen:
             break  # the substring scan only when full text finds nothing

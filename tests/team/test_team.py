@@ -114,6 +114,19 @@ def test_push_then_read_in_the_local_shapes(server: dict[str, str], valdyum_db: 
     assert all("get-childitem" in h["text"].lower() for h in hits)
     r = invoke("search", "--team-url", server["bob"], "hildIte", "--json")
     assert lines(r.stdout) and "trigram" in r.stderr
+    # a common word: only the first CANDIDATES matches are ranked, and stderr says so
+    conn, teams = team_read.open_read(server["bob"], None)
+    try:
+        many, engine = team_read.search(conn, teams, "Get-ChildItem", limit=50)
+        assert engine == "fts" and len(many) >= 3
+        team_read.CANDIDATES = 2
+        few, engine = team_read.search(conn, teams, "Get-ChildItem", limit=50)
+        assert engine == "fts-capped" and len(few) == 2
+        assert "ranked the first 2" in invoke("search", "--team-url", server["bob"],
+                                              "Get-ChildItem").stderr
+    finally:
+        team_read.CANDIDATES = 2000
+        conn.close()
     # why: across everyone's sessions, with the cause
     r = invoke("why", "--team-url", server["bob"], "network access")
     assert r.exit_code == 0

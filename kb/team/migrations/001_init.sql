@@ -198,19 +198,29 @@ CREATE INDEX items_kind ON logkb.items (kind, team);
 -- operator is not leakproof, and `@@` and ILIKE are not: the GIN indexes would never be
 -- used.  These functions run as the owner and apply the same rule themselves (the
 -- teams of the role that logged in), so the indexes answer.
-CREATE FUNCTION logkb.search_units(query text, teams text[], lim integer, newest boolean)
+CREATE FUNCTION logkb.search_units(query text, teams text[], lim integer, newest boolean,
+                                   candidates integer DEFAULT 2000)
     RETURNS TABLE (team text, pusher text, session_id text, message_id text,
                    ordinal integer, seq integer, field text, kind text, tool text,
-                   category text, host text, "time" bigint, text text, score real)
+                   category text, host text, "time" bigint, text text, score real,
+                   capped boolean)
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-    SELECT u.team, u.pusher::text, u.session_id, u.message_id, u.ordinal, u.seq, u.field,
-           u.kind, u.tool, u.category, u.host, u.time, u.text, ts_rank(u.tsv, q)
-      FROM logkb.units u, websearch_to_tsquery('simple', query) q
-     WHERE u.tsv @@ q
-       AND u.team IN (SELECT m.team FROM logkb.members m WHERE m.member = session_user)
-       AND (teams IS NULL OR u.team = ANY (teams))
-     ORDER BY CASE WHEN newest THEN 0 ELSE ts_rank(u.tsv, q) END DESC,
-              u.time DESC NULLS LAST
+    -- ranked among the first `candidates` matches the index gives (a common word matches
+    -- hundreds of thousands of units; ranking them all costs a second)
+    WITH q AS (SELECT websearch_to_tsquery('simple', query) AS q),
+    m AS MATERIALIZED (
+        SELECT u.* FROM logkb.units u, q
+         WHERE u.tsv @@ q.q
+           AND u.team IN (SELECT mb.team FROM logkb.members mb
+                           WHERE mb.member = session_user)
+           AND (teams IS NULL OR u.team = ANY (teams))
+         LIMIT candidates)
+    SELECT m.team, m.pusher::text, m.session_id, m.message_id, m.ordinal, m.seq, m.field,
+           m.kind, m.tool, m.category, m.host, m.time, m.text, ts_rank(m.tsv, q.q),
+           (SELECT count(*) FROM m) >= candidates
+      FROM m, q
+     ORDER BY CASE WHEN newest THEN 0 ELSE ts_rank(m.tsv, q.q) END DESC,
+              m.time DESC NULLS LAST
      LIMIT lim
 $$;
 
@@ -230,7 +240,7 @@ CREATE FUNCTION logkb.substring_units(needle text, teams text[], lim integer)
      LIMIT lim
 $$;
 
-REVOKE ALL ON FUNCTION logkb.search_units(text, text[], integer, boolean),
+REVOKE ALL ON FUNCTION logkb.search_units(text, text[], integer, boolean, integer),
                        logkb.substring_units(text, text[], integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION logkb.search_units(text, text[], integer, boolean),
+GRANT EXECUTE ON FUNCTION logkb.search_units(text, text[], integer, boolean, integer),
                           logkb.substring_units(text, text[], integer) TO logkb_member;
