@@ -78,15 +78,16 @@ def cli(ctx: click.Context, db: Path | None) -> None:
 
 
 def _register() -> None:
-    from kb.cli import graph, ingest, live, read, rebuild, report, secrets, usage
+    from kb.cli import graph, ingest, live, read, rebuild, report, secrets, team, usage
     from kb.cli.replay import replay
     from kb.cli.tools import show_secrets_param
     from kb.cli.tui import tui
 
     for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *rebuild.COMMANDS,
-                *live.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS, replay,
-                tui):
+                *live.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS,
+                *team.COMMANDS, replay, tui):
         cli.add_command(cmd)
+    team.attach(cli)  # --team on the read commands
     # `--show-secrets` is global (`logkb --show-secrets show 5`) and on every command
     for cmd in (cli, *cli.commands.values()):
         if not any(p.name == "show_secrets" for p in cmd.params):

@@ -1,0 +1,361 @@
+"""The team commands: ``team init``, ``team add-member``, ``team status``, ``push``, and
+``--team`` on ``sessions``, ``deadends``, ``untested``, ``search`` and ``why``.
+
+psycopg is imported inside the commands, so the rest of the CLI never loads it."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from kb.cli.tools import (
+    db_option,
+    emit_json,
+    emit_lines,
+    fail,
+    handle_errors,
+    json_option,
+    note,
+    out,
+    paged,
+    say,
+    session_option,
+    width,
+)
+from kb.exitcodes import ExitCode
+
+URL_HELP = "Team server (a PostgreSQL URL) [default: env LOGKB_TEAM_URL]."
+TEAM_NAME_HELP = ("Team on the server [default: env LOGKB_TEAM_NAME, else your only "
+                  "team (reads: all of your teams)].")
+
+
+def team_name_option(fn: Any) -> Any:
+    return click.option("--team-name", "team_name", metavar="NAME", default=None,
+                        help=TEAM_NAME_HELP)(fn)
+
+
+# ----------------------------------------------------------------------- team group
+TEAM_JSON = "logkb.team_json"
+"""``ctx.meta`` key: ``logkb team --json SUBCOMMAND`` (the same as the subcommand's)."""
+
+
+def _json_wanted(as_json: bool) -> bool:
+    ctx = click.get_current_context(silent=True)
+    return as_json or bool(ctx is not None and ctx.meta.get(TEAM_JSON))
+
+
+@click.group()
+@json_option
+@click.pass_context
+def team(ctx: click.Context, as_json: bool) -> None:
+    """Share what your sessions taught with your team, on a PostgreSQL server.
+
+    \b
+    logkb team init postgresql://owner@db/logkb --name gpu   (once, as the owner)
+    logkb team add-member postgresql://owner@db/logkb alice --team-name gpu
+    LOGKB_TEAM_URL=postgresql://alice@db/logkb logkb push --all
+    logkb deadends --team ; logkb search --team 'NCCL timeout'"""
+    if as_json:
+        ctx.meta[TEAM_JSON] = True
+
+
+@team.command("init")
+@click.argument("url", required=False)
+@click.option("--name", "name", default="default", show_default=True, metavar="TEAM",
+              help="The team to create (more teams: run init again with another name).")
+@json_option
+@handle_errors
+def team_init(url: str | None, name: str, as_json: bool) -> None:
+    """Create or upgrade the team schema (versioned migrations), the logkb_member role,
+    the row-level security policies, and a team.  Run it as the database's owner."""
+    from kb.team import server
+
+    res = server.init(server.team_url(url), name)
+    if _json_wanted(as_json):
+        emit_json(res)
+        return
+    applied = res["migrations_applied"]
+    say(f"team {name!r} ready (schema version {res['schema_version']}"
+        + (f"; applied {', '.join(applied)}" if applied else "; schema up to date") + ")")
+    note("add members with `logkb team add-member URL ROLE --team-name "
+         f"{name}`")
+
+
+@team.command("add-member")
+@click.argument("url", required=False)
+@click.argument("role")
+@team_name_option
+@click.option("--password", default=None, metavar="PW",
+              help="Password of the login role (set on creation or changed).")
+@json_option
+@handle_errors
+def team_add_member(url: str | None, role: str, team_name: str | None, password: str | None,
+                    as_json: bool) -> None:
+    """Make ROLE a member of a team (creating the login role if it does not exist).
+
+    A member reads every row of their teams and changes only the rows they pushed.
+    Run it as the database's owner."""
+    import os
+
+    from kb.team import server
+
+    name = team_name or os.environ.get(server.TEAM_ENV) or "default"
+    res = server.add_member(server.team_url(url), name, role, password)
+    if _json_wanted(as_json):
+        emit_json(res)
+    else:
+        say(f"{role} is a member of team {name!r}"
+            + (" (login role created)" if res["created"] else ""))
+
+
+@team.command("status")
+@click.argument("url", required=False)
+@json_option
+@handle_errors
+def team_status(url: str | None, as_json: bool) -> None:
+    """Which teams you are in on the server, and how much of theirs you can read."""
+    from kb.team import read, server
+
+    conn = server.connect(server.team_url(url), autocommit=True)
+    try:
+        user = conn.execute("SELECT current_user").fetchone()[0]
+        teams = server.my_teams(conn)
+        counts = read.counts(conn) if teams else {}
+    finally:
+        conn.close()
+    if _json_wanted(as_json):
+        emit_json({"role": user, "teams": teams, "rows": counts})
+        return
+    say(f"{user}: member of {', '.join(teams) if teams else 'no team'}")
+    if counts:
+        say(", ".join(f"{n} {t}" for t, n in counts.items()))
+
+
+# ------------------------------------------------------------------------------ push
+@click.command()
+@click.option("--team", "url", metavar="URL", default=None, help=URL_HELP)
+@team_name_option
+@session_option
+@click.option("--all", "all_scopes", is_flag=True, help="Every top-level session.")
+@click.option("--include-raw", is_flag=True,
+              help="Also send each message's raw JSON (redacted); off by default: the "
+                   "raw transcript stays on this machine.")
+@click.option("--force", is_flag=True,
+              help="Send even when the server already holds this copy.")
+@db_option
+@json_option
+@handle_errors
+def push(url: str | None, team_name: str | None, session_id: str | None, all_scopes: bool,
+         include_raw: bool, force: bool, db: Path | None, as_json: bool) -> None:
+    """Send what a session taught (redacted) to the team server.
+
+    Sends session metadata, message metadata, the typed events, search text, dead
+    ends with causes and evidence, untested questions, decisions, measurements and
+    the knowledge graph of a session with its subagents; secrets are redacted
+    before anything leaves.  Pushing again replaces that session's rows in one
+    transaction; an older copy never replaces a newer one; a dropped connection is
+    retried and what was sent is reported."""
+    from kb.cli.graph import graph_store
+    from kb.team import push as tp
+    from kb.team import server
+
+    target = server.team_url(url)
+    results: list[tp.Sent] = []
+
+    def progress(s: tp.Sent) -> None:
+        if not as_json:
+            note(_sent_line(s))
+
+    with graph_store(db, session_id, all_scopes) as (store, scopes):
+        store.reveal_secrets = False  # what leaves the machine is redacted, always
+        chosen, results = tp.push(target, store, scopes, team=team_name,
+                                  include_raw=include_raw, force=force, progress=progress)
+    sent = [r for r in results if r.status == "sent"]
+    rows = sum(sum(r.rows.values()) for r in sent)
+    if as_json:
+        emit_json({"team": chosen, "scopes": [r.as_json() for r in results],
+                   "sent": len(sent), "rows": rows})
+    else:
+        note(f"team {chosen}: {len(sent)} of {len(results)} session"
+             f"{'' if len(results) == 1 else 's'} sent ({rows} rows)")
+    if any(r.status == "failed" for r in results):
+        sys.exit(int(ExitCode.FAILED))
+
+
+def _sent_line(s: Any) -> str:
+    if s.status == "sent":
+        n = s.rows
+        retry = f", after {s.attempts - 1} dropped connection(s)" if s.attempts > 1 else ""
+        return (f"{s.scope}: sent {n.get('messages', 0)} messages, {n.get('events', 0)} "
+                f"events, {n.get('items', 0)} findings in "
+                f"{s.seconds:.1f}s{retry}")
+    if s.status == "older":
+        return (f"{s.scope}: kept the server's newer copy ({s.server['messages']} messages); "
+                "nothing sent")
+    if s.status == "unchanged":
+        return f"{s.scope}: unchanged on the server; nothing sent (--force sends again)"
+    return f"{s.scope}: FAILED after {s.attempts} attempts: {s.error}"
+
+
+# ------------------------------------------------------------ --team on read commands
+def _team_params() -> list[click.Option]:
+    return [
+        click.Option(["--team", "team_flag"], is_flag=True,
+                     help="Answer from the team server (--team-url or env LOGKB_TEAM_URL)."),
+        click.Option(["--team-url", "team_url"], metavar="URL", default=None,
+                     help="Team server to answer from (implies --team)."),
+        click.Option(["--team-name", "team_name"], metavar="NAME", default=None,
+                     help="Only this team's rows [default: all of your teams]."),
+    ]
+
+
+def _team_sessions(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    from kb.render import sessions_lines
+    from kb.team import read
+
+    rows = read.sessions(conn, teams)
+    if kw.get("limit") is not None:
+        rows = rows[:kw["limit"]]
+    if kw["as_json"]:
+        emit_lines(read.session_json(r) for r in rows)
+        return
+    if not rows:
+        note(f"no sessions pushed to {', '.join(teams)} yet (`logkb push`)")
+        return
+    shown = [{**r, "title": f"{r['pusher']} · {r['title'] or ''}",
+              "source_path": None} for r in rows]
+    usage = {r["session_id"]: {"tokens_" + k: v for k, v in (r["tokens"] or {}).items()}
+             | {"cost": r["cost"]} for r in rows}
+    with paged():
+        for line in sessions_lines(shown, out.width, usage=usage):
+            out.print(line, no_wrap=True, crop=True)
+
+
+def _team_items(kind: str) -> Callable[[Any, list[str], dict[str, Any]], None]:
+    def run(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+        from kb.render import deadends_lines, untested_lines
+        from kb.team import read
+
+        items = read.items(conn, teams, kind)
+        if kind == "deadend" and kw.get("statuses"):
+            items = [d for d in items if d["status"] in kw["statuses"]]
+        if kind == "untested":
+            if kw.get("open_only") and kw.get("answered"):
+                raise click.UsageError("--open and --answered exclude each other")
+            if kw.get("open_only"):
+                items = [q for q in items if q["status"] == "open"]
+            if kw.get("answered"):
+                items = [q for q in items if q["status"] != "open"]
+        if kw.get("limit") is not None:
+            items = items[:kw["limit"]]
+        if kw["as_json"]:
+            emit_lines(items)
+            return
+        if not items:
+            note(f"no {'dead ends' if kind == 'deadend' else 'untested questions'} in "
+                 f"team {', '.join(teams)}")
+            return
+        lines = deadends_lines if kind == "deadend" else untested_lines
+        # who pushed it shows even where the session column does not fit
+        text = "name" if kind == "deadend" else "question"
+        shown = [{**d, "session_id": f"{d['pusher']}:{d['session_id']}",
+                  text: f"{d['pusher']}: {d[text]}"} for d in items]
+        with paged():
+            for line in lines(shown, out.width, sessions=True):
+                out.print(line, no_wrap=True, crop=True)
+    return run
+
+
+def _team_search(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    from kb.team import read
+
+    if kw.get("regex"):
+        raise click.UsageError("--regex is not supported with --team (full text and "
+                               "substring search are)")
+    hits, engine = read.search(conn, teams, kw["text"], limit=kw["limit"],
+                               newest=kw["newest"])
+    if engine == "trigram" and hits:
+        sys.stderr.write("no full-text match; substring matches (trigram index)\n")
+    elif engine == "fts-capped":
+        sys.stderr.write(f"more than {read.CANDIDATES} matches: ranked the first "
+                         f"{read.CANDIDATES} (narrow the query for the best of all)\n")
+    if kw["as_json"]:
+        emit_lines(hits)
+        return
+    if not hits:
+        sys.stderr.write("no matches\n")
+        return
+    cols = width()
+    lines = []
+    for h in hits:
+        head = f"{h['pusher']}:{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
+        room = max(20, cols - len(head))
+        snippet = " ".join(h["snippet"].split("\n"))
+        if len(snippet) > room:
+            snippet = snippet[:room - 1] + "…"
+        lines.append(head + snippet + "\n")
+    sys.stdout.write("".join(lines))
+
+
+def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    from kb.render import wrap_lines
+    from kb.team import read
+
+    w = read.why(conn, teams, kw["ref"])
+    if kw["as_json"]:
+        emit_json(w)
+        return
+    for line in wrap_lines(read.why_text(w), out.width):
+        say(line)
+
+
+READERS: dict[str, Callable[[Any, list[str], dict[str, Any]], None]] = {
+    "sessions": _team_sessions, "deadends": _team_items("deadend"),
+    "untested": _team_items("untested"), "search": _team_search, "why": _team_why}
+"""The read commands that take ``--team``, and how each answers from the server."""
+
+
+def attach(cli: click.Group) -> None:
+    """Give the read commands ``--team``/``--team-url``/``--team-name``: with either,
+    the command answers from the team server instead of the local knowledge base."""
+    for name, reader in READERS.items():
+        cmd = cli.commands[name]
+        if any(p.name == "team_flag" for p in cmd.params):
+            continue
+        cmd.params.extend(_team_params())
+        cmd.callback = _dispatch(cmd.callback, reader)
+
+
+def _dispatch(local: Any, reader: Callable[[Any, list[str], dict[str, Any]], None]) -> Any:
+    @functools.wraps(local)
+    def run(*args: Any, team_flag: bool, team_url: str | None, team_name: str | None,
+            **kw: Any) -> Any:
+        if not team_flag and not team_url:
+            if team_name:
+                raise click.UsageError("--team-name needs --team")
+            return local(*args, **kw)
+        return _team_read(reader, team_url, team_name, kw)
+    return run
+
+
+@handle_errors
+def _team_read(reader: Callable[[Any, list[str], dict[str, Any]], None], url: str | None,
+               team_name: str | None, kw: dict[str, Any]) -> None:
+    from kb.team import read, server
+
+    try:
+        conn, teams = read.open_read(url, team_name)
+    except server.NotMember as e:
+        fail(str(e), ExitCode.NOT_FOUND)
+    try:
+        reader(conn, teams, kw)
+    finally:
+        conn.close()
+
+
+COMMANDS = (team, push)

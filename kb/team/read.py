@@ -1,0 +1,179 @@
+"""The team read path: ``sessions``, ``deadends``, ``untested``, ``search`` and ``why``
+answered from the server, in the shapes of the local commands (plus ``team`` and
+``pusher``).  Row-level security decides what a member sees; :func:`open_read` also
+refuses, by name, a team the role is not a member of."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from kb.team import server
+
+
+def open_read(url: str | None, team: str | None) -> tuple[Any, list[str]]:
+    """A read-only connection to the team server and the teams a read covers."""
+    conn = server.connect(server.team_url(url), autocommit=True)
+    try:
+        conn.execute("SET default_transaction_read_only = on")
+        teams = server.read_teams(conn, team)
+    except BaseException:
+        conn.close()
+        raise
+    return conn, teams
+
+
+def _dicts(cur: Any) -> list[dict[str, Any]]:
+    names = [d.name for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def sessions(conn: Any, teams: list[str]) -> list[dict[str, Any]]:
+    """Every pushed session the role may read, newest activity first."""
+    return _dicts(conn.execute(
+        "SELECT team, pusher::text AS pusher, session_id, parent_id, agent, title, directory, "
+        "version, time_created, time_updated, last_activity, source_form, complete, messages, "
+        "events, commands, spawned_at, tokens, cost FROM logkb.sessions "
+        "WHERE team = ANY(%s) "
+        "ORDER BY coalesce(last_activity, time_updated, 0) DESC, pusher, session_id",
+        [teams]))
+
+
+def session_json(r: dict[str, Any]) -> dict[str, Any]:
+    """A pushed session as `sessions --json` prints a local one (its source path stays on
+    the pusher's laptop), with its team and pusher."""
+    return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r["agent"],
+            "title": r["title"], "current": False, "messages": r["messages"],
+            "events": r["events"], "commands": r["commands"],
+            "time_created": r["time_created"], "time_updated": r["time_updated"],
+            "last_activity": r["last_activity"], "source_form": r["source_form"],
+            "source_path": None, "complete": r["complete"], "spawned_at": r["spawned_at"],
+            "tokens": r["tokens"] or {}, "cost": r["cost"], "team": r["team"],
+            "pusher": r["pusher"]}
+
+
+def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:
+    """Dead ends (``deadend``), untested questions (``untested``) or decisions, each the
+    local command's object plus its team and pusher."""
+    rows = conn.execute(
+        "SELECT item, team, pusher::text FROM logkb.items WHERE team = ANY(%s) AND kind = %s "
+        "ORDER BY pusher, scope, ordinal NULLS LAST", [teams, kind]).fetchall()
+    return [{**item, "team": team, "pusher": pusher} for item, team, pusher in rows]
+
+
+UNIT_COLUMNS = ("session_id", "message_id", "ordinal", "seq", "field", "kind", "tool",
+                "category", "host", "time", "text")
+CANDIDATES = 2000
+"""Full-text matches ranked at most: past that the first ones the index gives are."""
+_IDENT = re.compile(r"^[\w.:/@-]+$")
+
+
+def search(conn: Any, teams: list[str], text: str, *, limit: int = 50,
+           newest: bool = False) -> tuple[list[dict[str, Any]], str]:
+    """Full-text search (``websearch_to_tsquery`` on the GIN index) over the search
+    units; a substring match through the trigram index when full text finds nothing (an
+    identifier, a piece of a path or an error code).  Returns the hits (the local hit
+    shape plus team and pusher) and the engine that answered: ``fts``, ``fts-capped``
+    (more than :data:`CANDIDATES` matches: the first ones the index gave were ranked)
+    or ``trigram``."""
+    cols = ", ".join((*UNIT_COLUMNS, "team", "pusher", "score"))
+    hits = _dicts(conn.execute(
+        f"SELECT {cols}, capped FROM logkb.search_units(%s, %s, %s, %s, %s)",
+        [text, teams, limit, newest, CANDIDATES]))
+    engine = "fts"
+    capped = [h.pop("capped") for h in hits]
+    if any(capped):
+        engine = "fts-capped"
+    if not hits and len(text.strip()) >= 3:
+        hits = _dicts(conn.execute(
+            f"SELECT {cols} FROM logkb.substring_units(%s, %s, %s)",
+            [text.strip(), teams, limit]))
+        engine = "trigram"
+    pats = _patterns(text)
+    from kb.search.scan import snippet
+
+    for h in hits:
+        h["score"] = float(h["score"]) if h["score"] is not None else None
+        h["snippet"], h["highlights"] = snippet(h["text"] or "", pats)
+    return hits, engine
+
+
+def _patterns(text: str) -> list[tuple[re.Pattern[str], str]]:
+    """What to highlight: the query's words (operators and quotes left out)."""
+    words = [w for w in re.findall(r"[^\s\"()]+", text)
+             if w.lower() not in ("or", "and") and not w.startswith("-")]
+    if _IDENT.match(text.strip()):
+        words = [text.strip()]
+    return [(re.compile(re.escape(w), re.IGNORECASE), "") for w in words]
+
+
+def why(conn: Any, teams: list[str], ref: str, *, limit: int = 20) -> dict[str, Any]:
+    """Who saw ``ref`` (an error, a name) across everyone's sessions, and the causes the
+    dead ends it matches ended with: "seen by N people in M sessions; the cause was …"."""
+    like = "%" + re.sub(r"([\\%_])", r"\\\1", ref.strip()) + "%"
+    seen: list[tuple[str, str, str, list[int]]] = []
+    for fn, args in (("search_units", [ref, teams, 5000, False, 5000]),
+                     ("substring_units", [ref.strip(), teams, 5000])):
+        if seen:
+            break  # the substring scan only when full text finds nothing
+        seen += conn.execute(
+            f"SELECT team, pusher, session_id, array_agg(DISTINCT ordinal) "
+            f"FROM logkb.{fn}({', '.join(['%s'] * len(args))}) "
+            "WHERE field IN ('output', 'other') GROUP BY 1, 2, 3", args).fetchall()
+    dead = conn.execute(
+        "SELECT item, team, pusher::text FROM logkb.items WHERE team = ANY(%s) AND "
+        "kind = 'deadend' AND (concat_ws(' ', item->>'name', item->>'cause', item->>'why') "
+        "ILIKE %s OR to_tsvector('simple', concat_ws(' ', item->>'name', item->>'cause', "
+        "item->>'why')) @@ websearch_to_tsquery('simple', %s)) "
+        "ORDER BY pusher, scope, ordinal", [teams, like, ref]).fetchall()
+    deadends = [{**item, "team": team, "pusher": pusher} for item, team, pusher in dead]
+    sightings: dict[tuple[str, str, str], set[int]] = {}
+    for team, pusher, sid, ordinals in seen:
+        sightings.setdefault((team, pusher, sid), set()).update(o for o in ordinals if o)
+    for d in deadends:
+        ords = {e["ordinal"] for e in d.get("evidence", []) if e.get("ordinal")}
+        sightings.setdefault((d["team"], d["pusher"], d["session_id"]), set()).update(ords)
+    causes = Counter((d.get("cause"), d.get("why")) for d in deadends if d.get("cause"))
+    people = sorted({p for _, p, _ in sightings})
+    return {
+        "ref": ref, "people": len(people), "sessions": len(sightings), "pushers": people,
+        "causes": [{"cause": c, "why": w, "count": n} for (c, w), n in causes.most_common()],
+        "seen": [{"team": t, "pusher": p, "session_id": s, "ordinals": sorted(o)[:limit]}
+                 for (t, p, s), o in sorted(sightings.items())],
+        "deadends": deadends,
+    }
+
+
+def why_text(w: dict[str, Any]) -> str:
+    """The answer of :func:`why` in words."""
+    n, m = w["people"], w["sessions"]
+    if not m:
+        return f"nobody in the team has seen {w['ref']!r}"
+    head = (f"{w['ref']!r} was seen by {n} {'person' if n == 1 else 'people'} in {m} "
+            f"session{'' if m == 1 else 's'}")
+    if w["causes"]:
+        top = w["causes"][0]
+        head += f"; the cause was {top['cause']}"
+        if len(w["causes"]) > 1:
+            head += f" (and {len(w['causes']) - 1} other cause" \
+                    f"{'' if len(w['causes']) == 2 else 's'})"
+    else:
+        head += "; no dead end names a cause"
+    lines = [head]
+    for s in w["seen"]:
+        shown = ", ".join(str(o) for o in s["ordinals"][:8])
+        lines.append(f"  {s['pusher']} in {s['session_id']}: messages {shown}"
+                     + (" …" if len(s["ordinals"]) > 8 else ""))
+    for d in w["deadends"]:
+        lines.append(f"  dead end ({d['pusher']}): {d['name']} [{d['status']}]"
+                     + (f": {d['cause']}" if d.get("cause") else ""))
+    return "\n".join(lines)
+
+
+def counts(conn: Any) -> dict[str, Any]:
+    """How many rows of each kind the role can read (``team status``)."""
+    tbls = ("scopes", "sessions", "events", "units", "items")
+    row = conn.execute("SELECT " + ", ".join(
+        f"(SELECT count(*) FROM logkb.{t})" for t in tbls)).fetchone()
+    return dict(zip(tbls, row))
