@@ -368,6 +368,15 @@ class KbStore:
         {where}
         ORDER BY coalesce(m.last_activity, s.time_updated, 0) DESC, s.session_id"""
 
+    def session_labels(self) -> dict[str, dict[str, Any]]:
+        """Who each session is: its agent, its title with secrets hidden (whatever
+        ``reveal_secrets`` says: the search index keeps these on disk) and whether it is
+        top-level."""
+        hide = self.redactor.hiding()
+        return {str(sid): {"agent": agent, "title": hide.text(title), "top": parent is None}
+                for sid, agent, title, parent in self.conn.execute(
+                    "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
+
     def sessions(self) -> list[dict[str, Any]]:
         """Every session, newest activity first, with its spawning call for subagents."""
         return self.rows(self._SESSIONS_SQL.format(where=""))

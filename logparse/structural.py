@@ -298,7 +298,7 @@ _LEAD = re.compile(
     r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
     r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
     r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I)
-_NOISE = re.compile(r"^\s*(?:warning|note|hint|help|at |\s*\^|Caused by:?\s*$)", re.I)
+_NOISE = re.compile(r"^\s*(?:warning|note|hint|help|at |\^|Caused by:?\s*$)", re.I)
 
 
 def failure_line(output: str) -> str | None:
@@ -335,8 +335,9 @@ CORRECTION_CUES: tuple[Cue, ...] = (
         "one URL accuracy fix: polygon-rpc.com is operated by Ankr, and the keyed URL you "
         "actually get after signup is path-based",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL)"),
-    Cue("x-not-y", re.compile(r"\b[\w.]*\d[\w.]*,\s+not\s+[\w.]*\d[\w.]*\b|\(not\s+(?:a|an|the)\s"
-                              r"[^)]{1,60}\)", re.I),
+    # a token with a digit, "not", another: each token read once (linear on digit runs)
+    Cue("x-not-y", re.compile(r"(?<![\w.])(?=[\w.]*?\d)[\w.]++,\s+not\s+(?=[\w.]*?\d)[\w.]++"
+                              r"|\(not\s+(?:a|an|the)\s[^)]{1,60}\)", re.I),
         "is Aggregation Router V4, not V3. (V3 lives at a different 0x1111... address.)",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
     Cue("no-more", re.compile(r"\bno\s+more\s+[\"'`“]?[A-Za-z][\w ]{0,30}[\"'`”]?\s+"

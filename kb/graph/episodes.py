@@ -981,7 +981,9 @@ def replaced_episodes(steps: list[Step]) -> list[Found]:
 REPLACED_RUN = 40
 """Messages after a failed run within which a run of another program on the same target
 (the same URL or script) that works replaces it."""
-_TARGET_RE = re.compile(r"https?://[^\s\"'|;)]+|[\w.-]+\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|"
+# each alternative starts only where a URL or a file name can (linear on long runs)
+_TARGET_RE = re.compile(r"(?<![\w/.:-])https?://[^\s\"'|;)]+|"
+                        r"(?<![\w.-])[\w.-]+?\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|"
                         r"go|rs|pl|jar|exe)\b")
 """What a run works on, whichever program runs it: a URL, a script."""
 

@@ -84,9 +84,7 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
             if session_id is not None:
                 node = And((node, Match("session", (session_id,))))
             hits = scan(store, node, limit=limit)
-        labels = {str(sid): {"agent": agent, "title": title, "top": parent is None}
-                  for sid, agent, title, parent in store.conn.execute(
-                      "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
+        labels = store.session_labels()
     return Found(hits, "scan", notes, sessions=labels)
 
 

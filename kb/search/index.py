@@ -220,10 +220,7 @@ class SearchIndex:
             self.index.reload()
         # who each session is (agent, title, top-level): hits name their session without
         # the search opening DuckDB (kb.search.Found.sessions)
-        self.meta["labels"] = {
-            str(sid): {"agent": agent, "title": title, "top": parent is None}
-            for sid, agent, title, parent in store.conn.execute(
-                "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
+        self.meta["labels"] = store.session_labels()
         if only is None and store.path != ":memory:":
             self.meta["db_stat"] = db_stat(store.path)
         else:

@@ -117,7 +117,10 @@ def test_mcp_answers_show_no_secret(hostile_db: Path, sessions: dict[str, str]) 
     client = McpClient(hostile_db)
     try:
         answers = [client.call("search", query=corpus.WORD), client.call("deadends"),
-                   client.call("untested"), client.call("why", name=corpus.WORD)]
+                   client.call("untested"),
+                   # an answer or a not-found error (isError): either is scanned
+                   client.request("tools/call", {"name": "why",
+                                                 "arguments": {"name": corpus.WORD}})]
         for sid in sessions.values():
             answers.append(client.call("events", session=sid))
             answers.append(client.call("handoff", session=sid))

@@ -59,8 +59,8 @@ def test_ingest_without_path_reads_every_agents_store(tmp_path: Path,
     assert r.exit_code == 0, r.stderr
     err = " ".join(r.stderr.split())
     assert f"opencode: {tmp_path / 'xdg' / 'opencode'}: not found" in err
-    assert f"Claude Code: {tmp_path / 'claude' / 'projects'}: 1 sessions read" in err
-    assert f"Codex: {tmp_path / 'codex' / 'sessions'}: 1 sessions read" in err
+    assert f"Claude Code: {tmp_path / 'claude' / 'projects'}: 1 session read" in err
+    assert f"Codex: {tmp_path / 'codex' / 'sessions'}: 1 session read" in err
 
 
 def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from logparse.models import Problem
 from logparse.registry import detect
 
 C = {name: i for i, name in enumerate(COLUMNS["calls"])}
+M = {name: i for i, name in enumerate(COLUMNS["messages"])}
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 
 
@@ -221,11 +222,11 @@ def test_result_arriving_later_changes_the_calling_message(tmp_path: Path) -> No
     sessions, _ = read(f)
     batch, _, _ = sessions[SID]
     assert batch.calls[0][C["status"]] == "interrupted"
-    before = batch.messages[1][13]
+    before = batch.messages[1][M["digest"]]
     f = transcript(tmp_path, head + [line("user", [result("b1", "done")])])
     sessions, _ = read(f)
     batch, _, _ = sessions[SID]
-    assert batch.calls[0][C["status"]] == "completed" and batch.messages[1][13] != before
+    assert batch.calls[0][C["status"]] == "completed" and batch.messages[1][M["digest"]] != before
 
 
 def test_the_main_session_is_streamed(realworld: Path) -> None:

@@ -19,6 +19,7 @@ from logparse.registry import detect
 COUNTED = {"function_call", "function_call_output", "custom_tool_call",
            "custom_tool_call_output"}
 C = {name: i for i, name in enumerate(COLUMNS["calls"])}
+M = {name: i for i, name in enumerate(COLUMNS["messages"])}
 
 
 def independent(path: Path) -> dict[str, Any]:
@@ -267,7 +268,7 @@ def test_call_without_output_is_interrupted_and_updated_when_answered(tmp_path: 
     ((_, batch, _),), _ = read(f)
     (call,) = batch.calls
     assert call[C["ordinal"]] == 2 and call[C["status"]] == "interrupted"
-    first = {r[0]: (r[13], r[1]) for r in batch.messages}  # id -> (digest, ordinal)
+    first = {r[0]: (r[M["digest"]], r[1]) for r in batch.messages}  # id -> (digest, ordinal)
     f = rollout(tmp_path, head + [
         item({"type": "function_call_output", "call_id": "s1", "output": "aborted by user"}),
         say("stopped")])
