@@ -222,7 +222,10 @@ def _team_sessions(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     if kw.get("limit") is not None:
         rows = rows[:kw["limit"]]
     if kw["as_json"]:
-        emit_lines(read.session_json(r) for r in rows)
+        from kb.sessionref import short_ids
+
+        short = short_ids(r["session_id"] for r in rows)
+        emit_lines(read.session_json(r, short) for r in rows)
         return
     if not rows:
         note(f"no sessions pushed to {', '.join(teams)} yet (`logkb push`)")
@@ -284,18 +287,28 @@ def _team_search(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     elif engine == "fts-capped":
         sys.stderr.write(f"more than {read.CANDIDATES} matches: ranked the first "
                          f"{read.CANDIDATES} (narrow the query for the best of all)\n")
-    if kw["as_json"]:
-        emit_lines(hits)
-        return
     if not hits:
-        sys.stderr.write("no matches\n")
+        sys.stderr.write(f"logkb: no match for {kw['text']!r} in the sessions of "
+                         f"{', '.join(teams)}\n")
+        sys.exit(int(ExitCode.NO_MATCH))
+    from kb.safe_text import visible
+    from kb.sessionref import resume_command, short_ids
+
+    agents = {r["session_id"]: r["agent"] for r in read.sessions(conn, teams)}
+    short = short_ids(agents)
+    if kw["as_json"]:  # the local hit's shape: who the session is, how to resume it
+        emit_lines(h | {"short_id": short.get(h["session_id"], h["session_id"]),
+                        "agent": agents.get(h["session_id"]) or "opencode",
+                        "resume": resume_command(agents.get(h["session_id"]), h["session_id"])}
+                   for h in hits)
         return
     cols = width()
     lines = []
     for h in hits:
-        head = f"{h['pusher']}:{h['session_id']} {h['ordinal']:>6} {h['field']:<7} "
+        sid = short.get(h["session_id"], h["session_id"])
+        head = visible(f"{h['pusher']}:{sid} {h['ordinal']:>6} {h['field']:<7} ")
         room = max(20, cols - len(head))
-        snippet = " ".join(h["snippet"].split("\n"))
+        snippet = visible(" ".join(h["snippet"].split("\n")))
         if len(snippet) > room:
             snippet = snippet[:room - 1] + "…"
         lines.append(head + snippet + "\n")
@@ -309,6 +322,11 @@ def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     w = read.why(conn, teams, kw["ref"])
     if kw["as_json"]:
         emit_json(w)
+    if not w["sessions"]:  # like the local `why`: nothing known is exit 1
+        if not kw["as_json"]:
+            sys.stderr.write(f"logkb: {read.why_text(w)}\n")
+        sys.exit(int(ExitCode.NO_MATCH))
+    if kw["as_json"]:
         return
     for line in wrap_lines(read.why_text(w), out.width):
         say(line)

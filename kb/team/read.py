@@ -40,10 +40,15 @@ def sessions(conn: Any, teams: list[str]) -> list[dict[str, Any]]:
         [teams]))
 
 
-def session_json(r: dict[str, Any]) -> dict[str, Any]:
+def session_json(r: dict[str, Any], short: dict[str, str]) -> dict[str, Any]:
     """A pushed session as `sessions --json` prints a local one (its source path stays on
-    the pusher's laptop), with its team and pusher."""
-    return {"id": r["session_id"], "parent_id": r["parent_id"], "agent": r["agent"],
+    the pusher's laptop), with its team and pusher (``short``: the short ids)."""
+    from kb.sessionref import resume_command
+
+    sid = r["session_id"]
+    return {"id": sid, "short_id": short.get(sid, sid),
+            "resume": resume_command(r["agent"], sid),
+            "parent_id": r["parent_id"], "agent": r["agent"],
             "title": r["title"], "current": False, "messages": r["messages"],
             "events": r["events"], "commands": r["commands"],
             "time_created": r["time_created"], "time_updated": r["time_updated"],
