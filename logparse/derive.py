@@ -44,7 +44,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 7
+DERIVE_VERSION = 8
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -54,7 +54,9 @@ measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
 signature (``Timed out waiting for interactive input``).  5: a program run followed by
 greps of its output is categorised by the run, not as a search.  6: coding-session categories
 (test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
-columns of `messages`, from every agent's own fields."""
+columns of `messages`, from every agent's own fields.  8: what the agents' own fields
+report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
+file's length, a Codex call's duration); Codex's "Original token count" is not one."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -590,6 +592,10 @@ class Deriver:
             source = ("synthetic" if part.get("synthetic")
                       else "ignored" if part.get("ignored") else "text")
             self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
+        elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
+            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
+                        _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
             name = part.get("filename") or part.get("url", "")[:200]
             src = part.get("source")
@@ -665,6 +671,10 @@ class Deriver:
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
                         {"attempt": part.get("attempt"), "error": err})
+        elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
+            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
+                        _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
             self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
                         f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
@@ -753,7 +763,9 @@ class Deriver:
         meas = call_measurements(tool, category, inp, output, t)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
-            meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)]
+            seen = {(m["value"], m["unit"]) for m in meas or []}
+            meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
+                                   and (m.get("value"), m.get("unit")) not in seen]
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))
