@@ -314,7 +314,7 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     if tool == "task":
         start, end = _num(time.get("start")), _num(time.get("end"))
         if start is not None and end is not None and end > start:
-            meas.append({"value": round_sig((end - start) / 1000), "unit": "s",
+            meas.append({"value": round((end - start) / 1000, 3), "unit": "s",
                          "label": "subagent run time"})
         meas += _measure(output, prose=True) or []
         return meas or None
@@ -766,6 +766,11 @@ class Deriver:
             seen = {(m["value"], m["unit"]) for m in meas or []}
             meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
                                    and (m.get("value"), m.get("unit")) not in seen]
+        if tool == "bash" and exit_code not in (None, 0):
+            # a failing command's exit status is what it measured of itself (127: not
+            # there, 101: a Rust test failed, 128: git refused); 0 is every other run
+            meas = (meas or []) + [{"value": float(exit_code), "unit": "exit code",
+                                    "label": "exit"}]
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))
