@@ -314,7 +314,7 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     if tool == "task":
         start, end = _num(time.get("start")), _num(time.get("end"))
         if start is not None and end is not None and end > start:
-            meas.append({"value": round((end - start) / 1000, 3), "unit": "s",
+            meas.append({"value": round_sig((end - start) / 1000), "unit": "s",
                          "label": "subagent run time"})
         meas += _measure(output, prose=True) or []
         return meas or None
