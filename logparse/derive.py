@@ -56,7 +56,8 @@ greps of its output is categorised by the run, not as a search.  6: coding-sessi
 (test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
 columns of `messages`, from every agent's own fields.  8: what the agents' own fields
 report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
-file's length, a Codex call's duration); Codex's "Original token count" is not one."""
+file's length, a Codex call's duration), a failing command's exit code, each count of a
+``wc`` listing; Codex's "Original token count" is not one."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -265,6 +266,31 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}
 
 
+_WC_UNIT = {"l": "lines", "c": "bytes", "m": "chars", "w": "words"}
+_WC_LINE_RE = re.compile(r"^\s*(\d{1,12})\s+(\S.*?)\s*$")
+WC_MAX = 20
+"""Lines of a ``wc`` listing read as measurements (the total is the last)."""
+
+
+def wc_values(command: str | None, output: str) -> list[dict[str, Any]]:
+    """What ``wc -l`` (or ``-c``, ``-m``, ``-w``) printed for several files: one count a
+    line, ``N path`` and ``N total``, each a measurement in the flag's unit."""
+    if not command:
+        return []
+    m = re.search(r"\bwc\s+-([lcmw])\b", command)
+    if m is None:
+        return []
+    out = []
+    for line in output.strip().splitlines()[-WC_MAX:]:
+        w = _WC_LINE_RE.match(line)
+        if w is None:
+            return []  # not a wc listing (a pipe went on past wc)
+        name = w.group(2).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        out.append({"value": float(w.group(1)), "unit": _WC_UNIT[m.group(1)],
+                    "label": name if name == "total" else f"{name} length"})
+    return out if len(out) >= 2 else []
+
+
 _DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
 _GIT_READS = frozenset({"log", "diff", "show", "status", "blame", "grep", "branch", "ls-files",
                         "ls-tree", "shortlog", "reflog", "rev-parse", "remote", "describe",
@@ -340,6 +366,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         counted = counted_value(command, output)
         if counted is not None and not meas:
             meas.append(counted)
+        elif counted is None:
+            seen = {(m["value"], m["unit"]) for m in meas}
+            meas += [m for m in wc_values(command, output) if (m["value"], m["unit"]) not in seen]
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})

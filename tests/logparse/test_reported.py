@@ -50,3 +50,22 @@ def test_plumbing_counters_are_no_measurements() -> None:
     assert not any(u == "tokens" for _, _, _, u in got)
     assert not any(v == 0.0 and u == "s" for _, _, v, u in got)
     assert ("result", "bash", 155.0, "B") in got  # the listing's sizes still are
+
+
+def test_a_wc_listing_is_one_measurement_a_file() -> None:
+    from logparse.derive import call_measurements
+
+    # shared Trezo-Ai__codex-session.jsonl:120 (trimmed)
+    out = ("     120 /Users/a/New project/programs/cfo_oracle/src/lib.rs\n"
+           "     132 /Users/a/New project/programs/cfo_oracle/src/risk.rs\n"
+           "    1108 total\n")
+    got = call_measurements("bash", "search", {}, out, {})
+    assert got is None  # no command: nothing says it is a wc listing
+    got = call_measurements("bash", "search", {"command": "wc -l programs/*/src/*.rs"}, out, {})
+    assert got is not None
+    assert [(m["value"], m["unit"], m["label"]) for m in got] == [
+        (120.0, "lines", "lib.rs length"), (132.0, "lines", "risk.rs length"),
+        (1108.0, "lines", "total")]
+    # past wc, a pipe changed what is printed: no reading
+    assert not call_measurements("bash", "search", {"command": "wc -l *.rs | sort -n"},
+                                 "sorted:\n" + out, {})
