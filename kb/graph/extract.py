@@ -768,6 +768,18 @@ class Extractor:
         recent = [s for s in self.steps if s.session_id == row.session_id
                   and since < s.ordinal < row.ordinal]
         changes = [s for s in recent if s.change and not s.check]
+        if users and not recent and row.ordinal - since <= 2:
+            # the provider error was the only reply: the request was never answered
+            asked = next(x.text for x in reversed(self.said) if x.session_id == row.session_id
+                         and x.role == "user" and x.ordinal == since)
+            if not any(q.session_id == row.session_id and q.ordinal == since
+                       for q in self.questions[-4:]):
+                self.questions.append(Question(
+                    id=f"{row.session_id}:{since}:unanswered", session_id=row.session_id,
+                    ordinal=since, question=f"what «{short(asked, 70)}» asked for",
+                    reason=f"a provider error was the only reply "
+                           f"({short(row.error or '', 80)})", host=None, command=""))
+            return
         if not changes or any(s.check for s in recent if s.ordinal > changes[-1].ordinal):
             return
         c = changes[-1]

@@ -125,3 +125,23 @@ def test_edit_lines_of_every_agent() -> None:
     assert edit_lines(orjson.dumps({"input": patch}).decode()) == (
         {"> Deadline: May 4, 2026"}, {"> Deadline: TODO: choose date"})
     assert edit_lines(None) == (set(), set()) and edit_lines("not json") == (set(), set())
+
+
+def test_a_request_whose_only_reply_is_a_provider_error_is_untested(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """pool conversacion-act1-pln__session.jsonl:497-499 (trimmed): the last request got
+    only Claude Code's synthetic "You've hit your limit" message."""
+    from pathlib import Path
+
+    from kb.graph import store as gs
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / "claude_code_limit.jsonl"
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        (q,) = [q for q in gs.untested(store, [sid]) if "provider error" in q["reason"]]
+        asked = store.conn.execute("SELECT max(ordinal) FROM prose WHERE kind = 'prompt'"
+                                   ).fetchone()[0]
+        assert q["ordinal"] == asked and "pregunta 11" in q["question"]
+        assert "hit your limit" in q["reason"] and q["status"] == "open"
