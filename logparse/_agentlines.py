@@ -130,3 +130,12 @@ def dumps_line(obj: Any) -> bytes:
 def message_id(line: int, suffix: str = "") -> str:
     """Message ids sort in file order (the deriver checks order by time, then id)."""
     return f"{line:09d}" + (f"-{suffix}" if suffix else "")
+
+
+def turn_stat(duration_ms: float, part_id: str | None) -> dict[str, Any]:
+    """A ``stat`` part: what the agent's own clock says a turn took (Claude Code's
+    ``system``/``turn_duration`` ``durationMs``, Codex's ``task_complete`` ``duration_ms``),
+    kept where the record stands, in the agent's unit."""
+    return {"type": "stat", "id": part_id, "text": "turn duration",
+            "measurements": [{"value": float(duration_ms), "unit": "ms",
+                              "label": "turn duration"}]}

@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id
+from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id, turn_stat
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, iter_lines, parse_line, safe_text
 from logparse.source import SourceSession, TranscriptReader
@@ -341,6 +341,9 @@ class _Conv:
                 self.extra_parts.append({"type": "compaction", "id": obj.get("uuid"),
                                          "auto": meta.get("trigger") == "auto",
                                          "text": content or "conversation compacted"})
+            elif sub == "turn_duration" and isinstance(obj.get("durationMs"), (int, float)) \
+                    and not isinstance(obj.get("durationMs"), bool) and obj["durationMs"] > 0:
+                self.extra_parts.append(turn_stat(obj["durationMs"], obj.get("uuid")))
             elif sub == "api_error" or obj.get("level") == "error":
                 self.extra_parts.append({"type": "retry", "id": obj.get("uuid"),
                                          "attempt": obj.get("retryAttempt"),
@@ -411,7 +414,8 @@ class _Conv:
                 d.parts.extend(self.extra_parts)
             else:
                 d.parts.extend(p for p in self.extra_parts
-                               if p["type"] == "compaction" or p["type"].startswith("claude:"))
+                               if p["type"] in ("compaction", "stat")
+                               or p["type"].startswith("claude:"))
             self.extra_parts = []
         self.drafts.append(d)
         return d
@@ -582,6 +586,9 @@ class _Conv:
                       "interrupted", "returnCodeInterpretation", "filePath", "type"):
                 if k in tur:
                     meta[k] = tur[k]
+            meta["reported"] = reported(part["tool"], tur)
+            if not meta["reported"]:
+                del meta["reported"]
             if part["tool"] == "task" and isinstance(tur.get("agentId"), str):
                 sid = self.parent or self.key
                 meta["sessionId"] = f"{sid}:agent-{tur['agentId']}"
@@ -663,3 +670,27 @@ class _Conv:
         """Lines read for this session that no message took (it has none left to join)."""
         out, self.extra_lines = self.extra_lines, []
         return out
+
+
+_SUBAGENT_STATS = (("totalDurationMs", "ms", "subagent duration"),
+                   ("totalToolUseCount", "tool uses", "subagent tool uses"),
+                   ("totalTokens", "tokens", "subagent tokens"))
+"""What a Task result (``toolUseResult``) reports of the sub-agent's run."""
+
+
+def reported(tool: str, tur: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a tool result's own fields (``toolUseResult``) report as measurements: a read
+    file's length (``file.totalLines``), a sub-agent's run time, tool uses and tokens."""
+    out: list[dict[str, Any]] = []
+    if tool == "task":
+        for key, unit, label in _SUBAGENT_STATS:
+            v = tur.get(key)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+                out.append({"value": float(v), "unit": unit, "label": label})
+    f = tur.get("file")
+    if tool == "read" and isinstance(f, dict):
+        v = f.get("totalLines")
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            name = str(f.get("filePath") or "").replace("\\", "/").rsplit("/", 1)[-1]
+            out.append({"value": float(v), "unit": "lines", "label": f"{name} length".strip()})
+    return out

@@ -44,7 +44,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id
+from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id, turn_stat
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
 from logparse.opencode._lines import (
@@ -84,7 +84,6 @@ _INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
 
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
-_TOKENS = re.compile(r"(?:^|\n)Original token count: (\d+)")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
@@ -192,6 +191,9 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
                     exit_code = m["exit_code"]
                 if isinstance(m.get("duration_seconds"), (int, float)):
                     duration = float(m["duration_seconds"])
+                    if duration > 0:
+                        meta["reported"] = [{"value": duration, "unit": "s",
+                                             "label": f"{tool} duration"}]
     head = text[:400]
     body = _BODY.search(head)
     if body:
@@ -201,11 +203,10 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         w = _WALL.search(head, 0, body.start() + 1)
         if w:
             duration = float(w.group(1))
-            meta["reported"] = [{"value": duration, "unit": "s", "label": "wall time"}]
-        t = _TOKENS.search(head, 0, body.start() + 1)
-        if t:
-            meta.setdefault("reported", []).append(
-                {"value": float(t.group(1)), "unit": "tokens", "label": "original token count"})
+            meta["reported"] = ([{"value": duration, "unit": "s", "label": "wall time"}]
+                                if duration > 0 else [])  # "0.0000 seconds": no reading
+        # "Original token count: N" is the size of the output before Codex cut it: a
+        # counter of the tool's own plumbing, not a result of the command (issue 22)
         r = _RUNNING.search(head, 0, body.start() + 1)
         if r:
             meta["process"] = int(r.group(1))
@@ -490,6 +491,10 @@ class _Rollout:
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
             self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") in ("task_complete", "turn_complete") \
+                and isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+            # the turn's own clock (``duration_ms``): how long the agent worked on a request
+            self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
         elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
@@ -747,7 +752,7 @@ class _Rollout:
         if not self.extra_parts:
             return
         if d.info["role"] == "user":  # a user message shows prompts and compaction only
-            keep = [p for p in self.extra_parts if p["type"] == "compaction"
+            keep = [p for p in self.extra_parts if p["type"] in ("compaction", "stat")
                     or p["type"].startswith("codex:")]
         else:
             keep = self.extra_parts

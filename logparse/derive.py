@@ -44,7 +44,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 7
+DERIVE_VERSION = 8
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -54,7 +54,10 @@ measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
 signature (``Timed out waiting for interactive input``).  5: a program run followed by
 greps of its output is categorised by the run, not as a search.  6: coding-session categories
 (test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
-columns of `messages`, from every agent's own fields."""
+columns of `messages`, from every agent's own fields.  8: what the agents' own fields
+report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
+file's length, a Codex call's duration), a failing command's exit code, each count of a
+``wc`` listing; Codex's "Original token count" is not one."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -263,6 +266,31 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}
 
 
+_WC_UNIT = {"l": "lines", "c": "bytes", "m": "chars", "w": "words"}
+_WC_LINE_RE = re.compile(r"^\s*(\d{1,12})\s+(\S.*?)\s*$")
+WC_MAX = 20
+"""Lines of a ``wc`` listing read as measurements (the total is the last)."""
+
+
+def wc_values(command: str | None, output: str) -> list[dict[str, Any]]:
+    """What ``wc -l`` (or ``-c``, ``-m``, ``-w``) printed for several files: one count a
+    line, ``N path`` and ``N total``, each a measurement in the flag's unit."""
+    if not command:
+        return []
+    m = re.search(r"\bwc\s+-([lcmw])\b", command)
+    if m is None:
+        return []
+    out = []
+    for line in output.strip().splitlines()[-WC_MAX:]:
+        w = _WC_LINE_RE.match(line)
+        if w is None:
+            return []  # not a wc listing (a pipe went on past wc)
+        name = w.group(2).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        out.append({"value": float(w.group(1)), "unit": _WC_UNIT[m.group(1)],
+                    "label": name if name == "total" else f"{name} length"})
+    return out if len(out) >= 2 else []
+
+
 _DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
 _GIT_READS = frozenset({"log", "diff", "show", "status", "blame", "grep", "branch", "ls-files",
                         "ls-tree", "shortlog", "reflog", "rev-parse", "remote", "describe",
@@ -338,6 +366,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         counted = counted_value(command, output)
         if counted is not None and not meas:
             meas.append(counted)
+        elif counted is None:
+            seen = {(m["value"], m["unit"]) for m in meas}
+            meas += [m for m in wc_values(command, output) if (m["value"], m["unit"]) not in seen]
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})
@@ -590,6 +621,10 @@ class Deriver:
             source = ("synthetic" if part.get("synthetic")
                       else "ignored" if part.get("ignored") else "text")
             self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
+        elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
+            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
+                        _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
             name = part.get("filename") or part.get("url", "")[:200]
             src = part.get("source")
@@ -665,6 +700,10 @@ class Deriver:
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
                         {"attempt": part.get("attempt"), "error": err})
+        elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
+            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
+                        _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
             self._other(ordinal, seq, mid, pid, EventKind.ATTACHMENT, created,
                         f"{part.get('mime', '')} {part.get('filename') or ''}".strip(),
@@ -753,7 +792,14 @@ class Deriver:
         meas = call_measurements(tool, category, inp, output, t)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
-            meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)]
+            seen = {(m["value"], m["unit"]) for m in meas or []}
+            meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
+                                   and (m.get("value"), m.get("unit")) not in seen]
+        if tool == "bash" and exit_code not in (None, 0):
+            # a failing command's exit status is what it measured of itself (127: not
+            # there, 101: a Rust test failed, 128: git refused); 0 is every other run
+            meas = (meas or []) + [{"value": float(exit_code), "unit": "exit code",
+                                    "label": "exit"}]
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))

@@ -21,6 +21,7 @@ class EventKind(StrEnum):
     COMPACTION = "compaction"
     ATTACHMENT = "attachment"
     RAW = "raw"
+    STAT = "stat"
 
 
 class Category(StrEnum):

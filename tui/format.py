@@ -18,6 +18,7 @@ KIND_BADGE = {
     "error": "bold #ffffff on #b3261e",
     "compaction": "dim",
     "attachment": "dim",
+    "stat": "dim",
     "raw": "#ff8a80",
 }
 CLASS_STYLE = {

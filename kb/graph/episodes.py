@@ -67,6 +67,10 @@ class Step(NamedTuple):
     failure: str = ""
     """A failed run without an error signature: the line it failed with (its cause when
     an episode ends on it; never used to tell one failure from another)."""
+    wrote: frozenset[str] = frozenset()
+    """The lines a change wrote (stripped; see :func:`kb.graph.store.edit_lines`)."""
+    took: frozenset[str] = frozenset()
+    """The lines a change took away."""
 
 
 class Said(NamedTuple):
@@ -107,6 +111,8 @@ class Found:
     """``(ordinal, role, note)``; roles as in :class:`kb.graph.extract.Evidence`."""
     root: Found | None = None
     """An earlier episode of the same symptom: this one shares its cause."""
+    said_at: int | None = None
+    """``reworked``: the user message that sent the work back."""
 
     def ordinals(self) -> set[int]:
         return {o for o, _, _ in self.evidence}
@@ -1230,6 +1236,74 @@ def _dedupe(ev: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str, s
     return items
 
 
+REWORK_LINES = 1
+"""Lines of its own earlier writing an edit must take away to rework it (a one-line tweak
+asked for is no dead end)."""
+REWORK_TURNS = 2
+"""How many user turns back the reworked lines may have been written."""
+REWORK_WINDOW = 12
+"""Messages after the user's within which the rework must begin: later edits answer what
+the turn found, not what the user said."""
+
+
+def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """Work the user sent back: after a user message, the agent takes away lines it had
+    itself written in the turns before it (a design replaced, an approach rewritten, a
+    wrong claim struck from a document).  Structure only: which lines the earlier writes
+    added and the later edits removed, whatever language the user spoke."""
+    users: dict[str, list[Said]] = {}
+    for u in said:
+        if u.role == "user" and u.text.strip():
+            users.setdefault(u.session_id, []).append(u)
+    changes: dict[str, list[Step]] = {}
+    for c in steps:
+        if c.change and c.target and (c.wrote or c.took):
+            changes.setdefault(c.session_id, []).append(c)
+    out: list[Found] = []
+    for sid, us in users.items():
+        mine = changes.get(sid, [])
+        for i in range(1, len(us)):
+            u = us[i]
+            if u.signal or u.error:
+                continue  # a reported failure: the refutation rules read it
+            start = us[max(0, i - REWORK_TURNS)].ordinal
+            end = us[i + 1].ordinal if i + 1 < len(us) else 1 << 31
+            before = [c for c in mine if start < c.ordinal < u.ordinal]
+            after = [c for c in mine
+                     if u.ordinal < c.ordinal < min(end, u.ordinal + REWORK_WINDOW + 1)]
+            if not before or not after:
+                continue
+            redone: list[Step] = []
+            made: list[Step] = []
+            for c in after:
+                own = [e for e in before if e.target == c.target and e.wrote & c.took]
+                if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
+                        >= REWORK_LINES:
+                    redone.append(c)
+                    made += [e for e in own if e not in made]
+            if not redone:
+                continue
+            made.sort(key=lambda e: e.ordinal)
+            files = list(dict.fromkeys(c.target for c in redone))
+            # what was given up: the longest of its own lines the agent took away
+            gone = sorted(frozenset().union(*(e.wrote for e in made))
+                          & frozenset().union(*(c.took for c in redone)),
+                          key=lambda x: (-len(x), x))[:3]
+            replaced = "; ".join(f"`{short(x, 80)}`" for x in gone)
+            ev: list[tuple[int, str, str | None]] = [
+                (e.ordinal, "tested", f"changed {e.target}") for e in made[-3:]]
+            ev.append((u.ordinal, "tested", short(u.text, 200)))
+            ev.append((redone[0].ordinal, "ended", f"changed {redone[0].target}"))
+            out.append(Found(session_id=sid,
+                             name=f"{', '.join(files[:2])}: {short(gone[0], 70)} (sent back: "
+                                  f"«{short(u.text, 50)}»)",
+                             first=made[0].ordinal, ended=redone[-1].ordinal, how="reworked",
+                             cause_text=f"{short(u.text, 200)} (took away "
+                                        f"{replaced})",
+                             why=short(u.text, 240), evidence=_dedupe(ev), said_at=u.ordinal))
+    return out
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1253,4 +1327,12 @@ def episodes(steps: list[Step], said: list[Said],
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
         kept.append(f)
+    # work the user sent back is the weakest reading: it never hides another episode, and
+    # is dropped where another one already tells what happened
+    for f in reworked_episodes(steps, said):
+        mine = f.ordinals()
+        if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
+                   for k in kept):
+            kept.append(f)
+    kept.sort(key=lambda f: (f.session_id, f.first))
     return kept

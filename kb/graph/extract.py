@@ -42,7 +42,7 @@ from kb.graph.text import (
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.structural import correction_phrase, printing_segment, user_reason
 
-EXTRACTOR_VERSION = 13
+EXTRACTOR_VERSION = 14
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -208,6 +208,8 @@ class CallRow(NamedTuple):
     failure: str | None = None
     """The concrete line a failed run failed with (:func:`logparse.structural.failure_line`),
     for a run without an error signature."""
+    edit: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    """An edit's lines written and lines taken away (:func:`kb.graph.store.edit_lines`)."""
 
 
 class MessageRow(NamedTuple):
@@ -766,6 +768,18 @@ class Extractor:
         recent = [s for s in self.steps if s.session_id == row.session_id
                   and since < s.ordinal < row.ordinal]
         changes = [s for s in recent if s.change and not s.check]
+        if users and not recent and row.ordinal - since <= 2:
+            # the provider error was the only reply: the request was never answered
+            asked = next(x.text for x in reversed(self.said) if x.session_id == row.session_id
+                         and x.role == "user" and x.ordinal == since)
+            if not any(q.session_id == row.session_id and q.ordinal == since
+                       for q in self.questions[-4:]):
+                self.questions.append(Question(
+                    id=f"{row.session_id}:{since}:unanswered", session_id=row.session_id,
+                    ordinal=since, question=f"what «{short(asked, 70)}» asked for",
+                    reason=f"a provider error was the only reply "
+                           f"({short(row.error or '', 80)})", host=None, command=""))
+            return
         if not changes or any(s.check for s in recent if s.ordinal > changes[-1].ordinal):
             return
         c = changes[-1]
@@ -824,7 +838,8 @@ class Extractor:
                     " " not in cmd.strip() else _edited_path(cmd)
                 where = path.replace("\\", "/").rstrip("/").split("/")[-2:]
                 self.steps.append(Step(row.session_id, row.ordinal, key, ok, False, False,
-                                       None, rejected, target="/".join(where)))
+                                       None, rejected, target="/".join(where),
+                                       wrote=row.edit[0], took=row.edit[1]))
             return
         no_output = "no_output" in row.signals
         answered_error = "error_body" in row.signals
@@ -1097,6 +1112,9 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "reworked" and f.said_at is not None:
+                # what the agent understood once the user sent the work back
+                window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)

@@ -107,6 +107,43 @@ def fingerprint(store: KbStore, sids: list[str]) -> tuple[str, int]:
     return f"{row[0]}:{row[1]}:{ann[0]}:{ann[1]}:{rep[0]}:{len(sids)}", int(row[0])
 
 
+def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    """The lines an edit's input wrote and the lines it took away, stripped, blank and
+    one-character lines left out: a write's ``content``; an edit's ``new_string`` /
+    ``old_string`` (or opencode's ``newString``/``oldString``, each of a multiedit's
+    ``edits``); a patch's ``+``/``-`` lines (Codex ``apply_patch``)."""
+    if not raw:
+        return frozenset(), frozenset()
+    try:
+        inp = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return frozenset(), frozenset()
+    if not isinstance(inp, dict):
+        return frozenset(), frozenset()
+
+    def lines(text: object) -> set[str]:
+        return {ln.strip() for ln in text.splitlines() if len(ln.strip()) > 1} \
+            if isinstance(text, str) else set()
+
+    added: set[str] = lines(inp.get("content"))
+    removed: set[str] = set()
+    for e in [inp, *[x for x in inp.get("edits") or [] if isinstance(x, dict)]]:
+        old = lines(e.get("old_string", e.get("oldString")))
+        new = lines(e.get("new_string", e.get("newString")))
+        added |= new - old
+        removed |= old - new
+    patch = inp.get("input") if isinstance(inp.get("input"), str) else \
+        inp.get("patch") if isinstance(inp.get("patch"), str) else None
+    if patch and "*** Begin Patch" in patch[:200]:
+        plus = {ln[1:].strip() for ln in patch.splitlines()
+                if ln.startswith("+") and len(ln[1:].strip()) > 1}
+        minus = {ln[1:].strip() for ln in patch.splitlines()
+                 if ln.startswith("-") and len(ln[1:].strip()) > 1}
+        added |= plus - minus
+        removed |= minus - plus
+    return frozenset(added), frozenset(removed)
+
+
 def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = None
               ) -> tuple[list[CallRow], list[ProseRow], list[MessageRow]]:
     """The signal rows of some sessions, those after ordinal ``after[session]`` only: tool
@@ -149,7 +186,10 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
                             = 'require_escalated', false),
-                   (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1)
+                   (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1),
+                   -- what an edit wrote and took away (the rework rule compares them)
+                   CASE WHEN category = 'file-edit' AND status = 'completed'
+                        THEN left(CAST(input AS VARCHAR), 40000) END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         facts = CallFacts(agent=r[22] if r[22] in ("claude-code", "codex") else "opencode", tool=r[3], status=r[8], exit_code=r[9],
@@ -172,7 +212,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
-            failure=failure))
+            failure=failure, edit=edit_lines(r[23])))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

@@ -68,3 +68,80 @@ def test_a_provider_error_that_ends_the_work_is_a_dead_end() -> None:
     later = steps + [Step("s", 165, "edit", True, False, False, None, target="x")]
     assert api_error_episodes(later, said) == []
     assert any(e.how == "api-error" for e in episodes(steps, said))
+
+
+def _change(o: int, target: str, wrote: str = "", took: str = "") -> Step:
+    return Step("s", o, f"edit {target}", True, False, False, None, target=target,
+                wrote=frozenset(x.strip() for x in wrote.splitlines() if x.strip()),
+                took=frozenset(x.strip() for x in took.splitlines() if x.strip()))
+
+
+# pool random__session.jsonl: index.html written with Math.random(); the user asks whether
+# it is truly random; the agent swaps the line for crypto.getRandomValues()
+_MATH_RANDOM = "    return Math.floor(Math.random() * (max - min + 1)) + min;"
+
+
+def test_own_lines_taken_away_after_the_user_spoke_are_reworked() -> None:
+    from kb.graph.episodes import reworked_episodes
+
+    said = [Said("s", 1, "user", "make me a random number page", None),
+            Said("s", 5, "user", "is it truly random? i need to be able to reason about it", None)]
+    steps = [_change(3, "random/index.html", wrote=f"function randomInRange(min, max) {{\n"
+                     f"{_MATH_RANDOM}\n}}"),
+             _change(7, "random/index.html", took=_MATH_RANDOM,
+                     wrote="crypto.getRandomValues(buf);")]
+    (f,) = reworked_episodes(steps, said)
+    assert f.how == "reworked" and f.ordinals() == {3, 5, 7}
+    assert "truly random" in f.cause_text
+    # an edit that only adds (the sound effects asked for next) reworks nothing
+    added = [steps[0], _change(7, "random/index.html", wrote="playTick(progress);")]
+    assert reworked_episodes(added, said) == []
+    # lines taken away that another file held, or that the agent wrote after the user
+    # spoke, are no rework of what the user saw
+    assert reworked_episodes([steps[0], _change(7, "random/other.html", took=_MATH_RANDOM)],
+                             said) == []
+    assert reworked_episodes([_change(6, "random/index.html", wrote=_MATH_RANDOM), steps[1]],
+                             said) == []
+
+
+def test_edit_lines_of_every_agent() -> None:
+    import orjson
+
+    from kb.graph.store import edit_lines
+
+    # Claude Code Edit (pool random__session.jsonl:24, trimmed)
+    cc = {"file_path": "/r/index.html", "old_string": "  function randomInRange(min, max) {\n"
+          f"{_MATH_RANDOM}\n  }}", "new_string": "  function randomInRange(min, max) {\n"
+          "      crypto.getRandomValues(buf);\n  }"}
+    wrote, took = edit_lines(orjson.dumps(cc).decode())
+    assert took == {_MATH_RANDOM.strip()} and wrote == {"crypto.getRandomValues(buf);"}
+    # opencode edit (camelCase) and write
+    oc = {"filePath": "a.ts", "oldString": "let x = 1;", "newString": "let x = 2;"}
+    assert edit_lines(orjson.dumps(oc).decode()) == ({"let x = 2;"}, {"let x = 1;"})
+    assert edit_lines('{"filePath": "a.ts", "content": "a = 1\\n\\n}"}') == ({"a = 1"}, set())
+    # Codex apply_patch (pool Rivo__codex-session.jsonl:138, trimmed)
+    patch = ("*** Begin Patch\n*** Update File: solaudd-grant-application.md\n@@\n"
+             "-> Deadline: TODO: choose date\n+> Deadline: May 4, 2026\n*** End Patch")
+    assert edit_lines(orjson.dumps({"input": patch}).decode()) == (
+        {"> Deadline: May 4, 2026"}, {"> Deadline: TODO: choose date"})
+    assert edit_lines(None) == (set(), set()) and edit_lines("not json") == (set(), set())
+
+
+def test_a_request_whose_only_reply_is_a_provider_error_is_untested(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """pool conversacion-act1-pln__session.jsonl:497-499 (trimmed): the last request got
+    only Claude Code's synthetic "You've hit your limit" message."""
+    from pathlib import Path
+
+    from kb.graph import store as gs
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / "claude_code_limit.jsonl"
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        (q,) = [q for q in gs.untested(store, [sid]) if "provider error" in q["reason"]]
+        asked = store.conn.execute("SELECT max(ordinal) FROM prose WHERE kind = 'prompt'"
+                                   ).fetchone()[0]
+        assert q["ordinal"] == asked and "pregunta 11" in q["question"]
+        assert "hit your limit" in q["reason"] and q["status"] == "open"
