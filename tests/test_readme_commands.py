@@ -35,15 +35,24 @@ def readme_commands() -> list[tuple[str, list[str]]]:
     text = README.read_text()
     out = []
     for block in re.findall(r"```(?:sh|bash|shell)\n(.*?)```", text, re.S):
+        block = re.sub(r"\\\n\s*", " ", block)  # continued lines are one command
         for line in block.splitlines():
-            line = line.strip()
-            m = re.match(r"(\.venv/bin/logkb|logkb)\s+(.*)", line)
-            if not m:
-                continue
-            command = re.split(r"\s{2,}#|\s+#\s", m.group(2), maxsplit=1)[0].strip()
-            out.append(("demo" if m.group(1).startswith(".venv") else "own",
-                        shlex.split(command)))
+            line = re.split(r"\s{2,}#|\s+#\s", line.strip(), maxsplit=1)[0].strip()
+            for part in re.split(r"\s*(?:&&|;)\s*", line):
+                m = re.match(r"(\.venv/bin/logkb|logkb)\s+(.*)", part)
+                if not m:
+                    continue
+                argv = shlex.split(m.group(2))
+                if argv[0] in TEAM or "--team" in argv:
+                    continue  # they need a server: tests/team runs them against a real one
+                out.append(("demo" if m.group(1).startswith(".venv") else "own", argv))
     return out
+
+
+TEAM = ("team", "push")
+"""Commands of "Share with your team": they talk to a PostgreSQL server, so
+``tests/team/test_team.py`` runs them (the two commands, then every ``--team`` read)
+against a throwaway cluster instead."""
 
 
 COMMANDS = readme_commands()
