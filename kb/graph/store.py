@@ -686,8 +686,9 @@ def measurements(store: KbStore, scopes_: list[str],
         sql += f" AND m.unit IN ({', '.join('?' * len(units))})"
         params.extend(units)
     rows = store.conn.execute(sql + " ORDER BY session_id, ordinal", params).fetchall()
+    red = store.redactor  # the command is shown (timeline, handoff): its secrets hidden
     return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab,
-             "command": c} for s, o, v, u, lab, c in rows]
+             "command": red.text(c, cut_tail=True)} for s, o, v, u, lab, c in rows]
 
 
 # --------------------------------------------------------------- annotations
