@@ -34,10 +34,11 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()[:16]
 
 
-def load() -> list[Migration]:
-    """Every migration shipped with logkb, in order."""
+def load(package: str = __package__) -> list[Migration]:
+    """Every migration shipped in ``package`` (the local store's by default; the team
+    server's are ``kb.team.migrations``), in order."""
     found: dict[int, Migration] = {}
-    for entry in resources.files(__package__).iterdir():
+    for entry in resources.files(package).iterdir():
         m = _NAME.match(entry.name)
         if not m:
             continue

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from kb.errors import KbError
+from kb.migrations import Migration, load
 
-_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 URL_ENV = "LOGKB_TEAM_URL"
@@ -26,28 +23,10 @@ class NotMember(TeamError):
     """The role is not a member of the team it asked about."""
 
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-    @property
-    def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()[:16]
-
-
 def migrations() -> list[Migration]:
-    """The server migrations shipped with logkb, in order."""
-    found: dict[int, Migration] = {}
-    for entry in resources.files("kb.team.migrations").iterdir():
-        m = _NAME.match(entry.name)
-        if m:
-            v = int(m.group(1))
-            if v in found:
-                raise TeamError(f"two team migrations numbered {v:03d}")
-            found[v] = Migration(v, m.group(2), entry.read_text(encoding="utf-8"))
-    return [found[v] for v in sorted(found)]
+    """The server migrations shipped with logkb, in order (numbered and checksummed like
+    the local store's: one loader, :func:`kb.migrations.load`)."""
+    return load("kb.team.migrations")
 
 
 def team_url(url: str | None) -> str:
