@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -150,25 +150,14 @@ def first_record(path: Path, max_lines: int = 20) -> object | None:
     Detection uses it so that a JSONL file whose first line is damaged, is not JSON
     (a status line saved with ``2>&1``) or is a JSON scalar is still recognised (and
     the odd line reported by the reader)."""
-    with open_decoded(path) as f:
-        seen = 0
-        while seen < max_lines:
-            line = f.readline(64 << 20)
-            if not line:
-                return None
-            if not line.strip():
-                continue
-            seen += 1
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(obj, dict):
-                return obj
-    return None
+    records = head_records(path, max_lines)
+    try:
+        return next(records, None)
+    finally:
+        records.close()  # the file is closed now, not when the generator is collected
 
 
-def head_records(path: Path, max_lines: int = 200) -> Iterator[dict[str, Any]]:
+def head_records(path: Path, max_lines: int = 200) -> Generator[dict[str, Any], None, None]:
     """The JSON objects among the first ``max_lines`` non-blank lines of a file (detection:
     a transcript may open with many records of types a reader does not look for)."""
     with open_decoded(path) as f:
