@@ -122,6 +122,7 @@ class LocalDeriver:
     problems = property(lambda self: self._d.problems,
                         lambda self, v: setattr(self._d, "problems", v))
     out_of_order = property(lambda self: self._d.out_of_order)
+    keep = property(lambda self: self._d.keep)
     skipped_ids = property(lambda self: self._d.skipped_ids)
     derived = property(lambda self: self._d.derived)
     first_time = property(lambda self: self._d.first_time)
@@ -205,6 +206,7 @@ class RemoteDeriver:
 
     # the sequential state, as ingest reads it
     out_of_order = property(lambda self: self._seq.out_of_order)
+    keep = property(lambda self: self._seq.keep)
     skipped_ids = property(lambda self: self._seq.skipped_ids)
     first_time = property(lambda self: self._seq.first_time)
     last_time = property(lambda self: self._seq.last_time)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from kb.arrow import ArrowBatch
 from kb.derive_pool import DerivePool, LocalDeriver, RemoteDeriver, pool_wanted
@@ -396,6 +397,9 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
                            f"session {other}; stored there, this one is kept raw here"))
                 continue
         seen[mid] = (dg, where)
+        stored = st.known.get(mid)
+        if stored is not None and stored[0] not in (dg, -1) and _later_stored(store, sid, msg):
+            deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
             st.first_prompt = _prompt_text(msg.parts)
@@ -405,6 +409,31 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
             _flush(store, st, problems)
     _flush(store, st, problems, wait=True)
     _commit(store, st)
+
+
+_GROWING = ("records", "parts")
+"""The lists a message's raw JSON grows by as its agent writes it (Claude Code and Codex
+records, opencode parts)."""
+
+
+def _later_stored(store: KbStore, sid: str, msg: RawMessage) -> bool:
+    """Whether the stored copy of ``msg`` is a later state of it: the same records or
+    parts and more after them (a snapshot cut inside the message).  Such a message is
+    kept as stored: an older copy never takes away what a newer one stored."""
+    raw = store.stored_raw(sid, msg.info["id"])
+    if raw is None:
+        return False
+    try:
+        old, new = orjson.loads(raw), orjson.loads(msg.raw)
+    except orjson.JSONDecodeError:
+        return False
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return False
+    for key in _GROWING:
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(b) < len(a) and a[: len(b)] == b
+    return False
 
 
 def _place(msg: RawMessage) -> str:

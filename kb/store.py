@@ -211,6 +211,13 @@ class KbStore:
             "SELECT message_id, digest, ordinal FROM messages WHERE session_id = ?",
             [session_id]).fetchall()}
 
+    def stored_raw(self, session_id: str, message_id: str) -> str | None:
+        """The raw JSON a stored message was read from (``None``: not stored)."""
+        row = self.conn.execute(
+            "SELECT raw::VARCHAR FROM messages WHERE session_id = ? AND message_id = ?",
+            [session_id, message_id]).fetchone()
+        return None if row is None else str(row[0])
+
     def write_batch(self, session_id: str, batch: Batch | ArrowBatch,
                     replace: Iterable[str] = ()) -> list[tuple[str, str, str, str]]:
         """Insert a batch of derived rows; ``replace`` lists message ids to delete first.

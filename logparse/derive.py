@@ -456,6 +456,9 @@ class Deriver:
         self.skipped = 0
         self.skipped_ids: list[str] = []
         """Messages found unchanged and not derived again (their problems stay stored)."""
+        self.keep: set[str] = set()
+        """Stored messages to keep as they are whatever this input holds (the caller found
+        the stored one to be a later state of the same message: an older copy's cut)."""
         self.derived = 0
         self.events = 0
         self.untyped = 0
@@ -504,7 +507,7 @@ class Deriver:
         # a role of the wrong type is neither "user" nor "assistant", as once it is dropped
         self._after(msg.info.get("role"), had_tool)
         mid = msg.info["id"]
-        if self.known.get(mid) == (dg, ordinal):
+        if mid in self.keep or self.known.get(mid) == (dg, ordinal):
             self.skipped += 1
             self.skipped_ids.append(mid)
             return None

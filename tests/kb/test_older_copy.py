@@ -115,3 +115,32 @@ def test_cli_says_what_an_older_copy_did(tmp_path: Path) -> None:
     r = invoke("ingest", "--db", db, "--json", str(older), "--force")
     (s,) = json.loads(r.stdout)["sessions"]
     assert s["new_messages"] <= 1 and s["kept"] > 0
+
+
+def _raws(store: KbStore) -> dict[str, str]:
+    return dict(store.conn.execute(
+        "SELECT message_id, raw::VARCHAR FROM messages").fetchall())
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["changed", "force"])
+def test_older_copy_cut_inside_a_message_keeps_its_whole_content(
+        tmp_path: Path, force: bool) -> None:
+    """A snapshot cut inside a message (its first records written, the rest not yet):
+    the message stored whole from the newer copy keeps every record, tool result
+    included; the older copy changes nothing stored."""
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    newer = tmp_path / "newer.jsonl"
+    newer.write_bytes(b"".join(lines))
+    store = KbStore(tmp_path / "kb.duckdb")
+    ingest(store, [newer])
+    before = _raws(store)
+    # the first stored message of four or more records, cut after its first one
+    (first,) = store.conn.execute(
+        "SELECT min(raw->>'$.lines[0]')::INTEGER FROM messages "
+        "WHERE json_array_length(raw->'$.lines') >= 4 AND ordinal > 1").fetchone()
+    older = tmp_path / "older.jsonl"
+    older.write_bytes(b"".join(lines[:first]))
+    ingest(store, [older], force=force)
+    assert _raws(store) == before, "an older copy replaced a stored message's content"
+    ingest(store, [newer], force=True)
+    assert _raws(store) == before
