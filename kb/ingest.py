@@ -461,6 +461,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         lacked = sum(1 for m in st.known if m not in st.seen)
         if deriver.out_of_order or (lacked and deriver.derived):
             store.renumber(sid)  # the union, in the agent's own time order
+        store.realign(sid)
         info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
                              problems)
         store.upsert_session(info, DERIVE_VERSION)

@@ -258,15 +258,30 @@ class KbStore:
     def renumber(self, session_id: str) -> None:
         """Make ordinals chronological and contiguous again (after out-of-order input)."""
         self.conn.execute(
-            "CREATE OR REPLACE TEMP TABLE _renum AS SELECT message_id, row_number() OVER "
-            "(ORDER BY time_created NULLS FIRST, message_id) AS ord FROM messages "
-            "WHERE session_id = ?", [session_id])
+            "CREATE OR REPLACE TEMP TABLE _renum AS SELECT message_id, "
+            "row_number() OVER (ORDER BY time_created NULLS FIRST, message_id) AS ord "
+            "FROM messages WHERE session_id = ?", [session_id])
         for table in ("messages", *EVENT_TABLES, "secrets"):
             self.conn.execute(
                 f"UPDATE {table} SET ordinal = r.ord FROM _renum r WHERE "
                 f"{table}.session_id = ? AND {table}.message_id = r.message_id "
                 f"AND {table}.ordinal <> r.ord", [session_id])
         self.conn.execute("DROP TABLE _renum")
+
+    def realign(self, session_id: str) -> None:
+        """What people wrote about a message (annotations) and the replay steps of its
+        commands follow the message to the ordinal it has now (a later ingest may have
+        renumbered the session or placed the message elsewhere)."""
+        self.conn.execute(
+            "UPDATE annotations SET ordinal = m.ordinal FROM messages m WHERE "
+            "annotations.session_id = ? AND m.session_id = annotations.session_id "
+            "AND m.message_id = annotations.message_id AND annotations.ordinal <> m.ordinal",
+            [session_id])
+        self.conn.execute(  # a replayed step names its recorded call
+            "UPDATE replay_steps SET ordinal = c.ordinal FROM calls c WHERE "
+            "replay_steps.session_id = ? AND c.session_id = replay_steps.session_id "
+            "AND c.call_id = replay_steps.call_id AND replay_steps.ordinal <> c.ordinal",
+            [session_id])
 
     def upsert_session(self, info: SessionInfo, derive_version: int | None = None) -> None:
         """Write a session's row (``derive_version``: of the rules that derived its events)."""

@@ -699,14 +699,18 @@ def annotate(store: KbStore, session_id: str, ordinal: int | None, kind: str,
              value: str | None = None, target: str | None = None) -> int:
     if kind not in ANNOTATION_KINDS:
         raise ValueError(f"unknown annotation kind {kind!r}")
-    if ordinal is not None and not store.conn.execute(
-            "SELECT 1 FROM messages WHERE session_id = ? AND ordinal = ?",
-            [session_id, ordinal]).fetchone():
-        raise KbNotFound(f"session {session_id} has no message {ordinal}")
+    message_id = None
+    if ordinal is not None:
+        found = store.conn.execute(
+            "SELECT message_id FROM messages WHERE session_id = ? AND ordinal = ?",
+            [session_id, ordinal]).fetchone()
+        if not found:
+            raise KbNotFound(f"session {session_id} has no message {ordinal}")
+        message_id = found[0]
     row = store.conn.execute(
-        "INSERT INTO annotations (session_id, ordinal, kind, value, target) "
-        "VALUES (?, ?, ?, ?, ?) RETURNING id", [session_id, ordinal, kind, value, target]
-    ).fetchone()
+        "INSERT INTO annotations (session_id, ordinal, message_id, kind, value, target) "
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        [session_id, ordinal, message_id, kind, value, target]).fetchone()
     assert row is not None
     return int(row[0])
 

@@ -223,3 +223,39 @@ def test_lock_is_waited_for_then_reported(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     KbStore(db, lock_timeout=5).close()
+
+
+def test_annotations_and_replay_steps_follow_their_message(selftest: Path,
+                                                           tmp_path: Path) -> None:
+    """A copy lacking a message is ingested first and annotated; the whole session read
+    later moves the messages after the gap one ordinal on: what was written about a
+    message moves with it."""
+    from kb.graph import store as gs
+
+    doc = json.loads((selftest / "export.json").read_text())
+    gap = dict(doc, messages=doc["messages"][:1] + doc["messages"][2:])
+    (tmp_path / "gap.json").write_text(json.dumps(gap))
+    (tmp_path / "whole.json").write_text(json.dumps(doc))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [tmp_path / "gap.json"])
+        sid = doc["info"]["id"]
+        (mid, call_id) = store.conn.execute(
+            "SELECT message_id, call_id FROM calls WHERE session_id = ? "
+            "AND command LIKE '%import deep_ep%'", [sid]).fetchone()
+        (before,) = store.conn.execute(
+            "SELECT ordinal FROM messages WHERE message_id = ?", [mid]).fetchone()
+        gs.annotate(store, sid, before, "note", "never really ran")
+        store.conn.execute(
+            "INSERT INTO replay_steps (run_id, session_id, ordinal, seq, call_id, tool, "
+            "category, action, reason, verdict, revisit, timed_out) VALUES "
+            "('r1', ?, ?, 0, ?, 'bash', 'import', 'skip', 'test', 'skipped', false, false)",
+            [sid, before, call_id])
+        ingest(store, [tmp_path / "whole.json"])
+        (after,) = store.conn.execute(
+            "SELECT ordinal FROM messages WHERE message_id = ?", [mid]).fetchone()
+        assert after == before + 1
+        assert store.conn.execute(
+            "SELECT ordinal FROM annotations WHERE value = 'never really ran'"
+        ).fetchall() == [(after,)]
+        assert store.conn.execute(
+            "SELECT ordinal FROM replay_steps WHERE run_id = 'r1'").fetchall() == [(after,)]
