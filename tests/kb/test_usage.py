@@ -10,82 +10,35 @@ import pytest
 
 from kb.usage import PRICES, MessageUsage, Price, load_prices, message_cost, model_key, totals
 from tests.cli_kb import invoke
+from tests.kb.usage_count import CLAUDE, CODEX, KEYS, OPENCODE, REAL, count_file
 
-REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld"
-CLAUDE = sorted([*REAL.glob("pool/*claude*.jsonl"), *REAL.glob("labelled/*claude*.jsonl"),
-                 REAL / "labelled" / "speakfree__session.jsonl",
-                 REAL / "pool" / "random__session.jsonl",
-                 REAL / "pool" / "conversacion-act1-pln__session.jsonl"])
-CLAUDE = [p for p in CLAUDE if "trade_arena" not in p.name]  # a rewrite, not Claude Code's
-CODEX = sorted(p for p in [*REAL.glob("pool/*codex*.jsonl"), *REAL.glob("labelled/*codex*.jsonl")]
-               if "trade_arena" not in p.name)
+ALL = [*CLAUDE, *CODEX, *OPENCODE]
 
 
-def claude_count(path: Path) -> dict[str, int]:
-    """Claude Code: one usage per response (``message.id`` and ``requestId``), from its last
-    streamed line; sidechain lines belong to subagents."""
-    last: dict[tuple[str, str], dict[str, int]] = {}
-    for line in path.read_bytes().splitlines():
-        try:
-            d = json.loads(line)
-        except ValueError:
-            continue
-        m = d.get("message") if isinstance(d, dict) else None
-        if d.get("type") != "assistant" or d.get("isSidechain") or not isinstance(m, dict):
-            continue
-        if isinstance(m.get("usage"), dict):
-            last[(str(m.get("id")), str(d.get("requestId")))] = m["usage"]
-    keys = {"input": "input_tokens", "output": "output_tokens",
-            "cache_read": "cache_read_input_tokens", "cache_write": "cache_creation_input_tokens"}
-    return {k: sum(int(u.get(v) or 0) for u in last.values()) for k, v in keys.items()}
-
-
-def codex_count(path: Path) -> dict[str, int]:
-    """Codex: the running total of the last ``token_count`` event (input includes its cached
-    part; output includes reasoning)."""
-    total: dict[str, int] = {}
-    for line in path.read_bytes().splitlines():
-        try:
-            d = json.loads(line)
-        except ValueError:
-            continue
-        p = d.get("payload") if isinstance(d, dict) else None
-        if d.get("type") == "event_msg" and isinstance(p, dict) and p.get("type") == "token_count" \
-                and isinstance(p.get("info"), dict):
-            total = p["info"].get("total_token_usage") or total
-    cached = int(total.get("cached_input_tokens") or 0)
-    return {"input": int(total.get("input_tokens") or 0) - cached, "cache_read": cached,
-            "output": int(total.get("output_tokens") or 0)}
-
-
-def _usage(tmp: Path, path: Path) -> dict[str, int]:
+def _usage(tmp: Path, path: Path) -> dict[str, dict[str, int]]:
     db = str(tmp / "kb.duckdb")
     r = invoke("ingest", "--db", db, str(path))
     assert r.exit_code in (0, 4), r.stderr
     r = invoke("usage", "--db", db, "--by", "session", "--json")
     assert r.exit_code == 0, r.stderr
     rows = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
-    sid = [s for s in (json.loads(x) for x in invoke("sessions", "--db", db, "--json")
-                       .stdout.splitlines()) if not s.get("parent_id")]
-    top = {s["id"] for s in sid}
-    out = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
-    for row in rows:
-        if row["key"] in top:
-            for k in out:
-                out[k] += row[k]
-    return out
+    return {row["key"]: {k: row[k] for k in KEYS} for row in rows}
 
 
-@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
-def test_claude_code_tokens_equal_an_independent_count(tmp_path: Path, path: Path) -> None:
-    assert _usage(tmp_path, path) == claude_count(path)
+def test_every_real_claude_code_codex_and_opencode_file_is_counted() -> None:
+    assert (len(CLAUDE), len(CODEX), len(OPENCODE)) == (11, 10, 11)
+    assert all(p.exists() for p in ALL)
 
 
-@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
-def test_codex_tokens_equal_the_agents_running_total(tmp_path: Path, path: Path) -> None:
-    want = codex_count(path)
+@pytest.mark.parametrize("path", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_tokens_per_session_equal_an_independent_count(tmp_path: Path, path: Path) -> None:
+    """Per session, exact: logkb's input, output, cache read and cache write equal a count
+    of the raw lines by ``tests/kb/usage_count.py`` (no logkb code); a session logkb adds
+    (none of these files has one with tokens) holds no tokens."""
+    want = {sid: c for sid, c in count_file(path).items() if any(c.values())}
     got = _usage(tmp_path, path)
-    assert {k: got[k] for k in want} == want
+    assert {sid: got.get(sid) for sid in want} == want
+    assert all(not any(c.values()) for sid, c in got.items() if sid not in want)
 
 
 def test_a_dated_model_takes_its_price_and_a_newer_one_does_not() -> None:
@@ -96,8 +49,9 @@ def test_a_dated_model_takes_its_price_and_a_newer_one_does_not() -> None:
     m = MessageUsage("s", "claude-code", "claude-opus-4-5-20251101", 0, input=1_000_000,
                      output=1_000_000, cache_read=1_000_000, cache_write=1_000_000)
     p = PRICES["claude-opus-4-5"]
+    assert p.cache_read is not None and p.cache_write is not None
     assert message_cost(m, PRICES) == pytest.approx(p.input + p.output + p.cache_read
-                                                    + p.cache_write)  # type: ignore[operator]
+                                                    + p.cache_write)
 
 
 def test_a_recorded_cost_is_kept_and_unknown_stays_unknown() -> None:
