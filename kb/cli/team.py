@@ -232,8 +232,9 @@ def _team_sessions(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
         return
     shown = [{**r, "title": f"{r['pusher']} · {r['title'] or ''}",
               "source_path": None} for r in rows]
-    usage = {r["session_id"]: {"tokens_" + k: v for k, v in (r["tokens"] or {}).items()}
-             | {"cost": r["cost"]} for r in rows}
+    from kb.team.read import session_usage
+
+    usage = {r["session_id"]: session_usage(r) for r in rows}
     with paged():
         for line in sessions_lines(shown, out.width, usage=usage):
             out.print(line, no_wrap=True, crop=True)

@@ -58,6 +58,20 @@ def session_json(r: dict[str, Any], short: dict[str, str]) -> dict[str, Any]:
             "pusher": r["pusher"]}
 
 
+def session_usage(r: dict[str, Any]) -> dict[str, Any]:
+    """A pushed session's tokens and cost as :func:`kb.views.session_usage` gives a local
+    one's (a push records the total, the priced cost and the unpriced count in ``tokens``;
+    an older push only the parts and the recorded cost)."""
+    t = r.get("tokens") or {}
+    parts = [t.get(k) or 0 for k in ("input", "output", "cache_read", "cache_write")]
+    out: dict[str, Any] = {"tokens_" + k: v for k, v in t.items()}
+    out["tokens_total"] = t.get("total", sum(parts))
+    out["priced_cost"] = t.get("priced_cost", r.get("cost"))
+    out["unpriced"] = t.get("unpriced", 0)
+    out["cost"] = r.get("cost")
+    return out
+
+
 def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:
     """Dead ends (``deadend``), untested questions (``untested``) or decisions, each the
     local command's object plus its team and pusher."""

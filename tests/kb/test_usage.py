@@ -93,3 +93,60 @@ def test_usage_cli_at_80_columns_names_unpriced_models(tmp_path: Path) -> None:
     assert "$" in r.stdout and "total" in r.stdout
     r = invoke("usage", "--db", db, "--prices", str(tmp_path / "missing.json"))
     assert r.exit_code == 2 and "not a price table" in r.stderr
+
+
+@pytest.fixture
+def two_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """will-it-rain (claude-opus-4-5: priced) and scout's Codex session (gpt-5.5: no
+    price in logkb's table); no user price file."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    db = str(tmp_path / "kb.duckdb")
+    r = invoke("ingest", "--db", db, str(REAL / "labelled" / "will-it-rain__claude.jsonl"),
+               str(REAL / "pool" / "scout__codex-session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    return db
+
+
+def test_sessions_show_tokens_and_cost_at_80_columns(two_sessions: str) -> None:
+    r = invoke("sessions", "--db", two_sessions, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "tokens" in lines[0] and "cost" in lines[0]
+    rain = next(line for line in lines if line.startswith("33c772d"))
+    scout = next(line for line in lines if line.startswith("019f522"))
+    # cache reads and writes count: 185 + 2,271 + 11,895,589 + 402,504
+    assert "12M" in rain and "$8.52" in rain
+    assert "159k" in scout and "unknown" in scout and "$0" not in scout
+    r = invoke("sessions", "--db", two_sessions, "--json")
+    rows = {s["id"]: s for s in map(json.loads, r.stdout.splitlines())}
+    rain_json = rows["33c772d9-b322-4f61-a37d-7d5634a80b45"]
+    assert rain_json["tokens"]["total"] == 185 + 2_271 + 11_895_589 + 402_504
+    assert rain_json["cost"] == pytest.approx(8.521145, abs=1e-6)
+    assert rain_json["cost_complete"] is True
+    scout_json = rows["019f522f-ea1b-7622-b951-584ce660e69d"]
+    assert scout_json["cost"] is None and scout_json["cost_complete"] is False
+    r = invoke("sessions", "--db", two_sessions, "019f522")
+    assert "cost:      unknown" in r.stdout and "tokens:    159k" in r.stdout
+
+
+def test_a_user_price_file_prices_the_session_list(two_sessions: str, tmp_path: Path) -> None:
+    f = tmp_path / "config" / "logkb" / "prices.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({"gpt-5.5": {"input": 1, "output": 2, "cache_read": 0.5}}))
+    r = invoke("sessions", "--db", two_sessions, "--json")
+    scout = next(s for s in map(json.loads, r.stdout.splitlines()) if s["id"].startswith("019f"))
+    # 22,122 in, 2,095 out, 134,656 cache read (USD per million tokens)
+    assert scout["cost"] == pytest.approx((22_122 * 1 + 2_095 * 2 + 134_656 * 0.5) / 1e6)
+
+
+def test_handoff_has_a_tokens_and_cost_line(two_sessions: str) -> None:
+    r = invoke("handoff", "--db", two_sessions, "--session", "33c772d")
+    assert r.exit_code == 0, r.stderr
+    assert ("Tokens: 12M (185 in, 2.3k out, 12M cache read, 403k cache write) · cost $8.52"
+            in r.stdout)
+    r = invoke("handoff", "--db", two_sessions, "--session", "019f522")
+    assert "Tokens: 159k (22k in, 2.1k out, 135k cache read) · cost unknown" in r.stdout
+    r = invoke("handoff", "--db", two_sessions, "--session", "019f522", "--json")
+    s = json.loads(r.stdout)["session"]
+    assert s["tokens_total"] == 22_122 + 2_095 + 134_656 and s["cost"] is None
