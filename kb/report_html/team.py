@@ -1,0 +1,140 @@
+"""``logkb report --team``: the report of what a team pushed, read from the team store
+through :mod:`kb.team.read` (sessions and items, redacted before they were pushed).
+
+The pages are the local report's (same CSS, script and search): an index of every pushed
+session (pusher, agent, title, dates, tokens and cost) and one page per session with its
+dead ends and their causes, its untested checks and its decisions.  The team store keeps
+no timeline text beyond the search units, so a team page has no timeline: the pusher's
+own report has it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kb import views
+from kb.report_html.build import STATUS_WORDS, Written, _badge, _page, page_name, when
+from kb.report_html.text import clip, h
+from kb.team import read
+
+
+def _cost(usage: dict[str, Any]) -> str:
+    return views.usage_cost_text(usage)
+
+
+def _session_page(r: dict[str, Any], usage: dict[str, Any], dead: list[dict[str, Any]],
+                  untested: list[dict[str, Any]]) -> tuple[str, int]:
+    sid = r["session_id"]
+    rows: list[tuple[int, str, str, str]] = []
+    parts = [f"<h1>{h(clip(r.get('title') or '(untitled)', 200))}</h1>",
+             f'<p class="meta">{h(r.get("agent") or "")} · pushed by {h(r["pusher"])} '
+             f'to {h(r["team"])} · {h(sid)} · {h(when(r.get("time_created")))} → '
+             f'{h(when(r.get("last_activity") or r.get("time_updated")))}</p>',
+             '<div class="figs">' + "".join(
+                 f'<div class="fig"><b>{h(v)}</b><span>{h(k)}</span></div>' for k, v in (
+                     ("messages", f"{r.get('messages') or 0:,}"),
+                     ("commands", f"{r.get('commands') or 0:,}"),
+                     ("tokens", views.usage_tokens_text(usage) or "not recorded"),
+                     ("cost", _cost(usage)))) + "</div>"]
+    by_cause: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for d in dead:
+        by_cause[d.get("cause") or "(cause not found)"].append(d)
+    parts.append(f"<h2>Dead ends ({len(dead)})</h2>")
+    if not dead:
+        parts.append('<p class="note">None found.</p>')
+    for i, (cause, ds) in enumerate(sorted(by_cause.items())):
+        parts.append(f'<details class="dead" id="c{i}" open><summary><b>{h(cause)}</b> '
+                     f'({len(ds)})</summary><ul>')
+        for j, d in enumerate(ds):
+            aid = f"d{i}-{j}"
+            ev = ", ".join(str(e.get("ordinal") if isinstance(e, dict) else e)
+                           for e in (d.get("evidence") or [])[:12])
+            parts.append(f'<li id="{aid}">{_badge(d.get("status"))} {h(d.get("name") or "")}'
+                         + (f' <span class="note">messages {h(ev)}</span>' if ev else "")
+                         + (f'<div class="note">{h(clip(d.get("why") or "", 400))}</div>'
+                            if d.get("why") else "") + "</li>")
+            rows.append((0, aid, "dead end", clip(f"{d.get('name')} {cause}", 400)))
+        parts.append("</ul></details>")
+    parts.append(f"<h2>Untested ({len(untested)})</h2>")
+    if untested:
+        parts.append("<ul>")
+        for k, q in enumerate(untested):
+            qid = f"q{k}"
+            parts.append(f'<li id="{qid}">[{h(str(q.get("ordinal")))}] '
+                         f'{h(clip(q.get("question") or "", 400))} <span class="note">'
+                         f'{h(STATUS_WORDS.get(q.get("status") or "", ""))} '
+                         f'{h(q.get("reason") or "")}</span></li>')
+            rows.append((0, qid, "untested", clip(str(q.get("question")), 400)))
+        parts.append("</ul>")
+    else:
+        parts.append('<p class="note">None found.</p>')
+    html = _page(clip(r.get("title") or sid, 80), h(clip(r.get("title") or sid, 60)),
+                 "".join(parts), [page_name(sid)], rows, "Search this session…")
+    return html, len(html.encode("utf-8"))
+
+
+def build_team_report(conn: Any, teams: list[str], out_dir: Path,
+                      session_ids: list[str] | None = None) -> list[Written]:
+    """Write the team's report into ``out_dir`` (``session_ids``: only those, by id or
+    prefix); returns the pages written, the index first."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sessions = read.sessions(conn, teams)
+    if session_ids:
+        sessions = [s for s in sessions
+                    if any(s["session_id"].startswith(p) for p in session_ids)]
+    dead: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for d in read.items(conn, teams, "deadend"):
+        dead[(d["pusher"], d.get("session_id") or "")].append(d)
+    untested: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for q in read.items(conn, teams, "untested"):
+        untested[(q["pusher"], q.get("session_id") or "")].append(q)
+    written: list[Written] = []
+    index_rows, pages, search = [], [], []
+    tokens_total, cost_total, unpriced = 0, 0.0, 0
+    for r in sessions:
+        sid, key = r["session_id"], (r["pusher"], r["session_id"])
+        usage = read.session_usage(r)
+        tokens_total += usage.get("tokens_total") or 0
+        if usage.get("priced_cost") is not None:
+            cost_total += usage["priced_cost"]
+        if usage.get("tokens_total") and (usage.get("priced_cost") is None
+                                          or usage.get("unpriced")):
+            unpriced += 1
+        name = page_name(f"{r['pusher']}-{sid}")
+        html, size = _session_page(r, usage, dead[key], untested[key])
+        (out_dir / name).write_text(html, encoding="utf-8")
+        written.append(Written(out_dir / name, size, sid))
+        title = r.get("title") or "(untitled)"
+        index_rows.append(
+            f'<tr><td><a href="{h(name)}">{h(clip(title, 110))}</a><div class="note">'
+            f'{h(r["pusher"])} · {h(sid)}</div></td>'
+            f'<td class="hide-s">{h(r.get("agent") or "")}</td>'
+            f'<td class="hide-s d">{h(when(r.get("time_created")))}</td>'
+            f'<td class="hide-s d">{h(when(r.get("last_activity") or r.get("time_updated")))}'
+            f'</td><td class="n">{len(dead[key])}</td>'
+            f'<td class="n">{h(views.usage_tokens_text(usage))}</td>'
+            f'<td class="n">{h(_cost(usage))}</td></tr>')
+        pages.append(name)
+        search.append((len(pages) - 1, "", "session", clip(" ".join(
+            [title, sid, r["pusher"], *(d.get("name", "") + " " + (d.get("cause") or "")
+                                        for d in dead[key])]), 400)))
+    total_cost = _cost({"tokens_total": tokens_total,
+                        "priced_cost": cost_total if cost_total or not unpriced else None,
+                        "unpriced": unpriced})
+    body = ("<h1>Team sessions</h1>"
+            f'<p class="meta">{len(sessions)} session{"s" if len(sessions) != 1 else ""} '
+            f"pushed to {h(', '.join(teams))} · secrets redacted before the push</p>"
+            '<div class="scroll"><table><tr><th>session</th><th class="hide-s">agent</th>'
+            '<th class="hide-s">started</th><th class="hide-s">last activity</th>'
+            '<th class="n">dead ends</th><th class="n">tokens</th><th class="n">cost</th></tr>'
+            + "".join(index_rows)
+            + '<tr class="total"><td>total</td><td class="hide-s"></td><td class="hide-s">'
+              f'</td><td class="hide-s"></td><td></td><td class="n">'
+              f'{h(views.tokens_text(tokens_total) if tokens_total else "")}</td>'
+              f'<td class="n">{h(total_cost)}</td></tr></table></div>')
+    index = _page("logkb team report", "team sessions", body, pages, search,
+                  "Search sessions…")
+    (out_dir / "index.html").write_text(index, encoding="utf-8")
+    return [Written(out_dir / "index.html", len(index.encode("utf-8"))), *written]

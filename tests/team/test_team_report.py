@@ -1,0 +1,47 @@
+"""``logkb report --team`` (issue 27): the HTML report rendered from the team store's read
+path, against a real PostgreSQL (tests/team's throwaway cluster)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_kb import invoke, lines
+
+pytestmark = pytest.mark.slow
+
+
+def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, copy_db: Any,
+                                    tmp_path: Path) -> None:
+    db = copy_db(valdyum_db)
+    r = invoke("push", "--team", server["alice"], "--all", "--db", str(db), "--json")
+    assert r.exit_code == 0, r.stderr
+    local = lines(invoke("sessions", "--db", str(db), "--json").stdout)[0]
+    dead = lines(invoke("deadends", "--all", "--db", str(db), "--json").stdout)
+    out = tmp_path / "site"
+    r = invoke("report", "--team-url", server["bob"], "-o", str(out), "--json")
+    assert r.exit_code == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["sessions"] == 1 and Path(res["index"]).is_file()
+    index = Path(res["index"]).read_text()
+    assert local["id"] in index and "alice" in index
+    # gpt-5.5 has no price in logkb's table: unknown, never $0
+    assert "unknown" in index and "$0.00" not in index
+    assert local["tokens"]["total"] and "k</td>" in index
+    page = Path(res["pages"][1]["path"]).read_text()
+    assert f"Dead ends ({len(dead)})" in page
+    for d in dead:
+        assert html.escape(d["cause"] or "(cause not found)", quote=False)[:30] in page
+    # offline: nothing loads from anywhere but the page itself
+    for text in (index, page):
+        assert not re.search(r'(src|href)="(https?:)?//', text)
+    # another team sees none of it
+    r = invoke("report", "--team-url", server["carol"], "-o", str(tmp_path / "blue"),
+               "--json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["sessions"] == 0
