@@ -614,7 +614,7 @@ def usage_messages(store: KbStore, session_ids: Sequence[str] | None = None
         "SELECT u.session_id, s.agent, u.model, m.time_created, "
         "coalesce(u.tokens_input, 0), coalesce(u.tokens_output, 0), "
         "coalesce(u.tokens_cache_read, 0), coalesce(u.tokens_cache_write, 0), "
-        "coalesce(u.tokens_reasoning, 0), u.cost "
+        "coalesce(u.tokens_reasoning, 0), u.cost, coalesce(u.tokens_cache_write_1h, 0) "
         "FROM message_usage u JOIN messages m USING (session_id, ordinal) "
         f"LEFT JOIN sessions s USING (session_id) {where} "
         "ORDER BY m.time_created NULLS LAST, u.session_id, u.ordinal", params).fetchall()

@@ -10,7 +10,7 @@ import pytest
 
 from kb.usage import PRICES, MessageUsage, Price, load_prices, message_cost, model_key, totals
 from tests.cli_kb import invoke
-from tests.kb.usage_count import CLAUDE, CODEX, KEYS, OPENCODE, REAL, count_file
+from tests.kb.usage_count import CLAUDE, CODEX, KEYS, OPENCODE, REAL, claude_cost, count_file
 
 ALL = [*CLAUDE, *CODEX, *OPENCODE]
 
@@ -39,6 +39,27 @@ def test_tokens_per_session_equal_an_independent_count(tmp_path: Path, path: Pat
     got = _usage(tmp_path, path)
     assert {sid: got.get(sid) for sid in want} == want
     assert all(not any(c.values()) for sid, c in got.items() if sid not in want)
+
+
+OPUS_45 = [REAL / "labelled" / "will-it-rain__claude.jsonl",
+           *REAL.glob("claude-code/*/transcript.jsonl")]
+
+
+@pytest.mark.parametrize("path", OPUS_45, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_claude_cost_prices_one_hour_cache_writes_apart(tmp_path: Path, path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """Anthropic's list price for claude-opus-4-5, USD per million tokens (input, output,
+    cache read, 5-minute write at 1.25x input, 1-hour write at 2x): will-it-rain's 402,504
+    cache writes are all one-hour ($10.03, as ccusage; $8.52 at the 5-minute rate)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    want = claude_cost(path, {"claude-opus-4-5-20251101": (5, 25, 0.5, 6.25, 10)})
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(path)).exit_code == 0
+    rows = [json.loads(x) for x in invoke("usage", "--db", db, "--by", "session",
+                                          "--json").stdout.splitlines()]
+    assert {r["key"]: r["cost"] for r in rows} == {k: pytest.approx(v, abs=1e-6)
+                                                   for k, v in want.items()}
 
 
 def test_a_dated_model_takes_its_price_and_a_newer_one_does_not() -> None:
@@ -116,13 +137,13 @@ def test_sessions_show_tokens_and_cost_at_80_columns(two_sessions: str) -> None:
     rain = next(line for line in lines if line.startswith("33c772d"))
     scout = next(line for line in lines if line.startswith("019f522"))
     # cache reads and writes count: 185 + 2,271 + 11,895,589 + 402,504
-    assert "12M" in rain and "$8.52" in rain
+    assert "12M" in rain and "$10.03" in rain
     assert "159k" in scout and "unknown" in scout and "$0" not in scout
     r = invoke("sessions", "--db", two_sessions, "--json")
     rows = {s["id"]: s for s in map(json.loads, r.stdout.splitlines())}
     rain_json = rows["33c772d9-b322-4f61-a37d-7d5634a80b45"]
     assert rain_json["tokens"]["total"] == 185 + 2_271 + 11_895_589 + 402_504
-    assert rain_json["cost"] == pytest.approx(8.521145, abs=1e-6)
+    assert rain_json["cost"] == pytest.approx(10.030535, abs=1e-6)
     assert rain_json["cost_complete"] is True
     scout_json = rows["019f522f-ea1b-7622-b951-584ce660e69d"]
     assert scout_json["cost"] is None and scout_json["cost_complete"] is False
@@ -143,7 +164,7 @@ def test_a_user_price_file_prices_the_session_list(two_sessions: str, tmp_path: 
 def test_handoff_has_a_tokens_and_cost_line(two_sessions: str) -> None:
     r = invoke("handoff", "--db", two_sessions, "--session", "33c772d")
     assert r.exit_code == 0, r.stderr
-    assert ("Tokens: 12M (185 in, 2.3k out, 12M cache read, 403k cache write) · cost $8.52"
+    assert ("Tokens: 12M (185 in, 2.3k out, 12M cache read, 403k cache write) · cost $10.03"
             in r.stdout)
     r = invoke("handoff", "--db", two_sessions, "--session", "019f522")
     assert "Tokens: 159k (22k in, 2.1k out, 135k cache read) · cost unknown" in r.stdout

@@ -82,6 +82,32 @@ def claude(path: Path) -> dict[str, dict[str, int]]:
     return out
 
 
+def claude_cost(path: Path, rates: dict[str, tuple[float, float, float, float, float]]
+                ) -> dict[str, float]:
+    """Per session, USD: each response's last usage line priced by its model's rates
+    ``(input, output, cache read, 5-minute cache write, 1-hour cache write)`` per million
+    tokens, the one-hour part of the cache writes from ``cache_creation``."""
+    last: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
+    for d in _lines(path):
+        m = d.get("message")
+        if d.get("type") == "assistant" and isinstance(m, dict) \
+                and isinstance(m.get("usage"), dict):
+            last[(str(d.get("sessionId")), str(m.get("id")), str(d.get("requestId")))] = (
+                str(m.get("model")), m["usage"])
+    out: dict[str, float] = {}
+    for (sid, _, _), (model, u) in last.items():
+        n = [int(u.get(k) or 0) for k in ("input_tokens", "output_tokens",
+                                           "cache_read_input_tokens",
+                                           "cache_creation_input_tokens")]
+        hour = int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0)
+        if not any(n):
+            continue
+        i, o, r, w5, w1 = rates[model]
+        out[sid] = out.get(sid, 0.0) + (n[0] * i + n[1] * o + n[2] * r + (n[3] - hour) * w5
+                                        + hour * w1) / 1e6
+    return out
+
+
 def codex(path: Path) -> dict[str, dict[str, int]]:
     sid = ""
     c = _zero()
