@@ -3,29 +3,62 @@ through :mod:`kb.team.read` (sessions and items, redacted before they were pushe
 
 The pages are the local report's (same CSS, script and search): an index of every pushed
 session (pusher, agent, title, dates, tokens and cost) and one page per session with its
-dead ends and their causes, its untested checks and its decisions.  The team store keeps
-no timeline text beyond the search units, so a team page has no timeline: the pusher's
-own report has it.
+dead ends grouped by cause, its untested checks, its decisions and its timeline (every
+command and result, collapsible, from the pushed events; split over more pages past
+:data:`~kb.report_html.build.PAGE_BUDGET`).  The dead-end graph and the throughput plot
+stay in the pusher's own report.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from kb import views
-from kb.report_html.build import STATUS_WORDS, Written, _badge, _page, page_name, when
+from kb.records import Event, Measurement, hop, todo
+from kb.report_html.build import (
+    PAGE_BUDGET,
+    STATUS_WORDS,
+    Block,
+    Written,
+    _badge,
+    _page,
+    chunk,
+    page_name,
+    timeline_blocks,
+    when,
+)
 from kb.report_html.text import clip, h
 from kb.team import read
+from logparse.kinds import EventKind
+
+_EVENT = frozenset(f.name for f in fields(Event))
+_MEASUREMENT = frozenset(f.name for f in fields(Measurement))
+
+
+def event_from_json(d: dict[str, Any]) -> Event:
+    """An event as pushed (``Event.model_dump()``) back into the store's dataclass."""
+    v = {k: d[k] for k in _EVENT if k in d}
+    v["kind"] = EventKind(d["kind"])
+    v["hops"] = [hop(x) for x in d.get("hops") or []]
+    v["measurements"] = [Measurement(**{k: m[k] for k in _MEASUREMENT if k in m})
+                         for m in d.get("measurements") or []]
+    v["todos"] = [todo(t) for t in d.get("todos") or []]
+    v["error_signatures"] = list(d.get("error_signatures") or [])
+    return Event(**v)
 
 
 def _cost(usage: dict[str, Any]) -> str:
     return views.usage_cost_text(usage)
 
 
-def _session_page(r: dict[str, Any], usage: dict[str, Any], dead: list[dict[str, Any]],
-                  untested: list[dict[str, Any]]) -> tuple[str, int]:
+def _session_pages(r: dict[str, Any], name: str, usage: dict[str, Any],
+                   dead: list[dict[str, Any]], untested: list[dict[str, Any]],
+                   decisions: list[dict[str, Any]], blocks: list[Block]
+                   ) -> list[tuple[str, str]]:
+    """``(file name, html)`` of a session's page and its timeline pages."""
     sid = r["session_id"]
     rows: list[tuple[int, str, str, str]] = []
     parts = [f"<h1>{h(clip(r.get('title') or '(untitled)', 200))}</h1>",
@@ -70,9 +103,39 @@ def _session_page(r: dict[str, Any], usage: dict[str, Any], dead: list[dict[str,
         parts.append("</ul>")
     else:
         parts.append('<p class="note">None found.</p>')
-    html = _page(clip(r.get("title") or sid, 80), h(clip(r.get("title") or sid, 60)),
-                 "".join(parts), [page_name(sid)], rows, "Search this session…")
-    return html, len(html.encode("utf-8"))
+    parts.append(f"<h2>Decisions ({len(decisions)})</h2>")
+    if decisions:
+        parts.append("<ul>" + "".join(
+            f'<li>[{h(str(d.get("ordinal")))}] {h(clip(d.get("text") or d.get("label") or "", 400))}</li>'
+            for d in decisions) + "</ul>")
+    else:
+        parts.append('<p class="note">None found.</p>')
+    # the timeline: on this page when it fits, else on pages of its own
+    total = sum(len(b.html.encode("utf-8")) for b in blocks)
+    pages = [blocks] if total <= PAGE_BUDGET * 0.8 else [[], *chunk(blocks, PAGE_BUDGET)]
+    names = [name if k == 0 else name.removesuffix(".html") + f".t{k}.html"
+             for k in range(len(pages))]
+    parts.append('<h2 id="timeline">Timeline</h2><p class="note">Every prompt, reply and '
+                 "command with its result, in order; click a command to see it whole.</p>")
+    if len(pages) > 1:
+        parts.append('<div class="pages">' + "".join(
+            f'<a href="{h(names[k])}#timeline">messages {p[0].ordinal}–{p[-1].ordinal}</a>'
+            for k, p in enumerate(pages) if p) + "</div>")
+    parts += [b.html for b in pages[0]]
+    rows += [(0, a, kind, clip(t, 200)) for b in pages[0] for a, kind, t in b.rows]
+    title = r.get("title") or sid
+    crumb = h(clip(title, 60))
+    out = [(name, _page(clip(title, 80), crumb, "".join(parts),
+                        ["" if k == 0 else names[k] for k in range(len(pages))], rows,
+                        "Search this session…"))]
+    for k in range(1, len(pages)):
+        body = (f'<h1><a href="{h(name)}">{h(clip(title, 200))}</a></h1>'
+                f'<h2 id="timeline">Timeline, messages {pages[k][0].ordinal}–'
+                f'{pages[k][-1].ordinal}</h2>' + "".join(b.html for b in pages[k]))
+        rows_k = [(0, a, kind, clip(t, 200)) for b in pages[k] for a, kind, t in b.rows]
+        out.append((names[k], _page(f"{clip(title, 80)} ({k})", crumb, body, [""], rows_k,
+                                    "Search this page…")))
+    return out
 
 
 def build_team_report(conn: Any, teams: list[str], out_dir: Path,
@@ -90,6 +153,9 @@ def build_team_report(conn: Any, teams: list[str], out_dir: Path,
     untested: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for q in read.items(conn, teams, "untested"):
         untested[(q["pusher"], q.get("session_id") or "")].append(q)
+    decisions: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for d in read.items(conn, teams, "decision"):
+        decisions[(d["pusher"], d.get("session_id") or "")].append(d)
     written: list[Written] = []
     index_rows, pages, search = [], [], []
     tokens_total, cost_total, unpriced = 0, 0.0, 0
@@ -103,9 +169,11 @@ def build_team_report(conn: Any, teams: list[str], out_dir: Path,
                                           or usage.get("unpriced")):
             unpriced += 1
         name = page_name(f"{r['pusher']}-{sid}")
-        html, size = _session_page(r, usage, dead[key], untested[key])
-        (out_dir / name).write_text(html, encoding="utf-8")
-        written.append(Written(out_dir / name, size, sid))
+        evs = [event_from_json(e) for e in read.events(conn, teams, r["pusher"], sid)]
+        for file, html in _session_pages(r, name, usage, dead[key], untested[key],
+                                         decisions[key], timeline_blocks(evs, {})):
+            (out_dir / file).write_text(html, encoding="utf-8")
+            written.append(Written(out_dir / file, len(html.encode("utf-8")), sid))
         title = r.get("title") or "(untitled)"
         index_rows.append(
             f'<tr><td><a href="{h(name)}">{h(clip(title, 110))}</a><div class="note">'

@@ -72,6 +72,16 @@ def session_usage(r: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def events(conn: Any, teams: list[str], pusher: str, session_id: str
+           ) -> list[dict[str, Any]]:
+    """One pushed session's events (``Event.model_dump()`` as pushed: redacted, no raw
+    unless the pusher sent it), in timeline order."""
+    rows = conn.execute(
+        "SELECT event FROM logkb.events WHERE team = ANY(%s) AND pusher = %s "
+        "AND session_id = %s ORDER BY ordinal, seq", [teams, pusher, session_id]).fetchall()
+    return [r[0] for r in rows]
+
+
 def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:
     """Dead ends (``deadend``), untested questions (``untested``) or decisions, each the
     local command's object plus its team and pusher."""

@@ -11,9 +11,18 @@ from typing import Any
 
 import pytest
 
+from kb.team import read as team_read
 from tests.cli_kb import invoke, lines
 
 pytestmark = pytest.mark.slow
+
+
+def team_read_items(url: str, kind: str) -> list[dict[str, Any]]:
+    conn, teams = team_read.open_read(url, None)
+    try:
+        return team_read.items(conn, teams, kind)
+    finally:
+        conn.close()
 
 
 def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, copy_db: Any,
@@ -37,6 +46,14 @@ def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, co
     assert f"Dead ends ({len(dead)})" in page
     for d in dead:
         assert html.escape(d["cause"] or "(cause not found)", quote=False)[:30] in page
+    # the timeline: every command of the session, from the pushed events
+    cmds = lines(invoke("events", "--db", str(db), "--kind", "command", "--json").stdout)
+    assert cmds and 'id="timeline"' in page
+    pages = "".join(Path(p["path"]).read_text() for p in res["pages"][1:])
+    for c in cmds:
+        assert f'id="m{c["ordinal"]}"' in pages
+    decisions = [d for d in team_read_items(server["bob"], "decision")]
+    assert f"Decisions ({len(decisions)})" in page
     # offline: nothing loads from anywhere but the page itself
     for text in (index, page):
         assert not re.search(r'(src|href)="(https?:)?//', text)
