@@ -54,8 +54,15 @@ def session_json(r: dict[str, Any], short: dict[str, str]) -> dict[str, Any]:
             "time_created": r["time_created"], "time_updated": r["time_updated"],
             "last_activity": r["last_activity"], "source_form": r["source_form"],
             "source_path": None, "complete": r["complete"], "spawned_at": r["spawned_at"],
-            "tokens": r["tokens"] or {}, "cost": r["cost"], "team": r["team"],
-            "pusher": r["pusher"]}
+            **_tokens_and_cost(r), "team": r["team"], "pusher": r["pusher"]}
+
+
+def _tokens_and_cost(r: dict[str, Any]) -> dict[str, Any]:
+    """``tokens``, ``cost`` and ``cost_complete`` as the local `sessions --json` has them."""
+    u = session_usage(r)
+    return {"tokens": {k: u.get("tokens_" + k) for k in (
+                "input", "output", "reasoning", "cache_read", "cache_write", "total")},
+            "cost": u.get("priced_cost"), "cost_complete": not u.get("unpriced")}
 
 
 def session_usage(r: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,13 @@ def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, co
     assert r.exit_code == 0, r.stderr
     local = lines(invoke("sessions", "--db", str(db), "--json").stdout)[0]
     dead = lines(invoke("deadends", "--all", "--db", str(db), "--json").stdout)
+    # the team's session list has the local tokens and cost (unknown: gpt-5.5 unpriced)
+    (ts,) = lines(invoke("sessions", "--team-url", server["bob"], "--json").stdout)
+    assert {k: ts[k] for k in ("tokens", "cost", "cost_complete")} == {
+        k: local[k] for k in ("tokens", "cost", "cost_complete")}
+    r = invoke("sessions", "--team-url", server["bob"], env={"COLUMNS": "80"})
+    assert all(len(line) <= 80 for line in r.stdout.splitlines())
+    assert "unknown" in r.stdout
     out = tmp_path / "site"
     r = invoke("report", "--team-url", server["bob"], "-o", str(out), "--json")
     assert r.exit_code == 0, r.stderr
