@@ -4,6 +4,7 @@ file, and a price table that never turns an unknown model into $0."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,31 @@ def test_a_dated_model_takes_its_price_and_a_newer_one_does_not() -> None:
     assert p.cache_read is not None and p.cache_write is not None
     assert message_cost(m, PRICES) == pytest.approx(p.input + p.output + p.cache_read
                                                     + p.cache_write)
+
+
+@pytest.mark.parametrize("model", sorted(PRICES))
+def test_every_model_in_the_price_table_has_a_cost(model: str) -> None:
+    """Each row prices every kind of token (dated; a provider prefix and a release date
+    on the model name change nothing)."""
+    p = PRICES[model]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", p.as_of)
+    m = MessageUsage("s", None, f"provider/{model}-20990101", 0, input=1_000_000,
+                     output=1_000_000, cache_read=1_000_000, cache_write=2_000_000,
+                     cache_write_1h=1_000_000)
+    cost = message_cost(m, PRICES)
+    assert cost is not None and cost > p.input + p.output
+
+
+def test_one_hour_cache_writes_take_their_own_rate(tmp_path: Path) -> None:
+    m = MessageUsage("s", "claude-code", "claude-opus-4-5", 0, cache_write=3_000_000,
+                     cache_write_1h=1_000_000)
+    assert message_cost(m, PRICES) == pytest.approx(2 * 6.25 + 10.0)
+    f = tmp_path / "prices.json"
+    f.write_text(json.dumps({"claude-opus-4-5": {"input": 1, "output": 2,
+                                                 "cache_write": 3, "cache_write_1h": 7}}))
+    assert message_cost(m, load_prices(f)) == pytest.approx(2 * 3 + 7)
+    f.write_text(json.dumps({"claude-opus-4-5": {"input": 1, "output": 2, "cache_write": 3}}))
+    assert message_cost(m, load_prices(f)) == pytest.approx(3 * 3)  # no 1h rate: the 5m one
 
 
 def test_a_recorded_cost_is_kept_and_unknown_stays_unknown() -> None:
