@@ -61,6 +61,20 @@ def _session_pages(r: dict[str, Any], name: str, usage: dict[str, Any],
     """``(file name, html)`` of a session's page and its timeline pages."""
     sid = r["session_id"]
     rows: list[tuple[int, str, str, str]] = []
+    # the timeline: on this page when it fits, else on pages of its own
+    total = sum(len(b.html.encode("utf-8")) for b in blocks)
+    pages = [blocks] if total <= PAGE_BUDGET * 0.8 else [[], *chunk(blocks, PAGE_BUDGET)]
+    names = [name if k == 0 else name.removesuffix(".html") + f".t{k}.html"
+             for k in range(len(pages))]
+    page_of = {b.ordinal: names[k] for k, p in enumerate(pages) for b in p}
+
+    def link(o: Any) -> str:
+        """Message ``o`` linked to its place in the timeline (plain when it shows none)."""
+        if not isinstance(o, int) or o not in page_of:
+            return h(str(o))
+        here = "" if page_of[o] == name else page_of[o]
+        return f'<a href="{h(here)}#m{o}">{o}</a>'
+
     parts = [f"<h1>{h(clip(r.get('title') or '(untitled)', 200))}</h1>",
              f'<p class="meta">{h(r.get("agent") or "")} · pushed by {h(r["pusher"])} '
              f'to {h(r["team"])} · {h(sid)} · {h(when(r.get("time_created")))} → '
@@ -82,10 +96,10 @@ def _session_pages(r: dict[str, Any], name: str, usage: dict[str, Any],
                      f'({len(ds)})</summary><ul>')
         for j, d in enumerate(ds):
             aid = f"d{i}-{j}"
-            ev = ", ".join(str(e.get("ordinal") if isinstance(e, dict) else e)
+            ev = ", ".join(link(e.get("ordinal") if isinstance(e, dict) else e)
                            for e in (d.get("evidence") or [])[:12])
             parts.append(f'<li id="{aid}">{_badge(d.get("status"))} {h(d.get("name") or "")}'
-                         + (f' <span class="note">messages {h(ev)}</span>' if ev else "")
+                         + (f' <span class="note">messages {ev}</span>' if ev else "")
                          + (f'<div class="note">{h(clip(d.get("why") or "", 400))}</div>'
                             if d.get("why") else "") + "</li>")
             rows.append((0, aid, "dead end", clip(f"{d.get('name')} {cause}", 400)))
@@ -95,7 +109,7 @@ def _session_pages(r: dict[str, Any], name: str, usage: dict[str, Any],
         parts.append("<ul>")
         for k, q in enumerate(untested):
             qid = f"q{k}"
-            parts.append(f'<li id="{qid}">[{h(str(q.get("ordinal")))}] '
+            parts.append(f'<li id="{qid}">[{link(q.get("ordinal"))}] '
                          f'{h(clip(q.get("question") or "", 400))} <span class="note">'
                          f'{h(STATUS_WORDS.get(q.get("status") or "", ""))} '
                          f'{h(q.get("reason") or "")}</span></li>')
@@ -106,15 +120,11 @@ def _session_pages(r: dict[str, Any], name: str, usage: dict[str, Any],
     parts.append(f"<h2>Decisions ({len(decisions)})</h2>")
     if decisions:
         parts.append("<ul>" + "".join(
-            f'<li>[{h(str(d.get("ordinal")))}] {h(clip(d.get("text") or d.get("label") or "", 400))}</li>'
+            f'<li>[{link(d.get("ordinal"))}] {h(clip(d.get("text") or d.get("label") or "", 400))}</li>'
             for d in decisions) + "</ul>")
     else:
         parts.append('<p class="note">None found.</p>')
-    # the timeline: on this page when it fits, else on pages of its own
-    total = sum(len(b.html.encode("utf-8")) for b in blocks)
-    pages = [blocks] if total <= PAGE_BUDGET * 0.8 else [[], *chunk(blocks, PAGE_BUDGET)]
-    names = [name if k == 0 else name.removesuffix(".html") + f".t{k}.html"
-             for k in range(len(pages))]
+    # the timeline (laid out above: the links to its messages need their pages)
     parts.append('<h2 id="timeline">Timeline</h2><p class="note">Every prompt, reply and '
                  "command with its result, in order; click a command to see it whole.</p>")
     if len(pages) > 1:

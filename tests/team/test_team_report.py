@@ -59,6 +59,15 @@ def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, co
     pages = "".join(Path(p["path"]).read_text() for p in res["pages"][1:])
     for c in cmds:
         assert f'id="m{c["ordinal"]}"' in pages
+    # evidence links lead to their messages in the timeline
+    linked = 0
+    for d in dead:
+        for e in d["evidence"]:
+            o = e["ordinal"] if isinstance(e, dict) else e
+            if f'id="m{o}"' in page:
+                assert f'href="#m{o}"' in page
+                linked += 1
+    assert linked
     decisions = [d for d in team_read_items(server["bob"], "decision")]
     assert f"Decisions ({len(decisions)})" in page
     # offline: nothing loads from anywhere but the page itself
