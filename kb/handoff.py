@@ -54,7 +54,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
 
     scopes = [scope]
     info = store.session(scope)
-    usage = views.session_usage(store).get(scope, {})
+    usage = views.session_usage(store, [scope]).get(scope, {})
     items = gs.approaches(store, scopes)
     dead = gs.dead_ends(store, scopes)
     questions = gs.untested(store, scopes, include_answered=False)
@@ -71,7 +71,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                     "commands": info["commands"], "source_form": info["source_form"],
                     "directory": info.get("directory"),
                     "tokens_input": usage.get("tokens_input"),
-                    "tokens_output": usage.get("tokens_output"), "cost": usage.get("cost")},
+                    "tokens_output": usage.get("tokens_output"),
+                    "tokens_cache_read": usage.get("tokens_cache_read"),
+                    "tokens_cache_write": usage.get("tokens_cache_write"),
+                    "tokens_total": usage.get("tokens_total"),
+                    "cost": usage.get("priced_cost"),
+                    "cost_complete": not usage.get("unpriced")},
         "goal": {"text": goal_text,
                  "ordinal": goal_items[0]["ordinal"] if goal_items else (
                      prompt[0].ordinal if prompt else None),
@@ -642,15 +647,19 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
 
 
 def _usage(s: dict[str, Any]) -> str:
-    from kb.views import cost_text, tokens_text
+    """The tokens line: total, its parts, and the cost (``unknown`` when no model of the
+    session has a price; ``≥`` when some have none)."""
+    from kb.views import tokens_text, usage_cost_text
 
-    if s.get("tokens_input") is None and s.get("tokens_output") is None:
+    if not s.get("tokens_total"):
         return ""
-    bits = [f"{tokens_text(s.get('tokens_input'))} tokens in, "
-            f"{tokens_text(s.get('tokens_output'))} out"]
-    if s.get("cost"):
-        bits.append(cost_text(s["cost"]))
-    return " · " + ", ".join(bits)
+    parts = ", ".join(f"{tokens_text(s.get(k) or 0)} {name}" for k, name in (
+        ("tokens_input", "in"), ("tokens_output", "out"),
+        ("tokens_cache_read", "cache read"), ("tokens_cache_write", "cache write"))
+        if s.get(k))
+    cost = usage_cost_text({"tokens_total": s["tokens_total"], "priced_cost": s.get("cost"),
+                            "unpriced": 0 if s.get("cost_complete", True) else 1})
+    return f"\n\nTokens: {tokens_text(s['tokens_total'])} ({parts}) · cost {cost}"
 
 
 def _omitted(d: dict[str, Any], key: str, what: str) -> str:

@@ -296,7 +296,7 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
     """The session list as lines that fit ``width``: subagent sessions under their
     parents, ``▶`` marking the current session (``logkb use``), each named by its short
     id (``short``: id → shortest unique prefix) and its agent."""
-    from kb.views import cost_text, tokens_text
+    from kb.views import usage_cost_text, usage_tokens_text
 
     usage = usage or {}
     short = short or {}
@@ -329,10 +329,8 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
         msgs.append(str(r["messages"]))
         cmds.append(str(r["commands"]))
         u = usage.get(r["session_id"], {})
-        tin, tout = u.get("tokens_input"), u.get("tokens_output")
-        toks.append(tokens_text((tin or 0) + (tout or 0)) if tin is not None
-                    or tout is not None else "")
-        costs.append(cost_text(u.get("cost")))
+        toks.append(usage_tokens_text(u))
+        costs.append(usage_cost_text(u))
         forms.append(r["source_form"] + ("" if r["complete"] else "*"))
     cols = [Col("", marks), Col("session", sids), Col("agent", agents),
             Col("title", titles, flex=True, min=24),

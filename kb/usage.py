@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -32,21 +33,25 @@ class Price:
     cache_read: float | None = None
     """``None``: the vendor bills cached input as input."""
     cache_write: float | None = None
-    """``None``: the vendor bills cache writes as input."""
+    """``None``: the vendor bills cache writes as input.  Anthropic: the five-minute
+    cache."""
     as_of: str = ""
     """When the list price was read (ISO date), or ``user`` for a user file's row."""
+    cache_write_1h: float | None = None
+    """Writes to the one-hour cache; ``None``: at the ``cache_write`` rate."""
 
 
 PRICES: dict[str, Price] = {
-    # Anthropic list prices (cache write: the 5-minute cache).
-    "claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25, "2025-11-24"),
-    "claude-opus-4-1": Price(15.0, 75.0, 1.50, 18.75, "2025-08-05"),
-    "claude-opus-4": Price(15.0, 75.0, 1.50, 18.75, "2025-05-22"),
-    "claude-sonnet-4-5": Price(3.0, 15.0, 0.30, 3.75, "2025-09-29"),
-    "claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75, "2025-05-22"),
-    "claude-3-7-sonnet": Price(3.0, 15.0, 0.30, 3.75, "2025-02-24"),
-    "claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25, "2025-10-15"),
-    "claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0, "2024-11-04"),
+    # Anthropic list prices (cache write: the 5-minute cache at 1.25x input; the last
+    # figure, the 1-hour cache, at 2x input).
+    "claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25, "2025-11-24", 10.00),
+    "claude-opus-4-1": Price(15.0, 75.0, 1.50, 18.75, "2025-08-05", 30.00),
+    "claude-opus-4": Price(15.0, 75.0, 1.50, 18.75, "2025-05-22", 30.00),
+    "claude-sonnet-4-5": Price(3.0, 15.0, 0.30, 3.75, "2025-09-29", 6.00),
+    "claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75, "2025-05-22", 6.00),
+    "claude-3-7-sonnet": Price(3.0, 15.0, 0.30, 3.75, "2025-02-24", 6.00),
+    "claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25, "2025-10-15", 2.00),
+    "claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0, "2024-11-04", 1.60),
     # OpenAI list prices (cached input is a part of input, billed at the cache rate).
     "gpt-5": Price(1.25, 10.0, 0.125, None, "2025-08-07"),
     "gpt-5-codex": Price(1.25, 10.0, 0.125, None, "2025-09-15"),
@@ -78,19 +83,23 @@ def user_prices_path() -> Path:
 
 def load_prices(path: Path | None = None) -> dict[str, Price]:
     """The shipped table with a user file's rows over it.  The file is a JSON object
-    ``{"model": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75}}``
-    (USD per million tokens); a missing default file is no error, a bad one is."""
+    ``{"model": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75,
+    "cache_write_1h": 6}}`` (USD per million tokens; the cache rates optional); a missing
+    default file is no error, a bad one is."""
     table = dict(PRICES)
     file = path or user_prices_path()
     if path is None and not file.is_file():
         return table
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
+        def rate(row: dict[str, Any], key: str) -> float | None:
+            v = row.get(key)
+            return None if v is None else float(v)
+
         for model, row in data.items():
             table[model_key(model)] = Price(
-                float(row["input"]), float(row["output"]),
-                None if row.get("cache_read") is None else float(row["cache_read"]),
-                None if row.get("cache_write") is None else float(row["cache_write"]), "user")
+                float(row["input"]), float(row["output"]), rate(row, "cache_read"),
+                rate(row, "cache_write"), "user", rate(row, "cache_write_1h"))
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"{file}: not a price table ({e})") from e
     return table
@@ -111,6 +120,8 @@ class MessageUsage:
     cache_write: int = 0
     reasoning: int = 0
     recorded_cost: float | None = None
+    cache_write_1h: int = 0
+    """The part of ``cache_write`` that went to the one-hour cache (Claude Code)."""
 
 
 def message_cost(m: MessageUsage, prices: Mapping[str, Price]) -> float | None:
@@ -124,8 +135,10 @@ def message_cost(m: MessageUsage, prices: Mapping[str, Price]) -> float | None:
         return None
     read = p.input if p.cache_read is None else p.cache_read
     write = p.input if p.cache_write is None else p.cache_write
+    hour = write if p.cache_write_1h is None else p.cache_write_1h
+    long = min(max(m.cache_write_1h, 0), m.cache_write)
     return (m.input * p.input + m.output * p.output + m.cache_read * read
-            + m.cache_write * write) / 1_000_000
+            + (m.cache_write - long) * write + long * hour) / 1_000_000
 
 
 @dataclass

@@ -550,15 +550,54 @@ def session_counts(store: KbStore) -> dict[str, dict[str, int | None]]:
     return out
 
 
-def session_usage(store: KbStore) -> dict[str, dict[str, Any]]:
-    """Per session: the token and cost figures opencode recorded (sums over its assistant
-    messages; ``None`` where nothing was recorded)."""
+def session_usage(store: KbStore, session_ids: Sequence[str] | None = None
+                  ) -> dict[str, dict[str, Any]]:
+    """Per session: the token counts its agent recorded (sums over its assistant messages;
+    ``None`` where nothing was recorded), ``cost`` as recorded (opencode), and what
+    :mod:`kb.usage` makes of them: ``tokens_total`` (input, output, cache read and write),
+    ``priced_cost`` (recorded cost, else the model's list price; ``None``: unknown) and
+    ``unpriced`` (messages whose model has no price, so ``priced_cost`` is a lower bound).
+    ``session_ids``: only those sessions."""
+    from kb import usage as u
+
     cols = ("tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
             "tokens_cache_write", "cost")
+    where, params = "", []
+    if session_ids is not None:
+        where = "WHERE session_id IN (SELECT unnest(?))"
+        params = [list(session_ids)]
     rows = store.conn.execute(
         f"SELECT session_id, {', '.join(f'sum({c})' for c in cols)} FROM message_usage "
-        "GROUP BY 1").fetchall()
-    return {r[0]: dict(zip(cols, r[1:])) for r in rows}
+        f"{where} GROUP BY 1", params).fetchall()
+    out = {r[0]: dict(zip(cols, r[1:])) for r in rows}
+    try:
+        prices = u.load_prices()
+    except ValueError:  # a broken user price file: `logkb usage` says so; here, list prices
+        prices = dict(u.PRICES)
+    for t in u.totals(usage_messages(store, session_ids), "session", prices):
+        if t.key in out:
+            out[t.key] |= {"tokens_total": t.tokens,
+                           "priced_cost": None if t.unpriced and not t.cost else t.cost,
+                           "unpriced": t.unpriced}
+    return out
+
+
+def usage_cost_text(usage: dict[str, Any]) -> str:
+    """A session's cost from :func:`session_usage`: ``$3.20``, ``≥$3.20`` (some messages
+    unpriced), ``unknown`` (none priced), empty when no tokens were recorded."""
+    if not usage.get("tokens_total"):
+        return ""
+    cost, unpriced = usage.get("priced_cost"), usage.get("unpriced") or 0
+    if cost is None:
+        return "unknown"
+    text = f"${cost:,.2f}" if cost >= 0.01 or not cost else "<$0.01"
+    return f"≥{text}" if unpriced else text
+
+
+def usage_tokens_text(usage: dict[str, Any]) -> str:
+    """A session's tokens from :func:`session_usage` (input, output and cache), short."""
+    n = usage.get("tokens_total")
+    return tokens_text(n) if n else ""
 
 
 def usage_messages(store: KbStore, session_ids: Sequence[str] | None = None
@@ -575,7 +614,7 @@ def usage_messages(store: KbStore, session_ids: Sequence[str] | None = None
         "SELECT u.session_id, s.agent, u.model, m.time_created, "
         "coalesce(u.tokens_input, 0), coalesce(u.tokens_output, 0), "
         "coalesce(u.tokens_cache_read, 0), coalesce(u.tokens_cache_write, 0), "
-        "coalesce(u.tokens_reasoning, 0), u.cost "
+        "coalesce(u.tokens_reasoning, 0), u.cost, coalesce(u.tokens_cache_write_1h, 0) "
         "FROM message_usage u JOIN messages m USING (session_id, ordinal) "
         f"LEFT JOIN sessions s USING (session_id) {where} "
         "ORDER BY m.time_created NULLS LAST, u.session_id, u.ordinal", params).fetchall()

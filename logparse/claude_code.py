@@ -451,6 +451,13 @@ class _Conv:
             info["tokens"] = {"input": count("input_tokens"), "output": count("output_tokens"),
                               "cache": {"read": count("cache_read_input_tokens"),
                                         "write": count("cache_creation_input_tokens")}}
+            # the part of the writes to the one-hour cache (billed at 2x input, the
+            # five-minute cache at 1.25x)
+            split = usage.get("cache_creation")
+            if isinstance(split, dict):
+                hour = split.get("ephemeral_1h_input_tokens")
+                if isinstance(hour, int) and not isinstance(hour, bool):
+                    info["tokens"]["cache"]["write_1h"] = hour
         if obj.get("isApiErrorMessage") or obj.get("error"):
             info["error"] = {"name": "APIError",
                              "data": {"message": _text_of(msg.get("content"))[:2000]

@@ -44,7 +44,7 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 8
+DERIVE_VERSION = 9
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -57,7 +57,8 @@ greps of its output is categorised by the run, not as a search.  6: coding-sessi
 columns of `messages`, from every agent's own fields.  8: what the agents' own fields
 report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
 file's length, a Codex call's duration), a failing command's exit code, each count of a
-``wc`` listing; Codex's "Original token count" is not one."""
+``wc`` listing; Codex's "Original token count" is not one.  9: the part of Claude Code's
+cache writes that went to the one-hour cache (``tokens_cache_write_1h``)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -571,6 +572,7 @@ class Deriver:
             float(cost) if isinstance(cost, (int, float)) else None,
             _num(cache.get("read")), _num(cache.get("write")), _num(tokens.get("reasoning")),
             msg.inferred, dg, msg.raw,  # bytes: Arrow takes UTF-8 as is
+            _num(cache.get("write_1h")),
         ))
 
     def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,

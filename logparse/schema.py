@@ -39,7 +39,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("time_completed", "i64"), ("agent", "str"), ("model", "str"), ("finish", "str"),
         ("error", "str"), ("tokens_input", "i64"), ("tokens_output", "i64"),
         ("cost", "f64"), ("tokens_cache_read", "i64"), ("tokens_cache_write", "i64"),
-        ("tokens_reasoning", "i64"), ("inferred", "bool"), ("digest", "i64"), ("raw", "str")),
+        ("tokens_reasoning", "i64"), ("inferred", "bool"), ("digest", "i64"), ("raw", "str"),
+        ("tokens_cache_write_1h", "i64")),
     "calls": (
         ("ordinal", "i32"), ("seq", "i32"), ("message_id", "str"), ("part_id", "str"),
         ("call_id", "str"), ("tool", "str"), ("category", "str"), ("command", "str"),

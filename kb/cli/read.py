@@ -115,17 +115,18 @@ def _resume_ids(rows: list[dict[str, Any]]) -> dict[str, str]:
 
 def _session_detail(info: dict[str, Any]) -> None:
     """One session, a field a line (``logkb sessions SESSION``)."""
-    from kb.views import cost_text, tokens_text
+    from kb.views import tokens_text, usage_cost_text
 
     toks = info["tokens"]
-    total = (toks.get("input") or 0) + (toks.get("output") or 0)
+    total = toks.get("total") or 0
     rows = [("session", info["id"]), ("short id", info["short_id"]),
             ("title", " ".join((info["title"] or "").split())),
             ("agent", info["agent"] or "opencode"),
             ("parent", info["parent_id"] or ""),
             ("messages", f"{info['messages']} ({info['commands']} commands)"),
             ("tokens", tokens_text(total) if total else ""),
-            ("cost", cost_text(info["cost"])),
+            ("cost", usage_cost_text({"tokens_total": total, "priced_cost": info["cost"],
+                                      "unpriced": 0 if info["cost_complete"] else 1})),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
             ("resume", info["resume"])]
     for k, v in rows:
@@ -153,8 +154,8 @@ def _session_json(r: dict[str, Any], current: str | None = None,
             "spawned_at": r["spawned_at"],
             "tokens": {k.removeprefix("tokens_"): u.get(k) for k in (
                 "tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
-                "tokens_cache_write")},
-            "cost": u.get("cost")}
+                "tokens_cache_write", "tokens_total")},
+            "cost": u.get("priced_cost"), "cost_complete": not u.get("unpriced")}
 
 
 # ------------------------------------------------------------------------- use

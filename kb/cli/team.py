@@ -232,8 +232,9 @@ def _team_sessions(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
         return
     shown = [{**r, "title": f"{r['pusher']} · {r['title'] or ''}",
               "source_path": None} for r in rows]
-    usage = {r["session_id"]: {"tokens_" + k: v for k, v in (r["tokens"] or {}).items()}
-             | {"cost": r["cost"]} for r in rows}
+    from kb.team.read import session_usage
+
+    usage = {r["session_id"]: session_usage(r) for r in rows}
     with paged():
         for line in sessions_lines(shown, out.width, usage=usage):
             out.print(line, no_wrap=True, crop=True)
@@ -332,9 +333,24 @@ def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
         say(line)
 
 
+def _team_report(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    """``report --team``: the report of what the team pushed (kb.report_html.team)."""
+    from kb.report_html.team import build_team_report
+
+    pages = build_team_report(conn, teams, kw["out_dir"], list(kw.get("sessions") or ()))
+    if kw["as_json"]:
+        emit_json({"index": str(pages[0].path), "sessions": len(pages) - 1,
+                   "pages": [{"path": str(p.path), "bytes": p.bytes, "session_id": p.session_id}
+                             for p in pages]})
+        return
+    say(str(pages[0].path))
+    note(f"wrote {len(pages)} pages for {len(pages) - 1} team sessions: open {pages[0].path}")
+
+
 READERS: dict[str, Callable[[Any, list[str], dict[str, Any]], None]] = {
     "sessions": _team_sessions, "deadends": _team_items("deadend"),
-    "untested": _team_items("untested"), "search": _team_search, "why": _team_why}
+    "untested": _team_items("untested"), "search": _team_search, "why": _team_why,
+    "report": _team_report}
 """The read commands that take ``--team``, and how each answers from the server."""
 
 

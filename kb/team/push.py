@@ -133,7 +133,7 @@ def collect(store: KbStore, scope: str, *, include_raw: bool = False) -> Payload
         u = usage.get(sid, {})
         tokens = {k.removeprefix("tokens_"): u.get(k) for k in (
             "tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read",
-            "tokens_cache_write")}
+            "tokens_cache_write", "tokens_total", "priced_cost", "unpriced")}
         rows["sessions"].append((
             sid, s["parent_id"], s.get("agent"), _text(hide.text(s["title"])),
             _text(hide.text(s["directory"])), s["version"], s["time_created"],

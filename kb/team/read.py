@@ -54,8 +54,39 @@ def session_json(r: dict[str, Any], short: dict[str, str]) -> dict[str, Any]:
             "time_created": r["time_created"], "time_updated": r["time_updated"],
             "last_activity": r["last_activity"], "source_form": r["source_form"],
             "source_path": None, "complete": r["complete"], "spawned_at": r["spawned_at"],
-            "tokens": r["tokens"] or {}, "cost": r["cost"], "team": r["team"],
-            "pusher": r["pusher"]}
+            **_tokens_and_cost(r), "team": r["team"], "pusher": r["pusher"]}
+
+
+def _tokens_and_cost(r: dict[str, Any]) -> dict[str, Any]:
+    """``tokens``, ``cost`` and ``cost_complete`` as the local `sessions --json` has them."""
+    u = session_usage(r)
+    return {"tokens": {k: u.get("tokens_" + k) for k in (
+                "input", "output", "reasoning", "cache_read", "cache_write", "total")},
+            "cost": u.get("priced_cost"), "cost_complete": not u.get("unpriced")}
+
+
+def session_usage(r: dict[str, Any]) -> dict[str, Any]:
+    """A pushed session's tokens and cost as :func:`kb.views.session_usage` gives a local
+    one's (a push records the total, the priced cost and the unpriced count in ``tokens``;
+    an older push only the parts and the recorded cost)."""
+    t = r.get("tokens") or {}
+    parts = [t.get(k) or 0 for k in ("input", "output", "cache_read", "cache_write")]
+    out: dict[str, Any] = {"tokens_" + k: v for k, v in t.items()}
+    out["tokens_total"] = t.get("total", sum(parts))
+    out["priced_cost"] = t.get("priced_cost", r.get("cost"))
+    out["unpriced"] = t.get("unpriced", 0)
+    out["cost"] = r.get("cost")
+    return out
+
+
+def events(conn: Any, teams: list[str], pusher: str, session_id: str
+           ) -> list[dict[str, Any]]:
+    """One pushed session's events (``Event.model_dump()`` as pushed: redacted, no raw
+    unless the pusher sent it), in timeline order."""
+    rows = conn.execute(
+        "SELECT event FROM logkb.events WHERE team = ANY(%s) AND pusher = %s "
+        "AND session_id = %s ORDER BY ordinal, seq", [teams, pusher, session_id]).fetchall()
+    return [r[0] for r in rows]
 
 
 def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:

@@ -151,9 +151,7 @@ class SessionsScreen(Screen[None]):
             dead = c.get("dead_ends")
             fail = c.get("failures") or 0
             u = self.usage.get(r["session_id"], {})
-            tin, tout = u.get("tokens_input"), u.get("tokens_output")
-            tokens = (views.tokens_text((tin or 0) + (tout or 0))
-                      if tin is not None or tout is not None else "")
+            tokens = views.usage_tokens_text(u)
             last = when(r["last_activity"] or r["time_updated"])
             by_key = {
                 "title": title, "agent": Text(agent_name(r.get("agent")), style=DIM),
@@ -161,7 +159,7 @@ class SessionsScreen(Screen[None]):
                 "fail": Text(str(fail), style=FAIL if fail else DIM),
                 "dead": Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
                 "tokens": Text(tokens, style=DIM),
-                "cost": Text(views.cost_text(u.get("cost")), style=DIM),
+                "cost": Text(views.usage_cost_text(u), style=DIM),
                 "last": Text(last[5:] if self.narrow else last),
                 "id": Text(shorts.get(r["session_id"], r["session_id"])
                            + ("" if r["complete"] else " *"), style=DIM)}

@@ -215,6 +215,8 @@ class TimelineScreen(Screen[None]):
         if self.info is None or self.facets is None:
             with self.app.lease.read() as store:  # type: ignore[attr-defined]
                 info = store.session(self.session_id)
+                info = {**info, "usage": views.session_usage(
+                    store, [self.session_id]).get(self.session_id, {})}
                 facets = views.facets(store, self.session_id)
             self.post_message(self.SessionRead(visible_deep(info), visible_deep(facets)))
 
@@ -332,7 +334,10 @@ class TimelineScreen(Screen[None]):
                      style="#7aa2f7")
         t.append(short(i["title"] or "(untitled)", 60 if i.get("parent_id") else 80),
                  style="bold")
-        t.append(f"  ·  {i['messages']} messages · {i['commands']} commands · "
+        u = i.get("usage") or {}
+        tokens = (f"{views.usage_tokens_text(u)} tokens · {views.usage_cost_text(u)} · "
+                  if u.get("tokens_total") else "")
+        t.append(f"  ·  {i['messages']} messages · {i['commands']} commands · {tokens}"
                  f"{when(i['time_created'])} → {when(i['last_activity'])}", style=DIM)
         self.query_one("#session-title", Static).update(t)
 
