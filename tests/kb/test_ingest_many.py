@@ -249,3 +249,52 @@ def test_deferred_graph_and_index_equal_waiting(tmp_path: Path) -> None:
     f = _dump(deferred)
     assert not f["pending"]
     assert f["nodes"] == w["nodes"] and f["edges"] == w["edges"]
+
+
+def test_rebuild_many_equals_rebuild_one_by_one(tmp_path: Path) -> None:
+    """Small scopes rebuilt together (the first graph query after many small files)
+    persist what :func:`kb.graph.store.rebuild` persists scope by scope: nodes, edges,
+    fingerprints, kept extractor state and rules version, and owe nothing after."""
+    import shutil
+
+    from kb.graph import store as gs
+
+    d = tmp_path / "in"
+    _write_dir(d, 8)
+    real = ROOT.parent / "shared" / "realworld"
+    for name in ("opencode/session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json",
+                 "opencode/session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json",
+                 "labelled/Valdyum-Labs__codex-session.jsonl"):
+        shutil.copyfile(real / name, d / Path(name).name)
+    one, many = tmp_path / "one.duckdb", tmp_path / "many.duckdb"
+    _ingest(one, d, graph=False, index=False)
+    shutil.copyfile(one, many)
+
+    def graph(db: Path) -> dict[str, Any]:
+        with KbStore(db, read_only=True) as store:
+            q = store.conn.execute
+            return {
+                "nodes": q("SELECT * FROM graph_nodes ORDER BY scope, node_id").fetchall(),
+                "edges": sorted(q("SELECT * FROM graph_edges").fetchall(), key=repr),
+                "builds": q("SELECT scope, messages, fingerprint FROM graph_builds "
+                            "ORDER BY scope").fetchall(),
+                "marks": q("SELECT scope, marks FROM graph_state ORDER BY scope").fetchall(),
+                "versions": q("SELECT scope, extractor_version FROM graph_versions "
+                              "ORDER BY scope").fetchall(),
+                "pending": q("SELECT * FROM graph_pending").fetchall()}
+
+    with KbStore(one) as store:
+        for scope in gs.scopes(store):
+            gs.rebuild(store, scope)
+    with KbStore(many) as store:
+        done, left = gs.rebuild_many(store, gs.scopes(store))
+        assert len(done) == 11 and not left
+        # built now: each has its kept state, left to rebuild() (which continues it)
+        assert gs.rebuild_many(store, gs.scopes(store))[0] == []
+    want, got = graph(one), graph(many)
+    assert {n[2] for n in want["nodes"]} > {"session"}  # approaches and more, not just sessions
+    assert not want["pending"]
+    for key in want:
+        assert got[key] == want[key], key
+    with KbStore(many) as store:  # the kept state continues: a later rebuild finds it current
+        assert not any(gs.rebuild(store, s) for s in gs.scopes(store))
