@@ -321,11 +321,14 @@ class KbStore:
         self.conn.execute("INSERT INTO graph_pending SELECT session_id, now() FROM info")
 
     def session_counts(self, session_ids: Sequence[str]) -> dict[str, tuple[str | None, int, int]]:
-        """``session → (title, messages, events)`` as stored, for many sessions at once."""
+        """``session → (title, messages, events)`` as stored, for many sessions at once
+        (the title redacted, as :meth:`session` gives it)."""
         ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
-        return {r[0]: (r[1], int(r[2]), int(r[3])) for r in self.conn.execute(
+        got = self.conn.execute(
             "SELECT session_id, title, message_count, event_count FROM sessions "
-            "WHERE session_id IN (SELECT sid FROM ids)").fetchall()}
+            "WHERE session_id IN (SELECT sid FROM ids)").fetchall()
+        red = self.redactor  # after fetching: loading it runs queries
+        return {sid: (red.value(title), int(n), int(e)) for sid, title, n, e in got}
 
     def record_sources(self, rows: Sequence[tuple[str, str, str, Sequence[str]]],
                        problem_paths: Sequence[str], problems: Sequence[Problem]) -> None:
