@@ -456,7 +456,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     owner: dict[str, str] | None = {} if repeats else None
     done: list[str] = []
     kept: list[str] = []  # unchanged messages: their stored problems stay
-    remote = pool if pool is not None and pool_wanted(input_size(inp)) else None
+    remote = pool if pool is not None and pool_wanted(_new_bytes(inp, seen)) else None
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
@@ -498,6 +498,22 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     store.replace_problems(spath, problems, kept)
     if recorded is not None:
         store.record_source(spath, inp.form, recorded, done)
+
+
+def _new_bytes(inp: Input, seen: Seen) -> int:
+    """Bytes an input grew by since it was last read (all of it if it is new, shrank, or
+    was derived by older rules): what decides whether the derive workers start.  100
+    messages appended to a 460 MB session waited ~2 s for a worker to start."""
+    size = input_size(inp)
+    spath = str(inp.path)
+    row = seen.sources.get(spath)
+    if row is None or spath in seen.stale:
+        return size
+    try:
+        before = sum(int(part.split(":")[0]) for part in row[1].split("/"))
+    except ValueError:
+        return size
+    return size - before if size >= before else size
 
 
 def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
