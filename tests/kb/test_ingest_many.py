@@ -298,3 +298,27 @@ def test_rebuild_many_equals_rebuild_one_by_one(tmp_path: Path) -> None:
         assert got[key] == want[key], key
     with KbStore(many) as store:  # the kept state continues: a later rebuild finds it current
         assert not any(gs.rebuild(store, s) for s in gs.scopes(store))
+
+
+def test_watch_opens_only_the_file_that_changed_and_search_sees_it(tmp_path: Path) -> None:
+    from kb.live.watch import Watcher
+    from kb.search import search
+
+    d = tmp_path / "in"
+    _write_dir(d, 4)
+    db = tmp_path / "kb.duckdb"
+    events: list[dict[str, Any]] = []
+    w = Watcher(db, [d], on_event=events.append)
+    first = w.ingest_now()
+    assert first is not None and len(first["sessions"]) == 4
+    ctx = BuildContext(random.Random(5), directory="/home/dev/many", project_id="ab" * 20)
+    s = _session(ctx, 1)
+    s.step("The zanzibarquux flag fixed it.", [bash("make ok", "ok")])
+    write_jsonl(s.tree(), d / "s001.jsonl")
+    with _Opens() as opened:
+        ev = w.ingest_now()
+    assert {Path(p).name for p in opened if p.startswith(str(d))} == {"s001.jsonl"}
+    assert ev is not None and [x["new_messages"] for x in ev["sessions"]] == [2]
+    with KbStore(db, read_only=True) as store:  # the graph is owed, not built
+        assert store.graph_pending()
+    assert search(db, "zanzibarquux").hits  # the index catches up when asked
