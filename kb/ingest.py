@@ -261,7 +261,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     store.conn.execute("SET memory_limit = ?", [os.environ.get("LOGKB_MEMORY_LIMIT", "320MB")])
     if seen is None:
         seen = Seen.load(store)
-    found, errors = inputs if inputs is not None else plan(paths, seen)
+    found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
     for e in errors:
         (report.errors if e.is_error else report.not_taken).append(e)
     wanted = frozenset(session_ids) if session_ids else None
