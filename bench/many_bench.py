@@ -7,7 +7,8 @@ Each file is an opencode JSONL session of one user message (the generator's own
 builder), written to a temporary directory; the ingest runs in a fresh subprocess
 (``python -m kb ingest DIR``) and its wall time, files per second and peak RSS are
 printed, with its CPU time (user + system, the derive workers included): files per
-CPU second is the figure to compare on a busy machine.  ``--profile`` runs it under py-spy (``pip install py-spy``) instead.
+CPU second is the figure to compare on a busy machine.  Then the same ingest again,
+nothing changed (``rerun_s``, ``rerun_cpu_s``: the stat pass).  ``--profile`` runs it under py-spy (``pip install py-spy``) instead.
 """
 
 from __future__ import annotations
@@ -62,10 +63,19 @@ def main(argv: list[str] | None = None) -> None:
         rss = use.ru_maxrss // 1024
         cpu = use.ru_utime + use.ru_stime
         sessions = len(json.loads(r.stdout)["sessions"]) if r.stdout.strip() else 0
+        again: dict[str, object] = {}
+        if a.profile is None:  # the same ingest with nothing changed: a stat pass
+            t = time.perf_counter()
+            r2 = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            wall2 = time.perf_counter() - t
+            use2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            again = {"rerun_s": round(wall2, 2), "rerun_cpu_s": round(
+                use2.ru_utime + use2.ru_stime - cpu, 2), "rerun_unchanged": len(
+                json.loads(r2.stdout)["unchanged"]) if r2.stdout.strip() else 0}
     res = {"files": a.files, "sessions": sessions, "seconds": round(wall, 2),
            "files_per_s": round(a.files / wall, 1), "cpu_s": round(cpu, 2),
            "files_per_cpu_s": round(a.files / cpu, 1), "peak_rss_mb": rss, "exit": r.returncode,
-           "generate_s": round(gen, 1), "load": os.getloadavg()[0]}
+           "generate_s": round(gen, 1), **again, "load": os.getloadavg()[0]}
     if a.json:
         print(json.dumps(res))
     else:

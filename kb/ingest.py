@@ -28,6 +28,7 @@ import errno
 import gc
 import os
 import signal
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,18 +37,19 @@ from pathlib import Path
 
 import duckdb
 import orjson
+import pyarrow as pa
 
 from kb.arrow import ArrowBatch
 from kb.derive_pool import DerivePool, LocalDeriver, RemoteDeriver, pool_wanted
 from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
-from kb.secrets import scan_batch
+from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
-from logparse.registry import Input, discover
+from logparse.registry import READERS, Input, discover
 from logparse.safe_open import link_target
-from logparse.source import NotATranscript, RawMessage, SourceSession
+from logparse.source import NotATranscript, RawMessage, SourceSession, TranscriptReader
 
 BATCH_MESSAGES = 2048
 """Messages derived and written together."""
@@ -96,13 +98,17 @@ class IngestReport:
     links: list[dict[str, str]] = field(default_factory=list)
     """Inputs reached through a symlink: ``{"path": the link, "target": where it leads}``."""
 
+    _at: dict[str, int] = field(default_factory=dict, repr=False)
+    """Where each session is in :attr:`sessions`."""
+
     def add(self, rep: SessionReport) -> None:
         """Record a session; a session met again (in another form) is reported once."""
-        for i, old in enumerate(self.sessions):
-            if old.session_id == rep.session_id:
-                rep.new_messages += old.new_messages
-                self.sessions[i] = rep
-                return
+        i = self._at.get(rep.session_id)
+        if i is not None:
+            rep.new_messages += self.sessions[i].new_messages
+            self.sessions[i] = rep
+            return
+        self._at[rep.session_id] = len(self.sessions)
         self.sessions.append(rep)
 
     @property
@@ -124,48 +130,110 @@ class IngestReport:
 
 
 def fingerprint(path: Path) -> str | None:
-    """Size and mtime of a file (and of its WAL); ``None`` for directories."""
-    if not path.is_file():
+    """Size and mtime of a file (and of its WAL); ``None`` for directories.  Two stats,
+    no open: what a re-run with nothing changed costs per file."""
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
-    parts = []
-    for p in (path, Path(str(path) + "-wal")):
-        if p.exists():
-            st = p.stat()
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    parts = [f"{st.st_size}:{st.st_mtime_ns}"]
+    try:
+        wal = os.stat(f"{path}-wal")
+        parts.append(f"{wal.st_size}:{wal.st_mtime_ns}")
+    except OSError:
+        pass
     return "/".join(parts)
 
 
-def plan(paths: Sequence[Path]) -> tuple[list[Input], list[NotATranscript]]:
-    """The inputs found under ``paths`` (files are detected by content)."""
+_FORMS: dict[str, type[TranscriptReader]] = {r.form: r for r in READERS}
+
+
+@dataclass
+class Seen:
+    """What the knowledge base holds of its inputs, read once per ingest: the stat pass
+    compares each file against it (no query, no open per unchanged file)."""
+
+    sources: dict[str, tuple[str, str]]
+    """path → (form, fingerprint) as last ingested."""
+    stale: frozenset[str]
+    """Sources of sessions derived by older rules (read again whatever their stat)."""
+
+    @classmethod
+    def load(cls, store: KbStore) -> Seen:
+        return cls(store.sources(), frozenset(p for p, _ in store.stale_sources(DERIVE_VERSION)))
+
+    def unchanged(self, path: Path, fp: str | None) -> bool:
+        spath = str(path)
+        row = self.sources.get(spath)
+        return fp is not None and row is not None and row[1] == fp and spath not in self.stale
+
+    def known(self, path: Path) -> type[TranscriptReader] | None:
+        """The reader of a file ingested before and unchanged since (see
+        :func:`logparse.registry.discover`)."""
+        row = self.sources.get(str(path))
+        if row is None or not self.unchanged(path, fingerprint(path)):
+            return None
+        return _FORMS.get(row[0])
+
+
+def plan(paths: Sequence[Path], seen: Seen | None = None
+         ) -> tuple[list[Input], list[NotATranscript]]:
+    """The inputs found under ``paths`` (files are detected by content; with ``seen``, a
+    file ingested before and unchanged since is taken without being opened)."""
     inputs: list[Input] = []
     errors: list[NotATranscript] = []
-    seen: set[Path] = set()
+    seen_files: set[tuple[int, int]] = set()
+    known = seen.known if seen is not None else None
     for p in paths:
-        for found in discover(p):
+        for found in discover(p, known):
             if isinstance(found, NotATranscript):
                 errors.append(found)
-            elif found.path.resolve() not in seen:
-                seen.add(found.path.resolve())
+                continue
+            try:  # the same file reached twice (a link, a path given twice): read once
+                st = os.stat(found.path)
+                key = (st.st_dev, st.st_ino)
+            except OSError:
+                inputs.append(found)
+                continue
+            if key not in seen_files:
+                seen_files.add(key)
                 inputs.append(found)
     return inputs, errors
 
 
 def input_size(inp: Input) -> int:
-    if inp.path.is_file():
-        size = inp.path.stat().st_size
-        wal = Path(str(inp.path) + "-wal")
-        return size + (wal.stat().st_size if wal.exists() else 0)
-    return 0
+    try:
+        st = os.stat(inp.path)
+    except OSError:
+        return 0
+    if not stat.S_ISREG(st.st_mode):
+        return 0
+    try:
+        return st.st_size + os.stat(f"{inp.path}-wal").st_size
+    except OSError:
+        return st.st_size
 
 
 def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None = None,
            progress: Progress | None = None, force: bool = False, graph: bool = True,
-           inputs: tuple[list[Input], list[NotATranscript]] | None = None) -> IngestReport:
-    """Ingest every transcript under ``paths`` into ``store``."""
-    _subscribe(store)
+           index: bool = True, inputs: tuple[list[Input], list[NotATranscript]] | None = None,
+           seen: Seen | None = None) -> IngestReport:
+    """Ingest every transcript under ``paths`` into ``store``.
+
+    ``graph`` / ``index``: bring the knowledge graph and the search index up to date
+    before returning.  Without, they are owed (``graph_pending``; the index finds itself
+    stale) and the first query that reads them builds them: the ingest returns when
+    messages and events are committed.  ``seen``: the store's inputs as read before
+    ``inputs`` were planned with it (:func:`plan`)."""
+    if index:
+        _subscribe(store)
+    else:
+        store.hooks.on_secrets_forgotten(_forget_graphs)
     with _write_errors(store):
         return _ingest(store, paths, session_ids=session_ids, progress=progress, force=force,
-                       graph=graph, inputs=inputs)
+                       graph=graph, inputs=inputs, seen=seen)
 
 
 def _subscribe(store: KbStore) -> None:
@@ -185,27 +253,33 @@ def _forget_graphs(store: KbStore, session_ids: Sequence[str]) -> None:
 
 def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None,
             progress: Progress | None, force: bool, graph: bool,
-            inputs: tuple[list[Input], list[NotATranscript]] | None) -> IngestReport:
+            inputs: tuple[list[Input], list[NotATranscript]] | None,
+            seen: Seen | None) -> IngestReport:
     report = IngestReport()
     # DuckDB caches written blocks up to its memory limit (80% of RAM by default); an
     # ingest streams, so a modest cache keeps its footprint flat whatever the input size
     # (100k messages, 460 MB: 620 MB peak at 512 MB, 526 MB at 320 MB, in the same time)
     store.conn.execute("SET memory_limit = ?", [os.environ.get("LOGKB_MEMORY_LIMIT", "320MB")])
-    found, errors = inputs if inputs is not None else plan(paths)
+    if seen is None:
+        seen = Seen.load(store)
+    found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
     for e in errors:
         (report.errors if e.is_error else report.not_taken).append(e)
     wanted = frozenset(session_ids) if session_ids else None
     pool = DerivePool()  # its worker starts with the first large input
+    group = _Group()  # small new sessions, written together
     try:
         for inp in found:
-            _ingest_input(store, inp, wanted, report, progress, force, pool)
+            _ingest_input(store, inp, wanted, report, progress, force, pool, seen, group)
+        group.flush(store)
     finally:
         pool.close()
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
     # it stale if this ingest dies before it, and syncs
-    store.sessions_replaced([s.session_id for s in report.sessions])
-    store.link_children()
+    if report.sessions:
+        store.sessions_replaced([s.session_id for s in report.sessions])
+        store.link_children()
     report.links = [{"path": str(i.path), "target": t} for i in found
                     if (t := link_target(i.path)) is not None]
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
@@ -274,15 +348,102 @@ class _Session:
     tx_bytes: int = 0
     times: tuple[int | None, int | None] = (None, None)
     """The derived first and last message time as of the last batch written."""
+    grouped: bool = False
+    """New and small so far: written with the ingest's :class:`_Group` when it ends."""
+    size: int = 0
+    """Bytes of source read (the messages' raw JSON)."""
+
+
+GROUP_SESSIONS = 512
+"""Small new sessions written together in one transaction (see :class:`_Group`)."""
+GROUP_BYTES = 16 << 20
+"""... or as many as hold this many bytes of source."""
+
+
+@dataclass
+class _Group:
+    """Small sessions not stored before, written together: their rows with one INSERT
+    per table, their session rows, secrets and graph marks with one statement each, and
+    the inputs they came from recorded in the same transaction (an input is recorded
+    as read only once what it holds has committed).  A directory of 10,000 one-message
+    files paid ~20 statements and two commits per file before.
+
+    A session goes here when nothing of it is stored (no session row, no message) and
+    it fits one batch; anything else takes the session-by-session path.  A session met
+    again while its group is pending flushes the group first, so the next copy sees it
+    stored (and nothing stored is ever deleted: :func:`_open_session`)."""
+
+    stored: tuple[set[str], set[str]] | None = None
+    """:meth:`KbStore.stored_ids` as read at the first session opened."""
+    written: set[str] = field(default_factory=set)
+    """Sessions this ingest opened (stored since, or pending here)."""
+    tables: dict[str, list[pa.Table]] = field(default_factory=dict)
+    infos: list[SessionInfo] = field(default_factory=list)
+    reports: list[SessionReport] = field(default_factory=list)
+    pending: set[str] = field(default_factory=set)
+    sources: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
+    problem_paths: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    size: int = 0
+
+    def fresh(self, store: KbStore, sid: str) -> bool:
+        """Nothing of session ``sid`` is stored, nor opened by this ingest."""
+        if self.stored is None:
+            self.stored = store.stored_ids()
+        return sid not in self.written and sid not in self.stored[0] \
+            and sid not in self.stored[1]
+
+    def add(self, store: KbStore, batches: list[ArrowBatch], info: SessionInfo,
+            rep: SessionReport, size: int) -> None:
+        sid = info.session_id
+        for b in batches:
+            for name, tbl in b.tables.items():
+                self.tables.setdefault(name, []).append(tbl.append_column(
+                    "session_id", pa.array([sid] * tbl.num_rows, type=pa.string())))
+        self.size += size
+        self.infos.append(info)
+        self.reports.append(rep)
+        self.pending.add(sid)
+        if len(self.infos) >= GROUP_SESSIONS or self.size >= GROUP_BYTES:
+            self.flush(store)
+
+    def add_input(self, spath: str, form: str, fp: str | None, sessions: list[str],
+                  problems: list[Problem], replace_problems: bool) -> None:
+        if fp is not None:
+            self.sources.append((spath, form, fp, sessions))
+        if replace_problems:
+            self.problem_paths.append(spath)
+            self.problems.extend(problems)
+
+    def flush(self, store: KbStore) -> None:
+        if not self.infos and not self.sources and not self.problem_paths:
+            return
+        # one chunk per table: DuckDB scanned 512 one-row chunks ten times slower
+        tables = {name: pa.concat_tables(ts).combine_chunks()
+                  for name, ts in self.tables.items()}
+        sids = [i.session_id for i in self.infos]
+        with store.transaction():
+            if self.infos:
+                store.write_new_sessions(tables, self.infos, DERIVE_VERSION)
+                scan_new_sessions(store, ArrowBatch(tables, []), sids)
+            store.record_sources(self.sources, self.problem_paths, self.problems)
+        if sids:
+            counts = store.session_counts(sids)
+            for rep in self.reports:
+                rep.title, rep.messages, rep.events = counts[rep.session_id]
+        self.tables, self.infos, self.reports, self.pending = {}, [], [], set()
+        self.sources, self.problem_paths, self.problems, self.size = [], [], [], 0
 
 
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                   report: IngestReport, progress: Progress | None, force: bool,
-                  pool: DerivePool | None = None) -> None:
+                  pool: DerivePool | None = None, seen: Seen | None = None,
+                  group: _Group | None = None) -> None:
     spath = str(inp.path)
     fp = fingerprint(inp.path)
-    if fp is not None and not force and wanted is None and store.source_fingerprint(spath) == fp \
-            and not any(p == spath for p, _ in store.stale_sources(DERIVE_VERSION)):
+    if seen is None:
+        seen = Seen.load(store)
+    if not force and wanted is None and seen.unchanged(inp.path, fp):
         report.unchanged.append(spath)
         if progress:
             progress(input_size(inp))
@@ -296,22 +457,23 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     owner: dict[str, str] | None = {} if repeats else None
     done: list[str] = []
     kept: list[str] = []  # unchanged messages: their stored problems stay
-    remote = pool if pool is not None and pool_wanted(input_size(inp)) else None
+    remote = pool if pool is not None and pool_wanted(_new_bytes(inp, seen)) else None
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
         for src in reader.sessions(inp.path, problems, wanted):
             st = open_.get(src.session_id)
             if st is None:
-                st = _open_session(store, src, problems, remote)
+                st = _open_session(store, src, problems, remote, group)
                 if st is None:
                     continue
                 open_[src.session_id] = st
             _feed(store, st, src, problems, progress, owner)
             if not repeats:
-                _close_session(store, open_.pop(src.session_id), problems, report, done, kept)
+                _close_session(store, open_.pop(src.session_id), problems, report, done, kept,
+                               group=group)
         for st in list(open_.values()):
-            _close_session(store, st, problems, report, done, kept)
+            _close_session(store, st, problems, report, done, kept, group=group)
     except NotATranscript as e:
         report.errors.append(e)
         for st in open_.values():  # what was read stays, under a session row
@@ -326,15 +488,47 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
             gc.enable()
     if reader.skipped:
         report.skipped[spath] = dict(reader.skipped)
-    store.replace_problems(spath, problems, kept)
     report.problems.extend(problems)
-    if fp is not None and wanted is None:
-        store.record_source(spath, inp.form, fp, done)
+    recorded = fp if fp is not None and wanted is None else None
+    if group is not None and group.pending.intersection(done):
+        # sessions of this input wait in the group: the input is recorded with them
+        if kept:
+            store.replace_problems(spath, problems, kept)
+        group.add_input(spath, inp.form, recorded, done, problems, not kept)
+        return
+    store.replace_problems(spath, problems, kept)
+    if recorded is not None:
+        store.record_source(spath, inp.form, recorded, done)
+
+
+def _new_bytes(inp: Input, seen: Seen) -> int:
+    """Bytes an input grew by since it was last read (all of it if it is new, shrank, or
+    was derived by older rules): what decides whether the derive workers start.  100
+    messages appended to a 460 MB session waited ~2 s for a worker to start."""
+    size = input_size(inp)
+    spath = str(inp.path)
+    row = seen.sources.get(spath)
+    if row is None or spath in seen.stale:
+        return size
+    try:
+        before = sum(int(part.split(":")[0]) for part in row[1].split("/"))
+    except ValueError:
+        return size
+    return size - before if size >= before else size
 
 
 def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
-                  pool: DerivePool | None = None) -> _Session | None:
+                  pool: DerivePool | None = None, group: _Group | None = None
+                  ) -> _Session | None:
     sid = src.session_id
+    if group is not None:
+        if sid in group.pending:  # met again: what the group holds is stored first
+            group.flush(store)
+        if pool is None and group.fresh(store, sid):
+            group.written.add(sid)
+            return _Session(src=src, known={}, deriver=LocalDeriver(sid, src.path, {}),
+                            grouped=True)
+        group.written.add(sid)
     stored = store.stored_session(sid)
     if stored is not None and stored.complete and not src.complete:
         _check_partial(store, src, problems)
@@ -403,10 +597,13 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
             st.first_prompt = _prompt_text(msg.parts)
+        st.size += len(msg.raw)
         if progress:
             progress(len(msg.raw))
         if deriver.pending >= BATCH_MESSAGES:
             _flush(store, st, problems)
+    if st.grouped:
+        return  # written with the group when the session ends
     _flush(store, st, problems, wait=True)
     _commit(store, st)
 
@@ -448,13 +645,37 @@ def _text(raw: bytes) -> str:
 
 def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                    report: IngestReport, done: list[str], kept: list[str],
-                   complete: bool | None = None) -> None:
+                   complete: bool | None = None, group: _Group | None = None) -> None:
     src = st.src
     sid = src.session_id
     deriver = st.deriver
+    if st.grouped and group is not None and complete is None and not st.open_tx:
+        deriver.submit()
+        batches = deriver.results(wait=True)
+        if not deriver.out_of_order:
+            info = _session_info(src, (deriver.first_time, deriver.last_time),
+                                 st.first_prompt, problems)
+            for b in batches:
+                _lost(src.path, b.lost, problems)
+            deriver.close()
+            problems.extend(deriver.problems)
+            deriver.problems = []
+            kept.extend(deriver.skipped_ids)
+            done.append(sid)
+            rep = SessionReport(session_id=sid, title=info.title, messages=0, events=0,
+                                new_messages=deriver.derived, form=src.form, path=src.path,
+                                parent_id=info.parent_id)
+            report.add(rep)
+            group.add(store, batches, info, rep, st.size)  # counts: once written
+            return
+        early = batches  # out of order: renumbered after writing, session by session
+    else:
+        early = []
     complete = src.complete if complete is None else complete
     _commit(store, st)  # batches of a run the input's damage cut short
     with store.transaction():  # the last batch commits with the session row
+        for b in early:
+            _write(store, st, b, problems, final=True)
         _flush(store, st, problems, final=True)
         # messages stored from another copy that this one lacks (an older snapshot, an
         # export taken before the session went on): an ingest never deletes a message
@@ -491,6 +712,7 @@ def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = 
 def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Problem],
            final: bool) -> None:
     sid = st.src.session_id
+    st.grouped = False  # grown past one batch: written session by session
     known = st.known
     replace = [m for m in batch.message_ids() if m in known] if known else []
     st.times = batch.times
@@ -504,8 +726,12 @@ def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Probl
         st.tx_bytes += batch.source_bytes()
         if st.tx_bytes >= COMMIT_BYTES:
             _commit(store, st)
+    _lost(st.src.path, lost, problems)
+
+
+def _lost(path: str, lost: Iterable[tuple[str, str, str, str]], problems: list[Problem]) -> None:
     for mid, table, column, value in lost:
-        problems.append(Problem(path=st.src.path, record=mid, message_id=mid,
+        problems.append(Problem(path=path, record=mid, message_id=mid,
                                 reason=f"{table}.{column} cannot hold {value}; stored as NULL "
                                        "(kept in the message's raw JSON)"))
 

@@ -113,6 +113,28 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     return n
 
 
+def scan_new_sessions(store: KbStore, batch: ArrowBatch, session_ids: Sequence[str]) -> int:
+    """Find the secrets of many sessions written together for the first time (ingest's
+    group of small new sessions, :mod:`kb.ingest`): ``batch`` holds every row of them,
+    each table with its ``session_id`` column.  One prefilter pass for the whole group;
+    every session is marked scanned with the current rule set.  Call it in the group's
+    transaction, after its rows are written."""
+    found = [(row[0], *f) for row in _batch_candidates(batch, ("session_id",))
+             for f in _findings([row[1:]])]
+    if found:
+        cols = list(zip(*found))
+        tbl = pa.Table.from_arrays(  # noqa: F841 (scanned by name below)
+            [pa.array(c, type=f.type) for c, f in zip(cols, _SCHEMA)], schema=_SCHEMA)
+        store.conn.execute("INSERT INTO secrets SELECT * FROM tbl")
+        store.forget_secrets()
+    ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
+    store.conn.execute(
+        "INSERT OR REPLACE INTO secret_scans SELECT ids.sid, ?, count(s.session_id), now() "
+        "FROM ids LEFT JOIN secrets s ON s.session_id = ids.sid GROUP BY ids.sid",
+        [finder.RULESET])
+    return len(found)
+
+
 _BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "calls.input"),
                  ("calls", "output", "calls.output"), ("calls", "error", "calls.error"),
                  ("calls", "title", "calls.title"), ("prose", "text", "prose.text"),
@@ -125,10 +147,11 @@ def batch_findings(batch: ArrowBatch) -> list[tuple[Any, ...]]:
     return _findings(_batch_candidates(batch))
 
 
-def _batch_candidates(batch: ArrowBatch) -> list[tuple[Any, ...]]:
+def _batch_candidates(batch: ArrowBatch, lead: tuple[str, ...] = ()) -> list[tuple[Any, ...]]:
     """The batch's texts the prefilter matches, read from the batch's Arrow tables with
     Arrow's RE2 (the engine DuckDB's ``regexp_matches`` uses on the stored tables); in
-    field order, then row order.
+    field order, then row order; ``lead`` names columns put before each row (the session
+    of a group's rows).
 
     Every text column of the batch is matched in one call: Arrow compiles the pattern
     on each call, about 0.9 ms for this one, which was 70 % of the prefilter's time
@@ -151,7 +174,8 @@ def _batch_candidates(batch: ArrowBatch) -> list[tuple[Any, ...]]:
         picked = tbl.filter(mask)
         if not picked.num_rows:
             continue
-        out += zip(picked.column("ordinal").to_pylist(), picked.column("seq").to_pylist(),
+        out += zip(*(picked.column(c).to_pylist() for c in lead),
+                   picked.column("ordinal").to_pylist(), picked.column("seq").to_pylist(),
                    picked.column("message_id").to_pylist(), [field] * picked.num_rows,
                    picked.column(column).to_pylist())
     return out

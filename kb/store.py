@@ -302,6 +302,83 @@ class KbStore:
              orjson.dumps(info.info).decode() if info.info is not None else None,
              info.agent, derive_version])
 
+    def write_new_sessions(self, tables: dict[str, pa.Table], infos: Sequence[SessionInfo],
+                           derive_version: int) -> None:
+        """Insert the rows of many sessions not stored before (each table with its
+        ``session_id`` column), then their session rows, and mark their graphs owed:
+        a fixed number of statements whatever the number of sessions.  Call it in a
+        transaction (a session's rows never exist without its row)."""
+        for name, tbl in tables.items():  # noqa: B007 (tbl is scanned by name below)
+            self.conn.execute(f"INSERT INTO {TABLES[name]} BY NAME SELECT * FROM tbl")
+        info = pa.table({  # noqa: F841
+            "session_id": pa.array([i.session_id for i in infos], type=pa.string()),
+            "parent_id": pa.array([i.parent_id for i in infos], type=pa.string()),
+            "title": pa.array([i.title for i in infos], type=pa.string()),
+            "slug": pa.array([i.slug for i in infos], type=pa.string()),
+            "directory": pa.array([i.directory for i in infos], type=pa.string()),
+            "project_id": pa.array([i.project_id for i in infos], type=pa.string()),
+            "version": pa.array([i.version for i in infos], type=pa.string()),
+            "time_created": pa.array([i.time_created for i in infos], type=pa.int64()),
+            "time_updated": pa.array([i.time_updated for i in infos], type=pa.int64()),
+            "source_form": pa.array([i.source_kind for i in infos], type=pa.string()),
+            "source_path": pa.array([i.source_path for i in infos], type=pa.string()),
+            "complete": pa.array([i.complete for i in infos], type=pa.bool_()),
+            "info": pa.array([orjson.dumps(i.info).decode() if i.info is not None else None
+                              for i in infos], type=pa.string()),
+            "agent": pa.array([i.agent for i in infos], type=pa.string()),
+        })
+        self.conn.execute(
+            "INSERT INTO sessions (session_id, parent_id, title, slug, directory, project_id, "
+            "version, time_created, time_updated, source_form, source_path, complete, "
+            "message_count, event_count, ingested_at, info, agent, derive_version) "
+            "SELECT i.session_id, i.parent_id, i.title, i.slug, i.directory, i.project_id, "
+            "i.version, i.time_created, i.time_updated, i.source_form, i.source_path, "
+            "i.complete, coalesce(m.n, 0), coalesce(e.n, 0), now(), i.info, i.agent, ? "
+            "FROM info i "
+            "LEFT JOIN (SELECT session_id, count(*) AS n FROM messages WHERE session_id IN "
+            "  (SELECT session_id FROM info) GROUP BY session_id) m USING (session_id) "
+            "LEFT JOIN (SELECT session_id, count(*) AS n FROM events WHERE session_id IN "
+            "  (SELECT session_id FROM info) GROUP BY session_id) e USING (session_id)",
+            [derive_version])
+        self.conn.execute("INSERT INTO graph_pending SELECT session_id, now() FROM info")
+
+    def session_counts(self, session_ids: Sequence[str]) -> dict[str, tuple[str | None, int, int]]:
+        """``session → (title, messages, events)`` as stored, for many sessions at once
+        (the title redacted, as :meth:`session` gives it)."""
+        ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
+        got = self.conn.execute(
+            "SELECT session_id, title, message_count, event_count FROM sessions "
+            "WHERE session_id IN (SELECT sid FROM ids)").fetchall()
+        red = self.redactor  # after fetching: loading it runs queries
+        return {sid: (red.value(title), int(n), int(e)) for sid, title, n, e in got}
+
+    def record_sources(self, rows: Sequence[tuple[str, str, str, Sequence[str]]],
+                       problem_paths: Sequence[str], problems: Sequence[Problem]) -> None:
+        """Record many inputs as read (``(path, form, fingerprint, sessions)``), and
+        ``problems`` as the problems of ``problem_paths``, replacing the last read's
+        (:meth:`record_source` and :meth:`replace_problems` of many inputs at once)."""
+        if problem_paths:
+            paths = pa.table({"path": pa.array(list(problem_paths), type=pa.string())})  # noqa
+            self.conn.execute("DELETE FROM problems WHERE path IN (SELECT path FROM paths)")
+        if problems:
+            self._insert_problems(problems)
+        if rows:
+            tbl = pa.table({  # noqa: F841
+                "path": pa.array([r[0] for r in rows], type=pa.string()),
+                "form": pa.array([r[1] for r in rows], type=pa.string()),
+                "fingerprint": pa.array([r[2] for r in rows], type=pa.string()),
+                "sessions": pa.array([list(r[3]) for r in rows], type=pa.list_(pa.string()))})
+            self.conn.execute("DELETE FROM sources WHERE path IN (SELECT path FROM tbl)")
+            self.conn.execute("INSERT INTO sources SELECT path, form, fingerprint, sessions, "
+                              "now() FROM tbl")
+
+    def stored_ids(self) -> tuple[set[str], set[str]]:
+        """The ids of the sessions stored, and of the sessions that have messages stored
+        (an interrupted ingest may leave messages without their session row)."""
+        return ({r[0] for r in self.conn.execute("SELECT session_id FROM sessions").fetchall()},
+                {r[0] for r in self.conn.execute(
+                    "SELECT DISTINCT session_id FROM messages").fetchall()})
+
     def link_children(self) -> None:
         """Give subagent sessions whose source had no parent id the session that spawned them."""
         self.conn.execute(
@@ -320,13 +397,16 @@ class KbStore:
         else:
             self.conn.execute("DELETE FROM problems WHERE path = ?", [path])
         if problems:
-            tbl = pa.table({  # noqa: F841
-                "path": [p.path for p in problems], "line": pa.array(
-                    [p.line for p in problems], type=pa.int32()),
-                "record": [p.record for p in problems], "reason": [p.reason for p in problems],
-                "raw": [p.raw for p in problems],
-                "message_id": pa.array([p.message_id for p in problems], type=pa.string())})
-            self.conn.execute("INSERT INTO problems SELECT * FROM tbl")
+            self._insert_problems(problems)
+
+    def _insert_problems(self, problems: Sequence[Problem]) -> None:
+        tbl = pa.table({  # noqa: F841
+            "path": [p.path for p in problems], "line": pa.array(
+                [p.line for p in problems], type=pa.int32()),
+            "record": [p.record for p in problems], "reason": [p.reason for p in problems],
+            "raw": [p.raw for p in problems],
+            "message_id": pa.array([p.message_id for p in problems], type=pa.string())})
+        self.conn.execute("INSERT INTO problems SELECT * FROM tbl")
 
     def mark_graph_pending(self, session_id: str) -> None:
         """The session's graph is owed (cleared by the rebuild of its scope)."""
@@ -353,6 +433,12 @@ class KbStore:
             "WHERE coalesce(derive_version, 1) < ? AND source_path IS NOT NULL "
             "GROUP BY source_path ORDER BY source_path", [version]).fetchall()
         return [(r[0], list(r[1])) for r in rows]
+
+    def sources(self) -> dict[str, tuple[str, str]]:
+        """``path → (form, fingerprint)`` of every input ingested (read once per ingest:
+        the stat pass compares files against it without a query each)."""
+        return {p: (f, fp) for p, f, fp in self.conn.execute(
+            "SELECT path, form, fingerprint FROM sources").fetchall()}
 
     def source_fingerprint(self, path: str) -> str | None:
         row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",

@@ -170,8 +170,16 @@ def detect(path: Path) -> type[TranscriptReader]:
     raise NotATranscript(path, "unrecognised content")
 
 
-def discover(path: Path) -> Iterator[Input | NotATranscript]:
+Known = Callable[[Path], type[TranscriptReader] | None]
+"""What the caller already knows of a file: the reader that read it when it has not
+changed since (so it is not opened to detect it again), else ``None``."""
+
+
+def discover(path: Path, known: Known | None = None) -> Iterator[Input | NotATranscript]:
     """Every input under ``path``: the path itself, or what a directory holds.
+
+    ``known`` answers for files read before and unchanged since: they are taken with
+    the reader it names without being opened (a re-run costs a stat per file).
 
     Yields :class:`NotATranscript` for every file no reader accepts: a file met
     while walking a directory has ``walked`` set (a repository holds many JSON
@@ -179,6 +187,10 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
     refusal names an agent (``agent``), which is an error wherever the file is.
     """
     if not path.is_dir() and os.path.lexists(path):  # a file, a link, a FIFO, a device...
+        reader = known(path) if known is not None and refusal(path) is None else None
+        if reader is not None:
+            yield Input(path, reader)
+            return
         try:
             yield Input(path, detect(path))
         except NotATranscript as e:
@@ -197,7 +209,8 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
         # an opencode data directory: its database first (sessions migrated from the
         # tree are read from it), then the pre-1.2 tree
         db = here / "opencode.db"
-        if db.is_file() and SqliteReader.detect(db, _head(db)):
+        if db.is_file() and ((known is not None and known(db) is SqliteReader)
+                             or SqliteReader.detect(db, _head(db))):
             yield Input(db, SqliteReader)
             found = True
         root = storage_root(here)
@@ -222,6 +235,11 @@ def discover(path: Path) -> Iterator[Input | NotATranscript]:
             why = refusal(f)  # a FIFO, a device, a socket, a link loop: reported, not read
             if why is not None:
                 yield NotATranscript(f, why)
+                continue
+            reader = known(f) if known is not None else None
+            if reader is not None:
+                yield Input(f, reader)
+                found = True
                 continue
             try:
                 yield Input(f, detect(f))

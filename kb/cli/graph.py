@@ -81,9 +81,10 @@ def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
 
     from kb.graph import store as gs
 
+    # many small one-session scopes (an ingest of many small files) in one pass each
+    done, scopes = gs.rebuild_many(store, scopes, force=force)
     sizes = gs.scope_sizes(store, scopes)
     total = sum(sizes.values())
-    done: list[str] = []
     if total < LONG_DERIVATION:
         for s in scopes:
             if gs.rebuild(store, s, force=force):

@@ -51,23 +51,29 @@ def _remove_empty(path: Path) -> None:
 @click.option("--force", is_flag=True, help="Re-read inputs even if they did not change.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: on a terminal, for large inputs].")
+@click.option("--wait", is_flag=True,
+              help="Build the knowledge graph and the search index before returning "
+                   "[default: the first query that reads them builds them].")
 @db_option
 @json_option
 @handle_errors
 def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
-           progress: bool | None, db: Path | None, as_json: bool) -> None:
+           progress: bool | None, wait: bool, db: Path | None, as_json: bool) -> None:
     """Read opencode, Claude Code and Codex transcripts into the knowledge base.
 
     PATHS may be files (any form, detected from content) or directories
     (searched).  Without PATHS, opencode's data directory
     ($XDG_DATA_HOME/opencode), Claude Code's ($CLAUDE_CONFIG_DIR/projects,
     ~/.claude/projects) and Codex's ($CODEX_HOME/sessions, ~/.codex/sessions)
-    are ingested, those that exist.  Ingesting again adds only what is new.
+    are ingested, those that exist.  Ingesting again adds only what is new;
+    a file unchanged since it was read is not opened.  The command returns once
+    messages and events are stored: the knowledge graph and the search index
+    follow on the first query that reads them (or now, with --wait).
     """
     from rich.text import Text
 
+    from kb.ingest import Seen, input_size, plan
     from kb.ingest import ingest as run_ingest
-    from kb.ingest import input_size, plan
     from kb.render import clip
     from logparse.registry import agent_dirs
 
@@ -82,12 +88,13 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     if missing:
         fail(f"no such file or directory: {', '.join(str(p) for p in missing)}",
              ExitCode.NOT_FOUND)
-    found = plan(list(paths))
-    total = sum(input_size(i) for i in found[0])
-    show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
     target = db if db is not None else default_db()
     created = not target.exists()  # nothing stored: it goes again (_remove_empty)
     with open_store(db, read_only=False) as store:
+        seen = Seen.load(store)  # the stat pass: unchanged files are not opened
+        found = plan(list(paths), None if force else seen)  # --force: detect again
+        total = sum(input_size(i) for i in found[0])
+        show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
         if show:
             from rich.progress import (
                 BarColumn,
@@ -103,10 +110,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                 task = bar.add_task("ingest", total=total or None)
                 report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                     progress=lambda n: bar.advance(task, n), force=force,
-                                    inputs=found)
+                                    inputs=found, seen=seen, graph=wait, index=wait)
         else:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
-                                force=force, inputs=found)
+                                force=force, inputs=found, seen=seen, graph=wait, index=wait)
     for e in report.errors:  # a refusal that names the agent is said in one line
         note(Text.assemble(("logkb: error:", "bold red"),
                            f" {e.path}: {e.reason}" if e.agent else f" {e}"))

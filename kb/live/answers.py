@@ -76,7 +76,8 @@ class Answers:
             missing = gs.unbuilt(store, wanted)  # never built, or owed by a broken ingest
         if missing:
             with KbStore(self.path, read_only=False, lock_timeout=self.wait) as rw:
-                for s in missing:
+                _, left = gs.rebuild_many(rw, missing)  # small scopes together
+                for s in left:
                     gs.rebuild(rw, s)
         with self._store() as store:
             yield store, wanted

@@ -84,36 +84,49 @@ class Watcher:
     def __init__(self, db: str | Path, paths: Sequence[Path], *,
                  on_event: Callable[[Event], None] | None = None,
                  poll: float | None = None, debounce_ms: int = 400,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, graph: bool = False) -> None:
         self.db = Path(db).absolute()
         self.paths = [Path(p).absolute() for p in paths]
         self.on_event = on_event or (lambda e: None)
         self.poll = poll
         self.debounce_ms = debounce_ms
         self.stop = stop or threading.Event()
+        self.graph = graph
+        """Build the graph and the search index after each ingest (else: on demand)."""
         self.stats = WatchStats()
         self.told: set[str] = set()
         """Files reported as not taken (each is reported once)."""
 
     # ------------------------------------------------------------- ingest
     def ingest_now(self) -> Event | None:
-        """One incremental ingest of whatever exists of ``paths``; reports what it added."""
-        from kb.ingest import ingest, plan
+        """One incremental ingest of whatever exists of ``paths``; reports what it added.
+
+        A stat pass first: only files changed since they were read are opened."""
+        from kb.ingest import Seen, ingest, plan
 
         present = [p for p in self.paths if p.exists()]
         if not present:
             return None
-        found, refused = plan(present)
-        for e in refused:  # every file not taken, once, with the reason
-            if e.path not in self.told:
-                self.told.add(e.path)
-                self.on_event({"event": "not_taken", "time": time.time(), "path": e.path,
-                               "reason": e.reason, "error": e.is_error})
-        if not found:
-            return None
+        store: KbStore | None = None
         try:
-            with KbStore(self.db, read_only=False) as store:
-                report = ingest(store, present, inputs=(found, []))
+            seen = None
+            if self.db.exists():
+                store = KbStore(self.db, read_only=False)
+                seen = Seen.load(store)
+            found, refused = plan(present, seen)
+            for e in refused:  # every file not taken, once, with the reason
+                if e.path not in self.told:
+                    self.told.add(e.path)
+                    self.on_event({"event": "not_taken", "time": time.time(), "path": e.path,
+                                   "reason": e.reason, "error": e.is_error})
+            if not found:
+                return None
+            if store is None:
+                store = KbStore(self.db, read_only=False)
+            # the graph and the search index follow on the first query that reads them:
+            # a change is stored (and searchable) without waiting for them
+            report = ingest(store, present, inputs=(found, []), seen=seen,
+                            graph=self.graph, index=self.graph)
         except (KbError, OSError) as e:
             self.stats.errors += 1
             ev: Event = {"event": "error", "time": time.time(), "error": str(e)}
@@ -125,6 +138,9 @@ class Watcher:
                   "error": f"{type(e).__name__}: {e}", "retry": "on the next change"}
             self.on_event(ev)
             return ev
+        finally:
+            if store is not None:
+                store.close()
         new = [s for s in report.sessions if s.new_messages]
         if not new and not report.problems:
             return None

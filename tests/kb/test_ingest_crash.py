@@ -45,7 +45,7 @@ gs.rebuild = marked("graph", gs.rebuild)
 ing.BATCH_MESSAGES = 4  # several batches per session
 ing.COMMIT_BYTES = 0  # each committed on its own
 from kb.cli import cli
-sys.argv = ["logkb", "ingest", "--db", sys.argv[1], sys.argv[2]]
+sys.argv = ["logkb", "ingest", "--wait", "--db", sys.argv[1], sys.argv[2]]
 cli()
 """
 

@@ -44,7 +44,7 @@ def leaky_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (src / "work").mkdir()
     fx.write(src, directory=str(src / "work"))  # exists: replay runs its local steps
     db = src / "kb.duckdb"
-    r = run("ingest", "--db", str(db), str(src / "export.json"),
+    r = run("ingest", "--wait", "--db", str(db), str(src / "export.json"),
             *map(str, src.glob("export-*.json")))
     assert not leaks(r.stdout + r.stderr) and "[redacted:" in r.stdout
     return db
