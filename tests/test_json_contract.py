@@ -33,11 +33,11 @@ CASES: dict[str, tuple[list[str], str]] = {
     "timeline": (["timeline", "--session", FIXTURE], "object"),
     "handoff": (["handoff", "--session", FIXTURE], "object"),
     "graph": (["graph", "--session", FIXTURE], "object"),
-    "mark": (["mark", "5216", "--note", "checked by hand", "--session", FIXTURE], "object"),
-    "mark-list": (["mark", "--list"], "lines"),
+    "mark": (["mark", "note", "5216", "checked by hand", "--session", FIXTURE], "object"),
+    "mark-list": (["mark", "list"], "lines"),
     "unmark": (["unmark", "5216", "--session", FIXTURE], "object"),
-    "replay": (["replay", "--session", FIXTURE, "--from", "5216", "--to", "5217"], "lines"),
-    "replay-history": (["replay", "--session", FIXTURE, "--history"], "lines"),  # none yet
+    "replay": (["replay", "plan", "--session", FIXTURE, "--from", "5216", "--to", "5217"], "lines"),
+    "replay-history": (["replay", "show", "--session", FIXTURE], "lines"),  # none yet
 }
 
 

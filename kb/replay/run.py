@@ -11,8 +11,8 @@ The pieces, each in its own module:
 Public API: :func:`make_plan`, :func:`execute`, :func:`save_run`, :func:`runs`,
 :func:`step_history`, :func:`latest_verdicts`, :func:`step_json`.
 
-Records: every run with ``--execute`` is stored (``replay_runs``/``replay_steps``,
-docs/schema.md).  A plan without ``--execute`` is not stored: it observed
+Records: every run (``logkb replay run``) is stored (``replay_runs``/``replay_steps``,
+docs/schema.md).  A plan (``replay plan``) is not stored: it observed
 nothing, and planning only needs the knowledge base read-only.
 """
 

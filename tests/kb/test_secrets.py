@@ -235,8 +235,8 @@ def _outputs(db: Path, ids: dict[str, str], *extra: str) -> dict[str, str]:
         "query-raw": ["query", "--csv", "--limit", "1000",
                       "SELECT raw::VARCHAR AS r FROM messages"],
         "query-title": ["query", "SELECT title, info FROM sessions"],
-        "replay": ["replay", "--from", "1", "--json"],
-        "replay-text": ["replay", "--from", "1"],
+        "replay": ["replay", "plan", "--from", "1", "--json"],
+        "replay-text": ["replay", "plan", "--from", "1"],
         "search": ["search", "credentials", "--json"],
         "secrets": ["secrets", "--json"], "secrets-text": ["secrets"],
     }
@@ -311,7 +311,7 @@ def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path:
     # message 3 only: `cat ~/.aws/credentials` runs here; the clone is mutating (skipped)
     # without the sandbox: its private /tmp would hide the test's home (under /tmp), and
     # this test is about what is stored of a step's fresh output
-    r = run("replay", "--from", "3", "--to", "3", "--execute", "--no-sandbox", "--db", str(db),
+    r = run("replay", "run", "--from", "3", "--to", "3", "--no-sandbox", "--db", str(db),
             ok=False)
     assert r.exit_code in (0, 7), r.stderr
     assert fresh not in r.stdout + r.stderr and not leaks(r.stdout + r.stderr)
@@ -320,7 +320,7 @@ def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path:
     assert fresh not in stored and not leaks(stored)
     assert "[redacted:aws-key]" in stored
     # shown when asked, but what is stored stays redacted
-    r = run("replay", "--from", "3", "--to", "3", "--execute", "--show-secrets", "--db", str(db),
+    r = run("replay", "run", "--from", "3", "--to", "3", "--show-secrets", "--db", str(db),
             ok=False)
     assert fx.SECRETS["openai-key"] in r.stdout + r.stderr
     stored = run("query", "--show-secrets", "--json", "--db", str(db),
