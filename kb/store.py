@@ -480,9 +480,11 @@ class KbStore:
         return int(row[0]) if row else 0
 
     def session_title(self, session_id: str) -> str | None:
+        """The session's title, redacted unless ``reveal_secrets`` (titles are the
+        user's first words, and a pasted token is one)."""
         row = self.conn.execute("SELECT title FROM sessions WHERE session_id = ?",
                                 [session_id]).fetchone()
-        return row[0] if row else None
+        return self.redactor.text(row[0]) if row else None
 
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),
