@@ -300,8 +300,7 @@ def _mark_graph(store: Any, session_id: str) -> list[str]:
     from kb.graph import store as gs
 
     scope = gs.scope_of(store, session_id)
-    if not store.conn.execute("SELECT 1 FROM graph_builds WHERE scope = ?",
-                              [scope]).fetchone():
+    if not gs.built(store, scope):
         return []
     gs.rebuild(store, scope)
     return [f"knowledge graph: {a['label']} ({a['status'].replace('_', ' ')}: "
