@@ -205,6 +205,9 @@ def test_old_flag_forms_still_work_with_a_note(db: Path) -> None:
     assert [(a["kind"], a["value"]) for a in listed] == [("note", "by the old form")]
     assert run("mark", "3", *d, ok=False).exit_code == ExitCode.USAGE
     assert run("replay", *d, ok=False).exit_code == ExitCode.USAGE
+    # the global option between the group and its subcommand chooses no form
+    assert "deprecated" not in run("replay", "--show-secrets", "show", *d).stderr
+    assert "deprecated" in run("mark", "--show-secrets", "--list", *d).stderr
     bare = run("replay", ok=False)
     assert bare.exit_code == ExitCode.USAGE and "plan, run, show, compare" in bare.stderr
 

@@ -425,8 +425,12 @@ class ModeGroup(click.Group):
     what to type instead (:func:`deprecated`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if (LEGACY in self.commands and args and args[0] not in self.commands
-                and args[0] not in ctx.help_option_names):
+        # the group's own flags (`replay --show-secrets plan …`) do not choose the form
+        own = {o for p in self.params if isinstance(p, click.Option) and p.is_flag
+               for o in p.opts}
+        first = next((a for a in args if a not in own), None)
+        if (LEGACY in self.commands and first is not None and first not in self.commands
+                and first not in ctx.help_option_names):
             args = [LEGACY, *args]
         return super().parse_args(ctx, args)
 
