@@ -84,7 +84,7 @@ def test_every_command_has_json() -> None:
 
 def test_shapes_match_the_golden_file(db: Path, tmp_path: Path) -> None:
     got: dict[str, dict] = {}
-    # mark before mark --list and unmark: they read what it wrote
+    # mark before mark list and unmark: they read what it wrote
     for name in CASES:
         kind, rows = _run(name, db, tmp_path)
         want_kind = CASES[name][1]
