@@ -399,6 +399,30 @@ async def _tui_text(db: Path, session: str, ordinal: int, reveal: bool = False) 
         return screen.query_one(DetailPane).text + "\n" + screen_text(pilot)
 
 
+async def _tui_texts(db: Path, session: str, ordinals: list[int]) -> dict[int, str]:
+    """:func:`_tui_text` at each of ``ordinals``, in one app: the cursor jumps from one
+    message to the next (each app start costs about 2 s)."""
+    from tests.tui.conftest import screen_text, settle
+    from tui.app import make_app
+    from tui.screens.timeline import TimelineScreen
+    from tui.widgets.detail import DetailPane
+
+    out = {}
+    app = make_app(db, session_id=session, at=ordinals[0])
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        screen = next(s for s in app.screen_stack if isinstance(s, TimelineScreen))
+        pane = screen.query_one(DetailPane)
+        for ordinal in ordinals:
+            screen.jump(ordinal)
+            await settle(pilot)
+            # the pane shows that message (or the next one with a step), not the last one
+            assert pane.detail is not None and pane.detail.ordinal >= ordinal, ordinal
+            assert f"message {pane.detail.ordinal}" in pane.text
+            out[ordinal] = pane.text + "\n" + screen_text(pilot)
+    return out
+
+
 def test_tui_timeline_and_detail_hide_secrets(leaky_db: Path, ids: dict[str, str]) -> None:
     import asyncio
 
