@@ -426,8 +426,8 @@ async def _tui_texts(db: Path, session: str, ordinals: list[int]) -> dict[int, s
 def test_tui_timeline_and_detail_hide_secrets(leaky_db: Path, ids: dict[str, str]) -> None:
     import asyncio
 
-    for ordinal in (1, 2, 3, 6, 8):
-        text = asyncio.run(_tui_text(leaky_db, ids["main"], ordinal))
+    texts = asyncio.run(_tui_texts(leaky_db, ids["main"], [1, 2, 3, 6, 8]))
+    for ordinal, text in texts.items():
         assert not leaks(text), (ordinal, leaks(text))
         assert "redacted:" in text
     text = asyncio.run(_tui_text(leaky_db, ids["main"], 3, reveal=True))
