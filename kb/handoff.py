@@ -323,22 +323,17 @@ def _reproduce(store: KbStore, scope: str, best: dict[str, Any] | None) -> list[
 
 
 def _environment(store: KbStore, scope: str, info: dict[str, Any]) -> dict[str, Any]:
-    hosts = [{"host": h, "user": u, "commands": int(n)} for h, u, n in store.conn.execute(
-        "SELECT host, any_value(user), count(*) FROM calls WHERE session_id = ? AND host "
-        "IS NOT NULL GROUP BY host ORDER BY count(*) DESC LIMIT 8", [scope]).fetchall()]
+    from kb import views
+
+    hosts = [{"host": h, "user": u, "commands": n} for h, u, n in views.host_counts(store, scope)]
     paths: Counter[str] = Counter()
-    for (cmd,) in store.conn.execute(
-            "SELECT coalesce(remote_command, command) FROM calls WHERE session_id = ? AND "
-            "command IS NOT NULL", [scope]).fetchall():
+    for cmd in views.command_texts(store, scope):
         for p in _PATH_RE.findall(cmd or ""):
             if p.startswith(_BORING_PATHS) or p.count("/") < 2:
                 continue
             paths["/".join(p.split("/")[:3])] += 1
     versions: dict[str, str] = {}
-    for (out,) in store.conn.execute(
-            "SELECT output FROM calls WHERE session_id = ? AND category IN "
-            "('package-query', 'import-check', 'install') AND output IS NOT NULL AND "
-            "length(output) < 200000 ORDER BY ordinal, seq", [scope]).fetchall():
+    for out in views.package_outputs(store, scope):
         for rx in _VERSION_RES:
             for m in rx.finditer(out or ""):
                 # the last version seen is the one a successor finds
@@ -351,33 +346,18 @@ def _environment(store: KbStore, scope: str, info: dict[str, Any]) -> dict[str, 
 
 def _activity(store: KbStore, scope: str) -> dict[str, Any]:
     """What the session did (commands by category, files edited) and how it ended."""
-    cats = [{"category": c or "other", "commands": int(n),
-             "failed": int(f)} for c, n, f in store.conn.execute(
-        "SELECT category, count(*), count(*) FILTER (WHERE status <> 'completed' OR "
-        "coalesce(exit_code, 0) <> 0) FROM calls WHERE session_id = ? GROUP BY 1 "
-        "ORDER BY 2 DESC", [scope]).fetchall()]
+    from kb import views
+
+    cats = [{"category": c or "other", "commands": n, "failed": f}
+            for c, n, f in views.category_counts(store, scope)]
     files: list[str] = []
-    for path, patch in store.conn.execute(
-            "SELECT coalesce(json_extract_string(input, '$.filePath'), "
-            "json_extract_string(input, '$.path')), json_extract_string(input, '$.patchText') "
-            "FROM calls WHERE session_id = ? AND category = 'file-edit' "
-            "ORDER BY ordinal DESC, seq DESC", [scope]).fetchall():
+    for path, patch in views.file_edits(store, scope):
         names = [path] if path else _PATCH_FILE_RE.findall(patch or "")
         for n in names:
             if n and n not in files:
                 files.append(n)
     files = files[:12]
-    last = store.conn.execute(
-        "SELECT ordinal, role, finish, error FROM messages WHERE session_id = ? "
-        "ORDER BY ordinal DESC LIMIT 1", [scope]).fetchone()
-    # the last thing the assistant said (its reply text; reasoning only if there is none)
-    prose = store.conn.execute(
-        "SELECT ordinal, text FROM prose WHERE session_id = ? AND kind = 'decision' AND "
-        "length(trim(text)) > 0 ORDER BY source = 'text' DESC, ordinal DESC, seq DESC "
-        "LIMIT 1", [scope]).fetchone()
-    compacted = store.conn.execute(
-        "SELECT max(ordinal) FROM other_events WHERE session_id = ? AND kind = 'compaction'",
-        [scope]).fetchone()
+    last, prose, compacted = views.how_it_ended(store, scope)
     ended = None
     if last is not None:
         ended = {"ordinal": int(last[0]), "role": last[1], "finish": last[2],

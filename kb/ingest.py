@@ -259,7 +259,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     # DuckDB caches written blocks up to its memory limit (80% of RAM by default); an
     # ingest streams, so a modest cache keeps its footprint flat whatever the input size
     # (100k messages, 460 MB: 620 MB peak at 512 MB, 526 MB at 320 MB, in the same time)
-    store.conn.execute("SET memory_limit = ?", [os.environ.get("LOGKB_MEMORY_LIMIT", "320MB")])
+    store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", "320MB"))
     if seen is None:
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
@@ -717,7 +717,7 @@ def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Probl
     replace = [m for m in batch.message_ids() if m in known] if known else []
     st.times = batch.times
     if not final and not st.open_tx:
-        store.conn.execute("BEGIN TRANSACTION")
+        store.begin()
         st.open_tx = True
     # final: inside the transaction that writes the session row
     lost = store.write_batch(sid, batch, replace)
@@ -744,7 +744,7 @@ def _commit(store: KbStore, st: _Session) -> None:
     try:
         store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None),
                              DERIVE_VERSION)
-        store.conn.execute("COMMIT")
+        store.commit()
     except BaseException:
         _rollback(store, st)
         raise
@@ -755,7 +755,7 @@ def _rollback(store: KbStore, st: _Session) -> None:
     if st.open_tx:
         st.open_tx, st.tx_bytes = False, 0
         try:
-            store.conn.execute("ROLLBACK")
+            store.rollback()
         except duckdb.Error:  # the failed statement may have ended it already
             pass
 

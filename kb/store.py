@@ -188,13 +188,28 @@ class KbStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        self.conn.execute("BEGIN TRANSACTION")
+        self.begin()
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.rollback()
             raise
+        self.commit()
+
+    def begin(self) -> None:
+        """Open a transaction that spans calls (ingest commits every few MB); else use
+        :meth:`transaction`."""
+        self.conn.execute("BEGIN TRANSACTION")
+
+    def commit(self) -> None:
         self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.conn.execute("ROLLBACK")
+
+    def set_memory_limit(self, limit: str) -> None:
+        """DuckDB's cache limit for this connection (``320MB``)."""
+        self.conn.execute("SET memory_limit = ?", [limit])
 
     # ------------------------------------------------------------------ writes
     def stored_session(self, session_id: str) -> StoredSession | None:
@@ -588,9 +603,11 @@ class KbStore:
         return int(row[0]) if row else 0
 
     def session_title(self, session_id: str) -> str | None:
+        """The session's title, redacted unless ``reveal_secrets`` (titles are the
+        user's first words, and a pasted token is one)."""
         row = self.conn.execute("SELECT title FROM sessions WHERE session_id = ?",
                                 [session_id]).fetchone()
-        return row[0] if row else None
+        return self.redactor.text(row[0]) if row else None
 
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),

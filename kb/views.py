@@ -701,7 +701,7 @@ def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, An
     from kb.graph import store as gs
 
     sids = gs.scope_sessions(store, scope)
-    q = graph_report.dominant_quantity(graph_report.measured_quantities(store, sids))
+    q = graph_report.dominant_quantity(gs.measured_quantities(store, sids))
     if q is None:
         return []
     rows = store.conn.execute("""
@@ -855,3 +855,61 @@ def flags_text(flags: int) -> list[str]:
     names = ((FAILURE, "failure"), (DECISION, "decision"), (DEAD_END, "dead-end"),
              (MEASURED, "measured"), (PIVOT, "pivot"), (PROMPT, "prompt"))
     return [n for bit, n in names if flags & bit]
+
+
+# ------------------------------------------------------------------ the handoff's facts
+def host_counts(store: KbStore, sid: str, limit: int = 8) -> list[tuple[str, Any, int]]:
+    """``(host, a user, commands)`` of the hosts the session's commands ran on, most
+    used first."""
+    return [(h, u, int(n)) for h, u, n in store.conn.execute(
+        "SELECT host, any_value(user), count(*) FROM calls WHERE session_id = ? AND host "
+        "IS NOT NULL GROUP BY host ORDER BY count(*) DESC LIMIT ?", [sid, limit]).fetchall()]
+
+
+def command_texts(store: KbStore, sid: str) -> list[str]:
+    """Every command of the session as it ran (the remote command of an ssh)."""
+    return [str(c) for (c,) in store.conn.execute(
+        "SELECT coalesce(remote_command, command) FROM calls WHERE session_id = ? AND "
+        "command IS NOT NULL", [sid]).fetchall()]
+
+
+def package_outputs(store: KbStore, sid: str) -> list[str]:
+    """Outputs of package queries, import checks and installs (< 200 kB), in order."""
+    return [str(o) for (o,) in store.conn.execute(
+        "SELECT output FROM calls WHERE session_id = ? AND category IN "
+        "('package-query', 'import-check', 'install') AND output IS NOT NULL AND "
+        "length(output) < 200000 ORDER BY ordinal, seq", [sid]).fetchall()]
+
+
+def category_counts(store: KbStore, sid: str) -> list[tuple[str | None, int, int]]:
+    """``(category, commands, failed)``, most commands first."""
+    return [(c, int(n), int(f)) for c, n, f in store.conn.execute(
+        "SELECT category, count(*), count(*) FILTER (WHERE status <> 'completed' OR "
+        "coalesce(exit_code, 0) <> 0) FROM calls WHERE session_id = ? GROUP BY 1 "
+        "ORDER BY 2 DESC", [sid]).fetchall()]
+
+
+def file_edits(store: KbStore, sid: str) -> list[tuple[str | None, str | None]]:
+    """``(path, patch text)`` of the session's file edits, newest first."""
+    return [(p, t) for p, t in store.conn.execute(
+        "SELECT coalesce(json_extract_string(input, '$.filePath'), "
+        "json_extract_string(input, '$.path')), json_extract_string(input, '$.patchText') "
+        "FROM calls WHERE session_id = ? AND category = 'file-edit' "
+        "ORDER BY ordinal DESC, seq DESC", [sid]).fetchall()]
+
+
+def how_it_ended(store: KbStore, sid: str) -> tuple[Any, Any, Any]:
+    """The last message ``(ordinal, role, finish, error)``, the last thing the assistant
+    decided ``(ordinal, text)`` (its reply text; reasoning only if there is none), and
+    ``(max ordinal of a compaction,)``; each ``None`` when there is none."""
+    last = store.conn.execute(
+        "SELECT ordinal, role, finish, error FROM messages WHERE session_id = ? "
+        "ORDER BY ordinal DESC LIMIT 1", [sid]).fetchone()
+    prose = store.conn.execute(
+        "SELECT ordinal, text FROM prose WHERE session_id = ? AND kind = 'decision' AND "
+        "length(trim(text)) > 0 ORDER BY source = 'text' DESC, ordinal DESC, seq DESC "
+        "LIMIT 1", [sid]).fetchone()
+    compacted = store.conn.execute(
+        "SELECT max(ordinal) FROM other_events WHERE session_id = ? AND kind = 'compaction'",
+        [sid]).fetchone()
+    return last, prose, compacted

@@ -155,6 +155,8 @@ def all_commands() -> list[tuple[str, click.Command]]:
 
     def walk(group: click.Group, prefix: str) -> None:
         for name, cmd in group.commands.items():
+            if cmd.hidden:  # a deprecated flag form (`ModeGroup`'s legacy)
+                continue
             out.append((f"{prefix}{name}", cmd))
             if isinstance(cmd, click.Group):
                 walk(cmd, f"{prefix}{name} ")
@@ -164,10 +166,50 @@ def all_commands() -> list[tuple[str, click.Command]]:
 
 
 def test_every_command_has_help() -> None:
-    for name, cmd in all_commands():
-        assert cmd.help, name
-        r = run(*name.split(), "--help")
-        assert "Usage:" in r.stdout
+    """Every command and subcommand: `--help` exits 0, describes it, fits 80 columns,
+    and its description is its function's docstring (one mechanism: no `help=`)."""
+    import inspect
+
+    names = [name for name, _ in all_commands()]
+    assert {"replay plan", "replay run", "replay show", "replay compare", "mark dead-end",
+            "mark list", "mark link"} <= set(names)
+    for name, cmd in [("", cli), *all_commands()]:
+        assert cmd.callback is not None, name
+        doc = inspect.getdoc(cmd.callback)
+        assert doc and inspect.cleandoc(cmd.help or "") == doc, f"{name}: help is not its doc"
+        r = CliRunner().invoke(cli, [*name.split(), "--help"], terminal_width=80,
+                               env={"COLUMNS": "80"}, catch_exceptions=False)
+        assert r.exit_code == 0, (name, r.stderr)
+        assert "Usage:" in r.stdout, name
+        first = doc.split("\n")[0]
+        assert first[:40] in " ".join(r.stdout.split()), f"{name}: no description"
+        wide = [line for line in r.stdout.splitlines() if len(line) > 80]
+        assert not wide, (name, wide)
+
+
+def test_old_flag_forms_still_work_with_a_note(db: Path) -> None:
+    """`replay --execute|--history` and `mark ORDINAL --KIND` work for one more release,
+    saying on stderr what to type instead; `replay --from N` is the plan, no note."""
+    d = ["--db", str(db)]
+    plan = run("replay", "--from", "1", "--json", *d)
+    assert plan.stdout == run("replay", "plan", "--from", "1", "--json", *d).stdout
+    assert "deprecated" not in plan.stderr
+    old = run("replay", "--history", *d)
+    assert "`logkb replay show`" in old.stderr and "deprecated" in old.stderr
+    old = run("mark", "3", "--note", "by the old form", "--json", *d)
+    assert "`logkb mark note ORDINAL TEXT`" in old.stderr
+    made = json.loads(old.stdout)
+    assert (made["kind"], made["ordinal"], made["value"]) == ("note", 3, "by the old form")
+    listed = lines(run("mark", "--list", "--json", *d).stdout)
+    assert listed == lines(run("mark", "list", "--json", *d).stdout)
+    assert [(a["kind"], a["value"]) for a in listed] == [("note", "by the old form")]
+    assert run("mark", "3", *d, ok=False).exit_code == ExitCode.USAGE
+    assert run("replay", *d, ok=False).exit_code == ExitCode.USAGE
+    # the global option between the group and its subcommand chooses no form
+    assert "deprecated" not in run("replay", "--show-secrets", "show", *d).stderr
+    assert "deprecated" in run("mark", "--show-secrets", "--list", *d).stderr
+    bare = run("replay", ok=False)
+    assert bare.exit_code == ExitCode.USAGE and "plan, run, show, compare" in bare.stderr
 
 
 def test_readme_mentions_every_command() -> None:

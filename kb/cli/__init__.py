@@ -18,8 +18,8 @@ from kb.cli.tools import quiet_stdout, setup_consoles
 
 EPILOG = """\b
 Exit codes: 0 ok · 1 no match (search, why) or failed · 2 usage · 3 not a
-transcript · 4 ingested with problems · 5 knowledge base busy · 6 not found · 7
-replay saw changes.  Errors: `logkb: error: …` on stderr, then a `hint:`."""
+transcript · 4 ingested with problems · 5 knowledge base busy · 6 not found
+· 7 replay saw changes.  Errors: `logkb: error: …` on stderr, then a `hint:`."""
 
 
 class LogkbGroup(click.Group):
@@ -35,6 +35,13 @@ class LogkbGroup(click.Group):
         except click.exceptions.Abort:
             sys.stderr.write("logkb: error: aborted\n")
             sys.exit(1)
+        except click.exceptions.NoArgsIsHelpError as e:  # `logkb replay` alone
+            names = ", ".join(e.ctx.command.list_commands(e.ctx)
+                              if isinstance(e.ctx.command, click.Group) else [])
+            sys.stderr.write(f"logkb: error: {e.ctx.command_path} needs a command"
+                             f"{': ' + names if names else ''}\n"
+                             f"hint: {e.ctx.command_path} -h shows them\n")
+            sys.exit(e.exit_code)
         except click.ClickException as e:
             sys.stderr.write(f"logkb: error: {e.format_message()}\n")
             ctx = getattr(e, "ctx", None)
@@ -88,10 +95,17 @@ def _register() -> None:
                 *team.COMMANDS, replay, tui):
         cli.add_command(cmd)
     team.attach(cli)  # --team on the read commands
-    # `--show-secrets` is global (`logkb --show-secrets show 5`) and on every command
-    for cmd in (cli, *cli.commands.values()):
+    # `--show-secrets` is one global option (`logkb --show-secrets show 5`), read in one
+    # place (`tools.open_store`); every command and subcommand also accepts it after its
+    # name (`logkb show 5 --show-secrets`), hidden from its help
+    cli.params.append(show_secrets_param())
+    todo = list(cli.commands.values())
+    while todo:
+        cmd = todo.pop()
+        if isinstance(cmd, click.Group):
+            todo.extend(cmd.commands.values())
         if not any(p.name == "show_secrets" for p in cmd.params):
-            cmd.params.append(show_secrets_param())
+            cmd.params.append(show_secrets_param(hidden=True))
 
 
 _register()

@@ -343,55 +343,93 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
     write_text(text, output, exact=as_json or fmt == "json")
 
 
-@click.command()
-@click.argument("ordinal", type=int, required=False)
+@click.group(cls=tools.ModeGroup)
+def mark() -> None:
+    """Annotate the graph by hand; annotations survive re-ingest and win over heuristics.
+
+    \b
+    logkb mark dead-end ORDINAL REASON   logkb mark confirmed ORDINAL
+    logkb mark hypothesis ORDINAL NAME   logkb mark note ORDINAL TEXT
+    logkb mark revisit ORDINAL WHY       logkb mark link A B
+    logkb mark list                      (`logkb unmark` removes them)
+    """
+
+
+MARKS: tuple[tuple[str, str | None, str], ...] = (
+    # (subcommand = kind with `-`, the value's metavar or None, the docstring)
+    ("dead-end", "REASON", "The approach at ORDINAL is a dead end, for REASON."),
+    ("confirmed", None, "The approach at ORDINAL worked."),
+    ("hypothesis", "NAME", "ORDINAL starts an approach called NAME."),
+    ("note", "TEXT", "Attach a note, TEXT, to the approach at ORDINAL."),
+    ("revisit", "WHY", "Flag the approach at ORDINAL for a revisit, because WHY."),
+)
+"""One subcommand of ``mark`` per annotation kind that marks a message (``link`` and
+``list`` are their own)."""
+
+
+def _mark_command(name: str, metavar: str | None, doc: str) -> click.Command:
+    kind = name.replace("-", "_")
+
+    def command(ordinal: int, value: str | None, session_id: str | None, db: Path | None,
+                as_json: bool) -> None:
+        _annotate(db, session_id, ordinal, kind, value, None, as_json)
+
+    command.__doc__ = doc
+    fn: Any = command
+    for deco in reversed((
+        mark.command(name),
+        click.argument("ordinal", type=int),
+        (click.argument("value", metavar=metavar) if metavar
+         else click.option("--value", "value", hidden=True, default=None)),
+        session_option, db_option, json_option, handle_errors,
+    )):
+        fn = deco(fn)
+    return fn
+
+
+for _name, _metavar, _doc in MARKS:
+    _mark_command(_name, _metavar, _doc)
+
+
+@mark.command("link")
+@click.argument("a")
+@click.argument("b")
 @session_option
-@click.option("--dead-end", "dead_end", metavar="REASON",
-              help="The approach at ORDINAL is a dead end, for REASON.")
-@click.option("--confirmed", "confirmed", is_flag=True, help="The approach at ORDINAL worked.")
-@click.option("--hypothesis", metavar="NAME", help="ORDINAL starts an approach called NAME.")
-@click.option("--link", nargs=2, metavar="A B",
-              help="Relate two approaches (names or ordinals).")
-@click.option("--note", metavar="TEXT", help="Attach a note to the approach at ORDINAL.")
-@click.option("--revisit", metavar="WHY", help="Flag the approach at ORDINAL for a revisit.")
-@click.option("--list", "list_", is_flag=True, help="List the annotations.")
 @db_option
 @json_option
 @handle_errors
-def mark(ordinal: int | None, session_id: str | None, dead_end: str | None, confirmed: bool,
-         hypothesis: str | None, link: tuple[str, str] | None, note: str | None,
-         revisit: str | None, list_: bool, db: Path | None, as_json: bool) -> None:
-    """Annotate the graph by hand; annotations survive re-ingest and win over heuristics."""
+def mark_link(a: str, b: str, session_id: str | None, db: Path | None,
+              as_json: bool) -> None:
+    """Relate two approaches, A and B (names or ordinals)."""
+    _annotate(db, session_id, None, "link", a, b, as_json)
+
+
+@mark.command("list")
+@session_option
+@db_option
+@json_option
+@handle_errors
+def mark_list(session_id: str | None, db: Path | None, as_json: bool) -> None:
+    """List the annotations (of every session, or of --session)."""
     from kb.graph import store as gs
 
-    chosen = [k for k, v in (("dead_end", dead_end), ("confirmed", confirmed),
-                             ("hypothesis", hypothesis), ("link", link), ("note", note),
-                             ("revisit", revisit)) if v]
-    if list_:
-        with open_store(db) as store:
-            sid = store.resolve_session(session_id) if session_id else None
-            rows = gs.annotations(store, sid)
-        if as_json:
-            emit_lines(rows)
-            return
-        if not rows:
-            tools.note("no annotations")
-        for r in rows:
-            say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
-                f"{r['value'] or ''} {r['target'] or ''}")
+    with open_store(db) as store:
+        sid = store.resolve_session(session_id) if session_id else None
+        rows = gs.annotations(store, sid)
+    if as_json:
+        emit_lines(rows)
         return
-    if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --dead-end, --confirmed, --hypothesis, "
-                               "--link, --note, --revisit (or --list)")
-    kind = chosen[0]
-    if kind != "link" and ordinal is None:
-        raise click.UsageError(f"--{kind.replace('_', '-')} needs an ORDINAL")
-    value = {"dead_end": dead_end, "hypothesis": hypothesis, "note": note,
-             "revisit": revisit, "confirmed": None}.get(kind)
-    target = None
-    if kind == "link":
-        assert link is not None
-        value, target = link
+    if not rows:
+        tools.note("no annotations")
+    for r in rows:
+        say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
+            f"{r['value'] or ''} {r['target'] or ''}")
+
+
+def _annotate(db: Path | None, session_id: str | None, ordinal: int | None, kind: str,
+              value: str | None, target: str | None, as_json: bool) -> None:
+    from kb.graph import store as gs
+
     with open_store(db, read_only=False) as store:
         sid = resolve(store, session_id)
         ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
@@ -402,6 +440,52 @@ def mark(ordinal: int | None, session_id: str | None, dead_end: str | None, conf
     else:
         say(f"annotation #{ann_id}: {kind} at {ordinal if ordinal is not None else '-'}"
             f" in {sid}")
+
+
+@mark.command(tools.LEGACY, hidden=True)
+@click.argument("ordinal", type=int, required=False)
+@session_option
+@click.option("--dead-end", "dead_end", metavar="REASON")
+@click.option("--confirmed", "confirmed", is_flag=True)
+@click.option("--hypothesis", metavar="NAME")
+@click.option("--link", nargs=2, metavar="A B")
+@click.option("--note", metavar="TEXT")
+@click.option("--revisit", metavar="WHY")
+@click.option("--list", "list_", is_flag=True)
+@db_option
+@json_option
+@handle_errors
+def mark_legacy(ordinal: int | None, session_id: str | None, dead_end: str | None,
+                confirmed: bool, hypothesis: str | None, link: tuple[str, str] | None,
+                note: str | None, revisit: str | None, list_: bool, db: Path | None,
+                as_json: bool) -> None:
+    """The deprecated flag form: `logkb mark ORDINAL --dead-end REASON`, `--list`, …"""
+    if list_:
+        tools.deprecated("logkb mark --list", "logkb mark list")
+        click.get_current_context().invoke(mark_list, session_id=session_id, db=db,
+                                           as_json=as_json)
+        return
+    chosen = [k for k, v in (("dead_end", dead_end), ("confirmed", confirmed),
+                             ("hypothesis", hypothesis), ("link", link), ("note", note),
+                             ("revisit", revisit)) if v]
+    if len(chosen) != 1:
+        raise click.UsageError("give one of: logkb mark dead-end|confirmed|hypothesis|"
+                               "note|revisit ORDINAL …, mark link A B, mark list")
+    kind = chosen[0]
+    name = kind.replace("_", "-")
+    if kind != "link" and ordinal is None:
+        raise click.UsageError(f"--{name} needs an ORDINAL")
+    value = {"dead_end": dead_end, "hypothesis": hypothesis, "note": note,
+             "revisit": revisit, "confirmed": None}.get(kind)
+    target = None
+    if kind == "link":
+        assert link is not None
+        value, target = link
+    metavar = {n: m for n, m, _ in MARKS}.get(name)
+    tools.deprecated(f"logkb mark --{name}",
+                     "logkb mark link A B" if kind == "link"
+                     else f"logkb mark {name} ORDINAL{' ' + metavar if metavar else ''}")
+    _annotate(db, session_id, ordinal, kind, value, target, as_json)
 
 
 @click.command()
@@ -427,7 +511,7 @@ def unmark(ordinal: int | None, session_id: str | None, ann_id: int | None, kind
         if n == 0:
             what = (f"annotation #{ann_id}" if ann_id is not None
                     else f"annotation{' of kind ' + kind if kind else ''} at {ordinal}")
-            raise KbNotFound(f"no {what} in {sid} (`logkb mark --list` lists them)")
+            raise KbNotFound(f"no {what} in {sid} (`logkb mark list` lists them)")
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"removed": n})

@@ -468,9 +468,7 @@ def _labels(db: Path | None, found: Any) -> dict[str, dict[str, Any]]:
     if found.sessions:
         return dict(found.sessions)
     with open_store(db) as store:
-        rows = store.rows("SELECT session_id, agent, title, parent_id FROM sessions")
-    return {r["session_id"]: {"agent": r["agent"], "title": r["title"],
-                              "top": r["parent_id"] is None} for r in rows}
+        return store.session_labels()
 
 
 def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

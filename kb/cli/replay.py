@@ -7,6 +7,7 @@ as it arrives, with progress and notes.  Never imports Textual.
 
 from __future__ import annotations
 
+import functools
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -15,7 +16,10 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    LEGACY,
+    ModeGroup,
     db_option,
+    deprecated,
     emit_json,
     err,
     handle_errors,
@@ -28,6 +32,12 @@ from kb.cli.tools import (
 from kb.exitcodes import ExitCode
 from kb.paths import config_file
 from kb.replay.hostmap import HostMapError, build_host_map, load_config
+
+EXIT_EPILOG = """\b
+Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
+interrupted, or every step was refused · 2 usage · 5 knowledge base busy
+· 6 not found · 7 some verdict differs (changed, now-fails, now-passes,
+now-answers)."""
 
 EPILOG = """\b
 Host map: --host-map OLD=NEW, NEW being user@host[:port], an ssh config alias
@@ -55,84 +65,153 @@ when the target has bwrap (--remote-sandbox).  Output is kept
 up to --max-output per step; runs are saved step by step.
 
 \b
-Runs with --execute are stored (see --history); plans are not.
-Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
-interrupted, or every step was refused · 2 usage · 5 knowledge base busy · 6 not found · 7 some verdict
-differs (changed, now-fails, now-passes, now-answers)."""
+Runs (`replay run`) are stored (see `replay show`); plans are not.
+
+""" + EXIT_EPILOG
 
 
-@click.command(epilog=EPILOG)
+def _plan_options(fn: Any, *, legacy: bool = False) -> Any:
+    """The options ``replay plan`` and ``replay run`` share (the plan is what runs)."""
+    for deco in reversed((
+        session_option,
+        click.option("--from", "start", type=int, metavar="N", required=not legacy,
+                     help="First message ordinal to replay."),
+        click.option("--to", "end", type=int, metavar="M",
+                     help="Last ordinal [default: the end]."),
+        click.option("--only", "only", multiple=True, metavar="CATEGORIES",
+                     help="Only commands of these categories (comma-separated or "
+                          "repeated): search, test, build, lint, typecheck, git, http, "
+                          "run, launch, benchmark, ... (the values of `logkb events "
+                          "--category`)"),
+        click.option("--host-map", "host_maps", multiple=True, metavar="OLD=NEW",
+                     help="Run recorded host OLD's commands on NEW (user@host[:port], an "
+                          "ssh alias, or local). Repeatable; wins over the config file."),
+        click.option("--allow", "allow", multiple=True, metavar="CLASSES",
+                     help="Also run these safety classes: launch, mutating, unknown "
+                          "(comma-separated). read-only always runs. host-network: "
+                          "launched and unknown steps use this machine's network, not "
+                          "their own."),
+        click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0,
+                     show_default=True, metavar="S",
+                     help="Seconds per step (launches: the wait for readiness)."),
+        click.option("--keep-running", is_flag=True,
+                     help="Leave launched processes running at the end (default: stop "
+                          "them)."),
+        click.option("--no-sandbox", is_flag=True,
+                     help="Run local steps without bubblewrap (classification is then the "
+                          "only wall). Without it, `run` refuses when bwrap does not work "
+                          "here."),
+        click.option("--remote-sandbox", type=click.Choice(["auto", "require", "off"]),
+                     default="auto", show_default=True,
+                     help="Wrap remote commands in bwrap on the target: auto (when it has "
+                          "bwrap), require (refuse steps on targets without it), off."),
+        click.option("--max-output", type=click.IntRange(min=1024), default=1 << 20,
+                     show_default=True, metavar="BYTES",
+                     help="Output kept per step; the rest is counted and dropped (a step "
+                          "that keeps printing far beyond it is stopped)."),
+        click.option("--max-memory", type=click.IntRange(min=1 << 20), default=4 << 30,
+                     show_default=True, metavar="BYTES",
+                     help="Memory (data segment) a step may use."),
+        click.option("--yes", "-y", is_flag=True,
+                     help="Confirm contacting recorded hosts that have no host-map entry, "
+                          "as recorded."),
+        db_option,
+        json_option,
+        handle_errors,
+    )):
+        fn = deco(fn)
+    return fn
+
+
+@click.group(cls=ModeGroup, epilog=EXIT_EPILOG)
+def replay() -> None:
+    """Re-run a session's recorded commands and say what changed.
+
+    \b
+    logkb replay plan --from N     what would run, where, and why (runs nothing)
+    logkb replay run --from N      run the allowed steps, store the run, verdicts
+    logkb replay show              the stored runs of the session
+    logkb replay compare ORDINAL   one step's verdict in every stored run
+    `logkb replay --from N` is `logkb replay plan --from N`.
+    """
+
+
+@replay.command("plan", epilog=EPILOG)
+@_plan_options
+def replay_plan(**kw: Any) -> None:
+    """Print the plan: nothing is executed.
+
+    For each command from --from on: the recorded command, where it will run, the
+    exact command, its safety class and whether it will run or be skipped, and why.
+    """
+    _plan_or_run(execute=False, **kw)
+
+
+@replay.command("run", epilog=EPILOG)
+@_plan_options
+def replay_run(**kw: Any) -> None:
+    """Run the plan's allowed steps and give each a verdict.
+
+    ssh with one shared connection per target; launches start in the background,
+    are waited for, and stopped at the end.  Each step is compared with its
+    recording after normalising timestamps, PIDs, addresses and the like: same,
+    changed, now-fails, now-passes, now-answers (the recorded step never
+    answered, e.g. ssh failed), skipped.  The run is stored (`replay show`).
+    """
+    _plan_or_run(execute=True, **kw)
+
+
+@replay.command("show")
 @session_option
-@click.option("--from", "start", type=int, metavar="N",
-              help="First message ordinal to replay (required unless --history).")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal [default: the end].")
-@click.option("--only", "only", multiple=True, metavar="CATEGORIES",
-              help="Only commands of these categories (comma-separated or repeated): "
-                   "search, test, build, lint, typecheck, git, http, run, launch, "
-                   "benchmark, ... (the values of `logkb events --category`)")
-@click.option("--host-map", "host_maps", multiple=True, metavar="OLD=NEW",
-              help="Run recorded host OLD's commands on NEW (user@host[:port], an ssh "
-                   "alias, or local). Repeatable; wins over the config file.")
-@click.option("--execute", is_flag=True,
-              help="Run the steps marked `run`. Without it nothing is executed.")
-@click.option("--allow", "allow", multiple=True, metavar="CLASSES",
-              help="Also run these safety classes: launch, mutating, unknown "
-                   "(comma-separated). read-only always runs. host-network: launched "
-                   "and unknown steps use this machine's network, not their own.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
-              metavar="S", help="Seconds per step (launches: the wait for readiness).")
-@click.option("--keep-running", is_flag=True,
-              help="Leave launched processes running at the end (default: stop them).")
-@click.option("--no-sandbox", is_flag=True,
-              help="Run local steps without bubblewrap (classification is then the only "
-                   "wall). Without it, --execute refuses when bwrap does not work here.")
-@click.option("--remote-sandbox", type=click.Choice(["auto", "require", "off"]),
-              default="auto", show_default=True,
-              help="Wrap remote commands in bwrap on the target: auto (when it has bwrap), "
-                   "require (refuse steps on targets without it), off.")
-@click.option("--max-output", type=click.IntRange(min=1024), default=1 << 20,
-              show_default=True, metavar="BYTES",
-              help="Output kept per step; the rest is counted and dropped (a step that keeps "
-                   "printing far beyond it is stopped).")
-@click.option("--max-memory", type=click.IntRange(min=1 << 20), default=4 << 30,
-              show_default=True, metavar="BYTES",
-              help="Memory (data segment) a step may use.")
-@click.option("--yes", "-y", is_flag=True,
-              help="Confirm contacting recorded hosts that have no host-map entry, as "
-                   "recorded.")
-@click.option("--history", type=int, is_flag=False, flag_value=0, default=None,
-              metavar="[ORDINAL]",
-              help="List stored runs; with ORDINAL, how that step's verdict evolved.")
 @db_option
 @json_option
 @handle_errors
-def replay(session_id: str | None, start: int | None, end: int | None, only: tuple[str, ...],
-           host_maps: tuple[str, ...], execute: bool, allow: tuple[str, ...], timeout: float,
-           keep_running: bool, no_sandbox: bool, remote_sandbox: str, max_output: int,
-           max_memory: int, yes: bool, history: int | None, db: Path | None,
-           as_json: bool) -> None:
-    """Re-run a session's recorded commands and say what changed.
+def replay_show(session_id: str | None, db: Path | None, as_json: bool) -> None:
+    """List the session's stored runs: when, range, verdicts, status, targets."""
+    _history(db, session_id, None, as_json)
 
-    Without --execute, print the plan: for each command from --from on, the
-    recorded command, where it will run, the exact command, its safety class
-    and whether it will run or be skipped, and why.  Nothing is executed.
 
-    With --execute, run the allowed steps (ssh with one shared connection per
-    target; launches start in the background, are waited for, and stopped at
-    the end), compare each with its recording after normalising timestamps,
-    PIDs, addresses and the like, and give a verdict per step: same, changed,
-    now-fails, now-passes, now-answers (the recorded step never answered,
-    e.g. ssh failed), skipped.
-    """
+@replay.command("compare")
+@click.argument("ordinal", type=int)
+@session_option
+@db_option
+@json_option
+@handle_errors
+def replay_compare(ordinal: int, session_id: str | None, db: Path | None,
+                   as_json: bool) -> None:
+    """How the step at ORDINAL compared with its recording in every stored run."""
+    _history(db, session_id, ordinal, as_json)
+
+
+@replay.command(LEGACY, hidden=True, epilog=EPILOG)
+@functools.partial(_plan_options, legacy=True)
+@click.option("--execute", is_flag=True, help="Deprecated: `replay run`.")
+@click.option("--history", type=int, is_flag=False, flag_value=0, default=None,
+              metavar="[ORDINAL]", help="Deprecated: `replay show` / `replay compare`.")
+def replay_legacy(execute: bool, history: int | None, **kw: Any) -> None:
+    """The flag form: `replay --from N` is the plan; --execute and --history are
+    deprecated (`replay run`, `replay show`, `replay compare`)."""
+    if history is not None:
+        new = f"logkb replay compare {history}" if history else "logkb replay show"
+        deprecated("logkb replay --history", new)
+        _history(kw["db"], kw["session_id"], history or None, kw["as_json"])
+        return
+    if kw["start"] is None:
+        raise click.UsageError("--from N is required (`logkb replay plan --from N`)")
+    if execute:
+        deprecated("logkb replay --execute", "logkb replay run")
+    _plan_or_run(execute=execute, **kw)
+
+
+def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
+                 only: tuple[str, ...], host_maps: tuple[str, ...], execute: bool,
+                 allow: tuple[str, ...], timeout: float, keep_running: bool,
+                 no_sandbox: bool, remote_sandbox: str, max_output: int, max_memory: int,
+                 yes: bool, db: Path | None, as_json: bool) -> None:
     from kb.replay.plan import ALLOWABLE
     from kb.replay.run import execute as run_plan
     from kb.replay.run import make_plan, save_run
 
-    if history is not None:
-        _history(db, session_id, history or None, as_json)
-        return
-    if start is None:
-        raise click.UsageError("--from N is required (or use --history)")
     allowed = _split(allow)
     bad = [a for a in allowed if a not in ALLOWABLE]
     if bad:
@@ -178,7 +257,7 @@ def replay(session_id: str | None, start: int | None, end: int | None, only: tup
     if not execute:
         n = sum(s.runs for s in plan.steps)
         err.print(f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
-                  "run; add --execute.",
+                  "run; `logkb replay run` runs them.",
                   highlight=False)
         return
     from kb.replay.sandbox import local_bwrap
@@ -221,8 +300,7 @@ def _mark_graph(store: Any, session_id: str) -> list[str]:
     from kb.graph import store as gs
 
     scope = gs.scope_of(store, session_id)
-    if not store.conn.execute("SELECT 1 FROM graph_builds WHERE scope = ?",
-                              [scope]).fetchone():
+    if not gs.built(store, scope):
         return []
     gs.rebuild(store, scope)
     return [f"knowledge graph: {a['label']} ({a['status'].replace('_', ' ')}: "

@@ -123,7 +123,7 @@ def team_status(url: str | None, as_json: bool) -> None:
 
     conn = server.connect(server.team_url(url), autocommit=True)
     try:
-        user = conn.execute("SELECT current_user").fetchone()[0]
+        user = server.current_user(conn)
         teams = server.my_teams(conn)
         counts = read.counts(conn) if teams else {}
     finally:

@@ -269,11 +269,12 @@ def _set_show_secrets(ctx: click.Context, _param: click.Parameter, value: bool) 
         ctx.meta[SHOW_SECRETS] = True
 
 
-def show_secrets_param() -> click.Option:
-    """``--show-secrets``: reveal what is redacted (added to every command by
-    :func:`kb.cli._register`, so no command has to take it as an argument)."""
+def show_secrets_param(hidden: bool = False) -> click.Option:
+    """``--show-secrets``: reveal what is redacted.  Global (on the group); added hidden
+    to every command by :func:`kb.cli._register`, so no command takes it as an argument
+    and :func:`open_store` is the one place that reads it."""
     return click.Option(["--show-secrets"], is_flag=True, expose_value=False,
-                        is_eager=True, callback=_set_show_secrets,
+                        is_eager=True, callback=_set_show_secrets, hidden=hidden,
                         help="Show secrets (tokens, keys, passwords) instead of "
                              "[redacted:KIND] placeholders.")
 
@@ -408,3 +409,36 @@ def table(columns: Sequence[tuple[str, dict[str, Any]]]) -> Any:
         t.add_column(name, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis",
                      min_width=opts.pop("min", None), **opts)
     return t
+
+
+# ------------------------------------------------------------------ modes as subcommands
+LEGACY = "legacy"
+"""Name of a :class:`ModeGroup`'s hidden command that takes the old flag form."""
+
+
+class ModeGroup(click.Group):
+    """A command whose modes are subcommands (``logkb replay plan|run|show|compare``,
+    ``logkb mark dead-end|confirmed|…``) instead of flag combinations.
+
+    For one release the old flag form still works: arguments that do not start with
+    a subcommand's name go to the hidden ``legacy`` command, which says on stderr
+    what to type instead (:func:`deprecated`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # the group's own flags (`replay --show-secrets plan …`) do not choose the form
+        own = {o for p in self.params if isinstance(p, click.Option) and p.is_flag
+               for o in p.opts}
+        first = next((a for a in args if a not in own), None)
+        if (LEGACY in self.commands and first is not None and first not in self.commands
+                and first not in ctx.help_option_names):
+            args = [LEGACY, *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n in self.commands if n != LEGACY]
+
+
+def deprecated(old: str, new: str) -> None:
+    """The note an old flag form prints (stderr) before it does what it always did."""
+    sys.stderr.write(f"logkb: note: `{old}` is deprecated and goes in the next release; "
+                     f"use `{new}`\n")

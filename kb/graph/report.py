@@ -213,23 +213,12 @@ def dominant_quantity(quantities: list[tuple[str, str, int]]) -> tuple[str, str]
     return unit, label
 
 
-def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
-    """Every quantity the sessions' command results measured: ``(unit, label, points)``,
-    points counting the messages that measured it."""
-    rows = store.conn.execute("""
-        SELECT m.unit, coalesce(m.label, ''), count(DISTINCT (session_id, ordinal)) FROM (
-          SELECT session_id, ordinal, unnest(measurements) AS m FROM calls
-          WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
-        GROUP BY ALL""", {"sids": session_ids}).fetchall()
-    return [(u or "", lab, int(n)) for u, lab, n in rows]
-
-
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     """The scopes' progress series: every reading of the quantity they measured most (a
     rate such as ``tok/s`` or ``req/s``, else a latency or duration, else a size or count;
     see :func:`dominant_quantity`), in order, each with its unit and label."""
     sids = [s for sc in scopes for s in gs.scope_sessions(store, sc)]
-    q = dominant_quantity(measured_quantities(store, sids))
+    q = dominant_quantity(gs.measured_quantities(store, sids))
     if q is None:
         return []
     unit, label = q

@@ -919,3 +919,20 @@ def annotations(store: KbStore, session_id: str | None = None) -> list[dict[str,
         sql += " WHERE session_id = ?"
         params.append(session_id)
     return store.rows(sql + " ORDER BY id", params)
+
+
+def built(store: KbStore, scope: str) -> bool:
+    """Whether the scope's graph was ever built (``logkb graph``, ingest, a replay)."""
+    return store.conn.execute("SELECT 1 FROM graph_builds WHERE scope = ?",
+                              [scope]).fetchone() is not None
+
+
+def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
+    """Every quantity the sessions' command results measured: ``(unit, label, points)``,
+    points counting the messages that measured it."""
+    rows = store.conn.execute("""
+        SELECT m.unit, coalesce(m.label, ''), count(DISTINCT (session_id, ordinal)) FROM (
+          SELECT session_id, ordinal, unnest(measurements) AS m FROM calls
+          WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
+        GROUP BY ALL""", {"sids": session_ids}).fetchall()
+    return [(u or "", lab, int(n)) for u, lab, n in rows]

@@ -11,8 +11,8 @@ The pieces, each in its own module:
 Public API: :func:`make_plan`, :func:`execute`, :func:`save_run`, :func:`runs`,
 :func:`step_history`, :func:`latest_verdicts`, :func:`step_json`.
 
-Records: every run with ``--execute`` is stored (``replay_runs``/``replay_steps``,
-docs/schema.md).  A plan without ``--execute`` is not stored: it observed
+Records: every run (``logkb replay run``) is stored (``replay_runs``/``replay_steps``,
+docs/schema.md).  A plan (``replay plan``) is not stored: it observed
 nothing, and planning only needs the knowledge base read-only.
 """
 
@@ -35,6 +35,7 @@ import orjson
 import pyarrow as pa
 
 from kb.redact import Redactor
+from kb.replay import store as replay_store
 from kb.replay.compare import (
     MeasurementPair,
     digest,
@@ -541,7 +542,7 @@ def save_run(store: KbStore, record: RunRecord,
                "sandbox": plan.options.sandbox, "remote_sandbox": plan.options.remote_sandbox,
                "max_output": plan.options.max_output}
     executed = sum(1 for r in record.results if r.executed)
-    run_tbl = pa.table({  # noqa: F841 (scanned by name)
+    run_tbl = pa.table({
         "run_id": [record.run_id], "session_id": [plan.session_id],
         "started_at": pa.array([_naive(record.started_at)], pa.timestamp("us")),
         "finished_at": pa.array([_naive(record.finished_at)], pa.timestamp("us")),
@@ -593,23 +594,14 @@ def save_run(store: KbStore, record: RunRecord,
              "started_at": pa.timestamp("us"), "revisit": pa.bool_(), "timed_out": pa.bool_(),
              "output_dropped": pa.int64(),
              "answered": pa.bool_(), "recorded_answered": pa.bool_()}
-    step_tbl = pa.table({k: pa.array(v, types.get(k, pa.string()))  # noqa: F841
-                         for k, v in rows.items()})
-    with store.transaction():
-        store.conn.execute("DELETE FROM replay_runs WHERE run_id = ?", [record.run_id])
-        store.conn.execute("INSERT INTO replay_runs BY NAME SELECT * FROM run_tbl")
-        if new:
-            store.conn.execute("INSERT OR REPLACE INTO replay_steps BY NAME "
-                               "SELECT * FROM step_tbl")
+    step_tbl = pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in rows.items()})
+    replay_store.write_run(store, record.run_id, run_tbl, step_tbl if new else None)
 
 
 def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
     """Stored runs, newest first."""
-    where = "WHERE session_id = ?" if session_id else ""
     out = []
-    for d in store.rows(
-            f"SELECT * FROM replay_runs {where} ORDER BY started_at DESC, run_id DESC",
-            [session_id] if session_id else []):
+    for d in replay_store.run_rows(store, session_id):
         for k in ("targets", "options", "verdicts"):
             if isinstance(d[k], str):
                 d[k] = orjson.loads(d[k])
@@ -620,11 +612,7 @@ def runs(store: KbStore, session_id: str | None = None) -> list[dict[str, Any]]:
 def step_history(store: KbStore, session_id: str, ordinal: int) -> list[dict[str, Any]]:
     """How one recorded step fared in every stored run, oldest first."""
     out = []
-    for d in store.rows(
-            "SELECT s.*, r.started_at AS run_started_at, r.finished_at AS run_finished_at "
-            "FROM replay_steps s JOIN replay_runs r USING (run_id) "
-            "WHERE s.session_id = ? AND s.ordinal = ? ORDER BY r.started_at, s.run_id, s.seq",
-            [session_id, ordinal]):
+    for d in replay_store.step_rows(store, session_id, ordinal):
         if isinstance(d.get("launch"), str):
             d["launch"] = orjson.loads(d["launch"])
         out.append(d)
@@ -641,12 +629,7 @@ def latest_verdicts(store: KbStore, session_id: str) -> dict[int, VerdictRecord]
     latest run that executed any of them wins (``now-passes`` > ``now-answers``
     > ``now-fails`` > ``changed`` > ``same``).
     """
-    rows = store.conn.execute(
-        "SELECT s.ordinal, s.seq, s.call_id, s.category, s.verdict, s.explanation, s.revisit, "
-        "s.run_id, r.finished_at, s.exit_code, s.recorded_exit_code, s.measurements "
-        "FROM replay_steps s JOIN replay_runs r USING (run_id) "
-        "WHERE s.session_id = ? AND s.verdict <> 'skipped' "
-        "ORDER BY r.started_at DESC, s.run_id DESC", [session_id]).fetchall()
+    rows = replay_store.executed_steps(store, session_id)
     out: dict[int, VerdictRecord] = {}
     latest_run: dict[int, str] = {}
     for (ordinal, seq, call_id, cat, verdict, expl, revisit, run_id, fin, code, rcode,

@@ -106,7 +106,7 @@ def init(url: str, team: str) -> dict[str, Any]:
         except psycopg.Error as e:
             raise TeamError(f"team init failed: {_one_line(e)}") from None
         version = max(applied(conn), default=0)
-        user = conn.execute("SELECT current_user").fetchone()[0]
+        user = current_user(conn)
     finally:
         conn.close()
     return {"team": team, "migrations_applied": [f"{m.version:03d}_{m.name}" for m in done],
@@ -194,3 +194,8 @@ def read_teams(conn: Any, team: str | None) -> list[str]:
         raise NotMember("this role is not a member of any team on the server (ask for "
                         "`logkb team add-member`)")
     return mine
+
+
+def current_user(conn: Any) -> str:
+    """The role the connection logged in as."""
+    return str(conn.execute("SELECT current_user").fetchone()[0])

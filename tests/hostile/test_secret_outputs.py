@@ -66,6 +66,9 @@ def test_the_raw_rows_hold_the_secrets(hostile_db: Path) -> None:
 
 def _outputs(db: Path, sessions: dict[str, str]) -> dict[str, str]:
     d = ["--db", str(db)]
+    with KbStore(db, read_only=True) as store:
+        last = dict(store.conn.execute(
+            "SELECT session_id, max(ordinal) FROM messages GROUP BY 1").fetchall())
     cmds: dict[str, list[str]] = {
         "sessions": ["sessions"], "sessions-json": ["sessions", "--json"],
         "handoff": ["handoff"], "deadends": ["deadends", "--all", "--json"],
@@ -90,7 +93,8 @@ def _outputs(db: Path, sessions: dict[str, str]) -> dict[str, str]:
         cmds[f"events-text-{agent}"] = ["events", "-s", sid]
         cmds[f"timeline-{agent}"] = ["timeline", "-s", sid, "--json"]
         cmds[f"handoff-{agent}"] = ["handoff", "-s", sid]
-        for n in range(1, 40):
+        cmds[f"beyond-{agent}"] = ["show", str(last[sid] + 1), "-s", sid]  # not found
+        for n in range(1, last[sid] + 1):  # every message (range(1, 40) missed Codex's last)
             cmds[f"show-{agent}-{n}"] = ["show", str(n), "--full", "-s", sid]
             cmds[f"show-json-{agent}-{n}"] = ["show", str(n), "--json", "-s", sid]
     out = {}
@@ -109,6 +113,8 @@ def test_no_read_command_shows_a_secret(hostile_db: Path, sessions: dict[str, st
         assert corpus.WORD in outs[f"events-{agent}"] and "[redacted:" in outs[
             f"events-{agent}"], agent
     assert "[redacted:" in outs["query-raw"] and "[redacted:" in outs["query-calls"]
+    shown = [name for name in outs if name.startswith("show-") and "not found" in outs[name]]
+    assert not shown, shown  # every `show` showed a message
 
 
 def test_mcp_answers_show_no_secret(hostile_db: Path, sessions: dict[str, str]) -> None:
@@ -131,9 +137,12 @@ def test_mcp_answers_show_no_secret(hostile_db: Path, sessions: dict[str, str]) 
 
 
 def test_the_tui_shows_no_secret(hostile_db: Path, sessions: dict[str, str]) -> None:
-    from tests.kb.test_secrets import _tui_text
+    from tests.kb.test_secrets import _tui_texts
 
+    placeholders = 0
     for sid in sessions.values():
-        for ordinal in (2, 5, 9, 14):
-            text = asyncio.run(_tui_text(hostile_db, sid, ordinal))
+        texts = asyncio.run(_tui_texts(hostile_db, sid, [2, 5, 9, 14]))
+        for ordinal, text in texts.items():
             assert not leaks(text), (sid, ordinal, leaks(text))
+            placeholders += text.count("[redacted:")
+    assert placeholders  # the screens did show where the secrets were

@@ -49,7 +49,7 @@ def _commands(db: Path) -> list[list[str]]:
                  ["deadends", *ss], ["untested", *ss], ["why", "flashinfer", *ss],
                  ["timeline", *ss], ["handoff", *ss], ["graph", *ss],
                  ["graph", "--format", "dot", *ss], ["graph", "--format", "mermaid", *ss],
-                 ["graph", "--format", "graphml", *ss], ["replay", "--from", "1", *ss]]
+                 ["graph", "--format", "graphml", *ss], ["replay", "plan", "--from", "1", *ss]]
         for n in range(1, s["messages"] + 1):
             cmds.append(["show", str(n), "--full", *ss])
     cmds += [["use", sessions[0]["id"], *d], ["use", *d], ["sessions", *d]]

@@ -41,6 +41,19 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ing, "COMMIT_BYTES", 200_000)
 
 
+@pytest.fixture(scope="module")
+def clean_state(blackwell: Path, tmp_path_factory: pytest.TempPathFactory
+                ) -> dict[str, list[tuple[object, ...]]]:
+    """The fixture campaign's main session ingested once, cleanly, through the worker with
+    the default batches: what an interrupted or grown ingest must end up equal to (the
+    stored rows do not depend on where batches and commits fall)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LOGKB_DERIVE_POOL", "1")
+        with KbStore(tmp_path_factory.mktemp("clean") / "kb.duckdb") as store:
+            ingest(store, [blackwell / "session.jsonl"], graph=False)
+            return _state(store)
+
+
 def test_the_worker_stores_what_inline_derivation_does(
         realworld: Path, selftest: Path, blackwell: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, small_batches: None) -> None:
@@ -58,7 +71,9 @@ def test_the_worker_stores_what_inline_derivation_does(
 
 def test_incremental_ingest_through_the_worker(blackwell: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch,
-                                               small_batches: None) -> None:
+                                               small_batches: None,
+                                               clean_state: dict[str, list[tuple[object, ...]]]
+                                               ) -> None:
     """A session that grew: the stored messages are skipped in the worker too (the batch
     boundaries count derived messages only), and the result equals a fresh ingest."""
     lines = (blackwell / "session.jsonl").read_bytes().splitlines(keepends=True)
@@ -70,10 +85,7 @@ def test_incremental_ingest_through_the_worker(blackwell: Path, tmp_path: Path,
         part.write_bytes(b"".join(lines))
         grown = ingest(store, [part], graph=False)
         assert grown.new_messages == len(lines) - 700
-        after = _state(store)
-    with KbStore(tmp_path / "fresh.duckdb") as store:
-        ingest(store, [part], graph=False)
-        assert _state(store) == after
+        assert _state(store) == clean_state
 
 
 def test_arrow_batch_holds_the_rows(blackwell: Path) -> None:
@@ -127,8 +139,9 @@ def test_local_and_remote_derivers_answer_alike(blackwell: Path) -> None:
         pool.close()
 
 
-def test_a_worker_that_dies_fails_the_ingest_cleanly(blackwell: Path, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_that_dies_fails_the_ingest_cleanly(
+        blackwell: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        clean_state: dict[str, list[tuple[object, ...]]]) -> None:
     """The worker gone mid-ingest: a clear error, the committed batches whole, and the next
     ingest stores the same as a clean one."""
     monkeypatch.setenv("LOGKB_DERIVE_POOL", "1")
@@ -153,7 +166,4 @@ def test_a_worker_that_dies_fails_the_ingest_cleanly(blackwell: Path, tmp_path: 
         assert partial is not None and 0 < partial[0] < 1000
         monkeypatch.setattr(DerivePool, "send", real)
         ingest(store, [src], graph=False)
-        again = _state(store)
-    with KbStore(tmp_path / "clean.duckdb") as store:
-        ingest(store, [src], graph=False)
-        assert _state(store) == again
+        assert _state(store) == clean_state

@@ -43,7 +43,7 @@ def test_an_unchanged_source_is_derived_again_when_its_rules_are_older(tmp_path:
     fresh = _signatures(db)
     assert fresh > 0
     run = CliRunner()
-    assert run.invoke(cli, ["mark", "8", "--db", str(db), "--dead-end", "types"]).exit_code == 0
+    assert run.invoke(cli, ["mark", "dead-end", "8", "types", "--db", str(db)]).exit_code == 0
     _age(db)
     assert _signatures(db) == 0
     with KbStore(db) as store:

@@ -325,9 +325,9 @@ def test_graph_exports(blackwell_db: Path, fmt: str) -> None:
 def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) -> None:
     db = str(blackwell_db_copy)
     run = CliRunner()
-    r = run.invoke(cli, ["mark", "5224", "--db", db, "--dead-end", "gains vanish at bs=4"])
+    r = run.invoke(cli, ["mark", "dead-end", "5224", "gains vanish at bs=4", "--db", db])
     assert r.exit_code == 0, r.stderr
-    run.invoke(cli, ["mark", "5216", "--db", db, "--note", "retry with ssh -o StrictHostKey"])
+    run.invoke(cli, ["mark", "note", "5216", "retry with ssh -o StrictHostKey", "--db", db])
 
     def status() -> dict[str, str]:
         items = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", db, "--json"]).stdout.splitlines()]
@@ -338,7 +338,7 @@ def test_annotations_survive_reingest(blackwell: Path, blackwell_db_copy: Path) 
         ingest(store, [blackwell / "session.jsonl"], force=True)
         gs.rebuild(store, gs.scope_of(store, store.resolve_session(None)), force=True)
     assert status()["Baseline with --cuda-graph-max-bs 128"] == "dead_end"
-    listed = [json.loads(x) for x in run.invoke(cli, ["mark", "--list", "--db", db, "--json"]).stdout.splitlines()]
+    listed = [json.loads(x) for x in run.invoke(cli, ["mark", "list", "--db", db, "--json"]).stdout.splitlines()]
     assert [a["kind"] for a in listed] == ["dead_end", "note"]
     run.invoke(cli, ["unmark", "5224", "--db", db])
     assert "Baseline with --cuda-graph-max-bs 128" not in status()
@@ -796,7 +796,7 @@ def test_an_older_extractor_version_is_re_derived_and_annotations_survive(
         blackwell_db_copy: Path) -> None:
     db = str(blackwell_db_copy)
     run = CliRunner()
-    assert run.invoke(cli, ["mark", "5224", "--db", db, "--dead-end", "gains vanish"]
+    assert run.invoke(cli, ["mark", "dead-end", "5224", "gains vanish", "--db", db]
                       ).exit_code == 0
     with KbStore(db) as store:
         scope = gs.scope_of(store, store.resolve_session(None))

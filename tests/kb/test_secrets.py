@@ -218,8 +218,8 @@ def _findings(db: Path) -> list[tuple[object, ...]]:
 
 
 # ------------------------------------------------------------------ every output
-def _outputs(db: Path, ids: dict[str, str], *extra: str) -> dict[str, str]:
-    d = ["--db", str(db), *extra]
+def _read_commands(ids: dict[str, str]) -> dict[str, list[str]]:
+    """A name and the arguments of every command that reads the knowledge base."""
     main, child = ids["main"], ids["child"]
     cmds: dict[str, list[str]] = {
         "sessions": ["sessions"], "sessions-json": ["sessions", "--json"],
@@ -235,8 +235,8 @@ def _outputs(db: Path, ids: dict[str, str], *extra: str) -> dict[str, str]:
         "query-raw": ["query", "--csv", "--limit", "1000",
                       "SELECT raw::VARCHAR AS r FROM messages"],
         "query-title": ["query", "SELECT title, info FROM sessions"],
-        "replay": ["replay", "--from", "1", "--json"],
-        "replay-text": ["replay", "--from", "1"],
+        "replay": ["replay", "plan", "--from", "1", "--json"],
+        "replay-text": ["replay", "plan", "--from", "1"],
         "search": ["search", "credentials", "--json"],
         "secrets": ["secrets", "--json"], "secrets-text": ["secrets"],
     }
@@ -245,9 +245,33 @@ def _outputs(db: Path, ids: dict[str, str], *extra: str) -> dict[str, str]:
         cmds[f"show-json-{n}"] = ["show", str(n), "--json", "-s", main]
     for n in range(1, 5):
         cmds[f"show-child-{n}"] = ["show", str(n), "--full", "-s", child]
+    cmds |= {
+        "use": ["use", main], "resume": ["resume", main, "--json"],
+        "usage": ["usage", "--json"], "mark-list": ["mark", "list", "--json"],
+        "replay-show": ["replay", "show", "--json"],
+        "replay-compare": ["replay", "compare", "3", "--json"],
+    }
+    return cmds
+
+
+NOT_READ = {
+    "ingest", "rebuild", "watch", "unmark", "mark dead-end", "mark confirmed",
+    "mark hypothesis", "mark note", "mark revisit", "mark link", "replay run",
+    "team init", "team add-member", "team status",  # write, or talk to a team server
+    "push", "report",  # what leaves the machine is redacted always (test_report, tests/team)
+    "mcp", "tui",  # tested in tests/live and by the TUI tests below (ctrl+s)
+    "path",  # prints a file name only
+}
+"""Commands that are not read commands of this test, each with the reason."""
+
+
+def _outputs(db: Path, ids: dict[str, str], *extra: str,
+             before: tuple[str, ...] = ()) -> dict[str, str]:
+    d = ["--db", str(db), *extra]
     out = {}
-    for name, args in cmds.items():
-        r = run(*args, *d)
+    for name, args in _read_commands(ids).items():
+        r = run(*before, *args, *d, ok=False)
+        assert r.exit_code in (0, 1), (name, r.stderr)  # 1: no match (replay compare)
         out[name] = r.stdout + r.stderr
     return out
 
@@ -267,6 +291,33 @@ def test_no_output_of_any_command_shows_a_secret(leaky_db: Path, ids: dict[str, 
     assert "[redacted:url-password]" in outs["sessions-json"] or "[redacted:hf-token]" in outs[
         "sessions-json"]
     assert "flashinfer" in outs["deadends"]
+
+
+def test_every_read_command_shows_secrets_with_the_one_global_option(
+        leaky_db: Path, ids: dict[str, str]) -> None:
+    """`logkb --show-secrets CMD`: every read command (every command of the tree is one,
+    or in NOT_READ) hides by default and shows the recorded values with the option."""
+    from tests.test_cli import all_commands
+
+    cmds = _read_commands(ids)
+    covered = {" ".join(a for a in args[:2] if not a.startswith("-") and a not in ids.values()
+                        and not a.isdigit() and a != "flashinfer" and a != "credentials")
+               for args in cmds.values()}
+    leaves = {name for name, cmd in all_commands() if not isinstance(cmd, click.Group)}
+    assert not leaves - covered - NOT_READ, "a command neither tested here nor in NOT_READ"
+    hidden = _outputs(leaky_db, ids)
+    shown = _outputs(leaky_db, ids, before=("--show-secrets",))
+    placeholders = [name for name, text in hidden.items() if "[redacted:" in text]
+    assert len(placeholders) > 20
+    assert not [name for name in hidden if leaks(hidden[name])]
+    dark = {name for name in placeholders if not leaks(shown[name])}
+    assert dark == BUILT_FROM_REDACTED_TEXT, f"--show-secrets shows no secret: {dark}"
+
+
+BUILT_FROM_REDACTED_TEXT = {"handoff", "timeline", "graph-json", "graph-dot",
+                            "graph-mermaid", "graph-graphml"}
+"""Outputs built from the knowledge graph, which is derived from redacted text (README
+"Secrets", docs/schema.md `secret_scans`): `--show-secrets` has nothing to reveal there."""
 
 
 def test_show_secrets_reveals_the_originals(leaky_db: Path, ids: dict[str, str]) -> None:
@@ -311,7 +362,7 @@ def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path:
     # message 3 only: `cat ~/.aws/credentials` runs here; the clone is mutating (skipped)
     # without the sandbox: its private /tmp would hide the test's home (under /tmp), and
     # this test is about what is stored of a step's fresh output
-    r = run("replay", "--from", "3", "--to", "3", "--execute", "--no-sandbox", "--db", str(db),
+    r = run("replay", "run", "--from", "3", "--to", "3", "--no-sandbox", "--db", str(db),
             ok=False)
     assert r.exit_code in (0, 7), r.stderr
     assert fresh not in r.stdout + r.stderr and not leaks(r.stdout + r.stderr)
@@ -320,7 +371,7 @@ def test_replay_output_is_redacted_before_it_is_stored(leaky_db: Path, tmp_path:
     assert fresh not in stored and not leaks(stored)
     assert "[redacted:aws-key]" in stored
     # shown when asked, but what is stored stays redacted
-    r = run("replay", "--from", "3", "--to", "3", "--execute", "--show-secrets", "--db", str(db),
+    r = run("replay", "run", "--from", "3", "--to", "3", "--show-secrets", "--db", str(db),
             ok=False)
     assert fx.SECRETS["openai-key"] in r.stdout + r.stderr
     stored = run("query", "--show-secrets", "--json", "--db", str(db),
@@ -348,11 +399,35 @@ async def _tui_text(db: Path, session: str, ordinal: int, reveal: bool = False) 
         return screen.query_one(DetailPane).text + "\n" + screen_text(pilot)
 
 
+async def _tui_texts(db: Path, session: str, ordinals: list[int]) -> dict[int, str]:
+    """:func:`_tui_text` at each of ``ordinals``, in one app: the cursor jumps from one
+    message to the next (each app start costs about 2 s)."""
+    from tests.tui.conftest import screen_text, settle
+    from tui.app import make_app
+    from tui.screens.timeline import TimelineScreen
+    from tui.widgets.detail import DetailPane
+
+    out = {}
+    app = make_app(db, session_id=session, at=ordinals[0])
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        screen = next(s for s in app.screen_stack if isinstance(s, TimelineScreen))
+        pane = screen.query_one(DetailPane)
+        for ordinal in ordinals:
+            screen.jump(ordinal)
+            await settle(pilot)
+            # the pane shows that message (or the next one with a step), not the last one
+            assert pane.detail is not None and pane.detail.ordinal >= ordinal, ordinal
+            assert f"message {pane.detail.ordinal}" in pane.text
+            out[ordinal] = pane.text + "\n" + screen_text(pilot)
+    return out
+
+
 def test_tui_timeline_and_detail_hide_secrets(leaky_db: Path, ids: dict[str, str]) -> None:
     import asyncio
 
-    for ordinal in (1, 2, 3, 6, 8):
-        text = asyncio.run(_tui_text(leaky_db, ids["main"], ordinal))
+    texts = asyncio.run(_tui_texts(leaky_db, ids["main"], [1, 2, 3, 6, 8]))
+    for ordinal, text in texts.items():
         assert not leaks(text), (ordinal, leaks(text))
         assert "redacted:" in text
     text = asyncio.run(_tui_text(leaky_db, ids["main"], 3, reveal=True))

@@ -72,7 +72,7 @@ def test_mcp_holds_the_file_only_per_call(earlier_kb: Path) -> None:
     c = McpClient(earlier_kb)
     try:
         c.call("deadends")
-        p = logkb("mark", "1", "--note", "seen by a writer", "--db", str(earlier_kb),
+        p = logkb("mark", "note", "1", "seen by a writer", "--db", str(earlier_kb),
                   check=False)
         assert p.returncode == 0, p.stderr
         assert c.call("deadends")["count"] >= 1

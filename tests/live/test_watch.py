@@ -118,5 +118,5 @@ def test_watch_leaves_the_knowledge_base_to_readers_between_ingests(
     watcher("--db", str(db), str(src))
     _wait_for(lambda: _messages(db) > 0, "the first ingest")
     # a writer (an annotation) gets the file while the watcher idles
-    p = logkb("mark", "2", "--note", "while watching", "--db", str(db), check=False)
+    p = logkb("mark", "note", "2", "while watching", "--db", str(db), check=False)
     assert p.returncode == 0, p.stderr

@@ -67,7 +67,7 @@ def test_network_namespace_has_only_loopback(loopback_netns: bool) -> None:
 def test_fixture_read_only_steps_over_ssh(fixture_db: Path, config: Path, sshd: LoopbackSshd,
                                           ssh_guard: Guard) -> None:
     before = sshd.handshakes()
-    r = run("replay", "--db", str(fixture_db), "--from", "5214", "--execute", "--json")
+    r = run("replay", "run", "--db", str(fixture_db), "--from", "5214", "--json")
     assert r.exit_code == ExitCode.REPLAY_CHANGED, r.stderr
     steps = steps_of(r)
     assert set(steps) == {5214, 5215, 5216, 5217, 5218, 5219, 5220, 5221, 5222, 5223, 5224,
@@ -114,10 +114,10 @@ def test_fixture_read_only_steps_over_ssh(fixture_db: Path, config: Path, sshd: 
     assert latest[5216].verdict == "now-answers" and latest[5216].revisit
     assert latest[5218].verdict == "now-fails"
     assert 5220 not in latest  # skipped steps say nothing about the world
-    h = run("replay", "--db", str(fixture_db), "--history")
+    h = run("replay", "show", "--db", str(fixture_db))
     assert h.exit_code == 0
     assert s["run_id"] in h.stdout and "1 now-answers" in h.stdout and "4/12 run" in h.stdout
-    h2 = run("replay", "--db", str(fixture_db), "--history", "5216", "--json")
+    h2 = run("replay", "compare", "5216", "--db", str(fixture_db), "--json")
     rows = [json.loads(x) for x in h2.stdout.splitlines()]
     assert [x["verdict"] for x in rows] == ["now-answers"]
     assert rows[0]["recorded_answered"] is False
@@ -125,16 +125,15 @@ def test_fixture_read_only_steps_over_ssh(fixture_db: Path, config: Path, sshd: 
 
 def test_history_shows_how_a_step_evolved(fixture_db: Path, config: Path) -> None:
     for _ in range(2):
-        r = run("replay", "--db", str(fixture_db), "--from", "5218", "--to", "5218",
-                "--execute")
+        r = run("replay", "run", "--db", str(fixture_db), "--from", "5218", "--to", "5218")
         assert r.exit_code == ExitCode.REPLAY_CHANGED, r.stderr
         assert "NOW-FAILS" in r.stdout
         assert "grep: /root/sglang/python/sglang/srt/server_args.py" in r.stderr  # streamed
-    h = run("replay", "--db", str(fixture_db), "--history", "5218")
+    h = run("replay", "compare", "5218", "--db", str(fixture_db))
     lines = [ln for ln in h.stdout.splitlines() if "now-fails" in ln]
     assert len(lines) == 2
     assert "succeeded when recorded and now fails" in h.stdout
-    runs = run("replay", "--db", str(fixture_db), "--history", "--json")
+    runs = run("replay", "show", "--db", str(fixture_db), "--json")
     assert len(runs.stdout.splitlines()) == 2
     doc = json.loads(runs.stdout.splitlines()[0])
     assert doc["verdicts"] == {"now-fails": 1} and doc["status"] == "completed"
@@ -148,7 +147,7 @@ def test_connection_sharing_one_handshake_for_many_steps(tmp_path: Path, config:
     db = make_session(tmp_path, calls)
     before = sshd.handshakes()
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     elapsed = time.monotonic() - t0
     assert r.exit_code == 0, (r.stdout, r.stderr)
     verdicts = [s["verdict"] for s in steps_of(r).values()]
@@ -165,7 +164,7 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
            f"> {log} 2>&1 & sleep 30; tail -n 5 {log}'")
     db = make_session(tmp_path, [(cmd, f"Serving HTTP on 127.0.0.1 port {port} "
                                        f"(http://127.0.0.1:{port}/) ...\n", 0)])
-    plan = run("replay", "--db", str(db), "--from", "1", "--json")
+    plan = run("replay", "plan", "--db", str(db), "--from", "1", "--json")
     (step,) = steps_of(plan).values()
     # its log under /tmp is a write: mutating (it was `launch` before /tmp counted)
     assert step["safety"] == "mutating" and step["action"] == "skip"
@@ -173,7 +172,7 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
     assert step["launch"]["port"] == port and step["launch"]["log"] == log
 
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow",
             "launch,mutating", "--json")
     assert time.monotonic() - t0 < 20  # ready on the port, not after the recorded sleep 30
     assert r.exit_code == 0, (r.stdout, r.stderr)
@@ -191,7 +190,7 @@ def test_launch_waits_for_readiness_and_is_stopped(tmp_path: Path, config: Path,
 
     # --keep-running leaves it up (on the target's own network with host-network; without
     # it, the server is up in a namespace of its own: tests/replay/test_network_wall.py)
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow",
             "launch,mutating,host-network", "--keep-running", "--json")
     (res,) = steps_of(r).values()
     try:
@@ -214,7 +213,7 @@ def test_timeout_kills_the_step_on_both_ends(tmp_path: Path, config: Path) -> No
     db = make_session(tmp_path, [(remote, "done\n", 0), (local, "done\n", 0)],
                       directory=str(work))
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--timeout", "1", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--timeout", "1", "--json")
     assert time.monotonic() - t0 < 10
     assert r.exit_code == ExitCode.REPLAY_CHANGED
     for s in steps_of(r).values():
@@ -235,7 +234,7 @@ def test_local_targets(tmp_path: Path, isolated_home: Path) -> None:
              (f"ssh root@{RECORDED_HOST} 'cat notes.txt'", "hello from the workdir\n", 0)]
     db = make_session(tmp_path, calls, directory=str(work))
     o = ordinals(db)
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     steps = steps_of(r)
     # local commands run in the recorded working directory
     assert steps[o[0]]["target"] == "local" and steps[o[0]]["cwd"] == str(work)
@@ -246,14 +245,14 @@ def test_local_targets(tmp_path: Path, isolated_home: Path) -> None:
     assert r.exit_code == 0
     # mapped to local, the remote command runs here (in the home directory, like ssh)
     (isolated_home / "notes.txt").write_text("hello from the workdir\n")
-    r = run("replay", "--db", str(db), "--from", str(o[2]), "--execute", "--host-map",
+    r = run("replay", "run", "--db", str(db), "--from", str(o[2]), "--host-map",
             f"{RECORDED_HOST}=local", "--json")
     (s,) = steps_of(r).values()
     assert s["target"] == "local" and s["verdict"] == "same", s
     # a missing working directory skips local commands, with the reason
     db2 = make_session(tmp_path / "b", [("cat notes.txt", "x\n", 0)],
                        directory=str(tmp_path / "gone"))
-    r = run("replay", "--db", str(db2), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db2), "--from", "1", "--json")
     (s,) = steps_of(r).values()
     assert s["verdict"] == "skipped"
     assert "working directory" in s["reason"] and "does not exist here" in s["reason"]
@@ -265,10 +264,10 @@ def test_yes_confirms_a_recorded_host_as_recorded(tmp_path: Path, sshd: Loopback
     cmd = (f"ssh -p {sshd.port} -i {sshd.key} {opts} {sshd.user}@127.0.0.1 "
            "'echo confirmed'")
     db = make_session(tmp_path, [(cmd, "confirmed\n", 0)])
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     (s,) = steps_of(r).values()
     assert s["verdict"] == "skipped" and "no host-map entry for 127.0.0.1" in s["reason"]
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--yes", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--yes", "--json")
     (s,) = steps_of(r).values()
     assert s["verdict"] == "same", s
     assert s["target"] == f"{sshd.user}@127.0.0.1:{sshd.port}"
@@ -276,7 +275,7 @@ def test_yes_confirms_a_recorded_host_as_recorded(tmp_path: Path, sshd: Loopback
 
 def test_text_output_streams_to_stderr_and_keeps_stdout_for_data(fixture_db: Path,
                                                                  config: Path) -> None:
-    r = run("replay", "--db", str(fixture_db), "--from", "5219", "--to", "5219", "--execute")
+    r = run("replay", "run", "--db", str(fixture_db), "--from", "5219", "--to", "5219")
     assert r.exit_code == ExitCode.REPLAY_CHANGED
     assert "sed: can't read" in r.stderr and "── 5219 on" in r.stderr
     assert "NOW-FAILS" in r.stdout and "sed: can't read" in r.stdout  # in the explanation
@@ -290,7 +289,7 @@ def test_local_launch_ready_after_the_recorded_sleep_and_stopped(tmp_path: Path,
     log = tmp_path / "launch.log"
     cmd = f"nohup sleep 61.3 > {log} 2>&1 & sleep 1; echo started"
     db = make_session(tmp_path, [(cmd, "started\n", 0)], directory=str(work))
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow",
             "launch,mutating", "--json")
     (s,) = steps_of(r).values()
     assert s["target"] == "local" and s["launch"] and s["launch"]["sleep"] == 1.0, s
@@ -310,7 +309,7 @@ def test_an_unreachable_target_is_one_failed_connection_not_an_answer(
     cfg.write_text(sshd.config_toml(RECORDED_HOST).replace(str(sshd.key), str(wrong)))
     calls = [(f"ssh root@{RECORDED_HOST} 'echo {i}'", f"{i}\n", 0) for i in range(3)]
     db = make_session(tmp_path, calls)
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     assert r.exit_code == ExitCode.REPLAY_CHANGED
     for s in steps_of(r).values():
         assert s["verdict"] == "now-fails" and s["answered"] is False
@@ -323,7 +322,7 @@ def test_an_unreachable_target_is_one_failed_connection_not_an_answer(
 
 
 def test_only_filters_categories(fixture_db: Path) -> None:
-    r = run("replay", "--db", str(fixture_db), "--from", "5214", "--only", "search,kill",
+    r = run("replay", "plan", "--db", str(fixture_db), "--from", "5214", "--only", "search,kill",
             "--json")
     assert [json.loads(x)["ordinal"] for x in r.stdout.splitlines()] == [5218, 5219, 5220]
 
@@ -340,7 +339,7 @@ def test_local_parts_nested_ssh_and_heredocs_share_the_connection(
     ]
     db = make_session(tmp_path, calls, directory=str(work))
     before = sshd.handshakes()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     steps = list(steps_of(r).values())
     assert [s["verdict"] for s in steps] == ["same"] * 3, [s["reason"] for s in steps]
     assert steps[0]["target"] == "local" and steps[0]["cwd"] == str(work)

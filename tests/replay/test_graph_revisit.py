@@ -46,7 +46,7 @@ def test_now_passing_check_flags_the_dead_end_for_revisit(tmp_path: Path) -> Non
     before = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout.splitlines()]
     assert [(d["name"], d["status"], d["revisit"]) for d in before] == [
         ("Json module", "blocked", None)]
-    r = run.invoke(cli, ["replay", "--db", str(db), "--from", "1", "--execute"])
+    r = run.invoke(cli, ["replay", "run", "--db", str(db), "--from", "1"])
     assert r.exit_code == 7, r.output  # the verdict differs from the recording
     assert "Json module (blocked: json not installed) may have come back" in r.stderr
     after = [json.loads(x) for x in run.invoke(cli, ["deadends", "--db", str(db), "--json"]).stdout.splitlines()]

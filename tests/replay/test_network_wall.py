@@ -98,13 +98,13 @@ def test_backgrounded_unknown_step_does_not_reach_the_machines_loopback(
         cmd = f'python3 -c "{code}" & sleep 1; echo done'
         db = make_session(tmp_path, [(cmd, "done\n", 0)], directory=str(work))
 
-        plan = run("replay", "--db", str(db), "--from", "1", "--json", "--allow",
+        plan = run("replay", "plan", "--db", str(db), "--from", "1", "--json", "--allow",
                    "unknown,launch")
         (step,) = steps_of(plan).values()
         assert step["action"] == "run", step
         assert "own network namespace" in step["protection"], step["protection"]
 
-        r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+        r = run("replay", "run", "--db", str(db), "--from", "1", "--allow",
                 "unknown,launch", "--json")
         (res,) = steps_of(r).values()
         assert res["action"] == "run", res
@@ -112,7 +112,7 @@ def test_backgrounded_unknown_step_does_not_reach_the_machines_loopback(
         assert listener.received == [], "a launched step reached the machine's loopback"
 
         # the same step with --allow host-network reaches it: the wall stopped it above
-        r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+        r = run("replay", "run", "--db", str(db), "--from", "1", "--allow",
                 "unknown,launch,host-network", "--json")
         (res,) = steps_of(r).values()
         assert "network of the machine" in res["protection"], res["protection"]
@@ -130,11 +130,11 @@ def test_foreground_unknown_step_does_not_reach_the_machines_loopback(
         code = (f"import socket; h = '127.0.0.' + str(1); "
                 f"socket.create_connection((h, {listener.port}), 2).sendall(b'reached')")
         db = make_session(tmp_path, [(f'python3 -c "{code}"', "", 0)], directory=str(work))
-        run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "unknown",
+        run("replay", "run", "--db", str(db), "--from", "1", "--allow", "unknown",
             "--json")
         time.sleep(0.5)
         assert listener.received == []
-        run("replay", "--db", str(db), "--from", "1", "--execute", "--allow",
+        run("replay", "run", "--db", str(db), "--from", "1", "--allow",
             "unknown,host-network", "--json")
         assert _wait_for(lambda: b"reached" in listener.received), listener.received
     finally:
@@ -149,7 +149,7 @@ def test_a_launched_server_is_checked_on_its_port_inside_its_namespace(
     cmd = f"python3 -m http.server {port} --bind 127.0.0.1 &"
     db = make_session(tmp_path, [(cmd, "", 0)], directory=str(work))
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "launch",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "launch",
             "--keep-running", "--json")
     (res,) = steps_of(r).values()
     try:

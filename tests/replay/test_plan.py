@@ -160,7 +160,7 @@ def test_local_pipeline_after_ssh() -> None:
 # ---------------------------------------------------------------------------- the CLI plan
 def test_plan_from_5214_lists_maps_classifies_and_explains_everything(
         fixture_db: Path, ssh_guard: Guard) -> None:
-    r = run("replay", "--db", str(fixture_db), "--from", "5214", "--host-map",
+    r = run("replay", "plan", "--db", str(fixture_db), "--from", "5214", "--host-map",
             f"{RECORDED_HOST}={TARGET}", "--json")
     assert r.exit_code == 0, r.stderr  # type: ignore[attr-defined]
     steps = [json.loads(line) for line in r.stdout.splitlines()]  # type: ignore[attr-defined]
@@ -188,7 +188,7 @@ def test_plan_from_5214_lists_maps_classifies_and_explains_everything(
     # nothing ran: planning starts no process at all (no ssh, no shell)
     assert ssh_guard.spawned == []
 
-    text = run("replay", "--db", str(fixture_db), "--from", "5214", "--host-map",
+    text = run("replay", "plan", "--db", str(fixture_db), "--from", "5214", "--host-map",
                f"{RECORDED_HOST}={TARGET}")
     out = text.stdout  # type: ignore[attr-defined]
     for o in by:
@@ -200,14 +200,14 @@ def test_plan_from_5214_lists_maps_classifies_and_explains_everything(
 
 def test_plan_without_a_map_refuses_the_recorded_host(fixture_db: Path, ssh_guard: Guard
                                                       ) -> None:
-    r = run("replay", "--db", str(fixture_db), "--from", "5216", "--to", "5219")
+    r = run("replay", "plan", "--db", str(fixture_db), "--from", "5216", "--to", "5219")
     out = r.stdout  # type: ignore[attr-defined]
     assert r.exit_code == 0  # type: ignore[attr-defined]
     assert f"unmapped: {RECORDED_HOST}" in out
     assert out.count("no host-map entry for 10.1.230.174") == 4
     assert "unmapped, not contacted" in out
     # even with --execute nothing is contacted (stdin is not a terminal, no --yes)
-    r2 = run("replay", "--db", str(fixture_db), "--from", "5216", "--to", "5219", "--execute",
+    r2 = run("replay", "run", "--db", str(fixture_db), "--from", "5216", "--to", "5219",
              "--json")
     # every step refused: nothing ran, which is not a success (issue 13)
     assert r2.exit_code == 1  # type: ignore[attr-defined]
@@ -218,11 +218,11 @@ def test_plan_without_a_map_refuses_the_recorded_host(fixture_db: Path, ssh_guar
 
 def test_usage_errors(fixture_db: Path) -> None:
     assert run("replay", "--db", str(fixture_db)).exit_code == 2  # type: ignore[attr-defined]
-    r = run("replay", "--db", str(fixture_db), "--from", "1", "--allow", "everything")
+    r = run("replay", "plan", "--db", str(fixture_db), "--from", "1", "--allow", "everything")
     assert r.exit_code == 2  # type: ignore[attr-defined]
-    r = run("replay", "--db", str(fixture_db), "--from", "1", "--host-map", "nonsense")
+    r = run("replay", "plan", "--db", str(fixture_db), "--from", "1", "--host-map", "nonsense")
     assert r.exit_code == 2  # type: ignore[attr-defined]
-    r = run("replay", "--db", str(fixture_db), "--session", "nope", "--from", "1")
+    r = run("replay", "plan", "--db", str(fixture_db), "--session", "nope", "--from", "1")
     assert r.exit_code == 6  # type: ignore[attr-defined]
 
 

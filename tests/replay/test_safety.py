@@ -63,7 +63,7 @@ def test_smuggled_commands_never_run(tmp_path: Path, config: Path, ssh_guard: Gu
     calls = [(c, "", 0) for c in smuggled(str(sentinel))]
     calls.append((f"ssh root@{RECORDED_HOST} 'cat {sentinel}'", "keep me\n", 0))
     db = make_session(tmp_path, calls)
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "launch",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "launch",
             "--json")
     steps = [json.loads(x) for x in r.stdout.splitlines()]
     assert len(steps) == len(calls)
@@ -77,7 +77,7 @@ def test_smuggled_commands_never_run(tmp_path: Path, config: Path, ssh_guard: Gu
 
 def test_fixture_kill_and_launches_need_allow(fixture_db: Path, config: Path,
                                               ssh_guard: Guard) -> None:
-    r = run("replay", "--db", str(fixture_db), "--from", "5220", "--to", "5224", "--execute",
+    r = run("replay", "run", "--db", str(fixture_db), "--from", "5220", "--to", "5224",
             "--allow", "launch", "--json")
     steps = {s["ordinal"]: s for s in (json.loads(x) for x in r.stdout.splitlines())}
     assert all(s["verdict"] == "skipped" for s in steps.values())
@@ -166,10 +166,10 @@ def test_read_tool_is_replayed_as_cat(tmp_path: Path, isolated_home: Path) -> No
     with KbStore(db) as store:
         ingest(store, [path], graph=False)
     (work / "notes.md").write_text("line one\nline two\n")
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     (step,) = [json.loads(x) for x in r.stdout.splitlines()]
     assert step["run_command"] == "cat -- notes.md" and step["verdict"] == "same", step
     (work / "notes.md").write_text("line one\nline 2\n")
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     (step,) = [json.loads(x) for x in r.stdout.splitlines()]
     assert step["verdict"] == "changed"

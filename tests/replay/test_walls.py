@@ -142,7 +142,7 @@ def test_an_adversarial_session_changes_nothing_and_reaches_nothing(
     before = manifest(world)
 
     # 1. the default: only read-only steps run
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     steps = steps_of(r)
     assert len(steps) == len(cmds)
     ran = {s["recorded_command"] for s in steps if s["action"] == "run"}
@@ -157,7 +157,7 @@ def test_an_adversarial_session_changes_nothing_and_reaches_nothing(
     # 2. --allow unknown: the classifier lets the unknown steps through, and the sandbox
     # is the only wall left (read-only root, private /tmp, no network), here and on the
     # ssh target
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--allow", "unknown",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "unknown",
             "--json")
     steps = steps_of(r)
     by = {s["recorded_command"]: s for s in steps}
@@ -204,7 +204,7 @@ def test_a_step_printing_without_end_is_cut_and_the_run_is_stored(
     db = make_session(tmp_path, [("yes", "y\ny\ny\n", 0), ("echo after", "after\n", 0)],
                       directory=str(work))
     t0 = time.monotonic()
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--max-output", "65536",
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--max-output", "65536",
             "--json")
     assert time.monotonic() - t0 < 30  # stopped for printing, not by the 120 s timeout
     first, second = steps_of(r)
@@ -263,8 +263,8 @@ def test_without_bwrap_execute_refuses_unless_no_sandbox(tmp_path: Path, isolate
     db = make_session(tmp_path, [("echo hi", "hi\n", 0)], directory=str(work))
     monkeypatch.setattr(sb, "local_bwrap", lambda: None)
     monkeypatch.setattr("kb.replay.run.local_bwrap", lambda: None)
-    r = run("replay", "--db", str(db), "--from", "1", "--execute")
+    r = run("replay", "run", "--db", str(db), "--from", "1")
     assert r.exit_code == ExitCode.FAILED and "bubblewrap" in r.stderr
-    r = run("replay", "--db", str(db), "--from", "1", "--execute", "--no-sandbox", "--json")
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--no-sandbox", "--json")
     (s,) = steps_of(r)
     assert s["verdict"] == "same" and s["protection"] == "classification only (--no-sandbox)"

@@ -4,7 +4,7 @@ Planning is pure (:func:`kb.replay.make_plan`, read-only store) and runs every
 time the form changes.  Nothing runs until ``e`` and a confirmation; the run
 (:func:`kb.replay.execute`) streams each step's output into the panel as it
 arrives, then gives its verdict and a diff against the recorded output, and is
-stored like a ``logkb replay --execute`` run.  Recorded hosts go through the host
+stored like a ``logkb replay run`` run.  Recorded hosts go through the host
 map (the form's entries win over ``~/.config/logkb/config.toml``); a host with
 no entry is never contacted.
 """
