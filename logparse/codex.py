@@ -86,6 +86,8 @@ _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
+_CUT = re.compile(r"(?:^|\n)Total output lines: (\d+)")
+_ABORTED_AFTER = re.compile(r"^aborted by user after (\d+(?:\.\d+)?)s\b", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 
 
@@ -210,11 +212,25 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         r = _RUNNING.search(head, 0, body.start() + 1)
         if r:
             meta["process"] = int(r.group(1))
+        cut = _CUT.search(head, 0, body.start() + 1)
         text = text[body.end():]
+        if cut:
+            # Codex cut the output to the call's token budget: its note stays at the head
+            # of the output (as older builds print it), where the ``truncated`` signal and
+            # the size of the whole output are read from
+            text = f"Total output lines: {cut.group(1)}\n\n{text}"
+    cut = _CUT.match(text)
+    if cut:  # the size of the whole output, of which the agent saw a part
+        meta["reported"] = [*meta.get("reported", []), {
+            "value": float(cut.group(1)), "unit": "lines", "label": "output lines (cut)"}]
     state: dict[str, Any] = {"status": "completed"}
     low = head.lower()
     if low.startswith("aborted") or "aborted by user" in low[:80]:
         state.update(status="error", error=text)
+        a = _ABORTED_AFTER.search(head)
+        if a:  # "aborted by user after 33.4s": how long the run went before the user stopped it
+            meta["reported"] = [{"value": float(a.group(1)), "unit": "s",
+                                 "label": "run time before the user aborted it"}]
     elif failed or (body is None and (low.startswith(("apply_patch verification failed",
                                                       "execution error", "failed to parse",
                                                       "unsupported call", "error:")))):
@@ -484,6 +500,9 @@ class _Rollout:
             tail.add_line(n, body)
             tail.info["error"] = {"name": "MessageAbortedError",
                                   "data": {"message": f"turn aborted: {p.get('reason')}"}}
+            if isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+                # how long the turn ran before the user stopped it (the agent's own clock)
+                self.extra_parts.append(turn_stat(p["duration_ms"], f"L{n}"))
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
             if self.cells:  # only a cell waiting for its output needs them
                 self.exec_ends.append((p, ts))

@@ -221,7 +221,15 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
           SELECT session_id, ordinal, unnest(measurements) AS m FROM calls
           WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
         GROUP BY ALL""", {"sids": session_ids}).fetchall()
-    return [(u or "", lab, int(n)) for u, lab, n in rows]
+    return [(u or "", lab, int(n)) for u, lab, n in rows
+            if lab not in PLUMBING_LABELS and u != "exit code"]
+
+
+PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
+                             "run time before the user aborted it"})
+"""Readings an agent's harness records of every call (Codex's wall time of whatever ran,
+the size of a cut output, a turn's clock): true, but of different commands each, so never
+a progress series nor its "best"."""
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:

@@ -263,6 +263,19 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
      [(45633822, "tokens", "tokens input"), (188726, "tokens", "tokens output")]),
     ("api usage", '{"usage": {"input_tokens": 1200, "output_tokens": 85}}',
      [(1200, "tokens", "input_tokens"), (85, "tokens", "output_tokens")]),
+    # pool Rivo__codex-session.jsonl:48 (PowerShell Get-ChildItem, trimmed)
+    ("Get-ChildItem", "    Directory: D:\\Ripple\r\n\r\nMode                 LastWriteTime"
+     "         Length Name\r\n----                 -------------         ------ ----\r\n"
+     "d--h--          5/2/2026   6:10 PM                .git\r\n"
+     "-a----         4/30/2026  12:00 AM          10792 README.md       \r\n"
+     "-a----         4/14/2026   6:43 PM            458 vercel.json\r\n",
+     [(10792, "B", "README.md"), (458, "B", "vercel.json")]),
+    # pool blockchain-dex-events__claude-session.jsonl:47 (bundle install)
+    ("bundler", "Bundle complete! 1 Gemfile dependency, 7 gems now installed.\n",
+     [(7, "gems", "installed")]),
+    # pool FundWise__claude-session.jsonl:216 (`...; echo "exit=$?"`, trimmed)
+    ("echoed exit status", "error: `zerion` CLI not found on PATH.\nexit=2\n",
+     [(2, "exit code", "exit")]),
 ]
 
 
