@@ -474,7 +474,7 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
 def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
     if len(lst) > keep:
         d.setdefault("omitted", {})[key] = d.get("omitted", {}).get(key, 0) + len(lst) - keep
-        return lst[-keep:] if key == "tried" else lst[:keep]
+        return lst[-keep:] if key in ("tried", "reproduce") else lst[:keep]
     return lst
 
 
@@ -498,14 +498,16 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
             a["revisit"] = short(a["revisit"] or "", chars // 2) or None
     d["open"]["untested"] = _cut(d["open"]["untested"], keep * 2, d, "untested")
     for q in d["open"]["untested"]:
-        q["command"] = short(q["command"] or "", chars // 2) or None
+        # a command is whole or gone (its ordinal stays: `logkb show N` has it)
+        if q["command"] and len(q["command"]) > chars // 2:
+            q["command"] = None
     d["open"]["approaches"] = _cut(d["open"]["approaches"], keep * 2, d, "open")
     nxt = d["next"]
     if nxt["last_decision"]:
         nxt["last_decision"]["text"] = short(nxt["last_decision"]["text"], chars * 2)
     nxt["todos"] = _cut(nxt["todos"], keep * 2, d, "todos")
-    for s in d["reproduce"]:
-        s["command"] = short(s["command"], chars)
+    # commands to paste are never cut in half: fewer steps, each whole
+    d["reproduce"] = _cut(d["reproduce"], keep + 1, d, "reproduce")
     if d["status"].get("best"):
         b = d["status"]["best"]
         b["command"] = None
@@ -528,6 +530,14 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
 # ------------------------------------------------------------------ write
 def _md(s: str | None) -> str:
     return (s or "").replace("|", "\\|").replace("\n", " ")
+
+
+def _inline(command: str, ordinal: int, limit: int = 400) -> str:
+    """A command in a line of prose: whole, or (too long for a line) a pointer to where
+    it is shown whole, never cut in half."""
+    one = _one(command)
+    return f"`{one}`" if len(one) <= limit else (
+        f"a command of {len(one)} characters (`logkb show {ordinal}`)")
 
 
 def _one(s: str | None) -> str:
@@ -572,9 +582,9 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         launch = next((r for r in d["reproduce"] if r["role"] == "launch"), None)
         if launch is not None:
             out.append(f"  - configuration [{launch['ordinal']}]: "
-                       f"`{_one(short(launch['command'], 400))}`")
+                       + _inline(launch["command"], launch["ordinal"]))
         if b.get("command"):
-            out.append(f"  - measured by: `{_one(short(b['command'], 300))}`")
+            out.append("  - measured by: " + _inline(b["command"], b["ordinal"]))
         if b.get("message"):
             out.append(f"  - said [{b['ordinal']}+]: {_one(b['message'])}")
     if st["baseline"]:
@@ -665,6 +675,7 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
             where = f" on {step['host']}" if step.get("host") else ""
             out += [f"{step['role']} [{step['ordinal']}]{where}:", "", "```sh",
                     step["command"], "```", ""]
+        out.append(_omitted(d, "reproduce", "earlier steps"))
     env = d["environment"]
     if env["hosts"] or env["paths"] or env["versions"] or env.get("directory"):
         out += ["## Environment", ""]
