@@ -200,6 +200,12 @@ _KEY_UNITS = {
     "time_pretransfer": "s", "time_redirect": "s", "size_download": "B", "size_upload": "B",
     "speed_download": "B/s", "speed_upload": "B/s",
 }
+_CAMEL_SIZE_RE = re.compile(r"(?:(?<=[a-z0-9])|_)(Len|Length|Size|Count|Bytes|len|length|size"
+                            r"|count|bytes)$")
+"""The last word of a camelCase or snake_case key naming a size or a count."""
+_CAMEL_SETTING_RE = re.compile(r"^(?:max|min|limit|default|chunk|page|batch|buffer|block|"
+                               r"font|line|tab|step|window|pool|cache)", re.I)
+"""Such keys that are settings, not readings (``maxLength``, ``pageSize``, ``fontSize``)."""
 _EXIT_KEYS = frozenset({"exit", "exit_code", "exitcode", "exit_status", "exitstatus", "$?"})
 _TOKEN_KINDS = frozenset({"", "input", "output", "prompt", "completion", "total", "reasoning",
                           "cached", "cache_read", "cache_creation"})
@@ -863,6 +869,11 @@ def _key_measure(key: str) -> tuple[str, str] | None:
         return _KEY_UNITS[last], label
     if toks[-2:] == ["tests", "run"]:  # JUnit/Maven: "Tests run: 12, Failures: 1"
         return "tests", label
+    own = key.strip("\"'` ").split()[-1] if key.strip("\"'` ") else ""
+    cm = _CAMEL_SIZE_RE.search(own)
+    if cm and not _CAMEL_SETTING_RE.match(own):
+        # a size or count field of a JSON/YAML answer: ``dataLen: 82``, ``file_size: 4096``
+        return ("B" if cm.group(1).lower() == "bytes" else ""), own
     if last in _EXIT_KEYS or toks[-2:] in (["exit", "code"], ["exit", "status"]):
         return "exit code", "exit"  # `; echo "exit=$?"`: the status the command printed
     if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:

@@ -273,6 +273,10 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
     # pool blockchain-dex-events__claude-session.jsonl:47 (bundle install)
     ("bundler", "Bundle complete! 1 Gemfile dependency, 7 gems now installed.\n",
      [(7, "gems", "installed")]),
+    # labelled soulpass__codex-session.jsonl:605 (solana account info, trimmed)
+    ("size field", "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr {\n  owner: "
+     "'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',\n  executable: false,\n  dataLen: 82\n}\n",
+     [(82, "", "dataLen")]),
     # pool FundWise__claude-session.jsonl:216 (`...; echo "exit=$?"`, trimmed)
     ("echoed exit status", "error: `zerion` CLI not found on PATH.\nexit=2\n",
      [(2, "exit code", "exit")]),
