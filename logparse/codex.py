@@ -682,6 +682,12 @@ class _Rollout:
                 end = self._match_end(ends, used, state["input"].get("command"))
                 if end is not None:
                     self._end_state(state, *end)
+                    if cstate.get("status") == "running":
+                        # the command ended but the cell never returned: its answer is in an
+                        # event only, never in front of the agent (as a plain call without
+                        # its function_call_output)
+                        state["status"] = "running"
+                        meta["answerInEventOnly"] = True
                     parts.append(part)
                     continue
             if len(calls) == 1:  # the cell's output is this call's
