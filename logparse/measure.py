@@ -485,6 +485,22 @@ _REQUEST_RE = re.compile(
 (an access log), ``POST /api/login 401 12.3 ms`` (morgan)."""
 
 
+_PROGRESS_DONE_RE = re.compile(
+    r"^[ \t]*(?:[✓✔√][ \t]*)?(?P<verb>[A-Z][a-z]{2,20}ing)[ \t]+(?:[a-z]+[ \t]+){0,2}?"
+    r"(?P<noun>[a-z]{2,20}s)\b[^\n(]{0,60}\((?P<n>\d{1,7})/(?P=n)\)", re.M)
+"""A progress counter at its end, on a line that names what it counts: ``Generating static
+pages using 9 workers (47/47)`` (Next.js), ``Compiling modules (12/12)``."""
+
+
+def _progress_done(text: str, found: list[tuple[int, float, str, str]],
+                   taken: list[tuple[int, int]]) -> None:
+    """How many things a finished progress counter counted (its last ``(N/N)``)."""
+    for m in _PROGRESS_DONE_RE.finditer(text):
+        found.append((m.start(), float(m.group("n")), m.group("noun"),
+                      f"{m.group('verb')} {m.group('noun')}".lower().capitalize()))
+        taken.append((m.start("n") - 1, m.end()))
+
+
 def _requests(text: str, found: list[tuple[int, float, str, str]],
               taken: list[tuple[int, int]]) -> None:
     """The status (and the time, when the line gives one) of each request a log shows."""
@@ -949,6 +965,8 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         _columns(text, found, taken)
         _requests(text, found, taken)
         _lists(text, found, taken)
+        if "/" in text and "ing " in text:
+            _progress_done(text, found, taken)
 
     taken.sort()
     taken_starts = [a for a, _ in taken]

@@ -273,6 +273,11 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
     # pool blockchain-dex-events__claude-session.jsonl:47 (bundle install)
     ("bundler", "Bundle complete! 1 Gemfile dependency, 7 gems now installed.\n",
      [(7, "gems", "installed")]),
+    # labelled soulpass__codex-session.jsonl:716 (next build, trimmed)
+    ("progress done", "  Generating static pages using 9 workers (0/47) ...\n"
+     "  Generating static pages using 9 workers (11/47) \n"
+     "✓ Generating static pages using 9 workers (47/47) in 192.9ms\n",
+     [(47, "pages", "Generating pages"), (192.9, "ms", "Generating static pages using workers")]),
     # labelled soulpass__codex-session.jsonl:605 (solana account info, trimmed)
     ("size field", "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr {\n  owner: "
      "'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',\n  executable: false,\n  dataLen: 82\n}\n",
