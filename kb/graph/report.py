@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -222,14 +223,24 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
           WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
         GROUP BY ALL""", {"sids": session_ids}).fetchall()
     return [(u or "", lab, int(n)) for u, lab, n in rows
-            if lab not in PLUMBING_LABELS and u != "exit code"]
+            if not is_plumbing(lab) and u != "exit code"]
 
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
-                             "run time before the user aborted it"})
+                             "run time before the user aborted it", "timeout exceeded",
+                             "subagent run time"})
 """Readings an agent's harness records of every call (Codex's wall time of whatever ran,
-the size of a cut output, a turn's clock): true, but of different commands each, so never
-a progress series nor its "best"."""
+the size of a cut output, a turn's clock, a tool's timeout): true, but of different
+commands each, so never a progress series nor its "best"."""
+_TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_command|exec|"
+                            r"write_stdin|update_plan|todowrite|read|edit|write|view_image|"
+                            r"web_search|websearch|webfetch) duration$")
+
+
+def is_plumbing(label: str) -> bool:
+    """Whether a reading's label is one of :data:`PLUMBING_LABELS` or a tool's own clock
+    (Codex's ``apply_patch duration``)."""
+    return label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:

@@ -81,3 +81,13 @@ def test_best_needs_a_better_side() -> None:
     assert direction("tok/s") == 1 and direction("passed") == 1
     assert direction("ms") == -1 and direction("errors") == -1
     assert direction("B") is None and direction("%") is None and direction("HTTP") is None
+
+
+def test_harness_readings_are_no_progress_series() -> None:
+    from kb.graph.report import dominant_quantity, is_plumbing
+
+    # Codex's wall time and a tool's own clock (labelled soulpass, Rivo): every call has
+    # one, of a different command each; vitest's "Duration" is the run's own reading
+    assert is_plumbing("wall time") and is_plumbing("apply_patch duration")
+    assert is_plumbing("timeout exceeded") and not is_plumbing("Duration")
+    assert dominant_quantity([("s", "Duration", 3)]) == ("s", "Duration")
