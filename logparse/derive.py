@@ -377,6 +377,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})
+    n = compiler_error_count(output, "warning")
+    if n and not any(m["unit"] == "warnings" for m in meas):
+        meas.append({"value": float(n), "unit": "warnings", "label": "compiler warnings"})
     return meas or None
 
 

@@ -761,14 +761,18 @@ def _table_row(cells: list[tuple[int, int, str]], header: list[tuple[int, int, s
 
 _DIAG_RE = re.compile(
     r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?:", re.M)
+_WARN_RE = re.compile(
+    r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) warning(?: [A-Z]+\d+)?:", re.M)
 
 
-def compiler_error_count(output: str) -> int:
-    """How many compiler diagnostics of level error ``output`` lists (tsc's
-    ``file.ts(3,5): error TS2322:``, gcc/clang's ``file.c:3:5: error:``)."""
-    if not isinstance(output, str) or "error" not in output:
+def compiler_error_count(output: str, level: str = "error") -> int:
+    """How many compiler diagnostics of ``level`` (``error`` or ``warning``) ``output``
+    lists (tsc's ``file.ts(3,5): error TS2322:``, gcc/clang/swiftc's ``file.c:3:5:
+    warning:``)."""
+    if not isinstance(output, str) or level not in output:
         return 0
-    return sum(1 for _ in _DIAG_RE.finditer(output))
+    rx = _DIAG_RE if level == "error" else _WARN_RE
+    return sum(1 for _ in rx.finditer(output))
 
 
 # ------------------------------------------------------------------------ internals

@@ -344,6 +344,15 @@ def test_listing_length_and_compiler_errors() -> None:
            "src/c.c:3:5: error: expected ';'\n  note: here\n")
     assert compiler_error_count(tsc) == 3
     assert compiler_error_count("all good") == 0
+    # labelled speakfree__session.jsonl:376 (swift build, trimmed): the two deprecations
+    swift = ("[4/6] Compiling OpenWisprLib AppDelegate.swift\n"
+             "/Users/m/Code/openwisprmod/Sources/OpenWisprLib/TextInserter.swift:65:27: "
+             "warning: 'NSUserNotification' was deprecated in macOS 11.0\n"
+             " 65 |             let content = NSUserNotification()\n"
+             "    |                           `- warning: 'NSUserNotification' was deprecated\n"
+             "/Users/m/Code/openwisprmod/Sources/OpenWisprLib/TextInserter.swift:68:13: "
+             "warning: 'NSUserNotificationCenter' was deprecated in macOS 11.0\n")
+    assert compiler_error_count(swift, "warning") == 2 and compiler_error_count(swift) == 0
 
 
 def test_round_sig() -> None:
