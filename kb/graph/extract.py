@@ -369,6 +369,11 @@ class Extraction:
 
 
 # ------------------------------------------------------------------- extractor
+_AT_THE_END = (":unfinished", ":request")
+"""Ids of the questions that say the transcript ends (a request nobody answered, a turn
+still running): dropped when the session grows."""
+
+
 class Extractor:
     """Walks one scope (a top-level session and its subagent sessions) in order."""
 
@@ -481,6 +486,14 @@ class Extractor:
         Feeding the rows of messages appended since the last pass continues the
         story where it stopped: that is how a grown session updates its graph."""
         self._found: list[Found] | None = None  # the episodes of the rows fed so far
+        messages = list(messages)
+        grown = ({c.session_id for c in calls} | {p.session_id for p in prose}
+                 | {m.session_id for m in messages})
+        if grown and self.questions:
+            # "the transcript ends here" is no longer true of a session that went on
+            self.questions = [q for q in self.questions if not (
+                q.session_id in grown and q.id.endswith(_AT_THE_END))]
+            self._answered_upto = 0
         # within a message: the todo list first (it names what the prose talks about),
         # then the prose, then the calls it announced
         stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow | MessageRow]] = []

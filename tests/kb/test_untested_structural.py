@@ -84,3 +84,19 @@ def test_a_turn_that_ends_with_a_reply_is_no_unfinished_request(tmp_path: Path) 
         ingest(store, [src])
         sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
         assert not [q for q in gs.untested(store, [sid]) if "still working" in q["reason"]]
+
+
+def test_a_session_that_goes_on_is_no_longer_unfinished(tmp_path: Path) -> None:
+    """Ingested mid-turn (a live session), then again once the agent replied: the
+    request is answered, and the graph, resumed from its kept state, says so."""
+    lines = (FIXTURES / "codex_unfinished.jsonl").read_text().splitlines()
+    src = tmp_path / "s.jsonl"
+    src.write_text("\n".join(lines[:5]) + "\n")  # the request, a word, the first call
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        assert [q for q in gs.untested(store, [sid]) if "still working" in q["reason"]]
+        # the agent's words again, now as its reply after the call
+        src.write_text("\n".join(lines[:5] + [lines[3]]) + "\n")
+        ingest(store, [src])
+        assert not [q for q in gs.untested(store, [sid]) if "still working" in q["reason"]]
