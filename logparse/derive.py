@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from logparse.listings import listing_count
 from logparse.measure import (
     compiler_error_count,
     listing_length,
@@ -368,6 +369,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         hits = grep_hits(command, output)
         if hits:
             meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
+        listed = listing_count(command, output)
+        if listed is not None:  # `git log --oneline`: how many commits it listed
+            meas.append({"value": listed[0], "unit": listed[1], "label": f"{listed[1]} listed"})
         counted = counted_value(command, output)
         if counted is not None and not meas:
             meas.append(counted)

@@ -392,7 +392,8 @@ def test_calls_measure_what_they_show() -> None:
     assert [m["value"] for m in php] == [120000.0]
     ls = call_measurements("bash", "search", {"command": "ls -la ~/.local/share/opencode/"},
                            "-rw-r--r-- 1 root root 385024 Jul 30 14:08 opencode.db\n", {})
-    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"}]
+    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"},
+                  {"value": 1.0, "unit": "entries", "label": "entries listed"}]
 
     assert grep_hits('grep -rn "a\\|b" src --include="*.cs" 2>/dev/null', "x:1:a\ny:2:b\n") == 2
     assert grep_hits("grep -rn a src | head -5", "x\ny\n") == 0
