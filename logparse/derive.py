@@ -63,7 +63,10 @@ file's length, a Codex call's duration), a failing command's exit code, each cou
 ``wc`` listing; Codex's "Original token count" is not one.  9 (measure3): the size
 of an output Codex cut (its note kept at the output's head), the run time of a call the
 user aborted and of an aborted turn, PowerShell ``Get-ChildItem`` file sizes, echoed exit
-statuses (``exit=2``), counts stated with "now" (``7 gems now installed``)."""
+statuses (``exit=2``), counts stated with "now" (``7 gems now installed``), size and count
+fields of JSON answers (``dataLen``), a finished progress counter (``pages (47/47)``),
+compiler warnings, the count of what a listing command listed (:mod:`logparse.listings`);
+a rule that raises is counted and reported, no longer silently ``[]``."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
