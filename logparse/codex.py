@@ -358,6 +358,8 @@ class _Rollout:
         self.call_ids: set[str] = set()
         """Ids of the calls made outside any cell (their exec ends are not a cell's)."""
         self.last_total: Any = None
+        self.usage_said: int | None = None
+        """The session's token total last reported as a reading (see :meth:`_usage_stat`)."""
         self.tokens_due: dict[str, Any] | None = None
         self.lines = lines
         self.carry = carry
@@ -503,6 +505,7 @@ class _Rollout:
             if isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
                 # how long the turn ran before the user stopped it (the agent's own clock)
                 self.extra_parts.append(turn_stat(p["duration_ms"], f"L{n}"))
+            self._usage_stat(n)
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
             if self.cells:  # only a cell waiting for its output needs them
                 self.exec_ends.append((p, ts))
@@ -510,10 +513,13 @@ class _Rollout:
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
             self._extra(n, body)
-        elif typ == "event_msg" and p.get("type") in ("task_complete", "turn_complete") \
-                and isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+        elif typ == "event_msg" and p.get("type") in ("task_complete", "turn_complete"):
             # the turn's own clock (``duration_ms``): how long the agent worked on a request
-            self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
+            if isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+                self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
+            else:
+                self._extra(n, body)
+            self._usage_stat(n)
         elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
@@ -528,6 +534,21 @@ class _Rollout:
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
+
+    def _usage_stat(self, n: int | None) -> None:
+        """At the end of a turn (and of the file), the session's usage so far from the
+        last ``token_count`` (``total_token_usage.total_tokens``): one reading a turn, what
+        the session cost in tokens, never one a model call."""
+        total = self.last_total.get("total_tokens") if isinstance(self.last_total, dict) \
+            else None
+        if not isinstance(total, int) or isinstance(total, bool) or total <= 0 \
+                or total == self.usage_said:
+            return
+        self.usage_said = total
+        self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
+                                 "text": "tokens used",
+                                 "measurements": [{"value": float(total), "unit": "tokens",
+                                                   "label": "tokens used (session so far)"}]})
 
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
@@ -785,6 +806,7 @@ class _Rollout:
         self.extra_parts = []
 
     def _finish(self) -> Iterator[Any]:
+        self._usage_stat(None)  # a file that ends mid-turn: the usage so far
         tail = self.q.tail
         if tail is not None:
             for ln, b in self.extra_lines:
