@@ -228,7 +228,8 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
                              "run time before the user aborted it", "timeout exceeded",
-                             "subagent run time"})
+                             "subagent run time", "subagent duration", "grep hits",
+                             "tokens used (session so far)"})
 """Readings an agent's harness records of every call (Codex's wall time of whatever ran,
 the size of a cut output, a turn's clock, a tool's timeout): true, but of different
 commands each, so never a progress series nor its "best"."""
@@ -238,9 +239,11 @@ _TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_comm
 
 
 def is_plumbing(label: str) -> bool:
-    """Whether a reading's label is one of :data:`PLUMBING_LABELS` or a tool's own clock
-    (Codex's ``apply_patch duration``)."""
-    return label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
+    """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
+    (Codex's ``apply_patch duration``) or what a tool saw of the files (a read file's
+    length, a written file's size, how many things a listing listed)."""
+    return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
+            or label.endswith((" length", " written", " listed")))  # what a tool saw
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
