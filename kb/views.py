@@ -701,7 +701,7 @@ def throughput(store: KbStore, scope: str, cap: int = 2000) -> list[dict[str, An
     from kb.graph import store as gs
 
     sids = gs.scope_sessions(store, scope)
-    q = graph_report.dominant_quantity(gs.measured_quantities(store, sids))
+    q = graph_report.dominant_quantity(graph_report.measured_quantities(store, sids))
     if q is None:
         return []
     rows = store.conn.execute("""

@@ -86,6 +86,8 @@ _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
+_CUT = re.compile(r"(?:^|\n)Total output lines: (\d+)")
+_ABORTED_AFTER = re.compile(r"^aborted by user after (\d+(?:\.\d+)?)s\b", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 
 
@@ -210,11 +212,25 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         r = _RUNNING.search(head, 0, body.start() + 1)
         if r:
             meta["process"] = int(r.group(1))
+        cut = _CUT.search(head, 0, body.start() + 1)
         text = text[body.end():]
+        if cut:
+            # Codex cut the output to the call's token budget: its note stays at the head
+            # of the output (as older builds print it), where the ``truncated`` signal and
+            # the size of the whole output are read from
+            text = f"Total output lines: {cut.group(1)}\n\n{text}"
+    cut = _CUT.match(text)
+    if cut:  # the size of the whole output, of which the agent saw a part
+        meta["reported"] = [*meta.get("reported", []), {
+            "value": float(cut.group(1)), "unit": "lines", "label": "output lines (cut)"}]
     state: dict[str, Any] = {"status": "completed"}
     low = head.lower()
     if low.startswith("aborted") or "aborted by user" in low[:80]:
         state.update(status="error", error=text)
+        a = _ABORTED_AFTER.search(head)
+        if a:  # "aborted by user after 33.4s": how long the run went before the user stopped it
+            meta["reported"] = [{"value": float(a.group(1)), "unit": "s",
+                                 "label": "run time before the user aborted it"}]
     elif failed or (body is None and (low.startswith(("apply_patch verification failed",
                                                       "execution error", "failed to parse",
                                                       "unsupported call", "error:")))):
@@ -342,6 +358,8 @@ class _Rollout:
         self.call_ids: set[str] = set()
         """Ids of the calls made outside any cell (their exec ends are not a cell's)."""
         self.last_total: Any = None
+        self.usage_said: int | None = None
+        """The session's token total last reported as a reading (see :meth:`_usage_stat`)."""
         self.tokens_due: dict[str, Any] | None = None
         self.lines = lines
         self.carry = carry
@@ -484,6 +502,10 @@ class _Rollout:
             tail.add_line(n, body)
             tail.info["error"] = {"name": "MessageAbortedError",
                                   "data": {"message": f"turn aborted: {p.get('reason')}"}}
+            if isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+                # how long the turn ran before the user stopped it (the agent's own clock)
+                self.extra_parts.append(turn_stat(p["duration_ms"], f"L{n}"))
+            self._usage_stat(n)
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
             if self.cells:  # only a cell waiting for its output needs them
                 self.exec_ends.append((p, ts))
@@ -491,10 +513,13 @@ class _Rollout:
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
             self._extra(n, body)
-        elif typ == "event_msg" and p.get("type") in ("task_complete", "turn_complete") \
-                and isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+        elif typ == "event_msg" and p.get("type") in ("task_complete", "turn_complete"):
             # the turn's own clock (``duration_ms``): how long the agent worked on a request
-            self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
+            if isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+                self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
+            else:
+                self._extra(n, body)
+            self._usage_stat(n)
         elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
@@ -509,6 +534,21 @@ class _Rollout:
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
+
+    def _usage_stat(self, n: int | None) -> None:
+        """At the end of a turn (and of the file), the session's usage so far from the
+        last ``token_count`` (``total_token_usage.total_tokens``): one reading a turn, what
+        the session cost in tokens, never one a model call."""
+        total = self.last_total.get("total_tokens") if isinstance(self.last_total, dict) \
+            else None
+        if not isinstance(total, int) or isinstance(total, bool) or total <= 0 \
+                or total == self.usage_said:
+            return
+        self.usage_said = total
+        self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
+                                 "text": "tokens used",
+                                 "measurements": [{"value": float(total), "unit": "tokens",
+                                                   "label": "tokens used (session so far)"}]})
 
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
@@ -663,6 +703,12 @@ class _Rollout:
                 end = self._match_end(ends, used, state["input"].get("command"))
                 if end is not None:
                     self._end_state(state, *end)
+                    if cstate.get("status") == "running":
+                        # the command ended but the cell never returned: its answer is in an
+                        # event only, never in front of the agent (as a plain call without
+                        # its function_call_output)
+                        state["status"] = "running"
+                        meta["answerInEventOnly"] = True
                     parts.append(part)
                     continue
             if len(calls) == 1:  # the cell's output is this call's
@@ -760,6 +806,7 @@ class _Rollout:
         self.extra_parts = []
 
     def _finish(self) -> Iterator[Any]:
+        self._usage_stat(None)  # a file that ends mid-turn: the usage so far
         tail = self.q.tail
         if tail is not None:
             for ln, b in self.extra_lines:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
+from logparse.listings import listing_count
 from logparse.measure import (
     compiler_error_count,
     listing_length,
@@ -44,7 +45,9 @@ from logparse.shell import parse_command
 from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
-DERIVE_VERSION = 9
+_R = TypeVar("_R")
+
+DERIVE_VERSION = 10
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -58,7 +61,14 @@ columns of `messages`, from every agent's own fields.  8: what the agents' own f
 report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
 file's length, a Codex call's duration), a failing command's exit code, each count of a
 ``wc`` listing; Codex's "Original token count" is not one.  9: the part of Claude Code's
-cache writes that went to the one-hour cache (``tokens_cache_write_1h``)."""
+cache writes that went to the one-hour cache (``tokens_cache_write_1h``).  10 (measure3):
+the size of an output Codex cut (its note kept at the output's head), the run time of a
+call the user aborted and of an aborted turn, PowerShell ``Get-ChildItem`` file sizes,
+echoed exit statuses (``exit=2``), counts stated with "now" (``7 gems now installed``),
+size and count fields of JSON answers (``dataLen``), a finished progress counter
+(``pages (47/47)``), compiler warnings, the count of what a listing command listed
+(:mod:`logparse.listings`); a rule that raises is counted and reported, no longer
+silently ``[]``."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -364,6 +374,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         hits = grep_hits(command, output)
         if hits:
             meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
+        listed = listing_count(command, output)
+        if listed is not None:  # `git log --oneline`: how many commits it listed
+            meas.append({"value": listed[0], "unit": listed[1], "label": f"{listed[1]} listed"})
         counted = counted_value(command, output)
         if counted is not None and not meas:
             meas.append(counted)
@@ -373,6 +386,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})
+    n = compiler_error_count(output, "warning")
+    if n and not any(m["unit"] == "warnings" for m in meas):
+        meas.append({"value": float(n), "unit": "warnings", "label": "compiler warnings"})
     return meas or None
 
 
@@ -463,6 +479,8 @@ class Deriver:
         self.derived = 0
         self.events = 0
         self.untyped = 0
+        self.rule_errors = 0
+        """Extraction rules that raised on this session's text (see :meth:`_rule`)."""
         self.first_time: int | None = None
         self.last_time: int | None = None
         self._last_key: tuple[int, str] = (-(1 << 62), "")
@@ -548,6 +566,24 @@ class Deriver:
         elif role == "user":
             self._prev_had_tool = False
 
+    def _rule(self, rule: Callable[..., _R], args: tuple[Any, ...], default: _R, mid: str,
+              part_id: str | None) -> _R:
+        """``rule(*args)``, or ``default`` when the rule raises.  The extraction rules
+        (:mod:`logparse.signals`, :mod:`logparse.measure`) catch nothing: a rule that raises
+        is a bug that a test shows.  At run time the error is counted (:attr:`rule_errors`)
+        and reported as a problem of the message (ingest's summary lists it), and the
+        part is stored without what the rule would have found."""
+        try:
+            return rule(*args)
+        except Exception as e:  # noqa: BLE001 - the one place a rule's bug is counted
+            self.rule_errors += 1
+            self.problems.append(Problem(
+                path=self.source, record=part_id or mid, message_id=mid,
+                reason=f"extraction rule {getattr(rule, '__name__', 'rule')} raised "
+                       f"{type(e).__name__}: {str(e)[:200]} (a bug in logkb); the part is "
+                       "stored without its result"))
+            return default
+
     def _where(self, msg: RawMessage, part_id: str | None = None) -> dict[str, Any]:
         return {"path": self.source, "line": msg.line,
                 "record": part_id or msg.record or msg.info.get("id"),
@@ -580,7 +616,7 @@ class Deriver:
         t = part.get("time")
         start = _num(t.get("start")) if isinstance(t, dict) else None
         cls = classify(text) if kind == EventKind.DECISION else None
-        meas = (_measure(text, prose=True)
+        meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source != "synthetic" and worth_measuring(text) else None)
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
@@ -790,11 +826,14 @@ class Deriver:
         sigs: list[str] = []
         for text in (output, error):
             if text:
-                for s in error_signatures(text):
+                found: list[str] = self._rule(error_signatures, (text,), [], msg.info["id"],
+                                              pid)
+                for s in found:
                     if s not in sigs:
                         sigs.append(s)
         t = _obj(state.get("time"))
-        meas = call_measurements(tool, category, inp, output, t)
+        meas = self._rule(call_measurements, (tool, category, inp, output, t), None,
+                          msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
             seen = {(m["value"], m["unit"]) for m in meas or []}

@@ -30,7 +30,9 @@ clause), else the words after it, else the line's heading (``Tests:``); ``p50 6 
 A few block forms are read as blocks: ``label (unit): value`` rows, a ``Benchmark Result``
 block's unitless rows, ``nccl-tests`` rows, ``ls -l`` file sizes and ``du`` lines.
 
-Everything here never raises: any internal failure yields ``[]``.
+Nothing here catches an error: a rule that raises is a bug that a test shows; at ingest
+the error is counted and reported as a problem and the session still ingests
+(``logparse.derive.Deriver._rule``).
 """
 
 from __future__ import annotations
@@ -133,7 +135,8 @@ _STATES = ("registered|found|listed|installed|created|updated|deleted|removed|ad
            "|failed|skipped|remaining|left|available|detected|processed|indexed|loaded"
            "|migrated|fixed|affected|changed|downloaded|uploaded|generated|written|copied")
 
-_STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got)[ \t]+)?(" + _STATES + r")\b")
+_STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got|now)[ \t]+)?(" + _STATES
+                             + r")\b")
 
 # The one pass.  Alternatives (named groups):
 #   cd  compound duration (3m12s, 1h2m, 0m1.234s)
@@ -147,7 +150,7 @@ _CAND_RE = re.compile(
     r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
     r"(?P<u>[A-Za-z]{1,12}[ \t]per[ \t](?:second|sec|minute|min|hour)|" + _UNIT_ALT + r"|"
     + _PER_RE_SRC + r")(?![\w/])"
-    r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got)[ \t]+)?"
+    r"|(?P<cn>\d+)[ \t](?P<noun>[a-z][a-z-]{1,24}s)[ \t]+(?:(?:are|were|have been|got|now)[ \t]+)?"
     r"(?P<state>" + _STATES + r")\b"
     r")"
     r"|(?P<kv>[:=])[ \t]*+(?:[~≈][ \t]*+)?(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
@@ -197,6 +200,13 @@ _KEY_UNITS = {
     "time_pretransfer": "s", "time_redirect": "s", "size_download": "B", "size_upload": "B",
     "speed_download": "B/s", "speed_upload": "B/s",
 }
+_CAMEL_SIZE_RE = re.compile(r"(?:(?<=[a-z0-9])|_)(Len|Length|Size|Count|Bytes|len|length|size"
+                            r"|count|bytes)$")
+"""The last word of a camelCase or snake_case key naming a size or a count."""
+_CAMEL_SETTING_RE = re.compile(r"^(?:max|min|limit|default|chunk|page|batch|buffer|block|"
+                               r"font|line|tab|step|window|pool|cache)", re.I)
+"""Such keys that are settings, not readings (``maxLength``, ``pageSize``, ``fontSize``)."""
+_EXIT_KEYS = frozenset({"exit", "exit_code", "exitcode", "exit_status", "exitstatus", "$?"})
 _TOKEN_KINDS = frozenset({"", "input", "output", "prompt", "completion", "total", "reasoning",
                           "cached", "cache_read", "cache_creation"})
 _TOKENS_PARENT_RE = re.compile(r"[\"']?tokens[\"']?[ \t]*:[ \t]*\{[^{}]*$")
@@ -219,6 +229,11 @@ _LS_FILE_RE = re.compile(
     r"^-[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+(?:\.\d+)?)([KMGT])?\s+\w{3}\s+\d{1,2}\s+"
     r"[\d:]{4,5}\s+(\S.*?)\s*$", re.M)
 """``ls -l`` (a size in bytes) and ``ls -lh`` (``8.4M``) of a regular file."""
+_PS_FILE_RE = re.compile(
+    r"^-[a-z-]{5}[ \t]+\S+[ \t]+\d{1,2}[:.]\d\d(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]+(\d+)[ \t]+"
+    r"(\S[^\r\n]*?)[ \t\r]*$", re.M)
+"""PowerShell's ``Get-ChildItem`` (``dir``, ``ls``) row of a file: mode, date, time, the
+``Length`` in bytes, the name (``-a----   4/30/2026  12:00 AM   10792 README.md``)."""
 # du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path)
 _DU_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT])?\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?)\s*$",
                     re.M)
@@ -403,7 +418,7 @@ if TYPE_CHECKING:
 
 def measurements(text: str, prose: bool = False) -> list[Measurement]:
     """Numbers ``text`` reports, with unit and label, in order of appearance.  ``prose``
-    is assistant or user text (not a tool output).  Never raises."""
+    is assistant or user text (not a tool output)."""
     # the fields are already a float and two str: skip pydantic's validation
     from logparse.models import Measurement  # pydantic: only for callers that want it
 
@@ -413,10 +428,7 @@ def measurements(text: str, prose: bool = False) -> list[Measurement]:
 
 def measurement_tuples(text: str, prose: bool = False) -> list[tuple[float, str, str]]:
     """:func:`measurements` as ``(value, unit, label)`` tuples (the ingest hot path)."""
-    try:
-        return _measurements(text, prose)
-    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
-        return []
+    return _measurements(text, prose)
 
 
 _LISTING_RE = re.compile(
@@ -436,13 +448,10 @@ def listing_length(output: str) -> int | None:
 
 def listing_measurements(text: str) -> list[tuple[float, str, str]]:
     """File sizes a listing shows, as ``(value, unit, label)``: ``ls -l`` (regular files)
-    and ``du`` lines.  The cheap pass for outputs not read whole.  Never raises."""
-    try:
-        found: list[tuple[int, float, str, str]] = []
-        _listing(text, found, [])
-        return [(v, u, lab) for _, v, u, lab in found]
-    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
-        return []
+    and ``du`` lines.  The cheap pass for outputs not read whole."""
+    found: list[tuple[int, float, str, str]] = []
+    _listing(text, found, [])
+    return [(v, u, lab) for _, v, u, lab in found]
 
 
 def _listing(text: str, found: list[tuple[int, float, str, str]],
@@ -453,6 +462,12 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
                 break
             unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "B"
             found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+    if "LastWriteTime" in text:
+        for k, m in enumerate(_PS_FILE_RE.finditer(text)):
+            if k >= _MAX_MEASUREMENTS:
+                break
+            found.append((m.start(), float(m.group(1)), "B", m.group(2)))
+            taken.append((m.start(), m.end()))
     if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
         for k, m in enumerate(_DU_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
@@ -468,6 +483,22 @@ _REQUEST_RE = re.compile(
     r"(?:[ \t]+(?:in[ \t]+)?(" + _NUM + r")[ \t]?(ms|s|µs|us)\b)?")
 """A request log line: ``GET / 200 in 35ms`` (Next.js), ``"GET /health HTTP/1.1" 503``
 (an access log), ``POST /api/login 401 12.3 ms`` (morgan)."""
+
+
+_PROGRESS_DONE_RE = re.compile(
+    r"^[ \t]*(?:[✓✔√][ \t]*)?(?P<verb>[A-Z][a-z]{2,20}ing)[ \t]+(?:[a-z]+[ \t]+){0,2}?"
+    r"(?P<noun>[a-z]{2,20}s)\b[^\n(]{0,60}\((?P<n>\d{1,7})/(?P=n)\)", re.M)
+"""A progress counter at its end, on a line that names what it counts: ``Generating static
+pages using 9 workers (47/47)`` (Next.js), ``Compiling modules (12/12)``."""
+
+
+def _progress_done(text: str, found: list[tuple[int, float, str, str]],
+                   taken: list[tuple[int, int]]) -> None:
+    """How many things a finished progress counter counted (its last ``(N/N)``)."""
+    for m in _PROGRESS_DONE_RE.finditer(text):
+        found.append((m.start(), float(m.group("n")), m.group("noun"),
+                      f"{m.group('verb')} {m.group('noun')}".lower().capitalize()))
+        taken.append((m.start("n") - 1, m.end()))
 
 
 def _requests(text: str, found: list[tuple[int, float, str, str]],
@@ -730,14 +761,18 @@ def _table_row(cells: list[tuple[int, int, str]], header: list[tuple[int, int, s
 
 _DIAG_RE = re.compile(
     r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?:", re.M)
+_WARN_RE = re.compile(
+    r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) warning(?: [A-Z]+\d+)?:", re.M)
 
 
-def compiler_error_count(output: str) -> int:
-    """How many compiler diagnostics of level error ``output`` lists (tsc's
-    ``file.ts(3,5): error TS2322:``, gcc/clang's ``file.c:3:5: error:``)."""
-    if not isinstance(output, str) or "error" not in output:
+def compiler_error_count(output: str, level: str = "error") -> int:
+    """How many compiler diagnostics of ``level`` (``error`` or ``warning``) ``output``
+    lists (tsc's ``file.ts(3,5): error TS2322:``, gcc/clang/swiftc's ``file.c:3:5:
+    warning:``)."""
+    if not isinstance(output, str) or level not in output:
         return 0
-    return sum(1 for _ in _DIAG_RE.finditer(output))
+    rx = _DIAG_RE if level == "error" else _WARN_RE
+    return sum(1 for _ in rx.finditer(output))
 
 
 # ------------------------------------------------------------------------ internals
@@ -854,6 +889,13 @@ def _key_measure(key: str) -> tuple[str, str] | None:
         return _KEY_UNITS[last], label
     if toks[-2:] == ["tests", "run"]:  # JUnit/Maven: "Tests run: 12, Failures: 1"
         return "tests", label
+    own = key.strip("\"'` ").split()[-1] if key.strip("\"'` ") else ""
+    cm = _CAMEL_SIZE_RE.search(own)
+    if cm and not _CAMEL_SETTING_RE.match(own):
+        # a size or count field of a JSON/YAML answer: ``dataLen: 82``, ``file_size: 4096``
+        return ("B" if cm.group(1).lower() == "bytes" else ""), own
+    if last in _EXIT_KEYS or toks[-2:] in (["exit", "code"], ["exit", "status"]):
+        return "exit code", "exit"  # `; echo "exit=$?"`: the status the command printed
     if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:
         return "tokens", label  # "input_tokens": 1234 (an API's usage block)
     # "Substr count 'font-size:14px'", "Count of wp21/dia-text", "Content length"
@@ -927,6 +969,8 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         _columns(text, found, taken)
         _requests(text, found, taken)
         _lists(text, found, taken)
+        if "/" in text and "ing " in text:
+            _progress_done(text, found, taken)
 
     taken.sort()
     taken_starts = [a for a, _ in taken]

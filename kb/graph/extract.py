@@ -40,11 +40,14 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.request import INTERRUPT_MARK, request_text
 from logparse.structural import correction_phrase, printing_segment, user_reason
 
-EXTRACTOR_VERSION = 14
+EXTRACTOR_VERSION = 15
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
-knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
+knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
+15 (measure3): untested checks of an output the tool cut, of a result the user's
+interrupt left unread, and the last request of a transcript that ends mid-turn."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -366,6 +369,11 @@ class Extraction:
 
 
 # ------------------------------------------------------------------- extractor
+_AT_THE_END = (":unfinished", ":request")
+"""Ids of the questions that say the transcript ends (a request nobody answered, a turn
+still running): dropped when the session grows."""
+
+
 class Extractor:
     """Walks one scope (a top-level session and its subagent sessions) in order."""
 
@@ -393,6 +401,10 @@ class Extractor:
         self.seen: list[tuple[str, int, tuple[str, ...]]] = []
         """Errors read in a search or a file read (a saved log): ``(session, ordinal,
         signatures)``."""
+        self.last_call: CallRow | None = None
+        """The call fed last (a user interrupt right after it leaves its result unread)."""
+        self.last_request: tuple[str, int, str] | None = None
+        """The user's last real request: ``(session, ordinal, its words)``."""
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.attachments: list[tuple[str, int, str]] = []
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
@@ -474,6 +486,14 @@ class Extractor:
         Feeding the rows of messages appended since the last pass continues the
         story where it stopped: that is how a grown session updates its graph."""
         self._found: list[Found] | None = None  # the episodes of the rows fed so far
+        messages = list(messages)
+        grown = ({c.session_id for c in calls} | {p.session_id for p in prose}
+                 | {m.session_id for m in messages})
+        if grown and self.questions:
+            # "the transcript ends here" is no longer true of a session that went on
+            self.questions = [q for q in self.questions if not (
+                q.session_id in grown and q.id.endswith(_AT_THE_END))]
+            self._answered_upto = 0
         # within a message: the todo list first (it names what the prose talks about),
         # then the prose, then the calls it announced
         stream: list[tuple[tuple[bool, str, int, int, int], CallRow | ProseRow | MessageRow]] = []
@@ -707,9 +727,48 @@ class Extractor:
         return chosen
 
     def _user(self, row: ProseRow) -> None:
+        if row.text.startswith(INTERRUPT_MARK):
+            self._interrupted(row)
+        else:
+            asked = request_text(row.text)
+            if asked:
+                self.last_request = (row.session_id, row.ordinal, asked)
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
                               refutation_phrase(row.text) or correction_phrase(row.text),
                               _quoted_error(row.text)))
+
+    def _interrupted(self, row: ProseRow) -> None:
+        """The user stopped the turn right after a tool answered (Claude Code's
+        ``[Request interrupted by user]``, no reply between): the agent never read that
+        answer, so the check's question stays open."""
+        c = getattr(self, "last_call", None)
+        if (c is None or c.session_id != row.session_id or c.ordinal != row.ordinal - 1
+                or c.status != "completed" or c.category == "todo"
+                or c.tool in ("todowrite", "todoread", "question")
+                or any(q.session_id == c.session_id and q.ordinal == c.ordinal
+                       for q in self.questions[-4:])):
+            return
+        cmd = c.remote_command or c.command or c.title or c.tool
+        act = self.active(c.ordinal)
+        self.questions.append(Question(
+            id=f"{c.session_id}:{c.ordinal}:{c.seq}:interrupt", session_id=c.session_id,
+            ordinal=c.ordinal, question=question_of(cmd, c.host),
+            reason="the user interrupted the turn before the agent used this result",
+            host=c.host, command=cmd, approach_id=act[-1].id if act else None))
+
+    def _unfinished(self, row: MessageRow) -> None:
+        """The transcript ends while the agent still worked (on a tool call, no final
+        reply): the user's last request never got its answer."""
+        req = getattr(self, "last_request", None)
+        if req is None or req[0] != row.session_id or any(
+                q.session_id == req[0] and q.ordinal == req[1] for q in self.questions[-8:]):
+            return
+        sid, ordinal, asked = req
+        self.questions.append(Question(
+            id=f"{sid}:{ordinal}:unfinished", session_id=sid, ordinal=ordinal,
+            question=f"what «{short(asked, 70)}» asked for",
+            reason="the transcript ends while the agent was still working on it (a tool "
+                   "call, no final reply)", host=None, command=""))
 
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
@@ -730,6 +789,8 @@ class Extractor:
             return
         if row.role != "assistant":
             return
+        if row.last and row.acted and not row.said:
+            self._unfinished(row)
         if row.error and "abort" in row.error.lower():
             self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
                                   "aborted"))
@@ -865,6 +926,7 @@ class Extractor:
                                failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
 
     def _call(self, row: CallRow) -> None:
+        self.last_call = row
         self._step(row)
         for value, unit, label in row.measurements:
             self.measurements.append((row.session_id, row.ordinal, value, unit, label))
@@ -927,6 +989,8 @@ class Extractor:
             elif "still_running" in row.signals:
                 reason = "the command still ran when its output came back" + (
                     " (the output was cut)" if "truncated" in row.signals else "")
+            elif "truncated" in row.signals:
+                reason = "the tool cut the output: the agent saw only part of the answer"
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -213,12 +214,40 @@ def dominant_quantity(quantities: list[tuple[str, str, int]]) -> tuple[str, str]
     return unit, label
 
 
+def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
+    """Every quantity the sessions' command results measured, harness plumbing and exit
+    codes left out: ``(unit, label, points)``, points counting the messages that
+    measured it."""
+    return [(u, lab, n) for u, lab, n in gs.measured_quantities(store, session_ids)
+            if not is_plumbing(lab) and u != "exit code"]
+
+
+PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
+                             "run time before the user aborted it", "timeout exceeded",
+                             "subagent run time", "subagent duration", "grep hits",
+                             "tokens used (session so far)"})
+"""Readings an agent's harness records of every call (Codex's wall time of whatever ran,
+the size of a cut output, a turn's clock, a tool's timeout): true, but of different
+commands each, so never a progress series nor its "best"."""
+_TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_command|exec|"
+                            r"write_stdin|update_plan|todowrite|read|edit|write|view_image|"
+                            r"web_search|websearch|webfetch) duration$")
+
+
+def is_plumbing(label: str) -> bool:
+    """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
+    (Codex's ``apply_patch duration``) or what a tool saw of the files (a read file's
+    length, a written file's size, how many things a listing listed)."""
+    return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
+            or label.endswith((" length", " written", " listed")))  # what a tool saw
+
+
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     """The scopes' progress series: every reading of the quantity they measured most (a
     rate such as ``tok/s`` or ``req/s``, else a latency or duration, else a size or count;
     see :func:`dominant_quantity`), in order, each with its unit and label."""
     sids = [s for sc in scopes for s in gs.scope_sessions(store, sc)]
-    q = dominant_quantity(gs.measured_quantities(store, sids))
+    q = dominant_quantity(measured_quantities(store, sids))
     if q is None:
         return []
     unit, label = q

@@ -178,6 +178,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         -- a Codex run that returned while it still ran (no exit code)
                         WHEN exit_code IS NULL AND status = 'completed' AND tool = 'bash'
                         THEN left(coalesce(output, ''), 80)
+                        -- an output the tool cut (Codex's note heads it)
+                        WHEN starts_with(output, 'Total output lines:') THEN left(output, 80)
                         -- an HTTP/JSON-RPC answer that may be an error envelope
                         WHEN left(ltrim(output), 1) = chr(123) AND (
                              contains(left(output, 600), '"error"')

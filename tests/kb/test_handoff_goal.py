@@ -34,3 +34,60 @@ def test_slash_command_arguments_are_the_request() -> None:
             "<command-name>/superpowers:requesting-code-review</command-name> "
             "<command-args>review our solutions</command-args>")
     assert request_text(text) == "review our solutions"
+
+
+def test_a_greeting_is_no_goal() -> None:
+    from kb.handoff import _goal_line
+
+    # pool random__session.jsonl:1 (trimmed)
+    assert _goal_line('hi! were in a new folder called "random" this will be a new '
+                      "project!").startswith("were in a new folder")
+    assert _goal_line("hello") == "hello"  # nothing else was asked
+
+
+def _brief_of(tmp_path, name: str):  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from kb.handoff import brief
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / name
+    store = KbStore(tmp_path / "kb.duckdb")
+    ingest(store, [src])
+    sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+    return brief(store, sid)
+
+
+def test_a_session_that_ends_mid_turn_is_open_with_its_checks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from kb.handoff import fit_tokens, markdown
+
+    # labelled Valdyum-Labs__codex-session.jsonl: the request, then five calls that never
+    # got their output (the file was exported mid-turn)
+    d = _brief_of(tmp_path, "codex_unfinished.jsonl")
+    assert d["goal"]["text"].startswith("curl -fsSL https://www.solana.new/setup.sh")
+    assert d["status"]["state"] == "open" and "never answered" in d["status"]["state_why"]
+    commands = {q["command"] for q in d["open"]["untested"] if q["command"]}
+    assert "git branch --show-current" in commands
+    small = fit_tokens(d, 200)
+    for q in small["open"]["untested"]:  # whole commands or none, never half of one
+        assert not q["command"] or q["command"] in commands
+    assert "what «curl -fsSL" in markdown(small)
+
+
+def test_best_needs_a_better_side() -> None:
+    from kb.handoff import direction
+
+    assert direction("tok/s") == 1 and direction("passed") == 1
+    assert direction("ms") == -1 and direction("errors") == -1
+    assert direction("B") is None and direction("%") is None and direction("HTTP") is None
+
+
+def test_harness_readings_are_no_progress_series() -> None:
+    from kb.graph.report import dominant_quantity, is_plumbing
+
+    # Codex's wall time and a tool's own clock (labelled soulpass, Rivo): every call has
+    # one, of a different command each; vitest's "Duration" is the run's own reading
+    assert is_plumbing("wall time") and is_plumbing("apply_patch duration")
+    assert is_plumbing("timeout exceeded") and not is_plumbing("Duration")
+    assert dominant_quantity([("s", "Duration", 3)]) == ("s", "Duration")

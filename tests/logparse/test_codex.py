@@ -220,7 +220,17 @@ def test_output_headers_of_every_version() -> None:
                                    "with session ID 42\nOriginal token count: 0\nOutput:\n")
     assert running["metadata"]["process"] == 42
     assert running["metadata"]["duration_seconds"] == 1.0
-    assert parse_output("bash", "aborted by user after 3.1s")["status"] == "error"
+    aborted = parse_output("bash", "aborted by user after 3.1s")
+    assert aborted["status"] == "error"
+    assert aborted["metadata"]["reported"] == [  # how long it ran before the user stopped it
+        {"value": 3.1, "unit": "s", "label": "run time before the user aborted it"}]
+    # pool Rivo__codex-session.jsonl:99 (trimmed): the note on an output Codex cut stays at
+    # the head of the output, and the whole output's size is a reading
+    cut = parse_output("bash", "Exit code: 0\nWall time: 3.7 seconds\nTotal output lines: "
+                               "1320\nOutput:\nAnchor.toml:15:url = \"https://api.apr.dev\"\n")
+    assert cut["output"].startswith("Total output lines: 1320\n")
+    assert {"value": 1320.0, "unit": "lines", "label": "output lines (cut)"} in \
+        cut["metadata"]["reported"]
     assert shell_text(["/bin/zsh", "-lc", "echo hi"]) == "echo hi"
     assert shell_text(["python", "-c", "print(1)"]) == "python -c 'print(1)'"
 

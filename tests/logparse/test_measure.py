@@ -263,6 +263,28 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
      [(45633822, "tokens", "tokens input"), (188726, "tokens", "tokens output")]),
     ("api usage", '{"usage": {"input_tokens": 1200, "output_tokens": 85}}',
      [(1200, "tokens", "input_tokens"), (85, "tokens", "output_tokens")]),
+    # pool Rivo__codex-session.jsonl:48 (PowerShell Get-ChildItem, trimmed)
+    ("Get-ChildItem", "    Directory: D:\\Ripple\r\n\r\nMode                 LastWriteTime"
+     "         Length Name\r\n----                 -------------         ------ ----\r\n"
+     "d--h--          5/2/2026   6:10 PM                .git\r\n"
+     "-a----         4/30/2026  12:00 AM          10792 README.md       \r\n"
+     "-a----         4/14/2026   6:43 PM            458 vercel.json\r\n",
+     [(10792, "B", "README.md"), (458, "B", "vercel.json")]),
+    # pool blockchain-dex-events__claude-session.jsonl:47 (bundle install)
+    ("bundler", "Bundle complete! 1 Gemfile dependency, 7 gems now installed.\n",
+     [(7, "gems", "installed")]),
+    # labelled soulpass__codex-session.jsonl:716 (next build, trimmed)
+    ("progress done", "  Generating static pages using 9 workers (0/47) ...\n"
+     "  Generating static pages using 9 workers (11/47) \n"
+     "✓ Generating static pages using 9 workers (47/47) in 192.9ms\n",
+     [(47, "pages", "Generating pages"), (192.9, "ms", "Generating static pages using workers")]),
+    # labelled soulpass__codex-session.jsonl:605 (solana account info, trimmed)
+    ("size field", "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr {\n  owner: "
+     "'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',\n  executable: false,\n  dataLen: 82\n}\n",
+     [(82, "", "dataLen")]),
+    # pool FundWise__claude-session.jsonl:216 (`...; echo "exit=$?"`, trimmed)
+    ("echoed exit status", "error: `zerion` CLI not found on PATH.\nexit=2\n",
+     [(2, "exit code", "exit")]),
 ]
 
 
@@ -322,6 +344,15 @@ def test_listing_length_and_compiler_errors() -> None:
            "src/c.c:3:5: error: expected ';'\n  note: here\n")
     assert compiler_error_count(tsc) == 3
     assert compiler_error_count("all good") == 0
+    # labelled speakfree__session.jsonl:376 (swift build, trimmed): the two deprecations
+    swift = ("[4/6] Compiling OpenWisprLib AppDelegate.swift\n"
+             "/Users/m/Code/openwisprmod/Sources/OpenWisprLib/TextInserter.swift:65:27: "
+             "warning: 'NSUserNotification' was deprecated in macOS 11.0\n"
+             " 65 |             let content = NSUserNotification()\n"
+             "    |                           `- warning: 'NSUserNotification' was deprecated\n"
+             "/Users/m/Code/openwisprmod/Sources/OpenWisprLib/TextInserter.swift:68:13: "
+             "warning: 'NSUserNotificationCenter' was deprecated in macOS 11.0\n")
+    assert compiler_error_count(swift, "warning") == 2 and compiler_error_count(swift) == 0
 
 
 def test_round_sig() -> None:
@@ -361,7 +392,8 @@ def test_calls_measure_what_they_show() -> None:
     assert [m["value"] for m in php] == [120000.0]
     ls = call_measurements("bash", "search", {"command": "ls -la ~/.local/share/opencode/"},
                            "-rw-r--r-- 1 root root 385024 Jul 30 14:08 opencode.db\n", {})
-    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"}]
+    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"},
+                  {"value": 1.0, "unit": "entries", "label": "entries listed"}]
 
     assert grep_hits('grep -rn "a\\|b" src --include="*.cs" 2>/dev/null', "x:1:a\ny:2:b\n") == 2
     assert grep_hits("grep -rn a src | head -5", "x\ny\n") == 0

@@ -69,3 +69,17 @@ def test_a_wc_listing_is_one_measurement_a_file() -> None:
     # past wc, a pipe changed what is printed: no reading
     assert not call_measurements("bash", "search", {"command": "wc -l *.rs | sort -n"},
                                  "sorted:\n" + out, {})
+
+
+def test_codex_usage_is_one_reading_a_turn() -> None:
+    """What the session used, from the last ``token_count`` of each turn (and of a file
+    that ends mid-turn): one reading a turn, never one a model call.  Trimmed scout lines
+    (fixtures/realworld_trim: three token_count events, one repeated; no task_complete)."""
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim" / \
+        "codex_code_mode.jsonl"
+    got = []
+    for s in detect(path)().sessions(path, []):
+        batch, _ = derive_session("s", str(path), s.messages)
+        got += [(m.value, m.label) for e in to_events("s", batch) if str(e.kind) == "stat"
+                for m in e.measurements if m.unit == "tokens"]
+    assert got == [(34947.0, "tokens used (session so far)")]

@@ -1,0 +1,115 @@
+"""How many things a listing command listed: commits, changed paths, files, processes.
+
+A listing prints one thing a line (``git log --oneline``, ``git status --short``,
+``find``, ``rg --files``, ``ls -1``, ``pgrep``); the number of its lines is a count the
+run measured ("27 commits since April", "4 dirty paths", "14 Swift files").  Each rule is
+a row of :data:`LISTINGS` with a real, trimmed example; ``tests/logparse/test_listings.py``
+walks them.  A listing piped on (``| head``, ``| grep``, ``| wc``) or cut by the tool
+(Codex's ``Total output lines``) counts nothing: its lines are not the things.
+
+Pure: no database, no UI.  A rule that raises is a bug a test shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["LISTINGS", "Listing", "listing_count"]
+
+_MAX_LINES = 5000
+
+
+@dataclass(frozen=True)
+class Listing:
+    name: str
+    command: re.Pattern[str]
+    """Matches the listing segment of the command line (after the last ``&&``/``;``)."""
+    unit: str
+    keep: Callable[[str], bool]
+    """Whether an output line is one listed thing."""
+    example_command: str
+    example_output: str
+    example_count: int
+    source: str
+
+
+def _any(line: str) -> bool:
+    return bool(line.strip())
+
+
+def _status_path(line: str) -> bool:
+    return bool(line.strip()) and not line.startswith("##")
+
+
+def _ls_entry(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith("total ") and not s.endswith(":")
+
+
+LISTINGS: tuple[Listing, ...] = (
+    Listing("git-log-oneline", re.compile(r"^git\b(?:\s+-C\s+\S+)?\s+log\b.*--oneline"),
+            "commits", _any,
+            "git log --oneline -20",
+            "2406dea fix(ui): updated dashboard getting-started cards\n"
+            "ac184b8 covers keeps the same aspect ratio and framing\n"
+            "3cb08b9 refactor: builds a buyer facing filename by unlocks/dwnlaod APIs\n",
+            3, "pool Rivo__codex-session.jsonl:52 (trimmed to 3 of 20)"),
+    Listing("git-status-short",
+            re.compile(r"^git\b(?:\s+-C\s+\S+)?\s+status\b.*(?:--short|--porcelain|\s-s\b|\s-sb\b)"),
+            "paths", _status_path,
+            "git status --short",
+            " M client/components/Navbar.tsx\n?? client/app/docs/content.ts\n"
+            "?? client/app/docs/page.tsx\n?? client/doc.md\n",
+            4, "labelled Valdyum-Labs__codex-session.jsonl:62"),
+    Listing("find", re.compile(r"^find\s"), "paths", _any,
+            'find /tmp/open-wispr/Sources -name "*.swift"',
+            "/tmp/open-wispr/Sources/OpenWispr/main.swift\n"
+            "/tmp/open-wispr/Sources/OpenWisprLib/AppDelegate.swift\n",
+            2, "labelled speakfree__session.jsonl:252 (trimmed to 2 of 14)"),
+    Listing("files-listing", re.compile(r"^(?:rg\s+(?:.*\s)?--files\b|fd\b|git\s+ls-files\b)"),
+            "files", _any,
+            "rg --files",
+            "Anchor.toml\nREADME.md\nvercel.json\nCargo.toml\nprograms\\ripple\\src\\lib.rs\n",
+            5, "pool Rivo__codex-session.jsonl:51 (trimmed to 5 of 66)"),
+    Listing("ls", re.compile(r"^ls(?:\s+-[a-zA-Z1]+)*(?:\s+[^-\s|;&][^\s|;&]*)?\s*$"),
+            "entries", _ls_entry,
+            "ls -la",
+            "total 0\ndrwxr-xr-x   3 yukikimura  staff   96 Feb 14 17:11 .\n"
+            "drwxr-xr-x  20 yukikimura  staff  640 Feb 14 17:10 ..\n"
+            "drwxr-xr-x@ 10 yukikimura  staff  320 Feb 14 17:11 .git\n",
+            3, "pool privacy-x402__codex-session.jsonl:21"),
+    Listing("pgrep", re.compile(r"^pgrep\s"), "processes", _any,
+            "pgrep -l whisper-server",
+            "84848 whisper-server\n84885 whisper-server\n",
+            2, "labelled speakfree__session.jsonl:61"),
+)
+
+_SPLIT = re.compile(r"&&|\|\||;|\n")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"' + r"|'[^']*'")
+_ORDER_ONLY = re.compile(r"^\s*sort(?:\s+-[a-zA-Z]+)*\s*$")
+_NOISE = re.compile(r"^\s*\d?>\s*/dev/null\s*$|\s\d?>&?\d?\s*/dev/null|\s2>&1")
+
+
+def listing_count(command: str | None, output: str) -> tuple[float, str, str] | None:
+    """``(count, unit, rule name)`` of a listing command's output, else None."""
+    if not command or not output.strip() or output.startswith("Total output lines:"):
+        return None
+    masked = _QUOTED.sub("''", command)
+    last = _SPLIT.split(masked.strip())[-1]
+    stages = [s for s in last.split("|")]
+    # what runs after the listing may only reorder it (`| sort`)
+    if any(not _ORDER_ONLY.match(s) for s in stages[1:]):
+        return None
+    seg = _NOISE.sub(" ", stages[0]).strip()
+    if seg.startswith("cd "):
+        return None
+    for rule in LISTINGS:
+        if rule.command.search(seg):
+            lines = output.splitlines()
+            if len(lines) > _MAX_LINES or "truncated" in output[-300:]:
+                return None
+            n = sum(1 for ln in lines if rule.keep(ln))
+            return (float(n), rule.unit, rule.name) if n else None
+    return None
