@@ -1,5 +1,8 @@
 """The team commands: ``team init``, ``team add-member``, ``team status``, ``push``, and
-``--team`` on ``sessions``, ``deadends``, ``untested``, ``search`` and ``why``.
+``--team`` on ``sessions``, ``deadends``, ``untested``, ``search``, ``why`` and
+``handoff``.  The server: ``--team URL`` (``--team-url`` on the read commands), else
+``$LOGKB_TEAM_URL``, else ``[team] url`` in the config file; its password is never
+printed.
 
 psycopg is imported inside the commands, so the rest of the CLI never loads it."""
 
@@ -29,9 +32,10 @@ from kb.cli.tools import (
 )
 from kb.exitcodes import ExitCode
 
-URL_HELP = "Team server (a PostgreSQL URL) [default: env LOGKB_TEAM_URL]."
-TEAM_NAME_HELP = ("Team on the server [default: env LOGKB_TEAM_NAME, else your only "
-                  "team (reads: all of your teams)].")
+URL_HELP = ("Team server (a PostgreSQL URL) [default: env LOGKB_TEAM_URL, else [team] url "
+            "in ~/.config/logkb/config.toml].")
+TEAM_NAME_HELP = ("Team on the server [default: env LOGKB_TEAM_NAME, else [team] name in "
+                  "the config file, else your only team (reads: all of your teams)].")
 
 
 def team_name_option(fn: Any) -> Any:
@@ -100,11 +104,10 @@ def team_add_member(url: str | None, role: str, team_name: str | None, password:
 
     A member reads every row of their teams and changes only the rows they pushed.
     Run it as the database's owner."""
-    import os
 
     from kb.team import server
 
-    name = team_name or os.environ.get(server.TEAM_ENV) or "default"
+    name = server.team_name(team_name) or "default"
     res = server.add_member(server.team_url(url), name, role, password)
     if _json_wanted(as_json):
         emit_json(res)
@@ -206,7 +209,8 @@ def _sent_line(s: Any) -> str:
 def _team_params() -> list[click.Option]:
     return [
         click.Option(["--team", "team_flag"], is_flag=True,
-                     help="Answer from the team server (--team-url or env LOGKB_TEAM_URL)."),
+                     help="Answer from the team server (--team-url, else env "
+                          "LOGKB_TEAM_URL, else [team] url in the config file)."),
         click.Option(["--team-url", "team_url"], metavar="URL", default=None,
                      help="Team server to answer from (implies --team)."),
         click.Option(["--team-name", "team_name"], metavar="NAME", default=None,
@@ -332,9 +336,31 @@ def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
         say(line)
 
 
+def _team_handoff(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    """The brief its pusher pushed, as the local `handoff` prints it (JSON: plus team and
+    pusher; Markdown: the same text, who pushed it on stderr)."""
+    import orjson
+
+    from kb import handoff as brief
+    from kb.cli.tools import write_text
+    from kb.team import read
+
+    data = read.handoff(conn, teams, kw.get("session_id"))
+    exact = kw["as_json"] or kw.get("fmt") == "json"
+    who = {"team": data.pop("team"), "pusher": data.pop("pusher")}
+    if exact:
+        fitted = brief.fit_tokens(data, kw["max_tokens"]) if kw.get("max_tokens") else data
+        text = orjson.dumps(fitted | who, default=str).decode()
+    else:
+        note(f"pushed by {who['pusher']} to team {who['team']}")
+        text = brief.markdown(data, max_tokens=kw.get("max_tokens"))
+    write_text(text, kw.get("output"), exact=exact)
+
+
 READERS: dict[str, Callable[[Any, list[str], dict[str, Any]], None]] = {
     "sessions": _team_sessions, "deadends": _team_items("deadend"),
-    "untested": _team_items("untested"), "search": _team_search, "why": _team_why}
+    "untested": _team_items("untested"), "search": _team_search, "why": _team_why,
+    "handoff": _team_handoff}
 """The read commands that take ``--team``, and how each answers from the server."""
 
 
