@@ -402,4 +402,63 @@ def _team_read(reader: Callable[[Any, list[str], dict[str, Any]], None], url: st
         conn.close()
 
 
-COMMANDS = (team, push)
+# ---------------------------------------------------------------------------- export
+@click.command()
+@click.option("--parquet", "parquet", type=click.Path(path_type=Path, file_okay=False),
+              required=True, metavar="DIR",
+              help="Write Hive-partitioned Parquet (by team and date) under DIR.")
+@session_option
+@click.option("--all", "all_scopes", is_flag=True,
+              help="Every top-level session [default with --team]. ")
+@click.option("--include-raw", is_flag=True,
+              help="Also each message's raw JSON (redacted).")
+@click.option("--team", "team_flag", is_flag=True,
+              help="Export what you may read on the team server instead (--team-url, else "
+                   "env LOGKB_TEAM_URL, else [team] url in the config file).")
+@click.option("--team-url", metavar="URL", default=None,
+              help="Team server to export from (implies --team).")
+@team_name_option
+@db_option
+@json_option
+@handle_errors
+def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw: bool,
+           team_flag: bool, team_url: str | None, team_name: str | None, db: Path | None,
+           as_json: bool) -> None:
+    """Write the knowledge base as Parquet, readable by DuckDB, ClickHouse, Spark, Trino.
+
+    One folder per table (sessions, messages, events, units, deadends, untested,
+    decisions, measurements, graph_nodes, graph_edges), partitioned as
+    team=NAME/date=YYYY-MM-DD/ by the day each session started.  What is written
+    is what `logkb push` would send: derived and redacted.  Without --team the
+    team is --team-name (default "local")."""
+    from kb.team import export as ex
+
+    parquet.mkdir(parents=True, exist_ok=True)
+    if team_flag or team_url:
+        from kb.team import read, server
+
+        try:
+            conn, teams = read.open_read(team_url, team_name)
+        except server.NotMember as e:
+            fail(str(e), ExitCode.NOT_FOUND)
+        try:
+            rows = ex.team(conn, teams, parquet)
+        finally:
+            conn.close()
+        source = f"team {', '.join(teams)}"
+    else:
+        from kb.cli.graph import graph_store
+
+        with graph_store(db, session_id, all_scopes) as (store, scopes):
+            store.reveal_secrets = False  # what is exported is redacted, always
+            rows = ex.local(store, scopes, parquet, team=team_name or "local",
+                            include_raw=include_raw)
+        source = f"{len(scopes)} session{'' if len(scopes) == 1 else 's'}"
+    if as_json:
+        emit_json({"dir": str(parquet), "rows": rows})
+        return
+    note(f"exported {source} to {parquet}: "
+         + ", ".join(f"{n} {t}" for t, n in rows.items() if n))
+
+
+COMMANDS = (team, push, export)
