@@ -96,8 +96,9 @@ def test_export_from_the_team(server: dict[str, str], valdyum_db: Path, copy_db:
         pick = f"SELECT {order} FROM t ORDER BY {order}"
         json_cols = [c for c, typ in typed if typ == "j"]  # jsonb orders keys its own way
 
-        def parsed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return sorted(({k: json.loads(v) if k in json_cols and v else v
+        def parsed(rows: list[dict[str, Any]], js: list[str] = json_cols
+                   ) -> list[dict[str, Any]]:
+            return sorted(({k: json.loads(v) if k in js and v else v
                             for k, v in r.items()} for r in rows), key=repr)
         assert parsed(read(team, t, pick)) == parsed(read(local, t, pick)), t
     who = read(team, "sessions", "SELECT DISTINCT team, pusher FROM t")
