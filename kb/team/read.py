@@ -221,7 +221,7 @@ def resolve(conn: Any, teams: list[str], session: str | None) -> dict[str, Any]:
         "s.session_id LIKE %s) "
         "ORDER BY CASE WHEN %s::text IS NULL THEN coalesce(s.last_activity, s.time_updated, "
         "0) ELSE 0 END DESC, s.session_id = %s DESC, c.messages DESC, c.pushed_at DESC",
-        [teams, session, _prefix(session), session, session or ""]))
+        [teams, session, _prefix(session) if session else None, session, session or ""]))
     if not rows:
         what = f"no pushed session matches {session!r}" if session else "no session pushed"
         raise TeamNotFound(f"{what} in team {', '.join(teams)}")
