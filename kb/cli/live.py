@@ -30,18 +30,31 @@ def _default_stores() -> list[Path]:
               metavar="MS", help="Wait this long after a change for the writer to settle.")
 @click.option("--for", "duration", type=click.FloatRange(min=0.1), default=None,
               metavar="SECONDS", help="Stop after SECONDS (for scripts) [default: until ^C].")
+@click.option("--push", "push", is_flag=True,
+              help="Also push every session that changed to the team server (redacted, "
+                   "as `logkb push` does).")
+@click.option("--team", "team_url", metavar="URL", default=None,
+              help="Team server for --push [default: env LOGKB_TEAM_URL, else [team] url "
+                   "in the config file].")
+@click.option("--team-name", metavar="NAME", default=None,
+              help="Team to push to [default: env LOGKB_TEAM_NAME, else the config's, "
+                   "else your only team].")
 @db_option
 @json_option
 @handle_errors
 def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: float | None,
-          db: Path | None, as_json: bool) -> None:
+          push: bool, team_url: str | None, team_name: str | None, db: Path | None,
+          as_json: bool) -> None:
     """Follow transcript stores and ingest new messages as they land.
 
     PATHS are what `logkb ingest` takes (an opencode data directory, an
     opencode.db, transcript files or folders); without PATHS, the agents' own
     stores: opencode's data directory, ~/.claude/projects and ~/.codex/sessions.  A path that does not exist yet is waited for.  On a terminal a
     status line shows progress on stderr; --json prints one JSON object per
-    event on stdout (watching, ingested, not_taken, error).  Stop with ^C.
+    event on stdout (watching, ingested, pushed, not_taken, error).  With --push,
+    each ingest that added messages is followed by a push of those sessions to
+    the team server; a failed push is tried again after the next ingest.  Stop
+    with ^C.
     """
     import orjson
 
@@ -61,6 +74,15 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
         elif ev["event"] == "not_taken":
             err.print(f"watch: not taken: {ev['path']}: {ev['reason']}", markup=False,
                       highlight=False)
+        elif ev["event"] == "pushed" and not status:
+            from kb.cli.team import _sent_line
+            from kb.team.push import Sent
+
+            for sc in ev["scopes"]:
+                sent = Sent(sc["scope"], sc["status"], sc["rows"], sc["attempts"],
+                            sc["seconds"], sc["error"], sc["server"])
+                err.print(f"push to {ev['team']}: {_sent_line(sent)}", markup=False,
+                          highlight=False)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
                 err.print(f"{s['id']}: +{s['new_messages']} messages ({s['messages']} in all)",
@@ -70,12 +92,19 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             last = time.strftime("%H:%M:%S", time.localtime(st.last)) if st.last else "—"
             line = (f"watching {len(targets)} path{'s' * (len(targets) != 1)} · "
                     f"{st.ingests} ingests · {st.new_messages} new messages · "
-                    f"{len(st.sessions)} sessions · last {last}")
+                    + (f"{len(watcher.unpushed)} to push · " if watcher.push_to else "")
+                    + f"{len(st.sessions)} sessions · last {last}")
             err.file.write("\r\x1b[K" + line[: max(20, err.width - 1)])
             err.file.flush()
 
     watcher = Watcher(db if db is not None else default_db(), targets, on_event=on_event,
                       poll=poll, debounce_ms=debounce, stop=stop)
+    if push or team_url or team_name:
+        if not push:
+            raise click.UsageError("--team/--team-name need --push")
+        from kb.team import server
+
+        watcher.push_to = (server.team_url(team_url), team_name)  # none named: fail now
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         watcher.run(duration)
@@ -86,18 +115,35 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
 
 
 @click.command()
+@click.option("--team", "team_flag", is_flag=True,
+              help="Answer from the team server (--team-url, else env LOGKB_TEAM_URL, "
+                   "else [team] url in the config file).")
+@click.option("--team-url", metavar="URL", default=None,
+              help="Team server to answer from (implies --team).")
+@click.option("--team-name", metavar="NAME", default=None,
+              help="Only this team's rows [default: all of your teams].")
 @db_option
 @handle_errors
-def mcp(db: Path | None) -> None:
+def mcp(team_flag: bool, team_url: str | None, team_name: str | None,
+        db: Path | None) -> None:
     """Serve the knowledge base to agents as read-only MCP tools over stdio.
 
     Tools: search, deadends, why, untested, handoff, events.  Configure it in
     opencode.json as {"mcp": {"logkb": {"type": "local", "command": ["logkb",
-    "mcp"]}}}; see the README for Claude Code.
+    "mcp"]}}}; see the README for Claude Code.  With --team the tools answer
+    from what the team pushed (each item names its pusher; why says who saw an
+    error and the causes).
     """
     from kb.live.mcp_front import serve  # answers `initialize` before the SDK is loaded
 
-    serve(db if db is not None else default_db())
+    team = None
+    if team_flag or team_url:
+        from kb.team import server
+
+        team = (server.team_url(team_url), team_name)  # no server named: fail now
+    elif team_name:
+        raise click.UsageError("--team-name needs --team")
+    serve(db if db is not None else default_db(), team)
 
 
 COMMANDS = (watch, mcp)

@@ -1,5 +1,8 @@
 """The team commands: ``team init``, ``team add-member``, ``team status``, ``push``, and
-``--team`` on ``sessions``, ``deadends``, ``untested``, ``search`` and ``why``.
+``--team`` on ``sessions``, ``deadends``, ``untested``, ``search``, ``why`` and
+``handoff``.  The server: ``--team URL`` (``--team-url`` on the read commands), else
+``$LOGKB_TEAM_URL``, else ``[team] url`` in the config file; its password is never
+printed.
 
 psycopg is imported inside the commands, so the rest of the CLI never loads it."""
 
@@ -29,9 +32,10 @@ from kb.cli.tools import (
 )
 from kb.exitcodes import ExitCode
 
-URL_HELP = "Team server (a PostgreSQL URL) [default: env LOGKB_TEAM_URL]."
-TEAM_NAME_HELP = ("Team on the server [default: env LOGKB_TEAM_NAME, else your only "
-                  "team (reads: all of your teams)].")
+URL_HELP = ("Team server (a PostgreSQL URL) [default: env LOGKB_TEAM_URL, else [team] url "
+            "in ~/.config/logkb/config.toml].")
+TEAM_NAME_HELP = ("Team on the server [default: env LOGKB_TEAM_NAME, else [team] name in "
+                  "the config file, else your only team (reads: all of your teams)].")
 
 
 def team_name_option(fn: Any) -> Any:
@@ -100,11 +104,10 @@ def team_add_member(url: str | None, role: str, team_name: str | None, password:
 
     A member reads every row of their teams and changes only the rows they pushed.
     Run it as the database's owner."""
-    import os
 
     from kb.team import server
 
-    name = team_name or os.environ.get(server.TEAM_ENV) or "default"
+    name = server.team_name(team_name) or "default"
     res = server.add_member(server.team_url(url), name, role, password)
     if _json_wanted(as_json):
         emit_json(res)
@@ -206,7 +209,8 @@ def _sent_line(s: Any) -> str:
 def _team_params() -> list[click.Option]:
     return [
         click.Option(["--team", "team_flag"], is_flag=True,
-                     help="Answer from the team server (--team-url or env LOGKB_TEAM_URL)."),
+                     help="Answer from the team server (--team-url, else env "
+                          "LOGKB_TEAM_URL, else [team] url in the config file)."),
         click.Option(["--team-url", "team_url"], metavar="URL", default=None,
                      help="Team server to answer from (implies --team)."),
         click.Option(["--team-name", "team_name"], metavar="NAME", default=None,
@@ -347,10 +351,31 @@ def _team_report(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     note(f"wrote {len(pages)} pages for {len(pages) - 1} team sessions: open {pages[0].path}")
 
 
+def _team_handoff(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
+    """The brief its pusher pushed, as the local `handoff` prints it (JSON: plus team and
+    pusher; Markdown: the same text, who pushed it on stderr)."""
+    import orjson
+
+    from kb import handoff as brief
+    from kb.cli.tools import write_text
+    from kb.team import read
+
+    data = read.handoff(conn, teams, kw.get("session_id"))
+    exact = kw["as_json"] or kw.get("fmt") == "json"
+    who = {"team": data.pop("team"), "pusher": data.pop("pusher")}
+    if exact:
+        fitted = brief.fit_tokens(data, kw["max_tokens"]) if kw.get("max_tokens") else data
+        text = orjson.dumps(fitted | who, default=str).decode()
+    else:
+        note(f"pushed by {who['pusher']} to team {who['team']}")
+        text = brief.markdown(data, max_tokens=kw.get("max_tokens"))
+    write_text(text, kw.get("output"), exact=exact)
+
+
 READERS: dict[str, Callable[[Any, list[str], dict[str, Any]], None]] = {
     "sessions": _team_sessions, "deadends": _team_items("deadend"),
     "untested": _team_items("untested"), "search": _team_search, "why": _team_why,
-    "report": _team_report}
+    "report": _team_report, "handoff": _team_handoff}
 """The read commands that take ``--team``, and how each answers from the server."""
 
 
@@ -392,4 +417,63 @@ def _team_read(reader: Callable[[Any, list[str], dict[str, Any]], None], url: st
         conn.close()
 
 
-COMMANDS = (team, push)
+# ---------------------------------------------------------------------------- export
+@click.command()
+@click.option("--parquet", "parquet", type=click.Path(path_type=Path, file_okay=False),
+              required=True, metavar="DIR",
+              help="Write Hive-partitioned Parquet (by team and date) under DIR.")
+@session_option
+@click.option("--all", "all_scopes", is_flag=True,
+              help="Every top-level session [default with --team]. ")
+@click.option("--include-raw", is_flag=True,
+              help="Also each message's raw JSON (redacted).")
+@click.option("--team", "team_flag", is_flag=True,
+              help="Export what you may read on the team server instead (--team-url, else "
+                   "env LOGKB_TEAM_URL, else [team] url in the config file).")
+@click.option("--team-url", metavar="URL", default=None,
+              help="Team server to export from (implies --team).")
+@team_name_option
+@db_option
+@json_option
+@handle_errors
+def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw: bool,
+           team_flag: bool, team_url: str | None, team_name: str | None, db: Path | None,
+           as_json: bool) -> None:
+    """Write the knowledge base as Parquet, readable by DuckDB, ClickHouse, Spark, Trino.
+
+    One folder per table (sessions, messages, events, units, deadends, untested,
+    decisions, measurements, graph_nodes, graph_edges), partitioned as
+    team=NAME/date=YYYY-MM-DD/ by the day each session started.  What is written
+    is what `logkb push` would send: derived and redacted.  Without --team the
+    team is --team-name (default "local")."""
+    from kb.team import export as ex
+
+    parquet.mkdir(parents=True, exist_ok=True)
+    if team_flag or team_url:
+        from kb.team import read, server
+
+        try:
+            conn, teams = read.open_read(team_url, team_name)
+        except server.NotMember as e:
+            fail(str(e), ExitCode.NOT_FOUND)
+        try:
+            rows = ex.team(conn, teams, parquet)
+        finally:
+            conn.close()
+        source = f"team {', '.join(teams)}"
+    else:
+        from kb.cli.graph import graph_store
+
+        with graph_store(db, session_id, all_scopes) as (store, scopes):
+            store.reveal_secrets = False  # what is exported is redacted, always
+            rows = ex.local(store, scopes, parquet, team=team_name or "local",
+                            include_raw=include_raw)
+        source = f"{len(scopes)} session{'' if len(scopes) == 1 else 's'}"
+    if as_json:
+        emit_json({"dir": str(parquet), "rows": rows})
+        return
+    note(f"exported {source} to {parquet}: "
+         + ", ".join(f"{n} {t}" for t, n in rows.items() if n))
+
+
+COMMANDS = (team, push, export)

@@ -103,26 +103,7 @@ class Answers:
 
         with self._graph(session, all_sessions and session is None) as (store, scopes):
             items = gs.dead_ends(store, scopes)
-        words = _words(about)
-        scored = []
-        for d in items:
-            hay = " ".join([d.get("name") or "", d.get("cause") or "",
-                            " ".join(d.get("aliases") or []),
-                            " ".join(e.get("note") or "" for e in d.get("evidence") or [])]
-                           ).lower()
-            hits = sum(1 for w in words if w in hay)
-            if words and not hits:
-                continue
-            scored.append((-hits, d))
-        scored.sort(key=lambda t: t[0])
-        out = [{
-            "name": d["name"], "status": d["status"], "cause": d.get("cause"),
-            "cite": cite(d["session_id"], d.get("ended_at") or d.get("proposed_at")),
-            "evidence": sorted({e["ordinal"] for e in d.get("evidence") or []
-                                if e.get("ordinal") is not None}),
-            "revisit": d.get("revisit"),
-        } for _, d in scored]
-        return _capped(out, limit)
+        return _deadend_answers(items, about, limit)
 
     def why(self, name: str, *, session: str | None = None,
             all_sessions: bool = True) -> dict[str, Any]:
@@ -140,10 +121,7 @@ class Answers:
 
         with self._graph(session, all_sessions and session is None) as (store, scopes):
             items = gs.untested(store, scopes, include_answered=answered)
-        out = [{"cite": cite(q["session_id"], q["ordinal"]), "question": q["question"],
-                "reason": q["reason"], "status": q["status"],
-                "answered_at": q.get("answered_at"), "host": q.get("host")} for q in items]
-        return _capped(out, limit)
+        return _untested_answers(items, limit)
 
     def handoff(self, *, session: str | None = None, max_tokens: int = 1500) -> dict[str, Any]:
         """The Markdown brief of one session, fitted to about ``max_tokens`` tokens (what a
@@ -164,6 +142,157 @@ class Answers:
             evs = store.events(sid, kinds=kinds or (), start=start, end=end,
                                limit=max(1, min(limit, 200)) + 1)
         return {"session": sid, **_capped([_event(e) for e in evs], limit)}
+
+
+class TeamAnswers:
+    """The same answers from the team server (``logkb mcp --team``): what every member
+    pushed, each item with its ``pusher``; ``why`` answers who saw an error or a name
+    across everyone's sessions and the causes (the team ``why``).  Each call opens a
+    read-only connection for the moment it reads."""
+
+    def __init__(self, url: str | None, team: str | None = None) -> None:
+        from kb.team import server
+
+        self.url = server.team_url(url)
+        self.team = team
+
+    @contextmanager
+    def _read(self) -> Iterator[tuple[Any, list[str]]]:
+        from kb.team import read
+
+        conn, teams = read.open_read(self.url, self.team)
+        try:
+            yield conn, teams
+        finally:
+            conn.close()
+
+    def _scoped(self, conn: Any, teams: list[str], session: str | None,
+                items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if session is None:
+            return items
+        from kb.team import read
+
+        at = read.resolve(conn, teams, session)
+        return [d for d in items if d.get("pusher") == at["pusher"]
+                and d.get("session_id") in _scope_sessions(conn, at)]
+
+    def search(self, query: str, *, session: str | None = None,
+               limit: int = 10) -> dict[str, Any]:
+        """Commands, outputs and prose matching ``query`` (full text on the server)."""
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            n = max(1, min(limit, 50)) + 1
+            hits, _ = read.search(conn, teams, query, limit=n if session is None else 500)
+            if session is not None:
+                at = read.resolve(conn, teams, session)
+                hits = [h for h in hits if h["session_id"] == at["session_id"]
+                        and h["pusher"] == at["pusher"]][:n]
+        items = [{"cite": cite(h["session_id"], h["ordinal"]), "field": h["field"],
+                  "kind": h.get("kind"), "pusher": h["pusher"],
+                  "text": _cut(h.get("snippet") or h.get("text") or "", 240)} for h in hits]
+        return _capped(items, limit)
+
+    def deadends(self, about: str | None = None, *, session: str | None = None,
+                 all_sessions: bool = True, limit: int = 10) -> dict[str, Any]:
+        """Everyone's dead ends, with cause, evidence and who pushed them."""
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            items = self._scoped(conn, teams, session, read.items(conn, teams, "deadend"))
+        return _deadend_answers(items, about, limit)
+
+    def why(self, name: str, *, session: str | None = None,
+            all_sessions: bool = True) -> dict[str, Any]:
+        """Who in the team saw ``name`` (an error, an approach), in which sessions, and
+        the causes the matching dead ends ended with."""
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            w = read.why(conn, teams, name)
+        w["answer"] = read.why_text(w).split("\n", 1)[0]
+        return _compact_story(w)
+
+    def untested(self, *, session: str | None = None, all_sessions: bool = True,
+                 answered: bool = False, limit: int = 20) -> dict[str, Any]:
+        """Everyone's checks whose result never answered them."""
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            items = self._scoped(conn, teams, session, read.items(conn, teams, "untested"))
+        if not answered:
+            items = [q for q in items if q.get("status") == "open"]
+        return _untested_answers(items, limit)
+
+    def handoff(self, *, session: str | None = None, max_tokens: int = 1500) -> dict[str, Any]:
+        """The brief of one pushed session (the newest without ``session``)."""
+        from kb import handoff as brief
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            data = read.handoff(conn, teams, session)
+        who = {"team": data.pop("team"), "pusher": data.pop("pusher")}
+        return {"session": data["session"]["id"], **who,
+                "markdown": brief.markdown(data, max_tokens=max(100, max_tokens))}
+
+    def events(self, *, session: str | None = None, start: int | None = None,
+               end: int | None = None, kinds: list[str] | None = None,
+               limit: int = 40) -> dict[str, Any]:
+        """A range of one pushed session's typed events, one compact line each."""
+        from types import SimpleNamespace
+
+        from kb.team import read
+
+        with self._read() as (conn, teams):
+            at, evs = read.events(conn, teams, session, start=start, end=end, kinds=kinds,
+                                  limit=max(1, min(limit, 200)) + 1)
+        shown = []
+        for e in evs:
+            ms = [f"{m.get('label')}: {m.get('value'):g} {m.get('unit')}".strip()
+                  if m.get("label") else f"{m.get('value'):g} {m.get('unit')}"
+                  for m in e.get("measurements") or [] if isinstance(m, dict)]
+            shown.append(_event(SimpleNamespace(**{**e, "measurements": ms})))
+        return {"session": at["session_id"], "pusher": at["pusher"], **_capped(shown, limit)}
+
+
+def _scope_sessions(conn: Any, at: dict[str, Any]) -> set[str]:
+    rows = conn.execute("SELECT session_id FROM logkb.sessions WHERE team = %s AND "
+                        "pusher = %s AND scope = %s",
+                        [at["team"], at["pusher"], at["scope"]]).fetchall()
+    return {r[0] for r in rows}
+
+
+def _deadend_answers(items: list[dict[str, Any]], about: str | None,
+                     limit: int) -> dict[str, Any]:
+    """Dead ends as an agent gets them: those mentioning ``about``'s words, best first."""
+    words = _words(about)
+    scored = []
+    for d in items:
+        hay = " ".join([d.get("name") or "", d.get("cause") or "",
+                        " ".join(d.get("aliases") or []),
+                        " ".join(e.get("note") or "" for e in d.get("evidence") or [])]
+                       ).lower()
+        hits = sum(1 for w in words if w in hay)
+        if words and not hits:
+            continue
+        scored.append((-hits, d))
+    scored.sort(key=lambda t: t[0])
+    out = [{
+        "name": d["name"], "status": d["status"], "cause": d.get("cause"),
+        "cite": cite(d["session_id"], d.get("ended_at") or d.get("proposed_at")),
+        "evidence": sorted({e["ordinal"] for e in d.get("evidence") or []
+                            if e.get("ordinal") is not None}),
+        "revisit": d.get("revisit"),
+    } | ({"pusher": d["pusher"]} if "pusher" in d else {}) for _, d in scored]
+    return _capped(out, limit)
+
+
+def _untested_answers(items: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    out = [{"cite": cite(q["session_id"], q["ordinal"]), "question": q["question"],
+            "reason": q["reason"], "status": q["status"],
+            "answered_at": q.get("answered_at"), "host": q.get("host")}
+           | ({"pusher": q["pusher"]} if "pusher" in q else {}) for q in items]
+    return _capped(out, limit)
 
 
 def _event(e: Any) -> dict[str, Any]:

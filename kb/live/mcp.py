@@ -66,18 +66,19 @@ def tool_error(e: Exception, tool: str) -> Exception:
     return ToolError(f"{text}. {hint}".strip() if hint else text)
 
 
-def build_server(db: str | Path) -> Any:
-    """The MCP server over the knowledge base file ``db`` (not started)."""
+def build_server(db: str | Path, team: tuple[str | None, str | None] | None = None) -> Any:
+    """The MCP server over the knowledge base file ``db`` (not started); with ``team``
+    (``(url, team name)``, either None for the default) over the team server instead."""
     from importlib import metadata
 
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
 
-    from kb.live.answers import Answers
+    from kb.live.answers import Answers, TeamAnswers
     from kb.search.query import QueryError
     from logparse.kinds import EventKind
 
-    answers = Answers(db)
+    answers: Answers | TeamAnswers = Answers(db) if team is None else TeamAnswers(*team)
     kinds_known = [k.value for k in EventKind]
     server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"))
     ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -145,7 +146,7 @@ def build_server(db: str | Path) -> Any:
     return server
 
 
-def serve(db: str | Path) -> None:
+def serve(db: str | Path, team: tuple[str | None, str | None] | None = None) -> None:
     """Run the server on stdio until the client closes it (the SDK alone; ``logkb mcp``
     answers ``initialize`` first through :mod:`kb.live.mcp_front`)."""
-    build_server(db).run("stdio")
+    build_server(db, team).run("stdio")

@@ -56,12 +56,13 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def serve(db: str | Path) -> None:
-    """Serve the knowledge base ``db`` over stdio, answering ``initialize`` at once."""
+def serve(db: str | Path, team: tuple[str | None, str | None] | None = None) -> None:
+    """Serve the knowledge base ``db`` (or the team server: ``team``, see
+    :func:`kb.live.mcp.build_server`) over stdio, answering ``initialize`` at once."""
     if os.environ.get("LOGKB_MCP_FRONT") == "0":
         from kb.live.mcp import serve as sdk_serve
 
-        sdk_serve(db)
+        sdk_serve(db, team)
         return
     built: dict[str, Any] = {}
 
@@ -69,7 +70,7 @@ def serve(db: str | Path) -> None:
         try:
             from kb.live.mcp import build_server
 
-            built["server"] = build_server(db)
+            built["server"] = build_server(db, team)
         except BaseException as e:  # noqa: BLE001 - re-raised in the main thread
             built["error"] = e
 

@@ -13,6 +13,12 @@ checkpoints (the database file changes, the ingest finds nothing new), opencode
 restarting (new files are found by the next scan), and a store that does not
 exist yet (its nearest existing parent is watched until it appears).
 SQLite's ``-shm`` index and DuckDB's own files never trigger an ingest.
+
+With a team server (``watch --push``) every ingest that added messages is followed
+by a ``logkb push`` of the sessions it touched (with their subagents): their graph
+is brought up to date read-write, then what is sent is read read-only.  A push the
+server refused or could not take (it is down) is kept and tried again after the
+next ingest; a push never stops the watch.
 """
 
 from __future__ import annotations
@@ -96,6 +102,10 @@ class Watcher:
         self.stats = WatchStats()
         self.told: set[str] = set()
         """Files reported as not taken (each is reported once)."""
+        self.push_to: tuple[str, str | None] | None = None
+        """``(server URL, team name)`` to push changed sessions to (``watch --push``)."""
+        self.unpushed: set[str] = set()
+        """Scopes whose push is owed (changed since, or the last push failed)."""
 
     # ------------------------------------------------------------- ingest
     def ingest_now(self) -> Event | None:
@@ -152,6 +162,43 @@ class Watcher:
               "sessions": [{"id": s.session_id, "title": s.title, "messages": s.messages,
                             "new_messages": s.new_messages} for s in new],
               "problems": [str(p) for p in report.problems]}
+        self.on_event(ev)
+        if self.push_to is not None:
+            self.push_now([s.session_id for s in new])
+        return ev
+
+    def push_now(self, session_ids: Iterable[str] = ()) -> Event | None:
+        """Push the scopes of ``session_ids`` and every scope still owed to the team
+        server; reports ``pushed`` (what each scope became) or ``error`` (kept for the
+        next time)."""
+        from kb.graph import store as gs
+        from kb.team import push as tp
+        from kb.team.server import TeamError
+
+        if self.push_to is None:
+            return None
+        url, team = self.push_to
+        try:
+            with KbStore(self.db, read_only=False) as rw:
+                self.unpushed.update(gs.scope_of(rw, sid) for sid in session_ids)
+                wanted = sorted(self.unpushed)
+                for scope in gs.unbuilt(rw, wanted):
+                    gs.rebuild(rw, scope)
+            with KbStore(self.db, read_only=True) as store:
+                store.reveal_secrets = False  # what leaves the machine is redacted
+                chosen, results = tp.push(url, store, wanted, team=team)
+        except (KbError, OSError) as e:  # TeamError is a KbError: the server, or the file
+            self.stats.errors += 1
+            ev: Event = {"event": "error", "time": time.time(), "error": str(e),
+                         "retry": "after the next ingest",
+                         "push": not isinstance(e, OSError) and isinstance(e, TeamError)}
+            self.on_event(ev)
+            return ev
+        for r in results:
+            if r.status != "failed":
+                self.unpushed.discard(r.scope)
+        ev = {"event": "pushed", "time": time.time(), "team": chosen,
+              "scopes": [r.as_json() for r in results]}
         self.on_event(ev)
         return ev
 

@@ -167,6 +167,10 @@ def collect(store: KbStore, scope: str, *, include_raw: bool = False) -> Payload
         for it in hide.value(items):
             ordinal = it.get("proposed_at", it.get("ordinal"))
             rows["items"].append((it.get("session_id"), kind, ordinal, _json(it)))
+    from kb import handoff as brief
+
+    # the brief `logkb handoff` prints, so that `handoff --team` answers without the file
+    rows["items"].append((scope, "handoff", None, _json(hide.value(brief.brief(store, scope)))))
     for m in hide.value(gs.measurements(store, [scope])):
         rows["measurements"].append((m["session_id"], m["ordinal"], m["value"], m["unit"],
                                      _text(m["label"]), _text(m["command"])))
@@ -290,11 +294,11 @@ def push(url: str, store: KbStore, scopes: Sequence[str], *, team: str | None = 
                         break
                     except psycopg.OperationalError as e:
                         res = Sent(scope, "failed", attempts=attempt,
-                                   error=" ".join(str(e).split()))
+                                   error=server.scrub(" ".join(str(e).split())))
                         conn = _reconnect(conn, url)
                     except psycopg.errors.InsufficientPrivilege as e:
                         raise TeamError(f"the server refused the push of {scope}: "
-                                        f"{' '.join(str(e).split())}") from None
+                                        f"{server.scrub(' '.join(str(e).split()))}") from None
             out.append(res)
             if progress is not None:
                 progress(res)

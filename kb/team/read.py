@@ -1,7 +1,27 @@
-"""The team read path: ``sessions``, ``deadends``, ``untested``, ``search`` and ``why``
-answered from the server, in the shapes of the local commands (plus ``team`` and
-``pusher``).  Row-level security decides what a member sees; :func:`open_read` also
-refuses, by name, a team the role is not a member of."""
+"""The team read path: ``sessions``, ``deadends``, ``untested``, ``search``, ``why``,
+``handoff`` and ``events`` answered from the server, in the shapes of the local
+commands (plus ``team`` and ``pusher``).  Row-level security decides what a member
+sees; :func:`open_read` also refuses, by name, a team the role is not a member of.
+
+The API (stable: ``logkb report --team``, the MCP tools and the CLI read through it)::
+
+    conn, teams = open_read(url, team)    # url None: --team > $LOGKB_TEAM_URL > config
+    try:
+        sessions(conn, teams)              # list of session rows (session_json: --json shape)
+        items(conn, teams, "deadend")      # also "untested", "decision", "handoff"
+        search(conn, teams, text, limit=50, newest=False)  # (hits, engine)
+        why(conn, teams, ref)              # who saw it, in which sessions, the causes
+        handoff(conn, teams, session)      # the pushed brief of a session (or the newest)
+        events(conn, teams, session, start=, end=, kinds=, limit=)  # (session, events)
+        measurements(conn, teams)          # the measurement rows
+        resolve(conn, teams, session)      # which pushed session a reference names
+    finally:
+        conn.close()
+
+Every function takes the connection and the teams :func:`open_read` returned, reads
+only (the connection is read-only) and returns plain JSON-able data; errors are
+:class:`kb.team.server.TeamError` (:class:`~kb.team.server.NotMember` for a team the
+role is not in, :class:`TeamNotFound` for a session nobody pushed)."""
 
 from __future__ import annotations
 
@@ -9,7 +29,12 @@ import re
 from collections import Counter
 from typing import Any
 
+from kb.errors import KbNotFound
 from kb.team import server
+
+
+class TeamNotFound(server.TeamError, KbNotFound):
+    """No pushed session (or brief) matches what was asked (exit 6, as locally)."""
 
 
 def open_read(url: str | None, team: str | None) -> tuple[Any, list[str]]:
@@ -213,3 +238,71 @@ def counts(conn: Any) -> dict[str, Any]:
     row = conn.execute("SELECT " + ", ".join(
         f"(SELECT count(*) FROM logkb.{t})" for t in tbls)).fetchone()
     return dict(zip(tbls, row))
+
+
+def resolve(conn: Any, teams: list[str], session: str | None) -> dict[str, Any]:
+    """The pushed session ``session`` names (its id or a unique prefix of one; None: the
+    top-level session with the newest activity): ``{team, pusher, session_id, scope}``.
+    When several members pushed the same session, the copy with the most messages
+    (then the newest push) answers."""
+    rows = _dicts(conn.execute(
+        "SELECT s.team, s.pusher::text AS pusher, s.session_id, s.scope, s.parent_id "
+        "FROM logkb.sessions s JOIN logkb.scopes c USING (team, pusher, scope) "
+        "WHERE s.team = ANY(%s) AND (%s::text IS NULL AND s.parent_id IS NULL OR "
+        "s.session_id LIKE %s) "
+        "ORDER BY CASE WHEN %s::text IS NULL THEN coalesce(s.last_activity, s.time_updated, "
+        "0) ELSE 0 END DESC, s.session_id = %s DESC, c.messages DESC, c.pushed_at DESC",
+        [teams, session, _prefix(session) if session else None, session, session or ""]))
+    if not rows:
+        what = f"no pushed session matches {session!r}" if session else "no session pushed"
+        raise TeamNotFound(f"{what} in team {', '.join(teams)}")
+    if session is not None and rows[0]["session_id"] != session:
+        ids = sorted({r["session_id"] for r in rows})
+        if len(ids) > 1:
+            raise TeamNotFound(f"{session!r} names {len(ids)} pushed sessions "
+                               f"({', '.join(ids[:4])}{', …' if len(ids) > 4 else ''}): "
+                               "give more of the id")
+    r = rows[0]
+    return {k: r[k] for k in ("team", "pusher", "session_id", "scope")}
+
+
+def _prefix(session: str | None) -> str:
+    return re.sub(r"([\\%_])", r"\\\1", session or "") + "%"
+
+
+def handoff(conn: Any, teams: list[str], session: str | None) -> dict[str, Any]:
+    """The brief ``logkb handoff --json`` prints for the scope of ``session``, as its
+    pusher pushed it (plus ``team`` and ``pusher``)."""
+    at = resolve(conn, teams, session)
+    row = conn.execute(
+        "SELECT item FROM logkb.items WHERE team = %s AND pusher = %s AND scope = %s AND "
+        "kind = 'handoff'", [at["team"], at["pusher"], at["scope"]]).fetchone()
+    if row is None:
+        raise TeamNotFound(f"{at['scope']} was pushed without its brief (by an older logkb):"
+                           " push it again with `logkb push --force`")
+    return {**row[0], "team": at["team"], "pusher": at["pusher"]}
+
+
+def events(conn: Any, teams: list[str], session: str | None, *, start: int | None = None,
+           end: int | None = None, kinds: list[str] | None = None, limit: int | None = None
+           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A range of one pushed session's typed events (``logkb events --json`` objects,
+    ``raw`` left out unless pushed with ``--include-raw``): ``(resolve(...), events)``."""
+    at = resolve(conn, teams, session)
+    rows = conn.execute(
+        "SELECT event FROM logkb.events WHERE team = %s AND pusher = %s AND session_id = %s "
+        "AND (%s::int IS NULL OR ordinal >= %s) AND (%s::int IS NULL OR ordinal <= %s) "
+        "AND (%s::text[] IS NULL OR lower(kind) = ANY(%s)) ORDER BY ordinal, seq "
+        "LIMIT %s",
+        [at["team"], at["pusher"], at["session_id"], start, start, end, end,
+         [k.lower() for k in kinds] if kinds else None,
+         [k.lower() for k in kinds] if kinds else None, limit]).fetchall()
+    return at, [r[0] for r in rows]
+
+
+def measurements(conn: Any, teams: list[str]) -> list[dict[str, Any]]:
+    """Every measurement the role may read (value, unit, label, command, where)."""
+    return _dicts(conn.execute(
+        "SELECT team, pusher::text AS pusher, session_id, ordinal, value, unit, label, "
+        "command FROM logkb.measurements WHERE team = ANY(%s) "
+        "ORDER BY pusher, session_id, ordinal", [teams]))

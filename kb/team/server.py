@@ -14,6 +14,13 @@ _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 URL_ENV = "LOGKB_TEAM_URL"
 TEAM_ENV = "LOGKB_TEAM_NAME"
 
+_SECRETS: set[str] = set()
+"""Passwords of the team URLs used in this process: never printed (see :func:`scrub`)."""
+_USERINFO_PW = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@?#\s]*):"
+                          r"(?P<pw>[^@/?#\s]*)@", re.IGNORECASE)
+_PARAM_PW = re.compile(r"(?P<head>(?:[?&]|\b)password\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|"
+                       r"[^&\s]*)", re.IGNORECASE)
+
 
 class TeamError(KbError):
     """The team server refused, or could not be reached."""
@@ -29,12 +36,77 @@ def migrations() -> list[Migration]:
     return load("kb.team.migrations")
 
 
+def config() -> dict[str, Any]:
+    """The ``[team]`` table of the config file (``$XDG_CONFIG_HOME/logkb/config.toml``):
+    ``url`` (the server) and ``name`` (the team), each optional; ``{}`` without one."""
+    import tomllib
+
+    from kb.paths import config_file
+
+    path = config_file()
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            table = tomllib.load(fh).get("team", {})
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise TeamError(f"{path}: {scrub(str(e))}") from None
+    if not isinstance(table, dict):
+        raise TeamError(f"{path}: [team] must be a table")
+    for key in ("url", "name"):
+        if key in table and not isinstance(table[key], str):
+            raise TeamError(f"{path}: [team] {key} must be a string")
+    if table.get("url"):
+        _remember(table["url"])
+    return table
+
+
 def team_url(url: str | None) -> str:
-    """The server to use: the one given, else ``$LOGKB_TEAM_URL``."""
-    url = url or os.environ.get(URL_ENV)
+    """The server to use: ``--team URL``, else ``$LOGKB_TEAM_URL``, else ``url`` in the
+    ``[team]`` table of the config file.  Its password is remembered so that no
+    message prints it (:func:`scrub`)."""
+    url = url or os.environ.get(URL_ENV) or config().get("url")
     if not url:
-        raise TeamError(f"no team server: give --team URL or set {URL_ENV}")
+        from kb.paths import config_file
+
+        raise TeamError(f"no team server: give --team URL, set {URL_ENV}, or put "
+                        f"[team] url = \"postgresql://…\" in {config_file()}")
+    _remember(url)
     return url
+
+
+def team_name(name: str | None) -> str | None:
+    """The team named: ``--team-name``, else ``$LOGKB_TEAM_NAME``, else ``name`` in the
+    config file's ``[team]`` table, else None (your only team; reads: all of yours)."""
+    return name or os.environ.get(TEAM_ENV) or config().get("name") or None
+
+
+def _remember(url: str) -> None:
+    for rx in (_USERINFO_PW, _PARAM_PW):
+        for m in rx.finditer(url):
+            pw = m.group("pw")
+            if pw:
+                _SECRETS.add(pw)
+                from urllib.parse import unquote
+
+                _SECRETS.add(unquote(pw))
+                _SECRETS.add(pw.strip("'"))
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (in the user part or a ``password=`` parameter) as
+    ``***``: the only form of a team URL logkb prints."""
+    url = _USERINFO_PW.sub(lambda m: f"{m.group('head')}:***@", url)
+    return _PARAM_PW.sub(lambda m: f"{m.group('head')}***", url)
+
+
+def scrub(text: str) -> str:
+    """``text`` without the password of any team URL this process used (a server or a
+    driver error may quote the connection string)."""
+    text = _USERINFO_PW.sub(lambda m: f"{m.group('head')}:***@", text)
+    for pw in sorted((p for p in _SECRETS if p), key=len, reverse=True):
+        text = text.replace(pw, "***")
+    return text
 
 
 def connect(url: str, *, autocommit: bool = False) -> Any:
@@ -45,15 +117,18 @@ def connect(url: str, *, autocommit: bool = False) -> Any:
         raise TeamError("the team commands need psycopg (pip install 'psycopg[binary]')"
                         ) from None
 
+    _remember(url)
     try:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=10,
                                application_name="logkb")
     except psycopg.Error as e:
-        raise TeamError(f"cannot connect to the team server: {_one_line(e)}") from None
+        raise TeamError(f"cannot connect to the team server {redact_url(url)}: "
+                        f"{_one_line(e)}") from None
 
 
 def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
+    """An error in one line, without any team URL's password."""
+    return scrub(" ".join(str(e).split()))
 
 
 def applied(conn: Any) -> dict[int, str]:
@@ -167,7 +242,7 @@ def my_teams(conn: Any) -> list[str]:
 
 def choose_team(conn: Any, team: str | None) -> str:
     """The team to push to: the one named (if a member), else the only one."""
-    team = team or os.environ.get(TEAM_ENV) or None
+    team = team_name(team)
     mine = my_teams(conn)
     if team is not None:
         if team not in mine:
@@ -184,7 +259,7 @@ def choose_team(conn: Any, team: str | None) -> str:
 
 def read_teams(conn: Any, team: str | None) -> list[str]:
     """The teams a read covers: the one named (if a member), else all of the role's."""
-    team = team or os.environ.get(TEAM_ENV) or None
+    team = team_name(team)
     mine = my_teams(conn)
     if team is not None:
         if team not in mine:
