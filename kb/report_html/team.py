@@ -179,7 +179,7 @@ def build_team_report(conn: Any, teams: list[str], out_dir: Path,
                                           or usage.get("unpriced")):
             unpriced += 1
         name = page_name(f"{r['pusher']}-{sid}")
-        evs = [event_from_json(e) for e in read.events(conn, teams, r["pusher"], sid)]
+        evs = [event_from_json(e) for e in read.session_events(conn, teams, r["pusher"], sid)]
         for file, html in _session_pages(r, name, usage, dead[key], untested[key],
                                          decisions[key], timeline_blocks(evs, {})):
             (out_dir / file).write_text(html, encoding="utf-8")

@@ -104,8 +104,8 @@ def session_usage(r: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def events(conn: Any, teams: list[str], pusher: str, session_id: str
-           ) -> list[dict[str, Any]]:
+def session_events(conn: Any, teams: list[str], pusher: str, session_id: str
+                   ) -> list[dict[str, Any]]:
     """One pushed session's events (``Event.model_dump()`` as pushed: redacted, no raw
     unless the pusher sent it), in timeline order."""
     rows = conn.execute(
