@@ -857,16 +857,19 @@ def measurements(store: KbStore, scopes_: list[str],
     """Every measured result of the scopes' sessions, in order."""
     sids = [s for sc in scopes_ for s in scope_sessions(store, sc)]
     ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    # in the order they were read: message, call, place in the call's list (two readings
+    # of one message must not trade places between two runs of the same query)
     sql = ("SELECT session_id, ordinal, m.value, m.unit, m.label, left(command, 160) "
-           "FROM (SELECT session_id, ordinal, command, measurements FROM calls "
-           "      WHERE session_id IN (SELECT sid FROM ids) AND measurements IS NOT NULL), "
-           "unnest(measurements) AS t(m) WHERE true")
+           "FROM (SELECT session_id, ordinal, seq, command, unnest(measurements) AS m, "
+           "      unnest(generate_series(1, len(measurements))) AS i FROM calls "
+           "      WHERE session_id IN (SELECT sid FROM ids) AND measurements IS NOT NULL) "
+           "WHERE true")
     params: list[Any] = []
     if unit:
         units = [unit] if isinstance(unit, str) else list(unit)
         sql += f" AND m.unit IN ({', '.join('?' * len(units))})"
         params.extend(units)
-    rows = store.conn.execute(sql + " ORDER BY session_id, ordinal", params).fetchall()
+    rows = store.conn.execute(sql + " ORDER BY session_id, ordinal, seq, i", params).fetchall()
     red = store.redactor  # the command is shown (timeline, handoff): its secrets hidden
     return [{"session_id": s, "ordinal": o, "value": v, "unit": u, "label": lab,
              "command": red.text(c, cut_tail=True)} for s, o, v, u, lab, c in rows]
