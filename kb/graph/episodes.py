@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
-from logparse.structural import correction_phrase
+from logparse.structural import PERSIST, correction_phrase, superseded_phrase
 
 
 class Step(NamedTuple):
@@ -675,7 +675,8 @@ def _short_reply(said: Said) -> bool:
     return 0 < len(words) <= 5 and said.signal is None and all(w in _ASSENT for w in words)
 
 
-_AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
+_AGAIN = PERSIST
+"""Words for a problem still there, in the pool's languages (see :mod:`logparse.structural`)."""
 
 
 SHORT_REPORT = 6
@@ -765,6 +766,99 @@ def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Foun
     for f in out:  # the reply that takes the refusal in belongs to the episode
         f.evidence.append((f.ended + 1, "ended", None))
         f.evidence = _dedupe(f.evidence)
+    return out
+
+
+ADMIT_REPLY = 3
+"""Messages after a user's message within which a reply's admission takes it in."""
+
+
+def admitted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message, then a reply that opens by admitting the agent was wrong ("You're
+    right", "Me equivoqué", "おっしゃる通り"): what the agent said or did in the turn the
+    user answered is a dead end (a wrong claim, a misread request, a design the user
+    corrected), whatever language the user wrote in.  The cause is the user's
+    correction, with the agent's own words on it."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            users.setdefault(x.session_id, []).append(x)
+    index = _Index(steps)
+    out: list[Found] = []
+    for a in said:
+        if a.signal != "admit":
+            continue
+        us = users.get(a.session_id, [])
+        k = bisect_left([u.ordinal for u in us], a.ordinal)
+        if k == 0 or a.ordinal - us[k - 1].ordinal > ADMIT_REPLY:
+            continue  # no user message just before: the agent's own aside
+        u = us[k - 1]
+        start = us[k - 2].ordinal if k >= 2 else 0
+        if u.ordinal - start <= 1:
+            continue  # nothing was said or done between two user messages
+        last = out[-1] if out else None
+        if last is not None and last.session_id == a.session_id and last.said_at == u.ordinal:
+            # the admission told again in the next message ("you're right, let me check"
+            # … "I was wrong"): one episode, the later words say more
+            last.evidence = _dedupe(last.evidence + [(a.ordinal, "ended", a.text)])
+            last.ended = a.ordinal
+            last.cause_text = f"{last.cause_text} {short(a.text, 200)}"
+            continue
+        turn = index.between(a.session_id, start, u.ordinal)
+        changed = [s for s in turn if s.change]
+        files = list(dict.fromkeys(c.target for c in changed if c.target))
+        ev: list[tuple[int, str, str | None]] = [
+            (c.ordinal, "tested", f"changed {c.target}") for c in changed[-4:]]
+        ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
+        ev.append((u.ordinal, "tested", short(u.text, 200)))
+        ev.append((a.ordinal, "ended", a.text))
+        asked = next((x for x in reversed(us[:k - 1])), None)
+        what = f"change to {', '.join(files[:3])}" if files else \
+            f"the answer to «{short(asked.text, 60)}»" if asked is not None else "the answer"
+        out.append(Found(
+            session_id=a.session_id, name=f"{what} (corrected: «{short(u.text, 60)}»)",
+            first=min(o for o, _, _ in ev), ended=a.ordinal, how="admitted",
+            cause_text=f"the user corrected it: «{short(u.text, 200)}»; the agent: "
+                       f"{short(a.text, 240)}",
+            why=short(u.text, 240), evidence=_dedupe(ev), said_at=u.ordinal))
+    return out
+
+
+SUPERSEDED_SPAN = 20
+"""Messages within which edits marking things superseded are one redesign."""
+
+
+def superseded_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
+    """Edits that write into a document that an earlier design is superseded (an ADR's
+    "Superseded by ADR-022"): that design was given up, replaced at the request the user
+    made before the edits.  The cause is the line that says what replaced it."""
+    users: dict[str, list[int]] = {}
+    for x in said:
+        if x.role == "user":
+            users.setdefault(x.session_id, []).append(x.ordinal)
+    out: list[Found] = []
+    for s in steps:
+        if not s.change:
+            continue
+        marks = sorted((ln for ln in s.wrote - s.took if superseded_phrase(ln)),
+                       key=lambda ln: (-len(ln), ln))
+        if not marks:
+            continue
+        last = out[-1] if out else None
+        if last is not None and last.session_id == s.session_id and \
+                s.ordinal - last.ended <= SUPERSEDED_SPAN:
+            last.evidence = _dedupe(last.evidence + [(s.ordinal, "ended",
+                                                      f"changed {s.target}")])
+            last.ended = s.ordinal
+            continue
+        us = users.get(s.session_id, [])
+        k = bisect_left(us, s.ordinal)
+        ev: list[tuple[int, str, str | None]] = [(us[k - 1], "tested", None)] if k else []
+        ev.append((s.ordinal, "ended", f"changed {s.target}"))
+        out.append(Found(
+            session_id=s.session_id, name=f"what {s.target} marks superseded "
+            f"(«{short(marks[0], 60)}»)", first=ev[0][0], ended=s.ordinal, how="superseded",
+            cause_text=short(marks[0], 240), evidence=ev))
     return out
 
 
@@ -1314,6 +1408,7 @@ def episodes(steps: list[Step], said: list[Said],
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
+        admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \

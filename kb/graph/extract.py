@@ -40,9 +40,14 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
-from logparse.structural import correction_phrase, printing_segment, user_reason
+from logparse.structural import (
+    admission_phrase,
+    correction_phrase,
+    printing_segment,
+    user_reason,
+)
 
-EXTRACTOR_VERSION = 14
+EXTRACTOR_VERSION = 15
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`)."""
 
@@ -494,6 +499,8 @@ class Extractor:
                     self._user(row)
                 elif row.classification == "hypothesis":
                     self._hypotheses(row)
+                elif row.classification == "admit":
+                    self._admit(row)
                 elif row.classification == "judge":
                     # loaded only for what it says of the run before it, or that it cannot
                     self._judge(row)
@@ -660,6 +667,16 @@ class Extractor:
                 self.said.append(Said(row.session_id, row.ordinal, "assistant",
                                       short(more if len(sentence) < 60 else sentence, 300),
                                       "found"))
+
+    def _admit(self, row: ProseRow) -> None:
+        """A reply that opens by admitting the agent was wrong, for the episode of the
+        work the user corrected (:func:`kb.graph.episodes.admitted_episodes`)."""
+        phrase = admission_phrase(row.text)
+        if phrase is None:
+            return
+        start = row.text.find(phrase)
+        self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                              short(row.text[max(0, start):], 300), "admit"))
 
     def _claim(self, row: ProseRow) -> None:
         """A claim of inability, for the episode that it ends a turn and is then refuted

@@ -5,11 +5,13 @@ from __future__ import annotations
 from kb.graph.episodes import (
     Said,
     Step,
+    admitted_episodes,
     api_error_episodes,
     chain_key,
     episodes,
     rejected_episodes,
     replaced_run_episodes,
+    superseded_episodes,
 )
 
 
@@ -145,3 +147,43 @@ def test_a_request_whose_only_reply_is_a_provider_error_is_untested(tmp_path) ->
                                    ).fetchone()[0]
         assert q["ordinal"] == asked and "pregunta 11" in q["question"]
         assert "hit your limit" in q["reason"] and q["status"] == "open"
+
+
+# pool conversacion-act1-pln__session.jsonl: an answer (#32) gives "corriendo" as Mood=Ger;
+# the user asks about it (#33, in Spanish); the replies admit it (#34, #35)
+def test_an_admission_after_the_user_spoke_ends_the_turn_it_answers() -> None:
+    said = [Said("s", 31, "user", "EXCELENTE, vamos a estudiar la libreria spaCy", None),
+            Said("s", 33, "user", 'En el ejemplo de "Corriendo" pusiste Mood=Ger pero los '
+                 "valores posibles de Mood son Ind, Sub, Imp", None),
+            Said("s", 34, "assistant", "Tenés razón en señalar la inconsistencia.", "admit"),
+            Said("s", 35, "assistant", "Me equivoqué. Ger es un valor de VerbForm, no de Mood",
+                 "admit")]
+    (f,) = admitted_episodes([], said)
+    assert f.how == "admitted" and f.ordinals() == {32, 33, 34, 35}
+    assert "VerbForm" in f.cause_text and "Corriendo" in f.cause_text
+    assert any(e.how == "admitted" for e in episodes([], said))
+
+
+def test_an_admission_with_no_user_message_before_it_is_no_episode() -> None:
+    said = [Said("s", 1, "user", "build it", None),
+            Said("s", 9, "assistant", "You're right to check the config first.", "admit")]
+    assert admitted_episodes([], said) == []
+
+
+# pool FundWise__claude-session.jsonl: the user moves Fundy to its own repository; the
+# agent writes ADR-0022 and marks ADR-0018's monorepo decision superseded
+def test_edits_that_mark_a_design_superseded_end_it() -> None:
+    said = [Said("s", 15, "user", "have everything indexed in the docs like how adr is chunked",
+                 None)]
+    steps = [_change(21, "adr/0022.md", wrote="- **Supersedes ADR-0018 Q12** (monorepo, "
+                     "Fundy in services/fundy/ inside the FundWise repo)"),
+             _change(24, "ROADMAP.md", wrote="see ADR-0022"),
+             _change(27, "adr/0018.md", wrote="### Repo structure (Q12) — SUPERSEDED by "
+                     "[ADR-022](./0022.md)")]
+    (f,) = superseded_episodes(steps, said)
+    assert f.how == "superseded" and f.ordinals() == {15, 21, 27}
+    assert "monorepo" in f.cause_text
+    # a line that was already there (the edit kept it) marks nothing new
+    kept = [_change(30, "adr/0018.md", wrote="SUPERSEDED by ADR-022", took="SUPERSEDED by "
+                    "ADR-022")]
+    assert superseded_episodes(kept, said) == []
