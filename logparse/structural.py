@@ -504,3 +504,52 @@ def superseded_phrase(line: str) -> str | None:
         if m is not None:
             return m.group()
     return None
+
+
+# ----------------------------------------------------------------- the agent drops a guess
+DISMISSAL_CUES: tuple[Cue, ...] = (
+    Cue("en-is-normal", re.compile(
+        r"\b(?:is|are|was|were)\s+(?:completely\s+|perfectly\s+)?(?:normal|expected|harmless"
+        r"|benign)\b", re.I),
+        "The two processes are normal — it's a parent/child pair. The server is responding "
+        "on port 2022.",
+        "speakfree__session.jsonl:65 (assistant)"),
+    Cue("en-not-the-cause", re.compile(
+        r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
+        r"|issue|problem)\b|\bred\s+herring\b|\bruled?\s+(?:it\s+)?out\b"
+        r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
+        "So the cache was not the cause: the same error shows with a cold cache.",
+        "(no real line yet) English dismissal of a guess"),
+    Cue("es-pt-no-es-la-causa", re.compile(
+        r"\bno\s+(?:es|era)\s+(?:el|la)\s+(?:causa|problema)\b|\bes\s+normal\b"
+        r"|\bn[aã]o\s+(?:é|era)\s+(?:a|o)\s+(?:causa|problema)\b", re.I),
+        "Entonces no es el problema: el archivo está bien codificado.",
+        "(no real line yet) Spanish/Portuguese dismissal of a guess"),
+    Cue("ja-zh-not-the-cause", re.compile(
+        r"原因ではない|原因ではありません|問題ではない|問題ではありません|正常です"
+        r"|不是(?:问题|原因)|并不是.{0,6}原因|是正常的"),
+        "2つのプロセスは正常です。親子プロセスです。",
+        "(no real line yet) Japanese/Chinese dismissal of a guess"),
+)
+"""How an agent drops a guess it made ("that's likely the issue" … "the two processes are
+normal"): read after a guess that names the same things (see
+``kb.graph.episodes.dropped_episodes``)."""
+
+
+def dismissal_phrase(sentence: str) -> str | None:
+    """The words of a sentence that dismiss a guess as the cause, else ``None``."""
+    for cue in DISMISSAL_CUES:
+        m = cue.pattern.search(sentence[:600])
+        if m is not None:
+            return m.group()
+    return None
+
+
+def dismissed_subject(sentence: str) -> str | None:
+    """What a dismissing sentence dismisses: the words before its dismissal ("The two
+    processes" of "The two processes are normal"), else ``None``."""
+    for cue in DISMISSAL_CUES:
+        m = cue.pattern.search(sentence[:600])
+        if m is not None:
+            return sentence[max(0, m.start() - 80):m.start()]
+    return None

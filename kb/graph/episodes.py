@@ -29,7 +29,12 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
-from logparse.structural import PERSIST, correction_phrase, superseded_phrase
+from logparse.structural import (
+    PERSIST,
+    correction_phrase,
+    dismissed_subject,
+    superseded_phrase,
+)
 
 
 class Step(NamedTuple):
@@ -681,6 +686,9 @@ _AGAIN = PERSIST
 
 SHORT_REPORT = 6
 """Words of a report too short to name anything: it is about the turn just before it."""
+SHORT_REPORT_CHARS = 40
+"""Characters of a failure report too short to be about anything but the turn before it
+(scripts without spaces between words have no word count)."""
 _BACK_REFERENCE = frozenset("it its this that nothing still doesnt didnt not".split())
 """First words of a report that point back at what was just done rather than name it."""
 SHORT_TURN = 4
@@ -698,6 +706,8 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
             _BACK_REFERENCE:
         return True  # "it's not working": a bare report speaks of what was just done
+    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS:
+        return True  # "no anduvo", "还是不行": too short to name anything else, in any script
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)
@@ -859,6 +869,58 @@ def superseded_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Fo
             session_id=s.session_id, name=f"what {s.target} marks superseded "
             f"(«{short(marks[0], 60)}»)", first=ev[0][0], ended=s.ordinal, how="superseded",
             cause_text=short(marks[0], 240), evidence=ev))
+    return out
+
+
+_ACTS = re.compile(r"\b(?:kill|pkill|killall|restart|start|stop|reload|rm|mv|install|"
+                   r"uninstall|reset|clear|launchctl|systemctl|service)\b")
+"""Commands that act on a guess (stop the extra process, restart, clear) rather than look."""
+DROP_SPAN = 8
+"""Messages after a guess within which a sentence that dismisses what it names drops it."""
+_GUESS_WORDS = frozenset(tokens("""the issue problem cause culprit bug that this it is was
+likely probably possibly maybe perhaps might may could be there are were normal expected
+suspect wonder let me check server"""))
+
+
+def dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A guess at a cause ("two whisper-server processes — that's likely the issue"),
+    then a sentence of the agent's that dismisses what the guess named ("the two
+    processes are normal"): the guess, and what was done on it, was a dead end; the
+    dismissal is its cause.  A guess and its dismissal must name the same things."""
+    index = _Index(steps)
+    out: list[Found] = []
+    guesses: list[Said] = []
+    for d in said:
+        if d.role != "assistant":
+            continue
+        if d.signal == "hypothesis":
+            guesses.append(d)
+            continue
+        if d.signal != "dismissed":
+            continue
+        # what the sentence dismisses (its subject), not what else it mentions
+        about = tokens(dismissed_subject(d.text) or "") - _GUESS_WORDS
+        g = next((g for g in reversed(guesses) if g.session_id == d.session_id
+                  and 0 < d.ordinal - g.ordinal <= DROP_SPAN
+                  and any(len(t) >= 4 for t in about & tokens(g.text))), None)
+        if g is None:
+            continue
+        if out and out[-1].session_id == d.session_id and out[-1].first == g.ordinal:
+            continue
+        # the agent acted on the guess (a restart, a kill, an edit) before dropping it;
+        # a guess only looked at is how debugging goes
+        runs = [s for s in index.between(d.session_id, g.ordinal - 1, d.ordinal + 1)
+                if s.change or (s.check and not s.failed and s.key != "")]
+        if not any(s.change or _ACTS.search(s.command) for s in runs):
+            continue
+        runs = [s for s in runs if s.change or _ACTS.search(s.command)][-4:]
+        out.append(Found(
+            session_id=d.session_id, name=f"the guess «{short(g.text, 70)}»",
+            first=g.ordinal, ended=d.ordinal, how="dropped",
+            cause_text=f"{short(d.text, 240)} (the guess: {short(g.text, 120)})",
+            why=d.text, evidence=_dedupe([(g.ordinal, "proposed", g.text),
+                                          *((s.ordinal, "tested", None) for s in runs),
+                                          (d.ordinal, "ended", d.text)])))
     return out
 
 
@@ -1409,6 +1471,7 @@ def episodes(steps: list[Step], said: list[Said],
         api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
+        dropped_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \

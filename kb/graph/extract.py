@@ -43,6 +43,7 @@ from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refut
 from logparse.structural import (
     admission_phrase,
     correction_phrase,
+    dismissal_phrase,
     printing_segment,
     user_reason,
 )
@@ -134,7 +135,7 @@ def _judged_failed(sentence: str) -> bool:
     return False
 HYPOTHESIS = (r"\b(?:the )?(?:issue|problem|cause|culprit|bug) (?:might|may|could) be\b"
               r"|\bmaybe (?:the|there|it|this)\b|\bperhaps\b|\bI suspect\b|\bI wonder (?:if|whether)\b"
-              r"|\bit(?:'s|’s| is) (?:probably|likely|possibly)\b"
+              r"|\b(?:it|that|this)(?:'s|’s| is) (?:probably|likely|possibly)\b"
               r"|\bthe (?:issue|problem) is (?:likely|probably|possibly)\b")
 """A sentence that guesses at a cause ("the issue might be that …", "maybe there's a
 caching issue").  RE2 syntax: the store selects with it (and :data:`FOUND`) the prose
@@ -661,6 +662,9 @@ class Extractor:
             if _HYPOTHESIS.search(sentence):
                 self.said.append(Said(row.session_id, row.ordinal, "assistant",
                                       short(sentence, 240), "hypothesis"))
+            elif dismissal_phrase(sentence) is not None:
+                self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                      short(sentence, 240), "dismissed"))
             elif _FOUND.search(sentence):
                 # a short finding ("I see the issue!") is spelled out by what follows
                 more = row.text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()

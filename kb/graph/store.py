@@ -38,6 +38,7 @@ from kb.store import KbNotFound, KbStore
 from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
+    DISMISSAL_CUES,
     CallFacts,
     call_signals,
     error_body,
@@ -148,6 +149,7 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
 
 _ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION_CUES)
 """The admission cues as one RE2 pattern (DuckDB's ``regexp_matches``)."""
+_DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
 _BLANK = "' ' || chr(10) || chr(13) || chr(9)"
 
 
@@ -245,7 +247,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    prose_role
             FROM p
             WHERE kind = 'decision' AND regexp_matches(
-                left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}$$)
+                left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}|{_DISMISSAL_SQL}$$)
             UNION ALL
             -- a reply that opens by admitting it was wrong ("You're right", "Me equivoqué")
             SELECT session_id, ordinal, seq, 'admit', left(ltrim(text, {_BLANK}), 600),

@@ -8,6 +8,7 @@ from kb.graph.episodes import (
     admitted_episodes,
     api_error_episodes,
     chain_key,
+    dropped_episodes,
     episodes,
     rejected_episodes,
     replaced_run_episodes,
@@ -187,3 +188,27 @@ def test_edits_that_mark_a_design_superseded_end_it() -> None:
     kept = [_change(30, "adr/0018.md", wrote="SUPERSEDED by ADR-022", took="SUPERSEDED by "
                     "ADR-022")]
     assert superseded_episodes(kept, said) == []
+
+
+# speakfree__session.jsonl: two whisper-server processes blamed (#10), killed and
+# restarted (#11-#13), then found to be a normal parent/child pair (#14)
+def test_a_guess_the_agent_dismisses_is_dropped() -> None:
+    said = [Said("s", 10, "assistant", "There are two whisper-server processes running "
+                 "(84168 and 84237) — that's likely the issue.", "hypothesis"),
+            Said("s", 14, "assistant", "The two processes are normal — it's a parent/child "
+                 "pair.", "dismissed")]
+    steps = [_run(11, "pkill whisper-server", False), _run(13, "ps aux", False)]
+    (f,) = dropped_episodes(steps, said)
+    assert f.how == "dropped" and f.ordinals() == {10, 11, 14}  # the kill, not the look
+    assert "parent/child" in f.cause_text
+    # a dismissal of something the guess did not name drops nothing
+    other = said[:1] + [Said("s", 14, "assistant", "The warnings are expected.", "dismissed")]
+    assert dropped_episodes(steps, other) == []
+
+
+def test_a_guess_only_looked_at_is_not_dropped() -> None:
+    said = [Said("s", 8, "assistant", "Maybe the process started but isn't responding.",
+                 "hypothesis"),
+            Said("s", 9, "assistant", "The server process is responding, which is expected.",
+                 "dismissed")]
+    assert dropped_episodes([_run(8, "curl localhost:2022/v1", False)], said) == []

@@ -11,6 +11,7 @@ import pytest
 from logparse.structural import (
     ADMISSION_CUES,
     CORRECTION_CUES,
+    DISMISSAL_CUES,
     PERSIST,
     RULES,
     SIGNALS,
@@ -19,6 +20,7 @@ from logparse.structural import (
     admission_phrase,
     call_signals,
     correction_phrase,
+    dismissal_phrase,
     failure_line,
     superseded_phrase,
     user_reason,
@@ -108,6 +110,23 @@ def test_every_superseded_cue_fires_on_its_example(cue) -> None:  # type: ignore
     assert cue.source
     assert superseded_phrase(cue.example) is not None, cue.name
     assert superseded_phrase("raise DeprecationWarning('use the new client')") is None
+
+
+@pytest.mark.parametrize("cue", DISMISSAL_CUES, ids=[c.name for c in DISMISSAL_CUES])
+def test_every_dismissal_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert dismissal_phrase(cue.example) is not None, cue.name
+
+
+def test_dismissal_cues_agree_in_duckdb() -> None:
+    import duckdb
+
+    from kb.graph.store import _DISMISSAL_SQL
+
+    con = duckdb.connect()
+    for cue in DISMISSAL_CUES:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, "(?i)" + _DISMISSAL_SQL])
+        assert hit.fetchone() == (True,), cue.name
 
 
 @pytest.mark.parametrize("cue", ADMISSION_CUES, ids=[c.name for c in ADMISSION_CUES])
