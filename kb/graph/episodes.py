@@ -76,6 +76,8 @@ class Step(NamedTuple):
     """The lines a change wrote (stripped; see :func:`kb.graph.store.edit_lines`)."""
     took: frozenset[str] = frozenset()
     """The lines a change took away."""
+    escalated: bool = False
+    """It asked to run outside the sandbox (Codex ``require_escalated``)."""
 
 
 class Said(NamedTuple):
@@ -924,6 +926,31 @@ def dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+def sandboxed_episodes(steps: list[Step]) -> list[Found]:
+    """A check that failed in a sandbox without network (the agent's own sandbox said so)
+    and then worked when run again outside it (an escalated run of the same check): the
+    sandboxed way was a dead end, whatever else the agent tried between."""
+    out: list[Found] = []
+    for chain in _chains(steps):
+        for i, f in enumerate(chain):
+            if not (f.failed and f.offline):
+                continue  # (only Codex escalates: an offline run there is a sandboxed one)
+            ok = next((s for s in chain[i + 1:] if s.escalated and not s.failed), None)
+            if ok is None or any(s.escalated for s in chain[:i + 1]):
+                continue
+            if out and out[-1].session_id == f.session_id and out[-1].ended == ok.ordinal:
+                continue
+            error = f.signature or f.failure
+            out.append(Found(
+                session_id=f.session_id, name=f"`{f.key}` inside the sandbox",
+                first=f.ordinal, ended=ok.ordinal, how="sandboxed",
+                cause_text=f"the sandbox has no network access ({short(error, 160)})",
+                signature=f.signature, evidence=[
+                    (f.ordinal, "tested", short(error, 160)),
+                    (ok.ordinal, "ended", "it worked outside the sandbox")]))
+    return out
+
+
 def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """A change the agent gives up on before anything tested it ("that won't fix it,
     since …"): the edit just made, then a sentence that turns away from it.  And a run
@@ -1471,7 +1498,7 @@ def episodes(steps: list[Step], said: list[Said],
         api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
-        dropped_episodes(steps, said) + \
+        dropped_episodes(steps, said) + sandboxed_episodes(steps) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \

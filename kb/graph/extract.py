@@ -881,7 +881,9 @@ class Extractor:
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
                                signatures=row.signatures,
-                               command=cmd[:300], offline=row.offline,
+                               command=cmd[:300],
+                               offline=row.offline or "sandbox_denied" in row.signals,
+                               escalated="escalation_requested" in row.signals,
                                target=key if stateful else "", tool=tool,
                                failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
 

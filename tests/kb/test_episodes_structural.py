@@ -12,6 +12,7 @@ from kb.graph.episodes import (
     episodes,
     rejected_episodes,
     replaced_run_episodes,
+    sandboxed_episodes,
     superseded_episodes,
 )
 
@@ -212,3 +213,17 @@ def test_a_guess_only_looked_at_is_not_dropped() -> None:
             Said("s", 9, "assistant", "The server process is responding, which is expected.",
                  "dismissed")]
     assert dropped_episodes([_run(8, "curl localhost:2022/v1", False)], said) == []
+
+
+# soulpass__codex-session.jsonl: a devnet query fails in the sandbox with "fetch failed"
+# (#299, sandbox_denied), the same query escalated works (#301)
+def test_a_check_that_only_works_outside_the_sandbox() -> None:
+    cmd = "node -e \"const {Connection}=require('@solana/web3.js')\""
+    steps = [_run(299, cmd, True, key="node const", offline=True,
+                  sig="Error: failed to get info about account: TypeError: fetch failed"),
+             _run(301, cmd, False, key="node const", escalated=True)]
+    (f,) = sandboxed_episodes(steps)
+    assert f.how == "sandboxed" and f.ordinals() == {299, 301}
+    assert "sandbox" in f.cause_text and "fetch failed" in f.cause_text
+    # failing again outside the sandbox: the sandbox was not what stopped it
+    assert sandboxed_episodes([steps[0], steps[1]._replace(failed=True)]) == []
