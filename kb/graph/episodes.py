@@ -708,7 +708,8 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
             _BACK_REFERENCE:
         return True  # "it's not working": a bare report speaks of what was just done
-    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS:
+    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS and (
+            not report.text.isascii() or correction_phrase(report.text) is not None):
         return True  # "no anduvo", "还是不行": too short to name anything else, in any script
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
@@ -1429,6 +1430,10 @@ REWORK_WINDOW = 12
 the turn found, not what the user said."""
 
 
+_WHOLE_WRITES = frozenset({"write", "create", "create_file", "write_file"})
+"""Tools that write a whole file (Claude Code ``Write``, opencode ``write``)."""
+
+
 def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """Work the user sent back: after a user message, the agent takes away lines it had
     itself written in the turns before it (a design replaced, an approach rewritten, a
@@ -1459,6 +1464,11 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             redone: list[Step] = []
             made: list[Step] = []
             for c in after:
+                if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took:
+                    # a whole file written again: what its earlier writing had and this
+                    # one has not was taken away
+                    c = c._replace(took=frozenset().union(
+                        *(e.wrote for e in before if e.target == c.target)) - c.wrote)
                 own = [e for e in before if e.target == c.target and e.wrote & c.took]
                 if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
                         >= REWORK_LINES:

@@ -12,6 +12,7 @@ from kb.graph.episodes import (
     episodes,
     rejected_episodes,
     replaced_run_episodes,
+    reworked_episodes,
     sandboxed_episodes,
     superseded_episodes,
 )
@@ -227,3 +228,16 @@ def test_a_check_that_only_works_outside_the_sandbox() -> None:
     assert "sandbox" in f.cause_text and "fetch failed" in f.cause_text
     # failing again outside the sandbox: the sandbox was not what stopped it
     assert sandboxed_episodes([steps[0], steps[1]._replace(failed=True)]) == []
+
+
+def test_a_whole_file_written_again_takes_away_what_it_drops() -> None:
+    def write(o: int, lines: str) -> Step:
+        return _change(o, "random/index.html", wrote=lines)._replace(key="write index.html")
+
+    said = [Said("s", 1, "user", "build a random number page", None),
+            Said("s", 5, "user", "is it truly random? I need to reason about it", None)]
+    steps = [write(3, "const n = Math.floor(Math.random() * 4) + 1;\n<h1>Random</h1>"),
+             write(7, "const n = crypto.getRandomValues(new Uint32Array(1))[0] % 4 + 1;\n"
+                      "<h1>Random</h1>")]
+    (f,) = reworked_episodes(steps, said)
+    assert f.ordinals() == {3, 5, 7} and "Math.random" in f.cause_text
