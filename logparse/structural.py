@@ -553,3 +553,38 @@ def dismissed_subject(sentence: str) -> str | None:
         if m is not None:
             return sentence[max(0, m.start() - 80):m.start()]
     return None
+
+
+# ----------------------------------------------------------------- turns the user stopped
+@dataclass(frozen=True)
+class TurnMark:
+    """A user record that an agent writes itself when the user stops a turn (not words
+    the user typed): the turn before it was cut off."""
+
+    name: str
+    agents: tuple[str, ...]
+    signal: str
+    prefix: str
+    example: str
+    source: str
+
+
+TURN_MARKS: tuple[TurnMark, ...] = (
+    TurnMark("claude-request-interrupted", ("claude-code",), "aborted_turn",
+             "[Request interrupted by user]", "[Request interrupted by user]",
+             "pool conversacion-act1-pln__session.jsonl:303 (user text)"),
+    TurnMark("codex-turn-aborted", ("codex",), "aborted_turn", "<turn_aborted>",
+             "<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running "
+             "unified exec processes were terminated.",
+             "Trezo-Ai__codex-session.jsonl:157 (response_item user message)"),
+)
+
+
+def turn_mark(text: str) -> TurnMark | None:
+    """The mark a user record is, when the agent wrote it for a turn the user stopped
+    (``[Request interrupted by user for tool use]`` is a call's, not a turn's)."""
+    head = text.lstrip()[:80]
+    for m in TURN_MARKS:
+        if head.startswith(m.prefix):
+            return m
+    return None

@@ -952,6 +952,44 @@ def sandboxed_episodes(steps: list[Step]) -> list[Found]:
     return out
 
 
+STOPPED_WORK = 4
+"""Steps of a turn the user stopped that were the work it cut."""
+
+
+def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A turn the user stopped (the agent's own record of it: Claude Code's "[Request
+    interrupted by user]", Codex's ``<turn_aborted>``): the work it was doing is a dead
+    end; the cause is what the user said next (else the stop itself)."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip() and x.signal != "stopped" \
+                and not x.text.lstrip().startswith(("[Request interrupted", "<turn_aborted>")):
+            users.setdefault(x.session_id, []).append(x)
+    index = _Index(steps)
+    out: list[Found] = []
+    for m in said:
+        if m.signal != "stopped":
+            continue
+        us = users.get(m.session_id, [])
+        k = bisect_left([u.ordinal for u in us], m.ordinal)
+        start = us[k - 1].ordinal if k else 0
+        work = index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:]
+        if not work:
+            continue  # stopped before it did anything: nothing was tried
+        reply = us[k] if k < len(us) and us[k].ordinal - m.ordinal <= USER_REPLY else None
+        ev: list[tuple[int, str, str | None]] = [(s.ordinal, "tested", None) for s in work]
+        ev.append((m.ordinal, "ended", "the user stopped the turn"))
+        if reply is not None:
+            ev.append((reply.ordinal, "ended", short(reply.text, 200)))
+        told = f": {short(reply.text, 200)}" if reply is not None else ""
+        out.append(Found(
+            session_id=m.session_id, name=f"the turn the user stopped (`{work[-1].key}`)",
+            first=work[0].ordinal, ended=m.ordinal, how="stopped",
+            cause_text=f"the user stopped the turn{told}", why=reply.text if reply else None,
+            evidence=_dedupe(ev)))
+    return out
+
+
 def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """A change the agent gives up on before anything tested it ("that won't fix it,
     since …"): the edit just made, then a sentence that turns away from it.  And a run
@@ -1509,6 +1547,7 @@ def episodes(steps: list[Step], said: list[Said],
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
         admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
         dropped_episodes(steps, said) + sandboxed_episodes(steps) + \
+        stopped_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \

@@ -45,6 +45,7 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     printing_segment,
+    turn_mark,
     user_reason,
 )
 
@@ -728,6 +729,13 @@ class Extractor:
         return chosen
 
     def _user(self, row: ProseRow) -> None:
+        mark = turn_mark(row.text)
+        if mark is not None:
+            # the agent's record that the user stopped the turn (see stopped_episodes)
+            self.said.append(Said(row.session_id, row.ordinal, "record", mark.prefix,
+                                  "stopped"))
+            if mark.agents == ("codex",):
+                return  # an injected record, no words of the user's
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
                               refutation_phrase(row.text) or correction_phrase(row.text),
                               _quoted_error(row.text)))

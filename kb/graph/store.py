@@ -239,6 +239,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         ELSE left(text, 600) END, prose_role
             FROM p
             WHERE signal OR (kind = 'prompt' AND source = 'text')
+               -- the agent's own record of a turn the user stopped (Codex's is synthetic)
+               OR (kind = 'prompt' AND starts_with(ltrim(text), '<turn_aborted>'))
                OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$(?i){JUDGED_FAILED}$$)
                                           OR regexp_matches(left(text, 600), $$(?i){CANNOT}$$)))
             UNION ALL

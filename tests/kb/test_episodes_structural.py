@@ -14,6 +14,7 @@ from kb.graph.episodes import (
     replaced_run_episodes,
     reworked_episodes,
     sandboxed_episodes,
+    stopped_episodes,
     superseded_episodes,
 )
 
@@ -241,3 +242,19 @@ def test_a_whole_file_written_again_takes_away_what_it_drops() -> None:
                       "<h1>Random</h1>")]
     (f,) = reworked_episodes(steps, said)
     assert f.ordinals() == {3, 5, 7} and "Math.random" in f.cause_text
+
+
+# pool conversacion-act1-pln__session.jsonl: three WebFetch lookups (#106, #107), then
+# Claude Code's record "[Request interrupted by user]" (#108) and "claude continua" (#109)
+def test_a_turn_the_user_stopped_ends_its_work() -> None:
+    said = [Said("s", 105, "user", "contame sobre los tipos de NER de spaCy", None),
+            Said("s", 108, "user", "[Request interrupted by user]", None),
+            Said("s", 108, "record", "[Request interrupted by user]", "stopped"),
+            Said("s", 109, "user", "claude continua", None)]
+    steps = [_run(106, "https://spacy.io/models/es", False, key="webfetch spacy.io/models"),
+             _run(107, "https://spacy.io/api/ner", False, key="webfetch spacy.io/api")]
+    (f,) = stopped_episodes(steps, said)
+    assert f.how == "stopped" and f.ordinals() == {106, 107, 108, 109}
+    assert "claude continua" in f.cause_text
+    # stopped before it did anything: nothing was tried
+    assert stopped_episodes([], said) == []

@@ -16,6 +16,7 @@ from logparse.structural import (
     RULES,
     SIGNALS,
     SUPERSEDED_CUES,
+    TURN_MARKS,
     CallFacts,
     admission_phrase,
     call_signals,
@@ -23,6 +24,7 @@ from logparse.structural import (
     dismissal_phrase,
     failure_line,
     superseded_phrase,
+    turn_mark,
     user_reason,
 )
 
@@ -127,6 +129,14 @@ def test_dismissal_cues_agree_in_duckdb() -> None:
     for cue in DISMISSAL_CUES:
         hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, "(?i)" + _DISMISSAL_SQL])
         assert hit.fetchone() == (True,), cue.name
+
+
+@pytest.mark.parametrize("mark", TURN_MARKS, ids=[m.name for m in TURN_MARKS])
+def test_every_turn_mark_reads_its_real_record(mark) -> None:  # type: ignore[no-untyped-def]
+    assert mark.source and mark.signal in SIGNALS + ("aborted_turn",)
+    assert turn_mark(mark.example) is mark
+    assert turn_mark("[Request interrupted by user for tool use]") is None
+    assert turn_mark("please stop the server") is None
 
 
 @pytest.mark.parametrize("cue", ADMISSION_CUES, ids=[c.name for c in ADMISSION_CUES])
