@@ -974,8 +974,10 @@ def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         k = bisect_left([u.ordinal for u in us], m.ordinal)
         start = us[k - 1].ordinal if k else 0
         work = index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:]
-        if not work:
-            continue  # stopped before it did anything: nothing was tried
+        if not work or work[-1].interrupted or work[-1].rejected:
+            # stopped before it did anything; or the stop was of a call, which the call's
+            # own record tells (see rejected_episodes)
+            continue
         reply = us[k] if k < len(us) and us[k].ordinal - m.ordinal <= USER_REPLY else None
         ev: list[tuple[int, str, str | None]] = [(s.ordinal, "tested", None) for s in work]
         ev.append((m.ordinal, "ended", "the user stopped the turn"))

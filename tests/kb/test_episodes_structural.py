@@ -258,3 +258,15 @@ def test_a_turn_the_user_stopped_ends_its_work() -> None:
     assert "claude continua" in f.cause_text
     # stopped before it did anything: nothing was tried
     assert stopped_episodes([], said) == []
+
+
+def test_a_stop_of_a_call_is_told_by_the_call() -> None:
+    # Trezo-Ai__codex-session.jsonl: the escalated cargo test aborted by the user (#75),
+    # then Codex's <turn_aborted> record (#76): one dead end, the interrupted call's
+    steps = [_run(73, "rsync -a a/ /tmp/c/", True, sig="Could not resolve hostname"),
+             _run(75, "cargo test", True, sig="aborted by user after 33.4s",
+                  interrupted=True)]
+    said = [Said("s", 60, "user", "run the tests", None),
+            Said("s", 76, "record", "<turn_aborted>", "stopped"),
+            Said("s", 77, "user", "do that for kosh ai", None)]
+    assert stopped_episodes(steps, said) == []
