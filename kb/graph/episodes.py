@@ -708,8 +708,7 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
             _BACK_REFERENCE:
         return True  # "it's not working": a bare report speaks of what was just done
-    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS and (
-            not report.text.isascii() or correction_phrase(report.text) is not None):
+    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS:
         return True  # "no anduvo", "还是不行": too short to name anything else, in any script
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
