@@ -109,7 +109,10 @@ class Found:
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
     user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
     ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
-    not there by that name), ``guesses`` (guesses at a cause a finding refuted)."""
+    not there by that name), ``guesses`` (guesses at a cause a finding refuted),
+    ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
+    it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
+    worked outside the sandbox), ``stopped`` (the user stopped the turn)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -708,8 +711,12 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
             _BACK_REFERENCE:
         return True  # "it's not working": a bare report speaks of what was just done
-    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS:
-        return True  # "no anduvo", "还是不行": too short to name anything else, in any script
+    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS and (
+            not report.text.isascii() or correction_phrase(report.text) is not None):
+        # "no anduvo", "还是不行": too short to name anything else, in any script (English
+        # reports keep the word rules above: a short one naming nothing else is often news
+        # of something else the user saw, measured on shared)
+        return True
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)
