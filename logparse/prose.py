@@ -593,27 +593,24 @@ def _prepare(text: str) -> str:
 
 
 def classify_prose(text: str) -> ProseClass:
-    """The class of an assistant text part, decided for the whole text.  Never raises."""
+    """The class of an assistant text part, decided for the whole text."""
     return _classify(text, gated=True)
 
 
 def _classify(text: str, *, gated: bool) -> ProseClass:
-    try:
-        t = _prepare(text)
-        if not t.strip():
-            return ProseClass.OBSERVATION
-        lead = _LEAD_LABEL_RE.match(t)
-        if lead is not None:  # an explicit "Decision:" / "Dead end:" heading is the strongest signal
-            return _LEAD_CLASS[lead.group(1).lower().replace("-", " ")]
-        present = _present(t) if gated else None
-        for rules in _RULES:
-            if rules.find(t, present) is not None:
-                return rules.cls
-        if _QUESTION_RE.search(t) or t.rstrip().endswith(":"):
-            # a question, or a lead-in to the next tool call ("Same benchmark:")
-            return ProseClass.PLAN
-    except Exception:  # noqa: BLE001 - ingest must never fail on odd text
-        pass
+    t = _prepare(text)
+    if not t.strip():
+        return ProseClass.OBSERVATION
+    lead = _LEAD_LABEL_RE.match(t)
+    if lead is not None:  # an explicit "Decision:" / "Dead end:" heading is the strongest signal
+        return _LEAD_CLASS[lead.group(1).lower().replace("-", " ")]
+    present = _present(t) if gated else None
+    for rules in _RULES:
+        if rules.find(t, present) is not None:
+            return rules.cls
+    if _QUESTION_RE.search(t) or t.rstrip().endswith(":"):
+        # a question, or a lead-in to the next tool call ("Same benchmark:")
+        return ProseClass.PLAN
     return ProseClass.OBSERVATION
 
 
@@ -622,11 +619,8 @@ def prose_phrase(text: str, cls: ProseClass) -> str | None:
     rules = _BY_CLASS.get(cls)
     if rules is None:
         return None
-    try:
-        t = _prepare(text)
-        m = rules.find(t, _present(t))
-    except Exception:  # noqa: BLE001
-        return None
+    t = _prepare(text)
+    m = rules.find(t, _present(t))
     return m.group().strip() if m else None
 
 
@@ -701,30 +695,28 @@ def refutation_phrase(text: str) -> str | None:
 
     A question without a reported error ("is it working?") reports nothing; praise without
     a "but" ("works now, thanks") neither."""
-    try:
-        t = _prepare(text)[:4000]
-        # what the user pasted after "Eg:" or "here is the output:" is not what the user
-        # says: a complaint is looked for before it, an error anywhere
-        paste = _PASTE_RE.search(t, 40)
-        own = t
-        if paste:
-            # the words before the paste, and those after its last blank line when they
-            # are prose again ("…:\n\n<pasted>\n\nit still doesn't work")
-            rest = t[paste.end():]
-            tail = rest.rsplit("\n\n", 1)[1] if "\n\n" in rest else ""
-            own = t[:paste.start()] + "\n" + (tail if _PROSE_LINE.match(tail) else "")
-        err = _REPORTED_ERROR_RE.search(t)
-        m = _REFUTE_RE.search(own)
-        if err is None and m is None:
-            return None
-        if err is None and t.rstrip().endswith("?") and not (
-                m is not None and m.group().lower().startswith("why")):
-            return None  # a question reports nothing, but "why didn't you …?" does
-        thanks = _THANKS_RE.search(t)
-        if thanks is not None and not re.search(r"\bbut\b", t[thanks.end():], re.I):
-            return None
-        hit = err if err is not None and (m is None or err.start() < m.start()) else m
-        assert hit is not None
-        return hit.group().strip()
-    except Exception:  # noqa: BLE001
+    t = _prepare(text)[:4000]
+    # what the user pasted after "Eg:" or "here is the output:" is not what the user
+    # says: a complaint is looked for before it, an error anywhere
+    paste = _PASTE_RE.search(t, 40)
+    own = t
+    if paste:
+        # the words before the paste, and those after its last blank line when they
+        # are prose again ("…:\n\n<pasted>\n\nit still doesn't work")
+        rest = t[paste.end():]
+        tail = rest.rsplit("\n\n", 1)[1] if "\n\n" in rest else ""
+        own = t[:paste.start()] + "\n" + (tail if _PROSE_LINE.match(tail) else "")
+    err = _REPORTED_ERROR_RE.search(t)
+    m = _REFUTE_RE.search(own)
+    if err is None and m is None:
         return None
+    if err is None and t.rstrip().endswith("?") and not (
+            m is not None and m.group().lower().startswith("why")):
+        return None  # a question reports nothing, but "why didn't you …?" does
+    thanks = _THANKS_RE.search(t)
+    if thanks is not None and not re.search(r"\bbut\b", t[thanks.end():], re.I):
+        return None
+    hit = err if err is not None and (m is None or err.start() < m.start()) else m
+    assert hit is not None
+    return hit.group().strip()
+

@@ -372,3 +372,219 @@ def correction_phrase(text: str) -> str | None:
         if m is not None:
             return m.group().strip()
     return None
+
+
+# Corrections in the other languages of the pool (Spanish, Portuguese, Japanese, Chinese):
+# a result that does not work, a request the agent misread.  Short, language-aware rows;
+# the structure (a user message right after the agent's claimed result) is read by the
+# episode rules (``kb.graph.episodes.refuted_episodes``).
+CORRECTION_CUES += (
+    Cue("es-no-funciona", re.compile(
+        r"\bno\s+(?:anda|anduvo|funciona|funcion[oó]|sirve|sirvi[oó]|carga|cambi[oó]"
+        r"|aparece|se\s+ve)\b", re.I),
+        "no anduvo, estoy en PyCharm con keybinds de VSCODE",
+        "pool conversacion-act1-pln__session.jsonl:282 (user)"),
+    Cue("es-no-dije", re.compile(
+        r"\bpero\s+(?:yo\s+)?no\s+(?:te\s+)?(?:dije|ped[ií]|pregunt[eé]|quer[ií]a)\b", re.I),
+        "Perfecto, pero yo no te dije explicitamente a que se puede deber la discrepancia, "
+        "solo pregunte si la muestra es representativa, entonces?",
+        "pool conversacion-act1-pln__session.jsonl:158 (user)"),
+    Cue("es-sigue", re.compile(
+        r"\b(?:sigue|todav[ií]a|a[uú]n)\s+(?:sin\s+funcionar|no\b|igual\b|mal\b|fallando"
+        r"|roto|con\s+el\s+(?:mismo\s+)?error)", re.I),
+        "sigue sin funcionar, me da el mismo error",
+        "(no real line yet) Spanish: 'still not working'"),
+    Cue("pt-nao-funciona", re.compile(
+        r"\bn[aã]o\s+(?:funciona|funcionou|carrega|carregou|aparece|mudou)\b"
+        r"|\bainda\s+(?:n[aã]o\b|est[aá]\s+(?:errado|quebrado))", re.I),
+        "ainda não funciona, o botão continua quebrado",
+        "(no real line yet) Portuguese: 'still does not work'"),
+    Cue("ja-not-working", re.compile(
+        r"動かない|動きません|違います|ちがう|違う(?:よ|って|[。、!！]|$)|間違って|直っていない"
+        r"|直ってない|まだ.{0,12}(?:ない|ません|エラー)|表示されない|表示されません"
+        r"|うまくいかない|うまくいきません"),
+        "まだ動かないです。同じエラーが出ます",
+        "(no real line yet) Japanese: 'it still does not work, same error'"),
+    Cue("zh-not-working", re.compile(
+        r"不对|不是这样|错了|还是不行|还是.{0,8}(?:不|没|报错)|没有用|没用|不起作用|不工作"
+        r"|没反应|不能用"),
+        "还是不行，页面没反应",
+        "(no real line yet) Chinese: 'still not working, the page does not respond'"),
+)
+
+
+PERSIST = re.compile(
+    r"\b(?:still|again|same|anymore|any more)\b"
+    r"|\b(?:sigue|todav[ií]a|otra\s+vez|de\s+nuevo|lo\s+mismo|ainda|de\s+novo|continua)\b"
+    r"|まだ|また|相変わらず|同じ|还是|仍然|依然|又|同样", re.I)
+"""A user's word for a problem that is still there ("still", "sigue", "まだ", "还是"): the
+report is about the turn just before it."""
+
+
+# ----------------------------------------------------------------- the agent admits
+ADMISSION_HEAD = 300
+"""Characters at the start of a reply in which an admission counts: "You're right" opens
+the reply that takes a correction in; deep in a reply the words quote or explain."""
+
+ADMISSION_CUES: tuple[Cue, ...] = (
+    Cue("en-you-are-right", re.compile(
+        r"(?:^|[.!]\s+|\n)\W*(?:you'?re|you\s+are)\s+(?:absolutely\s+|totally\s+|quite\s+)?"
+        r"(?:right|correct)\b", re.I),
+        "You're right. The demo CSS should only be for the demo layout (sections, preview "
+        "boxes, code blocks, etc.), not for styling Bootstrap components",
+        "k1.lib-bootstrap__session-export.json:51958 (assistant text)"),
+    Cue("en-i-was-wrong", re.compile(
+        r"\b(?:I\s+was\s+wrong|my\s+(?:mistake|bad)|I\s+stand\s+corrected"
+        r"|I\s+made\s+(?:a|an)\s+(?:mistake|error)|I\s+misread|I\s+misunderstood)\b", re.I),
+        "My mistake: the bounds were read from the wrong key.",
+        "(no real line yet) English admission"),
+    Cue("es-tenes-razon", re.compile(
+        r"\b(?:ten[eé]s|tienes|tiene)\s+(?:toda\s+la\s+)?raz[oó]n\b", re.I),
+        "Tenés razón. El análisis de las causas de la discrepancia lo generé yo, no vos.",
+        "pool conversacion-act1-pln__session.jsonl:159 (assistant)"),
+    Cue("es-me-equivoque", re.compile(
+        r"\bme\s+equivoqu[eé]|\b(?:fue|es)\s+(?:un\s+)?error\s+m[ií]o\b", re.I),
+        "Me equivoqué. Gracias por cuestionarlo.",
+        "pool conversacion-act1-pln__session.jsonl:122 (assistant)"),
+    Cue("pt-tem-razao", re.compile(
+        r"\bvoc[eê]\s+(?:tem|est[aá])\s+(?:toda\s+a\s+)?(?:raz[aã]o|cert[oa])\b"
+        r"|\b(?:eu\s+)?me\s+enganei\b|\bfoi\s+(?:um\s+)?erro\s+meu\b", re.I),
+        "Você tem razão, o plano usava o projeto legado.",
+        "(no real line yet) Portuguese admission"),
+    Cue("ja-as-you-say", re.compile(
+        r"おっしゃる通り|ご指摘の通り|ご指摘ありがとう|その通りです|私の(?:間違い|誤り|ミス)"),
+        "おっしゃる通りです。その関数は存在しませんでした。",
+        "(no real line yet) Japanese admission"),
+    Cue("zh-you-are-right", re.compile(
+        r"您说得对|你说得对|您是对的|你是对的|我错了|是我的(?:错|失误|疏忽)"),
+        "你说得对，这个接口已经废弃了。",
+        "(no real line yet) Chinese admission"),
+)
+"""How an agent takes a correction in: it says the user is right, or that it was wrong.
+Read at the head of a reply that follows a user message (see
+``kb.graph.episodes.admitted_episodes``)."""
+
+
+def admission_phrase(text: str) -> str | None:
+    """The phrase by which a reply admits that what the agent said or did was wrong
+    ("You're right", "Me equivoqué"), when the reply opens with it; else ``None``."""
+    head = text.lstrip()[:ADMISSION_HEAD]
+    for cue in ADMISSION_CUES:
+        m = cue.pattern.search(head)
+        if m is not None:
+            return m.group().strip(" .!\n")
+    return None
+
+
+# ----------------------------------------------------------------- the agent supersedes
+SUPERSEDED_CUES: tuple[Cue, ...] = (
+    Cue("en-superseded", re.compile(r"\bsupersed(?:ed|es|ing)\b", re.I),
+        "### Repo structure (Q12) — SUPERSEDED by [ADR-022](./0022-fundy-moves-to-a-separate-"
+        "repository.md)",
+        "pool FundWise__claude-session.jsonl (Edit of docs/adr/0018-…md, ordinal 27)"),
+    Cue("es-pt-reemplazado", re.compile(
+        r"\b(?:reemplazad[oa]|sustituid[oa]|substitu[ií]d[oa]|obsolet[oa])\s+(?:por|pela|pelo)\b",
+        re.I),
+        "> Estado: reemplazado por ADR-007 (base de datos propia)",
+        "(no real line yet) Spanish/Portuguese ADR status"),
+    Cue("ja-zh-superseded", re.compile(
+        r"置き換え(?:られ|ました)|廃止(?:され|しました)|已被.{0,12}(?:取代|替代)|已废弃"),
+        "この方式は ADR-0022 に置き換えられました",
+        "(no real line yet) Japanese/Chinese ADR status"),
+)
+"""Words an edit writes into a document to mark an earlier decision or design as replaced
+(an ADR's "Superseded by ADR-022"): the design it marks was a dead end, replaced at the
+request that led to the edit (see ``kb.graph.episodes.superseded_episodes``)."""
+
+
+def superseded_phrase(line: str) -> str | None:
+    """The words of a written line that mark something as superseded, else ``None``."""
+    for cue in SUPERSEDED_CUES:
+        m = cue.pattern.search(line[:600])
+        if m is not None:
+            return m.group()
+    return None
+
+
+# ----------------------------------------------------------------- the agent drops a guess
+DISMISSAL_CUES: tuple[Cue, ...] = (
+    Cue("en-is-normal", re.compile(
+        r"\b(?:is|are|was|were)\s+(?:completely\s+|perfectly\s+)?(?:normal|expected|harmless"
+        r"|benign)\b", re.I),
+        "The two processes are normal — it's a parent/child pair. The server is responding "
+        "on port 2022.",
+        "speakfree__session.jsonl:65 (assistant)"),
+    Cue("en-not-the-cause", re.compile(
+        r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
+        r"|issue|problem)\b|\bred\s+herring\b|\bruled?\s+(?:it\s+)?out\b"
+        r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
+        "So the cache was not the cause: the same error shows with a cold cache.",
+        "(no real line yet) English dismissal of a guess"),
+    Cue("es-pt-no-es-la-causa", re.compile(
+        r"\bno\s+(?:es|era)\s+(?:el|la)\s+(?:causa|problema)\b|\bes\s+normal\b"
+        r"|\bn[aã]o\s+(?:é|era)\s+(?:a|o)\s+(?:causa|problema)\b", re.I),
+        "Entonces no es el problema: el archivo está bien codificado.",
+        "(no real line yet) Spanish/Portuguese dismissal of a guess"),
+    Cue("ja-zh-not-the-cause", re.compile(
+        r"原因ではない|原因ではありません|問題ではない|問題ではありません|正常です"
+        r"|不是(?:问题|原因)|并不是.{0,6}原因|是正常的"),
+        "2つのプロセスは正常です。親子プロセスです。",
+        "(no real line yet) Japanese/Chinese dismissal of a guess"),
+)
+"""How an agent drops a guess it made ("that's likely the issue" … "the two processes are
+normal"): read after a guess that names the same things (see
+``kb.graph.episodes.dropped_episodes``)."""
+
+
+def dismissal_phrase(sentence: str) -> str | None:
+    """The words of a sentence that dismiss a guess as the cause, else ``None``."""
+    for cue in DISMISSAL_CUES:
+        m = cue.pattern.search(sentence[:600])
+        if m is not None:
+            return m.group()
+    return None
+
+
+def dismissed_subject(sentence: str) -> str | None:
+    """What a dismissing sentence dismisses: the words before its dismissal ("The two
+    processes" of "The two processes are normal"), else ``None``."""
+    for cue in DISMISSAL_CUES:
+        m = cue.pattern.search(sentence[:600])
+        if m is not None:
+            return sentence[max(0, m.start() - 80):m.start()]
+    return None
+
+
+# ----------------------------------------------------------------- turns the user stopped
+@dataclass(frozen=True)
+class TurnMark:
+    """A user record that an agent writes itself when the user stops a turn (not words
+    the user typed): the turn before it was cut off."""
+
+    name: str
+    agents: tuple[str, ...]
+    signal: str
+    prefix: str
+    example: str
+    source: str
+
+
+TURN_MARKS: tuple[TurnMark, ...] = (
+    TurnMark("claude-request-interrupted", ("claude-code",), "aborted_turn",
+             "[Request interrupted by user]", "[Request interrupted by user]",
+             "pool conversacion-act1-pln__session.jsonl:303 (user text)"),
+    TurnMark("codex-turn-aborted", ("codex",), "aborted_turn", "<turn_aborted>",
+             "<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running "
+             "unified exec processes were terminated.",
+             "Trezo-Ai__codex-session.jsonl:157 (response_item user message)"),
+)
+
+
+def turn_mark(text: str) -> TurnMark | None:
+    """The mark a user record is, when the agent wrote it for a turn the user stopped
+    (``[Request interrupted by user for tool use]`` is a call's, not a turn's)."""
+    head = text.lstrip()[:80]
+    for m in TURN_MARKS:
+        if head.startswith(m.prefix):
+            return m
+    return None

@@ -29,7 +29,12 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
-from logparse.structural import correction_phrase
+from logparse.structural import (
+    PERSIST,
+    correction_phrase,
+    dismissed_subject,
+    superseded_phrase,
+)
 
 
 class Step(NamedTuple):
@@ -71,6 +76,8 @@ class Step(NamedTuple):
     """The lines a change wrote (stripped; see :func:`kb.graph.store.edit_lines`)."""
     took: frozenset[str] = frozenset()
     """The lines a change took away."""
+    escalated: bool = False
+    """It asked to run outside the sandbox (Codex ``require_escalated``)."""
 
 
 class Said(NamedTuple):
@@ -102,7 +109,10 @@ class Found:
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
     user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
     ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
-    not there by that name), ``guesses`` (guesses at a cause a finding refuted)."""
+    not there by that name), ``guesses`` (guesses at a cause a finding refuted),
+    ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
+    it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
+    worked outside the sandbox), ``stopped`` (the user stopped the turn)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -675,11 +685,15 @@ def _short_reply(said: Said) -> bool:
     return 0 < len(words) <= 5 and said.signal is None and all(w in _ASSENT for w in words)
 
 
-_AGAIN = re.compile(r"\b(?:still|again|same|anymore|any more)\b", re.I)
+_AGAIN = PERSIST
+"""Words for a problem still there, in the pool's languages (see :mod:`logparse.structural`)."""
 
 
 SHORT_REPORT = 6
 """Words of a report too short to name anything: it is about the turn just before it."""
+SHORT_REPORT_CHARS = 40
+"""Characters of a failure report too short to be about anything but the turn before it
+(scripts without spaces between words have no word count)."""
 _BACK_REFERENCE = frozenset("it its this that nothing still doesnt didnt not".split())
 """First words of a report that point back at what was just done rather than name it."""
 SHORT_TURN = 4
@@ -697,6 +711,12 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     if len(words) <= SHORT_REPORT and words and words[0].strip(".,!'\"").replace("'", "") in \
             _BACK_REFERENCE:
         return True  # "it's not working": a bare report speaks of what was just done
+    if report.signal and len(report.text.strip()) <= SHORT_REPORT_CHARS and (
+            not report.text.isascii() or correction_phrase(report.text) is not None):
+        # "no anduvo", "还是不行": too short to name anything else, in any script (English
+        # reports keep the word rules above: a short one naming nothing else is often news
+        # of something else the user saw, measured on shared)
+        return True
     said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
     return bool(said & asked)
@@ -765,6 +785,216 @@ def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Foun
     for f in out:  # the reply that takes the refusal in belongs to the episode
         f.evidence.append((f.ended + 1, "ended", None))
         f.evidence = _dedupe(f.evidence)
+    return out
+
+
+ADMIT_REPLY = 3
+"""Messages after a user's message within which a reply's admission takes it in."""
+
+
+def admitted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message, then a reply that opens by admitting the agent was wrong ("You're
+    right", "Me equivoqué", "おっしゃる通り"): what the agent said or did in the turn the
+    user answered is a dead end (a wrong claim, a misread request, a design the user
+    corrected), whatever language the user wrote in.  The cause is the user's
+    correction, with the agent's own words on it."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            users.setdefault(x.session_id, []).append(x)
+    index = _Index(steps)
+    out: list[Found] = []
+    for a in said:
+        if a.signal != "admit":
+            continue
+        us = users.get(a.session_id, [])
+        k = bisect_left([u.ordinal for u in us], a.ordinal)
+        if k == 0 or a.ordinal - us[k - 1].ordinal > ADMIT_REPLY:
+            continue  # no user message just before: the agent's own aside
+        u = us[k - 1]
+        start = us[k - 2].ordinal if k >= 2 else 0
+        if u.ordinal - start <= 1:
+            continue  # nothing was said or done between two user messages
+        last = out[-1] if out else None
+        if last is not None and last.session_id == a.session_id and last.said_at == u.ordinal:
+            # the admission told again in the next message ("you're right, let me check"
+            # … "I was wrong"): one episode, the later words say more
+            last.evidence = _dedupe(last.evidence + [(a.ordinal, "ended", a.text)])
+            last.ended = a.ordinal
+            last.cause_text = f"{last.cause_text} {short(a.text, 200)}"
+            continue
+        turn = index.between(a.session_id, start, u.ordinal)
+        changed = [s for s in turn if s.change]
+        files = list(dict.fromkeys(c.target for c in changed if c.target))
+        ev: list[tuple[int, str, str | None]] = [
+            (c.ordinal, "tested", f"changed {c.target}") for c in changed[-4:]]
+        ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
+        ev.append((u.ordinal, "tested", short(u.text, 200)))
+        ev.append((a.ordinal, "ended", a.text))
+        asked = next((x for x in reversed(us[:k - 1])), None)
+        what = f"change to {', '.join(files[:3])}" if files else \
+            f"the answer to «{short(asked.text, 60)}»" if asked is not None else "the answer"
+        out.append(Found(
+            session_id=a.session_id, name=f"{what} (corrected: «{short(u.text, 60)}»)",
+            first=min(o for o, _, _ in ev), ended=a.ordinal, how="admitted",
+            cause_text=f"the user corrected it: «{short(u.text, 200)}»; the agent: "
+                       f"{short(a.text, 240)}",
+            why=short(u.text, 240), evidence=_dedupe(ev), said_at=u.ordinal))
+    return out
+
+
+SUPERSEDED_SPAN = 20
+"""Messages within which edits marking things superseded are one redesign."""
+
+
+def superseded_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
+    """Edits that write into a document that an earlier design is superseded (an ADR's
+    "Superseded by ADR-022"): that design was given up, replaced at the request the user
+    made before the edits.  The cause is the line that says what replaced it."""
+    users: dict[str, list[int]] = {}
+    for x in said:
+        if x.role == "user":
+            users.setdefault(x.session_id, []).append(x.ordinal)
+    out: list[Found] = []
+    for s in steps:
+        if not s.change:
+            continue
+        marks = sorted((ln for ln in s.wrote - s.took if superseded_phrase(ln)),
+                       key=lambda ln: (-len(ln), ln))
+        if not marks:
+            continue
+        last = out[-1] if out else None
+        if last is not None and last.session_id == s.session_id and \
+                s.ordinal - last.ended <= SUPERSEDED_SPAN:
+            last.evidence = _dedupe(last.evidence + [(s.ordinal, "ended",
+                                                      f"changed {s.target}")])
+            last.ended = s.ordinal
+            continue
+        us = users.get(s.session_id, [])
+        k = bisect_left(us, s.ordinal)
+        ev: list[tuple[int, str, str | None]] = [(us[k - 1], "tested", None)] if k else []
+        ev.append((s.ordinal, "ended", f"changed {s.target}"))
+        out.append(Found(
+            session_id=s.session_id, name=f"what {s.target} marks superseded "
+            f"(«{short(marks[0], 60)}»)", first=ev[0][0], ended=s.ordinal, how="superseded",
+            cause_text=short(marks[0], 240), evidence=ev))
+    return out
+
+
+_ACTS = re.compile(r"\b(?:kill|pkill|killall|restart|start|stop|reload|rm|mv|install|"
+                   r"uninstall|reset|clear|launchctl|systemctl|service)\b")
+"""Commands that act on a guess (stop the extra process, restart, clear) rather than look."""
+DROP_SPAN = 8
+"""Messages after a guess within which a sentence that dismisses what it names drops it."""
+_GUESS_WORDS = frozenset(tokens("""the issue problem cause culprit bug that this it is was
+likely probably possibly maybe perhaps might may could be there are were normal expected
+suspect wonder let me check server"""))
+
+
+def dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A guess at a cause ("two whisper-server processes — that's likely the issue"),
+    then a sentence of the agent's that dismisses what the guess named ("the two
+    processes are normal"): the guess, and what was done on it, was a dead end; the
+    dismissal is its cause.  A guess and its dismissal must name the same things."""
+    index = _Index(steps)
+    out: list[Found] = []
+    guesses: list[Said] = []
+    for d in said:
+        if d.role != "assistant":
+            continue
+        if d.signal == "hypothesis":
+            guesses.append(d)
+            continue
+        if d.signal != "dismissed":
+            continue
+        # what the sentence dismisses (its subject), not what else it mentions
+        about = tokens(dismissed_subject(d.text) or "") - _GUESS_WORDS
+        g = next((g for g in reversed(guesses) if g.session_id == d.session_id
+                  and 0 < d.ordinal - g.ordinal <= DROP_SPAN
+                  and any(len(t) >= 4 for t in about & tokens(g.text))), None)
+        if g is None:
+            continue
+        if out and out[-1].session_id == d.session_id and out[-1].first == g.ordinal:
+            continue
+        # the agent acted on the guess (a restart, a kill, an edit) before dropping it;
+        # a guess only looked at is how debugging goes
+        runs = [s for s in index.between(d.session_id, g.ordinal - 1, d.ordinal + 1)
+                if s.change or (s.check and not s.failed and s.key != "")]
+        if not any(s.change or _ACTS.search(s.command) for s in runs):
+            continue
+        runs = [s for s in runs if s.change or _ACTS.search(s.command)][-4:]
+        out.append(Found(
+            session_id=d.session_id, name=f"the guess «{short(g.text, 70)}»",
+            first=g.ordinal, ended=d.ordinal, how="dropped",
+            cause_text=f"{short(d.text, 240)} (the guess: {short(g.text, 120)})",
+            why=d.text, evidence=_dedupe([(g.ordinal, "proposed", g.text),
+                                          *((s.ordinal, "tested", None) for s in runs),
+                                          (d.ordinal, "ended", d.text)])))
+    return out
+
+
+def sandboxed_episodes(steps: list[Step]) -> list[Found]:
+    """A check that failed in a sandbox without network (the agent's own sandbox said so)
+    and then worked when run again outside it (an escalated run of the same check): the
+    sandboxed way was a dead end, whatever else the agent tried between."""
+    out: list[Found] = []
+    for chain in _chains(steps):
+        for i, f in enumerate(chain):
+            if not (f.failed and f.offline):
+                continue  # (only Codex escalates: an offline run there is a sandboxed one)
+            ok = next((s for s in chain[i + 1:] if s.escalated and not s.failed), None)
+            if ok is None or any(s.escalated for s in chain[:i + 1]):
+                continue
+            if out and out[-1].session_id == f.session_id and out[-1].ended == ok.ordinal:
+                continue
+            error = f.signature or f.failure
+            out.append(Found(
+                session_id=f.session_id, name=f"`{f.key}` inside the sandbox",
+                first=f.ordinal, ended=ok.ordinal, how="sandboxed",
+                cause_text=f"the sandbox has no network access ({short(error, 160)})",
+                signature=f.signature, evidence=[
+                    (f.ordinal, "tested", short(error, 160)),
+                    (ok.ordinal, "ended", "it worked outside the sandbox")]))
+    return out
+
+
+STOPPED_WORK = 4
+"""Steps of a turn the user stopped that were the work it cut."""
+
+
+def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A turn the user stopped (the agent's own record of it: Claude Code's "[Request
+    interrupted by user]", Codex's ``<turn_aborted>``): the work it was doing is a dead
+    end; the cause is what the user said next (else the stop itself)."""
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip() and x.signal != "stopped" \
+                and not x.text.lstrip().startswith(("[Request interrupted", "<turn_aborted>")):
+            users.setdefault(x.session_id, []).append(x)
+    index = _Index(steps)
+    out: list[Found] = []
+    for m in said:
+        if m.signal != "stopped":
+            continue
+        us = users.get(m.session_id, [])
+        k = bisect_left([u.ordinal for u in us], m.ordinal)
+        start = us[k - 1].ordinal if k else 0
+        work = index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:]
+        if not work or work[-1].interrupted or work[-1].rejected:
+            # stopped before it did anything; or the stop was of a call, which the call's
+            # own record tells (see rejected_episodes)
+            continue
+        reply = us[k] if k < len(us) and us[k].ordinal - m.ordinal <= USER_REPLY else None
+        ev: list[tuple[int, str, str | None]] = [(s.ordinal, "tested", None) for s in work]
+        ev.append((m.ordinal, "ended", "the user stopped the turn"))
+        if reply is not None:
+            ev.append((reply.ordinal, "ended", short(reply.text, 200)))
+        told = f": {short(reply.text, 200)}" if reply is not None else ""
+        out.append(Found(
+            session_id=m.session_id, name=f"the turn the user stopped (`{work[-1].key}`)",
+            first=work[0].ordinal, ended=m.ordinal, how="stopped",
+            cause_text=f"the user stopped the turn{told}", why=reply.text if reply else None,
+            evidence=_dedupe(ev)))
     return out
 
 
@@ -1246,6 +1476,10 @@ REWORK_WINDOW = 12
 the turn found, not what the user said."""
 
 
+_WHOLE_WRITES = frozenset({"write", "create", "create_file", "write_file"})
+"""Tools that write a whole file (Claude Code ``Write``, opencode ``write``)."""
+
+
 def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     """Work the user sent back: after a user message, the agent takes away lines it had
     itself written in the turns before it (a design replaced, an approach rewritten, a
@@ -1276,6 +1510,11 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             redone: list[Step] = []
             made: list[Step] = []
             for c in after:
+                if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took:
+                    # a whole file written again: what its earlier writing had and this
+                    # one has not was taken away
+                    c = c._replace(took=frozenset().union(
+                        *(e.wrote for e in before if e.target == c.target)) - c.wrote)
                 own = [e for e in before if e.target == c.target and e.wrote & c.took]
                 if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
                         >= REWORK_LINES:
@@ -1314,6 +1553,9 @@ def episodes(steps: list[Step], said: list[Said],
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
         retracted_episodes(steps, said) + claim_episodes(steps, said) + \
+        admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
+        dropped_episodes(steps, said) + sandboxed_episodes(steps) + \
+        stopped_episodes(steps, said) + \
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \

@@ -41,13 +41,22 @@ from kb.graph.text import (
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.request import INTERRUPT_MARK, request_text
-from logparse.structural import correction_phrase, printing_segment, user_reason
+from logparse.structural import (
+    admission_phrase,
+    correction_phrase,
+    dismissal_phrase,
+    printing_segment,
+    turn_mark,
+    user_reason,
+)
 
-EXTRACTOR_VERSION = 15
+EXTRACTOR_VERSION = 16
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
-interrupt left unread, and the last request of a transcript that ends mid-turn."""
+interrupt left unread, and the last request of a transcript that ends mid-turn.
+16 (extract3): corrections the agent admits (any language), redesigns marked superseded,
+guesses acted on and dismissed, turns the user stopped end the work they concern."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -132,7 +141,7 @@ def _judged_failed(sentence: str) -> bool:
     return False
 HYPOTHESIS = (r"\b(?:the )?(?:issue|problem|cause|culprit|bug) (?:might|may|could) be\b"
               r"|\bmaybe (?:the|there|it|this)\b|\bperhaps\b|\bI suspect\b|\bI wonder (?:if|whether)\b"
-              r"|\bit(?:'s|’s| is) (?:probably|likely|possibly)\b"
+              r"|\b(?:it|that|this)(?:'s|’s| is) (?:probably|likely|possibly)\b"
               r"|\bthe (?:issue|problem) is (?:likely|probably|possibly)\b")
 """A sentence that guesses at a cause ("the issue might be that …", "maybe there's a
 caching issue").  RE2 syntax: the store selects with it (and :data:`FOUND`) the prose
@@ -514,6 +523,8 @@ class Extractor:
                     self._user(row)
                 elif row.classification == "hypothesis":
                     self._hypotheses(row)
+                elif row.classification == "admit":
+                    self._admit(row)
                 elif row.classification == "judge":
                     # loaded only for what it says of the run before it, or that it cannot
                     self._judge(row)
@@ -674,12 +685,25 @@ class Extractor:
             if _HYPOTHESIS.search(sentence):
                 self.said.append(Said(row.session_id, row.ordinal, "assistant",
                                       short(sentence, 240), "hypothesis"))
+            elif dismissal_phrase(sentence) is not None:
+                self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                      short(sentence, 240), "dismissed"))
             elif _FOUND.search(sentence):
                 # a short finding ("I see the issue!") is spelled out by what follows
                 more = row.text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
                 self.said.append(Said(row.session_id, row.ordinal, "assistant",
                                       short(more if len(sentence) < 60 else sentence, 300),
                                       "found"))
+
+    def _admit(self, row: ProseRow) -> None:
+        """A reply that opens by admitting the agent was wrong, for the episode of the
+        work the user corrected (:func:`kb.graph.episodes.admitted_episodes`)."""
+        phrase = admission_phrase(row.text)
+        if phrase is None:
+            return
+        start = row.text.find(phrase)
+        self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                              short(row.text[max(0, start):], 300), "admit"))
 
     def _claim(self, row: ProseRow) -> None:
         """A claim of inability, for the episode that it ends a turn and is then refuted
@@ -727,12 +751,19 @@ class Extractor:
         return chosen
 
     def _user(self, row: ProseRow) -> None:
+        mark = turn_mark(row.text)
+        if mark is not None:
+            # the agent's record that the user stopped the turn (see stopped_episodes)
+            self.said.append(Said(row.session_id, row.ordinal, "record", mark.prefix,
+                                  "stopped"))
         if row.text.startswith(INTERRUPT_MARK):
             self._interrupted(row)
         else:
             asked = request_text(row.text)
             if asked:
                 self.last_request = (row.session_id, row.ordinal, asked)
+        if mark is not None and mark.agents == ("codex",):
+            return  # an injected record, no words of the user's
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
                               refutation_phrase(row.text) or correction_phrase(row.text),
                               _quoted_error(row.text)))
@@ -921,7 +952,9 @@ class Extractor:
                                        "the tool call was still running"
                                        if row.status == "interrupted" else None)), rejected,
                                signatures=row.signatures,
-                               command=cmd[:300], offline=row.offline,
+                               command=cmd[:300],
+                               offline=row.offline or "sandbox_denied" in row.signals,
+                               escalated="escalation_requested" in row.signals,
                                target=key if stateful else "", tool=tool,
                                failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
 

@@ -36,6 +36,9 @@ from kb.graph.extract import (
 )
 from kb.store import KbNotFound, KbStore
 from logparse.structural import (
+    ADMISSION_CUES,
+    ADMISSION_HEAD,
+    DISMISSAL_CUES,
     CallFacts,
     call_signals,
     error_body,
@@ -144,6 +147,12 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(added), frozenset(removed)
 
 
+_ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION_CUES)
+"""The admission cues as one RE2 pattern (DuckDB's ``regexp_matches``)."""
+_DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
+_BLANK = "' ' || chr(10) || chr(13) || chr(9)"
+
+
 def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = None
               ) -> tuple[list[CallRow], list[ProseRow], list[MessageRow]]:
     """The signal rows of some sessions, those after ordinal ``after[session]`` only: tool
@@ -232,6 +241,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         ELSE left(text, 600) END, prose_role
             FROM p
             WHERE signal OR (kind = 'prompt' AND source = 'text')
+               -- the agent's own record of a turn the user stopped (Codex's is synthetic)
+               OR (kind = 'prompt' AND starts_with(ltrim(text), '<turn_aborted>'))
                OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$(?i){JUDGED_FAILED}$$)
                                           OR regexp_matches(left(text, 600), $$(?i){CANNOT}$$)))
             UNION ALL
@@ -240,7 +251,14 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    prose_role
             FROM p
             WHERE kind = 'decision' AND regexp_matches(
-                left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}$$)
+                left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}|{_DISMISSAL_SQL}$$)
+            UNION ALL
+            -- a reply that opens by admitting it was wrong ("You're right", "Me equivoqué")
+            SELECT session_id, ordinal, seq, 'admit', left(ltrim(text, {_BLANK}), 600),
+                   prose_role
+            FROM p
+            WHERE kind = 'decision' AND source = 'text' AND regexp_matches(
+                left(ltrim(text, {_BLANK}), {ADMISSION_HEAD}), $${_ADMISSION_SQL}$$)
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

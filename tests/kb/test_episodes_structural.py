@@ -5,11 +5,17 @@ from __future__ import annotations
 from kb.graph.episodes import (
     Said,
     Step,
+    admitted_episodes,
     api_error_episodes,
     chain_key,
+    dropped_episodes,
     episodes,
     rejected_episodes,
     replaced_run_episodes,
+    reworked_episodes,
+    sandboxed_episodes,
+    stopped_episodes,
+    superseded_episodes,
 )
 
 
@@ -145,3 +151,122 @@ def test_a_request_whose_only_reply_is_a_provider_error_is_untested(tmp_path) ->
                                    ).fetchone()[0]
         assert q["ordinal"] == asked and "pregunta 11" in q["question"]
         assert "hit your limit" in q["reason"] and q["status"] == "open"
+
+
+# pool conversacion-act1-pln__session.jsonl: an answer (#32) gives "corriendo" as Mood=Ger;
+# the user asks about it (#33, in Spanish); the replies admit it (#34, #35)
+def test_an_admission_after_the_user_spoke_ends_the_turn_it_answers() -> None:
+    said = [Said("s", 31, "user", "EXCELENTE, vamos a estudiar la libreria spaCy", None),
+            Said("s", 33, "user", 'En el ejemplo de "Corriendo" pusiste Mood=Ger pero los '
+                 "valores posibles de Mood son Ind, Sub, Imp", None),
+            Said("s", 34, "assistant", "Tenés razón en señalar la inconsistencia.", "admit"),
+            Said("s", 35, "assistant", "Me equivoqué. Ger es un valor de VerbForm, no de Mood",
+                 "admit")]
+    (f,) = admitted_episodes([], said)
+    assert f.how == "admitted" and f.ordinals() == {32, 33, 34, 35}
+    assert "VerbForm" in f.cause_text and "Corriendo" in f.cause_text
+    assert any(e.how == "admitted" for e in episodes([], said))
+
+
+def test_an_admission_with_no_user_message_before_it_is_no_episode() -> None:
+    said = [Said("s", 1, "user", "build it", None),
+            Said("s", 9, "assistant", "You're right to check the config first.", "admit")]
+    assert admitted_episodes([], said) == []
+
+
+# pool FundWise__claude-session.jsonl: the user moves Fundy to its own repository; the
+# agent writes ADR-0022 and marks ADR-0018's monorepo decision superseded
+def test_edits_that_mark_a_design_superseded_end_it() -> None:
+    said = [Said("s", 15, "user", "have everything indexed in the docs like how adr is chunked",
+                 None)]
+    steps = [_change(21, "adr/0022.md", wrote="- **Supersedes ADR-0018 Q12** (monorepo, "
+                     "Fundy in services/fundy/ inside the FundWise repo)"),
+             _change(24, "ROADMAP.md", wrote="see ADR-0022"),
+             _change(27, "adr/0018.md", wrote="### Repo structure (Q12) — SUPERSEDED by "
+                     "[ADR-022](./0022.md)")]
+    (f,) = superseded_episodes(steps, said)
+    assert f.how == "superseded" and f.ordinals() == {15, 21, 27}
+    assert "monorepo" in f.cause_text
+    # a line that was already there (the edit kept it) marks nothing new
+    kept = [_change(30, "adr/0018.md", wrote="SUPERSEDED by ADR-022", took="SUPERSEDED by "
+                    "ADR-022")]
+    assert superseded_episodes(kept, said) == []
+
+
+# speakfree__session.jsonl: two whisper-server processes blamed (#10), killed and
+# restarted (#11-#13), then found to be a normal parent/child pair (#14)
+def test_a_guess_the_agent_dismisses_is_dropped() -> None:
+    said = [Said("s", 10, "assistant", "There are two whisper-server processes running "
+                 "(84168 and 84237) — that's likely the issue.", "hypothesis"),
+            Said("s", 14, "assistant", "The two processes are normal — it's a parent/child "
+                 "pair.", "dismissed")]
+    steps = [_run(11, "pkill whisper-server", False), _run(13, "ps aux", False)]
+    (f,) = dropped_episodes(steps, said)
+    assert f.how == "dropped" and f.ordinals() == {10, 11, 14}  # the kill, not the look
+    assert "parent/child" in f.cause_text
+    # a dismissal of something the guess did not name drops nothing
+    other = said[:1] + [Said("s", 14, "assistant", "The warnings are expected.", "dismissed")]
+    assert dropped_episodes(steps, other) == []
+
+
+def test_a_guess_only_looked_at_is_not_dropped() -> None:
+    said = [Said("s", 8, "assistant", "Maybe the process started but isn't responding.",
+                 "hypothesis"),
+            Said("s", 9, "assistant", "The server process is responding, which is expected.",
+                 "dismissed")]
+    assert dropped_episodes([_run(8, "curl localhost:2022/v1", False)], said) == []
+
+
+# soulpass__codex-session.jsonl: a devnet query fails in the sandbox with "fetch failed"
+# (#299, sandbox_denied), the same query escalated works (#301)
+def test_a_check_that_only_works_outside_the_sandbox() -> None:
+    cmd = "node -e \"const {Connection}=require('@solana/web3.js')\""
+    steps = [_run(299, cmd, True, key="node const", offline=True,
+                  sig="Error: failed to get info about account: TypeError: fetch failed"),
+             _run(301, cmd, False, key="node const", escalated=True)]
+    (f,) = sandboxed_episodes(steps)
+    assert f.how == "sandboxed" and f.ordinals() == {299, 301}
+    assert "sandbox" in f.cause_text and "fetch failed" in f.cause_text
+    # failing again outside the sandbox: the sandbox was not what stopped it
+    assert sandboxed_episodes([steps[0], steps[1]._replace(failed=True)]) == []
+
+
+def test_a_whole_file_written_again_takes_away_what_it_drops() -> None:
+    def write(o: int, lines: str) -> Step:
+        return _change(o, "random/index.html", wrote=lines)._replace(key="write index.html")
+
+    said = [Said("s", 1, "user", "build a random number page", None),
+            Said("s", 5, "user", "is it truly random? I need to reason about it", None)]
+    steps = [write(3, "const n = Math.floor(Math.random() * 4) + 1;\n<h1>Random</h1>"),
+             write(7, "const n = crypto.getRandomValues(new Uint32Array(1))[0] % 4 + 1;\n"
+                      "<h1>Random</h1>")]
+    (f,) = reworked_episodes(steps, said)
+    assert f.ordinals() == {3, 5, 7} and "Math.random" in f.cause_text
+
+
+# pool conversacion-act1-pln__session.jsonl: three WebFetch lookups (#106, #107), then
+# Claude Code's record "[Request interrupted by user]" (#108) and "claude continua" (#109)
+def test_a_turn_the_user_stopped_ends_its_work() -> None:
+    said = [Said("s", 105, "user", "contame sobre los tipos de NER de spaCy", None),
+            Said("s", 108, "user", "[Request interrupted by user]", None),
+            Said("s", 108, "record", "[Request interrupted by user]", "stopped"),
+            Said("s", 109, "user", "claude continua", None)]
+    steps = [_run(106, "https://spacy.io/models/es", False, key="webfetch spacy.io/models"),
+             _run(107, "https://spacy.io/api/ner", False, key="webfetch spacy.io/api")]
+    (f,) = stopped_episodes(steps, said)
+    assert f.how == "stopped" and f.ordinals() == {106, 107, 108, 109}
+    assert "claude continua" in f.cause_text
+    # stopped before it did anything: nothing was tried
+    assert stopped_episodes([], said) == []
+
+
+def test_a_stop_of_a_call_is_told_by_the_call() -> None:
+    # Trezo-Ai__codex-session.jsonl: the escalated cargo test aborted by the user (#75),
+    # then Codex's <turn_aborted> record (#76): one dead end, the interrupted call's
+    steps = [_run(73, "rsync -a a/ /tmp/c/", True, sig="Could not resolve hostname"),
+             _run(75, "cargo test", True, sig="aborted by user after 33.4s",
+                  interrupted=True)]
+    said = [Said("s", 60, "user", "run the tests", None),
+            Said("s", 76, "record", "<turn_aborted>", "stopped"),
+            Said("s", 77, "user", "do that for kosh ai", None)]
+    assert stopped_episodes(steps, said) == []

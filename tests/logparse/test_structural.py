@@ -9,13 +9,22 @@ from pathlib import Path
 import pytest
 
 from logparse.structural import (
+    ADMISSION_CUES,
     CORRECTION_CUES,
+    DISMISSAL_CUES,
+    PERSIST,
     RULES,
     SIGNALS,
+    SUPERSEDED_CUES,
+    TURN_MARKS,
     CallFacts,
+    admission_phrase,
     call_signals,
     correction_phrase,
+    dismissal_phrase,
     failure_line,
+    superseded_phrase,
+    turn_mark,
     user_reason,
 )
 
@@ -98,9 +107,77 @@ def test_every_correction_cue_fires_on_its_real_example(cue) -> None:  # type: i
     assert correction_phrase(cue.example) is not None
 
 
+@pytest.mark.parametrize("cue", SUPERSEDED_CUES, ids=[c.name for c in SUPERSEDED_CUES])
+def test_every_superseded_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert superseded_phrase(cue.example) is not None, cue.name
+    assert superseded_phrase("raise DeprecationWarning('use the new client')") is None
+
+
+@pytest.mark.parametrize("cue", DISMISSAL_CUES, ids=[c.name for c in DISMISSAL_CUES])
+def test_every_dismissal_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert dismissal_phrase(cue.example) is not None, cue.name
+
+
+def test_dismissal_cues_agree_in_duckdb() -> None:
+    import duckdb
+
+    from kb.graph.store import _DISMISSAL_SQL
+
+    con = duckdb.connect()
+    for cue in DISMISSAL_CUES:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, "(?i)" + _DISMISSAL_SQL])
+        assert hit.fetchone() == (True,), cue.name
+
+
+@pytest.mark.parametrize("mark", TURN_MARKS, ids=[m.name for m in TURN_MARKS])
+def test_every_turn_mark_reads_its_real_record(mark) -> None:  # type: ignore[no-untyped-def]
+    assert mark.source and mark.signal in SIGNALS + ("aborted_turn",)
+    assert turn_mark(mark.example) is mark
+    assert turn_mark("[Request interrupted by user for tool use]") is None
+    assert turn_mark("please stop the server") is None
+
+
+@pytest.mark.parametrize("cue", ADMISSION_CUES, ids=[c.name for c in ADMISSION_CUES])
+def test_every_admission_cue_fires_on_its_real_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert admission_phrase(cue.example) is not None
+
+
+def test_admission_cues_agree_in_duckdb() -> None:
+    """The store selects replies by the same cues in SQL (RE2): every example matches
+    there too, and a reply that only mentions being right deep inside does not."""
+    import duckdb
+
+    from kb.graph.store import _ADMISSION_SQL
+
+    con = duckdb.connect()
+    for cue in ADMISSION_CUES:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, _ADMISSION_SQL])
+        assert hit.fetchone() == (True,), cue.name
+
+
+def test_plain_replies_admit_nothing() -> None:
+    for text in ("Done. Single `index.html` with a pixel art font.",
+                 "Right, let me check the config first.",
+                 "The answer is correct: 10/10 tests pass.",
+                 "x" * 400 + " You're right about that."):
+        assert admission_phrase(text) is None, text
+
+
+def test_persisting_problems_in_the_pools_languages() -> None:
+    for text in ("it still crashes", "sigue igual", "ainda não", "まだ動かない", "还是不行"):
+        assert PERSIST.search(text), text
+    assert not PERSIST.search("add a settings page")
+
+
 def test_praise_and_plain_requests_are_no_corrections() -> None:
     for text in ("q2 looks excellent, thanks", "add a LICENSE file with the MIT license",
-                 "no more questions, ship it", "the error correction factor is 2"):
+                 "no more questions, ship it", "the error correction factor is 2",
+                 "perfecto, claude como hago para quedarme con las columnas de interes?",
+                 "たとえば、ログイン画面を追加してください", "请帮我添加一个登录页面"):
         assert correction_phrase(text) is None, text
 
 
