@@ -57,8 +57,6 @@ def tui(session_id: str | None, at: int | None, theme: str, team: str | None,
         app.lease.reveal_secrets = show_secrets_requested()  # `--show-secrets`: asked already
         app.run()
         return
-    if db is not None:
-        raise click.UsageError("--db and --team exclude each other")
     _team_tui(team_url or team or None, team_name, session_id, at, theme)
 
 
