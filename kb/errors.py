@@ -12,6 +12,10 @@ class KbLocked(KbError):
     """Another process holds the knowledge base file."""
 
 
+class KbReadOnly(KbError):
+    """The knowledge base is open read-only (a team mirror): nothing may be written."""
+
+
 class KbMissing(KbError):
     """There is no knowledge base file yet."""
 

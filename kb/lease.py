@@ -31,6 +31,7 @@ from pathlib import Path
 
 import duckdb
 
+from kb.errors import KbReadOnly
 from kb.hooks import StoreHooks
 from kb.redact import Redactor
 from kb.store import KbLocked, KbMissing, KbStore, load_redactor
@@ -104,6 +105,9 @@ class KbLease:
         self.reveal_secrets = False
         """Stores lent show secrets as stored (the TUI's toggle, after it asked)."""
         self._redactor: Redactor | None = None
+        self.read_only: str | None = None
+        """Why nothing may be written (a team mirror), else None: :meth:`write` raises
+        :class:`~kb.errors.KbReadOnly` with it."""
         if not self.memory and not Path(self.path).exists():
             raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
 
@@ -213,7 +217,11 @@ class KbLease:
 
     @contextmanager
     def write(self) -> Iterator[KbStore]:
-        """The file read-write, alone: for one short job (annotate, rebuild the graph)."""
+        """The file read-write, alone: for one short job (annotate, rebuild the graph).
+
+        Raises :class:`~kb.errors.KbReadOnly` when the lease is :attr:`read_only`."""
+        if self.read_only is not None:
+            raise KbReadOnly(self.read_only)
         with self._cond:
             while self._writing or self._users:
                 self._cond.wait()

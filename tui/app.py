@@ -221,6 +221,16 @@ class LogkbApp(App[None]):
     def scope_for(self, session_id: str) -> str:
         return self.scope_of.get(session_id, session_id)
 
+    def refused_write(self, what: str) -> bool:
+        """Whether the knowledge base is read-only (a team mirror): then say so, and
+        ``what`` (annotate, replay) is not done."""
+        why = self.lease.read_only
+        if why is None:
+            return False
+        self.notify(f"cannot {what}: {why}", title="read-only", severity="warning",
+                    timeout=6)
+        return True
+
     # -------------------------------------------------------------- actions
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -235,6 +245,10 @@ class LogkbApp(App[None]):
         """Show secrets (after asking) or hide them again (at once); every screen rereads."""
         if self.lease.reveal_secrets:
             self._set_secrets(False)
+            return
+        if self.lease.read_only is not None:
+            self.notify("the team store holds redacted text only: there is no secret to "
+                        "show", title="read-only", timeout=6)
             return
         from tui.screens.prompt import ConfirmPrompt
 
@@ -271,11 +285,18 @@ class UnknownTheme(ValueError):
 
 
 def make_app(db_path: str | Path, *, session_id: str | None = None, at: int | None = None,
-             theme: str = "textual-dark", idle: float | None = None) -> LogkbApp:
+             theme: str = "textual-dark", idle: float | None = None,
+             read_only: str | None = None) -> LogkbApp:
     """The app over the knowledge base at ``db_path`` (raises ``KbMissing`` without one,
-    :class:`UnknownTheme` for a theme Textual does not know)."""
+    :class:`UnknownTheme` for a theme Textual does not know); ``read_only``: why nothing
+    may be written (a team mirror), said when the user tries."""
     from textual.theme import BUILTIN_THEMES
 
     if theme not in BUILTIN_THEMES:
         raise UnknownTheme(f"{theme!r}; one of {', '.join(sorted(BUILTIN_THEMES))}")
-    return LogkbApp(KbLease(db_path, idle=idle), session_id=session_id, at=at, theme=theme)
+    lease = KbLease(db_path, idle=idle)
+    lease.read_only = read_only
+    app = LogkbApp(lease, session_id=session_id, at=at, theme=theme)
+    if read_only is not None:
+        app.title = "logkb · team store (read-only)"
+    return app

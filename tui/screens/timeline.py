@@ -529,6 +529,8 @@ class TimelineScreen(Screen[None]):
     def action_replay(self) -> None:
         from tui.screens.replay import ReplayScreen
 
+        if self.app.refused_write("replay"):  # type: ignore[attr-defined]
+            return
         if self.query_one(TimelineView).current_key is None:
             return
         start, end = self._range()
@@ -657,6 +659,8 @@ class TimelineScreen(Screen[None]):
 
     # ---------------------------------------------------------- annotations
     def action_annotate(self, kind: str) -> None:
+        if self.app.refused_write("annotate"):  # type: ignore[attr-defined]
+            return
         key = self.query_one(TimelineView).current_key
         if key is None:
             return
@@ -674,6 +678,8 @@ class TimelineScreen(Screen[None]):
         self.app.push_screen(TextPrompt(question), done)
 
     def action_unannotate(self) -> None:
+        if self.app.refused_write("annotate"):  # type: ignore[attr-defined]
+            return
         key = self.query_one(TimelineView).current_key
         if key is None:
             return
