@@ -440,7 +440,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     problems.extend(deriver.problems)
     deriver.problems = []
     kept.extend(deriver.skipped_ids)
-    row = store.session(sid)
+    row = store.session_summary(sid)
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                              events=row["events"], new_messages=deriver.derived, form=src.form,
