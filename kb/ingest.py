@@ -217,6 +217,10 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             from kb.graph.store import rebuild_all
 
             report.graphs = rebuild_all(store, only=owed)
+    if report.sessions:  # titles as stored (session_summary): hidden here, all at once
+        hide = store.redactor
+        for rep in report.sessions:
+            rep.title = hide.value(rep.title)
     return report
 
 

@@ -29,5 +29,21 @@ def test_session_counts_are_the_views_counts(realworld: Path, tmp_path: Path) ->
             full = store.session(rep.session_id)
             assert (rep.title, rep.messages, rep.events) == (
                 full["title"], full["messages"], full["events"])
-            assert store.session_summary(rep.session_id) == {
+            summary = store.session_summary(rep.session_id)  # the title as stored
+            assert store.redactor.value(summary) == {
                 "title": full["title"], "messages": full["messages"], "events": full["events"]}
+
+
+def test_reported_titles_hide_the_secrets_they_hold(tmp_path: Path) -> None:
+    """The titles an ingest reports are read as stored and hidden at its end, with one
+    load of the redactor: a secret in a title (a first prompt that leaks one) never shows."""
+    from tests.hostile import secret_corpus as corpus
+
+    pieces = corpus.pieces()
+    files = corpus.write_all(tmp_path / "src")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        report = ingest(store, files, graph=False)
+        stored = [store.session_summary(r.session_id)["title"] or "" for r in report.sessions]
+    assert any(p in t for t in stored for p in pieces)  # a title does hold one
+    shown = [r.title or "" for r in report.sessions]
+    assert shown and not any(p in t for t in shown for p in pieces)
