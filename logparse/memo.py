@@ -24,10 +24,11 @@ from typing import Generic, TypeVar
 
 R = TypeVar("R")
 
-MAX_ENTRIES = 32_768
+MAX_ENTRIES = 16_384
 """Answers one memo holds (the oldest go first)."""
-LONG = 2048
-"""Texts longer than this are keyed by their digest, not held."""
+LONG = 256
+"""Texts longer than this are keyed by their digest, not held: a memo holds at most
+:data:`MAX_ENTRIES` keys of a few hundred bytes (about 5 MB) besides its answers."""
 
 ENABLED = os.environ.get("LOGKB_DERIVE_MEMO", "1") != "0"
 """Whether memos remember (``LOGKB_DERIVE_MEMO=0``: never)."""
