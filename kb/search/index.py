@@ -199,7 +199,8 @@ class SearchIndex:
                 for sid in gone:
                     writer.delete_documents_by_term("session", sid)
                     known.pop(sid, None)
-                for group, after in _runs(work):
+                events = {sid: int(st[2] or 0) for sid, st in stamps.items()}
+                for group, after in _runs(work, events):
                     # sessions indexed whole go in one query per run of them (a query per
                     # session cost more than its rows: issue 28), in the same order
                     for sid in group:
@@ -207,7 +208,8 @@ class SearchIndex:
                             progress(sid)
                         if after is None:
                             writer.delete_documents_by_term("session", sid)
-                    which: str | list[str] = group if after is None else group[0]
+                    # one session alone: its own query, streamed
+                    which: str | list[str] = group if len(group) > 1 else group[0]
                     docs = unit_documents(store, which, after)
                     if docs is None:  # secrets to hide: built here from the hidden texts
                         docs = (orjson.dumps(unit_document(r)).decode()
@@ -347,27 +349,29 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
     return doc
 
 
-RUN_SESSIONS = 256
-"""Sessions indexed whole read in one query at most (the rows of one run are held by
-DuckDB's result, not by Python)."""
+RUN_EVENTS = 20_000
+"""Events of the sessions indexed whole read in one query at most: the query sorts its
+rows (into the order of each session's own query), so a run holds them all; a session
+larger than this is read alone, streamed by its own query."""
 
 
-def _runs(work: list[tuple[str, int | None, list[int]]]
+def _runs(work: list[tuple[str, int | None, list[int]]], events: dict[str, int]
           ) -> Iterator[tuple[list[str], int | None]]:
     """``work`` as runs: consecutive sessions indexed whole together (up to
-    :data:`RUN_SESSIONS`), each one grown past an ordinal alone."""
+    :data:`RUN_EVENTS` events: ``events`` by session), each one grown past an ordinal
+    alone."""
     group: list[str] = []
+    size = 0
     for sid, after, _ in work:
-        if after is None:
-            group.append(sid)
-            if len(group) >= RUN_SESSIONS:
-                yield group, None
-                group = []
-            continue
-        if group:
+        n = events.get(sid, 0)
+        if group and (after is not None or size + n > RUN_EVENTS):
             yield group, None
-            group = []
-        yield [sid], after
+            group, size = [], 0
+        if after is not None:
+            yield [sid], after
+            continue
+        group.append(sid)
+        size += n
     if group:
         yield group, None
 

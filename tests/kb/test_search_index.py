@@ -269,5 +269,8 @@ def test_a_list_of_sessions_reads_each_sessions_units_in_order(indexed: Path) ->
         docs = unit_documents(store, sids)
         assert docs is not None
         assert list(docs) == [d for sid in sids for d in unit_documents(store, sid) or ()]
-    assert list(ix._runs([("a", None, []), ("b", None, []), ("c", 3, []), ("d", None, [])])) \
-        == [(["a", "b"], None), (["c"], 3), (["d"], None)]
+    work = [("a", None, []), ("b", None, []), ("c", 3, []), ("d", None, []), ("e", None, []),
+            ("f", None, [])]
+    sizes = {"a": 10, "b": 10, "c": 10, "d": 10, "e": ix.RUN_EVENTS, "f": 5}
+    assert list(ix._runs(work, sizes)) == [
+        (["a", "b"], None), (["c"], 3), (["d"], None), (["e"], None), (["f"], None)]
