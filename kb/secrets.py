@@ -105,7 +105,8 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
     if not arrow:
         return 0
-    if _scan_state(store, session_id) != finder.RULESET:
+    first = _scan_state(store, session_id) != finder.RULESET
+    if first:
         lo = min(pc.min(t.column("ordinal")).as_py() for t in arrow.tables.values())
         hi = max(pc.max(t.column("ordinal")).as_py() for t in arrow.tables.values())
         others = store.conn.execute(
@@ -113,12 +114,11 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
             [session_id, lo, hi]).fetchone()
         if others and others[0]:
             return 0  # stored before it was scanned: backfill() scans the whole session
-        _mark(store, session_id)
     if arrow.findings is not None:  # found by the derive worker
         n = _store_findings(store, session_id, (), arrow.findings)
     else:
         n = _store_findings(store, session_id, _batch_candidates(arrow))
-    if n:
+    if first or n:  # once, after the findings (in the batch's transaction)
         _mark(store, session_id)
     return n
 
