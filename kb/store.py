@@ -265,26 +265,27 @@ class KbStore:
         """Write a session's row (``derive_version``: of the rules that derived its events)."""
         # the events view's rows counted from its tables (a command and a result per call,
         # a todo or subagent event for todowrite and task): a third of the CPU of planning
-        # the view's six branches, twice per session (issue 28)
-        counts = self.conn.execute(
-            "SELECT (SELECT count(*) FROM messages WHERE session_id = $s), "
-            "(SELECT 2 * count(*) + count(*) FILTER (WHERE tool IN ('todowrite', 'task')) "
-            "FROM calls WHERE session_id = $s) "
-            "+ (SELECT count(*) FROM prose WHERE session_id = $s) "
-            "+ (SELECT count(*) FROM other_events WHERE session_id = $s)",
-            {"s": info.session_id}).fetchone()
-        assert counts is not None
+        # the view's six branches, in the statement that writes the row (issue 28)
         self.conn.execute("DELETE FROM sessions WHERE session_id = ?", [info.session_id])
         self.conn.execute(
             "INSERT INTO sessions (session_id, parent_id, title, slug, directory, project_id, "
             "version, time_created, time_updated, source_form, source_path, complete, "
             "message_count, event_count, ingested_at, info, agent, derive_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?)",
-            [info.session_id, info.parent_id, info.title, info.slug, info.directory,
-             info.project_id, info.version, info.time_created, info.time_updated,
-             info.source_kind, info.source_path, info.complete, counts[0], counts[1],
-             orjson.dumps(info.info).decode() if info.info is not None else None,
-             info.agent, derive_version])
+            "SELECT $s, $parent, $title, $slug, $directory, $project, $version, $created, "
+            "$updated, $form, $path, $complete, "
+            "(SELECT count(*) FROM messages WHERE session_id = $s), "
+            "(SELECT 2 * count(*) + count(*) FILTER (WHERE tool IN ('todowrite', 'task')) "
+            "FROM calls WHERE session_id = $s) "
+            "+ (SELECT count(*) FROM prose WHERE session_id = $s) "
+            "+ (SELECT count(*) FROM other_events WHERE session_id = $s), "
+            "now(), $info, $agent, $derived",
+            {"s": info.session_id, "parent": info.parent_id, "title": info.title,
+             "slug": info.slug, "directory": info.directory, "project": info.project_id,
+             "version": info.version, "created": info.time_created,
+             "updated": info.time_updated, "form": info.source_kind,
+             "path": info.source_path, "complete": info.complete,
+             "info": orjson.dumps(info.info).decode() if info.info is not None else None,
+             "agent": info.agent, "derived": derive_version})
 
     def link_children(self) -> None:
         """Give subagent sessions whose source had no parent id the session that spawned them."""
