@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
 ``extract``, ``mcp``, ``team``, ``rerun``, ``scale``)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = {"ingest": "bench.ingest_bench", "agents": "bench.agents_bench",
-           "graph": "bench.graph_bench", "replay": "bench.replay_bench",
+BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
+           "agents": "bench.agents_bench", "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
            "categories": "bench.categories_bench", "many": "bench.many_bench",

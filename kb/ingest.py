@@ -292,6 +292,10 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             from kb.graph.store import rebuild_all
 
             report.graphs = rebuild_all(store, only=owed)
+    if report.sessions:  # titles as stored (session_summary): hidden here, all at once
+        hide = store.redactor
+        for rep in report.sessions:
+            rep.title = hide.value(rep.title)
     return report
 
 
@@ -691,7 +695,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     problems.extend(deriver.problems)
     deriver.problems = []
     kept.extend(deriver.skipped_ids)
-    row = store.session(sid)
+    row = store.session_summary(sid)
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                              events=row["events"], new_messages=deriver.derived, form=src.form,

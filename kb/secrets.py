@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from logparse import secrets as finder
+from logparse.memo import Memo, memo, text_key
 
 if TYPE_CHECKING:
     from kb.arrow import ArrowBatch
@@ -54,11 +55,20 @@ def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] 
     return store.conn.execute(" UNION ALL ".join(parts), params).fetchall()
 
 
+_SECRETS: Memo[tuple[finder.Finding, ...]] = memo("secrets")
+
+
+def find_secrets(text: str) -> tuple[finder.Finding, ...]:
+    """:func:`logparse.secrets.find_secrets`, memoised (a text repeated in a session, or in
+    many, is read once: :mod:`logparse.memo`)."""
+    return _SECRETS.get(text_key(text), lambda: tuple(finder.find_secrets(text)))
+
+
 def _findings(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """``(ordinal, seq, message_id, field, start, stop, kind, rule)`` of every secret in the
     candidate texts ``(ordinal, seq, message_id, field, text)``."""
     return [(ordinal, seq, mid, field, f.start, f.end, f.kind, f.rule)
-            for ordinal, seq, mid, field, text in rows for f in finder.find_secrets(text)]
+            for ordinal, seq, mid, field, text in rows for f in find_secrets(text)]
 
 
 def _store_findings(store: KbStore, session_id: str, rows: Iterable[tuple[Any, ...]],
@@ -95,7 +105,8 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     arrow = batch if isinstance(batch, ArrowBatch) else to_arrow_batch(batch)
     if not arrow:
         return 0
-    if _scan_state(store, session_id) != finder.RULESET:
+    first = _scan_state(store, session_id) != finder.RULESET
+    if first:
         lo = min(pc.min(t.column("ordinal")).as_py() for t in arrow.tables.values())
         hi = max(pc.max(t.column("ordinal")).as_py() for t in arrow.tables.values())
         others = store.conn.execute(
@@ -103,12 +114,11 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
             [session_id, lo, hi]).fetchone()
         if others and others[0]:
             return 0  # stored before it was scanned: backfill() scans the whole session
-        _mark(store, session_id)
     if arrow.findings is not None:  # found by the derive worker
         n = _store_findings(store, session_id, (), arrow.findings)
     else:
         n = _store_findings(store, session_id, _batch_candidates(arrow))
-    if n:
+    if first or n:  # once, after the findings (in the batch's transaction)
         _mark(store, session_id)
     return n
 

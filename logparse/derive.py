@@ -25,24 +25,19 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, TypeVar
 
 import orjson
 
+from logparse import measure as _m
+from logparse import signals as _signals
 from logparse.listings import listing_count
-from logparse.measure import (
-    compiler_error_count,
-    listing_length,
-    listing_measurements,
-    measurement_tuples,
-    round_sig,
-)
+from logparse.measure import round_sig
+from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
 from logparse.schema import TABLES, names
 from logparse.shell import parse_command
-from logparse.signals import error_signatures
 from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
@@ -86,14 +81,48 @@ _SILENT_PARTS = frozenset({"step-start", "step-finish", "patch", "snapshot"})
 _CHILD_RE = re.compile(r"(?:task_id:|session_id:|<task id=\")\s*(ses_[A-Za-z0-9]+)")
 
 
-@lru_cache(maxsize=16384)
-def _classify_short(text: str) -> str:
-    return classify_prose(text).value
+# Every rule below that reads a text is a pure function of it: a text seen before (real
+# sessions repeat their commands, outputs and status lines) gets its answer from a memo
+# (logparse.memo; LOGKB_DERIVE_MEMO=0 turns them off, tests/logparse/test_memo.py proves
+# the rows the same either way).  Answers are immutable: lists are rebuilt per caller.
+_CLASSES: Memo[str] = memo("prose class")
+_MEASURED: Memo[tuple[tuple[float, str, str], ...]] = memo("measurements")
+_SIGNATURES: Memo[tuple[str, ...]] = memo("error signatures")
+_COMPILER: Memo[int] = memo("compiler errors")
+_LISTING: Memo[tuple[tuple[float, str, str], ...]] = memo("listing measurements")
+_LENGTH: Memo[int | None] = memo("listing length")
 
 
 def classify(text: str) -> str:
-    """The prose class of a text; short texts (status lines agents repeat) are cached."""
-    return _classify_short(text) if len(text) <= 240 else classify_prose(text).value
+    """The prose class of a text (memoised: agents repeat their status lines)."""
+    return _CLASSES.get(text_key(text), lambda: classify_prose(text).value)
+
+
+def measurement_tuples(text: str, prose: bool = False) -> tuple[tuple[float, str, str], ...]:
+    """:func:`logparse.measure.measurement_tuples`, memoised."""
+    return _MEASURED.get((prose, text_key(text)),
+                         lambda: tuple(_m.measurement_tuples(text, prose)))
+
+
+def error_signatures(text: str) -> tuple[str, ...]:
+    """:func:`logparse.signals.error_signatures`, memoised."""
+    return _SIGNATURES.get(text_key(text), lambda: tuple(_signals.error_signatures(text)))
+
+
+def compiler_error_count(output: str, level: str = "error") -> int:
+    """:func:`logparse.measure.compiler_error_count`, memoised."""
+    return _COMPILER.get((level, text_key(output)),
+                         lambda: _m.compiler_error_count(output, level))
+
+
+def listing_measurements(text: str) -> tuple[tuple[float, str, str], ...]:
+    """:func:`logparse.measure.listing_measurements`, memoised."""
+    return _LISTING.get(text_key(text), lambda: tuple(_m.listing_measurements(text)))
+
+
+def listing_length(output: str) -> int | None:
+    """:func:`logparse.measure.listing_length`, memoised."""
+    return _LENGTH.get(text_key(output), lambda: _m.listing_length(output))
 
 
 def digest(raw: bytes) -> int:
@@ -826,8 +855,8 @@ class Deriver:
         sigs: list[str] = []
         for text in (output, error):
             if text:
-                found: list[str] = self._rule(error_signatures, (text,), [], msg.info["id"],
-                                              pid)
+                found: tuple[str, ...] = self._rule(error_signatures, (text,), (),
+                                                    msg.info["id"], pid)
                 for s in found:
                     if s not in sigs:
                         sigs.append(s)

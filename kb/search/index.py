@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -199,17 +199,24 @@ class SearchIndex:
                 for sid in gone:
                     writer.delete_documents_by_term("session", sid)
                     known.pop(sid, None)
-                for sid, after, full in work:
-                    if progress:
-                        progress(sid)
-                    if after is None:
-                        writer.delete_documents_by_term("session", sid)
-                    docs = unit_documents(store, sid, after)
+                events = {sid: int(st[2] or 0) for sid, st in stamps.items()}
+                for group, after in _runs(work, events):
+                    # sessions indexed whole go in one query per run of them (a query per
+                    # session cost more than its rows: issue 28), in the same order
+                    for sid in group:
+                        if progress:
+                            progress(sid)
+                        if after is None:
+                            writer.delete_documents_by_term("session", sid)
+                    # one session alone: its own query, streamed
+                    which: str | list[str] = group if len(group) > 1 else group[0]
+                    docs = unit_documents(store, which, after)
                     if docs is None:  # secrets to hide: built here from the hidden texts
                         docs = (orjson.dumps(unit_document(r)).decode()
-                                for r in units(store, sid, after))
+                                for r in units(store, which, after))
                     report["units"] += _add(writer, docs)
-                    report["grown" if after is not None else "reindexed"] += 1
+                    report["grown" if after is not None else "reindexed"] += len(group)
+                for sid, _, full in work:
                     known[sid] = {"session": stamps[sid], "messages": full}
                 writer.commit()
                 writer.wait_merging_threads()
@@ -340,6 +347,33 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
     if host:
         doc["host"] = host
     return doc
+
+
+RUN_EVENTS = 20_000
+"""Events of the sessions indexed whole read in one query at most: the query sorts its
+rows (into the order of each session's own query), so a run holds them all; a session
+larger than this is read alone, streamed by its own query."""
+
+
+def _runs(work: list[tuple[str, int | None, list[int]]], events: dict[str, int]
+          ) -> Iterator[tuple[list[str], int | None]]:
+    """``work`` as runs: consecutive sessions indexed whole together (up to
+    :data:`RUN_EVENTS` events: ``events`` by session), each one grown past an ordinal
+    alone."""
+    group: list[str] = []
+    size = 0
+    for sid, after, _ in work:
+        n = events.get(sid, 0)
+        if group and (after is not None or size + n > RUN_EVENTS):
+            yield group, None
+            group, size = [], 0
+        if after is not None:
+            yield [sid], after
+            continue
+        group.append(sid)
+        size += n
+    if group:
+        yield group, None
 
 
 def _add(writer: tv.IndexWriter, docs: Iterable[str]) -> int:

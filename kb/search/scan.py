@@ -12,6 +12,7 @@ same text with the same fields.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kb.search.query import Node, Text, to_sql
@@ -21,24 +22,23 @@ if TYPE_CHECKING:
 
     from kb.store import KbStore
 
-UNITS_SQL = """
-    SELECT session_id, message_id, ordinal, seq, 'command' AS field, 'command' AS kind, tool,
-           category, lower(host) AS host, time_start AS time, command AS text
-      FROM calls WHERE command IS NOT NULL AND {where}
-    UNION ALL
-    SELECT session_id, message_id, ordinal, seq, 'output', 'result', tool, category,
-           lower(host), time_end, coalesce(output, error)
-      FROM calls WHERE coalesce(output, error) IS NOT NULL AND {where}
-    UNION ALL
-    SELECT session_id, message_id, ordinal, seq, 'todo', 'todo', tool, category, NULL, time_end,
-           array_to_string(json_extract_string(input, '$.todos[*].content'), chr(10))
-      FROM calls WHERE tool = 'todowrite' AND input IS NOT NULL AND {where}
-    UNION ALL
-    SELECT session_id, message_id, ordinal, seq, 'prose', kind, NULL, NULL, NULL, time, text
-      FROM prose WHERE {where}
-    UNION ALL
-    SELECT session_id, message_id, ordinal, seq, 'other', kind, NULL, NULL, NULL, time, text
-      FROM other_events WHERE text IS NOT NULL AND {where}"""
+_UNIT_BRANCHES = (
+    """SELECT session_id, message_id, ordinal, seq, 'command' AS field, 'command' AS kind, tool,
+           category, lower(host) AS host, time_start AS time, command AS text{extra}
+      FROM calls WHERE command IS NOT NULL AND {where}""",
+    """SELECT session_id, message_id, ordinal, seq, 'output', 'result', tool, category,
+           lower(host), time_end, coalesce(output, error){extra}
+      FROM calls WHERE coalesce(output, error) IS NOT NULL AND {where}""",
+    """SELECT session_id, message_id, ordinal, seq, 'todo', 'todo', tool, category, NULL, time_end,
+           array_to_string(json_extract_string(input, '$.todos[*].content'), chr(10)){extra}
+      FROM calls WHERE tool = 'todowrite' AND input IS NOT NULL AND {where}""",
+    """SELECT session_id, message_id, ordinal, seq, 'prose', kind, NULL, NULL, NULL, time,
+           text{extra}
+      FROM prose WHERE {where}""",
+    """SELECT session_id, message_id, ordinal, seq, 'other', kind, NULL, NULL, NULL, time,
+           text{extra}
+      FROM other_events WHERE text IS NOT NULL AND {where}""")
+UNITS_SQL = "\n    UNION ALL\n    ".join(b.replace("{extra}", "") for b in _UNIT_BRANCHES)
 """Every search unit; ``{where}`` restricts each table (``TRUE``, or a session and ordinals)."""
 
 UNIT_COLUMNS = ("session_id", "message_id", "ordinal", "seq", "field", "kind", "tool",
@@ -48,16 +48,53 @@ SRC = {"prose": 0, "command": 1, "output": 1, "todo": 1, "other": 2}
 """The timeline's row source (prose, calls, other events) of each unit field."""
 
 
-def units(store: KbStore, session_id: str | None = None, after: int | None = None,
+def units(store: KbStore, session_id: str | list[str] | None = None, after: int | None = None,
           batch: int = 5000) -> Any:
     """Iterate the search units (tuples in :data:`UNIT_COLUMNS` order), a session's only
-    when ``session_id`` is given, those past ordinal ``after`` only when it is."""
-    where, params = _restrict(session_id, after)
+    when ``session_id`` is given, those past ordinal ``after`` only when it is.  A list of
+    sessions is read in one query, session after session in the list's order, each in the
+    order of its own query (issue 28: a query per session cost more than its rows)."""
     hide = store.redactor.hiding()  # the index is derived data: it never holds a secret
-    for rows in _fetch(store, UNITS_SQL.format(where=where), params * 5, batch):
+    for rows in _unit_rows(store, session_id, after, batch):
         if hide.active:
             rows = [(*r[:10], hide.text(r[10])) if r[10] else r for r in rows]
         yield from rows
+
+
+_IDS = "_logkb_unit_sessions"
+
+
+def _unit_rows(store: KbStore, session_id: str | list[str] | None, after: int | None,
+               batch: int, wrap: Callable[[str], str] = lambda units: units) -> Any:
+    """The rows of the query ``wrap`` makes of the units query of ``session_id`` (one
+    session, a list of them or all)."""
+    if not isinstance(session_id, list):
+        where, params = _restrict(session_id, after)
+        yield from _fetch(store, wrap(UNITS_SQL.format(where=where)), params * 5, batch)
+        return
+    if after is not None:
+        raise ValueError("a list of sessions is read whole")
+    import pyarrow as pa
+
+    # each branch's rows carry their branch and row id: ordered by the list's order, then
+    # branch and row id, they come as each session's own query gives them (a scan keeps
+    # the order rows were inserted in)
+    ordered = "\n    UNION ALL\n    ".join(
+        b.replace("{extra}", f", {i} AS _b, rowid AS _r").replace(
+            "{where}", f"session_id IN (SELECT sid FROM {_IDS})")
+        for i, b in enumerate(_UNIT_BRANCHES))
+    sql = (f"SELECT u.* EXCLUDE (_b, _r) FROM ({ordered}) u JOIN {_IDS} i "
+           "ON u.session_id = i.sid ORDER BY i.pos, u._b, u._r")
+    ids = pa.table({"sid": pa.array(session_id, type=pa.string()),
+                    "pos": pa.array(range(len(session_id)), type=pa.int64())})
+    cur = store.conn.cursor()
+    try:
+        cur.register(_IDS, ids)
+        cur.execute(wrap(sql))
+        while rows := cur.fetchmany(batch):
+            yield rows
+    finally:
+        cur.close()
 
 
 def _restrict(session_id: str | None, after: int | None) -> tuple[str, list[Any]]:
@@ -96,19 +133,19 @@ _DOCUMENT_SQL = """
               FROM ({units}))"""
 
 
-def unit_documents(store: KbStore, session_id: str, after: int | None = None,
+def unit_documents(store: KbStore, session_id: str | list[str], after: int | None = None,
                    batch: int = 5000) -> Any:
     """The index's JSON document of each search unit of a session (past ordinal ``after``
-    when it is given), written by DuckDB: a quarter of the time of building each one in
-    Python from :func:`units`.  ``None`` when the store knows secrets to hide: the index
-    never holds one, so those sessions' units go through :func:`units`, which hides them."""
+    when it is given; of each session of a list, in its order), written by DuckDB: a quarter
+    of the time of building each one in Python from :func:`units`.  ``None`` when the store
+    knows secrets to hide: the index never holds one, so those sessions' units go through
+    :func:`units`, which hides them."""
     if store.redactor.hiding().active:
         return None
-    where, params = _restrict(session_id, after)
-    sql = _DOCUMENT_SQL.format(
-        src=" ".join(f"WHEN '{f}' THEN {n}" for f, n in SRC.items()),
-        units=UNITS_SQL.format(where=where))
-    return (doc for rows in _fetch(store, sql, params * 5, batch) for (doc,) in rows)
+    src = " ".join(f"WHEN '{f}' THEN {n}" for f, n in SRC.items())
+    return (doc for rows in _unit_rows(
+        store, session_id, after, batch, lambda units: _DOCUMENT_SQL.format(src=src, units=units))
+        for (doc,) in rows)
 
 
 def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,

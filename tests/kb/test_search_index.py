@@ -249,3 +249,28 @@ def test_documents_written_in_sql_are_those_built_in_python(indexed: Path) -> No
                 assert not any(None in d.values() for d in got)
                 seen += got
         assert any("host" in d for d in seen) and any("tool" not in d for d in seen)
+
+
+def test_a_list_of_sessions_reads_each_sessions_units_in_order(indexed: Path) -> None:
+    """Indexing sessions whole reads a run of them in one query (issue 28): the same units
+    and documents, session after session in the list's order, each in its own query's
+    order."""
+    import random
+
+    from kb.search import index as ix
+    from kb.search.scan import unit_documents, units
+
+    with KbStore(indexed, read_only=True) as store:
+        sids = [r["session_id"] for r in store.sessions()]
+        assert len(sids) >= 2
+        random.Random(28).shuffle(sids)
+        one_by_one = [u for sid in sids for u in units(store, sid)]
+        assert one_by_one and list(units(store, sids)) == one_by_one
+        docs = unit_documents(store, sids)
+        assert docs is not None
+        assert list(docs) == [d for sid in sids for d in unit_documents(store, sid) or ()]
+    work = [("a", None, []), ("b", None, []), ("c", 3, []), ("d", None, []), ("e", None, []),
+            ("f", None, [])]
+    sizes = {"a": 10, "b": 10, "c": 10, "d": 10, "e": ix.RUN_EVENTS, "f": 5}
+    assert list(ix._runs(work, sizes)) == [
+        (["a", "b"], None), (["c"], 3), (["d"], None), (["e"], None), (["f"], None)]
