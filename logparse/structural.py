@@ -428,7 +428,7 @@ the reply that takes a correction in; deep in a reply the words quote or explain
 
 ADMISSION_CUES: tuple[Cue, ...] = (
     Cue("en-you-are-right", re.compile(
-        r"(?:^|[.!]\s+|\n)\W*(?:you'?re|you\s+are)\s+(?:absolutely\s+|totally\s+|quite\s+)?"
+        r"(?:^|[.!\n])\W{0,8}(?:you'?re|you\s+are)\s+(?:absolutely\s+|totally\s+|quite\s+)?"
         r"(?:right|correct)\b", re.I),
         "You're right. The demo CSS should only be for the demo layout (sections, preview "
         "boxes, code blocks, etc.), not for styling Bootstrap components",

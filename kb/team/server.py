@@ -16,7 +16,7 @@ TEAM_ENV = "LOGKB_TEAM_NAME"
 
 _SECRETS: set[str] = set()
 """Passwords of the team URLs used in this process: never printed (see :func:`scrub`)."""
-_USERINFO_PW = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@?#\s]*):"
+_USERINFO_PW = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]{0,31}://[^:/@?#\s]*):"
                           r"(?P<pw>[^@/?#\s]*)@", re.IGNORECASE)
 _PARAM_PW = re.compile(r"(?P<head>(?:[?&]|\b)password\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|"
                        r"[^&\s]*)", re.IGNORECASE)
