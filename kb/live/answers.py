@@ -256,10 +256,9 @@ class TeamAnswers:
 
 
 def _scope_sessions(conn: Any, at: dict[str, Any]) -> set[str]:
-    rows = conn.execute("SELECT session_id FROM logkb.sessions WHERE team = %s AND "
-                        "pusher = %s AND scope = %s",
-                        [at["team"], at["pusher"], at["scope"]]).fetchall()
-    return {r[0] for r in rows}
+    from kb.team import read
+
+    return read.scope_sessions(conn, at)
 
 
 def _deadend_answers(items: list[dict[str, Any]], about: str | None,

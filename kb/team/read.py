@@ -114,6 +114,14 @@ def session_events(conn: Any, teams: list[str], pusher: str, session_id: str
     return [r[0] for r in rows]
 
 
+def scope_sessions(conn: Any, at: dict[str, Any]) -> set[str]:
+    """The sessions of one pushed scope (``at``: a :func:`resolve` answer)."""
+    rows = conn.execute("SELECT session_id FROM logkb.sessions WHERE team = %s AND "
+                        "pusher = %s AND scope = %s",
+                        [at["team"], at["pusher"], at["scope"]]).fetchall()
+    return {r[0] for r in rows}
+
+
 def items(conn: Any, teams: list[str], kind: str) -> list[dict[str, Any]]:
     """Dead ends (``deadend``), untested questions (``untested``) or decisions, each the
     local command's object plus its team and pusher."""

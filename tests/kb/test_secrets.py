@@ -258,7 +258,8 @@ NOT_READ = {
     "ingest", "rebuild", "watch", "unmark", "mark dead-end", "mark confirmed",
     "mark hypothesis", "mark note", "mark revisit", "mark link", "replay run",
     "team init", "team add-member", "team status",  # write, or talk to a team server
-    "push", "report",  # what leaves the machine is redacted always (test_report, tests/team)
+    "push", "report", "export",  # what leaves the machine is redacted always (test_report,
+    # tests/team: test_team.py, test_export.py)
     "mcp", "tui",  # tested in tests/live and by the TUI tests below (ctrl+s)
     "path",  # prints a file name only
 }

@@ -25,6 +25,8 @@ SQL_ROOMS = {
     "kb/team/server.py": "the team's PostgreSQL schema and members",
     "kb/team/push.py": "writes to the team's PostgreSQL",
     "kb/team/read.py": "reads from the team's PostgreSQL",
+    "kb/team/export.py": "copies the store's tables (or the team's) out as Parquet",
+    "kb/team/mirror.py": "copies what a member may read into a read-only local store",
     "kb/migrations/__init__.py": "applies kb/migrations/*.sql",
 }
 """Module → what it owns.  (``kb/search/query.py`` compiles a search to a WHERE
