@@ -535,8 +535,9 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
 @click.command()
 @click.argument("sql")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Print at most this many rows (the rest are counted on stderr).")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
+              help="Print at most this many rows (the rest are counted on stderr).  "
+                   "Default: 100 for the table, every row for --json and --csv.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               help="Stop after this many seconds (the query, and printing its result).")
 @click.option("--memory-limit", default="2GB", show_default=True, metavar="SIZE",
@@ -544,7 +545,7 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
 @db_option
 @json_option
 @handle_errors
-def query(sql: str, as_csv: bool, limit: int, timeout: float, memory_limit: str,
+def query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory_limit: str,
           db: Path | None, as_json: bool) -> None:
     """Run read-only SQL on the knowledge base (tables: docs/schema.md).
 
@@ -565,12 +566,20 @@ def query(sql: str, as_csv: bool, limit: int, timeout: float, memory_limit: str,
         watchdog.cancel()
 
 
-def _run_query(sql: str, as_csv: bool, limit: int, timeout: float, memory_limit: str,
+TABLE_ROWS = 100
+"""Rows ``query`` prints as a table unless --limit says otherwise (a person reads it);
+--json and --csv are read by programs and get every row the memory limit allows."""
+
+
+def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory_limit: str,
                db: Path | None, as_json: bool) -> None:
     import duckdb
     from rich.table import Table
 
     from kb.store import QueryRefused, QueryTimeout
+
+    if limit is None and not (as_json or as_csv):
+        limit = TABLE_ROWS
 
     with open_store(db) as store:
         try:

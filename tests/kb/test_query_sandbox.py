@@ -146,8 +146,13 @@ def test_reads_of_the_knowledge_base_work(db: Path) -> None:
 
 
 def test_row_limit_says_how_many_rows_were_left(db: Path) -> None:
+    r = run("query", "--db", str(db), "SELECT * FROM range(15000)")
+    assert r.exit_code == 0  # a table for a person: the first 100 rows
+    assert "14900 more rows not shown (15000 in all" in r.stderr
     r = run("query", "--db", str(db), "--json", "SELECT * FROM range(15000)")
-    assert r.exit_code == 0
+    assert r.exit_code == 0  # a program reads JSON: every row, nothing left out
+    assert len(r.stdout.splitlines()) == 15000 and "not shown" not in r.stderr
+    r = run("query", "--db", str(db), "--json", "--limit", "100", "SELECT * FROM range(15000)")
     assert len(r.stdout.splitlines()) == 100  # JSON lines, one row each
     assert "14900 more rows not shown (15000 in all" in r.stderr
     r = run("query", "--db", str(db), "--csv", "--limit", "5", "SELECT * FROM range(7)")
