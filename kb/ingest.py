@@ -49,7 +49,13 @@ from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
 from logparse.safe_open import link_target
-from logparse.source import NotATranscript, RawMessage, SourceSession, TranscriptReader
+from logparse.source import (
+    NotATranscript,
+    RawMessage,
+    SourceSession,
+    TranscriptReader,
+    lines_at,
+)
 
 BATCH_MESSAGES = 2048
 """Messages derived and written together."""
@@ -596,7 +602,8 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
                 continue
         seen[mid] = (dg, where)
         stored = st.known.get(mid)
-        if stored is not None and stored[0] not in (dg, -1) and _later_stored(store, sid, msg):
+        if stored is not None and stored[0] not in (dg, -1) and \
+                _later_stored(store, sid, msg, src.path):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
@@ -617,10 +624,16 @@ _GROWING = ("records", "parts")
 records, opencode parts)."""
 
 
-def _later_stored(store: KbStore, sid: str, msg: RawMessage) -> bool:
+def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str) -> bool:
     """Whether the stored copy of ``msg`` is a later state of it: the same records or
     parts and more after them (a snapshot cut inside the message).  Such a message is
-    kept as stored: an older copy never takes away what a newer one stored."""
+    kept as stored: an older copy never takes away what a newer one stored.
+
+    Not so when the input at ``path`` holds every record the stored copy has beyond the
+    incoming ones, each at its own line: the stored copy was read from a file that ended
+    there (a reader gives the last message the records after it), and the grown file
+    gives those records to a later message.  Nothing stored is lost by deriving the
+    message again: its other records are in the input, and stored with their message."""
     raw = store.stored_raw(sid, msg.info["id"])
     if raw is None:
         return False
@@ -633,8 +646,31 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage) -> bool:
     for key in _GROWING:
         a, b = old.get(key), new.get(key)
         if isinstance(a, list) and isinstance(b, list):
-            return len(b) < len(a) and a[: len(b)] == b
+            if not (len(b) < len(a) and a[: len(b)] == b):
+                return False
+            return not _moved_on(old.get("lines"), a, len(b), path)
     return False
+
+
+def _moved_on(lines: object, records: list[object], kept: int, path: str) -> bool:
+    """Whether the file at ``path`` has each of the stored ``records`` after the first
+    ``kept`` at the line the stored copy read it from (``lines``, one a record)."""
+    if not (isinstance(lines, list) and len(lines) == len(records)):
+        return False  # not a line-based message (an opencode export's parts)
+    extra = lines[kept:]
+    if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
+        return False
+    found = lines_at(path, extra)
+    for n, rec in zip(extra, records[kept:]):
+        body = found.get(n)
+        if body is None:
+            return False
+        try:
+            if orjson.loads(body) != rec:
+                return False
+        except orjson.JSONDecodeError:
+            return False
+    return True
 
 
 def _place(msg: RawMessage) -> str:

@@ -52,7 +52,7 @@ def iso_ms(value: Any) -> int | None:
 class Draft:
     """One message being built: its info, parts and the source lines behind it."""
 
-    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line")
+    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line", "at_end")
 
     def __init__(self, info: dict[str, Any], key: str | None = None,
                  line: int | None = None) -> None:
@@ -66,6 +66,9 @@ class Draft:
         """Calls still waiting for their result (the draft is held back meanwhile)."""
         self.key = key
         """What further lines of the same message are recognised by (an API response id)."""
+        self.at_end: dict[str, Any] | None = None
+        """What the reader gave the message because the file ended after it (no line of
+        its own): in the raw JSON, so the message changes when the file grows."""
 
     def add_line(self, line: int, body: bytes) -> None:
         self.lines.append(line)
@@ -79,6 +82,7 @@ class Draft:
                # the usage read (a Codex token_count is a line of another message): the
                # message_usage view finds cache and reasoning tokens at $.tokens
                + (b',"tokens":' + orjson.dumps(tokens) if isinstance(tokens, dict) else b"")
+               + (b',"at_end":' + orjson.dumps(self.at_end) if self.at_end else b"")
                + b"}")
         return RawMessage(info=self.info, parts=self.parts, raw=raw,
                           line=self.line or (self.lines[0] if self.lines else None))

@@ -806,9 +806,13 @@ class _Rollout:
         self.extra_parts = []
 
     def _finish(self) -> Iterator[Any]:
+        said = self.usage_said
         self._usage_stat(None)  # a file that ends mid-turn: the usage so far
         tail = self.q.tail
         if tail is not None:
+            if self.usage_said != said:  # read at the file's end, from no line of the tail:
+                # its raw says so (a grown file reads it at the turn's end instead)
+                tail.at_end = {"tokens_used": self.usage_said}
             for ln, b in self.extra_lines:
                 tail.add_line(ln, b)
             if self.extra_parts:

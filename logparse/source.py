@@ -115,3 +115,26 @@ def message_sort_key(info: dict[str, Any]) -> tuple[int, str]:
         created = 0
     mid = info.get("id")
     return (int(created), mid if isinstance(mid, str) else "")
+
+
+def lines_at(path: str | Path, wanted: Iterable[int]) -> dict[int, bytes]:
+    """The lines ``wanted`` of a line-based transcript (JSONL), numbered and cut as its
+    readers number and cut them (without the newline); a line the file does not have
+    (or a blank one) is missing from the answer.  Reads the file up to the last line
+    wanted; a path that cannot be read answers nothing."""
+    from logparse.opencode._lines import iter_lines  # the readers' own numbering
+
+    want = set(wanted)
+    if not want:
+        return {}
+    last = max(want)
+    out: dict[int, bytes] = {}
+    try:
+        for n, body, _ in iter_lines(Path(path)):
+            if n in want:
+                out[n] = body
+            if n >= last:
+                break
+    except OSError:
+        return out
+    return out

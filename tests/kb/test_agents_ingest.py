@@ -113,7 +113,10 @@ def test_growth_adds_only_new_messages_and_matches_a_fresh_ingest(
 
 @pytest.mark.parametrize("rel, cut, sid", [
     ("claude-code/python-to-rust-port/transcript.jsonl", 29, RUST),  # inside a response
-    ("codex/exported-session.jsonl", 1500, RTCHESS),
+    ("codex/exported-session.jsonl", 1500, RTCHESS),  # its last record goes to the next
+    # the file ends mid-turn: the usage so far is read at its end, then at the turn's end
+    ("codex/exported-session.jsonl", 1259, RTCHESS),
+    ("codex/exported-session.jsonl", 2100, RTCHESS),
 ])
 def test_any_growth_ends_where_a_fresh_ingest_does(tmp_path: Path, realworld: Path, rel: str,
                                                     cut: int, sid: str) -> None:

@@ -14,7 +14,7 @@ from kb.arrow import SCHEMAS, to_arrow_batch
 from kb.derive_pool import DerivePool, DeriveWorkerError, LocalDeriver
 from kb.ingest import ingest
 from kb.store import KbStore
-from logparse.derive import Deriver, derive_session, digest
+from logparse.derive import COLUMNS, Deriver, derive_session, digest
 from logparse.registry import detect
 from tests.kb.test_store import dump
 
@@ -106,7 +106,8 @@ def test_arrow_batch_holds_the_rows(blackwell: Path) -> None:
         assert got == want
     assert len(arrow) == len(batch.messages)
     assert arrow.message_ids() == [r[0] for r in batch.messages]
-    assert arrow.source_bytes() == sum(len(r[-1]) for r in batch.messages)
+    raw = COLUMNS["messages"].index("raw")
+    assert arrow.source_bytes() == sum(len(r[raw]) for r in batch.messages)
 
 
 def test_local_and_remote_derivers_answer_alike(blackwell: Path) -> None:

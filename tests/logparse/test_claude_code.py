@@ -213,7 +213,7 @@ def test_compaction_unknown_records_and_bad_lines(tmp_path: Path) -> None:
     assert [r[6] for r in comp] == ["Conversation compacted",
                                     "This session is being continued. Summary: we said hello."]
     assert len(batch.messages) == 4
-    assert json.loads(batch.messages[3][-1])["lines"] == [5, 6]
+    assert json.loads(batch.messages[3][M["raw"]])["lines"] == [5, 6]
 
 
 def test_result_arriving_later_changes_the_calling_message(tmp_path: Path) -> None:

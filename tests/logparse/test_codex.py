@@ -264,9 +264,9 @@ def test_exec_tool_world_state_and_unknown_records(tmp_path: Path) -> None:
         list(src.messages)
     assert reader.skipped == {"mystery": 1, "response_item/shiny_new_item": 1}
     # every line is kept: the world_state in message 1's raw, the unknown ones in message 4's
-    raw1 = json.loads(batch.messages[0][-1])
+    raw1 = json.loads(batch.messages[0][M["raw"]])
     assert raw1["lines"] == [1, 2, 3]
-    assert json.loads(batch.messages[3][-1])["lines"] == [6, 7, 8]
+    assert json.loads(batch.messages[3][M["raw"]])["lines"] == [6, 7, 8]
 
 
 def test_call_without_output_is_interrupted_and_updated_when_answered(tmp_path: Path) -> None:
