@@ -348,14 +348,19 @@ class KbStore:
             "info": pa.array([orjson.dumps(i.info).decode() if i.info is not None else None
                               for i in infos], type=pa.string()),
             "agent": pa.array([i.agent for i in infos], type=pa.string()),
+            "pos": pa.array(range(len(infos)), type=pa.int64()),
         })
+        # ingested_at keeps the order the sessions were read, a microsecond apart, as
+        # when each was written in its own transaction: "the latest ingested" (what
+        # commands default to) is the last one read, not a tie broken by time_updated
         self.conn.execute(
             "INSERT INTO sessions (session_id, parent_id, title, slug, directory, project_id, "
             "version, time_created, time_updated, source_form, source_path, complete, "
             "message_count, event_count, ingested_at, info, agent, derive_version) "
             "SELECT i.session_id, i.parent_id, i.title, i.slug, i.directory, i.project_id, "
             "i.version, i.time_created, i.time_updated, i.source_form, i.source_path, "
-            "i.complete, coalesce(m.n, 0), coalesce(e.n, 0), now(), i.info, i.agent, ? "
+            "i.complete, coalesce(m.n, 0), coalesce(e.n, 0), "
+            "CAST(now() AS TIMESTAMP) + to_microseconds(i.pos), i.info, i.agent, ? "
             "FROM info i "
             "LEFT JOIN (SELECT session_id, count(*) AS n FROM messages WHERE session_id IN "
             "  (SELECT session_id FROM info) GROUP BY session_id) m USING (session_id) "

@@ -134,18 +134,22 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
     write_text(text, output, exact=fmt == "json")
 
 
-def _elsewhere(store: KbStore, scopes: list[str], found: Any) -> str | None:
-    """Where a miss in ``scopes`` would hit among the other built graphs."""
+def _elsewhere(db: Path | None, scopes: list[str],
+               found: Callable[[KbStore, list[str]], bool]) -> str | None:
+    """Where a miss in ``scopes`` would hit among the other sessions' graphs.  Ingest
+    leaves graphs to the first query that reads them, and this one reads them all: those
+    never built are built now, as ``--all`` would (else a fresh ingest never hints)."""
     from kb import views
 
-    short = store.short_ids()
-    for other in sorted(views.built_scopes(store) - set(scopes)):
-        try:
-            if found([other]):
-                name = short.get(other, other)
-                return f"found in {name}; use --session {name} or --all"
-        except KbNotFound:
-            continue
+    with graph_store(db, None, True) as (store, _):
+        short = store.short_ids()
+        for other in sorted(views.built_scopes(store) - set(scopes)):
+            try:
+                if found(store, [other]):
+                    name = short.get(other, other)
+                    return f"found in {name}; use --session {name} or --all"
+            except KbNotFound:
+                continue
     return None
 
 
@@ -169,9 +173,9 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
         items = gs.dead_ends(store, scopes)
         if statuses:
             items = [d for d in items if d["status"] in statuses]
-        hint = None if items or all_scopes else _elsewhere(
-            store, scopes, lambda sc: bool(gs.dead_ends(store, sc)))
         short = store.short_ids()
+    hint = None if items or all_scopes else _elsewhere(
+        db, scopes, lambda st, sc: bool(gs.dead_ends(st, sc)))
     _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint,
                 "no dead ends found", short)
 
@@ -198,15 +202,14 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
 
     if open_only and answered:
         raise click.UsageError("--open and --answered exclude each other")
-    with graph_store(db, session_id, all_scopes) as (store, scopes):
-        def questions(sc: list[str]) -> list[dict[str, Any]]:
-            return gs.untested(store, sc, include_answered=not open_only,
-                               only_answered=answered)
+    def questions(st: KbStore, sc: list[str]) -> list[dict[str, Any]]:
+        return gs.untested(st, sc, include_answered=not open_only, only_answered=answered)
 
-        items = questions(scopes)
-        hint = None if items or all_scopes else _elsewhere(
-            store, scopes, lambda sc: bool(questions(sc)))
+    with graph_store(db, session_id, all_scopes) as (store, scopes):
+        items = questions(store, scopes)
         short = store.short_ids()
+    hint = None if items or all_scopes else _elsewhere(
+        db, scopes, lambda st, sc: bool(questions(st, sc)))
     _emit_items(items, limit, as_json, untested_lines, all_scopes, scopes, hint,
                 "no untested questions", short)
 
@@ -267,18 +270,21 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             return
         try:
             story = report.story(store, scopes, ref)
+            miss = None
         except KbNotFound as e:
-            hint = None if all_scopes else _elsewhere(
-                store, scopes, lambda sc: bool(report.find_approach(store, sc, ref)))
-            if ref.isdigit() or ref.startswith("approach:"):
-                raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
-            # a name nothing is known about: say so, like grep (never a near miss)
-            # like search's miss: not an error, nothing found (exit 1 as grep)
-            note(f"logkb: nothing known about {ref!r} ({e})")
-            note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
-                                      f"{shlex.quote(ref)}` looks in the transcripts"
-                                      + ("" if all_scopes else "; --all asks every session"))))
-            sys.exit(int(ExitCode.NO_MATCH))
+            miss = e
+    if miss is not None:
+        hint = None if all_scopes else _elsewhere(
+            db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
+        if ref.isdigit() or ref.startswith("approach:"):
+            raise KbNotFound(f"{miss}" + (f" ({hint})" if hint else "")) from None
+        # a name nothing is known about: say so, like grep (never a near miss)
+        # like search's miss: not an error, nothing found (exit 1 as grep)
+        note(f"logkb: nothing known about {ref!r} ({miss})")
+        note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
+                                  f"{shlex.quote(ref)}` looks in the transcripts"
+                                  + ("" if all_scopes else "; --all asks every session"))))
+        sys.exit(int(ExitCode.NO_MATCH))
     if as_json:
         emit_json(story)
     else:

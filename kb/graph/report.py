@@ -207,7 +207,8 @@ def _quantity_rank(unit: str, label: str, points: int) -> tuple[int, int, int]:
 
 def dominant_quantity(quantities: list[tuple[str, str, int]]) -> tuple[str, str] | None:
     """The ``(unit, label)`` to chart from ``(unit, label, points)`` rows: what the session
-    measured most, preferring rates, latencies and durations (see :func:`_quantity_rank`)."""
+    measured most, preferring rates, latencies and durations (see :func:`_quantity_rank`);
+    of two that rank alike, the first in ``quantities`` (the one read first)."""
     if not quantities:
         return None
     unit, label, _ = max(quantities, key=lambda q: _quantity_rank(q[0], q[1], q[2]))

@@ -952,10 +952,14 @@ def built(store: KbStore, scope: str) -> bool:
 
 def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
     """Every quantity the sessions' command results measured: ``(unit, label, points)``,
-    points counting the messages that measured it."""
+    points counting the messages that measured it; in the order each was first read (a
+    GROUP BY has none: two quantities that rank alike would trade places between two runs
+    of one query, and with them the handoff's series and its last reading)."""
     rows = store.conn.execute("""
         SELECT m.unit, coalesce(m.label, ''), count(DISTINCT (session_id, ordinal)) FROM (
-          SELECT session_id, ordinal, unnest(measurements) AS m FROM calls
+          SELECT session_id, ordinal, seq, unnest(measurements) AS m,
+                 unnest(generate_series(1, len(measurements))) AS i FROM calls
           WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 0)
-        GROUP BY ALL""", {"sids": session_ids}).fetchall()
+        GROUP BY ALL
+        ORDER BY min((ordinal, seq, i)), 1, 2""", {"sids": session_ids}).fetchall()
     return [(u or "", lab, int(n)) for u, lab, n in rows]

@@ -36,3 +36,29 @@ def test_the_fixture_charts_output_token_throughput(blackwell_db: Path) -> None:
     assert max(m["value"] for m in series) == 89.5
     assert [(m["ordinal"], m["value"]) for m in thinned] == [
         (m["ordinal"], m["value"]) for m in series]  # few enough points: nothing thinned
+
+
+def test_quantities_that_rank_alike_come_in_the_order_they_were_read(
+        realworld: Path, tmp_path: Path) -> None:
+    from kb.graph import store as gs
+    from kb.ingest import ingest
+
+    # labelled Valdyum: two sizes read once each in message 36 (openai.yaml and
+    # export-session.sh), no better side, the same rank; a GROUP BY left them unordered,
+    # so the handoff's "last reading" changed between two runs (and the team's brief
+    # disagreed with the local one)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [realworld / "labelled" / "Valdyum-Labs__codex-session.jsonl"])
+        sid = store.resolve_session(None)
+        read: list[tuple[str, str]] = []
+        for m in gs.measurements(store, [sid]):
+            if (m["unit"] or "", m["label"] or "") not in read:
+                read.append((m["unit"] or "", m["label"] or ""))
+        got = gs.measured_quantities(store, [sid])
+        assert [(u, lab) for u, lab, _ in got] == read
+        tied = [q for q in report.measured_quantities(store, [sid]) if q[0] == "B"]
+        assert len(tied) >= 2 and len({report._quantity_rank(*q) for q in tied}) == 1
+        first = report.dominant_quantity(report.measured_quantities(store, [sid]))
+        assert first == tied[0][:2]
+        series = report.throughput(store, [sid])
+        assert {(m["unit"], m["label"]) for m in series} == {first}

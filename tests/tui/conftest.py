@@ -15,6 +15,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -70,7 +71,7 @@ def rw_db(tui_db: Path, tmp_path: Path) -> Path:
     return dst
 
 
-async def settle(pilot: Pilot[object], quiet: float = 0.2) -> None:
+async def settle(pilot: Pilot[Any], quiet: float = 0.2) -> None:
     """Wait until no worker runs and nothing happened for ``quiet`` seconds (timers included)."""
     app = pilot.app
     idle_since = None
@@ -94,7 +95,7 @@ async def settle(pilot: Pilot[object], quiet: float = 0.2) -> None:
                          f"busy {app.busy()}")  # type: ignore[attr-defined]
 
 
-def screen_text(pilot: Pilot[object]) -> str:
+def screen_text(pilot: Pilot[Any]) -> str:
     """What the terminal shows, as plain text."""
     return "\n".join("".join(seg.text for seg in line)
                      for line in pilot.app.screen._compositor.render_strips())

@@ -189,9 +189,24 @@ async def test_transcript_text_is_never_markup(real_db: Path) -> None:
 async def test_sessions_screen_shows_tokens_cost_and_current(rw_db: Path) -> None:
     with KbStore(rw_db) as store:
         store.set_current_session(SESSION)
+        # tokens: every token the messages record, cache reads and writes included
+        # (kb/usage.py); the campaign's 714k of input + output and its 560M of cache
+        # reads, the part its $318.68 mostly paid for
+        parts = store.conn.execute(
+            "SELECT sum(tokens_input), sum(tokens_output), sum(tokens_cache_read), "
+            "sum(tokens_cache_write) FROM messages WHERE session_id = ?",
+            [SESSION]).fetchone()
+    assert parts is not None and parts[0] + parts[1] < 1_000_000
+    assert 563_500_000 < sum(parts) < 564_500_000
     app = make_app(rw_db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = screen_text(pilot)
         row = next(ln for ln in text.splitlines() if "We have 8x" in ln)
-        assert "▶" in row and "714k" in row and "$318.68" in row
+        assert "▶" in row and "564M" in row and "$318.68" in row
+    async with make_app(rw_db).run_test(size=(80, 24)) as pilot:  # fits 80 columns
+        await settle(pilot)
+        text = screen_text(pilot)
+        assert all(len(ln) <= 80 for ln in text.splitlines())
+        row = next(ln for ln in text.splitlines() if "We have 8x" in ln)
+        assert "▶" in row and "564M" in row
