@@ -41,7 +41,9 @@ def marked(name, fn):
     return wrapper
 
 ing._flush = marked("batch", ing._flush)
+ing._Group.flush = marked("batch", ing._Group.flush)  # small sessions written together
 gs.rebuild = marked("graph", gs.rebuild)
+gs.rebuild_many = marked("graph", gs.rebuild_many)  # small scopes built together
 ing.BATCH_MESSAGES = 4  # several batches per session
 ing.COMMIT_BYTES = 0  # each committed on its own
 from kb.cli import cli
@@ -95,7 +97,7 @@ def _kill_run(db: Path, src: Path, where: str, rng: random.Random, total: float)
     assert p.stdout is not None
     try:
         if where == "time":
-            time.sleep(rng.uniform(0.3, 1.0) * total)
+            time.sleep(rng.uniform(0.2, 0.8) * total)
         else:
             skip = rng.randrange(0, 3) if where == "batch" else rng.randrange(0, 2)
             for line in p.stdout:
@@ -103,7 +105,7 @@ def _kill_run(db: Path, src: Path, where: str, rng: random.Random, total: float)
                     if skip == 0:
                         break
                     skip -= 1
-            time.sleep(rng.uniform(0, 0.05 if where == "batch" else 0.4))
+            time.sleep(rng.uniform(0, 0.05 if where == "batch" else 0.1))
         p.send_signal(signal.SIGKILL)
     finally:
         rc = p.wait()
