@@ -286,6 +286,8 @@ class _Conv:
         self.tool_draft: dict[str, Draft] = {}
         self.extra_lines: list[tuple[int, bytes]] = []
         self.extra_parts: list[dict[str, Any]] = []
+        self.failed: list[tuple[int, bytes, dict[str, Any]]] = []
+        """API error records (``system``/``api_error``) not yet followed by an answer."""
         self.seen: set[str] = set()
         self.info: dict[str, Any] = {"id": key}
         if parent:
@@ -345,9 +347,12 @@ class _Conv:
                     and not isinstance(obj.get("durationMs"), bool) and obj["durationMs"] > 0:
                 self.extra_parts.append(turn_stat(obj["durationMs"], obj.get("uuid")))
             elif sub == "api_error" or obj.get("level") == "error":
+                self.extra_lines.pop()  # the failed request's own message takes it
+                self.failed.append((n, body, obj))
                 self.extra_parts.append({"type": "retry", "id": obj.get("uuid"),
                                          "attempt": obj.get("retryAttempt"),
-                                         "error": {"data": {"message": content or sub}},
+                                         "error": {"data": {"message": content
+                                                            or _api_error_text(obj) or sub}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
 
     def _queued_message(self, n: int, body: bytes, obj: dict[str, Any], prompt: str) -> None:
@@ -404,10 +409,15 @@ class _Conv:
                                 "role": role, "time": {"created": ts}, "uuid": uuid}
         if isinstance(obj.get("cwd"), str):
             info["path"] = {"cwd": obj["cwd"]}
+        if role != "assistant":
+            self._unanswered()
         d = Draft(info, key, n)
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
         self.extra_lines = []
+        for ln, b, _ in self.failed:
+            d.add_line(ln, b)
+        self.failed = []
         d.add_line(n, body)
         if self.extra_parts:
             if role == "assistant":
@@ -659,12 +669,41 @@ class _Conv:
             info["title"] = first[:80] or None
         return info
 
+    def _unanswered(self) -> None:
+        """API errors that no answer followed (the user spoke next, or the file ends):
+        the request failed, so they become the assistant message that failed, as
+        opencode records a provider error (``error`` APIError, one retry part each)."""
+        if not self.failed:
+            return
+        n, _, first = self.failed[0]
+        last = self.failed[-1][2]
+        uuid = first["uuid"] if isinstance(first.get("uuid"), str) else ""
+        info: dict[str, Any] = {
+            "id": message_id(n, uuid[:8]), "sessionID": self.key, "role": "assistant",
+            "time": {"created": iso_ms(first.get("timestamp")),
+                     "completed": iso_ms(last.get("timestamp"))},
+            "uuid": uuid, "error": {"name": "APIError", "data": {
+                "message": (_api_error_text(last) or "provider error")[:2000]}}}
+        d = Draft(info, None, n)
+        for ln, b, _ in self.failed:
+            d.add_line(ln, b)
+        d.parts.extend(p for p in self.extra_parts if p["type"] == "retry")
+        self.extra_parts = [p for p in self.extra_parts if p["type"] != "retry"]
+        self.failed = []
+        self.drafts.append(d)
+
     def messages(self) -> Iterator[Any]:
         self.flush_queued()
+        if self.failed and (not self.drafts or self.drafts[-1].info["role"] != "assistant"):
+            self._unanswered()
         if self.extra_lines and self.drafts:  # trailing lines join the last message
             for ln, b in self.extra_lines:
                 self.drafts[-1].add_line(ln, b)
             self.extra_lines = []
+        if self.failed and self.drafts:
+            for ln, b, _ in self.failed:
+                self.drafts[-1].add_line(ln, b)
+            self.failed = []
         if self.extra_parts and self.drafts:
             last = self.drafts[-1]
             last.parts.extend(p for p in self.extra_parts if last.info["role"] == "assistant"
@@ -701,3 +740,16 @@ def reported(tool: str, tur: dict[str, Any]) -> list[dict[str, Any]]:
             name = str(f.get("filePath") or "").replace("\\", "/").rsplit("/", 1)[-1]
             out.append({"value": float(v), "unit": "lines", "label": f"{name} length".strip()})
     return out
+
+
+def _api_error_text(obj: dict[str, Any]) -> str:
+    """The provider's message of an ``api_error`` record (``error.error.error.message``,
+    with its HTTP status), else ``""``."""
+    err = obj.get("error")
+    status = err.get("status") if isinstance(err, dict) else None
+    while isinstance(err, dict) and not isinstance(err.get("message"), str):
+        err = err.get("error")
+    text = err["message"] if isinstance(err, dict) else ""
+    if text and isinstance(status, int) and not isinstance(status, bool):
+        return f"{status}: {text}"
+    return text

@@ -42,7 +42,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 10
+DERIVE_VERSION = 11
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -63,7 +63,8 @@ echoed exit statuses (``exit=2``), counts stated with "now" (``7 gems now instal
 size and count fields of JSON answers (``dataLen``), a finished progress counter
 (``pages (47/47)``), compiler warnings, the count of what a listing command listed
 (:mod:`logparse.listings`); a rule that raises is counted and reported, no longer
-silently ``[]``."""
+silently ``[]``.  11: Claude Code API errors that no answer followed are the assistant
+message that failed (they were lines of the next message, their retries unread)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""

@@ -35,11 +35,19 @@ NOT_SESSIONS = ("README.md", ".json")
 # --------------------------------------------------------- independent counts
 def count_claude(path: Path) -> int:
     """User lines that say something (not only tool results, not a file a tool read sent as a
-    meta line), plus distinct API responses (``message.id``) per (sub-)session; a line
-    written twice (same ``uuid``) once."""
+    meta line), plus distinct API responses (``message.id``) per (sub-)session, plus one
+    failed response per run of API error records that no response followed (the user
+    spoke next or the file ends); a line written twice (same ``uuid``) once."""
     users, responses, seen = 0, set(), set()
+    failed: dict[tuple[object, object], int] = {}  # (session, agent) → errors unanswered
+    unanswered = 0
     for raw in path.read_bytes().splitlines():
         o = json.loads(raw)
+        who = (o.get("sessionId"), o.get("agentId"))
+        if o.get("type") == "system" and (o.get("subtype") == "api_error"
+                                          or o.get("level") == "error"):
+            failed[who] = failed.get(who, 0) + 1
+            continue
         if o.get("type") not in ("user", "assistant") or not o.get("sessionId"):
             continue
         if o.get("uuid") in seen:
@@ -47,6 +55,7 @@ def count_claude(path: Path) -> int:
         seen.add(o.get("uuid"))
         content = o["message"].get("content")
         if o["type"] == "assistant":
+            failed.pop(who, None)  # the errors were retries of this response
             responses.add((o["sessionId"], o.get("agentId"), o["message"].get("id") or o["uuid"]))
             continue
         blocks = content if isinstance(content, list) else [{"type": "text"}]
@@ -54,8 +63,10 @@ def count_claude(path: Path) -> int:
         if o.get("isMeta") and kinds and kinds <= {"image", "document"}:
             continue
         if kinds != {"tool_result"}:
+            unanswered += failed.pop(who, 0) > 0
             users += 1
-    return users + len(responses)
+    unanswered += sum(1 for n in failed.values() if n)
+    return users + len(responses) + unanswered
 
 
 def count_codex(path: Path) -> int:

@@ -258,3 +258,34 @@ def test_a_subagent_file_is_a_child_of_its_session(tmp_path: Path) -> None:
     batch, _, info = kids[f"{SID}:agent-a1b2c3"]
     assert info["parentID"] == SID and info["title"] == "find tests"
     assert len(batch.messages) == 2
+
+
+def test_api_errors_no_answer_followed_are_the_failed_reply(realworld: Path,
+                                                            tmp_path: Path) -> None:
+    """A prompt answered only by ``system``/``api_error`` records (Xeus, pool: eight
+    retries of a 500 "your current token plan not support model") is a request whose
+    reply failed: one assistant message with the provider's error and a retry part per
+    record, holding those lines.  Errors an answer followed stay retries of that answer."""
+    f = realworld / "pool" / "Xeus__claude-session.jsonl"
+    msgs = [m for src in ClaudeCodeReader().sessions(f, []) for m in src.messages]
+    assert [m.info["role"] for m in msgs] == ["user", "assistant"]
+    failed = msgs[1]
+    assert failed.info["error"]["name"] == "APIError"
+    assert "500: your current token plan not support model" in \
+        failed.info["error"]["data"]["message"]
+    assert [p["type"] for p in failed.parts] == ["retry"] * 8
+    assert [p["attempt"] for p in failed.parts] == list(range(1, 9))
+    assert json.loads(failed.raw)["lines"] == list(range(3, 11))
+    assert 3 not in json.loads(msgs[0].raw)["lines"]
+    # the same errors and then an answer: no message of their own
+    lines = f.read_text(encoding="utf-8").splitlines()
+    answer = json.loads(lines[1])
+    answer.update(type="assistant", uuid="a" * 36, message={
+        "id": "msg_1", "role": "assistant", "model": "m",
+        "content": [{"type": "text", "text": "Hello!"}]})
+    answered = tmp_path / "answered.jsonl"
+    answered.write_text("\n".join([*lines, json.dumps(answer)]) + "\n", encoding="utf-8")
+    msgs = [m for src in ClaudeCodeReader().sessions(answered, []) for m in src.messages]
+    assert [m.info["role"] for m in msgs] == ["user", "assistant"]
+    assert "error" not in msgs[1].info and [p["type"] for p in msgs[1].parts][:8] == \
+        ["retry"] * 8
