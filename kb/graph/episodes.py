@@ -112,7 +112,8 @@ class Found:
     not there by that name), ``guesses`` (guesses at a cause a finding refuted),
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
-    worked outside the sandbox), ``stopped`` (the user stopped the turn)."""
+    worked outside the sandbox), ``stopped`` (the user stopped the turn), ``workaround``
+    (a probe that only worked with an environment override)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -1543,10 +1544,91 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
+# ------------------------------------------------------------- env workaround
+WORKAROUND_GAP = 12
+"""Ordinals from a probe's last failure within which a run of it with an environment
+override that works is its workaround."""
+WORKAROUND_FAILS = 2
+"""Failed runs of a probe before a workaround makes the direct way a dead end (one
+failure fixed at once is a slip)."""
+
+
+class Probe(NamedTuple):
+    """A shell run that only looks (``pnpm --version``, ``which x``): not a check, but a
+    family of them failing tells that the direct way does not work."""
+
+    session_id: str
+    ordinal: int
+    command: str
+    failed: bool
+    failure: str = ""
+    """The line a failed run failed with."""
+
+
+_ENV_WORD = re.compile(r"[A-Z_][A-Z0-9_]*=\S*")
+
+
+def _env_override(segment: str) -> frozenset[str]:
+    """The variables a command sets for its program (``A=0 pnpm -v`` → ``{"A"}``)."""
+    out = set()
+    for w in segment.split():
+        if not _ENV_WORD.fullmatch(w):
+            break
+        out.add(w.split("=", 1)[0])
+    return frozenset(out)
+
+
+def _probe_keys(command: str) -> dict[str, frozenset[str]]:
+    """The programs a probe runs, each with the variables it sets for it
+    (``node -v && A=0 pnpm -v | head`` → ``{node: {}, pnpm: {A}, head: {}}``)."""
+    out: dict[str, frozenset[str]] = {}
+    for seg in _SPLIT.split(_PREFIX.sub("", command.strip())):
+        key = check_key("bash", seg.strip())
+        if key != "bash" and key.split(" ", 1)[0] not in _PRELUDE:
+            out.setdefault(key, _env_override(seg.strip()))
+    return out
+
+
+def workaround_episodes(probes: Sequence[Probe]) -> list[Found]:
+    """A probe that fails again and again, then works once the agent sets an environment
+    variable for it (``COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version``): the direct way
+    was a dead end, and the first failure says why.  One failure is a slip; a clean run
+    without the override between them (its failure piped into ``head`` exits 0) does not
+    end the family."""
+    out: list[Found] = []
+    fails: dict[tuple[str, str], list[Probe]] = {}
+    for p in probes:
+        for key, env in _probe_keys(p.command).items():
+            mine = fails.setdefault((p.session_id, key), [])
+            if mine and p.ordinal - mine[-1].ordinal > WORKAROUND_GAP:
+                mine.clear()
+            if p.failed:
+                if not env:
+                    mine.append(p)
+                continue
+            if not env:
+                continue
+            if len(mine) >= WORKAROUND_FAILS:
+                cause = next((f.failure for f in mine if f.failure), "") or \
+                    f"{key} failed {len(mine)} times"
+                ev = [(f.ordinal, "tested", short(f.failure, 120) or None) for f in mine]
+                ev.append((p.ordinal, "ended", f"worked with {', '.join(sorted(env))} set"))
+                out.append(Found(session_id=p.session_id, name=f"{short(key, 60)} run "
+                                 "directly (replaced by an environment override)",
+                                 first=mine[0].ordinal, ended=p.ordinal,
+                                 how="workaround", cause_text=short(cause, 200),
+                                 signature=None, evidence=_dedupe(ev)))
+            mine.clear()
+    out.sort(key=lambda f: (f.session_id, f.first))
+    return out
+
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
-             lookups: Sequence[tuple[str, int, str]] = ()) -> list[Found]:
+             lookups: Sequence[tuple[str, int, str]] = (),
+             probes: Sequence[Probe] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
@@ -1559,7 +1641,7 @@ def episodes(steps: list[Step], said: list[Said],
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \
-        seen_episodes(steps, said, seen)
+        seen_episodes(steps, said, seen) + workaround_episodes(probes)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -17,7 +17,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kb.graph.episodes import Found, Said, Step, check_key, episodes, segment_words
+from kb.graph.episodes import (
+    Found,
+    Probe,
+    Said,
+    Step,
+    check_key,
+    episodes,
+    segment_words,
+)
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -50,7 +58,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 16
+EXTRACTOR_VERSION = 17
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -406,6 +414,8 @@ class Extractor:
         """Index in :attr:`questions` before which every question is answered."""
         self.unfound: list[tuple[str, int, str]] = []
         self.lookups: list[tuple[str, int, str]] = []
+        self.probes: list[Probe] = []
+        """Shell runs that only look, for :func:`kb.graph.episodes.workaround_episodes`."""
         """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
         self.seen: list[tuple[str, int, tuple[str, ...]]] = []
         """Errors read in a search or a file read (a saved log): ``(session, ordinal,
@@ -917,6 +927,11 @@ class Extractor:
                 row.category == "search" or (row.tool not in _SHELLS
                                              and _LOOKUP_TOOL.search(row.tool))):
             self.lookups.append((row.session_id, row.ordinal, row.command[:200]))
+        if row.category == "search" and tool in _SHELLS and cmd:
+            self.probes.append(Probe(
+                row.session_id, row.ordinal, cmd[:300],
+                row.status == "error" or row.exit_code not in (None, 0),
+                _ANSI.sub("", row.failure or "")[:160]))
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             if row.signatures and row.status == "completed" and row.category == "search":
                 self.seen.append((row.session_id, row.ordinal, row.signatures))
@@ -1080,7 +1095,7 @@ class Extractor:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups)
+                                   self.lookups, getattr(self, "probes", []))
         assert self._found is not None
         return self._found
 

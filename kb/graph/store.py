@@ -328,6 +328,7 @@ class _Unpickler(pickle.Unpickler):
         "Extractor", "Approach", "Evidence", "Question", "Pivot", "Decision", "CallRow",
         "ProseRow", "MessageRow")} | {("kb.graph.episodes", "Step"),
                                       ("kb.graph.episodes", "Said"),
+                                      ("kb.graph.episodes", "Probe"),
                                       ("kb.graph.text", "Cause"), ("builtins", "set"),
                                       ("builtins", "frozenset"), ("collections", "Counter")}
 

@@ -270,3 +270,34 @@ def test_a_stop_of_a_call_is_told_by_the_call() -> None:
             Said("s", 76, "record", "<turn_aborted>", "stopped"),
             Said("s", 77, "user", "do that for kosh ai", None)]
     assert stopped_episodes(steps, said) == []
+
+
+# pool FundWise__claude-session.jsonl:157-174 (trimmed): `pnpm --version` fails twice
+# (#40, #41: Corepack refuses pnpm for the parent package.json's packageManager), the
+# absolute pnpm path prints the same refusal through `| head` (#45, exit 0), and
+# COREPACK_ENABLE_PROJECT_SPEC=0 makes it work (#46)
+_YARN = ('This project is configured to use yarn because /Users/s/package.json has a '
+         '"packageManager" field')
+
+
+def test_a_probe_that_only_works_with_an_environment_override() -> None:
+    from kb.graph.episodes import Probe, workaround_episodes
+
+    probes = [Probe("s", 40, "node --version && pnpm --version 2>&1", True, _YARN),
+              Probe("s", 41, 'pnpm --version 2>&1 && cat package.json | grep -E "engines"',
+                    True, _YARN),
+              Probe("s", 45, "/Users/s/.nvm/versions/node/v23.9.0/bin/pnpm --version 2>&1 "
+                    "| head -5", False),
+              Probe("s", 46, "COREPACK_ENABLE_PROJECT_SPEC=0 pnpm --version 2>&1 | tail -3",
+                    False)]
+    (f,) = workaround_episodes(probes)
+    assert f.how == "workaround" and f.ordinals() == {40, 41, 46}
+    assert "packageManager" in f.cause_text and f.name.startswith("pnpm ")
+    # one failure fixed by the override is a slip
+    assert workaround_episodes(probes[1:]) == []
+    # the override long after the failures is another piece of work
+    late = probes[:2] + [probes[3]._replace(ordinal=41 + 13)]
+    assert workaround_episodes(late) == []
+    # the failures with no override after them: no workaround (the other rules judge)
+    assert workaround_episodes(probes[:3]) == []
+    assert any(e.how == "workaround" for e in episodes([], [], probes=probes))
