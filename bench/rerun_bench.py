@@ -1,6 +1,7 @@
 """Re-runs, appends and ``watch`` (issue 28's incremental targets).
 
     python -m bench rerun [--pool DIR] [--messages 100000] [--append 100]
+                          [--agent opencode|claude-code|codex]
                           [--changes 20] [--only rerun,append,watch] [--json]
 
 * **rerun**: ``logkb ingest DIR`` with nothing changed since the last (the real pool
@@ -9,7 +10,11 @@
   so what the stat pass itself costs shows.  Target: about a stat per file.
 * **append**: an opencode JSONL session of ``--messages`` messages (``bench/gen_session.py``,
   cached in ``bench/data/``) ingested, ``--append`` more messages appended to the file,
-  and ``logkb ingest FILE`` timed in a fresh process.  Target: <= 1 s.
+  and ``logkb ingest FILE`` timed in a fresh process.  Target: <= 1 s.  With ``--agent
+  claude-code`` or ``codex`` the session is a Claude Code transcript or Codex rollout
+  (``bench/gen_agents.py``, the append-only forms): ``--messages`` and ``--append`` then
+  count lines (an API response is several lines), and ``new`` says how many messages
+  the appended lines derived.
 * **watch**: ``logkb watch --json DIR`` over a small session; ``--changes`` times one
   message is appended (a word of its own in it), and the bench notes when watch reports
   it ingested and when an in-process search first finds the word.  Target: p50 <= 1 s,
@@ -67,8 +72,14 @@ def rerun(pool: Path, tmp: Path, runs: int = 3) -> dict[str, object]:
             "startup_cpu_s": round(min(c for _, c, _ in idle), 3)}
 
 
-def _session(messages: int) -> Path:
+def _session(messages: int, agent: str = "opencode") -> Path:
     DATA.mkdir(exist_ok=True)
+    if agent != "opencode":  # lines of an append-only agent transcript
+        out = DATA / f"{agent}-{messages}.jsonl"
+        if not out.exists():
+            subprocess.run([sys.executable, str(HERE / "gen_agents.py"), "--lines",
+                            str(messages), "--agent", agent, str(out)], check=True, env=ENV)
+        return out
     out = DATA / f"session-{messages}.jsonl"
     if not out.exists():
         subprocess.run([sys.executable, str(HERE / "gen_session.py"), "--messages",
@@ -76,8 +87,8 @@ def _session(messages: int) -> Path:
     return out
 
 
-def append(messages: int, more: int, tmp: Path) -> dict[str, object]:
-    lines = _session(messages + more).read_bytes().splitlines(keepends=True)
+def append(messages: int, more: int, tmp: Path, agent: str = "opencode") -> dict[str, object]:
+    lines = _session(messages + more, agent).read_bytes().splitlines(keepends=True)
     f = tmp / "grow.jsonl"
     f.write_bytes(b"".join(lines[:messages]))
     db = str(tmp / "append.duckdb")
@@ -86,7 +97,8 @@ def append(messages: int, more: int, tmp: Path) -> dict[str, object]:
         fh.write(b"".join(lines[messages:messages + more]))
     wall, cpu, r = _timed(["ingest", "--json", "--db", db, str(f)], tmp)
     rep = json.loads(r.stdout) if r.stdout.strip() else {"sessions": []}
-    return {"messages": messages, "appended": more, "first_ingest_s": round(wall0, 2),
+    return {"agent": agent, "messages" if agent == "opencode" else "lines": messages,
+            "appended": more, "first_ingest_s": round(wall0, 2),
             "seconds": round(wall, 3), "cpu_s": round(cpu, 3),
             "new": sum(s["new_messages"] for s in rep["sessions"]), "exit": r.returncode}
 
@@ -174,6 +186,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pool", type=Path, default=POOL)
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--append", type=int, default=100)
+    ap.add_argument("--agent", choices=("opencode", "claude-code", "codex"), default="opencode",
+                    help="the session appended to (claude-code, codex: counts are lines)")
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("--only", default="rerun,append,watch")
     ap.add_argument("--json", action="store_true")
@@ -185,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
         if "rerun" in only:
             res["rerun"] = rerun(a.pool, t)
         if "append" in only:
-            res["append"] = append(a.messages, a.append, t)
+            res["append"] = append(a.messages, a.append, t, a.agent)
         if "watch" in only:
             res["watch"] = watch(a.changes, t)
     res["load_after"] = round(os.getloadavg()[0], 1)
