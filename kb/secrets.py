@@ -74,14 +74,19 @@ def _findings(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 def _store_findings(store: KbStore, session_id: str, rows: Iterable[tuple[Any, ...]],
                     found: list[tuple[Any, ...]] | None = None) -> int:
     """Store the secrets of the candidate ``rows`` (or those ``found`` in them already)."""
-    out = [(session_id, *f) for f in (found if found is not None else _findings(rows))]
-    if out:
-        cols = list(zip(*out))
+    return _insert(store, [(session_id, *f)
+                           for f in (found if found is not None else _findings(rows))])
+
+
+def _insert(store: KbStore, found: list[tuple[Any, ...]]) -> int:
+    """Store secrets found (rows of ``secrets``, the session id first): how many."""
+    if found:
+        cols = list(zip(*found))
         tbl = pa.Table.from_arrays(  # noqa: F841 (scanned by name below)
             [pa.array(c, type=f.type) for c, f in zip(cols, _SCHEMA)], schema=_SCHEMA)
         store.conn.execute("INSERT INTO secrets SELECT * FROM tbl")
         store.forget_secrets()
-    return len(out)
+    return len(found)
 
 
 def _scan_state(store: KbStore, session_id: str) -> str | None:
@@ -129,20 +134,14 @@ def scan_new_sessions(store: KbStore, batch: ArrowBatch, session_ids: Sequence[s
     each table with its ``session_id`` column.  One prefilter pass for the whole group;
     every session is marked scanned with the current rule set.  Call it in the group's
     transaction, after its rows are written."""
-    found = [(row[0], *f) for row in _batch_candidates(batch, ("session_id",))
-             for f in _findings([row[1:]])]
-    if found:
-        cols = list(zip(*found))
-        tbl = pa.Table.from_arrays(  # noqa: F841 (scanned by name below)
-            [pa.array(c, type=f.type) for c, f in zip(cols, _SCHEMA)], schema=_SCHEMA)
-        store.conn.execute("INSERT INTO secrets SELECT * FROM tbl")
-        store.forget_secrets()
+    found = _insert(store, [(row[0], *f) for row in _batch_candidates(batch, ("session_id",))
+                            for f in _findings([row[1:]])])
     ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
     store.conn.execute(
         "INSERT OR REPLACE INTO secret_scans SELECT ids.sid, ?, count(s.session_id), now() "
         "FROM ids LEFT JOIN secrets s ON s.session_id = ids.sid GROUP BY ids.sid",
         [finder.RULESET])
-    return len(found)
+    return found
 
 
 _BATCH_FIELDS = (("calls", "command", "calls.command"), ("calls", "input", "calls.input"),
