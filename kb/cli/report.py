@@ -39,8 +39,8 @@ def report(sessions: tuple[str, ...], out_dir: Path, all_scopes: bool,
     SESSION is an id, a unique prefix or title words (a subagent brings its campaign);
     default: the current session, else the latest ingested.  The pages open from disk
     in any browser, offline: no server, no network; secrets are always redacted."""
-    from kb import usage as u
     from kb.cli.graph import derive
+    from kb.cli.usage import prices_or_fail
     from kb.graph import store as gs
     from kb.report_html import build_report
 
@@ -50,11 +50,7 @@ def report(sessions: tuple[str, ...], out_dir: Path, all_scopes: bool,
         return
     if all_scopes and sessions:
         raise click.UsageError("give SESSION ids or --all, not both")
-    try:
-        prices = u.load_prices(prices_file)
-    except ValueError as e:
-        fail(str(e), ExitCode.USAGE)
-        return
+    prices = prices_or_fail(prices_file)
     with open_store(db) as store:
         if all_scopes:
             scopes = gs.scopes(store)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,20 @@ from kb.cli.tools import (
     table,
 )
 from kb.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from kb.usage import Price
+
+
+def prices_or_fail(prices_file: Path | None) -> dict[str, Price]:
+    """The price table (``--prices FILE`` over logkb's own); a bad file is a usage
+    error that names it."""
+    from kb import usage as u
+
+    try:
+        return u.load_prices(prices_file)
+    except ValueError as e:
+        fail(str(e), ExitCode.USAGE)
 
 
 def _cost(total_cost: float, unpriced: int) -> str:
@@ -51,11 +66,7 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
     from kb import usage as u
     from kb import views
 
-    try:
-        prices = u.load_prices(prices_file)
-    except ValueError as e:
-        fail(str(e), ExitCode.USAGE)
-        return
+    prices = prices_or_fail(prices_file)
     with open_store(db) as store:
         ids = [store.resolve_session(s) for s in session_ids] if session_ids else None
         rows = views.usage_messages(store, ids)
