@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +38,8 @@ ROOT = HERE.parent
 DATA = HERE / "data"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from bench import team_bench  # noqa: E402 (after the path is set)
 
 REALWORLD = ROOT.parent / "shared" / "realworld"
 PARTITIONS = "team"
@@ -80,13 +81,8 @@ DIALECTS = {
 
 
 def logkb(*args: str) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "kb", *args], capture_output=True, text=True,
-                       env=env, cwd=ROOT)
-    if r.returncode != 0:
-        raise SystemExit(f"logkb {' '.join(args)} failed: {r.stderr}")
-    return time.perf_counter() - t
+    """Seconds one ``logkb`` command took (:func:`bench.team_bench.logkb`)."""
+    return team_bench.logkb(*args)[0]
 
 
 def base_export(messages: int, work: Path) -> tuple[Path, dict[str, Any]]:
