@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.newcomer_env import Tmux
 
 from .conftest import SESSION
 
@@ -19,43 +20,17 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 LOGKB = Path(sys.executable).parent / "logkb"
 
 
-class Tmux:
-    """One private tmux server (its own socket) running one window."""
-
-    def __init__(self, name: str) -> None:
-        self.socket = f"logkb-test-{os.getpid()}-{name}"
-        self.env = {"PATH": os.environ["PATH"], "TERM": "xterm-256color",
-                    "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
-        """The tmux server's whole environment: nothing of the test process leaks in
-        (an inherited COLUMNS/LINES would override the pane size)."""
-
-    def run(self, *args: str, check: bool = True) -> str:
-        r = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
-                           text=True, check=check, env=self.env)
-        return r.stdout
-
-    def capture(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "tui")
-
-    def wait_for(self, *needles: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        pane = ""
-        while time.monotonic() < deadline:
-            pane = self.capture()
-            if all(n in pane for n in needles):
-                return pane
-            time.sleep(0.2)
-        raise AssertionError(f"{needles} never showed; the pane was:\n{pane}")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "tui", *keys)
+def _clean_env() -> dict[str, str]:
+    """The tmux server's whole environment: nothing of the test process leaks in (an
+    inherited COLUMNS/LINES would override the pane size)."""
+    return {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
 
 
 @pytest.fixture
 def tmux(request: pytest.FixtureRequest) -> Iterator[Tmux]:
-    t = Tmux(request.node.name[-20:])
+    t = Tmux(request.node.name[-20:], _clean_env())
     yield t
-    t.run("kill-server", check=False)
+    t.close()
 
 
 def test_logkb_tui_in_tmux(tmux: Tmux, tui_db: Path, isolated_home: Path) -> None:
@@ -68,16 +43,16 @@ def test_logkb_tui_in_tmux(tmux: Tmux, tui_db: Path, isolated_home: Path) -> Non
     tmux.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "tui",
              *[a for k, v in env.items() for a in ("-e", f"{k}={v}")], command)
     pane = tmux.wait_for("message 5216 of 5228", "ModuleNotFoundError",
-                         "Host key verification failed")
+                         "Host key verification failed", timeout=30)
     assert "exit 255" in pane and "import-check" in pane
     tmux.keys("n")  # next failure: 5216's call, then 5217
     tmux.keys("n")
-    tmux.wait_for("message 5217 of 5228", "Package(s) not found")
+    tmux.wait_for("message 5217 of 5228", "Package(s) not found", timeout=30)
     tmux.keys("g")
     pane = tmux.wait_for("cause: deep_ep not installed", "Expert Parallelism via DeepEP",
-                         "5216 tested", "Untested questions")
+                         "5216 tested", "Untested questions", timeout=30)
     tmux.keys("Escape")
-    tmux.wait_for("message 5217 of 5228")
+    tmux.wait_for("message 5217 of 5228", timeout=30)
     tmux.keys("q")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and "tui" in tmux.run("list-sessions", check=False):
