@@ -44,6 +44,13 @@ class Price:
 PRICES: dict[str, Price] = {
     # Anthropic list prices (cache write: the 5-minute cache at 1.25x input; the last
     # figure, the 1-hour cache, at 2x input).
+    # The 4.6/4.7 rows and gpt-5.3-codex, gpt-5.4 and gpt-5.5 below are the rates of the
+    # LiteLLM table embedded in ccusage 20.0.24, read 2026-12-05: with them logkb's cost
+    # of every real session using those models equals ccusage's to the cent
+    # (docs/usage-vs-ccusage.md, tests/kb/test_usage.py).
+    "claude-opus-4-7": Price(5.0, 25.0, 0.50, 6.25, "2026-12-05", 10.00),
+    "claude-opus-4-6": Price(5.0, 25.0, 0.50, 6.25, "2026-12-05", 10.00),
+    "claude-sonnet-4-6": Price(3.0, 15.0, 0.30, 3.75, "2026-12-05", 6.00),
     "claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25, "2025-11-24", 10.00),
     "claude-opus-4-1": Price(15.0, 75.0, 1.50, 18.75, "2025-08-05", 30.00),
     "claude-opus-4": Price(15.0, 75.0, 1.50, 18.75, "2025-05-22", 30.00),
@@ -53,6 +60,9 @@ PRICES: dict[str, Price] = {
     "claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25, "2025-10-15", 2.00),
     "claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0, "2024-11-04", 1.60),
     # OpenAI list prices (cached input is a part of input, billed at the cache rate).
+    "gpt-5.5": Price(5.0, 30.0, 0.50, None, "2026-12-05"),
+    "gpt-5.4": Price(2.50, 15.0, 0.25, None, "2026-12-05"),
+    "gpt-5.3-codex": Price(1.75, 14.0, 0.175, None, "2026-12-05"),
     "gpt-5": Price(1.25, 10.0, 0.125, None, "2025-08-07"),
     "gpt-5-codex": Price(1.25, 10.0, 0.125, None, "2025-09-15"),
     "gpt-5.1": Price(1.25, 10.0, 0.125, None, "2025-11-13"),

@@ -12,6 +12,7 @@ import pytest
 from kb.usage import PRICES, MessageUsage, Price, load_prices, message_cost, model_key, totals
 from tests.cli_kb import invoke
 from tests.kb.usage_count import CLAUDE, CODEX, KEYS, OPENCODE, REAL, claude_cost, count_file
+from tests.unpriced import UNPRICED_MODEL, unpriced_scout
 
 ALL = [*CLAUDE, *CODEX, *OPENCODE]
 
@@ -63,10 +64,36 @@ def test_claude_cost_prices_one_hour_cache_writes_apart(tmp_path: Path, path: Pa
                                                    for k, v in want.items()}
 
 
+# ccusage 20.0.24's cost of real sessions, one per model priced from its embedded LiteLLM
+# table (``ccusage claude|codex session --json --offline``, docs/usage-vs-ccusage.md).
+CCUSAGE_COSTS = {
+    "pool/random__session.jsonl": ("claude-opus-4-6", 0.6113),
+    "pool/privacy-x402__claude-session.jsonl": ("claude-opus-4-7", 1.9449),
+    "labelled/speakfree__session.jsonl": ("claude-sonnet-4-6", 2.6931),
+    "pool/privacy-x402__codex-session.jsonl": ("gpt-5.3-codex", 0.0410),
+    "pool/raze__codex-session.jsonl": ("gpt-5.4", 0.8219),
+    "pool/scout__codex-session.jsonl": ("gpt-5.5", 0.2408),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CCUSAGE_COSTS))
+def test_current_models_cost_what_ccusage_says(tmp_path: Path, name: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user prices
+    model, cost = CCUSAGE_COSTS[name]
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(REAL / name)).exit_code == 0
+    (row,) = [json.loads(x) for x in invoke("usage", "--db", db, "--by", "session",
+                                             "--json").stdout.splitlines()]
+    assert model in row["models"]
+    assert round(row["cost"], 4) == cost
+
+
 def test_a_dated_model_takes_its_price_and_a_newer_one_does_not() -> None:
     assert model_key("anthropic/claude-opus-4-5-20251101") == "claude-opus-4-5"
     assert model_key("claude-opus-4-6") == "claude-opus-4-6"  # never priced as claude-opus-4
-    m = MessageUsage("s", "claude-code", "claude-opus-4-6", 0, input=10, output=10)
+    assert PRICES["claude-opus-4-6"] != PRICES["claude-opus-4"]
+    m = MessageUsage("s", "claude-code", "claude-opus-4-9", 0, input=10, output=10)
     assert message_cost(m, PRICES) is None
     m = MessageUsage("s", "claude-code", "claude-opus-4-5-20251101", 0, input=1_000_000,
                      output=1_000_000, cache_read=1_000_000, cache_write=1_000_000)
@@ -144,12 +171,12 @@ def test_usage_cli_at_80_columns_names_unpriced_models(tmp_path: Path) -> None:
 
 @pytest.fixture
 def two_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """will-it-rain (claude-opus-4-5: priced) and scout's Codex session (gpt-5.5: no
-    price in logkb's table); no user price file."""
+    """will-it-rain (claude-opus-4-5: priced) and scout's Codex session with a model no
+    price table has; no user price file."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     db = str(tmp_path / "kb.duckdb")
     r = invoke("ingest", "--db", db, str(REAL / "labelled" / "will-it-rain__claude.jsonl"),
-               str(REAL / "pool" / "scout__codex-session.jsonl"))
+               str(unpriced_scout(tmp_path)))
     assert r.exit_code == 0, r.stderr
     return db
 
@@ -180,7 +207,7 @@ def test_sessions_show_tokens_and_cost_at_80_columns(two_sessions: str) -> None:
 def test_a_user_price_file_prices_the_session_list(two_sessions: str, tmp_path: Path) -> None:
     f = tmp_path / "config" / "logkb" / "prices.json"
     f.parent.mkdir(parents=True)
-    f.write_text(json.dumps({"gpt-5.5": {"input": 1, "output": 2, "cache_read": 0.5}}))
+    f.write_text(json.dumps({UNPRICED_MODEL: {"input": 1, "output": 2, "cache_read": 0.5}}))
     r = invoke("sessions", "--db", two_sessions, "--json")
     scout = next(s for s in map(json.loads, r.stdout.splitlines()) if s["id"].startswith("019f"))
     # 22,122 in, 2,095 out, 134,656 cache read (USD per million tokens)

@@ -32,13 +32,13 @@ def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, co
     assert r.exit_code == 0, r.stderr
     local = lines(invoke("sessions", "--db", str(db), "--json").stdout)[0]
     dead = lines(invoke("deadends", "--all", "--db", str(db), "--json").stdout)
-    # the team's session list has the local tokens and cost (unknown: gpt-5.5 unpriced)
+    # the team's session list has the local tokens and cost (gpt-5.5: $0.6142, ccusage's)
     (ts,) = lines(invoke("sessions", "--team-url", server["bob"], "--json").stdout)
     assert {k: ts[k] for k in ("tokens", "cost", "cost_complete")} == {
         k: local[k] for k in ("tokens", "cost", "cost_complete")}
     r = invoke("sessions", "--team-url", server["bob"], env={"COLUMNS": "80"})
     assert all(len(line) <= 80 for line in r.stdout.splitlines())
-    assert "unknown" in r.stdout
+    assert round(local["cost"], 4) == 0.6142 and "$0.61" in r.stdout
     out = tmp_path / "site"
     r = invoke("report", "--team-url", server["bob"], "-o", str(out), "--json")
     assert r.exit_code == 0, r.stderr
@@ -46,8 +46,7 @@ def test_report_from_the_team_store(server: dict[str, str], valdyum_db: Path, co
     assert res["sessions"] == 1 and Path(res["index"]).is_file()
     index = Path(res["index"]).read_text()
     assert local["id"] in index and "alice" in index
-    # gpt-5.5 has no price in logkb's table: unknown, never $0
-    assert "unknown" in index and "$0.00" not in index
+    assert "$0.61" in index and "unknown" not in index
     assert local["tokens"]["total"] and "k</td>" in index
     page = Path(res["pages"][1]["path"]).read_text()
     assert f"Dead ends ({len(dead)})" in page

@@ -10,13 +10,14 @@ import pytest
 
 from kb.ingest import ingest
 from kb.store import KbStore
+from tests.unpriced import unpriced_scout
 from tui.app import make_app
 from tui.screens import TimelineScreen
 
 from .conftest import SIZE, screen_text, settle
 
 RAIN = "33c772d9-b322-4f61-a37d-7d5634a80b45"  # claude-opus-4-5: priced
-SCOUT = "019f522f-ea1b-7622-b951-584ce660e69d"  # gpt-5.5: no price in logkb's table
+SCOUT = "019f522f-ea1b-7622-b951-584ce660e69d"  # renamed to a model with no price
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def usage_db(tmp_path: Path, realworld: Path) -> Path:
     db = tmp_path / "kb.duckdb"
     with KbStore(db) as store:
         ingest(store, [realworld / "labelled" / "will-it-rain__claude.jsonl",
-                       realworld / "pool" / "scout__codex-session.jsonl"])
+                       unpriced_scout(tmp_path)])
     return db
 
 
