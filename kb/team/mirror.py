@@ -30,6 +30,8 @@ messages (then the newest push) is mirrored, as :func:`kb.team.read.resolve` pic
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -76,13 +78,53 @@ def copies(conn: Any, teams: list[str]) -> list[dict[str, Any]]:
         "WHERE team = ANY(%s) ORDER BY scope, messages DESC, pushed_at DESC", [teams]))
 
 
+_PREFIX = "logkb-team-"
+_OWNED = re.compile(re.escape(_PREFIX) + r"(\d+)-")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def sweep(directory: str | Path | None = None) -> list[Path]:
+    """Delete the mirrors left by processes that are gone (a ``tui --team`` killed before
+    its ``finally`` ran); a mirror's folder names the process that made it.  Returns
+    what was deleted."""
+    base = Path(directory or tempfile.gettempdir())
+    gone: list[Path] = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return gone
+    for d in entries:
+        m = _OWNED.match(d.name)
+        try:
+            if m is None or not d.is_dir() or d.stat().st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if not _alive(int(m.group(1))):
+            shutil.rmtree(d, ignore_errors=True)
+            if not d.exists():
+                gone.append(d)
+    return gone
+
+
 def build(conn: Any, teams: list[str], *, directory: str | Path | None = None,
           on_step: Callable[[str], None] | None = None) -> Mirror:
     """Pull what the role may read of ``teams`` into a new local knowledge base in a
-    private temporary directory; the caller deletes it (:meth:`Mirror.remove`)."""
+    private temporary directory; the caller deletes it (:meth:`Mirror.remove`).  Mirrors
+    that killed processes left behind are swept first (:func:`sweep`)."""
     from kb.store import KbStore
 
-    tmp = Path(tempfile.mkdtemp(prefix="logkb-team-", dir=directory))
+    sweep(directory)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=directory))
     out = Mirror(tmp / "team.duckdb", teams)
     try:
         with KbStore(out.path, lock_timeout=0) as store:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,32 @@ def test_tui_team_with_a_dead_server_fails_clearly(cluster: Any) -> None:
     assert r.exit_code == 1 and "cannot connect" in r.stderr and "hunter2pw" not in r.stderr
     r = invoke("tui", "--team-name", "gpu")
     assert r.exit_code == 2 and "--team-name needs --team" in r.stderr
+
+
+def test_a_killed_tui_teams_mirror_is_swept_by_the_next(server: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """kill -9 runs no ``finally``: the next mirror deletes what a dead process left
+    (the folder names its process) and keeps a live one's."""
+    import subprocess
+    import sys
+
+    made = subprocess.run(
+        [sys.executable, "-c", "import os, tempfile, pathlib, sys; "
+         f"d = tempfile.mkdtemp(prefix=f'logkb-team-{{os.getpid()}}-', dir={str(tmp_path)!r}); "
+         "pathlib.Path(d, 'team.duckdb').write_bytes(b'x'); print(d); sys.stdout.flush(); "
+         "os.kill(os.getpid(), 9)"], capture_output=True, text=True)
+    assert made.returncode == -9
+    left = Path(made.stdout.strip())
+    assert (left / "team.duckdb").exists()
+    live = tmp_path / f"logkb-team-{os.getpid()}-live"
+    live.mkdir()
+    other = tmp_path / "logkb-teams-notes"  # not a mirror
+    other.mkdir()
+    m = build(server["bob"], tmp_path)
+    try:
+        assert not left.exists()
+        assert live.is_dir() and other.is_dir() and m.path.parent.exists()
+        assert m.path.parent.name.startswith(f"logkb-team-{os.getpid()}-")
+    finally:
+        m.remove()
+    assert not m.path.parent.exists()
