@@ -1631,6 +1631,10 @@ def episodes(steps: list[Step], said: list[Said],
              probes: Sequence[Probe] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped."""
+    # the rules of one approach replaced by another live in their own module (it reads
+    # this one's steps and helpers)
+    from kb.graph.switched import escalated_episodes, switched_episodes
+
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
@@ -1641,7 +1645,8 @@ def episodes(steps: list[Step], said: list[Said],
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \
-        seen_episodes(steps, said, seen) + workaround_episodes(probes)
+        seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
+        switched_episodes(steps) + escalated_episodes(steps)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

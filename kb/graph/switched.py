@@ -1,0 +1,195 @@
+"""A way replaced by another way to the same goal: structure only, no phrases.
+
+Two shapes the agents leave in their own records (Codex ``exec_command_end`` exit codes
+and sandbox fields, Claude Code ``is_error`` / exit codes), read from the
+:class:`~kb.graph.episodes.Step` rows:
+
+* **escalated**: a run that failed inside a sandbox without network, then the same run
+  asked for outside the sandbox (Codex ``require_escalated``), whatever that second run
+  did (it worked, the user stopped it, it is still running at export).  The agent's own
+  escalation says the sandboxed way could not work; when the escalated run works,
+  :func:`kb.graph.episodes.sandboxed_episodes` tells it already.
+* **switched**: a run that failed and was never made to work as it was, then a run of
+  *another* command on the same *object* that worked (the same contract address asked
+  from another endpoint, the same document read by another program).  What counts as
+  one object is the table :data:`OBJECTS` (rows as data, each with a real example; one
+  test walks them).  One failure fixed by the very next call is a slip (a trap, not a
+  dead end); the same way failing twice and then replaced is not.
+
+Pure: steps in, :class:`~kb.graph.episodes.Found` out.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+from kb.graph.episodes import _NETWORK_SIG, _PREFIX, SLIP, Found, Step, _dedupe, chain_key
+from kb.graph.text import short
+
+
+@dataclass(frozen=True)
+class ObjectRule:
+    """What a command acts on, whichever program runs it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    example: tuple[str, str]
+    """A real command (trimmed) and the object the rule reads from it."""
+    fold: bool = True
+    """Compare case-insensitively (hex ids, file names on macOS/Windows)."""
+
+    def find(self, command: str) -> set[str]:
+        got = {m.group(1) if m.groups() else m.group() for m in
+               self.pattern.finditer(command[:1200])}
+        return {g.lower() if self.fold else g for g in got}
+
+
+OBJECTS: tuple[ObjectRule, ...] = (
+    ObjectRule(
+        "hex id (an on-chain address, a hash)",
+        re.compile(r"(?<![\w])(0x[0-9a-fA-F]{16,})(?![0-9a-fA-F])"),
+        # blockchain-dex-events (Claude Code, tune), #114: the V1 explorer API failed on
+        # this address, the same address was then asked from an RPC node
+        ("curl -s -X POST https://polygon-bor-rpc.publicnode.com -d '[{\"method\":"
+         "\"eth_call\",\"params\":[{\"to\":\"0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff\"}]}]'",
+         "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff")),
+    ObjectRule(
+        "a document or data file",
+        re.compile(r"(?<![\w.-])([\w.-]+\.(?:docx|xlsx|xls|pptx|pdf|odt|ods|csv|tsv|parquet"
+                   r"|sqlite3?|zip|tgz|dmg|whl|jar|apk))\b", re.I),
+        # conversacion-act1-pln (Claude Code, tune), #4: python-docx could not read it, so
+        # the document was converted with macOS textutil
+        ("textutil -convert txt -stdout \"/Users/u/Mi unidad/Unir/PLN /Actividad 1/"
+         "muinar02_act1/muinar02_act1.docx\"", "muinar02_act1.docx")),
+    ObjectRule(
+        "a URL (host and path)",
+        re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
+        # Valdyum-Labs (Codex, shared), #8: the installer's URL, run through WSL bash,
+        # then through Git Bash
+        ("bash -lc \"curl -fsSL https://www.solana.new/setup.sh | bash\"",
+         "www.solana.new/setup.sh")),
+)
+
+
+def objects(command: str) -> set[str]:
+    """Every object a command acts on, by the rows of :data:`OBJECTS`."""
+    out: set[str] = set()
+    for rule in OBJECTS:
+        out |= {o.rstrip("/.,") for o in rule.find(command)}
+    return {o for o in out if len(o) >= 6}
+
+
+def _changed(changes: list[int], lo: int, hi: int) -> bool:
+    """Whether a change was made with ``lo < ordinal < hi`` (``changes``: sorted)."""
+    return bisect_right(changes, lo) < bisect_left(changes, hi)
+
+
+SWITCH_WINDOW = 40
+"""Messages after a failed run within which a run of another command on the same object
+that works replaces it."""
+
+
+def switched_episodes(steps: list[Step]) -> list[Found]:
+    """A run that failed and was never made to work as it was, then another command on
+    the same object (:data:`OBJECTS`) that worked: the first way was given up."""
+    runs = [s for s in steps if s.check and s.command and not s.interrupted
+            and not s.rejected]
+    by_sid: dict[str, list[Step]] = {}
+    for s in runs:
+        by_sid.setdefault(s.session_id, []).append(s)
+    changes: dict[str, list[int]] = {}
+    for s in steps:
+        if s.change:
+            changes.setdefault(s.session_id, []).append(s.ordinal)
+    for v in changes.values():
+        v.sort()
+    out: list[Found] = []
+    for sid, mine in by_sid.items():
+        done: set[str] = set()
+        for i, f in enumerate(mine):
+            key = chain_key(f)
+            if not f.failed or key in done:
+                continue
+            wanted = objects(f.command)
+            if not wanted:
+                continue
+            fails = [f]
+            for s in mine[i + 1:]:
+                if s.ordinal - fails[-1].ordinal > SWITCH_WINDOW:
+                    break
+                if chain_key(s) == key:
+                    if not s.failed:
+                        break  # made to work as it was
+                    fails.append(s)
+                    continue
+                if s.failed or not (objects(s.command) & wanted):
+                    continue
+                if _changed(changes.get(sid, []), fails[-1].ordinal, s.ordinal):
+                    break  # something was changed first: a fix, then another check
+                if len({x.ordinal for x in fails}) < 2 and s.ordinal - f.ordinal <= SLIP:
+                    break  # one failure fixed at once another way: a slip
+                done.add(key)
+                was = _PREFIX.sub("", f.command)
+                cause = next((x.signature or x.failure for x in reversed(fails)
+                              if x.signature or x.failure), "") or "it failed"
+                out.append(Found(
+                    session_id=sid, name=f"`{short(was, 70)}` (replaced by another way)",
+                    first=f.ordinal, ended=s.ordinal, how="switched", cause_text=cause,
+                    signature=next((x.signature for x in reversed(fails) if x.signature),
+                                   None),
+                    evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
+                                      for x in fails]
+                                     + [(s.ordinal, "ended",
+                                         f"done another way: {short(s.command, 80)}")])))
+                break
+    return out
+
+
+ESCALATE_WINDOW = 12
+"""Messages after a sandboxed failure within which the same run asked for outside the
+sandbox escalates it."""
+
+
+def escalated_episodes(steps: list[Step]) -> list[Found]:
+    """A run that failed in a sandbox without network (a network error), then the same
+    run asked for outside the sandbox that did not simply work (the user stopped it, it
+    never answered, it failed otherwise): the sandboxed way was given up by the agent
+    itself.  (Escalated runs that work: :func:`kb.graph.episodes.sandboxed_episodes`.)"""
+    by_sid: dict[str, list[Step]] = {}
+    for s in steps:
+        if s.check or s.interrupted or s.rejected:
+            by_sid.setdefault(s.session_id, []).append(s)
+    out: list[Found] = []
+    for sid, mine in by_sid.items():
+        used: set[int] = set()
+        for i, f in enumerate(mine):
+            if not (f.failed and f.offline and not f.escalated) or f.ordinal in used:
+                continue
+            key = chain_key(f)
+            same = [s for s in mine[:i] if chain_key(s) == key and s.failed and s.offline
+                    and not s.escalated and f.ordinal - s.ordinal <= ESCALATE_WINDOW]
+            tried = [*same, f]
+            if not any(_NETWORK_SIG.search(x.signature or x.failure or "") for x in tried):
+                continue  # not the sandbox's network: a compile error met offline
+            esc = next((s for s in mine[i + 1:] if s.escalated and chain_key(s) == key
+                        and s.ordinal - f.ordinal <= ESCALATE_WINDOW), None)
+            if esc is None or not (esc.failed or esc.interrupted or esc.rejected):
+                continue
+            used |= {x.ordinal for x in tried}
+            cause = next((x.signature or x.failure for x in tried
+                          if _NETWORK_SIG.search(x.signature or x.failure or "")), "")
+            what = "stopped by the user" if esc.interrupted or esc.rejected else \
+                short(esc.signature or esc.failure or "it failed too", 80)
+            out.append(Found(
+                session_id=sid, name=f"`{short(_PREFIX.sub('', f.command), 70)}` inside the "
+                "sandbox (escalated)", first=tried[0].ordinal, ended=esc.ordinal,
+                how="escalated",
+                cause_text=f"the sandbox has no network access ({short(cause, 160)})",
+                signature=f.signature,
+                evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
+                                  for x in tried]
+                                 + [(esc.ordinal, "ended",
+                                     f"asked to run it outside the sandbox ({what})")])))
+    return out

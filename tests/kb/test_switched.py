@@ -1,0 +1,102 @@
+"""A way replaced by another way to the same goal (kb.graph.switched)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.graph.episodes import Step, episodes
+from kb.graph.switched import OBJECTS, escalated_episodes, objects, switched_episodes
+
+
+@pytest.mark.parametrize("rule", OBJECTS, ids=lambda r: r.name)
+def test_every_object_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, wanted = rule.example
+    assert command and wanted, f"{rule.name}: a rule needs a real example"
+    assert wanted in rule.find(command)
+    assert wanted in objects(command)
+
+
+def _run(o: int, cmd: str, failed: bool, key: str, **kw) -> Step:  # type: ignore[no-untyped-def]
+    return Step("s", o, key, False, True, failed, kw.pop("sig", None), command=cmd, **kw)
+
+
+ADDR = "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff"
+V1 = f'curl -s "https://api.polygonscan.com/api?module=contract&address={ADDR}"'
+RPC = (f"curl -s -X POST https://polygon-bor-rpc.publicnode.com -d "
+       f"'[{{\"method\":\"eth_call\",\"params\":[{{\"to\":\"{ADDR}\"}}]}}]'")
+
+
+def test_an_endpoint_failing_twice_then_another_on_the_same_object() -> None:
+    # blockchain-dex-events #112-#114: the V1 explorer API fails twice on an address,
+    # the same address is then asked from an RPC node
+    steps = [_run(112, V1, True, "curl api.polygonscan.com/api",
+                  sig="AttributeError: 'str' object has no attribute 'get'"),
+             _run(113, V1, True, "curl api.polygonscan.com/api",
+                  failure="You are using a deprecated V1 endpoint"),
+             _run(114, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    (f,) = switched_episodes(steps)
+    assert f.how == "switched" and f.ordinals() == {112, 113, 114}
+    assert "AttributeError" in f.cause_text or "deprecated" in f.cause_text
+    assert any(e.how == "switched" for e in episodes(steps, []))
+
+
+def test_one_failure_replaced_at_the_next_call_is_a_slip() -> None:
+    steps = [_run(112, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(113, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_the_same_way_made_to_work_is_no_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(12, V1, False, "curl api.polygonscan.com/api"),
+             _run(20, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_a_change_before_the_other_run_is_a_fix_not_a_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             Step("s", 12, "edit solve.rb", True, False, False, None, target="solve.rb"),
+             _run(13, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_runs_on_other_objects_are_no_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(20, "curl -s https://example.org/other", False, "curl example.org/other")]
+    assert switched_episodes(steps) == []
+
+
+RSYNC = ("rsync -a '/Users/a/New project/programs/cfo_oracle/' /tmp/check/ && "
+         "cargo test --manifest-path /tmp/check/Cargo.toml")
+
+
+def test_a_sandboxed_run_escalated_and_stopped_gave_up_the_sandbox() -> None:
+    # Trezo-Ai #70-#75: cargo test in the sandbox cannot resolve crates.io; the agent
+    # asks to run it outside the sandbox, and the user stops that run
+    steps = [_run(70, RSYNC, True, "rsync 'new", offline=True,
+                  sig="`cargo test` printed nothing"),
+             _run(73, RSYNC, True, "rsync 'new", offline=True,
+                  sig="Could not resolve hostname"),
+             _run(75, RSYNC, True, "rsync 'new", sig="aborted by user after 33.4s",
+                  interrupted=True, escalated=True)]
+    (f,) = escalated_episodes(steps)
+    assert f.how == "escalated" and f.ordinals() == {70, 73, 75}
+    assert "no network" in f.cause_text and "resolve" in f.cause_text
+
+
+def test_an_escalated_run_that_works_is_told_by_the_sandboxed_rule() -> None:
+    steps = [_run(73, RSYNC, True, "rsync 'new", offline=True,
+                  sig="Could not resolve hostname"),
+             _run(75, RSYNC, False, "rsync 'new", escalated=True)]
+    assert escalated_episodes(steps) == []
+    assert [f.how for f in episodes(steps, [])] == ["sandboxed"]
+
+
+def test_an_offline_compile_error_escalated_is_not_the_network() -> None:
+    steps = [_run(5, "cargo build", True, "cargo build", offline=True,
+                  sig="error[E0425]: cannot find value `x`"),
+             _run(6, "cargo build", True, "cargo build", escalated=True, sig="error[E0425]")]
+    assert escalated_episodes(steps) == []
