@@ -1235,7 +1235,7 @@ class Extractor:
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "failed-attempt", "replaced-run", "switched", "escalated",
+                           "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood

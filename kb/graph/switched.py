@@ -25,7 +25,18 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from kb.graph.episodes import _NETWORK_SIG, _PREFIX, SLIP, Found, Step, _dedupe, chain_key
+from kb.graph.episodes import (
+    _NETWORK_SIG,
+    _PREFIX,
+    _PRELUDE,
+    _SPLIT,
+    SLIP,
+    Found,
+    Step,
+    _dedupe,
+    chain_key,
+    check_key,
+)
 from kb.graph.text import short
 
 
@@ -73,6 +84,70 @@ OBJECTS: tuple[ObjectRule, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class RunnerRule:
+    """A program that runs another command line for the agent (a shell of another kind, a
+    container): the same command run through another runner is another way to it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Group 1: the command line it runs."""
+    example: tuple[str, str]
+    """A real command (trimmed) and the check it runs (:func:`kb.graph.episodes.check_key`)."""
+
+
+_Q = r"[\"']"
+RUNNERS: tuple[RunnerRule, ...] = (
+    RunnerRule(
+        "PowerShell -Command",
+        re.compile(rf"^(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*?-c(?:ommand)?\s+{_Q}?(.+)",
+                   re.I | re.S),
+        # will-it-rain (Claude Code, shared), #51: npm through the Bash tool printed
+        # nothing; through PowerShell it installed
+        ("powershell -Command \"Set-Location 'c:\\Users\\v\\will-it-rain'; npm install 2>&1\"",
+         "npm install")),
+    RunnerRule(
+        "a POSIX shell given a command line (bash -lc, Git Bash, sh -c)",
+        re.compile(rf"^(?:&\s*)?{_Q}?(?:[\w:\\/. ()-]*[\\/])?(?:bash|sh|zsh)(?:\.exe)?{_Q}?"
+                   rf"\s+-l?c\s+{_Q}(.+)", re.I | re.S),
+        # Valdyum-Labs (Codex, shared), #47: the installer through Git Bash after WSL's bash
+        ("& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"curl -fsSL "
+         "https://www.solana.new/setup.sh | bash\"", "curl www.solana.new/setup.sh")),
+    RunnerRule(
+        "a container (docker run/exec … sh -c)",
+        re.compile(rf"^(?:docker|podman)\s+(?:run|exec)\b.*?\s(?:sh|bash|ash)\s+-l?c\s+{_Q}(.+)",
+                   re.I | re.S),
+        # will-it-rain (Claude Code, shared), #40: npm run in node:20-alpine instead
+        ("docker run --rm -v \"c:/Users/v/will-it-rain:/app\" -w /app node:20-alpine sh -c "
+         "\"npm install && npx vitest run --reporter=verbose\"", "npm install")),
+)
+
+
+def runner(command: str) -> tuple[str, str]:
+    """The runner a command line goes through (a row of :data:`RUNNERS`, ``""`` for the
+    agent's own shell) and the command line it runs."""
+    line = _PREFIX.sub("", command.strip())
+    for rule in RUNNERS:
+        m = rule.pattern.match(line)
+        if m:
+            return rule.name, m.group(1).strip().rstrip("\"'")
+    return "", line
+
+
+def runs(command: str) -> set[str]:
+    """The checks a command line runs, each as :func:`kb.graph.episodes.check_key` reads
+    it (the setup around them left out: ``cd``, ``Set-Location``, variables)."""
+    out = set()
+    for seg in _SPLIT.split(runner(command)[1][:600]):
+        key = check_key("bash", seg.strip())
+        if key != "bash" and key.split(" ", 1)[0] not in _PRELUDE | _SETUP:
+            out.add(key)
+    return out
+
+
+_SETUP = frozenset("set-location sl ls dir echo write-host".split())
+
+
 def objects(command: str) -> set[str]:
     """Every object a command acts on, by the rows of :data:`OBJECTS`."""
     out: set[str] = set()
@@ -94,10 +169,10 @@ that works replaces it."""
 def switched_episodes(steps: list[Step]) -> list[Found]:
     """A run that failed and was never made to work as it was, then another command on
     the same object (:data:`OBJECTS`) that worked: the first way was given up."""
-    runs = [s for s in steps if s.check and s.command and not s.interrupted
+    checks = [s for s in steps if s.check and s.command and not s.interrupted
             and not s.rejected]
     by_sid: dict[str, list[Step]] = {}
-    for s in runs:
+    for s in checks:
         by_sid.setdefault(s.session_id, []).append(s)
     changes: dict[str, list[int]] = {}
     for s in steps:
@@ -113,7 +188,8 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
             if not f.failed or key in done:
                 continue
             wanted = objects(f.command)
-            if not wanted:
+            same_checks = runs(f.command)
+            if not wanted and not same_checks:
                 continue
             fails = [f]
             for s in mine[i + 1:]:
@@ -124,7 +200,11 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
                         break  # made to work as it was
                     fails.append(s)
                     continue
-                if s.failed or not (objects(s.command) & wanted):
+                if s.failed:
+                    continue
+                other_runner = runner(s.command)[0] != runner(f.command)[0]
+                if not (objects(s.command) & wanted
+                        or (other_runner and runs(s.command) & same_checks)):
                     continue
                 if _changed(changes.get(sid, []), fails[-1].ordinal, s.ordinal):
                     break  # something was changed first: a fix, then another check
@@ -186,8 +266,8 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
                 session_id=sid, name=f"`{short(_PREFIX.sub('', f.command), 70)}` inside the "
                 "sandbox (escalated)", first=tried[0].ordinal, ended=esc.ordinal,
                 how="escalated",
+                # the escalation says what the cause was: the sandbox, not the error
                 cause_text=f"the sandbox has no network access ({short(cause, 160)})",
-                signature=f.signature,
                 evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
                                   for x in tried]
                                  + [(esc.ordinal, "ended",

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from kb.graph.episodes import Step, episodes
-from kb.graph.switched import OBJECTS, escalated_episodes, objects, switched_episodes
+from kb.graph.switched import (
+    OBJECTS,
+    RUNNERS,
+    escalated_episodes,
+    objects,
+    runner,
+    runs,
+    switched_episodes,
+)
 
 
 @pytest.mark.parametrize("rule", OBJECTS, ids=lambda r: r.name)
@@ -100,3 +108,31 @@ def test_an_offline_compile_error_escalated_is_not_the_network() -> None:
                   sig="error[E0425]: cannot find value `x`"),
              _run(6, "cargo build", True, "cargo build", escalated=True, sig="error[E0425]")]
     assert escalated_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", RUNNERS, ids=lambda r: r.name)
+def test_every_runner_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, check = rule.example
+    assert runner(command)[0] == rule.name
+    assert check in runs(command)
+
+
+def test_the_same_check_through_another_runner_replaces_the_first() -> None:
+    # will-it-rain #35-#51: `npm install` through the Bash tool printed nothing twice,
+    # then PowerShell ran it
+    ps = "powershell -Command \"Set-Location 'c:\\Users\\v\\app'; npm install 2>&1\""
+    steps = [_run(35, 'cd "c:/Users/v/app" && npm install', True, "npm install",
+                  sig="`npm install` printed nothing"),
+             _run(49, 'cd "c:/Users/v/app" && npm install 2>&1', True, "npm install",
+                  sig="`npm install` printed nothing"),
+             _run(51, ps, False, "powershell set-location")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {35, 49, 51} and "printed nothing" in f.cause_text
+
+
+def test_another_check_in_the_same_shell_is_no_runner_switch() -> None:
+    # a cache cleared, then the install again: a fix in the same shell, not another way
+    steps = [_run(1, "npm install", True, "npm install", sig="ERESOLVE"),
+             _run(2, "npm install", True, "npm install", sig="ERESOLVE"),
+             _run(9, "rm -rf node_modules && npm install", False, "rm node_modules")]
+    assert switched_episodes(steps) == []
