@@ -227,16 +227,49 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
     return out
 
 
+@dataclass(frozen=True)
+class SandboxRule:
+    """A failure a sandbox explains (its network cut off, a write or a listen denied)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    cause: str
+    """What the sandbox did, as the cause states it."""
+    example: str
+    """A real failure line (trimmed)."""
+
+
+SANDBOX: tuple[SandboxRule, ...] = (
+    SandboxRule(
+        "no network", _NETWORK_SIG, "the sandbox has no network access",
+        # Trezo-Ai (Codex, shared), #73: cargo test of a copy in /tmp, in the sandbox
+        "warning: spurious network error (3 tries remaining): [6] Couldn't resolve host "
+        "name (Could not resolve host: index.crates.io)"),
+    SandboxRule(
+        "denied", re.compile(r"\bEPERM\b|operation not permitted|read-only file system",
+                             re.I),
+        "the sandbox denied it",
+        # soulpass (Codex, shared), #143: next dev in the sandbox cannot listen
+        "Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
+)
+
+
+def sandbox_failure(text: str) -> SandboxRule | None:
+    """The row of :data:`SANDBOX` that explains a failure line, if one does."""
+    return next((r for r in SANDBOX if r.pattern.search(text)), None)
+
+
 ESCALATE_WINDOW = 12
 """Messages after a sandboxed failure within which the same run asked for outside the
 sandbox escalates it."""
 
 
 def escalated_episodes(steps: list[Step]) -> list[Found]:
-    """A run that failed in a sandbox without network (a network error), then the same
-    run asked for outside the sandbox that did not simply work (the user stopped it, it
-    never answered, it failed otherwise): the sandboxed way was given up by the agent
-    itself.  (Escalated runs that work: :func:`kb.graph.episodes.sandboxed_episodes`.)"""
+    """A run that failed in the sandbox in a way the sandbox explains (:data:`SANDBOX`),
+    then the same run asked for outside the sandbox that did not simply work (the user
+    stopped it, it never answered, it failed otherwise): the sandboxed way was given up
+    by the agent itself.  (Escalated runs that work are told by
+    :func:`kb.graph.episodes.sandboxed_episodes`.)"""
     by_sid: dict[str, list[Step]] = {}
     for s in steps:
         if s.check or s.interrupted or s.rejected:
@@ -251,15 +284,17 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
             same = [s for s in mine[:i] if chain_key(s) == key and s.failed and s.offline
                     and not s.escalated and f.ordinal - s.ordinal <= ESCALATE_WINDOW]
             tried = [*same, f]
-            if not any(_NETWORK_SIG.search(x.signature or x.failure or "") for x in tried):
-                continue  # not the sandbox's network: a compile error met offline
-            esc = next((s for s in mine[i + 1:] if s.escalated and chain_key(s) == key
-                        and s.ordinal - f.ordinal <= ESCALATE_WINDOW), None)
-            if esc is None or not (esc.failed or esc.interrupted or esc.rejected):
-                continue
+            why = next(((x, r) for x in tried
+                        if (r := sandbox_failure(x.signature or x.failure or ""))), None)
+            if why is None:
+                continue  # not the sandbox: a compile error met offline
+            later = [s for s in mine[i + 1:] if s.escalated and chain_key(s) == key
+                     and s.ordinal - f.ordinal <= ESCALATE_WINDOW]
+            if not later or any(not s.failed for s in later):
+                continue  # not escalated, or it worked outside (sandboxed_episodes)
+            esc = later[0]
             used |= {x.ordinal for x in tried}
-            cause = next((x.signature or x.failure for x in tried
-                          if _NETWORK_SIG.search(x.signature or x.failure or "")), "")
+            run, rule = why
             what = "stopped by the user" if esc.interrupted or esc.rejected else \
                 short(esc.signature or esc.failure or "it failed too", 80)
             out.append(Found(
@@ -267,7 +302,7 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
                 "sandbox (escalated)", first=tried[0].ordinal, ended=esc.ordinal,
                 how="escalated",
                 # the escalation says what the cause was: the sandbox, not the error
-                cause_text=f"the sandbox has no network access ({short(cause, 160)})",
+                cause_text=f"{rule.cause} ({short(run.signature or run.failure, 160)})",
                 evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
                                   for x in tried]
                                  + [(esc.ordinal, "ended",

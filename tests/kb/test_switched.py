@@ -8,10 +8,12 @@ from kb.graph.episodes import Step, episodes
 from kb.graph.switched import (
     OBJECTS,
     RUNNERS,
+    SANDBOX,
     escalated_episodes,
     objects,
     runner,
     runs,
+    sandbox_failure,
     switched_episodes,
 )
 
@@ -136,3 +138,22 @@ def test_another_check_in_the_same_shell_is_no_runner_switch() -> None:
              _run(2, "npm install", True, "npm install", sig="ERESOLVE"),
              _run(9, "rm -rf node_modules && npm install", False, "rm node_modules")]
     assert switched_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", SANDBOX, ids=lambda r: r.name)
+def test_every_sandbox_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    assert sandbox_failure(rule.example) is rule
+
+
+def test_a_denied_run_escalated_that_then_fails_otherwise() -> None:
+    # soulpass #143-#145: next dev cannot listen in the sandbox; escalated, the port is
+    # taken (had the escalated run worked, sandboxed_episodes would tell it)
+    steps = [_run(143, "npm run dev -- --port 3000", True, "npm run dev", offline=True,
+                  sig="Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
+             _run(145, "npm run dev -- --port 3000", True, "npm run dev", escalated=True,
+                  sig="Address already in use")]
+    (f,) = escalated_episodes(steps)
+    assert f.ordinals() == {143, 145} and f.cause_text.startswith("the sandbox denied it")
+    worked = [*steps, _run(148, "npm run dev -- --port 3001", False, "npm run dev",
+                           escalated=True)]
+    assert escalated_episodes(worked) == []
