@@ -50,11 +50,22 @@ class ObjectRule:
     """A real command (trimmed) and the object the rule reads from it."""
     fold: bool = True
     """Compare case-insensitively (hex ids, file names on macOS/Windows)."""
+    words: bool = False
+    """Group 1 is a list of arguments: each one (flags and versions left out) is one."""
+    shortest: int = 6
+    """Shorter objects name nothing in particular (``/api``, ``0x1``)."""
 
     def find(self, command: str) -> set[str]:
         got = {m.group(1) if m.groups() else m.group() for m in
                self.pattern.finditer(command[:1200])}
-        return {g.lower() if self.fold else g for g in got}
+        if self.words:
+            got = {_VERSION.sub("", w.strip("\"'")) for g in got for w in g.split()
+                   if not w.startswith("-")}
+        return {g.lower() if self.fold else g for g in got if len(g) >= self.shortest}
+
+
+_VERSION = re.compile(r"(?<=.)@[^/\s]*$|[=<>~!^]=?.*$|\[.*$")
+"""A version or extra after a package's name (``foo@2``, ``foo==1.0``, ``foo[cli]``)."""
 
 
 OBJECTS: tuple[ObjectRule, ...] = (
@@ -74,6 +85,14 @@ OBJECTS: tuple[ObjectRule, ...] = (
         # the document was converted with macOS textutil
         ("textutil -convert txt -stdout \"/Users/u/Mi unidad/Unir/PLN /Actividad 1/"
          "muinar02_act1/muinar02_act1.docx\"", "muinar02_act1.docx")),
+    ObjectRule(
+        "a package an installer installs (whichever installer, whichever version)",
+        re.compile(r"(?:^|[;&|(]\s*|\s)(?:npm|pnpm|yarn|bun|pip3?|uv\s+pip|uv|poetry|pipx"
+                   r"|conda|mamba|brew|cargo|gem|composer)\s+(?:install|add|i|require)"
+                   r"((?:\s+(?:--?[\w-]+(?:=\S+)?|[\"']?[@a-zA-Z][\w@/.=<>~^!\[\],-]*[\"']?))+)",
+                   re.I),
+        # conversacion-act1-pln (Claude Code, tune), #5: openpyxl was missing; installed
+        ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2),
     ObjectRule(
         "a URL (host and path)",
         re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
@@ -153,7 +172,7 @@ def objects(command: str) -> set[str]:
     out: set[str] = set()
     for rule in OBJECTS:
         out |= {o.rstrip("/.,") for o in rule.find(command)}
-    return {o for o in out if len(o) >= 6}
+    return out
 
 
 def _changed(changes: list[int], lo: int, hi: int) -> bool:

@@ -157,3 +157,22 @@ def test_a_denied_run_escalated_that_then_fails_otherwise() -> None:
     worked = [*steps, _run(148, "npm run dev -- --port 3001", False, "npm run dev",
                            escalated=True)]
     assert escalated_episodes(worked) == []
+
+
+def test_a_package_installed_another_way_after_failing_twice() -> None:
+    # another installer, or another version (a downgrade), for the same package
+    steps = [_run(1, "pnpm add @solana/spl-token@0.4", True, "pnpm add @solana/spl-token@0.4",
+                  sig="ERR_PNPM_PEER_DEP_ISSUES"),
+             _run(2, "pnpm add @solana/spl-token@0.4", True, "pnpm add @solana/spl-token@0.4",
+                  sig="ERR_PNPM_PEER_DEP_ISSUES"),
+             _run(3, "npm install @solana/spl-token@0.3.11", False,
+                  "npm install @solana/spl-token@0.3.11")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {1, 2, 3} and "PEER_DEP" in f.cause_text
+
+
+def test_other_packages_are_other_objects() -> None:
+    steps = [_run(1, "pip install tensorflow", True, "pip install tensorflow", sig="no wheel"),
+             _run(2, "pip install tensorflow", True, "pip install tensorflow", sig="no wheel"),
+             _run(3, "pip3 install numpy", False, "pip3 install numpy")]
+    assert switched_episodes(steps) == []
