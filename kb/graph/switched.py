@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kb.graph.episodes import (
     _NETWORK_SIG,
@@ -153,7 +154,8 @@ def runner(command: str) -> tuple[str, str]:
     return "", line
 
 
-def runs(command: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def runs(command: str) -> frozenset[str]:
     """The checks a command line runs, each as :func:`kb.graph.episodes.check_key` reads
     it (the setup around them left out: ``cd``, ``Set-Location``, variables)."""
     out = set()
@@ -161,18 +163,19 @@ def runs(command: str) -> set[str]:
         key = check_key("bash", seg.strip())
         if key != "bash" and key.split(" ", 1)[0] not in _PRELUDE | _SETUP:
             out.add(key)
-    return out
+    return frozenset(out)
 
 
 _SETUP = frozenset("set-location sl ls dir echo write-host".split())
 
 
-def objects(command: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def objects(command: str) -> frozenset[str]:
     """Every object a command acts on, by the rows of :data:`OBJECTS`."""
     out: set[str] = set()
     for rule in OBJECTS:
         out |= {o.rstrip("/.,") for o in rule.find(command)}
-    return out
+    return frozenset(out)
 
 
 def _changed(changes: list[int], lo: int, hi: int) -> bool:
@@ -293,6 +296,7 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
     for s in steps:
         if s.check or s.interrupted or s.rejected:
             by_sid.setdefault(s.session_id, []).append(s)
+    ords = {sid: [s.ordinal for s in mine] for sid, mine in by_sid.items()}
     out: list[Found] = []
     for sid, mine in by_sid.items():
         used: set[int] = set()
@@ -300,15 +304,16 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
             if not (f.failed and f.offline and not f.escalated) or f.ordinal in used:
                 continue
             key = chain_key(f)
-            same = [s for s in mine[:i] if chain_key(s) == key and s.failed and s.offline
-                    and not s.escalated and f.ordinal - s.ordinal <= ESCALATE_WINDOW]
+            lo = bisect_left(ords[sid], f.ordinal - ESCALATE_WINDOW)
+            hi = bisect_right(ords[sid], f.ordinal + ESCALATE_WINDOW)
+            same = [s for s in mine[lo:i] if chain_key(s) == key and s.failed and s.offline
+                    and not s.escalated]
             tried = [*same, f]
             why = next(((x, r) for x in tried
                         if (r := sandbox_failure(x.signature or x.failure or ""))), None)
             if why is None:
                 continue  # not the sandbox: a compile error met offline
-            later = [s for s in mine[i + 1:] if s.escalated and chain_key(s) == key
-                     and s.ordinal - f.ordinal <= ESCALATE_WINDOW]
+            later = [s for s in mine[i + 1:hi] if s.escalated and chain_key(s) == key]
             if not later or any(not s.failed for s in later):
                 continue  # not escalated, or it worked outside (sandboxed_episodes)
             esc = later[0]
