@@ -1628,13 +1628,11 @@ def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
              lookups: Sequence[tuple[str, int, str]] = (),
-             probes: Sequence[Probe] = ()) -> list[Found]:
+             probes: Sequence[Probe] = (), more: Sequence[Found] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
-    repeats one already found (most of its evidence shared) is dropped."""
-    # the rules of one approach replaced by another live in their own module (it reads
-    # this one's steps and helpers)
-    from kb.graph.switched import escalated_episodes, switched_episodes
-
+    repeats one already found (most of its evidence shared) is dropped.  ``more``: the
+    episodes of rules kept in modules of their own (:mod:`kb.graph.switched`), weighed
+    with these."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
@@ -1646,7 +1644,7 @@ def episodes(steps: list[Step], said: list[Said],
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \
         seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
-        switched_episodes(steps) + escalated_episodes(steps)
+        list(more)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

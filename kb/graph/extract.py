@@ -26,6 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
+from kb.graph.switched import escalated_episodes, switched_episodes
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -1099,7 +1100,9 @@ class Extractor:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups, getattr(self, "probes", []))
+                                   self.lookups, getattr(self, "probes", []),
+                                   switched_episodes(self.steps)
+                                   + escalated_episodes(self.steps))
         assert self._found is not None
         return self._found
 

@@ -47,7 +47,7 @@ def test_an_endpoint_failing_twice_then_another_on_the_same_object() -> None:
     (f,) = switched_episodes(steps)
     assert f.how == "switched" and f.ordinals() == {112, 113, 114}
     assert "AttributeError" in f.cause_text or "deprecated" in f.cause_text
-    assert any(e.how == "switched" for e in episodes(steps, []))
+    assert any(e.how == "switched" for e in episodes(steps, [], more=switched_episodes(steps)))
 
 
 def test_one_failure_replaced_at_the_next_call_is_a_slip() -> None:
@@ -102,7 +102,7 @@ def test_an_escalated_run_that_works_is_told_by_the_sandboxed_rule() -> None:
                   sig="Could not resolve hostname"),
              _run(75, RSYNC, False, "rsync 'new", escalated=True)]
     assert escalated_episodes(steps) == []
-    assert [f.how for f in episodes(steps, [])] == ["sandboxed"]
+    assert [f.how for f in episodes(steps, [], more=escalated_episodes(steps))] == ["sandboxed"]
 
 
 def test_an_offline_compile_error_escalated_is_not_the_network() -> None:
