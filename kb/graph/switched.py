@@ -4,17 +4,23 @@ Two shapes the agents leave in their own records (Codex ``exec_command_end`` exi
 and sandbox fields, Claude Code ``is_error`` / exit codes), read from the
 :class:`~kb.graph.episodes.Step` rows:
 
-* **escalated**: a run that failed inside a sandbox without network, then the same run
-  asked for outside the sandbox (Codex ``require_escalated``), whatever that second run
-  did (it worked, the user stopped it, it is still running at export).  The agent's own
+* **escalated**: a run that failed inside the sandbox in a way the sandbox explains
+  (:data:`SANDBOX`: no network, a write or a listen denied), then the same run asked for
+  outside the sandbox (Codex ``require_escalated``) that did not simply work (the user
+  stopped it, it failed otherwise, it is still running at export).  The agent's own
   escalation says the sandboxed way could not work; when the escalated run works,
   :func:`kb.graph.episodes.sandboxed_episodes` tells it already.
 * **switched**: a run that failed and was never made to work as it was, then a run of
   *another* command on the same *object* that worked (the same contract address asked
-  from another endpoint, the same document read by another program).  What counts as
-  one object is the table :data:`OBJECTS` (rows as data, each with a real example; one
-  test walks them).  One failure fixed by the very next call is a slip (a trap, not a
-  dead end); the same way failing twice and then replaced is not.
+  from another endpoint, the same package through another installer or at another
+  version), or the same check through another *runner* (:data:`RUNNERS`: ``npm install``
+  through PowerShell after the Bash tool printed nothing).  One failure fixed by the very
+  next call is a slip (a trap, not a dead end); the same way failing twice and then
+  replaced is not; a change made in between is a fix, not a switch.
+
+Every table (:data:`OBJECTS`, :data:`RUNNERS`, :data:`SANDBOX`) is rows with a real
+example; ``tests/kb/test_switched.py`` walks them.  The extractor passes these episodes
+to :func:`kb.graph.episodes.episodes`, which weighs them with its own.
 
 Pure: steps in, :class:`~kb.graph.episodes.Found` out.
 """
