@@ -1628,9 +1628,11 @@ def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
              lookups: Sequence[tuple[str, int, str]] = (),
-             probes: Sequence[Probe] = ()) -> list[Found]:
+             probes: Sequence[Probe] = (), more: Sequence[Found] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
-    repeats one already found (most of its evidence shared) is dropped."""
+    repeats one already found (most of its evidence shared) is dropped.  ``more``: the
+    episodes of rules kept in modules of their own (:mod:`kb.graph.switched`), weighed
+    with these."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
@@ -1641,7 +1643,8 @@ def episodes(steps: list[Step], said: list[Said],
         unfound_episodes(steps, unfound) + damage_episodes(steps) + \
         replaced_episodes(steps) + replaced_run_episodes(steps) + \
         asked_episodes(said, lookups) + guess_episodes(steps, said) + \
-        seen_episodes(steps, said, seen) + workaround_episodes(probes)
+        seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
+        list(more)
     found.sort(key=lambda f: (f.session_id, f.first))
     kept: list[Found] = []
     for f in found:

@@ -26,6 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
+from kb.graph.switched import escalated_episodes, switched_episodes
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -58,13 +59,15 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 17
+EXTRACTOR_VERSION = 18
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
 interrupt left unread, and the last request of a transcript that ends mid-turn.
 16 (extract3): corrections the agent admits (any language), redesigns marked superseded,
-guesses acted on and dismissed, turns the user stopped end the work they concern."""
+guesses acted on and dismissed, turns the user stopped end the work they concern.
+18 (xcodex): a way replaced by another command on the same object, and a sandboxed run
+escalated that did not simply work (:mod:`kb.graph.switched`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -902,14 +905,16 @@ class Extractor:
         if rejected:
             self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
                                    False, False, False, None, True, command=cmd[:300],
-                                   tool=tool, user_said=user_reason(row.error or "") or ""))
+                                   tool=tool, user_said=user_reason(row.error or "") or "",
+                                   escalated="escalation_requested" in row.signals))
             return
         if "interrupted" in row.signals:
             # the user stopped the run: it answered nothing, and the user said no to it
             self.steps.append(Step(row.session_id, row.ordinal, check_key(tool, cmd),
                                    False, True, True,
                                    short(row.error, 80) if row.error else "stopped by the user",
-                                   command=cmd[:300], tool=tool, interrupted=True))
+                                   command=cmd[:300], tool=tool, interrupted=True,
+                                   escalated="escalation_requested" in row.signals))
             return
         if row.output_tail is not None and row.category == "search" and row.command and \
                 _FOUND_NOTHING.match(row.output_tail) and (
@@ -1095,7 +1100,9 @@ class Extractor:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups, getattr(self, "probes", []))
+                                   self.lookups, getattr(self, "probes", []),
+                                   switched_episodes(self.steps)
+                                   + escalated_episodes(self.steps))
         assert self._found is not None
         return self._found
 
@@ -1231,7 +1238,7 @@ class Extractor:
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "failed-attempt", "replaced-run",
+                           "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood

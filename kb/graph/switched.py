@@ -1,0 +1,340 @@
+"""A way replaced by another way to the same goal: structure only, no phrases.
+
+Two shapes the agents leave in their own records (Codex ``exec_command_end`` exit codes
+and sandbox fields, Claude Code ``is_error`` / exit codes), read from the
+:class:`~kb.graph.episodes.Step` rows:
+
+* **escalated**: a run that failed inside the sandbox in a way the sandbox explains
+  (:data:`SANDBOX`: no network, a write or a listen denied), then the same run asked for
+  outside the sandbox (Codex ``require_escalated``) that did not simply work (the user
+  stopped it, it failed otherwise, it is still running at export).  The agent's own
+  escalation says the sandboxed way could not work; when the escalated run works,
+  :func:`kb.graph.episodes.sandboxed_episodes` tells it already.
+* **switched**: a run that failed and was never made to work as it was, then a run of
+  *another* command on the same *object* that worked (the same contract address asked
+  from another endpoint, the same package through another installer or at another
+  version), or the same check through another *runner* (:data:`RUNNERS`: ``npm install``
+  through PowerShell after the Bash tool printed nothing).  One failure fixed by the very
+  next call is a slip (a trap, not a dead end); the same way failing twice and then
+  replaced is not; a change made in between is a fix, not a switch.
+
+Every table (:data:`OBJECTS`, :data:`RUNNERS`, :data:`SANDBOX`) is rows with a real
+example; ``tests/kb/test_switched.py`` walks them.  The extractor passes these episodes
+to :func:`kb.graph.episodes.episodes`, which weighs them with its own.
+
+Pure: steps in, :class:`~kb.graph.episodes.Found` out.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kb.graph.episodes import (
+    _NETWORK_SIG,
+    _PREFIX,
+    _PRELUDE,
+    _SPLIT,
+    SLIP,
+    Found,
+    Step,
+    _dedupe,
+    chain_key,
+    check_key,
+)
+from kb.graph.text import short
+
+
+@dataclass(frozen=True)
+class ObjectRule:
+    """What a command acts on, whichever program runs it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    example: tuple[str, str]
+    """A real command (trimmed) and the object the rule reads from it."""
+    fold: bool = True
+    """Compare case-insensitively (hex ids, file names on macOS/Windows)."""
+    words: bool = False
+    """Group 1 is a list of arguments: each one (flags and versions left out) is one."""
+    shortest: int = 6
+    """Shorter objects name nothing in particular (``/api``, ``0x1``)."""
+
+    def find(self, command: str) -> set[str]:
+        got = {m.group(1) if m.groups() else m.group() for m in
+               self.pattern.finditer(command[:1200])}
+        if self.words:
+            got = {_VERSION.sub("", w.strip("\"'")) for g in got for w in g.split()
+                   if not w.startswith("-")}
+        return {g.lower() if self.fold else g for g in got if len(g) >= self.shortest}
+
+
+_VERSION = re.compile(r"(?<=.)@[^/\s]*$|[=<>~!^]=?.*$|\[.*$")
+"""A version or extra after a package's name (``foo@2``, ``foo==1.0``, ``foo[cli]``)."""
+
+
+OBJECTS: tuple[ObjectRule, ...] = (
+    ObjectRule(
+        "hex id (an on-chain address, a hash)",
+        re.compile(r"(?<![\w])(0x[0-9a-fA-F]{16,})(?![0-9a-fA-F])"),
+        # blockchain-dex-events (Claude Code, tune), #114: the V1 explorer API failed on
+        # this address, the same address was then asked from an RPC node
+        ("curl -s -X POST https://polygon-bor-rpc.publicnode.com -d '[{\"method\":"
+         "\"eth_call\",\"params\":[{\"to\":\"0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff\"}]}]'",
+         "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff")),
+    ObjectRule(
+        "a document or data file",
+        re.compile(r"(?<![\w.-])([\w.-]+\.(?:docx|xlsx|xls|pptx|pdf|odt|ods|csv|tsv|parquet"
+                   r"|sqlite3?|zip|tgz|dmg|whl|jar|apk))\b", re.I),
+        # conversacion-act1-pln (Claude Code, tune), #4: python-docx could not read it, so
+        # the document was converted with macOS textutil
+        ("textutil -convert txt -stdout \"/Users/u/Mi unidad/Unir/PLN /Actividad 1/"
+         "muinar02_act1/muinar02_act1.docx\"", "muinar02_act1.docx")),
+    ObjectRule(
+        "a package an installer installs (whichever installer, whichever version)",
+        re.compile(r"(?:^|[;&|(]\s*|\s)(?:npm|pnpm|yarn|bun|pip3?|uv\s+pip|uv|poetry|pipx"
+                   r"|conda|mamba|brew|cargo|gem|composer)\s+(?:install|add|i|require)"
+                   r"((?:\s+(?:--?[\w-]+(?:=\S+)?|[\"']?[@a-zA-Z][\w@/.=<>~^!\[\],-]*[\"']?))+)",
+                   re.I),
+        # conversacion-act1-pln (Claude Code, tune), #5: openpyxl was missing; installed
+        ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2),
+    ObjectRule(
+        "a URL (host and path)",
+        re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
+        # Valdyum-Labs (Codex, shared), #8: the installer's URL, run through WSL bash,
+        # then through Git Bash
+        ("bash -lc \"curl -fsSL https://www.solana.new/setup.sh | bash\"",
+         "www.solana.new/setup.sh")),
+)
+
+
+@dataclass(frozen=True)
+class RunnerRule:
+    """A program that runs another command line for the agent (a shell of another kind, a
+    container): the same command run through another runner is another way to it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Group 1: the command line it runs."""
+    example: tuple[str, str]
+    """A real command (trimmed) and the check it runs (:func:`kb.graph.episodes.check_key`)."""
+
+
+_Q = r"[\"']"
+RUNNERS: tuple[RunnerRule, ...] = (
+    RunnerRule(
+        "PowerShell -Command",
+        re.compile(rf"^(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*?-c(?:ommand)?\s+{_Q}?(.+)",
+                   re.I | re.S),
+        # will-it-rain (Claude Code, shared), #51: npm through the Bash tool printed
+        # nothing; through PowerShell it installed
+        ("powershell -Command \"Set-Location 'c:\\Users\\v\\will-it-rain'; npm install 2>&1\"",
+         "npm install")),
+    RunnerRule(
+        "a POSIX shell given a command line (bash -lc, Git Bash, sh -c)",
+        re.compile(rf"^(?:&\s*)?{_Q}?(?:[\w:\\/. ()-]*[\\/])?(?:bash|sh|zsh)(?:\.exe)?{_Q}?"
+                   rf"\s+-l?c\s+{_Q}(.+)", re.I | re.S),
+        # Valdyum-Labs (Codex, shared), #47: the installer through Git Bash after WSL's bash
+        ("& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"curl -fsSL "
+         "https://www.solana.new/setup.sh | bash\"", "curl www.solana.new/setup.sh")),
+    RunnerRule(
+        "a container (docker run/exec … sh -c)",
+        re.compile(rf"^(?:docker|podman)\s+(?:run|exec)\b.*?\s(?:sh|bash|ash)\s+-l?c\s+{_Q}(.+)",
+                   re.I | re.S),
+        # will-it-rain (Claude Code, shared), #40: npm run in node:20-alpine instead
+        ("docker run --rm -v \"c:/Users/v/will-it-rain:/app\" -w /app node:20-alpine sh -c "
+         "\"npm install && npx vitest run --reporter=verbose\"", "npm install")),
+)
+
+
+def runner(command: str) -> tuple[str, str]:
+    """The runner a command line goes through (a row of :data:`RUNNERS`, ``""`` for the
+    agent's own shell) and the command line it runs."""
+    line = _PREFIX.sub("", command.strip())
+    for rule in RUNNERS:
+        m = rule.pattern.match(line)
+        if m:
+            return rule.name, m.group(1).strip().rstrip("\"'")
+    return "", line
+
+
+@lru_cache(maxsize=16384)
+def runs(command: str) -> frozenset[str]:
+    """The checks a command line runs, each as :func:`kb.graph.episodes.check_key` reads
+    it (the setup around them left out: ``cd``, ``Set-Location``, variables)."""
+    out = set()
+    for seg in _SPLIT.split(runner(command)[1][:600]):
+        key = check_key("bash", seg.strip())
+        if key != "bash" and key.split(" ", 1)[0] not in _PRELUDE | _SETUP:
+            out.add(key)
+    return frozenset(out)
+
+
+_SETUP = frozenset("set-location sl ls dir echo write-host".split())
+
+
+@lru_cache(maxsize=16384)
+def objects(command: str) -> frozenset[str]:
+    """Every object a command acts on, by the rows of :data:`OBJECTS`."""
+    out: set[str] = set()
+    for rule in OBJECTS:
+        out |= {o.rstrip("/.,") for o in rule.find(command)}
+    return frozenset(out)
+
+
+def _changed(changes: list[int], lo: int, hi: int) -> bool:
+    """Whether a change was made with ``lo < ordinal < hi`` (``changes``: sorted)."""
+    return bisect_right(changes, lo) < bisect_left(changes, hi)
+
+
+SWITCH_WINDOW = 40
+"""Messages after a failed run within which a run of another command on the same object
+that works replaces it."""
+
+
+def switched_episodes(steps: list[Step]) -> list[Found]:
+    """A run that failed and was never made to work as it was, then another command on
+    the same object (:data:`OBJECTS`) that worked: the first way was given up."""
+    checks = [s for s in steps if s.check and s.command and not s.interrupted
+            and not s.rejected]
+    by_sid: dict[str, list[Step]] = {}
+    for s in checks:
+        by_sid.setdefault(s.session_id, []).append(s)
+    changes: dict[str, list[int]] = {}
+    for s in steps:
+        if s.change:
+            changes.setdefault(s.session_id, []).append(s.ordinal)
+    for v in changes.values():
+        v.sort()
+    out: list[Found] = []
+    for sid, mine in by_sid.items():
+        done: set[str] = set()
+        for i, f in enumerate(mine):
+            key = chain_key(f)
+            if not f.failed or key in done:
+                continue
+            wanted = objects(f.command)
+            same_checks = runs(f.command)
+            if not wanted and not same_checks:
+                continue
+            fails = [f]
+            for s in mine[i + 1:]:
+                if s.ordinal - fails[-1].ordinal > SWITCH_WINDOW:
+                    break
+                if chain_key(s) == key:
+                    if not s.failed:
+                        break  # made to work as it was
+                    fails.append(s)
+                    continue
+                if s.failed:
+                    continue
+                other_runner = runner(s.command)[0] != runner(f.command)[0]
+                if not (objects(s.command) & wanted
+                        or (other_runner and runs(s.command) & same_checks)):
+                    continue
+                if _changed(changes.get(sid, []), fails[-1].ordinal, s.ordinal):
+                    break  # something was changed first: a fix, then another check
+                if len({x.ordinal for x in fails}) < 2 and s.ordinal - f.ordinal <= SLIP:
+                    break  # one failure fixed at once another way: a slip
+                done.add(key)
+                was = _PREFIX.sub("", f.command)
+                cause = next((x.signature or x.failure for x in reversed(fails)
+                              if x.signature or x.failure), "") or "it failed"
+                out.append(Found(
+                    session_id=sid, name=f"`{short(was, 70)}` (replaced by another way)",
+                    first=f.ordinal, ended=s.ordinal, how="switched", cause_text=cause,
+                    signature=next((x.signature for x in reversed(fails) if x.signature),
+                                   None),
+                    evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
+                                      for x in fails]
+                                     + [(s.ordinal, "ended",
+                                         f"done another way: {short(s.command, 80)}")])))
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class SandboxRule:
+    """A failure a sandbox explains (its network cut off, a write or a listen denied)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    cause: str
+    """What the sandbox did, as the cause states it."""
+    example: str
+    """A real failure line (trimmed)."""
+
+
+SANDBOX: tuple[SandboxRule, ...] = (
+    SandboxRule(
+        "no network", _NETWORK_SIG, "the sandbox has no network access",
+        # Trezo-Ai (Codex, shared), #73: cargo test of a copy in /tmp, in the sandbox
+        "warning: spurious network error (3 tries remaining): [6] Couldn't resolve host "
+        "name (Could not resolve host: index.crates.io)"),
+    SandboxRule(
+        "denied", re.compile(r"\bEPERM\b|operation not permitted|read-only file system",
+                             re.I),
+        "the sandbox denied it",
+        # soulpass (Codex, shared), #143: next dev in the sandbox cannot listen
+        "Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
+)
+
+
+def sandbox_failure(text: str) -> SandboxRule | None:
+    """The row of :data:`SANDBOX` that explains a failure line, if one does."""
+    return next((r for r in SANDBOX if r.pattern.search(text)), None)
+
+
+ESCALATE_WINDOW = 12
+"""Messages after a sandboxed failure within which the same run asked for outside the
+sandbox escalates it."""
+
+
+def escalated_episodes(steps: list[Step]) -> list[Found]:
+    """A run that failed in the sandbox in a way the sandbox explains (:data:`SANDBOX`),
+    then the same run asked for outside the sandbox that did not simply work (the user
+    stopped it, it never answered, it failed otherwise): the sandboxed way was given up
+    by the agent itself.  (Escalated runs that work are told by
+    :func:`kb.graph.episodes.sandboxed_episodes`.)"""
+    by_sid: dict[str, list[Step]] = {}
+    for s in steps:
+        if s.check or s.interrupted or s.rejected:
+            by_sid.setdefault(s.session_id, []).append(s)
+    ords = {sid: [s.ordinal for s in mine] for sid, mine in by_sid.items()}
+    out: list[Found] = []
+    for sid, mine in by_sid.items():
+        used: set[int] = set()
+        for i, f in enumerate(mine):
+            if not (f.failed and f.offline and not f.escalated) or f.ordinal in used:
+                continue
+            key = chain_key(f)
+            lo = bisect_left(ords[sid], f.ordinal - ESCALATE_WINDOW)
+            hi = bisect_right(ords[sid], f.ordinal + ESCALATE_WINDOW)
+            same = [s for s in mine[lo:i] if chain_key(s) == key and s.failed and s.offline
+                    and not s.escalated]
+            tried = [*same, f]
+            why = next(((x, r) for x in tried
+                        if (r := sandbox_failure(x.signature or x.failure or ""))), None)
+            if why is None:
+                continue  # not the sandbox: a compile error met offline
+            later = [s for s in mine[i + 1:hi] if s.escalated and chain_key(s) == key]
+            if not later or any(not s.failed for s in later):
+                continue  # not escalated, or it worked outside (sandboxed_episodes)
+            esc = later[0]
+            used |= {x.ordinal for x in tried}
+            run, rule = why
+            what = "stopped by the user" if esc.interrupted or esc.rejected else \
+                short(esc.signature or esc.failure or "it failed too", 80)
+            out.append(Found(
+                session_id=sid, name=f"`{short(_PREFIX.sub('', f.command), 70)}` inside the "
+                "sandbox (escalated)", first=tried[0].ordinal, ended=esc.ordinal,
+                how="escalated",
+                # the escalation says what the cause was: the sandbox, not the error
+                cause_text=f"{rule.cause} ({short(run.signature or run.failure, 160)})",
+                evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
+                                  for x in tried]
+                                 + [(esc.ordinal, "ended",
+                                     f"asked to run it outside the sandbox ({what})")])))
+    return out

@@ -1,0 +1,178 @@
+"""A way replaced by another way to the same goal (kb.graph.switched)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.graph.episodes import Step, episodes
+from kb.graph.switched import (
+    OBJECTS,
+    RUNNERS,
+    SANDBOX,
+    escalated_episodes,
+    objects,
+    runner,
+    runs,
+    sandbox_failure,
+    switched_episodes,
+)
+
+
+@pytest.mark.parametrize("rule", OBJECTS, ids=lambda r: r.name)
+def test_every_object_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, wanted = rule.example
+    assert command and wanted, f"{rule.name}: a rule needs a real example"
+    assert wanted in rule.find(command)
+    assert wanted in objects(command)
+
+
+def _run(o: int, cmd: str, failed: bool, key: str, **kw) -> Step:  # type: ignore[no-untyped-def]
+    return Step("s", o, key, False, True, failed, kw.pop("sig", None), command=cmd, **kw)
+
+
+ADDR = "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff"
+V1 = f'curl -s "https://api.polygonscan.com/api?module=contract&address={ADDR}"'
+RPC = (f"curl -s -X POST https://polygon-bor-rpc.publicnode.com -d "
+       f"'[{{\"method\":\"eth_call\",\"params\":[{{\"to\":\"{ADDR}\"}}]}}]'")
+
+
+def test_an_endpoint_failing_twice_then_another_on_the_same_object() -> None:
+    # blockchain-dex-events #112-#114: the V1 explorer API fails twice on an address,
+    # the same address is then asked from an RPC node
+    steps = [_run(112, V1, True, "curl api.polygonscan.com/api",
+                  sig="AttributeError: 'str' object has no attribute 'get'"),
+             _run(113, V1, True, "curl api.polygonscan.com/api",
+                  failure="You are using a deprecated V1 endpoint"),
+             _run(114, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    (f,) = switched_episodes(steps)
+    assert f.how == "switched" and f.ordinals() == {112, 113, 114}
+    assert "AttributeError" in f.cause_text or "deprecated" in f.cause_text
+    assert any(e.how == "switched" for e in episodes(steps, [], more=switched_episodes(steps)))
+
+
+def test_one_failure_replaced_at_the_next_call_is_a_slip() -> None:
+    steps = [_run(112, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(113, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_the_same_way_made_to_work_is_no_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(12, V1, False, "curl api.polygonscan.com/api"),
+             _run(20, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_a_change_before_the_other_run_is_a_fix_not_a_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             Step("s", 12, "edit solve.rb", True, False, False, None, target="solve.rb"),
+             _run(13, RPC, False, "curl polygon-bor-rpc.publicnode.com")]
+    assert switched_episodes(steps) == []
+
+
+def test_runs_on_other_objects_are_no_switch() -> None:
+    steps = [_run(10, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(11, V1, True, "curl api.polygonscan.com/api", sig="boom"),
+             _run(20, "curl -s https://example.org/other", False, "curl example.org/other")]
+    assert switched_episodes(steps) == []
+
+
+RSYNC = ("rsync -a '/Users/a/New project/programs/cfo_oracle/' /tmp/check/ && "
+         "cargo test --manifest-path /tmp/check/Cargo.toml")
+
+
+def test_a_sandboxed_run_escalated_and_stopped_gave_up_the_sandbox() -> None:
+    # Trezo-Ai #70-#75: cargo test in the sandbox cannot resolve crates.io; the agent
+    # asks to run it outside the sandbox, and the user stops that run
+    steps = [_run(70, RSYNC, True, "rsync 'new", offline=True,
+                  sig="`cargo test` printed nothing"),
+             _run(73, RSYNC, True, "rsync 'new", offline=True,
+                  sig="Could not resolve hostname"),
+             _run(75, RSYNC, True, "rsync 'new", sig="aborted by user after 33.4s",
+                  interrupted=True, escalated=True)]
+    (f,) = escalated_episodes(steps)
+    assert f.how == "escalated" and f.ordinals() == {70, 73, 75}
+    assert "no network" in f.cause_text and "resolve" in f.cause_text
+
+
+def test_an_escalated_run_that_works_is_told_by_the_sandboxed_rule() -> None:
+    steps = [_run(73, RSYNC, True, "rsync 'new", offline=True,
+                  sig="Could not resolve hostname"),
+             _run(75, RSYNC, False, "rsync 'new", escalated=True)]
+    assert escalated_episodes(steps) == []
+    assert [f.how for f in episodes(steps, [], more=escalated_episodes(steps))] == ["sandboxed"]
+
+
+def test_an_offline_compile_error_escalated_is_not_the_network() -> None:
+    steps = [_run(5, "cargo build", True, "cargo build", offline=True,
+                  sig="error[E0425]: cannot find value `x`"),
+             _run(6, "cargo build", True, "cargo build", escalated=True, sig="error[E0425]")]
+    assert escalated_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", RUNNERS, ids=lambda r: r.name)
+def test_every_runner_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, check = rule.example
+    assert runner(command)[0] == rule.name
+    assert check in runs(command)
+
+
+def test_the_same_check_through_another_runner_replaces_the_first() -> None:
+    # will-it-rain #35-#51: `npm install` through the Bash tool printed nothing twice,
+    # then PowerShell ran it
+    ps = "powershell -Command \"Set-Location 'c:\\Users\\v\\app'; npm install 2>&1\""
+    steps = [_run(35, 'cd "c:/Users/v/app" && npm install', True, "npm install",
+                  sig="`npm install` printed nothing"),
+             _run(49, 'cd "c:/Users/v/app" && npm install 2>&1', True, "npm install",
+                  sig="`npm install` printed nothing"),
+             _run(51, ps, False, "powershell set-location")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {35, 49, 51} and "printed nothing" in f.cause_text
+
+
+def test_another_check_in_the_same_shell_is_no_runner_switch() -> None:
+    # a cache cleared, then the install again: a fix in the same shell, not another way
+    steps = [_run(1, "npm install", True, "npm install", sig="ERESOLVE"),
+             _run(2, "npm install", True, "npm install", sig="ERESOLVE"),
+             _run(9, "rm -rf node_modules && npm install", False, "rm node_modules")]
+    assert switched_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", SANDBOX, ids=lambda r: r.name)
+def test_every_sandbox_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    assert sandbox_failure(rule.example) is rule
+
+
+def test_a_denied_run_escalated_that_then_fails_otherwise() -> None:
+    # soulpass #143-#145: next dev cannot listen in the sandbox; escalated, the port is
+    # taken (had the escalated run worked, sandboxed_episodes would tell it)
+    steps = [_run(143, "npm run dev -- --port 3000", True, "npm run dev", offline=True,
+                  sig="Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
+             _run(145, "npm run dev -- --port 3000", True, "npm run dev", escalated=True,
+                  sig="Address already in use")]
+    (f,) = escalated_episodes(steps)
+    assert f.ordinals() == {143, 145} and f.cause_text.startswith("the sandbox denied it")
+    worked = [*steps, _run(148, "npm run dev -- --port 3001", False, "npm run dev",
+                           escalated=True)]
+    assert escalated_episodes(worked) == []
+
+
+def test_a_package_installed_another_way_after_failing_twice() -> None:
+    # another installer, or another version (a downgrade), for the same package
+    steps = [_run(1, "pnpm add @solana/spl-token@0.4", True, "pnpm add @solana/spl-token@0.4",
+                  sig="ERR_PNPM_PEER_DEP_ISSUES"),
+             _run(2, "pnpm add @solana/spl-token@0.4", True, "pnpm add @solana/spl-token@0.4",
+                  sig="ERR_PNPM_PEER_DEP_ISSUES"),
+             _run(3, "npm install @solana/spl-token@0.3.11", False,
+                  "npm install @solana/spl-token@0.3.11")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {1, 2, 3} and "PEER_DEP" in f.cause_text
+
+
+def test_other_packages_are_other_objects() -> None:
+    steps = [_run(1, "pip install tensorflow", True, "pip install tensorflow", sig="no wheel"),
+             _run(2, "pip install tensorflow", True, "pip install tensorflow", sig="no wheel"),
+             _run(3, "pip3 install numpy", False, "pip3 install numpy")]
+    assert switched_episodes(steps) == []
