@@ -42,7 +42,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 11
+DERIVE_VERSION = 12
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -64,7 +64,10 @@ size and count fields of JSON answers (``dataLen``), a finished progress counter
 (``pages (47/47)``), compiler warnings, the count of what a listing command listed
 (:mod:`logparse.listings`); a rule that raises is counted and reported, no longer
 silently ``[]``.  11: Claude Code API errors that no answer followed are the assistant
-message that failed (they were lines of the next message, their retries unread)."""
+message that failed (they were lines of the next message, their retries unread).  12
+(xmeasure): results stated in words (:mod:`logparse.measure_stated`: test tallies in
+prose, the value before a change, ``is now``, an HTTP status a request returned, npm
+audit's severity line, a finished action's count)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -1008,6 +1009,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         if len(found) > limit:
             break
 
+    # results stated in words (logparse.measure_stated: rows with real examples); a value
+    # the line rules above already read keeps their reading
+    have = {v for _, v, _, _ in found}
+    found += [h for h in _stated(text, prose) if h[1] not in have]
+
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []
     seen: set[tuple[float, str, str]] = set()
@@ -1174,3 +1180,16 @@ def _compound_seconds(s: str) -> float:
     for num, u in _CD_PART_RE.findall(s):
         total += float(num) * {"h": 3600, "m": 60, "s": 1}[u]
     return round(total, 6)
+
+
+_STATED: Callable[[str, bool], list[tuple[int, float, str, str]]] | None = None
+
+
+def _stated(text: str, prose: bool) -> list[tuple[int, float, str, str]]:
+    """:func:`logparse.measure_stated.stated_measurements` (its rows read this module's
+    units and label helpers, so it is imported on first use)."""
+    global _STATED
+    if _STATED is None:
+        from logparse.measure_stated import stated_measurements
+        _STATED = stated_measurements
+    return _STATED(text, prose)

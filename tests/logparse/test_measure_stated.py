@@ -1,0 +1,87 @@
+"""Issue 22 item 5: results stated in words.  One test walks every row of
+:data:`logparse.measure_stated.RULES` against its real example (trimmed copy in
+``fixtures/measure/stated.txt``); the others say what the rows never take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logparse.measure import measurement_tuples
+from logparse.measure_stated import RULES, stated_measurements
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "measure" / "stated.txt"
+
+
+def _fixture_lines() -> dict[str, tuple[str, str]]:
+    out = {}
+    for line in FIXTURE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, source, example = line.split("\t", 2)
+        out[name] = (source, example)
+    return out
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_every_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    fixtures = _fixture_lines()
+    assert rule.name in fixtures, f"{rule.name}: no trimmed copy in {FIXTURE.name}"
+    source, example = fixtures[rule.name]
+    assert example == rule.example and source == rule.source
+    assert rule.scope in ("prose", "output", "both")
+    assert any(g in rule.example for g in rule.gate), "the gate shuts out its own example"
+    hits = [h for m in rule.pattern.finditer(rule.example) for h in rule.read(m, rule.example)]
+    assert rule.expect in {(v, u) for _, v, u, _ in hits}, (rule.name, hits)
+    # and the whole engine reports it
+    prose = rule.scope != "output"
+    assert rule.expect in {(v, u) for v, u, _ in measurement_tuples(rule.example, prose)} or \
+        rule.expect[0] in {v for v, _, _ in measurement_tuples(rule.example, prose)}
+
+
+def test_rule_names_are_unique_and_every_fixture_line_has_a_rule() -> None:
+    names = [r.name for r in RULES]
+    assert len(set(names)) == len(names)
+    assert set(_fixture_lines()) == set(names)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("All 212 tests pass.", (212.0, "passed")),
+    ("Tests: 10/10 passing.", (10.0, "passed")),
+    ("The bundle is 2.3 MB, down from 3.1 MB.", (3.1, "MB")),
+    ("p95 latency is now 180 ms.", (180.0, "ms")),
+    ("Response time went from 1.2 s to 300 ms.", (1.2, "s")),
+    ("Response time went from 1.2 s to 300 ms.", (300.0, "ms")),
+    ("The endpoint now returns 200.", (200.0, "HTTP")),
+])
+def test_stated_results_in_prose(text: str, want: tuple[float, str]) -> None:
+    assert want in {(v, u) for v, u, _ in measurement_tuples(text, True)}
+
+
+@pytest.mark.parametrize("text", [
+    # edits and settings: a value changed in code is no reading
+    "- `styles.css`: reduced inset from 8% to 5%, making the cooldown circle larger",
+    "- JS: Start typing with a 500ms delay instead of 1000ms, and clear initial text",
+    "REQUESTS_PER_SECOND=3  # Down from 3.5",
+    "    // Set max missed heartbeats periods to 1.0 (down from 3.0).",
+    "The timeout is now 30 s.",
+    # plans and specs: what a server should return is no status it returned
+    "implement validation logic to return 400 for invalid input and 422 when",
+    "the endpoint should always return 200 with a category",
+    # counts that are no tally, ids, versions, ports, line numbers
+    "It returned 200 rows from the table.",
+    "3/2 tests pass",
+    "Upgraded to 1.2.3 and the server listens on port 8080; see line 421.",
+    "run `npm test` — all unit tests pass",
+])
+def test_what_the_rows_never_take(text: str) -> None:
+    assert stated_measurements(text, True) == [], text
+
+
+def test_output_rows_stay_off_prose_and_prose_rows_off_outputs() -> None:
+    assert stated_measurements("4 moderate severity vulnerabilities", True) == []
+    assert stated_measurements("All 11 tests pass.", False) == []
+    # a finished action counts its noun; an action under way does not
+    assert stated_measurements("Installing 31 skills...", False) == []
+    assert stated_measurements("Added 120 packages", False)[0][1:3] == (120.0, "packages")
