@@ -33,6 +33,7 @@ from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.listings import listing_count
 from logparse.measure import round_sig
+from logparse.measure_stated import read_note_measurements
 from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
@@ -268,6 +269,16 @@ def _measure(text: str, prose: bool = False) -> list[dict[str, Any]] | None:
     return [m for _, m in out]
 
 
+def _api_status(data: Any) -> dict[str, Any]:
+    """The HTTP status a provider answered a failed request with (opencode's and Claude
+    Code's ``statusCode`` of an API error), as the retry's measurement."""
+    status = data.get("statusCode") if isinstance(data, dict) else None
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        return {}
+    return {"measurements": [{"value": float(status), "unit": "HTTP",
+                              "label": "API error status"}]}
+
+
 def _basename(path: Any) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1] if isinstance(path, str) else ""
 
@@ -367,6 +378,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         if n is not None:
             meas.append({"value": float(n), "unit": "lines",
                          "label": f"{_basename(inp.get('filePath'))} length".strip()})
+        elif output:  # a directory's footer, a one-line note (too large, a PDF's size)
+            meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
+                     read_note_measurements(output, _basename(inp.get("filePath")))]
         return meas or None
     if tool == "write":
         content = inp.get("content")
@@ -773,7 +787,7 @@ class Deriver:
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
-                        {"attempt": part.get("attempt"), "error": err})
+                        {"attempt": part.get("attempt"), "error": err, **_api_status(data)})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
             meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
@@ -865,7 +879,9 @@ class Deriver:
                     if s not in sigs:
                         sigs.append(s)
         t = _obj(state.get("time"))
-        meas = self._rule(call_measurements, (tool, category, inp, output, t), None,
+        # a read the tool refused says why in its error (the file's size in tokens)
+        read = error if output is None and tool == "read" else output
+        meas = self._rule(call_measurements, (tool, category, inp, read, t), None,
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from logparse import measure as _m
 
-__all__ = ["RULES", "StatedRule", "stated_measurements"]
+__all__ = ["READ_NOTE_RULES", "RULES", "ReadNoteRule", "StatedRule", "read_note_measurements",
+           "stated_measurements"]
 
 Hit = tuple[int, float, str, str]
 """``(position, value, unit, label)``."""
@@ -255,6 +256,54 @@ RULES: tuple[StatedRule, ...] = (
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),
 )
+
+# ------------------------------------------------------- what a read tool noted
+
+
+@dataclass(frozen=True)
+class ReadNoteRule:
+    """A measurement a file-reading tool states about what it read (not the file's own
+    content): its footer or its one-line note."""
+
+    name: str
+    agents: tuple[str, ...]
+    pattern: re.Pattern[str]
+    unit: str
+    label: str
+    """The label after the file's name (``ygopro entries``)."""
+    example: str
+    expect: float
+    source: str
+
+
+READ_NOTE_RULES: tuple[ReadNoteRule, ...] = (
+    ReadNoteRule("read-directory-entries", ("opencode",),
+                 re.compile(r"\((\d+) entries\)\s*</entries>\s*$"), "entries", "entries",
+                 "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", 21.0,
+                 "pool/matugen-theme-sync__opencode-session.json, message 10 (read of a "
+                 "directory; also labelled/uicomponents__session-*.json)"),
+)
+
+READ_NOTE_MAX = 400
+"""A read's output this short on one line is the tool's note (an error, a binary file's
+size), not the file: its numbers are read like any tool output's."""
+
+
+def read_note_measurements(output: str, name: str) -> list[tuple[float, str, str]]:
+    """What a read tool's output says about the file ``name`` it read: a footer of
+    :data:`READ_NOTE_RULES`, or the numbers of a one-line note (``File content (40694
+    tokens) exceeds maximum allowed tokens (10000)``, ``PDF file read: … (295.5KB)``)."""
+    out: list[tuple[float, str, str]] = []
+    tail = output[-200:]
+    for rule in READ_NOTE_RULES:
+        m = rule.pattern.search(tail)
+        if m is not None:
+            out.append((float(m.group(1)), rule.unit, f"{name} {rule.label}".strip()))
+    note = output.strip()
+    if not out and note and len(note) <= READ_NOTE_MAX and "\n" not in note:
+        out += _m.measurement_tuples(note)
+    return out
+
 
 _PROSE_RULES = tuple(r for r in RULES if r.scope in ("prose", "both"))
 _OUTPUT_RULES = tuple(r for r in RULES if r.scope in ("output", "both"))

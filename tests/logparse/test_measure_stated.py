@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from logparse.measure import measurement_tuples
-from logparse.measure_stated import RULES, stated_measurements
+from logparse.measure_stated import (
+    READ_NOTE_RULES,
+    RULES,
+    read_note_measurements,
+    stated_measurements,
+)
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "measure" / "stated.txt"
 
@@ -43,7 +48,7 @@ def test_every_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-unt
 def test_rule_names_are_unique_and_every_fixture_line_has_a_rule() -> None:
     names = [r.name for r in RULES]
     assert len(set(names)) == len(names)
-    assert set(_fixture_lines()) == set(names)
+    assert set(_fixture_lines()) == set(names) | {r.name for r in READ_NOTE_RULES}
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -85,3 +90,49 @@ def test_output_rows_stay_off_prose_and_prose_rows_off_outputs() -> None:
     # a finished action counts its noun; an action under way does not
     assert stated_measurements("Installing 31 skills...", False) == []
     assert stated_measurements("Added 120 packages", False)[0][1:3] == (120.0, "packages")
+
+
+@pytest.mark.parametrize("rule", READ_NOTE_RULES, ids=[r.name for r in READ_NOTE_RULES])
+def test_every_read_note_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.source and rule.agents
+    _, example = _fixture_lines()[rule.name]
+    assert example.replace("\\n", "\n") == rule.example
+    got = read_note_measurements(rule.example, "Projects")
+    assert (rule.expect, rule.unit) in {(v, u) for v, u, _ in got}
+
+
+def test_a_read_the_tool_refused_or_summarised_says_its_size() -> None:
+    from logparse.derive import call_measurements
+
+    # Claude Code's Read of a file too large, and of a PDF (conversacion-act1-pln, L268, L10)
+    big = call_measurements("read", "search", {"filePath": "/u/out1.txt"},
+                            "File content (40694 tokens) exceeds maximum allowed tokens "
+                            "(10000). Use offset and limit parameters to read specific "
+                            "portions of the file, or search for specific content instead "
+                            "of reading the whole file.", {})
+    assert big is not None and (40694.0, "tokens") in {(m["value"], m["unit"]) for m in big}
+    pdf = call_measurements("read", "search", {"filePath": "/u/Briefing.pdf"},
+                            "PDF file read: /u/Mi unidad/Briefing.pdf (295.5KB)", {})
+    assert pdf is not None and (295.5, "kB") in {(m["value"], m["unit"]) for m in pdf}
+    # a file's own content is never read for numbers
+    assert call_measurements("read", "search", {"filePath": "/u/a.py"},
+                             "<content>\n1: TIMEOUT = 5  # 5 ms\n</content>", {}) is None
+
+
+def test_an_api_error_keeps_its_http_status() -> None:
+    from logparse.derive import derive_session, to_events
+    from logparse.source import RawMessage
+
+    # Claude Code's api_error record (Xeus__claude-session L3) as the reader hands it on
+    err = {"name": "APIError", "data": {"message": "500: your current token plan not "
+                                        "support model, MiniMax-M2.7 (2061)",
+                                        "statusCode": 500}}
+    msgs = [RawMessage({"id": "m1", "role": "user", "time": {"created": 1}},
+                       [{"type": "text", "id": "p1", "text": "hi"}], b"{}"),
+            RawMessage({"id": "m2", "role": "assistant", "time": {"created": 2},
+                        "error": err},
+                       [{"type": "retry", "id": "p2", "attempt": 1, "error": err,
+                         "time": {"created": 2}}], b"{}")]
+    batch, _ = derive_session("s", "src", msgs)
+    got = {(m.value, m.unit) for e in to_events("s", batch) for m in e.measurements}
+    assert (500.0, "HTTP") in got
