@@ -243,6 +243,10 @@ _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
     "cooldown keepalive expiry expires grace poll refresh limit budget".split()
 )
+_STYLE_TAIL_RE = re.compile(
+    r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"
+    r"|line-height|flex-basis|translate[xy]?|scale|zoom)[\"'`*\s:=]*$", re.I)
+"""A style property (``width: 100%``, ``style="height: 50%"``): a value set, not read."""
 _EXCEEDED_RE = re.compile(r"\b(?:exceed(?:ed|ing|s)?|hit|reached|after)\b[^,;:]*\btimeout\b",
                           re.I)
 _FLAG_TAIL_RE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*[ \t=]?$")
@@ -261,7 +265,9 @@ _METRIC_TAIL = (r"tpot|ttft|itl|e2e|latency|p50|p75|p90|p95|p99|p999|p\(\d+\)|th
                 r"|busbw|algbw|duration|overhead|elapsed|mean|median|avg|average|min|max|stdev"
                 r"|pause|lag|rtt|took|spent")
 _SOFT_LABEL_TAIL_RE = re.compile(
-    r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r")[ \t*]*[~≈]?[ \t*]*$", re.I
+    r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r"|(?:went|rose|dropped|fell|climbed|grew"
+    r"|jumped|increased|decreased|improved|shrank|came[ \t]+down)[ \t]+to)[ \t*]*[~≈]?[ \t*]*$",
+    re.I
 )
 _METRIC_RE = re.compile(
     r"\b(?:latency|tpot|ttft|itl|e2e|time|duration|throughput|bandwidth|busbw|algbw|mem(?:ory)?"
@@ -845,7 +851,7 @@ def _paren_label(text: str, line_start: int, open_paren: int) -> str:
 
 def _is_setting(label: str, before: str) -> bool:
     """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
-    if _FLAG_TAIL_RE.search(before):
+    if _FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label):
         return True
     words = label.lower().replace("-", " ").replace("_", " ").split()
     if not words or not any(w in _SETTING_WORDS for w in words[-2:]):

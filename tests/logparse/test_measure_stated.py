@@ -59,6 +59,9 @@ def test_rule_names_are_unique_and_every_fixture_line_has_a_rule() -> None:
     ("Response time went from 1.2 s to 300 ms.", (1.2, "s")),
     ("Response time went from 1.2 s to 300 ms.", (300.0, "ms")),
     ("The endpoint now returns 200.", (200.0, "HTTP")),
+    # a metric that changed to a value (logparse.measure's soft label)
+    ("CPU usage went to 100%", (100.0, "%")),
+    ("build time dropped to 41 s", (41.0, "s")),
 ])
 def test_stated_results_in_prose(text: str, want: tuple[float, str]) -> None:
     assert want in {(v, u) for v, u, _ in measurement_tuples(text, True)}
@@ -136,3 +139,14 @@ def test_an_api_error_keeps_its_http_status() -> None:
     batch, _ = derive_session("s", "src", msgs)
     got = {(m.value, m.unit) for e in to_events("s", batch) for m in e.measurements}
     assert (500.0, "HTTP") in got
+
+
+@pytest.mark.parametrize("text", [
+    # a style property is a value set, not read (uicomponents, #135 and #12)
+    "the canvas now has width: 100% and height: 100%",
+    '<table style="width: 100%">',
+    "the width grew to 100%",
+    "We moved the sleep to 5 s",
+])
+def test_styles_and_settings_are_no_readings(text: str) -> None:
+    assert measurement_tuples(text, True) == [], text
