@@ -305,8 +305,20 @@ def read_note_measurements(output: str, name: str) -> list[tuple[float, str, str
     return out
 
 
-_PROSE_RULES = tuple(r for r in RULES if r.scope in ("prose", "both"))
-_OUTPUT_RULES = tuple(r for r in RULES if r.scope in ("output", "both"))
+def _passes(scopes: tuple[str, ...]) -> tuple[StatedRule, ...]:
+    """The rows of ``scopes``, one per pattern (two rows may show one pattern on two
+    examples)."""
+    seen: set[re.Pattern[str]] = set()
+    out = []
+    for r in RULES:
+        if r.scope in scopes and r.pattern not in seen:
+            seen.add(r.pattern)
+            out.append(r)
+    return tuple(out)
+
+
+_PROSE_RULES = _passes(("prose", "both"))
+_OUTPUT_RULES = _passes(("output", "both"))
 
 
 def stated_measurements(text: str, prose: bool) -> list[Hit]:
