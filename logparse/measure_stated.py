@@ -11,7 +11,8 @@ tool summaries whose count sits before a noun with words between:
 * a reading stated with ``is now``: ``the bridge is now 2.50 µs``;
 * an HTTP status a request came back with: ``The login returned 200``;
 * tool summaries: ``4 moderate severity vulnerabilities`` (npm audit), ``Installed 31
-  skills to ~/.claude/skills/`` (a finished action and what it counted).
+  skills to ~/.claude/skills/`` (a finished action and what it counted), mocha's
+  ``36 passing (25s)``.
 
 Every rule is a row of :data:`RULES` (a pattern, where it applies, how a match becomes a
 measurement, a real example and where it comes from); ``tests/logparse/
@@ -188,6 +189,19 @@ def _done_count(m: re.Match[str], text: str) -> list[Hit]:
              f"{m.group('verb').capitalize()} {m.group('noun')}")]
 
 
+def _mocha(m: re.Match[str], text: str) -> list[Hit]:
+    word = m.group("w").lower()
+    out: list[Hit] = [(m.start("n"), _f(m.group("n")), _MOCHA_UNITS[word], "tests")]
+    if m.group("t"):
+        out.append((m.start("t"), _f(m.group("t")), _unit(m.group("tu")), f"tests {word}"))
+    return out
+
+
+_MOCHA_UNITS = {"passing": "passed", "failing": "failed", "pending": "pending"}
+_MOCHA_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+)[ \t]+(?P<w>passing|failing|pending)[ \t]*(?:\([ \t]*(?P<t>"
+    + _DEC + r")[ \t]?(?P<tu>ms|s|m|h|min)[ \t]*\))?[ \t]*$", re.M)
+"""mocha's (and hardhat's, truffle's) tally lines: ``36 passing (25s)``, ``2 failing``."""
 _AUDIT_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<sev>low|moderate|high|critical)[ \t]+severity[ \t]+"
     r"vulnerabilit(?:y|ies)\b", re.M)
@@ -249,6 +263,9 @@ RULES: tuple[StatedRule, ...] = (
                _HTTP_RETURNED_RE, _http,
                "The showcase page returned a 301 (redirect) and the react-showcase returned 200.",
                (301.0, "HTTP"), "labelled/uicomponents__session-wordpress.json:20169"),
+    StatedRule("mocha-tally", "output", ("passing", "failing", "pending"), _MOCHA_RE, _mocha,
+               "  36 passing (25s)", (36.0, "passed"),
+               "public mocha/hardhat test log, search corpus id 43910693702"),
     StatedRule("npm-audit-severity", "output", ("severity vulnerabilit",), _AUDIT_RE, _audit,
                "4 moderate severity vulnerabilities", (4.0, "vulnerabilities"),
                "labelled/will-it-rain__claude.jsonl:127"),
