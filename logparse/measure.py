@@ -247,6 +247,14 @@ _STYLE_TAIL_RE = re.compile(
     r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"
     r"|line-height|flex-basis|translate[xy]?|scale|zoom)[\"'`*\s:=]*$", re.I)
 """A style property (``width: 100%``, ``style="height: 50%"``): a value set, not read."""
+_THRESHOLD_BEFORE_RE = re.compile(
+    r"\b(?:larger|smaller|bigger|greater|more|less|fewer|longer|shorter)[ \t]+than[ \t]*[~≈]?"
+    r"[ \t]*$", re.I)
+_THRESHOLD_AFTER_RE = re.compile(
+    r"[ \t*`]*(?:limit|cap|threshold|budget|quota|ceiling)\b", re.I)
+"""A bound, not a reading: the value a warning compares with (vite's ``Some chunks are
+larger than 500 kB after minification``) or a limit named after it (``the 100 MB
+limit``)."""
 _EXCEEDED_RE = re.compile(r"\b(?:exceed(?:ed|ing|s)?|hit|reached|after)\b[^,;:]*\btimeout\b",
                           re.I)
 _FLAG_TAIL_RE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*[ \t=]?$")
@@ -1173,6 +1181,9 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
         return None
+    if cls in (DURATION, SIZE, PERCENT, RATE) and (
+            _THRESHOLD_BEFORE_RE.search(before) or _THRESHOLD_AFTER_RE.match(text, m.end())):
+        return None  # "larger than 500 kB after minification", "the 100 MB limit"
     if qual:
         label = f"{label} ({qual.lower()})" if label else qual.lower()
     return _to_float(raw_num), unit, label
