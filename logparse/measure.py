@@ -251,7 +251,7 @@ _THRESHOLD_BEFORE_RE = re.compile(
     r"\b(?:larger|smaller|bigger|greater|more|less|fewer|longer|shorter)[ \t]+than[ \t]*[~≈]?"
     r"[ \t]*$", re.I)
 _THRESHOLD_AFTER_RE = re.compile(
-    r"[ \t*`]*(?:limit|cap|threshold|budget|quota|ceiling)\b", re.I)
+    r"(?<![ \t*`])[ \t*`]*+(?:limit|cap|threshold|budget|quota|ceiling)\b", re.I)
 """A bound, not a reading: the value a warning compares with (vite's ``Some chunks are
 larger than 500 kB after minification``) or a limit named after it (``the 100 MB
 limit``)."""
