@@ -33,7 +33,7 @@ from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.listings import listing_count
 from logparse.measure import round_sig
-from logparse.measure_stated import read_note_measurements
+from logparse.measure_stated import curl_write_out, read_note_measurements
 from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
@@ -418,6 +418,10 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                 meas += _measure(tail) or []
     if tool == "bash":
         command = _text(inp.get("command"))
+        if command and "%{" in command:  # curl -w "%{http_code}": read through its format
+            seen = {(m["value"], m["unit"]) for m in meas}
+            meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
+                     curl_write_out(command, output) if (v, u) not in seen]
         hits = grep_hits(command, output)
         if hits:
             meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})

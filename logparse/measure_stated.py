@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from logparse import measure as _m
 
-__all__ = ["READ_NOTE_RULES", "RULES", "ReadNoteRule", "StatedRule", "read_note_measurements",
+__all__ = ["CURL_WRITE_OUT_EXAMPLES", "READ_NOTE_RULES", "RULES", "CurlExample",
+           "ReadNoteRule", "StatedRule", "curl_write_out", "read_note_measurements",
            "stated_measurements"]
 
 Hit = tuple[int, float, str, str]
@@ -332,6 +333,93 @@ def _passes(scopes: tuple[str, ...]) -> tuple[StatedRule, ...]:
             seen.add(r.pattern)
             out.append(r)
     return tuple(out)
+
+
+# ------------------------------------------------------------ curl --write-out
+
+_CURL_VARS: dict[str, tuple[str, str]] = {
+    "http_code": ("HTTP", "HTTP status"), "response_code": ("HTTP", "HTTP status"),
+    "time_total": ("s", "time_total"), "time_connect": ("s", "time_connect"),
+    "time_starttransfer": ("s", "time_starttransfer"),
+    "time_namelookup": ("s", "time_namelookup"), "time_appconnect": ("s", "time_appconnect"),
+    "time_pretransfer": ("s", "time_pretransfer"), "time_redirect": ("s", "time_redirect"),
+    "size_download": ("B", "size_download"), "size_upload": ("B", "size_upload"),
+    "size_header": ("B", "size_header"), "size_request": ("B", "size_request"),
+    "speed_download": ("B/s", "speed_download"), "speed_upload": ("B/s", "speed_upload"),
+    "num_redirects": ("redirects", "num_redirects"),
+}
+"""curl's ``--write-out`` variables that measure (unit, label); others (``url_effective``)
+only take their place in the format."""
+
+
+@dataclass(frozen=True)
+class CurlExample:
+    command: str
+    output: str
+    expect: tuple[float, str]
+    source: str
+
+
+CURL_WRITE_OUT_EXAMPLES: tuple[CurlExample, ...] = (
+    CurlExample('curl -s -o NUL -w "%{http_code}" http://localhost:8882/showcase/', "301",
+                (301.0, "HTTP"), "labelled/uicomponents__session-wordpress.json, message 193"),
+    CurlExample('curl -sL -o NUL -w "%{http_code}\\n%{url_effective}" '
+                "http://localhost:8882/showcase/", "200\r\nhttp://localhost:8882/",
+                (200.0, "HTTP"), "labelled/uicomponents__session-wordpress.json, message 194"),
+)
+"""The real calls the ``--write-out`` reading is checked on (the rule is the format: each
+variable of :data:`_CURL_VARS` it names is read where the format puts it)."""
+
+_CURL_W_RE = re.compile(
+    r"(?<![\w.-])curl(?:\.exe)?[ \t][^\n|;&]{0,2000}?(?:-w|--write-out)(?:[ \t]+|=)"
+    r"(?:\"((?:[^\"\\\n]|\\.){1,400})\"|'([^'\n]{1,400})')")
+_CURL_VAR_RE = re.compile(r"%\{([\w.]+)\}")
+_CURL_EDGE = 4000
+
+
+def curl_write_out(command: str, output: str) -> list[tuple[float, str, str]]:
+    """What a ``curl -w FORMAT`` printed, read through its format: ``-w "%{http_code}"``
+    and an output ``301`` is an HTTP status; ``time=%{time_total}`` a duration.  The
+    format's text must stand at the output's start or end (where curl writes it)."""
+    if "curl" not in command or "%{" not in command or not output:
+        return []
+    out: list[tuple[float, str, str]] = []
+    text = output.replace("\r\n", "\n").strip()
+    heads = (text[:_CURL_EDGE], text[-_CURL_EDGE:])
+    for fm in _CURL_W_RE.finditer(command):
+        fmt = (fm.group(1) if fm.group(1) is not None else fm.group(2)).replace("\\n", "\n")
+        names = _CURL_VAR_RE.findall(fmt)
+        if not any(n in _CURL_VARS for n in names):
+            continue
+        pieces = _CURL_VAR_RE.split(fmt)  # literal, name, literal, name, ...
+        rx = ""
+        for k, piece in enumerate(pieces):
+            if k % 2:
+                rx += r"([\d.]+)" if piece in _CURL_VARS else r"(\S{1,400}?)"
+            else:
+                words = piece.split()
+                if not words:
+                    rx += r"\s*" if piece else ""
+                    continue
+                rx += (r"\s*" if piece[0].isspace() else "") + r"\s*".join(
+                    re.escape(w) for w in words) + (r"\s*" if piece[-1].isspace() else "")
+        for anchored, where in ((r"\A" + rx, heads[0]), (rx + r"\Z", heads[1])):
+            m = re.search(anchored, where.strip())
+            if m is None:
+                continue
+            for name, value in zip(names, m.groups()):
+                if name not in _CURL_VARS:
+                    continue
+                try:
+                    v = float(value)
+                except ValueError:
+                    continue
+                unit, label = _CURL_VARS[name]
+                if unit == "HTTP" and not (value.isdigit() and 100 <= v <= 599):
+                    continue  # 000: no answer at all
+                out.append((v, unit, label))
+            break
+    return out
 
 
 _PROSE_RULES = _passes(("prose", "both"))

@@ -10,8 +10,10 @@ import pytest
 
 from logparse.measure import measurement_tuples
 from logparse.measure_stated import (
+    CURL_WRITE_OUT_EXAMPLES,
     READ_NOTE_RULES,
     RULES,
+    curl_write_out,
     read_note_measurements,
     stated_measurements,
 )
@@ -48,7 +50,8 @@ def test_every_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-unt
 def test_rule_names_are_unique_and_every_fixture_line_has_a_rule() -> None:
     names = [r.name for r in RULES]
     assert len(set(names)) == len(names)
-    assert set(_fixture_lines()) == set(names) | {r.name for r in READ_NOTE_RULES}
+    curls = {f"curl-write-out-{k}" for k in range(1, len(CURL_WRITE_OUT_EXAMPLES) + 1)}
+    assert set(_fixture_lines()) == set(names) | {r.name for r in READ_NOTE_RULES} | curls
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -153,3 +156,31 @@ def test_an_api_error_keeps_its_http_status() -> None:
 ])
 def test_styles_and_settings_are_no_readings(text: str) -> None:
     assert measurement_tuples(text, True) == [], text
+
+
+@pytest.mark.parametrize("ex", CURL_WRITE_OUT_EXAMPLES, ids=[e.source for e in CURL_WRITE_OUT_EXAMPLES])
+def test_curl_write_out_reads_its_real_examples(ex) -> None:  # type: ignore[no-untyped-def]
+    from logparse.derive import call_measurements
+
+    copies = {(src, ex_) for src, ex_ in _fixture_lines().values()}
+    assert (ex.source, f"{ex.command}\t{ex.output}".replace("\r", "\\r").replace(
+        "\n", "\\n")) in copies, "no trimmed copy in fixtures/measure/stated.txt"
+    assert ex.expect in {(v, u) for v, u, _ in curl_write_out(ex.command, ex.output)}
+    got = call_measurements("bash", "http", {"command": ex.command}, ex.output, {})
+    assert got is not None and ex.expect in {(m["value"], m["unit"]) for m in got}
+
+
+@pytest.mark.parametrize(("command", "output", "want"), [
+    ('curl -s -o /dev/null -w "http_code=%{http_code} time=%{time_total}\\n" http://x',
+     "http_code=200 time=0.123456\n", [(200.0, "HTTP"), (0.123456, "s")]),
+    ('curl -w "\\nHTTP_STATUS:%{http_code}\\nTOTAL_TIME:%{time_total}\\n" -X POST http://x',
+     '{"ok":true}\nHTTP_STATUS:201\nTOTAL_TIME:0.5\n', [(201.0, "HTTP"), (0.5, "s")]),
+    # no answer (000), a body where the code should be, a format with no measure
+    ('$r = curl -s -o nul -w "%{http_code}" http://localhost/a; Write-Output "got: $r"',
+     "Nonce: ca2e 1e46\r\ngot: 000\r\n", []),
+    ('curl -s -o $null -w "%{http_code}" http://localhost:8882/wp-login.php',
+     '<!DOCTYPE html>\n<html lang="en-US">\n<title>Log In</title>', []),
+    ('curl -s -w "%{url_effective}" http://x', "http://x/", []),
+])
+def test_curl_write_out(command: str, output: str, want: list[tuple[float, str]]) -> None:
+    assert [(v, u) for v, u, _ in curl_write_out(command, output)] == want
