@@ -1162,9 +1162,10 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         if not label and head_label and not label_form:
             label = head_label
         if cls == SIZE and not label_form:
-            first = line.split(None, 1)[0] if line.strip() else ""
-            if ("/" in first or "." in first[1:]) and not _is_number_word(first):
-                label = first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]  # a build artefact
+            first = line.split(None, 1)[0].strip("`'\"*") if line.strip() else ""
+            name = first.rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+            if ("/" in first or "." in first[1:]) and name and not _is_number_word(first):
+                label = name  # a build artefact (dist/index.js), a folder (`assets/`)
         if label.lower() in _STAT_WORDS:
             # "latency p50: 41 ms, p99: 132 ms": the p99 is the latency's too
             subj = [w for w in _STAT_SUBJECT_RE.findall(text, line_start, p)

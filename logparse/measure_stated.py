@@ -136,7 +136,7 @@ def _from_to(m: re.Match[str], text: str) -> list[Hit]:
 
 
 _DOWN_FROM_RE = re.compile(
-    r"(?<![\w.])(?P<v>" + _DEC + r")[ \t]?(?P<u>" + _UNIT + r")[^\n\d]{0,24}?\b"
+    r"(?<![\w.])(?P<v>" + _DEC + r")[ \t]?(?P<u>" + _UNIT + r")[^\n\d.;!?]{0,24}?\b"
     r"(?:down|up|dropped|fell|rose|reduced|improved|shrunk|grew)[ \t]+from[ \t]+[~≈]?"
     r"(?P<b>" + _DEC + r")(?![\d.,]\d)(?:[ \t]?(?P<bu>" + _UNIT + r"))?", re.I)
 _UP_FROM_COUNT_RE = re.compile(
