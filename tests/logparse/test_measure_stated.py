@@ -184,3 +184,20 @@ def test_curl_write_out_reads_its_real_examples(ex) -> None:  # type: ignore[no-
 ])
 def test_curl_write_out(command: str, output: str, want: list[tuple[float, str]]) -> None:
     assert [(v, u) for v, u, _ in curl_write_out(command, output)] == want
+
+
+def test_a_codex_turn_aborted_after_its_user_message_keeps_its_duration(tmp_path: Path) -> None:
+    """Codex 0.120+ writes the ``<turn_aborted>`` user message before the
+    ``turn_aborted`` event (Trezo-Ai L157-158, trimmed copy in fixtures/measure/)."""
+    import shutil
+
+    from logparse.derive import derive_session, to_events
+    from logparse.registry import detect
+
+    path = Path(shutil.copy(FIXTURE.parent / "codex_turn_aborted.jsonl", tmp_path / "s.jsonl"))
+    got = set()
+    for s in detect(path)().sessions(path, []):  # messages are read while the file is
+        batch, _ = derive_session(s.session_id, str(path), list(s.messages))
+        got |= {(m.value, m.unit, m.label) for e in to_events(s.session_id, batch)
+                for m in e.measurements}
+    assert (187258.0, "ms", "turn duration") in got
