@@ -68,7 +68,10 @@ silently ``[]``.  11: Claude Code API errors that no answer followed are the ass
 message that failed (they were lines of the next message, their retries unread).  12
 (xmeasure): results stated in words (:mod:`logparse.measure_stated`: test tallies in
 prose, the value before a change, ``is now``, an HTTP status a request returned, npm
-audit's severity line, a finished action's count)."""
+audit's severity line, a finished action's count, mocha's tally), what a read tool
+noted (a directory's entries, a refused read's size), curl ``--write-out`` values, an
+API error's HTTP status, a Codex turn aborted after its ``<turn_aborted>`` message; style
+values and bounds (``larger than 500 kB``) are no longer readings."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
