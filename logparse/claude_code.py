@@ -352,7 +352,8 @@ class _Conv:
                 self.extra_parts.append({"type": "retry", "id": obj.get("uuid"),
                                          "attempt": obj.get("retryAttempt"),
                                          "error": {"data": {"message": content
-                                                            or _api_error_text(obj) or sub}},
+                                                            or _api_error_text(obj) or sub,
+                                                            **_api_status(obj)}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
 
     def _queued_message(self, n: int, body: bytes, obj: dict[str, Any], prompt: str) -> None:
@@ -740,6 +741,16 @@ def reported(tool: str, tur: dict[str, Any]) -> list[dict[str, Any]]:
             name = str(f.get("filePath") or "").replace("\\", "/").rsplit("/", 1)[-1]
             out.append({"value": float(v), "unit": "lines", "label": f"{name} length".strip()})
     return out
+
+
+def _api_status(obj: dict[str, Any]) -> dict[str, int]:
+    """``{"statusCode": N}`` from an ``api_error`` record's ``error.status`` (the HTTP
+    status of the failed request, in opencode's field name), else ``{}``."""
+    err = obj.get("error")
+    status = err.get("status") if isinstance(err, dict) else None
+    if isinstance(status, int) and not isinstance(status, bool):
+        return {"statusCode": status}
+    return {}
 
 
 def _api_error_text(obj: dict[str, Any]) -> str:

@@ -506,6 +506,12 @@ class _Rollout:
                 # how long the turn ran before the user stopped it (the agent's own clock)
                 self.extra_parts.append(turn_stat(p["duration_ms"], f"L{n}"))
             self._usage_stat(n)
+        elif typ == "event_msg" and p.get("type") == "turn_aborted" and \
+                isinstance(p.get("duration_ms"), (int, float)) and p["duration_ms"] > 0:
+            # Codex 0.120+ writes its ``<turn_aborted>`` user message first: the turn's
+            # clock still says how long it ran (Trezo-Ai L157-158)
+            self._extra(n, body, turn_stat(p["duration_ms"], f"L{n}"))
+            self._usage_stat(n)
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
             if self.cells:  # only a cell waiting for its output needs them
                 self.exec_ends.append((p, ts))

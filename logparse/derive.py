@@ -33,6 +33,7 @@ from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.listings import listing_count
 from logparse.measure import round_sig
+from logparse.measure_stated import curl_write_out, read_note_measurements
 from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
 from logparse.prose import classify_prose
@@ -42,7 +43,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 11
+DERIVE_VERSION = 12
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -64,7 +65,13 @@ size and count fields of JSON answers (``dataLen``), a finished progress counter
 (``pages (47/47)``), compiler warnings, the count of what a listing command listed
 (:mod:`logparse.listings`); a rule that raises is counted and reported, no longer
 silently ``[]``.  11: Claude Code API errors that no answer followed are the assistant
-message that failed (they were lines of the next message, their retries unread)."""
+message that failed (they were lines of the next message, their retries unread).  12
+(xmeasure): results stated in words (:mod:`logparse.measure_stated`: test tallies in
+prose, the value before a change, ``is now``, an HTTP status a request returned, npm
+audit's severity line, a finished action's count, mocha's tally), what a read tool
+noted (a directory's entries, a refused read's size), curl ``--write-out`` values, an
+API error's HTTP status, a Codex turn aborted after its ``<turn_aborted>`` message; style
+values and bounds (``larger than 500 kB``) are no longer readings."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -265,6 +272,16 @@ def _measure(text: str, prose: bool = False) -> list[dict[str, Any]] | None:
     return [m for _, m in out]
 
 
+def _api_status(data: Any) -> dict[str, Any]:
+    """The HTTP status a provider answered a failed request with (opencode's and Claude
+    Code's ``statusCode`` of an API error), as the retry's measurement."""
+    status = data.get("statusCode") if isinstance(data, dict) else None
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        return {}
+    return {"measurements": [{"value": float(status), "unit": "HTTP",
+                              "label": "API error status"}]}
+
+
 def _basename(path: Any) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1] if isinstance(path, str) else ""
 
@@ -364,6 +381,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         if n is not None:
             meas.append({"value": float(n), "unit": "lines",
                          "label": f"{_basename(inp.get('filePath'))} length".strip()})
+        elif output:  # a directory's footer, a one-line note (too large, a PDF's size)
+            meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
+                     read_note_measurements(output, _basename(inp.get("filePath")))]
         return meas or None
     if tool == "write":
         content = inp.get("content")
@@ -401,6 +421,10 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                 meas += _measure(tail) or []
     if tool == "bash":
         command = _text(inp.get("command"))
+        if command and "%{" in command:  # curl -w "%{http_code}": read through its format
+            seen = {(m["value"], m["unit"]) for m in meas}
+            meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
+                     curl_write_out(command, output) if (v, u) not in seen]
         hits = grep_hits(command, output)
         if hits:
             meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
@@ -770,7 +794,7 @@ class Deriver:
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
-                        {"attempt": part.get("attempt"), "error": err})
+                        {"attempt": part.get("attempt"), "error": err, **_api_status(data)})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
             meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
@@ -862,7 +886,9 @@ class Deriver:
                     if s not in sigs:
                         sigs.append(s)
         t = _obj(state.get("time"))
-        meas = self._rule(call_measurements, (tool, category, inp, output, t), None,
+        # a read the tool refused says why in its error (the file's size in tokens)
+        read = error if output is None and tool == "read" else output
+        meas = self._rule(call_measurements, (tool, category, inp, read, t), None,
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -242,6 +243,18 @@ _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
     "cooldown keepalive expiry expires grace poll refresh limit budget".split()
 )
+_STYLE_TAIL_RE = re.compile(
+    r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"
+    r"|line-height|flex-basis|translate[xy]?|scale|zoom)[\"'`*\s:=]*$", re.I)
+"""A style property (``width: 100%``, ``style="height: 50%"``): a value set, not read."""
+_THRESHOLD_BEFORE_RE = re.compile(
+    r"\b(?:larger|smaller|bigger|greater|more|less|fewer|longer|shorter)[ \t]+than[ \t]*[~≈]?"
+    r"[ \t]*$", re.I)
+_THRESHOLD_AFTER_RE = re.compile(
+    r"(?<![ \t*`])[ \t*`]*+(?:limit|cap|threshold|budget|quota|ceiling)\b", re.I)
+"""A bound, not a reading: the value a warning compares with (vite's ``Some chunks are
+larger than 500 kB after minification``) or a limit named after it (``the 100 MB
+limit``)."""
 _EXCEEDED_RE = re.compile(r"\b(?:exceed(?:ed|ing|s)?|hit|reached|after)\b[^,;:]*\btimeout\b",
                           re.I)
 _FLAG_TAIL_RE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*[ \t=]?$")
@@ -260,7 +273,9 @@ _METRIC_TAIL = (r"tpot|ttft|itl|e2e|latency|p50|p75|p90|p95|p99|p999|p\(\d+\)|th
                 r"|busbw|algbw|duration|overhead|elapsed|mean|median|avg|average|min|max|stdev"
                 r"|pause|lag|rtt|took|spent")
 _SOFT_LABEL_TAIL_RE = re.compile(
-    r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r")[ \t*]*[~≈]?[ \t*]*$", re.I
+    r"\b(?:of|is|was|at|are|were|" + _METRIC_TAIL + r"|(?:went|rose|dropped|fell|climbed|grew"
+    r"|jumped|increased|decreased|improved|shrank|came[ \t]+down)[ \t]+to)[ \t*]*[~≈]?[ \t*]*$",
+    re.I
 )
 _METRIC_RE = re.compile(
     r"\b(?:latency|tpot|ttft|itl|e2e|time|duration|throughput|bandwidth|busbw|algbw|mem(?:ory)?"
@@ -844,7 +859,7 @@ def _paren_label(text: str, line_start: int, open_paren: int) -> str:
 
 def _is_setting(label: str, before: str) -> bool:
     """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
-    if _FLAG_TAIL_RE.search(before):
+    if _FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label):
         return True
     words = label.lower().replace("-", " ").replace("_", " ").split()
     if not words or not any(w in _SETTING_WORDS for w in words[-2:]):
@@ -1008,6 +1023,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         if len(found) > limit:
             break
 
+    # results stated in words (logparse.measure_stated: rows with real examples); a value
+    # the line rules above already read keeps their reading
+    have = {v for _, v, _, _ in found}
+    found += [h for h in _stated(text, prose) if h[1] not in have]
+
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []
     seen: set[tuple[float, str, str]] = set()
@@ -1142,9 +1162,10 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         if not label and head_label and not label_form:
             label = head_label
         if cls == SIZE and not label_form:
-            first = line.split(None, 1)[0] if line.strip() else ""
-            if ("/" in first or "." in first[1:]) and not _is_number_word(first):
-                label = first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]  # a build artefact
+            first = line.split(None, 1)[0].strip("`'\"*") if line.strip() else ""
+            name = first.rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+            if ("/" in first or "." in first[1:]) and name and not _is_number_word(first):
+                label = name  # a build artefact (dist/index.js), a folder (`assets/`)
         if label.lower() in _STAT_WORDS:
             # "latency p50: 41 ms, p99: 132 ms": the p99 is the latency's too
             subj = [w for w in _STAT_SUBJECT_RE.findall(text, line_start, p)
@@ -1161,6 +1182,9 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
         return None
+    if cls in (DURATION, SIZE, PERCENT, RATE) and (
+            _THRESHOLD_BEFORE_RE.search(before) or _THRESHOLD_AFTER_RE.match(text, m.end())):
+        return None  # "larger than 500 kB after minification", "the 100 MB limit"
     if qual:
         label = f"{label} ({qual.lower()})" if label else qual.lower()
     return _to_float(raw_num), unit, label
@@ -1174,3 +1198,16 @@ def _compound_seconds(s: str) -> float:
     for num, u in _CD_PART_RE.findall(s):
         total += float(num) * {"h": 3600, "m": 60, "s": 1}[u]
     return round(total, 6)
+
+
+_STATED: Callable[[str, bool], list[tuple[int, float, str, str]]] | None = None
+
+
+def _stated(text: str, prose: bool) -> list[tuple[int, float, str, str]]:
+    """:func:`logparse.measure_stated.stated_measurements` (its rows read this module's
+    units and label helpers, so it is imported on first use)."""
+    global _STATED
+    if _STATED is None:
+        from logparse.measure_stated import stated_measurements
+        _STATED = stated_measurements
+    return _STATED(text, prose)
