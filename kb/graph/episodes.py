@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.redirects import dropped_names, is_question
 from logparse.structural import (
     PERSIST,
     correction_phrase,
@@ -826,7 +827,7 @@ def admitted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             continue
         turn = index.between(a.session_id, start, u.ordinal)
         changed = [s for s in turn if s.change]
-        files = list(dict.fromkeys(c.target for c in changed if c.target))
+        files = list(dict.fromkeys(c.target for c in changed if c.change and c.target))
         ev: list[tuple[int, str, str | None]] = [
             (c.ordinal, "tested", f"changed {c.target}") for c in changed[-4:]]
         ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
@@ -1624,6 +1625,112 @@ def workaround_episodes(probes: Sequence[Probe]) -> list[Found]:
 
 
 
+# ------------------------------------------------------------- the user redirects
+REDIRECT_REPLY = 3
+"""Messages after a user's within which a reply's taking in of a redirect answers it."""
+REDIRECT_REWORK = 8
+"""Messages after that reply within which its first change is the work redone."""
+
+
+def _users(said: Sequence[Said]) -> dict[str, list[Said]]:
+    out: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            out.setdefault(x.session_id, []).append(x)
+    return out
+
+
+def _redirect(steps: _Index, us: list[Said], k: int, reply: int, how: str, cause: str,
+              name: str) -> Found | None:
+    """The episode of the work of the turn before user message ``us[k]`` that the user
+    turned away from: its last changes, the reply the user answered, the user's message,
+    the reply that took it in and the first change that redid the work."""
+    u = us[k]
+    start = us[k - 1].ordinal if k >= 1 else 0
+    if u.ordinal - start <= 1 or _short_reply(u):
+        return None  # nothing was done between two user messages; or only "ok, go on"
+    sid = u.session_id
+    turn = steps.between(sid, start, u.ordinal)
+    # the work the user turned away from: where it began and where it ended
+    work = [s for s in turn if s.change] or [s for s in turn if s.check]
+    changed = work[:2] + work[2:][-3:]
+    nxt = us[k + 1].ordinal if k + 1 < len(us) else 1 << 31
+    redo = next((s for s in steps.between(sid, reply, min(nxt, reply + REDIRECT_REWORK + 1))
+                 if s.change), None)
+    ev: list[tuple[int, str, str | None]] = [
+        (c.ordinal, "tested", f"changed {c.target}" if c.change else None) for c in changed]
+    ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
+    ev.append((u.ordinal, "tested", short(u.text, 200)))
+    ev.append((reply, "ended", None))
+    if redo is not None:
+        ev.append((redo.ordinal, "ended", f"redone: changed {redo.target}"))
+    files = list(dict.fromkeys(c.target for c in changed if c.target))
+    what = f"change to {', '.join(files[:3])}" if files else \
+        f"the reply to «{short(us[k - 1].text, 60)}»" if k >= 1 else "the reply"
+    return Found(session_id=sid, name=f"{what} ({name}: «{short(u.text, 60)}»)",
+                 first=min(o for o, _, _ in ev), ended=max(o for o, _, _ in ev), how=how,
+                 cause_text=cause, why=short(u.text, 240), evidence=_dedupe(ev),
+                 said_at=u.ordinal)
+
+
+def redirected_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message that is no failure report, then a reply that opens by turning to
+    what the user now wants ("I'm switching the target to Kosh AI", "… instead of the
+    current design", "Entonces usá …"): the work or the answer of the turn before was
+    given up on the user's word, though the agent never says it was wrong.  The cause is
+    the user's message; the reply's words only tell that it was taken in."""
+    users = _users(said)
+    index = _Index(steps)
+    out: list[Found] = []
+    for a in said:
+        if a.signal != "redirect" or a.role != "assistant":
+            continue
+        us = users.get(a.session_id, [])
+        k = bisect_left([u.ordinal for u in us], a.ordinal) - 1
+        if k < 0 or a.ordinal - us[k].ordinal > REDIRECT_REPLY:
+            continue  # no user message just before: the agent's own change of plan
+        u = us[k]
+        if u.error or is_question(u.text):
+            continue  # an error quoted (the refutation rules read it), or a question
+        if out and out[-1].session_id == a.session_id and out[-1].said_at == u.ordinal:
+            continue  # the same redirect, taken in again (reasoning, then text)
+        f = _redirect(index, us, k, a.ordinal, "redirected",
+                      f"the user redirected it: «{short(u.text, 200)}»", "redirected")
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def user_dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message that drops a name the reply it answers used ("vamos ignorar os dois
+    projetos existentes, o Pfm.Categorization.Contracts …" after a plan built on that
+    project): what the turn proposed on it was a dead end, set aside by the user.  Only
+    identifier-like names count (a dotted or camel-case name, a file, a package), and
+    only names the answered reply wrote."""
+    users = _users(said)
+    index = _Index(steps)
+    answered = {(x.session_id, x.ordinal): x.text for x in said if x.signal == "answered"}
+    out: list[Found] = []
+    for sid, us in users.items():
+        for k, u in enumerate(us):
+            if u.signal is not None or u.error:
+                continue
+            names = dropped_names(u.text)
+            if not names:
+                continue
+            before = " ".join(answered.get((sid, o), "") for o in (u.ordinal - 2, u.ordinal - 1))
+            used = [n for n in names if n in before]
+            if not used:
+                continue
+            f = _redirect(index, us, k, u.ordinal + 1, "user-dropped",
+                          f"the user set {', '.join(used[:3])} aside: «{short(u.text, 200)}»",
+                          "set aside")
+            if f is not None:
+                out.append(f)
+    return out
+
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1651,9 +1758,10 @@ def episodes(steps: list[Step], said: list[Said],
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
         kept.append(f)
-    # work the user sent back is the weakest reading: it never hides another episode, and
-    # is dropped where another one already tells what happened
-    for f in reworked_episodes(steps, said):
+    # work the user sent back or turned away from is the weakest reading: it never hides
+    # another episode, and is dropped where another one already tells what happened
+    for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
+            user_dropped_episodes(steps, said):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -58,7 +58,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 17
+EXTRACTOR_VERSION = 18
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -535,6 +535,11 @@ class Extractor:
                     self._hypotheses(row)
                 elif row.classification == "admit":
                     self._admit(row)
+                elif row.classification in ("redirect", "answered"):
+                    # a reply that takes a user's change of course in, and the reply a
+                    # user message that drops something answers (logparse.redirects)
+                    self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                          row.text[:6000], row.classification))
                 elif row.classification == "judge":
                     # loaded only for what it says of the run before it, or that it cannot
                     self._judge(row)

@@ -1,0 +1,69 @@
+"""The cues of a user's change of course (logparse.redirects): every row fires on its
+example, and the store's SQL (RE2) agrees with Python on every one."""
+
+from __future__ import annotations
+
+import pytest
+
+from logparse.redirects import (
+    DROP_CUES,
+    REDIRECT_CUES,
+    dropped_names,
+    is_question,
+    redirect_phrase,
+)
+
+
+@pytest.mark.parametrize("cue", REDIRECT_CUES, ids=[c.name for c in REDIRECT_CUES])
+def test_every_redirect_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert redirect_phrase(cue.example) is not None
+
+
+@pytest.mark.parametrize("cue", DROP_CUES, ids=[c.name for c in DROP_CUES])
+def test_every_drop_cue_names_what_its_example_drops(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert dropped_names(cue.example), cue.name
+
+
+def test_redirect_and_drop_cues_agree_in_duckdb() -> None:
+    import duckdb
+
+    from kb.graph.store import _DROP_SQL, _REDIRECT_SQL
+
+    con = duckdb.connect()
+    for cue in REDIRECT_CUES:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, _REDIRECT_SQL])
+        assert hit.fetchone() == (True,), cue.name
+    for cue in DROP_CUES:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, _DROP_SQL])
+        assert hit.fetchone() == (True,), cue.name
+
+
+def test_plain_replies_take_no_redirect_in() -> None:
+    for text in (
+            # (real lines of the shared set that turn away from nothing)
+            "I’ll use the `apply-grant` skill for the grant workflow, then verify the current "
+            "SolAUDD grant details so the application matches the program instead of relying "
+            "on memory.",
+            "Entonces eso confirma que los `SHY` que ves en la interfaz del notebook son la "
+            "representación visual del carácter soft hyphen.",
+            "The user wants to: 1. Switch to small.en model 2. Fix the accessibility flow",
+            "x" * 400 + " I'm switching the target to the other project."):
+        assert redirect_phrase(text) is None, text
+
+
+def test_drops_name_only_identifiers() -> None:
+    # "forget light" drops a word, not a name the agent used
+    assert dropped_names("use only dark mode forget light mode") == []
+    assert dropped_names("please add a settings page") == []
+    assert dropped_names("let's ignore the legacy Pfm.Contracts project") == ["Pfm.Contracts"]
+
+
+def test_questions_are_told_from_requests() -> None:
+    assert is_question("do you think doing this is elementor would be possible")
+    assert is_question("¿se puede hacer después?")
+    assert not is_question("do that for kosh ai")
+    assert not is_question("quiero hacerlo despues de la carga de datos")
