@@ -19,6 +19,7 @@ Chinese and Japanese); the structure around them does the rest.  Pure: no databa
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from logparse.structural import Cue
 
@@ -126,3 +127,66 @@ def dropped_names(text: str) -> list[str]:
                                        or re.search(r"[a-z][A-Z]", name)):
                     out.append(name)
     return list(dict.fromkeys(out))
+
+
+# ----------------------------------------------------------------- the agent undoes
+@dataclass(frozen=True)
+class Undo:
+    """A command that undoes the agent's own work: a file restored or deleted, a package
+    removed or pinned back, the tree reset.  ``undoes`` says what its ``t`` group names:
+    ``file`` (a file the agent changed), ``package`` (one it installed) or ``all`` (every
+    change of the turn)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    undoes: str
+    example: str
+    source: str
+
+
+UNDO_RULES: tuple[Undo, ...] = (
+    Undo("git-restore-file", re.compile(
+        r"\bgit\s+(?:checkout\s+(?:HEAD\s+)?--|restore(?:\s+--worktree)?(?:\s+--source[= ]\S+)?)"
+        r"\s+[\"']?(?P<t>[^\s\"';&|-][^\s\"';&|]*)"), "file",
+        "git checkout -- src/weather.ts",
+        "(no real line yet) a file restored to its committed state"),
+    Undo("git-reset-revert", re.compile(
+        r"\bgit\s+(?:revert\s+(?:--no-edit\s+)?(?:HEAD|[0-9a-f]{7,40})|reset\s+--hard)\b"),
+        "all", "git reset --hard HEAD~1",
+        "(no real line yet) the last commit or the work tree thrown away"),
+    Undo("rm-file", re.compile(
+        r"(?:^|[;&|]\s*)(?:rm|del|unlink|Remove-Item)\s+(?:-{1,2}\w+\s+)*[\"']?"
+        r"(?P<t>[^\s\"';&|]+)", re.I), "file",
+        "rm /Users/j0hnd003/Develop/GitHub/server/k1lib-project/k1.lib-bootstrap/src/klan1/"
+        "html/bootstrap/nav.php",
+        "k1.lib-bootstrap__session-export.json ordinal 602 (bash; the command shape)"),
+    Undo("package-removed", re.compile(
+        r"\b(?:npm|pnpm|yarn|bun|pip3?|uv|poetry|cargo|composer|gem)\s+(?:uninstall|remove"
+        r"|rm|un)\s+(?:-{1,2}[\w-]+\s+)*(?P<t>@?[\w][\w@/.-]*)"), "package",
+        "npm uninstall @hugeicons/react react-icons",
+        "(no real line yet) a dependency the agent added, removed"),
+    Undo("package-pinned-back", re.compile(
+        r"\b(?:npm|pnpm|yarn|bun)\s+(?:install|add|i)\s+(?:-{1,2}[\w-]+\s+)*"
+        r"(?P<t>@?[\w][\w/.-]*)@[~^]?\d|\bpip3?\s+install\s+(?:-\S+\s+)*(?P<p>[\w.-]+)==\d"),
+        "package", "npm install three@0.160.0",
+        "(no real line yet) a dependency pinned to another version"),
+)
+"""Commands that undo the agent's own work (see ``kb.graph.episodes.undone_episodes``)."""
+
+
+_FILE_NAME = re.compile(r"[^.*?\[\]]+\.\w{1,8}")
+
+
+def undone(command: str) -> list[tuple[Undo, str]]:
+    """What a shell command undoes: each rule that fires, with the name it undoes (a file's
+    base name, a package; ``""`` for a rule that undoes the whole turn)."""
+    out: list[tuple[Undo, str]] = []
+    for rule in UNDO_RULES:
+        for m in rule.pattern.finditer(command[:600]):
+            t = m.groupdict().get("t") or m.groupdict().get("p") or ""
+            if rule.undoes == "file":
+                t = t.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+                if not _FILE_NAME.fullmatch(t):
+                    continue  # a file by its name, not a folder, a dotfile or a glob
+            out.append((rule, t))
+    return out

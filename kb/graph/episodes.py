@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
-from logparse.redirects import dropped_names, is_question
+from logparse.redirects import dropped_names, is_question, undone
 from logparse.structural import (
     PERSIST,
     correction_phrase,
@@ -1731,6 +1731,67 @@ def user_dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 
+UNDO_WINDOW = 4
+"""Messages after a user's within which a command that undoes the agent's own work is the
+answer to it (later, it is the agent's own cleaning up)."""
+_INSTALLS = re.compile(r"\b(?:install|add|i|require|get)\b")
+
+
+def undone_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message, then at once a command that undoes what the agent did in the turns
+    before it (a file it changed restored or deleted, a package it installed removed or
+    pinned back, the tree reset): the work was turned down, whether or not anyone says so.
+    Structure only (:data:`logparse.redirects.UNDO_RULES`); the cause is the user's
+    message."""
+    users = _users(said)
+    index = _Index(steps)
+    out: list[Found] = []
+    for sid, us in users.items():
+        for k, u in enumerate(us):
+            if u.error or _short_reply(u):
+                continue
+            start = us[max(0, k - REWORK_TURNS)].ordinal if k else 0
+            end = us[k + 1].ordinal if k + 1 < len(us) else 1 << 31
+            before = index.between(sid, start, u.ordinal)
+            if not before:
+                continue
+            own: list[Step] = []
+            undo: Step | None = None
+            for s in index.between(sid, u.ordinal, min(end, u.ordinal + UNDO_WINDOW + 1)):
+                for rule, t in undone(s.command) if s.command else ():
+                    if rule.undoes == "file":
+                        if rule.name == "rm-file" and any(
+                                c.check and t in c.command for c in before):
+                            continue  # a helper script it ran, cleaned up
+                        mine = [c for c in before if c.change and c.target
+                                and os.path.basename(c.target) == t]
+                    elif rule.undoes == "package":
+                        mine = [c for c in before if c.command and t and t in c.command
+                                and _INSTALLS.search(c.command) and not undone(c.command)]
+                    else:
+                        mine = [c for c in before if c.change]
+                    own += [c for c in mine if c not in own]
+                    if mine and undo is None:
+                        undo = s
+            if undo is None:
+                continue
+            own.sort(key=lambda c: c.ordinal)
+            ev: list[tuple[int, str, str | None]] = [
+                (c.ordinal, "tested", f"changed {c.target}" if c.change else None)
+                for c in own[-4:]]
+            ev.append((u.ordinal, "tested", short(u.text, 200)))
+            ev.append((undo.ordinal, "ended", f"undone: {short(undo.command, 120)}"))
+            what = ", ".join(dict.fromkeys(c.target or c.key for c in own[-3:]))
+            out.append(Found(
+                session_id=sid, name=f"{short(what, 70)} (undone after «{short(u.text, 50)}»)",
+                first=min(o for o, _, _ in ev), ended=undo.ordinal, how="undone",
+                cause_text=f"the user: «{short(u.text, 200)}»; the agent undid it: "
+                           f"`{short(undo.command, 100)}`",
+                why=short(u.text, 240), evidence=_dedupe(ev), said_at=u.ordinal))
+    return out
+
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1761,7 +1822,7 @@ def episodes(steps: list[Step], said: list[Said],
     # work the user sent back or turned away from is the weakest reading: it never hides
     # another episode, and is dropped where another one already tells what happened
     for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
-            user_dropped_episodes(steps, said):
+            user_dropped_episodes(steps, said) + undone_episodes(steps, said):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

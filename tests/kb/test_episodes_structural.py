@@ -343,3 +343,25 @@ def test_a_name_the_user_sets_aside_ends_the_turn_that_used_it() -> None:
     # a name the answered reply never wrote was not what the turn proposed
     other = [said[0], said[1]._replace(text="# Plano\nendpoint no WebApi."), said[2]]
     assert user_dropped_episodes([], other) == []
+
+
+def test_work_undone_right_after_the_user_spoke_is_a_dead_end() -> None:
+    from kb.graph.episodes import undone_episodes
+
+    said = [Said("s", 1, "user", "add icons to the landing page", None),
+            Said("s", 6, "user", "no icons library please, keep it plain svg", None)]
+    install = _run(3, "npm install @hugeicons/react", False, key="npm install")
+    steps = [install, _change(4, "src/App.tsx", wrote="import { Home } from '@hugeicons/react'"),
+             _run(7, "npm uninstall @hugeicons/react", False, key="npm uninstall"),
+             _run(8, "git checkout -- src/App.tsx", False, key="git checkout")]
+    (f,) = undone_episodes(steps, said)
+    assert f.how == "undone" and f.ordinals() == {3, 4, 6, 7}
+    assert "plain svg" in f.cause_text and "npm uninstall" in f.cause_text
+    # undone long after the user spoke, it is the agent's own cleaning up
+    later = [install, steps[1], steps[2]._replace(ordinal=16)]
+    assert undone_episodes(later, [said[0], said[1]]) == []
+    # a helper script the agent ran, then deleted, is no work turned down
+    helper = [_change(3, "tools/make-page.php", wrote="<?php echo 1;"),
+              _run(4, "php tools/make-page.php", False),
+              _run(7, "rm tools/make-page.php", False)]
+    assert undone_episodes(helper, said) == []

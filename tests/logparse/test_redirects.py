@@ -8,9 +8,11 @@ import pytest
 from logparse.redirects import (
     DROP_CUES,
     REDIRECT_CUES,
+    UNDO_RULES,
     dropped_names,
     is_question,
     redirect_phrase,
+    undone,
 )
 
 
@@ -67,3 +69,20 @@ def test_questions_are_told_from_requests() -> None:
     assert is_question("¿se puede hacer después?")
     assert not is_question("do that for kosh ai")
     assert not is_question("quiero hacerlo despues de la carga de datos")
+
+
+@pytest.mark.parametrize("rule", UNDO_RULES, ids=[r.name for r in UNDO_RULES])
+def test_every_undo_rule_reads_what_its_example_undoes(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.source and rule.undoes in ("file", "package", "all")
+    got = [(r, t) for r, t in undone(rule.example) if r is rule]
+    assert got, rule.name
+    assert all(t for _, t in got) or rule.undoes == "all"
+
+
+def test_commands_that_undo_nothing() -> None:
+    for cmd in ("git restore --staged nbproject/ && git commit -m 'docs'",  # k1, unstaging
+                "git checkout -b feature", "rm -rf node_modules/.cache",
+                "npm install lucide-react three", "git reset HEAD~1 --soft"):
+        assert undone(cmd) == [], cmd
+    assert [t for _, t in undone("git checkout -- src/weather.ts")] == ["weather.ts"]
+    assert [t for _, t in undone("pip install requests==2.31.0")] == ["requests"]
