@@ -190,3 +190,29 @@ def undone(command: str) -> list[tuple[Undo, str]]:
                     continue  # a file by its name, not a folder, a dotfile or a glob
             out.append((rule, t))
     return out
+
+
+# ----------------------------------------------------------------- a review sends work back
+REVIEW_CUES: tuple[Cue, ...] = (
+    Cue("en-review", re.compile(r"\b(?:code\s+)?review(?:s|ing|er)?\b|\baudit\b", re.I),
+        "Code review of all 5 question solutions",
+        "blockchain-dex-events__claude-session.jsonl ordinal 111 (Task description)"),
+    Cue("es-pt-revision", re.compile(r"\brevis(?:i[oó]n|ar|e|ão|ao)\b|\bauditor[ií]a\b", re.I),
+        "Revisión del código de las cinco soluciones",
+        "(no real line yet) Spanish/Portuguese review task"),
+    Cue("zh-ja-review", re.compile(r"审查|代码审核|レビュー"),
+        "代码审查：五个问题的解答",
+        "(no real line yet) Chinese/Japanese review task"),
+)
+"""How an agent names a sub-agent task that reviews the work so far (its description):
+what such a review finds may send the agent's own earlier lines back
+(``kb.graph.episodes.reviewed_episodes``)."""
+
+
+def review_phrase(title: str) -> str | None:
+    """The words that make a sub-agent task a review of the work, else ``None``."""
+    for cue in REVIEW_CUES:
+        m = cue.pattern.search(title[:300])
+        if m is not None:
+            return m.group()
+    return None

@@ -1792,6 +1792,60 @@ def undone_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 
+REVIEW_WINDOW = 20
+"""Messages after a review within which the agent's edits act on what it found."""
+
+
+def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A sub-agent that reviewed the work (its task named a review), then, before the user
+    speaks again, edits that take away lines the agent itself wrote earlier in the session:
+    what those lines said or did was found wrong by the review, with no failing command.
+    One episode per file sent back; the cause is the agent's reading of the findings (the
+    diagnosis after the review), else the review itself."""
+    users = _users(said)
+    changes: dict[str, list[Step]] = {}
+    for c in steps:
+        if c.change and c.target and (c.wrote or c.took):
+            changes.setdefault(c.session_id, []).append(c)
+    out: list[Found] = []
+    for r in said:
+        if r.signal != "reviewed":
+            continue
+        sid = r.session_id
+        nxt = next((u.ordinal for u in users.get(sid, ()) if u.ordinal > r.ordinal), 1 << 31)
+        end = min(nxt, r.ordinal + REVIEW_WINDOW + 1)
+        mine = changes.get(sid, [])
+        before = [c for c in mine if c.ordinal < r.ordinal]
+        sent: dict[str, tuple[list[Step], list[Step], set[str]]] = {}
+        for c in (c for c in mine if r.ordinal < c.ordinal < end):
+            took = c.took
+            if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not took:
+                took = frozenset().union(*(e.wrote for e in before if e.target == c.target)) \
+                    - c.wrote
+            own = [e for e in before if e.target == c.target and e.wrote & took]
+            if not own:
+                continue
+            made, redone, gone = sent.setdefault(c.target, ([], [], set()))
+            made += [e for e in own if e not in made]
+            redone.append(c)
+            gone |= frozenset().union(*(e.wrote for e in own)) & took
+        for target, (made, redone, gone) in sent.items():
+            made.sort(key=lambda e: e.ordinal)
+            lines = sorted(gone, key=lambda x: (-len(x), x))[:2]
+            ev: list[tuple[int, str, str | None]] = [
+                (e.ordinal, "tested", f"changed {e.target}") for e in made[-3:]]
+            # (the review itself is how it was found, not a step of the dead end)
+            ev += [(c.ordinal, "ended", f"changed {c.target}") for c in redone[:3]]
+            out.append(Found(
+                session_id=sid, name=f"{target}: {short(lines[0], 70)} (sent back by a review)",
+                first=made[0].ordinal, ended=redone[-1].ordinal, how="reviewed",
+                cause_text=f"a review («{short(r.text, 80)}») found it wrong: took away "
+                           + "; ".join(f"`{short(x, 80)}`" for x in lines),
+                evidence=_dedupe(ev), said_at=r.ordinal))
+    return out
+
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1822,7 +1876,8 @@ def episodes(steps: list[Step], said: list[Said],
     # work the user sent back or turned away from is the weakest reading: it never hides
     # another episode, and is dropped where another one already tells what happened
     for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
-            user_dropped_episodes(steps, said) + undone_episodes(steps, said):
+            user_dropped_episodes(steps, said) + undone_episodes(steps, said) + \
+            reviewed_episodes(steps, said):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -48,6 +48,7 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.structural import (
     admission_phrase,
@@ -924,6 +925,12 @@ class Extractor:
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
+        if row.tool == "task" and row.status == "completed" and \
+                review_phrase(row.title or row.command or ""):
+            # a sub-agent reviewed the work: what it found may send earlier lines back
+            # (kb.graph.episodes.reviewed_episodes)
+            self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                  short(row.title or row.command or "", 200), "reviewed"))
         if row.tool in ASK_TOOLS and row.output_tail:
             # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
@@ -1229,6 +1236,10 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "reviewed":
+                # the message of the first edit that acted on the review says which finding
+                redone = min(o for o, role, _ in f.evidence if role == "ended")
+                window = range(redone - 1, redone + 1)
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
@@ -1248,6 +1259,8 @@ class Extractor:
                 *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
                                    f.ordinals() | {f.ended})
+            if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
+                diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     and f.why not in diagnosis else diagnosis

@@ -8,10 +8,12 @@ import pytest
 from logparse.redirects import (
     DROP_CUES,
     REDIRECT_CUES,
+    REVIEW_CUES,
     UNDO_RULES,
     dropped_names,
     is_question,
     redirect_phrase,
+    review_phrase,
     undone,
 )
 
@@ -86,3 +88,10 @@ def test_commands_that_undo_nothing() -> None:
         assert undone(cmd) == [], cmd
     assert [t for _, t in undone("git checkout -- src/weather.ts")] == ["weather.ts"]
     assert [t for _, t in undone("pip install requests==2.31.0")] == ["requests"]
+
+
+@pytest.mark.parametrize("cue", REVIEW_CUES, ids=[c.name for c in REVIEW_CUES])
+def test_every_review_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert review_phrase(cue.example) is not None, cue.name
+    assert review_phrase("Explore the repository structure") is None
