@@ -1,7 +1,6 @@
-"""Courses the user changed without reporting a failure: rows of cues, each with a real
-example.
+"""Courses changed without a failing command: rows of cues, each with an example.
 
-Two readings, both about the message right after a user's:
+Four readings:
 
 * the agent's reply takes a redirect in (:data:`REDIRECT_CUES`): it says it switches
   to another target, or does a thing "instead of the current" one, or ("Entonces usá
@@ -10,7 +9,11 @@ Two readings, both about the message right after a user's:
   read by :func:`kb.graph.episodes.redirected_episodes`;
 * the user drops something the agent's last turn used (:data:`DROP_CUES`): "let's
   ignore the two existing projects", "olvidate de X", "不要用 X".  The rule checks that
-  what is dropped is a name the turn before used (an identifier, a file, a package).
+  what is dropped is a name the turn before used (an identifier, a file, a package);
+* a command that undoes the agent's own work right after the user spoke
+  (:data:`UNDO_RULES`: a file restored or deleted, a package removed, the tree reset);
+* a sub-agent task that reviews the work (:data:`REVIEW_CUES`), after which the agent
+  takes its own earlier lines away.
 
 The cues are short and language-aware (the pool has English, Spanish, Portuguese,
 Chinese and Japanese); the structure around them does the rest.  Pure: no database.

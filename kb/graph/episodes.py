@@ -114,7 +114,10 @@ class Found:
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
     worked outside the sandbox), ``stopped`` (the user stopped the turn), ``workaround``
-    (a probe that only worked with an environment override)."""
+    (a probe that only worked with an environment override), ``redirected`` (a reply
+    turned to what the user now wants), ``user-dropped`` (the user set aside a name the
+    turn used), ``undone`` (the agent undid its work right after the user spoke),
+    ``reviewed`` (a review sub-agent sent the agent's own lines back)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
