@@ -65,7 +65,9 @@ knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`
 15 (measure3): untested checks of an output the tool cut, of a result the user's
 interrupt left unread, and the last request of a transcript that ends mid-turn.
 16 (extract3): corrections the agent admits (any language), redesigns marked superseded,
-guesses acted on and dismissed, turns the user stopped end the work they concern."""
+guesses acted on and dismissed, turns the user stopped end the work they concern.
+18 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
+sub-agent sent back, with no failing command (:mod:`logparse.redirects`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
