@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.redirects import dropped_names, is_question, undone
 from logparse.structural import (
     PERSIST,
     correction_phrase,
@@ -113,7 +114,10 @@ class Found:
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
     worked outside the sandbox), ``stopped`` (the user stopped the turn), ``workaround``
-    (a probe that only worked with an environment override)."""
+    (a probe that only worked with an environment override), ``redirected`` (a reply
+    turned to what the user now wants), ``user-dropped`` (the user set aside a name the
+    turn used), ``undone`` (the agent undid its work right after the user spoke),
+    ``reviewed`` (a review sub-agent sent the agent's own lines back)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None
@@ -826,7 +830,7 @@ def admitted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             continue
         turn = index.between(a.session_id, start, u.ordinal)
         changed = [s for s in turn if s.change]
-        files = list(dict.fromkeys(c.target for c in changed if c.target))
+        files = list(dict.fromkeys(c.target for c in changed if c.change and c.target))
         ev: list[tuple[int, str, str | None]] = [
             (c.ordinal, "tested", f"changed {c.target}") for c in changed[-4:]]
         ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
@@ -1624,6 +1628,227 @@ def workaround_episodes(probes: Sequence[Probe]) -> list[Found]:
 
 
 
+# ------------------------------------------------------------- the user redirects
+REDIRECT_REPLY = 3
+"""Messages after a user's within which a reply's taking in of a redirect answers it."""
+REDIRECT_REWORK = 8
+"""Messages after that reply within which its first change is the work redone."""
+
+
+def _users(said: Sequence[Said]) -> dict[str, list[Said]]:
+    out: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text.strip():
+            out.setdefault(x.session_id, []).append(x)
+    return out
+
+
+def _redirect(steps: _Index, us: list[Said], k: int, reply: int, how: str, cause: str,
+              name: str) -> Found | None:
+    """The episode of the work of the turn before user message ``us[k]`` that the user
+    turned away from: its last changes, the reply the user answered, the user's message,
+    the reply that took it in and the first change that redid the work."""
+    u = us[k]
+    start = us[k - 1].ordinal if k >= 1 else 0
+    if u.ordinal - start <= 1 or _short_reply(u):
+        return None  # nothing was done between two user messages; or only "ok, go on"
+    sid = u.session_id
+    turn = steps.between(sid, start, u.ordinal)
+    # the work the user turned away from: where it began and where it ended
+    work = [s for s in turn if s.change] or [s for s in turn if s.check]
+    changed = work[:2] + work[2:][-3:]
+    nxt = us[k + 1].ordinal if k + 1 < len(us) else 1 << 31
+    redo = next((s for s in steps.between(sid, reply, min(nxt, reply + REDIRECT_REWORK + 1))
+                 if s.change), None)
+    ev: list[tuple[int, str, str | None]] = [
+        (c.ordinal, "tested", f"changed {c.target}" if c.change else None) for c in changed]
+    ev.append((u.ordinal - 1, "proposed", None))  # the reply the user answered
+    ev.append((u.ordinal, "tested", short(u.text, 200)))
+    ev.append((reply, "ended", None))
+    if redo is not None:
+        ev.append((redo.ordinal, "ended", f"redone: changed {redo.target}"))
+    files = list(dict.fromkeys(c.target for c in changed if c.target))
+    what = f"change to {', '.join(files[:3])}" if files else \
+        f"the reply to «{short(us[k - 1].text, 60)}»" if k >= 1 else "the reply"
+    return Found(session_id=sid, name=f"{what} ({name}: «{short(u.text, 60)}»)",
+                 first=min(o for o, _, _ in ev), ended=max(o for o, _, _ in ev), how=how,
+                 cause_text=cause, why=short(u.text, 240), evidence=_dedupe(ev),
+                 said_at=u.ordinal)
+
+
+def redirected_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message that is no failure report, then a reply that opens by turning to
+    what the user now wants ("I'm switching the target to Kosh AI", "… instead of the
+    current design", "Entonces usá …"): the work or the answer of the turn before was
+    given up on the user's word, though the agent never says it was wrong.  The cause is
+    the user's message; the reply's words only tell that it was taken in."""
+    users = _users(said)
+    index = _Index(steps)
+    out: list[Found] = []
+    for a in said:
+        if a.signal != "redirect" or a.role != "assistant":
+            continue
+        us = users.get(a.session_id, [])
+        k = bisect_left([u.ordinal for u in us], a.ordinal) - 1
+        if k < 0 or a.ordinal - us[k].ordinal > REDIRECT_REPLY:
+            continue  # no user message just before: the agent's own change of plan
+        u = us[k]
+        if u.error or is_question(u.text):
+            continue  # an error quoted (the refutation rules read it), or a question
+        if out and out[-1].session_id == a.session_id and out[-1].said_at == u.ordinal:
+            continue  # the same redirect, taken in again (reasoning, then text)
+        f = _redirect(index, us, k, a.ordinal, "redirected",
+                      f"the user redirected it: «{short(u.text, 200)}»", "redirected")
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def user_dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message that drops a name the reply it answers used ("vamos ignorar os dois
+    projetos existentes, o Pfm.Categorization.Contracts …" after a plan built on that
+    project): what the turn proposed on it was a dead end, set aside by the user.  Only
+    identifier-like names count (a dotted or camel-case name, a file, a package), and
+    only names the answered reply wrote."""
+    users = _users(said)
+    index = _Index(steps)
+    answered = {(x.session_id, x.ordinal): x.text for x in said if x.signal == "answered"}
+    out: list[Found] = []
+    for sid, us in users.items():
+        for k, u in enumerate(us):
+            if u.signal is not None or u.error:
+                continue
+            names = dropped_names(u.text)
+            if not names:
+                continue
+            before = " ".join(answered.get((sid, o), "") for o in (u.ordinal - 2, u.ordinal - 1))
+            used = [n for n in names if n in before]
+            if not used:
+                continue
+            f = _redirect(index, us, k, u.ordinal + 1, "user-dropped",
+                          f"the user set {', '.join(used[:3])} aside: «{short(u.text, 200)}»",
+                          "set aside")
+            if f is not None:
+                out.append(f)
+    return out
+
+
+
+UNDO_WINDOW = 4
+"""Messages after a user's within which a command that undoes the agent's own work is the
+answer to it (later, it is the agent's own cleaning up)."""
+_INSTALLS = re.compile(r"\b(?:install|add|i|require|get)\b")
+
+
+def undone_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A user message, then at once a command that undoes what the agent did in the turns
+    before it (a file it changed restored or deleted, a package it installed removed or
+    pinned back, the tree reset): the work was turned down, whether or not anyone says so.
+    Structure only (:data:`logparse.redirects.UNDO_RULES`); the cause is the user's
+    message."""
+    users = _users(said)
+    index = _Index(steps)
+    out: list[Found] = []
+    for sid, us in users.items():
+        for k, u in enumerate(us):
+            if u.error or _short_reply(u):
+                continue
+            start = us[max(0, k - REWORK_TURNS)].ordinal if k else 0
+            end = us[k + 1].ordinal if k + 1 < len(us) else 1 << 31
+            before = index.between(sid, start, u.ordinal)
+            if not before:
+                continue
+            own: list[Step] = []
+            undo: Step | None = None
+            for s in index.between(sid, u.ordinal, min(end, u.ordinal + UNDO_WINDOW + 1)):
+                for rule, t in undone(s.command) if s.command else ():
+                    if rule.undoes == "file":
+                        if rule.name == "rm-file" and any(
+                                c.check and t in c.command for c in before):
+                            continue  # a helper script it ran, cleaned up
+                        mine = [c for c in before if c.change and c.target
+                                and os.path.basename(c.target) == t]
+                    elif rule.undoes == "package":
+                        mine = [c for c in before if c.command and t and t in c.command
+                                and _INSTALLS.search(c.command) and not undone(c.command)]
+                    else:
+                        mine = [c for c in before if c.change]
+                    own += [c for c in mine if c not in own]
+                    if mine and undo is None:
+                        undo = s
+            if undo is None:
+                continue
+            own.sort(key=lambda c: c.ordinal)
+            ev: list[tuple[int, str, str | None]] = [
+                (c.ordinal, "tested", f"changed {c.target}" if c.change else None)
+                for c in own[-4:]]
+            ev.append((u.ordinal, "tested", short(u.text, 200)))
+            ev.append((undo.ordinal, "ended", f"undone: {short(undo.command, 120)}"))
+            what = ", ".join(dict.fromkeys(c.target or c.key for c in own[-3:]))
+            out.append(Found(
+                session_id=sid, name=f"{short(what, 70)} (undone after «{short(u.text, 50)}»)",
+                first=min(o for o, _, _ in ev), ended=undo.ordinal, how="undone",
+                cause_text=f"the user: «{short(u.text, 200)}»; the agent undid it: "
+                           f"`{short(undo.command, 100)}`",
+                why=short(u.text, 240), evidence=_dedupe(ev), said_at=u.ordinal))
+    return out
+
+
+
+REVIEW_WINDOW = 20
+"""Messages after a review within which the agent's edits act on what it found."""
+
+
+def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
+    """A sub-agent that reviewed the work (its task named a review), then, before the user
+    speaks again, edits that take away lines the agent itself wrote earlier in the session:
+    what those lines said or did was found wrong by the review, with no failing command.
+    One episode per file sent back; the cause is the agent's reading of the findings (the
+    diagnosis after the review), else the review itself."""
+    users = _users(said)
+    changes: dict[str, list[Step]] = {}
+    for c in steps:
+        if c.change and c.target and (c.wrote or c.took):
+            changes.setdefault(c.session_id, []).append(c)
+    out: list[Found] = []
+    for r in said:
+        if r.signal != "reviewed":
+            continue
+        sid = r.session_id
+        nxt = next((u.ordinal for u in users.get(sid, ()) if u.ordinal > r.ordinal), 1 << 31)
+        end = min(nxt, r.ordinal + REVIEW_WINDOW + 1)
+        mine = changes.get(sid, [])
+        before = [c for c in mine if c.ordinal < r.ordinal]
+        sent: dict[str, tuple[list[Step], list[Step], set[str]]] = {}
+        for c in (c for c in mine if r.ordinal < c.ordinal < end):
+            took = c.took
+            if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not took:
+                took = frozenset().union(*(e.wrote for e in before if e.target == c.target)) \
+                    - c.wrote
+            own = [e for e in before if e.target == c.target and e.wrote & took]
+            if not own:
+                continue
+            made, redone, gone = sent.setdefault(c.target, ([], [], set()))
+            made += [e for e in own if e not in made]
+            redone.append(c)
+            gone |= frozenset().union(*(e.wrote for e in own)) & took
+        for target, (made, redone, gone) in sent.items():
+            made.sort(key=lambda e: e.ordinal)
+            lines = sorted(gone, key=lambda x: (-len(x), x))[:2]
+            ev: list[tuple[int, str, str | None]] = [
+                (e.ordinal, "tested", f"changed {e.target}") for e in made[-3:]]
+            # (the review itself is how it was found, not a step of the dead end)
+            ev += [(c.ordinal, "ended", f"changed {c.target}") for c in redone[:3]]
+            out.append(Found(
+                session_id=sid, name=f"{target}: {short(lines[0], 70)} (sent back by a review)",
+                first=made[0].ordinal, ended=redone[-1].ordinal, how="reviewed",
+                cause_text=f"a review («{short(r.text, 80)}») found it wrong: took away "
+                           + "; ".join(f"`{short(x, 80)}`" for x in lines),
+                evidence=_dedupe(ev), said_at=r.ordinal))
+    return out
+
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1654,9 +1879,11 @@ def episodes(steps: list[Step], said: list[Said],
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
         kept.append(f)
-    # work the user sent back is the weakest reading: it never hides another episode, and
-    # is dropped where another one already tells what happened
-    for f in reworked_episodes(steps, said):
+    # work the user sent back or turned away from is the weakest reading: it never hides
+    # another episode, and is dropped where another one already tells what happened
+    for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
+            user_dropped_episodes(steps, said) + undone_episodes(steps, said) + \
+            reviewed_episodes(steps, said):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -49,6 +49,7 @@ from kb.graph.text import (
     version_entity,
 )
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.structural import (
     admission_phrase,
@@ -59,7 +60,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 18
+EXTRACTOR_VERSION = 19
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -67,7 +68,9 @@ interrupt left unread, and the last request of a transcript that ends mid-turn.
 16 (extract3): corrections the agent admits (any language), redesigns marked superseded,
 guesses acted on and dismissed, turns the user stopped end the work they concern.
 18 (xcodex): a way replaced by another command on the same object, and a sandboxed run
-escalated that did not simply work (:mod:`kb.graph.switched`)."""
+escalated that did not simply work (:mod:`kb.graph.switched`).
+19 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
+sub-agent sent back, with no failing command (:mod:`logparse.redirects`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -538,6 +541,11 @@ class Extractor:
                     self._hypotheses(row)
                 elif row.classification == "admit":
                     self._admit(row)
+                elif row.classification in ("redirect", "answered"):
+                    # a reply that takes a user's change of course in, and the reply a
+                    # user message that drops something answers (logparse.redirects)
+                    self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                          row.text[:6000], row.classification))
                 elif row.classification == "judge":
                     # loaded only for what it says of the run before it, or that it cannot
                     self._judge(row)
@@ -924,6 +932,12 @@ class Extractor:
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
+        if row.tool == "task" and row.status == "completed" and \
+                review_phrase(row.title or row.command or ""):
+            # a sub-agent reviewed the work: what it found may send earlier lines back
+            # (kb.graph.episodes.reviewed_episodes)
+            self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                  short(row.title or row.command or "", 200), "reviewed"))
         if row.tool in ASK_TOOLS and row.output_tail:
             # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
@@ -1231,6 +1245,10 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "reviewed":
+                # the message of the first edit that acted on the review says which finding
+                redone = min(o for o, role, _ in f.evidence if role == "ended")
+                window = range(redone - 1, redone + 1)
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
@@ -1250,6 +1268,8 @@ class Extractor:
                 *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
                                    f.ordinals() | {f.ended})
+            if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
+                diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     and f.why not in diagnosis else diagnosis

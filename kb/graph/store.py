@@ -35,6 +35,7 @@ from kb.graph.extract import (
     Verdict,
 )
 from kb.store import KbNotFound, KbStore
+from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
 from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
@@ -149,6 +150,10 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
 
 _ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION_CUES)
 """The admission cues as one RE2 pattern (DuckDB's ``regexp_matches``)."""
+_REDIRECT_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in REDIRECT_CUES)
+"""The cues of a reply that takes a user's change of course in (:mod:`logparse.redirects`)."""
+_DROP_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in DROP_CUES)
+"""The cues of a user message that drops something the last turn used."""
 _DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
 _BLANK = "' ' || chr(10) || chr(13) || chr(9)"
 
@@ -259,6 +264,23 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             FROM p
             WHERE kind = 'decision' AND source = 'text' AND regexp_matches(
                 left(ltrim(text, {_BLANK}), {ADMISSION_HEAD}), $${_ADMISSION_SQL}$$)
+            UNION ALL
+            -- a reply that opens by taking a user's change of course in ("I'm switching the
+            -- target to …"), its reasoning too (logparse.redirects)
+            SELECT session_id, ordinal, seq, 'redirect', left(ltrim(text, {_BLANK}), 600),
+                   prose_role
+            FROM p
+            WHERE kind = 'decision' AND source IN ('text', 'reasoning') AND regexp_matches(
+                left(ltrim(text, {_BLANK}), {REDIRECT_HEAD}), $${_REDIRECT_SQL}$$)
+            UNION ALL
+            -- the reply a user message answers when that message drops something ("vamos
+            -- ignorar …"): what the reply named is what may have been dropped
+            SELECT q.session_id, q.ordinal, q.seq, 'answered', left(q.text, 6000), q.prose_role
+            FROM p q JOIN (SELECT session_id, ordinal FROM p
+                           WHERE kind = 'prompt' AND source = 'text'
+                             AND regexp_matches(left(text, 2000), $${_DROP_SQL}$$)) u
+              ON u.session_id = q.session_id AND u.ordinal - q.ordinal BETWEEN 1 AND 2
+            WHERE q.kind = 'decision' AND q.source = 'text'
             ORDER BY session_id, ordinal, seq""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid

@@ -301,3 +301,86 @@ def test_a_probe_that_only_works_with_an_environment_override() -> None:
     # the failures with no override after them: no workaround (the other rules judge)
     assert workaround_episodes(probes[:3]) == []
     assert any(e.how == "workaround" for e in episodes([], [], probes=probes))
+
+
+# Trezo-Ai__codex-session.jsonl: the agent builds the grant for the project a shallow
+# `find` found; the user stops it and says "do that for kosh ai"; the reply switches
+def test_a_reply_that_switches_to_what_the_user_now_wants_ends_the_turn() -> None:
+    from kb.graph.episodes import redirected_episodes
+
+    said = [Said("s", 2, "user", "help me apply for the agentic engineering grant", None),
+            Said("s", 77, "user", "do that for kosh ai", None),
+            Said("s", 78, "assistant", "I’m switching the grant application target to the "
+                 "`Kosh AI` project.", "redirect")]
+    steps = [_run(7, "find ~ -maxdepth 3 -name .git", False),
+             _run(64, "cargo test -p cfo_oracle", True),
+             _run(75, "cargo test --manifest-path /tmp/x/Cargo.toml", True)]
+    (f,) = redirected_episodes(steps, said)
+    assert f.how == "redirected" and f.ordinals() == {7, 64, 75, 76, 77, 78}
+    assert "kosh ai" in f.cause_text and f.said_at == 77
+    assert any(e.how == "redirected" for e in episodes(steps, said))
+    # a question is no redirect, nor a reply far from the user's message
+    asked = [said[0], said[1]._replace(text="do you think kosh ai would be possible"), said[2]]
+    assert redirected_episodes(steps, asked) == []
+    late = [*said[:2], said[2]._replace(ordinal=90)]
+    assert redirected_episodes(steps, late) == []
+
+
+# pfm-categorization__opencode-session.json: plan v1 (#15) builds on the legacy Contracts
+# project; the user (#16, Portuguese) sets that project aside; the plan is redone
+def test_a_name_the_user_sets_aside_ends_the_turn_that_used_it() -> None:
+    from kb.graph.episodes import user_dropped_episodes
+
+    plan = "# Plano — F1-PBI-1\nDTOs em `Pfm.Categorization.Contracts` e endpoint no WebApi."
+    said = [Said("s", 10, "user", "Vamos iniciar a implementação do primeiro pbi", None),
+            Said("s", 15, "assistant", plan, "answered"),
+            Said("s", 16, "user", "Uma decisão importante, vamos ignorar os dois projetos "
+                 "existentes, ou seja, o Pfm.Categorization.Contracts e o "
+                 "Pfm.Categorization.SyntheticData", None)]
+    (f,) = user_dropped_episodes([], said)
+    assert f.how == "user-dropped" and f.ordinals() == {15, 16, 17}
+    assert "Pfm.Categorization.Contracts" in f.cause_text
+    # a name the answered reply never wrote was not what the turn proposed
+    other = [said[0], said[1]._replace(text="# Plano\nendpoint no WebApi."), said[2]]
+    assert user_dropped_episodes([], other) == []
+
+
+def test_work_undone_right_after_the_user_spoke_is_a_dead_end() -> None:
+    from kb.graph.episodes import undone_episodes
+
+    said = [Said("s", 1, "user", "add icons to the landing page", None),
+            Said("s", 6, "user", "no icons library please, keep it plain svg", None)]
+    install = _run(3, "npm install @hugeicons/react", False, key="npm install")
+    steps = [install, _change(4, "src/App.tsx", wrote="import { Home } from '@hugeicons/react'"),
+             _run(7, "npm uninstall @hugeicons/react", False, key="npm uninstall"),
+             _run(8, "git checkout -- src/App.tsx", False, key="git checkout")]
+    (f,) = undone_episodes(steps, said)
+    assert f.how == "undone" and f.ordinals() == {3, 4, 6, 7}
+    assert "plain svg" in f.cause_text and "npm uninstall" in f.cause_text
+    # undone long after the user spoke, it is the agent's own cleaning up
+    later = [install, steps[1], steps[2]._replace(ordinal=16)]
+    assert undone_episodes(later, [said[0], said[1]]) == []
+    # a helper script the agent ran, then deleted, is no work turned down
+    helper = [_change(3, "tools/make-page.php", wrote="<?php echo 1;"),
+              _run(4, "php tools/make-page.php", False),
+              _run(7, "rm tools/make-page.php", False)]
+    assert undone_episodes(helper, said) == []
+
+
+# blockchain-dex-events__claude-session.jsonl: a reviewer sub-agent (#111) finds the Q4
+# README's "arb bot" reading wrong; the agent takes its own sentence away (#115)
+def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
+    from kb.graph.episodes import reviewed_episodes
+
+    arb = "same address (`0xa5e0…78ff`), which is typical of an arb bot or a smart"
+    said = [Said("s", 95, "user", "q4 looks excellent", None),
+            Said("s", 111, "assistant", "Code review of all 5 question solutions", "reviewed")]
+    steps = [_change(91, "q4/README.md", wrote=f"# Q4\n{arb}"),
+             _change(115, "q4/README.md", took=arb, wrote="it is the QuickSwap V2 Router"),
+             _change(116, "q4/notes.md", wrote="router, not a bot")]
+    (f,) = reviewed_episodes(steps, said)
+    assert f.how == "reviewed" and f.ordinals() == {91, 115} and f.said_at == 111
+    assert "arb bot" in f.cause_text
+    # edits after the user spoke again answer the user, not the review
+    said_after = [*said, Said("s", 113, "user", "also add a summary", None)]
+    assert reviewed_episodes(steps, said_after) == []
