@@ -2,7 +2,8 @@
 
     python -m bench peers [--copies 1,10] [--pairs 3] [--logkb PATH]
                           [--peers-venv DIR] [--ccusage PATH]
-                          [--only asa,ccl,ccusage,agsearch,warm,legacy]
+                          [--ccusage-opencode PATH]
+                          [--only asa,ccl,ccusage,agsearch,warm,legacy,legacy-js]
                           [--legacy-messages 10000] [--json]
 
 The home of ``bench home`` (``bench/home_bench.py``: the real sessions of
@@ -26,7 +27,9 @@ read, with ``HOME`` pointed there, by logkb and by each peer:
 * ``legacy``: ccusage's opencode reader (``ccusage opencode session --json --offline``,
   ``OPENCODE_DATA_DIR``) on the legacy ``storage/`` tree of ``bench ingest`` (a
   ``--legacy-messages`` session, ``bench/ingest_bench.py``), beside ``logkb ingest``
-  of the same tree.
+  of the same tree; ``legacy-js``: the same with ``@ccusage/opencode``'s
+  ``ccusage-opencode session --json`` (``--ccusage-opencode``), the JavaScript reader
+  ``bench ingest --ccusage`` and the issue's 1.81x figure used.
 
 Each run is a fresh process in a fresh state directory, under ``unshare -rn`` (a
 network namespace with only loopback, down: nothing can connect anywhere).  Reported
@@ -278,6 +281,17 @@ def peers(a: argparse.Namespace, home: Path, legacy: Path | None) -> list[Peer]:
             "not installed (npm install ccusage@20; --ccusage PATH)",
             "ccusage opencode session --json --offline  (OPENCODE_DATA_DIR=TREE)",
             "ingest TREE"))
+        cco = a.ccusage_opencode if a.ccusage_opencode and Path(a.ccusage_opencode).exists() \
+            else None
+        out.append(Peer(
+            "legacy-js", "@ccusage/opencode (JS)", f"legacy storage/ tree ({tree.name})",
+            _version([cco, "--version"]) if cco else None, logkb(paths=(str(tree),)),
+            Tool("ccusage-opencode", lambda s: ([str(cco), "session", "--json"],
+                                                {**base_env(home),
+                                                 "OPENCODE_DATA_DIR": str(tree)}))
+            if cco else None,
+            "not installed (npm install @ccusage/opencode@18; --ccusage-opencode PATH)",
+            "ccusage-opencode session --json  (OPENCODE_DATA_DIR=TREE)", "ingest TREE"))
     return [p for p in out if p.key in a.only]
 
 
@@ -328,8 +342,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ccusage", default=os.environ.get("LOGKB_CCUSAGE") or (
         str(Path(npm) / "node_modules" / ".bin" / "ccusage") if npm else None),
                     help="the ccusage (20) executable")
-    ap.add_argument("--only", default="asa,ccl,ccusage,agsearch,warm,legacy",
-                    help="which comparisons (asa, ccl, ccusage, agsearch, warm, legacy)")
+    ap.add_argument("--ccusage-opencode", default=os.environ.get("LOGKB_CCUSAGE_OPENCODE"),
+                    help="@ccusage/opencode's ccusage-opencode (the JS reader the issue's "
+                    "legacy-tree figure used)")
+    ap.add_argument("--only", default="asa,ccl,ccusage,agsearch,warm,legacy,legacy-js",
+                    help="which comparisons (asa, ccl, ccusage, agsearch, warm, legacy, "
+                    "legacy-js)")
     ap.add_argument("--legacy-messages", type=int, default=10000)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
@@ -342,7 +360,8 @@ def main(argv: list[str] | None = None) -> None:
                         str(ROOT / "logparse")], check=True, stdout=subprocess.DEVNULL,
                        env={k: v for k, v in os.environ.items()
                             if k != "PYTHONDONTWRITEBYTECODE"})
-    legacy = legacy_tree(a.legacy_messages) if "legacy" in a.only else None
+    legacy = (legacy_tree(a.legacy_messages) if a.only & {"legacy", "legacy-js"}
+              else None)
     info: dict[str, object] = {"logkb": logkb_version(a.logkb), "peers": {}, "rows": []}
     rows: list[dict[str, object]] = []
     for size in a.copies.split(","):
@@ -352,9 +371,10 @@ def main(argv: list[str] | None = None) -> None:
             info["peers"][p.label] = {  # type: ignore[index]
                 "version": p.version, "command": p.command,
                 "logkb": f"logkb {p.logkb_command or 'ingest'}", "does": p.does}
-            if p.key == "legacy" and size != a.copies.split(",")[0]:
+            if p.key.startswith("legacy") and size != a.copies.split(",")[0]:
                 continue  # the tree does not grow with the home
-            rows.append(pairs(p, a.pairs, "legacy" if p.key == "legacy" else f"{size}x"))
+            rows.append(pairs(p, a.pairs, "legacy" if p.key.startswith("legacy")
+                              else f"{size}x"))
     info["rows"] = rows
     if a.json:
         print(json.dumps(info, indent=2))
