@@ -3,7 +3,7 @@
     python -m bench peers [--copies 1,10] [--pairs 3] [--logkb PATH]
                           [--peers-venv DIR] [--ccusage PATH]
                           [--ccusage-opencode PATH]
-                          [--only asa,ccl,ccusage,agsearch,warm,legacy,legacy-js]
+                          [--only asa,asa-wait,ccl,ccusage,agsearch,warm,legacy,legacy-js]
                           [--legacy-messages 10000] [--json]
 
 The home of ``bench home`` (``bench/home_bench.py``: the real sessions of
@@ -14,6 +14,8 @@ read, with ``HOME`` pointed there, by logkb and by each peer:
 * ``asa``: agent-session-analytics (PyPI), ``agent-session-analytics ingest --force``
   into a fresh ``SESSIONS_DB`` (it reads Claude Code and Codex; it needs DuckDB's CLI,
   ``pip install duckdb-cli`` into the same venv);
+* ``asa-wait``: the same beside ``logkb ingest --wait`` (the knowledge graph and the
+  search index built before it returns; by default they follow on the first query);
 * ``ccl``: claude-code-log (PyPI), ``claude-code-log convert --all-projects
   --projects-dir ~/.claude/projects -o OUT`` with a fresh cache
   (``CLAUDE_CODE_LOG_CACHE_PATH``): HTML for every Claude Code session;
@@ -234,6 +236,11 @@ def peers(a: argparse.Namespace, home: Path, legacy: Path | None) -> list[Peer]:
         if asa else None,
         missing or "not installed (pip install agent-session-analytics duckdb-cli)",
         "agent-session-analytics ingest --force  (SESSIONS_DB fresh)"))
+    out.append(Peer(
+        "asa-wait", "agent-session-analytics, logkb --wait",
+        "the same, logkb building its graph and search index before it returns",
+        out[-1].version, logkb("--wait"), out[-1].peer, out[-1].missing, out[-1].command,
+        "ingest --wait"))
     ccl = exe("claude-code-log")
     out.append(Peer(
         "ccl", "claude-code-log", "renders HTML for every Claude Code session",
@@ -273,7 +280,7 @@ def peers(a: argparse.Namespace, home: Path, legacy: Path | None) -> list[Peer]:
         tree = legacy.parent
         out.append(Peer(
             "legacy", "ccusage opencode reader", f"legacy storage/ tree ({tree.name})",
-            out[2].version, logkb(paths=(str(tree),)),
+            next(p.version for p in out if p.key == "ccusage"), logkb(paths=(str(tree),)),
             Tool("ccusage", lambda s: ([str(ccu), "opencode", "session", "--json",
                                         "--offline"],
                                        {**base_env(home), "OPENCODE_DATA_DIR": str(tree)}))
@@ -345,9 +352,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ccusage-opencode", default=os.environ.get("LOGKB_CCUSAGE_OPENCODE"),
                     help="@ccusage/opencode's ccusage-opencode (the JS reader the issue's "
                     "legacy-tree figure used)")
-    ap.add_argument("--only", default="asa,ccl,ccusage,agsearch,warm,legacy,legacy-js",
-                    help="which comparisons (asa, ccl, ccusage, agsearch, warm, legacy, "
-                    "legacy-js)")
+    ap.add_argument("--only", default="asa,asa-wait,ccl,ccusage,agsearch,warm,legacy,legacy-js",
+                    help="which comparisons (asa, asa-wait, ccl, ccusage, agsearch, warm, "
+                    "legacy, legacy-js)")
     ap.add_argument("--legacy-messages", type=int, default=10000)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
