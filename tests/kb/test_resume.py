@@ -1,0 +1,142 @@
+"""Resume-at-offset (issue 28): a grown append-only transcript (Claude Code, Codex,
+opencode JSONL) read on from where its last reading ended leaves exactly the store a
+whole reading of the grown file leaves: every table, row by row.
+
+Real files (../shared/realworld: the pool and the labelled sessions) are grown at many
+cut points: between lines, in the middle of a line, between a tool call and its result,
+and in several steps (each resumed ingest leaves the point the next one resumes from).
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from kb.ingest import ingest
+from kb.store import KbStore
+
+REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "realworld"
+if not REALWORLD.is_dir():  # a worktree: ../shared beside it
+    REALWORLD = Path(__file__).resolve().parents[2].parent / "shared" / "realworld"
+
+COMPARED = {  # table -> columns left out (when the row was written)
+    "messages": (), "calls": (), "prose": (), "other_events": (), "secrets": (),
+    "sessions": ("ingested_at",), "problems": (), "message_usage": (),
+    "resume_points": ("recorded_at", "prefix_ids", "dev", "ino"),
+}
+
+
+@cache
+def agent_files() -> tuple[tuple[str, str], ...]:
+    """(path, form) of every append-only transcript among the real files."""
+    from logparse.registry import discover
+
+    out = []
+    for d in ("pool", "labelled", "claude-code", "codex"):
+        for i in discover(REALWORLD / d):
+            if not isinstance(i, Exception) and i.form in ("claude-code", "codex", "jsonl"):
+                out.append((str(i.path), i.form))
+    return tuple(sorted(out))
+
+
+def table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for t, skip in COMPARED.items():
+            cols = [r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                "ORDER BY ordinal_position", [t]).fetchall() if r[0] not in skip]
+            sel = ", ".join(f'"{c}"::VARCHAR' for c in cols)
+            out[t] = con.execute(f"SELECT {sel} FROM {t} ORDER BY ALL").fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def fresh(tmp: Path, data: bytes, name: str) -> dict[str, list[tuple[object, ...]]]:
+    d = tmp / "fresh"
+    d.mkdir(exist_ok=True)
+    f = d / name
+    f.write_bytes(data)
+    db = d / "kb.duckdb"
+    with KbStore(db) as store:
+        ingest(store, [f], graph=False, index=False)
+    rows = table_rows(db)
+    # the fresh copy has its own path: compare as if it were the grown one
+    return {t: [tuple(str(v).replace(str(f), "@") if isinstance(v, str) else v for v in r)
+                for r in rs] for t, rs in rows.items()}
+
+
+def grown(tmp: Path, data: bytes, cuts: list[int], name: str
+          ) -> tuple[dict[str, list[tuple[object, ...]]], list[bool]]:
+    """Ingest the file cut at ``cuts[0]``, then grown to each next cut and to its end
+    (appended in place, as an agent writes), ingesting after each step."""
+    d = tmp / "grown"
+    d.mkdir(exist_ok=True)
+    f = d / name
+    f.write_bytes(data[: cuts[0]])
+    db = d / "kb.duckdb"
+    resumed = []
+    with KbStore(db) as store:
+        ingest(store, [f], graph=False, index=False)
+        for a, b in zip(cuts, [*cuts[1:], len(data)]):
+            had_point = store.resume_point(str(f)) is not None
+            with open(f, "ab") as out:
+                out.write(data[a:b])
+            rep = ingest(store, [f], graph=False, index=False)
+            resumed.append(had_point and rep.resumed == [str(f)])
+    rows = table_rows(db)
+    return {t: [tuple(str(v).replace(str(f), "@") if isinstance(v, str) else v for v in r)
+                for r in rs] for t, rs in rows.items()}, resumed
+
+
+def cut_points(data: bytes, seed: int) -> list[list[int]]:
+    """Cut sequences: at line ends, inside lines, right after a tool call (its result
+    comes after the cut), and several steps in a row."""
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    calls = [e for e in ends if b'"tool_use"' in data[data.rfind(b"\n", 0, e - 1) + 1: e]
+             or b'"function_call"' in data[data.rfind(b"\n", 0, e - 1) + 1: e]]
+    rng = random.Random(seed)
+    n = len(data)
+    seqs = [[ends[len(ends) // 2]],                # between lines
+            [rng.randrange(n // 3, n - 1)],        # inside a line
+            [ends[-1]]]                            # the last line only is new
+    if calls:
+        seqs.append([rng.choice(calls)])           # a call whose result is appended
+    seqs.append(sorted(rng.sample(range(n // 4, n - 1), 3)))  # three steps, mid-line
+    seqs.append(sorted(rng.sample(ends[len(ends) // 4:], 4)))  # four steps, line ends
+    return seqs
+
+
+@pytest.mark.parametrize("path, form", agent_files(), ids=lambda v: Path(v).name)
+def test_resumed_ingest_equals_a_fresh_one(tmp_path: Path, path: str, form: str) -> None:
+    data = Path(path).read_bytes()
+    name = Path(path).name
+    want = fresh(tmp_path, data, name)
+    any_resumed = False
+    for i, cuts in enumerate(cut_points(data, zlib.crc32(name.encode()))):
+        sub = tmp_path / f"c{i}"
+        sub.mkdir()
+        got, resumed = grown(sub, data, cuts, name)
+        any_resumed = any_resumed or any(resumed)
+        for t in COMPARED:
+            assert got[t] == want[t], (form, cuts, t, _first_diff(got[t], want[t]))
+    # a single-session file without sub-agents resumes (others are read whole)
+    assert any_resumed or form == "claude-code" and _has_sidechains(data), path
+
+
+def _has_sidechains(data: bytes) -> bool:
+    return b'"isSidechain":true' in data.replace(b" ", b"")
+
+
+def _first_diff(a: list[tuple[object, ...]], b: list[tuple[object, ...]]) -> object:
+    for x, y in zip(a, b):
+        if x != y:
+            return [(i, u, v) for i, (u, v) in enumerate(zip(x, y)) if u != v][:3]
+    return ("lengths", len(a), len(b))
