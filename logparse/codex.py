@@ -428,7 +428,10 @@ class _Rollout:
     def start(self) -> Iterator[Any] | None:
         """Read up to the session id (``session_meta``) and return the message stream."""
         src = self._source()
+        found = False
         for n, body, nl in src:
+            if not nl:  # the head not read whole: what names the session may follow
+                self._snap = (-1, 0, b"", 0)
             obj, reason = parse_line(body, nl)
             if isinstance(obj, dict) and obj.get("type") == "session_meta" and \
                     isinstance(obj.get("payload"), dict):
@@ -440,9 +443,12 @@ class _Rollout:
             # may precede it)
             if self.sid or len(self._head) >= 200 or (
                     isinstance(obj, dict) and obj.get("type") == "response_item"):
+                found = True
                 break
         if not self._head:
             return None
+        if not found:  # the file ended before anything named the session: no resume
+            self._snap = (-1, 0, b"", 0)
         if not self.sid:  # no session_meta: name the session after the file
             self.sid = Path(self.path).stem.removeprefix("rollout-")
             self.info.setdefault("id", self.sid)

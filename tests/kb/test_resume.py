@@ -140,3 +140,69 @@ def _first_diff(a: list[tuple[object, ...]], b: list[tuple[object, ...]]) -> obj
         if x != y:
             return [(i, u, v) for i, (u, v) in enumerate(zip(x, y)) if u != v][:3]
     return ("lengths", len(a), len(b))
+
+
+# -- the readers alone: many more cut points ------------------------------------------
+def _read(path: Path, form: str, resume: object = None) -> tuple[list[tuple[object, ...]],
+                                                                  list[tuple[object, ...]],
+                                                                  object, dict[str, int]]:
+    from logparse.models import Problem
+    from logparse.registry import READERS
+
+    reader = next(r for r in READERS if r.form == form)()
+    problems: list[Problem] = []
+    msgs = []
+    for src in reader.sessions(path, problems, None, resume=resume):  # type: ignore[call-arg]
+        for m in src.messages:
+            msgs.append((src.session_id, m.info, m.parts, m.raw, m.line))
+    probs = [(p.line, p.reason) for p in problems]
+    return msgs, probs, reader, dict(reader.skipped)
+
+
+def reader_cuts(data: bytes, seed: int, n: int = 24) -> list[int]:
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    calls = [e for e in ends if any(k in data[data.rfind(b"\n", 0, e - 1) + 1: e] for k in
+                                    (b'"tool_use"', b'"function_call"', b'"custom_tool_call"'))]
+    rng = random.Random(seed)
+    cuts = rng.sample(calls, min(len(calls), n // 2))
+    cuts += rng.sample(ends, min(len(ends), n // 4))
+    cuts += [rng.randrange(1, len(data) - 1) for _ in range(n // 4)]
+    return sorted(set(cuts))
+
+
+@pytest.mark.parametrize("path, form", agent_files(), ids=lambda v: Path(v).name)
+def test_reader_resumed_gives_what_a_whole_reading_gives(tmp_path: Path, path: str,
+                                                         form: str) -> None:
+    data = Path(path).read_bytes()
+    f = tmp_path / Path(path).name
+    f.write_bytes(data)
+    whole, whole_probs, full_reader, whole_skipped = _read(f, form)
+    resumed = 0
+    for cut in reader_cuts(data, zlib.crc32(f.name.encode())):
+        f.write_bytes(data[:cut])
+        before, before_probs, reader, _ = _read(f, form)
+        point, mark = reader.resume, reader.resume_mark  # type: ignore[attr-defined]
+        if point is None:  # a sub-agent, a cut before the session is named: read whole
+            continue
+        with open(f, "ab") as out:
+            out.write(data[cut:])
+        tail, tail_probs, again, skipped = _read(f, form, point)
+        resumed += 1
+        ids = [m[1]["id"] for m in before]
+        kept = before[: ids.index(mark)] if mark is not None else before
+        assert kept + tail == whole, (cut, _first_msg_diff(kept + tail, whole))
+        end = set(point.end_problems or [])
+        stay = [p for p in before_probs if p[0] is not None and p[0] < point.line
+                and p not in end]
+        assert sorted(stay + tail_probs, key=repr) == sorted(whole_probs, key=repr), cut
+        assert skipped == whole_skipped, cut
+        assert again.resume.state == full_reader.resume.state, cut  # type: ignore[attr-defined]
+    assert resumed >= len(reader_cuts(data, 0)) // 2 or _has_sidechains(data), resumed
+
+
+def _first_msg_diff(a: list[tuple[object, ...]], b: list[tuple[object, ...]]) -> object:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i, [(j, str(u)[:300], str(v)[:300]) for j, (u, v) in enumerate(zip(x, y))
+                       if u != v]
+    return ("lengths", len(a), len(b))
