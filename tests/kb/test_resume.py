@@ -206,3 +206,105 @@ def _first_msg_diff(a: list[tuple[object, ...]], b: list[tuple[object, ...]]) ->
             return i, [(j, str(u)[:300], str(v)[:300]) for j, (u, v) in enumerate(zip(x, y))
                        if u != v]
     return ("lengths", len(a), len(b))
+
+
+# -- what a resume point must not paper over ------------------------------------------
+HELLO = REALWORLD / "claude-code" / "hello-world-script" / "transcript.jsonl"
+
+
+def _same_as_fresh(tmp: Path, data: bytes, cuts: list[int], name: str = "t.jsonl"
+                   ) -> list[bool]:
+    want = fresh(tmp, data, name)
+    got, resumed = grown(tmp, data, cuts, name)
+    for t in COMPARED:
+        assert got[t] == want[t], (cuts, t, _first_diff(got[t], want[t]))
+    return resumed
+
+
+def _hello() -> tuple[list[bytes], dict[str, object]]:
+    import json
+
+    lines = HELLO.read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[1])
+    return lines, first
+
+
+def test_a_title_naming_a_line_before_the_offset_reads_whole(tmp_path: Path) -> None:
+    import json
+
+    lines, first = _hello()
+    summary = json.dumps({"type": "summary", "summary": "Hello script written",
+                          "leafUuid": first["uuid"]}).encode() + b"\n"
+    data = b"".join(lines) + summary
+    cut = len(b"".join(lines))
+    assert _same_as_fresh(tmp_path, data, [cut]) == [False]  # may match: read whole
+    # a title whose leaf comes after it, in the appended lines: resumed, same title
+    later = json.loads(lines[-1])
+    ahead = json.dumps({"type": "summary", "summary": "Ahead", "leafUuid": "f" * 8 + "-x"}
+                       ).encode() + b"\n"
+    tail = json.dumps({**later, "uuid": "f" * 8 + "-x", "parentUuid": later.get("uuid")}
+                      ).encode() + b"\n"
+    data2 = b"".join(lines[:5]) + ahead + b"".join(lines[5:]) + tail
+    sub = tmp_path / "ahead"
+    sub.mkdir()
+    assert _same_as_fresh(sub, data2, [len(b"".join(lines[:5]) + ahead)]) == [True]
+    with KbStore(sub / "fresh" / "kb.duckdb", read_only=True) as store:
+        assert store.conn.execute("SELECT title FROM sessions").fetchall() == [("Ahead",)]
+
+
+def test_a_line_written_again_or_a_sub_agent_after_the_offset_reads_whole(
+        tmp_path: Path) -> None:
+    import json
+
+    lines, first = _hello()
+    cut = len(b"".join(lines))
+    again = b"".join(lines) + lines[1]  # a line written twice (a resumed session)
+    assert _same_as_fresh(tmp_path / "a", _mk(tmp_path / "a", again), [cut]) == [False]
+    side = json.dumps({**first, "isSidechain": True, "agentId": "abc",
+                       "uuid": "0" * 8 + "-side"}).encode() + b"\n"
+    data = b"".join(lines) + side
+    assert _same_as_fresh(tmp_path / "b", _mk(tmp_path / "b", data), [cut]) == [False]
+
+
+def _mk(d: Path, data: bytes) -> bytes:
+    d.mkdir()
+    return data
+
+
+def test_a_rewritten_or_shorter_file_reads_whole_and_loses_nothing(tmp_path: Path) -> None:
+    data = (REALWORLD / "labelled" / "soulpass__codex-session.jsonl").read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1
+    f = tmp_path / "rollout.jsonl"
+    f.write_bytes(data[:cut])
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f], graph=False, index=False)
+        point = store.resume_point(str(f))
+        assert point is not None and point["byte_offset"] <= cut
+        n = store.conn.execute("SELECT count(*) FROM messages").fetchone()
+        # the same size and more, one byte before the offset changed: rewritten
+        changed = bytearray(data)
+        at = data.rindex(b'"type"', 0, cut - 10) + 1
+        changed[at] = ord("T")
+        f.write_bytes(bytes(changed))
+        rep = ingest(store, [f], graph=False, index=False)
+        assert rep.resumed == []
+        # shorter: read whole, every stored message kept
+        f.write_bytes(data[: cut // 2])
+        rep = ingest(store, [f], graph=False, index=False)
+        assert rep.resumed == []
+        m = store.conn.execute("SELECT count(*) FROM messages").fetchone()
+        assert m is not None and n is not None and m[0] >= n[0]
+
+
+def test_opencode_jsonl_resumes(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.gen_session import write_jsonl
+
+    src = tmp_path / "gen.jsonl"
+    write_jsonl(400, 7, src)
+    data = src.read_bytes()
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    cuts = [ends[100], ends[250] + 17, ends[-1]]  # a line end, inside a line, the last
+    assert _same_as_fresh(tmp_path, data, cuts) == [True, True, True]
