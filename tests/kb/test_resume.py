@@ -13,6 +13,7 @@ import random
 import zlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -143,9 +144,8 @@ def _first_diff(a: list[tuple[object, ...]], b: list[tuple[object, ...]]) -> obj
 
 
 # -- the readers alone: many more cut points ------------------------------------------
-def _read(path: Path, form: str, resume: object = None) -> tuple[list[tuple[object, ...]],
-                                                                  list[tuple[object, ...]],
-                                                                  object, dict[str, int]]:
+def _read(path: Path, form: str, resume: object = None) -> tuple[list[Any], list[Any], Any,
+                                                                  dict[str, int]]:
     from logparse.models import Problem
     from logparse.registry import READERS
 
