@@ -503,6 +503,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         report.errors.append(e)
         for st in open_.values():  # what was read stays, under a session row
             _close_session(store, st, problems, report, done, kept, complete=False)
+        if resumable:
+            store.save_resume_point(spath, None)
         return
     except BaseException:
         for st in open_.values():  # batches not committed go; committed ones are whole

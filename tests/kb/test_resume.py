@@ -181,7 +181,7 @@ def test_reader_resumed_gives_what_a_whole_reading_gives(tmp_path: Path, path: s
     for cut in reader_cuts(data, zlib.crc32(f.name.encode())):
         f.write_bytes(data[:cut])
         before, before_probs, reader, _ = _read(f, form)
-        point, mark = reader.resume, reader.resume_mark  # type: ignore[attr-defined]
+        point, mark = reader.resume, reader.resume_mark
         if point is None:  # a sub-agent, a cut before the session is named: read whole
             continue
         with open(f, "ab") as out:
@@ -196,7 +196,7 @@ def test_reader_resumed_gives_what_a_whole_reading_gives(tmp_path: Path, path: s
                 and p not in end]
         assert sorted(stay + tail_probs, key=repr) == sorted(whole_probs, key=repr), cut
         assert skipped == whole_skipped, cut
-        assert again.resume.state == full_reader.resume.state, cut  # type: ignore[attr-defined]
+        assert again.resume.state == full_reader.resume.state, cut
     assert resumed >= len(reader_cuts(data, 0)) // 2 or _has_sidechains(data), resumed
 
 
