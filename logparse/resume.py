@@ -18,6 +18,7 @@ stores the result checks that the file's prefix is the one read (:func:`prefix_h
 from __future__ import annotations
 
 import hashlib
+import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
@@ -28,7 +29,6 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft
-from logparse.opencode._lines import LineCursor
 from logparse.source import LogparseError
 
 MAX_STATE_BYTES = 16 << 20
@@ -71,8 +71,10 @@ class Resume:
 
 
 def id_hash(value: str) -> int:
-    return int.from_bytes(hashlib.blake2b(value.encode("utf-8", "surrogatepass"),
-                                          digest_size=8).digest(), "little")
+    """A 64-bit hash of an id, the same in every process (two checksums: cheap, and a
+    collision only costs a whole reading)."""
+    b = value.encode("utf-8", "surrogatepass")
+    return (zlib.crc32(b) << 32) | zlib.adler32(b)
 
 
 class PrefixIds:
@@ -86,7 +88,11 @@ class PrefixIds:
     @classmethod
     def of(cls, ids: Iterable[str]) -> PrefixIds:
         out = cls()
-        out._a = array("Q", sorted({id_hash(i) for i in ids}))
+        crc, adler = zlib.crc32, zlib.adler32
+        hashes = [(crc(b) << 32) | adler(b)
+                  for b in (i.encode("utf-8", "surrogatepass") for i in ids)]
+        hashes.sort()  # a repeated hash does no harm to the search
+        out._a = array("Q", hashes)
         return out
 
     def maybe(self, value: str) -> bool:
@@ -99,8 +105,18 @@ class PrefixIds:
         out = PrefixIds()
         if not new:
             out._a = self._a
-        else:
-            out._a = array("Q", sorted(set(self._a).union(new)))
+        else:  # the few new hashes spliced in: one copy of the array
+            a = self._a
+            merged = array("Q")
+            at = 0
+            for h in sorted(new):
+                i = bisect_left(a, h, at)
+                merged.extend(a[at:i])
+                if i >= len(a) or a[i] != h:
+                    merged.append(h)
+                at = i
+            merged.extend(a[at:])
+            out._a = merged
         return out
 
     def blob(self) -> bytes:
@@ -126,10 +142,6 @@ def prefix_hashes(path: str | Path, offset: int) -> tuple[str, str] | None:
         return None
     return (hashlib.blake2b(head, digest_size=16).hexdigest(),
             hashlib.blake2b(window, digest_size=16).hexdigest())
-
-
-def cursor_at(cursor: LineCursor) -> tuple[int, int] | None:
-    return cursor.at if cursor.ok else None
 
 
 # -- drafts as JSON --------------------------------------------------------------------
