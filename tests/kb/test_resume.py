@@ -308,3 +308,16 @@ def test_opencode_jsonl_resumes(tmp_path: Path) -> None:
     ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
     cuts = [ends[100], ends[250] + 17, ends[-1]]  # a line end, inside a line, the last
     assert _same_as_fresh(tmp_path, data, cuts) == [True, True, True]
+
+
+def test_a_bom_resumes_and_utf16_reads_whole(tmp_path: Path) -> None:
+    import codecs
+
+    data = (REALWORLD / "labelled" / "Trezo-Ai__codex-session.jsonl").read_bytes()
+    cut = data.index(b"\n", len(data) // 3) + 1
+    bom = codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n")  # Windows line ends too
+    assert _same_as_fresh(tmp_path / "bom", _mk(tmp_path / "bom", bom),
+                          [cut + 3 + data[:cut].count(b"\n"), len(bom) - 5]) == [True, True]
+    utf16 = codecs.BOM_UTF16_LE + data.decode("utf-8").encode("utf-16-le")
+    half = len(utf16) // 2 & ~1
+    assert _same_as_fresh(tmp_path / "u16", _mk(tmp_path / "u16", utf16), [half]) == [False]
