@@ -105,8 +105,7 @@ def cut_points(data: bytes, seed: int) -> list[list[int]]:
              or b'"function_call"' in data[data.rfind(b"\n", 0, e - 1) + 1: e]]
     rng = random.Random(seed)
     n = len(data)
-    seqs = [[ends[len(ends) // 2]],                # between lines
-            [rng.randrange(n // 3, n - 1)],        # inside a line
+    seqs = [[rng.randrange(n // 3, n - 1)],        # inside a line
             [ends[-1]]]                            # the last line only is new
     if calls:
         seqs.append([rng.choice(calls)])           # a call whose result is appended
