@@ -484,7 +484,10 @@ class _Rollout:
                 break
             if not nl:  # the last line, perhaps not written whole: read again next time
                 self._snapshot()
-            yield from self._marked(self._checked(n, body, nl))
+            if self._snap is None:  # (no generator more a line: most lines come here)
+                yield from self._checked(n, body, nl)
+            else:
+                yield from self._marked(self._checked(n, body, nl))
             if self.next_session is not None:
                 break
         if self.next_session is None:
