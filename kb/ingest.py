@@ -18,6 +18,13 @@ Nothing read is lost or doubled:
   (``graph_pending``); the graph phase clears the mark when its graph commits, so
   an ingest killed there is finished by the next ingest or graph query.
 
+A grown append-only transcript (Claude Code, Codex, opencode JSONL) is read on from
+where its last reading ended (:func:`_resume_input`, migration ``044_resume_offsets``):
+only the appended lines and the messages the reader still held back are read and
+derived, and the store ends exactly as a whole reading of the grown file leaves it.
+Anything the resume point cannot vouch for (a shrunk or rewritten file, another reader
+version, a sub-agent or a repeated id in the tail) reads the file whole.
+
 Disk full and file-size limits end the ingest with :class:`~kb.store.KbError`
 (exit 1); every committed batch is whole, and the input is read again next time.
 """
