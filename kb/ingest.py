@@ -55,7 +55,7 @@ from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
-from logparse.resume import Diverged, Resume, prefix_hashes
+from logparse.resume import Diverged, Resume, line_start, prefix_hashes
 from logparse.safe_open import link_target
 from logparse.source import (
     NotATranscript,
@@ -376,6 +376,9 @@ class _Session:
     """The reader, when it can say where a later reading may resume (``resume_mark``)."""
     mark: tuple[dict[str, object], str | None] | None = None
     """The deriver's sequence and the first prompt before the reader's ``resume_mark``."""
+    lines_from: tuple[int, int] | None = None
+    """Resumed: ``(byte offset, line)`` of the first line the reader state held (records
+    of held messages are looked up from there, not from the file's start)."""
 
 
 GROUP_SESSIONS = 512
@@ -568,9 +571,11 @@ def _resume_row(inp: Input, reader: TranscriptReader, opened: list[_Session]
         return None
     if hashes is None or fst.st_size < r.offset:
         return None
+    first = r.first_line or r.line
     return {"session_id": r.session_id, "form": inp.form, "reader": r.reader,
             "derive_version": DERIVE_VERSION, "dev": fst.st_dev, "ino": fst.st_ino,
-            "byte_offset": r.offset, "line": r.line, "first_line": r.first_line or r.line,
+            "byte_offset": r.offset, "line": r.line, "first_line": first,
+            "first_offset": line_start(inp.path, r.offset, r.line, first),
             "head_hash": hashes[0], "window_hash": hashes[1],
             "reader_state": orjson.dumps(r.state).decode(), "prefix_ids": r.ids,
             "end_problems": orjson.dumps(r.end_problems or []).decode(),
@@ -635,7 +640,8 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
         "ordinal", "last_key_time", "last_key_id", "first_time", "last_time",
         "prev_had_tool", "out_of_order")})
     st = _Session(src=src, known=known, deriver=deriver, first_prompt=row["first_prompt"],
-                  watch=reader)
+                  watch=reader, lines_from=None if row["first_offset"] is None else
+                  (int(row["first_offset"]), int(row["first_line"])))
     if progress:
         progress(offset)
     done: list[str] = []
@@ -759,7 +765,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         seen[mid] = (dg, where)
         stored = st.known.get(mid)
         if stored is not None and stored[0] not in (dg, -1) and \
-                _later_stored(store, sid, msg, src.path):
+                _later_stored(store, sid, msg, src.path, st.lines_from):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
@@ -780,7 +786,8 @@ _GROWING = ("records", "parts")
 records, opencode parts)."""
 
 
-def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str) -> bool:
+def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
+                  lines_from: tuple[int, int] | None = None) -> bool:
     """Whether the stored copy of ``msg`` is a later state of it: the same records or
     parts and more after them (a snapshot cut inside the message).  Such a message is
     kept as stored: an older copy never takes away what a newer one stored.
@@ -804,11 +811,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str) -> bool:
         if isinstance(a, list) and isinstance(b, list):
             if not (len(b) < len(a) and a[: len(b)] == b):
                 return False
-            return not _moved_on(old.get("lines"), a, len(b), path)
+            return not _moved_on(old.get("lines"), a, len(b), path, lines_from)
     return False
 
 
-def _moved_on(lines: object, records: list[object], kept: int, path: str) -> bool:
+def _moved_on(lines: object, records: list[object], kept: int, path: str,
+              lines_from: tuple[int, int] | None = None) -> bool:
     """Whether the file at ``path`` has each of the stored ``records`` after the first
     ``kept`` at the line the stored copy read it from (``lines``, one a record)."""
     if not (isinstance(lines, list) and len(lines) == len(records)):
@@ -816,7 +824,7 @@ def _moved_on(lines: object, records: list[object], kept: int, path: str) -> boo
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
-    found = lines_at(path, extra)
+    found = lines_at(path, extra, lines_from)
     for n, rec in zip(extra, records[kept:]):
         body = found.get(n)
         if body is None:

@@ -189,3 +189,35 @@ def draft_ref(drafts: list[Draft], d: Draft | None) -> int | None:
 
 def min_line(state_lines: Iterable[int | None]) -> int:
     return min((n for n in state_lines if n is not None), default=0)
+
+
+def line_start(path: str | Path, offset: int, line: int, want: int) -> int | None:
+    """The byte offset of line ``want`` of a file whose line ``line`` starts at ``offset``
+    (``want`` <= ``line``; lines counted by newline, as :func:`iter_lines` counts them):
+    the file read backwards from ``offset``.  ``None`` for line 1 (read from the file's
+    start: a BOM is skipped there) or when the file does not have it."""
+    back = line - want
+    if want <= 1 or back < 0:
+        return None
+    if back == 0:
+        return offset
+    try:
+        with open(path, "rb") as f:
+            pos = offset - 1  # the newline ending the line before ``line``
+            seen = 0
+            while pos > 0:
+                start = max(0, pos - (1 << 16))
+                f.seek(start)
+                chunk = f.read(pos - start)
+                i = len(chunk)
+                while True:
+                    i = chunk.rfind(b"\n", 0, i)
+                    if i < 0:
+                        break
+                    seen += 1
+                    if seen == back:
+                        return start + i + 1
+                pos = start
+    except OSError:
+        return None
+    return None

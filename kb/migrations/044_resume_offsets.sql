@@ -15,6 +15,7 @@ CREATE TABLE resume_points (
     byte_offset BIGINT NOT NULL,      -- the first line not read whole starts here
     line INTEGER NOT NULL,            -- ... and has this number
     first_line INTEGER NOT NULL,      -- the smallest line the reader state holds
+    first_offset BIGINT,              -- ... starts here (NULL: line 1, read from the start)
     head_hash VARCHAR NOT NULL,
     window_hash VARCHAR NOT NULL,     -- of the 64 KiB before byte_offset
     reader_state VARCHAR NOT NULL,    -- JSON, typed by the reader (logparse/resume.py)

@@ -320,3 +320,25 @@ def test_a_bom_resumes_and_utf16_reads_whole(tmp_path: Path) -> None:
     utf16 = codecs.BOM_UTF16_LE + data.decode("utf-8").encode("utf-16-le")
     half = len(utf16) // 2 & ~1
     assert _same_as_fresh(tmp_path / "u16", _mk(tmp_path / "u16", utf16), [half]) == [False]
+
+
+def test_line_start_finds_the_offset_iter_lines_numbers(tmp_path: Path) -> None:
+    from logparse.opencode._lines import LineCursor, iter_lines
+    from logparse.resume import line_start
+    from logparse.source import lines_at
+
+    data = (REALWORLD / "labelled" / "will-it-rain__claude.jsonl").read_bytes()
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(data.replace(b"\n", b"\n\n", 7))  # blank lines count too
+    cur = LineCursor()
+    starts = {}
+    for n, _, _ in iter_lines(f, cur):
+        starts[n + 1] = cur.at[0]  # where the line after n starts
+    rng = random.Random(5)
+    for line in rng.sample(sorted(starts), 20):
+        for want in (line, line - 1, max(2, line - rng.randrange(1, 300))):
+            if want in starts:
+                assert line_start(f, starts[line], line, want) == starts[want], (line, want)
+                got = lines_at(f, [want, line - 1], (starts[want], want))
+                assert got == lines_at(f, [want, line - 1]), (line, want)
+    assert line_start(f, starts[50], 50, 1) is None
