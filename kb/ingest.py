@@ -175,10 +175,13 @@ class Seen:
     """path → (form, fingerprint) as last ingested."""
     stale: frozenset[str]
     """Sources of sessions derived by older rules (read again whatever their stat)."""
+    resumable: frozenset[str] = frozenset()
+    """Sources with a resume point (a grown one is read on from there)."""
 
     @classmethod
     def load(cls, store: KbStore) -> Seen:
-        return cls(store.sources(), frozenset(p for p, _ in store.stale_sources(DERIVE_VERSION)))
+        return cls(store.sources(), frozenset(p for p, _ in store.stale_sources(DERIVE_VERSION)),
+                   frozenset(store.resume_paths()))
 
     def unchanged(self, path: Path, fp: str | None) -> bool:
         spath = str(path)
@@ -475,12 +478,15 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         if progress:
             progress(input_size(inp))
         return
-    if not force and wanted is None and inp.form in RESUMABLE and spath not in seen.stale \
-            and _resume_input(store, inp, report, progress, fp, pool):
+    if not force and wanted is None and spath in seen.resumable and spath not in seen.stale \
+            and inp.form in RESUMABLE and _resume_input(store, inp, report, progress, fp, pool):
         return
     problems: list[Problem] = []
     reader = inp.reader()
-    resumable = inp.form in RESUMABLE and wanted is None
+    # a point is kept for a file worth it (a small one is read whole as fast) and replaced
+    # (or forgotten) where there was one
+    resumable = inp.form in RESUMABLE and wanted is None and (
+        spath in seen.resumable or input_size(inp) >= RESUME_MIN_BYTES)
     opened: list[_Session] = []
     # a form whose sessions may come back later in the input (JSONL) keeps each
     # session open to the end of the input; other forms close a session when it ends
@@ -544,6 +550,9 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
 
 RESUMABLE = frozenset({"claude-code", "codex", "jsonl"})
 """Append-only forms whose readers say where a reading of the grown file may continue."""
+RESUME_MIN_BYTES = 256 << 10
+"""Files smaller than this keep no resume point: read whole, they cost about what a
+resumed reading does, and a directory of many small files pays no statement for one."""
 
 _INT64 = (-(1 << 63), 1 << 63)
 
@@ -553,7 +562,7 @@ def _resume_row(inp: Input, reader: TranscriptReader, opened: list[_Session]
     """The resume point a reading leaves (see migration 044), or ``None``: the file's next
     reading is whole (several sessions, renumbered, a message kept from another copy ...)."""
     r: Resume | None = getattr(reader, "resume", None)
-    if r is None or len(opened) != 1:
+    if r is None or len(opened) != 1 or r.offset < RESUME_MIN_BYTES:
         return None
     st = opened[0]
     d = st.deriver

@@ -484,6 +484,10 @@ class KbStore:
                     "end_problems, ordinal, last_key_time, last_key_id, first_time, "
                     "last_time, prev_had_tool, out_of_order, first_prompt")
 
+    def resume_paths(self) -> list[str]:
+        """The inputs that have a resume point."""
+        return [r[0] for r in self.conn.execute("SELECT path FROM resume_points").fetchall()]
+
     def resume_point(self, path: str) -> dict[str, Any] | None:
         """Where the next ingest of ``path`` may continue reading (see migration 044)."""
         cur = self.conn.execute(f"SELECT {self._RESUME_COLS} FROM resume_points "

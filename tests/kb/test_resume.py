@@ -32,6 +32,14 @@ COMPARED = {  # table -> columns left out (when the row was written)
 }
 
 
+@pytest.fixture(autouse=True)
+def every_size_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real files are small: keep a resume point for every size here."""
+    import kb.ingest
+
+    monkeypatch.setattr(kb.ingest, "RESUME_MIN_BYTES", 0)
+
+
 @cache
 def agent_files() -> tuple[tuple[str, str], ...]:
     """(path, form) of every append-only transcript among the real files."""
@@ -342,3 +350,16 @@ def test_line_start_finds_the_offset_iter_lines_numbers(tmp_path: Path) -> None:
                 got = lines_at(f, [want, line - 1], (starts[want], want))
                 assert got == lines_at(f, [want, line - 1]), (line, want)
     assert line_start(f, starts[50], 50, 1) is None
+
+
+def test_a_small_file_keeps_no_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kb.ingest
+
+    monkeypatch.setattr(kb.ingest, "RESUME_MIN_BYTES", 256 << 10)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(HELLO.read_bytes())
+    big = tmp_path / "big.jsonl"
+    big.write_bytes((REALWORLD / "labelled" / "will-it-rain__claude.jsonl").read_bytes())
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [small, big], graph=False, index=False)
+        assert store.resume_paths() == [str(big)]
