@@ -142,6 +142,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "graphs_rebuilt": self.graphs,
             "links": self.links,
+            "resumed": self.resumed,
         }
 
 

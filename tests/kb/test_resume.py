@@ -99,7 +99,7 @@ def grown(tmp: Path, data: bytes, cuts: list[int], name: str
             with open(f, "ab") as out:
                 out.write(data[a:b])
             rep = ingest(store, [f], graph=False, index=False)
-            resumed.append(had_point and rep.resumed == [str(f)])
+            resumed.append(had_point and rep.as_json()["resumed"] == [str(f)])
     rows = table_rows(db)
     return {t: [tuple(str(v).replace(str(f), "@") if isinstance(v, str) else v for v in r)
                 for r in rs] for t, rs in rows.items()}, resumed
