@@ -118,6 +118,12 @@ class LocalDeriver:
     def close(self) -> None:
         pass
 
+    def sequence(self) -> dict[str, Any]:
+        return self._d.sequence()
+
+    def resume_sequence(self, s: dict[str, Any]) -> None:
+        self._d.resume_sequence(s)
+
     # the deriver's state, as ingest reads it
     problems = property(lambda self: self._d.problems,
                         lambda self, v: setattr(self._d, "problems", v))
@@ -203,6 +209,12 @@ class RemoteDeriver:
     def close(self) -> None:
         self.results(wait=True)
         self._pool.close_session(self._key)
+
+    def sequence(self) -> dict[str, Any]:
+        return self._seq.sequence()
+
+    def resume_sequence(self, s: dict[str, Any]) -> None:
+        self._seq.resume_sequence(s)
 
     # the sequential state, as ingest reads it
     out_of_order = property(lambda self: self._seq.out_of_order)

@@ -18,6 +18,13 @@ Nothing read is lost or doubled:
   (``graph_pending``); the graph phase clears the mark when its graph commits, so
   an ingest killed there is finished by the next ingest or graph query.
 
+A grown append-only transcript (Claude Code, Codex, opencode JSONL) is read on from
+where its last reading ended (:func:`_resume_input`, migration ``044_resume_offsets``):
+only the appended lines and the messages the reader still held back are read and
+derived, and the store ends exactly as a whole reading of the grown file leaves it.
+Anything the resume point cannot vouch for (a shrunk or rewritten file, another reader
+version, a sub-agent or a repeated id in the tail) reads the file whole.
+
 Disk full and file-size limits end the ingest with :class:`~kb.store.KbError`
 (exit 1); every committed batch is whole, and the input is read again next time.
 """
@@ -48,6 +55,7 @@ from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
+from logparse.resume import Diverged, Resume, line_start, prefix_hashes
 from logparse.safe_open import link_target
 from logparse.source import (
     NotATranscript,
@@ -103,6 +111,8 @@ class IngestReport:
     """Scopes whose knowledge graph was rebuilt."""
     links: list[dict[str, str]] = field(default_factory=list)
     """Inputs reached through a symlink: ``{"path": the link, "target": where it leads}``."""
+    resumed: list[str] = field(default_factory=list)
+    """Inputs read on from their resume point rather than whole (grown append-only files)."""
 
     _at: dict[str, int] = field(default_factory=dict, repr=False)
     """Where each session is in :attr:`sessions`."""
@@ -132,6 +142,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "graphs_rebuilt": self.graphs,
             "links": self.links,
+            "resumed": self.resumed,
         }
 
 
@@ -165,10 +176,13 @@ class Seen:
     """path → (form, fingerprint) as last ingested."""
     stale: frozenset[str]
     """Sources of sessions derived by older rules (read again whatever their stat)."""
+    resumable: frozenset[str] = frozenset()
+    """Sources with a resume point (a grown one is read on from there)."""
 
     @classmethod
     def load(cls, store: KbStore) -> Seen:
-        return cls(store.sources(), frozenset(p for p, _ in store.stale_sources(DERIVE_VERSION)))
+        return cls(store.sources(), frozenset(p for p, _ in store.stale_sources(DERIVE_VERSION)),
+                   frozenset(store.resume_paths()))
 
     def unchanged(self, path: Path, fp: str | None) -> bool:
         spath = str(path)
@@ -362,6 +376,13 @@ class _Session:
     """New and small so far: written with the ingest's :class:`_Group` when it ends."""
     size: int = 0
     """Bytes of source read (the messages' raw JSON)."""
+    watch: TranscriptReader | None = None
+    """The reader, when it can say where a later reading may resume (``resume_mark``)."""
+    mark: tuple[dict[str, object], str | None] | None = None
+    """The deriver's sequence and the first prompt before the reader's ``resume_mark``."""
+    lines_from: tuple[int, int] | None = None
+    """Resumed: ``(byte offset, line)`` of the first line the reader state held (records
+    of held messages are looked up from there, not from the file's start)."""
 
 
 GROUP_SESSIONS = 512
@@ -458,8 +479,16 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         if progress:
             progress(input_size(inp))
         return
+    if not force and wanted is None and spath in seen.resumable and spath not in seen.stale \
+            and inp.form in RESUMABLE and _resume_input(store, inp, report, progress, fp, pool):
+        return
     problems: list[Problem] = []
     reader = inp.reader()
+    # a point is kept for a file worth it (a small one is read whole as fast) and replaced
+    # (or forgotten) where there was one
+    resumable = inp.form in RESUMABLE and wanted is None and (
+        spath in seen.resumable or input_size(inp) >= RESUME_MIN_BYTES)
+    opened: list[_Session] = []
     # a form whose sessions may come back later in the input (JSONL) keeps each
     # session open to the end of the input; other forms close a session when it ends
     repeats = getattr(reader, "sessions_may_repeat", False)
@@ -478,6 +507,9 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                 if st is None:
                     continue
                 open_[src.session_id] = st
+                opened.append(st)
+                if resumable:
+                    st.watch = reader
             _feed(store, st, src, problems, progress, owner)
             if not repeats:
                 _close_session(store, open_.pop(src.session_id), problems, report, done, kept,
@@ -488,6 +520,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         report.errors.append(e)
         for st in open_.values():  # what was read stays, under a session row
             _close_session(store, st, problems, report, done, kept, complete=False)
+        if resumable:
+            store.save_resume_point(spath, None)
         return
     except BaseException:
         for st in open_.values():  # batches not committed go; committed ones are whole
@@ -505,10 +539,145 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         if kept:
             store.replace_problems(spath, problems, kept)
         group.add_input(spath, inp.form, recorded, done, problems, not kept)
+        if resumable:
+            store.save_resume_point(spath, _resume_row(inp, reader, opened))
         return
     store.replace_problems(spath, problems, kept)
     if recorded is not None:
         store.record_source(spath, inp.form, recorded, done)
+    if resumable:  # last: a point is only kept once what it continues is stored
+        store.save_resume_point(spath, _resume_row(inp, reader, opened))
+
+
+RESUMABLE = frozenset({"claude-code", "codex", "jsonl"})
+"""Append-only forms whose readers say where a reading of the grown file may continue."""
+RESUME_MIN_BYTES = 256 << 10
+"""Files smaller than this keep no resume point: read whole, they cost about what a
+resumed reading does, and a directory of many small files pays no statement for one."""
+
+_INT64 = (-(1 << 63), 1 << 63)
+
+
+def _resume_row(inp: Input, reader: TranscriptReader, opened: list[_Session]
+                ) -> dict[str, object] | None:
+    """The resume point a reading leaves (see migration 044), or ``None``: the file's next
+    reading is whole (several sessions, renumbered, a message kept from another copy ...)."""
+    r: Resume | None = getattr(reader, "resume", None)
+    if r is None or len(opened) != 1 or r.offset < RESUME_MIN_BYTES:
+        return None
+    st = opened[0]
+    d = st.deriver
+    if st.src.session_id != r.session_id or d.out_of_order or d.keep or not st.src.complete:
+        return None
+    seq, first_prompt = st.mark if st.mark is not None else (d.sequence(), st.first_prompt)
+    for key in ("last_key_time", "first_time", "last_time"):
+        v = seq[key]
+        if v is not None and not (isinstance(v, int) and _INT64[0] <= v < _INT64[1]):
+            return None
+    hashes = prefix_hashes(inp.path, r.offset)
+    try:
+        fst = os.stat(inp.path)
+    except OSError:
+        return None
+    if hashes is None or fst.st_size < r.offset:
+        return None
+    first = r.first_line or r.line
+    return {"session_id": r.session_id, "form": inp.form, "reader": r.reader,
+            "derive_version": DERIVE_VERSION, "dev": fst.st_dev, "ino": fst.st_ino,
+            "byte_offset": r.offset, "line": r.line, "first_line": first,
+            "first_offset": line_start(inp.path, r.offset, r.line, first),
+            "head_hash": hashes[0], "window_hash": hashes[1],
+            "reader_state": orjson.dumps(r.state).decode(), "prefix_ids": r.ids,
+            "end_problems": orjson.dumps(r.end_problems or []).decode(),
+            "ordinal": seq["ordinal"], "last_key_time": seq["last_key_time"],
+            "last_key_id": seq["last_key_id"], "first_time": seq["first_time"],
+            "last_time": seq["last_time"], "prev_had_tool": seq["prev_had_tool"],
+            "out_of_order": seq["out_of_order"], "first_prompt": first_prompt}
+
+
+def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Progress | None,
+                  fp: str | None, pool: DerivePool | None) -> bool:
+    """Ingest a grown append-only file by reading on from where its last reading ended
+    (its resume point); ``False`` (nothing stored) when the point does not hold for the
+    file as it is: the caller reads it whole.  The store after it equals the store after
+    a whole reading of the grown file."""
+    spath = str(inp.path)
+    row = store.resume_point(spath)
+    if row is None or row["form"] != inp.form or row["derive_version"] != DERIVE_VERSION:
+        return False
+    try:
+        fst = os.stat(inp.path)
+    except OSError:
+        return False
+    offset = int(row["byte_offset"])
+    if fst.st_size < offset or fst.st_dev != row["dev"] or fst.st_ino != row["ino"]:
+        return False  # shrank, or another file now: read whole
+    if prefix_hashes(inp.path, offset) != (row["head_hash"], row["window_hash"]):
+        return False  # rewritten
+    sid = str(row["session_id"])
+    stored = store.stored_session(sid)
+    if stored is None or not stored.complete or store.derived_by(sid) != DERIVE_VERSION:
+        return False
+    ordinal = int(row["ordinal"])
+    if ordinal and store.message_at(sid, ordinal) != row["last_key_id"]:
+        return False  # the session was stored from elsewhere since
+    end = [(e[0], str(e[1])) for e in orjson.loads(row["end_problems"])]
+    point = Resume(reader=str(row["reader"]), offset=offset, line=int(row["line"]),
+                   state=orjson.loads(row["reader_state"]), ids=bytes(row["prefix_ids"]),
+                   session_id=sid, first_line=int(row["first_line"]), end_problems=end)
+    reader = inp.reader()
+    problems: list[Problem] = []
+    try:  # the tail is read whole before anything is stored: a divergence costs nothing
+        got = [(src, list(src.messages))
+               for src in reader.sessions(inp.path, problems, None, resume=point)]  # type: ignore[call-arg]
+    except (Diverged, ValueError, OSError):
+        return False
+    if len(got) > 1 or (got and got[0][0].session_id != sid):
+        return False
+    if got:
+        src, msgs = got[0]
+    else:
+        src, msgs = SourceSession(session_id=sid, form=inp.form, path=spath, messages=[],
+                                  agent=reader.agent), []
+    src.messages = msgs
+    known = store.known_messages_after(sid, ordinal, [m.info["id"] for m in msgs])
+    if any(o <= ordinal for _, o in known.values()):
+        return False  # a message id of the tail repeats one before it: read whole
+    size = sum(len(m.raw) for m in msgs)
+    deriver = (pool.deriver(sid, spath, known) if pool is not None and pool_wanted(size)
+               else LocalDeriver(sid, spath, known))
+    deriver.resume_sequence({k: row[k] for k in (
+        "ordinal", "last_key_time", "last_key_id", "first_time", "last_time",
+        "prev_had_tool", "out_of_order")})
+    st = _Session(src=src, known=known, deriver=deriver, first_prompt=row["first_prompt"],
+                  watch=reader, lines_from=None if row["first_offset"] is None else
+                  (int(row["first_offset"]), int(row["first_line"])))
+    if progress:
+        progress(offset)
+    done: list[str] = []
+    kept: list[str] = []
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _feed(store, st, src, problems, progress, None)
+        _close_session(store, st, problems, report, done, kept)
+    except BaseException:
+        _rollback(store, st)
+        raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if reader.skipped:
+        report.skipped[spath] = dict(reader.skipped)
+    unchanged = set(kept)
+    store.replace_problems_after(spath, point.line, end,
+                                 [m for m in st.seen if m not in unchanged], problems)
+    report.problems.extend(store.input_problems(spath))
+    if fp is not None:
+        store.record_source(spath, inp.form, fp, done)
+    store.save_resume_point(spath, _resume_row(inp, reader, [st]))
+    report.resumed.append(spath)
+    return True
 
 
 def _new_bytes(inp: Input, seen: Seen) -> int:
@@ -569,8 +738,11 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
     if src.info and not st.src.info:
         st.src.info = src.info
     resumed = st.runs > 1
+    watch = st.watch
     for msg in src.messages:
         mid = msg.info["id"]
+        if watch is not None and st.mark is None and mid == watch.resume_mark:  # type: ignore[attr-defined]
+            st.mark = (deriver.sequence(), st.first_prompt)
         where = _place(msg)
         if resumed:
             resumed = False
@@ -603,7 +775,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         seen[mid] = (dg, where)
         stored = st.known.get(mid)
         if stored is not None and stored[0] not in (dg, -1) and \
-                _later_stored(store, sid, msg, src.path):
+                _later_stored(store, sid, msg, src.path, st.lines_from):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
@@ -624,7 +796,8 @@ _GROWING = ("records", "parts")
 records, opencode parts)."""
 
 
-def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str) -> bool:
+def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
+                  lines_from: tuple[int, int] | None = None) -> bool:
     """Whether the stored copy of ``msg`` is a later state of it: the same records or
     parts and more after them (a snapshot cut inside the message).  Such a message is
     kept as stored: an older copy never takes away what a newer one stored.
@@ -648,11 +821,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str) -> bool:
         if isinstance(a, list) and isinstance(b, list):
             if not (len(b) < len(a) and a[: len(b)] == b):
                 return False
-            return not _moved_on(old.get("lines"), a, len(b), path)
+            return not _moved_on(old.get("lines"), a, len(b), path, lines_from)
     return False
 
 
-def _moved_on(lines: object, records: list[object], kept: int, path: str) -> bool:
+def _moved_on(lines: object, records: list[object], kept: int, path: str,
+              lines_from: tuple[int, int] | None = None) -> bool:
     """Whether the file at ``path`` has each of the stored ``records`` after the first
     ``kept`` at the line the stored copy read it from (``lines``, one a record)."""
     if not (isinstance(lines, list) and len(lines) == len(records)):
@@ -660,7 +834,7 @@ def _moved_on(lines: object, records: list[object], kept: int, path: str) -> boo
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
-    found = lines_at(path, extra)
+    found = lines_at(path, extra, lines_from)
     for n, rec in zip(extra, records[kept:]):
         body = found.get(n)
         if body is None:

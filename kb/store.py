@@ -478,6 +478,76 @@ class KbStore:
         self.conn.execute("INSERT INTO sources VALUES (?, ?, ?, ?, now())",
                           [path, form, fingerprint, list(sessions)])
 
+    # ------------------------------------------------------------ resume points
+    _RESUME_COLS = ("session_id, form, reader, derive_version, dev, ino, byte_offset, line, "
+                    "first_line, first_offset, head_hash, window_hash, reader_state, prefix_ids, "
+                    "end_problems, ordinal, last_key_time, last_key_id, first_time, "
+                    "last_time, prev_had_tool, out_of_order, first_prompt")
+
+    def resume_paths(self) -> list[str]:
+        """The inputs that have a resume point."""
+        return [r[0] for r in self.conn.execute("SELECT path FROM resume_points").fetchall()]
+
+    def resume_point(self, path: str) -> dict[str, Any] | None:
+        """Where the next ingest of ``path`` may continue reading (see migration 044)."""
+        cur = self.conn.execute(f"SELECT {self._RESUME_COLS} FROM resume_points "
+                                "WHERE path = ?", [path])
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def save_resume_point(self, path: str, point: dict[str, Any] | None) -> None:
+        """Replace the resume point of ``path`` (``None``: forget it)."""
+        self.conn.execute("DELETE FROM resume_points WHERE path = ?", [path])
+        if point is None:
+            return
+        cols = [c.strip() for c in self._RESUME_COLS.split(",")]
+        self.conn.execute(
+            f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
+            f"(?, {', '.join('?' for _ in cols)})", [path, *(point[c] for c in cols)])
+
+    def message_at(self, session_id: str, ordinal: int) -> str | None:
+        row = self.conn.execute("SELECT message_id FROM messages WHERE session_id = ? AND "
+                                "ordinal = ?", [session_id, ordinal]).fetchone()
+        return None if row is None else str(row[0])
+
+    def known_messages_after(self, session_id: str, ordinal: int,
+                             ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """``message_id → (digest, ordinal)`` of the stored messages after ``ordinal``, and
+        of those named ``ids`` wherever they are (a resumed ingest's tail)."""
+        tbl = pa.table({"m": pa.array(list(ids), type=pa.string())})  # noqa: F841
+        return {mid: (dg, ordl) for mid, dg, ordl in self.conn.execute(
+            "SELECT message_id, digest, ordinal FROM messages WHERE session_id = ? AND "
+            "(ordinal > ? OR message_id IN (SELECT m FROM tbl))",
+            [session_id, ordinal]).fetchall()}
+
+    def replace_problems_after(self, path: str, line: int, end: Sequence[tuple[int | None, str]],
+                               derived: Sequence[str], problems: Sequence[Problem]) -> None:
+        """A resumed ingest's problems: those of lines from ``line`` on, those the last
+        reading reported because the file ended (``end``: ``(line, reason)``) and those
+        of the messages ``derived`` again are replaced; the rest of the input's stay."""
+        ends = pa.table({"l": pa.array([e[0] for e in end], type=pa.int32()),  # noqa: F841
+                         "r": pa.array([e[1] for e in end], type=pa.string())})
+        again = pa.table({"m": pa.array(list(derived), type=pa.string())})  # noqa: F841
+        self.conn.execute(
+            "DELETE FROM problems WHERE path = $p AND ("
+            "(message_id IS NULL AND (line IS NULL OR line >= $l OR EXISTS ("
+            "  SELECT 1 FROM ends WHERE ends.r = problems.reason AND "
+            "  ends.l IS NOT DISTINCT FROM problems.line))) "
+            "OR message_id IN (SELECT m FROM again))", {"p": path, "l": line})
+        if problems:
+            self._insert_problems(problems)
+
+    def input_problems(self, path: str) -> list[Problem]:
+        """The problems stored for an input, in line order."""
+        from logparse.models import Problem
+
+        return [Problem(path=p, line=ln, record=rec, reason=why, raw=raw, message_id=mid)
+                for p, ln, rec, why, raw, mid in self.conn.execute(
+                    "SELECT path, line, record, reason, raw, message_id FROM problems "
+                    "WHERE path = ? ORDER BY line NULLS LAST, reason", [path]).fetchall()]
+
     # ------------------------------------------------------------------ reads
     def rows(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
         """The rows of a query as dicts keyed by column name, redacted."""

@@ -45,8 +45,24 @@ import orjson
 
 from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id, turn_stat
 from logparse.models import Problem
-from logparse.opencode._lines import head_records, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import LineCursor, head_records, iter_lines, parse_line, safe_text
+from logparse.resume import (
+    MAX_STATE_BYTES,
+    Diverged,
+    PrefixIds,
+    Resume,
+    draft_from,
+    draft_ref,
+    draft_state,
+    lines_from,
+    lines_state,
+    min_line,
+    part_ref,
+)
 from logparse.source import SourceSession, TranscriptReader
+
+RESUME_VERSION = "claude-code/1"
+"""Bumped whenever the reader's state (:meth:`_File.snapshot`) changes meaning."""
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 OTHER_TYPES = frozenset({"summary", "system", "queue-operation", "file-history-snapshot",
@@ -130,12 +146,28 @@ class ClaudeCodeReader(TranscriptReader):
             return False
         return any(is_claude_record(o) for o in head_records(path, DETECT_LINES))
 
+    resume: Resume | None = None
+    """Where a reading of the file grown since may continue (set once the file was read
+    to its end, if it holds one session and no sub-agent)."""
+    resume_mark: str | None = None
+    """The first message given after the point :attr:`resume` continues from."""
+
     def sessions(
-        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,
+        resume: Resume | None = None,
     ) -> Iterator[SourceSession]:
+        """With ``resume``: the file read on from there (:class:`Diverged` when the grown
+        file needs what the state does not hold: read it whole)."""
         self.skipped = {}
-        f = _File(path, problems, self.skipped)
-        main = f.first_main()
+        self.resume = None
+        self.resume_mark = None
+        f = _File(path, problems, self.skipped, self, resume)
+        if resume is not None:
+            if resume.reader != RESUME_VERSION:
+                raise Diverged("another reader version")
+            main: _Conv | None = f.restore(resume)
+        else:
+            main = f.first_main()
         if main is not None:
             stream = f.stream(main)
             if session_ids is None or main.key in session_ids:
@@ -148,6 +180,8 @@ class ClaudeCodeReader(TranscriptReader):
             if c is main or not c.drafts or (session_ids is not None
                                               and c.key not in session_ids):
                 continue
+            if resume is not None:
+                raise Diverged("a sub-agent or another session in the appended lines")
             yield SourceSession(session_id=c.key, form=self.form, path=f.path,
                                 messages=c.messages(), info=c.info, agent=self.agent)
         for c in f.convs.values():  # lines no message could take: named, kept raw
@@ -157,6 +191,7 @@ class ClaudeCodeReader(TranscriptReader):
                 problems.append(Problem(path=f.path, line=n, raw=safe_text(body),
                                         reason="a record of a session without a message "
                                                "to keep it; kept raw"))
+        self.resume = f.point()
 
 
 class _File:
@@ -164,12 +199,19 @@ class _File:
     others (sub-agents, further sessions) are held until the end of the file."""
 
     def __init__(self, path: Path, problems: list[Problem],
-                 skipped: dict[str, int] | None = None) -> None:
+                 skipped: dict[str, int] | None = None, owner: ClaudeCodeReader | None = None,
+                 resume: Resume | None = None) -> None:
         self.path = str(path)
         self.problems = problems
         self.skipped: dict[str, int] = {} if skipped is None else skipped
         """Records of types this reader does not know, by type (kept raw)."""
-        self.lines = iter_lines(path)
+        self.owner = owner
+        self.cursor = LineCursor()
+        self.resuming = resume is not None
+        self.lines = iter_lines(path, self.cursor,
+                                (resume.offset, resume.line) if resume is not None else None)
+        self._snap: tuple[int, int, bytes, int, int] | None = None
+        """(offset, line, state JSON, first line referred to, problems before the end)"""
         self.convs: dict[str, _Conv] = {}
         self.side_root: dict[str, str] = {}  # sidechain uuid -> its session key
         self.loose: list[tuple[int, bytes, dict[str, Any]]] = []  # lines before any session
@@ -180,6 +222,8 @@ class _File:
     def first_main(self) -> _Conv | None:
         """Read until the first line of a (non-sidechain) session; that session."""
         for n, body, nl in self.lines:
+            if not nl:
+                self._snap = (-1, 0, b"", 0, 0)  # not read whole before the session: no resume
             self._checked(n, body, nl)
             if self.main is not None:
                 return self.main
@@ -189,11 +233,124 @@ class _File:
     def stream(self, main: _Conv) -> Iterator[Any]:
         yield from main.ready()
         for n, body, nl in self.lines:
+            if not nl:  # the last line, perhaps not written whole: read again next time
+                self.snapshot(main)
             self._checked(n, body, nl)
             if len(main.drafts) > 1:
-                yield from main.ready()
+                if self._snap is None:
+                    yield from main.ready()
+                else:
+                    yield from self._marked(main.ready())
         self.done = True
-        yield from main.messages()
+        self.snapshot(main)
+        yield from self._marked(main.messages())
+
+    def _marked(self, messages: Iterator[Any]) -> Iterator[Any]:
+        owner = self.owner
+        if owner is None or owner.resume_mark is not None:
+            yield from messages
+            return
+        for m in messages:
+            if owner.resume_mark is None:
+                owner.resume_mark = m.info["id"]
+            yield m
+
+    # -- resume-at-offset ------------------------------------------------------------
+    def snapshot(self, main: _Conv) -> None:
+        """The state a reading of the grown file continues from (taken once, before the
+        line not read whole or at the file's end, before the end's flush)."""
+        if self._snap is not None:
+            return
+        self._snap = (-1, 0, b"", 0, 0)  # taken (or refused): once
+        if not self.cursor.ok or len(self.convs) != 1 or self.side_root or self.loose \
+                or self.current is not main:
+            return
+        c = main
+        drafts = list(c.drafts)
+        try:
+            tools = []
+            for cid, part in c.tools.items():
+                ref = part_ref(drafts, part)
+                if ref is None:
+                    return
+                tools.append([cid, ref])
+            titles = []
+            for t, leaf in c.titles:
+                if leaf in c.seen:
+                    mine = True
+                elif leaf in c.prefix_leaves:
+                    mine = True
+                elif c.prefix is not None and c.prefix.maybe(leaf):
+                    return  # cannot tell: the next reading is whole
+                else:
+                    mine = False
+                titles.append([t, leaf, mine])
+            state = {
+                "key": c.key, "parent": c.parent,
+                "drafts": [draft_state(d) for d in drafts],
+                "by_mid": [[m, draft_ref(drafts, d)] for m, d in c.by_mid.items()],
+                "tools": tools,
+                "tool_draft": [[cid, draft_ref(drafts, d)] for cid, d in c.tool_draft.items()],
+                "extra_lines": lines_state(c.extra_lines), "extra_parts": c.extra_parts,
+                "failed": lines_state([(n, b) for n, b, _ in c.failed]),
+                "info": c.info, "titles": titles, "root_prompt": c.root_prompt,
+                "last_assistant": draft_ref(drafts, c.last_assistant),
+                "last_time": c.last_time, "queued": c.queued,
+                "removed": None if c.removed is None else
+                [c.removed[0], c.removed[1].decode("utf-8"), c.removed[3]],
+                "skipped": dict(self.skipped)}
+            blob = orjson.dumps(state)
+        except (TypeError, ValueError, UnicodeDecodeError):
+            return
+        if len(blob) > MAX_STATE_BYTES:
+            return
+        lines = [n for d in drafts for n in d.lines] + [n for n, _ in c.extra_lines] + \
+            [n for n, _, _ in c.failed] + ([c.removed[0]] if c.removed else [])
+        offset, line = self.cursor.at
+        self._snap = (offset, line, blob, min_line(lines), len(self.problems))
+
+    def point(self) -> Resume | None:
+        """Where the next reading may continue (``None``: read whole)."""
+        snap = self._snap
+        main = self.main
+        if snap is None or snap[0] < 0 or main is None or len(self.convs) != 1:
+            return None
+        offset, line, blob, first, end_from = snap
+        ids = main.prefix.plus(main.seen) if main.prefix is not None else \
+            PrefixIds.of(main.seen)
+        return Resume(reader=RESUME_VERSION, offset=offset, line=line,
+                      state=orjson.loads(blob), session_id=main.key, ids=ids.blob(),
+                      first_line=first,
+                      end_problems=[(p.line, p.reason) for p in self.problems[end_from:]
+                                    if p.message_id is None])
+
+    def restore(self, r: Resume) -> _Conv:
+        """The session of a reading that continues at ``r``."""
+        s = r.state
+        c = _Conv(s["key"], s["parent"])
+        drafts = [draft_from(d) for d in s["drafts"]]
+        c.drafts.extend(drafts)
+        c.by_mid = {m: drafts[i] for m, i in s["by_mid"]}
+        c.tools = {cid: drafts[i].parts[j] for cid, (i, j) in s["tools"]}
+        c.tool_draft = {cid: drafts[i] for cid, i in s["tool_draft"]}
+        c.extra_lines, c.extra_parts = lines_from(s["extra_lines"]), s["extra_parts"]
+        c.failed = [(n, b, orjson.loads(b)) for n, b in lines_from(s["failed"])]
+        c.info = s["info"]
+        c.titles = [(t, leaf) for t, leaf, _ in s["titles"]]
+        c.prefix_leaves = {leaf for _, leaf, mine in s["titles"] if mine}
+        c.root_prompt = s["root_prompt"]
+        la = s["last_assistant"]
+        c.last_assistant = drafts[la] if la is not None else None
+        c.last_time, c.queued = s["last_time"], s["queued"]
+        rm = s["removed"]
+        if rm is not None:
+            body = str(rm[1]).encode("utf-8")
+            c.removed = (int(rm[0]), body, orjson.loads(body), rm[2])
+        c.prefix = PrefixIds(r.ids)
+        self.skipped.update(s["skipped"])
+        self.convs = {c.key: c}
+        self.main = self.current = c
+        return c
 
     def finish(self) -> None:
         if not self.done:
@@ -246,6 +403,8 @@ class _File:
                     self.side_root[obj["uuid"]] = key
             conv = self.convs.get(key)
             if conv is None:
+                if self.resuming:
+                    raise Diverged("a sub-agent or another session in the appended lines")
                 conv = self.convs[key] = _Conv(key, sid if key != sid else None)
                 for item in self.loose:
                     conv.other(*item)
@@ -299,6 +458,10 @@ class _Conv:
         self.queued: str | None = None  # user input enqueued, not yet handed over
         self.removed: tuple[int, bytes, dict[str, Any], str] | None = None
         """Queued input taken off the queue, not yet known to be a message of its own."""
+        self.prefix: PrefixIds | None = None
+        """Resumed: hashes of the uuids met before the offset (:attr:`seen` has the rest)."""
+        self.prefix_leaves: set[str] = set()
+        """Resumed: title leaves met before the offset."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -324,6 +487,7 @@ class _Conv:
                 self.extra_lines.append(self.removed[:2])
                 self.removed = None
             if obj.get("uuid") not in self.seen:
+                self._not_before(obj.get("uuid"))
                 if isinstance(obj.get("uuid"), str):
                     self.seen.add(obj["uuid"])
                 self._queued_message(n, body, obj, prompt)
@@ -356,6 +520,12 @@ class _Conv:
                                                             **_api_status(obj)}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
 
+    def _not_before(self, uuid: Any) -> None:
+        """Resumed: a uuid that may have been met before the offset cannot be told from one
+        that was not; the file is read whole."""
+        if self.prefix is not None and isinstance(uuid, str) and self.prefix.maybe(uuid):
+            raise Diverged(f"uuid {uuid} may repeat a line before the offset")
+
     def _queued_message(self, n: int, body: bytes, obj: dict[str, Any], prompt: str) -> None:
         ts = iso_ms(obj.get("timestamp"))
         d = self._new(n, body, "user", ts, obj)
@@ -380,6 +550,8 @@ class _Conv:
             if uuid in self.seen:  # a line written twice (resume): the first one stands
                 self.extra_lines.append((n, body))
                 return
+            if self.prefix is not None:
+                self._not_before(uuid)
             self.seen.add(uuid)
         if self.removed is not None:
             msg = obj.get("message")
@@ -663,12 +835,19 @@ class _Conv:
     def session_info(self) -> dict[str, Any]:
         info = dict(self.info)
         if "title" not in info and self.titles:
-            mine = [t for t, leaf in self.titles if leaf in self.seen]
+            mine = [t for t, leaf in self.titles if leaf in self.seen or self._met_before(leaf)]
             info["title"] = (mine or [self.titles[-1][0]])[-1]
         if self.parent and "title" not in info and self.root_prompt:
             first = self.root_prompt.strip().splitlines()[0] if self.root_prompt.strip() else ""
             info["title"] = first[:80] or None
         return info
+
+    def _met_before(self, leaf: str) -> bool:
+        if leaf in self.prefix_leaves:
+            return True
+        if self.prefix is not None and self.prefix.maybe(leaf):
+            raise Diverged(f"title leaf {leaf} may be a line before the offset")
+        return False
 
     def _unanswered(self) -> None:
         """API errors that no answer followed (the user spoke next, or the file ends):

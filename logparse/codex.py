@@ -48,13 +48,29 @@ from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.models import Problem
 from logparse.opencode._lines import (
+    LineCursor,
     first_record,
     head_records,
     iter_lines,
     parse_line,
     safe_text,
 )
+from logparse.resume import (
+    MAX_STATE_BYTES,
+    Diverged,
+    PrefixIds,
+    Resume,
+    draft_from,
+    draft_ref,
+    draft_state,
+    lines_from,
+    lines_state,
+    min_line,
+)
 from logparse.source import SourceSession, TranscriptReader
+
+RESUME_VERSION = "codex/1"
+"""Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
                         "compacted", "world_state"})
@@ -319,15 +335,37 @@ class CodexReader(TranscriptReader):
         # its first records in the envelope Codex writes
         return any(is_codex_record(o) for o in head_records(path, 50))
 
+    resume: Resume | None = None
+    """Where a reading of the file grown since may continue (set once the file was read
+    to its end, if it holds one session)."""
+    resume_mark: str | None = None
+    """The first message given after the point :attr:`resume` continues from."""
+
     def sessions(
-        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,
+        resume: Resume | None = None,
     ) -> Iterator[SourceSession]:
-        lines = iter_lines(path)
+        """With ``resume``: the file read on from there (:class:`Diverged` when the grown
+        file needs what the state does not hold: read it whole)."""
+        cursor = LineCursor()
+        start = (resume.offset, resume.line) if resume is not None else None
+        lines = iter_lines(path, cursor, start)
         carry: tuple[int, bytes, bool] | None = None
         self.skipped = {}
+        self.resume = None
+        self.resume_mark = None
+        runs = 0
         while True:
             run = _Rollout(path, problems, lines, carry, self.skipped)
-            first = run.start()
+            run.owner, run.cursor = self, cursor
+            first: Iterator[Any] | None
+            if runs == 0 and resume is not None:
+                if resume.reader != RESUME_VERSION:
+                    raise Diverged("another reader version")
+                first = run.restore(resume)
+            else:
+                first = run.start()
+            runs += 1
             if first is None:
                 return
             if session_ids is None or run.sid in session_ids:
@@ -337,7 +375,11 @@ class CodexReader(TranscriptReader):
                 pass
             carry = run.next_session
             if carry is None:
+                if runs == 1:
+                    self.resume = run.point
                 return
+            if resume is not None:
+                raise Diverged("another session starts in the appended lines")
 
 
 class _Rollout:
@@ -376,11 +418,20 @@ class _Rollout:
         self.extra_lines: list[tuple[int, bytes]] = []
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
+        self.owner: CodexReader | None = None
+        self.cursor: LineCursor | None = None
+        self.prefix = PrefixIds()
+        """Hashes of the call ids met before the offset a resumed reading started at."""
+        self.point: Resume | None = None
+        self._snap: tuple[int, int, bytes, int] | None = None
 
     def start(self) -> Iterator[Any] | None:
         """Read up to the session id (``session_meta``) and return the message stream."""
         src = self._source()
+        found = False
         for n, body, nl in src:
+            if not nl:  # the head not read whole: what names the session may follow
+                self._snap = (-1, 0, b"", 0)
             obj, reason = parse_line(body, nl)
             if isinstance(obj, dict) and obj.get("type") == "session_meta" and \
                     isinstance(obj.get("payload"), dict):
@@ -392,9 +443,12 @@ class _Rollout:
             # may precede it)
             if self.sid or len(self._head) >= 200 or (
                     isinstance(obj, dict) and obj.get("type") == "response_item"):
+                found = True
                 break
         if not self._head:
             return None
+        if not found:  # the file ended before anything named the session: no resume
+            self._snap = (-1, 0, b"", 0)
         if not self.sid:  # no session_meta: name the session after the file
             self.sid = Path(self.path).stem.removeprefix("rollout-")
             self.info.setdefault("id", self.sid)
@@ -422,14 +476,103 @@ class _Rollout:
     def _messages(self, src: Iterator[tuple[int, bytes, bool]]) -> Iterator[Any]:
         head, self._head = self._head, []
         for n, body, nl in head:
-            yield from self._checked(n, body, nl)
+            if not nl:
+                self._snapshot()
+            yield from self._marked(self._checked(n, body, nl))
         for n, body, nl in src:
             if self.next_session is not None:
                 break
-            yield from self._checked(n, body, nl)
+            if not nl:  # the last line, perhaps not written whole: read again next time
+                self._snapshot()
+            if self._snap is None:  # (no generator more a line: most lines come here)
+                yield from self._checked(n, body, nl)
+            else:
+                yield from self._marked(self._checked(n, body, nl))
             if self.next_session is not None:
                 break
-        yield from self._finish()
+        if self.next_session is None:
+            self._snapshot()
+        yield from self._marked(self._finish())
+        self._point()
+
+    def _marked(self, messages: Iterator[Any]) -> Iterator[Any]:
+        if self._snap is None or self.owner is None or self.owner.resume_mark is not None:
+            yield from messages
+            return
+        for m in messages:
+            if self.owner.resume_mark is None:
+                self.owner.resume_mark = m.info["id"]
+            yield m
+
+    # -- resume-at-offset ------------------------------------------------------------
+    def _snapshot(self) -> None:
+        """The state a reading of the grown file continues from (taken once, before the
+        line not read whole or at the file's end, before the end's flush)."""
+        if self._snap is not None or self.cursor is None or not self.cursor.ok:
+            return
+        self._snap = (-1, 0, b"", 0)  # taken (or refused): once
+        try:
+            q = list(self.q._q)
+            state = {
+                "sid": self.sid, "info": self.info, "cwd": self.cwd, "offline": self.offline,
+                "model": self.model, "cells": [[c, f, code] for c, (f, code) in
+                                               self.cells.items()],
+                "exec_ends": [[p, ts] for p, ts in self.exec_ends],
+                "last_total": self.last_total, "usage_said": self.usage_said,
+                "tokens_due": self.tokens_due,
+                "procs": [[k, v] for k, v in self.procs.items()],
+                "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
+                "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
+                "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
+                "skipped": dict(self.skipped)}
+            blob = orjson.dumps(state)
+        except (TypeError, ValueError, UnicodeDecodeError):
+            return
+        if len(blob) > MAX_STATE_BYTES:
+            return
+        lines = [n for d in q for n in d.lines] + [n for n, _ in self.extra_lines]
+        offset, line = self.cursor.at
+        self._snap = (offset, line, blob, min_line(lines))
+        self._end_from = len(self.problems)
+
+    def _point(self) -> None:
+        if self._snap is None or self._snap[0] < 0 or self.next_session is not None:
+            return
+        offset, line, blob, first = self._snap
+        self.point = Resume(reader=RESUME_VERSION, offset=offset, line=line,
+                            state=orjson.loads(blob), session_id=self.sid,
+                            ids=self.prefix.plus(self.call_ids).blob(),
+                            first_line=first, end_problems=self._end_problems)
+
+    _end_problems: list[tuple[int | None, str]] | None = None
+    _end_from = 0
+
+    def restore(self, r: Resume) -> Iterator[Any]:
+        """The message stream of a reading that continues at ``r``."""
+        s = r.state
+        self.sid, self.info, self.cwd = s["sid"], s["info"], s["cwd"]
+        self.offline, self.model = s["offline"], s["model"]
+        self.cells = {c: (f, code) for c, f, code in s["cells"]}
+        self.exec_ends = [(p, ts) for p, ts in s["exec_ends"]]
+        self.last_total, self.usage_said = s["last_total"], s["usage_said"]
+        self.tokens_due = s["tokens_due"]
+        self.procs = {int(k): v for k, v in s["procs"]}
+        self.extra_lines, self.extra_parts = lines_from(s["extra_lines"]), s["extra_parts"]
+        q = [draft_from(d) for d in s["q"]]
+        self.q._q.extend(q)
+        self.q.last_time = s["last_time"]
+        self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
+        self.skipped.update(s["skipped"])
+        self.prefix = PrefixIds(r.ids)
+        return self._messages(self._source())
+
+    def _outside_cells(self, cid: Any) -> bool:
+        """Whether ``cid`` is a call made outside any cell (see :attr:`call_ids`)."""
+        if cid in self.call_ids:
+            return True
+        if isinstance(cid, str) and len(self.prefix) and self.prefix.maybe(cid):
+            raise Diverged("an exec end names a call made before the offset")
+        return False
 
     # -- one line ---------------------------------------------------------------
     def _checked(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
@@ -685,7 +828,7 @@ class _Rollout:
         if not calls:
             return [cell]
         names = cell_strings(code)
-        ends = [e for e in ends_seen if e[0].get("call_id") not in self.call_ids]
+        ends = [e for e in ends_seen if not self._outside_cells(e[0].get("call_id"))]
         used: set[int] = set()
         cstate = cell["state"]
         start = cstate["time"].get("start")
@@ -828,6 +971,8 @@ class _Rollout:
                 self.problems.append(Problem(path=self.path, line=ln, raw=safe_text(b),
                                              reason="a record of a rollout without any "
                                                     "message; kept raw"))
+        self._end_problems = [(p.line, p.reason) for p in self.problems[self._end_from:]
+                              if p.message_id is None]
         self.extra_lines = []
         for d, tp in self.calls.values():  # calls without an output: at their own ordinal
             # (d.open stays set: its raw says so, so it changes once answered)

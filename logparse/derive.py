@@ -543,6 +543,22 @@ class Deriver:
         """Whether the message before the one being derived called a tool."""
 
     # -- public -------------------------------------------------------------
+    def sequence(self) -> dict[str, Any]:
+        """The sequential state (what :meth:`step` carries from one message to the next):
+        what a resumed ingest continues from."""
+        return {"ordinal": self.ordinal, "last_key_time": self._last_key[0],
+                "last_key_id": self._last_key[1], "first_time": self.first_time,
+                "last_time": self.last_time, "prev_had_tool": self._prev_had_tool,
+                "out_of_order": self.out_of_order}
+
+    def resume_sequence(self, s: dict[str, Any]) -> None:
+        """Continue after the messages :meth:`sequence` was taken after."""
+        self.ordinal = int(s["ordinal"])
+        self._last_key = (int(s["last_key_time"]), str(s["last_key_id"]))
+        self.first_time, self.last_time = s["first_time"], s["last_time"]
+        self._prev_had_tool = bool(s["prev_had_tool"])
+        self.out_of_order = bool(s["out_of_order"])
+
     def add_all(self, messages: Iterable[RawMessage]) -> None:
         for m in messages:
             self.add(m)

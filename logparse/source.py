@@ -117,11 +117,13 @@ def message_sort_key(info: dict[str, Any]) -> tuple[int, str]:
     return (int(created), mid if isinstance(mid, str) else "")
 
 
-def lines_at(path: str | Path, wanted: Iterable[int]) -> dict[int, bytes]:
+def lines_at(path: str | Path, wanted: Iterable[int],
+             start: tuple[int, int] | None = None) -> dict[int, bytes]:
     """The lines ``wanted`` of a line-based transcript (JSONL), numbered and cut as its
     readers number and cut them (without the newline); a line the file does not have
     (or a blank one) is missing from the answer.  Reads the file up to the last line
-    wanted; a path that cannot be read answers nothing."""
+    wanted (from ``start`` = ``(byte offset, line number)`` when no line before it is
+    wanted); a path that cannot be read answers nothing."""
     from logparse.opencode._lines import iter_lines  # the readers' own numbering
 
     want = set(wanted)
@@ -130,7 +132,9 @@ def lines_at(path: str | Path, wanted: Iterable[int]) -> dict[int, bytes]:
     last = max(want)
     out: dict[int, bytes] = {}
     try:
-        for n, body, _ in iter_lines(Path(path)):
+        if start is not None and min(want) < start[1]:
+            start = None
+        for n, body, _ in iter_lines(Path(path), None, start):
             if n in want:
                 out[n] = body
             if n >= last:

@@ -80,11 +80,49 @@ def decoded_head(path: Path, n: int = 8192) -> bytes:
         return f.read(n)
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line_number, line_without_newline, had_newline)`` for non-blank lines."""
+class LineCursor:
+    """Where a reading of :func:`iter_lines` could continue: ``at`` is ``(byte offset,
+    line number)`` of the first line not read whole (a line without its newline is not:
+    its writer may not have finished it).  ``ok`` is False when offsets are not the
+    file's (a UTF-16 file is read transcoded)."""
+
+    __slots__ = ("at", "ok")
+
+    def __init__(self) -> None:
+        self.at: tuple[int, int] = (0, 1)
+        self.ok = True
+
+
+def iter_lines(path: Path, cursor: LineCursor | None = None,
+               start: tuple[int, int] | None = None) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(line_number, line_without_newline, had_newline)`` for non-blank lines.
+
+    ``cursor`` follows the reading (see :class:`LineCursor`); ``start`` = ``(byte offset,
+    line number)`` continues a reading where a cursor said it could (UTF-8 files only)."""
     with open_decoded(path) as f:
-        for n, line in enumerate(f, 1):
+        if cursor is None and start is None:
+            for n, line in enumerate(f, 1):
+                had_nl = line.endswith(b"\n")
+                body = line.rstrip(b"\r\n")
+                if body.strip():
+                    yield n, body, had_nl
+            return
+        transcoded = isinstance(getattr(f, "raw", None), _Transcoded)
+        if start is not None:
+            if transcoded:
+                raise ValueError("a UTF-16 file cannot be read from an offset")
+            f.seek(start[0])
+            pos, first = start
+        else:
+            pos, first = (0 if transcoded else f.tell()), 1
+        cur = cursor if cursor is not None else LineCursor()
+        cur.ok = not transcoded
+        cur.at = (pos, first)
+        for n, line in enumerate(f, first):
             had_nl = line.endswith(b"\n")
+            if had_nl:
+                pos += len(line)
+                cur.at = (pos, n + 1)
             body = line.rstrip(b"\r\n")
             if body.strip():
                 yield n, body, had_nl

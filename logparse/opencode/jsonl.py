@@ -14,8 +14,12 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
-from logparse.opencode._lines import first_record, json_records, safe_text
+from logparse.opencode._lines import LineCursor, first_record, iter_lines, parse_line, safe_text
+from logparse.resume import Diverged, Resume
 from logparse.source import RawMessage, SourceSession, TranscriptReader
+
+RESUME_VERSION = "jsonl/1"
+_EXPECTED = "an opencode message record {info, parts}"
 
 
 def is_message_record(obj: Any) -> bool:
@@ -34,17 +38,37 @@ class JsonlReader(TranscriptReader):
             return False
         return is_message_record(first_record(path))
 
+    resume: Resume | None = None
+    """Where a reading of the file grown since may continue (set once the file was read
+    to its end, if it holds one session: the reader holds nothing back, so its state is
+    the session's id)."""
+    resume_mark: str | None = None
+    """The first message read from a line not read whole (a last line without newline)."""
+
     def sessions(
-        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,
+        resume: Resume | None = None,
     ) -> Iterator[SourceSession]:
-        records = self._records(path, problems)
+        """With ``resume``: the file read on from there (:class:`Diverged` when the appended
+        lines name another session: read it whole)."""
+        self.resume = None
+        self.resume_mark = None
+        cursor = LineCursor()
+        if resume is not None and resume.reader != RESUME_VERSION:
+            raise Diverged("another reader version")
+        records = self._records(path, problems, cursor, resume)
         pending: list[RawMessage] = []
         for msg in records:
             pending.append(msg)
             break
+        runs = 0
+        sid = ""
         while pending:
             first = pending.pop()
             sid = str(first.info.get("sessionID") or "")
+            if resume is not None and sid != resume.session_id:
+                raise Diverged("another session in the appended lines")
+            runs += 1
             run = _SessionRun(first, records, sid)
             if session_ids is None or sid in session_ids:
                 yield SourceSession(session_id=sid, form=self.form, path=str(path), messages=run)
@@ -52,11 +76,27 @@ class JsonlReader(TranscriptReader):
                 pass
             if run.next_first is not None:
                 pending.append(run.next_first)
+        if (runs == 1 or (runs == 0 and resume is not None)) and cursor.ok:
+            offset, line = cursor.at
+            self.resume = Resume(reader=RESUME_VERSION, offset=offset, line=line,
+                                 state={"sid": sid or (resume.session_id if resume else "")},
+                                 session_id=sid or (resume.session_id if resume else ""),
+                                 first_line=line, end_problems=[])
 
-    def _records(self, path: Path, problems: list[Problem]) -> Iterator[RawMessage]:
+    def _records(self, path: Path, problems: list[Problem], cursor: LineCursor,
+                 resume: Resume | None) -> Iterator[RawMessage]:
         spath = str(path)
-        for n, body, obj, reason in json_records(path, problems, is_message_record,
-                                                 "an opencode message record {info, parts}"):
+        start = (resume.offset, resume.line) if resume is not None else None
+        for n, body, had_nl in iter_lines(path, cursor, start):
+            obj, reason = parse_line(body, had_nl)
+            if obj is None:
+                problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
+                                        raw=safe_text(body)))
+                continue
+            if not is_message_record(obj):
+                problems.append(Problem(path=spath, line=n, raw=safe_text(body),
+                                        reason=f"not {_EXPECTED}"))
+                continue
             info = obj["info"]
             if not isinstance(info.get("id"), str) or not info.get("sessionID"):
                 problems.append(Problem(path=spath, line=n, raw=safe_text(body),
@@ -71,6 +111,8 @@ class JsonlReader(TranscriptReader):
             if reason:  # salvaged (invalid UTF-8 replaced)
                 problems.append(Problem(path=spath, line=n, record=info["id"], reason=reason))
                 body, verbatim = orjson.dumps(obj), False
+            if not had_nl and self.resume_mark is None:
+                self.resume_mark = info["id"]  # read again when the file grows
             yield RawMessage(info=info, parts=parts, raw=body, line=n, verbatim=verbatim)
 
 

@@ -22,7 +22,8 @@ CHILD = "ses_dc9fbd402ffeP8aYsH636IxT7s"
 EXPECTED_TABLES = {"_logkb_migrations", "sessions", "messages", "calls", "prose",
                    "other_events", "problems", "sources", "graph_nodes", "graph_edges",
                    "graph_builds", "graph_state", "graph_versions", "annotations",
-                   "kb_settings", "graph_pending", "secrets", "secret_scans"}
+                   "kb_settings", "graph_pending", "secrets", "secret_scans",
+                   "resume_points"}
 
 
 def dump(store: KbStore) -> dict[str, list[tuple[object, ...]]]:
