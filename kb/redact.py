@@ -179,8 +179,30 @@ class Redactor:
         ``cut_tail`` were cut by SQL at that end (see :meth:`text`)."""
         if not self.active:
             return rows
+        # most rows hold no secret: the values found anywhere in the rows are looked for
+        # once in all of them, then only those in each row; a row that holds none and
+        # nothing shortened for display is kept as it is (its cut fields masked at their
+        # end), the others are walked (the graph's rows: 20,000 walks were 13 % of it)
+        quick = not (self.scan_all or self._short)
+        present: list[str] = []
+        blobs: list[str] = []
+        if quick:
+            for row in rows:
+                strings: list[str] = []
+                _strings(row, strings)
+                blobs.append("\0".join(strings))
+            everything = "\x01".join(blobs)
+            present = [v for v, _ in self._values if v in everything]
         out = []
-        for row in rows:
+        for i, row in enumerate(rows):
+            if quick and not _cut(blobs[i]) and not any(v in blobs[i] for v in present):
+                if cut_head or cut_tail:
+                    change = {f: self.text(getattr(row, f), cut_head=True) for f in cut_head}
+                    change.update({f: self.text(getattr(row, f), cut_tail=True)
+                                   for f in cut_tail})
+                    row = row._replace(**change)
+                out.append(row)
+                continue
             d = {k: self._walk(v) for k, v in row._asdict().items()}
             for f in cut_head:
                 d[f] = self.text(d[f], cut_head=True)

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.memo import Memo, memo, text_key
 from logparse.structural import (
     PERSIST,
     correction_phrase,
@@ -173,7 +174,17 @@ def segment_words(command: str) -> list[list[str]]:
     return out
 
 
+_CHECK_KEYS: Memo[str] = memo("check key")
+
+
 def check_key(tool: str, command: str | None) -> str:
+    """:func:`_check_key`, memoised (the graph asks it of each call several times)."""
+    if not command:
+        return tool
+    return _CHECK_KEYS.get((tool, text_key(command)), lambda: _check_key(tool, command))
+
+
+def _check_key(tool: str, command: str) -> str:
     """What a call checks, normalised so that reruns with other flags or paths agree: the
     program, its sub-command and their first argument (``cd x && npm install a b`` →
     ``npm install a``); ``php rebuild.php`` → ``php rebuild.php``;

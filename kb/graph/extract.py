@@ -47,6 +47,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
+from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.structural import (
@@ -1486,40 +1487,57 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
-            paras = [p for p in text.split("\n") if p.strip()]
-            for j, para in enumerate(paras):
-                sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
-                if sentences[-1].endswith(":") and j + 1 < len(paras):
-                    # "I didn't use it because:" and the list that says why
-                    sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
-                for i, sentence in enumerate(sentences):
-                    if len(sentence) < 16 or _RESTATES.search(sentence):
-                        continue
-                    if len(sentence) < 60 and i + 1 < len(sentences) and \
-                            not _PLANS.match(sentences[i + 1]):
-                        # "The issue is likely the newline format. The content might use
-                        # CRLF …": a short verdict that the next sentence spells out
-                        sentence = f"{sentence} {sentences[i + 1]}"
-                    tier = 3 if _STRONG_ROOT.search(sentence) else \
-                        2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
-                        else 0
-                    if not tier:
-                        continue
-                    if _DOING.match(sentence) or _HEDGED.search(sentence):
-                        # "I'm regenerating the types instead of relying on the cache": the
-                        # next step, told with its reason; "maybe it runs old code": a
-                        # guess.  A sentence that explains wins; one that only argues is
-                        # no diagnosis then
-                        tier -= 1
-                        if not tier:
-                            continue
-                    about = min(len(tokens(sentence) & subject), 3)
-                    score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
-                                                if anchors else 0)
-                    rank -= 1
-                    if best is None or (score, rank) > best:
-                        best, chosen = (score, rank), short(sentence, 240)
+            for sentence, tier in _diagnoses(text):
+                about = min(len(tokens(sentence) & subject), 3)
+                score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
+                                            if anchors else 0)
+                rank -= 1
+                if best is None or (score, rank) > best:
+                    best, chosen = (score, rank), short(sentence, 240)
     return chosen
+
+
+_DIAGNOSES: Memo[tuple[tuple[str, int], ...]] = memo("diagnosis sentences")
+
+
+def _diagnoses(text: str) -> tuple[tuple[str, int], ...]:
+    """The sentences of a reply that may say why something failed, each with its tier
+    (3: names the root, 2: states one, 1: argues), in order; memoised (a reply is read
+    for every episode whose window holds it)."""
+    return _DIAGNOSES.get(text_key(text), lambda: _diagnosis_sentences(text))
+
+
+def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
+    out: list[tuple[str, int]] = []
+    paras = [p for p in text.split("\n") if p.strip()]
+    for j, para in enumerate(paras):
+        sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
+        if sentences[-1].endswith(":") and j + 1 < len(paras):
+            # "I didn't use it because:" and the list that says why
+            sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
+        for i, sentence in enumerate(sentences):
+            if len(sentence) < 16 or _RESTATES.search(sentence):
+                continue
+            if len(sentence) < 60 and i + 1 < len(sentences) and \
+                    not _PLANS.match(sentences[i + 1]):
+                # "The issue is likely the newline format. The content might use
+                # CRLF …": a short verdict that the next sentence spells out
+                sentence = f"{sentence} {sentences[i + 1]}"
+            tier = 3 if _STRONG_ROOT.search(sentence) else \
+                2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
+                else 0
+            if not tier:
+                continue
+            if _DOING.match(sentence) or _HEDGED.search(sentence):
+                # "I'm regenerating the types instead of relying on the cache": the
+                # next step, told with its reason; "maybe it runs old code": a
+                # guess.  A sentence that explains wins; one that only argues is
+                # no diagnosis then
+                tier -= 1
+                if not tier:
+                    continue
+            out.append((sentence, tier))
+    return tuple(out)
 
 
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "

@@ -311,13 +311,24 @@ def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], li
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
     annotations = store.redactor.hiding().value(annotations)  # notes become graph labels
     verdicts: list[Verdict] = []
-    if _has_table(store, "replay_steps"):
-        from kb.replay.run import latest_verdicts  # replay's own tables
+    replayed = _replayed(store, sids)
+    if replayed:
+        from kb.replay.run import latest_verdicts  # replay's own tables (and its imports)
 
-        for sid in sids:
+        for sid in [s for s in sids if s in replayed]:
             for ordinal, v in latest_verdicts(store, sid).items():
                 verdicts.append(Verdict(sid, ordinal, v.verdict, v.explanation))
     return annotations, verdicts
+
+
+def _replayed(store: KbStore, sids: list[str]) -> set[str]:
+    """The sessions among ``sids`` that some replay ran steps of."""
+    if not sids or not _has_table(store, "replay_steps"):
+        return set()
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    return {r[0] for r in store.conn.execute(
+        "SELECT DISTINCT session_id FROM replay_steps WHERE session_id IN "
+        "(SELECT sid FROM ids)").fetchall()}
 
 
 class _Unpickler(pickle.Unpickler):
@@ -645,12 +656,10 @@ def _many_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], l
         "WHERE session_id IN (SELECT sid FROM ids) ORDER BY id").fetchall()]
     annotations = store.redactor.hiding().value(annotations)
     verdicts: list[Verdict] = []
-    if _has_table(store, "replay_steps"):
-        from kb.replay.run import latest_verdicts
+    replayed = sorted(_replayed(store, sids))
+    if replayed:
+        from kb.replay.run import latest_verdicts  # only then: its imports cost ~0.3 s
 
-        replayed = [r[0] for r in store.conn.execute(
-            "SELECT DISTINCT session_id FROM replay_steps WHERE session_id IN "
-            "(SELECT sid FROM ids) ORDER BY 1").fetchall()]
         for sid in replayed:
             for ordinal, v in latest_verdicts(store, sid).items():
                 verdicts.append(Verdict(sid, ordinal, v.verdict, v.explanation))
