@@ -386,6 +386,31 @@ class Extraction:
     links: list[tuple[str, str, str | None]]
 
 
+_GUESSES: Memo[tuple[tuple[str, str], ...]] = memo("guesses")
+
+
+def _guesses(text: str) -> tuple[tuple[str, str], ...]:
+    """The sentences of a reply that guess at a cause (``hypothesis``), rule one out
+    (``dismissed``) or say the cause was found (``found``), each as told: memoised."""
+    return _GUESSES.get(text_key(text), lambda: _guess_sentences(text))
+
+
+def _guess_sentences(text: str) -> tuple[tuple[str, str], ...]:
+    out: list[tuple[str, str]] = []
+    bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", text)), len(text)]
+    for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        sentence = text[a:b].strip()
+        if _HYPOTHESIS.search(sentence):
+            out.append((short(sentence, 240), "hypothesis"))
+        elif dismissal_phrase(sentence) is not None:
+            out.append((short(sentence, 240), "dismissed"))
+        elif _FOUND.search(sentence):
+            # a short finding ("I see the issue!") is spelled out by what follows
+            more = text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
+            out.append((short(more if len(sentence) < 60 else sentence, 300), "found"))
+    return tuple(out)
+
+
 # ------------------------------------------------------------------- extractor
 _AT_THE_END = (":unfinished", ":request")
 """Ids of the questions that say the transcript ends (a request nobody answered, a turn
@@ -430,6 +455,13 @@ class Extractor:
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What is kept (pickled): the index :meth:`mentioned` builds is left out."""
+        state = self.__dict__.copy()
+        state.pop("_ix", None)
+        state.pop("_ix_n", None)
+        return state
+
     # -- approaches --------------------------------------------------------
     def _new(self, name: str, session_id: str, ordinal: int, source: str,
              kind: str = "approach") -> Approach:
@@ -466,7 +498,19 @@ class Extractor:
             self._df = Counter(t for x in self.approaches for t in x.tokens)
             self._df_n = len(self.approaches)
         df = self._df
-        for a in self.approaches:
+        if getattr(self, "_ix_n", -1) != len(self.approaches):
+            # token -> the approaches holding it (approaches are only ever appended, and
+            # their tokens never change): one sharing no token with the text is never
+            # named (it needs at least one token in common)
+            ix: dict[str, list[int]] = {}
+            for i, x in enumerate(self.approaches):
+                for t in x.tokens:
+                    ix.setdefault(t, []).append(i)
+            self._ix, self._ix_n = ix, len(self.approaches)
+        ix = self._ix
+        hit = sorted({i for t in toks for i in ix.get(t, ())})
+        for i in hit:
+            a = self.approaches[i]
             if a.kind == "goal" or not a.tokens:
                 continue
             common = a.tokens & toks
@@ -689,22 +733,8 @@ class Extractor:
     def _hypotheses(self, row: ProseRow) -> None:
         """The guesses at a cause a reply makes, and the cause it says it found, for the
         episode of guesses a finding refutes (:func:`kb.graph.episodes.guess_episodes`)."""
-        bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", row.text)),
-                  len(row.text)]
-        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            sentence = row.text[a:b].strip()
-            if _HYPOTHESIS.search(sentence):
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(sentence, 240), "hypothesis"))
-            elif dismissal_phrase(sentence) is not None:
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(sentence, 240), "dismissed"))
-            elif _FOUND.search(sentence):
-                # a short finding ("I see the issue!") is spelled out by what follows
-                more = row.text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(more if len(sentence) < 60 else sentence, 300),
-                                      "found"))
+        for text, kind in _guesses(row.text):
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", text, kind))
 
     def _admit(self, row: ProseRow) -> None:
         """A reply that opens by admitting the agent was wrong, for the episode of the

@@ -35,6 +35,7 @@ from kb.graph.extract import (
     Verdict,
 )
 from kb.store import KbNotFound, KbStore
+from logparse.memo import Memo, memo, text_key
 from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
@@ -147,6 +148,24 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(added), frozenset(removed)
 
 
+_SIGNALS: Memo[tuple[str, ...]] = memo("call signals")
+_EDITS: Memo[tuple[frozenset[str], frozenset[str]]] = memo("edit lines")
+
+
+def _call_signals(f: CallFacts) -> tuple[str, ...]:
+    """:func:`logparse.structural.call_signals`, memoised (runs repeat themselves)."""
+    key = (f.agent, f.tool, f.status, f.exit_code, text_key(f.error),
+           None if f.output is None else text_key(f.output), text_key(f.command), f.escalated)
+    return _SIGNALS.get(key, lambda: call_signals(f))
+
+
+def _edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`edit_lines`, memoised."""
+    if not raw:
+        return frozenset(), frozenset()
+    return _EDITS.get(text_key(raw), lambda: edit_lines(raw))
+
+
 _ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION_CUES)
 """The admission cues as one RE2 pattern (DuckDB's ``regexp_matches``)."""
 _DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
@@ -207,7 +226,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]))
-        signals = call_signals(facts)
+        signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
             else None
@@ -223,7 +242,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
-            failure=failure, edit=edit_lines(r[23])))
+            failure=failure, edit=_edit_lines(r[23])))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
