@@ -253,11 +253,12 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                            OR regexp_matches(left(text, 600), $${_ANNOUNCE_SQL}$$)) AS signal
                 FROM prose
                 JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after)
+            SELECT session_id, ordinal, seq, cls, body, prose_role FROM (
             SELECT session_id, ordinal, seq,
                    CASE WHEN kind = 'prompt' THEN 'prompt' WHEN signal THEN classification
-                        ELSE 'judge' END,
+                        ELSE 'judge' END AS cls,
                    CASE WHEN kind = 'prompt' THEN left(text, 4000) WHEN signal THEN text
-                        ELSE left(text, 600) END, prose_role
+                        ELSE left(text, 600) END AS body, prose_role, 0 AS branch
             FROM p
             WHERE signal OR (kind = 'prompt' AND source = 'text')
                -- the agent's own record of a turn the user stopped (Codex's is synthetic)
@@ -267,18 +268,20 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             UNION ALL
             -- guesses at a cause and the cause found, read again by their own rule
             SELECT session_id, ordinal, seq, 'hypothesis', left(text, {HYPOTHESIS_HEAD}),
-                   prose_role
+                   prose_role, 1
             FROM p
             WHERE kind = 'decision' AND regexp_matches(
                 left(text, {HYPOTHESIS_HEAD}), $$(?i){HYPOTHESIS}|{FOUND}|{_DISMISSAL_SQL}$$)
             UNION ALL
             -- a reply that opens by admitting it was wrong ("You're right", "Me equivoqué")
             SELECT session_id, ordinal, seq, 'admit', left(ltrim(text, {_BLANK}), 600),
-                   prose_role
+                   prose_role, 2
             FROM p
             WHERE kind = 'decision' AND source = 'text' AND regexp_matches(
-                left(ltrim(text, {_BLANK}), {ADMISSION_HEAD}), $${_ADMISSION_SQL}$$)
-            ORDER BY session_id, ordinal, seq""").fetchall()]
+                left(ltrim(text, {_BLANK}), {ADMISSION_HEAD}), $${_ADMISSION_SQL}$$))
+            -- one text read by two rules: in the rules' order (the sort is not stable:
+            -- the order of such ties changed from run to run, and the kept state with it)
+            ORDER BY session_id, ordinal, seq, branch""").fetchall()]
     messages = [MessageRow(*r) for r in store.conn.execute("""
             WITH m AS (SELECT m.* FROM messages m JOIN ids ON m.session_id = ids.sid
                        AND m.ordinal > ids.after),
