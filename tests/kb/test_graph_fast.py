@@ -110,7 +110,7 @@ def _compare(src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch, *, force: bo
     st = memo_mod.stats()
     for name in ("prose phrase", "check key", "call signals"):
         hits, miss = st[name]
-        assert miss == misses[name] and hits > miss, name
+        assert miss == misses[name] and hits >= miss > 0, name
     memo_mod.clear_all()
     return want
 
@@ -152,3 +152,33 @@ def test_fast_rebuild_persists_the_plain_graph_of_the_fixture_campaign(
         assert any(len(gs.scope_sessions(store, s)) > 1 for s in gs.scopes(store))
     want = _compare(blackwell_db_copy, tmp_path, monkeypatch, force=True)
     assert any(n[2] == "approach" and n[4] == "dead_end" for n in want["nodes"])
+
+
+def test_fast_rebuild_continues_kept_states_as_the_plain_one(
+        realworld: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions that grew after their graph was built: each scope's kept extractor state
+    continues from the rows after its marks, read for all scopes at once."""
+    home = tmp_path / "in"
+    home.mkdir()
+    full = {}
+    for f in sorted((realworld / "pool").glob("*.jsonl")):
+        try:
+            detect(f)
+        except Exception:  # noqa: BLE001 - not a transcript logkb reads
+            continue
+        lines = f.read_bytes().splitlines(keepends=True)
+        full[home / f.name] = b"".join(lines)
+        (home / f.name).write_bytes(b"".join(lines[: len(lines) * 2 // 3]))
+    assert len(full) >= 8
+    src = tmp_path / "src.duckdb"
+    with KbStore(src) as store:
+        ingest(store, [home], graph=True, index=False)
+        before = dict(store.conn.execute("SELECT scope, marks FROM graph_state").fetchall())
+    for path, data in full.items():  # the sessions go on
+        path.write_bytes(data)
+    with KbStore(src) as store:
+        rep = ingest(store, [home], graph=False, index=False)
+        assert len(rep.sessions) >= 8
+    want = _compare(src, tmp_path, monkeypatch, force=False)
+    grown = [s for s, m, _ in want["state"] if s in before and m != before[s]]
+    assert len(grown) >= 8
