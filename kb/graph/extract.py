@@ -1103,6 +1103,7 @@ class Extractor:
         if tool == "write_stdin" and _POLLED.match(cmd):
             tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls
         key = None
+        asks = None
         pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
         while self._answered_upto < len(self.questions) and \
                 self.questions[self._answered_upto].answered_at is not None:
@@ -1112,7 +1113,8 @@ class Extractor:
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
                     key = check_key(tool, cmd)
-                if question_of(cmd, row.host) == q.question or (
+                    asks = question_of(cmd, row.host)  # the same for every question
+                if asks == q.question or (
                         check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
                     q.answered_at = row.ordinal

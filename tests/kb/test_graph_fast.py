@@ -1,8 +1,8 @@
 """The fast graph rebuild (issue 28) persists the graph the plain way does.
 
 The plain way: one :func:`kb.graph.store.rebuild` per scope (its rows loaded by queries
-of its own), every text rule computed (``logparse.memo`` off) and every loaded row
-walked by the redactor.  The fast way: :func:`kb.graph.store.rebuild_all` (many scopes'
+of its own), every text rule computed (``logparse.memo`` off), every loaded row walked
+by the redactor and every approach compared with each text (no token index).  The fast way: :func:`kb.graph.store.rebuild_all` (many scopes'
 rows in one set of queries, persisted in one transaction), the text rules memoised,
 the redactor walking only the rows a secret or a display cut falls in; once with the
 memos filling and once answering every text from memory.  On the real sessions
@@ -13,6 +13,7 @@ tables must be the same row by row, the kept extractor state the same once unpic
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ import pytest
 
 import logparse.memo as memo_mod
 from kb.graph import store as gs
+from kb.graph.extract import Extractor
+from kb.graph.text import tokens
 from kb.ingest import ingest
 from kb.redact import Redactor
 from kb.store import KbStore
@@ -41,6 +44,29 @@ def _walk_every_row(red: Redactor, rows: list[Any], *, cut_head: tuple[str, ...]
         for f in cut_tail:
             d[f] = red.text(d[f], cut_tail=True)
         out.append(type(row)(**d))
+    return out
+
+
+def _mentioned_by_every_approach(self: Extractor, text: str, *, loose: bool = False
+                                 ) -> list[Any]:
+    """:meth:`Extractor.mentioned` as it was: every approach compared with the text."""
+    if not self.approaches:
+        return []
+    toks = tokens(text)
+    if loose:
+        toks = toks - self.common
+    df = Counter(t for x in self.approaches for t in x.tokens)
+    out = []
+    for a in self.approaches:
+        if a.kind == "goal" or not a.tokens:
+            continue
+        common = a.tokens & toks
+        need = min(len(a.tokens), 2)
+        distinctive = any(df[t] == 1 and len(t) >= 3 and not t[0].isdigit() for t in common)
+        if len(common) >= need and (len(common) / len(a.tokens) >= 0.5 or distinctive):
+            out.append(a)
+        elif loose and distinctive:
+            out.append(a)
     return out
 
 
@@ -72,9 +98,10 @@ def _tables(db: Path) -> dict[str, Any]:
 
 def _plain(src: Path, dst: Path, monkeypatch: pytest.MonkeyPatch, force: bool) -> None:
     shutil.copyfile(src, dst)
-    rows = Redactor.rows
+    rows, mentioned = Redactor.rows, Extractor.mentioned
     monkeypatch.setattr(memo_mod, "ENABLED", False)
     monkeypatch.setattr(Redactor, "rows", _walk_every_row)
+    monkeypatch.setattr(Extractor, "mentioned", _mentioned_by_every_approach)
     memo_mod.clear_all()
     with KbStore(dst) as store:
         for scope in gs.scopes(store):
@@ -82,6 +109,7 @@ def _plain(src: Path, dst: Path, monkeypatch: pytest.MonkeyPatch, force: bool) -
     assert not any(h or m for h, m in memo_mod.stats().values())  # nothing remembered
     monkeypatch.setattr(memo_mod, "ENABLED", True)
     monkeypatch.setattr(Redactor, "rows", rows)
+    monkeypatch.setattr(Extractor, "mentioned", mentioned)
 
 
 def _fast(src: Path, dst: Path, force: bool) -> list[str]:
