@@ -73,11 +73,29 @@ def scope_of(store: KbStore, session_id: str) -> str:
     return sid
 
 
+def scopes_of(store: KbStore, session_ids: Iterable[str]) -> dict[str, str]:
+    """:func:`scope_of` of many sessions, in one query: ``session -> its scope``."""
+    sids = list(dict.fromkeys(session_ids))
+    if not sids:
+        return {}
+    ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
+    # up to 64 steps up, as scope_of: a parent that is not stored is the scope
+    found = dict(store.conn.execute("""
+        WITH RECURSIVE up(sid, cur, depth) AS (
+            SELECT sid, sid, 0 FROM ids
+            UNION ALL
+            SELECT up.sid, s.parent_id, up.depth + 1 FROM up
+            JOIN sessions s ON s.session_id = up.cur
+            WHERE s.parent_id IS NOT NULL AND up.depth < 64)
+        SELECT sid, arg_max(cur, depth) FROM up GROUP BY sid""").fetchall())
+    return {s: found.get(s, s) for s in sids}
+
+
 def forget_sessions(store: KbStore, session_ids: Sequence[str]) -> None:
     """Forget the graph of these sessions' scopes, so that the next rebuild derives it
     again (subscribed to the store's ``secrets_forgotten``: a graph derived from text
     before its secrets were found holds them unredacted)."""
-    for scope in dict.fromkeys(scope_of(store, sid) for sid in session_ids):
+    for scope in dict.fromkeys(scopes_of(store, session_ids).values()):
         for table in ("graph_builds", "graph_state"):
             store.conn.execute(f"DELETE FROM {table} WHERE scope = ?", [scope])
 
@@ -548,8 +566,8 @@ def unbuilt(store: KbStore, wanted: Iterable[str]) -> list[str]:
     stale = set(outdated(store, wanted))
     owed: set[str] = set()
     if _has_table(store, "graph_pending"):
-        owed = {scope_of(store, r[0]) for r in store.conn.execute(
-            "SELECT session_id FROM graph_pending").fetchall()}
+        owed = set(scopes_of(store, [r[0] for r in store.conn.execute(
+            "SELECT session_id FROM graph_pending").fetchall()]).values())
     return [s for s in wanted if s in stale or s in owed]
 
 
@@ -561,7 +579,7 @@ def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool =
                   "graph_versions"):
         store.conn.execute(f"DELETE FROM {table} WHERE scope NOT IN "
                            "(SELECT session_id FROM sessions WHERE parent_id IS NULL)")
-    wanted = {scope_of(store, s) for s in only} if only is not None else set(scopes(store))
+    wanted = set(scopes_of(store, only).values()) if only is not None else set(scopes(store))
     done, left = rebuild_many(store, sorted(wanted), force=force)  # small scopes together
     done += [s for s in left if rebuild(store, s, force=force)]
     return sorted(done)

@@ -55,8 +55,11 @@ def _mentioned_by_every_approach(self: Extractor, text: str, *, loose: bool = Fa
     toks = tokens(text)
     if loose:
         toks = toks - self.common
-    df = Counter(t for x in self.approaches for t in x.tokens)
     out = []
+    if getattr(self, "_df_n", -1) != len(self.approaches):
+        self._df = Counter(t for x in self.approaches for t in x.tokens)
+        self._df_n = len(self.approaches)
+    df = self._df
     for a in self.approaches:
         if a.kind == "goal" or not a.tokens:
             continue
@@ -178,6 +181,9 @@ def test_fast_rebuild_persists_the_plain_graph_of_the_fixture_campaign(
         blackwell_db_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with KbStore(blackwell_db_copy, read_only=True) as store:
         assert any(len(gs.scope_sessions(store, s)) > 1 for s in gs.scopes(store))
+        sids = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions")
+                .fetchall()] + ["ses_not_stored"]
+        assert gs.scopes_of(store, sids) == {s: gs.scope_of(store, s) for s in sids}
     want = _compare(blackwell_db_copy, tmp_path, monkeypatch, force=True)
     assert any(n[2] == "approach" and n[4] == "dead_end" for n in want["nodes"])
 
