@@ -10,7 +10,7 @@ alone.  Queries read the persisted tables and never rebuild.
 # no `from __future__ import annotations`: the module defines a function named annotations
 import io
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -496,7 +496,10 @@ def graph_of(store: KbStore, scope: str, force: bool = False) -> nx.MultiDiGraph
 
 def scope_sizes(store: KbStore, scopes_: list[str]) -> dict[str, int]:
     """Messages per scope (its sessions and their subagents): what a derivation reads."""
-    return {s: fingerprint(store, scope_sessions(store, s))[1] for s in scopes_}
+    trees, left = _trees(store, scopes_)
+    counts = _many_fingerprints(store, trees)
+    return {s: counts[s][1] if s in counts else
+            fingerprint(store, scope_sessions(store, s))[1] for s in scopes_}
 
 
 # ------------------------------------------------------------ rules version
@@ -592,7 +595,8 @@ MANY_SCOPES = 500
 """Scopes read and persisted together by :func:`rebuild_many`."""
 
 
-def rebuild_many(store: KbStore, wanted: Sequence[str], force: bool = False
+def rebuild_many(store: KbStore, wanted: Sequence[str], force: bool = False,
+                 progress: Callable[[int], None] | None = None
                  ) -> tuple[list[str], list[str]]:
     """Rebuild many scopes at once: ``(rebuilt, left)``, ``left`` being what this cannot
     take (a session that is not a top-level scope), for :func:`rebuild`.
@@ -605,10 +609,35 @@ def rebuild_many(store: KbStore, wanted: Sequence[str], force: bool = False
     its marks; the others are derived from scratch; the rows of all of them are loaded
     with one set of queries filtered by session, and everything is persisted in one
     transaction.  After an ingest of 10,000 one-message files the first graph query
-    rebuilt each at ~70 ms of CPU one by one."""
+    rebuilt each at ~70 ms of CPU one by one.  ``progress`` is told the messages of each
+    chunk done."""
+    trees, left = _trees(store, wanted)
+    counts = _many_fingerprints(store, trees)
+    rebuilt: list[str] = []
+    chunk: list[str] = []
+    size = 0
+    for s in trees:
+        if chunk and (len(chunk) >= MANY_SCOPES or size + counts[s][1] > MANY_MESSAGES):
+            rebuilt += _rebuild_chunk(store, chunk, trees, counts, force)
+            if progress is not None:
+                progress(size)
+            chunk, size = [], 0
+        chunk.append(s)
+        size += counts[s][1]
+    if chunk:
+        rebuilt += _rebuild_chunk(store, chunk, trees, counts, force)
+        if progress is not None:
+            progress(size)
+    return rebuilt, left
+
+
+def _trees(store: KbStore, wanted: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """``(trees, left)``: the sessions of each top-level scope among ``wanted``, in the
+    order :func:`rebuild` reads them (a scope with subagents: a query of its own), and
+    the others."""
     wanted = list(dict.fromkeys(wanted))
     if not wanted:
-        return [], []
+        return {}, []
     ids = pa.table({"sid": pa.array(wanted, type=pa.string())})  # noqa: F841
     top = {r[0] for r in store.conn.execute(
         "SELECT session_id FROM sessions WHERE parent_id IS NULL "
@@ -616,23 +645,9 @@ def rebuild_many(store: KbStore, wanted: Sequence[str], force: bool = False
     parents = {r[0] for r in store.conn.execute(
         "SELECT DISTINCT parent_id FROM sessions WHERE parent_id IN (SELECT sid FROM ids)"
     ).fetchall()}
-    taken = [s for s in wanted if s in top]
-    left = [s for s in wanted if s not in top]
-    # a scope's sessions in the order rebuild() reads them (its subagents: one query each)
-    trees = {s: scope_sessions(store, s) if s in parents else [s] for s in taken}
-    counts = _many_fingerprints(store, trees)
-    rebuilt: list[str] = []
-    chunk: list[str] = []
-    size = 0
-    for s in taken:
-        if chunk and (len(chunk) >= MANY_SCOPES or size + counts[s][1] > MANY_MESSAGES):
-            rebuilt += _rebuild_chunk(store, chunk, trees, counts, force)
-            chunk, size = [], 0
-        chunk.append(s)
-        size += counts[s][1]
-    if chunk:
-        rebuilt += _rebuild_chunk(store, chunk, trees, counts, force)
-    return rebuilt, left
+    trees = {s: scope_sessions(store, s) if s in parents else [s]
+             for s in wanted if s in top}
+    return trees, [s for s in wanted if s not in top]
 
 
 def _pairs(trees: dict[str, list[str]]) -> pa.Table:
