@@ -767,9 +767,9 @@ def _rebuild_chunk(store: KbStore, scopes_: list[str], trees: dict[str, list[str
         states[s] = pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)
         marks[s] = orjson.dumps({x: now_marks[x] for x in sorted(trees[s])
                                  if x in now_marks}).decode()
-        copy = _load_state(states[s])  # finishing changes it: finish a copy (as rebuild)
-        assert copy is not None
-        extractors[s] = copy
+        # finishing changes it: what is kept was pickled above, so this one may finish
+        # (rebuild() finishes a copy loaded from the pickle: 0.8 s of a 100k session)
+        extractors[s] = ex
     spans = [sp for ex_ in extractors.values() for sp in ex_.explanation_spans()]
     said = explanations(store, spans)
     infos = session_infos(store, sids)
