@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -179,8 +181,42 @@ class Redactor:
         ``cut_tail`` were cut by SQL at that end (see :meth:`text`)."""
         if not self.active:
             return rows
+        # most rows hold no secret: the known values and the marks of a text shortened
+        # for display are looked for in all the rows' strings at once; a row none of them
+        # falls in is kept as it is (its cut fields masked at their end), the others are
+        # walked (the graph's rows: 20,000 walks were 13 % of its rebuild)
+        walk: set[int] | None = None
+        if not (self.scan_all or self._short):
+            blobs: list[str] = []
+            for row in rows:
+                strings: list[str] = []
+                for v in row:  # the flat fields at once, the others as _walk goes
+                    if type(v) is str:
+                        strings.append(v)
+                    elif v is not None and type(v) not in _FLAT:
+                        _strings(v, strings)
+                blobs.append("\0".join(strings))
+            everything = "\x01".join(blobs)
+            starts = list(accumulate((len(b) + 1 for b in blobs[:-1]), initial=0))
+            walk = set()
+            for needle in [*(v for v, _ in self._values), "...", "…"]:
+                at = everything.find(needle)
+                while at != -1:
+                    row_at = bisect_right(starts, at) - 1
+                    walk.add(row_at)
+                    # the next row's start: one hit is enough to walk a row
+                    at = everything.find(needle, starts[row_at + 1]) \
+                        if row_at + 1 < len(starts) else -1
         out = []
-        for row in rows:
+        for i, row in enumerate(rows):
+            if walk is not None and i not in walk:
+                if cut_head or cut_tail:
+                    change = {f: self.text(getattr(row, f), cut_head=True) for f in cut_head}
+                    change.update({f: self.text(getattr(row, f), cut_tail=True)
+                                   for f in cut_tail})
+                    row = row._replace(**change)
+                out.append(row)
+                continue
             d = {k: self._walk(v) for k, v in row._asdict().items()}
             for f in cut_head:
                 d[f] = self.text(d[f], cut_head=True)
@@ -234,6 +270,8 @@ class Redactor:
 def _strings(obj: Any, out: list[str]) -> None:
     if isinstance(obj, str):
         out.append(obj)
+    elif obj is None or type(obj) in _FLAT:
+        return
     elif isinstance(obj, dict):
         for v in obj.values():
             _strings(v, out)
@@ -246,6 +284,10 @@ def _strings(obj: Any, out: list[str]) -> None:
     elif hasattr(obj, "model_fields"):
         for name in type(obj).model_fields:
             _strings(getattr(obj, name), out)
+
+
+_FLAT = frozenset({int, float, bool, bytes, frozenset, set})
+"""Field types :meth:`Redactor._walk` returns as they are (no string inside is replaced)."""
 
 
 def _cut(s: str) -> bool:

@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable
 
 from logparse.kinds import ProseClass
+from logparse.memo import Memo, memo, text_key
 
 __all__ = [
     "classify_prose",
@@ -614,11 +615,21 @@ def _classify(text: str, *, gated: bool) -> ProseClass:
     return ProseClass.OBSERVATION
 
 
+_PHRASES: Memo[str | None] = memo("prose phrase")
+
+
 def prose_phrase(text: str, cls: ProseClass) -> str | None:
-    """The (valid, non-negated) phrase of ``text`` that signals ``cls``, else None."""
+    """The (valid, non-negated) phrase of ``text`` that signals ``cls``, else None
+    (memoised: the graph asks it of every signalling reply, up to three classes each)."""
     rules = _BY_CLASS.get(cls)
     if rules is None:
         return None
+    if not isinstance(text, str):
+        return _phrase(rules, text)
+    return _PHRASES.get((cls.value, text_key(text)), lambda: _phrase(rules, text))
+
+
+def _phrase(rules: _Rules, text: str) -> str | None:
     t = _prepare(text)
     m = rules.find(t, _present(t))
     return m.group().strip() if m else None

@@ -81,11 +81,11 @@ def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
 
     from kb.graph import store as gs
 
-    # many small one-session scopes (an ingest of many small files) in one pass each
-    done, scopes = gs.rebuild_many(store, scopes, force=force)
+    # top-level scopes in chunks (rows loaded together); the rest one by one
     sizes = gs.scope_sizes(store, scopes)
     total = sum(sizes.values())
     if total < LONG_DERIVATION:
+        done, scopes = gs.rebuild_many(store, scopes, force=force)
         for s in scopes:
             if gs.rebuild(store, s, force=force):
                 done.append(s)
@@ -93,6 +93,8 @@ def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
     with Progress(TextColumn("deriving knowledge graphs"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("messages"), console=real(err), transient=True) as bar:
         task = bar.add_task("derive", total=total)
+        done, scopes = gs.rebuild_many(store, scopes, force=force,
+                                       progress=lambda n: bar.advance(task, n))
         for s in scopes:
             if gs.rebuild(store, s, force=force):
                 done.append(s)

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
+from logparse.memo import Memo, memo, text_key
 from logparse.redirects import dropped_names, is_question, undone
 from logparse.structural import (
     PERSIST,
@@ -177,7 +178,17 @@ def segment_words(command: str) -> list[list[str]]:
     return out
 
 
+_CHECK_KEYS: Memo[str] = memo("check key")
+
+
 def check_key(tool: str, command: str | None) -> str:
+    """:func:`_check_key`, memoised (the graph asks it of each call several times)."""
+    if not command:
+        return tool
+    return _CHECK_KEYS.get((tool, text_key(command)), lambda: _check_key(tool, command))
+
+
+def _check_key(tool: str, command: str) -> str:
     """What a call checks, normalised so that reruns with other flags or paths agree: the
     program, its sub-command and their first argument (``cd x && npm install a b`` →
     ``npm install a``); ``php rebuild.php`` → ``php rebuild.php``;
@@ -1501,15 +1512,22 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     out: list[Found] = []
     for sid, us in users.items():
         mine = changes.get(sid, [])
+        ords = [c.ordinal for c in mine]
+        # in transcript order (as the pass feeds them): the windows are slices
+        ordered = all(a <= b for a, b in zip(ords, ords[1:]))
         for i in range(1, len(us)):
             u = us[i]
             if u.signal or u.error:
                 continue  # a reported failure: the refutation rules read it
             start = us[max(0, i - REWORK_TURNS)].ordinal
             end = us[i + 1].ordinal if i + 1 < len(us) else 1 << 31
-            before = [c for c in mine if start < c.ordinal < u.ordinal]
-            after = [c for c in mine
-                     if u.ordinal < c.ordinal < min(end, u.ordinal + REWORK_WINDOW + 1)]
+            stop = min(end, u.ordinal + REWORK_WINDOW + 1)
+            if ordered:
+                before = mine[bisect_right(ords, start):bisect_left(ords, u.ordinal)]
+                after = mine[bisect_right(ords, u.ordinal):bisect_left(ords, stop)]
+            else:
+                before = [c for c in mine if start < c.ordinal < u.ordinal]
+                after = [c for c in mine if u.ordinal < c.ordinal < stop]
             if not before or not after:
                 continue
             redone: list[Step] = []
@@ -1582,9 +1600,18 @@ def _env_override(segment: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_PROBE_KEYS: Memo[tuple[tuple[str, frozenset[str]], ...]] = memo("probe keys")
+
+
 def _probe_keys(command: str) -> dict[str, frozenset[str]]:
     """The programs a probe runs, each with the variables it sets for it
-    (``node -v && A=0 pnpm -v | head`` → ``{node: {}, pnpm: {A}, head: {}}``)."""
+    (``node -v && A=0 pnpm -v | head`` → ``{node: {}, pnpm: {A}, head: {}}``); memoised
+    (the episode rules read every probe of a scope again after each update)."""
+    return dict(_PROBE_KEYS.get(text_key(command),
+                                lambda: tuple(_probe_programs(command).items())))
+
+
+def _probe_programs(command: str) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for seg in _SPLIT.split(_PREFIX.sub("", command.strip())):
         key = check_key("bash", seg.strip())

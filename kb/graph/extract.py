@@ -48,6 +48,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
+from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
@@ -391,6 +392,31 @@ class Extraction:
     links: list[tuple[str, str, str | None]]
 
 
+_GUESSES: Memo[tuple[tuple[str, str], ...]] = memo("guesses")
+
+
+def _guesses(text: str) -> tuple[tuple[str, str], ...]:
+    """The sentences of a reply that guess at a cause (``hypothesis``), rule one out
+    (``dismissed``) or say the cause was found (``found``), each as told: memoised."""
+    return _GUESSES.get(text_key(text), lambda: _guess_sentences(text))
+
+
+def _guess_sentences(text: str) -> tuple[tuple[str, str], ...]:
+    out: list[tuple[str, str]] = []
+    bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", text)), len(text)]
+    for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        sentence = text[a:b].strip()
+        if _HYPOTHESIS.search(sentence):
+            out.append((short(sentence, 240), "hypothesis"))
+        elif dismissal_phrase(sentence) is not None:
+            out.append((short(sentence, 240), "dismissed"))
+        elif _FOUND.search(sentence):
+            # a short finding ("I see the issue!") is spelled out by what follows
+            more = text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
+            out.append((short(more if len(sentence) < 60 else sentence, 300), "found"))
+    return tuple(out)
+
+
 # ------------------------------------------------------------------- extractor
 _AT_THE_END = (":unfinished", ":request")
 """Ids of the questions that say the transcript ends (a request nobody answered, a turn
@@ -435,6 +461,13 @@ class Extractor:
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What is kept (pickled): the index :meth:`mentioned` builds is left out."""
+        state = self.__dict__.copy()
+        state.pop("_ix", None)
+        state.pop("_ix_n", None)
+        return state
+
     # -- approaches --------------------------------------------------------
     def _new(self, name: str, session_id: str, ordinal: int, source: str,
              kind: str = "approach") -> Approach:
@@ -471,7 +504,19 @@ class Extractor:
             self._df = Counter(t for x in self.approaches for t in x.tokens)
             self._df_n = len(self.approaches)
         df = self._df
-        for a in self.approaches:
+        if getattr(self, "_ix_n", -1) != len(self.approaches):
+            # token -> the approaches holding it (approaches are only ever appended, and
+            # their tokens never change): one sharing no token with the text is never
+            # named (it needs at least one token in common)
+            ix: dict[str, list[int]] = {}
+            for i, x in enumerate(self.approaches):
+                for t in x.tokens:
+                    ix.setdefault(t, []).append(i)
+            self._ix, self._ix_n = ix, len(self.approaches)
+        ix = self._ix
+        hit = sorted({i for t in toks for i in ix.get(t, ())})
+        for i in hit:
+            a = self.approaches[i]
             if a.kind == "goal" or not a.tokens:
                 continue
             common = a.tokens & toks
@@ -699,22 +744,8 @@ class Extractor:
     def _hypotheses(self, row: ProseRow) -> None:
         """The guesses at a cause a reply makes, and the cause it says it found, for the
         episode of guesses a finding refutes (:func:`kb.graph.episodes.guess_episodes`)."""
-        bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", row.text)),
-                  len(row.text)]
-        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            sentence = row.text[a:b].strip()
-            if _HYPOTHESIS.search(sentence):
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(sentence, 240), "hypothesis"))
-            elif dismissal_phrase(sentence) is not None:
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(sentence, 240), "dismissed"))
-            elif _FOUND.search(sentence):
-                # a short finding ("I see the issue!") is spelled out by what follows
-                more = row.text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
-                self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                      short(more if len(sentence) < 60 else sentence, 300),
-                                      "found"))
+        for text, kind in _guesses(row.text):
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", text, kind))
 
     def _admit(self, row: ProseRow) -> None:
         """A reply that opens by admitting the agent was wrong, for the episode of the
@@ -1091,6 +1122,7 @@ class Extractor:
         if tool == "write_stdin" and _POLLED.match(cmd):
             tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls
         key = None
+        asks = None
         pending = [q for q in self.questions[self._answered_upto:] if q.answered_at is None]
         while self._answered_upto < len(self.questions) and \
                 self.questions[self._answered_upto].answered_at is not None:
@@ -1100,7 +1132,8 @@ class Extractor:
                     and q.ordinal < row.ordinal and q.host == row.host and q.command:
                 if key is None:
                     key = check_key(tool, cmd)
-                if question_of(cmd, row.host) == q.question or (
+                    asks = question_of(cmd, row.host)  # the same for every question
+                if asks == q.question or (
                         check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
                     q.answered_at = row.ordinal
@@ -1513,40 +1546,57 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
-            paras = [p for p in text.split("\n") if p.strip()]
-            for j, para in enumerate(paras):
-                sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
-                if sentences[-1].endswith(":") and j + 1 < len(paras):
-                    # "I didn't use it because:" and the list that says why
-                    sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
-                for i, sentence in enumerate(sentences):
-                    if len(sentence) < 16 or _RESTATES.search(sentence):
-                        continue
-                    if len(sentence) < 60 and i + 1 < len(sentences) and \
-                            not _PLANS.match(sentences[i + 1]):
-                        # "The issue is likely the newline format. The content might use
-                        # CRLF …": a short verdict that the next sentence spells out
-                        sentence = f"{sentence} {sentences[i + 1]}"
-                    tier = 3 if _STRONG_ROOT.search(sentence) else \
-                        2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
-                        else 0
-                    if not tier:
-                        continue
-                    if _DOING.match(sentence) or _HEDGED.search(sentence):
-                        # "I'm regenerating the types instead of relying on the cache": the
-                        # next step, told with its reason; "maybe it runs old code": a
-                        # guess.  A sentence that explains wins; one that only argues is
-                        # no diagnosis then
-                        tier -= 1
-                        if not tier:
-                            continue
-                    about = min(len(tokens(sentence) & subject), 3)
-                    score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
-                                                if anchors else 0)
-                    rank -= 1
-                    if best is None or (score, rank) > best:
-                        best, chosen = (score, rank), short(sentence, 240)
+            for sentence, tier in _diagnoses(text):
+                about = min(len(tokens(sentence) & subject), 3)
+                score = tier * 2 + about - (0.5 * min(abs(o - a) for a in anchors)
+                                            if anchors else 0)
+                rank -= 1
+                if best is None or (score, rank) > best:
+                    best, chosen = (score, rank), short(sentence, 240)
     return chosen
+
+
+_DIAGNOSES: Memo[tuple[tuple[str, int], ...]] = memo("diagnosis sentences")
+
+
+def _diagnoses(text: str) -> tuple[tuple[str, int], ...]:
+    """The sentences of a reply that may say why something failed, each with its tier
+    (3: names the root, 2: states one, 1: argues), in order; memoised (a reply is read
+    for every episode whose window holds it)."""
+    return _DIAGNOSES.get(text_key(text), lambda: _diagnosis_sentences(text))
+
+
+def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
+    out: list[tuple[str, int]] = []
+    paras = [p for p in text.split("\n") if p.strip()]
+    for j, para in enumerate(paras):
+        sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
+        if sentences[-1].endswith(":") and j + 1 < len(paras):
+            # "I didn't use it because:" and the list that says why
+            sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
+        for i, sentence in enumerate(sentences):
+            if len(sentence) < 16 or _RESTATES.search(sentence):
+                continue
+            if len(sentence) < 60 and i + 1 < len(sentences) and \
+                    not _PLANS.match(sentences[i + 1]):
+                # "The issue is likely the newline format. The content might use
+                # CRLF …": a short verdict that the next sentence spells out
+                sentence = f"{sentence} {sentences[i + 1]}"
+            tier = 3 if _STRONG_ROOT.search(sentence) else \
+                2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
+                else 0
+            if not tier:
+                continue
+            if _DOING.match(sentence) or _HEDGED.search(sentence):
+                # "I'm regenerating the types instead of relying on the cache": the
+                # next step, told with its reason; "maybe it runs old code": a
+                # guess.  A sentence that explains wins; one that only argues is
+                # no diagnosis then
+                tier -= 1
+                if not tier:
+                    continue
+            out.append((sentence, tier))
+    return tuple(out)
 
 
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "
