@@ -896,6 +896,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         lacked = sum(1 for m in st.known if m not in st.seen)
         if deriver.out_of_order or (lacked and deriver.derived):
             store.renumber(sid)  # the union, in the agent's own time order
+            store.forget_resume_points(sid, str(src.path), 0)
         store.realign(sid)
         info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
                              problems)
@@ -934,6 +935,8 @@ def _write(store: KbStore, st: _Session, batch: ArrowBatch, problems: list[Probl
         store.begin()
         st.open_tx = True
     # final: inside the transaction that writes the session row
+    if replace:  # in the transaction that replaces them
+        store.forget_resume_points(sid, str(st.src.path), min(known[m][1] for m in replace))
     lost = store.write_batch(sid, batch, replace)
     scan_batch(store, sid, batch)  # the secrets the batch holds
     if not final:

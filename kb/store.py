@@ -507,6 +507,14 @@ class KbStore:
             f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
             f"(?, {', '.join('?' for _ in cols)})", [path, *(point[c] for c in cols)])
 
+    def forget_resume_points(self, session_id: str, path: str, ordinal: int) -> None:
+        """Forget the resume points other inputs keep for ``session_id`` that trust the
+        stored messages up to an ordinal at or after ``ordinal``: an ingest of ``path``
+        replaced (or renumbered) messages there, and a resumed reading of the other input
+        would leave them as this one wrote them, not as a whole reading of it would."""
+        self.conn.execute("DELETE FROM resume_points WHERE session_id = ? AND path <> ? "
+                          "AND ordinal >= ?", [session_id, path, ordinal])
+
     def message_at(self, session_id: str, ordinal: int) -> str | None:
         row = self.conn.execute("SELECT message_id FROM messages WHERE session_id = ? AND "
                                 "ordinal = ?", [session_id, ordinal]).fetchone()
