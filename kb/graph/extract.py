@@ -26,7 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
-from kb.graph.rootcause import LATER, later_root
+from kb.graph.rootcause import LATER, later_root, unnarrated
 from kb.graph.switched import escalated_episodes, switched_episodes
 from kb.graph.text import (
     RETEST,
@@ -1301,11 +1301,16 @@ class Extractor:
                           for o, role, note in f.evidence]
         a.ended = f.ended
         a.active = False
-        found = a.cause = _cause(f.cause_text, f.signature)
+        # never a narration heading ("I see the issue!"): what it announces, else the
+        # agent's diagnosis, else the error
+        said = unnarrated(f.cause_text) if f.cause_text else ""
+        if f.cause_text and not said:
+            said = unnarrated(f.why or "") or f.signature or f.cause_text
+        found = a.cause = _cause(said, f.signature)
         if f.stated and found.kind in ("stated", "error"):
             # a root the agent found later names the cause; the node stays the symptom's
             a.cause = Cause(key=found.key, label=short(f.stated, 200), kind=found.kind)
-        a.cause_text = f.why or f.cause_text
+        a.cause_text = f.why or said
         a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
         a.status = "blocked" if found.kind == "missing" else "dead_end"
         a.notes.append(f"read from an episode: {f.how}")

@@ -158,3 +158,60 @@ def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, 
                 if best is None or key > best[0]:
                     best = (key, Later(o, short(sentence, 240), found[0], found[1]))
     return best[1] if best else None
+
+
+@dataclass(frozen=True)
+class Narration:
+    """A lead-in of a reply that announces a finding without stating it."""
+
+    name: str
+    pattern: str
+    """Matched at the start of the text (after what an earlier row took away)."""
+    example: str
+    source: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, re.I)
+
+
+NARRATION: tuple[Narration, ...] = (
+    Narration(
+        "finding-heading",
+        r"(?:(?:ah|aha|ok|okay|now|so|great|perfect)[,!.]?\s+)?(?:I (?:can )?see|I found|found"
+        r"|I'?ve found|I understand|I get it|got it)(?: (?:it|the|what'?s|what is|now))?"
+        r"(?: (?:real |actual |root )?(?:issue|problem|bug|culprit|cause|error))?(?: now)?"
+        r"(?: here)?\s*[.!:—–-]+\s*",
+        "I see the issue! Look at lines 123-126: ```css",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    Narration(
+        "look-at", r"(?:let'?s )?(?:look|looking) at (?:lines? [\d\s,-]+|the [^:.]{1,60}):\s*",
+        "Look at lines 123-126: ```css",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    Narration(
+        "in-x-we-have", r"in [^\s,:]{1,80},? (?:we have|there is|there's|I see)\s*:\s*",
+        "In modal.php, we have:1. `$this->set_value($html_modal);` - this sets the value "
+        "directly on the modal div2.",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+)
+"""Lead-ins that announce a finding ("I see the issue!", "Look at lines 123-126:"): a
+cause is never one of them (see :func:`unnarrated`)."""
+
+_NOT_A_STATEMENT = re.compile(r"^(?:```|\d+[.)]\s|[-*•]\s|`[^`]*`\s*$)")
+"""What is left after a lead-in when it only points at code: a fence, a list, a name."""
+
+
+def unnarrated(text: str) -> str:
+    """A cause text without the lead-ins of :data:`NARRATION`; empty when nothing but a
+    lead-in (or the code or list it points at) is left."""
+    t = " ".join(text.split())
+    changed = True
+    while changed:
+        changed = False
+        for row in NARRATION:
+            m = row.regex.match(t)
+            if m and m.end() > 0:
+                t, changed = t[m.end():], True
+    if t == " ".join(text.split()):
+        return text
+    return "" if len(t) < 16 or _NOT_A_STATEMENT.match(t) else t

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kb.graph.extract import _cause
-from kb.graph.rootcause import ROOT_STATEMENTS, later_root, root_tier
+from kb.graph.rootcause import NARRATION, ROOT_STATEMENTS, later_root, root_tier, unnarrated
 from kb.graph.text import tokens
 
 
@@ -60,3 +60,21 @@ def test_an_episode_that_explains_its_error_labels_the_cause_with_it() -> None:
     assert _cause(text, sig).label == text
     # a cause text that is the error itself stays the error
     assert _cause(sig, sig).label == sig
+
+
+@pytest.mark.parametrize("row", NARRATION, ids=lambda r: r.name)
+def test_every_narration_row_reads_its_real_example(row) -> None:  # type: ignore[no-untyped-def]
+    assert row.example and row.source, f"{row.name}: a row needs a real example"
+    assert row.regex.match(row.example), row.name
+
+
+def test_a_cause_is_never_a_narration_heading() -> None:
+    # k1 (opencode, shared) #419, #484, #579: findings that open with a heading
+    assert unnarrated("I see the issue.") == ""
+    assert unnarrated("I see the issue! Look at lines 123-126: ```css") == ""
+    assert unnarrated(NARRATION[2].example) == ""  # a pointer at code, no statement
+    assert unnarrated("I see the issue - if you don't call set_header(), the body is never "
+                      "appended to the card!").startswith("if you don't call set_header()")
+    # a text without a lead-in is kept as it is
+    assert unnarrated("PHP Fatal error: Class \"alert\" not found") == \
+        "PHP Fatal error: Class \"alert\" not found"
