@@ -94,9 +94,9 @@ ROOT_STATEMENTS: tuple[RootRule, ...] = (
 )
 """Sentences that state a root cause, strongest first within a language."""
 
-_HEDGED = re.compile(r"^(?:maybe|perhaps|possibly|quizás|talvez)\b|\b(?:might|could|may) be\b"
-                     r"|\b(?:likely|probably|possibly|I suspect|I think)\b|\bas if\b"
-                     r"|\?\s*$", re.I)
+_HEDGED = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I think|I guess"
+                     r"|quizás|quizas|tal vez|talvez|provavelmente|probablemente)\b"
+                     r"|\b(?:might|could|may) be\b|\bas if\b|\?\s*$", re.I)
 """A guess ("the most likely causes are …"): not a root the agent found."""
 _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s",
                     re.I)

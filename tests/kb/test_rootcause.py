@@ -78,3 +78,9 @@ def test_a_cause_is_never_a_narration_heading() -> None:
     # a text without a lead-in is kept as it is
     assert unnarrated("PHP Fatal error: Class \"alert\" not found") == \
         "PHP Fatal error: Class \"alert\" not found"
+
+
+def test_a_hedged_root_is_a_guess_wherever_the_hedge_stands() -> None:
+    # uicomponents-wordpress (opencode, shared) #142, after the user's report at #132
+    assert root_tier("Actually, you know what - maybe the issue is about the Dia Text inline "
+                     "block inside the paragraph containing the text cycle.") is None
