@@ -95,6 +95,7 @@ ROOT_STATEMENTS: tuple[RootRule, ...] = (
 """Sentences that state a root cause, strongest first within a language."""
 
 _HEDGED = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I think|I guess"
+                     r"|seems?|appears? to|parece|parecer"
                      r"|quizás|quizas|tal vez|talvez|provavelmente|probablemente)\b"
                      r"|\b(?:might|could|may) be\b|\bas if\b|\?\s*$", re.I)
 """A guess ("the most likely causes are …"): not a root the agent found."""

@@ -84,3 +84,5 @@ def test_a_hedged_root_is_a_guess_wherever_the_hedge_stands() -> None:
     # uicomponents-wordpress (opencode, shared) #142, after the user's report at #132
     assert root_tier("Actually, you know what - maybe the issue is about the Dia Text inline "
                      "block inside the paragraph containing the text cycle.") is None
+    # will-it-rain (Claude Code, shared) #46: an impression of the symptom, not its root
+    assert root_tier("Vitest seems to have no output at all.") is None
