@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from logparse.errorline import specific_line
+
 SIGNALS = (
     "exit_code",             # a non-zero exit code
     "tool_error",            # the tool refused or failed the call (Claude ``<tool_use_error>``)
@@ -294,24 +296,12 @@ def user_reason(error: str) -> str | None:
     return reason[:400] or None
 
 
-_LEAD = re.compile(
-    r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
-    r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
-    r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I)
-_NOISE = re.compile(r"^\s*(?:warning|note|hint|help|at |\^|Caused by:?\s*$)", re.I)
-
-
 def failure_line(output: str) -> str | None:
-    """The concrete line a failed run failed with: the first line that says error, fatal,
-    failed or cannot (warnings, notes and stack frames skipped), else the last non-empty
-    line; ``None`` for an empty output."""
-    lines = [ln.strip() for ln in output[:6000].splitlines() if ln.strip()]
-    if not lines:
-        return None
-    for ln in lines:
-        if _LEAD.search(ln) and not _NOISE.match(ln):
-            return ln[:300]
-    return lines[-1][:300]
+    """The concrete line a failed run failed with: its most specific error line (an
+    exception with its message over a line that says error, over a bare "exit status 1";
+    advice, warnings and stack frames never: :func:`logparse.errorline.specific_line`),
+    else the last non-empty line; ``None`` for an empty output."""
+    return specific_line(output)
 
 
 # ----------------------------------------------------------------- the user corrects

@@ -129,6 +129,10 @@ class Found:
     """An earlier episode of the same symptom: this one shares its cause."""
     said_at: int | None = None
     """``reworked``: the user message that sent the work back."""
+    stated: str | None = None
+    """The root cause the agent stated later, once it looked again (see
+    :mod:`kb.graph.rootcause`): it labels the cause; ``cause_text`` stays the first
+    error, as evidence."""
 
     def ordinals(self) -> set[int]:
         return {o for o, _, _ in self.evidence}

@@ -26,6 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
+from kb.graph.rootcause import LATER, later_root, unnarrated
 from kb.graph.switched import escalated_episodes, switched_episodes
 from kb.graph.text import (
     RETEST,
@@ -61,7 +62,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 19
+EXTRACTOR_VERSION = 20
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -71,7 +72,9 @@ guesses acted on and dismissed, turns the user stopped end the work they concern
 18 (xcodex): a way replaced by another command on the same object, and a sandboxed run
 escalated that did not simply work (:mod:`kb.graph.switched`).
 19 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
-sub-agent sent back, with no failing command (:mod:`logparse.redirects`)."""
+sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
+20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
+an episode's cause (:mod:`kb.graph.rootcause`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1158,7 +1161,7 @@ class Extractor:
         spans = [(a.session_id, a.ended - self.EXPLAIN, a.ended + self.EXPLAIN)
                  for a in self.approaches if a.ended is not None]
         for f in self.found():
-            spans.append((f.session_id, f.first, f.ended + self.DIAGNOSIS))
+            spans.append((f.session_id, f.first, f.ended + max(self.DIAGNOSIS, LATER)))
         spans += [(sid, o + 1, o + 1) for sid, o, _ in self.attachments]
         return spans
 
@@ -1269,6 +1272,13 @@ class Extractor:
         ended = [a for a in self.approaches
                  if a.status in ("dead_end", "blocked", "superseded")]
         made: dict[int, Approach] = {}
+        users: dict[str, list[int]] = {}
+        for x in self.said:
+            if x.role in ("user", "record"):
+                users.setdefault(x.session_id, []).append(x.ordinal)
+        steps: dict[str, list[int]] = {}
+        for st in self.steps:
+            steps.setdefault(st.session_id, []).append(st.ordinal)
         for f in self.found():
             mine = f.ordinals()
             if any(a.session_id == f.session_id
@@ -1299,10 +1309,20 @@ class Extractor:
                 window = range(f.ended + 1, f.ended + 1 + self.DIAGNOSIS)
             subject = (tokens(f.name) | tokens(f.signature or "") | frozenset().union(
                 *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
+            tiers: list[int] = []
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
-                                   f.ordinals() | {f.ended})
+                                   f.ordinals() | {f.ended}, tiers)
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
+                tiers.clear()
+            later = later_root(explanations, f.session_id, f.ended, subject,
+                               users.get(f.session_id, ()), steps.get(f.session_id, ()))
+            if later is not None and later.tier > (tiers[0] if tiers else 0) \
+                    and later.text != diagnosis:
+                # the root the agent stated once it looked again wins over what it said
+                # at the failure; the first error stays in the cause's evidence
+                f.stated = later.text
+                diagnosis = later.text
             if diagnosis:
                 f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
                     and f.why not in diagnosis else diagnosis
@@ -1335,8 +1355,16 @@ class Extractor:
                           for o, role, note in f.evidence]
         a.ended = f.ended
         a.active = False
-        found = a.cause = _cause(f.cause_text, f.signature)
-        a.cause_text = f.why or f.cause_text
+        # never a narration heading ("I see the issue!"): what it announces, else the
+        # agent's diagnosis, else the error
+        said = unnarrated(f.cause_text) if f.cause_text else ""
+        if f.cause_text and not said:
+            said = unnarrated(f.why or "") or f.signature or f.cause_text
+        found = a.cause = _cause(said, f.signature)
+        if f.stated and found.kind in ("stated", "error"):
+            # a root the agent found later names the cause; the node stays the symptom's
+            a.cause = Cause(key=found.key, label=short(f.stated, 200), kind=found.kind)
+        a.cause_text = f.why or said
         a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
         a.status = "blocked" if found.kind == "missing" else "dead_end"
         a.notes.append(f"read from an episode: {f.how}")
@@ -1532,17 +1560,19 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int], subject: frozenset[str] = frozenset(),
-               anchor: Iterable[int] = ()) -> str | None:
+               anchor: Iterable[int] = (), tier_out: list[int] | None = None) -> str | None:
     """The agent's sentence in some messages that says why something failed.
 
     A sentence that says it names the root ("the issue is that …", "because …") ranks
     above one that states one ("it has no …", "instead of …"), which ranks above one that
     only argues; among those, one about the episode's ``subject`` (its check, error and
     files) and one close to an ``anchor`` (the episode's runs and its end) win; else the
-    first."""
+    first.  ``tier_out`` receives the chosen sentence's tier (3 names the root, 2
+    states one, 1 argues)."""
     anchors = sorted(anchor)
     best: tuple[float, int] | None = None
     chosen = None
+    chosen_tier = 0
     rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
@@ -1553,6 +1583,9 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 rank -= 1
                 if best is None or (score, rank) > best:
                     best, chosen = (score, rank), short(sentence, 240)
+                    chosen_tier = tier
+    if tier_out is not None and chosen is not None:
+        tier_out.append(chosen_tier)
     return chosen
 
 
@@ -1619,6 +1652,10 @@ def _cause(text: str, signature: str | None) -> Cause:
     found = cause_of(text, signature)
     if found.kind not in ("stated", "error"):
         return found
+    if signature and len(text) > len(signature) and short(signature, 60)[:-1] in text:
+        # the episode says what explains the error it quotes ("the sandbox has no
+        # network access (TypeError: fetch failed)"): that is the cause, not the error
+        return Cause(key=found.key, label=text, kind=found.kind)
     label = text if signature is None else \
         "Timed out: the command ran into its timeout" if signature == "Timed out" else \
         found.label if found.kind == "error" else signature

@@ -1,0 +1,218 @@
+"""A root cause the agent states later: after it looked again, in the same turn.
+
+An episode's cause is first what ended it: the concrete error of the failing run, the
+API error, the user's correction.  Often the agent only finds the root afterwards:
+the user says the vault "still fails at simulation", the agent queries the accounts
+and then writes "the configured mint is the problem: … owned by the legacy SPL Token
+program".  That statement is the cause; the first error stays as evidence.
+
+Structure first: the statement must come after the episode ended, before the user
+speaks again (the same turn of work), after the agent ran at least one step since the
+end (it looked before it said), and it must name something the episode is about
+(its check, error, files).  Phrases last: :data:`ROOT_STATEMENTS` says which
+sentences state a root, one row per phrase family and language, each with a real
+example (``tests/kb/test_rootcause.py`` walks them).
+
+Pure: no IO (see :mod:`kb.graph.extract`, which calls :func:`later_root`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from kb.graph.text import short, tokens
+
+
+@dataclass(frozen=True)
+class RootRule:
+    """One family of sentences that state a root cause."""
+
+    name: str
+    lang: str
+    tier: int
+    """3: it says it names the root ("the issue was …", "… is the problem");
+    2: it states one ("… requires …", "… has no …")."""
+    pattern: str
+    example: str
+    """A real sentence of an agent that the pattern matches."""
+    source: str
+    """Where the example comes from (transcript and message)."""
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, re.I)
+
+
+ROOT_STATEMENTS: tuple[RootRule, ...] = (
+    RootRule(
+        "x-is-the-problem", "en", 3,
+        r"\b(?:is|was|are|were) (?:the|our) (?:real |actual |root |underlying )?"
+        r"(?:problem|issue|culprit|cause|blocker)\b",
+        "The program is deployed, but the configured mint is the problem: `Gh9Zw...KGtKJr` "
+        "is owned by the legacy SPL Token program (`Tokenkeg...`), while the Civitas "
+        "program’s `initialize_vault` instruction requires a Token-2022 mint (`TokenzQd...`).",
+        "labelled/soulpass__codex-session.jsonl, ordinal 302 (line 608)"),
+    RootRule(
+        "the-problem-is", "en", 3,
+        r"\bthe (?:real |actual |root |underlying )?(?:issue|problem|cause|culprit|bug|reason)"
+        r"(?: with [^;:\n]{1,80}?)? (?:is|was)\b(?! (?:likely|probably|possibly|that we|how|now|fixed|solved|resolved"
+        r"|gone)\b)",
+        "The issue with `$content.Length` being 356 was that `studio wp` outputs the content "
+        "to stderr when `$()` captures it, and the `2>&1` redirect was including the "
+        "spinner/status in the variable too.",
+        "labelled/uicomponents__session-wordpress.json (an assistant reply)"),
+    RootRule(
+        "root-cause", "en", 3, r"\broot[- ]cause\b|\bturns out\b",
+        "The root cause is that once `link_value_obj` is established, any attribute "
+        "modifications get routed to the linked object instead of the wrapper.",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    RootRule(
+        "thats-why", "en", 3, r"\bthat(?:'|’)?s why\b|\bthis is why\b",
+        "That's why the close button still appears - it's a child element that remains "
+        "alongside the value content.",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    RootRule(
+        "because", "en", 2, r"\b(?:because|caused by|due to)\b",
+        "I didn't use it because: I didn't know you were using the opencode CLI",
+        "labelled/uicomponents__session-export.json (an assistant reply)"),
+    RootRule(
+        "requires", "en", 2,
+        r"\b(?:requires?|expects?|only accepts?|needs? to be|must be)\b"
+        r"|\b(?:has|have) no\b|\b(?:doesn'?t|does not|isn'?t|is not) (?:exist|supported|defined"
+        r"|registered|installed|available)\b",
+        "The program is deployed, but the configured mint is the problem: `Gh9Zw...KGtKJr` "
+        "is owned by the legacy SPL Token program (`Tokenkeg...`), while the Civitas "
+        "program’s `initialize_vault` instruction requires a Token-2022 mint (`TokenzQd...`).",
+        "labelled/soulpass__codex-session.jsonl, ordinal 302 (line 608)"),
+    RootRule(
+        "porque", "pt", 2, r"\b(?:porque|pois|devido a)\b",
+        "nunca passa pelo merge, porque não tem contraparte macro no core banking.",
+        "labelled/pfm-categorization__opencode-session.json (a design note the agent wrote)"),
+)
+"""Sentences that state a root cause, strongest first within a language."""
+
+_HEDGED = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I think|I guess"
+                     r"|seems?|appears? to|parece|parecer"
+                     r"|quizás|quizas|tal vez|talvez|provavelmente|probablemente)\b"
+                     r"|\b(?:might|could|may) be\b|\bas if\b|\?\s*$", re.I)
+"""A guess ("the most likely causes are …"): not a root the agent found."""
+_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s",
+                    re.I)
+"""A sentence that tells what the agent does next."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+LATER = 10
+"""Messages after an episode's end in which a later statement of its root is looked for."""
+
+
+@dataclass(frozen=True)
+class Later:
+    """A root cause stated after an episode ended."""
+
+    ordinal: int
+    text: str
+    tier: int
+    rule: str
+
+
+def root_tier(sentence: str) -> tuple[int, str] | None:
+    """The tier and rule of the strongest row of :data:`ROOT_STATEMENTS` a sentence
+    matches, unless it guesses or plans."""
+    if _HEDGED.search(sentence) or _DOING.match(sentence):
+        return None
+    best: tuple[int, str] | None = None
+    for rule in ROOT_STATEMENTS:
+        if rule.regex.search(sentence) and (best is None or rule.tier > best[0]):
+            best = (rule.tier, rule.name)
+    return best
+
+
+def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, ended: int,
+               subject: frozenset[str], user_ordinals: Iterable[int],
+               step_ordinals: Iterable[int], window: int = LATER) -> Later | None:
+    """The agent's statement of the root cause of an episode that ended at ``ended``:
+    in the messages after it up to the next user message (at most ``window``), after at
+    least one step the agent ran since the end, naming something of ``subject``.  The
+    strongest statement wins, then the one naming most of the subject, then the first."""
+    users = sorted(o for o in user_ordinals if o > ended)
+    stop = min([ended + window, *(o - 1 for o in users)])
+    steps = sorted(o for o in step_ordinals if ended < o <= stop)
+    if not steps:
+        return None
+    best: tuple[tuple[int, int, int], Later] | None = None
+    for o in range(steps[0] + 1, stop + 1):
+        for text in explanations.get((session_id, o), []):
+            for sentence in _SENTENCE.split(text):
+                sentence = sentence.strip(" -*•#>")
+                if len(sentence) < 24:
+                    continue
+                found = root_tier(sentence)
+                if found is None:
+                    continue
+                about = len(tokens(sentence) & subject)
+                if not about:
+                    continue
+                key = (found[0], min(about, 3), -o)
+                if best is None or key > best[0]:
+                    best = (key, Later(o, short(sentence, 240), found[0], found[1]))
+    return best[1] if best else None
+
+
+@dataclass(frozen=True)
+class Narration:
+    """A lead-in of a reply that announces a finding without stating it."""
+
+    name: str
+    pattern: str
+    """Matched at the start of the text (after what an earlier row took away)."""
+    example: str
+    source: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, re.I)
+
+
+NARRATION: tuple[Narration, ...] = (
+    Narration(
+        "finding-heading",
+        r"(?:(?:ah|aha|ok|okay|now|so|great|perfect)[,!.]?\s+)?(?:I (?:can )?see|I found|found"
+        r"|I'?ve found|I understand|I get it|got it)(?: (?:it|the|what'?s|what is|now))?"
+        r"(?: (?:real |actual |root )?(?:issue|problem|bug|culprit|cause|error))?(?: now)?"
+        r"(?: here)?\s*[.!:—–-]+\s*",
+        "I see the issue! Look at lines 123-126: ```css",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    Narration(
+        "look-at", r"(?:let'?s )?(?:look|looking) at (?:lines? [\d\s,-]+|the [^:.]{1,60}):\s*",
+        "Look at lines 123-126: ```css",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    Narration(
+        "in-x-we-have", r"in [^\s,:]{1,80},? (?:we have|there is|there's|I see)\s*:\s*",
+        "In modal.php, we have:1. `$this->set_value($html_modal);` - this sets the value "
+        "directly on the modal div2.",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+)
+"""Lead-ins that announce a finding ("I see the issue!", "Look at lines 123-126:"): a
+cause is never one of them (see :func:`unnarrated`)."""
+
+_NOT_A_STATEMENT = re.compile(r"^(?:```|\d+[.)]\s|[-*•]\s|`[^`]*`\s*$)")
+"""What is left after a lead-in when it only points at code: a fence, a list, a name."""
+
+
+def unnarrated(text: str) -> str:
+    """A cause text without the lead-ins of :data:`NARRATION`; empty when nothing but a
+    lead-in (or the code or list it points at) is left."""
+    t = " ".join(text.split())
+    changed = True
+    while changed:
+        changed = False
+        for row in NARRATION:
+            m = row.regex.match(t)
+            if m and m.end() > 0:
+                t, changed = t[m.end():], True
+    if t == " ".join(text.split()):
+        return text
+    return "" if len(t) < 16 or _NOT_A_STATEMENT.match(t) else t

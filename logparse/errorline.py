@@ -1,0 +1,105 @@
+"""The most specific error line of a failed run's output.
+
+A failed run's cause is the concrete line it failed with, and not every line that looks
+like an error says why: ``Error: Command failed`` and ``exit status 1`` only say that it
+failed, ``Check the spelling of the name …`` is advice, stack frames say where.  Each row
+of :data:`ERROR_LINES` gives a kind of line a rank (an exception type with its message
+above a line that says "error", above a bare "failed"; advice and frames never), with
+a real example; ``tests/logparse/test_errorline.py`` walks them.  Pure: no IO.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+@dataclass(frozen=True)
+class LineRule:
+    """One kind of output line and how much it says about why a run failed."""
+
+    name: str
+    rank: int
+    """3: an error with its type and message; 2: a line that says error, fatal, cannot;
+    1: a line that only says it failed; 0: never the cause (advice, frames, progress)."""
+    pattern: re.Pattern[str]
+    example: str
+    """A real line (trimmed) of a failed run's output."""
+    source: str
+
+
+ERROR_LINES: tuple[LineRule, ...] = (
+    # never the cause: what to do next, where it happened, what was going on
+    LineRule("advice", 0, re.compile(
+        r"^(?:Check the spelling of the name|See ['\"`]?[\w.-]+ (?:help|--help)|Run with --"
+        r"|For more information|Try ['\"`]?[\w.-]+ --help|A complete log of this run"
+        r"|(?:npm )?(?:ERR!|error) A complete log|Did you mean\b|hint:|help:|note:)", re.I),
+        "Check the spelling of the name, or if a path was included, verify that the path "
+        "is correct and try again.",
+        "labelled/uicomponents__session-wordpress.json #32 (PowerShell, webfetch)"),
+    LineRule("frame", 0, re.compile(
+        r"^(?:at\s|File \"|\^|Traceback \(most recent call last\)|Caused by:?\s*$|\.\.\.\s*\d+ more"
+        r"|#\d+\s|warning\b|\[\d+/\d+\]|\d+%\s)", re.I),
+        "    at Connection.getAccountInfo (/Users/rythme/developer/blockchain/Civitas-Sol/"
+        "frontend/node_modules/@solana/web3.js/lib/index.cjs.js:6378:13)",
+        "labelled/soulpass__codex-session.jsonl #299"),
+    # only that it failed
+    LineRule("bare-failure", 1, re.compile(
+        r"exit status \d+\s*$|^(?:Error: )?Command failed\b|Process (?:completed|exited) with "
+        r"exit code \d+|^(?:npm )?(?:ERR!|error) code \S+$|^(?:make|gmake|ninja)(?:\[\d+\])?: "
+        r"\*\*\* .*Error \d+$", re.I),
+        "failed to run git: exit status 128",
+        "labelled/k1.lib-bootstrap__session-export.json (gh repo create)"),
+    # the error, with its type and message
+    LineRule("typed-error", 3, re.compile(
+        r"(?:^|[\s:(])(?:[A-Za-z_][\w.\\]*)?(?:Error|Exception|Fault)(?:\[\w+\])?:\s+\S"
+        r"|^error(?:\[E\d+\])?(?: TS\d+)?:\s+\S|^error TS\d+:|^fatal:\s+\S|^E\s+\w+(?:Error|Exception)"
+        r"|^(?:PHP )?(?:Fatal|Parse) error:\s+\S"),
+        "Error: failed to get info about account CQW3TnN4X6iG2potguVv2hCKfk4f9tf8PMG7dTV6e24y: "
+        "TypeError: fetch failed",
+        "labelled/soulpass__codex-session.jsonl #299"),
+    LineRule("not-recognized", 3, re.compile(
+        r"\bis not recognized as (?:the |a )?name of a cmdlet|\bis not recognized as an "
+        r"internal or external command|\bcommand not found\b|\bNo such file or directory\b",
+        re.I),
+        "webfetch: The term 'webfetch' is not recognized as a name of a cmdlet, function, "
+        "script file, or executable program.",
+        "labelled/uicomponents__session-wordpress.json #32 (PowerShell, webfetch)"),
+    # a line that says error, fatal or cannot
+    LineRule("says-error", 2, re.compile(
+        r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
+        r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
+        r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I),
+        "Failed to type check.",
+        "pool/Xeus__gemini-session.jsonl (a type check run)"),
+)
+"""Kinds of output lines, the rank of each (first matching row wins)."""
+
+
+def rank(line: str) -> tuple[int, str | None]:
+    """The rank of one output line and the row that gave it (``None``: no row)."""
+    line = line.strip()
+    for row in ERROR_LINES:
+        if row.pattern.search(line):
+            return row.rank, row.name
+    return -1, None
+
+
+def specific_line(output: str) -> str | None:
+    """The most specific error line of a failed run's output: the first of the highest
+    rank of :data:`ERROR_LINES`; else the last line that is no advice or frame; ``None``
+    for an empty output.  ANSI colours are dropped."""
+    lines = [ln.strip() for ln in _ANSI.sub("", output[:6000]).splitlines() if ln.strip()]
+    if not lines:
+        return None
+    best: tuple[int, str] | None = None
+    for ln in lines:
+        r, _ = rank(ln)
+        if r > 0 and (best is None or r > best[0]):
+            best = (r, ln)
+    if best is not None:
+        return best[1][:300]
+    plain = [ln for ln in lines if rank(ln)[0] != 0]
+    return (plain or lines)[-1][:300]
