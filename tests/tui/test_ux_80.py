@@ -1,0 +1,46 @@
+"""What a new user sees at 80×24 (the ux pass over real sessions): the figures that
+matter are not the part that is cut, and every mark on screen is explained."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.cells import cell_len
+
+from tui.app import make_app
+from tui.screens import TimelineScreen
+
+from .conftest import SESSION, screen_text, settle
+
+
+async def test_timeline_title_bar_keeps_tokens_and_cost_at_80(tui_db: Path) -> None:
+    """The title bar used to put the whole title first: at 80 columns the tokens and
+    the cost (the figures) were cut off the end."""
+    app = make_app(tui_db, session_id=SESSION, at=5214)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        bar = screen_text(pilot).splitlines()[1]
+        assert cell_len(bar) <= 80
+        assert "tokens" in bar and "msgs" in bar, bar
+        assert bar.rstrip().endswith(("$" + bar.rsplit("$", 1)[-1].strip(), "unknown")), bar
+        assert "We have" in bar and "…" in bar  # the title is cut, not dropped
+
+
+async def test_session_list_explains_a_dead_end_count_not_made_yet(rw_db: Path,
+                                                                    tmp_path: Path) -> None:
+    """A session whose graph was never built showed "·" in the dead column, unexplained
+    (and the status line was cut at 80 columns, explaining a "*" not on screen)."""
+    from tests.cli_kb import invoke, markup_session
+
+    src = markup_session(tmp_path / "markup.jsonl")
+    assert invoke("ingest", "--db", str(rw_db), str(src)).exit_code == 0
+    app = make_app(rw_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(pilot).splitlines()
+        row = next(ln for ln in lines if "[bold]hi" in ln)
+        assert " – " in row and " · " not in row, row
+        status = lines[-2]
+        assert "not counted" in status and "…" not in status, status
+        assert all(cell_len(ln) <= 80 for ln in lines)
