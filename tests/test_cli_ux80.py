@@ -1,0 +1,63 @@
+"""What a new user sees at 80 columns from the CLI (the ux pass over real sessions):
+diagnostics fit too, and wrapped transcript text keeps its indent and gutter."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from .cli_kb import invoke
+
+LONG_TITLE = ("i dont wanna use this page http://localhost:3000/employer/employees in "
+              "Civitas anymore, move everything to the new dashboard please")
+LONG_LINE = "description: " + " ".join(f"word{i}" for i in range(60))
+
+
+def _session(dst: Path, seed: int, title: str, start_ms: int) -> Path:
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(seed), directory="/home/dev/ux", project_id="ab" * 20)
+    s = SessionBuilder(ctx, title=title, start_ms=start_ms)
+    s.user("read the skill file " + " ".join(f"please{i}" for i in range(30)))
+    s.step("Reading it. " + " ".join(f"because{i}" for i in range(30)),
+           [bash("sed -n '1,220p' /Users/dev/.agents/skills/frontend-design-guidelines/"
+                 "SKILL.md", f"---\n{LONG_LINE}\n---\n")])
+    s.step("Done.")
+    return write_jsonl(s.tree(), dst)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("ux80")
+    kb = d / "kb.duckdb"
+    a = _session(d / "a.jsonl", 1, LONG_TITLE, 1_790_000_000_000)
+    b = _session(d / "b.jsonl", 2, LONG_TITLE + " and again", 1_790_100_000_000)
+    r = invoke("ingest", "--db", str(kb), str(a), str(b))
+    assert r.exit_code == 0, r.stderr
+    return kb
+
+
+def test_which_session_note_fits_80(db: Path) -> None:
+    r = invoke("show", "2", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    assert "latest ingested" in r.stderr and "of 2 sessions" in r.stderr
+    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+
+
+def test_show_wraps_output_inside_its_gutter(db: Path) -> None:
+    r = invoke("show", "2", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in lines)
+    first = next(i for i, ln in enumerate(lines) if "description: word0" in ln)
+    last = next(i for i, ln in enumerate(lines) if "word59" in ln)
+    assert last > first  # it wrapped
+    assert all(ln.startswith("  │ ") for ln in lines[first:last + 1]), lines[first:last + 1]
+    # the command and the prose wrap under their indent, never at column 0
+    body = [ln for ln in lines[1:] if ln.strip()]
+    assert all(ln.startswith("  ") for ln in body if not ln.startswith(
+        ("command", "result", "decision", "prompt"))), body
