@@ -311,9 +311,9 @@ def resolve(store: KbStore, session_id: str | None) -> str:
 
 
 def _short(text: str, n: int) -> str:
-    from kb.safe_text import visible
-
     from rich.cells import cell_len, set_cell_size
+
+    from kb.safe_text import visible
 
     text = visible(" ".join(text.split()))
     return text if cell_len(text) <= n else set_cell_size(text, n - 1).rstrip() + "…"
