@@ -61,3 +61,15 @@ def test_show_wraps_output_inside_its_gutter(db: Path) -> None:
     body = [ln for ln in lines[1:] if ln.strip()]
     assert all(ln.startswith("  ") for ln in body if not ln.startswith(
         ("command", "result", "decision", "prompt"))), body
+
+
+def test_session_detail_wraps_a_long_title_under_its_field(db: Path) -> None:
+    import json
+
+    sid = json.loads(invoke("sessions", "--json", "--db", str(db)).stdout.splitlines()[0])
+    r = invoke("sessions", sid["id"], "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 and ln == ln.rstrip() for ln in lines), lines
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("title:"))
+    assert lines[i + 1].startswith(" " * 11) and "please6" in lines[i + 1]

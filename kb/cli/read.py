@@ -25,6 +25,7 @@ from kb.cli.tools import (
     note,
     open_store,
     out,
+    real,
     paged,
     plural,
     resolve,
@@ -129,9 +130,14 @@ def _session_detail(info: dict[str, Any]) -> None:
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
             ("resume", info["resume"])]
-    for k, v in rows:
+    from rich.text import Text
+
+    for k, v in rows:  # a long value wraps under itself, not at column 0
         if v:
-            say(f"{k + ':':<10} {v}")
+            parts = Text(v).wrap(real(out), max(20, out.width - 11))
+            for i, part in enumerate(parts):
+                part.rstrip()
+                say(Text(f"{k + ':':<10} " if i == 0 else " " * 11) + part)
 
 
 def _session_json(r: dict[str, Any], current: str | None = None,
