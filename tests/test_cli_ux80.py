@@ -73,3 +73,16 @@ def test_session_detail_wraps_a_long_title_under_its_field(db: Path) -> None:
     assert all(cell_len(ln) <= 80 and ln == ln.rstrip() for ln in lines), lines
     i = next(i for i, ln in enumerate(lines) if ln.startswith("title:"))
     assert lines[i + 1].startswith(" " * 11) and "please6" in lines[i + 1]
+
+
+def test_the_no_price_note_wraps_at_80(tmp_path: Path) -> None:
+    """usage's note naming unpriced models and the prices file ran to 173 columns."""
+    from .unpriced import UNPRICED_MODEL, unpriced_scout
+
+    kb = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(kb), str(unpriced_scout(tmp_path))).exit_code == 0
+    r = invoke("usage", "--db", str(kb), env={"COLUMNS": "80",
+                                              "XDG_CONFIG_HOME": str(tmp_path / ("a" * 40))})
+    assert r.exit_code == 0, r.stderr
+    assert UNPRICED_MODEL in r.stderr and "prices.json" in r.stderr
+    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr

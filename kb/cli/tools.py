@@ -146,12 +146,13 @@ def say(text: str | Text, *, style: str | None = None) -> None:
               soft_wrap=True)
 
 
-def note(text: str | Text, *, style: str | None = None) -> None:
-    """A diagnostic on stderr, printed literally."""
+def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> None:
+    """A diagnostic on stderr, printed literally; ``wrap``: prose that wraps at the
+    terminal's width (else one line, for ``grep``)."""
     from rich.text import Text
 
     err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
-              soft_wrap=True)
+              soft_wrap=not wrap)
 
 
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
