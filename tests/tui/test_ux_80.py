@@ -44,3 +44,22 @@ async def test_session_list_explains_a_dead_end_count_not_made_yet(rw_db: Path,
         status = lines[-2]
         assert "not counted" in status and "…" not in status, status
         assert all(cell_len(ln) <= 80 for ln in lines)
+
+
+async def test_graph_screen_chart_title_and_status_fit_80(tui_db: Path) -> None:
+    """At 80 columns plotext dropped the chart's title (too wide for the plot: no label,
+    no unit, no best value on screen), the axis read "4035.0" for message ordinals, and
+    the status line was cut ("295 throughput")."""
+    from tui.screens import GraphScreen
+
+    app = make_app(tui_db, session_id=SESSION, at=5216)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, GraphScreen)
+        text = screen_text(pilot)
+        assert "(tok/s) · best 89.5 at 5224" in text, text
+        assert ".0 " not in text.split("(tok/s)")[1]
+        status = text.splitlines()[-2]
+        assert status.rstrip().endswith("295 points"), status
