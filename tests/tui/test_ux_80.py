@@ -63,3 +63,12 @@ async def test_graph_screen_chart_title_and_status_fit_80(tui_db: Path) -> None:
         assert ".0 " not in text.split("(tok/s)")[1]
         status = text.splitlines()[-2]
         assert status.rstrip().endswith("295 points"), status
+
+
+def test_timeline_help_explains_every_mark_a_row_can_show() -> None:
+    """◆ (a measurement) and the marks of superseded approaches and of annotations
+    (↷ ✎ ↺ ◇) showed in the timeline with no word about them in its help."""
+    from tui.format import MARK
+
+    for glyph in ["◆", *(g for g, _ in MARK.values())]:
+        assert glyph in TimelineScreen.HELP, glyph

@@ -66,9 +66,10 @@ class TimelineScreen(Screen[None]):
 
     HELP = ("One row per step: a prompt, a piece of prose, a tool call (command and result "
             "on one line) or another event.  Red rows failed, dark red rows are where an "
-            "approach ended as a dead end, blue figures are measurements, yellow rows are "
+            "approach ended as a dead end, blue ◆ figures are measurements, yellow rows are "
             "pivots.  The mark after the ordinal comes from the knowledge graph: ✘ dead "
-            "end, ⊘ blocked, ✔ confirmed, ? left untested, ⤳ pivot.  `:` jumps to a "
+            "end, ⊘ blocked, ↷ superseded, ✔ confirmed, ? left untested, ⤳ pivot; your "
+            "annotations: ✎ note, ↺ revisit, ◇ hypothesis.  `:` jumps to a "
             "message, `/` searches as you type (prefixes kind: cat: host: status: class: "
             "filter), `v` starts a range for `r` (replay).")
     BINDINGS = [
