@@ -3,6 +3,7 @@ matter are not the part that is cut, and every mark on screen is explained."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -72,3 +73,31 @@ def test_timeline_help_explains_every_mark_a_row_can_show() -> None:
 
     for glyph in ["◆", *(g for g, _ in MARK.values())]:
         assert glyph in TimelineScreen.HELP, glyph
+
+
+async def test_the_apps_own_graph_build_is_not_announced_as_new_data(
+        rw_db: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Opening a session whose graph was never built wrote the file; the follower then
+    took the app's own write for another process's and toasted "new data" (and read
+    every screen again) right after "knowledge graph rebuilt from new data"."""
+    from tests.cli_kb import invoke, markup_session
+    from tui.app import LogkbApp
+
+    src = markup_session(tmp_path / "markup.jsonl")
+    assert invoke("ingest", "--db", str(rw_db), str(src)).exit_code == 0
+    rows = [json.loads(x) for x in invoke("sessions", "--json", "--db",
+                                          str(rw_db)).stdout.splitlines()]
+    sid = next(r["id"] for r in rows if "[bold]" in r["title"])
+    monkeypatch.setattr(LogkbApp, "FOLLOW_SECONDS", 0.3)
+    said: list[str] = []  # every toast (they expire from the app's list)
+    toast = LogkbApp.notify
+    monkeypatch.setattr(LogkbApp, "notify", lambda self, message, **kw: (
+        said.append(message), toast(self, message, **kw))[1])
+    app = make_app(rw_db, session_id=sid, idle=1.0)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, quiet=0.4)
+        for _ in range(30):  # follower ticks, and the idle release (its checkpoint)
+            await pilot.pause(0.1)
+        await settle(pilot)
+        assert "knowledge graph rebuilt from new data" in said, said
+        assert "new data" not in said, said
