@@ -86,3 +86,21 @@ def test_the_no_price_note_wraps_at_80(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.stderr
     assert UNPRICED_MODEL in r.stderr and "prices.json" in r.stderr
     assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+
+
+def test_ingest_at_80_keeps_the_title_with_a_short_id(tmp_path: Path) -> None:
+    """At 80 columns the 36-character id of a real session left the agent and title cut
+    to nothing (`…  36 new  [claude-c…`); below 120 columns the line names it by its
+    short id (the one `logkb sessions` shows), wider by its full id."""
+    src = _session(tmp_path / "a.jsonl", 3, LONG_TITLE, 1_790_000_000_000)
+    narrow = invoke("ingest", "--db", str(tmp_path / "kb.duckdb"), str(src),
+                    env={"COLUMNS": "80"})
+    assert narrow.exit_code == 0, narrow.stderr
+    (line,) = narrow.stdout.splitlines()
+    assert cell_len(line) <= 80 and "[jsonl] read the skill file please0" in line, line
+    short = line.split()[0]
+    listed = invoke("sessions", "--db", str(tmp_path / "kb.duckdb"), env={"COLUMNS": "80"})
+    assert any(ln.startswith(short + " ") for ln in listed.stdout.splitlines())
+    wide = invoke("ingest", "--force", "--db", str(tmp_path / "kb.duckdb"), str(src),
+                  env={"COLUMNS": "160"})
+    assert wide.stdout.split()[0].startswith(short) and len(wide.stdout.split()[0]) > 20
