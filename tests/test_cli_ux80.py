@@ -104,3 +104,17 @@ def test_ingest_at_80_keeps_the_title_with_a_short_id(tmp_path: Path) -> None:
     wide = invoke("ingest", "--force", "--db", str(tmp_path / "kb.duckdb"), str(src),
                   env={"COLUMNS": "160"})
     assert wide.stdout.split()[0].startswith(short) and len(wide.stdout.split()[0]) > 20
+
+
+def test_use_answers_in_one_line_that_fits(db: Path, tmp_path: Path) -> None:
+    """`logkb use` printed a real session's full id and title on one 92-column line."""
+    import shutil
+
+    kb = tmp_path / "kb.duckdb"
+    shutil.copyfile(db, kb)
+    first = invoke("sessions", "--json", "--db", str(kb)).stdout.splitlines()[0]
+    for args in (("use", first.split('"id":"')[1][:12]), ("use",)):
+        r = invoke(*args, "--db", str(kb), env={"COLUMNS": "80"})
+        assert r.exit_code == 0, r.stderr
+        (line,) = r.stdout.splitlines()
+        assert cell_len(line) <= 80 and line.endswith("…"), line

@@ -190,7 +190,9 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
             note("no current session (commands use the latest ingested; set one with "
                  "`logkb use ID`)")
         else:
-            say(f"{sid}  {title or ''}".rstrip())
+            from kb.render import clip
+
+            say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
         return
     with open_store(db, read_only=False) as store:
         sid = None if clear else store.resolve_session(ref)
@@ -203,7 +205,10 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
     else:
         from rich.text import Text
 
-        say(Text.assemble("now using ", (sid, "bold"), f"  {title or ''}".rstrip()))
+        from kb.render import clip
+
+        say(clip(Text.assemble("now using ", (sid, "bold"),
+                               f"  {' '.join((title or '').split())}".rstrip()), out.width))
 
 
 # ---------------------------------------------------------------------- resume
