@@ -101,3 +101,28 @@ async def test_the_apps_own_graph_build_is_not_announced_as_new_data(
         await settle(pilot)
         assert "knowledge graph rebuilt from new data" in said, said
         assert "new data" not in said, said
+
+
+async def test_an_annotation_is_not_announced_as_new_data(
+        rw_db: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Marking a step (``c``: confirmed) wrote the file; the follower then toasted
+    "new data" after "message … marked confirmed" and read every screen again."""
+    from tui.app import LogkbApp
+
+    monkeypatch.setattr(LogkbApp, "FOLLOW_SECONDS", 0.3)
+    said: list[str] = []
+    toast = LogkbApp.notify
+    monkeypatch.setattr(LogkbApp, "notify", lambda self, message, **kw: (
+        said.append(message), toast(self, message, **kw))[1])
+    app = make_app(rw_db, session_id=SESSION, at=5216, idle=1.0)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, quiet=0.4)
+        for _ in range(30):  # whatever the start wrote has been seen
+            await pilot.pause(0.1)
+        await pilot.press("c")
+        await settle(pilot)
+        for _ in range(30):
+            await pilot.pause(0.1)
+        await settle(pilot)
+        mark = next(i for i, m in enumerate(said) if "marked confirmed" in m)
+        assert "new data" not in said[mark:], said

@@ -722,6 +722,7 @@ class TimelineScreen(Screen[None]):
         with self.app.lease.write() as store:  # type: ignore[attr-defined]
             gs.annotate(store, self.session_id, ordinal, kind, value)
             gs.rebuild(store, gs.scope_of(store, self.session_id))
+        self.app._own_write()  # type: ignore[attr-defined]  # not news from elsewhere
         self.post_message(AnnotationSaved(self.session_id, ordinal, kind))
 
     @work(thread=True, exclusive=True, group="annotate", exit_on_error=False)
@@ -731,6 +732,7 @@ class TimelineScreen(Screen[None]):
         with self.app.lease.write() as store:  # type: ignore[attr-defined]
             n = gs.unannotate(store, self.session_id, ordinal)
             gs.rebuild(store, gs.scope_of(store, self.session_id))
+        self.app._own_write()  # type: ignore[attr-defined]  # not news from elsewhere
         self.post_message(AnnotationSaved(self.session_id, ordinal, "remove", removed=n))
 
     def on_annotation_saved(self, message: AnnotationSaved) -> None:
