@@ -118,3 +118,27 @@ def test_use_answers_in_one_line_that_fits(db: Path, tmp_path: Path) -> None:
         assert r.exit_code == 0, r.stderr
         (line,) = r.stdout.splitlines()
         assert cell_len(line) <= 80 and line.endswith("…"), line
+
+
+def test_secrets_lists_a_repeated_finding_once_with_its_count(tmp_path: Path) -> None:
+    """A value repeated in one output (real: a Solana constant five times in message
+    305 of a Codex session) gave identical-looking rows, and the rule column folded."""
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    line = 'export API_KEY="a8f3k2m9x7q1w5e6r4t0y8u2i3o9p1z7"\n'
+    ctx = BuildContext(random.Random(5), directory="/home/dev/ux", project_id="cd" * 20)
+    s = SessionBuilder(ctx, title="keys", start_ms=1_790_000_000_000)
+    s.user("show the env file")
+    s.step("Reading it.", [bash("cat .env", line * 3)])
+    s.step("Done.")
+    kb = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(kb), str(write_jsonl(s.tree(), tmp_path / "k.jsonl"))
+                  ).exit_code == 0
+    r = invoke("secrets", "--db", str(kb), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    rows = r.stdout.splitlines()
+    assert "a8f3k2m9x7q1" not in r.stdout
+    found = [ln for ln in rows[1:] if "calls.output" in ln]
+    assert len(found) == 1 and found[0].split()[-1] == "3", rows
+    assert all(cell_len(ln) <= 80 and ln == ln.rstrip() for ln in rows), rows
