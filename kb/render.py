@@ -15,7 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from kb.records import Event
@@ -110,12 +112,14 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
                 kind = "nested ssh" if hop.nested else f"ssh hop {i + 1}"
                 target = f"{hop.user + '@' if hop.user else ''}{hop.host}"
                 target += f":{hop.port}" if hop.port else ""
-                body.append(Text.assemble((f"  {kind}: ", "dim"), (visible(target), "yellow")))
+                body.append(Indented(Text.assemble((f"{kind}: ", "dim"),
+                                                   (visible(target), "yellow")), "  "))
                 if hop.remote_command:
-                    body.append(Text("    $ " + visible(hop.remote_command)))
-            body.append(Text.assemble(("  recorded: ", "dim"), visible(e.command or "")))
+                    body.append(Indented(Text("$ " + visible(hop.remote_command)), "    "))
+            body.append(Indented(Text.assemble(("recorded: ", "dim"), visible(e.command or "")),
+                                 "  "))
         else:
-            body.append(Text("  $ " + visible(e.command or "")))
+            body.append(Indented(Text("$ " + visible(e.command or "")), "  "))
     elif e.kind == "result":
         line = Text("  ")
         line.append(f"{e.status}", style="green" if e.status == "completed" else "red")
@@ -125,9 +129,11 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
             line.append(f" · {e.duration_ms / 1000:.1f}s", style="dim")
         body.append(line)
         for s in e.error_signatures:
-            body.append(Text.assemble(("  signature: ", "dim"), (visible(s), "bold red")))
+            body.append(Indented(Text.assemble(("signature: ", "dim"), (visible(s), "bold red")),
+                                 "  "))
         for m in e.measurements:
-            body.append(Text.assemble(("  measured: ", "dim"), (visible(str(m)), "bold blue")))
+            body.append(Indented(Text.assemble(("measured: ", "dim"),
+                                               (visible(str(m)), "bold blue")), "  "))
         out = visible(e.output or "")
         lines = out.splitlines()
         if not full and len(lines) > max_lines:
@@ -135,21 +141,40 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
                                                "(--full shows all) …"] + lines[-max_lines // 2:]
         else:
             shown = lines
-        body.append(_highlight("\n".join("  │ " + ln for ln in shown),
-                               [visible(s) for s in e.error_signatures]))
+        if shown:
+            body.append(Indented(_highlight("\n".join(shown),
+                                            [visible(s) for s in e.error_signatures]),
+                                 "  │ ", style="dim"))
     elif e.kind == "todo":
         for item in e.todos:
             mark = {"completed": "✔", "cancelled": "✘", "in_progress": "▶"}.get(item.status, "·")
-            body.append(Text(visible(f"  {mark} [{item.status}] {item.content}")))
+            body.append(Indented(Text(visible(f"{mark} [{item.status}] {item.content}")), "  "))
     elif e.kind == "subagent":
-        body.append(Text(visible(f"  {e.text or ''} → child session "
-                                 f"{e.child_session_id or '?'}")))
+        body.append(Indented(Text(visible(f"{e.text or ''} → child session "
+                                          f"{e.child_session_id or '?'}")), "  "))
     else:
         text = e.text or ""
         if e.kind == "raw":
             text = f"{e.reason}\n{e.raw}"
-        body.append(Text("  " + visible(text).replace("\n", "\n  ")))
+        body.append(Indented(Text(visible(text)), "  "))
     return Group(*body)
+
+
+class Indented:
+    """``renderable`` drawn ``prefix`` narrower, ``prefix`` before every line it takes,
+    the lines it wraps onto too (a long output line stays inside its ``│`` gutter)."""
+
+    def __init__(self, renderable: RenderableType, prefix: str, style: str = "") -> None:
+        self.renderable, self.prefix, self.style = renderable, prefix, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        inner = max(8, options.max_width - cell_len(self.prefix))
+        lead = Segment(self.prefix, Style.parse(self.style) if self.style else None)
+        for line in console.render_lines(self.renderable, options.update_width(inner),
+                                         pad=False):
+            yield lead
+            yield from line
+            yield Segment.line()
 
 
 def _highlight(text: str, signatures: list[str]) -> Text:

@@ -207,12 +207,19 @@ class LogkbApp(App[None]):
             try:
                 with self.lease.write() as store:
                     rebuilt = gs.rebuild(store, scope)
+                self._own_write()
             except KbError as e:
                 self.call_from_thread(self.notify, f"the graph may be stale: {e}",
                                       severity="warning")
         with self.lease.read() as store:
             view = visible_deep(views.graph_view(store, scope))  # shown as a whole: escaped
         self.post_message(GraphLoaded(scope, view, rebuilt))
+
+    def _own_write(self) -> None:
+        """After the app itself wrote the file (a graph rebuilt): that is not news from
+        another process, so the follower must not say "new data" and reread everything."""
+        self.lease.release()  # closing checkpoints the WAL: the stamp settles now
+        self._stamp = self.lease.stamp()
 
     def busy(self) -> bool:
         """Whether a screen still waits for something it asked for (tests, benchmarks)."""

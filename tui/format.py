@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.cells import cell_len, set_cell_size
+
 KIND_BADGE = {
     "prompt": "bold #0b1e2d on #5fb3d9",
     "decision": "#e0c3ff",
@@ -77,4 +79,6 @@ def short(text: str | None, width: int) -> str:
     if not text:
         return ""
     one = " ".join(text.split())
-    return one if len(one) <= width else one[: max(0, width - 1)] + "…"
+    if cell_len(one) <= width:
+        return one
+    return set_cell_size(one, max(0, width - 1)).rstrip() + "…"

@@ -114,6 +114,9 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         else:
             report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                 force=force, inputs=found, seen=seen, graph=wait, index=wait)
+        # below 120 columns a 36-character id leaves no room for the title: short ids
+        # (unique in the whole knowledge base, as `logkb sessions` shows them)
+        shorts = store.short_ids() if not as_json and out.width < 120 else {}
     for e in report.errors:  # a refusal that names the agent is said in one line
         note(Text.assemble(("logkb: error:", "bold red"),
                            f" {e.path}: {e.reason}" if e.agent else f" {e}"))
@@ -141,7 +144,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
             new = (f"older copy: {s.new_messages} new, {s.kept} kept" if s.kept
                    else f"{s.new_messages} new")
-            out.print(clip(f"{s.session_id}  {s.messages} messages, {s.events} events, "
+            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  {s.messages} messages, {s.events} events, "
                            f"{new}  [{s.form}] "
                            f"{' '.join((s.title or '').split())}{kid}", w),
                       no_wrap=True, crop=True)

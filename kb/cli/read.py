@@ -27,6 +27,7 @@ from kb.cli.tools import (
     out,
     paged,
     plural,
+    real,
     resolve,
     say,
     session_option,
@@ -129,9 +130,14 @@ def _session_detail(info: dict[str, Any]) -> None:
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
             ("resume", info["resume"])]
-    for k, v in rows:
+    from rich.text import Text
+
+    for k, v in rows:  # a long value wraps under itself, not at column 0
         if v:
-            say(f"{k + ':':<10} {v}")
+            parts = Text(v).wrap(real(out), max(20, out.width - 11))
+            for i, part in enumerate(parts):
+                part.rstrip()
+                say(Text(f"{k + ':':<10} " if i == 0 else " " * 11) + part)
 
 
 def _session_json(r: dict[str, Any], current: str | None = None,
@@ -184,7 +190,9 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
             note("no current session (commands use the latest ingested; set one with "
                  "`logkb use ID`)")
         else:
-            say(f"{sid}  {title or ''}".rstrip())
+            from kb.render import clip
+
+            say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
         return
     with open_store(db, read_only=False) as store:
         sid = None if clear else store.resolve_session(ref)
@@ -197,7 +205,10 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
     else:
         from rich.text import Text
 
-        say(Text.assemble("now using ", (sid, "bold"), f"  {title or ''}".rstrip()))
+        from kb.render import clip
+
+        say(clip(Text.assemble("now using ", (sid, "bold"),
+                               f"  {' '.join((title or '').split())}".rstrip()), out.width))
 
 
 # ---------------------------------------------------------------------- resume

@@ -49,12 +49,19 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
     if not rows:
         err.print("no secrets found")
         return
-    table = Table(box=None, header_style="bold")
-    for c in ("session", "ordinal", "field", "kind", "preview", "rule"):
-        table.add_column(c, overflow="fold")
+    # the same finding in one field (a value repeated in a command or its output) is one
+    # row with its count, not identical-looking rows
+    groups: dict[tuple[str, ...], int] = {}
     for r in rows:
-        table.add_row(short.get(r["session_id"], r["session_id"]), str(r["ordinal"]), r["field"], r["kind"],
-                      r["preview"], r["rule"])
+        key = (short.get(r["session_id"], r["session_id"]), str(r["ordinal"]), r["field"],
+               r["kind"], r["preview"], r["rule"])
+        groups[key] = groups.get(key, 0) + 1
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for c in ("session", "ordinal", "field", "kind", "preview", "rule", "n"):
+        table.add_column(c, no_wrap=True, overflow="ellipsis",
+                         justify="right" if c in ("ordinal", "n") else "left")
+    for row, n in groups.items():
+        table.add_row(*row, str(n))
     out.print(table)
     err.print(f"{plural(len(rows), 'secret')}: " + ", ".join(
         f"{k} {n}" for k, n in summary["kinds"].items()))

@@ -146,12 +146,13 @@ def say(text: str | Text, *, style: str | None = None) -> None:
               soft_wrap=True)
 
 
-def note(text: str | Text, *, style: str | None = None) -> None:
-    """A diagnostic on stderr, printed literally."""
+def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> None:
+    """A diagnostic on stderr, printed literally; ``wrap``: prose that wraps at the
+    terminal's width (else one line, for ``grep``)."""
     from rich.text import Text
 
     err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
-              soft_wrap=True)
+              soft_wrap=not wrap)
 
 
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
@@ -296,19 +297,27 @@ def resolve(store: KbStore, session_id: str | None) -> str:
             from rich.text import Text
 
             title = store.session_title(sid) or ""
+            name = store.short_ids().get(sid, sid)
             why = ("the current session (`logkb use`)" if how == "current"
-                   else "the latest ingested; choose with `logkb use` or --session")
-            note(Text.assemble(("session ", "dim"), store.short_ids().get(sid, sid),
-                               (f" {_short(title, 40)}" if title else ""),
-                               (f" — {why}, of {others} sessions", "dim")))
+                   else "the latest ingested")
+            tail = f" — {why}, of {others} sessions"
+            # one line of the terminal's width: the title gets what the rest leaves
+            room = err.width - len("session ") - len(name) - 1 - len(tail)
+            note(Text.assemble(("session ", "dim"), name,
+                               (f" {_short(title, max(12, room))}" if title else ""),
+                               (tail, "dim")))
+            if how != "current":
+                note(Text("  (choose another with --session or `logkb use`)", style="dim"))
     return sid
 
 
 def _short(text: str, n: int) -> str:
+    from rich.cells import cell_len, set_cell_size
+
     from kb.safe_text import visible
 
     text = visible(" ".join(text.split()))
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return text if cell_len(text) <= n else set_cell_size(text, n - 1).rstrip() + "…"
 
 
 def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> str | None:

@@ -96,7 +96,7 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
                        if u.message_cost(m, prices) is None})
     if unpriced:
         note(f"no price for {', '.join(unpriced)}: add them to {u.user_prices_path()} "
-             "(USD per million tokens)")
+             "(USD per million tokens)", wrap=True)
 
 
 COMMANDS = (usage,)

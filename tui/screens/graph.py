@@ -129,13 +129,20 @@ class GraphScreen(Screen[None]):
         n_app = sum(1 for a in view.approaches if a.get("kind") == "approach")
         dead = sum(1 for a in view.approaches if a["status"] in ("dead_end", "blocked"))
         n_piv = len({(p["ordinal"], p["dst"]) for p in view.pivots})
+        untested = len([q for q in view.untested if q['status'] == 'open'])
+        pivots = f"{n_piv} pivot{'s' if n_piv != 1 else ''}"
+        never = "" if view.built else " · the graph was never built (run logkb graph)"
+        room = max(20, self.app.size.width - 2)
+        for line in (f"{n_app} approaches · {dead} dead ends or blocked · {pivots} · "
+                     f"{untested} untested · {len(view.throughput)} throughput points{never}",
+                     f"{n_app} approaches · {dead} dead ends/blocked · {pivots} · "
+                     f"{untested} untested · {len(view.throughput)} points{never}",
+                     f"{n_app} approaches · {dead} dead ends · {pivots} · {untested} "
+                     f"untested{' · not built' if never else ''}"):
+            if len(line) <= room:
+                break
         self.query_one("#graph-status", Static).update(Text(
-            f"{n_app} approaches · {dead} dead ends or blocked · {n_piv} pivot"
-            f"{'s' if n_piv != 1 else ''} · "
-            f"{len([q for q in view.untested if q['status'] == 'open'])} untested · "
-            f"{len(view.throughput)} throughput points"
-            + ("" if view.built else " · the graph was never built (run logkb graph)"),
-            style=DIM))
+            line, style=DIM, no_wrap=True, overflow="ellipsis"))
 
     # ----------------------------------------------------------------- tree
     def _build_tree(self, view: views.GraphView) -> None:

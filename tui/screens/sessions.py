@@ -18,6 +18,10 @@ from kb.sessionref import agent_name, short_ids
 from tui.format import DIM, FAIL, short, when
 from tui.messages import JumpRequested, SessionsLoaded
 
+UNCOUNTED = "–"
+"""The dead-end count of a session whose knowledge graph is not built yet (opening the
+session builds it; ``logkb deadends --all`` builds every one)."""
+
 
 def tree_order(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
     """Sessions in display order with their depth: parents, each followed by its children."""
@@ -143,9 +147,14 @@ class SessionsScreen(Screen[None]):
                 prefix = "▶ " + prefix
             title = Text(prefix, style="bold #7ee787" if r["session_id"] == self.current
                          else DIM)
+            # narrow: no id column, so its "*" (an incomplete source) follows the title
+            star = " *" if self.narrow and not r["complete"] else ""
             title.append(short(r["title"] or "(untitled)", self.title_width - len(prefix)
+                               - len(star)
                                - (len(f" ←{r['spawned_at']}") if r.get("spawned_at") else 0)),
                          style="bold" if depth == 0 else "")
+            if star:
+                title.append(star, style=DIM)
             if r.get("spawned_at"):
                 title.append(f" ←{r['spawned_at']}", style=DIM)
             dead = c.get("dead_ends")
@@ -157,7 +166,8 @@ class SessionsScreen(Screen[None]):
                 "title": title, "agent": Text(agent_name(r.get("agent")), style=DIM),
                 "msgs": Text(str(r["messages"])), "cmds": Text(str(r["commands"])),
                 "fail": Text(str(fail), style=FAIL if fail else DIM),
-                "dead": Text("·" if dead is None else str(dead), style=FAIL if dead else DIM),
+                "dead": Text(UNCOUNTED if dead is None else str(dead),
+                             style=FAIL if dead else DIM),
                 "tokens": Text(tokens, style=DIM),
                 "cost": Text(views.usage_cost_text(u), style=DIM),
                 "last": Text(last[5:] if self.narrow else last),
@@ -169,12 +179,30 @@ class SessionsScreen(Screen[None]):
                 table.move_cursor(row=table.get_row_index(old_key))
             except Exception:  # noqa: BLE001 - the row was filtered away
                 pass
-        total = len(self.rows)
-        status = f"{shown} of {total} sessions" if needle else f"{total} sessions"
         self.query_one("#sessions-status", Static).update(Text(
-            f"{status} · enter opens · ▶ current (logkb use) · * = the source cannot show "
-            "every message",
-            style=DIM))
+            self._status(shown, needle), style=DIM, no_wrap=True, overflow="ellipsis"))
+
+    def _status(self, shown: int, needle: str) -> str:
+        """The line under the table: the count, and what the marks on screen mean (only
+        the marks some row shows), as long as the width allows."""
+        total = len(self.rows)
+        parts = [f"{shown} of {total} sessions" if needle else f"{total} sessions",
+                 "enter opens"]
+        marks = []
+        if any(r["session_id"] == self.current for r in self.rows):
+            marks.append(("▶ current (logkb use)", "▶ current"))
+        if any(self.counts.get(r["session_id"], {}).get("dead_ends") is None
+               for r in self.rows):
+            marks.append((f"dead {UNCOUNTED}: not counted until opened",
+                           f"{UNCOUNTED} not counted yet"))
+        if any(not r["complete"] for r in self.rows):
+            marks.append(("* the source cannot show every message", "* partial source"))
+        width = max(20, self.app.size.width - 2)
+        for form in (0, 1):
+            line = " · ".join(parts + [m[form] for m in marks])
+            if len(line) <= width:
+                break
+        return line
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Called when a session row is chosen (enter or click): open its timeline."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -65,9 +66,10 @@ class TimelineScreen(Screen[None]):
 
     HELP = ("One row per step: a prompt, a piece of prose, a tool call (command and result "
             "on one line) or another event.  Red rows failed, dark red rows are where an "
-            "approach ended as a dead end, blue figures are measurements, yellow rows are "
+            "approach ended as a dead end, blue ◆ figures are measurements, yellow rows are "
             "pivots.  The mark after the ordinal comes from the knowledge graph: ✘ dead "
-            "end, ⊘ blocked, ✔ confirmed, ? left untested, ⤳ pivot.  `:` jumps to a "
+            "end, ⊘ blocked, ↷ superseded, ✔ confirmed, ? left untested, ⤳ pivot; your "
+            "annotations: ✎ note, ↺ revisit, ◇ hypothesis.  `:` jumps to a "
             "message, `/` searches as you type (prefixes kind: cat: host: status: class: "
             "filter), `v` starts a range for `r` (replay).")
     BINDINGS = [
@@ -325,21 +327,42 @@ class TimelineScreen(Screen[None]):
 
     # --------------------------------------------------------------- status
     def _show_title(self) -> None:
+        """The title bar: the session's title, then its size, tokens, cost and dates.
+
+        The figures come first when the width is short: the title is cut (it is in the
+        session list in full), then the dates lose their year, then they go."""
         if self.info is None:
             return
         i = self.info
-        t = Text()
+        width = max(20, (self.size.width or self.app.size.width) - 2)  # the bar's padding
+        lead = Text()
         if i.get("parent_id"):
-            t.append(f"↳ subagent of {i['parent_id']} (message {i.get('spawned_at')})  ",
-                     style="#7aa2f7")
-        t.append(short(i["title"] or "(untitled)", 60 if i.get("parent_id") else 80),
-                 style="bold")
+            lead.append(f"↳ subagent of {i['parent_id']} (message {i.get('spawned_at')})  ",
+                        style="#7aa2f7")
         u = i.get("usage") or {}
-        tokens = (f"{views.usage_tokens_text(u)} tokens · {views.usage_cost_text(u)} · "
-                  if u.get("tokens_total") else "")
-        t.append(f"  ·  {i['messages']} messages · {i['commands']} commands · {tokens}"
-                 f"{when(i['time_created'])} → {when(i['last_activity'])}", style=DIM)
+        money = ([f"{views.usage_tokens_text(u)} tokens", views.usage_cost_text(u)]
+                 if u.get("tokens_total") else [])
+        start, end = when(i["time_created"]), when(i["last_activity"])
+        n, c = i["messages"], i["commands"]
+        title = " ".join((i["title"] or "(untitled)").split())
+        choices = [
+            [f"{n} messages", f"{c} commands", *money, f"{start} → {end}"],
+            [f"{n} msgs", f"{c} cmds", *money, f"{start[5:]} → {end[5:]}"],
+            [f"{n} msgs", f"{c} cmds", *money],
+            [f"{n} msgs", *money]]
+        for parts in choices:
+            facts = "  ·  " + " · ".join(p for p in parts if p.strip(" →"))
+            room = width - lead.cell_len - cell_len(facts)
+            if room >= min(24, cell_len(title)):
+                break
+        t = lead
+        t.append(short(title, max(8, room)), style="bold")
+        t.append(facts, style=DIM)
         self.query_one("#session-title", Static).update(t)
+
+    def on_resize(self) -> None:
+        """Called when the terminal changed size: the title bar fits it again."""
+        self._show_title()
 
     def _show_status(self) -> None:
         view = self.query_one(TimelineView)
@@ -699,6 +722,7 @@ class TimelineScreen(Screen[None]):
         with self.app.lease.write() as store:  # type: ignore[attr-defined]
             gs.annotate(store, self.session_id, ordinal, kind, value)
             gs.rebuild(store, gs.scope_of(store, self.session_id))
+        self.app._own_write()  # type: ignore[attr-defined]  # not news from elsewhere
         self.post_message(AnnotationSaved(self.session_id, ordinal, kind))
 
     @work(thread=True, exclusive=True, group="annotate", exit_on_error=False)
@@ -708,6 +732,7 @@ class TimelineScreen(Screen[None]):
         with self.app.lease.write() as store:  # type: ignore[attr-defined]
             n = gs.unannotate(store, self.session_id, ordinal)
             gs.rebuild(store, gs.scope_of(store, self.session_id))
+        self.app._own_write()  # type: ignore[attr-defined]  # not news from elsewhere
         self.post_message(AnnotationSaved(self.session_id, ordinal, "remove", removed=n))
 
     def on_annotation_saved(self, message: AnnotationSaved) -> None:

@@ -23,12 +23,20 @@ class ThroughputChart(PlotextPlot):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=classes)
         self.series: list[dict[str, Any]] = []
+        self._args: tuple[Sequence[int], Sequence[int], int | None] = ((), (), None)
+
+    def on_resize(self) -> None:
+        """Called when the widget changed size: the title is fitted again."""
+        if self.series:
+            pivots, ends, start = self._args
+            self.set_data(self.series, pivots=pivots, ends=ends, start=start)
 
     def set_data(self, series: list[dict[str, Any]], *, pivots: Sequence[int] = (),
                  ends: Sequence[int] = (), start: int | None = None) -> None:
         """Plot ``series`` (rows with ``ordinal``, ``value``, ``unit``, ``label``); marks
         before ``start`` (when the series was cut there) are left out."""
         self.series = series
+        self._args = (pivots, ends, start)
         plt = self.plt
         plt.clear_figure()
         if not series:
@@ -49,7 +57,18 @@ class ThroughputChart(PlotextPlot):
                 plt.vline(o, "yellow")
         best = max(series, key=lambda m: m["value"])
         other = "whole session" if start is not None else "campaign only"
-        plt.title(f"{label} ({unit}) · best {best['value']:g} at {best['ordinal']} · "
-                  f"yellow pivot, red dead end · t: {other}")
+        # plotext draws no title wider than the plot: the legend goes first, then the label
+        room = max(10, (self.size.width or self.app.size.width) - 8)
+        head = f"{label} ({unit}) · best {best['value']:g} at {best['ordinal']}"
+        for title in (f"{head} · yellow pivot, red dead end · t: {other}",
+                      f"{head} · yellow pivot, red dead end", head,
+                      f"{label[:max(1, room - len(head) + len(label) - 1)]}…"
+                      f"{head[len(label):]}"):
+            if len(title) <= room:
+                break
+        plt.title(title)
         plt.xlabel("message")
+        a, z = min(xs), max(xs)  # ordinals are whole numbers: no "4035.0" on the axis
+        ticks = sorted({round(a + (z - a) * i / 4) for i in range(5)})
+        plt.xticks(ticks, [str(t) for t in ticks])
         self.refresh()
