@@ -55,6 +55,7 @@ from kb.store import KbError, KbStore
 from logparse.derive import DERIVE_VERSION, digest
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
+from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
 from logparse.safe_open import link_target
 from logparse.source import (
@@ -992,11 +993,13 @@ def _check_partial(store: KbStore, src: SourceSession,
 
 
 def _prompt_text(parts: list[dict[str, object]]) -> str | None:
+    """The user's own words in a message (what a title falls back to): the file open in
+    the IDE, reminders and other injected text left out (:func:`request_text`)."""
     for p in parts:
         if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic"):
             text = p.get("text")
-            if isinstance(text, str) and text.strip():
-                return text
+            if isinstance(text, str) and (own := request_text(text)):
+                return own
     return None
 
 

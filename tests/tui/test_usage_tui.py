@@ -43,7 +43,7 @@ async def test_session_list_shows_tokens_and_cost(usage_db: Path,
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = screen_text(pilot)
-        rain = _row(text, "<ide_opened_file>")
+        rain = _row(text, "I want you to create")
         assert "12M" in rain and "$10.03" in rain  # 11.9M cache read + 403k one-hour cache writes
         scout = _row(text, "Set up ZenMux")
         assert "159k" in scout and "unknown" in scout and "$0" not in scout
