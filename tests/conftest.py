@@ -17,11 +17,9 @@ REALWORLD = SHARED / "realworld"
 SELFTEST = REALWORLD / "opencode-recorded" / "selftest"
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Nothing a test runs may touch the real ~/.local/share or ~/.config."""
-    home = tmp_path / "home"
-    home.mkdir()
+def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME, the XDG folders and logkb's own at ``home`` (created)."""
+    home.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -30,6 +28,19 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LOGKB_HOME", str(home / "logkb"))
     monkeypatch.setenv("LOGKB_LOCK_TIMEOUT", "2")
     return home
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing a test runs may touch the real ~/.local/share or ~/.config."""
+    return isolate_home(tmp_path / "home", monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The isolated home for module-scoped fixtures (set up before a test's own)."""
+    with pytest.MonkeyPatch.context() as mp:
+        yield isolate_home(tmp_path_factory.mktemp("module-home") / "home", mp)
 
 
 @pytest.fixture(scope="session")
