@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -65,16 +66,34 @@ def _fast_tmp(factory: pytest.TempPathFactory, name: str) -> Path:
     return factory.mktemp(name)
 
 
+def digests(root: Path) -> dict[str, str]:
+    """The SHA-256 of every file under ``root``, by relative path."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
 @pytest.fixture(scope="session")
-def blackwell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The Blackwell campaign fixture in every form (built once per test run)."""
+def blackwell_with_digests(tmp_path_factory: pytest.TempPathFactory
+                           ) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The Blackwell campaign fixture in every form (built once per test run), with the
+    digests of its files taken at once, before any reader touches the SQLite ``-shm``
+    (the fixture tests compare them with a second build)."""
     from fixtures.blackwell.build import build
 
     out = _fast_tmp(tmp_path_factory, "blackwell")
     build(out)
-    yield out
+    yield out, digests(out)
     if str(out).startswith("/dev/shm/"):
         shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def blackwell(blackwell_with_digests: tuple[Path, dict[str, str]]) -> Path:
+    """The Blackwell campaign fixture in every form (built once per test run)."""
+    return blackwell_with_digests[0]
 
 
 @pytest.fixture(scope="session")
