@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,11 +18,9 @@ REALWORLD = SHARED / "realworld"
 SELFTEST = REALWORLD / "opencode-recorded" / "selftest"
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Nothing a test runs may touch the real ~/.local/share or ~/.config."""
-    home = tmp_path / "home"
-    home.mkdir()
+def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME, the XDG folders and logkb's own at ``home`` (created)."""
+    home.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -30,6 +29,19 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LOGKB_HOME", str(home / "logkb"))
     monkeypatch.setenv("LOGKB_LOCK_TIMEOUT", "2")
     return home
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing a test runs may touch the real ~/.local/share or ~/.config."""
+    return isolate_home(tmp_path / "home", monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The isolated home for module-scoped fixtures (set up before a test's own)."""
+    with pytest.MonkeyPatch.context() as mp:
+        yield isolate_home(tmp_path_factory.mktemp("module-home") / "home", mp)
 
 
 @pytest.fixture(scope="session")
@@ -54,16 +66,34 @@ def _fast_tmp(factory: pytest.TempPathFactory, name: str) -> Path:
     return factory.mktemp(name)
 
 
+def digests(root: Path) -> dict[str, str]:
+    """The SHA-256 of every file under ``root``, by relative path."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
 @pytest.fixture(scope="session")
-def blackwell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The Blackwell campaign fixture in every form (built once per test run)."""
+def blackwell_with_digests(tmp_path_factory: pytest.TempPathFactory
+                           ) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The Blackwell campaign fixture in every form (built once per test run), with the
+    digests of its files taken at once, before any reader touches the SQLite ``-shm``
+    (the fixture tests compare them with a second build)."""
     from fixtures.blackwell.build import build
 
     out = _fast_tmp(tmp_path_factory, "blackwell")
     build(out)
-    yield out
+    yield out, digests(out)
     if str(out).startswith("/dev/shm/"):
         shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def blackwell(blackwell_with_digests: tuple[Path, dict[str, str]]) -> Path:
+    """The Blackwell campaign fixture in every form (built once per test run)."""
+    return blackwell_with_digests[0]
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ store is opened read-only *with* its WAL (never ``immutable=1``, which hides the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -23,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from fixtures.blackwell.build import build
 from fixtures.blackwell.filler import FORBIDDEN
 from fixtures.blackwell.story import DEEP_EP_COMMAND, DEEP_EP_OUTPUT, GREP_COMMAND, SED_COMMAND
 from fixtures.opencode_builder import (
@@ -35,6 +33,7 @@ from fixtures.opencode_builder import (
     unified_patch,
 )
 from fixtures.opencode_writer import write_all
+from tests.conftest import digests
 
 ROOT = Path(__file__).resolve().parents[2]
 SELFTEST = Path("/work/shared/realworld/opencode-recorded/selftest")
@@ -113,18 +112,11 @@ def tools_of(msg: dict, tool: str) -> list[dict]:
 # --------------------------------------------------------------------------- fixtures
 
 
-def digests(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
-
-
 @pytest.fixture(scope="module")
-def built_with_digests(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    out = build(tmp_path_factory.mktemp("blackwell"))
-    return out, digests(out)  # taken before any reader touches the -shm
+def built_with_digests(blackwell_with_digests: tuple[Path, dict[str, str]]
+                       ) -> tuple[Path, dict[str, str]]:
+    """The run's build (conftest), its digests taken before any reader touched the -shm."""
+    return blackwell_with_digests
 
 
 @pytest.fixture(scope="module")

@@ -25,9 +25,13 @@ def _error(c: McpClient, tool: str, **arguments: object) -> str:
     return str(got["content"][0]["text"])
 
 
-@pytest.fixture
-def client(hostile_db: Path, tmp_path: Path) -> McpClient:
-    db = tmp_path / "kb.duckdb"
+@pytest.fixture(scope="module")
+def client(hostile_db: Path, tmp_path_factory: pytest.TempPathFactory) -> McpClient:
+    """One server for the module's error cases (each starts a Python with the mcp
+    package, ~1 s): every case also checks that the server still answers after its
+    error, so one server that has answered all the errors before it is the stronger
+    test."""
+    db = tmp_path_factory.mktemp("mcp") / "kb.duckdb"
     db.write_bytes(hostile_db.read_bytes())
     c = McpClient(db)
     yield c  # type: ignore[misc]

@@ -277,8 +277,14 @@ def _outputs(db: Path, ids: dict[str, str], *extra: str,
     return out
 
 
-def test_no_output_of_any_command_shows_a_secret(leaky_db: Path, ids: dict[str, str]) -> None:
-    outs = _outputs(leaky_db, ids)
+@pytest.fixture(scope="module")
+def hidden(leaky_db: Path, ids: dict[str, str], module_home: Path) -> dict[str, str]:
+    """Every read command's output without ``--show-secrets`` (two tests read them)."""
+    return _outputs(leaky_db, ids)
+
+
+def test_no_output_of_any_command_shows_a_secret(hidden: dict[str, str]) -> None:
+    outs = hidden
     bad = {name: leaks(text) for name, text in outs.items() if leaks(text)}
     assert not bad
     # and they did show the events around the secrets, with placeholders
@@ -295,7 +301,7 @@ def test_no_output_of_any_command_shows_a_secret(leaky_db: Path, ids: dict[str, 
 
 
 def test_every_read_command_shows_secrets_with_the_one_global_option(
-        leaky_db: Path, ids: dict[str, str]) -> None:
+        leaky_db: Path, ids: dict[str, str], hidden: dict[str, str]) -> None:
     """`logkb --show-secrets CMD`: every read command (every command of the tree is one,
     or in NOT_READ) hides by default and shows the recorded values with the option."""
     from tests.test_cli import all_commands
@@ -306,7 +312,6 @@ def test_every_read_command_shows_secrets_with_the_one_global_option(
                for args in cmds.values()}
     leaves = {name for name, cmd in all_commands() if not isinstance(cmd, click.Group)}
     assert not leaves - covered - NOT_READ, "a command neither tested here nor in NOT_READ"
-    hidden = _outputs(leaky_db, ids)
     shown = _outputs(leaky_db, ids, before=("--show-secrets",))
     placeholders = [name for name, text in hidden.items() if "[redacted:" in text]
     assert len(placeholders) > 20

@@ -23,13 +23,22 @@ def logkb(*args: str, check: bool = True, **kw: Any) -> subprocess.CompletedProc
     return p
 
 
-@pytest.fixture
-def earlier_kb(tmp_path: Path) -> Path:
-    """A knowledge base holding the recorded self-test campaign (DeepEP abandoned)."""
-    db = tmp_path / "kb" / "kb.duckdb"
+def _ingest_earlier(db: Path) -> Path:
     logkb("ingest", "--db", str(db), str(SELFTEST / "export.json"),
           *[str(p) for p in sorted(SELFTEST.glob("export-*.json"))])
     return db
+
+
+@pytest.fixture
+def earlier_kb(tmp_path: Path) -> Path:
+    """A knowledge base holding the recorded self-test campaign (DeepEP abandoned)."""
+    return _ingest_earlier(tmp_path / "kb" / "kb.duckdb")
+
+
+@pytest.fixture(scope="module")
+def earlier_kb_shared(tmp_path_factory: pytest.TempPathFactory, module_home: Path) -> Path:
+    """:func:`earlier_kb` once per module, for tests that only read it."""
+    return _ingest_earlier(tmp_path_factory.mktemp("earlier") / "kb.duckdb")
 
 
 def session_lines(export: Path) -> list[str]:
@@ -89,8 +98,9 @@ class McpClient:
             self.proc.kill()
 
 
-@pytest.fixture
-def mcp_client(earlier_kb: Path) -> Iterator[McpClient]:
-    c = McpClient(earlier_kb)
+@pytest.fixture(scope="module")
+def mcp_client(earlier_kb_shared: Path) -> Iterator[McpClient]:
+    """One server per module over :func:`earlier_kb_shared` (its tools only read)."""
+    c = McpClient(earlier_kb_shared)
     yield c
     c.close()

@@ -18,9 +18,9 @@ def test_lists_the_read_only_tools(mcp_client: McpClient) -> None:
 
 
 def test_deadends_about_an_approach_cites_cause_and_ordinal(mcp_client: McpClient,
-                                                            earlier_kb: Path) -> None:
-    expected = [json.loads(x) for x in
-                logkb("deadends", "--all", "--json", "--db", str(earlier_kb)).stdout.splitlines()]
+                                                            earlier_kb_shared: Path) -> None:
+    expected = [json.loads(x) for x in logkb("deadends", "--all", "--json", "--db",
+                                             str(earlier_kb_shared)).stdout.splitlines()]
     deepep = [d for d in expected if "deepep" in d["name"].lower()]
     assert deepep, expected
     got = mcp_client.call("deadends", about="DeepEP")
