@@ -31,7 +31,7 @@ import signal
 import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,19 +65,24 @@ the session's run ends).  DuckDB logs a small transaction and then checkpoints i
 the last row group, rewriting that group each time; fewer, larger transactions halve
 the cost of writing a long session."""
 
-WRITE_MEMORY_LIMIT = "96MB"
+WRITE_MEMORY_LIMIT = "128MB"
 """DuckDB's cache while an ingest reads and writes its inputs (``LOGKB_WRITE_MEMORY_LIMIT``;
 80 % of RAM by default).  The writes stream, so a small cache keeps the footprint flat
 whatever the input size: at 320 MB each checkpoint's blocks (the big strings written
-since the last one) stayed cached, and the 50x home of real sessions peaked at 511-582
-MB.  Blocks of a transaction larger than the cache spill to ``<kb>.duckdb.tmp/`` until
-it commits (issue 28, BENCHMARKS.md)."""
+since the last one) stayed cached, and the 50x home of real sessions peaked at 507-588
+MiB; at 128 MB, 379-383 MiB.  Smaller costs CPU (the per-session statements read back
+columns the cache dropped: 96 MB took ~20 % more on that home, 128 MB ~10 %), and
+blocks of a transaction larger than the cache spill to ``<kb>.duckdb.tmp/`` until it
+commits (issue 28, BENCHMARKS.md)."""
+LARGE_MEMORY_LIMIT = "320MB"
+"""DuckDB's cache while an input large enough for the derive workers is written
+(``LOGKB_LARGE_MEMORY_LIMIT``): its transactions hold up to :data:`COMMIT_BYTES` of
+source, which spilled at 128 MB (the 40k-message JSONL took 16.4 s instead of 11.0 s,
+peaking at 377 MiB instead of 430)."""
 MEMORY_LIMIT = "160MB"
 """DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the search index
 and the graph sort and join whole runs of sessions (the index's query of 20,000 events
 ran out of memory at 96 MB)."""
-ALLOCATOR_FLUSH = "16MB"
-"""DuckDB's ``allocator_flush_threshold`` during an ingest (``LOGKB_ALLOCATOR_FLUSH``)."""
 
 Progress = Callable[[int], None]
 """Called with a number of source bytes just processed."""
@@ -276,8 +281,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             inputs: tuple[list[Input], list[NotATranscript]] | None,
             seen: Seen | None) -> IngestReport:
     report = IngestReport()
-    store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT),
-                           os.environ.get("LOGKB_ALLOCATOR_FLUSH", ALLOCATOR_FLUSH))
+    store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     if seen is None:
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
@@ -293,8 +297,10 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     finally:
         pool.close()
         # the index and the graph read back what was written: sorts and joins of whole
-        # runs of sessions, which the writes' cache is too small for
-        store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
+        # runs of sessions, which the writes' cache is too small for (a connection a
+        # failure invalidated refuses it: the failure is what is raised)
+        with suppress(duckdb.Error):
+            store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
     # it stale if this ingest dies before it, and syncs
@@ -486,6 +492,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     done: list[str] = []
     kept: list[str] = []  # unchanged messages: their stored problems stay
     remote = pool if pool is not None and pool_wanted(_new_bytes(inp, seen)) else None
+    if remote is not None:  # transactions of 64 MB of source: see LARGE_MEMORY_LIMIT
+        store.set_memory_limit(os.environ.get("LOGKB_LARGE_MEMORY_LIMIT", LARGE_MEMORY_LIMIT))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
@@ -514,6 +522,10 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     finally:
         if gc_was_enabled:
             gc.enable()
+        if remote is not None:
+            with suppress(duckdb.Error):
+                store.set_memory_limit(
+                    os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     if reader.skipped:
         report.skipped[spath] = dict(reader.skipped)
     report.problems.extend(problems)

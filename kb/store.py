@@ -207,14 +207,9 @@ class KbStore:
     def rollback(self) -> None:
         self.conn.execute("ROLLBACK")
 
-    def set_memory_limit(self, limit: str, flush: str | None = None) -> None:
-        """DuckDB's cache limit for this connection (``96MB``); ``flush``: the peak
-        allocation after which DuckDB's allocator hands freed memory back to the system
-        once a task completes (DuckDB's default is 128 MB: that much freed memory could
-        stay resident after each checkpoint)."""
+    def set_memory_limit(self, limit: str) -> None:
+        """DuckDB's cache limit for this connection (``128MB``)."""
         self.conn.execute("SET memory_limit = ?", [limit])
-        if flush is not None:
-            self.conn.execute("SET allocator_flush_threshold = ?", [flush])
 
     # ------------------------------------------------------------------ writes
     def stored_session(self, session_id: str) -> StoredSession | None:
