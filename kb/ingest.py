@@ -38,7 +38,7 @@ import signal
 import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +73,25 @@ COMMIT_BYTES = 64 << 20
 the session's run ends).  DuckDB logs a small transaction and then checkpoints it into
 the last row group, rewriting that group each time; fewer, larger transactions halve
 the cost of writing a long session."""
+
+WRITE_MEMORY_LIMIT = "128MB"
+"""DuckDB's cache while an ingest reads and writes its inputs (``LOGKB_WRITE_MEMORY_LIMIT``;
+80 % of RAM by default).  The writes stream, so a small cache keeps the footprint flat
+whatever the input size: at 320 MB each checkpoint's blocks (the big strings written
+since the last one) stayed cached, and the 50x home of real sessions peaked at 507-588
+MiB; at 128 MB, 379-383 MiB.  Smaller costs CPU (the per-session statements read back
+columns the cache dropped: 96 MB took ~20 % more on that home, 128 MB ~10 %), and
+blocks of a transaction larger than the cache spill to ``<kb>.duckdb.tmp/`` until it
+commits (issue 28, BENCHMARKS.md)."""
+LARGE_MEMORY_LIMIT = "320MB"
+"""DuckDB's cache while an input large enough for the derive workers is written
+(``LOGKB_LARGE_MEMORY_LIMIT``): its transactions hold up to :data:`COMMIT_BYTES` of
+source, which spilled at 128 MB (the 40k-message JSONL took 16.4 s instead of 11.0 s,
+peaking at 377 MiB instead of 430)."""
+MEMORY_LIMIT = "160MB"
+"""DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the search index
+and the graph sort and join whole runs of sessions (the index's query of 20,000 events
+ran out of memory at 96 MB)."""
 
 Progress = Callable[[int], None]
 """Called with a number of source bytes just processed."""
@@ -277,10 +296,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             inputs: tuple[list[Input], list[NotATranscript]] | None,
             seen: Seen | None) -> IngestReport:
     report = IngestReport()
-    # DuckDB caches written blocks up to its memory limit (80% of RAM by default); an
-    # ingest streams, so a modest cache keeps its footprint flat whatever the input size
-    # (100k messages, 460 MB: 620 MB peak at 512 MB, 526 MB at 320 MB, in the same time)
-    store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", "320MB"))
+    store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     if seen is None:
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
@@ -295,6 +311,11 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         group.flush(store)
     finally:
         pool.close()
+        # the index and the graph read back what was written: sorts and joins of whole
+        # runs of sessions, which the writes' cache is too small for (a connection a
+        # failure invalidated refuses it: the failure is what is raised)
+        with suppress(duckdb.Error):
+            store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
     # it stale if this ingest dies before it, and syncs
@@ -304,6 +325,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
     report.links = [{"path": str(i.path), "target": t} for i in found
                     if (t := link_target(i.path)) is not None]
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
+    pa.default_memory_pool().release_unused()
     if graph:
         # the sessions this ingest changed, any whose graph an earlier ingest owes, and
         # those whose secrets were found only now (their graph holds the text unredacted)
@@ -465,6 +487,8 @@ class _Group:
                 rep.title, rep.messages, rep.events = counts[rep.session_id]
         self.tables, self.infos, self.reports, self.pending = {}, [], [], set()
         self.sources, self.problem_paths, self.problems, self.size = [], [], [], 0
+        del tables
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed
 
 
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
@@ -498,6 +522,8 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     done: list[str] = []
     kept: list[str] = []  # unchanged messages: their stored problems stay
     remote = pool if pool is not None and pool_wanted(_new_bytes(inp, seen)) else None
+    if remote is not None:  # transactions of 64 MB of source: see LARGE_MEMORY_LIMIT
+        store.set_memory_limit(os.environ.get("LOGKB_LARGE_MEMORY_LIMIT", LARGE_MEMORY_LIMIT))
     gc_was_enabled = gc.isenabled()
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
@@ -531,6 +557,10 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     finally:
         if gc_was_enabled:
             gc.enable()
+        if remote is not None:
+            with suppress(duckdb.Error):
+                store.set_memory_limit(
+                    os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     if reader.skipped:
         report.skipped[spath] = dict(reader.skipped)
     report.problems.extend(problems)

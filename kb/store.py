@@ -208,7 +208,7 @@ class KbStore:
         self.conn.execute("ROLLBACK")
 
     def set_memory_limit(self, limit: str) -> None:
-        """DuckDB's cache limit for this connection (``320MB``)."""
+        """DuckDB's cache limit for this connection (``128MB``)."""
         self.conn.execute("SET memory_limit = ?", [limit])
 
     # ------------------------------------------------------------------ writes

@@ -50,6 +50,10 @@ INDEX_THREADS = min(2, os.cpu_count() or 1)
 """tantivy's indexing threads.  The index is written when a session's rows are all
 stored, so the derive workers are idle by then: on the 100k-message bench session
 (291k units, 210 MB of text) two threads index in 3.7 s where one takes 5.8 s."""
+WRITER_HEAP = int(os.environ.get("LOGKB_INDEX_HEAP", 48_000_000))
+"""Bytes tantivy's writer buffers before it writes a segment (shared by its threads).
+96 MB took 70 MB of the 50x home's peak while indexing (issue 28); 48 MB writes more,
+smaller segments."""
 _STRINGS = ("session", "message_id", "field", "kind", "tool", "category", "host")
 
 
@@ -109,7 +113,7 @@ class SearchIndex:
 
     def _writer(self) -> tv.IndexWriter:
         try:
-            return self.index.writer(heap_size=96_000_000, num_threads=INDEX_THREADS)
+            return self.index.writer(heap_size=WRITER_HEAP, num_threads=INDEX_THREADS)
         except ValueError as e:  # another process holds the writer lock
             raise IndexUnavailable(f"the search index is busy: {e}") from None
 

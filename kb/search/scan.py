@@ -49,7 +49,7 @@ SRC = {"prose": 0, "command": 1, "output": 1, "todo": 1, "other": 2}
 
 
 def units(store: KbStore, session_id: str | list[str] | None = None, after: int | None = None,
-          batch: int = 5000) -> Any:
+          batch: int = 1000) -> Any:
     """Iterate the search units (tuples in :data:`UNIT_COLUMNS` order), a session's only
     when ``session_id`` is given, those past ordinal ``after`` only when it is.  A list of
     sessions is read in one query, session after session in the list's order, each in the
@@ -134,7 +134,7 @@ _DOCUMENT_SQL = """
 
 
 def unit_documents(store: KbStore, session_id: str | list[str], after: int | None = None,
-                   batch: int = 5000) -> Any:
+                   batch: int = 1000) -> Any:
     """The index's JSON document of each search unit of a session (past ordinal ``after``
     when it is given; of each session of a list, in its order), written by DuckDB: a quarter
     of the time of building each one in Python from :func:`units`.  ``None`` when the store
