@@ -177,7 +177,8 @@ UNDO_RULES: tuple[Undo, ...] = (
 """Commands that undo the agent's own work (see ``kb.graph.episodes.undone_episodes``)."""
 
 
-_FILE_NAME = re.compile(r"[^.*?\[\]]+\.\w{1,8}")
+_FILE_NAME = re.compile(r"\A[^.*?\[\]]+\.\w{1,8}\Z")
+"""A file's base name (anchored: searching a long text tries one start only)."""
 
 
 def undone(command: str) -> list[tuple[Undo, str]]:
