@@ -105,21 +105,21 @@ def grown(tmp: Path, data: bytes, cuts: list[int], name: str
                 for r in rs] for t, rs in rows.items()}, resumed
 
 
-def cut_points(data: bytes, seed: int) -> list[list[int]]:
-    """Cut sequences: at line ends, inside lines, right after a tool call (its result
-    comes after the cut), and several steps in a row."""
+def cut_points(data: bytes, seed: int) -> list[int]:
+    """One chain of growth steps whose cuts are of every kind: inside a line, right after
+    a tool call (its result comes after the cut), several line ends and several places
+    mid-line in a row, and the last line alone."""
     ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
     calls = [e for e in ends if b'"tool_use"' in data[data.rfind(b"\n", 0, e - 1) + 1: e]
              or b'"function_call"' in data[data.rfind(b"\n", 0, e - 1) + 1: e]]
     rng = random.Random(seed)
     n = len(data)
-    seqs = [[rng.randrange(n // 3, n - 1)],        # inside a line
-            [ends[-1]]]                            # the last line only is new
+    cuts = {rng.randrange(n // 3, n - 1), ends[-1]}         # inside a line; the last line
     if calls:
-        seqs.append([rng.choice(calls)])           # a call whose result is appended
-    seqs.append(sorted(rng.sample(range(n // 4, n - 1), 3)))  # three steps, mid-line
-    seqs.append(sorted(rng.sample(ends[len(ends) // 4:], 4)))  # four steps, line ends
-    return seqs
+        cuts.add(rng.choice(calls))                          # a call whose result follows
+    cuts.update(rng.sample(range(n // 4, n - 1), 3))        # three steps, mid-line
+    cuts.update(rng.sample(ends[len(ends) // 4:], 4))       # four steps, line ends
+    return sorted(cuts)
 
 
 @pytest.mark.parametrize("path, form", agent_files(), ids=lambda v: Path(v).name)
@@ -127,14 +127,11 @@ def test_resumed_ingest_equals_a_fresh_one(tmp_path: Path, path: str, form: str)
     data = Path(path).read_bytes()
     name = Path(path).name
     want = fresh(tmp_path, data, name)
-    any_resumed = False
-    for i, cuts in enumerate(cut_points(data, zlib.crc32(name.encode()))):
-        sub = tmp_path / f"c{i}"
-        sub.mkdir()
-        got, resumed = grown(sub, data, cuts, name)
-        any_resumed = any_resumed or any(resumed)
-        for t in COMPARED:
-            assert got[t] == want[t], (form, cuts, t, _first_diff(got[t], want[t]))
+    cuts = cut_points(data, zlib.crc32(name.encode()))
+    got, resumed = grown(tmp_path, data, cuts, name)
+    any_resumed = any(resumed)
+    for t in COMPARED:
+        assert got[t] == want[t], (form, cuts, t, _first_diff(got[t], want[t]))
     # a single-session file without sub-agents resumes (others are read whole)
     assert any_resumed or form == "claude-code" and _has_sidechains(data), path
 
