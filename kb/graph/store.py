@@ -8,6 +8,7 @@ alone.  Queries read the persisted tables and never rebuild.
 """
 
 # no `from __future__ import annotations`: the module defines a function named annotations
+import dataclasses
 import io
 import pickle
 from collections.abc import Callable, Iterable, Sequence
@@ -172,9 +173,11 @@ _EDITS: Memo[tuple[frozenset[str], frozenset[str]]] = memo("edit lines")
 
 
 def _call_signals(f: CallFacts) -> tuple[str, ...]:
-    """:func:`logparse.structural.call_signals`, memoised (runs repeat themselves)."""
-    key = (f.agent, f.tool, f.status, f.exit_code, text_key(f.error),
-           None if f.output is None else text_key(f.output), text_key(f.command), f.escalated)
+    """:func:`logparse.structural.call_signals`, memoised (runs repeat themselves).  The
+    key is every field of the facts (texts by :func:`text_key`), so a field added to
+    :class:`CallFacts` is never left out of it."""
+    key = tuple(text_key(v) if isinstance(v, str) else v
+                for v in (getattr(f, x.name) for x in dataclasses.fields(f)))
     return _SIGNALS.get(key, lambda: call_signals(f))
 
 
