@@ -132,7 +132,15 @@ def _is_placeholder(value: str) -> bool:
         return True
     if v.endswith(("()", ")")) or v.endswith(","):  # a call or an argument list
         return True
+    if low.startswith(("change-me", "changeme", "change_me", "replace-me", "your-", "your_")):
+        return True  # `JWT_SECRET=change-me-in-production-use-32-random-bytes`
     return False
+
+
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""An upper-case constant's name (``TOKEN_2022_PROGRAM_ID``): code that names a value."""
+_PUBLIC = re.compile(r"pub(?:lic)?_?key")
+"""A public key's name: what it holds is meant to be shown."""
 
 
 def _detect_secrets_rules() -> list[_Rule]:
@@ -459,6 +467,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
             return None  # `keyerror:`, `tokenizer_path:`: the keyword is not the name
         if "." in name and "=" not in m.group(0):  # `obj.key: value` in prose or YAML paths
             return None
+        if _PUBLIC.search(name) or _CONSTANT.fullmatch(value.rstrip(",;")):
+            return None  # `pubkey: TOKEN_2022_PROGRAM_ID`: a public key, a constant's name
         if re.search(r"pass|pwd|contras", name):
             # a password is anything assigned that is not a placeholder, but `password:`
             # in prose is followed by words: require a non-word char or digit in it

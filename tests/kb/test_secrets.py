@@ -121,6 +121,9 @@ def test_each_rule_passes_the_prefilter_and_fires(text: str, kind: str) -> None:
     "ssh -i ~/.ssh/id_ed25519 root@10.1.230.174 'nvidia-smi'",
     "GPU-8f3a2c1d-4b5e-6f7a-8b9c-0d1e2f3a4b5c",
     "the password is stored in the vault; use the api key from 1password",
+    # trimmed from a real Codex session (a Solana client): a public key and a constant
+    "{ pubkey: TOKEN_2022_PROGRAM_ID, isSigner: false, isWritable: false },",
+    "CIVITAS_JWT_SECRET=change-me-in-production-use-32-random-bytes",
 ])
 def test_ordinary_log_lines_hold_no_secret(line: str) -> None:
     assert find_secrets(line) == [], find_secrets(line)
