@@ -33,6 +33,10 @@ OWN = ROOT / "fixtures" / "labels"
 def agent_of(label: dict[str, object]) -> str:
     fmt = str(label.get("format", "")).lower()
     name = str(label.get("file", "")).lower()
+    for agent, marks in (("antigravity", ("antigravity",)), ("gemini-cli", ("gemini-cli",)),
+                         ("pi", ("pi-coding-agent",))):
+        if any(m in fmt for m in marks):
+            return agent
     if "codex" in fmt or "codex" in name:
         return "codex"
     if "claude" in fmt or "claude" in name or name.endswith(".jsonl"):
