@@ -18,6 +18,7 @@ import orjson
 
 from logparse.claude_code import ClaudeCodeReader
 from logparse.codex import CodexReader
+from logparse.gemini_cli import GeminiCliReader
 from logparse.opencode import (
     ExportReader,
     JsonlReader,
@@ -27,6 +28,7 @@ from logparse.opencode import (
 )
 from logparse.opencode._lines import decoded_head, first_line, head_records
 from logparse.opencode.tree import storage_root
+from logparse.pi import PiReader
 from logparse.safe_open import refusal
 from logparse.source import NotATranscript, TranscriptReader
 
@@ -37,6 +39,8 @@ READERS: tuple[type[TranscriptReader], ...] = (
     JsonlReader,
     ExportReader,
     CodexReader,
+    GeminiCliReader,
+    PiReader,
     ClaudeCodeReader,
 )
 
@@ -78,16 +82,6 @@ class Foreign:
 _NOT_YET = "not read yet"
 _REWRITE = "not read (not the agent's own output)"
 FOREIGN: tuple[Foreign, ...] = (
-    Foreign("a Gemini CLI chat log", _NOT_YET,
-            lambda o: "projectHash" in o and "sessionId" in o and "type" not in o,
-            '{"sessionId":"808bbe03-132f-4378-a7ad-2375f4375231","projectHash":"253055e1aae7'
-            '561cd8a51cc555df2c42a0f44f5718b03b942976dfd0e39e4232","startTime":"2026-05-06T16:'
-            '08:46.181Z","lastUpdated":"2026-05-06T16:08:46.182Z","kind":"main"}'),
-    Foreign("a pi coding-agent session", _NOT_YET,
-            lambda o: o.get("type") == "session" and isinstance(o.get("version"), int)
-            and "id" in o and "sessionId" not in o,
-            '{"type":"session","version":3,"id":"019ea801-f510-7d77-a631-019d14a93b3b",'
-            '"timestamp":"2026-06-08T17:05:46.114Z","cwd":"/home/selim/Documents/Code/civ6.ch"}'),
     Foreign("a Google Antigravity trajectory", _NOT_YET,
             lambda o: "step_index" in o and isinstance(o.get("type"), str)
             and o["type"].isupper(),
