@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from logparse.antigravity import AntigravityReader
 from logparse.claude_code import ClaudeCodeReader
 from logparse.codex import CodexReader
 from logparse.gemini_cli import GeminiCliReader
@@ -41,6 +42,7 @@ READERS: tuple[type[TranscriptReader], ...] = (
     CodexReader,
     GeminiCliReader,
     PiReader,
+    AntigravityReader,
     ClaudeCodeReader,
 )
 
@@ -79,14 +81,8 @@ class Foreign:
     example: str
 
 
-_NOT_YET = "not read yet"
 _REWRITE = "not read (not the agent's own output)"
 FOREIGN: tuple[Foreign, ...] = (
-    Foreign("a Google Antigravity trajectory", _NOT_YET,
-            lambda o: "step_index" in o and isinstance(o.get("type"), str)
-            and o["type"].isupper(),
-            '{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE",'
-            '"created_at":"2026-06-18T22:17:25Z","content":"<USER_REQUEST>hi</USER_REQUEST>"}'),
     Foreign("a sanitised rewrite of a Claude Code session", _REWRITE,
             lambda o: o.get("type") == "sanitization_notice"
             or (o.get("type") == "message" and "role" in o and "sessionId" not in o
