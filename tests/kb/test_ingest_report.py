@@ -15,14 +15,14 @@ from kb.live.watch import Watcher
 from logparse.registry import FOREIGN
 
 TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
-GEMINI = next(r for r in FOREIGN if "Gemini" in r.what)
+REWRITE = next(r for r in FOREIGN if "Claude Code" in r.what)
 
 
 def _folder(tmp_path: Path) -> Path:
     d = tmp_path / "sessions"
     d.mkdir()
     shutil.copy(TRIM / "claude_2_1.jsonl", d / "claude.jsonl")
-    (d / "gemini.jsonl").write_text(GEMINI.example + "\n", encoding="utf-8")
+    (d / "rewrite.jsonl").write_text(REWRITE.example + "\n", encoding="utf-8")
     (d / "notes.md").write_text("# not a session\n", encoding="utf-8")
     return d
 
@@ -31,15 +31,16 @@ def test_directory_ingest_reports_every_file_it_did_not_take(tmp_path: Path) -> 
     d = _folder(tmp_path)
     db = str(tmp_path / "kb.duckdb")
     r = CliRunner().invoke(cli, ["ingest", "--db", db, "--json", str(d)])
-    assert r.exit_code == 3, r.stderr  # another agent's log in the folder: an error
+    assert r.exit_code == 3, r.stderr  # a rewritten log in the folder: an error
     doc = json.loads(r.stdout)
-    assert doc["errors"] == [{"path": str(d / "gemini.jsonl"),
-                              "reason": "looks like a Gemini CLI chat log: not read yet"}]
+    assert doc["errors"] == [{"path": str(d / "rewrite.jsonl"), "reason": (
+        "looks like a sanitised rewrite of a Claude Code session: not read (not the "
+        "agent's own output)")}]
     assert doc["not_taken"] == [{"path": str(d / "notes.md"), "reason": "unrecognised content"}]
     assert doc["skipped"] == [{"path": str(d / "claude.jsonl"), "records": 1,
                                "types": {"brand-new-type": 1}}]
     assert [s["messages"] for s in doc["sessions"]] == [4]
-    assert "Gemini CLI chat log: not read yet" in r.stderr
+    assert "sanitised rewrite of a Claude Code session" in r.stderr
     assert "not taken: " in r.stderr and "notes.md" in r.stderr
     assert "skipped 1 record of 1 unknown type (kept raw): brand-new-type (1)" in r.stderr
 
@@ -71,4 +72,4 @@ def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
     w.ingest_now()
     w.ingest_now()
     told = sorted((str(e["path"]), e["error"]) for e in seen if e["event"] == "not_taken")
-    assert told == [(str(d / "gemini.jsonl"), True), (str(d / "notes.md"), False)]
+    assert told == [(str(d / "notes.md"), False), (str(d / "rewrite.jsonl"), True)]
