@@ -3,7 +3,8 @@
 ``READERS`` is the ordered list of forms; the first whose ``detect`` accepts an
 input reads it.  Directories are searched: an opencode data directory
 (``opencode.db`` and/or ``storage/``) is read as such, anything else is walked
-for transcript files (opencode, Claude Code and Codex JSONL alike).
+for transcript files (opencode, Claude Code, Codex, Gemini CLI, pi and Antigravity
+JSONL alike).
 """
 
 from __future__ import annotations
@@ -259,15 +260,33 @@ def codex_sessions_dir() -> Path:
     return Path(base) / "sessions"
 
 
+def gemini_tmp_dir() -> Path:
+    """Gemini CLI's chats: ``<project hash>/chats/session-*.jsonl`` under
+    ``$GEMINI_CLI_HOME/.gemini/tmp`` (``~/.gemini/tmp``; the variable replaces the home
+    directory).  The older single-JSON chats (``session-*.json``) there are not read."""
+    base = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
+    return Path(base) / ".gemini" / "tmp"
+
+
+def pi_sessions_dir() -> Path:
+    """pi's sessions: ``$PI_CODING_AGENT_DIR/sessions`` (``~/.pi/agent/sessions``, one
+    ``--<cwd>--`` folder a project)."""
+    base = os.environ.get("PI_CODING_AGENT_DIR") or str(Path.home() / ".pi" / "agent")
+    return Path(base) / "sessions"
+
+
 def agent_dirs() -> list[tuple[str, Path]]:
-    """Every agent's default store, existing or not: ``(agent, directory)``."""
+    """Every agent's default store, existing or not: ``(agent, directory)``.  Antigravity
+    keeps its conversations in its own binary form: its trajectories are read from an
+    export named on the command line."""
     return [("opencode", default_data_dir()), ("Claude Code", claude_projects_dir()),
-            ("Codex", codex_sessions_dir())]
+            ("Codex", codex_sessions_dir()), ("Gemini CLI", gemini_tmp_dir()),
+            ("pi", pi_sessions_dir())]
 
 
 def default_dirs() -> list[Path]:
     """Where ``logkb ingest`` looks with no path: every agent's directory that exists
     (opencode's is named even when missing, so its absence is reported)."""
     dirs = [default_data_dir()]
-    dirs += [d for d in (claude_projects_dir(), codex_sessions_dir()) if d.is_dir()]
+    dirs += [d for _, d in agent_dirs()[1:] if d.is_dir()]
     return dirs

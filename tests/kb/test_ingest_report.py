@@ -49,19 +49,27 @@ def test_ingest_without_path_reads_every_agents_store(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     claude = tmp_path / "claude" / "projects" / "-srv-app"
     codex = tmp_path / "codex" / "sessions" / "2026" / "07" / "11"
-    for d in (claude, codex):
+    gemini = tmp_path / "ghome" / ".gemini" / "tmp" / ("ab" * 32) / "chats"
+    pi = tmp_path / "pi" / "sessions" / "--home-selim-civ6.ch--"
+    for d in (claude, codex, gemini, pi):
         d.mkdir(parents=True)
     shutil.copy(TRIM / "claude_2_1.jsonl", claude / "s.jsonl")
     shutil.copy(TRIM / "codex_code_mode.jsonl", codex / "rollout-x.jsonl")
+    shutil.copy(TRIM / "gemini_cli.jsonl", gemini / "session-2026-05-06T16-08-808bbe03.jsonl")
+    shutil.copy(TRIM / "pi.jsonl", pi / "2026-06-08T17-05-46-114Z_019ea801.jsonl")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # no opencode here
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "ghome"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
     r = CliRunner().invoke(cli, ["ingest", "--db", str(tmp_path / "kb.duckdb")])
     assert r.exit_code == 0, r.stderr
     err = " ".join(r.stderr.split())
     assert f"opencode: {tmp_path / 'xdg' / 'opencode'}: not found" in err
     assert f"Claude Code: {tmp_path / 'claude' / 'projects'}: 1 session read" in err
     assert f"Codex: {tmp_path / 'codex' / 'sessions'}: 1 session read" in err
+    assert f"Gemini CLI: {tmp_path / 'ghome' / '.gemini' / 'tmp'}: 1 session read" in err
+    assert f"pi: {tmp_path / 'pi' / 'sessions'}: 1 session read" in err
 
 
 def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
