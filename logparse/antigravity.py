@@ -191,13 +191,16 @@ class _Trajectory:
         elif typ == "CONVERSATION_HISTORY":
             self.d.extra(n, body)
         elif typ == "ERROR_MESSAGE" or typ in TOOL_STEPS:
-            self._answer(n, body, obj, str(typ), ts, content)
+            part = self._answer(n, body, obj, str(typ), ts, content)
+            if cut and part is not None:  # the export cut the step's output
+                part["state"]["metadata"]["truncatedFields"] = cut
+            return
         else:  # kept raw (in the next message's record) and counted
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
             self.d.extra(n, body)
             return
-        if cut and self.d.tail is not None:
+        if cut and self.d.tail is not None:  # the step's own message (the newest)
             self.d.tail.info.setdefault("truncatedFields", {})[str(n)] = cut
 
     def _planner(self, n: int, body: bytes, obj: dict[str, Any], ts: int | None,
@@ -229,7 +232,9 @@ class _Trajectory:
             self.waiting.append((d, part, STEP_OF_TOOL.get(name, "GENERIC")))
 
     def _answer(self, n: int, body: bytes, obj: dict[str, Any], typ: str, ts: int | None,
-                content: str) -> None:
+                content: str) -> dict[str, Any] | None:
+        """The call a step answers, completed (``None``: an error step answering no call,
+        which is a message error of its own)."""
         at = next((i for i, w in enumerate(self.waiting)
                    if typ == "ERROR_MESSAGE" or w[2] == typ), None)
         if at is None:  # a step that answers no call: a message of its own
@@ -237,7 +242,7 @@ class _Trajectory:
             if typ == "ERROR_MESSAGE":
                 err = obj.get("error") if isinstance(obj.get("error"), str) else content
                 d.info["error"] = {"name": "ToolCallError", "data": {"message": err}}
-                return
+                return None
             part = tool_part(f"L{n}", typ.lower(), {}, ts)
             part["state"]["metadata"]["callNotFound"] = True
             d.parts.append(part)
@@ -250,10 +255,11 @@ class _Trajectory:
             err = obj.get("error") if isinstance(obj.get("error"), str) else content
             state.update(status="error", error=err)
             state["time"]["end"] = ts
-            return
+            return part
         new = step_result(typ, obj.get("status"), content)
         state["metadata"].update(new.pop("metadata"))
         t = new.pop("time")
         state["time"]["start"] = t["start"] or state["time"].get("start")
         state["time"]["end"] = t["end"] or ts
         state.update(new)
+        return part
