@@ -38,7 +38,7 @@ import orjson
 from logparse._agentlines import Draft, iso_ms, json_object
 from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
 from logparse.models import Problem
-from logparse.opencode._lines import head_records
+from logparse.opencode._lines import first_line, head_records, open_decoded
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -73,9 +73,9 @@ _TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed":
 
 def is_header(obj: Any) -> bool:
     """The first line of a Gemini CLI chat log (no ``type``: Claude Code's records have
-    one)."""
+    one; no ``messages``: that is a whole chat of the older single-JSON form)."""
     return (isinstance(obj, dict) and "type" not in obj and isinstance(obj.get("sessionId"), str)
-            and "projectHash" in obj)
+            and "projectHash" in obj and "messages" not in obj)
 
 
 def shell_exit(status: Any, text: str) -> int | None:
@@ -180,13 +180,74 @@ class GeminiCliReader(TranscriptReader):
             info.update(projectHash=header.get("projectHash"), kind=header.get("kind"),
                         time={"created": iso_ms(header.get("startTime")),
                               "updated": iso_ms(header.get("lastUpdated"))})
+        chat = _Chat(self, path, problems, sid, info)
         yield SourceSession(session_id=sid, form=self.form, path=str(path),
-                            messages=_Chat(self, path, problems, sid, info).messages(),
+                            messages=chat.messages(records(path, problems, "Gemini CLI chat")),
                             info=info, agent=self.agent)
 
 
+class GeminiChatJsonReader(TranscriptReader):
+    """The older form of the same chats: one JSON document ``{sessionId, projectHash,
+    startTime, lastUpdated, messages: [...]}`` (``session-*.json``), its messages the
+    records the JSON-lines form writes one a line.  The ``lines`` of a message's raw record
+    are then the 1-based positions of its records in ``messages``."""
+
+    form = "gemini-json"
+    agent = "gemini-cli"
+    description = "Gemini CLI chat JSON (~/.gemini/tmp/<project>/chats/session-*.json)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        h = head.lstrip()
+        if not h.startswith(b"{") or b'"projectHash"' not in h or b'"messages"' not in h:
+            return False
+        try:  # one JSON record on the first line: the JSON-lines form (or one line of JSON)
+            first = orjson.loads(first_line(path))
+        except orjson.JSONDecodeError:
+            return True
+        return isinstance(first, dict) and isinstance(first.get("messages"), list)
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        self.skipped = {}
+        try:
+            with open_decoded(path) as f:
+                doc = orjson.loads(f.read())
+        except orjson.JSONDecodeError as e:
+            problems.append(Problem(path=str(path), reason=f"not valid JSON: {e}"))
+            return
+        msgs = doc.get("messages") if isinstance(doc, dict) else None
+        if not isinstance(doc, dict) or not isinstance(msgs, list):
+            problems.append(Problem(path=str(path), reason="not a Gemini CLI chat (no "
+                                                           "messages list)"))
+            return
+        sid = str(doc.get("sessionId") or path.stem)
+        if session_ids is not None and sid not in session_ids:
+            return
+        info: dict[str, Any] = {
+            "id": sid, "projectHash": doc.get("projectHash"), "kind": doc.get("kind"),
+            "time": {"created": iso_ms(doc.get("startTime")),
+                     "updated": iso_ms(doc.get("lastUpdated"))}}
+        chat = _Chat(self, path, problems, sid, info)
+        yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                            messages=chat.messages(_doc_records(path, problems, msgs)),
+                            info=info, agent=self.agent)
+
+
+def _doc_records(path: Path, problems: list[Problem], msgs: list[Any]
+                 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    for i, rec in enumerate(msgs, 1):
+        if isinstance(rec, dict):
+            yield i, orjson.dumps(rec), rec
+        else:
+            problems.append(Problem(path=str(path), record=f"messages[{i - 1}]",
+                                    raw=orjson.dumps(rec).decode(),
+                                    reason="not a Gemini CLI message (a JSON object)"))
+
+
 class _Chat:
-    def __init__(self, owner: GeminiCliReader, path: Path, problems: list[Problem], sid: str,
+    def __init__(self, owner: TranscriptReader, path: Path, problems: list[Problem], sid: str,
                  info: dict[str, Any]) -> None:
         self.owner = owner
         self.path = path
@@ -194,8 +255,8 @@ class _Chat:
         self.d = Drafts(sid, path, problems, "Gemini CLI")
         self.by_id: dict[str, Draft] = {}
 
-    def messages(self) -> Iterator[Any]:
-        for n, body, obj in records(self.path, self.d.problems, "Gemini CLI chat"):
+    def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
+        for n, body, obj in recs:
             try:
                 self._record(n, body, obj)
             except SHAPE_ERRORS as e:

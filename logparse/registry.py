@@ -20,7 +20,7 @@ import orjson
 from logparse.antigravity import AntigravityReader
 from logparse.claude_code import ClaudeCodeReader
 from logparse.codex import CodexReader
-from logparse.gemini_cli import GeminiCliReader
+from logparse.gemini_cli import GeminiChatJsonReader, GeminiCliReader
 from logparse.opencode import (
     ExportReader,
     JsonlReader,
@@ -39,6 +39,7 @@ READERS: tuple[type[TranscriptReader], ...] = (
     TreeReader,
     RunStreamReader,
     JsonlReader,
+    GeminiChatJsonReader,  # before the export: a one-line chat may say "info" early
     ExportReader,
     CodexReader,
     GeminiCliReader,
@@ -263,7 +264,7 @@ def codex_sessions_dir() -> Path:
 def gemini_tmp_dir() -> Path:
     """Gemini CLI's chats: ``<project hash>/chats/session-*.jsonl`` under
     ``$GEMINI_CLI_HOME/.gemini/tmp`` (``~/.gemini/tmp``; the variable replaces the home
-    directory).  The older single-JSON chats (``session-*.json``) there are not read."""
+    directory), and the older single-JSON chats (``session-*.json``) there."""
     base = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
     return Path(base) / ".gemini" / "tmp"
 

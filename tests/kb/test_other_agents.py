@@ -249,3 +249,44 @@ def test_whole_pool_file(tmp_path: Path, name: str) -> None:
         assert failed is not None and failed[0] > 0
         calls_rows, _, _ = load_rows(store, [sid])
         assert any(c.signals for c in calls_rows)
+
+
+def test_the_older_single_json_chat_reads_as_its_lines_do(tmp_path: Path) -> None:
+    """A ``session-*.json`` chat (the same records in one ``messages`` list, each id once,
+    written with JSON.stringify's indent) gives the calls and messages its JSON-lines
+    form gives; a message's ``lines`` are its positions in ``messages``."""
+    from logparse.gemini_cli import GeminiChatJsonReader
+
+    rows = [json.loads(x) for x in (TRIM / "gemini_cli.jsonl").read_text("utf-8").splitlines()]
+    msgs: list[dict[str, object]] = []
+    at: dict[object, int] = {}
+    for r in rows[1:]:
+        if "$set" in r:
+            continue
+        if r["id"] in at:
+            msgs[at[r["id"]]] = r
+        else:
+            at[r["id"]] = len(msgs)
+            msgs.append(r)
+    f = tmp_path / "session-2026-05-06T16-08-808bbe03.json"
+    f.write_text(json.dumps({**rows[0], "messages": msgs}, indent=2), encoding="utf-8")
+    assert detect(f) is GeminiChatJsonReader
+    one = tmp_path / "one-line.json"  # without an indent: one line, still the JSON form
+    one.write_text(json.dumps({**rows[0], "messages": msgs}), encoding="utf-8")
+    assert detect(one) is GeminiChatJsonReader
+
+    def rows_of(path: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+        with KbStore(tmp_path / f"{path.name}.duckdb") as store:
+            rep = ingest(store, [path], graph=False)
+            assert [str(p) for p in rep.problems] == [] and rep.skipped == {}
+            q = store.conn.execute
+            return (q("SELECT ordinal, tool, status, exit_code, output, error FROM calls "
+                      "ORDER BY ALL").fetchall(),
+                    q("SELECT ordinal, role, model, error, json_extract(raw, '$.lines') "
+                      "FROM messages ORDER BY ordinal").fetchall())
+
+    calls, messages = rows_of(f)
+    want_calls, want_messages = rows_of(TRIM / "gemini_cli.jsonl")
+    assert calls == want_calls
+    assert [m[:4] for m in messages] == [m[:4] for m in want_messages]
+    assert [json.loads(str(m[4])) for m in messages][:3] == [[1], [2], [3, 4]]
