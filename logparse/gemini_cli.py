@@ -65,6 +65,7 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
+_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)|Signal: (?!\(none\))\S)", re.M)
 _SHELL_SHAPE = re.compile(r"^(?:Command: |Output: )|^Process Group PGID: ", re.M)
 _CANCELLED = "Request cancelled."
 _TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
@@ -80,10 +81,14 @@ def is_header(obj: Any) -> bool:
 
 def shell_exit(status: Any, text: str) -> int | None:
     """The exit code of a ``run_shell_command`` result: its ``Exit Code: N`` line, else 0 for
-    a call that succeeded with the tool's own result layout (the line is left out for 0)."""
+    a call that succeeded with the tool's own result layout (older CLIs print every field,
+    ``Exit Code: (none)`` included; newer ones leave out the fields that say nothing, the
+    exit code 0 among them)."""
     m = _EXIT.search(text)
     if m:
         return int(m.group(1))
+    if _NO_EXIT.search(text):  # "Exit Code: (none)", or a signal ended it
+        return None
     if status == "success" and _SHELL_SHAPE.search(text[:2000]):
         return 0
     return None
