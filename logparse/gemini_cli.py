@@ -257,7 +257,7 @@ class _Chat:
         self.owner = owner
         self.path = path
         self.info = info
-        self.d = Drafts(sid, path, problems, "Gemini CLI")
+        self.d = Drafts(sid, path, problems, "Gemini CLI chat")
         self.by_id: dict[str, Draft] = {}
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
