@@ -43,8 +43,9 @@ def short_ids(ids: Iterable[str], minimum: int = SHORT_MIN) -> dict[str, str]:
 
 
 def agent_name(agent: str | None) -> str:
-    """The agent column's value (``opencode``, ``claude-code``, ``codex``; sessions read
-    before readers named their agent are opencode's)."""
+    """The agent column's value (``opencode``, ``claude-code``, ``codex``, ``gemini-cli``,
+    ``pi``, ``antigravity``; sessions read before readers named their agent are
+    opencode's)."""
     return agent or "opencode"
 
 
@@ -55,6 +56,10 @@ def resume_argv(agent: str | None, session_id: str) -> list[str]:
         return ["claude", "--resume", session_id]
     if name == "codex":
         return ["codex", "resume", session_id]
+    if name == "gemini-cli":
+        return ["gemini", "--resume", session_id]
+    if name == "pi":
+        return ["pi", "--session", session_id]
     return ["opencode", "--session", session_id]
 
 

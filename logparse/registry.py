@@ -3,7 +3,8 @@
 ``READERS`` is the ordered list of forms; the first whose ``detect`` accepts an
 input reads it.  Directories are searched: an opencode data directory
 (``opencode.db`` and/or ``storage/``) is read as such, anything else is walked
-for transcript files (opencode, Claude Code and Codex JSONL alike).
+for transcript files (opencode, Claude Code, Codex, Gemini CLI, pi and Antigravity
+JSONL alike).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 
 import orjson
 
+from logparse.antigravity import AntigravityReader
 from logparse.claude_code import ClaudeCodeReader
 from logparse.codex import CodexReader
+from logparse.gemini_cli import GeminiChatJsonReader, GeminiCliReader
 from logparse.opencode import (
     ExportReader,
     JsonlReader,
@@ -27,6 +30,7 @@ from logparse.opencode import (
 )
 from logparse.opencode._lines import decoded_head, first_line, head_records
 from logparse.opencode.tree import storage_root
+from logparse.pi import PiReader
 from logparse.safe_open import refusal
 from logparse.source import NotATranscript, TranscriptReader
 
@@ -35,8 +39,12 @@ READERS: tuple[type[TranscriptReader], ...] = (
     TreeReader,
     RunStreamReader,
     JsonlReader,
+    GeminiChatJsonReader,  # before the export: a one-line chat may say "info" early
     ExportReader,
     CodexReader,
+    GeminiCliReader,
+    PiReader,
+    AntigravityReader,
     ClaudeCodeReader,
 )
 
@@ -75,24 +83,8 @@ class Foreign:
     example: str
 
 
-_NOT_YET = "not read yet"
 _REWRITE = "not read (not the agent's own output)"
 FOREIGN: tuple[Foreign, ...] = (
-    Foreign("a Gemini CLI chat log", _NOT_YET,
-            lambda o: "projectHash" in o and "sessionId" in o and "type" not in o,
-            '{"sessionId":"808bbe03-132f-4378-a7ad-2375f4375231","projectHash":"253055e1aae7'
-            '561cd8a51cc555df2c42a0f44f5718b03b942976dfd0e39e4232","startTime":"2026-05-06T16:'
-            '08:46.181Z","lastUpdated":"2026-05-06T16:08:46.182Z","kind":"main"}'),
-    Foreign("a pi coding-agent session", _NOT_YET,
-            lambda o: o.get("type") == "session" and isinstance(o.get("version"), int)
-            and "id" in o and "sessionId" not in o,
-            '{"type":"session","version":3,"id":"019ea801-f510-7d77-a631-019d14a93b3b",'
-            '"timestamp":"2026-06-08T17:05:46.114Z","cwd":"/home/selim/Documents/Code/civ6.ch"}'),
-    Foreign("a Google Antigravity trajectory", _NOT_YET,
-            lambda o: "step_index" in o and isinstance(o.get("type"), str)
-            and o["type"].isupper(),
-            '{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE",'
-            '"created_at":"2026-06-18T22:17:25Z","content":"<USER_REQUEST>hi</USER_REQUEST>"}'),
     Foreign("a sanitised rewrite of a Claude Code session", _REWRITE,
             lambda o: o.get("type") == "sanitization_notice"
             or (o.get("type") == "message" and "role" in o and "sessionId" not in o
@@ -269,15 +261,33 @@ def codex_sessions_dir() -> Path:
     return Path(base) / "sessions"
 
 
+def gemini_tmp_dir() -> Path:
+    """Gemini CLI's chats: ``<project hash>/chats/session-*.jsonl`` under
+    ``$GEMINI_CLI_HOME/.gemini/tmp`` (``~/.gemini/tmp``; the variable replaces the home
+    directory), and the older single-JSON chats (``session-*.json``) there."""
+    base = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
+    return Path(base) / ".gemini" / "tmp"
+
+
+def pi_sessions_dir() -> Path:
+    """pi's sessions: ``$PI_CODING_AGENT_DIR/sessions`` (``~/.pi/agent/sessions``, one
+    ``--<cwd>--`` folder a project)."""
+    base = os.environ.get("PI_CODING_AGENT_DIR") or str(Path.home() / ".pi" / "agent")
+    return Path(base) / "sessions"
+
+
 def agent_dirs() -> list[tuple[str, Path]]:
-    """Every agent's default store, existing or not: ``(agent, directory)``."""
+    """Every agent's default store, existing or not: ``(agent, directory)``.  Antigravity
+    keeps its conversations in its own binary form: its trajectories are read from an
+    export named on the command line."""
     return [("opencode", default_data_dir()), ("Claude Code", claude_projects_dir()),
-            ("Codex", codex_sessions_dir())]
+            ("Codex", codex_sessions_dir()), ("Gemini CLI", gemini_tmp_dir()),
+            ("pi", pi_sessions_dir())]
 
 
 def default_dirs() -> list[Path]:
     """Where ``logkb ingest`` looks with no path: every agent's directory that exists
     (opencode's is named even when missing, so its absence is reported)."""
     dirs = [default_data_dir()]
-    dirs += [d for d in (claude_projects_dir(), codex_sessions_dir()) if d.is_dir()]
+    dirs += [d for _, d in agent_dirs()[1:] if d.is_dir()]
     return dirs

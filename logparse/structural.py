@@ -38,12 +38,17 @@ SIGNALS = (
 )
 
 
+AGENTS = ("opencode", "claude-code", "codex", "gemini-cli", "pi", "antigravity")
+"""The agents whose sessions logkb reads (a session's ``agent``)."""
+_ALL = AGENTS
+
+
 @dataclass(frozen=True)
 class CallFacts:
     """The fields of one call the rules read (as the readers store them)."""
 
     agent: str
-    """``opencode``, ``claude-code`` or ``codex`` (the session's ``agent``)."""
+    """The session's ``agent`` (one of :data:`AGENTS`)."""
     tool: str
     status: str
     """``completed``, ``error``, ``aborted`` or ``interrupted`` (no result)."""
@@ -211,26 +216,26 @@ RULES: tuple[Rule, ...] = (
              "      0 [main] bash (2676) C:\\Program Files\\Git\\bin\\..\\usr\\bin\\bash.exe: "
              "*** fatal error - couldn't create signal pipe, Win32 error 5\n")),
          "Valdyum-Labs__codex-session.jsonl:97"),
-    Rule("nonzero-exit", ("opencode", "claude-code", "codex"), "exit_code",
+    Rule("nonzero-exit", _ALL, "exit_code",
          lambda f: f.exit_code not in (None, 0),
          CallFacts("codex", "bash", "completed", exit_code=101, output=(
              "error: failed to load manifest for workspace member `/Users/a/New project/"
              "apps/process_tui`\n")),
          "Trezo-Ai__codex-session.jsonl:126"),
-    Rule("timed-out", ("opencode", "claude-code", "codex"), "timed_out",
+    Rule("timed-out", _ALL, "timed_out",
          lambda f: f.exit_code == 124 or bool(re.search(
              r"\b(?:timed out|Command timed out)\b", f.error or "", re.I)),
          CallFacts("claude-code", "bash", "error", error="Command timed out after 2m 0.0s"),
          "(no real line yet) Claude Code tool_result is_error (Bash timeout)"),
-    Rule("no-result", ("opencode", "claude-code", "codex"), "no_result",
+    Rule("no-result", _ALL, "no_result",
          lambda f: f.status == "interrupted",
          CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
          "Valdyum-Labs__codex-session.jsonl:131 (no function_call_output)"),
-    Rule("empty-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+    Rule("empty-output", _ALL, "no_output", _no_output,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="", command=(
              'cd "c:/Users/vassa/Documents/dev/will-it-rain" && npm install 2>&1')),
          "will-it-rain__claude.jsonl:92"),
-    Rule("json-error-body", ("claude-code", "codex", "opencode"), "error_body",
+    Rule("json-error-body", _ALL, "error_body",
          lambda f: f.tool in _SHELL_TOOLS and error_body(f.output) is not None,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output=(
              '{"error":"message: API key disabled, reason: tenant disabled, json-rpc code: '
@@ -251,11 +256,63 @@ RULES: tuple[Rule, ...] = (
              "Total output lines: 1020\n\n/Users/a/miniconda3/share/doc/pcre2/README\n"),
                    command="rg --files -g 'idea-context.md' -g 'README*'"),
          "Trezo-Ai__codex-session.jsonl:22"),
-    Rule("echo-only-output", ("claude-code", "codex", "opencode"), "no_output", _no_output,
+    Rule("echo-only-output", _ALL, "no_output", _no_output,
          CallFacts("claude-code", "bash", "completed", exit_code=0, output="EXIT: 0\n",
                    command='cd "c:/Users/vassa/Documents/dev/will-it-rain" && npx vitest run '
                            '2>&1; echo "EXIT: $?"'),
          "will-it-rain__claude.jsonl:96"),
+    # the agents read since (Gemini CLI, pi, Antigravity): what their own fields say
+    Rule("gemini-denied", ("gemini-cli",), "rejected_by_user",
+         _error(r"^aborted: \[Operation Cancelled\] Reason: User denied"),
+         CallFacts("gemini-cli", "bash", "aborted", error=(
+             "aborted: [Operation Cancelled] Reason: User denied execution."),
+                   command="./gradlew :common:components:compileDebugKotlin"),
+         "pool Axe__session.jsonl:33 (toolCalls[].status cancelled)"),
+    Rule("gemini-cancelled", ("gemini-cli",), "interrupted",
+         lambda f: f.error.startswith("aborted: ") and "User denied" not in f.error,
+         CallFacts("gemini-cli", "bash", "aborted",
+                   error="aborted: [Operation Cancelled] Reason: User cancelled the operation."),
+         "(no real line yet) Gemini CLI toolCalls[].status cancelled while it ran"),
+    Rule("gemini-tool-error", ("gemini-cli",), "tool_error",
+         lambda f: f.status == "error" and bool(f.error),
+         CallFacts("gemini-cli", "edit", "error", error=(
+             "Failed to edit, 0 occurrences found for old_string in data/src/main/java/com/my/"
+             "axe/data/di/AppModule.kt. Ensure you're not escaping content incorrectly and "
+             "check whitespace, indentation, and context. Use read_file tool to verify.")),
+         "pool Axe__session.jsonl:192 (toolCalls[].status error, functionResponse error)"),
+    Rule("pi-tool-error", ("pi",), "tool_error",
+         lambda f: f.status == "error" and bool(f.error),
+         CallFacts("pi", "edit", "error", error=(
+             "Could not find edits[0] in /home/selim/Documents/Code/civ6.ch/web/src/routes/"
+             "profile/[id]/+page.svelte. The oldText must match exactly including all "
+             "whitespace and newlines.")),
+         "pool civ6.ch__session.jsonl:66 (toolResult isError)"),
+    Rule("pi-aborted", ("pi",), "interrupted",
+         lambda f: f.error.startswith("aborted: ")
+         and f.error.rstrip().endswith("Command aborted"),
+         CallFacts("pi", "bash", "aborted", error="aborted: npm run dev\n\nCommand aborted"),
+         "(no real line yet) pi bash toolResult isError, 'Command aborted'"),
+    Rule("antigravity-invalid-call", ("antigravity",), "input_invalid",
+         _error(r"problem parsing the tool call|invalid tool call error"),
+         CallFacts("antigravity", "write", "error", error=(
+             "There was a problem parsing the tool call. \nError Message: model output error: "
+             "invalid tool call error (invalid_args) D:\\Xeus\\public\\vendor\\logo.svg is "
+             "not a valid artifact path")),
+         "pool Xeus__gemini-session.jsonl:589 (ERROR_MESSAGE error)"),
+    Rule("antigravity-step-error", ("antigravity",), "tool_error",
+         _error(r"^Encountered error in step execution: "),
+         CallFacts("antigravity", "grep", "error", error=(
+             'Encountered error in step execution: exec: "grep": executable file not found '
+             "in %PATH%")),
+         "pool Xeus__gemini-session.jsonl:407 (GREP_SEARCH status ERROR)"),
+    Rule("antigravity-background", ("antigravity",), "still_running",
+         lambda f: f.status == "completed" and f.exit_code is None and (f.output or "")
+         .startswith("Tool is running as a background task"),
+         CallFacts("antigravity", "bash", "completed", None, output=(
+             "Tool is running as a background task with task id: e951b17f-edd0-4326-a7e1-"
+             "049fac618e6b/task-101\nTask Description: npm install framer-motion lucide-react\n"),
+                   command="npm install framer-motion lucide-react"),
+         "pool Xeus__gemini-session.jsonl:100 (RUN_COMMAND status RUNNING)"),
 )
 
 

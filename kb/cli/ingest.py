@@ -59,13 +59,15 @@ def _remove_empty(path: Path) -> None:
 @handle_errors
 def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
            progress: bool | None, wait: bool, db: Path | None, as_json: bool) -> None:
-    """Read opencode, Claude Code and Codex transcripts into the knowledge base.
+    """Read opencode, Claude Code, Codex, Gemini CLI, pi and Antigravity transcripts.
 
     PATHS may be files (any form, detected from content) or directories
     (searched).  Without PATHS, opencode's data directory
     ($XDG_DATA_HOME/opencode), Claude Code's ($CLAUDE_CONFIG_DIR/projects,
-    ~/.claude/projects) and Codex's ($CODEX_HOME/sessions, ~/.codex/sessions)
-    are ingested, those that exist.  Ingesting again adds only what is new;
+    ~/.claude/projects), Codex's ($CODEX_HOME/sessions, ~/.codex/sessions),
+    Gemini CLI's (~/.gemini/tmp, under $GEMINI_CLI_HOME if set) and pi's
+    ($PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions) are ingested, those
+    that exist; an Antigravity trajectory export is read when named.  Ingesting again adds only what is new;
     a file unchanged since it was read is not opened.  The command returns once
     messages and events are stored: the knowledge graph and the search index
     follow on the first query that reads them (or now, with --wait).

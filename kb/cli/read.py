@@ -223,9 +223,10 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
     """Print the command that continues SESSION in its own agent.
 
-    `claude --resume ID`, `codex resume ID` or `opencode --session ID`.  SESSION
-    is an id, a short id, a prefix or title words [default: the current session,
-    else the latest ingested].  Nothing runs unless --exec."""
+    `claude --resume ID`, `codex resume ID`, `gemini --resume ID`, `pi --session
+    ID` or `opencode --session ID`.  SESSION is an id, a short id, a prefix or
+    title words [default: the current session, else the latest ingested].
+    Nothing runs unless --exec."""
     from kb.sessionref import resume_argv, resume_command
 
     with open_store(db) as store:

@@ -41,6 +41,7 @@ from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
 from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
+    AGENTS,
     DISMISSAL_CUES,
     CallFacts,
     call_signals,
@@ -248,7 +249,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         THEN left(CAST(input AS VARCHAR), 40000) END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
-        facts = CallFacts(agent=r[22] if r[22] in ("claude-code", "codex") else "opencode", tool=r[3], status=r[8], exit_code=r[9],
+        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]))

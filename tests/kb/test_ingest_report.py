@@ -15,14 +15,14 @@ from kb.live.watch import Watcher
 from logparse.registry import FOREIGN
 
 TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
-GEMINI = next(r for r in FOREIGN if "Gemini" in r.what)
+REWRITE = next(r for r in FOREIGN if "Claude Code" in r.what)
 
 
 def _folder(tmp_path: Path) -> Path:
     d = tmp_path / "sessions"
     d.mkdir()
     shutil.copy(TRIM / "claude_2_1.jsonl", d / "claude.jsonl")
-    (d / "gemini.jsonl").write_text(GEMINI.example + "\n", encoding="utf-8")
+    (d / "rewrite.jsonl").write_text(REWRITE.example + "\n", encoding="utf-8")
     (d / "notes.md").write_text("# not a session\n", encoding="utf-8")
     return d
 
@@ -31,15 +31,16 @@ def test_directory_ingest_reports_every_file_it_did_not_take(tmp_path: Path) -> 
     d = _folder(tmp_path)
     db = str(tmp_path / "kb.duckdb")
     r = CliRunner().invoke(cli, ["ingest", "--db", db, "--json", str(d)])
-    assert r.exit_code == 3, r.stderr  # another agent's log in the folder: an error
+    assert r.exit_code == 3, r.stderr  # a rewritten log in the folder: an error
     doc = json.loads(r.stdout)
-    assert doc["errors"] == [{"path": str(d / "gemini.jsonl"),
-                              "reason": "looks like a Gemini CLI chat log: not read yet"}]
+    assert doc["errors"] == [{"path": str(d / "rewrite.jsonl"), "reason": (
+        "looks like a sanitised rewrite of a Claude Code session: not read (not the "
+        "agent's own output)")}]
     assert doc["not_taken"] == [{"path": str(d / "notes.md"), "reason": "unrecognised content"}]
     assert doc["skipped"] == [{"path": str(d / "claude.jsonl"), "records": 1,
                                "types": {"brand-new-type": 1}}]
     assert [s["messages"] for s in doc["sessions"]] == [4]
-    assert "Gemini CLI chat log: not read yet" in r.stderr
+    assert "sanitised rewrite of a Claude Code session" in r.stderr
     assert "not taken: " in r.stderr and "notes.md" in r.stderr
     assert "skipped 1 record of 1 unknown type (kept raw): brand-new-type (1)" in r.stderr
 
@@ -48,19 +49,27 @@ def test_ingest_without_path_reads_every_agents_store(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     claude = tmp_path / "claude" / "projects" / "-srv-app"
     codex = tmp_path / "codex" / "sessions" / "2026" / "07" / "11"
-    for d in (claude, codex):
+    gemini = tmp_path / "ghome" / ".gemini" / "tmp" / ("ab" * 32) / "chats"
+    pi = tmp_path / "pi" / "sessions" / "--home-selim-civ6.ch--"
+    for d in (claude, codex, gemini, pi):
         d.mkdir(parents=True)
     shutil.copy(TRIM / "claude_2_1.jsonl", claude / "s.jsonl")
     shutil.copy(TRIM / "codex_code_mode.jsonl", codex / "rollout-x.jsonl")
+    shutil.copy(TRIM / "gemini_cli.jsonl", gemini / "session-2026-05-06T16-08-808bbe03.jsonl")
+    shutil.copy(TRIM / "pi.jsonl", pi / "2026-06-08T17-05-46-114Z_019ea801.jsonl")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # no opencode here
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "ghome"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
     r = CliRunner().invoke(cli, ["ingest", "--db", str(tmp_path / "kb.duckdb")])
     assert r.exit_code == 0, r.stderr
     err = " ".join(r.stderr.split())
     assert f"opencode: {tmp_path / 'xdg' / 'opencode'}: not found" in err
     assert f"Claude Code: {tmp_path / 'claude' / 'projects'}: 1 session read" in err
     assert f"Codex: {tmp_path / 'codex' / 'sessions'}: 1 session read" in err
+    assert f"Gemini CLI: {tmp_path / 'ghome' / '.gemini' / 'tmp'}: 1 session read" in err
+    assert f"pi: {tmp_path / 'pi' / 'sessions'}: 1 session read" in err
 
 
 def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
@@ -71,4 +80,4 @@ def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
     w.ingest_now()
     w.ingest_now()
     told = sorted((str(e["path"]), e["error"]) for e in seen if e["event"] == "not_taken")
-    assert told == [(str(d / "gemini.jsonl"), True), (str(d / "notes.md"), False)]
+    assert told == [(str(d / "notes.md"), False), (str(d / "rewrite.jsonl"), True)]

@@ -360,3 +360,24 @@ def test_a_small_file_keeps_no_point(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [small, big], graph=False, index=False)
         assert store.resume_paths() == [str(big)]
+
+
+OTHER_AGENTS = ("Axe__session.jsonl", "civ6.ch__session.jsonl", "Xeus__gemini-session.jsonl")
+"""Gemini CLI, pi and Antigravity files: read whole, they keep no resume point."""
+
+
+@pytest.mark.parametrize("name", OTHER_AGENTS)
+def test_a_grown_file_of_another_agent_reads_whole(tmp_path: Path, name: str) -> None:
+    """Their readers leave no resume point: a grown file is read again whole, and the
+    store after each step equals a fresh ingest of the file as it ends (cut inside a
+    line, at a line end after a call, and before the last line)."""
+    data = (REALWORLD / "pool" / name).read_bytes()
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    rng = random.Random(zlib.crc32(name.encode()))
+    cuts = sorted({rng.randrange(len(data) // 3, len(data) - 1),
+                   rng.choice(ends[len(ends) // 2:]), ends[-1]})
+    want = fresh(tmp_path, data, name)
+    got, resumed = grown(tmp_path, data, cuts, name)
+    for t in COMPARED:
+        assert got[t] == want[t], (name, cuts, t, _first_diff(got[t], want[t]))
+    assert not any(resumed) and want["resume_points"] == []

@@ -304,10 +304,15 @@ def test_discover_walks_a_directory_and_skips_non_transcripts(realworld: Path) -
     assert forms.count("export") == 11 and forms.count("sqlite") == 2 and "run" in forms
     refused = {i.path.rsplit("/", 1)[-1]: i for i in discover(realworld)
                if isinstance(i, NotATranscript)}
-    # every file not taken is listed; those of another agent are errors, named
+    # every file not taken is listed; those named (a rewrite of an agent's log) are errors
     assert refused["README.md"].walked and not refused["README.md"].is_error
-    assert refused["Axe__session.jsonl"].is_error
-    assert "Gemini CLI" in refused["Axe__session.jsonl"].reason
+    assert refused["trade_arena__claude-session.jsonl"].is_error
+    assert "rewrite of a Claude Code" in refused["trade_arena__claude-session.jsonl"].reason
+    # the other agents' logs of the pool are read, each by its own reader
+    assert {i.path.name: i.form for i in found if i.form in (
+        "gemini-cli", "pi", "antigravity")} == {
+        "Axe__session.jsonl": "gemini-cli", "civ6.ch__session.jsonl": "pi",
+        "Xeus__gemini-session.jsonl": "antigravity"}
     assert sorted(i.path.name for i in labelled if i.form == "sqlite") == [
         "stunning-memory__opencode.db"]
 

@@ -1,0 +1,133 @@
+"""What the Gemini CLI, pi and Antigravity readers share: records of a JSON-lines file
+turned into drafts in file order, read whole.
+
+These three forms are small (one chat each) and a record may change a message met
+earlier (Gemini CLI writes a message again, with its tool calls, under the same id; a pi
+or Antigravity tool result completes a call of an earlier line), so a reading holds every
+draft until the file ends and hands them out in file order.  A file that grew is read
+whole again (no resume point: see :mod:`logparse.resume`).
+
+Lines without an ordinal of their own (headers, updates, markers) join the raw record of
+the next message (the last one at the end of the file), as in the Codex reader; a bad
+line is a :class:`~logparse.models.Problem` naming the file and line, with its text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from logparse._agentlines import Draft, Ordered, message_id
+from logparse.models import Problem
+from logparse.opencode._lines import iter_lines, parse_line, safe_text
+from logparse.source import RawMessage
+
+SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, IndexError)
+"""What reading a record of an unexpected shape raises: named, the record kept raw."""
+
+
+def records(path: Path, problems: list[Problem], what: str
+            ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """``(line, body, record)`` for every line that is a JSON object; any other line is a
+    problem with its line number and text (``what`` names the form in the reason)."""
+    spath = str(path)
+    for n, body, nl in iter_lines(path):
+        obj, reason = parse_line(body, nl)
+        if obj is None:
+            problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
+                                    raw=safe_text(body)))
+            continue
+        if reason:  # salvaged invalid UTF-8: the record stored is the repaired one
+            problems.append(Problem(path=spath, line=n, reason=reason))
+            body = orjson.dumps(obj)
+        if not isinstance(obj, dict):
+            problems.append(Problem(path=spath, line=n, raw=safe_text(body),
+                                    reason=f"not a {what} record (a JSON object)"))
+            continue
+        yield n, body, obj
+
+
+class Drafts:
+    """The messages of one file, in file order, with the lines that have no ordinal."""
+
+    def __init__(self, sid: str, path: Path, problems: list[Problem], what: str) -> None:
+        self.sid = sid
+        self.path = str(path)
+        self.problems = problems
+        self.what = what
+        self.q = Ordered()
+        self.pending: list[tuple[int, bytes]] = []
+        self.model: str | None = None
+        self.cwd: str | None = None
+
+    @property
+    def tail(self) -> Draft | None:
+        return self.q.tail
+
+    def new(self, n: int, body: bytes, role: str, ts: int | None,
+            suffix: str = "") -> Draft:
+        """A message whose record is line ``n``; the lines waiting join it first."""
+        info: dict[str, Any] = {"id": message_id(n, suffix), "sessionID": self.sid,
+                                "role": role, "time": {"created": ts}}
+        if self.model and role == "assistant":
+            info["modelID"] = self.model
+        if self.cwd:
+            info["path"] = {"cwd": self.cwd}
+        d = Draft(info, line=n)
+        for ln, b in self.pending:
+            d.add_line(ln, b)
+        self.pending = []
+        d.add_line(n, body)
+        self.q.add(d)
+        return d
+
+    def extra(self, n: int, body: bytes) -> None:
+        """A line without an ordinal: it joins the next message."""
+        self.pending.append((n, body))
+
+    def shape_error(self, n: int, body: bytes, e: Exception) -> None:
+        self.problems.append(Problem(
+            path=self.path, line=n, raw=safe_text(body),
+            reason=f"a {self.what} record of an unexpected shape ({type(e).__name__}: "
+                   f"{str(e)[:120]}); kept raw"))
+
+    def finish(self) -> Iterator[RawMessage]:
+        tail = self.q.tail
+        if tail is not None:
+            for ln, b in self.pending:
+                tail.add_line(ln, b)
+        else:  # no message to keep them: each named, its text kept with the problem
+            for ln, b in self.pending:
+                self.problems.append(Problem(path=self.path, line=ln, raw=safe_text(b),
+                                             reason=f"a record of a {self.what} without any "
+                                                    "message; kept raw"))
+        self.pending = []
+        yield from self.q.flush()
+
+
+def text_parts(content: Any) -> list[str]:
+    """The texts of a content list (``[{"text": ...}]``) or a string."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+
+
+def tool_part(call_id: str, tool: str, inp: dict[str, Any], ts: int | None,
+              title: str | None = None) -> dict[str, Any]:
+    """An opencode tool part, ``running`` until its result arrives."""
+    return {"type": "tool", "id": call_id, "callID": call_id, "tool": tool,
+            "state": {"status": "running", "input": inp, "title": title,
+                      "time": {"start": ts}, "metadata": {}}}
+
+
+def renamed(args: Any, keys: dict[str, str]) -> dict[str, Any]:
+    """A call's arguments with the agent's key names mapped to opencode's (``file_path``
+    to ``filePath``); other keys kept as they are."""
+    if not isinstance(args, dict):
+        return {"input": args}
+    return {keys.get(str(k), str(k)): v for k, v in args.items()}

@@ -1,0 +1,265 @@
+"""Google Antigravity trajectories exported as JSON lines: one step a line,
+``{step_index, source, type, status, created_at, content, ...}``.
+
+``USER_INPUT`` steps are the user's (``<USER_REQUEST>`` and ``<ADDITIONAL_METADATA>``);
+a ``PLANNER_RESPONSE`` is the model's turn (``content``, ``thinking`` and ``tool_calls``,
+each ``{name, args}`` with every argument value JSON-encoded as a string); the steps that
+follow execute those calls in order, one step a call (``RUN_COMMAND``, ``VIEW_FILE``,
+``CODE_ACTION``, ``LIST_DIRECTORY``, ``GENERIC``...: :data:`STEP_OF_TOOL`), their
+``content`` opening with ``Created At:``/``Completed At:`` and their ``status`` ``DONE``,
+``ERROR`` or ``RUNNING`` (moved to the background).  An ``ERROR_MESSAGE`` step (``error``)
+is a call the tool refused to parse.  ``SYSTEM_MESSAGE`` steps are text the system sends
+to the model, ``CHECKPOINT`` a compaction summary, ``CONVERSATION_HISTORY`` a marker.
+The export cuts long fields (``truncated_fields``); what is cut is not in the file.
+
+**Ordinals**: 1-based over the ``USER_INPUT``, ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and
+``PLANNER_RESPONSE`` steps in file order (and an ``ERROR_MESSAGE`` or a tool step that
+answers no call).  A tool step has none: it joins the planner response whose call it
+answers, so a call and its result share that ordinal, as in Claude Code.
+``CONVERSATION_HISTORY`` lines join the next message.
+
+``run_command`` becomes ``bash`` with the exit code its step states (``The command
+completed successfully`` is 0, ``The command failed with exit code: N``).  The file names
+no session: the session is named after the file.  Step types the reader does not know are
+kept raw and counted (``skipped``).  The file is read whole (no resume point).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from logparse._agentlines import Draft, iso_ms
+from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, tool_part
+from logparse.models import Problem
+from logparse.opencode._lines import head_records
+from logparse.source import SourceSession, TranscriptReader
+
+TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    "run_command": ("bash", {"CommandLine": "command", "Cwd": "workdir"}),
+    "view_file": ("read", {"AbsolutePath": "filePath"}),
+    "write_to_file": ("write", {"TargetFile": "filePath", "CodeContent": "content"}),
+    "replace_file_content": ("edit", {"TargetFile": "filePath", "TargetContent": "oldString",
+                                      "ReplacementContent": "newString"}),
+    "multi_replace_file_content": ("edit", {"TargetFile": "filePath"}),
+    "list_dir": ("list", {"DirectoryPath": "path"}),
+    "grep_search": ("grep", {"Query": "pattern", "SearchPath": "path"}),
+    "find_by_name": ("glob", {"Pattern": "pattern", "SearchDirectory": "path"}),
+    "search_web": ("websearch", {}),
+    "read_url_content": ("webfetch", {"Url": "url"}),
+    "invoke_subagent": ("task", {}),
+}
+"""Antigravity tools (as in ``Xeus__gemini-session.jsonl``) mapped onto opencode's; others
+(``manage_task``, ``schedule``, ``ask_question``...) keep their name."""
+
+STEP_OF_TOOL: dict[str, str] = {
+    "run_command": "RUN_COMMAND", "view_file": "VIEW_FILE", "write_to_file": "CODE_ACTION",
+    "replace_file_content": "CODE_ACTION", "multi_replace_file_content": "CODE_ACTION",
+    "list_dir": "LIST_DIRECTORY", "grep_search": "GREP_SEARCH", "search_web": "SEARCH_WEB",
+    "read_url_content": "READ_URL_CONTENT", "invoke_subagent": "INVOKE_SUBAGENT",
+    "ask_question": "ASK_QUESTION",
+}
+"""The step type that executes a call of each tool (``GENERIC`` for the others: ``schedule``,
+``manage_task``, ``manage_subagents``, ``list_permissions``); an ``ERROR_MESSAGE`` answers
+any.  A step answers the first waiting call whose tool it executes."""
+
+TOOL_STEPS = frozenset(STEP_OF_TOOL.values()) | {"GENERIC"}
+_KNOWN = TOOL_STEPS | {"USER_INPUT", "PLANNER_RESPONSE", "SYSTEM_MESSAGE", "CHECKPOINT",
+                       "CONVERSATION_HISTORY", "ERROR_MESSAGE"}
+_STAMPS = re.compile(r"\A(?:Created At: (\S+)\n)?(?:Completed At: (\S+)\n)?")
+_RAN = re.compile(r"\A\s*The command (?:completed successfully|failed with exit code: (-?\d+))"
+                  r"\.?\s*\n\s*(?:Output:[ \t]*\n?[ \t]*)?")
+_STEP_ERROR = re.compile(r"\A\s*Encountered error in step execution: ")
+_REQUEST = re.compile(r"<USER_REQUEST>\n?(.*?)(?:\n?</USER_REQUEST>|\Z)", re.S)
+"""The user's words (the export may cut the field before the closing tag)."""
+
+
+def is_step(obj: Any) -> bool:
+    return (isinstance(obj, dict) and "step_index" in obj and isinstance(obj.get("type"), str)
+            and obj["type"].isupper())
+
+
+def decoded_args(args: Any) -> dict[str, Any]:
+    """A call's arguments with each JSON-encoded value decoded (``"\\"npm test\\""`` is
+    ``npm test``); a value that is not JSON stays as it is."""
+    if not isinstance(args, dict):
+        return {"input": args}
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        if isinstance(v, str):
+            try:
+                v = orjson.loads(v)
+            except orjson.JSONDecodeError:
+                pass
+        out[str(k)] = v
+    return out
+
+
+def step_result(typ: str, status: Any, content: str) -> dict[str, Any]:
+    """A tool step as opencode tool-state fields: status, output or error, exit, times."""
+    m = _STAMPS.match(content)
+    start, end = (iso_ms(m.group(1)), iso_ms(m.group(2))) if m else (None, None)
+    text = content[m.end():] if m else content
+    meta: dict[str, Any] = {"antigravityStatus": status}
+    state: dict[str, Any] = {"metadata": meta, "time": {"start": start, "end": end}}
+    if status == "ERROR" or _STEP_ERROR.match(text):
+        state.update(status="error", error=text.strip())
+        return state
+    if status == "RUNNING":  # moved to the background: the step returned while it ran
+        meta["background"] = True
+    if typ == "RUN_COMMAND":
+        r = _RAN.match(text)
+        if r:
+            meta["exit"] = int(r.group(1)) if r.group(1) else 0
+            text = text[r.end():]
+    state.update(status="completed", output=text)
+    return state
+
+
+class AntigravityReader(TranscriptReader):
+    form = "antigravity"
+    agent = "antigravity"
+    description = "Google Antigravity trajectory exported as JSONL (one step a line)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        return any(is_step(o) for o in head_records(path, 5))
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        self.skipped = {}
+        sid = path.stem
+        if session_ids is not None and sid not in session_ids:
+            return
+        first = next((o for o in head_records(path, 5) if is_step(o)), None)
+        info: dict[str, Any] = {"id": sid, "time": {
+            "created": iso_ms(first.get("created_at")) if first else None}}
+        yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                            messages=_Trajectory(self, path, problems, sid).messages(),
+                            info=info, agent=self.agent)
+
+
+class _Trajectory:
+    def __init__(self, owner: AntigravityReader, path: Path, problems: list[Problem],
+                 sid: str) -> None:
+        self.owner = owner
+        self.path = path
+        self.d = Drafts(sid, path, problems, "Antigravity trajectory")
+        self.waiting: list[tuple[Draft, dict[str, Any], str]] = []
+        """Calls of planner responses not answered yet, in order, with the step type that
+        executes each."""
+
+    def messages(self) -> Iterator[Any]:
+        for n, body, obj in records(self.path, self.d.problems, "Antigravity step"):
+            try:
+                self._step(n, body, obj)
+            except SHAPE_ERRORS as e:
+                self.d.shape_error(n, body, e)
+                self.d.extra(n, body)
+        yield from self.d.finish()
+
+    def _step(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        typ = obj.get("type")
+        ts = iso_ms(obj.get("created_at"))
+        raw_content = obj.get("content")
+        content = raw_content if isinstance(raw_content, str) else ""
+        cut = obj.get("truncated_fields")
+        if typ == "USER_INPUT":
+            d = self.d.new(n, body, "user", ts)
+            m = _REQUEST.search(content)
+            ask = m.group(1) if m else content
+            d.parts.append({"type": "text", "id": f"L{n}", "text": ask, "time": {"start": ts}})
+            rest = (content[:m.start()] + content[m.end():]).strip() if m else ""
+            if rest:  # <ADDITIONAL_METADATA>: the IDE's, not the user's words
+                d.parts.append({"type": "text", "id": f"L{n}.m", "text": rest,
+                                "synthetic": True, "time": {"start": ts}})
+        elif typ in ("SYSTEM_MESSAGE", "CHECKPOINT"):
+            d = self.d.new(n, body, "user", ts)
+            if typ == "CHECKPOINT":
+                d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
+            d.parts.append({"type": "text", "id": f"L{n}", "text": content,
+                            "synthetic": True, "time": {"start": ts}})
+        elif typ == "PLANNER_RESPONSE":
+            self._planner(n, body, obj, ts, content)
+        elif typ == "CONVERSATION_HISTORY":
+            self.d.extra(n, body)
+        elif typ == "ERROR_MESSAGE" or typ in TOOL_STEPS:
+            part = self._answer(n, body, obj, str(typ), ts, content)
+            if cut and part is not None:  # the export cut the step's output
+                part["state"]["metadata"]["truncatedFields"] = cut
+            return
+        else:  # kept raw (in the next message's record) and counted
+            key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
+            self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
+            self.d.extra(n, body)
+            return
+        if cut and self.d.tail is not None:  # the step's own message (the newest)
+            self.d.tail.info.setdefault("truncatedFields", {})[str(n)] = cut
+
+    def _planner(self, n: int, body: bytes, obj: dict[str, Any], ts: int | None,
+                 content: str) -> None:
+        d = self.d.new(n, body, "assistant", ts)
+        thinking = obj.get("thinking")
+        if isinstance(thinking, str) and thinking.strip():
+            d.parts.append({"type": "reasoning", "id": f"L{n}.r", "text": thinking,
+                            "time": {"start": ts}})
+        if content.strip():
+            d.parts.append({"type": "text", "id": f"L{n}.t", "text": content,
+                            "time": {"start": ts}})
+        for i, tc in enumerate(obj.get("tool_calls") or []):
+            if not isinstance(tc, dict):
+                d.parts.append({"type": "antigravity:call", "id": f"L{n}.{i}", "value": tc})
+                continue
+            name = str(tc.get("name") or "unknown")
+            tool, keys = TOOLS.get(name, (name, {}))
+            args = decoded_args(tc.get("args"))
+            title = args.pop("toolSummary", None)
+            action = args.pop("toolAction", None)
+            inp = renamed(args, keys)
+            if name != tool:
+                inp["antigravityTool"] = name
+            part = tool_part(f"L{n}.{i}", tool, inp, ts,
+                             str(action or title) if (action or title) else None)
+            d.parts.append(part)
+            d.open += 1
+            self.waiting.append((d, part, STEP_OF_TOOL.get(name, "GENERIC")))
+
+    def _answer(self, n: int, body: bytes, obj: dict[str, Any], typ: str, ts: int | None,
+                content: str) -> dict[str, Any] | None:
+        """The call a step answers, completed (``None``: an error step answering no call,
+        which is a message error of its own)."""
+        at = next((i for i, w in enumerate(self.waiting)
+                   if typ == "ERROR_MESSAGE" or w[2] == typ), None)
+        if at is None:  # a step that answers no call: a message of its own
+            d = self.d.new(n, body, "assistant", ts)
+            if typ == "ERROR_MESSAGE":
+                err = obj.get("error") if isinstance(obj.get("error"), str) else content
+                d.info["error"] = {"name": "ToolCallError", "data": {"message": err}}
+                return None
+            part = tool_part(f"L{n}", typ.lower(), {}, ts)
+            part["state"]["metadata"]["callNotFound"] = True
+            d.parts.append(part)
+        else:
+            d, part, _ = self.waiting.pop(at)
+            d.open -= 1
+            d.add_line(n, body)
+        state = part["state"]
+        if typ == "ERROR_MESSAGE":
+            err = obj.get("error") if isinstance(obj.get("error"), str) else content
+            state.update(status="error", error=err)
+            state["time"]["end"] = ts
+            return part
+        new = step_result(typ, obj.get("status"), content)
+        state["metadata"].update(new.pop("metadata"))
+        t = new.pop("time")
+        state["time"]["start"] = t["start"] or state["time"].get("start")
+        state["time"]["end"] = t["end"] or ts
+        state.update(new)
+        return part

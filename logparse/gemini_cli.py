@@ -1,0 +1,386 @@
+"""Gemini CLI chat logs (JSON lines): ``~/.gemini/tmp/<project>/chats/session-*.jsonl``.
+
+The first line is the session's header ``{sessionId, projectHash, startTime, lastUpdated,
+kind}``; then one record a line: ``user`` (``content``: a list of ``{text}`` parts, with a
+``displayContent`` when the CLI sent something else than what it shows), ``gemini`` (the
+model's reply: ``content``, ``thoughts``, ``tokens``, ``model`` and ``toolCalls``, each
+call with its ``status`` and its ``result[].functionResponse.response`` ``{output}`` or
+``{error}``), ``info`` (the CLI's notices: ``Request cancelled.``, authentication) and
+``error`` (``[API Error: ...]``).  ``{"$set": {...}}`` lines update the header.
+
+A message is written again, whole, under the same ``id`` when it changes (a reply is
+written once as its text, then again with its tool calls and their results): the last
+record of an id is the message, and every line of it is in its raw record.
+
+**Ordinals**: 1-based over the distinct ids of ``user``, ``gemini`` and ``error`` records,
+in file order.  ``info`` and ``$set`` lines have none: they join the raw record of the
+message before them (``Request cancelled.`` marks that message aborted when it is a
+reply), or of the next one when none came before.  A call and its result share the
+reply's ordinal, as in opencode.
+
+Tools map onto opencode's (:data:`TOOLS`); ``run_shell_command`` becomes ``bash`` with the
+exit code from its output (``Exit Code: N``; the CLI leaves the line out when the code is
+0, so a shell call that succeeded and printed its ``Process Group PGID`` exited 0).  A
+call ``cancelled`` (``[Operation Cancelled] Reason: User denied execution.``) is aborted.
+Record types the reader does not know are kept raw and counted (``skipped``).  The file is
+read whole (no resume point: a grown file is read again).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from logparse._agentlines import Draft, iso_ms, json_object
+from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
+from logparse.models import Problem
+from logparse.opencode._lines import first_line, head_records, open_decoded
+from logparse.source import SourceSession, TranscriptReader
+
+TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    # Gemini CLI tool -> (opencode tool, argument renames); others keep their name
+    "run_shell_command": ("bash", {"directory": "workdir", "dir_path": "workdir"}),
+    "read_file": ("read", {"file_path": "filePath", "absolute_path": "filePath"}),
+    "read_many_files": ("read", {}),
+    "write_file": ("write", {"file_path": "filePath"}),
+    "replace": ("edit", {"file_path": "filePath", "old_string": "oldString",
+                         "new_string": "newString", "allow_multiple": "replaceAll"}),
+    "grep_search": ("grep", {"dir_path": "path"}),
+    "search_file_content": ("grep", {"dir_path": "path"}),
+    "glob": ("glob", {"dir_path": "path"}),
+    "list_directory": ("list", {"dir_path": "path"}),
+    "web_fetch": ("webfetch", {}),
+    "google_web_search": ("websearch", {}),
+    "write_todos": ("todowrite", {}),
+    "invoke_agent": ("task", {}),
+    "delegate_to_agent": ("task", {}),
+}
+"""Gemini CLI tool names (as in ``Axe__session.jsonl``: ``run_shell_command``, ``read_file``,
+``replace``, ``grep_search``, ``list_directory``, ``glob``, ``web_fetch``, ``write_file``,
+``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
+
+RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
+_EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
+_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)|Signal: (?!\(none\))\S)", re.M)
+_SHELL_SHAPE = re.compile(r"^(?:Command: |Output: )|^Process Group PGID: ", re.M)
+_CANCELLED = "Request cancelled."
+_TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
+                "cancelled": "cancelled"}
+
+
+def is_header(obj: Any) -> bool:
+    """The first line of a Gemini CLI chat log (no ``type``: Claude Code's records have
+    one; no ``messages``: that is a whole chat of the older single-JSON form)."""
+    return (isinstance(obj, dict) and "type" not in obj and isinstance(obj.get("sessionId"), str)
+            and "projectHash" in obj and "messages" not in obj)
+
+
+def shell_exit(status: Any, text: str) -> int | None:
+    """The exit code of a ``run_shell_command`` result: its ``Exit Code: N`` line, else 0 for
+    a call that succeeded with the tool's own result layout (older CLIs print every field,
+    ``Exit Code: (none)`` included; newer ones leave out the fields that say nothing, the
+    exit code 0 among them)."""
+    m = _EXIT.search(text)
+    if m:
+        return int(m.group(1))
+    if _NO_EXIT.search(text):  # "Exit Code: (none)", or a signal ended it
+        return None
+    if status == "success" and _SHELL_SHAPE.search(text[:2000]):
+        return 0
+    return None
+
+
+def _response_text(result: Any) -> tuple[str | None, str | None]:
+    """``(output, error)`` of a call's ``result`` (a list of ``functionResponse`` parts)."""
+    outs: list[str] = []
+    errs: list[str] = []
+    for r in result if isinstance(result, list) else []:
+        fr = json_object(json_object(r).get("functionResponse"))
+        resp = fr.get("response")
+        if isinstance(resp, dict):
+            if isinstance(resp.get("error"), str):
+                errs.append(resp["error"])
+            elif isinstance(resp.get("output"), str):
+                outs.append(resp["output"])
+            elif resp:
+                outs.append(orjson.dumps(resp).decode())
+        elif isinstance(resp, str):
+            outs.append(resp)
+    return ("\n".join(outs) if outs else None), ("\n".join(errs) if errs else None)
+
+
+def call_part(tc: dict[str, Any], ts: int | None) -> dict[str, Any]:
+    """One ``toolCalls`` entry as an opencode tool part, with its result when it has one."""
+    name = str(tc.get("name") or "unknown")
+    tool, keys = TOOLS.get(name, (name, {}))
+    inp = renamed(tc.get("args"), keys)
+    if tool == "todowrite" and isinstance(inp.get("todos"), list):
+        inp["todos"] = [{"content": str(t.get("description", "")),
+                         "status": _TODO_STATUS.get(str(t.get("status")), str(t.get("status")))}
+                        for t in inp["todos"] if isinstance(t, dict)]
+    if name != tool:
+        inp["geminiTool"] = name
+    cid = str(tc.get("id") or f"{name}@{ts}")
+    part = tool_part(cid, tool, inp, ts, tc.get("description")
+                     if isinstance(tc.get("description"), str) else None)
+    state = part["state"]
+    meta = state["metadata"]
+    if isinstance(tc.get("agentId"), str):
+        meta["agentId"] = tc["agentId"]
+    status = tc.get("status")
+    out, err = _response_text(tc.get("result"))
+    if status is None and out is None and err is None:
+        return part  # no result: the call never finished (interrupted)
+    state["time"]["end"] = iso_ms(tc.get("timestamp")) or ts
+    meta["geminiStatus"] = status
+    if status == "cancelled":
+        text = err or out or "cancelled"
+        state.update(status="error", error=f"aborted: {text}")
+    elif status == "error" or (err is not None and out is None):
+        state.update(status="error", error=err or out or "error")
+    elif status in ("success", None):
+        state.update(status="completed", output=out if out is not None else "")
+    else:  # a status this reader does not know: the call stays open, its result kept
+        meta["output"] = out if out is not None else err
+        return part
+    if tool == "bash":
+        code = shell_exit(status, out or err or "")
+        if code is not None:
+            meta["exit"] = code
+    return part
+
+
+class GeminiCliReader(TranscriptReader):
+    form = "gemini-cli"
+    agent = "gemini-cli"
+    description = "Gemini CLI chat log JSONL (~/.gemini/tmp/<project>/chats)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        for obj in head_records(path, 5):
+            if is_header(obj):
+                return True
+        return False
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        self.skipped = {}
+        header: dict[str, Any] | None = None
+        for obj in head_records(path, 5):
+            if is_header(obj):
+                header = obj
+                break
+        sid = str(header["sessionId"]) if header else path.stem
+        if session_ids is not None and sid not in session_ids:
+            return
+        info: dict[str, Any] = {"id": sid}
+        if header:
+            info.update(projectHash=header.get("projectHash"), kind=header.get("kind"),
+                        time={"created": iso_ms(header.get("startTime")),
+                              "updated": iso_ms(header.get("lastUpdated"))})
+        chat = _Chat(self, path, problems, sid, info)
+        yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                            messages=chat.messages(records(path, problems, "Gemini CLI chat")),
+                            info=info, agent=self.agent)
+
+
+class GeminiChatJsonReader(TranscriptReader):
+    """The older form of the same chats: one JSON document ``{sessionId, projectHash,
+    startTime, lastUpdated, messages: [...]}`` (``session-*.json``), its messages the
+    records the JSON-lines form writes one a line.  The ``lines`` of a message's raw record
+    are then the 1-based positions of its records in ``messages``."""
+
+    form = "gemini-json"
+    agent = "gemini-cli"
+    description = "Gemini CLI chat JSON (~/.gemini/tmp/<project>/chats/session-*.json)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        h = head.lstrip()
+        if not h.startswith(b"{") or b'"projectHash"' not in h or b'"messages"' not in h:
+            return False
+        try:  # one JSON record on the first line: the JSON-lines form (or one line of JSON)
+            first = orjson.loads(first_line(path))
+        except orjson.JSONDecodeError:
+            return True
+        return isinstance(first, dict) and isinstance(first.get("messages"), list)
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        self.skipped = {}
+        try:
+            with open_decoded(path) as f:
+                doc = orjson.loads(f.read())
+        except orjson.JSONDecodeError as e:
+            problems.append(Problem(path=str(path), reason=f"not valid JSON: {e}"))
+            return
+        msgs = doc.get("messages") if isinstance(doc, dict) else None
+        if not isinstance(doc, dict) or not isinstance(msgs, list):
+            problems.append(Problem(path=str(path), reason="not a Gemini CLI chat (no "
+                                                           "messages list)"))
+            return
+        sid = str(doc.get("sessionId") or path.stem)
+        if session_ids is not None and sid not in session_ids:
+            return
+        info: dict[str, Any] = {
+            "id": sid, "projectHash": doc.get("projectHash"), "kind": doc.get("kind"),
+            "time": {"created": iso_ms(doc.get("startTime")),
+                     "updated": iso_ms(doc.get("lastUpdated"))}}
+        chat = _Chat(self, path, problems, sid, info)
+        yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                            messages=chat.messages(_doc_records(path, problems, msgs)),
+                            info=info, agent=self.agent)
+
+
+def _doc_records(path: Path, problems: list[Problem], msgs: list[Any]
+                 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    for i, rec in enumerate(msgs, 1):
+        if isinstance(rec, dict):
+            yield i, orjson.dumps(rec), rec
+        else:
+            problems.append(Problem(path=str(path), record=f"messages[{i - 1}]",
+                                    raw=orjson.dumps(rec).decode(),
+                                    reason="not a Gemini CLI message (a JSON object)"))
+
+
+class _Chat:
+    def __init__(self, owner: TranscriptReader, path: Path, problems: list[Problem], sid: str,
+                 info: dict[str, Any]) -> None:
+        self.owner = owner
+        self.path = path
+        self.info = info
+        self.d = Drafts(sid, path, problems, "Gemini CLI chat")
+        self.by_id: dict[str, Draft] = {}
+
+    def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
+        for n, body, obj in recs:
+            try:
+                self._record(n, body, obj)
+            except SHAPE_ERRORS as e:
+                self.d.shape_error(n, body, e)
+                self.d.extra(n, body)
+        yield from self.d.finish()
+
+    def _skip(self, key: str) -> None:
+        self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
+
+    def _attach(self, n: int, body: bytes) -> Draft | None:
+        """A line without an ordinal: into the message before it (the next one if none)."""
+        tail = self.d.tail
+        if tail is None:
+            self.d.extra(n, body)
+        else:
+            tail.add_line(n, body)
+        return tail
+
+    def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        typ = obj.get("type")
+        if is_header(obj):
+            self._attach(n, body)
+            return
+        if typ is None and isinstance(obj.get("$set"), dict):
+            upd = obj["$set"]
+            if isinstance(upd.get("lastUpdated"), str):
+                self.info.setdefault("time", {})["updated"] = iso_ms(upd["lastUpdated"])
+            self._attach(n, body)
+            return
+        if typ == "info":
+            tail = self._attach(n, body)
+            if tail is not None and tail.info["role"] == "assistant" and \
+                    str(obj.get("content", "")).strip() == _CANCELLED:
+                tail.info["error"] = {"name": "MessageAbortedError",
+                                      "data": {"message": _CANCELLED}}
+            return
+        if typ not in ("user", "gemini", "error"):
+            self._skip(typ if isinstance(typ, str) else f"<{type(typ).__name__}>")
+            self._attach(n, body)
+            return
+        mid = obj.get("id")
+        ts = iso_ms(obj.get("timestamp"))
+        d = self.by_id.get(mid) if isinstance(mid, str) else None
+        if d is None:
+            d = self.d.new(n, body, "user" if typ == "user" else "assistant", ts)
+            if isinstance(mid, str):
+                self.by_id[mid] = d
+        else:  # the same message written again: the last version holds
+            d.add_line(n, body)
+            d.parts = []
+            d.info.pop("error", None)
+        d.info["geminiId"] = mid
+        if typ == "user":
+            self._user(d, n, obj, ts)
+        elif typ == "gemini":
+            self._reply(d, n, obj, ts)
+        else:  # an API error the CLI wrote in place of a reply
+            text = " ".join(text_parts(obj.get("content"))).strip() or "error"
+            d.info["error"] = {"name": "APIError", "data": {"message": text}}
+
+    def _user(self, d: Draft, n: int, obj: dict[str, Any], ts: int | None) -> None:
+        # sent for the user, not typed: a displayContent of tool responses ("System: Please
+        # continue." after a shell command the user ran)
+        shown = obj.get("displayContent")
+        injected = isinstance(shown, list) and any(
+            isinstance(p, dict) and "functionResponse" in p for p in shown)
+        content = obj.get("content")
+        items = content if isinstance(content, list) else [{"text": content}]
+        for i, c in enumerate(items):
+            pid = f"L{n}.{i}"
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                part: dict[str, Any] = {"type": "text", "id": pid, "text": c["text"],
+                                        "time": {"start": ts}}
+                if injected:
+                    part["synthetic"] = True
+                d.parts.append(part)
+            elif isinstance(c, dict) and ("inlineData" in c or "fileData" in c):
+                data = json_object(c.get("inlineData") or c.get("fileData"))
+                d.parts.append({"type": "file", "id": pid,
+                                "mime": str(data.get("mimeType") or "file"),
+                                "filename": str(data.get("fileUri") or data.get("mimeType")
+                                                or "")[:200]})
+            else:
+                d.parts.append({"type": "gemini:part", "id": pid, "value": c})
+
+    def _reply(self, d: Draft, n: int, obj: dict[str, Any], ts: int | None) -> None:
+        if isinstance(obj.get("model"), str):
+            d.info["modelID"] = obj["model"]
+        tokens = obj.get("tokens")
+        if isinstance(tokens, dict):
+            d.info["tokens"] = usage(tokens)
+        for i, t in enumerate(obj.get("thoughts") or []):
+            if isinstance(t, dict):
+                text = "\n".join(str(t[k]) for k in ("subject", "description")
+                                 if isinstance(t.get(k), str) and t[k])
+                if text:
+                    d.parts.append({"type": "reasoning", "id": f"L{n}.r{i}", "text": text,
+                                    "time": {"start": iso_ms(t.get("timestamp")) or ts}})
+        text = "\n".join(text_parts(obj.get("content")))
+        if text.strip():
+            d.parts.append({"type": "text", "id": f"L{n}.t", "text": text,
+                            "time": {"start": ts}})
+        for tc in obj.get("toolCalls") or []:
+            if isinstance(tc, dict):
+                d.parts.append(call_part(tc, ts))
+            else:
+                d.parts.append({"type": "gemini:call", "id": f"L{n}.c", "value": tc})
+
+
+def usage(tokens: dict[str, Any]) -> dict[str, Any]:
+    """Gemini's ``tokens`` as opencode's: ``input`` less its cached part (``cache.read``),
+    ``thoughts`` as reasoning."""
+
+    def num(k: str) -> int:
+        v = tokens.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    cached = num("cached")
+    return {"input": max(num("input") - cached, 0), "output": num("output"),
+            "reasoning": num("thoughts"), "cache": {"read": cached, "write": 0},
+            "total": num("total")}

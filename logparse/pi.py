@@ -1,0 +1,307 @@
+"""pi coding-agent sessions (format 3): ``~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl``.
+
+The first line is the header ``{"type": "session", "version": 3, "id", "timestamp",
+"cwd"}``; then entries linked by ``id``/``parentId`` (a tree: a session branched with
+``/tree`` keeps every branch in the file; they are read in file order):
+``model_change`` (``provider``, ``modelId``), ``thinking_level_change``, ``message``
+(``message.role`` ``user``, ``assistant``, ``toolResult``, ``bashExecution``,
+``custom``, ``branchSummary``, ``compactionSummary``), ``compaction`` (``summary``),
+``branch_summary``, ``custom``, ``custom_message``, ``label``, ``session_info``.
+
+An assistant message carries ``content`` blocks ``text``, ``thinking`` and ``toolCall``
+(``id``, ``name``, ``arguments``), its ``usage`` (``input``, ``output``, ``cacheRead``,
+``cacheWrite``, ``cost.total``), ``stopReason`` (``stop``, ``length``, ``toolUse``,
+``error``, ``aborted``) and ``errorMessage``.  A ``toolResult`` answers one call
+(``toolCallId``) with ``content``, ``isError`` and ``details`` (the bash tool's
+truncation, the full output's path).
+
+**Ordinals**: 1-based over the ``user`` and ``assistant`` messages (and the other
+message roles and summaries, which are user-side text), in file order.  A
+``toolResult`` has none: it joins the call it answers, so a call and its result share
+the calling message's ordinal, as in Claude Code.  Entries without a message
+(``model_change``, ``thinking_level_change``, ``label``...) join the raw record of the
+next message.
+
+The bash tool's exit code is its own last line (``Command exited with code N``); a bash
+result without ``isError`` exited 0.  Record types the reader does not know are kept raw
+and counted (``skipped``).  The file is read whole (no resume point).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from logparse._agentlines import Draft, iso_ms, json_object
+from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
+from logparse.models import Problem
+from logparse.opencode._lines import head_records
+from logparse.source import SourceSession, TranscriptReader
+
+TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    "bash": ("bash", {"cwd": "workdir"}),
+    "read": ("read", {"path": "filePath", "file_path": "filePath"}),
+    "edit": ("edit", {"path": "filePath", "file_path": "filePath", "oldText": "oldString",
+                      "newText": "newString"}),
+    "write": ("write", {"path": "filePath", "file_path": "filePath"}),
+    "grep": ("grep", {}),
+    "find": ("glob", {}),
+    "ls": ("list", {}),
+}
+"""pi's built-in tools (``bash``, ``read``, ``edit``, ``write`` in ``civ6.ch__session.jsonl``;
+``grep``, ``find``, ``ls``) mapped onto opencode's; others keep their name."""
+
+_EXIT = re.compile(r"(?:^|\n)Command exited with code (-?\d+)\s*$")
+_ABORTED = re.compile(r"(?:^|\n)Command aborted\s*$")
+_SILENT = frozenset({"model_change", "thinking_level_change", "label", "session_info",
+                     "custom"})
+"""Entries without anything to show: their lines join the next message's raw record."""
+_FINISH = {"stop": "stop", "length": "length", "toolUse": "tool-calls"}
+
+
+def is_header(obj: Any) -> bool:
+    return (isinstance(obj, dict) and obj.get("type") == "session"
+            and isinstance(obj.get("version"), int) and "id" in obj
+            and "sessionId" not in obj)
+
+
+def bash_result(text: str, is_error: bool) -> tuple[int | None, bool]:
+    """``(exit code, aborted)`` of a bash result: its ``Command exited with code N`` line;
+    0 when the tool did not call it an error."""
+    m = _EXIT.search(text[-400:])
+    if m:
+        return int(m.group(1)), False
+    if _ABORTED.search(text[-200:]):
+        return None, True
+    return (None if is_error else 0), False
+
+
+class PiReader(TranscriptReader):
+    form = "pi"
+    agent = "pi"
+    description = "pi coding-agent session JSONL (~/.pi/agent/sessions)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        return any(is_header(o) for o in head_records(path, 5))
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
+    ) -> Iterator[SourceSession]:
+        self.skipped = {}
+        header = next((o for o in head_records(path, 5) if is_header(o)), None)
+        sid = str(header["id"]) if header else path.stem
+        if session_ids is not None and sid not in session_ids:
+            return
+        info: dict[str, Any] = {"id": sid}
+        if header:
+            info.update(directory=header.get("cwd") if isinstance(header.get("cwd"), str)
+                        else None, version=f"session format {header.get('version')}",
+                        time={"created": iso_ms(header.get("timestamp"))})
+        yield SourceSession(session_id=sid, form=self.form, path=str(path),
+                            messages=_Session(self, path, problems, sid, header).messages(),
+                            info=info, agent=self.agent)
+
+
+class _Session:
+    def __init__(self, owner: PiReader, path: Path, problems: list[Problem], sid: str,
+                 header: dict[str, Any] | None) -> None:
+        self.owner = owner
+        self.path = path
+        self.d = Drafts(sid, path, problems, "pi session")
+        if header and isinstance(header.get("cwd"), str):
+            self.d.cwd = header["cwd"]
+        self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
+
+    def messages(self) -> Iterator[Any]:
+        for n, body, obj in records(self.path, self.d.problems, "pi session"):
+            try:
+                self._record(n, body, obj)
+            except SHAPE_ERRORS as e:
+                self.d.shape_error(n, body, e)
+                self.d.extra(n, body)
+        yield from self.d.finish()
+
+    def _skip(self, key: str) -> None:
+        self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
+
+    def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        typ = obj.get("type")
+        ts = iso_ms(obj.get("timestamp"))
+        if typ == "session":
+            self.d.extra(n, body)
+        elif typ == "model_change":
+            if isinstance(obj.get("modelId"), str):
+                self.d.model = obj["modelId"]
+            self.d.extra(n, body)
+        elif typ in _SILENT:
+            self.d.extra(n, body)
+        elif typ == "message":
+            self._message(n, body, json_object(obj.get("message")), ts)
+        elif typ in ("compaction", "branch_summary"):
+            d = self.d.new(n, body, "user", ts)
+            if typ == "compaction":
+                d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
+            summary = obj.get("summary")
+            if isinstance(summary, str) and summary:
+                d.parts.append({"type": "text", "id": f"L{n}", "text": summary,
+                                "synthetic": True, "time": {"start": ts}})
+        elif typ == "custom_message":
+            d = self.d.new(n, body, "user", ts)
+            for i, text in enumerate(text_parts(obj.get("content"))):
+                d.parts.append({"type": "text", "id": f"L{n}.{i}", "text": text,
+                                "synthetic": True, "time": {"start": ts}})
+        else:  # kept raw (in the next message's record) and counted
+            self._skip(typ if isinstance(typ, str) else f"<{type(typ).__name__}>")
+            self.d.extra(n, body)
+
+    def _message(self, n: int, body: bytes, m: dict[str, Any], ts: int | None) -> None:
+        role = m.get("role")
+        if role == "toolResult":
+            self._result(n, body, m, ts)
+        elif role == "assistant":
+            self._assistant(n, body, m, ts)
+        elif role == "user":
+            d = self.d.new(n, body, "user", ts)
+            self._content(d, n, m.get("content"), ts, synthetic=False)
+        elif role in ("custom", "branchSummary", "compactionSummary"):
+            d = self.d.new(n, body, "user", ts)
+            if role == "compactionSummary":
+                d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
+            text = m.get("summary") if isinstance(m.get("summary"), str) else None
+            if text:
+                d.parts.append({"type": "text", "id": f"L{n}", "text": text,
+                                "synthetic": True, "time": {"start": ts}})
+            self._content(d, n, m.get("content"), ts, synthetic=True)
+        elif role == "bashExecution":
+            # the user ran a command (``!cmd``): shown to the model as text, as Claude Code's
+            # <bash-input>/<bash-stdout>
+            d = self.d.new(n, body, "user", ts)
+            cmd = m.get("command") if isinstance(m.get("command"), str) else ""
+            out = m.get("output") if isinstance(m.get("output"), str) else ""
+            code = m.get("exitCode")
+            d.parts.append({"type": "text", "id": f"L{n}", "synthetic": True,
+                            "time": {"start": ts},
+                            "text": f"$ {cmd}\n{out}" + (f"\n(exit code {code})"
+                                                         if isinstance(code, int) else "")})
+        else:
+            self._skip(f"message/{role}" if isinstance(role, str) else "message/<no role>")
+            self.d.extra(n, body)
+
+    def _content(self, d: Draft, n: int, content: Any, ts: int | None, synthetic: bool) -> None:
+        items = content if isinstance(content, list) else [{"type": "text", "text": content}] \
+            if isinstance(content, str) else []
+        for i, c in enumerate(items):
+            pid = f"L{n}.{i}"
+            if not isinstance(c, dict):
+                d.parts.append({"type": "pi:block", "id": pid, "value": c})
+            elif c.get("type") == "text":
+                part: dict[str, Any] = {"type": "text", "id": pid, "text": str(c.get("text", "")),
+                                        "time": {"start": ts}}
+                if synthetic:
+                    part["synthetic"] = True
+                d.parts.append(part)
+            elif c.get("type") == "image":
+                d.parts.append({"type": "file", "id": pid,
+                                "mime": str(c.get("mimeType") or "image"), "filename": "image"})
+            else:
+                d.parts.append({"type": f"pi:block/{c.get('type')}", "id": pid, "block": c})
+
+    def _assistant(self, n: int, body: bytes, m: dict[str, Any], ts: int | None) -> None:
+        if isinstance(m.get("model"), str):
+            self.d.model = m["model"]
+        d = self.d.new(n, body, "assistant", ts)
+        if isinstance(m.get("provider"), str):
+            d.info["providerID"] = m["provider"]
+        u = m.get("usage")
+        if isinstance(u, dict):
+            d.info["tokens"] = usage(u)
+            cost = json_object(u.get("cost")).get("total")
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+                d.info["cost"] = float(cost)
+        stop = m.get("stopReason")
+        if isinstance(stop, str):
+            d.info["finish"] = _FINISH.get(stop, stop)
+        err = m.get("errorMessage") if isinstance(m.get("errorMessage"), str) else None
+        if stop == "aborted":
+            d.info["error"] = {"name": "MessageAbortedError",
+                               "data": {"message": err or "aborted"}}
+        elif stop == "error" or err:
+            d.info["error"] = {"name": "APIError", "data": {"message": err or "error"}}
+        for i, c in enumerate(m.get("content") or []):
+            pid = f"L{n}.{i}"
+            if not isinstance(c, dict):
+                d.parts.append({"type": "pi:block", "id": pid, "value": c})
+                continue
+            ct = c.get("type")
+            if ct == "text":
+                d.parts.append({"type": "text", "id": pid, "text": str(c.get("text", "")),
+                                "time": {"start": ts}})
+            elif ct == "thinking":
+                d.parts.append({"type": "reasoning", "id": pid,
+                                "text": str(c.get("thinking", "")), "time": {"start": ts}})
+            elif ct == "toolCall":
+                name = str(c.get("name") or "unknown")
+                tool, keys = TOOLS.get(name, (name, {}))
+                inp = renamed(c.get("arguments"), keys)
+                if name != tool:
+                    inp["piTool"] = name
+                cid = str(c.get("id") or pid)
+                part = tool_part(cid, tool, inp, ts)
+                d.parts.append(part)
+                d.open += 1
+                self.calls[cid] = (d, part)
+            else:
+                d.parts.append({"type": f"pi:block/{ct}", "id": pid, "block": c})
+
+    def _result(self, n: int, body: bytes, m: dict[str, Any], ts: int | None) -> None:
+        cid = m.get("toolCallId")
+        found = self.calls.pop(cid, None) if isinstance(cid, str) else None
+        if found is None:  # a result without its call: a message of its own, kept
+            d = self.d.new(n, body, "assistant", ts)
+            name = str(m.get("toolName") or "unknown")
+            tool, _ = TOOLS.get(name, (name, {}))
+            part = tool_part(str(cid or f"L{n}"), tool, {}, ts)
+            part["state"]["metadata"]["callNotFound"] = True
+            d.parts.append(part)
+        else:
+            d, part = found
+            d.open -= 1
+            d.add_line(n, body)
+        state = part["state"]
+        meta = state["metadata"]
+        state["time"]["end"] = ts
+        text = "\n".join(text_parts(m.get("content")))
+        is_error = m.get("isError") is True
+        details = m.get("details")
+        if isinstance(details, dict) and details:
+            meta["details"] = details
+        if part["tool"] == "bash":
+            code, aborted = bash_result(text, is_error)
+            if aborted:
+                state.update(status="error", error=f"aborted: {text}")
+                return
+            if code is not None:
+                meta["exit"] = code
+                state.update(status="completed", output=text)
+                return
+        if is_error:
+            state.update(status="error", error=text or "error")
+        else:
+            state.update(status="completed", output=text)
+
+
+def usage(u: dict[str, Any]) -> dict[str, Any]:
+    """pi's ``usage`` as opencode's ``tokens`` (its ``input`` excludes the cache already)."""
+
+    def num(k: str) -> int:
+        v = u.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    return {"input": num("input"), "output": num("output"), "reasoning": 0,
+            "cache": {"read": num("cacheRead"), "write": num("cacheWrite")},
+            "total": num("totalTokens")}

@@ -1,0 +1,105 @@
+"""How the Gemini CLI, pi and Antigravity readers read a call's result: one row per shape,
+each from a real line (trimmed) or the tool's own source layout, walked by one test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from logparse.antigravity import STEP_OF_TOOL, decoded_args, step_result
+from logparse.antigravity import TOOLS as AG_TOOLS
+from logparse.gemini_cli import TOOLS as GEMINI_TOOLS
+from logparse.gemini_cli import shell_exit
+from logparse.pi import TOOLS as PI_TOOLS
+from logparse.pi import bash_result
+
+GEMINI_SHELL = (  # (status, llmContent, exit code, where it comes from)
+    ("success", "Output: (empty)\nProcess Group PGID: 10121", 0,
+     "pool Axe__session.jsonl:66 (newer CLI: fields that say nothing left out)"),
+    ("success", "Command: ls\nDirectory: (root)\nOutput: a\nError: (none)\nExit Code: 2\n"
+     "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7", 2,
+     "(no real line yet) older CLI layout, every field printed"),
+    ("success", "Command: sleep 9\nDirectory: (root)\nOutput: (empty)\nError: (none)\n"
+     "Exit Code: (none)\nSignal: 15\nBackground PIDs: (none)\nProcess Group PGID: 7", None,
+     "(no real line yet) older CLI layout, a run a signal ended"),
+    ("cancelled", "[Operation Cancelled] Reason: User denied execution.", None,
+     "pool Axe__session.jsonl:33"),
+)
+
+
+@pytest.mark.parametrize("status, text, code, source", GEMINI_SHELL)
+def test_gemini_shell_exit(status: str, text: str, code: int | None, source: str) -> None:
+    assert source and shell_exit(status, text) == code
+
+
+PI_BASH = (  # (text, isError, (exit, aborted), source)
+    ("(no output)\n\nCommand exited with code 1", True, (1, False),
+     "pool civ6.ch__session.jsonl:76"),
+    ("/home/selim/Documents/Code/civ6.ch/go.sum\n", False, (0, False),
+     "pool civ6.ch__session.jsonl:6"),
+    ("npm run dev output\n\nCommand aborted", True, (None, True),
+     "(no real line yet) pi bash tool, the user pressed Esc"),
+    ("Command timed out after 30 seconds", True, (None, False),
+     "(no real line yet) pi bash tool timeout"),
+)
+
+
+@pytest.mark.parametrize("text, is_error, want, source", PI_BASH)
+def test_pi_bash_result(text: str, is_error: bool, want: tuple[int | None, bool],
+                        source: str) -> None:
+    assert source and bash_result(text, is_error) == want
+
+
+AG_STEPS: tuple[tuple[str, str, str, dict[str, Any], str], ...] = (
+    ("RUN_COMMAND", "DONE", "Created At: 2026-06-18T22:41:10Z\nCompleted At: 2026-06-18T22:41:17Z"
+     "\n\n\t\t\t\tThe command completed successfully.\n\t\t\t\tOutput:\n\t\t\t\tUsage: x\n",
+     {"status": "completed", "exit": 0, "output": "Usage: x\n"},
+     "pool Xeus__gemini-session.jsonl:65"),
+    ("RUN_COMMAND", "DONE", "Created At: 2026-06-18T22:41:18Z\nCompleted At: 2026-06-18T22:41:22Z"
+     "\n\n\t\t\t\tThe command failed with exit code: 1\n\t\t\t\tOutput:\n\t\t\t\tCould not create",
+     {"status": "completed", "exit": 1, "output": "Could not create"},
+     "pool Xeus__gemini-session.jsonl:67"),
+    ("RUN_COMMAND", "RUNNING", "Created At: 2026-06-18T22:41:24Z\nTool is running as a "
+     "background task with task id: e951b17f/task-70\n",
+     {"status": "completed", "exit": None, "background": True},
+     "pool Xeus__gemini-session.jsonl:69"),
+    ("GREP_SEARCH", "ERROR", "Created At: 2026-06-18T23:13:00Z\nCompleted At: 2026-06-18T23:13:00Z"
+     "\nEncountered error in step execution: exec: \"grep\": executable file not found in %PATH%",
+     {"status": "error", "exit": None},
+     "pool Xeus__gemini-session.jsonl:407"),
+)
+
+
+@pytest.mark.parametrize("typ, status, content, want, source", AG_STEPS)
+def test_antigravity_step_result(typ: str, status: str, content: str, want: dict[str, Any],
+                                 source: str) -> None:
+    assert source
+    st = step_result(typ, status, content)
+    assert st["status"] == want["status"]
+    assert st["metadata"].get("exit") == want["exit"]
+    assert st["metadata"].get("background", False) == want.get("background", False)
+    if "output" in want:
+        assert st["output"] == want["output"]
+    assert st["time"]["start"] is not None
+    assert "Created At" not in (st.get("output") or st.get("error") or "")
+
+
+def test_antigravity_arguments_are_decoded() -> None:
+    # pool Xeus__gemini-session.jsonl:64 (run_command args, every value JSON-encoded)
+    args = {"CommandLine": "\"npx create-next-app@latest --help\"",
+            "Cwd": "\"d:\\\\smoothop\\\\Xeus\"", "WaitMsBeforeAsync": "8000", "Bad": "{x"}
+    assert decoded_args(args) == {"CommandLine": "npx create-next-app@latest --help",
+                                  "Cwd": "d:\\smoothop\\Xeus", "WaitMsBeforeAsync": 8000,
+                                  "Bad": "{x"}
+
+
+def test_tool_tables_name_opencode_tools() -> None:
+    """Every mapped tool is one the deriver has a category for (or bash)."""
+    from logparse.derive import _TOOL_CATEGORY
+
+    for table in (GEMINI_TOOLS, PI_TOOLS, AG_TOOLS):
+        for name, (tool, keys) in table.items():
+            assert tool == "bash" or tool in _TOOL_CATEGORY, name
+            assert all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items())
+    assert set(STEP_OF_TOOL) <= set(AG_TOOLS) | {"ask_question"}
