@@ -49,9 +49,13 @@ def agent_name(agent: str | None) -> str:
     return agent or "opencode"
 
 
-def resume_argv(agent: str | None, session_id: str) -> list[str]:
-    """The command that continues ``session_id`` in the agent that wrote it."""
+def resume_argv(agent: str | None, session_id: str) -> list[str] | None:
+    """The command that continues ``session_id`` in the agent that wrote it, or ``None``
+    when the agent has no command line that resumes a session (Antigravity's
+    trajectories are exports of an editor's conversations)."""
     name = agent_name(agent)
+    if name == "antigravity":
+        return None
     if name == "claude-code":
         return ["claude", "--resume", session_id]
     if name == "codex":
@@ -63,6 +67,7 @@ def resume_argv(agent: str | None, session_id: str) -> list[str]:
     return ["opencode", "--session", session_id]
 
 
-def resume_command(agent: str | None, session_id: str) -> str:
-    """:func:`resume_argv` as one shell line."""
-    return shlex.join(resume_argv(agent, session_id))
+def resume_command(agent: str | None, session_id: str) -> str | None:
+    """:func:`resume_argv` as one shell line (``None`` when there is none)."""
+    argv = resume_argv(agent, session_id)
+    return shlex.join(argv) if argv is not None else None

@@ -129,7 +129,7 @@ def _session_detail(info: dict[str, Any]) -> None:
             ("cost", usage_cost_text({"tokens_total": total, "priced_cost": info["cost"],
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
-            ("resume", info["resume"])]
+            ("resume", info["resume"] or "(none: open it in its agent)")]
     from rich.text import Text
 
     for k, v in rows:  # a long value wraps under itself, not at column 0
@@ -246,6 +246,9 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
         sid = row["session_id"]
     agent, directory = row.get("agent"), row.get("directory")
     argv = resume_argv(agent, sid)
+    if argv is None:
+        fail(f"{agent} sessions cannot be resumed from a shell", ExitCode.NOT_FOUND,
+             hint="open the conversation in the agent that wrote it")
     if as_json:
         emit_json({"session_id": sid, "agent": agent or "opencode", "directory": directory,
                    "resume": resume_command(agent, sid), "argv": argv})

@@ -290,3 +290,27 @@ def test_the_older_single_json_chat_reads_as_its_lines_do(tmp_path: Path) -> Non
     assert calls == want_calls
     assert [m[:4] for m in messages] == [m[:4] for m in want_messages]
     assert [json.loads(str(m[4])) for m in messages][:3] == [[1], [2], [3, 4]]
+
+
+def test_an_antigravity_session_has_no_resume_command(tmp_path: Path) -> None:
+    """Antigravity has no command line that continues a conversation: `resume` says so
+    (exit 6) instead of printing another agent's command, and `sessions --json` holds
+    null."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, LOGKB_DB=str(tmp_path / "kb.duckdb"), LOGKB_HOME=str(tmp_path),
+               NO_COLOR="1")
+    src = POOL / "Xeus__gemini-session.jsonl"
+
+    def kb(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kb", *args], env=env, text=True,
+                              capture_output=True, check=False)
+
+    assert kb("ingest", str(src)).returncode == 0
+    r = kb("resume")
+    assert r.returncode == 6, r
+    assert "cannot be resumed" in r.stderr and "opencode" not in r.stdout
+    rows = [json.loads(x) for x in kb("sessions", "--json").stdout.splitlines()]
+    assert [x["resume"] for x in rows] == [None]
