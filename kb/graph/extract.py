@@ -1320,10 +1320,15 @@ class Extractor:
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
-            if f.how == "taken-back" and not diagnosis:
-                # nothing failed and nobody spoke: the message that takes the lines back
-                # is all that says why ("Build succeeded with only deprecation warnings.")
-                diagnosis = _opening(explanations, f.session_id, window)
+            if f.how == "taken-back":
+                # nothing failed and nobody spoke: the opening of the message that takes
+                # the lines back says why ("Build succeeded with only deprecation
+                # warnings."), before any sentence deeper in it
+                opening = _opening(explanations, f.session_id, window)
+                if opening and diagnosis and diagnosis not in opening:
+                    diagnosis = f"{opening} · {diagnosis}"
+                else:
+                    diagnosis = opening or diagnosis
             later = later_root(explanations, f.session_id, f.ended, subject,
                                users.get(f.session_id, ()), steps.get(f.session_id, ()))
             if later is not None and later.tier > (tiers[0] if tiers else 0) \

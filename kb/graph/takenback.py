@@ -45,6 +45,7 @@ NAMES = 2
 """Names (identifiers, words of three letters or more) a line taken away must hold to
 count: ``}`` or ``</div>`` say nothing of a design."""
 _NAME = re.compile(r"[^\W\d]\w{2,}")
+_COMMENT = ("//", "#", "/*", "*", "<!--", "--", ";")
 
 
 def meaningful(line: str) -> bool:
@@ -146,7 +147,8 @@ def taken_back_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Fou
             if len(lost) < TAKEN_LINES:
                 continue
             made = [e for e in made if e.wrote & lost]
-            lines = sorted(lost, key=lambda x: (-len(x), x))
+            # code before comments, the longest first: the design's own lines name it
+            lines = sorted(lost, key=lambda x: (x.startswith(_COMMENT), -len(x), x))
             # one design given up over several changes: a change that takes back more of
             # the same writing, or what a take-back of it wrote, continues its episode
             chain = next(((f, w) for f, w in reversed(episodes)
