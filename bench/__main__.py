@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``, ``categories``, ``many``,
 ``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "agents": "bench.agents_bench", "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
+           "labels-misses": "bench.labels_misses",
            "categories": "bench.categories_bench", "many": "bench.many_bench",
            "extract": "bench.extract_bench", "mcp": "bench.mcp_bench", "team": "bench.team_bench",
            "rerun": "bench.rerun_bench",

@@ -1884,11 +1884,13 @@ def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
              lookups: Sequence[tuple[str, int, str]] = (),
-             probes: Sequence[Probe] = (), more: Sequence[Found] = ()) -> list[Found]:
+             probes: Sequence[Probe] = (), more: Sequence[Found] = (),
+             weak: Sequence[Found] = ()) -> list[Found]:
     """Every dead end the episode rules find, in transcript order; an episode that
     repeats one already found (most of its evidence shared) is dropped.  ``more``: the
     episodes of rules kept in modules of their own (:mod:`kb.graph.switched`), weighed
-    with these."""
+    with these; ``weak``: ones of such modules that never hide another
+    (:mod:`kb.graph.takenback`)."""
     found = attempt_episodes(steps) + check_episodes(steps, said) + \
         refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
         api_error_episodes(steps, said) + \
@@ -1914,7 +1916,7 @@ def episodes(steps: list[Step], said: list[Said],
     # another episode, and is dropped where another one already tells what happened
     for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
             user_dropped_episodes(steps, said) + undone_episodes(steps, said) + \
-            reviewed_episodes(steps, said):
+            reviewed_episodes(steps, said) + list(weak):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -28,6 +28,7 @@ from kb.graph.episodes import (
 )
 from kb.graph.rootcause import LATER, later_root, unnarrated
 from kb.graph.switched import escalated_episodes, switched_episodes
+from kb.graph.takenback import taken_back_episodes
 from kb.graph.text import (
     RETEST,
     STOPWORDS,
@@ -62,7 +63,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 20
+EXTRACTOR_VERSION = 21
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -74,7 +75,9 @@ escalated that did not simply work (:mod:`kb.graph.switched`).
 19 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
 sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
 20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
-an episode's cause (:mod:`kb.graph.rootcause`)."""
+an episode's cause (:mod:`kb.graph.rootcause`).
+21 (xdead): a design the agent took back on its own, with no user turn and no failed run
+between (:mod:`kb.graph.takenback`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1152,7 +1155,8 @@ class Extractor:
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
                                    self.lookups, getattr(self, "probes", []),
                                    switched_episodes(self.steps)
-                                   + escalated_episodes(self.steps))
+                                   + escalated_episodes(self.steps),
+                                   taken_back_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found
 
@@ -1288,8 +1292,9 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
-            elif f.how == "reviewed":
-                # the message of the first edit that acted on the review says which finding
+            elif f.how in ("reviewed", "taken-back"):
+                # the message of the first edit that acted on the review (or took the lines
+                # back) says which finding, or why
                 redone = min(o for o, role, _ in f.evidence if role == "ended")
                 window = range(redone - 1, redone + 1)
             elif f.how == "reworked" and f.said_at is not None:
@@ -1315,6 +1320,15 @@ class Extractor:
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
+            if f.how == "taken-back":
+                # nothing failed and nobody spoke: the opening of the message that takes
+                # the lines back says why ("Build succeeded with only deprecation
+                # warnings."), before any sentence deeper in it
+                opening = _opening(explanations, f.session_id, window)
+                if opening and diagnosis and diagnosis not in opening:
+                    diagnosis = f"{opening} · {diagnosis}"
+                else:
+                    diagnosis = opening or diagnosis
             later = later_root(explanations, f.session_id, f.ended, subject,
                                users.get(f.session_id, ()), steps.get(f.session_id, ()))
             if later is not None and later.tier > (tiers[0] if tiers else 0) \
@@ -1590,6 +1604,26 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
 
 
 _DIAGNOSES: Memo[tuple[tuple[str, int], ...]] = memo("diagnosis sentences")
+
+
+OPENING = 2
+"""Sentences of a message read as its opening."""
+
+
+def _opening(explanations: dict[tuple[str, int], list[str]], session_id: str,
+             window: Iterable[int]) -> str | None:
+    """The first sentences of the last message in ``window`` that has prose."""
+    for o in sorted(window, reverse=True):
+        for text in explanations.get((session_id, o), []):
+            text = text.strip()
+            if not text:
+                continue
+            end = 0
+            for _ in range(OPENING):
+                _, end = sentence_bounds(text, end)
+                end += 1
+            return short(text[:end], 240)
+    return None
 
 
 def _diagnoses(text: str) -> tuple[tuple[str, int], ...]:

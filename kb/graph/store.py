@@ -136,7 +136,8 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
     """The lines an edit's input wrote and the lines it took away, stripped, blank and
     one-character lines left out: a write's ``content``; an edit's ``new_string`` /
     ``old_string`` (or opencode's ``newString``/``oldString``, each of a multiedit's
-    ``edits``); a patch's ``+``/``-`` lines (Codex ``apply_patch``)."""
+    ``edits``); a patch's ``+``/``-`` lines (Codex ``apply_patch``: ``input``, ``patch``
+    or ``patchText``)."""
     if not raw:
         return frozenset(), frozenset()
     try:
@@ -157,8 +158,9 @@ def edit_lines(raw: str | None) -> tuple[frozenset[str], frozenset[str]]:
         new = lines(e.get("new_string", e.get("newString")))
         added |= new - old
         removed |= old - new
-    patch = inp.get("input") if isinstance(inp.get("input"), str) else \
-        inp.get("patch") if isinstance(inp.get("patch"), str) else None
+    # Codex's (and opencode's) ``apply_patch`` keep the patch as ``patchText``
+    patch = next((inp[k] for k in ("input", "patch", "patchText")
+                  if isinstance(inp.get(k), str)), None)
     if patch and "*** Begin Patch" in patch[:200]:
         plus = {ln[1:].strip() for ln in patch.splitlines()
                 if ln.startswith("+") and len(ln[1:].strip()) > 1}

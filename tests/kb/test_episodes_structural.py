@@ -130,6 +130,9 @@ def test_edit_lines_of_every_agent() -> None:
              "-> Deadline: TODO: choose date\n+> Deadline: May 4, 2026\n*** End Patch")
     assert edit_lines(orjson.dumps({"input": patch}).decode()) == (
         {"> Deadline: May 4, 2026"}, {"> Deadline: TODO: choose date"})
+    # ... as the Codex reader stores it (soulpass__codex-session.jsonl: ``patchText``)
+    assert edit_lines(orjson.dumps({"patchText": patch}).decode()) == (
+        {"> Deadline: May 4, 2026"}, {"> Deadline: TODO: choose date"})
     assert edit_lines(None) == (set(), set()) and edit_lines("not json") == (set(), set())
 
 
