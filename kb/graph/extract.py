@@ -62,7 +62,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 20
+EXTRACTOR_VERSION = 21
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -74,7 +74,9 @@ escalated that did not simply work (:mod:`kb.graph.switched`).
 19 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
 sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
 20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
-an episode's cause (:mod:`kb.graph.rootcause`)."""
+an episode's cause (:mod:`kb.graph.rootcause`).
+21 (codexrd): a Codex ``write_stdin`` poll linked to the run it polls is no check of its
+own (the run carries the answer it read)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -240,6 +242,9 @@ class CallRow(NamedTuple):
     for a run without an error signature."""
     edit: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     """An edit's lines written and lines taken away (:func:`kb.graph.store.edit_lines`)."""
+    poll: bool = False
+    """A poll of a run another call started (Codex ``write_stdin``): what it read, the
+    run's exit code included, is that call's answer, so it is no check of its own."""
 
 
 class MessageRow(NamedTuple):
@@ -1028,6 +1033,10 @@ class Extractor:
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
+        if row.poll:  # the run it polls carries its answer: no step, no question
+            for value, unit, label in row.measurements:
+                self.measurements.append((row.session_id, row.ordinal, value, unit, label))
+            return
         self._step(row)
         for value, unit, label in row.measurements:
             self.measurements.append((row.session_id, row.ordinal, value, unit, label))
