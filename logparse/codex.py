@@ -98,6 +98,9 @@ _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed":
 _INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
              "# AGENTS.md instructions", "<user_shell_command>")
 
+MAX_POLLED_OUTPUT = 1 << 20
+"""Characters of polled output a running command's output takes in at most."""
+
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
@@ -924,7 +927,9 @@ class _Rollout:
         cut = _CUT.match(chunk)
         if cut:
             chunk = chunk[cut.end():].lstrip("\n")
-        ostate["output"] = (ostate.get("output") or "") + chunk
+        so_far = ostate.get("output") or ""
+        if len(so_far) < MAX_POLLED_OUTPUT:  # (a run polled for hours: its head; the raw
+            ostate["output"] = so_far + chunk  # records keep every chunk)
         if isinstance(meta.get("processExit"), int):
             self._settle(orig, ts, code=meta["processExit"])
 
