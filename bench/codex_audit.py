@@ -28,6 +28,8 @@ what logkb stores (``calls``) and reports open (``untested``).  Each gap is one 
 ``escalation-missed``   a call that asked to leave the sandbox is not stored as asking
 ``poll-as-failure``     a ``write_stdin`` poll carries the exit code of the command it
                         polls (the failure would count twice)
+``cell-exit-missing``   a command a code-mode cell ran ended with an exit code (its
+                        ``exec_command_end``) that none of the cell's stored calls carries
 ``poll-open``           an untested question stands at a ``write_stdin`` poll, not at
                         the command it polls
 ``open-though-answered``  an untested question stands at a run whose answer the agent got
@@ -136,6 +138,13 @@ class Truth:
     patch_end: dict[str, Any] | None = None
     polls: list[Head] = field(default_factory=list)
     poll_ids: list[str] = field(default_factory=list)
+    cell_ends: list[dict[str, Any]] = field(default_factory=list)
+    """A code-mode cell (``exec`` with JavaScript calling ``tools.*``): the
+    ``exec_command_end`` events of the commands it ran (call ids of no call of the file)."""
+
+    @property
+    def is_cell(self) -> bool:
+        return self.name == "exec" and isinstance(self.args, str) and "tools." in self.args
 
     @property
     def escalated(self) -> bool:
@@ -195,6 +204,7 @@ def read_file(path: Path) -> tuple[dict[str, Truth], dict[str, int]]:
     polls: dict[str, int] = {}
     by_session: dict[int, str] = {}  # running exec session -> the call that started it
     ends: dict[str, dict[str, Any]] = {}
+    open_cells: list[Truth] = []
     for n, raw in enumerate(path.open("rb"), 1):
         try:
             obj = json.loads(raw)
@@ -213,6 +223,8 @@ def read_file(path: Path) -> tuple[dict[str, Truth], dict[str, int]]:
                 except ValueError:
                     pass
             calls[cid] = Truth(cid, n, str(p.get("name") or t), args)
+            if calls[cid].is_cell:
+                open_cells.append(calls[cid])
             if p.get("name") == "write_stdin" and isinstance(args, dict) \
                     and isinstance(args.get("session_id"), int):
                 polls[cid] = args["session_id"]
@@ -223,6 +235,8 @@ def read_file(path: Path) -> tuple[dict[str, Truth], dict[str, int]]:
                 continue
             c.output_line = n
             c.head = read_head(p.get("output"))
+            if c in open_cells:
+                open_cells.remove(c)
             if cid in polls:
                 orig = by_session.get(polls[cid])
                 if orig is not None:
@@ -236,6 +250,8 @@ def read_file(path: Path) -> tuple[dict[str, Truth], dict[str, int]]:
             cid = str(p.get("call_id"))
             if cid in calls:
                 calls[cid].end = p
+            elif open_cells:  # a command a cell ran (the cell's first open one)
+                open_cells[0].cell_ends.append(p)
             else:
                 ends[cid] = p
         elif t == "patch_apply_end":
@@ -279,7 +295,7 @@ def audit(path: Path, calls: dict[str, Truth], polls: dict[str, int],
 
     ordinal_of: dict[int, Truth] = {}
     for cid, c in calls.items():
-        r = rows.get(cid)
+        r = rows.get(cid) or rows.get(f"{cid}#1")
         if r is None:
             gap(c, "not-stored", c.name)
             continue
@@ -287,6 +303,13 @@ def audit(path: Path, calls: dict[str, Truth], polls: dict[str, int],
         out = (r.get("output") or "") + (r.get("error") or "")
         inp = r.get("input")
         inp = json.loads(inp) if isinstance(inp, str) else (inp or {})
+        if c.is_cell:
+            subs = [x for k, x in rows.items() if k.startswith(f"{cid}#")]
+            for e in c.cell_ends:
+                code = e.get("exit_code")
+                if isinstance(code, int) and not any(x["exit_code"] == code for x in subs):
+                    gap(c, "cell-exit-missing", f"{e.get('command')!s:.40} exit {code}")
+            continue
         if cid in polls:
             if r["exit_code"] not in (None, 0) and not isinstance(inp.get("polls"), str):
                 gap(c, "poll-as-failure", f"exit {r['exit_code']} stored on the poll")
@@ -332,11 +355,13 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--logkb", default=str(ROOT / ".venv" / "bin" / "logkb"))
     ap.add_argument("--json", action="store_true", help="one object per gap")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every gap")
+    ap.add_argument("files", nargs="*", type=Path,
+                    help="Codex rollouts to audit (default: the real ones in ../shared)")
     a = ap.parse_args(argv)
     total: dict[str, int] = {}
     ncalls = 0
     with tempfile.TemporaryDirectory(prefix="logkb-codex-audit-") as tmp:
-        for path in codex_files():
+        for path in a.files or codex_files():
             calls, polls = read_file(path)
             ncalls += len(calls)
             rows, open_ = stored(a.logkb, path, Path(tmp))
