@@ -76,7 +76,8 @@ sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
 20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
 an episode's cause (:mod:`kb.graph.rootcause`).
 21 (codexrd): a Codex ``write_stdin`` poll linked to the run it polls is no check of its
-own (the run carries the answer it read)."""
+own (the run carries the answer it read); a run given up after one failure in the sandbox
+and asked for outside it is one dead end (the escalated one), not two."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
