@@ -52,7 +52,7 @@ def iso_ms(value: Any) -> int | None:
 class Draft:
     """One message being built: its info, parts and the source lines behind it."""
 
-    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line", "at_end")
+    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line", "at_end", "links")
 
     def __init__(self, info: dict[str, Any], key: str | None = None,
                  line: int | None = None) -> None:
@@ -69,6 +69,14 @@ class Draft:
         self.at_end: dict[str, Any] | None = None
         """What the reader gave the message because the file ended after it (no line of
         its own): in the raw JSON, so the message changes when the file grows."""
+        self.links: dict[str, list[int]] | None = None
+        """Lines of other messages whose content this message took in (a poll's output
+        read into the run it polls): in the raw JSON, so the message changes with them."""
+
+    def link(self, kind: str, line: int) -> None:
+        if self.links is None:
+            self.links = {}
+        self.links.setdefault(kind, []).append(line)
 
     def add_line(self, line: int, body: bytes) -> None:
         self.lines.append(line)
@@ -83,6 +91,7 @@ class Draft:
                # message_usage view finds cache and reasoning tokens at $.tokens
                + (b',"tokens":' + orjson.dumps(tokens) if isinstance(tokens, dict) else b"")
                + (b',"at_end":' + orjson.dumps(self.at_end) if self.at_end else b"")
+               + (b',"linked":' + orjson.dumps(self.links) if self.links else b"")
                + b"}")
         return RawMessage(info=self.info, parts=self.parts, raw=raw,
                           line=self.line or (self.lines[0] if self.lines else None))

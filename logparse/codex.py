@@ -69,7 +69,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/1"
+RESUME_VERSION = "codex/2"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -97,6 +97,9 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", 
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
 _INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
              "# AGENTS.md instructions", "<user_shell_command>")
+
+MAX_POLLED_OUTPUT = 1 << 20
+"""Characters of polled output a running command's output takes in at most."""
 
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
@@ -129,6 +132,31 @@ def _seconds(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _exit_of(end: dict[str, Any]) -> int | None:
+    """``exec_command_end.exit_code`` (a number, or digits in older builds)."""
+    code = end.get("exit_code")
+    if isinstance(code, str) and code.lstrip("-").isdigit():
+        code = int(code)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _end_output(end: dict[str, Any]) -> str:
+    """What an ``exec_command_end`` says the command printed: ``aggregated_output``, else
+    ``formatted_output``, else stdout and stderr."""
+    for key in ("aggregated_output", "formatted_output"):
+        v = end.get(key)
+        if isinstance(v, str) and v:
+            return v
+    return "".join(x for x in (end.get("stdout"), end.get("stderr")) if isinstance(x, str))
+
+
+def _index(parts: list[dict[str, Any]], part: dict[str, Any]) -> int:
+    for i, x in enumerate(parts):
+        if x is part:
+            return i
+    raise ValueError("a part outside its message")
 
 
 def usage_tokens(last: Any) -> dict[str, Any] | None:
@@ -290,6 +318,10 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
         cmd = shell_text(a.get("command") if "command" in a else a.get("cmd"))
         inp = {k: v for k, v in a.items() if k not in ("command", "cmd")}
         inp["command"] = cmd
+        if a.get("with_escalated_permissions") is True and "sandbox_permissions" not in a:
+            # builds before ``sandbox_permissions`` asked to leave the sandbox with a flag:
+            # one field says it for every version (kb reads it)
+            inp["sandbox_permissions"] = "require_escalated"
         if isinstance(a.get("workdir"), str):
             inp["workdir"] = a["workdir"]
         inp["codexTool"] = name
@@ -415,6 +447,14 @@ class _Rollout:
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
         self.procs: dict[int, str] = {}  # exec sessions still running -> their command
+        self.proc_call: dict[int, str] = {}
+        """Exec sessions -> the call that started them (a ``write_stdin`` polls that call)."""
+        self.waiting: dict[str, tuple[Draft, dict[str, Any], int]] = {}
+        """Calls whose output said ``Process running with session ID N``: their output's
+        draft (held back), their part, N; answered by the ``exec_command_end`` of the call
+        or by a poll that reads the process's exit (:meth:`_settle`)."""
+        self.ends: dict[str, tuple[dict[str, Any], int | None, int]] = {}
+        """``exec_command_end`` events of calls still waiting for their output."""
         self.extra_lines: list[tuple[int, bytes]] = []
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
@@ -521,6 +561,10 @@ class _Rollout:
                 "last_total": self.last_total, "usage_said": self.usage_said,
                 "tokens_due": self.tokens_due,
                 "procs": [[k, v] for k, v in self.procs.items()],
+                "proc_call": [[k, v] for k, v in self.proc_call.items()],
+                "waiting": [[cid, draft_ref(q, d), _index(d.parts, tp), proc]
+                            for cid, (d, tp, proc) in self.waiting.items()],
+                "ends": [[cid, e, ts, n] for cid, (e, ts, n) in self.ends.items()],
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
@@ -557,11 +601,14 @@ class _Rollout:
         self.last_total, self.usage_said = s["last_total"], s["usage_said"]
         self.tokens_due = s["tokens_due"]
         self.procs = {int(k): v for k, v in s["procs"]}
+        self.proc_call = {int(k): v for k, v in s["proc_call"]}
+        self.ends = {cid: (e, ts, n) for cid, e, ts, n in s["ends"]}
         self.extra_lines, self.extra_parts = lines_from(s["extra_lines"]), s["extra_parts"]
         q = [draft_from(d) for d in s["q"]]
         self.q._q.extend(q)
         self.q.last_time = s["last_time"]
         self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
+        self.waiting = {cid: (q[i], q[i].parts[j], proc) for cid, i, j, proc in s["waiting"]}
         self.skipped.update(s["skipped"])
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
@@ -638,6 +685,11 @@ class _Rollout:
                                    if isinstance(hist, list) else "compacted")
             self._extra(n, body, {"type": "compaction", "id": f"L{n}", "auto": True,
                                   "text": text})
+        elif typ == "event_msg" and p.get("type") == "turn_aborted" and self.waiting:
+            # "Any running unified exec processes were terminated": no answer will come
+            for cid in list(self.waiting):
+                self._settle(cid, ts, killed=True)
+            yield from self._line(n, body, nl)
         elif typ == "event_msg" and p.get("type") == "turn_aborted" and \
                 self.q.tail is not None and self.q.tail.info["role"] == "assistant":
             # the step the user interrupted: an aborted assistant message, as in opencode
@@ -658,6 +710,16 @@ class _Rollout:
         elif typ == "event_msg" and p.get("type") == "exec_command_end":
             if self.cells:  # only a cell waiting for its output needs them
                 self.exec_ends.append((p, ts))
+            ecid = p.get("call_id")
+            if isinstance(ecid, str) and ecid in self.waiting:
+                # a command that returned while it ran has ended: its exit code and whole
+                # output are the original call's (the line joins that call's message)
+                self.waiting[ecid][0].add_line(n, body)
+                self._settle(ecid, ts, end=p)
+                yield from self.q.ready()
+                return
+            if isinstance(ecid, str) and ecid in self.calls:  # ended before its output came
+                self.ends[ecid] = (p, ts, n)
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
@@ -756,6 +818,9 @@ class _Rollout:
                 proc = inp.get("session_id")
                 cmd = self.procs.get(proc) if isinstance(proc, int) else None
                 tp["state"]["title"] = f"session {proc}" + (f": {cmd}" if cmd else "")
+                orig = self.proc_call.get(proc) if isinstance(proc, int) else None
+                if orig is not None:
+                    inp["polls"] = orig  # what it reads is that call's answer
             if it == "local_shell_call" and p.get("status") == "completed" and not cid:
                 tp["state"]["status"] = "completed"
                 d.parts.append(tp)
@@ -791,6 +856,8 @@ class _Rollout:
                 d.parts.extend(self._cell_parts(cid, tp))
             else:
                 d.parts.append(tp)
+                if isinstance(cid, str):
+                    self._answer_of(cid, d, tp, ts, n)
         elif it == "reasoning":
             text = "\n".join(t for t in (_text_of(p.get("summary")), _text_of(p.get("content")))
                              if t)
@@ -814,6 +881,101 @@ class _Rollout:
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
         yield from self.q.ready()
+
+    def _answer_of(self, cid: str, d: Draft, tp: dict[str, Any], ts: int | None,
+                   n: int) -> None:
+        """Link an output to what answers it later: a command that returned while it
+        still ran waits (its message held back) for its ``exec_command_end`` or for a poll
+        that reads its exit; a poll's reading is the run's (:meth:`_poll`); an output
+        without an exit code takes the one its ``exec_command_end`` gave before it."""
+        state = tp["state"]
+        meta = state["metadata"]
+        early = self.ends.pop(cid, None)
+        if tp["tool"] == "write_stdin":
+            self._poll(tp, ts, n)
+        elif tp["tool"] == "bash" and isinstance(meta.get("process"), int) \
+                and "exit" not in meta and state.get("status") == "completed":
+            self.proc_call[meta["process"]] = cid
+            self.waiting[cid] = (d, tp, meta["process"])
+            d.open += 1
+            if early is not None:
+                self._settle(cid, early[1], end=early[0])
+        elif early is not None and "exit" not in meta and tp["tool"] == "bash":
+            code = _exit_of(early[0])
+            if code is not None:
+                meta["exit"] = code
+                meta["answeredBy"] = "exec_command_end"
+
+    def _poll(self, tp: dict[str, Any], ts: int | None, n: int) -> None:
+        """A ``write_stdin`` poll of a run: what it read joins the run's output, the exit it
+        read is the run's (the poll keeps it as ``processExit``, so the failure is counted
+        once, on the command), and its wait is no reading of the run."""
+        state = tp["state"]
+        meta = state["metadata"]
+        orig = state["input"].get("polls")
+        if not isinstance(orig, str):
+            return
+        if "exit" in meta:
+            meta["processExit"] = meta.pop("exit")
+        meta["reported"] = [m for m in meta.get("reported", []) if m.get("label") != "wall time"]
+        w = self.waiting.get(orig)
+        if w is None:
+            return
+        w[0].link("polls", n)  # the run's message changes with what its polls read
+        ostate = w[1]["state"]
+        chunk = state.get("output") if isinstance(state.get("output"), str) else ""
+        cut = _CUT.match(chunk)
+        if cut:
+            chunk = chunk[cut.end():].lstrip("\n")
+        so_far = ostate.get("output") or ""
+        if len(so_far) < MAX_POLLED_OUTPUT:  # (a run polled for hours: its head; the raw
+            ostate["output"] = so_far + chunk  # records keep every chunk)
+        if isinstance(meta.get("processExit"), int):
+            self._settle(orig, ts, code=meta["processExit"])
+
+    def _settle(self, cid: str, ts: int | None, end: dict[str, Any] | None = None,
+                code: int | None = None, killed: bool = False) -> None:
+        """The final answer of a call that returned while its command still ran: the
+        ``exec_command_end`` of the call (exit code, whole output, run time), or the exit a
+        poll read (the output read so far), or nothing (``killed``: the turn was aborted
+        and its processes terminated).  Its message is no longer held back."""
+        d, tp, _proc = self.waiting.pop(cid)
+        d.open -= 1
+        state = tp["state"]
+        meta = state["metadata"]
+        # the head's wall time was how long the tool waited before it returned, not a
+        # time of the run
+        meta["reported"] = [m for m in meta.get("reported", []) if m.get("label") != "wall time"]
+        meta.pop("duration_seconds", None)
+        start = state["time"].get("start")
+        if killed:
+            meta["terminatedBy"] = "turn_aborted"
+            return
+        dur: float | None = None
+        if end is not None:
+            code = _exit_of(end)
+            out = _end_output(end)
+            if out:
+                cut = _CUT.match(state.get("output") or "")
+                # the agent saw a cut output: the note stays at the head (the truncated signal)
+                state["output"] = (f"{cut.group(0)}\n\n" if cut else "") + out
+            dur = _seconds(end.get("duration"))
+            meta["answeredBy"] = "exec_command_end"
+            if end.get("status") in ("declined", "failed") and code is None:
+                state.update(status="error", error=state.pop("output", "") or
+                             str(end.get("status")))
+        else:
+            meta["answeredBy"] = "write_stdin"
+            if isinstance(start, int) and isinstance(ts, int) and ts >= start:
+                meta["duration_seconds"] = (ts - start) / 1000
+        if code is not None:
+            meta["exit"] = code
+        if dur is not None:
+            meta["duration_seconds"] = dur
+            if dur > 0:
+                meta["reported"].append({"value": dur, "unit": "s", "label": "wall time"})
+        state["time"]["end"] = start + int(dur * 1000) if isinstance(start, int) and \
+            dur is not None else ts
 
     def _cell_parts(self, cid: str, cell: dict[str, Any]) -> list[dict[str, Any]]:
         """A code-mode cell as the calls it made, each linked to the cell (``metadata.cell``):
@@ -898,18 +1060,10 @@ class _Rollout:
 
     @staticmethod
     def _end_state(state: dict[str, Any], end: dict[str, Any], ts: int | None) -> None:
-        out = end.get("aggregated_output")
-        if not isinstance(out, str) or not out:
-            out = end.get("formatted_output") if isinstance(end.get("formatted_output"), str) \
-                else ""
-            if not out:
-                out = "".join(x for x in (end.get("stdout"), end.get("stderr"))
-                              if isinstance(x, str))
-        code = end.get("exit_code")
-        if isinstance(code, str) and code.lstrip("-").isdigit():
-            code = int(code)
+        out = _end_output(end)
+        code = _exit_of(end)
         meta = state["metadata"]
-        if isinstance(code, int) and not isinstance(code, bool):
+        if code is not None:
             meta["exit"] = code
         dur = _seconds(end.get("duration"))
         if dur is not None:
@@ -980,6 +1134,16 @@ class _Rollout:
             if isinstance(cid, str) and cid in self.cells:
                 d.parts.extend(self._cell_parts(cid, tp))
             else:
+                end = self.ends.pop(cid, None) if isinstance(cid, str) else None
+                if end is not None and tp["tool"] == "bash":
+                    # the command ended, but its output never reached the agent: the
+                    # answer is kept (exit code, output, run time), the call stays without
+                    # a result, as a code-mode cell's command that never returned
+                    self._end_state(tp["state"], end[0], end[1])
+                    tp["state"]["status"] = "running"
+                    tp["state"]["metadata"]["answerInEventOnly"] = True
+                    d.link("event", end[2])  # (the event's line is the next message's)
                 d.parts.append(tp)
         self.calls = {}
+        self.ends = {}
         yield from self.q.flush()

@@ -43,7 +43,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 12
+DERIVE_VERSION = 13
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -71,7 +71,11 @@ prose, the value before a change, ``is now``, an HTTP status a request returned,
 audit's severity line, a finished action's count, mocha's tally), what a read tool
 noted (a directory's entries, a refused read's size), curl ``--write-out`` values, an
 API error's HTTP status, a Codex turn aborted after its ``<turn_aborted>`` message; style
-values and bounds (``larger than 500 kB``) are no longer readings."""
+values and bounds (``larger than 500 kB``) are no longer readings.  13 (codexrd): a Codex
+command that returned while it still ran takes its final exit code, output and run time
+from its ``exec_command_end`` or from the poll that read its exit; ``write_stdin`` polls
+name the call they poll and no longer carry its exit code; a call whose output never came
+keeps the answer of its ``exec_command_end``."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""

@@ -148,7 +148,7 @@ def prefix_hashes(path: str | Path, offset: int) -> tuple[str, str] | None:
 def draft_state(d: Draft) -> dict[str, Any]:
     return {"info": d.info, "parts": d.parts, "bodies": [b.decode("utf-8") for b in d.bodies],
             "lines": d.lines, "open": d.open, "key": d.key, "line": d.line,
-            "at_end": d.at_end}
+            "at_end": d.at_end, "links": d.links}
 
 
 def draft_from(s: dict[str, Any]) -> Draft:
@@ -158,6 +158,7 @@ def draft_from(s: dict[str, Any]) -> Draft:
     d.lines = s["lines"]
     d.open = s["open"]
     d.at_end = s["at_end"]
+    d.links = s.get("links")
     return d
 
 

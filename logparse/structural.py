@@ -199,6 +199,14 @@ RULES: tuple[Rule, ...] = (
              'execution error: Io(Custom { kind: Other, error: "CreateProcessWithLogonW '
              'failed: 1056" })')),
          "Valdyum-Labs__codex-session.jsonl:20"),
+    Rule("codex-patch-failed", ("codex",), "tool_error",
+         _error(r"^(?:apply_patch verification failed|Failed to find (?:expected lines|"
+                r"context)|Invalid patch)", re.I),
+         CallFacts("codex", "apply_patch", "error", error=(
+             "apply_patch verification failed: Failed to find expected lines in /Users/"
+             "rythme/developer/blockchain/Civitas-Sol/frontend/app/api/vault/init/route.ts:\n"
+             "    const USDC_MINT = new PublicKey(")),
+         "soulpass__codex-session.jsonl:634 (custom_tool_call_output)"),
     Rule("codex-escalation", ("codex",), "escalation_requested", lambda f: f.escalated,
          CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s",
                    command="rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml",

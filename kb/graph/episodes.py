@@ -1904,6 +1904,11 @@ def episodes(steps: list[Step], said: list[Said],
         seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
         list(more)
     found.sort(key=lambda f: (f.session_id, f.first))
+    # a run given up in the sandbox and asked for outside it (kb.graph.switched) tells the
+    # whole story of the run left after one failure: one dead end, not two
+    escalated = {(f.session_id, f.first) for f in found if f.how == "escalated"}
+    found = [f for f in found if f.how != "abandoned-check"
+             or (f.session_id, f.first) not in escalated]
     kept: list[Found] = []
     for f in found:
         mine = f.ordinals()

@@ -63,7 +63,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 21
+EXTRACTOR_VERSION = 22
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -77,7 +77,10 @@ sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
 20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
 an episode's cause (:mod:`kb.graph.rootcause`).
 21 (xdead): a design the agent took back on its own, with no user turn and no failed run
-between (:mod:`kb.graph.takenback`)."""
+between (:mod:`kb.graph.takenback`).
+22 (codexrd): a Codex ``write_stdin`` poll linked to the run it polls is no check of its
+own (the run carries the answer it read); a run given up after one failure in the sandbox
+and asked for outside it is one dead end (the escalated one), not two."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -243,6 +246,9 @@ class CallRow(NamedTuple):
     for a run without an error signature."""
     edit: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     """An edit's lines written and lines taken away (:func:`kb.graph.store.edit_lines`)."""
+    poll: bool = False
+    """A poll of a run another call started (Codex ``write_stdin``): what it read, the
+    run's exit code included, is that call's answer, so it is no check of its own."""
 
 
 class MessageRow(NamedTuple):
@@ -1031,6 +1037,10 @@ class Extractor:
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
+        if row.poll:  # the run it polls carries its answer: no step, no question
+            for value, unit, label in row.measurements:
+                self.measurements.append((row.session_id, row.ordinal, value, unit, label))
+            return
         self._step(row)
         for value, unit, label in row.measurements:
             self.measurements.append((row.session_id, row.ordinal, value, unit, label))

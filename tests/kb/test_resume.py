@@ -381,3 +381,21 @@ def test_a_grown_file_of_another_agent_reads_whole(tmp_path: Path, name: str) ->
     for t in COMPARED:
         assert got[t] == want[t], (name, cuts, t, _first_diff(got[t], want[t]))
     assert not any(resumed) and want["resume_points"] == []
+
+
+@pytest.mark.parametrize("upto", [9, None], ids=["ends-while-it-runs", "whole"])
+def test_a_run_answered_later_resumes_at_every_line(tmp_path: Path, upto: int | None) -> None:
+    """A Codex command that returned while it ran (its message held back until its
+    exec_command_end or the poll that reads its exit): grown one line at a time, every
+    resumed reading leaves the store a whole reading leaves (trimmed Trezo-Ai lines,
+    ``fixtures/untested/codex_running.jsonl``; cut after line 9 the file ends on a poll
+    that read more of the run's output, the run still going)."""
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / "codex_running.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    data = b"".join(lines[:upto])
+    want = fresh(tmp_path, data, path.name)
+    ends = [i + 1 for i, c in enumerate(data) if c == 0x0A][:-1]
+    got, resumed = grown(tmp_path, data, ends[2:], path.name)
+    for t in COMPARED:
+        assert got[t] == want[t], (t, _first_diff(got[t], want[t]))
+    assert any(resumed)

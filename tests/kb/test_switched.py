@@ -176,3 +176,17 @@ def test_other_packages_are_other_objects() -> None:
              _run(2, "pip install tensorflow", True, "pip install tensorflow", sig="no wheel"),
              _run(3, "pip3 install numpy", False, "pip3 install numpy")]
     assert switched_episodes(steps) == []
+
+
+def test_a_run_that_failed_once_then_escalated_is_one_dead_end() -> None:
+    # Trezo-Ai #70-#75 as the reader now links it: the run that returned 'Process running'
+    # carries its poll's DNS failures and its exit 101 (one failure, no poll of its own);
+    # left after one failure and asked for outside the sandbox, it is the escalated dead
+    # end, not also an abandoned check
+    steps = [_run(70, RSYNC, True, "rsync 'new", offline=True,
+                  sig="Could not resolve hostname"),
+             _run(75, RSYNC, True, "rsync 'new", sig="aborted by user after 33.4s",
+                  interrupted=True, escalated=True)]
+    hows = [f.how for f in episodes(steps, [], more=escalated_episodes(steps)) if 70 in
+            f.ordinals()]
+    assert hows == ["escalated"]

@@ -45,6 +45,12 @@ CASES: tuple[Case, ...] = (
          "lines as a code-mode cell): the commands' exec_command_end events, no cell output",
          "SELECT ordinal FROM calls WHERE command LIKE 'ls -la%'",
          "still running when the transcript ends"),
+    Case("codex-run-answered-by-its-end-event", "codex_running.jsonl",
+         "labelled Trezo-Ai__codex-session.jsonl:1,5,6,142-187 (a cargo test that returned "
+         "'Process running', polled once, ended in exec_command_end with exit 101 and the "
+         "sandbox's DNS failures)",
+         "SELECT ordinal FROM calls WHERE tool = 'bash' AND exit_code = 101",
+         "the sandbox has no network access"),
     Case("claude-interrupt-after-a-result", "claude_interrupt.jsonl",
          "pool conversacion-act1-pln__session.jsonl:298-303,305 ([Request interrupted by "
          "user] right after a WebFetch result)",
@@ -100,3 +106,24 @@ def test_a_session_that_goes_on_is_no_longer_unfinished(tmp_path: Path) -> None:
         src.write_text("\n".join(lines[:5] + [lines[3]]) + "\n")
         ingest(store, [src])
         assert not [q for q in gs.untested(store, [sid]) if "still working" in q["reason"]]
+
+
+def test_codex_polls_are_no_checks_and_runs_answered_later_are_not_open(
+        tmp_path: Path) -> None:
+    """The same Trezo-Ai lines: a ``write_stdin`` poll is never an open check of its own,
+    and the two finds that returned running but ended (their events, then the polls that
+    read the exit) leave nothing open; the ls whose output never came still does."""
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [FIXTURES / "codex_running.jsonl"])
+        (sid,) = store.conn.execute("SELECT session_id FROM sessions").fetchall()[0]
+        polls = {r[0] for r in store.conn.execute(
+            "SELECT ordinal FROM calls WHERE tool = 'write_stdin'").fetchall()}
+        finds = {r[0] for r in store.conn.execute(
+            "SELECT ordinal FROM calls WHERE tool = 'bash' AND command LIKE 'find %'"
+        ).fetchall()}
+        (ls,) = store.conn.execute(
+            "SELECT ordinal FROM calls WHERE command LIKE 'ls -la %'").fetchall()[0]
+        open_ = {q["ordinal"]: q for q in gs.untested(store, [sid])}
+        assert len(polls) == 3 and len(finds) == 2
+        assert not polls & set(open_) and not finds & set(open_), open_
+        assert "still running when the transcript ends" in open_[ls]["reason"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from logparse._agentlines import iso_ms
 from logparse.codex import CodexReader, parse_output, shell_text
 from logparse.derive import COLUMNS, Batch, Deriver, derive_session, to_events
 from logparse.models import Problem
@@ -325,3 +326,108 @@ def test_an_interrupted_step_is_an_aborted_message(tmp_path: Path) -> None:
     assert probs == []
     assert batch.messages[1][8] == "MessageAbortedError"  # messages.error
     assert [(r[0], r[4]) for r in batch.other] == [(2, "error"), (3, "error")]
+
+
+# ------------------------------------------------------------------ runs answered later
+RUNNING = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / "codex_running.jsonl"
+"""Trezo-Ai__codex-session.jsonl (Codex 0.120) lines 1, 5, 6, 142-187 trimmed (strings to
+400 characters; instructions, rate limits and encrypted reasoning dropped).  Fixture line
+-> file line: 5 -> 143 (rsync + cargo test), 6 -> 145 ("Process running with session ID
+24629"), 8/9 -> 149/151 (its poll, still running), 10 -> 153 (its exec_command_end, exit
+101), 11-14 -> 154-158 (the escalated rerun, aborted, turn_aborted), 18-27 -> 167-182 (two
+finds that return running, end in events before the agent polls them), 29/30 -> 186/187
+(an ls whose output never came; its exec_command_end did)."""
+RSYNC, RSYNC_POLL = "call_YuLyOoKbfqlCjtYd3FZWMVM3", "call_cXY1uIHFM0gOQhz5THka3Zzw"
+FINDS = {"call_HOyJlUN5NKJwqQfFGt48QzZn": "call_N5q6a0UzoKwso2KrO7IHfoc3",
+         "call_ukrlcMnOoRmiDAuDKUlBwL2h": "call_OO8eGC8DyrZtjDFQ5WDtXVDs"}
+LS = "call_nbptZGvo99dIwMAwKtUlOsZ3"
+
+
+def _calls(batch: Batch) -> dict[str, dict[str, Any]]:
+    return {r[C["call_id"]]: dict(zip(COLUMNS["calls"], r)) for r in batch.calls}
+
+
+def _fixture_lines(tmp_path: Path, drop: tuple[int, ...] = ()) -> Path:
+    lines = RUNNING.read_text().splitlines()
+    return rollout(tmp_path, [x for i, x in enumerate(lines, 1) if i not in drop])
+
+
+def test_a_running_command_takes_the_answer_its_end_event_brings() -> None:
+    ((_, batch, probs),), problems = read(RUNNING)
+    assert problems == [] and probs == []
+    calls = _calls(batch)
+    rsync = calls[RSYNC]
+    # the final exit code, output and run time arrive in exec_command_end (fixture line 10)
+    assert (rsync["status"], rsync["exit_code"]) == ("completed", 101)
+    assert "Could not resolve host: index.crates.io" in rsync["output"]
+    assert rsync["time_end"] - rsync["time_start"] == 12910
+    readings = {(round(m["value"], 2), m["unit"]) for m in rsync["measurements"]}
+    assert (12.91, "s") in readings and (101.0, "exit code") in readings
+    assert (1.0, "s") not in readings  # the yield wait of the first output is no reading
+    # the poll names what it polls and carries no exit code of its own
+    poll = calls[RSYNC_POLL]
+    assert json.loads(poll["input"])["polls"] == RSYNC and poll["exit_code"] is None
+    # the event joins the message of the call's output (nothing read twice, nothing lost)
+    raws = [json.loads(r[M["raw"]]) for r in batch.messages]
+    owner = [r for r in raws if 6 in r["lines"]]
+    assert len(owner) == 1 and 10 in owner[0]["lines"] and "open_calls" not in owner[0]
+    assert sorted(n for r in raws for n in r["lines"]) == list(range(1, 31))
+    for run, p in FINDS.items():  # ended (events) before the agent polled them
+        assert calls[run]["exit_code"] == 0 and calls[run]["output"].strip()
+        assert json.loads(calls[p]["input"])["polls"] == run
+        assert calls[p]["exit_code"] is None
+    assert "/Developer/Work/Projects/kosh-ai" in calls["call_HOyJlUN5NKJwqQfFGt48QzZn"]["output"]
+    # no output ever came: the event's answer is kept, the call stays without a result
+    ls = calls[LS]
+    assert (ls["status"], ls["exit_code"]) == ("interrupted", 0)
+    assert "total 376" in ls["output"]
+
+
+def test_without_end_events_the_poll_that_reads_the_exit_answers(tmp_path: Path) -> None:
+    """Builds that write no exec_command_end (0.101, 0.130 in the pool): the poll that
+    reads "Process exited with code N" is the run's answer; its output joins the run's."""
+    f = _fixture_lines(tmp_path, drop=(10, 22, 23, 30))
+    ((_, batch, _),), _ = read(f)
+    calls = _calls(batch)
+    lines = RUNNING.read_text().splitlines()
+    read_at = [iso_ms(json.loads(lines[i])["timestamp"]) for i in (25, 26)]  # lines 26, 27
+    for (run, p), at in zip(FINDS.items(), read_at):
+        assert calls[run]["exit_code"] == 0 and calls[p]["exit_code"] is None
+        assert calls[run]["time_end"] == at  # when the poll read the exit
+    assert "/Developer/Work/Projects/kosh-ai" in calls["call_HOyJlUN5NKJwqQfFGt48QzZn"]["output"]
+    # the rsync's poll read only more of its output: no exit, the run still ran
+    rsync = calls[RSYNC]
+    assert rsync["exit_code"] is None and "Could not resolve host" in rsync["output"]
+    ls = calls[LS]
+    assert (ls["status"], ls["exit_code"], ls["output"]) == ("interrupted", None, None)
+
+
+def test_a_turn_aborted_ends_the_runs_it_terminated(tmp_path: Path) -> None:
+    """"Any running unified exec processes were terminated": the run still waiting at the
+    turn_aborted (fixture line 14) gets no answer, and its message is held no longer."""
+    f = _fixture_lines(tmp_path, drop=(8, 9, 10))
+    out = []
+    for src in CodexReader().sessions(f, []):
+        for m in src.messages:
+            out.append(m)
+            if any(p.get("callID") == RSYNC for p in m.parts):
+                break  # given before the file's end: the abort released it
+        break
+    rsync = [p for p in out[-1].parts if p.get("callID") == RSYNC][0]
+    assert rsync["state"]["metadata"]["terminatedBy"] == "turn_aborted"
+    assert "exit" not in rsync["state"]["metadata"]
+    assert b"open_calls" not in out[-1].raw  # (held to the file's end, it would say so)
+
+
+def test_older_builds_escalate_with_a_flag(tmp_path: Path) -> None:
+    """Codex before ``sandbox_permissions`` (0.3x-0.4x shell tool): ``with_escalated_
+    permissions: true`` asks the same (no real line in the pool; the shape of those
+    builds' shell arguments)."""
+    f = rollout(tmp_path, [meta(), user("go"), item({
+        "type": "function_call", "name": "shell", "call_id": "c1",
+        "arguments": json.dumps({"command": ["bash", "-lc", "npm install"],
+                                 "with_escalated_permissions": True,
+                                 "justification": "install needs the network"})})])
+    ((_, batch, _),), _ = read(f)
+    (call,) = batch.calls
+    assert json.loads(call[C["input"]])["sandbox_permissions"] == "require_escalated"

@@ -100,6 +100,26 @@ def test_codex_lines(tmp_path: Path) -> None:
     assert "interrupted" in flat and "escalation_requested" in flat  # the user aborted it
 
 
+def test_codex_run_answered_later_carries_its_signals(tmp_path: Path) -> None:
+    """The rsync + cargo test of the same lines returned 'Process running'; its poll read
+    DNS failures, its exec_command_end exit 101: the run itself carries both signals, and
+    the poll is marked as the run's, no check of its own."""
+    from kb.graph.store import load_rows
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [FIXTURES / "codex.jsonl"])
+        sids = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+        calls, _, _ = load_rows(store, sids)
+    (run,) = [c for c in calls if c.tool == "bash" and (c.command or "").startswith("rsync")
+              and "escalation_requested" not in c.signals]
+    assert run.exit_code == 101 and {"exit_code", "sandbox_denied"} <= set(run.signals)
+    assert "still_running" not in run.signals
+    (poll,) = [c for c in calls if c.tool == "write_stdin"]
+    assert poll.poll and poll.exit_code is None
+
+
 @pytest.mark.parametrize("cue", CORRECTION_CUES, ids=[c.name for c in CORRECTION_CUES])
 def test_every_correction_cue_fires_on_its_real_example(cue) -> None:  # type: ignore[no-untyped-def]
     assert cue.source
