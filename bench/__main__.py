@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-metrics``, ``categories``, ``many``,
 ``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
            "categories": "bench.categories_bench", "many": "bench.many_bench",
            "extract": "bench.extract_bench", "mcp": "bench.mcp_bench", "team": "bench.team_bench",
-           "rerun": "bench.rerun_bench",
+           "rerun": "bench.rerun_bench", "labels-metrics": "bench.labels_metrics",
            "scale": "bench.scale_bench", "peers": "bench.peers_bench"}
 
 
