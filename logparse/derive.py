@@ -43,7 +43,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 12
+DERIVE_VERSION = 13
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -71,7 +71,11 @@ prose, the value before a change, ``is now``, an HTTP status a request returned,
 audit's severity line, a finished action's count, mocha's tally), what a read tool
 noted (a directory's entries, a refused read's size), curl ``--write-out`` values, an
 API error's HTTP status, a Codex turn aborted after its ``<turn_aborted>`` message; style
-values and bounds (``larger than 500 kB``) are no longer readings."""
+values and bounds (``larger than 500 kB``) are no longer readings.  13 (xmeas): noise out
+(grep hit counts, ``ls`` and directory entry counts, prose match counts, animation and CSS
+values, ``First 200 chars``, ``~40B`` in prose, camelCase ids such as ``TradingAccount``);
+test tallies keep a unit with a better side (``Failures: 1``); rspec, minitest and bun
+summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -309,6 +313,8 @@ def grep_hits(command: str | None, output: str) -> int:
 _COUNTING_CMD_RE = re.compile(
     r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
     r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
+_LS_COUNTED_RE = re.compile(r"(?:^|[;&|(]\s*)ls\b[^|;&]*\|\s*wc\b")
+"""``ls DIR | wc -l``: an ``ls`` entry count, no reading (issue 22 item 5)."""
 _BARE_NUMBER_RE = re.compile(r"(?<!\s)\s*+(\d{1,15}(?:\.\d+)?)\s*+")
 
 
@@ -318,7 +324,7 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     if not command or len(output) > 40:
         return None
     m = _BARE_NUMBER_RE.fullmatch(output)
-    if m is None or not _COUNTING_CMD_RE.search(command):
+    if m is None or not _COUNTING_CMD_RE.search(command) or _LS_COUNTED_RE.search(command):
         return None
     unit = "lines" if re.search(r"\bwc\s+-l", command) else "bytes" if "wc -c" in command else ""
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}
@@ -346,7 +352,9 @@ def wc_values(command: str | None, output: str) -> list[dict[str, Any]]:
         name = w.group(2).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
         out.append({"value": float(w.group(1)), "unit": _WC_UNIT[m.group(1)],
                     "label": name if name == "total" else f"{name} length"})
-    return out if len(out) >= 2 else []
+    if len(out) == 1 and out[0]["label"] == "total":
+        return []
+    return out
 
 
 _DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
@@ -396,8 +404,9 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     if category == "git" and _git_listing(_text(inp.get("command")) or ""):
         category = "search"  # a log, a diff, a status: a listing
     if tool in ("grep", "glob", "list", "ls"):
-        # a listing of paths: only its summary line ("Found 63 matches") is a reading
-        return _measure(output[:output.find("\n")] if "\n" in output else output)
+        # a listing of paths or grep hits: its count ("Found 63 matches") is a grep hit count
+        # or an entry count, no reading (issue 22 item 5; logparse.measure_kinds)
+        return None
     if tool == "task":
         start, end = _num(time.get("start")), _num(time.get("end"))
         if start is not None and end is not None and end > start:
@@ -425,9 +434,6 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             seen = {(m["value"], m["unit"]) for m in meas}
             meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
                      curl_write_out(command, output) if (v, u) not in seen]
-        hits = grep_hits(command, output)
-        if hits:
-            meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
         listed = listing_count(command, output)
         if listed is not None:  # `git log --oneline`: how many commits it listed
             meas.append({"value": listed[0], "unit": listed[1], "label": f"{listed[1]} listed"})

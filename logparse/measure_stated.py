@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from logparse import measure as _m
 
-__all__ = ["CURL_WRITE_OUT_EXAMPLES", "READ_NOTE_RULES", "RULES", "CurlExample",
-           "ReadNoteRule", "StatedRule", "curl_write_out", "read_note_measurements",
+__all__ = ["CURL_WRITE_OUT_EXAMPLES", "RULES", "CurlExample",
+           "StatedRule", "curl_write_out", "read_note_measurements",
            "stated_measurements"]
 
 Hit = tuple[int, float, str, str]
@@ -203,6 +203,44 @@ _MOCHA_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<w>passing|failing|pending)[ \t]*(?:\([ \t]*(?P<t>"
     + _DEC + r")[ \t]?(?P<tu>ms|s|m|h|min)[ \t]*\))?[ \t]*$", re.M)
 """mocha's (and hardhat's, truffle's) tally lines: ``36 passing (25s)``, ``2 failing``."""
+def _rspec(m: re.Match[str], text: str) -> list[Hit]:
+    out: list[Hit] = [(m.start("n"), _f(m.group("n")), "tests", "examples"),
+                      (m.start("f"), _f(m.group("f")), "failures", "examples failed")]
+    if m.group("p"):
+        out.append((m.start("p"), _f(m.group("p")), "pending", "examples pending"))
+    return out
+
+
+_RSPEC_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+)[ \t]+examples?,[ \t]+(?P<f>\d+)[ \t]+failures?"
+    r"(?:,[ \t]+(?P<p>\d+)[ \t]+pending)?[ \t]*$", re.M)
+"""rspec's summary line: ``4 examples, 0 failures`` (``, 2 pending``)."""
+
+
+def _minitest(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("n"), _f(m.group("n")), "tests", "test runs"),
+            (m.start("a"), _f(m.group("a")), "assertions", "assertions"),
+            (m.start("f"), _f(m.group("f")), "failures", "test failures"),
+            (m.start("e"), _f(m.group("e")), "errors", "test errors"),
+            (m.start("s"), _f(m.group("s")), "skipped", "tests skipped")]
+
+
+_MINITEST_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+)[ \t]+(?:runs|tests),[ \t]+(?P<a>\d+)[ \t]+assertions,[ \t]+"
+    r"(?P<f>\d+)[ \t]+failures,[ \t]+(?P<e>\d+)[ \t]+errors,[ \t]+(?P<s>\d+)[ \t]+skips\b", re.M)
+"""minitest's (and test-unit's) summary: ``12 runs, 30 assertions, 0 failures, 0 errors,
+0 skips``."""
+
+
+def _bracket_time(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), _unit(m.group("u")), "packages installed")]
+
+
+_BUN_RE = re.compile(
+    r"^[ \t]*\d+[ \t]+packages?[ \t]+installed[ \t]+\[(?P<t>" + _DEC + r")(?P<u>ms|s)\][ \t]*$",
+    re.M)
+"""bun's install summary: ``120 packages installed [1.82s]`` (the count is read by
+:mod:`logparse.measure`, the time in brackets here)."""
 _AUDIT_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<sev>low|moderate|high|critical)[ \t]+severity[ \t]+"
     r"vulnerabilit(?:y|ies)\b", re.M)
@@ -270,6 +308,16 @@ RULES: tuple[StatedRule, ...] = (
     StatedRule("npm-audit-severity", "output", ("severity vulnerabilit",), _AUDIT_RE, _audit,
                "4 moderate severity vulnerabilities", (4.0, "vulnerabilities"),
                "labelled/will-it-rain__claude.jsonl:127"),
+    StatedRule("rspec-summary", "output", ("example",), _RSPEC_RE, _rspec,
+               "4 examples, 0 failures", (4.0, "tests"),
+               "rspec-3-book/book-code 06-integration-specs/09/sessions/"
+               "each_spec_file_success.pml"),
+    StatedRule("minitest-summary", "output", ("assertions",), _MINITEST_RE, _minitest,
+               "24 runs, 37 assertions, 0 failures, 0 errors, 0 skips", (24.0, "tests"),
+               "public Rails agent report (minitest run), search corpus id 37609701724"),
+    StatedRule("bun-install-time", "output", ("installed [",), _BUN_RE, _bracket_time,
+               "422 packages installed [22.34s]", (22.34, "s"),
+               "public bun install log in an agent report, search corpus id 66836085209"),
     StatedRule("done-verb-count", "output", ("ed ",), _DONE_COUNT_RE, _done_count,
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),
@@ -277,48 +325,19 @@ RULES: tuple[StatedRule, ...] = (
 
 # ------------------------------------------------------- what a read tool noted
 
-
-@dataclass(frozen=True)
-class ReadNoteRule:
-    """A measurement a file-reading tool states about what it read (not the file's own
-    content): its footer or its one-line note."""
-
-    name: str
-    agents: tuple[str, ...]
-    pattern: re.Pattern[str]
-    unit: str
-    label: str
-    """The label after the file's name (``ygopro entries``)."""
-    example: str
-    expect: float
-    source: str
-
-
-READ_NOTE_RULES: tuple[ReadNoteRule, ...] = (
-    ReadNoteRule("read-directory-entries", ("opencode",),
-                 re.compile(r"\((\d+) entries\)\s*</entries>\s*$"), "entries", "entries",
-                 "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", 21.0,
-                 "pool/matugen-theme-sync__opencode-session.json, message 10 (read of a "
-                 "directory; also labelled/uicomponents__session-*.json)"),
-)
-
 READ_NOTE_MAX = 400
 """A read's output this short on one line is the tool's note (an error, a binary file's
 size), not the file: its numbers are read like any tool output's."""
 
 
 def read_note_measurements(output: str, name: str) -> list[tuple[float, str, str]]:
-    """What a read tool's output says about the file ``name`` it read: a footer of
-    :data:`READ_NOTE_RULES`, or the numbers of a one-line note (``File content (40694
-    tokens) exceeds maximum allowed tokens (10000)``, ``PDF file read: … (295.5KB)``)."""
+    """What a read tool's output says about the file ``name`` it read: the numbers of a
+    one-line note (``File content (40694 tokens) exceeds maximum allowed tokens (10000)``,
+    ``PDF file read: … (295.5KB)``).  A directory's footer (opencode's ``(21 entries)``) is
+    an ``ls`` entry count, no reading (:data:`logparse.measure_kinds.KINDS`)."""
     out: list[tuple[float, str, str]] = []
-    tail = output[-200:]
-    for rule in READ_NOTE_RULES:
-        m = rule.pattern.search(tail)
-        if m is not None:
-            out.append((float(m.group(1)), rule.unit, f"{name} {rule.label}".strip()))
     note = output.strip()
-    if not out and note and len(note) <= READ_NOTE_MAX and "\n" not in note:
+    if note and len(note) <= READ_NOTE_MAX and "\n" not in note:
         out += _m.measurement_tuples(note)
     return out
 
