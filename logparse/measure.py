@@ -260,6 +260,13 @@ _STYLE_WORD_RE = re.compile(
 a CSS unit or class (``h-dvh = 100%``), a value edited from one number to another."""
 _DEFAULT_TAIL_RE = re.compile(r"\b(?:default|defaults[ \t]+to)[ \t:=]*$", re.I)
 """A default stated before the value (``over duration (default 2s)``): a setting."""
+_STATUS_NAMED_RE = re.compile(r"\b(?:the|a|an|that|this|same|any)[ \t]*$", re.I)
+"""``the 422 error``: an HTTP status named, not a count of errors."""
+_TARGET_RE = re.compile(r"\b(?:ensure|ensures|ensuring|require|requires|required|requirement"
+                        r"|target|targets|targeting|aim(?:ing)?[ \t]+for|until|must|should)\b",
+                        re.I)
+"""A sentence that sets a goal (``to ensure 100% coverage``, ``don't stop until … you have
+100% coverage``): its percentage is a target, not a reading."""
 _SHOWN_TAIL_RE = re.compile(r"(?:^|[^\w-])(?:first|last|top|head|tail)[ \t]+$", re.I)
 """How much of something a command chose to show (``First 200 chars of output:``)."""
 _THRESHOLD_BEFORE_RE = re.compile(
@@ -1154,6 +1161,14 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
                 return None  # ("coverage 81.2%", "CPU 45%": the noun before says what)
         else:
             return None
+    if prose and cls == COUNT and unit == "errors" and _STATUS_NAMED_RE.search(before):
+        if raw_num.isdigit() and 100 <= int(raw_num) <= 599:
+            return None  # "the 422 error cases", "the 404 error should be gone": a status
+    if prose and cls == PERCENT:
+        sent = text[max(line_start, p - 200):p]
+        cut = max(sent.rfind(". "), sent.rfind("! "), sent.rfind("? "))
+        if _TARGET_RE.search(sent[cut + 1:]):
+            return None  # "to ensure 100% coverage": a target, not a reading
     if cls in (COUNT, TOKENS) and prose and unit not in _PROSE_COUNTS:
         st = _STATE_AFTER_RE.match(text, m.end())
         if st is None:

@@ -140,6 +140,19 @@ KINDS: tuple[Kind, ...] = (
     Kind("shown-chars", "noise", "First 200 chars of output: <div class=\"modal fade\">",
          False, (), (200.0,), "labelled/k1.lib-bootstrap__session-export.json (also "
                               "uicomponents__session-wordpress.json)"),
+    Kind("status-named-as-errors", "noise",
+         "Looking at the 422 error cases, it's specifically for invalid source enum values.",
+         True, (), (422.0,), "labelled/pfm-categorization__opencode-session.json (also "
+                             "'the 404 error should be gone!', search corpus id 52482657219)"),
+    Kind("coverage-target", "noise",
+         "All tests pass. Now let me set up coverage testing with `cargo-llvm-cov` to ensure "
+         "100% coverage.", True, (), (100.0,),
+         "claude-code/python-to-rust-port/transcript.jsonl (also 'Run tests to ensure 100% "
+         "coverage', search corpus id 67164160610)"),
+    Kind("coverage-reading", "test-runner",
+         "deterministic baseline coverage is now 100% (was 98%); full DB 81.6%.", True,
+         ((100.0, "%"),), (), "public agent note, search corpus id 57984870721 (the reading "
+                              "the target row must keep)"),
     Kind("billions-in-prose", "noise",
          "should be `1,151,347,322,395,962,217,625` (off by ~40B in the millions-of-billions "
          "place)", True, (), (40.0,), "pool/blockchain-dex-events__claude-session.jsonl"),

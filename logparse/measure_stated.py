@@ -147,6 +147,29 @@ _FROM_TO_RE = re.compile(
     r"[ \t]+[~≈]?(?P<b>" + _DEC + r")[ \t]?(?P<bu>" + _UNIT + r")")
 
 
+# ------------------------------------------------------------------ a comparison
+
+
+def _versus(m: re.Match[str], text: str) -> list[Hit]:
+    """``gemm time 241.6 ms vs 170.7 ms``: two readings of one quantity side by side, the
+    second in the first's unit when it names none."""
+    label = _label_before(text, m.start())
+    before = text[max(0, m.start() - 40):m.start()]
+    if _m._is_setting(label, before) or _m._is_setting(label + " x", before):
+        return []
+    u = _unit(m.group("au"))
+    bu = _unit(m.group("bu")) if m.group("bu") else u
+    if _m._canon_unit(m.group("au"))[1] != _m._canon_unit(m.group("bu") or m.group("au"))[1]:
+        return []  # "3 s vs 5%": not one quantity
+    return [(m.start("a"), _f(m.group("a")), u, label or "compared"),
+            (m.start("b"), _f(m.group("b")), bu, f"{label} (compared)".strip())]
+
+
+_VERSUS_RE = re.compile(
+    r"(?<![\w.])(?P<a>" + _DEC + r")[ \t]?(?P<au>" + _UNIT + r")[ \t]+(?:vs\.?|versus)[ \t]+"
+    r"[~≈]?(?P<b>" + _DEC + r")(?![\d.,]\d)(?:[ \t]?(?P<bu>" + _UNIT + r"))?(?![\w/])")
+
+
 # --------------------------------------------------------------- stated reading
 
 
@@ -290,6 +313,13 @@ RULES: tuple[StatedRule, ...] = (
                "    // same 7s build at 2 workers, with peak memory down from 3.7 GB to 2.2 GB",
                (2.2, "GB"),
                "public next.config comment, search corpus id 71522558462"),
+    StatedRule("versus", "both", (" vs", "versus"), _VERSUS_RE, _versus,
+               "  kernels instead), gemm time 241.6 ms vs 170.7 ms (P1 probe runs). End-to-end:",
+               (170.7, "ms"), "public perf notes, search corpus id 71654615863 (also "
+                              "'(2.36ms vs 1.46ms)', id 24233706178)"),
+    StatedRule("versus-percent", "both", (" vs", "versus"), _VERSUS_RE, _versus,
+               "La diferencia (7.48% vs 4.06%) puede deberse a varias razones:",
+               (4.06, "%"), "pool/conversacion-act1-pln__session.jsonl:139"),
     StatedRule("is-now", "prose", (" now ",), _IS_NOW_RE, _is_now,
                "**8.3x on that part, and the bridge is now 2.50 µs** — down from 3.52, and",
                (2.5, "µs"),

@@ -62,7 +62,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 20
+EXTRACTOR_VERSION = 21
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -74,7 +74,9 @@ escalated that did not simply work (:mod:`kb.graph.switched`).
 19 (xrefute): work the user redirected, set aside or saw undone, and own lines a review
 sub-agent sent back, with no failing command (:mod:`logparse.redirects`).
 20 (xcause): a root cause the agent states later in the turn, once it looked again, labels
-an episode's cause (:mod:`kb.graph.rootcause`)."""
+an episode's cause (:mod:`kb.graph.rootcause`).
+21 (xmeas): the measurements a graph reads (``tested``, decisive results) changed with
+``DERIVE_VERSION`` 13, and the graph's fingerprint sees messages, not events."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
