@@ -32,7 +32,6 @@ import orjson
 from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.listings import listing_count
-from logparse.measure import round_sig
 from logparse.measure_stated import curl_write_out, read_note_measurements
 from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
@@ -410,7 +409,8 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     if tool == "task":
         start, end = _num(time.get("start")), _num(time.get("end"))
         if start is not None and end is not None and end > start:
-            meas.append({"value": round_sig((end - start) / 1000), "unit": "s",
+            # to the millisecond the tool timed it (843.544 s, not 844 s)
+            meas.append({"value": round((end - start) / 1000, 3), "unit": "s",
                          "label": "subagent run time"})
         meas += _measure(output, prose=True) or []
         return meas or None

@@ -380,7 +380,7 @@ def test_calls_measure_what_they_show() -> None:
     assert write == [{"value": 31842.0, "unit": "chars", "label": "index.php written"}]
     task = call_measurements("task", "subagent", {}, "<task_result>done</task_result>",
                              {"start": 1_000, "end": 1_010_608})
-    assert task == [{"value": 1010.0, "unit": "s", "label": "subagent run time"}]
+    assert task == [{"value": 1009.608, "unit": "s", "label": "subagent run time"}]
     # a grep tool's count is a grep hit count, no reading (issue 22 item 5)
     assert call_measurements("grep", "search", {}, "Found 63 matches\n/a.php:\n  Line 3: x", {}
                              ) is None
