@@ -10,9 +10,12 @@ tool summaries whose count sits before a noun with words between:
   from 3.52``, ``peak memory down from 3.7 GB to 2.2 GB``;
 * a reading stated with ``is now``: ``the bridge is now 2.50 µs``;
 * an HTTP status a request came back with: ``The login returned 200``;
+* two readings compared: ``gemm time 241.6 ms vs 170.7 ms``, ``(7.48% vs 4.06%)``;
 * tool summaries: ``4 moderate severity vulnerabilities`` (npm audit), ``Installed 31
   skills to ~/.claude/skills/`` (a finished action and what it counted), mocha's
-  ``36 passing (25s)``.
+  ``36 passing (25s)``, rspec's ``4 examples, 0 failures``, minitest's ``24 runs, 37
+  assertions, 0 failures, 0 errors, 0 skips``, bun's ``422 packages installed [22.34s]``,
+  BuildKit's ``[+] Building 14.2s (12/12) FINISHED``.
 
 Every rule is a row of :data:`RULES` (a pattern, where it applies, how a match becomes a
 measurement, a real example and where it comes from); ``tests/logparse/
@@ -264,6 +267,15 @@ _BUN_RE = re.compile(
     re.M)
 """bun's install summary: ``120 packages installed [1.82s]`` (the count is read by
 :mod:`logparse.measure`, the time in brackets here)."""
+def _docker(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), "s", "docker build"),
+            (m.start("n"), _f(m.group("n")), "steps", "docker build steps")]
+
+
+_DOCKER_RE = re.compile(
+    r"^\[\+\][ \t]+Building[ \t]+(?P<t>" + _DEC + r")s[ \t]+\((?P<n>\d+)/(?P=n)\)[ \t]+"
+    r"FINISHED\b", re.M)
+"""BuildKit's last progress line: ``[+] Building 14.2s (12/12) FINISHED``."""
 _AUDIT_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<sev>low|moderate|high|critical)[ \t]+severity[ \t]+"
     r"vulnerabilit(?:y|ies)\b", re.M)
@@ -348,6 +360,10 @@ RULES: tuple[StatedRule, ...] = (
     StatedRule("bun-install-time", "output", ("installed [",), _BUN_RE, _bracket_time,
                "422 packages installed [22.34s]", (22.34, "s"),
                "public bun install log in an agent report, search corpus id 66836085209"),
+    StatedRule("docker-build", "output", ("[+] Building",), _DOCKER_RE, _docker,
+               "[+] Building 14.2s (12/12) FINISHED", (14.2, "s"),
+               "public docker build log in a README, search corpus id 71358029653 (also "
+               "'[+] Building 0.7s (8/8) FINISHED', id 5954666368)"),
     StatedRule("done-verb-count", "output", ("ed ",), _DONE_COUNT_RE, _done_count,
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),
