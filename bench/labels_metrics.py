@@ -245,8 +245,10 @@ def show(r: dict[str, Any], extras: bool) -> list[str]:
 
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench labels-metrics",
-                                 description=__doc__.splitlines()[0].strip("`"))
-    ap.add_argument("--set", choices=("tune", "shared"), default="tune")
+                                 description="The labelled measurements logkb misses "
+                                 "(MISS) and the ones it reports that no label has (EXTRA).")
+    ap.add_argument("--set", choices=("tune", "shared"), default="tune",
+                    help="our pool labels (tune) or ../shared/realworld/labelled (shared)")
     ap.add_argument("--logkb", help="the logkb command (default: this tree's `python -m kb`)")
     ap.add_argument("--extras", action="store_true", help="also list unlabelled measurements")
     ap.add_argument("--kinds", action="store_true", help="count the misses per structure")
