@@ -1,6 +1,6 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``, ``categories``, ``many``,
-``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``, ``codex-audit``)."""
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
+``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``, ``codex-audit``)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "categories": "bench.categories_bench", "many": "bench.many_bench",
            "extract": "bench.extract_bench", "mcp": "bench.mcp_bench", "team": "bench.team_bench",
            "rerun": "bench.rerun_bench", "codex-audit": "bench.codex_audit",
+           "labels-metrics": "bench.labels_metrics",
            "scale": "bench.scale_bench", "peers": "bench.peers_bench"}
 
 

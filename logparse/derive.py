@@ -32,7 +32,6 @@ import orjson
 from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.listings import listing_count
-from logparse.measure import round_sig
 from logparse.measure_stated import curl_write_out, read_note_measurements
 from logparse.memo import Memo, memo, text_key
 from logparse.models import Category, Event, EventKind, Measurement, Problem, Status, TodoItem
@@ -43,7 +42,7 @@ from logparse.source import RawMessage, message_sort_key
 
 _R = TypeVar("_R")
 
-DERIVE_VERSION = 13
+DERIVE_VERSION = 14
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -75,7 +74,11 @@ values and bounds (``larger than 500 kB``) are no longer readings.  13 (codexrd)
 command that returned while it still ran takes its final exit code, output and run time
 from its ``exec_command_end`` or from the poll that read its exit; ``write_stdin`` polls
 name the call they poll and no longer carry its exit code; a call whose output never came
-keeps the answer of its ``exec_command_end``."""
+keeps the answer of its ``exec_command_end``.  14 (xmeas): noise
+out (grep hit counts, ``ls`` and directory entry counts, prose match counts, animation and CSS
+values, ``First 200 chars``, ``~40B`` in prose, camelCase ids such as ``TradingAccount``);
+test tallies keep a unit with a better side (``Failures: 1``); rspec, minitest and bun
+summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {t: names(cols) for t, cols in TABLES.items()}
 """The column order of each table's rows (declared in :mod:`logparse.schema`)."""
@@ -313,6 +316,8 @@ def grep_hits(command: str | None, output: str) -> int:
 _COUNTING_CMD_RE = re.compile(
     r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
     r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
+_LS_COUNTED_RE = re.compile(r"(?:^|[;&|(]\s*)ls\b[^|;&]*\|\s*wc\b")
+"""``ls DIR | wc -l``: an ``ls`` entry count, no reading (issue 22 item 5)."""
 _BARE_NUMBER_RE = re.compile(r"(?<!\s)\s*+(\d{1,15}(?:\.\d+)?)\s*+")
 
 
@@ -322,7 +327,7 @@ def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     if not command or len(output) > 40:
         return None
     m = _BARE_NUMBER_RE.fullmatch(output)
-    if m is None or not _COUNTING_CMD_RE.search(command):
+    if m is None or not _COUNTING_CMD_RE.search(command) or _LS_COUNTED_RE.search(command):
         return None
     unit = "lines" if re.search(r"\bwc\s+-l", command) else "bytes" if "wc -c" in command else ""
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}
@@ -350,7 +355,9 @@ def wc_values(command: str | None, output: str) -> list[dict[str, Any]]:
         name = w.group(2).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
         out.append({"value": float(w.group(1)), "unit": _WC_UNIT[m.group(1)],
                     "label": name if name == "total" else f"{name} length"})
-    return out if len(out) >= 2 else []
+    if len(out) == 1 and out[0]["label"] == "total":
+        return []
+    return out
 
 
 _DIFFSTAT = re.compile(r"^\s*\d+ files? changed\b")
@@ -400,12 +407,14 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     if category == "git" and _git_listing(_text(inp.get("command")) or ""):
         category = "search"  # a log, a diff, a status: a listing
     if tool in ("grep", "glob", "list", "ls"):
-        # a listing of paths: only its summary line ("Found 63 matches") is a reading
-        return _measure(output[:output.find("\n")] if "\n" in output else output)
+        # a listing of paths or grep hits: its count ("Found 63 matches") is a grep hit count
+        # or an entry count, no reading (issue 22 item 5; logparse.measure_kinds)
+        return None
     if tool == "task":
         start, end = _num(time.get("start")), _num(time.get("end"))
         if start is not None and end is not None and end > start:
-            meas.append({"value": round_sig((end - start) / 1000), "unit": "s",
+            # to the millisecond the tool timed it (843.544 s, not 844 s)
+            meas.append({"value": round((end - start) / 1000, 3), "unit": "s",
                          "label": "subagent run time"})
         meas += _measure(output, prose=True) or []
         return meas or None
@@ -429,9 +438,6 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             seen = {(m["value"], m["unit"]) for m in meas}
             meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
                      curl_write_out(command, output) if (v, u) not in seen]
-        hits = grep_hits(command, output)
-        if hits:
-            meas.append({"value": float(hits), "unit": "matches", "label": "grep hits"})
         listed = listing_count(command, output)
         if listed is not None:  # `git log --oneline`: how many commits it listed
             meas.append({"value": listed[0], "unit": listed[1], "label": f"{listed[1]} listed"})

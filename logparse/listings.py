@@ -1,8 +1,10 @@
 """How many things a listing command listed: commits, changed paths, files, processes.
 
 A listing prints one thing a line (``git log --oneline``, ``git status --short``,
-``find``, ``rg --files``, ``ls -1``, ``pgrep``); the number of its lines is a count the
-run measured ("27 commits since April", "4 dirty paths", "14 Swift files").  Each rule is
+``find``, ``rg --files``, ``pgrep``); the number of its lines is a count the
+run measured ("27 commits since April", "4 dirty paths", "14 Swift files").  What ``ls`` listed is no
+such count (how many entries a folder has is no result of the work: issue 22 item 5, a
+negative row of :data:`logparse.measure_kinds.KINDS`).  Each rule is
 a row of :data:`LISTINGS` with a real, trimmed example; ``tests/logparse/test_listings.py``
 walks them.  A listing piped on (``| head``, ``| grep``, ``| wc``) or cut by the tool
 (Codex's ``Total output lines``) counts nothing: its lines are not the things.
@@ -43,11 +45,6 @@ def _status_path(line: str) -> bool:
     return bool(line.strip()) and not line.startswith("##")
 
 
-def _ls_entry(line: str) -> bool:
-    s = line.strip()
-    return bool(s) and not s.startswith("total ") and not s.endswith(":")
-
-
 LISTINGS: tuple[Listing, ...] = (
     Listing("git-log-oneline", re.compile(r"^git\b(?:\s+-C\s+\S+)?\s+log\b.*--oneline"),
             "commits", _any,
@@ -73,13 +70,6 @@ LISTINGS: tuple[Listing, ...] = (
             "rg --files",
             "Anchor.toml\nREADME.md\nvercel.json\nCargo.toml\nprograms\\ripple\\src\\lib.rs\n",
             5, "pool Rivo__codex-session.jsonl:51 (trimmed to 5 of 66)"),
-    Listing("ls", re.compile(r"^ls(?:\s+-[a-zA-Z1]+)*(?:\s+[^-\s|;&][^\s|;&]*)?\s*$"),
-            "entries", _ls_entry,
-            "ls -la",
-            "total 0\ndrwxr-xr-x   3 yukikimura  staff   96 Feb 14 17:11 .\n"
-            "drwxr-xr-x  20 yukikimura  staff  640 Feb 14 17:10 ..\n"
-            "drwxr-xr-x@ 10 yukikimura  staff  320 Feb 14 17:11 .git\n",
-            3, "pool privacy-x402__codex-session.jsonl:21"),
     Listing("pgrep", re.compile(r"^pgrep\s"), "processes", _any,
             "pgrep -l whisper-server",
             "84848 whisper-server\n84885 whisper-server\n",

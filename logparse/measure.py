@@ -116,6 +116,9 @@ _TOKENS = {"tokens": "tokens", "token": "tokens", "toks": "tokens", "tok": "toke
 # in an agent's prose are more often plans than readings
 _PROSE_COUNTS = frozenset({"errors", "warnings", "failures", "passed", "failed", "skipped",
                            "matches", "occurrences", "insertions", "deletions"})
+# ... and "2 matches", "4 occurrences" in prose are grep hit counts (what a search found,
+# not what a run measured): read, to end their clause, then dropped
+_PROSE_HIT_COUNTS = frozenset({"matches", "occurrences"})
 
 _UNIT_INFO: dict[str, tuple[str, int]] = {}
 for _table, _cls in ((_DURATIONS, DURATION), (_SIZES, SIZE), (_SHORT_SIZES, SHORT_SIZE),
@@ -194,15 +197,17 @@ _KEY_UNITS = {
     "count": "", "total": "", "length": "", "size": "B", "content-length": "B",
     "bytes": "B", "chars": "chars", "characters": "chars", "lines": "lines",
     "tps": "tps", "qps": "qps", "rps": "req/s", "iops": "IOPS",
-    "hits": "", "misses": "", "matches": "", "occurrences": "", "errors": "", "failures": "",
-    "requests": "requests",
-    "passed": "", "failed": "", "skipped": "", "time_total": "s", "time_connect": "s",
+    "hits": "", "misses": "", "matches": "", "occurrences": "", "errors": "errors",
+    "failures": "failures", "requests": "requests",
+    # a test runner's tally as keys (Maven's ``Failures: 1``, dotnet's ``Failed: 0``): the
+    # count keeps the unit its better side is read from (kb.handoff.direction)
+    "passed": "passed", "failed": "failed", "skipped": "skipped", "time_total": "s", "time_connect": "s",
     "time_starttransfer": "s", "time_namelookup": "s", "time_appconnect": "s",
     "time_pretransfer": "s", "time_redirect": "s", "size_download": "B", "size_upload": "B",
     "speed_download": "B/s", "speed_upload": "B/s",
 }
-_CAMEL_SIZE_RE = re.compile(r"(?:(?<=[a-z0-9])|_)(Len|Length|Size|Count|Bytes|len|length|size"
-                            r"|count|bytes)$")
+_CAMEL_SIZE_RE = re.compile(r"(?:(?<=[a-z0-9])(Len|Length|Size|Count|Bytes)|(?:^|_)(len|length"
+                            r"|size|count|bytes))$")
 """The last word of a camelCase or snake_case key naming a size or a count."""
 _CAMEL_SETTING_RE = re.compile(r"^(?:max|min|limit|default|chunk|page|batch|buffer|block|"
                                r"font|line|tab|step|window|pool|cache)", re.I)
@@ -247,6 +252,23 @@ _STYLE_TAIL_RE = re.compile(
     r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"
     r"|line-height|flex-basis|translate[xy]?|scale|zoom)[\"'`*\s:=]*$", re.I)
 """A style property (``width: 100%``, ``style="height: 50%"``): a value set, not read."""
+_STYLE_WORD_RE = re.compile(
+    r"(?:^|[^\w-])(?:opacity|blur|ease|easing|cubic-bezier|transition|animation|keyframes?"
+    r"|fade(?:-in|-out)?|hover|stagger|translate[xy]?|rotate|[hw]-dvh|dvh|vh|vw)(?![\w-])"
+    r"|\d[ \t]*(?:→|->)[ \t]*-?\d", re.I)
+"""A design's values in a label: an animation (``Opacity 0.58→1 (0.26s)``, ``Hover 30ms``),
+a CSS unit or class (``h-dvh = 100%``), a value edited from one number to another."""
+_DEFAULT_TAIL_RE = re.compile(r"\b(?:default|defaults[ \t]+to)[ \t:=]*$", re.I)
+"""A default stated before the value (``over duration (default 2s)``): a setting."""
+_STATUS_NAMED_RE = re.compile(r"\b(?:the|a|an|that|this|same|any)[ \t]*$", re.I)
+"""``the 422 error``: an HTTP status named, not a count of errors."""
+_TARGET_RE = re.compile(r"\b(?:ensure|ensures|ensuring|require|requires|required|requirement"
+                        r"|target|targets|targeting|aim(?:ing)?[ \t]+for|until|must|should)\b",
+                        re.I)
+"""A sentence that sets a goal (``to ensure 100% coverage``, ``don't stop until … you have
+100% coverage``): its percentage is a target, not a reading."""
+_SHOWN_TAIL_RE = re.compile(r"(?:^|[^\w-])(?:first|last|top|head|tail)[ \t]+$", re.I)
+"""How much of something a command chose to show (``First 200 chars of output:``)."""
 _THRESHOLD_BEFORE_RE = re.compile(
     r"\b(?:larger|smaller|bigger|greater|more|less|fewer|longer|shorter)[ \t]+than[ \t]*[~≈]?"
     r"[ \t]*$", re.I)
@@ -859,7 +881,8 @@ def _paren_label(text: str, line_start: int, open_paren: int) -> str:
 
 def _is_setting(label: str, before: str) -> bool:
     """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
-    if _FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label):
+    if (_FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label)
+            or _STYLE_WORD_RE.search(label) or _DEFAULT_TAIL_RE.search(before)):
         return True
     words = label.lower().replace("-", " ").replace("_", " ").split()
     if not words or not any(w in _SETTING_WORDS for w in words[-2:]):
@@ -908,7 +931,8 @@ def _key_measure(key: str) -> tuple[str, str] | None:
     cm = _CAMEL_SIZE_RE.search(own)
     if cm and not _CAMEL_SETTING_RE.match(own):
         # a size or count field of a JSON/YAML answer: ``dataLen: 82``, ``file_size: 4096``
-        return ("B" if cm.group(1).lower() == "bytes" else ""), own
+        word = (cm.group(1) or cm.group(2)).lower()
+        return ("B" if word == "bytes" else ""), own
     if last in _EXIT_KEYS or toks[-2:] in (["exit", "code"], ["exit", "status"]):
         return "exit code", "exit"  # `; echo "exit=$?"`: the status the command printed
     if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:
@@ -1018,8 +1042,10 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         if hit is None:
             continue
         value, unit, label = hit
-        found.append((p, value, unit, label))
         seg_start = m.end()
+        if prose and unit in _PROSE_HIT_COUNTS:
+            continue
+        found.append((p, value, unit, label))
         if len(found) > limit:
             break
 
@@ -1096,6 +1122,10 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     raw_num = m.group("n")
     if cls == SHORT_SIZE:
         return None  # "8G" alone: du/df lines are read as blocks
+    if prose and unit == "B" and not m.group("sp"):
+        return None  # "off by ~40B", "a 7B model": billions in prose, not bytes
+    if cls in (COUNT, SIZE, TOKENS) and _SHOWN_TAIL_RE.search(before):
+        return None  # "First 200 chars of output:": how much was shown, not a reading
     label_form = _LABEL_TAIL_RE.search(before) is not None
     pctl = _PCTL_RE.match(before.strip(" \t:=").lower()) if cls == DURATION else None
     if pctl:  # wrk's latency distribution: "  99%   43.00ms"
@@ -1131,6 +1161,14 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
                 return None  # ("coverage 81.2%", "CPU 45%": the noun before says what)
         else:
             return None
+    if prose and cls == COUNT and unit == "errors" and _STATUS_NAMED_RE.search(before):
+        if raw_num.isdigit() and 100 <= int(raw_num) <= 599:
+            return None  # "the 422 error cases", "the 404 error should be gone": a status
+    if prose and cls == PERCENT:
+        sent = text[max(line_start, p - 200):p]
+        cut = max(sent.rfind(". "), sent.rfind("! "), sent.rfind("? "))
+        if _TARGET_RE.search(sent[cut + 1:]):
+            return None  # "to ensure 100% coverage": a target, not a reading
     if cls in (COUNT, TOKENS) and prose and unit not in _PROSE_COUNTS:
         st = _STATE_AFTER_RE.match(text, m.end())
         if st is None:

@@ -10,9 +10,12 @@ tool summaries whose count sits before a noun with words between:
   from 3.52``, ``peak memory down from 3.7 GB to 2.2 GB``;
 * a reading stated with ``is now``: ``the bridge is now 2.50 µs``;
 * an HTTP status a request came back with: ``The login returned 200``;
+* two readings compared: ``gemm time 241.6 ms vs 170.7 ms``, ``(7.48% vs 4.06%)``;
 * tool summaries: ``4 moderate severity vulnerabilities`` (npm audit), ``Installed 31
   skills to ~/.claude/skills/`` (a finished action and what it counted), mocha's
-  ``36 passing (25s)``.
+  ``36 passing (25s)``, rspec's ``4 examples, 0 failures``, minitest's ``24 runs, 37
+  assertions, 0 failures, 0 errors, 0 skips``, bun's ``422 packages installed [22.34s]``,
+  BuildKit's ``[+] Building 14.2s (12/12) FINISHED``.
 
 Every rule is a row of :data:`RULES` (a pattern, where it applies, how a match becomes a
 measurement, a real example and where it comes from); ``tests/logparse/
@@ -31,8 +34,8 @@ from dataclasses import dataclass
 
 from logparse import measure as _m
 
-__all__ = ["CURL_WRITE_OUT_EXAMPLES", "READ_NOTE_RULES", "RULES", "CurlExample",
-           "ReadNoteRule", "StatedRule", "curl_write_out", "read_note_measurements",
+__all__ = ["CURL_WRITE_OUT_EXAMPLES", "RULES", "CurlExample",
+           "StatedRule", "curl_write_out", "read_note_measurements",
            "stated_measurements"]
 
 Hit = tuple[int, float, str, str]
@@ -147,6 +150,29 @@ _FROM_TO_RE = re.compile(
     r"[ \t]+[~≈]?(?P<b>" + _DEC + r")[ \t]?(?P<bu>" + _UNIT + r")")
 
 
+# ------------------------------------------------------------------ a comparison
+
+
+def _versus(m: re.Match[str], text: str) -> list[Hit]:
+    """``gemm time 241.6 ms vs 170.7 ms``: two readings of one quantity side by side, the
+    second in the first's unit when it names none."""
+    label = _label_before(text, m.start())
+    before = text[max(0, m.start() - 40):m.start()]
+    if _m._is_setting(label, before) or _m._is_setting(label + " x", before):
+        return []
+    u = _unit(m.group("au"))
+    bu = _unit(m.group("bu")) if m.group("bu") else u
+    if _m._canon_unit(m.group("au"))[1] != _m._canon_unit(m.group("bu") or m.group("au"))[1]:
+        return []  # "3 s vs 5%": not one quantity
+    return [(m.start("a"), _f(m.group("a")), u, label or "compared"),
+            (m.start("b"), _f(m.group("b")), bu, f"{label} (compared)".strip())]
+
+
+_VERSUS_RE = re.compile(
+    r"(?<![\w.])(?P<a>" + _DEC + r")[ \t]?(?P<au>" + _UNIT + r")[ \t]+(?:vs\.?|versus)[ \t]+"
+    r"[~≈]?(?P<b>" + _DEC + r")(?![\d.,]\d)(?:[ \t]?(?P<bu>" + _UNIT + r"))?(?![\w/])")
+
+
 # --------------------------------------------------------------- stated reading
 
 
@@ -203,6 +229,53 @@ _MOCHA_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<w>passing|failing|pending)[ \t]*(?:\([ \t]*(?P<t>"
     + _DEC + r")[ \t]?(?P<tu>ms|s|m|h|min)[ \t]*\))?[ \t]*$", re.M)
 """mocha's (and hardhat's, truffle's) tally lines: ``36 passing (25s)``, ``2 failing``."""
+def _rspec(m: re.Match[str], text: str) -> list[Hit]:
+    out: list[Hit] = [(m.start("n"), _f(m.group("n")), "tests", "examples"),
+                      (m.start("f"), _f(m.group("f")), "failures", "examples failed")]
+    if m.group("p"):
+        out.append((m.start("p"), _f(m.group("p")), "pending", "examples pending"))
+    return out
+
+
+_RSPEC_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+)[ \t]+examples?,[ \t]+(?P<f>\d+)[ \t]+failures?"
+    r"(?:,[ \t]+(?P<p>\d+)[ \t]+pending)?[ \t]*$", re.M)
+"""rspec's summary line: ``4 examples, 0 failures`` (``, 2 pending``)."""
+
+
+def _minitest(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("n"), _f(m.group("n")), "tests", "test runs"),
+            (m.start("a"), _f(m.group("a")), "assertions", "assertions"),
+            (m.start("f"), _f(m.group("f")), "failures", "test failures"),
+            (m.start("e"), _f(m.group("e")), "errors", "test errors"),
+            (m.start("s"), _f(m.group("s")), "skipped", "tests skipped")]
+
+
+_MINITEST_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+)[ \t]+(?:runs|tests),[ \t]+(?P<a>\d+)[ \t]+assertions,[ \t]+"
+    r"(?P<f>\d+)[ \t]+failures,[ \t]+(?P<e>\d+)[ \t]+errors,[ \t]+(?P<s>\d+)[ \t]+skips\b", re.M)
+"""minitest's (and test-unit's) summary: ``12 runs, 30 assertions, 0 failures, 0 errors,
+0 skips``."""
+
+
+def _bracket_time(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), _unit(m.group("u")), "packages installed")]
+
+
+_BUN_RE = re.compile(
+    r"^[ \t]*\d+[ \t]+packages?[ \t]+installed[ \t]+\[(?P<t>" + _DEC + r")(?P<u>ms|s)\][ \t]*$",
+    re.M)
+"""bun's install summary: ``120 packages installed [1.82s]`` (the count is read by
+:mod:`logparse.measure`, the time in brackets here)."""
+def _docker(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), "s", "docker build"),
+            (m.start("n"), _f(m.group("n")), "steps", "docker build steps")]
+
+
+_DOCKER_RE = re.compile(
+    r"^\[\+\][ \t]+Building[ \t]+(?P<t>" + _DEC + r")s[ \t]+\((?P<n>\d+)/(?P=n)\)[ \t]+"
+    r"FINISHED\b", re.M)
+"""BuildKit's last progress line: ``[+] Building 14.2s (12/12) FINISHED``."""
 _AUDIT_RE = re.compile(
     r"^[ \t]*(?P<n>\d+)[ \t]+(?P<sev>low|moderate|high|critical)[ \t]+severity[ \t]+"
     r"vulnerabilit(?:y|ies)\b", re.M)
@@ -252,6 +325,13 @@ RULES: tuple[StatedRule, ...] = (
                "    // same 7s build at 2 workers, with peak memory down from 3.7 GB to 2.2 GB",
                (2.2, "GB"),
                "public next.config comment, search corpus id 71522558462"),
+    StatedRule("versus", "both", (" vs", "versus"), _VERSUS_RE, _versus,
+               "  kernels instead), gemm time 241.6 ms vs 170.7 ms (P1 probe runs). End-to-end:",
+               (170.7, "ms"), "public perf notes, search corpus id 71654615863 (also "
+                              "'(2.36ms vs 1.46ms)', id 24233706178)"),
+    StatedRule("versus-percent", "both", (" vs", "versus"), _VERSUS_RE, _versus,
+               "La diferencia (7.48% vs 4.06%) puede deberse a varias razones:",
+               (4.06, "%"), "pool/conversacion-act1-pln__session.jsonl:139"),
     StatedRule("is-now", "prose", (" now ",), _IS_NOW_RE, _is_now,
                "**8.3x on that part, and the bridge is now 2.50 µs** — down from 3.52, and",
                (2.5, "µs"),
@@ -270,6 +350,20 @@ RULES: tuple[StatedRule, ...] = (
     StatedRule("npm-audit-severity", "output", ("severity vulnerabilit",), _AUDIT_RE, _audit,
                "4 moderate severity vulnerabilities", (4.0, "vulnerabilities"),
                "labelled/will-it-rain__claude.jsonl:127"),
+    StatedRule("rspec-summary", "output", ("example",), _RSPEC_RE, _rspec,
+               "4 examples, 0 failures", (4.0, "tests"),
+               "rspec-3-book/book-code 06-integration-specs/09/sessions/"
+               "each_spec_file_success.pml"),
+    StatedRule("minitest-summary", "output", ("assertions",), _MINITEST_RE, _minitest,
+               "24 runs, 37 assertions, 0 failures, 0 errors, 0 skips", (24.0, "tests"),
+               "public Rails agent report (minitest run), search corpus id 37609701724"),
+    StatedRule("bun-install-time", "output", ("installed [",), _BUN_RE, _bracket_time,
+               "422 packages installed [22.34s]", (22.34, "s"),
+               "public bun install log in an agent report, search corpus id 66836085209"),
+    StatedRule("docker-build", "output", ("[+] Building",), _DOCKER_RE, _docker,
+               "[+] Building 14.2s (12/12) FINISHED", (14.2, "s"),
+               "public docker build log in a README, search corpus id 71358029653 (also "
+               "'[+] Building 0.7s (8/8) FINISHED', id 5954666368)"),
     StatedRule("done-verb-count", "output", ("ed ",), _DONE_COUNT_RE, _done_count,
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),
@@ -277,48 +371,19 @@ RULES: tuple[StatedRule, ...] = (
 
 # ------------------------------------------------------- what a read tool noted
 
-
-@dataclass(frozen=True)
-class ReadNoteRule:
-    """A measurement a file-reading tool states about what it read (not the file's own
-    content): its footer or its one-line note."""
-
-    name: str
-    agents: tuple[str, ...]
-    pattern: re.Pattern[str]
-    unit: str
-    label: str
-    """The label after the file's name (``ygopro entries``)."""
-    example: str
-    expect: float
-    source: str
-
-
-READ_NOTE_RULES: tuple[ReadNoteRule, ...] = (
-    ReadNoteRule("read-directory-entries", ("opencode",),
-                 re.compile(r"\((\d+) entries\)\s*</entries>\s*$"), "entries", "entries",
-                 "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", 21.0,
-                 "pool/matugen-theme-sync__opencode-session.json, message 10 (read of a "
-                 "directory; also labelled/uicomponents__session-*.json)"),
-)
-
 READ_NOTE_MAX = 400
 """A read's output this short on one line is the tool's note (an error, a binary file's
 size), not the file: its numbers are read like any tool output's."""
 
 
 def read_note_measurements(output: str, name: str) -> list[tuple[float, str, str]]:
-    """What a read tool's output says about the file ``name`` it read: a footer of
-    :data:`READ_NOTE_RULES`, or the numbers of a one-line note (``File content (40694
-    tokens) exceeds maximum allowed tokens (10000)``, ``PDF file read: … (295.5KB)``)."""
+    """What a read tool's output says about the file ``name`` it read: the numbers of a
+    one-line note (``File content (40694 tokens) exceeds maximum allowed tokens (10000)``,
+    ``PDF file read: … (295.5KB)``).  A directory's footer (opencode's ``(21 entries)``) is
+    an ``ls`` entry count, no reading (:data:`logparse.measure_kinds.KINDS`)."""
     out: list[tuple[float, str, str]] = []
-    tail = output[-200:]
-    for rule in READ_NOTE_RULES:
-        m = rule.pattern.search(tail)
-        if m is not None:
-            out.append((float(m.group(1)), rule.unit, f"{name} {rule.label}".strip()))
     note = output.strip()
-    if not out and note and len(note) <= READ_NOTE_MAX and "\n" not in note:
+    if note and len(note) <= READ_NOTE_MAX and "\n" not in note:
         out += _m.measurement_tuples(note)
     return out
 

@@ -63,7 +63,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 22
+EXTRACTOR_VERSION = 23
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -80,7 +80,10 @@ an episode's cause (:mod:`kb.graph.rootcause`).
 between (:mod:`kb.graph.takenback`).
 22 (codexrd): a Codex ``write_stdin`` poll linked to the run it polls is no check of its
 own (the run carries the answer it read); a run given up after one failure in the sandbox
-and asked for outside it is one dead end (the escalated one), not two."""
+and asked for outside it is one dead end (the escalated one), not two.
+
+23 (xmeas): the measurements a graph reads (``tested``, decisive results) changed with
+``DERIVE_VERSION`` 14, and the graph's fingerprint sees messages, not events."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -296,8 +296,9 @@ def test_domains(name: str, text: str, want: list[tuple[float, str, str]]) -> No
 PROSE: list[tuple[str, list[tuple[float, str, str]]]] = [
     ("The build now takes 28 s and p99 latency is 43 ms.",
      [(43, "ms", "p99 latency")]),
+    # a count of occurrences in prose is a grep hit count, no reading (issue 22 item 5)
     ("That's 13 occurrences; there are 15 errors left.",
-     [(13, "occurrences", ""), (15, "errors", "")]),
+     [(15, "errors", "")]),
     ("The page was rebuilt (22791 bytes of Elementor JSON data).", [(22791, "B", "page")]),
     ("All 6 widgets registered. 12 rows were updated.",
      [(6, "widgets", "registered"), (12, "rows", "updated")]),
@@ -379,9 +380,10 @@ def test_calls_measure_what_they_show() -> None:
     assert write == [{"value": 31842.0, "unit": "chars", "label": "index.php written"}]
     task = call_measurements("task", "subagent", {}, "<task_result>done</task_result>",
                              {"start": 1_000, "end": 1_010_608})
-    assert task == [{"value": 1010.0, "unit": "s", "label": "subagent run time"}]
+    assert task == [{"value": 1009.608, "unit": "s", "label": "subagent run time"}]
+    # a grep tool's count is a grep hit count, no reading (issue 22 item 5)
     assert call_measurements("grep", "search", {}, "Found 63 matches\n/a.php:\n  Line 3: x", {}
-                             ) == [{"value": 63.0, "unit": "matches", "label": "Found"}]
+                             ) is None
     tsc = call_measurements("bash", "build", {"command": "npx tsc --noEmit"},
                             "a.tsx(1,2): error TS2307: x\r\nb.tsx(3,4): error TS2339: y\r\n", {})
     assert {"value": 2.0, "unit": "errors", "label": "compiler errors"} in tsc
@@ -392,8 +394,7 @@ def test_calls_measure_what_they_show() -> None:
     assert [m["value"] for m in php] == [120000.0]
     ls = call_measurements("bash", "search", {"command": "ls -la ~/.local/share/opencode/"},
                            "-rw-r--r-- 1 root root 385024 Jul 30 14:08 opencode.db\n", {})
-    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"},
-                  {"value": 1.0, "unit": "entries", "label": "entries listed"}]
+    assert ls == [{"value": 385024.0, "unit": "B", "label": "opencode.db"}]  # no entry count
 
     assert grep_hits('grep -rn "a\\|b" src --include="*.cs" 2>/dev/null', "x:1:a\ny:2:b\n") == 2
     assert grep_hits("grep -rn a src | head -5", "x\ny\n") == 0
@@ -449,7 +450,7 @@ def test_the_summary_line_of_a_diff_stat_is_read_and_its_listing_is_not() -> Non
     ("Found 2 data race(s)", [(2.0, "data races")]),
     # JUnit / Maven, ApacheBench, redis-benchmark, ping, Kubernetes quantities
     ("Tests run: 12, Failures: 1, Errors: 0, Skipped: 2",
-     [(12.0, "tests"), (1.0, ""), (0.0, ""), (2.0, "")]),
+     [(12.0, "tests"), (1.0, "failures"), (0.0, "errors"), (2.0, "skipped")]),
     ("Requests per second:    1234.56 [#/sec] (mean)\nTime per request:       8.100 [ms] (mean)",
      [(1234.56, "req/s"), (8.1, "ms")]),
     ("81300.81 requests per second", [(81300.81, "req/s")]),

@@ -23,9 +23,12 @@ from logparse.registry import detect
 LABELLED = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "labelled"
 SESSIONS = ("k1", "uicomponents", "uicomponents-wordpress", "pfm", "stunning-memory")
 # found / labelled, per session, as reached when this test was written
-FLOORS = {"k1": 15, "uicomponents": 11, "uicomponents-wordpress": 10, "pfm": 2,
+# (k1, uicomponents and pfm lost their grep hit counts, "63 matches", "13 matches" and "10
+# grep hits", when grep hits stopped being measurements: issue 22 item 5; k1 its subagent's
+# run time labelled "1010 s", now read to the millisecond, 1009.6 s)
+FLOORS = {"k1": 13, "uicomponents": 10, "uicomponents-wordpress": 10, "pfm": 1,
           "stunning-memory": 7}
-TOTAL_FLOOR = 0.81
+TOTAL_FLOOR = 0.74  # 0.81 before grep hit counts stopped being measurements
 
 pytestmark = pytest.mark.skipif(not LABELLED.is_dir(), reason=f"no labelled set at {LABELLED}")
 

@@ -1,0 +1,186 @@
+"""Which structures give measurements and which never do: one row per kind, each with a
+real line.
+
+Issue 22 item 5: a measurement comes from a tool result or a stated result, with a unit
+and, where one is known, a better side (``kb.handoff.direction``: tests passed up, time
+and failures down).  :mod:`logparse.measure` and :mod:`logparse.measure_stated` hold the
+rules; this table says what they must make of the structures agents' tools print, kind by
+kind, and what they must never take (ids, hashes, line numbers, timestamps, versions,
+ports, grep hit counts, token counters, CSS and animation values, ``ls`` entry counts).
+
+* :data:`KINDS`: a text (a tool's output, or prose), the ``(value, unit)`` pairs it must
+  give and the values it must not;
+* :data:`CALLS`: the same for a whole tool call (:func:`logparse.derive.call_measurements`:
+  a ``wc``, a grep, an ``ls``), where the command decides what the output's numbers are.
+
+``tests/logparse/test_measure_kinds.py`` walks both.  A positive row is added only for a
+kind seen in two sessions or more (ours, or public logs); every example is a real line,
+trimmed, with where it comes from.  Pure data: nothing here runs at ingest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CALLS", "KINDS", "CallKind", "Kind"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    kind: str
+    """The structure: ``test-runner``, ``build-timing``, ``package-manager``, ``http``,
+    ``size``, ``time``, or ``noise`` for a row that must give nothing."""
+    text: str
+    prose: bool
+    expect: tuple[tuple[float, str], ...]
+    absent: tuple[float, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class CallKind:
+    name: str
+    kind: str
+    tool: str
+    category: str | None
+    command: str
+    output: str
+    expect: tuple[tuple[float, str], ...]
+    absent: tuple[float, ...]
+    source: str
+
+
+KINDS: tuple[Kind, ...] = (
+    # ------------------------------------------------------------ test runners
+    Kind("pytest-summary", "test-runner",
+         "======================== 50 passed, 1 warning in 1.15s ========================",
+         False, ((50.0, "passed"), (1.15, "s")), (),
+         "public pytest run in an agent report, search corpus id 277840138"),
+    Kind("vitest-tests", "test-runner", "      Tests  10 passed (10)", False,
+         ((10.0, "passed"),), (), "labelled/will-it-rain__claude.jsonl (vitest run)"),
+    Kind("cargo-test-result", "test-runner",
+         "test result: ok. 29 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "
+         "finished in 0.00s", False, ((29.0, "passed"), (0.0, "failed")), (),
+         "claude-code/python-to-rust-port/transcript.jsonl (cargo test)"),
+    Kind("maven-surefire", "test-runner",
+         "[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.185 s - in "
+         "com.example.SuccessTest", False,
+         ((3.0, "tests"), (0.0, "failures"), (0.0, "errors"), (0.185, "s")), (),
+         "public Maven surefire log, search corpus (mvn test output)"),
+    Kind("dotnet-test", "test-runner",
+         "Passed!  - Failed:     0, Passed:    12, Skipped:     0, Total:    12, Duration: 1 s",
+         False, ((0.0, "failed"), (12.0, "passed"), (1.0, "s")), (),
+         "public dotnet test stdout quoted by a parser, search corpus (dotnet test output)"),
+    Kind("rspec-summary", "test-runner",
+         "Finished in 0.01689 seconds (files took 0.15956 seconds to load)\n"
+         "4 examples, 0 failures", False, ((4.0, "tests"), (0.0, "failures"), (0.01689, "s")),
+         (), "rspec-3-book/book-code 06-integration-specs/09/sessions/"
+             "each_spec_file_success.pml"),
+    Kind("minitest-summary", "test-runner",
+         "24 runs, 37 assertions, 0 failures, 0 errors, 0 skips", False,
+         ((24.0, "tests"), (0.0, "failures"), (0.0, "errors")), (),
+         "public Rails agent report (minitest run), search corpus id 37609701724"),
+    # ------------------------------------------------------------ build timings
+    Kind("swift-build", "build-timing", "Build complete! (12.25s)", False, ((12.25, "s"),), (),
+         "labelled/speakfree__session.jsonl (swift build)"),
+    Kind("cargo-finished", "build-timing",
+         "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.30s", False,
+         ((0.3, "s"),), (), "claude-code/python-to-rust-port/transcript.jsonl"),
+    Kind("vite-built", "build-timing", "\x1b[32m✓ built in 646ms\x1b[39m", False,
+         ((646.0, "ms"),), (), "labelled/uicomponents__session-wordpress.json (vite build; "
+                               "also uicomponents__session-export.json)"),
+    Kind("next-compiled", "build-timing", "✓ Compiled successfully in 2.9s", False,
+         ((2.9, "s"),), (), "labelled/soulpass__codex-session.jsonl (next build)"),
+    Kind("docker-build", "build-timing",
+         "[+] Building 0.7s (8/8) FINISHED\n => [internal] load build definition from Dockerfile",
+         False, ((0.7, "s"),), (), "public docker build log, search corpus id 5954666368"),
+    Kind("vite-asset-size", "size",
+         "dist/assets/hybrid-main-D1pFVoOZ.css   33.86 kB │ gzip:  6.01 kB", False,
+         ((33.86, "kB"),), (), "labelled/uicomponents__session-wordpress.json (vite build)"),
+    # ------------------------------------------------------------ package managers
+    Kind("npm-added", "package-manager", "added 87 packages, and audited 88 packages in 8s",
+         False, ((87.0, "packages"), (88.0, "packages"), (8.0, "s")), (),
+         "labelled/will-it-rain__claude.jsonl (npm install; also uicomponents)"),
+    Kind("bun-installed", "package-manager", "422 packages installed [22.34s]", False,
+         ((422.0, "packages"), (22.34, "s")), (),
+         "public bun install log in an agent report, search corpus id 66836085209"),
+    # ------------------------------------------------------------ HTTP, time
+    Kind("http-status-line", "http", "HTTP/1.1 200 OK", False, ((200.0, "HTTP"),), (),
+         "curl -I output (labelled/uicomponents__session-wordpress.json)"),
+    Kind("time-real", "time", "real\t0m1.234s\nuser\t0m0.900s\nsys\t0m0.100s", False,
+         ((1.234, "s"),), (), "bash `time` output (public logs)"),
+    # ------------------------------------------------------------ never a measurement
+    Kind("version", "noise", "▲ Next.js 16.1.6 (webpack)", False, (), (16.1, 16.0, 6.0),
+         "labelled/soulpass__codex-session.jsonl (next build header)"),
+    Kind("port-in-url", "noise", "Local:   http://localhost:8882/showcase/", False, (),
+         (8882.0,), "labelled/uicomponents__session-wordpress.json"),
+    Kind("grep-line-number", "noise",
+         'app/api/payroll/commit/route.ts:101:        console.error("[PayrollCommit] Employer '
+         'registration failed:", regErr)', False, (), (101.0,),
+         "labelled/soulpass__codex-session.jsonl (rg hit)"),
+    Kind("timestamp", "noise", "Started at 2026-04-14T05:22:13.609Z", False, (),
+         (2026.0, 4.0, 14.0, 5.0, 22.0, 13.609), "pool/random__session.jsonl"),
+    Kind("commit-hash", "noise", "97d107c config: dwnload link now pass to accessPayload",
+         False, (), (97.0,), "pool/Rivo__codex-session.jsonl (git log --oneline)"),
+    Kind("camelcase-id", "noise", "TradingAccount: 2165229,", False, (), (2165229.0,),
+         "labelled/pfm-categorization__opencode-session.json (an account id)"),
+    Kind("codex-token-counter", "noise",
+         'web\\package-lock.json:…26796 tokens truncated…ui/-/cliui-8.0.1.tgz"', False, (),
+         (26796.0,), "pool/Rivo__codex-session.jsonl (Codex cut an rg output)"),
+    Kind("prose-grep-count", "noise", "I found 2 occurrences (both have id=\"demoModal\")",
+         True, (), (2.0,), "labelled/k1.lib-bootstrap__session-export.json"),
+    Kind("css-animation", "noise",
+         "| `DiaText` | Text swap animation | Opacity 0.58→1 (0.26s), blur 8→0 (0.34s), "
+         "shift 5.5→0 (0.34s) |", True, (), (0.26, 0.34, 0.58),
+         "labelled/uicomponents__session-wordpress.json (a component's spec)"),
+    Kind("css-default", "noise",
+         "| `Sweep` | Sweep position from -17 to 117 over duration (default 2s), custom ease |",
+         True, (), (2.0,), "labelled/uicomponents__session-wordpress.json"),
+    Kind("css-viewport", "noise",
+         "The aurora background now covers exactly the hero section (`h-dvh` = 100% viewport "
+         "height).", True, (), (100.0,), "labelled/uicomponents__session-export.json"),
+    Kind("shown-chars", "noise", "First 200 chars of output: <div class=\"modal fade\">",
+         False, (), (200.0,), "labelled/k1.lib-bootstrap__session-export.json (also "
+                              "uicomponents__session-wordpress.json)"),
+    Kind("status-named-as-errors", "noise",
+         "Looking at the 422 error cases, it's specifically for invalid source enum values.",
+         True, (), (422.0,), "labelled/pfm-categorization__opencode-session.json (also "
+                             "'the 404 error should be gone!', search corpus id 52482657219)"),
+    Kind("coverage-target", "noise",
+         "All tests pass. Now let me set up coverage testing with `cargo-llvm-cov` to ensure "
+         "100% coverage.", True, (), (100.0,),
+         "claude-code/python-to-rust-port/transcript.jsonl (also 'Run tests to ensure 100% "
+         "coverage', search corpus id 67164160610)"),
+    Kind("coverage-reading", "test-runner",
+         "deterministic baseline coverage is now 100% (was 98%); full DB 81.6%.", True,
+         ((100.0, "%"),), (), "public agent note, search corpus id 57984870721 (the reading "
+                              "the target row must keep)"),
+    Kind("billions-in-prose", "noise",
+         "should be `1,151,347,322,395,962,217,625` (off by ~40B in the millions-of-billions "
+         "place)", True, (), (40.0,), "pool/blockchain-dex-events__claude-session.jsonl"),
+)
+
+CALLS: tuple[CallKind, ...] = (
+    CallKind("wc-one-file", "size", "bash", "search",
+             "wc -l /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
+             "91 /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
+             ((91.0, "lines"),), (), "pool/random__session.jsonl:93"),
+    CallKind("grep-hits", "noise", "bash", "search", 'grep -rn "use k1" demo/index.php',
+             "demo/index.php:3:use k1\\lib\\html\\bootstrap as bs;\n"
+             "demo/index.php:9:use k1\\lib\\html\\bootstrap\\Alert;\n", (), (2.0, 3.0, 9.0),
+             "labelled/k1.lib-bootstrap__session-export.json (a grep's hits)"),
+    CallKind("grep-tool-found", "noise", "grep", "search", "use k1",
+             "Found 63 matches\n/demo/index.php:\n  Line 3: use k1", (), (63.0, 3.0),
+             "labelled/k1.lib-bootstrap__session-export.json (opencode grep tool)"),
+    CallKind("ls-entries", "noise", "bash", "search", "ls -la",
+             "total 0\ndrwxr-xr-x   3 yukikimura  staff   96 Feb 14 17:11 .\n"
+             "drwxr-xr-x  20 yukikimura  staff  640 Feb 14 17:10 ..\n"
+             "drwxr-xr-x@ 10 yukikimura  staff  320 Feb 14 17:11 .git\n", (), (3.0,),
+             "pool/privacy-x402__codex-session.jsonl:21"),
+    CallKind("ls-counted", "noise", "bash", "search", "ls src/components | wc -l", "14\n",
+             (), (14.0,), "an ls entry count through wc (labelled/uicomponents shape)"),
+    CallKind("directory-read", "noise", "read", "search", "/home/hjk/Projects",
+             "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", (), (21.0,),
+             "pool/matugen-theme-sync__opencode-session.json, message 10"),
+)

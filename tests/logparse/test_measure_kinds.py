@@ -1,0 +1,43 @@
+"""Issue 22 item 5: one test walks every row of :mod:`logparse.measure_kinds`: each
+structure gives its measurements with their unit, and noise gives none."""
+
+from __future__ import annotations
+
+import pytest
+
+from logparse.derive import call_measurements
+from logparse.measure import measurement_tuples
+from logparse.measure_kinds import CALLS, KINDS, CallKind, Kind
+
+
+def _check(name: str, got: set[tuple[float, str]], expect: tuple[tuple[float, str], ...],
+           absent: tuple[float, ...]) -> None:
+    for want in expect:
+        assert want in got, (name, want, sorted(got))
+    values = {v for v, _ in got}
+    for v in absent:
+        assert v not in values, (name, v, sorted(got))
+
+
+@pytest.mark.parametrize("row", KINDS, ids=[r.name for r in KINDS])
+def test_every_kind_row(row: Kind) -> None:
+    assert row.source and row.kind
+    assert row.expect or row.absent, "a row says what it must or must not give"
+    assert (row.kind == "noise") == (not row.expect)
+    got = {(v, u) for v, u, _ in measurement_tuples(row.text, row.prose)}
+    _check(row.name, got, row.expect, row.absent)
+
+
+@pytest.mark.parametrize("row", CALLS, ids=[r.name for r in CALLS])
+def test_every_call_row(row: CallKind) -> None:
+    assert row.source and row.kind
+    inp = {"command": row.command} if row.tool == "bash" else {"filePath": row.command,
+                                                                 "pattern": row.command}
+    got = {(m["value"], m["unit"]) for m in
+           call_measurements(row.tool, row.category, inp, row.output, {}) or []}
+    _check(row.name, got, row.expect, row.absent)
+
+
+def test_row_names_are_unique() -> None:
+    names = [r.name for r in KINDS] + [r.name for r in CALLS]
+    assert len(set(names)) == len(names)
