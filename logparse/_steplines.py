@@ -29,6 +29,13 @@ SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, 
 """What reading a record of an unexpected shape raises: named, the record kept raw."""
 
 
+def opens_a_json_line(head: bytes) -> bool:
+    """A line of the file's head opens a JSON object: the file may be one of these forms
+    (a first line of garbage, a stray status line, costs that line, not the file)."""
+    h = head.lstrip()
+    return h.startswith(b"{") or b"\n{" in h
+
+
 def records(path: Path, problems: list[Problem], what: str
             ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """``(line, body, record)`` for every line that is a JSON object; any other line is a

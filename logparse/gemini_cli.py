@@ -36,7 +36,15 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, iso_ms, json_object
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
+from logparse._steplines import (
+    SHAPE_ERRORS,
+    Drafts,
+    opens_a_json_line,
+    records,
+    renamed,
+    text_parts,
+    tool_part,
+)
 from logparse.models import Problem
 from logparse.opencode._lines import first_line, head_records, open_decoded
 from logparse.source import SourceSession, TranscriptReader
@@ -77,6 +85,35 @@ def is_header(obj: Any) -> bool:
     one; no ``messages``: that is a whole chat of the older single-JSON form)."""
     return (isinstance(obj, dict) and "type" not in obj and isinstance(obj.get("sessionId"), str)
             and "projectHash" in obj and "messages" not in obj)
+
+
+_FOREIGN_KEYS = ("uuid", "parentUuid", "parentId", "sessionId", "message", "payload", "parts",
+                 "info", "role", "step_index")
+"""Keys of the other agents' records (Claude Code, Codex, opencode, pi, Antigravity): a
+record holding one is not a Gemini CLI message."""
+
+
+def is_record(obj: Any) -> bool:
+    """A Gemini CLI message record (``{id, timestamp, type, content, ...}``), or a ``$set``
+    update of the header: what a chat log whose header line is lost still holds."""
+    if not isinstance(obj, dict):
+        return False
+    if set(obj) == {"$set"}:
+        return isinstance(obj["$set"], dict)
+    return (obj.get("type") in RECORD_TYPES and isinstance(obj.get("id"), str)
+            and isinstance(obj.get("timestamp"), str) and "content" in obj
+            and not any(k in obj for k in _FOREIGN_KEYS))
+
+
+def looks_like_chat(objs: list[dict[str, Any]]) -> bool:
+    """The first records of a file are a Gemini CLI chat log's: its header among them, or
+    (the header line lost or damaged) two or more Gemini CLI records, a message among them,
+    and at most one other record."""
+    if any(is_header(o) for o in objs):
+        return True
+    ours = [o for o in objs if is_record(o)]
+    return len(ours) >= 2 and len(objs) - len(ours) <= 1 and any(
+        o.get("type") in ("user", "gemini") for o in ours)
 
 
 def shell_exit(status: Any, text: str) -> int | None:
@@ -161,12 +198,9 @@ class GeminiCliReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
-        for obj in head_records(path, 5):
-            if is_header(obj):
-                return True
-        return False
+        return looks_like_chat(list(head_records(path, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

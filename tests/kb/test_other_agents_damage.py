@@ -1,0 +1,157 @@
+"""Damage and look-alikes for the Gemini CLI, pi and Antigravity readers.
+
+Each trimmed real file (``fixtures/realworld_trim``) is damaged the ways files are: a
+header line lost, cut or invalid; a stray line before it; a cut last line; invalid JSON or
+a non-UTF-8 byte mid-file; the header alone; a huge line.  The good records are stored
+and every bad line is a problem naming the file and line.  Look-alikes (a log that numbers
+its steps, records of the other agents) are not read as these forms; two Antigravity
+exports of one name are two sessions and one conversation under two names is one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.ingest import ingest
+from kb.store import KbStore
+from logparse.registry import detect
+from logparse.source import NotATranscript
+from tests.kb.test_ingest_fuzz_agents import stored_lines
+
+TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
+POOL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld" / "pool"
+FORMS = {"gemini_cli.jsonl": "gemini-cli", "pi.jsonl": "pi", "antigravity.jsonl": "antigravity"}
+
+
+def _damaged(lines: list[bytes], how: str) -> bytes:
+    if how == "header-invalid":
+        return b"{oops\n" + b"".join(lines[1:])
+    if how == "header-cut":
+        return lines[0][:40] + b"\n" + b"".join(lines[1:])
+    if how == "header-lost":
+        return b"".join(lines[1:])
+    if how == "stray-first-line":
+        return b"npm WARN something\n" + b"".join(lines)
+    if how == "unrelated-first-object":
+        return b'{"hello": "world"}\n' + b"".join(lines)
+    if how == "invalid-mid":
+        return b"".join(lines[:3]) + b"{not json\n" + b"".join(lines[3:])
+    if how == "non-utf8-mid":
+        return b"".join(lines[:3]) + lines[3].replace(b'":"', b'":"\xff', 1) + b"".join(lines[4:])
+    if how == "last-cut":
+        return b"".join(lines)[:-30]
+    if how == "huge-line":
+        big = lines[2].rstrip(b"\n")[:-1] + b', "pad": "' + b"y" * (70 << 20) + b'"}\n'
+        return b"".join(lines[:2]) + big + b"".join(lines[3:])
+    raise AssertionError(how)
+
+
+DAMAGE = ("header-invalid", "header-cut", "header-lost", "stray-first-line",
+          "unrelated-first-object", "invalid-mid", "non-utf8-mid", "last-cut", "huge-line")
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_damage_costs_only_the_damaged_line(tmp_path: Path, name: str, how: str) -> None:
+    lines = (TRIM / name).read_bytes().splitlines(keepends=True)
+    with KbStore(":memory:") as whole:
+        ingest(whole, [TRIM / name], graph=False)
+        want = whole.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    f = tmp_path / name
+    data = _damaged(lines, how)
+    f.write_bytes(data)
+    src = f.read_bytes()
+    assert detect(f).form == FORMS[name]
+    with KbStore(":memory:") as store:
+        report = ingest(store, [f], graph=False)
+        assert not report.errors, [str(e) for e in report.errors]
+        got = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        # a damaged line that was a message's only record costs that message alone (an
+        # Antigravity file has no header: its first line is the user's first step)
+        lossy = how in ("non-utf8-mid", "last-cut") or (
+            name == "antigravity.jsonl" and how.startswith("header-"))
+        assert got >= want - (1 if lossy else 0), (got, want)
+        named = {p.line for p in report.problems if p.line is not None}
+        for p in report.problems:
+            assert p.path == str(f) and p.line is not None, str(p)
+        have = stored_lines(store)
+        n_lines = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
+        assert [i for i in n_lines if i not in have and i not in named] == []
+        bad_line = {"header-invalid": 1, "header-cut": 1, "stray-first-line": 1,
+                    "invalid-mid": 4, "last-cut": len(n_lines)}.get(how)
+        if bad_line is not None:
+            assert bad_line in named, [str(p) for p in report.problems]
+    assert f.read_bytes() == src  # the source is never modified
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_the_header_alone_or_an_empty_file(tmp_path: Path, name: str) -> None:
+    first = (TRIM / name).read_bytes().splitlines(keepends=True)[0]
+    f = tmp_path / name
+    f.write_bytes(first)
+    with KbStore(":memory:") as store:
+        report = ingest(store, [f], graph=False)
+        assert not report.errors
+        lines = stored_lines(store) | {p.line for p in report.problems}
+        assert 1 in lines  # stored (a trajectory's first step is a message) or named
+    f.write_bytes(b"")
+    with pytest.raises(NotATranscript, match="empty file"):
+        detect(f)
+
+
+LOOK_ALIKES = {
+    "a training log numbering its steps": (
+        b'{"step_index": 0, "type": "TRAIN", "loss": 1.5}\n'
+        b'{"step_index": 1, "type": "EVAL", "loss": 1.2}\n'),
+    "a record with a session id and a project hash among Claude Code's": (
+        b'{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}'
+        b',"timestamp":"2026-05-06T16:09:29.426Z","parentUuid":null,"cwd":"/x"}\n'),
+    "messages of another tool with ids and timestamps": (
+        b'{"id":"1","timestamp":"2026-05-06T16:09:29Z","type":"user","content":"a",'
+        b'"role":"user"}\n{"id":"2","timestamp":"2026-05-06T16:09:30Z","type":"gemini",'
+        b'"content":"b","role":"model"}\n'),
+    "a tree of entries with parent ids of another tool": (
+        b'{"type":"node","id":"a","parentId":null,"timestamp":"t"}\n'
+        b'{"type":"node","id":"b","parentId":"a","timestamp":"t"}\n'),
+}
+
+
+@pytest.mark.parametrize("what", sorted(LOOK_ALIKES))
+def test_look_alikes_are_not_read_as_the_new_forms(tmp_path: Path, what: str) -> None:
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(LOOK_ALIKES[what])
+    try:
+        form = detect(f).form
+    except NotATranscript:
+        form = None
+    assert form not in ("gemini-cli", "pi", "antigravity"), (what, form)
+
+
+@pytest.mark.parametrize("name", ["trade_arena__claude-session.jsonl",
+                                  "trade_arena__codex-session.jsonl"])
+def test_the_sanitised_rewrites_are_still_refused_by_name(name: str) -> None:
+    with pytest.raises(NotATranscript, match="sanitised rewrite"):
+        detect(POOL / name)
+
+
+def test_antigravity_sessions_are_named_by_content(tmp_path: Path) -> None:
+    """The export names no session: one conversation under two names is one session, two
+    conversations exported under one name (in two folders) are two."""
+    lines = (TRIM / "antigravity.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, same = tmp_path / "a" / "trajectory.jsonl", tmp_path / "b" / "renamed.jsonl"
+    one.write_bytes(b"".join(lines))
+    same.write_bytes(b"".join(lines[:-4]))
+    other = tmp_path / "b" / "trajectory.jsonl"  # another conversation, the same name
+    other.write_bytes(lines[0].replace(b"<USER_REQUEST>\\n", b"<USER_REQUEST>\\nAlso: ")
+                      + b"".join(lines[1:]))
+    with KbStore(":memory:") as store:
+        ingest(store, [one, same], graph=False)
+        assert store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
+        n = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        ingest(store, [other], graph=False)
+        assert store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 2
+        assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 2 * n
