@@ -72,8 +72,11 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 ``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
 
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
-_EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
-_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)|Signal: (?!\(none\))\S)", re.M)
+_TRAILER = r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z"
+"""The fields the shell tool writes after ``Exit Code`` (and after the command's output)."""
+_EXIT = re.compile(r"^Exit Code: (-?\d+)[ \t]*" + _TRAILER, re.M)
+_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)[ \t]*|Signal: (?!\(none\))\S[^\n]*)" + _TRAILER,
+                      re.M)
 _SHELL_SHAPE = re.compile(r"^(?:Command: |Output: )|^Process Group PGID: ", re.M)
 _CANCELLED = "Request cancelled."
 _TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
@@ -120,7 +123,8 @@ def shell_exit(status: Any, text: str) -> int | None:
     """The exit code of a ``run_shell_command`` result: its ``Exit Code: N`` line, else 0 for
     a call that succeeded with the tool's own result layout (older CLIs print every field,
     ``Exit Code: (none)`` included; newer ones leave out the fields that say nothing, the
-    exit code 0 among them)."""
+    exit code 0 among them).  Only the tool's own trailer counts (the fields after the
+    command's output): an ``Exit Code: N`` line the command printed is output."""
     m = _EXIT.search(text)
     if m:
         return int(m.group(1))
