@@ -28,6 +28,7 @@ read whole (no resume point: a grown file is read again).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +47,15 @@ from logparse._steplines import (
     tool_part,
 )
 from logparse.models import Problem
-from logparse.opencode._lines import first_line, head_records, open_decoded
+from logparse.opencode._lines import (
+    first_line,
+    head_records,
+    open_decoded,
+    safe_text,
+    sniff_encoding,
+)
+from logparse.opencode._scan import Event, ExportScanner
+from logparse.safe_open import open_regular
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -72,6 +81,9 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 ``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
 
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
+_RECORD_START = re.compile(rb'\{\s*"id"\s*:\s*"[^"\\]*"\s*,\s*"timestamp"\s*:')
+"""Where a message of a chat's ``messages`` list starts (its ``id``, then its ``timestamp``:
+a tool call or a function response opens with an ``id`` too, not with both)."""
 _TRAILER = r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z"
 """The fields the shell tool writes after ``Exit Code`` (and after the command's output)."""
 _EXIT = re.compile(r"^Exit Code: (-?\d+)[ \t]*" + _TRAILER, re.M)
@@ -253,40 +265,70 @@ class GeminiChatJsonReader(TranscriptReader):
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
+        """The document is scanned as an opencode export is (:mod:`logparse.opencode._scan`):
+        a message at a time, so a cut or damaged chat keeps every message the damage does
+        not touch, and the damage is a problem naming its byte offset."""
         self.skipped = {}
+        spath = str(path)
+        with open_regular(path) as raw:
+            enc, bom = sniff_encoding(raw.read(4))
+        f = open_decoded(path)
         try:
-            with open_decoded(path) as f:
-                doc = orjson.loads(f.read())
-        except orjson.JSONDecodeError as e:
-            problems.append(Problem(path=str(path), reason=f"not valid JSON: {e}"))
-            return
-        msgs = doc.get("messages") if isinstance(doc, dict) else None
-        if not isinstance(doc, dict) or not isinstance(msgs, list):
-            problems.append(Problem(path=str(path), reason="not a Gemini CLI chat (no "
-                                                           "messages list)"))
-            return
-        sid = str(doc.get("sessionId") or path.stem)
-        if session_ids is not None and sid not in session_ids:
-            return
-        info: dict[str, Any] = {
-            "id": sid, "projectHash": doc.get("projectHash"), "kind": doc.get("kind"),
-            "time": {"created": iso_ms(doc.get("startTime")),
-                     "updated": iso_ms(doc.get("lastUpdated"))}}
-        chat = _Chat(self, path, problems, sid, info)
-        yield SourceSession(session_id=sid, form=self.form, path=str(path),
-                            messages=chat.messages(_doc_records(path, problems, msgs)),
-                            info=info, agent=self.agent)
+            scanner = ExportScanner(f, base=bom if enc == "utf-8" else 0,
+                                    msg_start=_RECORD_START)
+            try:
+                scanner.skip_prefix()
+            except ValueError as e:
+                problems.append(Problem(path=spath, reason=f"not a Gemini CLI chat: {e}"))
+                return
+            events = scanner.events()
+            head: dict[str, Any] = {}
+            first: Event | None = None
+            for ev in events:
+                if ev.kind == "key" and ev.key is not None:
+                    head[ev.key] = ev.value
+                elif ev.kind == "damage":
+                    problems.append(_damage(spath, ev))
+                elif ev.kind == "message":
+                    first = ev
+                    break
+            sid = str(head.get("sessionId") or path.stem)
+            if session_ids is not None and sid not in session_ids:
+                return
+            info: dict[str, Any] = {
+                "id": sid, "projectHash": head.get("projectHash"), "kind": head.get("kind"),
+                "time": {"created": iso_ms(head.get("startTime")),
+                         "updated": iso_ms(head.get("lastUpdated"))}}
+            chat = _Chat(self, path, problems, sid, info)
+            yield SourceSession(
+                session_id=sid, form=self.form, path=spath, info=info, agent=self.agent,
+                messages=chat.messages(_doc_records(spath, problems, first, events)))
+        finally:
+            f.close()
 
 
-def _doc_records(path: Path, problems: list[Problem], msgs: list[Any]
-                 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
-    for i, rec in enumerate(msgs, 1):
-        if isinstance(rec, dict):
-            yield i, orjson.dumps(rec), rec
-        else:
-            problems.append(Problem(path=str(path), record=f"messages[{i - 1}]",
-                                    raw=orjson.dumps(rec).decode(),
-                                    reason="not a Gemini CLI message (a JSON object)"))
+def _damage(spath: str, ev: Event) -> Problem:
+    span = f"bytes {ev.offset}-{ev.end}" if ev.end is not None else f"byte {ev.offset}"
+    return Problem(path=spath, record=f"byte {ev.offset}", raw=safe_text(ev.raw),
+                   reason=f"damaged Gemini CLI chat at {span}: {ev.reason}")
+
+
+def _doc_records(spath: str, problems: list[Problem], first: Event | None,
+                 events: Iterator[Event]) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """``(position, record, object)`` of each element of ``messages`` read, in order (the
+    position counts the elements read: a damaged one is a problem at its byte offset)."""
+    i = 0
+    for ev in itertools.chain([first] if first is not None else [], events):
+        if ev.kind == "damage":
+            problems.append(_damage(spath, ev))
+        elif ev.kind == "message":
+            i += 1
+            if isinstance(ev.value, dict):
+                yield i, orjson.dumps(ev.value), ev.value
+            else:
+                problems.append(Problem(path=spath, record=f"messages[{i - 1}]",
+                                        raw=orjson.dumps(ev.value).decode(),
+                                        reason="not a Gemini CLI message (a JSON object)"))
 
 
 class _Chat:

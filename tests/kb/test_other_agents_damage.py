@@ -200,3 +200,51 @@ def test_a_call_without_result_at_the_end_is_no_result(tmp_path: Path, name: str
     assert r.exit_code == 0, r.stderr
     rows = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
     assert any(row["ordinal"] == last.ordinal for row in rows), rows
+
+
+def _gemini_json_chat() -> bytes:
+    """The trimmed Gemini CLI log as the older single-JSON chat (``session-*.json``: each
+    id once, its last version; JSON.stringify's indent of 2)."""
+    import json
+
+    rows = [json.loads(x) for x in (TRIM / "gemini_cli.jsonl").read_text("utf-8").splitlines()]
+    msgs: list[dict[str, object]] = []
+    at: dict[object, int] = {}
+    for r in rows[1:]:
+        if "$set" in r:
+            continue
+        if r["id"] in at:
+            msgs[at[r["id"]]] = r
+        else:
+            at[r["id"]] = len(msgs)
+            msgs.append(r)
+    return json.dumps({**rows[0], "messages": msgs}, indent=2).encode()
+
+
+@pytest.mark.parametrize("how", ["cut", "flipped-byte", "invalid-element", "one-line-cut"])
+def test_a_damaged_gemini_json_chat_keeps_what_the_damage_spares(tmp_path: Path,
+                                                                  how: str) -> None:
+    """A ``session-*.json`` chat cut short or damaged inside one message: the messages
+    before the damage (and after it, when reading can resume) are stored, and the damage is
+    a problem naming its byte offset; it was one 'not valid JSON' and nothing stored."""
+    doc = _gemini_json_chat()
+    mid = doc.index(b'"type": "gemini"', len(doc) // 2)
+    data = {"cut": doc[: len(doc) * 3 // 4],
+            "flipped-byte": doc[:mid] + b"\x00" + doc[mid + 1:],
+            "invalid-element": doc.replace(b'"type": "info"', b'"type": info', 1),
+            "one-line-cut": doc.replace(b"\n", b"").replace(b"  ", b"")[: len(doc) // 2]}[how]
+    f = tmp_path / "session-2026-05-06T16-08-808bbe03.json"
+    whole = tmp_path / "whole.json"
+    whole.write_bytes(doc)
+    f.write_bytes(data)
+    with KbStore(":memory:") as store:
+        ingest(store, [whole], graph=False)
+        want = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    with KbStore(":memory:") as store:
+        report = ingest(store, [f], graph=False)
+        assert not report.errors
+        got = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        (bad,) = [p for p in report.problems if p.path == str(f)]
+        assert bad.record is not None and bad.record.startswith("byte ")
+        assert got >= {"cut": 5, "flipped-byte": want - 1, "invalid-element": want - 1,
+                       "one-line-cut": 3}[how], (got, want, str(bad))
