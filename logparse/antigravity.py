@@ -15,7 +15,8 @@ The export cuts long fields (``truncated_fields``); what is cut is not in the fi
 **Ordinals**: 1-based over the ``USER_INPUT``, ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and
 ``PLANNER_RESPONSE`` steps in file order (and an ``ERROR_MESSAGE`` or a tool step that
 answers no call).  A tool step has none: it joins the planner response whose call it
-answers, so a call and its result share that ordinal, as in Claude Code.
+answers, so a call and its result share that ordinal, as in Claude Code.  A call still
+waiting when the user speaks again is never answered (it ends without a result).
 ``CONVERSATION_HISTORY`` lines join the next message.
 
 ``run_command`` becomes ``bash`` with the exit code its step states (``The command
@@ -190,6 +191,11 @@ class _Trajectory:
         content = raw_content if isinstance(raw_content, str) else ""
         cut = obj.get("truncated_fields")
         if typ == "USER_INPUT":
+            # a new turn: a call still waiting was never run (cancelled, the editor
+            # closed); a later step answers a call of this turn, not that one
+            for waiting, _, _ in self.waiting:
+                waiting.open -= 1
+            self.waiting.clear()
             d = self.d.new(n, body, "user", ts)
             m = _REQUEST.search(content)
             ask = m.group(1) if m else content

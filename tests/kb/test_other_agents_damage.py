@@ -248,3 +248,37 @@ def test_a_damaged_gemini_json_chat_keeps_what_the_damage_spares(tmp_path: Path,
         assert bad.record is not None and bad.record.startswith("byte ")
         assert got >= {"cut": 5, "flipped-byte": want - 1, "invalid-element": want - 1,
                        "one-line-cut": 3}[how], (got, want, str(bad))
+
+
+def test_an_antigravity_call_never_run_is_not_answered_by_the_next_turn(tmp_path: Path) -> None:
+    """A planner response whose ``run_command`` got no step (cancelled), the user's next
+    input, a new call of the same tool and its step: the step answers the new call; the
+    first ends without a result (no_result), not with the next turn's output."""
+    import json
+
+    from kb.graph.store import load_rows
+
+    at = "2026-06-18T22:17:25Z"
+
+    def step(i: int, typ: str, **kw: object) -> str:
+        return json.dumps({"step_index": i, "source": "MODEL", "type": typ, "status": "DONE",
+                           "created_at": at, **kw})
+
+    def call(cmd: str) -> list[dict[str, object]]:
+        return [{"name": "run_command", "args": {"CommandLine": json.dumps(cmd)}}]
+
+    f = tmp_path / "t.jsonl"
+    f.write_text("\n".join([
+        step(0, "USER_INPUT", content="<USER_REQUEST>\nbuild it\n</USER_REQUEST>"),
+        step(1, "PLANNER_RESPONSE", content="Building.", tool_calls=call("npm run build")),
+        step(2, "USER_INPUT", content="<USER_REQUEST>\nno, test it\n</USER_REQUEST>"),
+        step(3, "PLANNER_RESPONSE", content="Testing.", tool_calls=call("npm test")),
+        step(4, "RUN_COMMAND", content="The command failed with exit code: 1\nOutput:\nFAIL\n"),
+    ]) + "\n")
+    with KbStore(":memory:") as store:
+        ingest(store, [f], graph=False)
+        (sid,) = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+        calls, _, _ = load_rows(store, [sid])
+    got = {c.ordinal: (c.status, c.exit_code, c.signals) for c in calls}
+    assert got == {2: ("interrupted", None, ("no_result",)),
+                   4: ("completed", 1, ("exit_code",))}, got
