@@ -75,9 +75,10 @@ class Drafts:
         return self.q.tail
 
     def new(self, n: int, body: bytes, role: str, ts: int | None,
-            suffix: str = "") -> Draft:
-        """A message whose record is line ``n``; the lines waiting join it first."""
-        info: dict[str, Any] = {"id": message_id(n, suffix), "sessionID": self.sid,
+            suffix: str = "", mid: str | None = None) -> Draft:
+        """A message whose record is line ``n``; the lines waiting join it first.  Its id
+        is ``mid`` when given (ids sort in file order), else one from the line."""
+        info: dict[str, Any] = {"id": mid or message_id(n, suffix), "sessionID": self.sid,
                                 "role": role, "time": {"created": ts}}
         if self.model and role == "assistant":
             info["modelID"] = self.model

@@ -339,6 +339,7 @@ class _Chat:
         self.info = info
         self.d = Drafts(sid, path, problems, "Gemini CLI chat")
         self.by_id: dict[str, Draft] = {}
+        self.count = 0
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
         for n, body, obj in recs:
@@ -387,7 +388,12 @@ class _Chat:
         ts = iso_ms(obj.get("timestamp"))
         d = self.by_id.get(mid) if isinstance(mid, str) else None
         if d is None:
-            d = self.d.new(n, body, "user" if typ == "user" else "assistant", ts)
+            # numbered in order of first appearance: the JSON-lines log and the older
+            # single-JSON chat give a message one id, so a chat kept in both forms is
+            # stored once
+            self.count += 1
+            d = self.d.new(n, body, "user" if typ == "user" else "assistant", ts,
+                           mid=f"{self.count:09d}")
             if isinstance(mid, str):
                 self.by_id[mid] = d
         else:  # the same message written again: the last version holds

@@ -282,3 +282,22 @@ def test_an_antigravity_call_never_run_is_not_answered_by_the_next_turn(tmp_path
     got = {c.ordinal: (c.status, c.exit_code, c.signals) for c in calls}
     assert got == {2: ("interrupted", None, ("no_result",)),
                    4: ("completed", 1, ("exit_code",))}, got
+
+
+def test_a_gemini_chat_in_both_forms_is_stored_once(tmp_path: Path) -> None:
+    """The same chat as a JSON-lines log and as the older ``session-*.json`` (a folder may
+    hold both): one session with each message once, in either order of ingest.  Message
+    ids were lines in one form and positions in the other, so the second added copies."""
+    f = tmp_path / "session-2026-05-06T16-08-808bbe03.json"
+    f.write_bytes(_gemini_json_chat())
+    with KbStore(":memory:") as store:
+        ingest(store, [TRIM / "gemini_cli.jsonl"], graph=False)
+        want = store.conn.execute("SELECT message_id, ordinal, role FROM messages "
+                                  "ORDER BY ordinal").fetchall()
+        ingest(store, [f], graph=False)
+        assert store.conn.execute("SELECT message_id, ordinal, role FROM messages "
+                                  "ORDER BY ordinal").fetchall() == want
+    with KbStore(":memory:") as store:
+        ingest(store, [f, TRIM / "gemini_cli.jsonl"], graph=False)
+        assert store.conn.execute("SELECT message_id, ordinal, role FROM messages "
+                                  "ORDER BY ordinal").fetchall() == want
