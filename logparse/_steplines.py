@@ -116,6 +116,19 @@ class Drafts:
         yield from self.q.flush()
 
 
+def session_name(value: Any, fallback: str, problems: list[Problem], path: Path,
+                 what: str) -> str:
+    """The session id a header gives, when it is a non-empty string; else ``fallback`` (from
+    the file's name), and a problem naming the header (an id of ``null`` or ``""`` would
+    otherwise make every such file one session)."""
+    if isinstance(value, str) and value.strip():
+        return value
+    problems.append(Problem(path=str(path), record="header",
+                            reason=f"the {what} header names no session id ({value!r:.40}); "
+                                   f"the session is named after the file: {fallback}"))
+    return fallback
+
+
 def text_parts(content: Any) -> list[str]:
     """The texts of a content list (``[{"text": ...}]``) or a string."""
     if isinstance(content, str):

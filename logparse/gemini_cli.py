@@ -43,6 +43,7 @@ from logparse._steplines import (
     opens_a_json_line,
     records,
     renamed,
+    session_name,
     text_parts,
     tool_part,
 )
@@ -227,7 +228,8 @@ class GeminiCliReader(TranscriptReader):
             if is_header(obj):
                 header = obj
                 break
-        sid = str(header["sessionId"]) if header else path.stem
+        sid = session_name(header["sessionId"], path.stem, problems, path, "Gemini CLI chat"
+                           ) if header else path.stem
         if session_ids is not None and sid not in session_ids:
             return
         info: dict[str, Any] = {"id": sid}
@@ -292,7 +294,8 @@ class GeminiChatJsonReader(TranscriptReader):
                 elif ev.kind == "message":
                     first = ev
                     break
-            sid = str(head.get("sessionId") or path.stem)
+            sid = session_name(head.get("sessionId"), path.stem, problems, path,
+                               "Gemini CLI chat")
             if session_ids is not None and sid not in session_ids:
                 return
             info: dict[str, Any] = {

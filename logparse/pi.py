@@ -41,6 +41,7 @@ from logparse._steplines import (
     opens_a_json_line,
     records,
     renamed,
+    session_name,
     text_parts,
     tool_part,
 )
@@ -137,7 +138,8 @@ class PiReader(TranscriptReader):
     ) -> Iterator[SourceSession]:
         self.skipped = {}
         header = next((o for o in head_records(path, 5) if is_header(o)), None)
-        sid = str(header["id"]) if header else file_session_id(path)
+        sid = session_name(header["id"], file_session_id(path), problems, path, "pi session"
+                           ) if header else file_session_id(path)
         if session_ids is not None and sid not in session_ids:
             return
         info: dict[str, Any] = {"id": sid}

@@ -301,3 +301,27 @@ def test_a_gemini_chat_in_both_forms_is_stored_once(tmp_path: Path) -> None:
         ingest(store, [f, TRIM / "gemini_cli.jsonl"], graph=False)
         assert store.conn.execute("SELECT message_id, ordinal, role FROM messages "
                                   "ORDER BY ordinal").fetchall() == want
+
+
+@pytest.mark.parametrize(("name", "field", "value"), [
+    ("gemini_cli.jsonl", "sessionId", ""), ("pi.jsonl", "id", None), ("pi.jsonl", "id", 7)])
+def test_a_header_without_a_session_id_names_the_session_after_its_file(
+        tmp_path: Path, name: str, field: str, value: object) -> None:
+    """A header whose id is empty, null or not a string: two such files were one session
+    (``""`` or ``"None"``); each is now named after its file, and the header is named."""
+    import json
+
+    lines = (TRIM / name).read_bytes().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head[field] = value
+    files = []
+    for stem in ("a", "b"):
+        f = tmp_path / f"{stem}.jsonl"
+        f.write_bytes(json.dumps(head).encode() + b"\n" + b"".join(lines[1:]))
+        files.append(f)
+    with KbStore(":memory:") as store:
+        report = ingest(store, files, graph=False)
+        assert sorted(r[0] for r in store.conn.execute(
+            "SELECT session_id FROM sessions").fetchall()) == ["a", "b"]
+        assert sorted(p.path for p in report.problems if p.record == "header") == sorted(
+            map(str, files))
