@@ -82,6 +82,9 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 ``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
 
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
+_CHAT_OPENS = re.compile(rb'\{\s*"(?:sessionId|projectHash)"\s*:')
+"""How a single-JSON chat opens (the CLI writes ``sessionId`` first, then ``projectHash``):
+another JSON document that merely holds those keys deeper down is not one."""
 _RECORD_START = re.compile(rb'\{\s*"id"\s*:\s*"[^"\\]*"\s*,\s*"timestamp"\s*:')
 """Where a message of a chat's ``messages`` list starts (its ``id``, then its ``timestamp``:
 a tool call or a function response opens with an ``id`` too, not with both)."""
@@ -256,7 +259,7 @@ class GeminiChatJsonReader(TranscriptReader):
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
         h = head.lstrip()
-        if not h.startswith(b"{") or b'"projectHash"' not in h or b'"messages"' not in h:
+        if _CHAT_OPENS.match(h) is None or b'"projectHash"' not in h or b'"messages"' not in h:
             return False
         try:  # one JSON record on the first line: the JSON-lines form (or one line of JSON)
             first = orjson.loads(first_line(path))

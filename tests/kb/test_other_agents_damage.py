@@ -325,3 +325,19 @@ def test_a_header_without_a_session_id_names_the_session_after_its_file(
             "SELECT session_id FROM sessions").fetchall()) == ["a", "b"]
         assert sorted(p.path for p in report.problems if p.record == "header") == sorted(
             map(str, files))
+
+
+def test_an_export_holding_gemini_keys_is_read_as_an_export(tmp_path: Path) -> None:
+    """A pretty-printed opencode export whose first message holds a tool input with
+    ``projectHash`` and ``messages`` keys (a session about Gemini CLI's files) is an
+    export, not a Gemini CLI single-JSON chat (which opens with its own header keys)."""
+    import json
+
+    src = (POOL.parent / "opencode" /
+           "session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json")
+    doc = json.loads(src.read_text("utf-8"))
+    doc["info"]["gemini"] = {"projectHash": "ab" * 32, "messages": []}
+    f = tmp_path / "export.json"
+    f.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    assert b'"projectHash"' in f.read_bytes()[:8192]
+    assert detect(f).form == "export"
