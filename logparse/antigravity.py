@@ -131,12 +131,11 @@ def step_result(typ: str, status: Any, content: str) -> dict[str, Any]:
 
 
 def trajectory_id(first: dict[str, Any]) -> str:
-    """The session id of a trajectory, from its first step (the file names none): when it
-    began and a digest of the step, so copies of one conversation under any name are one
-    session and two exports that happen to share a file name are two."""
-    when = re.sub(r"[^0-9T]", "", str(first.get("created_at") or ""))[:15]
+    """The session id of a trajectory, from its first step (the file names none): a digest
+    of the step, so copies of one conversation under any name are one session and two
+    exports that happen to share a file name are two (its short id tells them apart)."""
     digest = hashlib.sha256(orjson.dumps(first, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return f"ag-{when}-{digest[:12]}" if when else f"ag-{digest[:16]}"
+    return f"ag-{digest[:20]}"
 
 
 class AntigravityReader(TranscriptReader):
