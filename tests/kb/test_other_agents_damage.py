@@ -341,3 +341,19 @@ def test_an_export_holding_gemini_keys_is_read_as_an_export(tmp_path: Path) -> N
     f.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     assert b'"projectHash"' in f.read_bytes()[:8192]
     assert detect(f).form == "export"
+
+
+@pytest.mark.parametrize("command", ["untested", "deadends"])
+def test_a_miss_in_a_new_agents_session_says_where_in_80_columns(tmp_path: Path,
+                                                                 command: str) -> None:
+    """`untested`/`deadends` on the pi session (it has none) says which session has some,
+    every line within 80 columns (the UUID-like short ids made it 83 on one line)."""
+    from tests.cli_kb import invoke
+
+    db = str(tmp_path / "kb.duckdb")
+    r = invoke("ingest", "--db", db, "--wait", str(TRIM / "gemini_cli.jsonl"),
+               str(TRIM / "pi.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    r = invoke(command, "--db", db, "--session", "019ea801")
+    assert r.stdout == "" and "found in 808bbe0; use --session 808bbe0" in r.stderr, r.stderr
+    assert max(len(line) for line in r.stderr.splitlines()) <= 80, r.stderr
