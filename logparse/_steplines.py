@@ -29,6 +29,13 @@ SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, 
 """What reading a record of an unexpected shape raises: named, the record kept raw."""
 
 
+def opens_a_json_line(head: bytes) -> bool:
+    """A line of the file's head opens a JSON object: the file may be one of these forms
+    (a first line of garbage, a stray status line, costs that line, not the file)."""
+    h = head.lstrip()
+    return h.startswith(b"{") or b"\n{" in h
+
+
 def records(path: Path, problems: list[Problem], what: str
             ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """``(line, body, record)`` for every line that is a JSON object; any other line is a
@@ -68,9 +75,10 @@ class Drafts:
         return self.q.tail
 
     def new(self, n: int, body: bytes, role: str, ts: int | None,
-            suffix: str = "") -> Draft:
-        """A message whose record is line ``n``; the lines waiting join it first."""
-        info: dict[str, Any] = {"id": message_id(n, suffix), "sessionID": self.sid,
+            suffix: str = "", mid: str | None = None) -> Draft:
+        """A message whose record is line ``n``; the lines waiting join it first.  Its id
+        is ``mid`` when given (ids sort in file order), else one from the line."""
+        info: dict[str, Any] = {"id": mid or message_id(n, suffix), "sessionID": self.sid,
                                 "role": role, "time": {"created": ts}}
         if self.model and role == "assistant":
             info["modelID"] = self.model
@@ -106,6 +114,19 @@ class Drafts:
                                                     "message; kept raw"))
         self.pending = []
         yield from self.q.flush()
+
+
+def session_name(value: Any, fallback: str, problems: list[Problem], path: Path,
+                 what: str) -> str:
+    """The session id a header gives, when it is a non-empty string; else ``fallback`` (from
+    the file's name), and a problem naming the header (an id of ``null`` or ``""`` would
+    otherwise make every such file one session)."""
+    if isinstance(value, str) and value.strip():
+        return value
+    problems.append(Problem(path=str(path), record="header",
+                            reason=f"the {what} header names no session id ({value!r:.40}); "
+                                   f"the session is named after the file: {fallback}"))
+    return fallback
 
 
 def text_parts(content: Any) -> list[str]:

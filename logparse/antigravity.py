@@ -15,17 +15,19 @@ The export cuts long fields (``truncated_fields``); what is cut is not in the fi
 **Ordinals**: 1-based over the ``USER_INPUT``, ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and
 ``PLANNER_RESPONSE`` steps in file order (and an ``ERROR_MESSAGE`` or a tool step that
 answers no call).  A tool step has none: it joins the planner response whose call it
-answers, so a call and its result share that ordinal, as in Claude Code.
+answers, so a call and its result share that ordinal, as in Claude Code.  A call still
+waiting when the user speaks again is never answered (it ends without a result).
 ``CONVERSATION_HISTORY`` lines join the next message.
 
 ``run_command`` becomes ``bash`` with the exit code its step states (``The command
 completed successfully`` is 0, ``The command failed with exit code: N``).  The file names
-no session: the session is named after the file.  Step types the reader does not know are
+no session: the session is named after its first step (:func:`trajectory_id`).  Step types the reader does not know are
 kept raw and counted (``skipped``).  The file is read whole (no resume point).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +36,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, iso_ms
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, tool_part
+from logparse._steplines import SHAPE_ERRORS, Drafts, opens_a_json_line, records, renamed, tool_part
 from logparse.models import Problem
 from logparse.opencode._lines import head_records
 from logparse.source import SourceSession, TranscriptReader
@@ -83,6 +85,14 @@ def is_step(obj: Any) -> bool:
             and obj["type"].isupper())
 
 
+def is_known_step(obj: Any) -> bool:
+    """A step of a type this reader knows, as the export writes it (an integer
+    ``step_index``, a ``source``): what detection asks of one of the first records, so a
+    log that merely numbers its steps in upper-case types is not taken for a trajectory."""
+    return (is_step(obj) and obj["type"] in _KNOWN and isinstance(obj["step_index"], int)
+            and not isinstance(obj["step_index"], bool) and isinstance(obj.get("source"), str))
+
+
 def decoded_args(args: Any) -> dict[str, Any]:
     """A call's arguments with each JSON-encoded value decoded (``"\\"npm test\\""`` is
     ``npm test``); a value that is not JSON stays as it is."""
@@ -120,6 +130,14 @@ def step_result(typ: str, status: Any, content: str) -> dict[str, Any]:
     return state
 
 
+def trajectory_id(first: dict[str, Any]) -> str:
+    """The session id of a trajectory, from its first step (the file names none): a digest
+    of the step, so copies of one conversation under any name are one session and two
+    exports that happen to share a file name are two (its short id tells them apart)."""
+    digest = hashlib.sha256(orjson.dumps(first, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return f"ag-{digest[:20]}"
+
+
 class AntigravityReader(TranscriptReader):
     form = "antigravity"
     agent = "antigravity"
@@ -127,18 +145,18 @@ class AntigravityReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
-        return any(is_step(o) for o in head_records(path, 5))
+        return any(is_known_step(o) for o in head_records(path, 5))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
         self.skipped = {}
-        sid = path.stem
+        first = next((o for o in head_records(path, 5) if is_step(o)), None)
+        sid = trajectory_id(first) if first is not None else path.stem
         if session_ids is not None and sid not in session_ids:
             return
-        first = next((o for o in head_records(path, 5) if is_step(o)), None)
         info: dict[str, Any] = {"id": sid, "time": {
             "created": iso_ms(first.get("created_at")) if first else None}}
         yield SourceSession(session_id=sid, form=self.form, path=str(path),
@@ -172,6 +190,11 @@ class _Trajectory:
         content = raw_content if isinstance(raw_content, str) else ""
         cut = obj.get("truncated_fields")
         if typ == "USER_INPUT":
+            # a new turn: a call still waiting was never run (cancelled, the editor
+            # closed); a later step answers a call of this turn, not that one
+            for waiting, _, _ in self.waiting:
+                waiting.open -= 1
+            self.waiting.clear()
             d = self.d.new(n, body, "user", ts)
             m = _REQUEST.search(content)
             ask = m.group(1) if m else content

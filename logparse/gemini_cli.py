@@ -28,6 +28,7 @@ read whole (no resume point: a grown file is read again).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,9 +37,26 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, iso_ms, json_object
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
+from logparse._steplines import (
+    SHAPE_ERRORS,
+    Drafts,
+    opens_a_json_line,
+    records,
+    renamed,
+    session_name,
+    text_parts,
+    tool_part,
+)
 from logparse.models import Problem
-from logparse.opencode._lines import first_line, head_records, open_decoded
+from logparse.opencode._lines import (
+    first_line,
+    head_records,
+    open_decoded,
+    safe_text,
+    sniff_encoding,
+)
+from logparse.opencode._scan import Event, ExportScanner
+from logparse.safe_open import open_regular
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -64,8 +82,17 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 ``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
 
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
-_EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
-_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)|Signal: (?!\(none\))\S)", re.M)
+_CHAT_OPENS = re.compile(rb'\{\s*"(?:sessionId|projectHash)"\s*:')
+"""How a single-JSON chat opens (the CLI writes ``sessionId`` first, then ``projectHash``):
+another JSON document that merely holds those keys deeper down is not one."""
+_RECORD_START = re.compile(rb'\{\s*"id"\s*:\s*"[^"\\]*"\s*,\s*"timestamp"\s*:')
+"""Where a message of a chat's ``messages`` list starts (its ``id``, then its ``timestamp``:
+a tool call or a function response opens with an ``id`` too, not with both)."""
+_TRAILER = r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z"
+"""The fields the shell tool writes after ``Exit Code`` (and after the command's output)."""
+_EXIT = re.compile(r"^Exit Code: (-?\d+)[ \t]*" + _TRAILER, re.M)
+_NO_EXIT = re.compile(r"^(?:Exit Code: \(none\)[ \t]*|Signal: (?!\(none\))\S[^\n]*)" + _TRAILER,
+                      re.M)
 _SHELL_SHAPE = re.compile(r"^(?:Command: |Output: )|^Process Group PGID: ", re.M)
 _CANCELLED = "Request cancelled."
 _TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
@@ -79,11 +106,41 @@ def is_header(obj: Any) -> bool:
             and "projectHash" in obj and "messages" not in obj)
 
 
+_FOREIGN_KEYS = ("uuid", "parentUuid", "parentId", "sessionId", "message", "payload", "parts",
+                 "info", "role", "step_index")
+"""Keys of the other agents' records (Claude Code, Codex, opencode, pi, Antigravity): a
+record holding one is not a Gemini CLI message."""
+
+
+def is_record(obj: Any) -> bool:
+    """A Gemini CLI message record (``{id, timestamp, type, content, ...}``), or a ``$set``
+    update of the header: what a chat log whose header line is lost still holds."""
+    if not isinstance(obj, dict):
+        return False
+    if set(obj) == {"$set"}:
+        return isinstance(obj["$set"], dict)
+    return (obj.get("type") in RECORD_TYPES and isinstance(obj.get("id"), str)
+            and isinstance(obj.get("timestamp"), str) and "content" in obj
+            and not any(k in obj for k in _FOREIGN_KEYS))
+
+
+def looks_like_chat(objs: list[dict[str, Any]]) -> bool:
+    """The first records of a file are a Gemini CLI chat log's: its header among them, or
+    (the header line lost or damaged) two or more Gemini CLI records, a message among them,
+    and at most one other record."""
+    if any(is_header(o) for o in objs):
+        return True
+    ours = [o for o in objs if is_record(o)]
+    return len(ours) >= 2 and len(objs) - len(ours) <= 1 and any(
+        o.get("type") in ("user", "gemini") for o in ours)
+
+
 def shell_exit(status: Any, text: str) -> int | None:
     """The exit code of a ``run_shell_command`` result: its ``Exit Code: N`` line, else 0 for
     a call that succeeded with the tool's own result layout (older CLIs print every field,
     ``Exit Code: (none)`` included; newer ones leave out the fields that say nothing, the
-    exit code 0 among them)."""
+    exit code 0 among them).  Only the tool's own trailer counts (the fields after the
+    command's output): an ``Exit Code: N`` line the command printed is output."""
     m = _EXIT.search(text)
     if m:
         return int(m.group(1))
@@ -161,12 +218,9 @@ class GeminiCliReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
-        for obj in head_records(path, 5):
-            if is_header(obj):
-                return True
-        return False
+        return looks_like_chat(list(head_records(path, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
@@ -177,7 +231,8 @@ class GeminiCliReader(TranscriptReader):
             if is_header(obj):
                 header = obj
                 break
-        sid = str(header["sessionId"]) if header else path.stem
+        sid = session_name(header["sessionId"], path.stem, problems, path, "Gemini CLI chat"
+                           ) if header else path.stem
         if session_ids is not None and sid not in session_ids:
             return
         info: dict[str, Any] = {"id": sid}
@@ -204,7 +259,7 @@ class GeminiChatJsonReader(TranscriptReader):
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
         h = head.lstrip()
-        if not h.startswith(b"{") or b'"projectHash"' not in h or b'"messages"' not in h:
+        if _CHAT_OPENS.match(h) is None or b'"projectHash"' not in h or b'"messages"' not in h:
             return False
         try:  # one JSON record on the first line: the JSON-lines form (or one line of JSON)
             first = orjson.loads(first_line(path))
@@ -215,40 +270,71 @@ class GeminiChatJsonReader(TranscriptReader):
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
+        """The document is scanned as an opencode export is (:mod:`logparse.opencode._scan`):
+        a message at a time, so a cut or damaged chat keeps every message the damage does
+        not touch, and the damage is a problem naming its byte offset."""
         self.skipped = {}
+        spath = str(path)
+        with open_regular(path) as raw:
+            enc, bom = sniff_encoding(raw.read(4))
+        f = open_decoded(path)
         try:
-            with open_decoded(path) as f:
-                doc = orjson.loads(f.read())
-        except orjson.JSONDecodeError as e:
-            problems.append(Problem(path=str(path), reason=f"not valid JSON: {e}"))
-            return
-        msgs = doc.get("messages") if isinstance(doc, dict) else None
-        if not isinstance(doc, dict) or not isinstance(msgs, list):
-            problems.append(Problem(path=str(path), reason="not a Gemini CLI chat (no "
-                                                           "messages list)"))
-            return
-        sid = str(doc.get("sessionId") or path.stem)
-        if session_ids is not None and sid not in session_ids:
-            return
-        info: dict[str, Any] = {
-            "id": sid, "projectHash": doc.get("projectHash"), "kind": doc.get("kind"),
-            "time": {"created": iso_ms(doc.get("startTime")),
-                     "updated": iso_ms(doc.get("lastUpdated"))}}
-        chat = _Chat(self, path, problems, sid, info)
-        yield SourceSession(session_id=sid, form=self.form, path=str(path),
-                            messages=chat.messages(_doc_records(path, problems, msgs)),
-                            info=info, agent=self.agent)
+            scanner = ExportScanner(f, base=bom if enc == "utf-8" else 0,
+                                    msg_start=_RECORD_START)
+            try:
+                scanner.skip_prefix()
+            except ValueError as e:
+                problems.append(Problem(path=spath, reason=f"not a Gemini CLI chat: {e}"))
+                return
+            events = scanner.events()
+            head: dict[str, Any] = {}
+            first: Event | None = None
+            for ev in events:
+                if ev.kind == "key" and ev.key is not None:
+                    head[ev.key] = ev.value
+                elif ev.kind == "damage":
+                    problems.append(_damage(spath, ev))
+                elif ev.kind == "message":
+                    first = ev
+                    break
+            sid = session_name(head.get("sessionId"), path.stem, problems, path,
+                               "Gemini CLI chat")
+            if session_ids is not None and sid not in session_ids:
+                return
+            info: dict[str, Any] = {
+                "id": sid, "projectHash": head.get("projectHash"), "kind": head.get("kind"),
+                "time": {"created": iso_ms(head.get("startTime")),
+                         "updated": iso_ms(head.get("lastUpdated"))}}
+            chat = _Chat(self, path, problems, sid, info)
+            yield SourceSession(
+                session_id=sid, form=self.form, path=spath, info=info, agent=self.agent,
+                messages=chat.messages(_doc_records(spath, problems, first, events)))
+        finally:
+            f.close()
 
 
-def _doc_records(path: Path, problems: list[Problem], msgs: list[Any]
-                 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
-    for i, rec in enumerate(msgs, 1):
-        if isinstance(rec, dict):
-            yield i, orjson.dumps(rec), rec
-        else:
-            problems.append(Problem(path=str(path), record=f"messages[{i - 1}]",
-                                    raw=orjson.dumps(rec).decode(),
-                                    reason="not a Gemini CLI message (a JSON object)"))
+def _damage(spath: str, ev: Event) -> Problem:
+    span = f"bytes {ev.offset}-{ev.end}" if ev.end is not None else f"byte {ev.offset}"
+    return Problem(path=spath, record=f"byte {ev.offset}", raw=safe_text(ev.raw),
+                   reason=f"damaged Gemini CLI chat at {span}: {ev.reason}")
+
+
+def _doc_records(spath: str, problems: list[Problem], first: Event | None,
+                 events: Iterator[Event]) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """``(position, record, object)`` of each element of ``messages`` read, in order (the
+    position counts the elements read: a damaged one is a problem at its byte offset)."""
+    i = 0
+    for ev in itertools.chain([first] if first is not None else [], events):
+        if ev.kind == "damage":
+            problems.append(_damage(spath, ev))
+        elif ev.kind == "message":
+            i += 1
+            if isinstance(ev.value, dict):
+                yield i, orjson.dumps(ev.value), ev.value
+            else:
+                problems.append(Problem(path=spath, record=f"messages[{i - 1}]",
+                                        raw=orjson.dumps(ev.value).decode(),
+                                        reason="not a Gemini CLI message (a JSON object)"))
 
 
 class _Chat:
@@ -259,6 +345,7 @@ class _Chat:
         self.info = info
         self.d = Drafts(sid, path, problems, "Gemini CLI chat")
         self.by_id: dict[str, Draft] = {}
+        self.count = 0
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
         for n, body, obj in recs:
@@ -307,7 +394,12 @@ class _Chat:
         ts = iso_ms(obj.get("timestamp"))
         d = self.by_id.get(mid) if isinstance(mid, str) else None
         if d is None:
-            d = self.d.new(n, body, "user" if typ == "user" else "assistant", ts)
+            # numbered in order of first appearance: the JSON-lines log and the older
+            # single-JSON chat give a message one id, so a chat kept in both forms is
+            # stored once
+            self.count += 1
+            d = self.d.new(n, body, "user" if typ == "user" else "assistant", ts,
+                           mid=f"{self.count:09d}")
             if isinstance(mid, str):
                 self.by_id[mid] = d
         else:  # the same message written again: the last version holds

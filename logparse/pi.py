@@ -35,7 +35,16 @@ from pathlib import Path
 from typing import Any
 
 from logparse._agentlines import Draft, iso_ms, json_object
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, text_parts, tool_part
+from logparse._steplines import (
+    SHAPE_ERRORS,
+    Drafts,
+    opens_a_json_line,
+    records,
+    renamed,
+    session_name,
+    text_parts,
+    tool_part,
+)
 from logparse.models import Problem
 from logparse.opencode._lines import head_records
 from logparse.source import SourceSession, TranscriptReader
@@ -67,6 +76,41 @@ def is_header(obj: Any) -> bool:
             and "sessionId" not in obj)
 
 
+_ENTRY_TYPES = _SILENT | {"session", "message", "compaction", "branch_summary",
+                          "custom_message"}
+
+
+def is_entry(obj: Any) -> bool:
+    """A pi session entry after the header (``{type, id, parentId, timestamp, ...}``): what
+    a session whose header line is lost still holds."""
+    return (isinstance(obj, dict) and isinstance(obj.get("type"), str)
+            and isinstance(obj.get("id"), str) and "parentId" in obj
+            and isinstance(obj.get("timestamp"), str)
+            and not any(k in obj for k in ("uuid", "parentUuid", "sessionId", "payload")))
+
+
+def looks_like_session(objs: list[dict[str, Any]]) -> bool:
+    """The first records of a file are a pi session's: its header among them, or (the
+    header line lost or damaged) two or more pi entries, one of a type pi writes among
+    them, and at most one other record."""
+    if any(is_header(o) for o in objs):
+        return True
+    ours = [o for o in objs if is_entry(o)]
+    return len(ours) >= 2 and len(objs) - len(ours) <= 1 and any(
+        o["type"] in _ENTRY_TYPES for o in ours)
+
+
+_FILE_ID = re.compile(r"_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\Z")
+"""The session id at the end of a session file's name (``<time>_<id>.jsonl``)."""
+
+
+def file_session_id(path: Path) -> str:
+    """The session id a file's name holds, else its name (for a file whose header is
+    lost)."""
+    m = _FILE_ID.search(path.stem)
+    return m.group(1) if m else path.stem
+
+
 def bash_result(text: str, is_error: bool) -> tuple[int | None, bool]:
     """``(exit code, aborted)`` of a bash result: its ``Command exited with code N`` line;
     0 when the tool did not call it an error."""
@@ -85,16 +129,17 @@ class PiReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
-        return any(is_header(o) for o in head_records(path, 5))
+        return looks_like_session(list(head_records(path, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
         self.skipped = {}
         header = next((o for o in head_records(path, 5) if is_header(o)), None)
-        sid = str(header["id"]) if header else path.stem
+        sid = session_name(header["id"], file_session_id(path), problems, path, "pi session"
+                           ) if header else file_session_id(path)
         if session_ids is not None and sid not in session_ids:
             return
         info: dict[str, Any] = {"id": sid}

@@ -240,8 +240,12 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
         elif one is not None:
             tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
             one = one[:tag + SHORT_MIN]
-        note(f"{none} in {one or 'any session'}"
-             + (f" ({hint})" if hint else ""))
+        line = f"{none} in {one or 'any session'}"
+        if hint and len(line) + len(hint) + 3 > 80:  # two lines that fit 80 columns
+            note(line)
+            note(f"hint: {hint}")
+        else:
+            note(line + (f" ({hint})" if hint else ""))
 
 
 @click.command()

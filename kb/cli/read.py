@@ -253,6 +253,11 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
         emit_json({"session_id": sid, "agent": agent or "opencode", "directory": directory,
                    "resume": resume_command(agent, sid), "argv": argv})
         return
+    from kb.safe_text import is_safe, visible
+
+    if not is_safe(sid):  # the id is the transcript's text: never a command to paste or run
+        fail(f"the session id {visible(sid)} holds control characters: no command printed "
+             "or run", ExitCode.NOT_FOUND, hint="--json gives the exact id and argv")
     if not run:
         click.echo(resume_command(agent, sid))
         if directory:

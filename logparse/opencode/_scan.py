@@ -66,8 +66,11 @@ class ExportScanner:
     """Scans one JSON object from ``f`` (UTF-8 bytes); ``base`` = file offset of ``f``'s
     first byte, so reported offsets are offsets in the file."""
 
-    def __init__(self, f: IO[bytes], base: int = 0) -> None:
+    def __init__(self, f: IO[bytes], base: int = 0,
+                 msg_start: re.Pattern[bytes] = _MSG_START) -> None:
         self.f = f
+        self.msg_start = msg_start
+        """Where a message of the list starts (reading resumes there after damage)."""
         self.buf = b""
         self.off = base  # file offset of buf[0]
         self.pos = 0
@@ -336,7 +339,7 @@ class ExportScanner:
         raw_head: bytes | None = None
         j = i + 1
         while True:
-            m = _MSG_START.search(self.buf, j)
+            m = self.msg_start.search(self.buf, j)
             if m is not None:
                 break
             j = max(j, len(self.buf) - 64)

@@ -1,6 +1,7 @@
 """Hostile transcripts: the same small debugging story in opencode, Claude Code and Codex
 form, whose every text (title, prompt, prose, command, output, todo, subagent, error) carries
-terminal control sequences.
+terminal control sequences, and trimmed real Gemini CLI, pi and Antigravity files with the
+same sequences in every text (:func:`write_other_forms`).
 
 :data:`HOSTILE` is what a tool might print or a web page might say: OSC 52 (on a real
 terminal it sets the clipboard to ``rm -rf ~``), OSC 0 (the window title), CSI (clear the
@@ -74,7 +75,8 @@ def story(title: str = "") -> dict[str, Any]:
 
 
 def write_forms(dst: Path) -> list[Path]:
-    """The story as an opencode JSONL export, a Claude Code transcript and a Codex rollout."""
+    """The story as an opencode JSONL export, a Claude Code transcript and a Codex rollout;
+    then the hostile Gemini CLI, pi and Antigravity files."""
     import sys
 
     from fixtures.opencode_writer import write_jsonl
@@ -97,7 +99,39 @@ def write_forms(dst: Path) -> list[Path]:
     with codex.open("wb") as fh:
         for rec in codex_lines(iter(tree["messages"])):
             fh.write(orjson.dumps(rec) + b"\n")
-    return [opencode, claude, codex]
+    return [opencode, claude, codex, *write_other_forms(dst)]
+
+
+_STRUCTURAL = frozenset({"id", "type", "role", "status", "timestamp", "created_at",
+                         "startTime", "lastUpdated", "stopReason", "toolCallId", "parentId",
+                         "step_index", "source", "mimeType"})
+"""Fields that say what a record is or link it (left alone so the records still read as
+they did); every other text of the record carries :data:`HOSTILE`."""
+
+
+def _poisoned(v: Any, key: str | None = None) -> Any:
+    if isinstance(v, dict):
+        return {k: _poisoned(x, k) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_poisoned(x, key) for x in v]
+    if isinstance(v, str) and key not in _STRUCTURAL:
+        return v + (HOSTILE[:12] if key == "sessionId" else " " + HOSTILE)
+    return v
+
+
+def write_other_forms(dst: Path) -> list[Path]:
+    """The trimmed real Gemini CLI, pi and Antigravity files (``fixtures/realworld_trim``)
+    with :data:`HOSTILE` in every text: prompts, replies, thoughts, tool names, arguments,
+    outputs, errors, model names, the Gemini session id."""
+    trim = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
+    out = []
+    for name in ("gemini_cli.jsonl", "pi.jsonl", "antigravity.jsonl"):
+        path = dst / f"hostile-{name}"
+        with path.open("wb") as fh:
+            for line in (trim / name).read_bytes().splitlines():
+                fh.write(orjson.dumps(_poisoned(orjson.loads(line))) + b"\n")
+        out.append(path)
+    return out
 
 
 def found_bad(data: bytes, allow_own: bool = False) -> list[bytes]:

@@ -1,9 +1,10 @@
-"""Small synthetic sessions in the three agents' formats, each leaking every secret kind
+"""Small synthetic sessions in the six agents' formats, each leaking every secret kind
 issue 24 found shown by default (fake values, built from pieces).
 
 Every secret sits in a prompt, a command, an output and the assistant's prose of an
 opencode export, a Claude Code JSONL transcript and a Codex rollout (whose tool outputs
-are JSON inside JSON, so ``messages.raw`` holds them escaped twice).
+are JSON inside JSON, so ``messages.raw`` holds them escaped twice), a Gemini CLI chat
+log, a pi session and an Antigravity trajectory (whose call arguments are JSON-encoded).
 """
 
 from __future__ import annotations
@@ -160,7 +161,102 @@ def write_codex(path: Path) -> Path:
     return path
 
 
+# ------------------------------------------------------------------ Gemini CLI
+
+def write_gemini(path: Path) -> Path:
+    """A Gemini CLI chat log: the reply written first as its text, then again with its
+    ``run_shell_command`` call and result (as the CLI does), a thought leaking too."""
+    ts = "2026-05-06T16:09:29.426Z"
+    recs: list[dict[str, Any]] = [
+        {"sessionId": "9e4a1c2b-0d3e-4f5a-8b6c-7d8e9f0a1b2c", "projectHash": "ab" * 32,
+         "startTime": ts, "lastUpdated": ts, "kind": "main"},
+        {"id": "u-0", "timestamp": ts, "type": "user",
+         "content": [{"text": f"Please {WORD} the app. {LEAKS['curl -u']}"}]}]
+    for i, (name, leak) in enumerate(LEAKS.items()):
+        reply = {"id": f"g-{i}", "timestamp": ts, "type": "gemini", "model": "gemini-3",
+                 "content": f"Next I {WORD} with {name}: {leak}",
+                 "thoughts": [{"subject": WORD, "description": leak, "timestamp": ts}],
+                 "tokens": {"input": 10, "output": 5, "cached": 0, "thoughts": 1, "total": 16}}
+        recs.append(reply)
+        recs.append({"$set": {"lastUpdated": ts}})
+        recs.append({**reply, "toolCalls": [{
+            "id": f"run_shell_command-{i}", "name": "run_shell_command",
+            "args": {"command": leak, "description": f"{WORD} {name}"}, "status": "success",
+            "timestamp": ts, "result": [{"functionResponse": {
+                "id": f"run_shell_command-{i}", "name": "run_shell_command",
+                "response": {"output": f"Output: {WORD}: {leak}\nok\n"
+                                       "Process Group PGID: 7"}}}]}]})
+    recs.append({"id": "g-end", "timestamp": ts, "type": "gemini", "model": "gemini-3",
+                 "content": f"The {WORD} approach is a dead end."})
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+# ------------------------------------------------------------------ pi
+
+def write_pi(path: Path) -> Path:
+    ts = "2026-06-08T17:05:46.114Z"
+    recs: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "019ea801-0000-7000-8000-0000000000e1",
+         "timestamp": ts, "cwd": "/w"},
+        {"type": "model_change", "id": "m0", "parentId": None, "timestamp": ts,
+         "provider": "anthropic", "modelId": "claude-sonnet-4-6"},
+        {"type": "message", "id": "p0", "parentId": "m0", "timestamp": ts,
+         "message": {"role": "user", "content": [
+             {"type": "text", "text": f"Please {WORD} the app. {LEAKS['sshpass -p']}"}]}}]
+    last = "p0"
+    for i, (name, leak) in enumerate(LEAKS.items()):
+        cid = f"toolu_{i:03d}"
+        recs.append({"type": "message", "id": f"a{i}", "parentId": last, "timestamp": ts,
+                     "message": {"role": "assistant", "stopReason": "toolUse", "content": [
+                         {"type": "thinking", "thinking": f"{WORD}: {leak}"},
+                         {"type": "text", "text": f"Next I {WORD} with {name}: {leak}"},
+                         {"type": "toolCall", "id": cid, "name": "bash",
+                          "arguments": {"command": leak}}]}})
+        recs.append({"type": "message", "id": f"r{i}", "parentId": f"a{i}", "timestamp": ts,
+                     "message": {"role": "toolResult", "toolCallId": cid, "toolName": "bash",
+                                 "content": [{"type": "text", "text": f"{WORD}: {leak}\nok\n"}],
+                                 "isError": False}})
+        last = f"r{i}"
+    recs.append({"type": "message", "id": "end", "parentId": last, "timestamp": ts,
+                 "message": {"role": "assistant", "stopReason": "stop", "content": [
+                     {"type": "text", "text": f"The {WORD} approach is a dead end."}]}})
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+# ------------------------------------------------------------------ Antigravity
+
+def write_antigravity(path: Path) -> Path:
+    """An Antigravity trajectory: every call argument JSON-encoded as a string (so the raw
+    record holds a command escaped twice), each call's ``RUN_COMMAND`` step after it."""
+    at = "2026-06-18T22:17:25Z"
+    recs: list[dict[str, Any]] = [
+        {"step_index": 0, "source": "USER_EXPLICIT", "type": "USER_INPUT", "status": "DONE",
+         "created_at": at, "content": f"<USER_REQUEST>\nPlease {WORD} the app. "
+                                      f"{LEAKS['postgres url']}\n</USER_REQUEST>"}]
+    for name, leak in LEAKS.items():
+        recs.append({"step_index": len(recs), "source": "MODEL", "type": "PLANNER_RESPONSE",
+                     "status": "DONE", "created_at": at,
+                     "content": f"Next I {WORD} with {name}: {leak}", "thinking": leak,
+                     "tool_calls": [{"name": "run_command", "args": {
+                         "CommandLine": json.dumps(leak), "Cwd": json.dumps("/w"),
+                         "toolSummary": json.dumps(f"{WORD} {name}")}}]})
+        recs.append({"step_index": len(recs), "source": "MODEL", "type": "RUN_COMMAND",
+                     "status": "DONE", "created_at": at,
+                     "content": f"Created At: {at}\nCompleted At: {at}\nThe command completed "
+                                f"successfully.\nOutput:\n{WORD}: {leak}\nok\n"})
+    recs.append({"step_index": len(recs), "source": "MODEL", "type": "PLANNER_RESPONSE",
+                 "status": "DONE", "created_at": at,
+                 "content": f"The {WORD} approach is a dead end."})
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
 def write_all(outdir: Path) -> list[Path]:
-    """The three sessions under ``outdir``; the files to ingest."""
+    """The sessions under ``outdir``; the files to ingest."""
     return [*write_opencode(outdir / "opencode"), write_claude(outdir / "claude.jsonl"),
-            write_codex(outdir / "rollout-2025-10-01T10-00-00-codex.jsonl")]
+            write_codex(outdir / "rollout-2025-10-01T10-00-00-codex.jsonl"),
+            write_gemini(outdir / "session-2026-05-06T16-09-9e4a1c2b.jsonl"),
+            write_pi(outdir / "2026-06-08T17-05-46-114Z_019ea801.jsonl"),
+            write_antigravity(outdir / "antigravity-trajectory.jsonl")]

@@ -1,9 +1,9 @@
 """No output shows a secret of the hostile corpus (issue 24, item 2).
 
 The corpus (:mod:`tests.hostile.secret_corpus`) leaks every kind issue 24 found shown by
-default, in an opencode, a Claude Code and a Codex session.  Every read command, every
-graph export, ``query`` over the raw rows, the MCP tools and the TUI are scanned for the
-secrets, their pieces and their JSON-escaped forms.
+default, in opencode, Claude Code, Codex, Gemini CLI, pi and Antigravity sessions.  Every
+read command, every graph export, ``query`` over the raw rows, the MCP tools and the TUI
+are scanned for the secrets, their pieces and their JSON-escaped forms.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def sessions(hostile_db: Path) -> dict[str, str]:
     with KbStore(hostile_db, read_only=True) as store:
         rows = store.sessions()
     out = {r["agent"]: r["session_id"] for r in rows if not r["parent_id"]}
-    assert set(out) == {"opencode", "claude-code", "codex"}, rows
+    assert set(out) == {"opencode", "claude-code", "codex", "gemini-cli", "pi",
+                        "antigravity"}, rows
     return out
 
 

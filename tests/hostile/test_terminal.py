@@ -2,7 +2,8 @@
 
 Every read command runs on a pseudo-terminal over the hostile knowledge base
 (:mod:`tests.hostile.corpus`: OSC 52, OSC 0, CSI, C1 and bidi overrides in every text
-of opencode, Claude Code and Codex sessions), and the bytes it wrote are searched for ESC
+of opencode, Claude Code, Codex, Gemini CLI, pi and Antigravity sessions, the Gemini
+session id included), and the bytes it wrote are searched for ESC
 (other than the renderer's own styling), BEL, C1 and bidi characters.  The hostile text
 itself must be there, shown as visible escapes (``\\x1b]52;``).  ``--json`` keeps the exact
 text (JSON escapes it).
@@ -49,7 +50,8 @@ def _commands(db: Path) -> list[list[str]]:
                  ["deadends", *ss], ["untested", *ss], ["why", "flashinfer", *ss],
                  ["timeline", *ss], ["handoff", *ss], ["graph", *ss],
                  ["graph", "--format", "dot", *ss], ["graph", "--format", "mermaid", *ss],
-                 ["graph", "--format", "graphml", *ss], ["replay", "plan", "--from", "1", *ss]]
+                 ["graph", "--format", "graphml", *ss], ["replay", "plan", "--from", "1", *ss],
+                 ["resume", sid, *d]]
         for n in range(1, s["messages"] + 1):
             cmds.append(["show", str(n), "--full", *ss])
     cmds += [["use", sessions[0]["id"], *d], ["use", *d], ["sessions", *d]]

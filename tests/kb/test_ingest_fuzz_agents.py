@@ -141,3 +141,59 @@ def test_truncated_last_line_is_named_and_the_rest_stored(tmp_path: Path, name: 
         (bad,) = [p for p in report.problems if p.line == n_lines]
         assert "truncated" in bad.reason and bad.path == str(f)
         assert set(range(1, n_lines)) <= stored_lines(store)
+
+
+OTHER_KEYS = (
+    # Gemini CLI
+    "sessionId", "projectHash", "id", "type", "timestamp", "content", "displayContent",
+    "toolCalls", "thoughts", "tokens", "model", "$set", "$set.lastUpdated",
+    # pi
+    "version", "cwd", "modelId", "message", "message.role", "message.content",
+    "message.toolCallId", "message.isError", "message.stopReason", "message.usage",
+    "message.errorMessage", "message.details", "message.command", "message.exitCode",
+    "summary",
+    # Antigravity
+    "step_index", "source", "status", "created_at", "tool_calls", "thinking", "error",
+    "truncated_fields")
+
+
+def other_samples() -> list[list[bytes]]:
+    out = [(TRIM / n).read_bytes().splitlines()
+           for n in ("gemini_cli.jsonl", "pi.jsonl", "antigravity.jsonl")]
+    for name, n in (("Axe__session.jsonl", 40), ("civ6.ch__session.jsonl", 30),
+                    ("Xeus__gemini-session.jsonl", 60)):
+        out.append((POOL / name).read_bytes().splitlines()[:n])
+    return out
+
+
+def test_fuzz_other_agent_lines_lose_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    """The same damage on Gemini CLI, pi and Antigravity lines: nothing raises, every
+    line is stored or named, and a file is refused whole only when a cut left (almost)
+    nothing of it: a damaged header line costs that line, not the file."""
+    monkeypatch.setattr(__import__(__name__, fromlist=["KEYS"]), "KEYS", OTHER_KEYS)
+    rng = random.Random(SEED + 1)
+    base = other_samples()
+    tally: dict[str, int] = {}
+    for n in range(max(CASES // 2, 40)):
+        data, kind = mutate(rng, rng.choice(base))
+        tally[kind] = tally.get(kind, 0) + 1
+        f = tmp_path / f"case{n}.jsonl"
+        f.write_bytes(data)
+        with KbStore(":memory:") as store:
+            report = ingest(store, [f], graph=False)
+            check_invariants(store, report)
+            if report.errors:  # refused whole only when (almost) nothing is left
+                assert all(e.path == str(f) for e in report.errors), n
+                assert kind == "truncate" and data.count(b"\n") < 2, (
+                    n, kind, [str(e) for e in report.errors])
+                continue
+            have = stored_lines(store)
+            named = {p.line for p in report.problems if p.line is not None}
+            for p in report.problems:
+                assert p.path == str(f) and (p.line is not None or p.record), (n, kind, p)
+            want = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
+            lost = [i for i in want if i not in have and i not in named]
+            assert not lost, (n, kind, lost[:5], [str(p) for p in report.problems][:5])
+        f.unlink()
+    assert len(tally) == 7

@@ -45,6 +45,41 @@ def _claude_copies(tmp: Path) -> tuple[Path, Path]:
     return newer, older
 
 
+POOL = REAL / "pool"
+
+
+def _lines_copies(name: str, keep: float = 2 / 3):
+    def copies(tmp: Path) -> tuple[Path, Path]:
+        lines = (POOL / name).read_bytes().splitlines(keepends=True)
+        newer, older = tmp / "newer.jsonl", tmp / "older.jsonl"
+        newer.write_bytes(b"".join(lines))
+        older.write_bytes(b"".join(lines[: int(len(lines) * keep)]))
+        return newer, older
+    return copies
+
+
+def _gemini_first_version_copies(tmp: Path) -> tuple[Path, Path]:
+    """Gemini CLI writes a reply again, whole, under the same id once its tool calls
+    finish: the older copy ends after the first version (text, no calls), the second
+    copy is missing."""
+    lines = (POOL / "Axe__session.jsonl").read_bytes().splitlines(keepends=True)
+    seen: dict[str, int] = {}
+    cut = None
+    for i, line in enumerate(lines):
+        o = json.loads(line)
+        mid = o.get("id")
+        if isinstance(mid, str):
+            if mid in seen and o.get("toolCalls") and i > 40:
+                cut = seen[mid] + 1
+                break
+            seen.setdefault(mid, i)
+    assert cut is not None
+    newer, older = tmp / "newer.jsonl", tmp / "older.jsonl"
+    newer.write_bytes(b"".join(lines))
+    older.write_bytes(b"".join(lines[:cut]))
+    return newer, older
+
+
 def _export_copies(tmp: Path) -> tuple[Path, Path]:
     data = json.loads(EXPORT.read_text())
     newer, older = tmp / "newer.json", tmp / "older.json"
@@ -54,7 +89,15 @@ def _export_copies(tmp: Path) -> tuple[Path, Path]:
     return newer, older
 
 
-@pytest.mark.parametrize("copies", [_claude_copies, _export_copies], ids=["claude", "export"])
+COPIES = {"claude": _claude_copies, "export": _export_copies,
+          "gemini-cli": _lines_copies("Axe__session.jsonl"),
+          "gemini-second-copy-missing": _gemini_first_version_copies,
+          "pi": _lines_copies("civ6.ch__session.jsonl"),
+          "antigravity": _lines_copies("Xeus__gemini-session.jsonl")}
+"""An older copy of each form: the newer file cut the way a snapshot is."""
+
+
+@pytest.mark.parametrize("copies", list(COPIES.values()), ids=list(COPIES))
 def test_newer_older_newer_keeps_every_message(tmp_path: Path, copies) -> None:
     newer, older = copies(tmp_path)
     store = KbStore(tmp_path / "kb.duckdb")
@@ -72,7 +115,7 @@ def test_newer_older_newer_keeps_every_message(tmp_path: Path, copies) -> None:
     _ordinals_contiguous(store)
 
 
-@pytest.mark.parametrize("copies", [_claude_copies, _export_copies], ids=["claude", "export"])
+@pytest.mark.parametrize("copies", list(COPIES.values()), ids=list(COPIES))
 def test_older_then_newer_grows_to_the_whole_session(tmp_path: Path, copies) -> None:
     newer, older = copies(tmp_path)
     alone = KbStore(":memory:")
@@ -142,5 +185,26 @@ def test_older_copy_cut_inside_a_message_keeps_its_whole_content(
     older.write_bytes(b"".join(lines[:first]))
     ingest(store, [older], force=force)
     assert _raws(store) == before, "an older copy replaced a stored message's content"
+    ingest(store, [newer], force=True)
+    assert _raws(store) == before
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["changed", "force"])
+def test_gemini_reply_whose_second_copy_is_missing_keeps_its_calls(
+        tmp_path: Path, force: bool) -> None:
+    """A Gemini CLI copy that ends after a reply's first version (its text) and before the
+    version with its tool calls: the stored reply keeps its calls, results and events."""
+    newer, older = _gemini_first_version_copies(tmp_path)
+    store = KbStore(tmp_path / "kb.duckdb")
+    ingest(store, [newer])
+    before = _raws(store)
+    events = store.conn.execute("SELECT count(*) FROM events").fetchone()
+    calls = store.conn.execute(
+        "SELECT count(*) FROM events WHERE kind = 'command'").fetchone()
+    ingest(store, [older], force=force)
+    assert _raws(store) == before, "an older copy replaced a reply by its first version"
+    assert store.conn.execute("SELECT count(*) FROM events").fetchone() == events
+    assert store.conn.execute(
+        "SELECT count(*) FROM events WHERE kind = 'command'").fetchone() == calls
     ingest(store, [newer], force=True)
     assert _raws(store) == before

@@ -25,6 +25,12 @@ GEMINI_SHELL = (  # (status, llmContent, exit code, where it comes from)
      "(no real line yet) older CLI layout, a run a signal ended"),
     ("cancelled", "[Operation Cancelled] Reason: User denied execution.", None,
      "pool Axe__session.jsonl:33"),
+    ("success", "Output: ./run.sh\nExit Code: 3\nretrying\nProcess Group PGID: 7", 0,
+     "(no real line yet) newer CLI layout, the command printed an Exit Code line"),
+    ("success", "Command: ./run.sh\nDirectory: (root)\nOutput: Exit Code: (none)\nSignal: 9\n"
+     "done\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n"
+     "Process Group PGID: 7", 0,
+     "(no real line yet) older CLI layout, the command printed the tool's own fields"),
 )
 
 

@@ -108,7 +108,7 @@ class GraphScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the screen opens: ask the app for the graph (cached or read)."""
-        self.sub_title = f"graph · {self.scope}"
+        self.sub_title = visible(f"graph · {self.scope}")
         tree = self.query_one(Tree)
         tree.show_root = True
         tree.guide_depth = 3

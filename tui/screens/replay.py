@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from kb.safe_text import visible
 from tui.format import DIM, FAIL, SAFETY_STYLE, VERDICT_STYLE, short
 from tui.screens.prompt import ConfirmPrompt
 from tui.widgets.detail import bash, output_diff, replay_line, section
@@ -142,7 +143,7 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the panel opens: plan straight away (planning runs nothing)."""
-        self.sub_title = f"replay · {self.session_id}"
+        self.sub_title = visible(f"replay · {self.session_id}")
         table = self.query_one(DataTable)
         for label, key, width in (("msg", "msg", 6), ("category", "cat", 13),
                                   ("safety", "safety", 9), ("action", "action", 6),

@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
 from kb import views
-from kb.safe_text import visible_deep
+from kb.safe_text import visible, visible_deep
 from kb.views import TimelineFilter, TimelineIndex, TimelineRow
 from tui.format import DIM, FAIL, short, when
 from tui.messages import AnnotationSaved, JumpRequested
@@ -165,7 +165,7 @@ class TimelineScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the screen opens: read the index (the rows come page by page)."""
-        self.sub_title = self.session_id
+        self.sub_title = visible(self.session_id)  # an id is the transcript's own text
         self.query_one(TimelineView).focus()
         self._load_index(self.filter, self.start_ordinal, None)
 
