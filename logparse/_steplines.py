@@ -23,17 +23,11 @@ import orjson
 from logparse._agentlines import Draft, Ordered, message_id
 from logparse.models import Problem
 from logparse.opencode._lines import iter_lines, parse_line, safe_text
+from logparse.opencode._lines import opens_a_json_line as opens_a_json_line
 from logparse.source import RawMessage
 
 SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, IndexError)
 """What reading a record of an unexpected shape raises: named, the record kept raw."""
-
-
-def opens_a_json_line(head: bytes) -> bool:
-    """A line of the file's head opens a JSON object: the file may be one of these forms
-    (a first line of garbage, a stray status line, costs that line, not the file)."""
-    h = head.lstrip()
-    return h.startswith(b"{") or b"\n{" in h
 
 
 def records(path: Path, problems: list[Problem], what: str

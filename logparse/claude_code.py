@@ -45,7 +45,14 @@ import orjson
 
 from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id, turn_stat
 from logparse.models import Problem
-from logparse.opencode._lines import LineCursor, head_records, iter_lines, parse_line, safe_text
+from logparse.opencode._lines import (
+    LineCursor,
+    head_records,
+    iter_lines,
+    opens_a_json_line,
+    parse_line,
+    safe_text,
+)
 from logparse.resume import (
     MAX_STATE_BYTES,
     Diverged,
@@ -142,7 +149,7 @@ class ClaudeCodeReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
         return any(is_claude_record(o) for o in head_records(path, DETECT_LINES))
 

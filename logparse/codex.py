@@ -52,6 +52,7 @@ from logparse.opencode._lines import (
     first_record,
     head_records,
     iter_lines,
+    opens_a_json_line,
     parse_line,
     safe_text,
 )
@@ -359,7 +360,7 @@ class CodexReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        if not opens_a_json_line(head):
             return False
         if is_codex_record(first_record(path)):
             return True

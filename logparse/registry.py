@@ -28,7 +28,7 @@ from logparse.opencode import (
     SqliteReader,
     TreeReader,
 )
-from logparse.opencode._lines import decoded_head, first_line, head_records
+from logparse.opencode._lines import decoded_head, first_line, head_records, opens_a_json_line
 from logparse.opencode.tree import storage_root
 from logparse.pi import PiReader
 from logparse.safe_open import refusal
@@ -101,7 +101,7 @@ FOREIGN: tuple[Foreign, ...] = (
 
 def foreign_form(path: Path, head: bytes) -> Foreign | None:
     """The row of :data:`FOREIGN` the first records of ``path`` match, if any."""
-    if not head.lstrip().startswith(b"{"):
+    if not opens_a_json_line(head):
         return None
     for obj in head_records(path, 5):
         for row in FOREIGN:

@@ -171,6 +171,14 @@ def json_records(path: Path, problems: list[Problem], accept: Callable[[Any], bo
             yield n, body, obj, reason
 
 
+def opens_a_json_line(head: bytes) -> bool:
+    """A line of the file's head opens a JSON object: the file may be a JSON-lines
+    transcript (a first line of garbage, a stray status line, costs that line, not the
+    file)."""
+    h = head.lstrip()
+    return h.startswith(b"{") or b"\n{" in h
+
+
 def first_line(path: Path, limit: int = 64 << 20) -> bytes:
     """The first non-blank line of a file (up to ``limit`` bytes)."""
     with open_decoded(path) as f:

@@ -384,6 +384,27 @@ def test_jsonl_whose_first_line_is_a_json_scalar(tmp_path: Path, nimble: list) -
         assert [p.line for p in report.problems] == [1]
 
 
+@pytest.mark.parametrize("name", ["random__session.jsonl", "scout__codex-session.jsonl"])
+@pytest.mark.parametrize("first", [b"not json at all", b'{"cut', b"Exporting session: x"])
+def test_a_first_line_of_garbage_costs_that_line(tmp_path: Path, name: str, first: bytes
+                                                 ) -> None:
+    """A real Claude Code or Codex file behind a first line that is not a record (a
+    status line saved with ``2>&1``, a line cut short): every record after it is
+    stored, the line is the one problem."""
+    data = (REAL / "pool" / name).read_bytes()
+    (tmp_path / "whole").mkdir()
+    whole, damaged = tmp_path / "whole" / name, tmp_path / name
+    whole.write_bytes(data)
+    damaged.write_bytes(first + b"\n" + data)
+    with _store() as store:
+        want = _ingest(store, whole).sessions[0].messages
+    with _store() as store:
+        report = _ingest(store, damaged)
+        assert not report.errors, report.errors
+        assert [p.line for p in report.problems] == [1]
+        assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == want
+
+
 def test_truncated_export_keeps_every_complete_message(tmp_path: Path) -> None:
     data = SAMPLES[0].read_bytes()
     sp = spans(data)
