@@ -302,8 +302,10 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
                 other, kinds=kinds, categories=categories, hosts=split(hosts), start=start,
                 end=end, limit=1)))
     if as_json:
+        from kb.safe_text import json_text
+
         for e in evs:
-            sys.stdout.write(e.model_dump_json(exclude_none=False) + "\n")
+            sys.stdout.write(json_text(e.model_dump_json(exclude_none=False)) + "\n")
     else:
         w = out.width
         with paged():
