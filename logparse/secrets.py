@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-1"
+RULESET = "detect-secrets-1.5+logkb-2"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -521,10 +521,29 @@ def _folded(text: str) -> list[Finding]:
     joined = "".join(pieces)
     out = []
     for f in _find(joined, folding):
-        start, end = where[f.start], where[f.end - 1] + 1
-        if end - start != f.end - f.start:  # it spans a break: not found in the text itself
+        stop = f.end
+        # a fixed-length token (`ghp_` and 36, `AKIA` and 16) already whole at the end of
+        # a line is not folded: the next line's first word (`error:`, `AGAIN=`) is not
+        # part of it, and redacting it would hide text that is no secret
+        for i in range(f.start, f.end - 1):
+            if where[i + 1] != where[i] + 1 and _whole_fixed(joined[f.start:i + 1], folding):
+                stop = i + 1
+                break
+        start, end = where[f.start], where[stop - 1] + 1
+        if end - start != stop - f.start:  # it spans a break: not found in the text itself
             out.append(Finding(start, end, f.kind, f.rule))
     return out
+
+
+def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
+    """Whether ``value`` is a whole token of a folding rule whose token cannot be longer
+    (its pattern does not match ``value`` with one more of its own characters)."""
+    longer = value + value[-1]
+    for r in folding:
+        if any(g.start == 0 and g.end == len(value) for g in _find(value, [r])):
+            if r.pattern.fullmatch(longer.lower() if r.on_lower else longer) is None:
+                return True
+    return False
 
 
 _ESC_RE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
