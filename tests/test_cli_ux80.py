@@ -142,3 +142,27 @@ def test_secrets_lists_a_repeated_finding_once_with_its_count(tmp_path: Path) ->
     found = [ln for ln in rows[1:] if "calls.output" in ln]
     assert len(found) == 1 and found[0].split()[-1] == "3", rows
     assert all(cell_len(ln) <= 80 and ln == ln.rstrip() for ln in rows), rows
+
+
+def test_secrets_keeps_preview_and_count_at_80(tmp_path: Path) -> None:
+    """At 80 columns the rule and field give way; the masked preview and the count of a
+    repeated finding stay whole (an ellipsis hid the count column altogether)."""
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(7), directory="/home/dev/ux", project_id="cd" * 20)
+    s = SessionBuilder(ctx, title="tokens", start_ms=1_790_000_000_000)
+    s.user("print the env")
+    token = "ghp_" + "A1b2C3d4E5" * 4 + "ZZ"
+    s.step("Looking.", [bash("env", f"GH={token}\nAGAIN={token}\nAWS=AKIAIOSFODNN7EXAMPLE\n")])
+    kb = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(kb), str(write_jsonl(s.tree(), tmp_path / "s.jsonl"))
+                  ).exit_code == 0
+    r = invoke("secrets", "--db", str(kb), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in lines), r.stdout
+    assert lines[0].split()[-1] == "n", lines[0]
+    gh = next(ln for ln in lines if "github-token" in ln)
+    assert "ghp_…(46)" in gh and gh.split()[-1] == "2", gh
+    assert "AKIA…(20)" in r.stdout and token not in r.stdout
