@@ -195,3 +195,11 @@ def test_why_an_ordinal_never_points_to_another_sessions_message(tmp_path: Path)
     assert "found in" not in r.stderr and "--session" not in r.stderr.split("error:")[1]
     assert "hint: `logkb deadends`" in r.stderr
     assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+
+
+def test_search_miss_hints_fit_80(db: Path) -> None:
+    """The spellings tried for a miss made an 89-column hint line."""
+    r = invoke("search", "zzqq_no_such_thing_at_all", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 1, r.stderr
+    assert "hint: tried 'zzqqnosuchthingatall'" in r.stderr
+    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr

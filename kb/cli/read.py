@@ -523,7 +523,16 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
     short = short_ids(labels)
     where = (f"session {short.get(session_id, session_id)}" if session_id
              else plural(total, "session"))
-    sys.stderr.write(f"logkb: no match for {text!r} in {where}\n")
+    import textwrap
+
+    cols = width()
+
+    def say_(line: str) -> None:  # a diagnostic fits the terminal too
+        sys.stderr.write(textwrap.fill(line, cols, subsequent_indent="      ",
+                                       break_long_words=False, break_on_hyphens=False)
+                         + "\n")
+
+    say_(f"logkb: no match for {text!r} in {where}")
     tried = [] if regex else spellings(text)
     found = []
     for alt in tried:
@@ -533,15 +542,13 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
         except Exception:  # noqa: BLE001 - a spelling the parser refuses is just not tried
             continue
     if found:
-        sys.stderr.write("hint: other spellings match: "
-                         + ", ".join(f"logkb search {shlex.quote(f)}" for f in found) + "\n")
+        say_("hint: other spellings match: "
+             + ", ".join(f"logkb search {shlex.quote(f)}" for f in found))
     elif tried:
-        sys.stderr.write("hint: tried " + ", ".join(repr(t) for t in tried)
-                         + " too: no match either\n")
-    sys.stderr.write("hint: " + ("--regex scans for a regular expression" if not regex
-                                 else "the expression is RE2 syntax")
-                     + ("; without --session/--here every session is searched"
-                        if session_id else "") + "\n")
+        say_("hint: tried " + ", ".join(repr(t) for t in tried) + " too: no match either")
+    say_("hint: " + ("--regex scans for a regular expression" if not regex
+                     else "the expression is RE2 syntax")
+         + ("; without --session/--here every session is searched" if session_id else ""))
 
 
 # ----------------------------------------------------------------------- query
