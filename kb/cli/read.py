@@ -623,11 +623,15 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
         w.writerow(cols)
         w.writerows(rows)
     else:
+        from kb.safe_text import visible
+
+        # made visible before rich measures the cells: escaped after, a cell was cut to
+        # the width of its raw text and lost everything past a control character
         table = Table(box=None, header_style="bold")
         for c in cols:
-            table.add_column(c, overflow="fold")
+            table.add_column(visible(c), overflow="fold")
         for r in rows:
-            table.add_row(*("" if v is None else str(v) for v in r))
+            table.add_row(*("" if v is None else visible(str(v)) for v in r))
         out.print(table)
     if res.left:
         note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "

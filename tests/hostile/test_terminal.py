@@ -11,6 +11,7 @@ text (JSON escapes it).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,18 @@ def _strings(v: object) -> list[str]:
     if isinstance(v, list):
         return [s for x in v for s in _strings(x)]
     return []
+
+
+def test_query_table_shows_the_whole_hostile_text(hostile_db: Path) -> None:
+    """The query table was measured on the raw text and escaped after: every cell was
+    cut to its raw width, so all past the first controls was lost from the screen."""
+    from kb.safe_text import visible
+
+    titles = [r["title"] for r in _json_lines(hostile_db, "sessions") if HOSTILE in r["title"]]
+    r = subprocess.run([sys.executable, "-m", "kb", "query", "select title from sessions",
+                        "--db", str(hostile_db)], capture_output=True, timeout=300, check=True,
+                       env={**os.environ, "COLUMNS": "80"})
+    shown = "".join(r.stdout.decode().split())
+    assert titles and found_bad(r.stdout) == []
+    for t in titles:
+        assert "".join(visible(t).split()) in shown, (t, r.stdout.decode())
