@@ -203,3 +203,17 @@ def test_search_miss_hints_fit_80(db: Path) -> None:
     assert r.exit_code == 1, r.stderr
     assert "hint: tried 'zzqqnosuchthingatall'" in r.stderr
     assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+
+
+def test_untested_says_answered_at_80() -> None:
+    """At 80 columns the state column went first: a check answered by a later run read
+    as one never answered."""
+    from kb.render import untested_lines
+
+    q = {"ordinal": 23, "question": "what does `sed -n '1,220p' app/employer/page.tsx` "
+         "report? " * 2, "reason": "the command still ran when its output came back",
+         "status": "answered", "answered_at": 37}
+    lines = [t.plain for t in untested_lines([q, {**q, "ordinal": 24, "status": "open",
+                                                   "answered_at": None}], 80)]
+    assert all(cell_len(ln) <= 80 for ln in lines), lines
+    assert lines[0].rstrip().endswith("answered at 37") and "answered" not in lines[1], lines
