@@ -217,3 +217,22 @@ def test_untested_says_answered_at_80() -> None:
                                                    "answered_at": None}], 80)]
     assert all(cell_len(ln) <= 80 for ln in lines), lines
     assert lines[0].rstrip().endswith("answered at 37") and "answered" not in lines[1], lines
+
+
+def test_resume_quotes_the_directory_it_names(tmp_path: Path) -> None:
+    """A transcript names the directory: printed bare, `(run it in /tmp/a b;$(…))` was
+    one paste away from running what the transcript put there."""
+    from fixtures.opencode_builder import BuildContext, SessionBuilder
+    from fixtures.opencode_writer import write_export
+
+    where = "/tmp/a b;$(touch x)"
+    ctx = BuildContext(random.Random(8), directory=where, project_id="bb" * 20)
+    s = SessionBuilder(ctx, title="dir", start_ms=1_790_000_000_000)
+    s.user("hello")
+    s.step("Hello.")
+    kb = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(kb), str(write_export(s.tree(), tmp_path / "s.json"))
+                  ).exit_code == 0
+    r = invoke("resume", "--db", str(kb))
+    assert r.exit_code == 0, r.stderr
+    assert "(run it in '/tmp/a b;$(touch x)')" in r.stderr, r.stderr

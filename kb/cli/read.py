@@ -251,8 +251,10 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
         return
     if not run:
         click.echo(resume_command(agent, sid))
-        if directory:
-            note(f"(run it in {directory})")
+        if directory:  # quoted as the shell needs it: a copied path runs nothing
+            import shlex
+
+            note(f"(run it in {shlex.quote(directory)})")
         return
     import shutil
 
