@@ -236,3 +236,22 @@ def test_resume_quotes_the_directory_it_names(tmp_path: Path) -> None:
     r = invoke("resume", "--db", str(kb))
     assert r.exit_code == 0, r.stderr
     assert "(run it in '/tmp/a b;$(touch x)')" in r.stderr, r.stderr
+
+
+def test_a_second_ingest_of_the_agents_folders_is_quiet(tmp_path: Path) -> None:
+    """`logkb ingest` with no path, run again: a line per unchanged file (paths past 80
+    columns) on top of the per-agent counts that already say it."""
+    from tests.newcomer_env import fake_home, home_env, logkb
+
+    home = fake_home(tmp_path)
+    env = home_env(home)
+    assert logkb(["ingest"], env).returncode == 0
+    r = logkb(["ingest"], env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "", r.stdout
+    assert f"Claude Code: {home / '.claude/projects'}: 0 sessions read, 1 input unchanged" in (
+        r.stderr)
+    # a path named on the command line is still answered for
+    src = next((home / ".claude" / "projects").rglob("*.jsonl"))
+    r = logkb(["ingest", str(src)], env)
+    assert r.returncode == 0 and f"unchanged: {src}" in r.stdout, (r.stdout, r.stderr)
