@@ -168,35 +168,6 @@ def test_secrets_keeps_preview_and_count_at_80(tmp_path: Path) -> None:
     assert "AKIA…(20)" in r.stdout and token not in r.stdout
 
 
-def test_why_an_ordinal_never_points_to_another_sessions_message(tmp_path: Path) -> None:
-    """`why 2` in a session without approaches said "found in ses_…; use --session …":
-    message 2 of another session is another message, so the hint was a wrong answer."""
-    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
-    from fixtures.opencode_writer import write_jsonl
-
-    ctx = BuildContext(random.Random(5), directory="/home/dev/grow", project_id="ef" * 20)
-    s = SessionBuilder(ctx, title="grow", start_ms=1_790_000_000_000)
-    s.user("make the build pass")
-    for i in range(3):
-        s.step(f"Trying flag {i}.", [bash(f"make FLAG={i}", "error: boom\n", exit_code=2)])
-    s.user("stop, that does not work; use cmake instead")
-    s.step("Switching to cmake.", [bash("cmake .", "ok\n")])
-    a = write_jsonl(s.tree(), tmp_path / "a.jsonl")
-    ctx = BuildContext(random.Random(6), directory="/home/dev/other", project_id="aa" * 20)
-    s = SessionBuilder(ctx, title="other", start_ms=1_790_100_000_000)
-    s.user("say hello")
-    s.step("Hello.")
-    b = write_jsonl(s.tree(), tmp_path / "b.jsonl")
-    kb = tmp_path / "kb.duckdb"
-    assert invoke("ingest", "--db", str(kb), str(a), str(b)).exit_code == 0
-    assert "until it works" in invoke("why", "3", "--all", "--db", str(kb)).stdout
-    r = invoke("why", "3", "--db", str(kb), env={"COLUMNS": "80"})  # the latest: "other"
-    assert r.exit_code == 6, r.stderr
-    assert "found in" not in r.stderr and "--session" not in r.stderr.split("error:")[1]
-    assert "hint: `logkb deadends`" in r.stderr
-    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
-
-
 def test_search_miss_hints_fit_80(db: Path) -> None:
     """The spellings tried for a miss made an 89-column hint line."""
     r = invoke("search", "zzqq_no_such_thing_at_all", "--db", str(db), env={"COLUMNS": "80"})

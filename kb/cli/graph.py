@@ -19,7 +19,6 @@ from kb.cli.tools import (
     emit_json,
     emit_lines,
     err,
-    fail,
     handle_errors,
     json_option,
     limit_option,
@@ -277,12 +276,9 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         except KbNotFound as e:
             miss = e
     if miss is not None:
-        if ref.isdigit():  # an ordinal names a message of this session, not of another
-            fail(str(miss), ExitCode.NOT_FOUND,
-                 "`logkb deadends` lists the approaches and the messages that tested them")
         hint = None if all_scopes else _elsewhere(
             db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
-        if ref.startswith("approach:"):
+        if ref.isdigit() or ref.startswith("approach:"):
             raise KbNotFound(f"{miss}" + (f" ({hint})" if hint else "")) from None
         # a name nothing is known about: say so, like grep (never a near miss)
         # like search's miss: not an error, nothing found (exit 1 as grep)
