@@ -226,3 +226,11 @@ def test_a_second_ingest_of_the_agents_folders_is_quiet(tmp_path: Path) -> None:
     src = next((home / ".claude" / "projects").rglob("*.jsonl"))
     r = logkb(["ingest", str(src)], env)
     assert r.returncode == 0 and f"unchanged: {src}" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_show_0_is_a_usage_error_not_a_pointer_elsewhere(db: Path) -> None:
+    """Ordinals start at 1; `show 0` said "found in <another session>; use --session …",
+    and that session said the same of the first."""
+    r = invoke("show", "0", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 2, (r.exit_code, r.stderr)
+    assert "found in" not in r.stderr and "x>=1" in r.stderr, r.stderr

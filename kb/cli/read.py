@@ -319,7 +319,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
 
 # ------------------------------------------------------------------------ show
 @click.command()
-@click.argument("ordinal", type=int)
+@click.argument("ordinal", type=click.IntRange(min=1))  # 0 "was found" in every session
 @session_option
 @click.option("--full", is_flag=True, help="Show whole outputs, not their head and tail.")
 @db_option
