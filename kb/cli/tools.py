@@ -215,7 +215,7 @@ def json_option(fn: F) -> F:
 
 def limit_option(default: int | None = None) -> Callable[[F], F]:
     def deco(fn: F) -> F:
-        return click.option("-n", "--limit", "limit", type=click.IntRange(min=0),
+        return click.option("-n", "--limit", "limit", type=click.IntRange(min=1),
                             default=default, show_default=default is not None,
                             metavar="N", help="At most N rows.")(fn)
     return deco
