@@ -242,3 +242,10 @@ def test_limit_0_is_a_usage_error(db: Path, command: str) -> None:
     of two; `search -n 0` was already refused."""
     r = invoke(command, "-n", "0", "--db", str(db))
     assert r.exit_code == 2 and "x>=1" in r.stderr, (r.exit_code, r.stderr)
+
+
+def test_an_empty_timeline_says_so_on_stderr(db: Path) -> None:
+    """"no approaches or measurements yet" went to stdout, as if it were the chart."""
+    r = invoke("timeline", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == "" and "no approaches or measurements yet" in r.stderr

@@ -318,6 +318,9 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
         # name (≤ 38) + chart + status: the chart gets what the names and statuses leave
         chart = width or max(16, min(64, out.width - 38 - 26))
         text = report.timeline_text(store, scopes, width=chart, start=start, end=end)
+    if text == report.NO_TIMELINE:  # a diagnostic: stderr, like the lists that are empty
+        note(text)
+        return
     with paged():
         for line in text.splitlines():
             out.print(clip(line, out.width), no_wrap=True, crop=True)
