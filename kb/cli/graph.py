@@ -126,8 +126,8 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
         for _, d in g.nodes(data=True):
             counts[d.get("type", "?")] = counts.get(d.get("type", "?"), 0) + 1
         text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
-                + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
-                + "\nexport with --format json|graphml|dot|mermaid")
+                + ", ".join(f"{n} {t}" for t, n in sorted(counts.items())))
+        note("hint: export it with --format json|graphml|dot|mermaid")  # stderr: no data
     elif fmt == "json":
         # one object, on one line (docs/json.md): node-link data
         text = report.export(g, fmt, compact=True)
