@@ -256,3 +256,23 @@ def test_graph_summary_is_data_and_its_hint_a_diagnostic(db: Path) -> None:
     assert r.exit_code == 0, r.stderr
     assert r.stdout.count("\n") == 1 and " nodes, " in r.stdout, r.stdout
     assert "--format json|graphml|dot|mermaid" in r.stderr and "--format" not in r.stdout
+
+
+def test_opencode_placeholder_title_gives_way_to_the_prompt(tmp_path: Path) -> None:
+    """Two real opencode sessions whose title was never made listed as "New session -
+    2026-08-0…" and "New session - 2026-07-3…" at 80 columns: nothing to tell them by."""
+    import json
+
+    from fixtures.opencode_builder import BuildContext, SessionBuilder
+    from fixtures.opencode_writer import write_export
+
+    ctx = BuildContext(random.Random(9), directory="/home/dev/ux", project_id="ab" * 20)
+    s = SessionBuilder(ctx, title="New session - 2026-08-08T06:30:35.531Z",
+                       start_ms=1_790_000_000_000)
+    s.user("Read SPEC.md and improve it for other agents\nsecond line")
+    s.step("Reading.")
+    kb = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(kb), str(write_export(s.tree(), tmp_path / "s.json"))
+                  ).exit_code == 0
+    row = json.loads(invoke("sessions", "--json", "--db", str(kb)).stdout.splitlines()[0])
+    assert row["title"] == "Read SPEC.md and improve it for other agents", row["title"]
