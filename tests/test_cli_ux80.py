@@ -276,3 +276,16 @@ def test_opencode_placeholder_title_gives_way_to_the_prompt(tmp_path: Path) -> N
                   ).exit_code == 0
     row = json.loads(invoke("sessions", "--json", "--db", str(kb)).stdout.splitlines()[0])
     assert row["title"] == "Read SPEC.md and improve it for other agents", row["title"]
+
+
+def test_usage_by_session_names_sessions_by_short_id(db: Path) -> None:
+    """`usage --by session` cut the full id to 12 characters (`33c772d9-b32`), a name
+    no other command shows; the short id is what `sessions` lists and --session takes."""
+    import json
+
+    short = {r["id"]: r["short_id"] for r in map(json.loads, invoke(
+        "sessions", "--json", "--db", str(db)).stdout.splitlines())}
+    r = invoke("usage", "--by", "session", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    keys = [ln.split()[0] for ln in r.stdout.splitlines()[1:-1]]
+    assert keys and set(keys) <= set(short.values()), (keys, short)
