@@ -487,10 +487,13 @@ def find_secrets(text: str, *, depth: int = 1) -> list[Finding]:
     if not text:
         return []
     found = _folded(text)  # first: a folded token wins over its first line alone
-    found += _find(text)
+    folded_esc: list[Finding] = []
+    rest_esc: list[Finding] = []
     if "\\" in text and depth > 0:
-        found += _escaped(text, depth)
-    return _merge(found)
+        folded_esc, rest_esc = _escaped(text, depth)
+    # an escaped fold (`ghp_…\\n…`) wins over its first line alone too: found after
+    # the text's own rules, an assignment rule took the first line and the rest showed
+    return _merge(found + folded_esc + _find(text) + rest_esc)
 
 
 _FOLD_RE = re.compile(r"(?<=[A-Za-z0-9_+/=-])(?:\r?\n|\\r?\\n)[ \t]*(?=[A-Za-z0-9_+/=-])")
@@ -564,27 +567,31 @@ def _escape(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def _escaped(text: str, depth: int) -> list[Finding]:
+def _escaped(text: str, depth: int) -> tuple[list[Finding], list[Finding]]:
     """Secrets of ``text`` once its JSON escapes are undone, up to ``depth`` levels: each
-    occurrence of a secret, escaped as many times, is a finding of ``text``."""
+    occurrence of a secret, escaped as many times, is a finding of ``text``.  Returned
+    apart: the tokens folded over an escaped line break, and the others."""
+    folded: list[Finding] = []
     out: list[Finding] = []
     view = text
     for level in range(1, depth + 1):
         prev, view = view, _unescape(view)
         if view == prev:
             break
-        for f in _folded(view) + _find(view):
+        fold = _folded(view)
+        for f in fold + _find(view):
             value = view[f.start:f.end]
             form = value
             for _ in range(level):
                 form = _escape(form)
+            into = folded if f in fold else out
             i = text.find(form)
             while i != -1 and form:
-                out.append(Finding(i, i + len(form), f.kind, f.rule))
+                into.append(Finding(i, i + len(form), f.kind, f.rule))
                 i = text.find(form, i + len(form))
         if "\\" not in view:
             break
-    return out
+    return folded, out
 
 
 _NEEDLES: tuple[Any, list[str]] | None = None

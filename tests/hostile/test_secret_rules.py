@@ -100,3 +100,13 @@ def test_a_whole_token_ending_a_line_keeps_the_next_lines_words(token: str) -> N
     folded = f"export GITHUB_TOKEN={token[:12]}\n{token[12:]}\nnext"
     shown = redact_text(folded)
     assert token[:12] not in shown and token[12:] not in shown and shown.endswith("\nnext")
+
+
+def test_a_token_folded_over_an_escaped_line_break_is_hidden_whole() -> None:
+    """In JSON-escaped text (`\\n` as two characters), an assignment rule took the first
+    line of a folded token and the second half was shown."""
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "A1b2C3"
+    text = f"export GITHUB_TOKEN={token[:22]}\\n{token[22:]}\\nnext"
+    shown = redact_text(text)
+    assert token[:22] not in shown and token[22:] not in shown, shown
+    assert shown.endswith("]\\nnext"), shown
