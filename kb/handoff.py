@@ -129,16 +129,30 @@ def _goal_line(text: str | None) -> str:
 
 
 def _split_sentence(text: str) -> tuple[str, str, str]:
-    parts = re.split(r"(?<=[.!?,])\s", text, maxsplit=1)
-    first = parts[0]
+    first, rest = _sentence_cut(text, ".!?,")
     if not is_greeting(first):  # a comma ends a greeting only ("hi, can you…")
-        parts = re.split(r"(?<=[.!?])\s", text, maxsplit=1)
-        first = parts[0]
-    return first, " ", parts[1] if len(parts) > 1 else ""
+        first, rest = _sentence_cut(text, ".!?")
+    return first, " ", rest
 
 
 def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return _sentence_cut(text, ".!?")[0]
+
+
+_NOT_AN_END = re.compile(r"\s(?:\d{1,3}|e\.g|i\.e|etc|vs|cf|approx|Mr|Dr)\.$",
+                         re.I)
+"""What a sentence does not end with: a list number ("containing: 1. Build…", "ADd
+1. Re-enable…") or an abbreviation."""
+
+
+def _sentence_cut(text: str, ends: str) -> tuple[str, str]:
+    """``text`` cut after its first sentence (ending in one of ``ends`` and a space)."""
+    for m in re.finditer(f"[{re.escape(ends)}]\\s", text):
+        head = text[:m.start() + 1]
+        if head.endswith(".") and _NOT_AN_END.search(" " + head[-9:]):
+            continue
+        return head, text[m.end():]
+    return text, ""
 
 
 def _status(store: KbStore, scope: str, series: list[dict[str, Any]],

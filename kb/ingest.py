@@ -34,6 +34,7 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import re
 import signal
 import stat
 import threading
@@ -1033,6 +1034,12 @@ def _prompt_text(parts: list[dict[str, object]]) -> str | None:
     return None
 
 
+_PLACEHOLDER_TITLE = re.compile(
+    r"(?:New|Child) session - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+"""opencode's title of a session whose title was never made (``New session - <ISO time>``):
+cut at 80 columns, every such session read the same."""
+
+
 _INFO_STR = (("title", "title"), ("slug", "slug"), ("parentID", "parent_id"),
              ("directory", "directory"), ("projectID", "project_id"), ("version", "version"))
 
@@ -1071,6 +1078,8 @@ def _session_info(src: SourceSession, derived_times: tuple[int | None, int | Non
                                     reason=f"session info: {b}; not used (kept in the "
                                            "session's raw info)"))
     title = fields["title"]
+    if title and _PLACEHOLDER_TITLE.fullmatch(title):
+        title = None  # opencode's stand-in until a title is made: the prompt says more
     if not title and first_prompt:
         line = first_prompt.strip().splitlines()[0] if first_prompt.strip() else ""
         title = line if len(line) <= 80 else line[:77] + "..."

@@ -110,6 +110,10 @@ class KbLease:
         :class:`~kb.errors.KbReadOnly` with it."""
         if not self.memory and not Path(self.path).exists():
             raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
+        self._seen = self.stamp()
+        """The file's :meth:`stamp` when this lease last let go of it (or was made)."""
+        self._elsewhere = False
+        """Whether the file changed while this lease did not hold it, seen at an open."""
 
     # ---------------------------------------------------------------- state
     @property
@@ -118,6 +122,8 @@ class KbLease:
         return self._store is not None
 
     def _open(self, read_only: bool) -> KbStore:
+        if not self.memory and self.stamp() != self._seen:
+            self._elsewhere = True  # written while released: by another process
         deadline = time.monotonic() + self.wait
         told = False
         while True:
@@ -138,6 +144,22 @@ class KbLease:
         if self._store is not None and not self.memory:
             self._store.close()
             self._store = None
+            self._seen = self.stamp()
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another process wrote the file since the last call (a cheap ``stat``
+        while released).  What this lease wrote itself (a graph rebuilt, an annotation, a
+        migration, the checkpoint of closing) is never counted: while it holds the file
+        no other process can write it, so the file as it was when the lease let go of it
+        is this process's own."""
+        with self._cond:
+            changed = self._elsewhere or (
+                not self.memory and self._store is None and not self._writing
+                and self.stamp() != self._seen)
+            self._elsewhere = False
+            if changed and self._store is None and not self._writing:
+                self._seen = self.stamp()
+            return changed
 
     def _schedule_release(self) -> None:
         if self.memory:
@@ -241,6 +263,7 @@ class KbLease:
                     yield store
                 finally:
                     store.close()
+                    self._seen = self.stamp()
         finally:
             with self._cond:
                 self._writing = False

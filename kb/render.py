@@ -421,8 +421,9 @@ def untested_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
     cols = [Col("ordinal", [str(q["ordinal"]) for q in items], ">"),
             Col("question", [q["question"] for q in items], flex=True, min=20),
             Col("reason", [Text(q["reason"] or "", style="red") for q in items], drop=2),
+            # never dropped: without it an answered question reads as never answered
             Col("state", [("" if q["status"] == "open" else f"answered at {q['answered_at']}")
-                          for q in items], drop=3)]
+                          for q in items])]
     if sessions:
         cols.insert(0, Col("session", [q.get("session_id") or "" for q in items], drop=1))
     if not any(c for c in cols[-1].values):

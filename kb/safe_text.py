@@ -8,8 +8,9 @@ overrides that make a line read differently from what it is.  Every
 human-facing text path (CLI tables and prose, ``search``, ``handoff``, graph
 exports, the TUI) passes its text through :func:`visible`, which shows each
 such character as a visible escape (``\\x1b]52;…``, ``\\u202e``) and never
-emits it.  JSON output keeps the exact text: JSON escapes control characters
-itself (bidi characters there are data for a program, not for a terminal).
+emits it.  JSON output keeps the exact text, each such character written as a
+JSON ``\\u`` escape (:func:`json_text`): the same value for a program, inert on
+a terminal (JSON encoders escape C0 controls only, never DEL, C1 or bidi).
 
 Kept as they are: newline and tab.  A carriage return before a newline is
 dropped (CRLF line ends); any other carriage return is shown as ``\\r``.
@@ -46,6 +47,21 @@ def visible(text: str) -> str:
     if not text or UNSAFE.search(text) is None:
         return text
     return UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def json_text(text: str) -> str:
+    """Serialized JSON ``text`` with every character :data:`UNSAFE` matches written as
+    a ``\\uXXXX`` escape.  Such a character can only stand inside a JSON string
+    (JSON's own whitespace is space, tab, newline), where the escape decodes to the
+    same character: the value is unchanged, but a terminal never sees C1 controls,
+    DEL or bidi overrides that ``--json`` piped to it would otherwise carry."""
+    if not text or UNSAFE.search(text) is None:
+        return text
+    return UNSAFE.sub(_json_escape, text)
 
 
 def is_safe(text: str) -> bool:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-1"
+RULESET = "detect-secrets-1.5+logkb-2"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -497,10 +497,13 @@ def find_secrets(text: str, *, depth: int = 1) -> list[Finding]:
     if not text:
         return []
     found = _folded(text)  # first: a folded token wins over its first line alone
-    found += _find(text)
+    folded_esc: list[Finding] = []
+    rest_esc: list[Finding] = []
     if "\\" in text and depth > 0:
-        found += _escaped(text, depth)
-    return _merge(found)
+        folded_esc, rest_esc = _escaped(text, depth)
+    # an escaped fold (`ghp_…\\n…`) wins over its first line alone too: found after
+    # the text's own rules, an assignment rule took the first line and the rest showed
+    return _merge(found + folded_esc + _find(text) + rest_esc)
 
 
 _FOLD_RE = re.compile(r"(?<=[A-Za-z0-9_+/=-])(?:\r?\n|\\r?\\n)[ \t]*(?=[A-Za-z0-9_+/=-])")
@@ -531,10 +534,29 @@ def _folded(text: str) -> list[Finding]:
     joined = "".join(pieces)
     out = []
     for f in _find(joined, folding):
-        start, end = where[f.start], where[f.end - 1] + 1
-        if end - start != f.end - f.start:  # it spans a break: not found in the text itself
+        stop = f.end
+        # a fixed-length token (`ghp_` and 36, `AKIA` and 16) already whole at the end of
+        # a line is not folded: the next line's first word (`error:`, `AGAIN=`) is not
+        # part of it, and redacting it would hide text that is no secret
+        for i in range(f.start, f.end - 1):
+            if where[i + 1] != where[i] + 1 and _whole_fixed(joined[f.start:i + 1], folding):
+                stop = i + 1
+                break
+        start, end = where[f.start], where[stop - 1] + 1
+        if end - start != stop - f.start:  # it spans a break: not found in the text itself
             out.append(Finding(start, end, f.kind, f.rule))
     return out
+
+
+def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
+    """Whether ``value`` is a whole token of a folding rule whose token cannot be longer
+    (its pattern does not match ``value`` with one more of its own characters)."""
+    longer = value + value[-1]
+    for r in folding:
+        if any(g.start == 0 and g.end == len(value) for g in _find(value, [r])):
+            if r.pattern.fullmatch(longer.lower() if r.on_lower else longer) is None:
+                return True
+    return False
 
 
 _ESC_RE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
@@ -555,27 +577,31 @@ def _escape(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def _escaped(text: str, depth: int) -> list[Finding]:
+def _escaped(text: str, depth: int) -> tuple[list[Finding], list[Finding]]:
     """Secrets of ``text`` once its JSON escapes are undone, up to ``depth`` levels: each
-    occurrence of a secret, escaped as many times, is a finding of ``text``."""
+    occurrence of a secret, escaped as many times, is a finding of ``text``.  Returned
+    apart: the tokens folded over an escaped line break, and the others."""
+    folded: list[Finding] = []
     out: list[Finding] = []
     view = text
     for level in range(1, depth + 1):
         prev, view = view, _unescape(view)
         if view == prev:
             break
-        for f in _folded(view) + _find(view):
+        fold = _folded(view)
+        for f in fold + _find(view):
             value = view[f.start:f.end]
             form = value
             for _ in range(level):
                 form = _escape(form)
+            into = folded if f in fold else out
             i = text.find(form)
             while i != -1 and form:
-                out.append(Finding(i, i + len(form), f.kind, f.rule))
+                into.append(Finding(i, i + len(form), f.kind, f.rule))
                 i = text.find(form, i + len(form))
         if "\\" not in view:
             break
-    return out
+    return folded, out
 
 
 _NEEDLES: tuple[Any, list[str]] | None = None

@@ -54,10 +54,12 @@ class LogkbApp(App[None]):
         """The last session list read (for titles and the command palette)."""
         self.graphs: dict[str, views.GraphView] = {}
         """Knowledge graphs read so far, by scope."""
+        self.graphs_shown: set[str] = set()
+        """Scopes whose graph this run has shown: a rebuild of one is news, a first build
+        (ingest leaves graphs to their first reader) is just loading."""
         self.scope_of: dict[str, str] = {}
         """session id → its scope (top-level session)."""
         self.theme = theme
-        self._stamp = lease.stamp()
 
     FOLLOW_SECONDS = 2.0
     """How often the app looks (a ``stat``) for data another process wrote."""
@@ -87,9 +89,7 @@ class LogkbApp(App[None]):
     def _follow(self) -> None:
         """Called every few seconds: when another process (``logkb watch``, an ingest)
         wrote the knowledge base, read it again, as ``ctrl+r`` does."""
-        stamp = self.lease.stamp()
-        if stamp != self._stamp:
-            self._stamp = stamp
+        if self.lease.changed_elsewhere():
             self.graphs.clear()
             self._refresh(quiet=True)
 
@@ -173,8 +173,9 @@ class LogkbApp(App[None]):
     def on_graph_loaded(self, message: GraphLoaded) -> None:
         """Called when a graph was read: cache it and hand it to the screens that show it."""
         self.graphs[message.scope] = message.view
-        if message.rebuilt:
+        if message.rebuilt and message.scope in self.graphs_shown:
             self.notify("knowledge graph rebuilt from new data", timeout=3)
+        self.graphs_shown.add(message.scope)
         for screen in self.screen_stack:
             handler = getattr(screen, "graph_ready", None)
             if handler is not None:
@@ -216,10 +217,10 @@ class LogkbApp(App[None]):
         self.post_message(GraphLoaded(scope, view, rebuilt))
 
     def _own_write(self) -> None:
-        """After the app itself wrote the file (a graph rebuilt): that is not news from
-        another process, so the follower must not say "new data" and reread everything."""
-        self.lease.release()  # closing checkpoints the WAL: the stamp settles now
-        self._stamp = self.lease.stamp()
+        """After the app itself wrote the file (a graph rebuilt): let go of it soon, so an
+        ingest in another process need not wait (the lease never counts its own writes as
+        news: :meth:`kb.lease.KbLease.changed_elsewhere`)."""
+        self.lease.release()
 
     def busy(self) -> bool:
         """Whether a screen still waits for something it asked for (tests, benchmarks)."""
@@ -279,7 +280,7 @@ class LogkbApp(App[None]):
     def on_data_refreshed(self, message: DataRefreshed) -> None:
         """Called after ``ctrl+r`` (or new data seen on disk) released the file: every
         screen reads again."""
-        self._stamp = self.lease.stamp()
+        self.lease.changed_elsewhere()  # what changed so far is read now: no news later
         for screen in self.screen_stack:
             handler = getattr(screen, "reload", None)
             if handler is not None:

@@ -126,8 +126,8 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
         for _, d in g.nodes(data=True):
             counts[d.get("type", "?")] = counts.get(d.get("type", "?"), 0) + 1
         text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
-                + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
-                + "\nexport with --format json|graphml|dot|mermaid")
+                + ", ".join(f"{n} {t}" for t, n in sorted(counts.items())))
+        note("hint: export it with --format json|graphml|dot|mermaid")  # stderr: no data
     elif fmt == "json":
         # one object, on one line (docs/json.md): node-link data
         text = report.export(g, fmt, compact=True)
@@ -322,6 +322,9 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
         # name (≤ 38) + chart + status: the chart gets what the names and statuses leave
         chart = width or max(16, min(64, out.width - 38 - 26))
         text = report.timeline_text(store, scopes, width=chart, start=start, end=end)
+    if text == report.NO_TIMELINE:  # a diagnostic: stderr, like the lists that are empty
+        note(text)
+        return
     with paged():
         for line in text.splitlines():
             out.print(clip(line, out.width), no_wrap=True, crop=True)

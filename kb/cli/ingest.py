@@ -150,8 +150,9 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                            f"{new}  [{s.form}] "
                            f"{' '.join((s.title or '').split())}{kid}", w),
                       no_wrap=True, crop=True)
-        for u in report.unchanged:
-            say(f"unchanged: {u}")
+        if not stores:  # no PATH: the per-agent lines above count them; a line per file
+            for u in report.unchanged:  # made every daily run a wall of paths
+                say(f"unchanged: {u}")
         note(f"{plural(len(report.sessions), 'session')}, "
              f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
              f"{plural(sum(s.events for s in report.sessions), 'event')}, "

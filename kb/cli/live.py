@@ -59,6 +59,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     import orjson
 
     from kb.live.watch import Watcher
+    from kb.safe_text import json_text
 
     targets = list(paths) or _default_stores()
     stop = threading.Event()
@@ -66,7 +67,7 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
 
     def on_event(ev: dict[str, Any]) -> None:
         if as_json:
-            sys.stdout.write(orjson.dumps(ev, default=str).decode() + "\n")
+            sys.stdout.write(json_text(orjson.dumps(ev, default=str).decode()) + "\n")
             sys.stdout.flush()
             return
         if ev["event"] == "error":

@@ -260,8 +260,10 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
              "or run", ExitCode.NOT_FOUND, hint="--json gives the exact id and argv")
     if not run:
         click.echo(resume_command(agent, sid))
-        if directory:
-            note(f"(run it in {directory})")
+        if directory:  # quoted as the shell needs it: a copied path runs nothing
+            import shlex
+
+            note(f"(run it in {shlex.quote(directory)})")
         return
     import shutil
 
@@ -311,8 +313,10 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
                 other, kinds=kinds, categories=categories, hosts=split(hosts), start=start,
                 end=end, limit=1)))
     if as_json:
+        from kb.safe_text import json_text
+
         for e in evs:
-            sys.stdout.write(e.model_dump_json(exclude_none=False) + "\n")
+            sys.stdout.write(json_text(e.model_dump_json(exclude_none=False)) + "\n")
     else:
         w = out.width
         with paged():
@@ -324,7 +328,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
 
 # ------------------------------------------------------------------------ show
 @click.command()
-@click.argument("ordinal", type=int)
+@click.argument("ordinal", type=click.IntRange(min=1))  # 0 "was found" in every session
 @session_option
 @click.option("--full", is_flag=True, help="Show whole outputs, not their head and tail.")
 @db_option
@@ -530,7 +534,16 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
     short = short_ids(labels)
     where = (f"session {short.get(session_id, session_id)}" if session_id
              else plural(total, "session"))
-    sys.stderr.write(f"logkb: no match for {text!r} in {where}\n")
+    import textwrap
+
+    cols = width()
+
+    def say_(line: str) -> None:  # a diagnostic fits the terminal too
+        sys.stderr.write(textwrap.fill(line, cols, subsequent_indent="      ",
+                                       break_long_words=False, break_on_hyphens=False)
+                         + "\n")
+
+    say_(f"logkb: no match for {text!r} in {where}")
     tried = [] if regex else spellings(text)
     found = []
     for alt in tried:
@@ -540,15 +553,13 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
         except Exception:  # noqa: BLE001 - a spelling the parser refuses is just not tried
             continue
     if found:
-        sys.stderr.write("hint: other spellings match: "
-                         + ", ".join(f"logkb search {shlex.quote(f)}" for f in found) + "\n")
+        say_("hint: other spellings match: "
+             + ", ".join(f"logkb search {shlex.quote(f)}" for f in found))
     elif tried:
-        sys.stderr.write("hint: tried " + ", ".join(repr(t) for t in tried)
-                         + " too: no match either\n")
-    sys.stderr.write("hint: " + ("--regex scans for a regular expression" if not regex
-                                 else "the expression is RE2 syntax")
-                     + ("; without --session/--here every session is searched"
-                        if session_id else "") + "\n")
+        say_("hint: tried " + ", ".join(repr(t) for t in tried) + " too: no match either")
+    say_("hint: " + ("--regex scans for a regular expression" if not regex
+                     else "the expression is RE2 syntax")
+         + ("; without --session/--here every session is searched" if session_id else ""))
 
 
 # ----------------------------------------------------------------------- query
@@ -623,11 +634,15 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
         w.writerow(cols)
         w.writerows(rows)
     else:
+        from kb.safe_text import visible
+
+        # made visible before rich measures the cells: escaped after, a cell was cut to
+        # the width of its raw text and lost everything past a control character
         table = Table(box=None, header_style="bold")
         for c in cols:
-            table.add_column(c, overflow="fold")
+            table.add_column(visible(c), overflow="fold")
         for r in rows:
-            table.add_row(*("" if v is None else str(v) for v in r))
+            table.add_row(*("" if v is None else visible(str(v)) for v in r))
         out.print(table)
     if res.left:
         note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "

@@ -58,7 +58,9 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
         groups[key] = groups.get(key, 0) + 1
     table = Table(box=None, header_style="bold", pad_edge=False)
     for c in ("session", "ordinal", "field", "kind", "preview", "rule", "n"):
-        table.add_column(c, no_wrap=True, overflow="ellipsis",
+        # at 80 columns the rule and field give way: the preview and the count are what
+        # the row is for (an ellipsis there hid the count column altogether)
+        table.add_column(c, no_wrap=c not in ("field", "rule"), overflow="ellipsis",
                          justify="right" if c in ("ordinal", "n") else "left")
     for row, n in groups.items():
         table.add_row(*row, str(n))

@@ -215,7 +215,7 @@ def json_option(fn: F) -> F:
 
 def limit_option(default: int | None = None) -> Callable[[F], F]:
     def deco(fn: F) -> F:
-        return click.option("-n", "--limit", "limit", type=click.IntRange(min=0),
+        return click.option("-n", "--limit", "limit", type=click.IntRange(min=1),
                             default=default, show_default=default is not None,
                             metavar="N", help="At most N rows.")(fn)
     return deco
@@ -333,26 +333,30 @@ def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> st
 
 # ------------------------------------------------------------------ output
 def emit_json(obj: Any) -> None:
-    """One JSON object (a single answer) on one line."""
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
-                     + "\n")
+    """One JSON object (a single answer) on one line (:func:`kb.safe_text.json_text`)."""
+    from kb.safe_text import json_text
+
+    sys.stdout.write(json_text(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS,
+                                            default=str).decode()) + "\n")
 
 
 def emit_lines(rows: Iterable[Any]) -> None:
-    """A list: one JSON object per line (JSON lines)."""
+    """A list: one JSON object per line (JSON lines; :func:`kb.safe_text.json_text`)."""
+    from kb.safe_text import json_text
+
     write = sys.stdout.write
     for r in rows:
-        write(orjson.dumps(r, option=orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n")
+        write(json_text(orjson.dumps(r, option=orjson.OPT_NON_STR_KEYS, default=str).decode())
+              + "\n")
 
 
 def write_text(text: str, output: Path | None, *, exact: bool = False) -> None:
     """Text to FILE (``-o``) or stdout (through the pager on a terminal), its control
-    characters made visible (:func:`kb.safe_text.visible`) unless ``exact`` (JSON, which
-    escapes them itself)."""
-    if not exact:
-        from kb.safe_text import visible
+    characters made visible (:func:`kb.safe_text.visible`), or when ``exact`` (JSON) written
+    as JSON escapes (:func:`kb.safe_text.json_text`), the same value."""
+    from kb.safe_text import json_text, visible
 
-        text = visible(text)
+    text = json_text(text) if exact else visible(text)
     if output is not None:
         output.write_text(text if text.endswith("\n") else text + "\n")
         note(f"wrote {output}")

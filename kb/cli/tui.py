@@ -55,6 +55,7 @@ def tui(session_id: str | None, at: int | None, theme: str, team: str | None,
         except UnknownTheme as e:
             raise click.BadParameter(str(e), param_hint="--theme") from None
         app.lease.reveal_secrets = show_secrets_requested()  # `--show-secrets`: asked already
+        need_terminal()
         app.run()
         return
     _team_tui(team_url or team or None, team_name, session_id, at, theme)
@@ -86,6 +87,25 @@ def _team_tui(url: str | None, team_name: str | None, session_id: str | None,
                                      "server is changed only by `logkb push`)")
         except UnknownTheme as e:
             raise click.BadParameter(str(e), param_hint="--theme") from None
+        need_terminal()
         app.run()
     finally:
         m.remove()
+
+
+def on_terminal() -> bool:
+    """Whether the TUI has a terminal: it reads keys on stdin and draws on stderr
+    (Textual's driver), so those two must be one."""
+    import sys
+
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def need_terminal() -> None:
+    """Refuse to start the TUI off a terminal: piped or redirected it drew escape
+    sequences into the file and waited for keys that never came."""
+    if not on_terminal():
+        fail("the TUI needs a terminal (its keys on stdin, its screen on stderr)",
+             ExitCode.USAGE,
+             hint="`logkb sessions`, `logkb show N` and the other commands print to "
+                  "pipes and files")

@@ -71,6 +71,7 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
         ids = [store.resolve_session(s) for s in session_ids] if session_ids else None
         rows = views.usage_messages(store, ids)
         titles = {r["session_id"]: r["title"] for r in store.sessions()} if by == "session" else {}
+        short = store.short_ids() if by == "session" else {}
     groups = u.totals(rows, by, prices)
     total = u.grand_total(groups)
     if as_json:
@@ -87,7 +88,8 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
                ("cache wr", {"justify": "right"}), ("total", {"justify": "right"}),
                ("cost", {"justify": "right"})])
     for g in [*groups, total]:
-        key = g.key[:12] if by == "session" and g is not total else g.key
+        # the short id `logkb sessions` shows and --session takes (a cut full id was not)
+        key = short.get(g.key, g.key[:12]) if by == "session" and g is not total else g.key
         t.add_row(key, tokens_text(g.input), tokens_text(g.output), tokens_text(g.cache_read),
                   tokens_text(g.cache_write), tokens_text(g.tokens), _cost(g.cost, g.unpriced))
     with paged():

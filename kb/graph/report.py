@@ -255,6 +255,10 @@ def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     return [m for m in gs.measurements(store, scopes, unit) if (m["label"] or "") == label]
 
 
+NO_TIMELINE = "no approaches or measurements yet"
+"""What :func:`timeline_text` returns when there is nothing to chart (a diagnostic)."""
+
+
 def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
                   start: int | None = None, end: int | None = None) -> str:
     """Approaches as bars and throughput as a sparkline over message ordinals.
@@ -271,7 +275,7 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
         items = [a for a in items if a["ordinal"] <= end]
     ords = [a["ordinal"] for a in items] + [m["ordinal"] for m in series]
     if not ords:
-        return "no approaches or measurements yet"
+        return NO_TIMELINE
     lo = min(ords)
     hi = max(ords + [a.get("ended") or 0 for a in items])
     span = max(1, hi - lo)

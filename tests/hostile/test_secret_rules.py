@@ -81,3 +81,32 @@ def test_the_kinds_that_leaked_are_found(name: str) -> None:
 ])
 def test_lookalikes_are_not_secrets(text: str) -> None:
     assert find_secrets(text) == [], [(f.kind, text[f.start:f.end]) for f in find_secrets(text)]
+
+
+@pytest.mark.parametrize("token", [
+    "ghp_" + "A1b2C3d4E5" * 3 + "A1b2C3",   # 36 after the prefix: fixed length
+    "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",  # longer than the rule needs
+    "AKIA" + "IOSFODNN7EXAMPLE",
+])
+def test_a_whole_token_ending_a_line_keeps_the_next_lines_words(token: str) -> None:
+    """The fold finder joined `…ZZ\\nAGAIN=` and `…AB\\nerror: boom` into one token, so
+    the redacted text lost `AGAIN` and `error` (and the line break) on every screen."""
+    text = f"GH={token}\nAGAIN={token}\nerror: boom\n{token}\nnext"
+    shown = redact_text(text)
+    assert token[4:] not in shown
+    assert shown.count("\n") == 4 and "\nAGAIN=[redacted:" in shown, shown
+    assert "\nerror: boom\n[redacted:" in shown and shown.endswith("]\nnext"), shown
+    # a token really folded (its first line too short to be whole) is still found whole
+    folded = f"export GITHUB_TOKEN={token[:12]}\n{token[12:]}\nnext"
+    shown = redact_text(folded)
+    assert token[:12] not in shown and token[12:] not in shown and shown.endswith("\nnext")
+
+
+def test_a_token_folded_over_an_escaped_line_break_is_hidden_whole() -> None:
+    """In JSON-escaped text (`\\n` as two characters), an assignment rule took the first
+    line of a folded token and the second half was shown."""
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "A1b2C3"
+    text = f"export GITHUB_TOKEN={token[:22]}\\n{token[22:]}\\nnext"
+    shown = redact_text(text)
+    assert token[:22] not in shown and token[22:] not in shown, shown
+    assert shown.endswith("]\\nnext"), shown

@@ -12,6 +12,7 @@ text (JSON escapes it).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,50 @@ def test_json_keeps_the_exact_text(hostile_db: Path) -> None:
     assert b"\x1b" not in r.stdout and b"\\u001b]52;" in r.stdout  # escaped by JSON
     ev = _json_lines(hostile_db, "events", "--kind", "command", "--session", rows[0]["id"])
     assert any(HOSTILE in (e["command"] or "") for e in ev)
+
+
+def test_json_carries_no_c1_or_bidi_byte_and_decodes_to_the_exact_text(
+        hostile_db: Path, tmp_path: Path) -> None:
+    """JSON encoders escape C0 only: ``--json`` piped to a terminal would carry the C1 CSI
+    (``\\xc2\\x9b``) and bidi overrides raw.  logkb writes them as ``\\u`` escapes, which
+    decode to the same text."""
+    d = ["--db", str(hostile_db), "--json"]
+    sid = _json_lines(hostile_db, "sessions")[0]["id"]
+    out = tmp_path / "graph.json"
+    for args in (["sessions"], ["events", "--session", sid], ["search", "flashinfer"],
+                 ["show", "1", "--session", sid], ["handoff", "--session", sid],
+                 ["graph", "--session", sid], ["query", "select title from sessions"],
+                 ["graph", "--session", sid, "--format", "json", "-o", str(out)]):
+        r = subprocess.run([sys.executable, "-m", "kb", *args, *d], capture_output=True,
+                           timeout=300, check=True)
+        data = r.stdout + (out.read_bytes() if "-o" in args else b"")
+        assert found_bad(data) == [], (args, found_bad(data))
+        values = [json.loads(x) for x in data.splitlines() if x.strip()]
+        if args[0] in ("sessions", "events", "query"):  # whole texts: the exact value
+            assert any(HOSTILE in s for s in _strings(values)), args
+
+
+def _strings(v: object) -> list[str]:
+    """Every string in a decoded JSON value."""
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, dict):
+        return [s for x in v.values() for s in _strings(x)]
+    if isinstance(v, list):
+        return [s for x in v for s in _strings(x)]
+    return []
+
+
+def test_query_table_shows_the_whole_hostile_text(hostile_db: Path) -> None:
+    """The query table was measured on the raw text and escaped after: every cell was
+    cut to its raw width, so all past the first controls was lost from the screen."""
+    from kb.safe_text import visible
+
+    titles = [r["title"] for r in _json_lines(hostile_db, "sessions") if HOSTILE in r["title"]]
+    r = subprocess.run([sys.executable, "-m", "kb", "query", "select title from sessions",
+                        "--db", str(hostile_db)], capture_output=True, timeout=300, check=True,
+                       env={**os.environ, "COLUMNS": "80"})
+    shown = "".join(r.stdout.decode().split())
+    assert titles and found_bad(r.stdout) == []
+    for t in titles:
+        assert "".join(visible(t).split()) in shown, (t, r.stdout.decode())

@@ -91,3 +91,18 @@ def test_harness_readings_are_no_progress_series() -> None:
     assert is_plumbing("wall time") and is_plumbing("apply_patch duration")
     assert is_plumbing("timeout exceeded") and not is_plumbing("Duration")
     assert dominant_quantity([("s", "Duration", 3)]) == ("s", "Duration")
+
+
+def test_a_list_number_ends_no_sentence() -> None:
+    """Real opencode first prompts: the goal read "ADd 1." and "…an AGENTS.md file
+    containing: 1." because the sentence was cut after the list number."""
+    from kb.handoff import _goal_line
+
+    assert _goal_line("ADd 1. Re-enable real protobuf transport in core. It uses "
+                      "@core/src/logging.ts") == "ADd 1. Re-enable real protobuf transport in core."
+    got = _goal_line("Please analyze this codebase and create an AGENTS.md file containing: 1. "
+                     "Build/lint/test commands 2. Code style guidelines")
+    assert got.startswith("Please analyze") and got.endswith("2. Code style guidelines"), got
+    assert _goal_line("Retry it, e.g. with a backoff. Then ship.") == (
+        "Retry it, e.g. with a backoff.")
+    assert _goal_line("Read SPEC.md and improve it. More later.") == "Read SPEC.md and improve it."

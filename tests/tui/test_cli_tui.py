@@ -30,11 +30,22 @@ def test_tui_passes_its_options_to_the_app(tui_db: Path, monkeypatch: pytest.Mon
                     db=self.lease.path)
 
     monkeypatch.setattr(tui.app.LogkbApp, "run", fake_run)
+    monkeypatch.setattr("kb.cli.tui.on_terminal", lambda: True)
     r = CliRunner().invoke(cli, ["tui", "--db", str(tui_db), "--session", SESSION[:10],
                                  "--at", "5216"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     assert seen == {"session": SESSION[:10], "at": 5216, "theme": "textual-dark",
                     "db": str(tui_db)}
+
+
+def test_tui_off_a_terminal_says_so_and_draws_nothing(tui_db: Path) -> None:
+    """`logkb tui > file` or in a script drew escape sequences into stderr's file and
+    waited for keys that never came (until killed)."""
+    r = subprocess.run([sys.executable, "-m", "kb", "tui", "--db", str(tui_db)],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert r.returncode == ExitCode.USAGE, r.stderr[-500:]
+    assert r.stderr.startswith("logkb: error: the TUI needs a terminal"), r.stderr[-500:]
+    assert "\x1b" not in r.stderr and r.stdout == ""
 
 
 def test_tui_without_a_knowledge_base(tmp_path: Path) -> None:

@@ -98,3 +98,26 @@ def test_busy_file_is_reported_and_waited_for(rw_db: Path) -> None:
     assert told and "waiting" in told[0]
     assert time.monotonic() - t0 >= 0.3
     assert not lease.held  # idle=0: released right after the burst
+
+
+def test_only_another_processes_writes_are_news(rw_db: Path) -> None:
+    """What the lease wrote itself (and the checkpoint of closing) is never news; a write
+    by another process while the file was released is, once."""
+    lease = KbLease(rw_db, idle=0)
+    assert not lease.changed_elsewhere()
+    with lease.write() as store:  # our own write: a table the file did not have
+        store.conn.execute("CREATE TABLE ux_probe AS SELECT 1 AS x")
+    with lease.read() as store:
+        store.conn.execute("SELECT count(*) FROM ux_probe").fetchone()
+    assert not lease.changed_elsewhere()
+    w = ("import duckdb, sys\n"
+         "c = duckdb.connect(sys.argv[1]); c.execute('CREATE TABLE ux_other AS SELECT 2 AS y')\n"
+         "c.close()\n")
+    subprocess.run([sys.executable, "-c", w, str(rw_db)], check=True, capture_output=True)
+    assert lease.changed_elsewhere()
+    assert not lease.changed_elsewhere()  # said once
+    subprocess.run([sys.executable, "-c", w.replace("ux_other", "ux_third"), str(rw_db)],
+                   check=True, capture_output=True)
+    with lease.read() as store:  # opened after that write, before any look at the stamp
+        store.conn.execute("SELECT count(*) FROM ux_third").fetchone()
+    assert lease.changed_elsewhere()
