@@ -1169,7 +1169,7 @@ class Extractor:
                                    self.lookups, getattr(self, "probes", []),
                                    switched_episodes(self.steps)
                                    + escalated_episodes(self.steps)
-                                   + dropped_option_episodes(self.steps),
+                                   + dropped_option_episodes(self.steps, self.said),
                                    taken_back_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found

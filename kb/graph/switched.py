@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,12 +41,13 @@ from kb.graph.episodes import (
     _SPLIT,
     SLIP,
     Found,
+    Said,
     Step,
     _dedupe,
     chain_key,
     check_key,
 )
-from kb.graph.text import short
+from kb.graph.text import short, tokens
 
 
 @dataclass(frozen=True)
@@ -364,10 +366,12 @@ def options_dropped(was: str, now: str) -> tuple[str, ...]:
     return tuple(dropped) if j == len(b) else ()
 
 
-def dropped_option_episodes(steps: list[Step]) -> list[Found]:
+def dropped_option_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
     """A run that failed, then the same command run again at once with only some of its
-    options left out, that worked: what those options asked for (a format, a mode) was
-    given up, not fixed.  (A retry that adds or corrects a word is a slip.)"""
+    options left out, that worked, where a dropped option names what the user's last
+    request asked for (``--md`` after "export the session to a MD"): that was given up,
+    not fixed.  A dropped option the user never asked for (``--colour`` mistyped) and a
+    retry that adds or changes a word are slips."""
     checks = [s for s in steps if s.check and s.command and not s.interrupted
               and not s.rejected]
     changes: dict[str, list[int]] = {}
@@ -376,6 +380,10 @@ def dropped_option_episodes(steps: list[Step]) -> list[Found]:
             changes.setdefault(s.session_id, []).append(s.ordinal)
     for v in changes.values():
         v.sort()
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text:
+            users.setdefault(x.session_id, []).append(x)
     out: list[Found] = []
     for i, f in enumerate(checks):
         if not f.failed:
@@ -387,8 +395,13 @@ def dropped_option_episodes(steps: list[Step]) -> list[Found]:
                 _changed(changes.get(f.session_id, []), f.ordinal, nxt.ordinal):
             continue
         opts = options_dropped(f.command, nxt.command)
-        if not opts:
+        asked = next((u for u in reversed(users.get(f.session_id, []))
+                      if u.ordinal < f.ordinal), None)
+        if not opts or asked is None:
             continue
+        wanted = tokens(asked.text)
+        if not any(tokens(o.split("=", 1)[0]) & wanted for o in opts):
+            continue  # not what the user asked for: a flag fixed, a slip
         why = f.signature or f.failure or "it failed"
         gave_up = " ".join(opts)
         out.append(Found(

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kb.graph.episodes import Step, episodes
+from kb.graph.episodes import Said, Step, episodes
 from kb.graph.switched import (
     OBJECTS,
     RUNNERS,
@@ -210,9 +210,16 @@ def test_a_retry_that_only_drops_an_option_gave_it_up() -> None:
     steps = [_run(617, f"{K1} --md 2>&1 | head -100", True, "opencode export ses_1",
                   failure="it printed its usage: opencode export [sessionID]"),
              _run(618, f"{K1} 2>&1 | head -200", False, "opencode export ses_1")]
-    (f,) = dropped_option_episodes(steps)
+    asked = Said("s", 612, "user", "use the export session to a MD is enough to continue "
+                 "en another machine ? or is better the use the CLI to export the session "
+                 "to a JSON ?", None)
+    (f,) = dropped_option_episodes(steps, [asked])
     assert f.ordinals() == {617, 618} and "--md" in f.cause_text and "--md" in f.name
     assert switched_episodes(steps) == []  # the same way, made to work: not that rule
+    # an option the user never asked for, dropped at once: a flag fixed, a slip
+    other = asked._replace(text="can you export this session on this folder?")
+    assert dropped_option_episodes(steps, [other]) == []
+    assert dropped_option_episodes(steps) == []
 
 
 def test_a_retry_that_adds_or_changes_a_word_is_a_slip() -> None:
@@ -221,7 +228,8 @@ def test_a_retry_that_adds_or_changes_a_word_is_a_slip() -> None:
     steps = [_run(615, "opencode session 2>&1", True, "opencode session",
                   failure="it printed its usage: opencode session"),
              _run(616, "opencode session list 2>&1", False, "opencode session list")]
-    assert dropped_option_episodes(steps) == []
+    assert dropped_option_episodes(steps, [Said("s", 1, "user", "list the sessions", None)]) \
+        == []
     assert options_dropped("ls src/a.py", "ls src/b.py") == ()
     assert options_dropped("grep -P 'x' f", "grep -E 'x' f") == ()
     assert options_dropped("opencode mcp list --format json", "opencode mcp list") == \
@@ -231,8 +239,12 @@ def test_a_retry_that_adds_or_changes_a_word_is_a_slip() -> None:
 def test_a_dropped_option_after_a_change_or_much_later_is_no_give_up() -> None:
     fail = _run(10, "npm test --coverage", True, "npm test", sig="unknown option")
     edit = Step("s", 11, "edit package.json", True, False, False, None, target="package.json")
-    assert dropped_option_episodes([fail, edit, _run(12, "npm test", False, "npm test")]) == []
-    assert dropped_option_episodes([fail, _run(30, "npm test", False, "npm test")]) == []
+    asked = [Said("s", 9, "user", "run the tests with coverage", None)]
+    assert dropped_option_episodes([fail, _run(12, "npm test", False, "npm test")], asked)
+    assert dropped_option_episodes([fail, edit, _run(12, "npm test", False, "npm test")],
+                                   asked) == []
+    assert dropped_option_episodes([fail, _run(30, "npm test", False, "npm test")],
+                                   asked) == []
 
 
 def test_the_store_reads_a_usage_printed_by_a_clean_run() -> None:
