@@ -27,7 +27,11 @@ from kb.graph.episodes import (
     segment_words,
 )
 from kb.graph.rootcause import LATER, later_root, unnarrated
-from kb.graph.switched import escalated_episodes, switched_episodes
+from kb.graph.switched import (
+    dropped_option_episodes,
+    escalated_episodes,
+    switched_episodes,
+)
 from kb.graph.takenback import taken_back_episodes
 from kb.graph.text import (
     RETEST,
@@ -63,7 +67,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 23
+EXTRACTOR_VERSION = 24
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -83,7 +87,10 @@ own (the run carries the answer it read); a run given up after one failure in th
 and asked for outside it is one dead end (the escalated one), not two.
 
 23 (xmeas): the measurements a graph reads (``tested``, decisive results) changed with
-``DERIVE_VERSION`` 14, and the graph's fingerprint sees messages, not events."""
+``DERIVE_VERSION`` 14, and the graph's fingerprint sees messages, not events.
+
+24 (xswitch): a clean run that printed its program's usage failed; a failed run whose
+retry only dropped options gave up what the options asked for."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -252,6 +259,9 @@ class CallRow(NamedTuple):
     poll: bool = False
     """A poll of a run another call started (Codex ``write_stdin``): what it read, the
     run's exit code included, is that call's answer, so it is no check of its own."""
+    usage: str | None = None
+    """A clean run that printed its program's usage without asking for it (its arguments
+    were refused, :func:`kb.graph.switched.printed_usage`): the usage's first line."""
 
 
 class MessageRow(NamedTuple):
@@ -1015,9 +1025,11 @@ class Extractor:
             return
         no_output = "no_output" in row.signals
         answered_error = "error_body" in row.signals
+        # a clean exit that printed the program's usage: its arguments were refused
+        refused = row.usage is not None and row.status == "completed"
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or \
-            no_output or answered_error
+            no_output or answered_error or refused
         signature = row.signatures[0] if row.signatures else (
             _lost_output(key, printing_segment(cmd)) if no_output else
             f"the server answered with an error: {short(row.failure or '', 140)}"
@@ -1036,7 +1048,9 @@ class Extractor:
                                offline=row.offline or "sandbox_denied" in row.signals,
                                escalated="escalation_requested" in row.signals,
                                target=key if stateful else "", tool=tool,
-                               failure=_ANSI.sub("", row.failure or "")[:160] if failed else ""))
+                               failure=_ANSI.sub("", row.failure or (
+                                   f"it printed its usage: {row.usage}" if refused else ""))[:160]
+                               if failed else ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
@@ -1168,7 +1182,8 @@ class Extractor:
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
                                    self.lookups, getattr(self, "probes", []),
                                    switched_episodes(self.steps)
-                                   + escalated_episodes(self.steps),
+                                   + escalated_episodes(self.steps)
+                                   + dropped_option_episodes(self.steps, self.said),
                                    taken_back_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found

@@ -35,6 +35,7 @@ from kb.graph.extract import (
     ProseRow,
     Verdict,
 )
+from kb.graph.switched import USAGE_HEAD, printed_usage
 from kb.store import KbNotFound, KbStore
 from logparse.memo import Memo, memo, text_key
 from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
@@ -250,7 +251,11 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    CASE WHEN category = 'file-edit' AND status = 'completed'
                         THEN left(CAST(input AS VARCHAR), 40000) END,
                    -- a Codex poll of a run another call started (the reader links them)
-                   tool = 'write_stdin' AND json_extract_string(input, '$.polls') IS NOT NULL
+                   tool = 'write_stdin' AND json_extract_string(input, '$.polls') IS NOT NULL,
+                   -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
+                   CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
+                             AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
+                        THEN left(output, 400) END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
@@ -273,7 +278,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
-            failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24])))
+            failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
+            usage=printed_usage(r[5] or "", r[25])))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -36,15 +37,17 @@ from kb.graph.episodes import (
     _NETWORK_SIG,
     _PREFIX,
     _PRELUDE,
+    _REDIRECT,
     _SPLIT,
     SLIP,
     Found,
+    Said,
     Step,
     _dedupe,
     chain_key,
     check_key,
 )
-from kb.graph.text import short
+from kb.graph.text import short, tokens
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,162 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
                                      + [(s.ordinal, "ended",
                                          f"done another way: {short(s.command, 80)}")])))
                 break
+    return out
+
+
+@dataclass(frozen=True)
+class UsageRule:
+    """How a program prints its own usage: what it does when it refuses its arguments
+    (an option it does not take, a sub-command missing).  A run that printed it without
+    asking for help failed, whatever its exit code (``| head`` hides a non-zero one)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Matched against the head of the output; ``{prog}`` is the program's name."""
+    example: tuple[str, str]
+    """A real command (trimmed) and the head of what it printed."""
+
+
+USAGE: tuple[UsageRule, ...] = (
+    UsageRule(
+        "a usage line (getopt, argparse, clap, BSD tools)",
+        re.compile(r"^(?:[^\n]*\n){0,2}?\s*usage:\s+\S*?{prog}\b", re.I),
+        # k1 (opencode, shared), #554: BSD cat refuses GNU's -A
+        ("head -20 src/klan1/html/bootstrap/nav.php | cat -A",
+         "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]\n")),
+    UsageRule(
+        "a synopsis line, then a section of options (yargs, cobra)",
+        re.compile(r"^\s*{prog}\b[^\n]*\n(?:[^\n]*\n){0,6}?\s*(?:Options|Commands"
+                   r"|Positionals|Arguments|Flags|Available Commands):", re.I),
+        # k1 (opencode, shared), #617: `export` has no --md; `| head` hid its exit code
+        ("cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I "
+         "--md 2>&1 | head -100",
+         "opencode export [sessionID]\n\nexport session data as JSON\n\nPositionals:\n"
+         "  sessionID  session id to export   [string]\n")),
+)
+USAGE_HEAD = (r"(?i)usage:|\n\s*(?:options|commands|positionals|arguments|flags"
+              r"|available commands):")
+"""What every row of :data:`USAGE` needs in the head of an output: the store loads the
+head of a clean run's output only where it shows (an RE2 pattern, DuckDB's too)."""
+_HELP = re.compile(r"(?:^|\s)(?:-h|--help|-\?|/\?|help)(?:\s|$)", re.I)
+"""A run that asked for the usage (``--help``, ``help``): printing it is its answer."""
+
+
+def printed_usage(command: str, output: str | None) -> str | None:
+    """The first line of the usage a run printed although it did not ask for it (a row
+    of :data:`USAGE` matches the head of its output for the program the run started), or
+    ``None``."""
+    if not output or not command:
+        return None
+    cmd = runner(command)[1]
+    segs = [w for w in _SPLIT.split(cmd) if w.strip()]
+    if not segs or _HELP.search(cmd):
+        return None
+    head = output.lstrip()[:400]
+    for seg in segs:
+        words = seg.split()
+        if not words:
+            continue
+        prog = re.escape(words[0].replace("\\", "/").rsplit("/", 1)[-1].strip("\"'"))
+        if len(prog) < 2:
+            continue
+        for rule in USAGE:
+            m = re.search(rule.pattern.pattern.replace("{prog}", prog), head,
+                          rule.pattern.flags)
+            if m:
+                lines = [x for x in head.splitlines() if x.strip()]
+                usage = next((x for x in lines if re.match(r"\s*usage:", x, re.I)),
+                             lines[0] if lines else "")
+                return usage.strip()[:120]
+    return None
+
+
+def _line_words(command: str) -> list[str]:
+    """The words of a command line's first command that does something (the setup before
+    it, redirects and what its output is piped to left out)."""
+    for seg in _SPLIT.split(_PREFIX.sub("", runner(command)[1][:600])):
+        words = seg.split()
+        if not words or words[0].lower() in _PRELUDE | _SETUP:
+            continue
+        out: list[str] = []
+        skip = False
+        for w in words:
+            if skip:
+                skip = False
+            elif w in (">", ">>", "<", "2>", "2>>", "&>"):
+                skip = True  # the file it redirects to
+            elif not _REDIRECT.match(w):
+                out.append(w)
+        return out
+    return []
+
+
+def options_dropped(was: str, now: str) -> tuple[str, ...]:
+    """The options a retry left out of a command line when leaving them out (with the
+    value each took) is all it changed; ``()`` otherwise (a word added or changed, a
+    path fixed: a slip, not something given up)."""
+    a, b = _line_words(was), _line_words(now)
+    if not b or len(b) >= len(a) or b[0] != a[0]:
+        return ()
+    dropped: list[str] = []
+    j = 0
+    for i, w in enumerate(a):
+        if j < len(b) and w == b[j]:
+            j += 1
+        elif w.startswith("-") and w.strip("-"):
+            dropped.append(w)
+        elif dropped and i and a[i - 1] == dropped[-1] and "=" not in dropped[-1]:
+            continue  # the value the dropped option took (`--format json`)
+        else:
+            return ()
+    return tuple(dropped) if j == len(b) else ()
+
+
+def dropped_option_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Found]:
+    """A run that failed, then the same command run again at once with only some of its
+    options left out, that worked, where a dropped option names what the user's last
+    request asked for (``--md`` after "export the session to a MD"): that was given up,
+    not fixed.  A dropped option the user never asked for (``--colour`` mistyped) and a
+    retry that adds or changes a word are slips."""
+    checks = [s for s in steps if s.check and s.command and not s.interrupted
+              and not s.rejected]
+    changes: dict[str, list[int]] = {}
+    for s in steps:
+        if s.change:
+            changes.setdefault(s.session_id, []).append(s.ordinal)
+    for v in changes.values():
+        v.sort()
+    users: dict[str, list[Said]] = {}
+    for x in said:
+        if x.role == "user" and x.text:
+            users.setdefault(x.session_id, []).append(x)
+    out: list[Found] = []
+    for i, f in enumerate(checks):
+        if not f.failed:
+            continue
+        key = chain_key(f)
+        nxt = next((s for s in checks[i + 1:] if s.session_id == f.session_id
+                    and chain_key(s) == key), None)
+        if nxt is None or nxt.failed or nxt.ordinal - f.ordinal > SLIP or \
+                _changed(changes.get(f.session_id, []), f.ordinal, nxt.ordinal):
+            continue
+        opts = options_dropped(f.command, nxt.command)
+        asked = next((u for u in reversed(users.get(f.session_id, []))
+                      if u.ordinal < f.ordinal), None)
+        if not opts or asked is None:
+            continue
+        wanted = tokens(asked.text)
+        if not any(tokens(o.split("=", 1)[0]) & wanted for o in opts):
+            continue  # not what the user asked for: a flag fixed, a slip
+        why = f.signature or f.failure or "it failed"
+        gave_up = " ".join(opts)
+        out.append(Found(
+            session_id=f.session_id,
+            name=f"`{short(_PREFIX.sub('', f.command), 60)}` (gave up {short(gave_up, 30)})",
+            first=f.ordinal, ended=nxt.ordinal, how="switched",
+            cause_text=f"{gave_up} refused: {short(why, 150)}", signature=f.signature,
+            evidence=[(f.ordinal, "tested", why),
+                      (nxt.ordinal, "ended", f"run again without {short(gave_up, 40)}")]))
     return out
 
 

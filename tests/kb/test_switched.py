@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from kb.graph.episodes import Step, episodes
+from kb.graph.episodes import Said, Step, episodes
 from kb.graph.switched import (
     OBJECTS,
     RUNNERS,
     SANDBOX,
+    USAGE,
+    USAGE_HEAD,
+    dropped_option_episodes,
     escalated_episodes,
     objects,
+    options_dropped,
+    printed_usage,
     runner,
     runs,
     sandbox_failure,
@@ -190,3 +197,83 @@ def test_a_run_that_failed_once_then_escalated_is_one_dead_end() -> None:
     hows = [f.how for f in episodes(steps, [], more=escalated_episodes(steps)) if 70 in
             f.ordinals()]
     assert hows == ["escalated"]
+
+
+@pytest.mark.parametrize("rule", USAGE, ids=lambda r: r.name)
+def test_every_usage_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, output = rule.example
+    assert re.search(USAGE_HEAD, output), "the store must load this head"
+    assert printed_usage(command, output)
+    # asking for the usage is no refusal
+    assert printed_usage(command.replace("|", "--help |", 1) if "|" in command
+                         else f"{command} --help", output) is None
+
+
+def test_an_output_that_is_no_usage_is_no_refusal() -> None:
+    assert printed_usage("opencode session list", "Session ID   Title\nses_1  GitHub") is None
+    # another program's usage line: not the one the run started
+    assert printed_usage("make build", "usage: cat [-belnstuv] [file ...]") is None
+
+
+K1 = "cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I"
+
+
+def test_a_retry_that_only_drops_an_option_gave_it_up() -> None:
+    # k1 #617-#618: `--md` printed export's usage (`| head` hid the exit code); the same
+    # export without it worked: the markdown export was given up, not fixed
+    steps = [_run(617, f"{K1} --md 2>&1 | head -100", True, "opencode export ses_1",
+                  failure="it printed its usage: opencode export [sessionID]"),
+             _run(618, f"{K1} 2>&1 | head -200", False, "opencode export ses_1")]
+    asked = Said("s", 612, "user", "use the export session to a MD is enough to continue "
+                 "en another machine ? or is better the use the CLI to export the session "
+                 "to a JSON ?", None)
+    (f,) = dropped_option_episodes(steps, [asked])
+    assert f.ordinals() == {617, 618} and "--md" in f.cause_text and "--md" in f.name
+    assert switched_episodes(steps) == []  # the same way, made to work: not that rule
+    # an option the user never asked for, dropped at once: a flag fixed, a slip
+    other = asked._replace(text="can you export this session on this folder?")
+    assert dropped_option_episodes(steps, [other]) == []
+    assert dropped_option_episodes(steps) == []
+
+
+def test_a_retry_that_adds_or_changes_a_word_is_a_slip() -> None:
+    # k1 #615-#616 (a labelled trap): `opencode session` printed its usage, then
+    # `opencode session list` worked
+    steps = [_run(615, "opencode session 2>&1", True, "opencode session",
+                  failure="it printed its usage: opencode session"),
+             _run(616, "opencode session list 2>&1", False, "opencode session list")]
+    assert dropped_option_episodes(steps, [Said("s", 1, "user", "list the sessions", None)]) \
+        == []
+    assert options_dropped("ls src/a.py", "ls src/b.py") == ()
+    assert options_dropped("grep -P 'x' f", "grep -E 'x' f") == ()
+    assert options_dropped("opencode mcp list --format json", "opencode mcp list") == \
+        ("--format",)
+
+
+def test_a_dropped_option_after_a_change_or_much_later_is_no_give_up() -> None:
+    fail = _run(10, "npm test --coverage", True, "npm test", sig="unknown option")
+    edit = Step("s", 11, "edit package.json", True, False, False, None, target="package.json")
+    asked = [Said("s", 9, "user", "run the tests with coverage", None)]
+    assert dropped_option_episodes([fail, _run(12, "npm test", False, "npm test")], asked)
+    assert dropped_option_episodes([fail, edit, _run(12, "npm test", False, "npm test")],
+                                   asked) == []
+    assert dropped_option_episodes([fail, _run(30, "npm test", False, "npm test")],
+                                   asked) == []
+
+
+def test_the_store_reads_a_usage_printed_by_a_clean_run() -> None:
+    from kb.graph.store import load_rows
+    from kb.store import KbStore
+
+    store = KbStore(":memory:")
+    usage = USAGE[1].example[1]
+    for o, cmd, code, out in ((1, f"{K1} --md 2>&1 | head -100", 0, usage),
+                              (2, "opencode export --help", 0, usage),
+                              (3, "opencode session list", 0, "Session ID  Title\n")):
+        store.conn.execute(
+            "INSERT INTO calls (session_id, ordinal, seq, message_id, tool, category, status,"
+            " exit_code, command, output) VALUES ('s', ?, 0, ?, 'bash', 'other', 'completed',"
+            " ?, ?, ?)", [o, f"m{o}", code, cmd, out])
+    calls, _, _ = load_rows(store, ["s"])
+    assert [(c.ordinal, c.usage) for c in calls] == [
+        (1, "opencode export [sessionID]"), (2, None), (3, None)]
