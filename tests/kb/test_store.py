@@ -128,6 +128,19 @@ def test_a_store_from_the_template_is_a_freshly_migrated_one(
     KbStore(tmp_path / "fresh.duckdb").close()  # an existing file never looks at it
 
 
+def test_a_file_made_meanwhile_is_kept_not_replaced_by_the_template(tmp_path: Path) -> None:
+    """Two processes making the same new store: the copy is linked into place only while
+    the file is missing; the one that lost the race leaves the other's file alone."""
+    from kb.store import _copy_template
+
+    racer = tmp_path / "race" / "kb.duckdb"
+    racer.parent.mkdir()
+    racer.write_bytes(b"the other process's file")
+    _copy_template(racer)
+    assert racer.read_bytes() == b"the other process's file"
+    assert [p.name for p in racer.parent.iterdir()] == ["kb.duckdb"]  # no copy left behind
+
+
 def test_raw_text_migration_keeps_the_stored_text(tmp_path: Path) -> None:
     """020 turns messages.raw from JSON into VARCHAR: a knowledge base written before
     keeps every byte of it, and the JSON functions (message_usage) read it as before."""
