@@ -31,6 +31,23 @@ def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(scope="session", autouse=True)
+def new_db_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """An empty knowledge base, migrated once per run through the production path, that
+    every new knowledge base of the run starts as a copy of (``$LOGKB_NEW_DB_TEMPLATE``,
+    inherited by the CLI's subprocesses): the migrations cost 0.2-0.3 s per new store, a
+    copy a few ms.  ``tests/kb/test_store.py`` migrates without it and checks that a copy
+    equals a freshly migrated store."""
+    from kb.store import TEMPLATE_ENV, KbStore
+
+    path = tmp_path_factory.mktemp("template") / "template.duckdb"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(TEMPLATE_ENV, raising=False)
+        KbStore(path).close()
+        mp.setenv(TEMPLATE_ENV, str(path))
+        yield path
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Nothing a test runs may touch the real ~/.local/share or ~/.config."""

@@ -14,7 +14,7 @@ import pytest
 
 from kb import migrations
 from kb.ingest import ingest
-from kb.store import KbLocked, KbMissing, KbStore
+from kb.store import TEMPLATE_ENV, KbError, KbLocked, KbMissing, KbStore
 
 PARENT = "ses_dc9fbdec3ffeiLy3tOV563zFr5"
 CHILD = "ses_dc9fbd402ffeP8aYsH636IxT7s"
@@ -41,7 +41,8 @@ def dump(store: KbStore) -> dict[str, list[tuple[object, ...]]]:
     return out
 
 
-def test_migrate_blank_database(tmp_path: Path) -> None:
+def test_migrate_blank_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TEMPLATE_ENV)  # the production path: every migration on a blank file
     store = KbStore(tmp_path / "kb.duckdb")
     tables = {r[0] for r in store.conn.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
@@ -60,6 +61,84 @@ def test_migrate_blank_database(tmp_path: Path) -> None:
     store = KbStore(tmp_path / "kb.duckdb")
     assert migrations.pending(store.conn) == []
     store.close()
+
+
+def _schema(store: KbStore) -> list[tuple[object, ...]]:
+    """Every table, view, column, constraint, index, sequence and macro, and the migrations
+    applied (without their time)."""
+    c = store.conn
+    return [
+        *c.execute("SELECT table_name, table_type FROM information_schema.tables "
+                   "ORDER BY ALL").fetchall(),
+        *c.execute("SELECT table_name, column_name, ordinal_position, data_type, "
+                   "column_default, is_nullable FROM information_schema.columns "
+                   "ORDER BY ALL").fetchall(),
+        *c.execute("SELECT table_name, constraint_type, constraint_column_names::VARCHAR "
+                   "FROM duckdb_constraints() ORDER BY ALL").fetchall(),
+        *c.execute("SELECT table_name, index_name, sql FROM duckdb_indexes() "
+                   "ORDER BY ALL").fetchall(),
+        *c.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal "
+                   "ORDER BY ALL").fetchall(),
+        *c.execute("SELECT sequence_name, start_value, last_value FROM duckdb_sequences() "
+                   "ORDER BY ALL").fetchall(),
+        *c.execute("SELECT function_name, macro_definition FROM duckdb_functions() "
+                   "WHERE NOT internal ORDER BY ALL").fetchall(),
+        *c.execute("SELECT version, name, checksum FROM _logkb_migrations "
+                   "ORDER BY ALL").fetchall(),
+    ]
+
+
+def test_a_store_from_the_template_is_a_freshly_migrated_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_db_template: Path) -> None:
+    """The tests' new stores start as copies of one migrated store ($LOGKB_NEW_DB_TEMPLATE):
+    a copy (a file, or the schema copied into ``:memory:``) has the schema, migrations and
+    (no) rows of a blank one migrated here, a file copy is the owner's alone, and a missing
+    template is an error, not a silently blank store."""
+    import os
+    import stat
+
+    import duckdb
+
+    copy = KbStore(tmp_path / "copy" / "kb.duckdb")
+    applied = "SELECT version, applied_at FROM _logkb_migrations ORDER BY version"
+    with duckdb.connect(str(new_db_template), read_only=True) as template:
+        assert copy.conn.execute(applied).fetchall() == template.execute(applied).fetchall()
+    assert stat.S_IMODE(os.stat(copy.path).st_mode) == 0o600
+    assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == ["kb.duckdb"]
+    memory_copy = KbStore(":memory:")  # the template's schema copied in
+    with monkeypatch.context() as mp:
+        mp.delenv(TEMPLATE_ENV)
+        fresh = KbStore(tmp_path / "fresh.duckdb")
+        memory_fresh = KbStore(":memory:")
+    with copy, fresh, memory_copy, memory_fresh:
+        assert _schema(copy) == _schema(fresh)
+        assert _schema(memory_copy) == _schema(memory_fresh)
+        assert len(_schema(fresh)) > 200
+        for (table,) in fresh.conn.execute("SELECT table_name FROM information_schema.tables "
+                                           "WHERE table_type = 'BASE TABLE' AND table_name "
+                                           "!= '_logkb_migrations'").fetchall():
+            for store in (copy, memory_copy):
+                assert store.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone() == (0,)
+        assert memory_copy.conn.execute(applied).fetchall() == copy.conn.execute(
+            applied).fetchall()
+    monkeypatch.setenv(TEMPLATE_ENV, str(tmp_path / "missing.duckdb"))
+    for path in (tmp_path / "other.duckdb", ":memory:"):
+        with pytest.raises(KbError, match="LOGKB_NEW_DB_TEMPLATE"):
+            KbStore(path)
+    KbStore(tmp_path / "fresh.duckdb").close()  # an existing file never looks at it
+
+
+def test_a_file_made_meanwhile_is_kept_not_replaced_by_the_template(tmp_path: Path) -> None:
+    """Two processes making the same new store: the copy is linked into place only while
+    the file is missing; the one that lost the race leaves the other's file alone."""
+    from kb.store import _copy_template
+
+    racer = tmp_path / "race" / "kb.duckdb"
+    racer.parent.mkdir()
+    racer.write_bytes(b"the other process's file")
+    _copy_template(racer)
+    assert racer.read_bytes() == b"the other process's file"
+    assert [p.name for p in racer.parent.iterdir()] == ["kb.duckdb"]  # no copy left behind
 
 
 def test_raw_text_migration_keeps_the_stored_text(tmp_path: Path) -> None:
