@@ -26,7 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
-from kb.graph.rootcause import LATER, later_root, unnarrated
+from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
@@ -67,7 +67,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 24
+EXTRACTOR_VERSION = 25
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -90,7 +90,11 @@ and asked for outside it is one dead end (the escalated one), not two.
 ``DERIVE_VERSION`` 14, and the graph's fingerprint sees messages, not events.
 
 24 (xswitch): a clean run that printed its program's usage failed; a failed run whose
-retry only dropped options gave up what the options asked for."""
+retry only dropped options gave up what the options asked for.
+
+25 (xcause2): a diagnosis sentence loses its Markdown and narration lead-in, a short
+opener that says nothing of a cause leads no sentence in, and a hedge anywhere ranks it
+below a stated one."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1665,24 +1669,28 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
     out: list[tuple[str, int]] = []
     paras = [p for p in text.split("\n") if p.strip()]
     for j, para in enumerate(paras):
-        sentences = [s.strip(" -*•#") for s in re.split(r"(?<=[.!?])\s+", para)]
+        # Markdown and narration lead-ins never start a cause: "1. **Section titles
+        # not centered**: …" says "Section titles not centered: …", "Actually, this
+        # won't work because …" says "this won't work because …"
+        sentences = [unnarrated(plain(s.strip(" -*•#")))
+                     for s in re.split(r"(?<=[.!?])\s+", para)]
         if sentences[-1].endswith(":") and j + 1 < len(paras):
             # "I didn't use it because:" and the list that says why
-            sentences[-1] += " " + _LIST_MARK.sub("", paras[j + 1])
+            sentences[-1] += " " + plain(_LIST_MARK.sub("", paras[j + 1]))
         for i, sentence in enumerate(sentences):
             if len(sentence) < 16 or _RESTATES.search(sentence):
                 continue
             if len(sentence) < 60 and i + 1 < len(sentences) and \
-                    not _PLANS.match(sentences[i + 1]):
+                    not _PLANS.match(sentences[i + 1]) and _tier(sentence):
                 # "The issue is likely the newline format. The content might use
-                # CRLF …": a short verdict that the next sentence spells out
+                # CRLF …": a short verdict that the next sentence spells out (a short
+                # sentence that says nothing of a cause, "OK, I can see the content is
+                # there.", leads nothing in)
                 sentence = f"{sentence} {sentences[i + 1]}"
-            tier = 3 if _STRONG_ROOT.search(sentence) else \
-                2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) \
-                else 0
+            tier = _tier(sentence)
             if not tier:
                 continue
-            if _DOING.match(sentence) or _HEDGED.search(sentence):
+            if _DOING.match(sentence) or _HEDGED.search(sentence) or GUESS.search(sentence):
                 # "I'm regenerating the types instead of relying on the cache": the
                 # next step, told with its reason; "maybe it runs old code": a
                 # guess.  A sentence that explains wins; one that only argues is
@@ -1692,6 +1700,12 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
                     continue
             out.append((sentence, tier))
     return tuple(out)
+
+
+def _tier(sentence: str) -> int:
+    """3: the sentence names the root; 2: it states one; 1: it argues; 0: none."""
+    return 3 if _STRONG_ROOT.search(sentence) else \
+        2 if _ROOT.search(sentence) else 1 if _DIAGNOSIS.search(sentence) else 0
 
 
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "

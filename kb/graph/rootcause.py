@@ -94,11 +94,13 @@ ROOT_STATEMENTS: tuple[RootRule, ...] = (
 )
 """Sentences that state a root cause, strongest first within a language."""
 
-_HEDGED = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I think|I guess"
-                     r"|seems?|appears? to|parece|parecer"
-                     r"|quizás|quizas|tal vez|talvez|provavelmente|probablemente)\b"
-                     r"|\b(?:might|could|may) be\b|\bas if\b|\?\s*$", re.I)
-"""A guess ("the most likely causes are …"): not a root the agent found."""
+GUESS = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I think|I guess"
+                   r"|seems?|appears? to|parece|parecer"
+                   r"|quizás|quizas|tal vez|talvez|provavelmente|probablemente)\b"
+                   r"|\b(?:might|could|may) be\b|\bas if\b|\?\s*$", re.I)
+"""A guess ("the most likely causes are …"), wherever the hedge stands: not a root the
+agent found (:mod:`kb.graph.extract` ranks a guessed diagnosis below a stated one)."""
+_HEDGED = GUESS
 _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s",
                     re.I)
 """A sentence that tells what the agent does next."""
@@ -194,9 +196,30 @@ NARRATION: tuple[Narration, ...] = (
         "In modal.php, we have:1. `$this->set_value($html_modal);` - this sets the value "
         "directly on the modal div2.",
         "labelled/k1.lib-bootstrap__session-export.json (an assistant reply)"),
+    Narration(
+        "interjection",
+        r"(?:wait|hmm+|actually|ok|okay|alright|oh|well)\s*[,.!:—–-]+\s+",
+        "Actually, this won't work because the admin-ajax.php requires authentication "
+        "(wp_ajax_ prefix only works for logged-in users).",
+        "labelled/uicomponents__session-wordpress.json (an assistant reply; also «OK, I can "
+        "see the content is there.» there, «Wait, maybe the issue is …» and «Hmm, that "
+        "probably won't fix the issue …» in labelled/uicomponents__session-export.json)"),
 )
 """Lead-ins that announce a finding ("I see the issue!", "Look at lines 123-126:"): a
 cause is never one of them (see :func:`unnarrated`)."""
+
+_MARKUP = re.compile(r"\*\*|^(?:#{1,6}\s+|>\s*|(?:[-*•+]|\d+[.)])\s+|[❌✅✔✓✗✘⚠️]+\s*)+")
+"""Markdown a reply dresses a sentence in: emphasis, a heading, a quote, a list mark, a
+check mark ("1. **Section titles not centered**: …", "- ❌ **Footer** is missing")."""
+
+
+def plain(text: str) -> str:
+    """A sentence without the Markdown of :data:`_MARKUP` (code spans stay: they name
+    things); leading list marks and check marks go however many there are."""
+    t = _MARKUP.sub("", text.strip())
+    t = _MARKUP.sub("", t.strip())  # "- ❌ **x**": the mark, then what it uncovered
+    return " ".join(t.split())
+
 
 _NOT_A_STATEMENT = re.compile(r"^(?:```|\d+[.)]\s|[-*•]\s|`[^`]*`\s*$)")
 """What is left after a lead-in when it only points at code: a fence, a list, a name."""

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from kb.graph.extract import _cause
-from kb.graph.rootcause import NARRATION, ROOT_STATEMENTS, later_root, root_tier, unnarrated
+from kb.graph.extract import _cause, _diagnosis_sentences
+from kb.graph.rootcause import (
+    NARRATION,
+    ROOT_STATEMENTS,
+    later_root,
+    plain,
+    root_tier,
+    unnarrated,
+)
 from kb.graph.text import tokens
 
 
@@ -86,3 +93,38 @@ def test_a_hedged_root_is_a_guess_wherever_the_hedge_stands() -> None:
                      "block inside the paragraph containing the text cycle.") is None
     # will-it-rain (Claude Code, shared) #46: an impression of the symptom, not its root
     assert root_tier("Vitest seems to have no output at all.") is None
+
+
+def test_a_cause_loses_its_markdown() -> None:
+    # uicomponents (opencode, shared): a numbered, bold heading of a reply's list
+    assert plain("1. **Section titles not centered**: Looking at the App.tsx, some section "
+                 "titles lost their `text-center` wrapper because I did a replaceAll.") \
+        .startswith("Section titles not centered: Looking at the App.tsx")
+    # uicomponents-wordpress (opencode, shared): a list mark, then a check mark
+    assert plain("- ❌ **Footer** is missing (WP doesn't have \"Powered by 21st.dev\")") == \
+        "Footer is missing (WP doesn't have \"Powered by 21st.dev\")"
+    # code spans and names with underscores stay
+    assert plain("`__init__.py` has no `main`") == "`__init__.py` has no `main`"
+
+
+def test_an_interjection_leads_no_cause_in() -> None:
+    # uicomponents-wordpress and uicomponents (opencode, shared)
+    assert unnarrated("Actually, this won't work because the admin-ajax.php requires "
+                      "authentication.").startswith("this won't work because")
+    assert unnarrated("Wait, maybe the issue is that the category buttons work") == \
+        "maybe the issue is that the category buttons work"
+    # a user's "Wait it's a different program." has no lead-in to take away
+    assert unnarrated("Wait it's a different program.") == "Wait it's a different program."
+
+
+def test_a_diagnosis_sentence_is_the_statement_not_its_opener() -> None:
+    # uicomponents-wordpress (opencode, shared) #84: a short opener that says nothing of
+    # a cause is not glued to the sentence that does
+    said = ("OK, I can see the content is there. The issue with `$content.Length` being 356 "
+            "was that `studio wp` outputs the content to stderr when `$()` captures it.")
+    got = _diagnosis_sentences(said)
+    assert got and got[0][0].startswith("The issue with `$content.Length`") and got[0][1] == 3
+    # a hedge anywhere ranks a diagnosis below the same one stated
+    hedged = _diagnosis_sentences("Wait, maybe the issue is that the category buttons work "
+                                  "but the PortfolioPage buttons are hidden.")
+    assert hedged and hedged[0][0].startswith("maybe the issue is") and hedged[0][1] == 2
