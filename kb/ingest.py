@@ -88,6 +88,15 @@ LARGE_MEMORY_LIMIT = "320MB"
 (``LOGKB_LARGE_MEMORY_LIMIT``): its transactions hold up to :data:`COMMIT_BYTES` of
 source, which spilled at 128 MB (the 40k-message JSONL took 16.4 s instead of 11.0 s,
 peaking at 377 MiB instead of 430)."""
+CHECKPOINT_THRESHOLD = "1GB"
+"""DuckDB checkpoints when a commit leaves its write-ahead log this large (while an
+ingest writes; ``LOGKB_CHECKPOINT_THRESHOLD``; DuckDB's default, 16 MB, is set back
+after).  A checkpoint rewrites each changed table's last row group whole (up to 122,880
+rows: all of ``messages`` on a home of 47k messages), so at 16 MB the 50x home of real
+sessions checkpointed 23 times at ~0.45 s of CPU each, ~10 of its 26 s; at 1 GB once,
+when the store closes (~2.5 s), its log reaching ~540 MB on disk meanwhile, peak RSS
+5-10 MiB higher (issue 28, BENCHMARKS.md).  A large input's 64 MB transactions
+checkpoint as before once the log is full: the 40k-message JSONL took the same CPU."""
 MEMORY_LIMIT = "160MB"
 """DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the search index
 and the graph sort and join whole runs of sessions (the index's query of 20,000 events
@@ -297,6 +306,9 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             seen: Seen | None) -> IngestReport:
     report = IngestReport()
     store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
+    threshold = store.checkpoint_threshold()
+    store.set_checkpoint_threshold(os.environ.get("LOGKB_CHECKPOINT_THRESHOLD",
+                                                  CHECKPOINT_THRESHOLD))
     if seen is None:
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
@@ -316,6 +328,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         # failure invalidated refuses it: the failure is what is raised)
         with suppress(duckdb.Error):
             store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
+            store.set_checkpoint_threshold(threshold)
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
     # it stale if this ingest dies before it, and syncs

@@ -211,6 +211,16 @@ class KbStore:
         """DuckDB's cache limit for this connection (``128MB``)."""
         self.conn.execute("SET memory_limit = ?", [limit])
 
+    def checkpoint_threshold(self) -> str:
+        """The write-ahead log's size at which a commit checkpoints (DuckDB's
+        ``checkpoint_threshold``, ``16.0 MiB`` by default)."""
+        return str(self.conn.execute(
+            "SELECT current_setting('checkpoint_threshold')").fetchone()[0])  # type: ignore[index]
+
+    def set_checkpoint_threshold(self, size: str) -> None:
+        """Checkpoint when the write-ahead log reaches ``size`` (``1GB``)."""
+        self.conn.execute("SET checkpoint_threshold = ?", [size])
+
     # ------------------------------------------------------------------ writes
     def stored_session(self, session_id: str) -> StoredSession | None:
         row = self.conn.execute(
