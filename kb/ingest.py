@@ -451,6 +451,8 @@ class _Group:
     sources: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     problem_paths: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    resume: list[tuple[str, dict[str, object] | None]] = field(default_factory=list)
+    """Inputs' resume points (``None``: forget it), written with what they continue."""
     size: int = 0
 
     def fresh(self, store: KbStore, sid: str) -> bool:
@@ -483,7 +485,7 @@ class _Group:
             self.problems.extend(problems)
 
     def flush(self, store: KbStore) -> None:
-        if not self.infos and not self.sources and not self.problem_paths:
+        if not self.infos and not self.sources and not self.problem_paths and not self.resume:
             return
         # one chunk per table: DuckDB scanned 512 one-row chunks ten times slower
         tables = {name: pa.concat_tables(ts).combine_chunks()
@@ -494,12 +496,14 @@ class _Group:
                 store.write_new_sessions(tables, self.infos, DERIVE_VERSION)
                 scan_new_sessions(store, ArrowBatch(tables, []), sids)
             store.record_sources(self.sources, self.problem_paths, self.problems)
+            store.save_resume_points(self.resume)
         if sids:
             counts = store.session_counts(sids)
             for rep in self.reports:
                 rep.title, rep.messages, rep.events = counts[rep.session_id]
         self.tables, self.infos, self.reports, self.pending = {}, [], [], set()
         self.sources, self.problem_paths, self.problems, self.size = [], [], [], 0
+        self.resume = []
         del tables
         pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed
 
@@ -583,14 +587,16 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         if kept:
             store.replace_problems(spath, problems, kept)
         group.add_input(spath, inp.form, recorded, done, problems, not kept)
-        if resumable:
-            store.save_resume_point(spath, _resume_row(inp, reader, opened))
+        if resumable:  # with the sessions it continues, when the group commits
+            group.resume.append((spath, _resume_row(inp, reader, opened)))
         return
-    store.replace_problems(spath, problems, kept)
-    if recorded is not None:
-        store.record_source(spath, inp.form, recorded, done)
-    if resumable:  # last: a point is only kept once what it continues is stored
-        store.save_resume_point(spath, _resume_row(inp, reader, opened))
+    point = _resume_row(inp, reader, opened) if resumable else None
+    with store.transaction():  # one commit, not one per statement
+        store.replace_problems(spath, problems, kept)
+        if recorded is not None:
+            store.record_source(spath, inp.form, recorded, done)
+        if resumable:  # last: a point is only kept once what it continues is stored
+            store.save_resume_point(spath, point)
 
 
 RESUMABLE = frozenset({"claude-code", "codex", "jsonl"})

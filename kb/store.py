@@ -517,6 +517,21 @@ class KbStore:
             f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
             f"(?, {', '.join('?' for _ in cols)})", [path, *(point[c] for c in cols)])
 
+    def save_resume_points(self, points: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
+        """:meth:`save_resume_point` of many inputs, in the caller's transaction (a group
+        of small inputs commits once: each point alone was two commits)."""
+        if not points:
+            return
+        paths = pa.table({"path": pa.array([p for p, _ in points], type=pa.string())})  # noqa
+        self.conn.execute("DELETE FROM resume_points WHERE path IN (SELECT path FROM paths)")
+        rows = [(p, pt) for p, pt in points if pt is not None]
+        if rows:
+            cols = [c.strip() for c in self._RESUME_COLS.split(",")]
+            self.conn.executemany(
+                f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
+                f"(?, {', '.join('?' for _ in cols)})",
+                [[p, *(pt[c] for c in cols)] for p, pt in rows])
+
     def forget_resume_points(self, session_id: str, path: str, ordinal: int) -> None:
         """Forget the resume points other inputs keep for ``session_id`` that trust the
         stored messages up to an ordinal at or after ``ordinal``: an ingest of ``path``
