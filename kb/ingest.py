@@ -52,7 +52,7 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
-from logparse.derive import DERIVE_VERSION, digest
+from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
 from logparse.request import request_text
@@ -789,6 +789,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         st.src.info = src.info
     resumed = st.runs > 1
     watch = st.watch
+    from logparse.derive import digest  # the rules load with the first input to derive
     for msg in src.messages:
         mid = msg.info["id"]
         if watch is not None and st.mark is None and mid == watch.resume_mark:  # type: ignore[attr-defined]
