@@ -1,6 +1,6 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``categories``, ``many``,
-``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``)."""
+``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``, ``ab``, ``diff``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "categories": "bench.categories_bench", "many": "bench.many_bench",
            "extract": "bench.extract_bench", "mcp": "bench.mcp_bench", "team": "bench.team_bench",
            "rerun": "bench.rerun_bench",
-           "scale": "bench.scale_bench", "peers": "bench.peers_bench"}
+           "scale": "bench.scale_bench", "peers": "bench.peers_bench",
+           "ab": "bench.ab_bench", "diff": "bench.store_diff"}
 
 
 def main() -> None:
