@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     env = {k: v for k, v in os.environ.items()
            if k not in ("XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LOGKB_DB",
                         "PYTHONPATH")}
+    # the graph keeps its extractors' state pickled: sets pickle in hash order, which
+    # Python randomises per process; a fixed seed makes two runs' bytes comparable
+    env["PYTHONHASHSEED"] = "0"
     if a.home:
         from bench.home_bench import build_home
 
