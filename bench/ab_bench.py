@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -65,8 +66,8 @@ def main(argv: list[str] | None = None) -> None:
         for i in range(a.pairs):
             for k in (("A", "B") if i % 2 == 0 else ("B", "A")):
                 db = Path(tmp) / f"{k}.duckdb"
-                for f in Path(tmp).glob(f"{k}.duckdb*"):
-                    f.unlink()
+                for f in Path(tmp).glob(f"{k}.duckdb*"):  # the file, its log, its index
+                    shutil.rmtree(f) if f.is_dir() else f.unlink()
                 r = _run([builds[k], "ingest", "--json", "--no-progress",
                           *(["--wait"] if a.wait else []), "--db", str(db)], env)
                 res[k].append(r)
