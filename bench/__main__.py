@@ -1,6 +1,7 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
-``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``, ``scale``, ``peers``, ``codex-audit``)."""
+``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
+``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "extract": "bench.extract_bench", "mcp": "bench.mcp_bench", "team": "bench.team_bench",
            "rerun": "bench.rerun_bench", "codex-audit": "bench.codex_audit",
            "labels-metrics": "bench.labels_metrics",
-           "scale": "bench.scale_bench", "peers": "bench.peers_bench"}
+           "scale": "bench.scale_bench", "peers": "bench.peers_bench",
+           "ab": "bench.ab_bench", "diff": "bench.store_diff"}
 
 
 def main() -> None:

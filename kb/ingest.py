@@ -53,7 +53,7 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
-from logparse.derive import DERIVE_VERSION, digest
+from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.registry import READERS, Input, discover
 from logparse.request import request_text
@@ -89,6 +89,15 @@ LARGE_MEMORY_LIMIT = "320MB"
 (``LOGKB_LARGE_MEMORY_LIMIT``): its transactions hold up to :data:`COMMIT_BYTES` of
 source, which spilled at 128 MB (the 40k-message JSONL took 16.4 s instead of 11.0 s,
 peaking at 377 MiB instead of 430)."""
+CHECKPOINT_THRESHOLD = "1GB"
+"""DuckDB checkpoints when a commit leaves its write-ahead log this large (while an
+ingest writes; ``LOGKB_CHECKPOINT_THRESHOLD``; DuckDB's default, 16 MB, is set back
+after).  A checkpoint rewrites each changed table's last row group whole (up to 122,880
+rows: all of ``messages`` on a home of 47k messages), so at 16 MB the 50x home of real
+sessions checkpointed 23 times at ~0.45 s of CPU each, ~10 of its 26 s; at 1 GB once,
+when the store closes (~2.5 s), its log reaching ~540 MB on disk meanwhile, peak RSS
+5-10 MiB higher (issue 28, BENCHMARKS.md).  A large input's 64 MB transactions
+checkpoint as before once the log is full: the 40k-message JSONL took the same CPU."""
 MEMORY_LIMIT = "160MB"
 """DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the search index
 and the graph sort and join whole runs of sessions (the index's query of 20,000 events
@@ -298,6 +307,9 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             seen: Seen | None) -> IngestReport:
     report = IngestReport()
     store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
+    threshold = store.checkpoint_threshold()
+    store.set_checkpoint_threshold(os.environ.get("LOGKB_CHECKPOINT_THRESHOLD",
+                                                  CHECKPOINT_THRESHOLD))
     if seen is None:
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
@@ -317,6 +329,7 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         # failure invalidated refuses it: the failure is what is raised)
         with suppress(duckdb.Error):
             store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
+            store.set_checkpoint_threshold(threshold)
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
     # it stale if this ingest dies before it, and syncs
@@ -439,6 +452,8 @@ class _Group:
     sources: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     problem_paths: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    resume: list[tuple[str, dict[str, object] | None]] = field(default_factory=list)
+    """Inputs' resume points (``None``: forget it), written with what they continue."""
     size: int = 0
 
     def fresh(self, store: KbStore, sid: str) -> bool:
@@ -471,7 +486,7 @@ class _Group:
             self.problems.extend(problems)
 
     def flush(self, store: KbStore) -> None:
-        if not self.infos and not self.sources and not self.problem_paths:
+        if not self.infos and not self.sources and not self.problem_paths and not self.resume:
             return
         # one chunk per table: DuckDB scanned 512 one-row chunks ten times slower
         tables = {name: pa.concat_tables(ts).combine_chunks()
@@ -482,12 +497,14 @@ class _Group:
                 store.write_new_sessions(tables, self.infos, DERIVE_VERSION)
                 scan_new_sessions(store, ArrowBatch(tables, []), sids)
             store.record_sources(self.sources, self.problem_paths, self.problems)
+            store.save_resume_points(self.resume)
         if sids:
             counts = store.session_counts(sids)
             for rep in self.reports:
                 rep.title, rep.messages, rep.events = counts[rep.session_id]
         self.tables, self.infos, self.reports, self.pending = {}, [], [], set()
         self.sources, self.problem_paths, self.problems, self.size = [], [], [], 0
+        self.resume = []
         del tables
         pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed
 
@@ -571,14 +588,16 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         if kept:
             store.replace_problems(spath, problems, kept)
         group.add_input(spath, inp.form, recorded, done, problems, not kept)
-        if resumable:
-            store.save_resume_point(spath, _resume_row(inp, reader, opened))
+        if resumable:  # with the sessions it continues, when the group commits
+            group.resume.append((spath, _resume_row(inp, reader, opened)))
         return
-    store.replace_problems(spath, problems, kept)
-    if recorded is not None:
-        store.record_source(spath, inp.form, recorded, done)
-    if resumable:  # last: a point is only kept once what it continues is stored
-        store.save_resume_point(spath, _resume_row(inp, reader, opened))
+    point = _resume_row(inp, reader, opened) if resumable else None
+    with store.transaction():  # one commit, not one per statement
+        store.replace_problems(spath, problems, kept)
+        if recorded is not None:
+            store.record_source(spath, inp.form, recorded, done)
+        if resumable:  # last: a point is only kept once what it continues is stored
+            store.save_resume_point(spath, point)
 
 
 RESUMABLE = frozenset({"claude-code", "codex", "jsonl"})
@@ -771,6 +790,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         st.src.info = src.info
     resumed = st.runs > 1
     watch = st.watch
+    from logparse.derive import digest  # the rules load with the first input to derive
     for msg in src.messages:
         mid = msg.info["id"]
         if watch is not None and st.mark is None and mid == watch.resume_mark:  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kb import migrations
 from kb.arrow import TABLES, ArrowBatch, to_arrow_batch
@@ -216,6 +217,16 @@ class KbStore:
         """DuckDB's cache limit for this connection (``128MB``)."""
         self.conn.execute("SET memory_limit = ?", [limit])
 
+    def checkpoint_threshold(self) -> str:
+        """The write-ahead log's size at which a commit checkpoints (DuckDB's
+        ``checkpoint_threshold``, ``16.0 MiB`` by default)."""
+        return str(self.conn.execute(
+            "SELECT current_setting('checkpoint_threshold')").fetchone()[0])  # type: ignore[index]
+
+    def set_checkpoint_threshold(self, size: str) -> None:
+        """Checkpoint when the write-ahead log reaches ``size`` (``1GB``)."""
+        self.conn.execute("SET checkpoint_threshold = ?", [size])
+
     # ------------------------------------------------------------------ writes
     def stored_session(self, session_id: str) -> StoredSession | None:
         row = self.conn.execute(
@@ -337,6 +348,20 @@ class KbStore:
         transaction (a session's rows never exist without its row)."""
         for name, tbl in tables.items():  # noqa: B007 (tbl is scanned by name below)
             self.conn.execute(f"INSERT INTO {TABLES[name]} BY NAME SELECT * FROM tbl")
+        # the counts, from the rows just inserted (nothing else of these sessions is
+        # stored): the events view's rows as upsert_session counts them, a command and a
+        # result per call, one more for a todo list or a sub-agent.  Counting them from
+        # the stored tables scanned every table again for each group.
+        messages = _per_session(tables.get("messages"))
+        events = _per_session(tables.get("calls"), 2)
+        calls = tables.get("calls")
+        if calls is not None:
+            extra = calls.filter(pc.is_in(calls.column("tool"),
+                                          value_set=pa.array(["todowrite", "task"])))
+            events.update({k: events.get(k, 0) + n for k, n in _per_session(extra).items()})
+        for name in ("prose", "other"):
+            events.update({k: events.get(k, 0) + n
+                           for k, n in _per_session(tables.get(name)).items()})
         info = pa.table({  # noqa: F841
             "session_id": pa.array([i.session_id for i in infos], type=pa.string()),
             "parent_id": pa.array([i.parent_id for i in infos], type=pa.string()),
@@ -354,6 +379,10 @@ class KbStore:
                               for i in infos], type=pa.string()),
             "agent": pa.array([i.agent for i in infos], type=pa.string()),
             "pos": pa.array(range(len(infos)), type=pa.int64()),
+            "message_count": pa.array([messages.get(i.session_id, 0) for i in infos],
+                                      type=pa.int64()),
+            "event_count": pa.array([events.get(i.session_id, 0) for i in infos],
+                                    type=pa.int64()),
         })
         # ingested_at keeps the order the sessions were read, a microsecond apart, as
         # when each was written in its own transaction: "the latest ingested" (what
@@ -364,25 +393,21 @@ class KbStore:
             "message_count, event_count, ingested_at, info, agent, derive_version) "
             "SELECT i.session_id, i.parent_id, i.title, i.slug, i.directory, i.project_id, "
             "i.version, i.time_created, i.time_updated, i.source_form, i.source_path, "
-            "i.complete, coalesce(m.n, 0), coalesce(e.n, 0), "
+            "i.complete, i.message_count, i.event_count, "
             "CAST(now() AS TIMESTAMP) + to_microseconds(i.pos), i.info, i.agent, ? "
-            "FROM info i "
-            "LEFT JOIN (SELECT session_id, count(*) AS n FROM messages WHERE session_id IN "
-            "  (SELECT session_id FROM info) GROUP BY session_id) m USING (session_id) "
-            "LEFT JOIN (SELECT session_id, count(*) AS n FROM events WHERE session_id IN "
-            "  (SELECT session_id FROM info) GROUP BY session_id) e USING (session_id)",
-            [derive_version])
+            "FROM info i", [derive_version])
         self.conn.execute("INSERT INTO graph_pending SELECT session_id, now() FROM info")
 
     def session_counts(self, session_ids: Sequence[str]) -> dict[str, tuple[str | None, int, int]]:
-        """``session → (title, messages, events)`` as stored, for many sessions at once
-        (the title redacted, as :meth:`session` gives it)."""
+        """``session → (title, messages, events)`` as stored, for many sessions at once.
+        The title is NOT redacted (as :meth:`session_summary`): loading the redactor
+        reads every finding back, and an ingest calls this after each group it writes
+        (its CPU grew with the square of the sessions); it hides its titles at its end."""
         ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
         got = self.conn.execute(
             "SELECT session_id, title, message_count, event_count FROM sessions "
             "WHERE session_id IN (SELECT sid FROM ids)").fetchall()
-        red = self.redactor  # after fetching: loading it runs queries
-        return {sid: (red.value(title), int(n), int(e)) for sid, title, n, e in got}
+        return {sid: (title, int(n), int(e)) for sid, title, n, e in got}
 
     def record_sources(self, rows: Sequence[tuple[str, str, str, Sequence[str]]],
                        problem_paths: Sequence[str], problems: Sequence[Problem]) -> None:
@@ -511,6 +536,21 @@ class KbStore:
         self.conn.execute(
             f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
             f"(?, {', '.join('?' for _ in cols)})", [path, *(point[c] for c in cols)])
+
+    def save_resume_points(self, points: Sequence[tuple[str, dict[str, Any] | None]]) -> None:
+        """:meth:`save_resume_point` of many inputs, in the caller's transaction (a group
+        of small inputs commits once: each point alone was two commits)."""
+        if not points:
+            return
+        paths = pa.table({"path": pa.array([p for p, _ in points], type=pa.string())})  # noqa
+        self.conn.execute("DELETE FROM resume_points WHERE path IN (SELECT path FROM paths)")
+        rows = [(p, pt) for p, pt in points if pt is not None]
+        if rows:
+            cols = [c.strip() for c in self._RESUME_COLS.split(",")]
+            self.conn.executemany(
+                f"INSERT INTO resume_points (path, {self._RESUME_COLS}) VALUES "
+                f"(?, {', '.join('?' for _ in cols)})",
+                [[p, *(pt[c] for c in cols)] for p, pt in rows])
 
     def forget_resume_points(self, session_id: str, path: str, ordinal: int) -> None:
         """Forget the resume points other inputs keep for ``session_id`` that trust the
@@ -960,6 +1000,15 @@ def unscanned_sessions(conn: Any) -> int:
         "SELECT count(*) FROM sessions s LEFT JOIN secret_scans c USING (session_id) "
         "WHERE c.ruleset IS DISTINCT FROM ?", [RULESET]).fetchone()
     return int(row[0]) if row else 0
+
+
+def _per_session(tbl: pa.Table | None, times: int = 1) -> dict[str, int]:
+    """``session → rows`` of a table of many sessions' rows (its ``session_id`` column),
+    each row counted ``times``."""
+    if tbl is None or not tbl.num_rows:
+        return {}
+    counts = pc.value_counts(tbl.column("session_id")).to_pylist()
+    return {c["values"]: times * c["counts"] for c in counts}
 
 
 def secret_values(conn: Any) -> dict[str, str]:

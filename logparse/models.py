@@ -41,7 +41,7 @@ __all__ = ["Category", "Event", "EventKind", "Measurement", "Problem", "ProseCla
 class Measurement(BaseModel):
     """A number a command reported: ``89.5 tok/s Output token throughput``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     value: float
     unit: str
@@ -55,7 +55,7 @@ class Measurement(BaseModel):
 class SshHop(BaseModel):
     """One ssh hop of a command: ``ssh [-p PORT] [-i KEY] [USER@]HOST 'REMOTE'``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     host: str
     user: str | None = None
@@ -69,7 +69,7 @@ class SshHop(BaseModel):
 
 
 class TodoItem(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     content: str
     status: str
@@ -79,7 +79,7 @@ class TodoItem(BaseModel):
 class Event(BaseModel):
     """One typed event.  Fields not relevant to a kind are ``None``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     ordinal: int
@@ -132,6 +132,8 @@ class Event(BaseModel):
 class SessionInfo(BaseModel):
     """What logkb keeps about a session (a top-level session or a subagent child)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
     title: str | None = None
     slug: str | None = None
@@ -153,6 +155,8 @@ class SessionInfo(BaseModel):
 
 class Problem(BaseModel):
     """Something logkb could not read or type.  The record itself is still stored raw."""
+
+    model_config = ConfigDict(defer_build=True)
 
     path: str
     line: int | None = None

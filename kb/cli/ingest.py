@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -133,9 +135,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         if not d.exists():
             note(f"{agent}: {d}: not found")
             continue
-        mine = [s for s in report.sessions if Path(s.path).is_relative_to(d)]
-        refused = [e for e in report.errors + report.not_taken if Path(e.path).is_relative_to(d)]
-        same = [u for u in report.unchanged if Path(u).is_relative_to(d)]
+        under = _under(d)
+        mine = [s for s in report.sessions if under(s.path)]
+        refused = [e for e in report.errors + report.not_taken if under(str(e.path))]
+        same = [u for u in report.unchanged if under(u)]
         note(f"{agent}: {d}: {plural(len(mine), 'session')} read, "
              f"{plural(len(same), 'input')} unchanged, {plural(len(refused), 'file')} not taken")
     if as_json:
@@ -165,6 +168,16 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if real_problems:
         sys.exit(int(ExitCode.PROBLEMS))
+
+
+def _under(d: Path) -> Callable[[str], bool]:
+    """Whether a path (as the ingest reports it: ``str`` of a :class:`Path`, so already
+    in normal form) is ``d`` or below it: :meth:`Path.is_relative_to` on the strings
+    (a ``Path`` built of every reported path once per agent was most of what a re-run
+    with nothing changed spent after its imports)."""
+    top = str(d)
+    below = top if top.endswith(os.sep) else top + os.sep
+    return lambda p: p == top or p.startswith(below)
 
 
 def skipped_text(types: dict[str, int]) -> str:

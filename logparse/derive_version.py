@@ -1,0 +1,44 @@
+"""The version of the derivation rules (:mod:`logparse.derive`), in a module of its own:
+an ingest compares it with what each stored session was derived by before it knows
+whether anything needs deriving, and a re-run with nothing changed never loads the
+rules themselves (~0.1 s of CPU)."""
+
+from __future__ import annotations
+
+DERIVE_VERSION = 14
+"""The version of the rules that turn messages into events (error signatures,
+measurements, prose classes, the shell parse).  Bump it when they change what they
+derive: a knowledge base derived by older rules is derived again from its sources
+(``kb.ingest``; ``logkb rebuild --events``).  2: the error families and tool summaries
+of 2026-12-03 (Go, JVM, Kubernetes, AWS, PostgreSQL, Terraform counts …).  3: the
+measurement tables and lists of 2026-12-04.  4: a timeout at a prompt is its own
+signature (``Timed out waiting for interactive input``).  5: a program run followed by
+greps of its output is categorised by the run, not as a search.  6: coding-session categories
+(test, lint, typecheck, git, file, http, run, ...).  7: cache and reasoning tokens are
+columns of `messages`, from every agent's own fields.  8: what the agents' own fields
+report as measurements (turn durations as ``stat`` events, a sub-agent's run, a read
+file's length, a Codex call's duration), a failing command's exit code, each count of a
+``wc`` listing; Codex's "Original token count" is not one.  9: the part of Claude Code's
+cache writes that went to the one-hour cache (``tokens_cache_write_1h``).  10 (measure3):
+the size of an output Codex cut (its note kept at the output's head), the run time of a
+call the user aborted and of an aborted turn, PowerShell ``Get-ChildItem`` file sizes,
+echoed exit statuses (``exit=2``), counts stated with "now" (``7 gems now installed``),
+size and count fields of JSON answers (``dataLen``), a finished progress counter
+(``pages (47/47)``), compiler warnings, the count of what a listing command listed
+(:mod:`logparse.listings`); a rule that raises is counted and reported, no longer
+silently ``[]``.  11: Claude Code API errors that no answer followed are the assistant
+message that failed (they were lines of the next message, their retries unread).  12
+(xmeasure): results stated in words (:mod:`logparse.measure_stated`: test tallies in
+prose, the value before a change, ``is now``, an HTTP status a request returned, npm
+audit's severity line, a finished action's count, mocha's tally), what a read tool
+noted (a directory's entries, a refused read's size), curl ``--write-out`` values, an
+API error's HTTP status, a Codex turn aborted after its ``<turn_aborted>`` message; style
+values and bounds (``larger than 500 kB``) are no longer readings.  13 (codexrd): a Codex
+command that returned while it still ran takes its final exit code, output and run time
+from its ``exec_command_end`` or from the poll that read its exit; ``write_stdin`` polls
+name the call they poll and no longer carry its exit code; a call whose output never came
+keeps the answer of its ``exec_command_end``.  14 (xmeas): noise
+out (grep hit counts, ``ls`` and directory entry counts, prose match counts, animation and CSS
+values, ``First 200 chars``, ``~40B`` in prose, camelCase ids such as ``TradingAccount``);
+test tallies keep a unit with a better side (``Failures: 1``); rspec, minitest and bun
+summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind)."""
