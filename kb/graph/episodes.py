@@ -35,6 +35,7 @@ from logparse.structural import (
     PERSIST,
     correction_phrase,
     dismissed_subject,
+    still_broken_phrase,
     superseded_phrase,
 )
 
@@ -723,8 +724,9 @@ SHORT_TURN = 4
 def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     """A report is about the last turn's work when it names what was asked or changed,
     or says the problem persists ("still", "again", "same")."""
-    if report.error or _AGAIN.search(report.text[:1500]):
-        return True
+    if report.error or _AGAIN.search(report.text[:1500]) \
+            or still_broken_phrase(report.text) is not None:
+        return True  # "nothing changed", "no resolvió": the fix just made did not take
     if report.ordinal - request.ordinal <= SHORT_TURN:
         return True  # a turn of a step or two: there is nothing else it could be about
     words = report.text.lower().split()

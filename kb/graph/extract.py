@@ -63,11 +63,12 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     printing_segment,
+    still_broken_phrase,
     turn_mark,
     user_reason,
 )
 
-EXTRACTOR_VERSION = 24
+EXTRACTOR_VERSION = 25
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -842,7 +843,8 @@ class Extractor:
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text) or correction_phrase(row.text),
+                              refutation_phrase(row.text) or correction_phrase(row.text)
+                              or still_broken_phrase(row.text),
                               _quoted_error(row.text)))
 
     def _interrupted(self, row: ProseRow) -> None:
