@@ -468,6 +468,29 @@ CORRECTION_CUES += (
 )
 
 
+# A result the user says is not what was asked (the agent may redo it without a word):
+# the rows above cover "no anduvo", "違います", "不对"; these the misread request.
+CORRECTION_CUES += (
+    Cue("es-no-es-eso", re.compile(
+        r"\bno\s+(?:es|era)\s+(?:eso|as[ií]|lo\s+que\s+(?:te\s+)?(?:ped[ií]|quer[ií]a|dije))\b"
+        r"|\best[aá]\s+mal\b", re.I),
+        "no es lo que te pedí, está mal el gráfico",
+        "(no real line yet) Spanish: 'that is not what I asked, the chart is wrong'"),
+    Cue("pt-nao-e-isso", re.compile(
+        r"\bn[aã]o\s+(?:[eé]|era)\s+(?:isso|assim|o\s+que\s+eu\s+(?:pedi|queria|disse))\b"
+        r"|\best[aá]\s+errad[oa]\b", re.I),
+        "não era isso que eu queria, o layout está errado",
+        "(no real line yet) Portuguese: 'that is not what I wanted, the layout is wrong'"),
+    Cue("ja-not-what-asked", re.compile(
+        r"そうじゃな|そうではな|頼んだ(?:の|もの)と違|そういう意味(?:じゃ|では)な|意図と違"),
+        "そうじゃなくて、ボタンだけ中央に寄せてほしい",
+        "(no real line yet) Japanese: 'not like that, only centre the buttons'"),
+    Cue("zh-not-what-asked", re.compile(r"不是我(?:要|想要|说)的|不是这个意思|我要的不是"),
+        "不是我要的，只要把按钮居中",
+        "(no real line yet) Chinese: 'not what I wanted, just centre the buttons'"),
+)
+
+
 PERSIST = re.compile(
     r"\b(?:still|again|same|anymore|any more)\b"
     r"|\b(?:sigue|todav[ií]a|otra\s+vez|de\s+nuevo|lo\s+mismo|ainda|de\s+novo|continua)\b"
