@@ -468,12 +468,104 @@ CORRECTION_CUES += (
 )
 
 
+# A result the user says is not what was asked (the agent may redo it without a word):
+# the rows above cover "no anduvo", "違います", "不对"; these the misread request.
+CORRECTION_CUES += (
+    Cue("es-no-es-eso", re.compile(
+        r"\bno\s+(?:es|era)\s+(?:eso|as[ií]|lo\s+que\s+(?:te\s+)?(?:ped[ií]|quer[ií]a|dije))\b"
+        r"|\best[aá]\s+mal\b", re.I),
+        "no es lo que te pedí, está mal el gráfico",
+        "(no real line yet) Spanish: 'that is not what I asked, the chart is wrong'"),
+    Cue("pt-nao-e-isso", re.compile(
+        r"\bn[aã]o\s+(?:[eé]|era)\s+(?:isso|assim|o\s+que\s+eu\s+(?:pedi|queria|disse))\b"
+        r"|\best[aá]\s+errad[oa]\b", re.I),
+        "não era isso que eu queria, o layout está errado",
+        "(no real line yet) Portuguese: 'that is not what I wanted, the layout is wrong'"),
+    Cue("ja-not-what-asked", re.compile(
+        r"そうじゃな|そうではな|頼んだ(?:の|もの)と違|そういう意味(?:じゃ|では)な|意図と違"),
+        "そうじゃなくて、ボタンだけ中央に寄せてほしい",
+        "(no real line yet) Japanese: 'not like that, only centre the buttons'"),
+    Cue("zh-not-what-asked", re.compile(r"不是我(?:要|想要|说)的|不是这个意思|我要的不是"),
+        "不是我要的，只要把按钮居中",
+        "(no real line yet) Chinese: 'not what I wanted, just centre the buttons'"),
+)
+
+
 PERSIST = re.compile(
     r"\b(?:still|again|same|anymore|any more)\b"
     r"|\b(?:sigue|todav[ií]a|otra\s+vez|de\s+nuevo|lo\s+mismo|ainda|de\s+novo|continua)\b"
     r"|まだ|また|相変わらず|同じ|还是|仍然|依然|又|同样", re.I)
 """A user's word for a problem that is still there ("still", "sigue", "まだ", "还是"): the
 report is about the turn just before it."""
+
+
+# ----------------------------------------------------------------- the fix did not take
+STILL_BROKEN_CUES: tuple[Cue, ...] = (
+    Cue("en-same-as-before", re.compile(
+        r"\b(?:it'?s|its|is|looks?|still)\s+(?:\w+\s+)?(?:the\s+)?same(?:\s+as\s+before\b|"
+        r"(?=\s*(?:$|[.,!;:)\n])|\s+(?:thing|again|problem|issue|error|result|behaviou?r|here"
+        r"|now|still)\b))"
+        r"|\bnothing\s+(?:has\s+)?changed\b|\bno\s+(?:visible\s+)?(?:change|difference)\b"
+        r"|\b(?:did(?:n'?t|\s+not)|does(?:n'?t|\s+not))\s+(?:change|fix|solve|resolve)\s+"
+        r"(?:anything|it|that|the\s+\w+)\b", re.I),
+        "what did u do. now its the same as before aurora goes till the end of home page",
+        "uicomponents__session-export.json:166 (user)"),
+    Cue("en-does-nothing", re.compile(
+        r"\b(?:do(?:es)?n'?t|do(?:es)?\s+not|dont|doesnt)\s+(?:\w+\s+or\s+)?do\s+anything\b"
+        r"|\bnothing\s+happens\b", re.I),
+        "use the portoflio bg on for the hero section until the navbar below it not the "
+        "entire page and the navbar buttons dont work or do anything.",
+        "uicomponents__session-export.json:138 (user)"),
+    Cue("es-no-resolvio", re.compile(
+        r"\bno\s+(?:se\s+)?(?:resolvi[oó]|solucion[oó]|arregl[oó]|corrigi[oó])\b"
+        r"|\bsigue\s+(?:igual|sin|dando|apareciendo|saliendo|pasando)\b"
+        r"|\b(?:el\s+)?mismo\s+(?:error|problema|resultado)\b|\bnada\s+cambi[oó]\b"
+        r"|\bno\s+(?:cambi[oó]|hace)\s+nada\b", re.I),
+        "CLAUDE parece que arreglo que se vea mejor, pero no resolvio lo de las oraciones",
+        "pool conversacion-act1-pln__session.jsonl:86 (user)"),
+    Cue("pt-nao-resolveu", re.compile(
+        r"\bn[aã]o\s+(?:resolveu|corrigiu|consertou|mudou\s+nada|faz\s+nada)\b"
+        r"|\bcontinua\s+(?:igual|o\s+mesmo|a\s+mesma|sem|dando|com\s+(?:o\s+)?erro)\b"
+        r"|\b(?:o\s+)?mesmo\s+(?:erro|problema|resultado)\b|\bnada\s+mudou\b", re.I),
+        "continua igual, não resolveu nada",
+        "(no real line yet) Portuguese: 'still the same, it did not fix anything'"),
+    Cue("ja-unchanged", re.compile(
+        r"変わら(?:ない|なかった|ず)|変わって(?:い)?ない|変化(?:が)?(?:ない|なし|ありません)"
+        r"|直ら(?:ない|なかった)|同じ(?:エラー|問題|結果|状態)|何も起き(?:ない|ません)"),
+        "修正後も表示が変わらない。同じエラーが出ます",
+        "(no real line yet) Japanese: 'the display does not change after the fix, same error'"),
+    Cue("zh-unchanged", re.compile(
+        r"没有?(?:任何)?变化|没变|还是一样|一样的(?:问题|错误)|同样的(?:问题|错误)"
+        r"|没有?解决|没有?修好|没有?反应"),
+        "改了以后还是一样，没有变化",
+        "(no real line yet) Chinese: 'after the change it is the same, nothing changed'"),
+)
+"""How a user reports that the agent's fix did not take: the result is the same as before,
+nothing changed, the problem was not solved.  Read on a user message after a turn that
+changed something (``kb.graph.episodes.refuted_episodes``); such a message speaks of that
+turn's work whatever words it shares with it."""
+
+_APPROVAL = re.compile(
+    r"\b(?:thanks|thank\s+you|works?\s+(?:now|great|fine)|perfect|great|gracias|perfecto"
+    r"|funciona|obrigad[oa]|funcionou)\b|ありがとう|完璧|谢谢|可以了|好了", re.I)
+_BUT = re.compile(r"\b(?:but|pero|mas|por[ée]m)\b|でも|けど|但|不过", re.I)
+
+
+def still_broken_phrase(text: str) -> str | None:
+    """The phrase of a user message that says the last fix did not take ("nothing
+    changed", "no resolvió", "変わらない", "没有变化"), else ``None``.  Praise with no
+    "but" after it ("perfect, nothing changed elsewhere") is no report."""
+    head = text[:2000]
+    for cue in STILL_BROKEN_CUES:
+        m = cue.pattern.search(head)
+        if m is None:
+            continue
+        ok = _APPROVAL.search(head)
+        if ok is not None and ok.start() < m.start() and _BUT.search(head, ok.end(),
+                                                                     m.start()) is None:
+            return None
+        return m.group().strip()
+    return None
 
 
 # ----------------------------------------------------------------- the agent admits

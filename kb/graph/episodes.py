@@ -35,6 +35,7 @@ from logparse.structural import (
     PERSIST,
     correction_phrase,
     dismissed_subject,
+    still_broken_phrase,
     superseded_phrase,
 )
 
@@ -630,6 +631,18 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 # a turn that only answered (it read, searched, said): the answer is
                 # what the user contradicts, when the user speaks of what was asked
                 changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
+            if report.signal and current is not None and current.how == "refuted" \
+                    and current.ended == prev.ordinal and current.first < prev.ordinal \
+                    and not lost and not any(w.change for w in turn) and (
+                        _same_symptom(current, report) or _AGAIN.search(report.text[:1500])
+                        or still_broken_phrase(report.text) is not None):
+                # the user reports the same problem again and nothing was changed since
+                # (the agent only looked or answered): one dead end, not one per message
+                # (a compaction in between is a story of its own)
+                current.evidence = _dedupe(current.evidence + [
+                    (report.ordinal, "ended", short(report.text, 200))])
+                current.ended = report.ordinal
+                continue
             refutes = report.signal is not None and bool(changed) and (
                 _about(report, prev, changed) or (current is not None
                                                   and _same_symptom(current, report)))
@@ -723,8 +736,9 @@ SHORT_TURN = 4
 def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     """A report is about the last turn's work when it names what was asked or changed,
     or says the problem persists ("still", "again", "same")."""
-    if report.error or _AGAIN.search(report.text[:1500]):
-        return True
+    if report.error or _AGAIN.search(report.text[:1500]) \
+            or still_broken_phrase(report.text) is not None:
+        return True  # "nothing changed", "no resolvió": the fix just made did not take
     if report.ordinal - request.ordinal <= SHORT_TURN:
         return True  # a turn of a step or two: there is nothing else it could be about
     words = report.text.lower().split()
@@ -749,11 +763,22 @@ def _asks_again(prev: Said, now: Said) -> bool:
         and now.ordinal - prev.ordinal <= 12
 
 
+_CONTRAST = re.compile(r"(?i)(?:^|[\s,;])(?:but|pero|mas|por[ée]m|however)\s+|でも|けど|但是?|不过")
+"""Where the complaint starts in a sentence that first praises ("looks better, but …")."""
+
+
 def _complaint(text: str, phrase: str) -> str:
-    """The sentence of a user message that reports the failure."""
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
-        if phrase.lower() in sentence.lower():
-            return short(sentence.strip(), 160)
+    """The sentence of a user message that reports the failure, from the "but" that
+    turns to it when the sentence first praises ("it looks better, but the sentences
+    are not split" gives "the sentences are not split")."""
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])|\n+", text):
+        at = sentence.lower().find(phrase.lower())
+        if at < 0:
+            continue
+        cut = [m.end() for m in _CONTRAST.finditer(sentence, 0, at)]
+        if cut:
+            sentence = sentence[cut[-1]:]
+        return short(sentence.strip(" \t,;:、，：；"), 160)
     return short(text, 160)
 
 

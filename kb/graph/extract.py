@@ -63,6 +63,7 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     printing_segment,
+    still_broken_phrase,
     turn_mark,
     user_reason,
 )
@@ -846,7 +847,8 @@ class Extractor:
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text) or correction_phrase(row.text),
+                              refutation_phrase(row.text) or correction_phrase(row.text)
+                              or still_broken_phrase(row.text),
                               _quoted_error(row.text)))
 
     def _interrupted(self, row: ProseRow) -> None:

@@ -496,6 +496,48 @@ def test_the_user_reporting_the_same_error_refutes_the_fix() -> None:
     assert 'Class "alert" not found' in dead[0].cause.label
 
 
+def test_a_fix_the_user_reports_unchanged_refutes_it_in_any_language() -> None:
+    """A turn that changed files, then a user message that says nothing changed (no
+    word of the change, no error): the fix did not take.  A new request naming the same
+    file after it, or thanks, refute nothing."""
+    calls = [edit(11, "src/hero.tsx"), edit(12, "src/App.tsx")]
+    for said in ("nothing changed, the background still covers everything",
+                 "CLAUDE parece que arreglo que se vea mejor, pero no resolvio lo de las "
+                 "oraciones", "continua igual, não resolveu nada", "修正後も表示が変わらない",
+                 "改了以后还是一样，没有变化"):
+        rows = [user(10, "limit the aurora background to the hero section"),
+                prose(13, "Done: the aurora is now clipped to the hero.", "conclusion"),
+                user(40, said)]
+        dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+        assert len(dead) == 1, said
+        assert {11, 12, 40} <= {e.ordinal for e in dead[0].evidence}, said
+    for said in ("now add a contact form under the hero in src/App.tsx",
+                 "perfect, thanks! nothing changed elsewhere, good"):
+        rows = [user(10, "limit the aurora background to the hero section"),
+                prose(13, "Done: the aurora is now clipped to the hero.", "conclusion"),
+                user(40, said)]
+        assert not [a for a in extract(S, [S], calls, rows).approaches
+                    if a.status == "dead_end"], said
+
+
+def test_reports_again_with_no_change_between_are_one_dead_end() -> None:
+    """The user reports the fix broken, the agent only looks (reads a file, answers),
+    the user says it is still broken: one dead end, whose cause is the user's complaint
+    from the "but" on; a new fix between the reports is an attempt of its own."""
+    calls = [edit(11, "src/hero.tsx"), local(21, "cat src/hero.tsx", tool="read")]
+    rows = [user(10, "limit the aurora background to the hero section"),
+            user(20, "it looks better, but the aurora is still not clipped to the hero"),
+            prose(22, "The hero clips it already; it may be your browser cache.", "conclusion"),
+            user(30, "no, still the same after a hard reload")]
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert len(dead) == 1
+    assert {11, 20, 30} <= {e.ordinal for e in dead[0].evidence}
+    assert dead[0].cause.label.startswith("the aurora is still not clipped"), dead[0].cause.label
+    calls[1] = edit(21, "src/App.tsx")
+    dead = [a for a in extract(S, [S], calls, rows).approaches if a.status == "dead_end"]
+    assert len(dead) == 2
+
+
 def test_user_questions_and_thanks_refute_nothing() -> None:
     from logparse.prose import refutation_phrase
 

@@ -15,6 +15,7 @@ from logparse.structural import (
     PERSIST,
     RULES,
     SIGNALS,
+    STILL_BROKEN_CUES,
     SUPERSEDED_CUES,
     TURN_MARKS,
     CallFacts,
@@ -23,6 +24,7 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     failure_line,
+    still_broken_phrase,
     superseded_phrase,
     turn_mark,
     user_reason,
@@ -125,6 +127,30 @@ def test_every_correction_cue_fires_on_its_real_example(cue) -> None:  # type: i
     assert cue.source
     assert cue.pattern.search(cue.example), cue.name
     assert correction_phrase(cue.example) is not None
+
+
+@pytest.mark.parametrize("cue", STILL_BROKEN_CUES, ids=[c.name for c in STILL_BROKEN_CUES])
+def test_every_still_broken_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source
+    assert cue.pattern.search(cue.example), cue.name
+    assert still_broken_phrase(cue.example) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "make the footer the same color as the header",     # a new request naming "same"
+    "the output is the same file as the input, rename it",
+    "perfect, nothing changed elsewhere",               # approval
+    "gracias, funciona perfecto, el mismo error ya no aparece",
+    "ありがとう、同じエラーはもう出ません",
+    "add a second page with the same layout",
+])
+def test_requests_and_approval_are_no_still_broken_report(text: str) -> None:
+    assert still_broken_phrase(text) is None
+
+
+def test_a_but_after_approval_keeps_the_report() -> None:
+    assert still_broken_phrase("thanks, but nothing changed on the page") == "nothing changed"
+    assert still_broken_phrase("gracias, pero sigue igual") == "sigue igual"
 
 
 @pytest.mark.parametrize("cue", SUPERSEDED_CUES, ids=[c.name for c in SUPERSEDED_CUES])
