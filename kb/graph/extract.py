@@ -68,7 +68,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 25
+EXTRACTOR_VERSION = 26
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -95,7 +95,11 @@ retry only dropped options gave up what the options asked for.
 
 25 (xcause2): a diagnosis sentence loses its Markdown and narration lead-in, a short
 opener that says nothing of a cause leads no sentence in, and a hedge anywhere ranks it
-below a stated one."""
+below a stated one.
+
+26 (xstill): the user's "nothing changed" / "still the same" in any language of the pool
+refutes the change before it, and reports of the same problem with no change between
+join one dead end."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
