@@ -21,7 +21,8 @@ waiting when the user speaks again is never answered (it ends without a result).
 
 ``run_command`` becomes ``bash`` with the exit code its step states (``The command
 completed successfully`` is 0, ``The command failed with exit code: N``).  The file names
-no session: the session is named after its first step (:func:`trajectory_id`).  Step types the reader does not know are
+no session: the session is the conversation it names (its background tasks' and
+artifacts' folder id), else named after its first step (:func:`trajectory_id`).  Step types the reader does not know are
 kept raw and counted (``skipped``).  The file is read whole (no resume point).
 """
 
@@ -130,10 +131,36 @@ def step_result(typ: str, status: Any, content: str) -> dict[str, Any]:
     return state
 
 
-def trajectory_id(first: dict[str, Any]) -> str:
-    """The session id of a trajectory, from its first step (the file names none): a digest
-    of the step, so copies of one conversation under any name are one session and two
-    exports that happen to share a file name are two (its short id tells them apart)."""
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_CONVERSATION = re.compile(
+    rf"task id: ({_UUID})/task-\d|brain(?:\\\\|\\|/)+({_UUID})(?:\\\\|\\|/)")
+"""Where a trajectory names its conversation: the id of a background task it started
+(``task id: <conversation>/task-14``), the folder of its own artifacts
+(``.gemini/antigravity/brain/<conversation>/implementation_plan.md``, JSON-escaped or
+not)."""
+_NAMING_BYTES = 4 << 20
+
+
+def conversation_id(path: Path) -> str | None:
+    """The conversation a trajectory names in its first 4 MiB: the id named most often
+    (an artifact of another conversation read once does not name this one)."""
+    with path.open("rb") as f:
+        head = f.read(_NAMING_BYTES).decode("utf-8", "replace")
+    votes: dict[str, int] = {}
+    for m in _CONVERSATION.finditer(head):
+        uid = m.group(1) or m.group(2)
+        votes[uid] = votes.get(uid, 0) + 1
+    return max(votes, key=lambda u: votes[u]) if votes else None
+
+
+def trajectory_id(first: dict[str, Any], path: Path | None = None) -> str:
+    """The session id of a trajectory: the conversation's own id where the trajectory
+    names it (:func:`conversation_id`), else a digest of its first step (the file names
+    none), so copies of one conversation under any name are one session and two exports
+    that happen to share a file name are two (its short id tells them apart)."""
+    named = conversation_id(path) if path is not None else None
+    if named is not None:
+        return named
     digest = hashlib.sha256(orjson.dumps(first, option=orjson.OPT_SORT_KEYS)).hexdigest()
     return f"ag-{digest[:20]}"
 
@@ -154,7 +181,7 @@ class AntigravityReader(TranscriptReader):
     ) -> Iterator[SourceSession]:
         self.skipped = {}
         first = next((o for o in head_records(path, 5) if is_step(o)), None)
-        sid = trajectory_id(first) if first is not None else path.stem
+        sid = trajectory_id(first, path) if first is not None else path.stem
         if session_ids is not None and sid not in session_ids:
             return
         info: dict[str, Any] = {"id": sid, "time": {

@@ -136,10 +136,16 @@ def test_the_sanitised_rewrites_are_still_refused_by_name(name: str) -> None:
         detect(POOL / name)
 
 
-def test_antigravity_sessions_are_named_by_content(tmp_path: Path) -> None:
-    """The export names no session: one conversation under two names is one session, two
-    conversations exported under one name (in two folders) are two."""
+@pytest.mark.parametrize("named", [True, False], ids=["conversation-id", "digest"])
+def test_antigravity_sessions_are_named_by_content(tmp_path: Path, named: bool) -> None:
+    """The export has no session field: a trajectory is the conversation its background
+    tasks name (``task id: <conversation>/task-70``), else named by a digest of its first
+    step.  One conversation under two names is one session, two conversations exported
+    under one name (in two folders) are two."""
+    conv = b"e951b17f-edd0-4326-a7e1-049fac618e6b"
     lines = (TRIM / "antigravity.jsonl").read_bytes().splitlines(keepends=True)
+    if not named:
+        lines = [ln.replace(b"task id: " + conv, b"task id: (elsewhere)") for ln in lines]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     one, same = tmp_path / "a" / "trajectory.jsonl", tmp_path / "b" / "renamed.jsonl"
@@ -147,10 +153,12 @@ def test_antigravity_sessions_are_named_by_content(tmp_path: Path) -> None:
     same.write_bytes(b"".join(lines[:-4]))
     other = tmp_path / "b" / "trajectory.jsonl"  # another conversation, the same name
     other.write_bytes(lines[0].replace(b"<USER_REQUEST>\\n", b"<USER_REQUEST>\\nAlso: ")
-                      + b"".join(lines[1:]))
+                      + b"".join(ln.replace(conv, conv[::-1]) for ln in lines[1:]))
     with KbStore(":memory:") as store:
         ingest(store, [one, same], graph=False)
         assert store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        assert sid == conv.decode() if named else sid.startswith("ag-")
         n = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         ingest(store, [other], graph=False)
         assert store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 2
