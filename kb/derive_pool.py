@@ -272,8 +272,10 @@ class DerivePool:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         for _ in range(self._n):
+            # -P: ``-m`` would put the working directory first on the path, and a worker
+            # started in another logkb checkout would import that tree's rules
             self._procs.append(subprocess.Popen(
-                [sys.executable, "-m", "kb.derive_pool"], stdin=subprocess.PIPE,
+                [sys.executable, "-P", "-m", "kb.derive_pool"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, env=env))
             self._pending.append(None)
 

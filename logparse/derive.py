@@ -92,7 +92,10 @@ def error_signatures(text: str) -> tuple[str, ...]:
 
 
 def compiler_error_count(output: str, level: str = "error") -> int:
-    """:func:`logparse.measure.compiler_error_count`, memoised."""
+    """:func:`logparse.measure.compiler_error_count`, memoised (a text without the word
+    counts none: that test is cheaper than the memo's key)."""
+    if not isinstance(output, str) or level not in output:
+        return 0
     return _COMPILER.get((level, text_key(output)),
                          lambda: _m.compiler_error_count(output, level))
 

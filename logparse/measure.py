@@ -165,9 +165,14 @@ _CAND_RE = re.compile(
 )
 # Where _CAND_RE can start, found fast: the pattern begins with one character set, so the
 # regex engine skips to the next digit, ":" or "=" in C instead of trying every position.
+# The digit's left context (not after a digit; at most three "." or "," after a non-digit)
+# is a lookbehind read after the digit: a lookbehind first would hide the character set
+# from the engine, which then tried the four lookbehinds at every position (5x slower).
 _SCAN_RE = re.compile(
-    r"(?:(?<![\d.,])|(?<=(?<![\d.,])[.,])|(?<=(?<![\d.,])[.,]{2})|(?<=(?<![\d.,])[.,]{3}))"
-    r"\d[\d.,]*+[ \t]?[A-Za-z%×µμ/(]|[:=](?=[ \t]*+(?:[~≈][ \t]*+)?\d)")
+    r"[\d:=](?:(?<=\d)"
+    r"(?:(?<![\d.,]\d)|(?<=(?<![\d.,])[.,]\d)|(?<=(?<![\d.,])[.,]{2}\d)"
+    r"|(?<=(?<![\d.,])[.,]{3}\d))"
+    r"[\d.,]*+[ \t]?[A-Za-z%×µμ/(]|(?<=[:=])(?=[ \t]*+(?:[~≈][ \t]*+)?\d))")
 _HTTP_RE = re.compile(_CAND_RE.pattern[_CAND_RE.pattern.index("|(?P<hp>") + 1:], re.M)
 
 

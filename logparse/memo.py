@@ -34,12 +34,25 @@ ENABLED = os.environ.get("LOGKB_DERIVE_MEMO", "1") != "0"
 """Whether memos remember (``LOGKB_DERIVE_MEMO=0``: never)."""
 
 
+_LAST: tuple[str, Hashable] = ("", "")
+"""The last long text keyed and its key: a tool's output is keyed by four or five rules
+in a row (error signatures, measurements, compiler errors, listings), and hashing it
+each time was ~3 % of deriving the 40k-message JSONL.  Matched by identity (the same
+``str`` object, which this reference keeps alive), so an equal text merely rehashes."""
+
+
 def text_key(text: str) -> Hashable:
     """The key of a text: itself when short, else its length and BLAKE2b-128 digest."""
+    global _LAST
     if len(text) <= LONG:
         return text
+    last = _LAST  # one read: another thread may replace it
+    if last[0] is text:
+        return last[1]
     data = text.encode("utf-8", "surrogatepass")
-    return (len(text), hashlib.blake2b(data, digest_size=16).digest())
+    key = (len(text), hashlib.blake2b(data, digest_size=16).digest())
+    _LAST = (text, key)
+    return key
 
 
 class Memo(Generic[R]):

@@ -168,3 +168,31 @@ def test_a_worker_that_dies_fails_the_ingest_cleanly(
         monkeypatch.setattr(DerivePool, "send", real)
         ingest(store, [src], graph=False)
         assert _state(store) == clean_state
+
+
+def test_workers_import_this_tree_not_the_working_directorys(
+        realworld: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker started from another logkb checkout derives with the ingesting process's
+    code: ``-m`` put the working directory first on the worker's path, so a benchmark or
+    ``bench diff`` run from a worktree compared that tree's rules with themselves."""
+    other = tmp_path / "checkout" / "kb"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    (other / "derive_pool.py").write_text("raise SystemExit(3)  # not this tree's worker\n")
+    monkeypatch.chdir(other.parent)
+    path = sorted((realworld / "opencode").rglob("*.json*"))[0]
+    sessions = detect(path)().sessions(path, [])  # the file stays open while it runs
+    src = next(sessions)
+    msgs = list(src.messages)[:50]
+    assert msgs
+    pool = DerivePool()
+    try:
+        remote = pool.deriver(src.session_id, str(path), {})
+        for m in msgs:
+            remote.add(m, digest(m.raw))
+        remote.submit()
+        got = remote.results(wait=True)
+        remote.close()
+        assert sum(b.tables["messages"].num_rows for b in got) == len(msgs)
+    finally:
+        pool.close()
