@@ -98,10 +98,15 @@ sessions checkpointed 23 times at ~0.45 s of CPU each, ~10 of its 26 s; at 1 GB 
 when the store closes (~2.5 s), its log reaching ~540 MB on disk meanwhile, peak RSS
 5-10 MiB higher (issue 28, BENCHMARKS.md).  A large input's 64 MB transactions
 checkpoint as before once the log is full: the 40k-message JSONL took the same CPU."""
+INDEX_MEMORY_LIMIT = "128MB"
+"""DuckDB's cache while the search index reads back what the ingest wrote
+(``LOGKB_INDEX_MEMORY_LIMIT``).  The index reads runs of up to 5,000 events
+(:data:`kb.search.index.RUN_EVENTS`), which fit: at 160 MB with runs of 20,000 (the
+index's query of 20,000 events ran out of memory at 96 MB) the index was the peak of
+``ingest --wait`` on the 50x home, ~20 MiB above the writes' (issue 28, BENCHMARKS.md)."""
 MEMORY_LIMIT = "160MB"
-"""DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the search index
-and the graph sort and join whole runs of sessions (the index's query of 20,000 events
-ran out of memory at 96 MB)."""
+"""DuckDB's cache for the rest of the ingest (``LOGKB_MEMORY_LIMIT``): the graph sorts
+and joins whole runs of sessions (it ran out of memory at 96 MB)."""
 
 Progress = Callable[[int], None]
 """Called with a number of source bytes just processed."""
@@ -324,11 +329,12 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         group.flush(store)
     finally:
         pool.close()
-        # the index and the graph read back what was written: sorts and joins of whole
-        # runs of sessions, which the writes' cache is too small for (a connection a
-        # failure invalidated refuses it: the failure is what is raised)
+        # the index reads back what was written in runs of sessions small enough for a
+        # cache smaller than the writes' (a connection a failure invalidated refuses
+        # it: the failure is what is raised)
         with suppress(duckdb.Error):
-            store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
+            store.set_memory_limit(os.environ.get("LOGKB_INDEX_MEMORY_LIMIT",
+                                                  INDEX_MEMORY_LIMIT))
             store.set_checkpoint_threshold(threshold)
     # the search index follows the sessions written (_subscribe), in one commit (one per
     # session cost 90 ms each: 10,000 one-message files took 15 minutes); a search finds
@@ -340,6 +346,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
                     if (t := link_target(i.path)) is not None]
     rescanned = backfill_secrets(store)  # sessions stored before they were scanned
     pa.default_memory_pool().release_unused()
+    with suppress(duckdb.Error):  # the graph sorts and joins whole runs of sessions
+        store.set_memory_limit(os.environ.get("LOGKB_MEMORY_LIMIT", MEMORY_LIMIT))
     if graph:
         # the sessions this ingest changed, any whose graph an earlier ingest owes, and
         # those whose secrets were found only now (their graph holds the text unredacted)

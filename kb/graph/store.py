@@ -625,7 +625,7 @@ def rebuild_all(store: KbStore, only: Iterable[str] | None = None, force: bool =
     return sorted(done)
 
 
-MANY_MESSAGES = 20_000
+MANY_MESSAGES = 10_000
 """Messages whose rows :func:`rebuild_many` loads in one pass (a chunk of scopes holds at
 most this many, or a single scope that has more)."""
 MANY_SCOPES = 500

@@ -353,10 +353,12 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
     return doc
 
 
-RUN_EVENTS = 20_000
+RUN_EVENTS = 5_000
 """Events of the sessions indexed whole read in one query at most: the query sorts its
 rows (into the order of each session's own query), so a run holds them all; a session
-larger than this is read alone, streamed by its own query."""
+larger than this is read alone, streamed by its own query.  20,000 needed a 160 MB
+DuckDB cache, and ``ingest --wait`` peaked there on the 50x home; 5,000 fit in 96 MB
+(``kb.ingest.INDEX_MEMORY_LIMIT``; issue 28, BENCHMARKS.md)."""
 
 
 def _runs(work: list[tuple[str, int | None, list[int]]], events: dict[str, int]
