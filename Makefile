@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 LOGKB   = $(VENV)/bin/logkb
 FIXTURE = fixtures/blackwell/out
 
-.PHONY: setup fixture demo test typecheck lint bench clean
+.PHONY: setup fixture demo test test-fast typecheck lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ demo: fixture
 
 test: setup
 	$(PY) -m pytest -q
+
+# The same suite on two pytest-xdist workers (tests/conftest.py builds the fixture
+# campaign once per run and gives each worker a private copy).
+test-fast: setup
+	$(PY) -m pytest -q -n 2
 
 # mypy: strict on logparse/, the rest with check_untyped_defs (see [tool.mypy] in pyproject.toml)
 typecheck: setup

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,19 +92,116 @@ def digests(root: Path) -> dict[str, str]:
     }
 
 
+# ---------------------------------------------------------------- pytest-xdist
+# Under ``-n 2`` every worker is a session of its own: a session-scoped fixture would
+# build the same expensive thing once per worker.  The few that cost seconds are built
+# once per run by whichever worker asks first, under a file lock in the directory every
+# worker's base temp lives in, and each worker takes a private copy of the result, so
+# no two processes ever share a file a test may open for writing.
+SHARED_LIST = "logkb-shared-dirs.txt"
+"""In the run's shared directory: the scratch directories outside it (tmpfs) to remove
+when the run ends (by the controller, after every worker has finished)."""
+
+
+def xdist_worker(config: pytest.Config) -> str | None:
+    """This process's xdist worker id (``gw0``...), None when not a worker."""
+    workerinput = getattr(config, "workerinput", None)
+    return None if workerinput is None else str(workerinput["workerid"])
+
+
+TERMINAL_ENV = ("COLUMNS", "LINES")
+"""Set to 80 and 24 in every xdist worker's environment (execnet's doing) although the
+controller may have neither: the CLI then renders 80 columns where a serial run's piped
+output has 160, and tests that read what a command printed see other text."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist controller) Hand each worker the controller's own terminal variables."""
+    node.workerinput["logkb_terminal_env"] = {k: os.environ.get(k) for k in TERMINAL_ENV}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """(xdist worker) Give the tests the environment a serial run would have."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return
+    for key, value in workerinput.get("logkb_terminal_env", {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def built_once(factory: pytest.TempPathFactory, config: pytest.Config, name: str,
+               build: Callable[[Path], None], *, fast: bool = False) -> Path:
+    """``build(dir)`` run once per test run across every xdist worker; the directory it
+    filled (complete: a worker waits for another's build on the lock).  Outside xdist, a
+    directory of this session's own.  ``fast``: on tmpfs when there is one."""
+    if xdist_worker(config) is None:
+        out = _fast_tmp(factory, name) if fast else factory.mktemp(name)
+        build(out)
+        return out
+    import fcntl
+
+    shared = factory.getbasetemp().parent
+    done = shared / f"{name}.built"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return Path(done.read_text())
+        if fast:
+            out = _fast_tmp(factory, name)
+            with open(shared / SHARED_LIST, "a") as f:
+                f.write(f"{out}\n")
+        else:
+            out = shared / name
+            out.mkdir()
+        build(out)
+        done.write_text(str(out))
+        return out
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller of an xdist run removes the shared tmpfs directories."""
+    config = session.config
+    if xdist_worker(config) is not None or not config.pluginmanager.has_plugin("dsession"):
+        return
+    basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    listed = basetemp / SHARED_LIST
+    if listed.exists():
+        for line in listed.read_text().splitlines():
+            if line.startswith("/dev/shm/"):
+                shutil.rmtree(line, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
-def blackwell_with_digests(tmp_path_factory: pytest.TempPathFactory
+def blackwell_with_digests(tmp_path_factory: pytest.TempPathFactory,
+                           pytestconfig: pytest.Config
                            ) -> Iterator[tuple[Path, dict[str, str]]]:
     """The Blackwell campaign fixture in every form (built once per test run), with the
     digests of its files taken at once, before any reader touches the SQLite ``-shm``
-    (the fixture tests compare them with a second build)."""
+    (the fixture tests compare them with a second build).  Under xdist one worker
+    builds it and every worker reads a private copy."""
     from fixtures.blackwell.build import build
 
-    out = _fast_tmp(tmp_path_factory, "blackwell")
-    build(out)
-    yield out, digests(out)
-    if str(out).startswith("/dev/shm/"):
-        shutil.rmtree(out, ignore_errors=True)
+    def build_with_digests(out: Path) -> None:
+        build(out / "out")
+        (out / "digests.json").write_text(json.dumps(digests(out / "out")))
+
+    built = built_once(tmp_path_factory, pytestconfig, "blackwell", build_with_digests,
+                       fast=True)
+    if xdist_worker(pytestconfig) is None:
+        out = built / "out"
+        yield out, json.loads((built / "digests.json").read_text())
+        if str(built).startswith("/dev/shm/"):
+            shutil.rmtree(built, ignore_errors=True)
+        return
+    mine = _fast_tmp(tmp_path_factory, "blackwell-copy")
+    out = Path(shutil.copytree(built / "out", mine / "out", symlinks=True))
+    yield out, json.loads((built / "digests.json").read_text())
+    if str(mine).startswith("/dev/shm/"):
+        shutil.rmtree(mine, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,11 @@ def agents_db(blackwell_db: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     shutil.copyfile(blackwell_db, db)
     r = invoke("ingest", "--db", str(db), str(CLAUDE), str(CODEX))
     assert r.exit_code == 0, r.stderr
+    # the search index is built by the first search, which says so on stderr: build it
+    # here, so that no test's stderr depends on which test of the module ran first
+    # (under pytest-xdist the module's tests are spread over the workers)
+    r = invoke("rebuild", "--index", "--all", "--db", str(db))
+    assert r.exit_code == 0, r.stderr
     return db
 
 
