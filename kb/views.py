@@ -407,7 +407,12 @@ def timeline_index(store: KbStore, session_id: str,
 def _measure_text(m: dict[str, Any] | None) -> str | None:
     if not m:
         return None
-    v = f"{m['value']:g}"
+    value = m["value"]
+    # a row's summary: a duration of ten seconds or more to the second (27.999 s as 28 s;
+    # the detail pane shows the value as measured)
+    if m.get("unit") in ("s", "sec") and isinstance(value, (int, float)) and abs(value) >= 10:
+        value = round(value)
+    v = f"{value:g}"
     return f"{m['label']}: {v} {m['unit']}".strip() if m.get("label") else f"{v} {m['unit']}"
 
 
