@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 LOGKB   = $(VENV)/bin/logkb
 FIXTURE = fixtures/blackwell/out
 
-.PHONY: setup fixture demo test test-fast typecheck lint bench clean
+.PHONY: setup fixture demo test test-serial typecheck lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,13 +36,14 @@ demo: fixture
 	@echo "  export LOGKB_DB=$(abspath $(DEMO_DB))"
 	@echo "  .venv/bin/logkb tui"
 
-test: setup
-	$(PY) -m pytest -q
-
-# The same suite on two pytest-xdist workers (tests/conftest.py builds the fixture
+# Two pytest-xdist workers (CI has 2 cores; tests/conftest.py builds the fixture
 # campaign once per run and gives each worker a private copy).
-test-fast: setup
+test: setup
 	$(PY) -m pytest -q -n 2
+
+# The same suite in one process (to debug a test that fails only beside others).
+test-serial: setup
+	$(PY) -m pytest -q
 
 # mypy: strict on logparse/, the rest with check_untyped_defs (see [tool.mypy] in pyproject.toml)
 typecheck: setup
