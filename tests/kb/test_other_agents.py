@@ -251,12 +251,9 @@ def test_whole_pool_file(tmp_path: Path, name: str) -> None:
         assert any(c.signals for c in calls_rows)
 
 
-def test_the_older_single_json_chat_reads_as_its_lines_do(tmp_path: Path) -> None:
-    """A ``session-*.json`` chat (the same records in one ``messages`` list, each id once,
-    written with JSON.stringify's indent) gives the calls and messages its JSON-lines
-    form gives; a message's ``lines`` are its positions in ``messages``."""
-    from logparse.gemini_cli import GeminiChatJsonReader
-
+def gemini_json_chat() -> dict[str, object]:
+    """The trimmed Gemini CLI log as the older single-JSON chat (``session-*.json``): its
+    header's fields and ``messages``, each id once in its last version."""
     rows = [json.loads(x) for x in (TRIM / "gemini_cli.jsonl").read_text("utf-8").splitlines()]
     msgs: list[dict[str, object]] = []
     at: dict[object, int] = {}
@@ -268,11 +265,21 @@ def test_the_older_single_json_chat_reads_as_its_lines_do(tmp_path: Path) -> Non
         else:
             at[r["id"]] = len(msgs)
             msgs.append(r)
+    return {**rows[0], "messages": msgs}
+
+
+def test_the_older_single_json_chat_reads_as_its_lines_do(tmp_path: Path) -> None:
+    """A ``session-*.json`` chat (the same records in one ``messages`` list, each id once,
+    written with JSON.stringify's indent) gives the calls and messages its JSON-lines
+    form gives; a message's ``lines`` are its positions in ``messages``."""
+    from logparse.gemini_cli import GeminiChatJsonReader
+
+    doc = gemini_json_chat()
     f = tmp_path / "session-2026-05-06T16-08-808bbe03.json"
-    f.write_text(json.dumps({**rows[0], "messages": msgs}, indent=2), encoding="utf-8")
+    f.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     assert detect(f) is GeminiChatJsonReader
     one = tmp_path / "one-line.json"  # without an indent: one line, still the JSON form
-    one.write_text(json.dumps({**rows[0], "messages": msgs}), encoding="utf-8")
+    one.write_text(json.dumps(doc), encoding="utf-8")
     assert detect(one) is GeminiChatJsonReader
 
     def rows_of(path: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:

@@ -19,6 +19,7 @@ from kb.store import KbStore
 from logparse.registry import detect
 from logparse.source import NotATranscript
 from tests.kb.test_ingest_fuzz_agents import stored_lines
+from tests.kb.test_other_agents import gemini_json_chat
 
 TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
 POOL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld" / "pool"
@@ -211,22 +212,11 @@ def test_a_call_without_result_at_the_end_is_no_result(tmp_path: Path, name: str
 
 
 def _gemini_json_chat() -> bytes:
-    """The trimmed Gemini CLI log as the older single-JSON chat (``session-*.json``: each
-    id once, its last version; JSON.stringify's indent of 2)."""
+    """The trimmed Gemini CLI log as the older single-JSON chat, with JSON.stringify's
+    indent of 2."""
     import json
 
-    rows = [json.loads(x) for x in (TRIM / "gemini_cli.jsonl").read_text("utf-8").splitlines()]
-    msgs: list[dict[str, object]] = []
-    at: dict[object, int] = {}
-    for r in rows[1:]:
-        if "$set" in r:
-            continue
-        if r["id"] in at:
-            msgs[at[r["id"]]] = r
-        else:
-            at[r["id"]] = len(msgs)
-            msgs.append(r)
-    return json.dumps({**rows[0], "messages": msgs}, indent=2).encode()
+    return json.dumps(gemini_json_chat(), indent=2).encode()
 
 
 @pytest.mark.parametrize("how", ["cut", "flipped-byte", "invalid-element", "one-line-cut"])
