@@ -104,6 +104,19 @@ def stored_lines(store: KbStore) -> set[int]:
     return got
 
 
+def assert_every_line_kept(store: KbStore, report: Any, f: Path, data: bytes,
+                           case: tuple[object, ...]) -> None:
+    """Every non-blank line of ``data`` (the file ``f``) is stored in some message or
+    named by a problem, and every problem names ``f`` and a line or a record."""
+    have = stored_lines(store)
+    named = {p.line for p in report.problems if p.line is not None}
+    for p in report.problems:
+        assert p.path == str(f) and (p.line is not None or p.record), (*case, p)
+    want = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
+    lost = [i for i in want if i not in have and i not in named]
+    assert not lost, (*case, lost[:5], [str(p) for p in report.problems][:5])
+
+
 def test_fuzz_agent_lines_lose_nothing(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     base = samples()
@@ -119,13 +132,7 @@ def test_fuzz_agent_lines_lose_nothing(tmp_path: Path) -> None:
             if report.errors:  # refused whole: only when nothing in it is of the agent
                 assert n >= 0 and all(e.path == str(f) for e in report.errors), n
                 continue
-            have = stored_lines(store)
-            named = {p.line for p in report.problems if p.line is not None}
-            for p in report.problems:
-                assert p.path == str(f) and (p.line is not None or p.record), (n, kind, p)
-            want = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
-            lost = [i for i in want if i not in have and i not in named]
-            assert not lost, (n, kind, lost[:5], [str(p) for p in report.problems][:5])
+            assert_every_line_kept(store, report, f, data, (n, kind))
         f.unlink()
     assert len(tally) == 7  # every kind of damage was tried
 
@@ -188,12 +195,6 @@ def test_fuzz_other_agent_lines_lose_nothing(tmp_path: Path, monkeypatch: pytest
                 assert kind == "truncate" and data.count(b"\n") < 2, (
                     n, kind, [str(e) for e in report.errors])
                 continue
-            have = stored_lines(store)
-            named = {p.line for p in report.problems if p.line is not None}
-            for p in report.problems:
-                assert p.path == str(f) and (p.line is not None or p.record), (n, kind, p)
-            want = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
-            lost = [i for i in want if i not in have and i not in named]
-            assert not lost, (n, kind, lost[:5], [str(p) for p in report.problems][:5])
+            assert_every_line_kept(store, report, f, data, (n, kind))
         f.unlink()
     assert len(tally) == 7
