@@ -23,7 +23,6 @@ import orjson
 from logparse._agentlines import Draft, Ordered, message_id
 from logparse.models import Problem
 from logparse.opencode._lines import iter_lines, parse_line, safe_text
-from logparse.opencode._lines import opens_a_json_line as opens_a_json_line
 from logparse.source import RawMessage
 
 SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, IndexError)

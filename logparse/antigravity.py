@@ -37,9 +37,9 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, iso_ms
-from logparse._steplines import SHAPE_ERRORS, Drafts, opens_a_json_line, records, renamed, tool_part
+from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, tool_part
 from logparse.models import Problem
-from logparse.opencode._lines import head_records
+from logparse.opencode._lines import head_records, open_decoded, opens_a_json_line
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -144,7 +144,7 @@ _NAMING_BYTES = 4 << 20
 def conversation_id(path: Path) -> str | None:
     """The conversation a trajectory names in its first 4 MiB: the id named most often
     (an artifact of another conversation read once does not name this one)."""
-    with path.open("rb") as f:
+    with open_decoded(path) as f:  # a regular file only, BOM or UTF-16 as the reader reads
         head = f.read(_NAMING_BYTES).decode("utf-8", "replace")
     votes: dict[str, int] = {}
     for m in _CONVERSATION.finditer(head):

@@ -40,7 +40,6 @@ from logparse._agentlines import Draft, iso_ms, json_object
 from logparse._steplines import (
     SHAPE_ERRORS,
     Drafts,
-    opens_a_json_line,
     records,
     renamed,
     session_name,
@@ -52,6 +51,7 @@ from logparse.opencode._lines import (
     first_line,
     head_records,
     open_decoded,
+    opens_a_json_line,
     safe_text,
     sniff_encoding,
 )

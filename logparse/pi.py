@@ -38,7 +38,6 @@ from logparse._agentlines import Draft, iso_ms, json_object
 from logparse._steplines import (
     SHAPE_ERRORS,
     Drafts,
-    opens_a_json_line,
     records,
     renamed,
     session_name,
@@ -46,7 +45,7 @@ from logparse._steplines import (
     tool_part,
 )
 from logparse.models import Problem
-from logparse.opencode._lines import head_records
+from logparse.opencode._lines import head_records, opens_a_json_line
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
