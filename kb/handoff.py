@@ -559,7 +559,9 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         else d["goal"]["text"] or s["id"]
     out = [f"# Hand-off: {' '.join(title.split())}", "",
            f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} commands · "
-           f"source {s['source_form']}" + _usage(s), "",
+           f"source {s['source_form']}"
+           + (" (a rewrite: not the agent's own output, no tool calls or outputs)"
+              if s["source_form"] == "rewrite" else "") + _usage(s), "",
            "Numbers in brackets are message ordinals: `logkb show N` shows one.", ""]
     g = d["goal"]
     out += ["## Goal", "", f"{g['text']}" + (f" [{g['ordinal']}]" if g["ordinal"] else ""), ""]

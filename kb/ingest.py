@@ -124,11 +124,14 @@ class SessionReport:
     parent_id: str | None = None
     kept: int = 0
     """Stored messages this input lacks (an older or shorter copy): kept, never deleted."""
+    agent: str | None = None
+    """The agent that wrote the session (for a ``rewrite``: the one its header names)."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
                 "events": self.events, "new_messages": self.new_messages, "form": self.form,
-                "path": self.path, "parent_id": self.parent_id, "kept": self.kept}
+                "agent": self.agent, "path": self.path, "parent_id": self.parent_id,
+                "kept": self.kept}
 
 
 @dataclass
@@ -938,7 +941,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
             done.append(sid)
             rep = SessionReport(session_id=sid, title=info.title, messages=0, events=0,
                                 new_messages=deriver.derived, form=src.form, path=src.path,
-                                parent_id=info.parent_id)
+                                parent_id=info.parent_id, agent=src.agent)
             report.add(rep)
             group.add(store, batches, info, rep, st.size)  # counts: once written
             return
@@ -970,7 +973,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
                              events=row["events"], new_messages=deriver.derived, form=src.form,
-                             path=src.path, parent_id=info.parent_id, kept=lacked))
+                             path=src.path, parent_id=info.parent_id, kept=lacked,
+                             agent=src.agent))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,

@@ -361,7 +361,8 @@ def sessions_lines(rows: list[dict[str, Any]], width: int, *, current: str | Non
             Col("title", titles, flex=True, min=24),
             Col("when", whens, drop=3), Col("msgs", msgs, ">"), Col("cmds", cmds, ">", drop=4),
             Col("tokens", toks, ">", drop=2), Col("cost", costs, ">", drop=1),
-            Col("form", forms, drop=5)]
+            # a rewrite (not the agent's own output) keeps the column that says so
+            Col("form", forms, drop=0 if any(f.startswith("rewrite") for f in forms) else 5)]
     if current is None:
         cols = cols[1:]
     return fit(cols, width, gap=1 if width < 100 else 2)

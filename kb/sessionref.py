@@ -49,12 +49,14 @@ def agent_name(agent: str | None) -> str:
     return agent or "opencode"
 
 
-def resume_argv(agent: str | None, session_id: str) -> list[str] | None:
+def resume_argv(agent: str | None, session_id: str, form: str | None = None
+                ) -> list[str] | None:
     """The command that continues ``session_id`` in the agent that wrote it, or ``None``
     when the agent has no command line that resumes a session (Antigravity's
-    trajectories are exports of an editor's conversations)."""
+    trajectories are exports of an editor's conversations) or the session was read from
+    a rewrite (``form`` ``rewrite``: not the agent's own session, it has no id there)."""
     name = agent_name(agent)
-    if name == "antigravity":
+    if name in ("antigravity", "unknown") or form == "rewrite":
         return None
     if name == "claude-code":
         return ["claude", "--resume", session_id]
@@ -67,7 +69,7 @@ def resume_argv(agent: str | None, session_id: str) -> list[str] | None:
     return ["opencode", "--session", session_id]
 
 
-def resume_command(agent: str | None, session_id: str) -> str | None:
+def resume_command(agent: str | None, session_id: str, form: str | None = None) -> str | None:
     """:func:`resume_argv` as one shell line (``None`` when there is none)."""
-    argv = resume_argv(agent, session_id)
+    argv = resume_argv(agent, session_id, form)
     return shlex.join(argv) if argv is not None else None

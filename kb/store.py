@@ -631,9 +631,11 @@ class KbStore:
         ``reveal_secrets`` says: the search index keeps these on disk) and whether it is
         top-level."""
         hide = self.redactor.hiding()
-        return {str(sid): {"agent": agent, "title": hide.text(title), "top": parent is None}
-                for sid, agent, title, parent in self.conn.execute(
-                    "SELECT session_id, agent, title, parent_id FROM sessions").fetchall()}
+        return {str(sid): {"agent": agent, "title": hide.text(title), "top": parent is None,
+                           "form": form}
+                for sid, agent, title, parent, form in self.conn.execute(
+                    "SELECT session_id, agent, title, parent_id, source_form "
+                    "FROM sessions").fetchall()}
 
     def sessions(self) -> list[dict[str, Any]]:
         """Every session, newest activity first, with its spawning call for subagents."""

@@ -665,7 +665,8 @@ class Deriver:
                source: str, text: str, role: str | None) -> None:
         t = part.get("time")
         start = _num(t.get("start")) if isinstance(t, dict) else None
-        cls = classify(text) if kind == EventKind.DECISION else None
+        # synthetic assistant text (a rewrite's call written as text) is no one's judgement
+        cls = classify(text) if kind == EventKind.DECISION and source != "synthetic" else None
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source != "synthetic" and worth_measuring(text) else None)
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
@@ -774,6 +775,12 @@ class Deriver:
             if summary and typ == "text":
                 self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created, text,
                             {"summary": True, **_context_size(msg.info)})
+                return
+            if typ == "text" and part.get("synthetic"):
+                # not the model's words (logparse.rewrite: a call the author kept as text):
+                # stored and shown, never classified, measured or given a place in a turn
+                self._prose(ordinal, seq, mid, part, EventKind.DECISION, "synthetic", text,
+                            None)
                 return
             role = ("rationale" if seq < last_tool
                     else "conclusion" if self._turn_had_tool else "reply")

@@ -31,6 +31,7 @@ from logparse.opencode import (
 from logparse.opencode._lines import decoded_head, first_line, head_records, opens_a_json_line
 from logparse.opencode.tree import storage_root
 from logparse.pi import PiReader
+from logparse.rewrite import RewriteReader
 from logparse.safe_open import refusal
 from logparse.source import NotATranscript, TranscriptReader
 
@@ -46,6 +47,7 @@ READERS: tuple[type[TranscriptReader], ...] = (
     PiReader,
     AntigravityReader,
     ClaudeCodeReader,
+    RewriteReader,  # last: flat role/text records, what no agent's own reader took
 )
 
 HEAD_BYTES = 8192
@@ -83,20 +85,10 @@ class Foreign:
     example: str
 
 
-_REWRITE = "not read (not the agent's own output)"
-FOREIGN: tuple[Foreign, ...] = (
-    Foreign("a sanitised rewrite of a Claude Code session", _REWRITE,
-            lambda o: o.get("type") == "sanitization_notice"
-            or (o.get("type") == "message" and "role" in o and "sessionId" not in o
-                and "payload" not in o and "info" not in o),
-            '{"type":"sanitization_notice","source":"Claude Code session","project":"Trade '
-            'Arena","cwd":"$PROJECT_ROOT","sanitizedAt":"2026-05-01T07:53:54.973Z"}'),
-    Foreign("a sanitised rewrite of a Codex session", _REWRITE,
-            lambda o: o.get("type") == "session_meta" and not isinstance(o.get("payload"), dict),
-            '{"type":"session_meta","source":"codex","project":"Trade Arena","cwd":"$PROJECT_'
-            'ROOT","createdAt":"2026-05-01T08:00:00Z","sanitization":{"removed":[]}}'),
-)
-"""Forms refused by name, first match wins.  Tested row by row on ``example``."""
+FOREIGN: tuple[Foreign, ...] = ()
+"""Forms refused by name, first match wins.  Tested row by row on ``example``.  None
+today: the sanitised rewrites of Claude Code and Codex sessions once refused here are
+read (:mod:`logparse.rewrite`, form ``rewrite``)."""
 
 
 def foreign_form(path: Path, head: bytes) -> Foreign | None:

@@ -80,6 +80,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     from kb.ingest import ingest as run_ingest
     from kb.render import clip
     from logparse.registry import agent_dirs
+    from logparse.rewrite import FORM as REWRITE
 
     stores: list[tuple[str, Path]] = []
     if not paths:
@@ -126,6 +127,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                            f" {e.path}: {e.reason}" if e.agent else f" {e}"))
     for e in report.not_taken:
         note(f"not taken: {e.path}: {e.reason}")
+    for s in report.sessions:  # read, and not an error: but not the agent's own output
+        if s.form == REWRITE:
+            note(Text.assemble(("note:", "yellow"), f" {s.path}: {rewrite_text(s.agent)}"),
+                 wrap=True)
     for spath, types in report.skipped.items():
         note(f"{spath}: {skipped_text(types)}")
     real_problems = [p for p in report.problems if not p.notice]
@@ -178,6 +183,13 @@ def _under(d: Path) -> Callable[[str], bool]:
     top = str(d)
     below = top if top.endswith(os.sep) else top + os.sep
     return lambda p: p == top or p.startswith(below)
+
+
+def rewrite_text(agent: str | None) -> str:
+    """What ingest says of a session read from a rewrite (form ``rewrite``)."""
+    who = f"a {agent} session" if agent and agent != "unknown" else "a chat"
+    return (f"a rewrite of {who}, not the agent's own output: its messages are kept as "
+            "text (form rewrite), with no tool calls or outputs")
 
 
 def skipped_text(types: dict[str, int]) -> str:

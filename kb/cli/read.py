@@ -130,6 +130,10 @@ def _session_detail(info: dict[str, Any]) -> None:
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
             ("resume", info["resume"] or "(none: open it in its agent)")]
+    if info["source_form"] == "rewrite":  # say it where the agent is named
+        rows[3] = ("agent", f"{info['agent'] or 'unknown'} (a rewrite of its session, not "
+                            "its own output)")
+        rows[-1] = ("resume", "(none: read from a rewrite)")
     from rich.text import Text
 
     for k, v in rows:  # a long value wraps under itself, not at column 0
@@ -150,7 +154,8 @@ def _session_json(r: dict[str, Any], current: str | None = None,
     return {"id": r["session_id"], "short_id": (short or {}).get(r["session_id"],
                                                                  r["session_id"]),
             "resume": resume_command(r.get("agent"), (resume_of or {}).get(r["session_id"],
-                                                                           r["session_id"])),
+                                                                           r["session_id"]),
+                                     r.get("source_form")),
             "parent_id": r["parent_id"], "agent": r.get("agent"),
             "title": r["title"], "current": r["session_id"] == current,
             "messages": r["messages"], "events": r["events"], "commands": r["commands"],
@@ -245,7 +250,11 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
              f"it, {row['session_id']}")
         sid = row["session_id"]
     agent, directory = row.get("agent"), row.get("directory")
-    argv = resume_argv(agent, sid)
+    argv = resume_argv(agent, sid, row.get("source_form"))
+    if argv is None and row.get("source_form") == "rewrite":
+        fail(f"{sid} was read from a rewrite of a {agent} session (not the agent's own "
+             "output): it has no session to resume", ExitCode.NOT_FOUND,
+             hint="open the original conversation in the agent that wrote it")
     if argv is None:
         fail(f"{agent} sessions cannot be resumed from a shell", ExitCode.NOT_FOUND,
              hint="open the conversation in the agent that wrote it")
@@ -501,7 +510,8 @@ def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
 
     short = short_ids(labels)
     return {sid: {"short_id": short.get(sid, sid), "agent": info.get("agent") or "opencode",
-                  "title": info.get("title"), "resume": resume_command(info.get("agent"), sid)}
+                  "title": info.get("title"),
+                  "resume": resume_command(info.get("agent"), sid, info.get("form"))}
             for sid, info in labels.items()}
 
 

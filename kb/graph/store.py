@@ -289,7 +289,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                            classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
                            OR regexp_matches(left(text, 600), $${_ANNOUNCE_SQL}$$)) AS signal
                 FROM prose
-                JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after)
+                JOIN ids ON prose.session_id = ids.sid AND prose.ordinal > ids.after
+                -- synthetic assistant text (a rewrite's call kept as text) judges nothing
+                WHERE NOT (kind = 'decision' AND source = 'synthetic'))
             SELECT session_id, ordinal, seq, cls, body, prose_role FROM (
             SELECT session_id, ordinal, seq,
                    CASE WHEN kind = 'prompt' THEN 'prompt' WHEN signal THEN classification

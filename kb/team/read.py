@@ -72,7 +72,7 @@ def session_json(r: dict[str, Any], short: dict[str, str]) -> dict[str, Any]:
 
     sid = r["session_id"]
     return {"id": sid, "short_id": short.get(sid, sid),
-            "resume": resume_command(r["agent"], sid),
+            "resume": resume_command(r["agent"], sid, r["source_form"]),
             "parent_id": r["parent_id"], "agent": r["agent"],
             "title": r["title"], "current": False, "messages": r["messages"],
             "events": r["events"], "commands": r["commands"],

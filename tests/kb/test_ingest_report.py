@@ -12,17 +12,19 @@ from click.testing import CliRunner
 
 from kb.cli import cli
 from kb.live.watch import Watcher
-from logparse.registry import FOREIGN
 
 TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
-REWRITE = next(r for r in FOREIGN if "Claude Code" in r.what)
+DAMAGED_CODEX = '{"type":"turn_context","timestamp":"2026-05-01T07:00:00Z"}\n'
+"""A file whose first line is a Codex record and nothing of it can be read: refused by
+name (``looks like an OpenAI Codex rollout``), an error even inside a folder."""
 
 
 def _folder(tmp_path: Path) -> Path:
     d = tmp_path / "sessions"
     d.mkdir()
     shutil.copy(TRIM / "claude_2_1.jsonl", d / "claude.jsonl")
-    (d / "rewrite.jsonl").write_text(REWRITE.example + "\n", encoding="utf-8")
+    shutil.copy(TRIM / "rewrite_claude.jsonl", d / "rewrite.jsonl")
+    (d / "damaged.jsonl").write_text(DAMAGED_CODEX, encoding="utf-8")
     (d / "notes.md").write_text("# not a session\n", encoding="utf-8")
     return d
 
@@ -31,18 +33,22 @@ def test_directory_ingest_reports_every_file_it_did_not_take(tmp_path: Path) -> 
     d = _folder(tmp_path)
     db = str(tmp_path / "kb.duckdb")
     r = CliRunner().invoke(cli, ["ingest", "--db", db, "--json", str(d)])
-    assert r.exit_code == 3, r.stderr  # a rewritten log in the folder: an error
+    assert r.exit_code == 3, r.stderr  # a Codex log nothing of which could be read: an error
     doc = json.loads(r.stdout)
-    assert doc["errors"] == [{"path": str(d / "rewrite.jsonl"), "reason": (
-        "looks like a sanitised rewrite of a Claude Code session: not read (not the "
-        "agent's own output)")}]
+    assert doc["errors"] == [{"path": str(d / "damaged.jsonl"), "reason": (
+        "looks like an OpenAI Codex rollout but no record of it could be read")}]
     assert doc["not_taken"] == [{"path": str(d / "notes.md"), "reason": "unrecognised content"}]
     assert doc["skipped"] == [{"path": str(d / "claude.jsonl"), "records": 1,
                                "types": {"brand-new-type": 1}}]
-    assert [s["messages"] for s in doc["sessions"]] == [4]
-    assert "sanitised rewrite of a Claude Code session" in r.stderr
+    # the rewrite is read, and says what it is
+    assert [(s["messages"], s["form"], s["agent"]) for s in doc["sessions"]] == [
+        (4, "claude-code", "claude-code"), (7, "rewrite", "claude-code")]
+    assert "looks like an OpenAI Codex rollout" in r.stderr
     assert "not taken: " in r.stderr and "notes.md" in r.stderr
     assert "skipped 1 record of 1 unknown type (kept raw): brand-new-type (1)" in r.stderr
+    said = " ".join(r.stderr.split())  # wrapped at the terminal's width
+    assert (f"note: {d / 'rewrite.jsonl'}: a rewrite of a claude-code session, not the "
+            "agent's own output") in said
 
 
 def test_ingest_without_path_reads_every_agents_store(tmp_path: Path,
@@ -80,4 +86,4 @@ def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
     w.ingest_now()
     w.ingest_now()
     told = sorted((str(e["path"]), e["error"]) for e in seen if e["event"] == "not_taken")
-    assert told == [(str(d / "notes.md"), False), (str(d / "rewrite.jsonl"), True)]
+    assert told == [(str(d / "damaged.jsonl"), True), (str(d / "notes.md"), False)]

@@ -132,9 +132,8 @@ def test_look_alikes_are_not_read_as_the_new_forms(tmp_path: Path, what: str) ->
 
 @pytest.mark.parametrize("name", ["trade_arena__claude-session.jsonl",
                                   "trade_arena__codex-session.jsonl"])
-def test_the_sanitised_rewrites_are_still_refused_by_name(name: str) -> None:
-    with pytest.raises(NotATranscript, match="sanitised rewrite"):
-        detect(POOL / name)
+def test_the_sanitised_rewrites_are_read_as_rewrites(name: str) -> None:
+    assert detect(POOL / name).form == "rewrite"
 
 
 @pytest.mark.parametrize("named", [True, False], ids=["conversation-id", "digest"])

@@ -1,5 +1,6 @@
 """Every file of ``../shared/realworld/pool`` and ``../shared/realworld/labelled``: ingested
-with the message count an independent count of the file gives, or refused by name.
+with the message count an independent count of the file gives, or refused by name (none
+today: the two sanitised rewrites are read as form ``rewrite``).
 
 The counts below come from each file's own structure (a few lines of JSON or SQL here), never
 from logkb's readers.  The directories are ingested as directories, so this also checks that a
@@ -19,11 +20,15 @@ from kb.store import KbStore
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld"
 
-REFUSED = {  # file -> what the refusal must name (another agent, or a rewrite)
-    "trade_arena__claude-session.jsonl": "sanitised rewrite of a Claude Code session",
-    "trade_arena__codex-session.jsonl": "sanitised rewrite of a Codex session",
+REFUSED: dict[str, str] = {}
+"""File -> what its refusal must name (another agent's log): none in these folders."""
+
+REWRITES = {  # file -> (agent its header names, records kept raw and counted, by type)
+    "trade_arena__claude-session.jsonl": ("claude-code", {}),
+    "trade_arena__codex-session.jsonl": ("codex", {"file_change": 6, "tool_summary": 2}),
 }
-"""The two non-native rewrites."""
+"""The two non-native rewrites: read, form ``rewrite``, what they hold besides messages
+counted."""
 
 NOT_SESSIONS = ("README.md", ".json")
 """Notes and hand-label files (``labelled/*.json`` without ``__``) are not transcripts."""
@@ -110,6 +115,12 @@ def count_antigravity(path: Path) -> int:
                for raw in path.read_bytes().splitlines())
 
 
+def count_rewrite(path: Path) -> int:
+    """Flat ``{"type": "message", "role": "user"|"assistant", "text"}`` records."""
+    return sum(o.get("type") == "message" and o.get("role") in ("user", "assistant")
+               for o in map(json.loads, path.read_bytes().splitlines()))
+
+
 def count_export(path: Path) -> int:
     return len(json.loads(path.read_bytes())["messages"])
 
@@ -131,6 +142,9 @@ def independent(path: Path) -> int:
         return count_pi(path)
     if "step_index" in first:
         return count_antigravity(path)
+    if first.get("type") == "sanitization_notice" or (
+            first.get("type") == "session_meta" and "payload" not in first):
+        return count_rewrite(path)
     return count_codex(path) if "payload" in first else count_claude(path)
 
 
@@ -151,8 +165,10 @@ def test_every_file_is_read_with_its_count_or_refused_by_name(
         reports: dict[str, IngestReport], folder: str) -> None:
     rep = reports[folder]
     read: dict[str, int] = {}
+    forms: dict[str, set[tuple[str, str | None]]] = {}
     for s in rep.sessions:
         read[Path(s.path).name] = read.get(Path(s.path).name, 0) + s.messages
+        forms.setdefault(Path(s.path).name, set()).add((s.form, s.agent))
     errors = {Path(e.path).name: e.reason for e in rep.errors}
     not_taken = {Path(e.path).name: e.reason for e in rep.not_taken}
     checked = 0
@@ -168,11 +184,18 @@ def test_every_file_is_read_with_its_count_or_refused_by_name(
         else:
             assert read.get(name) == independent(f), (name, read.get(name), independent(f))
             checked += 1
+            if name in REWRITES:  # read, and named for what it is
+                assert forms[name] == {("rewrite", REWRITES[name][0])}, forms[name]
+            else:
+                assert "rewrite" not in {form for form, _ in forms[name]}, (name, forms[name])
     assert checked >= (16 if folder == "pool" else 10)
     # nothing else was refused or passed over, and every refusal is reported as an error
     assert set(errors) == {n for n in REFUSED if (REAL / folder / n).exists()}
     # every record of every file read was understood: no problem, no unknown record type
-    assert [str(p) for p in rep.problems] == [] and rep.skipped == {}
+    # but what a rewrite holds besides its messages (kept raw, counted)
+    assert [str(p) for p in rep.problems] == []
+    assert rep.skipped == {str(REAL / folder / n): types for n, (_, types) in REWRITES.items()
+                           if (REAL / folder / n).exists() and types}
 
 
 def test_claude_code_2_1_files_open_with_new_record_types(reports: dict[str, IngestReport]) -> None:

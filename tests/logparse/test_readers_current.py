@@ -133,14 +133,24 @@ def test_js_literal_never_raises() -> None:
 
 
 # ---------------------------------------------------------- other agents
-@pytest.mark.parametrize("row", FOREIGN, ids=lambda r: r.what)
-def test_every_foreign_form_is_refused_by_name(tmp_path: Path, row: Any) -> None:
-    f = tmp_path / "x.jsonl"
-    f.write_text(row.example + "\n", encoding="utf-8")
-    with pytest.raises(NotATranscript) as e:
-        detect(f)
-    assert e.value.agent == row.what and row.what in e.value.reason
-    assert [r for r in FOREIGN if r.test(json.loads(row.example))][0] is row
+def test_every_foreign_form_is_refused_by_name(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row of the table (none today: the sanitised rewrites are read), and a made-up
+    row that shows a row refuses its form by name."""
+    import logparse.registry as registry
+
+    made_up = registry.Foreign("a made-up agent's log", "not read (a test row)",
+                               lambda o: o.get("type") == "made-up-agent-record",
+                               '{"type":"made-up-agent-record","v":1}')
+    rows = (*FOREIGN, made_up)
+    monkeypatch.setattr(registry, "FOREIGN", rows)
+    for i, row in enumerate(rows):
+        f = tmp_path / f"x{i}.jsonl"
+        f.write_text(row.example + "\n", encoding="utf-8")
+        with pytest.raises(NotATranscript) as e:
+            detect(f)
+        assert e.value.agent == row.what and row.what in e.value.reason
+        assert [r for r in rows if r.test(json.loads(row.example))][0] is row
 
 
 def test_codex_rollout_opening_with_records_of_a_new_type(tmp_path: Path) -> None:

@@ -149,6 +149,8 @@ class SessionsScreen(Screen[None]):
                          else DIM)
             # narrow: no id column, so its "*" (an incomplete source) follows the title
             star = " *" if self.narrow and not r["complete"] else ""
+            if r.get("source_form") == "rewrite":  # not the agent's own output: said
+                star = " [rewrite]" + star
             title.append(short(r["title"] or "(untitled)", self.title_width - len(prefix)
                                - len(star)
                                - (len(f" ←{r['spawned_at']}") if r.get("spawned_at") else 0)),
@@ -197,6 +199,8 @@ class SessionsScreen(Screen[None]):
                            f"{UNCOUNTED} not counted yet"))
         if any(not r["complete"] for r in self.rows):
             marks.append(("* the source cannot show every message", "* partial source"))
+        if any(r.get("source_form") == "rewrite" for r in self.rows):
+            marks.append(("[rewrite] not the agent's own output", "[rewrite] not its own"))
         width = max(20, self.app.size.width - 2)
         for form in (0, 1):
             line = " · ".join(parts + [m[form] for m in marks])

@@ -339,6 +339,9 @@ class TimelineScreen(Screen[None]):
         if i.get("parent_id"):
             lead.append(f"↳ subagent of {i['parent_id']} (message {i.get('spawned_at')})  ",
                         style="#7aa2f7")
+        if i.get("source_form") == "rewrite":  # read, but not what the agent wrote
+            lead.append(f"[rewrite of a {i.get('agent') or 'unknown'} session]  ",
+                        style="#ffcb6b")
         u = i.get("usage") or {}
         money = ([f"{views.usage_tokens_text(u)} tokens", views.usage_cost_text(u)]
                  if u.get("tokens_total") else [])
