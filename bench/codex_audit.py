@@ -34,6 +34,13 @@ what logkb stores (``calls``) and reports open (``untested``).  Each gap is one 
                         the command it polls
 ``open-though-answered``  an untested question stands at a run whose answer the agent got
                         later (a poll said the process exited)
+
+Then :mod:`bench.codex_structures` checks every other structure of the file (prompts and
+injected context, approvals denied, sandbox denials, escalations, timeouts, failed
+patches, aborted turns, web searches, plans, MCP errors, compactions, code-mode cells,
+calls left without an answer) against the signals, dead ends and open questions logkb
+derives (``--calls-only`` skips it; ``--counts`` prints what each file holds).  The
+held-out rollouts are left out unless ``--include-held-out``.
 """
 
 from __future__ import annotations
