@@ -314,7 +314,8 @@ def check(r: Rollout, s: Stored) -> list[dict[str, Any]]:
     gaps: list[dict[str, Any]] = []
 
     def gap(line: int, kind: str, detail: str) -> None:
-        gaps.append({"file": r.path.name, "line": line, "kind": kind, "detail": detail[:120]})
+        gaps.append({"file": r.path.name, "line": line, "kind": kind,
+                     "detail": " ".join(detail.split())[:120]})
 
     # user messages: the real prompt, the injected context, the event_msg twins
     real = 0
