@@ -34,6 +34,13 @@ what logkb stores (``calls``) and reports open (``untested``).  Each gap is one 
                         the command it polls
 ``open-though-answered``  an untested question stands at a run whose answer the agent got
                         later (a poll said the process exited)
+
+Then :mod:`bench.codex_structures` checks every other structure of the file (prompts and
+injected context, approvals denied, sandbox denials, escalations, timeouts, failed
+patches, aborted turns, web searches, plans, MCP errors, compactions, code-mode cells,
+calls left without an answer) against the signals, dead ends and open questions logkb
+derives (``--calls-only`` skips it; ``--counts`` prints what each file holds).  The
+held-out rollouts are left out unless ``--include-held-out``.
 """
 
 from __future__ import annotations
@@ -48,6 +55,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.codex_structures import audit_structures
+from bench.codex_structures import counts as structure_counts
+
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "realworld"
 
@@ -57,11 +67,18 @@ _WALL = re.compile(r"^Wall time: ([\d.]+) seconds$", re.M)
 _BODY = "\nOutput:\n"
 
 
-def codex_files() -> list[Path]:
+HELD_OUT = frozenset({"raze__codex-session.jsonl", "gildore-arena__codex-session__8c8b717.jsonl",
+                      "txguardian__codex-session.jsonl"})
+"""Codex files nobody tunes on (the coordinator measures them): left out unless asked."""
+
+
+def codex_files(held_out: bool = False) -> list[Path]:
     """The native Codex rollouts (the first line a ``session_meta`` with a payload)."""
     out = []
     for d in ("labelled", "pool"):
         for p in sorted((REAL / d).glob("*.jsonl")):
+            if p.name in HELD_OUT and not held_out:
+                continue
             with p.open("rb") as fh:
                 try:
                     first = json.loads(fh.readline())
@@ -355,17 +372,31 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--logkb", default=str(ROOT / ".venv" / "bin" / "logkb"))
     ap.add_argument("--json", action="store_true", help="one object per gap")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every gap")
+    ap.add_argument("--calls-only", action="store_true",
+                    help="skip the structure checks (bench.codex_structures)")
+    ap.add_argument("--include-held-out", action="store_true",
+                    help="also the held-out rollouts (for whoever measures them)")
+    ap.add_argument("--counts", action="store_true",
+                    help="also print how many of each structure every file holds")
     ap.add_argument("files", nargs="*", type=Path,
                     help="Codex rollouts to audit (default: the real ones in ../shared)")
     a = ap.parse_args(argv)
     total: dict[str, int] = {}
     ncalls = 0
     with tempfile.TemporaryDirectory(prefix="logkb-codex-audit-") as tmp:
-        for path in a.files or codex_files():
+        for path in a.files or codex_files(a.include_held_out):
             calls, polls = read_file(path)
             ncalls += len(calls)
             rows, open_ = stored(a.logkb, path, Path(tmp))
             gaps = audit(path, calls, polls, rows, open_)
+            if not a.calls_only:
+                db = Path(tmp) / f"{path.stem}.duckdb"
+                d = _logkb(a.logkb, db, "deadends", "--json")
+                dead = [json.loads(ln) for ln in d.stdout.splitlines() if ln.strip()]
+                gaps += audit_structures(path, db, dead, open_)
+            if a.counts and not a.json:
+                print(f"{path.name}: " + ", ".join(f"{k} {v}" for k, v in
+                                                   structure_counts(path).items() if v))
             kinds: dict[str, int] = {}
             for g in gaps:
                 kinds[g["kind"]] = kinds.get(g["kind"], 0) + 1
@@ -373,8 +404,8 @@ def main(argv: list[str]) -> None:
                 if a.json:
                     print(json.dumps(g))
                 elif a.verbose:
-                    print(f"  {g['file'][:34]:34} L{g['line']:<5} {g['kind']:22} "
-                          f"{g['detail'][:60]}")
+                    print(f"  {g['file'][:24]:24} L{g['line']:<5} {g['kind']:22} "
+                          f"{g['detail'][:70]}")
             if not a.json:
                 print(f"{path.name[:44]:44} {len(calls):4} calls {len(gaps):4} gaps "
                       + " ".join(f"{k}={v}" for k, v in sorted(kinds.items())))

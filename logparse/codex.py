@@ -70,7 +70,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/2"
+RESUME_VERSION = "codex/3"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -97,7 +97,21 @@ _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exe
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
 _INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
-             "# AGENTS.md instructions", "<user_shell_command>")
+             "# AGENTS.md instructions", "<user_shell_command>", "<skill",
+             "<permissions instructions>", "<collaboration_mode>", "<codex_internal_context",
+             "<external_", "<subagent_notification>", "<personality_spec>", "<model_switch>")
+"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
+injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
+``!command`` the user ran, the markers of newer builds): never what the user typed."""
+
+REJECTED = re.compile(
+    r"^(?:exec command rejected by user|patch rejected by user|user rejected MCP tool call"
+    r"|This action was rejected due to unacceptable risk"
+    r"|approval policy is \S+; reject command|approval required by policy"
+    r"|patch rejected: |`[^`]{1,400}` rejected: policy forbids)", re.I)
+"""What Codex answers instead of running a call that was not approved: the user's denial
+(codex-rs normalises it to ``exec command rejected by user`` / ``patch rejected by user``),
+its reviewer's, or the approval policy's."""
 
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
@@ -151,6 +165,31 @@ def _end_output(end: dict[str, Any]) -> str:
         if isinstance(v, str) and v:
             return v
     return "".join(x for x in (end.get("stdout"), end.get("stderr")) if isinstance(x, str))
+
+
+def mcp_error(end: dict[str, Any]) -> str | None:
+    """The error an ``mcp_tool_call_end`` reports (``result: {"Err": msg}`` or a result
+    with ``isError``), else ``None``."""
+    result = end.get("result")
+    if not isinstance(result, dict):
+        return None
+    if "Err" in result:
+        return str(result["Err"]) or "MCP tool call failed"
+    ok = result.get("Ok", result)
+    if isinstance(ok, dict) and (ok.get("isError") is True or ok.get("is_error") is True):
+        return _text_of(ok.get("content")) or "MCP tool reported an error"
+    return None
+
+
+def _mcp_state(end: dict[str, Any]) -> dict[str, Any]:
+    """The state an ``mcp_tool_call_end`` gives a call the file has no output of."""
+    err = mcp_error(end)
+    if err is not None:
+        return {"status": "error", "error": err, "metadata": {"mcp": True}}
+    result = json_object(end.get("result"))
+    ok = result.get("Ok", result)
+    text = _text_of(ok.get("content")) if isinstance(ok, dict) else ""
+    return {"status": "completed", "output": text, "metadata": {"mcp": True}}
 
 
 def _index(parts: list[dict[str, Any]], part: dict[str, Any]) -> int:
@@ -270,7 +309,10 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             "value": float(cut.group(1)), "unit": "lines", "label": "output lines (cut)"}]
     state: dict[str, Any] = {"status": "completed"}
     low = head.lower()
-    if low.startswith("aborted") or "aborted by user" in low[:80]:
+    if body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
+        # (a run's own output, after its ``Output:`` header, may print the words)
+        state.update(status="error", error=text)
+    elif low.startswith("aborted") or "aborted by user" in low[:80]:
         state.update(status="error", error=text)
         a = _ABORTED_AFTER.search(head)
         if a:  # "aborted by user after 33.4s": how long the run went before the user stopped it
@@ -456,6 +498,9 @@ class _Rollout:
         or by a poll that reads the process's exit (:meth:`_settle`)."""
         self.ends: dict[str, tuple[dict[str, Any], int | None, int]] = {}
         """``exec_command_end`` events of calls still waiting for their output."""
+        self.mcp_ends: dict[str, dict[str, Any]] = {}
+        """``mcp_tool_call_end`` events of calls still waiting for their output (the event
+        says whether the MCP tool failed; the output alone does not)."""
         self.extra_lines: list[tuple[int, bytes]] = []
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
@@ -566,6 +611,7 @@ class _Rollout:
                 "waiting": [[cid, draft_ref(q, d), _index(d.parts, tp), proc]
                             for cid, (d, tp, proc) in self.waiting.items()],
                 "ends": [[cid, e, ts, n] for cid, (e, ts, n) in self.ends.items()],
+                "mcp_ends": self.mcp_ends,
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
@@ -604,6 +650,7 @@ class _Rollout:
         self.procs = {int(k): v for k, v in s["procs"]}
         self.proc_call = {int(k): v for k, v in s["proc_call"]}
         self.ends = {cid: (e, ts, n) for cid, e, ts, n in s["ends"]}
+        self.mcp_ends = dict(s["mcp_ends"])
         self.extra_lines, self.extra_parts = lines_from(s["extra_lines"]), s["extra_parts"]
         q = [draft_from(d) for d in s["q"]]
         self.q._q.extend(q)
@@ -722,6 +769,8 @@ class _Rollout:
             if isinstance(ecid, str) and ecid in self.calls:  # ended before its output came
                 self.ends[ecid] = (p, ts, n)
             self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end":
+            self._mcp_end(n, body, p, ts)
         elif typ == "event_msg" and p.get("type") == "token_count":
             self._tokens(p)
             self._extra(n, body)
@@ -746,6 +795,33 @@ class _Rollout:
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
+
+    def _mcp_end(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> None:
+        """An MCP tool's end: kept for its call's output (which does not say whether the
+        tool failed); an MCP call the file holds only as this event becomes a call of its
+        own; the end of a call already answered adds nothing."""
+        cid = p.get("call_id")
+        if isinstance(cid, str) and cid in self.calls:
+            self.mcp_ends[cid] = p
+            self._extra(n, body)
+            return
+        if isinstance(cid, str) and cid in self.call_ids:
+            self._extra(n, body)
+            return
+        inv = json_object(p.get("invocation"))
+        name = "__".join(str(x) for x in (inv.get("server"), inv.get("tool")) if x)
+        args = inv.get("arguments")
+        tp = tool_part({"type": "function_call", "name": name or "mcp", "call_id": cid,
+                        "arguments": args if isinstance(args, dict) else {"input": args}}, ts)
+        state = tp["state"]
+        state.update(_mcp_state(p))
+        dur = _seconds(p.get("duration"))
+        state["time"]["end"] = ts
+        if isinstance(ts, int) and dur is not None:
+            state["time"]["start"] = ts - int(dur * 1000)
+        if isinstance(cid, str):
+            self.call_ids.add(cid)
+        self._extra(n, body, tp)
 
     def _usage_stat(self, n: int | None) -> None:
         """At the end of a turn (and of the file), the session's usage so far from the
@@ -845,6 +921,12 @@ class _Rollout:
             start = state["time"].get("start")
             new = parse_output(tp["tool"], p.get("output"))
             meta = new.pop("metadata")
+            mcp = self.mcp_ends.pop(cid, None) if isinstance(cid, str) else None
+            if mcp is not None:  # the MCP tool's own end says whether it failed
+                meta["mcp"] = True
+                err = mcp_error(mcp)
+                if err is not None and new.get("status") == "completed":
+                    new = {"status": "error", "error": new.get("output") or err}
             state.update(new)
             state["metadata"].update(meta)
             if isinstance(meta.get("process"), int) and tp["tool"] == "bash":

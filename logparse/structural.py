@@ -153,6 +153,12 @@ def network_denied(f: CallFacts) -> bool:
     return f.agent == "codex" and not f.escalated and _NETWORK(f)
 
 
+_SANDBOX_REFUSED = re.compile(
+    r"Read-only file system|command failed inside sandbox|sandbox denied exec error"
+    r"|Network access to \"?[^\s\"]+\"? is blocked by policy|sandbox blocked creation", re.I)
+"""What a run the Codex sandbox refused prints (codex-rs classifies a failed run whose output
+says so as a sandbox denial)."""
+
 _TRUNCATED = re.compile(r"Total output lines: \d+")
 """Codex's note on an output it cut to the token budget."""
 
@@ -207,6 +213,41 @@ RULES: tuple[Rule, ...] = (
              "rythme/developer/blockchain/Civitas-Sol/frontend/app/api/vault/init/route.ts:\n"
              "    const USDC_MINT = new PublicKey(")),
          "soulpass__codex-session.jsonl:634 (custom_tool_call_output)"),
+    Rule("codex-approval-denied", ("codex",), "rejected_by_user",
+         _error(r"^(?:exec command rejected by user|patch rejected by user"
+                r"|user rejected MCP tool call)\b"),
+         CallFacts("codex", "bash", "error", exit_code=-1, error="exec command rejected by user",
+                   command="npm run dev -- --port 3000", escalated=True),
+         "fixtures/structural/codex_approvals.jsonl:12 (soulpass L271's call; the answer "
+         "codex-rs gives a denied approval: exec_command_end status declined)"),
+    Rule("codex-patch-denied", ("codex",), "rejected_by_user",
+         _error(r"^patch rejected by user\b"),
+         CallFacts("codex", "apply_patch", "error", error="patch rejected by user"),
+         "fixtures/structural/codex_approvals.jsonl:16 (soulpass L632's patch, denied)"),
+    Rule("codex-policy-rejected", ("codex",), "tool_error",
+         _error(r"^(?:This action was rejected due to unacceptable risk"
+                r"|approval policy is \S+; reject command|approval required by policy"
+                r"|patch rejected: |`[^`]{1,400}` rejected: policy forbids)"),
+         CallFacts("codex", "bash", "error", error=(
+             "approval policy is never; reject command — you should not ask for escalated "
+             "permissions if the approval policy is never"), escalated=True,
+                   command="npm run dev -- --port 3000"),
+         "(no real line yet) codex-rs: an escalation asked for under approval policy never"),
+    Rule("codex-mcp-error", ("codex",), "tool_error",
+         lambda f: f.status == "error" and bool(f.error) and f.tool not in _SHELL_TOOLS
+         and f.tool not in ("apply_patch", "todowrite", "websearch"),
+         CallFacts("codex", "superteam__get_listing", "error", error=(
+             "err: tool call failed for `superteam/get_listing`: request timed out")),
+         "fixtures/structural/codex_approvals.jsonl:19-20 (mcp_tool_call_end result Err)"),
+    Rule("codex-sandbox-refused", ("codex",), "sandbox_denied",
+         lambda f: (f.exit_code not in (None, 0) or f.status == "error") and not f.escalated
+         and _SANDBOX_REFUSED.search((f.output or "")[:4000] + f.error[:2000]) is not None,
+         CallFacts("codex", "bash", "completed", exit_code=1, output=(
+             "error: failed to create directory `/Users/a/New project/target/debug`\n\n"
+             "Caused by:\n  Read-only file system (os error 30)\n"),
+                   command="cargo test -p cfo_oracle"),
+         "fixtures/structural/codex_approvals.jsonl:18 (Trezo-Ai L126's cargo test, its "
+         "answer as a read-only sandbox gives it)"),
     Rule("codex-escalation", ("codex",), "escalation_requested", lambda f: f.escalated,
          CallFacts("codex", "bash", "aborted", error="aborted by user after 33.4s",
                    command="rsync -a a/ /tmp/c/ && cargo test --manifest-path /tmp/c/Cargo.toml",

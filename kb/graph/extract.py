@@ -68,7 +68,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 26
+EXTRACTOR_VERSION = 27
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -271,6 +271,8 @@ class CallRow(NamedTuple):
     usage: str | None = None
     """A clean run that printed its program's usage without asking for it (its arguments
     were refused, :func:`kb.graph.switched.printed_usage`): the usage's first line."""
+    agent: str = ""
+    """The session's agent (``codex``, ``claude-code``, ...; empty when not known)."""
 
 
 class MessageRow(NamedTuple):
@@ -640,6 +642,10 @@ class Extractor:
         assert row.todos is not None
         taken: set[str] = set()
         seen_now: set[str] = set()
+        # the open items of the session's last list (``(ordinal, ids)``; an older pickled
+        # state has none)
+        plans: dict[str, tuple[int, set[str]]] = getattr(self, "open_plan_items", {})
+        self.open_plan_items = plans
         for pos, (content, status) in enumerate(row.todos):
             tt = split_todo(content)
             pool = [a for a in self.approaches if a.id not in taken and "todo" in a.sources]
@@ -691,6 +697,28 @@ class Extractor:
                                         short(content, 160)))
             elif status == "in_progress":
                 a.active = True
+        self._plan_dropped(row, seen_now)
+
+    def _plan_dropped(self, row: CallRow, seen_now: set[str]) -> None:
+        """Items of the plan the agent took out before they were done, with no request of
+        the user's between the two lists (Codex ``update_plan`` writes the whole plan each
+        time): the step it planned was given up, a change of design.  A list written for
+        a new request replaces the old one; nothing was given up then.  Codex only: an
+        opencode or Claude Code todo list is rewritten in other words as the work goes
+        (an item renamed is no item dropped; the tuning labels say so)."""
+        plans = self.open_plan_items
+        before = plans.get(row.session_id)
+        req = self.last_request if self.last_request and \
+            self.last_request[0] == row.session_id else None
+        if before is not None and row.agent == "codex" and (req is None or req[1] < before[0]):
+            for a in self.approaches:
+                if a.id in before[1] and a.id not in seen_now and a.ended is None \
+                        and a.todo_status in ("pending", "in_progress"):
+                    self._end(a, row.session_id, row.ordinal,
+                              f"dropped from the plan: {short(a.name, 160)}", source="todo")
+        plans[row.session_id] = (row.ordinal, {
+            a.id for a in self.approaches if a.id in seen_now
+            and a.todo_status in ("pending", "in_progress") and a.ended is None})
 
     def _spin_off(self, a: Approach, session_id: str, ordinal: int) -> None:
         """Move what ended ``a`` (its non-todo ending and the evidence after its proposal)
@@ -1147,7 +1175,8 @@ class Extractor:
         if nested and (answered_outer or (row.output_tail or "").strip().count("\n") >= 1):
             asks = [(h.get("remote_command") or "", h.get("host")) for h in nested]
         else:
-            asks = [(row.remote_command or row.command or "", row.host)]
+            # (a call with no command, such as an MCP tool's: what it asked is its tool)
+            asks = [(row.remote_command or row.command or row.tool, row.host)]
         act = self.active(row.ordinal)
         for i, (cmd, host) in enumerate(asks):
             self.questions.append(Question(

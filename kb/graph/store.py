@@ -279,7 +279,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
             failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
-            usage=printed_usage(r[5] or "", r[25])))
+            usage=printed_usage(r[5] or "", r[25]), agent=facts.agent))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
