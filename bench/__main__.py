@@ -1,7 +1,7 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
-``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``)."""
+``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``readers``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "rerun": "bench.rerun_bench", "codex-audit": "bench.codex_audit",
            "labels-metrics": "bench.labels_metrics",
            "scale": "bench.scale_bench", "peers": "bench.peers_bench",
-           "ab": "bench.ab_bench", "diff": "bench.store_diff"}
+           "ab": "bench.ab_bench", "diff": "bench.store_diff",
+           "readers": "bench.readers_bench"}
 
 
 def main() -> None:

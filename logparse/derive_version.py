@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 14
+DERIVE_VERSION = 15
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -41,4 +41,8 @@ keeps the answer of its ``exec_command_end``.  14 (xmeas): noise
 out (grep hit counts, ``ls`` and directory entry counts, prose match counts, animation and CSS
 values, ``First 200 chars``, ``~40B`` in prose, camelCase ids such as ``TradingAccount``);
 test tallies keep a unit with a better side (``Failures: 1``); rspec, minitest and bun
-summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind)."""
+summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind).
+15 (rdag): what an agent's harness sends the model is a ``system`` message whose text is ``context``
+(Antigravity's ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and the other system steps), never a
+prompt; a Gemini CLI sub-agent chat names its parent session and the call that started
+it names the chat."""

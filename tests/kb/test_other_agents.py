@@ -163,9 +163,13 @@ def test_prompts_errors_and_models(trimmed: KbStore) -> None:
     assert first[0] == ("text", "we need something unique , and usefull , you bring that to "
                                 "me and it approved from my side")
     assert first[1][0] == "synthetic" and "ADDITIONAL_METADATA>" in first[1][1]
-    # the system's messages to the model are no user prompts
-    assert q("SELECT source FROM prose WHERE session_id = ? AND ordinal = 3",
-             [ag]).fetchone() == ("synthetic",)
+    # the system's messages to the model are no user prompts: system messages whose text
+    # is context (tests/kb/test_antigravity_steps.py)
+    assert q("SELECT count(*) FROM prose WHERE session_id = ? AND ordinal IN (3, 5)",
+             [ag]).fetchone() == (0,)
+    assert q("SELECT ordinal, role FROM messages WHERE session_id = ? AND role <> 'assistant' "
+             "ORDER BY ordinal", [ag]).fetchall() == [
+        (1, "user"), (3, "system"), (4, "user"), (5, "system"), (10, "user")]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
