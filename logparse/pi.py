@@ -24,7 +24,8 @@ next message.
 
 The bash tool's exit code is its own last line (``Command exited with code N``); a bash
 result without ``isError`` exited 0.  Record types the reader does not know are kept raw
-and counted (``skipped``).  The file is read whole (no resume point).
+and counted (``skipped``).  Messages leave as soon as no call of theirs waits
+(:mod:`logparse._steplines`); a grown file is read again (no resume point).
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ class _Session:
                  header: dict[str, Any] | None) -> None:
         self.owner = owner
         self.path = path
-        self.d = Drafts(sid, path, problems, "pi session")
+        self.d = Drafts(sid, path, problems, "pi session", gone=self._gone)
         if header and isinstance(header.get("cwd"), str):
             self.d.cwd = header["cwd"]
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
@@ -168,7 +169,15 @@ class _Session:
             except SHAPE_ERRORS as e:
                 self.d.shape_error(n, body, e)
                 self.d.extra(n, body)
+            yield from self.d.ready()
         yield from self.d.finish()
+
+    def _gone(self, d: Draft) -> None:
+        """A message left while a call of it still waited (held too long): a later result
+        of that call is one without its call."""
+        if d.open > 0:
+            for cid in [c for c, (dd, _) in self.calls.items() if dd is d]:
+                del self.calls[cid]
 
     def _skip(self, key: str) -> None:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1

@@ -325,3 +325,57 @@ def test_an_antigravity_session_has_no_resume_command(tmp_path: Path) -> None:
     assert "cannot be resumed" in r.stderr and "opencode" not in r.stdout
     rows = [json.loads(x) for x in kb("sessions", "--json").stdout.splitlines()]
     assert [x["resume"] for x in rows] == [None]
+
+
+# ------------------------------------------------------------ Gemini CLI sub-agents
+SUBAGENT = TRIM / "gemini_chats" / "chats" / "808bbe03-132f-4378-a7ad-2375f4375231"
+"""A sub-agent chat where the CLI keeps it (``chats/<parent session id>/<agentId>.jsonl``),
+made from the real ``invoke_agent`` record of ``Axe__session.jsonl:173`` (see the README)."""
+PARENT_SID = "808bbe03-132f-4378-a7ad-2375f4375231"
+
+
+def _links(store: KbStore) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    q = store.conn.execute
+    return (q("SELECT session_id, parent_id, agent FROM sessions ORDER BY ALL").fetchall(),
+            q("SELECT session_id, tool, input ->> '$.geminiTool', child_session_id FROM calls "
+              "WHERE child_session_id IS NOT NULL ORDER BY ALL").fetchall())
+
+
+@pytest.mark.parametrize("layout", ["chats", "moved"])
+def test_a_gemini_sub_agent_chat_is_linked_to_its_call(tmp_path: Path, layout: str) -> None:
+    """The ``invoke_agent`` call names the sub-agent's chat (its ``agentId`` is the chat's
+    ``sessionId``), and the chat names its parent: from the folder the CLI keeps it in, or,
+    moved out of it, from the call that started it (as Claude Code sidechains and
+    opencode child sessions are linked)."""
+    chats = tmp_path / "chats"
+    (chats / PARENT_SID).mkdir(parents=True)
+    shutil.copy(TRIM / "gemini_cli.jsonl", chats / "session-2026-05-06T16-08-808bbe03.jsonl")
+    child = (chats / PARENT_SID if layout == "chats" else tmp_path) / "v6r2l5.jsonl"
+    shutil.copy(SUBAGENT / "v6r2l5.jsonl", child)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        rep = ingest(store, [chats / "session-2026-05-06T16-08-808bbe03.jsonl", child],
+                     graph=False)
+        assert [str(p) for p in rep.problems] == [] and rep.skipped == {}
+        sessions, calls = _links(store)
+        assert sessions == [(PARENT_SID, None, "gemini-cli"),
+                            ("v6r2l5", PARENT_SID, "gemini-cli")]
+        assert calls == [(PARENT_SID, "task", "invoke_agent", "v6r2l5")]
+        # the sub-agent's own calls are its session's
+        assert store.conn.execute("SELECT tool, status FROM calls WHERE session_id = "
+                                  "'v6r2l5' ORDER BY ALL").fetchall() == [
+            ("glob", "completed"), ("grep", "completed")]
+
+
+def test_a_gemini_sub_agent_chat_alone_names_its_parent(tmp_path: Path) -> None:
+    problems: list[Problem] = []
+    (s,) = GeminiCliReader().sessions(SUBAGENT / "v6r2l5.jsonl", problems)
+    assert [m.info["role"] for m in s.messages] == ["user", "assistant", "assistant"]
+    assert problems == [] and s.info is not None and s.info["parentID"] == PARENT_SID
+    # the same chat outside the CLI's folders names no parent (its call still does)
+    f = tmp_path / "v6r2l5.jsonl"
+    shutil.copy(SUBAGENT / "v6r2l5.jsonl", f)
+    (s,) = GeminiCliReader().sessions(f, problems)
+    assert s.info is not None and "parentID" not in s.info
+    # a main chat in a folder of that shape is no sub-agent's
+    assert not any("parentID" in (x.info or {}) for x in GeminiCliReader().sessions(
+        TRIM / "gemini_cli.jsonl", problems))
