@@ -13,9 +13,11 @@ written once as its text, then again with its tool calls and their results): the
 record of an id is the message, and every line of it is in its raw record.
 
 **Ordinals**: 1-based over the distinct ids of ``user``, ``gemini`` and ``error`` records,
-in file order.  ``info`` and ``$set`` lines have none: they join the raw record of the
-message before them (``Request cancelled.`` marks that message aborted when it is a
-reply), or of the next one when none came before.  A call and its result share the
+in file order (a ``user`` record the CLI sent for a tool, its ``displayContent`` the
+tool's response, is a ``system`` message: ``System: Please continue.``).  ``info`` and
+``$set`` lines have none: they join the raw record of the message before them (``Request
+cancelled.`` marks that message aborted when it is a reply), or of the next one when
+none came before.  A call and its result share the
 reply's ordinal, as in opencode.
 
 **Sub-agents** (``invoke_agent``, or a tool named after the agent in older CLIs) run a
@@ -93,7 +95,8 @@ REWRITE_WINDOW = 8
 """Messages held back besides the newest: the CLI writes a message again while it is the
 last one (its tool calls, their results, its tokens), never after newer ones in the pool;
 a message further back is handed out and a later version of it is a problem."""
-_LEFT_IDS = 4096
+_LEFT_IDS = 256
+"""How many ids of messages handed out are remembered (to name a rewrite that came late)."""
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
 _CHAT_OPENS = re.compile(rb'\{\s*"(?:sessionId|projectHash)"\s*:')
 """How a single-JSON chat opens (the CLI writes ``sessionId`` first, then ``projectHash``):
@@ -476,6 +479,8 @@ class _Chat:
         shown = obj.get("displayContent")
         injected = isinstance(shown, list) and any(
             isinstance(p, dict) and "functionResponse" in p for p in shown)
+        # the CLI's own message to the model is a system message: its text is context
+        d.info["role"] = "system" if injected else "user"
         content = obj.get("content")
         items = content if isinstance(content, list) else [{"text": content}]
         for i, c in enumerate(items):
@@ -484,7 +489,7 @@ class _Chat:
                 part: dict[str, Any] = {"type": "text", "id": pid, "text": c["text"],
                                         "time": {"start": ts}}
                 if injected:
-                    part["synthetic"] = True
+                    part.update(type="context", source="user/displayContent")
                 d.parts.append(part)
             elif isinstance(c, dict) and ("inlineData" in c or "fileData" in c):
                 data = json_object(c.get("inlineData") or c.get("fileData"))

@@ -138,8 +138,11 @@ def test_prompts_errors_and_models(trimmed: KbStore) -> None:
     gem = _session(trimmed, "gemini_cli.jsonl")
     # "System: Please continue." after a shell call is the CLI's, not the user's
     assert q("SELECT ordinal, source FROM prose WHERE session_id = ? AND kind = 'prompt' "
-             "ORDER BY ordinal", [gem]).fetchall() == [(1, "text"), (4, "text"),
-                                                       (6, "synthetic")]
+             "ORDER BY ordinal", [gem]).fetchall() == [(1, "text"), (4, "text")]
+    assert q("SELECT m.role, e.text, e.data ->> '$.source' FROM messages m JOIN other_events e "
+             "USING (session_id, ordinal) WHERE session_id = ? AND e.kind = 'context'",
+             [gem]).fetchall() == [("system", "System: Please continue.",
+                                    "user/displayContent")]
     errors = q("SELECT ordinal, text FROM events WHERE session_id = ? AND kind = 'error' "
                "ORDER BY ordinal", [gem]).fetchall()
     assert [o for o, _ in errors] == [3, 9]
