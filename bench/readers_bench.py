@@ -125,8 +125,10 @@ def measure(form: str, path: Path, tree: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench readers", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench readers",
+        description="Peak RSS of the Gemini CLI, pi and Antigravity readers on a large file "
+                    "built from a real pool session (bench/readers_bench.py says how).")
     ap.add_argument("--mb", type=int, default=200, help="size of each built file")
     ap.add_argument("--tree", type=Path, default=HERE.parent,
                     help="the source tree whose readers run (default: this one)")
