@@ -1,7 +1,7 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
-``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``)."""
+``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "labels-metrics": "bench.labels_metrics",
            "scale": "bench.scale_bench", "peers": "bench.peers_bench",
            "ab": "bench.ab_bench", "diff": "bench.store_diff",
-           "rules": "bench.rules_census"}
+           "rules": "bench.rules_census",
+           "readers": "bench.readers_bench"}
 
 
 def main() -> None:

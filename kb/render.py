@@ -27,7 +27,7 @@ from kb.sessionref import agent_name
 KIND_STYLE = {
     "prompt": "bold cyan", "command": "bold", "result": "green", "decision": "magenta",
     "todo": "yellow", "subagent": "blue", "error": "bold red", "compaction": "dim",
-    "attachment": "dim", "raw": "red", "stat": "dim",
+    "attachment": "dim", "raw": "red", "stat": "dim", "context": "dim",
 }
 CLASS_STYLE = {"dead-end": "bold red", "pivot": "bold yellow", "decision": "bold green",
                "conclusion": "green", "plan": "cyan", "observation": "white"}

@@ -59,7 +59,7 @@ PROMPT = 32
 
 DECISION_CLASSES = ("decision", "pivot", "dead-end", "conclusion")
 KINDS = ("prompt", "decision", "command", "result", "todo", "subagent", "error",
-         "compaction", "attachment", "raw", "stat")
+         "compaction", "attachment", "raw", "stat", "context")
 STATUSES = ("failed", "ok", "completed", "error", "aborted", "interrupted")
 """Status filter values: ``failed``/``ok`` are derived; the rest are recorded statuses."""
 

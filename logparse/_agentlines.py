@@ -134,6 +134,14 @@ class Ordered:
         while self._q:
             yield self._q.popleft().message()
 
+    def take(self, keep: int = 1) -> Iterator[Draft]:
+        """The drafts that can leave, as :meth:`ready` hands them out but unmade, while
+        more than ``keep`` are held (the newest ``keep`` stay: a later line may still
+        change them)."""
+        q = self._q
+        while len(q) > max(keep, 0) and (q[0].open <= 0 or len(q) > HOLD_LIMIT):
+            yield q.popleft()
+
 
 def dumps_line(obj: Any) -> bytes:
     """A record re-serialised (for a salvaged line whose bytes are not valid UTF-8)."""

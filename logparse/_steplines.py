@@ -1,11 +1,14 @@
 """What the Gemini CLI, pi and Antigravity readers share: records of a JSON-lines file
-turned into drafts in file order, read whole.
+turned into drafts in file order, handed out as they are done.
 
-These three forms are small (one chat each) and a record may change a message met
-earlier (Gemini CLI writes a message again, with its tool calls, under the same id; a pi
-or Antigravity tool result completes a call of an earlier line), so a reading holds every
-draft until the file ends and hands them out in file order.  A file that grew is read
-whole again (no resume point: see :mod:`logparse.resume`).
+A record may change a message met earlier (Gemini CLI writes a message again, with its
+tool calls, under the same id; a pi or Antigravity tool result completes a call of an
+earlier line), so a draft is held while a call of it waits for its result, and the
+newest drafts are held (``keep``: one, or the few a reader may still rewrite); the rest
+leave in file order as soon as they are done, so memory stays bounded by the drafts
+held, never by the file (:class:`~logparse._agentlines.Ordered`, as in the Claude Code
+reader).  A file that grew is read whole again (no resume point: see
+:mod:`logparse.resume`).
 
 Lines without an ordinal of their own (headers, updates, markers) join the raw record of
 the next message (the last one at the end of the file), as in the Codex reader; a bad
@@ -14,7 +17,7 @@ line is a :class:`~logparse.models.Problem` naming the file and line, with its t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +56,17 @@ def records(path: Path, problems: list[Problem], what: str
 class Drafts:
     """The messages of one file, in file order, with the lines that have no ordinal."""
 
-    def __init__(self, sid: str, path: Path, problems: list[Problem], what: str) -> None:
+    def __init__(self, sid: str, path: Path, problems: list[Problem], what: str,
+                 keep: int = 1, gone: Callable[[Draft], None] | None = None) -> None:
         self.sid = sid
         self.path = str(path)
         self.problems = problems
         self.what = what
         self.q = Ordered()
+        self.keep = keep
+        """The newest drafts held whatever they wait for (a later record may change them)."""
+        self.gone = gone
+        """Called with each draft as it leaves (a reader drops what still points at it)."""
         self.pending: list[tuple[int, bytes]] = []
         self.model: str | None = None
         self.cwd: str | None = None
@@ -94,6 +102,14 @@ class Drafts:
             path=self.path, line=n, raw=safe_text(body),
             reason=f"a {self.what} record of an unexpected shape ({type(e).__name__}: "
                    f"{str(e)[:120]}); kept raw"))
+
+    def ready(self) -> Iterator[RawMessage]:
+        """The messages done so far (no call of theirs waiting, not among the newest
+        ``keep``), in file order."""
+        for d in self.q.take(self.keep):
+            if self.gone is not None:
+                self.gone(d)
+            yield d.message()
 
     def finish(self) -> Iterator[RawMessage]:
         tail = self.q.tail

@@ -1,29 +1,39 @@
 """Google Antigravity trajectories exported as JSON lines: one step a line,
 ``{step_index, source, type, status, created_at, content, ...}``.
 
-``USER_INPUT`` steps are the user's (``<USER_REQUEST>`` and ``<ADDITIONAL_METADATA>``);
-a ``PLANNER_RESPONSE`` is the model's turn (``content``, ``thinking`` and ``tool_calls``,
-each ``{name, args}`` with every argument value JSON-encoded as a string); the steps that
-follow execute those calls in order, one step a call (``RUN_COMMAND``, ``VIEW_FILE``,
-``CODE_ACTION``, ``LIST_DIRECTORY``, ``GENERIC``...: :data:`STEP_OF_TOOL`), their
-``content`` opening with ``Created At:``/``Completed At:`` and their ``status`` ``DONE``,
-``ERROR`` or ``RUNNING`` (moved to the background).  An ``ERROR_MESSAGE`` step (``error``)
-is a call the tool refused to parse.  ``SYSTEM_MESSAGE`` steps are text the system sends
-to the model, ``CHECKPOINT`` a compaction summary, ``CONVERSATION_HISTORY`` a marker.
+Every step type is mapped on purpose (:data:`STEP_ROLES` says what each is):
+
+* ``USER_INPUT`` (``source`` ``USER_EXPLICIT``) is the user's: ``<USER_REQUEST>`` their
+  words, ``<ADDITIONAL_METADATA>`` and the like the IDE's (a synthetic part).
+* ``PLANNER_RESPONSE`` is the model's turn (``content``, ``thinking`` and ``tool_calls``,
+  each ``{name, args}`` with every argument value JSON-encoded as a string).
+* The steps that execute those calls follow in order, one step a call (``RUN_COMMAND``,
+  ``VIEW_FILE``, ``CODE_ACTION``, ``LIST_DIRECTORY``, ``GENERIC``...: :data:`STEP_OF_TOOL`,
+  and :data:`TOOL_STEPS` for the Cortex step types of tools the pool does not show), their
+  ``content`` opening with ``Created At:``/``Completed At:`` and their ``status``
+  ``DONE``, ``ERROR`` or ``RUNNING`` (moved to the background).  An ``ERROR_MESSAGE``
+  step (``error``) is a call the tool refused to parse.
+* What the system sends the model (``source`` ``SYSTEM``) is no user's word:
+  ``SYSTEM_MESSAGE`` (a background task's or a sub-agent's report, a timer, a notice),
+  ``EPHEMERAL_MESSAGE``, ``KNOWLEDGE_ARTIFACTS``, ``MEMORY`` and ``CHECKPOINT`` (a
+  compaction summary) become ``system`` messages whose text is ``context``
+  (:data:`SYSTEM_STEPS`); ``CONVERSATION_HISTORY`` is a marker.
 The export cuts long fields (``truncated_fields``); what is cut is not in the file.
 
-**Ordinals**: 1-based over the ``USER_INPUT``, ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and
-``PLANNER_RESPONSE`` steps in file order (and an ``ERROR_MESSAGE`` or a tool step that
-answers no call).  A tool step has none: it joins the planner response whose call it
-answers, so a call and its result share that ordinal, as in Claude Code.  A call still
-waiting when the user speaks again is never answered (it ends without a result).
-``CONVERSATION_HISTORY`` lines join the next message.
+**Ordinals**: 1-based over the ``USER_INPUT``, system and ``PLANNER_RESPONSE`` steps in
+file order (and an ``ERROR_MESSAGE`` or a tool step that answers no call).  A tool step
+has none: it joins the planner response whose call it answers, so a call and its result
+share that ordinal, as in Claude Code.  A call still waiting when the user speaks again is
+never answered (it ends without a result).  ``CONVERSATION_HISTORY`` lines join the next
+message.
 
 ``run_command`` becomes ``bash`` with the exit code its step states (``The command
 completed successfully`` is 0, ``The command failed with exit code: N``).  The file names
 no session: the session is the conversation it names (its background tasks' and
-artifacts' folder id), else named after its first step (:func:`trajectory_id`).  Step types the reader does not know are
-kept raw and counted (``skipped``).  The file is read whole (no resume point).
+artifacts' folder id), else named after its first step (:func:`trajectory_id`).  Step
+types the reader does not know are kept raw and counted (``skipped``).  Messages leave
+as soon as no call of theirs waits (:mod:`logparse._steplines`); a grown file is read
+again (no resume point).
 """
 
 from __future__ import annotations
@@ -70,9 +80,29 @@ STEP_OF_TOOL: dict[str, str] = {
 ``manage_task``, ``manage_subagents``, ``list_permissions``); an ``ERROR_MESSAGE`` answers
 any.  A step answers the first waiting call whose tool it executes."""
 
-TOOL_STEPS = frozenset(STEP_OF_TOOL.values()) | {"GENERIC"}
-_KNOWN = TOOL_STEPS | {"USER_INPUT", "PLANNER_RESPONSE", "SYSTEM_MESSAGE", "CHECKPOINT",
-                       "CONVERSATION_HISTORY", "ERROR_MESSAGE"}
+OPEN_TOOL_STEPS = frozenset({"GENERIC", "MCP_TOOL", "TOOL_CALL"})
+"""Step types that execute a call of a tool :data:`STEP_OF_TOOL` does not name (the pool's
+``schedule``, ``manage_task``... run as ``GENERIC``); such a call is also answered by the
+step type named after it (``command_status``: ``COMMAND_STATUS``)."""
+TOOL_STEPS = frozenset(STEP_OF_TOOL.values()) | OPEN_TOOL_STEPS | {
+    "FIND", "CODEBASE_SEARCH", "VIEW_CODE_ITEM", "VIEW_FILE_OUTLINE", "COMMAND_STATUS",
+    "SEND_COMMAND_INPUT", "BROWSER_SUBAGENT", "GENERATE_IMAGE", "NOTIFY_USER",
+    "TASK_BOUNDARY", "SEARCH"}
+"""Step types that execute a call of the model's: the ones the pool shows, and the other
+Cortex step types of tools (``find_by_name``, ``codebase_search``, ``command_status``,
+``notify_user``, ``task_boundary``...)."""
+SYSTEM_STEPS = frozenset({"SYSTEM_MESSAGE", "EPHEMERAL_MESSAGE", "KNOWLEDGE_ARTIFACTS",
+                          "MEMORY", "CHECKPOINT"})
+"""Steps the system adds for the model (``source`` ``SYSTEM``): a ``system`` message whose
+text is context, never a user's prompt."""
+STEP_ROLES: dict[str, str] = {
+    "USER_INPUT": "user", "PLANNER_RESPONSE": "assistant", "CONVERSATION_HISTORY": "marker",
+    "ERROR_MESSAGE": "result", **{t: "result" for t in TOOL_STEPS},
+    **{t: "system" for t in SYSTEM_STEPS}}
+"""What each step type the reader knows becomes: the user's message, the model's, a
+call's result (or, answering none, a message of its own), a system message, a marker
+(its line joins the next message).  Any other type is kept raw and counted."""
+_KNOWN = frozenset(STEP_ROLES)
 _STAMPS = re.compile(r"\A(?:Created At: (\S+)\n)?(?:Completed At: (\S+)\n)?")
 _RAN = re.compile(r"\A\s*The command (?:completed successfully|failed with exit code: (-?\d+))"
                   r"\.?\s*\n\s*(?:Output:[ \t]*\n?[ \t]*)?")
@@ -191,15 +221,28 @@ class AntigravityReader(TranscriptReader):
                             info=info, agent=self.agent)
 
 
+_CORTEX_STEP = {"find_by_name": "FIND", "mcp_tool": "MCP_TOOL"}
+"""Cortex step types not named after their tool (the pool holds neither)."""
+
+
+def expected_steps(name: str) -> frozenset[str]:
+    """The step types that may execute a call of tool ``name``: the one
+    :data:`STEP_OF_TOOL` names, else a generic step or the type named after the tool."""
+    step = STEP_OF_TOOL.get(name)
+    if step is not None:
+        return frozenset({step})
+    return OPEN_TOOL_STEPS | {name.upper(), _CORTEX_STEP.get(name, "GENERIC")}
+
+
 class _Trajectory:
     def __init__(self, owner: AntigravityReader, path: Path, problems: list[Problem],
                  sid: str) -> None:
         self.owner = owner
         self.path = path
-        self.d = Drafts(sid, path, problems, "Antigravity trajectory")
-        self.waiting: list[tuple[Draft, dict[str, Any], str]] = []
-        """Calls of planner responses not answered yet, in order, with the step type that
-        executes each."""
+        self.d = Drafts(sid, path, problems, "Antigravity trajectory", gone=self._gone)
+        self.waiting: list[tuple[Draft, dict[str, Any], frozenset[str]]] = []
+        """Calls of planner responses not answered yet, in order, with the step types
+        that may execute each."""
 
     def messages(self) -> Iterator[Any]:
         for n, body, obj in records(self.path, self.d.problems, "Antigravity step"):
@@ -208,7 +251,14 @@ class _Trajectory:
             except SHAPE_ERRORS as e:
                 self.d.shape_error(n, body, e)
                 self.d.extra(n, body)
+            yield from self.d.ready()
         yield from self.d.finish()
+
+    def _gone(self, d: Draft) -> None:
+        """A draft left while a call of it still waited (held too long): a later step
+        answers no call of it."""
+        if d.open > 0:
+            self.waiting = [w for w in self.waiting if w[0] is not d]
 
     def _step(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         typ = obj.get("type")
@@ -216,7 +266,8 @@ class _Trajectory:
         raw_content = obj.get("content")
         content = raw_content if isinstance(raw_content, str) else ""
         cut = obj.get("truncated_fields")
-        if typ == "USER_INPUT":
+        role = STEP_ROLES.get(typ) if isinstance(typ, str) else None
+        if role == "user":
             # a new turn: a call still waiting was never run (cancelled, the editor
             # closed); a later step answers a call of this turn, not that one
             for waiting, _, _ in self.waiting:
@@ -230,17 +281,18 @@ class _Trajectory:
             if rest:  # <ADDITIONAL_METADATA>: the IDE's, not the user's words
                 d.parts.append({"type": "text", "id": f"L{n}.m", "text": rest,
                                 "synthetic": True, "time": {"start": ts}})
-        elif typ in ("SYSTEM_MESSAGE", "CHECKPOINT"):
-            d = self.d.new(n, body, "user", ts)
+        elif role == "system":
+            # the system's, not the user's: a task's report, a timer, a notice, a summary
+            d = self.d.new(n, body, "system", ts)
             if typ == "CHECKPOINT":
                 d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
-            d.parts.append({"type": "text", "id": f"L{n}", "text": content,
-                            "synthetic": True, "time": {"start": ts}})
-        elif typ == "PLANNER_RESPONSE":
+            d.parts.append({"type": "context", "id": f"L{n}", "text": content,
+                            "source": typ, "time": {"start": ts}})
+        elif role == "assistant":
             self._planner(n, body, obj, ts, content)
-        elif typ == "CONVERSATION_HISTORY":
+        elif role == "marker":
             self.d.extra(n, body)
-        elif typ == "ERROR_MESSAGE" or typ in TOOL_STEPS:
+        elif role == "result":
             part = self._answer(n, body, obj, str(typ), ts, content)
             if cut and part is not None:  # the export cut the step's output
                 part["state"]["metadata"]["truncatedFields"] = cut
@@ -279,14 +331,14 @@ class _Trajectory:
                              str(action or title) if (action or title) else None)
             d.parts.append(part)
             d.open += 1
-            self.waiting.append((d, part, STEP_OF_TOOL.get(name, "GENERIC")))
+            self.waiting.append((d, part, expected_steps(name)))
 
     def _answer(self, n: int, body: bytes, obj: dict[str, Any], typ: str, ts: int | None,
                 content: str) -> dict[str, Any] | None:
         """The call a step answers, completed (``None``: an error step answering no call,
         which is a message error of its own)."""
         at = next((i for i, w in enumerate(self.waiting)
-                   if typ == "ERROR_MESSAGE" or w[2] == typ), None)
+                   if typ == "ERROR_MESSAGE" or typ in w[2]), None)
         if at is None:  # a step that answers no call: a message of its own
             d = self.d.new(n, body, "assistant", ts)
             if typ == "ERROR_MESSAGE":

@@ -604,6 +604,10 @@ class Deriver:
         self._message_row(msg, ordinal, dg)
         if role == "user":
             self._user_parts(msg, ordinal)
+        elif role == "system":
+            # what the agent's harness sent the model (Antigravity's SYSTEM_MESSAGE, pi's
+            # extension messages): typed as a user message's parts, its text as context
+            self._user_parts(msg, ordinal, system=True)
         elif role == "assistant":
             self._assistant_parts(msg, ordinal)
         else:
@@ -686,7 +690,7 @@ class Deriver:
         self.untyped += 1
         self.problems.append(Problem(**self._where(msg, part_id), reason=reason))
 
-    def _user_parts(self, msg: RawMessage, ordinal: int) -> None:
+    def _user_parts(self, msg: RawMessage, ordinal: int, system: bool = False) -> None:
         mid = msg.info["id"]
         created = _num((msg.info.get("time") or {}).get("created"))
         for seq, part in enumerate(msg.parts):
@@ -694,9 +698,23 @@ class Deriver:
                 self._raw(msg, ordinal, seq, None, part, "part is not a JSON object")
                 continue
             try:
+                if system and part.get("type") in ("text", "context"):
+                    self._context(ordinal, seq, mid, part, created)
+                    continue
                 self._user_part(msg, ordinal, seq, part, mid, created)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 self._untypable(msg, ordinal, seq, part, e)
+
+    def _context(self, ordinal: int, seq: int, mid: str, part: dict[str, Any],
+                 created: int | None) -> None:
+        """A text of a ``system`` message: what the harness told the model (never a
+        prompt: the user did not say it), with the record type that says what it is."""
+        t = part.get("time")
+        start = _num(t.get("start")) if isinstance(t, dict) else None
+        src = part.get("source")
+        self._other(ordinal, seq, mid, _text(part.get("id")), EventKind.CONTEXT,
+                    start if start is not None else created, _text(part.get("text")) or "",
+                    {"source": src if isinstance(src, str) else None})
 
     def _untypable(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any],
                    e: Exception) -> None:

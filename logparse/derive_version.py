@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 15
+DERIVE_VERSION = 16
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -45,4 +45,8 @@ summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every
 15 (xcodex): a Codex call whose approval was denied (``exec command rejected by user``,
 ``patch rejected by user``, the reviewer's or the policy's refusal) is a failed call, an
 MCP call fails when its ``mcp_tool_call_end`` says so (one only in that event is a call),
-and an injected ``<skill>`` (and newer builds' context markers) is no prompt."""
+and an injected ``<skill>`` (and newer builds' context markers) is no prompt.
+16 (rdag): what an agent's harness sends the model is a ``system`` message whose text is ``context``
+(Antigravity's ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and the other system steps), never a
+prompt; a Gemini CLI sub-agent chat names its parent session and the call that started
+it names the chat."""

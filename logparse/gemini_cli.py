@@ -13,23 +13,33 @@ written once as its text, then again with its tool calls and their results): the
 record of an id is the message, and every line of it is in its raw record.
 
 **Ordinals**: 1-based over the distinct ids of ``user``, ``gemini`` and ``error`` records,
-in file order.  ``info`` and ``$set`` lines have none: they join the raw record of the
-message before them (``Request cancelled.`` marks that message aborted when it is a
-reply), or of the next one when none came before.  A call and its result share the
+in file order (a ``user`` record the CLI sent for a tool, its ``displayContent`` the
+tool's response, is a ``system`` message: ``System: Please continue.``).  ``info`` and
+``$set`` lines have none: they join the raw record of the message before them (``Request
+cancelled.`` marks that message aborted when it is a reply), or of the next one when
+none came before.  A call and its result share the
 reply's ordinal, as in opencode.
+
+**Sub-agents** (``invoke_agent``, or a tool named after the agent in older CLIs) run a
+chat of their own, ``chats/<parent session id>/<agentId>.jsonl``, whose header says
+``kind: "subagent"`` and whose ``sessionId`` is the ``agentId`` the call records: the call
+names that chat as its child session (a ``task``), and the chat names its parent from
+where the CLI keeps it (:func:`parent_session`), as Claude Code's sidechains are linked.
 
 Tools map onto opencode's (:data:`TOOLS`); ``run_shell_command`` becomes ``bash`` with the
 exit code from its output (``Exit Code: N``; the CLI leaves the line out when the code is
 0, so a shell call that succeeded and printed its ``Process Group PGID`` exited 0).  A
 call ``cancelled`` (``[Operation Cancelled] Reason: User denied execution.``) is aborted.
-Record types the reader does not know are kept raw and counted (``skipped``).  The file is
-read whole (no resume point: a grown file is read again).
+Record types the reader does not know are kept raw and counted (``skipped``).  Messages
+leave in file order once :data:`REWRITE_WINDOW` newer ones follow (a message is written
+again while it is among the newest); a grown file is read again (no resume point).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,6 +91,12 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 ``replace``, ``grep_search``, ``list_directory``, ``glob``, ``web_fetch``, ``write_file``,
 ``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
 
+REWRITE_WINDOW = 8
+"""Messages held back besides the newest: the CLI writes a message again while it is the
+last one (its tool calls, their results, its tokens), never after newer ones in the pool;
+a message further back is handed out and a later version of it is a problem."""
+_LEFT_IDS = 256
+"""How many ids of messages handed out are remembered (to name a rewrite that came late)."""
 RECORD_TYPES = frozenset({"user", "gemini", "info", "error"})
 _CHAT_OPENS = re.compile(rb'\{\s*"(?:sessionId|projectHash)"\s*:')
 """How a single-JSON chat opens (the CLI writes ``sessionId`` first, then ``projectHash``):
@@ -104,6 +120,18 @@ def is_header(obj: Any) -> bool:
     one; no ``messages``: that is a whole chat of the older single-JSON form)."""
     return (isinstance(obj, dict) and "type" not in obj and isinstance(obj.get("sessionId"), str)
             and "projectHash" in obj and "messages" not in obj)
+
+
+def parent_session(path: Path, header: dict[str, Any]) -> str | None:
+    """The session a sub-agent chat (``kind: "subagent"``) belongs to: the folder the CLI
+    keeps it in, ``chats/<parent session id>/<id>.json[l]`` (``None`` for a main chat, or
+    a chat moved out of that layout: the parent's call still names it)."""
+    if header.get("kind") != "subagent":
+        return None
+    folder = path.parent
+    if folder.parent.name != "chats" or not folder.name or folder.name == "chats":
+        return None
+    return folder.name
 
 
 _FOREIGN_KEYS = ("uuid", "parentUuid", "parentId", "sessionId", "message", "payload", "parts",
@@ -174,6 +202,9 @@ def call_part(tc: dict[str, Any], ts: int | None) -> dict[str, Any]:
     """One ``toolCalls`` entry as an opencode tool part, with its result when it has one."""
     name = str(tc.get("name") or "unknown")
     tool, keys = TOOLS.get(name, (name, {}))
+    agent = tc.get("agentId") if isinstance(tc.get("agentId"), str) and tc["agentId"] else None
+    if agent is not None:  # a sub-agent's run, whatever the tool is called
+        tool = "task"
     inp = renamed(tc.get("args"), keys)
     if tool == "todowrite" and isinstance(inp.get("todos"), list):
         inp["todos"] = [{"content": str(t.get("description", "")),
@@ -186,8 +217,9 @@ def call_part(tc: dict[str, Any], ts: int | None) -> dict[str, Any]:
                      if isinstance(tc.get("description"), str) else None)
     state = part["state"]
     meta = state["metadata"]
-    if isinstance(tc.get("agentId"), str):
-        meta["agentId"] = tc["agentId"]
+    if agent is not None:
+        meta["agentId"] = agent
+        meta["sessionId"] = agent  # the sub-agent's chat: its sessionId is this agentId
     status = tc.get("status")
     out, err = _response_text(tc.get("result"))
     if status is None and out is None and err is None:
@@ -240,6 +272,9 @@ class GeminiCliReader(TranscriptReader):
             info.update(projectHash=header.get("projectHash"), kind=header.get("kind"),
                         time={"created": iso_ms(header.get("startTime")),
                               "updated": iso_ms(header.get("lastUpdated"))})
+            parent = parent_session(path, header)
+            if parent is not None and parent != sid:
+                info["parentID"] = parent
         chat = _Chat(self, path, problems, sid, info)
         yield SourceSession(session_id=sid, form=self.form, path=str(path),
                             messages=chat.messages(records(path, problems, "Gemini CLI chat")),
@@ -305,6 +340,9 @@ class GeminiChatJsonReader(TranscriptReader):
                 "id": sid, "projectHash": head.get("projectHash"), "kind": head.get("kind"),
                 "time": {"created": iso_ms(head.get("startTime")),
                          "updated": iso_ms(head.get("lastUpdated"))}}
+            parent = parent_session(path, head)
+            if parent is not None and parent != sid:
+                info["parentID"] = parent
             chat = _Chat(self, path, problems, sid, info)
             yield SourceSession(
                 session_id=sid, form=self.form, path=spath, info=info, agent=self.agent,
@@ -343,8 +381,13 @@ class _Chat:
         self.owner = owner
         self.path = path
         self.info = info
-        self.d = Drafts(sid, path, problems, "Gemini CLI chat")
+        self.d = Drafts(sid, path, problems, "Gemini CLI chat", keep=REWRITE_WINDOW,
+                        gone=self._gone)
         self.by_id: dict[str, Draft] = {}
+        """The messages held, by the CLI's id (a record of one of them rewrites it)."""
+        self.left: deque[str] = deque(maxlen=_LEFT_IDS)
+        self.left_ids: set[str] = set()
+        """The ids of the last messages handed out (a record of one is written too late)."""
         self.count = 0
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
@@ -354,7 +397,17 @@ class _Chat:
             except SHAPE_ERRORS as e:
                 self.d.shape_error(n, body, e)
                 self.d.extra(n, body)
+            yield from self.d.ready()
         yield from self.d.finish()
+
+    def _gone(self, d: Draft) -> None:
+        mid = d.info.get("geminiId")
+        if isinstance(mid, str) and self.by_id.get(mid) is d:
+            del self.by_id[mid]
+            if len(self.left) == self.left.maxlen:
+                self.left_ids.discard(self.left[0])
+            self.left.append(mid)
+            self.left_ids.add(mid)
 
     def _skip(self, key: str) -> None:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
@@ -393,6 +446,11 @@ class _Chat:
         mid = obj.get("id")
         ts = iso_ms(obj.get("timestamp"))
         d = self.by_id.get(mid) if isinstance(mid, str) else None
+        if d is None and isinstance(mid, str) and mid in self.left_ids:
+            self.d.problems.append(Problem(
+                path=str(self.path), line=n,
+                reason=f"Gemini CLI message {mid} written again after {REWRITE_WINDOW} newer "
+                       "ones; this version is kept as a message of its own"))
         if d is None:
             # numbered in order of first appearance: the JSON-lines log and the older
             # single-JSON chat give a message one id, so a chat kept in both forms is
@@ -421,6 +479,8 @@ class _Chat:
         shown = obj.get("displayContent")
         injected = isinstance(shown, list) and any(
             isinstance(p, dict) and "functionResponse" in p for p in shown)
+        # the CLI's own message to the model is a system message: its text is context
+        d.info["role"] = "system" if injected else "user"
         content = obj.get("content")
         items = content if isinstance(content, list) else [{"text": content}]
         for i, c in enumerate(items):
@@ -429,7 +489,7 @@ class _Chat:
                 part: dict[str, Any] = {"type": "text", "id": pid, "text": c["text"],
                                         "time": {"start": ts}}
                 if injected:
-                    part["synthetic"] = True
+                    part.update(type="context", source="user/displayContent")
                 d.parts.append(part)
             elif isinstance(c, dict) and ("inlineData" in c or "fileData" in c):
                 data = json_object(c.get("inlineData") or c.get("fileData"))

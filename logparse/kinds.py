@@ -22,6 +22,9 @@ class EventKind(StrEnum):
     ATTACHMENT = "attachment"
     RAW = "raw"
     STAT = "stat"
+    CONTEXT = "context"
+    """Text the agent's harness sent the model, not the user's words (a system message, a
+    background task's report, a notice): the parts of a ``system`` message."""
 
 
 class Category(StrEnum):

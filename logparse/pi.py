@@ -16,15 +16,17 @@ An assistant message carries ``content`` blocks ``text``, ``thinking`` and ``too
 truncation, the full output's path).
 
 **Ordinals**: 1-based over the ``user`` and ``assistant`` messages (and the other
-message roles and summaries, which are user-side text), in file order.  A
-``toolResult`` has none: it joins the call it answers, so a call and its result share
-the calling message's ordinal, as in Claude Code.  Entries without a message
+message roles and summaries: what pi or an extension sent the model is a ``system``
+message whose text is context; a command the user ran, ``bashExecution``, is the user's),
+in file order.  A ``toolResult`` has none: it joins the call it answers, so a call and
+its result share the calling message's ordinal, as in Claude Code.  Entries without a message
 (``model_change``, ``thinking_level_change``, ``label``...) join the raw record of the
 next message.
 
 The bash tool's exit code is its own last line (``Command exited with code N``); a bash
 result without ``isError`` exited 0.  Record types the reader does not know are kept raw
-and counted (``skipped``).  The file is read whole (no resume point).
+and counted (``skipped``).  Messages leave as soon as no call of theirs waits
+(:mod:`logparse._steplines`); a grown file is read again (no resume point).
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ class _Session:
                  header: dict[str, Any] | None) -> None:
         self.owner = owner
         self.path = path
-        self.d = Drafts(sid, path, problems, "pi session")
+        self.d = Drafts(sid, path, problems, "pi session", gone=self._gone)
         if header and isinstance(header.get("cwd"), str):
             self.d.cwd = header["cwd"]
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
@@ -168,7 +170,15 @@ class _Session:
             except SHAPE_ERRORS as e:
                 self.d.shape_error(n, body, e)
                 self.d.extra(n, body)
+            yield from self.d.ready()
         yield from self.d.finish()
+
+    def _gone(self, d: Draft) -> None:
+        """A message left while a call of it still waited (held too long): a later result
+        of that call is one without its call."""
+        if d.open > 0:
+            for cid in [c for c, (dd, _) in self.calls.items() if dd is d]:
+                del self.calls[cid]
 
     def _skip(self, key: str) -> None:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
@@ -187,18 +197,17 @@ class _Session:
         elif typ == "message":
             self._message(n, body, json_object(obj.get("message")), ts)
         elif typ in ("compaction", "branch_summary"):
-            d = self.d.new(n, body, "user", ts)
+            # pi's summary of what it compacted or of a branch left: the harness's
+            d = self.d.new(n, body, "system", ts)
             if typ == "compaction":
                 d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
             summary = obj.get("summary")
             if isinstance(summary, str) and summary:
-                d.parts.append({"type": "text", "id": f"L{n}", "text": summary,
-                                "synthetic": True, "time": {"start": ts}})
-        elif typ == "custom_message":
-            d = self.d.new(n, body, "user", ts)
+                d.parts.append(_context(f"L{n}", summary, typ, ts))
+        elif typ == "custom_message":  # an extension's message to the model
+            d = self.d.new(n, body, "system", ts)
             for i, text in enumerate(text_parts(obj.get("content"))):
-                d.parts.append({"type": "text", "id": f"L{n}.{i}", "text": text,
-                                "synthetic": True, "time": {"start": ts}})
+                d.parts.append(_context(f"L{n}.{i}", text, typ, ts))
         else:  # kept raw (in the next message's record) and counted
             self._skip(typ if isinstance(typ, str) else f"<{type(typ).__name__}>")
             self.d.extra(n, body)
@@ -213,14 +222,15 @@ class _Session:
             d = self.d.new(n, body, "user", ts)
             self._content(d, n, m.get("content"), ts, synthetic=False)
         elif role in ("custom", "branchSummary", "compactionSummary"):
-            d = self.d.new(n, body, "user", ts)
+            # an extension's message, a summary: sent to the model, not said by the user
+            d = self.d.new(n, body, "system", ts)
             if role == "compactionSummary":
                 d.parts.append({"type": "compaction", "id": f"L{n}.c", "auto": True})
             text = m.get("summary") if isinstance(m.get("summary"), str) else None
             if text:
-                d.parts.append({"type": "text", "id": f"L{n}", "text": text,
-                                "synthetic": True, "time": {"start": ts}})
-            self._content(d, n, m.get("content"), ts, synthetic=True)
+                d.parts.append(_context(f"L{n}", text, f"message/{role}", ts))
+            self._content(d, n, m.get("content"), ts, synthetic=True,
+                          source=f"message/{role}")
         elif role == "bashExecution":
             # the user ran a command (``!cmd``): shown to the model as text, as Claude Code's
             # <bash-input>/<bash-stdout>
@@ -236,13 +246,18 @@ class _Session:
             self._skip(f"message/{role}" if isinstance(role, str) else "message/<no role>")
             self.d.extra(n, body)
 
-    def _content(self, d: Draft, n: int, content: Any, ts: int | None, synthetic: bool) -> None:
+    def _content(self, d: Draft, n: int, content: Any, ts: int | None, synthetic: bool,
+                 source: str | None = None) -> None:
+        """The blocks of a user-side message; a system message's (``source``: what sent
+        it) texts are context."""
         items = content if isinstance(content, list) else [{"type": "text", "text": content}] \
             if isinstance(content, str) else []
         for i, c in enumerate(items):
             pid = f"L{n}.{i}"
             if not isinstance(c, dict):
                 d.parts.append({"type": "pi:block", "id": pid, "value": c})
+            elif c.get("type") == "text" and source is not None:
+                d.parts.append(_context(pid, str(c.get("text", "")), source, ts))
             elif c.get("type") == "text":
                 part: dict[str, Any] = {"type": "text", "id": pid, "text": str(c.get("text", "")),
                                         "time": {"start": ts}}
@@ -337,6 +352,12 @@ class _Session:
             state.update(status="error", error=text or "error")
         else:
             state.update(status="completed", output=text)
+
+
+def _context(pid: str, text: str, source: str, ts: int | None) -> dict[str, Any]:
+    """A text pi sent the model for an extension or a summary (a ``system`` message's)."""
+    return {"type": "context", "id": pid, "text": text, "source": source,
+            "time": {"start": ts}}
 
 
 def usage(u: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ KIND_BADGE = {
     "compaction": "dim",
     "attachment": "dim",
     "stat": "dim",
+    "context": "dim",
     "raw": "#ff8a80",
 }
 CLASS_STYLE = {

@@ -138,8 +138,11 @@ def test_prompts_errors_and_models(trimmed: KbStore) -> None:
     gem = _session(trimmed, "gemini_cli.jsonl")
     # "System: Please continue." after a shell call is the CLI's, not the user's
     assert q("SELECT ordinal, source FROM prose WHERE session_id = ? AND kind = 'prompt' "
-             "ORDER BY ordinal", [gem]).fetchall() == [(1, "text"), (4, "text"),
-                                                       (6, "synthetic")]
+             "ORDER BY ordinal", [gem]).fetchall() == [(1, "text"), (4, "text")]
+    assert q("SELECT m.role, e.text, e.data ->> '$.source' FROM messages m JOIN other_events e "
+             "USING (session_id, ordinal) WHERE session_id = ? AND e.kind = 'context'",
+             [gem]).fetchall() == [("system", "System: Please continue.",
+                                    "user/displayContent")]
     errors = q("SELECT ordinal, text FROM events WHERE session_id = ? AND kind = 'error' "
                "ORDER BY ordinal", [gem]).fetchall()
     assert [o for o, _ in errors] == [3, 9]
@@ -163,9 +166,13 @@ def test_prompts_errors_and_models(trimmed: KbStore) -> None:
     assert first[0] == ("text", "we need something unique , and usefull , you bring that to "
                                 "me and it approved from my side")
     assert first[1][0] == "synthetic" and "ADDITIONAL_METADATA>" in first[1][1]
-    # the system's messages to the model are no user prompts
-    assert q("SELECT source FROM prose WHERE session_id = ? AND ordinal = 3",
-             [ag]).fetchone() == ("synthetic",)
+    # the system's messages to the model are no user prompts: system messages whose text
+    # is context (tests/kb/test_antigravity_steps.py)
+    assert q("SELECT count(*) FROM prose WHERE session_id = ? AND ordinal IN (3, 5)",
+             [ag]).fetchone() == (0,)
+    assert q("SELECT ordinal, role FROM messages WHERE session_id = ? AND role <> 'assistant' "
+             "ORDER BY ordinal", [ag]).fetchall() == [
+        (1, "user"), (3, "system"), (4, "user"), (5, "system"), (10, "user")]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -321,3 +328,57 @@ def test_an_antigravity_session_has_no_resume_command(tmp_path: Path) -> None:
     assert "cannot be resumed" in r.stderr and "opencode" not in r.stdout
     rows = [json.loads(x) for x in kb("sessions", "--json").stdout.splitlines()]
     assert [x["resume"] for x in rows] == [None]
+
+
+# ------------------------------------------------------------ Gemini CLI sub-agents
+SUBAGENT = TRIM / "gemini_chats" / "chats" / "808bbe03-132f-4378-a7ad-2375f4375231"
+"""A sub-agent chat where the CLI keeps it (``chats/<parent session id>/<agentId>.jsonl``),
+made from the real ``invoke_agent`` record of ``Axe__session.jsonl:173`` (see the README)."""
+PARENT_SID = "808bbe03-132f-4378-a7ad-2375f4375231"
+
+
+def _links(store: KbStore) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    q = store.conn.execute
+    return (q("SELECT session_id, parent_id, agent FROM sessions ORDER BY ALL").fetchall(),
+            q("SELECT session_id, tool, input ->> '$.geminiTool', child_session_id FROM calls "
+              "WHERE child_session_id IS NOT NULL ORDER BY ALL").fetchall())
+
+
+@pytest.mark.parametrize("layout", ["chats", "moved"])
+def test_a_gemini_sub_agent_chat_is_linked_to_its_call(tmp_path: Path, layout: str) -> None:
+    """The ``invoke_agent`` call names the sub-agent's chat (its ``agentId`` is the chat's
+    ``sessionId``), and the chat names its parent: from the folder the CLI keeps it in, or,
+    moved out of it, from the call that started it (as Claude Code sidechains and
+    opencode child sessions are linked)."""
+    chats = tmp_path / "chats"
+    (chats / PARENT_SID).mkdir(parents=True)
+    shutil.copy(TRIM / "gemini_cli.jsonl", chats / "session-2026-05-06T16-08-808bbe03.jsonl")
+    child = (chats / PARENT_SID if layout == "chats" else tmp_path) / "v6r2l5.jsonl"
+    shutil.copy(SUBAGENT / "v6r2l5.jsonl", child)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        rep = ingest(store, [chats / "session-2026-05-06T16-08-808bbe03.jsonl", child],
+                     graph=False)
+        assert [str(p) for p in rep.problems] == [] and rep.skipped == {}
+        sessions, calls = _links(store)
+        assert sessions == [(PARENT_SID, None, "gemini-cli"),
+                            ("v6r2l5", PARENT_SID, "gemini-cli")]
+        assert calls == [(PARENT_SID, "task", "invoke_agent", "v6r2l5")]
+        # the sub-agent's own calls are its session's
+        assert store.conn.execute("SELECT tool, status FROM calls WHERE session_id = "
+                                  "'v6r2l5' ORDER BY ALL").fetchall() == [
+            ("glob", "completed"), ("grep", "completed")]
+
+
+def test_a_gemini_sub_agent_chat_alone_names_its_parent(tmp_path: Path) -> None:
+    problems: list[Problem] = []
+    (s,) = GeminiCliReader().sessions(SUBAGENT / "v6r2l5.jsonl", problems)
+    assert [m.info["role"] for m in s.messages] == ["user", "assistant", "assistant"]
+    assert problems == [] and s.info is not None and s.info["parentID"] == PARENT_SID
+    # the same chat outside the CLI's folders names no parent (its call still does)
+    f = tmp_path / "v6r2l5.jsonl"
+    shutil.copy(SUBAGENT / "v6r2l5.jsonl", f)
+    (s,) = GeminiCliReader().sessions(f, problems)
+    assert s.info is not None and "parentID" not in s.info
+    # a main chat in a folder of that shape is no sub-agent's
+    assert not any("parentID" in (x.info or {}) for x in GeminiCliReader().sessions(
+        TRIM / "gemini_cli.jsonl", problems))

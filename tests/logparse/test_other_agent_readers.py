@@ -3,6 +3,8 @@ each from a real line (trimmed) or the tool's own source layout, walked by one t
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +15,8 @@ from logparse.gemini_cli import TOOLS as GEMINI_TOOLS
 from logparse.gemini_cli import shell_exit
 from logparse.pi import TOOLS as PI_TOOLS
 from logparse.pi import bash_result
+
+TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
 
 GEMINI_SHELL = (  # (status, llmContent, exit code, where it comes from)
     ("success", "Output: (empty)\nProcess Group PGID: 10121", 0,
@@ -109,3 +113,43 @@ def test_tool_tables_name_opencode_tools() -> None:
             assert tool == "bash" or tool in _TOOL_CATEGORY, name
             assert all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items())
     assert set(STEP_OF_TOOL) <= set(AG_TOOLS) | {"ask_question"}
+
+
+# what pi or an extension sends the model: (entry written from the real user line 4 of
+# fixtures/realworld_trim/pi.jsonl with its type changed, as pi's session format 3 writes
+# it; the pool holds none), the parts the system message holds
+PI_SYSTEM = (
+    ({"type": "compaction", "summary": "S", "firstKeptEntryId": "23c39ce5",
+      "tokensBefore": 50000}, ["compaction", "context"], "compaction"),
+    ({"type": "branch_summary", "summary": "S", "fromId": "23c39ce5"}, ["context"],
+     "branch_summary"),
+    ({"type": "custom_message", "customType": "note", "content": "S", "display": True},
+     ["context"], "custom_message"),
+    ({"type": "message", "message": {"role": "custom", "customType": "note", "content": "S",
+                                     "display": True, "timestamp": 1780935237002}},
+     ["context"], "message/custom"),
+    ({"type": "message", "message": {"role": "compactionSummary", "summary": "S",
+                                     "tokensBefore": 50000, "timestamp": 1780935237002}},
+     ["compaction", "context"], "message/compactionSummary"),
+)
+
+
+@pytest.mark.parametrize(("entry", "parts", "source"), PI_SYSTEM)
+def test_pi_sends_the_model_system_messages(tmp_path: Path, entry: dict[str, Any],
+                                            parts: list[str], source: str) -> None:
+    from logparse.models import Problem
+    from logparse.pi import PiReader
+
+    lines = (TRIM / "pi.jsonl").read_text(encoding="utf-8").splitlines()[:4]
+    user = json.loads(lines[3])
+    sysline = {k: user[k] for k in ("id", "parentId", "timestamp")} | entry
+    sysline["id"] = "5ec0ffee"
+    f = tmp_path / "pi.jsonl"
+    f.write_text("\n".join([*lines, json.dumps(sysline)]) + "\n", encoding="utf-8")
+    problems: list[Problem] = []
+    reader = PiReader()
+    msgs = [m for s in reader.sessions(f, problems) for m in s.messages]
+    assert problems == [] and reader.skipped == {}
+    assert [m.info["role"] for m in msgs] == ["user", "system"]
+    assert [p["type"] for p in msgs[1].parts] == parts
+    assert msgs[1].parts[-1]["text"] == "S" and msgs[1].parts[-1]["source"] == source
