@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 14
+DERIVE_VERSION = 15
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -41,4 +41,9 @@ keeps the answer of its ``exec_command_end``.  14 (xmeas): noise
 out (grep hit counts, ``ls`` and directory entry counts, prose match counts, animation and CSS
 values, ``First 200 chars``, ``~40B`` in prose, camelCase ids such as ``TradingAccount``);
 test tallies keep a unit with a better side (``Failures: 1``); rspec, minitest and bun
-summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind)."""
+summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every kind).
+15 (xmeas2): HTTP statuses of error lines (``The requested URL returned error: 404`` of
+curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, requests'
+``404 Client Error``), the files tsc and svelte-check found errors in, each psql result's
+``(N rows)`` labelled by its columns (a psql table's cells are data, no readings), the
+``Length`` column of a PowerShell table."""
