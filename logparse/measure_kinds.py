@@ -225,6 +225,11 @@ CALLS: tuple[CallKind, ...] = (
              "wc -l /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
              "91 /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
              ((91.0, "lines"),), (), "pool/random__session.jsonl:93"),
+    CallKind("powershell-name-length", "size", "bash", "search",
+             "powershell -Command \"Get-ChildItem 'c:\\Users\\vassa\\Documents\\dev\\will-it-rain"
+             "\\dist\\index.mjs' | Select-Object Name, Length\"",
+             "Name      Length\r\n----      ------\r\nindex.mjs   4396\r", ((4396.0, "B"),), (),
+             "labelled/will-it-rain__claude.jsonl:134-135 (a listing: only its sizes are read)"),
     CallKind("grep-hits", "noise", "bash", "search", 'grep -rn "use k1" demo/index.php',
              "demo/index.php:3:use k1\\lib\\html\\bootstrap as bs;\n"
              "demo/index.php:9:use k1\\lib\\html\\bootstrap\\Alert;\n", (), (2.0, 3.0, 9.0),
