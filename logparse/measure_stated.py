@@ -233,7 +233,7 @@ def _http_reason(m: re.Match[str], text: str) -> list[Hit]:
 
 
 _HTTP_REASON_RE = re.compile(
-    r"(?<![\w.:/#-])(?P<c>[1-5]\d\d)[ \t]+(?P<r>"
+    r"(?<![\w.:/#'\"`-])(?P<c>[1-5]\d\d)[ \t]+(?P<r>"
     + "|".join(sorted({re.escape(v).replace(r"\ ", r"[ \t]+") for v in _REASONS.values()}
                       | {r"unprocessable[ \t]+content", r"client[ \t]+error",
                          r"server[ \t]+error"}, key=len, reverse=True))
