@@ -46,4 +46,6 @@ summaries; ``wc -l FILE`` of one file (:mod:`logparse.measure_kinds` lists every
 curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, requests'
 ``404 Client Error``), the files tsc and svelte-check found errors in, each psql result's
 ``(N rows)`` labelled by its columns (a psql table's cells are data, no readings), the
-``Length`` column of a PowerShell table."""
+``Length`` column of a PowerShell table, swift test's run times (XCTest, swift-testing),
+MSBuild's warnings, errors and elapsed time; a stated result is dropped only where the line
+rules read the same place or the same value and unit (no longer any equal value)."""

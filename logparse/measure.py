@@ -1127,10 +1127,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         if len(found) > limit:
             break
 
-    # results stated in words (logparse.measure_stated: rows with real examples); a value
-    # the line rules above already read keeps their reading
-    have = {v for _, v, _, _ in found}
-    found += [h for h in _stated(text, prose) if h[1] not in have]
+    # results stated in words (logparse.measure_stated: rows with real examples); a number
+    # the line rules above already read (the same place, or the same value and unit) keeps
+    # their reading
+    have = {p for p, _, _, _ in found} | {(v, u) for _, v, u, _ in found}
+    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have]
 
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []

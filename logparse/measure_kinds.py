@@ -110,12 +110,28 @@ KINDS: tuple[Kind, ...] = (
          ((5.0, "errors"), (2.0, "warnings"), (3.0, "files")), (),
          "pool/civ6.ch__session.jsonl:62 (pi; tsc's 'Found 3 errors in 2 files.' is the same "
          "shape)"),
+    Kind("xctest-suite", "test-runner",
+         "Test Case 'testWaveProgression' passed (0.000 seconds)\n"
+         "Test Suite 'BugDefenseTests' passed at 2025-11-20 13:52:26.789\n"
+         "Executed 10 tests, with 0 failures (0 unexpected) in 0.007 seconds", False,
+         ((10.0, "tests"), (0.0, "failures"), (0.007, "s")), (2025.0, 20.0, 13.0, 26.789),
+         "public agent report quoting swift test (XCTest), search corpus id 67435490736"),
+    Kind("swift-testing-run", "test-runner",
+         "✔ Test testDownloadIdentityLogsStayHashMasked() passed after 0.028 seconds.\n"
+         "✔ Test run with 3 tests in 1 suite passed after 0.029 seconds.", False,
+         ((3.0, "tests"), (0.029, "s")), (1.0,),
+         "public agent notes quoting swift test (swift-testing), search corpus id 61082639084"),
     # ------------------------------------------------------------ build timings
     Kind("swift-build", "build-timing", "Build complete! (12.25s)", False, ((12.25, "s"),), (),
          "labelled/speakfree__session.jsonl (swift build)"),
     Kind("cargo-finished", "build-timing",
          "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.30s", False,
          ((0.3, "s"),), (), "claude-code/python-to-rust-port/transcript.jsonl"),
+    Kind("dotnet-build", "build-timing",
+         "$ dotnet build\nBuild succeeded.\n    0 Warning(s)\n    0 Error(s)\n"
+         "Time Elapsed 00:01:17.63\nEXIT=0", False,
+         ((0.0, "warnings"), (0.0, "errors"), (77.63, "s")), (1.0, 17.63),
+         "public agent report quoting dotnet build, search corpus id 71559227280"),
     Kind("vite-built", "build-timing", "\x1b[32m✓ built in 646ms\x1b[39m", False,
          ((646.0, "ms"),), (), "labelled/uicomponents__session-wordpress.json (vite build; "
                                "also uicomponents__session-export.json)"),

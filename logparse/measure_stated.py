@@ -255,6 +255,55 @@ _ERRORS_IN_FILES_RE = re.compile(
     r"(?P<n>\d+)[ \t]+files?\b")
 
 
+# ------------------------------------------------- Swift's and .NET's summaries
+
+
+def _swift_run(m: re.Match[str], text: str) -> list[Hit]:
+    """swift-testing's last line: how many tests ran, their outcome, the run's time and
+    the issues it recorded."""
+    n = _f(m.group("n"))
+    out: list[Hit] = [(m.start("n"), n, "passed" if m.group("w") == "passed" else "tests",
+                       "tests" if m.group("w") == "passed" else "tests run"),
+                      (m.start("t"), _f(m.group("t")), "s", "test run")]
+    if m.group("i"):
+        out.append((m.start("i"), _f(m.group("i")), "failures", "test issues"))
+    return out
+
+
+_SWIFT_RUN_RE = re.compile(
+    r"\bTest run with (?P<n>\d+) tests?(?: in \d+ suites?)? (?P<w>passed|failed) after "
+    r"(?P<t>" + _DEC + r") seconds?(?: with (?P<i>\d+) issues?)?")
+"""swift-testing (``swift test``): ``✔ Test run with 3 tests in 1 suite passed after 0.029
+seconds.``, ``✘ Test run with 4 tests failed after 0.030 seconds with 1 issue.``"""
+
+
+def _xctest(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), "s", "tests executed")]
+
+
+_XCTEST_RE = re.compile(
+    r"\bExecuted \d+ tests?, with \d+ failures? \(\d+ unexpected\) in (?P<t>" + _DEC
+    + r")(?: \((?:" + _DEC + r")\))? seconds\b")
+"""XCTest's suite line: ``Executed 67 tests, with 0 failures (0 unexpected) in 0.212 (0.212)
+seconds`` (the counts are read by :mod:`logparse.measure`, the time here)."""
+
+
+def _msbuild(m: re.Match[str], text: str) -> list[Hit]:
+    if m.group("w") is not None:
+        return [(m.start("w"), _f(m.group("w")), "warnings", "build warnings")]
+    if m.group("e") is not None:
+        return [(m.start("e"), _f(m.group("e")), "errors", "build errors")]
+    secs = int(m.group("h")) * 3600 + int(m.group("mi")) * 60 + float(m.group("s"))
+    return [(m.start("h"), round(secs, 6), "s", "build time")]
+
+
+_MSBUILD_RE = re.compile(
+    r"^[ \t]*(?:(?P<w>\d+)[ \t]+Warning\(s\)|(?P<e>\d+)[ \t]+Error\(s\)"
+    r"|Time Elapsed[ \t]+(?P<h>\d+):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?))[ \t\r]*$", re.M)
+"""MSBuild's summary (``dotnet build``, ``msbuild``): ``    0 Warning(s)``, ``    2
+Error(s)``, ``Time Elapsed 00:00:03.45``."""
+
+
 # -------------------------------------------------------------- tool summaries
 
 
@@ -418,6 +467,21 @@ RULES: tuple[StatedRule, ...] = (
                "svelte-check found 5 errors and 2 warnings in 3 files", (3.0, "files"),
                "pool/civ6.ch__session.jsonl:62 (also tsc's 'Found 2 errors in 2 files.', "
                "search corpus id 151341871)"),
+    StatedRule("swift-testing-run", "output", ("Test run with",), _SWIFT_RUN_RE, _swift_run,
+               "✔ Test run with 3 tests in 1 suite passed after 0.029 seconds.",
+               (0.029, "s"), "public agent notes quoting swift test, search corpus id "
+                             "61082639084 (also 'Test run with 7 tests in 1 suite passed "
+                             "after 3.556 seconds.', id 68403351045)"),
+    StatedRule("xctest-executed", "output", ("Executed ",), _XCTEST_RE, _xctest,
+               "Executed 67 tests, with 0 failures (0 unexpected) in 0.212 (0.212) seconds",
+               (0.212, "s"), "public CI notes quoting swift test, search corpus id "
+                             "55665040221"),
+    StatedRule("msbuild-errors", "output", ("Warning(s)", "Error(s)", "Time Elapsed"),
+               _MSBUILD_RE, _msbuild, "    0 Error(s)", (0.0, "errors"),
+               "public dotnet build log in a README, search corpus id 42136948155"),
+    StatedRule("msbuild-elapsed", "output", ("Warning(s)", "Error(s)", "Time Elapsed"),
+               _MSBUILD_RE, _msbuild, "Time Elapsed 00:00:03.45", (3.45, "s"),
+               "public dotnet build log in a README, search corpus id 42136948155"),
     StatedRule("mocha-tally", "output", ("passing", "failing", "pending"), _MOCHA_RE, _mocha,
                "  36 passing (25s)", (36.0, "passed"),
                "public mocha/hardhat test log, search corpus id 43910693702"),
