@@ -48,5 +48,4 @@ curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, re
 ``(N rows)`` labelled by its columns (a psql table's cells are data, no readings), the
 ``Length`` column of a PowerShell table, swift test's run times (XCTest, swift-testing),
 MSBuild's warnings, errors and elapsed time; a stated result is dropped only where the line
-rules read the same place or the same value and unit (no longer any equal value); a retry
-budget (``3 tries remaining``) is no reading."""
+rules read the same place or the same value and unit (no longer any equal value)."""

@@ -1189,8 +1189,6 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         noun = m.group("noun")
         if noun in ("seconds", "minutes", "hours", "days", "weeks", "months", "years", "times"):
             return None
-        if noun in ("tries", "attempts", "retries") and m.group("state") in ("remaining", "left"):
-            return None  # "(3 tries remaining)": a retry budget, not a reading
         return float(m.group("cn")), noun, m.group("state")
     if m.group("cd") is not None:  # compound duration: always a reading
         value = _compound_seconds(m.group("cd"))

@@ -231,10 +231,6 @@ KINDS: tuple[Kind, ...] = (
          "deterministic baseline coverage is now 100% (was 98%); full DB 81.6%.", True,
          ((100.0, "%"),), (), "public agent note, search corpus id 57984870721 (the reading "
                               "the target row must keep)"),
-    Kind("retry-budget", "noise",
-         "warning: spurious network error (3 tries remaining): [6] Couldn't resolve host name "
-         "(Could not resolve host: index.crates.io)", False, (), (3.0, 6.0),
-         "labelled/Trezo-Ai__codex-session.jsonl:151 (cargo in a sandbox without network)"),
     Kind("billions-in-prose", "noise",
          "should be `1,151,347,322,395,962,217,625` (off by ~40B in the millions-of-billions "
          "place)", True, (), (40.0,), "pool/blockchain-dex-events__claude-session.jsonl"),
