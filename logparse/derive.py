@@ -229,12 +229,15 @@ def _measure(text: str, prose: bool = False) -> list[dict[str, Any]] | None:
     """Measurements of a text; of a long output only its head and tail are read (results
     blocks come last, and a server log repeats the same rate on every line), and a label
     repeated in one output keeps its first and its last value."""
+    middle: list[tuple[float, str, str]] = []
     if prose:
         if len(text) > PROSE_MAX:
             text = text[:PROSE_MAX // 2] + "\n" + text[-PROSE_MAX // 2:]
     elif len(text) > MEASURE_HEAD + MEASURE_TAIL:
+        # the middle keeps psql's "(N rows)": one count per query of a long output
+        middle = _m.query_row_counts(text[MEASURE_HEAD:-MEASURE_TAIL])
         text = text[:MEASURE_HEAD] + "\n" + text[-MEASURE_TAIL:]
-    found = measurement_tuples(text, prose)
+    found = [*measurement_tuples(text, prose), *middle]
     if not found:
         return None
     first: dict[tuple[str, str], float] = {}

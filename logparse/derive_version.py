@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 16
+DERIVE_VERSION = 17
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -49,4 +49,11 @@ and an injected ``<skill>`` (and newer builds' context markers) is no prompt.
 16 (rdag): what an agent's harness sends the model is a ``system`` message whose text is ``context``
 (Antigravity's ``SYSTEM_MESSAGE``, ``CHECKPOINT`` and the other system steps), never a
 prompt; a Gemini CLI sub-agent chat names its parent session and the call that started
-it names the chat."""
+it names the chat.
+17 (xmeas2): HTTP statuses of error lines (``The requested URL returned error: 404`` of
+curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, requests'
+``404 Client Error``), the files tsc and svelte-check found errors in, each psql result's
+``(N rows)`` labelled by its columns (a psql table's cells are data, no readings), the
+``Length`` column of a PowerShell table, swift test's run times (XCTest, swift-testing),
+MSBuild's warnings, errors and elapsed time; a stated result is dropped only where the line
+rules read the same place or the same value and unit (no longer any equal value)."""

@@ -50,6 +50,7 @@ __all__ = [
     "listing_measurements",
     "measurement_tuples",
     "measurements",
+    "query_row_counts",
     "round_sig",
 ]
 
@@ -504,6 +505,8 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
                 break
             unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "B"
             found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+    if "Length" in text and "---" in text:
+        _ps_length_table(text, found, taken)
     if "LastWriteTime" in text:
         for k, m in enumerate(_PS_FILE_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
@@ -741,7 +744,9 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
         if len(line) > 300 or not inner:
             header = None
             continue
-        if header is not None and set(line) <= _COL_RULE:
+        if header is not None and set(line.rstrip("\r")) <= _COL_RULE:
+            if _PSQL_RULE_RE.match(line):
+                header = None  # psql's result table: the rows are data, not readings
             continue  # a rule under the header
         if not _CELL_GAP_RE.search(inner):
             header = None  # one cell: neither a row nor a header
@@ -761,6 +766,72 @@ def _columns(text: str, found: list[tuple[int, float, str, str]],
         if 2 <= len(cells) <= 12 and all(_COL_NAME_RE.match(c[2]) for c in cells):
             header = cells
             units = [_column_unit(c[2]) for c in cells]
+
+
+_PSQL_RULE_RE = re.compile(r"^-+(?:\+-+)+[ \t\r]*$")
+"""psql's rule under a result table's header (``----+------+------``)."""
+_QUERY_ROWS_RE = re.compile(r"^\((\d+) rows?\)[ \t\r]*$", re.M)
+"""psql's footer of a result: ``(15 rows)``, ``(1 row)``."""
+
+
+def _query_rows(text: str, found: list[tuple[int, float, str, str]],
+                taken: list[tuple[int, int]]) -> None:
+    """psql's ``(N rows)`` under each result, labelled by the result's columns (one output
+    of several queries gives one count per query, not one label repeated)."""
+    for m in _QUERY_ROWS_RE.finditer(text):
+        label = "query rows"
+        # the header: the line above the ``---+---`` rule nearest above the footer
+        head = text.rfind("\n(", 0, m.start())
+        block = text[max(0, head + 1, m.start() - 4000):m.start()].split("\n")
+        for k in range(len(block) - 1, 0, -1):
+            if _PSQL_RULE_RE.match(block[k]):
+                cols = [c.strip() for c in block[k - 1].split("|") if c.strip()]
+                if cols:
+                    label = f"rows ({', '.join(cols)})"[:60]
+                break
+        found.append((m.start(1), float(m.group(1)), "rows", label))
+        taken.append((m.start(), m.end()))
+
+
+_PS_TABLE_HEAD_RE = re.compile(r"^([ \t]*\S[^\n]*?)\r?\n([ \t]*-[- \t]*?)\r?$", re.M)
+
+
+def query_row_counts(text: str) -> list[tuple[float, str, str]]:
+    """Each psql result's ``(N rows)`` in ``text`` as ``(value, unit, label)``: the part of
+    a long output the line rules skip still has one count per query."""
+    if "row" not in text:
+        return []
+    found: list[tuple[int, float, str, str]] = []
+    _query_rows(text, found, [])
+    return [(v, u, lab) for _, v, u, lab in found]
+
+
+def _ps_length_table(text: str, found: list[tuple[int, float, str, str]],
+                     taken: list[tuple[int, int]]) -> None:
+    """PowerShell's table of files with a ``Length`` column (``Get-Item X | Select-Object
+    Name, Length``): the header, one run of dashes under each column name as long as the
+    name, then a row per file; its ``Length`` is the file's size in bytes, labelled by its
+    ``Name``.  (The ``Get-ChildItem`` table with ``LastWriteTime`` is ``_PS_FILE_RE``'s.)"""
+    for hm in _PS_TABLE_HEAD_RE.finditer(text):
+        head, rule = hm.group(1), hm.group(2)
+        cols = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", head)]
+        runs = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+        names = [c[2] for c in cols]
+        if ("Length" not in names or "LastWriteTime" in names or len(runs) != len(cols)
+                or any(r != (c[0], c[1]) for r, c in zip(runs, cols))):
+            continue
+        k = names.index("Length")
+        name_k = names.index("Name") if "Name" in names else (0 if k else -1)
+        pos = hm.end() + 1
+        for line in text[pos:].split("\n"):
+            cells = line.rstrip("\r").split()
+            if len(cells) != len(cols) or not cells[k].isdigit():
+                break
+            start = pos + max(0, line.find(cells[k]))
+            label = cells[name_k] if name_k >= 0 else "Length"
+            found.append((start, float(cells[k]), "B", label))
+            taken.append((pos, pos + len(line)))
+            pos += len(line) + 1
 
 
 def _column_unit(name: str) -> str:
@@ -1010,6 +1081,8 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
     # table with a header (a build's route sizes, a coverage summary)
     if not prose:
         _listing(text, found, taken)
+        if "row" in text:
+            _query_rows(text, found, taken)
         _columns(text, found, taken)
         _requests(text, found, taken)
         _lists(text, found, taken)
@@ -1054,10 +1127,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         if len(found) > limit:
             break
 
-    # results stated in words (logparse.measure_stated: rows with real examples); a value
-    # the line rules above already read keeps their reading
-    have = {v for _, v, _, _ in found}
-    found += [h for h in _stated(text, prose) if h[1] not in have]
+    # results stated in words (logparse.measure_stated: rows with real examples); a number
+    # the line rules above already read (the same place, or the same value and unit) keeps
+    # their reading
+    have = {p for p, _, _, _ in found} | {(v, u) for _, v, u, _ in found}
+    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have]
 
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []

@@ -30,7 +30,8 @@ class Kind:
     name: str
     kind: str
     """The structure: ``test-runner``, ``build-timing``, ``package-manager``, ``http``,
-    ``size``, ``time``, or ``noise`` for a row that must give nothing."""
+    ``size``, ``time``, ``count`` (a result's row count), or ``noise`` for a row that must
+    give nothing."""
     text: str
     prose: bool
     expect: tuple[tuple[float, str], ...]
@@ -81,12 +82,56 @@ KINDS: tuple[Kind, ...] = (
          "24 runs, 37 assertions, 0 failures, 0 errors, 0 skips", False,
          ((24.0, "tests"), (0.0, "failures"), (0.0, "errors")), (),
          "public Rails agent report (minitest run), search corpus id 37609701724"),
+    Kind("jest-tests", "test-runner",
+         "FAIL __tests__/deliveryTrackingIntegration.test.ts\n"
+         "Tests:       1 failed, 15 passed, 16 total", False,
+         ((1.0, "failed"), (15.0, "passed")), (),
+         "public agent notes quoting npx jest, search corpus id 71601037193"),
+    Kind("jest-time", "test-runner",
+         "Test Suites: 1 failed, 1 total\nTests:       1 failed, 1 total\n"
+         "Snapshots:   0 total\nTime:        0.88 s\nRan all test suites.", False,
+         ((1.0, "failed"), (0.88, "s")), (),
+         "public jest run quoted in an issue, search corpus id 16316023853"),
+    Kind("go-test-fail", "test-runner",
+         "--- FAIL: TestRecentCommitsSummaryTableAlignment (0.00s)\n"
+         "    pipeline_history_test.go:313: expected Status column to be PASS, got -\nFAIL\n"
+         "FAIL github.com/alimtvnetwork/gitmap-v28/cli/cmdpipeline 0.557s", False,
+         ((0.557, "s"),), (313.0,),
+         "public CI notes quoting go test ./..., search corpus id 68723125647"),
+    Kind("go-test-ok", "test-runner", "--- PASS: TestNewDeck (0.00s)\nPASS\nok      cards   0.219s",
+         False, ((0.219, "s"),), (), "public go test output in a comment, search corpus id "
+                                     "1066301007"),
+    Kind("tsc-found-errors", "test-runner",
+         "src/b.ts(10,1): error TS2554: Expected 2 arguments, but got 1.\n\n"
+         "Found 2 errors in 2 files.", False, ((2.0, "errors"),), (10.0, 1.0, 2554.0),
+         "public tsc output in a test, search corpus id 69878528986"),
+    Kind("svelte-check-summary", "test-runner",
+         "svelte-check found 5 errors and 2 warnings in 3 files", False,
+         ((5.0, "errors"), (2.0, "warnings"), (3.0, "files")), (),
+         "pool/civ6.ch__session.jsonl:62 (pi; tsc's 'Found 3 errors in 2 files.' is the same "
+         "shape)"),
+    Kind("xctest-suite", "test-runner",
+         "Test Case 'testWaveProgression' passed (0.000 seconds)\n"
+         "Test Suite 'BugDefenseTests' passed at 2025-11-20 13:52:26.789\n"
+         "Executed 10 tests, with 0 failures (0 unexpected) in 0.007 seconds", False,
+         ((10.0, "tests"), (0.0, "failures"), (0.007, "s")), (2025.0, 20.0, 13.0, 26.789),
+         "public agent report quoting swift test (XCTest), search corpus id 67435490736"),
+    Kind("swift-testing-run", "test-runner",
+         "✔ Test testDownloadIdentityLogsStayHashMasked() passed after 0.028 seconds.\n"
+         "✔ Test run with 3 tests in 1 suite passed after 0.029 seconds.", False,
+         ((3.0, "tests"), (0.029, "s")), (1.0,),
+         "public agent notes quoting swift test (swift-testing), search corpus id 61082639084"),
     # ------------------------------------------------------------ build timings
     Kind("swift-build", "build-timing", "Build complete! (12.25s)", False, ((12.25, "s"),), (),
          "labelled/speakfree__session.jsonl (swift build)"),
     Kind("cargo-finished", "build-timing",
          "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.30s", False,
          ((0.3, "s"),), (), "claude-code/python-to-rust-port/transcript.jsonl"),
+    Kind("dotnet-build", "build-timing",
+         "$ dotnet build\nBuild succeeded.\n    0 Warning(s)\n    0 Error(s)\n"
+         "Time Elapsed 00:01:17.63\nEXIT=0", False,
+         ((0.0, "warnings"), (0.0, "errors"), (77.63, "s")), (1.0, 17.63),
+         "public agent report quoting dotnet build, search corpus id 71559227280"),
     Kind("vite-built", "build-timing", "\x1b[32m✓ built in 646ms\x1b[39m", False,
          ((646.0, "ms"),), (), "labelled/uicomponents__session-wordpress.json (vite build; "
                                "also uicomponents__session-export.json)"),
@@ -108,8 +153,38 @@ KINDS: tuple[Kind, ...] = (
     # ------------------------------------------------------------ HTTP, time
     Kind("http-status-line", "http", "HTTP/1.1 200 OK", False, ((200.0, "HTTP"),), (),
          "curl -I output (labelled/uicomponents__session-wordpress.json)"),
+    Kind("curl-fail-status", "http", "curl: (22) The requested URL returned error: 404", False,
+         ((404.0, "HTTP"),), (22.0,), "public setup notes quoting curl -f, search corpus id "
+                                      "68293080177"),
+    Kind("git-https-status", "http",
+         "fatal: unable to access 'https://github.com/x/y.git/': The requested URL returned "
+         "error: 404", False, ((404.0, "HTTP"),), (),
+         "public test fixture of a git clone failure, search corpus id 71146242672"),
+    Kind("wget-status", "http",
+         "Connecting to github.com (github.com)|20.200.245.247|:443... connected.\n"
+         "HTTP request sent, awaiting response... 404 Not Found\n"
+         "2025-12-19 14:20:16 ERROR 404: Not Found.", False, ((404.0, "HTTP"),),
+         (443.0, 20.0, 2025.0), "public wget log, search corpus id 35225514877"),
+    Kind("npm-registry-404", "http",
+         "npm error code E404\nnpm error 404 Not Found - GET "
+         "https://registry.npmjs.org/@speckle%2fsdk - Not found", False, ((404.0, "HTTP"),), (),
+         "public npm install log, search corpus id 17282519459"),
+    Kind("python-requests-status", "http",
+         "404 Client Error: Not Found for url: https://api.postcodes.io/postcodes/XXX", False,
+         ((404.0, "HTTP"),), (), "public README quoting a requests run, search corpus id "
+                                 "43670896177"),
     Kind("time-real", "time", "real\t0m1.234s\nuser\t0m0.900s\nsys\t0m0.100s", False,
          ((1.234, "s"),), (), "bash `time` output (public logs)"),
+    Kind("psql-rows", "count",
+         "   leader   | games | wins \n------------+-------+------\n Gandhi     |    17 |    7\n"
+         " Tomyris    |     6 |    4\n(15 rows)\n\n player_id | category | games | wins \n"
+         "-----------+----------+-------+------\n         7 | overall  |    26 |    5 \n"
+         "(26 rows)", False, ((15.0, "rows"), (26.0, "rows")), (17.0, 6.0, 7.0),
+         "pool/civ6.ch__session.jsonl:52 (pi; psql, several queries in one call: each result's "
+         "row count, its cells are data)"),
+    Kind("powershell-length", "size", "Name      Length\r\n----      ------\r\nindex.mjs   4396",
+         False, ((4396.0, "B"),), (), "labelled/will-it-rain__claude.jsonl:135 (PowerShell "
+                                      "Get-Item | Select-Object Name, Length)"),
     # ------------------------------------------------------------ never a measurement
     Kind("version", "noise", "▲ Next.js 16.1.6 (webpack)", False, (), (16.1, 16.0, 6.0),
          "labelled/soulpass__codex-session.jsonl (next build header)"),
@@ -166,6 +241,11 @@ CALLS: tuple[CallKind, ...] = (
              "wc -l /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
              "91 /home/da/.claude/projects/-home-da-akerud-random/a263b894.jsonl",
              ((91.0, "lines"),), (), "pool/random__session.jsonl:93"),
+    CallKind("powershell-name-length", "size", "bash", "search",
+             "powershell -Command \"Get-ChildItem 'c:\\Users\\vassa\\Documents\\dev\\will-it-rain"
+             "\\dist\\index.mjs' | Select-Object Name, Length\"",
+             "Name      Length\r\n----      ------\r\nindex.mjs   4396\r", ((4396.0, "B"),), (),
+             "labelled/will-it-rain__claude.jsonl:134-135 (a listing: only its sizes are read)"),
     CallKind("grep-hits", "noise", "bash", "search", 'grep -rn "use k1" demo/index.php',
              "demo/index.php:3:use k1\\lib\\html\\bootstrap as bs;\n"
              "demo/index.php:9:use k1\\lib\\html\\bootstrap\\Alert;\n", (), (2.0, 3.0, 9.0),

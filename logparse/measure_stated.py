@@ -203,6 +203,107 @@ _HTTP_RETURNED_RE = re.compile(
     r"|entries|files?|tokens?|chars?)\b)")
 
 
+# ------------------------------------------------- HTTP status in an error line
+
+_REASONS: dict[int, str] = {
+    200: "ok", 201: "created", 202: "accepted", 204: "no content",
+    301: "moved permanently", 302: "found", 303: "see other", 304: "not modified",
+    307: "temporary redirect", 308: "permanent redirect",
+    400: "bad request", 401: "unauthorized", 402: "payment required", 403: "forbidden",
+    404: "not found", 405: "method not allowed", 406: "not acceptable",
+    408: "request timeout", 409: "conflict", 410: "gone", 413: "payload too large",
+    415: "unsupported media type", 422: "unprocessable entity", 429: "too many requests",
+    500: "internal server error", 501: "not implemented", 502: "bad gateway",
+    503: "service unavailable", 504: "gateway timeout",
+}
+"""HTTP's reason phrases (RFC 9110): a status is read with its own phrase only, so ``200
+Not Found`` or ``404 OK`` is no status."""
+
+
+def _http_reason(m: re.Match[str], text: str) -> list[Hit]:
+    """``404 Not Found`` (wget, npm, a server's page title), ``404 Client Error`` (Python
+    requests): the code and the phrase that names it."""
+    code = int(m.group("c"))
+    phrase = " ".join(m.group("r").lower().split())
+    if phrase in ("client error", "server error"):
+        ok = (code // 100 == 4) == (phrase == "client error")
+    else:
+        ok = _REASONS.get(code) == phrase or (code == 422 and phrase == "unprocessable content")
+    return [(m.start("c"), float(code), "HTTP", "HTTP status")] if ok else []
+
+
+_HTTP_REASON_RE = re.compile(
+    r"(?<![\w.:/#'\"`-])(?P<c>[1-5]\d\d)[ \t]+(?P<r>"
+    + "|".join(sorted({re.escape(v).replace(r"\ ", r"[ \t]+") for v in _REASONS.values()}
+                      | {r"unprocessable[ \t]+content", r"client[ \t]+error",
+                         r"server[ \t]+error"}, key=len, reverse=True))
+    + r")(?![\w-])", re.I)
+_URL_ERROR_RE = re.compile(
+    r"\bThe requested URL returned error:[ \t]*(?P<c>[1-5]\d\d)(?![\w.])")
+"""libcurl's failure line (``curl -f``, ``git clone`` over HTTPS, pacman, vagrant):
+``curl: (22) The requested URL returned error: 404``."""
+
+
+def _errors_in_files(m: re.Match[str], text: str) -> list[Hit]:
+    """tsc's ``Found 3 errors in 2 files.``, svelte-check's ``found 5 errors and 2 warnings
+    in 3 files``: how many files the diagnostics are in (fewer is better)."""
+    return [(m.start("n"), _f(m.group("n")), "files", "files with errors")]
+
+
+_ERRORS_IN_FILES_RE = re.compile(
+    r"\b[Ff]ound[ \t]+\d+[ \t]+errors?(?:[ \t]+and[ \t]+\d+[ \t]+warnings?)?[ \t]+in[ \t]+"
+    r"(?P<n>\d+)[ \t]+files?\b")
+
+
+# ------------------------------------------------- Swift's and .NET's summaries
+
+
+def _swift_run(m: re.Match[str], text: str) -> list[Hit]:
+    """swift-testing's last line: how many tests ran, their outcome, the run's time and
+    the issues it recorded."""
+    n = _f(m.group("n"))
+    out: list[Hit] = [(m.start("n"), n, "passed" if m.group("w") == "passed" else "tests",
+                       "tests" if m.group("w") == "passed" else "tests run"),
+                      (m.start("t"), _f(m.group("t")), "s", "test run")]
+    if m.group("i"):
+        out.append((m.start("i"), _f(m.group("i")), "failures", "test issues"))
+    return out
+
+
+_SWIFT_RUN_RE = re.compile(
+    r"\bTest run with (?P<n>\d+) tests?(?: in \d+ suites?)? (?P<w>passed|failed) after "
+    r"(?P<t>" + _DEC + r") seconds?(?: with (?P<i>\d+) issues?)?")
+"""swift-testing (``swift test``): ``✔ Test run with 3 tests in 1 suite passed after 0.029
+seconds.``, ``✘ Test run with 4 tests failed after 0.030 seconds with 1 issue.``"""
+
+
+def _xctest(m: re.Match[str], text: str) -> list[Hit]:
+    return [(m.start("t"), _f(m.group("t")), "s", "tests executed")]
+
+
+_XCTEST_RE = re.compile(
+    r"\bExecuted \d+ tests?, with \d+ failures? \(\d+ unexpected\) in (?P<t>" + _DEC
+    + r")(?: \((?:" + _DEC + r")\))? seconds\b")
+"""XCTest's suite line: ``Executed 67 tests, with 0 failures (0 unexpected) in 0.212 (0.212)
+seconds`` (the counts are read by :mod:`logparse.measure`, the time here)."""
+
+
+def _msbuild(m: re.Match[str], text: str) -> list[Hit]:
+    if m.group("w") is not None:
+        return [(m.start("w"), _f(m.group("w")), "warnings", "build warnings")]
+    if m.group("e") is not None:
+        return [(m.start("e"), _f(m.group("e")), "errors", "build errors")]
+    secs = int(m.group("h")) * 3600 + int(m.group("mi")) * 60 + float(m.group("s"))
+    return [(m.start("h"), round(secs, 6), "s", "build time")]
+
+
+_MSBUILD_RE = re.compile(
+    r"^[ \t]*(?:(?P<w>\d+)[ \t]+Warning\(s\)|(?P<e>\d+)[ \t]+Error\(s\)"
+    r"|Time Elapsed[ \t]+(?P<h>\d+):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?))[ \t\r]*$", re.M)
+"""MSBuild's summary (``dotnet build``, ``msbuild``): ``    0 Warning(s)``, ``    2
+Error(s)``, ``Time Elapsed 00:00:03.45``."""
+
+
 # -------------------------------------------------------------- tool summaries
 
 
@@ -344,6 +445,43 @@ RULES: tuple[StatedRule, ...] = (
                _HTTP_RETURNED_RE, _http,
                "The showcase page returned a 301 (redirect) and the react-showcase returned 200.",
                (301.0, "HTTP"), "labelled/uicomponents__session-wordpress.json:20169"),
+    StatedRule("http-url-returned-error", "output", ("returned error",), _URL_ERROR_RE,
+               _http, "curl: (22) The requested URL returned error: 404", (404.0, "HTTP"),
+               "public setup notes quoting curl -f, search corpus id 68293080177 (also git "
+               "clone's 'fatal: unable to access ...: The requested URL returned error: 404', "
+               "id 71146242672)"),
+    StatedRule("http-status-reason", "output", ("Not ", "OK", "Forbidden", "Unauthorized",
+                                                "Error", "Bad ", "Too Many", "Unavailable",
+                                                "Created", "Moved", "Conflict", "Gone",
+                                                "Timeout", "Unprocessable"),
+               _HTTP_REASON_RE, _http_reason,
+               "HTTP request sent, awaiting response... 404 Not Found", (404.0, "HTTP"),
+               "public wget log, search corpus id 35225514877 (also npm's 'npm error 404 Not "
+               "Found - GET https://registry.npmjs.org/@speckle%2fsdk', id 17282519459)"),
+    StatedRule("http-client-error", "output", ("Client Error", "Server Error"),
+               _HTTP_REASON_RE, _http_reason,
+               "404 Client Error: Not Found for url: https://api.postcodes.io/postcodes/XXX",
+               (404.0, "HTTP"), "public README quoting a Python requests run, search corpus "
+                                "id 43670896177"),
+    StatedRule("errors-in-files", "output", (" in ",), _ERRORS_IN_FILES_RE, _errors_in_files,
+               "svelte-check found 5 errors and 2 warnings in 3 files", (3.0, "files"),
+               "pool/civ6.ch__session.jsonl:62 (also tsc's 'Found 2 errors in 2 files.', "
+               "search corpus id 151341871)"),
+    StatedRule("swift-testing-run", "output", ("Test run with",), _SWIFT_RUN_RE, _swift_run,
+               "✔ Test run with 3 tests in 1 suite passed after 0.029 seconds.",
+               (0.029, "s"), "public agent notes quoting swift test, search corpus id "
+                             "61082639084 (also 'Test run with 7 tests in 1 suite passed "
+                             "after 3.556 seconds.', id 68403351045)"),
+    StatedRule("xctest-executed", "output", ("Executed ",), _XCTEST_RE, _xctest,
+               "Executed 67 tests, with 0 failures (0 unexpected) in 0.212 (0.212) seconds",
+               (0.212, "s"), "public CI notes quoting swift test, search corpus id "
+                             "55665040221"),
+    StatedRule("msbuild-errors", "output", ("Warning(s)", "Error(s)", "Time Elapsed"),
+               _MSBUILD_RE, _msbuild, "    0 Error(s)", (0.0, "errors"),
+               "public dotnet build log in a README, search corpus id 42136948155"),
+    StatedRule("msbuild-elapsed", "output", ("Warning(s)", "Error(s)", "Time Elapsed"),
+               _MSBUILD_RE, _msbuild, "Time Elapsed 00:00:03.45", (3.45, "s"),
+               "public dotnet build log in a README, search corpus id 42136948155"),
     StatedRule("mocha-tally", "output", ("passing", "failing", "pending"), _MOCHA_RE, _mocha,
                "  36 passing (25s)", (36.0, "passed"),
                "public mocha/hardhat test log, search corpus id 43910693702"),

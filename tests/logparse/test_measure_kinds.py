@@ -41,3 +41,20 @@ def test_every_call_row(row: CallKind) -> None:
 def test_row_names_are_unique() -> None:
     names = [r.name for r in KINDS] + [r.name for r in CALLS]
     assert len(set(names)) == len(names)
+
+
+def test_a_long_psql_output_keeps_the_row_count_of_every_query() -> None:
+    # pool/civ6.ch__session.jsonl:52: four queries in one call, 6 kB of output; the line
+    # rules read a long output's head and tail only, the middle's "(N rows)" are kept
+    row = "         5 | teams    |     1 |    1 |      1 |                 1\n"
+    head = " player_id | category | games | wins | streak | highest_winstreak \n" \
+           "-----------+----------+-------+------+--------+-------------------\n"
+    out = (" id |  name \n----+-------\n  2 | Linus\n(8 rows)\n\n" + head + row * 20
+           + "(20 rows)\n\n" + head + row * 26 + "(26 rows)\n\n" + head + row * 80
+           + "(80 rows)\n")
+    assert out.index("(26 rows)") < len(out) - 4000  # in the middle: read apart
+    got = call_measurements("bash", "other", {"command": "psql civ6 -c 'SELECT 1'"}, out, {})
+    rows = sorted(m["value"] for m in got or [] if m["unit"] == "rows")
+    assert rows == [8.0, 20.0, 26.0, 80.0]
+    # a result table's cells are data, no readings
+    assert not any(m["unit"] in ("games", "wins") for m in got or [])

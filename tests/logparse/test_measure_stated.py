@@ -198,3 +198,19 @@ def test_a_codex_turn_aborted_after_its_user_message_keeps_its_duration(tmp_path
         got |= {(m.value, m.unit, m.label) for e in to_events(s.session_id, batch)
                 for m in e.measurements}
     assert (187258.0, "ms", "turn duration") in got
+
+
+@pytest.mark.parametrize("text", [
+    # a status is read with its own reason phrase only
+    "200 Not Found",
+    "404 OK",
+    "the 500 Client Error",
+    # a status written in source code is no answer a request got
+    "    res.end('404 Not Found');",
+    '        return "403 Forbidden", 403',
+    # ports, versions and line numbers before a phrase
+    "port 8080 Not Found",
+    "v1.404 Not Found",
+])
+def test_an_output_status_needs_its_own_phrase_outside_code(text: str) -> None:
+    assert [h for h in stated_measurements(text, False) if h[2] == "HTTP"] == [], text
