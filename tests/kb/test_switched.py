@@ -8,6 +8,7 @@ import pytest
 
 from kb.graph.episodes import Said, Step, episodes
 from kb.graph.switched import (
+    MISSING,
     OBJECTS,
     RUNNERS,
     SANDBOX,
@@ -15,6 +16,7 @@ from kb.graph.switched import (
     USAGE_HEAD,
     dropped_option_episodes,
     escalated_episodes,
+    missing,
     objects,
     options_dropped,
     printed_usage,
@@ -277,3 +279,62 @@ def test_the_store_reads_a_usage_printed_by_a_clean_run() -> None:
     calls, _, _ = load_rows(store, ["s"])
     assert [(c.ordinal, c.usage) for c in calls] == [
         (1, "opencode export [sessionID]"), (2, None), (3, None)]
+
+
+@pytest.mark.parametrize("rule", MISSING, ids=lambda r: r.name)
+def test_every_missing_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    text, what = rule.example
+    m = rule.pattern.match(text)
+    assert m is not None and m.group(1) == what, rule.name
+    assert missing(Step("s", 1, "k", False, True, True, None, failure=text)) == what
+
+
+XLSX = "Rubrica_MIA_PLN_act1.xlsx"
+OPENPYXL = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport openpyxl\nwb = "
+            f"openpyxl.load_workbook('{XLSX}')\n\"")
+PROBE = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport pandas as pd\ndf = "
+         f"pd.read_excel('{XLSX}', engine='openpyxl')\n\" 2>/dev/null || python3 -c \"\n"
+         "for mod in ['openpyxl', 'xlrd', 'pandas']:\n    print(f'{mod}: NOT available')\n\"")
+PANDAS = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport pandas as pd\ndf = "
+          f"pd.read_excel('{XLSX}', header=None)\nprint(df.to_string())\"")
+INSTALL = "pip install openpyxl -q 2>&1 | tail -1"
+
+
+def _install(o: int) -> Step:
+    return Step("s", o, "pip install openpyxl", True, True, False, None,
+                command=INSTALL, target="pip install openpyxl")
+
+
+def test_a_library_that_was_missing_given_up_for_another() -> None:
+    # conversacion-act1-pln #3-#6: openpyxl is missing (#3), a probe prints "openpyxl:
+    # NOT available" with exit 0 (#4), openpyxl is installed (#5) and the rubric is read
+    # with pandas instead (#6): the openpyxl way was given up, the install fixes nothing
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PROBE, True, "python3 import", failure="openpyxl: NOT available"),
+             _install(5),
+             _run(6, PANDAS, False, "python3 import")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {3, 4, 6} and "openpyxl" in f.cause_text
+
+
+def test_the_missing_library_installed_and_used_is_a_fix() -> None:
+    again = OPENPYXL + "\nprint(wb.sheetnames)"
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _install(5),
+             _run(6, again, False, "python3 import")]
+    assert switched_episodes(steps) == []
+
+
+def test_an_edit_before_the_other_library_is_still_a_fix() -> None:
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PROBE, True, "python3 import", failure="openpyxl: NOT available"),
+             Step("s", 5, "edit read.py", True, False, False, None, target="read.py"),
+             _run(6, PANDAS, False, "python3 import")]
+    assert switched_episodes(steps) == []
+
+
+def test_a_missing_library_replaced_at_once_is_a_slip() -> None:
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PANDAS, False, "python3 import")]
+    assert switched_episodes(steps) == []

@@ -12,6 +12,9 @@ from logparse.structural import (
     ADMISSION_CUES,
     CORRECTION_CUES,
     DISMISSAL_CUES,
+    OUTPUT_ERROR_CHARS,
+    OUTPUT_ERROR_HEAD,
+    OUTPUT_ERRORS,
     PERSIST,
     RULES,
     SIGNALS,
@@ -24,6 +27,8 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     failure_line,
+    missing_what,
+    output_error,
     still_broken_phrase,
     superseded_phrase,
     turn_mark,
@@ -237,3 +242,34 @@ def test_error_envelopes() -> None:
         "Unauthorized: You must authenticate"
     assert error_body('{"error": null, "result": "0x53311b7"}') is None
     assert error_body('{"jsonrpc":"2.0","result":"0x53311b7","id":1}') is None
+
+
+@pytest.mark.parametrize("row", OUTPUT_ERRORS, ids=[r.name for r in OUTPUT_ERRORS])
+def test_every_output_error_row_reads_its_real_clean_run(row) -> None:  # type: ignore[no-untyped-def]
+    """Each row's real example is a clean run (exit 0) that this row, first of the table,
+    reads as failed; the store's RE2 pre-selection lets its output through."""
+    import duckdb
+
+    assert row.source and row.example.exit_code in (None, 0)
+    got = output_error(row.example.output)
+    assert got is not None and got[0] is row, row.name
+    assert "output_error" in call_signals(row.example)
+    con = duckdb.connect()
+    hit = con.execute("SELECT regexp_matches(left(?, ?), ?)",
+                      [row.example.output, OUTPUT_ERROR_CHARS, OUTPUT_ERROR_HEAD])
+    assert hit.fetchone() == (True,), row.name
+
+
+def test_output_errors_name_what_is_missing_and_nothing_else() -> None:
+    assert missing_what("openpyxl: NOT available") == "openpyxl"
+    assert missing_what("zsh:1: command not found: rg") == "rg"
+    assert missing_what("not available") is None
+    for out in ("pandas: available\n", "openpyxl is available\n",
+                "The feature is not available on the free plan for this region\n",
+                "Checking whether node is not installed or outdated...\n"):
+        assert output_error(out) is None, out
+        assert "output_error" not in call_signals(CallFacts(
+            "claude-code", "bash", "completed", 0, output=out, command="python3 -c x"))
+    # a run that failed anyway keeps its exit code as its signal
+    assert call_signals(CallFacts("claude-code", "bash", "completed", 1,
+                                  output="openpyxl: NOT available\n")) == ("exit_code",)
