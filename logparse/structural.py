@@ -36,6 +36,7 @@ SIGNALS = (
     "still_running",         # the call returned while its process still ran (Codex exec)
     "truncated",             # the tool cut the output the agent saw
     "output_error",          # a clean exit whose output says the tool or library failed
+    "stderr_mixed",          # stderr merged into stdout ahead of the data a run printed
 )
 
 
@@ -430,6 +431,36 @@ def _output_failed(f: CallFacts) -> bool:
 RULES += tuple(
     Rule(f"output-error:{row.name}", _ALL, "output_error", _output_failed, row.example,
          row.source) for row in OUTPUT_ERRORS)
+
+
+_MERGED = re.compile(r"(?<![\d&])2>&1|&>|\*>&1")
+"""A command line that merges stderr into stdout (``2>&1``, ``&>``, PowerShell ``*>&1``)."""
+_MIXED = re.compile(r"^([^\s\[{][^\n]{0,200})\n\s*[\[{]")
+MIXED_HEAD = r"^[^\s\[{][^\n]*\n\s*[\[{]"
+"""A data document (JSON) whose first line is something else (RE2, DuckDB's too): with
+stderr merged, a program's log line ("Exporting session: …") ahead of its data."""
+
+
+def mixed_line(command: str, output: str | None) -> str | None:
+    """The line a run printed ahead of its JSON when it merged stderr into stdout (the
+    log line a file written the same way would start with), else ``None``."""
+    if not output or not _MERGED.search(command):
+        return None
+    m = _MIXED.match(output[:400])
+    return m.group(1).strip() if m is not None else None
+
+
+RULES += (
+    Rule("stderr-ahead-of-json", _ALL, "stderr_mixed",
+         lambda f: f.tool in _SHELL_TOOLS and f.status == "completed"
+         and f.exit_code in (None, 0) and mixed_line(f.command, f.output) is not None,
+         CallFacts("opencode", "bash", "completed", 0, output=(
+             "Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I\n{\n  \"info\": {\n"
+             "    \"id\": \"ses_1be58628dffeUlqtrOC0XgUH2I\",\n"), command=(
+             "cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I "
+             "2>&1 | head -200")),
+         "labelled/k1.lib-bootstrap__session-export.json #618 (bash, exit 0)"),
+)
 
 
 def call_signals(f: CallFacts) -> tuple[str, ...]:

@@ -82,6 +82,9 @@ class Step(NamedTuple):
     """The lines a change took away."""
     escalated: bool = False
     """It asked to run outside the sandbox (Codex ``require_escalated``)."""
+    mixed: str = ""
+    """It merged stderr into stdout and printed this line ahead of its JSON (a log line a
+    file written the same way starts with)."""
 
 
 class Said(NamedTuple):

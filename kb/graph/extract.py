@@ -30,6 +30,7 @@ from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
+    merged_stderr_episodes,
     switched_episodes,
 )
 from kb.graph.takenback import taken_back_episodes
@@ -277,6 +278,9 @@ class CallRow(NamedTuple):
     usage: str | None = None
     """A clean run that printed its program's usage without asking for it (its arguments
     were refused, :func:`kb.graph.switched.printed_usage`): the usage's first line."""
+    mixed: str | None = None
+    """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
+    (:func:`logparse.structural.mixed_line`)."""
 
 
 class MessageRow(NamedTuple):
@@ -1069,7 +1073,7 @@ class Extractor:
                                target=key if stateful else "", tool=tool,
                                failure=_ANSI.sub("", row.failure or (
                                    f"it printed its usage: {row.usage}" if refused else ""))[:160]
-                               if failed else ""))
+                               if failed else "", mixed=row.mixed or ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
@@ -1202,7 +1206,8 @@ class Extractor:
                                    self.lookups, getattr(self, "probes", []),
                                    switched_episodes(self.steps)
                                    + escalated_episodes(self.steps)
-                                   + dropped_option_episodes(self.steps, self.said),
+                                   + dropped_option_episodes(self.steps, self.said)
+                                   + merged_stderr_episodes(self.steps),
                                    taken_back_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found

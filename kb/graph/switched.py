@@ -554,3 +554,65 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
                                  + [(esc.ordinal, "ended",
                                      f"asked to run it outside the sandbox ({what})")])))
     return out
+
+
+@dataclass(frozen=True)
+class SinkRule:
+    """A command line that writes a run's stdout and stderr together into a data file."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Group 1: the data file."""
+    example: tuple[str, str]
+    """A real command (trimmed) and the file it writes."""
+
+
+_DATA = r"[^\s'\"|;&<>]+\.(?:json|jsonl|ndjson|csv|tsv|xml|ya?ml|toml)"
+SINKS: tuple[SinkRule, ...] = (
+    SinkRule(
+        "stdout to a data file, then stderr to the same place (> f.json 2>&1)",
+        re.compile(rf"(?<![\d&])1?>\s*['\"]?({_DATA})['\"]?\s+2>&1"),
+        # k1 (opencode, shared), #619: the export with its "Exporting session:" line
+        ("cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I > "
+         "session-export.json 2>&1", "session-export.json")),
+)
+
+
+def merged_into(command: str) -> str | None:
+    """The data file a command line writes its stdout and stderr into (a row of
+    :data:`SINKS`), else ``None``."""
+    for rule in SINKS:
+        m = rule.pattern.search(command[:1200])
+        if m is not None:
+            return m.group(1)
+    return None
+
+
+def merged_stderr_episodes(steps: list[Step]) -> list[Found]:
+    """A run that printed a log line ahead of its JSON with stderr merged (``2>&1 |
+    head``), then the same run written with stderr merged into a data file: the file
+    starts with that line and is no data (``opencode export <id> > session-export.json
+    2>&1``).  The run's exit status says nothing of it."""
+    out: list[Found] = []
+    seen: dict[tuple[str, str], Step] = {}
+    for s in steps:
+        if not s.check or not s.command:
+            continue
+        key = (s.session_id, chain_key(s))
+        if s.mixed:
+            seen[key] = s
+            continue
+        was = seen.get(key)
+        into = merged_into(s.command)
+        if was is None or into is None or s.ordinal - was.ordinal > SWITCH_WINDOW:
+            continue
+        del seen[key]
+        out.append(Found(
+            session_id=s.session_id,
+            name=f"`{short(_PREFIX.sub('', s.command), 70)}` (stderr into {short(into, 30)})",
+            first=was.ordinal, ended=s.ordinal, how="merged",
+            cause_text=f"`2>&1` writes stderr into {into}: its first line is "
+            f"«{short(was.mixed, 80)}», not data",
+            evidence=[(was.ordinal, "tested", f"stderr ahead of the JSON: {short(was.mixed, 80)}"),
+                      (s.ordinal, "ended", f"written with stderr into {into}")]))
+    return out

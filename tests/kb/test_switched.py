@@ -12,10 +12,13 @@ from kb.graph.switched import (
     OBJECTS,
     RUNNERS,
     SANDBOX,
+    SINKS,
     USAGE,
     USAGE_HEAD,
     dropped_option_episodes,
     escalated_episodes,
+    merged_into,
+    merged_stderr_episodes,
     missing,
     objects,
     options_dropped,
@@ -338,3 +341,39 @@ def test_a_missing_library_replaced_at_once_is_a_slip() -> None:
     steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
              _run(4, PANDAS, False, "python3 import")]
     assert switched_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", SINKS, ids=lambda r: r.name)
+def test_every_sink_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, into = rule.example
+    m = rule.pattern.search(command)
+    assert m is not None and m.group(1) == into, rule.name
+    assert merged_into(command) == into
+
+
+EXPORT = "cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I"
+
+
+def test_stderr_merged_into_a_data_file_after_it_showed_ahead_of_the_json() -> None:
+    # k1 #618-#619: the export printed "Exporting session: …" ahead of its JSON with
+    # 2>&1, then was written the same way into session-export.json
+    key = "opencode export ses_1be58628dffeulqtroc0xguh2i"
+    steps = [_run(618, EXPORT + " 2>&1 | head -200", False, key,
+                  mixed="Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I"),
+             _run(619, EXPORT + " > session-export.json 2>&1", True, key)]
+    (f,) = merged_stderr_episodes(steps)
+    assert f.ordinals() == {618, 619} and "stderr" in f.cause_text
+    assert "Exporting session" in f.cause_text
+
+
+def test_stderr_kept_out_of_the_file_or_never_seen_is_no_dead_end() -> None:
+    key = "opencode export ses_1be58628dffeulqtroc0xguh2i"
+    shown = _run(618, EXPORT + " 2>&1 | head -200", False, key, mixed="Exporting session: x")
+    for cmd in (EXPORT + " > session-export.json",            # stderr to the terminal
+                EXPORT + " 2>&1 > session-export.json",       # stderr to the old stdout
+                EXPORT + " 2>/dev/null > session-export.json"):
+        assert merged_stderr_episodes([shown, _run(619, cmd, False, key)]) == [], cmd
+    # the same file written by a run that never showed a line ahead of its JSON
+    plain = _run(618, EXPORT + " | head -200", False, key)
+    assert merged_stderr_episodes(
+        [plain, _run(619, EXPORT + " > session-export.json 2>&1", False, key)]) == []

@@ -12,6 +12,7 @@ from logparse.structural import (
     ADMISSION_CUES,
     CORRECTION_CUES,
     DISMISSAL_CUES,
+    MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
     OUTPUT_ERROR_HEAD,
     OUTPUT_ERRORS,
@@ -28,6 +29,7 @@ from logparse.structural import (
     dismissal_phrase,
     failure_line,
     missing_what,
+    mixed_line,
     output_error,
     still_broken_phrase,
     superseded_phrase,
@@ -273,3 +275,21 @@ def test_output_errors_name_what_is_missing_and_nothing_else() -> None:
     # a run that failed anyway keeps its exit code as its signal
     assert call_signals(CallFacts("claude-code", "bash", "completed", 1,
                                   output="openpyxl: NOT available\n")) == ("exit_code",)
+
+
+def test_a_log_line_ahead_of_json_with_stderr_merged() -> None:
+    """k1 #618: what the export printed with ``2>&1``; the store's RE2 pre-selection
+    agrees (the command and the head)."""
+    import duckdb
+
+    rule = next(r for r in RULES if r.signal == "stderr_mixed")
+    f = rule.example
+    assert mixed_line(f.command, f.output) == "Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I"
+    con = duckdb.connect()
+    hit = con.execute("SELECT regexp_matches(?, '2>&1|&>|[*]>&1') AND "
+                      "regexp_matches(left(?, 400), ?)", [f.command, f.output, MIXED_HEAD])
+    assert hit.fetchone() == (True,)
+    # without stderr merged, or JSON from the first line, or a log with no JSON: nothing
+    assert mixed_line(f.command.replace(" 2>&1", ""), f.output) is None
+    assert mixed_line(f.command, '{\n  "info": {}\n}') is None
+    assert mixed_line(f.command, "Compiling foo v0.1.0\n   Finished dev\n") is None
