@@ -35,6 +35,8 @@ SIGNALS = (
     "error_body",            # an HTTP/JSON-RPC answer whose body is an error envelope
     "still_running",         # the call returned while its process still ran (Codex exec)
     "truncated",             # the tool cut the output the agent saw
+    "output_error",          # a clean exit whose output says the tool or library failed
+    "stderr_mixed",          # stderr merged into stdout ahead of the data a run printed
 )
 
 
@@ -383,6 +385,123 @@ def error_body(output: str | None) -> str | None:
     if m is None:
         return None
     return next(g for g in m.groups() if g)
+
+
+@dataclass(frozen=True)
+class OutputError:
+    """A line a run prints when a tool or library it needs failed, whatever its exit code
+    (a probe's ``try``/``except`` prints it and exits 0; ``| head`` hides the shell's
+    127): the run did not do what it was for."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Matched against each line of the output's head (the whole line)."""
+    example: CallFacts
+    """A clean run this row reads as failed, copied from a real transcript line."""
+    source: str
+    missing: int = 1
+    """The group naming what is missing (a module, a program), ``0``: none."""
+
+
+OUTPUT_ERRORS: tuple[OutputError, ...] = (
+    OutputError(
+        "probe-not-available-bare",
+        re.compile(r"^\s*(?:NOT|not)\s+(?:available|installed)\s*[.!]?\s*$"),
+        CallFacts("opencode", "bash", "completed", 0, output="not available\nnot available\n",
+                  command=("node -e \"try { require('better-sqlite3'); console.log('better-"
+                           "sqlite3 available'); } catch(e) { console.log('not available'); }\" "
+                           "2>&1")),
+        "labelled/uicomponents__session-wordpress.json #237 (bash, exit 0)", missing=0),
+    OutputError(
+        "probe-not-available",
+        re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+"
+                   r"(?:available|installed)\s*[.!]?\s*$"),
+        CallFacts("claude-code", "bash", "completed", 0, output=(
+            "openpyxl: NOT available\nxlrd: NOT available\npandas: available"), command=(
+            "python3 -c \"\nimport pandas as pd\ndf = pd.read_excel('Rubrica_MIA_PLN_act1.xlsx',"
+            " engine='openpyxl')\n\" 2>/dev/null || python3 -c \"\nimport importlib\nfor mod in "
+            "['openpyxl', 'xlrd', 'pandas']:\n    try:\n        importlib.import_module(mod)\n"
+            "        print(f'{mod}: available')\n    except:\n        print(f'{mod}: NOT "
+            "available')\n\"")),
+        "pool conversacion-act1-pln__session.jsonl:22 (Bash tool_result, exit 0)"),
+    OutputError(
+        "zsh-command-not-found",
+        re.compile(r"^\S*sh:\d+: command not found: (\S+)\s*$"),
+        CallFacts("opencode", "bash", "completed", 0, output="zsh:1: command not found: rg\n",
+                  command='rg "k1\\\\lib\\\\html" src/ | head -20'),
+        "labelled/k1.lib-bootstrap__session-export.json #156 (bash, `| head` exit 0)"),
+)
+"""Lines of a clean run's output that say a tool or library it needs failed (first
+matching row wins); ``tests/logparse/test_structural.py`` walks them."""
+OUTPUT_ERROR_HEAD = r"(?im)^\s*(?:[\w.@/-]+\s*(?::|is|was)\s*)?not\s+(?:available|installed)" \
+    r"\s*[.!]?\s*$|^\S*sh:\d+: command not found: "
+"""What some row of :data:`OUTPUT_ERRORS` needs in a clean run's output (an RE2 pattern,
+DuckDB's too): the store loads the head of a clean run's output only where it shows."""
+OUTPUT_ERROR_CHARS = 2000
+"""Characters of a clean run's output the rows read."""
+
+
+def output_error(output: str | None) -> tuple[OutputError, str] | None:
+    """The row of :data:`OUTPUT_ERRORS` a clean run's output matches and the line it
+    matched, else ``None``.  The line may come from the command's own probe (``except:
+    print('not available')``, ``|| echo "not installed"``): it says so all the same."""
+    if not output:
+        return None
+    for line in output[:OUTPUT_ERROR_CHARS].splitlines():
+        for row in OUTPUT_ERRORS:
+            if row.pattern.match(line):
+                return row, line.strip()
+    return None
+
+
+def missing_what(line: str) -> str | None:
+    """What an output error line says is missing (``openpyxl`` of ``openpyxl: NOT
+    available``), else ``None``."""
+    for row in OUTPUT_ERRORS:
+        m = row.pattern.match(line)
+        if m is not None:
+            return m.group(row.missing) if row.missing and m.group(row.missing) else None
+    return None
+
+
+def _output_failed(f: CallFacts) -> bool:
+    return f.tool in _SHELL_TOOLS and f.status == "completed" and f.exit_code in (None, 0) \
+        and output_error(f.output) is not None
+
+
+RULES += tuple(
+    Rule(f"output-error:{row.name}", _ALL, "output_error", _output_failed, row.example,
+         row.source) for row in OUTPUT_ERRORS)
+
+
+_MERGED = re.compile(r"(?<![\d&])2>&1|&>|\*>&1")
+"""A command line that merges stderr into stdout (``2>&1``, ``&>``, PowerShell ``*>&1``)."""
+_MIXED = re.compile(r"^([^\s\[{][^\n]{0,200})\n\s*[\[{]")
+MIXED_HEAD = r"^[^\s\[{][^\n]*\n\s*[\[{]"
+"""A data document (JSON) whose first line is something else (RE2, DuckDB's too): with
+stderr merged, a program's log line ("Exporting session: …") ahead of its data."""
+
+
+def mixed_line(command: str, output: str | None) -> str | None:
+    """The line a run printed ahead of its JSON when it merged stderr into stdout (the
+    log line a file written the same way would start with), else ``None``."""
+    if not output or not _MERGED.search(command):
+        return None
+    m = _MIXED.match(output[:400])
+    return m.group(1).strip() if m is not None else None
+
+
+RULES += (
+    Rule("stderr-ahead-of-json", _ALL, "stderr_mixed",
+         lambda f: f.tool in _SHELL_TOOLS and f.status == "completed"
+         and f.exit_code in (None, 0) and mixed_line(f.command, f.output) is not None,
+         CallFacts("opencode", "bash", "completed", 0, output=(
+             "Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I\n{\n  \"info\": {\n"
+             "    \"id\": \"ses_1be58628dffeUlqtrOC0XgUH2I\",\n"), command=(
+             "cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I "
+             "2>&1 | head -200")),
+         "labelled/k1.lib-bootstrap__session-export.json #618 (bash, exit 0)"),
+)
 
 
 def call_signals(f: CallFacts) -> tuple[str, ...]:

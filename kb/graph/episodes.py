@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import NamedTuple
 
+from kb.graph.complaints import by_complaint
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
@@ -81,6 +82,9 @@ class Step(NamedTuple):
     """The lines a change took away."""
     escalated: bool = False
     """It asked to run outside the sandbox (Codex ``require_escalated``)."""
+    mixed: str = ""
+    """It merged stderr into stdout and printed this line ahead of its JSON (a log line a
+    file written the same way starts with)."""
 
 
 class Said(NamedTuple):
@@ -695,8 +699,49 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             ended=report.ordinal, how="refuted", cause_text=cause,
                             signature=report.error, why=short(report.text, 240),
                             evidence=_dedupe(ev), root=root)
-            out.append(current)
+            # one report, several complaints, each about a change of its own: one dead
+            # end per complaint (kb.graph.complaints)
+            pieces = _by_complaint(current, report, kept, lost)
+            out.extend(pieces or [current])
+            current = pieces[0] if pieces else current
     return out
+
+
+def _by_complaint(found: Found, report: Said, changed: list[Step], lost: bool
+                  ) -> list[Found]:
+    """A refuted turn cut by the complaints of its report (:func:`kb.graph.complaints.
+    by_complaint`): a dead end for each complaint that names changes of its own, and one
+    for the changes no complaint names; ``[]`` when the report is one complaint."""
+    edits = [w for w in changed if w.change]
+    # each line on its own: a joined text would be cut at tokens' 4,000 characters, and
+    # where depends on the order of a set
+    groups = by_complaint(report.text[:1500], [
+        (w.ordinal, frozenset().union(tokens(w.target), *(tokens(x) for x in w.wrote | w.took)))
+        for w in edits])
+    if not groups:
+        return []
+    end = (report.ordinal, "ended", short(report.text, 200))
+    pieces = []
+    for part, ords in groups:
+        mine = [w for w in edits if w.ordinal in ords]
+        files = list(dict.fromkeys(w.target for w in mine if w.target))
+        what = f"change to {', '.join(files[:3])}" if files else "the change"
+        cause = report.error or short(part, 160)
+        pieces.append(Found(
+            session_id=found.session_id, name=f"{what} («{short(part, 70)}»)",
+            first=mine[0].ordinal, ended=report.ordinal, how="refuted",
+            cause_text=f"a context compaction during the turn ({cause})" if lost else cause,
+            signature=report.error, why=short(report.text, 240),
+            evidence=_dedupe([(w.ordinal, "tested", f"changed {w.target}") for w in mine[-6:]]
+                             + [end]), root=found.root))
+    taken = {o for _, ords in groups for o in ords}
+    rest = [w for w in changed if w.ordinal not in taken]
+    if rest:
+        found.evidence = _dedupe([(w.ordinal, "tested", f"changed {w.target}")
+                                  for w in rest[-6:]] + [end])
+        found.first = rest[0].ordinal
+        pieces.insert(0, found)
+    return pieces
 
 
 _ERRORISH = re.compile(r"(?i)\b(?:fail\w*|error\w*|crash\w*|exception|traceback|undefined|"

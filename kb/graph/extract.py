@@ -30,6 +30,7 @@ from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
+    merged_stderr_episodes,
     switched_episodes,
 )
 from kb.graph.takenback import taken_back_episodes
@@ -68,7 +69,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 27
+EXTRACTOR_VERSION = 28
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -99,7 +100,16 @@ below a stated one.
 
 26 (xstill): the user's "nothing changed" / "still the same" in any language of the pool
 refutes the change before it, and reports of the same problem with no change between
-join one dead end."""
+join one dead end.
+
+27 (xcodex): a Codex plan step dropped with no user request between ends its approach;
+an open question on an MCP call names its tool.
+
+28 (xexit0): a clean exit whose output says a tool or library it needs failed (a probe's
+"openpyxl: NOT available", ``zsh:1: command not found`` behind ``| head``) is a failed
+run; a module or program that was missing and then left out of the run that worked on
+the same object was given up (an install in between fixes nothing); one user report
+with several complaints about changes of their own gives a dead end per complaint."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -273,6 +283,9 @@ class CallRow(NamedTuple):
     were refused, :func:`kb.graph.switched.printed_usage`): the usage's first line."""
     agent: str = ""
     """The session's agent (``codex``, ``claude-code``, ...; empty when not known)."""
+    mixed: str | None = None
+    """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
+    (:func:`logparse.structural.mixed_line`)."""
 
 
 class MessageRow(NamedTuple):
@@ -1065,9 +1078,12 @@ class Extractor:
         answered_error = "error_body" in row.signals
         # a clean exit that printed the program's usage: its arguments were refused
         refused = row.usage is not None and row.status == "completed"
+        # a clean exit whose output says a tool or library it needs failed (a probe's
+        # "openpyxl: NOT available", `zsh:1: command not found` behind `| head`)
+        said_failed = "output_error" in row.signals and bool(row.failure)
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
             row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or \
-            no_output or answered_error or refused
+            no_output or answered_error or refused or said_failed
         signature = row.signatures[0] if row.signatures else (
             _lost_output(key, printing_segment(cmd)) if no_output else
             f"the server answered with an error: {short(row.failure or '', 140)}"
@@ -1088,7 +1104,7 @@ class Extractor:
                                target=key if stateful else "", tool=tool,
                                failure=_ANSI.sub("", row.failure or (
                                    f"it printed its usage: {row.usage}" if refused else ""))[:160]
-                               if failed else ""))
+                               if failed else "", mixed=row.mixed or ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
@@ -1222,7 +1238,8 @@ class Extractor:
                                    self.lookups, getattr(self, "probes", []),
                                    switched_episodes(self.steps)
                                    + escalated_episodes(self.steps)
-                                   + dropped_option_episodes(self.steps, self.said),
+                                   + dropped_option_episodes(self.steps, self.said)
+                                   + merged_stderr_episodes(self.steps),
                                    taken_back_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found

@@ -44,11 +44,16 @@ from logparse.structural import (
     ADMISSION_HEAD,
     AGENTS,
     DISMISSAL_CUES,
+    MIXED_HEAD,
+    OUTPUT_ERROR_CHARS,
+    OUTPUT_ERROR_HEAD,
     CallFacts,
     call_signals,
     error_body,
     failure_line,
+    mixed_line,
     network_denied,
+    output_error,
 )
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
@@ -242,7 +247,16 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         WHEN left(ltrim(output), 1) = chr(123) AND (
                              contains(left(output, 600), '"error"')
                              OR contains(left(output, 600), 'NOTOK'))
-                        THEN left(output, 600) END,
+                        THEN left(output, 600)
+                        -- a probe or a pipe that hid the failure it printed
+                        -- (logparse.structural.OUTPUT_ERRORS)
+                        WHEN regexp_matches(left(output, {OUTPUT_ERROR_CHARS}),
+                                            $${OUTPUT_ERROR_HEAD}$$)
+                        THEN left(output, {OUTPUT_ERROR_CHARS})
+                        -- a log line ahead of the JSON a run printed with stderr merged
+                        WHEN regexp_matches(command, '2>&1|&>|[*]>&1')
+                             AND regexp_matches(left(output, 400), $${MIXED_HEAD}$$)
+                        THEN left(output, 400) END,
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
                             = 'require_escalated', false),
@@ -266,6 +280,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
             else None
+        if failure is None and not r[10] and "output_error" in signals:
+            said = output_error(r[19])
+            failure = said[1] if said is not None else None
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []
@@ -279,7 +296,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
             failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
-            usage=printed_usage(r[5] or "", r[25]), agent=facts.agent))
+            usage=printed_usage(r[5] or "", r[25]), agent=facts.agent,
+            mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

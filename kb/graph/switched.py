@@ -192,6 +192,54 @@ def _changed(changes: list[int], lo: int, hi: int) -> bool:
     return bisect_right(changes, lo) < bisect_left(changes, hi)
 
 
+@dataclass(frozen=True)
+class MissingRule:
+    """How a failed run names a module or program it needed and did not find: the way
+    that used it is the library (or the tool) itself, not only the command line."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Group 1: what is missing; matched against a failure's signature or line."""
+    example: tuple[str, str]
+    """A real signature or output line (trimmed) and what it names."""
+
+
+MISSING: tuple[MissingRule, ...] = (
+    MissingRule(
+        "a Python module (the signature of ModuleNotFoundError / ImportError)",
+        re.compile(r"^(?:ModuleNotFoundError|ImportError): (?:No module named )?['\"]?"
+                   r"([\w.-]+)"),
+        # conversacion-act1-pln (Claude Code, tune), #3: the rubric read with openpyxl
+        ("ModuleNotFoundError: openpyxl", "openpyxl")),
+    MissingRule(
+        "a program the shell did not find",
+        re.compile(r"^(?:\S*sh:\d+: )?command not found: ['\"]?([\w.+-]+)"),
+        # k1 (opencode, shared), #156: `rg … | head -20` exited 0
+        ("zsh:1: command not found: rg", "rg")),
+    MissingRule(
+        "a probe that printed a module is not available (logparse.structural)",
+        re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+(?:available|installed)"),
+        # conversacion-act1-pln (Claude Code, tune), #4: the try/except probe after #3
+        ("openpyxl: NOT available", "openpyxl")),
+)
+
+
+def missing(step: Step) -> str | None:
+    """The module or program a failed run says it did not find (a row of
+    :data:`MISSING` on its signature or its failure line), else ``None``."""
+    for text in (step.signature or "", step.failure):
+        for rule in MISSING:
+            m = rule.pattern.match(text.strip())
+            if m is not None:
+                return m.group(1).strip("'\"").lower()
+    return None
+
+
+def _names(command: str, what: str) -> bool:
+    """Whether a command line names a module or program (as a word of its own)."""
+    return re.search(rf"(?<![\w.-]){re.escape(what)}(?![\w-])", command, re.I) is not None
+
+
 SWITCH_WINDOW = 40
 """Messages after a failed run within which a run of another command on the same object
 that works replaces it."""
@@ -206,10 +254,13 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
     for s in checks:
         by_sid.setdefault(s.session_id, []).append(s)
     changes: dict[str, list[int]] = {}
+    edits: dict[str, list[int]] = {}
     for s in steps:
         if s.change:
             changes.setdefault(s.session_id, []).append(s.ordinal)
-    for v in changes.values():
+            if not s.check:
+                edits.setdefault(s.session_id, []).append(s.ordinal)
+    for v in [*changes.values(), *edits.values()]:
         v.sort()
     out: list[Found] = []
     for sid, mine in by_sid.items():
@@ -223,10 +274,11 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
             if not wanted and not same_checks:
                 continue
             fails = [f]
+            gone = missing(f)
             for s in mine[i + 1:]:
                 if s.ordinal - fails[-1].ordinal > SWITCH_WINDOW:
                     break
-                if chain_key(s) == key:
+                if chain_key(s) == key and not (gone and not _names(s.command, gone)):
                     if not s.failed:
                         break  # made to work as it was
                     fails.append(s)
@@ -234,10 +286,15 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
                 if s.failed:
                     continue
                 other_runner = runner(s.command)[0] != runner(f.command)[0]
+                # the same program without the module (or tool) it did not find: the
+                # library was the way (`import openpyxl`, then `pandas.read_excel`)
+                other_library = gone is not None and not _names(s.command, gone)
                 if not (objects(s.command) & wanted
                         or (other_runner and runs(s.command) & same_checks)):
                     continue
-                if _changed(changes.get(sid, []), fails[-1].ordinal, s.ordinal):
+                # installing what was missing is no fix of a way the run no longer takes
+                made = edits if other_library else changes
+                if _changed(made.get(sid, []), fails[-1].ordinal, s.ordinal):
                     break  # something was changed first: a fix, then another check
                 if len({x.ordinal for x in fails}) < 2 and s.ordinal - f.ordinal <= SLIP:
                     break  # one failure fixed at once another way: a slip
@@ -496,4 +553,66 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
                                   for x in tried]
                                  + [(esc.ordinal, "ended",
                                      f"asked to run it outside the sandbox ({what})")])))
+    return out
+
+
+@dataclass(frozen=True)
+class SinkRule:
+    """A command line that writes a run's stdout and stderr together into a data file."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """Group 1: the data file."""
+    example: tuple[str, str]
+    """A real command (trimmed) and the file it writes."""
+
+
+_DATA = r"[^\s'\"|;&<>]+\.(?:json|jsonl|ndjson|csv|tsv|xml|ya?ml|toml)"
+SINKS: tuple[SinkRule, ...] = (
+    SinkRule(
+        "stdout to a data file, then stderr to the same place (> f.json 2>&1)",
+        re.compile(rf"(?<![\d&])1?>\s*['\"]?({_DATA})['\"]?\s+2>&1"),
+        # k1 (opencode, shared), #619: the export with its "Exporting session:" line
+        ("cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I > "
+         "session-export.json 2>&1", "session-export.json")),
+)
+
+
+def merged_into(command: str) -> str | None:
+    """The data file a command line writes its stdout and stderr into (a row of
+    :data:`SINKS`), else ``None``."""
+    for rule in SINKS:
+        m = rule.pattern.search(command[:1200])
+        if m is not None:
+            return m.group(1)
+    return None
+
+
+def merged_stderr_episodes(steps: list[Step]) -> list[Found]:
+    """A run that printed a log line ahead of its JSON with stderr merged (``2>&1 |
+    head``), then the same run written with stderr merged into a data file: the file
+    starts with that line and is no data (``opencode export <id> > session-export.json
+    2>&1``).  The run's exit status says nothing of it."""
+    out: list[Found] = []
+    seen: dict[tuple[str, str], Step] = {}
+    for s in steps:
+        if not s.check or not s.command:
+            continue
+        key = (s.session_id, chain_key(s))
+        if s.mixed:
+            seen[key] = s
+            continue
+        was = seen.get(key)
+        into = merged_into(s.command)
+        if was is None or into is None or s.ordinal - was.ordinal > SWITCH_WINDOW:
+            continue
+        del seen[key]
+        out.append(Found(
+            session_id=s.session_id,
+            name=f"`{short(_PREFIX.sub('', s.command), 70)}` (stderr into {short(into, 30)})",
+            first=was.ordinal, ended=s.ordinal, how="merged",
+            cause_text=f"`2>&1` writes stderr into {into}: its first line is "
+            f"«{short(was.mixed, 80)}», not data",
+            evidence=[(was.ordinal, "tested", f"stderr ahead of the JSON: {short(was.mixed, 80)}"),
+                      (s.ordinal, "ended", f"written with stderr into {into}")]))
     return out

@@ -8,13 +8,18 @@ import pytest
 
 from kb.graph.episodes import Said, Step, episodes
 from kb.graph.switched import (
+    MISSING,
     OBJECTS,
     RUNNERS,
     SANDBOX,
+    SINKS,
     USAGE,
     USAGE_HEAD,
     dropped_option_episodes,
     escalated_episodes,
+    merged_into,
+    merged_stderr_episodes,
+    missing,
     objects,
     options_dropped,
     printed_usage,
@@ -277,3 +282,98 @@ def test_the_store_reads_a_usage_printed_by_a_clean_run() -> None:
     calls, _, _ = load_rows(store, ["s"])
     assert [(c.ordinal, c.usage) for c in calls] == [
         (1, "opencode export [sessionID]"), (2, None), (3, None)]
+
+
+@pytest.mark.parametrize("rule", MISSING, ids=lambda r: r.name)
+def test_every_missing_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    text, what = rule.example
+    m = rule.pattern.match(text)
+    assert m is not None and m.group(1) == what, rule.name
+    assert missing(Step("s", 1, "k", False, True, True, None, failure=text)) == what
+
+
+XLSX = "Rubrica_MIA_PLN_act1.xlsx"
+OPENPYXL = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport openpyxl\nwb = "
+            f"openpyxl.load_workbook('{XLSX}')\n\"")
+PROBE = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport pandas as pd\ndf = "
+         f"pd.read_excel('{XLSX}', engine='openpyxl')\n\" 2>/dev/null || python3 -c \"\n"
+         "for mod in ['openpyxl', 'xlrd', 'pandas']:\n    print(f'{mod}: NOT available')\n\"")
+PANDAS = (f"cd \"/Users/u/PLN /Actividad 1\" && python3 -c \"\nimport pandas as pd\ndf = "
+          f"pd.read_excel('{XLSX}', header=None)\nprint(df.to_string())\"")
+INSTALL = "pip install openpyxl -q 2>&1 | tail -1"
+
+
+def _install(o: int) -> Step:
+    return Step("s", o, "pip install openpyxl", True, True, False, None,
+                command=INSTALL, target="pip install openpyxl")
+
+
+def test_a_library_that_was_missing_given_up_for_another() -> None:
+    # conversacion-act1-pln #3-#6: openpyxl is missing (#3), a probe prints "openpyxl:
+    # NOT available" with exit 0 (#4), openpyxl is installed (#5) and the rubric is read
+    # with pandas instead (#6): the openpyxl way was given up, the install fixes nothing
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PROBE, True, "python3 import", failure="openpyxl: NOT available"),
+             _install(5),
+             _run(6, PANDAS, False, "python3 import")]
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {3, 4, 6} and "openpyxl" in f.cause_text
+
+
+def test_the_missing_library_installed_and_used_is_a_fix() -> None:
+    again = OPENPYXL + "\nprint(wb.sheetnames)"
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _install(5),
+             _run(6, again, False, "python3 import")]
+    assert switched_episodes(steps) == []
+
+
+def test_an_edit_before_the_other_library_is_still_a_fix() -> None:
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PROBE, True, "python3 import", failure="openpyxl: NOT available"),
+             Step("s", 5, "edit read.py", True, False, False, None, target="read.py"),
+             _run(6, PANDAS, False, "python3 import")]
+    assert switched_episodes(steps) == []
+
+
+def test_a_missing_library_replaced_at_once_is_a_slip() -> None:
+    steps = [_run(3, OPENPYXL, True, "python3 import", sig="ModuleNotFoundError: openpyxl"),
+             _run(4, PANDAS, False, "python3 import")]
+    assert switched_episodes(steps) == []
+
+
+@pytest.mark.parametrize("rule", SINKS, ids=lambda r: r.name)
+def test_every_sink_rule_reads_its_real_example(rule) -> None:  # type: ignore[no-untyped-def]
+    command, into = rule.example
+    m = rule.pattern.search(command)
+    assert m is not None and m.group(1) == into, rule.name
+    assert merged_into(command) == into
+
+
+EXPORT = "cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I"
+
+
+def test_stderr_merged_into_a_data_file_after_it_showed_ahead_of_the_json() -> None:
+    # k1 #618-#619: the export printed "Exporting session: …" ahead of its JSON with
+    # 2>&1, then was written the same way into session-export.json
+    key = "opencode export ses_1be58628dffeulqtroc0xguh2i"
+    steps = [_run(618, EXPORT + " 2>&1 | head -200", False, key,
+                  mixed="Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I"),
+             _run(619, EXPORT + " > session-export.json 2>&1", True, key)]
+    (f,) = merged_stderr_episodes(steps)
+    assert f.ordinals() == {618, 619} and "stderr" in f.cause_text
+    assert "Exporting session" in f.cause_text
+
+
+def test_stderr_kept_out_of_the_file_or_never_seen_is_no_dead_end() -> None:
+    key = "opencode export ses_1be58628dffeulqtroc0xguh2i"
+    shown = _run(618, EXPORT + " 2>&1 | head -200", False, key, mixed="Exporting session: x")
+    for cmd in (EXPORT + " > session-export.json",            # stderr to the terminal
+                EXPORT + " 2>&1 > session-export.json",       # stderr to the old stdout
+                EXPORT + " 2>/dev/null > session-export.json"):
+        assert merged_stderr_episodes([shown, _run(619, cmd, False, key)]) == [], cmd
+    # the same file written by a run that never showed a line ahead of its JSON
+    plain = _run(618, EXPORT + " | head -200", False, key)
+    assert merged_stderr_episodes(
+        [plain, _run(619, EXPORT + " > session-export.json 2>&1", False, key)]) == []

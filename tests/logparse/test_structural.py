@@ -12,6 +12,10 @@ from logparse.structural import (
     ADMISSION_CUES,
     CORRECTION_CUES,
     DISMISSAL_CUES,
+    MIXED_HEAD,
+    OUTPUT_ERROR_CHARS,
+    OUTPUT_ERROR_HEAD,
+    OUTPUT_ERRORS,
     PERSIST,
     RULES,
     SIGNALS,
@@ -24,6 +28,9 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     failure_line,
+    missing_what,
+    mixed_line,
+    output_error,
     still_broken_phrase,
     superseded_phrase,
     turn_mark,
@@ -237,3 +244,52 @@ def test_error_envelopes() -> None:
         "Unauthorized: You must authenticate"
     assert error_body('{"error": null, "result": "0x53311b7"}') is None
     assert error_body('{"jsonrpc":"2.0","result":"0x53311b7","id":1}') is None
+
+
+@pytest.mark.parametrize("row", OUTPUT_ERRORS, ids=[r.name for r in OUTPUT_ERRORS])
+def test_every_output_error_row_reads_its_real_clean_run(row) -> None:  # type: ignore[no-untyped-def]
+    """Each row's real example is a clean run (exit 0) that this row, first of the table,
+    reads as failed; the store's RE2 pre-selection lets its output through."""
+    import duckdb
+
+    assert row.source and row.example.exit_code in (None, 0)
+    got = output_error(row.example.output)
+    assert got is not None and got[0] is row, row.name
+    assert "output_error" in call_signals(row.example)
+    con = duckdb.connect()
+    hit = con.execute("SELECT regexp_matches(left(?, ?), ?)",
+                      [row.example.output, OUTPUT_ERROR_CHARS, OUTPUT_ERROR_HEAD])
+    assert hit.fetchone() == (True,), row.name
+
+
+def test_output_errors_name_what_is_missing_and_nothing_else() -> None:
+    assert missing_what("openpyxl: NOT available") == "openpyxl"
+    assert missing_what("zsh:1: command not found: rg") == "rg"
+    assert missing_what("not available") is None
+    for out in ("pandas: available\n", "openpyxl is available\n",
+                "The feature is not available on the free plan for this region\n",
+                "Checking whether node is not installed or outdated...\n"):
+        assert output_error(out) is None, out
+        assert "output_error" not in call_signals(CallFacts(
+            "claude-code", "bash", "completed", 0, output=out, command="python3 -c x"))
+    # a run that failed anyway keeps its exit code as its signal
+    assert call_signals(CallFacts("claude-code", "bash", "completed", 1,
+                                  output="openpyxl: NOT available\n")) == ("exit_code",)
+
+
+def test_a_log_line_ahead_of_json_with_stderr_merged() -> None:
+    """k1 #618: what the export printed with ``2>&1``; the store's RE2 pre-selection
+    agrees (the command and the head)."""
+    import duckdb
+
+    rule = next(r for r in RULES if r.signal == "stderr_mixed")
+    f = rule.example
+    assert mixed_line(f.command, f.output) == "Exporting session: ses_1be58628dffeUlqtrOC0XgUH2I"
+    con = duckdb.connect()
+    hit = con.execute("SELECT regexp_matches(?, '2>&1|&>|[*]>&1') AND "
+                      "regexp_matches(left(?, 400), ?)", [f.command, f.output, MIXED_HEAD])
+    assert hit.fetchone() == (True,)
+    # without stderr merged, or JSON from the first line, or a log with no JSON: nothing
+    assert mixed_line(f.command.replace(" 2>&1", ""), f.output) is None
+    assert mixed_line(f.command, '{\n  "info": {}\n}') is None
+    assert mixed_line(f.command, "Compiling foo v0.1.0\n   Finished dev\n") is None
