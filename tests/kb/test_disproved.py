@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 
+from kb.graph import store as gs
 from kb.graph.disproved import (
     CLAIMS,
     CLAIMS_SQL,
@@ -21,6 +24,8 @@ from kb.graph.disproved import (
     turned_round,
 )
 from kb.graph.episodes import Said, Step, episodes
+from kb.ingest import ingest
+from kb.store import KbStore
 
 
 @pytest.mark.parametrize("row", CLAIMS, ids=lambda c: f"{c.lang}:{c.name}")
@@ -188,3 +193,24 @@ def test_the_explanation_a_user_report_of_the_same_symptom_refutes() -> None:
     assert f.ordinals() == {167, 192, 195}
     assert "canvas spills out" in f.name
     assert "bg still overflows" in f.cause_text
+
+
+# -------------------------------------------------------------------- the store
+_REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld" / "labelled"
+
+
+def test_the_store_feeds_the_rule_the_replies_that_explain(tmp_path: Path) -> None:
+    """The real soulpass rollout (Codex, shared) ingested into DuckDB: the reply at #297
+    reaches the rule through the store's filter, and the graph tells its dead end."""
+    src = _REAL / "soulpass__codex-session.jsonl"
+    if not src.is_file():
+        pytest.skip(f"no labelled sessions at {_REAL}")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        (sid,) = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+        found = [d for d in gs.dead_ends(store, [gs.scope_of(store, sid)])
+                 if "not deployed" in str(d.get("name"))]
+    assert len(found) == 1, found
+    (d,) = found
+    assert {297, 301, 302} <= {int(e["ordinal"]) for e in d["evidence"]}
+    assert "deployed" in str(d.get("cause")).lower()
