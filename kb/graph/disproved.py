@@ -223,20 +223,65 @@ def _subject(sentence: str, start: int) -> frozenset[str]:
     return frozenset(t for t in tokens(head) if len(t) >= 2) - _VAGUE
 
 
+@dataclass(frozen=True)
+class Statement:
+    """A statement of a reply that a row of :data:`FLIPS` could turn round."""
+
+    flip: Flip
+    w: str | None
+    subject: frozenset[str]
+    sentence: str
+
+
+def _statements_of(claim: str) -> list[Statement]:
+    if not _asserts(claim):
+        return []  # a condition states nothing
+    out = []
+    for flip in FLIPS:
+        for m in flip.said_regex.finditer(claim):
+            subject = _subject(claim, m.start())
+            if subject:
+                out.append(Statement(flip, m.groupdict().get("w"), subject, claim))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def statements(text: str) -> tuple[Statement, ...]:
+    """The statements of a reply that a later one could turn round."""
+    return tuple(st for c in sentences(text) for st in _statements_of(c))
+
+
+@lru_cache(maxsize=4096)
+def assertions(text: str) -> tuple[str, ...]:
+    """The sentences of a reply that assert (no plan, question, condition or guess)."""
+    return tuple(s for s in sentences(text) if _asserts(s) and not GUESS.search(s))
+
+
+def _turns(st: Statement, later: str) -> bool:
+    return any(st.subject & _subject(later, n.start())
+               for n in st.flip.against_regex(st.w).finditer(later))
+
+
 def turned_round(claim: str, later: str) -> tuple[Flip, str] | None:
     """The row of :data:`FLIPS` by which ``later`` turns a statement of ``claim`` round
     on the same subject, and the later sentence's words that do it; else ``None``."""
-    if GUESS.search(later) or not _asserts(later) or not _asserts(claim):
-        return None  # a later guess disproves nothing; a condition states nothing
-    for flip in FLIPS:
-        for m in flip.said_regex.finditer(claim):
-            w = m.groupdict().get("w")
-            subject = _subject(claim, m.start())
-            if not subject:
-                continue
-            for n in flip.against_regex(w).finditer(later):
-                if subject & _subject(later, n.start()):
-                    return flip, later
+    if GUESS.search(later) or not _asserts(later):
+        return None  # a later guess disproves nothing; a plan or a condition states nothing
+    for st in _statements_of(claim):
+        if _turns(st, later):
+            return st.flip, later
+    return None
+
+
+def _turned(earlier: str, later: str) -> tuple[str, str] | None:
+    """The first statement of reply ``earlier`` that reply ``later`` turns round, and the
+    sentence that does it."""
+    for st in statements(earlier):
+        if st.flip.against_regex(st.w).search(later) is None:
+            continue  # (most pairs end here, on one search of the whole reply)
+        for sentence in assertions(later):
+            if _turns(st, sentence):
+                return st.sentence, sentence
     return None
 
 
@@ -360,7 +405,7 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
     checks = [s.ordinal for s in steps if s.check]
     done: set[int] = set()
     for i, a in enumerate(told):
-        if a.ordinal in done:
+        if a.ordinal in done or not statements(a.text):
             continue
         for b in told[i + 1:]:
             if b.ordinal - a.ordinal > SPAN:
@@ -370,15 +415,7 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
             learnt = [o for o in checks + users if a.ordinal < o < b.ordinal]
             if not learnt:
                 continue
-            hit = None
-            for c in sentences(a.text):
-                for later in sentences(b.text):
-                    got = turned_round(c, later)
-                    if got is not None:
-                        hit = (c, got[1])
-                        break
-                if hit:
-                    break
+            hit = _turned(a.text, b.text)
             if hit is None:
                 continue
             subject = tokens(hit[0]) - _VAGUE
