@@ -257,7 +257,14 @@ def assertions(text: str) -> tuple[str, ...]:
     return tuple(s for s in sentences(text) if _asserts(s) and not GUESS.search(s))
 
 
+_NOW = re.compile(r"\b(?:now|ahora|agora|finally|por fin|finalmente)\b|もう|现在|已经", re.I)
+"""A later statement of a state reached ("the worker is running now"): the state changed
+(the user may have changed it), no statement was disproved."""
+
+
 def _turns(st: Statement, later: str) -> bool:
+    if _NOW.search(later):
+        return False
     return any(st.subject & _subject(later, n.start())
                for n in st.flip.against_regex(st.w).finditer(later))
 

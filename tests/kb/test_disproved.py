@@ -65,6 +65,9 @@ def test_plans_questions_and_conditions_explain_nothing() -> None:
     # an auxiliary is no predicate ("isn't being swapped" … "is being interpolated")
     assert turned_round("The issue is likely that the placeholder isn't being swapped out.",
                         "On line 48, `{$modal_body}` is being interpolated directly.") is None
+    # a state reached, whoever changed it, disproves nothing
+    assert turned_round("The most likely cause is that the worker is not running.",
+                        "The worker is running now.") is None
     # a later guess disproves nothing
     assert turned_round("the program id is not deployed on the selected cluster",
                         "The program is probably deployed.") is None
