@@ -514,9 +514,11 @@ def _replaced(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
                                                  and g.ended == f.ended for g in out):
                         out.append(f)
         else:
-            # pasted output answers the reply just before it
+            # pasted output answers the reply just before it; after a change the agent
+            # made on it, a new error is the next problem (progress), not a disproof
             before = [x for x in turn if u.ordinal - x.ordinal <= ANSWER]
-            if before and after:
+            if before and after and not any(s.change and before[-1].ordinal <= s.ordinal
+                                             < u.ordinal for s in steps):
                 f = _disproved(sid, before[-1], u, after[0], kind, "", frozenset())
                 if f is not None:
                     out.append(f)

@@ -168,6 +168,10 @@ def test_an_explanation_the_users_pasted_output_replaced() -> None:
     assert (f.first, f.ended) == (80, 82) and f.ordinals() == {80, 81, 82}
     assert "para spaCy es una sola" in f.name
     assert "tokenización de spaCy" in f.cause_text and "#81" in f.cause_text
+    # output pasted after a change the agent made on the explanation tells how the change
+    # went (the next problem), not whether the explanation held
+    edit = Step("s", 80, "edit nb.py", True, False, False, None, target="nb.py", tool="edit")
+    assert disproved_episodes([edit], said) == []
     # the reply that says the output confirms the explanation keeps it
     agreed = said[:3] + [Said("s", 82, "assistant", "Exacto, eso confirma que no hay "
                               "puntos: spaCy lo trata como una sola oración porque no hay "
