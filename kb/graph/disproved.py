@@ -13,7 +13,12 @@ otherwise, often with no failing check in between.  Two shapes, structure first:
 * **replaced**: a reply that explains; the user answers it with evidence (a row of
   :data:`EVIDENCE`: pasted output, a report that the symptom persists); the agent's next
   reply explains the same subject by another cause (it shares the subject, it does not
-  restate the first cause, it does not say the evidence confirms it).
+  restate the first cause, it does not say the evidence confirms it).  Output pasted
+  after a change the agent made on the explanation tells how the change went (the next
+  problem), not whether the explanation held.
+
+The episodes are ``how="disproved"``; :mod:`kb.graph.extract` weighs them as a weak
+reading (they hide no other episode) and takes their cause as it is (no later root).
 
 An explanation the next probe confirms is not a dead end: the later reply must turn the
 statement round, or give another cause.  The cause of the dead end is what disproved it:
