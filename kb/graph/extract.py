@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.disproved import HEAD as DISPROVED_HEAD
+from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
     Found,
     Probe,
@@ -69,7 +71,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 28
+EXTRACTOR_VERSION = 29
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -109,7 +111,10 @@ an open question on an MCP call names its tool.
 "openpyxl: NOT available", ``zsh:1: command not found`` behind ``| head``) is a failed
 run; a module or program that was missing and then left out of the run that worked on
 the same object was given up (an install in between fixes nothing); one user report
-with several complaints about changes of their own gives a dead end per complaint."""
+with several complaints about changes of their own gives a dead end per complaint.
+
+29 (xhyp): an explanation the agent gave that a later statement turned round, or that the
+user's evidence made it replace by another cause (:mod:`kb.graph.disproved`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -635,6 +640,11 @@ class Extractor:
                     self._hypotheses(row)
                 elif row.classification == "admit":
                     self._admit(row)
+                elif row.classification == "explains":
+                    # a reply that explains why, for the explanation a later probe or
+                    # the user's evidence disproves (kb.graph.disproved)
+                    self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                          row.text[:DISPROVED_HEAD], "explains"))
                 elif row.classification in ("redirect", "answered"):
                     # a reply that takes a user's change of course in, and the reply a
                     # user message that drops something answers (logparse.redirects)
@@ -1240,7 +1250,8 @@ class Extractor:
                                    + escalated_episodes(self.steps)
                                    + dropped_option_episodes(self.steps, self.said)
                                    + merged_stderr_episodes(self.steps),
-                                   taken_back_episodes(self.steps, self.said))
+                                   taken_back_episodes(self.steps, self.said)
+                                   + disproved_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found
 
@@ -1384,6 +1395,10 @@ class Extractor:
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "disproved":
+                # what disproved it is its cause: the statement that turned it round, the
+                # new cause after the user's evidence (kb.graph.disproved)
+                window = range(0)
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
@@ -1413,8 +1428,9 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            later = later_root(explanations, f.session_id, f.ended, subject,
-                               users.get(f.session_id, ()), steps.get(f.session_id, ()))
+            later = None if f.how == "disproved" else later_root(
+                explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
+                steps.get(f.session_id, ()))
             if later is not None and later.tier > (tiers[0] if tiers else 0) \
                     and later.text != diagnosis:
                 # the root the agent stated once it looked again wins over what it said
