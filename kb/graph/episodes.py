@@ -2005,6 +2005,14 @@ def episodes(steps: list[Step], said: list[Said],
                 and (f.how not in _SPECIFIC or k.how in _SPECIFIC)]
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
+        same = next((k for k in kept[-32:] if k.session_id == f.session_id and f.signature
+                     and k.signature == f.signature and mine & k.ordinals()), None)
+        if same is not None:
+            # the same error on the same runs, read by two rules (a check given up, the
+            # run switched for another): one dead end, told once with all its evidence
+            same.evidence = _dedupe(same.evidence + f.evidence)
+            same.ended = max(same.ended, f.ended)
+            continue
         kept.append(f)
     # work the user sent back or turned away from is the weakest reading: it never hides
     # another episode, and is dropped where another one already tells what happened

@@ -266,3 +266,31 @@ def test_a_quota_before_any_work_cuts_no_line_of_work() -> None:
                   "model", "api-error")]
     (g,) = api_error_episodes([], said3)
     assert g.ordinals() == {1, 2}
+
+
+# ----------------------------------------------------------------- one dead end, told once
+# pool blockchain-dex-events__claude-session.jsonl #112-#115 (trimmed): the Polygonscan V1
+# endpoint answers "deprecated"; the agent gives that call up and runs another: the check
+# rule and the switch rule read the same runs with the same error
+def test_the_same_error_on_the_same_runs_is_one_dead_end() -> None:
+    from kb.graph.episodes import Found, episodes
+
+    sig = "the server answered with an error: You are using a deprecated V1 endpoint"
+
+    def switched() -> Found:
+        return Found("s", "`curl -s https://api.polygonscan.com/api?module=contract`", 112,
+                     114, "switched", sig, signature=sig,
+                     evidence=[(112, "tested", None), (113, "tested", None),
+                               (114, "ended", None)])
+
+    a = switched()
+    b = Found("s", "`curl api.polygonscan.com/api` until it works", 113, 115,
+              "abandoned-check", sig, signature=sig, evidence=[(113, "tested", None),
+                                                               (115, "ended", None)])
+    (f,) = episodes([], [], more=[a, b])
+    assert f.how == "switched" and f.ordinals() == {112, 113, 114, 115} and f.ended == 115
+    # another error on a shared run is another dead end
+    c = Found("s", "`curl api.polygonscan.com/api` until it works", 113, 115,
+              "abandoned-check", "HTTP 500", signature="HTTP 500",
+              evidence=[(113, "tested", None), (115, "ended", None)])
+    assert len(episodes([], [], more=[switched(), c])) == 2
