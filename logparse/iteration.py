@@ -30,13 +30,7 @@ INSTRUCTION_CUES: tuple[Cue, ...] = (
         r"[a-z]\w*", re.I),
         "I need to get (only if there is) the snow and ice (verglas en francais).\n"
         "But don't display if there is no chance",
-        "will-it-rain__claude.jsonl:382 (user)"),
-    Cue("es-no-verbo", re.compile(
-        r"(?:^|(?<=[.!?;:\n,]))\s*(?:(?:pero|y|entonces|por\s+favor)\s+)*no\s+"
-        r"(?:muestres|pongas|agregues|uses|cambies|borres|toques|hagas|incluyas|mostrar)\b",
-        re.I),
-        "no muestres la tabla si no hay datos",
-        "(no real line yet) Spanish negative imperative"),
+        "will-it-rain__claude.jsonl:397 (user)"),
 )
 """A negative imperative ("don't display …"): what the user wants built, said as a rule.
 "Don't work", "(do not exist)" and "don't use X" are left to the report rules: a verb of
@@ -59,7 +53,7 @@ APPROVAL_CUES: tuple[Cue, ...] = (
         r"^\W*(?:perfect|great|excellent|fantastic|awesome|thanks|thank\s+you)\b", re.I),
         "fantastic. i did opencode export ses_094543c98ffeLpQNuFXFVsZjKq but i dont see any "
         "file",
-        "uicomponents__session-export.json (user)"),
+        "uicomponents__session-export.json (user, ordinal 228)"),
     Cue("en-ok-good", re.compile(r"^\W*ok(?:ay)?[,\s]+(?:good|great|perfect|nice)\b", re.I),
         "ok good now when i deposit in treasury first of all it says treasury is not "
         "initialized then t.serialize is not a function",
@@ -69,9 +63,6 @@ APPROVAL_CUES: tuple[Cue, ...] = (
         "PERFECTO CLAUDE, empecemos arreglando el bug que hay en la celda donde se lee el "
         "CSV, te recuerdo el error:",
         "pool conversacion-act1-pln__session.jsonl (user, ordinal 25)"),
-    Cue("pt-perfeito", re.compile(r"^\W*(?:perfeito|[oó]timo|obrigad[oa]|excelente)\b", re.I),
-        "Perfeito, agora vamos implementar o segundo PBI",
-        "(no real line yet) Portuguese opening approval"),
 )
 """An approval that opens a user message: the turn before it was accepted."""
 

@@ -26,7 +26,7 @@ def test_every_approval_cue_fires_on_its_example(cue) -> None:  # type: ignore[n
 
 
 def test_a_negative_instruction_reports_nothing() -> None:
-    # will-it-rain__claude.jsonl:382 (user): a new request with a rule in it
+    # will-it-rain__claude.jsonl:397 (user): a new request with a rule in it
     assert refutation_phrase("I need to get (only if there is) the snow and ice (verglas en "
                              "francais).\nBut don't display if there is no chance") is None
     # pool FundWise__claude-session.jsonl (user, #34, trimmed)
