@@ -28,9 +28,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kb.graph.complaints import by_complaint
+from kb.graph.iteration import (
+    FUNCTION_WORDS,
+    REWRITE_KEEPS,
+    identifiers,
+    is_test_path,
+    looks_only,
+    taken_away,
+    transient_api_error,
+)
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
+from logparse.prose import refutation_phrase
 from logparse.redirects import dropped_names, is_question, undone
 from logparse.structural import (
     PERSIST,
@@ -628,13 +638,26 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
             lost = any((sid, o) in compacted for o in between)  # the context was compacted
-            if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
-                    report.signal and not _ERRORISH.search(report.signal) and (
-                        tokens(report.text[:1500]) & tokens(prev.text[:1500])
-                        or correction_phrase(report.text) is not None):
-                # a turn that only answered (it read, searched, said): the answer is
-                # what the user contradicts, when the user speaks of what was asked
-                changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
+            # a turn whose runs only looked (`git status`, `git log`) made nothing to find
+            # broken: like a turn that only answered, its answer is what a report can
+            # contradict (kb.graph.iteration.LOOK_ONLY)
+            looked = bool(changed) and all(looks_only(w.key) for w in changed)
+            if not changed or looked:
+                contradicts = bool(report.signal) and not _ERRORISH.search(report.signal or "") \
+                    and (looked or report.ordinal - prev.ordinal <= SHORT_TURN) \
+                    and not any((sid, o) in aborted for o in between) \
+                    and _opens_with_report(report) and (
+                        _shared(report.text, prev.text)
+                        or correction_phrase(report.text) is not None)
+                # a turn that only answered (it read, searched, said): the answer is what
+                # the user contradicts, when the user speaks of what was asked, says so
+                # first, and the turn was not cut (a "continue" after a stopped turn asks
+                # for the answer that never came)
+                if not contradicts:
+                    changed = []
+                elif not changed:
+                    changed = [Step(sid, o, ANSWER, False, False, False, None)
+                               for o in between]
             if report.signal and current is not None and current.how == "refuted" \
                     and current.ended == prev.ordinal and current.first < prev.ordinal \
                     and not lost and not any(w.change for w in turn) and (
@@ -796,9 +819,31 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
         # reports keep the word rules above: a short one naming nothing else is often news
         # of something else the user saw, measured on shared)
         return True
-    said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
-    return bool(said & asked)
+    if (tokens(report.text[:1500]) & asked) - _FUNCTION:
+        return True
+    # a code name the turn wrote ("prepend_child DO not exist") names that work
+    said = identifiers(report.text[:1500])
+    return bool(said) and any(said & identifiers(line) for w in changed for line in w.wrote)
+
+
+_FUNCTION = tokens(" ".join(sorted(FUNCTION_WORDS)))
+""":data:`kb.graph.iteration.FUNCTION_WORDS` as tokens (stemmed as :func:`tokens` does)."""
+
+
+def _shared(report: str, other: str) -> bool:
+    """Whether a report shares a word that names something with another text (a request,
+    the files a turn changed); "not" and "maybe" name nothing."""
+    return bool((tokens(report[:1500]) & tokens(other[:1500])) - _FUNCTION)
+
+
+def _opens_with_report(report: Said) -> bool:
+    """Whether the report's first line already says the answer is wrong ("no that was an
+    earlier export", "Wait it's a different program"): a complaint deep in a list of new
+    tasks is about other work."""
+    first = report.text.strip().split("\n", 1)[0]
+    return bool(refutation_phrase(first) or correction_phrase(first)
+                or still_broken_phrase(first) or report.error and report.error in first)
 
 
 def _asks_again(prev: Said, now: Said) -> bool:
@@ -1160,6 +1205,11 @@ def api_error_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         start = us[k - 1] if k > 0 else 0
         work = index.between(e.session_id, start - 1, e.ordinal)[-API_WORK:]
         if out and out[-1].session_id == e.session_id and out[-1].ended >= start:
+            continue
+        if start and not index.between(e.session_id, start, e.ordinal) \
+                and transient_api_error(e.text):
+            # a quota or an overload answered the request before any work began: it cut
+            # no line of work (the request stays an open question: "unanswered")
             continue
         out.append(Found(
             session_id=e.session_id, name=f"work cut by a provider error ({short(e.text, 60)})",
@@ -1607,16 +1657,26 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             redone: list[Step] = []
             made: list[Step] = []
             for c in after:
-                if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took:
+                whole = c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took
+                if whole:
                     # a whole file written again: what its earlier writing had and this
                     # one has not was taken away
                     c = c._replace(took=frozenset().union(
                         *(e.wrote for e in before if e.target == c.target)) - c.wrote)
                 own = [e for e in before if e.target == c.target and e.wrote & c.took]
-                if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
-                        >= REWORK_LINES:
-                    redone.append(c)
+                if not own:
+                    continue
+                mine_lines = frozenset().union(*(e.wrote for e in own))
+                # a line written back with more on it stayed (kb.graph.iteration)
+                lost = taken_away(mine_lines & c.took, c.wrote)
+                if whole and len(lost) < (1 - REWRITE_KEEPS) * len(
+                        frozenset().union(*(e.wrote for e in before if e.target == c.target))):
+                    continue  # the file rewritten with nearly all of it kept: revised
+                if len(lost) >= REWORK_LINES:
+                    redone.append(c._replace(took=frozenset(lost)))
                     made += [e for e in own if e not in made]
+            if redone and all(is_test_path(c.target) for c in redone):
+                continue  # only tests' expectations rewritten: they follow the code
             if not redone:
                 continue
             made.sort(key=lambda e: e.ordinal)
@@ -1929,10 +1989,14 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             own = [e for e in before if e.target == c.target and e.wrote & took]
             if not own:
                 continue
+            # a line written back with more on it stayed (kb.graph.iteration)
+            lost = taken_away(frozenset().union(*(e.wrote for e in own)) & took, c.wrote)
+            if not lost:
+                continue
             made, redone, gone = sent.setdefault(c.target, ([], [], set()))
             made += [e for e in own if e not in made]
             redone.append(c)
-            gone |= frozenset().union(*(e.wrote for e in own)) & took
+            gone |= lost
         for target, (made, redone, gone) in sent.items():
             made.sort(key=lambda e: e.ordinal)
             lines = sorted(gone, key=lambda x: (-len(x), x))[:2]
@@ -1985,6 +2049,14 @@ def episodes(steps: list[Step], said: list[Said],
         near = [k for k in kept[-32:] if k.session_id == f.session_id
                 and (f.how not in _SPECIFIC or k.how in _SPECIFIC)]
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
+            continue
+        same = next((k for k in kept[-32:] if k.session_id == f.session_id and f.signature
+                     and k.signature == f.signature and mine & k.ordinals()), None)
+        if same is not None:
+            # the same error on the same runs, read by two rules (a check given up, the
+            # run switched for another): one dead end, told once with all its evidence
+            same.evidence = _dedupe(same.evidence + f.evidence)
+            same.ended = max(same.ended, f.ended)
             continue
         kept.append(f)
     # work the user sent back or turned away from is the weakest reading: it never hides

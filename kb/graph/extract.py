@@ -71,7 +71,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 29
+EXTRACTOR_VERSION = 30
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -114,7 +114,13 @@ the same object was given up (an install in between fixes nothing); one user rep
 with several complaints about changes of their own gives a dead end per complaint.
 
 29 (xhyp): an explanation the agent gave that a later statement turned round, or that the
-user's evidence made it replace by another cause (:mod:`kb.graph.disproved`)."""
+user's evidence made it replace by another cause (:mod:`kb.graph.disproved`).
+
+30 (xprec): iteration is no correction: a line written back with more added, tests that
+follow the code, a rewrite that keeps most of the file, a turn that only looked, an
+approval opening the next request and a quota hit before any work send nothing back
+(:mod:`kb.graph.iteration`); two rules with the same error on the same runs give one
+dead end."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
