@@ -1525,6 +1525,28 @@ REWORK_TURNS = 2
 REWORK_WINDOW = 12
 """Messages after the user's within which the rework must begin: later edits answer what
 the turn found, not what the user said."""
+AMENDED = 0.9
+"""Share of a line's characters that a line written in its place keeps, in order, for the
+line to be amended (added to, re-punctuated) rather than taken away."""
+
+
+def amended(line: str, written: frozenset[str]) -> bool:
+    """Whether the edit that took ``line`` away wrote it again, begun as it was, with
+    most of it kept (``return {a, b}`` → ``return {a, b, c}``, a link put in a sentence,
+    a sentence added to a paragraph): the work was extended, not sent back.  A line put
+    behind something new was replaced (a literal wrapped in a fallback, ``X`` →
+    ``ENV[…] || X``; a line commented out).  Structure only, any language."""
+    n = len(line)
+    for w in written:
+        if len(w) < AMENDED * n or not w or w[0] != line[:1]:
+            continue
+        m = SequenceMatcher(None, line, w, autojunk=False)
+        if m.quick_ratio() * (n + len(w)) / 2 < AMENDED * n:
+            continue
+        blocks = m.get_matching_blocks()
+        if blocks[0].a == blocks[0].b == 0 and sum(b.size for b in blocks) >= AMENDED * n:
+            return True
+    return False
 
 
 _WHOLE_WRITES = frozenset({"write", "create", "create_file", "write_file"})
@@ -1574,8 +1596,10 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                     c = c._replace(took=frozenset().union(
                         *(e.wrote for e in before if e.target == c.target)) - c.wrote)
                 own = [e for e in before if e.target == c.target and e.wrote & c.took]
-                if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
-                        >= REWORK_LINES:
+                # its own lines taken away, not those it wrote again with more in them
+                taken = {x for x in frozenset().union(*(e.wrote for e in own)) & c.took
+                         if not amended(x, c.wrote)}
+                if own and len(taken) >= REWORK_LINES:
                     redone.append(c)
                     made += [e for e in own if e not in made]
             if not redone:
