@@ -103,7 +103,8 @@ refutes the change before it, and reports of the same problem with no change bet
 join one dead end.
 
 28 (xsupport): every dead end names the rule that ended it (``via``), for
-``python -m bench rule-support``."""
+``python -m bench rule-support``; a line written again, begun as it was and mostly kept,
+is amended, not taken away (``reworked``)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
