@@ -63,3 +63,52 @@ def test_support_by_rule_and_the_leak_and_fitted_verdicts() -> None:
     out = lines(list(rules.values()))
     assert all(len(x) <= 80 for x in out)
     assert any(x.startswith("reworked:reworked") and x.endswith("LEAK") for x in out)
+
+
+# (taken away, written again, amended?): lines of the shared and tune sessions
+AMENDMENTS = (
+    # will-it-rain src/weather.ts: a field added to what it returns, for the next request
+    ("return { departureHours, arrivalHours, avgMaxPop, hasSnow, hasIce };",
+     "return { departureHours, arrivalHours, avgMaxPop, avgTemp, hasSnow, hasIce };", True),
+    # will-it-rain src/discord.ts: a line put into the list of lines
+    ("const lines = [title, morningText, eveningText, ...warnings];",
+     "const lines = [title, dailyLine, morningText, eveningText, ...warnings];", True),
+    # FundWise ROADMAP.md: a sentence re-punctuated and a link to the ADR added to it
+    ("The strategic rollout order is locked, even where individual phases run in parallel "
+     "for engineering:",
+     "The strategic rollout order is locked, even where individual phases run in parallel "
+     "for engineering. See [ADR-021](./docs/adr/0021-gtm-rollout-order-split-fundy-fund-mode-"
+     "beta.md) for the locked decision:", True),
+    # blockchain-dex-events solve.rb: the literal the user asked to make configurable,
+    # now only a fallback behind the variable: replaced
+    ('"https://polygon-rpc.com/",', 'ENV["POLYGON_RPC_URL"] || "https://polygon-rpc.com/",',
+     False),
+    # will-it-rain src/config.ts: a field renamed and retyped
+    ("departureHour: number;", "departureTime: TimeOfDay;", False),
+    # (written, no real line yet) a line commented out is taken away
+    ("await sendDiscord(message);", "// await sendDiscord(message);", False),
+)
+
+
+def test_a_line_written_again_begun_as_it_was_is_amended_not_taken() -> None:
+    from kb.graph.episodes import amended
+
+    for was, now, want in AMENDMENTS:
+        assert amended(was, frozenset({now, "unrelated line"})) is want, (was, now)
+
+
+def test_a_list_grown_at_the_users_request_is_no_rework() -> None:
+    from kb.graph.episodes import Said, reworked_episodes
+
+    was, now, _ = AMENDMENTS[1]
+    said = [Said("s", 1, "user", "post the forecast to discord", None),
+            Said("s", 5, "user", "Now i want to show temperature average of the day", None)]
+
+    def change(o: int, wrote: str, took: str = "") -> Step:
+        return Step("s", o, "edit discord.ts", True, False, False, None, target="src/discord.ts",
+                    wrote=frozenset({wrote}), took=frozenset({took} - {""}))
+
+    assert reworked_episodes([change(3, was), change(7, now, was)], said) == []
+    replaced = "const lines = [title, summary];"
+    (f,) = reworked_episodes([change(3, was), change(7, replaced, was)], said)
+    assert f.how == "reworked"
