@@ -238,7 +238,7 @@ def main(argv: list[str]) -> None:
             for h in hits:
                 kind = "MATCH" if h.matched else "true " if h.true else "EXTRA"
                 print(f"{h.set[:1]} {h.session[:22]:<22} {h.rule[:24]:<24} {kind} "
-                      f"{h.name[:40]}")
+                      f"{h.name[:23]}")
         for line in lines(rules):
             print(line)
     if a.check:
