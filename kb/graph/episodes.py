@@ -148,6 +148,12 @@ class Found:
     """The root cause the agent stated later, once it looked again (see
     :mod:`kb.graph.rootcause`): it labels the cause; ``cause_text`` stays the first
     error, as evidence."""
+    rule: str = ""
+    """The rule that read it: the episode function that made it, without its
+    ``_episodes`` suffix (``check``, ``attempt``, ``switched``…); set by
+    :func:`episodes` (and for the rules of other modules by their caller), kept with
+    the dead end (``via``) so ``python -m bench rule-support`` can tell which rules hold
+    on sessions nobody tuned on."""
 
     def ordinals(self) -> set[int]:
         return {o for o, _, _ in self.evidence}
@@ -1614,8 +1620,6 @@ REWORK_TURNS = 2
 REWORK_WINDOW = 12
 """Messages after the user's within which the rework must begin: later edits answer what
 the turn found, not what the user said."""
-
-
 _WHOLE_WRITES = frozenset({"write", "create", "create_file", "write_file"})
 """Tools that write a whole file (Claude Code ``Write``, opencode ``write``)."""
 
@@ -2014,6 +2018,13 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 
+def made_by(rule: str, found: list[Found]) -> list[Found]:
+    """``found`` with the rule that read them named (where no caller named one)."""
+    for f in found:
+        f.rule = f.rule or rule
+    return found
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -2025,17 +2036,26 @@ def episodes(steps: list[Step], said: list[Said],
     episodes of rules kept in modules of their own (:mod:`kb.graph.switched`), weighed
     with these; ``weak``: ones of such modules that never hide another
     (:mod:`kb.graph.takenback`)."""
-    found = attempt_episodes(steps) + check_episodes(steps, said) + \
-        refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
-        api_error_episodes(steps, said) + \
-        retracted_episodes(steps, said) + claim_episodes(steps, said) + \
-        admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
-        dropped_episodes(steps, said) + sandboxed_episodes(steps) + \
-        stopped_episodes(steps, said) + \
-        unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps) + replaced_run_episodes(steps) + \
-        asked_episodes(said, lookups) + guess_episodes(steps, said) + \
-        seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
+    found = made_by("attempt", attempt_episodes(steps)) + \
+        made_by("check", check_episodes(steps, said)) + \
+        made_by("refuted", refuted_episodes(steps, said)) + \
+        made_by("rejected", rejected_episodes(steps, said)) + \
+        made_by("api_error", api_error_episodes(steps, said)) + \
+        made_by("retracted", retracted_episodes(steps, said)) + \
+        made_by("claim", claim_episodes(steps, said)) + \
+        made_by("admitted", admitted_episodes(steps, said)) + \
+        made_by("superseded", superseded_episodes(steps, said)) + \
+        made_by("dropped", dropped_episodes(steps, said)) + \
+        made_by("sandboxed", sandboxed_episodes(steps)) + \
+        made_by("stopped", stopped_episodes(steps, said)) + \
+        made_by("unfound", unfound_episodes(steps, unfound)) + \
+        made_by("damage", damage_episodes(steps)) + \
+        made_by("replaced", replaced_episodes(steps)) + \
+        made_by("replaced_run", replaced_run_episodes(steps)) + \
+        made_by("asked", asked_episodes(said, lookups)) + \
+        made_by("guess", guess_episodes(steps, said)) + \
+        made_by("seen", seen_episodes(steps, said, seen)) + \
+        made_by("workaround", workaround_episodes(probes)) + \
         list(more)
     found.sort(key=lambda f: (f.session_id, f.first))
     # a run given up in the sandbox and asked for outside it (kb.graph.switched) tells the
@@ -2061,9 +2081,11 @@ def episodes(steps: list[Step], said: list[Said],
         kept.append(f)
     # work the user sent back or turned away from is the weakest reading: it never hides
     # another episode, and is dropped where another one already tells what happened
-    for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
-            user_dropped_episodes(steps, said) + undone_episodes(steps, said) + \
-            reviewed_episodes(steps, said) + list(weak):
+    for f in made_by("reworked", reworked_episodes(steps, said)) + \
+            made_by("redirected", redirected_episodes(steps, said)) + \
+            made_by("user_dropped", user_dropped_episodes(steps, said)) + \
+            made_by("undone", undone_episodes(steps, said)) + \
+            made_by("reviewed", reviewed_episodes(steps, said)) + list(weak):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -1028,6 +1028,7 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
             "ended_at": a.get("ended"), "proposed_at": a["ordinal"],
             "aliases": a.get("aliases", []), "session_id": a["session_id"],
             "id": a["node_id"], "revisit": a.get("revisit"), "risks": a.get("risks", []),
+            "via": a.get("via"),
         })
     return out
 
