@@ -104,9 +104,11 @@ _HEDGED = GUESS
 _CONDITIONAL = re.compile(r"^(?:if|unless|in (?:that|this|which) case|otherwise)\b", re.I)
 """A sentence that states what would hold under a condition ("In that case, the navbar
 needs to be inside the wrapper."): a branch of the agent's thinking, not a root it found."""
-_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s",
-                    re.I)
-"""A sentence that tells what the agent does next."""
+_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s"
+                    r"|(?:i|we) (?:should|need to|have to|must) (?:first )?(?:check|verify|look"
+                    r"|see|test|confirm|find out|investigate|read|debug)\b", re.I)
+"""A sentence that tells what the agent does next ("I should check whether `generate()`
+is corrupting the state, or if the issue is …": it plans a look, it found nothing yet)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 LATER = 10
