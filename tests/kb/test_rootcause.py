@@ -168,3 +168,29 @@ def test_a_plan_to_look_states_no_root() -> None:
     assert root_tier("I should check whether `generate()` is corrupting the internal state "
                      "on the first call, or if the issue is that Bootstrap's JavaScript is "
                      "finding something that isn't actually a proper DOM element.") is None
+
+
+def test_the_root_after_the_first_reading_of_a_complaint_labels_its_cause() -> None:
+    # the same turn through the extractor: the user sends the titles back (#192), the
+    # agent's first reading (#194) blames the replaceAll and reads App.tsx, its root
+    # (#195) names the inline-block, then it edits (#196)
+    from kb.graph import extract
+    from kb.graph.extract import CallRow, ProseRow
+
+    def call(o: int, tool: str, category: str, what: str) -> CallRow:
+        return CallRow("s", o, 1, tool, category, what, None, None, "completed", None)
+
+    calls = [call(174, "edit", "file-edit", "/site/src/App.tsx"),
+             call(194, "read", "search", "/site/src/App.tsx"),
+             call(196, "edit", "file-edit", "/site/src/App.tsx")]
+    prose = [ProseRow("s", 166, 0, "prompt", "give the section titles a pill style", None),
+             ProseRow("s", 192, 0, "prompt", "section titles are good but keep all of them "
+                      "centred, now some are not and the buttons still dont show ui for "
+                      "those categoires", None),
+             ProseRow("s", 194, 0, "explains", READING, "reply"),
+             ProseRow("s", 195, 0, "explains", ROOT, "reply")]
+    ex = extract("s", ["s"], calls, prose)
+    (dead,) = [a for a in ex.approaches if a.status == "dead_end"]
+    assert dead.cause is not None and "inline-block" in dead.cause.label
+    # the user's complaint stays with it, as evidence
+    assert "keep all of them centred" in (dead.cause_text or "")
