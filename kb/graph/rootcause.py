@@ -101,9 +101,11 @@ GUESS = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I thi
 """A guess ("the most likely causes are …"), wherever the hedge stands: not a root the
 agent found (:mod:`kb.graph.extract` ranks a guessed diagnosis below a stated one)."""
 _HEDGED = GUESS
-_CONDITIONAL = re.compile(r"^(?:if|unless|in (?:that|this|which) case|otherwise)\b", re.I)
+_CONDITIONAL = re.compile(r"^(?:(?:but|and|so|then),? )?(?:if|unless|in (?:that|this|which) case"
+                          r"|otherwise)\b", re.I)
 """A sentence that states what would hold under a condition ("In that case, the navbar
-needs to be inside the wrapper."): a branch of the agent's thinking, not a root it found."""
+needs to be inside the wrapper.", "But if we move `nav` to `/componentes`, the demo will
+break because …"): a branch of the agent's thinking, not a root it found."""
 _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s"
                     r"|(?:i|we) (?:should|need to|have to|must) (?:first )?(?:check|verify|look"
                     r"|see|test|confirm|find out|investigate|read|debug)\b", re.I)

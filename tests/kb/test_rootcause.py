@@ -157,6 +157,9 @@ def test_a_root_after_the_first_reading_counts_the_reads_of_its_message() -> Non
 def test_a_conditional_or_a_short_word_states_no_root() -> None:
     cond = "In that case, the navbar needs to be inside the `relative overflow-hidden` wrapper."
     assert root_tier(cond) is None
+    # k1 (opencode, labelled) #598
+    assert root_tier("But if we move `nav` to `/componentes`, the demo/index.php will break "
+                     "because it imports from `k1lib\\html\\bootstrap\\nav`.") is None
     # "but" is the only word it shares with the complaint: it names nothing of it
     other = ("The issue is that the useEffect captures `height` in its closure, but the "
              "handleResize is defined inside the effect.")
