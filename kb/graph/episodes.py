@@ -27,7 +27,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import NamedTuple
 
-from kb.graph.complaints import by_complaint
+from kb.graph.complaints import by_complaint, complaints
 from kb.graph.iteration import (
     FUNCTION_WORDS,
     REWRITE_KEEPS,
@@ -644,6 +644,11 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
             lost = any((sid, o) in compacted for o in between)  # the context was compacted
+            # the replies after the compaction changed nothing: they lost the task (a turn
+            # that went on working after it is judged by what it did)
+            squeezed = max((o for o in between if (sid, o) in compacted), default=None)
+            lost_task = squeezed is not None and not any(
+                w.change and w.ordinal > squeezed for w in turn)
             # a turn whose runs only looked (`git status`, `git log`) made nothing to find
             # broken: like a turn that only answered, its answer is what a report can
             # contradict (kb.graph.iteration.LOOK_ONLY)
@@ -695,8 +700,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
                                 first=prev.ordinal + 1, ended=report.ordinal,
                                 how="asked-again",
-                                cause_text="a context compaction during the turn: the "
-                                "replies lost the task" if lost else
+                                cause_text=f"{LOST_TASK}: the replies lost the task"
+                                if lost else
                                 "the replies did not do what was asked",
                                 why=short(report.text, 240), evidence=_dedupe(ev))
                 out.append(current)
@@ -711,9 +716,11 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             ev = [(w.ordinal, "tested", f"changed {w.target}") for w in kept[-6:]]
             ev.append((report.ordinal, "ended", short(report.text, 200)))
             assert report.signal is not None  # it refutes: the report has a signal
+            # the user's complaint (or the error it quotes) is the cause; a compaction in
+            # the turn is one only when the replies after it lost the task
             cause = report.error or _complaint(report.text, report.signal)
-            if lost:
-                cause = f"a context compaction during the turn ({cause})"
+            if lost_task:
+                cause = f"{LOST_TASK} ({cause})"
             # another fix of the symptom the user reported before is an attempt of its
             # own, with the same cause
             root = (current.root or current) if current is not None and \
@@ -730,13 +737,13 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             evidence=_dedupe(ev), root=root)
             # one report, several complaints, each about a change of its own: one dead
             # end per complaint (kb.graph.complaints)
-            pieces = _by_complaint(current, report, kept, lost)
+            pieces = _by_complaint(current, report, kept, lost_task)
             out.extend(pieces or [current])
             current = pieces[0] if pieces else current
     return out
 
 
-def _by_complaint(found: Found, report: Said, changed: list[Step], lost: bool
+def _by_complaint(found: Found, report: Said, changed: list[Step], lost_task: bool
                   ) -> list[Found]:
     """A refuted turn cut by the complaints of its report (:func:`kb.graph.complaints.
     by_complaint`): a dead end for each complaint that names changes of its own, and one
@@ -749,9 +756,11 @@ def _by_complaint(found: Found, report: Said, changed: list[Step], lost: bool
         for w in edits])
     if not groups:
         return []
-    end = (report.ordinal, "ended", short(report.text, 200))
     pieces = []
     for part, ords in groups:
+        # each piece ends with its own complaint: what the agent says later is read
+        # against it, not against the complaints of the other pieces
+        end = (report.ordinal, "ended", short(part, 200))
         mine = [w for w in edits if w.ordinal in ords]
         files = list(dict.fromkeys(w.target for w in mine if w.target))
         what = f"change to {', '.join(files[:3])}" if files else "the change"
@@ -759,13 +768,16 @@ def _by_complaint(found: Found, report: Said, changed: list[Step], lost: bool
         pieces.append(Found(
             session_id=found.session_id, name=f"{what} («{short(part, 70)}»)",
             first=mine[0].ordinal, ended=report.ordinal, how="refuted",
-            cause_text=f"a context compaction during the turn ({cause})" if lost else cause,
+            cause_text=f"{LOST_TASK} ({cause})" if lost_task else cause,
             signature=report.error, why=short(report.text, 240),
             evidence=_dedupe([(w.ordinal, "tested", f"changed {w.target}") for w in mine[-6:]]
                              + [end]), root=found.root))
     taken = {o for _, ords in groups for o in ords}
     rest = [w for w in changed if w.ordinal not in taken]
     if rest:
+        told = {part for part, _ in groups}
+        left = [p for p in complaints(report.text[:1500]) if p not in told]
+        end = (report.ordinal, "ended", short("; ".join(left) or report.text, 200))
         found.evidence = _dedupe([(w.ordinal, "tested", f"changed {w.target}")
                                   for w in rest[-6:]] + [end])
         found.first = rest[0].ordinal
@@ -773,6 +785,9 @@ def _by_complaint(found: Found, report: Said, changed: list[Step], lost: bool
     return pieces
 
 
+LOST_TASK = "a context compaction during the turn"
+"""How a cause begins when the replies after a compaction lost the task (they changed
+nothing after it): :mod:`kb.graph.extract` then looks for no later root."""
 _ERRORISH = re.compile(r"(?i)\b(?:fail\w*|error\w*|crash\w*|exception|traceback|undefined|"
                        r"uncaught)\b|(?:Error|Exception)\b")
 """A report of an error: news about the work, not a contradiction of an answer."""

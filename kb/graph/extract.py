@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
+    LOST_TASK,
     Found,
     Probe,
     Said,
@@ -72,7 +73,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 31
+EXTRACTOR_VERSION = 32
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -124,7 +125,13 @@ approval opening the next request and a quota hit before any work send nothing b
 dead end.
 
 31 (xsupport): every dead end names the rule that ended it (``via``), for
-``python -m bench rule-support``."""
+``python -m bench rule-support``.
+
+32 (xcause3): a root the agent states after it looked again (a read or a search is
+looking) revises a diagnosis it gave after the end; the later statement is read without
+its Markdown, must name a word of four letters or more of the subject and is no
+conditional; a complaint piece is read against its own complaint; a compaction is the
+cause only when the replies after it changed nothing (they lost the task)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1402,6 +1409,10 @@ class Extractor:
         steps: dict[str, list[int]] = {}
         for st in self.steps:
             steps.setdefault(st.session_id, []).append(st.ordinal)
+        for sid, o, _ in self.lookups:
+            # a read or a search is looking again too (the agent reads the file the
+            # user complains about, then says why)
+            steps.setdefault(sid, []).append(o)
         for f in self.found():
             mine = f.ordinals()
             if any(a.session_id == f.session_id
@@ -1438,8 +1449,9 @@ class Extractor:
             subject = (tokens(f.name) | tokens(f.signature or "") | frozenset().union(
                 *(tokens(n) for _, _, n in f.evidence if n))) - _EPISODE_WORDS
             tiers: list[int] = []
+            said_at: list[int] = []
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
-                                   f.ordinals() | {f.ended}, tiers)
+                                   f.ordinals() | {f.ended}, tiers, said_at)
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
@@ -1452,11 +1464,22 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            later = None if f.how == "disproved" else later_root(
+            # what disproved it is its cause; a compaction that lost the task is the cause
+            settled = f.how == "disproved" or f.cause_text.startswith(LOST_TASK)
+            later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))
-            if later is not None and later.tier > (tiers[0] if tiers else 0) \
-                    and later.text != diagnosis:
+            revised = None if settled or not said_at or said_at[0] <= f.ended \
+                else later_root(explanations, f.session_id, said_at[0], subject,
+                                users.get(f.session_id, ()), steps.get(f.session_id, ()),
+                                said=True)
+            if revised is not None:
+                # the diagnosis was already the agent's reading after the end; a root it
+                # states once it looked again after that revises it, whatever the words
+                later = revised
+            elif later is not None and later.tier <= (tiers[0] if tiers else 0):
+                later = None
+            if later is not None and later.text != diagnosis:
                 # the root the agent stated once it looked again wins over what it said
                 # at the failure; the first error stays in the cause's evidence
                 f.stated = later.text
@@ -1700,7 +1723,8 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                window: Iterable[int], subject: frozenset[str] = frozenset(),
-               anchor: Iterable[int] = (), tier_out: list[int] | None = None) -> str | None:
+               anchor: Iterable[int] = (), tier_out: list[int] | None = None,
+               at_out: list[int] | None = None) -> str | None:
     """The agent's sentence in some messages that says why something failed.
 
     A sentence that says it names the root ("the issue is that …", "because …") ranks
@@ -1708,11 +1732,12 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
     only argues; among those, one about the episode's ``subject`` (its check, error and
     files) and one close to an ``anchor`` (the episode's runs and its end) win; else the
     first.  ``tier_out`` receives the chosen sentence's tier (3 names the root, 2
-    states one, 1 argues)."""
+    states one, 1 argues), ``at_out`` the ordinal of its message."""
     anchors = sorted(anchor)
     best: tuple[float, int] | None = None
     chosen = None
     chosen_tier = 0
+    chosen_at = 0
     rank = 0
     for o in window:
         for text in explanations.get((session_id, o), []):
@@ -1723,9 +1748,11 @@ def _diagnosis(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 rank -= 1
                 if best is None or (score, rank) > best:
                     best, chosen = (score, rank), short(sentence, 240)
-                    chosen_tier = tier
+                    chosen_tier, chosen_at = tier, o
     if tier_out is not None and chosen is not None:
         tier_out.append(chosen_tier)
+    if at_out is not None and chosen is not None:
+        at_out.append(chosen_at)
     return chosen
 
 

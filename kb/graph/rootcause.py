@@ -101,12 +101,21 @@ GUESS = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|I suspect|I thi
 """A guess ("the most likely causes are …"), wherever the hedge stands: not a root the
 agent found (:mod:`kb.graph.extract` ranks a guessed diagnosis below a stated one)."""
 _HEDGED = GUESS
-_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s",
-                    re.I)
-"""A sentence that tells what the agent does next."""
+_CONDITIONAL = re.compile(r"^(?:(?:but|and|so|then),? )?(?:if|unless|in (?:that|this|which) case"
+                          r"|otherwise)\b", re.I)
+"""A sentence that states what would hold under a condition ("In that case, the navbar
+needs to be inside the wrapper.", "But if we move `nav` to `/componentes`, the demo will
+break because …"): a branch of the agent's thinking, not a root it found."""
+_DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|we[’']ll)\s"
+                    r"|(?:i|we) (?:should|need to|have to|must) (?:first )?(?:check|verify|look"
+                    r"|see|test|confirm|find out|investigate|read|debug)\b", re.I)
+"""A sentence that tells what the agent does next ("I should check whether `generate()`
+is corrupting the state, or if the issue is …": it plans a look, it found nothing yet)."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 LATER = 10
+NAMING = 4
+"""Letters of a word of a subject that can name what a statement is about."""
 """Messages after an episode's end in which a later statement of its root is looked for."""
 
 
@@ -123,7 +132,7 @@ class Later:
 def root_tier(sentence: str) -> tuple[int, str] | None:
     """The tier and rule of the strongest row of :data:`ROOT_STATEMENTS` a sentence
     matches, unless it guesses or plans."""
-    if _HEDGED.search(sentence) or _DOING.match(sentence):
+    if _HEDGED.search(sentence) or _DOING.match(sentence) or _CONDITIONAL.match(sentence):
         return None
     best: tuple[int, str] | None = None
     for rule in ROOT_STATEMENTS:
@@ -134,27 +143,35 @@ def root_tier(sentence: str) -> tuple[int, str] | None:
 
 def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, ended: int,
                subject: frozenset[str], user_ordinals: Iterable[int],
-               step_ordinals: Iterable[int], window: int = LATER) -> Later | None:
+               step_ordinals: Iterable[int], window: int = LATER, *,
+               said: bool = False) -> Later | None:
     """The agent's statement of the root cause of an episode that ended at ``ended``:
     in the messages after it up to the next user message (at most ``window``), after at
     least one step the agent ran since the end, naming something of ``subject``.  The
-    strongest statement wins, then the one naming most of the subject, then the first."""
+    strongest statement wins, then the one naming most of the subject, then the first.
+
+    ``said``: ``ended`` is a message of the agent that said something (a first
+    diagnosis), not a run: the steps of that message ran after its prose, so they count
+    as looking again."""
     users = sorted(o for o in user_ordinals if o > ended)
     stop = min([ended + window, *(o - 1 for o in users)])
-    steps = sorted(o for o in step_ordinals if ended < o <= stop)
+    steps = sorted(o for o in step_ordinals if ended - (1 if said else 0) < o <= stop)
     if not steps:
         return None
     best: tuple[tuple[int, int, int], Later] | None = None
     for o in range(steps[0] + 1, stop + 1):
         for text in explanations.get((session_id, o), []):
             for sentence in _SENTENCE.split(text):
-                sentence = sentence.strip(" -*•#>")
+                # "1. **Section centering** — 4 h2s lost …": a list item under a bold
+                # heading says it as plainly as a sentence
+                sentence = plain(sentence.strip(" -*•#>"))
                 if len(sentence) < 24:
                     continue
                 found = root_tier(sentence)
                 if found is None:
                     continue
-                about = len(tokens(sentence) & subject)
+                # a word that can name something ("but", "ui" name nothing)
+                about = sum(1 for t in tokens(sentence) & subject if len(t) >= NAMING)
                 if not about:
                     continue
                 key = (found[0], min(about, 3), -o)

@@ -79,3 +79,30 @@ def test_a_report_of_one_complaint_keeps_one_dead_end() -> None:
             Said("s", 192, "user", "bg still overflows the navbar", "still")]
     (f,) = refuted_episodes(TURN, said)
     assert f.ordinals() == {168, 171, 174, 177, 181, 192}
+
+
+def test_each_piece_ends_with_its_own_complaint() -> None:
+    # what the agent says later is read against the piece's own complaint, not the others'
+    said = [Said("s", 166, "user", "what did u do. now its the same as before aurora goes "
+                 "till the end of home page and buttons also dont work.", "same as before"),
+            Said("s", 192, "user", REPORT, "still dont show")]
+    found = refuted_episodes(TURN, said)
+    ends = {f.first: [n for o, role, n in f.evidence if role == "ended"] for f in found}
+    assert ends[168] == ["bg still overflows limit it on homepage till the navbar"]
+    assert ends[171] == ["section titles are good but keep all of them centred, now some "
+                         "are not; the buttons still dont show ui for those categoires; "
+                         "arent clickable"]
+
+
+@pytest.mark.parametrize(("compacted", "lost"), [(167, False), (185, True)])
+def test_a_compaction_is_the_cause_only_when_nothing_was_done_after_it(
+        compacted: int, lost: bool) -> None:
+    # uicomponents #167: the context was compacted, then the agent went on editing; the
+    # user complains of that work, not of a lost task.  One after the last edit (k1 #463:
+    # "I haven't done any work in this session yet") lost the task.
+    said = [Said("s", 166, "user", "limit the aurora bg to the hero", None),
+            Said("s", compacted, "assistant", "", "compaction"),
+            Said("s", 192, "user", "bg still overflows the navbar", "still")]
+    (f,) = refuted_episodes(TURN, said)
+    assert f.cause_text.startswith("a context compaction") is lost
+    assert "bg still overflows" in f.cause_text

@@ -128,3 +128,72 @@ def test_a_diagnosis_sentence_is_the_statement_not_its_opener() -> None:
     hedged = _diagnosis_sentences("Wait, maybe the issue is that the category buttons work "
                                   "but the PortfolioPage buttons are hidden.")
     assert hedged and hedged[0][0].startswith("maybe the issue is") and hedged[0][1] == 2
+
+
+# uicomponents (opencode, labelled) #192-#196, trimmed: the user says some section titles
+# are no longer centred; the agent's first reading (#194, then it reads App.tsx in the same
+# message) blames the replaceAll; after the reads it states the root as a numbered item
+# under a bold heading (#195), then edits (#196)
+CENTRED = tokens("section titles are good but keep all of them centred, now some are not "
+                 "change to src/App.tsx")
+READING = ("1. **Section titles not centered**: Looking at the App.tsx, some section titles "
+           "lost their `text-center` wrapper because I did a replaceAll. Let me check:")
+ROOT = ("Looking at the issues:\n\n1. **Section centering** — 4 h2s lost centering because "
+        "`inline-block` + `text-center` on self doesn't work without parent `text-center`. "
+        "I'll wrap them in `<div className=\"text-center\">`.")
+
+
+def test_a_root_after_the_first_reading_counts_the_reads_of_its_message() -> None:
+    said = {("s", 194): [READING], ("s", 195): [ROOT]}
+    # the reads of #194 ran after its prose: looking again, once the diagnosis was said
+    later = later_root(said, "s", 194, CENTRED, [192, 219], [194, 196], said=True)
+    assert later is not None and later.ordinal == 195
+    # read without its Markdown: no list mark, no bold heading
+    assert later.text.startswith("Section centering") and "inline-block" in later.text
+    # an episode's own end is a run: its message's steps do not count as looking again
+    assert later_root(said, "s", 194, CENTRED, [192, 219], [194]) is None
+
+
+def test_a_conditional_or_a_short_word_states_no_root() -> None:
+    cond = "In that case, the navbar needs to be inside the `relative overflow-hidden` wrapper."
+    assert root_tier(cond) is None
+    # k1 (opencode, labelled) #598
+    assert root_tier("But if we move `nav` to `/componentes`, the demo/index.php will break "
+                     "because it imports from `k1lib\\html\\bootstrap\\nav`.") is None
+    # "but" is the only word it shares with the complaint: it names nothing of it
+    other = ("The issue is that the useEffect captures `height` in its closure, but the "
+             "handleResize is defined inside the effect.")
+    assert later_root({("s", 197): [other]}, "s", 192, CENTRED | {"but"}, [192], [193]) is None
+
+
+def test_a_plan_to_look_states_no_root() -> None:
+    # k1 (opencode, labelled) #489, before the agent found the double render
+    assert root_tier("I should check whether `generate()` is corrupting the internal state "
+                     "on the first call, or if the issue is that Bootstrap's JavaScript is "
+                     "finding something that isn't actually a proper DOM element.") is None
+
+
+def test_the_root_after_the_first_reading_of_a_complaint_labels_its_cause() -> None:
+    # the same turn through the extractor: the user sends the titles back (#192), the
+    # agent's first reading (#194) blames the replaceAll and reads App.tsx, its root
+    # (#195) names the inline-block, then it edits (#196)
+    from kb.graph import extract
+    from kb.graph.extract import CallRow, ProseRow
+
+    def call(o: int, tool: str, category: str, what: str) -> CallRow:
+        return CallRow("s", o, 1, tool, category, what, None, None, "completed", None)
+
+    calls = [call(174, "edit", "file-edit", "/site/src/App.tsx"),
+             call(194, "read", "search", "/site/src/App.tsx"),
+             call(196, "edit", "file-edit", "/site/src/App.tsx")]
+    prose = [ProseRow("s", 166, 0, "prompt", "give the section titles a pill style", None),
+             ProseRow("s", 192, 0, "prompt", "section titles are good but keep all of them "
+                      "centred, now some are not and the buttons still dont show ui for "
+                      "those categoires", None),
+             ProseRow("s", 194, 0, "explains", READING, "reply"),
+             ProseRow("s", 195, 0, "explains", ROOT, "reply")]
+    ex = extract("s", ["s"], calls, prose)
+    (dead,) = [a for a in ex.approaches if a.status == "dead_end"]
+    assert dead.cause is not None and "inline-block" in dead.cause.label
+    # the user's complaint stays with it, as evidence
+    assert "keep all of them centred" in (dead.cause_text or "")
