@@ -26,6 +26,7 @@ from kb.graph.episodes import (
     episodes,
     segment_words,
 )
+from kb.graph.misread import misread_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
@@ -69,7 +70,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 28
+EXTRACTOR_VERSION = 29
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -1240,7 +1241,8 @@ class Extractor:
                                    + escalated_episodes(self.steps)
                                    + dropped_option_episodes(self.steps, self.said)
                                    + merged_stderr_episodes(self.steps),
-                                   taken_back_episodes(self.steps, self.said))
+                                   taken_back_episodes(self.steps, self.said)
+                                   + misread_episodes(self.steps, self.said))
         assert self._found is not None
         return self._found
 
