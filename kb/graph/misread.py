@@ -17,6 +17,8 @@ What it is not, and why:
   question, not a request taken up again;
 * later work of a kind the turn already did (the same command again): a fix of the
   turn's own work, which the check, attempt and refutation rules read;
+* a message that says one word of the request again (``commit it`` after ``fix the bug
+  and commit``): the next step asked for, not the request restated;
 * long messages (a pasted spec, a log): two of them share words by chance.
 
 The cause is the user's restatement, normalised.  The readings are rows of
@@ -43,6 +45,9 @@ MAX_WORDS = 60
 words by chance."""
 MIN_LETTERS = 5
 """Letters of a word that can name what was asked (``push``, ``page`` name too little)."""
+MIN_SHARED = 2
+"""Words of the request the next message must say again to restate it (``commit it`` after
+``fix it and commit`` is the next step asked for, not the request restated)."""
 REDO_WINDOW = 6
 """Messages after the restatement within which the agent takes the missed thing up."""
 
@@ -129,8 +134,8 @@ def misread_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Found]
             if len(turn) < MIN_WORK or turn[-1].failed:
                 continue  # no work done instead; or a failure the user answers
             shared = _words(ask.text) & _words(again.text)
-            if not shared:
-                continue
+            if len(shared) < MIN_SHARED:
+                continue  # one word again is the next step asked for, not a restatement
             touched = frozenset().union(*(_touched(s) for s in turn))
             missed = shared - touched
             if not missed:

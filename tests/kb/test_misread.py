@@ -58,3 +58,11 @@ def test_long_messages_share_words_by_chance() -> None:
     steps, said = _case(Example("x", ex.request, ex.turn, long_again, ex.after, False,
                                 "synthetic"))
     assert misread_episodes(steps, said) == []
+
+
+def test_one_word_again_is_the_next_step_not_a_restatement() -> None:
+    ex = EXAMPLES[0]
+    # "export it": the request's one word again, then the export; no restatement
+    steps, said = _case(Example("x", ex.request, ex.turn, (ex.again[0], "now export it"),
+                                ex.after, False, "synthetic"))
+    assert misread_episodes(steps, said) == []
