@@ -1383,6 +1383,10 @@ class Extractor:
                 # back) says which finding, or why
                 redone = min(o for o, role, _ in f.evidence if role == "ended")
                 window = range(redone - 1, redone + 1)
+            elif f.how == "misread":
+                # the user's restatement is the cause: what the agent said after it is
+                # about the work it then did, not why it misread the request
+                window = range(0)
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
@@ -1415,8 +1419,9 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            later = later_root(explanations, f.session_id, f.ended, subject,
-                               users.get(f.session_id, ()), steps.get(f.session_id, ()))
+            later = None if f.how == "misread" else later_root(
+                explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
+                steps.get(f.session_id, ()))
             if later is not None and later.tier > (tiers[0] if tiers else 0) \
                     and later.text != diagnosis:
                 # the root the agent stated once it looked again wins over what it said

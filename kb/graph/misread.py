@@ -63,8 +63,9 @@ def _touched(s: Step) -> frozenset[str]:
 
 
 def _family(s: Step) -> str:
-    """The kind of work a call is (``git commit``, ``opencode export``, ``edit``)."""
-    return s.key or s.tool
+    """The kind of work a call is: its program and sub-command (``git commit``,
+    ``opencode export``), or its tool (``edit``)."""
+    return " ".join(s.key.split()[:2]) if s.key else s.tool
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def misread_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Found]
             end = min(us[k + 2].ordinal if k + 2 < len(us) else 1 << 31,
                       again.ordinal + REDO_WINDOW + 1)
             after = mine[bisect_right(ordinals, again.ordinal):bisect_left(ordinals, end)]
-            kinds = {_family(s) for s in turn}
+            kinds = list(dict.fromkeys(_family(s) for s in turn))
             redo = next((s for s in after if _family(s) not in kinds
                          and missed & _touched(s)), None)
             if redo is None:
@@ -156,7 +157,7 @@ def misread_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Found]
                    (redo.ordinal, "ended", f"redone: {short(redo.command, 120)}")]
             out.append(Found(
                 session_id=sid,
-                name=f"«{short(ask.text, 50)}» handled as {', '.join(sorted(kinds)[:3])} "
+                name=f"«{short(ask.text, 50)}» handled as {', '.join(kinds[-3:])} "
                      "(misread request)",
                 first=ask.ordinal, ended=redo.ordinal, how="misread",
                 cause_text=f"the request was misread ({', '.join(what[:3])} left undone); "
