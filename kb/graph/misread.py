@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from kb.graph.episodes import Found, Said, Step, _dedupe
 from kb.graph.text import short, tokens
+from logparse.request import INTERRUPT_MARK, request_text
 
 MIN_WORK = 2
 """Calls the agent made between the request and the restatement (less is no turn of work
@@ -117,8 +118,11 @@ def misread_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Found]
     """Requests the agent misread (see the module's docstring)."""
     users: dict[str, list[Said]] = {}
     for u in said:
-        if u.role == "user" and u.text.strip():
-            users.setdefault(u.session_id, []).append(u)
+        if u.role != "user" or u.text.startswith(INTERRUPT_MARK):
+            continue  # (the agent's record of a stop: no words of the user's)
+        asked = request_text(u.text)  # without what was injected into it
+        if asked:
+            users.setdefault(u.session_id, []).append(u._replace(text=asked))
     by: dict[str, list[Step]] = {}
     for s in steps:
         by.setdefault(s.session_id, []).append(s)

@@ -66,3 +66,13 @@ def test_one_word_again_is_the_next_step_not_a_restatement() -> None:
     steps, said = _case(Example("x", ex.request, ex.turn, (ex.again[0], "now export it"),
                                 ex.after, False, "synthetic"))
     assert misread_episodes(steps, said) == []
+
+
+def test_the_records_of_a_stop_are_no_request() -> None:
+    ex = EXAMPLES[0]
+    mark = "[Request interrupted by user for tool use]"
+    steps, _ = _case(ex)
+    said = [Said("s", o, "user", mark, None) for o in (ex.request[0], ex.again[0])]
+    # two stops share their words; the later work happens to name one of them
+    steps.append(_run(ex.after[-1][0] + 1, "curl request", "curl -X POST request interrupted"))
+    assert misread_episodes(steps, said) == []
