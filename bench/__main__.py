@@ -1,7 +1,8 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
-``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``)."""
+``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
+``rule-support``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "scale": "bench.scale_bench", "peers": "bench.peers_bench",
            "ab": "bench.ab_bench", "diff": "bench.store_diff",
            "rules": "bench.rules_census",
-           "readers": "bench.readers_bench"}
+           "readers": "bench.readers_bench",
+           "rule-support": "bench.rule_support"}
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from logparse.iteration import instruction_spans, opening_approval
 from logparse.kinds import ProseClass
 from logparse.memo import Memo, memo, text_key
 
@@ -718,7 +719,11 @@ def refutation_phrase(text: str) -> str | None:
         tail = rest.rsplit("\n\n", 1)[1] if "\n\n" in rest else ""
         own = t[:paste.start()] + "\n" + (tail if _PROSE_LINE.match(tail) else "")
     err = _REPORTED_ERROR_RE.search(t)
-    m = _REFUTE_RE.search(own)
+    # a negative instruction ("But don't display if there is no chance") asks for
+    # something to be built; it reports nothing (logparse.iteration)
+    told = instruction_spans(own)
+    m = next((x for x in _REFUTE_RE.finditer(own)
+              if not any(a <= x.start() < b for a, b in told)), None)
     if err is None and m is None:
         return None
     if err is None and t.rstrip().endswith("?") and not (
@@ -727,6 +732,8 @@ def refutation_phrase(text: str) -> str | None:
     thanks = _THANKS_RE.search(t)
     if thanks is not None and not re.search(r"\bbut\b", t[thanks.end():], re.I):
         return None
+    if opening_approval(t) is not None:
+        return None  # "Perfecto, empecemos arreglando el bug …": accepted, then news
     hit = err if err is not None and (m is None or err.start() < m.start()) else m
     assert hit is not None
     return hit.group().strip()

@@ -30,7 +30,7 @@ def approach_node(a: Approach) -> dict[str, Any]:
                       "note": e.note} for e in sorted(a.evidence,
                                                       key=lambda e: (e.ordinal, e.role))],
         "research": a.research, "risks": a.risks, "revisit": a.revisit, "notes": a.notes,
-        "annotated": a.annotated,
+        "annotated": a.annotated, "via": getattr(a, "via", None),
     }
 
 

@@ -28,9 +28,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kb.graph.complaints import by_complaint
+from kb.graph.iteration import (
+    FUNCTION_WORDS,
+    REWRITE_KEEPS,
+    identifiers,
+    is_test_path,
+    looks_only,
+    taken_away,
+    transient_api_error,
+)
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
+from logparse.prose import refutation_phrase
 from logparse.redirects import dropped_names, is_question, undone
 from logparse.structural import (
     PERSIST,
@@ -139,6 +149,12 @@ class Found:
     """The root cause the agent stated later, once it looked again (see
     :mod:`kb.graph.rootcause`): it labels the cause; ``cause_text`` stays the first
     error, as evidence."""
+    rule: str = ""
+    """The rule that read it: the episode function that made it, without its
+    ``_episodes`` suffix (``check``, ``attempt``, ``switched``…); set by
+    :func:`episodes` (and for the rules of other modules by their caller), kept with
+    the dead end (``via``) so ``python -m bench rule-support`` can tell which rules hold
+    on sessions nobody tuned on."""
 
     def ordinals(self) -> set[int]:
         return {o for o, _, _ in self.evidence}
@@ -629,13 +645,26 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                 changed = [w for w in turn if w.check and not w.failed]
             between = range(prev.ordinal + 1, report.ordinal)
             lost = any((sid, o) in compacted for o in between)  # the context was compacted
-            if not changed and report.ordinal - prev.ordinal <= SHORT_TURN and \
-                    report.signal and not _ERRORISH.search(report.signal) and (
-                        tokens(report.text[:1500]) & tokens(prev.text[:1500])
-                        or correction_phrase(report.text) is not None):
-                # a turn that only answered (it read, searched, said): the answer is
-                # what the user contradicts, when the user speaks of what was asked
-                changed = [Step(sid, o, ANSWER, False, False, False, None) for o in between]
+            # a turn whose runs only looked (`git status`, `git log`) made nothing to find
+            # broken: like a turn that only answered, its answer is what a report can
+            # contradict (kb.graph.iteration.LOOK_ONLY)
+            looked = bool(changed) and all(looks_only(w.key) for w in changed)
+            if not changed or looked:
+                contradicts = bool(report.signal) and not _ERRORISH.search(report.signal or "") \
+                    and (looked or report.ordinal - prev.ordinal <= SHORT_TURN) \
+                    and not any((sid, o) in aborted for o in between) \
+                    and _opens_with_report(report) and (
+                        _shared(report.text, prev.text)
+                        or correction_phrase(report.text) is not None)
+                # a turn that only answered (it read, searched, said): the answer is what
+                # the user contradicts, when the user speaks of what was asked, says so
+                # first, and the turn was not cut (a "continue" after a stopped turn asks
+                # for the answer that never came)
+                if not contradicts:
+                    changed = []
+                elif not changed:
+                    changed = [Step(sid, o, ANSWER, False, False, False, None)
+                               for o in between]
             if report.signal and current is not None and current.how == "refuted" \
                     and current.ended == prev.ordinal and current.first < prev.ordinal \
                     and not lost and not any(w.change for w in turn) and (
@@ -797,9 +826,31 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
         # reports keep the word rules above: a short one naming nothing else is often news
         # of something else the user saw, measured on shared)
         return True
-    said = tokens(report.text[:1500])
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
-    return bool(said & asked)
+    if (tokens(report.text[:1500]) & asked) - _FUNCTION:
+        return True
+    # a code name the turn wrote ("prepend_child DO not exist") names that work
+    said = identifiers(report.text[:1500])
+    return bool(said) and any(said & identifiers(line) for w in changed for line in w.wrote)
+
+
+_FUNCTION = tokens(" ".join(sorted(FUNCTION_WORDS)))
+""":data:`kb.graph.iteration.FUNCTION_WORDS` as tokens (stemmed as :func:`tokens` does)."""
+
+
+def _shared(report: str, other: str) -> bool:
+    """Whether a report shares a word that names something with another text (a request,
+    the files a turn changed); "not" and "maybe" name nothing."""
+    return bool((tokens(report[:1500]) & tokens(other[:1500])) - _FUNCTION)
+
+
+def _opens_with_report(report: Said) -> bool:
+    """Whether the report's first line already says the answer is wrong ("no that was an
+    earlier export", "Wait it's a different program"): a complaint deep in a list of new
+    tasks is about other work."""
+    first = report.text.strip().split("\n", 1)[0]
+    return bool(refutation_phrase(first) or correction_phrase(first)
+                or still_broken_phrase(first) or report.error and report.error in first)
 
 
 def _asks_again(prev: Said, now: Said) -> bool:
@@ -1161,6 +1212,11 @@ def api_error_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         start = us[k - 1] if k > 0 else 0
         work = index.between(e.session_id, start - 1, e.ordinal)[-API_WORK:]
         if out and out[-1].session_id == e.session_id and out[-1].ended >= start:
+            continue
+        if start and not index.between(e.session_id, start, e.ordinal) \
+                and transient_api_error(e.text):
+            # a quota or an overload answered the request before any work began: it cut
+            # no line of work (the request stays an open question: "unanswered")
             continue
         out.append(Found(
             session_id=e.session_id, name=f"work cut by a provider error ({short(e.text, 60)})",
@@ -1565,8 +1621,6 @@ REWORK_TURNS = 2
 REWORK_WINDOW = 12
 """Messages after the user's within which the rework must begin: later edits answer what
 the turn found, not what the user said."""
-
-
 _WHOLE_WRITES = frozenset({"write", "create", "create_file", "write_file"})
 """Tools that write a whole file (Claude Code ``Write``, opencode ``write``)."""
 
@@ -1608,16 +1662,26 @@ def reworked_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             redone: list[Step] = []
             made: list[Step] = []
             for c in after:
-                if c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took:
+                whole = c.key.split(" ", 1)[0] in _WHOLE_WRITES and not c.took
+                if whole:
                     # a whole file written again: what its earlier writing had and this
                     # one has not was taken away
                     c = c._replace(took=frozenset().union(
                         *(e.wrote for e in before if e.target == c.target)) - c.wrote)
                 own = [e for e in before if e.target == c.target and e.wrote & c.took]
-                if own and len(frozenset().union(*(e.wrote for e in own)) & c.took) \
-                        >= REWORK_LINES:
-                    redone.append(c)
+                if not own:
+                    continue
+                mine_lines = frozenset().union(*(e.wrote for e in own))
+                # a line written back with more on it stayed (kb.graph.iteration)
+                lost = taken_away(mine_lines & c.took, c.wrote)
+                if whole and len(lost) < (1 - REWRITE_KEEPS) * len(
+                        frozenset().union(*(e.wrote for e in before if e.target == c.target))):
+                    continue  # the file rewritten with nearly all of it kept: revised
+                if len(lost) >= REWORK_LINES:
+                    redone.append(c._replace(took=frozenset(lost)))
                     made += [e for e in own if e not in made]
+            if redone and all(is_test_path(c.target) for c in redone):
+                continue  # only tests' expectations rewritten: they follow the code
             if not redone:
                 continue
             made.sort(key=lambda e: e.ordinal)
@@ -1930,10 +1994,14 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             own = [e for e in before if e.target == c.target and e.wrote & took]
             if not own:
                 continue
+            # a line written back with more on it stayed (kb.graph.iteration)
+            lost = taken_away(frozenset().union(*(e.wrote for e in own)) & took, c.wrote)
+            if not lost:
+                continue
             made, redone, gone = sent.setdefault(c.target, ([], [], set()))
             made += [e for e in own if e not in made]
             redone.append(c)
-            gone |= frozenset().union(*(e.wrote for e in own)) & took
+            gone |= lost
         for target, (made, redone, gone) in sent.items():
             made.sort(key=lambda e: e.ordinal)
             lines = sorted(gone, key=lambda x: (-len(x), x))[:2]
@@ -1951,6 +2019,13 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 
+def made_by(rule: str, found: list[Found]) -> list[Found]:
+    """``found`` with the rule that read them named (where no caller named one)."""
+    for f in found:
+        f.rule = f.rule or rule
+    return found
+
+
 def episodes(steps: list[Step], said: list[Said],
              unfound: Sequence[tuple[str, int, str]] = (),
              seen: Sequence[tuple[str, int, tuple[str, ...]]] = (),
@@ -1962,17 +2037,26 @@ def episodes(steps: list[Step], said: list[Said],
     episodes of rules kept in modules of their own (:mod:`kb.graph.switched`), weighed
     with these; ``weak``: ones of such modules that never hide another
     (:mod:`kb.graph.takenback`)."""
-    found = attempt_episodes(steps) + check_episodes(steps, said) + \
-        refuted_episodes(steps, said) + rejected_episodes(steps, said) + \
-        api_error_episodes(steps, said) + \
-        retracted_episodes(steps, said) + claim_episodes(steps, said) + \
-        admitted_episodes(steps, said) + superseded_episodes(steps, said) + \
-        dropped_episodes(steps, said) + sandboxed_episodes(steps) + \
-        stopped_episodes(steps, said) + \
-        unfound_episodes(steps, unfound) + damage_episodes(steps) + \
-        replaced_episodes(steps) + replaced_run_episodes(steps) + \
-        asked_episodes(said, lookups) + guess_episodes(steps, said) + \
-        seen_episodes(steps, said, seen) + workaround_episodes(probes) + \
+    found = made_by("attempt", attempt_episodes(steps)) + \
+        made_by("check", check_episodes(steps, said)) + \
+        made_by("refuted", refuted_episodes(steps, said)) + \
+        made_by("rejected", rejected_episodes(steps, said)) + \
+        made_by("api_error", api_error_episodes(steps, said)) + \
+        made_by("retracted", retracted_episodes(steps, said)) + \
+        made_by("claim", claim_episodes(steps, said)) + \
+        made_by("admitted", admitted_episodes(steps, said)) + \
+        made_by("superseded", superseded_episodes(steps, said)) + \
+        made_by("dropped", dropped_episodes(steps, said)) + \
+        made_by("sandboxed", sandboxed_episodes(steps)) + \
+        made_by("stopped", stopped_episodes(steps, said)) + \
+        made_by("unfound", unfound_episodes(steps, unfound)) + \
+        made_by("damage", damage_episodes(steps)) + \
+        made_by("replaced", replaced_episodes(steps)) + \
+        made_by("replaced_run", replaced_run_episodes(steps)) + \
+        made_by("asked", asked_episodes(said, lookups)) + \
+        made_by("guess", guess_episodes(steps, said)) + \
+        made_by("seen", seen_episodes(steps, said, seen)) + \
+        made_by("workaround", workaround_episodes(probes)) + \
         list(more)
     found.sort(key=lambda f: (f.session_id, f.first))
     # a run given up in the sandbox and asked for outside it (kb.graph.switched) tells the
@@ -1987,12 +2071,22 @@ def episodes(steps: list[Step], said: list[Said],
                 and (f.how not in _SPECIFIC or k.how in _SPECIFIC)]
         if any(len(mine & k.ordinals()) * 2 > len(mine) for k in near):
             continue
+        same = next((k for k in kept[-32:] if k.session_id == f.session_id and f.signature
+                     and k.signature == f.signature and mine & k.ordinals()), None)
+        if same is not None:
+            # the same error on the same runs, read by two rules (a check given up, the
+            # run switched for another): one dead end, told once with all its evidence
+            same.evidence = _dedupe(same.evidence + f.evidence)
+            same.ended = max(same.ended, f.ended)
+            continue
         kept.append(f)
     # work the user sent back or turned away from is the weakest reading: it never hides
     # another episode, and is dropped where another one already tells what happened
-    for f in reworked_episodes(steps, said) + redirected_episodes(steps, said) + \
-            user_dropped_episodes(steps, said) + undone_episodes(steps, said) + \
-            reviewed_episodes(steps, said) + list(weak):
+    for f in made_by("reworked", reworked_episodes(steps, said)) + \
+            made_by("redirected", redirected_episodes(steps, said)) + \
+            made_by("user_dropped", user_dropped_episodes(steps, said)) + \
+            made_by("undone", undone_episodes(steps, said)) + \
+            made_by("reviewed", reviewed_episodes(steps, said)) + list(weak):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

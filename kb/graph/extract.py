@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.disproved import HEAD as DISPROVED_HEAD
+from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
     Found,
     Probe,
@@ -24,6 +26,7 @@ from kb.graph.episodes import (
     Step,
     check_key,
     episodes,
+    made_by,
     segment_words,
 )
 from kb.graph.misread import misread_episodes
@@ -70,7 +73,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 29
+EXTRACTOR_VERSION = 32
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -110,7 +113,19 @@ an open question on an MCP call names its tool.
 "openpyxl: NOT available", ``zsh:1: command not found`` behind ``| head``) is a failed
 run; a module or program that was missing and then left out of the run that worked on
 the same object was given up (an install in between fixes nothing); one user report
-with several complaints about changes of their own gives a dead end per complaint."""
+with several complaints about changes of their own gives a dead end per complaint.
+
+29 (xhyp): an explanation the agent gave that a later statement turned round, or that the
+user's evidence made it replace by another cause (:mod:`kb.graph.disproved`).
+
+30 (xprec): iteration is no correction: a line written back with more added, tests that
+follow the code, a rewrite that keeps most of the file, a turn that only looked, an
+approval opening the next request and a quota hit before any work send nothing back
+(:mod:`kb.graph.iteration`); two rules with the same error on the same runs give one
+dead end.
+
+31 (xsupport): every dead end names the rule that ended it (``via``), for
+``python -m bench rule-support``."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -388,6 +403,11 @@ class Approach:
     notes: list[str] = field(default_factory=list)
     annotated: bool = False
     last_position: int = -1
+    via: str | None = None
+    """The rule that ended it: ``<episode rule>:<how>`` (``check:failed-check``), or
+    ``todo:cancelled``, ``todo:dead-note``, ``todo:blocked-note``, ``todo:plan-dropped``,
+    ``prose:dead-end``, ``annotation``.  Stored with the node (``data.via``) and shown by
+    ``deadends --json``, for ``python -m bench rule-support``."""
 
     def add_evidence(self, ev: Evidence) -> None:
         if all(e.key() != ev.key() for e in self.evidence):
@@ -636,6 +656,11 @@ class Extractor:
                     self._hypotheses(row)
                 elif row.classification == "admit":
                     self._admit(row)
+                elif row.classification == "explains":
+                    # a reply that explains why, for the explanation a later probe or
+                    # the user's evidence disproves (kb.graph.disproved)
+                    self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                          row.text[:DISPROVED_HEAD], "explains"))
                 elif row.classification in ("redirect", "answered"):
                     # a reply that takes a user's change of course in, and the reply a
                     # user message that drops something answers (logparse.redirects)
@@ -693,7 +718,9 @@ class Extractor:
             dead = bool(note) and bool(dead_end_phrase(note) or _DEAD_MARK.search(note))
             blocked = bool(note) and bool(_BLOCKED.search(note))
             if status == "cancelled" or dead or blocked:
-                self._end(a, row.session_id, row.ordinal, note or content, source="todo")
+                self._end(a, row.session_id, row.ordinal, note or content, source="todo",
+                          via="todo:cancelled" if status == "cancelled" else
+                          "todo:dead-note" if dead else "todo:blocked-note")
                 a.blocked_hint = a.blocked_hint or blocked
             elif (status == "completed" or _DONE_MARK.search(note)) and a.ended is not None \
                     and a.end_notes and max(p for p, _ in a.end_notes) < 3:
@@ -729,7 +756,8 @@ class Extractor:
                 if a.id in before[1] and a.id not in seen_now and a.ended is None \
                         and a.todo_status in ("pending", "in_progress"):
                     self._end(a, row.session_id, row.ordinal,
-                              f"dropped from the plan: {short(a.name, 160)}", source="todo")
+                              f"dropped from the plan: {short(a.name, 160)}", source="todo",
+                              via="todo:plan-dropped")
         plans[row.session_id] = (row.ordinal, {
             a.id for a in self.approaches if a.id in seen_now
             and a.todo_status in ("pending", "in_progress") and a.ended is None})
@@ -752,16 +780,18 @@ class Extractor:
             b.add_evidence(e)
         a.evidence = [e for e in a.evidence if e not in moved]
         b.ended, b.end_text, b.end_notes = a.ended, a.end_text, list(a.end_notes)
+        b.via, a.via = getattr(a, "via", None), None
         b.active = False
         a.ended, a.end_text, a.end_notes = None, None, []
 
     def _end(self, a: Approach, session_id: str, ordinal: int, text: str,
-             source: str) -> None:
+             source: str, via: str) -> None:
         priority = {"todo": 3, "prose": 2}.get(source, 1)
         if a.ended is not None:
             if abs(a.ended - ordinal) <= 3:  # the same ending, told again (todo + prose)
                 a.end_notes.append((priority, text))
             return
+        a.via = via
         a.ended = ordinal
         a.end_text = text
         a.end_notes.append((priority, text))
@@ -799,7 +829,8 @@ class Extractor:
             if not targets and not named:
                 targets = self._latest_failure(row.ordinal)
             for a in targets:
-                self._end(a, row.session_id, row.ordinal, sentence, source="prose")
+                self._end(a, row.session_id, row.ordinal, sentence, source="prose",
+                          via="prose:dead-end")
             # a later verdict on approaches that already ended explains why they did
             late = [a for a in named if a.ended is not None
                     and 0 < row.ordinal - a.ended <= self.LATE_EXPLANATION]
@@ -1237,12 +1268,16 @@ class Extractor:
         if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
                                    self.lookups, getattr(self, "probes", []),
-                                   switched_episodes(self.steps)
-                                   + escalated_episodes(self.steps)
-                                   + dropped_option_episodes(self.steps, self.said)
-                                   + merged_stderr_episodes(self.steps),
-                                   taken_back_episodes(self.steps, self.said)
-                                   + misread_episodes(self.steps, self.said))
+                                   made_by("switched", switched_episodes(self.steps))
+                                   + made_by("escalated", escalated_episodes(self.steps))
+                                   + made_by("dropped_option",
+                                         dropped_option_episodes(self.steps, self.said))
+                                   + made_by("merged_stderr", merged_stderr_episodes(self.steps)),
+                                   made_by("taken_back",
+                                       taken_back_episodes(self.steps, self.said))
+                                   + made_by("disproved",
+                                         disproved_episodes(self.steps, self.said))
+                                   + made_by("misread", misread_episodes(self.steps, self.said)))
         assert self._found is not None
         return self._found
 
@@ -1390,6 +1425,10 @@ class Extractor:
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "disproved":
+                # what disproved it is its cause: the statement that turned it round, the
+                # new cause after the user's evidence (kb.graph.disproved)
+                window = range(0)
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
@@ -1419,7 +1458,7 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            later = None if f.how == "misread" else later_root(
+            later = None if f.how in ("disproved", "misread") else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))
             if later is not None and later.tier > (tiers[0] if tiers else 0) \
@@ -1460,6 +1499,7 @@ class Extractor:
                           for o, role, note in f.evidence]
         a.ended = f.ended
         a.active = False
+        a.via = f"{f.rule or 'episode'}:{f.how}"
         # never a narration heading ("I see the issue!"): what it announces, else the
         # agent's diagnosis, else the error
         said = unnarrated(f.cause_text) if f.cause_text else ""
@@ -1551,6 +1591,7 @@ class Extractor:
             a.annotated = True
             a.sources.add("annotation")
             if ann.kind == "dead_end":
+                a.via = "annotation"
                 a.ended = ann.ordinal
                 a.end_text = ann.value or "marked a dead end"
                 found = cause_of(a.end_text)  # the root groups it; the words stay the user's

@@ -19,6 +19,8 @@ import orjson
 import pyarrow as pa
 
 from kb.graph.build import build_graph
+from kb.graph.disproved import CLAIMS_SQL
+from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.extract import (
     ASK_TOOLS,
     CANNOT,
@@ -344,6 +346,14 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             FROM p
             WHERE kind = 'decision' AND source IN ('text', 'reasoning') AND regexp_matches(
                 left(ltrim(text, {_BLANK}), {REDIRECT_HEAD}), $${_REDIRECT_SQL}$$)
+            UNION ALL
+            -- a reply that explains why something happens, for the explanation a later
+            -- probe or the user's evidence disproves (kb.graph.disproved)
+            SELECT session_id, ordinal, seq, 'explains', left(text, {DISPROVED_HEAD}),
+                   prose_role, 5
+            FROM p
+            WHERE kind = 'decision' AND source IN ('text', 'reasoning') AND regexp_matches(
+                left(text, {DISPROVED_HEAD}), $${CLAIMS_SQL}$$)
             UNION ALL
             -- the reply a user message answers when that message drops something ("vamos
             -- ignorar …"): what the reply named is what may have been dropped
@@ -1018,6 +1028,7 @@ def dead_ends(store: KbStore, scopes_: list[str]) -> list[dict[str, Any]]:
             "ended_at": a.get("ended"), "proposed_at": a["ordinal"],
             "aliases": a.get("aliases", []), "session_id": a["session_id"],
             "id": a["node_id"], "revisit": a.get("revisit"), "risks": a.get("risks", []),
+            "via": a.get("via"),
         })
     return out
 
