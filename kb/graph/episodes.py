@@ -133,7 +133,8 @@ class Found:
     (a probe that only worked with an environment override), ``redirected`` (a reply
     turned to what the user now wants), ``user-dropped`` (the user set aside a name the
     turn used), ``undone`` (the agent undid its work right after the user spoke),
-    ``reviewed`` (a review sub-agent sent the agent's own lines back)."""
+    ``reviewed`` (a review sub-agent sent the agent's own lines back), ``misread`` (the
+    user asked again for what the turn's work left untouched, :mod:`kb.graph.misread`)."""
     cause_text: str
     signature: str | None = None
     why: str | None = None

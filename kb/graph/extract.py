@@ -30,6 +30,7 @@ from kb.graph.episodes import (
     made_by,
     segment_words,
 )
+from kb.graph.misread import misread_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
@@ -73,7 +74,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 32
+EXTRACTOR_VERSION = 33
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -131,7 +132,10 @@ dead end.
 looking) revises a diagnosis it gave after the end; the later statement is read without
 its Markdown, must name a word of four letters or more of the subject and is no
 conditional; a complaint piece is read against its own complaint; a compaction is the
-cause only when the replies after it changed nothing (they lost the task)."""
+cause only when the replies after it changed nothing (they lost the task).
+
+33 (xmisread): a request the user restates, naming what the turn never touched, and the
+agent then does with other work is a misread request (:mod:`kb.graph.misread`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1282,7 +1286,8 @@ class Extractor:
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
-                                         disproved_episodes(self.steps, self.said)))
+                                         disproved_episodes(self.steps, self.said))
+                                   + made_by("misread", misread_episodes(self.steps, self.said)))
         assert self._found is not None
         return self._found
 
@@ -1427,6 +1432,10 @@ class Extractor:
                 # back) says which finding, or why
                 redone = min(o for o, role, _ in f.evidence if role == "ended")
                 window = range(redone - 1, redone + 1)
+            elif f.how == "misread":
+                # the user's restatement is the cause: what the agent said after it is
+                # about the work it then did, not why it misread the request
+                window = range(0)
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
@@ -1465,7 +1474,7 @@ class Extractor:
                 else:
                     diagnosis = opening or diagnosis
             # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how == "disproved" or f.cause_text.startswith(LOST_TASK)
+            settled = f.how in ("disproved", "misread") or f.cause_text.startswith(LOST_TASK)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))
