@@ -22,6 +22,7 @@ from kb.cli.tools import (
     handle_errors,
     json_option,
     limit_option,
+    no_color,
     note,
     open_store,
     out,
@@ -436,7 +437,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     from kb.safe_text import visible
 
     cols = width()
-    bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    bold = sys.stdout.isatty() and not no_color()
     groups: dict[str, list[dict[str, Any]]] = {}
     for h in found.hits:
         groups.setdefault(h["session_id"], []).append(h)

@@ -71,18 +71,27 @@ def width() -> int:
     return _columns() or PIPED_WIDTH
 
 
+def no_color() -> bool:
+    """``NO_COLOR`` is set and not empty (no-color.org): print no styling at all, neither
+    colour nor bold, dim, italic or underline (rich alone drops only the colours)."""
+    return os.environ.get("NO_COLOR", "") != ""
+
+
 def _make_console(stderr: bool) -> Console:
     """A console that never interprets text, never emits a control character of the text it
     prints (:mod:`kb.safe_text`: the last guard, after the renderers made their text
-    visible) and ends quietly on a closed pipe."""
+    visible), styles nothing under ``NO_COLOR`` and ends quietly on a closed pipe."""
     from rich.console import Console
+    from rich.segment import Segment
 
     from kb.safe_text import visible_segments
 
     class _Console(Console):
         def render(self, renderable: Any, options: Any = None) -> Any:
-            """Every segment of text printed, made visible (``\\x1b]52;…``)."""
-            return visible_segments(super().render(renderable, options))
+            """Every segment of text printed, made visible (``\\x1b]52;…``); unstyled
+            under ``NO_COLOR`` (control segments, a progress bar's cursor moves, stay)."""
+            segments = visible_segments(super().render(renderable, options))
+            return Segment.strip_styles(segments) if no_color() else segments
 
         def on_broken_pipe(self) -> None:
             """Called when the reader of stdout went away: stop quietly with exit 0."""
