@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from .cli_kb import invoke
 
@@ -52,12 +53,35 @@ def on_tty(args: list[str], env: dict[str, str]) -> bytes:
     return b"".join(chunks)
 
 
+CJK_TITLE = ("帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。"
+             "我希望做到这一点：在kcolorscheme中生成暗色和亮色两种模式")
+"""A title as the pool's opencode session has it: wide characters, two columns each."""
+
+
+def cjk_session(dst: Path) -> Path:
+    """An opencode session in Chinese (title, prose and output), as the pool holds one."""
+    import random
+
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(7), directory="/home/hjk", project_id="ef" * 20)
+    s = SessionBuilder(ctx, title=CJK_TITLE, start_ms=1_790_000_000_000)
+    s.user(CJK_TITLE)
+    s.step("先看看配置。" * 3, [bash("cat ~/.config/matugen/config.toml",
+                                   "## 主配置、脚本和运行链路 " * 8 + "\n")])
+    s.step("完成。")
+    return write_jsonl(s.tree(), dst)
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A pi session and a Codex one (trimmed from the pool), ingested with their graphs."""
-    kb = tmp_path_factory.mktemp("ux2") / "kb.duckdb"
+    """A pi session and a Codex one (trimmed from the pool) and one in Chinese, ingested
+    with their graphs."""
+    d = tmp_path_factory.mktemp("ux2")
+    kb = d / "kb.duckdb"
     r = invoke("ingest", "--db", str(kb), "--wait", str(TRIM / "pi.jsonl"),
-               str(TRIM / "codex_code_mode.jsonl"))
+               str(TRIM / "codex_code_mode.jsonl"), str(cjk_session(d / "cjk.jsonl")))
     assert r.exit_code == 0, r.stderr
     return kb
 
@@ -83,3 +107,17 @@ def test_no_color_means_no_styling_at_all(db: Path, args: list[str]) -> None:
     plain = on_tty([*args, "--db", str(db)], {"NO_COLOR": "1"})
     assert not SGR.search(plain), plain[:400]
     assert SGR.sub(b"", styled).replace(b"\r", b"") == plain.replace(b"\r", b"")
+
+
+# ------------------------------------------------------------------ width
+@pytest.mark.parametrize("query", ["matugen", "主配置"])
+def test_search_fits_80_with_wide_characters(db: Path, query: str) -> None:
+    """search cut its session line and snippets by characters, not columns: a Chinese
+    title ran to 116 columns and a snippet to 123 at COLUMNS=80."""
+    r = invoke("search", query, "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in lines), [ln for ln in lines if cell_len(ln) > 80]
+    head = next(ln for ln in lines if "matugen脚本" in ln)
+    assert head.endswith("…") and cell_len(head) >= 78, head  # cut, and only as needed
+    assert any(query in ln for ln in lines[1:]), lines
