@@ -121,3 +121,21 @@ def test_search_fits_80_with_wide_characters(db: Path, query: str) -> None:
     head = next(ln for ln in lines if "matugen脚本" in ln)
     assert head.endswith("…") and cell_len(head) >= 78, head  # cut, and only as needed
     assert any(query in ln for ln in lines[1:]), lines
+
+
+# ------------------------------------------------------------------ exit codes
+@pytest.mark.parametrize("regex, why", [
+    ("(", "missing )"),
+    ("(?=exit)exited", "RE2"),  # Python reads look-ahead, DuckDB's RE2 does not
+    (r"(e)\1", "RE2"),  # nor back-references
+])
+def test_a_regex_that_cannot_be_read_is_a_usage_error(db: Path, regex: str, why: str) -> None:
+    """Like grep, an unreadable pattern is exit 2 with one error line: `(` was exit 1 (the
+    code of "no match"), and an RE2-only refusal (look-ahead) was a DuckDB traceback."""
+    r = invoke("search", "--regex", regex, "--db", str(db))
+    assert r.exit_code == 2, r.stderr
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"logkb: error: bad regular expression {regex!r}"), r.stderr
+    assert why in r.stderr and "Traceback" not in r.stderr
+    ok = invoke("search", "--regex", "exited with code [0-9]", "--db", str(db))
+    assert ok.exit_code == 0, ok.stderr

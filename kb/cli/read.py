@@ -414,8 +414,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
 
     try:
         found = run(text, limit)
-    except QueryError as e:
-        fail(f"bad query: {e}", ExitCode.USAGE)
+    except QueryError as e:  # like grep: a pattern it cannot read is exit 2
+        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         from kb.safe_text import visible
 
