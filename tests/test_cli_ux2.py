@@ -70,6 +70,8 @@ def cjk_session(dst: Path) -> Path:
     s.user(CJK_TITLE)
     s.step("先看看配置。" * 3, [bash("cat ~/.config/matugen/config.toml",
                                    "## 主配置、脚本和运行链路 " * 8 + "\n")])
+    for i in range(6):  # more messages than the trimmed pi session has
+        s.step(f"第{i}步。", [bash(f"ls /tmp/{i}", f"{i}\n")])
     s.step("完成。")
     return write_jsonl(s.tree(), dst)
 
@@ -139,3 +141,29 @@ def test_a_regex_that_cannot_be_read_is_a_usage_error(db: Path, regex: str, why:
     assert why in r.stderr and "Traceback" not in r.stderr
     ok = invoke("search", "--regex", "exited with code [0-9]", "--db", str(db))
     assert ok.exit_code == 0, ok.stderr
+
+
+# ------------------------------------------------------------------ hints
+@pytest.mark.parametrize("args", [["show", "8"], ["why", "8"]])
+def test_a_missing_ordinal_of_a_named_session_points_nowhere_else(db: Path,
+                                                                  args: list[str]) -> None:
+    """`show 8 --session <the pi session>` answered "(found in <another session>; use
+    --session …)": message 8 of another session is another message.  The pointer stays
+    for a session logkb chose (the latest ingested), on its own `hint:` line, and every
+    line fits 80 columns (it ran to 125)."""
+    named = invoke(*args, "--session", "019ea801", "--db", str(db), env={"COLUMNS": "80"})
+    assert named.exit_code == 6, named.stderr
+    assert "found in" not in named.stderr and "hint:" not in named.stderr, named.stderr
+    assert named.stderr.startswith("logkb: error: ")
+    if args[0] == "show":
+        assert "session 019ea80 has no message 8 (its messages are 1–5)" in named.stderr
+    chosen = invoke("use", "019ea801", "--db", str(db))
+    assert chosen.exit_code == 0, chosen.stderr
+    try:
+        other = invoke(*args, "--db", str(db), env={"COLUMNS": "80"})
+    finally:
+        invoke("use", "--clear", "--db", str(db))
+    assert other.exit_code == 6, other.stderr
+    if args[0] == "show":  # the Chinese session has a message 8
+        assert "\nhint: found in " in other.stderr, other.stderr
+    assert all(cell_len(ln) <= 80 for ln in other.stderr.splitlines()), other.stderr

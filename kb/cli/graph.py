@@ -19,6 +19,7 @@ from kb.cli.tools import (
     emit_json,
     emit_lines,
     err,
+    fail,
     handle_errors,
     json_option,
     limit_option,
@@ -280,10 +281,13 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         except KbNotFound as e:
             miss = e
     if miss is not None:
-        hint = None if all_scopes else _elsewhere(
+        ordinal = ref.isdigit()
+        # an ordinal names a message of this session: another session's message N is a
+        # different message, worth naming only when the session was not chosen
+        hint = None if all_scopes or (ordinal and session_id is not None) else _elsewhere(
             db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
-        if ref.isdigit() or ref.startswith("approach:"):
-            raise KbNotFound(f"{miss}" + (f" ({hint})" if hint else "")) from None
+        if ordinal or ref.startswith("approach:"):
+            fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
         # a name nothing is known about: say so, like grep (never a near miss)
         # like search's miss: not an error, nothing found (exit 1 as grep)
         note(f"logkb: nothing known about {ref!r} ({miss})")

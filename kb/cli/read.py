@@ -347,9 +347,16 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         sid = resolve(store, session_id)
         try:
             msg = store.message(sid, ordinal)
-        except KbNotFound as e:
-            hint = elsewhere_hint(store, sid, lambda other: store.max_ordinal(other) >= ordinal)
-            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+        except KbNotFound:
+            # ordinals are per session: another session's message N is a different message,
+            # worth naming only when the session was not chosen (the latest, `logkb use`)
+            hint = None if session_id is not None else elsewhere_hint(
+                store, sid, lambda other: store.max_ordinal(other) >= ordinal)
+            last = store.max_ordinal(sid)
+            name = store.short_ids().get(sid, sid)
+            fail(f"session {name} has no message {ordinal} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND, hint=hint)
     if as_json:
         evs = msg.pop("events")
         emit_json({"session_id": sid, **msg,
