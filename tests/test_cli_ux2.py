@@ -167,3 +167,21 @@ def test_a_missing_ordinal_of_a_named_session_points_nowhere_else(db: Path,
     if args[0] == "show":  # the Chinese session has a message 8
         assert "\nhint: found in " in other.stderr, other.stderr
     assert all(cell_len(ln) <= 80 for ln in other.stderr.splitlines()), other.stderr
+
+
+# ------------------------------------------------------------------ replay
+def test_replay_plan_head_keeps_its_counts_at_80(db: Path) -> None:
+    """The plan's first line put the whole session id first: at 80 columns its point, how
+    many commands run and how many are skipped, was the part cut ("· 4…").  With none to
+    run, the closing note no longer says "`logkb replay run` runs them"."""
+    r = invoke("replay", "plan", "--from", "1", "--session", "019ea80", "--db", str(db),
+               env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in lines), lines[:3]
+    assert lines[0].startswith("replay plan · session 019ea801-"), lines[0]
+    assert lines[1] == "4 commands: 0 to run, 4 skipped", lines[:2]  # none exists here
+    assert "no step would run" in r.stderr and "runs them" not in r.stderr, r.stderr
+    wide = invoke("replay", "plan", "--from", "1", "--session", "019ea80", "--db", str(db),
+                  env={"COLUMNS": "200"})
+    assert wide.stdout.splitlines()[0].endswith("· 4 commands: 0 to run, 4 skipped")
