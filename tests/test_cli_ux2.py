@@ -185,3 +185,25 @@ def test_replay_plan_head_keeps_its_counts_at_80(db: Path) -> None:
     wide = invoke("replay", "plan", "--from", "1", "--session", "019ea80", "--db", str(db),
                   env={"COLUMNS": "200"})
     assert wide.stdout.splitlines()[0].endswith("· 4 commands: 0 to run, 4 skipped")
+
+
+# ------------------------------------------------------------------ secrets
+def test_secrets_at_80_keeps_field_and_count_beside_a_private_key(tmp_path: Path) -> None:
+    """A private key's preview ("-----BEGIN OPENSSH PRIVATE KEY-----…(329)") made the
+    preview column 40 wide: at 80 columns the field, rule and count columns went, and
+    rows differing only by field (the prose, the command, the call's input) printed as
+    identical lines."""
+    from tests.hostile.secret_corpus import write_codex
+
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(write_codex(tmp_path / "c.jsonl"))).exit_code == 0
+    r = invoke("secrets", "--db", db, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["session", "ordinal", "field", "kind", "preview", "rule",
+                                "n"], lines[0]
+    assert all(cell_len(ln) <= 80 for ln in lines), [ln for ln in lines if cell_len(ln) > 80]
+    assert len(set(lines)) == len(lines), "rows that look the same"
+    keys = [ln for ln in lines if "private-key" in ln]
+    assert keys and all(ln.split()[-1].isdigit() for ln in keys), keys
+    assert {ln.split()[2] for ln in keys} >= {"prose.text", "calls.command"}, keys
