@@ -207,3 +207,12 @@ def test_secrets_at_80_keeps_field_and_count_beside_a_private_key(tmp_path: Path
     keys = [ln for ln in lines if "private-key" in ln]
     assert keys and all(ln.split()[-1].isdigit() for ln in keys), keys
     assert {ln.split()[2] for ln in keys} >= {"prose.text", "calls.command"}, keys
+
+
+def test_query_csv_lines_end_in_newline_only(db: Path) -> None:
+    """--csv wrote RFC 4180's \\r\\n: `logkb query --csv … | cut -d, -f2` left a \\r on
+    every last field (and `while read` loops carried it).  A field holding a line break
+    is still quoted whole."""
+    r = invoke("query", "--csv", "--db", str(db), "SELECT 'a,b' AS x, 2 AS y, 'one\ntwo' AS z")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == 'x,y,z\n"a,b",2,"one\ntwo"\n', repr(r.stdout)

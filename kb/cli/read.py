@@ -661,7 +661,7 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
     if as_json:
         emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
-        w = csv.writer(sys.stdout)
+        w = csv.writer(sys.stdout, lineterminator="\n")  # a Unix tool: no \r for cut, awk
         if sys.stdout.isatty():  # a terminal reads it: shown, not obeyed; a file gets it exact
             from kb.safe_text import visible_value
 
