@@ -216,3 +216,36 @@ def test_query_csv_lines_end_in_newline_only(db: Path) -> None:
     r = invoke("query", "--csv", "--db", str(db), "SELECT 'a,b' AS x, 2 AS y, 'one\ntwo' AS z")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == 'x,y,z\n"a,b",2,"one\ntwo"\n', repr(r.stdout)
+
+
+# ------------------------------------------------------------------ help text
+def _help(*command: str) -> str:
+    r = invoke(*command, "--help", env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    return " ".join(r.stdout.split())
+
+
+def test_help_names_every_agent_logkb_reads() -> None:
+    """`logkb --help` said "opencode in every form, Claude Code, Codex" and `watch --help`
+    that it follows opencode's, Claude Code's and Codex's folders, while both read
+    Gemini CLI and pi too (and ingest reads Antigravity exports)."""
+    from logparse.registry import agent_dirs
+
+    top, watch = _help(), _help("watch")
+    for agent, _ in agent_dirs():
+        assert agent in top, agent
+    assert "Antigravity" in top
+    for folder in ("~/.claude/projects", "~/.codex/sessions", "~/.gemini/tmp",
+                   "~/.pi/agent/sessions"):
+        assert folder in watch, folder
+
+
+def test_resume_says_its_session_is_optional_and_how_to_name_one(db: Path) -> None:
+    """`resume --help` showed `resume [OPTIONS] SESSION` though SESSION defaults to the
+    current one, and the note naming the chosen session said "choose another with
+    --session", an option resume does not have."""
+    assert "resume [OPTIONS] [SESSION]" in _help("resume")
+    r = invoke("resume", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    assert "choose another with `logkb resume SESSION` or `logkb use`" in r.stderr, r.stderr
+    assert "--session" not in r.stderr

@@ -214,7 +214,7 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
 # ---------------------------------------------------------------------- resume
 @click.command()
-@click.argument("ref", metavar="SESSION", required=False)
+@click.argument("ref", metavar="[SESSION]", required=False)
 @click.option("--exec", "run", is_flag=True,
               help="Run the command (in the session's directory when it still exists) "
                    "instead of printing it.")
@@ -231,7 +231,7 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
     from kb.sessionref import resume_argv, resume_command
 
     with open_store(db) as store:
-        sid = resolve(store, ref)
+        sid = resolve(store, ref, choose="`logkb resume SESSION`")
         row = store.session(sid)
         # Claude Code and Codex resume the conversation a subagent ran inside
         hops = 0

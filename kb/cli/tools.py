@@ -296,9 +296,10 @@ def open_store(db: Path | None, read_only: bool = True) -> KbStore:
                    reveal_secrets=show_secrets_requested())
 
 
-def resolve(store: KbStore, session_id: str | None) -> str:
+def resolve(store: KbStore, session_id: str | None, choose: str = "--session") -> str:
     """The session a command is about; on stderr, which one when it was not asked for
-    and several top-level sessions exist (the current one, or the latest ingested)."""
+    and several top-level sessions exist (the current one, or the latest ingested), and
+    how to ``choose`` another (the option, or the argument of a command taking one)."""
     sid, how = store.resolve_session_verbose(session_id)
     if how != "explicit":
         others = store.top_level_count()
@@ -316,7 +317,7 @@ def resolve(store: KbStore, session_id: str | None) -> str:
                                (f" {_short(title, max(12, room))}" if title else ""),
                                (tail, "dim")))
             if how != "current":
-                note(Text("  (choose another with --session or `logkb use`)", style="dim"))
+                note(Text(f"  (choose another with {choose} or `logkb use`)", style="dim"))
     return sid
 
 
