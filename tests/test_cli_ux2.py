@@ -249,3 +249,18 @@ def test_resume_says_its_session_is_optional_and_how_to_name_one(db: Path) -> No
     assert r.exit_code == 0, r.stderr
     assert "choose another with `logkb resume SESSION` or `logkb use`" in r.stderr, r.stderr
     assert "--session" not in r.stderr
+
+
+@pytest.mark.parametrize("command", ["export", "report"])
+def test_export_and_report_summaries_fit_80(db: Path, tmp_path: Path, command: str) -> None:
+    """The closing line of `export` (every table's row count) ran to 181 columns and
+    report's ("… open PATH") past 80: diagnostics wrap at the width like the others."""
+    deep = tmp_path / ("a-rather-long-directory-name-" * 2) / "out"
+    args = (["export", "--parquet", str(deep), "--all"] if command == "export"
+            else ["report", "-o", str(deep), "--all"])
+    r = invoke(*args, "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.strip(), "the summary is said"
+    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+    flat = " ".join(r.stderr.split())
+    assert ("exported 3 sessions to" if command == "export" else "wrote ") in flat, flat
