@@ -27,8 +27,9 @@ def pi_db(tmp_path: Path) -> Path:
 
 
 async def test_filter_bar_prompts_are_whole_at_80(pi_db: Path) -> None:
-    """The filter bar (`/`) gave each select 13 columns at 80: "category" wrapped to
-    "categ" / "ory" through the select's bottom border."""
+    """In the filter bar (`/`) at 80 columns "category" wrapped to "categ" / "ory"
+    through the select's bottom border; the prompts are whole and the search box keeps
+    its 20 columns."""
     app = make_app(pi_db, session_id=PI)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -42,3 +43,4 @@ async def test_filter_bar_prompts_are_whole_at_80(pi_db: Path) -> None:
         # the bottom border is only border: no word spilled onto it
         assert not any(ch.isalpha() for ch in lines[row + 1]), lines[row + 1]
         assert all(cell_len(ln) <= 80 for ln in lines)
+        assert app.screen.query_one("#search").size.width >= 20  # and the search has room
