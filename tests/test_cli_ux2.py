@@ -264,3 +264,16 @@ def test_export_and_report_summaries_fit_80(db: Path, tmp_path: Path, command: s
     assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
     flat = " ".join(r.stderr.split())
     assert ("exported 3 sessions to" if command == "export" else "wrote ") in flat, flat
+
+
+def test_ingest_line_of_a_one_message_session_is_singular(tmp_path: Path) -> None:
+    """A truncated export read as one message printed "1 messages, 1 events" (the closing
+    summary said "1 message, 1 event")."""
+    src = ROOT.parent / "shared" / "realworld" / "labelled" / \
+        "pfm-categorization__opencode-session.json"
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(src.read_bytes()[:5000])
+    r = invoke("ingest", "--db", str(tmp_path / "kb.duckdb"), str(cut))
+    assert r.exit_code == 4, r.stderr  # read, with a problem: the rest is cut off
+    assert "1 message, 1 event, 1 new" in r.stdout, r.stdout
+    assert "cut.json [byte " in r.stderr  # the problem names the file and where

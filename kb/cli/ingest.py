@@ -149,7 +149,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
             new = (f"older copy: {s.new_messages} new, {s.kept} kept" if s.kept
                    else f"{s.new_messages} new")
-            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  {s.messages} messages, {s.events} events, "
+            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  "
+                           f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
                            f"{new}  [{s.form}] "
                            f"{' '.join((s.title or '').split())}{kid}", w),
                       no_wrap=True, crop=True)
