@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
+from textual.binding import Binding
 
 from tests.cli_kb import invoke
 from tui.app import make_app
@@ -44,3 +45,38 @@ async def test_filter_bar_prompts_are_whole_at_80(pi_db: Path) -> None:
         assert not any(ch.isalpha() for ch in lines[row + 1]), lines[row + 1]
         assert all(cell_len(ln) <= 80 for ln in lines)
         assert app.screen.query_one("#search").size.width >= 20  # and the search has room
+
+
+async def test_footers_keep_help_back_and_quit_at_80(pi_db: Path) -> None:
+    """At 80 columns the timeline's footer ended "d Next decision  g Graph" and the replay
+    screen's "^r Refres": help, back and quit were the keys cut off.  The keys taken out
+    of the footer still work and are all in the help."""
+    from tui.screens import HelpScreen, ReplayScreen
+
+    app = make_app(pi_db, session_id=PI)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        footer = screen_text(pilot).splitlines()[-1]
+        for key in ("? Help", "/ Search", "n Next fail", "g Graph", "r Replay", "esc Back",
+                    "q Quit"):
+            assert key in footer, footer
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)  # the help lists every binding's words
+        listed = {b.description for b in TimelineScreen.BINDINGS if isinstance(b, Binding)}
+        assert {"Jump", "Filters", "Next decision", "Dead end", "Refresh"} <= listed
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("colon")  # out of the footer, still bound
+        await settle(pilot)
+        assert app.screen.has_class("-jumping")
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplayScreen)
+        footer = screen_text(pilot).splitlines()[-1]
+        for key in ("p Plan", "esc Back", "? Help", "q Quit"):
+            assert key in footer, footer

@@ -73,6 +73,8 @@ class ReplayScreen(Screen[None]):
         Binding("p", "plan", "Plan"),
         Binding("e", "execute", "Execute"),
         Binding("escape", "back", "Back"),
+        # at 80 columns the footer ends "? Help  q Quit" (it cut "^r Refres", then quit)
+        Binding("ctrl+r", "app.refresh", "Refresh", show=False),
     ]
 
     @dataclass
