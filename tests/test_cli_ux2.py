@@ -277,3 +277,42 @@ def test_ingest_line_of_a_one_message_session_is_singular(tmp_path: Path) -> Non
     assert r.exit_code == 4, r.stderr  # read, with a problem: the rest is cut off
     assert "1 message, 1 event, 1 new" in r.stdout, r.stdout
     assert "cut.json [byte " in r.stderr  # the problem names the file and where
+
+
+# ------------------------------------------------------------------ handoff
+@pytest.fixture(scope="module")
+def pool_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two whole sessions of the shared pool: pi (civ6.ch) and Claude Code (CoinGecko)."""
+    pool = ROOT.parent / "shared" / "realworld" / "pool"
+    kb = tmp_path_factory.mktemp("ux2pool") / "kb.duckdb"
+    r = invoke("ingest", "--db", str(kb), str(pool / "civ6.ch__session.jsonl"),
+               str(pool / "blockchain-dex-events__claude-session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    return kb
+
+
+@pytest.mark.parametrize("session", ["019ea801", "da254fb"])
+def test_handoff_max_tokens_is_kept_or_says_why_not(pool_db: Path, session: str) -> None:
+    """`handoff --max-tokens 500` on the CoinGecko session came out at ~610 tokens (and
+    at 200 the same, silently): the cuts stopped at two items a list.  They go on to one
+    item a list, a one-sentence goal, no best/baseline; what is still over the budget
+    (the header, one item a section) is said on stderr."""
+    def brief(n: int) -> tuple[str, str]:
+        r = invoke("handoff", "--session", session, "--max-tokens", str(n), "--db",
+                   str(pool_db), env={"COLUMNS": "80"})
+        assert r.exit_code == 0, r.stderr
+        return r.stdout, r.stderr
+
+    full = invoke("handoff", "--session", session, "--db", str(pool_db)).stdout
+    text, err = brief(500)
+    assert len(text) // 4 + 1 <= 500 < len(full) // 4, len(text)
+    assert err == "" and "left out to fit --max-tokens" in text
+    assert "## What the session did\n\n##" not in text and \
+        not text.rstrip().endswith("## What the session did")  # no empty section
+    tiny, err = brief(200)
+    assert len(tiny) < len(text)
+    if len(tiny) // 4 + 1 > 200:
+        flat = " ".join(err.split())
+        assert f"handoff: about {len(tiny) // 4 + 1} tokens, over --max-tokens 200" in flat
+    assert re.search(r"\[\d+\]", tiny)  # claims keep their ordinals
+

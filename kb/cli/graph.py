@@ -359,6 +359,10 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
                             default=str).decode()
     else:
         text = brief.markdown(data, max_tokens=max_tokens)
+        got = brief.estimate_tokens(text)
+        if max_tokens and got > max_tokens:  # what cannot be cut is said, not hidden
+            note(f"handoff: about {got} tokens, over --max-tokens {max_tokens}: the "
+                 "header and one item of each section are never cut", wrap=True)
     write_text(text, output, exact=as_json or fmt == "json")
 
 
