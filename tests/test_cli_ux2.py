@@ -316,3 +316,18 @@ def test_handoff_max_tokens_is_kept_or_says_why_not(pool_db: Path, session: str)
         assert f"handoff: about {len(tiny) // 4 + 1} tokens, over --max-tokens 200" in flat
     assert re.search(r"\[\d+\]", tiny)  # claims keep their ordinals
 
+
+def test_errors_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(db: Path) -> None:
+    """Error lines ran past 80 columns (a team server's refusal to 240): on a terminal
+    they wrap at word ends under the label; piped, the error stays one line for grep."""
+    name = "no-such-session-" + "x" * 30
+    args = ["resume", f"{name} and more words of a title nobody wrote", "--db", str(db)]
+    shown = on_tty(args, {"NO_COLOR": "1"}).decode().replace("\r", "")
+    lines = shown.splitlines()
+    assert lines[0].startswith("logkb: error: no session"), lines
+    assert len(lines) > 1 and all(ln.startswith("  ") for ln in lines[1:]), lines
+    assert all(cell_len(ln) <= 80 for ln in lines), lines
+    assert " ".join(shown.split()).startswith(f"logkb: error: no session '{name} and more")
+    piped = invoke(*args)
+    assert piped.exit_code == 6
+    assert piped.stderr.count("\n") == 1 and piped.stderr.startswith("logkb: error: no session")

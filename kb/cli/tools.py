@@ -165,12 +165,21 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
 
 
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
-    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``."""
+    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``: one
+    line each for a pipe or a file (``grep``), wrapped at the width on a terminal (under
+    their label, at word ends: the terminal's own wrap cuts words and paths anywhere)."""
     from rich.text import Text
 
-    err.print(Text.assemble(("logkb: error:", "bold red"), " ", message), soft_wrap=True)
-    if hint:
-        err.print(Text.assemble(("hint:", "bold"), " ", hint), soft_wrap=True)
+    for label, text, style in (("logkb: error:", message, "bold red"), ("hint:", hint, "bold")):
+        if not text:
+            continue
+        if err.is_terminal:
+            import textwrap
+
+            text = textwrap.fill(f"{label} {text}", width=max(20, err.width),
+                                 subsequent_indent="  ", break_long_words=False,
+                                 break_on_hyphens=False)[len(label) + 1:]
+        err.print(Text.assemble((label, style), " ", text), soft_wrap=True)
     sys.exit(int(code))
 
 
