@@ -80,3 +80,28 @@ async def test_footers_keep_help_back_and_quit_at_80(pi_db: Path) -> None:
         footer = screen_text(pilot).splitlines()[-1]
         for key in ("p Plan", "esc Back", "? Help", "q Quit"):
             assert key in footer, footer
+
+
+async def test_graph_status_counts_agree_in_number(tmp_path: Path) -> None:
+    """On the pool's CoinGecko session the graph's status line read "1 points" (and a
+    session with one approach "1 approaches")."""
+    import re
+
+    from tui.screens import GraphScreen
+
+    pool = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "pool"
+    db = tmp_path / "kb.duckdb"
+    r = invoke("ingest", "--db", str(db), "--wait",
+               str(pool / "blockchain-dex-events__claude-session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    app = make_app(db, session_id="da254fb0-10d6-4d61-a9e1-43b8455d4816")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, GraphScreen)
+        status = screen_text(pilot).splitlines()[-2]
+        counts = re.findall(r"(\d+) (approach(?:es)?|points?|pivots?)\b", status)
+        assert len(counts) == 3, status
+        for n, word in counts:
+            assert (n == "1") == (word in ("approach", "point", "pivot")), status
