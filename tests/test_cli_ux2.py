@@ -331,3 +331,14 @@ def test_errors_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(db: Path) -> None
     piped = invoke(*args)
     assert piped.exit_code == 6
     assert piped.stderr.count("\n") == 1 and piped.stderr.startswith("logkb: error: no session")
+
+
+def test_graph_summary_wraps_at_the_width(pool_db: Path) -> None:
+    """The summary of a big session's graph ran to 94 columns at COLUMNS=80 (node counts
+    by type, on one line); it wraps under itself."""
+    r = invoke("graph", "--session", "da254fb", "--db", str(pool_db), env={"COLUMNS": "40"})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) > 1 and all(cell_len(ln) <= 40 for ln in lines), lines
+    assert all(ln.startswith("  ") for ln in lines[1:]), lines
+    assert re.match(r"\d+ nodes, \d+ edges: \d+ approach", " ".join(r.stdout.split()))

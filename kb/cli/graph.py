@@ -128,6 +128,11 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
             counts[d.get("type", "?")] = counts.get(d.get("type", "?"), 0) + 1
         text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
                 + ", ".join(f"{n} {t}" for t, n in sorted(counts.items())))
+        if output is None:  # a big session's ran to 94 columns: it wraps under itself
+            import textwrap
+
+            text = textwrap.fill(text, width=max(20, out.width), subsequent_indent="  ",
+                                 break_long_words=False, break_on_hyphens=False)
         note("hint: export it with --format json|graphml|dot|mermaid")  # stderr: no data
     elif fmt == "json":
         # one object, on one line (docs/json.md): node-link data
