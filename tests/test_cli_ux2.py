@@ -6,6 +6,7 @@ click's runner otherwise) over sessions built here or trimmed from the shared po
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -342,3 +343,30 @@ def test_graph_summary_wraps_at_the_width(pool_db: Path) -> None:
     assert len(lines) > 1 and all(cell_len(ln) <= 40 for ln in lines), lines
     assert all(ln.startswith("  ") for ln in lines[1:]), lines
     assert re.match(r"\d+ nodes, \d+ edges: \d+ approach", " ".join(r.stdout.split()))
+
+
+# ------------------------------------------------------------------ secrets in replay
+def test_replay_plan_never_shows_a_secret(tmp_path: Path) -> None:
+    """The plan's `safety:` line quoted the classifier on the recorded command,
+    unredacted ("sshpass -p Tr0ub4dor- is not understood"), in the text plan, in
+    --json and in the stored runs; every other line of the plan was redacted."""
+    from tests.hostile import secret_corpus as corpus
+
+    db = str(tmp_path / "kb.duckdb")
+    files = corpus.write_all(tmp_path / "src")
+    r = invoke("ingest", "--db", db, *map(str, files))
+    assert r.exit_code == 0, r.stderr
+    pieces = corpus.pieces()
+    shown_any = False
+    for row in [json.loads(x) for x in invoke("sessions", "--json", "--db", db).stdout
+                .splitlines()]:
+        for extra in ([], ["--json"]):
+            p = invoke("replay", "plan", "--from", "1", "-s", row["id"], *extra, "--db", db)
+            assert p.exit_code == 0, p.stderr
+            text = p.stdout + p.stderr
+            assert not [x for x in pieces if x in text], (row["agent"], extra)
+            shown_any = shown_any or "safety:" in text or "safety_reasons" in text
+    assert shown_any  # the plans did show their safety reasons
+    shown = invoke("--show-secrets", "replay", "plan", "--from", "1", "-s", "019a000",
+                   "--db", db).stdout
+    assert corpus.SECRETS["sshpass -p"].split("&")[0] in shown  # asked for, shown
