@@ -370,3 +370,17 @@ def test_replay_plan_never_shows_a_secret(tmp_path: Path) -> None:
     shown = invoke("--show-secrets", "replay", "plan", "--from", "1", "-s", "019a000",
                    "--db", db).stdout
     assert corpus.SECRETS["sshpass -p"].split("&")[0] in shown  # asked for, shown
+
+
+def test_deadends_rows_have_no_gap_in_the_middle(pool_db: Path) -> None:
+    """The tested lists are ragged ("tested 41, 43, 44, 45 +2" beside "tested 60") and
+    sat before "ended N": most rows had a gap of ~15 columns in their middle.  Where it
+    ended comes first now; the ragged list ends the row."""
+    r = invoke("deadends", "--session", "da254fb", "--db", str(pool_db),
+               env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    rows = [ln for ln in r.stdout.splitlines() if "dead_end" in ln]
+    assert rows
+    for row in rows:
+        tail = row.split("dead_end", 1)[1]
+        assert re.fullmatch(r"  ended \d+ {2,4}(tested [\d, +]+|never tested)", tail), row
