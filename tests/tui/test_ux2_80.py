@@ -105,3 +105,20 @@ async def test_graph_status_counts_agree_in_number(tmp_path: Path) -> None:
         assert len(counts) == 3, status
         for n, word in counts:
             assert (n == "1") == (word in ("approach", "point", "pivot")), status
+
+
+async def test_replay_steps_show_their_target_at_80(pi_db: Path) -> None:
+    """The replay panel's step table cut its target column at 80 columns: header "tar",
+    rows "loc" for local."""
+    from tui.screens import ReplayScreen
+
+    app = make_app(pi_db, session_id=PI)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplayScreen)
+        lines = screen_text(pilot).splitlines()
+        head = next(ln for ln in lines if ln.lstrip().startswith("msg"))
+        assert " target " in head.split("│")[0] + " ", head
+        assert any(" local " in ln.split("│")[0] + " " for ln in lines), lines
