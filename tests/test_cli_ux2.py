@@ -332,6 +332,12 @@ def test_errors_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(db: Path) -> None
     piped = invoke(*args)
     assert piped.exit_code == 6
     assert piped.stderr.count("\n") == 1 and piped.stderr.startswith("logkb: error: no session")
+    # a message's own lines stay as they are: the caret under a query's mistake
+    query = on_tty(["query", "select * from nosuch_table_here", "--db", str(db)],
+                   {"NO_COLOR": "1"}).decode().replace("\r", "").splitlines()
+    at = next(i for i, ln in enumerate(query) if ln.startswith("LINE 1: select"))
+    assert query[at + 1].strip() == "^" * len("nosuch_table_here"), query
+    assert query[at + 1].index("^") == query[at].index("nosuch"), query
 
 
 def test_graph_summary_wraps_at_the_width(pool_db: Path) -> None:
@@ -399,3 +405,23 @@ def test_rebuilding_a_thousand_messages_shows_progress(tmp_path: Path) -> None:
     assert "derived 2 knowledge graphs" in shown
     piped = invoke("rebuild", "--graph", "--all", "--db", db)
     assert piped.exit_code == 0 and "deriving" not in piped.stderr  # no bar in a pipe
+
+
+def test_ingest_problems_wrap_on_a_terminal(tmp_path: Path) -> None:
+    """`problem: FILE:LINE: …` lines ran to 116-156 columns on a terminal, cut anywhere by
+    its wrap; they wrap under their label now, and stay one line each in a pipe."""
+    src = (ROOT.parent / "shared" / "realworld" / "pool" / "random__session.jsonl")
+    lines = src.read_text().splitlines(keepends=True)
+    bad = tmp_path / ("a-long-directory-name-" * 2) / "damaged.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("".join(lines[:20]) + "{broken json\n" + "".join(lines[20:40]))
+    shown = on_tty(["ingest", str(bad), "--db", str(tmp_path / "a.duckdb")],
+                   {"NO_COLOR": "1"}).decode().replace("\r", "")
+    out = shown.splitlines()
+    i = next(k for k, ln in enumerate(out) if ln.startswith("problem: "))
+    assert out[i + 1].startswith("  ") and "damaged.jsonl:21" in " ".join(out[i:i + 3])
+    assert all(cell_len(ln) <= 80 for ln in out), out
+    piped = invoke("ingest", str(bad), "--db", str(tmp_path / "b.duckdb"))
+    assert piped.exit_code == 4, piped.stderr
+    problem = [ln for ln in piped.stderr.splitlines() if ln.startswith("problem: ")]
+    assert len(problem) == 1 and f"{bad}:21: not valid JSON" in problem[0], piped.stderr

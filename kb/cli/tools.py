@@ -165,22 +165,33 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
 
 
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
-    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``: one
-    line each for a pipe or a file (``grep``), wrapped at the width on a terminal (under
-    their label, at word ends: the terminal's own wrap cuts words and paths anywhere)."""
+    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``
+    (each as :func:`labelled` prints it)."""
+    labelled("logkb: error:", message, "bold red")
+    if hint:
+        labelled("hint:", hint, "bold")
+    sys.exit(int(code))
+
+
+def labelled(label: str, text: str, style: str) -> None:
+    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``hint:``): one line for
+    a pipe or a file (``grep``), wrapped at the width on a terminal, continuation lines
+    indented under the label, at word ends (the terminal's own wrap cuts words and paths
+    anywhere)."""
     from rich.text import Text
 
-    for label, text, style in (("logkb: error:", message, "bold red"), ("hint:", hint, "bold")):
-        if not text:
-            continue
-        if err.is_terminal:
-            import textwrap
+    rest = f" {text}"
+    if err.is_terminal:  # a word longer than a line (a path) is cut at the width
+        import textwrap
 
-            text = textwrap.fill(f"{label} {text}", width=max(20, err.width),
-                                 subsequent_indent="  ", break_long_words=False,
-                                 break_on_hyphens=False)[len(label) + 1:]
-        err.print(Text.assemble((label, style), " ", text), soft_wrap=True)
-    sys.exit(int(code))
+        w = max(20, err.width)
+        first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
+        rest = textwrap.fill(f"{label}{first}", width=w, subsequent_indent="  ",
+                             break_on_hyphens=False)[len(label):]
+        for line in more:
+            rest += "\n" + (line if len(line) <= w else textwrap.fill(
+                line, width=w, subsequent_indent="  ", break_on_hyphens=False))
+    err.print(Text.assemble((label, style), rest), soft_wrap=True)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
