@@ -148,7 +148,7 @@ class ReplayScreen(Screen[None]):
         self.sub_title = visible(f"replay · {self.session_id}")
         table = self.query_one(DataTable)
         # at 80 columns the target ("local", a host) is in view: it was cut to "loc"
-        for label, key, width in (("msg", "msg", 5), ("category", "cat", 11),
+        for label, key, width in (("msg", "msg", 5), ("category", "cat", 12),
                                   ("safety", "safety", 9), ("action", "action", 6),
                                   ("target", "target", 16), ("verdict", "verdict", 11),
                                   ("command", "cmd", None)):
