@@ -431,8 +431,12 @@ def _activity(store: KbStore, scope: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ fit
-def _estimate(text: str) -> int:
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` is (four characters a token), as --max-tokens counts."""
     return len(text) // 4 + 1
+
+
+_estimate = estimate_tokens
 
 
 def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
@@ -462,6 +466,13 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         lambda t: t["next"]["last_decision"] and t["next"]["last_decision"].update(
             text=short(t["next"]["last_decision"]["text"], 160)),
         lambda t: t.update(tried=_cut(t["tried"], 1, t, "tried")),
+        # a small budget (--max-tokens 200) still came out at ~600 tokens: one item of
+        # each list, the goal in a sentence, no best/baseline (`logkb show` has them)
+        lambda t: t.update(dead_ends=_cut(t["dead_ends"], 1, t, "dead_ends")),
+        lambda t: t["open"].update(untested=_cut(t["open"]["untested"], 1, t, "untested")),
+        lambda t: t["open"].update(approaches=_cut(t["open"]["approaches"], 1, t, "open")),
+        lambda t: t["goal"].update(text=short(t["goal"]["text"] or "", 160)),
+        lambda t: t["status"].update(best=None, baseline=None),
     ]
     for drop in drops:
         if _estimate(markdown(trimmed)) <= max_tokens:
@@ -692,7 +703,8 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
                                                         for v in env["versions"]))
         out.append("")
     act = d["activity"]
-    out += ["## What the session did", ""]
+    if act["categories"] or act["files_edited"] or (act["ended"] or {}).get("last_words"):
+        out += ["## What the session did", ""]  # a heading with nothing under it: none
     if act["categories"]:
         out.append("- commands: " + ", ".join(
             f"{c['commands']} {c['category']}" + (f" ({c['failed']} failed)" if c["failed"]

@@ -115,6 +115,23 @@ class Redactor:
             s = redact_text(s, depth=self.scan_depth)
         return s
 
+    def lines(self, s: Any) -> Any:
+        """:meth:`text`, and then each line of a known multi-line secret (a private key, a
+        token folded over two lines) masked where it stands alone: a shell parser's
+        reasons quote one line of a command as a word ("3rTy7uI9oP2aS4dF6g is not in
+        the table of known programs"), where the whole value never matches."""
+        s = self.text(s)
+        if not isinstance(s, str) or not s or not self.active:
+            return s
+        for value, kind in self._values:
+            if "\n" not in value:
+                continue
+            for line in value.split("\n"):
+                line = line.strip().rstrip("\\")
+                if len(line) >= _SHORT and line in s:
+                    s = s.replace(line, placeholder(kind))
+        return s
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_finder", None)  # an automaton does not pickle: built again at use

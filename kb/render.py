@@ -393,9 +393,12 @@ def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
                           style=STATUS_STYLE.get(d["status"], "")) for d in rows]),
             Col("name", [d["name"] for d in rows], flex=True, min=18),
             Col("status", [d["status"] for d in rows]),
-            Col("tested", tested, drop=2),
+            # where it ended before where it was tested: the tested lists are ragged
+            # ("tested 97, 101, 104, 109 +3" beside "never tested"), and in the middle
+            # they left a gap of 20 columns in most rows while the name was cut
             Col("ended", [f"ended {d['ended_at']}" if d["ended_at"] is not None else ""
-                          for d in rows])]
+                          for d in rows]),
+            Col("tested", tested, drop=2)]
     if sessions:
         cols.insert(1, Col("session", [d.get("session_id") or "" for d in rows], drop=1))
     body = fit(cols, width, header=False)

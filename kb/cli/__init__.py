@@ -70,9 +70,10 @@ class LogkbGroup(click.Group):
 def cli(ctx: click.Context, db: Path | None) -> None:
     """logkb: turn long agent sessions into a knowledge base you can query.
 
-    Ingest transcripts (opencode in every form, Claude Code, Codex; `logkb ingest`
-    alone reads the agents' default folders) into DuckDB, then ask what was
-    tried, what failed and why.  On a terminal, `logkb` alone opens the TUI.
+    Ingest transcripts (opencode in every form, Claude Code, Codex, Gemini CLI, pi,
+    Antigravity; `logkb ingest` alone reads the agents' default folders) into
+    DuckDB, then ask what was tried, what failed and why.  On a terminal, `logkb`
+    alone opens the TUI.
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db

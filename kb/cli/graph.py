@@ -19,6 +19,7 @@ from kb.cli.tools import (
     emit_json,
     emit_lines,
     err,
+    fail,
     handle_errors,
     json_option,
     limit_option,
@@ -70,8 +71,9 @@ def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
         store.close()
 
 
-LONG_DERIVATION = 5000
-"""Messages to derive above which a progress bar is shown on stderr."""
+LONG_DERIVATION = 1000
+"""Messages to derive above which a progress bar is shown on stderr (the pool's 2,800
+messages took 8 s, silent, under the 5,000 this was)."""
 
 
 def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
@@ -127,6 +129,11 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
             counts[d.get("type", "?")] = counts.get(d.get("type", "?"), 0) + 1
         text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
                 + ", ".join(f"{n} {t}" for t, n in sorted(counts.items())))
+        if output is None:  # a big session's ran to 94 columns: it wraps under itself
+            import textwrap
+
+            text = textwrap.fill(text, width=max(20, out.width), subsequent_indent="  ",
+                                 break_long_words=False, break_on_hyphens=False)
         note("hint: export it with --format json|graphml|dot|mermaid")  # stderr: no data
     elif fmt == "json":
         # one object, on one line (docs/json.md): node-link data
@@ -280,10 +287,13 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         except KbNotFound as e:
             miss = e
     if miss is not None:
-        hint = None if all_scopes else _elsewhere(
+        ordinal = ref.isdigit()
+        # an ordinal names a message of this session: another session's message N is a
+        # different message, worth naming only when the session was not chosen
+        hint = None if all_scopes or (ordinal and session_id is not None) else _elsewhere(
             db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
-        if ref.isdigit() or ref.startswith("approach:"):
-            raise KbNotFound(f"{miss}" + (f" ({hint})" if hint else "")) from None
+        if ordinal or ref.startswith("approach:"):
+            fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
         # a name nothing is known about: say so, like grep (never a near miss)
         # like search's miss: not an error, nothing found (exit 1 as grep)
         note(f"logkb: nothing known about {ref!r} ({miss})")
@@ -355,6 +365,10 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
                             default=str).decode()
     else:
         text = brief.markdown(data, max_tokens=max_tokens)
+        got = brief.estimate_tokens(text)
+        if max_tokens and got > max_tokens:  # what cannot be cut is said, not hidden
+            note(f"handoff: about {got} tokens, over --max-tokens {max_tokens}: the "
+                 "header and one item of each section are never cut", wrap=True)
     write_text(text, output, exact=as_json or fmt == "json")
 
 

@@ -16,6 +16,7 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    labelled,
     note,
     open_store,
     out,
@@ -74,7 +75,6 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     messages and events are stored: the knowledge graph and the search index
     follow on the first query that reads them (or now, with --wait).
     """
-    from rich.text import Text
 
     from kb.ingest import Seen, input_size, plan
     from kb.ingest import ingest as run_ingest
@@ -123,19 +123,18 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         # (unique in the whole knowledge base, as `logkb sessions` shows them)
         shorts = store.short_ids() if not as_json and out.width < 120 else {}
     for e in report.errors:  # a refusal that names the agent is said in one line
-        note(Text.assemble(("logkb: error:", "bold red"),
-                           f" {e.path}: {e.reason}" if e.agent else f" {e}"))
+        labelled("logkb: error:", f"{e.path}: {e.reason}" if e.agent else f"{e}",
+                 "bold red")
     for e in report.not_taken:
-        note(f"not taken: {e.path}: {e.reason}")
+        labelled("not taken:", f"{e.path}: {e.reason}", "")
     for s in report.sessions:  # read, and not an error: but not the agent's own output
         if s.form == REWRITE:
-            note(Text.assemble(("note:", "yellow"), f" {s.path}: {rewrite_text(s.agent)}"),
-                 wrap=True)
+            labelled("note:", f"{s.path}: {rewrite_text(s.agent)}", "yellow")
     for spath, types in report.skipped.items():
         note(f"{spath}: {skipped_text(types)}")
     real_problems = [p for p in report.problems if not p.notice]
-    for p in report.problems:
-        note(Text.assemble(("note:" if p.notice else "problem:", "yellow"), f" {p}"))
+    for p in report.problems:  # `file:line: what`, wrapped under it on a terminal
+        labelled("note:" if p.notice else "problem:", f"{p}", "yellow")
     for agent, d in stores:  # no PATH: what each agent's store held
         if not d.exists():
             note(f"{agent}: {d}: not found")
@@ -154,7 +153,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
             new = (f"older copy: {s.new_messages} new, {s.kept} kept" if s.kept
                    else f"{s.new_messages} new")
-            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  {s.messages} messages, {s.events} events, "
+            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  "
+                           f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
                            f"{new}  [{s.form}] "
                            f"{' '.join((s.title or '').split())}{kid}", w),
                       no_wrap=True, crop=True)

@@ -48,8 +48,10 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     """Follow transcript stores and ingest new messages as they land.
 
     PATHS are what `logkb ingest` takes (an opencode data directory, an
-    opencode.db, transcript files or folders); without PATHS, the agents' own
-    stores: opencode's data directory, ~/.claude/projects and ~/.codex/sessions.  A path that does not exist yet is waited for.  On a terminal a
+    opencode.db, transcript files or folders); without PATHS, the folders `logkb
+    ingest` reads (opencode's data directory, ~/.claude/projects,
+    ~/.codex/sessions, ~/.gemini/tmp, ~/.pi/agent/sessions, as their variables
+    move them).  A path that does not exist yet is waited for.  On a terminal a
     status line shows progress on stderr; --json prints one JSON object per
     event on stdout (watching, ingested, pushed, not_taken, error).  With --push,
     each ingest that added messages is followed by a push of those sessions to

@@ -22,6 +22,7 @@ from kb.cli.tools import (
     handle_errors,
     json_option,
     limit_option,
+    no_color,
     note,
     open_store,
     out,
@@ -218,7 +219,7 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
 # ---------------------------------------------------------------------- resume
 @click.command()
-@click.argument("ref", metavar="SESSION", required=False)
+@click.argument("ref", metavar="[SESSION]", required=False)
 @click.option("--exec", "run", is_flag=True,
               help="Run the command (in the session's directory when it still exists) "
                    "instead of printing it.")
@@ -235,7 +236,7 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
     from kb.sessionref import resume_argv, resume_command
 
     with open_store(db) as store:
-        sid = resolve(store, ref)
+        sid = resolve(store, ref, choose="`logkb resume SESSION`")
         row = store.session(sid)
         # Claude Code and Codex resume the conversation a subagent ran inside
         hops = 0
@@ -355,9 +356,16 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         sid = resolve(store, session_id)
         try:
             msg = store.message(sid, ordinal)
-        except KbNotFound as e:
-            hint = elsewhere_hint(store, sid, lambda other: store.max_ordinal(other) >= ordinal)
-            raise KbNotFound(f"{e}" + (f" ({hint})" if hint else "")) from None
+        except KbNotFound:
+            # ordinals are per session: another session's message N is a different message,
+            # worth naming only when the session was not chosen (the latest, `logkb use`)
+            hint = None if session_id is not None else elsewhere_hint(
+                store, sid, lambda other: store.max_ordinal(other) >= ordinal)
+            last = store.max_ordinal(sid)
+            name = store.short_ids().get(sid, sid)
+            fail(f"session {name} has no message {ordinal} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND, hint=hint)
     if as_json:
         evs = msg.pop("events")
         emit_json({"session_id": sid, **msg,
@@ -422,8 +430,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
 
     try:
         found = run(text, limit)
-    except QueryError as e:
-        fail(f"bad query: {e}", ExitCode.USAGE)
+    except QueryError as e:  # like grep: a pattern it cannot read is exit 2
+        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         from kb.safe_text import visible
 
@@ -445,7 +453,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     from kb.safe_text import visible
 
     cols = width()
-    bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    bold = sys.stdout.isatty() and not no_color()
     groups: dict[str, list[dict[str, Any]]] = {}
     for h in found.hits:
         groups.setdefault(h["session_id"], []).append(h)
@@ -454,21 +462,48 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         info = sessions.get(sid, {})
         head = visible(f"{info.get('short_id', sid)}  {info.get('agent') or 'opencode'}  "
                        f"{' '.join((info.get('title') or '').split())}")
-        head = head if len(head) <= cols else head[:cols - 1] + "…"
+        head = head if _cells(head) <= cols else _cut(head, cols - 1) + "…"
         lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
         for h in hits:
             lead = f"{h['ordinal']:>7} {h['field']:<7} "
             room = max(20, cols - len(lead))
             snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
             snippet, marks = _visible_marked(snippet, h["highlights"])
-            marks = [(a, b) for a, b in marks if b <= room - 1]
-            if len(snippet) > room:
-                snippet = snippet[:room - 1] + "…"
+            if _cells(snippet) > room:
+                snippet = _cut(snippet, room - 1) + "…"
+            marks = [(a, b) for a, b in marks if b <= len(snippet) - 1]
             if bold:
                 for a, b in reversed(marks):
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
             lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
+
+
+def _cell(ch: str) -> int:
+    """Columns ``ch`` takes on a terminal: 2 for wide (CJK, fullwidth), 0 for combining."""
+    import unicodedata
+
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _cells(text: str) -> int:
+    """Columns ``text`` takes (search prints without rich, whose import costs more than a
+    search: :mod:`unicodedata` measures instead)."""
+    return len(text) if text.isascii() else sum(_cell(c) for c in text)
+
+
+def _cut(text: str, cols: int) -> str:
+    """The longest head of ``text`` that fits ``cols`` columns."""
+    if text.isascii():
+        return text[:cols]
+    used = 0
+    for i, c in enumerate(text):
+        used += _cell(c)
+        if used > cols:
+            return text[:i]
+    return text
 
 
 def _visible_marked(text: str, marks: list[tuple[int, int]]
@@ -636,7 +671,7 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
     if as_json:
         emit_lines(dict(zip(cols, r)) for r in rows)
     elif as_csv:
-        w = csv.writer(sys.stdout)
+        w = csv.writer(sys.stdout, lineterminator="\n")  # a Unix tool: no \r for cut, awk
         if sys.stdout.isatty():  # a terminal reads it: shown, not obeyed; a file gets it exact
             from kb.safe_text import visible_value
 

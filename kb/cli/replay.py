@@ -256,7 +256,10 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
         _print_plan(plan, executing=execute)
     if not execute:
         n = sum(s.runs for s in plan.steps)
-        err.print(f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
+        err.print("plan only: nothing was executed, and no step would run (each "
+                  "`skipped:` line says why; --allow, --host-map or --yes open them)."
+                  if n == 0 else
+                  f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
                   "run; `logkb replay run` runs them.",
                   highlight=False)
         return
@@ -316,11 +319,19 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 # ---------------------------------------------------------------------------- printing
 def _print_plan(plan: Any, *, executing: bool) -> None:
+    from rich.cells import cell_len
+
     steps = plan.steps
     n_run = sum(s.runs for s in steps)
     rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
-    _say(f"replay plan · session {plan.session_id} · messages {rng} · {len(steps)} commands: "
-         f"{n_run} to run, {len(steps) - n_run} skipped")
+    counts = (f"{len(steps)} command{'s' if len(steps) != 1 else ''}: {n_run} to run, "
+              f"{len(steps) - n_run} skipped")
+    head = f"replay plan · session {plan.session_id} · messages {rng}"
+    if cell_len(f"{head} · {counts}") <= out.width:
+        _say(f"{head} · {counts}")
+    else:  # the counts are what the line is for: never the part cut off
+        _say(head)
+        _say(counts)
     for key, e in plan.hostmap.entries.items():
         _say(f"host map: {key} → {e.target.label} ({e.source})")
     for h in plan.unmapped:

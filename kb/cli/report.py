@@ -72,7 +72,7 @@ def report(sessions: tuple[str, ...], out_dir: Path, all_scopes: bool,
     say(str(pages[0].path))
     note(f"wrote {len(pages)} pages ({size / 1e6:.1f} MB, largest "
          f"{max(p.bytes for p in pages) / 1e6:.2f} MB) for {len(scopes)} "
-         f"session{'s' if len(scopes) != 1 else ''}: open {pages[0].path}")
+         f"session{'s' if len(scopes) != 1 else ''}: open {pages[0].path}", wrap=True)
 
 
 COMMANDS = (report,)

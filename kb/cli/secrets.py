@@ -17,6 +17,9 @@ from kb.cli.tools import (
     plural,
 )
 
+PREVIEW_WIDTH = 12
+"""Columns of the preview column: a masked head and the length, ``ghp_…(40)``."""
+
 
 @click.command()
 @click.option("--session", "-s", "session_id", metavar="ID", default=None,
@@ -28,9 +31,8 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
     """List the secrets found in the transcripts: kind, where, a masked preview.
 
     Every other command shows them as [redacted:KIND] unless --show-secrets."""
-    from rich.table import Table
-
     from kb import secrets as found
+    from kb.render import Col, clip, fit
 
     with open_store(db) as store:
         sid = store.resolve_session(session_id) if session_id else None
@@ -56,15 +58,18 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
         key = (short.get(r["session_id"], r["session_id"]), str(r["ordinal"]), r["field"],
                r["kind"], r["preview"], r["rule"])
         groups[key] = groups.get(key, 0) + 1
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for c in ("session", "ordinal", "field", "kind", "preview", "rule", "n"):
-        # at 80 columns the rule and field give way: the preview and the count are what
-        # the row is for (an ellipsis there hid the count column altogether)
-        table.add_column(c, no_wrap=c not in ("field", "rule"), overflow="ellipsis",
-                         justify="right" if c in ("ordinal", "n") else "left")
-    for row, n in groups.items():
-        table.add_row(*row, str(n))
-    out.print(table)
+    # the table fits the width: the rule takes what is left (cut, or dropped first), the
+    # preview is cut to PREVIEW_WIDTH -- a private key's ("-----BEGIN OPENSSH PRIVATE
+    # KEY-----…(329)") took the room of the field, and rows differing only by field looked
+    # like duplicates -- and the count is never the column that goes
+    keys = list(groups)
+    cols = [Col("session", [k[0] for k in keys]), Col("ordinal", [k[1] for k in keys], ">"),
+            Col("field", [k[2] for k in keys]), Col("kind", [k[3] for k in keys]),
+            Col("preview", [clip(k[4], PREVIEW_WIDTH) for k in keys]),
+            Col("rule", [k[5] for k in keys], flex=True, min=8, drop=1),
+            Col("n", [str(groups[k]) for k in keys], ">")]
+    for line in fit(cols, out.width):
+        out.print(line, no_wrap=True, crop=True)
     err.print(f"{plural(len(rows), 'secret')}: " + ", ".join(
         f"{k} {n}" for k, n in summary["kinds"].items()))
 

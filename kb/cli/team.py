@@ -348,7 +348,8 @@ def _team_report(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
                              for p in pages]})
         return
     say(str(pages[0].path))
-    note(f"wrote {len(pages)} pages for {len(pages) - 1} team sessions: open {pages[0].path}")
+    note(f"wrote {len(pages)} pages for {len(pages) - 1} team sessions: open {pages[0].path}",
+         wrap=True)
 
 
 def _team_handoff(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
@@ -473,7 +474,7 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
         emit_json({"dir": str(parquet), "rows": rows})
         return
     note(f"exported {source} to {parquet}: "
-         + ", ".join(f"{n} {t}" for t, n in rows.items() if n))
+         + ", ".join(f"{n} {t}" for t, n in rows.items() if n), wrap=True)
 
 
 COMMANDS = (team, push, export)

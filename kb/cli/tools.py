@@ -71,18 +71,27 @@ def width() -> int:
     return _columns() or PIPED_WIDTH
 
 
+def no_color() -> bool:
+    """``NO_COLOR`` is set and not empty (no-color.org): print no styling at all, neither
+    colour nor bold, dim, italic or underline (rich alone drops only the colours)."""
+    return os.environ.get("NO_COLOR", "") != ""
+
+
 def _make_console(stderr: bool) -> Console:
     """A console that never interprets text, never emits a control character of the text it
     prints (:mod:`kb.safe_text`: the last guard, after the renderers made their text
-    visible) and ends quietly on a closed pipe."""
+    visible), styles nothing under ``NO_COLOR`` and ends quietly on a closed pipe."""
     from rich.console import Console
+    from rich.segment import Segment
 
     from kb.safe_text import visible_segments
 
     class _Console(Console):
         def render(self, renderable: Any, options: Any = None) -> Any:
-            """Every segment of text printed, made visible (``\\x1b]52;…``)."""
-            return visible_segments(super().render(renderable, options))
+            """Every segment of text printed, made visible (``\\x1b]52;…``); unstyled
+            under ``NO_COLOR`` (control segments, a progress bar's cursor moves, stay)."""
+            segments = visible_segments(super().render(renderable, options))
+            return Segment.strip_styles(segments) if no_color() else segments
 
         def on_broken_pipe(self) -> None:
             """Called when the reader of stdout went away: stop quietly with exit 0."""
@@ -156,13 +165,33 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
 
 
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
-    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``."""
+    """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``
+    (each as :func:`labelled` prints it)."""
+    labelled("logkb: error:", message, "bold red")
+    if hint:
+        labelled("hint:", hint, "bold")
+    sys.exit(int(code))
+
+
+def labelled(label: str, text: str, style: str) -> None:
+    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``hint:``): one line for
+    a pipe or a file (``grep``), wrapped at the width on a terminal, continuation lines
+    indented under the label, at word ends (the terminal's own wrap cuts words and paths
+    anywhere)."""
     from rich.text import Text
 
-    err.print(Text.assemble(("logkb: error:", "bold red"), " ", message), soft_wrap=True)
-    if hint:
-        err.print(Text.assemble(("hint:", "bold"), " ", hint), soft_wrap=True)
-    sys.exit(int(code))
+    rest = f" {text}"
+    if err.is_terminal:  # a word longer than a line (a path) is cut at the width
+        import textwrap
+
+        w = max(20, err.width)
+        first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
+        rest = textwrap.fill(f"{label}{first}", width=w, subsequent_indent="  ",
+                             break_on_hyphens=False)[len(label):]
+        for line in more:
+            rest += "\n" + (line if len(line) <= w else textwrap.fill(
+                line, width=w, subsequent_indent="  ", break_on_hyphens=False))
+    err.print(Text.assemble((label, style), rest), soft_wrap=True)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -287,9 +316,10 @@ def open_store(db: Path | None, read_only: bool = True) -> KbStore:
                    reveal_secrets=show_secrets_requested())
 
 
-def resolve(store: KbStore, session_id: str | None) -> str:
+def resolve(store: KbStore, session_id: str | None, choose: str = "--session") -> str:
     """The session a command is about; on stderr, which one when it was not asked for
-    and several top-level sessions exist (the current one, or the latest ingested)."""
+    and several top-level sessions exist (the current one, or the latest ingested), and
+    how to ``choose`` another (the option, or the argument of a command taking one)."""
     sid, how = store.resolve_session_verbose(session_id)
     if how != "explicit":
         others = store.top_level_count()
@@ -307,7 +337,7 @@ def resolve(store: KbStore, session_id: str | None) -> str:
                                (f" {_short(title, max(12, room))}" if title else ""),
                                (tail, "dim")))
             if how != "current":
-                note(Text("  (choose another with --session or `logkb use`)", style="dim"))
+                note(Text(f"  (choose another with {choose} or `logkb use`)", style="dim"))
     return sid
 
 

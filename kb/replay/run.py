@@ -110,7 +110,12 @@ def hide_secrets(plan: Plan, redactor: Redactor) -> None:
     for st in plan.steps:
         st.recorded_command = redactor.text(st.recorded_command)
         st.run_command = redactor.text(st.run_command)
-        st.reason = redactor.text(st.reason)
+        # the classifier's reasons quote the command ("sshpass -p PASSWORD is not
+        # understood", one line of a private key "is not in the table of known
+        # programs"): they were printed, and stored, with the secret in clear
+        st.reason = redactor.lines(st.reason)
+        st.safety_reasons = tuple(redactor.lines(r) for r in st.safety_reasons)
+        st.protection = redactor.lines(st.protection)
         st.notes = [redactor.text(n) for n in st.notes]
         st.recorded = dataclasses.replace(st.recorded, output=redactor.text(st.recorded.output))
 
@@ -564,6 +569,7 @@ def save_run(store: KbStore, record: RunRecord,
         "answered", "recorded_answered", "output", "output_digest", "recorded_output_digest",
         "measurements", "started_at", "duration_ms", "launch", "output_dropped", "sandbox")}
     hide = _redactor(plan).hiding().text  # stored: never with secrets, even when shown
+    hide_lines = _redactor(plan).hiding().lines  # reasons quote single lines of a command
     for r in new:
         s = r.step
         hosts = set(s.recorded_hosts) | plan.allowed_hosts
@@ -572,9 +578,10 @@ def save_run(store: KbStore, record: RunRecord,
             "run_id": record.run_id, "session_id": plan.session_id, "ordinal": s.ordinal,
             "seq": s.seq, "call_id": s.call_id, "tool": s.tool, "category": s.category,
             "safety": s.safety if s.info is not None else None,
-            "safety_reasons": list(s.safety_reasons), "recorded_host": s.recorded_host,
+            "safety_reasons": [hide_lines(x) for x in s.safety_reasons],
+            "recorded_host": s.recorded_host,
             "target": s.target, "run_command": hide(s.run_command), "action": s.action,
-            "reason": hide(s.reason), "verdict": r.verdict, "explanation": hide(r.explanation),
+            "reason": hide_lines(s.reason), "verdict": r.verdict, "explanation": hide(r.explanation),
             "revisit": r.revisit, "exit_code": r.exit_code,
             "recorded_exit_code": s.recorded.exit_code, "timed_out": r.timed_out,
             "answered": r.answered, "recorded_answered": r.recorded_answered,

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kb.search.query import Node, Text, to_sql
+from kb.search.query import Node, QueryError, Text, to_sql
 
 if TYPE_CHECKING:
     import duckdb
@@ -148,17 +148,32 @@ def unit_documents(store: KbStore, session_id: str | list[str], after: int | Non
         for (doc,) in rows)
 
 
+def _check_regex(store: KbStore, regex: str) -> None:
+    """Refuse, as a :class:`QueryError` (a usage error), a regular expression that Python
+    (the highlights) or RE2 (DuckDB's scan: no look-around, no back-references) cannot
+    read."""
+    import duckdb
+
+    try:
+        re.compile(regex)
+    except re.error as e:
+        raise QueryError(f"bad regular expression {regex!r}: {e}") from None
+    cur = store.conn.cursor()
+    try:
+        cur.execute("SELECT regexp_matches('', ?)", [regex])
+    except duckdb.Error as e:
+        why = str(e).removeprefix("Invalid Input Error: ")
+        raise QueryError(f"bad regular expression {regex!r} (RE2): {why}") from None
+    finally:
+        cur.close()
+
+
 def scan(store: KbStore, node: Node | None = None, *, regex: str | None = None,
          session_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The units matching ``node`` (or the regular expression ``regex``), newest first."""
     params: list[Any] = []
     if regex is not None:
-        try:
-            re.compile(regex)
-        except re.error as e:
-            from kb.store import KbError
-
-            raise KbError(f"bad regular expression {regex!r}: {e}") from None
+        _check_regex(store, regex)
         cond = "regexp_matches(text, ?)"
         params.append(regex)
         if session_id is not None:

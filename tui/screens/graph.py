@@ -133,11 +133,18 @@ class GraphScreen(Screen[None]):
         pivots = f"{n_piv} pivot{'s' if n_piv != 1 else ''}"
         never = "" if view.built else " · the graph was never built (run logkb graph)"
         room = max(20, self.app.size.width - 2)
-        for line in (f"{n_app} approaches · {dead} dead ends or blocked · {pivots} · "
-                     f"{untested} untested · {len(view.throughput)} throughput points{never}",
-                     f"{n_app} approaches · {dead} dead ends/blocked · {pivots} · "
-                     f"{untested} untested · {len(view.throughput)} points{never}",
-                     f"{n_app} approaches · {dead} dead ends · {pivots} · {untested} "
+
+        def n(count: int, word: str, many: str) -> str:  # "1 point", "2 points"
+            return f"{count} {word if count == 1 else many}"
+
+        apps = n(n_app, "approach", "approaches")
+        points = n(len(view.throughput), "point", "points")
+        for line in (f"{apps} · {dead} dead ends or blocked · {pivots} · "
+                     f"{untested} untested · {len(view.throughput)} throughput "
+                     f"{'point' if len(view.throughput) == 1 else 'points'}{never}",
+                     f"{apps} · {dead} dead ends/blocked · {pivots} · "
+                     f"{untested} untested · {points}{never}",
+                     f"{apps} · {dead} dead ends · {pivots} · {untested} "
                      f"untested{' · not built' if never else ''}"):
             if len(line) <= room:
                 break

@@ -73,6 +73,8 @@ class ReplayScreen(Screen[None]):
         Binding("p", "plan", "Plan"),
         Binding("e", "execute", "Execute"),
         Binding("escape", "back", "Back"),
+        # at 80 columns the footer ends "? Help  q Quit" (it cut "^r Refres", then quit)
+        Binding("ctrl+r", "app.refresh", "Refresh", show=False),
     ]
 
     @dataclass
@@ -145,7 +147,8 @@ class ReplayScreen(Screen[None]):
         """Called when the panel opens: plan straight away (planning runs nothing)."""
         self.sub_title = visible(f"replay · {self.session_id}")
         table = self.query_one(DataTable)
-        for label, key, width in (("msg", "msg", 6), ("category", "cat", 13),
+        # at 80 columns the target ("local", a host) is in view: it was cut to "loc"
+        for label, key, width in (("msg", "msg", 5), ("category", "cat", 12),
                                   ("safety", "safety", 9), ("action", "action", 6),
                                   ("target", "target", 16), ("verdict", "verdict", 11),
                                   ("command", "cmd", None)):

@@ -72,18 +72,23 @@ class TimelineScreen(Screen[None]):
             "annotations: ✎ note, ↺ revisit, ◇ hypothesis.  `:` jumps to a "
             "message, `/` searches as you type (prefixes kind: cat: host: status: class: "
             "filter), `v` starts a range for `r` (replay).")
+    # the footer shows what fits 80 columns, `?` (every key) and `esc` among it: with
+    # `:`, `f`, `d` and `x` shown too, help, back and quit were the keys cut off
     BINDINGS = [
-        Binding("colon", "jump", "Jump", key_display=":"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("colon", "jump", "Jump", key_display=":", show=False),
         Binding("slash", "search", "Search", key_display="/"),
-        Binding("f", "filters", "Filters"),
+        Binding("f", "filters", "Filters", show=False),
         Binding("n", "next(1, 'failure')", "Next fail"),
         Binding("N", "next(-1, 'failure')", "Prev fail", show=False),
-        Binding("d", "next(1, 'decision')", "Next decision"),
+        Binding("d", "next(1, 'decision')", "Next decision", show=False),
         Binding("D", "next(-1, 'decision')", "Prev decision", show=False),
         Binding("g", "graph", "Graph"),
         Binding("r", "replay", "Replay"),
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+r", "app.refresh", "Refresh", show=False),  # q Quit fits after Back
         Binding("v", "range", "Range", show=False),
-        Binding("x", "annotate('dead_end')", "Dead end"),
+        Binding("x", "annotate('dead_end')", "Dead end", show=False),
         Binding("c", "annotate('confirmed')", "Confirmed", show=False),
         Binding("a", "annotate('note')", "Note", show=False),
         Binding("u", "unannotate", "Unmark", show=False),
@@ -95,7 +100,6 @@ class TimelineScreen(Screen[None]):
         Binding("p", "pager", "Pager", show=False),
         Binding("e", "editor", "Editor", show=False),
         Binding("tab", "switch_pane", "Pane", show=False),
-        Binding("escape", "back", "Back"),
     ]
 
     @dataclass
