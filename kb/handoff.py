@@ -60,7 +60,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     dead = gs.dead_ends(store, scopes)
     questions = gs.untested(store, scopes, include_answered=False)
     decisions = gs.decisions(store, scopes)
-    prompt = first_request(store.events(scope, kinds=["prompt"], limit=12))
+    # the user's own prompts: text an agent or its IDE injected is stored as synthetic
+    prompt = first_request(store.events(scope, kinds=["prompt"], sources=["text"], limit=12))
     goal_items = [a for a in items if a["kind"] == "goal"]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
@@ -99,8 +100,11 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
 
 def first_request(prompts: list[Any]) -> list[Any]:
     """The first prompt event that holds a real request, its text without what was
-    injected (``[]`` when there is none)."""
+    injected (``[]`` when there is none).  A prompt a reader marked ``synthetic`` (or
+    ``ignored``) is none, whatever its text."""
     for p in prompts:
+        if getattr(p, "source", None) in ("synthetic", "ignored"):
+            continue
         text = request_text(p.text or "")
         if len(text) >= 2:
             return [dataclasses.replace(p, text=text)]
