@@ -1,0 +1,37 @@
+"""The hand-off's status is honest about how the session ended (trimmed real lines)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kb.handoff import brief
+from kb.ingest import ingest
+from kb.store import KbStore
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handoff"
+
+
+def _brief(tmp_path: Path, lines: list[str]) -> dict[str, Any]:
+    tmp_path.mkdir()
+    src = tmp_path / "rollout.jsonl"
+    src.write_text("".join(lines), encoding="utf-8")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        return brief(store, sid)
+
+
+def test_a_codex_turn_that_completed_is_no_reply_still_being_written(tmp_path: Path) -> None:
+    """Codex writes ``task_complete`` when a turn ends: the last reply was whole.  Without
+    it (the file cut inside the turn) the reply may have been cut."""
+    lines = (FIXTURES / "codex_turn_done.jsonl").read_text(encoding="utf-8").splitlines(True)
+    assert '"task_complete"' in lines[-1]
+    done = _brief(tmp_path / "done", lines)
+    assert done["goal"]["text"] == "init"
+    assert [q["question"] for q in done["open"]["untested"]] == []
+    assert done["status"]["state"] == "done", done["status"]
+    cut = _brief(tmp_path / "cut", lines[:-1])
+    assert [q["question"] for q in cut["open"]["untested"]] == [
+        "what was this reply going to answer?"]
+    assert cut["status"]["state"] == "open"
