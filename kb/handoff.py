@@ -217,7 +217,8 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
     had not replied last; done otherwise."""
     ended = activity.get("ended") or {}
     if ended.get("error"):
-        return "blocked", f"the session ended on an error ({short(str(ended['error']), 80)})"
+        # what the error said (a usage limit, an unknown model), not only its class
+        return "blocked", f"the session ended on an error: {short(_error_said(ended), 120)}"
     last_end = max(dead, key=lambda d: d.get("ended_at") or 0, default=None)
     if last_end is not None and last_end["status"] == "blocked" and (
             last_end.get("ended_at") or 0) >= (ended.get("ordinal") or 0) - 3:
@@ -232,6 +233,13 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
     if why:
         return "open", "; ".join(why)
     return "done", "the agent replied last, nothing was left open"
+
+
+def _error_said(ended: dict[str, Any]) -> str:
+    """The error a session ended on, as the agent recorded it: ``APIError: You've hit your
+    limit · resets 1am``, else the error's class (``APIError``)."""
+    text = " ".join(str(ended.get("error_text") or "").split())
+    return text or str(ended.get("error"))
 
 
 def _key_points(series: list[dict[str, Any]], limit: int = 12) -> list[dict[str, Any]]:
@@ -427,7 +435,7 @@ def _activity(store: KbStore, scope: str) -> dict[str, Any]:
     ended = None
     if last is not None:
         ended = {"ordinal": int(last[0]), "role": last[1], "finish": last[2],
-                 "error": last[3],
+                 "error": last[3], "error_text": last[4],
                  "compacted_at": int(compacted[0]) if compacted and compacted[0] else None,
                  "last_words": ({"ordinal": int(prose[0]), "text": str(prose[1]).strip()}
                                 if prose else None)}
@@ -606,8 +614,9 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
     if ended:
-        how = ended.get("error") or (f"finish: {ended['finish']}" if ended.get("finish")
-                                     else f"last message from the {ended['role']}")
+        how = (short(_error_said(ended), 120) if ended.get("error")
+               else f"finish: {ended['finish']}" if ended.get("finish")
+               else f"last message from the {ended['role']}")
         out.append(f"- Ended at message {ended['ordinal']} ({_one(how)})"
                    + (f"; the context was compacted at [{ended['compacted_at']}]"
                       if ended.get("compacted_at") else ""))

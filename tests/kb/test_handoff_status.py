@@ -35,3 +35,20 @@ def test_a_codex_turn_that_completed_is_no_reply_still_being_written(tmp_path: P
     assert [q["question"] for q in cut["open"]["untested"]] == [
         "what was this reply going to answer?"]
     assert cut["status"]["state"] == "open"
+
+
+def test_a_session_cut_by_a_usage_limit_says_so(tmp_path: Path) -> None:
+    """A Claude Code session that ends on the API's usage limit is blocked, and the
+    status says what the agent recorded (the limit and when it resets), not only the
+    error's class."""
+    # pool conversacion-act1-pln__session.jsonl: the last prompt and the limit's lines
+    src = FIXTURES.parent / "untested" / "claude_code_limit.jsonl"
+    d = _brief(tmp_path / "limit", src.read_text(encoding="utf-8").splitlines(True))
+    st = d["status"]
+    assert st["state"] == "blocked"
+    assert "hit your limit · resets 7pm (America/Mendoza)" in st["state_why"], st
+    from kb.handoff import markdown
+
+    text = markdown(d)
+    assert "(the session ended on an error: APIError: You've hit your limit" in text
+    assert "Ended at message" in text and "resets 7pm" in text.split("Ended at message")[1]
