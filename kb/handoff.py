@@ -61,7 +61,9 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     questions = gs.untested(store, scopes, include_answered=False)
     decisions = gs.decisions(store, scopes)
     # the user's own prompts: text an agent or its IDE injected is stored as synthetic
-    prompt = first_request(store.events(scope, kinds=["prompt"], sources=["text"], limit=12))
+    own = store.events(scope, kinds=["prompt"], sources=["text"])
+    prompt = first_request(own[:12])
+    asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
     goal_items = [a for a in items if a["kind"] == "goal"]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
@@ -69,7 +71,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
-    status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead)
+    status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead,
+                                                  asks[-1] if asks else 0)
     # pasted into tickets and handed to other agents: redacted whatever each part read
     return store.redactor.hiding().value({
         "session": {"id": scope, "title": info["title"], "messages": info["messages"],
@@ -210,11 +213,14 @@ def direction(unit: str) -> int | None:
 
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
-           todos: list[dict[str, Any]], dead: list[dict[str, Any]]) -> tuple[str, str]:
+           todos: list[dict[str, Any]], dead: list[dict[str, Any]],
+           last_request: int = 0) -> tuple[str, str]:
     """``done``, ``open`` or ``blocked``, from how the session ended and what it left:
     blocked when it ended on an error (a provider error, an abort) or its last ended
-    approach is blocked; open when a check went unanswered, a todo is open or the agent
-    had not replied last; done otherwise."""
+    approach is blocked; open when a check of the last request (at ``last_request`` or
+    after) went unanswered, a todo is open or the agent had not replied last; done
+    otherwise.  A check left unanswered under an earlier request, which the session went
+    on past, is listed (and said) but leaves the end no less done."""
     ended = activity.get("ended") or {}
     if ended.get("error"):
         # what the error said (a usage limit, an unknown model), not only its class
@@ -224,14 +230,20 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
             last_end.get("ended_at") or 0) >= (ended.get("ordinal") or 0) - 3:
         return "blocked", f"the last approach is blocked: {short(last_end['name'], 80)}"
     why = []
-    if questions:
-        why.append(f"{len(questions)} check(s) never answered")
+    late = [q for q in questions if (q.get("ordinal") or 0) >= last_request]
+    earlier = len(questions) - len(late)
+    if late:
+        why.append(f"{len(late)} check(s) never answered"
+                   + (" since the last request" if earlier else ""))
     if todos:
         why.append(f"{len(todos)} todo(s) open")
     if ended and ended.get("role") != "assistant":
         why.append("the transcript ends before the agent's reply")
     if why:
         return "open", "; ".join(why)
+    if earlier:
+        return "done", (f"the agent replied last to the last request; {earlier} check(s) "
+                        "of earlier requests never answered")
     return "done", "the agent replied last, nothing was left open"
 
 

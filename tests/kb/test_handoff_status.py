@@ -52,3 +52,23 @@ def test_a_session_cut_by_a_usage_limit_says_so(tmp_path: Path) -> None:
     text = markdown(d)
     assert "(the session ended on an error: APIError: You've hit your limit" in text
     assert "Ended at message" in text and "resets 7pm" in text.split("Ended at message")[1]
+
+
+def test_the_state_is_read_from_the_last_request() -> None:
+    """A check left unanswered under an earlier request that the session went past does
+    not make its end open; one under the last request does.  Figures of the labelled
+    pfm-categorization export (a timed-out check at 15, the last request at 21, the
+    agent's whole reply at 26) and of the k1 export (the last request at 612, the
+    export call at 619 still running when the file ends)."""
+    from kb.handoff import _state
+
+    def q(n: int) -> dict[str, Any]:
+        return {"ordinal": n, "question": "what does `dotnet build` report?"}
+
+    replied = {"ended": {"ordinal": 26, "role": "assistant", "finish": "stop", "error": None}}
+    state, why = _state(replied, [q(15)], [], [], last_request=21)
+    assert state == "done" and "1 check(s) of earlier requests never answered" in why
+    assert _state(replied, [q(15)], [], [], last_request=10)[0] == "open"
+    running = {"ended": {"ordinal": 619, "role": "assistant", "finish": None, "error": None}}
+    state, why = _state(running, [q(204), q(612), q(619)], [], [], last_request=612)
+    assert (state, why) == ("open", "2 check(s) never answered since the last request")
