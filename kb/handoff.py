@@ -501,6 +501,20 @@ def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
     return lst
 
 
+def _cut_untested(qs: list[dict[str, Any]], keep: int, d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The latest ``keep`` open checks (those of the last request, which the state
+    counts), and the request the agent was still working on when the transcript ends
+    (``what «…» asked for``) whatever its age: what a successor picks up first."""
+    if len(qs) <= keep:
+        return qs
+    asked = [q for q in qs if q["question"].startswith("what «")][-1:]
+    rest = [q for q in qs if q not in asked]
+    kept = asked + rest[len(rest) - max(keep - len(asked), 0):] if keep > len(asked) else asked
+    d.setdefault("omitted", {})["untested"] = (d.get("omitted", {}).get("untested", 0)
+                                               + len(qs) - len(kept))
+    return sorted(kept, key=lambda q: q["ordinal"])
+
+
 def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
     d["goal"]["prompt"] = None
     if len(d["tried"]) > keep * 2:
@@ -519,7 +533,7 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
             a["note"] = short(a["note"] or "", chars // 2) or None
             a["risks"] = [short(r, chars // 2) for r in a["risks"][:1]]
             a["revisit"] = short(a["revisit"] or "", chars // 2) or None
-    d["open"]["untested"] = _cut(d["open"]["untested"], keep * 2, d, "untested")
+    d["open"]["untested"] = _cut_untested(d["open"]["untested"], keep * 2, d)
     for q in d["open"]["untested"]:
         # a command is whole or gone (its ordinal stays: `logkb show N` has it)
         if q["command"] and len(q["command"]) > chars // 2:
@@ -561,6 +575,29 @@ def _inline(command: str, ordinal: int, limit: int = 400) -> str:
     one = _one(command)
     return f"`{one}`" if len(one) <= limit else (
         f"a command of {len(one)} characters (`logkb show {ordinal}`)")
+
+
+_CUT_COMMAND = re.compile(r"`[^`\n]*…`")
+"""A command the graph shortened inside a question's words (``what does `cd … &&
+php -S localho…` report?``)."""
+
+
+def _question(q: dict[str, Any]) -> tuple[str, list[str]]:
+    """A question's words with its command whole, and the lines of a code block when the
+    command does not fit on one line: a command is never shown cut in half (the brief is
+    pasted to another agent, which would run it).  Without its command (``--max-tokens``
+    left it out) the question names the message that has it."""
+    text = _one(q["question"])
+    if not _CUT_COMMAND.search(text):
+        return text, []
+    cmd = q.get("command")
+    if not cmd:
+        return _CUT_COMMAND.sub(lambda _: f"the command at [{q['ordinal']}]", text, 1), []
+    if "\n" not in cmd and "`" not in cmd:
+        return _CUT_COMMAND.sub(lambda _: f"`{cmd}`", text, 1), []
+    fence = "~~~~" if "```" in cmd or "~~~" in cmd else "```"
+    return (_CUT_COMMAND.sub(lambda _: "the command below", text, 1),
+            ["", f"  {fence}", *("  " + ln for ln in cmd.splitlines()), f"  {fence}", ""])
 
 
 def _one(s: str | None) -> str:
@@ -671,8 +708,12 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
     out += ["## Open and untested", ""]
     if not op["untested"] and not op["approaches"]:
         out.append("Nothing was left open or untested.")
+    if d.get("omitted", {}).get("untested"):
+        out += [_omitted(d, "untested", "earlier untested checks").strip("\n"), ""]
     for q in op["untested"]:
-        out.append(f"- untested [{q['ordinal']}]: {_one(q['question'])} — {_one(q['reason'])}")
+        asked, block = _question(q)
+        out.append(f"- untested [{q['ordinal']}]: {asked} — {_one(q['reason'])}")
+        out += block
         for c in q["caveats"]:
             out.append(f"  - caveat [{c['ordinal']}]: {_one(c['text'])}")
     for a in op["approaches"]:

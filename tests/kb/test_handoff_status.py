@@ -72,3 +72,28 @@ def test_the_state_is_read_from_the_last_request() -> None:
     running = {"ended": {"ordinal": 619, "role": "assistant", "finish": None, "error": None}}
     state, why = _state(running, [q(204), q(612), q(619)], [], [], last_request=612)
     assert (state, why) == ("open", "2 check(s) never answered since the last request")
+
+
+def test_the_brief_keeps_the_latest_checks_and_whole_commands(tmp_path: Path) -> None:
+    """labelled Valdyum-Labs__codex-session.jsonl (fixtures/untested/codex_unfinished):
+    the request, then calls that never got their output.  Cut to fit, the brief keeps
+    the request and the latest checks (those the state counts), not the earliest; the
+    Markdown shows each command whole (the graph's question cuts it at 90 characters)
+    or names the message that has it."""
+    import re
+
+    from kb.handoff import fit_tokens, markdown
+
+    src = FIXTURES.parent / "untested" / "codex_unfinished.jsonl"
+    d = _brief(tmp_path / "b", src.read_text(encoding="utf-8").splitlines(True))
+    qs = d["open"]["untested"]
+    assert len(qs) > 2 and qs[0]["question"].startswith("what «curl")
+    small = fit_tokens(d, 200)
+    kept = [q["ordinal"] for q in small["open"]["untested"]]
+    assert kept[0] == qs[0]["ordinal"] and kept[-1] == qs[-1]["ordinal"], kept
+    assert small["omitted"]["untested"] == len(qs) - len(kept)
+    for brief_ in (d, small):
+        text = markdown(brief_)
+        assert not re.search(r"`[^`\n]*…`", text.split("## Open and untested")[1]), text
+    long = next(q for q in qs if q["command"] and len(q["command"]) > 90)
+    assert f"`{long['command']}`" in markdown(d)
