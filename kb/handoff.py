@@ -31,6 +31,7 @@ from typing import Any
 from kb.graph import store as gs
 from kb.graph.report import throughput
 from kb.graph.text import short, similarity, tokens
+from kb.handoff_export import is_export
 from kb.store import KbStore
 from logparse.request import is_greeting, request_text
 
@@ -64,6 +65,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     own = store.events(scope, kinds=["prompt"], sources=["text"])
     prompt = first_request(own[:12])
     asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
+    last_ask = asks[-1] if asks else 0
+    # the call that copies the transcript, still running at its end, is no open check:
+    # the transcript is its answer (kb.handoff_export)
+    exports = [q for q in questions
+               if (q.get("ordinal") or 0) >= last_ask and is_export(q.get("command"))]
+    questions = [q for q in questions if q not in exports]
     goal_items = [a for a in items if a["kind"] == "goal"]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
@@ -72,7 +79,11 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
     status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead,
-                                                  asks[-1] if asks else 0)
+                                                  last_ask)
+    status["exported_at"] = exports[-1]["ordinal"] if exports else None
+    if exports:
+        status["state_why"] += (f"; the transcript ends on its own export "
+                                f"[{exports[-1]['ordinal']}]")
     # pasted into tickets and handed to other agents: redacted whatever each part read
     return store.redactor.hiding().value({
         "session": {"id": scope, "title": info["title"], "messages": info["messages"],

@@ -97,3 +97,31 @@ def test_the_brief_keeps_the_latest_checks_and_whole_commands(tmp_path: Path) ->
         assert not re.search(r"`[^`\n]*…`", text.split("## Open and untested")[1]), text
     long = next(q for q in qs if q["command"] and len(q["command"]) > 90)
     assert f"`{long['command']}`" in markdown(d)
+
+
+def test_every_export_rule_matches_its_real_example() -> None:
+    from kb.handoff_export import EXPORT_RULES, is_export
+
+    for rule in EXPORT_RULES:
+        assert rule.pattern.search(rule.example), rule
+        assert rule.source and is_export(rule.example)
+    # real commands of the same sessions that export nothing
+    for cmd in ("opencode models zenmux", "git log --since='2026-04-01' --oneline --decorate",
+                "ls -la ~/.codex/config.toml", "cat ~/.claude/settings.json",
+                "npm run export", None):
+        assert not is_export(cmd), cmd
+
+
+def test_a_session_that_ends_on_its_own_export_says_so(tmp_path: Path) -> None:
+    """labelled Valdyum-Labs (fixtures/untested/codex_unfinished): the agent copies the
+    newest rollout from ~/.codex/sessions, and the file ends while that call runs.  The
+    copy is no open check (the transcript is its answer); the other calls of the turn
+    still are, so the session stays open, and the status says where it was exported."""
+    src = FIXTURES.parent / "untested" / "codex_unfinished.jsonl"
+    d = _brief(tmp_path / "x", src.read_text(encoding="utf-8").splitlines(True))
+    commands = [q["command"] or "" for q in d["open"]["untested"]]
+    assert not any(".codex\\sessions" in c for c in commands), commands
+    assert "git branch --show-current" in commands
+    st = d["status"]
+    assert st["state"] == "open" and st["exported_at"] is not None
+    assert st["state_why"].endswith(f"the transcript ends on its own export [{st['exported_at']}]")
