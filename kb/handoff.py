@@ -31,7 +31,6 @@ from typing import Any
 from kb.graph import store as gs
 from kb.graph.report import throughput
 from kb.graph.text import short, similarity, tokens
-from kb.handoff_export import is_export
 from kb.store import KbStore
 from logparse.request import is_greeting, request_text
 
@@ -47,6 +46,50 @@ _VERSION_RES = (
 _PATH_RE = re.compile(r"(?<![\w.~$:/-])(/(?:[\w.+-]+/)*[\w.+-]+)")
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 _BORING_PATHS = ("/dev/", "/proc/", "/tmp/", "/usr/", "/bin/", "/etc/", "/sys/")
+
+
+# ------------------------------------------------------------------ exports
+# A session that ends on its own export: users commit their agent's transcript by asking
+# the agent to export it, so the file often ends while that call still runs (its output
+# never reaches the transcript: the transcript *is* its output).  That call is no open
+# check for a successor; the brief says the session ends on its export instead.  Rules
+# as data: each row names the agents' own way of exporting a session, with a real
+# command it matches (tests/kb/test_handoff_status.py walks them).
+@dataclasses.dataclass(frozen=True)
+class ExportRule:
+    agent: str
+    pattern: re.Pattern[str]
+    example: str
+    """A real command it matches (its source in ``source``)."""
+    source: str
+
+
+EXPORT_RULES: tuple[ExportRule, ...] = (
+    ExportRule("opencode", re.compile(r"\bopencode\s+export\b"),
+               "cd /Users/j0hnd003/Develop/GitHub/server/k1lib-project/k1.lib-bootstrap && "
+               "opencode export ses_1be58628dffeUlqtrOC0XgUH2I > session-export.json 2>&1",
+               "labelled k1.lib-bootstrap__session-export.json, message 619"),
+    ExportRule("codex", re.compile(r"\.codex[\\/]+sessions\b.*\.jsonl", re.S),
+               r"$latest = Get-ChildItem -Recurse -Force $env:USERPROFILE\.codex\sessions "
+               r"-Filter *.jsonl | Sort-Object LastWriteTime -Descending | Select-Object "
+               r"-First 1; Copy-Item -LiteralPath $latest.FullName -Destination "
+               r".\codex-session.jsonl -Force",
+               "labelled Valdyum-Labs__codex-session.jsonl (the call at message 69)"),
+    ExportRule("claude-code", re.compile(r"\.claude/projects/.*\.jsonl", re.S),
+               "CURRENT_JSONL=$(ls -t ~/.claude/projects/-Users-mikemorgenstern-TIDR-"
+               "Dropbox-TIDR-Team-Folder-RG-Collab-Admin/*.jsonl 2>/dev/null | head -1)\n"
+               'cp "$CURRENT_JSONL" ~/Code/workbench/openwisprmod/session.jsonl',
+               "labelled speakfree__session.jsonl (the call at message 95)"),
+    ExportRule("any", re.compile(r"\bexport[-_]session\.(?:sh|py|ps1|js|mjs)\b"),
+               "bash /Users/anmolbhardwaj/.claude/skills/apply-grant/export-session.sh .",
+               "labelled Trezo-Ai__codex-session.jsonl (the call at message 93)"),
+)
+"""How the agents (and the skills they run) copy the session's own transcript."""
+
+
+def is_export(command: str | None) -> bool:
+    """Whether ``command`` copies the session's own transcript (:data:`EXPORT_RULES`)."""
+    return bool(command) and any(r.pattern.search(command or "") for r in EXPORT_RULES)
 
 
 # ------------------------------------------------------------------ gather
@@ -67,7 +110,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
     last_ask = asks[-1] if asks else 0
     # the call that copies the transcript, still running at its end, is no open check:
-    # the transcript is its answer (kb.handoff_export)
+    # the transcript is its answer (EXPORT_RULES)
     exports = [q for q in questions
                if (q.get("ordinal") or 0) >= last_ask and is_export(q.get("command"))]
     questions = [q for q in questions if q not in exports]
@@ -807,4 +850,5 @@ def _omitted(d: dict[str, Any], key: str, what: str) -> str:
 
 
 
-__all__ = ["brief", "first_request", "fit_tokens", "markdown", "request_text"]
+__all__ = ["EXPORT_RULES", "ExportRule", "brief", "first_request", "fit_tokens", "is_export",
+           "markdown", "request_text"]

@@ -100,7 +100,7 @@ def test_the_brief_keeps_the_latest_checks_and_whole_commands(tmp_path: Path) ->
 
 
 def test_every_export_rule_matches_its_real_example() -> None:
-    from kb.handoff_export import EXPORT_RULES, is_export
+    from kb.handoff import EXPORT_RULES, is_export
 
     for rule in EXPORT_RULES:
         assert rule.pattern.search(rule.example), rule
