@@ -147,7 +147,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "measurements": [_measure(m) | {"command": None} for m in _key_points(series)],
         "tried": _tried(items),
         "dead_ends": _dead_ends(dead),
-        "open": _open(store, scope, questions, items),
+        "open": _open(store, scope, questions, items, frozenset(asks)),
         "next": nxt,
         "reproduce": _reproduce(store, scope, status.get("best")),
         "environment": _environment(store, scope, info),
@@ -403,7 +403,10 @@ def _dead_ends(dead: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _open(store: KbStore, scope: str, questions: list[dict[str, Any]],
-          items: list[dict[str, Any]]) -> dict[str, Any]:
+          items: list[dict[str, Any]], asks: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """The untested checks with their caveats (what a later check found, or what the
+    user said later: a message at an ordinal of ``asks`` is the user's, no check), and
+    the approaches still open."""
     qs = []
     for q in questions:
         caveats = []
@@ -412,8 +415,10 @@ def _open(store: KbStore, scope: str, questions: list[dict[str, Any]],
         if owner is not None:
             for e in owner["evidence"]:
                 if e["role"] == "tested" and e["ordinal"] > q["ordinal"] and e.get("note"):
+                    who = ("the user said later" if e["ordinal"] in asks
+                           else "a later check found")
                     caveats.append({"ordinal": e["ordinal"],
-                                    "text": f"a later check found: {short(e['note'], 200)}"})
+                                    "text": f"{who}: {short(e['note'], 200)}"})
         qs.append({"ordinal": q["ordinal"], "question": q["question"], "reason": q["reason"],
                    "host": q.get("host"), "command": q.get("command"), "caveats": caveats})
     open_items = [{"name": a["label"], "kind": a["kind"], "since": a["ordinal"],

@@ -125,3 +125,22 @@ def test_a_session_that_ends_on_its_own_export_says_so(tmp_path: Path) -> None:
     st = d["status"]
     assert st["state"] == "open" and st["exported_at"] is not None
     assert st["state_why"].endswith(f"the transcript ends on its own export [{st['exported_at']}]")
+
+
+def test_what_the_user_said_later_is_no_check() -> None:
+    """An approach's later evidence can be the user's next message (labelled Trezo-Ai:
+    the check at 75 that the user stopped, then «do that for kosh ai» at 77): the
+    caveat says the user said it, never that a later check found it."""
+    from kb.handoff import _open
+
+    items = [{"label": "`cargo test` until it works", "kind": "approach", "status": "open",
+              "ordinal": 70, "evidence": [
+                  {"ordinal": 75, "role": "tested", "note": None},
+                  {"ordinal": 77, "role": "tested", "note": "do that for kosh ai"},
+                  {"ordinal": 80, "role": "tested", "note": "Couldn't connect to server"}]}]
+    qs = [{"ordinal": 75, "question": "what does `cargo test` report?",
+           "reason": "the user stopped the run", "command": "cargo test"}]
+    got = _open(None, "s", qs, items, frozenset({2, 77}))  # type: ignore[arg-type]
+    assert [c["text"] for c in got["untested"][0]["caveats"]] == [
+        "the user said later: do that for kosh ai",
+        "a later check found: Couldn't connect to server"]
