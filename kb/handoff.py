@@ -48,6 +48,50 @@ _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 _BORING_PATHS = ("/dev/", "/proc/", "/tmp/", "/usr/", "/bin/", "/etc/", "/sys/")
 
 
+# ------------------------------------------------------------------ exports
+# A session that ends on its own export: users commit their agent's transcript by asking
+# the agent to export it, so the file often ends while that call still runs (its output
+# never reaches the transcript: the transcript *is* its output).  That call is no open
+# check for a successor; the brief says the session ends on its export instead.  Rules
+# as data: each row names the agents' own way of exporting a session, with a real
+# command it matches (tests/kb/test_handoff_status.py walks them).
+@dataclasses.dataclass(frozen=True)
+class ExportRule:
+    agent: str
+    pattern: re.Pattern[str]
+    example: str
+    """A real command it matches (its source in ``source``)."""
+    source: str
+
+
+EXPORT_RULES: tuple[ExportRule, ...] = (
+    ExportRule("opencode", re.compile(r"\bopencode\s+export\b"),
+               "cd /Users/j0hnd003/Develop/GitHub/server/k1lib-project/k1.lib-bootstrap && "
+               "opencode export ses_1be58628dffeUlqtrOC0XgUH2I > session-export.json 2>&1",
+               "labelled k1.lib-bootstrap__session-export.json, message 619"),
+    ExportRule("codex", re.compile(r"\.codex[\\/]+sessions\b.*\.jsonl", re.S),
+               r"$latest = Get-ChildItem -Recurse -Force $env:USERPROFILE\.codex\sessions "
+               r"-Filter *.jsonl | Sort-Object LastWriteTime -Descending | Select-Object "
+               r"-First 1; Copy-Item -LiteralPath $latest.FullName -Destination "
+               r".\codex-session.jsonl -Force",
+               "labelled Valdyum-Labs__codex-session.jsonl (the call at message 69)"),
+    ExportRule("claude-code", re.compile(r"\.claude/projects/.*\.jsonl", re.S),
+               "CURRENT_JSONL=$(ls -t ~/.claude/projects/-Users-mikemorgenstern-TIDR-"
+               "Dropbox-TIDR-Team-Folder-RG-Collab-Admin/*.jsonl 2>/dev/null | head -1)\n"
+               'cp "$CURRENT_JSONL" ~/Code/workbench/openwisprmod/session.jsonl',
+               "labelled speakfree__session.jsonl (the call at message 95)"),
+    ExportRule("any", re.compile(r"\bexport[-_]session\.(?:sh|py|ps1|js|mjs)\b"),
+               "bash /Users/anmolbhardwaj/.claude/skills/apply-grant/export-session.sh .",
+               "labelled Trezo-Ai__codex-session.jsonl (the call at message 93)"),
+)
+"""How the agents (and the skills they run) copy the session's own transcript."""
+
+
+def is_export(command: str | None) -> bool:
+    """Whether ``command`` copies the session's own transcript (:data:`EXPORT_RULES`)."""
+    return bool(command) and any(r.pattern.search(command or "") for r in EXPORT_RULES)
+
+
 # ------------------------------------------------------------------ gather
 def brief(store: KbStore, scope: str) -> dict[str, Any]:
     """Everything the brief says, as plain data (``logkb handoff --json``)."""
@@ -60,7 +104,16 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     dead = gs.dead_ends(store, scopes)
     questions = gs.untested(store, scopes, include_answered=False)
     decisions = gs.decisions(store, scopes)
-    prompt = first_request(store.events(scope, kinds=["prompt"], limit=12))
+    # the user's own prompts: text an agent or its IDE injected is stored as synthetic
+    own = store.events(scope, kinds=["prompt"], sources=["text"])
+    prompt = first_request(own[:12])
+    asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
+    last_ask = asks[-1] if asks else 0
+    # the call that copies the transcript, still running at its end, is no open check:
+    # the transcript is its answer (EXPORT_RULES)
+    exports = [q for q in questions
+               if (q.get("ordinal") or 0) >= last_ask and is_export(q.get("command"))]
+    questions = [q for q in questions if q not in exports]
     goal_items = [a for a in items if a["kind"] == "goal"]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
@@ -68,7 +121,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
-    status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead)
+    status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead,
+                                                  last_ask)
+    status["exported_at"] = exports[-1]["ordinal"] if exports else None
+    if exports:
+        status["state_why"] += (f"; the transcript ends on its own export "
+                                f"[{exports[-1]['ordinal']}]")
     # pasted into tickets and handed to other agents: redacted whatever each part read
     return store.redactor.hiding().value({
         "session": {"id": scope, "title": info["title"], "messages": info["messages"],
@@ -89,7 +147,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "measurements": [_measure(m) | {"command": None} for m in _key_points(series)],
         "tried": _tried(items),
         "dead_ends": _dead_ends(dead),
-        "open": _open(store, scope, questions, items),
+        "open": _open(store, scope, questions, items, frozenset(asks)),
         "next": nxt,
         "reproduce": _reproduce(store, scope, status.get("best")),
         "environment": _environment(store, scope, info),
@@ -99,8 +157,11 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
 
 def first_request(prompts: list[Any]) -> list[Any]:
     """The first prompt event that holds a real request, its text without what was
-    injected (``[]`` when there is none)."""
+    injected (``[]`` when there is none).  A prompt a reader marked ``synthetic`` (or
+    ``ignored``) is none, whatever its text."""
     for p in prompts:
+        if getattr(p, "source", None) in ("synthetic", "ignored"):
+            continue
         text = request_text(p.text or "")
         if len(text) >= 2:
             return [dataclasses.replace(p, text=text)]
@@ -206,28 +267,45 @@ def direction(unit: str) -> int | None:
 
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
-           todos: list[dict[str, Any]], dead: list[dict[str, Any]]) -> tuple[str, str]:
+           todos: list[dict[str, Any]], dead: list[dict[str, Any]],
+           last_request: int = 0) -> tuple[str, str]:
     """``done``, ``open`` or ``blocked``, from how the session ended and what it left:
     blocked when it ended on an error (a provider error, an abort) or its last ended
-    approach is blocked; open when a check went unanswered, a todo is open or the agent
-    had not replied last; done otherwise."""
+    approach is blocked; open when a check of the last request (at ``last_request`` or
+    after) went unanswered, a todo is open or the agent had not replied last; done
+    otherwise.  A check left unanswered under an earlier request, which the session went
+    on past, is listed (and said) but leaves the end no less done."""
     ended = activity.get("ended") or {}
     if ended.get("error"):
-        return "blocked", f"the session ended on an error ({short(str(ended['error']), 80)})"
+        # what the error said (a usage limit, an unknown model), not only its class
+        return "blocked", f"the session ended on an error: {short(_error_said(ended), 120)}"
     last_end = max(dead, key=lambda d: d.get("ended_at") or 0, default=None)
     if last_end is not None and last_end["status"] == "blocked" and (
             last_end.get("ended_at") or 0) >= (ended.get("ordinal") or 0) - 3:
         return "blocked", f"the last approach is blocked: {short(last_end['name'], 80)}"
     why = []
-    if questions:
-        why.append(f"{len(questions)} check(s) never answered")
+    late = [q for q in questions if (q.get("ordinal") or 0) >= last_request]
+    earlier = len(questions) - len(late)
+    if late:
+        why.append(f"{len(late)} check(s) never answered"
+                   + (" since the last request" if earlier else ""))
     if todos:
         why.append(f"{len(todos)} todo(s) open")
     if ended and ended.get("role") != "assistant":
         why.append("the transcript ends before the agent's reply")
     if why:
         return "open", "; ".join(why)
+    if earlier:
+        return "done", (f"the agent replied last to the last request; {earlier} check(s) "
+                        "of earlier requests never answered")
     return "done", "the agent replied last, nothing was left open"
+
+
+def _error_said(ended: dict[str, Any]) -> str:
+    """The error a session ended on, as the agent recorded it: ``APIError: You've hit your
+    limit · resets 1am``, else the error's class (``APIError``)."""
+    text = " ".join(str(ended.get("error_text") or "").split())
+    return text or str(ended.get("error"))
 
 
 def _key_points(series: list[dict[str, Any]], limit: int = 12) -> list[dict[str, Any]]:
@@ -325,7 +403,10 @@ def _dead_ends(dead: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _open(store: KbStore, scope: str, questions: list[dict[str, Any]],
-          items: list[dict[str, Any]]) -> dict[str, Any]:
+          items: list[dict[str, Any]], asks: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """The untested checks with their caveats (what a later check found, or what the
+    user said later: a message at an ordinal of ``asks`` is the user's, no check), and
+    the approaches still open."""
     qs = []
     for q in questions:
         caveats = []
@@ -334,8 +415,10 @@ def _open(store: KbStore, scope: str, questions: list[dict[str, Any]],
         if owner is not None:
             for e in owner["evidence"]:
                 if e["role"] == "tested" and e["ordinal"] > q["ordinal"] and e.get("note"):
+                    who = ("the user said later" if e["ordinal"] in asks
+                           else "a later check found")
                     caveats.append({"ordinal": e["ordinal"],
-                                    "text": f"a later check found: {short(e['note'], 200)}"})
+                                    "text": f"{who}: {short(e['note'], 200)}"})
         qs.append({"ordinal": q["ordinal"], "question": q["question"], "reason": q["reason"],
                    "host": q.get("host"), "command": q.get("command"), "caveats": caveats})
     open_items = [{"name": a["label"], "kind": a["kind"], "since": a["ordinal"],
@@ -423,7 +506,7 @@ def _activity(store: KbStore, scope: str) -> dict[str, Any]:
     ended = None
     if last is not None:
         ended = {"ordinal": int(last[0]), "role": last[1], "finish": last[2],
-                 "error": last[3],
+                 "error": last[3], "error_text": last[4],
                  "compacted_at": int(compacted[0]) if compacted and compacted[0] else None,
                  "last_words": ({"ordinal": int(prose[0]), "text": str(prose[1]).strip()}
                                 if prose else None)}
@@ -488,6 +571,20 @@ def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
     return lst
 
 
+def _cut_untested(qs: list[dict[str, Any]], keep: int, d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The latest ``keep`` open checks (those of the last request, which the state
+    counts), and the request the agent was still working on when the transcript ends
+    (``what «…» asked for``) whatever its age: what a successor picks up first."""
+    if len(qs) <= keep:
+        return qs
+    asked = [q for q in qs if q["question"].startswith("what «")][-1:]
+    rest = [q for q in qs if q not in asked]
+    kept = asked + rest[len(rest) - max(keep - len(asked), 0):] if keep > len(asked) else asked
+    d.setdefault("omitted", {})["untested"] = (d.get("omitted", {}).get("untested", 0)
+                                               + len(qs) - len(kept))
+    return sorted(kept, key=lambda q: q["ordinal"])
+
+
 def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
     d["goal"]["prompt"] = None
     if len(d["tried"]) > keep * 2:
@@ -506,7 +603,7 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
             a["note"] = short(a["note"] or "", chars // 2) or None
             a["risks"] = [short(r, chars // 2) for r in a["risks"][:1]]
             a["revisit"] = short(a["revisit"] or "", chars // 2) or None
-    d["open"]["untested"] = _cut(d["open"]["untested"], keep * 2, d, "untested")
+    d["open"]["untested"] = _cut_untested(d["open"]["untested"], keep * 2, d)
     for q in d["open"]["untested"]:
         # a command is whole or gone (its ordinal stays: `logkb show N` has it)
         if q["command"] and len(q["command"]) > chars // 2:
@@ -548,6 +645,29 @@ def _inline(command: str, ordinal: int, limit: int = 400) -> str:
     one = _one(command)
     return f"`{one}`" if len(one) <= limit else (
         f"a command of {len(one)} characters (`logkb show {ordinal}`)")
+
+
+_CUT_COMMAND = re.compile(r"`[^`\n]*…`")
+"""A command the graph shortened inside a question's words (``what does `cd … &&
+php -S localho…` report?``)."""
+
+
+def _question(q: dict[str, Any]) -> tuple[str, list[str]]:
+    """A question's words with its command whole, and the lines of a code block when the
+    command does not fit on one line: a command is never shown cut in half (the brief is
+    pasted to another agent, which would run it).  Without its command (``--max-tokens``
+    left it out) the question names the message that has it."""
+    text = _one(q["question"])
+    if not _CUT_COMMAND.search(text):
+        return text, []
+    cmd = q.get("command")
+    if not cmd:
+        return _CUT_COMMAND.sub(lambda _: f"the command at [{q['ordinal']}]", text, 1), []
+    if "\n" not in cmd and "`" not in cmd:
+        return _CUT_COMMAND.sub(lambda _: f"`{cmd}`", text, 1), []
+    fence = "~~~~" if "```" in cmd or "~~~" in cmd else "```"
+    return (_CUT_COMMAND.sub(lambda _: "the command below", text, 1),
+            ["", f"  {fence}", *("  " + ln for ln in cmd.splitlines()), f"  {fence}", ""])
 
 
 def _one(s: str | None) -> str:
@@ -613,8 +733,9 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
     if ended:
-        how = ended.get("error") or (f"finish: {ended['finish']}" if ended.get("finish")
-                                     else f"last message from the {ended['role']}")
+        how = (short(_error_said(ended), 120) if ended.get("error")
+               else f"finish: {ended['finish']}" if ended.get("finish")
+               else f"last message from the {ended['role']}")
         out.append(f"- Ended at message {ended['ordinal']} ({_one(how)})"
                    + (f"; the context was compacted at [{ended['compacted_at']}]"
                       if ended.get("compacted_at") else ""))
@@ -657,8 +778,12 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
     out += ["## Open and untested", ""]
     if not op["untested"] and not op["approaches"]:
         out.append("Nothing was left open or untested.")
+    if d.get("omitted", {}).get("untested"):
+        out += [_omitted(d, "untested", "earlier untested checks").strip("\n"), ""]
     for q in op["untested"]:
-        out.append(f"- untested [{q['ordinal']}]: {_one(q['question'])} — {_one(q['reason'])}")
+        asked, block = _question(q)
+        out.append(f"- untested [{q['ordinal']}]: {asked} — {_one(q['reason'])}")
+        out += block
         for c in q["caveats"]:
             out.append(f"  - caveat [{c['ordinal']}]: {_one(c['text'])}")
     for a in op["approaches"]:
@@ -742,4 +867,5 @@ def _omitted(d: dict[str, Any], key: str, what: str) -> str:
 
 
 
-__all__ = ["brief", "first_request", "fit_tokens", "markdown", "request_text"]
+__all__ = ["EXPORT_RULES", "ExportRule", "brief", "first_request", "fit_tokens", "is_export",
+           "markdown", "request_text"]

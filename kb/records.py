@@ -90,6 +90,7 @@ class Event:
     child_session_id: str | None = None
     raw: Any = None
     reason: str | None = None
+    source: str | None = None
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         """The event as JSON-ready values (what the pydantic model's dump gives)."""

@@ -761,12 +761,15 @@ class KbStore:
     def events(self, session_id: str, *, kinds: Sequence[str] = (),
                categories: Sequence[str] = (), hosts: Sequence[str] = (),
                start: int | None = None, end: int | None = None,
-               limit: int | None = None, raw: bool = False) -> list[Event]:
+               limit: int | None = None, raw: bool = False,
+               sources: Sequence[str] = ()) -> list[Event]:
         """The typed events of a session in transcript order, filtered; redacted unless
-        ``raw`` (what replay runs: the commands as recorded)."""
+        ``raw`` (what replay runs: the commands as recorded).  ``sources`` keeps prose
+        written by them only (``["text"]``: the user's and the model's own words, no
+        ``synthetic`` text an agent injected)."""
         where = ["session_id = ?"]
         params: list[Any] = [session_id]
-        for col, values in (("kind", kinds), ("category", categories)):
+        for col, values in (("kind", kinds), ("category", categories), ("source", sources)):
             if values:
                 where.append(f"{col} IN ({', '.join('?' * len(values))})")
                 params.extend(values)

@@ -904,12 +904,17 @@ def file_edits(store: KbStore, sid: str) -> list[tuple[str | None, str | None]]:
 
 
 def how_it_ended(store: KbStore, sid: str) -> tuple[Any, Any, Any]:
-    """The last message ``(ordinal, role, finish, error)``, the last thing the assistant
-    decided ``(ordinal, text)`` (its reply text; reasoning only if there is none), and
-    ``(max ordinal of a compaction,)``; each ``None`` when there is none."""
+    """The last message ``(ordinal, role, finish, error, error text)`` (the text: the
+    agent's own record of the error, its last ``error`` event, e.g. "APIError: You've hit
+    your limit"), the last thing the assistant decided ``(ordinal, text)`` (its reply
+    text; reasoning only if there is none), and ``(max ordinal of a compaction,)``; each
+    ``None`` when there is none."""
     last = store.conn.execute(
-        "SELECT ordinal, role, finish, error FROM messages WHERE session_id = ? "
-        "ORDER BY ordinal DESC LIMIT 1", [sid]).fetchone()
+        "SELECT ordinal, role, finish, error, CASE WHEN error IS NOT NULL THEN ("
+        "SELECT e.text FROM other_events e WHERE e.session_id = m.session_id "
+        "AND e.ordinal = m.ordinal AND e.kind = 'error' ORDER BY e.seq DESC LIMIT 1) END "
+        "FROM messages m WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1",
+        [sid]).fetchone()
     prose = store.conn.execute(
         "SELECT ordinal, text FROM prose WHERE session_id = ? AND kind = 'decision' AND "
         "length(trim(text)) > 0 ORDER BY source = 'text' DESC, ordinal DESC, seq DESC "

@@ -1179,6 +1179,25 @@ class _Rollout:
         self.q.add(d)
         return d
 
+    def _turn_ended(self) -> int | None:
+        """When the turn ended, if a ``task_complete`` (``turn_complete``) is among the
+        lines read after the last message (its time, else the message's own); ``None``
+        when the file ends inside a turn."""
+        for _, b in reversed(self.extra_lines):
+            if b"_complete" not in b:
+                continue
+            try:
+                obj = json_object(orjson.loads(b))
+            except orjson.JSONDecodeError:
+                continue
+            p = json_object(obj.get("payload"))
+            if obj.get("type") == "event_msg" and p.get("type") in ("task_complete",
+                                                                    "turn_complete"):
+                tail = self.q.tail
+                created = tail.info["time"].get("created") if tail is not None else None
+                return iso_ms(obj.get("timestamp")) or created
+        return None
+
     def _take_parts(self, d: Draft) -> None:
         """Typed parts of the lines without an ordinal go to the message they joined."""
         if not self.extra_parts:
@@ -1196,6 +1215,11 @@ class _Rollout:
         self._usage_stat(None)  # a file that ends mid-turn: the usage so far
         tail = self.q.tail
         if tail is not None:
+            ended = self._turn_ended()
+            if ended is not None and tail.info.get("role") == "assistant":
+                # the turn's own end (``task_complete``) follows the last message: its
+                # reply was whole, not still being written when the file was cut
+                tail.info["time"]["completed"] = ended
             if self.usage_said != said:  # read at the file's end, from no line of the tail:
                 # its raw says so (a grown file reads it at the turn's end instead)
                 tail.at_end = {"tokens_used": self.usage_said}

@@ -1004,6 +1004,7 @@ def to_events(session_id: str, batch: Batch) -> list[Event]:
             message_id=r["message_id"], part_id=r["part_id"], time=r["time"], text=r["text"],
             role="user" if r["kind"] == EventKind.PROMPT else "assistant",
             classification=r["classification"], prose_role=r["prose_role"],
+            source=r["source"],
             measurements=[Measurement(**m) for m in (r["measurements"] or [])])))
     for row in batch.other:
         r = dict(zip(COLUMNS["other"], row))

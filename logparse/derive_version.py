@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 17
+DERIVE_VERSION = 18
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -56,4 +56,6 @@ curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, re
 ``(N rows)`` labelled by its columns (a psql table's cells are data, no readings), the
 ``Length`` column of a PowerShell table, swift test's run times (XCTest, swift-testing),
 MSBuild's warnings, errors and elapsed time; a stated result is dropped only where the line
-rules read the same place or the same value and unit (no longer any equal value)."""
+rules read the same place or the same value and unit (no longer any equal value).
+18 (hand2): a Codex reply followed by its turn's ``task_complete`` at the end of the file is
+complete (``time.completed``), no longer a reply still being written."""

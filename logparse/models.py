@@ -128,6 +128,12 @@ class Event(BaseModel):
     raw: Any = None
     reason: str | None = None
 
+    # prompt / decision
+    source: str | None = None
+    """Who wrote a prompt's or a decision's text: ``text`` (the user or the model),
+    ``reasoning``, ``synthetic`` (injected by the agent or its IDE: context, caveats,
+    reminders, a rewrite's call kept as text) or ``ignored``; ``None`` for other kinds."""
+
 
 class SessionInfo(BaseModel):
     """What logkb keeps about a session (a top-level session or a subagent child)."""

@@ -28,7 +28,7 @@ EVENT: tuple[tuple[str, str], ...] = (
     ("error_signature", "str"), ("error_signatures", "str[]"),
     ("measurements", "measurements"), ("title", "str"), ("text", "str"),
     ("classification", "str"), ("prose_role", "str"), ("todos", "json"),
-    ("child_session_id", "str"), ("raw", "json"), ("reason", "str"),
+    ("child_session_id", "str"), ("raw", "json"), ("reason", "str"), ("source", "str"),
 )
 """``(field, type)`` of an event, in order (the ``events`` view also has ``sub``, the
 position of an event within its part, for ordering)."""

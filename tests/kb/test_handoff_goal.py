@@ -7,9 +7,9 @@ from kb.records import Event
 from logparse.kinds import EventKind
 
 
-def _prompt(ordinal: int, text: str) -> Event:
+def _prompt(ordinal: int, text: str, source: str = "text") -> Event:
     return Event(session_id="s", ordinal=ordinal, seq=0, kind=EventKind.PROMPT,
-                 message_id=str(ordinal), role="user", text=text)
+                 message_id=str(ordinal), role="user", text=text, source=source)
 
 
 def test_injected_context_is_skipped() -> None:
@@ -27,6 +27,45 @@ def test_injected_context_is_skipped() -> None:
     assert [p.ordinal for p in got] == [3]
     assert got[0].text == "I want you to create a TypeScript application"
     assert first_request([env, caveat]) == []
+
+
+def test_a_prompt_the_reader_marked_synthetic_is_no_request() -> None:
+    """Claude Code writes a skill's body as an ``isMeta`` user line (its reader marks it
+    synthetic): no markup says so in the text, only the stored source does."""
+    # pool blockchain-dex-events__claude-session.jsonl:398 (trimmed)
+    skill = _prompt(1, "Base directory for this skill: /Users/shijie/.claude/plugins/cache/"
+                       "claude-plugins-official/superpowers/5.1.0/skills/requesting-code-"
+                       "review\n\n# Requesting Code Review\n\nDispatch a code reviewer "
+                       "subagent to catch issues before they cascade.", source="synthetic")
+    ask = _prompt(2, "let's do a review on our solutions for each question")
+    assert [p.ordinal for p in first_request([skill, ask])] == [2]
+    assert first_request([skill]) == []
+
+
+def test_the_store_hands_out_each_prompts_source(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The events view carries the prose's source, and ``sources`` filters on it: the
+    goal of a Codex session is never its injected ``<environment_context>``."""
+    from pathlib import Path
+
+    from kb.handoff import brief
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    # trimmed from pool scout__codex-session.jsonl (fixtures/realworld_trim/README.md)
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim" / (
+        "codex_code_mode.jsonl")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [src])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        prompts = store.events(sid, kinds=["prompt"])
+        assert [(p.ordinal, p.source) for p in prompts[:2]] == [(1, "synthetic"), (2, "text")]
+        assert prompts[0].text.startswith("<environment_context>")
+        own = store.events(sid, kinds=["prompt"], sources=["text"])
+        assert own and all(p.source == "text" for p in own)
+        assert store.events(sid, kinds=["command"], sources=["text"]) == []
+        d = brief(store, sid)
+    assert d["goal"]["ordinal"] == 2
+    assert d["goal"]["text"] == "Set up ZenMux in opencode using the OpenAI-compatible API."
 
 
 def test_slash_command_arguments_are_the_request() -> None:
