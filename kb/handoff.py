@@ -535,9 +535,8 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     trimmed = _trim(copy.deepcopy(d), 1, 60)
     # still too long: drop what a successor can look up, least needed first
     drops = [
-        lambda t: t.update(environment={"directory": None, "hosts": [], "paths": [],
-                                        "versions": []}),
-        lambda t: t["activity"].update(categories=[], files_edited=[]),
+        lambda t: _drop_environment(t),
+        lambda t: _drop_activity(t),
         lambda t: t.update(measurements=[]),
         lambda t: t.update(reproduce=t["reproduce"][-1:]),
         lambda t: t["activity"]["ended"] and t["activity"]["ended"].update(last_words=None),
@@ -552,7 +551,8 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         # a small budget (--max-tokens 200) still came out at ~600 tokens: one item of
         # each list, the goal in a sentence, no best/baseline (`logkb show` has them)
         lambda t: t.update(dead_ends=_cut(t["dead_ends"], 1, t, "dead_ends")),
-        lambda t: t["open"].update(untested=_cut(t["open"]["untested"], 1, t, "untested")),
+        # the request still being worked on and the latest check (:func:`_cut_untested`)
+        lambda t: t["open"].update(untested=_cut_untested(t["open"]["untested"], 2, t)),
         lambda t: t["open"].update(approaches=_cut(t["open"]["approaches"], 1, t, "open")),
         lambda t: t["goal"].update(text=short(t["goal"]["text"] or "", 160)),
         lambda t: t["status"].update(best=None, baseline=None),
@@ -562,6 +562,25 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
             break
         drop(trimmed)
     return trimmed
+
+
+def _drop_environment(d: dict[str, Any]) -> None:
+    """The environment section, left out (and counted: the brief says so)."""
+    env = d["environment"]
+    n = sum(len(env.get(k) or []) for k in ("hosts", "paths", "versions")) + bool(
+        env.get("directory"))
+    if n:
+        d.setdefault("omitted", {})["environment"] = n
+    d["environment"] = {"directory": None, "hosts": [], "paths": [], "versions": []}
+
+
+def _drop_activity(d: dict[str, Any]) -> None:
+    """The kinds of commands and the files edited, left out (and counted)."""
+    act = d["activity"]
+    n = len(act["categories"]) + len(act["files_edited"])
+    if n:
+        d.setdefault("omitted", {})["activity"] = n
+    act.update(categories=[], files_edited=[])
 
 
 def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
@@ -827,9 +846,13 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
             out.append("- versions seen: " + ", ".join(f"{v['name']} {v['version']}"
                                                         for v in env["versions"]))
         out.append("")
+    if d.get("omitted", {}).get("environment"):
+        out += [_omitted(d, "environment", "environment lines").strip("\n"), ""]
     act = d["activity"]
     if act["categories"] or act["files_edited"] or (act["ended"] or {}).get("last_words"):
         out += ["## What the session did", ""]  # a heading with nothing under it: none
+    if d.get("omitted", {}).get("activity"):
+        out += [_omitted(d, "activity", "command kinds and edited files").strip("\n"), ""]
     if act["categories"]:
         out.append("- commands: " + ", ".join(
             f"{c['commands']} {c['category']}" + (f" ({c['failed']} failed)" if c["failed"]
