@@ -275,26 +275,17 @@ def _turns(st: Statement, later: str) -> bool:
                for n in st.flip.against_regex(st.w).finditer(later))
 
 
-def turned_round(claim: str, later: str) -> tuple[Flip, str] | None:
-    """The row of :data:`FLIPS` by which ``later`` turns a statement of ``claim`` round
-    on the same subject, and the later sentence's words that do it; else ``None``."""
-    if GUESS.search(later) or not _asserts(later):
-        return None  # a later guess disproves nothing; a plan or a condition states nothing
-    for st in _statements_of(claim):
-        if _turns(st, later):
-            return st.flip, later
-    return None
-
-
-def _turned(earlier: str, later: str) -> tuple[str, str] | None:
-    """The first statement of reply ``earlier`` that reply ``later`` turns round, and the
-    sentence that does it."""
+def turned_round(earlier: str, later: str) -> tuple[Flip, str, str] | None:
+    """The first statement of reply ``earlier`` that reply ``later`` turns round on the
+    same subject: its row of :data:`FLIPS`, the statement and the later sentence that
+    does it; else ``None``.  A later guess disproves nothing, and a plan or a condition
+    states nothing (:func:`assertions`)."""
     for st in statements(earlier):
         if st.flip.against_regex(st.w).search(later) is None:
             continue  # (most pairs end here, on one search of the whole reply)
         for sentence in assertions(later):
             if _turns(st, sentence):
-                return st.sentence, sentence
+                return st.flip, st.sentence, sentence
     return None
 
 
@@ -436,9 +427,10 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
                 continue
             if not _between(learnt, a.ordinal, b.ordinal):
                 continue  # nothing learnt in between (a check's result, a user message)
-            hit = _turned(a.text, b.text)
-            if hit is None:
+            turned = turned_round(a.text, b.text)
+            if turned is None:
                 continue
+            hit = turned[1:]
             subject = tokens(hit[0]) - _VAGUE
             if _changed_subject(steps, at, a.ordinal, b.ordinal, subject):
                 continue
