@@ -449,7 +449,10 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
     return out
 
 
-_CLAUSE = re.compile(r"[.;!?\n]+|,\s+|\s+(?:and|but|pero|y|mas|e)\s+", re.I)
+_CLAUSE = re.compile(r"[.;!?\n]+|,\s+|(?:(?<![^\S\n])[^\S\n]+|(?<=[^\S\n]\n))"
+                     r"(?:and|but|pero|y|mas|e)(?:[^\S\n]+|(?=\n))", re.I)
+"""Where a clause ends: punctuation or a line's end, a comma, a conjunction (a run of
+blanks is tried from its start only, and never across a line: linear time)."""
 
 
 def _persisting(clause: str) -> frozenset[str]:
