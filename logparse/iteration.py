@@ -25,7 +25,7 @@ from logparse.structural import Cue
 # ----------------------------------------------------------------- instructions
 INSTRUCTION_CUES: tuple[Cue, ...] = (
     Cue("en-dont-verb", re.compile(
-        r"(?:^|(?<=[.!?;:\n,]))\s*(?:(?:but|and|so|please|pls|just|then|also|ok|okay)\s+)*"
+        r"(?:^|(?<=[.!?;:\n,]))[^\S\n]*(?:(?:but|and|so|please|pls|just|then|also|ok|okay)\s+)*"
         r"(?:don'?t|dont|do\s+not|never)\s+(?!(?:work|exist|seem|appear|happen)\w*\b|use\b)"
         r"[a-z]\w*", re.I),
         "I need to get (only if there is) the snow and ice (verglas en francais).\n"

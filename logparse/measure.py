@@ -823,7 +823,9 @@ def _ps_length_table(text: str, found: list[tuple[int, float, str, str]],
         k = names.index("Length")
         name_k = names.index("Name") if "Name" in names else (0 if k else -1)
         pos = hm.end() + 1
-        for line in text[pos:].split("\n"):
+        while pos <= len(text):  # line by line from the header on (not the whole rest)
+            nl = text.find("\n", pos)
+            line = text[pos:] if nl < 0 else text[pos:nl]
             cells = line.rstrip("\r").split()
             if len(cells) != len(cols) or not cells[k].isdigit():
                 break

@@ -399,8 +399,6 @@ class OutputError:
     example: CallFacts
     """A clean run this row reads as failed, copied from a real transcript line."""
     source: str
-    missing: int = 1
-    """The group naming what is missing (a module, a program), ``0``: none."""
 
 
 OUTPUT_ERRORS: tuple[OutputError, ...] = (
@@ -411,7 +409,7 @@ OUTPUT_ERRORS: tuple[OutputError, ...] = (
                   command=("node -e \"try { require('better-sqlite3'); console.log('better-"
                            "sqlite3 available'); } catch(e) { console.log('not available'); }\" "
                            "2>&1")),
-        "labelled/uicomponents__session-wordpress.json #237 (bash, exit 0)", missing=0),
+        "labelled/uicomponents__session-wordpress.json #237 (bash, exit 0)"),
     OutputError(
         "probe-not-available",
         re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+"
@@ -451,16 +449,6 @@ def output_error(output: str | None) -> tuple[OutputError, str] | None:
         for row in OUTPUT_ERRORS:
             if row.pattern.match(line):
                 return row, line.strip()
-    return None
-
-
-def missing_what(line: str) -> str | None:
-    """What an output error line says is missing (``openpyxl`` of ``openpyxl: NOT
-    available``), else ``None``."""
-    for row in OUTPUT_ERRORS:
-        m = row.pattern.match(line)
-        if m is not None:
-            return m.group(row.missing) if row.missing and m.group(row.missing) else None
     return None
 
 

@@ -42,7 +42,7 @@ class SplitRule:
 SPLITS: tuple[SplitRule, ...] = (
     SplitRule(
         "numbered or bulleted items",
-        re.compile(r"(?:^|\n)\s*(?:\d{1,2}[.)]|[-*•])\s+"),
+        re.compile(r"(?:^|(?<!\s)[^\S\n]*\n)\s*(?:\d{1,2}[.)]|[-*•])\s+"),
         ("couple updates on q2 before q3:\n\n1. no more \"DEX Trades\" tab on etherscan. "
          "replace the \"DEX Trades\" section in the README with \"Token Transfers (ERC-20)\"."
          "\n2. reframe the 3 sections as three different angles on the same swap, NOT "
@@ -56,7 +56,7 @@ SPLITS: tuple[SplitRule, ...] = (
         "uicomponents__session-export.json #166 (user)"),
     SplitRule(
         "clauses joined by 'and'",
-        re.compile(r",?\s+and\s+(?=\S)", re.I),
+        re.compile(r",?(?<!\s)\s+and\s+(?=\S)", re.I),
         ("section titles are good but keep all of them centred, now some are not and the "
          "buttons still dont show ui for those categoires and arent clickable and bg still "
          "overflows limit it on homepage till the navbar", 4),

@@ -31,6 +31,7 @@ Every table is rows with a language and a real example (trimmed);
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -274,26 +275,17 @@ def _turns(st: Statement, later: str) -> bool:
                for n in st.flip.against_regex(st.w).finditer(later))
 
 
-def turned_round(claim: str, later: str) -> tuple[Flip, str] | None:
-    """The row of :data:`FLIPS` by which ``later`` turns a statement of ``claim`` round
-    on the same subject, and the later sentence's words that do it; else ``None``."""
-    if GUESS.search(later) or not _asserts(later):
-        return None  # a later guess disproves nothing; a plan or a condition states nothing
-    for st in _statements_of(claim):
-        if _turns(st, later):
-            return st.flip, later
-    return None
-
-
-def _turned(earlier: str, later: str) -> tuple[str, str] | None:
-    """The first statement of reply ``earlier`` that reply ``later`` turns round, and the
-    sentence that does it."""
+def turned_round(earlier: str, later: str) -> tuple[Flip, str, str] | None:
+    """The first statement of reply ``earlier`` that reply ``later`` turns round on the
+    same subject: its row of :data:`FLIPS`, the statement and the later sentence that
+    does it; else ``None``.  A later guess disproves nothing, and a plan or a condition
+    states nothing (:func:`assertions`)."""
     for st in statements(earlier):
         if st.flip.against_regex(st.w).search(later) is None:
             continue  # (most pairs end here, on one search of the whole reply)
         for sentence in assertions(later):
             if _turns(st, sentence):
-                return st.sentence, sentence
+                return st.flip, st.sentence, sentence
     return None
 
 
@@ -380,11 +372,18 @@ _ACTS = re.compile(r"\b(?:kill|pkill|restart|start|stop|reload|install|uninstall
                    r"|rm|mv|create|init|enable|disable|launchctl|systemctl)\b", re.I)
 
 
-def _changed_subject(steps: Sequence[Step], lo: int, hi: int,
+def _between(ordinals: Sequence[int], lo: int, hi: int) -> bool:
+    """Whether sorted ``ordinals`` hold one with ``lo < ordinal < hi`` (a bisection)."""
+    i = bisect_right(ordinals, lo)
+    return i < len(ordinals) and ordinals[i] < hi
+
+
+def _changed_subject(steps: Sequence[Step], at: Sequence[int], lo: int, hi: int,
                      subject: frozenset[str]) -> bool:
-    """A change or a state-changing run with ``lo < ordinal < hi`` touched the subject."""
-    for s in steps:
-        if lo < s.ordinal < hi and (s.change or _ACTS.search(s.command or "")):
+    """A change or a state-changing run with ``lo < ordinal < hi`` touched the subject
+    (``steps`` sorted by ordinal, ``at`` their ordinals: only the window is read)."""
+    for s in steps[bisect_right(at, lo):bisect_left(at, hi)]:
+        if s.change or _ACTS.search(s.command or ""):
             if subject & tokens(f"{s.target} {s.command}"):
                 return True
     return False
@@ -413,8 +412,10 @@ def disproved_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Foun
 def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
     out: list[Found] = []
     told = [x for x in said if x.signal == "explains"]
-    users = [x.ordinal for x in said if x.role == "user"]
+    # sorted ordinals, read by bisection: a pair of replies costs no scan of the session
+    at = [s.ordinal for s in steps]
     checks = [s.ordinal for s in steps if s.check]
+    learnt = sorted(checks + [x.ordinal for x in said if x.role == "user"])
     done: set[int] = set()
     for i, a in enumerate(told):
         if a.ordinal in done or not statements(a.text):
@@ -424,16 +425,17 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
                 break
             if b.ordinal == a.ordinal:
                 continue
-            learnt = [o for o in checks + users if a.ordinal < o < b.ordinal]
-            if not learnt:
+            if not _between(learnt, a.ordinal, b.ordinal):
+                continue  # nothing learnt in between (a check's result, a user message)
+            turned = turned_round(a.text, b.text)
+            if turned is None:
                 continue
-            hit = _turned(a.text, b.text)
-            if hit is None:
-                continue
+            hit = turned[1:]
             subject = tokens(hit[0]) - _VAGUE
-            if _changed_subject(steps, a.ordinal, b.ordinal, subject):
+            if _changed_subject(steps, at, a.ordinal, b.ordinal, subject):
                 continue
-            probe = [o for o in checks if a.ordinal < o < b.ordinal][-1:]
+            last = bisect_left(checks, b.ordinal) - 1
+            probe = [checks[last]] if last >= 0 and checks[last] > a.ordinal else []
             ev: list[tuple[int, str, str | None]] = [(a.ordinal, "proposed", short(hit[0], 200))]
             ev += [(o, "tested", None) for o in probe]
             ev.append((b.ordinal, "ended", short(hit[1], 200)))
@@ -447,7 +449,10 @@ def _contradicted(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
     return out
 
 
-_CLAUSE = re.compile(r"[.;!?\n]+|,\s+|\s+(?:and|but|pero|y|mas|e)\s+", re.I)
+_CLAUSE = re.compile(r"[.;!?\n]+|,\s+|(?:(?<![^\S\n])[^\S\n]+|(?<=[^\S\n]\n))"
+                     r"(?:and|but|pero|y|mas|e)(?:[^\S\n]+|(?=\n))", re.I)
+"""Where a clause ends: punctuation or a line's end, a comma, a conjunction (a run of
+blanks is tried from its start only, and never across a line: linear time)."""
 
 
 def _persisting(clause: str) -> frozenset[str]:
@@ -490,17 +495,27 @@ def reports(text: str) -> list[str]:
 
 def _replaced(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
     out: list[Found] = []
-    for i, u in enumerate(said):
-        if u.role != "user":
-            continue
+    # ``said`` is sorted by ordinal: the turn a report answers is read back to the user
+    # message before it, the reply forward over :data:`REPLY` messages, the changes by
+    # bisection (no scan of the whole session per user message)
+    edits = [s.ordinal for s in steps if s.change]
+    users = [j for j, x in enumerate(said) if x.role == "user"]
+    for k, i in enumerate(users):
+        u = said[i]
         kind = evidence_kind(u.text)
         if kind is None:
             continue
-        prev = max((x.ordinal for x in said[:i] if x.role == "user"), default=-1)
-        turn = [x for x in said[:i] if x.signal == "explains" and x.ordinal > prev]
-        nxt = next((x.ordinal for x in said[i + 1:] if x.role == "user"), None)
-        after = [x for x in said[i + 1:] if x.signal == "explains"
-                 and 0 < x.ordinal - u.ordinal <= REPLY and (nxt is None or x.ordinal < nxt)]
+        since = users[k - 1] + 1 if k else 0
+        prev = said[users[k - 1]].ordinal if k else -1
+        turn = [x for x in said[since:i] if x.signal == "explains" and x.ordinal > prev]
+        nxt = said[users[k + 1]].ordinal if k + 1 < len(users) else None
+        after = []
+        for x in said[i + 1:]:
+            if x.ordinal - u.ordinal > REPLY:
+                break
+            if x.signal == "explains" and x.ordinal > u.ordinal \
+                    and (nxt is None or x.ordinal < nxt):
+                after.append(x)
         if kind == "still-there":
             # the report names what persists: the explanation of that in the turn it
             # answers (however long the turn was), and the reply's new one of it
@@ -522,8 +537,7 @@ def _replaced(sid: str, said: list[Said], steps: list[Step]) -> list[Found]:
             # pasted output answers the reply just before it; after a change the agent
             # made on it, a new error is the next problem (progress), not a disproof
             before = [x for x in turn if u.ordinal - x.ordinal <= ANSWER]
-            if before and after and not any(s.change and before[-1].ordinal <= s.ordinal
-                                             < u.ordinal for s in steps):
+            if before and after and not _between(edits, before[-1].ordinal - 1, u.ordinal):
                 f = _disproved(sid, before[-1], u, after[0], kind, "", frozenset())
                 if f is not None:
                     out.append(f)

@@ -59,9 +59,30 @@ def extends(old: str, new: str) -> bool:
 
 
 def taken_away(lines: Iterable[str], wrote: Iterable[str]) -> set[str]:
-    """Of ``lines`` an edit took away, those it did not write back extended."""
-    written = [w for w in wrote if w]
-    return {x for x in lines if not any(extends(x, w) for w in written)}
+    """Of ``lines`` an edit took away, those it did not write back extended.
+
+    :func:`extends` pair by pair, but only over pairs that open alike (:data:`HEAD`),
+    with each written line's index built once (a rewrite of a thousand indented lines
+    compared them all, a matcher built for each pair) and a pair skipped when its
+    characters alone could not hold :data:`KEEP` of the old line."""
+    gone = set(lines)
+    by_head: dict[str, list[str]] = {}
+    for x in gone:
+        if x:
+            by_head.setdefault(x[:HEAD], []).append(x)
+    sm = SequenceMatcher(None, autojunk=False)
+    for w in {w for w in wrote if w}:
+        olds = [x for x in by_head.get(w[:HEAD], ()) if x in gone and len(x) <= len(w)]
+        if not olds:
+            continue
+        sm.set_seq2(w)
+        for x in olds:
+            sm.set_seq1(x)
+            # quick_ratio: the characters the two share, an upper bound of what matches
+            if sm.quick_ratio() * (len(x) + len(w)) >= 2 * KEEP * len(x) and \
+                    sum(b.size for b in sm.get_matching_blocks()) >= KEEP * len(x):
+                gone.discard(x)
+    return gone
 
 
 # ----------------------------------------------------------------- tests follow the code

@@ -28,7 +28,6 @@ from logparse.structural import (
     correction_phrase,
     dismissal_phrase,
     failure_line,
-    missing_what,
     mixed_line,
     output_error,
     still_broken_phrase,
@@ -263,9 +262,19 @@ def test_every_output_error_row_reads_its_real_clean_run(row) -> None:  # type: 
 
 
 def test_output_errors_name_what_is_missing_and_nothing_else() -> None:
-    assert missing_what("openpyxl: NOT available") == "openpyxl"
-    assert missing_what("zsh:1: command not found: rg") == "rg"
-    assert missing_what("not available") is None
+    # what the line names is what kb.graph.switched reads as given up (the store keeps
+    # the matched line as the run's failure)
+    from kb.graph.episodes import Step
+    from kb.graph.switched import missing
+
+    def named(out: str) -> str | None:
+        got = output_error(out)
+        assert got is not None, out
+        return missing(Step("s", 1, "python3", False, True, True, None, failure=got[1]))
+
+    assert named("openpyxl: NOT available\n") == "openpyxl"
+    assert named("zsh:1: command not found: rg\n") == "rg"
+    assert named("not available\n") is None
     for out in ("pandas: available\n", "openpyxl is available\n",
                 "The feature is not available on the free plan for this region\n",
                 "Checking whether node is not installed or outdated...\n"):
