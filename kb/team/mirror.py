@@ -15,8 +15,9 @@ What is rebuilt, from what:
 * ``calls``/``prose``/``other_events``: rebuilt from the pushed events
   (``Event.model_dump()``) column by column through :data:`logparse.schema.TABLES`
   and the store's Arrow insert path, so that the ``events`` view hands back the same
-  events (``todo``/``subagent`` events come back from their calls, as locally).  Not
-  pushed, so not mirrored: a prose row's ``source`` (``text`` here), whether a failed
+  events (``todo``/``subagent`` events come back from their calls, as locally; a prose
+  row's ``source`` too, ``text`` for a push older than it).  Not
+  pushed, so not mirrored: whether a failed
   call's text was its output or its error (both show as the output), an
   ``other_events`` row's ``data`` besides its measurements (unless ``--include-raw``);
 * the knowledge graph: the pushed nodes and edges, persisted as built (never derived
@@ -223,7 +224,8 @@ def _tables(messages: list[dict[str, Any]], events: list[dict[str, Any]]
                          error_signatures=e.get("error_signatures") or None,
                          measurements=e.get("measurements") or None)
         elif e.get("role") is not None:
-            rows["prose"].append({**e, "source": "text",
+            # a push from before events carried their source has none: ``text``
+            rows["prose"].append({**e, "source": e.get("source") or "text",
                                   "measurements": e.get("measurements") or None})
         else:
             data = e.get("raw")
