@@ -887,11 +887,12 @@ def package_outputs(store: KbStore, sid: str) -> list[str]:
 
 
 def category_counts(store: KbStore, sid: str) -> list[tuple[str | None, int, int]]:
-    """``(category, commands, failed)``, most commands first."""
+    """``(category, commands, failed)``, most commands first, ties by name (a stable
+    order: the brief pushed to a team must equal the one computed again later)."""
     return [(c, int(n), int(f)) for c, n, f in store.conn.execute(
         "SELECT category, count(*), count(*) FILTER (WHERE status <> 'completed' OR "
         "coalesce(exit_code, 0) <> 0) FROM calls WHERE session_id = ? GROUP BY 1 "
-        "ORDER BY 2 DESC", [sid]).fetchall()]
+        "ORDER BY 2 DESC, 1 NULLS LAST", [sid]).fetchall()]
 
 
 def file_edits(store: KbStore, sid: str) -> list[tuple[str | None, str | None]]:
