@@ -148,7 +148,10 @@ def line_map(logkb: str, env: dict[str, str], sid: str | None) -> dict[int, int]
     return out
 
 
-def examine(logkb: str, label: Path, source: Path, tmp: Path) -> dict[str, Any]:
+def examine(logkb: str, label: Path, source: Path, tmp: Path, *, with_views: bool = True
+            ) -> dict[str, Any]:
+    """Ingest one labelled session and pair what logkb reports with the label, as the
+    scorer does (one-to-one by evidence overlap, :mod:`bench.rule_support` too)."""
     lab = json.loads(label.read_text())
     d = tmp / label.stem
     d.mkdir()
@@ -179,7 +182,8 @@ def examine(logkb: str, label: Path, source: Path, tmp: Path) -> dict[str, Any]:
     traps = {at(o, ln) for o, ln in zip(lab.get("false_positive_traps") or [],
                                         lab.get("false_positive_trap_lines") or [None] * 10**4)}
     return {"name": label.stem, "label": lab, "lab_de": lab_de, "dead": dead, "got": got,
-            "labelled": labelled, "traps": traps, "views": views(logkb, env, sid)}
+            "labelled": labelled, "traps": traps,
+            "views": views(logkb, env, sid) if with_views else {}}
 
 
 def _cause_right(dl: dict[str, Any], it: dict[str, Any]) -> bool:

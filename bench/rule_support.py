@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -32,9 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
-from bench.labels_misses import _items, _ords, _run, labels, line_map
+from bench.labels_misses import _ords, examine, labels
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,39 +80,15 @@ def attribute(logkb: str, which: str, label: Path, source: Path, tmp: Path
     """The dead ends logkb reports on one labelled session, each with its rule and
     whether the scorer's matching counts it, and the session's totals as the scorer
     counts them."""
-    lab = json.loads(label.read_text())
-    d = tmp / f"{which}-{label.stem}"
-    d.mkdir()
-    src = d / source.name
-    src.write_bytes(source.read_bytes())
-    env = dict(os.environ, LOGKB_DB=str(d / "kb.duckdb"), LOGKB_HOME=str(d), NO_COLOR="1")
-    _run(logkb, env, "ingest", str(src))
-    sid = lab.get("session_id")
-    scope = ["--session", sid] if sid else []
-    lm = line_map(logkb, env, sid) if any("lines" in dl for dl in lab["dead_ends"]) else {}
-
-    def at(o: int, ln: int | None) -> int:
-        return lm.get(int(ln), o) if ln is not None and lm else o
-
-    dead = [i for i in _items(_run(logkb, env, "deadends", *scope, "--json"))
-            if str(i.get("status", "")).replace("-", "_") in ("dead_end", "blocked", "superseded")]
-    lab_de = [{at(o, ln) for o, ln in zip(dl["evidence"],
-                                          dl.get("lines") or [None] * len(dl["evidence"]))}
-              for dl in lab["dead_ends"]]
-    g = nx.Graph()
-    for n, ev in enumerate(lab_de):
-        for m, it in enumerate(dead):
-            w = len(ev & _ords(it))
-            if w:
-                g.add_edge(("L", n), ("R", m), weight=w)
-    pairs = [(a, b) if a[0] == "L" else (b, a)
-             for a, b in nx.max_weight_matching(g, maxcardinality=True)]
-    matched = {m for _, (_, m) in pairs}
-    labelled = set().union(*lab_de) if lab_de else set()
+    sub = tmp / which
+    sub.mkdir(exist_ok=True)
+    r = examine(logkb, label, source, sub, with_views=False)
+    dead, lab_de, labelled = r["dead"], r["lab_de"], r["labelled"]
+    matched = set(r["got"].values())
     hits = [Hit(which, label.stem, str(it.get("via") or "(none)"), str(it.get("name"))[:120],
                 bool(_ords(it) & labelled), m in matched, sorted(_ords(it)))
             for m, it in enumerate(dead)]
-    totals = {"dead_ends": len(lab_de), "found": len(pairs), "reported": len(dead),
+    totals = {"dead_ends": len(lab_de), "found": len(r["got"]), "reported": len(dead),
               "reported_true": sum(1 for h in hits if h.true)}
     return hits, totals
 
