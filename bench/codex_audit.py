@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.codex_structures import audit_structures
+from bench.codex_structures import audit_structures, records
 from bench.codex_structures import counts as structure_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,14 +222,7 @@ def read_file(path: Path) -> tuple[dict[str, Truth], dict[str, int]]:
     by_session: dict[int, str] = {}  # running exec session -> the call that started it
     ends: dict[str, dict[str, Any]] = {}
     open_cells: list[Truth] = []
-    for n, raw in enumerate(path.open("rb"), 1):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        p: dict[str, Any] = obj["payload"] if isinstance(obj.get("payload"), dict) else {}
+    for n, _, p in records(path):
         t = p.get("type")
         if t in ("function_call", "custom_tool_call", "local_shell_call"):
             cid = str(p.get("call_id") or p.get("id") or f"L{n}")

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,19 +197,26 @@ class Rollout:
     """``mcp_tool_call_end`` events of no call of the file."""
 
 
+def records(path: Path) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
+    """``(line, type, payload)`` of each JSON object line of a rollout (``payload`` is
+    ``{}`` where the line has none); lines that are no JSON object are passed over."""
+    with path.open("rb") as f:
+        for n, raw in enumerate(f, 1):
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                p = obj.get("payload")
+                yield n, obj.get("type"), p if isinstance(p, dict) else {}
+
+
 def read_rollout(path: Path) -> Rollout:
     r = Rollout(path)
     ordinal = 0
     turn = 0
-    for n, raw in enumerate(path.open("rb"), 1):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        p: dict[str, Any] = obj["payload"] if isinstance(obj.get("payload"), dict) else {}
-        t, pt = obj.get("type"), p.get("type")
+    for n, t, p in records(path):
+        pt = p.get("type")
         if t == "response_item":
             if pt == "message" and p.get("role") in ("user", "assistant"):
                 ordinal += 1
