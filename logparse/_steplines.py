@@ -103,6 +103,23 @@ class Drafts:
             reason=f"a {self.what} record of an unexpected shape ({type(e).__name__}: "
                    f"{str(e)[:120]}); kept raw"))
 
+    def read(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]],
+             handle: Callable[[int, bytes, dict[str, Any]], None], *,
+             stream: bool = True) -> Iterator[RawMessage]:
+        """The messages of ``recs`` (:func:`records`), each record given to ``handle``: a
+        record of an unexpected shape is a problem and joins the next message raw.  Done
+        messages leave as they are done (:meth:`ready`) unless ``stream`` is false, when
+        all of them leave at the end."""
+        for n, body, obj in recs:
+            try:
+                handle(n, body, obj)
+            except SHAPE_ERRORS as e:
+                self.shape_error(n, body, e)
+                self.extra(n, body)
+            if stream:
+                yield from self.ready()
+        yield from self.finish()
+
     def ready(self) -> Iterator[RawMessage]:
         """The messages done so far (no call of theirs waiting, not among the newest
         ``keep``), in file order."""

@@ -47,7 +47,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft, iso_ms
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, renamed, tool_part
+from logparse._steplines import Drafts, records, renamed, tool_part
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, open_decoded, opens_a_json_line
 from logparse.source import SourceSession, TranscriptReader
@@ -245,14 +245,7 @@ class _Trajectory:
         that may execute each."""
 
     def messages(self) -> Iterator[Any]:
-        for n, body, obj in records(self.path, self.d.problems, "Antigravity step"):
-            try:
-                self._step(n, body, obj)
-            except SHAPE_ERRORS as e:
-                self.d.shape_error(n, body, e)
-                self.d.extra(n, body)
-            yield from self.d.ready()
-        yield from self.d.finish()
+        return self.d.read(records(self.path, self.d.problems, "Antigravity step"), self._step)
 
     def _gone(self, d: Draft) -> None:
         """A draft left while a call of it still waited (held too long): a later step

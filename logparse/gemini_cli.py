@@ -48,7 +48,6 @@ import orjson
 
 from logparse._agentlines import Draft, iso_ms, json_object
 from logparse._steplines import (
-    SHAPE_ERRORS,
     Drafts,
     records,
     renamed,
@@ -391,14 +390,7 @@ class _Chat:
         self.count = 0
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
-        for n, body, obj in recs:
-            try:
-                self._record(n, body, obj)
-            except SHAPE_ERRORS as e:
-                self.d.shape_error(n, body, e)
-                self.d.extra(n, body)
-            yield from self.d.ready()
-        yield from self.d.finish()
+        return self.d.read(recs, self._record)
 
     def _gone(self, d: Draft) -> None:
         mid = d.info.get("geminiId")

@@ -38,7 +38,6 @@ from typing import Any
 
 from logparse._agentlines import Draft, iso_ms, json_object
 from logparse._steplines import (
-    SHAPE_ERRORS,
     Drafts,
     records,
     renamed,
@@ -164,14 +163,7 @@ class _Session:
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
 
     def messages(self) -> Iterator[Any]:
-        for n, body, obj in records(self.path, self.d.problems, "pi session"):
-            try:
-                self._record(n, body, obj)
-            except SHAPE_ERRORS as e:
-                self.d.shape_error(n, body, e)
-                self.d.extra(n, body)
-            yield from self.d.ready()
-        yield from self.d.finish()
+        return self.d.read(records(self.path, self.d.problems, "pi session"), self._record)
 
     def _gone(self, d: Draft) -> None:
         """A message left while a call of it still waited (held too long): a later result

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from logparse._agentlines import iso_ms
-from logparse._steplines import SHAPE_ERRORS, Drafts, records, text_parts
+from logparse._steplines import Drafts, records, text_parts
 from logparse.models import Problem
 from logparse.opencode._lines import first_line, head_records, opens_a_json_line
 from logparse.source import RawMessage, SourceSession, TranscriptReader
@@ -241,13 +241,9 @@ class _Reading:
         self.title: str | None = None
 
     def messages(self) -> Iterator[RawMessage]:
-        for n, body, obj in records(self.path, self.d.problems, "rewritten session"):
-            try:
-                self._record(n, body, obj)
-            except SHAPE_ERRORS as e:
-                self.d.shape_error(n, body, e)
-                self.d.extra(n, body)
-        yield from self.d.finish()
+        # held to the end: no message leaves before the whole file is read
+        return self.d.read(records(self.path, self.d.problems, "rewritten session"),
+                           self._record, stream=False)
 
     def _skip(self, key: str) -> None:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
