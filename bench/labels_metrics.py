@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.labels_bench import OWN, POOL, SHARED, agent_of
+from bench.labels_misses import _items
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = SHARED / "realworld" / "labelled"
@@ -61,20 +62,6 @@ def _num(v: Any) -> float | None:
         return float(str(v).replace(",", ""))
     except ValueError:
         return None
-
-
-def _items(out: str) -> list[dict[str, Any]]:
-    out = out.strip()
-    try:
-        v = json.loads(out)
-    except json.JSONDecodeError:
-        return [json.loads(x) for x in out.splitlines() if x.strip()]
-    if isinstance(v, dict):
-        for key in ("rows", "items"):
-            if isinstance(v.get(key), list):
-                return list(v[key])
-        return [v]
-    return v if isinstance(v, list) else [v]
 
 
 class Store:
