@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.codex_structures import audit_structures, records
+from bench.codex_structures import asks_escalation, audit_structures, records
 from bench.codex_structures import counts as structure_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,9 +165,7 @@ class Truth:
 
     @property
     def escalated(self) -> bool:
-        a = self.args if isinstance(self.args, dict) else {}
-        return a.get("sandbox_permissions") == "require_escalated" \
-            or a.get("with_escalated_permissions") is True
+        return asks_escalation(self.args)
 
     @property
     def exit(self) -> int | None:

@@ -134,9 +134,7 @@ class Call:
 
     @property
     def escalated(self) -> bool:
-        a = self.args if isinstance(self.args, dict) else {}
-        return a.get("sandbox_permissions") == "require_escalated" \
-            or a.get("with_escalated_permissions") is True
+        return asks_escalation(self.args)
 
     @property
     def body(self) -> str:
@@ -195,6 +193,14 @@ class Rollout:
     compactions: list[int] = field(default_factory=list)
     mcp_only: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """``mcp_tool_call_end`` events of no call of the file."""
+
+
+def asks_escalation(args: Any) -> bool:
+    """Whether a call's arguments ask to run outside the sandbox (either spelling Codex
+    has used)."""
+    a = args if isinstance(args, dict) else {}
+    return a.get("sandbox_permissions") == "require_escalated" \
+        or a.get("with_escalated_permissions") is True
 
 
 def records(path: Path) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
