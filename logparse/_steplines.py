@@ -25,7 +25,7 @@ import orjson
 
 from logparse._agentlines import Draft, Ordered, message_id
 from logparse.models import Problem
-from logparse.opencode._lines import iter_lines, parse_line, safe_text
+from logparse.opencode._lines import json_records, safe_text
 from logparse.source import RawMessage
 
 SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, OverflowError, IndexError)
@@ -37,12 +37,8 @@ def records(path: Path, problems: list[Problem], what: str
     """``(line, body, record)`` for every line that is a JSON object; any other line is a
     problem with its line number and text (``what`` names the form in the reason)."""
     spath = str(path)
-    for n, body, nl in iter_lines(path):
-        obj, reason = parse_line(body, nl)
-        if obj is None:
-            problems.append(Problem(path=spath, line=n, reason=reason or "unreadable",
-                                    raw=safe_text(body)))
-            continue
+    # every line that parses: one that is no object is named below, after its salvage
+    for n, body, obj, reason in json_records(path, problems, lambda _: True, "JSON"):
         if reason:  # salvaged invalid UTF-8: the record stored is the repaired one
             problems.append(Problem(path=spath, line=n, reason=reason))
             body = orjson.dumps(obj)
