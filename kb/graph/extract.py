@@ -31,6 +31,7 @@ from kb.graph.episodes import (
     segment_words,
 )
 from kb.graph.misread import misread_episodes
+from kb.graph.revised import revised_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
@@ -64,6 +65,7 @@ from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
+from logparse.revision import quoted
 from logparse.structural import (
     admission_phrase,
     correction_phrase,
@@ -74,7 +76,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 33
+EXTRACTOR_VERSION = 34
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -135,7 +137,11 @@ conditional; a complaint piece is read against its own complaint; a compaction i
 cause only when the replies after it changed nothing (they lost the task).
 
 33 (xmisread): a request the user restates, naming what the turn never touched, and the
-agent then does with other work is a misread request (:mod:`kb.graph.misread`)."""
+agent then does with other work is a misread request (:mod:`kb.graph.misread`).
+
+34 (xrevise): a limiting belief a later sentence of the same block turns round, grounded
+in what the calls touched and acted on, and a quantity read off a result that the agent
+names again with the reason it read it wrong (:mod:`kb.graph.revised`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -671,6 +677,17 @@ class Extractor:
                     # the user's evidence disproves (kb.graph.disproved)
                     self.said.append(Said(row.session_id, row.ordinal, "assistant",
                                           row.text[:DISPROVED_HEAD], "explains"))
+                elif row.classification == "revises":
+                    # a block that may turn a belief of its own round, or read a value
+                    # again (kb.graph.revised)
+                    self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                          row.text, "revises"))
+                elif row.classification == "quotes":
+                    # a block that quotes quantities: only those sentences are kept
+                    said = "\n".join(dict.fromkeys(s for _, s in quoted(row.text)))
+                    if said:
+                        self.said.append(Said(row.session_id, row.ordinal, "assistant",
+                                              said, "quotes"))
                 elif row.classification in ("redirect", "answered"):
                     # a reply that takes a user's change of course in, and the reply a
                     # user message that drops something answers (logparse.redirects)
@@ -1287,7 +1304,10 @@ class Extractor:
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
                                          disproved_episodes(self.steps, self.said))
-                                   + made_by("misread", misread_episodes(self.steps, self.said)))
+                                   + made_by("misread", misread_episodes(self.steps, self.said))
+                                   + made_by("revised",
+                                         revised_episodes(self.steps, self.said,
+                                                          self.lookups)))
         assert self._found is not None
         return self._found
 
@@ -1439,6 +1459,9 @@ class Extractor:
             elif f.how == "reworked" and f.said_at is not None:
                 # what the agent understood once the user sent the work back
                 window = range(f.said_at + 1, f.ended + 1 + self.DIAGNOSIS)
+            elif f.how == "revised":
+                # the reason the revision gives is its cause (kb.graph.revised)
+                window = range(0)
             elif f.how == "disproved":
                 # what disproved it is its cause: the statement that turned it round, the
                 # new cause after the user's evidence (kb.graph.disproved)
@@ -1474,7 +1497,7 @@ class Extractor:
                 else:
                     diagnosis = opening or diagnosis
             # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how in ("disproved", "misread") or f.cause_text.startswith(LOST_TASK)
+            settled = f.how in ("disproved", "misread", "revised") or f.cause_text.startswith(LOST_TASK)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))

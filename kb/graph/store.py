@@ -41,6 +41,8 @@ from kb.graph.switched import USAGE_HEAD, printed_usage
 from kb.store import KbNotFound, KbStore
 from logparse.memo import Memo, memo, text_key
 from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
+from logparse.revision import HEAD as REVISED_HEAD
+from logparse.revision import QUOTES_SQL, REVISES_SQL
 from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
@@ -354,6 +356,17 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             FROM p
             WHERE kind = 'decision' AND source IN ('text', 'reasoning') AND regexp_matches(
                 left(text, {DISPROVED_HEAD}), $${CLAIMS_SQL}$$)
+            UNION ALL
+            -- a block that may revise what the agent said, and one that may quote a
+            -- quantity it read off a result (kb.graph.revised)
+            SELECT session_id, ordinal, seq,
+                   CASE WHEN regexp_matches(left(text, {REVISED_HEAD}), $${REVISES_SQL}$$)
+                        THEN 'revises' ELSE 'quotes' END, left(text, {REVISED_HEAD}),
+                   prose_role, 6
+            FROM p
+            WHERE kind = 'decision' AND source IN ('text', 'reasoning') AND (
+                regexp_matches(left(text, {REVISED_HEAD}), $${REVISES_SQL}$$)
+                OR regexp_matches(left(text, {REVISED_HEAD}), $${QUOTES_SQL}$$))
             UNION ALL
             -- the reply a user message answers when that message drops something ("vamos
             -- ignorar …"): what the reply named is what may have been dropped
