@@ -123,7 +123,8 @@ def _reread(sid: str, said: list[Said], calls: tuple[list[int], list[str]]) -> l
     for i, a in enumerate(said):
         if a.signal not in ("quotes", "revises"):
             continue  # (a block that revises may quote too)
-        j = bisect_right(at, a.ordinal)
+        # a call of an earlier message (the block's own calls come after its prose)
+        j = bisect_left(at, a.ordinal)
         if j == 0 or a.ordinal - at[j - 1] > AFTER_CALL:
             continue  # no call just before it: the quantity was not read off a result
         for value, claim in quoted(a.text):
