@@ -1047,6 +1047,49 @@ def untested(store: KbStore, scopes_: list[str], include_answered: bool = True,
                     "question": q["label"], "reason": q["reason"], "host": q.get("host"),
                     "command": q.get("command"), "status": q["status"],
                     "answered_at": q.get("answered_at")})
+    return _same_calls(out)
+
+
+def _same_call(q: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two untested rows the same call: the session, the command (the question
+    when there is none), the question, why it went unanswered and what became of it."""
+    return (q["session_id"], q.get("command") or "", q["question"], q["reason"],
+            q.get("host"), q["status"], q.get("answered_at"))
+
+
+def _same_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every row given ``ordinals`` (each ordinal the same call was left
+    untested at, in order) and ``count`` (how many times: two calls of one message count
+    twice); rows that repeat one at the same ordinal are left out (no ordinal is lost:
+    ``ordinal`` stays one row per ordinal, which scripts and the shared scorer read)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for q in rows:
+        groups.setdefault(_same_call(q), []).append(q)
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    for q in rows:
+        key = _same_call(q)
+        if (key, q["ordinal"]) in seen:
+            continue
+        seen.add((key, q["ordinal"]))
+        group = groups[key]
+        out.append({**q, "ordinals": sorted({g["ordinal"] for g in group},
+                                            key=lambda o: (o is None, o or 0)),
+                    "count": len(group)})
+    return out
+
+
+def untested_once(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Untested rows (of :func:`untested`) as people read them: the same call left
+    untested again is one row, at its first ordinal, with its ``ordinals`` and ``count``."""
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    for q in rows:
+        key = _same_call(q)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(q)
     return out
 
 
