@@ -31,6 +31,7 @@ from kb.graph.episodes import (
     segment_words,
 )
 from kb.graph.misread import misread_episodes
+from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
@@ -314,6 +315,11 @@ class CallRow(NamedTuple):
     (:func:`logparse.structural.mixed_line`)."""
 
 
+REWIND_ROLE = "rewind"
+"""The role of a :class:`MessageRow` that only tells of a rewind (the message's own shape
+said nothing; :func:`kb.graph.store.load_rows`)."""
+
+
 class MessageRow(NamedTuple):
     """A message whose shape says something: cut short, empty, aborted, with an
     attachment, or the last one (see :func:`kb.graph.store.load_rows`)."""
@@ -333,6 +339,10 @@ class MessageRow(NamedTuple):
     last: bool
     compacted: bool = False
     """The context was compacted here (the marker or the summary that replaces it)."""
+    rewound_from: int | None = None
+    """The user rewound the conversation right after this message, taking back the
+    messages from this ordinal to this one (Gemini CLI's ``$rewindTo``;
+    :meth:`kb.store.KbStore.rewound`)."""
 
 
 class ProseRow(NamedTuple):
@@ -974,6 +984,13 @@ class Extractor:
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
         without a word or a call, or still being written when the transcript ends."""
+        if row.rewound_from is not None:
+            # the user's structural undo: the branch since that message was taken back
+            if not hasattr(self, "rewinds"):
+                self.rewinds: list[tuple[str, int, int]] = []  # (a state kept before it)
+            self.rewinds.append((row.session_id, row.rewound_from, row.ordinal))
+            if row.role == REWIND_ROLE:
+                return
         if row.compacted:
             # the summary that replaces the context is no reply that stopped short
             self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "compaction"))
@@ -1287,7 +1304,9 @@ class Extractor:
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
                                          disproved_episodes(self.steps, self.said))
-                                   + made_by("misread", misread_episodes(self.steps, self.said)))
+                                   + made_by("misread", misread_episodes(self.steps, self.said))
+                                   + made_by("rewound", rewound_episodes(
+                                       self.steps, getattr(self, "rewinds", []))))
         assert self._found is not None
         return self._found
 

@@ -29,6 +29,7 @@ from kb.graph.extract import (
     HYPOTHESIS,
     HYPOTHESIS_HEAD,
     JUDGED_FAILED,
+    REWIND_ROLE,
     Annotation,
     CallRow,
     Extraction,
@@ -405,9 +406,35 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     messages = [r for r in messages if r.attachment or r.last or r.compacted or (
         r.role == "assistant" and (r.finish == "length" or r.error is not None
                                    or (not r.said and not r.acted)))]
+    messages = _with_rewinds(store, messages, ids)
     red = store.redactor.hiding()  # the graph is stored and exported: never with secrets
     return (red.rows(calls, cut_head=("output_tail",)), red.rows(prose),
             red.rows(messages, cut_tail=("error",)))
+
+
+def _with_rewinds(store: KbStore, messages: list[MessageRow], ids: pa.Table
+                  ) -> list[MessageRow]:
+    """``messages`` (of the sessions and past the ordinals in ``ids``) with a row
+    for each message a rewind followed (:meth:`kb.store.KbStore.rewound`): its
+    ``rewound_from``.  Only Gemini CLI's reader records rewinds, so only its sessions' raw
+    records are read."""
+    rows = store.conn.execute("""
+            SELECT m.session_id, m.ordinal, json_extract(m.raw, '$.rewinds')
+            FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after
+            WHERE m.session_id IN (SELECT session_id FROM sessions WHERE agent = 'gemini-cli')
+              AND contains(m.raw, '"rewinds":')
+            ORDER BY m.session_id, m.ordinal""").fetchall()
+    if not rows:
+        return messages
+    out = list(messages)
+    for sid, ordinal, rewinds in rows:
+        firsts = [int(r["from"]) for r in orjson.loads(rewinds) or []
+                  if isinstance(r, dict) and isinstance(r.get("from"), int)]
+        if firsts:
+            out.append(MessageRow(sid, ordinal, REWIND_ROLE, None, None, None, True, False,
+                                  False, None, False, rewound_from=min(firsts)))
+    out.sort(key=lambda r: (r.session_id, r.ordinal))
+    return out
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:

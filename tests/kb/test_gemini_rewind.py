@@ -98,3 +98,17 @@ def test_no_rewind_no_mark(tmp_path: Path) -> None:
     d = json.loads(invoke("handoff", "--json", "--db", str(db)).stdout)
     assert d["goal"]["ordinal"] == 1
     shutil.rmtree(tmp_path / "kb.duckdb.index", ignore_errors=True)
+
+
+def test_the_rewound_branch_is_a_dead_end_the_user_took_back(db: Path) -> None:
+    items = [json.loads(x) for x in invoke("deadends", "--json", "--session", _sid(db),
+                                           "--db", str(db)).stdout.splitlines() if x]
+    rewound = [d for d in items if d.get("via") == "rewound:rewound"]
+    assert len(rewound) == 1, items
+    d = rewound[0]
+    assert d["status"] == "dead_end" and "pytest" in d["name"]
+    assert "rewound the conversation to before message 1" in d["cause"]
+    assert {e["ordinal"] for e in d["evidence"]} <= {1, 2, 3}
+    # the work after the rewind is no part of it
+    assert not any(e["ordinal"] > 3 for x in items for e in x["evidence"]
+                   if x.get("via") == "rewound:rewound")
