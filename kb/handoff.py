@@ -102,10 +102,15 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     usage = views.session_usage(store, [scope]).get(scope, {})
     items = gs.approaches(store, scopes)
     dead = gs.dead_ends(store, scopes)
-    questions = gs.untested(store, scopes, include_answered=False)
+    # what the user rewound the conversation past (Gemini CLI's /rewind) is a branch
+    # taken back: its prompts set no goal, its checks are left open by no one
+    rewound = store.rewound(scope)
+    questions = [q for q in gs.untested(store, scopes, include_answered=False)
+                 if not (q.get("session_id") == scope and q.get("ordinal") in rewound)]
     decisions = gs.decisions(store, scopes)
     # the user's own prompts: text an agent or its IDE injected is stored as synthetic
-    own = store.events(scope, kinds=["prompt"], sources=["text"])
+    own = [p for p in store.events(scope, kinds=["prompt"], sources=["text"])
+           if p.ordinal not in rewound]
     prompt = first_request(own[:12])
     asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
     last_ask = asks[-1] if asks else 0
@@ -114,7 +119,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     exports = [q for q in questions
                if (q.get("ordinal") or 0) >= last_ask and is_export(q.get("command"))]
     questions = [q for q in questions if q not in exports]
-    goal_items = [a for a in items if a["kind"] == "goal"]
+    goal_items = [a for a in items if a["kind"] == "goal" and not (
+        a.get("session_id") == scope and a.get("ordinal") in rewound)]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
     series = throughput(store, scopes)

@@ -421,9 +421,11 @@ def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
 
 def untested_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = False
                    ) -> list[Text]:
-    """Untested questions, one row each that fits ``width``."""
+    """Untested questions, one row each that fits ``width``; a call left untested more
+    than once (``count``) says how often and at which ordinals (:func:`repeats`)."""
     cols = [Col("ordinal", [str(q["ordinal"]) for q in items], ">"),
             Col("question", [q["question"] for q in items], flex=True, min=20),
+            Col("again", [Text(repeats(q), style="yellow") for q in items]),
             Col("reason", [Text(q["reason"] or "", style="red") for q in items], drop=2),
             # never dropped: without it an answered question reads as never answered
             Col("state", [("" if q["status"] == "open" else f"answered at {q['answered_at']}")
@@ -432,7 +434,25 @@ def untested_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
         cols.insert(0, Col("session", [q.get("session_id") or "" for q in items], drop=1))
     if not any(c for c in cols[-1].values):
         cols.pop()
+    if not any(q.get("count", 1) > 1 for q in items):
+        cols = [c for c in cols if c.name != "again"]
     return fit(cols, width, header=False)
+
+
+REPEATS_SHOWN = 6
+"""Ordinals a repeated untested call lists in full; past that, the first ones and the last."""
+
+
+def repeats(q: dict[str, Any]) -> str:
+    """``×2 at 41, 57`` for a call left untested more than once (``""`` for one left once):
+    the count, and the ordinals (the first three and the last past :data:`REPEATS_SHOWN`)."""
+    n = int(q.get("count") or 1)
+    if n < 2:
+        return ""
+    ords = [str(o) for o in q.get("ordinals") or [q.get("ordinal")]]
+    if len(ords) > REPEATS_SHOWN:
+        ords = [*ords[:3], "…", ords[-1]]
+    return f"×{n} at {', '.join(ords)}"
 
 
 def candidates_lines(items: list[dict[str, Any]], width: int) -> list[Text]:

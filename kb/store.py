@@ -815,6 +815,30 @@ class KbStore:
         msg["events"] = self.events(session_id, start=ordinal, end=ordinal)
         return msg
 
+    def rewound(self, session_id: str, since: int = 0) -> dict[int, dict[str, Any]]:
+        """The messages the user rewound the conversation past (Gemini CLI's ``$rewindTo``,
+        read into ``$.rewinds`` of the raw record of the message the rewind followed): each
+        ordinal taken back → ``{"at": that message's ordinal, "line": the rewind's line,
+        "to": the message id it rewound to}``.  They stay stored; what the user went on
+        with after the rewind is the conversation.  ``since``: only the rewinds that
+        follow that message (the raw records before it are not read)."""
+        rows = self.conn.execute(
+            "SELECT ordinal, json_extract(raw, '$.rewinds') FROM messages "
+            "WHERE session_id = ? AND ordinal >= ? AND contains(raw, '\"rewinds\":') "
+            "ORDER BY ordinal", [session_id, since]).fetchall()
+        out: dict[int, dict[str, Any]] = {}
+        for at, rewinds in rows:
+            for r in orjson.loads(rewinds) if rewinds else []:
+                if not isinstance(r, dict):
+                    continue
+                try:
+                    first, last = int(r["from"]), int(r["through"])
+                except (KeyError, TypeError, ValueError):
+                    continue
+                for o in range(first, last + 1):
+                    out.setdefault(o, {"at": at, "line": r.get("line"), "to": r.get("to")})
+        return out
+
     def max_ordinal(self, session_id: str) -> int:
         row = self.conn.execute("SELECT max(ordinal) FROM messages WHERE session_id = ?",
                                 [session_id]).fetchone()

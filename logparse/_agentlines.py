@@ -52,7 +52,8 @@ def iso_ms(value: Any) -> int | None:
 class Draft:
     """One message being built: its info, parts and the source lines behind it."""
 
-    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line", "at_end", "links")
+    __slots__ = ("info", "parts", "bodies", "lines", "open", "key", "line", "at_end", "links",
+                 "rewinds")
 
     def __init__(self, info: dict[str, Any], key: str | None = None,
                  line: int | None = None) -> None:
@@ -72,6 +73,11 @@ class Draft:
         self.links: dict[str, list[int]] | None = None
         """Lines of other messages whose content this message took in (a poll's output
         read into the run it polls): in the raw JSON, so the message changes with them."""
+        self.rewinds: list[dict[str, Any]] | None = None
+        """The user rewound the conversation right after this message (Gemini CLI's
+        ``$rewindTo``): each ``{"to", "from", "through", "line"}``, the messages
+        ``from``-``through`` (ordinals, this one last) taken back; in the raw JSON
+        (``$.rewinds``), where :func:`kb.store.KbStore.rewound` reads them."""
 
     def link(self, kind: str, line: int) -> None:
         if self.links is None:
@@ -92,6 +98,7 @@ class Draft:
                + (b',"tokens":' + orjson.dumps(tokens) if isinstance(tokens, dict) else b"")
                + (b',"at_end":' + orjson.dumps(self.at_end) if self.at_end else b"")
                + (b',"linked":' + orjson.dumps(self.links) if self.links else b"")
+               + (b',"rewinds":' + orjson.dumps(self.rewinds) if self.rewinds else b"")
                + b"}")
         return RawMessage(info=self.info, parts=self.parts, raw=raw,
                           line=self.line or (self.lines[0] if self.lines else None))

@@ -7,6 +7,10 @@ model's reply: ``content``, ``thoughts``, ``tokens``, ``model`` and ``toolCalls`
 call with its ``status`` and its ``result[].functionResponse.response`` ``{output}`` or
 ``{error}``), ``info`` (the CLI's notices: ``Request cancelled.``, authentication) and
 ``error`` (``[API Error: ...]``).  ``{"$set": {...}}`` lines update the header.
+``{"$rewindTo": id}`` (the CLI's ``ChatRecordingService.rewindTo``: the user rewound the
+conversation to before message ``id``) takes that message and every later one out of the
+conversation; the reader keeps them and records the ordinals taken back in the raw record
+of the message the line joins (``$.rewinds``, :attr:`logparse._agentlines.Draft.rewinds`).
 
 A message is written again, whole, under the same ``id`` when it changes (a reply is
 written once as its text, then again with its tool calls and their results): the last
@@ -146,6 +150,8 @@ def is_record(obj: Any) -> bool:
         return False
     if set(obj) == {"$set"}:
         return isinstance(obj["$set"], dict)
+    if set(obj) == {"$rewindTo"}:
+        return isinstance(obj["$rewindTo"], str)
     return (obj.get("type") in RECORD_TYPES and isinstance(obj.get("id"), str)
             and isinstance(obj.get("timestamp"), str) and "content" in obj
             and not any(k in obj for k in _FOREIGN_KEYS))
@@ -388,6 +394,8 @@ class _Chat:
         self.left_ids: set[str] = set()
         """The ids of the last messages handed out (a record of one is written too late)."""
         self.count = 0
+        self.ordinal_of: dict[str, int] = {}
+        """The ordinal of every message id seen (what a ``$rewindTo`` names)."""
 
     def messages(self, recs: Iterator[tuple[int, bytes, dict[str, Any]]]) -> Iterator[Any]:
         return self.d.read(recs, self._record)
@@ -417,6 +425,9 @@ class _Chat:
         typ = obj.get("type")
         if is_header(obj):
             self._attach(n, body)
+            return
+        if typ is None and isinstance(obj.get("$rewindTo"), str):
+            self._rewind(n, body, obj["$rewindTo"])
             return
         if typ is None and isinstance(obj.get("$set"), dict):
             upd = obj["$set"]
@@ -452,6 +463,7 @@ class _Chat:
                            mid=f"{self.count:09d}")
             if isinstance(mid, str):
                 self.by_id[mid] = d
+                self.ordinal_of.setdefault(mid, self.count)
         else:  # the same message written again: the last version holds
             d.add_line(n, body)
             d.parts = []
@@ -464,6 +476,21 @@ class _Chat:
         else:  # an API error the CLI wrote in place of a reply
             text = " ".join(text_parts(obj.get("content"))).strip() or "error"
             d.info["error"] = {"name": "APIError", "data": {"message": text}}
+
+    def _rewind(self, n: int, body: bytes, target: str) -> None:
+        """``{"$rewindTo": id}``: the user went back to before message ``id`` (the CLI's
+        ``/rewind``, or Esc twice), taking it and every message after it out of the
+        conversation (an id it does not know: every message).  They stay stored; the
+        message the line joins (the last one) records which were taken back
+        (:attr:`Draft.rewinds`)."""
+        tail = self._attach(n, body)
+        first = self.ordinal_of.get(target, 1)
+        if tail is None or first > self.count:
+            return
+        if tail.rewinds is None:
+            tail.rewinds = []
+        tail.rewinds.append({"to": target, "from": first, "through": self.count,
+                             "line": n, "found": target in self.ordinal_of})
 
     def _user(self, d: Draft, n: int, obj: dict[str, Any], ts: int | None) -> None:
         # sent for the user, not typed: a displayContent of tool responses ("System: Please

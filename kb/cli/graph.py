@@ -219,8 +219,10 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
         short = store.short_ids()
     hint = None if items or all_scopes else _elsewhere(
         db, scopes, lambda st, sc: bool(questions(st, sc)))
-    _emit_items(items, limit, as_json, untested_lines, all_scopes, scopes, hint,
-                "no untested questions", short)
+    # JSON keeps a row per ordinal (each with the group's ordinals and count); people read
+    # the same call left untested again as one row
+    _emit_items(items if as_json else gs.untested_once(items), limit, as_json,
+                untested_lines, all_scopes, scopes, hint, "no untested questions", short)
 
 
 def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,

@@ -346,7 +346,8 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
 @handle_errors
 def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
          as_json: bool) -> None:
-    """Show one message (by ordinal) with its events."""
+    """Show one message (by ordinal) with its events (and whether the user rewound
+    the conversation past it: Gemini CLI's /rewind)."""
     from rich.rule import Rule
     from rich.text import Text
 
@@ -356,6 +357,8 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         sid = resolve(store, session_id)
         try:
             msg = store.message(sid, ordinal)
+            # (a rewind that took it back follows it: the messages before are not read)
+            msg["rewound"] = store.rewound(sid, since=ordinal).get(ordinal)
         except KbNotFound:
             # ordinals are per session: another session's message N is a different message,
             # worth naming only when the session was not chosen (the latest, `logkb use`)
@@ -381,6 +384,10 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         if msg["inferred"]:
             say("(a user message whose place was inferred; the run stream does not "
                 "record prompts)", style="dim")
+        if msg.get("rewound"):
+            rw = msg["rewound"]
+            say(f"(rewound after message {rw['at']}: the user took this message back)",
+                style="yellow")
         for ev in msg["events"]:
             out.print(event_block(ev, full=full), soft_wrap=False)
             out.print()

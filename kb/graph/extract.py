@@ -32,6 +32,7 @@ from kb.graph.episodes import (
 )
 from kb.graph.misread import misread_episodes
 from kb.graph.revised import revised_episodes
+from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
@@ -76,7 +77,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 34
+EXTRACTOR_VERSION = 35
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -141,7 +142,10 @@ agent then does with other work is a misread request (:mod:`kb.graph.misread`).
 
 34 (xrevise): a limiting belief a later sentence of the same block turns round, grounded
 in what the calls touched and acted on, and a quantity read off a result that the agent
-names again with the reason it read it wrong (:mod:`kb.graph.revised`)."""
+names again with the reason it read it wrong (:mod:`kb.graph.revised`).
+
+35 (ux3): the branch a user rewound away from (Gemini CLI ``$rewindTo``) is a dead end
+(:mod:`kb.graph.rewound`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -320,6 +324,11 @@ class CallRow(NamedTuple):
     (:func:`logparse.structural.mixed_line`)."""
 
 
+REWIND_ROLE = "rewind"
+"""The role of a :class:`MessageRow` that only tells of a rewind (the message's own shape
+said nothing; :func:`kb.graph.store.load_rows`)."""
+
+
 class MessageRow(NamedTuple):
     """A message whose shape says something: cut short, empty, aborted, with an
     attachment, or the last one (see :func:`kb.graph.store.load_rows`)."""
@@ -339,6 +348,10 @@ class MessageRow(NamedTuple):
     last: bool
     compacted: bool = False
     """The context was compacted here (the marker or the summary that replaces it)."""
+    rewound_from: int | None = None
+    """The user rewound the conversation right after this message, taking back the
+    messages from this ordinal to this one (Gemini CLI's ``$rewindTo``;
+    :meth:`kb.store.KbStore.rewound`)."""
 
 
 class ProseRow(NamedTuple):
@@ -531,10 +544,11 @@ class Extractor:
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
         self.unfound: list[tuple[str, int, str]] = []
+        """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.lookups: list[tuple[str, int, str]] = []
+        """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
         self.probes: list[Probe] = []
         """Shell runs that only look, for :func:`kb.graph.episodes.workaround_episodes`."""
-        """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
         self.seen: list[tuple[str, int, tuple[str, ...]]] = []
         """Errors read in a search or a file read (a saved log): ``(session, ordinal,
         signatures)``."""
@@ -542,7 +556,9 @@ class Extractor:
         """The call fed last (a user interrupt right after it leaves its result unread)."""
         self.last_request: tuple[str, int, str] | None = None
         """The user's last real request: ``(session, ordinal, its words)``."""
-        """``(session, ordinal, pattern)`` of searches that found nothing."""
+        self.rewinds: list[tuple[str, int, int]] = []
+        """``(session, first ordinal taken back, ordinal of the rewind)``: branches the
+        user rewound away from (Gemini CLI ``$rewindTo``)."""
         self.attachments: list[tuple[str, int, str]] = []
         """``(session, ordinal, what)`` of user attachments (images, PDFs)."""
         self._n = 0
@@ -991,6 +1007,11 @@ class Extractor:
     def _shape(self, row: MessageRow) -> None:
         """Questions a reply left open by its shape: cut at the output limit, stopped
         without a word or a call, or still being written when the transcript ends."""
+        if row.rewound_from is not None:
+            # the user's structural undo: the branch since that message was taken back
+            self.rewinds.append((row.session_id, row.rewound_from, row.ordinal))
+            if row.role == REWIND_ROLE:
+                return
         if row.compacted:
             # the summary that replaces the context is no reply that stopped short
             self.said.append(Said(row.session_id, row.ordinal, "assistant", "", "compaction"))
@@ -1307,7 +1328,9 @@ class Extractor:
                                    + made_by("misread", misread_episodes(self.steps, self.said))
                                    + made_by("revised",
                                          revised_episodes(self.steps, self.said,
-                                                          self.lookups)))
+                                                          self.lookups))
+                                   + made_by("rewound", rewound_episodes(
+                                       self.steps, self.rewinds)))
         assert self._found is not None
         return self._found
 

@@ -29,6 +29,7 @@ from kb.graph.extract import (
     HYPOTHESIS,
     HYPOTHESIS_HEAD,
     JUDGED_FAILED,
+    REWIND_ROLE,
     Annotation,
     CallRow,
     Extraction,
@@ -418,9 +419,35 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     messages = [r for r in messages if r.attachment or r.last or r.compacted or (
         r.role == "assistant" and (r.finish == "length" or r.error is not None
                                    or (not r.said and not r.acted)))]
+    messages = _with_rewinds(store, messages, ids)
     red = store.redactor.hiding()  # the graph is stored and exported: never with secrets
     return (red.rows(calls, cut_head=("output_tail",)), red.rows(prose),
             red.rows(messages, cut_tail=("error",)))
+
+
+def _with_rewinds(store: KbStore, messages: list[MessageRow], ids: pa.Table
+                  ) -> list[MessageRow]:
+    """``messages`` (of the sessions and past the ordinals in ``ids``) with a row
+    for each message a rewind followed (:meth:`kb.store.KbStore.rewound`): its
+    ``rewound_from``.  Only Gemini CLI's reader records rewinds, so only its sessions' raw
+    records are read."""
+    rows = store.conn.execute("""
+            SELECT m.session_id, m.ordinal, json_extract(m.raw, '$.rewinds')
+            FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after
+            WHERE m.session_id IN (SELECT session_id FROM sessions WHERE agent = 'gemini-cli')
+              AND contains(m.raw, '"rewinds":')
+            ORDER BY m.session_id, m.ordinal""").fetchall()
+    if not rows:
+        return messages
+    out = list(messages)
+    for sid, ordinal, rewinds in rows:
+        firsts = [int(r["from"]) for r in orjson.loads(rewinds) or []
+                  if isinstance(r, dict) and isinstance(r.get("from"), int)]
+        if firsts:
+            out.append(MessageRow(sid, ordinal, REWIND_ROLE, None, None, None, True, False,
+                                  False, None, False, rewound_from=min(firsts)))
+    out.sort(key=lambda r: (r.session_id, r.ordinal))
+    return out
 
 
 def load_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
@@ -1060,6 +1087,49 @@ def untested(store: KbStore, scopes_: list[str], include_answered: bool = True,
                     "question": q["label"], "reason": q["reason"], "host": q.get("host"),
                     "command": q.get("command"), "status": q["status"],
                     "answered_at": q.get("answered_at")})
+    return _same_calls(out)
+
+
+def _same_call(q: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two untested rows the same call: the session, the command (the question
+    when there is none), the question, why it went unanswered and what became of it."""
+    return (q["session_id"], q.get("command") or "", q["question"], q["reason"],
+            q.get("host"), q["status"], q.get("answered_at"))
+
+
+def _same_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every row given ``ordinals`` (each ordinal the same call was left
+    untested at, in order) and ``count`` (how many times: two calls of one message count
+    twice); rows that repeat one at the same ordinal are left out (no ordinal is lost:
+    ``ordinal`` stays one row per ordinal, which scripts and the shared scorer read)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for q in rows:
+        groups.setdefault(_same_call(q), []).append(q)
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    for q in rows:
+        key = _same_call(q)
+        if (key, q["ordinal"]) in seen:
+            continue
+        seen.add((key, q["ordinal"]))
+        group = groups[key]
+        out.append({**q, "ordinals": sorted({g["ordinal"] for g in group},
+                                            key=lambda o: (o is None, o or 0)),
+                    "count": len(group)})
+    return out
+
+
+def untested_once(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Untested rows (of :func:`untested`) as people read them: the same call left
+    untested again is one row, at its first ordinal, with its ``ordinals`` and ``count``."""
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    for q in rows:
+        key = _same_call(q)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(q)
     return out
 
 

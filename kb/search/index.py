@@ -40,8 +40,9 @@ from kb.search.scan import (
 if TYPE_CHECKING:
     from kb.store import KbStore
 
-SCHEMA_VERSION = 2
-"""Bumped whenever the schema or the tokenizer changes: an older index is rebuilt."""
+SCHEMA_VERSION = 3
+"""Bumped whenever the schema or the tokenizer changes: an older index is rebuilt (3: the
+``cjk`` field, the character pairs of Chinese, Japanese and Korean words)."""
 META = "logkb-index.json"
 TOKENIZER = "default"
 """tantivy's own (letters and digits, lowercased, < 40 bytes): a regex tokenizer with
@@ -82,6 +83,10 @@ def db_stat(db_path: str | Path) -> str | None:
 def _schema() -> tv.Schema:
     sb = tv.SchemaBuilder()
     sb.add_text_field("body", stored=True, tokenizer_name=TOKENIZER)
+    # the pairs of each word with a CJK character (kb.search.query.cjk_terms), made before
+    # indexing: one value per word, the pairs lowercased and split by spaces; a phrase of
+    # a query word's pairs finds it inside a longer run, which ``body`` holds whole
+    sb.add_text_field("cjk", stored=False, tokenizer_name="whitespace")
     for name in _STRINGS:
         sb.add_text_field(name, stored=True, tokenizer_name="raw")
     sb.add_integer_field("ordinal", stored=True, indexed=True, fast=True)
@@ -256,6 +261,17 @@ class SearchIndex:
             ws = list(node.words)
             if not ws:
                 return tv.Query.empty_query()
+            clauses = q.text_parts(node)
+            if len(clauses) > 1:
+                return tv.Query.boolean_query([(tv.Occur.Must, self.to_query(c))
+                                               for c in clauses])
+            if q.has_cjk(ws[0]):  # one word with a CJK character: its pairs in a row
+                pairs = q.bigrams(ws[0])
+                if len(ws[0]) < 2:  # one character: in any pair
+                    return tv.Query.regex_query(s, "cjk", f".?{_re_escape(ws[0])}.?")
+                if len(pairs) == 1:
+                    return tv.Query.term_query(s, "cjk", pairs[0])
+                return tv.Query.phrase_query(s, "cjk", [*pairs])
             if node.prefix:
                 if len(ws) == 1:
                     return tv.Query.regex_query(s, "body", _re_escape(ws[0]) + ".*")
@@ -350,6 +366,9 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
         doc["category"] = category
     if host:
         doc["host"] = host
+    cjk = q.cjk_terms(text or "")
+    if cjk:
+        doc["cjk"] = cjk
     return doc
 
 

@@ -24,6 +24,12 @@ The language:
   ``time:2026-01-05``, ``time:2026-01-05..2026-01-07``, ``time:>1767600000000``.
 - A query without any of this syntax is one phrase, exactly what earlier
   versions' substring search answered for whole words.
+- **Chinese, Japanese and Korean** are written without spaces: a word with a CJK
+  character in it (:data:`CJK`) matches anywhere inside a longer run of letters
+  (``数据库`` finds ``连接数据库失败``).  The index holds the character pairs (bigrams)
+  of such words (:func:`cjk_terms`) and asks for the query word's pairs in a row; the
+  scan asks for the word as a substring.  Such a word is a clause of its own: the
+  words around it are not a phrase with it.
 """
 
 from __future__ import annotations
@@ -36,6 +42,17 @@ WORD = re.compile(r"[^\W_]+")
 """A word: letters and digits, as tantivy's default tokenizer splits text."""
 MAX_WORD = 40
 """Longer words (in UTF-8 bytes: hashes, base64) are not indexed (the tokenizer's limit)."""
+_CJK_RANGES = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+               (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x20000, 0x2FA1F))
+"""Kana, CJK ideographs (with extension A, compatibility and the supplementary planes),
+Hangul syllables and half-width katakana: scripts written without spaces between words."""
+CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
+"""The character class (without brackets) for Python's :mod:`re`."""
+CJK_CLASS_RE2 = "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in _CJK_RANGES)
+"""The same class for RE2 (DuckDB)."""
+CJK = re.compile(f"[{CJK_CLASS}]")
+_CJK_WORD = re.compile(f"[^\\W_]*[{CJK_CLASS}][^\\W_]*")
+"""A word with a CJK character in it (the words :func:`cjk_terms` cuts into pairs)."""
 
 TEXT_FILTERS = {"session": "session", "kind": "kind", "tool": "tool", "host": "host",
                 "cat": "category", "category": "category", "field": "field"}
@@ -99,8 +116,62 @@ Node = Text | Match | Range | And | Or | Not | Everything
 
 
 def words(text: str) -> list[str]:
-    """The indexed words of ``text``, lowercased (what the tokenizer makes of it)."""
-    return [w.lower() for w in WORD.findall(text) if len(w.encode()) < MAX_WORD]
+    """The indexed words of ``text``, lowercased (what the tokenizer makes of it; a word
+    with a CJK character is kept whatever its length: its pairs are indexed)."""
+    return [w.lower() for w in WORD.findall(text)
+            if len(w.encode()) < MAX_WORD or CJK.search(w)]
+
+
+def has_cjk(word: str) -> bool:
+    """Whether ``word`` has a Chinese, Japanese or Korean character in it."""
+    return CJK.search(word) is not None
+
+
+def bigrams(word: str) -> list[str]:
+    """The overlapping character pairs of ``word``, lowercased (itself when shorter)."""
+    w = word.lower()
+    return [w] if len(w) < 2 else [w[i:i + 2] for i in range(len(w) - 1)]
+
+
+def cjk_terms(text: str) -> list[str] | None:
+    """What the index's ``cjk`` field holds of ``text``: for each word with a CJK character
+    in it, its pairs (:func:`bigrams`) joined by spaces (one value per word, so that no
+    pair spans two words); ``None`` when there is none.  The same as the SQL
+    :func:`cjk_terms_sql` makes of it."""
+    if text.isascii() or not CJK.search(text):
+        return None
+    return [" ".join(bigrams(w)) for w in _CJK_WORD.findall(text.lower())] or None
+
+
+def cjk_terms_sql(col: str) -> str:
+    """:func:`cjk_terms` in DuckDB's SQL, of the text column ``col`` (NULL without CJK)."""
+    # (text all ASCII, most of it, is told at once: its bytes are its characters)
+    return (f"CASE WHEN strlen({col}) <> length({col}) AND "
+            f"regexp_matches({col}, '[{CJK_CLASS_RE2}]') THEN list_transform("
+            f"regexp_extract_all(lower({col}), '[\\pL\\pN]*[{CJK_CLASS_RE2}][\\pL\\pN]*'), "
+            "lambda w: CASE WHEN length(w) < 2 THEN w ELSE array_to_string(list_transform("
+            "range(1, length(w)), lambda i: substr(w, i, 2)), ' ') END) END")
+
+
+def text_parts(t: Text) -> list[Text]:
+    """The clauses ``t`` is answered as: each run of words without a CJK character a
+    phrase (the last keeps ``prefix``), each word with one a clause of its own (a
+    substring of a word: its pairs in a row)."""
+    if not any(has_cjk(w) for w in t.words):
+        return [t]
+    out: list[Text] = []
+    run: list[str] = []
+    for w in t.words:
+        if has_cjk(w):
+            if run:
+                out.append(Text(tuple(run)))
+                run = []
+            out.append(Text((w,)))
+        else:
+            run.append(w)
+    if run:
+        out.append(Text(tuple(run), prefix=t.prefix))
+    return out
 
 
 def has_text(node: Node) -> bool:
@@ -317,6 +388,11 @@ def text_regex(t: Text, python: bool = False) -> str:
     the words only."""
     if not t.words:
         return r"[^\s\S]"  # matches nothing, like an empty phrase in the index
+    parts = text_parts(t)
+    if len(parts) > 1:  # (highlights; the scan asks for each part: to_sql)
+        return "(?i)" + "|".join(f"(?:{text_regex(p, python)[4:]})" for p in parts)
+    if has_cjk(t.words[0]):  # a CJK word: anywhere inside a word
+        return "(?i)" + re.escape(t.words[0])
     if python:
         body = r"[\W_]+".join(re.escape(w) for w in t.words)
         return rf"(?i)(?<![^\W_]){body}" + ("" if t.prefix else r"(?![^\W_])")
@@ -330,8 +406,11 @@ def to_sql(node: Node, params: list[object]) -> str:
     if isinstance(node, Everything):
         return "TRUE"
     if isinstance(node, Text):
-        params.append(text_regex(node))
-        return "regexp_matches(text, ?)"
+        parts = []
+        for p in text_parts(node):
+            params.append(text_regex(p))
+            parts.append("regexp_matches(text, ?)")
+        return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
     if isinstance(node, Match):
         col = {"session": "session_id"}.get(node.field, node.field)
         if node.field == "session":

@@ -125,8 +125,9 @@ def _fetch(store: KbStore, sql: str, params: list[Any], batch: int) -> Any:
 _DOCUMENT_SQL = """
     SELECT left(doc, -1) || coalesce(',"tool":' || to_json(nullif(tool, '')), '')
            || coalesce(',"category":' || to_json(nullif(category, '')), '')
-           || coalesce(',"host":' || to_json(nullif(host, '')), '') || '}}'
-      FROM (SELECT tool, category, host, json_object(
+           || coalesce(',"host":' || to_json(nullif(host, '')), '')
+           || coalesce(',"cjk":' || to_json({cjk}), '') || '}}'
+      FROM (SELECT tool, category, host, text, json_object(
                 'body', coalesce(text, ''), 'session', session_id, 'message_id', message_id,
                 'field', field, 'kind', kind, 'ordinal', ordinal, 'seq', seq,
                 'src', CASE field {src} END, 'time', coalesce(time, 0))::VARCHAR AS doc
@@ -142,9 +143,14 @@ def unit_documents(store: KbStore, session_id: str | list[str], after: int | Non
     :func:`units`, which hides them."""
     if store.redactor.hiding().active:
         return None
+    from kb.search.query import cjk_terms_sql
+
     src = " ".join(f"WHEN '{f}' THEN {n}" for f, n in SRC.items())
+    # the pairs of the words in Chinese, Japanese or Korean (kb.search.query.cjk_terms)
+    cjk = cjk_terms_sql("text").replace("{", "{{").replace("}", "}}")
+    sql = _DOCUMENT_SQL.replace("{cjk}", cjk)
     return (doc for rows in _unit_rows(
-        store, session_id, after, batch, lambda units: _DOCUMENT_SQL.format(src=src, units=units))
+        store, session_id, after, batch, lambda units: sql.format(src=src, units=units))
         for (doc,) in rows)
 
 

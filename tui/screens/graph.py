@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from kb import views
+from kb.render import repeats
 from kb.safe_text import visible
 from tui.format import DIM, FAIL, STATUS_MARK, STATUS_STYLE, short
 from tui.messages import JumpRequested
@@ -129,7 +130,7 @@ class GraphScreen(Screen[None]):
         n_app = sum(1 for a in view.approaches if a.get("kind") == "approach")
         dead = sum(1 for a in view.approaches if a["status"] in ("dead_end", "blocked"))
         n_piv = len({(p["ordinal"], p["dst"]) for p in view.pivots})
-        untested = len([q for q in view.untested if q['status'] == 'open'])
+        untested = len([q for q in _once(view.untested) if q['status'] == 'open'])
         pivots = f"{n_piv} pivot{'s' if n_piv != 1 else ''}"
         never = "" if view.built else " · the graph was never built (run logkb graph)"
         room = max(20, self.app.size.width - 2)
@@ -211,7 +212,7 @@ class GraphScreen(Screen[None]):
             else:
                 for a in items:
                     self._add_approach(group, a, pivot_from.get(a["node_id"], 0), expand=False)
-        questions = view.untested
+        questions = _once(view.untested)  # the same call left untested again: one row
         if questions:
             open_q = [q for q in questions if q["status"] == "open"]
             group = tree.root.add(Text(f"? Untested questions ({len(open_q)})",
@@ -221,6 +222,8 @@ class GraphScreen(Screen[None]):
                 label = Text()
                 label.append(f"{q['ordinal']:>6} ", style="bold")
                 label.append(q["question"], style="bold" if q["status"] == "open" else DIM)
+                if q.get("count", 1) > 1:
+                    label.append(f"  {repeats(q)}", style="#ffd166")
                 label.append(f"  — {q['reason']}", style=FAIL)
                 if q["status"] != "open":
                     label.append(f"  (answered at {q['answered_at']})", style="#7ee787")
@@ -350,3 +353,10 @@ class GraphScreen(Screen[None]):
         self.chart_all = not self.chart_all
         if self.view is not None:
             self._plot(self.view)
+
+
+def _once(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The untested questions with the same call left untested again shown once."""
+    from kb.graph import store as gs
+
+    return gs.untested_once(questions)

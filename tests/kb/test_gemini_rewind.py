@@ -1,0 +1,114 @@
+"""Gemini CLI's ``$rewindTo``: the messages the user rewound past stay stored, marked, and
+the brief's goal, ``show`` and the untested checks of the brief treat them as taken back.
+
+``fixtures/gemini_rewind/session-rewind.jsonl`` is built from Gemini CLI's source
+(``ChatRecordingService.rewindTo`` appends ``{"$rewindTo": id}``; loading drops that
+message and every later one), not from a real transcript: see its README.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.store import KbStore
+from tests.cli_kb import invoke
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "gemini_rewind" / \
+    "session-rewind.jsonl"
+
+
+def _ingest(src: Path, tmp: Path) -> Path:
+    db = tmp / "kb.duckdb"
+    r = invoke("ingest", "--wait", "--json", "--db", str(db), str(src))
+    assert r.exit_code == 0, r.output
+    return db
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _ingest(FIXTURE, tmp_path_factory.mktemp("rewind"))
+
+
+def _sid(db: Path) -> str:
+    with KbStore(db, read_only=True) as store:
+        return str(store.sessions()[0]["session_id"])
+
+
+def test_the_rewound_messages_stay_stored_and_marked(db: Path) -> None:
+    with KbStore(db, read_only=True) as store:
+        sid = _sid(db)
+        assert store.max_ordinal(sid) == 6  # nothing is lost
+        rewound = store.rewound(sid)
+        # "$rewindTo": "u1" after message 3: the first prompt and both replies taken back
+        assert sorted(rewound) == [1, 2, 3]
+        assert rewound[2] == {"at": 3, "line": 8, "to": "u1"}
+        raw = store.conn.execute("SELECT raw FROM messages WHERE session_id = ? AND "
+                                 "ordinal = 3", [sid]).fetchone()[0]
+        assert json.loads(raw)["rewinds"] == [
+            {"to": "u1", "from": 1, "through": 3, "line": 8, "found": True}]
+
+
+def test_the_rewind_line_is_read_not_counted_as_unknown(db: Path) -> None:
+    r = invoke("ingest", "--force", "--json", "--db", str(db), str(FIXTURE))
+    assert r.exit_code == 0, r.output
+    assert "NoneType" not in r.output and "$rewindTo" not in r.output
+
+
+def test_show_says_a_message_was_rewound(db: Path) -> None:
+    sid = _sid(db)
+    r = invoke("show", "2", "--session", sid, "--db", str(db), env={"COLUMNS": "80"})
+    assert "(rewound after message 3: the user took this message back)" in r.stdout
+    assert all(len(x) <= 80 for x in r.stdout.splitlines())
+    r = invoke("show", "5", "--session", sid, "--db", str(db))
+    assert "rewound" not in r.stdout
+    got = json.loads(invoke("show", "2", "--json", "--session", sid, "--db", str(db)).stdout)
+    assert got["rewound"] == {"at": 3, "line": 8, "to": "u1"}
+    got = json.loads(invoke("show", "5", "--json", "--session", sid, "--db", str(db)).stdout)
+    assert got["rewound"] is None
+
+
+def test_the_goal_is_what_the_user_asked_after_the_rewind(db: Path) -> None:
+    d = json.loads(invoke("handoff", "--json", "--session", _sid(db), "--db", str(db)).stdout)
+    assert d["goal"]["ordinal"] == 4
+    assert "five slowest tests" in d["goal"]["text"]
+    assert all(q["ordinal"] > 3 for q in d["open"]["untested"])
+
+
+def test_a_rewind_to_an_unknown_message_takes_back_everything(tmp_path: Path) -> None:
+    lines = FIXTURE.read_text().splitlines()
+    src = tmp_path / "session-unknown.jsonl"
+    src.write_text("\n".join(x.replace('"$rewindTo": "u1"', '"$rewindTo": "nope"')
+                             for x in lines) + "\n")
+    db = _ingest(src, tmp_path)
+    with KbStore(db, read_only=True) as store:
+        assert sorted(store.rewound(_sid(db))) == [1, 2, 3]
+
+
+def test_no_rewind_no_mark(tmp_path: Path) -> None:
+    src = tmp_path / "session-plain.jsonl"
+    src.write_text("\n".join(x for x in FIXTURE.read_text().splitlines()
+                             if "$rewindTo" not in x) + "\n")
+    db = _ingest(src, tmp_path)
+    with KbStore(db, read_only=True) as store:
+        assert store.rewound(_sid(db)) == {}
+    d = json.loads(invoke("handoff", "--json", "--db", str(db)).stdout)
+    assert d["goal"]["ordinal"] == 1
+    shutil.rmtree(tmp_path / "kb.duckdb.index", ignore_errors=True)
+
+
+def test_the_rewound_branch_is_a_dead_end_the_user_took_back(db: Path) -> None:
+    items = [json.loads(x) for x in invoke("deadends", "--json", "--session", _sid(db),
+                                           "--db", str(db)).stdout.splitlines() if x]
+    rewound = [d for d in items if d.get("via") == "rewound:rewound"]
+    assert len(rewound) == 1, items
+    d = rewound[0]
+    assert d["status"] == "dead_end" and "pytest" in d["name"]
+    assert "rewound the conversation to before message 1" in d["cause"]
+    assert {e["ordinal"] for e in d["evidence"]} <= {1, 2, 3}
+    # the work after the rewind is no part of it
+    assert not any(e["ordinal"] > 3 for x in items for e in x["evidence"]
+                   if x.get("via") == "rewound:rewound")
