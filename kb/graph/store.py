@@ -45,6 +45,8 @@ from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
     AGENTS,
+    CODEX_COLLAB_TOOLS,
+    DELEGATION_TOOLS,
     DISMISSAL_CUES,
     MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
@@ -56,6 +58,7 @@ from logparse.structural import (
     mixed_line,
     network_denied,
     output_error,
+    subagent_failure,
 )
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
@@ -220,6 +223,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         "after": pa.array([after.get(s, 0) for s in sids], type=pa.int32())})
     calls = []
     asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
+    delegations = ", ".join(f"'{t}'" for t in sorted(DELEGATION_TOOLS | CODEX_COLLAB_TOOLS))
     for r in store.conn.execute(f"""
             SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
                    status, exit_code, error_signatures,
@@ -236,6 +240,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- what the structural rules read (logparse.structural)
                    CASE WHEN status <> 'completed' OR coalesce(exit_code, 0) <> 0
                         THEN left(coalesce(output, ''), 3000)
+                        -- a delegation: its answer may be the sub-agent tool's failure
+                        -- envelope (logparse.structural.subagent_failed)
+                        WHEN tool IN ({delegations}) THEN left(coalesce(output, ''), 2000)
                         WHEN length(trim(coalesce(output, ''))) = 0 THEN ''
                         -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
                         WHEN length(output) < 300 AND command LIKE '%echo %'
@@ -271,13 +278,21 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
                    CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
-                        THEN left(output, 400) END
+                        THEN left(output, 400) END,
+                   -- a delegation: the error the sub-agent's own session ended on
+                   CASE WHEN tool = 'task' AND child_session_id IS NOT NULL THEN (
+                        SELECT left(coalesce((SELECT e.text FROM other_events e
+                                              WHERE e.session_id = m.session_id
+                                                AND e.ordinal = m.ordinal
+                                                AND e.kind = 'error' LIMIT 1), m.error), 300)
+                        FROM messages m WHERE m.session_id = calls.child_session_id
+                        ORDER BY m.ordinal DESC LIMIT 1) END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
-                          escalated=bool(r[21]))
+                          escalated=bool(r[21]), child_error=r[26] or "")
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
@@ -285,6 +300,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         if failure is None and not r[10] and "output_error" in signals:
             said = output_error(r[19])
             failure = said[1] if said is not None else None
+        if "subagent_failed" in signals:
+            # the sub-agent's own error (its session's, its tool's), not a line of its report
+            failure = subagent_failure(facts)
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []
