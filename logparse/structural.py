@@ -15,6 +15,7 @@ catches it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,7 +66,9 @@ class CallFacts:
     """The call asked to run outside the sandbox (Codex ``sandbox_permissions``)."""
     child_error: str = ""
     """A delegation (``task``): the error the sub-agent's own session ended on (its last
-    message's error: an API error, an abort), ``""`` when it ended cleanly or is not here."""
+    message's error: an API error, an abort); a Codex ``spawn_agent``: the ``errored``
+    status a later ``<subagent_notification>`` reports.  ``""`` when it ended cleanly or
+    is not here."""
 
 
 @dataclass(frozen=True)
@@ -492,15 +495,37 @@ def subagent_failed(f: CallFacts) -> bool:
         return f.status != "completed" or bool(f.child_error) or (
             _TASK_ERROR.search((f.output or "")[:200] + "\n" + f.error[:200]) is not None)
     if f.agent == "codex" and f.tool in CODEX_COLLAB_TOOLS:
-        return f.status == "error" or _CODEX_ERRORED.search((f.output or "")[:2000]) is not None
+        return f.status == "error" or bool(f.child_error) or \
+            _CODEX_ERRORED.search((f.output or "")[:2000]) is not None
     return False
+
+
+_NOTIFICATION = re.compile(r"<subagent_notification>\s*(\{.*?\})\s*(?:</subagent_notification>|$)",
+                          re.S)
+
+
+def notified_failure(text: str) -> str:
+    """The failure a Codex ``<subagent_notification>`` reports of a sub-agent (codex-rs
+    writes ``{"agent_id"|"agent_path": …, "status": …}`` into the parent's next user
+    message when it was not waited for): the ``errored`` message, ``not found``; ``""`` for
+    a sub-agent that completed or was shut down, or a text that is no notification."""
+    m = _NOTIFICATION.search(text[:4000])
+    if m is None:
+        return ""
+    try:
+        status = json.loads(m.group(1)).get("status")
+    except (ValueError, AttributeError):
+        return ""
+    if isinstance(status, dict) and isinstance(status.get("errored"), str):
+        return status["errored"].strip()[:300] or "errored"
+    return "the sub-agent was not found" if status == "not_found" else ""
 
 
 def subagent_failure(f: CallFacts) -> str:
     """What a failed delegation failed with, in one line: the sub-agent's error, the tool's
     error, else what happened to the call."""
     if f.child_error:
-        return f"the sub-agent's session ended on an error: {f.child_error.strip()[:200]}"
+        return f"the sub-agent ended on an error: {f.child_error.strip()[:200]}"
     if f.agent == "codex":
         m = re.search(r"\"errored\"\s*:\s*\"((?:[^\"\\\\]|\\\\.){1,300})\"", f.output or "")
         if m is not None:
@@ -553,6 +578,14 @@ RULES += (
              'disconnected before completion"}},"timed_out":false}')),
          "fixtures/structural/subagents_codex.jsonl (a wait call answered as codex-rs "
          "multi_agents answers an errored sub-agent)"),
+    Rule("codex-subagent-notified", ("codex",), "subagent_failed", subagent_failed,
+         CallFacts("codex", "spawn_agent", "completed", output='{"agent_id": "019a3f53-0a2b"}',
+                   child_error=notified_failure(
+                       '<subagent_notification>\n{"agent_id": "019a3f53-0a2b", "status": '
+                       '{"errored": "You\'ve hit your usage limit."}}\n'
+                       "</subagent_notification>")),
+         "fixtures/structural/subagents_codex.jsonl (a spawn_agent not waited for, its "
+         "status in the <subagent_notification> codex-rs writes into the next user message)"),
     Rule("gemini-subagent-error", ("gemini-cli",), "subagent_failed", subagent_failed,
          CallFacts("gemini-cli", "task", "error", error=(
              "Subagent 'codebase_investigator' failed: the model returned no response")),

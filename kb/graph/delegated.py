@@ -8,7 +8,7 @@ own fields (:func:`logparse.structural.subagent_failed`): the call errored, the
 sub-agent's session ended on an error, the collab status says ``errored``.
 
 A delegation that failed and was not redone is a dead end whose cause is the sub-agent's
-error.  One redone at once by a delegation that worked (a wrong agent type retyped) is a
+error (the same delegation failing again and again is one).  One redone at once by a delegation that worked (a wrong agent type retyped) is a
 slip, not a dead end; one that never answered (no result at export) is an open question
 (see untested), not a dead end; one the user refused or stopped is told by the rules of
 rejected and stopped work.
@@ -55,7 +55,7 @@ def delegated_episodes(steps: list[Step]) -> list[Found]:
         run.clear()
 
     for s in _delegations(steps):
-        if run and (s.session_id != run[-1].session_id
+        if run and (s.session_id != run[-1].session_id or s.key != run[-1].key
                     or s.ordinal - run[-1].ordinal > REDO_WINDOW):
             close()
         if s.failed and not (s.signature or "").startswith(_UNANSWERED):

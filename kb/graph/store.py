@@ -57,6 +57,7 @@ from logparse.structural import (
     failure_line,
     mixed_line,
     network_denied,
+    notified_failure,
     output_error,
     subagent_failure,
 )
@@ -225,7 +226,11 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
     delegations = ", ".join(f"'{t}'" for t in sorted(DELEGATION_TOOLS | CODEX_COLLAB_TOOLS))
     for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
+            SELECT session_id, ordinal, seq, tool, category,
+                   -- a Codex sub-agent's task is its spawn message
+                   CASE WHEN tool = 'spawn_agent' AND command IS NULL
+                        THEN left(json_extract_string(input, '$.message'), 300)
+                        ELSE command END, remote_command, host,
                    status, exit_code, error_signatures,
                    [(m.value, m.unit, m.label) FOR m IN coalesce(measurements, [])],
                    child_session_id, title, hops,
@@ -286,13 +291,24 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                                                 AND e.ordinal = m.ordinal
                                                 AND e.kind = 'error' LIMIT 1), m.error), 300)
                         FROM messages m WHERE m.session_id = calls.child_session_id
-                        ORDER BY m.ordinal DESC LIMIT 1) END
+                        ORDER BY m.ordinal DESC LIMIT 1) END,
+                   -- a Codex sub-agent not waited for: the notification of its status
+                   -- codex-rs writes into a later user message of the parent
+                   CASE WHEN tool = 'spawn_agent' AND json_valid(output)
+                             AND json_extract_string(output, '$.agent_id') IS NOT NULL THEN (
+                        SELECT left(p.text, 1000) FROM prose p
+                        WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
+                          AND p.kind = 'prompt'
+                          AND starts_with(ltrim(p.text), '<subagent_notification>')
+                          AND contains(p.text, json_extract_string(calls.output, '$.agent_id'))
+                        ORDER BY p.ordinal LIMIT 1) END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
         facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
-                          escalated=bool(r[21]), child_error=r[26] or "")
+                          escalated=bool(r[21]),
+                          child_error=r[26] or notified_failure(r[27] or ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \

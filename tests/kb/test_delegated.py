@@ -90,7 +90,12 @@ def test_opencode_sub_agents_end_to_end(tmp_path: Path) -> None:
     assert "Create hybrid React entry files" in q.question
 
 
-def test_codex_sub_agent_end_to_end(tmp_path: Path) -> None:
+def test_codex_sub_agents_end_to_end(tmp_path: Path) -> None:
     ex = _extraction(tmp_path, "subagents_codex.jsonl")
-    (a,) = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
-    assert a.cause is not None and "stream disconnected" in (a.cause_text or a.cause.label)
+    # one waited for (its wait says errored), one not (its notification says errored):
+    # two sub-agents, two dead ends
+    waited, notified = [a for a in ex.approaches
+                        if (a.via or "").endswith(":subagent-failed")]
+    assert "stream disconnected" in (waited.cause_text or "")
+    assert "Draft the README section" in notified.name
+    assert "usage limit" in (notified.cause_text or "")

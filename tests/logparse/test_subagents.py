@@ -18,6 +18,7 @@ from logparse.structural import (
     CallFacts,
     Rule,
     call_signals,
+    notified_failure,
     subagent_failure,
 )
 
@@ -89,8 +90,21 @@ def test_opencode_lines(tmp_path: Path) -> None:
 
 def test_codex_lines(tmp_path: Path) -> None:
     calls = _calls(tmp_path, "subagents_codex.jsonl")
-    spawn = next(c for c in calls if c.tool == "spawn_agent")
+    waited, notified = [c for c in calls if c.tool == "spawn_agent"]
     wait = next(c for c in calls if c.tool == "wait")
-    assert spawn.signals == ()  # spawning worked; the sub-agent failed later
+    assert waited.signals == ()  # spawning worked; the sub-agent failed later
     assert wait.signals == ("subagent_failed",)
     assert wait.failure == "the sub-agent errored: stream disconnected before completion"
+    # not waited for: the <subagent_notification> in the next user message tells
+    assert notified.signals == ("subagent_failed",)
+    assert notified.command == "Draft the README section on listing deadlines."
+    assert notified.failure == "the sub-agent ended on an error: You've hit your usage limit."
+
+
+def test_a_notification_of_a_sub_agent_that_completed_is_no_failure() -> None:
+    ok = ('<subagent_notification>\n{"agent_path": "/root/worker", "status": {"completed": '
+          '"Done: README updated."}}\n</subagent_notification>')
+    assert notified_failure(ok) == ""
+    assert notified_failure(ok.replace('{"completed": "Done: README updated."}',
+                                       '"not_found"')) == "the sub-agent was not found"
+    assert notified_failure("Continue with the README.") == ""
