@@ -521,11 +521,30 @@ def notified_failure(text: str) -> str:
     return "the sub-agent was not found" if status == "not_found" else ""
 
 
+_TASK_NOTE_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
+_TASK_NOTE_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S)
+
+
+def task_notification_failure(text: str) -> str:
+    """The failure a Claude Code ``<task-notification>`` reports of a sub-agent it ran in
+    the background (``<status>failed</status>``, ``killed``): its status and summary;
+    ``""`` for one that completed, or a text that is no notification."""
+    if not text.lstrip().startswith("<task-notification>"):
+        return ""
+    m = _TASK_NOTE_STATUS.search(text[:2000])
+    if m is None or m.group(1).lower() in ("completed", "running", "pending"):
+        return ""
+    summary = _TASK_NOTE_SUMMARY.search(text[:2000])
+    return summary.group(1)[:240] if summary else m.group(1).lower()
+
+
 def subagent_failure(f: CallFacts) -> str:
     """What a failed delegation failed with, in one line: the sub-agent's error, the tool's
     error, else what happened to the call."""
     if f.child_error:
         return f"the sub-agent ended on an error: {f.child_error.strip()[:200]}"
+    if f.status == "interrupted":
+        return "the sub-agent never reported back"
     if f.agent == "codex":
         m = re.search(r"\"errored\"\s*:\s*\"((?:[^\"\\\\]|\\\\.){1,300})\"", f.output or "")
         if m is not None:
@@ -561,6 +580,21 @@ RULES += (
                    child_error="API Error: 529 Overloaded"),
          "fixtures/structural/subagents_claude.jsonl (pool blockchain-dex-events L411's "
          "Agent call; its sidechain made to end on an isApiErrorMessage line)"),
+    Rule("claude-background-subagent-failed", ("claude-code",), "subagent_failed",
+         subagent_failed,
+         CallFacts("claude-code", "task", "completed", output=(
+             "Async agent launched successfully.\nagentId: a1b2c3d4e5f6a7b8c\noutput_file: "
+             "/private/tmp/claude-501/tasks/a1b2c3d4e5f6a7b8c.output"),
+                   command="Code review of all 5 question solutions",
+                   child_error=task_notification_failure(
+                       "<task-notification>\n<task-id>a1b2c3d4e5f6a7b8c</task-id>\n"
+                       "<tool-use-id>toolu_fixture_background_0</tool-use-id>\n<status>failed"
+                       "</status>\n<summary>Agent \"Code review of all 5 question solutions\" "
+                       "failed: API Error: 500 Internal server error</summary>\n"
+                       "</task-notification>")),
+         "fixtures/structural/subagents_claude.jsonl (blockchain-dex-events L411's Agent call "
+         "run in the background, answered as Claude Code answers it: async_launched, then a "
+         "<task-notification> with status failed; the summary's wording is illustrative)"),
     Rule("opencode-subagent-failed", ("opencode",), "subagent_failed", subagent_failed,
          CallFacts("opencode", "task", "error", error=(
              "Subagent failed (task_id: ses_099f6fd34ffe4Odh2VDvcdvie8): Rate limit "

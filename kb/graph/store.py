@@ -60,6 +60,7 @@ from logparse.structural import (
     notified_failure,
     output_error,
     subagent_failure,
+    task_notification_failure,
 )
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
@@ -301,14 +302,32 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           AND p.kind = 'prompt'
                           AND starts_with(ltrim(p.text), '<subagent_notification>')
                           AND contains(p.text, json_extract_string(calls.output, '$.agent_id'))
-                        ORDER BY p.ordinal LIMIT 1) END
+                        ORDER BY p.ordinal LIMIT 1) END,
+                   -- a Claude Code sub-agent run in the background: its outcome is the
+                   -- <task-notification> naming the call in a later user message; '' when
+                   -- none came before the transcript ends
+                   CASE WHEN tool = 'task'
+                             AND starts_with(coalesce(output, ''), 'Async agent launched')
+                        THEN coalesce((
+                        SELECT left(p.text, 1500) FROM prose p
+                        WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
+                          AND p.kind = 'prompt'
+                          AND starts_with(ltrim(p.text), '<task-notification>')
+                          AND (contains(p.text, '<tool-use-id>' || calls.call_id || '<')
+                               OR contains(p.text, '<task-id>' || regexp_extract(
+                                   calls.output, 'agentId: ([A-Za-z0-9_-]+)', 1) || '<'))
+                        ORDER BY p.ordinal LIMIT 1), '') END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
-        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
+        status = r[8]
+        if r[28] == "":
+            status = "interrupted"  # launched in the background, never reported back
+        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=status, exit_code=r[9],
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]),
-                          child_error=r[26] or notified_failure(r[27] or ""))
+                          child_error=r[26] or notified_failure(r[27] or "")
+                          or task_notification_failure(r[28] or ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
@@ -326,7 +345,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           for i in items if isinstance(i, dict))
         calls.append(CallRow(
             session_id=r[0], ordinal=r[1], seq=r[2], tool=r[3], category=r[4], command=r[5],
-            remote_command=r[6], host=r[7], status=r[8], exit_code=r[9],
+            remote_command=r[6], host=r[7], status=status, exit_code=r[9],
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],

@@ -71,14 +71,18 @@ def _extraction(tmp_path: Path, name: str) -> Extraction:
 def test_claude_code_sub_agents_end_to_end(tmp_path: Path) -> None:
     ex = _extraction(tmp_path, "subagents_claude.jsonl")
     dead = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
-    # the research sub-agent whose session ended on an API error; the wrong agent type
-    # redone at once is no dead end
-    (a,) = dead
-    assert "Research Visa crypto card partnerships" in a.name
-    assert a.cause is not None and "529" in (a.cause_text or a.cause.label)
-    # the last Task never answered: a question left open
-    (q,) = [q for q in ex.questions if "sub-agent never reported back" in q.reason]
-    assert "Research Visa crypto card partnerships" in q.question
+    # the research sub-agent whose session ended on an API error, the review run in the
+    # background whose notification says it failed; the wrong agent type redone at once
+    # is no dead end
+    research, review = dead
+    assert "Research Visa crypto card partnerships" in research.name
+    assert "529" in (research.cause_text or "")
+    assert "Code review" in review.name and "API Error: 500" in (review.cause_text or "")
+    # the notification is the agent's record, no user refuting the work
+    assert not [a for a in ex.approaches if (a.via or "").startswith("refuted")]
+    # the background review and the last Task never answered: questions left open
+    asked = [q.question for q in ex.questions if "sub-agent never reported back" in q.reason]
+    assert len(asked) == 2 and "Research Visa crypto card partnerships" in asked[-1]
 
 
 def test_opencode_sub_agents_end_to_end(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from logparse.structural import (
     call_signals,
     notified_failure,
     subagent_failure,
+    task_notification_failure,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "structural"
@@ -65,7 +66,8 @@ def test_a_delegation_that_worked_has_no_signal() -> None:
 
 def test_claude_code_lines(tmp_path: Path) -> None:
     tasks = [c for c in _calls(tmp_path, "subagents_claude.jsonl") if c.tool == "task"]
-    wrong, review = [c for c in tasks if c.command and c.command.startswith("Code review")]
+    wrong, review, background, silent = [
+        c for c in tasks if c.command and c.command.startswith("Code review")]
     # an agent type that is not there: the call errored
     assert "subagent_failed" in wrong.signals and (wrong.failure or "").startswith(
         "Agent type 'code-reviewer' not found")
@@ -77,6 +79,22 @@ def test_claude_code_lines(tmp_path: Path) -> None:
     assert "529" in (errored.failure or "") and "ended on an error" in (errored.failure or "")
     # the transcript ends before the last Task's result
     assert set(unanswered.signals) == {"no_result", "subagent_failed"}
+    # run in the background: the <task-notification> naming the call says it failed ...
+    assert background.signals == ("subagent_failed",)
+    assert "API Error: 500" in (background.failure or "")
+    # ... and one launched in the background that never reported back has no result
+    assert silent.status == "interrupted"
+    assert set(silent.signals) == {"no_result", "subagent_failed"}
+    assert silent.failure == "the sub-agent never reported back"
+
+
+def test_a_task_notification_of_a_sub_agent_that_completed_is_no_failure() -> None:
+    done = ("<task-notification>\n<task-id>b27a792</task-id>\n<status>completed</status>\n"
+            "<summary>Agent \"Explore\" completed</summary>\n</task-notification>")
+    assert task_notification_failure(done) == ""
+    assert task_notification_failure(done.replace("completed</status>", "killed</status>")) \
+        == 'Agent "Explore" completed'
+    assert task_notification_failure("please review <status>failed</status>") == ""
 
 
 def test_opencode_lines(tmp_path: Path) -> None:
