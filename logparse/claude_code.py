@@ -94,7 +94,7 @@ _EXIT = re.compile(r"^Exit code (-?\d+)")
 _ABORT = ("The user doesn't want to proceed", "[Request interrupted by user",
           "The user doesn't want to take this action")
 _SYNTHETIC = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
-              "Caveat: The messages below were generated")
+              "Caveat: The messages below were generated", "<task-notification>")
 
 
 def is_claude_record(obj: Any) -> bool:

@@ -15,6 +15,7 @@ catches it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ SIGNALS = (
     "truncated",             # the tool cut the output the agent saw
     "output_error",          # a clean exit whose output says the tool or library failed
     "stderr_mixed",          # stderr merged into stdout ahead of the data a run printed
+    "subagent_failed",       # a delegation whose sub-agent errored, was stopped or never answered
 )
 
 
@@ -62,6 +64,11 @@ class CallFacts:
     command: str = ""
     escalated: bool = False
     """The call asked to run outside the sandbox (Codex ``sandbox_permissions``)."""
+    child_error: str = ""
+    """A delegation (``task``): the error the sub-agent's own session ended on (its last
+    message's error: an API error, an abort); a Codex ``spawn_agent``: the ``errored``
+    status a later ``<subagent_notification>`` reports.  ``""`` when it ended cleanly or
+    is not here."""
 
 
 @dataclass(frozen=True)
@@ -460,6 +467,168 @@ def _output_failed(f: CallFacts) -> bool:
 RULES += tuple(
     Rule(f"output-error:{row.name}", _ALL, "output_error", _output_failed, row.example,
          row.source) for row in OUTPUT_ERRORS)
+
+
+# ----------------------------------------------------------------- delegations
+DELEGATION_TOOLS = frozenset({"task"})
+"""The readers' name for a call that hands work to a sub-agent: Claude Code ``Task`` and
+``Agent``, opencode ``task``, Gemini CLI ``invoke_agent``, Antigravity ``invoke_subagent``."""
+CODEX_COLLAB_TOOLS = frozenset({"spawn_agent", "send_input", "resume_agent", "wait",
+                                "wait_agent", "close_agent"})
+"""Codex's collab tools (codex-rs ``multi_agents``): the sub-agent's status comes back in
+their output (``{"status": {"<id>": {"errored": "..."}}}``)."""
+
+_TASK_ERROR = re.compile(r"^Subagent failed \(task_id: |^Task cancelled\b|<task_error>"
+                         r"|^<task id=\"[^\"]*\" state=\"error\">")
+"""What opencode's ``task`` tool answers when the sub-agent failed (``Subagent failed
+(task_id: ses_…): <its last error>``, ``Task cancelled``, a ``<task_error>`` block)."""
+_CODEX_ERRORED = re.compile(r"\"errored\"\s*:|\"not_found\"")
+"""A Codex sub-agent status that failed (``AgentStatus::Errored``/``NotFound`` as serde
+writes them)."""
+
+
+def subagent_failed(f: CallFacts) -> bool:
+    """A delegation whose outcome, by the sub-agent's own structure, is a failure: the call
+    errored, was stopped or rejected, never got a result, came back as the tool's failure
+    envelope, or the sub-agent's session ended on an error."""
+    if f.tool in DELEGATION_TOOLS:
+        return f.status != "completed" or bool(f.child_error) or (
+            _TASK_ERROR.search((f.output or "")[:200] + "\n" + f.error[:200]) is not None)
+    if f.agent == "codex" and f.tool in CODEX_COLLAB_TOOLS:
+        return f.status == "error" or bool(f.child_error) or \
+            _CODEX_ERRORED.search((f.output or "")[:2000]) is not None
+    return False
+
+
+_NOTIFICATION = re.compile(r"<subagent_notification>\s*(\{.*?\})\s*(?:</subagent_notification>|$)",
+                          re.S)
+
+
+def notified_failure(text: str) -> str:
+    """The failure a Codex ``<subagent_notification>`` reports of a sub-agent (codex-rs
+    writes ``{"agent_id"|"agent_path": …, "status": …}`` into the parent's next user
+    message when it was not waited for): the ``errored`` message, ``not found``; ``""`` for
+    a sub-agent that completed or was shut down, or a text that is no notification."""
+    m = _NOTIFICATION.search(text[:4000])
+    if m is None:
+        return ""
+    try:
+        status = json.loads(m.group(1)).get("status")
+    except (ValueError, AttributeError):
+        return ""
+    if isinstance(status, dict) and isinstance(status.get("errored"), str):
+        return status["errored"].strip()[:300] or "errored"
+    return "the sub-agent was not found" if status == "not_found" else ""
+
+
+_TASK_NOTE_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
+_TASK_NOTE_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S)
+
+
+def task_notification_failure(text: str) -> str:
+    """The failure a Claude Code ``<task-notification>`` reports of a sub-agent it ran in
+    the background (``<status>failed</status>``, ``killed``): its status and summary;
+    ``""`` for one that completed, or a text that is no notification."""
+    if not text.lstrip().startswith("<task-notification>"):
+        return ""
+    m = _TASK_NOTE_STATUS.search(text[:2000])
+    if m is None or m.group(1).lower() in ("completed", "running", "pending"):
+        return ""
+    summary = _TASK_NOTE_SUMMARY.search(text[:2000])
+    return summary.group(1)[:240] if summary else m.group(1).lower()
+
+
+def subagent_failure(f: CallFacts) -> str:
+    """What a failed delegation failed with, in one line: the sub-agent's error, the tool's
+    error, else what happened to the call."""
+    if f.child_error:
+        return f"the sub-agent ended on an error: {f.child_error.strip()[:200]}"
+    if f.status == "interrupted":
+        return "the sub-agent never reported back"
+    if f.agent == "codex":
+        m = re.search(r"\"errored\"\s*:\s*\"((?:[^\"\\\\]|\\\\.){1,300})\"", f.output or "")
+        if m is not None:
+            return f"the sub-agent errored: {m.group(1)}"
+        if _CODEX_ERRORED.search(f.output or ""):
+            return "the sub-agent was not found"
+    text = (f.error or f.output or "").strip()
+    m = _TASK_ERROR.search(text[:200])
+    if m is not None and text.startswith("<task"):
+        inner = re.search(r"<task_error>\s*(.+?)\s*(?:</task_error>|$)", text, re.S)
+        text = inner.group(1) if inner else text
+    text = re.sub(r"^aborted: ", "", re.sub(r"</?tool_use_error>", "", text)).strip()
+    if text:
+        return text.splitlines()[0][:240]
+    return "the sub-agent never reported back" if f.status == "interrupted" else \
+        "the sub-agent call failed"
+
+
+RULES += (
+    Rule("claude-subagent-error", ("claude-code",), "subagent_failed", subagent_failed,
+         CallFacts("claude-code", "task", "error", error=(
+             "Agent type 'routine-worker' not found. Available agents: general-purpose")),
+         "(no real line yet) Claude Code Agent tool_result is_error; the text as a public "
+         "transcript reader's test quotes it (Agent with subagent_type routine-worker)"),
+    Rule("claude-subagent-no-result", ("claude-code",), "subagent_failed", subagent_failed,
+         CallFacts("claude-code", "task", "interrupted",
+                   command="Research Visa crypto card partnerships"),
+         "fixtures/structural/subagents_claude.jsonl:3 (pool FundWise L17's Agent call, "
+         "its result line dropped: the transcript ends first)"),
+    Rule("claude-subagent-child-error", ("claude-code",), "subagent_failed", subagent_failed,
+         CallFacts("claude-code", "task", "completed", output=None,
+                   command="Code review of all 5 question solutions",
+                   child_error="API Error: 529 Overloaded"),
+         "fixtures/structural/subagents_claude.jsonl (pool blockchain-dex-events L411's "
+         "Agent call; its sidechain made to end on an isApiErrorMessage line)"),
+    Rule("claude-background-subagent-failed", ("claude-code",), "subagent_failed",
+         subagent_failed,
+         CallFacts("claude-code", "task", "completed", output=(
+             "Async agent launched successfully.\nagentId: a1b2c3d4e5f6a7b8c\noutput_file: "
+             "/private/tmp/claude-501/tasks/a1b2c3d4e5f6a7b8c.output"),
+                   command="Code review of all 5 question solutions",
+                   child_error=task_notification_failure(
+                       "<task-notification>\n<task-id>a1b2c3d4e5f6a7b8c</task-id>\n"
+                       "<tool-use-id>toolu_fixture_background_0</tool-use-id>\n<status>failed"
+                       "</status>\n<summary>Agent \"Code review of all 5 question solutions\" "
+                       "failed: API Error: 500 Internal server error</summary>\n"
+                       "</task-notification>")),
+         "fixtures/structural/subagents_claude.jsonl (blockchain-dex-events L411's Agent call "
+         "run in the background, answered as Claude Code answers it: async_launched, then a "
+         "<task-notification> with status failed; the summary's wording is illustrative)"),
+    Rule("opencode-subagent-failed", ("opencode",), "subagent_failed", subagent_failed,
+         CallFacts("opencode", "task", "error", error=(
+             "Subagent failed (task_id: ses_099f6fd34ffe4Odh2VDvcdvie8): Rate limit "
+             "exceeded, please retry later"), command="Explore React source structure"),
+         "fixtures/structural/subagents_opencode.json (uicomponents-wordpress msg 198's task "
+         "part, answered as opencode's task.ts answers a sub-agent whose reply errored)"),
+    Rule("opencode-task-error-block", ("opencode",), "subagent_failed", subagent_failed,
+         CallFacts("opencode", "task", "completed", output=(
+             '<task id="ses_01feed6efffep4V41ZoznyMMFv" state="error">\n<task_error>\n'
+             "Task failed\n</task_error>\n</task>")),
+         "(no real line yet) opencode task.ts renderOutput with state error"),
+    Rule("codex-subagent-errored", ("codex",), "subagent_failed", subagent_failed,
+         CallFacts("codex", "wait", "completed", output=(
+             '{"status":{"019a3f52-7c1e-7d10-9b8e-2f4c5a6b7c8d":{"errored":"stream '
+             'disconnected before completion"}},"timed_out":false}')),
+         "fixtures/structural/subagents_codex.jsonl (a wait call answered as codex-rs "
+         "multi_agents answers an errored sub-agent)"),
+    Rule("codex-subagent-notified", ("codex",), "subagent_failed", subagent_failed,
+         CallFacts("codex", "spawn_agent", "completed", output='{"agent_id": "019a3f53-0a2b"}',
+                   child_error=notified_failure(
+                       '<subagent_notification>\n{"agent_id": "019a3f53-0a2b", "status": '
+                       '{"errored": "You\'ve hit your usage limit."}}\n'
+                       "</subagent_notification>")),
+         "fixtures/structural/subagents_codex.jsonl (a spawn_agent not waited for, its "
+         "status in the <subagent_notification> codex-rs writes into the next user message)"),
+    Rule("gemini-subagent-error", ("gemini-cli",), "subagent_failed", subagent_failed,
+         CallFacts("gemini-cli", "task", "error", error=(
+             "Subagent 'codebase_investigator' failed: the model returned no response")),
+         "(no real line yet) Gemini CLI invoke_agent toolCalls[].status error"),
+    Rule("antigravity-subagent-error", ("antigravity",), "subagent_failed", subagent_failed,
+         CallFacts("antigravity", "task", "error", error=(
+             "Encountered error in step execution: subagent terminated unexpectedly")),
+         "(no real line yet) Antigravity INVOKE_SUBAGENT status ERROR"),
+)
 
 
 _MERGED = re.compile(r"(?<![\d&])2>&1|&>|\*>&1")

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.delegated import delegated_episodes
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
@@ -68,6 +69,7 @@ from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.revision import quoted
 from logparse.structural import (
+    DELEGATION_TOOLS,
     admission_phrase,
     correction_phrase,
     dismissal_phrase,
@@ -77,7 +79,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 35
+EXTRACTOR_VERSION = 36
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -145,7 +147,11 @@ in what the calls touched and acted on, and a quantity read off a result that th
 names again with the reason it read it wrong (:mod:`kb.graph.revised`).
 
 35 (ux3): the branch a user rewound away from (Gemini CLI ``$rewindTo``) is a dead end
-(:mod:`kb.graph.rewound`)."""
+(:mod:`kb.graph.rewound`).
+
+36 (xsub): a delegation to a sub-agent is a step whose outcome is the sub-agent's own
+(``subagent_failed``); one that failed and was not redone is a dead end
+(:mod:`kb.graph.delegated`); one with no answer at export is an open question."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1138,6 +1144,9 @@ class Extractor:
                 row.session_id, row.ordinal, cmd[:300],
                 row.status == "error" or row.exit_code not in (None, 0),
                 _ANSI.sub("", row.failure or "")[:160]))
+        if row.tool in DELEGATION_TOOLS or "subagent_failed" in row.signals:
+            self._delegation(row, cmd)
+            return
         if row.category in ("search", "todo") or row.tool in _NOT_CHECKS:
             if row.signatures and row.status == "completed" and row.category == "search":
                 self.seen.append((row.session_id, row.ordinal, row.signatures))
@@ -1185,6 +1194,20 @@ class Extractor:
                                failure=_ANSI.sub("", row.failure or (
                                    f"it printed its usage: {row.usage}" if refused else ""))[:160]
                                if failed else "", mixed=row.mixed or ""))
+
+    def _delegation(self, row: CallRow, cmd: str) -> None:
+        """A call that handed work to a sub-agent is a step: a check whose outcome is the
+        sub-agent's own (its call's status, the error its session ended on, no answer at
+        all: :func:`logparse.structural.subagent_failed`), never words of its report."""
+        failed = "subagent_failed" in row.signals
+        unanswered = failed and row.status == "interrupted"
+        self.steps.append(Step(
+            row.session_id, row.ordinal, check_key("task", cmd or row.title or row.tool),
+            False, True, failed,
+            "the tool call was still running: the sub-agent never reported back"
+            if unanswered else row.failure or None if failed else None,
+            command=(cmd or row.title or "")[:300], tool="task",
+            failure=(row.failure or "")[:160] if failed else ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
@@ -1258,6 +1281,8 @@ class Extractor:
                 reason = "the tool cut the output: the agent saw only part of the answer"
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
+            elif row.status == "interrupted" and row.tool in DELEGATION_TOOLS:
+                reason = "the sub-agent never reported back before the transcript ends"
             elif row.status == "interrupted":
                 reason = "the tool call was still running when the transcript ends"
             elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
@@ -1320,7 +1345,8 @@ class Extractor:
                                    + made_by("escalated", escalated_episodes(self.steps))
                                    + made_by("dropped_option",
                                          dropped_option_episodes(self.steps, self.said))
-                                   + made_by("merged_stderr", merged_stderr_episodes(self.steps)),
+                                   + made_by("merged_stderr", merged_stderr_episodes(self.steps))
+                                   + made_by("delegated", delegated_episodes(self.steps)),
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
@@ -1494,7 +1520,7 @@ class Extractor:
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
                            "failed-attempt", "replaced-run", "switched",
-                           "replaced", "unfound"):
+                           "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood
                 # after the last failure may come a few messages later

@@ -48,6 +48,8 @@ from logparse.structural import (
     ADMISSION_CUES,
     ADMISSION_HEAD,
     AGENTS,
+    CODEX_COLLAB_TOOLS,
+    DELEGATION_TOOLS,
     DISMISSAL_CUES,
     MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
@@ -58,7 +60,10 @@ from logparse.structural import (
     failure_line,
     mixed_line,
     network_denied,
+    notified_failure,
     output_error,
+    subagent_failure,
+    task_notification_failure,
 )
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
@@ -223,8 +228,13 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         "after": pa.array([after.get(s, 0) for s in sids], type=pa.int32())})
     calls = []
     asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
+    delegations = ", ".join(f"'{t}'" for t in sorted(DELEGATION_TOOLS | CODEX_COLLAB_TOOLS))
     for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, tool, category, command, remote_command, host,
+            SELECT session_id, ordinal, seq, tool, category,
+                   -- a Codex sub-agent's task is its spawn message
+                   CASE WHEN tool = 'spawn_agent' AND command IS NULL
+                        THEN left(json_extract_string(input, '$.message'), 300)
+                        ELSE command END, remote_command, host,
                    status, exit_code, error_signatures,
                    [(m.value, m.unit, m.label) FOR m IN coalesce(measurements, [])],
                    child_session_id, title, hops,
@@ -239,6 +249,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- what the structural rules read (logparse.structural)
                    CASE WHEN status <> 'completed' OR coalesce(exit_code, 0) <> 0
                         THEN left(coalesce(output, ''), 3000)
+                        -- a delegation: its answer may be the sub-agent tool's failure
+                        -- envelope (logparse.structural.subagent_failed)
+                        WHEN tool IN ({delegations}) THEN left(coalesce(output, ''), 2000)
                         WHEN length(trim(coalesce(output, ''))) = 0 THEN ''
                         -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
                         WHEN length(output) < 300 AND command LIKE '%echo %'
@@ -274,13 +287,50 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
                    CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
-                        THEN left(output, 400) END
+                        THEN left(output, 400) END,
+                   -- a delegation: the error the sub-agent's own session ended on
+                   CASE WHEN tool = 'task' AND child_session_id IS NOT NULL THEN (
+                        SELECT left(coalesce((SELECT e.text FROM other_events e
+                                              WHERE e.session_id = m.session_id
+                                                AND e.ordinal = m.ordinal
+                                                AND e.kind = 'error' LIMIT 1), m.error), 300)
+                        FROM messages m WHERE m.session_id = calls.child_session_id
+                        ORDER BY m.ordinal DESC LIMIT 1) END,
+                   -- a Codex sub-agent not waited for: the notification of its status
+                   -- codex-rs writes into a later user message of the parent
+                   CASE WHEN tool = 'spawn_agent' AND json_valid(output)
+                             AND json_extract_string(output, '$.agent_id') IS NOT NULL THEN (
+                        SELECT left(p.text, 1000) FROM prose p
+                        WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
+                          AND p.kind = 'prompt'
+                          AND starts_with(ltrim(p.text), '<subagent_notification>')
+                          AND contains(p.text, json_extract_string(calls.output, '$.agent_id'))
+                        ORDER BY p.ordinal LIMIT 1) END,
+                   -- a Claude Code sub-agent run in the background: its outcome is the
+                   -- <task-notification> naming the call in a later user message; '' when
+                   -- none came before the transcript ends
+                   CASE WHEN tool = 'task'
+                             AND starts_with(coalesce(output, ''), 'Async agent launched')
+                        THEN coalesce((
+                        SELECT left(p.text, 1500) FROM prose p
+                        WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
+                          AND p.kind = 'prompt'
+                          AND starts_with(ltrim(p.text), '<task-notification>')
+                          AND (contains(p.text, '<tool-use-id>' || calls.call_id || '<')
+                               OR contains(p.text, '<task-id>' || regexp_extract(
+                                   calls.output, 'agentId: ([A-Za-z0-9_-]+)', 1) || '<'))
+                        ORDER BY p.ordinal LIMIT 1), '') END
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             ORDER BY session_id, ordinal, seq""").fetchall():
-        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=r[8], exit_code=r[9],
+        status = r[8]
+        if r[28] == "":
+            status = "interrupted"  # launched in the background, never reported back
+        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=status, exit_code=r[9],
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
-                          escalated=bool(r[21]))
+                          escalated=bool(r[21]),
+                          child_error=r[26] or notified_failure(r[27] or "")
+                          or task_notification_failure(r[28] or ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
@@ -288,6 +338,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         if failure is None and not r[10] and "output_error" in signals:
             said = output_error(r[19])
             failure = said[1] if said is not None else None
+        if "subagent_failed" in signals:
+            # the sub-agent's own error (its session's, its tool's), not a line of its report
+            failure = subagent_failure(facts)
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []
@@ -295,7 +348,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           for i in items if isinstance(i, dict))
         calls.append(CallRow(
             session_id=r[0], ordinal=r[1], seq=r[2], tool=r[3], category=r[4], command=r[5],
-            remote_command=r[6], host=r[7], status=r[8], exit_code=r[9],
+            remote_command=r[6], host=r[7], status=status, exit_code=r[9],
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],

@@ -1,0 +1,105 @@
+"""Delegations to sub-agents as steps (kb.graph.delegated, kb.graph.extract): a sub-agent
+that failed and was not redone is a dead end whose cause is its own error; one redone at
+once is a slip; one with no answer at export is an open question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import kb.graph.store as gs
+from kb.graph.delegated import delegated_episodes
+from kb.graph.episodes import Step, episodes
+from kb.graph.extract import Extraction
+from kb.ingest import ingest
+from kb.store import KbStore
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "structural"
+
+
+def _task(o: int, desc: str, failed: bool, sig: str | None = None, rejected: bool = False,
+          interrupted: bool = False) -> Step:
+    return Step("s", o, f"task {desc}", False, True, failed, sig, rejected, command=desc,
+                tool="task", failure=sig or "", interrupted=interrupted)
+
+
+def test_a_failed_sub_agent_not_redone_is_a_dead_end_with_its_error() -> None:
+    sig = "Subagent failed (task_id: ses_1): Rate limit exceeded, please retry later"
+    steps = [_task(2, "Explore React source structure", True, sig),
+             Step("s", 3, "bash npm", False, True, False, None, command="npm ls", tool="bash")]
+    (f,) = delegated_episodes(steps)
+    assert f.how == "subagent-failed" and f.cause_text == sig
+    assert f.first == 2 and "Explore React source structure" in f.name
+    # told once among every rule's episodes
+    assert [x.how for x in episodes(steps, [], more=delegated_episodes(steps))
+            if x.first == 2] == ["subagent-failed"]
+
+
+def test_a_sub_agent_redone_at_once_is_a_slip() -> None:
+    steps = [_task(4, "Code review", True, "Agent type 'code-reviewer' not found."),
+             _task(5, "Code review", False)]
+    assert delegated_episodes(steps) == []
+
+
+def test_a_sub_agent_that_never_answered_is_no_dead_end() -> None:
+    steps = [_task(7, "Research", True, "the tool call was still running: the sub-agent "
+                   "never reported back")]
+    assert delegated_episodes(steps) == []
+
+
+def test_failures_in_a_row_are_one_dead_end() -> None:
+    steps = [_task(2, "Research", True, "API Error: 529 Overloaded"),
+             _task(3, "Research", True, "API Error: 529 Overloaded"),
+             _task(20, "Other", False)]
+    (f,) = delegated_episodes(steps)
+    assert f.ordinals() == {2, 3, 4}
+
+
+def test_the_user_refusing_a_delegation_is_told_elsewhere() -> None:
+    steps = [_task(2, "Research", True, "rejected", rejected=True),
+             _task(3, "Research", True, "stopped", interrupted=True)]
+    assert delegated_episodes(steps) == []
+
+
+def _extraction(tmp_path: Path, name: str) -> Extraction:
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [FIXTURES / name])
+        sid = next(r[0] for r in store.conn.execute(
+            "SELECT session_id FROM sessions WHERE parent_id IS NULL").fetchall())
+        return gs.extract_scope(store, gs.scope_of(store, sid))
+
+
+def test_claude_code_sub_agents_end_to_end(tmp_path: Path) -> None:
+    ex = _extraction(tmp_path, "subagents_claude.jsonl")
+    dead = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
+    # the research sub-agent whose session ended on an API error, the review run in the
+    # background whose notification says it failed; the wrong agent type redone at once
+    # is no dead end
+    research, review = dead
+    assert "Research Visa crypto card partnerships" in research.name
+    assert "529" in (research.cause_text or "")
+    assert "Code review" in review.name and "API Error: 500" in (review.cause_text or "")
+    # the notification is the agent's record, no user refuting the work
+    assert not [a for a in ex.approaches if (a.via or "").startswith("refuted")]
+    # the background review and the last Task never answered: questions left open
+    asked = [q.question for q in ex.questions if "sub-agent never reported back" in q.reason]
+    assert len(asked) == 2 and "Research Visa crypto card partnerships" in asked[-1]
+
+
+def test_opencode_sub_agents_end_to_end(tmp_path: Path) -> None:
+    ex = _extraction(tmp_path, "subagents_opencode.json")
+    (a,) = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
+    assert "Explore React source structure" in a.name
+    assert a.cause is not None and "Rate limit exceeded" in (a.cause_text or a.cause.label)
+    (q,) = [q for q in ex.questions if "sub-agent never reported back" in q.reason]
+    assert "Create hybrid React entry files" in q.question
+
+
+def test_codex_sub_agents_end_to_end(tmp_path: Path) -> None:
+    ex = _extraction(tmp_path, "subagents_codex.jsonl")
+    # one waited for (its wait says errored), one not (its notification says errored):
+    # two sub-agents, two dead ends
+    waited, notified = [a for a in ex.approaches
+                        if (a.via or "").endswith(":subagent-failed")]
+    assert "stream disconnected" in (waited.cause_text or "")
+    assert "Draft the README section" in notified.name
+    assert "usage limit" in (notified.cause_text or "")
