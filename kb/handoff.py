@@ -92,6 +92,145 @@ def is_export(command: str | None) -> bool:
     return bool(command) and any(r.pattern.search(command or "") for r in EXPORT_RULES)
 
 
+# ------------------------------------------------------------------ asks
+# A session that ends on the agent's question waits for the user: it is open, whatever
+# else it left.  By structure first (:func:`_ended_on_words`: the last turn is the
+# assistant's and nothing, no call and no user message, came after its words), then by
+# the words' final paragraph (:func:`asks_user`): its last sentence is a question, or a
+# cue of :data:`ASK_CUES` asks for an answer, a choice or an approval.  A courtesy close
+# ("Let me know if you want…") asks nothing: its sentences are dropped before the rest is
+# read.  Rules as data: each row has a real example (tests/kb/test_handoff_asks.py walks
+# them).
+@dataclasses.dataclass(frozen=True)
+class AskCue:
+    lang: str
+    kind: str
+    """``offer`` (shall I…), ``choice`` (which do you prefer…), ``approval`` (confirm…):
+    the paragraph asks the user; ``courtesy``: the sentence asks nothing (it is dropped
+    before the others are read)."""
+    pattern: re.Pattern[str]
+    example: str
+    """A real final paragraph it matches (its source in ``source``)."""
+    source: str
+
+
+ASK_CUES: tuple[AskCue, ...] = (
+    AskCue("en", "offer", re.compile(
+        r"\b(?:(?:do\s+you\s+)?want\s+me\s+to|shall\s+i|should\s+i|do\s+you\s+want)\b",
+        re.I),
+           "Want me to continue implementing the remaining Bootstrap components to match "
+           "the official docs? I can prioritize specific ones you need most.",
+           "labelled k1.lib-bootstrap__session-export.json, message 255"),
+    AskCue("en", "offer", re.compile(r"\bwould\s+you\s+like(?:\s+me)?\s+to\b", re.I),
+           "**One question:** The `SmoothInput` currently only allows `\"text\"` and "
+           "`\"password\"` types. For the date field, I'd need to extend it. Would you like "
+           "me to:\n- **A)** Extend `SmoothInputType` to include `\"date\"`, `\"email\"`, "
+           "`\"tel\"`, `\"number\"` so all fields use the animated caret\n- **B)** Use a "
+           "regular `<input>` for the date field and keep `SmoothInput` for the rest",
+           "labelled uicomponents__session-export.json, message 10"),
+    AskCue("en", "choice", re.compile(
+        r"\b(?:which\b[^.?!\n]{0,60}\b(?:do|would)\s+you|(?:do|would)\s+you\s+(?:prefer|"
+        r"rather)|questions?\s+for\s+you)\b", re.I),
+           "**Questions for you:**\n\n1. Should the category bar be **sticky** (stays at "
+           "top when scrolling)?\n2. Should clicking a category **scroll to top** "
+           "automatically?\n3. Any categories you want to rename, merge, or split "
+           "differently?",
+           "labelled uicomponents__session-export.json, message 106"),
+    AskCue("en", "approval", re.compile(
+        r"\b(?:once\s+you\s+(?:confirm|approve|sign\s+off)|does\s+this\s+(?:plan\s+)?look\s+"
+        r"(?:good|right|ok))\b", re.I),
+           "Does this plan look good? Once you confirm, I'll ask you to do the Studio login "
+           "and we'll start Phase 1.",
+           "labelled uicomponents__session-wordpress.json, message 9"),
+    AskCue("en", "approval", re.compile(
+        r"\b(?:pausing|waiting)\b[^.?!\n]{0,20}\bfor\s+your\s+(?:review|sign-?off|approval|"
+        r"confirmation|go-ahead)\b", re.I),
+           "Pausing here for your review before Q2.",
+           "pool blockchain-dex-events__claude-session.jsonl, message 27"),
+    AskCue("es", "offer", re.compile(
+        # the question's own opening mark: "si querés…" is a condition, no question
+        r"¿\s*(?:quer[eé]s|quieres|prefer[ií]s|prefieres|te\s+parece)\b", re.I),
+           "¿Querés seguir con las preguntas del notebook?",
+           "pool conversacion-act1-pln__session.jsonl, message 43"),
+    AskCue("pt", "approval", re.compile(
+        r"\b(?:aguardo\s+(?:a\s+)?sua\s+(?:confirma[çc][ãa]o|aprova[çc][ãa]o|resposta)|"
+        r"confirma\s+(?:o|a|se)\b|(?:ou\s+)?prefere)\b", re.I),
+           "Aguardo sua confirmação de que este entendimento está correto antes de "
+           "prosseguir com qualquer implementação.",
+           "labelled pfm-categorization__opencode-session.json, message 7"),
+    AskCue("en", "courtesy", re.compile(r"\blet\s+me\s+know\s+(?:if|when|whether)\b", re.I),
+           "Let me know when you want a separate `docs(roadmap)` commit for those.",
+           "pool FundWise__claude-session.jsonl, message 74"),
+    AskCue("en", "courtesy", re.compile(r"\bsay\s+the\s+word\b|^if\s+you\b", re.I),
+           "If you'd rather move the brief into its own `docs/partners/visa-frontier.md` so "
+           "it's a sibling chunked doc instead of inline in ROADMAP, say the word and I'll "
+           "pull it out.",
+           "pool FundWise__claude-session.jsonl, message 33"),
+    AskCue("es", "courtesy", re.compile(r"\b(?:decime|avisame|av[ií]same)\s+cuando\b|"
+                                        r"\bcuando\s+quieras\b", re.I),
+           "Decime cuando quieras empezar a trabajar en el notebook.",
+           "pool conversacion-act1-pln__session.jsonl, message 24"),
+)
+"""How an agent's final words ask the user for an answer, a choice or an approval (and
+the courtesy closes that ask nothing)."""
+
+_FENCE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[A-Za-z]\))\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_QUESTION_END = re.compile(r"[?？][\s*_)\]»\"'`”’]*$")
+
+
+def asks_user(text: str | None) -> str | None:
+    """The final paragraph of an agent's words when it asks the user something (a
+    question, options to choose from, a request for approval), flattened; ``None`` when
+    it asks nothing (a summary, a courtesy close like "Let me know if…", a code block)."""
+    if not text or not text.strip():
+        return None
+    body = _FENCE_BLOCK.sub("[code]", text.strip())
+    paras = [p.strip() for p in re.split(r"\n[ \t]*\n", body) if p.strip()]
+    if not paras:
+        return None
+    block = [paras[-1]]
+    lines = paras[-1].splitlines()
+    if len(paras) > 1 and lines and all(_LIST_ITEM.match(ln) or ln.startswith(" ")
+                                        for ln in lines):
+        block.insert(0, paras[-2])  # options: the lead-in that asks, then the list
+    final = "\n".join(block)
+    # emphasis is no end of a sentence: "**Is there an MCP server?** If you point me…"
+    plain = re.sub(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)", "", final)
+    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s and s.strip()]
+    courtesy = [c for c in ASK_CUES if c.kind == "courtesy"]
+    kept = [s for s in sentences if not any(c.pattern.search(s) for c in courtesy)]
+    if not kept:
+        return None
+    # a question anywhere in the final paragraph ("Is there an MCP server for Studio
+    # available? If you point me to it, I can…"), or a cue that asks without one
+    asked = any(_QUESTION_END.search(s) for s in kept) or any(
+        c.pattern.search(s) for c in ASK_CUES if c.kind != "courtesy" for s in kept)
+    return " ".join(final.split()) if asked else None
+
+
+def _ended_on_words(store: KbStore, scope: str, ended: dict[str, Any] | None
+                    ) -> dict[str, Any] | None:
+    """The assistant's last words when the session ends on them: its last message is the
+    assistant's, with no error, and no call and no user message came after its words
+    (``{ordinal, text}``), else ``None``."""
+    if not ended or ended.get("role") != "assistant" or ended.get("error"):
+        return None
+    tail = store.events(scope, kinds=["decision", "command", "prompt", "subagent"],
+                        start=max(int(ended["ordinal"]) - 40, 0))
+    words = [e for e in tail if e.kind == "decision" and e.role == "assistant"
+             and e.source == "text" and (e.text or "").strip()]
+    if not words:
+        return None
+    last = words[-1]
+    after = [e for e in tail if (e.ordinal, e.seq) > (last.ordinal, last.seq)
+             and (e.kind in ("command", "subagent") or (
+                 e.kind == "prompt" and e.source == "text"
+                 and len(request_text(e.text or "")) >= 2))]
+    return None if after else {"ordinal": last.ordinal, "text": last.text or ""}
+
+
 # ------------------------------------------------------------------ gather
 def brief(store: KbStore, scope: str) -> dict[str, Any]:
     """Everything the brief says, as plain data (``logkb handoff --json``)."""
@@ -121,8 +260,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
+    words = _ended_on_words(store, scope, activity.get("ended"))
+    question = asks_user(words["text"]) if words else None
+    status["asked"] = {"ordinal": words["ordinal"], "text": question} if (
+        words and question) else None
     status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead,
-                                                  last_ask)
+                                                  last_ask, status["asked"])
     status["exported_at"] = exports[-1]["ordinal"] if exports else None
     if exports:
         status["state_why"] += (f"; the transcript ends on its own export "
@@ -268,12 +411,13 @@ def direction(unit: str) -> int | None:
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
            todos: list[dict[str, Any]], dead: list[dict[str, Any]],
-           last_request: int = 0) -> tuple[str, str]:
+           last_request: int = 0, asked: dict[str, Any] | None = None) -> tuple[str, str]:
     """``done``, ``open`` or ``blocked``, from how the session ended and what it left:
     blocked when it ended on an error (a provider error, an abort) or its last ended
-    approach is blocked; open when a check of the last request (at ``last_request`` or
-    after) went unanswered, a todo is open or the agent had not replied last; done
-    otherwise.  A check left unanswered under an earlier request, which the session went
+    approach is blocked; open when the agent's last words ask the user something that
+    no answer followed (``asked``: :func:`asks_user`), a check of the last request (at
+    ``last_request`` or after) went unanswered, a todo is open or the agent had not
+    replied last; done otherwise.  A check left unanswered under an earlier request, which the session went
     on past, is listed (and said) but leaves the end no less done."""
     ended = activity.get("ended") or {}
     if ended.get("error"):
@@ -284,6 +428,9 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
             last_end.get("ended_at") or 0) >= (ended.get("ordinal") or 0) - 3:
         return "blocked", f"the last approach is blocked: {short(last_end['name'], 80)}"
     why = []
+    if asked:
+        why.append(f"waiting for the user: the agent asked [{asked['ordinal']}] "
+                   f"«{short(asked['text'], 160)}»")
     late = [q for q in questions if (q.get("ordinal") or 0) >= last_request]
     earlier = len(questions) - len(late)
     if late:

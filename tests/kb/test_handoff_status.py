@@ -30,7 +30,10 @@ def test_a_codex_turn_that_completed_is_no_reply_still_being_written(tmp_path: P
     done = _brief(tmp_path / "done", lines)
     assert done["goal"]["text"] == "init"
     assert [q["question"] for q in done["open"]["untested"]] == []
-    assert done["status"]["state"] == "done", done["status"]
+    # the turn ended on a question with options: it waits for the user
+    # (tests/kb/test_handoff_asks.py)
+    assert done["status"]["state"] == "open", done["status"]
+    assert done["status"]["state_why"].startswith("waiting for the user")
     cut = _brief(tmp_path / "cut", lines[:-1])
     assert [q["question"] for q in cut["open"]["untested"]] == [
         "what was this reply going to answer?"]
