@@ -174,7 +174,7 @@ ASK_CUES: tuple[AskCue, ...] = (
 """How an agent's final words ask the user for an answer, a choice or an approval (and
 the courtesy closes that ask nothing)."""
 
-_FENCE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_FENCE = re.compile(r"^\s*(?:>\s?)*(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[A-Za-z]\))\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _QUESTION_END = re.compile(r"[?？][\s*_)\]»\"'`”’]*$")
@@ -186,7 +186,7 @@ def asks_user(text: str | None) -> str | None:
     it asks nothing (a summary, a courtesy close like "Let me know if…", a code block)."""
     if not text or not text.strip():
         return None
-    body = _FENCE_BLOCK.sub("[code]", text.strip())
+    body = _without_fences(text.strip())
     paras = [p.strip() for p in re.split(r"\n[ \t]*\n", body) if p.strip()]
     if not paras:
         return None
@@ -210,6 +210,25 @@ def asks_user(text: str | None) -> str | None:
     return " ".join(final.split()) if asked else None
 
 
+def _without_fences(text: str) -> str:
+    """``text`` with each fenced code block one ``[code]`` line (words that end on a
+    block of code end on no question)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1).startswith(fence):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+            out.append("[code]")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _ended_on_words(store: KbStore, scope: str, ended: dict[str, Any] | None
                     ) -> dict[str, Any] | None:
     """The assistant's last words when the session ends on them: its last message is the
@@ -229,6 +248,153 @@ def _ended_on_words(store: KbStore, scope: str, ended: dict[str, Any] | None
                  e.kind == "prompt" and e.source == "text"
                  and len(request_text(e.text or "")) >= 2))]
     return None if after else {"ordinal": last.ordinal, "text": last.text or ""}
+
+
+# ------------------------------------------------------------------ goal
+# The goal is the first real request: a first prompt often opens on where the work is
+# ("go through this folder, do not read any parent folder.", "we're in a new folder")
+# before what it asks.  Each sentence of the first prompt is read in turn: a greeting and
+# a scoping sentence are passed over, and the first that asks or orders (a clause opening
+# on a cue of the table, or a question) is the goal; without one, the first sentence is.
+# Rules as data: each row has a real prompt's sentence (tests/kb/test_handoff_goal.py
+# walks them).
+@dataclasses.dataclass(frozen=True)
+class GoalCue:
+    lang: str
+    kind: str
+    """``request``: a clause opening on it asks or orders; ``scope``: the sentence says
+    where or on what the work is, no request."""
+    pattern: re.Pattern[str]
+    example: str
+    """A real sentence of a prompt it matches (its source in ``source``)."""
+    source: str
+
+
+_VERBS_EN = (
+    "add|analy[sz]e|build|change|check|commit|continue|convert|create|delete|deploy|"
+    "design|do|explain|export|find|fix|generate|give|implement|improve|install|make|"
+    "migrate|move|push|read|refactor|refine|remove|rename|restart|review|run|set\\s*up|"
+    "show|tell|test|translate|update|upgrade|write")
+GOAL_CUES: tuple[GoalCue, ...] = (
+    GoalCue("en", "request", re.compile(
+        r"^(?:so\s+)?(?:what\s+)?(?:i|we)\s+(?:do\s*n[o']?t\s+|dont\s+)?(?:want|wanna|need)\b",
+        re.I),
+            "i want to intgrate emailjs in the form to send email when the form is "
+            "submitted guide me how to do it",
+            "labelled uicomponents__session-export.json, message 1"),
+    GoalCue("en", "request", re.compile(r"^(?:i|we)\s*(?:'d|\s+would)\s+like\b", re.I),
+            "I would like you to create me 2-3 different variants of lannding page for our "
+            "project here use the routes /landing1/2/3 for it",
+            "pool trade_arena__claude-session.jsonl (a rewrite), message 1"),
+    GoalCue("en", "request", re.compile(
+        r"^(?:please|pls|can\s+you|could\s+you|would\s+you|help\s+me|let'?s)\b", re.I),
+            "help me apply for the agentic engineering grant by Superteam",
+            "labelled Trezo-Ai__codex-session.jsonl, message 2"),
+    GoalCue("en", "request", re.compile(rf"^(?:{_VERBS_EN})\b", re.I),
+            "Read SPEC.md and improve it for you and other ais to read and understand "
+            "better",
+            "labelled stunning-memory__opencode.db, message 1"),
+    GoalCue("pt", "request", re.compile(
+        r"^(?:fa[çc]a|mostre|crie|implemente|leia|analise|vamos|preciso|quero|pode|"
+        r"por\s+favor)\b", re.I),
+            "Antes de iniciar qualquer implementação, faça uma leitura completa dos quatro "
+            "arquivos existentes no diretório `/docs`.",
+            "labelled pfm-categorization__opencode-session.json, message 1"),
+    GoalCue("es", "request", re.compile(
+        r"^(?:quiero|necesito|necesitamos|podr[ií]as|pod[eé]s|puedes|ay[uú]dame|"
+        r"me\s+ayud[aá]s|haz|hac[eé]|crea|arregl[aá]|cambi[aá]|escrib[ií]|investig[aá]|"
+        r"mir[aá]|lee|vamos|empecemos|hagamos)\b", re.I),
+            "claude me ayudas a arreglar este error:",
+            "pool conversacion-act1-pln__session.jsonl, message 99"),
+    GoalCue("zh", "request", re.compile(r"^(?:帮我|请|我希望|我想|我需要|能不能|麻烦)"),
+            "帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。",
+            "pool matugen-theme-sync__opencode-session.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"\bgo\s+thr\w*\s+(?:this|the\s+current)\s+(?:folder|directory|repo)|"
+        r"\bdo\s*n[o']?t\s+read\s+any\s+parent\b", re.I),
+            "go throught this folder do not read any parent folder.",
+            "labelled uicomponents__session-export.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"\bgo\s+thr\w*\s+(?:this|the\s+current)\s+(?:folder|directory|repo)", re.I),
+            "go throuh the current folder dont read any parent directory only the sub "
+            "folders here.",
+            "labelled uicomponents__session-wordpress.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"^(?:we|i)\s*(?:'re|'m|re|\s+are|\s+am)\s+(?:in|inside|working\s+(?:on|in))\b|"
+        r"^this\s+(?:is|will\s+be)\s+(?:a|an|our|my)\b[^.!?]{0,40}\b(?:project|app|"
+        r"application|repo|repository|codebase|site|website)\b", re.I),
+            "were in a new folder called \"random\"",
+            "pool random__session.jsonl, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"^this\s+(?:is|will\s+be)\s+(?:a|an|our|my)\b[^.!?]{0,40}\b(?:project|app|"
+        r"application|repo|repository|codebase|site|website)\b", re.I),
+            "this will be a new project!",
+            "pool random__session.jsonl, message 1"),
+    GoalCue("any", "scope", re.compile(
+        r"^(?:context|contexto|background)\s*:|\bpara\s+contextualizarte\b|\bfor\s+context\b",
+        re.I),
+            "CLAUDE leer el CLAUDE.md, @Briefing.pdf, @\"PLN /Actividad 1/"
+            "Rubrica_MIA_PLN_act1.xlsx\" y @\"PLN /Actividad 1/muinar02_act1/"
+            "caracteristicasOdio.ipynb\" para contextualizarte",
+            "pool conversacion-act1-pln__session.jsonl, message 1"),
+)
+"""How a prompt's sentence asks or orders (``request``) or only sets the scene
+(``scope``), in the languages of the pool."""
+
+_CLAUSE_CUT = re.compile(r"[,;，；]\s*|\s[—–]\s+|(?<=\S):\s+|：")
+_LEAD = re.compile(r"^(?:(?:claude|codex|gemini|opencode)\b[\s,:]*|(?:and|so|then|also|ok(?:ay)?|"
+                   r"now|but|y|e|entonces|ent[ãa]o)\b[\s,]+)+", re.I)
+_SCOPES = tuple(c for c in GOAL_CUES if c.kind == "scope")
+_REQUESTS = tuple(c for c in GOAL_CUES if c.kind == "request")
+
+
+def is_request(sentence: str) -> bool:
+    """Whether ``sentence`` asks or orders: a clause of it opens on a request cue of
+    :data:`GOAL_CUES`, or it is a question."""
+    if re.search(r"[?？]\s*$", sentence.strip()):
+        return True
+    return any(r.pattern.match(c) for c in request_clauses(sentence) for r in _REQUESTS)
+
+
+def request_clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` a request may open (cut at commas, dashes, colons),
+    without what leads into them ("claude, …", "ok so …", "and …")."""
+    out = []
+    for clause in _CLAUSE_CUT.split(sentence.strip()):
+        c = _LEAD.sub("", clause.strip(" \t*_`>-•\"'“”"))
+        if c:
+            out.append(c)
+    return out
+
+
+def is_scope(sentence: str) -> bool:
+    """Whether ``sentence`` only sets the scene (:data:`GOAL_CUES` ``scope`` rows)."""
+    s = _LEAD.sub("", sentence.strip())
+    return any(c.pattern.search(s) for c in _SCOPES)
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a prompt: a line break ends one (a line that goes on indented,
+    as pasted text wraps, continues it), and so do ``.!?`` before a space (not after a
+    list number or an abbreviation) and ``。！？``."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        if not raw.strip():
+            lines.append("")
+        elif (lines and lines[-1] and raw[:1].isspace() and not _LIST_ITEM.match(raw)
+              and not re.search(r"[.!?:。！？：]\s*$", lines[-1])):
+            lines[-1] += " " + raw.strip()
+        else:
+            lines.append(raw.strip())
+    out = []
+    for line in lines:
+        rest = " ".join(line.split())
+        while rest:
+            head, rest = _sentence_cut(rest, ".!?")
+            for part in re.split(r"(?<=[。！？])", head):
+                if part.strip():
+                    out.append(part.strip())
+    return out
 
 
 # ------------------------------------------------------------------ gather
@@ -313,7 +479,9 @@ def first_request(prompts: list[Any]) -> list[Any]:
 
 def _goal_line(text: str | None) -> str:
     """One line of the first prompt: its "Goal:" sentence, else its first sentence that
-    is no greeting ("hi! we're in a new folder…": the folder, not the "hi!")."""
+    asks or orders and is no greeting and no scoping (:data:`GOAL_CUES`: "go through this
+    folder do not read any parent folder. i want to integrate emailjs…": the emailjs),
+    else its first sentence that is no greeting."""
     if not text:
         return "(no prompt recorded)"
     lines = [ln.strip() for ln in text.splitlines()]
@@ -325,18 +493,28 @@ def _goal_line(text: str | None) -> str:
             if not rest:
                 rest = next((x for x in lines[i + 1:] if x), "")
             return short(_first_sentence(rest.lstrip("-*• ").strip()), 200)
-    flat = " ".join(text.split())
-    first, _, rest = _split_sentence(flat)
-    if is_greeting(first) and rest.strip():
-        first = _first_sentence(rest)
-    return short(first, 200)
+    sentences = []
+    for s in _sentences(text):
+        if is_greeting(s):
+            continue
+        head, _, tail = s.partition(",")  # "hi, can you…": the greeting, then the ask
+        sentences.append(tail.strip() if tail.strip() and is_greeting(head) else s)
+    if not sentences:
+        return short(" ".join(text.split()), 200)
+    i = next((i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)), 0)
+    ask = sentences[i]
+    if i and len(ask) < 60 and _POINTS_BACK.search(ask) and not is_scope(sentences[i - 1]):
+        # "curl -fsSL https://…/setup.sh | bash" / "install this in bash": a short request
+        # about what was pasted above it keeps what it points at
+        ask = f"{sentences[i - 1]} {ask}"
+    return short(ask, 200)
 
 
-def _split_sentence(text: str) -> tuple[str, str, str]:
-    first, rest = _sentence_cut(text, ".!?,")
-    if not is_greeting(first):  # a comma ends a greeting only ("hi, can you…")
-        first, rest = _sentence_cut(text, ".!?")
-    return first, " ", rest
+_POINTS_BACK = re.compile(
+    r"\b(?:this|that|these|those|it|esto|eso|isso|isto)(?=\s*(?:$|[.,!?;:]|\s(?:in|on|as|for|"
+    r"to|too|and|with|again|now|first|please)\b))", re.I)
+"""A request's object that points back at the sentence before it ("install this in bash
+and answer this"), not forward ("this react website into…")."""
 
 
 def _first_sentence(text: str) -> str:
