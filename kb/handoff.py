@@ -1207,7 +1207,7 @@ def _markdown(d: dict[str, Any]) -> str:
     compact = bool(d.get("_compact"))
     omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
-        else d["goal"]["text"] or s["id"]
+        and not is_greeting(s["title"]) else d["goal"]["text"] or s["id"]
     out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
     if compact:
         out += [f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} "
@@ -1222,7 +1222,7 @@ def _markdown(d: dict[str, Any]) -> str:
     out += ["## Goal", "", f"{g['text']}" + (f" [{g['ordinal']}]" if g["ordinal"] else ""), ""]
     if g.get("prompt") and g["prompt"].strip() and g["prompt"].strip() != g["text"]:
         out += ["<details><summary>The first prompt</summary>", "",
-                short(g["prompt"].strip(), 1500), "", "</details>", ""]
+                _clip(g["prompt"].strip(), 1500), "", "</details>", ""]
     out += ["## Status", ""]
     st = d["status"]
     if st.get("state"):
@@ -1436,9 +1436,10 @@ def _fit_cells(line: str, width: int = WIDTH) -> str:
 
 def wrap_markdown(text: str, width: int = WIDTH) -> str:
     """Markdown with its prose lines wrapped at ``width`` columns, each continuation
-    under its list item's text (and in its quote).  Left whole: fenced code, indented
-    code (four spaces, no list marker), table rows, and a code span or word longer than
-    a line, which gets a line of its own (a command is never cut in half)."""
+    under its list item's text (and in its quote).  Left whole: fenced code, the rows of
+    a table the agent wrote (quoted: wrapped, it would be no table), and a code span or
+    word longer than a line, which gets a line of its own (a command is never cut in
+    half)."""
     out: list[str] = []
     fence = ""
     for line in text.split("\n"):
@@ -1460,9 +1461,6 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
             continue
         mk = _MARKER.match(body)
         indent, marker = (mk.group(1), mk.group(2) or "") if mk else ("", "")
-        if len(indent.expandtabs(4)) >= 4 and not marker:
-            out.append(line)  # indented code
-            continue
         first = quote + indent + marker
         more = (quote + indent + " " * len(marker)) if not body.lstrip().startswith("#") \
             else quote

@@ -80,8 +80,9 @@ def test_max_tokens_holds_as_printed(briefs: dict[str, dict[str, Any]], form: st
 
 def overflow(md: str, width: int = 80) -> list[str]:
     """The prose lines of ``md`` wider than ``width`` columns.  Not prose: lines of a
-    fenced code block, and a line that is one code span or one word (with its list
-    marker or quote): a command is never wrapped, it gets a line of its own."""
+    fenced code block, the rows of a table the agent wrote (quoted), and a line that is
+    one code span or one word (with its list marker or quote): a command is never
+    wrapped, it gets a line of its own."""
     bad, fence = [], ""
     for line in md.split("\n"):
         body = re.sub(r"^(?:[ \t]*>[ \t]?)+", "", line)
@@ -93,7 +94,7 @@ def overflow(md: str, width: int = 80) -> list[str]:
         if m:
             fence = m.group(1)
             continue
-        if H.cells(line) <= width:
+        if H.cells(line) <= width or body.lstrip().startswith("|"):
             continue
         rest = re.sub(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?", "", body)
         if not re.fullmatch(r"[^\s`]*`[^`]*`\S*|\S+", rest):
