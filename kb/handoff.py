@@ -1101,10 +1101,6 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ write
-def _md(s: str | None) -> str:
-    return (s or "").replace("|", "\\|").replace("\n", " ")
-
-
 def _inline(command: str, ordinal: int, limit: int = 400) -> str:
     """A command in a line of prose: whole, or (too long for a line) a pointer to where
     it is shown whole, never cut in half."""
