@@ -24,3 +24,6 @@ class ExitCode(IntEnum):
     """No knowledge base yet, or the session/message asked for does not exist."""
     REPLAY_CHANGED = 7
     """Replay ran, and at least one step's verdict is not ``same``."""
+    OVER_BUDGET = 8
+    """``handoff --max-tokens N``: even the brief's skeleton (its goal and status) is
+    longer than N tokens; the skeleton is printed all the same, and stderr says so."""

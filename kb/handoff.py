@@ -16,8 +16,11 @@ order a reader needs them:
 * what the session did and how it ended, so that a session without any dead end
   still gets a useful brief.
 
-``--max-tokens N`` (:func:`fit_tokens`) shortens lists and texts until the brief
-fits about N tokens (4 characters a token); every claim keeps its ordinals.
+``--max-tokens N`` (:func:`fit_tokens`, :func:`render`) shortens texts and leaves out
+whole items, least needed first, until the brief *as printed* (Markdown or JSON) is at
+most N tokens by :func:`estimate_tokens`, down to its skeleton (the goal and the
+status); every claim keeps its ordinals and the brief says what it left out.  The
+Markdown's prose wraps at 80 columns (:func:`wrap_markdown`); commands stay whole.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
@@ -46,6 +50,9 @@ _VERSION_RES = (
 _PATH_RE = re.compile(r"(?<![\w.~$:/-])(/(?:[\w.+-]+/)*[\w.+-]+)")
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 _BORING_PATHS = ("/dev/", "/proc/", "/tmp/", "/usr/", "/bin/", "/etc/", "/sys/")
+_WIDE = (  # wide (CJK) characters: two columns, a token each
+    "\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f"
+    "\uff00-\uff60\uffe0-\uffe6")
 
 
 # ------------------------------------------------------------------ exports
@@ -92,6 +99,311 @@ def is_export(command: str | None) -> bool:
     return bool(command) and any(r.pattern.search(command or "") for r in EXPORT_RULES)
 
 
+# ------------------------------------------------------------------ asks
+# A session that ends on the agent's question waits for the user: it is open, whatever
+# else it left.  By structure first (:func:`_ended_on_words`: the last turn is the
+# assistant's and nothing, no call and no user message, came after its words), then by
+# the words' final paragraph (:func:`asks_user`): its last sentence is a question, or a
+# cue of :data:`ASK_CUES` asks for an answer, a choice or an approval.  A courtesy close
+# ("Let me know if you want…") asks nothing: its sentences are dropped before the rest is
+# read.  Rules as data: each row has a real example (tests/kb/test_handoff_asks.py walks
+# them).
+@dataclasses.dataclass(frozen=True)
+class AskCue:
+    lang: str
+    kind: str
+    """``offer`` (shall I…), ``choice`` (which do you prefer…), ``approval`` (confirm…):
+    the paragraph asks the user; ``courtesy``: the sentence asks nothing (it is dropped
+    before the others are read)."""
+    pattern: re.Pattern[str]
+    example: str
+    """A real final paragraph it matches (its source in ``source``)."""
+    source: str
+
+
+ASK_CUES: tuple[AskCue, ...] = (
+    AskCue("en", "offer", re.compile(
+        r"\b(?:(?:do\s+you\s+)?want\s+me\s+to|shall\s+i|should\s+i|do\s+you\s+want)\b",
+        re.I),
+           "Want me to continue implementing the remaining Bootstrap components to match "
+           "the official docs? I can prioritize specific ones you need most.",
+           "labelled k1.lib-bootstrap__session-export.json, message 255"),
+    AskCue("en", "offer", re.compile(r"\bwould\s+you\s+like(?:\s+me)?\s+to\b", re.I),
+           "**One question:** The `SmoothInput` currently only allows `\"text\"` and "
+           "`\"password\"` types. For the date field, I'd need to extend it. Would you like "
+           "me to:\n- **A)** Extend `SmoothInputType` to include `\"date\"`, `\"email\"`, "
+           "`\"tel\"`, `\"number\"` so all fields use the animated caret\n- **B)** Use a "
+           "regular `<input>` for the date field and keep `SmoothInput` for the rest",
+           "labelled uicomponents__session-export.json, message 10"),
+    AskCue("en", "choice", re.compile(
+        r"\b(?:which\b[^.?!\n]{0,60}\b(?:do|would)\s+you|(?:do|would)\s+you\s+(?:prefer|"
+        r"rather)|questions?\s+for\s+you)\b", re.I),
+           "**Questions for you:**\n\n1. Should the category bar be **sticky** (stays at "
+           "top when scrolling)?\n2. Should clicking a category **scroll to top** "
+           "automatically?\n3. Any categories you want to rename, merge, or split "
+           "differently?",
+           "labelled uicomponents__session-export.json, message 106"),
+    AskCue("en", "approval", re.compile(
+        r"\b(?:once\s+you\s+(?:confirm|approve|sign\s+off)|does\s+this\s+(?:plan\s+)?look\s+"
+        r"(?:good|right|ok))\b", re.I),
+           "Does this plan look good? Once you confirm, I'll ask you to do the Studio login "
+           "and we'll start Phase 1.",
+           "labelled uicomponents__session-wordpress.json, message 9"),
+    AskCue("en", "approval", re.compile(
+        r"\b(?:pausing|waiting)\b[^.?!\n]{0,20}\bfor\s+your\s+(?:review|sign-?off|approval|"
+        r"confirmation|go-ahead)\b", re.I),
+           "Pausing here for your review before Q2.",
+           "pool blockchain-dex-events__claude-session.jsonl, message 27"),
+    AskCue("es", "offer", re.compile(
+        # the question's own opening mark: "si querés…" is a condition, no question
+        r"¿\s*(?:quer[eé]s|quieres|prefer[ií]s|prefieres|te\s+parece)\b", re.I),
+           "¿Querés seguir con las preguntas del notebook?",
+           "pool conversacion-act1-pln__session.jsonl, message 43"),
+    AskCue("pt", "approval", re.compile(
+        r"\b(?:aguardo\s+(?:a\s+)?sua\s+(?:confirma[çc][ãa]o|aprova[çc][ãa]o|resposta)|"
+        r"confirma\s+(?:o|a|se)\b|(?:ou\s+)?prefere)\b", re.I),
+           "Aguardo sua confirmação de que este entendimento está correto antes de "
+           "prosseguir com qualquer implementação.",
+           "labelled pfm-categorization__opencode-session.json, message 7"),
+    AskCue("en", "courtesy", re.compile(r"\blet\s+me\s+know\s+(?:if|when|whether)\b", re.I),
+           "Let me know when you want a separate `docs(roadmap)` commit for those.",
+           "pool FundWise__claude-session.jsonl, message 74"),
+    AskCue("en", "courtesy", re.compile(r"\bsay\s+the\s+word\b|^if\s+you\b", re.I),
+           "If you'd rather move the brief into its own `docs/partners/visa-frontier.md` so "
+           "it's a sibling chunked doc instead of inline in ROADMAP, say the word and I'll "
+           "pull it out.",
+           "pool FundWise__claude-session.jsonl, message 33"),
+    AskCue("es", "courtesy", re.compile(r"\b(?:decime|avisame|av[ií]same)\s+cuando\b|"
+                                        r"\bcuando\s+quieras\b", re.I),
+           "Decime cuando quieras empezar a trabajar en el notebook.",
+           "pool conversacion-act1-pln__session.jsonl, message 24"),
+)
+"""How an agent's final words ask the user for an answer, a choice or an approval (and
+the courtesy closes that ask nothing)."""
+
+_FENCE = re.compile(r"^\s*(?:>\s?)*(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[A-Za-z]\))\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_QUESTION_END = re.compile(r"[?？][\s*_)\]»\"'`”’]*$")
+
+
+def asks_user(text: str | None) -> str | None:
+    """The final paragraph of an agent's words when it asks the user something (a
+    question, options to choose from, a request for approval), flattened; ``None`` when
+    it asks nothing (a summary, a courtesy close like "Let me know if…", a code block)."""
+    if not text or not text.strip():
+        return None
+    body = _without_fences(text.strip())
+    paras = [p.strip() for p in re.split(r"\n[ \t]*\n", body) if p.strip()]
+    if not paras:
+        return None
+    block = [paras[-1]]
+    lines = paras[-1].splitlines()
+    if len(paras) > 1 and lines and all(_LIST_ITEM.match(ln) or ln.startswith(" ")
+                                        for ln in lines):
+        block.insert(0, paras[-2])  # options: the lead-in that asks, then the list
+    final = "\n".join(block)
+    # emphasis is no end of a sentence: "**Is there an MCP server?** If you point me…"
+    plain = re.sub(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)", "", final)
+    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s and s.strip()]
+    courtesy = [c for c in ASK_CUES if c.kind == "courtesy"]
+    kept = [s for s in sentences if not any(c.pattern.search(s) for c in courtesy)]
+    if not kept:
+        return None
+    # a question anywhere in the final paragraph ("Is there an MCP server for Studio
+    # available? If you point me to it, I can…"), or a cue that asks without one
+    asked = any(_QUESTION_END.search(s) for s in kept) or any(
+        c.pattern.search(s) for c in ASK_CUES if c.kind != "courtesy" for s in kept)
+    return " ".join(final.split()) if asked else None
+
+
+def _without_fences(text: str) -> str:
+    """``text`` with each fenced code block one ``[code]`` line (words that end on a
+    block of code end on no question)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1).startswith(fence):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+            out.append("[code]")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _ended_on_words(store: KbStore, scope: str, ended: dict[str, Any] | None
+                    ) -> dict[str, Any] | None:
+    """The assistant's last words when the session ends on them: its last message is the
+    assistant's, with no error, and no call and no user message came after its words
+    (``{ordinal, text}``), else ``None``."""
+    if not ended or ended.get("role") != "assistant" or ended.get("error"):
+        return None
+    tail = store.events(scope, kinds=["decision", "command", "prompt", "subagent"],
+                        start=max(int(ended["ordinal"]) - 40, 0))
+    words = [e for e in tail if e.kind == "decision" and e.role == "assistant"
+             and e.source == "text" and (e.text or "").strip()]
+    if not words:
+        return None
+    last = words[-1]
+    after = [e for e in tail if (e.ordinal, e.seq) > (last.ordinal, last.seq)
+             and (e.kind in ("command", "subagent") or (
+                 e.kind == "prompt" and e.source == "text"
+                 and len(request_text(e.text or "")) >= 2))]
+    return None if after else {"ordinal": last.ordinal, "text": last.text or ""}
+
+
+# ------------------------------------------------------------------ goal
+# The goal is the first real request: a first prompt often opens on where the work is
+# ("go through this folder, do not read any parent folder.", "we're in a new folder")
+# before what it asks.  Each sentence of the first prompt is read in turn: a greeting and
+# a scoping sentence are passed over, and the first that asks or orders (a clause opening
+# on a cue of the table, or a question) is the goal; without one, the first sentence is.
+# Rules as data: each row has a real prompt's sentence (tests/kb/test_handoff_goal.py
+# walks them).
+@dataclasses.dataclass(frozen=True)
+class GoalCue:
+    lang: str
+    kind: str
+    """``request``: a clause opening on it asks or orders; ``scope``: the sentence says
+    where or on what the work is, no request."""
+    pattern: re.Pattern[str]
+    example: str
+    """A real sentence of a prompt it matches (its source in ``source``)."""
+    source: str
+
+
+_VERBS_EN = (
+    "add|analy[sz]e|build|change|check|commit|continue|convert|create|delete|deploy|"
+    "design|do|explain|export|find|fix|generate|give|implement|improve|install|make|"
+    "migrate|move|push|read|refactor|refine|remove|rename|restart|review|run|set\\s*up|"
+    "show|tell|test|translate|update|upgrade|write")
+GOAL_CUES: tuple[GoalCue, ...] = (
+    GoalCue("en", "request", re.compile(
+        r"^(?:so\s+)?(?:what\s+)?(?:i|we)\s+(?:do\s*n[o']?t\s+|dont\s+)?(?:want|wanna|need)\b",
+        re.I),
+            "i want to intgrate emailjs in the form to send email when the form is "
+            "submitted guide me how to do it",
+            "labelled uicomponents__session-export.json, message 1"),
+    GoalCue("en", "request", re.compile(r"^(?:i|we)\s*(?:'d|\s+would)\s+like\b", re.I),
+            "I would like you to create me 2-3 different variants of lannding page for our "
+            "project here use the routes /landing1/2/3 for it",
+            "pool trade_arena__claude-session.jsonl (a rewrite), message 1"),
+    GoalCue("en", "request", re.compile(
+        r"^(?:please|pls|can\s+you|could\s+you|would\s+you|help\s+me|let'?s)\b", re.I),
+            "help me apply for the agentic engineering grant by Superteam",
+            "labelled Trezo-Ai__codex-session.jsonl, message 2"),
+    GoalCue("en", "request", re.compile(rf"^(?:{_VERBS_EN})\b", re.I),
+            "Read SPEC.md and improve it for you and other ais to read and understand "
+            "better",
+            "labelled stunning-memory__opencode.db, message 1"),
+    GoalCue("pt", "request", re.compile(
+        r"^(?:fa[çc]a|mostre|crie|implemente|leia|analise|vamos|preciso|quero|pode|"
+        r"por\s+favor)\b", re.I),
+            "Antes de iniciar qualquer implementação, faça uma leitura completa dos quatro "
+            "arquivos existentes no diretório `/docs`.",
+            "labelled pfm-categorization__opencode-session.json, message 1"),
+    GoalCue("es", "request", re.compile(
+        r"^(?:quiero|necesito|necesitamos|podr[ií]as|pod[eé]s|puedes|ay[uú]dame|"
+        r"me\s+ayud[aá]s|haz|hac[eé]|crea|arregl[aá]|cambi[aá]|escrib[ií]|investig[aá]|"
+        r"mir[aá]|lee|vamos|empecemos|hagamos)\b", re.I),
+            "claude me ayudas a arreglar este error:",
+            "pool conversacion-act1-pln__session.jsonl, message 99"),
+    GoalCue("zh", "request", re.compile(r"^(?:帮我|请|我希望|我想|我需要|能不能|麻烦)"),
+            "帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。",
+            "pool matugen-theme-sync__opencode-session.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"\bgo\s+thr\w*\s+(?:this|the\s+current)\s+(?:folder|directory|repo)|"
+        r"\bdo\s*n[o']?t\s+read\s+any\s+parent\b", re.I),
+            "go throught this folder do not read any parent folder.",
+            "labelled uicomponents__session-export.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"\bgo\s+thr\w*\s+(?:this|the\s+current)\s+(?:folder|directory|repo)", re.I),
+            "go throuh the current folder dont read any parent directory only the sub "
+            "folders here.",
+            "labelled uicomponents__session-wordpress.json, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"^(?:we|i)\s*(?:'re|'m|re|\s+are|\s+am)\s+(?:in|inside|working\s+(?:on|in))\b|"
+        r"^this\s+(?:is|will\s+be)\s+(?:a|an|our|my)\b[^.!?]{0,40}\b(?:project|app|"
+        r"application|repo|repository|codebase|site|website)\b", re.I),
+            "were in a new folder called \"random\"",
+            "pool random__session.jsonl, message 1"),
+    GoalCue("en", "scope", re.compile(
+        r"^this\s+(?:is|will\s+be)\s+(?:a|an|our|my)\b[^.!?]{0,40}\b(?:project|app|"
+        r"application|repo|repository|codebase|site|website)\b", re.I),
+            "this will be a new project!",
+            "pool random__session.jsonl, message 1"),
+    GoalCue("any", "scope", re.compile(
+        r"^(?:context|contexto|background)\s*:|\bpara\s+contextualizarte\b|\bfor\s+context\b",
+        re.I),
+            "CLAUDE leer el CLAUDE.md, @Briefing.pdf, @\"PLN /Actividad 1/"
+            "Rubrica_MIA_PLN_act1.xlsx\" y @\"PLN /Actividad 1/muinar02_act1/"
+            "caracteristicasOdio.ipynb\" para contextualizarte",
+            "pool conversacion-act1-pln__session.jsonl, message 1"),
+)
+"""How a prompt's sentence asks or orders (``request``) or only sets the scene
+(``scope``), in the languages of the pool."""
+
+_CLAUSE_CUT = re.compile(r"[,;，；]\s*|\s[—–]\s+|(?<=\S):\s+|：")
+_LEAD = re.compile(r"^(?:(?:claude|codex|gemini|opencode)\b[\s,:]*|(?:and|so|then|also|ok(?:ay)?|"
+                   r"now|but|y|e|entonces|ent[ãa]o)\b[\s,]+)+", re.I)
+_SCOPES = tuple(c for c in GOAL_CUES if c.kind == "scope")
+_REQUESTS = tuple(c for c in GOAL_CUES if c.kind == "request")
+
+
+def is_request(sentence: str) -> bool:
+    """Whether ``sentence`` asks or orders: a clause of it opens on a request cue of
+    :data:`GOAL_CUES`, or it is a question."""
+    if re.search(r"[?？]\s*$", sentence.strip()):
+        return True
+    return any(r.pattern.match(c) for c in request_clauses(sentence) for r in _REQUESTS)
+
+
+def request_clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` a request may open (cut at commas, dashes, colons),
+    without what leads into them ("claude, …", "ok so …", "and …")."""
+    out = []
+    for clause in _CLAUSE_CUT.split(sentence.strip()):
+        c = _LEAD.sub("", clause.strip(" \t*_`>-•\"'“”"))
+        if c:
+            out.append(c)
+    return out
+
+
+def is_scope(sentence: str) -> bool:
+    """Whether ``sentence`` only sets the scene (:data:`GOAL_CUES` ``scope`` rows)."""
+    s = _LEAD.sub("", sentence.strip())
+    return any(c.pattern.search(s) for c in _SCOPES)
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a prompt: a line break ends one (a line that goes on indented,
+    as pasted text wraps, continues it), and so do ``.!?`` before a space (not after a
+    list number or an abbreviation) and ``。！？``."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        if not raw.strip():
+            lines.append("")
+        elif (lines and lines[-1] and raw[:1].isspace() and not _LIST_ITEM.match(raw)
+              and not re.search(r"[.!?:。！？：]\s*$", lines[-1])):
+            lines[-1] += " " + raw.strip()
+        else:
+            lines.append(raw.strip())
+    out = []
+    for line in lines:
+        rest = " ".join(line.split())
+        while rest:
+            head, rest = _sentence_cut(rest, ".!?")
+            for part in re.split(r"(?<=[。！？])", head):
+                if part.strip():
+                    out.append(part.strip())
+    return out
+
+
 # ------------------------------------------------------------------ gather
 def brief(store: KbStore, scope: str) -> dict[str, Any]:
     """Everything the brief says, as plain data (``logkb handoff --json``)."""
@@ -127,8 +439,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
+    words = _ended_on_words(store, scope, activity.get("ended"))
+    question = asks_user(words["text"]) if words else None
+    status["asked"] = {"ordinal": words["ordinal"], "text": question} if (
+        words and question) else None
     status["state"], status["state_why"] = _state(activity, questions, nxt["todos"], dead,
-                                                  last_ask)
+                                                  last_ask, status["asked"])
     status["exported_at"] = exports[-1]["ordinal"] if exports else None
     if exports:
         status["state_why"] += (f"; the transcript ends on its own export "
@@ -176,7 +492,9 @@ def first_request(prompts: list[Any]) -> list[Any]:
 
 def _goal_line(text: str | None) -> str:
     """One line of the first prompt: its "Goal:" sentence, else its first sentence that
-    is no greeting ("hi! we're in a new folder…": the folder, not the "hi!")."""
+    asks or orders and is no greeting and no scoping (:data:`GOAL_CUES`: "go through this
+    folder do not read any parent folder. i want to integrate emailjs…": the emailjs),
+    else its first sentence that is no greeting."""
     if not text:
         return "(no prompt recorded)"
     lines = [ln.strip() for ln in text.splitlines()]
@@ -188,18 +506,28 @@ def _goal_line(text: str | None) -> str:
             if not rest:
                 rest = next((x for x in lines[i + 1:] if x), "")
             return short(_first_sentence(rest.lstrip("-*• ").strip()), 200)
-    flat = " ".join(text.split())
-    first, _, rest = _split_sentence(flat)
-    if is_greeting(first) and rest.strip():
-        first = _first_sentence(rest)
-    return short(first, 200)
+    sentences = []
+    for s in _sentences(text):
+        if is_greeting(s):
+            continue
+        head, _, tail = s.partition(",")  # "hi, can you…": the greeting, then the ask
+        sentences.append(tail.strip() if tail.strip() and is_greeting(head) else s)
+    if not sentences:
+        return short(" ".join(text.split()), 200)
+    i = next((i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)), 0)
+    ask = sentences[i]
+    if i and len(ask) < 60 and _POINTS_BACK.search(ask) and not is_scope(sentences[i - 1]):
+        # "curl -fsSL https://…/setup.sh | bash" / "install this in bash": a short request
+        # about what was pasted above it keeps what it points at
+        ask = f"{sentences[i - 1]} {ask}"
+    return short(ask, 200)
 
 
-def _split_sentence(text: str) -> tuple[str, str, str]:
-    first, rest = _sentence_cut(text, ".!?,")
-    if not is_greeting(first):  # a comma ends a greeting only ("hi, can you…")
-        first, rest = _sentence_cut(text, ".!?")
-    return first, " ", rest
+_POINTS_BACK = re.compile(
+    r"\b(?:this|that|these|those|it|esto|eso|isso|isto)(?=\s*(?:$|[.,!?;:]|\s(?:in|on|as|for|"
+    r"to|too|and|with|again|now|first|please)\b))", re.I)
+"""A request's object that points back at the sentence before it ("install this in bash
+and answer this"), not forward ("this react website into…")."""
 
 
 def _first_sentence(text: str) -> str:
@@ -274,12 +602,13 @@ def direction(unit: str) -> int | None:
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
            todos: list[dict[str, Any]], dead: list[dict[str, Any]],
-           last_request: int = 0) -> tuple[str, str]:
+           last_request: int = 0, asked: dict[str, Any] | None = None) -> tuple[str, str]:
     """``done``, ``open`` or ``blocked``, from how the session ended and what it left:
     blocked when it ended on an error (a provider error, an abort) or its last ended
-    approach is blocked; open when a check of the last request (at ``last_request`` or
-    after) went unanswered, a todo is open or the agent had not replied last; done
-    otherwise.  A check left unanswered under an earlier request, which the session went
+    approach is blocked; open when the agent's last words ask the user something that
+    no answer followed (``asked``: :func:`asks_user`), a check of the last request (at
+    ``last_request`` or after) went unanswered, a todo is open or the agent had not
+    replied last; done otherwise.  A check left unanswered under an earlier request, which the session went
     on past, is listed (and said) but leaves the end no less done."""
     ended = activity.get("ended") or {}
     if ended.get("error"):
@@ -290,6 +619,9 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
             last_end.get("ended_at") or 0) >= (ended.get("ordinal") or 0) - 3:
         return "blocked", f"the last approach is blocked: {short(last_end['name'], 80)}"
     why = []
+    if asked:
+        why.append(f"waiting for the user: the agent asked [{asked['ordinal']}] "
+                   f"«{short(asked['text'], 160)}»")
     late = [q for q in questions if (q.get("ordinal") or 0) >= last_request]
     earlier = len(questions) - len(late)
     if late:
@@ -520,39 +852,82 @@ def _activity(store: KbStore, scope: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ fit
+_WIDE_RE = re.compile(f"[{_WIDE}]")
+
+
 def estimate_tokens(text: str) -> int:
-    """About how many tokens ``text`` is (four characters a token), as --max-tokens counts."""
-    return len(text) // 4 + 1
+    """About how many tokens ``text`` is, as ``--max-tokens`` counts them: four ASCII
+    characters a token, two other characters (accented letters, Cyrillic…) a token, and
+    a wide (CJK) character a token of its own, rounded up.  Counted on the text exactly
+    as printed (Markdown with its headings, bullets, wrapping and ``left out`` lines, or
+    the JSON)."""
+    wide = len(_WIDE_RE.findall(text))
+    ascii_ = len(text.encode("ascii", "ignore"))
+    other = len(text) - ascii_ - wide
+    return -(-(ascii_ + 2 * other + 4 * wide) // 4)
 
 
-_estimate = estimate_tokens
+def render(data: dict[str, Any], *, max_tokens: int | None = None,
+           form: str = "markdown") -> tuple[str, int | None]:
+    """The brief as printed, in ``form`` (``markdown`` or ``json``), fitted to
+    ``max_tokens`` when given (:func:`fit_tokens`); and its :func:`estimate_tokens` when
+    it is still over ``max_tokens`` (even its skeleton, the goal and the status, is
+    longer), else ``None``."""
+    d = fit_tokens(data, max_tokens, form=form) if max_tokens else data
+    text = _RENDERERS[form](d)
+    got = estimate_tokens(text)
+    return text, (got if max_tokens and got > max_tokens else None)
 
 
-def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
-    """A copy of ``data`` whose Markdown fits about ``max_tokens`` tokens: lists are cut
+def _json(d: dict[str, Any]) -> str:
+    import orjson
+
+    from kb.safe_text import json_text
+
+    return json_text(orjson.dumps({k: v for k, v in d.items() if not k.startswith("_")},
+                                  default=str).decode())
+
+
+def _markdown_text(d: dict[str, Any]) -> str:
+    from kb.safe_text import visible
+
+    return visible(markdown(d))
+
+
+_RENDERERS = {"markdown": _markdown_text, "json": _json}
+
+
+def fit_tokens(data: dict[str, Any], max_tokens: int, *, form: str = "markdown"
+               ) -> dict[str, Any]:
+    """A copy of ``data`` that, printed in ``form``, is at most ``max_tokens`` tokens
+    (:func:`estimate_tokens`), or its skeleton when even that is longer: lists are cut
     (the ``omitted`` counts say by how much) and long texts shortened, in rounds, least
-    needed first; ordinals always stay."""
+    needed first, whole items only (a command is whole or gone); ordinals always stay.
+    The skeleton is the goal and the status, and one line saying what was left out."""
+    def fits(t: dict[str, Any]) -> bool:
+        return estimate_tokens(_RENDERERS[form](t)) <= max_tokens
+
     d = copy.deepcopy(data)
     levels = [(24, 600), (12, 400), (8, 240), (5, 160), (3, 100), (2, 80), (1, 60)]
     for keep, chars in levels:
         trimmed = _trim(copy.deepcopy(d), keep, chars)
-        if _estimate(markdown(trimmed)) <= max_tokens:
+        if fits(trimmed):
             return trimmed
     trimmed = _trim(copy.deepcopy(d), 1, 60)
     # still too long: drop what a successor can look up, least needed first
     drops = [
         lambda t: _drop_environment(t),
         lambda t: _drop_activity(t),
-        lambda t: t.update(measurements=[]),
-        lambda t: t.update(reproduce=t["reproduce"][-1:]),
-        lambda t: t["activity"]["ended"] and t["activity"]["ended"].update(last_words=None),
+        lambda t: t.update(measurements=_cut(t["measurements"], 0, t, "measurements")),
+        lambda t: t.update(reproduce=_cut(t["reproduce"], 1, t, "reproduce")),
+        lambda t: _drop_last_words(t),
         lambda t: [a.update(note=None, risks=[], revisit=None)
                    for c in t["dead_ends"] for a in c["approaches"]],
-        lambda t: t.update(reproduce=[]),
+        lambda t: t.update(reproduce=_cut(t["reproduce"], 0, t, "reproduce")),
         lambda t: t.update(tried=_cut(t["tried"], 3, t, "tried")),
         lambda t: t["next"].update(todos=_cut(t["next"]["todos"], 1, t, "todos")),
         lambda t: t["next"]["last_decision"] and t["next"]["last_decision"].update(
-            text=short(t["next"]["last_decision"]["text"], 160)),
+            text=_clip(t["next"]["last_decision"]["text"], 160)),
         lambda t: t.update(tried=_cut(t["tried"], 1, t, "tried")),
         # a small budget (--max-tokens 200) still came out at ~600 tokens: one item of
         # each list, the goal in a sentence, no best/baseline (`logkb show` has them)
@@ -561,13 +936,84 @@ def fit_tokens(data: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         lambda t: t["open"].update(untested=_cut_untested(t["open"]["untested"], 2, t)),
         lambda t: t["open"].update(approaches=_cut(t["open"]["approaches"], 1, t, "open")),
         lambda t: t["goal"].update(text=short(t["goal"]["text"] or "", 160)),
-        lambda t: t["status"].update(best=None, baseline=None),
+        lambda t: t["status"].update(best=None, baseline=None, improvement=None),
+        # and on to the skeleton (--max-tokens 300 came out at 400-540 tokens): each
+        # section goes whole, the brief says how much it left out
+        lambda t: t.update(tried=_cut(t["tried"], 0, t, "tried")),
+        lambda t: t.update(dead_ends=_cut(t["dead_ends"], 0, t, "dead_ends")),
+        lambda t: t["open"].update(approaches=_cut(t["open"]["approaches"], 0, t, "open")),
+        lambda t: t["next"].update(todos=_cut(t["next"]["todos"], 0, t, "todos")),
+        lambda t: _drop_decision(t),
+        lambda t: t["status"].update(last=None),
+        # the header's niceties and the sentences of empty sections before the checks
+        # the session left open
+        lambda t: t.update(_compact=True),
+        lambda t: t["open"].update(untested=_cut_untested(t["open"]["untested"], 1, t)),
+        lambda t: t["open"].update(untested=_cut_untested(t["open"]["untested"], 0, t)),
+        lambda t: t["goal"].update(text=short(t["goal"]["text"] or "", 100)),
+        lambda t: t["status"].update(state_why=short(t["status"]["state_why"] or "", 100)),
     ]
-    for drop in drops:
-        if _estimate(markdown(trimmed)) <= max_tokens:
+    skeleton = len(drops) - 11  # the drops from here on leave whole sections out
+    before: list[dict[str, Any]] = []
+    for i, drop in enumerate(drops):
+        if fits(trimmed):
             break
+        if i >= skeleton:
+            before.append(copy.deepcopy(trimmed))
         drop(trimmed)
+    # a section dropped whole may have left room for the one after it (a long cause went,
+    # the first approach fits again): each is given back, most needed first, if it fits
+    for key in ("untested", "dead_ends", "decision", "tried", "todos", "open"):
+        for state in before:
+            back = _give_back(trimmed, state, key)
+            if back is not None and fits(back):
+                trimmed = back
+                break
     return trimmed
+
+
+_SECTIONS: dict[str, tuple[str, ...]] = {
+    "tried": ("tried",), "dead_ends": ("dead_ends",), "open": ("open", "approaches"),
+    "untested": ("open", "untested"), "todos": ("next", "todos"),
+    "decision": ("next", "last_decision")}
+
+
+def _give_back(d: dict[str, Any], state: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """``d`` with the section ``key`` as it was in ``state`` (an earlier round of the
+    fit), its ``omitted`` count with it; ``None`` when that gives nothing back."""
+    *path, last = _SECTIONS[key]
+
+    def at(x: dict[str, Any]) -> dict[str, Any]:
+        for p in path:
+            x = x[p]
+        return x
+
+    was, now = at(state)[last], at(d)[last]
+    if not was or (now and len(now) >= len(was)) or was == now:
+        return None
+    out = copy.deepcopy(d)
+    at(out)[last] = copy.deepcopy(was)
+    n = (state.get("omitted") or {}).get(key)
+    if n:
+        out.setdefault("omitted", {})[key] = n
+    else:
+        out.get("omitted", {}).pop(key, None)
+    return out
+
+
+def _drop_last_words(d: dict[str, Any]) -> None:
+    """The assistant's last words, left out (and counted)."""
+    ended = d["activity"]["ended"]
+    if ended and ended.get("last_words"):
+        ended["last_words"] = None
+        d.setdefault("omitted", {})["last_words"] = 1
+
+
+def _drop_decision(d: dict[str, Any]) -> None:
+    """The last decision, left out (and counted)."""
+    if d["next"]["last_decision"]:
+        d["next"]["last_decision"] = None
+        d.setdefault("omitted", {})["decision"] = 1
 
 
 def _drop_environment(d: dict[str, Any]) -> None:
@@ -592,7 +1038,7 @@ def _drop_activity(d: dict[str, Any]) -> None:
 def _cut(lst: list[Any], keep: int, d: dict[str, Any], key: str) -> list[Any]:
     if len(lst) > keep:
         d.setdefault("omitted", {})[key] = d.get("omitted", {}).get(key, 0) + len(lst) - keep
-        return lst[-keep:] if key in ("tried", "reproduce") else lst[:keep]
+        return lst[len(lst) - keep:] if key in ("tried", "reproduce") else lst[:keep]
     return lst
 
 
@@ -604,7 +1050,8 @@ def _cut_untested(qs: list[dict[str, Any]], keep: int, d: dict[str, Any]) -> lis
         return qs
     asked = [q for q in qs if q["question"].startswith("what «")][-1:]
     rest = [q for q in qs if q not in asked]
-    kept = asked + rest[len(rest) - max(keep - len(asked), 0):] if keep > len(asked) else asked
+    kept = (asked + rest[len(rest) - max(keep - len(asked), 0):] if keep > len(asked)
+            else asked[:keep])
     d.setdefault("omitted", {})["untested"] = (d.get("omitted", {}).get("untested", 0)
                                                + len(qs) - len(kept))
     return sorted(kept, key=lambda q: q["ordinal"])
@@ -636,7 +1083,7 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
     d["open"]["approaches"] = _cut(d["open"]["approaches"], keep * 2, d, "open")
     nxt = d["next"]
     if nxt["last_decision"]:
-        nxt["last_decision"]["text"] = short(nxt["last_decision"]["text"], chars * 2)
+        nxt["last_decision"]["text"] = _clip(nxt["last_decision"]["text"], chars * 2)
     nxt["todos"] = _cut(nxt["todos"], keep * 2, d, "todos")
     # commands to paste are never cut in half: fewer steps, each whole
     d["reproduce"] = _cut(d["reproduce"], keep + 1, d, "reproduce")
@@ -655,15 +1102,11 @@ def _trim(d: dict[str, Any], keep: int, chars: int) -> dict[str, Any]:
     act["files_edited"] = act["files_edited"][:keep + 2]
     if act["ended"] and act["ended"].get("last_words"):
         lw = act["ended"]["last_words"]
-        lw["text"] = short(lw["text"], chars)
+        lw["text"] = _clip(lw["text"], chars)
     return d
 
 
 # ------------------------------------------------------------------ write
-def _md(s: str | None) -> str:
-    return (s or "").replace("|", "\\|").replace("\n", " ")
-
-
 def _inline(command: str, ordinal: int, limit: int = 400) -> str:
     """A command in a line of prose: whole, or (too long for a line) a pointer to where
     it is shown whole, never cut in half."""
@@ -695,8 +1138,39 @@ def _question(q: dict[str, Any]) -> tuple[str, list[str]]:
             ["", f"  {fence}", *("  " + ln for ln in cmd.splitlines()), f"  {fence}", ""])
 
 
+def _count(n: int, key: str) -> str:
+    """``3 approaches``, ``1 approach``: what ``omitted[key]`` counts."""
+    one, many = OMITTED.get(key, (key.replace("_", " "), key.replace("_", " ")))
+    return f"{n} {one if n == 1 else many}" if not one.startswith("the ") else one
+
+
 def _one(s: str | None) -> str:
-    return " ".join((s or "").split())
+    """``s`` on one line; a code span the graph cut short (``took away `DST="$HOME/…``)
+    closed, so that what follows it is prose again."""
+    one = " ".join((s or "").split())
+    return one + "`" if one.count("`") % 2 else one
+
+
+def _clip(text: str, chars: int) -> str:
+    """``text`` cut to about ``chars`` characters at the end of a line, a code block
+    it cuts closed and the cut marked (``…``): Markdown quoted as it was written, never
+    a block of code flattened into a line."""
+    if len(text) <= chars:
+        return text
+    out: list[str] = []
+    used, fence = 0, ""
+    for line in text.splitlines():
+        if used + len(line) > chars:
+            break
+        out.append(line)
+        used += len(line) + 1
+        m = _FENCE.match(line)
+        if m:
+            fence = "" if fence and m.group(1).startswith(fence) else (fence or m.group(1))
+    if not out:
+        first = _without_fences(text).strip().splitlines()[0]
+        return _one(short(first, chars))
+    return "\n".join([*out, *([fence] if fence else []), "…"])
 
 
 def _ords(values: list[int], limit: int = 8) -> str:
@@ -706,24 +1180,51 @@ def _ords(values: list[int], limit: int = 8) -> str:
     return ", ".join(map(str, values[:limit])) + more
 
 
+OMITTED: dict[str, tuple[str, str]] = {
+    "tried": ("approach", "approaches"), "dead_ends": ("cause of dead ends",
+                                                      "causes of dead ends"),
+    "measurements": ("measurement", "measurements"),
+    "untested": ("untested check", "untested checks"),
+    "open": ("open approach", "open approaches"), "todos": ("open todo", "open todos"),
+    "decision": ("the last decision", "the last decision"),
+    "reproduce": ("step to reproduce", "steps to reproduce"),
+    "environment": ("environment line", "environment lines"),
+    "activity": ("command kind or edited file", "command kinds and edited files"),
+    "last_words": ("the last words", "the last words"),
+}
+"""What ``omitted`` counts, by its key, as the brief says it (``--max-tokens``)."""
+
+
 def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
-    """The brief as Markdown (``max_tokens``: shortened with :func:`fit_tokens` first)."""
+    """The brief as Markdown, its prose wrapped at :data:`WIDTH` columns
+    (:func:`wrap_markdown`: commands stay whole), ``max_tokens``: shortened with
+    :func:`fit_tokens` first."""
     if max_tokens:
         d = fit_tokens(d, max_tokens)
+    return wrap_markdown(_markdown(d))
+
+
+def _markdown(d: dict[str, Any]) -> str:
     s = d["session"]
+    compact = bool(d.get("_compact"))
+    omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
-        else d["goal"]["text"] or s["id"]
-    out = [f"# Hand-off: {' '.join(title.split())}", "",
-           f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} commands · "
-           f"source {s['source_form']}"
-           + (" (a rewrite: not the agent's own output, no tool calls or outputs)"
-              if s["source_form"] == "rewrite" else "") + _usage(s), "",
-           "Numbers in brackets are message ordinals: `logkb show N` shows one.", ""]
+        and not is_greeting(s["title"]) else d["goal"]["text"] or s["id"]
+    out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
+    if compact:
+        out += [f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} "
+                "commands", ""]
+    else:
+        out += [f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} "
+                f"commands · source {s['source_form']}"
+                + (" (a rewrite: not the agent's own output, no tool calls or outputs)"
+                   if s["source_form"] == "rewrite" else "") + _usage(s), "",
+                "Numbers in brackets are message ordinals: `logkb show N` shows one.", ""]
     g = d["goal"]
     out += ["## Goal", "", f"{g['text']}" + (f" [{g['ordinal']}]" if g["ordinal"] else ""), ""]
     if g.get("prompt") and g["prompt"].strip() and g["prompt"].strip() != g["text"]:
         out += ["<details><summary>The first prompt</summary>", "",
-                short(g["prompt"].strip(), 1500), "", "</details>", ""]
+                _clip(g["prompt"].strip(), 1500), "", "</details>", ""]
     out += ["## Status", ""]
     st = d["status"]
     if st.get("state"):
@@ -733,8 +1234,8 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
                                    if st.get("goal_status") else ""))
     if st["best"]:
         b = st["best"]
-        out.append(f"- Best: **{b['value']:g} {b['unit']}** {_md(b['label'] or '')} "
-                   f"[{b['ordinal']}]" + (f", with {_md(b['approach'])}" if b.get("approach")
+        out.append(f"- Best: **{b['value']:g} {b['unit']}** {_one(b['label'] or '')} "
+                   f"[{b['ordinal']}]" + (f", with {_one(b['approach'])}" if b.get("approach")
                                           else ""))
         launch = next((r for r in d["reproduce"] if r["role"] == "launch"), None)
         if launch is not None:
@@ -748,13 +1249,13 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         base = st["baseline"]
         gain = (f" ({st['improvement']:+g}% for the best)"
                 if st.get("improvement") is not None else "")
-        out.append(f"- Baseline: {base['value']:g} {base['unit']} {_md(base['label'] or '')} "
+        out.append(f"- Baseline: {base['value']:g} {base['unit']} {_one(base['label'] or '')} "
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
         last = st["last"]
         out.append(f"- Last reading: {last['value']:g} {last['unit']} "
-                   f"{_md(last['label'] or '')} [{last['ordinal']}] (no better side: no best)")
-    elif not st["best"] and not st["baseline"]:
+                   f"{_one(last['label'] or '')} [{last['ordinal']}] (no better side: no best)")
+    elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
     if ended:
@@ -766,45 +1267,70 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
                       if ended.get("compacted_at") else ""))
     todo_all = d["next"].get("todo_total")
     if todo_all:
-        out.append(f"- Todos: {todo_all - len(d['next']['todos'])} of {todo_all} done or "
-                   "cancelled")
+        out.append(f"- Todos: {todo_all - len(d['next']['todos']) - omitted.get('todos', 0)} "
+                   f"of {todo_all} done or cancelled")
     out.append("")
+    shown = {"tried": d["tried"], "dead_ends": d["dead_ends"],
+             "measurements": d["measurements"], "untested": d["open"]["untested"],
+             "open": d["open"]["approaches"], "todos": d["next"]["todos"],
+             "reproduce": d["reproduce"]}
+    gone = [k for k in omitted if compact or not shown.get(k)]
+    if gone:
+        # whole sections left out: said once, under the status
+        out += ["Left out to fit --max-tokens: " + ", ".join(
+            _count(omitted[k], k) for k in gone) + ".", ""]
+
+    def left(key: str) -> list[str]:
+        """Under a list the fit cut short: how many more it had."""
+        n = omitted.get(key)
+        return [] if not n or key in gone else [
+            f"({n} more {_count(n, key).split(' ', 1)[1]} left out to fit --max-tokens)",
+            ""]
+
     if d["tried"]:
-        out += ["## What was tried", "", "| approach | status | proposed | tested | ended | "
-                "outcome |", "|---|---|---|---|---|---|"]
+        out += ["## What was tried", ""]
         for r in d["tried"]:
-            out.append(f"| {_md(r['name'])} | {r['status']} | {r['proposed']} | "
-                       f"{_ords(r['tested'], 5)} | {r['ended'] or ''} | "
-                       f"{_md(short(r['outcome'] or '', 120))} |")
-        out.append(_omitted(d, "tried", "more approaches"))
-    out += ["## Dead ends, by cause", ""]
-    if not d["dead_ends"]:
+            out.append(f"- **{_one(r['name'])}** ({r['status']}): proposed [{r['proposed']}]"
+                       + (f", tested [{_ords(r['tested'], 5)}]" if r["tested"] else "")
+                       + (f", ended [{r['ended']}]" if r["ended"] else "")
+                       + (f" — {_one(short(r['outcome'] or '', 120))}" if r["outcome"]
+                          else ""))
+        out += [""] + left("tried")
+    elif omitted.get("tried"):
+        out += left("tried")
+    if d["dead_ends"] or not (omitted.get("dead_ends") or compact):
+        out += ["## Dead ends, by cause", ""]
+    if not d["dead_ends"] and not (omitted.get("dead_ends") or compact):
         out += ["No approach was recorded as a dead end.", ""]
     for c in d["dead_ends"]:
-        out.append(f"### {c['cause']}")
+        head = f"### {_one(c['cause'])}"
+        out.append(_fit_cells(head))
+        if cells(head) > WIDTH:  # a heading does not wrap: the cause in full under it
+            out += ["", f"Cause: {_one(c['cause'])}", ""]
         for a in c["approaches"]:
-            out.append(f"- **{_md(a['name'])}** ({a['status']}): tested [{_ords(a['tested'])}], "
-                       f"ended [{a['ended']}]"
-                       + (f" — {_md(a['note'])}" if a.get("note") else "")
+            out.append(f"- **{_one(a['name'])}** ({a['status']}): tested "
+                       f"[{_ords(a['tested'])}], ended [{a['ended']}]"
+                       + (f" — {_one(a['note'])}" if a.get("note") else "")
                        + f"; evidence [{_ords(a['evidence'], 10)}]")
             for r in a.get("risks") or []:
-                out.append(f"  - risk: {_md(r)}")
+                out.append(f"  - risk: {_one(r)}")
             if a.get("revisit"):
-                out.append(f"  - revisit: {_md(a['revisit'])}")
+                out.append(f"  - revisit: {_one(a['revisit'])}")
         out.append("")
-    out.append(_omitted(d, "dead_ends", "more causes"))
+    out += left("dead_ends")
     if d["measurements"]:
-        out += ["## Measurements (throughput)", "", "| message | value | label |",
-                "|---|---|---|"]
+        out += ["## Measurements (throughput)", ""]
         for m in d["measurements"]:
-            out.append(f"| {m['ordinal']} | {m['value']:g} {m['unit']} | {_md(m['label'])} |")
-        out.append(_omitted(d, "measurements", "more measurements"))
+            out.append(f"- [{m['ordinal']}] {m['value']:g} {m['unit']} {_one(m['label'])}")
+        out.append("")
+    out += left("measurements")
     op = d["open"]
-    out += ["## Open and untested", ""]
-    if not op["untested"] and not op["approaches"]:
-        out.append("Nothing was left open or untested.")
-    if d.get("omitted", {}).get("untested"):
-        out += [_omitted(d, "untested", "earlier untested checks").strip("\n"), ""]
+    if op["untested"] or op["approaches"] or not (omitted.get("untested")
+                                                   or omitted.get("open") or compact):
+        out += ["## Open and untested", ""]
+        if not op["untested"] and not op["approaches"]:
+            out += ["Nothing was left open or untested.", ""]
+    out += left("untested")
     for q in op["untested"]:
         asked, block = _question(q)
         out.append(f"- untested [{q['ordinal']}]: {asked} — {_one(q['reason'])}")
@@ -812,32 +1338,39 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         for c in q["caveats"]:
             out.append(f"  - caveat [{c['ordinal']}]: {_one(c['text'])}")
     for a in op["approaches"]:
-        out.append(f"- open since [{a['since']}]: {_md(a['name'])}")
+        out.append(f"- open since [{a['since']}]: {_one(a['name'])}")
         for r in a["risks"]:
-            out.append(f"  - risk: {_md(r)}")
-    out.append("")
+            out.append(f"  - risk: {_one(r)}")
+    if op["untested"] or op["approaches"]:
+        out.append("")
+    out += left("open")
     nxt = d["next"]
-    out += ["## Next steps", ""]
+    cut_next = omitted.get("decision") or omitted.get("todos") or compact
+    if nxt["last_decision"] or nxt["todos"] or not cut_next:
+        out += ["## Next steps", ""]
     if nxt["last_decision"]:
         ld = nxt["last_decision"]
         out += [f"The last decision [{ld['ordinal']}]:", ""]
         out += ["> " + line if line else ">" for line in ld["text"].splitlines()]
         out.append("")
+    out += left("decision")
     if nxt["todos"]:
         out.append(f"Open todos (as of [{nxt['todos_at']}]):")
         out.append("")
         for t in nxt["todos"]:
-            out.append(f"- [ ] {_md(t['content'])} ({t['status']})")
+            out.append(f"- [ ] {_one(t['content'])} ({t['status']})")
         out.append("")
-    if not nxt["last_decision"] and not nxt["todos"]:
+    out += left("todos")
+    if not nxt["last_decision"] and not nxt["todos"] and not cut_next:
         out += ["No decision or open todo was recorded.", ""]
     if d["reproduce"]:
         out += ["## Reproduce the best result", ""]
         for step in d["reproduce"]:
             where = f" on {step['host']}" if step.get("host") else ""
-            out += [f"{step['role']} [{step['ordinal']}]{where}:", "", "```sh",
-                    step["command"], "```", ""]
-        out.append(_omitted(d, "reproduce", "earlier steps"))
+            fence = "~~~~" if "```" in step["command"] else "```"
+            out += [f"{step['role']} [{step['ordinal']}]{where}:", "", f"{fence}sh",
+                    step["command"], fence, ""]
+    out += left("reproduce")
     env = d["environment"]
     if env["hosts"] or env["paths"] or env["versions"] or env.get("directory"):
         out += ["## Environment", ""]
@@ -852,13 +1385,11 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
             out.append("- versions seen: " + ", ".join(f"{v['name']} {v['version']}"
                                                         for v in env["versions"]))
         out.append("")
-    if d.get("omitted", {}).get("environment"):
-        out += [_omitted(d, "environment", "environment lines").strip("\n"), ""]
+    out += left("environment")
     act = d["activity"]
     if act["categories"] or act["files_edited"] or (act["ended"] or {}).get("last_words"):
         out += ["## What the session did", ""]  # a heading with nothing under it: none
-    if d.get("omitted", {}).get("activity"):
-        out += [_omitted(d, "activity", "command kinds and edited files").strip("\n"), ""]
+    out += left("activity")
     if act["categories"]:
         out.append("- commands: " + ", ".join(
             f"{c['commands']} {c['category']}" + (f" ({c['failed']} failed)" if c["failed"]
@@ -870,7 +1401,103 @@ def markdown(d: dict[str, Any], *, max_tokens: int | None = None) -> str:
         out += ["", f"How it ended, the assistant's last words [{lw['ordinal']}]:", ""]
         out += ["> " + line if line else ">" for line in lw["text"].splitlines()]
     out.append("")
-    return "\n".join(line for line in out if line is not None).rstrip() + "\n"
+    text = "\n".join(line for line in out if line is not None)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------ wrap
+WIDTH = 80
+"""The columns the Markdown brief fits: its prose wraps there (a command does not)."""
+
+_QUOTE = re.compile(r"^(?:[ \t]*>[ \t]?)+")
+_MARKER = re.compile(r"^([ \t]*)((?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
+_UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WIDE}]+|`)")
+"""What a line wraps between: spaces; a code span (with what sticks to it: a command is
+never cut); a wide (CJK) character, between which lines may break; any other word."""
+
+
+def cells(text: str) -> int:
+    """The columns ``text`` takes on a terminal (a wide character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else
+               0 if unicodedata.combining(ch) else 1 for ch in text)
+
+
+def _fit_cells(line: str, width: int = WIDTH) -> str:
+    """``line`` cut to ``width`` columns (``…`` where it was cut): a heading, which
+    does not wrap."""
+    if cells(line) <= width:
+        return line
+    out, used = "", 1
+    for ch in line:
+        used += cells(ch)
+        if used > width:
+            break
+        out += ch
+    return _one(out.rstrip() + "…")
+
+
+def wrap_markdown(text: str, width: int = WIDTH) -> str:
+    """Markdown with its prose lines wrapped at ``width`` columns, each continuation
+    under its list item's text (and in its quote).  Left whole: fenced code, the rows of
+    a table the agent wrote (quoted: wrapped, it would be no table), and a code span or
+    word longer than a line, which gets a line of its own (a command is never cut in
+    half)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        quote_m = _QUOTE.match(line)
+        quote = quote_m.group(0) if quote_m else ""
+        body = line[len(quote):]
+        m = _FENCE.match(body)
+        if fence:
+            if m and m.group(1).startswith(fence):
+                fence = ""
+            out.append(line)
+            continue
+        if m:
+            fence = m.group(1)
+            out.append(line)
+            continue
+        if cells(line) <= width or body.lstrip().startswith("|"):
+            out.append(line)
+            continue
+        mk = _MARKER.match(body)
+        indent, marker = (mk.group(1), mk.group(2) or "") if mk else ("", "")
+        first = quote + indent + marker
+        more = (quote + indent + " " * len(marker)) if not body.lstrip().startswith("#") \
+            else quote
+        out += _wrap_line(body[len(indent) + len(marker):], first, more, width)
+    return "\n".join(out)
+
+
+def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
+    # words: what no space separates sticks together ("(`a b`)."), but a line may
+    # break between wide characters
+    words: list[list[Any]] = []  # [text, a space before it, wide]
+    space = False
+    for m in _UNIT.finditer(text):
+        if m.group(1):
+            space = True
+            continue
+        wide = bool(m.group(3))
+        if words and not space and not wide and not words[-1][2]:
+            words[-1][0] += m.group(0)
+        else:
+            words.append([m.group(0), space, wide])
+        space = False
+    lines: list[str] = []
+    cur, used, empty = first, cells(first), True
+    for word, spaced, _ in words:
+        gap = 1 if spaced and not empty else 0
+        w = cells(word)
+        if not empty and used + gap + w > width:
+            lines.append(cur.rstrip())
+            cur, used, gap = more, cells(more), 0
+        cur += " " * gap + word
+        used += gap + w
+        empty = False
+    lines.append(cur.rstrip())
+    return lines
 
 
 def _usage(s: dict[str, Any]) -> str:
@@ -887,13 +1514,6 @@ def _usage(s: dict[str, Any]) -> str:
     cost = usage_cost_text({"tokens_total": s["tokens_total"], "priced_cost": s.get("cost"),
                             "unpriced": 0 if s.get("cost_complete", True) else 1})
     return f"\n\nTokens: {tokens_text(s['tokens_total'])} ({parts}) · cost {cost}"
-
-
-def _omitted(d: dict[str, Any], key: str, what: str) -> str:
-    n = d.get("omitted", {}).get(key)
-    return f"\n({n} {what} left out to fit --max-tokens)\n" if n else ""
-
-
 
 
 __all__ = ["EXPORT_RULES", "ExportRule", "brief", "first_request", "fit_tokens", "is_export",

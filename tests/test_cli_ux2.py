@@ -295,26 +295,30 @@ def pool_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("session", ["019ea801", "da254fb"])
 def test_handoff_max_tokens_is_kept_or_says_why_not(pool_db: Path, session: str) -> None:
     """`handoff --max-tokens 500` on the CoinGecko session came out at ~610 tokens (and
-    at 200 the same, silently): the cuts stopped at two items a list.  They go on to one
-    item a list, a one-sentence goal, no best/baseline; what is still over the budget
-    (the header, one item a section) is said on stderr."""
-    def brief(n: int) -> tuple[str, str]:
+    at 200 the same, silently): the cuts stopped at two items a list.  They go on to
+    whole sections, down to the goal and the status; what is still over the budget (the
+    skeleton itself) is printed, said on stderr, and exits 8."""
+    from kb.exitcodes import ExitCode
+    from kb.handoff import estimate_tokens
+
+    def brief(n: int) -> tuple[str, str, int]:
         r = invoke("handoff", "--session", session, "--max-tokens", str(n), "--db",
                    str(pool_db), env={"COLUMNS": "80"})
-        assert r.exit_code == 0, r.stderr
-        return r.stdout, r.stderr
+        return r.stdout, r.stderr, r.exit_code
 
     full = invoke("handoff", "--session", session, "--db", str(pool_db)).stdout
-    text, err = brief(500)
-    assert len(text) // 4 + 1 <= 500 < len(full) // 4, len(text)
-    assert err == "" and "left out to fit --max-tokens" in text
+    text, err, code = brief(500)
+    assert estimate_tokens(text) <= 500 < estimate_tokens(full), estimate_tokens(text)
+    assert err == "" and code == 0
+    assert "left out to fit --max-tokens" in text or "…" in text  # cut, or shortened
     assert "## What the session did\n\n##" not in text and \
         not text.rstrip().endswith("## What the session did")  # no empty section
-    tiny, err = brief(200)
-    assert len(tiny) < len(text)
-    if len(tiny) // 4 + 1 > 200:
-        flat = " ".join(err.split())
-        assert f"handoff: about {len(tiny) // 4 + 1} tokens, over --max-tokens 200" in flat
+    tiny, err, code = brief(60)
+    assert len(tiny) < len(text) and "## Goal" in tiny and "## Status" in tiny
+    assert code == ExitCode.OVER_BUDGET, (code, err)
+    flat = " ".join(err.split())
+    assert (f"handoff: the goal and the status alone are about {estimate_tokens(tiny)} "
+            "tokens, over --max-tokens 60") in flat
     assert re.search(r"\[\d+\]", tiny)  # claims keep their ordinals
 
 

@@ -347,31 +347,40 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
 @output_option
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default=None,
               help="markdown [default] or json (the same as --json).")
-@click.option("--max-tokens", type=click.IntRange(min=200), default=None, metavar="N",
-              help="At most about N tokens (for handing to another agent): the sections "
-                   "are cut to fit and every claim keeps its message ordinals.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None, metavar="N",
+              help="At most N tokens as printed (Markdown or JSON; kb.handoff."
+                   "estimate_tokens: 4 ASCII characters a token, a CJK character one): "
+                   "whole items are left out, least needed first, and the brief says "
+                   "how many; every claim keeps its message ordinals.  Below what the "
+                   "goal and the status need, those are printed, stderr says so and "
+                   "the exit code is 8.")
 @db_option
 @json_option
 @handle_errors
 def handoff(session_id: str | None, output: Path | None, fmt: str | None,
             max_tokens: int | None, db: Path | None, as_json: bool) -> None:
-    """A Markdown brief for whoever continues the work (or the next agent)."""
-    import orjson
+    """A Markdown brief for whoever continues the work (or the next agent).
 
+    Its prose wraps at 80 columns; commands stay whole, each on a line of its own.
+    Exit codes: 0, or 8 when --max-tokens N is below what the goal and the status
+    need (printed all the same; stderr says so).
+    """
     from kb import handoff as brief
 
     with graph_store(db, session_id, False) as (store, scopes):
         data = brief.brief(store, scopes[0])
-    if as_json or fmt == "json":
-        text = orjson.dumps(brief.fit_tokens(data, max_tokens) if max_tokens else data,
-                            default=str).decode()
-    else:
-        text = brief.markdown(data, max_tokens=max_tokens)
-        got = brief.estimate_tokens(text)
-        if max_tokens and got > max_tokens:  # what cannot be cut is said, not hidden
-            note(f"handoff: about {got} tokens, over --max-tokens {max_tokens}: the "
-                 "header and one item of each section are never cut", wrap=True)
-    write_text(text, output, exact=as_json or fmt == "json")
+    form = "json" if as_json or fmt == "json" else "markdown"
+    text, over = brief.render(data, max_tokens=max_tokens, form=form)
+    write_text(text, output, exact=form == "json")
+    if over:
+        over_budget(over, max_tokens or 0)
+
+
+def over_budget(got: int, max_tokens: int) -> None:
+    """What cannot be cut is said, not hidden: the skeleton was printed, over the cap."""
+    note(f"handoff: the goal and the status alone are about {got} tokens, over "
+         f"--max-tokens {max_tokens}: printed all the same", wrap=True)
+    sys.exit(int(ExitCode.OVER_BUDGET))
 
 
 @click.group(cls=tools.ModeGroup)

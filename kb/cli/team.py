@@ -355,8 +355,6 @@ def _team_report(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
 def _team_handoff(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     """The brief its pusher pushed, as the local `handoff` prints it (JSON: plus team and
     pusher; Markdown: the same text, who pushed it on stderr)."""
-    import orjson
-
     from kb import handoff as brief
     from kb.cli.tools import write_text
     from kb.team import read
@@ -364,13 +362,16 @@ def _team_handoff(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     data = read.handoff(conn, teams, kw.get("session_id"))
     exact = kw["as_json"] or kw.get("fmt") == "json"
     who = {"team": data.pop("team"), "pusher": data.pop("pusher")}
-    if exact:
-        fitted = brief.fit_tokens(data, kw["max_tokens"]) if kw.get("max_tokens") else data
-        text = orjson.dumps(fitted | who, default=str).decode()
+    if exact:  # the cap counts the team and the pusher too
+        text, over = brief.render(data | who, max_tokens=kw.get("max_tokens"), form="json")
     else:
         note(f"pushed by {who['pusher']} to team {who['team']}")
-        text = brief.markdown(data, max_tokens=kw.get("max_tokens"))
+        text, over = brief.render(data, max_tokens=kw.get("max_tokens"))
     write_text(text, kw.get("output"), exact=exact)
+    if over:
+        from kb.cli.graph import over_budget
+
+        over_budget(over, kw["max_tokens"])
 
 
 READERS: dict[str, Callable[[Any, list[str], dict[str, Any]], None]] = {

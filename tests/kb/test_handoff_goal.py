@@ -145,3 +145,79 @@ def test_a_list_number_ends_no_sentence() -> None:
     assert _goal_line("Retry it, e.g. with a backoff. Then ship.") == (
         "Retry it, e.g. with a backoff.")
     assert _goal_line("Read SPEC.md and improve it. More later.") == "Read SPEC.md and improve it."
+
+
+def test_every_goal_cue_matches_its_real_example() -> None:
+    """Rules as data: each row's pattern finds its real sentence; a request row makes
+    the sentence a request, a scope row makes it scoping."""
+    from kb.handoff import GOAL_CUES, is_request, is_scope, request_clauses
+
+    langs = set()
+    for cue in GOAL_CUES:
+        assert cue.source
+        if cue.kind == "request":  # a request opens a clause of the sentence
+            assert any(cue.pattern.match(c) for c in request_clauses(cue.example)), cue
+            assert is_request(cue.example), cue
+            langs.add(cue.lang)
+        else:
+            assert cue.pattern.search(cue.example), cue
+            assert cue.kind == "scope" and is_scope(cue.example), cue
+    assert langs >= {"en", "es", "pt", "zh"}  # the languages of the pool's prompts
+
+
+# real first prompts (opening lines, trimmed) and the request the goal must be
+OPENINGS = [
+    # labelled uicomponents__session-export.json: the scope, then the request
+    ("go throught this folder do not read any parent folder. i want to intgrate emailjs in "
+     "the form to send email when the form is submitted guide me how to do it",
+     "i want to intgrate emailjs in the form to send email when the form is submitted "
+     "guide me how to do it"),
+    # labelled uicomponents__session-wordpress.json
+    ("go throuh the current folder dont read any parent directory only the sub folders "
+     "here. i want you to convert this react website into an editable wordpress website. i "
+     "am using wordpress studio, it supports mcp server and agent skills",
+     "i want you to convert this react website into an editable wordpress website."),
+    # pool random__session.jsonl: a greeting, where, what it will be, then the need
+    ('hi!\nwere in a new folder called "random"\nthis will be a new project!\nhosted at '
+     "random.akerud.se\nthe goal is simple\nwhen me and our friends play dominion every "
+     "monday, we need a way to randomize who starts\nwe usually use random.org",
+     "when me and our friends play dominion every monday, we need a way to randomize who "
+     "starts"),
+    # labelled will-it-rain__claude.jsonl: the request line, not its bullet points
+    ("I want you to create a TypeScript application from scatch inside of this folder that "
+     "will be used in a lambda, here are the important points :\n- Name : Will it rain\n"
+     "- Purpose : Tell me the risk of rain for tomorrow",
+     "I want you to create a TypeScript application from scatch inside of this folder that "
+     "will be used in a lambda, here are the important points :"),
+    # labelled Valdyum-Labs__codex-session.jsonl: a short request about the pasted line
+    ("curl -fsSL https://www.solana.new/setup.sh | bash\ninstall this in bash and answer "
+     "this\nhelp me apply for the agentic engineering grant by Superteam",
+     "curl -fsSL https://www.solana.new/setup.sh | bash install this in bash and answer "
+     "this"),
+    # pool blockchain-dex-events__claude-session.jsonl: context with its order
+    ("new take-home from coingecko, brief is in docs/QUESTIONS.md — read that first.\n\n"
+     "5 blockchain questions. plan:\n\n- prefer ruby, but use another language if it fits",
+     "new take-home from coingecko, brief is in docs/QUESTIONS.md — read that first."),
+    # pool matugen-theme-sync__opencode-session.json: a sentence ends on 。
+    ("帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。我希望做到这一点："
+     "在kcolorscheme中生成暗色和亮色两种模式的colorscheme",
+     "帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。"),
+    # labelled soulpass__codex-session.jsonl: a pasted line wraps indented, one sentence
+    ("i dont wanna use this page http://localhost:3000/employer/employees in Civitas-Sol "
+     "like it has sidebar\n  deleted in Civitas there was a section to add employees",
+     "i dont wanna use this page http://localhost:3000/employer/employees in Civitas-Sol "
+     "like it has sidebar deleted in Civitas there was a section to add employees"),
+    # pool conversacion-act1-pln__session.jsonl: no request after the scope: the first
+    ('CLAUDE leer el CLAUDE.md, @Briefing.pdf y @"PLN /Actividad 1/caracteristicasOdio.ipynb"'
+     " para contextualizarte\n\nES CLAVE destacar el CLAUDE.md ya que va a describir tu forma "
+     "de trabajar conmigo.",
+     'CLAUDE leer el CLAUDE.md, @Briefing.pdf y @"PLN /Actividad 1/caracteristicasOdio.ipynb"'
+     " para contextualizarte"),
+]
+
+
+def test_the_goal_is_the_first_request_not_the_scope() -> None:
+    from kb.handoff import _goal_line
+
+    for prompt, goal in OPENINGS:
+        assert _goal_line(prompt) == goal, prompt

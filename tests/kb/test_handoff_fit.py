@@ -1,0 +1,141 @@
+"""``handoff --max-tokens N`` holds for the text as printed, and the Markdown brief fits
+80 columns: measured on every session of the shared set (../shared/realworld/labelled).
+
+Before: ``--max-tokens 300`` came out at 392-543 tokens of Markdown and 520-700 of JSON
+(the fit gave up after one item a section, and measured the Markdown for the JSON too),
+and 651 prose lines ran past 80 columns (tables, headings, quotes, the prompt)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kb import handoff as H
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "labelled"
+FILES = ("Trezo-Ai__codex-session.jsonl", "Valdyum-Labs__codex-session.jsonl",
+         "k1.lib-bootstrap__session-export.json", "pfm-categorization__opencode-session.json",
+         "soulpass__codex-session.jsonl", "speakfree__session.jsonl",
+         "stunning-memory__opencode.db", "uicomponents__session-export.json",
+         "uicomponents__session-wordpress.json", "will-it-rain__claude.jsonl")
+CAPS = (150, 300, 600, 1200)
+
+
+@pytest.fixture(scope="module")
+def briefs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The brief of every session of the shared set (its graphs derived)."""
+    from kb.cli.graph import derive
+    from kb.graph import store as gs
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    db = tmp_path_factory.mktemp("handoff_fit") / "kb.duckdb"
+    with KbStore(db) as store:
+        ingest(store, [SHARED / f for f in FILES])
+        derive(store, gs.unbuilt(store, gs.scopes(store)), force=False)
+        sids = [r[0] for r in store.conn.execute(
+            "SELECT session_id FROM sessions WHERE parent_id IS NULL").fetchall()]
+        return {sid: H.brief(store, sid) for sid in sids}
+
+
+def test_the_shared_set_is_read(briefs: dict[str, dict[str, Any]]) -> None:
+    assert len(briefs) == len(FILES), sorted(briefs)
+
+
+@pytest.mark.parametrize("form", ["markdown", "json"])
+def test_max_tokens_holds_as_printed(briefs: dict[str, dict[str, Any]], form: str) -> None:
+    """For every session and N: the printed text is at most N tokens
+    (:func:`estimate_tokens`), or it is the skeleton (goal and status, nothing else) and
+    ``render`` says by how much it is over (the CLI says so on stderr, exit 8).  The
+    Markdown skeleton fits 300 tokens on every session; commands are whole or gone."""
+    for sid, d in briefs.items():
+        commands = {q["command"] for q in d["open"]["untested"] if q["command"]}
+        steps = {s["command"] for s in d["reproduce"]}
+        for n in CAPS:
+            text, over = H.render(d, max_tokens=n, form=form)
+            got = H.estimate_tokens(text)
+            if over is None:
+                assert got <= n, (sid, n, got)
+            else:
+                assert over == got > n, (sid, n, got)
+                assert n < 300 or form == "json", (sid, n, got)
+                skeleton = H.fit_tokens(d, n, form=form)
+                assert not any((skeleton["tried"], skeleton["dead_ends"],
+                                skeleton["open"]["untested"], skeleton["next"]["todos"],
+                                skeleton["reproduce"], skeleton["measurements"]))
+                if form == "markdown":
+                    assert re.findall(r"^## .*", text, re.M) == ["## Goal", "## Status"]
+            fitted = H.fit_tokens(d, n, form=form)
+            for q in fitted["open"]["untested"]:  # a command is whole or gone
+                assert not q["command"] or q["command"] in commands, (sid, n)
+            for s in fitted["reproduce"]:
+                assert s["command"] in steps, (sid, n)
+            if form == "markdown" and fitted["reproduce"]:
+                blocks = re.findall(r"^```sh\n(.*?)\n```$", text, re.M | re.S)
+                assert blocks and all(b in steps for b in blocks), (sid, n)
+
+
+def overflow(md: str, width: int = 80) -> list[str]:
+    """The prose lines of ``md`` wider than ``width`` columns.  Not prose: lines of a
+    fenced code block, the rows of a table the agent wrote (quoted), and a line that is
+    one code span or one word (with its list marker or quote): a command is never
+    wrapped, it gets a line of its own."""
+    bad, fence = [], ""
+    for line in md.split("\n"):
+        body = re.sub(r"^(?:[ \t]*>[ \t]?)+", "", line)
+        m = re.match(r"\s*(`{3,}|~{3,})", body)
+        if fence:
+            if m and m.group(1).startswith(fence):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        if H.cells(line) <= width or body.lstrip().startswith("|"):
+            continue
+        rest = re.sub(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?", "", body)
+        if not re.fullmatch(r"[^\s`]*`[^`]*`\S*|\S+", rest):
+            bad.append(line)
+    return bad
+
+
+def test_no_prose_line_passes_80_columns(briefs: dict[str, dict[str, Any]]) -> None:
+    """Every brief of the shared set, whole and fitted to each N: prose wraps at 80
+    columns (a wide character takes two); commands stay whole."""
+    for sid, d in briefs.items():
+        for n in (None, *CAPS):
+            md = H.markdown(d, max_tokens=n)
+            assert overflow(md) == [], (sid, n, overflow(md)[:3])
+
+
+def test_wrapping_keeps_lists_quotes_and_commands() -> None:
+    cmd = "`cd /srv/app && " + "npm run build -- --mode production " * 3 + "`"
+    md = "\n".join([
+        "- untested [12]: what does " + cmd + " report? — the user stopped the run before "
+        "it could print anything at all",
+        "  - caveat [14]: a later check found: " + "words " * 20,
+        "> " + "quoted words " * 12,
+        "```sh", "x" * 120, "```",
+        "帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。" * 2,
+    ])
+    out = H.wrap_markdown(md).split("\n")
+    assert overflow("\n".join(out)) == []
+    assert f"  {cmd}" in out  # the command whole, on a line of its own, under its item
+    assert out[0] == "- untested [12]: what does"
+    assert all(ln.startswith("    ") for ln in out[out.index(next(
+        ln for ln in out if ln.startswith("  - caveat"))) + 1:][:1])
+    assert [ln for ln in out if ln.startswith(">")] and all(
+        ln.startswith("> ") for ln in out if "quoted" in ln)
+    assert "x" * 120 in out  # fenced code is never touched
+    assert max(H.cells(ln) for ln in out if "matugen" in ln) <= 80
+    assert " ".join(H.wrap_markdown("a " * 100).split()) == " ".join(("a " * 100).split())
+
+
+def test_the_estimator_counts_what_is_printed() -> None:
+    assert H.estimate_tokens("") == 0
+    assert H.estimate_tokens("abcd" * 10) == 10  # ASCII: four characters a token
+    assert H.estimate_tokens("帮我更新") == 4  # a wide character is a token
+    assert H.estimate_tokens("ação") == 2  # two ASCII quarters + two accented halves
