@@ -31,7 +31,7 @@ from kb.graph.episodes import (
     segment_words,
 )
 from kb.graph.misread import misread_episodes
-from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
+from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
@@ -74,7 +74,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 33
+EXTRACTOR_VERSION = 34
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -135,7 +135,12 @@ conditional; a complaint piece is read against its own complaint; a compaction i
 cause only when the replies after it changed nothing (they lost the task).
 
 33 (xmisread): a request the user restates, naming what the turn never touched, and the
-agent then does with other work is a misread request (:mod:`kb.graph.misread`)."""
+agent then does with other work is a misread request (:mod:`kb.graph.misread`).
+
+34 (xcause4): lines a review sent back, whose first edit gives no reason (a heading),
+take as cause the finding each edit names: the item of the agent's reading of the review
+its heading names, else the statement its message opens with
+(:data:`kb.graph.rootcause.REVIEW_READINGS`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1464,6 +1469,15 @@ class Extractor:
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
+            finding = review_finding(
+                explanations, f.session_id, f.said_at,
+                [o for o, role, _ in f.evidence if role == "ended"]) \
+                if f.how == "reviewed" and f.said_at is not None and not diagnosis else None
+            if finding:
+                # the first edit's message gave no reason (a heading): the finding each
+                # edit acts on, as the agent names it, is what the review found wrong
+                # (kb.graph.rootcause.REVIEW_READINGS)
+                diagnosis = f.stated = finding
             if f.how == "taken-back":
                 # nothing failed and nobody spoke: the opening of the message that takes
                 # the lines back says why ("Build succeeded with only deprecation
@@ -1474,7 +1488,8 @@ class Extractor:
                 else:
                     diagnosis = opening or diagnosis
             # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how in ("disproved", "misread") or f.cause_text.startswith(LOST_TASK)
+            settled = f.how in ("disproved", "misread") or f.cause_text.startswith(LOST_TASK) \
+                or bool(finding)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))
