@@ -1546,6 +1546,10 @@ class Extractor:
         said = unnarrated(f.cause_text) if f.cause_text else ""
         if f.cause_text and not said:
             said = unnarrated(f.why or "") or f.signature or f.cause_text
+        if said and said != f.signature:
+            # a sentence of a reply, not the error: without its Markdown ("- ❌ **Code
+            # Export section** is missing")
+            said = plain(said) or said
         found = a.cause = _cause(said, f.signature)
         if f.stated and found.kind in ("stated", "error"):
             # a root the agent found later names the cause; the node stays the symptom's

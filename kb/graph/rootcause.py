@@ -316,6 +316,13 @@ NARRATION: tuple[Narration, ...] = (
         "labelled/uicomponents__session-wordpress.json (an assistant reply; also «OK, I can "
         "see the content is there.» there, «Wait, maybe the issue is …» and «Hmm, that "
         "probably won't fix the issue …» in labelled/uicomponents__session-export.json)"),
+    Narration(
+        "interjection-ah", r"(?:ah|aha)\s*[,.!:—–-]+\s+",
+        "Ah, the issue is that in PHP, if you have `use k1\\lib\\html\\bootstrap\\badge;` "
+        "and then you try to use the class `badge` in your code, PHP thinks you're",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply; also «Ah, I see "
+        "the issue. My regex replacement was …» in labelled/uicomponents__session-wordpress"
+        ".json)"),
 )
 """Lead-ins that announce a finding ("I see the issue!", "Look at lines 123-126:"): a
 cause is never one of them (see :func:`unnarrated`)."""

@@ -243,3 +243,26 @@ def test_each_edit_after_a_review_names_its_own_finding() -> None:
     assert found is not None
     first, second = found.split(" · ")
     assert rounding.finding in first and typo.finding in second
+
+
+def test_an_episode_cause_from_a_reply_loses_its_markdown_and_its_interjection() -> None:
+    from kb.graph.episodes import Found
+    from kb.graph.extract import Extractor
+
+    # uicomponents-wordpress (opencode, shared) #202: the reply that judged the run lists
+    # what is missing; k1 (opencode, shared): a root the reply opens with "Ah,"
+    for text, want in (
+            ("- ❌ **Code Export section** with reusable tags is missing (WP has \"Ready to "
+             "use\" but without the tag badges)", "Code Export section with reusable tags"),
+            (NARRATION[-1].example, "the issue is that in PHP")):
+        f = Found(session_id="s", name="`curl localhost:8882/wp-json` until it works",
+                  first=200, ended=202, how="failed-check", cause_text=text,
+                  evidence=[(200, "tested", None), (202, "ended", text)])
+        a = Extractor("s")._from_episode(f)
+        assert a.cause is not None and a.cause.label.startswith(want), a.cause.label
+    # the error of a run stays as it printed it
+    sig = "- error: no such file"
+    f = Found(session_id="s", name="x", first=1, ended=2, how="failed-check",
+              cause_text=sig, signature=sig, evidence=[(1, "tested", sig)])
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.label == sig
