@@ -140,7 +140,9 @@ agent then does with other work is a misread request (:mod:`kb.graph.misread`).
 34 (xcause4): lines a review sent back, whose first edit gives no reason (a heading),
 take as cause the finding each edit names: the item of the agent's reading of the review
 its heading names, else the statement its message opens with
-(:data:`kb.graph.rootcause.REVIEW_READINGS`)."""
+(:data:`kb.graph.rootcause.REVIEW_READINGS`); a cause from a reply loses its Markdown and
+an "Ah,"; a failed run's line is never a usage synopsis, and "… failed: why" says why
+(:data:`logparse.errorline.ERROR_LINES`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
