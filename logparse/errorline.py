@@ -39,6 +39,10 @@ ERROR_LINES: tuple[LineRule, ...] = (
         "Check the spelling of the name, or if a path was included, verify that the path "
         "is correct and try again.",
         "labelled/uicomponents__session-wordpress.json #32 (PowerShell, webfetch)"),
+    LineRule("usage", 0, re.compile(r"^usage:\s+\S", re.I),
+        "usage: cat [-belnstuv] [file ...]",
+        "labelled/k1.lib-bootstrap__session-export.json #554 (`head … | cat -A` on macOS: the "
+        "line above it, «cat: illegal option -- A», says why)"),
     LineRule("frame", 0, re.compile(
         r"^(?:at\s|File \"|\^|Traceback \(most recent call last\)|Caused by:?\s*$|\.\.\.\s*\d+ more"
         r"|#\d+\s|warning\b|\[\d+/\d+\]|\d+%\s)", re.I),
@@ -74,6 +78,13 @@ ERROR_LINES: tuple[LineRule, ...] = (
         r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I),
         "Failed to type check.",
         "pool/Xeus__gemini-session.jsonl (a type check run)"),
+    # what failed, then why, anywhere in the line
+    LineRule("failed-colon", 2, re.compile(r"\bfailed:\s+\S", re.I),
+        "apply_patch verification failed: Failed to find expected lines in /Users/rythme/"
+        "developer/blockchain/Civitas-Sol/frontend/app/api/vault/init/route.ts:",
+        "labelled/soulpass__codex-session.jsonl #314 (the lines it looked for follow; also "
+        "«execvpe(/bin/bash) failed: No such file or directory» in labelled/Valdyum-Labs__"
+        "codex-session.jsonl)"),
 )
 """Kinds of output lines, the rank of each (first matching row wins)."""
 

@@ -681,9 +681,18 @@ def _line_bounds(text: str, i: int) -> tuple[int, int]:
     return s, (len(text) if e == -1 else e)
 
 
+_EXCEPTION_LINE = re.compile(r"\s*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning"
+                             r"|Iteration|Fault|Failure)\b(?::|\s*$)")
+"""The line a traceback ends with: an exception's type, then its message (``UnicodeEncodeError:
+'charmap' codec can't encode …``, ``KeyboardInterrupt``)."""
+
+
 def _traceback_lines(text: str, cands: dict[int, tuple[int, bool]]) -> None:
-    """Nominate the exception line of every traceback (the first line after the header
-    that is not indented deeper than the header)."""
+    """Nominate the exception line of every traceback: the first line after the header
+    that is not indented deeper than the header and names an exception; else the first
+    line not indented deeper.  What the program printed to stdout can stand between the
+    frames when both streams were captured (``Showcase`` before ``UnicodeEncodeError: …``,
+    pool/uicomponents__session-wordpress #200): it is no exception."""
     n = 0
     i = text.find(_TB_HEADER)
     while i != -1 and n < 50:
@@ -693,6 +702,7 @@ def _traceback_lines(text: str, cands: dict[int, tuple[int, bool]]) -> None:
         hdr_indent = len(header) - len(header.lstrip())
         pos = e + 1
         walked = 0
+        first: tuple[int, int] | None = None
         while pos < len(text) and walked < 2000:
             walked += 1
             le = text.find("\n", pos)
@@ -704,9 +714,14 @@ def _traceback_lines(text: str, cands: dict[int, tuple[int, bool]]) -> None:
                     break
                 indent = len(line) - len(line.lstrip())
                 if indent <= hdr_indent:
-                    cands[pos] = (le, True)
-                    break
+                    if _EXCEPTION_LINE.match(line):
+                        first = (pos, le)
+                        break
+                    if first is None:
+                        first = (pos, le)
             pos = le + 1
+        if first is not None:
+            cands[first[0]] = (first[1], True)
         i = text.find(_TB_HEADER, e)
 
 

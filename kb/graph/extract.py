@@ -34,7 +34,7 @@ from kb.graph.episodes import (
 from kb.graph.misread import misread_episodes
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
-from kb.graph.rootcause import GUESS, LATER, later_root, plain, unnarrated
+from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
@@ -79,7 +79,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 36
+EXTRACTOR_VERSION = 37
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -151,7 +151,14 @@ names again with the reason it read it wrong (:mod:`kb.graph.revised`).
 
 36 (xsub): a delegation to a sub-agent is a step whose outcome is the sub-agent's own
 (``subagent_failed``); one that failed and was not redone is a dead end
-(:mod:`kb.graph.delegated`); one with no answer at export is an open question."""
+(:mod:`kb.graph.delegated`); one with no answer at export is an open question.
+
+37 (xcause4): lines a review sent back, whose first edit gives no reason (a heading),
+take as cause the finding each edit names: the item of the agent's reading of the review
+its heading names, else the statement its message opens with
+(:data:`kb.graph.rootcause.REVIEW_READINGS`); a cause from a reply loses its Markdown and
+an "Ah,"; a failed run's line is never a usage synopsis, and "… failed: why" says why
+(:data:`logparse.errorline.ERROR_LINES`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1536,6 +1543,15 @@ class Extractor:
             if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
+            finding = review_finding(
+                explanations, f.session_id, f.said_at,
+                [o for o, role, _ in f.evidence if role == "ended"]) \
+                if f.how == "reviewed" and f.said_at is not None and not diagnosis else None
+            if finding:
+                # the first edit's message gave no reason (a heading): the finding each
+                # edit acts on, as the agent names it, is what the review found wrong
+                # (kb.graph.rootcause.REVIEW_READINGS)
+                diagnosis = f.stated = finding
             if f.how == "taken-back":
                 # nothing failed and nobody spoke: the opening of the message that takes
                 # the lines back says why ("Build succeeded with only deprecation
@@ -1546,7 +1562,8 @@ class Extractor:
                 else:
                     diagnosis = opening or diagnosis
             # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how in ("disproved", "misread", "revised") or f.cause_text.startswith(LOST_TASK)
+            settled = f.how in ("disproved", "misread", "revised") \
+                or f.cause_text.startswith(LOST_TASK) or bool(finding)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
                 steps.get(f.session_id, ()))
@@ -1603,6 +1620,10 @@ class Extractor:
         said = unnarrated(f.cause_text) if f.cause_text else ""
         if f.cause_text and not said:
             said = unnarrated(f.why or "") or f.signature or f.cause_text
+        if said and said != f.signature:
+            # a sentence of a reply, not the error: without its Markdown ("- ❌ **Code
+            # Export section** is missing")
+            said = plain(said) or said
         found = a.cause = _cause(said, f.signature)
         if f.stated and found.kind in ("stated", "error"):
             # a root the agent found later names the cause; the node stays the symptom's

@@ -181,6 +181,101 @@ def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, 
 
 
 @dataclass(frozen=True)
+class ReadingRule:
+    """How the message of an edit that acts on a review names the finding it acts on."""
+
+    name: str
+    reading: str
+    """The agent's reading of the review (its messages between the review and the edit)."""
+    redo: str
+    """The prose of the message that makes the edit."""
+    finding: str
+    """What :func:`review_finding` returns for them (a part of it)."""
+    source: str
+
+
+REVIEW_READINGS: tuple[ReadingRule, ...] = (
+    ReadingRule(
+        "heading-names-finding",
+        "Acting on the findings now. Quick disposition before I commit:\n\n"
+        "- **Critical #1 (Q4 arb-bot mis-ID)** — fix.\n"
+        "- **Important #2 (Q3 rounding `$3184.36` vs `$3,184.35`)** — fix; switch to "
+        "integer-truncation to match Etherscan.\n"
+        "- **Important #4 (Q3 `$16.81` date-sensitive)** — fix; soften to a qualified "
+        "phrasing.",
+        "Now Q3's rounding fix:",
+        "Q3 rounding `$3184.36` vs `$3,184.35`) — fix; switch to integer-truncation",
+        "pool/blockchain-dex-events__claude-session.jsonl #115 (the agent's disposition of "
+        "a code review) and #118 (the edit of solve.rb)"),
+    ReadingRule(
+        "redo-states-finding",
+        "Acting on the findings now.",
+        "Found a more substantive issue while filling in the placeholder — my manual "
+        "transcription of `amount_in_with_fee` in the worked-example block has a typo. "
+        "Should be `1,151,347,322,395,962,217,625`, not `1,151,347,322,396,002,217,625`.",
+        "my manual transcription of `amount_in_with_fee` in the worked-example block has a "
+        "typo",
+        "pool/blockchain-dex-events__claude-session.jsonl #128 (an edit of the README after "
+        "the review)"),
+)
+"""What names the finding an edit after a review acts on, one row per kind of message
+(``tests/kb/test_rootcause.py`` walks them): a heading ("Now Q3's rounding fix:") names
+the item of the agent's reading of the review that shares at least :data:`NAMED` naming
+words with it, and no other as many; a message that opens with a statement of what is
+wrong ("… has a typo.") states the finding itself."""
+
+NAMED = 2
+_HEADING = re.compile(r"^(?:[^.!?]|[.!?](?=\S)){4,100}:$")
+_GENERIC = frozenset({"fix", "fixe", "fixed", "fixing", "issue", "problem", "change",
+                      "update", "finding", "review", "important", "critical", "minor"})
+"""Words a heading and a finding share whatever the finding (its verb, its severity)."""
+_PLAN_START = re.compile(r"^(?:let me|let[’']s|i[’']?ll|i will|i need to|now|next|first|then"
+                         r"|done|good|great|perfect|ok|okay)\b", re.I)
+
+
+def _opening_sentence(text: str) -> str:
+    for sentence in _SENTENCE.split(text.strip()):
+        sentence = plain(sentence.strip(" -*•#>"))
+        if sentence:
+            return sentence
+    return ""
+
+
+def review_finding(explanations: dict[tuple[str, int], list[str]], session_id: str,
+                   review: int, redos: Iterable[int]) -> str | None:
+    """The findings of a review that the edits at ``redos`` act on, as the agent names
+    them (:data:`REVIEW_READINGS`): for each edit's message, the item of the agent's
+    reading of the review (its messages since ``review``) that the message's heading
+    names, else the statement the message opens with; ``None`` when no message names
+    one.  Several edits, several findings, joined by " · "."""
+    found: list[str] = []
+    for o in sorted(set(redos)):
+        texts = [t for t in explanations.get((session_id, o), []) if t.strip()]
+        if not texts:
+            continue
+        opening = _opening_sentence(texts[0])
+        if _HEADING.match(opening):
+            named = tokens(opening) - _GENERIC
+            scored: list[tuple[int, str]] = []
+            for r in range(review + 1, o):
+                for text in explanations.get((session_id, r), []):
+                    for line in text.splitlines():
+                        item = plain(line.strip(" -*•#>"))
+                        if len(item) < 16 or _HEADING.match(item):
+                            continue
+                        scored.append((len(named & tokens(item)), item))
+            scored.sort(key=lambda x: -x[0])
+            if scored and scored[0][0] >= NAMED and (len(scored) == 1
+                                                     or scored[1][0] < scored[0][0]):
+                found.append(short(scored[0][1], 240))
+        elif len(opening) >= 24 and not (_PLAN_START.match(opening) or GUESS.search(opening)
+                                         or _DOING.match(opening)
+                                         or _CONDITIONAL.match(opening)):
+            found.append(short(unnarrated(opening) or opening, 240))
+    return " · ".join(dict.fromkeys(found)) or None
+
+
+@dataclass(frozen=True)
 class Narration:
     """A lead-in of a reply that announces a finding without stating it."""
 
@@ -221,6 +316,13 @@ NARRATION: tuple[Narration, ...] = (
         "labelled/uicomponents__session-wordpress.json (an assistant reply; also «OK, I can "
         "see the content is there.» there, «Wait, maybe the issue is …» and «Hmm, that "
         "probably won't fix the issue …» in labelled/uicomponents__session-export.json)"),
+    Narration(
+        "interjection-ah", r"(?:ah|aha)\s*[,.!:—–-]+\s+",
+        "Ah, the issue is that in PHP, if you have `use k1\\lib\\html\\bootstrap\\badge;` "
+        "and then you try to use the class `badge` in your code, PHP thinks you're",
+        "labelled/k1.lib-bootstrap__session-export.json (an assistant reply; also «Ah, I see "
+        "the issue. My regex replacement was …» in labelled/uicomponents__session-wordpress"
+        ".json)"),
 )
 """Lead-ins that announce a finding ("I see the issue!", "Look at lines 123-126:"): a
 cause is never one of them (see :func:`unnarrated`)."""

@@ -8,9 +8,11 @@ import pytest
 from kb.graph.extract import _cause, _diagnosis_sentences
 from kb.graph.rootcause import (
     NARRATION,
+    REVIEW_READINGS,
     ROOT_STATEMENTS,
     later_root,
     plain,
+    review_finding,
     root_tier,
     unnarrated,
 )
@@ -197,3 +199,70 @@ def test_the_root_after_the_first_reading_of_a_complaint_labels_its_cause() -> N
     assert dead.cause is not None and "inline-block" in dead.cause.label
     # the user's complaint stays with it, as evidence
     assert "keep all of them centred" in (dead.cause_text or "")
+
+
+@pytest.mark.parametrize("row", REVIEW_READINGS, ids=lambda r: r.name)
+def test_every_review_reading_names_its_real_finding(row) -> None:  # type: ignore[no-untyped-def]
+    assert row.reading and row.redo and row.source, f"{row.name}: a row needs a real example"
+    # the review at #10, the agent's reading of it at #12, the edit's message at #14
+    said = {("s", 12): [row.reading], ("s", 14): [row.redo]}
+    found = review_finding(said, "s", 10, [14])
+    assert found is not None and row.finding in found, row.name
+    # the reading must come after the review: an earlier message is no reading of it
+    if row.name == "heading-names-finding":
+        assert review_finding(said, "s", 12, [14]) is None
+
+
+DISPOSITION = REVIEW_READINGS[0].reading
+
+
+def test_a_heading_names_a_finding_only_when_one_item_shares_most() -> None:
+    said = {("s", 12): [DISPOSITION]}
+    # "Q3" alone names two items: which one the edit acts on is not said
+    assert review_finding({**said, ("s", 14): ["Now Q3's fix:"]}, "s", 10, [14]) is None
+    # one shared word is not enough
+    assert review_finding({**said, ("s", 14): ["Now the rounding:"]}, "s", 10, [14]) is None
+    # the other Q3 item, named by its dollar figure
+    found = review_finding({**said, ("s", 14): ["Now Q3's `$16.81` softening:"]}, "s", 10, [14])
+    assert found is not None and "date-sensitive" in found
+
+
+def test_a_plan_or_a_guess_at_an_edit_names_no_finding() -> None:
+    said = {("s", 12): ["Acting on the findings now."]}
+    for opening in ("Let me update the README with the corrected numbers.",
+                    "Now I'll collapse it to a single dated snapshot.",
+                    "This is probably the wrong reserve, the README may be stale.",
+                    "Done."):
+        assert review_finding({**said, ("s", 14): [opening]}, "s", 10, [14]) is None, opening
+
+
+def test_each_edit_after_a_review_names_its_own_finding() -> None:
+    rounding, typo = REVIEW_READINGS
+    said = {("s", 12): [rounding.reading], ("s", 14): [rounding.redo], ("s", 16): [typo.redo]}
+    found = review_finding(said, "s", 10, [16, 14])
+    assert found is not None
+    first, second = found.split(" · ")
+    assert rounding.finding in first and typo.finding in second
+
+
+def test_an_episode_cause_from_a_reply_loses_its_markdown_and_its_interjection() -> None:
+    from kb.graph.episodes import Found
+    from kb.graph.extract import Extractor
+
+    # uicomponents-wordpress (opencode, shared) #202: the reply that judged the run lists
+    # what is missing; k1 (opencode, shared): a root the reply opens with "Ah,"
+    for text, want in (
+            ("- ❌ **Code Export section** with reusable tags is missing (WP has \"Ready to "
+             "use\" but without the tag badges)", "Code Export section with reusable tags"),
+            (NARRATION[-1].example, "the issue is that in PHP")):
+        f = Found(session_id="s", name="`curl localhost:8882/wp-json` until it works",
+                  first=200, ended=202, how="failed-check", cause_text=text,
+                  evidence=[(200, "tested", None), (202, "ended", text)])
+        a = Extractor("s")._from_episode(f)
+        assert a.cause is not None and a.cause.label.startswith(want), a.cause.label
+    # the error of a run stays as it printed it
+    sig = "- error: no such file"
+    f = Found(session_id="s", name="x", first=1, ended=2, how="failed-check",
+              cause_text=sig, signature=sig, evidence=[(1, "tested", sig)])
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.label == sig

@@ -43,3 +43,22 @@ def test_no_error_line_is_the_last_line_that_is_no_advice() -> None:
     assert specific_line("warning: x is deprecated\nsomething went wrong\n") == \
         "something went wrong"
     assert specific_line("  \n") is None
+
+
+def test_a_usage_synopsis_is_no_cause() -> None:
+    # k1 (opencode, shared) #554: BSD cat refuses GNU's -A, then prints its synopsis
+    assert specific_line("cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]\n") == \
+        "cat: illegal option -- A"
+    # a usage alone is still all the run said
+    assert specific_line("usage: cat [-belnstuv] [file ...]\n") == \
+        "usage: cat [-belnstuv] [file ...]"
+
+
+def test_what_failed_and_why_over_the_lines_it_quotes() -> None:
+    # soulpass (Codex, shared) #314: apply_patch quotes the lines it did not find
+    out = ("apply_patch verification failed: Failed to find expected lines in /x/route.ts:\n"
+           "    const USDC_MINT = new PublicKey(\n"
+           "      process.env.NEXT_PUBLIC_USDC_MINT ?? \"Gh9Zw\"\n"
+           "    );\n      USDC_MINT,\n")
+    assert specific_line(out) == \
+        "apply_patch verification failed: Failed to find expected lines in /x/route.ts:"

@@ -434,3 +434,26 @@ def test_a_timeout_at_a_prompt_says_the_run_waited_for_input(screen: str) -> Non
 ])
 def test_a_timeout_without_a_prompt_on_screen_stays_a_plain_timeout(screen: str) -> None:
     assert error_signatures(screen + _CUT) == ["Timed out"]
+
+
+# pool/uicomponents__session-wordpress.json #200 (trimmed): `curl … | python -c …` with
+# both streams captured; the script printed the page title before the traceback's last line
+STDOUT_IN_TRACEBACK = """\
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "C:\\Users\\salma\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\encodings\\cp1252.py", line 19, in encode
+    return codecs.charmap_encode(input,self.errors,encoding_table)[0]
+Showcase
+---
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+UnicodeEncodeError: 'charmap' codec can't encode character '\\u2192' in position 1189: character maps to <undefined>
+"""
+
+
+def test_a_traceback_ends_with_its_exception_not_with_what_stdout_printed() -> None:
+    sigs = error_signatures(STDOUT_IN_TRACEBACK)
+    assert sigs and sigs[0].startswith("UnicodeEncodeError: 'charmap' codec")
+    assert "Showcase" not in sigs
+    # an exception with no message is one too
+    assert error_signatures("Traceback (most recent call last):\n  File \"x.py\", line 3\n"
+                            "KeyboardInterrupt\n") == ["KeyboardInterrupt"]
