@@ -65,16 +65,18 @@ from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refut
 from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.structural import (
+    MessageFacts,
     admission_phrase,
     correction_phrase,
     dismissal_phrase,
+    message_signals,
     printing_segment,
     still_broken_phrase,
     turn_mark,
     user_reason,
 )
 
-EXTRACTOR_VERSION = 33
+EXTRACTOR_VERSION = 34
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -135,7 +137,12 @@ conditional; a complaint piece is read against its own complaint; a compaction i
 cause only when the replies after it changed nothing (they lost the task).
 
 33 (xmisread): a request the user restates, naming what the turn never touched, and the
-agent then does with other work is a misread request (:mod:`kb.graph.misread`)."""
+agent then does with other work is a misread request (:mod:`kb.graph.misread`).
+34 (xsig): what a reply ended with is read by the turn rules (an opencode
+``MessageOutputLengthError`` is a cut reply, not a provider error, as Claude Code's
+``max_tokens``; an Antigravity call the tool could not parse is no provider error); runs cut
+by opencode's timeout, outputs cut by Claude Code, opencode and pi, and runs that sat at a
+prompt leave their questions open as Codex's do."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -992,16 +999,19 @@ class Extractor:
             return
         if row.last and row.acted and not row.said:
             self._unfinished(row)
-        if row.error and "abort" in row.error.lower():
-            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+        # what the reply ended with, by the turn rules every agent's reader feeds the
+        # same way (logparse.structural.TURN_RULES)
+        sigs = message_signals(MessageFacts(row.role, row.finish, row.error))
+        if "aborted_turn" in sigs:
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error or "",
                                   "aborted"))
-        elif row.error:
+        elif "api_error" in sigs:
             # the provider answered with an error instead of a reply (a quota, an
             # overload, an unknown model): the agent's own record of it
-            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error or "",
                                   "api-error"))
             self._cut_change(row)
-        if row.finish == "length":
+        if "truncated" in sigs:
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
             reason = "the transcript ends while this reply was still being written"
@@ -1222,7 +1232,10 @@ class Extractor:
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":
                 reason = "the tool call was still running when the transcript ends"
-            elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
+            elif "waiting_for_input" in row.signals:
+                reason = "the run sat at a prompt no one answered"
+            elif row.exit_code == 124 or "timed_out" in row.signals or any(
+                    _TIMEOUT.search(s) for s in row.signatures):
                 reason = "the check timed out"
         if reason is None:
             # a later run of the same check may answer an open question

@@ -46,9 +46,11 @@ from logparse.structural import (
     ADMISSION_HEAD,
     AGENTS,
     DISMISSAL_CUES,
+    HEAD_MARKS,
     MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
     OUTPUT_ERROR_HEAD,
+    TAIL_MARKS,
     CallFacts,
     call_signals,
     error_body,
@@ -245,6 +247,13 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         THEN left(coalesce(output, ''), 80)
                         -- an output the tool cut (Codex's note heads it)
                         WHEN starts_with(output, 'Total output lines:') THEN left(output, 80)
+                        -- cut by Claude Code (<persisted-output>) or opencode, noted at its
+                        -- head (logparse.structural.HEAD_MARKS)
+                        WHEN starts_with(output, '{HEAD_MARKS[0]}')
+                             OR starts_with(output, '{HEAD_MARKS[1]}') THEN left(output, 200)
+                        -- opencode's timeout note, pi's cut note: at the end of the output
+                        WHEN regexp_matches(right(output, 600), $${TAIL_MARKS}$$)
+                        THEN right(output, 2000)
                         -- an HTTP/JSON-RPC answer that may be an error envelope
                         WHEN left(ltrim(output), 1) = chr(123) AND (
                              contains(left(output, 600), '"error"')
@@ -261,7 +270,10 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         THEN left(output, 400) END,
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
-                            = 'require_escalated', false),
+                            = 'require_escalated', false)
+                   -- Claude Code's Bash asking to run outside its sandbox
+                   OR coalesce(json_extract_string(input, '$.dangerouslyDisableSandbox')
+                               = 'true', false),
                    (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1),
                    -- what an edit wrote and took away (the rework rule compares them)
                    CASE WHEN category = 'file-edit' AND status = 'completed'

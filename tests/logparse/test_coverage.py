@@ -1,0 +1,140 @@
+"""The coverage matrix of structural signals × agents (:mod:`logparse.coverage`): every
+cell is mapped by rows whose example of that agent's record gives the signal, or listed as
+never written with the agent's source; and the records mapped by this matrix's rows reach
+the readers' fields, per agent, on trimmed lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.signals_bench import render
+from logparse.coverage import (
+    CELLS,
+    NEVER,
+    NO_REAL_LINE,
+    VOCABULARY,
+    cell_example,
+    cell_problem,
+    matrix,
+)
+from logparse.structural import (
+    AGENTS,
+    API_ERROR_RULES,
+    TURN_RULES,
+    TURN_SIGNALS,
+    MessageFacts,
+    api_error_kind,
+    message_signals,
+)
+from tests.logparse import test_claude_code as cc
+from tests.logparse import test_codex as cx
+
+
+def test_every_cell_is_mapped_with_an_example_or_never_written() -> None:
+    m = matrix()
+    assert len(m) == len(AGENTS) * len(VOCABULARY)
+    gaps = [k for k, v in m.items() if v == "GAP"]
+    assert gaps == [], gaps
+
+
+@pytest.mark.parametrize("cell", CELLS, ids=[f"{c.agent}:{c.signal}" for c in CELLS])
+def test_every_mapped_cell_reads_its_agents_record(cell) -> None:  # type: ignore[no-untyped-def]
+    assert cell.agent in AGENTS and cell.signal in VOCABULARY and cell.rules and cell.record
+    assert cell_problem(cell) is None, cell_problem(cell)
+    _, source = cell_example(cell)
+    assert source, "every example names where it comes from"
+
+
+def test_cells_and_never_rows_do_not_overlap_and_never_rows_cite_a_source() -> None:
+    cells = [(c.agent, c.signal) for c in CELLS]
+    never = [(n.agent, n.signal) for n in NEVER]
+    assert len(cells) == len(set(cells)) and len(never) == len(set(never))
+    assert not set(cells) & set(never)
+    for n in NEVER:
+        assert n.agent in AGENTS and n.signal in VOCABULARY
+        assert n.why and n.source and not n.source.startswith(NO_REAL_LINE)
+
+
+def test_the_bench_prints_the_matrix_in_80_columns() -> None:
+    text = render()
+    assert all(len(ln) <= 80 for ln in text.splitlines())
+    assert "gaps: 0" in text
+    assert all(s in text for s in VOCABULARY)
+
+
+@pytest.mark.parametrize("rule", TURN_RULES, ids=[r.name for r in TURN_RULES])
+def test_every_turn_rule_fires_on_its_example(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.signal in TURN_SIGNALS and rule.source
+    assert rule.example.agent in rule.agents
+    assert rule.test(rule.example)
+    assert rule.signal in message_signals(rule.example)
+
+
+@pytest.mark.parametrize("row", API_ERROR_RULES, ids=[r.name for r in API_ERROR_RULES])
+def test_every_api_error_kind_reads_its_example(row) -> None:  # type: ignore[no-untyped-def]
+    assert api_error_kind(row.example) == row.kind
+
+
+def test_the_same_ending_is_the_same_signal_whatever_the_agent() -> None:
+    # an opencode reply cut at the limit and Claude Code's max_tokens (read as length)
+    assert message_signals(MessageFacts("assistant", error="MessageOutputLengthError")) == \
+        message_signals(MessageFacts("assistant", finish="length")) == ("truncated",)
+    # a Codex turn_aborted and opencode's aborted message
+    assert message_signals(MessageFacts(
+        "assistant", error="MessageAbortedError: turn aborted: interrupted")) == \
+        message_signals(MessageFacts("assistant", error="MessageAbortedError: Aborted")) == \
+        ("aborted_turn",)
+    # a call Antigravity could not parse is no provider error
+    assert message_signals(MessageFacts(
+        "assistant", error="ToolCallError: There was a problem parsing the tool call.")) == \
+        ("input_invalid",)
+    assert api_error_kind("APIError: stream disconnected before completion") == "overload"
+    assert api_error_kind("APIError: something odd") == "other"
+
+
+# ------------------------------------------------------------------ readers, per agent
+def test_claude_code_max_tokens_is_a_reply_cut_at_the_limit(tmp_path: Path) -> None:
+    rec = cc.line("assistant", [{"type": "text", "text": "Here is the full list:\n1."}])
+    rec["message"]["stop_reason"] = "max_tokens"
+    f = cc.transcript(tmp_path, [cc.line("user", "list every file"), rec])
+    sessions, problems = cc.read(f)
+    batch, probs, _ = sessions[cc.SID]
+    assert problems == [] and probs == []
+    assert batch.messages[1][cc.M["finish"]] == "length"
+
+
+def test_codex_error_event_is_the_failed_reply(tmp_path: Path) -> None:
+    f = cx.rollout(tmp_path, [
+        cx.meta(), cx.user("deploy it"),
+        {"timestamp": "2025-10-01T10:00:03Z", "type": "event_msg",
+         "payload": {"type": "error", "message": "You've hit your usage limit. Try again "
+                     "later.", "codex_error_info": "usage_limit_exceeded"}}])
+    ((_, batch, probs),), _ = cx.read(f)
+    assert probs == []
+    failed = batch.messages[-1]
+    assert failed[2] == "assistant" and failed[8] == "APIError"
+    text = next(r for r in batch.other if r[0] == failed[1])
+    assert api_error_kind(json.dumps(text, default=str)) == "quota"
+
+
+def test_codex_patch_apply_end_false_fails_the_edit(tmp_path: Path) -> None:
+    # soulpass__codex-session.jsonl L115-118's shape, the patch_apply_end failed
+    patch = "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-a\n+b\n*** End Patch"
+    f = cx.rollout(tmp_path, [
+        cx.meta(), cx.user("fix it"),
+        cx.item({"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1",
+                 "input": patch, "status": "completed"}),
+        {"timestamp": "2025-10-01T10:00:02Z", "type": "event_msg",
+         "payload": {"type": "patch_apply_end", "call_id": "c1", "success": False,
+                     "stdout": "", "stderr": "Failed to write file src/app.ts: Permission "
+                     "denied (os error 13)"}},
+        cx.item({"type": "custom_tool_call_output", "call_id": "c1",
+                 "output": json.dumps({"output": "", "metadata": {"exit_code": 0,
+                                                                 "duration_seconds": 0.0}})})])
+    ((_, batch, probs),), _ = cx.read(f)
+    assert probs == []
+    call = cx._calls(batch)["c1"]
+    assert call["status"] == "error"
