@@ -581,10 +581,11 @@ RULES += (
          lambda f: re.search(r"\[Showing lines \d+-\d+ of \d+[^\]\n]{0,40}\. Full output: ",
                              (f.output or "")[-2000:]) is not None,
          CallFacts("pi", "bash", "completed", 0, output=(
-             "test/a.spec.ts ok\n\n[Showing lines 1-2000 of 5210. Full output: "
-             "/tmp/pi-bash-3f2a.log]"), command="npm test"),
-         "(no real line yet) badlogic/pi-mono packages/coding-agent/src/core/tools/"
-         "bash.ts: the note on an output it cut"),
+             "/home/selim/Documents/Code/civ6.ch/cmd/civ6/main.go\n/home/selim/Documents/Code/"
+             "civ6.ch/cmd/tmptourism/main.go\n\n\n[Showing lines 12794-13366 of 13366 (50.0KB "
+             "limit). Full output: /tmp/pi-bash-21c61eba751853bb.log]"),
+                   command="find /home/selim/Documents/Code/civ6.ch -type f"),
+         "pool civ6.ch__session.jsonl:8 (bash toolResult content, details.truncation)"),
     Rule("gemini-input-invalid", ("gemini-cli",), "input_invalid",
          _error(r"Invalid parameters provided\. Reason: |must have required property"),
          CallFacts("gemini-cli", "grep", "error", error=(

@@ -242,18 +242,20 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
                         WHEN length(output) < 300 AND command LIKE '%echo %'
                         THEN output
+                        -- an output the tool cut, noted at its head (Claude Code's
+                        -- <persisted-output>, opencode's), or a note at its end (opencode's
+                        -- timeout, pi's cut, Claude Code's sandbox violations): its head and
+                        -- its end (logparse.structural.HEAD_MARKS, TAIL_MARKS)
+                        WHEN starts_with(output, '{HEAD_MARKS[0]}')
+                             OR starts_with(output, '{HEAD_MARKS[1]}')
+                             OR regexp_matches(right(output, 600), $${TAIL_MARKS}$$)
+                        THEN CASE WHEN length(output) <= 2200 THEN output
+                                  ELSE left(output, 200) || chr(10) || right(output, 2000) END
                         -- a Codex run that returned while it still ran (no exit code)
                         WHEN exit_code IS NULL AND status = 'completed' AND tool = 'bash'
                         THEN left(coalesce(output, ''), 80)
                         -- an output the tool cut (Codex's note heads it)
                         WHEN starts_with(output, 'Total output lines:') THEN left(output, 80)
-                        -- cut by Claude Code (<persisted-output>) or opencode, noted at its
-                        -- head (logparse.structural.HEAD_MARKS)
-                        WHEN starts_with(output, '{HEAD_MARKS[0]}')
-                             OR starts_with(output, '{HEAD_MARKS[1]}') THEN left(output, 200)
-                        -- opencode's timeout note, pi's cut note: at the end of the output
-                        WHEN regexp_matches(right(output, 600), $${TAIL_MARKS}$$)
-                        THEN right(output, 2000)
                         -- an HTTP/JSON-RPC answer that may be an error envelope
                         WHEN left(ltrim(output), 1) = chr(123) AND (
                              contains(left(output, 600), '"error"')

@@ -138,3 +138,35 @@ def test_codex_patch_apply_end_false_fails_the_edit(tmp_path: Path) -> None:
     assert probs == []
     call = cx._calls(batch)["c1"]
     assert call["status"] == "error"
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "structural"
+
+
+def _rows(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
+    from kb.graph.store import load_rows
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [FIXTURES / name])
+        sids = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+        return load_rows(store, sids)
+
+
+def test_opencode_cut_runs_reach_the_rules(tmp_path: Path) -> None:
+    # fixtures/structural/make_cut_calls.py: uicomponents__session-wordpress.json
+    calls, _, messages = _rows(tmp_path, "opencode_cut.json")
+    sigs = [c.signals for c in calls]
+    assert sum("timed_out" in s for s in sigs) == 3  # one of them cut as well
+    assert sum("truncated" in s for s in sigs) == 1
+    assert sum("interrupted" in s for s in sigs) == 1
+    aborted = [m for m in messages if m.error and m.error.startswith("MessageAbortedError")]
+    assert aborted and all(message_signals(MessageFacts(m.role, m.finish, m.error))
+                           == ("aborted_turn",) for m in aborted)
+
+
+def test_pi_cut_output_reaches_the_rules(tmp_path: Path) -> None:
+    # fixtures/structural/make_cut_calls.py: civ6.ch__session.jsonl lines 1-8
+    calls, _, _ = _rows(tmp_path, "pi_cut.jsonl")
+    assert any("truncated" in c.signals for c in calls), [c.signals for c in calls]
