@@ -506,6 +506,19 @@ HEAD_MARKS = ("<persisted-output>", "...output truncated...")
 ``...output truncated...``): the store loads the head of such an output."""
 
 
+_SAVED = re.compile(r"Full output saved to: ([^\n]+?)\s*$|\. Full output: ([^\]\n]+)\]", re.M)
+
+
+def saved_output(output: str | None) -> str | None:
+    """Where the tool saved the whole of an output it cut (Claude Code's and opencode's
+    "Full output saved to: PATH", pi's "Full output: PATH]"), ``/`` separated, else
+    ``None``: a later read of that file answers what the cut left open."""
+    m = _SAVED.search(output or "")
+    if m is None:
+        return None
+    return (m.group(1) or m.group(2)).strip().replace("\\", "/")
+
+
 def _cut_at_prompt(f: CallFacts) -> bool:
     """A run cut (its timeout, the user, still running when it returned) whose last lines
     are a prompt: it waited for an answer no one gave."""

@@ -317,6 +317,9 @@ class CallRow(NamedTuple):
     agent: str = ""
     """The session's agent (``codex``, ``claude-code``, ...; empty when not known)."""
     mixed: str | None = None
+    saved: str | None = None
+    """Where the tool saved the whole of an output it cut
+    (:func:`logparse.structural.saved_output`)."""
     """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
     (:func:`logparse.structural.mixed_line`)."""
 
@@ -531,6 +534,9 @@ class Extractor:
         """User messages and the assistant sentences that end or turn away from things."""
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
+        self.saved_outputs: dict[tuple[str, str], str] = {}
+        """``(session, file)`` → the question of an output the tool cut and saved whole
+        to that file: a later read of the file answers it."""
         self.unfound: list[tuple[str, int, str]] = []
         self.lookups: list[tuple[str, int, str]] = []
         self.probes: list[Probe] = []
@@ -1228,6 +1234,12 @@ class Extractor:
                     " (the output was cut)" if "truncated" in row.signals else "")
             elif "truncated" in row.signals:
                 reason = "the tool cut the output: the agent saw only part of the answer"
+                if row.saved:
+                    # a later read of the file the whole output went to answers it
+                    if getattr(self, "saved_outputs", None) is None:  # a state kept before
+                        self.saved_outputs = {}
+                    self.saved_outputs[(row.session_id, row.saved)] = \
+                        f"{row.session_id}:{row.ordinal}:{row.seq}:0"
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted":
@@ -1261,6 +1273,15 @@ class Extractor:
         if row.status != "completed" or row.category in ("todo",):
             return
         cmd = row.remote_command or row.command or ""
+        saved = getattr(self, "saved_outputs", None)
+        if saved:
+            seen = cmd.replace("\\", "/")
+            for (sid, path), qid in list(saved.items()):
+                if sid == row.session_id and path in seen:
+                    for q in self.questions:
+                        if q.id == qid and q.answered_at is None:
+                            q.answered_at = row.ordinal
+                    del saved[(sid, path)]
         tool = row.tool
         if tool == "write_stdin" and _POLLED.match(cmd):
             tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls

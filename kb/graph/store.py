@@ -58,6 +58,7 @@ from logparse.structural import (
     mixed_line,
     network_denied,
     output_error,
+    saved_output,
 )
 
 _ANNOUNCE_SQL = (r"(?i)\b(try|test|evaluate|enable|force|switch to|attempt|explore|"
@@ -313,7 +314,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
             failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
             usage=printed_usage(r[5] or "", r[25]), agent=facts.agent,
-            mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None))
+            mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None,
+            saved=saved_output(r[19]) if "truncated" in signals else None))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

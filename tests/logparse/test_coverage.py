@@ -170,3 +170,51 @@ def test_pi_cut_output_reaches_the_rules(tmp_path: Path) -> None:
     # fixtures/structural/make_cut_calls.py: civ6.ch__session.jsonl lines 1-8
     calls, _, _ = _rows(tmp_path, "pi_cut.jsonl")
     assert any("truncated" in c.signals for c in calls), [c.signals for c in calls]
+
+
+def test_saved_output_names_the_file_the_whole_output_went_to() -> None:
+    from logparse.structural import saved_output
+
+    assert saved_output("<persisted-output>\nOutput too large (34.2KB). Full output saved to: "
+                        "/Users/f/.claude/projects/a32c/tool-results/biuphzf91.txt\n\n"
+                        "Preview (first 2KB):\n") == \
+        "/Users/f/.claude/projects/a32c/tool-results/biuphzf91.txt"
+    assert saved_output("...output truncated...\n\nFull output saved to: C:\\Users\\s\\tool_f6"
+                        "\n\nStarting") == "C:/Users/s/tool_f6"
+    assert saved_output("x\n\n[Showing lines 12794-13366 of 13366 (50.0KB limit). Full output: "
+                        "/tmp/pi-bash-21c6.log]") == "/tmp/pi-bash-21c6.log"
+    assert saved_output("all good") is None
+
+
+def _claude_brief(tmp_path: Path, read_it: bool):  # type: ignore[no-untyped-def]
+    from kb.handoff import brief
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    # pool conversacion-act1-pln__session.jsonl L28-30: a cut output, then its file read
+    path = ("/Users/francobertoldi/.claude/projects/-Users-francobertoldi-Unir/a32c9b72/"
+            "tool-results/biuphzf91.txt")
+    cut = (f"<persisted-output>\nOutput too large (34.2KB). Full output saved to: {path}\n\n"
+           "Preview (first 2KB):\n   0   1\n0  Criterio  Puntos\n...\n</persisted-output>")
+    recs = [cc.line("user", "lee la rubrica"),
+            cc.line("assistant", [cc.use("t1", "Bash", command="python3 -c \"import pandas as "
+                                         "pd; print(pd.read_excel('Rubrica.xlsx'))\"")]),
+            cc.line("user", [cc.result("t1", cut)])]
+    if read_it:
+        recs += [cc.line("assistant", [cc.use("t2", "Read", file_path=path)]),
+                 cc.line("user", [cc.result("t2", "     1\t   0   1\n     2\t0  Criterio")])]
+    recs.append(cc.line("assistant", [{"type": "text", "text": "La rúbrica tiene 12 criterios."}]))
+    tmp_path.mkdir()
+    f = cc.transcript(tmp_path, recs)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f])
+        sid = store.conn.execute("SELECT session_id FROM sessions").fetchone()[0]
+        return brief(store, sid)
+
+
+def test_a_cut_output_whose_file_was_read_is_answered(tmp_path: Path) -> None:
+    left = _claude_brief(tmp_path / "left", read_it=False)
+    assert [q["reason"] for q in left["open"]["untested"]] == [
+        "the tool cut the output: the agent saw only part of the answer"]
+    read = _claude_brief(tmp_path / "read", read_it=True)
+    assert read["open"]["untested"] == []
