@@ -116,6 +116,9 @@ its reviewer's, or the approval policy's."""
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
+_NOT_A_TURN = ("MCP client for ", "MCP startup")
+"""How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
+failed to start): no reply failed."""
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
@@ -794,7 +797,8 @@ class _Rollout:
                             if isinstance(x, str) and x.strip())
             self.patch_fails[p["call_id"]] = err or "patch_apply_end success=false"
             self._extra(n, body)
-        elif typ == "event_msg" and p.get("type") == "error":
+        elif typ == "event_msg" and p.get("type") == "error" and self.q.tail is not None \
+                and not str(p.get("message") or "").startswith(_NOT_A_TURN):
             # the turn failed (codex-rs EventMsg::Error: retries spent, a usage limit, a
             # context that no longer fits): the reply that failed, as Claude Code records
             # an API error and opencode an ``APIError`` (logparse.structural.TURN_RULES)
@@ -808,7 +812,7 @@ class _Rollout:
             if ts is not None:
                 d.info["time"]["completed"] = ts
             yield from self.q.ready()
-        elif typ == "event_msg" and p.get("type") == "stream_error":
+        elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})

@@ -218,3 +218,15 @@ def test_a_cut_output_whose_file_was_read_is_answered(tmp_path: Path) -> None:
         "the tool cut the output: the agent saw only part of the answer"]
     read = _claude_brief(tmp_path / "read", read_it=True)
     assert read["open"]["untested"] == []
+
+
+def test_a_codex_mcp_start_up_error_is_no_failed_reply(tmp_path: Path) -> None:
+    # codex-rs sends EventMsg::Error "MCP client for `x` failed to start" outside a turn
+    f = cx.rollout(tmp_path, [
+        cx.meta(), cx.user("hi"),
+        {"timestamp": "2025-10-01T10:00:02Z", "type": "event_msg",
+         "payload": {"type": "error", "message": "MCP client for `superteam` failed to "
+                     "start: request timed out"}},
+        cx.say("hello")])
+    ((_, batch, probs),), _ = cx.read(f)
+    assert probs == [] and [m[8] for m in batch.messages] == [None, None]
