@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from logparse.coverage import CELLS, NEVER, VOCABULARY, gaps_before, matrix
+from logparse.coverage import CELLS, NEVER, VOCABULARY, cell_example, gaps_before, matrix
 from logparse.structural import AGENTS
 
 _SHORT = {"opencode": "opencode", "claude-code": "claude", "codex": "codex",
@@ -53,7 +53,8 @@ def main(argv: list[str]) -> None:
                         "record": c.record if c else None,
                         "rules": list(c.rules) if c else [],
                         "never": n.why if n else None,
-                        "source": n.source if n else (c.source if c else None)})
+                        "source": n.source if n else (cell_example(c)[1] if c else None),
+                        "mapped_by": c.since or None if c else None})
         print(json.dumps({"cells": out, "gaps": sum(v == "GAP" for v in m.values()),
                           "gaps_before": gaps_before()}, indent=1))
     else:
