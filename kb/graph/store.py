@@ -274,7 +274,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
                             = 'require_escalated', false)
-                   -- Claude Code's Bash asking to run outside its sandbox
+                   -- older Codex builds' flag, Claude Code's Bash: the same request
+                   OR coalesce(json_extract_string(input, '$.with_escalated_permissions')
+                               = 'true', false)
                    OR coalesce(json_extract_string(input, '$.dangerouslyDisableSandbox')
                                = 'true', false),
                    (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1),

@@ -230,3 +230,32 @@ def test_a_codex_mcp_start_up_error_is_no_failed_reply(tmp_path: Path) -> None:
         cx.say("hello")])
     ((_, batch, probs),), _ = cx.read(f)
     assert probs == [] and [m[8] for m in batch.messages] == [None, None]
+
+
+def test_escalation_requests_of_codex_and_claude_code_reach_the_rules(tmp_path: Path) -> None:
+    from kb.graph.store import load_rows
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    # older Codex builds: with_escalated_permissions (codex-rs shell tool arguments)
+    f = cx.rollout(tmp_path, [
+        cx.meta(), cx.user("run the tests"),
+        cx.item({"type": "function_call", "name": "shell", "call_id": "e1", "arguments":
+                 json.dumps({"command": ["bash", "-lc", "npm test"],
+                             "with_escalated_permissions": True,
+                             "justification": "needs network"})}),
+        cx.item({"type": "function_call_output", "call_id": "e1",
+                 "output": json.dumps({"output": "ok\n", "metadata": {
+                     "exit_code": 0, "duration_seconds": 0.5}})})])
+    # Claude Code: Bash dangerouslyDisableSandbox
+    c = cc.transcript(tmp_path, [
+        cc.line("user", "install it"),
+        cc.line("assistant", [cc.use("d1", "Bash", command="npm install",
+                                     dangerouslyDisableSandbox=True)]),
+        cc.line("user", [cc.result("d1", "added 3 packages")])], name="c.jsonl")
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f, c])
+        sids = [r[0] for r in store.conn.execute("SELECT session_id FROM sessions").fetchall()]
+        calls, _, _ = load_rows(store, sids)
+    assert sorted((c.agent, "escalation_requested" in c.signals) for c in calls) == [
+        ("claude-code", True), ("codex", True)]
