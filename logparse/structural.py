@@ -5,6 +5,9 @@ Every reader maps its records to the same call fields (``status``, ``exit_code``
 agent's prose, and name what happened in one small vocabulary (:data:`SIGNALS`).  The
 rules are rows of :data:`RULES`, each with the agent it comes from and an example taken
 from a real transcript line (trimmed); ``tests/logparse/test_structural.py`` walks them.
+What a whole reply ended with (a provider error, a cut, an abort, a compaction) is read
+the same way by :data:`TURN_RULES` from the fields every reader fills as opencode does;
+:mod:`logparse.coverage` says, per agent, which record each signal comes from.
 
 :func:`failure_line` picks the concrete line a failed run failed with, for runs the
 error-signature rules (:mod:`logparse.signals`) have no signature for.
@@ -542,14 +545,17 @@ RULES += (
              "terminated command after exceeding timeout 15000 ms. If this command is expected "
              "to take longer and is not waiting for interactive input, retry with a larger "
              "timeout value in milliseconds.\n</shell_metadata>"),
-                   command='studio wp option update blogname "K1 Bootstrap"'),
+                   command='studio wp option update blogname "21st.dev Components Showcase" '
+                           '--path "C:\\Users\\salma\\Studio\\21st-showcase" 2>&1'),
          "labelled/uicomponents__session-wordpress.json:3994 (bash state.output)"),
     Rule("opencode-truncated", ("opencode",), "truncated",
          lambda f: (f.output or "").startswith("...output truncated..."),
          CallFacts("opencode", "bash", "completed", output=(
              "...output truncated...\n\nFull output saved to: C:\\Users\\salma\\.local\\"
              "share\\opencode\\tool-output\\tool_f65769ec2001b5a6STbVKf8t1d\n\n"
-             "Starting WordPress server…\n"), command="studio site start"),
+             "Starting WordPress server…\n"), command=(
+                 'studio site create --name "21st Showcase" --path "C:\\Users\\salma\\Studio'
+                 '\\21st-showcase" 2>&1')),
          "labelled/uicomponents__session-wordpress.json:2210 (bash state.output)"),
     Rule("opencode-tool-aborted", ("opencode",), "interrupted",
          _error(r"^Tool execution aborted\b"),
