@@ -1232,7 +1232,8 @@ class Extractor:
             elif "still_running" in row.signals:
                 reason = "the command still ran when its output came back" + (
                     " (the output was cut)" if "truncated" in row.signals else "")
-            elif "truncated" in row.signals:
+            elif "truncated" in row.signals and "timed_out" not in row.signals:
+                # (a run the timeout cut says so first: its answer never came at all)
                 reason = "the tool cut the output: the agent saw only part of the answer"
                 if row.saved:
                     # a later read of the file the whole output went to answers it
