@@ -2,7 +2,7 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``)."""
+``rule-support``, ``signals``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "ab": "bench.ab_bench", "diff": "bench.store_diff",
            "rules": "bench.rules_census",
            "readers": "bench.readers_bench",
-           "rule-support": "bench.rule_support"}
+           "rule-support": "bench.rule_support",
+           "signals": "bench.signals_bench"}
 
 
 def main() -> None:

@@ -37,6 +37,7 @@ from kb.graph.report import throughput
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from logparse.request import is_greeting, request_text
+from logparse.structural import MessageFacts, message_signals
 
 _VERSION_RES = (
     re.compile(r"^Name: (?P<name>[\w.-]+)\s*\nVersion: (?P<version>[\w.+-]+)", re.M),
@@ -611,7 +612,13 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
     replied last; done otherwise.  A check left unanswered under an earlier request, which the session went
     on past, is listed (and said) but leaves the end no less done."""
     ended = activity.get("ended") or {}
-    if ended.get("error"):
+    # what the last reply ended with, read by the same turn rules for every agent
+    # (logparse.structural.TURN_RULES): a reply cut at the output limit (opencode's
+    # MessageOutputLengthError, Claude Code's max_tokens) leaves the work open, not blocked
+    cut = "truncated" in message_signals(MessageFacts(
+        str(ended.get("role") or ""), ended.get("finish"),
+        ended.get("error_text") or ended.get("error"))) if ended else False
+    if ended.get("error") and not cut:
         # what the error said (a usage limit, an unknown model), not only its class
         return "blocked", f"the session ended on an error: {short(_error_said(ended), 120)}"
     last_end = max(dead, key=lambda d: d.get("ended_at") or 0, default=None)
@@ -631,6 +638,8 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
         why.append(f"{len(todos)} todo(s) open")
     if ended and ended.get("role") != "assistant":
         why.append("the transcript ends before the agent's reply")
+    if cut:
+        why.append("the last reply was cut at the output-token limit")
     if why:
         return "open", "; ".join(why)
     if earlier:

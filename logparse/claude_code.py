@@ -627,7 +627,9 @@ class _Conv:
         if isinstance(msg.get("model"), str):
             info["modelID"] = msg["model"]
         if isinstance(msg.get("stop_reason"), str):
-            info["finish"] = msg["stop_reason"]
+            # a reply cut at the output limit is opencode's ``length`` (what the turn rules
+            # read, logparse.structural.TURN_RULES); other reasons are kept as written
+            info["finish"] = _FINISH.get(msg["stop_reason"], msg["stop_reason"])
         if ts is not None:
             info["time"]["completed"] = ts
         usage = msg.get("usage")
@@ -927,6 +929,11 @@ def reported(tool: str, tur: dict[str, Any]) -> list[dict[str, Any]]:
             name = str(f.get("filePath") or "").replace("\\", "/").rsplit("/", 1)[-1]
             out.append({"value": float(v), "unit": "lines", "label": f"{name} length".strip()})
     return out
+
+
+_FINISH = {"max_tokens": "length", "model_context_window_exceeded": "length"}
+"""Anthropic stop reasons that say the reply was cut (the Messages API's ``max_tokens``;
+``model_context_window_exceeded`` of newer models), as opencode names it."""
 
 
 def _api_status(obj: dict[str, Any]) -> dict[str, int]:

@@ -70,7 +70,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/3"
+RESUME_VERSION = "codex/4"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -116,6 +116,9 @@ its reviewer's, or the approval policy's."""
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
+_NOT_A_TURN = ("MCP client for ", "MCP startup")
+"""How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
+failed to start): no reply failed."""
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
@@ -499,6 +502,9 @@ class _Rollout:
         self.ends: dict[str, tuple[dict[str, Any], int | None, int]] = {}
         """``exec_command_end`` events of calls still waiting for their output."""
         self.mcp_ends: dict[str, dict[str, Any]] = {}
+        self.patch_fails: dict[str, str] = {}
+        """``patch_apply_end`` with ``success: false`` of calls whose output has not come:
+        what the patch's stderr said (the call failed, whatever its output says)."""
         """``mcp_tool_call_end`` events of calls still waiting for their output (the event
         says whether the MCP tool failed; the output alone does not)."""
         self.extra_lines: list[tuple[int, bytes]] = []
@@ -611,7 +617,7 @@ class _Rollout:
                 "waiting": [[cid, draft_ref(q, d), _index(d.parts, tp), proc]
                             for cid, (d, tp, proc) in self.waiting.items()],
                 "ends": [[cid, e, ts, n] for cid, (e, ts, n) in self.ends.items()],
-                "mcp_ends": self.mcp_ends,
+                "mcp_ends": self.mcp_ends, "patch_fails": self.patch_fails,
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
@@ -651,6 +657,7 @@ class _Rollout:
         self.proc_call = {int(k): v for k, v in s["proc_call"]}
         self.ends = {cid: (e, ts, n) for cid, e, ts, n in s["ends"]}
         self.mcp_ends = dict(s["mcp_ends"])
+        self.patch_fails = dict(s["patch_fails"])
         self.extra_lines, self.extra_parts = lines_from(s["extra_lines"]), s["extra_parts"]
         q = [draft_from(d) for d in s["q"]]
         self.q._q.extend(q)
@@ -781,6 +788,30 @@ class _Rollout:
             else:
                 self._extra(n, body)
             self._usage_stat(n)
+        elif typ == "event_msg" and p.get("type") == "patch_apply_end" and \
+                p.get("success") is False and isinstance(p.get("call_id"), str) and \
+                p["call_id"] in self.calls:
+            # the patch did not apply (codex-rs PatchApplyEndEvent): a failed edit, as
+            # Claude Code's Edit <tool_use_error>, whatever the call's output says
+            err = "\n".join(x for x in (p.get("stderr"), p.get("stdout"))
+                            if isinstance(x, str) and x.strip())
+            self.patch_fails[p["call_id"]] = err or "patch_apply_end success=false"
+            self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "error" and self.q.tail is not None \
+                and not str(p.get("message") or "").startswith(_NOT_A_TURN):
+            # the turn failed (codex-rs EventMsg::Error: retries spent, a usage limit, a
+            # context that no longer fits): the reply that failed, as Claude Code records
+            # an API error and opencode an ``APIError`` (logparse.structural.TURN_RULES)
+            msg = p.get("message") if isinstance(p.get("message"), str) else "error"
+            info = p.get("codex_error_info")
+            data: dict[str, Any] = {"message": msg}
+            if isinstance(info, (str, dict)):
+                data["codexErrorInfo"] = info
+            d = self._draft(n, body, "assistant", ts)
+            d.info["error"] = {"name": "APIError", "data": data}
+            if ts is not None:
+                d.info["time"]["completed"] = ts
+            yield from self.q.ready()
         elif typ == "event_msg" and p.get("type") in ("error", "stream_error"):
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
@@ -927,6 +958,9 @@ class _Rollout:
                 err = mcp_error(mcp)
                 if err is not None and new.get("status") == "completed":
                     new = {"status": "error", "error": new.get("output") or err}
+            failed = self.patch_fails.pop(cid, None) if isinstance(cid, str) else None
+            if failed is not None and new.get("status") == "completed":
+                new = {"status": "error", "error": new.get("output") or failed}
             state.update(new)
             state["metadata"].update(meta)
             if isinstance(meta.get("process"), int) and tp["tool"] == "bash":

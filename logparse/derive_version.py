@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 20
+DERIVE_VERSION = 21
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -62,4 +62,7 @@ complete (``time.completed``), no longer a reply still being written.
 19 (xsub): a Claude Code ``<task-notification>`` (the outcome of a background sub-agent or
 command, written as a user message) is no prompt of the user's.
 20 (xcause4): a traceback's signature is its exception line, not a line the program
-printed to stdout between the frames (``Showcase`` before ``UnicodeEncodeError: …``)."""
+printed to stdout between the frames (``Showcase`` before ``UnicodeEncodeError: …``).
+21 (xsig): Claude Code's ``max_tokens`` stop reason is finish ``length`` (opencode's word);
+a Codex ``error`` event is the reply that failed (an ``APIError``, as Claude Code's API
+errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_patch`` call."""

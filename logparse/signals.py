@@ -786,6 +786,12 @@ pickers of prompt libraries (clack's "↑/↓ to select • Enter: confirm", inq
 _METADATA_RE = re.compile(r"<(?:shell|bash)_metadata>|(?<!\s)[^\S\n]*\n\s*+\[?(?:Command|Process) (?:timed out|killed)", re.I)
 
 
+def waiting_for_input(text: str) -> bool:
+    """The last lines the program printed before it was cut end at a prompt (what the
+    ``waiting_for_input`` signal of :mod:`logparse.structural` reads)."""
+    return _waiting_for_input(text)
+
+
 def _waiting_for_input(text: str) -> bool:
     """The last lines the program printed before it was cut end at a prompt."""
     m = _METADATA_RE.search(text)

@@ -5,6 +5,9 @@ Every reader maps its records to the same call fields (``status``, ``exit_code``
 agent's prose, and name what happened in one small vocabulary (:data:`SIGNALS`).  The
 rules are rows of :data:`RULES`, each with the agent it comes from and an example taken
 from a real transcript line (trimmed); ``tests/logparse/test_structural.py`` walks them.
+What a whole reply ended with (a provider error, a cut, an abort, a compaction) is read
+the same way by :data:`TURN_RULES` from the fields every reader fills as opencode does;
+:mod:`logparse.coverage` says, per agent, which record each signal comes from.
 
 :func:`failure_line` picks the concrete line a failed run failed with, for runs the
 error-signature rules (:mod:`logparse.signals`) have no signature for.
@@ -39,6 +42,7 @@ SIGNALS = (
     "output_error",          # a clean exit whose output says the tool or library failed
     "stderr_mixed",          # stderr merged into stdout ahead of the data a run printed
     "subagent_failed",       # a delegation whose sub-agent errored, was stopped or never answered
+    "waiting_for_input",     # the run was cut while its program sat at a prompt
 )
 
 
@@ -661,6 +665,150 @@ RULES += (
 )
 
 
+_OPENCODE_TIMEOUT = "shell tool terminated command after exceeding timeout"
+"""What opencode's bash tool appends (in ``<shell_metadata>``) to a run its timeout cut
+(sst/opencode packages/opencode/src/tool/bash.ts)."""
+TAIL_MARKS = (r"shell tool terminated command after exceeding timeout|\[Showing lines \d+-\d+ of \d+"
+              r"|<sandbox_violations>")
+"""What some row needs at the end of a clean run's output (an RE2 pattern, DuckDB's too):
+the store loads the tail of such an output (opencode's timeout note, pi's cut note,
+Claude Code's sandbox violations)."""
+HEAD_MARKS = ("<persisted-output>", "...output truncated...")
+"""How an output the tool cut opens (Claude Code's ``<persisted-output>``, opencode's
+``...output truncated...``): the store loads the head of such an output."""
+
+
+_SAVED = re.compile(r"Full output saved to: ([^\n]+?)\s*$|\. Full output: ([^\]\n]+)\]", re.M)
+
+
+def saved_output(output: str | None) -> str | None:
+    """Where the tool saved the whole of an output it cut (Claude Code's and opencode's
+    "Full output saved to: PATH", pi's "Full output: PATH]"), ``/`` separated, else
+    ``None``: a later read of that file answers what the cut left open."""
+    m = _SAVED.search(output or "")
+    if m is None:
+        return None
+    return (m.group(1) or m.group(2)).strip().replace("\\", "/")
+
+
+def _cut_at_prompt(f: CallFacts) -> bool:
+    """A run cut (its timeout, the user, still running when it returned) whose last lines
+    are a prompt: it waited for an answer no one gave."""
+    from logparse.signals import waiting_for_input  # the screen rules live there
+
+    cut = (f.exit_code == 124 or f.status in ("aborted", "interrupted", "error")
+           or _OPENCODE_TIMEOUT in (f.output or "")[-2000:]
+           or (f.status == "completed" and f.exit_code is None and f.agent == "codex")
+           or bool(re.search(r"\btimed out\b", f.error or "", re.I)))
+    text = (f.output or "") + ("\n" + f.error if f.error else "")
+    return f.tool in _SHELL_TOOLS and cut and bool(text.strip()) and waiting_for_input(text)
+
+
+# Records each agent writes for a call that the rows above did not read (the coverage
+# matrix, logparse.coverage, names the agent's source for each)
+RULES += (
+    Rule("opencode-timeout", ("opencode",), "timed_out",
+         lambda f: _OPENCODE_TIMEOUT in (f.output or "")[-2000:],
+         CallFacts("opencode", "bash", "completed", output=(
+             "Success: Updated 'blogname' option.\n\n\n<shell_metadata>\nshell tool "
+             "terminated command after exceeding timeout 15000 ms. If this command is expected "
+             "to take longer and is not waiting for interactive input, retry with a larger "
+             "timeout value in milliseconds.\n</shell_metadata>"),
+                   command='studio wp option update blogname "21st.dev Components Showcase" '
+                           '--path "C:\\Users\\salma\\Studio\\21st-showcase" 2>&1'),
+         "labelled/uicomponents__session-wordpress.json:3994 (bash state.output)"),
+    Rule("opencode-truncated", ("opencode",), "truncated",
+         lambda f: (f.output or "").startswith("...output truncated..."),
+         CallFacts("opencode", "bash", "completed", output=(
+             "...output truncated...\n\nFull output saved to: C:\\Users\\salma\\.local\\"
+             "share\\opencode\\tool-output\\tool_f65769ec2001b5a6STbVKf8t1d\n\n"
+             "Starting WordPress server…\n"), command=(
+                 'studio site create --name "21st Showcase" --path "C:\\Users\\salma\\Studio'
+                 '\\21st-showcase" 2>&1')),
+         "labelled/uicomponents__session-wordpress.json:2210 (bash state.output)"),
+    Rule("opencode-tool-aborted", ("opencode",), "interrupted",
+         _error(r"^Tool execution aborted\b"),
+         CallFacts("opencode", "bash", "error", error="Tool execution aborted"),
+         "labelled/uicomponents__session-wordpress.json:19519 (tool state.error)"),
+    Rule("opencode-tool-error", ("opencode",), "tool_error",
+         lambda f: f.status == "error" and bool(f.error) and f.tool not in DELEGATION_TOOLS
+         and not re.match(r"(?:The user rejected permission|Tool execution aborted)", f.error),
+         CallFacts("opencode", "edit", "error", error=(
+             "Found multiple matches for oldString. Provide more surrounding context to make "
+             "the match unique.")),
+         "labelled/k1.lib-bootstrap__session-export.json:9822 (tool state.error)"),
+    Rule("opencode-invalid-args", ("opencode",), "input_invalid",
+         _error(r"tool was called with invalid arguments|^Invalid input for tool "),
+         CallFacts("opencode", "edit", "error", error=(
+             "The edit tool was called with invalid arguments: [\n  {\n    \"expected\": "
+             "\"string\",\n    \"path\": [\"filePath\"],\n    \"message\": \"Invalid input: "
+             "expected string, received undefined\"\n  }\n].\nPlease rewrite the input so it "
+             "satisfies the expected schema.")),
+         "(no real line yet) sst/opencode packages/opencode/src/tool/tool.ts (the "
+         "parameters' schema refused the input)"),
+    Rule("claude-sandbox-violation", ("claude-code",), "sandbox_denied",
+         lambda f: "<sandbox_violations>" in (f.output or "") + f.error,
+         CallFacts("claude-code", "bash", "completed", 56, output=(
+             "curl: (56) CONNECT tunnel failed, response 403\n<sandbox_violations>\ndeny "
+             "network-outbound example.org:443\n</sandbox_violations>"),
+                   command="curl -sS -m 15 https://example.org"),
+         "(no real line yet) Claude Code Bash in sandbox mode: the <sandbox_violations> "
+         "block after the output"),
+    Rule("claude-escalation", ("claude-code",), "escalation_requested", lambda f: f.escalated,
+         CallFacts("claude-code", "bash", "completed", 0, output=None,
+                   command="npm install", escalated=True),
+         "(no real line yet) Claude Code Bash input dangerouslyDisableSandbox: true"),
+    Rule("claude-persisted-output", ("claude-code",), "truncated",
+         lambda f: (f.output or "").startswith("<persisted-output>"),
+         CallFacts("claude-code", "bash", "completed", 0, output=(
+             "<persisted-output>\nOutput too large (34.2KB). Full output saved to: /Users/"
+             "francobertoldi/.claude/projects/a32c9b72/tool-results/biuphzf91.txt\n\n"
+             "Preview (first 2KB):\n"), command="python3 -c \"import pandas\""),
+         "pool conversacion-act1-pln__session.jsonl:29 (tool_result content)"),
+    Rule("pi-truncated", ("pi",), "truncated",
+         lambda f: re.search(r"\[Showing lines \d+-\d+ of \d+[^\]\n]{0,40}\. Full output: ",
+                             (f.output or "")[-2000:]) is not None,
+         CallFacts("pi", "bash", "completed", 0, output=(
+             "/home/selim/Documents/Code/civ6.ch/cmd/civ6/main.go\n/home/selim/Documents/Code/"
+             "civ6.ch/cmd/tmptourism/main.go\n\n\n[Showing lines 12794-13366 of 13366 (50.0KB "
+             "limit). Full output: /tmp/pi-bash-21c61eba751853bb.log]"),
+                   command="find /home/selim/Documents/Code/civ6.ch -type f"),
+         "pool civ6.ch__session.jsonl:8 (bash toolResult content, details.truncation)"),
+    Rule("gemini-input-invalid", ("gemini-cli",), "input_invalid",
+         _error(r"Invalid parameters provided\. Reason: |must have required property"),
+         CallFacts("gemini-cli", "grep", "error", error=(
+             "Error: Invalid parameters provided. Reason: params must have required "
+             "property 'pattern'")),
+         "(no real line yet) google-gemini/gemini-cli packages/core/src/tools/tools.ts "
+         "(ToolErrorType.INVALID_TOOL_PARAMS)"),
+    Rule("pi-input-invalid", ("pi",), "input_invalid",
+         _error(r"^Validation failed for tool "),
+         CallFacts("pi", "read", "error", error=(
+             'Validation failed for tool "read":\n  - path: must have required property '
+             "'path'")),
+         "(no real line yet) badlogic/pi-mono packages/ai/src/utils/validation.ts "
+         "(validateToolArguments)"),
+    Rule("codex-patch-apply-failed", ("codex",), "tool_error",
+         lambda f: f.tool == "apply_patch" and f.status == "error" and bool(f.error)
+         and not f.error.startswith(("patch rejected", "aborted")),
+         CallFacts("codex", "apply_patch", "error", error=(
+             "patch_apply_end success=false: Failed to write file src/app.ts: Permission "
+             "denied (os error 13)")),
+         "(no real line yet) openai/codex codex-rs/protocol/src/protocol.rs "
+         "PatchApplyEndEvent{success: false, stderr}"),
+    Rule("waiting-for-input", _ALL, "waiting_for_input", _cut_at_prompt,
+         CallFacts("opencode", "bash", "completed", output=(
+             "Need to install the following packages:\ncreate-next-app@15.0.3\nOk to proceed? "
+             "(y) \n\n<shell_metadata>\nshell tool "
+             "terminated command after exceeding timeout 60000 ms. If this command is expected "
+             "to take longer and is not waiting for interactive input, retry with a larger "
+             "timeout value in milliseconds.\n</shell_metadata>"),
+                   command="npx create-next-app@latest web"),
+         "(no real line yet) an interactive scaffolder under opencode's bash timeout "
+         "(sst/opencode packages/opencode/src/tool/bash.ts)"),
+)
+
+
 def call_signals(f: CallFacts) -> tuple[str, ...]:
     """The signals of one call, in :data:`SIGNALS` order, each once."""
     got = {r.signal for r in RULES if f.agent in r.agents and r.test(f)}
@@ -1052,3 +1200,161 @@ def turn_mark(text: str) -> TurnMark | None:
         if head.startswith(m.prefix):
             return m
     return None
+
+
+# ----------------------------------------------------------------- what a turn ended with
+TURN_SIGNALS = ("api_error", "aborted_turn", "truncated", "input_invalid", "compacted")
+"""Signals of a whole reply (a message), read from the fields every reader fills the
+opencode way: ``finish``, the message ``error`` (``Name: message``) and a compaction."""
+
+API_ERROR_KINDS = ("auth", "quota", "overload", "model", "context", "other")
+
+
+@dataclass(frozen=True)
+class MessageFacts:
+    """The fields of one message the turn rules read (as the readers store them)."""
+
+    role: str
+    finish: str | None = None
+    """opencode's finish reason: ``stop``, ``tool-calls``, ``length`` (each reader maps its
+    agent's own stop reason to these)."""
+    error: str | None = None
+    """The message's error as stored: its name, then ``: `` and its message."""
+    compacted: bool = False
+    agent: str = ""
+
+
+@dataclass(frozen=True)
+class TurnRule:
+    name: str
+    agents: tuple[str, ...]
+    signal: str
+    test: Callable[[MessageFacts], bool]
+    example: MessageFacts
+    source: str
+
+
+def _named(*names: str) -> Callable[[MessageFacts], bool]:
+    return lambda m: bool(m.error) and (m.error or "").startswith(names)
+
+
+def _aborted(m: MessageFacts) -> bool:
+    return bool(m.error) and "abort" in (m.error or "").lower()
+
+
+def _cut(m: MessageFacts) -> bool:
+    return m.finish == "length" or _named("MessageOutputLengthError")(m)
+
+
+def _call_refused(m: MessageFacts) -> bool:
+    return _named("ToolCallError")(m)
+
+
+TURN_RULES: tuple[TurnRule, ...] = (
+    TurnRule("finish-length", _ALL, "truncated", lambda m: m.finish == "length",
+             MessageFacts("assistant", finish="length", agent="opencode"),
+             "labelled/pfm-categorization__opencode-session.json:1665 (info.finish)"),
+    TurnRule("opencode-output-length", ("opencode",), "truncated",
+             _named("MessageOutputLengthError"),
+             MessageFacts("assistant", error="MessageOutputLengthError", agent="opencode"),
+             "(no real line yet) sst/opencode packages/opencode/src/session/message-v2.ts "
+             "(OutputLengthError: the reply hit the output-token limit)"),
+    TurnRule("claude-max-tokens", ("claude-code",), "truncated",
+             lambda m: m.finish == "length",
+             MessageFacts("assistant", finish="length", agent="claude-code"),
+             "(no real line yet) Claude Code message.stop_reason max_tokens (read as "
+             "finish length by logparse.claude_code)"),
+    TurnRule("pi-length", ("pi",), "truncated", lambda m: m.finish == "length",
+             MessageFacts("assistant", finish="length", agent="pi"),
+             "(no real line yet) badlogic/pi-mono packages/ai/src/types.ts StopReason "
+             "\"length\""),
+    TurnRule("aborted", _ALL, "aborted_turn", _aborted,
+             MessageFacts("assistant", error="MessageAbortedError: Aborted",
+                          agent="opencode"),
+             "labelled/uicomponents__session-wordpress.json:16647 (info.error)"),
+    TurnRule("codex-aborted-turn", ("codex",), "aborted_turn", _aborted,
+             MessageFacts("assistant", error="MessageAbortedError: turn aborted: interrupted",
+                          agent="codex"),
+             "labelled/soulpass__codex-session.jsonl:291 (event_msg turn_aborted "
+             "reason interrupted)"),
+    TurnRule("tool-call-refused", ("antigravity",), "input_invalid", _call_refused,
+             MessageFacts("assistant", error=(
+                 "ToolCallError: There was a problem parsing the tool call."),
+                 agent="antigravity"),
+             "(no real line yet) Antigravity ERROR_MESSAGE step answering no call "
+             "(logparse.antigravity)"),
+    TurnRule("api-error", _ALL, "api_error",
+             lambda m: bool(m.error) and not _aborted(m) and not _cut(m)
+             and not _call_refused(m),
+             MessageFacts("assistant", error=(
+                 "APIError: You've hit your limit · resets 7pm (America/Mendoza)"),
+                 agent="claude-code"),
+             "pool conversacion-act1-pln__session.jsonl:499 (isApiErrorMessage, error "
+             "rate_limit)"),
+    TurnRule("compaction", _ALL, "compacted", lambda m: m.compacted,
+             MessageFacts("assistant", compacted=True, agent="claude-code"),
+             "labelled/will-it-rain__claude.jsonl:712 (system compact_boundary)"),
+)
+"""Rows that read what a reply ended with; ``tests/logparse/test_structural.py`` walks
+them and :mod:`logparse.coverage` names them per agent."""
+
+
+def message_signals(m: MessageFacts) -> tuple[str, ...]:
+    """The signals of one message, in :data:`TURN_SIGNALS` order, each once."""
+    got = {r.signal for r in TURN_RULES if (not m.agent or m.agent in r.agents) and r.test(m)}
+    return tuple(s for s in TURN_SIGNALS if s in got)
+
+
+@dataclass(frozen=True)
+class ApiErrorKind:
+    name: str
+    kind: str
+    pattern: re.Pattern[str]
+    example: str
+    source: str
+
+
+API_ERROR_RULES: tuple[ApiErrorKind, ...] = (
+    ApiErrorKind("auth", "auth", re.compile(
+        r"^ProviderAuthError\b|\b(?:401|403)\b|authentication_(?:error|failed)|unauthori[sz]ed"
+        r"|invalid (?:x-)?api[ _-]?key|api key (?:disabled|not valid|invalid)|please run /login"
+        r"|OAuth token (?:has )?expired", re.I),
+        "APIError: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
+        "\"message\":\"OAuth token has expired.\"}}",
+        "(no real line yet) Claude Code isApiErrorMessage, error authentication_failed"),
+    ApiErrorKind("quota", "quota", re.compile(
+        r"hit your (?:usage )?limit|usage limit|rate[ _-]?limit|\b429\b|quota"
+        r"|billing_error|insufficient (?:credit|balance|funds)|credit balance is too low", re.I),
+        "APIError: You've hit your limit · resets 7pm (America/Mendoza)",
+        "pool conversacion-act1-pln__session.jsonl:499 (isApiErrorMessage, error rate_limit)"),
+    ApiErrorKind("overload", "overload", re.compile(
+        r"overloaded|\b(?:500|502|503|529)\b|server_error|internal server error"
+        r"|service unavailable|stream disconnected|connection (?:error|reset|refused)"
+        r"|ECONNRESET|fetch failed|timed? ?out", re.I),
+        "APIError: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+        "\"message\":\"Overloaded\"}}",
+        "(no real line yet) Anthropic API overloaded_error as Claude Code records it"),
+    ApiErrorKind("context", "context", re.compile(
+        r"prompt is too long|context (?:window|length)|context_length_exceeded"
+        r"|maximum context|ContextOverflowError|too many tokens", re.I),
+        "APIError: Codex ran out of room in the model's context window. Start a new thread "
+        "or clear earlier history before retrying.",
+        "(no real line yet) openai/codex CodexErrorInfo::ContextWindowExceeded"),
+    ApiErrorKind("model", "model", re.compile(
+        r"model[^.\n]{0,60}(?:not found|does not exist|not supported|not available|unknown"
+        r"|invalid)|(?:unknown|invalid|unsupported) model|not_found_error|ModelNotFound"
+        r"|issue with the selected model", re.I),
+        "APIError: There's an issue with the selected model (claude-opus-4-9). It may not "
+        "exist or you may not have access to it. Run /model to pick a different model.",
+        "(no real line yet) Claude Code isApiErrorMessage after /model with an unknown id"),
+)
+"""The kind of a provider error (issue 22: model, quota, overload, auth; and a context
+that no longer fits), first matching row wins; ``other`` when none does."""
+
+
+def api_error_kind(text: str) -> str:
+    """The kind (:data:`API_ERROR_KINDS`) of a provider error's stored text."""
+    for r in API_ERROR_RULES:
+        if r.pattern.search(text[:600]):
+            return r.kind
+    return "other"

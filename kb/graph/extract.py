@@ -70,16 +70,18 @@ from logparse.request import INTERRUPT_MARK, request_text
 from logparse.revision import quoted
 from logparse.structural import (
     DELEGATION_TOOLS,
+    MessageFacts,
     admission_phrase,
     correction_phrase,
     dismissal_phrase,
+    message_signals,
     printing_segment,
     still_broken_phrase,
     turn_mark,
     user_reason,
 )
 
-EXTRACTOR_VERSION = 37
+EXTRACTOR_VERSION = 38
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -158,7 +160,13 @@ take as cause the finding each edit names: the item of the agent's reading of th
 its heading names, else the statement its message opens with
 (:data:`kb.graph.rootcause.REVIEW_READINGS`); a cause from a reply loses its Markdown and
 an "Ah,"; a failed run's line is never a usage synopsis, and "… failed: why" says why
-(:data:`logparse.errorline.ERROR_LINES`)."""
+(:data:`logparse.errorline.ERROR_LINES`).
+
+38 (xsig): what a reply ended with is read by the turn rules (an opencode
+``MessageOutputLengthError`` is a cut reply, not a provider error, as Claude Code's
+``max_tokens``; an Antigravity call the tool could not parse is no provider error); runs cut
+by opencode's timeout, outputs cut by Claude Code, opencode and pi, and runs that sat at a
+prompt leave their questions open as Codex's do."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -333,6 +341,9 @@ class CallRow(NamedTuple):
     agent: str = ""
     """The session's agent (``codex``, ``claude-code``, ...; empty when not known)."""
     mixed: str | None = None
+    saved: str | None = None
+    """Where the tool saved the whole of an output it cut
+    (:func:`logparse.structural.saved_output`)."""
     """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
     (:func:`logparse.structural.mixed_line`)."""
 
@@ -556,6 +567,9 @@ class Extractor:
         """User messages and the assistant sentences that end or turn away from things."""
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
+        self.saved_outputs: dict[tuple[str, str], str] = {}
+        """``(session, file)`` → the question of an output the tool cut and saved whole
+        to that file: a later read of the file answers it."""
         self.unfound: list[tuple[str, int, str]] = []
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.lookups: list[tuple[str, int, str]] = []
@@ -1043,16 +1057,19 @@ class Extractor:
             return
         if row.last and row.acted and not row.said:
             self._unfinished(row)
-        if row.error and "abort" in row.error.lower():
-            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+        # what the reply ended with, by the turn rules every agent's reader feeds the
+        # same way (logparse.structural.TURN_RULES)
+        sigs = message_signals(MessageFacts(row.role, row.finish, row.error))
+        if "aborted_turn" in sigs:
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error or "",
                                   "aborted"))
-        elif row.error:
+        elif "api_error" in sigs:
             # the provider answered with an error instead of a reply (a quota, an
             # overload, an unknown model): the agent's own record of it
-            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error,
+            self.said.append(Said(row.session_id, row.ordinal, "assistant", row.error or "",
                                   "api-error"))
             self._cut_change(row)
-        if row.finish == "length":
+        if "truncated" in sigs:
             reason = "the reply was cut at the output-token limit"
         elif row.last and not row.completed and row.finish is None:
             reason = "the transcript ends while this reply was still being written"
@@ -1284,15 +1301,25 @@ class Extractor:
             elif "still_running" in row.signals:
                 reason = "the command still ran when its output came back" + (
                     " (the output was cut)" if "truncated" in row.signals else "")
-            elif "truncated" in row.signals:
+            elif "truncated" in row.signals and "timed_out" not in row.signals:
+                # (a run the timeout cut says so first: its answer never came at all)
                 reason = "the tool cut the output: the agent saw only part of the answer"
+                if row.saved:
+                    # a later read of the file the whole output went to answers it
+                    if getattr(self, "saved_outputs", None) is None:  # a state kept before
+                        self.saved_outputs = {}
+                    self.saved_outputs[(row.session_id, row.saved)] = \
+                        f"{row.session_id}:{row.ordinal}:{row.seq}:0"
             elif row.status == "aborted":
                 reason = "the tool call was aborted"
             elif row.status == "interrupted" and row.tool in DELEGATION_TOOLS:
                 reason = "the sub-agent never reported back before the transcript ends"
             elif row.status == "interrupted":
                 reason = "the tool call was still running when the transcript ends"
-            elif row.exit_code == 124 or any(_TIMEOUT.search(s) for s in row.signatures):
+            elif "waiting_for_input" in row.signals:
+                reason = "the run sat at a prompt no one answered"
+            elif row.exit_code == 124 or "timed_out" in row.signals or any(
+                    _TIMEOUT.search(s) for s in row.signatures):
                 reason = "the check timed out"
         if reason is None:
             # a later run of the same check may answer an open question
@@ -1318,6 +1345,15 @@ class Extractor:
         if row.status != "completed" or row.category in ("todo",):
             return
         cmd = row.remote_command or row.command or ""
+        saved = getattr(self, "saved_outputs", None)
+        if saved:
+            seen = cmd.replace("\\", "/")
+            for (sid, path), qid in list(saved.items()):
+                if sid == row.session_id and path in seen:
+                    for q in self.questions:
+                        if q.id == qid and q.answered_at is None:
+                            q.answered_at = row.ordinal
+                    del saved[(sid, path)]
         tool = row.tool
         if tool == "write_stdin" and _POLLED.match(cmd):
             tool, cmd = "bash", _POLLED.sub("", cmd)  # a poll answers the run it polls

@@ -51,9 +51,11 @@ from logparse.structural import (
     CODEX_COLLAB_TOOLS,
     DELEGATION_TOOLS,
     DISMISSAL_CUES,
+    HEAD_MARKS,
     MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
     OUTPUT_ERROR_HEAD,
+    TAIL_MARKS,
     CallFacts,
     call_signals,
     error_body,
@@ -62,6 +64,7 @@ from logparse.structural import (
     network_denied,
     notified_failure,
     output_error,
+    saved_output,
     subagent_failure,
     task_notification_failure,
 )
@@ -256,6 +259,15 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         -- a run that echoes a marker (`; echo EXIT: $?`): what else it printed
                         WHEN length(output) < 300 AND command LIKE '%echo %'
                         THEN output
+                        -- an output the tool cut, noted at its head (Claude Code's
+                        -- <persisted-output>, opencode's), or a note at its end (opencode's
+                        -- timeout, pi's cut, Claude Code's sandbox violations): its head and
+                        -- its end (logparse.structural.HEAD_MARKS, TAIL_MARKS)
+                        WHEN starts_with(output, '{HEAD_MARKS[0]}')
+                             OR starts_with(output, '{HEAD_MARKS[1]}')
+                             OR regexp_matches(right(output, 600), $${TAIL_MARKS}$$)
+                        THEN CASE WHEN length(output) <= 2200 THEN output
+                                  ELSE left(output, 200) || chr(10) || right(output, 2000) END
                         -- a Codex run that returned while it still ran (no exit code)
                         WHEN exit_code IS NULL AND status = 'completed' AND tool = 'bash'
                         THEN left(coalesce(output, ''), 80)
@@ -277,7 +289,12 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         THEN left(output, 400) END,
                    left(error, 1500),
                    coalesce(json_extract_string(input, '$.sandbox_permissions')
-                            = 'require_escalated', false),
+                            = 'require_escalated', false)
+                   -- older Codex builds' flag, Claude Code's Bash: the same request
+                   OR coalesce(json_extract_string(input, '$.with_escalated_permissions')
+                               = 'true', false)
+                   OR coalesce(json_extract_string(input, '$.dangerouslyDisableSandbox')
+                               = 'true', false),
                    (SELECT agent FROM sessions s WHERE s.session_id = calls.session_id LIMIT 1),
                    -- what an edit wrote and took away (the rework rule compares them)
                    CASE WHEN category = 'file-edit' AND status = 'completed'
@@ -355,7 +372,8 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             error=r[17], offline=r[18] or network_denied(facts), signals=signals,
             failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
             usage=printed_usage(r[5] or "", r[25]), agent=facts.agent,
-            mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None))
+            mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None,
+            saved=saved_output(r[19]) if "truncated" in signals else None))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

@@ -147,3 +147,21 @@ def test_what_the_user_said_later_is_no_check() -> None:
     assert [c["text"] for c in got["untested"][0]["caveats"]] == [
         "the user said later: do that for kosh ai",
         "a later check found: Couldn't connect to server"]
+
+
+def test_a_reply_cut_at_the_output_limit_leaves_the_work_open_for_every_agent() -> None:
+    """opencode's ``MessageOutputLengthError`` and Claude Code's ``max_tokens`` (read as
+    finish ``length``) are the same ending: the work is open, not blocked by an error."""
+    from kb.handoff import _state
+
+    for ended in ({"ordinal": 9, "role": "assistant", "finish": None,
+                   "error": "MessageOutputLengthError",
+                   "error_text": "MessageOutputLengthError"},
+                  {"ordinal": 9, "role": "assistant", "finish": "length", "error": None,
+                   "error_text": None}):
+        state, why = _state({"ended": ended}, [], [], [])
+        assert state == "open" and "cut at the output-token limit" in why, (ended, why)
+    state, _ = _state({"ended": {"ordinal": 9, "role": "assistant", "finish": None,
+                                 "error": "APIError", "error_text": "APIError: 529 "
+                                 "Overloaded"}}, [], [], [])
+    assert state == "blocked"

@@ -325,6 +325,8 @@ def test_an_interrupted_step_is_an_aborted_message(tmp_path: Path) -> None:
     ((_, batch, probs),), _ = read(f)
     assert probs == []
     assert batch.messages[1][8] == "MessageAbortedError"  # messages.error
+    # the error event ends the next turn: the reply that failed (codex-rs EventMsg::Error)
+    assert batch.messages[2][8] == "APIError" and batch.messages[2][2] == "assistant"
     assert [(r[0], r[4]) for r in batch.other] == [(2, "error"), (3, "error")]
 
 
