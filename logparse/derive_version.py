@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 18
+DERIVE_VERSION = 19
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -58,4 +58,6 @@ curl and git, ``404 Not Found`` with its own reason phrase from wget and npm, re
 MSBuild's warnings, errors and elapsed time; a stated result is dropped only where the line
 rules read the same place or the same value and unit (no longer any equal value).
 18 (hand2): a Codex reply followed by its turn's ``task_complete`` at the end of the file is
-complete (``time.completed``), no longer a reply still being written."""
+complete (``time.completed``), no longer a reply still being written.  19 (xfit): the
+dead-end verdicts of assistant prose in Spanish, Portuguese and Chinese ("no funcionó",
+"não funciona", "行不通") class it as a dead end, as the English ones do."""

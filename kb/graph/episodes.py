@@ -37,6 +37,7 @@ from kb.graph.iteration import (
     taken_away,
     transient_api_error,
 )
+from kb.graph.replycues import DESTROYED_CUES, first_match
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
@@ -1293,10 +1294,6 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-_DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|clobbered|destroyed|blanked"
-                        r"|lost|overwritten|removed too much)\b", re.I)
-"""A reply's words for a run that damaged what it worked on ("deleted", "emptied",
-"overwritten" alone: said as often of what the agent meant to do)."""
 DAMAGE = 4
 """Messages before the damaging run in which the change it ran was made."""
 
@@ -1309,7 +1306,7 @@ def damage_episodes(steps: list[Step]) -> list[Found]:
     index = _Index(steps)
     out: list[Found] = []
     for s in steps:
-        if not s.judged or not _DESTROYED.search(s.judged):
+        if not s.judged or first_match(DESTROYED_CUES, s.judged) is None:
             continue
         made = changes.between(s.session_id, s.ordinal - DAMAGE - 1, s.ordinal + 1)
         if not made:
