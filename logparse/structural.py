@@ -581,6 +581,19 @@ CORRECTION_CUES += (
                              r"(?:it|right|correct|the\s+one)\b", re.I),
         "I don't think that's it. It's something else, I hold down function and it records",
         "speakfree__session.jsonl:76 (user)"),
+    # the same two ideas (the agent works on another thing than the one meant; that is not
+    # it) in the other languages of the pool
+    Cue("es-pt-zh-other-target", re.compile(
+        r"\b(?:es|era|[eé])\s+(?:otr[oa]|outr[oa]|un[oa]?\s+distint[oa]|um[a]?\s+diferente)\s+"
+        r"(?:programa|app|aplicaci[oó]n|aplicativo|proyecto|projeto|archivo|arquivo|carpeta|pasta"
+        r"|proceso|processo|servidor|paquete|pacote|cosa|coisa)\b"
+        r"|\bno\s+creo\s+que\s+sea\s+(?:eso|esto|ese|esa)\b"
+        r"|\bn[aã]o\s+acho\s+que\s+(?:seja|[eé])\s+(?:isso|esse|essa)\b"
+        r"|是另一个(?:程序|应用|项目|文件|进程|服务)|不是这个(?:程序|应用|项目|文件|进程|服务)"
+        r"|我觉得不是(?:这个|这样)", re.I),
+        "No creo que sea eso. Es otro programa, el que arranca al iniciar el sistema.",
+        "(no real line yet) Spanish/Portuguese/Chinese: 'that is not it, it is another "
+        "program'"),
 )
 
 
