@@ -1189,6 +1189,16 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if not recent or not recent[-1].change or any(s.check for s in recent):
             continue
         changed = [s for s in recent if s.change]
+        last = changed[-1]
+        if last.wrote and any(
+                s.change and s.target == last.target
+                and len(last.wrote & s.wrote) >= REWRITE_KEEPS * len(last.wrote)
+                for s in index.between(v.session_id, v.ordinal - 1, v.ordinal + 1)):
+            # the verdict's own call writes the same file again with nearly every line the
+            # change wrote: the edit went wrong on the way ("it left part of the old file")
+            # and is redone, nothing was given up (a slip, as kb.graph.iteration reads a
+            # rewrite that keeps the file)
+            continue
         if out and out[-1].session_id == v.session_id and out[-1].ended >= changed[0].ordinal:
             out[-1].ended = v.ordinal
             out[-1].evidence = _dedupe(out[-1].evidence + [(v.ordinal, "ended", v.text)])
