@@ -113,7 +113,8 @@ CANNOT_CUES: tuple[Cue, ...] = (
         r"|I don'?t have (?:access|the ability|a way))\b", _F),
         "I can't run `opencode export` from here — it's a CLI command you'd run in your own "
         "terminal",
-        "uicomponents__session-export.json (opencode, shared) #53 (assistant)"),
+        "uicomponents__session-export.json (opencode, shared) #53 (assistant; its mojibake dash "
+        "written as —)"),
     Cue("es-no-puedo", re.compile(
         r"\bno\s+(?:puedo|tengo\s+(?:acceso|forma|manera)|soy\s+capaz\s+de|me\s+es\s+posible)\s"
         r"|\bme\s+resulta\s+imposible\s", _F),
