@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 21
+DERIVE_VERSION = 22
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -65,4 +65,6 @@ command, written as a user message) is no prompt of the user's.
 printed to stdout between the frames (``Showcase`` before ``UnicodeEncodeError: …``).
 21 (xsig): Claude Code's ``max_tokens`` stop reason is finish ``length`` (opencode's word);
 a Codex ``error`` event is the reply that failed (an ``APIError``, as Claude Code's API
-errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_patch`` call."""
+errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_patch`` call.
+22 (xfit): the dead-end verdicts of assistant prose in Spanish, Portuguese and Chinese
+("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do."""

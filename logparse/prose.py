@@ -114,6 +114,15 @@ _DEAD_END = {
               r"|\bmark(?:s|ed|ing)?\s+(?:\S+\s+){0,4}?as\s+(?:failed|dead|abandoned|a\s+failure"
               r"|blocked)\b|\b(?:can'?t|couldn'?t|could\s+not|unable\s+to)\s+get\s+(?:\S+\s+){0,6}?"
               r"(?:to\s+\w+|working)\b|\b(?:keeps|kept)\s+failing\b",
+    # the same verdicts in the other languages of the pool: it does not work, it is not
+    # viable, a dead end, given up, set aside (the rows above are English only)
+    "es_noworks": r"\bno\s+(?:funcion(?:a|ó|aron|an)|sirve|sirvi[oó]|anduvo|es\s+(?:viable"
+                  r"|factible))\b|\bcallej[oó]n\s+sin\s+salida\b|\bme\s+rindo\b"
+                  r"|\b(?:lo\s+|la\s+)?descart(?:amos|ado|ada|ados|adas|é)\b|\babandon(?:amos|é)\b",
+    "pt_noworks": r"\bn[aã]o\s+(?:funciona|funcionou|funcionam|serve|serviu|[eé]\s+vi[aá]vel)\b"
+                  r"|\bbeco\s+sem\s+sa[ií]da\b|\bdesist(?:o|imos|i)\b|\bdescartad[oa]s?\b"
+                  r"|\bdescartamos\b|\babandonamos\b",
+    "zh_noworks": r"行不通|不可行|死胡同|放弃(?:了|这个|该|此)|不起作用|没有?效果|无法(?:使用|工作|运行)",
 }
 
 _PIVOT = {
@@ -291,6 +300,10 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         "nonehelped": ('none', 'nothing', 'measurable', 'noticeable', 'meaningful', 'real'),
         "stuck": ('stuck', 'blocked', 'blocker', 'stopper', 'breaker'),
         "broken": ('broken', 'mark', 'get', 'failing'),
+        "es_noworks": ('funcion', 'sirv', 'anduvo', 'viable', 'factible', 'callej', 'rindo',
+                       'descart', 'abandon'),
+        "pt_noworks": ('funciona', 'serv', 'vi', 'beco', 'desist', 'descart', 'abandon'),
+        "zh_noworks": ('行不通', '不可行', '死胡同', '放弃', '不起作用', '效果', '无法'),
     },
     "pivot": {
         "instead": ('instead',),

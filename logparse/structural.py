@@ -851,18 +851,36 @@ CORRECTION_CUES: tuple[Cue, ...] = (
         "two small q3 README corrections:  1. version fix: the 1inch router at 0x1111 is "
         "Aggregation Router V4, not V3.",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+    # a label the user puts before a fix of the agent's work ("one URL accuracy fix: …",
+    # "i did a fix: was … i did …"); the other languages' labels with their colon (a bare
+    # "correção" is a word of specs and plans)
     Cue("fix-colon", re.compile(r"\b(?:\w+\s+)?fix(?:es)?:\s", re.I),
         "one URL accuracy fix: polygon-rpc.com is operated by Ankr, and the keyed URL you "
         "actually get after signup is path-based",
-        "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL)"),
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL); "
+        "k1.lib-bootstrap__session-export.json #338 'i did a fix: was : …' (user)"),
+    Cue("es-pt-zh-correction-label", re.compile(
+        r"\b(?:correcci[oó]n(?:es)?|arreglo|corre[cç](?:[aã]o|[oõ]es)|ajuste)\s*:\s"
+        r"|(?:更正|纠正|修正)[:：]", re.I),
+        "una corrección: el archivo está en latin-1, no en UTF-8",
+        "(no real line yet) Spanish/Portuguese/Chinese: a correction labelled as one"),
     # a token with a digit, "not", another: each token read once (linear on digit runs)
-    Cue("x-not-y", re.compile(r"(?<![\w.])(?=[\w.]*?\d)[\w.]++,\s+not\s+(?=[\w.]*?\d)[\w.]++"
+    Cue("x-not-y", re.compile(r"(?<![\w.])(?=[\w.]*?\d)[\w.]++,\s+(?:not|no|n[aã]o)\s+"
+                              r"(?=[\w.]*?\d)[\w.]++"
                               r"|\(not\s+(?:a|an|the)\s[^)]{1,60}\)", re.I),
         "is Aggregation Router V4, not V3. (V3 lives at a different 0x1111... address.)",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
-    Cue("no-more", re.compile(r"\bno\s+more\s+[\"'`“]?[A-Za-z][\w ]{0,30}[\"'`”]?\s+"
-                              r"(?:tab|page|option|button|field|command|flag|endpoint|api|"
-                              r"setting|menu)\b", re.I),
+    # what the agent relied on is gone: no more such a thing, it no longer exists, it was
+    # removed (written first with one session's words: a tab "no more" on a site)
+    Cue("no-longer-there", re.compile(
+        r"\bno\s+(?:more|longer\s+(?:a|an|any))\s+[\"'`“]?[A-Za-z][\w ]{0,30}[\"'`”]?\s+"
+        r"(?:tabs?|pages?|options?|buttons?|fields?|commands?|flags?|endpoints?|apis?"
+        r"|settings?|menus?|sections?|columns?|parameters?|methods?|functions?|fields?)\b"
+        r"|\b(?:no\s+longer|doesn'?t|does\s+not)\s+exists?\s+(?:anymore|any\s+more)\b"
+        r"|\bno\s+longer\s+exists?\b"
+        r"|\bya\s+no\s+(?:existe|hay|est[aá])\b|\b(?:n[aã]o\s+(?:existe|tem|h[aá])\s+mais"
+        r"|j[aá]\s+n[aã]o\s+(?:existe|tem|h[aá]))\b|已经(?:没有|不存在)|不再(?:有|存在)"
+        r"|已被(?:移除|删除|弃用)", re.I),
         "couple updates on q2 before q3:  1. no more \"DEX Trades\" tab on etherscan.",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q2 README)"),
 )
@@ -880,6 +898,19 @@ CORRECTION_CUES += (
                              r"(?:it|right|correct|the\s+one)\b", re.I),
         "I don't think that's it. It's something else, I hold down function and it records",
         "speakfree__session.jsonl:76 (user)"),
+    # the same two ideas (the agent works on another thing than the one meant; that is not
+    # it) in the other languages of the pool
+    Cue("es-pt-zh-other-target", re.compile(
+        r"\b(?:es|era|[eé])\s+(?:otr[oa]|outr[oa]|un[oa]?\s+distint[oa]|um[a]?\s+diferente)\s+"
+        r"(?:programa|app|aplicaci[oó]n|aplicativo|proyecto|projeto|archivo|arquivo|carpeta|pasta"
+        r"|proceso|processo|servidor|paquete|pacote|cosa|coisa)\b"
+        r"|\bno\s+creo\s+que\s+sea\s+(?:eso|esto|ese|esa)\b"
+        r"|\bn[aã]o\s+acho\s+que\s+(?:seja|[eé])\s+(?:isso|esse|essa)\b"
+        r"|是另一个(?:程序|应用|项目|文件|进程|服务)|不是这个(?:程序|应用|项目|文件|进程|服务)"
+        r"|我觉得不是(?:这个|这样)", re.I),
+        "No creo que sea eso. Es otro programa, el que arranca al iniciar el sistema.",
+        "(no real line yet) Spanish/Portuguese/Chinese: 'that is not it, it is another "
+        "program'"),
 )
 
 

@@ -37,6 +37,7 @@ from kb.graph.iteration import (
     taken_away,
     transient_api_error,
 )
+from kb.graph.replycues import DESTROYED_CUES, first_match
 from kb.graph.text import short, tokens
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
@@ -1188,6 +1189,16 @@ def retracted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if not recent or not recent[-1].change or any(s.check for s in recent):
             continue
         changed = [s for s in recent if s.change]
+        last = changed[-1]
+        if last.wrote and any(
+                s.change and s.target == last.target
+                and len(last.wrote & s.wrote) >= REWRITE_KEEPS * len(last.wrote)
+                for s in index.between(v.session_id, v.ordinal - 1, v.ordinal + 1)):
+            # the verdict's own call writes the same file again with nearly every line the
+            # change wrote: the edit went wrong on the way ("it left part of the old file")
+            # and is redone, nothing was given up (a slip, as kb.graph.iteration reads a
+            # rewrite that keeps the file)
+            continue
         if out and out[-1].session_id == v.session_id and out[-1].ended >= changed[0].ordinal:
             out[-1].ended = v.ordinal
             out[-1].evidence = _dedupe(out[-1].evidence + [(v.ordinal, "ended", v.text)])
@@ -1293,10 +1304,6 @@ def claim_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-_DESTROYED = re.compile(r"\b(?:mangled|corrupted|wiped|garbled|clobbered|destroyed|blanked"
-                        r"|lost|overwritten|removed too much)\b", re.I)
-"""A reply's words for a run that damaged what it worked on ("deleted", "emptied",
-"overwritten" alone: said as often of what the agent meant to do)."""
 DAMAGE = 4
 """Messages before the damaging run in which the change it ran was made."""
 
@@ -1309,7 +1316,7 @@ def damage_episodes(steps: list[Step]) -> list[Found]:
     index = _Index(steps)
     out: list[Found] = []
     for s in steps:
-        if not s.judged or not _DESTROYED.search(s.judged):
+        if not s.judged or first_match(DESTROYED_CUES, s.judged) is None:
             continue
         made = changes.between(s.session_id, s.ordinal - DAMAGE - 1, s.ordinal + 1)
         if not made:

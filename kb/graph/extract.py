@@ -32,6 +32,17 @@ from kb.graph.episodes import (
     segment_words,
 )
 from kb.graph.misread import misread_episodes
+from kb.graph.replycues import (
+    CANNOT_CUES,
+    CANNOT_NOT_AFTER,
+    FOUND_CUES,
+    FOUND_GUARDED,
+    FOUND_NOT_AFTER,
+    HYPOTHESIS_CUES,
+    JUDGED_CUES,
+    first_match,
+    joined,
+)
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
@@ -81,7 +92,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 38
+EXTRACTOR_VERSION = 39
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -166,7 +177,12 @@ an "Ah,"; a failed run's line is never a usage synopsis, and "… failed: why" s
 ``MessageOutputLengthError`` is a cut reply, not a provider error, as Claude Code's
 ``max_tokens``; an Antigravity call the tool could not parse is no provider error); runs cut
 by opencode's timeout, outputs cut by Claude Code, opencode and pi, and runs that sat at a
-prompt leave their questions open as Codex's do."""
+prompt leave their questions open as Codex's do.
+
+39 (xfit): the cue rows of the rules fitted to one session say their idea in general terms
+and in every language of the pool: guesses, findings, claims of inability, runs read as
+failed or damaging (:mod:`kb.graph.replycues`); a user's correction label and "no longer
+there" (:data:`logparse.structural.CORRECTION_CUES`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -228,7 +244,7 @@ JUDGED_FAILED = (
     r"|\b(?:got|was|were|is|are|been|have|has) (?:\w+ )?(?:mangled|corrupted|wiped|garbled"
     r"|clobbered)\b"
     r"|\b(?:content|data|changes|work|page) (?:\w+ ){0,2}(?:was|were|got|been) (?:\w+ )?"
-    r"(?:lost|overwritten)\b")
+    r"(?:lost|overwritten)\b|" + joined(JUDGED_CUES))
 """The start of a reply that reads the run before it as not having done what it should
 ("the replacements didn't work", "the content is still just '-'", "the content got
 mangled").  RE2 syntax (no lookaround): the store's SQL selects with it the prose that
@@ -249,31 +265,21 @@ def _judged_failed(sentence: str) -> bool:
             continue
         return True
     return False
-HYPOTHESIS = (r"\b(?:the )?(?:issue|problem|cause|culprit|bug) (?:might|may|could) be\b"
-              r"|\bmaybe (?:the|there|it|this)\b|\bperhaps\b|\bI suspect\b|\bI wonder (?:if|whether)\b"
-              r"|\b(?:it|that|this)(?:'s|’s| is) (?:probably|likely|possibly)\b"
-              r"|\bthe (?:issue|problem) is (?:likely|probably|possibly)\b")
+
+
+HYPOTHESIS = joined(HYPOTHESIS_CUES)
 """A sentence that guesses at a cause ("the issue might be that …", "maybe there's a
-caching issue").  RE2 syntax: the store selects with it (and :data:`FOUND`) the prose
-that may hold a guess or a finding."""
-FOUND = (r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) (?:was|is)\b"
-         r"|\bfound (?:it|the (?:real |actual |root )?(?:issue|problem|cause|culprit|bug))\b"
-         r"|\bturns out\b|\bI see the (?:issue|problem)\b")
-"""A sentence that states the cause found."""
+caching issue", "Eso probablemente …"): the rows of
+:data:`kb.graph.replycues.HYPOTHESIS_CUES`.  RE2 syntax: the store selects with it (and
+:data:`FOUND`) the prose that may hold a guess or a finding."""
+FOUND = joined(FOUND_CUES)
+"""A sentence that states the cause found (:data:`kb.graph.replycues.FOUND_CUES`)."""
 _HYPOTHESIS = re.compile(HYPOTHESIS, re.I)
-_FOUND = re.compile(r"\bthe (?:real |actual |root )?(?:issue|problem|cause|culprit|bug) "
-                    r"(?:was|is)\b(?! (?:likely|probably|possibly|that we|how|now|fixed|"
-                    r"solved|resolved|gone)\b)"
-                    r"|\bfound (?:it|the (?:real |actual |root )?(?:issue|problem|cause|"
-                    r"culprit|bug))\b|\bturns out\b|\bI see the (?:issue|problem)\b", re.I)
 HYPOTHESIS_HEAD = 3000
 """Characters of a reply read for guesses and findings."""
-CANNOT = (r"\b(?:I can'?t|I cannot|I'?m unable to|I am unable to|I'?m not able to"
-          r"|I don'?t have (?:access|the ability|a way))\b")
-"""A claim of inability ("I can't run `opencode export` from here")."""
-_CANNOT = re.compile(CANNOT + r"(?! (?:\w+ )?(?:read|see|view|open|browse|verify|watch|display|"
-                     r"visually|tell|know|find|guarantee|just|easily|be sure)\b)", re.I)
-"""One that can be refuted by doing it (not "I can't read images": see the questions)."""
+CANNOT = joined(CANNOT_CUES)
+"""A claim of inability ("I can't run `opencode export` from here"), in the languages of
+:data:`kb.graph.replycues.CANNOT_CUES`."""
 _STATEFUL = frozenset("""install add i ci generate gen typegen codegen migrate restart reload
 rm clean reset upgrade update prune rebuild link daemon-reload apply up reserialize clear flush
 flushall flushdb purge invalidate""".split())
@@ -533,7 +539,7 @@ def _guess_sentences(text: str) -> tuple[tuple[str, str], ...]:
             out.append((short(sentence, 240), "hypothesis"))
         elif dismissal_phrase(sentence) is not None:
             out.append((short(sentence, 240), "dismissed"))
-        elif _FOUND.search(sentence):
+        elif first_match(FOUND_CUES, sentence, FOUND_NOT_AFTER, FOUND_GUARDED) is not None:
             # a short finding ("I see the issue!") is spelled out by what follows
             more = text[a:bounds[min(i + 3, len(bounds) - 1)]].strip()
             out.append((short(more if len(sentence) < 60 else sentence, 300), "found"))
@@ -937,7 +943,7 @@ class Extractor:
     def _claim(self, row: ProseRow) -> None:
         """A claim of inability, for the episode that it ends a turn and is then refuted
         by the agent doing it (:func:`kb.graph.episodes.claim_episodes`)."""
-        m = _CANNOT.search(row.text)
+        m = first_match(CANNOT_CUES, row.text, CANNOT_NOT_AFTER)
         if m is not None:
             # what it says it cannot do, not what the sentence said before ("I can use
             # webfetch, but I can't download files")

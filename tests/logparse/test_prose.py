@@ -449,3 +449,32 @@ def test_keyword_gates_change_nothing() -> None:
     texts += ["İstanbul test: this is a dead end", "So the İ cache is the bottleneck."]
     for t in texts:
         assert _classify(t, gated=True) == _classify(t, gated=False), t
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        # the verdicts of the English rows, in the other languages of the pool
+        ("Probé con pandas_profiling pero no funcionó con esta versión de Python.",
+         "no funcionó"),
+        ("Esa opción no es viable: el archivo está en latin-1.", "no es viable"),
+        ("O build via Docker não funciona com o caminho antigo.", "não funciona"),
+        ("这个方案行不通，KWin 脚本无法调用 matugen。", "行不通"),
+    ],
+)
+def test_dead_end_phrase_in_the_other_languages(text: str, phrase: str) -> None:
+    assert dead_end_phrase(text) == phrase
+    assert classify_prose(text) == ProseClass.DEAD_END
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # real lines of the pool that only look like a verdict
+        "Si alguno de los dos está vacío se descarta el token con `continue`.",  # conversacion
+        "restrições e requisitos não funcionais;",  # pfm-categorization
+        "¿no funciona con la versión instalada?",
+    ],
+)
+def test_no_dead_end_in_lines_that_only_look_like_one(text: str) -> None:
+    assert dead_end_phrase(text) is None

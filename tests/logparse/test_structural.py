@@ -302,3 +302,24 @@ def test_a_log_line_ahead_of_json_with_stderr_merged() -> None:
     assert mixed_line(f.command.replace(" 2>&1", ""), f.output) is None
     assert mixed_line(f.command, '{\n  "info": {}\n}') is None
     assert mixed_line(f.command, "Compiling foo v0.1.0\n   Finished dev\n") is None
+
+
+def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> None:
+    """The rows first written with blockchain-dex-events' words ("no more … tab", "fix:",
+    "V4, not V3") and speakfree's ("a different program") say their idea in general terms
+    and in the pool's other languages."""
+    # k1.lib-bootstrap__session-export.json #338 (opencode, shared): another session's fix
+    assert correction_phrase("i did a fix: was : $li = $ol->append_li('breadcrumb-item'); "
+                             "i didi : $li = $ol->append_li()") == "a fix:"
+    for text in ("the --legacy flag no longer exists in v3",
+                 "there is no longer a \"Settings\" menu in the new dashboard",
+                 "ese endpoint ya no existe en la API nueva",
+                 "essa aba não existe mais no etherscan",
+                 "这个选项已经不存在了",
+                 "es Node 20, no 18",
+                 "corrección: el archivo está en latin-1",
+                 "Não acho que seja isso, é outro processo."):
+        assert correction_phrase(text) is not None, text
+    for text in ("no more than 3 retries, please", "the page no longer loads slowly, thanks",
+                 "Você pode ajustar a correção do plano depois"):
+        assert correction_phrase(text) is None, text
