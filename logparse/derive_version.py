@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 19
+DERIVE_VERSION = 20
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -60,4 +60,7 @@ rules read the same place or the same value and unit (no longer any equal value)
 18 (hand2): a Codex reply followed by its turn's ``task_complete`` at the end of the file is
 complete (``time.completed``), no longer a reply still being written.
 19 (xsub): a Claude Code ``<task-notification>`` (the outcome of a background sub-agent or
-command, written as a user message) is no prompt of the user's."""
+command, written as a user message) is no prompt of the user's.
+20 (xcsub): a Codex sub-agent's rollout names the thread that spawned it (its parent
+session) and the ``spawn_agent`` call names the sub-agent's session
+(``child_session_id``)."""
