@@ -835,9 +835,9 @@ class _Rollout:
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "collab_agent_spawn_end":
             # (rollouts that keep extended events) the thread the pending spawn started
-            cid, new = p.get("call_id"), p.get("new_thread_id")
-            if isinstance(cid, str) and cid in self.calls and isinstance(new, str) and new:
-                self.calls[cid][1]["state"]["metadata"]["sessionId"] = new
+            spawn, new = p.get("call_id"), p.get("new_thread_id")
+            if isinstance(spawn, str) and spawn in self.calls and isinstance(new, str) and new:
+                self.calls[spawn][1]["state"]["metadata"]["sessionId"] = new
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end":
             self._mcp_end(n, body, p, ts)
