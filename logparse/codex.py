@@ -41,7 +41,12 @@ The ``spawn_agent`` call names its child from its output ``{"agent_id": <thread 
 (or the ``collab_agent_spawn_end`` event's ``new_thread_id``, when the rollout keeps
 it); MultiAgentV2 answers ``{"task_name": <agent path>}`` instead, which the call keeps
 as its ``childKey``, the child's ``agent_path`` being its ``childKey`` too: the
-knowledge base links the two whichever is read first (``kb.store.link_children``).  Record types
+knowledge base links the two whichever is read first (``kb.store.link_children``).  A
+sub-agent spawned with the parent's history (``fork_context``; MultiAgentV2's default
+``fork_turns``) copies the parent's lines into its rollout first, from the parent's
+``session_meta`` to the spawn's answer ``You are the newly spawned agent…``
+(:data:`FORK_END`): those lines join the raw record of its first message of its own
+(``info.forked``), so the parent's prompt and calls are not read twice in one scope.  Record types
 the reader does not know are kept raw and counted (``CodexReader.skipped``).
 """
 
@@ -166,6 +171,18 @@ def spawn_source(source: Any) -> dict[str, Any] | None:
             "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
             "path": text("agent_path"), "nickname": text("agent_nickname"),
             "role": text("agent_role") or text("agent_type")}
+
+
+FORK_END = "You are the newly spawned agent."
+"""How codex-rs answers, in a forked sub-agent's rollout, the ``spawn_agent`` call that
+ends the parent's copied history (``FORKED_SPAWN_AGENT_OUTPUT_MESSAGE``)."""
+
+
+def _output_text(output: Any) -> str:
+    """A ``function_call_output``'s text: a string, ``{"content": …}`` or content items."""
+    if isinstance(output, dict):
+        output = output.get("content")
+    return output if isinstance(output, str) else _text_of(output)
 
 
 def spawned_child(output: Any) -> tuple[str | None, str | None]:
@@ -538,6 +555,9 @@ class _Rollout:
         self.info: dict[str, Any] = {}
         self.cwd: str | None = None
         self.offline = False
+        self.forked: str | None = None
+        """Reading the parent's history a forked sub-agent's rollout copies (from the
+        parent's ``session_meta`` to the spawn's output that ends it): that thread's id."""
         """The turn runs in a sandbox without network access (``turn_context``)."""
         self.model: str | None = None
         self.q = Ordered()
@@ -679,7 +699,7 @@ class _Rollout:
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
-                "skipped": dict(self.skipped)}
+                "skipped": dict(self.skipped), "forked": self.forked}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -722,6 +742,7 @@ class _Rollout:
         self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
         self.waiting = {cid: (q[i], q[i].parts[j], proc) for cid, i, j, proc in s["waiting"]}
         self.skipped.update(s["skipped"])
+        self.forked = s.get("forked")
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
 
@@ -770,8 +791,23 @@ class _Rollout:
                 return
             elif isinstance(typ, str) and "payload" not in obj:
                 typ, p = "response_item", obj
+        if self.forked is not None:  # the parent's lines, copied: no message of this one
+            if typ == "response_item" and p.get("type") in _OUTPUTS and \
+                    _output_text(p.get("output")).startswith(FORK_END):
+                self.forked = None  # the spawn's answer in the copy: the agent's own follow
+            self._extra(n, body)
+            return
         if typ == "session_meta":
             sid = str(p.get("id") or "")
+            sub = self.info.get("subagent")
+            if sid and self.q.tail is None and isinstance(sub, dict) and \
+                    sid == sub.get("parent") and sid != self.sid:
+                # a sub-agent spawned with the parent's history (fork_context, fork_turns):
+                # its rollout copies the parent's lines first, its session_meta ahead
+                self.forked = sid
+                self.info["forked"] = True
+                self._extra(n, body)
+                return
             if sid and sid != self.sid and self.q.tail is not None:
                 self.next_session = (n, body, nl)  # another session starts here
                 return

@@ -73,8 +73,15 @@ def test_the_reader_names_both_ends_of_the_link() -> None:
     assert info["subagent"] == {"parent": PARENT_V1, "depth": 1, "path": None,
                                 "nickname": "Euclid", "role": "explorer"}
     assert [t["state"]["metadata"].get("exit") for t in tools] == [101]
-    info, _, _ = read(rollout(CHILD_V2), problems)
+    # a forked agent: the parent's lines it copies (its session_meta to the spawn call,
+    # answered "You are the newly spawned agent…") are kept raw in its first message,
+    # no message or call of its own (the parent's prompt and spawn are not read twice)
+    reader = CodexReader()
+    info, tools, n = read(rollout(CHILD_V2), problems, reader)
     assert info["childKey"] == "/root/lint_pass" and info["parentID"] == PARENT_V2
+    assert info["forked"] is True and reader.skipped == {}
+    assert n == 4 and [(t["tool"], t["state"]["metadata"].get("exit")) for t in tools] == [
+        ("bash", 0)]
     info, tools, _ = read(rollout(PARENT_V1), problems)
     assert "parentID" not in info and "subagent" not in info
     assert [(t["tool"], t["state"]["metadata"].get("sessionId")) for t in tools] == [
@@ -195,3 +202,23 @@ def test_ingest_without_a_path_reads_sub_agents_from_codex_home(tmp_path: Path) 
     # the spawning call names its sub-agent's session
     shown = _kb(env, "show", "--session", PARENT_V1, "4")
     assert f"→ child session {CHILD_V1}" in shown.stdout, shown
+
+
+@pytest.mark.parametrize("cut", [4, 9, 12])
+def test_a_forked_agent_grown_ends_where_a_fresh_ingest_does(tmp_path: Path, cut: int) -> None:
+    """A forked agent's rollout read while it grows (cut inside the copied history, at the
+    spawn's answer that ends it, after its own first messages): the reading that goes
+    on from where it stopped stores what a fresh reading of the whole file does."""
+    lines = rollout(CHILD_V2).read_bytes().splitlines(keepends=True)
+    f = tmp_path / rollout(CHILD_V2).name
+    f.write_bytes(b"".join(lines[:cut]))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [f], graph=False)
+        f.write_bytes(b"".join(lines))
+        rep = ingest(store, [f], graph=False)
+        got = [e.model_dump() for e in store.events(CHILD_V2)]
+    with KbStore(tmp_path / "fresh.duckdb") as store:
+        fresh = ingest(store, [f], graph=False)
+        want = [e.model_dump() for e in store.events(CHILD_V2)]
+    assert [str(p) for p in rep.problems] == [] and fresh.problems == []
+    assert got == want and len(want) > 0
