@@ -462,6 +462,12 @@ class KbStore:
             "UPDATE sessions SET parent_id = c.session_id FROM calls c "
             "WHERE sessions.parent_id IS NULL AND c.child_session_id = sessions.session_id "
             "AND c.session_id <> sessions.session_id")
+        if self.conn.execute(  # (rare: not a scan of every call after every ingest)
+                "SELECT 1 FROM sessions WHERE parent_id IS NOT NULL "
+                "AND json_extract_string(info, '$.childKey') IS NOT NULL LIMIT 1").fetchone():
+            self._link_keyed_spawns()
+
+    def _link_keyed_spawns(self) -> None:
         self.conn.execute(
             "UPDATE calls SET child_session_id = k.sid FROM ("
             "  SELECT any_value(session_id) AS sid, parent_id AS parent, "

@@ -222,3 +222,17 @@ def test_a_forked_agent_grown_ends_where_a_fresh_ingest_does(tmp_path: Path, cut
         want = [e.model_dump() for e in store.events(CHILD_V2)]
     assert [str(p) for p in rep.problems] == [] and fresh.problems == []
     assert got == want and len(want) > 0
+
+
+def test_two_agents_of_one_path_leave_the_call_unlinked(tmp_path: Path) -> None:
+    """A path names one agent of a parent at a time: when two stored sub-agents of the
+    parent claim the call's path, the call names neither (each still has its parent)."""
+    twin = "019f7b20-6c7d-7e8f-9a0b-1c2d3e4f5a05"
+    f = tmp_path / f"rollout-2026-07-11T10-00-40-{twin}.jsonl"
+    f.write_text(rollout(CHILD_V2).read_text().replace(CHILD_V2, twin))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [rollout(PARENT_V2), rollout(CHILD_V2), f], graph=False)
+        sessions, calls = _links(store)
+        assert sorted(sessions, key=str) == sorted(
+            [(PARENT_V2, None), (CHILD_V2, PARENT_V2), (twin, PARENT_V2)], key=str)
+        assert calls == []
