@@ -120,6 +120,9 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
                                  "  "))
         else:
             body.append(Indented(Text("$ " + visible(e.command or "")), "  "))
+        if e.child_session_id and e.tool != "task":  # (a task has its subagent event)
+            body.append(Indented(Text(visible(f"→ child session {e.child_session_id}")),
+                                 "  "))
     elif e.kind == "result":
         line = Text("  ")
         line.append(f"{e.status}", style="green" if e.status == "completed" else "red")

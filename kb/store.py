@@ -437,11 +437,46 @@ class KbStore:
                     "SELECT DISTINCT session_id FROM messages").fetchall()})
 
     def link_children(self) -> None:
-        """Give subagent sessions whose source had no parent id the session that spawned them."""
+        """Link sub-agent sessions and the calls that spawned them, whichever was stored
+        first (a reader names the link from the child's side, the call's, or both):
+
+        * a session whose parent is not stored stands alone (a top-level session, its
+          own scope) until its parent arrives, then it is that parent's again (the
+          parent its source named stays in its info, ``parentID``);
+        * a session whose source named no parent takes the session whose call names it;
+        * a call that names no child takes the sub-agent session of its own session
+          whose ``childKey`` (info) is the call's (input): how Codex's MultiAgentV2 names
+          a sub-agent, by its path, in both rollouts.
+
+        Run after every ingest; each statement only touches rows not linked yet."""
+        self.conn.execute(
+            "UPDATE sessions SET parent_id = NULL WHERE parent_id IS NOT NULL "
+            "AND parent_id NOT IN (SELECT session_id FROM sessions)")
+        self.conn.execute(
+            "UPDATE sessions SET parent_id = k.parent FROM ("
+            "  SELECT session_id AS sid, json_extract_string(info, '$.parentID') AS parent "
+            "  FROM sessions WHERE parent_id IS NULL AND info IS NOT NULL) k "
+            "WHERE sessions.session_id = k.sid AND k.parent <> k.sid "
+            "AND k.parent IN (SELECT session_id FROM sessions)")
         self.conn.execute(
             "UPDATE sessions SET parent_id = c.session_id FROM calls c "
             "WHERE sessions.parent_id IS NULL AND c.child_session_id = sessions.session_id "
             "AND c.session_id <> sessions.session_id")
+        if self.conn.execute(  # (rare: not a scan of every call after every ingest)
+                "SELECT 1 FROM sessions WHERE parent_id IS NOT NULL "
+                "AND json_extract_string(info, '$.childKey') IS NOT NULL LIMIT 1").fetchone():
+            self._link_keyed_spawns()
+
+    def _link_keyed_spawns(self) -> None:
+        self.conn.execute(
+            "UPDATE calls SET child_session_id = k.sid FROM ("
+            "  SELECT any_value(session_id) AS sid, parent_id AS parent, "
+            "         json_extract_string(info, '$.childKey') AS key FROM sessions "
+            "  WHERE parent_id IS NOT NULL "
+            "    AND json_extract_string(info, '$.childKey') IS NOT NULL "
+            "  GROUP BY ALL HAVING count(*) = 1) k "  # one child of that key, or none
+            "WHERE calls.session_id = k.parent AND calls.child_session_id IS NULL "
+            "AND json_extract_string(calls.input, '$.childKey') = k.key")
 
     def replace_problems(self, path: str, problems: Sequence[Problem],
                          keep_messages: Sequence[str] = ()) -> None:

@@ -30,7 +30,23 @@ N`` / ``Process exited with code N`` / a JSON ``{output, metadata}``);
 ``apply_patch`` stays ``apply_patch``; ``update_plan`` becomes ``todowrite``.  A
 code-mode ``exec`` cell (JavaScript calling ``tools.*``, Codex 0.14x) becomes the calls it
 made (:mod:`logparse._codecell`), each with its ``exec_command_end`` result.  Usage comes
-from ``token_count`` events (one model call's ``last_token_usage`` each).  Record types
+from ``token_count`` events (one model call's ``last_token_usage`` each).
+
+**Sub-agents** (the collab tools, ``multi_agent``): each agent ``spawn_agent`` starts
+writes a rollout of its own whose ``session_meta`` ``source`` is ``{"subagent":
+{"thread_spawn": {"parent_thread_id", "depth", "agent_path", "agent_nickname",
+"agent_role"}}}`` (codex-rs ``SessionSource::SubAgent``): the session names that thread
+as its parent (``parentID``) and keeps the rest as ``subagent`` (:func:`spawn_source`).
+The ``spawn_agent`` call names its child from its output ``{"agent_id": <thread id>}``
+(or the ``collab_agent_spawn_end`` event's ``new_thread_id``, when the rollout keeps
+it); MultiAgentV2 answers ``{"task_name": <agent path>}`` instead, which the call keeps
+as its ``childKey``, the child's ``agent_path`` being its ``childKey`` too: the
+knowledge base links the two whichever is read first (``kb.store.link_children``).  A
+sub-agent spawned with the parent's history (``fork_context``; MultiAgentV2's default
+``fork_turns``) copies the parent's lines into its rollout first, from the parent's
+``session_meta`` to the spawn's answer ``You are the newly spawned agent…``
+(:data:`FORK_END`): those lines join the raw record of its first message of its own
+(``info.forked``), so the parent's prompt and calls are not read twice in one scope.  Record types
 the reader does not know are kept raw and counted (``CodexReader.skipped``).
 """
 
@@ -89,7 +105,10 @@ _EVENTS = frozenset({
     "mcp_tool_call_end", "thread_name_updated", "context_compacted", "error", "stream_error",
     "warning", "background_event", "plan_update", "view_image_tool_call",
     "entered_review_mode", "exited_review_mode", "session_configured", "shutdown_complete",
-    "item_started", "item_completed"})
+    "item_started", "item_completed", "collab_agent_spawn_begin", "collab_agent_spawn_end",
+    "collab_agent_interaction_begin", "collab_agent_interaction_end", "collab_waiting_begin",
+    "collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin",
+    "collab_resume_end"})
 """``event_msg`` types this reader knows (most repeat a response item); others are kept raw
 and counted as ``event_msg/TYPE``."""
 _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
@@ -133,6 +152,57 @@ def is_code_cell(payload: dict[str, Any]) -> bool:
     ``tools.*`` (Codex 0.14x), not a command string."""
     return (payload.get("type") == "custom_tool_call" and payload.get("name") == "exec"
             and isinstance(payload.get("input"), str) and "tools." in payload["input"])
+
+
+def spawn_source(source: Any) -> dict[str, Any] | None:
+    """What a rollout's ``session_meta.source`` says of a sub-agent spawned by another
+    thread (``{"subagent": {"thread_spawn": {...}}}``): ``{"parent", "depth", "path",
+    "nickname", "role"}``; ``None`` for a session the user started, a review or a
+    compaction sub-agent (no parent thread)."""
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    if not isinstance(spawn, dict) or not isinstance(spawn.get("parent_thread_id"), str) \
+            or not spawn["parent_thread_id"]:
+        return None
+
+    def text(key: str) -> str | None:
+        v = spawn.get(key)
+        return v if isinstance(v, str) and v else None
+
+    depth = spawn.get("depth")
+    return {"parent": spawn["parent_thread_id"],
+            "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
+            "path": text("agent_path"), "nickname": text("agent_nickname"),
+            "role": text("agent_role") or text("agent_type")}
+
+
+FORK_END = "You are the newly spawned agent."
+"""How codex-rs answers, in a forked sub-agent's rollout, the ``spawn_agent`` call that
+ends the parent's copied history (``FORKED_SPAWN_AGENT_OUTPUT_MESSAGE``)."""
+
+
+def _output_text(output: Any) -> str:
+    """A ``function_call_output``'s text: a string, ``{"content": …}`` or content items."""
+    if isinstance(output, dict):
+        output = output.get("content")
+    return output if isinstance(output, str) else _text_of(output)
+
+
+def spawned_child(output: Any) -> tuple[str | None, str | None]:
+    """``(thread id, agent path)`` a ``spawn_agent`` output names: ``{"agent_id": …}``
+    (multi_agents), ``{"task_name": …}`` (MultiAgentV2); ``(None, None)`` for a refusal
+    (``Agent depth limit reached…``) or anything else."""
+    if not isinstance(output, str) or not output.lstrip().startswith("{"):
+        return None, None
+    try:
+        doc = orjson.loads(output)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(doc, dict):
+        return None, None
+    aid, task = doc.get("agent_id"), doc.get("task_name")
+    return (aid if isinstance(aid, str) and aid else None,
+            task if isinstance(task, str) and task else None)
 
 
 def _seconds(value: Any) -> float | None:
@@ -488,6 +558,9 @@ class _Rollout:
         self.info: dict[str, Any] = {}
         self.cwd: str | None = None
         self.offline = False
+        self.forked: str | None = None
+        """Reading the parent's history a forked sub-agent's rollout copies (from the
+        parent's ``session_meta`` to the spawn's output that ends it): that thread's id."""
         """The turn runs in a sandbox without network access (``turn_context``)."""
         self.model: str | None = None
         self.q = Ordered()
@@ -564,6 +637,17 @@ class _Rollout:
         git = p.get("git")
         if isinstance(git, dict):
             self.info["git"] = git
+        spawn = spawn_source(p.get("source"))
+        if spawn is not None:
+            for key, top in (("path", "agent_path"), ("nickname", "agent_nickname"),
+                             ("role", "agent_role")):  # newer builds repeat them at the top
+                if spawn[key] is None and isinstance(p.get(top), str) and p[top]:
+                    spawn[key] = p[top]
+            self.info["subagent"] = spawn
+            if spawn["parent"] != self.sid:
+                self.info["parentID"] = spawn["parent"]
+            if spawn["path"] is not None:
+                self.info["childKey"] = spawn["path"]
 
     def _messages(self, src: Iterator[tuple[int, bytes, bool]]) -> Iterator[Any]:
         head, self._head = self._head, []
@@ -621,7 +705,7 @@ class _Rollout:
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
-                "skipped": dict(self.skipped)}
+                "skipped": dict(self.skipped), "forked": self.forked}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -665,6 +749,7 @@ class _Rollout:
         self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
         self.waiting = {cid: (q[i], q[i].parts[j], proc) for cid, i, j, proc in s["waiting"]}
         self.skipped.update(s["skipped"])
+        self.forked = s.get("forked")
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
 
@@ -713,8 +798,23 @@ class _Rollout:
                 return
             elif isinstance(typ, str) and "payload" not in obj:
                 typ, p = "response_item", obj
+        if self.forked is not None:  # the parent's lines, copied: no message of this one
+            if typ == "response_item" and p.get("type") in _OUTPUTS and \
+                    _output_text(p.get("output")).startswith(FORK_END):
+                self.forked = None  # the spawn's answer in the copy: the agent's own follow
+            self._extra(n, body)
+            return
         if typ == "session_meta":
             sid = str(p.get("id") or "")
+            sub = self.info.get("subagent")
+            if sid and self.q.tail is None and isinstance(sub, dict) and \
+                    sid == sub.get("parent") and sid != self.sid:
+                # a sub-agent spawned with the parent's history (fork_context, fork_turns):
+                # its rollout copies the parent's lines first, its session_meta ahead
+                self.forked = sid
+                self.info["forked"] = True
+                self._extra(n, body)
+                return
             if sid and sid != self.sid and self.q.tail is not None:
                 self.next_session = (n, body, nl)  # another session starts here
                 return
@@ -775,6 +875,12 @@ class _Rollout:
                 return
             if isinstance(ecid, str) and ecid in self.calls:  # ended before its output came
                 self.ends[ecid] = (p, ts, n)
+            self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "collab_agent_spawn_end":
+            # (rollouts that keep extended events) the thread the pending spawn started
+            spawn, new = p.get("call_id"), p.get("new_thread_id")
+            if isinstance(spawn, str) and spawn in self.calls and isinstance(new, str) and new:
+                self.calls[spawn][1]["state"]["metadata"]["sessionId"] = new
             self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end":
             self._mcp_end(n, body, p, ts)
@@ -963,6 +1069,12 @@ class _Rollout:
                 new = {"status": "error", "error": new.get("output") or failed}
             state.update(new)
             state["metadata"].update(meta)
+            if tp["tool"] == "spawn_agent" and state.get("status") == "completed":
+                child, key = spawned_child(state.get("output"))
+                if child is not None:  # the sub-agent's thread: its rollout's session id
+                    state["metadata"]["sessionId"] = child
+                if key is not None:  # its agent path: the child names it too
+                    state["input"]["childKey"] = key
             if isinstance(meta.get("process"), int) and tp["tool"] == "bash":
                 self.procs[meta["process"]] = state["input"].get("command") or ""
             dur = meta.get("duration_seconds")

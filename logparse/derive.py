@@ -457,6 +457,11 @@ def command_text(tool: str, inp: dict[str, Any], title: str | None) -> str | Non
     return title
 
 
+SPAWNS = frozenset({"task", "spawn_agent"})
+"""Calls that start a sub-agent's session (``task`` of every reader, Codex's
+``spawn_agent``): their ``child_session_id`` is that session."""
+
+
 def child_session(state: dict[str, Any]) -> str | None:
     meta = state.get("metadata")
     if isinstance(meta, dict):
@@ -931,7 +936,7 @@ class Deriver:
             ordinal, seq, msg.info["id"], pid, _text(part.get("callID")), tool, category, cmd,
             _dumps(inp), host, user, port, remote, hops, workdir, status, exit_code, output,
             error, _num(t.get("start")), _num(t.get("end")), title, sigs or None, meas,
-            child_session(state) if tool == "task" else None,
+            child_session(state) if tool in SPAWNS else None,
         ))
         self.events += 2 + (tool in ("task", "todowrite"))
 

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 22
+DERIVE_VERSION = 23
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -67,4 +67,7 @@ printed to stdout between the frames (``Showcase`` before ``UnicodeEncodeError: 
 a Codex ``error`` event is the reply that failed (an ``APIError``, as Claude Code's API
 errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_patch`` call.
 22 (xfit): the dead-end verdicts of assistant prose in Spanish, Portuguese and Chinese
-("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do."""
+("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do.
+23 (xcsub): a Codex sub-agent's rollout names the thread that spawned it (its parent
+session) and the ``spawn_agent`` call names the sub-agent's session
+(``child_session_id``)."""
