@@ -6,5 +6,6 @@ DROP TABLE graph_state;
 CREATE TABLE graph_state (
     scope VARCHAR PRIMARY KEY,
     marks JSON NOT NULL,   -- {session_id: [last ordinal read, digest sum up to it]}
-    state JSON NOT NULL    -- the extractor, typed JSON: {"codec": "logkb-xstate", ...}
+    state VARCHAR NOT NULL -- the extractor as typed JSON text: {"codec": "logkb-xstate", ...}
+    -- (VARCHAR, not JSON: DuckDB would parse a 20 MB state on every write, 0.2-0.6 s)
 );
