@@ -346,19 +346,74 @@ def decode(doc: Any, scope: str | None = None) -> Kept:
     return Kept(ex, commands, calls)
 
 
-def load(data: bytes | bytearray | memoryview | str | None, scope: str | None = None
-         ) -> Kept | None:
-    """The state kept as ``data`` by :func:`dump`, or ``None`` when ``data`` is not one
-    (corrupt, hostile, of an older form, pickled): the caller derives it again."""
+@dataclass
+class Opened:
+    """A kept state read as far as its look-ahead: enough to tell whether it may be
+    resumed before the extractor itself is decoded (most of the cost)."""
+
+    doc: dict[str, Any]
+    scope: str | None
+    commands: Counter[str]
+    calls: int
+    common: frozenset[str]
+
+    def grows_alike(self, calls: list[CallRow]) -> bool:
+        """Would a first pass over the rows it was fed and ``calls`` set the same common
+        tokens as its first pass did (:meth:`Kept.resume`)?  Counted when not."""
+        global LOOKAHEAD_CHANGED
+        now = common_tokens(self.commands + command_tokens(calls), self.calls + len(calls))
+        if now != self.common:
+            LOOKAHEAD_CHANGED += 1
+            return False
+        return True
+
+    def load(self) -> Kept | None:
+        """The whole state, or ``None`` (counted) when it does not decode."""
+        try:
+            with _no_gc():
+                return decode(self.doc, self.scope)
+        except (StateError, RecursionError) as e:
+            discard(f"unreadable: {type(e).__name__}")
+            return None
+
+
+def open_state(data: bytes | bytearray | memoryview | str | None, scope: str | None = None
+               ) -> Opened | None:
+    """A kept state parsed and its look-ahead decoded (:class:`Opened`), or ``None``
+    (counted) when ``data`` is no state of this form: corrupt, hostile, pickled."""
     if data is None:
         return None
     try:
         with _no_gc():
             doc = orjson.loads(bytes(data) if isinstance(data, memoryview) else data)
-            return decode(doc, scope)
+            if type(doc) is not dict or doc.get("codec") != CODEC \
+                    or doc.get("version") != VERSION:
+                raise StateError("not a kept extractor state of this version")
+            dec = _decoder(_records(doc.get("records")))
+            root = doc.get("extractor")
+            body = root.get("$Extractor") if type(root) is dict else None
+            if type(body) is not dict:
+                raise StateError("no extractor in the state")
+            commands, calls, common = (dec(doc.get("commands")), doc.get("calls"),
+                                       dec(body.get("common")))
     except (orjson.JSONDecodeError, StateError, RecursionError) as e:
         discard(f"unreadable: {type(e).__name__}")
         return None
+    if type(commands) is not Counter or type(calls) is not int \
+            or type(common) is not frozenset \
+            or not all(type(k) is str for k in commands) \
+            or not all(type(k) is str for k in common):
+        discard("unreadable: no look-ahead")
+        return None
+    return Opened(doc, scope, commands, calls, common)
+
+
+def load(data: bytes | bytearray | memoryview | str | None, scope: str | None = None
+         ) -> Kept | None:
+    """The state kept as ``data`` by :func:`dump`, or ``None`` (counted) when ``data`` is
+    not one (corrupt, hostile, of an older form, pickled): the caller derives it again."""
+    opened = open_state(data, scope)
+    return opened.load() if opened is not None else None
 
 
 DISCARDED: Counter[str] = Counter()

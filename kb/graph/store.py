@@ -507,14 +507,17 @@ def _extractor(store: KbStore, scope: str, sids: list[str], force: bool
     kept: xstate.Kept | None = None
     if row is not None:
         marks = orjson.loads(row[0])
-        if _still_valid(store, marks):
-            kept = xstate.load(row[1], scope)
-            if kept is not None:
-                calls, prose, msgs = load_rows(store, sids,
-                                               {s: m[0] for s, m in marks.items()})
-                if not calls and not prose and not msgs and set(marks) == set(sids):
+        opened = xstate.open_state(row[1], scope) if _still_valid(store, marks) else None
+        if opened is not None:
+            calls, prose, msgs = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
+            if not calls and not prose and not msgs and set(marks) == set(sids):
+                kept = opened.load()
+                if kept is not None:
                     return kept.extractor, True  # nothing new to read
-                kept = _resumed(kept, calls, prose, msgs)
+            elif opened.grows_alike(calls):  # else a first pass would look ahead otherwise
+                kept = opened.load()
+                if kept is not None:
+                    kept = _resumed(kept, calls, prose, msgs)
     resumed = kept is not None
     if kept is None:
         kept = xstate.Kept.first_pass(scope, *load_rows(store, sids))
@@ -875,8 +878,11 @@ def _rebuild_chunk(store: KbStore, scopes_: list[str], trees: dict[str, list[str
         k: xstate.Kept | None = None
         if s in kept:
             raw, state, mk = kept[s]
-            k = xstate.load(state, s)
-            if k is not None and not any(by[s]) and set(mk) == set(trees[s]):
+            opened = xstate.open_state(state, s)
+            nothing_new = not any(by[s]) and set(mk) == set(trees[s])
+            if opened is not None and (nothing_new or opened.grows_alike(by[s][0])):
+                k = opened.load()
+            if k is not None and nothing_new:
                 states[s], marks[s] = state, raw  # nothing new to read: kept as it was
                 extractors[s] = k.extractor
                 resumed.add(s)
