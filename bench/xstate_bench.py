@@ -13,7 +13,9 @@ is ingested and the graph updated two ways, timed in wall and CPU seconds:
 
 Beside them: the extraction step alone (the rules' pass, without finishing and
 persisting), the kept state's size in bytes, and the time to encode and decode it.
-Counts are lines for JSONL files, so ``appended`` reports the messages that were new.
+Counts are lines for JSONL files, so ``appended`` reports the messages that were new;
+``resumed`` says whether the kept state could be resumed (same look-ahead).  Every
+time is CPU seconds of this process but the ``*_wall_s`` ones.
 
     python -m bench xstate                       # the six real sessions, appends 1 50 500
     python -m bench xstate --generated 10000,40000 --no-real
@@ -142,8 +144,8 @@ def _timings(store: Any, scope: str, sids: list[str], marks_raw: str, kept: Any
 
     (resumed, _), rw, rc = timed(resume)
     ex, fw, fc = timed(full)
-    data, ew, _ = timed(partial(xstate.dump, ex))
-    _, dw, _ = timed(partial(xstate.load, data))
+    data, _, ew = timed(partial(xstate.dump, ex))
+    _, _, dw = timed(partial(xstate.load, data))
     return {"extract_resume_s": round(rc, 3), "extract_full_s": round(fc, 3),
             "extract_resume_wall_s": round(rw, 3), "extract_full_wall_s": round(fw, 3),
             "state_bytes": len(data.encode() if isinstance(data, str) else data), "encode_s": round(ew, 3), "decode_s": round(dw, 3),
