@@ -2,7 +2,7 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``)."""
+``rule-support``, ``xstate``)."""
 
 from __future__ import annotations
 
