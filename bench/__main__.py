@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = {"ingest": "bench.ingest_bench", "xstate": "bench.xstate_bench", "home": "bench.home_bench",
+BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "agents": "bench.agents_bench", "graph": "bench.graph_bench", "replay": "bench.replay_bench",
            "tui": "bench.tui_bench", "search": "bench.search_bench",
            "secrets": "bench.secrets_bench", "labels": "bench.labels_bench",
@@ -22,7 +22,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "xstate": "bench.xstate_bench", "home
            "ab": "bench.ab_bench", "diff": "bench.store_diff",
            "rules": "bench.rules_census",
            "readers": "bench.readers_bench",
-           "rule-support": "bench.rule_support"}
+           "rule-support": "bench.rule_support",
+           "xstate": "bench.xstate_bench"}
 
 
 def main() -> None:
