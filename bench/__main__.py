@@ -2,7 +2,7 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``, ``signals``)."""
+``rule-support``, ``signals``, ``graph-state``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "rules": "bench.rules_census",
            "readers": "bench.readers_bench",
            "rule-support": "bench.rule_support",
-           "signals": "bench.signals_bench"}
+           "signals": "bench.signals_bench",
+           "graph-state": "bench.graph_state_bench"}
 
 
 def main() -> None:

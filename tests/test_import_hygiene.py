@@ -126,3 +126,28 @@ def test_version_matches_the_package_metadata() -> None:
 
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert __version__ == meta["project"]["version"]
+
+
+# ------------------------------------------------------------------ no pickles
+PICKLERS = {"pickle", "_pickle", "cPickle", "shelve", "marshal", "dill", "cloudpickle",
+            "joblib"}
+PICKLE_ALLOWED = {"kb/derive_pool.py": "ingest <-> its own derive workers over pipes "
+                                       "(never data read from disk or a store)"}
+"""The only module of ``kb/`` that may pickle, and why."""
+
+
+def test_kb_keeps_no_pickles() -> None:
+    """Nothing ``kb/`` stores or reads back is pickled (a knowledge base may come from
+    someone else, and a pickle may run any code): the extractor's kept state is JSON
+    (:mod:`kb.graph.state`).  Only the derive pool's pipes to its own workers pickle."""
+    import ast
+
+    found = {}
+    for path in sorted((ROOT / "kb").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] in PICKLERS for n in names):
+                found[path.relative_to(ROOT).as_posix()] = getattr(node, "lineno", 0)
+    assert set(found) == set(PICKLE_ALLOWED), found

@@ -597,7 +597,8 @@ class Extractor:
         self._n = 0
 
     def __getstate__(self) -> dict[str, Any]:
-        """What is kept (pickled): the index :meth:`mentioned` builds is left out."""
+        """What is kept (:mod:`kb.graph.state` encodes it as data): the index
+        :meth:`mentioned` builds is left out."""
         state = self.__dict__.copy()
         state.pop("_ix", None)
         state.pop("_ix_n", None)
@@ -757,8 +758,8 @@ class Extractor:
         assert row.todos is not None
         taken: set[str] = set()
         seen_now: set[str] = set()
-        # the open items of the session's last list (``(ordinal, ids)``; an older pickled
-        # state has none)
+        # the open items of the session's last list (``(ordinal, ids)``; set on the first
+        # list, so a state kept before any list has none)
         plans: dict[str, tuple[int, set[str]]] = getattr(self, "open_plan_items", {})
         self.open_plan_items = plans
         for pos, (content, status) in enumerate(row.todos):

@@ -9,8 +9,6 @@ alone.  Queries read the persisted tables and never rebuild.
 
 # no `from __future__ import annotations`: the module defines a function named annotations
 import dataclasses
-import io
-import pickle
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -18,6 +16,7 @@ import networkx as nx
 import orjson
 import pyarrow as pa
 
+from kb.graph import state as xstate
 from kb.graph.build import build_graph
 from kb.graph.disproved import CLAIMS_SQL
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
@@ -549,24 +548,6 @@ def _replayed(store: KbStore, sids: list[str]) -> set[str]:
         "(SELECT sid FROM ids)").fetchall()}
 
 
-class _Unpickler(pickle.Unpickler):
-    """Loads an extractor state and nothing else: a knowledge base file may come from
-    someone else, and a pickle may otherwise run any code."""
-
-    ALLOWED = {("kb.graph.extract", n) for n in (
-        "Extractor", "Approach", "Evidence", "Question", "Pivot", "Decision", "CallRow",
-        "ProseRow", "MessageRow")} | {("kb.graph.episodes", "Step"),
-                                      ("kb.graph.episodes", "Said"),
-                                      ("kb.graph.episodes", "Probe"),
-                                      ("kb.graph.text", "Cause"), ("builtins", "set"),
-                                      ("builtins", "frozenset"), ("collections", "Counter")}
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in self.ALLOWED:
-            raise pickle.UnpicklingError(f"{module}.{name} is not part of a graph state")
-        return super().find_class(module, name)
-
-
 def _marks(store: KbStore, sids: list[str]) -> dict[str, list[int]]:
     """Per session: the last ordinal and the digest sum of every message up to it."""
     ids = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
@@ -587,38 +568,73 @@ def _still_valid(store: KbStore, marks: dict[str, list[int]]) -> bool:
     return True
 
 
-def _extractor(store: KbStore, scope: str, sids: list[str], force: bool) -> bytes:
-    """The scope's extractor fed to the last message, pickled (the form it is kept in):
-    resumed from the kept state when the sessions only grew."""
+def _extractor(store: KbStore, scope: str, sids: list[str], force: bool
+               ) -> tuple[Extractor, bool]:
+    """The scope's extractor fed to the last message, kept (:mod:`kb.graph.state`) before
+    it is returned, and whether it was resumed from the kept state (the sessions only
+    grew).  The caller may finish it (the kept form is written already)."""
     row = None if force else store.conn.execute(
         "SELECT marks, state FROM graph_state WHERE scope = ?", [scope]).fetchone()
-    ex: Extractor | None = None
+    kept: xstate.Kept | None = None
     if row is not None:
         marks = orjson.loads(row[0])
-        if _still_valid(store, marks):
-            ex = _load_state(row[1])
-            if ex is not None:
-                calls, prose, msgs = load_rows(store, sids,
-                                               {s: m[0] for s, m in marks.items()})
-                if not calls and not prose and not msgs and set(marks) == set(sids):
-                    return bytes(row[1])  # nothing new to read
-                ex.feed(calls, prose, msgs)
-    if ex is None:
-        ex = Extractor(scope)
-        ex.run(*load_rows(store, sids))
-    state = pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)
+        opened = xstate.open_state(row[1], scope) if _still_valid(store, marks) else None
+        if opened is not None:
+            calls, prose, msgs = load_rows(store, sids, {s: m[0] for s, m in marks.items()})
+            if not calls and not prose and not msgs and set(marks) == set(sids):
+                kept = opened.load()
+                if kept is not None:
+                    return kept.extractor, True  # nothing new to read
+            elif opened.grows_alike(calls):  # else a first pass would look ahead otherwise
+                kept = opened.load()
+                if kept is not None:
+                    kept = _resumed(kept, calls, prose, msgs)
+    resumed = kept is not None
+    if kept is None:
+        kept = xstate.Kept.first_pass(scope, *load_rows(store, sids))
+    state = _kept_form(kept)
     store.conn.execute("DELETE FROM graph_state WHERE scope = ?", [scope])
-    store.conn.execute("INSERT INTO graph_state VALUES (?, ?, ?)",
-                       [scope, orjson.dumps(_marks(store, sids)).decode(), state])
-    return state
+    if state is not None:
+        store.conn.execute("INSERT INTO graph_state VALUES (?, ?, ?)",
+                           [scope, orjson.dumps(_marks(store, sids)).decode(), state])
+    return kept.extractor, resumed
 
 
-def _load_state(data: bytes) -> Extractor | None:
+_UNUSABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError)
+"""What the rules raise on a kept state that decoded but holds values of the wrong shape
+(corrupt or hostile): it is derived again from every row, where a real fault of the
+rules raises again (so nothing is hidden)."""
+
+
+def _resumed(kept: xstate.Kept, calls: list[CallRow], prose: list[ProseRow],
+             msgs: list[MessageRow]) -> xstate.Kept | None:
+    """``kept`` fed the rows that came since, or ``None`` when it must be derived again
+    from every row: its first pass would now look ahead otherwise
+    (:meth:`kb.graph.state.Kept.resume`), or feeding it fails (:data:`_UNUSABLE`)."""
     try:
-        ex = _Unpickler(io.BytesIO(data)).load()
-    except (pickle.UnpicklingError, AttributeError, EOFError, TypeError, ValueError):
+        return kept if kept.resume(calls, prose, msgs) else None
+    except _UNUSABLE as e:
+        xstate.discard(f"resume failed: {type(e).__name__}")
         return None
-    return ex if isinstance(ex, Extractor) else None
+
+
+def _kept_form(kept: xstate.Kept) -> str | None:
+    """The form a state is kept in, or ``None`` when it holds a value the codec does not
+    know (not kept: the next pass derives it from every row; a test catches it first)."""
+    try:
+        return xstate.dump(kept)
+    except xstate.StateError as e:
+        xstate.discard(f"not kept: {e}")
+        return None
+
+
+def _derived_again(store: KbStore, scope: str, sids: list[str], e: Exception
+                   ) -> tuple[Extractor, str | None]:
+    """A resumed extractor failed to finish (:data:`_UNUSABLE`): the scope's extractor
+    from every row and its kept form."""
+    xstate.discard(f"finish failed: {type(e).__name__}")
+    kept = xstate.Kept.first_pass(scope, *load_rows(store, sids))
+    return kept.extractor, _kept_form(kept)
 
 
 def extract_scope(store: KbStore, scope: str, force: bool = False) -> Extraction:
@@ -628,8 +644,14 @@ def extract_scope(store: KbStore, scope: str, force: bool = False) -> Extraction
     annotations, verdicts = load_steering(store, sids)
     ex: Extractor | None = None
     if not store.read_only:
-        # finishing changes the extractor: finish a fresh copy of the kept state
-        ex = _load_state(_extractor(store, scope, sids, force))
+        ex, resumed = _extractor(store, scope, sids, force)
+        if resumed:
+            try:
+                return ex.finish(annotations, verdicts, sids,
+                                 explanations(store, ex.explanation_spans()))
+            except _UNUSABLE as e:
+                xstate.discard(f"finish failed: {type(e).__name__}")
+                ex, _ = _extractor(store, scope, sids, True)
     if ex is None:
         ex = Extractor(scope)
         ex.run(*load_rows(store, sids))
@@ -858,7 +880,7 @@ def _many_fingerprints(store: KbStore, trees: dict[str, list[str]]
 
 
 def _kept(store: KbStore, scopes_: list[str], trees: dict[str, list[str]]
-          ) -> dict[str, tuple[str, bytes, dict[str, list[int]]]]:
+          ) -> dict[str, tuple[str, str, dict[str, list[int]]]]:
     """The kept extractor states still valid to continue: ``scope -> (marks as stored,
     state, marks)``, for the scopes whose sessions only grew since (:func:`_still_valid`
     of all at once)."""
@@ -867,7 +889,7 @@ def _kept(store: KbStore, scopes_: list[str], trees: dict[str, list[str]]
                               "WHERE scope IN (SELECT scope FROM ids)").fetchall()
     if not rows:
         return {}
-    kept = {s: (m, bytes(st), orjson.loads(m)) for s, m, st in rows}
+    kept = {s: (m, st, orjson.loads(m)) for s, m, st in rows}
     marks = pa.table({  # noqa: F841
         "sid": pa.array([x for _, _, mk in kept.values() for x in mk], type=pa.string()),
         "last": pa.array([v[0] for _, _, mk in kept.values() for v in mk.values()],
@@ -887,7 +909,7 @@ def _kept(store: KbStore, scopes_: list[str], trees: dict[str, list[str]]
 def _rebuild_chunk(store: KbStore, scopes_: list[str], trees: dict[str, list[str]],
                    counts: dict[str, tuple[str, int]], force: bool) -> list[str]:
     ids = pa.table({"sid": pa.array(scopes_, type=pa.string())})  # noqa: F841
-    kept: dict[str, tuple[str, bytes, dict[str, list[int]]]] = {}
+    kept: dict[str, tuple[str, str, dict[str, list[int]]]] = {}
     if not force:
         versions = dict(store.conn.execute(
             "SELECT scope, extractor_version FROM graph_versions "
@@ -919,48 +941,70 @@ def _rebuild_chunk(store: KbStore, scopes_: list[str], trees: dict[str, list[str
     for m in msgs:
         by[scope_of_sid[m.session_id]][2].append(m)
     now_marks = _marks(store, sids)
-    states: dict[str, bytes] = {}
+    states: dict[str, str | None] = {}
     marks: dict[str, str] = {}
     extractors: dict[str, Extractor] = {}
+    resumed: set[str] = set()
     for s in scopes_:
-        ex: Extractor | None = None
+        k: xstate.Kept | None = None
         if s in kept:
             raw, state, mk = kept[s]
-            ex = _load_state(state)
-            if ex is not None and not any(by[s]) and set(mk) == set(trees[s]):
+            opened = xstate.open_state(state, s)
+            nothing_new = not any(by[s]) and set(mk) == set(trees[s])
+            if opened is not None and (nothing_new or opened.grows_alike(by[s][0])):
+                k = opened.load()
+            if k is not None and nothing_new:
                 states[s], marks[s] = state, raw  # nothing new to read: kept as it was
-                ex = None
-                copy = _load_state(state)
-                assert copy is not None
-                extractors[s] = copy
+                extractors[s] = k.extractor
+                resumed.add(s)
                 continue
-            if ex is not None:
-                ex.feed(*by[s])
-        if ex is None:
-            ex = Extractor(s)
-            if s in kept:  # its kept state would not load: read every row again
-                ex.run(*load_rows(store, trees[s]))
-            else:
-                ex.run(*by[s])
-        states[s] = pickle.dumps(ex, protocol=pickle.HIGHEST_PROTOCOL)
-        marks[s] = orjson.dumps({x: now_marks[x] for x in sorted(trees[s])
-                                 if x in now_marks}).decode()
-        # finishing changes it: what is kept was pickled above, so this one may finish
-        # (rebuild() finishes a copy loaded from the pickle: 0.8 s of a 100k session)
-        extractors[s] = ex
-    spans = [sp for ex_ in extractors.values() for sp in ex_.explanation_spans()]
+            if k is not None:
+                k = _resumed(k, *by[s])
+                if k is not None:
+                    resumed.add(s)
+        if k is None:
+            # a kept state that would not load or resume: read every row again
+            k = xstate.Kept.first_pass(s, *(load_rows(store, trees[s]) if s in kept
+                                            else by[s]))
+        states[s] = _kept_form(k)
+        marks[s] = _marks_of(now_marks, trees[s])
+        # finishing changes it: its kept form is encoded above, so this one may finish
+        extractors[s] = k.extractor
+    spans: list[tuple[str, int, int]] = []
+    for s in scopes_:
+        try:
+            spans += extractors[s].explanation_spans()
+        except _UNUSABLE as e:
+            if s not in resumed:
+                raise
+            resumed.discard(s)
+            extractors[s], states[s] = _derived_again(store, s, trees[s], e)
+            marks[s] = _marks_of(now_marks, trees[s])
+            spans += extractors[s].explanation_spans()
     said = explanations(store, spans)
     infos = session_infos(store, sids)
     graphs: dict[str, nx.MultiDiGraph] = {}
     for s in scopes_:
         mine = set(trees[s])
-        ex_done = extractors[s].finish(
-            [a for a in annotations if a.session_id in mine],
-            [v for x in trees[s] for v in verdicts if v.session_id == x], trees[s], said)
+        steer = ([a for a in annotations if a.session_id in mine],
+                 [v for x in trees[s] for v in verdicts if v.session_id == x], trees[s])
+        try:
+            ex_done = extractors[s].finish(*steer, said)
+        except _UNUSABLE as e:
+            if s not in resumed:
+                raise
+            ex, states[s] = _derived_again(store, s, trees[s], e)
+            marks[s] = _marks_of(now_marks, trees[s])
+            ex_done = ex.finish(*steer, explanations(store, ex.explanation_spans()))
         graphs[s] = build_graph(ex_done, {k: v for k, v in infos.items()
                                           if k in ex_done.sessions})
     _persist_many(store, graphs, counts, states, marks, sids)
     return scopes_
+
+
+def _marks_of(now: dict[str, list[int]], sids: list[str]) -> str:
+    """The marks of a scope's sessions, as kept (``graph_state.marks``)."""
+    return orjson.dumps({x: now[x] for x in sorted(sids) if x in now}).decode()
 
 
 def _many_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], list[Verdict]]:
@@ -982,7 +1026,7 @@ def _many_steering(store: KbStore, sids: list[str]) -> tuple[list[Annotation], l
 
 
 def _persist_many(store: KbStore, graphs: dict[str, nx.MultiDiGraph],
-                  counts: dict[str, tuple[str, int]], states: dict[str, bytes],
+                  counts: dict[str, tuple[str, int]], states: dict[str, str | None],
                   marks: dict[str, str], sids: list[str]) -> None:
     """:func:`persist`, :func:`stamp_version`, :func:`_graph_done` and the kept extractor
     state of many scopes, in one transaction (Arrow tables, one INSERT each)."""
@@ -1013,7 +1057,7 @@ def _persist_many(store: KbStore, graphs: dict[str, nx.MultiDiGraph],
         "messages": pa.array([counts[s][1] for s in scopes_], type=pa.int64()),
         "fingerprint": pa.array([counts[s][0] for s in scopes_], type=pa.string()),
         "marks": pa.array([marks[s] for s in scopes_], type=pa.string()),
-        "state": pa.array([states[s] for s in scopes_], type=pa.binary()),
+        "state": pa.array([states[s] for s in scopes_], type=pa.string()),
     })
     done = pa.table({"sid": pa.array(sids, type=pa.string())})  # noqa: F841
     with store.transaction():
@@ -1026,7 +1070,8 @@ def _persist_many(store: KbStore, graphs: dict[str, nx.MultiDiGraph],
             store.conn.execute("INSERT INTO graph_edges SELECT * FROM edges")
         store.conn.execute("INSERT INTO graph_builds SELECT scope, now(), messages, "
                            "fingerprint FROM builds")
-        store.conn.execute("INSERT INTO graph_state SELECT scope, marks, state FROM builds")
+        store.conn.execute("INSERT INTO graph_state SELECT scope, marks, state FROM builds "
+                           "WHERE state IS NOT NULL")
         store.conn.execute("INSERT INTO graph_versions SELECT scope, ?, now() FROM builds",
                            [EXTRACTOR_VERSION])
         if _has_table(store, "graph_pending"):

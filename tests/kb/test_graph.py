@@ -383,17 +383,20 @@ def test_a_grown_session_continues_the_pass(blackwell: Path, tmp_path: Path,
     assert len(grown[0]) == 6
 
 
-def test_graph_state_refuses_foreign_pickles(blackwell_db_copy: Path) -> None:
-    import pickle
+def test_graph_state_refuses_foreign_states(blackwell_db_copy: Path) -> None:
+    from kb.graph import state as xstate
 
     with KbStore(blackwell_db_copy) as store:
         scope = gs.scope_of(store, store.resolve_session(None))
         store.conn.execute("UPDATE graph_state SET state = ?",
-                           [pickle.dumps(__import__("os").getcwd)])
+                           ['{"codec": "logkb-xstate", "version": 1, "extractor": '
+                            '{"$Extractor": {"scope": "%s", "x": {"$os.getcwd": []}}}}' % scope])
+        before = sum(xstate.DISCARDED.values())
         # the state is refused and the scope rebuilt from its rows
         assert gs.rebuild(store, scope, force=False) in (True, False)
         g = gs.graph_of(store, scope)
         assert any(d.get("status") == "blocked" for _, d in g.nodes(data=True))
+        assert sum(xstate.DISCARDED.values()) > before
 
 
 # ------------------------------------------------------------ episodes around checks

@@ -7,7 +7,7 @@ rows in one set of queries, persisted in one transaction), the text rules memois
 the redactor walking only the rows a secret or a display cut falls in; once with the
 memos filling and once answering every text from memory.  On the real sessions
 (``../shared/realworld`` pool and labelled) and on the fixture campaign, the persisted
-tables must be the same row by row, the kept extractor state the same once unpickled.
+tables must be the same row by row, the kept extractor state the same once decoded.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import logparse.memo as memo_mod
+from kb.graph import state as xstate
 from kb.graph import store as gs
 from kb.graph.extract import Extractor
 from kb.graph.text import tokens
@@ -74,7 +75,7 @@ def _mentioned_by_every_approach(self: Extractor, text: str, *, loose: bool = Fa
 
 
 def _canon(obj: Any) -> Any:
-    """An object graph as plain values (an unpickled extractor has no ``__eq__``)."""
+    """An object graph as plain values (a decoded extractor has no ``__eq__``)."""
     if hasattr(obj, "__dict__") and not isinstance(obj, type):
         return (type(obj).__name__, {k: _canon(v) for k, v in vars(obj).items()})
     if isinstance(obj, (list, tuple)):
@@ -94,7 +95,7 @@ def _tables(db: Path) -> dict[str, Any]:
                         "ORDER BY ALL").fetchall(),
             "versions": q("SELECT scope, extractor_version FROM graph_versions "
                           "ORDER BY ALL").fetchall(),
-            "state": [(s, m, _canon(gs._load_state(st))) for s, m, st in q(
+            "state": [(s, m, _canon(xstate.load(st, s))) for s, m, st in q(
                 "SELECT scope, marks, state FROM graph_state ORDER BY scope").fetchall()],
             "pending": q("SELECT * FROM graph_pending ORDER BY ALL").fetchall()}
 
