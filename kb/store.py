@@ -835,8 +835,10 @@ class KbStore:
                     first, last = int(r["from"]), int(r["through"])
                 except (KeyError, TypeError, ValueError):
                     continue
+                # the id it rewound to is the transcript's text: redacted like any other
+                to = self.redactor.text(r.get("to"))
                 for o in range(first, last + 1):
-                    out.setdefault(o, {"at": at, "line": r.get("line"), "to": r.get("to")})
+                    out.setdefault(o, {"at": at, "line": r.get("line"), "to": to})
         return out
 
     def max_ordinal(self, session_id: str) -> int:

@@ -240,7 +240,7 @@ def write_gemini(path: Path) -> Path:
                                        "Process Group PGID: 7"}}}]}]})
     # a branch the user rewound away from (``$rewindTo``): its prompt, reply and call hold
     # secrets
-    recs.append({"id": "u-r", "timestamp": ts, "type": "user",
+    recs.append({"id": f"u-r-{GLPAT}", "timestamp": ts, "type": "user",
                  "content": [{"text": f"Now {WORD} with {LEAKS['https url']}"}]})
     recs.append({"id": "g-r", "timestamp": ts, "type": "gemini", "model": "gemini-3",
                  "content": f"Rewound {WORD}: {LEAKS['https url']}", "toolCalls": [{
@@ -250,7 +250,7 @@ def write_gemini(path: Path) -> Path:
                          "id": "run_shell_command-r", "name": "run_shell_command",
                          "response": {"output": f"Output: {WORD} failed: "
                                                 f"{LEAKS['https url']}\nExit Code: 1"}}}]}]})
-    recs.append({"$rewindTo": "u-r"})
+    recs.append({"$rewindTo": f"u-r-{GLPAT}"})  # an id holding a secret
     recs.append({"id": "u-after", "timestamp": ts, "type": "user",
                  "content": [{"text": f"Never mind, {WORD} the app as it was."}]})
     recs.append({"id": "g-end", "timestamp": ts, "type": "gemini", "model": "gemini-3",
