@@ -1433,8 +1433,13 @@ never cut); a wide (CJK) character, between which lines may break; any other wor
 
 
 def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else
+    """The columns ``text`` takes on a terminal (a wide character takes two) once shown:
+    a control character or bidi override as its escape (:func:`kb.safe_text.visible`:
+    ``\\x1b`` four columns, ``\\u202e`` six), so that the brief wraps where it is shown."""
+    from kb.safe_text import UNSAFE
+
+    return sum((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
+               2 if unicodedata.east_asian_width(ch) in "WF" else
                0 if unicodedata.combining(ch) else 1 for ch in text)
 
 

@@ -139,3 +139,19 @@ def test_the_estimator_counts_what_is_printed() -> None:
     assert H.estimate_tokens("abcd" * 10) == 10  # ASCII: four characters a token
     assert H.estimate_tokens("帮我更新") == 4  # a wide character is a token
     assert H.estimate_tokens("ação") == 2  # two ASCII quarters + two accented halves
+
+
+def test_prose_with_control_characters_wraps_at_80_columns_as_shown() -> None:
+    """A transcript's control characters and bidi overrides are shown as escapes
+    (``\\x1b``: four columns, ``\\u202e``: six) after the wrap: the wrap measured them as
+    one column each, so a hostile reply's lines came out at 160-185 columns."""
+    from kb.safe_text import visible
+    from tests.hostile.corpus import HOSTILE
+
+    line = "- State: **open** (waiting for the user: the agent asked [21] «" + " ".join(
+        f"word{i} {HOSTILE}" if i % 4 == 0 else f"word{i}" for i in range(40)) + "»)"
+    shown = visible(H.wrap_markdown(line)).split("\n")
+    too_wide = [ln for ln in shown if H.cells(ln) > 80 and " " in ln.strip()]
+    assert len(shown) > 1 and not too_wide, too_wide
+    head = visible(H._fit_cells("# Hand-off: " + HOSTILE * 3))
+    assert H.cells(head) <= 80, head
