@@ -522,7 +522,6 @@ def notified_failure(text: str) -> str:
 
 
 _TASK_NOTE_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
-_TASK_NOTE_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S)
 
 
 def task_notification_failure(text: str) -> str:
@@ -534,8 +533,13 @@ def task_notification_failure(text: str) -> str:
     m = _TASK_NOTE_STATUS.search(text[:2000])
     if m is None or m.group(1).lower() in ("completed", "running", "pending"):
         return ""
-    summary = _TASK_NOTE_SUMMARY.search(text[:2000])
-    return summary.group(1)[:240] if summary else m.group(1).lower()
+    # (found by its tags: a lazy ``<summary>\s*(.*?)\s*</summary>`` ran a run of
+    # whitespace again at each step, 1.7 s on 1,450 spaces)
+    head = text[:2000]
+    start = head.find("<summary>")
+    end = head.find("</summary>", start + 9) if start != -1 else -1
+    summary = head[start + 9:end].strip() if end != -1 else ""
+    return summary[:240] if summary else m.group(1).lower()
 
 
 def subagent_failure(f: CallFacts) -> str:

@@ -126,3 +126,24 @@ def test_a_notification_of_a_sub_agent_that_completed_is_no_failure() -> None:
     assert notified_failure(ok.replace('{"completed": "Done: README updated."}',
                                        '"not_found"')) == "the sub-agent was not found"
     assert notified_failure("Continue with the README.") == ""
+
+
+def test_a_notification_summary_costs_linear_time() -> None:
+    """The summary was cut out by ``<summary>\\s*(.*?)\\s*</summary>``: a summary of
+    whitespace with no closing tag in the 1,500 characters the store hands over cost
+    1.7 s a notification (each lazy step ran the spaces again)."""
+    import time
+
+    from logparse.structural import task_notification_failure
+
+    def cpu(n: int) -> float:
+        text = "<task-notification>\n<status>failed</status>\n<summary>" + " " * n + "x"
+        t = time.process_time()
+        assert task_notification_failure(text) == "failed"
+        return time.process_time() - t
+
+    small, large = cpu(350), cpu(1400)
+    assert large < 9 * max(small, 0.002), (small, large)
+    assert task_notification_failure(
+        "<task-notification>\n<status>killed</status>\n<summary>  Agent \"x\" was stopped  "
+        "</summary>\n</task-notification>") == 'Agent "x" was stopped'
