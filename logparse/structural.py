@@ -558,8 +558,13 @@ def subagent_failure(f: CallFacts) -> str:
     text = (f.error or f.output or "").strip()
     m = _TASK_ERROR.search(text[:200])
     if m is not None and text.startswith("<task"):
-        inner = re.search(r"<task_error>\s*(.+?)\s*(?:</task_error>|$)", text, re.S)
-        text = inner.group(1) if inner else text
+        # (by its tags: a lazy ``<task_error>\s*(.+?)\s*(?:</task_error>|$)`` ran
+        # whitespace again at each step, quadratic)
+        start = text.find("<task_error>")
+        if start != -1:
+            end = text.find("</task_error>", start + 12)
+            inner = text[start + 12:end if end != -1 else len(text)].strip()
+            text = inner or text
     text = re.sub(r"^aborted: ", "", re.sub(r"</?tool_use_error>", "", text)).strip()
     if text:
         return text.splitlines()[0][:240]
