@@ -1494,7 +1494,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
 def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
-    words: list[list[Any]] = []  # [text, a space before it, wide]
+    # (a word's pieces joined once: adding each to the word again was quadratic)
+    words: list[list[Any]] = []  # [its pieces, a space before it, wide]
     space = False
     for m in _UNIT.finditer(text):
         if m.group(1):
@@ -1502,13 +1503,14 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
             continue
         wide = bool(m.group(3))
         if words and not space and not wide and not words[-1][2]:
-            words[-1][0] += m.group(0)
+            words[-1][0].append(m.group(0))
         else:
-            words.append([m.group(0), space, wide])
+            words.append([[m.group(0)], space, wide])
         space = False
     lines: list[str] = []
     cur, used, empty = first, cells(first), True
-    for word, spaced, _ in words:
+    for pieces, spaced, _ in words:
+        word = "".join(pieces)
         gap = 1 if spaced and not empty else 0
         w = cells(word)
         if not empty and used + gap + w > width:

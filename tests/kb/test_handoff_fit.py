@@ -155,3 +155,23 @@ def test_prose_with_control_characters_wraps_at_80_columns_as_shown() -> None:
     assert len(shown) > 1 and not too_wide, too_wide
     head = visible(H._fit_cells("# Hand-off: " + HOSTILE * 3))
     assert H.cells(head) <= 80, head
+
+
+def test_wrapping_costs_linear_time_in_the_line() -> None:
+    """The last words and the last decision are quoted whole: a reply of one long line of
+    code spans run together (```x``x``x`…``) grew its one word by adding each span to it
+    again (800,000 characters: 2.8 s, 11x the cost of 200,000)."""
+    import time
+
+    def cpu(n: int) -> float:
+        line = "> " + "`x`" * (n // 3)
+        best = float("inf")
+        for _ in range(2):
+            t = time.process_time()
+            out = H.wrap_markdown(line)
+            best = min(best, time.process_time() - t)
+        assert out.replace("\n", "") == line
+        return best
+
+    small, large = cpu(50_000), cpu(200_000)
+    assert large < 6 * max(small, 0.003), (small, large)
