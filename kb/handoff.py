@@ -385,21 +385,23 @@ def _sentences(text: str) -> list[str]:
     """The sentences of a prompt: a line break ends one (a line that goes on indented,
     as pasted text wraps, continues it), and so do ``.!?`` before a space (not after a
     list number or an abbreviation) and ``。！？``."""
-    lines: list[str] = []
+    # each line's pieces, joined once (a pasted log's indented lines, added one by one to
+    # the line before them, cost quadratic time), its sentences cut in one pass
+    lines: list[list[str]] = []
     for raw in text.splitlines():
-        if not raw.strip():
-            lines.append("")
+        piece = raw.strip()
+        if not piece:
+            lines.append([])
         elif (lines and lines[-1] and raw[:1].isspace() and not _LIST_ITEM.match(raw)
-              and not re.search(r"[.!?:。！？：]\s*$", lines[-1])):
-            lines[-1] += " " + raw.strip()
+              and lines[-1][-1][-1] not in ".!?:。！？："):
+            lines[-1].append(piece)
         else:
-            lines.append(raw.strip())
+            lines.append([piece])
     out = []
-    for line in lines:
-        rest = " ".join(line.split())
-        while rest:
-            head, rest = _sentence_cut(rest, ".!?")
-            for part in re.split(r"(?<=[。！？])", head):
+    for pieces in lines:
+        line = " ".join(" ".join(pieces).split())
+        for start, end in _sentence_spans(line, ".!?"):
+            for part in re.split(r"(?<=[。！？])", line[start:end]):
                 if part.strip():
                     out.append(part.strip())
     return out
@@ -543,12 +545,26 @@ _NOT_AN_END = re.compile(r"\s(?:\d{1,3}|e\.g|i\.e|etc|vs|cf|approx|Mr|Dr)\.$",
 
 def _sentence_cut(text: str, ends: str) -> tuple[str, str]:
     """``text`` cut after its first sentence (ending in one of ``ends`` and a space)."""
+    spans = _sentence_spans(text, ends)
+    end = spans[0][1] if spans else len(text)
+    return text[:end], text[end + 1:]  # (the space after its end: one character)
+
+
+def _sentence_spans(text: str, ends: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of ``text`` (one ends in one of ``ends`` and a
+    space, not after a list number or an abbreviation), in one pass: no sentence cut
+    copies the rest of the text."""
+    spans = []
+    start = 0
     for m in re.finditer(f"[{re.escape(ends)}]\\s", text):
-        head = text[:m.start() + 1]
-        if head.endswith(".") and _NOT_AN_END.search(" " + head[-9:]):
+        end = m.start() + 1
+        if text[end - 1] == "." and _NOT_AN_END.search(" " + text[max(start, end - 9):end]):
             continue
-        return head, text[m.end():]
-    return text, ""
+        spans.append((start, end))
+        start = m.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
 
 
 def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
@@ -1426,8 +1442,13 @@ never cut); a wide (CJK) character, between which lines may break; any other wor
 
 
 def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else
+    """The columns ``text`` takes on a terminal (a wide character takes two) once shown:
+    a control character or bidi override as its escape (:func:`kb.safe_text.visible`:
+    ``\\x1b`` four columns, ``\\u202e`` six), so that the brief wraps where it is shown."""
+    from kb.safe_text import UNSAFE
+
+    return sum((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
+               2 if unicodedata.east_asian_width(ch) in "WF" else
                0 if unicodedata.combining(ch) else 1 for ch in text)
 
 
@@ -1482,7 +1503,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
 def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
-    words: list[list[Any]] = []  # [text, a space before it, wide]
+    # (a word's pieces joined once: adding each to the word again was quadratic)
+    words: list[list[Any]] = []  # [its pieces, a space before it, wide]
     space = False
     for m in _UNIT.finditer(text):
         if m.group(1):
@@ -1490,13 +1512,14 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
             continue
         wide = bool(m.group(3))
         if words and not space and not wide and not words[-1][2]:
-            words[-1][0] += m.group(0)
+            words[-1][0].append(m.group(0))
         else:
-            words.append([m.group(0), space, wide])
+            words.append([[m.group(0)], space, wide])
         space = False
     lines: list[str] = []
     cur, used, empty = first, cells(first), True
-    for word, spaced, _ in words:
+    for pieces, spaced, _ in words:
+        word = "".join(pieces)
         gap = 1 if spaced and not empty else 0
         w = cells(word)
         if not empty and used + gap + w > width:

@@ -862,6 +862,18 @@ class KbStore:
             "WHERE session_id = ? AND ordinal >= ? AND contains(raw, '\"rewinds\":') "
             "ORDER BY ordinal", [session_id, since]).fetchall()
         out: dict[int, dict[str, Any]] = {}
+        # each ordinal is marked once, by the first rewind that takes it back: ``after``
+        # leads from a marked ordinal to the next one not marked yet (path halving), so n
+        # rewinds of the same n messages cost n marks, not n * n
+        after: dict[int, int] = {}
+
+        def unmarked(o: int) -> int:
+            while o in after:
+                nxt = after[o]
+                after[o] = after.get(nxt, nxt)
+                o = nxt
+            return o
+
         for at, rewinds in rows:
             for r in orjson.loads(rewinds) if rewinds else []:
                 if not isinstance(r, dict):
@@ -870,8 +882,13 @@ class KbStore:
                     first, last = int(r["from"]), int(r["through"])
                 except (KeyError, TypeError, ValueError):
                     continue
-                for o in range(first, last + 1):
-                    out.setdefault(o, {"at": at, "line": r.get("line"), "to": r.get("to")})
+                # the id it rewound to is the transcript's text: redacted like any other
+                to = self.redactor.text(r.get("to"))
+                o = unmarked(first)
+                while o <= last:
+                    out[o] = {"at": at, "line": r.get("line"), "to": to}
+                    after[o] = o + 1
+                    o = unmarked(o + 1)
         return out
 
     def max_ordinal(self, session_id: str) -> int:

@@ -681,7 +681,7 @@ def _line_bounds(text: str, i: int) -> tuple[int, int]:
     return s, (len(text) if e == -1 else e)
 
 
-_EXCEPTION_LINE = re.compile(r"\s*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning"
+_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning"
                              r"|Iteration|Fault|Failure)\b(?::|\s*$)")
 """The line a traceback ends with: an exception's type, then its message (``UnicodeEncodeError:
 'charmap' codec can't encode …``, ``KeyboardInterrupt``)."""

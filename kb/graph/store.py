@@ -314,13 +314,18 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         ORDER BY m.ordinal DESC LIMIT 1) END,
                    -- a Codex sub-agent not waited for: the notification of its status
                    -- codex-rs writes into a later user message of the parent
+                   -- (the agent id read from an output only where it is JSON: DuckDB
+                   -- evaluates the subquery's expressions for every call, whatever the
+                   -- CASE says, and a shell run's plain text is no JSON)
                    CASE WHEN tool = 'spawn_agent' AND json_valid(output)
                              AND json_extract_string(output, '$.agent_id') IS NOT NULL THEN (
                         SELECT left(p.text, 1000) FROM prose p
                         WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
                           AND p.kind = 'prompt'
                           AND starts_with(ltrim(p.text), '<subagent_notification>')
-                          AND contains(p.text, json_extract_string(calls.output, '$.agent_id'))
+                          AND contains(p.text, json_extract_string(
+                              CASE WHEN json_valid(calls.output) THEN calls.output END,
+                              '$.agent_id'))
                         ORDER BY p.ordinal LIMIT 1) END,
                    -- a Claude Code sub-agent run in the background: its outcome is the
                    -- <task-notification> naming the call in a later user message; '' when

@@ -51,8 +51,6 @@ CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
 CJK_CLASS_RE2 = "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in _CJK_RANGES)
 """The same class for RE2 (DuckDB)."""
 CJK = re.compile(f"[{CJK_CLASS}]")
-_CJK_WORD = re.compile(f"[^\\W_]*[{CJK_CLASS}][^\\W_]*")
-"""A word with a CJK character in it (the words :func:`cjk_terms` cuts into pairs)."""
 
 TEXT_FILTERS = {"session": "session", "kind": "kind", "tool": "tool", "host": "host",
                 "cat": "category", "category": "category", "field": "field"}
@@ -140,7 +138,11 @@ def cjk_terms(text: str) -> list[str] | None:
     :func:`cjk_terms_sql` makes of it."""
     if text.isascii() or not CJK.search(text):
         return None
-    return [" ".join(bigrams(w)) for w in _CJK_WORD.findall(text.lower())] or None
+    # the words, then those with a CJK character: a pattern for a word with one in it
+    # (``[^\\W_]*[CJK][^\\W_]*``) runs over a long word without any from each of its
+    # characters (quadratic: 40,000 letters of base64 beside one cost 13 s)
+    return [" ".join(bigrams(w)) for w in WORD.findall(text.lower())
+            if CJK.search(w)] or None
 
 
 def cjk_terms_sql(col: str) -> str:

@@ -62,6 +62,8 @@ LEAKS: dict[str, str] = {
 
 WORD = "frobnicate"
 """A plain word in every event: search and the filters must still find it."""
+CJK_WORD = "数据库"
+"""A word inside unspaced Chinese (the opencode prompt): a CJK search finds it."""
 
 
 def pieces() -> list[str]:
@@ -86,7 +88,8 @@ def write_opencode(outdir: Path) -> list[Path]:
 
     ctx = BuildContext(random.Random(24), directory="/home/dev/hostile", project_id="ef" * 20)
     b = SessionBuilder(ctx, title="", start_ms=1_790_000_000_000)
-    b.user(f"Please {WORD} the app. " + " ".join(LEAKS[k] for k in ("redis url", "basic")))
+    b.user(f"Please {WORD} the app. " + " ".join(LEAKS[k] for k in ("redis url", "basic"))
+           + f"\n请{WORD}数据库连接失败的问题：{LEAKS['https url']}")
     for name, leak in LEAKS.items():
         cmd = leak if "\n" not in leak else leak.split("\n", 1)[0]
         b.step(f"Next I {WORD} with {name}: {leak}", [
@@ -126,7 +129,31 @@ def write_claude(path: Path) -> Path:
                             "input": {"command": leak, "description": f"{WORD} {name}"}}])
         line("user", [{"type": "tool_result", "tool_use_id": cid,
                        "content": f"{WORD}: {leak}\nok\n", "is_error": False}])
-    line("assistant", [{"type": "text", "text": f"The {WORD} approach is a dead end."}])
+    # a sub-agent that failed, its error holding a secret; one run in the background whose
+    # <task-notification> reports a failure holding another; a run whose failure line
+    # ("... failed: why") holds a third
+    line("assistant", [{"type": "tool_use", "id": "toolu_sub", "name": "Task", "input": {
+        "description": f"{WORD} the cache", "prompt": f"{WORD} the cache",
+        "subagent_type": "general-purpose"}}])
+    line("user", [{"type": "tool_result", "tool_use_id": "toolu_sub", "is_error": True,
+                   "content": f"Agent failed: {LEAKS['redis url']}"}])
+    line("assistant", [{"type": "tool_use", "id": "toolu_bg", "name": "Task", "input": {
+        "description": f"{WORD} the database", "prompt": f"{WORD} the database",
+        "subagent_type": "general-purpose", "run_in_background": True}}])
+    line("user", [{"type": "tool_result", "tool_use_id": "toolu_bg", "content": [
+        {"type": "text", "text": "Async agent launched successfully.\nagentId: "
+                                 "a1b2c3d4e5f6a7b8c\noutput_file: /tmp/a1b2c3d4e5f6a7b8c.output"}]}])
+    line("user", "<task-notification>\n<task-id>a1b2c3d4e5f6a7b8c</task-id>\n<tool-use-id>"
+                 "toolu_bg</tool-use-id>\n<status>failed</status>\n<summary>Agent "
+                 f"\"{WORD} the database\" failed: {LEAKS['postgres url']}</summary>\n"
+                 "</task-notification>")
+    line("assistant", [{"type": "tool_use", "id": "toolu_push", "name": "Bash", "input": {
+        "command": "git push origin main", "description": f"{WORD} push"}}])
+    line("user", [{"type": "tool_result", "tool_use_id": "toolu_push", "is_error": True,
+                   "content": f"Exit code 1\nerror: {WORD} push failed: {LEAKS['gitlab']}"}])
+    # the session ends on the agent's question (the hand-off quotes it: ``asked``)
+    line("assistant", [{"type": "text", "text": f"The {WORD} approach is a dead end.\n\n"
+                        f"Would you like me to retry with {LEAKS['cookie']}?"}])
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     return path
 
@@ -155,8 +182,33 @@ def write_codex(path: Path) -> Path:
         out = json.dumps({"output": f"{WORD}: {leak}\nok\n",
                           "metadata": {"exit_code": 0, "duration_seconds": 0.1}})
         item({"type": "function_call_output", "call_id": cid, "output": out})
+    # sub-agents: one whose task holds a secret across the 300 characters the graph keeps
+    # of it, and whose wait reports an error holding a secret; one not waited for, its
+    # <subagent_notification> reporting an error holding another
+    head = f"{WORD} the deploy. "
+    task = head + "x" * (288 - len(head) - len("curl -s -u admin:")) + LEAKS["curl -u"]
+    assert task.index(SECRETS["curl -u"]) == 288  # 12 of its 15 characters before 300
+    item({"type": "function_call", "name": "spawn_agent", "call_id": "call_spawn",
+          "arguments": json.dumps({"message": task})})
+    item({"type": "function_call_output", "call_id": "call_spawn",
+          "output": json.dumps({"agent_id": "019a3f52-7c1e-7d10-9b8e-2f4c5a6b7c8d"})})
+    item({"type": "function_call", "name": "wait", "call_id": "call_wait",
+          "arguments": json.dumps({"ids": ["019a3f52-7c1e-7d10-9b8e-2f4c5a6b7c8d"]})})
+    item({"type": "function_call_output", "call_id": "call_wait", "output": json.dumps(
+        {"status": {"019a3f52-7c1e-7d10-9b8e-2f4c5a6b7c8d": {
+            "errored": f"{WORD} failed: {LEAKS['gitlab']}"}}, "timed_out": False})})
+    item({"type": "function_call", "name": "spawn_agent", "call_id": "call_spawn2",
+          "arguments": json.dumps({"message": f"{WORD} the README"})})
+    item({"type": "function_call_output", "call_id": "call_spawn2",
+          "output": json.dumps({"agent_id": "019a3f53-0a2b-7c3d-8e4f-5a6b7c8d9e0f"})})
+    item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": (
+        "<subagent_notification>\n" + json.dumps(
+            {"agent_id": "019a3f53-0a2b-7c3d-8e4f-5a6b7c8d9e0f",
+             "status": {"errored": f"{WORD}: {LEAKS['bearer']}"}})
+        + "\n</subagent_notification>")}]})
     item({"type": "message", "role": "assistant",
-          "content": [{"type": "output_text", "text": f"The {WORD} approach is a dead end."}]})
+          "content": [{"type": "output_text", "text": f"The {WORD} approach is a dead end."
+                       f"\n\nShall I retry it with {LEAKS['basic']}?"}]})
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
     return path
 
@@ -186,6 +238,21 @@ def write_gemini(path: Path) -> Path:
                 "id": f"run_shell_command-{i}", "name": "run_shell_command",
                 "response": {"output": f"Output: {WORD}: {leak}\nok\n"
                                        "Process Group PGID: 7"}}}]}]})
+    # a branch the user rewound away from (``$rewindTo``): its prompt, reply and call hold
+    # secrets
+    recs.append({"id": f"u-r-{GLPAT}", "timestamp": ts, "type": "user",
+                 "content": [{"text": f"Now {WORD} with {LEAKS['https url']}"}]})
+    recs.append({"id": "g-r", "timestamp": ts, "type": "gemini", "model": "gemini-3",
+                 "content": f"Rewound {WORD}: {LEAKS['https url']}", "toolCalls": [{
+                     "id": "run_shell_command-r", "name": "run_shell_command",
+                     "args": {"command": LEAKS["https url"]}, "status": "error",
+                     "timestamp": ts, "result": [{"functionResponse": {
+                         "id": "run_shell_command-r", "name": "run_shell_command",
+                         "response": {"output": f"Output: {WORD} failed: "
+                                                f"{LEAKS['https url']}\nExit Code: 1"}}}]}]})
+    recs.append({"$rewindTo": f"u-r-{GLPAT}"})  # an id holding a secret
+    recs.append({"id": "u-after", "timestamp": ts, "type": "user",
+                 "content": [{"text": f"Never mind, {WORD} the app as it was."}]})
     recs.append({"id": "g-end", "timestamp": ts, "type": "gemini", "model": "gemini-3",
                  "content": f"The {WORD} approach is a dead end."})
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
@@ -218,6 +285,27 @@ def write_pi(path: Path) -> Path:
                                  "content": [{"type": "text", "text": f"{WORD}: {leak}\nok\n"}],
                                  "isError": False}})
         last = f"r{i}"
+    revise = [
+        ("look", None, "psql -c '\\d game_players'", "pre_rating | integer\npost_rating | int\n"),
+        ("revise", "The ratings table only stores current ratings without historical data, "
+                   "so I'll skip the rating history chart. Actually, I can reconstruct rating "
+                   "history from the game_players table since the dump at "
+                   f"{LEAKS['postgres url']} records pre_rating values.",
+         "psql -c 'select pre_rating from game_players'", f"{WORD}\n1500\n"),
+    ]
+    for rid, thinking, cmd, out in revise:
+        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": thinking}] \
+            if thinking else []
+        content.append({"type": "toolCall", "id": f"t-{rid}", "name": "bash",
+                        "arguments": {"command": cmd}})
+        recs.append({"type": "message", "id": f"a-{rid}", "parentId": last, "timestamp": ts,
+                     "message": {"role": "assistant", "stopReason": "toolUse",
+                                 "content": content}})
+        recs.append({"type": "message", "id": f"r-{rid}", "parentId": f"a-{rid}",
+                     "timestamp": ts, "message": {
+                         "role": "toolResult", "toolCallId": f"t-{rid}", "toolName": "bash",
+                         "content": [{"type": "text", "text": out}], "isError": False}})
+        last = f"r-{rid}"
     recs.append({"type": "message", "id": "end", "parentId": last, "timestamp": ts,
                  "message": {"role": "assistant", "stopReason": "stop", "content": [
                      {"type": "text", "text": f"The {WORD} approach is a dead end."}]}})

@@ -76,6 +76,8 @@ def _outputs(db: Path, sessions: dict[str, str]) -> dict[str, str]:
         "deadends-text": ["deadends", "--all"], "untested": ["untested", "--all", "--json"],
         "why": ["why", corpus.WORD, "--json"], "search": ["search", corpus.WORD, "--json"],
         "search-text": ["search", corpus.WORD],
+        "search-cjk": ["search", corpus.CJK_WORD, "--json"],
+        "search-cjk-text": ["search", corpus.CJK_WORD],
         "graph-json": ["graph", "--all", "--format", "json"],
         "graph-dot": ["graph", "--all", "--format", "dot"],
         "graph-mermaid": ["graph", "--all", "--format", "mermaid"],
@@ -94,6 +96,9 @@ def _outputs(db: Path, sessions: dict[str, str]) -> dict[str, str]:
         cmds[f"events-text-{agent}"] = ["events", "-s", sid]
         cmds[f"timeline-{agent}"] = ["timeline", "-s", sid, "--json"]
         cmds[f"handoff-{agent}"] = ["handoff", "-s", sid]
+        cmds[f"handoff-json-{agent}"] = ["handoff", "-s", sid, "--json"]
+        cmds[f"deadends-{agent}"] = ["deadends", "-s", sid]
+        cmds[f"untested-{agent}"] = ["untested", "-s", sid]
         cmds[f"beyond-{agent}"] = ["show", str(last[sid] + 1), "-s", sid]  # not found
         for n in range(1, last[sid] + 1):  # every message (range(1, 40) missed Codex's last)
             cmds[f"show-{agent}-{n}"] = ["show", str(n), "--full", "-s", sid]
@@ -116,6 +121,22 @@ def test_no_read_command_shows_a_secret(hostile_db: Path, sessions: dict[str, st
     assert "[redacted:" in outs["query-raw"] and "[redacted:" in outs["query-calls"]
     shown = [name for name in outs if name.startswith("show-") and "not found" in outs[name]]
     assert not shown, shown  # every `show` showed a message
+    # and the paths that carry transcript text since the review of d2d8812..main were
+    # reached, with placeholders where the secrets were: the question a session ends on
+    # (the hand-off's `asked`), a CJK search hit, a failed sub-agent's error (Claude Code
+    # Task, background <task-notification>, Codex wait and <subagent_notification>), a
+    # failure line ("... failed: why"), a rewound Gemini CLI branch, a revised belief
+    for agent in ("claude-code", "codex"):
+        assert "waiting for the user" in outs[f"handoff-{agent}"], outs[f"handoff-{agent}"]
+        asked = json.loads(outs[f"handoff-json-{agent}"])["status"]["asked"]
+        assert asked and "[redacted:" in asked["text"], asked
+    assert corpus.CJK_WORD in outs["search-cjk"] and "[redacted:" in outs["search-cjk"]
+    assert corpus.CJK_WORD in outs["search-cjk-text"]
+    for agent in ("claude-code", "codex"):
+        assert "sub-agent" in outs[f"deadends-{agent}"] + outs[f"untested-{agent}"], agent
+    assert any('"rewound": {' in outs[name] or '"rewound":{' in outs[name]
+               for name in outs if name.startswith("show-json-gemini-cli-"))
+    assert "the belief" in outs["deadends-pi"], outs["deadends-pi"]
 
 
 def test_mcp_answers_show_no_secret(hostile_db: Path, sessions: dict[str, str]) -> None:
@@ -124,6 +145,7 @@ def test_mcp_answers_show_no_secret(hostile_db: Path, sessions: dict[str, str]) 
     client = McpClient(hostile_db)
     try:
         answers = [client.call("search", query=corpus.WORD), client.call("deadends"),
+                   client.call("search", query=corpus.CJK_WORD),
                    client.call("untested"),
                    # an answer or a not-found error (isError): either is scanned
                    client.request("tools/call", {"name": "why",

@@ -103,3 +103,40 @@ def test_codex_sub_agents_end_to_end(tmp_path: Path) -> None:
     assert "stream disconnected" in (waited.cause_text or "")
     assert "Draft the README section" in notified.name
     assert "usage limit" in (notified.cause_text or "")
+
+
+def test_a_codex_sub_agent_beside_plain_text_outputs_builds(tmp_path: Path) -> None:
+    """The spawn_agent's notification lookup read every call's output as JSON (DuckDB
+    evaluates a correlated subquery's expression for every row, whatever the CASE around
+    it says): one shell run printing plain text beside a spawn_agent made the graph of
+    the session fail ("Malformed JSON"), so no dead end of it was shown."""
+    import json
+
+    ts = "2025-10-01T10:00:01.000Z"
+    recs = [{"timestamp": ts, "type": "session_meta", "payload": {
+        "id": "019a0000-0000-7000-8000-0000000000d5", "timestamp": ts, "cwd": "/w",
+        "cli_version": "0.46.0"}}]
+
+    def item(payload: dict) -> None:
+        recs.append({"timestamp": ts, "type": "response_item", "payload": payload})
+
+    item({"type": "message", "role": "user",
+          "content": [{"type": "input_text", "text": "Check the listings API."}]})
+    item({"type": "function_call", "name": "shell", "call_id": "c1",
+          "arguments": json.dumps({"command": ["bash", "-lc", "ls"], "workdir": "/w"})})
+    item({"type": "function_call_output", "call_id": "c1", "output": json.dumps(
+        {"output": "plain text, no JSON\n", "metadata": {"exit_code": 0}})})
+    item({"type": "function_call", "name": "spawn_agent", "call_id": "c2",
+          "arguments": json.dumps({"message": "Check the listings API"})})
+    item({"type": "function_call_output", "call_id": "c2",
+          "output": json.dumps({"agent_id": "019a3f53-0a2b"})})
+    item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": (
+        '<subagent_notification>\n{"agent_id": "019a3f53-0a2b", "status": {"errored": '
+        '"You\'ve hit your usage limit."}}\n</subagent_notification>')}]})
+    item({"type": "message", "role": "assistant",
+          "content": [{"type": "output_text", "text": "The sub-agent failed."}]})
+    path = tmp_path / "rollout-2025-10-01T10-00-00-mixed.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    ex = _extraction(tmp_path, str(path))
+    (dead,) = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
+    assert "usage limit" in (dead.cause_text or ""), dead

@@ -112,3 +112,37 @@ def test_the_rewound_branch_is_a_dead_end_the_user_took_back(db: Path) -> None:
     # the work after the rewind is no part of it
     assert not any(e["ordinal"] > 3 for x in items for e in x["evidence"]
                    if x.get("via") == "rewound:rewound")
+
+
+def _many_rewinds(tmp: Path, n: int) -> float:
+    """CPU seconds of :meth:`KbStore.rewound` over ``n`` messages, then ``n`` rewinds to an
+    id the file never wrote (each takes every message back)."""
+    import time
+
+    lines = [FIXTURE.read_text().splitlines()[0]]
+    for i in range(n):
+        lines.append(json.dumps({"id": f"u{i}", "timestamp": "2026-11-02T09:00:05.000Z",
+                                 "type": "user", "content": [{"text": f"step {i}"}]}))
+    lines += [json.dumps({"$rewindTo": f"nowhere-{i}"}) for i in range(n)]
+    src = tmp / f"session-2026-11-02T09-00-{n}.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    db = _ingest(src, tmp)
+    with KbStore(db, read_only=True) as store:
+        sid = str(store.sessions()[0]["session_id"])
+        best = float("inf")
+        for _ in range(2):
+            t = time.process_time()
+            got = store.rewound(sid)
+            best = min(best, time.process_time() - t)
+    assert sorted(got) == list(range(1, n + 1)) and got[1]["to"] == "nowhere-0"
+    return best
+
+
+def test_rewound_costs_linear_time_in_the_rewinds(tmp_path: Path) -> None:
+    """Each ordinal taken back is marked once: every rewind walked its whole range
+    (n rewinds of n messages: n * n marks; 4,000 of each cost 16 million)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    small = _many_rewinds(tmp_path / "a", 500)
+    large = _many_rewinds(tmp_path / "b", 2000)
+    assert large < 9 * max(small, 0.005), (small, large)

@@ -139,3 +139,39 @@ def test_the_estimator_counts_what_is_printed() -> None:
     assert H.estimate_tokens("abcd" * 10) == 10  # ASCII: four characters a token
     assert H.estimate_tokens("帮我更新") == 4  # a wide character is a token
     assert H.estimate_tokens("ação") == 2  # two ASCII quarters + two accented halves
+
+
+def test_prose_with_control_characters_wraps_at_80_columns_as_shown() -> None:
+    """A transcript's control characters and bidi overrides are shown as escapes
+    (``\\x1b``: four columns, ``\\u202e``: six) after the wrap: the wrap measured them as
+    one column each, so a hostile reply's lines came out at 160-185 columns."""
+    from kb.safe_text import visible
+    from tests.hostile.corpus import HOSTILE
+
+    line = "- State: **open** (waiting for the user: the agent asked [21] «" + " ".join(
+        f"word{i} {HOSTILE}" if i % 4 == 0 else f"word{i}" for i in range(40)) + "»)"
+    shown = visible(H.wrap_markdown(line)).split("\n")
+    too_wide = [ln for ln in shown if H.cells(ln) > 80 and " " in ln.strip()]
+    assert len(shown) > 1 and not too_wide, too_wide
+    head = visible(H._fit_cells("# Hand-off: " + HOSTILE * 3))
+    assert H.cells(head) <= 80, head
+
+
+def test_wrapping_costs_linear_time_in_the_line() -> None:
+    """The last words and the last decision are quoted whole: a reply of one long line of
+    code spans run together (```x``x``x`…``) grew its one word by adding each span to it
+    again (800,000 characters: 2.8 s, 11x the cost of 200,000)."""
+    import time
+
+    def cpu(n: int) -> float:
+        line = "> " + "`x`" * (n // 3)
+        best = float("inf")
+        for _ in range(2):
+            t = time.process_time()
+            out = H.wrap_markdown(line)
+            best = min(best, time.process_time() - t)
+        assert out.replace("\n", "") == line
+        return best
+
+    small, large = cpu(50_000), cpu(200_000)
+    assert large < 6 * max(small, 0.003), (small, large)

@@ -221,3 +221,40 @@ def test_the_goal_is_the_first_request_not_the_scope() -> None:
 
     for prompt, goal in OPENINGS:
         assert _goal_line(prompt) == goal, prompt
+
+
+def _goal_cpu(text: str) -> float:
+    import time
+
+    from kb.handoff import _goal_line
+
+    best = float("inf")
+    for _ in range(2):
+        t = time.process_time()
+        _goal_line(text)
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def test_the_goal_costs_linear_time_in_the_prompt() -> None:
+    """A first prompt can be a pasted log or a file: its sentences are cut in one pass.
+    Indented lines (a traceback's frames, pasted code) were joined by adding each to the
+    line before it again and again, and each sentence cut copied the rest of the line:
+    640,000 characters of indented lines cost 66 s, of "1. " list numbers 2 s."""
+    for unit, tail in (("  frame\n", "x\n"), ("a. ", ""), ("1. ", ""), ("b\n", "")):
+        small = _goal_cpu(tail + unit * (20_000 // len(unit)))
+        large = _goal_cpu(tail + unit * (80_000 // len(unit)))
+        assert large < 9 * max(small, 0.003), (unit, small, large)
+
+
+def test_goal_sentences_are_cut_as_before() -> None:
+    from kb.handoff import _goal_line, _sentences
+
+    assert _sentences("hi! we're in a new folder.\ni want emailjs in the form. thanks") == [
+        "hi!", "we're in a new folder.", "i want emailjs in the form.", "thanks"]
+    # an indented line goes on the line before it, unless that one ended a sentence
+    assert _sentences("Fix this:\n  File \"a.py\"\n    boom\nthen 1. build. 2. e.g. it") == [
+        "Fix this:", "File \"a.py\" boom", "then 1. build.", "2. e.g. it"]
+    assert _sentences("请帮我更新脚本。然后提交！ ok") == ["请帮我更新脚本。", "然后提交！", "ok"]
+    assert _goal_line("go through this folder do not read any parent folder. i want to "
+                      "integrate emailjs") == "i want to integrate emailjs"

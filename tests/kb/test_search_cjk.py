@@ -129,3 +129,23 @@ def test_an_index_of_the_old_layout_is_rebuilt(db: Path, tmp_path: Path) -> None
     found = search(copy, "亮色模式")
     assert found.engine == "index" and found.hits
     assert orjson.loads((index_dir(copy) / ix.META).read_bytes())["version"] == SCHEMA_VERSION
+
+
+def test_pairs_cost_linear_time_beside_a_long_word() -> None:
+    """A text with one CJK character and a long word without any (a base64 blob, a hash
+    run together) is cut into words once: the word pattern tried at every position of
+    the long word and failing at its end cost 40,000 characters 13 s."""
+    import time
+
+    def cpu(n: int) -> float:
+        text = "数据库 " + "a" * n
+        best = float("inf")
+        for _ in range(2):
+            t = time.process_time()
+            got = cjk_terms(text)
+            best = min(best, time.process_time() - t)
+        assert got == ["数据 据库"]
+        return best
+
+    small, large = cpu(5_000), cpu(20_000)
+    assert large < 9 * max(small, 0.002), (small, large)
