@@ -2,7 +2,7 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``, ``signals``)."""
+``rule-support``, ``signals``, ``prose-classes``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "rules": "bench.rules_census",
            "readers": "bench.readers_bench",
            "rule-support": "bench.rule_support",
-           "signals": "bench.signals_bench"}
+           "signals": "bench.signals_bench",
+           "prose-classes": "bench.prose_classes"}
 
 
 def main() -> None:

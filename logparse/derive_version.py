@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 22
+DERIVE_VERSION = 23
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -67,4 +67,6 @@ printed to stdout between the frames (``Showcase`` before ``UnicodeEncodeError: 
 a Codex ``error`` event is the reply that failed (an ``APIError``, as Claude Code's API
 errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_patch`` call.
 22 (xfit): the dead-end verdicts of assistant prose in Spanish, Portuguese and Chinese
-("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do."""
+("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do.
+23 (xlang): its decisions, pivots and conclusions in those languages ("te recomiendo",
+"em vez disso", "改为", "esto significa", "原因是") class it as the English ones do."""
