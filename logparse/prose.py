@@ -171,7 +171,9 @@ _PIVOT = {
                 r"|\bmudan[cç]a\s+de\s+(?:rumo|abordagem|estrat[eé]gia|plano)\b"
                 r"|\b(?:outra|uma)\s+(?:abordagem|estrat[eé]gia|ferramenta|forma|op[cç][aã]o)"
                 r"\s+(?:alternativa|diferente)\b",
-    "zh_pivot": r"改为|换成|转而|换一种|另一种(?:方法|方案|思路)|替代方案|换个(?:方法|思路)",
+    # 改为 / 换成 alone is an edit ("把模板的 .dark 改为 .default"): a pivot changes to a means
+    "zh_pivot": r"(?:改为|改成|换成)(?:用|使用|采用|通过)|转而|换一种|另一种(?:方法|方案|思路)"
+                r"|替代方案|换个(?:方法|思路)",
 }
 
 _DECISION = {
@@ -429,7 +431,7 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         "es_pivot": ('cambi', 'alternativ', 'distint', 'diferente'),
         "pt_instead": ('vez', 'invés', 'inves'),
         "pt_pivot": ('mud', 'alternativa', 'diferente'),
-        "zh_pivot": ('改为', '换成', '转而', '换一种', '另一种', '替代方案', '换个'),
+        "zh_pivot": ('改为', '改成', '换成', '转而', '换一种', '另一种', '替代方案', '换个'),
     },
     "decision": {
         "decision": ('decision', 'decided', 'made'),

@@ -529,3 +529,10 @@ def test_english_is_not_read_with_the_other_languages_negators() -> None:
     """'si' / 'sem' / 'não' negate only the es/pt rows; an English line is classed as before."""
     assert classify_prose("We decided to go with si units everywhere.") == ProseClass.DECISION
     assert classify_prose("Instead, let's switch to the A2A backend.") == ProseClass.PIVOT
+
+
+def test_an_edit_said_with_gaiwei_is_no_pivot() -> None:
+    """matugen-theme-sync #3: '把 … 的 .dark 改为 .default' edits a template; a pivot
+    changes to another means ('改为用 jq')."""
+    text = "把 Neovim、Zellij 模板的 `.dark` 改为 `.default`，其他大多数模板已经能跟随模式。"
+    assert prose_rule(text, ProseClass.PIVOT) is None
