@@ -211,7 +211,8 @@ _DECISION = {
     "pt_decide": r"\b(?:decidi|decidimos)\b|\ba\s+decis[aã]o\s+(?:[eé]|foi|final)\b"
                  r"|\b(?:vou|vamos)\s+usar\b|\b(?:fico|ficamos)\s+com\b|\brecomendo\b"
                  r"|\bminha\s+recomenda[cç][aã]o\b|\bopt(?:ei|amos)\s+por\b",
-    "zh_decide": r"决定|我们改用|改用|就用|我(?:更|还是)?(?:推荐|建议)|最终(?:选择|方案|采用)|选定",
+    "zh_decide": r"决定|我们改用|改用|就用|我(?:更|还是)?(?:推荐|建议)|最终(?:选择|方案|采用)|选定"
+                 r"|(?:会|将|我们)采用",
 }
 
 _CONCLUSION = {
@@ -253,11 +254,12 @@ _CONCLUSION = {
 _CONCLUSION.update({
     # the same findings in the other languages of the pool (rows of LANG_ROWS below)
     "es_cause": r"\b(?:la|el)\s+(?:verdadera\s+|real\s+)?(?:causa|raz[oó]n|motivo|problema)"
-                r"\s+(?:real\s+|de\s+fondo\s+)?(?:es|era|fue)\b|\bresulta\s+que\b",
+                r"\s+(?:real\s+|de\s+fondo\s+)?(?:es|era|fue)\b|\bresulta\s+que\b"
+                r"|\blo\s+que\s+pasa\s+es\b",
     "es_means": r"\b(?:esto|eso)\s+(?:significa|confirma|explica|demuestra|indica)\b"
                 r"|\bpor\s+eso\b|\ben\s+conclusi[oó]n\b|\bconclusi[oó]n\s*:",
     "pt_cause": r"\b(?:o|a)\s+(?:verdadeir[oa]\s+|real\s+)?(?:causa|raz[aã]o|motivo|problema)"
-                r"\s+(?:[eé]|era|foi)\b|\bacontece\s+que\b",
+                r"\s+(?:[eé]|era|foi)\b|\bacontece\s+que\b|\bo\s+que\s+acontece\s+[eé]\b",
     "pt_means": r"\b(?:isso|isto)\s+(?:significa|confirma|explica|mostra|indica)\b|\bou\s+seja\b"
                 r"|\bportanto\b|\bpor\s+isso\b|\bem\s+conclus[aã]o\b|\bconclus[aã]o\s*:",
     "zh_cause": r"原因(?:是|在于)|问题(?:在于|出在)|根本原因|根因|这(?:说明|意味着|表明|证明)|因此"
@@ -309,6 +311,12 @@ LANG_ROWS: tuple[LangRow, ...] = (
     LangRow(ProseClass.DECISION, "zh_decide",
             "我更推荐保留“脚本 + systemd 用户服务”，不建议把核心逻辑放进 KWin 脚本。",
             f"{_MATU} #5 (assistant)"),
+    LangRow(ProseClass.DECISION, "zh_decide",
+            "备份会采用可直接映射回 `$HOME` 的目录结构，包含 5 个脚本、全部 matugen 源模板与配置。",
+            f"{_MATU} #19 (assistant)"),
+    LangRow(ProseClass.CONCLUSION, "es_cause",
+            "El archivo muy probablemente **es UTF-8**, no latin-1. Lo que pasa es:",
+            f"{_CONV}:250 (assistant)"),
     LangRow(ProseClass.CONCLUSION, "es_cause",
             "La causa es el encoding: el archivo es UTF-8 y lo leímos como latin-1.",
             f"{_NO_REAL} Spanish: 'the cause is the encoding'"),
@@ -451,7 +459,7 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "es_decide": ('decid', 'decisi', 'qued', 'vamos', 'recomiend', 'recomendaci', 'opt'),
         "pt_decide": ('decid', 'decis', 'vou', 'vamos', 'fic', 'recomend', 'opt'),
-        "zh_decide": ('决定', '改用', '就用', '推荐', '建议', '最终', '选定'),
+        "zh_decide": ('决定', '改用', '就用', '推荐', '建议', '最终', '选定', '采用'),
     },
     "conclusion": {
         "confirms": ('confirm',),
@@ -473,7 +481,7 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
             'up', 'out', 'consistent', 'account', 'net', 'tells', 'know', 'clear', 'short',
             'overall', 'answer', 'why', 'evidently', 'apparently', 'there',
         ),
-        "es_cause": ('causa', 'raz', 'motivo', 'problema', 'resulta'),
+        "es_cause": ('causa', 'raz', 'motivo', 'problema', 'resulta', 'pasa'),
         "es_means": ('esto', 'eso', 'conclusi'),
         "pt_cause": ('causa', 'raz', 'motivo', 'problema', 'acontece'),
         "pt_means": ('isso', 'isto', 'seja', 'portanto', 'conclus'),
