@@ -30,6 +30,7 @@ import os
 import re
 import sys
 import tempfile
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,19 @@ def sentences(text: str) -> list[str]:
         if len(s) >= 4:
             out.append(s)
     return out
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal columns (a CJK character takes two, and so does
+    one of ambiguous width, such as “ ”: the cut errs on the short side)."""
+    out, used = [], 0
+    for ch in text:
+        w = 2 if unicodedata.east_asian_width(ch) in ("W", "F", "A") else 1
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
 
 
 def sessions(which: str, names: list[str]) -> list[tuple[str, Path, Path | None]]:
@@ -187,8 +201,8 @@ def report(results: list[dict[str, Any]], firings: bool) -> list[str]:
         out += ["", "es/pt/zh decision, pivot and conclusion rows that fire"]
         for r in results:
             for f in r["firings"]:
-                out.append(f"{f['class']:<11}{f['rule']:<16}{f['at']}"[:WIDTH])
-                out.append("    " + f["sentence"].replace("\n", " ")[:WIDTH - 4])
+                out.append(clip(f"{f['class']:<11}{f['rule']:<16}{f['at']}", WIDTH))
+                out.append("    " + clip(f["sentence"].replace("\n", " "), WIDTH - 4))
     return out
 
 
