@@ -16,6 +16,12 @@ and the first class with a *valid* match wins.  A match is not valid when
 * a phrase-specific check fails (``instead`` needs a directive in its sentence, ``so the``
   needs to start a clause, ...).
 
+The rows are English, with rows for the other languages of the pool (Spanish, Portuguese,
+Chinese): the dead-end verdicts (``es_noworks``...) and the turns, choices and findings of
+:data:`LANG_ROWS` (``es_decide``, ``pt_instead``, ``zh_cause``...), each with a real line or
+one marked ``(no real line yet)``.  Before those, the negators of their language count as
+well (``não``, ``sin``, ``si``; ``不``/``没`` just before a Chinese phrase).
+
 An explicit heading at the very start ("Decision:", "Dead end:", "Conclusion:", "New plan:",
 "Plan:") is the strongest signal and overrides the precedence ("Decision: upgrade to CUDA 13.
 ... tuning around it is a dead end" is a decision).  Questions, and lead-ins to the next tool
