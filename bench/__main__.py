@@ -2,7 +2,7 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``, ``signals``, ``graph-state``)."""
+``rule-support``, ``signals``, ``graph-state``, ``prose-classes``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "readers": "bench.readers_bench",
            "rule-support": "bench.rule_support",
            "signals": "bench.signals_bench",
-           "graph-state": "bench.graph_state_bench"}
+           "graph-state": "bench.graph_state_bench",
+           "prose-classes": "bench.prose_classes"}
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ from kb import migrations
 from kb.arrow import TABLES, ArrowBatch, to_arrow_batch
 from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
 from kb.hooks import StoreHooks
-from kb.paths import default_db
+from kb.paths import default_db, user_dir
 from kb.records import Event, Measurement, hop, todo
 from kb.redact import Redactor
 from logparse.kinds import EventKind
@@ -115,8 +115,10 @@ class KbStore:
                 raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
             new_dir = not p.parent.exists()
             p.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if new_dir or p.parent == Path(default_db()).parent:
-                _private(p.parent, 0o700)  # logkb's own directory: the owner's alone
+            if new_dir or p.parent == user_dir():
+                # logkb's own directory (or one it just made): the owner's alone.  A folder
+                # the user named ($LOGKB_DB=/tmp/kb.duckdb) is theirs: /tmp stays 1777.
+                _private(p.parent, 0o700)
             new_file = not p.exists()
             if new_file and not read_only:
                 _copy_template(p)
@@ -1053,6 +1055,8 @@ def _private(path: Path, mode: int) -> None:
         st = path.stat()
         if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & ~mode == 0:
             return
+        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
+            return  # a sticky folder (/tmp) is shared by design: never narrow it
         os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
     except OSError:
         pass

@@ -16,6 +16,12 @@ and the first class with a *valid* match wins.  A match is not valid when
 * a phrase-specific check fails (``instead`` needs a directive in its sentence, ``so the``
   needs to start a clause, ...).
 
+The rows are English, with rows for the other languages of the pool (Spanish, Portuguese,
+Chinese): the dead-end verdicts (``es_noworks``...) and the turns, choices and findings of
+:data:`LANG_ROWS` (``es_decide``, ``pt_instead``, ``zh_cause``...), each with a real line or
+one marked ``(no real line yet)``.  Before those, the negators of their language count as
+well (``não``, ``sin``, ``si``; ``不``/``没`` just before a Chinese phrase).
+
 An explicit heading at the very start ("Decision:", "Dead end:", "Conclusion:", "New plan:",
 "Plan:") is the strongest signal and overrides the precedence ("Decision: upgrade to CUDA 13.
 ... tuning around it is a dead end" is a decision).  Questions, and lead-ins to the next tool
@@ -32,12 +38,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from logparse.iteration import instruction_spans, opening_approval
 from logparse.kinds import ProseClass
 from logparse.memo import Memo, memo, text_key
 
 __all__ = [
+    "LANG_ROWS",
+    "LangRow",
     "classify_prose",
     "conclusion_phrase",
     "dead_end_phrase",
@@ -45,6 +54,7 @@ __all__ = [
     "pivot_phrase",
     "plan_phrase",
     "prose_phrase",
+    "prose_rule",
     "refutation_phrase",
 ]
 
@@ -156,6 +166,20 @@ _PIVOT = {
             r"|\b(?:go|goes|going|went|revert|reverts|reverting|reverted|roll|rolling)\s+back\s+to\b"
             r"|\bmov(?:e|es|ing|ed)\s+away\s+from\b|\bswap(?:s|ped|ping)?\s+out\b",
     "replace": r"\breplac(?:e|es|ed|ing)\s+[^.?!\n]{1,60}?\s+with\b",
+    # the same turns in the other languages of the pool (rows of LANG_ROWS below): instead
+    # (at the head of a sentence), a change of approach, another way to do it
+    "es_instead": r"\ben\s+(?:su\s+lugar|vez\s+de\s+eso)\b",
+    "es_pivot": r"\bcambi(?:o|amos|ar[eé]?|emos)\s+de\s+(?:enfoque|estrategia|plan|rumbo|m[eé]todo)\b"
+                r"|\b(?:otr[oa]|una?)\s+(?:herramienta|enfoque|estrategia|v[ií]a|camino|forma|manera"
+                r"|opci[oó]n)\s+(?:alternativ[oa]|distint[oa]|diferente)\b",
+    "pt_instead": r"\b(?:em\s+vez\s+disso|ao\s+inv[eé]s\s+disso)\b",
+    "pt_pivot": r"\bmud(?:o|amos|ar|arei|emos)\s+de\s+(?:abordagem|estrat[eé]gia|plano|rumo)\b"
+                r"|\bmudan[cç]a\s+de\s+(?:rumo|abordagem|estrat[eé]gia|plano)\b"
+                r"|\b(?:outra|uma)\s+(?:abordagem|estrat[eé]gia|ferramenta|forma|op[cç][aã]o)"
+                r"\s+(?:alternativa|diferente)\b",
+    # 改为 / 换成 alone is an edit ("把模板的 .dark 改为 .default"): a pivot changes to a means
+    "zh_pivot": r"(?:改为|改成|换成)(?:用|使用|采用|通过)|转而|换一种|另一种(?:方法|方案|思路)"
+                r"|替代方案|换个(?:方法|思路)",
 }
 
 _DECISION = {
@@ -185,6 +209,16 @@ _DECISION = {
               r"|\bthe\s+(?:right|best|correct|sensible|obvious|only\s+sane)\s+(?:move|call|choice"
               r"|option|path|thing\s+to\s+do)\s+(?:is|here\s+is)\b"
               r"|\bhere'?s\s+what\s+(?:we'?ll|I'?ll|we'?re\s+going\s+to|I'?m\s+going\s+to)\s+do\b",
+    # the same choices in the other languages of the pool (rows of LANG_ROWS below)
+    "es_decide": r"\b(?:decid[íi]|decidimos|he\s+decidido|hemos\s+decidido)\b"
+                 r"|\bla\s+decisi[oó]n\s+(?:es|fue|final)\b|\b(?:me|nos)\s+(?:quedo|quedamos)\s+con\b"
+                 r"|\bvamos\s+a\s+(?:usar|quedarnos\s+con|ir\s+con)\b|\bte\s+recomiendo\b"
+                 r"|\bmi\s+recomendaci[oó]n\s+es\b|\bopt(?:[eé]|amos)\s+por\b",
+    "pt_decide": r"\b(?:decidi|decidimos)\b|\ba\s+decis[aã]o\s+(?:[eé]|foi|final)\b"
+                 r"|\b(?:vou|vamos)\s+usar\b|\b(?:fico|ficamos)\s+com\b|\brecomendo\b"
+                 r"|\bminha\s+recomenda[cç][aã]o\b|\bopt(?:ei|amos)\s+por\b",
+    "zh_decide": r"决定|我们改用|改用|就用|我(?:更|还是)?(?:推荐|建议)|最终(?:选择|方案|采用)|选定"
+                 r"|(?:会|将|我们)采用",
 }
 
 _CONCLUSION = {
@@ -223,6 +257,91 @@ _CONCLUSION = {
             r"|\bthere'?s\s+(?:our|the|your)\s+(?:answer|culprit|problem|cause|bottleneck|explanation)\b"
             r"|\bthere\s+it\s+is\b",
 }
+_CONCLUSION.update({
+    # the same findings in the other languages of the pool (rows of LANG_ROWS below)
+    "es_cause": r"\b(?:la|el)\s+(?:verdadera\s+|real\s+)?(?:causa|raz[oó]n|motivo|problema)"
+                r"\s+(?:real\s+|de\s+fondo\s+)?(?:es|era|fue)\b|\bresulta\s+que\b"
+                r"|\blo\s+que\s+pasa\s+es\b",
+    "es_means": r"\b(?:esto|eso)\s+(?:significa|confirma|explica|demuestra|indica)\b"
+                r"|\bpor\s+eso\b|\ben\s+conclusi[oó]n\b|\bconclusi[oó]n\s*:",
+    "pt_cause": r"\b(?:o|a)\s+(?:verdadeir[oa]\s+|real\s+)?(?:causa|raz[aã]o|motivo|problema)"
+                r"\s+(?:[eé]|era|foi)\b|\bacontece\s+que\b|\bo\s+que\s+acontece\s+[eé]\b",
+    "pt_means": r"\b(?:isso|isto)\s+(?:significa|confirma|explica|mostra|indica)\b|\bou\s+seja\b"
+                r"|\bportanto\b|\bpor\s+isso\b|\bem\s+conclus[aã]o\b|\bconclus[aã]o\s*:",
+    "zh_cause": r"原因(?:是|在于)|问题(?:在于|出在)|根本原因|根因|这(?:说明|意味着|表明|证明)|因此"
+                r"|结论",
+})
+
+
+
+@dataclass(frozen=True)
+class LangRow:
+    """A row of the decision, pivot and conclusion tables written for a language other than
+    English, with its example: a real line of the data (file:line, or #ordinal of an
+    opencode export) or one written, marked ``(no real line yet)``.
+    ``tests/logparse/test_prose.py`` walks them all."""
+
+    cls: ProseClass
+    rule: str
+    """The name of the row in the class's table (``_PIVOT``, ``_DECISION``, ``_CONCLUSION``)."""
+    example: str
+    source: str
+
+
+_NO_REAL = "(no real line yet)"
+_CONV = "pool conversacion-act1-pln__session.jsonl"
+_PFM = "shared pfm-categorization__opencode-session.json"
+_MATU = "pool matugen-theme-sync__opencode-session.json"
+LANG_ROWS: tuple[LangRow, ...] = (
+    LangRow(ProseClass.PIVOT, "es_instead",
+            "En su lugar, vamos a leer el CSV con latin-1 y limpiar los soft hyphens.",
+            f"{_NO_REAL} Spanish: 'instead, we will read it with latin-1'"),
+    LangRow(ProseClass.PIVOT, "es_pivot",
+            "Voy a usar una herramienta alternativa para extraer su contenido.",
+            f"{_CONV}:16 (assistant, after the .xlsx/.docx read failed)"),
+    LangRow(ProseClass.PIVOT, "pt_instead",
+            "Em vez disso, vou gerar o Markdown a partir do JSON exportado.",
+            f"{_NO_REAL} Portuguese: 'instead, I will generate the Markdown'"),
+    LangRow(ProseClass.PIVOT, "pt_pivot",
+            "Mudamos de abordagem: o contrato fica só no WebApi.",
+            f"{_NO_REAL} Portuguese: 'we change approach'"),
+    LangRow(ProseClass.PIVOT, "zh_pivot",
+            "导出的 JSON 被截断了，改为用 jq 从数据库生成。",
+            f"{_NO_REAL} Chinese: 'the export is truncated, change to jq instead'"),
+    LangRow(ProseClass.DECISION, "es_decide",
+            "Te recomiendo lo segundo: reescribilo con tu voz.",
+            f"{_CONV}:147 (assistant)"),
+    LangRow(ProseClass.DECISION, "pt_decide",
+            "Optei por Dapper com SQL versionado à mão, sem ORM.",
+            f"{_NO_REAL} Portuguese: 'I opted for Dapper'"),
+    LangRow(ProseClass.DECISION, "zh_decide",
+            "我更推荐保留“脚本 + systemd 用户服务”，不建议把核心逻辑放进 KWin 脚本。",
+            f"{_MATU} #5 (assistant)"),
+    LangRow(ProseClass.DECISION, "zh_decide",
+            "备份会采用可直接映射回 `$HOME` 的目录结构，包含 5 个脚本、全部 matugen 源模板与配置。",
+            f"{_MATU} #19 (assistant)"),
+    LangRow(ProseClass.CONCLUSION, "es_cause",
+            "El archivo muy probablemente **es UTF-8**, no latin-1. Lo que pasa es:",
+            f"{_CONV}:250 (assistant)"),
+    LangRow(ProseClass.CONCLUSION, "es_cause",
+            "La causa es el encoding: el archivo es UTF-8 y lo leímos como latin-1.",
+            f"{_NO_REAL} Spanish: 'the cause is the encoding'"),
+    LangRow(ProseClass.CONCLUSION, "es_means",
+            "Esto significa que en tu dataset con latin-1, palabras como `polí\\xadtico` "
+            "probablemente tengan como lema `polí\\xadtico`.",
+            f"{_CONV}:412 (assistant)"),
+    LangRow(ProseClass.CONCLUSION, "pt_cause",
+            "O problema era o namespace antigo no Dockerfile.",
+            f"{_NO_REAL} Portuguese: 'the problem was the old namespace'"),
+    LangRow(ProseClass.CONCLUSION, "pt_means",
+            "Contém `CanonicalCardTransactionEvent`, ou seja, um contrato pensado para um "
+            "Merchant Resolution Service.",
+            f"{_PFM} #14 (assistant)"),
+    LangRow(ProseClass.CONCLUSION, "zh_cause",
+            "**评估结论**\n\n可以做到，技术可行性较高。",
+            f"{_MATU} #3 (assistant)"),
+)
+"""The es/pt/zh rows of the pivot, decision and conclusion tables and their examples."""
 
 # words ending in -ing that are not gerunds
 _NOT_GERUNDS = (
@@ -322,6 +441,11 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "else": ('something', 'side', 'angle', 'end', 'direction', 'back', 'away', 'swap'),
         "replace": ('replac',),
+        "es_instead": ('lugar', 'vez'),
+        "es_pivot": ('cambi', 'alternativ', 'distint', 'diferente'),
+        "pt_instead": ('vez', 'invés', 'inves'),
+        "pt_pivot": ('mud', 'alternativa', 'diferente'),
+        "zh_pivot": ('改为', '改成', '换成', '转而', '换一种', '另一种', '替代方案', '换个'),
     },
     "decision": {
         "decision": ('decision', 'decided', 'made'),
@@ -339,6 +463,9 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
             'standardi', 'choosing', 'selecting', 'opting', 'moving', 'committing', 'default',
             'move', 'option', 'path', 'thing', 'here',
         ),
+        "es_decide": ('decid', 'decisi', 'qued', 'vamos', 'recomiend', 'recomendaci', 'opt'),
+        "pt_decide": ('decid', 'decis', 'vou', 'vamos', 'fic', 'recomend', 'opt'),
+        "zh_decide": ('决定', '改用', '就用', '推荐', '建议', '最终', '选定', '采用'),
     },
     "conclusion": {
         "confirms": ('confirm',),
@@ -360,6 +487,11 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
             'up', 'out', 'consistent', 'account', 'net', 'tells', 'know', 'clear', 'short',
             'overall', 'answer', 'why', 'evidently', 'apparently', 'there',
         ),
+        "es_cause": ('causa', 'raz', 'motivo', 'problema', 'resulta', 'pasa'),
+        "es_means": ('esto', 'eso', 'conclusi'),
+        "pt_cause": ('causa', 'raz', 'motivo', 'problema', 'acontece'),
+        "pt_means": ('isso', 'isto', 'seja', 'portanto', 'conclus'),
+        "zh_cause": ('原因', '问题', '根因', '这', '因此', '结论'),
     },
     "plan": {
         "letme": ('let', 'like', 'gonna', 'wanna'),
@@ -381,6 +513,11 @@ _NEG_RE = re.compile(
     r"\b(?:not|no|never|without|if|whether|unless|nor|hardly|barely|cannot)\b|n't\b|\bnot\s+yet\b",
     re.I,
 )
+_NEG_ESPT_RE = re.compile(
+    r"\b(?:não|nunca|jamais|jamás|nem|ni|sin|sem|si|se\s+(?:eu|voc[eê]|a\s+gente))\b", re.I)
+"""Negators and conditionals of Spanish and Portuguese ("no" is in :data:`_NEG_RE`);
+read only before the es/pt rows, so English stays as it was."""
+_NEG_ZH_RE = re.compile(r"不|没|未|并非|无需|是否|如果")
 _CLAUSE_BREAK_RE = re.compile(r"[.;:!?,\n—–(]|\bbut\b|\band\b|\bso\b", re.I)
 _DIRECTIVE_RE = re.compile(
     r"\b(?:let'?s|let\s+me|I'?ll|we'?ll|I\s+will|we\s+will|should|could|can|try|trying|use|using"
@@ -459,6 +596,8 @@ def _valid_sentence_start(text: str, m: re.Match[str]) -> bool:
 
 _VALIDATORS: dict[str, Callable[[str, re.Match[str]], bool]] = {
     "ratherfirst": _valid_sentence_start,
+    "es_instead": _valid_sentence_start,
+    "pt_instead": _valid_sentence_start,
     "instead": _valid_instead,
     "replace": _valid_replace,
     "gerund": _valid_gerund,
@@ -466,21 +605,29 @@ _VALIDATORS: dict[str, Callable[[str, re.Match[str]], bool]] = {
 }
 
 
-def _negated(text: str, start: int) -> bool:
+def _negated(text: str, start: int, lang: str = "") -> bool:
     lo = max(0, start - 40)
     window = text[lo:start]
+    if lang == "zh":  # a negator just before, no word boundaries: 不建议, 没有决定
+        return _NEG_ZH_RE.search(window[-4:]) is not None
     cuts = list(_CLAUSE_BREAK_RE.finditer(window))
     if cuts:
         window = window[cuts[-1].end():]
+    if lang and _NEG_ESPT_RE.search(window) is not None:
+        return True
     return _NEG_RE.search(window) is not None
+
+
+_OLD_LANG_ROWS = frozenset({"es_noworks", "pt_noworks", "zh_noworks"})
+"""Rows read with the English negators only (as they were written)."""
 
 
 def _in_question(text: str, end: int) -> bool:
     for k in range(end, min(len(text), end + 400)):
         ch = text[k]
-        if ch == "?":
+        if ch in "?？":
             return True
-        if ch in ".!\n":
+        if ch in ".!\n。！":
             return False
     return False
 
@@ -499,21 +646,29 @@ class _Rules:
     def _valid(self, text: str, name: str, m: re.Match[str]) -> bool:
         if name in _VALIDATORS and not _VALIDATORS[name](text, m):
             return False
-        return not (self.strict and (_negated(text, m.start()) or _in_question(text, m.end())))
+        lang = name[:2] if name[2:3] == "_" and name not in _OLD_LANG_ROWS else ""
+        return not (self.strict and (_negated(text, m.start(), lang)
+                                     or _in_question(text, m.end())))
 
     def find(self, text: str, present: frozenset[str] | None = None) -> re.Match[str] | None:
         """The earliest valid match of any group; ``present`` (the keywords that occur in the
         text) enables the keyword gates."""
-        best: re.Match[str] | None = None
+        found = self.find_named(text, present)
+        return found[1] if found else None
+
+    def find_named(self, text: str, present: frozenset[str] | None = None
+                   ) -> tuple[str, re.Match[str]] | None:
+        """:meth:`find`, with the name of the group that matched."""
+        best: tuple[str, re.Match[str]] | None = None
         for name, keys, rx in self.groups:
             if present is not None and present.isdisjoint(keys):
                 continue
             for m in rx.finditer(text):
-                if best is not None and m.start() >= best.start():
+                if best is not None and m.start() >= best[1].start():
                     break
                 if self._valid(text, name, m):
-                    if best is None or m.start() < best.start():
-                        best = m
+                    if best is None or m.start() < best[1].start():
+                        best = (name, m)
                     break
         return best
 
@@ -647,6 +802,17 @@ def _phrase(rules: _Rules, text: str) -> str | None:
     t = _prepare(text)
     m = rules.find(t, _present(t))
     return m.group().strip() if m else None
+
+
+def prose_rule(text: str, cls: ProseClass) -> str | None:
+    """The name of the phrase group (a row of the class's table, e.g. ``"es_decide"``) whose
+    valid phrase signals ``cls`` in ``text``, else None (for benches and the tests)."""
+    rules = _BY_CLASS.get(cls)
+    if rules is None:
+        return None
+    t = _prepare(text)
+    found = rules.find_named(t, _present(t))
+    return found[0] if found else None
 
 
 def dead_end_phrase(text: str) -> str | None:

@@ -99,7 +99,7 @@ FOUND_CUES: tuple[Cue, ...] = (
 """A sentence that states the cause found.  Python also drops a match followed by
 :data:`FOUND_NOT_AFTER` ("the issue is likely …", "the problem is now fixed")."""
 
-FOUND_NOT_AFTER = re.compile(r"\s*(?:likely|probably|possibly|that we|how|now|fixed|solved"
+FOUND_NOT_AFTER = re.compile(r"\A\s*(?:likely|probably|possibly|that we|how|now|fixed|solved"
                              r"|resolved|gone)\b", re.I)
 """After a finding's words: not a cause stated (a guess, or news that it is fixed)."""
 FOUND_GUARDED = frozenset({"en-the-issue-is", "es-lo-que-pasa", "pt-o-problema-e"})
@@ -132,7 +132,7 @@ CANNOT_CUES: tuple[Cue, ...] = (
 about perceiving (:data:`CANNOT_NOT_AFTER`): that one is no claim a run can refute."""
 
 CANNOT_NOT_AFTER = re.compile(
-    r"\s*(?:\w+\s+)?(?:read|see|view|open|browse|verify|watch|display|visually|tell|know"
+    r"\A\s*(?:\w+\s+)?(?:read|see|view|open|browse|verify|watch|display|visually|tell|know"
     r"|find|guarantee|just|easily|be\s+sure|ver|leer|saber|garantizar|asegurar|ler|abrir"
     r"|visualizar|看到|看|查看|读取|确定|保证)(?:\W|$)", re.I)
 
@@ -194,6 +194,10 @@ def joined(cues: tuple[Cue, ...]) -> str:
     return "|".join(f"(?:{c.pattern.pattern})" for c in cues)
 
 
+_GUARD_WINDOW = 200
+"""How far after a cue its guard reads."""
+
+
 def first_match(cues: tuple[Cue, ...], text: str, not_after: re.Pattern[str] | None = None,
                 guarded: frozenset[str] | None = None) -> re.Match[str] | None:
     """The earliest match of any row in ``text``, skipping one that ``not_after``
@@ -202,7 +206,9 @@ def first_match(cues: tuple[Cue, ...], text: str, not_after: re.Pattern[str] | N
     for cue in cues:
         guard = not_after if guarded is None or cue.name in guarded else None
         for m in cue.pattern.finditer(text):
-            if guard is not None and guard.match(text, m.end()):
+            # the guard reads the words right after the cue (anchored ``\A`` on a window:
+            # a pattern starting ``\s*`` is quadratic wherever it is searched)
+            if guard is not None and guard.match(text[m.end():m.end() + _GUARD_WINDOW]):
                 continue
             if best is None or m.start() < best.start():
                 best = m

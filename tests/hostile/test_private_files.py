@@ -32,6 +32,28 @@ def test_a_new_knowledge_base_is_0600_in_a_0700_directory(tmp_path: Path,
     assert _mode(idx) == 0o700
 
 
+def test_a_knowledge_base_in_a_shared_folder_leaves_the_folder_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LOGKB_DB=/tmp/kb.duckdb`` made /tmp 0700 (every other user and service lost
+    /tmp): only logkb's own directory, or one it creates, is made private."""
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("LOGKB_HOME", str(tmp_path / "logkb-home"))
+    monkeypatch.setenv("LOGKB_DB", str(shared / "kb.duckdb"))
+    with KbStore() as store:
+        db = Path(store.path)
+    assert _mode(shared) == 0o1777 and _mode(db) == 0o600
+    with KbStore(shared / "other.duckdb"):
+        pass
+    assert _mode(shared) == 0o1777
+    monkeypatch.setenv("LOGKB_HOME", str(shared))  # even named as logkb's home
+    monkeypatch.delenv("LOGKB_DB")
+    with KbStore():
+        pass
+    assert _mode(shared) == 0o1777
+
+
 def test_query_hides_a_key_escaped_twice(tmp_path: Path) -> None:
     body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
     key = ("-----BEGIN RSA " + "PRIVATE KEY-----\n" + body + "\n-----END RSA "

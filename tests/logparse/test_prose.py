@@ -12,12 +12,15 @@ import pytest
 
 from logparse.models import ProseClass
 from logparse.prose import (
+    LANG_ROWS,
+    LangRow,
     classify_prose,
     conclusion_phrase,
     dead_end_phrase,
     decision_phrase,
     pivot_phrase,
     plan_phrase,
+    prose_rule,
 )
 
 P, OB, C, V, D, K = (ProseClass.PLAN, ProseClass.OBSERVATION, ProseClass.CONCLUSION,
@@ -478,3 +481,58 @@ def test_dead_end_phrase_in_the_other_languages(text: str, phrase: str) -> None:
 )
 def test_no_dead_end_in_lines_that_only_look_like_one(text: str) -> None:
     assert dead_end_phrase(text) is None
+
+
+# ------------------------------------------------------------ es/pt/zh decisions, pivots, findings
+
+@pytest.mark.parametrize("row", LANG_ROWS, ids=lambda r: r.rule)
+def test_every_language_row_classes_its_example(row: LangRow) -> None:
+    """Walks :data:`logparse.prose.LANG_ROWS`: each example is classed by its own row."""
+    assert classify_prose(row.example) == row.cls
+    assert prose_rule(row.example, row.cls) == row.rule
+    assert row.source.startswith("(no real line yet)") or ":" in row.source or "#" in row.source
+
+
+def test_every_language_row_has_an_example() -> None:
+    """No es/pt/zh row of the pivot, decision and conclusion tables goes without one."""
+    from logparse.prose import _CONCLUSION, _DECISION, _PIVOT
+
+    named = {r.rule for r in LANG_ROWS}
+    for table in (_PIVOT, _DECISION, _CONCLUSION):
+        for name in table:
+            if name[:3] in ("es_", "pt_", "zh_"):
+                assert name in named, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # real lines of the data that only look like a decision, a pivot or a finding
+        "- **Falta** una nota al pie en su lugar, algo como un texto más pequeño al final:",
+        "Si decidiste que es **Nivel 1** (la idea es tuya, la IA solo ayudó a redactar), "
+        "entonces:",  # conversacion: the user's choice, in a condition
+        "Sim, essa premissa está **totalmente alinhada** com o que já está decidido nos "
+        "documentos — não é uma mudança de rumo, é a aplicação literal de uma decisão já "
+        "fechada",  # pfm-categorization
+        "不建议把核心逻辑放进 KWin 脚本。",  # matugen-theme-sync, the clause after the choice
+        "También fijate que el segundo `print` decía \"odio\" en vez de \"no odio\".",
+        "¿Esto significa que el modelo no reconoce la palabra?",
+    ],
+)
+def test_no_language_row_fires_on_lines_that_only_look_like_one(text: str) -> None:
+    for cls in (ProseClass.PIVOT, ProseClass.DECISION, ProseClass.CONCLUSION):
+        rule = prose_rule(text, cls) or ""
+        assert rule[:3] not in ("es_", "pt_", "zh_"), (cls, rule)
+
+
+def test_english_is_not_read_with_the_other_languages_negators() -> None:
+    """'si' / 'sem' / 'não' negate only the es/pt rows; an English line is classed as before."""
+    assert classify_prose("We decided to go with si units everywhere.") == ProseClass.DECISION
+    assert classify_prose("Instead, let's switch to the A2A backend.") == ProseClass.PIVOT
+
+
+def test_an_edit_said_with_gaiwei_is_no_pivot() -> None:
+    """matugen-theme-sync #3: '把 … 的 .dark 改为 .default' edits a template; a pivot
+    changes to another means ('改为用 jq')."""
+    text = "把 Neovim、Zellij 模板的 `.dark` 改为 `.default`，其他大多数模板已经能跟随模式。"
+    assert prose_rule(text, ProseClass.PIVOT) is None
