@@ -502,6 +502,13 @@ def _with_rewinds(store: KbStore, messages: list[MessageRow], ids: pa.Table
     for each message a rewind followed (:meth:`kb.store.KbStore.rewound`): its
     ``rewound_from``.  Only Gemini CLI's reader records rewinds, so only its sessions' raw
     records are read."""
+    # most knowledge bases hold no Gemini CLI session: then no message's raw record (the
+    # largest column) is read at all
+    if not store.conn.execute("""
+            SELECT 1 FROM sessions
+            WHERE agent = 'gemini-cli' AND session_id IN (SELECT sid FROM ids)
+            LIMIT 1""").fetchall():
+        return messages
     rows = store.conn.execute("""
             SELECT m.session_id, m.ordinal, json_extract(m.raw, '$.rewinds')
             FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after
