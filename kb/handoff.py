@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -1425,10 +1426,26 @@ _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WID
 never cut); a wide (CJK) character, between which lines may break; any other word."""
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_EXTRA: dict[str, int] = {}
+"""A character beyond ASCII: the columns it takes minus one (memo)."""
+
+
+def _extra(ch: str) -> int:
+    got = _EXTRA.get(ch)
+    if got is None:
+        got = _EXTRA[ch] = (2 if unicodedata.east_asian_width(ch) in "WF" else
+                            0 if unicodedata.combining(ch) else 1) - 1
+    return got
+
+
 def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else
-               0 if unicodedata.combining(ch) else 1 for ch in text)
+    """The columns ``text`` takes on a terminal (a wide character takes two, a combining
+    one none).  No ASCII character is wide or combining: only the others are looked at
+    (the hand-off's fit re-renders, wrapping every line, dozens of times)."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(_extra(ch) for ch in _NON_ASCII.findall(text))
 
 
 def _fit_cells(line: str, width: int = WIDTH) -> str:
@@ -1479,7 +1496,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
     return "\n".join(out)
 
 
-def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # --max-tokens re-renders the same lines many times
+def _wrap_line(text: str, first: str, more: str, width: int) -> tuple[str, ...]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
     words: list[list[Any]] = []  # [text, a space before it, wide]
@@ -1506,7 +1524,7 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
         used += gap + w
         empty = False
     lines.append(cur.rstrip())
-    return lines
+    return tuple(lines)
 
 
 def _usage(s: dict[str, Any]) -> str:
