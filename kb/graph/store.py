@@ -346,8 +346,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]),
-                          child_error=r[26] or notified_failure(r[27] or "")
-                          or task_notification_failure(r[28] or ""))
+                          # (most calls have neither notification: not parsed then)
+                          child_error=r[26] or (notified_failure(r[27]) if r[27] else "")
+                          or (task_notification_failure(r[28]) if r[28] else ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
