@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -1441,15 +1442,31 @@ _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WID
 never cut); a wide (CJK) character, between which lines may break; any other word."""
 
 
-def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two) once shown:
-    a control character or bidi override as its escape (:func:`kb.safe_text.visible`:
-    ``\\x1b`` four columns, ``\\u202e`` six), so that the brief wraps where it is shown."""
-    from kb.safe_text import UNSAFE
+_UNUSUAL = re.compile(r"[^\x20-\x7e]")
+_EXTRA: dict[str, int] = {}
+"""A character other than printable ASCII: the columns it takes minus one (memo)."""
 
-    return sum((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
-               2 if unicodedata.east_asian_width(ch) in "WF" else
-               0 if unicodedata.combining(ch) else 1 for ch in text)
+
+def _extra(ch: str) -> int:
+    got = _EXTRA.get(ch)
+    if got is None:
+        from kb.safe_text import UNSAFE
+
+        got = _EXTRA[ch] = ((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
+                            2 if unicodedata.east_asian_width(ch) in "WF" else
+                            0 if unicodedata.combining(ch) else 1) - 1
+    return got
+
+
+def cells(text: str) -> int:
+    """The columns ``text`` takes on a terminal (a wide character takes two, a combining
+    one none) once shown: a control character or bidi override as its escape
+    (:func:`kb.safe_text.visible`: ``\\x1b`` four columns, ``\\u202e`` six), so that the
+    brief wraps where it is shown.  Printable ASCII takes one column each: only the other
+    characters are looked at (the hand-off's fit re-renders every line dozens of times)."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    return len(text) + sum(_extra(ch) for ch in _UNUSUAL.findall(text))
 
 
 def _fit_cells(line: str, width: int = WIDTH) -> str:
@@ -1500,7 +1517,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
     return "\n".join(out)
 
 
-def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # --max-tokens re-renders the same lines many times
+def _wrap_line(text: str, first: str, more: str, width: int) -> tuple[str, ...]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
     # (a word's pieces joined once: adding each to the word again was quadratic)
@@ -1529,7 +1547,7 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> list[str]:
         used += gap + w
         empty = False
     lines.append(cur.rstrip())
-    return lines
+    return tuple(lines)
 
 
 def _usage(s: dict[str, Any]) -> str:

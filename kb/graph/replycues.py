@@ -189,6 +189,37 @@ DESTROYED_CUES: tuple[Cue, ...] = (
 "deleted" or "emptied" alone are said as often of what the agent meant to do)."""
 
 
+# ----------------------------------------------------------------- keyword gates
+GATES: dict[str, tuple[str, ...]] = {
+    # FOUND_CUES: every match holds one of these (lower-cased)
+    "en-the-issue-is": ("issue", "problem", "caus", "culprit", "bug"),
+    "en-found-it": ("found", "turns out", "issue", "problem"),
+    "es-lo-que-pasa": ("problem", "caus", "erro", "pasa", "resulta"),
+    "pt-o-problema-e": ("problem", "caus", "erro", "acontece"),
+    "zh-found": ("问题", "原因", "原来是"),
+    # CANNOT_CUES
+    "en-i-cannot": ("i can", "unable", "not able", "i don"),
+    "es-no-puedo": ("puedo", "tengo", "capaz", "posible"),
+    "pt-nao-consigo": ("consigo", "posso", "tenho", "capaz"),
+    "zh-cannot": ("我",),
+}
+"""For the rows read most often (a sentence of every reply, every claim), words that
+every match of the row holds, lower-cased: a text holding none of them is not scanned
+(the row's regex would find nothing).  ``tests/kb/test_replycues.py`` checks each row's
+example holds one."""
+
+_FOLDS_TO_ASCII = frozenset("\u017f\u212a\u0130\u0131")
+"""Letters ``re.IGNORECASE`` matches to an ASCII one that ``str.lower`` does not lower to
+it (long s, the Kelvin sign, dotted and dotless i): a text holding one is not gated."""
+
+
+def _gates(text: str) -> str | None:
+    """``text`` lower-cased for the gates, or None when they may not be trusted."""
+    if not text.isascii() and not _FOLDS_TO_ASCII.isdisjoint(text):
+        return None
+    return text.lower()
+
+
 def joined(cues: tuple[Cue, ...]) -> str:
     """The rows as one alternation (an RE2 pattern for the store's SQL)."""
     return "|".join(f"(?:{c.pattern.pattern})" for c in cues)
@@ -203,7 +234,11 @@ def first_match(cues: tuple[Cue, ...], text: str, not_after: re.Pattern[str] | N
     """The earliest match of any row in ``text``, skipping one that ``not_after``
     matches right after (only for the rows named in ``guarded``, when given)."""
     best: re.Match[str] | None = None
+    low = _gates(text)
     for cue in cues:
+        keys = GATES.get(cue.name)
+        if keys is not None and low is not None and not any(k in low for k in keys):
+            continue  # no word every match holds: nothing to find
         guard = not_after if guarded is None or cue.name in guarded else None
         for m in cue.pattern.finditer(text):
             # the guard reads the words right after the cue (anchored ``\A`` on a window:

@@ -350,8 +350,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]),
-                          child_error=r[26] or notified_failure(r[27] or "")
-                          or task_notification_failure(r[28] or ""))
+                          # (most calls have neither notification: not parsed then)
+                          child_error=r[26] or (notified_failure(r[27]) if r[27] else "")
+                          or (task_notification_failure(r[28]) if r[28] else ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
@@ -506,6 +507,13 @@ def _with_rewinds(store: KbStore, messages: list[MessageRow], ids: pa.Table
     for each message a rewind followed (:meth:`kb.store.KbStore.rewound`): its
     ``rewound_from``.  Only Gemini CLI's reader records rewinds, so only its sessions' raw
     records are read."""
+    # most knowledge bases hold no Gemini CLI session: then no message's raw record (the
+    # largest column) is read at all
+    if not store.conn.execute("""
+            SELECT 1 FROM sessions
+            WHERE agent = 'gemini-cli' AND session_id IN (SELECT sid FROM ids)
+            LIMIT 1""").fetchall():
+        return messages
     rows = store.conn.execute("""
             SELECT m.session_id, m.ordinal, json_extract(m.raw, '$.rewinds')
             FROM messages m JOIN ids ON m.session_id = ids.sid AND m.ordinal > ids.after

@@ -23,6 +23,7 @@ from kb.graph.replycues import (
     FOUND_CUES,
     FOUND_GUARDED,
     FOUND_NOT_AFTER,
+    GATES,
     HYPOTHESIS_CUES,
     JUDGED_CUES,
     first_match,
@@ -52,6 +53,34 @@ def test_every_row_fires_on_its_example(table: str, cue: Cue,
             got = con.execute("SELECT regexp_matches(?, ?)",
                               [cue.example, "(?i)" + pattern]).fetchone()
             assert got is not None and got[0], (table, cue.name, "RE2")
+
+
+GATED = [c for c in (*FOUND_CUES, *CANNOT_CUES) if c.name in GATES]
+
+
+def test_gates_name_rows() -> None:
+    names = {c.name for cues in TABLES.values() for c in cues}
+    assert set(GATES) <= names
+    assert {c.name for c in (*FOUND_CUES, *CANNOT_CUES)} <= set(GATES)
+
+
+@pytest.mark.parametrize("cue", GATED, ids=[c.name for c in GATED])
+def test_a_gate_holds_what_its_row_matches(cue: Cue) -> None:
+    """The gate's words are in the match itself (not merely around it), and a text
+    without them is not read: the same answer as the row's regex alone."""
+    m = cue.pattern.search(cue.example)
+    assert m is not None
+    assert any(k in m.group(0).lower() for k in GATES[cue.name]), cue.name
+    cues = (cue,)
+    assert first_match(cues, cue.example) is not None
+    # the words gone (each replaced by a letter-free placeholder): nothing to find
+    text = cue.example.lower()
+    for k in GATES[cue.name]:
+        text = text.replace(k, "#")
+    assert cue.pattern.search(text) is None, cue.name
+    assert first_match(cues, text) is None
+    # a letter re.IGNORECASE folds differently turns the gate off, not the row
+    assert first_match(cues, cue.example + " \u017f") is not None
 
 
 def test_every_language_of_the_pool_has_a_row() -> None:
