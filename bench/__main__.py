@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``, ``decisions``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
 ``rule-support``, ``signals``)."""
@@ -23,7 +23,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "rules": "bench.rules_census",
            "readers": "bench.readers_bench",
            "rule-support": "bench.rule_support",
-           "signals": "bench.signals_bench"}
+           "signals": "bench.signals_bench",
+           "decisions": "bench.decisions_bench"}
 
 
 def main() -> None:

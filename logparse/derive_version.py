@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 23
+DERIVE_VERSION = 24
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -70,4 +70,6 @@ errors), and a ``patch_apply_end`` with ``success: false`` fails its ``apply_pat
 ("no funcionó", "não funciona", "行不通") class it as a dead end, as the English ones do.
 23 (xcsub): a Codex sub-agent's rollout names the thread that spawned it (its parent
 session) and the ``spawn_agent`` call names the sub-agent's session
-(``child_session_id``)."""
+(``child_session_id``).
+24 (xdecide): a user's direction-setting prompt ("let's do small.en", "use hybrid approach",
+"use option a", "vamos ignorar …") is classed ``decision`` (:mod:`logparse.decide`)."""
