@@ -105,7 +105,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--json", action="store_true", help="one object per session")
     a = ap.parse_args(argv)
     sets = a.set or ["shared", "tune"]
-    print(f"{'set':6} {'session':34} {'agent':11} {'dec':>4} {'found':>5} {'recall':>6} "
+    print(f"{'set':6} {'session':30} {'agent':11} {'dec':>4} {'found':>5} {'recall':>6} "
           f"{'fired':>5} {'off':>4}")
     with tempfile.TemporaryDirectory(prefix="logkb-dec-") as t:
         for s in sets:
@@ -122,7 +122,7 @@ def main(argv: list[str]) -> None:
                     continue
                 rec = (f"{int(r['found']) / int(r['decisions']):.2f}"  # type: ignore[call-overload]
                        if r["decisions"] else "-")
-                print(f"{s:6} {name[:34]:34} {str(r['agent'])[:11]:11} {r['decisions']:>4} "
+                print(f"{s:6} {name[:30]:30} {str(r['agent'])[:11]:11} {r['decisions']:>4} "
                       f"{r['found']:>5} {rec:>6} {r['fired']:>5} "
                       f"{int(r['fired']) - int(r['on']):>4}")  # type: ignore[call-overload]
                 if a.dump:
@@ -134,7 +134,7 @@ def main(argv: list[str]) -> None:
                 tot = {k: sum(int(r[k]) for r in rows)  # type: ignore[call-overload]
                        for k in ("decisions", "found", "fired", "on")}
                 rec = f"{tot['found'] / tot['decisions']:.2f}" if tot["decisions"] else "-"
-                print(f"{s:6} {'ALL':34} {'':11} {tot['decisions']:>4} {tot['found']:>5} "
+                print(f"{s:6} {'ALL':30} {'':11} {tot['decisions']:>4} {tot['found']:>5} "
                       f"{rec:>6} {tot['fired']:>5} {tot['fired'] - tot['on']:>4}")
 
 

@@ -57,6 +57,35 @@ def user_decision(text: str) -> str | None:
     return None
 
 
+# The agent's own words announcing a change of direction it has settled on (prose the
+# classifier called a plan, an observation or a conclusion; a pivot or a dead end keeps its
+# class).  Judged on every firing over shared+tune: 3 of 3 on a labelled decision; a row
+# for "I'm doing X instead" was tried and dropped (1 of 2).
+AGENT_DECISION_ROWS: Final[tuple[tuple[str, str, str, str], ...]] = (
+    ("switching",
+     r"\b(?:I|we)(?:['’]m|['’]re|\s+am|\s+are)\s+switching\b"
+     r"|\b(?:I|we)(?:['’]ll|\s+will)\s+switch\s+(?:to|over)\b",
+     "I’m switching the grant application target to the `Kosh AI` project.",
+     "labelled/Trezo-Ai__codex-session.jsonl ordinal 78; labelled/Valdyum-Labs ordinal 21; "
+     "labelled/soulpass ordinal 312"),
+)
+
+_AGENT: Final = tuple((name, re.compile(pat, re.IGNORECASE))
+                      for name, pat, _, _ in AGENT_DECISION_ROWS)
+_UPGRADES: Final = frozenset({None, "plan", "observation", "conclusion"})
+
+
+def agent_decision(text: str, cls: str | None) -> str | None:
+    """The row naming why the agent's ``text`` (classed ``cls``) states a decision, else
+    None (a pivot or a dead end keeps its class: they outrank a decision)."""
+    if cls not in _UPGRADES:
+        return None
+    for name, rx in _AGENT:
+        if rx.search(text):
+            return name
+    return None
+
+
 # The agent's tools whose answer is the user's choice: (name, tool, the answer's opening,
 # a real answer, where).  Tool names as the readers store them (Claude Code's
 # AskUserQuestion is opencode's ``question``, ExitPlanMode is ``exitplanmode``).

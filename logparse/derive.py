@@ -31,7 +31,7 @@ import orjson
 
 from logparse import measure as _m
 from logparse import signals as _signals
-from logparse.decide import choice_text, user_decision
+from logparse.decide import agent_decision, choice_text, user_decision
 from logparse.derive_version import DERIVE_VERSION as _DERIVE_VERSION
 from logparse.listings import listing_count
 from logparse.measure_stated import curl_write_out, read_note_measurements
@@ -682,7 +682,8 @@ class Deriver:
         cls = (classify(text) if kind == EventKind.DECISION and source not in ("synthetic", "choice")
                else None)
         if source == "choice" or (kind == EventKind.PROMPT and source == "text"
-                                  and user_decision(text)):
+                                  and user_decision(text)) \
+                or (kind == EventKind.DECISION and source == "text" and agent_decision(text, cls)):
             cls = "decision"  # the user set the direction (logparse.decide)
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source not in ("synthetic", "choice") and worth_measuring(text) else None)

@@ -9,7 +9,14 @@ import re
 
 import pytest
 
-from logparse.decide import CHOICE_ROWS, USER_DECISION_ROWS, choice_text, user_decision
+from logparse.decide import (
+    AGENT_DECISION_ROWS,
+    CHOICE_ROWS,
+    USER_DECISION_ROWS,
+    agent_decision,
+    choice_text,
+    user_decision,
+)
 from logparse.derive import derive_session, to_events
 from logparse.source import RawMessage
 
@@ -75,3 +82,11 @@ def test_deriver_classes_the_users_choice_and_the_answered_question() -> None:
                    (3, "prompt", "yes let's use esbuild")]
     assert [e.classification for e in evs if e.ordinal == 1] == [None]
     assert json.dumps([e.kind for e in evs if e.ordinal == 2]).count("command") == 1
+
+
+@pytest.mark.parametrize("row", AGENT_DECISION_ROWS, ids=[r[0] for r in AGENT_DECISION_ROWS])
+def test_every_agent_row_fires_on_its_example(row: tuple[str, str, str, str]) -> None:
+    name, _, example, where = row
+    assert where
+    assert agent_decision(example, "plan") == name
+    assert agent_decision(example, "pivot") is None  # a pivot outranks a decision
