@@ -1,5 +1,5 @@
 """``python -m bench NAME [args]``: run one benchmark (``ingest``, ``agents``, ``graph``,
-``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``,
+``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``, ``decisions``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
 ``rule-support``, ``signals``, ``graph-state``, ``prose-classes``)."""
@@ -25,7 +25,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "rule-support": "bench.rule_support",
            "signals": "bench.signals_bench",
            "graph-state": "bench.graph_state_bench",
-           "prose-classes": "bench.prose_classes"}
+           "prose-classes": "bench.prose_classes",
+           "decisions": "bench.decisions_bench"}
 
 
 def main() -> None:

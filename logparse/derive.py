@@ -31,6 +31,7 @@ import orjson
 
 from logparse import measure as _m
 from logparse import signals as _signals
+from logparse.decide import agent_decision, choice_text, user_decision
 from logparse.derive_version import DERIVE_VERSION as _DERIVE_VERSION
 from logparse.listings import listing_count
 from logparse.measure_stated import curl_write_out, read_note_measurements
@@ -678,9 +679,14 @@ class Deriver:
         t = part.get("time")
         start = _num(t.get("start")) if isinstance(t, dict) else None
         # synthetic assistant text (a rewrite's call written as text) is no one's judgement
-        cls = classify(text) if kind == EventKind.DECISION and source != "synthetic" else None
+        cls = (classify(text) if kind == EventKind.DECISION and source not in ("synthetic", "choice")
+               else None)
+        if source == "choice" or (kind == EventKind.PROMPT and source == "text"
+                                  and user_decision(text)) \
+                or (kind == EventKind.DECISION and source == "text" and agent_decision(text, cls)):
+            cls = "decision"  # the user set the direction (logparse.decide)
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
-                if source != "synthetic" and worth_measuring(text) else None)
+                if source not in ("synthetic", "choice") and worth_measuring(text) else None)
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
         self.events += 1
@@ -939,6 +945,10 @@ class Deriver:
             child_session(state) if tool in SPAWNS else None,
         ))
         self.events += 2 + (tool in ("task", "todowrite"))
+        chose = choice_text(tool, status, output, inp.get("plan"))
+        if chose is not None:  # the user's answer or approval: a decision event of its own
+            self._prose(ordinal, seq, msg.info["id"], part, EventKind.DECISION, "choice", chose,
+                        None)
 
 
 def _context_size(info: dict[str, Any]) -> dict[str, Any]:

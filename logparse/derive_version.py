@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 24
+DERIVE_VERSION = 25
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -73,4 +73,8 @@ session) and the ``spawn_agent`` call names the sub-agent's session
 (``child_session_id``).
 24 (xlang): the decisions, pivots and conclusions of assistant prose in Spanish, Portuguese
 and Chinese ("te recomiendo", "em vez disso", "改为", "esto significa", "原因是") class
-it as the English ones do."""
+it as the English ones do.
+25 (xdecide): a user's direction-setting prompt ("let's do small.en", "use hybrid approach",
+"use option a", "vamos ignorar …") is classed ``decision`` (:mod:`logparse.decide`); an
+answered question tool or an approved plan adds a ``decision`` event of source
+``choice``."""
