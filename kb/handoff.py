@@ -318,9 +318,7 @@ GOAL_CUES: tuple[GoalCue, ...] = (
     GoalCue("zh", "request", re.compile(r"^(?:帮我|请|我希望|我想|我需要|能不能|麻烦)"),
             "帮我更新一下我的matugen脚本，让它也能够自动生成亮色模式的colorscheme。",
             "pool matugen-theme-sync__opencode-session.json, message 1"),
-    GoalCue("en", "scope", re.compile(
-        r"\bgo\s+thr\w*\s+(?:this|the\s+current)\s+(?:folder|directory|repo)|"
-        r"\bdo\s*n[o']?t\s+read\s+any\s+parent\b", re.I),
+    GoalCue("en", "scope", re.compile(r"\bdo\s*n[o']?t\s+read\s+any\s+parent\b", re.I),
             "go throught this folder do not read any parent folder.",
             "labelled uicomponents__session-export.json, message 1"),
     GoalCue("en", "scope", re.compile(
@@ -329,9 +327,8 @@ GOAL_CUES: tuple[GoalCue, ...] = (
             "folders here.",
             "labelled uicomponents__session-wordpress.json, message 1"),
     GoalCue("en", "scope", re.compile(
-        r"^(?:we|i)\s*(?:'re|'m|re|\s+are|\s+am)\s+(?:in|inside|working\s+(?:on|in))\b|"
-        r"^this\s+(?:is|will\s+be)\s+(?:a|an|our|my)\b[^.!?]{0,40}\b(?:project|app|"
-        r"application|repo|repository|codebase|site|website)\b", re.I),
+        r"^(?:we|i)\s*(?:'re|'m|re|\s+are|\s+am)\s+(?:in|inside|working\s+(?:on|in))\b",
+        re.I),
             "were in a new folder called \"random\"",
             "pool random__session.jsonl, message 1"),
     GoalCue("en", "scope", re.compile(
