@@ -573,6 +573,10 @@ class Extractor:
         """User messages and the assistant sentences that end or turn away from things."""
         self._answered_upto = 0
         """Index in :attr:`questions` before which every question is answered."""
+        self._found: list[Found] | None = None
+        """The episode rules' dead ends for the rows fed so far (:meth:`found`)."""
+        self.open_plan_items: dict[str, tuple[int, set[str]]] = {}
+        """Per session, the open items of its last todo list: ``(ordinal, ids)``."""
         self.saved_outputs: dict[tuple[str, str], str] = {}
         """``(session, file)`` → the question of an output the tool cut and saved whole
         to that file: a later read of the file answers it."""
@@ -691,7 +695,7 @@ class Extractor:
 
         Feeding the rows of messages appended since the last pass continues the
         story where it stopped: that is how a grown session updates its graph."""
-        self._found: list[Found] | None = None  # the episodes of the rows fed so far
+        self._found = None
         messages = list(messages)
         grown = ({c.session_id for c in calls} | {p.session_id for p in prose}
                  | {m.session_id for m in messages})
@@ -758,10 +762,6 @@ class Extractor:
         assert row.todos is not None
         taken: set[str] = set()
         seen_now: set[str] = set()
-        # the open items of the session's last list (``(ordinal, ids)``; set on the first
-        # list, so a state kept before any list has none)
-        plans: dict[str, tuple[int, set[str]]] = getattr(self, "open_plan_items", {})
-        self.open_plan_items = plans
         for pos, (content, status) in enumerate(row.todos):
             tt = split_todo(content)
             pool = [a for a in self.approaches if a.id not in taken and "todo" in a.sources]
@@ -1009,7 +1009,7 @@ class Extractor:
         """The user stopped the turn right after a tool answered (Claude Code's
         ``[Request interrupted by user]``, no reply between): the agent never read that
         answer, so the check's question stays open."""
-        c = getattr(self, "last_call", None)
+        c = self.last_call
         if (c is None or c.session_id != row.session_id or c.ordinal != row.ordinal - 1
                 or c.status != "completed" or c.category == "todo"
                 or c.tool in ("todowrite", "todoread", "question")
@@ -1027,7 +1027,7 @@ class Extractor:
     def _unfinished(self, row: MessageRow) -> None:
         """The transcript ends while the agent still worked (on a tool call, no final
         reply): the user's last request never got its answer."""
-        req = getattr(self, "last_request", None)
+        req = self.last_request
         if req is None or req[0] != row.session_id or any(
                 q.session_id == req[0] and q.ordinal == req[1] for q in self.questions[-8:]):
             return
@@ -1313,8 +1313,6 @@ class Extractor:
                 reason = "the tool cut the output: the agent saw only part of the answer"
                 if row.saved:
                     # a later read of the file the whole output went to answers it
-                    if getattr(self, "saved_outputs", None) is None:  # a state kept before
-                        self.saved_outputs = {}
                     self.saved_outputs[(row.session_id, row.saved)] = \
                         f"{row.session_id}:{row.ordinal}:{row.seq}:0"
             elif row.status == "aborted":
@@ -1352,7 +1350,7 @@ class Extractor:
         if row.status != "completed" or row.category in ("todo",):
             return
         cmd = row.remote_command or row.command or ""
-        saved = getattr(self, "saved_outputs", None)
+        saved = self.saved_outputs
         if saved:
             seen = cmd.replace("\\", "/")
             for (sid, path), qid in list(saved.items()):
@@ -1388,9 +1386,9 @@ class Extractor:
     def found(self) -> list[Found]:
         """The episode rules' dead ends for the rows fed so far, found once:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
-        if getattr(self, "_found", None) is None:  # (a state kept before this attribute)
+        if self._found is None:
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups, getattr(self, "probes", []),
+                                   self.lookups, self.probes,
                                    made_by("switched", switched_episodes(self.steps))
                                    + made_by("escalated", escalated_episodes(self.steps))
                                    + made_by("dropped_option",
