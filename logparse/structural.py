@@ -633,6 +633,15 @@ RULES += (
                        "</subagent_notification>")),
          "fixtures/structural/subagents_codex.jsonl (a spawn_agent not waited for, its "
          "status in the <subagent_notification> codex-rs writes into the next user message)"),
+    Rule("codex-subagent-child-error", ("codex",), "subagent_failed", subagent_failed,
+         CallFacts("codex", "spawn_agent", "completed", output=(
+             '{"agent_id": "019f6a10-8d4f-7c52-a1b3-6f8e2d3c4b02", "nickname": "Euclid"}'),
+                   child_error="APIError: stream disconnected before completion: Transport "
+                   "error: timeout"),
+         "(no real line yet) fixtures/codex_subagents, built from codex-rs shapes (no "
+         "readable rollout spawns an agent): parent 019f6a10-3c2e's spawn_agent, whose "
+         "child's rollout 019f6a10-8d4f ends on an event_msg error, read through the "
+         "linked child session as a Claude Code Task's sidechain is"),
     Rule("gemini-subagent-error", ("gemini-cli",), "subagent_failed", subagent_failed,
          CallFacts("gemini-cli", "task", "error", error=(
              "Subagent 'codebase_investigator' failed: the model returned no response")),

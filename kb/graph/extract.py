@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kb.graph.delegated import delegated_episodes
+from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
@@ -92,7 +92,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 39
+EXTRACTOR_VERSION = 40
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -182,7 +182,11 @@ prompt leave their questions open as Codex's do.
 39 (xfit): the cue rows of the rules fitted to one session say their idea in general terms
 and in every language of the pool: guesses, findings, claims of inability, runs read as
 failed or damaging (:mod:`kb.graph.replycues`); a user's correction label and "no longer
-there" (:data:`logparse.structural.CORRECTION_CUES`)."""
+there" (:data:`logparse.structural.CORRECTION_CUES`).
+
+40 (xcodex2): a Codex ``spawn_agent`` whose child's rollout ended on an error failed; the
+spawn and the ``wait`` of one sub-agent are one delegation, and the child's own provider
+error that the delegation reports is not told again (:mod:`kb.graph.delegated`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -352,6 +356,9 @@ class CallRow(NamedTuple):
     (:func:`logparse.structural.saved_output`)."""
     """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
     (:func:`logparse.structural.mixed_line`)."""
+    delegate: str | None = None
+    """The Codex sub-agent a collab call concerns (:func:`kb.graph.delegated.collab_agent`):
+    its spawn and the wait that reports it are one delegation."""
 
 
 REWIND_ROLE = "rewind"
@@ -1233,7 +1240,8 @@ class Extractor:
         failed = "subagent_failed" in row.signals
         unanswered = failed and row.status == "interrupted"
         self.steps.append(Step(
-            row.session_id, row.ordinal, check_key("task", cmd or row.title or row.tool),
+            row.session_id, row.ordinal, f"{AGENT_KEY}{row.delegate}" if row.delegate
+            else check_key("task", cmd or row.title or row.tool),
             False, True, failed,
             "the tool call was still running: the sub-agent never reported back"
             if unanswered else row.failure or None if failed else None,
@@ -1405,6 +1413,7 @@ class Extractor:
                                                           self.lookups))
                                    + made_by("rewound", rewound_episodes(
                                        self.steps, self.rewinds)))
+            self._found = told_once(self._found, self.steps)
         assert self._found is not None
         return self._found
 

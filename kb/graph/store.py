@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from kb.graph import state as xstate
 from kb.graph.build import build_graph
+from kb.graph.delegated import collab_agent
 from kb.graph.disproved import CLAIMS_SQL
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.extract import (
@@ -305,7 +306,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
                         THEN left(output, 400) END,
                    -- a delegation: the error the sub-agent's own session ended on
-                   CASE WHEN tool = 'task' AND child_session_id IS NOT NULL THEN (
+                   -- (a Codex spawn_agent's too: its child's rollout, when it is stored)
+                   CASE WHEN tool IN ('task', 'spawn_agent') AND child_session_id IS NOT NULL
+                   THEN (
                         SELECT left(coalesce((SELECT e.text FROM other_events e
                                               WHERE e.session_id = m.session_id
                                                 AND e.ordinal = m.ordinal
@@ -378,7 +381,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             failure=failure, edit=_edit_lines(r[23]), poll=bool(r[24]),
             usage=printed_usage(r[5] or "", r[25]), agent=facts.agent,
             mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None,
-            saved=saved_output(r[19]) if "truncated" in signals else None))
+            saved=saved_output(r[19]) if "truncated" in signals else None,
+            delegate=collab_agent(r[3], r[19], r[12])
+            if facts.agent == "codex" and r[3] in CODEX_COLLAB_TOOLS else None))
     # assistant prose that signals something, every user prompt, and the start of a reply
     # that may judge the run before it ("judge": only that start is read)
     prose = [ProseRow(*r) for r in store.conn.execute(f"""

@@ -140,3 +140,77 @@ def test_a_codex_sub_agent_beside_plain_text_outputs_builds(tmp_path: Path) -> N
     ex = _extraction(tmp_path, str(path))
     (dead,) = [a for a in ex.approaches if (a.via or "").endswith(":subagent-failed")]
     assert "usage limit" in (dead.cause_text or ""), dead
+
+
+def test_collab_agent_names_the_sub_agent_a_codex_call_concerns() -> None:
+    from kb.graph.delegated import collab_agent
+
+    child = "019f6a10-8d4f-7c52-a1b3-6f8e2d3c4b02"
+    assert collab_agent("spawn_agent", '{"agent_id": "019f", "nickname": "E"}', child) == child
+    assert collab_agent("spawn_agent", '{"agent_id": "019f", "nickname": "E"}', None) == "019f"
+    assert collab_agent("spawn_agent", '{"task_name": "/root/lint"}', None) == "/root/lint"
+    assert collab_agent("spawn_agent", "Agent depth limit reached.", None) is None
+    waited = ('{"status": {"019a": {"completed": "ok"}, "019b": {"errored": "stream '
+              'disconnected"}}, "timed_out": false}')
+    assert collab_agent("wait", waited, None) == "019b"
+    assert collab_agent("wait", '{"status": {"019a": "not_found"}}', None) == "019a"
+    assert collab_agent("wait", '{"status": {}, "timed_out": true}', None) is None
+    assert collab_agent("wait", "plain text", None) is None
+
+
+def _agent(o: int, failed: bool, sig: str, command: str = "") -> Step:
+    return Step("p", o, "task agent 019b", False, True, failed, sig, command=command,
+                tool="task", failure=sig)
+
+
+def test_a_codex_spawn_and_its_wait_are_one_delegation_however_far_apart() -> None:
+    steps = [_agent(4, True, "the sub-agent ended on an error: APIError: "
+             "stream disconnected", "Run the ledger tests"),
+             _task(5, "Other", False), _task(9, "Other", False),
+             _agent(20, True, "the sub-agent errored: stream disconnected")]
+    (f,) = delegated_episodes(steps)
+    assert f.ordinals() == {4, 20, 21} and "Run the ledger tests" in f.name
+    assert f.cause_text == "the sub-agent errored: stream disconnected"
+
+
+def test_the_child_s_provider_error_the_delegation_reports_is_told_once() -> None:
+    from kb.graph.delegated import told_once
+    from kb.graph.episodes import Found
+
+    steps = [Step("p", 4, "task agent c", False, True, True, "x", tool="task")]
+    spawn = Found("p", "delegating", 4, 5, "subagent-failed", "the sub-agent ended on an "
+                  "error: APIError: stream disconnected before completion")
+    cut = Found("c", "work cut by a provider error", 2, 5, "api-error",
+                "the model's provider answered with an error",
+                evidence=[(5, "ended", "APIError: stream disconnected before completion")])
+    own = Found("c", "cargo test", 2, 3, "failed-check", "error[E0425]")
+    other = Found("c", "cut again", 7, 9, "api-error", "quota",
+                  evidence=[(9, "ended", "APIError: You've hit your usage limit")])
+    assert told_once([spawn, cut, own, other], steps) == [spawn, own, other]
+    assert told_once([cut], steps) == [cut]  # no delegation reports it: still told
+
+
+def test_codex_spawned_child_that_errored_is_one_dead_end_of_the_parent(
+        tmp_path: Path) -> None:
+    """fixtures/codex_subagents: the parent spawns an agent whose rollout ends on a stream
+    error; with its wait (which says errored) and without it (the parent never waited),
+    the scope tells the failure once, as the parent's delegation."""
+    from fixtures.codex_subagents.make import CHILD_V1, PARENT_V1
+
+    day = FIXTURES.parent / "codex_subagents" / "sessions" / "2026" / "07" / "11"
+    (parent,) = day.glob(f"rollout-*-{PARENT_V1}.jsonl")
+    (child,) = day.glob(f"rollout-*-{CHILD_V1}.jsonl")
+    cut = tmp_path / "cut" / parent.name
+    cut.parent.mkdir()
+    lines = parent.read_text().splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if '"name": "wait"' in x)
+    cut.write_text("".join(lines[:at]))
+    for n, paths in enumerate(([parent, child], [cut, child])):
+        with KbStore(tmp_path / f"kb{n}.duckdb") as store:
+            ingest(store, paths)
+            ex = gs.extract_scope(store, gs.scope_of(store, PARENT_V1))
+        dead = [(a.session_id, a.via) for a in ex.approaches if a.status == "dead_end"]
+        assert dead == [(PARENT_V1, "delegated:subagent-failed")], (n, dead)
+        (a,) = [a for a in ex.approaches if a.status == "dead_end"]
+        assert "cargo test -p ledger" in a.name
+        assert "stream disconnected" in (a.cause_text or "")
