@@ -1,7 +1,7 @@
 """``python -m bench codex-audit [--logkb PATH] [--json] [-v]``: does every Codex call get
 the answer its file holds?
 
-For every real Codex rollout in ``../shared/realworld/pool/`` and ``labelled/``, this
+For every real Codex rollout in ``../shared/realworld/pool/``, ``labelled/`` and ``codex/``, this
 reads the file itself (its own small parser, sharing no code with logkb's reader) and
 collects, for each ``function_call``/``custom_tool_call``/``local_shell_call``:
 
@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.codex_structures import asks_escalation, audit_structures, records
+from bench.codex_structures import asks_escalation, audit_structures, census, records
 from bench.codex_structures import counts as structure_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +75,7 @@ HELD_OUT = frozenset({"raze__codex-session.jsonl", "gildore-arena__codex-session
 def codex_files(held_out: bool = False) -> list[Path]:
     """The native Codex rollouts (the first line a ``session_meta`` with a payload)."""
     out = []
-    for d in ("labelled", "pool"):
+    for d in ("labelled", "pool", "codex"):
         for p in sorted((REAL / d).glob("*.jsonl")):
             if p.name in HELD_OUT and not held_out:
                 continue
@@ -369,6 +369,9 @@ def main(argv: list[str]) -> None:
                     help="also the held-out rollouts (for whoever measures them)")
     ap.add_argument("--counts", action="store_true",
                     help="also print how many of each structure every file holds")
+    ap.add_argument("--census", action="store_true",
+                    help="also print, per failure structure Codex wrote, how many, how "
+                    "many logkb maps to their signal, and what became of each")
     ap.add_argument("files", nargs="*", type=Path,
                     help="Codex rollouts to audit (default: the real ones in ../shared)")
     a = ap.parse_args(argv)
@@ -385,6 +388,11 @@ def main(argv: list[str]) -> None:
                 d = _logkb(a.logkb, db, "deadends", "--json")
                 dead = [json.loads(ln) for ln in d.stdout.splitlines() if ln.strip()]
                 gaps += audit_structures(path, db, dead, open_)
+                if a.census and not a.json:
+                    for k, v in census(path, db, dead, open_).items():
+                        if v["n"]:
+                            print(f"  census {path.name[:28]:28} {k:30} " + " ".join(
+                                f"{x}={y}" for x, y in v.items()))
             if a.counts and not a.json:
                 print(f"{path.name}: " + ", ".join(f"{k} {v}" for k, v in
                                                    structure_counts(path).items() if v))

@@ -191,6 +191,8 @@ class Rollout:
     aborts: list[tuple[int, int]] = field(default_factory=list)
     """``(line, ordinal of the last item before it)`` of each ``turn_aborted`` event."""
     compactions: list[int] = field(default_factory=list)
+    prompt_ordinals: set[int] = field(default_factory=set)
+    """Ordinals of the typed prompts (an abort right after one cut a turn with no item)."""
     mcp_only: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """``mcp_tool_call_end`` events of no call of the file."""
 
@@ -230,6 +232,8 @@ def read_rollout(path: Path) -> Rollout:
                     text = _text(p.get("content"))
                     injected = text.lstrip().startswith(INJECTED)
                     r.users.append((n, ordinal, text, injected))
+                    if not injected:
+                        r.prompt_ordinals.add(ordinal)
                     if not injected:
                         turn += 1
             elif pt in ("function_call", "custom_tool_call", "local_shell_call"):
@@ -391,6 +395,8 @@ def check(r: Rollout, s: Stored) -> list[dict[str, Any]]:
             f"{len(r.searches)} web_search_call, {searches} stored")
     # aborted turns: the step cut off, or the agent's own record of it
     for line, before in r.aborts:
+        if before in r.prompt_ordinals:
+            continue  # aborted before any reply or call: nothing of the turn to mark
         marked = any(before - 2 <= o <= before + 2 for o in s.aborted)
         # (Codex 0.120+ writes the ``<turn_aborted>`` message before the event)
         record = any(before - 1 <= o <= before + 2 and t.lstrip().startswith("<turn_aborted>")
@@ -409,8 +415,8 @@ def check(r: Rollout, s: Stored) -> list[dict[str, Any]]:
                               "timed_out", "interrupted"}
         if not failed:
             continue
-        if failed == {"exit_code"} and _PROBE.match(c.command.strip()):
-            continue
+        if failed <= {"exit_code", "sandbox_denied"} and _PROBE.match(c.command.strip()):
+            continue  # (a probe in a sandbox whose shell profile prints EPERM noise too)
         if "|| true" in c.command or "; echo" in c.command:
             continue
         fam = _family(c.command) if c.command else c.name
@@ -430,6 +436,130 @@ def check(r: Rollout, s: Stored) -> list[dict[str, Any]]:
             gap(c.out_line or c.line, "failing-end-unreported",
                 f"{'/'.join(sorted(failed))}: {c.name} {c.command[:50]}")
     return gaps
+
+
+FAILURE_STRUCTURES = (
+    "exit code != 0", "apply_patch failed", "error event",
+    "stream_error event", "turn_aborted", "escalation requested", "sandbox denied",
+    "call without output", "code cell threw", "plan step dropped", "plan step left open",
+    "spawn_agent/wait errored")
+"""What Codex writes when work fails, as the census (:func:`census`) counts it."""
+
+_FAILED_SIGNALS = {"exit_code", "tool_error", "rejected_by_user", "sandbox_denied", "timed_out",
+                   "interrupted"}
+
+
+def _raw_events(path: Path) -> dict[str, int]:
+    """Counts of the failure records that are no call: error events, aborted turns, plan
+    steps dropped or left open, collab calls that report an errored agent."""
+    out = dict.fromkeys(("error event", "stream_error event", "plan step dropped",
+                         "plan step left open", "spawn_agent/wait errored",
+                         "code cell threw"), 0)
+    plan: dict[str, str] = {}
+    collab: dict[str, str] = {}
+    for _, t, p in records(path):
+        pt = p.get("type")
+        if t == "event_msg" and pt in ("error", "stream_error"):
+            out[f"{pt} event"] += 1
+        elif t == "response_item" and pt == "function_call" and p.get("name") == "update_plan":
+            try:
+                steps = json.loads(p.get("arguments") or "{}").get("plan") or []
+            except (ValueError, AttributeError):
+                steps = []
+            now = {str(x.get("step")): str(x.get("status")) for x in steps
+                   if isinstance(x, dict)}
+            out["plan step dropped"] += sum(1 for k, v in plan.items()
+                                            if v in ("pending", "in_progress") and k not in now)
+            plan = now
+        elif t == "response_item" and pt in ("function_call", "custom_tool_call") and \
+                p.get("name") in ("spawn_agent", "wait", "wait_agent", "send_input"):
+            collab[str(p.get("call_id"))] = str(p.get("name"))
+        elif t == "response_item" and pt in ("function_call_output",
+                                             "custom_tool_call_output"):
+            body = _text(p.get("output"))
+            if str(p.get("call_id")) in collab and re.search(r'"errored"\s*:|"not_found"',
+                                                              body[:2000]):
+                out["spawn_agent/wait errored"] += 1
+    out["plan step left open"] = sum(1 for v in plan.values() if v in ("pending",
+                                                                         "in_progress"))
+    return out
+
+
+def census(path: Path, db: Path, deadends: list[dict[str, Any]],
+           open_: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per failure structure of the rollout: how many it holds (``n``), how many carry
+    their structural signal in logkb (``mapped``), and what became of each failing call:
+    in a dead end's evidence (``dead end``, the run or a later run of its program in the
+    turn), fixed later in the turn (``slip``), a negative probe or a run that hid its exit
+    (``probe``), an open question (``open``), or none of these (``none``)."""
+    r = read_rollout(path)
+    s = read_stored(db)
+    dead = {int(e["ordinal"]) for d in deadends for e in d.get("evidence", [])
+            if isinstance(e, dict) and isinstance(e.get("ordinal"), int)}
+    opened = {int(q["ordinal"]) for q in open_ if isinstance(q.get("ordinal"), int)}
+    table: dict[str, dict[str, int]] = {k: {"n": 0} for k in FAILURE_STRUCTURES}
+
+    def add(kind: str, key: str) -> None:
+        table[kind][key] = table[kind].get(key, 0) + 1
+
+    calls = sorted(r.calls.values(), key=lambda c: c.line)
+    for i, c in enumerate(calls):
+        want = c.expected()
+        at = c.out_ordinal if c.out_ordinal is not None else c.ordinal
+        have = set(s.signals.get(at, ())) | set(s.signals.get(c.ordinal, ()))
+        kinds = []
+        if c.name not in ("apply_patch", "write_stdin") and c.exit not in (None, 0):
+            # (exec_command_end's exit_code, else the output's ``Exit code: N``)
+            kinds.append(("exit code != 0", {"exit_code", "interrupted", "rejected_by_user"}))
+        if c.name == "apply_patch" and "tool_error" in want:
+            # (patch_apply_end success false, or the output's verification failure)
+            kinds.append(("apply_patch failed", {"tool_error"}))
+        if "escalation_requested" in want:
+            kinds.append(("escalation requested", {"escalation_requested"}))
+        if "sandbox_denied" in want:
+            kinds.append(("sandbox denied", {"sandbox_denied"}))
+        if "no_result" in want:
+            kinds.append(("call without output", {"no_result"}))
+        if c.name == "exec" and isinstance(c.args, str) and "tools." in c.args and \
+                re.match(r"\s*(?:Script error|Error|Uncaught|TypeError|ReferenceError)",
+                         c.output):
+            kinds.append(("code cell threw", {"tool_error", "exit_code"}))
+        fam = _family(c.command) if c.command else c.name
+        same = [d for d in calls if d.turn == c.turn and
+                (_family(d.command) if d.command else d.name) == fam]
+        later = [d for d in calls[i + 1:] if d in same]
+        for kind, sig in kinds:
+            add(kind, "n")
+            if have & sig:
+                add(kind, "mapped")
+            if kind in ("escalation requested",) and not (want & _FAILED_SIGNALS):
+                continue  # a request that ran: no failure to follow
+            if at in opened or c.ordinal in opened:
+                add(kind, "open")
+            elif any((d.out_ordinal or d.ordinal) in dead for d in [c, *same]):
+                add(kind, "dead end")
+            elif any(not (d.expected() & _FAILED_SIGNALS) for d in later):
+                add(kind, "slip")
+            elif _PROBE.match(c.command.strip()) or "|| true" in c.command:
+                add(kind, "probe")
+            else:
+                add(kind, "none")
+                add(kind, f"none@L{c.out_line or c.line}")
+    for _, before in r.aborts:
+        add("turn_aborted", "n")
+        if before in r.prompt_ordinals:
+            add("turn_aborted", "before any item")
+            continue
+        if any(before - 2 <= o <= before + 2 for o in s.aborted) or any(
+                before - 1 <= o <= before + 2 and t.lstrip().startswith("<turn_aborted>")
+                for o, (_, t) in s.prompts.items()):
+            add("turn_aborted", "mapped")
+        if any(before - 2 <= o <= before + 3 for o in dead):
+            add("turn_aborted", "dead end")
+    for k, v in _raw_events(path).items():
+        if k != "code cell threw":
+            table[k]["n"] += v
+    return table
 
 
 def audit_structures(path: Path, db: Path, deadends: list[dict[str, Any]],

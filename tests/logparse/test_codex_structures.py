@@ -143,3 +143,33 @@ def test_an_mcp_call_written_only_as_its_end_event(tmp_path: Path) -> None:
                                  "WHERE tool LIKE 'superteam%'").fetchall()
     assert got == [("superteam__get_listing", "error",
                     "tool call failed for `superteam/get_listing`: request timed out")]
+
+
+def test_the_census_counts_each_failure_structure_and_its_fate(
+        kb: dict[str, Any], tmp_path: Path) -> None:
+    """``python -m bench codex-audit --census`` (the BENCHMARKS table of Codex failure
+    structures): per structure, how many the rollout holds, how many carry their signal,
+    and what became of each."""
+    from bench.codex_structures import FAILURE_STRUCTURES, census
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    db = tmp_path / "kb.duckdb"
+    with KbStore(db) as store:
+        ingest(store, [FIXTURE])
+    table = census(FIXTURE, db, [{"evidence": [{"ordinal": e["ordinal"]}
+                                               for e in d["evidence"]]} for d in kb["dead"]],
+                   [{"ordinal": o} for o in (7, 11, 15, 16)])
+    assert set(table) == set(FAILURE_STRUCTURES)
+    # the denied escalated run, the read-only cargo test: each mapped to its signal
+    assert table["escalation requested"]["n"] == table["escalation requested"]["mapped"] >= 1
+    assert table["sandbox denied"]["n"] == table["sandbox denied"]["mapped"] == 1
+    assert table["exit code != 0"]["n"] == table["exit code != 0"]["mapped"] >= 1
+    # the plan's dev-server step dropped and its curl step replaced
+    assert table["plan step dropped"]["n"] == 2
+    assert all(v["n"] == 0 for k, v in table.items() if k in (
+        "error event", "stream_error event", "spawn_agent/wait errored", "code cell threw"))
+    for v in table.values():  # every failure has one fate (an escalation that ran: none)
+        fates = sum(x for k, x in v.items() if k in ("dead end", "slip", "probe", "open",
+                                                     "none", "before any item"))
+        assert fates <= v["n"]
