@@ -191,8 +191,9 @@ class Rollout:
     aborts: list[tuple[int, int]] = field(default_factory=list)
     """``(line, ordinal of the last item before it)`` of each ``turn_aborted`` event."""
     compactions: list[int] = field(default_factory=list)
-    prompt_ordinals: set[int] = field(default_factory=set)
-    """Ordinals of the typed prompts (an abort right after one cut a turn with no item)."""
+    empty_aborts: set[int] = field(default_factory=set)
+    """Lines of the ``turn_aborted`` events of turns that had no reply or call yet (the
+    user sent the request again at once: nothing of the turn to mark)."""
     mcp_only: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """``mcp_tool_call_end`` events of no call of the file."""
 
@@ -223,21 +224,24 @@ def read_rollout(path: Path) -> Rollout:
     r = Rollout(path)
     ordinal = 0
     turn = 0
+    acted = False
     for n, t, p in records(path):
         pt = p.get("type")
         if t == "response_item":
             if pt == "message" and p.get("role") in ("user", "assistant"):
                 ordinal += 1
+                acted = acted or p["role"] == "assistant"
                 if p["role"] == "user":
                     text = _text(p.get("content"))
                     injected = text.lstrip().startswith(INJECTED)
                     r.users.append((n, ordinal, text, injected))
                     if not injected:
-                        r.prompt_ordinals.add(ordinal)
+                        acted = False
                     if not injected:
                         turn += 1
             elif pt in ("function_call", "custom_tool_call", "local_shell_call"):
                 ordinal += 1
+                acted = True
                 cid = str(p.get("call_id") or p.get("id") or f"L{n}")
                 args: Any = p.get("arguments") if pt == "function_call" else p.get("input")
                 if pt == "local_shell_call":
@@ -262,6 +266,8 @@ def read_rollout(path: Path) -> Rollout:
                 r.event_prompts.append((n, str(p.get("message") or "")))
             elif pt == "turn_aborted":
                 r.aborts.append((n, ordinal))
+                if not acted:
+                    r.empty_aborts.add(n)
             elif pt == "exec_command_end" and c is not None:
                 c.end = p
             elif pt == "patch_apply_end" and c is not None:
@@ -395,7 +401,7 @@ def check(r: Rollout, s: Stored) -> list[dict[str, Any]]:
             f"{len(r.searches)} web_search_call, {searches} stored")
     # aborted turns: the step cut off, or the agent's own record of it
     for line, before in r.aborts:
-        if before in r.prompt_ordinals:
+        if line in r.empty_aborts:
             continue  # aborted before any reply or call: nothing of the turn to mark
         marked = any(before - 2 <= o <= before + 2 for o in s.aborted)
         # (Codex 0.120+ writes the ``<turn_aborted>`` message before the event)
@@ -536,26 +542,30 @@ def census(path: Path, db: Path, deadends: list[dict[str, Any]],
                 continue  # a request that ran: no failure to follow
             if at in opened or c.ordinal in opened:
                 add(kind, "open")
-            elif any((d.out_ordinal or d.ordinal) in dead for d in [c, *same]):
+            elif at in dead or c.ordinal in dead:
                 add(kind, "dead end")
             elif any(not (d.expected() & _FAILED_SIGNALS) for d in later):
                 add(kind, "slip")
+            elif any((d.out_ordinal or d.ordinal) in dead for d in same):
+                add(kind, "dead end")  # (its program's dead end in the turn holds it)
             elif _PROBE.match(c.command.strip()) or "|| true" in c.command:
                 add(kind, "probe")
             else:
                 add(kind, "none")
                 add(kind, f"none@L{c.out_line or c.line}")
-    for _, before in r.aborts:
+    for line, before in r.aborts:
         add("turn_aborted", "n")
-        if before in r.prompt_ordinals:
-            add("turn_aborted", "before any item")
-            continue
         if any(before - 2 <= o <= before + 2 for o in s.aborted) or any(
                 before - 1 <= o <= before + 2 and t.lstrip().startswith("<turn_aborted>")
                 for o, (_, t) in s.prompts.items()):
             add("turn_aborted", "mapped")
-        if any(before - 2 <= o <= before + 3 for o in dead):
+        if line in r.empty_aborts:
+            add("turn_aborted", "before any item")
+        elif any(before - 2 <= o <= before + 3 for o in dead):
             add("turn_aborted", "dead end")
+        else:
+            add("turn_aborted", "none")
+            add("turn_aborted", f"none@L{line}")
     for k, v in _raw_events(path).items():
         if k != "code cell threw":
             table[k]["n"] += v
