@@ -1,0 +1,96 @@
+"""Issue 22 item 5: the runner summaries and stated before/after counts of
+:data:`logparse.measure_runners.RULES`.  One test walks every row against its line in
+``fixtures/measure/runners.txt``; the others say what the rows never take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logparse.measure import measurement_tuples
+from logparse.measure_runners import RULES, runner_measurements
+from logparse.measure_stated import RULES as STATED_RULES
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "measure" / "runners.txt"
+
+
+def _fixture_lines() -> dict[str, tuple[str, str]]:
+    out = {}
+    for line in FIXTURE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, source, example = line.split("\t", 2)
+        out[name] = (source, example.replace("\\n", "\n"))
+    return out
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_every_rule_reads_its_example(rule) -> None:  # type: ignore[no-untyped-def]
+    fixtures = _fixture_lines()
+    assert rule.name in fixtures, f"{rule.name}: no line in {FIXTURE.name}"
+    source, example = fixtures[rule.name]
+    assert example == rule.example and source == rule.source
+    assert rule.scope in ("prose", "output", "both")
+    assert any(g in rule.example for g in rule.gate), "the gate shuts out its own example"
+    hits = [h for m in rule.pattern.finditer(rule.example) for h in rule.read(m, rule.example)]
+    assert rule.expect in {(v, u) for _, v, u, _ in hits}, (rule.name, hits)
+    # and the whole engine reports it, on the side the row reads
+    prose = rule.scope != "output"
+    assert rule.expect in {(v, u) for v, u, _ in measurement_tuples(rule.example, prose)}
+    # a real line says where it is; the others name the document or the public report
+    assert (":" in source and source.split(":")[0].endswith((".jsonl", ".json"))) or \
+        source.startswith(("from the tool's documented output: ", "public "))
+
+
+def test_names_are_unique_and_apart_from_the_stated_rows() -> None:
+    names = [r.name for r in RULES]
+    assert len(set(names)) == len(names)
+    assert not set(names) & {r.name for r in STATED_RULES}
+    assert set(_fixture_lines()) == set(names)
+
+
+@pytest.mark.parametrize(("text", "prose", "want"), [
+    ("OK, but incomplete, skipped, or risky tests!\nTests: 8, Assertions: 9, Skipped: 2.",
+     False, {(8.0, "tests"), (9.0, "assertions"), (2.0, "skipped")}),
+    ("   Finished `dev` profile [unoptimized + debuginfo] target(s) in 2m 5s", False,
+     {(125.0, "s")}),
+    ("# tests 4\n# pass 4\n# fail 0\n# duration_ms 8.1", False, {(4.0, "tests"), (8.1, "ms")}),
+    ("TOTAL                              1234    123    90%", False, {(90.0, "%")}),
+    ("TOTAL   200   20   40   5   88.5%", False, {(88.5, "%")}),
+    ("0 errors, 0 warnings, 0 informations ", False, {(0.0, "errors"), (0.0, "warnings")}),
+    ("Type errors went from 34 to 0 errors after the fix.", True, {(34.0, "errors"),
+                                                                  (0.0, "errors")}),
+    ("Warnings: 12 -> 3 warnings", True, {(12.0, "warnings"), (3.0, "warnings")}),
+    ("The pass rate rose from 80% to 95%.", True, {(80.0, "%"), (95.0, "%")}),
+])
+def test_rows_read_more_than_their_example(text: str, prose: bool,
+                                           want: set[tuple[float, str]]) -> None:
+    got = {(v, u) for v, u, _ in measurement_tuples(text, prose)}
+    assert want <= got, got
+
+
+@pytest.mark.parametrize(("text", "prose"), [
+    # ids, versions, dates, line numbers, ports, counters: no row reads them
+    ("# tests 10 are in tests/unit (see issue 42)", False),
+    ("Tests: see https://localhost:8080/tests", False),
+    ("TOTAL 2025-01-02 12:30", False),
+    ("Time: 2025-01-02 12:30:11", False),
+    ("Ran all test suites matching /src/i.", False),
+    ("line 12 to 40 errors", True),
+    ("moved from v1.2 to v1.3 errors page", True),
+    ("bumped from 3 to 4 workers on port 3000", True),
+    ("version 16 → 18", True),
+    ("I found 12 matches, from 3 to 9 files.", True),
+    ("tokens went from 12,000 to 9,000", True),
+])
+def test_rows_never_read_noise(text: str, prose: bool) -> None:
+    assert runner_measurements(text, prose) == []
+
+
+def test_pi_note_only_with_its_full_output_path() -> None:
+    # a file that merely quotes the words is no cut output
+    assert runner_measurements("[Showing lines 1-20 of 689]", False) == []
+    got = runner_measurements(
+        "x\n[Showing lines 1-2000 of 2400. Full output: /tmp/pi-bash-1.log]", False)
+    assert [(v, u) for _, v, u, _ in got] == [(2400.0, "lines")]
