@@ -94,3 +94,13 @@ def test_pi_note_only_with_its_full_output_path() -> None:
     got = runner_measurements(
         "x\n[Showing lines 1-2000 of 2400. Full output: /tmp/pi-bash-1.log]", False)
     assert [(v, u) for _, v, u, _ in got] == [(2400.0, "lines")]
+
+
+def test_a_cut_pi_listing_reports_its_length_not_the_lines_shown() -> None:
+    # pool/civ6.ch__session.jsonl:8: `find web -type f | sort`, cut by pi to its last lines
+    from logparse.derive import call_measurements
+
+    out = ("web/src/app.d.ts\nweb/src/app.html\n\n\n[Showing lines 12794-13366 of 13366 "
+           "(50.0KB limit). Full output: /tmp/pi-bash-21c61eba751853bb.log]")
+    got = call_measurements("bash", "search", {"command": "find web -type f | sort"}, out, {})
+    assert got == [{"value": 13366.0, "unit": "lines", "label": "output length"}]
