@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import re
 
-from logparse.measure_stated import Hit, StatedRule
+from logparse import measure as _m
+from logparse.measure_stated import _UNIT, Hit, StatedRule, _label_before, _unit
 
 __all__ = ["RULES", "runner_measurements"]
 
@@ -213,6 +214,74 @@ def _pct_was(m: re.Match[str], text: str) -> list[Hit]:
             (m.start("b"), float(m.group("b")), "%", f"{what} (before)")]
 
 
+# a reading before and after a change, written with an arrow or "(from …)": both units
+# read by logparse.measure (durations, sizes, rates, percentages)
+_ARROW_RE = re.compile(
+    r"(?<![\w.,/:-])[~≈]?(?P<a>" + _DEC + r")(?![\d.,]\d)[ \t]?(?P<au>" + _UNIT + r")?[ \t]*"
+    r"(?:→|->|⇒)[ \t]*[~≈]?(?P<b>" + _DEC + r")(?![\d.,]\d)[ \t]?(?P<bu>" + _UNIT + r")")
+_FROM_PAREN_RE = re.compile(
+    r"(?<![\w.,/:-])(?P<a>" + _DEC + r")(?![\d.,]\d)[ \t]?(?P<au>" + _UNIT + r")[ \t]*\("
+    r"(?:from|was|previously|down[ \t]+from|up[ \t]+from)[ \t]+[~≈]?(?P<b>" + _DEC
+    + r")(?![\d.,]\d)[ \t]?(?P<bu>" + _UNIT + r")?[ \t]*\)")
+
+
+def _setting_before(text: str, start: int) -> tuple[str, bool]:
+    """The subject of a reading at ``start`` and whether it names a setting (``timeout
+    30s → 60s`` is an edit of a configured value, no reading)."""
+    subject = _label_before(text, start)
+    line_start = text.rfind("\n", 0, start) + 1
+    return subject, _m._is_setting(subject, text[line_start:start])
+
+
+def _arrow(m: re.Match[str], text: str) -> list[Hit]:
+    """``Build Time: Reduced by ~13% (7.56s → 6.55s)``: the reading before and after."""
+    subject, setting = _setting_before(text, m.start())
+    bu = _unit(m.group("bu"))
+    au = _unit(m.group("au")) if m.group("au") else bu
+    if setting or _m._canon_unit(au)[1] != _m._canon_unit(bu)[1]:
+        return []
+    label = subject or "value"
+    return [(m.start("a"), _f(m.group("a")), au, f"{label} (before)"),
+            (m.start("b"), _f(m.group("b")), bu, label)]
+
+
+def _from_paren(m: re.Match[str], text: str) -> list[Hit]:
+    """``CSS reduced to 4.39 kB (from 13.83 kB)``: the reading before, in its own unit or
+    the current one's."""
+    subject, setting = _setting_before(text, m.start())
+    au = _unit(m.group("au"))
+    bu = _unit(m.group("bu")) if m.group("bu") else au
+    if setting or _m._canon_unit(au)[1] != _m._canon_unit(bu)[1]:
+        return []
+    return [(m.start("b"), _f(m.group("b")), bu, f"{subject or 'value'} (before)")]
+
+
+# a count of a checker's findings in prose: "256 TypeScript errors", "5 lint warnings"
+_TYPED_COUNT_RE = re.compile(
+    r"(?<![\w.,/:-])[~≈]?(?P<n>" + _N + r")(?![\d.,]\d)[ \t]+(?:TypeScript|TS|type|typing"
+    r"|tsc|lint|linter|ESLint|Ruff|mypy|pyright|clippy|compiler|compile|compilation|build)"
+    r"[ \t]+(?P<u>errors?|warnings?)\b", re.I)
+
+
+def _typed_count(m: re.Match[str], text: str) -> list[Hit]:
+    """``**Current State**: 256 TypeScript errors``: a checker's count, stated."""
+    u = m.group("u").lower()
+    unit = u if u.endswith("s") else u + "s"
+    return [(m.start("n"), _f(m.group("n")), unit, _label_before(text, m.start()) or unit)]
+
+
+_COUNT_DOWN_FROM_RE = re.compile(
+    r"(?<![\w.,/:-])[~≈]?(?:" + _N + r")(?![\d.,]\d)[ \t]+(?:[A-Za-z]+[ \t]+)?"
+    r"(?P<u>errors?|warnings?|failures?|failing[ \t]+tests?)[ \t]+(?:remaining[ \t]+|left[ \t]+)?"
+    r"\((?:down|up)[ \t]+from[ \t]+[~≈]?(?P<b>" + _N + r")(?![\d.,]\d)")
+
+
+def _count_down_from(m: re.Match[str], text: str) -> list[Hit]:
+    """``~150 errors remaining (down from ~200)``: the count before."""
+    unit = _count_unit(m.group("u"))
+    return [(m.start("b"), _f(m.group("b")), unit, f"{unit} (before)")]
+
+
 RULES: tuple[StatedRule, ...] = (
     StatedRule("phpunit-counts", "output", ("Assertions: ",), _PHPUNIT_RE, _phpunit,
                "FAILURES!\nTests: 15, Assertions: 40, Failures: 2, Errors: 1.",
@@ -274,6 +343,27 @@ RULES: tuple[StatedRule, ...] = (
                _pct_was, "deterministic baseline coverage is now 100% (was 98%); full DB "
                "81.6%.", (98.0, "%"),
                "public agent note, search corpus id 57984870721"),
+    StatedRule("reading-arrow", "prose", ("→", "->", "⇒"), _ARROW_RE, _arrow,
+               "✅ **Build Time**: Reduced by ~13% (7.56s → 6.55s)  ", (6.55, "s"),
+               "public agent build-optimization report (luciocabrera/personal-trainer-website"
+               " docs/BUILD_OPTIMIZATION_REPORT.md), search corpus"),
+    StatedRule("reading-from-paren", "prose", ("(from ", "(was ", "(previously ",
+                                               "(down from ", "(up from "),
+               _FROM_PAREN_RE, _from_paren,
+               "✅ **Gzip Compression**: CSS reduced to 4.39 kB (from 13.83 kB)  ",
+               (13.83, "kB"),
+               "public agent build-optimization report (luciocabrera/personal-trainer-website"
+               " docs/BUILD_OPTIMIZATION_REPORT.md), search corpus"),
+    StatedRule("checker-count", "prose", ("error", "warning", "Error", "Warning"),
+               _TYPED_COUNT_RE, _typed_count,
+               "**Current State**: 256 TypeScript errors  ", (256.0, "errors"),
+               "public agent progress report (openann19/pet4 WEB_TS_FIXES_CURRENT_STATUS.md),"
+               " search corpus"),
+    StatedRule("count-down-from", "prose", ("down from", "up from"), _COUNT_DOWN_FROM_RE,
+               _count_down_from, "**Status:** ~150 errors remaining (down from ~200)",
+               (200.0, "errors"),
+               "public agent fix guide (thekingleo527/CyntientOps-cursor "
+               "TYPESCRIPT_FIX_GUIDE.md), search corpus"),
 )
 
 _PROSE = tuple(r for r in RULES if r.scope in ("prose", "both"))

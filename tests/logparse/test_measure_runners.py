@@ -63,6 +63,12 @@ def test_names_are_unique_and_apart_from_the_stated_rows() -> None:
                                                                   (0.0, "errors")}),
     ("Warnings: 12 -> 3 warnings", True, {(12.0, "warnings"), (3.0, "warnings")}),
     ("The pass rate rose from 80% to 95%.", True, {(80.0, "%"), (95.0, "%")}),
+    ("p95 latency 120ms → 45ms after the index.", True, {(120.0, "ms"), (45.0, "ms")}),
+    ("Bundle: 412 → 298 kB gzipped", True, {(412.0, "kB"), (298.0, "kB")}),
+    ("The production build is 1.2 MB (was 2.4 MB).", True, {(2.4, "MB")}),
+    ("There are 5 TypeScript errors left.", True, {(5.0, "errors")}),
+    ("3 lint warnings remain.", True, {(3.0, "warnings")}),
+    ("12 failing tests left (down from 31)", True, {(31.0, "failed")}),
 ])
 def test_rows_read_more_than_their_example(text: str, prose: bool,
                                            want: set[tuple[float, str]]) -> None:
@@ -83,6 +89,13 @@ def test_rows_read_more_than_their_example(text: str, prose: bool,
     ("version 16 → 18", True),
     ("I found 12 matches, from 3 to 9 files.", True),
     ("tokens went from 12,000 to 9,000", True),
+    ("Raised the timeout 30s → 60s.", True),
+    ("Set the poll interval to 5s (was 10s).", True),
+    ("width: 100% (was 80%)", True),
+    ("Bumped the port 3000 → 3001 and node v18 → v20.", True),
+    ("2025-01-01 → 2025-02-01", True),
+    ("1.5 GB → 3 ms", True),
+    ("Fixed in PR 42 (down from 7 errors)", True),
 ])
 def test_rows_never_read_noise(text: str, prose: bool) -> None:
     assert runner_measurements(text, prose) == []
