@@ -31,6 +31,7 @@ Pure, no catching: a rule that raises is a bug a test shows.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from logparse import measure as _m
 from logparse.measure_stated import _UNIT, Hit, StatedRule, _label_before, _unit
@@ -282,6 +283,32 @@ def _count_down_from(m: re.Match[str], text: str) -> list[Hit]:
     return [(m.start("b"), _f(m.group("b")), unit, f"{unit} (before)")]
 
 
+# tests that fail, stated: "65 failing tests", "3 tests still failing"
+_FAILING_TESTS_RE = re.compile(
+    r"(?<![\w.,/:-])(?P<n>" + _N + r")(?![\d.,]\d)(?:[ \t]+failing[ \t]+tests?\b"
+    r"|[ \t]+tests?[ \t]+(?:are[ \t]+|still[ \t]+)?failing\b)", re.I)
+
+
+def _failing_tests(m: re.Match[str], text: str) -> list[Hit]:
+    """``**Previous Status**: 65 failing tests across 11 test suites``."""
+    if _RANGE_HEAD_RE.search(text, max(0, m.start("n") - 24), m.start("n")):
+        return []  # "line 12 failing tests …": a place, no count
+    return [(m.start("n"), _f(m.group("n")), "failed", "tests")]
+
+
+# an HTTP status in a browser console line or a client's error line
+_BROWSER_STATUS_RE = re.compile(
+    r"\bthe server responded with a status of (?P<c>[1-5]\d\d)\b"
+    r"|\bHTTP[ \t]+error[ \t]+(?P<c2>[1-5]\d\d):")
+
+
+def _http_status(m: re.Match[str], text: str) -> list[Hit]:
+    """Chrome's ``Failed to load resource: the server responded with a status of 500
+    (Internal Server Error)``, a client's ``HTTP error 500: Internal Server Error``."""
+    g = "c" if m.group("c") else "c2"
+    return [(m.start(g), float(m.group(g)), "HTTP", "HTTP status")]
+
+
 RULES: tuple[StatedRule, ...] = (
     StatedRule("phpunit-counts", "output", ("Assertions: ",), _PHPUNIT_RE, _phpunit,
                "FAILURES!\nTests: 15, Assertions: 40, Failures: 2, Errors: 1.",
@@ -364,21 +391,51 @@ RULES: tuple[StatedRule, ...] = (
                (200.0, "errors"),
                "public agent fix guide (thekingleo527/CyntientOps-cursor "
                "TYPESCRIPT_FIX_GUIDE.md), search corpus"),
+    StatedRule("failing-tests", "prose", ("failing", "Failing"), _FAILING_TESTS_RE,
+               _failing_tests,
+               "**Previous Status**: 65 failing tests across 11 test suites  ",
+               (65.0, "failed"),
+               "public agent status update (3fn/DesignerPunkv2 .kiro/issues/"
+               "test-suite-failures-status-update.md), search corpus"),
+    StatedRule("browser-console-status", "both", ("responded with a status of",),
+               _BROWSER_STATUS_RE, _http_status,
+               ":3000/api/tokens/store:1 Failed to load resource: the server responded with "
+               "a status of 500 (Internal Server Error)", (500.0, "HTTP"),
+               "public fix notes quoting the browser console (curtismu7/oauthPlayground "
+               "docs/fixes/BACKEND_500_ERRORS_FIXED.md), search corpus"),
+    StatedRule("http-error-colon", "both", ("HTTP error ",), _BROWSER_STATUS_RE, _http_status,
+               "**Result:** ❌ `HTTP error 500: Internal Server Error`", (500.0, "HTTP"),
+               "public diagnostic notes (adminpipelabs/trading-bridge DIAGNOSTIC_RESULTS.md),"
+               " search corpus"),
 )
 
-_PROSE = tuple(r for r in RULES if r.scope in ("prose", "both"))
-_OUTPUT = tuple(r for r in RULES if r.scope in ("output", "both"))
-# two rows share one pattern (its two spellings): run it once
-_PROSE_RUN = tuple({id(r.pattern): r for r in _PROSE}.values())
+_Run = tuple[tuple[str, ...], "re.Pattern[str]", Callable[[re.Match[str], str], list[Hit]]]
+
+
+def _runs(scopes: tuple[str, ...]) -> tuple[_Run, ...]:
+    """The rows of these scopes, one run per pattern (rows that share a pattern are its
+    spellings: their gates are joined)."""
+    runs: dict[int, _Run] = {}
+    for r in RULES:
+        if r.scope not in scopes:
+            continue
+        have = runs.get(id(r.pattern))
+        gates = tuple(dict.fromkeys((have[0] if have else ()) + r.gate))
+        runs[id(r.pattern)] = (gates, r.pattern, r.read)
+    return tuple(runs.values())
+
+
+_PROSE_RUN = _runs(("prose", "both"))
+_OUTPUT_RUN = _runs(("output", "both"))
 
 
 def runner_measurements(text: str, prose: bool) -> list[Hit]:
     """What the rows of :data:`RULES` read in ``text`` (ANSI codes already stripped), as
     ``(position, value, unit, label)``."""
     out: list[Hit] = []
-    for rule in _PROSE_RUN if prose else _OUTPUT:
-        if not any(g in text for g in rule.gate):
+    for gates, pattern, read in _PROSE_RUN if prose else _OUTPUT_RUN:
+        if not any(g in text for g in gates):
             continue
-        for m in rule.pattern.finditer(text):
-            out += rule.read(m, text)
+        for m in pattern.finditer(text):
+            out += read(m, text)
     return out

@@ -69,6 +69,9 @@ def test_names_are_unique_and_apart_from_the_stated_rows() -> None:
     ("There are 5 TypeScript errors left.", True, {(5.0, "errors")}),
     ("3 lint warnings remain.", True, {(3.0, "warnings")}),
     ("12 failing tests left (down from 31)", True, {(31.0, "failed")}),
+    ("3 tests still failing after the fix.", True, {(3.0, "failed")}),
+    ("Failed to load resource: the server responded with a status of 404 (Not Found)",
+     False, {(404.0, "HTTP")}),
 ])
 def test_rows_read_more_than_their_example(text: str, prose: bool,
                                            want: set[tuple[float, str]]) -> None:
@@ -96,6 +99,9 @@ def test_rows_read_more_than_their_example(text: str, prose: bool,
     ("2025-01-01 → 2025-02-01", True),
     ("1.5 GB → 3 ms", True),
     ("Fixed in PR 42 (down from 7 errors)", True),
+    ("The test on line 12 failing tests nothing", True),
+    ("Handle HTTP error 500 gracefully in the client.", True),
+    ("the server responded with a status of 1200", True),
 ])
 def test_rows_never_read_noise(text: str, prose: bool) -> None:
     assert runner_measurements(text, prose) == []
