@@ -239,8 +239,13 @@ def _arrow(m: re.Match[str], text: str) -> list[Hit]:
     subject, setting = _setting_before(text, m.start())
     bu = _unit(m.group("bu"))
     au = _unit(m.group("au")) if m.group("au") else bu
-    if setting or _m._canon_unit(au)[1] != _m._canon_unit(bu)[1]:
+    kind = _m._canon_unit(bu)[1]
+    if setting or _m._canon_unit(au)[1] != kind:
         return []
+    if text[max(0, m.start("a") - 2):m.start("a")].rstrip("~≈ ").endswith(("−", "-", "‑")):
+        return []  # "the −42.09% → 72.4% threshold": a mapping, no change of one reading
+    if kind != _m.SIZE and not _m._METRIC_RE.search(subject):
+        return []  # a time or a percentage needs a subject that names what was measured
     label = subject or "value"
     return [(m.start("a"), _f(m.group("a")), au, f"{label} (before)"),
             (m.start("b"), _f(m.group("b")), bu, label)]
