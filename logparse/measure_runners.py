@@ -14,8 +14,12 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * pyright's ``3 errors, 1 warning, 0 informations``;
 * pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines;
 * an agent's own before/after of a count (``from 1,486 down to 494 remaining errors``,
-  ``141 → 55``, ``49 → 0 errors``) and of a named percentage (``coverage improved from
-  51.0% to 77.7%``).
+  ``141 → 55``, ``~150 errors remaining (down from ~200)``), of a named percentage
+  (``coverage improved from 51.0% to 77.7%``) and of a reading (``7.56s → 6.55s``,
+  ``4.39 kB (from 13.83 kB)``); a checker's count (``256 TypeScript errors``) and
+  failing tests (``65 failing tests``) stated in a report;
+* an HTTP status in Chrome's console line (``the server responded with a status of
+  500``) or a client's ``HTTP error 500:``.
 
 Every rule is a :class:`logparse.measure_stated.StatedRule` row of :data:`RULES` with an
 example: a trimmed real line where the sessions we may read have one, else a line in the
