@@ -400,6 +400,11 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         # the sizes a listing shows (ls -l, du)
         i = output.rfind("<shell_metadata>")
         meas = (_measure(output[i:]) or []) if i != -1 else []
+        # pi's note on an output it cut ("[Showing lines a-b of N … Full output: …]"):
+        # the command printed N lines (logparse.measure_runners)
+        j = output.rfind("[Showing lines ", max(0, len(output) - 400))
+        if j != -1:
+            meas += _measure(output[j:]) or []
         if category == "search":
             meas += [{"value": v, "unit": u, "label": lab}
                      for v, u, lab in listing_measurements(output[:MEASURE_HEAD + MEASURE_TAIL])]
@@ -413,7 +418,7 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
                      curl_write_out(command, output) if (v, u) not in seen]
         listed = listing_count(command, output)
-        if listed is not None:  # `git log --oneline`: how many commits it listed
+        if listed is not None and "[Showing lines " not in output[-400:]:  # not a cut one  # `git log --oneline`: how many commits it listed
             meas.append({"value": listed[0], "unit": listed[1], "label": f"{listed[1]} listed"})
         counted = counted_value(command, output)
         if counted is not None and not meas:

@@ -1323,10 +1323,19 @@ _STATED: Callable[[str, bool], list[tuple[int, float, str, str]]] | None = None
 
 
 def _stated(text: str, prose: bool) -> list[tuple[int, float, str, str]]:
-    """:func:`logparse.measure_stated.stated_measurements` (its rows read this module's
-    units and label helpers, so it is imported on first use)."""
+    """:func:`logparse.measure_stated.stated_measurements` and
+    :func:`logparse.measure_runners.runner_measurements` (their rows read this module's
+    units and label helpers, so they are imported on first use)."""
     global _STATED
     if _STATED is None:
+        from logparse.measure_runners import runner_measurements
         from logparse.measure_stated import stated_measurements
-        _STATED = stated_measurements
+
+        def both(t: str, p: bool) -> list[tuple[int, float, str, str]]:
+            said = stated_measurements(t, p)
+            have = {h[0] for h in said} | {(h[1], h[2]) for h in said}
+            return said + [h for h in runner_measurements(t, p)
+                           if h[0] not in have and (h[1], h[2]) not in have]
+
+        _STATED = both
     return _STATED(text, prose)
