@@ -93,7 +93,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 40
+EXTRACTOR_VERSION = 41
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -185,10 +185,11 @@ and in every language of the pool: guesses, findings, claims of inability, runs 
 failed or damaging (:mod:`kb.graph.replycues`); a user's correction label and "no longer
 there" (:data:`logparse.structural.CORRECTION_CUES`).
 
-40 (xcause5): a user message that only says go on ("claude continua") is no cause of the
-turn it stopped; a change the user's next message does not speak of (it names other files)
-takes as cause the root the agent stated about the change before it; a diagnosis's
-parenthesis never quotes a narration lead-in (:mod:`kb.graph.causechoice`)."""
+41 (xcause5; 40 is xcodex2 on main): a user message that only says go on ("claude
+continua") is no cause of the turn it stopped; a change the user's next message does not
+speak of (it names other files) takes as cause the root the agent stated about the change
+before it; no cause opens with a narration lead-in, nor quotes one in a parenthesis
+(:mod:`kb.graph.causechoice`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
