@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import NamedTuple
 
+from kb.graph.causechoice import what_user_said
 from kb.graph.complaints import by_complaint, complaints
 from kb.graph.iteration import (
     FUNCTION_WORDS,
@@ -928,7 +929,7 @@ def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Foun
         reply = next((u for u in users.get(s.session_id, ())
                       if s.ordinal < u.ordinal <= s.ordinal + USER_REPLY), None)
         what = "rejected the call" if s.rejected else "stopped the run"
-        told = s.user_said or (reply.text if reply is not None else "")
+        told = s.user_said or (what_user_said(reply.text) if reply is not None else "")
         how = "" if s.rejected or not s.signature else f" ({s.signature})"
         cause = f"the user {what}{how}: {short(told, 200)}" if told else (
             "the user rejected the tool permission" if s.rejected else
@@ -1147,11 +1148,13 @@ def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         ev.append((m.ordinal, "ended", "the user stopped the turn"))
         if reply is not None:
             ev.append((reply.ordinal, "ended", short(reply.text, 200)))
-        told = f": {short(reply.text, 200)}" if reply is not None else ""
+        # "claude continua" only says go on: no cause (kb.graph.causechoice.GO_ON)
+        words = what_user_said(reply.text) if reply is not None else ""
+        told = f": {short(words, 200)}" if words else f" (`{work[-1].key}`)"
         out.append(Found(
             session_id=m.session_id, name=f"the turn the user stopped (`{work[-1].key}`)",
             first=work[0].ordinal, ended=m.ordinal, how="stopped",
-            cause_text=f"the user stopped the turn{told}", why=reply.text if reply else None,
+            cause_text=f"the user stopped the turn{told}", why=words or None,
             evidence=_dedupe(ev)))
     return out
 

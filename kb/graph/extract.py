@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.causechoice import files_named, own_root
 from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
@@ -92,7 +93,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 40
+EXTRACTOR_VERSION = 41
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -186,7 +187,13 @@ there" (:data:`logparse.structural.CORRECTION_CUES`).
 
 40 (xcodex2): a Codex ``spawn_agent`` whose child's rollout ended on an error failed; the
 spawn and the ``wait`` of one sub-agent are one delegation, and the child's own provider
-error that the delegation reports is not told again (:mod:`kb.graph.delegated`)."""
+error that the delegation reports is not told again (:mod:`kb.graph.delegated`).
+
+41 (xcause5): a user message that only says go on ("claude
+continua") is no cause of the turn it stopped; a change the user's next message does not
+speak of (it names other files) takes as cause the root the agent stated about the change
+before it; no cause opens with a narration lead-in, nor quotes one in a parenthesis
+(:mod:`kb.graph.causechoice`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1448,6 +1455,7 @@ class Extractor:
         self._same_causes()
         self._pivots()
         self._decisions()
+        self._unnarrate()
         self._apply(annotations)
         self._risks()
         self._revisit(verdicts)
@@ -1632,9 +1640,20 @@ class Extractor:
                 # at the failure; the first error stays in the cause's evidence
                 f.stated = later.text
                 diagnosis = later.text
+            elif later is None and f.how == "refuted" and not f.stated:
+                # the user's message speaks of another target (other files): the root
+                # the agent stated about its own change before it is the cause
+                # (kb.graph.causechoice.OTHER_TARGET)
+                own = own_root(explanations, f.session_id, f.first, f.ended,
+                               _changed_files(f), f"{f.cause_text} {f.why or ''}")
+                if own is not None:
+                    f.stated = diagnosis = own.text
             if diagnosis:
-                f.why = f"{diagnosis} ({f.why})" if f.why and f.how != "failed-check" \
-                    and f.why not in diagnosis else diagnosis
+                # what the parenthesis adds is never a narration lead-in ("(I see the
+                # issue. In modal.php, we have: 1. …)")
+                told = unnarrated(f.why) if f.why else ""
+                f.why = f"{diagnosis} ({told})" if told and f.how != "failed-check" \
+                    and told not in diagnosis else diagnosis
             made[id(f)] = self._from_episode(f, self._open_about(f))
             first = made.get(id(f.root)) if f.root is not None else None
             if first is not None:
@@ -1683,6 +1702,25 @@ class Extractor:
         a.status = "blocked" if found.kind == "missing" else "dead_end"
         a.notes.append(f"read from an episode: {f.how}")
         return a
+
+    def _unnarrate(self) -> None:
+        """No cause opens with a narration lead-in ("Ah, the issue is …", "I see the
+        issue - `X` doesn't exist …"): what it announces is the cause
+        (:data:`kb.graph.rootcause.NARRATION`).  Approaches that share a cause keep
+        sharing one."""
+        done: dict[int, Cause] = {}
+        for a in self.approaches:
+            c = a.cause
+            if c is None:
+                continue
+            if id(c) not in done:
+                said = unnarrated(c.label)
+                if said and said != c.label:
+                    said = said[:1].upper() + said[1:]  # "the issue is …" opens it now
+                    done[id(c)] = Cause(key=c.key, label=said, kind=c.kind)
+                else:
+                    done[id(c)] = c
+            a.cause = done[id(c)]
 
     def _same_causes(self) -> None:
         """Join causes the transcript says are one ("same cause as PgBouncer"), and stated
@@ -1992,6 +2030,14 @@ _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m|i am|we[�
 """A sentence that tells what the agent does next."""
 _HEDGED = re.compile(r"^(?:maybe|perhaps|possibly)\b|\b(?:might|could) be\b|\bas if\b", re.I)
 """A guess ("Maybe Airflow is running old code"): below a sentence that explains."""
+
+
+def _changed_files(f: Found) -> frozenset[str]:
+    """The files an episode's own steps touched: its name without the user's words
+    quoted in it («…»), and its evidence but what ended it."""
+    named = re.sub(r"«[^»]*»", "", f.name)
+    notes = " ".join(n for _, role, n in f.evidence if n and role != "ended")
+    return files_named(f"{named} {notes}")
 
 
 def _cause(text: str, signature: str | None) -> Cause:

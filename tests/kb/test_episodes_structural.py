@@ -258,7 +258,9 @@ def test_a_turn_the_user_stopped_ends_its_work() -> None:
              _run(107, "https://spacy.io/api/ner", False, key="webfetch spacy.io/api")]
     (f,) = stopped_episodes(steps, said)
     assert f.how == "stopped" and f.ordinals() == {106, 107, 108, 109}
-    assert "claude continua" in f.cause_text
+    # "claude continua" only says go on: it stays evidence, never the cause
+    # (kb.graph.causechoice.GO_ON)
+    assert f.cause_text == "the user stopped the turn (`webfetch spacy.io/api`)"
     # stopped before it did anything: nothing was tried
     assert stopped_episodes([], said) == []
 

@@ -1,0 +1,169 @@
+"""Which text of an episode is its cause, when the first candidate says nothing of why.
+
+Two mistakes the cause rules made on real sessions, each answered by structure first:
+
+* **A user message that only tells the agent to go on** ("claude continua" after the
+  user stopped the turn) was quoted as the cause of the stopped work.  :data:`GO_ON`
+  says which openings of a user message only say "go on" (per language, each with a
+  real example); :func:`what_user_said` takes them away, and an empty rest says
+  nothing: the stop itself is the cause.
+* **A user message about another target** ended a change ("about the look of
+  index.php, …" after a fix of ``card.php``; "you said the source is … nav.mdx (do not
+  exist)" after a fix of ``nav.php``) and was quoted as the cause, while the agent had
+  stated the root of its own change in the same messages ("The issue was that in the
+  card constructor, the body div was created but never appended").  When the user's
+  message names files and none of the change's, :func:`own_root` returns that
+  statement; :data:`OTHER_TARGET` holds the real cases.
+
+``tests/kb/test_causechoice.py`` walks both tables.  Pure: no IO.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from kb.graph.rootcause import _SENTENCE, Later, plain, root_tier
+from kb.graph.text import short
+
+
+@dataclass(frozen=True)
+class GoOn:
+    """An opening of a user message that only tells the agent to go on."""
+
+    name: str
+    lang: str
+    pattern: str
+    """Matched at the start of the message."""
+    example: str
+    """A real user message (trimmed) that opens with it."""
+    rest: str
+    """What :func:`what_user_said` leaves of the example."""
+    source: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, re.I)
+
+
+_ADDRESSEE = r"(?:(?:claude|codex|gemini|opencode)\s*[,:]?\s+)?"
+"""The agent's name before the cue ("claude continua")."""
+
+GO_ON: tuple[GoOn, ...] = (
+    GoOn("continua", "es", _ADDRESSEE + r"(?:contin[uú]a|continuar|sigue|segu[ií])\b[\s.,!:;-]*",
+         "claude continua", "",
+         "pool/conversacion-act1-pln__session.jsonl line 305 (after «[Request interrupted "
+         "by user]» at line 303, during WebFetch calls)"),
+    GoOn("continue", "en", _ADDRESSEE + r"(?:continue|go on|keep going|carry on|proceed)\b"
+         r"[\s.,!:;-]*",
+         "continue the site doesnt work", "the site doesnt work",
+         "labelled/uicomponents__session-wordpress.json #186 (after a `studio status` run "
+         "the user aborted)"),
+)
+"""Openings that only say "go on"; what follows them is what the user said."""
+
+
+def what_user_said(text: str) -> str:
+    """A user message without an opening of :data:`GO_ON`: "" when it only says go on."""
+    t = " ".join(text.split())
+    for row in GO_ON:
+        m = row.regex.match(t)
+        if m:
+            return t[m.end():].strip()
+    return t
+
+
+_FILE = re.compile(
+    r"(?<![\w/.-])(?:[\w.-]*/)*([\w-][\w.-]*\.(?:php|py|ipynb|tsx?|jsx?|mjs|cjs|mdx?|json"
+    r"|css|scss|html?|rs|go|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|vue|svelte|ya?ml|toml|sh"
+    r"|ps1|sql|lua|ex|exs|dart))\b", re.I)
+"""A file named in a text (its base name)."""
+
+
+def files_named(text: str) -> frozenset[str]:
+    """The base names of the files a text names, lowercased."""
+    return frozenset(m.group(1).lower() for m in _FILE.finditer(text))
+
+
+@dataclass(frozen=True)
+class OtherTarget:
+    """A change the user's next message does not speak of, and the root the agent
+    stated about the change before it."""
+
+    name: str
+    files: tuple[str, ...]
+    """The files the change touched."""
+    user: str
+    """The user's message that ended it (trimmed)."""
+    said: tuple[str, ...]
+    """The agent's messages between the change and the user's message (trimmed)."""
+    root: str
+    """The start of what :func:`own_root` returns."""
+    source: str
+
+
+OTHER_TARGET: tuple[OtherTarget, ...] = (
+    OtherTarget(
+        "card-body", ("src/klan1/html/bootstrap/card.php",),
+        "about the look of index.php, I would like to be nice, but now is too colorful, I "
+        "wuold like to repect the bootstrap standars and bse colors",
+        ("Now let me commit and push the fix.",
+         "Done. The issue was that in the card constructor, the body div was created but "
+         "never appended to the card. Fixed by adding `$this->append_child($this->body);` "
+         "in the constructor."),
+        "The issue was that in the card constructor, the body div was created",
+        "labelled/k1.lib-bootstrap__session-export.json #379 (edit of card.php), #382, "
+        "#383 (the user)"),
+    OtherTarget(
+        "nav-append-li", ("src/klan1/html/bootstrap/nav.php",),
+        "ok is looking good, but : you said that the source is : https://github.com/twbs/"
+        "bootstrap/blob/v5.3.8/site/src/content/docs/components/nav.mdx (do not exist) and "
+        "is : https://github.com/twbs/bootstrap/blob/v5.3.8/site/src/content/docs/components/"
+        "navs-tabs.mdx",
+        ("Fixed. The issue was in `nav.php` - it was passing `'nav-item'` as the **value** "
+         "(inner text) instead of as the **class**. The first parameter of `append_li()` is "
+         "the value, second is class.",
+         "Fixed. The issue was that `append_li('nav-item')` was treating 'nav-item' as the "
+         "text content of the li, not as a CSS class."),
+        "The issue was that `append_li('nav-item')` was treating 'nav-item' as the text",
+        "labelled/k1.lib-bootstrap__session-export.json #537 (edit of nav.php), #538, #539, "
+        "#540 (the user)"),
+)
+"""Real changes ended by a user message about another target; :func:`own_root` finds
+the agent's root for each."""
+
+_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def other_target(user: str, files: frozenset[str]) -> bool:
+    """The user's message names files, and none of ``files`` (base names, lowercased)."""
+    named = files_named(user)
+    return bool(files) and bool(named) and not named & files
+
+
+def own_root(explanations: dict[tuple[str, int], list[str]], session_id: str,
+             first: int, ended: int, files: frozenset[str], user: str) -> Later | None:
+    """The root the agent stated about its own change (``files``) in the messages
+    ``first`` to before ``ended``, when the user's message at ``ended`` speaks of another
+    target (:func:`other_target`): a sentence that says it names the root (tier 3 of
+    :data:`kb.graph.rootcause.ROOT_STATEMENTS`, never a guess) and names one of the
+    files or its stem.  The last such sentence wins (the agent's final word on it)."""
+    if not other_target(user, files):
+        return None
+    stems = {f.rsplit(".", 1)[0] for f in files} | set(files)
+    best: Later | None = None
+    for o in range(first, ended):
+        for text in explanations.get((session_id, o), []):
+            for sentence in _SENTENCE.split(text):
+                sentence = plain(sentence.strip(" -*•#>"))
+                if len(sentence) < 24:
+                    continue
+                found = root_tier(sentence)
+                if found is None or found[0] < 3:
+                    continue
+                if not (set(_WORD.findall(sentence.lower())) & stems
+                        or files_named(sentence) & files):
+                    continue
+                best = Later(o, short(sentence, 240), found[0], found[1])
+    return best
