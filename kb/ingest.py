@@ -151,6 +151,9 @@ class IngestReport:
     """Inputs reached through a symlink: ``{"path": the link, "target": where it leads}``."""
     resumed: list[str] = field(default_factory=list)
     """Inputs read on from their resume point rather than whole (grown append-only files)."""
+    states_discarded: dict[str, int] = field(default_factory=dict)
+    """Kept extraction states the graph phase could not use, by reason
+    (:data:`kb.graph.state.DISCARDED`): derived again from the rows, and counted."""
 
     _at: dict[str, int] = field(default_factory=dict, repr=False)
     """Where each session is in :attr:`sessions`."""
@@ -181,6 +184,8 @@ class IngestReport:
             "graphs_rebuilt": self.graphs,
             "links": self.links,
             "resumed": self.resumed,
+            "states_discarded": {"count": sum(self.states_discarded.values()),
+                                 "reasons": dict(sorted(self.states_discarded.items()))},
         }
 
 
@@ -357,9 +362,14 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         owed = sorted({s.session_id for s in report.sessions} | set(store.graph_pending())
                       | set(rescanned))
         if owed:
+            from kb.graph import state as xstate
             from kb.graph.store import rebuild_all
 
+            before = dict(xstate.DISCARDED)
             report.graphs = rebuild_all(store, only=owed)
+            report.states_discarded = {r: n - before.get(r, 0)
+                                       for r, n in xstate.DISCARDED.items()
+                                       if n > before.get(r, 0)}
     if report.sessions:  # titles as stored (session_summary): hidden here, all at once
         hide = store.redactor
         for rep in report.sessions:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-2"
+RULESET = "detect-secrets-1.5+logkb-3"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -89,6 +89,8 @@ class _Rule:
     """A text the rule fires on and the secret it finds there (tests walk them all)."""
     fold: bool = False
     """A token with a fixed prefix: also found when a line break splits it."""
+    more: tuple[tuple[str, str], ...] = ()
+    """More examples like :attr:`example` (the tests walk them too)."""
 
 
 def placeholder(kind: str) -> str:
@@ -241,8 +243,22 @@ def _x(*parts: str) -> str:
 _PW = _x("Hunter", "2-", "x9Q!")
 """The example password of the rules below."""
 _TOK = _x("Zk3", "mP9qR2", "vX7tL4", "wN8bH6")
+_MW = _x("Tr0ub", "&4d;or|x(9)<y>,z")
+"""A password with every shell metacharacter, typed unquoted."""
 
 _VALUE = r"""(?:"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))"""
+"""An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it."""
+
+_WORD_UNQUOTED = (r"""(?:[^\s"'\\]|\\[^\snrtu"\\/bf]|"[^"\n]*"|'[^'\n]*')""")
+_WORD = (r"""(?:"(\S(?:(?:[^"\\\n]|\\[^\n])*?\S)?)"(?!\S)|'(\S(?:[^'\n]*?\S)?)'(?!\S)"""
+         r"|((?:[^\s\"'\\]|\\[^\snrtu\"\\/bf])" + _WORD_UNQUOTED + r"{0,399}))")
+"""An option's value (``-p VALUE``, ``--token=VALUE``): one shell word, to its end by
+shell quoting rules (rvsafe2).  Unquoted, it runs to white space: ``&``, ``;``, ``|``,
+``(`` and the like are part of a password typed unquoted, and stopping at them showed
+its tail; a backslash escapes the next character (but ``\\n``, ``\\"``, ``\\u``
+of JSON-escaped text end it).  Quoted, it is what the quotes hold, spaces too, when
+the quotes are a word of their own (``"mysql --password " + pw`` is code, not a
+value)."""
 
 
 def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
@@ -314,32 +330,47 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     generic = [
         _Rule("logkb:mysql-p", "password", re.compile(
             r"\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlsh)"
-            r"\b[^\n;&|]{0,300}?(?<=\s)-p(?=\S)" + _VALUE), ("mysql", "mariadb"), group=-1,
-            check="password", example=(f"mysql -uroot -p{_PW} app", _PW)),
+            r"\b[^\n;&|]{0,300}?(?<=\s)-p(?=\S)" + _WORD), ("mysql", "mariadb"), group=-1,
+            check="password", example=(f"mysql -uroot -p{_PW} app", _PW),
+            more=((f"mysql -uroot -p{_MW} app", _MW),
+                  ("mysql -uroot -p'Tr0ub&4 dor' app", "Tr0ub&4 dor"))),
         _Rule("logkb:user-colon", "password", re.compile(
-            r"(?<![^\s'\"])-(?:u|-user|-proxy-user|U)(?:=|\s+)['\"]?"
-            r"[^\s:'\"]{1,100}:(?!//)([^\s'\"@]{4,400})", re.M), ("-u", "--user", "-U"), group=1,
-            check="userpass", example=(f"curl -u admin:{_PW} https://x.example", _PW)),
+            r"(?<![^\s'\"])-(?:u|-user|-proxy-user|U)(?:=|\s+)"
+            r"(?:'[^\s:']{1,100}:(?!//)([^'\n]{1,400})'(?!\S)"
+            r"|\"[^\s:\"]{1,100}:(?!//)((?:[^\"\\\n]|\\[^\n]){1,400})\"(?!\S)"
+            r"|['\"]?[^\s:'\"]{1,100}:(?!//)(" + _WORD_UNQUOTED + r"{1,400}))", re.M),
+            ("-u", "--user", "-U"), group=-1,
+            check="userpass", example=(f"curl -u admin:{_PW} https://x.example", _PW),
+            more=((f"curl -u admin:{_MW} https://x.example", _MW),
+                  ("curl -u admin:Tr0ub@4dor https://x.example", "Tr0ub@4dor"),
+                  ("curl -u 'admin:Tr0 ub&4dor' https://x.example", "Tr0 ub&4dor"))),
         _Rule("logkb:login-p", "password", re.compile(
             r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b"
-            r"[^\n;&|]{0,300}?(?<=\s)(?:-p|--password)(?:=|\s+)" + _VALUE),
+            r"[^\n;&|]{0,300}?(?<=\s)(?:-p|--password)(?:=|\s+)" + _WORD),
             ("login",), group=-1, check="password",
-            example=(f"docker login -u me -p {_PW} registry.example", _PW)),
+            example=(f"docker login -u me -p {_PW} registry.example", _PW),
+            more=((f"docker login -u me -p {_MW} registry.example", _MW),
+                  ("docker login -p 'Tr0 ub&4dor' reg", "Tr0 ub&4dor"),
+                  ("docker login -u me -p Tr0ub\\&4dor reg", "Tr0ub\\&4dor"))),
         _Rule("logkb:url-userinfo", "url-password", re.compile(
-            r"://[^\s/@:'\"]{0,200}:([^\s/@'\"]{1,400})@"), ("://",), group=1,
+            r"://[^\s/@:'\"]{0,200}:([^\s/'\"]{1,400})@"), ("://",), group=1,
             check="password",
-            example=(f"redis-cli -u redis://:{_PW}@cache.example:6379", _PW)),
+            example=(f"redis-cli -u redis://:{_PW}@cache.example:6379", _PW),
+            more=(("psql 'postgres://u:Tr0ub@4dor@db.example/app'", "Tr0ub@4dor"),)),
         _Rule("logkb:sshpass", "password", re.compile(
-            r"\bsshpass\s+(?:-[defv]\s*\S*\s+)*-p\s*" + _VALUE), ("sshpass",), group=-1,
-            check="password", example=(f"sshpass -p '{_PW}' ssh root@h true", _PW)),
+            r"\bsshpass\s+(?:-[defv]\s*\S*\s+)*-p\s*" + _WORD), ("sshpass",), group=-1,
+            check="password", example=(f"sshpass -p '{_PW}' ssh root@h true", _PW),
+            more=((f"sshpass -p {_MW} ssh root@h true", _MW),)),
         _Rule("logkb:bearer", "bearer-token", re.compile(
             r"bearer\s+([a-z0-9._~+/=-]{16,})"), ("bearer",), group=1, lower=True,
             on_lower=True, check="entropy",
             example=(f"Authorization: Bearer {_TOK}{_TOK}", f"{_TOK}{_TOK}")),
         _Rule("logkb:option", "password", re.compile(
             r"(?:^|(?<=[\s'\"]))--?(?:password|passwd|pass|token|api-key|apikey|secret|auth-token)"
-            r"(?:=|\s+)" + _VALUE, re.M), ("--", "-p"), group=-1, lower=True, on_lower=True,
-            check="password", example=(f"mysql -u root --password={_PW}", _PW)),
+            r"(?:=|\s+)" + _WORD, re.M), ("--", "-p"), group=-1, lower=True, on_lower=True,
+            check="password", example=(f"mysql -u root --password={_PW}", _PW),
+            more=((f"tool --password={_MW.lower()} x", _MW.lower()),
+                  ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
         _Rule("logkb:assignment", "secret", re.compile(
             rf"(?:{stems})[a-z0-9_-]*[\"']?\s*(?:=|:=|:|=>)\s*" + _VALUE),
             ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
@@ -387,7 +418,11 @@ def rules() -> list[_Rule]:
         specific, generic = _logkb_rules()
         theirs = _detect_secrets_rules()
         url = [r for r in theirs if r.kind == "url-password"]  # a token in a URL: its kind
-        _RULES = (specific + [r for r in theirs if r.kind != "url-password"] + url + generic)
+        # logkb's userinfo rule first: it runs to the last `@` (a password holding `@`)
+        # where detect-secrets' stops at the first and the rest showed
+        mine = [r for r in generic if r.name == "logkb:url-userinfo"]
+        _RULES = (specific + [r for r in theirs if r.kind != "url-password"] + mine + url
+                  + [r for r in generic if r not in mine])
     return _RULES
 
 

@@ -165,6 +165,12 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
              f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
              f"{plural(sum(s.events for s in report.sessions), 'event')}, "
              f"{report.new_messages} new; {plural(len(real_problems), 'problem')}")
+        if report.states_discarded:  # what logkb did not understand is counted
+            n = sum(report.states_discarded.values())
+            why = ", ".join(r if c == 1 else f"{r} ({c})"
+                            for r, c in sorted(report.states_discarded.items()))
+            labelled("note:", f"{plural(n, 'kept extraction state')} discarded (rebuilt): "
+                     f"{why}", "yellow")
     for link in report.links:
         note(f"followed symlink: {link['path']} -> {link['target']}")
     if created and not report.sessions:

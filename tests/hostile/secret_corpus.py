@@ -38,6 +38,8 @@ SECRETS: dict[str, str] = {
     "basic": BASIC, "bearer": BEARER, "redis url": PW + "f", "postgres url": PW + "g",
     "https url": PW + "h", "gitlab": GLPAT, "pem body": PEM_BODY, "folded": GHP,
     "private key": KEY,
+    "docker login -p &": _x("Tr0ub", "&4d;or|x(9)<y>,zQ"),
+    "url userinfo @": _x("Tr0ub", "@4dor~Wq7"),
 }
 """Each secret by the kind of leak it stands for (``private key``: a whole PEM block)."""
 
@@ -57,6 +59,9 @@ LEAKS: dict[str, str] = {
     "pem body": f"the second line of the old key was {PEM_BODY} if I remember",
     "folded": f"export GITHUB_TOKEN={GHP[:22]}\n{GHP[22:]}",
     "private key": f"cat ~/.ssh/id_ed25519\n{KEY}",
+    # rvsafe2: an unquoted password holding shell metacharacters, one holding `@`
+    "docker login -p &": f"docker login -u ci -p {SECRETS['docker login -p &']} reg.example",
+    "url userinfo @": f"psql 'postgres://app:{SECRETS['url userinfo @']}@db:5432/app'",
 }
 """A text leaking each secret as transcripts do."""
 

@@ -17,9 +17,14 @@ def test_every_logkb_rule_has_an_example() -> None:
         r.name for r in MINE if not r.example[0]]
 
 
-@pytest.mark.parametrize("rule", MINE, ids=[r.name for r in MINE])
-def test_rule_finds_its_example_whole(rule: object) -> None:
-    text, secret = rule.example  # type: ignore[attr-defined]
+EXAMPLES = [(r, ex) for r in MINE for ex in (r.example, *r.more)]
+"""Every example of every row (``_Rule.more``: a row's further examples)."""
+
+
+@pytest.mark.parametrize(("rule", "example"), EXAMPLES,
+                         ids=[f"{r.name}-{i}" for i, (r, _) in enumerate(EXAMPLES)])
+def test_rule_finds_its_example_whole(rule: object, example: tuple[str, str]) -> None:
+    text, secret = example
     assert may_hold_secret(text), "the prefilter must pass every secret's text"
     found = [(f.kind, text[f.start:f.end]) for f in find_secrets(text)]
     assert any(v == secret for _, v in found), found
@@ -110,3 +115,59 @@ def test_a_token_folded_over_an_escaped_line_break_is_hidden_whole() -> None:
     shown = redact_text(text)
     assert token[:22] not in shown and token[22:] not in shown, shown
     assert shown.endswith("]\\nnext"), shown
+
+
+MW = "Tr0ub" + "&4d;or|x(9)<y>,z"  # every shell metacharacter a password may hold
+SHELL_WORDS = {  # option-style rules: the value runs to the shell word's end (rvsafe2)
+    "docker login -p &": (f"docker login -u me -p {MW} reg.example", MW),
+    "docker login --password": (f"podman login --password={MW} reg.example", MW),
+    "docker login -p quoted space": ("docker login -p 'Tr0 ub&4dor' reg", "Tr0 ub&4dor"),
+    "docker login -p escaped &": ("docker login -u me -p Tr0ub\\&4dor reg", "Tr0ub\\&4dor"),
+    "docker login -p backquote": ("docker login -p Tr0ub4dor`x reg", "Tr0ub4dor`x"),
+    "mysql -p &": (f"mysql -uroot -p{MW} app", MW),
+    "mysql -p quoted space": ("mysql -uroot -p'Tr0ub&4 dor' app", "Tr0ub&4 dor"),
+    "sshpass -p &": (f"sshpass -p {MW} ssh root@h true", MW),
+    "--password= &": (f"tool --password={MW} x", MW),
+    "--token <>": ("tool --token Tr0ub<4dor>x --verbose", "Tr0ub<4dor>x"),
+    "--api-key {}": ("tool --api-key Tr0ub{4dor} x", "Tr0ub{4dor}"),
+    "--password dq escaped quote": ('tool --password "Tr0ub\\"4dor" x', 'Tr0ub\\"4dor'),
+    "--secret dq space": ('tool --secret "Tr0 ub&4dor" x', "Tr0 ub&4dor"),
+    "curl -u @": ("curl -u admin:Tr0ub@4dor https://x.example", "Tr0ub@4dor"),
+    "curl -u &": (f"curl -u admin:{MW} https://x.example", MW),
+    "curl -u quoted space": ("curl -u 'admin:Tr0 ub&4dor' https://x.example", "Tr0 ub&4dor"),
+    "url userinfo @": ("psql 'postgres://u:Tr0ub@4dor@db.example/app'", "Tr0ub@4dor"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHELL_WORDS))
+def test_an_option_secret_runs_to_the_shell_words_end(name: str) -> None:
+    """`docker login -p PASS` with an unquoted `&` in PASS: the finder stopped at the
+    `&` and every screen showed the password's tail."""
+    text, secret = SHELL_WORDS[name]
+    assert may_hold_secret(text)
+    found = [text[f.start:f.end] for f in find_secrets(text)]
+    assert secret in found, found
+    shown = redact_text(text)
+    for piece in (secret, secret[-5:]):
+        assert piece not in shown, shown
+    # what follows the secret is kept
+    assert shown.endswith(text[text.index(secret) + len(secret):]), shown
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("curl 'https://api.example/v1?password=Tr0ub4dor99&page=2'", "&page=2'"),
+    ('cmd = "mysql --password " + pw + " app"', '" + pw + " app"'),
+    ("docker login -p Tr0ub4dor reg.example && echo ok", " reg.example && echo ok"),
+])
+def test_a_shell_word_stops_where_the_word_does(text: str, kept: str) -> None:
+    """A query string's `&` ends its value, a quoted value is not the code around it,
+    and the words after the secret's word stay."""
+    shown = redact_text(text)
+    assert shown.endswith(kept), shown
+
+
+def test_rows_carry_the_shell_word_examples() -> None:
+    """The option-style rows changed for shell words each carry such an example."""
+    more = {r.name for r in MINE if r.more}
+    assert {"logkb:mysql-p", "logkb:user-colon", "logkb:login-p", "logkb:sshpass",
+            "logkb:option", "logkb:url-userinfo"} <= more, more
