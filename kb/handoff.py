@@ -29,7 +29,6 @@ import copy
 import dataclasses
 import functools
 import re
-import unicodedata
 from collections import Counter
 from typing import Any
 
@@ -37,6 +36,7 @@ from kb.graph import store as gs
 from kb.graph.report import throughput
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
+from kb.width import cells, fit
 from logparse.request import is_greeting, request_text
 from logparse.structural import MessageFacts, message_signals
 
@@ -1439,45 +1439,13 @@ _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WID
 never cut); a wide (CJK) character, between which lines may break; any other word."""
 
 
-_UNUSUAL = re.compile(r"[^\x20-\x7e]")
-_EXTRA: dict[str, int] = {}
-"""A character other than printable ASCII: the columns it takes minus one (memo)."""
-
-
-def _extra(ch: str) -> int:
-    got = _EXTRA.get(ch)
-    if got is None:
-        from kb.safe_text import UNSAFE
-
-        got = _EXTRA[ch] = ((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
-                            2 if unicodedata.east_asian_width(ch) in "WF" else
-                            0 if unicodedata.combining(ch) else 1) - 1
-    return got
-
-
-def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two, a combining
-    one none) once shown: a control character or bidi override as its escape
-    (:func:`kb.safe_text.visible`: ``\\x1b`` four columns, ``\\u202e`` six), so that the
-    brief wraps where it is shown.  Printable ASCII takes one column each: only the other
-    characters are looked at (the hand-off's fit re-renders every line dozens of times)."""
-    if text.isascii() and text.isprintable():
-        return len(text)
-    return len(text) + sum(_extra(ch) for ch in _UNUSUAL.findall(text))
-
-
 def _fit_cells(line: str, width: int = WIDTH) -> str:
     """``line`` cut to ``width`` columns (``…`` where it was cut): a heading, which
     does not wrap."""
     if cells(line) <= width:
         return line
-    out, used = "", 1
-    for ch in line:
-        used += cells(ch)
-        if used > width:
-            break
-        out += ch
-    return _one(out.rstrip() + "…")
+    head = _one(fit(line, width))  # a code span cut open is closed: one column more
+    return head if cells(head) <= width else _one(fit(line, width - 1))
 
 
 def wrap_markdown(text: str, width: int = WIDTH) -> str:

@@ -458,6 +458,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
     from kb.safe_text import visible
+    from kb.width import cells, cut, fit
 
     cols = width()
     bold = sys.stdout.isatty() and not no_color()
@@ -469,48 +470,21 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         info = sessions.get(sid, {})
         head = visible(f"{info.get('short_id', sid)}  {info.get('agent') or 'opencode'}  "
                        f"{' '.join((info.get('title') or '').split())}")
-        head = head if _cells(head) <= cols else _cut(head, cols - 1) + "…"
+        head = fit(head, cols)
         lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
         for h in hits:
             lead = f"{h['ordinal']:>7} {h['field']:<7} "
             room = max(20, cols - len(lead))
             snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
             snippet, marks = _visible_marked(snippet, h["highlights"])
-            if _cells(snippet) > room:
-                snippet = _cut(snippet, room - 1) + "…"
+            if cells(snippet) > room:
+                snippet = cut(snippet, room - 1) + "…"
             marks = [(a, b) for a, b in marks if b <= len(snippet) - 1]
             if bold:
                 for a, b in reversed(marks):
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
             lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
-
-
-def _cell(ch: str) -> int:
-    """Columns ``ch`` takes on a terminal: 2 for wide (CJK, fullwidth), 0 for combining."""
-    import unicodedata
-
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def _cells(text: str) -> int:
-    """Columns ``text`` takes (search prints without rich, whose import costs more than a
-    search: :mod:`unicodedata` measures instead)."""
-    return len(text) if text.isascii() else sum(_cell(c) for c in text)
-
-
-def _cut(text: str, cols: int) -> str:
-    """The longest head of ``text`` that fits ``cols`` columns."""
-    if text.isascii():
-        return text[:cols]
-    used = 0
-    for i, c in enumerate(text):
-        used += _cell(c)
-        if used > cols:
-            return text[:i]
-    return text
 
 
 def _visible_marked(text: str, marks: list[tuple[int, int]]

@@ -342,12 +342,10 @@ def resolve(store: KbStore, session_id: str | None, choose: str = "--session") -
 
 
 def _short(text: str, n: int) -> str:
-    from rich.cells import cell_len, set_cell_size
-
     from kb.safe_text import visible
+    from kb.width import fit
 
-    text = visible(" ".join(text.split()))
-    return text if cell_len(text) <= n else set_cell_size(text, n - 1).rstrip() + "…"
+    return fit(visible(" ".join(text.split())), n)
 
 
 def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> str | None:

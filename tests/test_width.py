@@ -1,0 +1,128 @@
+"""The one terminal-width counter (:mod:`kb.width`): its rule on hostile strings, its
+agreement with rich (which draws the TUI and the tables), and every line of ``search``,
+``handoff``, ``deadends`` and ``untested`` within 80 columns on transcripts whose every
+text carries Thai vowel signs, a ZWJ family, CJK glued to Latin, fullwidth letters,
+emoji presentation sequences and control characters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from rich.cells import cell_len
+
+from kb.safe_text import visible
+from kb.width import cells, clusters, cut, fit, wrap
+
+from .cli_kb import invoke
+
+FAMILY = "👨\u200d👩\u200d👧\u200d👦"
+THAI = "ที่นี่ไม่มีน้ำ"  # 14 code points, 7 columns: vowel signs and tone marks are Mn
+WIDE = (f"{THAI} {FAMILY} 我的matugen脚本 ❤️ 1️⃣ ｆｕｌｌ e\u0301 🇯🇵 👍🏽 🏳️\u200d🌈 "
+        "a\u200cb \x1b[31m \u202e")
+
+CASES = [  # (text, columns)
+    ("plain ascii", 11),
+    (THAI, 7),
+    (FAMILY, 2),  # a ZWJ sequence is one emoji
+    ("我的matugen脚本", 15),
+    ("❤️", 2),  # text-default heart + VS16: emoji presentation
+    ("1️⃣", 2),  # keycap: digit, VS16, combining enclosing keycap (Me)
+    ("🇯🇵", 2),  # a flag: two regional indicators
+    ("👍🏽", 2),  # skin-tone modifier drawn on the emoji
+    ("🏳️\u200d🌈", 2),
+    ("ｆｕｌｌ", 8),  # fullwidth
+    ("e\u0301", 1),  # combining acute
+    ("x\u0488y", 2),  # enclosing mark (Me)
+    ("a\u200cb\u200dc", 3),  # ZWNJ and ZWJ between letters: zero, the letters count
+    # (rich 15 joins whatever follows a ZWJ into the character before it: 2 here)
+    ("\ufeffbom", 3),  # Cf
+    ("\u1100\u1161\u11a8", 2),  # conjoining jamo: one syllable
+    ("\x1b[31m", 8),  # ESC shown as \x1b: four columns
+    ("\u202eevil", 10),  # RLO shown as \u202e: six
+    ("a\x9bb", 6),  # C1 CSI shown as \x9b
+]
+
+
+@pytest.mark.parametrize(("text", "want"), CASES, ids=[repr(t)[:20] for t, _ in CASES])
+def test_the_rule(text: str, want: int) -> None:
+    assert cells(text) == want
+    assert sum(w for _, _, w in clusters(text)) == want
+    # what rich (which draws the TUI) measures for the text as shown
+    if "\u200d" not in text or text[0] > "\x7f":
+        assert cell_len(visible(text)) == want
+    # the escape as shown measures what the character did
+    assert cells(visible(text)) == want
+
+
+def test_cut_never_splits_what_is_drawn_as_one() -> None:
+    text = WIDE * 2
+    spans = [(a, b) for a, b, _ in clusters(text)]
+    assert "".join(text[a:b] for a, b in spans) == text
+    ends = {b for _, b in spans} | {0}
+    for cols in range(0, cells(text) + 2):
+        head = cut(text, cols)
+        assert cells(head) <= cols and len(head) in ends, (cols, head)
+        if len(head) < len(text):  # nothing more would fit
+            nxt = next(w for a, _, w in clusters(text) if a == len(head))
+            assert cells(head) + nxt > cols
+        assert cells(fit(text, cols)) <= max(cols, 1)
+    assert fit("short", 80) == "short" and fit("x" * 81, 80) == "x" * 79 + "…"
+    assert cut(FAMILY + "ab", 1) == "" and cut(FAMILY + "ab", 3) == FAMILY + "a"
+    assert cut(THAI, 1) == "ที่"  # the consonant with its two marks
+
+
+@pytest.mark.parametrize("width", [20, 40, 80])
+def test_wrap_fits_and_keeps_every_word(width: int) -> None:
+    text = " ".join([WIDE] * 6 + ["x" * 100, "tail"])
+    lines = wrap(visible(text), width, "  ", "      ")
+    assert all(cells(ln) <= width for ln in lines), [ln for ln in lines if cells(ln) > width]
+    assert "".join("".join(lines).split()) == "".join(visible(text).split())
+    # latin glued to CJK breaks between the wide characters, never inside the word
+    if width >= 40:
+        assert not any(ln.endswith(("matu", "matug", "matuge")) for ln in lines), lines
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The hostile story (opencode) and two trimmed real untested cases (Codex, Claude
+    Code) with :data:`WIDE` in every text."""
+    import tests.hostile.corpus as corpus
+    from fixtures.opencode_writer import write_jsonl
+
+    d = tmp_path_factory.mktemp("width")
+    untested = Path(__file__).resolve().parents[1] / "fixtures" / "untested"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(corpus, "HOSTILE", WIDE)
+        paths = [write_jsonl(corpus.story(), d / "wide-opencode.jsonl")]
+        for name in ("codex_unfinished.jsonl", "claude_interrupt.jsonl"):
+            p = d / f"wide-{name}"
+            p.write_bytes(b"".join(orjson.dumps(corpus._poisoned(orjson.loads(line))) + b"\n"
+                                   for line in (untested / name).read_bytes().splitlines()))
+            paths.append(p)
+    r = invoke("ingest", "--db", str(d / "kb.duckdb"), *map(str, paths))
+    assert r.exit_code == 0, r.stderr
+    return d / "kb.duckdb"
+
+
+def _whole_command(line: str) -> bool:
+    """A code span on a line of its own: the hand-off never cuts a command in half."""
+    s = line.strip().removeprefix("- ").removeprefix("**")
+    return s.startswith("`") and s.endswith("`") and s.count("`") == 2
+
+
+@pytest.mark.parametrize("args", [
+    ("search", "flashinfer"), ("search", "我的"),
+    ("handoff",), ("handoff", "--session", "ses_"), ("handoff", "--session", "019df"),
+    ("deadends", "--all"), ("untested", "--all")], ids=" ".join)
+def test_every_line_fits_80_columns(db: Path, args: tuple[str, ...]) -> None:
+    r = invoke(*args, "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert len(out) > 1
+    assert any(THAI[:3] in ln or "我的" in ln or FAMILY in ln for ln in out), out
+    wide = [ln for ln in out + r.stderr.splitlines()
+            if (cells(ln) > 80 or cell_len(ln) > 80) and not _whole_command(ln)]
+    assert not wide, wide
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
