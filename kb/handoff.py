@@ -422,8 +422,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                  if not (q.get("session_id") == scope and q.get("ordinal") in rewound)]
     decisions = gs.decisions(store, scopes)
     # the user's own prompts: text an agent or its IDE injected is stored as synthetic
-    own = [p for p in store.events(scope, kinds=["prompt"], sources=["text"])
-           if p.ordinal not in rewound]
+    prompts = store.events(scope, kinds=["prompt"], sources=["text"])
+    own = [p for p in prompts if p.ordinal not in rewound]
+    # a reader that names a session by its first prompt (Gemini CLI) may have named it
+    # by one the user took back: the brief's title is then the goal
+    title_rewound = bool(rewound) and _named_by(info["title"], [
+        p for p in prompts if p.ordinal in rewound])
     prompt = first_request(own[:12])
     asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
     last_ask = asks[-1] if asks else 0
@@ -452,7 +456,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                                 f"[{exports[-1]['ordinal']}]")
     # pasted into tickets and handed to other agents: redacted whatever each part read
     return store.redactor.hiding().value({
-        "session": {"id": scope, "title": info["title"], "messages": info["messages"],
+        "session": {"id": scope, "title": info["title"], "title_rewound": title_rewound,
+                    "messages": info["messages"],
                     "commands": info["commands"], "source_form": info["source_form"],
                     "directory": info.get("directory"),
                     "tokens_input": usage.get("tokens_input"),
@@ -476,6 +481,16 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "environment": _environment(store, scope, info),
         "activity": activity,
     })
+
+
+def _named_by(title: str | None, prompts: list[Any]) -> bool:
+    """Whether ``title`` is (the head of) one of ``prompts``' texts."""
+    name = " ".join((title or "").split()).rstrip("….").strip()
+    if len(name) < 2:
+        return False
+    return any(" ".join((p.text or "").split()).startswith(name) or
+               " ".join(request_text(p.text or "").split()).startswith(name)
+               for p in prompts)
 
 
 def first_request(prompts: list[Any]) -> list[Any]:
@@ -1232,7 +1247,8 @@ def _markdown(d: dict[str, Any]) -> str:
     compact = bool(d.get("_compact"))
     omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
-        and not is_greeting(s["title"]) else d["goal"]["text"] or s["id"]
+        and not is_greeting(s["title"]) and not s.get("title_rewound") \
+        else d["goal"]["text"] or s["id"]
     out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
     if compact:
         out += [f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} "
