@@ -126,3 +126,24 @@ def test_every_line_fits_80_columns(db: Path, args: tuple[str, ...]) -> None:
             if (cells(ln) > 80 or cell_len(ln) > 80) and not _whole_command(ln)]
     assert not wide, wide
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
+
+
+def test_a_hint_on_a_terminal_wraps_at_its_width_in_columns(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """``logkb why build`` ended with a 112-column hint; its wrap counted characters, so a
+    hint or an error in CJK came out at twice the width."""
+    import io
+
+    from rich.console import Console
+
+    from kb.cli import tools
+
+    buf = io.StringIO()
+    monkeypatch.setattr(tools, "err", Console(file=buf, force_terminal=True, width=80,
+                                              color_system=None))
+    tools.labelled("hint:", "`logkb deadends` lists what ended; `logkb search build` looks "
+                   "in the transcripts; --all asks every session", "bold")
+    tools.labelled("logkb: error:", "找不到" * 30 + " matugen脚本", "bold red")
+    lines = buf.getvalue().splitlines()
+    assert len(lines) >= 4 and all(cells(ln) <= 80 for ln in lines), lines
+    assert lines[0].startswith("hint: `logkb deadends`") and lines[1].startswith("  ")

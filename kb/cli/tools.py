@@ -182,15 +182,13 @@ def labelled(label: str, text: str, style: str) -> None:
 
     rest = f" {text}"
     if err.is_terminal:  # a word longer than a line (a path) is cut at the width
-        import textwrap
+        from kb.width import cells, wrap
 
         w = max(20, err.width)
         first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
-        rest = textwrap.fill(f"{label}{first}", width=w, subsequent_indent="  ",
-                             break_on_hyphens=False)[len(label):]
+        rest = "\n".join(wrap(f"{label}{first}", w, "", "  "))[len(label):]
         for line in more:
-            rest += "\n" + (line if len(line) <= w else textwrap.fill(
-                line, width=w, subsequent_indent="  ", break_on_hyphens=False))
+            rest += "\n" + (line if cells(line) <= w else "\n".join(wrap(line, w, "", "  ")))
     err.print(Text.assemble((label, style), rest), soft_wrap=True)
 
 
