@@ -147,3 +147,49 @@ def test_a_hint_on_a_terminal_wraps_at_its_width_in_columns(monkeypatch: pytest.
     lines = buf.getvalue().splitlines()
     assert len(lines) >= 4 and all(cells(ln) <= 80 for ln in lines), lines
     assert lines[0].startswith("hint: `logkb deadends`") and lines[1].startswith("  ")
+
+
+def test_show_says_where_the_call_of_an_empty_message_is(tmp_path: Path) -> None:
+    """A Codex rollout writes parallel calls as records of their own and the reader keeps
+    each call with the message its result came in: ``show`` of the message that made it
+    printed a bare heading (23 of 71 messages of the pool's Rivo session)."""
+    import json
+
+    lines = [
+        {"timestamp": "2026-05-02T12:37:00.000Z", "type": "session_meta", "payload": {
+            "id": "019de7fa-0000-7c71-8bc1-db36480b3ecc", "cwd": "/home/dev/p",
+            "cli_version": "0.128.0", "originator": "codex_cli_rs"}},
+        {"timestamp": "2026-05-02T12:37:01.000Z", "type": "response_item", "payload": {
+            "type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "list the repo"}]}},
+    ]
+    calls = [("call_AAAAAAAAAAAAAAAAAAAAAAAA", "git log --oneline -20"),
+             ("call_BBBBBBBBBBBBBBBBBBBBBBBB", "git remote -v")]
+    for i, (cid, cmd) in enumerate(calls):
+        lines.append({"timestamp": f"2026-05-02T12:37:0{2 + i}.000Z", "type": "response_item",
+                      "payload": {"type": "function_call", "name": "shell_command",
+                                  "arguments": json.dumps({"command": cmd}), "call_id": cid}})
+    for i, (cid, _) in enumerate(calls):
+        lines.append({"timestamp": f"2026-05-02T12:37:0{5 + i}.000Z", "type": "response_item",
+                      "payload": {"type": "function_call_output", "call_id": cid,
+                                  "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n"}})
+    src = tmp_path / "rollout-2026-05-02T12-37-00-019de7fa-0000-7c71-8bc1-db36480b3ecc.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    db = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--wait", "--db", str(db), str(src)).exit_code == 0
+    shown = []
+    for n in range(1, 8):
+        r = invoke("show", str(n), "--db", str(db), "--json")
+        if r.exit_code:
+            break
+        got = json.loads(r.stdout)
+        if not got["events"]:
+            text = invoke("show", str(n), "--db", str(db), env={"COLUMNS": "80"}).stdout
+            shown.append((got["calls_at"], text))
+    with_calls = [(c, t) for c, t in shown if c]
+    assert with_calls, shown  # the reader still keeps the calls apart: the note says where
+    for calls_at, text in with_calls:
+        where = ", ".join(str(c["ordinal"]) for c in calls_at)
+        assert f"shown with message {where}" in " ".join(text.split()), text
+        assert calls_at[0]["command"] in {c for _, c in calls}
+        assert all(cells(ln) <= 80 for ln in text.splitlines())

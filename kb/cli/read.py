@@ -351,6 +351,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
     from rich.rule import Rule
     from rich.text import Text
 
+    from kb import views
     from kb.render import event_block, when
 
     with open_store(db) as store:
@@ -359,6 +360,11 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
             msg = store.message(sid, ordinal)
             # (a rewind that took it back follows it: the messages before are not read)
             msg["rewound"] = store.rewound(sid, since=ordinal).get(ordinal)
+            # no event of its own: a call it made may be kept with the message its result
+            # came in (Codex's parallel calls)
+            msg["calls_at"] = [] if msg["events"] else [
+                {"ordinal": o, "command": c} for o, c in views.calls_elsewhere(
+                    store, sid, ordinal)]
         except KbNotFound:
             # ordinals are per session: another session's message N is a different message,
             # worth naming only when the session was not chosen (the latest, `logkb use`)
@@ -391,6 +397,14 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         for ev in msg["events"]:
             out.print(event_block(ev, full=full), soft_wrap=False)
             out.print()
+        if not msg["events"]:
+            at = sorted({c["ordinal"] for c in msg["calls_at"]})
+            many = len(msg["calls_at"]) > 1
+            text = (f"(no events here: its call{'s are' if many else ' is'} shown with "
+                    f"message{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}, where "
+                    f"{'their results' if many else 'its result'} came)" if at else
+                    "(no events: nothing in this message was kept as one)")
+            out.print(Text(text, style="dim"))  # prose: wraps at the width
 
 
 # ---------------------------------------------------------------------- search
