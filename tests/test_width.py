@@ -193,3 +193,18 @@ def test_show_says_where_the_call_of_an_empty_message_is(tmp_path: Path) -> None
         assert f"shown with message {where}" in " ".join(text.split()), text
         assert calls_at[0]["command"] in {c for _, c in calls}
         assert all(cells(ln) <= 80 for ln in text.splitlines())
+
+
+def test_a_usage_error_of_a_hidden_form_names_the_command_the_user_typed() -> None:
+    """``logkb replay --dry-run`` answered "hint: logkb replay legacy -h shows its
+    options": ``legacy`` is the hidden command behind ``replay --from N``."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "kb", "replay", "--dry-run"], cwd=root,
+                       capture_output=True, text=True, env={"PYTHONPATH": str(root)},
+                       timeout=120)
+    assert r.returncode == 2
+    assert "No such option '--dry-run'" in r.stderr
+    assert "legacy" not in r.stderr and "replay -h shows its options" in r.stderr, r.stderr
