@@ -33,7 +33,7 @@ from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import throughput
+from kb.graph.report import direction, throughput
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, fit
@@ -609,25 +609,6 @@ def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
     if base["value"]:
         out["improvement"] = round((best["value"] - base["value"]) / base["value"] * 100, 1)
     return out
-
-
-_HIGHER_UNITS = frozenset({"tps", "qps", "iops", "tflops", "gflops", "fps", "passed",
-                           "tests passed", "gbit/s", "mbit/s", "kbit/s", "bit/s"})
-_LOWER_UNITS = frozenset({"ns", "µs", "ms", "s", "min", "h", "failed", "errors", "failures",
-                          "warnings", "vulnerabilities", "data races", "ns/op", "b/op",
-                          "allocs/op", "tsc errors"})
-
-
-def direction(unit: str) -> int | None:
-    """Which way a quantity gets better: ``1`` higher (a rate, tests passed), ``-1``
-    lower (a duration, a latency, errors, failures), ``None`` when no side is better
-    (a size, a count of things, a percentage, an HTTP status)."""
-    u = unit.strip().lower()
-    if u in _HIGHER_UNITS or u.endswith(("/s", "/sec")):
-        return 1
-    if u in _LOWER_UNITS:
-        return -1
-    return None
 
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
