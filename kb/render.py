@@ -175,9 +175,20 @@ class Indented:
         lead = Segment(self.prefix, Style.parse(self.style) if self.style else None)
         for line in console.render_lines(self.renderable, options.update_width(inner),
                                          pad=False):
-            yield lead
-            yield from line
+            yield from _rstrip([lead, *line])  # no trailing spaces: the wrap leaves them
             yield Segment.line()
+
+
+def _rstrip(segments: list[Segment]) -> list[Segment]:
+    """``segments`` (one line) without the spaces at its end."""
+    out = list(segments)
+    while out and out[-1].control is None:
+        text = out[-1].text.rstrip()
+        if text:
+            out[-1] = Segment(text, out[-1].style)
+            break
+        out.pop()
+    return out
 
 
 def _highlight(text: str, signatures: list[str]) -> Text:

@@ -208,3 +208,30 @@ def test_a_usage_error_of_a_hidden_form_names_the_command_the_user_typed() -> No
     assert r.returncode == 2
     assert "No such option '--dry-run'" in r.stderr
     assert "legacy" not in r.stderr and "replay -h shows its options" in r.stderr, r.stderr
+
+
+def test_show_leaves_no_spaces_at_line_ends(tmp_path: Path) -> None:
+    """A prompt wrapped at 80 columns kept the spaces at its line ends (the wrap leaves
+    them, and the transcript's own lines had some): the pool's Rivo prompt, 8 lines."""
+    import random
+
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(4), directory="/home/dev/p", project_id="ab" * 20)
+    s = SessionBuilder(ctx, title="pitch", start_ms=1_790_000_000_000)
+    s.user("refine these message for pitch , > In web2 platform they sucks because, \n"
+           "creators required to setup their \npayment and stripe account which becomes "
+           "expense to setup and non available to any countries also. If all setup are "
+           "done then  also platfrom charges more than 10-30 % flat on your income.\n\n"
+           "Using solana will solve all these issues.   ")
+    s.step("Reading.", [bash("cat notes.md", "line one   \n\nline three\n")])
+    db = tmp_path / "kb.duckdb"
+    src = write_jsonl(s.tree(), tmp_path / "s.jsonl")
+    assert invoke("ingest", "--wait", "--db", str(db), str(src)).exit_code == 0
+    for n in ("1", "2"):
+        r = invoke("show", n, "--db", str(db), env={"COLUMNS": "80"})
+        assert r.exit_code == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert len(lines) > 3 and all(cells(ln) <= 80 for ln in lines)
+        assert [ln for ln in lines if ln != ln.rstrip()] == [], lines
