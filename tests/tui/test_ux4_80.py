@@ -66,3 +66,28 @@ async def test_cut_rows_end_in_an_ellipsis_and_untested_counts_what_it_lists(db:
         assert "(0 open · 1 answered)" in str(group.label), group.label
         (leaf,) = group.children
         assert "answered at 3" in str(leaf.label)
+
+
+def test_status_words_fit_their_column() -> None:
+    from tui.format import status_word
+
+    assert status_word("interrupted", None, False)[0] == "stopped"
+    for status in ("completed", "error", "interrupted", "aborted", "running", "in_progress",
+                   "cancelled", "not_found", "a_status_nobody_wrote_yet"):
+        assert len(status_word(status, 1, True)[0]) <= 8, status
+
+
+async def test_an_interrupted_call_says_stopped_not_interrup(tmp_path: Path) -> None:
+    """``fixtures/untested/codex_unfinished.jsonl``: calls the transcript ends on."""
+    db = tmp_path / "kb.duckdb"
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "untested" / \
+        "codex_unfinished.jsonl"
+    assert invoke("ingest", "--wait", "--db", str(db), str(src)).exit_code == 0
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        if not isinstance(app.screen, TimelineScreen):
+            await pilot.press("enter")
+            await settle(pilot)
+        text = screen_text(pilot)
+        assert "stopped" in text and "interrup " not in text, text
