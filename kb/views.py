@@ -789,8 +789,7 @@ class StepDetail:
     seq: int
     src: int
     message: dict[str, Any]
-    """The message (role, time, agent, model, finish, error, tokens; ``rewound``: the
-    rewind that took it back, :meth:`kb.store.KbStore.rewound`, or None)."""
+    """The message (role, time, agent, model, finish, error, tokens)."""
     events: list[Event]
     """All events of the message, in order."""
     focus: list[Event]
@@ -839,9 +838,6 @@ def step_detail(store: KbStore, session_id: str, ordinal: int, seq: int, src: in
     """The message of a timeline row with the row's events, rationale and todo list."""
     msg = store.message(session_id, ordinal)
     events: list[Event] = msg.pop("events")
-    # whether the user rewound the conversation past it (Gemini CLI's /rewind: the rewind
-    # follows it, so the messages before are not read)
-    msg["rewound"] = store.rewound(session_id, since=ordinal).get(ordinal)
     if src == ROW_CALL:
         focus = [e for e in events if e.seq == seq and e.kind in (
             "command", "result", "todo", "subagent")]

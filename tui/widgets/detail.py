@@ -59,6 +59,8 @@ class DetailContext:
     """Subagent sessions spawned at this message (``session_id``, ``title``)."""
     questions: list[dict[str, Any]] = field(default_factory=list)
     """Untested questions raised by this step."""
+    rewound: dict[str, Any] | None = None
+    """The rewind that took the message back (:meth:`kb.store.KbStore.rewound`), if any."""
 
 
 def section(title: str) -> Rule:
@@ -291,7 +293,7 @@ def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
     parts: list[RenderableType] = []
     head = Text()
     head.append(f"message {d.ordinal}", style="bold")
-    rewound = msg.get("rewound")
+    rewound = ctx.rewound
     if rewound:  # first: the pane is narrow at 80 columns and the head wraps
         head.append(" · rewound", style=REWOUND)
     head.append(f" · {msg.get('role') or '?'}")
