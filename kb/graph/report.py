@@ -348,11 +348,18 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
 
 
 def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
+    series = throughput(store, scopes)
+    sign = direction(series[0]["unit"] or "") if series else None
+    best = max(series, key=lambda m: sign * m["value"]) if sign else None
     return {"approaches": [{"name": a["label"], "status": a["status"], "kind": a["kind"],
                             "start": a["ordinal"], "end": a.get("ended"),
                             "cause": a.get("cause")}
                            for a in gs.approaches(store, scopes)],
-            "throughput": throughput(store, scopes)}
+            "throughput": series,
+            # which way the quantity gets better (1 higher, -1 lower, null: no side), and
+            # the best reading where there is a better side
+            "direction": sign,
+            "best": {"ordinal": best["ordinal"], "value": best["value"]} if best else None}
 
 
 # --------------------------------------------------------------- handoff

@@ -47,3 +47,14 @@ def test_direction() -> None:
     from kb.graph.report import direction
 
     assert direction("s") == -1 and direction("tok/s") == 1 and direction("B") is None
+
+
+def test_the_json_says_the_direction_and_the_best_reading(tmp_path: Path) -> None:
+    import json
+
+    db = tmp_path / "kb.duckdb"
+    src = _builds(tmp_path / "s.jsonl", [31.2, 12.5, 18.4])
+    assert invoke("ingest", "--wait", "--db", str(db), str(src)).exit_code == 0
+    got = json.loads(invoke("timeline", "--json", "--db", str(db)).stdout)
+    assert got["direction"] == -1 and got["best"] == {"ordinal": 3, "value": 12.5}
+    assert [m["value"] for m in got["throughput"]] == [31.2, 12.5, 18.4]
