@@ -35,6 +35,7 @@ VS16 = "\ufe0f"
 ELLIPSIS = "…"
 
 _PLAIN = re.compile(r"[\x20-\x7e]*\Z")
+_UNUSUAL = re.compile(r"[^\x20-\x7e]")
 _SEQUENCE = re.compile("[\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
 """A character that makes a sequence: its width is not the sum of its characters'."""
 
@@ -117,10 +118,10 @@ def cells(text: str) -> int:
     """The columns ``text`` takes on a terminal once shown (see the module's rule).
     Printable ASCII takes one column each and is not looked at further (the hand-off's
     fit measures every line dozens of times)."""
-    if _PLAIN.match(text):
+    if text.isascii() and text.isprintable():
         return len(text)
-    if _SEQUENCE.search(text) is None:
-        return sum(char_cells(ch) for ch in text)
+    if _SEQUENCE.search(text) is None:  # only the characters other than printable ASCII
+        return len(text) + sum(char_cells(ch) - 1 for ch in _UNUSUAL.findall(text))
     return sum(w for _, _, w in clusters(text))
 
 
@@ -129,7 +130,7 @@ def cut(text: str, cols: int) -> str:
     (:func:`clusters`: never inside a character's marks or an emoji sequence)."""
     if cols <= 0:
         return ""
-    if _PLAIN.match(text):
+    if text.isascii() and text.isprintable():
         return text[:cols]
     used = 0
     for start, _end, w in clusters(text):
