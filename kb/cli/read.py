@@ -380,13 +380,16 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         emit_json({"session_id": sid, **msg,
                    "events": [e.model_dump(mode="json") for e in evs]})
         return
-    title = (f"message {msg['ordinal']} · {msg['role']} · {when(msg['time_created'])}"
-             f"{' · ' + msg['agent'] if msg['agent'] else ''}"
-             f"{' · ' + msg['model'] if msg['model'] else ''}"
-             f"{' · finish ' + msg['finish'] if msg['finish'] else ''}"
-             f"{' · ERROR ' + msg['error'] if msg['error'] else ''}")
+    title = Text(f"message {msg['ordinal']}")
+    if msg.get("rewound"):  # first, as in the TUI's detail pane: a long heading is cut
+        title.append(" · rewound", style="dim italic")
+    title.append(f" · {msg['role']} · {when(msg['time_created'])}"
+                 f"{' · ' + msg['agent'] if msg['agent'] else ''}"
+                 f"{' · ' + msg['model'] if msg['model'] else ''}"
+                 f"{' · finish ' + msg['finish'] if msg['finish'] else ''}"
+                 f"{' · ERROR ' + msg['error'] if msg['error'] else ''}")
     with paged():
-        out.print(Rule(Text(title), align="left"))
+        out.print(Rule(title, align="left"))
         if msg["inferred"]:
             say("(a user message whose place was inferred; the run stream does not "
                 "record prompts)", style="dim")

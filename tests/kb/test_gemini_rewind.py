@@ -62,6 +62,7 @@ def test_show_says_a_message_was_rewound(db: Path) -> None:
     sid = _sid(db)
     r = invoke("show", "2", "--session", sid, "--db", str(db), env={"COLUMNS": "80"})
     assert "(rewound after message 3: the user took this message back)" in r.stdout
+    assert r.stdout.startswith("message 2 · rewound · assistant")
     assert all(len(x) <= 80 for x in r.stdout.splitlines())
     r = invoke("show", "5", "--session", sid, "--db", str(db))
     assert "rewound" not in r.stdout
