@@ -29,14 +29,14 @@ import copy
 import dataclasses
 import functools
 import re
-import unicodedata
 from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import throughput
+from kb.graph.report import direction, throughput
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
+from kb.width import cells, fit
 from logparse.request import is_greeting, request_text
 from logparse.structural import MessageFacts, message_signals
 
@@ -422,8 +422,12 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                  if not (q.get("session_id") == scope and q.get("ordinal") in rewound)]
     decisions = gs.decisions(store, scopes)
     # the user's own prompts: text an agent or its IDE injected is stored as synthetic
-    own = [p for p in store.events(scope, kinds=["prompt"], sources=["text"])
-           if p.ordinal not in rewound]
+    prompts = store.events(scope, kinds=["prompt"], sources=["text"])
+    own = [p for p in prompts if p.ordinal not in rewound]
+    # a reader that names a session by its first prompt (Gemini CLI) may have named it
+    # by one the user took back: the brief's title is then the goal
+    title_rewound = bool(rewound) and _named_by(info["title"], [
+        p for p in prompts if p.ordinal in rewound])
     prompt = first_request(own[:12])
     asks = [p.ordinal for p in own if len(request_text(p.text or "")) >= 2]
     last_ask = asks[-1] if asks else 0
@@ -452,7 +456,8 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                                 f"[{exports[-1]['ordinal']}]")
     # pasted into tickets and handed to other agents: redacted whatever each part read
     return store.redactor.hiding().value({
-        "session": {"id": scope, "title": info["title"], "messages": info["messages"],
+        "session": {"id": scope, "title": info["title"], "title_rewound": title_rewound,
+                    "messages": info["messages"],
                     "commands": info["commands"], "source_form": info["source_form"],
                     "directory": info.get("directory"),
                     "tokens_input": usage.get("tokens_input"),
@@ -476,6 +481,16 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "environment": _environment(store, scope, info),
         "activity": activity,
     })
+
+
+def _named_by(title: str | None, prompts: list[Any]) -> bool:
+    """Whether ``title`` is (the head of) one of ``prompts``' texts."""
+    name = " ".join((title or "").split()).rstrip("….").strip()
+    if len(name) < 2:
+        return False
+    return any(" ".join((p.text or "").split()).startswith(name) or
+               " ".join(request_text(p.text or "").split()).startswith(name)
+               for p in prompts)
 
 
 def first_request(prompts: list[Any]) -> list[Any]:
@@ -594,25 +609,6 @@ def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
     if base["value"]:
         out["improvement"] = round((best["value"] - base["value"]) / base["value"] * 100, 1)
     return out
-
-
-_HIGHER_UNITS = frozenset({"tps", "qps", "iops", "tflops", "gflops", "fps", "passed",
-                           "tests passed", "gbit/s", "mbit/s", "kbit/s", "bit/s"})
-_LOWER_UNITS = frozenset({"ns", "µs", "ms", "s", "min", "h", "failed", "errors", "failures",
-                          "warnings", "vulnerabilities", "data races", "ns/op", "b/op",
-                          "allocs/op", "tsc errors"})
-
-
-def direction(unit: str) -> int | None:
-    """Which way a quantity gets better: ``1`` higher (a rate, tests passed), ``-1``
-    lower (a duration, a latency, errors, failures), ``None`` when no side is better
-    (a size, a count of things, a percentage, an HTTP status)."""
-    u = unit.strip().lower()
-    if u in _HIGHER_UNITS or u.endswith(("/s", "/sec")):
-        return 1
-    if u in _LOWER_UNITS:
-        return -1
-    return None
 
 
 def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
@@ -1232,7 +1228,8 @@ def _markdown(d: dict[str, Any]) -> str:
     compact = bool(d.get("_compact"))
     omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
-        and not is_greeting(s["title"]) else d["goal"]["text"] or s["id"]
+        and not is_greeting(s["title"]) and not s.get("title_rewound") \
+        else d["goal"]["text"] or s["id"]
     out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
     if compact:
         out += [f"Session `{s['id']}` · {s['messages']} messages · {s['commands']} "
@@ -1439,45 +1436,13 @@ _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WID
 never cut); a wide (CJK) character, between which lines may break; any other word."""
 
 
-_UNUSUAL = re.compile(r"[^\x20-\x7e]")
-_EXTRA: dict[str, int] = {}
-"""A character other than printable ASCII: the columns it takes minus one (memo)."""
-
-
-def _extra(ch: str) -> int:
-    got = _EXTRA.get(ch)
-    if got is None:
-        from kb.safe_text import UNSAFE
-
-        got = _EXTRA[ch] = ((4 if ord(ch) < 0x100 else 6) if UNSAFE.match(ch) else
-                            2 if unicodedata.east_asian_width(ch) in "WF" else
-                            0 if unicodedata.combining(ch) else 1) - 1
-    return got
-
-
-def cells(text: str) -> int:
-    """The columns ``text`` takes on a terminal (a wide character takes two, a combining
-    one none) once shown: a control character or bidi override as its escape
-    (:func:`kb.safe_text.visible`: ``\\x1b`` four columns, ``\\u202e`` six), so that the
-    brief wraps where it is shown.  Printable ASCII takes one column each: only the other
-    characters are looked at (the hand-off's fit re-renders every line dozens of times)."""
-    if text.isascii() and text.isprintable():
-        return len(text)
-    return len(text) + sum(_extra(ch) for ch in _UNUSUAL.findall(text))
-
-
 def _fit_cells(line: str, width: int = WIDTH) -> str:
     """``line`` cut to ``width`` columns (``…`` where it was cut): a heading, which
     does not wrap."""
     if cells(line) <= width:
         return line
-    out, used = "", 1
-    for ch in line:
-        used += cells(ch)
-        if used > width:
-            break
-        out += ch
-    return _one(out.rstrip() + "…")
+    head = _one(fit(line, width))  # a code span cut open is closed: one column more
+    return head if cells(head) <= width else _one(fit(line, width - 1))
 
 
 def wrap_markdown(text: str, width: int = WIDTH) -> str:

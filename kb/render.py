@@ -175,9 +175,20 @@ class Indented:
         lead = Segment(self.prefix, Style.parse(self.style) if self.style else None)
         for line in console.render_lines(self.renderable, options.update_width(inner),
                                          pad=False):
-            yield lead
-            yield from line
+            yield from _rstrip([lead, *line])  # no trailing spaces: the wrap leaves them
             yield Segment.line()
+
+
+def _rstrip(segments: list[Segment]) -> list[Segment]:
+    """``segments`` (one line) without the spaces at its end."""
+    out = list(segments)
+    while out and out[-1].control is None:
+        text = out[-1].text.rstrip()
+        if text:
+            out[-1] = Segment(text, out[-1].style)
+            break
+        out.pop()
+    return out
 
 
 def _highlight(text: str, signatures: list[str]) -> Text:
@@ -293,9 +304,9 @@ def clip(text: str | Text, width: int) -> Text:
 
 
 def wrap_lines(text: str, width: int) -> list[str]:
-    """Prose lines wrapped to ``width``, continuation lines indented under the first
-    line's text; a line that is a table row (no spaces to break at) is cut instead."""
-    import textwrap
+    """Prose lines wrapped to ``width`` columns (:func:`kb.width.wrap`: wide text breaks
+    between its characters), continuation lines indented under the first line's text."""
+    from kb.width import wrap
 
     out: list[str] = []
     for line in visible(text).splitlines() or [""]:
@@ -304,10 +315,7 @@ def wrap_lines(text: str, width: int) -> list[str]:
             continue
         indent = len(line) - len(line.lstrip(" "))
         hang = " " * min(indent + 4, width // 3)
-        wrapped = textwrap.wrap(line.strip(), width=width, initial_indent=" " * indent,
-                                subsequent_indent=hang, break_long_words=True,
-                                break_on_hyphens=False, drop_whitespace=True)
-        out.extend(wrapped or [line[:width]])
+        out.extend(wrap(line.strip(), width, " " * indent, hang))
     return out
 
 

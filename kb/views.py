@@ -855,6 +855,21 @@ def step_detail(store: KbStore, session_id: str, ordinal: int, seq: int, src: in
     return StepDetail(session_id, ordinal, seq, src, msg, events, focus, rationale, todos, at)
 
 
+def calls_elsewhere(store: KbStore, session_id: str, ordinal: int, limit: int = 5
+                    ) -> list[tuple[int, str]]:
+    """``(ordinal, command)`` of the calls message ``ordinal`` made that are stored with
+    another message: a Codex rollout writes parallel calls as records of their own, and
+    each call is kept with the message its result came in, so the message that made it
+    holds no event (its raw records name the call's id)."""
+    rows = store.conn.execute(
+        "SELECT c.ordinal, coalesce(c.remote_command, c.command, c.tool, '') FROM calls c "
+        "JOIN messages m ON m.session_id = c.session_id AND m.ordinal = ? "
+        "WHERE c.session_id = ? AND c.ordinal <> m.ordinal AND length(c.call_id) >= 8 "
+        "AND contains(m.raw, c.call_id) ORDER BY c.ordinal, c.seq LIMIT ?",
+        [ordinal, session_id, limit]).fetchall()
+    return [(int(o), store.redactor.text(str(c))) for o, c in rows]
+
+
 def flags_text(flags: int) -> list[str]:
     """Names of the flags set in ``flags`` (for tests and debugging)."""
     names = ((FAILURE, "failure"), (DECISION, "decision"), (DEAD_END, "dead-end"),

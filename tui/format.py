@@ -64,10 +64,15 @@ def when(ms: int | None, seconds: bool = False) -> str:
         "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
+STATUS_WORDS = {"interrupted": "stopped", "in_progress": "running", "not_found": "missing"}
+"""A call's status said in the status column's 8 cells ("interrupted" showed "interrup")."""
+
+
 def status_word(status: str | None, exit_code: int | None, failed: bool) -> tuple[str, str]:
-    """The status column of a call: its text and style."""
+    """The status column of a call: its text (at most 8 cells) and style."""
     if status and status != "completed":
-        return status, FAIL
+        word = STATUS_WORDS.get(status, status)
+        return (word if len(word) <= 8 else word[:7] + "…"), FAIL
     if exit_code not in (None, 0):
         return f"exit {exit_code}", FAIL
     if failed:

@@ -45,6 +45,8 @@ class LogkbGroup(click.Group):
         except click.ClickException as e:
             sys.stderr.write(f"logkb: error: {e.format_message()}\n")
             ctx = getattr(e, "ctx", None)
+            while ctx is not None and ctx.command.hidden and ctx.parent is not None:
+                ctx = ctx.parent  # a hidden form (`replay --from N`): the command it is
             if ctx is not None:
                 sys.stderr.write(f"hint: {ctx.command_path} -h shows its options\n")
             sys.exit(e.exit_code)

@@ -351,6 +351,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
     from rich.rule import Rule
     from rich.text import Text
 
+    from kb import views
     from kb.render import event_block, when
 
     with open_store(db) as store:
@@ -359,6 +360,11 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
             msg = store.message(sid, ordinal)
             # (a rewind that took it back follows it: the messages before are not read)
             msg["rewound"] = store.rewound(sid, since=ordinal).get(ordinal)
+            # no event of its own: a call it made may be kept with the message its result
+            # came in (Codex's parallel calls)
+            msg["calls_at"] = [] if msg["events"] else [
+                {"ordinal": o, "command": c} for o, c in views.calls_elsewhere(
+                    store, sid, ordinal)]
         except KbNotFound:
             # ordinals are per session: another session's message N is a different message,
             # worth naming only when the session was not chosen (the latest, `logkb use`)
@@ -374,13 +380,16 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         emit_json({"session_id": sid, **msg,
                    "events": [e.model_dump(mode="json") for e in evs]})
         return
-    title = (f"message {msg['ordinal']} · {msg['role']} · {when(msg['time_created'])}"
-             f"{' · ' + msg['agent'] if msg['agent'] else ''}"
-             f"{' · ' + msg['model'] if msg['model'] else ''}"
-             f"{' · finish ' + msg['finish'] if msg['finish'] else ''}"
-             f"{' · ERROR ' + msg['error'] if msg['error'] else ''}")
+    title = Text(f"message {msg['ordinal']}")
+    if msg.get("rewound"):  # first, as in the TUI's detail pane: a long heading is cut
+        title.append(" · rewound", style="dim italic")
+    title.append(f" · {msg['role']} · {when(msg['time_created'])}"
+                 f"{' · ' + msg['agent'] if msg['agent'] else ''}"
+                 f"{' · ' + msg['model'] if msg['model'] else ''}"
+                 f"{' · finish ' + msg['finish'] if msg['finish'] else ''}"
+                 f"{' · ERROR ' + msg['error'] if msg['error'] else ''}")
     with paged():
-        out.print(Rule(Text(title), align="left"))
+        out.print(Rule(title, align="left"))
         if msg["inferred"]:
             say("(a user message whose place was inferred; the run stream does not "
                 "record prompts)", style="dim")
@@ -391,6 +400,14 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
         for ev in msg["events"]:
             out.print(event_block(ev, full=full), soft_wrap=False)
             out.print()
+        if not msg["events"]:
+            at = sorted({c["ordinal"] for c in msg["calls_at"]})
+            many = len(msg["calls_at"]) > 1
+            text = (f"(no events here: its call{'s are' if many else ' is'} shown with "
+                    f"message{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}, where "
+                    f"{'their results' if many else 'its result'} came)" if at else
+                    "(no events: nothing in this message was kept as one)")
+            out.print(Text(text, style="dim"))  # prose: wraps at the width
 
 
 # ---------------------------------------------------------------------- search
@@ -458,6 +475,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         return
     # plain writes, no rich: a search answers in a fraction of rich's import time
     from kb.safe_text import visible
+    from kb.width import cells, cut, fit
 
     cols = width()
     bold = sys.stdout.isatty() and not no_color()
@@ -469,48 +487,21 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         info = sessions.get(sid, {})
         head = visible(f"{info.get('short_id', sid)}  {info.get('agent') or 'opencode'}  "
                        f"{' '.join((info.get('title') or '').split())}")
-        head = head if _cells(head) <= cols else _cut(head, cols - 1) + "…"
+        head = fit(head, cols)
         lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
         for h in hits:
             lead = f"{h['ordinal']:>7} {h['field']:<7} "
             room = max(20, cols - len(lead))
             snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
             snippet, marks = _visible_marked(snippet, h["highlights"])
-            if _cells(snippet) > room:
-                snippet = _cut(snippet, room - 1) + "…"
+            if cells(snippet) > room:
+                snippet = cut(snippet, room - 1) + "…"
             marks = [(a, b) for a, b in marks if b <= len(snippet) - 1]
             if bold:
                 for a, b in reversed(marks):
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
             lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
-
-
-def _cell(ch: str) -> int:
-    """Columns ``ch`` takes on a terminal: 2 for wide (CJK, fullwidth), 0 for combining."""
-    import unicodedata
-
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def _cells(text: str) -> int:
-    """Columns ``text`` takes (search prints without rich, whose import costs more than a
-    search: :mod:`unicodedata` measures instead)."""
-    return len(text) if text.isascii() else sum(_cell(c) for c in text)
-
-
-def _cut(text: str, cols: int) -> str:
-    """The longest head of ``text`` that fits ``cols`` columns."""
-    if text.isascii():
-        return text[:cols]
-    used = 0
-    for i, c in enumerate(text):
-        used += _cell(c)
-        if used > cols:
-            return text[:i]
-    return text
 
 
 def _visible_marked(text: str, marks: list[tuple[int, int]]

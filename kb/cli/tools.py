@@ -182,15 +182,13 @@ def labelled(label: str, text: str, style: str) -> None:
 
     rest = f" {text}"
     if err.is_terminal:  # a word longer than a line (a path) is cut at the width
-        import textwrap
+        from kb.width import cells, wrap
 
         w = max(20, err.width)
         first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
-        rest = textwrap.fill(f"{label}{first}", width=w, subsequent_indent="  ",
-                             break_on_hyphens=False)[len(label):]
+        rest = "\n".join(wrap(f"{label}{first}", w, "", "  "))[len(label):]
         for line in more:
-            rest += "\n" + (line if len(line) <= w else textwrap.fill(
-                line, width=w, subsequent_indent="  ", break_on_hyphens=False))
+            rest += "\n" + (line if cells(line) <= w else "\n".join(wrap(line, w, "", "  ")))
     err.print(Text.assemble((label, style), rest), soft_wrap=True)
 
 
@@ -342,12 +340,10 @@ def resolve(store: KbStore, session_id: str | None, choose: str = "--session") -
 
 
 def _short(text: str, n: int) -> str:
-    from rich.cells import cell_len, set_cell_size
-
     from kb.safe_text import visible
+    from kb.width import fit
 
-    text = visible(" ".join(text.split()))
-    return text if cell_len(text) <= n else set_cell_size(text, n - 1).rstrip() + "…"
+    return fit(visible(" ".join(text.split())), n)
 
 
 def elsewhere_hint(store: KbStore, sid: str, found: Callable[[str], bool]) -> str | None:

@@ -255,6 +255,25 @@ def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
     return [m for m in gs.measurements(store, scopes, unit) if (m["label"] or "") == label]
 
 
+_HIGHER_UNITS = frozenset({"tps", "qps", "iops", "tflops", "gflops", "fps", "passed",
+                           "tests passed", "gbit/s", "mbit/s", "kbit/s", "bit/s"})
+_LOWER_UNITS = frozenset({"ns", "µs", "ms", "s", "min", "h", "failed", "errors", "failures",
+                          "warnings", "vulnerabilities", "data races", "ns/op", "b/op",
+                          "allocs/op", "tsc errors"})
+
+
+def direction(unit: str) -> int | None:
+    """Which way a quantity gets better: ``1`` higher (a rate, tests passed), ``-1``
+    lower (a duration, a latency, errors, failures), ``None`` when no side is better
+    (a size, a count of things, a percentage, an HTTP status)."""
+    u = unit.strip().lower()
+    if u in _HIGHER_UNITS or u.endswith(("/s", "/sec")):
+        return 1
+    if u in _LOWER_UNITS:
+        return -1
+    return None
+
+
 NO_TIMELINE = "no approaches or measurements yet"
 """What :func:`timeline_text` returns when there is nothing to chart (a diagnostic)."""
 
@@ -314,19 +333,33 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
                 row.append(" ")
         label = short(f"{series[0]['unit']} ({series[0]['label'] or 'throughput'})", name_w)
         lines.append(f"{label:<{name_w}} {''.join(row)} {vmin:g}–{vmax:g}")
-        firsts = series[0], max(series, key=lambda m: m["value"]), series[-1]
-        lines.append(f"{'':<{name_w}} first {firsts[0]['value']:g} at {firsts[0]['ordinal']}, "
-                     f"best {firsts[1]['value']:g} at {firsts[1]['ordinal']}, "
-                     f"last {firsts[2]['value']:g} at {firsts[2]['ordinal']}")
+        first, last = series[0], series[-1]
+        sign = direction(first["unit"] or "")
+        if len(series) == 1:
+            stats = f"one reading: {first['value']:g} at {first['ordinal']}"
+        else:  # "best" only where a side is better: the largest duration is the worst
+            best = max(series, key=lambda m: sign * m["value"]) if sign else None
+            stats = f"first {first['value']:g} at {first['ordinal']}, " + (
+                f"best {best['value']:g} at {best['ordinal']}, " if best else "") + \
+                f"last {last['value']:g} at {last['ordinal']}"
+        # under the chart when it fits there, else on a line of its own (never cut)
+        lines.append(f"{'':<{name_w}} {stats}" if len(stats) <= width + 26 else f"  {stats}")
     return "\n".join(lines)
 
 
 def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
+    series = throughput(store, scopes)
+    sign = direction(series[0]["unit"] or "") if series else None
+    best = max(series, key=lambda m: sign * m["value"]) if sign else None
     return {"approaches": [{"name": a["label"], "status": a["status"], "kind": a["kind"],
                             "start": a["ordinal"], "end": a.get("ended"),
                             "cause": a.get("cause")}
                            for a in gs.approaches(store, scopes)],
-            "throughput": throughput(store, scopes)}
+            "throughput": series,
+            # which way the quantity gets better (1 higher, -1 lower, null: no side), and
+            # the best reading where there is a better side
+            "direction": sign,
+            "best": {"ordinal": best["ordinal"], "value": best["value"]} if best else None}
 
 
 # --------------------------------------------------------------- handoff

@@ -40,9 +40,10 @@ from kb.search.scan import (
 if TYPE_CHECKING:
     from kb.store import KbStore
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the schema or the tokenizer changes: an older index is rebuilt (3: the
-``cjk`` field, the character pairs of Chinese, Japanese and Korean words)."""
+``cjk`` field, the character pairs of Chinese, Japanese and Korean words; 4: the ``glued``
+field, words of other scripts written against CJK characters)."""
 META = "logkb-index.json"
 TOKENIZER = "default"
 """tantivy's own (letters and digits, lowercased, < 40 bytes): a regex tokenizer with
@@ -87,6 +88,9 @@ def _schema() -> tv.Schema:
     # indexing: one value per word, the pairs lowercased and split by spaces; a phrase of
     # a query word's pairs finds it inside a longer run, which ``body`` holds whole
     sb.add_text_field("cjk", stored=False, tokenizer_name="whitespace")
+    # a text with a word of another script written against CJK (``我的matugen脚本``: one
+    # word to the tokenizer) again, each CJK character set apart (kb.search.query.glued_text)
+    sb.add_text_field("glued", stored=False, tokenizer_name=TOKENIZER)
     for name in _STRINGS:
         sb.add_text_field(name, stored=True, tokenizer_name="raw")
     sb.add_integer_field("ordinal", stored=True, indexed=True, fast=True)
@@ -272,15 +276,10 @@ class SearchIndex:
                 if len(pairs) == 1:
                     return tv.Query.term_query(s, "cjk", pairs[0])
                 return tv.Query.phrase_query(s, "cjk", [*pairs])
-            if node.prefix:
-                if len(ws) == 1:
-                    return tv.Query.regex_query(s, "body", _re_escape(ws[0]) + ".*")
-                pattern: list[str | tuple[int, str]] = [_re_escape(w) for w in ws[:-1]]
-                return tv.Query.regex_phrase_query(s, "body", pattern + [_re_escape(ws[-1]) + ".*"])
-            if len(ws) == 1:
-                return tv.Query.term_query(s, "body", ws[0])
-            words: list[str | tuple[int, str]] = [*ws]
-            return tv.Query.phrase_query(s, "body", words)
+            # the words in ``body`` or, written against CJK characters, in ``glued``: the
+            # better of the two scores (a text with both would otherwise count twice)
+            return tv.Query.disjunction_max_query([self._words("body", ws, node.prefix),
+                                                   self._words("glued", ws, node.prefix)])
         if isinstance(node, q.Match):
             if node.field == "session":
                 alts = [tv.Query.regex_query(s, "session", _re_escape(v) + ".*")
@@ -308,6 +307,19 @@ class SearchIndex:
             return tv.Query.boolean_query([(tv.Occur.Should, self.to_query(c))
                                            for c in node.children])
         raise TypeError(node)  # pragma: no cover
+
+    def _words(self, field: str, ws: list[str], prefix: bool) -> tv.Query:
+        """``ws`` in a row in ``field`` (the last a prefix with ``prefix``)."""
+        s = self.schema
+        if prefix:
+            if len(ws) == 1:
+                return tv.Query.regex_query(s, field, _re_escape(ws[0]) + ".*")
+            pattern: list[str | tuple[int, str]] = [_re_escape(w) for w in ws[:-1]]
+            return tv.Query.regex_phrase_query(s, field, pattern + [_re_escape(ws[-1]) + ".*"])
+        if len(ws) == 1:
+            return tv.Query.term_query(s, field, ws[0])
+        words: list[str | tuple[int, str]] = [*ws]
+        return tv.Query.phrase_query(s, field, words)
 
     def search(self, node: q.Node, *, limit: int = 50, newest: bool = False
                ) -> list[dict[str, Any]]:
@@ -369,6 +381,9 @@ def unit_document(row: tuple[Any, ...]) -> dict[str, Any]:
     cjk = q.cjk_terms(text or "")
     if cjk:
         doc["cjk"] = cjk
+    glued = q.glued_text(text or "")
+    if glued:
+        doc["glued"] = glued
     return doc
 
 

@@ -29,7 +29,9 @@ The language:
   (``数据库`` finds ``连接数据库失败``).  The index holds the character pairs (bigrams)
   of such words (:func:`cjk_terms`) and asks for the query word's pairs in a row; the
   scan asks for the word as a substring.  Such a word is a clause of its own: the
-  words around it are not a phrase with it.
+  words around it are not a phrase with it.  A word of another script written against
+  CJK characters is a word of its own: ``matugen`` finds ``我的matugen脚本`` (the index's
+  ``glued`` field, :func:`glued_text`).
 """
 
 from __future__ import annotations
@@ -153,6 +155,32 @@ def cjk_terms_sql(col: str) -> str:
             f"regexp_extract_all(lower({col}), '[\\pL\\pN]*[{CJK_CLASS_RE2}][\\pL\\pN]*'), "
             "lambda w: CASE WHEN length(w) < 2 THEN w ELSE array_to_string(list_transform("
             "range(1, length(w)), lambda i: substr(w, i, 2)), ' ') END) END")
+
+
+_LATIN = f"[^\\W_{CJK_CLASS}]"
+"""A letter or digit of a script written with spaces (Python's :mod:`re`)."""
+_GLUED = re.compile(f"[{CJK_CLASS}]{_LATIN}|{_LATIN}[{CJK_CLASS}]")
+_LATIN_RE2 = f"[^\\pM\\pP\\pS\\pZ\\pC{CJK_CLASS_RE2}]"
+"""The same for RE2 (a letter or digit: neither a mark, punctuation, symbol, separator
+nor other; RE2 cannot subtract classes)."""
+
+
+def glued_text(text: str) -> str | None:
+    """What the index's ``glued`` field holds of ``text`` whose words of other scripts are
+    written against Chinese, Japanese or Korean (``我的matugen脚本``): the text with each
+    CJK character set apart by spaces, so that ``matugen`` is a word there (the ``body``
+    field's tokenizer keeps ``我的matugen脚本`` one word); ``None`` for any other text.  The
+    same as the SQL :func:`glued_text_sql` makes of it."""
+    if text.isascii() or not _GLUED.search(text):
+        return None
+    return CJK.sub(r" \g<0> ", text)
+
+
+def glued_text_sql(col: str) -> str:
+    """:func:`glued_text` in DuckDB's SQL, of the text column ``col``."""
+    return (f"CASE WHEN strlen({col}) <> length({col}) AND regexp_matches({col}, "
+            f"'[{CJK_CLASS_RE2}]{_LATIN_RE2}|{_LATIN_RE2}[{CJK_CLASS_RE2}]') THEN "
+            f"regexp_replace({col}, '([{CJK_CLASS_RE2}])', ' \\1 ', 'g') END")
 
 
 def text_parts(t: Text) -> list[Text]:
@@ -395,12 +423,15 @@ def text_regex(t: Text, python: bool = False) -> str:
         return "(?i)" + "|".join(f"(?:{text_regex(p, python)[4:]})" for p in parts)
     if has_cjk(t.words[0]):  # a CJK word: anywhere inside a word
         return "(?i)" + re.escape(t.words[0])
+    # a word ends at a character that is no letter or digit, or at a CJK one (the index's
+    # ``glued`` field: ``matugen`` inside ``我的matugen脚本``)
     if python:
         body = r"[\W_]+".join(re.escape(w) for w in t.words)
-        return rf"(?i)(?<![^\W_]){body}" + ("" if t.prefix else r"(?![^\W_])")
+        return rf"(?i)(?<!{_LATIN}){body}" + ("" if t.prefix else rf"(?!{_LATIN})")
     body = f"{_NW}+".join(re.escape(w) for w in t.words)
-    tail = "" if t.prefix else f"(?:{_NW}|$)"
-    return f"(?i)(?:^|{_NW}){body}{tail}"
+    edge = f"{_NW}|[{CJK_CLASS_RE2}]"
+    tail = "" if t.prefix else f"(?:{edge}|$)"
+    return f"(?i)(?:^|{edge}){body}{tail}"
 
 
 def to_sql(node: Node, params: list[object]) -> str:

@@ -126,7 +126,8 @@ _DOCUMENT_SQL = """
     SELECT left(doc, -1) || coalesce(',"tool":' || to_json(nullif(tool, '')), '')
            || coalesce(',"category":' || to_json(nullif(category, '')), '')
            || coalesce(',"host":' || to_json(nullif(host, '')), '')
-           || coalesce(',"cjk":' || to_json({cjk}), '') || '}}'
+           || coalesce(',"cjk":' || to_json({cjk}), '')
+           || coalesce(',"glued":' || to_json({glued}), '') || '}}'
       FROM (SELECT tool, category, host, text, json_object(
                 'body', coalesce(text, ''), 'session', session_id, 'message_id', message_id,
                 'field', field, 'kind', kind, 'ordinal', ordinal, 'seq', seq,
@@ -143,12 +144,13 @@ def unit_documents(store: KbStore, session_id: str | list[str], after: int | Non
     :func:`units`, which hides them."""
     if store.redactor.hiding().active:
         return None
-    from kb.search.query import cjk_terms_sql
+    from kb.search.query import cjk_terms_sql, glued_text_sql
 
     src = " ".join(f"WHEN '{f}' THEN {n}" for f, n in SRC.items())
     # the pairs of the words in Chinese, Japanese or Korean (kb.search.query.cjk_terms)
     cjk = cjk_terms_sql("text").replace("{", "{{").replace("}", "}}")
-    sql = _DOCUMENT_SQL.replace("{cjk}", cjk)
+    glued = glued_text_sql("text").replace("{", "{{").replace("}", "}}")
+    sql = _DOCUMENT_SQL.replace("{cjk}", cjk).replace("{glued}", glued)
     return (doc for rows in _unit_rows(
         store, session_id, after, batch, lambda units: sql.format(src=src, units=units))
         for (doc,) in rows)

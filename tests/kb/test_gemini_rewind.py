@@ -62,6 +62,7 @@ def test_show_says_a_message_was_rewound(db: Path) -> None:
     sid = _sid(db)
     r = invoke("show", "2", "--session", sid, "--db", str(db), env={"COLUMNS": "80"})
     assert "(rewound after message 3: the user took this message back)" in r.stdout
+    assert r.stdout.startswith("message 2 · rewound · assistant")
     assert all(len(x) <= 80 for x in r.stdout.splitlines())
     r = invoke("show", "5", "--session", sid, "--db", str(db))
     assert "rewound" not in r.stdout
@@ -146,3 +147,17 @@ def test_rewound_costs_linear_time_in_the_rewinds(tmp_path: Path) -> None:
     small = _many_rewinds(tmp_path / "a", 500)
     large = _many_rewinds(tmp_path / "b", 2000)
     assert large < 9 * max(small, 0.005), (small, large)
+
+
+def test_the_briefs_title_is_not_a_rewound_prompt(db: Path) -> None:
+    """The session is named by its first prompt (Gemini CLI records no title), which the
+    user rewound away from: the brief's title is the goal asked after the rewind."""
+    sid = _sid(db)
+    d = json.loads(invoke("handoff", "--json", "--session", sid, "--db", str(db)).stdout)
+    assert d["session"]["title"].startswith("Goal: make the test suite faster")
+    assert d["session"]["title_rewound"] is True
+    md = invoke("handoff", "--session", sid, "--db", str(db)).stdout
+    head = md.splitlines()[0]
+    assert head.startswith("# Hand-off: find the five slowest tests"), head
+    assert "pytest-xdist" not in head and "make the test suite faster" not in md.split(
+        "## Status")[0]

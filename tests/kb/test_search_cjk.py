@@ -19,7 +19,7 @@ import pytest
 from kb.ingest import ingest
 from kb.search import search
 from kb.search.index import SCHEMA_VERSION, SearchIndex, index_dir, unit_document
-from kb.search.query import bigrams, cjk_terms, parse, text_parts
+from kb.search.query import bigrams, cjk_terms, glued_text, parse, text_parts
 from kb.search.scan import scan, unit_documents, units
 from kb.store import KbStore
 
@@ -81,7 +81,33 @@ def test_a_word_inside_a_run_is_found(db: Path, query: str, inside: str) -> None
     assert any(m.lower() in query.lower() for m in marked), (marked, query)
 
 
-@pytest.mark.parametrize("query", ["亮色暗色", "接続失敗", "timeout 確認"])
+@pytest.mark.parametrize("query,inside", [
+    ("matugen", "的matugen脚本"),          # a Latin word written against Han on both sides
+    ("systemd", "+systemd服务"),
+    ("colorscheme", "亮色模式的colorscheme"),
+    ("matu*", "的matugen脚本"),            # a prefix
+    ("psql", "psqlで接続"),                # against kana
+])
+def test_a_latin_word_written_against_cjk_is_found(db: Path, query: str, inside: str
+                                                   ) -> None:
+    """The tokenizer keeps ``我的matugen脚本`` one word; the ``glued`` field has it apart."""
+    found = search(db, query, limit=1000)
+    assert found.engine == "index"
+    assert any(inside in (h["text"] or "") for h in found.hits), query
+    assert keys(found.hits) == scanned(db, query)
+    hit = next(h for h in found.hits if inside in (h["text"] or ""))
+    marked = {hit["snippet"][a:b].lower() for a, b in hit["highlights"]}
+    assert query.rstrip("*") in "".join(marked), marked
+
+
+def test_glued_text() -> None:
+    assert glued_text("我的matugen脚本 ok") == " 我  的 matugen 脚  本  ok"
+    assert glued_text("连接数据库失败") is None  # nothing glued: the pairs answer
+    assert glued_text("plain text") is None and glued_text("数据库 ok") is None
+
+
+@pytest.mark.parametrize("query", ["亮色暗色", "接続失敗", "timeout 確認", "atugen", "matugenx",
+                                   "gen"])
 def test_what_is_not_there_is_not_found(db: Path, query: str) -> None:
     # pairs that each occur, but not in a row; a Latin word and a CJK word that no one
     # unit has both of
@@ -111,6 +137,7 @@ def test_documents_written_in_sql_carry_the_same_pairs(db: Path) -> None:
             got = [orjson.loads(d) for d in docs]
             assert got == [unit_document(r) for r in units(store, sid)]
             assert any("cjk" in d for d in got)
+            assert any("glued" in d for d in got)
 
 
 def test_an_index_of_the_old_layout_is_rebuilt(db: Path, tmp_path: Path) -> None:
@@ -127,6 +154,15 @@ def test_an_index_of_the_old_layout_is_rebuilt(db: Path, tmp_path: Path) -> None
 
     ix._OPEN.clear()
     found = search(copy, "亮色模式")
+    assert found.engine == "index" and found.hits
+    assert orjson.loads((index_dir(copy) / ix.META).read_bytes())["version"] == SCHEMA_VERSION
+    # one written before the glued words were indexed (version 3) never found them
+    assert SCHEMA_VERSION >= 4
+    idx = SearchIndex.for_db(copy)
+    idx.meta["version"] = 3
+    idx._write_meta()
+    ix._OPEN.clear()
+    found = search(copy, "matugen")
     assert found.engine == "index" and found.hits
     assert orjson.loads((index_dir(copy) / ix.META).read_bytes())["version"] == SCHEMA_VERSION
 

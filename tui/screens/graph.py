@@ -215,7 +215,12 @@ class GraphScreen(Screen[None]):
         questions = _once(view.untested)  # the same call left untested again: one row
         if questions:
             open_q = [q for q in questions if q["status"] == "open"]
-            group = tree.root.add(Text(f"? Untested questions ({len(open_q)})",
+            # the answered ones are listed too (dim, "answered at N"): "(0)" over a list
+            # of one read as a count that was wrong
+            answered = len(questions) - len(open_q)
+            count = f"{len(open_q)} open · {answered} answered" if answered else \
+                str(len(open_q))
+            group = tree.root.add(Text(f"? Untested questions ({count})",
                                        style="bold #ffd166"), data={"kind": "group"},
                                   expand=True)
             for q in questions:

@@ -222,7 +222,10 @@ class TimelineScreen(Screen[None]):
             with self.app.lease.read() as store:  # type: ignore[attr-defined]
                 info = store.session(self.session_id)
                 info = {**info, "usage": views.session_usage(
-                    store, [self.session_id]).get(self.session_id, {})}
+                    store, [self.session_id]).get(self.session_id, {}),
+                    # the messages the user rewound past (Gemini CLI's /rewind), read once:
+                    # the detail pane marks them
+                    "rewound": store.rewound(self.session_id)}
                 facets = views.facets(store, self.session_id)
             self.post_message(self.SessionRead(visible_deep(info), visible_deep(facets)))
 
@@ -231,6 +234,9 @@ class TimelineScreen(Screen[None]):
         self.info, self.facets = message.info, message.facets
         self._show_title()
         self._fill_selects()
+        pane = self.query_one(DetailPane)
+        if pane.detail is not None and (message.info or {}).get("rewound"):  # came after it
+            pane.show(pane.detail, self._detail_context(pane.detail, pane.context.annotations))
 
     def on_timeline_screen_index_loaded(self, message: IndexLoaded) -> None:
         """Called when the index arrived: show it, keeping the cursor where it was."""
@@ -303,7 +309,8 @@ class TimelineScreen(Screen[None]):
 
     def _detail_context(self, d: views.StepDetail, annotations: list[dict[str, Any]]
                  ) -> DetailContext:
-        ctx = DetailContext(annotations=annotations)
+        ctx = DetailContext(annotations=annotations,
+                            rewound=((self.info or {}).get("rewound") or {}).get(d.ordinal))
         titles = {r["session_id"]: r.get("title") for r in self.app.sessions}  # type: ignore
         for e in d.focus if d.src == views.ROW_CALL else d.events:
             if e.child_session_id and all(c["session_id"] != e.child_session_id

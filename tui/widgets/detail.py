@@ -42,6 +42,8 @@ from tui.format import (
 HEAD_LINES, TAIL_LINES = 12, 28
 """Output lines shown around the cut when the output is long (``o`` shows all)."""
 SYNTAX_THEME = "monokai"
+REWOUND = f"{DIM} italic"
+"""A message the user rewound away from (Gemini CLI's ``$rewindTo``)."""
 
 
 @dataclass
@@ -57,6 +59,8 @@ class DetailContext:
     """Subagent sessions spawned at this message (``session_id``, ``title``)."""
     questions: list[dict[str, Any]] = field(default_factory=list)
     """Untested questions raised by this step."""
+    rewound: dict[str, Any] | None = None
+    """The rewind that took the message back (:meth:`kb.store.KbStore.rewound`), if any."""
 
 
 def section(title: str) -> Rule:
@@ -289,6 +293,9 @@ def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
     parts: list[RenderableType] = []
     head = Text()
     head.append(f"message {d.ordinal}", style="bold")
+    rewound = ctx.rewound
+    if rewound:  # first: the pane is narrow at 80 columns and the head wraps
+        head.append(" · rewound", style=REWOUND)
     head.append(f" · {msg.get('role') or '?'}")
     if msg.get("time_created"):
         head.append(f" · {when(msg['time_created'], seconds=True)}", style=DIM)
@@ -298,6 +305,9 @@ def render_detail(d: StepDetail, ctx: DetailContext, *, full: bool = False
     if msg.get("error"):
         head.append(f" · ERROR {msg['error']}", style=FAIL)
     parts.append(head)
+    if rewound:  # Gemini CLI's /rewind: the user took this message back
+        parts.append(Text(f"(rewound after message {rewound['at']}: the user took this "
+                          "message back)", style=REWOUND))
 
     # the rationale that led here when this message has none of its own
     own_prose = [e for e in d.events if e.kind in ("decision", "prompt")]

@@ -55,11 +55,16 @@ class ThroughputChart(PlotextPlot):
         for o in sorted(set(pivots)):
             if o >= lo:
                 plt.vline(o, "yellow")
-        best = max(series, key=lambda m: m["value"])
+        from kb.graph.report import direction
+
+        # "best" only where a side is better (the largest duration is the worst one)
+        sign = direction(unit or "")
+        best = max(series, key=lambda m: sign * m["value"]) if sign else series[-1]
         other = "whole session" if start is not None else "campaign only"
         # plotext draws no title wider than the plot: the legend goes first, then the label
         room = max(10, (self.size.width or self.app.size.width) - 8)
-        head = f"{label} ({unit}) · best {best['value']:g} at {best['ordinal']}"
+        head = f"{label} ({unit}) · {'best' if sign else 'last'} {best['value']:g} at " \
+            f"{best['ordinal']}"
         for title in (f"{head} · yellow pivot, red dead end · t: {other}",
                       f"{head} · yellow pivot, red dead end", head,
                       f"{label[:max(1, room - len(head) + len(label) - 1)]}…"

@@ -503,4 +503,7 @@ class TimelineView(ScrollView, can_focus=True):
         elif kind == "prompt":
             text_style = self._style("bold")
         add(row.text, text_style)
-        return Strip(segs).adjust_cell_length(width, base)
+        strip = Strip(segs)
+        if strip.cell_length > width > 1:  # cut: say so (the detail pane has it whole)
+            strip = Strip([*strip.crop(0, width - 1), Segment("…", base + dim)])
+        return strip.adjust_cell_length(width, base)
