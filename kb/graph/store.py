@@ -231,8 +231,11 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     calls = []
     asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
     delegations = ", ".join(f"'{t}'" for t in sorted(DELEGATION_TOOLS | CODEX_COLLAB_TOOLS))
-    for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, tool, category,
+    # what only delegations read (a sub-agent's last error, the notification of its
+    # outcome) is computed over the delegations alone: as sub-queries of every call's
+    # row, DuckDB decorrelated them over every call's output (+180 MiB on a
+    # 40k-message session without one delegation)
+    columns = f"""session_id, ordinal, seq, tool, category,
                    -- a Codex sub-agent's task is its spawn message
                    CASE WHEN tool = 'spawn_agent' AND command IS NULL
                         THEN left(json_extract_string(input, '$.message'), 300)
@@ -303,7 +306,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
                    CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
-                        THEN left(output, 400) END,
+                        THEN left(output, 400) END
+            """
+    delegated = """
                    -- a delegation: the error the sub-agent's own session ended on
                    CASE WHEN tool = 'task' AND child_session_id IS NOT NULL THEN (
                         SELECT left(coalesce((SELECT e.text FROM other_events e
@@ -341,7 +346,15 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                                OR contains(p.text, '<task-id>' || regexp_extract(
                                    calls.output, 'agentId: ([A-Za-z0-9_-]+)', 1) || '<'))
                         ORDER BY p.ordinal LIMIT 1), '') END
+            """
+    for r in store.conn.execute(f"""
+            SELECT {columns}, NULL, NULL, NULL
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
+            WHERE tool NOT IN ('task', 'spawn_agent')
+            UNION ALL
+            SELECT {columns}, {delegated}
+            FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
+            WHERE tool IN ('task', 'spawn_agent')
             ORDER BY session_id, ordinal, seq""").fetchall():
         status = r[8]
         if r[28] == "":
