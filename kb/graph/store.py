@@ -236,7 +236,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     # of every call's row, DuckDB decorrelated them over every call's output (+180 MiB
     # on a 40k-message session without one delegation).  A UNION ALL of the calls that
     # are delegations and those that are not cost as little memory but scanned the
-    # calls twice (+10 % CPU on the shared set)
+    # calls twice (the call query +10 % CPU on the shared set)
     columns = f"""session_id, ordinal, seq, tool, category,
                    -- a Codex sub-agent's task is its spawn message
                    CASE WHEN tool = 'spawn_agent' AND command IS NULL
