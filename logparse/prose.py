@@ -736,9 +736,18 @@ _KEY_RE = re.compile("(?=(" + _trie_regex(_ALL_KEYS) + "))")
 _KEY_PREFIXES = {k: frozenset(p for p in _ALL_KEYS if k.startswith(p)) for k in _ALL_KEYS}
 
 
+_PRESENT: Memo[frozenset[str] | None] = memo("prose keywords")
+
+
 def _present(text: str) -> frozenset[str] | None:
     """The keywords occurring in ``text`` (case-insensitively); None (no gating) in the rare
-    case where lower-casing changes the length of the text."""
+    case where lower-casing changes the length of the text.  Memoised: a reply is read
+    for its class when derived, then for up to three classes' phrases by the graph (in
+    ``ingest --wait``, 3,112 reads of 1,805 texts on the shared set + pool)."""
+    return _PRESENT.get(text_key(text), lambda: _keywords(text))
+
+
+def _keywords(text: str) -> frozenset[str] | None:
     low = text.lower()
     if len(low) != len(text):
         return None

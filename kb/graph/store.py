@@ -232,8 +232,13 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     calls = []
     asks = ", ".join(f"'{t}'" for t in ASK_TOOLS)
     delegations = ", ".join(f"'{t}'" for t in sorted(DELEGATION_TOOLS | CODEX_COLLAB_TOOLS))
-    for r in store.conn.execute(f"""
-            SELECT session_id, ordinal, seq, tool, category,
+    # what only delegations read (a sub-agent's last error, the notification of its
+    # outcome) is computed over the delegations alone and joined by row: as sub-queries
+    # of every call's row, DuckDB decorrelated them over every call's output (+180 MiB
+    # on a 40k-message session without one delegation).  A UNION ALL of the calls that
+    # are delegations and those that are not cost as little memory but scanned the
+    # calls twice (the call query +10 % CPU on the shared set)
+    columns = f"""session_id, ordinal, seq, tool, category,
                    -- a Codex sub-agent's task is its spawn message
                    CASE WHEN tool = 'spawn_agent' AND command IS NULL
                         THEN left(json_extract_string(input, '$.message'), 300)
@@ -304,7 +309,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
                    CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)
-                        THEN left(output, 400) END,
+                        THEN left(output, 400) END
+            """
+    delegated = """
                    -- a delegation: the error the sub-agent's own session ended on
                    -- (a Codex spawn_agent's too: its child's rollout, when it is stored)
                    CASE WHEN tool IN ('task', 'spawn_agent') AND child_session_id IS NOT NULL
@@ -314,7 +321,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                                                 AND e.ordinal = m.ordinal
                                                 AND e.kind = 'error' LIMIT 1), m.error), 300)
                         FROM messages m WHERE m.session_id = calls.child_session_id
-                        ORDER BY m.ordinal DESC LIMIT 1) END,
+                        ORDER BY m.ordinal DESC LIMIT 1) END AS child_error,
                    -- a Codex sub-agent not waited for: the notification of its status
                    -- codex-rs writes into a later user message of the parent
                    -- (the agent id read from an output only where it is JSON: DuckDB
@@ -329,7 +336,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           AND contains(p.text, json_extract_string(
                               CASE WHEN json_valid(calls.output) THEN calls.output END,
                               '$.agent_id'))
-                        ORDER BY p.ordinal LIMIT 1) END,
+                        ORDER BY p.ordinal LIMIT 1) END AS notified,
                    -- a Claude Code sub-agent run in the background: its outcome is the
                    -- <task-notification> naming the call in a later user message; '' when
                    -- none came before the transcript ends
@@ -343,8 +350,16 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           AND (contains(p.text, '<tool-use-id>' || calls.call_id || '<')
                                OR contains(p.text, '<task-id>' || regexp_extract(
                                    calls.output, 'agentId: ([A-Za-z0-9_-]+)', 1) || '<'))
-                        ORDER BY p.ordinal LIMIT 1), '') END
+                        ORDER BY p.ordinal LIMIT 1), '') END AS task_notified
+            """
+    for r in store.conn.execute(f"""
+            WITH delegated AS (
+                SELECT calls.rowid AS rid, {delegated}
+                FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
+                WHERE tool IN ('task', 'spawn_agent'))
+            SELECT {columns}, d.child_error, d.notified, d.task_notified
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
+            LEFT JOIN delegated d ON d.rid = calls.rowid
             ORDER BY session_id, ordinal, seq""").fetchall():
         status = r[8]
         if r[28] == "":
