@@ -32,6 +32,7 @@ import orjson
 from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.decide import agent_decision, choice_text, user_decision
+from logparse.decide_choice import agent_choice, approval
 from logparse.derive_version import DERIVE_VERSION as _DERIVE_VERSION
 from logparse.listings import listing_count
 from logparse.measure_stated import curl_write_out, read_note_measurements
@@ -530,6 +531,9 @@ class Deriver:
         self._prev_had_tool = False
         self._turn_had_tool = False
         """Whether the message before the one being derived called a tool."""
+        self._proposal: str | None = None
+        """The assistant's last reply since the user's last prompt: what a short reply
+        approves (:func:`logparse.decide_choice.approval`)."""
 
     # -- public -------------------------------------------------------------
     def sequence(self) -> dict[str, Any]:
@@ -538,7 +542,7 @@ class Deriver:
         return {"ordinal": self.ordinal, "last_key_time": self._last_key[0],
                 "last_key_id": self._last_key[1], "first_time": self.first_time,
                 "last_time": self.last_time, "prev_had_tool": self._prev_had_tool,
-                "out_of_order": self.out_of_order}
+                "out_of_order": self.out_of_order, "proposal": self._proposal}
 
     def resume_sequence(self, s: dict[str, Any]) -> None:
         """Continue after the messages :meth:`sequence` was taken after."""
@@ -547,6 +551,8 @@ class Deriver:
         self.first_time, self.last_time = s["first_time"], s["last_time"]
         self._prev_had_tool = bool(s["prev_had_tool"])
         self.out_of_order = bool(s["out_of_order"])
+        prop = s.get("proposal")  # absent from what older rules stored
+        self._proposal = prop if isinstance(prop, str) else None
 
     def add_all(self, messages: Iterable[RawMessage]) -> None:
         for m in messages:
@@ -687,9 +693,24 @@ class Deriver:
             cls = "decision"  # the user set the direction (logparse.decide)
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source not in ("synthetic", "choice") and worth_measuring(text) else None)
+        approved = None
+        if kind == EventKind.PROMPT and source == "text" and not text.lstrip().startswith("<"):
+            approved = self._rule(approval, (text, self._proposal), None, mid,
+                                  _text(part.get("id")))
+            self._proposal = None
+            if approved is not None:
+                cls = "decision"  # the user approved what the agent proposed
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
         self.events += 1
+        if kind == EventKind.DECISION and source == "text":
+            self._proposal = text
+            chose = self._rule(agent_choice, (text,), None, mid, _text(part.get("id")))
+            if chose is not None:  # the agent's own choice: a decision event of its own
+                self._prose(ordinal, seq, mid, part, EventKind.DECISION, "choice", chose.text(),
+                            None)
+        elif approved is not None:  # what was approved, as the decision's text
+            self._prose(ordinal, seq, mid, part, EventKind.DECISION, "choice", approved[1], None)
 
     def _other(self, ordinal: int, seq: int, mid: str, part_id: str | None, kind: str,
                time: int | None, text: str | None, data: Any, reason: str | None = None) -> None:

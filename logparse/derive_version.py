@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 25
+DERIVE_VERSION = 26
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -77,4 +77,8 @@ it as the English ones do.
 25 (xdecide): a user's direction-setting prompt ("let's do small.en", "use hybrid approach",
 "use option a", "vamos ignorar …") is classed ``decision`` (:mod:`logparse.decide`); an
 answered question tool or an approved plan adds a ``decision`` event of source
-``choice``."""
+``choice``.  26 (xdecide2): a short reply approving what the agent's last reply asked or
+offered ("yes please", "sim, pode", "2", "1. no 2. no") is classed ``decision`` and adds a
+``choice`` event holding what was approved; a reply stating the agent's own choice ("I'll
+use …", "… instead", "rather than …") adds a ``choice`` event with the option, the one it
+drops and the reason (:mod:`logparse.decide_choice`)."""
