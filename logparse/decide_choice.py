@@ -61,7 +61,10 @@ _PICK: Final = re.compile(r"\A\W{0,3}(?:option\s*#?|opci[oó]n\s*|op[cç][aã]o\
                           r"(\d{1,2})\s*[.)]?\s*\Z", re.IGNORECASE)
 _ANSWERS: Final = re.compile(r"(?:^|\s)(\d{1,2})[.)]\s*([^\d\n][^\n]*?)(?=\s+\d{1,2}[.)]\s|\Z)")
 _NUMBERED: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)](?:\*\*)?[ \t]+(.+)$", re.MULTILINE)
-_QUESTION: Final = re.compile(r"[^\n.!?。！？]*[?？]")
+_SENTENCE_BREAK: Final = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+# an open question ("What would you like me to help with?") is not answered by "ok"
+_OPEN: Final = re.compile(r"\A(?:so,?\s+)?(?:what|which|where|how|why|who|when|qu[eé]|cu[aá]l"
+                          r"|c[oó]mo|d[oó]nde|por\s*qu[eé])\b|什么|哪|怎么|为什么", re.IGNORECASE)
 
 APPROVAL_MAX: Final = 60
 """A reply longer than this (characters; 30 for CJK) gives an instruction of its own."""
@@ -69,12 +72,15 @@ _CJK: Final = re.compile(r"[一-鿿]")
 
 
 def _asks(proposal: str) -> str | None:
-    """The question the proposal ends by asking (the last one of its last paragraph)."""
+    """The question the proposal ends by asking (the last two of its last paragraph), None
+    for an open question (what, which, how …) that a "yes" does not answer."""
     tail = proposal.rstrip()[-600:]
     para = tail.rsplit("\n\n", 1)[-1]
-    qs = [q.strip(" \t\n*_>-") for q in _QUESTION.findall(para)]
-    qs = [q for q in qs if len(q) > 3]
-    return qs[-1] if qs else None
+    qs = [q.strip(" \t\n*_>-") for q in _SENTENCE_BREAK.split(para)]
+    qs = [q for q in qs if len(q) > 3 and q.rstrip("*_`)").endswith(("?", "？"))]
+    if not qs or _OPEN.search(qs[-1]):
+        return None
+    return " ".join(qs[-2:])  # "Want me to commit it? Something like `session.jsonl`?"
 
 
 def _options(proposal: str) -> dict[int, str]:
@@ -195,7 +201,13 @@ def agent_choice(text: str) -> Choice | None:
         said = sentence[max(start, 0):]
         so = _SO.match(sentence)
         lead = _LEAD.search(said)
-        chosen = said[lead.end():] if lead and lead.start() < 30 else said
+        if name in ("instead", "rather-than"):  # the clause the alternative belongs to
+            leads = list(_LEAD.finditer(m.group()))
+            at = said.find(m.group())
+            if leads and at >= 0:
+                lead = _LEAD.search(said, at + leads[-1].start())
+        chosen = said[lead.end():] if lead and lead.start() < 30 or name in (
+            "instead", "rather-than") and lead else said
         chosen = _cut(chosen)
         chosen = _TRAIL.sub("", chosen.strip(" .:;,")).strip(" .:;,")
         rej = _REJECTED.search(sentence)

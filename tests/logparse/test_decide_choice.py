@@ -126,3 +126,17 @@ def test_a_resumed_ingest_still_knows_the_proposal() -> None:
         "Approved: Want me to init the repo and commit?"]
     old = {k: v for k, v in state.items() if k != "proposal"}  # stored by older rules
     Deriver("ses_r", "t.json").resume_sequence(old)
+
+
+def test_an_open_question_is_not_approved_and_the_clause_owns_its_alternative() -> None:
+    # labelled/k1 ordinals 4-5: "ok sh is logged" answers no proposal
+    assert approval("ok sh is logged", "What would you like me to help with?") is None
+    # pool/random__session ordinals 32-33: the follow-up question stays with the proposal
+    got = approval("yes please", "That's our full session transcript. Want me to copy it "
+                   "into the repo and commit it? Something like `session.jsonl`?")
+    assert got == ("en-yes", "Approved: Want me to copy it into the repo and commit it? "
+                   "Something like `session.jsonl`?")
+    # labelled/soulpass ordinal 199: "rather than" belongs to the second clause
+    c = agent_choice("I’ll try to start the dev server; if port 3000 is still locked by "
+                     "another process, I’ll report that rather than touching the process.")
+    assert c is not None and (c.chosen, c.rejected) == ("report that", "touching the process")
