@@ -135,11 +135,13 @@ _ME: Final = (r"(?:I['’]ll|I\s+will|I['’]m|I\s+am|let\s+me|let['’]s|we['�
 AGENT_CHOICE_ROWS: Final[tuple[tuple[str, str, str, str, str], ...]] = (
     ("instead", "en",
      _ME + r"\s+(?:\w+\s+){0,3}?(?:use|using|go\s+with|going\s+with|switch(?:ing)?\s+to"
-     r"|start(?:ing)?|take|taking|try|trying|pass|passing|copy|copying)\b[^.!?\n]{0,160}?"
+     r"|start(?:ing)?|take|taking|try|trying|pass|passing|copy|copying|make"
+     r"|making)\b[^.!?\n]{0,160}?"
      r"\binstead\b",
      "Port 3000 is occupied outside the sandbox. I’m starting the app on 3001 instead.",
-     "labelled/soulpass__codex-session.jsonl ordinal 146; labelled/uicomponents__session-"
-     "wordpress.json ordinal 29; labelled/uicomponents__session-export.json ordinal 201"),
+     "labelled/soulpass__codex-session.jsonl ordinals 146 and 302; labelled/uicomponents__"
+     "session-wordpress.json ordinal 29; labelled/uicomponents__session-export.json ordinal "
+     "201"),
     ("will-use", "en", r"\b(?:I|we)(?:['’]ll|\s+will)\s+use\b",
      "I’ll use the `apply-grant` skill for the grant workflow, then verify the current "
      "SolAUDD grant details",

@@ -140,3 +140,10 @@ def test_an_open_question_is_not_approved_and_the_clause_owns_its_alternative() 
     c = agent_choice("I’ll try to start the dev server; if port 3000 is still locked by "
                      "another process, I’ll report that rather than touching the process.")
     assert c is not None and (c.chosen, c.rejected) == ("report that", "touching the process")
+
+
+def test_the_instead_row_reads_what_is_made() -> None:
+    # labelled/soulpass__codex-session.jsonl ordinal 302 (trimmed)
+    c = agent_choice("I’m going to make the app detect this before opening the wallet and "
+                     "return a clear configuration error instead of a failed transaction.")
+    assert c is not None and c.rejected == "a failed transaction"
