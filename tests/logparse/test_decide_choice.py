@@ -147,3 +147,21 @@ def test_the_instead_row_reads_what_is_made() -> None:
     c = agent_choice("I’m going to make the app detect this before opening the wallet and "
                      "return a clear configuration error instead of a failed transaction.")
     assert c is not None and c.rejected == "a failed transaction"
+
+
+def test_the_proposal_is_sequential_state_a_worker_is_handed() -> None:
+    # kb.derive_pool: the sequential part steps every message, another deriver derives it
+    msgs = [_text(1, "user", "go"), _text(2, "assistant", ASKS),
+            _msg(3, "assistant", [{"type": "tool", "id": "t3", "tool": "bash", "callID": "c",
+                                   "state": {"status": "completed", "input": {"command": "ls"},
+                                             "output": "a\n"}}]),
+            _text(4, "user", "ok")]
+    seq, worker = Deriver("ses_p", "t.json"), Deriver("ses_p", "t.json")
+    for m in msgs:
+        place = seq.step(m, 0)
+        assert place is not None
+        if m.info["id"] == "msg_004":  # only the reply goes to this worker
+            worker.derive_at(m, 0, *place, proposal=seq.proposal_before)
+    evs = to_events("ses_p", worker.take())
+    assert [e.text for e in evs if e.kind == "decision"] == [
+        "Approved: Want me to init the repo and commit?"]
