@@ -171,7 +171,7 @@ class RemoteDeriver:
         else:
             head = (msg.info, msg.parts)
         self._items.append((*head, msg.raw, msg.line, msg.record, msg.inferred, dg, ordinal,
-                            prev_had_tool))
+                            prev_had_tool, self._seq.proposal_before))
         self._pending += 1
         if len(self._items) >= SEND_MESSAGES:
             self._send()
@@ -369,12 +369,12 @@ def _ipc(tbl: pa.Table) -> pa.Buffer:
 
 
 def _derive(d: Deriver, items: list[tuple[Any, ...]]) -> dict[str, Any]:
-    for info, parts, raw, line, record, inferred, dg, ordinal, prev_had_tool in items:
+    for info, parts, raw, line, record, inferred, dg, ordinal, prev_had_tool, prop in items:
         if info is None:
             obj = orjson.loads(raw)
             info, parts = obj["info"], obj["parts"]
         d.derive_at(RawMessage(info=info, parts=parts, raw=raw, line=line, record=record,
-                               inferred=inferred), dg, ordinal, prev_had_tool)
+                               inferred=inferred), dg, ordinal, prev_had_tool, prop)
     arrow = to_arrow_batch(d.take())
     problems, d.problems = d.problems, []
     return {"tables": {name: _ipc(t) for name, t in arrow.tables.items()},

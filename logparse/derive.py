@@ -32,6 +32,7 @@ import orjson
 from logparse import measure as _m
 from logparse import signals as _signals
 from logparse.decide import agent_decision, choice_text, user_decision
+from logparse.decide_choice import agent_choice, approval
 from logparse.derive_version import DERIVE_VERSION as _DERIVE_VERSION
 from logparse.listings import listing_count
 from logparse.measure_stated import curl_write_out, read_note_measurements
@@ -535,6 +536,13 @@ class Deriver:
         self._prev_had_tool = False
         self._turn_had_tool = False
         """Whether the message before the one being derived called a tool."""
+        self._seq_proposal: str | None = None
+        """The assistant's last reply since the user's last prompt: what a short reply
+        approves (:func:`logparse.decide_choice.approval`).  Sequential state, kept by
+        :meth:`step`; :attr:`proposal_before` is its value before the message stepped."""
+        self.proposal_before: str | None = None
+        self._proposal: str | None = None
+        """The proposal the message being derived answers (:meth:`derive_at`'s)."""
 
     # -- public -------------------------------------------------------------
     def sequence(self) -> dict[str, Any]:
@@ -543,7 +551,7 @@ class Deriver:
         return {"ordinal": self.ordinal, "last_key_time": self._last_key[0],
                 "last_key_id": self._last_key[1], "first_time": self.first_time,
                 "last_time": self.last_time, "prev_had_tool": self._prev_had_tool,
-                "out_of_order": self.out_of_order}
+                "out_of_order": self.out_of_order, "proposal": self._seq_proposal}
 
     def resume_sequence(self, s: dict[str, Any]) -> None:
         """Continue after the messages :meth:`sequence` was taken after."""
@@ -552,6 +560,8 @@ class Deriver:
         self.first_time, self.last_time = s["first_time"], s["last_time"]
         self._prev_had_tool = bool(s["prev_had_tool"])
         self.out_of_order = bool(s["out_of_order"])
+        prop = s.get("proposal")  # absent from what older rules stored
+        self._seq_proposal = prop if isinstance(prop, str) else None
 
     def add_all(self, messages: Iterable[RawMessage]) -> None:
         for m in messages:
@@ -567,7 +577,7 @@ class Deriver:
             dg = digest(msg.raw)
         place = self.step(msg, dg)
         if place is not None:
-            self.derive_at(msg, dg, *place)
+            self.derive_at(msg, dg, *place, proposal=self.proposal_before)
 
     def step(self, msg: RawMessage, dg: int) -> tuple[int, bool] | None:
         """The sequential part of :meth:`add`: the message's ordinal, the order check, the
@@ -587,6 +597,8 @@ class Deriver:
             self.last_time = created
         had_tool = any(isinstance(p, dict) and p.get("type") == "tool" for p in msg.parts)
         prev_had_tool = self._prev_had_tool
+        self.proposal_before = self._seq_proposal
+        self._seq_proposal = _proposal_after(msg, self._seq_proposal)
         # a role of the wrong type is neither "user" nor "assistant", as once it is dropped
         self._after(msg.info.get("role"), had_tool)
         mid = msg.info["id"]
@@ -596,10 +608,13 @@ class Deriver:
             return None
         return ordinal, prev_had_tool
 
-    def derive_at(self, msg: RawMessage, dg: int, ordinal: int, prev_had_tool: bool) -> None:
+    def derive_at(self, msg: RawMessage, dg: int, ordinal: int, prev_had_tool: bool,
+                  proposal: str | None = None) -> None:
         """The rows of one message at ``ordinal`` (placed by :meth:`step`): they need
-        nothing of the messages before it but whether the previous one called a tool."""
+        nothing of the messages before it but whether the previous one called a tool and
+        the assistant's last reply before it (``proposal``: :attr:`proposal_before`)."""
         self._turn_had_tool = prev_had_tool
+        self._proposal = proposal
         role = msg.info.get("role")
         bad = bad_fields(msg.info)
         if bad:
@@ -692,9 +707,23 @@ class Deriver:
             cls = "decision"  # the user set the direction (logparse.decide)
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source not in ("synthetic", "choice") and worth_measuring(text) else None)
+        approved = None
+        if kind == EventKind.PROMPT and source == "text" and not text.lstrip().startswith("<"):
+            approved = self._rule(approval, (text, self._proposal), None, mid,
+                                  _text(part.get("id")))
+            self._proposal = None  # one prompt answers it
+            if approved is not None:
+                cls = "decision"  # the user approved what the agent proposed
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
                                  cls, role, meas))
         self.events += 1
+        if kind == EventKind.DECISION and source == "text":
+            chose = self._rule(agent_choice, (text,), None, mid, _text(part.get("id")))
+            if chose is not None:  # the agent's own choice: a decision event of its own
+                self._prose(ordinal, seq, mid, part, EventKind.DECISION, "choice", chose.text(),
+                            None)
+        elif approved is not None:  # what was approved, as the decision's text
+            self._prose(ordinal, seq, mid, part, EventKind.DECISION, "choice", approved[1], None)
 
     def _other(self, ordinal: int, seq: int, mid: str, part_id: str | None, kind: str,
                time: int | None, text: str | None, data: Any, reason: str | None = None) -> None:
@@ -954,6 +983,23 @@ class Deriver:
         if chose is not None:  # the user's answer or approval: a decision event of its own
             self._prose(ordinal, seq, msg.info["id"], part, EventKind.DECISION, "choice", chose,
                         None)
+
+
+def _proposal_after(msg: RawMessage, before: str | None) -> str | None:
+    """The assistant's last reply after ``msg`` (what a short reply to it approves): an
+    assistant message's last text part, none after a user's prompt, else as before."""
+    role = msg.info.get("role")
+    if role == "assistant" and not msg.info.get("summary"):
+        texts = [p["text"] for p in msg.parts if isinstance(p, dict) and p.get("type") == "text"
+                 and not p.get("synthetic") and isinstance(p.get("text"), str)
+                 and p["text"].strip()]
+        return texts[-1] if texts else before
+    if role == "user" and any(
+            isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic")
+            and not p.get("ignored") and isinstance(p.get("text"), str)
+            and not p["text"].lstrip().startswith("<") for p in msg.parts):
+        return None
+    return before
 
 
 def _context_size(info: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 26
+DERIVE_VERSION = 27
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -81,4 +81,9 @@ answered question tool or an approved plan adds a ``decision`` event of source
 (:mod:`logparse.measure_runners`: PHPUnit counts and clock time, cargo's ``in 1m 02s``,
 Node's TAP ``# tests``/``# duration_ms``, bun's ``Ran N tests … [ms]``, pyright's
 summary, Istanbul's and coverage.py's coverage totals, pi's cut-output length, ``from
-1,486 down to 494 errors``, ``coverage from 51% to 77.7%``)."""
+1,486 down to 494 errors``, ``coverage from 51% to 77.7%``).
+27 (xdecide2): a short reply approving what the agent's last reply asked or
+offered ("yes please", "sim, pode", "2", "1. no 2. no") is classed ``decision`` and adds a
+``choice`` event holding what was approved; a reply stating the agent's own choice ("I'll
+use …", "… instead", "rather than …") adds a ``choice`` event with the option, the one it
+drops and the reason (:mod:`logparse.decide_choice`)."""
