@@ -168,8 +168,10 @@ _REJECTED: Final = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(.+?)" + _CLA
                               re.IGNORECASE)
 _BECAUSE: Final = re.compile(r"\b(?:because|since|so\s+that|as\s+it)\s+(.+?)(?=[.!?]?\Z)",
                              re.IGNORECASE)
-_SO: Final = re.compile(r"^(.{8,}?),?\s+so\s+" + _ME, re.IGNORECASE)
-_TRAIL: Final = re.compile(r"[\s,;:—–-]*\b(?:instead|instead\s+of\s+.*|rather\s+than\s+.*"
+_SO: Final = re.compile(r"^(.{8,}?)(?<!\s),?\s+so\s+" + _ME, re.IGNORECASE)
+"""A sentence's chosen part before "…, so I'll"; the clause may end only where a
+whitespace run starts, so a long run is not scanned again from each of its characters."""
+_TRAIL: Final = re.compile(r"(?<![\s,;:—–-])[\s,;:—–-]*\b(?:instead|instead\s+of\s+.*|rather\s+than\s+.*"
                            r"|because\s+.*|since\s+.*|so\s+that\s+.*)\Z",
                            re.IGNORECASE | re.DOTALL)
 
@@ -226,7 +228,10 @@ def agent_choice(text: str) -> Choice | None:
 
 
 _CUT: Final = re.compile(r"[;:]\s|,\s+(?:so|then|and\s+then|and\s+I|which|because|since)\b"
-                        r"|\s+so\s+(?:that|the|it|we|I)\b|,?\s+then\s", re.IGNORECASE)
+                        r"|(?<!\s)(?:\s+so\s+(?:that|the|it|we|I)\b|,?\s+then\s)", re.IGNORECASE)
+"""Where a chosen option's clause ends.  A whitespace run is entered only at its first
+character (``(?<!\s)``): the leftmost match is the same, and a long run is not scanned
+again from each of its characters."""
 
 
 def _cut(chosen: str) -> str:
