@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.ablate import off as ablated
 from kb.graph.delegated import delegated_episodes
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
@@ -43,6 +44,8 @@ from kb.graph.replycues import (
     first_match,
     joined,
 )
+from kb.graph.retarget import retarget_episodes
+from kb.graph.reverted import reverted_episodes
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
@@ -92,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 39
+EXTRACTOR_VERSION = 40
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -182,7 +185,12 @@ prompt leave their questions open as Codex's do.
 39 (xfit): the cue rows of the rules fitted to one session say their idea in general terms
 and in every language of the pool: guesses, findings, claims of inability, runs read as
 failed or damaging (:mod:`kb.graph.replycues`); a user's correction label and "no longer
-there" (:data:`logparse.structural.CORRECTION_CUES`)."""
+there" (:data:`logparse.structural.CORRECTION_CUES`).
+
+40 (xstruct): attempts by target, structure only: a change the agent undid itself after
+a check, with no user message between (:mod:`kb.graph.reverted`), and a target (a URL's
+host, a package) given up for another of the same kind after it failed
+(:mod:`kb.graph.retarget`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -864,6 +872,8 @@ class Extractor:
     def _end(self, a: Approach, session_id: str, ordinal: int, text: str,
              source: str, via: str) -> None:
         priority = {"todo": 3, "prose": 2}.get(source, 1)
+        if ablated(via):
+            return  # its family is switched off (kb.graph.ablate: benches only)
         if a.ended is not None:
             if abs(a.ended - ordinal) <= 3:  # the same ending, told again (todo + prose)
                 a.end_notes.append((priority, text))
@@ -1394,7 +1404,10 @@ class Extractor:
                                    + made_by("dropped_option",
                                          dropped_option_episodes(self.steps, self.said))
                                    + made_by("merged_stderr", merged_stderr_episodes(self.steps))
-                                   + made_by("delegated", delegated_episodes(self.steps)),
+                                   + made_by("delegated", delegated_episodes(self.steps))
+                                   + made_by("reverted",
+                                         reverted_episodes(self.steps, self.said))
+                                   + made_by("retarget", retarget_episodes(self.steps)),
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
@@ -1566,7 +1579,8 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted", "reverted",
+                           "retargeted",
                            "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
