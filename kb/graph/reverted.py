@@ -99,6 +99,20 @@ EXAMPLES: tuple[Example, ...] = (
         _run(31, "php convert.php", True, "PHP Fatal error: Class DOMDocument not found"),
         _run(33, "rm convert.php", False)), (), (30, 33),
         "(no real line yet) a script given up and deleted"),
+    Example("rm-file: the cause is the deleted script's own run", (
+        _edit(342, "uploads/rebuild-elo.php", ["$data = json_decode($raw, true);"]),
+        _run(351, 'curl -s -b cookies.txt "http://localhost:8882/wp-content/uploads/'
+                  'rebuild-elo.php" 2>&1', True, "PHP Parse error: Unclosed '[' does not "
+                                                  "match ')'"),
+        _edit(353, "uploads/rebuild-elo2.php", ["$data = json_decode($raw, true);"]),
+        _run(357, 'curl -s -b cookies.txt "http://localhost:8882/wp-content/uploads/'
+                  'rebuild-elo2.php" 2>&1', True, "PHP Fatal error: Failed opening required "
+                                                  "'../../../wp-load.php'"),
+        _run(359, 'curl -s -b cookies.txt "http://localhost:8882/wp-content/uploads/'
+                  'rebuild-elo2.php" 2>&1', False),
+        _run(360, 'Remove-Item "C:\\Users\\salma\\Studio\\21st-showcase\\wp-content'
+                  '\\uploads\\rebuild-elo.php" -ErrorAction SilentlyContinue', False)), (),
+        (342, 360), "uicomponents__session-wordpress.json ordinals 342-360 (trimmed)"),
     Example("rm-file of a helper that worked is cleaning up", (
         _edit(30, "probe.py", ["print(requests.get(URL).status_code)"]),
         _run(31, "python probe.py", False),
@@ -160,6 +174,10 @@ def reverted_episodes(steps: list[Step], said: Sequence[Said]) -> list[Found]:
                 if how == "rm-file" and not _last_failed(c, checks):
                     continue  # a helper that worked, cleaned up
                 used.add(c.ordinal)
+                # the runs of the file itself, where any ran it (the others between are
+                # other work: a second script's own failure is not this one's cause)
+                name = os.path.basename(c.target) if c.target else ""
+                checks = [x for x in checks if name and name in x.command] or checks
                 failed = [x for x in checks if x.failed]
                 cause = (failed[-1].signature or failed[-1].failure) if failed else None
                 what = c.target or c.key

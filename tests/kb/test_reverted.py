@@ -28,3 +28,10 @@ def test_every_example_has_a_source() -> None:
 
 def test_the_rule_is_structural() -> None:
     assert family_of("reverted:reverted") == "structural"
+
+
+def test_evidence_and_cause_are_the_files_own_runs() -> None:
+    ex = next(e for e in EXAMPLES if e.name.startswith("rm-file: the cause"))
+    (f,) = reverted_episodes(list(ex.steps), [])
+    assert f.ordinals() == {342, 351, 360}
+    assert f.signature is not None and "Unclosed" in f.signature
