@@ -1405,8 +1405,6 @@ class Extractor:
                                          dropped_option_episodes(self.steps, self.said))
                                    + made_by("merged_stderr", merged_stderr_episodes(self.steps))
                                    + made_by("delegated", delegated_episodes(self.steps))
-                                   + made_by("reverted",
-                                         reverted_episodes(self.steps, self.said))
                                    + made_by("retarget", retarget_episodes(self.steps)),
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
@@ -1417,7 +1415,11 @@ class Extractor:
                                          revised_episodes(self.steps, self.said,
                                                           self.lookups))
                                    + made_by("rewound", rewound_episodes(
-                                       self.steps, self.rewinds)))
+                                       self.steps, self.rewinds))
+                                   # an undo ends a chain the attempt rules may tell
+                                   # already: it never hides theirs
+                                   + made_by("reverted",
+                                         reverted_episodes(self.steps, self.said)))
         assert self._found is not None
         return self._found
 
@@ -1579,7 +1581,12 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted", "reverted",
+            elif f.how == "reverted":
+                # why the change was undone is said while its own runs failed; by the
+                # undo the agent may be on other work (a second script's warnings)
+                tested = [o for o, role, _ in f.evidence if role == "tested"] or [f.first]
+                window = range(f.first + 1, max(tested) + 2)
+            elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
                            "retargeted",
                            "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound", "subagent-failed"):
@@ -1616,8 +1623,10 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how in ("disproved", "misread", "revised") \
+            # what disproved it is its cause; a compaction that lost the task is the cause;
+            # what the agent states after undoing a change is about the work that replaced
+            # it (kb.graph.reverted)
+            settled = f.how in ("disproved", "misread", "revised", "reverted") \
                 or f.cause_text.startswith(LOST_TASK) or bool(finding)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),
