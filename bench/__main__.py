@@ -2,7 +2,8 @@
 ``home``, ``replay``, ``tui``, ``search``, ``secrets``, ``labels``, ``labels-misses``, ``decisions``,
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
-``rule-support``, ``signals``, ``graph-state``, ``prose-classes``)."""
+``rule-support``, ``signals``, ``graph-state``, ``prose-classes``,
+``ablate``)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "signals": "bench.signals_bench",
            "graph-state": "bench.graph_state_bench",
            "prose-classes": "bench.prose_classes",
-           "decisions": "bench.decisions_bench"}
+           "decisions": "bench.decisions_bench",
+           "ablate": "bench.ablate_bench"}
 
 
 def main() -> None:

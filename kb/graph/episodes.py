@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import NamedTuple
 
+from kb.graph.ablate import off
 from kb.graph.causechoice import what_user_said
 from kb.graph.complaints import by_complaint, complaints
 from kb.graph.iteration import (
@@ -2045,10 +2046,11 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
 
 
 def made_by(rule: str, found: list[Found]) -> list[Found]:
-    """``found`` with the rule that read them named (where no caller named one)."""
+    """``found`` with the rule that read them named (where no caller named one); none
+    of a family ``LOGKB_ABLATE`` switched off (:mod:`kb.graph.ablate`, benches only)."""
     for f in found:
         f.rule = f.rule or rule
-    return found
+    return [f for f in found if not off(f.rule)]
 
 
 def episodes(steps: list[Step], said: list[Said],

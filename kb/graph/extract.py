@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from kb.graph.ablate import off as ablated
 from kb.graph.causechoice import files_named, own_root
 from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
@@ -44,6 +45,8 @@ from kb.graph.replycues import (
     first_match,
     joined,
 )
+from kb.graph.retarget import retarget_episodes
+from kb.graph.reverted import reverted_episodes
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
@@ -93,7 +96,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 41
+EXTRACTOR_VERSION = 42
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -193,7 +196,12 @@ error that the delegation reports is not told again (:mod:`kb.graph.delegated`).
 continua") is no cause of the turn it stopped; a change the user's next message does not
 speak of (it names other files) takes as cause the root the agent stated about the change
 before it; no cause opens with a narration lead-in, nor quotes one in a parenthesis
-(:mod:`kb.graph.causechoice`)."""
+(:mod:`kb.graph.causechoice`).
+
+42 (xstruct): attempts by target, structure only: a change the agent undid itself after
+a check, with no user message between (:mod:`kb.graph.reverted`), and a target (a URL's
+host, a package) given up for another of the same kind after it failed
+(:mod:`kb.graph.retarget`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -878,6 +886,8 @@ class Extractor:
     def _end(self, a: Approach, session_id: str, ordinal: int, text: str,
              source: str, via: str) -> None:
         priority = {"todo": 3, "prose": 2}.get(source, 1)
+        if ablated(via):
+            return  # its family is switched off (kb.graph.ablate: benches only)
         if a.ended is not None:
             if abs(a.ended - ordinal) <= 3:  # the same ending, told again (todo + prose)
                 a.end_notes.append((priority, text))
@@ -1409,7 +1419,8 @@ class Extractor:
                                    + made_by("dropped_option",
                                          dropped_option_episodes(self.steps, self.said))
                                    + made_by("merged_stderr", merged_stderr_episodes(self.steps))
-                                   + made_by("delegated", delegated_episodes(self.steps)),
+                                   + made_by("delegated", delegated_episodes(self.steps))
+                                   + made_by("retarget", retarget_episodes(self.steps)),
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
@@ -1419,7 +1430,11 @@ class Extractor:
                                          revised_episodes(self.steps, self.said,
                                                           self.lookups))
                                    + made_by("rewound", rewound_episodes(
-                                       self.steps, self.rewinds)))
+                                       self.steps, self.rewinds))
+                                   # an undo ends a chain the attempt rules may tell
+                                   # already: it never hides theirs
+                                   + made_by("reverted",
+                                         reverted_episodes(self.steps, self.said)))
             self._found = told_once(self._found, self.steps)
         assert self._found is not None
         return self._found
@@ -1583,7 +1598,13 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
+            elif f.how == "reverted":
+                # why the change was undone is said while its own runs failed; by the
+                # undo the agent may be on other work (a second script's warnings)
+                tested = [o for o, role, _ in f.evidence if role == "tested"] or [f.first]
+                window = range(f.first + 1, max(tested) + 2)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
+                           "retargeted",
                            "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
@@ -1619,8 +1640,10 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            # what disproved it is its cause; a compaction that lost the task is the cause
-            settled = f.how in ("disproved", "misread", "revised") \
+            # what disproved it is its cause; a compaction that lost the task is the cause;
+            # what the agent states after undoing a change is about the work that replaced
+            # it (kb.graph.reverted)
+            settled = f.how in ("disproved", "misread", "revised", "reverted") \
                 or f.cause_text.startswith(LOST_TASK) or bool(finding)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),

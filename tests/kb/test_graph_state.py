@@ -229,7 +229,9 @@ def test_resuming_without_the_look_ahead_would_change_the_answers(
         realworld: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_fresh: dict[str, tuple[str, bytes, str]]) -> None:
     """Why :meth:`kb.graph.state.Kept.resume` checks the look-ahead: fed with the common
-    tokens of its first pass, the grown session finds one more dead end."""
+    tokens of its first pass, the grown session finds other dead ends than a fresh pass
+    (a REST attempt ended at 375; since ``kb.graph.reverted`` it also loses the script
+    undone at 360, so the counts are equal and the sets differ)."""
     src = realworld / SHARED["uicomponents-wordpress"]
     scope, fresh, _ = shared_fresh["uicomponents-wordpress"]
     store, _ = _grow(src, tmp_path / src.name, tmp_path / "kb.duckdb", 150)
@@ -242,7 +244,12 @@ def test_resuming_without_the_look_ahead_would_change_the_answers(
         monkeypatch.setattr(xstate.Kept, "resume", fed_as_it_was)
         gs.rebuild_all(store)
         grown = json.loads(_answers(store, scope))
-    assert len(grown["dead_ends"]) == len(json.loads(fresh)["dead_ends"]) + 1
+
+    def ends(answers: dict[str, Any]) -> set[tuple[str, object]]:
+        return {(d["name"], d.get("ended_at")) for d in answers["dead_ends"]}
+
+    assert ends(grown) != ends(json.loads(fresh))
+    assert len(ends(grown) - ends(json.loads(fresh))) >= 1
 
 
 # ---------------------------------------------------------------- hostile rows

@@ -1,0 +1,65 @@
+"""Families of dead-end rules, and switching a family off to measure what it carries.
+
+Every dead end names the rule that ended it (``via`` = ``rule:how``, see
+:attr:`kb.graph.episodes.Found.rule`).  The rules fall into *families* by what they
+read:
+
+* ``structural``: the agent's calls and their results only (exit codes, error
+  signatures, the agent's own failure records, its todo list, targets of runs and
+  edits): a check that kept failing, a way replaced by another on the same target,
+  work undone by a later call;
+* ``user-acts``: what the user *did*, read from structure (a refused or stopped call, a
+  stopped turn, lines the agent takes back or undoes right after a user message);
+* ``user-cues``: what the user *said*, read from short cues (a failure report, a reply
+  that admits the user's correction, a request restated, a name set aside);
+* ``prose``: the agent's own sentences (a dead-end phrase, a claim taken back, a guess
+  dismissed, a hypothesis disproved or revised, a review's findings);
+* ``delegated``: a sub-agent's own failure record;
+* ``rewound``: a branch the user rewound away from.
+
+``LOGKB_ABLATE=FAMILY[,FAMILY…]`` switches families off: their rules find nothing, so
+what another rule finds on the same evidence is reported instead.  It exists for
+``python -m bench ablate`` and its tests only (it is no user feature, and nothing but the
+bench sets it): the knowledge base a switch derived must be derived again without it.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENV = "LOGKB_ABLATE"
+"""The environment variable naming the families switched off (comma separated)."""
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "structural": ("attempt", "check", "api_error", "sandboxed", "unfound", "replaced",
+                   "replaced_run", "workaround", "switched", "escalated", "dropped_option",
+                   "merged_stderr", "seen", "todo", "reverted", "retarget"),
+    "user-acts": ("rejected", "stopped", "reworked", "undone"),
+    "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
+    "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",
+              "taken_back", "disproved", "revised", "reviewed"),
+    "delegated": ("delegated",),
+    "rewound": ("rewound",),
+}
+"""Family: the rules in it (the ``rule`` of :class:`kb.graph.episodes.Found`, or the
+first part of an approach's ``via``: ``prose:dead-end``, ``todo:cancelled``)."""
+
+_FAMILY_OF = {rule: fam for fam, rules in FAMILIES.items() for rule in rules}
+
+
+def family_of(rule: str) -> str:
+    """The family of a rule (``via``'s first part); ``other`` for one no family names
+    (an annotation)."""
+    return _FAMILY_OF.get(rule.split(":", 1)[0], "other")
+
+
+def switched_off() -> frozenset[str]:
+    """The families ``LOGKB_ABLATE`` switches off (none unless a bench set it)."""
+    raw = os.environ.get(ENV, "")
+    return frozenset(x.strip() for x in raw.split(",") if x.strip())
+
+
+def off(rule: str) -> bool:
+    """Whether the family of ``rule`` is switched off."""
+    gone = switched_off()
+    return bool(gone) and family_of(rule) in gone
