@@ -93,7 +93,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 41
+EXTRACTOR_VERSION = 42
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -193,7 +193,11 @@ error that the delegation reports is not told again (:mod:`kb.graph.delegated`).
 continua") is no cause of the turn it stopped; a change the user's next message does not
 speak of (it names other files) takes as cause the root the agent stated about the change
 before it; no cause opens with a narration lead-in, nor quotes one in a parenthesis
-(:mod:`kb.graph.causechoice`)."""
+(:mod:`kb.graph.causechoice`).
+
+42 (fix5): a Claude Code ``Task`` (or opencode ``task``) whose child session ended on the
+error the delegation reports is told once, as the delegation (:func:`kb.graph.delegated.
+told_once`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1253,7 +1257,8 @@ class Extractor:
             "the tool call was still running: the sub-agent never reported back"
             if unanswered else row.failure or None if failed else None,
             command=(cmd or row.title or "")[:300], tool="task",
-            failure=(row.failure or "")[:160] if failed else ""))
+            failure=(row.failure or "")[:160] if failed else "",
+            child=row.child_session_id or ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row
