@@ -197,7 +197,8 @@ before it; no cause opens with a narration lead-in, nor quotes one in a parenthe
 
 42 (fix5): a Claude Code ``Task`` (or opencode ``task``) whose child session ended on the
 error the delegation reports is told once, as the delegation (:func:`kb.graph.delegated.
-told_once`)."""
+told_once`); the stored title of a Gemini CLI session skips a prompt the user rewound
+away from (:mod:`kb.ingest`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
