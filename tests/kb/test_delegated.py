@@ -246,3 +246,40 @@ def test_a_task_child_named_by_its_session_is_told_once() -> None:
     ok = [Step("p", 4, "task research visa", False, True, False, None, tool="task",
                child="p:agent-a06")]
     assert told_once([cut], ok) == [cut]  # the delegation did not report it failed
+
+
+def test_an_opencode_task_child_s_error_is_told_once(tmp_path: Path) -> None:
+    """subagents_opencode.json with the child session its failed task names, exported
+    beside it (built from opencode's format: the child's reply ends on the APIError the
+    task reports): one dead end, the parent's delegation."""
+    import json
+
+    d = json.loads((FIXTURES / "subagents_opencode.json").read_text())
+    parent, child = d["info"]["id"], "ses_099f6fd34ffe4Odh2VDvcdvie8"
+    t = d["messages"][1]["info"]["time"]["created"]
+    kid = {"info": {"id": child, "parentID": parent, "title": "Explore React source "
+                    "structure (@explore subagent)", "directory": d["info"]["directory"],
+                    "projectID": "global", "version": "1.18.1",
+                    "time": {"created": t + 10, "updated": t + 900}},
+           "messages": [
+               {"info": {"id": "msg_c1", "sessionID": child, "role": "user",
+                         "time": {"created": t + 10}},
+                "parts": [{"type": "text", "id": "prt_c1", "sessionID": child,
+                           "messageID": "msg_c1",
+                           "text": "Explore the React/Vite project thoroughly."}]},
+               {"info": {"id": "msg_c2", "sessionID": child, "role": "assistant",
+                         "parentID": "msg_c1", "modelID": "deepseek-v4-flash-free",
+                         "providerID": "opencode", "mode": "explore",
+                         "time": {"created": t + 20},
+                         "error": {"name": "APIError", "data": {
+                             "message": "Rate limit exceeded, please retry later"}}},
+                "parts": []}]}
+    (tmp_path / "parent.json").write_text(json.dumps(d))
+    (tmp_path / "child.json").write_text(json.dumps(kid))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [tmp_path / "parent.json", tmp_path / "child.json"])
+        ex = gs.extract_scope(store, gs.scope_of(store, parent))
+    dead = [(a.session_id, a.via) for a in ex.approaches if a.status == "dead_end"]
+    assert dead == [(parent, "delegated:subagent-failed")], dead
+    (a,) = [a for a in ex.approaches if a.status == "dead_end"]
+    assert "Rate limit exceeded" in (a.cause_text or "")
