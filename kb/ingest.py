@@ -424,6 +424,14 @@ class _Session:
     seen: dict[str, tuple[int, str]] = field(default_factory=dict)
     """message id → (digest, where it was read), for duplicates."""
     first_prompt: str | None = None
+    """The user's first prompt the conversation kept: what the title falls back to."""
+    prompt_at: int = 0
+    """The place of ``first_prompt`` among the messages read (the reader's ordinal)."""
+    taken_back: str | None = None
+    """The first prompt the user rewound away from (Gemini CLI's ``$rewindTo``): the
+    title only when no prompt came after the rewind (:func:`_rewound_from`)."""
+    read: int = 0
+    """Messages of the source read so far."""
     runs: int = 0
     open_tx: bool = False
     """A transaction holds batches written and not yet committed."""
@@ -813,6 +821,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
     watch = st.watch
     from logparse.derive import digest  # the rules load with the first input to derive
     for msg in src.messages:
+        st.read += 1
         mid = msg.info["id"]
         if watch is not None and st.mark is None and mid == watch.resume_mark:  # type: ignore[attr-defined]
             st.mark = (deriver.sequence(), st.first_prompt)
@@ -853,6 +862,13 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
             st.first_prompt = _prompt_text(msg.parts)
+            st.prompt_at = st.read
+        elif st.first_prompt is not None and st.src.agent == "gemini-cli" \
+                and b'"rewinds":' in msg.raw and _rewound_from(msg.raw) <= st.prompt_at:
+            # the user rewound to before the prompt the title would come from: the
+            # title is the first prompt after the rewind (the message stays stored)
+            st.taken_back = st.taken_back or st.first_prompt
+            st.first_prompt = None
         st.size += len(msg.raw)
         if progress:
             progress(len(msg.raw))
@@ -941,7 +957,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         batches = deriver.results(wait=True)
         if not deriver.out_of_order:
             info = _session_info(src, (deriver.first_time, deriver.last_time),
-                                 st.first_prompt, problems)
+                                 st.first_prompt or st.taken_back, problems)
             for b in batches:
                 _lost(src.path, b.lost, problems)
             deriver.close()
@@ -971,7 +987,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
             store.renumber(sid)  # the union, in the agent's own time order
             store.forget_resume_points(sid, str(src.path), 0)
         store.realign(sid)
-        info = _session_info(src, (deriver.first_time, deriver.last_time), st.first_prompt,
+        info = _session_info(src, (deriver.first_time, deriver.last_time),
+                             st.first_prompt or st.taken_back,
                              problems)
         store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
@@ -1033,7 +1050,8 @@ def _commit(store: KbStore, st: _Session) -> None:
     if not st.open_tx:
         return
     try:
-        store.upsert_session(_session_info(st.src, st.times, st.first_prompt, None),
+        store.upsert_session(_session_info(st.src, st.times,
+                                           st.first_prompt or st.taken_back, None),
                              DERIVE_VERSION)
         store.commit()
     except BaseException:
@@ -1063,6 +1081,23 @@ def _check_partial(store: KbStore, src: SourceSession,
                    "(stored from a complete source) lacks; ingest the session from opencode.db "
                    "or an export to place them"))
     return None
+
+
+def _rewound_from(raw: bytes) -> int:
+    """The first message a Gemini CLI ``$rewindTo`` took back (a rewind to an id it does
+    not know takes back from the first), read from the raw record of the message the
+    rewind followed (``$.rewinds``, :attr:`logparse._agentlines.Draft.rewinds`); past
+    every message when the record holds none."""
+    none = 1 << 62
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return none
+    rewinds = doc.get("rewinds") if isinstance(doc, dict) else None
+    if not isinstance(rewinds, list):
+        return none
+    return min((r["from"] for r in rewinds
+                if isinstance(r, dict) and isinstance(r.get("from"), int)), default=none)
 
 
 def _prompt_text(parts: list[dict[str, object]]) -> str | None:

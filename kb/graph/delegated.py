@@ -128,12 +128,16 @@ _ERROR_CLASS = re.compile(r"^\s*\w*(?:Error|Exception):\s*")
 
 
 def told_once(found: list[Found], steps: list[Step]) -> list[Found]:
-    """``found`` without the provider error a Codex sub-agent's own session ended on when
-    the delegation that spawned it already reports it (the child's session is in the
-    parent's scope: the same failure would be told twice, once in each session).  The
-    child's other dead ends (a run of its own that failed) stay."""
-    children = {s.key[len(AGENT_KEY):] for s in _delegations(steps)
-                if s.failed and s.key.startswith(AGENT_KEY)}
+    """``found`` without the provider error a sub-agent's own session ended on when the
+    delegation that spawned it already reports it (a Claude Code ``Task``'s sidechain, an
+    opencode ``task``'s child session, a Codex sub-agent's rollout: the child's session is
+    in the parent's scope, so the same failure would be told twice, once in each
+    session).  The delegation's dead end keeps the child's error as its cause and as the
+    note of its evidence.  The child's other dead ends (a run of its own that failed)
+    stay."""
+    children = {c for s in _delegations(steps) if s.failed
+                for c in (s.child, s.key[len(AGENT_KEY):] if s.key.startswith(AGENT_KEY)
+                          else "") if c}
     if not children:
         return found
     told = [f.cause_text.lower() for f in found if f.how == "subagent-failed"]

@@ -95,6 +95,9 @@ class Step(NamedTuple):
     """The lines a change took away."""
     escalated: bool = False
     """It asked to run outside the sandbox (Codex ``require_escalated``)."""
+    child: str = ""
+    """A delegation's sub-agent session, when it is stored (Claude Code ``Task``, opencode
+    ``task``, Codex ``spawn_agent``): its own ending error is the delegation's to tell."""
     mixed: str = ""
     """It merged stderr into stdout and printed this line ahead of its JSON (a log line a
     file written the same way starts with)."""

@@ -96,7 +96,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 42
+EXTRACTOR_VERSION = 43
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -201,7 +201,12 @@ before it; no cause opens with a narration lead-in, nor quotes one in a parenthe
 42 (xstruct): attempts by target, structure only: a change the agent undid itself after
 a check, with no user message between (:mod:`kb.graph.reverted`), and a target (a URL's
 host, a package) given up for another of the same kind after it failed
-(:mod:`kb.graph.retarget`)."""
+(:mod:`kb.graph.retarget`).
+
+43 (fix5): a Claude Code ``Task`` (or opencode ``task``) whose child session ended on the
+error the delegation reports is told once, as the delegation (:func:`kb.graph.delegated.
+told_once`); the stored title of a Gemini CLI session skips a prompt the user rewound
+away from (:mod:`kb.ingest`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1263,7 +1268,8 @@ class Extractor:
             "the tool call was still running: the sub-agent never reported back"
             if unanswered else row.failure or None if failed else None,
             command=(cmd or row.title or "")[:300], tool="task",
-            failure=(row.failure or "")[:160] if failed else ""))
+            failure=(row.failure or "")[:160] if failed else "",
+            child=row.child_session_id or ""))
 
     def _call(self, row: CallRow) -> None:
         self.last_call = row

@@ -214,3 +214,72 @@ def test_codex_spawned_child_that_errored_is_one_dead_end_of_the_parent(
         (a,) = [a for a in ex.approaches if a.status == "dead_end"]
         assert "cargo test -p ledger" in a.name
         assert "stream disconnected" in (a.cause_text or "")
+
+
+def test_a_claude_code_task_child_s_api_error_is_told_once(tmp_path: Path) -> None:
+    """fixtures/structural/subagents_claude.jsonl: the research sub-agent's sidechain ends
+    on an API error (529) and its Task is answered with it.  One failure, one dead end:
+    the parent's delegation, whose cause is the child's error; the child's own provider
+    error is not told again."""
+    ex = _extraction(tmp_path, "subagents_claude.jsonl")
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    told = [a for a in dead if "529" in (a.cause_text or "")]
+    assert [(a.via, "Research Visa" in a.name) for a in told] == [
+        ("delegated:subagent-failed", True)], [(a.session_id, a.via) for a in dead]
+    assert not [a for a in dead if ":agent-" in a.session_id]
+
+
+def test_a_task_child_named_by_its_session_is_told_once() -> None:
+    """A Claude Code Task (or opencode task) names its child by the linked session, not
+    by a Codex agent key: the child's provider error it reports is still told once."""
+    from kb.graph.delegated import told_once
+    from kb.graph.episodes import Found
+
+    steps = [Step("p", 4, "task research visa", False, True, True, "x", tool="task",
+                  child="p:agent-a06")]
+    spawn = Found("p", "delegating", 4, 5, "subagent-failed", "the sub-agent ended on an "
+                  "error: APIError: API Error: 529 Overloaded")
+    cut = Found("p:agent-a06", "work cut by a provider error", 1, 2, "api-error",
+                "the model's provider answered with an error",
+                evidence=[(2, "ended", "APIError: API Error: 529 Overloaded")])
+    assert told_once([spawn, cut], steps) == [spawn]
+    ok = [Step("p", 4, "task research visa", False, True, False, None, tool="task",
+               child="p:agent-a06")]
+    assert told_once([cut], ok) == [cut]  # the delegation did not report it failed
+
+
+def test_an_opencode_task_child_s_error_is_told_once(tmp_path: Path) -> None:
+    """subagents_opencode.json with the child session its failed task names, exported
+    beside it (built from opencode's format: the child's reply ends on the APIError the
+    task reports): one dead end, the parent's delegation."""
+    import json
+
+    d = json.loads((FIXTURES / "subagents_opencode.json").read_text())
+    parent, child = d["info"]["id"], "ses_099f6fd34ffe4Odh2VDvcdvie8"
+    t = d["messages"][1]["info"]["time"]["created"]
+    kid = {"info": {"id": child, "parentID": parent, "title": "Explore React source "
+                    "structure (@explore subagent)", "directory": d["info"]["directory"],
+                    "projectID": "global", "version": "1.18.1",
+                    "time": {"created": t + 10, "updated": t + 900}},
+           "messages": [
+               {"info": {"id": "msg_c1", "sessionID": child, "role": "user",
+                         "time": {"created": t + 10}},
+                "parts": [{"type": "text", "id": "prt_c1", "sessionID": child,
+                           "messageID": "msg_c1",
+                           "text": "Explore the React/Vite project thoroughly."}]},
+               {"info": {"id": "msg_c2", "sessionID": child, "role": "assistant",
+                         "parentID": "msg_c1", "modelID": "deepseek-v4-flash-free",
+                         "providerID": "opencode", "mode": "explore",
+                         "time": {"created": t + 20},
+                         "error": {"name": "APIError", "data": {
+                             "message": "Rate limit exceeded, please retry later"}}},
+                "parts": []}]}
+    (tmp_path / "parent.json").write_text(json.dumps(d))
+    (tmp_path / "child.json").write_text(json.dumps(kid))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [tmp_path / "parent.json", tmp_path / "child.json"])
+        ex = gs.extract_scope(store, gs.scope_of(store, parent))
+    dead = [(a.session_id, a.via) for a in ex.approaches if a.status == "dead_end"]
+    assert dead == [(parent, "delegated:subagent-failed")], dead
+    (a,) = [a for a in ex.approaches if a.status == "dead_end"]
+    assert "Rate limit exceeded" in (a.cause_text or "")

@@ -149,15 +149,72 @@ def test_rewound_costs_linear_time_in_the_rewinds(tmp_path: Path) -> None:
     assert large < 9 * max(small, 0.005), (small, large)
 
 
-def test_the_briefs_title_is_not_a_rewound_prompt(db: Path) -> None:
-    """The session is named by its first prompt (Gemini CLI records no title), which the
-    user rewound away from: the brief's title is the goal asked after the rewind."""
+def test_the_briefs_title_is_not_a_rewound_prompt(db: Path, tmp_path: Path) -> None:
+    """The session is named by its first prompt (Gemini CLI records no title); the one
+    the user rewound away from names it in no brief: ingest stores the kept prompt as
+    the title, and a store made before it did (titled by the rewound prompt) gets the
+    goal asked after the rewind as the brief's title."""
     sid = _sid(db)
     d = json.loads(invoke("handoff", "--json", "--session", sid, "--db", str(db)).stdout)
-    assert d["session"]["title"].startswith("Goal: make the test suite faster")
+    assert d["session"]["title"].startswith("Goal: find the five slowest tests")
+    assert d["session"]["title_rewound"] is False
+    old = tmp_path / "old.duckdb"
+    shutil.copy(db, old)
+    with KbStore(old) as store:
+        store.conn.execute("UPDATE sessions SET title = ? WHERE session_id = ?", [
+            "Goal: make the test suite faster by running it in parallel with "
+            "pytest-xdist.", sid])
+    d = json.loads(invoke("handoff", "--json", "--session", sid, "--db", str(old)).stdout)
     assert d["session"]["title_rewound"] is True
-    md = invoke("handoff", "--session", sid, "--db", str(db)).stdout
-    head = md.splitlines()[0]
-    assert head.startswith("# Hand-off: find the five slowest tests"), head
-    assert "pytest-xdist" not in head and "make the test suite faster" not in md.split(
-        "## Status")[0]
+    for kb in (db, old):
+        md = invoke("handoff", "--session", sid, "--db", str(kb)).stdout
+        head = md.splitlines()[0]
+        assert "find the five slowest tests" in head, head
+        assert "pytest-xdist" not in head and "make the test suite faster" not in md.split(
+            "## Status")[0]
+
+
+def test_the_stored_title_is_not_a_rewound_prompt(db: Path) -> None:
+    """Gemini CLI records no title: the session is named by its first prompt, unless the
+    user rewound away from it; then by the first prompt the conversation kept.  Nothing
+    is lost: the rewound prompt stays stored, word for word."""
+    with KbStore(db, read_only=True) as store:
+        sid = _sid(db)
+        title = store.session(sid)["title"]
+        assert title.startswith("Goal: find the five slowest tests"), title
+        assert store.max_ordinal(sid) == 6
+        (text,) = [e.text for e in store.events(sid, kinds=["prompt"], sources=["text"])
+                   if e.ordinal == 1]
+        assert "pytest-xdist" in (text or "")
+
+
+def test_a_rewind_past_a_later_prompt_keeps_the_first_as_title(tmp_path: Path) -> None:
+    head = FIXTURE.read_text().splitlines()[0]
+    ts = "2026-11-02T09:00:05.000Z"
+
+    def user(mid: str, text: str) -> str:
+        return json.dumps({"id": mid, "timestamp": ts, "type": "user",
+                           "content": [{"text": text}]})
+
+    def reply(mid: str, text: str) -> str:
+        return json.dumps({"id": mid, "timestamp": ts, "type": "gemini", "content": text,
+                           "model": "gemini-3-flash-preview"})
+
+    src = tmp_path / "session-2026-11-02T09-00-later.jsonl"
+    src.write_text("\n".join([head, user("u1", "List the slow tests."), reply("g1", "ok"),
+                              user("u2", "Now install pytest-xdist."), reply("g2", "ok"),
+                              json.dumps({"$rewindTo": "u2"}),
+                              user("u3", "Profile the database tests."),
+                              reply("g3", "ok")]) + "\n")
+    db = _ingest(src, tmp_path)
+    with KbStore(db, read_only=True) as store:
+        sid = _sid(db)
+        assert sorted(store.rewound(sid)) == [3, 4]
+        assert store.session(sid)["title"] == "List the slow tests."
+    # every prompt taken back, none after: the title is still the first (nothing better)
+    src.write_text("\n".join([head, user("u1", "List the slow tests."), reply("g1", "ok"),
+                              json.dumps({"$rewindTo": "u1"})]) + "\n")
+    (tmp_path / "all").mkdir()
+    db = _ingest(src, tmp_path / "all")
+    with KbStore(db, read_only=True) as store:
+        assert store.session(_sid(db))["title"] == "List the slow tests."
