@@ -33,7 +33,7 @@ ENV = "LOGKB_ABLATE"
 FAMILIES: dict[str, tuple[str, ...]] = {
     "structural": ("attempt", "check", "api_error", "sandboxed", "unfound", "replaced",
                    "replaced_run", "workaround", "switched", "escalated", "dropped_option",
-                   "merged_stderr", "seen", "todo", "reverted", "retarget"),
+                   "merged_stderr", "seen", "todo", "reverted"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),
     "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
     "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",

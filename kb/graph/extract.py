@@ -45,7 +45,6 @@ from kb.graph.replycues import (
     first_match,
     joined,
 )
-from kb.graph.retarget import retarget_episodes
 from kb.graph.reverted import reverted_episodes
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
@@ -199,14 +198,13 @@ before it; no cause opens with a narration lead-in, nor quotes one in a parenthe
 (:mod:`kb.graph.causechoice`).
 
 42 (xstruct): attempts by target, structure only: a change the agent undid itself after
-a check, with no user message between (:mod:`kb.graph.reverted`), and a target (a URL's
-host, a package) given up for another of the same kind after it failed
-(:mod:`kb.graph.retarget`).
+a check, with no user message between (:mod:`kb.graph.reverted`).
 
 43 (fix5): a Claude Code ``Task`` (or opencode ``task``) whose child session ended on the
 error the delegation reports is told once, as the delegation (:func:`kb.graph.delegated.
 told_once`); the stored title of a Gemini CLI session skips a prompt the user rewound
-away from (:mod:`kb.ingest`)."""
+away from (:mod:`kb.ingest`).  And xstruct's ``retarget`` rule is gone: it found no dead
+end of its own on tune or shared, and one extra on the held-out set."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1425,8 +1423,7 @@ class Extractor:
                                    + made_by("dropped_option",
                                          dropped_option_episodes(self.steps, self.said))
                                    + made_by("merged_stderr", merged_stderr_episodes(self.steps))
-                                   + made_by("delegated", delegated_episodes(self.steps))
-                                   + made_by("retarget", retarget_episodes(self.steps)),
+                                   + made_by("delegated", delegated_episodes(self.steps)),
                                    made_by("taken_back",
                                        taken_back_episodes(self.steps, self.said))
                                    + made_by("disproved",
@@ -1610,7 +1607,6 @@ class Extractor:
                 tested = [o for o, role, _ in f.evidence if role == "tested"] or [f.first]
                 window = range(f.first + 1, max(tested) + 2)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "retargeted",
                            "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
