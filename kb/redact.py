@@ -355,10 +355,18 @@ def _literal(rx: re.Pattern[str]) -> str:
     return re.sub(r"\\(.)", r"\1", body, flags=re.S)
 
 
+_SHELL_SPLIT = re.compile(r"[&;|()<>`]+")
+"""Where a shell ends an unquoted word."""
+
+
 def _forms(value: str) -> set[str]:
     """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
     messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
     forms = {value}
+    # a shell splits an unquoted word at its metacharacters, and what read the command
+    # as a shell would (a replay plan's safety line) shows the parts: each is the secret
+    # too (the caller drops parts shorter than ``_MIN_PIECE``)
+    forms.update(p for p in _SHELL_SPLIT.split(value) if p)
     escaped = value
     for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
         escaped = orjson.dumps(escaped).decode()[1:-1]

@@ -138,6 +138,17 @@ def test_redactor_masks_pieces_cut_by_sql() -> None:
     assert Redactor({key: "aws-key"}, reveal=True).text(key) == key
 
 
+def test_redactor_hides_the_parts_a_shell_splits_a_secret_into() -> None:
+    """A password read whole from ``sshpass -p Tr0ub4dor-&3xQe`` was shown in the parts
+    a shell splits it into at ``&`` (the replay plan's safety line quoted
+    ``sshpass -p Tr0ub4dor-`` and ``3xQe``): each part is the secret too."""
+    pw = "Tr0ub" + "4dor-&3xQe"
+    red = Redactor({pw: "password"})
+    shown = red.text("sshpass -p Tr0ub4dor- is not understood; 3xQe is not known")
+    assert "Tr0ub4dor-" not in shown and "3xQe" not in shown
+    assert red.text("a 3xQer word") == "a 3xQer word"  # a short part: whole words only
+
+
 def test_stream_redactor_holds_a_key_block_until_its_end() -> None:
     stream = Redactor().stream()
     shown = "".join(stream.feed(c) for c in [
