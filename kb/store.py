@@ -89,6 +89,12 @@ class StoredSession:
     message_count: int
 
 
+_EVENT_ORDER = "ordinal, seq, sub, coalesce(source, '') = 'choice', text"
+"""Transcript order of events.  A ``choice`` decision shares its part, and so its place,
+with the prose it was read from: it comes after that prose, so the order is the same in
+every store (a team mirror filled in another order showed them swapped)."""
+
+
 class KbStore:
     """The knowledge base in one DuckDB file (or ``:memory:``).
 
@@ -833,7 +839,7 @@ class KbStore:
             flag = f", regexp_matches(concat_ws(chr(0), {_TEXT_FIELDS}), ?)"
             params.insert(0, hidden)
         sql = (f"SELECT {', '.join(_quote(f) for f in EVENT_FIELDS)}{flag} FROM events "
-               f"WHERE {' AND '.join(where)} ORDER BY ordinal, seq, sub")
+               f"WHERE {' AND '.join(where)} ORDER BY {_EVENT_ORDER}")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         rows = self.conn.execute(sql, params).fetchall()
