@@ -6,8 +6,7 @@ read:
 
 * ``structural``: the agent's calls and their results only (exit codes, error
   signatures, the agent's own failure records, its todo list, targets of runs and
-  edits): a check that kept failing, a way replaced by another on the same target,
-  work undone by a later call;
+  edits): a check that kept failing, a way replaced by another on the same target;
 * ``user-acts``: what the user *did*, read from structure (a refused or stopped call, a
   stopped turn, lines the agent takes back or undoes right after a user message);
 * ``user-cues``: what the user *said*, read from short cues (a failure report, a reply
@@ -33,7 +32,7 @@ ENV = "LOGKB_ABLATE"
 FAMILIES: dict[str, tuple[str, ...]] = {
     "structural": ("attempt", "check", "api_error", "sandboxed", "unfound", "replaced",
                    "replaced_run", "workaround", "switched", "escalated", "dropped_option",
-                   "merged_stderr", "seen", "todo", "reverted"),
+                   "merged_stderr", "seen", "todo"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),
     "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
     "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",

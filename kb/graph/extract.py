@@ -45,7 +45,6 @@ from kb.graph.replycues import (
     first_match,
     joined,
 )
-from kb.graph.reverted import reverted_episodes
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
 from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
@@ -197,14 +196,16 @@ speak of (it names other files) takes as cause the root the agent stated about t
 before it; no cause opens with a narration lead-in, nor quotes one in a parenthesis
 (:mod:`kb.graph.causechoice`).
 
-42 (xstruct): attempts by target, structure only: a change the agent undid itself after
-a check, with no user message between (:mod:`kb.graph.reverted`).
+42 (xstruct): a change the agent undid itself after a check, and a target given up for
+another of its kind (both removed at the merge, see 43).
 
 43 (fix5): a Claude Code ``Task`` (or opencode ``task``) whose child session ended on the
 error the delegation reports is told once, as the delegation (:func:`kb.graph.delegated.
 told_once`); the stored title of a Gemini CLI session skips a prompt the user rewound
-away from (:mod:`kb.ingest`).  And xstruct's ``retarget`` rule is gone: it found no dead
-end of its own on tune or shared, and one extra on the held-out set."""
+away from (:mod:`kb.ingest`).  xstruct's two rules are gone: ``retarget`` found no dead end of
+its own on tune or shared and one extra on the held-out set; ``reverted`` found one on
+shared (one session) and four false ones on the recorded campaigns (a config set back
+after a smoke run is no dead end)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1433,11 +1434,7 @@ class Extractor:
                                          revised_episodes(self.steps, self.said,
                                                           self.lookups))
                                    + made_by("rewound", rewound_episodes(
-                                       self.steps, self.rewinds))
-                                   # an undo ends a chain the attempt rules may tell
-                                   # already: it never hides theirs
-                                   + made_by("reverted",
-                                         reverted_episodes(self.steps, self.said)))
+                                       self.steps, self.rewinds)))
             self._found = told_once(self._found, self.steps)
         assert self._found is not None
         return self._found
@@ -1601,11 +1598,6 @@ class Extractor:
             elif f.how in ("retracted", "judged"):
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
-            elif f.how == "reverted":
-                # why the change was undone is said while its own runs failed; by the
-                # undo the agent may be on other work (a second script's warnings)
-                tested = [o for o, role, _ in f.evidence if role == "tested"] or [f.first]
-                window = range(f.first + 1, max(tested) + 2)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
                            "failed-attempt", "replaced-run", "switched",
                            "replaced", "unfound", "subagent-failed"):
@@ -1642,10 +1634,8 @@ class Extractor:
                     diagnosis = f"{opening} · {diagnosis}"
                 else:
                     diagnosis = opening or diagnosis
-            # what disproved it is its cause; a compaction that lost the task is the cause;
-            # what the agent states after undoing a change is about the work that replaced
-            # it (kb.graph.reverted)
-            settled = f.how in ("disproved", "misread", "revised", "reverted") \
+            # what disproved it is its cause; a compaction that lost the task is the cause
+            settled = f.how in ("disproved", "misread", "revised") \
                 or f.cause_text.startswith(LOST_TASK) or bool(finding)
             later = None if settled else later_root(
                 explanations, f.session_id, f.ended, subject, users.get(f.session_id, ()),

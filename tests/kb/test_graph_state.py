@@ -230,8 +230,7 @@ def test_resuming_without_the_look_ahead_would_change_the_answers(
         shared_fresh: dict[str, tuple[str, bytes, str]]) -> None:
     """Why :meth:`kb.graph.state.Kept.resume` checks the look-ahead: fed with the common
     tokens of its first pass, the grown session finds other dead ends than a fresh pass
-    (a REST attempt ended at 375; since ``kb.graph.reverted`` it also loses the script
-    undone at 360, so the counts are equal and the sets differ)."""
+    (a REST attempt ended at 375)."""
     src = realworld / SHARED["uicomponents-wordpress"]
     scope, fresh, _ = shared_fresh["uicomponents-wordpress"]
     store, _ = _grow(src, tmp_path / src.name, tmp_path / "kb.duckdb", 150)
