@@ -95,8 +95,16 @@ def _options(proposal: str) -> dict[int, str]:
 
 
 def _short(text: str, n: int = 200) -> str:
+    """``text`` on one line, cut to ``n`` characters with ``…`` after it.  The cut never
+    ends inside a word: a token cut open is no longer the secret the scan found in the
+    reply (nor one a rule finds alone), and its head would show at default settings."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    if len(text) <= n:
+        return text
+    head = text[:n - 1]
+    if text[n - 1] != " ":  # inside a word: it goes whole
+        head = head.rsplit(" ", 1)[0] if " " in head else ""
+    return head.rstrip() + "…"
 
 
 def approval(reply: str, proposal: str | None) -> tuple[str, str] | None:
