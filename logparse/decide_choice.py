@@ -237,7 +237,7 @@ def agent_choice(text: str) -> Choice | None:
 
 _CUT: Final = re.compile(r"[;:]\s|,\s+(?:so|then|and\s+then|and\s+I|which|because|since)\b"
                         r"|(?<!\s)(?:\s+so\s+(?:that|the|it|we|I)\b|,?\s+then\s)", re.IGNORECASE)
-"""Where a chosen option's clause ends.  A whitespace run is entered only at its first
+r"""Where a chosen option's clause ends.  A whitespace run is entered only at its first
 character (``(?<!\s)``): the leftmost match is the same, and a long run is not scanned
 again from each of its characters."""
 
