@@ -161,8 +161,12 @@ def reverted_episodes(steps: list[Step], said: Sequence[Said]) -> list[Found]:
             return i < len(us) and us[i] < b
 
         used: set[int] = set()
+        edits: dict[str, list[Step]] = {}
+        """Target: the changes of it so far, in order (what an undo looks back at)."""
         for j, u in enumerate(ss):
-            hits = _undoes(u, ss[:j])
+            hits = _undoes(u, ss, j, edits)
+            if u.change and u.target:
+                edits.setdefault(u.target, []).append(u)
             for c, how in hits:
                 if c.ordinal in used or u.ordinal - c.ordinal > SPAN \
                         or spoke(c.ordinal, u.ordinal):
@@ -196,16 +200,24 @@ def reverted_episodes(steps: list[Step], said: Sequence[Said]) -> list[Found]:
     return out
 
 
-def _undoes(u: Step, before: Sequence[Step]) -> list[tuple[Step, str]]:
-    """The earlier changes ``u`` undoes, each with the reading (:data:`EXAMPLES`)."""
+def _undoes(u: Step, steps: Sequence[Step], j: int,
+            edits: dict[str, list[Step]]) -> list[tuple[Step, str]]:
+    """The earlier changes ``u`` (``steps[j]``) undoes, each with the reading
+    (:data:`EXAMPLES`); ``edits``: the changes before it by target.  Text written back
+    undoes the last change that it restores within :data:`SPAN` (one farther is
+    maintenance): the walk back stops there, so a long session costs linear time."""
     out: list[tuple[Step, str]] = []
     if u.change and u.target and not u.check:
-        for c in reversed(before):
-            if c.change and c.target == u.target and _restores(c, u):
+        for c in reversed(edits.get(u.target, ())):
+            if u.ordinal - c.ordinal > SPAN:
+                break
+            if _restores(c, u):
                 out.append((c, "restored-text"))
                 break
-    if u.command:
-        for rule, t in undone(u.command):
+    undos = undone(u.command) if u.command else []
+    if undos:
+        before = steps[:j]  # an undoing command is rare: the steps before it are read
+        for rule, t in undos:
             if rule.undoes == "file":
                 mine = [c for c in before if c.change and c.target and not c.check
                         and os.path.basename(c.target) == t]
