@@ -202,8 +202,12 @@ class Choice:
 
 
 def agent_choice(text: str) -> Choice | None:
-    """The choice the agent's reply ``text`` states in the first person, else None."""
+    """The choice the agent's reply ``text`` states in the first person, else None (read
+    in its first 3,000 characters, to a word's end: a token cut open there would show its
+    head, which is no secret the scan knows)."""
     head = text[:3000]
+    if len(text) > 3000 and not text[3000].isspace():
+        head = head.rsplit(None, 1)[0] if head.split(None, 1)[1:] else ""
     for name, rx in _AGENT:
         m = rx.search(head)
         if m is None:

@@ -66,3 +66,15 @@ def test_a_numbered_option_cut_inside_a_token_shows_none_of_it(tmp_path: Path) -
     texts = decisions(tmp_path, turns)
     assert any(t.startswith("Answered: ") for t in texts), texts
     assert not any(TOKEN[:12] in t for t in texts), texts
+
+
+def test_a_choice_at_the_end_of_the_head_read_shows_none_of_a_token(tmp_path: Path) -> None:
+    """The rules read a reply's first 3,000 characters: a token across that end was cut
+    open there, with no ``…`` to tell the redactor a piece of a secret may end it."""
+    pad = "Checked the logs. " * 165
+    assert len(pad) + len("I'll use ") < 3000 < len(pad) + len("I'll use ") + len(TOKEN)
+    turns = [("user", "set up the deploy please"),
+             ("assistant", f"{pad}I'll use {TOKEN} for the deploy.")]
+    texts = decisions(tmp_path, turns)
+    assert any(t.startswith("Chose: use") for t in texts), texts
+    assert not any(TOKEN[:12] in t for t in texts), texts
