@@ -73,8 +73,13 @@ _CJK: Final = re.compile(r"[一-鿿]")
 
 def _asks(proposal: str) -> str | None:
     """The question the proposal ends by asking (the last two of its last paragraph), None
-    for an open question (what, which, how …) that a "yes" does not answer."""
-    tail = proposal.rstrip()[-600:]
+    for an open question (what, which, how …) that a "yes" does not answer.  Read in the
+    proposal's last 600 characters, from a word's start: a token cut open there would
+    show its end, which is no secret the scan knows."""
+    whole = proposal.rstrip()
+    tail = whole[-600:]
+    if len(whole) > 600 and not whole[-601].isspace() and not tail[:1].isspace():
+        tail = tail.split(None, 1)[1] if tail.split(None, 1)[1:] else ""
     para = tail.rsplit("\n\n", 1)[-1]
     qs = [q.strip(" \t\n*_>-") for q in _SENTENCE_BREAK.split(para)]
     qs = [q for q in qs if len(q) > 3 and q.rstrip("*_`)").endswith(("?", "？"))]
@@ -206,7 +211,7 @@ def agent_choice(text: str) -> Choice | None:
     in its first 3,000 characters, to a word's end: a token cut open there would show its
     head, which is no secret the scan knows)."""
     head = text[:3000]
-    if len(text) > 3000 and not text[3000].isspace():
+    if len(text) > 3000 and not text[3000].isspace() and not text[2999].isspace():
         head = head.rsplit(None, 1)[0] if head.split(None, 1)[1:] else ""
     for name, rx in _AGENT:
         m = rx.search(head)

@@ -78,3 +78,15 @@ def test_a_choice_at_the_end_of_the_head_read_shows_none_of_a_token(tmp_path: Pa
     texts = decisions(tmp_path, turns)
     assert any(t.startswith("Chose: use") for t in texts), texts
     assert not any(TOKEN[:12] in t for t in texts), texts
+
+
+def test_an_approved_question_cut_at_its_start_shows_none_of_a_token(tmp_path: Path) -> None:
+    """A short reply approves the question the agent's last paragraph asks, read in the
+    reply's last 600 characters: a token across that start was cut open there."""
+    words = "and then deploy it " * 29 + "and then tag it at once "
+    ask = f"The build is green. Should I push with the key {TOKEN} {words}now?"
+    assert ask.index(TOKEN) < len(ask) - 600 < ask.index(TOKEN) + len(TOKEN) - 12
+    turns = [("user", "set up the deploy please"), ("assistant", ask), ("user", "yes")]
+    texts = decisions(tmp_path, turns)
+    assert any(t.startswith("Approved: ") for t in texts), texts
+    assert not any(TOKEN[-12:] in t for t in texts), texts
