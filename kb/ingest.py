@@ -672,7 +672,8 @@ def _resume_row(inp: Input, reader: TranscriptReader, opened: list[_Session]
             "ordinal": seq["ordinal"], "last_key_time": seq["last_key_time"],
             "last_key_id": seq["last_key_id"], "first_time": seq["first_time"],
             "last_time": seq["last_time"], "prev_had_tool": seq["prev_had_tool"],
-            "out_of_order": seq["out_of_order"], "first_prompt": first_prompt}
+            "out_of_order": seq["out_of_order"], "first_prompt": first_prompt,
+            "proposal": seq.get("proposal")}
 
 
 def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Progress | None,
@@ -728,7 +729,7 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
                else LocalDeriver(sid, spath, known))
     deriver.resume_sequence({k: row[k] for k in (
         "ordinal", "last_key_time", "last_key_id", "first_time", "last_time",
-        "prev_had_tool", "out_of_order")})
+        "prev_had_tool", "out_of_order", "proposal")})
     st = _Session(src=src, known=known, deriver=deriver, first_prompt=row["first_prompt"],
                   watch=reader, lines_from=None if row["first_offset"] is None else
                   (int(row["first_offset"]), int(row["first_line"])))

@@ -555,7 +555,7 @@ class KbStore:
     _RESUME_COLS = ("session_id, form, reader, derive_version, dev, ino, byte_offset, line, "
                     "first_line, first_offset, head_hash, window_hash, reader_state, prefix_ids, "
                     "end_problems, ordinal, last_key_time, last_key_id, first_time, "
-                    "last_time, prev_had_tool, out_of_order, first_prompt")
+                    "last_time, prev_had_tool, out_of_order, first_prompt, proposal")
 
     def resume_paths(self) -> list[str]:
         """The inputs that have a resume point."""

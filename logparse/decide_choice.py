@@ -73,8 +73,13 @@ _CJK: Final = re.compile(r"[一-鿿]")
 
 def _asks(proposal: str) -> str | None:
     """The question the proposal ends by asking (the last two of its last paragraph), None
-    for an open question (what, which, how …) that a "yes" does not answer."""
-    tail = proposal.rstrip()[-600:]
+    for an open question (what, which, how …) that a "yes" does not answer.  Read in the
+    proposal's last 600 characters, from a word's start: a token cut open there would
+    show its end, which is no secret the scan knows."""
+    whole = proposal.rstrip()
+    tail = whole[-600:]
+    if len(whole) > 600 and not whole[-601].isspace() and not tail[:1].isspace():
+        tail = tail.split(None, 1)[1] if tail.split(None, 1)[1:] else ""
     para = tail.rsplit("\n\n", 1)[-1]
     qs = [q.strip(" \t\n*_>-") for q in _SENTENCE_BREAK.split(para)]
     qs = [q for q in qs if len(q) > 3 and q.rstrip("*_`)").endswith(("?", "？"))]
@@ -95,8 +100,16 @@ def _options(proposal: str) -> dict[int, str]:
 
 
 def _short(text: str, n: int = 200) -> str:
+    """``text`` on one line, cut to ``n`` characters with ``…`` after it.  The cut never
+    ends inside a word: a token cut open is no longer the secret the scan found in the
+    reply (nor one a rule finds alone), and its head would show at default settings."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    if len(text) <= n:
+        return text
+    head = text[:n - 1]
+    if text[n - 1] != " ":  # inside a word: it goes whole
+        head = head.rsplit(" ", 1)[0] if " " in head else ""
+    return head.rstrip() + "…"
 
 
 def approval(reply: str, proposal: str | None) -> tuple[str, str] | None:
@@ -194,8 +207,12 @@ class Choice:
 
 
 def agent_choice(text: str) -> Choice | None:
-    """The choice the agent's reply ``text`` states in the first person, else None."""
+    """The choice the agent's reply ``text`` states in the first person, else None (read
+    in its first 3,000 characters, to a word's end: a token cut open there would show its
+    head, which is no secret the scan knows)."""
     head = text[:3000]
+    if len(text) > 3000 and not text[3000].isspace() and not text[2999].isspace():
+        head = head.rsplit(None, 1)[0] if head.split(None, 1)[1:] else ""
     for name, rx in _AGENT:
         m = rx.search(head)
         if m is None:
@@ -229,7 +246,7 @@ def agent_choice(text: str) -> Choice | None:
 
 _CUT: Final = re.compile(r"[;:]\s|,\s+(?:so|then|and\s+then|and\s+I|which|because|since)\b"
                         r"|(?<!\s)(?:\s+so\s+(?:that|the|it|we|I)\b|,?\s+then\s)", re.IGNORECASE)
-"""Where a chosen option's clause ends.  A whitespace run is entered only at its first
+r"""Where a chosen option's clause ends.  A whitespace run is entered only at its first
 character (``(?<!\s)``): the leftmost match is the same, and a long run is not scanned
 again from each of its characters."""
 

@@ -151,3 +151,21 @@ def test_kb_keeps_no_pickles() -> None:
             if any(n.split(".")[0] in PICKLERS for n in names):
                 found[path.relative_to(ROOT).as_posix()] = getattr(node, "lineno", 0)
     assert set(found) == set(PICKLE_ALLOWED), found
+
+
+def test_no_source_compiles_with_a_warning() -> None:
+    """No module holds an invalid escape sequence (``"\\s"`` in a docstring): Python 3.12
+    prints a SyntaxWarning for it to the user's terminal whenever the module is compiled
+    (no cached bytecode: a fresh install, a read-only one), and later versions refuse it."""
+    import warnings
+
+    bad = []
+    for top in ("logparse", "kb", "tui", "bench"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    compile(path.read_text(encoding="utf-8"), str(path), "exec")
+                except SyntaxError as e:
+                    bad.append(f"{path.relative_to(ROOT)}:{e.lineno}: {e.msg}")
+    assert not bad, bad

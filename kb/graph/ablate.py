@@ -19,7 +19,9 @@ read:
 ``LOGKB_ABLATE=FAMILY[,FAMILY…]`` switches families off: their rules find nothing, so
 what another rule finds on the same evidence is reported instead.  It exists for
 ``python -m bench ablate`` and its tests only (it is no user feature, and nothing but the
-bench sets it): the knowledge base a switch derived must be derived again without it.
+bench sets it): the knowledge base a switch derived must be derived again without it, so
+a graph derived under it is stamped with another version (:func:`stamp`), which a read
+without the same switch takes for outdated.
 """
 
 from __future__ import annotations
@@ -62,3 +64,13 @@ def off(rule: str) -> bool:
     """Whether the family of ``rule`` is switched off."""
     gone = switched_off()
     return bool(gone) and family_of(rule) in gone
+
+
+def stamp(version: int) -> int:
+    """The extractor version to record for a graph derived now: ``version`` with every
+    family on; with some off, a negative number naming them (``-(version * 64 + mask)``,
+    one bit a family of :data:`FAMILIES`), so that a graph derived under a switch is never
+    taken for one the full rules derived, nor for one another switch derived."""
+    gone = switched_off()
+    mask = sum(1 << n for n, fam in enumerate(FAMILIES) if fam in gone)
+    return version if not mask else -(version * 64 + mask)

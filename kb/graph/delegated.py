@@ -146,7 +146,8 @@ def told_once(found: list[Found], steps: list[Step]) -> list[Found]:
         if f.how != "api-error" or f.session_id not in children:
             return False
         notes = [n for _, _, n in f.evidence if n] or [f.cause_text]
-        return any(_ERROR_CLASS.sub("", n).strip().lower()[:60] in t
-                   for n in notes for t in told)
+        keys = [k for k in (_ERROR_CLASS.sub("", n).strip().lower()[:60] for n in notes)
+                if k]  # an error with no message repeats nothing ("" is in every text)
+        return any(k in t for k in keys for t in told)
 
     return [f for f in found if not repeated(f)]

@@ -16,6 +16,7 @@ import networkx as nx
 import orjson
 import pyarrow as pa
 
+from kb.graph import ablate
 from kb.graph import state as xstate
 from kb.graph.build import build_graph
 from kb.graph.delegated import collab_agent
@@ -743,11 +744,17 @@ def derived_version(store: KbStore, scope: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def _version() -> int:
+    """The version a graph derived now is stamped with, and a current one carries:
+    :data:`EXTRACTOR_VERSION`, another under ``LOGKB_ABLATE`` (:func:`kb.graph.ablate.stamp`)."""
+    return ablate.stamp(EXTRACTOR_VERSION)
+
+
 def stamp_version(store: KbStore, scope: str) -> None:
     """Record that the current rules derived a scope's graph."""
     store.conn.execute("DELETE FROM graph_versions WHERE scope = ?", [scope])
     store.conn.execute("INSERT INTO graph_versions VALUES (?, ?, now())",
-                       [scope, EXTRACTOR_VERSION])
+                       [scope, _version()])
 
 
 def outdated(store: KbStore, wanted: Iterable[str]) -> list[str]:
@@ -760,7 +767,7 @@ def outdated(store: KbStore, wanted: Iterable[str]) -> list[str]:
     current = {r[0] for r in store.conn.execute(
         "SELECT b.scope FROM graph_builds b JOIN graph_versions v ON v.scope = b.scope "
         "WHERE b.scope IN (SELECT scope FROM ids) AND v.extractor_version = ?",
-        [EXTRACTOR_VERSION]).fetchall()}
+        [_version()]).fetchall()}
     return [s for s in wanted if s not in current]
 
 
@@ -771,7 +778,7 @@ def rebuild(store: KbStore, scope: str, force: bool = False) -> bool:
     state belongs to the old rules too); annotations live apart and are applied again."""
     sids = scope_sessions(store, scope)
     fp, messages = fingerprint(store, sids)
-    if derived_version(store, scope) != EXTRACTOR_VERSION:
+    if derived_version(store, scope) != _version():
         force = True
     if not force:
         row = store.conn.execute("SELECT fingerprint FROM graph_builds WHERE scope = ?",
@@ -947,7 +954,7 @@ def _rebuild_chunk(store: KbStore, scopes_: list[str], trees: dict[str, list[str
         versions = dict(store.conn.execute(
             "SELECT scope, extractor_version FROM graph_versions "
             "WHERE scope IN (SELECT sid FROM ids)").fetchall())
-        current = {s for s in scopes_ if versions.get(s) == EXTRACTOR_VERSION}
+        current = {s for s in scopes_ if versions.get(s) == _version()}
         built_fp = dict(store.conn.execute(
             "SELECT scope, fingerprint FROM graph_builds "
             "WHERE scope IN (SELECT sid FROM ids)").fetchall())
@@ -1106,7 +1113,7 @@ def _persist_many(store: KbStore, graphs: dict[str, nx.MultiDiGraph],
         store.conn.execute("INSERT INTO graph_state SELECT scope, marks, state FROM builds "
                            "WHERE state IS NOT NULL")
         store.conn.execute("INSERT INTO graph_versions SELECT scope, ?, now() FROM builds",
-                           [EXTRACTOR_VERSION])
+                           [_version()])
         if _has_table(store, "graph_pending"):
             store.conn.execute("DELETE FROM graph_pending WHERE session_id IN "
                                "(SELECT sid FROM done)")

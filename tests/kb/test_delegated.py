@@ -190,6 +190,20 @@ def test_the_child_s_provider_error_the_delegation_reports_is_told_once() -> Non
     assert told_once([cut], steps) == [cut]  # no delegation reports it: still told
 
 
+def test_a_child_error_with_no_message_is_no_repeat_of_another() -> None:
+    """A provider error whose message is empty ("APIError: ") says nothing the
+    delegation's cause could repeat: it is still told (its empty key is in every text)."""
+    from kb.graph.delegated import told_once
+    from kb.graph.episodes import Found
+
+    steps = [Step("p", 4, "task agent c", False, True, True, "x", tool="task")]
+    spawn = Found("p", "delegating", 4, 5, "subagent-failed", "the sub-agent ended on an "
+                  "error: quota exceeded")
+    bare = Found("c", "work cut by a provider error", 2, 5, "api-error", "APIError:",
+                 evidence=[(5, "ended", "APIError: ")])
+    assert told_once([spawn, bare], steps) == [spawn, bare]
+
+
 def test_codex_spawned_child_that_errored_is_one_dead_end_of_the_parent(
         tmp_path: Path) -> None:
     """fixtures/codex_subagents: the parent spawns an agent whose rollout ends on a stream

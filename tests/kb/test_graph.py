@@ -351,6 +351,30 @@ def test_graph_rebuild_is_skipped_when_nothing_changed(blackwell_db_copy: Path) 
         assert gs.rebuild(store, scope, force=True) is True
 
 
+def test_a_graph_derived_with_a_family_off_is_not_current_without_it(
+        blackwell_db_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LOGKB_ABLATE`` (benches only) must not leak into a knowledge base: a graph
+    derived with a family switched off is stamped as such, and derived again once read
+    without the switch (by ``rebuild`` and by ``rebuild_all``, the ingest's path)."""
+    with KbStore(blackwell_db_copy) as store:
+        scope = gs.scope_of(store, store.resolve_session(None))
+        full = len(gs.dead_ends(store, [scope]))
+        for rebuild in (lambda: gs.rebuild(store, scope, force=True),
+                        lambda: gs.rebuild_all(store, only=[scope], force=True)):
+            monkeypatch.setenv("LOGKB_ABLATE", "structural,prose")
+            rebuild()
+            assert gs.outdated(store, [scope]) == []  # current under the same switch
+            assert len(gs.dead_ends(store, [scope])) < full
+            monkeypatch.setenv("LOGKB_ABLATE", "prose")
+            assert gs.outdated(store, [scope]) == [scope]  # another switch: not current
+            monkeypatch.delenv("LOGKB_ABLATE")
+            assert gs.outdated(store, [scope]) == [scope]
+            assert gs.unbuilt(store, [scope]) == [scope]
+            assert gs.rebuild(store, scope) is True
+            assert gs.outdated(store, [scope]) == []
+            assert len(gs.dead_ends(store, [scope])) == full
+
+
 def test_a_grown_session_continues_the_pass(blackwell: Path, tmp_path: Path,
                                             blackwell_manifest: dict[str, Any],
                                             blackwell_db: Path) -> None:
