@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
+
+from logparse.patternrow import PatternRow
 
 __all__ = ["LIMITING", "REREADS", "REVERSALS", "REVISES_SQL", "QUOTES_SQL", "Cue",
            "Reversal", "names", "quantities", "reason", "reread", "reversals", "sentences",
@@ -39,7 +41,7 @@ __all__ = ["LIMITING", "REREADS", "REVERSALS", "REVISES_SQL", "QUOTES_SQL", "Cue
 
 
 @dataclass(frozen=True)
-class Cue:
+class Cue(PatternRow):
     """A sentence that takes back what the agent said, in one language."""
 
     name: str
@@ -50,10 +52,6 @@ class Cue:
     example: str
     """A real sentence of an agent the pattern matches (trimmed)."""
     source: str
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.I)
 
 
 REVERSALS: tuple[Cue, ...] = (

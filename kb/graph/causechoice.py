@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 from kb.graph.rootcause import _SENTENCE, Later, plain, root_tier
 from kb.graph.text import short
+from logparse.patternrow import PatternRow
 
 
 @dataclass(frozen=True)
-class GoOn:
+class GoOn(PatternRow):
     """An opening of a user message that only tells the agent to go on."""
 
     name: str
@@ -41,10 +41,6 @@ class GoOn:
     rest: str
     """What :func:`what_user_said` leaves of the example."""
     source: str
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.I)
 
 
 _ADDRESSEE = r"(?:(?:claude|codex|gemini|opencode)\s*[,:]?\s+)?"

@@ -39,12 +39,13 @@ from functools import cached_property, lru_cache
 from kb.graph.episodes import Found, Said, Step, _dedupe
 from kb.graph.rootcause import GUESS
 from kb.graph.text import short, tokens
+from logparse.patternrow import PatternRow
 from logparse.structural import still_broken_phrase
 
 
 # ----------------------------------------------------------------- what explains
 @dataclass(frozen=True)
-class Claim:
+class Claim(PatternRow):
     """A family of sentences that state or guess a cause, in one language."""
 
     name: str
@@ -53,10 +54,6 @@ class Claim:
     example: str
     """A real sentence of an agent the pattern matches (trimmed)."""
     source: str
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.I)
 
 
 CLAIMS: tuple[Claim, ...] = (

@@ -21,13 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
 
 from kb.graph.text import short, tokens
+from logparse.patternrow import PatternRow
 
 
 @dataclass(frozen=True)
-class RootRule:
+class RootRule(PatternRow):
     """One family of sentences that state a root cause."""
 
     name: str
@@ -40,10 +40,6 @@ class RootRule:
     """A real sentence of an agent that the pattern matches."""
     source: str
     """Where the example comes from (transcript and message)."""
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.I)
 
 
 ROOT_STATEMENTS: tuple[RootRule, ...] = (
@@ -276,7 +272,7 @@ def review_finding(explanations: dict[tuple[str, int], list[str]], session_id: s
 
 
 @dataclass(frozen=True)
-class Narration:
+class Narration(PatternRow):
     """A lead-in of a reply that announces a finding without stating it."""
 
     name: str
@@ -284,10 +280,6 @@ class Narration:
     """Matched at the start of the text (after what an earlier row took away)."""
     example: str
     source: str
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.I)
 
 
 NARRATION: tuple[Narration, ...] = (
