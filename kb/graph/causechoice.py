@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.graph.rootcause import _SENTENCE, Later, plain, root_tier
+from kb.graph.rootcause import Later, stated_roots
 from kb.graph.text import short
 from logparse.patternrow import PatternRow
 
@@ -149,17 +149,11 @@ def own_root(explanations: dict[tuple[str, int], list[str]], session_id: str,
         return None
     stems = {f.rsplit(".", 1)[0] for f in files} | set(files)
     best: Later | None = None
-    for o in range(first, ended):
-        for text in explanations.get((session_id, o), []):
-            for sentence in _SENTENCE.split(text):
-                sentence = plain(sentence.strip(" -*•#>"))
-                if len(sentence) < 24:
-                    continue
-                found = root_tier(sentence)
-                if found is None or found[0] < 3:
-                    continue
-                if not (set(_WORD.findall(sentence.lower())) & stems
-                        or files_named(sentence) & files):
-                    continue
-                best = Later(o, short(sentence, 240), found[0], found[1])
+    for o, sentence, found in stated_roots(explanations, session_id, range(first, ended)):
+        if found[0] < 3:
+            continue
+        if not (set(_WORD.findall(sentence.lower())) & stems
+                or files_named(sentence) & files):
+            continue
+        best = Later(o, short(sentence, 240), found[0], found[1])
     return best

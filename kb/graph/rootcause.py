@@ -19,7 +19,7 @@ Pure: no IO (see :mod:`kb.graph.extract`, which calls :func:`later_root`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kb.graph.text import short, tokens
@@ -155,7 +155,23 @@ def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, 
     if not steps:
         return None
     best: tuple[tuple[int, int, int], Later] | None = None
-    for o in range(steps[0] + 1, stop + 1):
+    for o, sentence, found in stated_roots(explanations, session_id,
+                                           range(steps[0] + 1, stop + 1)):
+        # a word that can name something ("but", "ui" name nothing)
+        about = sum(1 for t in tokens(sentence) & subject if len(t) >= NAMING)
+        if not about:
+            continue
+        key = (found[0], min(about, 3), -o)
+        if best is None or key > best[0]:
+            best = (key, Later(o, short(sentence, 240), found[0], found[1]))
+    return best[1] if best else None
+
+
+def stated_roots(explanations: dict[tuple[str, int], list[str]], session_id: str,
+                 ordinals: Iterable[int]) -> Iterator[tuple[int, str, tuple[int, str]]]:
+    """``(ordinal, sentence, (tier, rule))`` for each sentence of the agent's prose in
+    ``ordinals`` that states a root (:func:`root_tier`), in order, without its Markdown."""
+    for o in ordinals:
         for text in explanations.get((session_id, o), []):
             for sentence in _SENTENCE.split(text):
                 # "1. **Section centering** — 4 h2s lost …": a list item under a bold
@@ -164,16 +180,8 @@ def later_root(explanations: dict[tuple[str, int], list[str]], session_id: str, 
                 if len(sentence) < 24:
                     continue
                 found = root_tier(sentence)
-                if found is None:
-                    continue
-                # a word that can name something ("but", "ui" name nothing)
-                about = sum(1 for t in tokens(sentence) & subject if len(t) >= NAMING)
-                if not about:
-                    continue
-                key = (found[0], min(about, 3), -o)
-                if best is None or key > best[0]:
-                    best = (key, Later(o, short(sentence, 240), found[0], found[1]))
-    return best[1] if best else None
+                if found is not None:
+                    yield o, sentence, found
 
 
 @dataclass(frozen=True)
