@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-3"
+RULESET = "detect-secrets-1.5+logkb-4"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -246,6 +246,15 @@ _TOK = _x("Zk3", "mP9qR2", "vX7tL4", "wN8bH6")
 _MW = _x("Tr0ub", "&4d;or|x(9)<y>,z")
 """A password with every shell metacharacter, typed unquoted."""
 
+_KEYPAIR = "[" + ",".join(str((i * i * 37 + i * 11 + 5) % 256) for i in range(64)) + "]"
+"""A made-up keypair as ``solana-keygen`` writes it: 64 bytes as a JSON array."""
+_HEX = _x("6323c46a8f7693e56a2ad5f8c76403f8", "7e9f53e2c9ffa007d16140583c0346c5")
+_PHRASE = _x("velvet orbit canyon humble ladder pepper", " ritual sample tobacco unusual wagon zebra")
+"""A made-up BIP-39 phrase (12 words of the list)."""
+_BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_GAP = r"(?:\s|\\+[nrt])*"
+"""White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
+
 _VALUE = r"""(?:"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))"""
 """An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it."""
 
@@ -308,6 +317,43 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             r"aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([a-z0-9/+]{40})(?![a-z0-9/+])"),
             ("secret",), group=1, lower=True, on_lower=True,
             example=(f"aws_secret_access_key = {_TOK}{_TOK[:19]}", f"{_TOK}{_TOK[:19]}")),
+        _Rule("logkb:aws-configure", "aws-key", re.compile(
+            r"\baws\s+configure\s+set\s+(?:--profile[= ]\S+\s+)?(?:[a-z0-9_.-]*\.)?"
+            r"(?:aws_secret_access_key|aws_access_key_id|aws_session_token)\s+" + _WORD),
+            ("aws_secret_access_key", "aws_access_key_id", "aws_session_token"), group=-1,
+            lower=True, on_lower=True, check="password",
+            example=(f"aws configure set aws_secret_access_key {_TOK}{_TOK[:19]}",
+                     f"{_TOK}{_TOK[:19]}"),
+            more=((f"aws configure set aws_access_key_id {_TOK[:20].upper()} --profile ci",
+                   _TOK[:20].upper()),
+                  (f"aws configure set aws_session_token IQoJ{_TOK}{_TOK}", f"IQoJ{_TOK}{_TOK}"),
+                  (f"aws configure set default.aws_secret_access_key '{_TOK}{_TOK[:19]}'",
+                   f"{_TOK}{_TOK[:19]}"))),
+        _Rule("logkb:keypair-bytes", "private-key", re.compile(
+            r"\[" + _GAP + r"(?:" + _BYTE + _GAP + "," + _GAP + "){63}" + _BYTE + _GAP + r"\]"),
+            ("[",),
+            check="keypair", example=(f"cat ~/.config/solana/id.json\n{_KEYPAIR}\n", _KEYPAIR),
+            more=((f"wallet: {_KEYPAIR.replace(',', ', ')}", _KEYPAIR.replace(",", ", ")),
+                  ("cat id.json\n" + _KEYPAIR.replace(",", ",\n  ") + "\n",
+                   _KEYPAIR.replace(",", ",\n  ")))),
+        _Rule("logkb:mnemonic", "mnemonic", re.compile(
+            r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|secret[ _-]?phrase"
+            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400})?)"),
+            ("mnemonic", "phrase", "seed words", "seed_words", "seed-words", "seedwords"),
+            group=1, lower=True, on_lower=True, check="mnemonic",
+            example=(f'cast wallet import dev --mnemonic "{_PHRASE}"', _PHRASE),
+            more=((f"MNEMONIC={_PHRASE}", _PHRASE),
+                  ("Save this seed phrase and your BIP39 passphrase to recover your new "
+                   f"keypair:\n{_PHRASE}\n====", _PHRASE),
+                  (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
+        _Rule("logkb:hex-private-key", "private-key", re.compile(
+            r"(?:priv(?:ate)?|secret|signer|deployer|wallet|account)[_-]?key(?:\\*[\"'])?"
+            r"\s*(?:=|:=|:|=>|\s)\s*(?:\\*[\"'])?(0x[0-9a-f]{64})(?![0-9a-z])"),
+            ("priv", "secret", "signer", "deployer", "wallet", "account"), group=1,
+            lower=True, on_lower=True,
+            example=(f"PRIVATE_KEY=0x{_HEX}", f"0x{_HEX}"),
+            more=((f"cast send --private-key 0x{_HEX} 0xabc 'f()'", f"0x{_HEX}"),
+                  (f'{{"privateKey": "0x{_HEX}"}}', f"0x{_HEX}"))),
         _Rule("logkb:basic-auth", "basic-auth", re.compile(
             r"\bbasic\s+([a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])"), ("basic",), group=1,
             lower=True, on_lower=True, check="basic",
@@ -392,7 +438,9 @@ PREFILTER = (
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?"
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
-    r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8})"
+    r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
+    r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
+    r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?0x[0-9a-f]{8})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
@@ -403,6 +451,8 @@ PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PRE
 # but a PEM body line is told from any word only by its length: 64 to 76 base64
 # characters between delimiters (a longer or base64url run is not one)
 PREFILTER += (r"|(?m:(?:^|[\s\"'>`*])[A-Za-z0-9+/]{64,76}={0,2}(?:$|[\s\"'`,.]))")
+# and a keypair's byte array by its first bytes (the counts above cannot say 64)
+PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2
 (DuckDB's ``regexp_matches``): the knowledge base runs it in SQL over the stored text
 and hands :func:`find_secrets` only the texts it matches."""
@@ -472,6 +522,12 @@ def _name_at(text: str, m: re.Match[str]) -> str:
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
+    if rule.check == "keypair":  # random bytes, not a zeroed buffer or an index list
+        nums = [int(n) for n in re.findall(r"[0-9]+", value)]
+        steps = {b - a for a, b in zip(nums, nums[1:])}
+        return rule.kind if len(set(nums)) >= 16 and len(steps) >= 16 else None
+    if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
+        return rule.kind
     if _is_placeholder(value):
         return None
     if rule.check == "entropy":
@@ -704,6 +760,8 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             matches = rule.pattern.finditer(text)
         for m in matches:
             span = _span(rule, m, text)
+            if span is not None and rule.check == "mnemonic":
+                span = _mnemonic(text, span)
             if span is None or span[1] - span[0] < 4:
                 continue
             value = text[span[0]:span[1]]
@@ -711,6 +769,50 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             if kind is not None:
                 found.append(Finding(span[0], span[1], kind, rule.name))
     return found
+
+
+_BIP39: frozenset[str] | None = None
+_MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
+_WORD_RE = re.compile(r"[A-Za-z0-9_]+")
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def bip39_words() -> frozenset[str]:
+    """The BIP-39 English word list (2048 words; ``data/bip39-english.txt``, MIT, see
+    ``data/bip39-english.LICENSE``)."""
+    global _BIP39
+    if _BIP39 is None:
+        from importlib.resources import files
+
+        text = files("logparse").joinpath("data/bip39-english.txt").read_text("utf-8")
+        _BIP39 = frozenset(text.split())
+    return _BIP39
+
+
+def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
+    """The phrase in the text after a mnemonic's cue (``span``, a line or two): the first
+    12, 15, 18, 21 or 24 words of the BIP-39 list in a row, apart by blanks only (the
+    longest that fits), or ``None`` when no 12 are.  Linear: one pass over the span."""
+    words = bip39_words()
+    run: list[tuple[int, int]] = []
+    for w in _WORD_RE.finditer(text, span[0], span[1]):
+        start, word = w.start(), w.group()
+        if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
+            start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before it
+        if word.lower() not in words:
+            if len(run) >= _MNEMONIC_LENGTHS[-1]:
+                break
+            run = []
+            continue
+        if run and not _BLANKS.fullmatch(text, run[-1][1], start):
+            if len(run) >= _MNEMONIC_LENGTHS[-1]:
+                break
+            run = []
+        run.append((start, w.end()))
+        if len(run) == _MNEMONIC_LENGTHS[0]:
+            break
+    n = next((k for k in _MNEMONIC_LENGTHS if k <= len(run)), 0)
+    return (run[0][0], run[n - 1][1]) if n else None
 
 
 def _merge(found: Iterable[Finding]) -> list[Finding]:

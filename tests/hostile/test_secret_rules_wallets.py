@@ -1,0 +1,104 @@
+"""The kinds round 9 found shown (safe9): ``aws configure set`` keys, a Solana/Ethereum
+keypair printed as a JSON byte array, BIP-39 mnemonic phrases, ``0x`` hex private keys.
+
+Every value is made up (built from pieces at import time).  The rows that find them
+carry examples that :mod:`tests.hostile.test_secret_rules` walks; this file holds the
+kinds as a user meets them, the forms around them and the look-alikes that must stay."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from logparse.secrets import bip39_words, find_secrets, may_hold_secret, redact_text, rules
+
+_RNG = random.Random(9)
+AWS_SECRET = "".join(_RNG.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+",
+                                  k=40))
+AWS_ID = "ZK3" + "MP9QR2VX7TL4WN8BH"
+AWS_SESSION = "IQoJb3JpZ2luX2Vj" + "".join(_RNG.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123456789/+", k=120))
+KEYPAIR = [_RNG.randrange(256) for _ in range(64)]
+HEX = "".join(_RNG.choices("0123456789abcdef", k=64))
+WORDS = sorted(bip39_words())
+PHRASE12 = " ".join(_RNG.choices(WORDS, k=12))
+PHRASE24 = " ".join(_RNG.choices(WORDS, k=24))
+
+ARRAY = "[" + ",".join(map(str, KEYPAIR)) + "]"
+ARRAY_SPACED = "[" + ", ".join(map(str, KEYPAIR)) + "]"
+ARRAY_LINES = "[\n  " + ",\n  ".join(map(str, KEYPAIR)) + "\n]"
+
+FOUND: dict[str, tuple[str, str]] = {
+    "aws configure secret": (f"aws configure set aws_secret_access_key {AWS_SECRET}",
+                             AWS_SECRET),
+    "aws configure id": (f"aws configure set aws_access_key_id {AWS_ID} --profile ci", AWS_ID),
+    "aws configure session": (f"aws configure set aws_session_token {AWS_SESSION}",
+                              AWS_SESSION),
+    "aws configure profile.key": (
+        f"aws configure set profile.ci.aws_secret_access_key '{AWS_SECRET}'", AWS_SECRET),
+    "keypair cat": (f"$ cat ~/.config/solana/id.json\n{ARRAY}\n", ARRAY),
+    "keypair spaced": (f"wallet.json: {ARRAY_SPACED}", ARRAY_SPACED),
+    "keypair pretty": (f"cat deployer.json\n{ARRAY_LINES}\n", ARRAY_LINES),
+    "keypair env": (f"SOLANA_KEYPAIR='{ARRAY}'", ARRAY),
+    "mnemonic option": (f'cast wallet import dev --mnemonic "{PHRASE12}"', PHRASE12),
+    "mnemonic env": (f"MNEMONIC={PHRASE24}\nRPC_URL=http://localhost:8545", PHRASE24),
+    "mnemonic quoted env": (f'export MNEMONIC="{PHRASE12}"', PHRASE12),
+    "seed phrase prose": (f"Your seed phrase: {PHRASE12}. Keep it safe.", PHRASE12),
+    "solana-keygen output": (
+        "Save this seed phrase and your BIP39 passphrase to recover your new keypair:\n"
+        f"{PHRASE12}\n" + "=" * 40, PHRASE12),
+    "mnemonic json": (f'{{"mnemonic": "{PHRASE24}", "path": "m/44\'/60\'/0\'/0/0"}}',
+                      PHRASE24),
+    "PRIVATE_KEY=0x": (f"PRIVATE_KEY=0x{HEX}", f"0x{HEX}"),
+    "--private-key 0x": (f"cast send --private-key 0x{HEX} 0xabc 'f()'", f"0x{HEX}"),
+    "privateKey json": (f'{{"privateKey": "0x{HEX}"}}', f"0x{HEX}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_the_kinds_round_9_found_shown_are_found(name: str) -> None:
+    text, secret = FOUND[name]
+    assert may_hold_secret(text), "the prefilter must pass the text"
+    found = [text[f.start:f.end] for f in find_secrets(text)]
+    assert secret in found, found
+    shown = redact_text(text)
+    assert "[redacted:" in shown
+    for piece in {secret, secret[:12], secret[-12:]}:
+        assert piece not in shown, shown
+    # escaped once and twice (a Codex output stored in messages.raw)
+    for form in (json.dumps(text), json.dumps(json.dumps(text))):
+        shown = redact_text(form, depth=2)
+        assert secret[:12] not in shown and secret[-12:] not in shown, shown
+
+
+def test_the_kinds_round_9_are_rows_with_examples() -> None:
+    names = {r.name for r in rules()}
+    assert {"logkb:aws-configure", "logkb:keypair-bytes", "logkb:mnemonic",
+            "logkb:hex-private-key"} <= names, names
+
+
+def test_the_mnemonic_keeps_what_follows_it() -> None:
+    text = f"seed phrase: {PHRASE12} then I funded the wallet"
+    assert redact_text(text) == "seed phrase: [redacted:mnemonic] then I funded the wallet"
+
+
+@pytest.mark.parametrize("text", [
+    "aws configure set region us-east-1",
+    "aws configure set aws_access_key_id $AWS_ACCESS_KEY_ID",
+    "[" + ",".join(["0"] * 64) + "]",  # a zeroed buffer
+    "[" + ",".join(str(i) for i in range(64)) + "]",  # an index list
+    "[" + ",".join(map(str, KEYPAIR[:32])) + "]",  # 32 bytes: a public key or a hash
+    "the mnemonic is stored in the vault and read by the deploy script at run time ok",
+    "mnemonic: " + " ".join(WORDS[:11]),  # 11 words: no phrase
+    "seed phrase handling: we never log it, we never print it, we never send it anywhere",
+    f"tx hash: 0x{HEX}",
+    f"PUBLIC_KEY=0x{HEX}",
+])
+def test_lookalikes_stay(text: str) -> None:
+    assert find_secrets(text) == [], [(f.rule, text[f.start:f.end]) for f in find_secrets(text)]
+
+
+def test_the_word_list_is_bip39s() -> None:
+    words = bip39_words()
+    assert len(words) == 2048 and "abandon" in words and "zoo" in words
