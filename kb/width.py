@@ -39,6 +39,10 @@ _UNUSUAL = re.compile(r"[^\x20-\x7e]")
 _SEQUENCE = re.compile("[\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
 """A character that makes a sequence: its width is not the sum of its characters'."""
 
+_MARKER = re.compile(r"\[redacted:[a-z0-9-]{1,40}\]")
+"""A redacted secret's placeholder (:func:`logparse.secrets.placeholder`): one cluster, so
+a cut keeps it whole or drops it whole (never ``[redacted:aws-`` on a screen)."""
+
 _WIDTH: dict[str, int] = {}
 """A character's columns on its own (memo)."""
 
@@ -87,6 +91,12 @@ def clusters(text: str) -> Iterator[tuple[int, int, int]]:
     i, n = 0, len(text)
     while i < n:
         start, ch = i, text[i]
+        if ch == "[":
+            m = _MARKER.match(text, i)
+            if m:  # a placeholder: drawn as one
+                i = m.end()
+                yield start, i, i - start
+                continue
         w = char_cells(ch)
         i += 1
         if UNSAFE.match(ch):  # shown as its own escape: nothing joins it
@@ -127,10 +137,15 @@ def cells(text: str) -> int:
 
 def cut(text: str, cols: int) -> str:
     """The longest head of ``text`` that fits ``cols`` columns, cut between clusters
-    (:func:`clusters`: never inside a character's marks or an emoji sequence)."""
+    (:func:`clusters`: never inside a character's marks, an emoji sequence or a
+    ``[redacted:KIND]`` placeholder)."""
     if cols <= 0:
         return ""
     if text.isascii() and text.isprintable():
+        if "[redacted:" in text:
+            for m in _MARKER.finditer(text, 0, cols + 40):
+                if m.start() < cols < m.end():
+                    return text[:m.start()]
         return text[:cols]
     used = 0
     for start, _end, w in clusters(text):
