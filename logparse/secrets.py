@@ -347,13 +347,17 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    f"keypair:\n{_PHRASE}\n====", _PHRASE),
                   (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
-            r"(?:priv(?:ate)?|secret|signer|deployer|wallet|account)[_-]?key(?:\\*[\"'])?"
-            r"\s*(?:=|:=|:|=>|\s)\s*(?:\\*[\"'])?(0x[0-9a-f]{64})(?![0-9a-z])"),
-            ("priv", "secret", "signer", "deployer", "wallet", "account"), group=1,
+            r"(?:priv(?:ate)?|secret|signer|deployer)[_-]?key(?:\\*[\"'])?\s*(?:=|:=|:|=>|\s)"
+            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-z])"),
+            ("priv", "secret", "signer", "deployer"), group=1,
             lower=True, on_lower=True,
             example=(f"PRIVATE_KEY=0x{_HEX}", f"0x{_HEX}"),
             more=((f"cast send --private-key 0x{_HEX} 0xabc 'f()'", f"0x{_HEX}"),
-                  (f'{{"privateKey": "0x{_HEX}"}}', f"0x{_HEX}"))),
+                  (f'{{"privateKey": "0x{_HEX}"}}', f"0x{_HEX}"),
+                  # a tool's description cut the command (and the key) short
+                  (f'"description": "Run cast send --private-key 0x{_HEX[:34]}"',
+                   f"0x{_HEX[:34]}"),
+                  (f"solana-keygen recover --secret-key {_HEX}{_HEX}", f"{_HEX}{_HEX}"))),
         _Rule("logkb:basic-auth", "basic-auth", re.compile(
             r"\bbasic\s+([a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])"), ("basic",), group=1,
             lower=True, on_lower=True, check="basic",
@@ -440,7 +444,7 @@ PREFILTER = (
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
-    r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?0x[0-9a-f]{8})"
+    r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="

@@ -32,6 +32,16 @@ KEY = _x("-----BEGIN OPENSSH ", "PRIVATE KEY-----\n") + "\n".join(
     "".join(_RNG.choices(_B64, k=64)) for _ in range(4)) + _x("\n-----END OPENSSH ",
                                                               "PRIVATE KEY-----")
 
+AWS_SECRET = "".join(_RNG.choices(_B64, k=40))
+AWS_ID = _x("ZK3MP9Q", "R2VX7TL4WN8B")
+AWS_SESSION = _x("IQoJb3JpZ2luX2Vj", "".join(_RNG.choices(_B64, k=96)))
+KEYPAIR = "[" + ",".join(str(_RNG.randrange(256)) for _ in range(64)) + "]"
+"""A Solana keypair as ``solana-keygen`` writes ``id.json`` (64 bytes)."""
+HEX_KEY = "0x" + "".join(_RNG.choices("0123456789abcdef", k=64))
+MNEMONIC = _x("velvet orbit canyon humble ladder pepper ritual sample tobacco unusual",
+              " wagon zebra")
+"""12 words of the BIP-39 list (a made-up phrase)."""
+
 SECRETS: dict[str, str] = {
     "mysql -p": PW + "a", "mysql --password": PW + "b", "curl -u": PW + "c",
     "docker login -p": PW + "d", "sshpass -p": PW + "e", "cookie": COOKIE,
@@ -40,6 +50,10 @@ SECRETS: dict[str, str] = {
     "private key": KEY,
     "docker login -p &": _x("Tr0ub", "&4d;or|x(9)<y>,zQ"),
     "url userinfo @": _x("Tr0ub", "@4dor~Wq7"),
+    # safe9: round 9's kinds
+    "aws configure secret": AWS_SECRET, "aws configure id": AWS_ID,
+    "aws configure session": AWS_SESSION, "keypair": KEYPAIR, "mnemonic": MNEMONIC,
+    "hex private key": HEX_KEY,
 }
 """Each secret by the kind of leak it stands for (``private key``: a whole PEM block)."""
 
@@ -62,6 +76,12 @@ LEAKS: dict[str, str] = {
     # rvsafe2: an unquoted password holding shell metacharacters, one holding `@`
     "docker login -p &": f"docker login -u ci -p {SECRETS['docker login -p &']} reg.example",
     "url userinfo @": f"psql 'postgres://app:{SECRETS['url userinfo @']}@db:5432/app'",
+    "aws configure secret": f"aws configure set aws_secret_access_key {AWS_SECRET}",
+    "aws configure id": f"aws configure set aws_access_key_id {AWS_ID} --profile ci",
+    "aws configure session": f"aws configure set aws_session_token {AWS_SESSION}",
+    "keypair": f"cat ~/.config/solana/id.json && echo {KEYPAIR}",
+    "mnemonic": f'cast wallet import dev --mnemonic "{MNEMONIC}"',
+    "hex private key": f"cast send --private-key {HEX_KEY} 0xabc 'ping()'",
 }
 """A text leaking each secret as transcripts do."""
 

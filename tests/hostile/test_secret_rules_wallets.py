@@ -102,3 +102,11 @@ def test_lookalikes_stay(text: str) -> None:
 def test_the_word_list_is_bip39s() -> None:
     words = bip39_words()
     assert len(words) == 2048 and "abandon" in words and "zoo" in words
+
+
+def test_a_private_key_cut_short_by_the_agent_is_still_hidden() -> None:
+    """An opencode tool's description quotes the command cut at a few dozen characters:
+    the key's head stood there, too short for a 64-digit rule, and every output showed it."""
+    text = f'"description": "Run cast send --private-key 0x{HEX[:34]}"'
+    shown = redact_text(text)
+    assert HEX[:10] not in shown and shown.endswith('--private-key [redacted:private-key]"')
