@@ -192,3 +192,29 @@ def test_the_tui_hides_them_and_shows_them_only_when_asked(
     sid = ids["claude-code"]
     revealed = asyncio.run(_tui_text(db, sid, ordinals(db, sid)["mnemonic"], reveal=True))
     assert corpus.MNEMONIC in revealed
+
+
+def test_mcp_answers_hide_them_even_when_the_server_was_started_to_show_them(
+        kb: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP answer goes to an agent and from there to a model's provider: it leaves the
+    machine, so ``logkb --show-secrets mcp`` still answers redacted (the real server over
+    stdio; every event of both sessions, past the default limit that stops short of round
+    9's kinds)."""
+    from tests.live import conftest as live
+
+    db, ids = kb
+    monkeypatch.setattr(live, "LOGKB", [*live.LOGKB, "--show-secrets"])
+    client = live.McpClient(db)
+    try:
+        answers = [client.call("search", query="cast", limit=50),
+                   client.call("search", query="configure", limit=50),
+                   client.call("deadends", limit=50), client.call("untested", limit=50)]
+        for sid in ids.values():
+            answers.append(client.call("events", session=sid, limit=1000))
+            answers.append(client.call("handoff", session=sid, max_tokens=20000))
+    finally:
+        client.close()
+    text = json.dumps(answers, ensure_ascii=False)
+    assert not leaks(text), leaks(text)
+    for kind in NEW_KINDS:
+        assert kind in text, kind
