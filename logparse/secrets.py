@@ -98,10 +98,21 @@ def placeholder(kind: str) -> str:
     return f"[redacted:{kind}]"
 
 
+_PUBLIC_PREFIX = re.compile(
+    r"(?:A(?:KIA|SIA|BIA|CCA)|gh[pousr]_|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt"
+    r"|agent|oas)-|sk-ant-(?:api\d\d-)?|sk-(?:proj-|svcacct-|admin-)?|hf_|xox[abposr]-"
+    r"|[rs]k_(?:live|test)_|SG\.|eyJ|pypi-|npm_|sq0csp-|0x)")
+"""The prefixes that name a kind of token and hold none of its secret."""
+
+
 def mask(value: str) -> str:
-    """A preview that identifies a secret without showing it: ``AKIA…(20)``."""
+    """A preview that identifies a secret without showing any of it: its public prefix
+    (``AKIA…(20)``, ``ghp_…(40)``, a PEM block's header) and its length; a password, a
+    mnemonic phrase or a random key shows none of its characters (``…(40)``: four letters
+    name a BIP-39 word, a keypair's first byte is a byte of the key)."""
     v = value.strip()
-    head = v[:4] if len(v) >= 12 else v[:1]
+    m = _PUBLIC_PREFIX.match(v)
+    head = m.group() if m else ""
     if v.startswith("-----BEGIN"):
         head = v.split("\n", 1)[0].split("\\n", 1)[0][:40]
     return f"{head}…({len(v)})"
@@ -329,6 +340,13 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"aws configure set aws_session_token IQoJ{_TOK}{_TOK}", f"IQoJ{_TOK}{_TOK}"),
                   (f"aws configure set default.aws_secret_access_key '{_TOK}{_TOK[:19]}'",
                    f"{_TOK}{_TOK[:19]}"))),
+        _Rule("logkb:aws-prompt", "aws-key", re.compile(
+            r"\baws (?:secret access key|access key id|session token) \[[^\]\n]{0,60}\]:"
+            r"[ \t]*([^\s'\"]{4,400})"),
+            ("aws secret access key", "aws access key id", "aws session token"), group=1,
+            lower=True, on_lower=True, check="password",
+            example=(f"AWS Secret Access Key [None]: {_TOK}{_TOK[:19]}\nDefault region name",
+                     f"{_TOK}{_TOK[:19]}")),
         _Rule("logkb:keypair-bytes", "private-key", re.compile(
             r"\[" + _GAP + r"(?:" + _BYTE + _GAP + "," + _GAP + "){63}" + _BYTE + _GAP + r"\]"),
             ("[",),
@@ -338,7 +356,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    _KEYPAIR.replace(",", ",\n  ")))),
         _Rule("logkb:mnemonic", "mnemonic", re.compile(
             r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|secret[ _-]?phrase"
-            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400})?)"),
+            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,2})"),
             ("mnemonic", "phrase", "seed words", "seed_words", "seed-words", "seedwords"),
             group=1, lower=True, on_lower=True, check="mnemonic",
             example=(f'cast wallet import dev --mnemonic "{_PHRASE}"', _PHRASE),
@@ -444,6 +462,7 @@ PREFILTER = (
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
+    r"|aws (?:secret access key|access key id|session token) \["
     r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
@@ -778,7 +797,23 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
 _BIP39: frozenset[str] | None = None
 _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
-_BLANKS = re.compile(r"[ \t]+")
+
+
+def _blank_gap(gap: str) -> bool:
+    """Whether ``gap`` may stand between two words of a phrase: blanks, a line break a
+    terminal wrapped it at, as is or JSON-escaped once or more (``\\n``, ``\\\\n``)."""
+    i, n = 0, len(gap)
+    while i < n:
+        if gap[i] in " \t\r\n":
+            i += 1
+            continue
+        j = i
+        while j < n and gap[j] == "\\":
+            j += 1
+        if j == i or j == n or gap[j] not in "nrt":
+            return False
+        i = j + 1
+    return n > 0
 
 
 def bip39_words() -> frozenset[str]:
@@ -795,8 +830,9 @@ def bip39_words() -> frozenset[str]:
 
 def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
     """The phrase in the text after a mnemonic's cue (``span``, a line or two): the first
-    12, 15, 18, 21 or 24 words of the BIP-39 list in a row, apart by blanks only (the
-    longest that fits), or ``None`` when no 12 are.  Linear: one pass over the span."""
+    12, 15, 18, 21 or 24 words of the BIP-39 list in a row, apart by blanks or a line
+    break only (the longest that fits), or ``None`` when no 12 are.  Linear: one pass over
+    the span."""
     words = bip39_words()
     run: list[tuple[int, int]] = []
     for w in _WORD_RE.finditer(text, span[0], span[1]):
@@ -808,7 +844,7 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
                 break
             run = []
             continue
-        if run and not _BLANKS.fullmatch(text, run[-1][1], start):
+        if run and not _blank_gap(text[run[-1][1]:start]):
             if len(run) >= _MNEMONIC_LENGTHS[-1]:
                 break
             run = []

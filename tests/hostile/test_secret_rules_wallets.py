@@ -25,6 +25,8 @@ WORDS = sorted(bip39_words())
 PHRASE12 = " ".join(_RNG.choices(WORDS, k=12))
 PHRASE24 = " ".join(_RNG.choices(WORDS, k=24))
 
+_SPLIT = PHRASE24.split(" ")  # a terminal wrapped the phrase: 11 words, then 13
+_W1, _W2 = " ".join(_SPLIT[:11]), " ".join(_SPLIT[11:])
 ARRAY = "[" + ",".join(map(str, KEYPAIR)) + "]"
 ARRAY_SPACED = "[" + ", ".join(map(str, KEYPAIR)) + "]"
 ARRAY_LINES = "[\n  " + ",\n  ".join(map(str, KEYPAIR)) + "\n]"
@@ -50,6 +52,10 @@ FOUND: dict[str, tuple[str, str]] = {
         f"{PHRASE12}\n" + "=" * 40, PHRASE12),
     "mnemonic json": (f'{{"mnemonic": "{PHRASE24}", "path": "m/44\'/60\'/0\'/0/0"}}',
                       PHRASE24),
+    "mnemonic wrapped": (f"Your recovery phrase:\n{_W1}\n{_W2}\n", f"{_W1}\n{_W2}"),
+    "aws configure prompt": (f"AWS Access Key ID [None]: {AWS_ID}\nAWS Secret Access Key "
+                             f"[None]: {AWS_SECRET}\nDefault region name [None]: eu-west-1",
+                             AWS_SECRET),
     "PRIVATE_KEY=0x": (f"PRIVATE_KEY=0x{HEX}", f"0x{HEX}"),
     "--private-key 0x": (f"cast send --private-key 0x{HEX} 0xabc 'f()'", f"0x{HEX}"),
     "privateKey json": (f'{{"privateKey": "0x{HEX}"}}', f"0x{HEX}"),
@@ -110,3 +116,22 @@ def test_a_private_key_cut_short_by_the_agent_is_still_hidden() -> None:
     text = f'"description": "Run cast send --private-key 0x{HEX[:34]}"'
     shown = redact_text(text)
     assert HEX[:10] not in shown and shown.endswith('--private-key [redacted:private-key]"')
+
+
+@pytest.mark.parametrize(("value", "preview"), [
+    (PHRASE12, f"…({len(PHRASE12)})"),  # 4 letters name a BIP-39 word: none is shown
+    (ARRAY, f"…({len(ARRAY)})"),
+    (f"0x{HEX}", "0x…(66)"),
+    (AWS_SECRET, "…(40)"),
+    ("AKIA" + "IOSFODNN7EXAMPLE", "AKIA…(20)"),  # a public prefix names the kind of token
+    ("ghp_" + "A1b2C3d4E5" * 4 + "ZZ", "ghp_…(46)"),
+    ("glpat-" + "aB3dE5gH7jK9mN1pQ2sT", "glpat-…(26)"),
+])
+def test_the_secrets_listing_previews_no_character_of_a_secret(value: str,
+                                                              preview: str) -> None:
+    """`logkb secrets` showed each secret's first four characters: the first word of a
+    mnemonic (BIP-39 words differ in their first four letters), a keypair's first byte, a
+    random key's first 24 bits.  Only a public prefix (``AKIA``, ``ghp_``) is shown."""
+    from logparse.secrets import mask
+
+    assert mask(value) == preview
