@@ -575,6 +575,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
         for src in reader.sessions(inp.path, problems, wanted):
+            same_session(store, src, group)
             st = open_.get(src.session_id)
             if st is None:
                 st = _open_session(store, src, problems, remote, group)
@@ -775,6 +776,32 @@ def _new_bytes(inp: Input, seen: Seen) -> int:
     except ValueError:
         return size
     return size - before if size >= before else size
+
+
+def same_session(store: KbStore, src: SourceSession, group: _Group | None = None) -> None:
+    """Store ``src`` with the stored copy of the same session known by another id: a
+    copy that does not name its session (``named`` false: an Antigravity trajectory cut
+    before it names its conversation) joins the stored session whose info lists its id
+    in ``aliases``, and a copy that names it joins a stored session under one of its
+    ``aliases`` (the cut copy stored first: the whole one extends it, nothing stored is
+    deleted).  ``src.session_id`` (and its info's ``id``) become the stored id."""
+    info = src.info if isinstance(src.info, dict) else {}
+    aliases = [a for a in info.get("aliases") or () if isinstance(a, str)] \
+        if isinstance(info.get("aliases"), list) else []
+    if src.named and not aliases:
+        return
+    sid = src.session_id
+    if group is not None and (group.pending or group.infos):
+        group.flush(store)  # a copy met earlier in this ingest is stored first
+    if store.holds_session(sid):
+        return
+    found = next((a for a in aliases if store.holds_session(a)), None) \
+        if src.named else store.session_aliased(sid, src.agent)
+    if found is None:
+        return
+    src.session_id = found
+    if "id" in info:
+        info["id"] = found
 
 
 def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
