@@ -784,7 +784,12 @@ def same_session(store: KbStore, src: SourceSession, group: _Group | None = None
     before it names its conversation) joins the stored session whose info lists its id
     in ``aliases``, and a copy that names it joins a stored session under one of its
     ``aliases`` (the cut copy stored first: the whole one extends it, nothing stored is
-    deleted).  ``src.session_id`` (and its info's ``id``) become the stored id."""
+    deleted).  ``src.session_id`` (and its info's ``id``) become the stored id.
+
+    A copy that names a stored session whose aliases it shares none of is another
+    session that names it (an Antigravity conversation that read this one's artifacts
+    before it named itself): it is stored under its first alias, never with the stored
+    messages (their ids, line numbers, would meet other content)."""
     info = src.info if isinstance(src.info, dict) else {}
     aliases = [a for a in info.get("aliases") or () if isinstance(a, str)] \
         if isinstance(info.get("aliases"), list) else []
@@ -794,6 +799,11 @@ def same_session(store: KbStore, src: SourceSession, group: _Group | None = None
     if group is not None and (group.pending or group.infos):
         group.flush(store)  # a copy met earlier in this ingest is stored first
     if store.holds_session(sid):
+        theirs = store.session_aliases(sid) if src.named and aliases else None
+        if theirs and not set(theirs) & set(aliases):
+            src.session_id = aliases[0]
+            if "id" in info:
+                info["id"] = aliases[0]
         return
     found = next((a for a in aliases if store.holds_session(a)), None) \
         if src.named else store.session_aliased(sid, src.agent)

@@ -263,6 +263,14 @@ class KbStore:
             "ORDER BY session_id LIMIT 1", [agent, alias]).fetchone()
         return None if row is None else str(row[0])
 
+    def session_aliases(self, session_id: str) -> list[str] | None:
+        """The ``aliases`` a stored session's info lists (``None``: it lists none, or the
+        session has no row)."""
+        row = self.conn.execute(
+            "SELECT TRY_CAST(json_extract(info, '$.aliases') AS VARCHAR[]) FROM sessions "
+            "WHERE session_id = ?", [session_id]).fetchone()
+        return None if row is None or row[0] is None else [str(a) for a in row[0]]
+
     def known_messages(self, session_id: str) -> dict[str, tuple[int, int]]:
         """``message_id → (digest, ordinal)`` of a stored session."""
         return {mid: (dg, ordl) for mid, dg, ordl in self.conn.execute(

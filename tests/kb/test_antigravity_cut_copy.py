@@ -101,3 +101,50 @@ def test_both_copies_in_one_ingest_are_one_session(tmp_path: Path) -> None:
     alone = KbStore(":memory:")
     ingest(alone, [whole])
     assert list(_ids(store).values()) == list(_ids(alone).values())
+
+
+def _raws(store: KbStore) -> dict[tuple[str, str], str]:
+    return {(sid, mid): raw for sid, mid, raw in store.conn.execute(
+        "SELECT session_id, message_id, raw::VARCHAR FROM messages").fetchall()}
+
+
+def _reader_of_the_plan(tmp: Path) -> Path:
+    """Another conversation, cut after it read the first one's plan (the artifact folder
+    names the first conversation) and before it names itself: the steps are the real
+    user input, planner and ``VIEW_FILE`` shapes with other words and times."""
+    other = conversation_id(_write(tmp / "probe.jsonl", STEPS))
+    plan = f"C:\\Users\\dev\\.gemini\\antigravity\\brain\\{other}\\implementation_plan.md"
+    steps = [
+        {**STEPS[0], "created_at": "2026-06-20T10:00:00Z",
+         "content": "<USER_REQUEST>\nContinue the other conversation's plan\n</USER_REQUEST>"},
+        {"step_index": 1, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-20T10:00:05Z", "content": "Let me read the plan.",
+         "tool_calls": [{"name": "view_file", "args": {"AbsolutePath": json.dumps(plan)}}]},
+        {"step_index": 2, "source": "MODEL", "type": "VIEW_FILE", "status": "DONE",
+         "created_at": "2026-06-20T10:00:06Z", "content": "# Plan\n1. build the agent"},
+        {"step_index": 3, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-20T10:00:09Z", "content": "I have read the plan."},
+    ]
+    return _write(tmp / "reader.jsonl", steps)
+
+
+@pytest.mark.parametrize("first", ["whole", "reader"])
+def test_another_conversation_that_names_this_one_never_takes_its_messages(
+        tmp_path: Path, first: str) -> None:
+    """A conversation that read this one's artifact before naming itself names this
+    conversation (the only id it holds), but starts with another first step: it is
+    another session, and neither loses or changes a stored message."""
+    whole, _ = _copies(tmp_path)
+    reader = _reader_of_the_plan(tmp_path)
+    assert conversation_id(reader) == conversation_id(whole)
+    alone: list[str] = []
+    for f in (whole, reader):
+        s = KbStore(":memory:")
+        ingest(s, [f])
+        alone.extend(_raws(s).values())
+    store = KbStore(tmp_path / "kb.duckdb")
+    for f in ([whole, reader] if first == "whole" else [reader, whole]):
+        ingest(store, [f])
+    got = _raws(store)
+    assert len(_sessions(store)) == 2
+    assert sorted(got.values()) == sorted(alone), "a message was lost or changed"
