@@ -943,6 +943,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
         return False
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return False
+    waiting = new.get("open_calls")
+    if isinstance(waiting, int) and waiting > (old.get("open_calls") or 0) \
+            and old.get("records") == new.get("records") is not None:
+        # the same records, cut before the answers of calls the stored copy has (a Codex
+        # output is a line of its own): the stored copy is the later state
+        return True
     for key in _GROWING:
         a, b = old.get(key), new.get(key)
         if isinstance(a, list) and isinstance(b, list):
