@@ -57,3 +57,17 @@ def test_a_choice_is_read_in_the_sentence_the_splitter_gives(
 def test_the_question_a_proposal_ends_on_is_found_by_the_same_splitter(
         proposal: str, asked: str) -> None:
     assert decide_choice._asks(proposal) == asked
+
+
+def test_no_rule_keeps_a_splitter_of_its_own() -> None:
+    """Every sentence-and-line splitter of ``kb`` and ``logparse`` is this one: no module
+    compiles its own ``(?<=[.!?…])\\s+|…`` (what three copies of it did differently).
+    The hand-off's own sentence spans (abbreviations, list numbers) are another rule."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    own = [str(p.relative_to(root)) for d in ("kb", "logparse") for p in (root / d).rglob("*.py")
+           if p.name != "sentences.py" and any(
+               s in p.read_text(encoding="utf-8")
+               for s in ("(?<=[.!?])\\s+|", "(?<=[.!?。"))]
+    assert own == []
