@@ -38,6 +38,7 @@ from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, fit
 from logparse.request import is_greeting, request_text
+from logparse.sentences import split_sentences
 from logparse.structural import MessageFacts, message_signals
 
 _VERSION_RES = (
@@ -185,7 +186,6 @@ the courtesy closes that ask nothing)."""
 
 _FENCE = re.compile(r"^\s*(?:>\s?)*(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[A-Za-z]\))\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _QUESTION_END = re.compile(r"[?？][\s*_)\]»\"'`”’]*$")
 
 
@@ -207,7 +207,7 @@ def asks_user(text: str | None) -> str | None:
     final = "\n".join(block)
     # emphasis is no end of a sentence: "**Is there an MCP server?** If you point me…"
     plain = re.sub(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)", "", final)
-    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s and s.strip()]
+    sentences = [s.strip() for s in split_sentences(plain) if s and s.strip()]
     courtesy = [c for c in ASK_CUES if c.kind == "courtesy"]
     kept = [s for s in sentences if not any(c.pattern.search(s) for c in courtesy)]
     if not kept:

@@ -575,6 +575,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
     gc.disable()  # derivation allocates millions of small tuples and no cycles
     try:
         for src in reader.sessions(inp.path, problems, wanted):
+            same_session(store, src, group)
             st = open_.get(src.session_id)
             if st is None:
                 st = _open_session(store, src, problems, remote, group)
@@ -777,6 +778,42 @@ def _new_bytes(inp: Input, seen: Seen) -> int:
     return size - before if size >= before else size
 
 
+def same_session(store: KbStore, src: SourceSession, group: _Group | None = None) -> None:
+    """Store ``src`` with the stored copy of the same session known by another id: a
+    copy that does not name its session (``named`` false: an Antigravity trajectory cut
+    before it names its conversation) joins the stored session whose info lists its id
+    in ``aliases``, and a copy that names it joins a stored session under one of its
+    ``aliases`` (the cut copy stored first: the whole one extends it, nothing stored is
+    deleted).  ``src.session_id`` (and its info's ``id``) become the stored id.
+
+    A copy that names a stored session whose aliases it shares none of is another
+    session that names it (an Antigravity conversation that read this one's artifacts
+    before it named itself): it is stored under its first alias, never with the stored
+    messages (their ids, line numbers, would meet other content)."""
+    info = src.info if isinstance(src.info, dict) else {}
+    aliases = [a for a in info.get("aliases") or () if isinstance(a, str)] \
+        if isinstance(info.get("aliases"), list) else []
+    if src.named and not aliases:
+        return
+    sid = src.session_id
+    if group is not None and (group.pending or group.infos):
+        group.flush(store)  # a copy met earlier in this ingest is stored first
+    if store.holds_session(sid):
+        theirs = store.session_aliases(sid) if src.named and aliases else None
+        if theirs and not set(theirs) & set(aliases):
+            src.session_id = aliases[0]
+            if "id" in info:
+                info["id"] = aliases[0]
+        return
+    found = next((a for a in aliases if store.holds_session(a)), None) \
+        if src.named else store.session_aliased(sid, src.agent)
+    if found is None:
+        return
+    src.session_id = found
+    if "id" in info:
+        info["id"] = found
+
+
 def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
                   pool: DerivePool | None = None, group: _Group | None = None
                   ) -> _Session | None:
@@ -906,6 +943,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
         return False
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return False
+    waiting = new.get("open_calls")
+    if isinstance(waiting, int) and waiting > (old.get("open_calls") or 0) \
+            and old.get("records") == new.get("records") is not None:
+        # the same records, cut before the answers of calls the stored copy has (a Codex
+        # output is a line of its own): the stored copy is the later state
+        return True
     for key in _GROWING:
         a, b = old.get(key), new.get(key)
         if isinstance(a, list) and isinstance(b, list):

@@ -244,6 +244,33 @@ class KbStore:
             return None
         return StoredSession(session_id, bool(row[0]), row[1], int(row[2]))
 
+    def holds_session(self, session_id: str) -> bool:
+        """Whether anything of a session is stored: its row, or messages (an interrupted
+        ingest may leave messages without their session row)."""
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM sessions WHERE session_id = $s) "
+            "OR EXISTS (SELECT 1 FROM messages WHERE session_id = $s)",
+            {"s": session_id}).fetchone()
+        return row is not None and row[0] is True
+
+    def session_aliased(self, alias: str, agent: str) -> str | None:
+        """The stored session of ``agent`` whose info lists ``alias`` in its ``aliases``
+        (the id a copy that does not name the session gets: see
+        :attr:`logparse.source.SourceSession.named`); the first by id if several do."""
+        row = self.conn.execute(
+            "SELECT session_id FROM sessions WHERE agent = ? AND list_contains("
+            "TRY_CAST(json_extract(info, '$.aliases') AS VARCHAR[]), ?) "
+            "ORDER BY session_id LIMIT 1", [agent, alias]).fetchone()
+        return None if row is None else str(row[0])
+
+    def session_aliases(self, session_id: str) -> list[str] | None:
+        """The ``aliases`` a stored session's info lists (``None``: it lists none, or the
+        session has no row)."""
+        row = self.conn.execute(
+            "SELECT TRY_CAST(json_extract(info, '$.aliases') AS VARCHAR[]) FROM sessions "
+            "WHERE session_id = ?", [session_id]).fetchone()
+        return None if row is None or row[0] is None else [str(a) for a in row[0]]
+
     def known_messages(self, session_id: str) -> dict[str, tuple[int, int]]:
         """``message_id → (digest, ordinal)`` of a stored session."""
         return {mid: (dg, ordl) for mid, dg, ordl in self.conn.execute(

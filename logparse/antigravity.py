@@ -183,16 +183,22 @@ def conversation_id(path: Path) -> str | None:
     return max(votes, key=lambda u: votes[u]) if votes else None
 
 
+def first_step_id(first: dict[str, Any]) -> str:
+    """The id of a trajectory that names no conversation: a digest of its first step."""
+    digest = hashlib.sha256(orjson.dumps(first, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return f"ag-{digest[:20]}"
+
+
 def trajectory_id(first: dict[str, Any], path: Path | None = None) -> str:
     """The session id of a trajectory: the conversation's own id where the trajectory
     names it (:func:`conversation_id`), else a digest of its first step (the file names
-    none), so copies of one conversation under any name are one session and two exports
-    that happen to share a file name are two (its short id tells them apart)."""
+    none: :func:`first_step_id`), so copies of one conversation under any name are one
+    session and two exports that happen to share a file name are two (its short id tells
+    them apart).  A copy cut before the conversation is named gets the digest; the whole
+    copy lists it in its info's ``aliases`` and the store keeps the two as one session
+    (:func:`kb.ingest.same_session`)."""
     named = conversation_id(path) if path is not None else None
-    if named is not None:
-        return named
-    digest = hashlib.sha256(orjson.dumps(first, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return f"ag-{digest[:20]}"
+    return named if named is not None else first_step_id(first)
 
 
 class AntigravityReader(TranscriptReader):
@@ -212,13 +218,16 @@ class AntigravityReader(TranscriptReader):
         self.skipped = {}
         first = next((o for o in head_records(path, 5) if is_step(o)), None)
         sid = trajectory_id(first, path) if first is not None else path.stem
-        if session_ids is not None and sid not in session_ids:
+        cut_id = first_step_id(first) if first is not None else None
+        if session_ids is not None and sid not in session_ids and cut_id not in session_ids:
             return
         info: dict[str, Any] = {"id": sid, "time": {
             "created": iso_ms(first.get("created_at")) if first else None}}
+        if cut_id is not None and cut_id != sid:  # a copy cut before the naming step
+            info["aliases"] = [cut_id]
         yield SourceSession(session_id=sid, form=self.form, path=str(path),
                             messages=_Trajectory(self, path, problems, sid).messages(),
-                            info=info, agent=self.agent)
+                            info=info, agent=self.agent, named=sid != cut_id)
 
 
 _CORTEX_STEP = {"find_by_name": "FIND", "mcp_tool": "MCP_TOOL"}

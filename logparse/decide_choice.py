@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from logparse.sentences import SENTENCE_BREAK, split_sentences
+
 # -- approvals ------------------------------------------------------------------------
 
 # (name, language, a short affirmative reply's head, a real reply, where it was said).
@@ -61,7 +63,6 @@ _PICK: Final = re.compile(r"\A\W{0,3}(?:option\s*#?|opci[oó]n\s*|op[cç][aã]o\
                           r"(\d{1,2})\s*[.)]?\s*\Z", re.IGNORECASE)
 _ANSWERS: Final = re.compile(r"(?:^|\s)(\d{1,2})[.)]\s*([^\d\n][^\n]*?)(?=\s+\d{1,2}[.)]\s|\Z)")
 _NUMBERED: Final = re.compile(r"^[ \t]*(?:\*\*)?(\d{1,2})[.)](?:\*\*)?[ \t]+(.+)$", re.MULTILINE)
-_SENTENCE_BREAK: Final = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 # an open question ("What would you like me to help with?") is not answered by "ok"
 _OPEN: Final = re.compile(r"\A(?:so,?\s+)?(?:what|which|where|how|why|who|when|qu[eé]|cu[aá]l"
                           r"|c[oó]mo|d[oó]nde|por\s*qu[eé])\b|什么|哪|怎么|为什么", re.IGNORECASE)
@@ -81,7 +82,7 @@ def _asks(proposal: str) -> str | None:
     if len(whole) > 600 and not whole[-601].isspace() and not tail[:1].isspace():
         tail = tail.split(None, 1)[1] if tail.split(None, 1)[1:] else ""
     para = tail.rsplit("\n\n", 1)[-1]
-    qs = [q.strip(" \t\n*_>-") for q in _SENTENCE_BREAK.split(para)]
+    qs = [q.strip(" \t\n*_>-") for q in split_sentences(para)]
     qs = [q for q in qs if len(q) > 3 and q.rstrip("*_`)").endswith(("?", "？"))]
     if not qs or _OPEN.search(qs[-1]):
         return None
@@ -173,7 +174,6 @@ AGENT_CHOICE_ROWS: Final[tuple[tuple[str, str, str, str, str], ...]] = (
 
 _AGENT: Final = tuple((name, re.compile(pat, re.IGNORECASE | re.MULTILINE))
                       for name, _, pat, _, _ in AGENT_CHOICE_ROWS)
-_SENTENCE: Final = re.compile(r"(?<=[.!?。])\s+|\n+")
 _LEAD: Final = re.compile(_ME + r"\s+(?:also\s+|now\s+|just\s+)?", re.IGNORECASE)
 _CLAUSE_END: Final = (r"(?=[;:]\s|,\s+(?:so|then|and\s+then|and\s+I|which|because|since)\b"
                       r"|\s+so\s+(?:that|the|it|we|I)\b|[.!?]?\Z)")
@@ -260,7 +260,7 @@ def _cut(chosen: str) -> str:
 def _sentence_at(text: str, start: int, end: int) -> str:
     """The sentence of ``text`` that holds ``text[start:end]``."""
     a = 0
-    for m in _SENTENCE.finditer(text):
+    for m in SENTENCE_BREAK.finditer(text):
         if m.end() <= start:
             a = m.end()
         elif m.start() >= end:

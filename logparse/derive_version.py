@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 27
+DERIVE_VERSION = 29
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -86,4 +86,9 @@ summary, Istanbul's and coverage.py's coverage totals, pi's cut-output length, `
 offered ("yes please", "sim, pode", "2", "1. no 2. no") is classed ``decision`` and adds a
 ``choice`` event holding what was approved; a reply stating the agent's own choice ("I'll
 use …", "… instead", "rather than …") adds a ``choice`` event with the option, the one it
-drops and the reason (:mod:`logparse.decide_choice`)."""
+drops and the reason (:mod:`logparse.decide_choice`).
+28 (fix9): an Antigravity session's info lists the id a copy of it cut before it names
+its conversation gets (``aliases``), so the two copies are stored as one session.
+29 (fix9): one sentence splitter (:mod:`logparse.sentences`): an agent's stated choice and
+the question a proposal ends on are read in sentences that end at a full-width ``。！？``
+(no space after it) and before a Spanish ``¿``/``¡``."""

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from logparse.patternrow import PatternRow
+from logparse.sentences import split_sentences
 
 __all__ = ["LIMITING", "REREADS", "REVERSALS", "REVISES_SQL", "QUOTES_SQL", "Cue",
            "Reversal", "names", "quantities", "reason", "reread", "reversals", "sentences",
@@ -100,7 +101,6 @@ REVISES_SQL = "(?i)" + "|".join(f"(?:{c.sql})" for c in REVERSALS + REREADS)
 
 HEAD = 6000
 """Characters of a block read."""
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _PLAN = re.compile(r"^\W*(?:let me|let[’']s|now (?:i|let)|first|next|i need to|i should"
                    r"|actually,? let)\b", re.I)
 """A sentence that tells what the agent does next: it plans, it claims nothing."""
@@ -123,7 +123,7 @@ SHARED = 2
 def sentences(text: str) -> list[str]:
     """The sentences of a block (bullets and emphasis stripped), the short ones dropped."""
     out = []
-    for s in _SENTENCE.split(text[:HEAD]):
+    for s in split_sentences(text[:HEAD]):
         s = s.strip(" -*•#>\t")
         if len(s) >= 12:
             out.append(s)

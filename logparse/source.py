@@ -75,6 +75,11 @@ class SourceSession:
     """False when the form cannot show every message (run stream)."""
     agent: str = "opencode"
     """The agent that wrote the session: ``opencode``, ``claude-code`` or ``codex``."""
+    named: bool = True
+    """False when the input does not name its session and the id was made from its first
+    record (an Antigravity trajectory cut before it names its conversation): a stored copy
+    that does name it lists this id in its info's ``aliases``, and this copy is stored
+    with it (:func:`kb.ingest.same_session`)."""
 
 
 class TranscriptReader(ABC):

@@ -19,7 +19,8 @@ from kb.cli.tools import quiet_stdout, setup_consoles
 EPILOG = """\b
 Exit codes: 0 ok · 1 no match (search, why) or failed · 2 usage · 3 not a
 transcript · 4 ingested with problems · 5 knowledge base busy · 6 not found
-· 7 replay saw changes.  Errors: `logkb: error: …` on stderr, then a `hint:`."""
+· 7 replay saw changes · 8 handoff over --max-tokens.  Errors: `logkb:
+error: …` on stderr, then a `hint:`."""
 
 
 class LogkbGroup(click.Group):

@@ -56,6 +56,7 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
         # the graph step below derives the graphs of what this ingests (they are owed)
         report["events"] = _rederive(path, as_json, graph=not do_graph)
     if do_graph:
+        from kb.graph import ablate
         from kb.graph import store as gs
         from kb.graph.extract import EXTRACTOR_VERSION
 
@@ -65,11 +66,14 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
             if stale:
                 scopes = gs.unbuilt(store, scopes)
             done = derive(store, scopes, force=not stale)
-        report["extractor_version"] = EXTRACTOR_VERSION
+        # the stamp the graphs carry: another one under the bench-only LOGKB_ABLATE
+        report["extractor_version"] = ablate.stamp(EXTRACTOR_VERSION)
         report["graphs"] = done
         if not as_json:
+            gone = [f for f in ablate.FAMILIES if f in ablate.switched_off()]
             note(f"derived {len(done)} knowledge graph{'s' if len(done) != 1 else ''} "
-                 f"(extraction rules v{EXTRACTOR_VERSION})")
+                 f"(extraction rules v{EXTRACTOR_VERSION}"
+                 + (f"; families off: {', '.join(gone)})" if gone else ")"))
     if do_index:
         from kb.search.index import SearchIndex, index_dir
 

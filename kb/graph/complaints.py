@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kb.graph.text import tokens
+from logparse.sentences import SENTENCE_BREAK
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ SPLITS: tuple[SplitRule, ...] = (
         "pool blockchain-dex-events__claude-session.jsonl (user, Q2 README)"),
     SplitRule(
         "sentences and lines",
-        re.compile(r"(?<=[.!?])\s+|\n+"),
+        SENTENCE_BREAK,
         ("what did u do. now its the same as before aurora goes till the end of home page "
          "and buttons also dont work.limit aurora bg to only above the navbar and fix it.", 2),
         "uicomponents__session-export.json #166 (user)"),

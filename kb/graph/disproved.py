@@ -40,6 +40,7 @@ from kb.graph.episodes import Found, Said, Step, _dedupe
 from kb.graph.rootcause import GUESS
 from kb.graph.text import short, tokens
 from logparse.patternrow import PatternRow
+from logparse.sentences import split_sentences
 from logparse.structural import still_broken_phrase
 
 
@@ -118,7 +119,6 @@ HEAD = 3000
 CLAIMS_SQL = "(?i)" + "|".join(f"(?:{c.pattern})" for c in CLAIMS)
 """Every row of :data:`CLAIMS` as one pattern (the store's filter of the replies it
 loads for this rule; the rows use no look-around, so DuckDB's RE2 reads them)."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _DOING = re.compile(r"^\W*(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am going|"
                     r"voy a|vamos a|vou|i need to|i[’']m wondering|i wonder)\b", re.I)
 """A sentence that tells what the agent does next, not why something happens."""
@@ -135,7 +135,7 @@ def _asserts(sentence: str) -> bool:
 def sentences(text: str) -> list[str]:
     """The sentences of a reply (bullets and emphasis stripped)."""
     out = []
-    for s in _SENTENCE.split(text[:HEAD]):
+    for s in split_sentences(text[:HEAD]):
         s = s.strip(" -*•#>\t")
         if len(s) >= 12:
             out.append(s)

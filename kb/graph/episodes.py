@@ -45,6 +45,7 @@ from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import refutation_phrase
 from logparse.redirects import dropped_names, is_question, undone
+from logparse.sentences import split_sentences
 from logparse.structural import (
     PERSIST,
     correction_phrase,
@@ -889,7 +890,7 @@ def _complaint(text: str, phrase: str) -> str:
     """The sentence of a user message that reports the failure, from the "but" that
     turns to it when the sentence first praises ("it looks better, but the sentences
     are not split" gives "the sentences are not split")."""
-    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])|\n+", text):
+    for sentence in split_sentences(text):
         at = sentence.lower().find(phrase.lower())
         if at < 0:
             continue

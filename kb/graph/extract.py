@@ -81,6 +81,7 @@ from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refut
 from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text
 from logparse.revision import quoted
+from logparse.sentences import SENTENCE_BREAK, split_sentences
 from logparse.structural import (
     DELEGATION_TOOLS,
     MessageFacts,
@@ -94,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 43
+EXTRACTOR_VERSION = 44
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -205,7 +206,12 @@ told_once`); the stored title of a Gemini CLI session skips a prompt the user re
 away from (:mod:`kb.ingest`).  xstruct's two rules are gone: ``retarget`` found no dead end of
 its own on tune or shared and one extra on the held-out set; ``reverted`` found one on
 shared (one session) and four false ones on the recorded campaigns (a config set back
-after a smoke run is no dead end)."""
+after a smoke run is no dead end).
+
+44 (fix9): claims, revisions, disproved hypotheses, stated roots, guesses, complaints and
+the hand-off's asks are read in the sentences of one splitter (:mod:`logparse.sentences`),
+which ends a sentence at a full-width ``。！？`` with or without a space after it and
+before a Spanish ``¿``/``¡``."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -558,7 +564,7 @@ def _guesses(text: str) -> tuple[tuple[str, str], ...]:
 
 def _guess_sentences(text: str) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
-    bounds = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+|\n+", text)), len(text)]
+    bounds = [0, *(m.end() for m in SENTENCE_BREAK.finditer(text)), len(text)]
     for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
         sentence = text[a:b].strip()
         if _HYPOTHESIS.search(sentence):
@@ -2120,7 +2126,7 @@ def _explain(a: Approach, explanations: dict[tuple[str, int], list[str]]) -> lis
                    key=lambda o: (o != ended, o != ended - 1, abs(o - ended)))
     for o in order:
         for text in explanations.get((a.session_id, o), []):
-            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+            for sentence in split_sentences(text):
                 sentence = sentence.strip(" -*•")
                 if len(sentence) < 12:
                     continue

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from kb.graph.text import short, tokens
 from logparse.patternrow import PatternRow
+from logparse.sentences import split_sentences
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,6 @@ _DOING = re.compile(r"(?:let me|let[’']s|i[’']?ll|i will|i[’']m going|i am
                     r"|see|test|confirm|find out|investigate|read|debug)\b", re.I)
 """A sentence that tells what the agent does next ("I should check whether `generate()`
 is corrupting the state, or if the issue is …": it plans a look, it found nothing yet)."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 LATER = 10
 NAMING = 4
@@ -173,7 +173,7 @@ def stated_roots(explanations: dict[tuple[str, int], list[str]], session_id: str
     ``ordinals`` that states a root (:func:`root_tier`), in order, without its Markdown."""
     for o in ordinals:
         for text in explanations.get((session_id, o), []):
-            for sentence in _SENTENCE.split(text):
+            for sentence in split_sentences(text):
                 # "1. **Section centering** — 4 h2s lost …": a list item under a bold
                 # heading says it as plainly as a sentence
                 sentence = plain(sentence.strip(" -*•#>"))
@@ -238,7 +238,7 @@ _PLAN_START = re.compile(r"^(?:let me|let[’']s|i[’']?ll|i will|i need to|now
 
 
 def _opening_sentence(text: str) -> str:
-    for sentence in _SENTENCE.split(text.strip()):
+    for sentence in split_sentences(text.strip()):
         sentence = plain(sentence.strip(" -*•#>"))
         if sentence:
             return sentence
