@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 27
+DERIVE_VERSION = 28
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -86,4 +86,8 @@ summary, Istanbul's and coverage.py's coverage totals, pi's cut-output length, `
 offered ("yes please", "sim, pode", "2", "1. no 2. no") is classed ``decision`` and adds a
 ``choice`` event holding what was approved; a reply stating the agent's own choice ("I'll
 use …", "… instead", "rather than …") adds a ``choice`` event with the option, the one it
-drops and the reason (:mod:`logparse.decide_choice`)."""
+drops and the reason (:mod:`logparse.decide_choice`).
+28 (xmeas3): the one-line summaries of zsh's, BSD's and GNU's ``time`` give the wall,
+user and system seconds (:mod:`logparse.measure_time`; zsh's line gave the system seconds
+as the user's, and no total); a markdown table row that names an animation (``stagger``,
+``ease``, ``opacity``) gives no durations."""

@@ -44,6 +44,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from logparse.measure_time import time_readings
+
 __all__ = [
     "compiler_error_count",
     "listing_length",
@@ -1079,6 +1081,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
 
+    # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_time rows)
+    for a, b, value, unit, label in time_readings(text):
+        found.append((a, value, unit, label))
+        taken.append((a, b))
+
     # ls -l: the size of each regular file; du: the size of each path; the cells of a
     # table with a header (a build's route sizes, a coverage summary)
     if not prose:
@@ -1300,6 +1307,11 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     if (done or cls == SIZE) and not label and not label_form:
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
+        return None
+    if (prose and cls == DURATION and md_table and line.lstrip().startswith("|")
+            and _STYLE_WORD_RE.search(line)):
+        # a design's table row ("| `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s,
+        # `easeInOut` |"): the row names an animation, its times are set, not read
         return None
     if cls in (DURATION, SIZE, PERCENT, RATE) and (
             _THRESHOLD_BEFORE_RE.search(before) or _THRESHOLD_AFTER_RE.match(text, m.end())):

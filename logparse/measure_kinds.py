@@ -209,6 +209,13 @@ KINDS: tuple[Kind, ...] = (
          "| `DiaText` | Text swap animation | Opacity 0.58→1 (0.26s), blur 8→0 (0.34s), "
          "shift 5.5→0 (0.34s) |", True, (), (0.26, 0.34, 0.58),
          "labelled/uicomponents__session-wordpress.json (a component's spec)"),
+    Kind("css-animation-row", "noise",
+         "| Component | Animation Type | Values |\n|---|---|---|\n"
+         "| `TypewriterEffect` | `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s, "
+         "`easeInOut` |\n| `TypewriterEffect`/Smooth | Cursor blink | Opacity 0→1, 0.8s, "
+         "infinite reverse |", True, (), (0.3, 0.1, 0.8),
+         "labelled/uicomponents__session-wordpress.json (a subagent's table of a React "
+         "source's animations; the handoff took 'Each span: 0.3 s' as the session's best)"),
     Kind("css-default", "noise",
          "| `Sweep` | Sweep position from -17 to 117 over duration (default 2s), custom ease |",
          True, (), (2.0,), "labelled/uicomponents__session-wordpress.json"),
