@@ -87,7 +87,9 @@ offered ("yes please", "sim, pode", "2", "1. no 2. no") is classed ``decision`` 
 ``choice`` event holding what was approved; a reply stating the agent's own choice ("I'll
 use …", "… instead", "rather than …") adds a ``choice`` event with the option, the one it
 drops and the reason (:mod:`logparse.decide_choice`).
-28 (xmeas3): the one-line summaries of zsh's, BSD's and GNU's ``time`` give the wall,
-user and system seconds (:mod:`logparse.measure_time`; zsh's line gave the system seconds
-as the user's, and no total); a markdown table row that names an animation (``stagger``,
-``ease``, ``opacity``) gives no durations."""
+28 (xmeas3): one-line summaries read whole (:mod:`logparse.measure_summaries`): zsh's,
+BSD's and GNU's ``time`` give the wall, user and system seconds (zsh's line gave the system
+seconds as the user's, and no total), hyperfine its mean, spread, min, max, runs and
+speed-up, CTest its tests, failures and passes; ``du -h`` lines of a bare name
+(``14M\tnode_modules``) give a size; a markdown table row that names an animation
+(``stagger``, ``ease``) gives no durations."""

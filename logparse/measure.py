@@ -44,7 +44,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from logparse.measure_time import time_readings
+from logparse.measure_summaries import summary_readings
 
 __all__ = [
     "compiler_error_count",
@@ -248,9 +248,11 @@ _PS_FILE_RE = re.compile(
     r"(\S[^\r\n]*?)[ \t\r]*$", re.M)
 """PowerShell's ``Get-ChildItem`` (``dir``, ``ls``) row of a file: mode, date, time, the
 ``Length`` in bytes, the name (``-a----   4/30/2026  12:00 AM   10792 README.md``)."""
-# du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path)
-_DU_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT])?\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?)\s*$",
-                    re.M)
+# du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path); with du -h's suffix a bare
+# name is a path too (" 14M\tnode_modules": macOS pads the size)
+_DU_RE = re.compile(r"^[ \t]*(\d+(?:\.\d+)?)(?:([KMGT])\t((?:[./~\\@]|\w:\\)[^\t\n]*?|\w[^\t\n ]*)"
+                    r"|\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?))\s*$", re.M)
+_DU_GATE_RE = re.compile(r"\d[KMGT]\t")
 
 _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
@@ -515,12 +517,13 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
                 break
             found.append((m.start(), float(m.group(1)), "B", m.group(2)))
             taken.append((m.start(), m.end()))
-    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
+    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text
+                         or _DU_GATE_RE.search(text)):
         for k, m in enumerate(_DU_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
                 break
             unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "KiB"
-            found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+            found.append((m.start(), float(m.group(1)), unit, m.group(3) or m.group(4)))
             taken.append((m.start(), m.end()))
 
 
@@ -1081,8 +1084,8 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
 
-    # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_time rows)
-    for a, b, value, unit, label in time_readings(text):
+    # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_summaries rows)
+    for a, b, value, unit, label in summary_readings(text):
         found.append((a, value, unit, label))
         taken.append((a, b))
 

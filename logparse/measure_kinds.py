@@ -182,6 +182,16 @@ KINDS: tuple[Kind, ...] = (
          "(26 rows)", False, ((15.0, "rows"), (26.0, "rows")), (17.0, 6.0, 7.0),
          "pool/civ6.ch__session.jsonl:52 (pi; psql, several queries in one call: each result's "
          "row count, its cells are data)"),
+    Kind("du-h-bare-names", "size",
+         " 14M\tnode_modules\n1.4G\tpackages/nextjs/node_modules\n", False,
+         ((14.0, "MiB"), (1.4, "GiB")), (),
+         "public agent transcript (Claude Code Bash: du -sh node_modules packages/nextjs/"
+         "node_modules; the export's '  > ' quote marks trimmed), search corpus id "
+         "66581061236"),
+    Kind("du-h-dist", "size", "37\n39.6M\tnode_modules\n156.0K\tdist\n", False,
+         ((39.6, "MiB"), (156.0, "KiB")), (37.0,),
+         "public Docker notes (ls node_modules | wc -l; du -sh node_modules; du -sh dist), "
+         "search corpus id 70208144169"),
     Kind("powershell-length", "size", "Name      Length\r\n----      ------\r\nindex.mjs   4396",
          False, ((4396.0, "B"),), (), "labelled/will-it-rain__claude.jsonl:135 (PowerShell "
                                       "Get-Item | Select-Object Name, Length)"),

@@ -1,4 +1,4 @@
-"""Issue 22 item 5: every row of :mod:`logparse.measure_time` gives its readings through
+"""Issue 22 item 5: every row of :mod:`logparse.measure_summaries` gives its readings through
 the measurement rules, and nothing of a ``time`` line is misread."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from logparse.measure import measurement_tuples
-from logparse.measure_time import TIME_ROWS, TimeRow, time_readings
+from logparse.measure_summaries import SUMMARY_ROWS, SummaryRow, summary_readings
 
 
-@pytest.mark.parametrize("row", TIME_ROWS, ids=[r.name for r in TIME_ROWS])
-def test_every_time_row(row: TimeRow) -> None:
+@pytest.mark.parametrize("row", SUMMARY_ROWS, ids=[r.name for r in SUMMARY_ROWS])
+def test_every_time_row(row: SummaryRow) -> None:
     assert row.source and row.gate in row.example
-    assert {(v, u, lab) for _, _, v, u, lab in time_readings(row.example)} >= set(row.expect)
+    assert {(v, u, lab) for _, _, v, u, lab in summary_readings(row.example)} >= set(row.expect)
     got = measurement_tuples(row.example, False)
     for want in row.expect:
         assert want in got, (row.name, want, got)
@@ -27,5 +27,5 @@ def test_zsh_time_never_takes_the_system_seconds_for_the_users() -> None:
 
 
 def test_a_command_named_time_is_no_summary() -> None:
-    assert time_readings("time.sleep(2) # real user sys") == []
-    assert time_readings("Total time: 12s user-facing") == []
+    assert summary_readings("time.sleep(2) # real user sys") == []
+    assert summary_readings("Total time: 12s user-facing") == []
