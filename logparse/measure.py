@@ -962,6 +962,18 @@ def _paren_label(text: str, line_start: int, open_paren: int) -> str:
     return _tidy_label(raw, True, False) or raw
 
 
+_DURATION_UNITS = frozenset(_DURATIONS.values())
+
+
+def _design_row(text: str, p: int) -> bool:
+    """Whether position ``p`` is in a markdown table row that names an animation (``|
+    `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s, `easeInOut` |``): the row's
+    times and percentages are a design's settings, not readings."""
+    a, b = _line_bounds(text, p)
+    line = text[a:b]
+    return line.lstrip().startswith("|") and _STYLE_WORD_RE.search(line) is not None
+
+
 def _is_setting(label: str, before: str) -> bool:
     """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
     if (_FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label)
@@ -1143,7 +1155,9 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
     # the line rules above already read (the same place, or the same value and unit) keeps
     # their reading
     have = {p for p, _, _, _ in found} | {(v, u) for _, v, u, _ in found}
-    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have]
+    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have
+              and not (prose and md_table and (h[2] in _DURATION_UNITS or h[2] == "%")
+                       and _design_row(text, h[0]))]
 
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []
@@ -1311,10 +1325,7 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
         return None
-    if (prose and cls == DURATION and md_table and line.lstrip().startswith("|")
-            and _STYLE_WORD_RE.search(line)):
-        # a design's table row ("| `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s,
-        # `easeInOut` |"): the row names an animation, its times are set, not read
+    if prose and cls in (DURATION, PERCENT) and md_table and _design_row(text, p):
         return None
     if cls in (DURATION, SIZE, PERCENT, RATE) and (
             _THRESHOLD_BEFORE_RE.search(before) or _THRESHOLD_AFTER_RE.match(text, m.end())):

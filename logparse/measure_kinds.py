@@ -223,7 +223,9 @@ KINDS: tuple[Kind, ...] = (
          "| Component | Animation Type | Values |\n|---|---|---|\n"
          "| `TypewriterEffect` | `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s, "
          "`easeInOut` |\n| `TypewriterEffect`/Smooth | Cursor blink | Opacity 0→1, 0.8s, "
-         "infinite reverse |", True, (), (0.3, 0.1, 0.8),
+         "infinite reverse |\n| **Entry animation** | `gsap.timeline()`: scale from 0.95 → 1 "
+         "(0.6s, `back.out(1.7)`), bg-size from 0% → 100% (2s, `elastic.out(1, 0.5)`) |", True,
+         (), (0.3, 0.1, 0.8, 0.6, 2.0, 0.0, 100.0),
          "labelled/uicomponents__session-wordpress.json (a subagent's table of a React "
          "source's animations; the handoff took 'Each span: 0.3 s' as the session's best)"),
     Kind("css-default", "noise",
