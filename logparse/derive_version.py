@@ -90,6 +90,7 @@ drops and the reason (:mod:`logparse.decide_choice`).
 28 (xmeas3): one-line summaries read whole (:mod:`logparse.measure_summaries`): zsh's,
 BSD's and GNU's ``time`` give the wall, user and system seconds (zsh's line gave the system
 seconds as the user's, and no total), hyperfine its mean, spread, min, max, runs and
-speed-up, CTest its tests, failures and passes; ``du -h`` lines of a bare name
+speed-up, CTest its tests, failures and passes; Node's spec reporter (``ℹ tests 12`` … ``ℹ
+duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` lines of a bare name
 (``14M\tnode_modules``) give a size; a markdown table row that names an animation
 (``stagger``, ``ease``) gives no durations."""
