@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 29
+DERIVE_VERSION = 30
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -91,4 +91,11 @@ drops and the reason (:mod:`logparse.decide_choice`).
 its conversation gets (``aliases``), so the two copies are stored as one session.
 29 (fix9): one sentence splitter (:mod:`logparse.sentences`): an agent's stated choice and
 the question a proposal ends on are read in sentences that end at a full-width ``。！？``
-(no space after it) and before a Spanish ``¿``/``¡``."""
+(no space after it) and before a Spanish ``¿``/``¡``.
+30 (xmeas3): one-line summaries read whole (:mod:`logparse.measure_summaries`): zsh's,
+BSD's and GNU's ``time`` give the wall, user and system seconds (zsh's line gave the system
+seconds as the user's, and no total), hyperfine its mean, spread, min, max, runs and
+speed-up, CTest its tests, failures and passes; Node's spec reporter (``ℹ tests 12`` … ``ℹ
+duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` lines of a bare name
+(``14M\tnode_modules``) give a size; a markdown table row that names an animation
+(``stagger``, ``ease``) gives no durations."""

@@ -44,6 +44,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from logparse.measure_summaries import summary_readings
+
 __all__ = [
     "compiler_error_count",
     "listing_length",
@@ -246,9 +248,11 @@ _PS_FILE_RE = re.compile(
     r"(\S[^\r\n]*?)[ \t\r]*$", re.M)
 """PowerShell's ``Get-ChildItem`` (``dir``, ``ls``) row of a file: mode, date, time, the
 ``Length`` in bytes, the name (``-a----   4/30/2026  12:00 AM   10792 README.md``)."""
-# du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path)
-_DU_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT])?\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?)\s*$",
-                    re.M)
+# du: "4.0K\t./src", "1234\t/var/log" (a size, one tab, a path); with du -h's suffix a bare
+# name is a path too (" 14M\tnode_modules": macOS pads the size)
+_DU_RE = re.compile(r"^[ \t]*(\d+(?:\.\d+)?)(?:([KMGT])\t((?:[./~\\@]|\w:\\)[^\t\n]*?|\w[^\t\n ]*)"
+                    r"|\t((?:[./~\\]|\w:\\|[\w.-]+/)[^\t\n]*?))\s*$", re.M)
+_DU_GATE_RE = re.compile(r"\d[KMGT]\t")
 
 _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
@@ -513,12 +517,13 @@ def _listing(text: str, found: list[tuple[int, float, str, str]],
                 break
             found.append((m.start(), float(m.group(1)), "B", m.group(2)))
             taken.append((m.start(), m.end()))
-    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text):
+    if "\t" in text and ("\t." in text or "\t/" in text or "\t~" in text or "/\n" in text
+                         or _DU_GATE_RE.search(text)):
         for k, m in enumerate(_DU_RE.finditer(text)):
             if k >= _MAX_MEASUREMENTS:
                 break
             unit = _SHORT_SIZES[m.group(2)] if m.group(2) else "KiB"
-            found.append((m.start(), float(m.group(1)), unit, m.group(3)))
+            found.append((m.start(), float(m.group(1)), unit, m.group(3) or m.group(4)))
             taken.append((m.start(), m.end()))
 
 
@@ -957,6 +962,18 @@ def _paren_label(text: str, line_start: int, open_paren: int) -> str:
     return _tidy_label(raw, True, False) or raw
 
 
+_DURATION_UNITS = frozenset(_DURATIONS.values())
+
+
+def _design_row(text: str, p: int) -> bool:
+    """Whether position ``p`` is in a markdown table row that names an animation (``|
+    `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s, `easeInOut` |``): the row's
+    times and percentages are a design's settings, not readings."""
+    a, b = _line_bounds(text, p)
+    line = text[a:b]
+    return line.lstrip().startswith("|") and _STYLE_WORD_RE.search(line) is not None
+
+
 def _is_setting(label: str, before: str) -> bool:
     """``timeout = 30s``, ``--interval 5s``, ``sleep 5 s``: a configured value."""
     if (_FLAG_TAIL_RE.search(before) or _STYLE_TAIL_RE.search(label)
@@ -1079,6 +1096,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
 
+    # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_summaries rows)
+    for a, b, value, unit, label in summary_readings(text):
+        found.append((a, value, unit, label))
+        taken.append((a, b))
+
     # ls -l: the size of each regular file; du: the size of each path; the cells of a
     # table with a header (a build's route sizes, a coverage summary)
     if not prose:
@@ -1133,7 +1155,9 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
     # the line rules above already read (the same place, or the same value and unit) keeps
     # their reading
     have = {p for p, _, _, _ in found} | {(v, u) for _, v, u, _ in found}
-    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have]
+    found += [h for h in _stated(text, prose) if h[0] not in have and (h[1], h[2]) not in have
+              and not (prose and md_table and (h[2] in _DURATION_UNITS or h[2] == "%")
+                       and _design_row(text, h[0]))]
 
     found.sort(key=lambda t: t[0])
     out: list[tuple[float, str, str]] = []
@@ -1300,6 +1324,8 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     if (done or cls == SIZE) and not label and not label_form:
         return None
     if cls in (DURATION, SIZE, PERCENT, RATIO, COUNT) and _is_setting(label, before):
+        return None
+    if prose and cls in (DURATION, PERCENT) and md_table and _design_row(text, p):
         return None
     if cls in (DURATION, SIZE, PERCENT, RATE) and (
             _THRESHOLD_BEFORE_RE.search(before) or _THRESHOLD_AFTER_RE.match(text, m.end())):

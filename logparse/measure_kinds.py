@@ -182,6 +182,16 @@ KINDS: tuple[Kind, ...] = (
          "(26 rows)", False, ((15.0, "rows"), (26.0, "rows")), (17.0, 6.0, 7.0),
          "pool/civ6.ch__session.jsonl:52 (pi; psql, several queries in one call: each result's "
          "row count, its cells are data)"),
+    Kind("du-h-bare-names", "size",
+         " 14M\tnode_modules\n1.4G\tpackages/nextjs/node_modules\n", False,
+         ((14.0, "MiB"), (1.4, "GiB")), (),
+         "public agent transcript (Claude Code Bash: du -sh node_modules packages/nextjs/"
+         "node_modules; the export's '  > ' quote marks trimmed), search corpus id "
+         "66581061236"),
+    Kind("du-h-dist", "size", "37\n39.6M\tnode_modules\n156.0K\tdist\n", False,
+         ((39.6, "MiB"), (156.0, "KiB")), (37.0,),
+         "public Docker notes (ls node_modules | wc -l; du -sh node_modules; du -sh dist), "
+         "search corpus id 70208144169"),
     Kind("powershell-length", "size", "Name      Length\r\n----      ------\r\nindex.mjs   4396",
          False, ((4396.0, "B"),), (), "labelled/will-it-rain__claude.jsonl:135 (PowerShell "
                                       "Get-Item | Select-Object Name, Length)"),
@@ -209,6 +219,15 @@ KINDS: tuple[Kind, ...] = (
          "| `DiaText` | Text swap animation | Opacity 0.58→1 (0.26s), blur 8→0 (0.34s), "
          "shift 5.5→0 (0.34s) |", True, (), (0.26, 0.34, 0.58),
          "labelled/uicomponents__session-wordpress.json (a component's spec)"),
+    Kind("css-animation-row", "noise",
+         "| Component | Animation Type | Values |\n|---|---|---|\n"
+         "| `TypewriterEffect` | `useAnimate()` stagger | Each span: 0.3s, stagger 0.1s, "
+         "`easeInOut` |\n| `TypewriterEffect`/Smooth | Cursor blink | Opacity 0→1, 0.8s, "
+         "infinite reverse |\n| **Entry animation** | `gsap.timeline()`: scale from 0.95 → 1 "
+         "(0.6s, `back.out(1.7)`), bg-size from 0% → 100% (2s, `elastic.out(1, 0.5)`) |", True,
+         (), (0.3, 0.1, 0.8, 0.6, 2.0, 0.0, 100.0),
+         "labelled/uicomponents__session-wordpress.json (a subagent's table of a React "
+         "source's animations; the handoff took 'Each span: 0.3 s' as the session's best)"),
     Kind("css-default", "noise",
          "| `Sweep` | Sweep position from -17 to 117 over duration (default 2s), custom ease |",
          True, (), (2.0,), "labelled/uicomponents__session-wordpress.json"),

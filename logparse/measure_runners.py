@@ -6,7 +6,8 @@ by walking the summary lines of the common test runners, type checkers, linters,
 tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 
 * counts written as ``Key: N`` in a runner's own summary (PHPUnit's ``Tests: 15,
-  Assertions: 40, Failures: 2``), or as ``# key N`` (Node's TAP reporter);
+  Assertions: 40, Failures: 2``), or as ``# key N`` / ``ℹ key N`` (Node's TAP and spec
+  reporters);
 * clock durations (PHPUnit's ``Time: 00:00.123``, cargo's ``in 1m 02s``) and a bracketed
   total (bun's ``Ran 13 tests across 3 files. [120.00ms]``);
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
@@ -92,14 +93,15 @@ def _cargo_min(m: re.Match[str], text: str) -> list[Hit]:
 
 
 _TAP_UNITS = {"tests": "tests", "duration_ms": "ms", "cancelled": "cancelled", "todo": "todo"}
-_TAP_RE = re.compile(r"^# (?P<k>tests|duration_ms|cancelled|todo) (?P<v>" + _DEC
+_TAP_RE = re.compile(r"^[#ℹ] (?P<k>tests|duration_ms|cancelled|todo) (?P<v>" + _DEC
                      + r")[ \t\r]*$", re.M)
 
 
 def _tap(m: re.Match[str], text: str) -> list[Hit]:
-    """Node's test runner (TAP): ``# tests 10`` … ``# duration_ms 123.45`` (``# pass``
-    and ``# fail`` are read by :mod:`logparse.measure`)."""
-    if "# pass " not in text and "# fail " not in text:
+    """Node's test runner: ``# tests 10`` … ``# duration_ms 123.45`` (the TAP reporter),
+    ``ℹ tests 10`` … ``ℹ duration_ms 123.45`` (the spec reporter); ``pass`` and ``fail``
+    are read by :mod:`logparse.measure`."""
+    if not any(f"{c} {k} " in text for c in "#ℹ" for k in ("pass", "fail")):
         return []  # a comment that only looks like a key, not a TAP summary
     k = m.group("k")
     return [(m.start("v"), float(m.group("v")), _TAP_UNITS[k],
@@ -337,6 +339,11 @@ RULES: tuple[StatedRule, ...] = (
                (123.45, "ms"),
                "from the tool's documented output: Node.js docs, 'Test runner' (tap "
                "reporter summary: # tests, # pass, # fail, # duration_ms)"),
+    StatedRule("node-test-spec", "output", ("ℹ tests ", "ℹ duration_ms "), _TAP_RE, _tap,
+               "ℹ tests 12\nℹ suites 0\nℹ pass 12\nℹ fail 0\nℹ cancelled 0\nℹ skipped 0\n"
+               "ℹ todo 0\nℹ duration_ms 134.194458", (134.194458, "ms"),
+               "public agent report quoting node --test (spec reporter, the default on a "
+               "terminal), search corpus id 58709845972"),
     StatedRule("bun-test-ran", "output", ("Ran ",), _BUN_RAN_RE, _bun_ran,
                " 12 pass\n 1 fail\nRan 13 tests across 3 files. [120.00ms]",
                (120.0, "ms"),

@@ -19,6 +19,7 @@ import networkx as nx
 from kb.graph import store as gs
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbNotFound, KbStore
+from logparse.measure_plumbing import is_plumbing_reading
 
 STATUS_MARK = {"dead_end": "✘", "blocked": "⊘", "superseded": "↷", "confirmed": "✔",
                "open": "▶"}
@@ -220,7 +221,7 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
     codes left out: ``(unit, label, points)``, points counting the messages that
     measured it."""
     return [(u, lab, n) for u, lab, n in gs.measured_quantities(store, session_ids)
-            if not is_plumbing(lab) and u != "exit code"]
+            if not is_plumbing(lab, u) and u != "exit code"]
 
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
@@ -235,12 +236,15 @@ _TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_comm
                             r"web_search|websearch|webfetch) duration$")
 
 
-def is_plumbing(label: str) -> bool:
+def is_plumbing(label: str, unit: str | None = None) -> bool:
     """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
-    (Codex's ``apply_patch duration``) or what a tool saw of the files (a read file's
-    length, a written file's size, how many things a listing listed)."""
+    (Codex's ``apply_patch duration``), what a tool saw of the files (a read file's
+    length, a written file's size, how many things a listing listed), or, with its
+    ``unit``, a token counter of the agent (:func:`logparse.measure_plumbing.
+    is_plumbing_reading`: a sub-agent's tokens, a compaction's context)."""
     return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
-            or label.endswith((" length", " written", " listed")))  # what a tool saw
+            or label.endswith((" length", " written", " listed"))  # what a tool saw
+            or is_plumbing_reading(unit, label))
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.store import KbStore
+from logparse.measure_plumbing import is_plumbing_reading
 
 MAX_ITEMS = 25
 """Longest list an answer carries (the rest is counted, not sent)."""
@@ -250,7 +251,8 @@ class TeamAnswers:
         for e in evs:
             ms = [f"{m.get('label')}: {m.get('value'):g} {m.get('unit')}".strip()
                   if m.get("label") else f"{m.get('value'):g} {m.get('unit')}"
-                  for m in e.get("measurements") or [] if isinstance(m, dict)]
+                  for m in e.get("measurements") or [] if isinstance(m, dict)
+                  and not is_plumbing_reading(m.get("unit"), m.get("label"))]
             shown.append(_event(SimpleNamespace(**{**e, "measurements": ms})))
         return {"session": at["session_id"], "pusher": at["pusher"], **_capped(shown, limit)}
 
@@ -306,7 +308,9 @@ def _event(e: Any) -> dict[str, Any]:
         v = _cut(getattr(e, key, None), 300 if key == "output" else TEXT_CAP)
         if v:
             d[key] = v
-    ms = getattr(e, "measurements", None) or []
+    # the agent's plumbing (a token counter) is no measurement of the work (issue 22)
+    ms = [m for m in getattr(e, "measurements", None) or []
+          if not is_plumbing_reading(getattr(m, "unit", None), getattr(m, "label", None))]
     if ms:
         d["measurements"] = [str(m) for m in ms[:5]]
     return d

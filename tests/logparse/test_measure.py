@@ -183,7 +183,7 @@ DOMAINS: list[tuple[str, str, list[tuple[float, str, str]]]] = [
       (9, "ms", "http_req_duration p90"), (12, "ms", "http_req_duration p95"),
       (41.1, "/s", "http_reqs")]),
     ("hyperfine", "  Time (mean ± σ):     12.3 ms ±   0.4 ms    [User: 10.1 ms, System: 2.0 ms]\n",
-     [(12.3, "ms", "mean ± σ"), (10.1, "ms", "User"), (2.0, "ms", "System")]),
+     [(12.3, "ms", "mean"), (0.4, "ms", "σ"), (10.1, "ms", "User"), (2.0, "ms", "System")]),
     ("du -sh", "4.0K\t./src\n120M\t/var/log\n", [(4.0, "KiB", "./src"), (120, "MiB", "/var/log")]),
     ("ls -l", "-rw-r--r-- 1 root root  385024 Jul 30 14:08 opencode.db\n"
      "drwxr-xr-x 2 root root    4096 Jul 30 14:04 log\n", [(385024, "B", "opencode.db")]),

@@ -1,0 +1,85 @@
+"""Readings of the agent's own plumbing: stored with the event they come from, never shown
+as a measurement of the work (issue 22 item 5: "never ... token counters").
+
+The readers keep what an agent's harness counts of itself on the event that counted it
+(Codex's running ``total_tokens``, the context an opencode compaction summarised, the
+tokens and tool calls a Claude Code sub-agent spent): true, and asked for by ``events
+--json``, but a token counter is not a result of the work, and a series of them is not
+progress.  The rooms that present measurements to a user (the handoff's series and its
+"best", the timeline's throughput chart, the MCP answers) leave out every reading
+:func:`is_plumbing_reading` names.
+
+:data:`PLUMBING` holds one row per reading, each with the real (trimmed) record that gives
+it; ``tests/logparse/test_measure_plumbing.py`` reads every example through its reader and
+checks that the reading is made and named plumbing, and that a rate of tokens (``tok/s``),
+a test count or a build time is not.  Pure data and a predicate: no storage here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PLUMBING", "PlumbingRow", "is_plumbing_reading"]
+
+
+@dataclass(frozen=True)
+class PlumbingRow:
+    label: str
+    """The reading's label, as the reader names it."""
+    unit: str
+    agent: str
+    """The reader that makes it: ``codex``, ``claude-code``, ``opencode``."""
+    record: str
+    """A real record (trimmed) that gives the reading."""
+    value: float
+    """What the reading of :attr:`record` is."""
+    source: str
+
+
+PLUMBING: tuple[PlumbingRow, ...] = (
+    PlumbingRow(
+        "tokens used (session so far)", "tokens", "codex",
+        '{"timestamp":"2026-05-02T09:18:47.147Z","type":"event_msg","payload":{"type":'
+        '"token_count","info":{"total_token_usage":{"input_tokens":19345,"cached_input_tokens":'
+        '11648,"output_tokens":265,"reasoning_output_tokens":36,"total_tokens":19610},'
+        '"last_token_usage":{"input_tokens":19345,"cached_input_tokens":11648,"output_tokens":'
+        '265,"reasoning_output_tokens":36,"total_tokens":19610},"model_context_window":'
+        '258400}}}',
+        19610.0, "pool/Rivo__codex-session.jsonl:12 (token_count, rate_limits trimmed)"),
+    PlumbingRow(
+        "context at compaction", "tokens", "opencode",
+        '{"id":"msg_f8adaa918001amrUVwtF76tH8k","role":"assistant","summary":true,"mode":'
+        '"compaction","finish":"stop","tokens":{"total":106110,"input":104846,"output":1118,'
+        '"reasoning":146,"cache":{"write":0,"read":0}}}',
+        104846.0, "labelled/uicomponents__session-export.json (a compaction's summary "
+                  "message's info, trimmed; also k1.lib-bootstrap, uicomponents-wordpress)"),
+    PlumbingRow(
+        "reply cut at the output limit", "tokens", "opencode",
+        '{"id":"msg_f5a8818ce002aM3KbDwcis7K12","role":"assistant","mode":"plan","finish":'
+        '"length","tokens":{"total":135507,"input":2,"output":32000,"reasoning":0,"cache":'
+        '{"write":103505,"read":0}}}',
+        32000.0, "labelled/pfm-categorization__opencode-session.json (the final plan's reply, "
+                 "info trimmed)"),
+    PlumbingRow(
+        "subagent tokens", "tokens", "claude-code",
+        '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '
+        'payment partnerships","totalDurationMs":134003,"totalTokens":35378,'
+        '"totalToolUseCount":14}',
+        35378.0, "pool/FundWise__claude-session.jsonl:18 (a Task's toolUseResult, trimmed)"),
+    PlumbingRow(
+        "subagent tool uses", "tool uses", "claude-code",
+        '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '
+        'payment partnerships","totalDurationMs":134003,"totalTokens":35378,'
+        '"totalToolUseCount":14}',
+        14.0, "pool/FundWise__claude-session.jsonl:18 (a Task's toolUseResult, trimmed)"),
+)
+
+_LABELS = frozenset(r.label for r in PLUMBING)
+_COUNTER_UNITS = frozenset({"tokens", "tool uses"})
+
+
+def is_plumbing_reading(unit: str | None, label: str | None) -> bool:
+    """Whether a reading ``(unit, label)`` is the agent's plumbing (a row of
+    :data:`PLUMBING`), or any plain token count: a size of a model's context or reply, never
+    a result of the work (a rate, ``tok/s``, is one)."""
+    return (label or "") in _LABELS or (unit or "") in _COUNTER_UNITS

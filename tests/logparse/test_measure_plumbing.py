@@ -1,0 +1,51 @@
+"""Issue 22 item 5: every row of :mod:`logparse.measure_plumbing` is read from its real
+record by its reader, and named plumbing; a result of the work never is."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from logparse.claude_code import reported
+from logparse.derive import _context_size
+from logparse.measure_plumbing import PLUMBING, PlumbingRow, is_plumbing_reading
+
+
+def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
+    """What the row's reader makes of its record, ``(value, unit, label)``."""
+    rec = orjson.loads(row.record)
+    if row.agent == "claude-code":  # a Task's toolUseResult
+        return [(m["value"], m["unit"], m["label"]) for m in reported("task", rec)]
+    if row.agent == "opencode" and rec.get("summary"):  # a compaction's summary message
+        return [(m["value"], m["unit"], m["label"])
+                for m in _context_size(rec).get("measurements", [])]
+    if row.agent == "opencode":  # a reply cut at its output limit (finish: length)
+        assert rec["finish"] == "length"
+        return [(float(rec["tokens"]["output"]), "tokens", "reply cut at the output limit")]
+    # codex: the running total of a token_count event
+    total = rec["payload"]["info"]["total_token_usage"]["total_tokens"]
+    return [(float(total), "tokens", "tokens used (session so far)")]
+
+
+@pytest.mark.parametrize("row", PLUMBING, ids=[r.label for r in PLUMBING])
+def test_every_plumbing_row(row: PlumbingRow) -> None:
+    assert row.source and row.agent in ("codex", "claude-code", "opencode")
+    assert (row.value, row.unit, row.label) in _read(row)
+    assert is_plumbing_reading(row.unit, row.label)
+
+
+def test_the_subagent_run_time_is_no_plumbing() -> None:
+    # the same Task result's run time is a duration of the work, kept
+    rec = orjson.loads(next(r for r in PLUMBING if r.label == "subagent tokens").record)
+    kept = [m for m in reported("task", rec)
+            if not is_plumbing_reading(m["unit"], m["label"])]
+    assert [(m["value"], m["unit"]) for m in kept] == [(134003.0, "ms")]
+
+
+@pytest.mark.parametrize("unit,label", [
+    ("tok/s", "Output token throughput"),  # a rate of tokens is a result
+    ("passed", "Tests"), ("s", "Compiled successfully"), ("HTTP", "HTTP status"),
+    ("errors", "compiler errors"), ("kB", "index-C71m4zo1.js"),
+])
+def test_results_are_no_plumbing(unit: str, label: str) -> None:
+    assert not is_plumbing_reading(unit, label)
