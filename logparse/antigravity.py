@@ -254,6 +254,8 @@ class _Trajectory:
         self.waiting: list[tuple[Draft, dict[str, Any], frozenset[str]]] = []
         """Calls of planner responses not answered yet, in order, with the step types
         that may execute each."""
+        self.last = b""
+        """The line read last: the same step written twice in a row is read once."""
 
     def messages(self) -> Iterator[Any]:
         return self.d.read(records(self.path, self.d.problems, "Antigravity step"), self._step)
@@ -265,6 +267,10 @@ class _Trajectory:
             self.waiting = [w for w in self.waiting if w[0] is not d]
 
     def _step(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        if body == self.last and isinstance(obj.get("step_index"), int):
+            self.d.extra(n, body)  # a step written twice in a row: kept raw, read once
+            return
+        self.last = body
         typ = obj.get("type")
         ts = iso_ms(obj.get("created_at"))
         raw_content = obj.get("content")

@@ -78,6 +78,10 @@ SOURCES: dict[str, tuple[str, Callable[[], bytes]]] = {
 }
 """Line forms: agent → (the form logkb must read it as, the clean slice)."""
 
+NO_RECORD_IDS = frozenset({"codex"})
+"""Forms whose records carry no id: a line written twice cannot be told from the agent
+writing the same record again, so it is a message of its own (stored, nothing lost)."""
+
 TIME_PATHS = (("timestamp",), ("created_at",), ("info", "time", "created"))
 
 
@@ -429,6 +433,9 @@ def test_damaged_line_file_loses_nothing(tmp_path: Path, tmp_path_factory: pytes
         if len(dmg.data.split(b"\n")) == len(base.data.split(b"\n")):
             gone = sorted(set(base.messages) - set(raws))
             assert not gone, gone[:5]
+    if kind == "duplicated-line":  # a record written twice is read once
+        extra = 1 if agent in NO_RECORD_IDS else 0
+        assert len(raws) == len(base.messages) + extra, (len(raws), len(base.messages))
     if dmg.unknown:
         assert sum(s["records"] for s in got.report["skipped"]) >= dmg.unknown, got.report
 
