@@ -678,3 +678,127 @@ def test_a_file_cut_inside_its_first_record_is_an_error_naming_file_and_line(
     assert got.code == 3, got.stderr
     said = " ".join(got.stderr.split())
     assert f"logkb: error: {f}: " in said and "line 2 is not whole JSON" in said, said
+
+
+# --- an opencode storage tree (pre-1.2: a JSON file a record) -------------------------
+
+TREE_KINDS = ("message-file-cut", "part-file-cut", "session-file-cut", "bom", "crlf",
+              "invalid-utf8", "nul-byte", "empty-part-file", "unknown-part-type",
+              "null-where-dict", "huge-part", "deep-nesting")
+
+
+def _tree(root: Path) -> Path:
+    from tests.logparse.test_readers import write_tree
+
+    return write_tree(EXPORT, root)
+
+
+def _tree_files(storage: Path) -> dict[Path, tuple[bytes, int]]:
+    return {f: snapshot(f) for f in sorted(storage.rglob("*.json"))}
+
+
+def damage_tree(kind: str, storage: Path, rng: random.Random) -> set[Path]:
+    """Damage the tree in place; the files that must be named as problems."""
+    msgs = sorted((storage / "message").rglob("*.json"))
+    with_parts = [m for m in msgs if any((storage / "part" / m.stem).glob("*.json"))]
+    msg = rng.choice(with_parts)
+    parts = sorted((storage / "part" / msg.stem).glob("*.json"))
+    texts = [p for p in parts if b'"text": "' in p.read_bytes()]
+    part = rng.choice(texts or parts)
+    data = part.read_bytes()
+    if kind == "message-file-cut":
+        b = msg.read_bytes()
+        msg.write_bytes(b[: len(b) // 2])
+        return {msg}
+    if kind == "part-file-cut":
+        part.write_bytes(data[: len(data) * 2 // 3])
+        return {part}
+    if kind == "session-file-cut":
+        (ses,) = (storage / "session").rglob("*.json")
+        ses.write_bytes(ses.read_bytes()[:40])
+        return {ses}
+    if kind == "bom":
+        for f in (msg, part):
+            f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+        return set()
+    if kind == "crlf":
+        for f in (msg, part):
+            f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n"))
+        return set()
+    at = data.find(b'"text": "') + len(b'"text": "') if texts else data.find(b'"id": "') + 7
+    if kind == "invalid-utf8":
+        part.write_bytes(data[:at] + b"\xff\xfe" + data[at:])
+        return {part}
+    if kind == "nul-byte":
+        part.write_bytes(data[:at] + b"\x00" + data[at:])
+        return {part}
+    if kind == "empty-part-file":  # created, not written yet
+        part.write_bytes(b"")
+        return {part}
+    obj = orjson.loads(data)
+    if kind == "unknown-part-type":
+        obj["type"] = "brand-new-part-type"
+    elif kind == "null-where-dict":
+        info = orjson.loads(msg.read_bytes())
+        info["time"] = None
+        msg.write_bytes(orjson.dumps(info))
+    elif kind == "huge-part":
+        obj["zz_output"] = "0123456789abcdef" * (HUGE // 16)
+    elif kind == "deep-nesting":
+        part.write_bytes(data.rstrip()[:-1] + b', "zz_deep": ' + _nest(100_000) + b"}")
+        return {part}
+    else:
+        raise AssertionError(kind)
+    part.write_bytes(orjson.dumps(obj))
+    return set()
+
+
+@pytest.mark.parametrize("kind", TREE_KINDS)
+def test_damaged_storage_tree_loses_nothing(tmp_path: Path, kind: str) -> None:
+    storage = _tree(tmp_path / "data")
+    ids = {m.stem for m in (storage / "message").rglob("*.json")}
+    bad = damage_tree(kind, storage, random.Random(_seed("tree", kind)))
+    files = _tree_files(storage)
+    got = cli_ingest(tmp_path / "kb.duckdb", storage)
+    assert _tree_files(storage) == files, "the source was modified"
+    assert not got.report["errors"], got.stderr
+    said = " ".join(got.stderr.split())
+    named = {p["path"] for p in got.report["problems"]}
+    for f in bad:
+        assert str(f) in named and str(f) in said, (f, said[-1500:])
+    assert got.code == (4 if got.report["problems"] else 0), said[-1500:]
+    raws = stored(tmp_path / "kb.duckdb")
+    have = {m for _, m in raws}
+    unread = {f.stem for f in bad if f.parent.parent.name == "message"}
+    assert ids - unread <= have, sorted(ids - unread - have)
+    # every part file: in its stored message, or kept raw under its own path
+    kept = {p for p, r in _kept_raw_by_path(tmp_path / "kb.duckdb").items() if r is not None}
+    in_messages = set()
+    for raw in raws.values():
+        doc = orjson.loads(raw)
+        in_messages |= {p.get("id") for p in doc.get("parts") or [] if isinstance(p, dict)}
+    for pf in (storage / "part").rglob("*.json"):
+        assert pf.stem in in_messages or str(pf) in kept, pf
+
+
+def _kept_raw_by_path(db: Path) -> dict[str, str | None]:
+    with duckdb.connect(str(db), read_only=True) as c:
+        return dict(c.execute("SELECT path, raw FROM problems").fetchall())
+
+
+def test_older_storage_tree_after_the_full_one(tmp_path: Path) -> None:
+    storage = _tree(tmp_path / "data")
+    db = tmp_path / "kb.duckdb"
+    assert cli_ingest(db, storage).code == 0
+    first, first_events = stored(db), events(db)
+    older = _tree(tmp_path / "older")
+    for m in sorted((older / "message").rglob("*.json"))[2:]:  # before the last messages
+        shutil.rmtree(older / "part" / m.stem, ignore_errors=True)
+        m.unlink()
+    files = _tree_files(older)
+    got = cli_ingest(db, older)
+    assert got.code == 0 and _tree_files(older) == files, got.stderr
+    after = stored(db)
+    assert not sorted(set(first) - set(after))
+    assert [k for k in first if after[k] != first[k]] == []
+    assert events(db) == first_events
