@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from logparse.models import Problem
+from logparse.opencode._raw import message_raw
 from logparse.safe_open import open_regular
 from logparse.source import RawMessage, SourceSession, TranscriptReader, message_sort_key
 
@@ -50,6 +51,17 @@ def _json_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]
                                 reason=f"unreadable: {e.strerror or e}"))
         return []
     return [folder / n for n in names]
+
+
+def _source(f: Path) -> bytes:
+    """A record's bytes as stored (read again only for a record nested too deep for
+    orjson to write back: :func:`~logparse.opencode._raw.message_raw`)."""
+    with open_regular(f) as fh:
+        return fh.read().removeprefix(codecs.BOM_UTF8)
+
+
+def _sources(info_file: Path, part_files: list[Path]) -> Callable[[int], bytes]:
+    return lambda i: _source(info_file if i < 0 else part_files[i])
 
 
 class TreeReader(TranscriptReader):
@@ -85,7 +97,7 @@ class TreeReader(TranscriptReader):
     def _messages(self, root: Path, sid: str, problems: list[Problem]) -> Iterator[RawMessage]:
         # the message files first (small), in transcript order; then each message's parts,
         # read as it is yielded: a long session is never held whole
-        infos: list[dict[str, Any]] = []
+        infos: list[tuple[dict[str, Any], Path]] = []
         for f in _json_files(root / "message" / sid, root, problems):
             info = self._load(f, root, problems)
             if not isinstance(info, dict):
@@ -94,18 +106,20 @@ class TreeReader(TranscriptReader):
             if not isinstance(info.get("id"), str) or not info["id"]:
                 info["id"] = f.stem
             info.setdefault("sessionID", sid)
-            infos.append(info)
-        infos.sort(key=message_sort_key)
-        for info in infos:
+            infos.append((info, f))
+        infos.sort(key=lambda x: message_sort_key(x[0]))
+        for info, f in infos:
             parts: list[dict[str, Any]] = []
+            pfiles: list[Path] = []
             for pf in _json_files(root / "part" / info["id"], root, problems):
                 part = self._load(pf, root, problems)
                 if isinstance(part, dict):
                     if not isinstance(part.get("id"), str):
                         part["id"] = pf.stem
                     parts.append(part)
+                    pfiles.append(pf)
             yield RawMessage(info=info, parts=parts, record=info["id"],
-                             raw=orjson.dumps({"info": info, "parts": parts}))
+                             raw=message_raw(info, parts, _sources(f, pfiles)))
 
     @classmethod
     def _orphan_parts(cls, root: Path, mid: str, problems: list[Problem]) -> None:

@@ -684,7 +684,7 @@ def test_a_file_cut_inside_its_first_record_is_an_error_naming_file_and_line(
 
 TREE_KINDS = ("message-file-cut", "part-file-cut", "session-file-cut", "bom", "crlf",
               "invalid-utf8", "nul-byte", "empty-part-file", "unknown-part-type",
-              "null-where-dict", "huge-part", "deep-nesting")
+              "null-where-dict", "huge-part", "deep-nesting", "deep-nesting-parsable")
 
 
 def _tree(root: Path) -> Path:
@@ -744,9 +744,10 @@ def damage_tree(kind: str, storage: Path, rng: random.Random) -> set[Path]:
         msg.write_bytes(orjson.dumps(info))
     elif kind == "huge-part":
         obj["zz_output"] = "0123456789abcdef" * (HUGE // 16)
-    elif kind == "deep-nesting":
-        part.write_bytes(data.rstrip()[:-1] + b', "zz_deep": ' + _nest(100_000) + b"}")
-        return {part}
+    elif kind in ("deep-nesting", "deep-nesting-parsable"):
+        depth = 100_000 if kind == "deep-nesting" else 1000
+        part.write_bytes(data.rstrip()[:-1] + b', "zz_deep": ' + _nest(depth) + b"}")
+        return {part} if kind == "deep-nesting" else set()
     else:
         raise AssertionError(kind)
     part.write_bytes(orjson.dumps(obj))
@@ -802,3 +803,89 @@ def test_older_storage_tree_after_the_full_one(tmp_path: Path) -> None:
     assert not sorted(set(first) - set(after))
     assert [k for k in first if after[k] != first[k]] == []
     assert events(db) == first_events
+
+
+# --- opencode's database (1.2 and later) ------------------------------------------------
+
+SQLITE = REAL / "labelled" / "stunning-memory__opencode.db"
+SQLITE_KINDS = ("message-data-cut", "part-data-cut", "part-invalid-utf8", "part-nul-escaped",
+                "unknown-part-type", "null-where-dict", "number-where-string", "huge-part",
+                "deep-nesting", "deep-nesting-parsable")
+
+
+def damage_sqlite(kind: str, db: Path, rng: random.Random) -> tuple[str | None, str | None]:
+    """Damage one row of a copy of the database; ``(message id, part id)`` damaged so
+    that it cannot be read (``None``: every row must be stored)."""
+    with sqlite3.connect(db) as c:
+        mid, mdata = rng.choice(c.execute("SELECT id, data FROM message ORDER BY id").fetchall())
+        rows = c.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id",
+                         [mid]).fetchall()
+        if not rows:
+            mid, mdata = c.execute("SELECT m.id, m.data FROM message m JOIN part p ON "
+                                   "p.message_id = m.id ORDER BY m.id LIMIT 1").fetchone()
+            rows = c.execute("SELECT id, data FROM part WHERE message_id = ?", [mid]).fetchall()
+        pid, pdata = rng.choice(rows)
+        out: tuple[str | None, str | None] = (None, None)
+        part = orjson.loads(pdata)
+        if kind == "message-data-cut":
+            c.execute("UPDATE message SET data = ? WHERE id = ?", [mdata[: len(mdata) // 2], mid])
+            out = (mid, None)
+        elif kind == "part-data-cut":
+            c.execute("UPDATE part SET data = ? WHERE id = ?", [pdata[: len(pdata) // 2], pid])
+            out = (None, pid)
+        elif kind == "part-invalid-utf8":
+            raw = pdata.encode() if isinstance(pdata, str) else pdata
+            c.execute("UPDATE part SET data = CAST(? AS TEXT) WHERE id = ?",
+                      [raw[:-2] + b"\xff\xfe" + raw[-2:], pid])
+            out = (None, pid)
+        else:
+            if kind == "part-nul-escaped":
+                part["zz_text"] = "before\x00after"
+            elif kind == "unknown-part-type":
+                part["type"] = "brand-new-part-type"
+            elif kind == "null-where-dict":
+                part[next((k for k, v in part.items() if isinstance(v, dict)), "state")] = None
+            elif kind == "number-where-string":
+                part["type"] = 12345
+            elif kind == "huge-part":
+                part["zz_output"] = "0123456789abcdef" * (HUGE // 16)
+            elif kind in ("deep-nesting", "deep-nesting-parsable"):
+                depth = 100_000 if kind == "deep-nesting" else 1000
+                c.execute("UPDATE part SET data = ? WHERE id = ?",
+                          [pdata[:-1] + ',"zz_deep":' + "[" * depth + "]" * depth + "}", pid])
+                return (None, pid if kind == "deep-nesting" else None)
+            else:
+                raise AssertionError(kind)
+            c.execute("UPDATE part SET data = ? WHERE id = ?", [orjson.dumps(part).decode(), pid])
+    c.close()
+    return out
+
+
+@pytest.mark.parametrize("kind", SQLITE_KINDS)
+def test_damaged_sqlite_row_loses_nothing(tmp_path: Path, kind: str) -> None:
+    db = tmp_path / "opencode.db"
+    shutil.copyfile(SQLITE, db)
+    with sqlite3.connect(db) as c:
+        ids = {r[0] for r in c.execute("SELECT id FROM message")}
+        pids = {r[0] for r in c.execute("SELECT id FROM part")}
+    c.close()
+    bad_msg, bad_part = damage_sqlite(kind, db, random.Random(_seed("sqlite", kind)))
+    before = snapshot(db)
+    got = cli_ingest(tmp_path / "kb.duckdb", db)
+    assert snapshot(db) == before, "the source was modified"
+    assert not got.report["errors"], got.stderr
+    said = " ".join(got.stderr.split())
+    assert got.code == (4 if got.report["problems"] else 0), said[-1500:]
+    raws = stored(tmp_path / "kb.duckdb")
+    have = {m for _, m in raws}
+    assert ids - {bad_msg} <= have, sorted(ids - {bad_msg} - have)
+    parts = set()
+    for raw in raws.values():
+        doc = orjson.loads(raw)
+        parts |= {p.get("id") for p in doc.get("parts") or [] if isinstance(p, dict)}
+    kept = [p for p in got.report["problems"] if p["path"] == str(db)]
+    missing = [p for p in pids - parts if not any(p in (k["record"] or "") for k in kept)]
+    assert not missing, (missing, said[-1500:])
+    for rid in (bad_msg, bad_part):
+        if rid is not None and rid not in have | parts:
+            assert any(rid in (k["record"] or "") or rid in k["reason"] for k in kept), said
