@@ -18,13 +18,22 @@ For each case ``logkb ingest --json`` (the click command, in process) must:
 * delete nothing an earlier ingest stored (the clean slice at the same path first);
 * leave the source's bytes and mtime as they were.
 
+The same damage, where it applies, hits an opencode export (one JSON document), a
+storage tree (a JSON file a record) and opencode's database (a row at a time).
+
 Sources: ``random__session`` (Claude Code 2.1.77), ``Rivo__codex-session`` (Codex 0.128),
 ``civ6.ch__session`` (pi) from ``../shared/realworld/pool``; the real opencode export
 ``session__jolly-eagle`` (``../shared/realworld/opencode``), also written as opencode's
-JSONL form (one ``{info, parts}`` per line); the labelled ``stunning-memory__opencode.db``
-(sqlite) for the older copy.  Gemini CLI and Antigravity have no non-held-out real file:
-``fixtures/gemini_rewind`` (written by hand in the CLI's format) and
-``fixtures/realworld_trim/antigravity.jsonl`` (trimmed lines, already in the repo).
+JSONL form (one ``{info, parts}`` per line) and as a storage tree; the labelled
+``stunning-memory__opencode.db`` (sqlite).  Gemini CLI and Antigravity have no
+non-held-out real file: ``fixtures/gemini_rewind`` (written by hand in the CLI's format)
+and ``fixtures/realworld_trim/antigravity.jsonl`` (trimmed lines, already in the repo).
+
+Not asserted, known: a line added or removed before a record of a form whose message ids
+are line numbers (Claude Code, Codex, pi, Antigravity) gives the records after it new ids,
+so the file ingested again over its earlier reading stores them a second time (nothing is
+lost; the earlier ones are kept as an older copy's).  The ``again`` half of
+:func:`test_damaged_line_file_loses_nothing` checks only that nothing disappears.
 """
 
 from __future__ import annotations
