@@ -45,6 +45,7 @@ import re
 import shutil
 import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT.parent / "shared" / "realworld"
 POOL = REAL / "pool"
 FIX = ROOT / "fixtures"
-SEED = 20261206
+SEED = int(os.environ.get("LOGKB_DAMAGE_SEED", "20261206"))
+"""Every run damages the same way; another seed (``LOGKB_DAMAGE_SEED``) explores."""
 HUGE = 10 << 20
 """A line of 10 MB (a tool output pasted whole)."""
 
@@ -443,8 +445,8 @@ def test_damaged_line_file_loses_nothing(tmp_path: Path, tmp_path_factory: pytes
             gone = sorted(set(base.messages) - set(raws))
             assert not gone, gone[:5]
     if kind == "duplicated-line":  # a record written twice is read once
-        extra = 1 if agent in NO_RECORD_IDS else 0
-        assert len(raws) == len(base.messages) + extra, (len(raws), len(base.messages))
+        extra = (0, 1) if agent in NO_RECORD_IDS else (0,)
+        assert len(raws) - len(base.messages) in extra, (len(raws), len(base.messages))
     if dmg.unknown:
         assert sum(s["records"] for s in got.report["skipped"]) >= dmg.unknown, got.report
 
@@ -658,12 +660,11 @@ def test_older_sqlite_after_the_full_one(tmp_path: Path) -> None:
         older = tmp_path / f"older-{keep}" / "opencode.db"
         older.parent.mkdir()
         shutil.copyfile(src, older)
-        with sqlite3.connect(older) as c:
+        with closing(sqlite3.connect(older)) as c, c:
             late = [r[0] for r in c.execute("SELECT id FROM message ORDER BY time_created, id"
                                             ).fetchall()[keep:]]
             c.executemany("DELETE FROM part WHERE message_id = ?", [(m,) for m in late])
             c.executemany("DELETE FROM message WHERE id = ?", [(m,) for m in late])
-        c.close()
         snap = snapshot(older)
         got = cli_ingest(db, older)
         assert snapshot(older) == snap, "the source was modified"
@@ -825,7 +826,7 @@ SQLITE_KINDS = ("message-data-cut", "part-data-cut", "part-invalid-utf8", "part-
 def damage_sqlite(kind: str, db: Path, rng: random.Random) -> tuple[str | None, str | None]:
     """Damage one row of a copy of the database; ``(message id, part id)`` damaged so
     that it cannot be read (``None``: every row must be stored)."""
-    with sqlite3.connect(db) as c:
+    with closing(sqlite3.connect(db)) as c, c:  # closed (checkpointed) before the ingest
         mid, mdata = rng.choice(c.execute("SELECT id, data FROM message ORDER BY id").fetchall())
         rows = c.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id",
                          [mid]).fetchall()
@@ -866,7 +867,6 @@ def damage_sqlite(kind: str, db: Path, rng: random.Random) -> tuple[str | None, 
             else:
                 raise AssertionError(kind)
             c.execute("UPDATE part SET data = ? WHERE id = ?", [orjson.dumps(part).decode(), pid])
-    c.close()
     return out
 
 
@@ -874,10 +874,9 @@ def damage_sqlite(kind: str, db: Path, rng: random.Random) -> tuple[str | None, 
 def test_damaged_sqlite_row_loses_nothing(tmp_path: Path, kind: str) -> None:
     db = tmp_path / "opencode.db"
     shutil.copyfile(SQLITE, db)
-    with sqlite3.connect(db) as c:
+    with closing(sqlite3.connect(db)) as c:
         ids = {r[0] for r in c.execute("SELECT id FROM message")}
         pids = {r[0] for r in c.execute("SELECT id FROM part")}
-    c.close()
     bad_msg, bad_part = damage_sqlite(kind, db, random.Random(_seed("sqlite", kind)))
     before = snapshot(db)
     got = cli_ingest(tmp_path / "kb.duckdb", db)
