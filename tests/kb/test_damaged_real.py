@@ -220,6 +220,9 @@ def damage(kind: str, clean: bytes, rng: random.Random) -> Damaged:
         return Damaged(_join(lines, b"\r\n"), lossless=True)
     if kind == "bom":
         return Damaged(b"\xef\xbb\xbf" + _join(lines), lossless=True)
+    if kind == "utf16":  # PowerShell's `>` on Windows: UTF-16 LE with a BOM
+        return Damaged(b"\xff\xfe" + _join(lines).decode().encode("utf-16-le"),
+                       lossless=True)
     if kind == "empty-lines":
         k = rng.randrange(1, n)
         return Damaged(_join(lines[:k] + [b"", b"   ", b""] + lines[k:]) + b"\n",
@@ -296,7 +299,7 @@ def damage(kind: str, clean: bytes, rng: random.Random) -> Damaged:
 
 
 KINDS = ("cut-mid-line", "truncated-last-line", "invalid-utf8", "nul-byte", "nul-escaped",
-         "crlf", "bom", "empty-lines", "duplicated-line", "timestamp-tie-reordered",
+         "crlf", "bom", "utf16", "empty-lines", "duplicated-line", "timestamp-tie-reordered",
          "unknown-type", "missing-field", "extra-field", "null-where-dict",
          "number-where-string", "huge-line", "deep-nesting", "deep-nesting-parsable")
 
@@ -341,6 +344,7 @@ def message_lines(raws: dict[tuple[str, str], bytes], data: bytes) -> set[int]:
     opencode's JSONL (a message a line), the line of a stored message id."""
     got: set[int] = set()
     ids = {m for _, m in raws}
+    data = utf8(data)
     for raw in raws.values():
         doc = orjson.loads(raw)
         if isinstance(doc, dict) and isinstance(doc.get("lines"), list):
@@ -352,8 +356,16 @@ def message_lines(raws: dict[tuple[str, str], bytes], data: bytes) -> set[int]:
     return got
 
 
+def utf8(data: bytes) -> bytes:
+    """``data`` as the readers see it (a UTF-16 file transcoded)."""
+    if data.startswith(b"\xff\xfe"):
+        return data[2:].decode("utf-16-le").encode()
+    return data
+
+
 def good_lines(data: bytes) -> set[int]:
     """Lines of ``data`` that are whole JSON objects (after a BOM and a CR)."""
+    data = utf8(data)
     out = set()
     for i, ln in enumerate(data.split(b"\n"), 1):
         ln = ln.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r")
