@@ -895,7 +895,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         seen[mid] = (dg, where)
         stored = st.known.get(mid)
         if stored is not None and stored[0] not in (dg, -1) and \
-                _later_stored(store, sid, msg, src.path, st.lines_from):
+                _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
         if st.first_prompt is None and msg.info.get("role") == "user":
@@ -924,7 +924,7 @@ records, opencode parts)."""
 
 
 def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
-                  lines_from: tuple[int, int] | None = None) -> bool:
+                  lines_from: tuple[int, int] | None = None, ordinal: int = 0) -> bool:
     """Whether the stored copy of ``msg`` is a later state of it: the same records or
     parts and more after them (a snapshot cut inside the message).  Such a message is
     kept as stored: an older copy never takes away what a newer one stored.
@@ -952,10 +952,45 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
     for key in _GROWING:
         a, b = old.get(key), new.get(key)
         if isinstance(a, list) and isinstance(b, list):
+            if a == b:  # the same records: is the incoming copy's file cut right after it?
+                return _cut_after(old, new)
+            if len(b) > len(a) and b[: len(a)] == a:
+                return _taken_later(store, sid, ordinal, new.get("lines"), b, len(a))
             if not (len(b) < len(a) and a[: len(b)] == b):
                 return False
             return not _moved_on(old.get("lines"), a, len(b), path, lines_from)
     return False
+
+
+_AT_END = ("open_calls", "at_end")
+"""What a reader gives a message because its file ended right after it
+(:class:`logparse._agentlines.Draft`): calls still waiting for their results, what the
+end of the file told (a Codex ``token_count``)."""
+
+
+def _cut_after(old: dict[str, object], new: dict[str, object]) -> bool:
+    """Whether the incoming copy of a message whose records are the stored ones was read
+    from a file that ended right after it (its calls wait, it took the file's end) while
+    the stored copy was read from one that went on: an older snapshot, cut before the
+    calls' results were written.  Deriving it again would store its calls as never
+    answered next to the answers stored with later messages."""
+    return any(k in new and k not in old for k in _AT_END)
+
+
+def _taken_later(store: KbStore, sid: str, ordinal: int, lines: object,
+                 records: list[object], kept: int) -> bool:
+    """Whether the records the incoming copy of a message has beyond the stored ones are
+    each stored, at the same line, with a later message: the incoming file ends there (a
+    reader gives the last message the records after it) and the stored copy was read
+    from one that went on, where they joined the next messages.  Taking them into this
+    message again would store them twice."""
+    if not (isinstance(lines, list) and len(lines) == len(records)):
+        return False
+    extra = lines[kept:]
+    if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
+        return False
+    found = store.records_after(sid, ordinal, extra)
+    return all(n in found and found[n] == r for n, r in zip(extra, records[kept:]))
 
 
 def _moved_on(lines: object, records: list[object], kept: int, path: str,

@@ -284,6 +284,21 @@ class KbStore:
             [session_id, message_id]).fetchone()
         return None if row is None else str(row[0])
 
+    def records_after(self, session_id: str, ordinal: int, lines: list[int]
+                      ) -> dict[int, object]:
+        """The records stored messages after ``ordinal`` hold at these source ``lines``
+        (a line-based reader's raw JSON: ``{"lines": [...], "records": [...]}``)."""
+        out: dict[int, object] = {}
+        for (raw,) in self.conn.execute(
+                "SELECT raw::VARCHAR FROM messages WHERE session_id = ? AND ordinal > ? "
+                "AND list_has_any(TRY_CAST(json_extract(raw, '$.lines') AS INTEGER[]), "
+                "?::INTEGER[])", [session_id, ordinal, lines]).fetchall():
+            doc = orjson.loads(raw)
+            got, recs = doc.get("lines"), doc.get("records")
+            if isinstance(got, list) and isinstance(recs, list) and len(got) == len(recs):
+                out.update((n, r) for n, r in zip(got, recs) if n in lines)
+        return out
+
     def write_batch(self, session_id: str, batch: Batch | ArrowBatch,
                     replace: Iterable[str] = ()) -> list[tuple[str, str, str, str]]:
         """Insert a batch of derived rows; ``replace`` lists message ids to delete first.

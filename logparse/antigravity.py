@@ -169,17 +169,28 @@ _CONVERSATION = re.compile(
 (``.gemini/antigravity/brain/<conversation>/implementation_plan.md``, JSON-escaped or
 not)."""
 _NAMING_BYTES = 4 << 20
+_NAME_SPAN = 256
+"""Longer than any match of :data:`_CONVERSATION` (a path's separators may be escaped)."""
 
 
 def conversation_id(path: Path) -> str | None:
     """The conversation a trajectory names in its first 4 MiB: the id named most often
-    (an artifact of another conversation read once does not name this one)."""
-    with open_decoded(path) as f:  # a regular file only, BOM or UTF-16 as the reader reads
-        head = f.read(_NAMING_BYTES).decode("utf-8", "replace")
+    (an artifact of another conversation read once does not name this one).  A head that
+    names none (a 10 MB command output before the first background task) is read on, 4
+    MiB at a time, to the first stretch that names one: one huge step must not turn the
+    conversation into a session of its own."""
     votes: dict[str, int] = {}
-    for m in _CONVERSATION.finditer(head):
-        uid = m.group(1) or m.group(2)
-        votes[uid] = votes.get(uid, 0) + 1
+    tail = ""  # a name cut by the end of a stretch is read whole with the next one
+    with open_decoded(path) as f:  # a regular file only, BOM or UTF-16 as the reader reads
+        while not votes:
+            chunk = f.read(_NAMING_BYTES)
+            if not chunk:
+                break
+            text = tail + chunk.decode("utf-8", "replace")
+            for m in _CONVERSATION.finditer(text):
+                uid = m.group(1) or m.group(2)
+                votes[uid] = votes.get(uid, 0) + 1
+            tail = text[-_NAME_SPAN:]
     return max(votes, key=lambda u: votes[u]) if votes else None
 
 
@@ -252,6 +263,8 @@ class _Trajectory:
         self.waiting: list[tuple[Draft, dict[str, Any], frozenset[str]]] = []
         """Calls of planner responses not answered yet, in order, with the step types
         that may execute each."""
+        self.last = b""
+        """The line read last: the same step written twice in a row is read once."""
 
     def messages(self) -> Iterator[Any]:
         return self.d.read(records(self.path, self.d.problems, "Antigravity step"), self._step)
@@ -263,6 +276,10 @@ class _Trajectory:
             self.waiting = [w for w in self.waiting if w[0] is not d]
 
     def _step(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        if body == self.last and isinstance(obj.get("step_index"), int):
+            self.d.extra(n, body)  # a step written twice in a row: kept raw, read once
+            return
+        self.last = body
         typ = obj.get("type")
         ts = iso_ms(obj.get("created_at"))
         raw_content = obj.get("content")

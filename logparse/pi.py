@@ -161,6 +161,8 @@ class _Session:
         if header and isinstance(header.get("cwd"), str):
             self.d.cwd = header["cwd"]
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
+        self.seen: dict[str, bytes] = {}
+        """Entry id -> its line: an entry written twice is read once."""
 
     def messages(self) -> Iterator[Any]:
         return self.d.read(records(self.path, self.d.problems, "pi session"), self._record)
@@ -178,6 +180,12 @@ class _Session:
     def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         typ = obj.get("type")
         ts = iso_ms(obj.get("timestamp"))
+        eid = obj.get("id")
+        if isinstance(eid, str) and typ != "session":
+            if self.seen.get(eid) == body:  # the same entry written twice (a copy, a
+                self.d.extra(n, body)  # sync): the first stands, this line is kept raw
+                return
+            self.seen.setdefault(eid, body)
         if typ == "session":
             self.d.extra(n, body)
         elif typ == "model_change":

@@ -151,7 +151,22 @@ def detect(path: Path) -> type[TranscriptReader]:
     if foreign:
         raise NotATranscript(path, f"looks like {foreign} but no record of it could be read",
                              agent=foreign)
-    raise NotATranscript(path, "unrecognised content")
+    raise NotATranscript(path, _cut_first_record(path, head) or "unrecognised content")
+
+
+def _cut_first_record(path: Path, head: bytes) -> str | None:
+    """Why a file that opens a JSON object was not recognised when its first record is
+    not whole JSON (a copy taken while the agent wrote its first line): the line named,
+    so the user knows what to look at."""
+    if not head.lstrip().startswith(b"{"):
+        return None
+    n = next((i for i, ln in enumerate(head.split(b"\n"), 1) if ln.strip()), 1)
+    try:
+        orjson.loads(first_line(path))
+    except orjson.JSONDecodeError as e:
+        return (f"unrecognised content: line {n} is not whole JSON ({e}); a copy taken "
+                "while the agent was writing it?")
+    return None
 
 
 Known = Callable[[Path], type[TranscriptReader] | None]

@@ -3,7 +3,7 @@
 The document is scanned, not parsed whole (:mod:`logparse.opencode._scan`):
 messages are parsed one at a time, so memory is bounded by the largest message,
 and a damaged export (truncated, a flipped byte) keeps every message the damage
-does not touch; the damage is a problem naming its byte offset.  What real tools
+does not touch; the damage is a problem naming its line and byte offset.  What real tools
 put around an export is read too: a UTF-8 or UTF-16 BOM (PowerShell's ``>``),
 CRLF line ends, and lines before the JSON such as ``Exporting session: ses_…``
 (opencode prints it on stderr; ``2>&1`` saves it), each reported.
@@ -97,6 +97,7 @@ class ExportReader(TranscriptReader):
         try:
             scanner = ExportScanner(f, base=bom if enc == "utf-8" else 0)
             note = " (offsets in the UTF-8 text of this UTF-16 file)" if enc == "utf-16" else ""
+            lines = _LineOf(path if enc == "utf-8" else None)
             try:
                 prefix = scanner.skip_prefix()
             except ValueError as e:
@@ -124,7 +125,7 @@ class ExportReader(TranscriptReader):
                     elif ev.key == "messages":
                         raise NotATranscript(path, "messages is not a list")
                 elif ev.kind == "damage":
-                    problems.append(_damage(spath, ev, note))
+                    problems.append(_damage(spath, ev, note, lines))
                 elif ev.kind == "message":
                     first = ev
                     break
@@ -141,7 +142,7 @@ class ExportReader(TranscriptReader):
                 raise NotATranscript(path, "no session id in info or messages")
             src = SourceSession(session_id=sid, form=self.form, path=spath, messages=(),
                                 info=info or None)
-            src.messages = self._messages(first, events, src, path, problems, note)
+            src.messages = self._messages(first, events, src, path, problems, note, lines)
             if session_ids is None or sid in session_ids:
                 yield src
             else:
@@ -151,13 +152,14 @@ class ExportReader(TranscriptReader):
             f.close()
 
     def _messages(self, first: Event | None, events: Iterator[Event], src: SourceSession,
-                  path: Path, problems: list[Problem], note: str) -> Iterator[RawMessage]:
+                  path: Path, problems: list[Problem], note: str, lines: _LineOf
+                  ) -> Iterator[RawMessage]:
         spath = str(path)
         pending = [first] if first is not None else []
         n = 0
         for ev in _chain(pending, events):
             if ev.kind == "damage":
-                problems.append(_damage(spath, ev, note))
+                problems.append(_damage(spath, ev, note, lines))
                 continue
             if ev.kind == "key":
                 if ev.key == "info" and src.info is None:
@@ -167,7 +169,8 @@ class ExportReader(TranscriptReader):
             n += 1
             minfo = m.get("info") if isinstance(m, dict) else None
             if not isinstance(minfo, dict) or not isinstance(minfo.get("id"), str):
-                problems.append(Problem(path=spath, record=f"messages[{n - 1}]",
+                problems.append(Problem(path=spath, line=lines.of(ev.offset),
+                                        record=f"messages[{n - 1}]",
                                         reason=f"message without info.id (at byte "
                                                f"{ev.offset}{note}); kept raw",
                                         raw=safe_text(ev.raw)))
@@ -178,7 +181,11 @@ class ExportReader(TranscriptReader):
                 problems.append(Problem(path=spath, record=minfo["id"],
                                         reason="parts is not a list; kept raw"))
                 parts = []
-            yield RawMessage(info=minfo, parts=parts, raw=orjson.dumps(m), record=minfo["id"],
+            try:
+                raw = orjson.dumps(m)
+            except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels,
+                raw, verbatim = ev.raw, False  # it reads 1024): the bytes as they were read
+            yield RawMessage(info=minfo, parts=parts, raw=raw, record=minfo["id"],
                              verbatim=verbatim)
 
 
@@ -204,7 +211,37 @@ def _session_of(ev: Event | None) -> str | None:
     return sid if isinstance(sid, str) and sid else None
 
 
-def _damage(spath: str, ev: Event, note: str) -> Problem:
+def _damage(spath: str, ev: Event, note: str, lines: _LineOf) -> Problem:
     span = f"bytes {ev.offset}-{ev.end}" if ev.end is not None else f"byte {ev.offset}"
-    return Problem(path=spath, record=f"byte {ev.offset}", raw=safe_text(ev.raw),
-                   reason=f"damaged export at {span}{note}: {ev.reason}")
+    return Problem(path=spath, line=lines.of(ev.offset), record=f"byte {ev.offset}",
+                   raw=safe_text(ev.raw), reason=f"damaged export at {span}{note}: {ev.reason}")
+
+
+class _LineOf:
+    """The line of a byte offset of the file (the damage of an export is named by line,
+    as every other reader's is); offsets come in increasing order, so the file is read
+    once however many there are.  ``None`` for a UTF-16 file (offsets are not the
+    file's)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.at = 0
+        self.line = 1
+
+    def of(self, offset: int) -> int | None:
+        if self.path is None:
+            return None
+        if offset < self.at:
+            self.at, self.line = 0, 1
+        try:
+            with open_regular(self.path) as f:
+                f.seek(self.at)
+                while self.at < offset:
+                    chunk = f.read(min(1 << 20, offset - self.at))
+                    if not chunk:
+                        break
+                    self.line += chunk.count(b"\n")
+                    self.at += len(chunk)
+        except OSError:
+            return None
+        return self.line

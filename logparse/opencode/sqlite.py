@@ -29,7 +29,7 @@ import errno
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from typing import Any
 import orjson
 
 from logparse.models import Problem
+from logparse.opencode._raw import message_raw
 from logparse.source import NotATranscript, RawMessage, SourceSession, TranscriptReader
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -216,6 +217,9 @@ class SqliteReader(TranscriptReader):
             problems.append(_damaged(path, e, f"reading the messages of session {sid} "
                                      f"({n} read); the rest is read by scanning the tables",
                                      record=sid))
+        # a row of invalid UTF-8 stops Python's decoding of the whole query: read on with
+        # it replaced (U+FFFD), each such row named below
+        conn.text_factory = _tolerant
         # damage under the index or the sort: scan the rows in storage order, keep those
         # before the damage, and sort them here
         rows = _scan(conn, path, problems, sid, "SELECT id, data FROM message NOT INDEXED "
@@ -262,31 +266,70 @@ def _merge(spath: str, sid: str, msgs: Iterator[Any], parts_rows: Iterator[Any],
                                     reason=f"part of missing message {pending[1]}"))
             pending = next(parts_rows, None)
         parts: list[dict[str, Any]] = []
+        texts: list[tuple[str, Any]] = []  # (id, data) of each part read, as stored
         while pending is not None and pending[1] == mid:
             pid, _, pdata = pending
             obj = _load(pdata)
+            if isinstance(pdata, _Replaced):
+                problems.append(Problem(path=spath, record=pid, reason="invalid UTF-8 in "
+                                        "the part's data (replaced with U+FFFD)"))
             if isinstance(obj, dict):
                 obj["id"] = pid
                 obj["sessionID"] = sid
                 obj["messageID"] = mid
                 parts.append(obj)
+                texts.append((pid, pdata))
             else:
                 problems.append(Problem(path=spath, record=pid, raw=_text(pdata),
                                         reason="part data is not a JSON object"))
             pending = next(parts_rows, None)
         info = _load(data)
+        if isinstance(data, _Replaced):
+            problems.append(Problem(path=spath, record=str(mid), reason="invalid UTF-8 in "
+                                    "the message's data (replaced with U+FFFD)"))
         if not isinstance(info, dict) or not isinstance(mid, str):
             problems.append(Problem(path=spath, record=str(mid), raw=_text(data),
                                     reason="message data is not a JSON object"))
+            for pid, pdata in texts:  # read, but without their message: kept raw
+                problems.append(Problem(
+                    path=spath, record=str(pid), raw=_text(pdata),
+                    reason=f"part of message {mid}, whose data is damaged; kept raw"))
             continue
         info["id"] = mid
         info["sessionID"] = sid
-        yield RawMessage(info=info, parts=parts, record=mid,
-                         raw=orjson.dumps({"info": info, "parts": parts}))
+        yield RawMessage(info=info, parts=parts, record=mid, raw=message_raw(
+            info, parts, _sources(data, texts, sid, mid)))
     while pending is not None:
         problems.append(Problem(path=spath, record=pending[0], raw=_text(pending[2]),
                                 reason=f"part of missing message {pending[1]}"))
         pending = next(parts_rows, None)
+
+
+def _sources(data: Any, texts: list[tuple[str, Any]], sid: str, mid: str
+             ) -> Callable[[int], bytes]:
+    """The bytes of a row as stored, with the ids its columns hold (as :func:`_merge`
+    adds them to the parsed row)."""
+    def source(i: int) -> bytes:
+        d = data if i < 0 else texts[i][1]
+        b = (d if isinstance(d, bytes) else str(d).encode()).strip()
+        ids = {"id": mid, "sessionID": sid} if i < 0 else \
+            {"id": texts[i][0], "sessionID": sid, "messageID": mid}
+        head = orjson.dumps(ids)
+        return head[:-1] + (b"," + b[1:] if b[1:].lstrip() != b"}" else b"}")
+    return source
+
+
+class _Replaced(str):
+    """Text SQLite holds as invalid UTF-8, decoded with U+FFFD (and named)."""
+
+    __slots__ = ()
+
+
+def _tolerant(b: bytes) -> str:
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return _Replaced(b.decode("utf-8", errors="replace"))
 
 
 def _damaged(path: Path, e: sqlite3.DatabaseError, doing: str,

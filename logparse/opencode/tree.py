@@ -7,20 +7,24 @@ Layout under ``storage/``::
     part/<messageID>/<partID>.json
 
 Ids sort chronologically (ascending), so sorting file names orders messages and
-parts.  A file that is not valid JSON becomes a problem naming its path; the
-rest of the session is still read.
+parts.  A file that is not valid JSON becomes a problem naming its path and line
+(kept raw); the rest of the session is still read, and the parts of a message whose
+own file is damaged are kept raw with it.  A UTF-8 BOM is skipped; invalid UTF-8 is
+replaced (U+FFFD) and named.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from logparse.models import Problem
+from logparse.opencode._raw import message_raw
 from logparse.safe_open import open_regular
 from logparse.source import RawMessage, SourceSession, TranscriptReader, message_sort_key
 
@@ -49,6 +53,17 @@ def _json_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]
     return [folder / n for n in names]
 
 
+def _source(f: Path) -> bytes:
+    """A record's bytes as stored (read again only for a record nested too deep for
+    orjson to write back: :func:`~logparse.opencode._raw.message_raw`)."""
+    with open_regular(f) as fh:
+        return fh.read().removeprefix(codecs.BOM_UTF8)
+
+
+def _sources(info_file: Path, part_files: list[Path]) -> Callable[[int], bytes]:
+    return lambda i: _source(info_file if i < 0 else part_files[i])
+
+
 class TreeReader(TranscriptReader):
     form = "tree"
     description = "opencode pre-1.2 JSON file tree (storage/)"
@@ -65,6 +80,8 @@ class TreeReader(TranscriptReader):
         infos: list[tuple[dict[str, Any], Path]] = []
         for f in sorted((root / "session").glob("*/*.json")):
             info = self._load(f, root, problems)
+            if not isinstance(info, dict) and (root / "message" / f.stem).is_dir():
+                info = {"id": f.stem}  # its file is damaged (named): its messages are not
             if isinstance(info, dict):
                 if not isinstance(info.get("id"), str) or not info["id"]:
                     info["id"] = f.stem
@@ -80,26 +97,46 @@ class TreeReader(TranscriptReader):
     def _messages(self, root: Path, sid: str, problems: list[Problem]) -> Iterator[RawMessage]:
         # the message files first (small), in transcript order; then each message's parts,
         # read as it is yielded: a long session is never held whole
-        infos: list[dict[str, Any]] = []
+        infos: list[tuple[dict[str, Any], Path]] = []
         for f in _json_files(root / "message" / sid, root, problems):
             info = self._load(f, root, problems)
             if not isinstance(info, dict):
+                self._orphan_parts(root, f.stem, problems)
                 continue
             if not isinstance(info.get("id"), str) or not info["id"]:
                 info["id"] = f.stem
             info.setdefault("sessionID", sid)
-            infos.append(info)
-        infos.sort(key=message_sort_key)
-        for info in infos:
+            infos.append((info, f))
+        infos.sort(key=lambda x: message_sort_key(x[0]))
+        for info, f in infos:
             parts: list[dict[str, Any]] = []
+            pfiles: list[Path] = []
             for pf in _json_files(root / "part" / info["id"], root, problems):
                 part = self._load(pf, root, problems)
                 if isinstance(part, dict):
                     if not isinstance(part.get("id"), str):
                         part["id"] = pf.stem
                     parts.append(part)
+                    pfiles.append(pf)
             yield RawMessage(info=info, parts=parts, record=info["id"],
-                             raw=orjson.dumps({"info": info, "parts": parts}))
+                             raw=message_raw(info, parts, _sources(f, pfiles)))
+
+    @classmethod
+    def _orphan_parts(cls, root: Path, mid: str, problems: list[Problem]) -> None:
+        """The parts of a message whose own file could not be read: each kept raw (a
+        problem naming it), never dropped unsaid."""
+        for pf in _json_files(root / "part" / mid, root, problems):
+            try:
+                with open_regular(pf) as fh:
+                    data = fh.read()
+            except OSError as e:
+                problems.append(Problem(path=str(pf), record=str(pf.relative_to(root)),
+                                        reason=f"unreadable: {e.strerror or e}"))
+                continue
+            problems.append(Problem(
+                path=str(pf), record=str(pf.relative_to(root)),
+                raw=data.decode("utf-8", errors="replace"),
+                reason=f"a part of message {mid}, whose file is damaged; kept raw"))
 
     @staticmethod
     def _load(f: Path, root: Path, problems: list[Problem]) -> Any:
@@ -110,13 +147,23 @@ class TreeReader(TranscriptReader):
             problems.append(Problem(path=str(f), record=str(f.relative_to(root)),
                                     reason=f"unreadable: {e.strerror or e}"))
             return None
+        data = data.removeprefix(codecs.BOM_UTF8)  # an editor's or PowerShell's BOM
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError as e:
-            problems.append(Problem(path=str(f), record=str(f.relative_to(root)),
-                                    reason=f"not valid JSON: {e}",
-                                    raw=data.decode("utf-8", errors="replace")))
-            return None
+            text = data.decode("utf-8", errors="replace")
+            try:  # invalid UTF-8 in a string: the record with U+FFFD, and named
+                obj = orjson.loads(text) if text.encode() != data else None
+            except orjson.JSONDecodeError:
+                obj = None
+            if obj is None:
+                problems.append(Problem(path=str(f), line=e.lineno,
+                                        record=str(f.relative_to(root)),
+                                        reason=f"not valid JSON: {e}", raw=text))
+                return None
+            problems.append(Problem(path=str(f), line=e.lineno,
+                                    record=str(f.relative_to(root)),
+                                    reason="invalid UTF-8 (replaced with U+FFFD)"))
         if not isinstance(obj, dict):
             problems.append(Problem(path=str(f), record=str(f.relative_to(root)),
                                     reason="not a JSON object",
