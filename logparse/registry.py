@@ -161,8 +161,11 @@ def _cut_first_record(path: Path, head: bytes) -> str | None:
     if not head.lstrip().startswith(b"{"):
         return None
     n = next((i for i, ln in enumerate(head.split(b"\n"), 1) if ln.strip()), 1)
+    line = first_line(path)
+    if line.strip() == b"{":
+        return None  # a pretty-printed JSON document, not a record cut mid-write
     try:
-        orjson.loads(first_line(path))
+        orjson.loads(line)
     except orjson.JSONDecodeError as e:
         return (f"unrecognised content: line {n} is not whole JSON ({e}); a copy taken "
                 "while the agent was writing it?")

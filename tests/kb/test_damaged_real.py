@@ -909,3 +909,14 @@ def test_damaged_sqlite_row_loses_nothing(tmp_path: Path, kind: str) -> None:
     for rid in (bad_msg, bad_part):
         if rid is not None and rid not in have | parts:
             assert any(rid in (k["record"] or "") or rid in k["reason"] for k in kept), said
+
+
+def test_a_pretty_printed_json_document_is_not_called_a_cut_copy(tmp_path: Path) -> None:
+    """A JSON document laid out over lines (a label file, a config) opens with a bare
+    ``{`` line: that is not a record cut mid-write, so the refusal does not say so."""
+    f = tmp_path / "notes.json"
+    f.write_bytes(b'{\n  "file": "x.jsonl",\n  "dead_ends": []\n}\n')
+    got = cli_ingest(tmp_path / "kb.duckdb", f)
+    assert got.code == 3, got.stderr
+    said = " ".join(got.stderr.split())
+    assert "unrecognised content" in said and "not whole JSON" not in said, said
