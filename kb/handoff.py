@@ -593,9 +593,10 @@ def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
         return out
     sign = direction(series[0]["unit"] or "")
     out["last"] = _measure(series[-1])
-    if sign is None:
+    if sign is None or len(series) < 2:
         # a quantity with no better side (a size, a count, a percentage): the last reading
-        # is what there is, and no reading is the "best"
+        # is what there is, and no reading is the "best"; nor is the only reading of one
+        # (a best, its baseline and the gain between them need two to compare)
         return out
     best = max(series, key=lambda m: sign * m["value"])
     base = series[0]
@@ -1273,8 +1274,10 @@ def _markdown(d: dict[str, Any]) -> str:
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
         last = st["last"]
+        why = ("no better side: no best" if direction(last["unit"] or "") is None
+               else "one reading: no best")
         out.append(f"- Last reading: {last['value']:g} {last['unit']} "
-                   f"{_one(last['label'] or '')} [{last['ordinal']}] (no better side: no best)")
+                   f"{_one(last['label'] or '')} [{last['ordinal']}] ({why})")
     elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]

@@ -1,0 +1,57 @@
+"""A demanding new user on three real pool sessions (ux5): what the CLI says is true.
+
+Run as a user runs it: ``logkb`` as a real process, a fresh knowledge base, the pool's
+current Claude Code session (blockchain-dex-events, 2.1.146/147) and its Codex session
+(Rivo, 0.128).  Each test is a fault found in that pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.newcomer_env import home_env, logkb
+
+CLAUDE = "blockchain-dex-events__claude-session.jsonl"
+CODEX = "Rivo__codex-session.jsonl"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, realworld: Path) -> tuple[Path, dict[str, str]]:
+    d = tmp_path_factory.mktemp("ux5")
+    env = home_env(d / "home", LOGKB_DB=str(d / "kb.duckdb"))
+    (d / "home").mkdir()
+    pool = realworld / "pool"
+    r = logkb(["ingest", str(pool / CLAUDE), str(pool / CODEX)], env)
+    assert r.returncode == 0, r.stderr
+    return d / "kb.duckdb", env
+
+
+def _handoff(env: dict[str, str], session: str) -> dict:
+    r = logkb(["handoff", "--session", session, "--json"], env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_one_reading_is_no_best_and_nothing_to_reproduce(kb: tuple[Path, dict[str, str]]
+                                                        ) -> None:
+    """blockchain-dex-events measured its headline quantity once (a duration, whose better
+    side is known): a "best" of one reading, its own "baseline" at +0% and a reviewer
+    sub-agent's task description fenced as ``sh`` under "Reproduce the best result" told
+    the user nothing true.  One reading is the last reading; a best needs two."""
+    _, env = kb
+    d = _handoff(env, "CoinGecko")
+    st = d["status"]
+    readings = d["measurements"]
+    assert len(readings) == 1 and st["last"] is not None
+    assert st["best"] is None and st["baseline"] is None and st["improvement"] is None
+    assert d["reproduce"] == []
+    r = logkb(["handoff", "--session", "CoinGecko"], env)
+    assert r.returncode == 0, r.stderr
+    assert "- Best:" not in r.stdout and "- Baseline:" not in r.stdout
+    assert "## Reproduce the best result" not in r.stdout
+    said = " ".join(r.stdout.split())
+    assert "- Last reading: 5 s" in said and "(one reading: no best)" in said
+
