@@ -352,7 +352,23 @@ class GraphScreen(Screen[None]):
         ends = [a["ended"] for a in view.approaches
                 if a["status"] in ("dead_end", "blocked") and a.get("ended") is not None
                 and a["session_id"] == self.scope]
-        self.query_one(ThroughputChart).set_data(mine, pivots=pivots, ends=ends, start=start)
+        chart = self.query_one(ThroughputChart)
+        chart.set_data(mine, pivots=pivots, ends=ends, start=start)
+        # one reading (or none) is no series: the rows go to the tree of dead ends
+        chart.display = len(mine) >= 2
+        self._size_chart()
+
+    def on_resize(self) -> None:
+        """Called when the terminal changed size: the chart's share is fitted again."""
+        self._size_chart()
+
+    def _size_chart(self) -> None:
+        """12 rows of chart from 36 rows up; on a smaller terminal a third of it (at least
+        7: title, plot and axis), so the tree keeps most of 24 or 20 rows."""
+        from tui.widgets.throughput import ThroughputChart
+
+        rows = self.app.size.height
+        self.query_one(ThroughputChart).styles.height = 12 if rows >= 36 else max(7, rows // 3)
 
     def action_chart_span(self) -> None:
         self.chart_all = not self.chart_all
