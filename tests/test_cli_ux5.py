@@ -8,6 +8,7 @@ current Claude Code session (blockchain-dex-events, 2.1.146/147) and its Codex s
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,4 +55,38 @@ def test_one_reading_is_no_best_and_nothing_to_reproduce(kb: tuple[Path, dict[st
     assert "## Reproduce the best result" not in r.stdout
     said = " ".join(r.stdout.split())
     assert "- Last reading: 5 s" in said and "(one reading: no best)" in said
+
+
+
+def test_every_command_help_ends_with_examples_that_parse(tmp_path: Path) -> None:
+    """``logkb deadends -h`` listed options and no command line to copy: 37 of the 42
+    commands had no example.  Every visible command's help now ends with ``Examples:``
+    (``kb/cli/examples.py``), each example a command line its own parser accepts."""
+    import click
+
+    from kb.cli import cli
+    from kb.cli.examples import EXAMPLES, commands
+
+    env = home_env(tmp_path)
+    listed = commands(cli)
+    assert len(listed) >= 40
+    for path, cmd in listed:
+        assert path in EXAMPLES, f"no example for `logkb {path}`"
+        r = logkb([*path.split(), "--help"], env)
+        assert r.returncode == 0, r.stderr
+        tail = re.split(r"\n *Examples:\n", r.stdout, maxsplit=1)
+        assert len(tail) == 2, f"`logkb {path} --help` has no Examples: block"
+        shown = [ln.strip() for ln in tail[1].splitlines() if ln.strip()]
+        assert shown == list(EXAMPLES[path]), shown
+        assert all(len(ln) <= 80 for ln in r.stdout.splitlines()), path
+        ours = [ln for ln in shown if ln.startswith(f"logkb {path}")]
+        assert ours, f"no example of `logkb {path}` itself"
+        for line in ours:
+            import shlex
+
+            args = shlex.split(line)[1 + len(path.split()):]
+            try:
+                cmd.make_context(f"logkb {path}", args)
+            except click.UsageError as e:  # an example that does not parse is a lie
+                raise AssertionError(f"{line}: {e.format_message()}") from e
 
