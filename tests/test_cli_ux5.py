@@ -90,3 +90,57 @@ def test_every_command_help_ends_with_examples_that_parse(tmp_path: Path) -> Non
             except click.UsageError as e:  # an example that does not parse is a lie
                 raise AssertionError(f"{line}: {e.format_message()}") from e
 
+
+def _bench(dst: Path) -> Path:
+    """Three benchmark runs printing a rate (higher is better), then one timing."""
+    import random
+
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(5), directory="/home/dev/b", project_id="ef" * 20)
+    s = SessionBuilder(ctx, title="make the server faster", start_ms=1_790_000_000_000)
+    s.user("Make the server faster")
+    for i, rate in enumerate((812.5, 1204.75, 790.25)):
+        s.step(f"Benchmark run {i}.", [bash("wrk -t2 -c10 http://127.0.0.1:8080/",
+                                            f"Requests/sec: {rate}\n")])
+    s.step("Done.")
+    return write_jsonl(s.tree(), dst)
+
+
+def test_measurements_lists_what_a_session_measured(kb: tuple[Path, dict[str, str]],
+                                                    tmp_path: Path) -> None:
+    """There was no way to list a session's readings but `show` one message at a time,
+    `events --json` or SQL.  `logkb measurements` lists them in the order read, ↑/↓ the
+    better side, ★ the best of a quantity read twice or more; harness clocks left out
+    (and said on stderr) unless --harness; JSON lines with the same fields."""
+    _, env = kb
+    r = logkb(["measurements", "--session", "019de7f"], env)
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()
+    assert rows[0].split()[:3] == ["msg", "value", "unit"]
+    assert any(ln.split()[:3] == ["15", "83", "B"] and ".gitignore" in ln for ln in rows)
+    assert "wall time" not in r.stdout and "--harness shows them" in r.stderr
+    assert all(len(ln) <= 80 for ln in rows + r.stderr.splitlines())
+    r = logkb(["measurements", "--session", "019de7f", "--harness", "--json"], env)
+    assert r.returncode == 0, r.stderr
+    got = [json.loads(ln) for ln in r.stdout.splitlines()]
+    assert {"session_id", "ordinal", "value", "unit", "label", "direction", "best",
+            "command"} <= set(got[0])
+    walls = [m for m in got if m["label"] == "wall time"]
+    assert walls and all(m["direction"] == -1 and not m["best"] for m in walls)
+    # one reading of a duration: its better side is known, but it is no best
+    r = logkb(["measurements", "--session", "CoinGecko", "--unit", "s", "--json"], env)
+    (five,) = [json.loads(ln) for ln in r.stdout.splitlines()]
+    assert (five["value"], five["direction"], five["best"]) == (5, -1, False)
+
+    db = tmp_path / "bench.duckdb"
+    benv = {**env, "LOGKB_DB": str(db)}
+    assert logkb(["ingest", str(_bench(tmp_path / "b.jsonl"))], benv).returncode == 0
+    r = logkb(["measurements", "--unit", "req/s"], benv)
+    assert r.returncode == 0, r.stderr
+    marked = [ln for ln in r.stdout.splitlines() if "★" in ln]
+    assert len(marked) == 1 and "1204.75" in marked[0] and "↑★" in marked[0], r.stdout
+    r = logkb(["measurements", "--unit", "tok/s"], benv)
+    assert r.returncode == 0 and r.stdout == ""
+    assert "no measurements in" in r.stderr and "in tok/s" in r.stderr

@@ -93,6 +93,7 @@ def _register() -> None:
         graph,
         ingest,
         live,
+        measure,
         read,
         rebuild,
         report,
@@ -105,7 +106,7 @@ def _register() -> None:
     from kb.cli.tui import tui
 
     for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *rebuild.COMMANDS,
-                *live.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS,
+                *live.COMMANDS, *measure.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS,
                 *team.COMMANDS, replay, tui):
         cli.add_command(cmd)
     team.attach(cli)  # --team on the read commands
