@@ -87,3 +87,16 @@ async def test_a_series_leaves_the_tree_most_of_a_small_screen(tmp_path: Path,
         assert tree.size.height > chart.size.height, (tree.size, chart.size)
         text = screen_text(pilot)
         assert "best 1204.75" in text, text
+
+
+async def test_the_status_line_is_fitted_again_after_a_resize(pool_db: Path) -> None:
+    """Opened at 80 columns, then narrowed to 60: the counts kept the 80-column wording,
+    cut at the edge; they take the wording that fits."""
+    app = make_app(pool_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _graph(app, pilot)
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        status = screen_text(pilot).splitlines()[-2].rstrip()
+        assert status.endswith("0 untested") and "…" not in status, status
+        assert cell_len(status) <= 60

@@ -127,6 +127,14 @@ class GraphScreen(Screen[None]):
         self.view = view
         self._build_tree(view)
         self._plot(view)
+        self._status_line()
+
+    def _status_line(self) -> None:
+        """The counts under the tree, in the longest wording that fits the width (again
+        after a resize: the line fitted to 80 columns was cut at 60)."""
+        view = self.view
+        if view is None:
+            return
         n_app = sum(1 for a in view.approaches if a.get("kind") == "approach")
         dead = sum(1 for a in view.approaches if a["status"] in ("dead_end", "blocked"))
         n_piv = len({(p["ordinal"], p["dst"]) for p in view.pivots})
@@ -359,8 +367,10 @@ class GraphScreen(Screen[None]):
         self._size_chart()
 
     def on_resize(self) -> None:
-        """Called when the terminal changed size: the chart's share is fitted again."""
+        """Called when the terminal changed size: the chart's share and the status line
+        are fitted again."""
         self._size_chart()
+        self._status_line()
 
     def _size_chart(self) -> None:
         """12 rows of chart from 36 rows up; on a smaller terminal a third of it (at least
