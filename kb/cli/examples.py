@@ -12,6 +12,8 @@ from __future__ import annotations
 import click
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("logkb ingest", "logkb sessions", "logkb deadends", "logkb handoff -o brief.md",
+         "logkb tui"),
     "deadends": ("logkb deadends", "logkb deadends --all --status blocked -n 5",
                  "logkb deadends --session 019de7f --json"),
     "events": ("logkb events --from 40 --to 60 --kind command",
@@ -85,8 +87,9 @@ def commands(group: click.Group, path: tuple[str, ...] = ()
 
 
 def attach(group: click.Group) -> None:
-    """Append each command's ``Examples:`` block to its epilog (``\\b``: kept as written)."""
-    for path, cmd in commands(group):
+    """Append each command's ``Examples:`` block to its epilog (``\\b``: kept as written);
+    ``""`` is ``logkb`` itself (where a new user starts)."""
+    for path, cmd in [("", group), *commands(group)]:
         lines = EXAMPLES.get(path)
         if not lines:
             continue
