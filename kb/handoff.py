@@ -1250,7 +1250,9 @@ def _markdown(d: dict[str, Any]) -> str:
     st = d["status"]
     if st.get("state"):
         out.append(f"- State: **{st['state']}** ({_one(st.get('state_why') or '')})")
-    met = {True: "**met**", False: "**not met**", None: "unknown"}[st["goal_met"]]
+    # None: no recorded check says whether the goal was met ("unknown" read as "the
+    # goal is unknown" right under the Goal section)
+    met = {True: "**met**", False: "**not met**", None: "not judged"}[st["goal_met"]]
     out.append(f"- Goal: {met}" + (f" (the goal is {st['goal_status'].replace('_', ' ')})"
                                    if st.get("goal_status") else ""))
     if st["best"]:

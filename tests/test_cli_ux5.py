@@ -147,3 +147,14 @@ def test_measurements_lists_what_a_session_measured(kb: tuple[Path, dict[str, st
     r = logkb(["measurements", "--unit", "tok/s"], benv)
     assert r.returncode == 0 and r.stdout == ""
     assert "no measurements in" in r.stderr and "in tok/s" in r.stderr
+
+
+def test_status_says_the_goal_was_not_judged_not_that_it_is_unknown(
+        kb: tuple[Path, dict[str, str]]) -> None:
+    """Under a Goal section quoting the first request, the status said "Goal: unknown":
+    read as "the goal is unknown".  What is unknown is whether it was met."""
+    _, env = kb
+    r = logkb(["handoff", "--session", "CoinGecko"], env)
+    assert r.returncode == 0, r.stderr
+    assert "- Goal: unknown" not in r.stdout
+    assert "- Goal: not judged\n" in r.stdout
