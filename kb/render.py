@@ -89,6 +89,9 @@ def event_line(e: Event, width: int = 100) -> Text:
     elif e.kind == "subagent":
         t.append(visible(f"{e.text or ''} → {e.child_session_id or '?'}"))
     else:
+        if e.kind == "prompt" and e.source == "synthetic":
+            # put in the user's turn by the agent or its IDE, never the user's words
+            t.append("injected ", style="dim")
         t.append(first_line(e.text or e.reason, width))
     return t
 

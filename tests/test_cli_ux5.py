@@ -158,3 +158,14 @@ def test_status_says_the_goal_was_not_judged_not_that_it_is_unknown(
     assert r.returncode == 0, r.stderr
     assert "- Goal: unknown" not in r.stdout
     assert "- Goal: not judged\n" in r.stdout
+
+
+def test_events_say_which_prompt_was_injected(kb: tuple[Path, dict[str, str]]) -> None:
+    """Message 1 of blockchain-dex-events is Claude Code's ``<system-reminder>`` naming
+    the session, stored as a synthetic prompt: `events` listed it as the user's prompt."""
+    _, env = kb
+    r = logkb(["events", "--session", "CoinGecko", "--kind", "prompt", "--to", "2"], env)
+    assert r.returncode == 0, r.stderr
+    first, second = r.stdout.splitlines()
+    assert first.split()[:4] == ["1", "prompt", "injected", "<system-reminder>"], first
+    assert "injected" not in second and "new take-home" in second

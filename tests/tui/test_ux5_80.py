@@ -100,3 +100,18 @@ async def test_the_status_line_is_fitted_again_after_a_resize(pool_db: Path) -> 
         status = screen_text(pilot).splitlines()[-2].rstrip()
         assert status.endswith("0 untested") and "…" not in status, status
         assert cell_len(status) <= 60
+
+
+async def test_the_timeline_marks_an_injected_prompt(pool_db: Path) -> None:
+    """The first row read ``prompt  <system-reminder>`` like the user's own request."""
+    app = make_app(pool_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        if not isinstance(app.screen, TimelineScreen):
+            await pilot.press("enter")
+            await settle(pilot)
+        lines = screen_text(pilot).splitlines()
+        first = next(ln for ln in lines if "<system-reminder>" in ln)
+        assert first.split()[:3] == ["1", "prompt", "injected"], first
+        second = next(ln for ln in lines if "new take-home" in ln)
+        assert "injected" not in second
