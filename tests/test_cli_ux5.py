@@ -169,3 +169,12 @@ def test_events_say_which_prompt_was_injected(kb: tuple[Path, dict[str, str]]) -
     first, second = r.stdout.splitlines()
     assert first.split()[:4] == ["1", "prompt", "injected", "<system-reminder>"], first
     assert "injected" not in second and "new take-home" in second
+
+
+def test_timeline_json_has_no_best_of_one_reading(kb: tuple[Path, dict[str, str]]) -> None:
+    """The text said "one reading: 5 at 111" while --json named that reading the best."""
+    _, env = kb
+    r = logkb(["timeline", "--session", "CoinGecko", "--json"], env)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert len(d["throughput"]) == 1 and d["direction"] == -1 and d["best"] is None

@@ -350,7 +350,8 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
 def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
     series = throughput(store, scopes)
     sign = direction(series[0]["unit"] or "") if series else None
-    best = max(series, key=lambda m: sign * m["value"]) if sign else None
+    # one reading is no best (the text says "one reading"; kb.handoff says the same)
+    best = max(series, key=lambda m: sign * m["value"]) if sign and len(series) >= 2 else None
     return {"approaches": [{"name": a["label"], "status": a["status"], "kind": a["kind"],
                             "start": a["ordinal"], "end": a.get("ended"),
                             "cause": a.get("cause")}
