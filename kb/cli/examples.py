@@ -48,7 +48,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "replay run": ("logkb replay run --from 40 --only test",
                    "logkb replay run --from 40 --host-map gpu1=local"),
     "replay show": ("logkb replay show", "logkb replay show --json"),
-    "report": ("logkb report -o report.html", "logkb report --all -o all.html"),
+    "report": ("logkb report -o report/", "logkb report --all -o site/"),
     "resume": ("logkb resume", "logkb resume 019de7f --exec"),
     "search": ("logkb search 'ModuleNotFoundError'", "logkb search 'kind:command pytest'",
                "logkb search --here -n 5 timeout"),
