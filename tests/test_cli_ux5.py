@@ -178,3 +178,22 @@ def test_timeline_json_has_no_best_of_one_reading(kb: tuple[Path, dict[str, str]
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert len(d["throughput"]) == 1 and d["direction"] == -1 and d["best"] is None
+
+
+def test_claude_codes_note_on_a_cut_output_is_no_result(realworld: Path,
+                                                        tmp_path: Path) -> None:
+    """conversacion-act1-pln (the largest pool file a user may read here): Claude Code
+    cut a tool output and said so (``<persisted-output> Output too large (34.2KB)``);
+    that size of the harness's cut was the brief's "Last reading" and its only
+    "Measurements (throughput)".  It is the harness's reading, like Codex's wall time."""
+    env = home_env(tmp_path / "home", LOGKB_DB=str(tmp_path / "kb.duckdb"))
+    (tmp_path / "home").mkdir(exist_ok=True)
+    src = realworld / "pool" / "conversacion-act1-pln__session.jsonl"
+    assert logkb(["ingest", str(src)], env).returncode == 0
+    d = json.loads(logkb(["handoff", "--json"], env).stdout)
+    said = [m["label"] for m in d["measurements"]] + [(d["status"]["last"] or {}).get("label")]
+    assert "Output too large" not in said, said
+    r = logkb(["measurements", "--harness", "--json"], env)
+    assert any(json.loads(ln)["label"] == "Output too large" for ln in r.stdout.splitlines())
+    r = logkb(["measurements", "--json"], env)
+    assert all(json.loads(ln)["label"] != "Output too large" for ln in r.stdout.splitlines())

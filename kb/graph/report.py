@@ -224,6 +224,7 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
 
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
+                             "Output too large",  # Claude Code's <persisted-output> cut
                              "run time before the user aborted it", "timeout exceeded",
                              "subagent run time", "subagent duration", "grep hits",
                              "tokens used (session so far)"})
