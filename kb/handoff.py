@@ -1164,6 +1164,13 @@ def _count(n: int, key: str) -> str:
     return f"{n} {one if n == 1 else many}" if not one.startswith("the ") else one
 
 
+def _said(label: str | None) -> str:
+    """A reading's label after its value and unit, with the space before it; nothing for
+    a reading with none (``2 files changed``, not ``2 files changed  [19]``)."""
+    one = _one(label)
+    return f" {one}" if one else ""
+
+
 def _one(s: str | None) -> str:
     """``s`` on one line; a code span the graph cut short (``took away `DST="$HOME/…``)
     closed, so that what follows it is prose again."""
@@ -1257,7 +1264,7 @@ def _markdown(d: dict[str, Any]) -> str:
                                    if st.get("goal_status") else ""))
     if st["best"]:
         b = st["best"]
-        out.append(f"- Best: **{b['value']:g} {b['unit']}** {_one(b['label'] or '')} "
+        out.append(f"- Best: **{b['value']:g} {b['unit']}**{_said(b['label'])} "
                    f"[{b['ordinal']}]" + (f", with {_one(b['approach'])}" if b.get("approach")
                                           else ""))
         launch = next((r for r in d["reproduce"] if r["role"] == "launch"), None)
@@ -1272,14 +1279,14 @@ def _markdown(d: dict[str, Any]) -> str:
         base = st["baseline"]
         gain = (f" ({st['improvement']:+g}% for the best)"
                 if st.get("improvement") is not None else "")
-        out.append(f"- Baseline: {base['value']:g} {base['unit']} {_one(base['label'] or '')} "
+        out.append(f"- Baseline: {base['value']:g} {base['unit']}{_said(base['label'])} "
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
         last = st["last"]
         why = ("no better side: no best" if direction(last["unit"] or "") is None
                else "one reading: no best")
-        out.append(f"- Last reading: {last['value']:g} {last['unit']} "
-                   f"{_one(last['label'] or '')} [{last['ordinal']}] ({why})")
+        out.append(f"- Last reading: {last['value']:g} {last['unit']}"
+                   f"{_said(last['label'])} [{last['ordinal']}] ({why})")
     elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
@@ -1346,7 +1353,7 @@ def _markdown(d: dict[str, Any]) -> str:
     if d["measurements"]:
         out += ["## Measurements (throughput)", ""]
         for m in d["measurements"]:
-            out.append(f"- [{m['ordinal']}] {m['value']:g} {m['unit']} {_one(m['label'])}")
+            out.append(f"- [{m['ordinal']}] {m['value']:g} {m['unit']}{_said(m['label'])}")
         out.append("")
     out += left("measurements")
     op = d["open"]

@@ -197,3 +197,18 @@ def test_claude_codes_note_on_a_cut_output_is_no_result(realworld: Path,
     assert any(json.loads(ln)["label"] == "Output too large" for ln in r.stdout.splitlines())
     r = logkb(["measurements", "--json"], env)
     assert all(json.loads(ln)["label"] != "Output too large" for ln in r.stdout.splitlines())
+
+
+def test_a_reading_without_a_label_leaves_no_double_space(realworld: Path,
+                                                          tmp_path: Path) -> None:
+    """random__session: the brief said ``Last reading: 2 files changed  [19]`` and
+    ``- [19] 2 files changed `` (a reading with no label: two spaces, a trailing one)."""
+    env = home_env(tmp_path / "home", LOGKB_DB=str(tmp_path / "kb.duckdb"))
+    (tmp_path / "home").mkdir(exist_ok=True)
+    assert logkb(["ingest", str(realworld / "pool" / "random__session.jsonl")],
+                 env).returncode == 0
+    r = logkb(["handoff"], env)
+    assert r.returncode == 0, r.stderr
+    assert "- Last reading: 2 files changed [19]" in r.stdout
+    assert not [ln for ln in r.stdout.splitlines() if ln.startswith("- ") and (
+        ln.endswith(" ") or "  [" in ln)]
