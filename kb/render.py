@@ -122,7 +122,9 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
             body.append(Indented(Text.assemble(("recorded: ", "dim"), visible(e.command or "")),
                                  "  "))
         else:
-            body.append(Indented(Text("$ " + visible(e.command or "")), "  "))
+            # "$ " is a shell's prompt: an edit's file or a sub-agent's task ran in none
+            prompt = "$ " if e.tool == "bash" else ""
+            body.append(Indented(Text(prompt + visible(e.command or "")), "  "))
         if e.child_session_id and e.tool != "task":  # (a task has its subagent event)
             body.append(Indented(Text(visible(f"→ child session {e.child_session_id}")),
                                  "  "))

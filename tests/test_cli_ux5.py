@@ -212,3 +212,19 @@ def test_a_reading_without_a_label_leaves_no_double_space(realworld: Path,
     assert "- Last reading: 2 files changed [19]" in r.stdout
     assert not [ln for ln in r.stdout.splitlines() if ln.startswith("- ") and (
         ln.endswith(" ") or "  [" in ln)]
+
+
+def test_show_prompts_with_dollar_only_what_a_shell_ran(kb: tuple[Path, dict[str, str]]
+                                                        ) -> None:
+    """`show 30` printed an edit's file as ``$ /Users/…/README.md`` and `show 111` the
+    reviewer sub-agent's description as ``$ Code review of all 5 question solutions``:
+    no shell ran either.  ``$`` stays for shell calls (``bash``, every agent's)."""
+    _, env = kb
+    for ordinal, text in (("30", "/Users/shijie/Documents/Personal/blockchain-dex-events/"),
+                          ("111", "Code review of all 5 question solutions")):
+        r = logkb(["show", ordinal, "--session", "CoinGecko"], env)
+        assert r.returncode == 0, r.stderr
+        flat = " ".join(r.stdout.split())
+        assert text in flat and f"$ {text}" not in flat, r.stdout
+    r = logkb(["show", "3", "--session", "CoinGecko"], env)
+    assert "$ ls -la /Users/shijie/Documents/Personal && pwd" in r.stdout
