@@ -1427,7 +1427,13 @@ def _markdown(d: dict[str, Any]) -> str:
             f"{c['commands']} {c['category']}" + (f" ({c['failed']} failed)" if c["failed"]
                                                   else "") for c in act["categories"]))
     if act["files_edited"]:
-        out.append("- files edited: " + ", ".join(f"`{f}`" for f in act["files_edited"]))
+        # named from the working directory when they are under it: twelve absolute paths
+        # ran each line past 80 columns (a code span is never broken)
+        top = (env.get("directory") or "").rstrip("/")
+        under = bool(top) and any(f.startswith(top + "/") for f in act["files_edited"])
+        out.append((f"- files edited in `{top}`: " if under else "- files edited: ")
+                   + ", ".join(f"`{f[len(top) + 1:] if under and f.startswith(top + '/') else f}`"
+                               for f in act["files_edited"]))
     if act["ended"] and act["ended"].get("last_words"):
         lw = act["ended"]["last_words"]
         out += ["", f"How it ended, the assistant's last words [{lw['ordinal']}]:", ""]

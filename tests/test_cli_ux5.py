@@ -228,3 +228,19 @@ def test_show_prompts_with_dollar_only_what_a_shell_ran(kb: tuple[Path, dict[str
         assert text in flat and f"$ {text}" not in flat, r.stdout
     r = logkb(["show", "3", "--session", "CoinGecko"], env)
     assert "$ ls -la /Users/shijie/Documents/Personal && pwd" in r.stdout
+
+
+def test_files_edited_are_named_from_the_working_directory(
+        kb: tuple[Path, dict[str, str]]) -> None:
+    """Twelve absolute paths under /Users/shijie/Documents/Personal ran the brief's
+    "files edited" to 86-93 columns a line (a code span is never broken)."""
+    _, env = kb
+    r = logkb(["handoff", "--session", "CoinGecko"], env)
+    assert r.returncode == 0, r.stderr
+    part = r.stdout.split("## What the session did", 1)[1].split("How it ended", 1)[0]
+    flat = " ".join(part.split())
+    assert "files edited in `/Users/shijie/Documents/Personal`:" in flat, part
+    assert "`blockchain-dex-events/SOLUTIONS.md`" in flat
+    assert all(len(ln) <= 80 for ln in part.splitlines()), part
+    d = _handoff(env, "CoinGecko")  # JSON keeps the paths whole
+    assert all(f.startswith("/Users/shijie/") for f in d["activity"]["files_edited"])
