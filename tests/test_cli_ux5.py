@@ -244,3 +244,23 @@ def test_files_edited_are_named_from_the_working_directory(
     assert all(len(ln) <= 80 for ln in part.splitlines()), part
     d = _handoff(env, "CoinGecko")  # JSON keeps the paths whole
     assert all(f.startswith("/Users/shijie/") for f in d["activity"]["files_edited"])
+
+
+def test_deadends_headings_that_cut_alike_are_told_apart(
+        kb: tuple[Path, dict[str, str]]) -> None:
+    """Three causes of blockchain-dex-events begin "a review («Code review of all 5
+    question solutions») found it wrong: took away …": cut to 80 columns, three groups
+    had the same heading, as if the grouping had failed.  Those headings wrap (up to
+    three lines) until they differ."""
+    _, env = kb
+    r = logkb(["deadends", "--session", "CoinGecko"], env)
+    assert r.returncode == 0, r.stderr
+    heads = []
+    for block in r.stdout.split("\n\n"):
+        lines = block.splitlines()
+        heads.append(tuple(ln for ln in lines[:next(
+            i for i, ln in enumerate(lines) if ln.startswith("  ✘"))]))
+    review = [h for h in heads if h[0].startswith("a review («Code review")]
+    assert len(review) == 3 and len(set(review)) == 3, review
+    assert all(len(h) == 1 for h in heads if h not in review)  # the others stay one line
+    assert all(len(ln) <= 80 for ln in r.stdout.splitlines())
