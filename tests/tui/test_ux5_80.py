@@ -69,6 +69,7 @@ async def test_one_reading_leaves_the_screen_to_the_dead_ends(pool_db: Path,
         assert tree.size.height >= size[1] - 5, tree.size
         text = screen_text(pilot)
         assert "best 5" not in text
+        assert "Chart span" not in text.splitlines()[-1]  # no chart: no key for it
         assert all(cell_len(ln) <= size[0] for ln in text.splitlines())
 
 
@@ -87,6 +88,7 @@ async def test_a_series_leaves_the_tree_most_of_a_small_screen(tmp_path: Path,
         assert tree.size.height > chart.size.height, (tree.size, chart.size)
         text = screen_text(pilot)
         assert "best 1204.75" in text, text
+        assert "Chart span" in text.splitlines()[-1]
 
 
 async def test_the_status_line_is_fitted_again_after_a_resize(pool_db: Path) -> None:

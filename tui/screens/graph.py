@@ -364,6 +364,7 @@ class GraphScreen(Screen[None]):
         chart.set_data(mine, pivots=pivots, ends=ends, start=start)
         # one reading (or none) is no series: the rows go to the tree of dead ends
         chart.display = len(mine) >= 2
+        self.refresh_bindings()  # the footer offers `t` only with a chart
         self._size_chart()
 
     def on_resize(self) -> None:
@@ -379,6 +380,14 @@ class GraphScreen(Screen[None]):
 
         rows = self.app.size.height
         self.query_one(ThroughputChart).styles.height = 12 if rows >= 36 else max(7, rows // 3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``t`` (chart span) is offered only while there is a chart to span."""
+        if action == "chart_span":
+            from tui.widgets.throughput import ThroughputChart
+
+            return bool(self.query(ThroughputChart) and self.query_one(ThroughputChart).display)
+        return True
 
     def action_chart_span(self) -> None:
         self.chart_all = not self.chart_all
