@@ -593,9 +593,10 @@ def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
         return out
     sign = direction(series[0]["unit"] or "")
     out["last"] = _measure(series[-1])
-    if sign is None:
+    if sign is None or len(series) < 2:
         # a quantity with no better side (a size, a count, a percentage): the last reading
-        # is what there is, and no reading is the "best"
+        # is what there is, and no reading is the "best"; nor is the only reading of one
+        # (a best, its baseline and the gain between them need two to compare)
         return out
     best = max(series, key=lambda m: sign * m["value"])
     base = series[0]
@@ -1163,6 +1164,13 @@ def _count(n: int, key: str) -> str:
     return f"{n} {one if n == 1 else many}" if not one.startswith("the ") else one
 
 
+def _said(label: str | None) -> str:
+    """A reading's label after its value and unit, with the space before it; nothing for
+    a reading with none (``2 files changed``, not ``2 files changed  [19]``)."""
+    one = _one(label)
+    return f" {one}" if one else ""
+
+
 def _one(s: str | None) -> str:
     """``s`` on one line; a code span the graph cut short (``took away `DST="$HOME/…``)
     closed, so that what follows it is prose again."""
@@ -1249,12 +1257,14 @@ def _markdown(d: dict[str, Any]) -> str:
     st = d["status"]
     if st.get("state"):
         out.append(f"- State: **{st['state']}** ({_one(st.get('state_why') or '')})")
-    met = {True: "**met**", False: "**not met**", None: "unknown"}[st["goal_met"]]
+    # None: no recorded check says whether the goal was met ("unknown" read as "the
+    # goal is unknown" right under the Goal section)
+    met = {True: "**met**", False: "**not met**", None: "not judged"}[st["goal_met"]]
     out.append(f"- Goal: {met}" + (f" (the goal is {st['goal_status'].replace('_', ' ')})"
                                    if st.get("goal_status") else ""))
     if st["best"]:
         b = st["best"]
-        out.append(f"- Best: **{b['value']:g} {b['unit']}** {_one(b['label'] or '')} "
+        out.append(f"- Best: **{b['value']:g} {b['unit']}**{_said(b['label'])} "
                    f"[{b['ordinal']}]" + (f", with {_one(b['approach'])}" if b.get("approach")
                                           else ""))
         launch = next((r for r in d["reproduce"] if r["role"] == "launch"), None)
@@ -1269,12 +1279,14 @@ def _markdown(d: dict[str, Any]) -> str:
         base = st["baseline"]
         gain = (f" ({st['improvement']:+g}% for the best)"
                 if st.get("improvement") is not None else "")
-        out.append(f"- Baseline: {base['value']:g} {base['unit']} {_one(base['label'] or '')} "
+        out.append(f"- Baseline: {base['value']:g} {base['unit']}{_said(base['label'])} "
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
         last = st["last"]
-        out.append(f"- Last reading: {last['value']:g} {last['unit']} "
-                   f"{_one(last['label'] or '')} [{last['ordinal']}] (no better side: no best)")
+        why = ("no better side: no best" if direction(last["unit"] or "") is None
+               else "one reading: no best")
+        out.append(f"- Last reading: {last['value']:g} {last['unit']}"
+                   f"{_said(last['label'])} [{last['ordinal']}] ({why})")
     elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
@@ -1341,7 +1353,7 @@ def _markdown(d: dict[str, Any]) -> str:
     if d["measurements"]:
         out += ["## Measurements (throughput)", ""]
         for m in d["measurements"]:
-            out.append(f"- [{m['ordinal']}] {m['value']:g} {m['unit']} {_one(m['label'])}")
+            out.append(f"- [{m['ordinal']}] {m['value']:g} {m['unit']}{_said(m['label'])}")
         out.append("")
     out += left("measurements")
     op = d["open"]
@@ -1415,7 +1427,13 @@ def _markdown(d: dict[str, Any]) -> str:
             f"{c['commands']} {c['category']}" + (f" ({c['failed']} failed)" if c["failed"]
                                                   else "") for c in act["categories"]))
     if act["files_edited"]:
-        out.append("- files edited: " + ", ".join(f"`{f}`" for f in act["files_edited"]))
+        # named from the working directory when they are under it: twelve absolute paths
+        # ran each line past 80 columns (a code span is never broken)
+        top = (env.get("directory") or "").rstrip("/")
+        under = bool(top) and any(f.startswith(top + "/") for f in act["files_edited"])
+        out.append((f"- files edited in `{top}`: " if under else "- files edited: ")
+                   + ", ".join(f"`{f[len(top) + 1:] if under and f.startswith(top + '/') else f}`"
+                               for f in act["files_edited"]))
     if act["ended"] and act["ended"].get("last_words"):
         lw = act["ended"]["last_words"]
         out += ["", f"How it ended, the assistant's last words [{lw['ordinal']}]:", ""]

@@ -89,6 +89,9 @@ def event_line(e: Event, width: int = 100) -> Text:
     elif e.kind == "subagent":
         t.append(visible(f"{e.text or ''} → {e.child_session_id or '?'}"))
     else:
+        if e.kind == "prompt" and e.source == "synthetic":
+            # put in the user's turn by the agent or its IDE, never the user's words
+            t.append("injected ", style="dim")
         t.append(first_line(e.text or e.reason, width))
     return t
 
@@ -119,7 +122,9 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
             body.append(Indented(Text.assemble(("recorded: ", "dim"), visible(e.command or "")),
                                  "  "))
         else:
-            body.append(Indented(Text("$ " + visible(e.command or "")), "  "))
+            # "$ " is a shell's prompt: an edit's file or a sub-agent's task ran in none
+            prompt = "$ " if e.tool == "bash" else ""
+            body.append(Indented(Text(prompt + visible(e.command or "")), "  "))
         if e.child_session_id and e.tool != "task":  # (a task has its subagent event)
             body.append(Indented(Text(visible(f"→ child session {e.child_session_id}")),
                                  "  "))
@@ -415,9 +420,12 @@ def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
     body = fit(cols, width, header=False)
     out: list[Text] = []
     k = 0
+    heads = _cause_heads([c for c, _ in groups], width)
     for cause, group in groups:
         share = f"  ({len(group)} dead ends share this cause)" if len(group) > 1 else ""
-        out.append(clip(Text.assemble((visible(cause), "bold"), (share, "dim")), width))
+        *first, last = heads[cause]
+        out += [Text(line, style="bold") for line in first]
+        out.append(clip(Text.assemble((last, "bold"), (share, "dim")), width))
         for d in group:
             out.append(body[k])
             k += 1
@@ -428,6 +436,28 @@ def deadends_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = 
     while out and not out[-1].plain:
         out.pop()
     return out
+
+
+def _cause_heads(causes: list[str], width: int, most: int = 3) -> dict[str, list[str]]:
+    """Each cause's heading: one line cut to ``width``; causes whose cut lines are alike
+    (three "a review (…) found it wrong: took away …" of one session) wrap, up to
+    ``most`` lines, so that the headings of different causes differ."""
+    from collections import Counter
+
+    from kb.width import fit, wrap
+
+    one = {c: fit(" ".join(visible(c).split()), width) for c in causes}
+    alike = Counter(one.values())
+    heads: dict[str, list[str]] = {}
+    for c in causes:
+        if alike[one[c]] < 2:
+            heads[c] = [one[c]]
+            continue
+        lines = wrap(" ".join(visible(c).split()), width)
+        if len(lines) > most:
+            lines = lines[:most - 1] + [fit(" ".join(lines[most - 1:]), width)]
+        heads[c] = lines
+    return heads
 
 
 def untested_lines(items: list[dict[str, Any]], width: int, *, sessions: bool = False

@@ -456,7 +456,10 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
     red = store.redactor
     if keys[ROW_PROSE]:
         for o, s, kind, cls, text, meas, flags, t in cur.execute(
-                f"SELECT ordinal, seq, kind, classification, left(text, 600), "
+                # text the agent or its IDE put in the user's turn (a <system-reminder>,
+                # a caveat) is no prompt of the user's: its row says so
+                f"SELECT ordinal, seq, kind, CASE WHEN kind = 'prompt' AND source = "
+                f"'synthetic' THEN 'injected' ELSE classification END, left(text, 600), "
                 f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where}",
                 {**base, "k": keys[ROW_PROSE]}).fetchall():
             out[(o, s, ROW_PROSE)] = TimelineRow(

@@ -31,6 +31,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "why": (["why", "DeepEP", "--session", FIXTURE], "object"),
     "why-ambiguous": (["why", "allreduce", "--session", FIXTURE], "object"),
     "timeline": (["timeline", "--session", FIXTURE], "object"),
+    "measurements": (["measurements", "--session", FIXTURE, "-n", "3"], "lines"),
     "handoff": (["handoff", "--session", FIXTURE], "object"),
     "graph": (["graph", "--session", FIXTURE], "object"),
     "mark": (["mark", "note", "5216", "checked by hand", "--session", FIXTURE], "object"),

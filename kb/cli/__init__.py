@@ -89,16 +89,29 @@ def cli(ctx: click.Context, db: Path | None) -> None:
 
 
 def _register() -> None:
-    from kb.cli import graph, ingest, live, read, rebuild, report, secrets, team, usage
+    from kb.cli import (
+        examples,
+        graph,
+        ingest,
+        live,
+        measure,
+        read,
+        rebuild,
+        report,
+        secrets,
+        team,
+        usage,
+    )
     from kb.cli.replay import replay
     from kb.cli.tools import show_secrets_param
     from kb.cli.tui import tui
 
     for cmd in (*ingest.COMMANDS, *read.COMMANDS, *graph.COMMANDS, *rebuild.COMMANDS,
-                *live.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS,
+                *live.COMMANDS, *measure.COMMANDS, *secrets.COMMANDS, *usage.COMMANDS, *report.COMMANDS,
                 *team.COMMANDS, replay, tui):
         cli.add_command(cmd)
     team.attach(cli)  # --team on the read commands
+    examples.attach(cli)  # an `Examples:` block at the end of every command's help
     # `--show-secrets` is one global option (`logkb --show-secrets show 5`), read in one
     # place (`tools.open_store`); every command and subcommand also accepts it after its
     # name (`logkb show 5 --show-secrets`), hidden from its help

@@ -225,6 +225,7 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
 
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
+                             "Output too large",  # Claude Code's <persisted-output> cut
                              "run time before the user aborted it", "timeout exceeded",
                              "subagent run time", "subagent duration", "grep hits",
                              "tokens used (session so far)"})
@@ -354,7 +355,8 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
 def timeline_data(store: KbStore, scopes: list[str]) -> dict[str, Any]:
     series = throughput(store, scopes)
     sign = direction(series[0]["unit"] or "") if series else None
-    best = max(series, key=lambda m: sign * m["value"]) if sign else None
+    # one reading is no best (the text says "one reading"; kb.handoff says the same)
+    best = max(series, key=lambda m: sign * m["value"]) if sign and len(series) >= 2 else None
     return {"approaches": [{"name": a["label"], "status": a["status"], "kind": a["kind"],
                             "start": a["ordinal"], "end": a.get("ended"),
                             "cause": a.get("cause")}

@@ -253,6 +253,8 @@ def _read_commands(ids: dict[str, str]) -> dict[str, list[str]]:
         "replay-text": ["replay", "plan", "--from", "1"],
         "search": ["search", "credentials", "--json"],
         "secrets": ["secrets", "--json"], "secrets-text": ["secrets"],
+        "measurements": ["measurements", "--harness", "--json"],
+        "measurements-text": ["measurements", "--harness"],
     }
     for n in range(1, 9):
         cmds[f"show-{n}"] = ["show", str(n), "--full", "-s", main]

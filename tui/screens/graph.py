@@ -127,6 +127,14 @@ class GraphScreen(Screen[None]):
         self.view = view
         self._build_tree(view)
         self._plot(view)
+        self._status_line()
+
+    def _status_line(self) -> None:
+        """The counts under the tree, in the longest wording that fits the width (again
+        after a resize: the line fitted to 80 columns was cut at 60)."""
+        view = self.view
+        if view is None:
+            return
         n_app = sum(1 for a in view.approaches if a.get("kind") == "approach")
         dead = sum(1 for a in view.approaches if a["status"] in ("dead_end", "blocked"))
         n_piv = len({(p["ordinal"], p["dst"]) for p in view.pivots})
@@ -352,7 +360,34 @@ class GraphScreen(Screen[None]):
         ends = [a["ended"] for a in view.approaches
                 if a["status"] in ("dead_end", "blocked") and a.get("ended") is not None
                 and a["session_id"] == self.scope]
-        self.query_one(ThroughputChart).set_data(mine, pivots=pivots, ends=ends, start=start)
+        chart = self.query_one(ThroughputChart)
+        chart.set_data(mine, pivots=pivots, ends=ends, start=start)
+        # one reading (or none) is no series: the rows go to the tree of dead ends
+        chart.display = len(mine) >= 2
+        self.refresh_bindings()  # the footer offers `t` only with a chart
+        self._size_chart()
+
+    def on_resize(self) -> None:
+        """Called when the terminal changed size: the chart's share and the status line
+        are fitted again."""
+        self._size_chart()
+        self._status_line()
+
+    def _size_chart(self) -> None:
+        """12 rows of chart from 36 rows up; on a smaller terminal a third of it (at least
+        7: title, plot and axis), so the tree keeps most of 24 or 20 rows."""
+        from tui.widgets.throughput import ThroughputChart
+
+        rows = self.app.size.height
+        self.query_one(ThroughputChart).styles.height = 12 if rows >= 36 else max(7, rows // 3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``t`` (chart span) is offered only while there is a chart to span."""
+        if action == "chart_span":
+            from tui.widgets.throughput import ThroughputChart
+
+            return bool(self.query(ThroughputChart) and self.query_one(ThroughputChart).display)
+        return True
 
     def action_chart_span(self) -> None:
         self.chart_all = not self.chart_all
