@@ -32,7 +32,7 @@ ENV = "LOGKB_ABLATE"
 """The environment variable naming the families switched off (comma separated)."""
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "structural": ("attempt", "check", "api_error", "sandboxed", "unfound", "replaced",
+    "structural": ("attempt", "check", "api_error", "unfound", "replaced",
                    "replaced_run", "workaround", "switched", "escalated", "dropped_option",
                    "merged_stderr", "seen", "todo"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),

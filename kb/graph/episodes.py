@@ -135,7 +135,8 @@ class Found:
     not there by that name), ``guesses`` (guesses at a cause a finding refuted),
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
-    worked outside the sandbox), ``stopped`` (the user stopped the turn), ``workaround``
+    worked outside the sandbox, :func:`kb.graph.switched.escalated_episodes` reads it),
+    ``stopped`` (the user stopped the turn), ``workaround``
     (a probe that only worked with an environment override), ``redirected`` (a reply
     turned to what the user now wants), ``user-dropped`` (the user set aside a name the
     turn used), ``undone`` (the agent undid its work right after the user spoke),
@@ -1096,31 +1097,6 @@ def dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-def sandboxed_episodes(steps: list[Step]) -> list[Found]:
-    """A check that failed in a sandbox without network (the agent's own sandbox said so)
-    and then worked when run again outside it (an escalated run of the same check): the
-    sandboxed way was a dead end, whatever else the agent tried between."""
-    out: list[Found] = []
-    for chain in _chains(steps):
-        for i, f in enumerate(chain):
-            if not (f.failed and f.offline):
-                continue  # (only Codex escalates: an offline run there is a sandboxed one)
-            ok = next((s for s in chain[i + 1:] if s.escalated and not s.failed), None)
-            if ok is None or any(s.escalated for s in chain[:i + 1]):
-                continue
-            if out and out[-1].session_id == f.session_id and out[-1].ended == ok.ordinal:
-                continue
-            error = f.signature or f.failure
-            out.append(Found(
-                session_id=f.session_id, name=f"`{f.key}` inside the sandbox",
-                first=f.ordinal, ended=ok.ordinal, how="sandboxed",
-                cause_text=f"the sandbox has no network access ({short(error, 160)})",
-                signature=f.signature, evidence=[
-                    (f.ordinal, "tested", short(error, 160)),
-                    (ok.ordinal, "ended", "it worked outside the sandbox")]))
-    return out
-
-
 STOPPED_WORK = 4
 """Steps of a turn the user stopped that were the work it cut."""
 
@@ -2077,7 +2053,6 @@ def episodes(steps: list[Step], said: list[Said],
         made_by("admitted", admitted_episodes(steps, said)) + \
         made_by("superseded", superseded_episodes(steps, said)) + \
         made_by("dropped", dropped_episodes(steps, said)) + \
-        made_by("sandboxed", sandboxed_episodes(steps)) + \
         made_by("stopped", stopped_episodes(steps, said)) + \
         made_by("unfound", unfound_episodes(steps, unfound)) + \
         made_by("damage", damage_episodes(steps)) + \

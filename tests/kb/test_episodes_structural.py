@@ -13,10 +13,10 @@ from kb.graph.episodes import (
     rejected_episodes,
     replaced_run_episodes,
     reworked_episodes,
-    sandboxed_episodes,
     stopped_episodes,
     superseded_episodes,
 )
+from kb.graph.switched import escalated_episodes
 
 
 def _run(o: int, cmd: str, failed: bool, key: str = "", **kw) -> Step:  # type: ignore[no-untyped-def]
@@ -227,11 +227,13 @@ def test_a_check_that_only_works_outside_the_sandbox() -> None:
     steps = [_run(299, cmd, True, key="node const", offline=True,
                   sig="Error: failed to get info about account: TypeError: fetch failed"),
              _run(301, cmd, False, key="node const", escalated=True)]
-    (f,) = sandboxed_episodes(steps)
+    (f,) = escalated_episodes(steps)
     assert f.how == "sandboxed" and f.ordinals() == {299, 301}
     assert "sandbox" in f.cause_text and "fetch failed" in f.cause_text
-    # failing again outside the sandbox: the sandbox was not what stopped it
-    assert sandboxed_episodes([steps[0], steps[1]._replace(failed=True)]) == []
+    # failing again outside the sandbox: it never worked, so not `sandboxed` (the
+    # network error the sandbox explains still makes the escalation a dead end)
+    assert [f.how for f in escalated_episodes([steps[0], steps[1]._replace(failed=True)])] \
+        == ["escalated"]
 
 
 def test_a_whole_file_written_again_takes_away_what_it_drops() -> None:
