@@ -209,7 +209,10 @@ after a smoke run is no dead end).
 
 44 (xcodex3): a run that failed in the sandbox and was then asked for outside it is one
 rule whatever the escalated run did (:func:`kb.graph.switched.escalated_episodes`: it
-worked, ``sandboxed``; it did not, ``escalated``); ``sandboxed_episodes`` is gone."""
+worked, ``sandboxed``; it did not, ``escalated``); ``sandboxed_episodes`` is gone.  A run
+that failed, then another command on the same target that worked, is one rule too
+(:func:`kb.graph.switched.switched_episodes`; a script is one of its objects now):
+``replaced_run_episodes``, which read the same shape on URLs and scripts, is gone."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1603,7 +1606,7 @@ class Extractor:
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "failed-attempt", "replaced-run", "switched",
+                           "failed-attempt", "switched",
                            "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood

@@ -105,6 +105,14 @@ OBJECTS: tuple[ObjectRule, ...] = (
         # conversacion-act1-pln (Claude Code, tune), #5: openpyxl was missing; installed
         ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2),
     ObjectRule(
+        "a script a run executes (whichever interpreter or shell runs it)",
+        re.compile(r"(?<![\w.-])([\w.-]+?\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|go|rs|pl))"
+                   r"(?![\w-])"),
+        # Valdyum-Labs (Codex, shared), #48: the skill's export script through Git Bash
+        # (the interpreter, bash.exe, is no object: ``.exe`` is left out)
+        ("& 'C:\\Program Files\\Git\\bin\\bash.exe' 'C:\\Users\\HP\\.agents\\skills\\"
+         "apply-grant\\scripts\\export-session.sh'", "export-session.sh")),
+    ObjectRule(
         "a URL (host and path)",
         re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
         # Valdyum-Labs (Codex, shared), #8: the installer's URL, run through WSL bash,

@@ -11,12 +11,11 @@ from kb.graph.episodes import (
     dropped_episodes,
     episodes,
     rejected_episodes,
-    replaced_run_episodes,
     reworked_episodes,
     stopped_episodes,
     superseded_episodes,
 )
-from kb.graph.switched import escalated_episodes
+from kb.graph.switched import escalated_episodes, switched_episodes
 
 
 def _run(o: int, cmd: str, failed: bool, key: str = "", **kw) -> Step:  # type: ignore[no-untyped-def]
@@ -30,7 +29,7 @@ def test_a_url_run_another_way_replaces_the_failed_way() -> None:
                   failure="execvpe(/bin/bash) failed: No such file or directory"),
              _run(47, f"& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"{url}\"", False,
                   key="bash.exe curl")]
-    (f,) = replaced_run_episodes(steps)
+    (f,) = switched_episodes(steps)
     assert f.ordinals() == {8, 47} and "execvpe" in f.cause_text
 
 
@@ -38,7 +37,7 @@ def test_a_slip_fixed_at_the_next_call_is_no_dead_end() -> None:
     steps = [_run(200, "curl -sL http://h:8882/p | python -c x", True, key="curl h:8882/p",
                   failure="Showcase"),
              _run(201, "curl -sL http://h:8882/p -o out.json", False, key="curl h:8882/p2")]
-    assert replaced_run_episodes(steps) == []
+    assert switched_episodes(steps) == []
 
 
 def test_a_flag_value_does_not_split_a_target() -> None:
