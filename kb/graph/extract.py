@@ -212,7 +212,9 @@ rule whatever the escalated run did (:func:`kb.graph.switched.escalated_episodes
 worked, ``sandboxed``; it did not, ``escalated``); ``sandboxed_episodes`` is gone.  A run
 that failed, then another command on the same target that worked, is one rule too
 (:func:`kb.graph.switched.switched_episodes`; a script is one of its objects now):
-``replaced_run_episodes``, which read the same shape on URLs and scripts, is gone."""
+``replaced_run_episodes``, which read the same shape on URLs and scripts, is gone; a run
+whose program the shell did not find (PowerShell's "is not recognized" too) is replaced
+by another command on its object whatever was edited in between."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -211,6 +211,10 @@ class MissingRule:
     """Group 1: what is missing; matched against a failure's signature or line."""
     example: tuple[str, str]
     """A real signature or output line (trimmed) and what it names."""
+    program: bool = False
+    """What is missing is the program the run started: no edit made afterwards fixes
+    that way (the shell still has no such program), so another command on the same
+    object replaces it whatever was changed in between."""
 
 
 MISSING: tuple[MissingRule, ...] = (
@@ -224,7 +228,15 @@ MISSING: tuple[MissingRule, ...] = (
         "a program the shell did not find",
         re.compile(r"^(?:\S*sh:\d+: )?command not found: ['\"]?([\w.+-]+)"),
         # k1 (opencode, shared), #156: `rg … | head -20` exited 0
-        ("zsh:1: command not found: rg", "rg")),
+        ("zsh:1: command not found: rg", "rg"), program=True),
+    MissingRule(
+        "a program PowerShell did not find",
+        re.compile(r"^(?:[\w.-]+: )?The term '([\w.+-]+)' is not recognized as (?:the |a )?"
+                   r"name of a cmdlet"),
+        # uicomponents-wordpress (opencode, shared), #32: `webfetch` typed into PowerShell;
+        # Invoke-WebRequest fetched the same URL at #39
+        ("webfetch: The term 'webfetch' is not recognized as a name of a cmdlet, function, "
+         "script file, or executable program.", "webfetch"), program=True),
     MissingRule(
         "a probe that printed a module is not available (logparse.structural)",
         re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+(?:available|installed)"),
@@ -242,6 +254,16 @@ def missing(step: Step) -> str | None:
             if m is not None:
                 return m.group(1).strip("'\"").lower()
     return None
+
+
+def missing_program(step: Step) -> bool:
+    """Whether a failed run says the shell did not find the program it started (a row of
+    :data:`MISSING` with ``program``)."""
+    for text in (step.signature or "", step.failure):
+        for rule in MISSING:
+            if rule.program and rule.pattern.match(text.strip()) is not None:
+                return True
+    return False
 
 
 def _names(command: str, what: str) -> bool:
@@ -303,7 +325,8 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
                     continue
                 # installing what was missing is no fix of a way the run no longer takes
                 made = edits if other_library else changes
-                if _changed(made.get(sid, []), fails[-1].ordinal, s.ordinal):
+                if not (other_library and missing_program(f)) and \
+                        _changed(made.get(sid, []), fails[-1].ordinal, s.ordinal):
                     break  # something was changed first: a fix, then another check
                 if len({x.ordinal for x in fails}) < 2 and s.ordinal - f.ordinal <= SLIP:
                     break  # one failure fixed at once another way: a slip

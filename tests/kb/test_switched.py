@@ -22,6 +22,7 @@ from kb.graph.switched import (
     merged_into,
     merged_stderr_episodes,
     missing,
+    missing_program,
     objects,
     options_dropped,
     printed_usage,
@@ -409,3 +410,22 @@ def test_an_escalation_of_another_check_reads_nothing() -> None:
              _run(o2, "curl -s https://api.devnet.solana.com", False, "curl api.devnet",
                   escalated=True)]
     assert escalated_episodes(steps) == []
+
+
+def test_a_program_the_shell_lacks_is_replaced_whatever_was_edited_between() -> None:
+    # uicomponents-wordpress #32-#39: `webfetch` is no PowerShell command; theme files
+    # were written (#35, #36) before Invoke-WebRequest fetched the same URL (#39)
+    (line, prog) = next(r.example for r in MISSING if r.name == "a program PowerShell did "
+                        "not find")
+    steps = [_run(32, 'webfetch "http://localhost:8882/" 2>&1 | Select-Object -First 50',
+                  True, "webfetch localhost:8882", failure=line),
+             Step("s", 35, "write functions.php", True, False, False, None,
+                  target="twentyfirst-showcase/functions.php"),
+             _run(39, '$r = Invoke-WebRequest -Uri "http://localhost:8882/" -UseBasicParsing',
+                  False, "$r invoke-webrequest")]
+    assert missing_program(steps[0]) and missing(steps[0]) == prog
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {32, 39} and "not recognized" in f.cause_text
+    # a failure that is no missing program: the edit between was a fix, then a check
+    other = [steps[0]._replace(failure="Invoke-WebRequest: Unable to connect"), *steps[1:]]
+    assert switched_episodes(other) == []
