@@ -32,9 +32,8 @@ ENV = "LOGKB_ABLATE"
 """The environment variable naming the families switched off (comma separated)."""
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "structural": ("attempt", "check", "api_error", "sandboxed", "unfound", "replaced",
-                   "replaced_run", "workaround", "switched", "escalated", "dropped_option",
-                   "merged_stderr", "seen", "todo"),
+    "structural": ("attempt", "check", "api_error", "unfound", "replaced", "workaround",
+                   "switched", "escalated", "dropped_option", "merged_stderr", "seen", "todo"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),
     "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
     "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",

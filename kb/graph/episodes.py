@@ -136,7 +136,8 @@ class Found:
     not there by that name), ``guesses`` (guesses at a cause a finding refuted),
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
-    worked outside the sandbox), ``stopped`` (the user stopped the turn), ``workaround``
+    worked outside the sandbox, :func:`kb.graph.switched.escalated_episodes` reads it),
+    ``stopped`` (the user stopped the turn), ``workaround``
     (a probe that only worked with an environment override), ``redirected`` (a reply
     turned to what the user now wants), ``user-dropped`` (the user set aside a name the
     turn used), ``undone`` (the agent undid its work right after the user spoke),
@@ -1097,31 +1098,6 @@ def dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-def sandboxed_episodes(steps: list[Step]) -> list[Found]:
-    """A check that failed in a sandbox without network (the agent's own sandbox said so)
-    and then worked when run again outside it (an escalated run of the same check): the
-    sandboxed way was a dead end, whatever else the agent tried between."""
-    out: list[Found] = []
-    for chain in _chains(steps):
-        for i, f in enumerate(chain):
-            if not (f.failed and f.offline):
-                continue  # (only Codex escalates: an offline run there is a sandboxed one)
-            ok = next((s for s in chain[i + 1:] if s.escalated and not s.failed), None)
-            if ok is None or any(s.escalated for s in chain[:i + 1]):
-                continue
-            if out and out[-1].session_id == f.session_id and out[-1].ended == ok.ordinal:
-                continue
-            error = f.signature or f.failure
-            out.append(Found(
-                session_id=f.session_id, name=f"`{f.key}` inside the sandbox",
-                first=f.ordinal, ended=ok.ordinal, how="sandboxed",
-                cause_text=f"the sandbox has no network access ({short(error, 160)})",
-                signature=f.signature, evidence=[
-                    (f.ordinal, "tested", short(error, 160)),
-                    (ok.ordinal, "ended", "it worked outside the sandbox")]))
-    return out
-
-
 STOPPED_WORK = 4
 """Steps of a turn the user stopped that were the work it cut."""
 
@@ -1388,76 +1364,6 @@ def replaced_episodes(steps: list[Step]) -> list[Found]:
             evidence=_dedupe([(c.ordinal, "tested", f"changed {c.target}") for c in made[-3:]]
                              + [(s.ordinal, "tested", s.signature or s.judged or None),
                                 (new.ordinal, "ended", f"wrote {new.target} instead")])))
-    return out
-
-
-REPLACED_RUN = 40
-"""Messages after a failed run within which a run of another program on the same target
-(the same URL or script) that works replaces it."""
-# each alternative starts only where a URL or a file name can (linear on long runs)
-_TARGET_RE = re.compile(r"(?<![\w/.:-])https?://[^\s\"'|;)]+|"
-                        r"(?<![\w.-])[\w.-]+?\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|"
-                        r"go|rs|pl|jar|exe)\b")
-"""What a run works on, whichever program runs it: a URL, a script."""
-
-
-def _targets(command: str) -> set[str]:
-    out = set()
-    for m in _TARGET_RE.finditer(command[:600]):
-        t = m.group().rstrip(".,").lower()
-        if "://" in t:
-            t = t.split("://", 1)[1].split("?", 1)[0].rstrip("/")
-        else:
-            t = os.path.basename(t)
-        if len(t) >= 6:
-            out.add(t)
-    return out
-
-
-def replaced_run_episodes(steps: list[Step]) -> list[Found]:
-    """A run that failed and was never made to work as it was, then the same target (a
-    URL, a script) run another way that worked (``bash -lc "curl URL | bash"`` failing on
-    WSL, then Git Bash running the same URL): the first way was given up."""
-    checks = [s for s in steps if s.check and s.command and not s.interrupted]
-    by_sid: dict[str, list[Step]] = {}
-    for s in checks:
-        by_sid.setdefault(s.session_id, []).append(s)
-    out: list[Found] = []
-    for sid, runs in by_sid.items():
-        done: set[str] = set()
-        for i, f in enumerate(runs):
-            if not f.failed or chain_key(f) in done:
-                continue
-            mine = _targets(f.command)
-            if not mine:
-                continue
-            fails = [f]
-            for s in runs[i + 1:]:
-                if s.ordinal - fails[-1].ordinal > REPLACED_RUN:
-                    break
-                if chain_key(s) == chain_key(f):
-                    if not s.failed:
-                        break  # made to work as it was
-                    fails.append(s)
-                    continue
-                if s.failed or not (_targets(s.command) & mine):
-                    continue
-                if s.ordinal - fails[-1].ordinal <= SLIP:
-                    break  # fixed by the next call another way: a slip, not a dead end
-                was = _PREFIX.sub("", f.command)
-                if SequenceMatcher(None, _PREFIX.sub("", s.command), was).ratio() >= 0.9:
-                    break  # the same command typed right: a slip
-                done.add(chain_key(f))
-                cause = f.signature or f.failure or "it failed"
-                out.append(Found(
-                    session_id=sid, name=f"`{short(was, 70)}` (done another way)",
-                    first=f.ordinal, ended=s.ordinal, how="replaced-run", cause_text=cause,
-                    signature=f.signature,
-                    evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
-                                      for x in fails]
-                                     + [(s.ordinal, "ended",
-                                         f"ran another way: {short(s.command, 80)}")])))
-                break
     return out
 
 
@@ -2078,12 +1984,10 @@ def episodes(steps: list[Step], said: list[Said],
         made_by("admitted", admitted_episodes(steps, said)) + \
         made_by("superseded", superseded_episodes(steps, said)) + \
         made_by("dropped", dropped_episodes(steps, said)) + \
-        made_by("sandboxed", sandboxed_episodes(steps)) + \
         made_by("stopped", stopped_episodes(steps, said)) + \
         made_by("unfound", unfound_episodes(steps, unfound)) + \
         made_by("damage", damage_episodes(steps)) + \
         made_by("replaced", replaced_episodes(steps)) + \
-        made_by("replaced_run", replaced_run_episodes(steps)) + \
         made_by("asked", asked_episodes(said, lookups)) + \
         made_by("guess", guess_episodes(steps, said)) + \
         made_by("seen", seen_episodes(steps, said, seen)) + \

@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 44
+EXTRACTOR_VERSION = 45
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -211,7 +211,15 @@ after a smoke run is no dead end).
 44 (fix9): claims, revisions, disproved hypotheses, stated roots, guesses, complaints and
 the hand-off's asks are read in the sentences of one splitter (:mod:`logparse.sentences`),
 which ends a sentence at a full-width ``。！？`` with or without a space after it and
-before a Spanish ``¿``/``¡``."""
+before a Spanish ``¿``/``¡``.
+45 (xcodex3): a run that failed in the sandbox and was then asked for outside it is one
+rule whatever the escalated run did (:func:`kb.graph.switched.escalated_episodes`: it
+worked, ``sandboxed``; it did not, ``escalated``); ``sandboxed_episodes`` is gone.  A run
+that failed, then another command on the same target that worked, is one rule too
+(:func:`kb.graph.switched.switched_episodes`; a script is one of its objects now):
+``replaced_run_episodes``, which read the same shape on URLs and scripts, is gone; a run
+whose program the shell did not find (PowerShell's "is not recognized" too) is replaced
+by another command on its object whatever was edited in between."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1605,7 +1613,7 @@ class Extractor:
                 # the change's own message says what it assumed
                 window = range(f.first, f.ended + 3)
             elif f.how in ("failed-check", "abandoned-check", "rejected", "interrupted",
-                           "failed-attempt", "replaced-run", "switched",
+                           "failed-attempt", "switched",
                            "replaced", "unfound", "subagent-failed"):
                 # the prose of the first failure's own message was written before its
                 # call ran: it plans, it cannot diagnose; what the agent understood

@@ -4,12 +4,12 @@ Two shapes the agents leave in their own records (Codex ``exec_command_end`` exi
 and sandbox fields, Claude Code ``is_error`` / exit codes), read from the
 :class:`~kb.graph.episodes.Step` rows:
 
-* **escalated**: a run that failed inside the sandbox in a way the sandbox explains
-  (:data:`SANDBOX`: no network, a write or a listen denied), then the same run asked for
-  outside the sandbox (Codex ``require_escalated``) that did not simply work (the user
-  stopped it, it failed otherwise, it is still running at export).  The agent's own
-  escalation says the sandboxed way could not work; when the escalated run works,
-  :func:`kb.graph.episodes.sandboxed_episodes` tells it already.
+* **escalated**: a run that failed inside the sandbox, then the same run asked for
+  outside the sandbox (Codex ``require_escalated``).  The agent's own escalation says the
+  sandboxed way could not work: the escalated run worked (``sandboxed``), or it did not
+  simply work (the user stopped it, it failed otherwise, it is still running at export)
+  and the sandbox explains the failure inside (:data:`SANDBOX`: no network, a write or a
+  listen denied).
 * **switched**: a run that failed and was never made to work as it was, then a run of
   *another* command on the same *object* that worked (the same contract address asked
   from another endpoint, the same package through another installer or at another
@@ -39,6 +39,7 @@ from kb.graph.episodes import (
     _PRELUDE,
     _REDIRECT,
     _SPLIT,
+    CHAIN_GAP,
     SLIP,
     Found,
     Said,
@@ -103,6 +104,14 @@ OBJECTS: tuple[ObjectRule, ...] = (
                    re.I),
         # conversacion-act1-pln (Claude Code, tune), #5: openpyxl was missing; installed
         ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2),
+    ObjectRule(
+        "a script a run executes (whichever interpreter or shell runs it)",
+        re.compile(r"(?<![\w.-])([\w.-]+?\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|go|rs|pl))"
+                   r"(?![\w-])"),
+        # Valdyum-Labs (Codex, shared), #48: the skill's export script through Git Bash
+        # (the interpreter, bash.exe, is no object: ``.exe`` is left out)
+        ("& 'C:\\Program Files\\Git\\bin\\bash.exe' 'C:\\Users\\HP\\.agents\\skills\\"
+         "apply-grant\\scripts\\export-session.sh'", "export-session.sh")),
     ObjectRule(
         "a URL (host and path)",
         re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
@@ -202,6 +211,10 @@ class MissingRule:
     """Group 1: what is missing; matched against a failure's signature or line."""
     example: tuple[str, str]
     """A real signature or output line (trimmed) and what it names."""
+    program: bool = False
+    """What is missing is the program the run started: no edit made afterwards fixes
+    that way (the shell still has no such program), so another command on the same
+    object replaces it whatever was changed in between."""
 
 
 MISSING: tuple[MissingRule, ...] = (
@@ -215,7 +228,15 @@ MISSING: tuple[MissingRule, ...] = (
         "a program the shell did not find",
         re.compile(r"^(?:\S*sh:\d+: )?command not found: ['\"]?([\w.+-]+)"),
         # k1 (opencode, shared), #156: `rg … | head -20` exited 0
-        ("zsh:1: command not found: rg", "rg")),
+        ("zsh:1: command not found: rg", "rg"), program=True),
+    MissingRule(
+        "a program PowerShell did not find",
+        re.compile(r"^(?:[\w.-]+: )?The term '([\w.+-]+)' is not recognized as (?:the |a )?"
+                   r"name of a cmdlet"),
+        # uicomponents-wordpress (opencode, shared), #32: `webfetch` typed into PowerShell;
+        # Invoke-WebRequest fetched the same URL at #39
+        ("webfetch: The term 'webfetch' is not recognized as a name of a cmdlet, function, "
+         "script file, or executable program.", "webfetch"), program=True),
     MissingRule(
         "a probe that printed a module is not available (logparse.structural)",
         re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+(?:available|installed)"),
@@ -233,6 +254,16 @@ def missing(step: Step) -> str | None:
             if m is not None:
                 return m.group(1).strip("'\"").lower()
     return None
+
+
+def missing_program(step: Step) -> bool:
+    """Whether a failed run says the shell did not find the program it started (a row of
+    :data:`MISSING` with ``program``)."""
+    for text in (step.signature or "", step.failure):
+        for rule in MISSING:
+            if rule.program and rule.pattern.match(text.strip()) is not None:
+                return True
+    return False
 
 
 def _names(command: str, what: str) -> bool:
@@ -294,7 +325,8 @@ def switched_episodes(steps: list[Step]) -> list[Found]:
                     continue
                 # installing what was missing is no fix of a way the run no longer takes
                 made = edits if other_library else changes
-                if _changed(made.get(sid, []), fails[-1].ordinal, s.ordinal):
+                if not (other_library and missing_program(f)) and \
+                        _changed(made.get(sid, []), fails[-1].ordinal, s.ordinal):
                     break  # something was changed first: a fix, then another check
                 if len({x.ordinal for x in fails}) < 2 and s.ordinal - f.ordinal <= SLIP:
                     break  # one failure fixed at once another way: a slip
@@ -503,17 +535,83 @@ def sandbox_failure(text: str) -> SandboxRule | None:
     return next((r for r in SANDBOX if r.pattern.search(text)), None)
 
 
+@dataclass(frozen=True)
+class Escalation:
+    """How a run asked for outside the sandbox, after the same run failed inside it,
+    ended: each ending is one reading of the escalation."""
+
+    name: str
+    how: str
+    """The :attr:`~kb.graph.episodes.Found.how` of the dead end."""
+    needs_sandbox: bool
+    """Whether a row of :data:`SANDBOX` must explain the failure inside: an escalated run
+    that did not work does not by itself say the sandbox was the obstacle."""
+    example: tuple[tuple[int, str, str, bool, bool], ...]
+    """Real runs (trimmed): ``(ordinal, command, signature or "", escalated, stopped by
+    the user)``, the last the escalated one, every other failed inside the sandbox."""
+    ended: str
+    """What the escalated run did, with ``{error}`` its own error."""
+
+
+ESCALATIONS: tuple[Escalation, ...] = (
+    Escalation(
+        "worked outside", "sandboxed", False,
+        # soulpass (Codex, shared), #299/#301: a devnet query in the sandbox fails with
+        # "fetch failed"; the same query escalated prints the accounts
+        ((299, "node -e \"const {Connection}=require('@solana/web3.js')\"",
+          "Error: failed to get info about account CQW3…: TypeError: fetch failed", False,
+          False),
+         (301, "node -e \"const {Connection}=require('@solana/web3.js')\"", "", True, False)),
+        "it worked outside the sandbox"),
+    Escalation(
+        "stopped by the user", "escalated", True,
+        # Trezo-Ai (Codex, shared), #70-#75: cargo test of a copy in /tmp cannot fetch
+        # crates offline; escalated, the user stops it (turn_aborted)
+        ((73, "rsync -a '/Users/a/New project/programs/cfo_oracle/' /tmp/check/ && cargo "
+              "test --manifest-path /tmp/check/Cargo.toml",
+          "Could not resolve host: index.crates.io", False, False),
+         (75, "rsync -a '/Users/a/New project/programs/cfo_oracle/' /tmp/check/ && cargo "
+              "test --manifest-path /tmp/check/Cargo.toml", "aborted by user after 33.4s",
+          True, True)),
+        "asked to run it outside the sandbox (stopped by the user)"),
+    Escalation(
+        "failed otherwise", "escalated", True,
+        # soulpass (Codex, shared), #143/#145: next dev cannot listen in the sandbox;
+        # escalated, the port is taken
+        ((143, "npm run dev -- --port 3000",
+          "Error: listen EPERM: operation not permitted 0.0.0.0:3000", False, False),
+         (145, "npm run dev -- --port 3000", "Error: listen EADDRINUSE: address already in "
+          "use :::3000", True, False)),
+        "asked to run it outside the sandbox ({error})"),
+)
+"""The endings of an escalation, in the order they are tried (the first whose
+:func:`escalation_ending` test holds)."""
+
+
+def escalation_ending(esc: Step) -> Escalation:
+    """The row of :data:`ESCALATIONS` an escalated run's outcome reads as."""
+    if not esc.failed:
+        return ESCALATIONS[0]
+    return ESCALATIONS[1] if esc.interrupted or esc.rejected else ESCALATIONS[2]
+
+
 ESCALATE_WINDOW = 12
 """Messages after a sandboxed failure within which the same run asked for outside the
-sandbox escalates it."""
+sandbox, when that did not simply work, escalates it (one that worked outside is read
+however late it came in the run's chain)."""
 
 
 def escalated_episodes(steps: list[Step]) -> list[Found]:
-    """A run that failed in the sandbox in a way the sandbox explains (:data:`SANDBOX`),
-    then the same run asked for outside the sandbox that did not simply work (the user
-    stopped it, it never answered, it failed otherwise): the sandboxed way was given up
-    by the agent itself.  (Escalated runs that work are told by
-    :func:`kb.graph.episodes.sandboxed_episodes`.)"""
+    """A run that failed inside the sandbox (the agent's own record says so: no network,
+    ``sandbox_denied``), then the same run asked for outside it (Codex
+    ``require_escalated``): the agent's escalation says the sandboxed way could not work.
+    One structure, two endings:
+
+    * ``sandboxed``: the escalated run worked; whatever failed inside is the sandbox's
+      doing, whatever else the agent tried between;
+    * ``escalated``: the escalated run did not simply work (the user stopped it, it never
+      answered, it failed otherwise) and a row of :data:`SANDBOX` explains the failure
+      inside (without one, a compile error met offline is no sandbox's doing)."""
     by_sid: dict[str, list[Step]] = {}
     for s in steps:
         if s.check or s.interrupted or s.rejected:
@@ -522,38 +620,79 @@ def escalated_episodes(steps: list[Step]) -> list[Found]:
     out: list[Found] = []
     for sid, mine in by_sid.items():
         used: set[int] = set()
+        worked_at: set[int] = set()
         for i, f in enumerate(mine):
             if not (f.failed and f.offline and not f.escalated) or f.ordinal in used:
                 continue
             key = chain_key(f)
+            ok = _worked_outside(mine, i, key)
+            if ok is not None:
+                if ok.ordinal in worked_at:
+                    continue  # told at the first failure of its chain
+                worked_at.add(ok.ordinal)
+                error = f.signature or f.failure
+                known = sandbox_failure(error)
+                row = escalation_ending(ok)
+                out.append(Found(
+                    session_id=sid, name=f"`{f.key}` inside the sandbox",
+                    first=f.ordinal, ended=ok.ordinal, how=row.how,
+                    cause_text=f"{known.cause if known else 'the sandbox stopped it'} "
+                               f"({short(error, 160)})",
+                    signature=f.signature, evidence=[
+                        (f.ordinal, "tested", short(error, 160)),
+                        (ok.ordinal, "ended", row.ended)]))
+                continue
             lo = bisect_left(ords[sid], f.ordinal - ESCALATE_WINDOW)
             hi = bisect_right(ords[sid], f.ordinal + ESCALATE_WINDOW)
             same = [s for s in mine[lo:i] if chain_key(s) == key and s.failed and s.offline
                     and not s.escalated]
             tried = [*same, f]
-            why = next(((x, r) for x in tried
-                        if (r := sandbox_failure(x.signature or x.failure or ""))), None)
-            if why is None:
-                continue  # not the sandbox: a compile error met offline
             later = [s for s in mine[i + 1:hi] if s.escalated and chain_key(s) == key]
             if not later or any(not s.failed for s in later):
-                continue  # not escalated, or it worked outside (sandboxed_episodes)
+                continue  # not escalated (or it worked outside, read above)
             esc = later[0]
+            row = escalation_ending(esc)
+            why = next(((x, r) for x in tried
+                        if (r := sandbox_failure(x.signature or x.failure or ""))), None)
+            if why is None and row.needs_sandbox:
+                continue  # not the sandbox: a compile error met offline
             used |= {x.ordinal for x in tried}
-            run, rule = why
-            what = "stopped by the user" if esc.interrupted or esc.rejected else \
-                short(esc.signature or esc.failure or "it failed too", 80)
+            run, cause = why if why is not None else (f, None)
+            cause_of = cause.cause if cause is not None else "the sandbox stopped it"
             out.append(Found(
                 session_id=sid, name=f"`{short(_PREFIX.sub('', f.command), 70)}` inside the "
                 "sandbox (escalated)", first=tried[0].ordinal, ended=esc.ordinal,
-                how="escalated",
+                how=row.how,
                 # the escalation says what the cause was: the sandbox, not the error
-                cause_text=f"{rule.cause} ({short(run.signature or run.failure, 160)})",
+                cause_text=f"{cause_of} ({short(run.signature or run.failure, 160)})",
                 evidence=_dedupe([(x.ordinal, "tested", x.signature or x.failure or None)
                                   for x in tried]
-                                 + [(esc.ordinal, "ended",
-                                     f"asked to run it outside the sandbox ({what})")])))
+                                 + [(esc.ordinal, "ended", row.ended.format(
+                                     error=short(esc.signature or esc.failure
+                                                 or "it failed too", 80)))])))
     return out
+
+
+def _worked_outside(mine: list[Step], i: int, key: str) -> Step | None:
+    """The escalated run of ``mine[i]``'s check that worked, later in its chain (runs of
+    one check no more than :data:`kb.graph.episodes.CHAIN_GAP` apart, none the user
+    stopped), where no run of that chain before it was escalated: else ``None``."""
+    f = mine[i]
+    chain = [s for s in mine if s.check and not s.interrupted and chain_key(s) == key]
+    at = chain.index(f)
+    lo = at
+    while lo and chain[lo].ordinal - chain[lo - 1].ordinal <= CHAIN_GAP:
+        lo -= 1
+    if any(s.escalated for s in chain[lo:at + 1]):
+        return None
+    prev = f
+    for s in chain[at + 1:]:
+        if s.ordinal - prev.ordinal > CHAIN_GAP:
+            return None
+        if s.escalated and not s.failed:
+            return s
+        prev = s
+    return None
 
 
 @dataclass(frozen=True)

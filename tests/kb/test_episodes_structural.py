@@ -11,12 +11,11 @@ from kb.graph.episodes import (
     dropped_episodes,
     episodes,
     rejected_episodes,
-    replaced_run_episodes,
     reworked_episodes,
-    sandboxed_episodes,
     stopped_episodes,
     superseded_episodes,
 )
+from kb.graph.switched import escalated_episodes, switched_episodes
 
 
 def _run(o: int, cmd: str, failed: bool, key: str = "", **kw) -> Step:  # type: ignore[no-untyped-def]
@@ -30,7 +29,7 @@ def test_a_url_run_another_way_replaces_the_failed_way() -> None:
                   failure="execvpe(/bin/bash) failed: No such file or directory"),
              _run(47, f"& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"{url}\"", False,
                   key="bash.exe curl")]
-    (f,) = replaced_run_episodes(steps)
+    (f,) = switched_episodes(steps)
     assert f.ordinals() == {8, 47} and "execvpe" in f.cause_text
 
 
@@ -38,7 +37,7 @@ def test_a_slip_fixed_at_the_next_call_is_no_dead_end() -> None:
     steps = [_run(200, "curl -sL http://h:8882/p | python -c x", True, key="curl h:8882/p",
                   failure="Showcase"),
              _run(201, "curl -sL http://h:8882/p -o out.json", False, key="curl h:8882/p2")]
-    assert replaced_run_episodes(steps) == []
+    assert switched_episodes(steps) == []
 
 
 def test_a_flag_value_does_not_split_a_target() -> None:
@@ -227,11 +226,13 @@ def test_a_check_that_only_works_outside_the_sandbox() -> None:
     steps = [_run(299, cmd, True, key="node const", offline=True,
                   sig="Error: failed to get info about account: TypeError: fetch failed"),
              _run(301, cmd, False, key="node const", escalated=True)]
-    (f,) = sandboxed_episodes(steps)
+    (f,) = escalated_episodes(steps)
     assert f.how == "sandboxed" and f.ordinals() == {299, 301}
     assert "sandbox" in f.cause_text and "fetch failed" in f.cause_text
-    # failing again outside the sandbox: the sandbox was not what stopped it
-    assert sandboxed_episodes([steps[0], steps[1]._replace(failed=True)]) == []
+    # failing again outside the sandbox: it never worked, so not `sandboxed` (the
+    # network error the sandbox explains still makes the escalation a dead end)
+    assert [f.how for f in escalated_episodes([steps[0], steps[1]._replace(failed=True)])] \
+        == ["escalated"]
 
 
 def test_a_whole_file_written_again_takes_away_what_it_drops() -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from bench.rule_support import Hit, lines, summary, tally
 from kb.graph import store as gs
-from kb.graph.episodes import Step, episodes
+from kb.graph.episodes import Step, episodes, made_by
+from kb.graph.switched import switched_episodes
 from kb.ingest import ingest
 from kb.store import KbStore
 
@@ -24,8 +25,8 @@ def test_an_episode_names_the_rule_that_read_it() -> None:
                   failure="execvpe(/bin/bash) failed: No such file or directory"),
              Step("s", 47, "bash.exe curl", False, True, False, None,
                   command=f"& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"{url}\"")]
-    (f,) = episodes(steps, [])
-    assert (f.rule, f.how) == ("replaced_run", "replaced-run")
+    (f,) = episodes(steps, [], more=made_by("switched", switched_episodes(steps)))
+    assert (f.rule, f.how) == ("switched", "switched")
 
 
 def test_dead_ends_of_a_real_session_carry_their_rule(tmp_path: Path) -> None:

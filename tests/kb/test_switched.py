@@ -8,6 +8,7 @@ import pytest
 
 from kb.graph.episodes import Said, Step, episodes
 from kb.graph.switched import (
+    ESCALATIONS,
     MISSING,
     OBJECTS,
     RUNNERS,
@@ -17,9 +18,11 @@ from kb.graph.switched import (
     USAGE_HEAD,
     dropped_option_episodes,
     escalated_episodes,
+    escalation_ending,
     merged_into,
     merged_stderr_episodes,
     missing,
+    missing_program,
     objects,
     options_dropped,
     printed_usage,
@@ -109,11 +112,13 @@ def test_a_sandboxed_run_escalated_and_stopped_gave_up_the_sandbox() -> None:
     assert "no network" in f.cause_text and "resolve" in f.cause_text
 
 
-def test_an_escalated_run_that_works_is_told_by_the_sandboxed_rule() -> None:
+def test_an_escalated_run_that_works_is_told_as_sandboxed() -> None:
     steps = [_run(73, RSYNC, True, "rsync 'new", offline=True,
                   sig="Could not resolve hostname"),
              _run(75, RSYNC, False, "rsync 'new", escalated=True)]
-    assert escalated_episodes(steps) == []
+    (f,) = escalated_episodes(steps)
+    assert f.how == "sandboxed" and f.ordinals() == {73, 75}
+    assert f.cause_text.startswith("the sandbox has no network access")
     assert [f.how for f in episodes(steps, [], more=escalated_episodes(steps))] == ["sandboxed"]
 
 
@@ -159,7 +164,7 @@ def test_every_sandbox_rule_reads_its_real_example(rule) -> None:  # type: ignor
 
 def test_a_denied_run_escalated_that_then_fails_otherwise() -> None:
     # soulpass #143-#145: next dev cannot listen in the sandbox; escalated, the port is
-    # taken (had the escalated run worked, sandboxed_episodes would tell it)
+    # taken (had the escalated run worked, it would be told as `sandboxed`)
     steps = [_run(143, "npm run dev -- --port 3000", True, "npm run dev", offline=True,
                   sig="Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
              _run(145, "npm run dev -- --port 3000", True, "npm run dev", escalated=True,
@@ -168,7 +173,7 @@ def test_a_denied_run_escalated_that_then_fails_otherwise() -> None:
     assert f.ordinals() == {143, 145} and f.cause_text.startswith("the sandbox denied it")
     worked = [*steps, _run(148, "npm run dev -- --port 3001", False, "npm run dev",
                            escalated=True)]
-    assert escalated_episodes(worked) == []
+    assert [f.how for f in escalated_episodes(worked)] == ["sandboxed"]
 
 
 def test_a_package_installed_another_way_after_failing_twice() -> None:
@@ -377,3 +382,50 @@ def test_stderr_kept_out_of_the_file_or_never_seen_is_no_dead_end() -> None:
     plain = _run(618, EXPORT + " | head -200", False, key)
     assert merged_stderr_episodes(
         [plain, _run(619, EXPORT + " > session-export.json 2>&1", False, key)]) == []
+
+
+@pytest.mark.parametrize("row", ESCALATIONS, ids=lambda r: r.name)
+def test_every_escalation_ending_reads_its_real_example(row) -> None:  # type: ignore[no-untyped-def]
+    # the runs inside the sandbox failed there (the reader's sandbox record: offline);
+    # the last one asked for outside it, and ended the row's way
+    *inside, (o, cmd, sig, esc, stopped) = row.example
+    steps = [_run(n, c, True, "check", sig=g, offline=True) for n, c, g, _, _ in inside]
+    last = _run(o, cmd, bool(sig), "check", sig=sig or None, escalated=esc,
+                interrupted=stopped)
+    assert escalation_ending(last) is row
+    (f,) = escalated_episodes([*steps, last])
+    assert f.how == row.how and f.ordinals() == {x[0] for x in row.example}
+    assert "sandbox" in f.cause_text
+    if row.needs_sandbox:
+        # without a sandbox reason for the failure inside, a run that did not work
+        # outside either says nothing of the sandbox
+        plain = [s._replace(signature="error[E0425]: cannot find value `x`") for s in steps]
+        assert escalated_episodes([*plain, last]) == []
+
+
+def test_an_escalation_of_another_check_reads_nothing() -> None:
+    # soulpass #299 failed inside; #301 escalated another query: not the same run
+    (o1, c1, g1, _, _), (o2, _, _, _, _) = ESCALATIONS[0].example
+    steps = [_run(o1, c1, True, "node const", sig=g1, offline=True),
+             _run(o2, "curl -s https://api.devnet.solana.com", False, "curl api.devnet",
+                  escalated=True)]
+    assert escalated_episodes(steps) == []
+
+
+def test_a_program_the_shell_lacks_is_replaced_whatever_was_edited_between() -> None:
+    # uicomponents-wordpress #32-#39: `webfetch` is no PowerShell command; theme files
+    # were written (#35, #36) before Invoke-WebRequest fetched the same URL (#39)
+    (line, prog) = next(r.example for r in MISSING if r.name == "a program PowerShell did "
+                        "not find")
+    steps = [_run(32, 'webfetch "http://localhost:8882/" 2>&1 | Select-Object -First 50',
+                  True, "webfetch localhost:8882", failure=line),
+             Step("s", 35, "write functions.php", True, False, False, None,
+                  target="twentyfirst-showcase/functions.php"),
+             _run(39, '$r = Invoke-WebRequest -Uri "http://localhost:8882/" -UseBasicParsing',
+                  False, "$r invoke-webrequest")]
+    assert missing_program(steps[0]) and missing(steps[0]) == prog
+    (f,) = switched_episodes(steps)
+    assert f.ordinals() == {32, 39} and "not recognized" in f.cause_text
+    # a failure that is no missing program: the edit between was a fix, then a check
+    other = [steps[0]._replace(failure="Invoke-WebRequest: Unable to connect"), *steps[1:]]
+    assert switched_episodes(other) == []
