@@ -94,7 +94,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 43
+EXTRACTOR_VERSION = 44
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -205,7 +205,11 @@ told_once`); the stored title of a Gemini CLI session skips a prompt the user re
 away from (:mod:`kb.ingest`).  xstruct's two rules are gone: ``retarget`` found no dead end of
 its own on tune or shared and one extra on the held-out set; ``reverted`` found one on
 shared (one session) and four false ones on the recorded campaigns (a config set back
-after a smoke run is no dead end)."""
+after a smoke run is no dead end).
+
+44 (xloso2): a turn the user stopped is read from every agent's record of the stop, the
+reply's own ``aborted_turn`` error too (opencode ``MessageAbortedError: Aborted``), not
+only Claude Code's and Codex's user-side marks (:data:`kb.graph.episodes.STOP_MARKS`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -389,3 +389,26 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
     # edits after the user spoke again answer the user, not the review
     said_after = [*said, Said("s", 113, "user", "also add a summary", None)]
     assert reviewed_episodes(steps, said_after) == []
+
+
+# labelled uicomponents__session-wordpress.json (trimmed): after the user's request (#201)
+# the agent looks for WP-CLI and the site's database (#208-#211: no sqlite library, no
+# sqlite3), then opencode's own record of the stop, the reply's error
+# "MessageAbortedError: Aborted" (#212), and the user's next words (#213); a stop right
+# after a request (#214, nothing tried) is no dead end
+def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
+    said = [Said("s", 201, "user", "update the page with the changes", None),
+            Said("s", 212, "assistant", "MessageAbortedError: Aborted", "aborted"),
+            Said("s", 213, "user", "look the react one works exactly pixel perfect", None),
+            Said("s", 214, "assistant", "MessageAbortedError: Aborted", "aborted")]
+    steps = [_run(o, f"Get-ChildItem studio{o}", o in (210, 211), key=f"get-childitem {o}")
+             for o in (208, 209, 210, 211)]
+    (f,) = stopped_episodes(steps, said)
+    assert f.how == "stopped" and f.first == 208 and f.ended == 212
+    assert f.ordinals() == {208, 209, 210, 211, 212, 213}
+    assert f.cause_text.startswith("the user stopped the turn: look the react one")
+    # Codex writes both records of one stop (the reply's error, <turn_aborted>): one dead end
+    both = said[:1] + [Said("s", 212, "assistant", "MessageAbortedError: turn aborted",
+                            "aborted"),
+                       Said("s", 213, "record", "<turn_aborted>", "stopped")]
+    assert len(stopped_episodes(steps, both)) == 1
