@@ -1125,6 +1125,19 @@ STOPPED_WORK = 4
 """Steps of a turn the user stopped that were the work it cut."""
 
 
+def _unslipped(work: list[Step]) -> list[Step]:
+    """``work`` without its slips: a run that failed and the next run, of the same
+    program, that worked at once (within :data:`SLIP`): a trap fixed by the next call,
+    not the work that was stopped."""
+    slips: set[int] = set()
+    runs = [s for s in work if s.check]
+    for was, s in zip(runs, runs[1:]):
+        if was.failed and not s.failed and s.ordinal - was.ordinal <= SLIP \
+                and was.key.split(" ", 1)[0] == s.key.split(" ", 1)[0]:
+            slips |= {was.ordinal, s.ordinal}
+    return [s for s in work if s.ordinal not in slips]
+
+
 STOP_MARKS = ("stopped", "aborted")
 """The ``Said`` signals that record a turn the user stopped, whichever agent wrote it:
 ``stopped``, a user-side record (Claude Code's "[Request interrupted by user]", Codex's
@@ -1164,7 +1177,7 @@ def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         us = users.get(m.session_id, [])
         k = bisect_left([u.ordinal for u in us], m.ordinal)
         start = us[k - 1].ordinal if k else 0
-        work = index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:]
+        work = _unslipped(index.between(m.session_id, start, m.ordinal))[-STOPPED_WORK:]
         if not work or work[-1].interrupted or work[-1].rejected:
             # stopped before it did anything; or the stop was of a call, which the call's
             # own record tells (see rejected_episodes)

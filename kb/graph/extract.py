@@ -209,7 +209,8 @@ after a smoke run is no dead end).
 
 44 (xloso2): a turn the user stopped is read from every agent's record of the stop, the
 reply's own ``aborted_turn`` error too (opencode ``MessageAbortedError: Aborted``), not
-only Claude Code's and Codex's user-side marks (:data:`kb.graph.episodes.STOP_MARKS`)."""
+only Claude Code's and Codex's user-side marks (:data:`kb.graph.episodes.STOP_MARKS`);
+a slip in the stopped work (a failed run the next call fixed) is left out of it."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

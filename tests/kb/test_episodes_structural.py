@@ -392,8 +392,9 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
 
 
 # labelled uicomponents__session-wordpress.json (trimmed): after the user's request (#201)
-# the agent looks for WP-CLI and the site's database (#208-#211: no sqlite library, no
-# sqlite3), then opencode's own record of the stop, the reply's error
+# the agent reads wp-config.php (#203), slips on PowerShell's Select-String (#205, curl
+# fixed at once #206: a labelled trap), tries the site's database (#210: no sqlite
+# library), then opencode's own record of the stop, the reply's error
 # "MessageAbortedError: Aborted" (#212), and the user's next words (#213); a stop right
 # after a request (#214, nothing tried) is no dead end
 def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
@@ -401,11 +402,17 @@ def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
             Said("s", 212, "assistant", "MessageAbortedError: Aborted", "aborted"),
             Said("s", 213, "user", "look the react one works exactly pixel perfect", None),
             Said("s", 214, "assistant", "MessageAbortedError: Aborted", "aborted")]
-    steps = [_run(o, f"Get-ChildItem studio{o}", o in (210, 211), key=f"get-childitem {o}")
-             for o in (208, 209, 210, 211)]
+    steps = [_run(203, 'Get-Content "C:/Studio/wp-config.php"', False, key="get-content"),
+             _run(205, "curl -s -I http://localhost:8882/wp-login.php | Select-String -First 5",
+                  True, key="curl localhost:8882/wp-login.php"),
+             _run(206, 'curl -s -o $null -w "%{http_code}" http://localhost:8882/wp-login.php',
+                  False, key="curl $null"),
+             _run(210, '$conn = New-Object System.Data.SQLite.SQLiteConnection', True,
+                  key="new-object")]
     (f,) = stopped_episodes(steps, said)
-    assert f.how == "stopped" and f.first == 208 and f.ended == 212
-    assert f.ordinals() == {208, 209, 210, 211, 212, 213}
+    assert f.how == "stopped" and f.first == 203 and f.ended == 212
+    # the slip and the call that fixed it are no part of the stopped work
+    assert f.ordinals() == {203, 210, 212, 213}
     assert f.cause_text.startswith("the user stopped the turn: look the react one")
     # Codex writes both records of one stop (the reply's error, <turn_aborted>): one dead end
     both = said[:1] + [Said("s", 212, "assistant", "MessageAbortedError: turn aborted",
