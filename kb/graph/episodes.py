@@ -1128,7 +1128,8 @@ STOPPED_WORK = 4
 def _unslipped(work: list[Step]) -> list[Step]:
     """``work`` without its slips: a run that failed and the next run, of the same
     program, that worked at once (within :data:`SLIP`): a trap fixed by the next call,
-    not the work that was stopped."""
+    not the work that was stopped.  (The stopped work stays the last
+    :data:`STOPPED_WORK` steps: a slip left out brings no earlier step in.)"""
     slips: set[int] = set()
     runs = [s for s in work if s.check]
     for was, s in zip(runs, runs[1:]):
@@ -1177,7 +1178,7 @@ def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         us = users.get(m.session_id, [])
         k = bisect_left([u.ordinal for u in us], m.ordinal)
         start = us[k - 1].ordinal if k else 0
-        work = _unslipped(index.between(m.session_id, start, m.ordinal))[-STOPPED_WORK:]
+        work = _unslipped(index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:])
         if not work or work[-1].interrupted or work[-1].rejected:
             # stopped before it did anything; or the stop was of a call, which the call's
             # own record tells (see rejected_episodes)

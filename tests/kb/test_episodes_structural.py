@@ -402,7 +402,8 @@ def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
             Said("s", 212, "assistant", "MessageAbortedError: Aborted", "aborted"),
             Said("s", 213, "user", "look the react one works exactly pixel perfect", None),
             Said("s", 214, "assistant", "MessageAbortedError: Aborted", "aborted")]
-    steps = [_run(203, 'Get-Content "C:/Studio/wp-config.php"', False, key="get-content"),
+    steps = [_run(200, "python fix.py", True, key="python fix.py"),
+             _run(203, 'Get-Content "C:/Studio/wp-config.php"', False, key="get-content"),
              _run(205, "curl -s -I http://localhost:8882/wp-login.php | Select-String -First 5",
                   True, key="curl localhost:8882/wp-login.php"),
              _run(206, 'curl -s -o $null -w "%{http_code}" http://localhost:8882/wp-login.php',
@@ -411,7 +412,8 @@ def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
                   key="new-object")]
     (f,) = stopped_episodes(steps, said)
     assert f.how == "stopped" and f.first == 203 and f.ended == 212
-    # the slip and the call that fixed it are no part of the stopped work
+    # the slip and the call that fixed it are no part of the stopped work, nor do they
+    # make room for an older step (#200)
     assert f.ordinals() == {203, 210, 212, 213}
     assert f.cause_text.startswith("the user stopped the turn: look the react one")
     # Codex writes both records of one stop (the reply's error, <turn_aborted>): one dead end
