@@ -1102,24 +1102,60 @@ STOPPED_WORK = 4
 """Steps of a turn the user stopped that were the work it cut."""
 
 
+def _unslipped(work: list[Step]) -> list[Step]:
+    """``work`` without its slips: a run that failed and the next run, of the same
+    program, that worked at once (within :data:`SLIP`): a trap fixed by the next call,
+    not the work that was stopped.  (The stopped work stays the last
+    :data:`STOPPED_WORK` steps: a slip left out brings no earlier step in.)"""
+    slips: set[int] = set()
+    runs = [s for s in work if s.check]
+    for was, s in zip(runs, runs[1:]):
+        if was.failed and not s.failed and s.ordinal - was.ordinal <= SLIP \
+                and was.key.split(" ", 1)[0] == s.key.split(" ", 1)[0]:
+            slips |= {was.ordinal, s.ordinal}
+    return [s for s in work if s.ordinal not in slips]
+
+
+STOP_MARKS = ("stopped", "aborted")
+"""The ``Said`` signals that record a turn the user stopped, whichever agent wrote it:
+``stopped``, a user-side record (Claude Code's "[Request interrupted by user]", Codex's
+``<turn_aborted>``: :data:`logparse.structural.TURN_MARKS`); ``aborted``, the reply's
+own error (opencode's ``MessageAbortedError: Aborted``, the ``aborted`` row of
+:data:`logparse.structural.TURN_RULES`).  Where one stop left both records (Codex), the
+user-side one tells it."""
+
+STOP_SAME = 2
+"""Ordinals within which an ``aborted`` reply and a ``stopped`` record are one stop."""
+
+
 def stopped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
-    """A turn the user stopped (the agent's own record of it: Claude Code's "[Request
-    interrupted by user]", Codex's ``<turn_aborted>``): the work it was doing is a dead
-    end; the cause is what the user said next (else the stop itself)."""
+    """A turn the user stopped (the agent's own record of it, :data:`STOP_MARKS`): the
+    work it was doing is a dead end; the cause is what the user said next (else the
+    stop itself)."""
     users: dict[str, list[Said]] = {}
+    marks: dict[str, list[int]] = {}
     for x in said:
+        if x.signal == "stopped":
+            marks.setdefault(x.session_id, []).append(x.ordinal)
         if x.role == "user" and x.text.strip() and x.signal != "stopped" \
                 and not x.text.lstrip().startswith(("[Request interrupted", "<turn_aborted>")):
             users.setdefault(x.session_id, []).append(x)
+    for near in marks.values():
+        near.sort()
     index = _Index(steps)
     out: list[Found] = []
     for m in said:
-        if m.signal != "stopped":
+        if m.signal not in STOP_MARKS:
             continue
+        if m.signal == "aborted":
+            near = marks.get(m.session_id, [])
+            j = bisect_left(near, m.ordinal - STOP_SAME)
+            if j < len(near) and near[j] <= m.ordinal + STOP_SAME:
+                continue  # the same stop, told by its user-side record
         us = users.get(m.session_id, [])
         k = bisect_left([u.ordinal for u in us], m.ordinal)
         start = us[k - 1].ordinal if k else 0
-        work = index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:]
+        work = _unslipped(index.between(m.session_id, start, m.ordinal)[-STOPPED_WORK:])
         if not work or work[-1].interrupted or work[-1].rejected:
             # stopped before it did anything; or the stop was of a call, which the call's
             # own record tells (see rejected_episodes)

@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 45
+EXTRACTOR_VERSION = 46
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -219,7 +219,11 @@ that failed, then another command on the same target that worked, is one rule to
 (:func:`kb.graph.switched.switched_episodes`; a script is one of its objects now):
 ``replaced_run_episodes``, which read the same shape on URLs and scripts, is gone; a run
 whose program the shell did not find (PowerShell's "is not recognized" too) is replaced
-by another command on its object whatever was edited in between."""
+by another command on its object whatever was edited in between.
+46 (xloso2): a turn the user stopped is read from every agent's record of the stop, the
+reply's own ``aborted_turn`` error too (opencode ``MessageAbortedError: Aborted``), not
+only Claude Code's and Codex's user-side marks (:data:`kb.graph.episodes.STOP_MARKS`);
+a slip in the stopped work (a failed run the next call fixed) is left out of it."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -390,3 +390,35 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
     # edits after the user spoke again answer the user, not the review
     said_after = [*said, Said("s", 113, "user", "also add a summary", None)]
     assert reviewed_episodes(steps, said_after) == []
+
+
+# labelled uicomponents__session-wordpress.json (trimmed): after the user's request (#201)
+# the agent reads wp-config.php (#203), slips on PowerShell's Select-String (#205, curl
+# fixed at once #206: a labelled trap), tries the site's database (#210: no sqlite
+# library), then opencode's own record of the stop, the reply's error
+# "MessageAbortedError: Aborted" (#212), and the user's next words (#213); a stop right
+# after a request (#214, nothing tried) is no dead end
+def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
+    said = [Said("s", 201, "user", "update the page with the changes", None),
+            Said("s", 212, "assistant", "MessageAbortedError: Aborted", "aborted"),
+            Said("s", 213, "user", "look the react one works exactly pixel perfect", None),
+            Said("s", 214, "assistant", "MessageAbortedError: Aborted", "aborted")]
+    steps = [_run(200, "python fix.py", True, key="python fix.py"),
+             _run(203, 'Get-Content "C:/Studio/wp-config.php"', False, key="get-content"),
+             _run(205, "curl -s -I http://localhost:8882/wp-login.php | Select-String -First 5",
+                  True, key="curl localhost:8882/wp-login.php"),
+             _run(206, 'curl -s -o $null -w "%{http_code}" http://localhost:8882/wp-login.php',
+                  False, key="curl $null"),
+             _run(210, '$conn = New-Object System.Data.SQLite.SQLiteConnection', True,
+                  key="new-object")]
+    (f,) = stopped_episodes(steps, said)
+    assert f.how == "stopped" and f.first == 203 and f.ended == 212
+    # the slip and the call that fixed it are no part of the stopped work, nor do they
+    # make room for an older step (#200)
+    assert f.ordinals() == {203, 210, 212, 213}
+    assert f.cause_text.startswith("the user stopped the turn: look the react one")
+    # Codex writes both records of one stop (the reply's error, <turn_aborted>): one dead end
+    both = said[:1] + [Said("s", 212, "assistant", "MessageAbortedError: turn aborted",
+                            "aborted"),
+                       Said("s", 213, "record", "<turn_aborted>", "stopped")]
+    assert len(stopped_episodes(steps, both)) == 1
