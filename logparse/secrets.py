@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-4"
+RULESET = "detect-secrets-1.5+logkb-5"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -463,7 +463,9 @@ PREFILTER = (
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
     r"|aws (?:secret access key|access key id|session token) \["
-    r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?(?:0x)?[0-9a-f]{16})"
+    r"|(?:recovery|secret)[ _-]?phrase"
+    # a hex key after its cue, its quotes JSON-escaped too (`\\"privateKey\\": \\"0x…`)
+    r"|key(?:\\*[\"'])?\s*(?:=|:|=>|\s)\s*(?:\\*[\"'])?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
