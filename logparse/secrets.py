@@ -545,12 +545,24 @@ def _name_at(text: str, m: re.Match[str]) -> str:
     return text[i:j].lower()
 
 
+_KEYPAIR_CUE = re.compile(
+    r"(?i:key[ _-]?pair|secret[ _-]?key|private[ _-]?key|priv[ _-]?key|id\.json|wallet"
+    r"|solana|signer|deployer|payer|authority|seed)")
+"""A word before a byte array that names it a key (the 200 characters before it)."""
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
     if rule.check == "keypair":  # random bytes, not a zeroed buffer or an index list
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
         steps = {b - a for a, b in zip(nums, nums[1:])}
-        return rule.kind if len(set(nums)) >= 16 and len(steps) >= 16 else None
+        if len(set(nums)) < 16 or len(steps) < 16:
+            return None
+        # a Solana keypair, or 64 varied bytes named as a key (not a pixel row)
+        from logparse.ed25519 import is_keypair
+
+        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
+        return rule.kind if cued or is_keypair(nums) else None
     if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
         return rule.kind
     if _is_placeholder(value):

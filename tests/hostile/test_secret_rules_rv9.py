@@ -27,3 +27,44 @@ def test_the_prefilter_passes_round_9s_secrets_json_escaped(name: str) -> None:
     for form in (json.dumps(text), json.dumps(json.dumps(text))):
         assert may_hold_secret(form), form
         assert secret[-12:] not in redact_text(form, depth=2)
+
+
+def _solana_keypair(seed: bytes) -> list[int]:
+    """A keypair as ``solana-keygen`` writes it: the 32-byte seed, then its Ed25519
+    public key (derived by :mod:`logparse.ed25519`, checked against RFC 8032 below)."""
+    from logparse.ed25519 import public_key
+
+    return list(seed) + list(public_key(seed))
+
+
+def test_ed25519_public_key_is_rfc_8032s() -> None:
+    from logparse.ed25519 import public_key
+
+    seed = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+    assert public_key(seed).hex() == (
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")  # TEST 1
+
+
+_PIXELS = [(i * 97 + (i * i) % 23 * 5 + 31) % 256 for i in range(64)]
+"""A row of an 8x8 image's grey levels, or any 64 numbers under 256 that vary."""
+
+
+@pytest.mark.parametrize("text", [
+    "row 0 of the thumbnail: " + json.dumps(_PIXELS),
+    "expected = " + json.dumps(_PIXELS) + "\nassert hist(img) == expected",
+    json.dumps({"histogram": _PIXELS, "bins": 64}),
+])
+def test_64_varied_numbers_that_are_no_keypair_stay(text: str) -> None:
+    """Any JSON array of 64 varied numbers under 256 was hidden as a private key (a
+    pixel row, a histogram, a test's expected bytes): a keypair is told by a cue next to
+    it (``id.json``, ``keypair``, ``wallet`` …) or by its second half being the Ed25519
+    public key of its first (what every Solana keypair is)."""
+    assert redact_text(text) == text
+
+
+def test_a_solana_keypair_with_no_cue_is_still_hidden() -> None:
+    """A tool's output holds the array alone (``cat`` was the call, in another text)."""
+    pair = _solana_keypair(bytes(range(7, 39)))
+    for text in (json.dumps(pair) + "\n", json.dumps(pair, indent=2)):
+        shown = redact_text(text)
+        assert shown.strip() == "[redacted:private-key]", shown
