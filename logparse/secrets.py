@@ -854,7 +854,7 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before it
         if word.lower() not in words:
-            if len(run) >= _MNEMONIC_LENGTHS[-1]:
+            if len(run) >= _MNEMONIC_LENGTHS[-1] or _cut_phrase(text, run):
                 break
             run = []
             continue
@@ -866,7 +866,24 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         if len(run) == _MNEMONIC_LENGTHS[0]:
             break
     n = next((k for k in _MNEMONIC_LENGTHS if k <= len(run)), 0)
+    if not n and _cut_phrase(text, run):
+        n = len(run)  # the head of a phrase the text was cut inside: hidden all the same
     return (run[0][0], run[n - 1][1]) if n else None
+
+
+_CUT_WORDS = 6
+"""Words of a phrase cut short that are hidden all the same: the 12th word of an 11-word
+head is one of 128 (the checksum), and 4 missing words are 40 bits of search; 6 missing
+are 62."""
+_CUT_TAIL = re.compile(r"[ \t]*[A-Za-z]{0,8}(?:…|\.\.\.)?(?:\\*[\"'`]|\s)*\Z")
+"""What may follow the head of a phrase at the end of a cut text: a word cut inside, an
+ellipsis, closing quotes (JSON-escaped too), blanks."""
+
+
+def _cut_phrase(text: str, run: list[tuple[int, int]]) -> bool:
+    """Whether ``run`` (words of the list in a row) is the head of a phrase the text was
+    cut inside: 6 words or more, and the text ends after it (:data:`_CUT_TAIL`)."""
+    return len(run) >= _CUT_WORDS and _CUT_TAIL.match(text, run[-1][1]) is not None
 
 
 def _merge(found: Iterable[Finding]) -> list[Finding]:

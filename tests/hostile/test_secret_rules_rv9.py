@@ -68,3 +68,34 @@ def test_a_solana_keypair_with_no_cue_is_still_hidden() -> None:
     for text in (json.dumps(pair) + "\n", json.dumps(pair, indent=2)):
         shown = redact_text(text)
         assert shown.strip() == "[redacted:private-key]", shown
+
+
+_PHRASE = ("velvet orbit canyon humble ladder pepper ritual sample tobacco unusual wagon "
+           "zebra").split()
+
+
+@pytest.mark.parametrize(("text", "shown_words"), [
+    ("Your seed phrase: " + " ".join(_PHRASE[:11]), 11),  # the output cut at its end
+    ("seed phrase: " + " ".join(_PHRASE[:11]) + "…", 11),
+    ('"description": "Import it: cast wallet import dev --mnemonic \\"'
+     + " ".join(_PHRASE[:9]) + ' tob"', 9),  # a tool's description cut inside a word
+    ("MNEMONIC=" + " ".join(_PHRASE[:8]) + "...\n", 8),
+])
+def test_a_phrase_cut_short_after_its_cue_is_still_hidden(text: str, shown_words: int) -> None:
+    """A phrase needed 12 words to be hidden: cut at 11 (an output or a tool's
+    description cut short), 11 words stood in the clear, and the 12th is one of 2048
+    (its checksum narrows it to 128); at 8 words the rest is 40 bits of search.  A run
+    of 6 or more words of the list after a cue that the text ends in is hidden."""
+    shown = redact_text(text)
+    assert "[redacted:mnemonic]" in shown, shown
+    for w in _PHRASE[:shown_words]:
+        assert f"{w} " not in shown and not shown.rstrip('"…. \n').endswith(w), shown
+
+
+@pytest.mark.parametrize("text", [
+    "Never paste your seed phrase: we should always keep it in a safe place",
+    "mnemonic: " + " ".join(_PHRASE[:11]) + " and then the rest of my notes",
+    "The recovery phrase screen: tap next",  # 2 words of the list
+])
+def test_a_cue_followed_by_ordinary_words_stays(text: str) -> None:
+    assert redact_text(text) == text
