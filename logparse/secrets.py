@@ -354,6 +354,13 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"wallet: {_KEYPAIR.replace(',', ', ')}", _KEYPAIR.replace(",", ", ")),
                   ("cat id.json\n" + _KEYPAIR.replace(",", ",\n  ") + "\n",
                    _KEYPAIR.replace(",", ",\n  ")))),
+        _Rule("logkb:keypair-cut", "private-key", re.compile(
+            r"(\[" + _GAP + r"(?:" + _BYTE + _GAP + "," + _GAP + "){32,63}(?:" + _BYTE
+            + r")?)(?:…|\.\.\.)?(?:\\*[\"'`]|\s)*\Z"), ("[",), group=1,
+            check="keypair-cut",
+            example=(f"cat ~/.config/solana/id.json\n{_KEYPAIR[:160]}", _KEYPAIR[:160]),
+            more=((f"'description': 'Save the keypair: echo {_KEYPAIR[:140]}'",
+                   _KEYPAIR[:140]),)),
         _Rule("logkb:mnemonic", "mnemonic", re.compile(
             r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|secret[ _-]?phrase"
             r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,2})"),
@@ -563,6 +570,10 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
 
         cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
         return rule.kind if cued or is_keypair(nums) else None
+    if rule.check == "keypair-cut":  # a keypair cut after its seed (32 bytes): named
+        nums = [int(n) for n in re.findall(r"[0-9]+", value)]
+        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
+        return rule.kind if cued and len(set(nums)) >= 16 else None
     if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
         return rule.kind
     if _is_placeholder(value):

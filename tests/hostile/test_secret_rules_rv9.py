@@ -5,6 +5,7 @@ Every value is made up (built from pieces at import time)."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -98,4 +99,29 @@ def test_a_phrase_cut_short_after_its_cue_is_still_hidden(text: str, shown_words
     "The recovery phrase screen: tap next",  # 2 words of the list
 ])
 def test_a_cue_followed_by_ordinary_words_stays(text: str) -> None:
+    assert redact_text(text) == text
+
+
+_RNG = random.Random(22)
+_PAIR = [_RNG.randrange(256) for _ in range(64)]
+
+
+@pytest.mark.parametrize("text", [
+    "$ cat ~/.config/solana/id.json\n" + json.dumps(_PAIR)[:170],  # an output cut short
+    "$ cat ~/.config/solana/id.json\n" + json.dumps(_PAIR)[:170] + "…",
+    '"description": "Write the keypair: echo \'' + json.dumps(_PAIR)[:150] + '"',
+])
+def test_a_keypair_cut_after_its_seed_is_still_hidden(text: str) -> None:
+    """A keypair's first 32 bytes are its seed, the whole secret: an array cut after them
+    (an output or a tool's description cut short) was not 64 bytes, and every byte
+    stood in the clear."""
+    shown = redact_text(text)
+    assert "[redacted:private-key]" in shown, shown
+    assert ", ".join(map(str, _PAIR[5:10])) not in shown, shown
+    shown = redact_text(json.dumps(text), depth=2)
+    assert ", ".join(map(str, _PAIR[5:10])) not in shown, shown
+
+
+def test_a_cut_array_with_no_cue_stays() -> None:
+    text = "row 0 of the thumbnail: " + json.dumps(_PIXELS)[:170]
     assert redact_text(text) == text
