@@ -373,9 +373,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[_-]?key(?:\\*[\"'])?\s*(?:=|:=|:|=>|\s)"
-            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-z])"),
+            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-f])"),
             ("priv", "secret", "signer", "deployer"), group=1,
-            lower=True, on_lower=True,
+            lower=True, on_lower=True, fold=True,
             example=(f"PRIVATE_KEY=0x{_HEX}", f"0x{_HEX}"),
             more=((f"cast send --private-key 0x{_HEX} 0xabc 'f()'", f"0x{_HEX}"),
                   (f'{{"privateKey": "0x{_HEX}"}}', f"0x{_HEX}"),
@@ -655,7 +655,10 @@ def _folded(text: str) -> list[Finding]:
     if "\n" not in text:
         return []
     present = _present(text)
-    folding = [r for r in rules() if r.fold and _holds(r, text, present)]
+    low = text.lower()
+    present_low = _present(low)  # a rule of lowercase needles (`priv`) asks the lowered text
+    folding = [r for r in rules() if r.fold and (
+        _holds(r, low, present_low) if r.lower else _holds(r, text, present))]
     if not folding:
         return []
     pieces: list[str] = []
@@ -687,10 +690,16 @@ def _folded(text: str) -> list[Finding]:
     return out
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
 def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
     """Whether ``value`` is a whole token of a folding rule whose token cannot be longer
     (its pattern does not match ``value`` with one more of its own characters)."""
     longer = value + value[-1]
+    digits = value.removeprefix("0x")
+    if len(digits) == (64 if value.startswith("0x") else 128) and set(digits) <= _HEX_DIGITS:
+        return True  # a whole 0x key (32 bytes) or keypair (64): the next line is no part
     for r in folding:
         if any(g.start == 0 and g.end == len(value) for g in _find(value, [r])):
             if r.pattern.fullmatch(longer.lower() if r.on_lower else longer) is None:

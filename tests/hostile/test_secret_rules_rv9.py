@@ -125,3 +125,22 @@ def test_a_keypair_cut_after_its_seed_is_still_hidden(text: str) -> None:
 def test_a_cut_array_with_no_cue_stays() -> None:
     text = "row 0 of the thumbnail: " + json.dumps(_PIXELS)[:170]
     assert redact_text(text) == text
+
+
+_HEX = "".join(random.Random(23).choices("0123456789abcdef", k=64))
+
+
+@pytest.mark.parametrize("text", [
+    f"$ cat .env\nDEPLOYER_PRIVATE_KEY=0x{_HEX[:56]}\n{_HEX[56:]}\nRPC_URL=http://localhost",
+    json.dumps(f"DEPLOYER_PRIVATE_KEY=0x{_HEX[:56]}\n{_HEX[56:]}\n"),
+])
+def test_a_hex_key_wrapped_over_two_lines_is_hidden_whole(text: str) -> None:
+    """A terminal wraps ``DEPLOYER_PRIVATE_KEY=0x`` and 64 digits (87 columns) at 80: the
+    rule hid the first line's digits and showed the rest of the key."""
+    shown = redact_text(text, depth=2)
+    assert _HEX[:12] not in shown and _HEX[-8:] not in shown, shown
+
+
+def test_a_whole_hex_key_does_not_take_the_next_line() -> None:
+    text = f"PRIVATE_KEY=0x{_HEX}\nbe careful with it"
+    assert redact_text(text) == "PRIVATE_KEY=[redacted:private-key]\nbe careful with it"
