@@ -356,7 +356,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    _KEYPAIR.replace(",", ",\n  ")))),
         _Rule("logkb:keypair-cut", "private-key", re.compile(
             r"(\[" + _GAP + r"(?:" + _BYTE + _GAP + "," + _GAP + "){32,63}(?:" + _BYTE
-            + r")?)(?:…|\.\.\.)?(?:\\*[\"'`]|\s)*\Z"), ("[",), group=1,
+            + r")?)(?:…|\.\.\.)?[\\\"'`\s]{0,16}\Z"), ("[",), group=1,
             check="keypair-cut",
             example=(f"cat ~/.config/solana/id.json\n{_KEYPAIR[:160]}", _KEYPAIR[:160]),
             more=((f"'description': 'Save the keypair: echo {_KEYPAIR[:140]}'",
@@ -895,7 +895,7 @@ _CUT_WORDS = 6
 """Words of a phrase cut short that are hidden all the same: the 12th word of an 11-word
 head is one of 128 (the checksum), and 4 missing words are 40 bits of search; 6 missing
 are 62."""
-_CUT_TAIL = re.compile(r"[ \t]*[A-Za-z]{0,8}(?:…|\.\.\.)?(?:\\*[\"'`]|\s)*\Z")
+_CUT_TAIL = re.compile(r"[ \t]{0,4}[A-Za-z]{0,8}(?:…|\.\.\.)?[\\\"'`\s]{0,16}\Z")
 """What may follow the head of a phrase at the end of a cut text: a word cut inside, an
 ellipsis, closing quotes (JSON-escaped too), blanks."""
 
