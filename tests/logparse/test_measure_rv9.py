@@ -18,3 +18,8 @@ def test_a_before_after_row_of_a_results_table_keeps_its_readings() -> None:
     got = _read(text, True)
     assert {(85.0, "ms"), (1.9, "s")} <= got, got
 
+
+def test_a_time_summary_needs_its_own_line_start_not_a_clock() -> None:
+    """BSD ``time``'s ``4.95 real`` read a timestamp's seconds (``12:00:01.5 real``)."""
+    got = _read("2024-05-01 12:00:01.5 real 3 user 4 sys", False)
+    assert (1.5, "s") not in got, got
