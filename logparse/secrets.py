@@ -363,7 +363,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    _KEYPAIR[:140]),)),
         _Rule("logkb:mnemonic", "mnemonic", re.compile(
             r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|secret[ _-]?phrase"
-            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,2})"),
+            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,25})"),
             ("mnemonic", "phrase", "seed words", "seed_words", "seed-words", "seedwords"),
             group=1, lower=True, on_lower=True, check="mnemonic",
             example=(f'cast wallet import dev --mnemonic "{_PHRASE}"', _PHRASE),
@@ -833,21 +833,15 @@ _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
+_PHRASE_GAP = re.compile(r"(?:[ \t\r\n,\"'\[\]]|\\+[nrt\"']|\d{1,2}[.)])+")
+"""What may stand between two words of a phrase: blanks, a line break (a terminal's wrap,
+a list's next item), commas, quotes and brackets (a JSON array of the words), a list's
+number (``2.``, `` 2)``), as is or JSON-escaped once or more (``\\n``, ``\\\\"``)."""
+
+
 def _blank_gap(gap: str) -> bool:
-    """Whether ``gap`` may stand between two words of a phrase: blanks, a line break a
-    terminal wrapped it at, as is or JSON-escaped once or more (``\\n``, ``\\\\n``)."""
-    i, n = 0, len(gap)
-    while i < n:
-        if gap[i] in " \t\r\n":
-            i += 1
-            continue
-        j = i
-        while j < n and gap[j] == "\\":
-            j += 1
-        if j == i or j == n or gap[j] not in "nrt":
-            return False
-        i = j + 1
-    return n > 0
+    """Whether ``gap`` may stand between two words of a phrase (:data:`_PHRASE_GAP`)."""
+    return 0 < len(gap) <= 64 and _PHRASE_GAP.fullmatch(gap) is not None
 
 
 def bip39_words() -> frozenset[str]:
@@ -873,6 +867,8 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         start, word = w.start(), w.group()
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before it
+        if word.isdigit() and len(word) <= 2 and text[w.end():w.end() + 1] in (".", ")"):
+            continue  # a numbered list's `2.`: part of the gap (:data:`_PHRASE_GAP`)
         if word.lower() not in words:
             if len(run) >= _MNEMONIC_LENGTHS[-1] or _cut_phrase(text, run):
                 break

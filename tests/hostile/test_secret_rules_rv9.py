@@ -144,3 +144,20 @@ def test_a_hex_key_wrapped_over_two_lines_is_hidden_whole(text: str) -> None:
 def test_a_whole_hex_key_does_not_take_the_next_line() -> None:
     text = f"PRIVATE_KEY=0x{_HEX}\nbe careful with it"
     assert redact_text(text) == "PRIVATE_KEY=[redacted:private-key]\nbe careful with it"
+
+
+@pytest.mark.parametrize("text", [
+    "mnemonic: " + json.dumps(_PHRASE),  # a JSON array of the words
+    json.dumps({"mnemonic": _PHRASE}, indent=2),
+    "Your recovery phrase: " + ", ".join(_PHRASE),
+    "Seed phrase:\n" + "\n".join(f"{i}. {w}" for i, w in enumerate(_PHRASE, 1)),
+    "Seed phrase:\n" + "\n".join(f"  {i:2}) {w}" for i, w in enumerate(_PHRASE, 1)),
+])
+def test_a_phrase_listed_word_by_word_is_hidden(text: str) -> None:
+    """A phrase stood only as words apart by blanks: a JSON array of its words, a list
+    apart by commas, a numbered list (one word a line, as wallets show it) showed all."""
+    shown = redact_text(text)
+    assert "[redacted:mnemonic]" in shown, shown
+    assert not any(w in shown for w in _PHRASE[1:-1]), shown
+    shown = redact_text(json.dumps(text), depth=2)
+    assert not any(w in shown for w in _PHRASE[1:-1]), shown
