@@ -833,7 +833,7 @@ _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
-_PHRASE_GAP = re.compile(r"(?:[ \t\r\n,\"'\[\]]|\\+[nrt\"']|\d{1,2}[.)])+")
+_PHRASE_GAP = re.compile(r"(?:[ \t\r\n,\"'\[\]]|\\{1,16}[nrt\"']|\d{1,2}[.)])+")
 """What may stand between two words of a phrase: blanks, a line break (a terminal's wrap,
 a list's next item), commas, quotes and brackets (a JSON array of the words), a list's
 number (``2.``, `` 2)``), as is or JSON-escaped once or more (``\\n``, ``\\\\"``)."""
