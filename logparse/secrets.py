@@ -463,8 +463,11 @@ PREFILTER = (
     r"|sk-[A-Za-z0-9_-]{20}|hf_[A-Za-z0-9]{30}|sshpass"
     r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{16}|discord|telegram|twilio|mailchimp|cloudant"
     r"|softlayer|ibm|aws_?secret"
-    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?[^\s\"']{4}"
-    r"|(?:token|key|auth|credential)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?"
+    # a name and its value, their quotes JSON-escaped too (a file written with
+    # `{"apiKey": …}` stands in the call's JSON input as `{\\"apiKey\\": \\"…`)
+    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
+    r"[^\s\"']{4}"
+    r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
@@ -482,7 +485,8 @@ PREFILTER = (
 PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
 # but a PEM body line is told from any word only by its length: 64 to 76 base64
 # characters between delimiters (a longer or base64url run is not one)
-PREFILTER += (r"|(?m:(?:^|[\s\"'>`*])[A-Za-z0-9+/]{64,76}={0,2}(?:$|[\s\"'`,.]))")
+PREFILTER += (r"|(?m:(?:^|[\s\"'>`*]|\\{1,8}n)[A-Za-z0-9+/]{64,76}={0,2}"
+              r"(?:$|[\s\"'`,.\\]))")
 # and a keypair's byte array by its first bytes (the counts above cannot say 64)
 PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2

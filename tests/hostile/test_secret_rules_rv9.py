@@ -161,3 +161,32 @@ def test_a_phrase_listed_word_by_word_is_hidden(text: str) -> None:
     assert not any(w in shown for w in _PHRASE[1:-1]), shown
     shown = redact_text(json.dumps(text), depth=2)
     assert not any(w in shown for w in _PHRASE[1:-1]), shown
+
+
+_ALL = [(r.name, ex) for r in rules() if r.name.startswith("logkb:")
+        for ex in (r.example, *r.more)]
+
+
+@pytest.mark.parametrize(("name", "example"), _ALL,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(_ALL)])
+def test_the_prefilter_passes_every_rules_example_json_escaped(
+        name: str, example: tuple[str, str]) -> None:
+    """A tool's input is stored as JSON (``calls.input``): a file written with
+    ``{"apiKey": "…"}`` in it stands there as ``{\\"apiKey\\": \\"…\\"}``.  The finder
+    reads escaped text, but the prefilter the store runs first wanted a bare quote
+    after the name, so the key was never looked for and every output showed it."""
+    text, secret = example
+    for form in (json.dumps(text), json.dumps(json.dumps(text)),
+                 json.dumps({"content": text})):
+        assert may_hold_secret(form), form
+
+
+@pytest.mark.parametrize("text", [
+    '{"apiKey": "Zk3mP9qR2vX7tL4wN8bH6abQ"}',
+    '{"password": "Hunter2-x9Q!"}',
+    '{"auth_token": "Zk3mP9qR2vX7tL4wN8bH6abQ"}',
+])
+def test_a_json_file_written_with_a_key_passes_the_prefilter(text: str) -> None:
+    form = json.dumps({"file_path": "config.json", "content": text})
+    assert may_hold_secret(form), form
+    assert "[redacted:" in redact_text(form)
