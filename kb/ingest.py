@@ -789,7 +789,9 @@ def same_session(store: KbStore, src: SourceSession, group: _Group | None = None
     A copy that names a stored session whose aliases it shares none of is another
     session that names it (an Antigravity conversation that read this one's artifacts
     before it named itself): it is stored under its first alias, never with the stored
-    messages (their ids, line numbers, would meet other content)."""
+    messages (their ids, line numbers, would meet other content).  A copy that names a
+    session not stored joins a stored one that lists one of its aliases: the same first
+    step, stored under another id while it named another conversation."""
     info = src.info if isinstance(src.info, dict) else {}
     aliases = [a for a in info.get("aliases") or () if isinstance(a, str)] \
         if isinstance(info.get("aliases"), list) else []
@@ -805,8 +807,14 @@ def same_session(store: KbStore, src: SourceSession, group: _Group | None = None
             if "id" in info:
                 info["id"] = aliases[0]
         return
-    found = next((a for a in aliases if store.holds_session(a)), None) \
-        if src.named else store.session_aliased(sid, src.agent)
+    if src.named:
+        # the cut copy stored under its alias, or a copy stored under another id that
+        # shares our first step (it named another conversation then, or it was named
+        # by it: one first step is one conversation)
+        found = next((a for a in aliases if store.holds_session(a)), None) or next(
+            (s for s in (store.session_aliased(a, src.agent) for a in aliases) if s), None)
+    else:
+        found = store.session_aliased(sid, src.agent)
     if found is None:
         return
     src.session_id = found

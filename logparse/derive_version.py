@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 30
+DERIVE_VERSION = 31
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -98,4 +98,7 @@ seconds as the user's, and no total), hyperfine its mean, spread, min, max, runs
 speed-up, CTest its tests, failures and passes; Node's spec reporter (``ℹ tests 12`` … ``ℹ
 duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` lines of a bare name
 (``14M\tnode_modules``) give a size; a markdown table row that names an animation
-(``stagger``, ``ease``) gives no durations."""
+(``stagger``, ``ease``) gives no durations.
+31 (rv9): a markdown table row is a design's settings only when it names an animation
+(``stagger``, ``opacity``): a results row's ``120 → 85 ms`` gives its readings again; the
+``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``)."""

@@ -60,7 +60,7 @@ _N = r"\d+(?:[.,]\d+)?"
 _CLOCK = r"(?:\d+:){0,2}\d+(?:[.,]\d+)?"
 
 _ZSH_RE = re.compile(
-    r"(?<![\w.,])(?P<u>" + _N + r")s user (?P<s>" + _N + r")s system \d+% cpu "
+    r"(?<![\w.,:-])(?P<u>" + _N + r")s user (?P<s>" + _N + r")s system \d+% cpu "
     r"(?P<t>" + _CLOCK + r") total\b")
 
 
@@ -70,7 +70,7 @@ def _zsh(m: re.Match[str]) -> list[tuple[float, str, str]]:
 
 
 _BSD_RE = re.compile(
-    r"(?<![\w.])(?P<r>" + _N + r")[ \t]+real[ \t]+(?P<u>" + _N + r")[ \t]+user[ \t]+"
+    r"(?<![\w.:-])(?P<r>" + _N + r")[ \t]+real[ \t]+(?P<u>" + _N + r")[ \t]+user[ \t]+"
     r"(?P<s>" + _N + r")[ \t]+sys\b")
 
 
@@ -80,7 +80,7 @@ def _bsd(m: re.Match[str]) -> list[tuple[float, str, str]]:
 
 
 _GNU_RE = re.compile(
-    r"(?<![\w.])(?P<u>" + _N + r")user (?P<s>" + _N + r")system (?P<e>" + _CLOCK
+    r"(?<![\w.:-])(?P<u>" + _N + r")user (?P<s>" + _N + r")system (?P<e>" + _CLOCK
     + r")elapsed\b")
 
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-4"
+RULESET = "detect-secrets-1.5+logkb-5"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -354,9 +354,16 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"wallet: {_KEYPAIR.replace(',', ', ')}", _KEYPAIR.replace(",", ", ")),
                   ("cat id.json\n" + _KEYPAIR.replace(",", ",\n  ") + "\n",
                    _KEYPAIR.replace(",", ",\n  ")))),
+        _Rule("logkb:keypair-cut", "private-key", re.compile(
+            r"(\[" + _GAP + r"(?:" + _BYTE + _GAP + "," + _GAP + "){32,63}(?:" + _BYTE
+            + r")?)(?:…|\.\.\.)?[\\\"'`\s]{0,16}\Z"), ("[",), group=1,
+            check="keypair-cut",
+            example=(f"cat ~/.config/solana/id.json\n{_KEYPAIR[:160]}", _KEYPAIR[:160]),
+            more=((f"'description': 'Save the keypair: echo {_KEYPAIR[:140]}'",
+                   _KEYPAIR[:140]),)),
         _Rule("logkb:mnemonic", "mnemonic", re.compile(
             r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|secret[ _-]?phrase"
-            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,2})"),
+            r"|seed[ _-]?words)([^\n]{0,400}(?:\n[^\n]{0,400}){0,25})"),
             ("mnemonic", "phrase", "seed words", "seed_words", "seed-words", "seedwords"),
             group=1, lower=True, on_lower=True, check="mnemonic",
             example=(f'cast wallet import dev --mnemonic "{_PHRASE}"', _PHRASE),
@@ -366,9 +373,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[_-]?key(?:\\*[\"'])?\s*(?:=|:=|:|=>|\s)"
-            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-z])"),
+            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-f])"),
             ("priv", "secret", "signer", "deployer"), group=1,
-            lower=True, on_lower=True,
+            lower=True, on_lower=True, fold=True,
             example=(f"PRIVATE_KEY=0x{_HEX}", f"0x{_HEX}"),
             more=((f"cast send --private-key 0x{_HEX} 0xabc 'f()'", f"0x{_HEX}"),
                   (f'{{"privateKey": "0x{_HEX}"}}', f"0x{_HEX}"),
@@ -456,14 +463,19 @@ PREFILTER = (
     r"|sk-[A-Za-z0-9_-]{20}|hf_[A-Za-z0-9]{30}|sshpass"
     r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{16}|discord|telegram|twilio|mailchimp|cloudant"
     r"|softlayer|ibm|aws_?secret"
-    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?[^\s\"']{4}"
-    r"|(?:token|key|auth|credential)[a-z0-9_.-]*[\"']?\s*(?:=|:)\s*[\"']?"
+    # a name and its value, their quotes JSON-escaped too (a file written with
+    # `{"apiKey": …}` stands in the call's JSON input as `{\\"apiKey\\": \\"…`)
+    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
+    r"[^\s\"']{4}"
+    r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
     r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
     r"|aws (?:secret access key|access key id|session token) \["
-    r"|(?:recovery|secret)[ _-]?phrase|key[\"']?\s*(?:=|:|=>|\s)\s*[\"']?(?:0x)?[0-9a-f]{16})"
+    r"|(?:recovery|secret)[ _-]?phrase"
+    # a hex key after its cue, its quotes JSON-escaped too (`\\"privateKey\\": \\"0x…`)
+    r"|key(?:\\*[\"'])?\s*(?:=|:|=>|\s)\s*(?:\\*[\"'])?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
@@ -473,7 +485,8 @@ PREFILTER = (
 PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
 # but a PEM body line is told from any word only by its length: 64 to 76 base64
 # characters between delimiters (a longer or base64url run is not one)
-PREFILTER += (r"|(?m:(?:^|[\s\"'>`*])[A-Za-z0-9+/]{64,76}={0,2}(?:$|[\s\"'`,.]))")
+PREFILTER += (r"|(?m:(?:^|[\s\"'>`*]|\\{1,8}n)[A-Za-z0-9+/]{64,76}={0,2}"
+              r"(?:$|[\s\"'`,.\\]))")
 # and a keypair's byte array by its first bytes (the counts above cannot say 64)
 PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
 """What any rule needs, as one regular expression valid in Python's ``re`` and in RE2
@@ -543,12 +556,28 @@ def _name_at(text: str, m: re.Match[str]) -> str:
     return text[i:j].lower()
 
 
+_KEYPAIR_CUE = re.compile(
+    r"(?i:key[ _-]?pair|secret[ _-]?key|private[ _-]?key|priv[ _-]?key|id\.json|wallet"
+    r"|solana|signer|deployer|payer|authority|seed)")
+"""A word before a byte array that names it a key (the 200 characters before it)."""
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
     if rule.check == "keypair":  # random bytes, not a zeroed buffer or an index list
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
         steps = {b - a for a, b in zip(nums, nums[1:])}
-        return rule.kind if len(set(nums)) >= 16 and len(steps) >= 16 else None
+        if len(set(nums)) < 16 or len(steps) < 16:
+            return None
+        # a Solana keypair, or 64 varied bytes named as a key (not a pixel row)
+        from logparse.ed25519 import is_keypair
+
+        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
+        return rule.kind if cued or is_keypair(nums) else None
+    if rule.check == "keypair-cut":  # a keypair cut after its seed (32 bytes): named
+        nums = [int(n) for n in re.findall(r"[0-9]+", value)]
+        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
+        return rule.kind if cued and len(set(nums)) >= 16 else None
     if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
         return rule.kind
     if _is_placeholder(value):
@@ -630,7 +659,10 @@ def _folded(text: str) -> list[Finding]:
     if "\n" not in text:
         return []
     present = _present(text)
-    folding = [r for r in rules() if r.fold and _holds(r, text, present)]
+    low = text.lower()
+    present_low = _present(low)  # a rule of lowercase needles (`priv`) asks the lowered text
+    folding = [r for r in rules() if r.fold and (
+        _holds(r, low, present_low) if r.lower else _holds(r, text, present))]
     if not folding:
         return []
     pieces: list[str] = []
@@ -662,10 +694,16 @@ def _folded(text: str) -> list[Finding]:
     return out
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
 def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
     """Whether ``value`` is a whole token of a folding rule whose token cannot be longer
     (its pattern does not match ``value`` with one more of its own characters)."""
     longer = value + value[-1]
+    digits = value.removeprefix("0x")
+    if len(digits) == (64 if value.startswith("0x") else 128) and set(digits) <= _HEX_DIGITS:
+        return True  # a whole 0x key (32 bytes) or keypair (64): the next line is no part
     for r in folding:
         if any(g.start == 0 and g.end == len(value) for g in _find(value, [r])):
             if r.pattern.fullmatch(longer.lower() if r.on_lower else longer) is None:
@@ -799,21 +837,15 @@ _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
+_PHRASE_GAP = re.compile(r"(?:[ \t\r\n,\"'\[\]]|\\{1,16}[nrt\"']|\d{1,2}[.)])+")
+"""What may stand between two words of a phrase: blanks, a line break (a terminal's wrap,
+a list's next item), commas, quotes and brackets (a JSON array of the words), a list's
+number (``2.``, `` 2)``), as is or JSON-escaped once or more (``\\n``, ``\\\\"``)."""
+
+
 def _blank_gap(gap: str) -> bool:
-    """Whether ``gap`` may stand between two words of a phrase: blanks, a line break a
-    terminal wrapped it at, as is or JSON-escaped once or more (``\\n``, ``\\\\n``)."""
-    i, n = 0, len(gap)
-    while i < n:
-        if gap[i] in " \t\r\n":
-            i += 1
-            continue
-        j = i
-        while j < n and gap[j] == "\\":
-            j += 1
-        if j == i or j == n or gap[j] not in "nrt":
-            return False
-        i = j + 1
-    return n > 0
+    """Whether ``gap`` may stand between two words of a phrase (:data:`_PHRASE_GAP`)."""
+    return 0 < len(gap) <= 64 and _PHRASE_GAP.fullmatch(gap) is not None
 
 
 def bip39_words() -> frozenset[str]:
@@ -839,8 +871,10 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         start, word = w.start(), w.group()
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before it
+        if word.isdigit() and len(word) <= 2 and text[w.end():w.end() + 1] in (".", ")"):
+            continue  # a numbered list's `2.`: part of the gap (:data:`_PHRASE_GAP`)
         if word.lower() not in words:
-            if len(run) >= _MNEMONIC_LENGTHS[-1]:
+            if len(run) >= _MNEMONIC_LENGTHS[-1] or _cut_phrase(text, run):
                 break
             run = []
             continue
@@ -852,7 +886,24 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         if len(run) == _MNEMONIC_LENGTHS[0]:
             break
     n = next((k for k in _MNEMONIC_LENGTHS if k <= len(run)), 0)
+    if not n and _cut_phrase(text, run):
+        n = len(run)  # the head of a phrase the text was cut inside: hidden all the same
     return (run[0][0], run[n - 1][1]) if n else None
+
+
+_CUT_WORDS = 6
+"""Words of a phrase cut short that are hidden all the same: the 12th word of an 11-word
+head is one of 128 (the checksum), and 4 missing words are 40 bits of search; 6 missing
+are 62."""
+_CUT_TAIL = re.compile(r"[ \t]{0,4}[A-Za-z]{0,8}(?:…|\.\.\.)?[\\\"'`\s]{0,16}\Z")
+"""What may follow the head of a phrase at the end of a cut text: a word cut inside, an
+ellipsis, closing quotes (JSON-escaped too), blanks."""
+
+
+def _cut_phrase(text: str, run: list[tuple[int, int]]) -> bool:
+    """Whether ``run`` (words of the list in a row) is the head of a phrase the text was
+    cut inside: 6 words or more, and the text ends after it (:data:`_CUT_TAIL`)."""
+    return len(run) >= _CUT_WORDS and _CUT_TAIL.match(text, run[-1][1]) is not None
 
 
 def _merge(found: Iterable[Finding]) -> list[Finding]:

@@ -96,7 +96,9 @@ def test_the_mnemonic_keeps_what_follows_it() -> None:
     "[" + ",".join(str(i) for i in range(64)) + "]",  # an index list
     "[" + ",".join(map(str, KEYPAIR[:32])) + "]",  # 32 bytes: a public key or a hash
     "the mnemonic is stored in the vault and read by the deploy script at run time ok",
-    "mnemonic: " + " ".join(WORDS[:11]),  # 11 words: no phrase
+    # 11 words and more text: no phrase (11 words that end the text are a phrase cut
+    # short, hidden: tests/hostile/test_secret_rules_rv9.py)
+    "mnemonic: " + " ".join(WORDS[:11]) + " is what the first page of the list reads",
     "seed phrase handling: we never log it, we never print it, we never send it anywhere",
     f"tx hash: 0x{HEX}",
     f"PUBLIC_KEY=0x{HEX}",
