@@ -562,6 +562,17 @@ _KEYPAIR_CUE = re.compile(
 """A word before a byte array that names it a key (the 200 characters before it)."""
 
 
+def _is_keypair(values: list[int]) -> bool:
+    """Whether 64 bytes are an Ed25519 seed followed by its public key (a Solana
+    ``id.json`` keypair), derived with the ``cryptography`` package."""
+    if len(values) != 64 or any(not 0 <= v < 256 for v in values):
+        return False
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    seed = Ed25519PrivateKey.from_private_bytes(bytes(values[:32]))
+    return seed.public_key().public_bytes_raw() == bytes(values[32:])
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
     if rule.check == "keypair":  # random bytes, not a zeroed buffer or an index list
@@ -570,10 +581,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
         if len(set(nums)) < 16 or len(steps) < 16:
             return None
         # a Solana keypair, or 64 varied bytes named as a key (not a pixel row)
-        from logparse.ed25519 import is_keypair
-
         cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
-        return rule.kind if cued or is_keypair(nums) else None
+        return rule.kind if cued or _is_keypair(nums) else None
     if rule.check == "keypair-cut":  # a keypair cut after its seed (32 bytes): named
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
         cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
