@@ -6,6 +6,7 @@ Claude Code session (blockchain-dex-events) and its Codex session (Rivo).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -63,3 +64,38 @@ def test_graph_summary_counts_node_types_in_the_plural(kb: tuple[Path, dict[str,
     assert (m.group(2) == "s") == (m.group(1) != "1"), said
     assert re.search(r"\b([02-9]|\d\d+) question\b", said) is None, said
     assert ONE_MANY.search(said) is None, said
+
+
+def _why(env: dict[str, str], ref: str, session: str) -> tuple[str, dict]:
+    r = logkb(["why", ref, "--session", session], env)
+    assert r.returncode == 0, r.stderr
+    j = logkb(["why", ref, "--session", session, "--json"], env)
+    assert j.returncode == 0, j.stderr
+    return r.stdout, json.loads(j.stdout)
+
+
+def test_why_tells_one_end_of_a_dead_end(kb: tuple[Path, dict[str, str]]) -> None:
+    """blockchain-dex-events ran ``curl api.polygonscan.com/…`` into a deprecated-endpoint
+    error and did it another way at 114 (``curl … polygon-bor-rpc.publicnode.com``); two
+    rules read that one dead end, and the merge kept both ends: a second "ended at 115"
+    quoting a review note on Q3's rounding, nothing of the curl.  One dead end, one end,
+    and every line of ``why`` is about it; in each dead end of both sessions, an end is
+    told once (two ends quoting the same words are one line)."""
+    _, env = kb
+    text, d = _why(env, "polygonscan", "CoinGecko")
+    a = d["approach"]
+    assert "polygonscan" in a["label"], a["label"]
+    ends = [e for e in a["evidence"] if e["role"] == "ended"]
+    assert [e["ordinal"] for e in ends] == [114] and a["ended"] == 114, ends
+    assert "done another way" in (ends[0]["note"] or "")
+    assert "Q3 rounding" not in text and text.count("ended at") == 1, text
+    for session in ("CoinGecko", "019de7f"):
+        r = logkb(["deadends", "--session", session, "--json"], env)
+        assert r.returncode == 0, r.stderr
+        for line in r.stdout.splitlines():
+            dead = json.loads(line)
+            text, d = _why(env, str(dead["ended_at"]), session)
+            notes = [ln.split(":", 1)[1] for ln in text.splitlines()
+                     if ln.lstrip().startswith("ended at")]
+            assert len(notes) == len(set(notes)), text
+
