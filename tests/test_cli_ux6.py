@@ -99,3 +99,31 @@ def test_why_tells_one_end_of_a_dead_end(kb: tuple[Path, dict[str, str]]) -> Non
                      if ln.lstrip().startswith("ended at")]
             assert len(notes) == len(set(notes)), text
 
+
+@pytest.mark.parametrize("session", ["019de7f", "CoinGecko"])
+def test_events_list_each_decision_once(kb: tuple[Path, dict[str, str]], session: str) -> None:
+    """Rivo's message 5 ("I'll use the `apply-grant` skill …, instead of relying on stale
+    assumptions") was listed twice by ``events --kind decision``: once as the agent's words
+    and once as the choice read from them ("Chose: use the `apply-grant` skill … (not:
+    relying on stale assumptions)"): one message counted twice.  The listing shows each
+    message part once, the choice where one was read, and loses no other; ``--json`` stays
+    every stored event (the choice has ``source`` ``choice``, as export writes it)."""
+    _, env = kb
+    r = logkb(["events", "--kind", "decision", "--session", session, "--json"], env)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(ln) for ln in r.stdout.splitlines()]
+    parts = list(dict.fromkeys((d["ordinal"], d["seq"], d["part_id"]) for d in rows))
+    chose = [d for d in rows if d["source"] == "choice"]
+    words = {(d["ordinal"], d["seq"], d["part_id"]) for d in rows if d["source"] != "choice"}
+    if session == "019de7f":
+        assert [d["ordinal"] for d in chose] == [5, 19, 62]
+        assert chose[0]["text"].startswith("Chose: use the `apply-grant` skill")
+        assert all((d["ordinal"], d["seq"], d["part_id"]) in words for d in chose)
+    text = logkb(["events", "--kind", "decision", "--session", session], env)
+    assert text.returncode == 0, text.stderr
+    shown = text.stdout.splitlines()
+    assert len(shown) == len(parts), text.stdout
+    assert [int(ln.split()[0]) for ln in shown] == [p[0] for p in parts]
+    for d in chose:  # the choice stands in its message's place
+        line = next(ln for ln in shown if int(ln.split()[0]) == d["ordinal"])
+        assert "Chose: " in line and " decision " in line, line
