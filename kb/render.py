@@ -55,6 +55,19 @@ def where(e: Event) -> str:
     return f"{user}{e.host}{port}"
 
 
+def one_per_decision(evs: Sequence[Event]) -> list[Event]:
+    """``evs`` with each decision listed once: the choice read from the agent's words
+    (``source`` ``choice``, "Chose: X (not: Y)", :mod:`logparse.decide_choice`) shares its
+    message part with those words, a ``decision`` event too, and stands in their place
+    (Rivo's message 5 was listed as its words and again as the choice read from them).
+    A choice read from a prompt the user approved stays beside that prompt; every other
+    event is kept, in order."""
+    chosen = {(e.ordinal, e.seq, e.part_id) for e in evs
+              if e.kind == "decision" and e.source == "choice"}
+    return [e for e in evs if not (e.kind == "decision" and e.source != "choice"
+                                   and (e.ordinal, e.seq, e.part_id) in chosen)]
+
+
 def event_line(e: Event, width: int = 100) -> Text:
     """One compact line per event (``logkb events``)."""
     t = Text()

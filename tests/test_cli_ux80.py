@@ -254,7 +254,7 @@ def test_an_empty_timeline_says_so_on_stderr(db: Path) -> None:
 def test_graph_summary_is_data_and_its_hint_a_diagnostic(db: Path) -> None:
     r = invoke("graph", "--db", str(db))
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.count("\n") == 1 and " nodes, " in r.stdout, r.stdout
+    assert r.stdout.count("\n") == 1 and "1 node, 0 edges: 1 session" in r.stdout, r.stdout
     assert "--format json|graphml|dot|mermaid" in r.stderr and "--format" not in r.stdout
 
 

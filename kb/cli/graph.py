@@ -28,6 +28,7 @@ from kb.cli.tools import (
     out,
     output_option,
     paged,
+    plural,
     real,
     resolve,
     say,
@@ -127,8 +128,10 @@ def graph(session_id: str | None, all_scopes: bool, fmt: str | None, output: Pat
         counts: dict[str, int] = {}
         for _, d in g.nodes(data=True):
             counts[d.get("type", "?")] = counts.get(d.get("type", "?"), 0) + 1
-        text = (f"{g.number_of_nodes()} nodes, {g.number_of_edges()} edges: "
-                + ", ".join(f"{n} {t}" for t, n in sorted(counts.items())))
+        text = (f"{plural(g.number_of_nodes(), 'node')}, "
+                f"{plural(g.number_of_edges(), 'edge')}: "
+                + ", ".join(plural(n, t, t + "es" if t.endswith("ch") else None)
+                            for t, n in sorted(counts.items())))
         if output is None:  # a big session's ran to 94 columns: it wraps under itself
             import textwrap
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from kb.cli.tools import db_option, err, handle_errors, json_option
+from kb.cli.tools import db_option, err, handle_errors, json_option, plural
 from kb.paths import default_db
 
 
@@ -88,15 +88,17 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
                           highlight=False)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
-                err.print(f"{s['id']}: +{s['new_messages']} messages ({s['messages']} in all)",
+                err.print(f"{s['id']}: +{plural(s['new_messages'], 'message')} "
+                          f"({s['messages']} in all)",
                           markup=False, highlight=False)
         if status:
             st = watcher.stats
             last = time.strftime("%H:%M:%S", time.localtime(st.last)) if st.last else "—"
             line = (f"watching {len(targets)} path{'s' * (len(targets) != 1)} · "
-                    f"{st.ingests} ingests · {st.new_messages} new messages · "
+                    f"{plural(st.ingests, 'ingest')} · "
+                    f"{plural(st.new_messages, 'new message')} · "
                     + (f"{len(watcher.unpushed)} to push · " if watcher.push_to else "")
-                    + f"{len(st.sessions)} sessions · last {last}")
+                    + f"{plural(len(st.sessions), 'session')} · last {last}")
             err.file.write("\r\x1b[K" + line[: max(20, err.width - 1)])
             err.file.flush()
 

@@ -310,7 +310,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
            hosts: tuple[str, ...], start: int | None, end: int | None, limit: int | None,
            db: Path | None, as_json: bool) -> None:
     """List a session's typed events (JSON: one object per line)."""
-    from kb.render import clip, event_line
+    from kb.render import clip, event_line, one_per_decision
 
     with open_store(db) as store:
         sid = resolve(store, session_id)
@@ -330,7 +330,9 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
     else:
         w = out.width
         with paged():
-            for e in evs:
+            # a choice read from the agent's words is shown in their place, once (--json
+            # lists every stored event: the choice has source "choice", docs/json.md)
+            for e in one_per_decision(evs):
                 out.print(clip(event_line(e, w), w), no_wrap=True, crop=True)
     if not evs:
         note(f"no events in {short.get(sid, sid)} match" + (f" ({hint})" if hint else ""))

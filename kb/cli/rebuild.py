@@ -14,6 +14,7 @@ from kb.cli.tools import (
     json_option,
     note,
     open_store,
+    plural,
     resolve,
     session_option,
 )
@@ -82,7 +83,8 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
         report["index"] = {"path": str(index_dir(path)), "sessions": rep["reindexed"],
                            "units": rep["units"]}
         if not as_json:
-            note(f"search index: {rep['reindexed']} sessions, {rep['units']} units "
+            note(f"search index: {plural(rep['reindexed'], 'session')}, "
+                 f"{plural(rep['units'], 'unit')} "
                  f"→ {index_dir(path)}")
     if as_json:
         emit_json(report)

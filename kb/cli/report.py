@@ -14,6 +14,7 @@ from kb.cli.tools import (
     json_option,
     note,
     open_store,
+    plural,
     say,
     show_secrets_requested,
 )
@@ -70,7 +71,7 @@ def report(sessions: tuple[str, ...], out_dir: Path, all_scopes: bool,
         return
     size = sum(p.bytes for p in pages)
     say(str(pages[0].path))
-    note(f"wrote {len(pages)} pages ({size / 1e6:.1f} MB, largest "
+    note(f"wrote {plural(len(pages), 'page')} ({size / 1e6:.1f} MB, largest "
          f"{max(p.bytes for p in pages) / 1e6:.2f} MB) for {len(scopes)} "
          f"session{'s' if len(scopes) != 1 else ''}: open {pages[0].path}", wrap=True)
 

@@ -26,6 +26,7 @@ from kb.cli.tools import (
     note,
     out,
     paged,
+    plural,
     say,
     session_option,
     width,
@@ -184,8 +185,8 @@ def push(url: str | None, team_name: str | None, session_id: str | None, all_sco
         emit_json({"team": chosen, "scopes": [r.as_json() for r in results],
                    "sent": len(sent), "rows": rows})
     else:
-        note(f"team {chosen}: {len(sent)} of {len(results)} session"
-             f"{'' if len(results) == 1 else 's'} sent ({rows} rows)")
+        note(f"team {chosen}: {len(sent)} of {plural(len(results), 'session')} sent "
+             f"({plural(rows, 'row')})")
     if any(r.status == "failed" for r in results):
         sys.exit(int(ExitCode.FAILED))
 
@@ -194,11 +195,13 @@ def _sent_line(s: Any) -> str:
     if s.status == "sent":
         n = s.rows
         retry = f", after {s.attempts - 1} dropped connection(s)" if s.attempts > 1 else ""
-        return (f"{s.scope}: sent {n.get('messages', 0)} messages, {n.get('events', 0)} "
-                f"events, {n.get('items', 0)} findings in "
+        return (f"{s.scope}: sent {plural(n.get('messages', 0), 'message')}, "
+                f"{plural(n.get('events', 0), 'event')}, "
+                f"{plural(n.get('items', 0), 'finding')} in "
                 f"{s.seconds:.1f}s{retry}")
     if s.status == "older":
-        return (f"{s.scope}: kept the server's newer copy ({s.server['messages']} messages); "
+        return (f"{s.scope}: kept the server's newer copy "
+                f"({plural(s.server['messages'], 'message')}); "
                 "nothing sent")
     if s.status == "unchanged":
         return f"{s.scope}: unchanged on the server; nothing sent (--force sends again)"
@@ -348,7 +351,8 @@ def _team_report(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
                              for p in pages]})
         return
     say(str(pages[0].path))
-    note(f"wrote {len(pages)} pages for {len(pages) - 1} team sessions: open {pages[0].path}",
+    note(f"wrote {plural(len(pages), 'page')} for "
+         f"{plural(len(pages) - 1, 'team session')}: open {pages[0].path}",
          wrap=True)
 
 
@@ -475,7 +479,19 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
         emit_json({"dir": str(parquet), "rows": rows})
         return
     note(f"exported {source} to {parquet}: "
-         + ", ".join(f"{n} {t}" for t, n in rows.items() if n), wrap=True)
+         + ", ".join(plural(n, *ROW_NOUNS.get(t, (t, t))) for t, n in rows.items() if n),
+         wrap=True)
+
+
+# What a row of each exported table is, said in words: (one, many).
+ROW_NOUNS = {"sessions": ("session", "sessions"), "messages": ("message", "messages"),
+             "events": ("event", "events"), "units": ("unit", "units"),
+             "deadends": ("dead end", "dead ends"),
+             "untested": ("untested check", "untested checks"),
+             "decisions": ("decision", "decisions"),
+             "measurements": ("measurement", "measurements"),
+             "graph_nodes": ("graph node", "graph nodes"),
+             "graph_edges": ("graph edge", "graph edges")}
 
 
 COMMANDS = (team, push, export)

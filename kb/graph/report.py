@@ -134,9 +134,15 @@ def story_text(s: dict[str, Any]) -> str:
                          f"{short(x.get('label') or '', 70)}")
             if outcome:
                 lines.append(f"           → {outcome}")
+    # an end read twice in the same words (the file changed again at 120 and at 128) is
+    # one line: "ended at 120, 128: changed q3_swap_decoding/README.md"
+    told: dict[tuple[str, str], list[int]] = {}
     for e in a["evidence"]:
         if e["role"] in ("ended", "annotated", "confirmed"):
-            lines.append(f"  {e['role']} at {e['ordinal']}: {short(e.get('note') or '', 160)}")
+            told.setdefault((e["role"], short(e.get("note") or "", 160)), []).append(
+                e["ordinal"])
+    for (role, note), ords in told.items():
+        lines.append(f"  {role} at {', '.join(map(str, ords))}: {note}")
     if a.get("cause"):
         peers = f" (shared with: {', '.join(s['shares_cause_with'])})" \
             if s["shares_cause_with"] else ""

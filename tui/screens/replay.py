@@ -55,6 +55,46 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in text.replace(" ", ",").split(",") if v.strip())
 
 
+# The step table: (key, header).  At 80 columns and wider the widths are WIDE (the target,
+# "local" or a host, in view: it was cut to "loc"); narrower (NARROW), the side panel goes
+# under the table and step_widths() shares the whole width out: at 60 columns the action
+# showed only "s" of "skip" and the command was out of view.
+COLUMNS = (("msg", "msg"), ("cat", "category"), ("safety", "safety"), ("action", "action"),
+           ("target", "target"), ("verdict", "verdict"), ("cmd", "command"))
+WIDE: dict[str, int | None] = {"msg": 5, "cat": 12, "safety": 9, "action": 6, "target": 16,
+                               "verdict": 11, "cmd": None}
+WIDE_CUT = {"target": 16}
+NARROW = 80
+# narrow: (key, least, most) in the order a column gets more room (the least keeps its
+# header and its words whole: "read-only", "skip"); the command takes the rest.  What does
+# not fit goes, in DROP order: the side panel's first line says category and safety too.
+_NARROW_WIDTHS = (("msg", 4, 5), ("action", 6, 6), ("cmd", 12, 20), ("target", 6, 16),
+                  ("verdict", 7, 11), ("safety", 9, 9), ("cat", 8, 12))
+DROP = ("cat", "safety")
+
+
+def step_widths(width: int) -> dict[str, int | None]:
+    """The columns shown and their widths in a table ``width`` columns wide: each column's
+    padding (one cell each side) and a vertical scrollbar (2) kept out, the action word
+    ("skip", "run") always whole, the rest shared in order of use, the command taking what
+    is left."""
+    keys = [key for key, _, _ in _NARROW_WIDTHS]
+    least = {key: n for key, n, _ in _NARROW_WIDTHS}
+    for gone in DROP:
+        if sum(least[k] + 2 for k in keys) + 2 <= width:
+            break
+        keys.remove(gone)
+    got = {key: least[key] for key in keys}
+    spare = width - 2 - sum(n + 2 for n in got.values())
+    for key, low, most in _NARROW_WIDTHS:
+        if key in got:
+            more = max(0, min(most - low, spare))
+            got[key] += more
+            spare -= more
+    got["cmd"] += max(0, spare)
+    return {key: got[key] for key, _ in COLUMNS if key in got}
+
+
 class ReplayScreen(Screen[None]):
     """Plan, confirm and run a replay of a range of recorded steps."""
 
@@ -124,6 +164,8 @@ class ReplayScreen(Screen[None]):
         self.current_view: StepKey | None = None
         """The step shown in the side panel."""
         self.record: Any = None
+        self.widths: dict[str, int | None] = {}
+        """The step table's column widths (by key) as laid out now."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -147,14 +189,34 @@ class ReplayScreen(Screen[None]):
         """Called when the panel opens: plan straight away (planning runs nothing)."""
         self.sub_title = visible(f"replay · {self.session_id}")
         table = self.query_one(DataTable)
-        # at 80 columns the target ("local", a host) is in view: it was cut to "loc"
-        for label, key, width in (("msg", "msg", 5), ("category", "cat", 12),
-                                  ("safety", "safety", 9), ("action", "action", 6),
-                                  ("target", "target", 16), ("verdict", "verdict", 11),
-                                  ("command", "cmd", None)):
-            table.add_column(label, key=key, width=width)
+        self._columns(self.app.size.width)
         table.focus()
         self.action_plan()
+
+    def on_resize(self, event: Any) -> None:
+        """Called when the terminal changes size: narrow, the table takes the whole width."""
+        self._columns(event.size.width)
+
+    def _columns(self, width: int) -> None:
+        """The step table's columns for a terminal ``width`` columns wide (again when the
+        widths change: each cell is cut to its column with an ellipsis)."""
+        narrow = width < NARROW
+        self.set_class(narrow, "-narrow")
+        widths = step_widths(width) if narrow else WIDE
+        if widths == self.widths:
+            return
+        self.widths = widths
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        for key, label in COLUMNS:
+            if key in widths:
+                table.add_column(label, key=key, width=widths[key])
+        if self.plan is not None:
+            for s in self.plan.steps:
+                table.add_row(*self._cells(s), key=f"{s.ordinal}:{s.seq}")
+            if self.plan.steps:
+                table.move_cursor(row=min(row, len(self.plan.steps) - 1))
 
     # ----------------------------------------------------------------- form
     def form(self) -> ReplayForm:
@@ -231,10 +293,21 @@ class ReplayScreen(Screen[None]):
             verdict = Text("")
         safety = s.safety if s.info is not None else "–"
         target = s.target or (f"{s.unmapped[0]}?" if s.unmapped else "")
-        return (Text(str(s.ordinal)), Text(s.category or ""), Text(safety, style=SAFETY_STYLE.get(safety, DIM)),
-                Text(s.action, style="bold #7ee787" if s.runs else DIM),
-                Text(short(target, 16), style="#ffcb6b" if s.runs else DIM), verdict,
-                Text(short(s.recorded_command, 200)))
+        w = self.widths
+        # narrow, each cell is cut to its column with an ellipsis; wide, as it always was
+        narrow = w is not WIDE
+
+        def cut(key: str, text: str) -> str:
+            return short(text, (w.get(key) if narrow else WIDE_CUT.get(key)) or 200)
+
+        if narrow:
+            verdict.truncate(w.get("verdict") or 200, overflow="ellipsis")
+        cells = {"msg": Text(str(s.ordinal)), "cat": Text(cut("cat", s.category or "")),
+                 "safety": Text(cut("safety", safety), style=SAFETY_STYLE.get(safety, DIM)),
+                 "action": Text(s.action, style="bold #7ee787" if s.runs else DIM),
+                 "target": Text(cut("target", target), style="#ffcb6b" if s.runs else DIM),
+                 "verdict": verdict, "cmd": Text(cut("cmd", s.recorded_command))}
+        return tuple(cells[key] for key in w)
 
     def _summary(self) -> None:
         plan = self.plan
@@ -462,8 +535,7 @@ class ReplayScreen(Screen[None]):
         cells = self._cells(step)
         row_key = f"{key[0]}:{key[1]}"
         try:
-            for col, value in zip(("msg", "cat", "safety", "action", "target", "verdict",
-                                   "cmd"), cells):
+            for col, value in zip(self.widths, cells):
                 table.update_cell(row_key, col, value)
         except Exception:  # noqa: BLE001 - the plan was replaced meanwhile
             pass
