@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 46
+EXTRACTOR_VERSION = 47
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -223,7 +223,9 @@ by another command on its object whatever was edited in between.
 46 (xloso2): a turn the user stopped is read from every agent's record of the stop, the
 reply's own ``aborted_turn`` error too (opencode ``MessageAbortedError: Aborted``), not
 only Claude Code's and Codex's user-side marks (:data:`kb.graph.episodes.STOP_MARKS`);
-a slip in the stopped work (a failed run the next call fixed) is left out of it."""
+a slip in the stopped work (a failed run the next call fixed) is left out of it.
+47 (ux6): two rules that read one dead end keep a single end when merged (the earlier
+one), not both end notes with the later one as the end."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
