@@ -277,7 +277,7 @@ def test_ingest_line_of_a_one_message_session_is_singular(tmp_path: Path) -> Non
     r = invoke("ingest", "--db", str(tmp_path / "kb.duckdb"), str(cut))
     assert r.exit_code == 4, r.stderr  # read, with a problem: the rest is cut off
     assert "1 message, 1 event, 1 new" in r.stdout, r.stdout
-    assert "cut.json [byte " in r.stderr  # the problem names the file and where
+    assert re.search(r"cut\.json:\d+ \[byte \d+\]", r.stderr)  # the file, line and byte
 
 
 # ------------------------------------------------------------------ handoff
