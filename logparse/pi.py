@@ -161,8 +161,9 @@ class _Session:
         if header and isinstance(header.get("cwd"), str):
             self.d.cwd = header["cwd"]
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
-        self.seen: dict[str, bytes] = {}
-        """Entry id -> its line: an entry written twice is read once."""
+        self.last: tuple[str, bytes] | None = None
+        """The entry read last (id, line): the same entry written twice in a row is read
+        once.  Only the last, so memory does not grow with the file."""
 
     def messages(self) -> Iterator[Any]:
         return self.d.read(records(self.path, self.d.problems, "pi session"), self._record)
@@ -182,10 +183,10 @@ class _Session:
         ts = iso_ms(obj.get("timestamp"))
         eid = obj.get("id")
         if isinstance(eid, str) and typ != "session":
-            if self.seen.get(eid) == body:  # the same entry written twice (a copy, a
-                self.d.extra(n, body)  # sync): the first stands, this line is kept raw
+            if self.last == (eid, body):  # the same entry written twice in a row (a
+                self.d.extra(n, body)  # copy, a sync): the first stands, kept raw
                 return
-            self.seen.setdefault(eid, body)
+            self.last = (eid, body)
         if typ == "session":
             self.d.extra(n, body)
         elif typ == "model_change":
