@@ -1574,19 +1574,6 @@ def guess_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
     return out
 
 
-def _merge_ends(into: Found, other: Found) -> None:
-    """``other`` read again as ``into`` (one dead end, two rules): the evidence of both,
-    and the end of the reading that ends first without ending before a test of either
-    (else the later end); the other reading's end is no part of it."""
-    ev = _dedupe(into.evidence + other.evidence)
-    tested = max((o for o, role, _ in ev if role != "ended"), default=into.first)
-    readings = sorted((into, other), key=lambda f: f.ended)
-    first = next((f for f in readings if f.ended >= tested), readings[-1])
-    into.evidence = _dedupe([e for e in ev if e[1] != "ended"]
-                            + [e for e in first.evidence if e[1] == "ended"])
-    into.ended = first.ended
-
-
 def _dedupe(ev: Sequence[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
     seen: dict[int, tuple[int, str, str | None]] = {}
     for e in ev:
@@ -2060,10 +2047,8 @@ def episodes(steps: list[Step], said: list[Said],
         if same is not None:
             # the same error on the same runs, read by two rules (a check given up, the
             # run switched for another): one dead end, told once with all its evidence
-            # but one end, the first after its last test (a curl done another way at 114
-            # ended it; a verdict the other rule's window caught at 115 was on something
-            # else, and `why` told both)
-            _merge_ends(same, f)
+            same.evidence = _dedupe(same.evidence + f.evidence)
+            same.ended = max(same.ended, f.ended)
             continue
         kept.append(f)
     # work the user sent back or turned away from is the weakest reading: it never hides
