@@ -27,18 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
-from bench.labels_misses import _items, _ords, _run, labels, line_map
+from bench.labels_misses import _ords, _run, labels, match, prepare, reported
 from kb.graph.ablate import ENV, FAMILIES, family_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,40 +64,10 @@ class Run:
     """``(via, true, matched)`` of each reported dead end."""
 
 
-def match(lab_de: Sequence[set[int]], dead: Sequence[dict[str, Any]]) -> dict[int, int]:
-    """Label index: reported index, one-to-one by maximum evidence overlap."""
-    g = nx.Graph()
-    for n, ev in enumerate(lab_de):
-        for m, it in enumerate(dead):
-            w = len(ev & _ords(it))
-            if w:
-                g.add_edge(("L", n), ("R", m), weight=w)
-    pairs = [(a, b) if a[0] == "L" else (b, a)
-             for a, b in nx.max_weight_matching(g, maxcardinality=True)]
-    return {n: m for (_, n), (_, m) in pairs}
-
-
 def session(logkb: str, label: Path, source: Path, tmp: Path,
             which: dict[str, str]) -> tuple[int, dict[str, Run]]:
     """The labelled dead ends of one session, and its run under each configuration."""
-    lab = json.loads(label.read_text())
-    d = tmp / label.stem
-    d.mkdir()
-    src = d / source.name
-    src.write_bytes(source.read_bytes())
-    env = dict(os.environ, LOGKB_DB=str(d / "kb.duckdb"), LOGKB_HOME=str(d), NO_COLOR="1")
-    env.pop(ENV, None)
-    _run(logkb, env, "ingest", str(src))
-    sid = lab.get("session_id")
-    scope = ["--session", sid] if sid else []
-    lm = line_map(logkb, env, sid) if any("lines" in dl for dl in lab["dead_ends"]) else {}
-
-    def at(o: int, ln: int | None) -> int:
-        return lm.get(int(ln), o) if ln is not None and lm else o
-
-    lab_de = [{at(o, ln) for o, ln in zip(dl["evidence"],
-                                          dl.get("lines") or [None] * len(dl["evidence"]))}
-              for dl in lab["dead_ends"]]
+    _, env, scope, _, lab_de = prepare(logkb, label, source, tmp, drop=(ENV,))
     labelled = set().union(*lab_de) if lab_de else set()
     runs: dict[str, Run] = {}
     for name, switch in which.items():
@@ -113,9 +79,7 @@ def session(logkb: str, label: Path, source: Path, tmp: Path,
             continue
         e = dict(env, **{ENV: switch}) if switch else env
         _run(logkb, e, "rebuild", "--graph", *scope)
-        dead = [i for i in _items(_run(logkb, e, "deadends", *scope, "--json"))
-                if str(i.get("status", "")).replace("-", "_")
-                in ("dead_end", "blocked", "superseded")]
+        dead = reported(logkb, e, scope)
         got = match(lab_de, dead)
         paired = set(got.values())
         hits = [(str(it.get("via") or "(none)"), bool(_ords(it) & labelled), m in paired)

@@ -26,8 +26,9 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -148,16 +149,32 @@ def line_map(logkb: str, env: dict[str, str], sid: str | None) -> dict[int, int]
     return out
 
 
-def examine(logkb: str, label: Path, source: Path, tmp: Path, *, with_views: bool = True
-            ) -> dict[str, Any]:
-    """Ingest one labelled session and pair what logkb reports with the label, as the
-    scorer does (one-to-one by evidence overlap, :mod:`bench.rule_support` too)."""
+class Prepared(NamedTuple):
+    """One labelled session ingested into a knowledge base of its own."""
+
+    label: dict[str, Any]
+    env: dict[str, str]
+    """The environment whose ``LOGKB_DB`` is that knowledge base."""
+    scope: list[str]
+    """``--session ID`` when the label names the session."""
+    at: Callable[[int, int | None], int]
+    """A labelled ordinal (and file line, when the label gives one) as logkb's ordinal."""
+    lab_de: list[set[int]]
+    """Each labelled dead end's evidence, as logkb's ordinals."""
+
+
+def prepare(logkb: str, label: Path, source: Path, tmp: Path, *,
+            drop: tuple[str, ...] = ()) -> Prepared:
+    """Copy ``source`` into ``tmp``, ingest it (with the variables in ``drop`` unset) and
+    map the label's evidence to logkb's ordinals through the lines each message names."""
     lab = json.loads(label.read_text())
     d = tmp / label.stem
     d.mkdir()
     src = d / source.name
     src.write_bytes(source.read_bytes())
     env = dict(os.environ, LOGKB_DB=str(d / "kb.duckdb"), LOGKB_HOME=str(d), NO_COLOR="1")
+    for name in drop:
+        env.pop(name, None)
     _run(logkb, env, "ingest", str(src))
     sid = lab.get("session_id")
     scope = ["--session", sid] if sid else []
@@ -166,18 +183,40 @@ def examine(logkb: str, label: Path, source: Path, tmp: Path, *, with_views: boo
     def at(o: int, ln: int | None) -> int:
         return lm.get(int(ln), o) if ln is not None and lm else o
 
-    dead = [i for i in _items(_run(logkb, env, "deadends", *scope, "--json"))
-            if str(i.get("status", "")).replace("-", "_") in ("dead_end", "blocked", "superseded")]
-    lab_de = [{at(o, ln) for o, ln in zip(dl["evidence"], dl.get("lines") or [None] * len(dl["evidence"]))}
+    lab_de = [{at(o, ln) for o, ln in zip(dl["evidence"],
+                                          dl.get("lines") or [None] * len(dl["evidence"]))}
               for dl in lab["dead_ends"]]
+    return Prepared(lab, env, scope, at, lab_de)
+
+
+def reported(logkb: str, env: dict[str, str], scope: list[str]) -> list[dict[str, Any]]:
+    """What ``deadends --json`` reports as a dead end (blocked and superseded ones too)."""
+    return [i for i in _items(_run(logkb, env, "deadends", *scope, "--json"))
+            if str(i.get("status", "")).replace("-", "_") in ("dead_end", "blocked", "superseded")]
+
+
+def match(lab_de: Sequence[set[int]], dead: Sequence[dict[str, Any]]) -> dict[int, int]:
+    """Label index: reported index, one-to-one by maximum evidence overlap (as the
+    scorer pairs them)."""
     g = nx.Graph()
     for n, ev in enumerate(lab_de):
         for m, it in enumerate(dead):
             w = len(ev & _ords(it))
             if w:
                 g.add_edge(("L", n), ("R", m), weight=w)
-    pairs = [(a, b) if a[0] == "L" else (b, a) for a, b in nx.max_weight_matching(g, maxcardinality=True)]
-    got = {n: m for (_, n), (_, m) in pairs}
+    pairs = [(a, b) if a[0] == "L" else (b, a)
+             for a, b in nx.max_weight_matching(g, maxcardinality=True)]
+    return {n: m for (_, n), (_, m) in pairs}
+
+
+def examine(logkb: str, label: Path, source: Path, tmp: Path, *, with_views: bool = True
+            ) -> dict[str, Any]:
+    """Ingest one labelled session and pair what logkb reports with the label, as the
+    scorer does (one-to-one by evidence overlap, :mod:`bench.rule_support` too)."""
+    lab, env, scope, at, lab_de = prepare(logkb, label, source, tmp)
+    sid = lab.get("session_id")
+    dead = reported(logkb, env, scope)
+    got = match(lab_de, dead)
     labelled = set().union(*lab_de) if lab_de else set()
     traps = {at(o, ln) for o, ln in zip(lab.get("false_positive_traps") or [],
                                         lab.get("false_positive_trap_lines") or [None] * 10**4)}
