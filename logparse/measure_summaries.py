@@ -29,6 +29,8 @@ __all__ = ["SUMMARY_ROWS", "SummaryRow", "summary_readings"]
 
 SummaryHit = tuple[int, int, float, str, str]
 """``(start, end, value, unit, label)``: the span of the summary and one reading of it."""
+Reading = tuple[float, str, str]
+"""``(value, unit, label)``: one reading of a summary."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class SummaryRow:
     gate: str
     """A substring the text must hold before the pattern runs (cheap)."""
     pattern: re.Pattern[str]
-    read: Callable[[re.Match[str]], list[tuple[float, str, str]]]
+    read: Callable[[re.Match[str]], list[Reading]]
     example: str
     expect: tuple[tuple[float, str, str], ...]
     """Every reading the example gives, ``(value, unit, label)``."""
@@ -59,34 +61,30 @@ def _clock(s: str) -> float:
 _N = r"\d+(?:[.,]\d+)?"
 _CLOCK = r"(?:\d+:){0,2}\d+(?:[.,]\d+)?"
 
+def _wall_user_sys(wall: str) -> Callable[[re.Match[str]], list[Reading]]:
+    """The reader of a ``time`` summary whose groups are ``w`` (the wall time, a clock
+    or seconds, which the tool calls ``wall``), ``u`` and ``s`` (user and system
+    seconds)."""
+    def read(m: re.Match[str]) -> list[Reading]:
+        return [(_clock(m.group("w")), "s", wall), (_num(m.group("u")), "s", "user"),
+                (_num(m.group("s")), "s", "sys")]
+    return read
+
+
 _ZSH_RE = re.compile(
     r"(?<![\w.,:-])(?P<u>" + _N + r")s user (?P<s>" + _N + r")s system \d+% cpu "
-    r"(?P<t>" + _CLOCK + r") total\b")
-
-
-def _zsh(m: re.Match[str]) -> list[tuple[float, str, str]]:
-    return [(_clock(m.group("t")), "s", "total"), (_num(m.group("u")), "s", "user"),
-            (_num(m.group("s")), "s", "sys")]
-
+    r"(?P<w>" + _CLOCK + r") total\b")
+_zsh = _wall_user_sys("total")
 
 _BSD_RE = re.compile(
-    r"(?<![\w.:-])(?P<r>" + _N + r")[ \t]+real[ \t]+(?P<u>" + _N + r")[ \t]+user[ \t]+"
+    r"(?<![\w.:-])(?P<w>" + _N + r")[ \t]+real[ \t]+(?P<u>" + _N + r")[ \t]+user[ \t]+"
     r"(?P<s>" + _N + r")[ \t]+sys\b")
-
-
-def _bsd(m: re.Match[str]) -> list[tuple[float, str, str]]:
-    return [(_num(m.group("r")), "s", "real"), (_num(m.group("u")), "s", "user"),
-            (_num(m.group("s")), "s", "sys")]
-
+_bsd = _wall_user_sys("real")
 
 _GNU_RE = re.compile(
-    r"(?<![\w.:-])(?P<u>" + _N + r")user (?P<s>" + _N + r")system (?P<e>" + _CLOCK
+    r"(?<![\w.:-])(?P<u>" + _N + r")user (?P<s>" + _N + r")system (?P<w>" + _CLOCK
     + r")elapsed\b")
-
-
-def _gnu(m: re.Match[str]) -> list[tuple[float, str, str]]:
-    return [(_clock(m.group("e")), "s", "elapsed"), (_num(m.group("u")), "s", "user"),
-            (_num(m.group("s")), "s", "sys")]
+_gnu = _wall_user_sys("elapsed")
 
 
 _HF_UNIT = r"(?:ms|s|µs|μs|us|ns)"
@@ -108,7 +106,7 @@ def _u(s: str) -> str:
     return _HF_UNITS.get(s, s)
 
 
-def _hf_time(m: re.Match[str]) -> list[tuple[float, str, str]]:
+def _hf_time(m: re.Match[str]) -> list[Reading]:
     out = [(_num(m.group("m")), _u(m.group("mu")), "mean"),
            (_num(m.group("sd")), _u(m.group("su")), "σ")]
     if m.group("us"):
@@ -117,7 +115,7 @@ def _hf_time(m: re.Match[str]) -> list[tuple[float, str, str]]:
     return out
 
 
-def _hf_range(m: re.Match[str]) -> list[tuple[float, str, str]]:
+def _hf_range(m: re.Match[str]) -> list[Reading]:
     out = [(_num(m.group("a")), _u(m.group("au")), "min"),
            (_num(m.group("b")), _u(m.group("bu")), "max")]
     if m.group("runs"):
@@ -125,7 +123,7 @@ def _hf_range(m: re.Match[str]) -> list[tuple[float, str, str]]:
     return out
 
 
-def _hf_faster(m: re.Match[str]) -> list[tuple[float, str, str]]:
+def _hf_faster(m: re.Match[str]) -> list[Reading]:
     return [(_num(m.group("r")), "x", "faster")]
 
 
@@ -133,7 +131,7 @@ _CTEST_RE = re.compile(
     r"^[ \t]*\d{1,3}% tests passed, (?P<f>\d+) tests? failed out of (?P<n>\d+)\b", re.M)
 
 
-def _ctest(m: re.Match[str]) -> list[tuple[float, str, str]]:
+def _ctest(m: re.Match[str]) -> list[Reading]:
     n, f = int(m.group("n")), int(m.group("f"))
     return [(float(n), "tests", "tests"), (float(f), "failed", "failed"),
             (float(n - f), "passed", "passed")]
@@ -197,8 +195,7 @@ SUMMARY_ROWS: tuple[SummaryRow, ...] = (
             "26645219624"),
 )
 
-_RUNS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]],
-                                                  list[tuple[float, str, str]]]], ...] = \
+_RUNS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], list[Reading]]], ...] = \
     tuple(dict.fromkeys((r.gate, r.pattern, r.read) for r in SUMMARY_ROWS))
 
 
