@@ -41,17 +41,19 @@ def readings(store: Any, scopes: list[str], units: list[str], harness: bool
     neither) and ``best``: the best reading of its quantity (unit and label), where a
     side is better and the quantity was read at least twice."""
     from kb.graph import store as gs
-    from kb.graph.report import direction, is_plumbing
+    from kb.graph.report import direction, is_harness_reading
 
     rows = gs.measurements(store, scopes, units or None)
-    kept = [m for m in rows if harness or not (
-        is_plumbing(m["label"] or "") or m["unit"] == "exit code")]
+    kept: list[dict[str, Any]] = []
     by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for m in kept:
+    for m in rows:
+        theirs = is_harness_reading(m["label"] or "", m["unit"])
+        if theirs and not harness:
+            continue
         m["direction"] = direction(m["unit"] or "")
         m["best"] = False
-        # the harness's clock times a different command each time: never a best
-        if not (is_plumbing(m["label"] or "") or m["unit"] == "exit code"):
+        kept.append(m)
+        if not theirs:  # the harness's clock times a different command each time: no best
             by.setdefault((m["unit"] or "", m["label"] or ""), []).append(m)
     for (unit, _), ms in by.items():
         sign = direction(unit)

@@ -227,7 +227,7 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
     codes left out: ``(unit, label, points)``, points counting the messages that
     measured it."""
     return [(u, lab, n) for u, lab, n in gs.measured_quantities(store, session_ids)
-            if not is_plumbing(lab, u) and u != "exit code"]
+            if not is_harness_reading(lab, u)]
 
 
 PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
@@ -252,6 +252,13 @@ def is_plumbing(label: str, unit: str | None = None) -> bool:
     return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
             or label.endswith((" length", " written", " listed"))  # what a tool saw
             or is_plumbing_reading(unit, label))
+
+
+def is_harness_reading(label: str, unit: str | None) -> bool:
+    """Whether a reading is the harness's and not the work's: its plumbing
+    (:func:`is_plumbing`) or an exit code.  Such readings are never a progress series nor
+    its "best", and lists of measurements leave them out unless asked."""
+    return is_plumbing(label, unit) or unit == "exit code"
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
