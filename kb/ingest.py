@@ -951,12 +951,6 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
         return False
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return False
-    waiting = new.get("open_calls")
-    if isinstance(waiting, int) and waiting > (old.get("open_calls") or 0) \
-            and old.get("records") == new.get("records") is not None:
-        # the same records, cut before the answers of calls the stored copy has (a Codex
-        # output is a line of its own): the stored copy is the later state
-        return True
     for key in _GROWING:
         a, b = old.get(key), new.get(key)
         if isinstance(a, list) and isinstance(b, list):
@@ -978,10 +972,14 @@ end of the file told (a Codex ``token_count``)."""
 
 def _cut_after(old: dict[str, object], new: dict[str, object]) -> bool:
     """Whether the incoming copy of a message whose records are the stored ones was read
-    from a file that ended right after it (its calls wait, it took the file's end) while
-    the stored copy was read from one that went on: an older snapshot, cut before the
-    calls' results were written.  Deriving it again would store its calls as never
-    answered next to the answers stored with later messages."""
+    from a file that ended right after it (more of its calls wait than the stored copy's,
+    it took the file's end) while the stored copy was read from one that went on: an
+    older snapshot, cut before the calls' results were written (a Codex output is a line
+    of its own).  Deriving it again would store its calls as never answered next to the
+    answers stored with later messages."""
+    waiting, answered = new.get("open_calls"), old.get("open_calls") or 0
+    if isinstance(waiting, int) and isinstance(answered, int) and waiting > answered:
+        return True
     return any(k in new and k not in old for k in _AT_END)
 
 
