@@ -575,18 +575,17 @@ def _is_keypair(values: list[int]) -> bool:
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
-    if rule.check == "keypair":  # random bytes, not a zeroed buffer or an index list
+    if rule.check in ("keypair", "keypair-cut"):
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
-        steps = {b - a for a, b in zip(nums, nums[1:])}
-        if len(set(nums)) < 16 or len(steps) < 16:
+        if len(set(nums)) < 16:  # a zeroed buffer, a few repeated values
+            return None
+        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
+        if rule.check == "keypair-cut":  # a keypair cut after its seed (32 bytes): named
+            return rule.kind if cued else None
+        if len({b - a for a, b in zip(nums, nums[1:])}) < 16:  # an index list, a ramp
             return None
         # a Solana keypair, or 64 varied bytes named as a key (not a pixel row)
-        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
         return rule.kind if cued or _is_keypair(nums) else None
-    if rule.check == "keypair-cut":  # a keypair cut after its seed (32 bytes): named
-        nums = [int(n) for n in re.findall(r"[0-9]+", value)]
-        cued = _KEYPAIR_CUE.search(text, max(0, m.start() - 200), m.start()) is not None
-        return rule.kind if cued and len(set(nums)) >= 16 else None
     if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
         return rule.kind
     if _is_placeholder(value):
