@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-import time
 from pathlib import Path
 
 import duckdb
@@ -28,6 +26,7 @@ from kb.graph.disproved import (
 from kb.graph.episodes import Said, Step, episodes
 from kb.ingest import ingest
 from kb.store import KbStore
+from tests.timing import best_cpu
 
 
 @pytest.mark.parametrize("row", CLAIMS, ids=lambda c: f"{c.lang}:{c.name}")
@@ -244,22 +243,10 @@ def _long_session(n: int) -> tuple[list[Step], list[Said]]:
 
 
 def _cpu(n: int) -> tuple[float, int]:
-    """The rule's best CPU time of three runs on a session of ``n`` rounds.  The cyclic
-    collector is off while it runs: a collection the larger run happens to trigger walks
-    every object the test process holds (CI's worker holds thousands of tests' worth),
-    which is no cost of the rule."""
+    """The rule's best CPU time of three runs on a session of ``n`` rounds
+    (:func:`tests.timing.best_cpu`: the cyclic collector off)."""
     steps, said = _long_session(n)
-    best, found = float("inf"), 0
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(3):
-            t = time.process_time()
-            found = len(disproved_episodes(steps, said))
-            best = min(best, time.process_time() - t)
-    finally:
-        gc.enable()
-    return best, found
+    return best_cpu(lambda: len(disproved_episodes(steps, said)))
 
 
 def test_the_rule_costs_linear_time_in_the_session_length() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from kb.store import KbStore
 from tests.cli_kb import invoke
+from tests.timing import best_cpu
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "gemini_rewind" / \
     "session-rewind.jsonl"
@@ -118,7 +119,6 @@ def test_the_rewound_branch_is_a_dead_end_the_user_took_back(db: Path) -> None:
 def _many_rewinds(tmp: Path, n: int) -> float:
     """CPU seconds of :meth:`KbStore.rewound` over ``n`` messages, then ``n`` rewinds to an
     id the file never wrote (each takes every message back)."""
-    import time
 
     lines = [FIXTURE.read_text().splitlines()[0]]
     for i in range(n):
@@ -130,11 +130,7 @@ def _many_rewinds(tmp: Path, n: int) -> float:
     db = _ingest(src, tmp)
     with KbStore(db, read_only=True) as store:
         sid = str(store.sessions()[0]["session_id"])
-        best = float("inf")
-        for _ in range(2):
-            t = time.process_time()
-            got = store.rewound(sid)
-            best = min(best, time.process_time() - t)
+        best, got = best_cpu(lambda: store.rewound(sid))
     assert sorted(got) == list(range(1, n + 1)) and got[1]["to"] == "nowhere-0"
     return best
 

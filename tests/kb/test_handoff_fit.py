@@ -161,15 +161,11 @@ def test_wrapping_costs_linear_time_in_the_line() -> None:
     """The last words and the last decision are quoted whole: a reply of one long line of
     code spans run together (```x``x``x`…``) grew its one word by adding each span to it
     again (800,000 characters: 2.8 s, 11x the cost of 200,000)."""
-    import time
+    from tests.timing import best_cpu
 
     def cpu(n: int) -> float:
         line = "> " + "`x`" * (n // 3)
-        best = float("inf")
-        for _ in range(2):
-            t = time.process_time()
-            out = H.wrap_markdown(line)
-            best = min(best, time.process_time() - t)
+        best, out = best_cpu(lambda: H.wrap_markdown(line))
         assert out.replace("\n", "") == line
         return best
 

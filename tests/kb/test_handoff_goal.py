@@ -224,16 +224,10 @@ def test_the_goal_is_the_first_request_not_the_scope() -> None:
 
 
 def _goal_cpu(text: str) -> float:
-    import time
-
     from kb.handoff import _goal_line
+    from tests.timing import best_cpu
 
-    best = float("inf")
-    for _ in range(2):
-        t = time.process_time()
-        _goal_line(text)
-        best = min(best, time.process_time() - t)
-    return best
+    return best_cpu(lambda: _goal_line(text))[0]
 
 
 def test_the_goal_costs_linear_time_in_the_prompt() -> None:

@@ -3,13 +3,12 @@ structure gives its measurements with their unit, and noise gives none."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from logparse.derive import call_measurements
 from logparse.measure import measurement_tuples
 from logparse.measure_kinds import CALLS, KINDS, CallKind, Kind
+from tests.timing import best_cpu
 
 
 def _check(name: str, got: set[tuple[float, str]], expect: tuple[tuple[float, str], ...],
@@ -65,11 +64,7 @@ def test_a_long_psql_output_keeps_the_row_count_of_every_query() -> None:
 def _cpu_of_tables(n: int) -> float:
     text = "".join(f"Name      Length\n----      ------\nf{i}.mjs   {4000 + i}\nok\n"
                    for i in range(n))
-    best = float("inf")
-    for _ in range(2):
-        t = time.process_time()
-        got = measurement_tuples(text, False)
-        best = min(best, time.process_time() - t)
+    best, got = best_cpu(lambda: measurement_tuples(text, False))
     assert (4000.0, "B", "f0.mjs") in got  # the tables are read, not skipped
     return best
 

@@ -132,15 +132,14 @@ def test_a_notification_summary_costs_linear_time() -> None:
     """The summary was cut out by ``<summary>\\s*(.*?)\\s*</summary>``: a summary of
     whitespace with no closing tag in the 1,500 characters the store hands over cost
     1.7 s a notification (each lazy step ran the spaces again)."""
-    import time
-
     from logparse.structural import task_notification_failure
+    from tests.timing import best_cpu
 
     def cpu(n: int) -> float:
         text = "<task-notification>\n<status>failed</status>\n<summary>" + " " * n + "x"
-        t = time.process_time()
-        assert task_notification_failure(text) == "failed"
-        return time.process_time() - t
+        best, got = best_cpu(lambda: task_notification_failure(text))
+        assert got == "failed"
+        return best
 
     small, large = cpu(350), cpu(1400)
     assert large < 9 * max(small, 0.002), (small, large)
@@ -153,16 +152,15 @@ def test_a_task_error_block_costs_linear_time() -> None:
     """opencode's ``<task_error>`` block was cut out by ``<task_error>\\s*(.+?)\\s*
     (?:</task_error>|$)``: whitespace before a last word cost quadratic time (0.3 s at
     6,000 characters, 4 s at 24,000; the store hands over up to 3,000)."""
-    import time
-
     from logparse.structural import CallFacts, subagent_failure
+    from tests.timing import best_cpu
 
     def cpu(n: int) -> float:
         f = CallFacts("opencode", "task", "error",
                       error='<task id="ses_1" state="error">\n<task_error>a' + " " * n + "x")
-        t = time.process_time()
-        assert subagent_failure(f).startswith("a")
-        return time.process_time() - t
+        best, got = best_cpu(lambda: subagent_failure(f))
+        assert got.startswith("a")
+        return best
 
     small, large = cpu(1500), cpu(6000)
     assert large < 9 * max(small, 0.002), (small, large)
