@@ -3,7 +3,18 @@ false positives across sessions."""
 
 from __future__ import annotations
 
-from bench.loso_bench import Hit, cause_kind, choice_lines, fp_lines, lines, rule_lines, tabulate
+import pytest
+
+from bench.loso_bench import (
+    Hit,
+    cause_kind,
+    choice_lines,
+    fp_lines,
+    lines,
+    main,
+    rule_lines,
+    tabulate,
+)
 
 
 def _hit(session: str, rule: str, *, true: bool, matched: bool = False,
@@ -86,3 +97,9 @@ def test_leave_one_agent_out_needs_support_from_another_agent() -> None:
     res = {"s/a": (1, [hit("s/a", "codex")]), "s/b": (1, [hit("s/b", "codex")])}
     t = tabulate(res)
     assert t["loso"]["found"] == 2 and t["loao"]["found"] == 0
+
+
+def test_heldout_is_not_offered() -> None:
+    for which in ("heldout", "all"):
+        with pytest.raises(SystemExit):
+            main(["--set", which])
