@@ -106,3 +106,33 @@ def test_a_compaction_is_the_cause_only_when_nothing_was_done_after_it(
     (f,) = refuted_episodes(TURN, said)
     assert f.cause_text.startswith("a context compaction") is lost
     assert "bg still overflows" in f.cause_text
+
+
+# soulpass__codex-session.jsonl #203 (the request), #225 (the turn's one edit), #232 (its
+# build), #234 (the next user message, trimmed): a complaint about another tab
+_REQUEST = ("ok good now when i deposit in treasury first of all it says treasury is not "
+            "initialized then t.serialize is not a function\nTreasury Operations\n\nSolana "
+            "Vault\nCurrent Balance\n0.00 USDC")
+_OTHER_TAB = ("and in the payroll tab Console Error\n\n\n\n[PayrollWizard] Generate failed: "
+              "{}\ncomponents/employer/create-payroll-wizard.tsx (235:17) @ handleGenerate\n"
+              "\n  234 |       if (!res.ok) {\n> 235 |         console.error(\"[PayrollWizard]"
+              " Generate failed:\", data)\n  236 |         throw new Error(data.error || "
+              "\"Generation failed\")\nMissing employerAddress or runName\nTreasury "
+              "Operations\n\nSolana Vault\nInitialize Vault")
+_SOULPASS = [Step("s", 225, "apply_patch lib/solana-wallet.tsx", True, False, False, None,
+                  target="lib/solana-wallet.tsx",
+                  wrote=frozenset({"const tx = await wallet.signTransaction(transaction)"})),
+             Step("s", 232, "npm run build", False, True, False, None)]
+
+
+def test_a_complaint_naming_other_work_does_not_refute_the_turn() -> None:
+    # the message names the treasury and the vault further down, but its complaint (the
+    # sentence with the failure) is about the payroll tab, which the turn never touched
+    said = [Said("s", 203, "user", _REQUEST, "not initialized"),
+            Said("s", 234, "user", _OTHER_TAB, "Error")]
+    assert refuted_episodes(_SOULPASS, said) == []
+    # the same complaint naming the turn's work still refutes it
+    said[1] = Said("s", 234, "user", "the treasury deposit still gives Console Error",
+                   "Error")
+    (f,) = refuted_episodes(_SOULPASS, said)
+    assert f.how == "refuted" and f.ordinals() == {225, 234}

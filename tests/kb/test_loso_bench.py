@@ -1,0 +1,105 @@
+"""``python -m bench loso``: leave-one-session-out precision and causes, and each rule's
+false positives across sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.loso_bench import (
+    Hit,
+    cause_kind,
+    choice_lines,
+    fp_lines,
+    lines,
+    main,
+    rule_lines,
+    tabulate,
+)
+
+
+def _hit(session: str, rule: str, *, true: bool, matched: bool = False,
+         right: bool = False, kind: str = "error") -> Hit:
+    return Hit(session, rule, kind, true, matched, right, "name", "cause", [1, 2])
+
+
+def test_cause_kind_reads_the_cause_id() -> None:
+    assert cause_kind({"cause_id": "cause:stated:a-b"}) == "stated"
+    assert cause_kind({"cause_id": "cause:error:x"}) == "error"
+    assert cause_kind({"cause_id": None}) == "none"
+
+
+def test_a_rule_true_in_one_session_only_is_left_out_there() -> None:
+    res = {
+        "tune/a": (2, [_hit("tune/a", "check:failed-check", true=True, matched=True,
+                            right=True),
+                       _hit("tune/a", "prose:dead-end", true=True, matched=True,
+                            right=True, kind="stated"),
+                       _hit("tune/a", "check:failed-check", true=False)]),
+        "tune/b": (1, [_hit("tune/b", "check:failed-check", true=True, matched=True,
+                            right=True),
+                       _hit("tune/b", "prose:dead-end", true=False)]),
+    }
+    t = tabulate(res)
+    assert t["full"]["reported"] == 5 and t["full"]["true"] == 3
+    assert t["full"]["precision"] == 0.6 and t["full"]["causes"] == 1.0
+    # prose is true in tune/a only: left out there; its false positive in tune/b stays
+    # (it is true in another session), so LOSO keeps 4 of 5, 2 of them true
+    lo = t["loso"]
+    assert lo["reported"] == 4 and lo["true"] == 2 and lo["precision"] == 0.5
+    assert lo["found"] == 2 and lo["recall"] == round(2 / 3, 2)
+    assert lo["causes_right"] == 2 and lo["causes"] == 1.0
+    rows = {r["rule"]: r for r in t["rules"]}
+    assert rows["check:failed-check"]["fp"] == 1
+    assert rows["check:failed-check"]["fp_sessions"] == ["tune/a"]
+    assert rows["prose:dead-end"]["verdict"] == "fitted"
+
+
+def test_a_cause_choice_right_in_one_session_only_counts_wrong() -> None:
+    res = {
+        "s/a": (1, [_hit("s/a", "check:x", true=True, matched=True, right=True,
+                         kind="stated")]),
+        "s/b": (1, [_hit("s/b", "check:x", true=True, matched=True, right=True)]),
+    }
+    lo = tabulate(res)["loso"]
+    assert lo["found"] == 2 and lo["causes_right"] == 0
+    # support from another set's sessions counts
+    more = {"t/c": (1, [_hit("t/c", "check:x", true=True, matched=True, right=True,
+                             kind="stated"),
+                        _hit("t/c", "check:x", true=True, matched=True, right=True)])}
+    lo = tabulate(res, {**res, **more})["loso"]
+    assert lo["causes_right"] == 2
+
+
+def test_fps_spanning_sessions_are_a_risk_and_lines_fit() -> None:
+    res = {f"s/{n}": (1, [_hit(f"s/{n}", "claim:claim", true=False)]) for n in "abc"}
+    res["s/d"] = (1, [_hit("s/d", "claim:claim", true=True, matched=True)])
+    t = tabulate(res)
+    row = t["rules"][0]
+    assert row["rule"] == "claim:claim" and row["verdict"] == "RISK"
+    assert len(row["fp_sessions"]) == 3
+    out = lines("x", t) + rule_lines(t) + choice_lines(t) + fp_lines(h for _, hs in res.values()
+                                                        for h in hs)
+    assert all(len(x) <= 80 for x in out)
+
+
+def test_leave_one_agent_out_needs_support_from_another_agent() -> None:
+    def hit(session: str, agent: str) -> Hit:
+        return Hit(session, "check:failed-check", "error", True, True, True, "n", "c", [1],
+                   agent)
+
+    res = {"s/a": (1, [hit("s/a", "codex")]), "s/b": (1, [hit("s/b", "codex")]),
+           "s/c": (1, [hit("s/c", "opencode")])}
+    t = tabulate(res)
+    assert t["loso"]["found"] == 3
+    # the two Codex sessions hold each other up by session, not by agent: only the
+    # opencode session's support is another agent's
+    assert t["loao"]["found"] == 3
+    res = {"s/a": (1, [hit("s/a", "codex")]), "s/b": (1, [hit("s/b", "codex")])}
+    t = tabulate(res)
+    assert t["loso"]["found"] == 2 and t["loao"]["found"] == 0
+
+
+def test_heldout_is_not_offered() -> None:
+    for which in ("heldout", "all"):
+        with pytest.raises(SystemExit):
+            main(["--set", which])
