@@ -62,6 +62,7 @@ import orjson
 
 from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id, turn_stat
 from logparse._codecell import cell_calls, cell_strings, resolve
+from logparse.measure import round_sig
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
@@ -203,6 +204,13 @@ def spawned_child(output: Any) -> tuple[str | None, str | None]:
     aid, task = doc.get("agent_id"), doc.get("task_name")
     return (aid if isinstance(aid, str) and aid else None,
             task if isinstance(task, str) and task else None)
+
+
+def _wall(seconds: float) -> float:
+    """A command's wall time as a reading: four significant figures (``Wall time: 18.1554
+    seconds`` and ``{"secs": 12, "nanos": 910617041}`` read 18.16 s and 12.91 s; the digits
+    past them are the clock's noise, not the run's).  ``duration_seconds`` keeps them."""
+    return round_sig(seconds, 4)
 
 
 def _seconds(value: Any) -> float | None:
@@ -362,7 +370,7 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         w = _WALL.search(head, 0, body.start() + 1)
         if w:
             duration = float(w.group(1))
-            meta["reported"] = ([{"value": duration, "unit": "s", "label": "wall time"}]
+            meta["reported"] = ([{"value": _wall(duration), "unit": "s", "label": "wall time"}]
                                 if duration > 0 else [])  # "0.0000 seconds": no reading
         # "Original token count: N" is the size of the output before Codex cut it: a
         # counter of the tool's own plumbing, not a result of the command (issue 22)
@@ -1202,7 +1210,7 @@ class _Rollout:
         if dur is not None:
             meta["duration_seconds"] = dur
             if dur > 0:
-                meta["reported"].append({"value": dur, "unit": "s", "label": "wall time"})
+                meta["reported"].append({"value": _wall(dur), "unit": "s", "label": "wall time"})
         state["time"]["end"] = start + int(dur * 1000) if isinstance(start, int) and \
             dur is not None else ts
 
