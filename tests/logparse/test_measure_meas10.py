@@ -1,16 +1,15 @@
 """Round 10 readers of measurements: amounts of money, keys named with their unit,
-compound durations written with a space, a Codex command's wall time as an engineer
-quotes it, and the length of a file Claude Code's ``Read`` showed whole.  Each case is a
-real line (trimmed) where one exists, with where it comes from; the negatives are what the
-readers must never take (a shell's ``$1``, a timestamp, a setting, a read with a limit)."""
+compound durations written with a space, and a Codex command's wall time as an engineer
+quotes it.  Each case is a real line (trimmed) where one exists, with where it comes from;
+the negatives are what the readers must never take (a shell's ``$1``, a timestamp, a
+setting)."""
 
 from __future__ import annotations
 
 import pytest
 
 from logparse.codex import parse_output
-from logparse.derive import call_measurements
-from logparse.measure import measurement_tuples, numbered_length
+from logparse.measure import measurement_tuples
 
 
 def _got(text: str, prose: bool = False) -> set[tuple[float, str]]:
@@ -90,23 +89,3 @@ def test_codex_wall_time_to_four_significant_figures() -> None:
     meta = out["metadata"]
     assert meta["reported"] == [{"value": 18.16, "unit": "s", "label": "wall time"}]
     assert meta["duration_seconds"] == 18.1554  # the run's own time keeps every digit
-
-
-# pool/random__session.jsonl:23 (the tail of a Read of index.html, trimmed)
-_READ = ("     1→<!DOCTYPE html>\n     2→<html lang=\"en\">\n   310→</script>\n   311→\n"
-         "   312→</body>\n   313→</html>\n   314→\n\n<system-reminder>\nWhenever you read a "
-         "file took 12 ms\n</system-reminder>\n")
-
-
-def test_the_length_of_a_file_read_whole() -> None:
-    assert numbered_length(_READ) == 313
-    got = call_measurements("read", None, {"filePath": "/home/x/random/index.html"}, _READ, {})
-    assert got == [{"value": 313.0, "unit": "lines", "label": "index.html length"}]
-
-
-def test_a_read_in_part_gives_no_length() -> None:
-    assert call_measurements("read", None, {"filePath": "/x/a.ts", "limit": 10}, _READ, {}) \
-        is None
-    assert numbered_length("    11→const a = 1\n    12→const b = 2\n") is None  # an offset
-    cut = "".join(f"{n:>6}→line\n" for n in (1, 2, 1999, 2000))
-    assert numbered_length(cut) is None  # the tool's default cut, not the file's end
