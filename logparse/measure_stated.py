@@ -403,6 +403,10 @@ code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 
 
 
 def _price(m: re.Match[str], text: str) -> list[Hit]:
+    a = text.rfind("\n", 0, m.start()) + 1
+    b = text.find("\n", m.end())
+    if _m._skip_line(text[a:b if b != -1 else len(text)], False):
+        return []  # a grep hit of source code, a CSV row, a box-drawn table
     g = "d" if "d" in m.re.groupindex else "n"
     unit = "USD" if g == "d" else m.group("c")
     label = _label_before(text, m.start()) or "amount"
