@@ -61,6 +61,15 @@ PLUMBING: tuple[PlumbingRow, ...] = (
         32000.0, "labelled/pfm-categorization__opencode-session.json (the final plan's reply, "
                  "info trimmed)"),
     PlumbingRow(
+        "rate limit used", "%", "codex",
+        '{"timestamp":"2026-05-02T13:01:24.204Z","type":"event_msg","payload":{"type":'
+        '"token_count","info":{"total_token_usage":{"total_tokens":583784}},"rate_limits":'
+        '{"limit_id":"codex","limit_name":null,"primary":{"used_percent":12.0,'
+        '"window_minutes":10080,"resets_at":1778265007},"secondary":null,"credits":null,'
+        '"plan_type":"free","rate_limit_reached_type":null}}}',
+        12.0, "pool/Rivo__codex-session.jsonl:169 (token_count, usage trimmed; also "
+              "pool/scout__codex-session.jsonl:61, a 43200-min window at 32.0)"),
+    PlumbingRow(
         "subagent tokens", "tokens", "claude-code",
         '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '
         'payment partnerships","totalDurationMs":134003,"totalTokens":35378,'

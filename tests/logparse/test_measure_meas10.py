@@ -1,15 +1,21 @@
 """Round 10 readers of measurements: amounts of money, keys named with their unit,
-compound durations written with a space, and a Codex command's wall time as an engineer
-quotes it.  Each case is a real line (trimmed) where one exists, with where it comes from;
+compound durations written with a space, a Codex command's wall time as an engineer
+quotes it, and (plumbing) the share of Codex's rate-limit window a turn ended at.  Each case is a real line (trimmed) where one exists, with where it comes from;
 the negatives are what the readers must never take (a shell's ``$1``, a timestamp, a
 setting)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from logparse.codex import parse_output
+from logparse.codex import CodexReader, parse_output
+from logparse.derive import derive_session, to_events
 from logparse.measure import measurement_tuples
+from logparse.measure_plumbing import is_plumbing_reading
 
 
 def _got(text: str, prose: bool = False) -> set[tuple[float, str]]:
@@ -90,3 +96,41 @@ def test_codex_wall_time_to_four_significant_figures() -> None:
     meta = out["metadata"]
     assert meta["reported"] == [{"value": 18.16, "unit": "s", "label": "wall time"}]
     assert meta["duration_seconds"] == 18.1554  # the run's own time keeps every digit
+
+
+def _codex_stats(tmp_path: Path, records: list[dict[str, Any]]) -> list[tuple[float, str, str]]:
+    f = tmp_path / "rollout.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in records))
+    got = []
+    for s in CodexReader().sessions(f, []):
+        batch, _ = derive_session("s", str(f), s.messages)
+        got += [(m.value, m.unit, m.label) for e in to_events("s", batch)
+                if str(e.kind) == "stat" for m in e.measurements]
+    return got
+
+
+def _tc(total: int, used: float, limit_id: str = "codex") -> dict[str, Any]:
+    # pool/Rivo__codex-session.jsonl:169 and pool/privacy-x402__codex-session.jsonl:40
+    # (token_count, usage trimmed)
+    return {"timestamp": "2026-05-02T13:01:24.204Z", "type": "event_msg", "payload": {
+        "type": "token_count", "info": {"total_token_usage": {"total_tokens": total},
+                                        "last_token_usage": {"total_tokens": total}},
+        "rate_limits": {"limit_id": limit_id, "limit_name": None,
+                        "primary": {"used_percent": used, "window_minutes": 10080,
+                                    "resets_at": 1778265007}, "secondary": None}}}
+
+
+def test_codex_rate_limit_is_plumbing_read_once_a_turn(tmp_path: Path) -> None:
+    ts = "2026-05-02T13:00:00.000Z"
+    meta = {"timestamp": ts, "type": "session_meta",
+            "payload": {"id": "019a0000-0000-7000-8000-000000000001", "timestamp": ts,
+                        "cwd": "/w", "cli_version": "0.128.0"}}
+    user = {"timestamp": ts, "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}
+    done = {"timestamp": ts, "type": "event_msg", "payload": {"type": "task_complete"}}
+    got = _codex_stats(tmp_path, [meta, user, _tc(100, 11.0), _tc(200, 12.0),
+                                  _tc(300, 0.0, "codex_bengalfox"), done])
+    # the account's window at the turn's end; a model's own limit is not the account's
+    assert (12.0, "%", "rate limit used") in got
+    assert not any(u == "%" and v in (11.0, 0.0) for v, u, _ in got)
+    assert all(is_plumbing_reading(u, lab) for _, u, lab in got)  # never shown as work
