@@ -364,6 +364,8 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     meas: list[dict[str, Any]] = []
     if tool == "read":
         n = listing_length(output) if output else None
+        if n is None and output and not (inp.get("offset") or inp.get("limit")):
+            n = _m.numbered_length(output)  # Claude Code's whole file, numbered (313→)
         if n is not None:
             meas.append({"value": float(n), "unit": "lines",
                          "label": f"{_basename(inp.get('filePath'))} length".strip()})

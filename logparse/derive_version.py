@@ -105,5 +105,6 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 32 (meas10): amounts of money (``$3184.36``, ``10,000 USDG``, ``0.5 SOL``;
 :mod:`logparse.measure_stated`), a key named with its unit (``"latency_ms": 123``,
 ``totalDurationMs``; not a moment or a setting), compound durations with a space (``2m
-3s``), and a Codex command's wall time to four significant figures (``18.1554 seconds`` →
-18.16 s)."""
+3s``), a Codex command's wall time to four significant figures (``18.1554 seconds`` →
+18.16 s), the length of a file Claude Code's ``Read`` showed whole (``313→</html>``), and
+(plumbing) the share of Codex's rate-limit window used at a turn's end."""

@@ -52,6 +52,7 @@ __all__ = [
     "listing_measurements",
     "measurement_tuples",
     "measurements",
+    "numbered_length",
     "query_row_counts",
     "round_sig",
 ]
@@ -504,6 +505,30 @@ def listing_length(output: str) -> int | None:
     if m is None:
         return None
     return int(m.group(1) or m.group(2))
+
+
+_NUMBERED_LINE_RE = re.compile(r"^[ \t]*(\d{1,6})→(.*)$", re.M)
+_NUMBERED_MAX = 2000
+"""Claude Code's ``Read`` shows at most this many lines when no ``limit`` is given."""
+
+
+def numbered_length(output: str) -> int | None:
+    """The length in lines of a file a ``read`` tool showed whole, numbered line by line
+    (Claude Code's ``   313→</html>``): the number of its last line that holds text, when
+    the listing starts at line 1 and stops short of the tool's default cut (a read with
+    ``offset``/``limit`` is never whole; the caller leaves those out)."""
+    if not isinstance(output, str) or "→" not in output:
+        return None
+    head = _NUMBERED_LINE_RE.match(output.lstrip("\n"))
+    if head is None or head.group(1) != "1":
+        return None
+    last = None
+    for m in _NUMBERED_LINE_RE.finditer(output, max(0, len(output) - 4000)):
+        if m.group(2).strip():
+            last = int(m.group(1))
+    if last is None or last >= _NUMBERED_MAX:
+        return None
+    return last
 
 
 def listing_measurements(text: str) -> list[tuple[float, str, str]]:

@@ -229,7 +229,7 @@ one), not both end notes with the later one as the end.
 48: 47's merge taken back: two readings of one dead end keep both ends and the later
 one as its end again (47 broke a recorded campaign's precision and the iteration test).
 49 (meas10): the measurements a graph reads gained amounts of money, unit-named keys,
-spaced compound durations (DERIVE_VERSION 32)."""
+spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -1,8 +1,9 @@
 """Round 10 readers of measurements: amounts of money, keys named with their unit,
 compound durations written with a space, a Codex command's wall time as an engineer
-quotes it, and (plumbing) the share of Codex's rate-limit window a turn ended at.  Each case is a real line (trimmed) where one exists, with where it comes from;
-the negatives are what the readers must never take (a shell's ``$1``, a timestamp, a
-setting)."""
+quotes it, the length of a file Claude Code's ``Read`` showed whole and (plumbing) the
+share of Codex's rate-limit window a turn ended at.  Each case is a real line (trimmed)
+where one exists, with where it comes from; the negatives are what the readers must never
+take (a shell's ``$1``, a timestamp, a setting, a read with a limit)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from kb.graph.report import is_plumbing
 from logparse.codex import CodexReader, parse_output
-from logparse.derive import derive_session, to_events
-from logparse.measure import measurement_tuples
+from logparse.derive import call_measurements, derive_session, to_events
+from logparse.measure import measurement_tuples, numbered_length
 from logparse.measure_plumbing import is_plumbing_reading
 
 
@@ -134,3 +136,25 @@ def test_codex_rate_limit_is_plumbing_read_once_a_turn(tmp_path: Path) -> None:
     assert (12.0, "%", "rate limit used") in got
     assert not any(u == "%" and v in (11.0, 0.0) for v, u, _ in got)
     assert all(is_plumbing_reading(u, lab) for _, u, lab in got)  # never shown as work
+
+
+# pool/random__session.jsonl:23 (the tail of a Read of index.html, trimmed)
+_READ = ("     1→<!DOCTYPE html>\n     2→<html lang=\"en\">\n   310→</script>\n   311→\n"
+         "   312→</body>\n   313→</html>\n   314→\n\n<system-reminder>\nWhenever you read a "
+         "file took 12 ms\n</system-reminder>\n")
+
+
+def test_the_length_of_a_file_read_whole() -> None:
+    assert numbered_length(_READ) == 313
+    got = call_measurements("read", None, {"filePath": "/home/x/random/index.html"}, _READ, {})
+    assert got == [{"value": 313.0, "unit": "lines", "label": "index.html length"}]
+    # what a tool saw of the files: stored with its event, never a measurement of the work
+    assert is_plumbing("index.html length", "lines")
+
+
+def test_a_read_in_part_gives_no_length() -> None:
+    assert call_measurements("read", None, {"filePath": "/x/a.ts", "limit": 10}, _READ, {}) \
+        is None
+    assert numbered_length("    11→const a = 1\n    12→const b = 2\n") is None  # an offset
+    cut = "".join(f"{n:>6}→line\n" for n in (1, 2, 1999, 2000))
+    assert numbered_length(cut) is None  # the tool's default cut, not the file's end
