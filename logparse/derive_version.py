@@ -107,4 +107,5 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 ``totalDurationMs``; not a moment or a setting), compound durations with a space (``2m
 3s``), a Codex command's wall time to four significant figures (``18.1554 seconds`` →
 18.16 s), the length of a file Claude Code's ``Read`` showed whole (``313→</html>``), and
-(plumbing) the share of Codex's rate-limit window used at a turn's end."""
+(plumbing) the share of Codex's rate-limit window used at a turn's end; a search's JSON
+answer (``jq``) gives the fields its keys name a count, size or time of."""

@@ -158,3 +158,22 @@ def test_a_read_in_part_gives_no_length() -> None:
     assert numbered_length("    11→const a = 1\n    12→const b = 2\n") is None  # an offset
     cut = "".join(f"{n:>6}→line\n" for n in (1, 2, 1999, 2000))
     assert numbered_length(cut) is None  # the tool's default cut, not the file's end
+
+
+# pool/matugen-theme-sync__opencode-session.json, message 16 (a jq answer, trimmed)
+_JQ = ('{\n  "id": "ses_01fef0af4ffeU094uhehXXAP63",\n  "title": "New session - '
+       '2026-08-08T06:30:35.531Z",\n  "message_count": 15,\n  "roles": [\n    "user",\n'
+       '    "assistant"\n  ]\n}\n')
+
+
+def test_a_json_answer_of_a_search_gives_its_counted_fields() -> None:
+    cmd = "jq '{id: .info.id, message_count: (.messages | length)}' session.json"
+    got = call_measurements("bash", "search", {"command": cmd}, _JQ, {})
+    assert got == [{"value": 15.0, "unit": "", "label": "message_count"}]
+    # a manifest's version, port and timeout are no readings
+    manifest = '{"name": "x", "version": "1.2.3", "port": 8080, "timeout": 30}'
+    assert not call_measurements("bash", "search", {"command": "cat package.json"},
+                                 manifest, {})
+    # nor is a search's listing that is no JSON
+    assert not call_measurements("bash", "search", {"command": "rg -n count src"},
+                                 'src/a.py:12:    "count": 15,\n', {})
