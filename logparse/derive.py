@@ -967,9 +967,13 @@ class Deriver:
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
+            # (a read's length counted from the lines it showed wins over the record's
+            # ``totalLines``, which counts the empty line after a final newline)
             seen = {(m["value"], m["unit"]) for m in meas or []}
+            named = {(m["label"], m["unit"]) for m in meas or []}
             meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
-                                   and (m.get("value"), m.get("unit")) not in seen]
+                                   and (m.get("value"), m.get("unit")) not in seen
+                                   and (m.get("label"), m.get("unit")) not in named]
         if tool == "bash" and exit_code not in (None, 0):
             # a failing command's exit status is what it measured of itself (127: not
             # there, 101: a Rust test failed, 128: git refused); 0 is every other run
