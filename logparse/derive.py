@@ -866,10 +866,15 @@ class Deriver:
             data = err.get("data") if isinstance(err, dict) else None
             message = data.get("message") if isinstance(data, dict) else None
             t = part.get("time")
+            # the status the provider answered, and what the harness said of its retry
+            # (Claude Code: attempt, max retries, wait: plumbing)
+            meas = _api_status(data).get("measurements", []) + [
+                m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
-                        {"attempt": part.get("attempt"), "error": err, **_api_status(data)})
+                        {"attempt": part.get("attempt"), "error": err,
+                         **({"measurements": meas} if meas else {})})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
             meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,

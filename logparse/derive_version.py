@@ -108,4 +108,5 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 3s``), a Codex command's wall time to four significant figures (``18.1554 seconds`` →
 18.16 s), the length of a file Claude Code's ``Read`` showed whole (``313→</html>``), and
 (plumbing) the share of Codex's rate-limit window used at a turn's end; a search's JSON
-answer (``jq``) gives the fields its keys name a count, size or time of."""
+answer (``jq``) gives the fields its keys name a count, size or time of; a Claude Code
+``api_error`` retry its attempt, max retries and wait (plumbing); a read keeps one length."""
