@@ -522,6 +522,7 @@ class _Conv:
                 self.failed.append((n, body, obj))
                 self.extra_parts.append({"type": "retry", "id": obj.get("uuid"),
                                          "attempt": obj.get("retryAttempt"),
+                                         "measurements": retry_readings(obj),
                                          "error": {"data": {"message": content
                                                             or _api_error_text(obj) or sub,
                                                             **_api_status(obj)}},
@@ -934,6 +935,24 @@ def reported(tool: str, tur: dict[str, Any]) -> list[dict[str, Any]]:
 _FINISH = {"max_tokens": "length", "model_context_window_exceeded": "length"}
 """Anthropic stop reasons that say the reply was cut (the Messages API's ``max_tokens``;
 ``model_context_window_exceeded`` of newer models), as opencode names it."""
+
+
+_RETRY_FIELDS = (("retryAttempt", "attempts", "API retry attempt"),
+                 ("maxRetries", "retries", "API max retries"),
+                 ("retryInMs", "ms", "API retry in"))
+"""What an ``api_error`` record says of the harness's retries of the failed request."""
+
+
+def retry_readings(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The harness's retry of a failed API request (``system``/``api_error``): which
+    attempt it was, of how many, and the wait before the next (to 0.1 ms: ``561.1``):
+    plumbing (:mod:`logparse.measure_plumbing`), never a reading of the work."""
+    out: list[dict[str, Any]] = []
+    for key, unit, label in _RETRY_FIELDS:
+        v = obj.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+            out.append({"value": round(float(v), 1), "unit": unit, "label": label})
+    return out
 
 
 def _api_status(obj: dict[str, Any]) -> dict[str, int]:

@@ -62,6 +62,7 @@ import orjson
 
 from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id, turn_stat
 from logparse._codecell import cell_calls, cell_strings, resolve
+from logparse.measure import round_sig
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
@@ -203,6 +204,28 @@ def spawned_child(output: Any) -> tuple[str | None, str | None]:
     aid, task = doc.get("agent_id"), doc.get("task_name")
     return (aid if isinstance(aid, str) and aid else None,
             task if isinstance(task, str) and task else None)
+
+
+def rate_limit_used(rl: Any) -> list[list[Any]]:
+    """A ``token_count`` event's ``rate_limits``: ``[used_percent, "rate limit used"]`` of
+    each window (``primary``, ``secondary``: 5-hour, weekly, 30-day) the account has used
+    some of: the harness's account, plumbing (:mod:`logparse.measure_plumbing`)."""
+    out: list[list[Any]] = []
+    if not isinstance(rl, dict):
+        return out
+    for key in ("primary", "secondary"):
+        w = rl.get(key)
+        used = w.get("used_percent") if isinstance(w, dict) else None
+        if isinstance(used, (int, float)) and not isinstance(used, bool) and used > 0:
+            out.append([float(used), "rate limit used"])
+    return out
+
+
+def _wall(seconds: float) -> float:
+    """A command's wall time as a reading: four significant figures (``Wall time: 18.1554
+    seconds`` and ``{"secs": 12, "nanos": 910617041}`` read 18.16 s and 12.91 s; the digits
+    past them are the clock's noise, not the run's).  ``duration_seconds`` keeps them."""
+    return round_sig(seconds, 4)
 
 
 def _seconds(value: Any) -> float | None:
@@ -362,7 +385,7 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         w = _WALL.search(head, 0, body.start() + 1)
         if w:
             duration = float(w.group(1))
-            meta["reported"] = ([{"value": duration, "unit": "s", "label": "wall time"}]
+            meta["reported"] = ([{"value": _wall(duration), "unit": "s", "label": "wall time"}]
                                 if duration > 0 else [])  # "0.0000 seconds": no reading
         # "Original token count: N" is the size of the output before Codex cut it: a
         # counter of the tool's own plumbing, not a result of the command (issue 22)
@@ -549,6 +572,8 @@ class _Rollout:
         """Ids of the calls made outside any cell (their exec ends are not a cell's)."""
         self.last_total: Any = None
         self.usage_said: int | None = None
+        self.last_rate: Any = None
+        self.rate_said: Any = None
         """The session's token total last reported as a reading (see :meth:`_usage_stat`)."""
         self.tokens_due: dict[str, Any] | None = None
         self.lines = lines
@@ -695,6 +720,7 @@ class _Rollout:
                                                self.cells.items()],
                 "exec_ends": [[p, ts] for p, ts in self.exec_ends],
                 "last_total": self.last_total, "usage_said": self.usage_said,
+                "last_rate": self.last_rate, "rate_said": self.rate_said,
                 "tokens_due": self.tokens_due,
                 "procs": [[k, v] for k, v in self.procs.items()],
                 "proc_call": [[k, v] for k, v in self.proc_call.items()],
@@ -736,6 +762,7 @@ class _Rollout:
         self.cells = {c: (f, code) for c, f, code in s["cells"]}
         self.exec_ends = [(p, ts) for p, ts in s["exec_ends"]]
         self.last_total, self.usage_said = s["last_total"], s["usage_said"]
+        self.last_rate, self.rate_said = s.get("last_rate"), s.get("rate_said")
         self.tokens_due = s["tokens_due"]
         self.procs = {int(k): v for k, v in s["procs"]}
         self.proc_call = {int(k): v for k, v in s["proc_call"]}
@@ -963,21 +990,30 @@ class _Rollout:
     def _usage_stat(self, n: int | None) -> None:
         """At the end of a turn (and of the file), the session's usage so far from the
         last ``token_count`` (``total_token_usage.total_tokens``): one reading a turn, what
-        the session cost in tokens, never one a model call."""
+        the session cost in tokens, never one a model call; and how much of the account's
+        rate-limit windows it had used (``rate_limits`` ``used_percent``, when it moved)."""
+        meas: list[dict[str, Any]] = []
         total = self.last_total.get("total_tokens") if isinstance(self.last_total, dict) \
             else None
-        if not isinstance(total, int) or isinstance(total, bool) or total <= 0 \
-                or total == self.usage_said:
-            return
-        self.usage_said = total
-        self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
-                                 "text": "tokens used",
-                                 "measurements": [{"value": float(total), "unit": "tokens",
-                                                   "label": "tokens used (session so far)"}]})
+        if isinstance(total, int) and not isinstance(total, bool) and total > 0 \
+                and total != self.usage_said:
+            self.usage_said = total
+            meas.append({"value": float(total), "unit": "tokens",
+                         "label": "tokens used (session so far)"})
+        rates = rate_limit_used(self.last_rate)
+        if rates and rates != self.rate_said:
+            self.rate_said = rates
+            meas += [{"value": v, "unit": "%", "label": lab} for v, lab in rates]
+        if meas:
+            self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
+                                     "text": "tokens used", "measurements": meas})
 
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
         a repeated event (same running total) is not counted twice."""
+        rl = p.get("rate_limits")
+        if isinstance(rl, dict) and rl.get("limit_id") in (None, "codex"):
+            self.last_rate = rl  # the account's own windows (not a model's own limit)
         info = p.get("info")
         if not isinstance(info, dict):
             return
@@ -1202,7 +1238,7 @@ class _Rollout:
         if dur is not None:
             meta["duration_seconds"] = dur
             if dur > 0:
-                meta["reported"].append({"value": dur, "unit": "s", "label": "wall time"})
+                meta["reported"].append({"value": _wall(dur), "unit": "s", "label": "wall time"})
         state["time"]["end"] = start + int(dur * 1000) if isinstance(start, int) and \
             dur is not None else ts
 

@@ -364,6 +364,8 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
     meas: list[dict[str, Any]] = []
     if tool == "read":
         n = listing_length(output) if output else None
+        if n is None and output and not (inp.get("offset") or inp.get("limit")):
+            n = _m.numbered_length(output)  # Claude Code's whole file, numbered (313→)
         if n is not None:
             meas.append({"value": float(n), "unit": "lines",
                          "label": f"{_basename(inp.get('filePath'))} length".strip()})
@@ -412,6 +414,10 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]
             if _DIFFSTAT.match(tail):  # the summary line of `git diff --stat`
                 meas += _measure(tail) or []
+            if output.lstrip()[:1] in ("{", "[") and '":' in output:
+                # a JSON answer (jq, an API's reply): the fields its keys name a count,
+                # a size or a time of (``"message_count": 15``, ``"latency_ms": 12``)
+                meas += [m for m in _measure(output) or [] if f'"{m["label"]}"' in output]
     if tool == "bash":
         command = _text(inp.get("command"))
         if command and "%{" in command:  # curl -w "%{http_code}": read through its format
@@ -860,10 +866,15 @@ class Deriver:
             data = err.get("data") if isinstance(err, dict) else None
             message = data.get("message") if isinstance(data, dict) else None
             t = part.get("time")
+            # the status the provider answered, and what the harness said of its retry
+            # (Claude Code: attempt, max retries, wait: plumbing)
+            meas = _api_status(data).get("measurements", []) + [
+                m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
-                        {"attempt": part.get("attempt"), "error": err, **_api_status(data)})
+                        {"attempt": part.get("attempt"), "error": err,
+                         **({"measurements": meas} if meas else {})})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
             meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
@@ -961,9 +972,13 @@ class Deriver:
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
+            # (a read's length counted from the lines it showed wins over the record's
+            # ``totalLines``, which counts the empty line after a final newline)
             seen = {(m["value"], m["unit"]) for m in meas or []}
+            named = {(m["label"], m["unit"]) for m in meas or []}
             meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
-                                   and (m.get("value"), m.get("unit")) not in seen]
+                                   and (m.get("value"), m.get("unit")) not in seen
+                                   and (m.get("label"), m.get("unit")) not in named]
         if tool == "bash" and exit_code not in (None, 0):
             # a failing command's exit status is what it measured of itself (127: not
             # there, 101: a Rust test failed, 128: git refused); 0 is every other run

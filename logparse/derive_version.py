@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 31
+DERIVE_VERSION = 32
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -101,4 +101,12 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 (``stagger``, ``ease``) gives no durations.
 31 (rv9): a markdown table row is a design's settings only when it names an animation
 (``stagger``, ``opacity``): a results row's ``120 → 85 ms`` gives its readings again; the
-``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``)."""
+``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``).
+32 (meas10): amounts of money (``$3184.36``, ``10,000 USDG``, ``0.5 SOL``;
+:mod:`logparse.measure_stated`), a key named with its unit (``"latency_ms": 123``,
+``totalDurationMs``; not a moment or a setting), compound durations with a space (``2m
+3s``), a Codex command's wall time to four significant figures (``18.1554 seconds`` →
+18.16 s), the length of a file Claude Code's ``Read`` showed whole (``313→</html>``), and
+(plumbing) the share of Codex's rate-limit window used at a turn's end; a search's JSON
+answer (``jq``) gives the fields its keys name a count, size or time of; a Claude Code
+``api_error`` retry its attempt, max retries and wait (plumbing); a read keeps one length."""

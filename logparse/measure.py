@@ -52,6 +52,7 @@ __all__ = [
     "listing_measurements",
     "measurement_tuples",
     "measurements",
+    "numbered_length",
     "query_row_counts",
     "round_sig",
 ]
@@ -153,7 +154,8 @@ _STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got|now)
 #   hp/hc  an HTTP status
 _CAND_RE = re.compile(
     r"(?<![\w.\-/:#@$^])(?:"
-    r"(?P<cd>\d+h\d+m(?:\d+(?:\.\d+)?s)?|\d+m\d+(?:\.\d+)?s|\d+h\d+(?:\.\d+)?s)(?![\w/])"
+    r"(?P<cd>\d+h ?\d+m(?: ?\d+(?:\.\d+)?s)?|\d+m ?\d+(?:\.\d+)?s|\d+h ?\d+(?:\.\d+)?s)"
+    r"(?![\w/])"
     r"|(?P<n>" + _NUM + r")(?![\d.,]\d)(?P<sp>[ \t]?)(?:(?P<q>" + _QUAL + r")[ \t]+)?"
     r"(?P<u>[A-Za-z]{1,12}[ \t]per[ \t](?:second|sec|minute|min|hour)|" + _UNIT_ALT + r"|"
     + _PER_RE_SRC + r")(?![\w/])"
@@ -220,6 +222,18 @@ _CAMEL_SIZE_RE = re.compile(r"(?:(?<=[a-z0-9])(Len|Length|Size|Count|Bytes)|(?:^
 _CAMEL_SETTING_RE = re.compile(r"^(?:max|min|limit|default|chunk|page|batch|buffer|block|"
                                r"font|line|tab|step|window|pool|cache)", re.I)
 """Such keys that are settings, not readings (``maxLength``, ``pageSize``, ``fontSize``)."""
+_UNIT_KEY_RE = re.compile(
+    r"(?:(?<=[a-z0-9])(?P<camel>Ms|Millis|Us|Ns|Sec|Secs|Seconds|Kb|Mb|Gb)"
+    r"|(?<=[a-z0-9])_(?P<snake>ms|millis|us|ns|sec|secs|seconds|kb|mb|gb))$")
+"""A key named with its unit (``latency_ms``, ``totalDurationMs``, ``elapsed_seconds``,
+``size_kb``): the unit of its unitless value."""
+_UNIT_KEY_UNITS = {"ms": "ms", "millis": "ms", "us": "µs", "ns": "ns", "sec": "s", "secs": "s",
+                   "seconds": "s", "kb": "kB", "mb": "MB", "gb": "GB"}
+_UNIT_KEY_NOT = frozenset(
+    "timestamp ts at created updated modified start started end ended epoch date since "
+    "until now expires expiry deadline last next".split())
+"""Words of such a key that make its value a moment (``timestamp_ms``, ``startedAtMs``), not
+a reading; :data:`_SETTING_WORDS` make it a setting (``timeout_ms``, ``retryInMs``)."""
 _EXIT_KEYS = frozenset({"exit", "exit_code", "exitcode", "exit_status", "exitstatus", "$?"})
 _TOKEN_KINDS = frozenset({"", "input", "output", "prompt", "completion", "total", "reasoning",
                           "cached", "cache_read", "cache_creation"})
@@ -491,6 +505,30 @@ def listing_length(output: str) -> int | None:
     if m is None:
         return None
     return int(m.group(1) or m.group(2))
+
+
+_NUMBERED_LINE_RE = re.compile(r"^[ \t]*(\d{1,6})→(.*)$", re.M)
+_NUMBERED_MAX = 2000
+"""Claude Code's ``Read`` shows at most this many lines when no ``limit`` is given."""
+
+
+def numbered_length(output: str) -> int | None:
+    """The length in lines of a file a ``read`` tool showed whole, numbered line by line
+    (Claude Code's ``   313→</html>``): the number of its last line that holds text, when
+    the listing starts at line 1 and stops short of the tool's default cut (a read with
+    ``offset``/``limit`` is never whole; the caller leaves those out)."""
+    if not isinstance(output, str) or "→" not in output:
+        return None
+    head = _NUMBERED_LINE_RE.match(output.lstrip("\n"))
+    if head is None or head.group(1) != "1":
+        return None
+    last = None
+    for m in _NUMBERED_LINE_RE.finditer(output, max(0, len(output) - 4000)):
+        if m.group(2).strip():
+            last = int(m.group(1))
+    if last is None or last >= _NUMBERED_MAX:
+        return None
+    return last
 
 
 def listing_measurements(text: str) -> list[tuple[float, str, str]]:
@@ -1035,6 +1073,14 @@ def _key_measure(key: str) -> tuple[str, str] | None:
         # a size or count field of a JSON/YAML answer: ``dataLen: 82``, ``file_size: 4096``
         word = (cm.group(1) or cm.group(2)).lower()
         return ("B" if word == "bytes" else ""), own
+    um = _UNIT_KEY_RE.search(own)
+    if um:
+        words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", own[:um.start()]).lower() \
+            .replace("_", " ").replace("-", " ").split()
+        if words and not _CAMEL_SETTING_RE.match(own) and not any(
+                w in _UNIT_KEY_NOT or w in _SETTING_WORDS for w in words):
+            return _UNIT_KEY_UNITS[(um.group("camel") or um.group("snake")).lower()], own
+        return None
     if last in _EXIT_KEYS or toks[-2:] in (["exit", "code"], ["exit", "status"]):
         return "exit code", "exit"  # `; echo "exit=$?"`: the status the command printed
     if last.endswith("tokens") and last[:-6].strip("_- ") in _TOKEN_KINDS:

@@ -30,8 +30,8 @@ class Kind:
     name: str
     kind: str
     """The structure: ``test-runner``, ``build-timing``, ``package-manager``, ``http``,
-    ``size``, ``time``, ``count`` (a result's row count), or ``noise`` for a row that must
-    give nothing."""
+    ``size``, ``time``, ``count`` (a result's row count), ``price`` (an amount of money), or
+    ``noise`` for a row that must give nothing."""
     text: str
     prose: bool
     expect: tuple[tuple[float, str], ...]
@@ -253,6 +253,18 @@ KINDS: tuple[Kind, ...] = (
     Kind("billions-in-prose", "noise",
          "should be `1,151,347,322,395,962,217,625` (off by ~40B in the millions-of-billions "
          "place)", True, (), (40.0,), "pool/blockchain-dex-events__claude-session.jsonl"),
+    # ------------------------------------------------------------ money (meas10)
+    Kind("price-in-output", "price",
+         "  WETH in:   1.154812 WETH\n  USDC out:  3184.355095 USDC ($3184.36)", False,
+         ((3184.36, "USD"), (3184.355095, "USDC")), (),
+         "pool/blockchain-dex-events__claude-session.jsonl:271 (also FundWise:18's "
+         "'10,000 USDG prize pool')"),
+    Kind("price-stated", "price",
+         "The live Agentic Engineering listing is still active: 200 USDG cheque size, global",
+         True, ((200.0, "USDG"),), (), "pool/Rivo__codex-session.jsonl:162"),
+    Kind("shell-positional-no-price", "noise",
+         'for f in "$@"; do echo "$1 $2"; done', False, (), (1.0, 2.0),
+         "a shell loop's positional parameters (the shape every agent's bash shows)"),
 )
 
 CALLS: tuple[CallKind, ...] = (

@@ -36,6 +36,15 @@ class PlumbingRow:
     source: str
 
 
+_API_ERROR = (
+    '{"type":"system","subtype":"api_error","level":"error","error":{"status":500,"error":'
+    '{"type":"error","error":{"type":"api_error","message":"your current token plan not '
+    'support model, MiniMax-M2.7 (2061)"}}},"retryInMs":561.0564953984477,"retryAttempt":1,'
+    '"maxRetries":10,"timestamp":"2026-04-13T05:31:33.172Z"}')
+"""pool/Xeus__claude-session.jsonl:3, headers trimmed: a Claude Code retry of a failed
+request."""
+
+
 PLUMBING: tuple[PlumbingRow, ...] = (
     PlumbingRow(
         "tokens used (session so far)", "tokens", "codex",
@@ -60,6 +69,30 @@ PLUMBING: tuple[PlumbingRow, ...] = (
         '{"write":103505,"read":0}}}',
         32000.0, "labelled/pfm-categorization__opencode-session.json (the final plan's reply, "
                  "info trimmed)"),
+    PlumbingRow(
+        "API retry attempt", "attempts", "claude-code",
+        _API_ERROR,
+        1.0, "pool/Xeus__claude-session.jsonl:3 (an api_error record, headers trimmed; "
+                 "also :10, attempt 8, wait 38084.9 ms)"),
+    PlumbingRow(
+        "API max retries", "retries", "claude-code",
+        _API_ERROR,
+        10.0, "pool/Xeus__claude-session.jsonl:3 (an api_error record, headers trimmed; "
+                 "also :10, attempt 8, wait 38084.9 ms)"),
+    PlumbingRow(
+        "API retry in", "ms", "claude-code",
+        _API_ERROR,
+        561.1, "pool/Xeus__claude-session.jsonl:3 (an api_error record, headers trimmed; "
+                 "also :10, attempt 8, wait 38084.9 ms)"),
+    PlumbingRow(
+        "rate limit used", "%", "codex",
+        '{"timestamp":"2026-05-02T13:01:24.204Z","type":"event_msg","payload":{"type":'
+        '"token_count","info":{"total_token_usage":{"total_tokens":583784}},"rate_limits":'
+        '{"limit_id":"codex","limit_name":null,"primary":{"used_percent":12.0,'
+        '"window_minutes":10080,"resets_at":1778265007},"secondary":null,"credits":null,'
+        '"plan_type":"free","rate_limit_reached_type":null}}}',
+        12.0, "pool/Rivo__codex-session.jsonl:169 (token_count, usage trimmed; also "
+              "pool/scout__codex-session.jsonl:61, a 43200-min window at 32.0)"),
     PlumbingRow(
         "subagent tokens", "tokens", "claude-code",
         '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '

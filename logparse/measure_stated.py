@@ -387,6 +387,32 @@ _DONE_COUNT_RE = re.compile(
     r"(?P<noun>[a-z][a-z-]{1,20}s)\b", re.M)
 
 
+# ------------------------------------------------------------------ prices
+
+_FIAT = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|INR|BRL|SGD|HKD|KRW|MXN"
+_DOLLARS_RE = re.compile(
+    r"(?<![\w$\\.%{])\$[ \t]?(?P<d>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)"
+    r"(?![\d.,]?\d|[\w%$])")
+"""An amount of money after a dollar sign, written as money (``$3184.36``, ``$10,000``:
+cents or thousands' commas, so that a shell's ``$1`` is never one)."""
+_CODE_AMOUNT_RE = re.compile(
+    r"(?<![\w$\\.%{])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
+    r"(?P<c>(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC)(?![\w.-])")
+"""An amount before its currency's code: an ISO code, a stablecoin named after one (the
+code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 SOL``)."""
+
+
+def _price(m: re.Match[str], text: str) -> list[Hit]:
+    a = text.rfind("\n", 0, m.start()) + 1
+    b = text.find("\n", m.end())
+    if _m._skip_line(text[a:b if b != -1 else len(text)], False):
+        return []  # a grep hit of source code, a CSV row, a box-drawn table
+    g = "d" if "d" in m.re.groupindex else "n"
+    unit = "USD" if g == "d" else m.group("c")
+    label = _label_before(text, m.start()) or "amount"
+    return [(m.start(g), _f(m.group(g)), unit, label)]
+
+
 RULES: tuple[StatedRule, ...] = (
     StatedRule("all-n-tests-pass", "prose", ("pass", "Pass"), _ALL_N_TESTS_RE, _passed,
                "All 11 tests pass. The env variables now use `HH:MM` format:",
@@ -502,6 +528,17 @@ RULES: tuple[StatedRule, ...] = (
                "[+] Building 14.2s (12/12) FINISHED", (14.2, "s"),
                "public docker build log in a README, search corpus id 71358029653 (also "
                "'[+] Building 0.7s (8/8) FINISHED', id 5954666368)"),
+    StatedRule("price-dollars", "both", ("$",), _DOLLARS_RE, _price,
+               "  USDC out:  3184.355095 USDC ($3184.36)", (3184.36, "USD"),
+               "pool/blockchain-dex-events__claude-session.jsonl:271 (also '($3184.35)' at "
+               ":443)"),
+    StatedRule("price-currency-code", "both", ("USD", "EUR", "GBP", "AUD", "SOL", "ETH",
+                                               "BTC", "JPY", "CHF", "CAD", "CNY", "INR"),
+               _CODE_AMOUNT_RE, _price,
+               "The live Agentic Engineering listing is still active: 200 USDG cheque size, "
+               "global, roughly 1 week response time", (200.0, "USDG"),
+               "pool/Rivo__codex-session.jsonl:162 (also '10,000 USDG prize pool', "
+               "pool/FundWise__claude-session.jsonl:18)"),
     StatedRule("done-verb-count", "output", ("ed ",), _DONE_COUNT_RE, _done_count,
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),

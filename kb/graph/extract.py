@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 49
+EXTRACTOR_VERSION = 50
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -227,7 +227,9 @@ a slip in the stopped work (a failed run the next call fixed) is left out of it.
 47 (ux6): two rules that read one dead end keep a single end when merged (the earlier
 one), not both end notes with the later one as the end.
 48: 47's merge taken back: two readings of one dead end keep both ends and the later
-one as its end again (47 broke a recorded campaign's precision and the iteration test)."""
+one as its end again (47 broke a recorded campaign's precision and the iteration test).
+49 (meas10): the measurements a graph reads gained amounts of money, unit-named keys,
+spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from logparse.claude_code import reported
+from logparse.claude_code import reported, retry_readings
+from logparse.codex import rate_limit_used
 from logparse.derive import _context_size
 from logparse.measure_plumbing import PLUMBING, PlumbingRow, is_plumbing_reading
 
@@ -14,6 +15,8 @@ from logparse.measure_plumbing import PLUMBING, PlumbingRow, is_plumbing_reading
 def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
     """What the row's reader makes of its record, ``(value, unit, label)``."""
     rec = orjson.loads(row.record)
+    if row.agent == "claude-code" and rec.get("subtype") == "api_error":  # a retry
+        return [(m["value"], m["unit"], m["label"]) for m in retry_readings(rec)]
     if row.agent == "claude-code":  # a Task's toolUseResult
         return [(m["value"], m["unit"], m["label"]) for m in reported("task", rec)]
     if row.agent == "opencode" and rec.get("summary"):  # a compaction's summary message
@@ -22,6 +25,8 @@ def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
     if row.agent == "opencode":  # a reply cut at its output limit (finish: length)
         assert rec["finish"] == "length"
         return [(float(rec["tokens"]["output"]), "tokens", "reply cut at the output limit")]
+    if row.unit == "%":  # codex: the account's rate-limit windows of a token_count event
+        return [(v, "%", lab) for v, lab in rate_limit_used(rec["payload"]["rate_limits"])]
     # codex: the running total of a token_count event
     total = rec["payload"]["info"]["total_token_usage"]["total_tokens"]
     return [(float(total), "tokens", "tokens used (session so far)")]
