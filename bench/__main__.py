@@ -3,7 +3,7 @@
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
 ``rule-support``, ``signals``, ``graph-state``, ``prose-classes``,
-``ablate``, ``loso``)."""
+``ablate``, ``loso``, ``cause-reach``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "graph-state": "bench.graph_state_bench",
            "prose-classes": "bench.prose_classes",
            "decisions": "bench.decisions_bench",
-           "ablate": "bench.ablate_bench", "loso": "bench.loso_bench"}
+           "ablate": "bench.ablate_bench", "loso": "bench.loso_bench",
+           "cause-reach": "bench.cause_reach"}
 
 
 def main() -> None:
