@@ -17,10 +17,13 @@ Per family it prints: ``only``, the labelled dead ends found with everything on 
 lost when the family is off (what nothing else finds); ``extras``, the reported dead
 ends that match no label which go away with it; ``tsess``, the sessions where one of its
 rules' dead ends is true; and recall / precision with it off.  The ``alone`` row is
-``structural`` with every other family off.  Last, *leave one session out*: the recall
+``structural`` with every other family off; ``no-phrases`` has only the families that
+read words off (``user-cues``, ``prose``): what structure finds, the agent's and the
+user's acts included.  Last, *leave one session out*: the recall
 counting only the matches of rules whose true hits span two sessions or more (a rule
-that holds in one session only may be fitted to it).  Never run on ``heldout``: the
-choice is not offered.
+that holds in one session only may be fitted to it); then per agent (read from each
+session's knowledge base) the recall all on, leave-one-session-out (rules true in two
+sessions of the set, and in two of that agent's), structural alone and with no phrases.  Never run on ``heldout``: the choice is not offered.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.labels_misses import _ords, _run, labels, match, prepare, reported
+from bench.labels_misses import _items, _ords, _run, labels, match, prepare, reported
 from kb.graph.ablate import ENV, FAMILIES, family_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +45,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FULL = "full"
 ALONE = "alone"
 """The configuration with only ``structural`` on."""
+NO_PHRASES = "no-phrases"
+"""The configuration with the families that read words (``user-cues``, ``prose``) off:
+every rule that reads structure (calls, results, the user's acts, sub-agents, rewinds)."""
+PHRASES = ("user-cues", "prose")
 
 
 def configs() -> dict[str, str]:
@@ -49,6 +56,7 @@ def configs() -> dict[str, str]:
     out = {FULL: ""}
     out.update({fam: fam for fam in FAMILIES})
     out[ALONE] = ",".join(f for f in FAMILIES if f != "structural")
+    out[NO_PHRASES] = ",".join(PHRASES)
     return out
 
 
@@ -62,6 +70,8 @@ class Run:
     """Indices of the labelled dead ends the matching pairs."""
     hits: list[tuple[str, bool, bool]] = field(default_factory=list)
     """``(via, true, matched)`` of each reported dead end."""
+    agent: str = ""
+    """The agent that wrote the session."""
 
 
 def session(logkb: str, label: Path, source: Path, tmp: Path,
@@ -69,6 +79,9 @@ def session(logkb: str, label: Path, source: Path, tmp: Path,
     """The labelled dead ends of one session, and its run under each configuration."""
     _, env, scope, _, lab_de = prepare(logkb, label, source, tmp, drop=(ENV,))
     labelled = set().union(*lab_de) if lab_de else set()
+    agent = next((str(r.get("agent")) for r in _items(_run(
+        logkb, env, "query", "select agent from sessions where parent_id is null "
+        "order by agent limit 1", "--json")) if r.get("agent")), "")
     runs: dict[str, Run] = {}
     for name, switch in which.items():
         if FULL in runs and not set(switch.split(",")) & {
@@ -84,7 +97,7 @@ def session(logkb: str, label: Path, source: Path, tmp: Path,
         paired = set(got.values())
         hits = [(str(it.get("via") or "(none)"), bool(_ords(it) & labelled), m in paired)
                 for m, it in enumerate(dead)]
-        runs[name] = Run(len(dead), sum(1 for h in hits if h[1]), set(got), hits)
+        runs[name] = Run(len(dead), sum(1 for h in hits if h[1]), set(got), hits, agent)
     return len(lab_de), runs
 
 
@@ -104,14 +117,15 @@ def tabulate(results: dict[str, tuple[int, dict[str, Run]]]) -> dict[str, Any]:
         return _ratio(found, total), _ratio(tru, rep), found, rep, tru
 
     fams: dict[str, dict[str, Any]] = {}
-    for fam in list(FAMILIES) + [ALONE]:
+    for fam in list(FAMILIES) + [ALONE, NO_PHRASES]:
         only = sum(len(r[FULL].matched - r[fam].matched) for _, r in results.values())
         gained = sum(len(r[fam].matched - r[FULL].matched) for _, r in results.values())
         extras = sum((r[FULL].reported - r[FULL].true) - (r[fam].reported - r[fam].true)
                      for _, r in results.values())
-        mine = "structural" if fam == ALONE else fam
+        mine = {"structural"} if fam == ALONE else \
+            set(FAMILIES) - set(PHRASES) if fam == NO_PHRASES else {fam}
         tsess = sorted(name for name, (_, r) in results.items()
-                       if any(t and family_of(v.split(":")[0]) == mine
+                       if any(t and family_of(v.split(":")[0]) in mine
                               for v, t, _ in r[FULL].hits))
         rec, prec, found, rep, tru = score(fam)
         fams[fam] = {"only": only, "gained_when_off": gained, "extras": extras,
@@ -129,11 +143,37 @@ def tabulate(results: dict[str, tuple[int, dict[str, Run]]]) -> dict[str, Any]:
                if m and via.split(":")[0] in held)
     one = sorted(rule for rule, ss in spans.items() if len(ss) == 1)
     rec, prec, found, rep, tru = score(FULL)
+    agents: dict[str, dict[str, Any]] = {}
+    for n, r in results.values():
+        a = agents.setdefault(r[FULL].agent or "?", {
+            "dead_ends": 0, "loso_found": 0, "found": 0, "alone_found": 0,
+            "no_phrases_found": 0})
+        a["dead_ends"] += n
+        a["found"] += len(r[FULL].matched)
+        a["alone_found"] += len(r[ALONE].matched)
+        a["no_phrases_found"] += len(r[NO_PHRASES].matched)
+        a["loso_found"] += sum(1 for via, _, m in r[FULL].hits
+                               if m and via.split(":")[0] in held)
+    for who, a in agents.items():
+        # leave one session out among this agent's sessions only: a rule counts where its
+        # true hits span two of them (the pooled figure lets another agent's session vouch)
+        own: dict[str, set[str]] = {}
+        for name, (_, r) in results.items():
+            if (r[FULL].agent or "?") == who:
+                for via, true, _ in r[FULL].hits:
+                    if true:
+                        own.setdefault(via.split(":")[0], set()).add(name)
+        a["agent_loso_found"] = sum(
+            1 for _, r in results.values() if (r[FULL].agent or "?") == who
+            for via, _, m in r[FULL].hits if m and len(own.get(via.split(":")[0], ())) >= 2)
+        for k in ("loso", "agent_loso", "alone", "no_phrases"):
+            a[f"{k}_recall"] = _ratio(a[f"{k}_found"], a["dead_ends"])
+        a["recall"] = _ratio(a["found"], a["dead_ends"])
     return {"sessions": len(results), "dead_ends": total,
             "full": {"recall": rec, "precision": prec, "found": found, "reported": rep,
                      "true": tru},
             "families": fams, "loso_recall": _ratio(kept, total), "loso_found": kept,
-            "one_session_rules": one,
+            "one_session_rules": one, "agents": dict(sorted(agents.items())),
             "rules": {rule: len(ss) for rule, ss in sorted(spans.items())}}
 
 
@@ -147,14 +187,24 @@ def lines(name: str, t: dict[str, Any]) -> list[str]:
            f"{'family off':<12} {'only':>5} {'extras':>6} {'tsess':>5} {'recall':>6} "
            f"{'prec':>6} {'found':>5} {'report':>6}"]
     for fam, r in t["families"].items():
-        label = "structural*" if fam == ALONE else fam
+        label = "structural*" if fam == ALONE else "no-phrases*" if fam == NO_PHRASES \
+            else fam
         out.append(f"{label:<12} {r['only']:>5} {r['extras']:>6} {r['tsess']:>5} "
                    f"{f(r['recall_off']):>6} {f(r['precision_off']):>6} "
                    f"{r['found_off']:>5} {r['reported_off']:>6}")
     out.append("structural*: structural alone (every other family off; 'only' = what")
     out.append("  the others find that structure does not)")
+    out.append("no-phrases*: the families that read words (user-cues, prose) off")
     out.append(f"leave-one-session-out recall (rules with true hits in >=2 sessions): "
                f"{f(t['loso_recall'])} ({t['loso_found']}/{t['dead_ends']})")
+    if t["agents"]:
+        out.append(f"{'agent':<12} {'labels':>6} {'recall':>6} {'loso':>6} {'own':>6} "
+                   f"{'alone':>6} {'no-phr':>6}")
+        for name, a in t["agents"].items():
+            out.append(f"{name:<12} {a['dead_ends']:>6} {f(a['recall']):>6} "
+                       f"{f(a['loso_recall']):>6} {f(a['agent_loso_recall']):>6} "
+                       f"{f(a['alone_recall']):>6} {f(a['no_phrases_recall']):>6}")
+        out.append("loso: rules true in >=2 sessions of the set; own: in >=2 of the agent's")
     if t["one_session_rules"]:
         out.append("rules true in one session only: " + ", ".join(t["one_session_rules"]))
     return out

@@ -6,7 +6,9 @@ read:
 
 * ``structural``: the agent's calls and their results only (exit codes, error
   signatures, the agent's own failure records, its todo list, targets of runs and
-  edits): a check that kept failing, a way replaced by another on the same target;
+  edits): a check that kept failing, a way replaced by another on the same target, the
+  agent's own lines taken back by a later change of the same file (``taken_back``,
+  :mod:`kb.graph.takenback`: edits only, no phrase);
 * ``user-acts``: what the user *did*, read from structure (a refused or stopped call, a
   stopped turn, lines the agent takes back or undoes right after a user message);
 * ``user-cues``: what the user *said*, read from short cues (a failure report, a reply
@@ -33,11 +35,12 @@ ENV = "LOGKB_ABLATE"
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "structural": ("attempt", "check", "api_error", "unfound", "replaced", "workaround",
-                   "switched", "escalated", "dropped_option", "merged_stderr", "seen", "todo"),
+                   "switched", "escalated", "dropped_option", "merged_stderr", "seen", "todo",
+                   "taken_back"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),
     "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
     "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",
-              "taken_back", "disproved", "revised", "reviewed"),
+              "disproved", "revised", "reviewed"),
     "delegated": ("delegated",),
     "rewound": ("rewound",),
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.ablate_bench import ALONE, FULL, Run, configs, tabulate
+from bench.ablate_bench import ALONE, FULL, NO_PHRASES, Run, configs, tabulate
 from kb.graph.ablate import ENV, FAMILIES, family_of, off, switched_off
 from kb.graph.episodes import Found, made_by
 
@@ -19,6 +19,8 @@ def test_every_rule_has_one_family() -> None:
     assert family_of("check:failed-check") == "structural"
     assert family_of("prose:dead-end") == "prose"
     assert family_of("annotation") == "other"
+    # read from edits only (kb.graph.takenback): structure, whatever its name says
+    assert family_of("taken_back:taken-back") == "structural"
 
 
 def test_switch_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,6 +41,7 @@ def test_configs_switch_each_family_and_keep_structure_alone() -> None:
     assert c[FULL] == "" and all(c[f] == f for f in FAMILIES)
     assert "structural" not in c[ALONE].split(",")
     assert set(c[ALONE].split(",")) == set(FAMILIES) - {"structural"}
+    assert set(c[NO_PHRASES].split(",")) == {"user-cues", "prose"}
 
 
 def test_tabulate_counts_only_extras_and_one_session_rules() -> None:
@@ -58,3 +61,20 @@ def test_tabulate_counts_only_extras_and_one_session_rules() -> None:
     assert p["recall_off"] == round(2 / 3, 2)
     # check holds in two sessions, prose in one: leave-one-session-out keeps check only
     assert t["loso_found"] == 2 and "prose" in t["one_session_rules"]
+    # no agent read: one row for both sessions
+    assert t["agents"]["?"]["dead_ends"] == 3 and t["agents"]["?"]["loso_found"] == 2
+    assert t["agents"]["?"]["agent_loso_found"] == 2
+
+
+def test_per_agent_leave_one_session_out_counts_the_agents_own_sessions() -> None:
+    def run(agent: str) -> Run:
+        return Run(1, 1, {0}, [("check:failed-check", True, True)], agent)
+
+    t = tabulate({f"s/{n}": (1, {f: run(agent) for f in configs()})
+                  for n, agent in (("a", "codex"), ("b", "opencode"), ("c", "opencode"))})
+    # check holds in three sessions: pooled, each agent's match counts; among Codex
+    # sessions alone it holds in one, so Codex's own figure does not count it
+    codex, opencode = t["agents"]["codex"], t["agents"]["opencode"]
+    assert codex["loso_found"] == 1 and codex["agent_loso_found"] == 0
+    assert opencode["loso_found"] == opencode["agent_loso_found"] == 2
+    assert opencode["alone_recall"] == opencode["no_phrases_recall"] == 1.0
