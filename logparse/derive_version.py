@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 31
+DERIVE_VERSION = 32
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -101,4 +101,10 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 (``stagger``, ``ease``) gives no durations.
 31 (rv9): a markdown table row is a design's settings only when it names an animation
 (``stagger``, ``opacity``): a results row's ``120 → 85 ms`` gives its readings again; the
-``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``)."""
+``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``).
+32 (ccrec): Claude Code 2.1.332 read from a real recording (``fixtures/claude_record``): a
+call the permission check refused (``toolDenialKind``, a ``permissionDecision`` of
+``reject``) is an error ``denied (KIND): …`` (``rejected_by_user``); ``TaskCreate`` and
+``TaskUpdate`` are ``todowrite`` calls holding the task list after them; an API error keeps
+its ``apiErrorStatus`` and ``apiErrorType``; a sub-agent file's own attachments and API
+requests join the sub-agent's messages."""
