@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 48
+EXTRACTOR_VERSION = 49
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -227,7 +227,10 @@ a slip in the stopped work (a failed run the next call fixed) is left out of it.
 47 (ux6): two rules that read one dead end keep a single end when merged (the earlier
 one), not both end notes with the later one as the end.
 48: 47's merge taken back: two readings of one dead end keep both ends and the later
-one as its end again (47 broke a recorded campaign's precision and the iteration test)."""
+one as its end again (47 broke a recorded campaign's precision and the iteration test).
+49 (ccrec): a change a provider error cut before it was checked ("does the change to X
+work?") is answered by the next check the session runs (after a "continue"), as a
+recorded Claude Code 2.1.332 session does."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1429,6 +1432,15 @@ class Extractor:
                 if asks == q.question or (
                         check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
+                    q.answered_at = row.ordinal
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last.check and last.session_id == row.session_id \
+                and last.ordinal == row.ordinal:
+            # a change a provider error cut before it was checked is checked by the next
+            # run that checks anything (the user said "continue" after the error)
+            for q in pending:
+                if q.answered_at is None and q.session_id == row.session_id \
+                        and q.ordinal < row.ordinal and q.id.endswith(":cut"):
                     q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------

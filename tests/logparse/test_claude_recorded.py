@@ -176,3 +176,17 @@ def test_ingest_sets_the_structural_signals_from_claude_code_s_fields(tmp_path: 
         ("bash", "rm -rf build"): ("rejected_by_user",),
         ("task", "Find divide callers"): ("subagent_failed",),
     }
+
+
+def test_the_change_the_529_cut_is_answered_by_the_run_after_continue(tmp_path: Path) -> None:
+    """The test edit at 17 was cut by the overloaded API (18); the user said continue and
+    the tests ran at 21: the change was checked, not left untested."""
+    from kb.ingest import ingest
+    from kb.store import KbStore
+    from kb.graph.store import untested
+
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [HERE])
+        rows = untested(store, [SID])
+    (cut,) = [r for r in rows if r["question"].startswith("does the change to")]
+    assert cut["ordinal"] == 17 and cut["status"] == "answered" and cut["answered_at"] == 21
