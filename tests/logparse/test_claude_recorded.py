@@ -181,9 +181,9 @@ def test_ingest_sets_the_structural_signals_from_claude_code_s_fields(tmp_path: 
 def test_the_change_the_529_cut_is_answered_by_the_run_after_continue(tmp_path: Path) -> None:
     """The test edit at 17 was cut by the overloaded API (18); the user said continue and
     the tests ran at 21: the change was checked, not left untested."""
+    from kb.graph.store import untested
     from kb.ingest import ingest
     from kb.store import KbStore
-    from kb.graph.store import untested
 
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [HERE])
