@@ -840,7 +840,13 @@ class _Conv:
         else:
             state.update(status="completed", output=text)
             if part["tool"] == "bash":
-                meta["exit"] = 0
+                bg = tur.get("backgroundTaskId") if isinstance(tur, dict) else None
+                if isinstance(bg, str) and bg:
+                    # started in the background: its exit comes later, in a
+                    # <task-notification> naming the call (kb.graph.store reads it)
+                    meta["background"] = bg
+                else:
+                    meta["exit"] = 0
 
     def tasks(self, name: str, inp: Any) -> list[dict[str, Any]]:
         """The task list after a ``TaskCreate`` or ``TaskUpdate`` call, as ``todowrite``

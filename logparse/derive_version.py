@@ -107,4 +107,5 @@ call the permission check refused (``toolDenialKind``, a ``permissionDecision`` 
 ``reject``) is an error ``denied (KIND): …`` (``rejected_by_user``); ``TaskCreate`` and
 ``TaskUpdate`` are ``todowrite`` calls holding the task list after them; an API error keeps
 its ``apiErrorStatus`` and ``apiErrorType``; a sub-agent file's own attachments and API
-requests join the sub-agent's messages."""
+requests join the sub-agent's messages; a Bash run started in the background
+(``backgroundTaskId``) has no exit code of its own (its notification tells it)."""

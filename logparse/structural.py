@@ -179,6 +179,10 @@ _REJECTED = r"^(?:aborted: )?The user doesn't want to (?:proceed with|take) this
 _CLAUDE_TIMEOUT = re.compile(r"(?:Exit code \d+\n)?Command timed out after ")
 """What Claude Code's Bash answers a run its timeout killed (2.1.332: ``Exit code 143``,
 then the note; read as a result with that exit code by :mod:`logparse.claude_code`)."""
+SHELL_BACKGROUND = frozenset({"bash"})
+"""Tools whose Claude Code run may start in the background (``run_in_background``): it
+answers ``Command running in background with ID: …`` at once and reports its end in a
+``<task-notification>`` naming the call."""
 _REC = "fixtures/claude_record/recorded/fix_divide/-srv-campaign/" \
     "2f969464-567e-4d35-8272-a0c156d779b6.jsonl"
 """A real Claude Code 2.1.332 session recorded on loopback (``fixtures/claude_record``)."""
@@ -310,6 +314,18 @@ RULES: tuple[Rule, ...] = (
                    output="Exit code 143\nCommand timed out after 1s",
                    command="sleep 5 && echo finished"),
          f"{_REC}:60 (Bash with timeout 1000: is_error, the run killed)"),
+    Rule("claude-background-run", ("claude-code",), "still_running",
+         lambda f: f.tool in SHELL_BACKGROUND and f.status == "completed" and f.exit_code is None
+         and (f.output or "").startswith("Command running in background with ID: "),
+         CallFacts("claude-code", "bash", "completed", None, output=(
+             "Command running in background with ID: ba3le3pxm. Output is being written to: "
+             "/tmp/claude-0/-srv-campaign/1e73612c-4ac0-46d0-9299-d7acb20767fa/tasks/"
+             "ba3le3pxm.output. You will be notified when it completes. To check interim "
+             "output, use Read on that file path.\nSession cwd remains /srv/campaign; directory "
+             "changes made by the backgrounded command do not apply to subsequent commands."),
+                   command="cd docs && timeout 8 python3 -m http.server 8765 --bind 127.0.0.1"),
+         "fixtures/claude_record/recorded/background/-srv-campaign/1e73612c-4ac0-46d0-9299-"
+         "d7acb20767fa.jsonl:25 (toolUseResult.backgroundTaskId; no <task-notification> read)"),
     Rule("no-result", _ALL, "no_result",
          lambda f: f.status == "interrupted",
          CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
@@ -565,6 +581,27 @@ def task_notification_failure(text: str) -> str:
     end = head.find("</summary>", start + 9) if start != -1 else -1
     summary = head[start + 9:end].strip() if end != -1 else ""
     return summary[:240] if summary else m.group(1).lower()
+
+
+_BACKGROUND_EXIT = re.compile(r"exit code (-?\d+)")
+
+
+def background_exit(text: str) -> int | None:
+    """The exit a ``<task-notification>`` reports of a run started in the background
+    (2.1.332: ``<status>failed</status>``, ``<summary>Background command "…" failed with exit
+    code 124</summary>``): the code it names, else 0 for ``completed`` and 1 for ``failed``;
+    ``None`` for a run stopped or still running, or a text that is no notification."""
+    if not text.lstrip().startswith("<task-notification>"):
+        return None
+    head = text[:2000]
+    m = _TASK_NOTE_STATUS.search(head)
+    status = m.group(1).lower() if m is not None else ""
+    start = head.find("<summary>")
+    end = head.find("</summary>", start + 9) if start != -1 else -1
+    code = _BACKGROUND_EXIT.search(head[start + 9:end]) if end != -1 else None
+    if code is not None:
+        return int(code.group(1))
+    return {"completed": 0, "failed": 1}.get(status)
 
 
 def subagent_failure(f: CallFacts) -> str:

@@ -230,7 +230,10 @@ one), not both end notes with the later one as the end.
 one as its end again (47 broke a recorded campaign's precision and the iteration test).
 49 (ccrec): a change a provider error cut before it was checked ("does the change to X
 work?") is answered by the next check the session runs (after a "continue"), as a
-recorded Claude Code 2.1.332 session does."""
+recorded Claude Code 2.1.332 session does; a Claude Code run started in the background
+(``Command running in background with ID: …``) has the exit code the ``<task-notification>``
+naming it reports (``failed with exit code 124``), or none (``still_running``) when none
+came."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

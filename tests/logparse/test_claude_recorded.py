@@ -61,7 +61,11 @@ def test_the_recording_is_what_2_1_332_writes() -> None:
     assert set(types) <= OTHER_TYPES | {"user", "assistant"}
 
 
-@pytest.mark.parametrize("path", [MAIN, SUB], ids=["main", "subagent"])
+BG_FILES = sorted((HERE.parents[1] / "background").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", [MAIN, SUB, *BG_FILES],
+                         ids=["main", "subagent", "background", "background-subagent"])
 def test_every_record_is_known_and_kept(path: Path) -> None:
     assert detect(path) is ClaudeCodeReader
     sessions, problems, skipped = read(path)
@@ -190,3 +194,41 @@ def test_the_change_the_529_cut_is_answered_by_the_run_after_continue(tmp_path: 
         rows = untested(store, [SID])
     (cut,) = [r for r in rows if r["question"].startswith("does the change to")]
     assert cut["ordinal"] == 17 and cut["status"] == "answered" and cut["answered_at"] == 21
+
+
+BG = HERE.parents[1] / "background" / "-srv-campaign"
+BG_SID = "1e73612c-4ac0-46d0-9299-d7acb20767fa"
+
+
+def _bg_calls(tmp_path: Path, src: Path) -> dict[str, Any]:
+    from kb.graph.store import load_rows
+    from kb.ingest import ingest
+    from kb.store import KbStore
+
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        report = ingest(store, [src])
+        rows, _, _ = load_rows(store, [BG_SID])
+    assert report.problems == [] and all(not v for v in report.skipped.values())
+    return {(c.command or "")[:32]: c for c in rows if c.session_id == BG_SID}
+
+
+def test_a_background_run_has_the_exit_its_notification_reports(tmp_path: Path) -> None:
+    """`timeout 8 python3 -m http.server` started with run_in_background: the call answers
+    at once, the <task-notification> (line 50) says it failed with exit code 124."""
+    got = _bg_calls(tmp_path, BG)
+    server = got["cd docs && timeout 8 python3 -m "]
+    assert server.exit_code == 124 and server.signals == ("exit_code", "timed_out")
+    assert server.failure == 'Background command "Serve the docs" failed with exit code 124'
+    # the background sub-agent completed: its notification is no failure
+    (agent,) = [c for c in got.values() if c.tool == "task"]
+    assert agent.status == "completed" and agent.signals == ()
+    assert got["curl -sS http://127.0.0.1:8765/"].exit_code == 7
+
+
+def test_a_background_run_no_notification_followed_still_runs(tmp_path: Path) -> None:
+    cut = tmp_path / "cut" / f"{BG_SID}.jsonl"
+    cut.parent.mkdir()
+    lines = (BG / f"{BG_SID}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    cut.write_text("".join(lines[:33]), encoding="utf-8")  # the server started, curl ran
+    server = _bg_calls(tmp_path, cut.parent)["cd docs && timeout 8 python3 -m "]
+    assert server.exit_code is None and server.signals == ("still_running",)
