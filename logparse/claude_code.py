@@ -68,15 +68,20 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "claude-code/1"
+RESUME_VERSION = "claude-code/2"
 """Bumped whenever the reader's state (:meth:`_File.snapshot`) changes meaning."""
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 OTHER_TYPES = frozenset({"summary", "system", "queue-operation", "file-history-snapshot",
                          "progress", "custom-title", "ai-title", "agent-name", "tag",
-                         "last-prompt", "pr-link", "attachment", "mode", "permission-mode"})
+                         "last-prompt", "pr-link", "attachment", "mode", "permission-mode",
+                         "atis-latch", "api-request", "api-request-blob", "api-request-shape",
+                         "tools-used", "cost-state"})
 """Record types this reader knows: read (titles, compaction, API errors, queued prompts)
-or kept in the raw record of a message with nothing more to tell (snapshots, modes).
+or kept in the raw record of a message with nothing more to tell (snapshots, modes; and
+since 2.1.332 the request each API call was made from, ``api-request`` with its
+``api-request-shape`` and ``api-request-blob`` pieces, the running ``cost-state``, the
+``tools-used`` tally, ``atis-latch``: recorded by ``fixtures/claude_record``).
 Any other type is kept the same way and counted in ``ClaudeCodeReader.skipped``: a
 record type never refuses a file."""
 DETECT_LINES = 200
@@ -87,7 +92,13 @@ TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit
          "WebFetch": "webfetch", "WebSearch": "websearch", "Task": "task", "Agent": "task",
          "TodoWrite": "todowrite", "NotebookEdit": "edit", "NotebookRead": "read",
          "BashOutput": "bashoutput", "KillShell": "killshell", "KillBash": "killshell",
-         "AskUserQuestion": "question"}
+         "AskUserQuestion": "question", "TaskCreate": "todowrite", "TaskUpdate": "todowrite",
+         "TaskList": "todoread", "TaskGet": "todoread", "TaskStop": "killshell"}
+"""Claude Code's tools by the name the other readers use.  ``TaskCreate``/``TaskUpdate``
+(the task list that replaced ``TodoWrite``; 2.1.332 offers no ``TodoWrite``) are
+``todowrite`` calls whose ``todos`` is the whole list after the call (:meth:`_Conv.tasks`);
+``TaskStop`` stops a background run."""
+TASK_LIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 _KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "oldString",
          "new_string": "newString", "replace_all": "replaceAll"}
 _EXIT = re.compile(r"^Exit code (-?\d+)")
@@ -305,7 +316,7 @@ class _File:
                 "last_time": c.last_time, "queued": c.queued,
                 "removed": None if c.removed is None else
                 [c.removed[0], c.removed[1].decode("utf-8"), c.removed[3]],
-                "skipped": dict(self.skipped)}
+                "skipped": dict(self.skipped), "tasks": c.task_list}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -354,6 +365,7 @@ class _File:
             body = str(rm[1]).encode("utf-8")
             c.removed = (int(rm[0]), body, orjson.loads(body), rm[2])
         c.prefix = PrefixIds(r.ids)
+        c.task_list = s["tasks"]
         self.skipped.update(s["skipped"])
         self.convs = {c.key: c}
         self.main = self.current = c
@@ -429,7 +441,14 @@ class _File:
         elif isinstance(typ, str):
             if typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
                 self.skipped[typ] = self.skipped.get(typ, 0) + 1
-            target = self.convs.get(sid) if isinstance(sid, str) else None
+            target = None
+            if isinstance(sid, str):
+                agent = obj.get("agentId")
+                if isinstance(agent, str) and agent:
+                    # a sub-agent's own file (``<session>/subagents/agent-<id>.jsonl``,
+                    # 2.1.332) holds its attachments and API requests too
+                    target = self.convs.get(f"{sid}:agent-{agent}")
+                target = target or self.convs.get(sid)
             target = target or self.current
             if target is None:
                 self.loose.append((n, body, obj))
@@ -469,6 +488,8 @@ class _Conv:
         """Resumed: hashes of the uuids met before the offset (:attr:`seen` has the rest)."""
         self.prefix_leaves: set[str] = set()
         """Resumed: title leaves met before the offset."""
+        self.task_list: dict[str, dict[str, Any]] = {}
+        """The session's task list (``TaskCreate``/``TaskUpdate``) by task id, in order."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -655,6 +676,11 @@ class _Conv:
             info["error"] = {"name": "APIError",
                              "data": {"message": _text_of(msg.get("content"))[:2000]
                                       or str(obj.get("error"))}}
+            status = obj.get("apiErrorStatus")  # 2.1.332: the HTTP status and error type
+            if isinstance(status, int) and not isinstance(status, bool):
+                info["error"]["data"]["statusCode"] = status
+            if isinstance(obj.get("apiErrorType"), str):
+                info["error"]["data"]["type"] = obj["apiErrorType"]
         content = msg.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -682,6 +708,8 @@ class _Conv:
                                   "time": {"start": ts}, "metadata": {"claudeTool": name}}}
                 if tool == "task":
                     part["state"]["title"] = json_object(b.get("input")).get("description")
+                elif name in TASK_LIST_TOOLS:
+                    part["state"]["input"]["todos"] = self.tasks(name, b.get("input"))
                 d.parts.append(part)
                 self.tools[cid] = part
                 self.tool_draft[cid] = d
@@ -716,7 +744,7 @@ class _Conv:
                 target.open += 1
                 self.tools[cid] = part
                 self.tool_draft[cid] = target
-            self._answer(part, b, obj.get("toolUseResult"), ts)
+            self._answer(part, b, obj.get("toolUseResult"), ts, denial(obj))
             d = self.tool_draft.get(cid)
             if d is not None:
                 d.open -= 1
@@ -776,11 +804,17 @@ class _Conv:
                 d.parts.append({"type": f"claude:block/{bt}", "id": pid, "block": b})
 
     def _answer(self, part: dict[str, Any], block: dict[str, Any], tur: Any,
-                ts: int | None) -> None:
+                ts: int | None, denied: str | None = None) -> None:
         state = part["state"]
         text = _text_of(block.get("content"))
         meta = state["metadata"]
         state["time"]["end"] = ts
+        if denied is not None:
+            # the permission check said no before the tool ran (a rule, a hook, the user
+            # at the prompt): the line's own fields say so, whatever the text
+            meta["denied"] = denied
+            state.update(status="error", error=f"denied ({denied}): {text}")
+            return
         if isinstance(tur, dict):
             for k in ("agentId", "totalDurationMs", "totalTokens", "totalToolUseCount",
                       "interrupted", "returnCodeInterpretation", "filePath", "type"):
@@ -807,7 +841,42 @@ class _Conv:
         else:
             state.update(status="completed", output=text)
             if part["tool"] == "bash":
-                meta["exit"] = 0
+                bg = tur.get("backgroundTaskId") if isinstance(tur, dict) else None
+                if isinstance(bg, str) and bg:
+                    # started in the background: its exit comes later, in a
+                    # <task-notification> naming the call (kb.graph.store reads it)
+                    meta["background"] = bg
+                else:
+                    meta["exit"] = 0
+
+    def tasks(self, name: str, inp: Any) -> list[dict[str, Any]]:
+        """The task list after a ``TaskCreate`` or ``TaskUpdate`` call, as ``todowrite``
+        items (``content``, ``status``, ``activeForm``).  Claude Code numbers a session's
+        tasks from 1 (``Task #1 created``); an update names its ``taskId``, a status of
+        ``deleted`` drops the task."""
+        inp = json_object(inp)
+        if name == "TaskCreate":
+            ids = [int(k) for k in self.task_list if k.isdigit()]
+            tid = str(max(ids, default=0) + 1)
+            self.task_list[tid] = {"content": str(inp.get("subject") or inp.get("description")
+                                                  or ""), "status": "pending",
+                                   "activeForm": inp.get("activeForm")}
+        else:
+            tid = str(inp.get("taskId") or "")
+            item = self.task_list.get(tid)
+            if item is None and tid:
+                item = self.task_list[tid] = {"content": f"task #{tid}", "status": "pending",
+                                              "activeForm": None}
+            if item is not None:
+                if inp.get("status") == "deleted":
+                    del self.task_list[tid]
+                else:
+                    if isinstance(inp.get("status"), str):
+                        item["status"] = inp["status"]
+                    if isinstance(inp.get("subject"), str):
+                        item["content"] = inp["subject"]
+        return [{"content": t["content"], "status": t["status"], "priority": None,
+                 "activeForm": t["activeForm"]} for t in self.task_list.values()]
 
     # -- results ---------------------------------------------------------------
     def link_child(self, prompt: str, child: str) -> None:
@@ -906,6 +975,21 @@ class _Conv:
         """Lines read for this session that no message took (it has none left to join)."""
         out, self.extra_lines = self.extra_lines, []
         return out
+
+
+def denial(obj: dict[str, Any]) -> str | None:
+    """How the permission check refused the call a ``tool_result`` line answers, from the
+    line's own fields (2.1.332): ``toolDenialKind`` (``permission-rule``, ...), else the
+    source of a ``permissionDecision`` whose decision is ``reject``; ``None`` when the
+    call was allowed (or the line is older than these fields)."""
+    kind = obj.get("toolDenialKind")
+    if isinstance(kind, str) and kind:
+        return kind
+    dec = obj.get("permissionDecision")
+    if isinstance(dec, dict) and dec.get("decision") in ("reject", "deny"):
+        src = dec.get("source")
+        return src if isinstance(src, str) and src else "denied"
+    return None
 
 
 _SUBAGENT_STATS = (("totalDurationMs", "ms", "subagent duration"),

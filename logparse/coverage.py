@@ -119,14 +119,15 @@ CELLS: tuple[Cell, ...] = (
          ("claude-input-invalid",)),
     Cell("claude-code", "interrupted", "tool_result '[Request interrupted by user for tool "
          "use]', toolUseResult.interrupted", ("claude-interrupted",)),
-    Cell("claude-code", "rejected_by_user", "tool_result 'The user doesn't want to proceed'",
-         ("claude-rejected",)),
+    Cell("claude-code", "rejected_by_user", "tool_result 'The user doesn't want to proceed'; "
+         "toolDenialKind / permissionDecision reject (2.1.332)",
+         ("claude-rejected", "claude-permission-denied")),
     Cell("claude-code", "sandbox_denied", "Bash output <sandbox_violations>",
          ("claude-sandbox-violation",), since="xsig"),
     Cell("claude-code", "escalation_requested", "Bash input dangerouslyDisableSandbox: true",
          ("claude-escalation",), since="xsig"),
-    Cell("claude-code", "timed_out", "Bash tool_result 'Command timed out after'",
-         ("timed-out",)),
+    Cell("claude-code", "timed_out", "Bash tool_result '[Exit code 143\\n]Command timed out "
+         "after'", ("claude-bash-timeout", "timed-out")),
     Cell("claude-code", "truncated", "tool_result <persisted-output>; message.stop_reason "
          "max_tokens", ("claude-persisted-output", "claude-max-tokens"), since="xsig"),
     Cell("claude-code", "no_result", "tool_use with no tool_result", ("no-result",),

@@ -233,6 +233,8 @@ def discover(path: Path, known: Known | None = None) -> Iterator[Input | NotATra
         for name in sorted(filenames):
             if name.endswith(_SKIP_SUFFIXES) or (name == "opencode.db" and db.is_file()):
                 continue
+            if here.name == "subagents" and name.endswith(".meta.json"):
+                continue  # Claude Code's note on a sub-agent file beside it (its type, its call)
             f = here / name
             why = refusal(f)  # a FIFO, a device, a socket, a link loop: reported, not read
             if why is not None:

@@ -176,6 +176,16 @@ _TRUNCATED = re.compile(r"Total output lines: \d+")
 """Codex's note on an output it cut to the token budget."""
 
 _REJECTED = r"^(?:aborted: )?The user doesn't want to (?:proceed with|take) this"
+_CLAUDE_TIMEOUT = re.compile(r"(?:Exit code \d+\n)?Command timed out after ")
+"""What Claude Code's Bash answers a run its timeout killed (2.1.332: ``Exit code 143``,
+then the note; read as a result with that exit code by :mod:`logparse.claude_code`)."""
+SHELL_BACKGROUND = frozenset({"bash"})
+"""Tools whose Claude Code run may start in the background (``run_in_background``): it
+answers ``Command running in background with ID: …`` at once and reports its end in a
+``<task-notification>`` naming the call."""
+_REC = "fixtures/claude_record/recorded/fix_divide/-srv-campaign/" \
+    "2f969464-567e-4d35-8272-a0c156d779b6.jsonl"
+"""A real Claude Code 2.1.332 session recorded on loopback (``fixtures/claude_record``)."""
 _CLAUDE_INTERRUPT = r"\[Request interrupted by user"
 
 RULES: tuple[Rule, ...] = (
@@ -186,6 +196,13 @@ RULES: tuple[Rule, ...] = (
              "file). The user provided the following reason for the rejection:  I also want "
              "output to be index.mjs")),
          "will-it-rain__claude.jsonl:16"),
+    Rule("claude-permission-denied", ("claude-code",), "rejected_by_user",
+         _error(r"^denied \([\w:-]+\): "),
+         CallFacts("claude-code", "bash", "error", error=(
+             "denied (permission-rule): Permission to use Bash with command rm -rf build has "
+             "been denied."), command="rm -rf build"),
+         f"{_REC}:71 (toolDenialKind permission-rule, permissionDecision reject: a "
+         "`--disallowedTools Bash(rm:*)` rule; read as `denied (KIND): ` by the reader)"),
     Rule("opencode-rejected", ("opencode",), "rejected_by_user",
          _error(r"rejected permission", re.I),
          CallFacts("opencode", "bash", "error", error=(
@@ -205,7 +222,7 @@ RULES: tuple[Rule, ...] = (
              "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
              "The parameter `offset` type is expected as `number` but provided as `string`"
              "</tool_use_error>")),
-         "(no real line yet) Claude Code tool_result content (2.1.x)"),
+         f"{_REC}:44 (Read with offset \"first\", is_error)"),
     Rule("claude-tool-error", ("claude-code",), "tool_error",
          lambda f: "<tool_use_error>" in (f.error or f.output or ""),
          CallFacts("claude-code", "edit", "error", error=(
@@ -288,7 +305,27 @@ RULES: tuple[Rule, ...] = (
          lambda f: f.exit_code == 124 or bool(re.search(
              r"\b(?:timed out|Command timed out)\b", f.error or "", re.I)),
          CallFacts("claude-code", "bash", "error", error="Command timed out after 2m 0.0s"),
-         "(no real line yet) Claude Code tool_result is_error (Bash timeout)"),
+         "(no real line yet) a call error that says it timed out (Claude Code 2.1.332 "
+         "writes `Exit code 143` first: claude-bash-timeout)"),
+    Rule("claude-bash-timeout", ("claude-code",), "timed_out",
+         lambda f: f.tool == "bash" and _CLAUDE_TIMEOUT.match(f.output or f.error or "")
+         is not None,
+         CallFacts("claude-code", "bash", "completed", exit_code=143,
+                   output="Exit code 143\nCommand timed out after 1s",
+                   command="sleep 5 && echo finished"),
+         f"{_REC}:60 (Bash with timeout 1000: is_error, the run killed)"),
+    Rule("claude-background-run", ("claude-code",), "still_running",
+         lambda f: f.tool in SHELL_BACKGROUND and f.status == "completed" and f.exit_code is None
+         and (f.output or "").startswith("Command running in background with ID: "),
+         CallFacts("claude-code", "bash", "completed", None, output=(
+             "Command running in background with ID: ba3le3pxm. Output is being written to: "
+             "/tmp/claude-0/-srv-campaign/1e73612c-4ac0-46d0-9299-d7acb20767fa/tasks/"
+             "ba3le3pxm.output. You will be notified when it completes. To check interim "
+             "output, use Read on that file path.\nSession cwd remains /srv/campaign; directory "
+             "changes made by the backgrounded command do not apply to subsequent commands."),
+                   command="cd docs && timeout 8 python3 -m http.server 8765 --bind 127.0.0.1"),
+         "fixtures/claude_record/recorded/background/-srv-campaign/1e73612c-4ac0-46d0-9299-"
+         "d7acb20767fa.jsonl:25 (toolUseResult.backgroundTaskId; no <task-notification> read)"),
     Rule("no-result", _ALL, "no_result",
          lambda f: f.status == "interrupted",
          CallFacts("codex", "bash", "interrupted", command="git branch --show-current"),
@@ -546,6 +583,27 @@ def task_notification_failure(text: str) -> str:
     return summary[:240] if summary else m.group(1).lower()
 
 
+_BACKGROUND_EXIT = re.compile(r"exit code (-?\d+)")
+
+
+def background_exit(text: str) -> int | None:
+    """The exit a ``<task-notification>`` reports of a run started in the background
+    (2.1.332: ``<status>failed</status>``, ``<summary>Background command "…" failed with exit
+    code 124</summary>``): the code it names, else 0 for ``completed`` and 1 for ``failed``;
+    ``None`` for a run stopped or still running, or a text that is no notification."""
+    if not text.lstrip().startswith("<task-notification>"):
+        return None
+    head = text[:2000]
+    m = _TASK_NOTE_STATUS.search(head)
+    status = m.group(1).lower() if m is not None else ""
+    start = head.find("<summary>")
+    end = head.find("</summary>", start + 9) if start != -1 else -1
+    code = _BACKGROUND_EXIT.search(head[start + 9:end]) if end != -1 else None
+    if code is not None:
+        return int(code.group(1))
+    return {"completed": 0, "failed": 1}.get(status)
+
+
 def subagent_failure(f: CallFacts) -> str:
     """What a failed delegation failed with, in one line: the sub-agent's error, the tool's
     error, else what happened to the call."""
@@ -579,9 +637,9 @@ def subagent_failure(f: CallFacts) -> str:
 RULES += (
     Rule("claude-subagent-error", ("claude-code",), "subagent_failed", subagent_failed,
          CallFacts("claude-code", "task", "error", error=(
-             "Agent type 'routine-worker' not found. Available agents: general-purpose")),
-         "(no real line yet) Claude Code Agent tool_result is_error; the text as a public "
-         "transcript reader's test quotes it (Agent with subagent_type routine-worker)"),
+             "Agent type 'routine-worker' not found. Available agents: claude, Explore, "
+             "general-purpose, Plan, statusline-setup")),
+         f"{_REC}:81 (Agent with subagent_type routine-worker, is_error)"),
     Rule("claude-subagent-no-result", ("claude-code",), "subagent_failed", subagent_failed,
          CallFacts("claude-code", "task", "interrupted",
                    command="Research Visa crypto card partnerships"),
@@ -1380,9 +1438,10 @@ API_ERROR_RULES: tuple[ApiErrorKind, ...] = (
         r"overloaded|\b(?:500|502|503|529)\b|server_error|internal server error"
         r"|service unavailable|stream disconnected|connection (?:error|reset|refused)"
         r"|ECONNRESET|fetch failed|timed? ?out", re.I),
-        "APIError: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
-        "\"message\":\"Overloaded\"}}",
-        "(no real line yet) Anthropic API overloaded_error as Claude Code records it"),
+        "APIError: API Error: 529 Overloaded. This is a server-side issue, usually temporary "
+        "— try again in a moment. If it persists, check your inference gateway "
+        "(127.0.0.1:59265).",
+        f"{_REC}:101 (isApiErrorMessage, apiErrorStatus 529, apiErrorType overloaded_error)"),
     ApiErrorKind("context", "context", re.compile(
         r"prompt is too long|context (?:window|length)|context_length_exceeded"
         r"|maximum context|ContextOverflowError|too many tokens", re.I),
@@ -1393,9 +1452,9 @@ API_ERROR_RULES: tuple[ApiErrorKind, ...] = (
         r"model[^.\n]{0,60}(?:not found|does not exist|not supported|not available|unknown"
         r"|invalid)|(?:unknown|invalid|unsupported) model|not_found_error|ModelNotFound"
         r"|issue with the selected model", re.I),
-        "APIError: There's an issue with the selected model (claude-opus-4-9). It may not "
-        "exist or you may not have access to it. Run /model to pick a different model.",
-        "(no real line yet) Claude Code isApiErrorMessage after /model with an unknown id"),
+        "APIError: There's an issue with the selected model (claude-bogus-9). It may not "
+        "exist or you may not have access to it. Run --model to pick a different model.",
+        f"{_REC}:172 (isApiErrorMessage after `--model claude-bogus-9`, apiErrorStatus 404)"),
 )
 """The kind of a provider error (issue 22: model, quota, overload, auth; and a context
 that no longer fits), first matching row wins; ``other`` when none does."""

@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 50
+EXTRACTOR_VERSION = 51
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -229,7 +229,14 @@ one), not both end notes with the later one as the end.
 48: 47's merge taken back: two readings of one dead end keep both ends and the later
 one as its end again (47 broke a recorded campaign's precision and the iteration test).
 49 (meas10): the measurements a graph reads gained amounts of money, unit-named keys,
-spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32)."""
+spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32).
+50: 49 (prec10) and 49 (meas10) merged.
+51 (ccrec): a change a provider error cut before it was checked ("does the change to X
+work?") is answered by the next check the session runs (after a "continue"), as a
+recorded Claude Code 2.1.332 session does; a Claude Code run started in the background
+(``Command running in background with ID: …``) has the exit code the ``<task-notification>``
+naming it reports (``failed with exit code 124``), or none (``still_running``) when none
+came."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1431,6 +1438,15 @@ class Extractor:
                 if asks == q.question or (
                         check_key(tool, q.command) == key
                         and _jaccard(tokens(cmd), tokens(q.command)) >= 0.8):
+                    q.answered_at = row.ordinal
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last.check and last.session_id == row.session_id \
+                and last.ordinal == row.ordinal:
+            # a change a provider error cut before it was checked is checked by the next
+            # run that checks anything (the user said "continue" after the error)
+            for q in pending:
+                if q.answered_at is None and q.session_id == row.session_id \
+                        and q.ordinal < row.ordinal and q.id.endswith(":cut"):
                     q.answered_at = row.ordinal
 
     # -- after the pass ----------------------------------------------------------

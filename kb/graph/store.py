@@ -56,8 +56,10 @@ from logparse.structural import (
     MIXED_HEAD,
     OUTPUT_ERROR_CHARS,
     OUTPUT_ERROR_HEAD,
+    SHELL_BACKGROUND,
     TAIL_MARKS,
     CallFacts,
+    background_exit,
     call_signals,
     error_body,
     failure_line,
@@ -341,8 +343,10 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- a Claude Code sub-agent run in the background: its outcome is the
                    -- <task-notification> naming the call in a later user message; '' when
                    -- none came before the transcript ends
-                   CASE WHEN tool = 'task'
-                             AND starts_with(coalesce(output, ''), 'Async agent launched')
+                   CASE WHEN (tool = 'task'
+                              AND starts_with(coalesce(output, ''), 'Async agent launched'))
+                             OR (tool = 'bash' AND starts_with(coalesce(output, ''),
+                                                               'Command running in background'))
                         THEN coalesce((
                         SELECT left(p.text, 1500) FROM prose p
                         WHERE p.session_id = calls.session_id AND p.ordinal > calls.ordinal
@@ -357,21 +361,29 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             WITH delegated AS (
                 SELECT calls.rowid AS rid, {delegated}
                 FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
-                WHERE tool IN ('task', 'spawn_agent'))
+                WHERE tool IN ('task', 'spawn_agent')
+                   OR (tool = 'bash' AND starts_with(coalesce(output, ''),
+                                                     'Command running in background')))
             SELECT {columns}, d.child_error, d.notified, d.task_notified
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             LEFT JOIN delegated d ON d.rid = calls.rowid
             ORDER BY session_id, ordinal, seq""").fetchall():
         status = r[8]
-        if r[28] == "":
+        exit_code = r[9]
+        if r[3] in SHELL_BACKGROUND and r[28] is not None:
+            # a Claude Code run started in the background: its exit is the one the
+            # <task-notification> naming it reports (none yet: it still runs)
+            exit_code = background_exit(r[28]) if r[28] else None
+        elif r[28] == "":
             status = "interrupted"  # launched in the background, never reported back
-        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=status, exit_code=r[9],
+        facts = CallFacts(agent=r[22] if r[22] in AGENTS else "opencode", tool=r[3], status=status, exit_code=exit_code,
                           error=r[20] or "", output=r[19] if r[19] is not None else r[16],
                           command=r[5] or "",
                           escalated=bool(r[21]),
                           # (most calls have neither notification: not parsed then)
                           child_error=r[26] or (notified_failure(r[27]) if r[27] else "")
-                          or (task_notification_failure(r[28]) if r[28] else ""))
+                          or (task_notification_failure(r[28])
+                              if r[28] and r[3] not in SHELL_BACKGROUND else ""))
         signals = _call_signals(facts)
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
             if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
@@ -382,6 +394,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
         if "subagent_failed" in signals:
             # the sub-agent's own error (its session's, its tool's), not a line of its report
             failure = subagent_failure(facts)
+        elif r[3] in SHELL_BACKGROUND and r[28] and exit_code not in (None, 0):
+            # what the notification says of the run ("… failed with exit code 124")
+            failure = task_notification_failure(r[28]) or failure
         todos = None
         if r[15] is not None:
             items = orjson.loads(r[15]) or []
@@ -389,7 +404,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           for i in items if isinstance(i, dict))
         calls.append(CallRow(
             session_id=r[0], ordinal=r[1], seq=r[2], tool=r[3], category=r[4], command=r[5],
-            remote_command=r[6], host=r[7], status=status, exit_code=r[9],
+            remote_command=r[6], host=r[7], status=status, exit_code=exit_code,
             signatures=tuple(r[10] or ()), measurements=tuple(tuple(m) for m in r[11] or ()),
             child_session_id=r[12], title=r[13],
             hops=tuple(orjson.loads(r[14])) if r[14] else (), todos=todos, output_tail=r[16],

@@ -46,7 +46,8 @@ def test_every_subagent_row_fires_on_its_example(rule: Rule) -> None:
     assert rule.test(rule.example), rule.name
     assert "subagent_failed" in call_signals(rule.example)
     # a row without a real line says so, and says where its shape comes from
-    assert rule.source.startswith(("(no real line yet)", "fixtures/structural/subagents_"))
+    assert rule.source.startswith(("(no real line yet)", "fixtures/structural/subagents_",
+                                   "fixtures/claude_record/recorded/"))
     assert subagent_failure(rule.example)
 
 
