@@ -230,7 +230,8 @@ one), not both end notes with the later one as the end.
 one as its end again (47 broke a recorded campaign's precision and the iteration test).
 49 (meas10): the measurements a graph reads gained amounts of money, unit-named keys,
 spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32).
-50: 49 (prec10) and 49 (meas10) merged.
+50: 49 (prec10) and 49 (meas10) merged; prec10's 49: a user report refutes the turn
+only when its complaint sentence itself shares a word with the request.
 51 (ccrec): a change a provider error cut before it was checked ("does the change to X
 work?") is answered by the next check the session runs (after a "continue"), as a
 recorded Claude Code 2.1.332 session does; a Claude Code run started in the background
