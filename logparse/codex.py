@@ -90,11 +90,15 @@ RESUME_VERSION = "codex/4"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
-                        "compacted", "world_state"})
+                        "compacted", "world_state", "token_usage_record"})
+"""Line types of a rollout (``token_usage_record``: Codex 0.17x, one model response's usage,
+which the ``token_count`` event after it repeats: kept raw)."""
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SILENT_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other",
-                           "item_reference"})
+                           "item_reference", "additional_tools"})
+"""Response items that say nothing of the conversation (``additional_tools``: Codex 0.17x
+writes the tool catalogue of a code-mode model into the history)."""
 _EVENTS = frozenset({
     "token_count", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
     "agent_message", "agent_message_delta", "agent_reasoning", "agent_reasoning_delta",
@@ -108,7 +112,7 @@ _EVENTS = frozenset({
     "item_started", "item_completed", "collab_agent_spawn_begin", "collab_agent_spawn_end",
     "collab_agent_interaction_begin", "collab_agent_interaction_end", "collab_waiting_begin",
     "collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin",
-    "collab_resume_end"})
+    "collab_resume_end", "thread_settings_applied"})
 """``event_msg`` types this reader knows (most repeat a response item); others are kept raw
 and counted as ``event_msg/TYPE``."""
 _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
@@ -143,6 +147,10 @@ _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _CUT = re.compile(r"(?:^|\n)Total output lines: (\d+)")
+_CELL_HEAD = re.compile(r"^Script (completed|failed|running with cell ID (\S+))\n"
+                        r"Wall time:? ([\d.]+) seconds\n")
+"""How a code-mode ``exec`` cell's output opens (Codex 0.17x): whether the script
+completed, failed (``Script error:`` follows) or yielded while it still ran."""
 _ABORTED_AFTER = re.compile(r"^aborted by user after (\d+(?:\.\d+)?)s\b", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 
@@ -238,6 +246,27 @@ def _end_output(end: dict[str, Any]) -> str:
         if isinstance(v, str) and v:
             return v
     return "".join(x for x in (end.get("stdout"), end.get("stderr")) if isinstance(x, str))
+
+
+def item_end(p: dict[str, Any]) -> dict[str, Any]:
+    """An ``event_msg`` ``item_completed`` (Codex 0.17x) as the end event older builds wrote
+    for it: a ``CommandExecution`` item as ``exec_command_end`` (its ``id`` is the call's,
+    or ``exec-<uuid>`` for a command a code cell ran), a ``FileChange`` that failed as
+    ``patch_apply_end`` with ``success: false``; any other payload unchanged."""
+    item = p.get("item")
+    if not isinstance(item, dict):
+        return p
+    kind = item.get("type")
+    if kind == "CommandExecution":
+        return {"type": "exec_command_end", "call_id": item.get("id"),
+                "command": item.get("command"), "exit_code": item.get("exit_code"),
+                "aggregated_output": item.get("aggregated_output"),
+                "duration": item.get("duration"), "status": item.get("status")}
+    if kind == "FileChange" and item.get("status") in ("failed", "declined"):
+        return {"type": "patch_apply_end", "call_id": item.get("id"), "success": False,
+                "stdout": item.get("stdout"), "stderr": item.get("stderr")
+                or str(item.get("status"))}
+    return p
 
 
 def mcp_error(end: dict[str, Any]) -> str | None:
@@ -354,6 +383,7 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
                         meta["reported"] = [{"value": duration, "unit": "s",
                                              "label": f"{tool} duration"}]
     head = text[:400]
+    cell = _CELL_HEAD.match(head)
     body = _BODY.search(head)
     if body:
         m = _EXIT.search(head, 0, body.start() + 1)
@@ -382,7 +412,15 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             "value": float(cut.group(1)), "unit": "lines", "label": "output lines (cut)"}]
     state: dict[str, Any] = {"status": "completed"}
     low = head.lower()
-    if body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
+    if cell is not None:  # a code-mode cell: what the script did, not a command's exit
+        meta["cellState"] = cell.group(1).split(" ", 1)[0]
+        if cell.group(2):
+            meta["cellId"] = cell.group(2)
+        meta["reported"] = []  # (the cell's wall time is no reading of a command)
+    if cell is not None and cell.group(1) == "failed":
+        err = text.lstrip("\n")
+        state.update(status="error", error=err.removeprefix("Script error:\n") or err)
+    elif body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
         # (a run's own output, after its ``Output:`` header, may print the words)
         state.update(status="error", error=text)
     elif low.startswith("aborted") or "aborted by user" in low[:80]:
@@ -789,6 +827,8 @@ class _Rollout:
         typ = obj.get("type")
         p = json_object(obj.get("payload"))
         ts = iso_ms(obj.get("timestamp"))
+        if typ == "event_msg" and p.get("type") == "item_completed":
+            p = item_end(p)  # Codex 0.17x: the item a command or patch ended with
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
                 typ = "session_meta"
@@ -830,6 +870,9 @@ class _Rollout:
                 # sandbox's, not an answer from the server it tried
                 self.offline = policy.get("type") != "danger-full-access" and \
                     policy.get("network_access") is False
+            elif isinstance(p.get("permission_profile"), dict):
+                # (0.17x writes the permission profile beside or instead of the policy)
+                self.offline = p["permission_profile"].get("network") == "restricted"
             if isinstance(p.get("model"), str):
                 self.model = p["model"]
             self._extra(n, body)
@@ -922,7 +965,7 @@ class _Rollout:
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
-        elif typ in ("event_msg", "world_state"):
+        elif typ in ("event_msg", "world_state", "token_usage_record"):
             et = p.get("type")
             if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
                 key = f"event_msg/{et}" if isinstance(et, str) else "event_msg/<no type>"
@@ -1266,7 +1309,8 @@ class _Rollout:
                 state["time"]["end"] = cstate["time"].get("end")
             parts.append(part)
         last = parts[-1]["state"]["metadata"]
-        if len(calls) > 1:
+        if len(calls) > 1 or cstate.get("status") == "error":  # (a cell that threw after
+            # its one call worked: the script's failure stays in sight)
             last["cellOutput"] = cstate.get("output") if "output" in cstate \
                 else cstate.get("error")
             last["cellStatus"] = cstate.get("status")

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 31
+DERIVE_VERSION = 32
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -101,4 +101,12 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 (``stagger``, ``ease``) gives no durations.
 31 (rv9): a markdown table row is a design's settings only when it names an animation
 (``stagger``, ``opacity``): a results row's ``120 → 85 ms`` gives its readings again; the
-``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``)."""
+``time`` summaries do not start inside a clock or a date (``12:00:01.5 real``).
+32 (codexrec): Codex 0.17x rollouts (recorded from the real CLI): an ``item_completed``
+``CommandExecution`` is a command's end (exit code, output, run time), as
+``exec_command_end`` was, for plain calls and a code cell's commands; a failed
+``FileChange`` a failed patch; a code cell's ``Script failed`` is an error (the
+``Script error:`` text its error), ``Script running with cell ID N`` a cell still
+running; ``token_usage_record``, ``thread_settings_applied`` and ``additional_tools``
+are known records; a turn whose ``permission_profile`` restricts the network is
+offline."""
