@@ -59,6 +59,11 @@ REJECTED = re.compile(r"^(?:exec command|patch) rejected by user\b|^user rejecte
 """What Codex answers a call the user (or its reviewer) did not approve (codex-rs
 normalises a human's denial to ``exec command rejected by user`` / ``patch rejected by
 user``)."""
+BY_POLICY = re.compile(r"rejected due to unacceptable risk|^approval policy is \S+; reject "
+                       r"command|approval required by policy|^patch rejected: ", re.I)
+"""Of those, what the approval policy or the reviewer refused, no person: a ``tool_error``
+(``logparse.structural`` ``codex-policy-rejected``; Codex 0.171 recorded answers an
+escalation under ``codex exec`` ``approval policy is Never; reject command``)."""
 
 DENIED = re.compile(r"sandbox denied exec error|command failed inside sandbox"
                     r"|Network access to \"?\S+\"? is blocked by policy"
@@ -146,7 +151,7 @@ class Call:
         want: set[str] = set()
         head = self.output.lstrip()[:300]
         if REJECTED.search(head):
-            want.add("rejected_by_user")
+            want.add("tool_error" if BY_POLICY.search(head) else "rejected_by_user")
         if self.escalated:
             want.add("escalation_requested")
         code = self.exit
