@@ -1194,6 +1194,12 @@ class _Rollout:
         if w is None:
             return
         w[0].link("polls", n)  # the run's message changes with what its polls read
+        err = state.get("error")
+        if state.get("status") == "error" and isinstance(err, str) and \
+                err.lower().startswith("aborted"):
+            # the user stopped the turn while this poll waited on the run: when the turn's
+            # abort then terminates the run, it was stopped by the user, in Codex's words
+            w[1]["state"]["metadata"]["stoppedWhilePolled"] = err
         ostate = w[1]["state"]
         chunk = state.get("output") if isinstance(state.get("output"), str) else ""
         cut = _CUT.match(chunk)
@@ -1222,6 +1228,9 @@ class _Rollout:
         start = state["time"].get("start")
         if killed:
             meta["terminatedBy"] = "turn_aborted"
+            stopped = meta.pop("stoppedWhilePolled", None)
+            if isinstance(stopped, str):  # (its output so far stays its output)
+                state.update(status="error", error=stopped)
             return
         dur: float | None = None
         if end is not None:

@@ -107,6 +107,8 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 ``exec_command_end`` was, for plain calls and a code cell's commands; a failed
 ``FileChange`` a failed patch; a code cell's ``Script failed`` is an error (the
 ``Script error:`` text its error), ``Script running with cell ID N`` a cell still
-running; ``token_usage_record``, ``thread_settings_applied`` and ``additional_tools``
+running; a run a ``write_stdin`` poll waited on when the user aborted the turn is
+stopped by the user (the poll's ``aborted by user after Ns``), its output kept;
+``token_usage_record``, ``thread_settings_applied`` and ``additional_tools``
 are known records; a turn whose ``permission_profile`` restricts the network is
 offline."""

@@ -132,7 +132,11 @@ def test_classic_sandbox_denial_escalation_and_no_network(
 def test_classic_aborted_turn(kb: dict[str, dict[str, Any]]) -> None:
     c = kb["classic"]
     run, poll = _one(c, 37), _one(c, 40)
+    # the run the poll waited on was terminated with the turn: stopped by the user, its
+    # output so far kept (not a run that completed)
     assert run.command.startswith("echo bench start") and run.exit_code is None
+    assert (run.status, run.signals) == ("aborted", ("interrupted",))
+    assert run.output_tail == "bench start\n"
     assert (poll.tool, poll.status, poll.signals) == ("write_stdin", "aborted",
                                                       ("interrupted",))
     synthetic = [t for _, s, t in c["prompts"] if s == "synthetic"]
