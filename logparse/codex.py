@@ -418,8 +418,12 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             meta["cellId"] = cell.group(2)
         meta["reported"] = []  # (the cell's wall time is no reading of a command)
     if cell is not None and cell.group(1) == "failed":
-        err = text.lstrip("\n")
-        state.update(status="error", error=err.removeprefix("Script error:\n") or err)
+        # what the script printed (``text()``) before it threw, then ``Script error:`` and
+        # the error (a tool's refusal, an exception)
+        said, sep, err = text.lstrip("\n").rpartition("Script error:\n")
+        state.update(status="error", error=err.strip() or said.strip())
+        if sep and said.strip():
+            state["output"] = said.rstrip("\n")
     elif body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
         # (a run's own output, after its ``Output:`` header, may print the words)
         state.update(status="error", error=text)

@@ -179,6 +179,16 @@ def test_codemode_yielded_cell_and_aborted_wait(kb: dict[str, dict[str, Any]]) -
     assert m["errors"].get(27) == "MessageAbortedError"
 
 
+def test_codemode_cell_whose_patches_fail(kb: dict[str, dict[str, Any]]) -> None:
+    # one patch's failure caught and printed, the next refused by the approval settings:
+    # "Script failed", the text() output, then "Script error:\npatch rejected: ..."
+    first, second = kb["codemode"]["calls"][35]
+    assert first.tool == second.tool == "apply_patch"
+    assert first.status == second.status == "error"
+    assert first.signals == second.signals == ("tool_error",)
+    assert second.error.startswith("patch rejected: writing outside of the project")
+
+
 @pytest.mark.parametrize(("name", "ordinal", "tool"),
                          [("classic-midcall", 39, "write_stdin"),
                           ("codemode-midcall", 26, "wait")])
@@ -200,6 +210,12 @@ def test_cell_output_heads() -> None:
                                        "command"}])
     assert failed["status"] == "error"
     assert failed["error"].startswith("approval policy is Never; reject command")
+    said = parse_output("exec", [
+        {"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_text", "text": "caught: apply_patch verification failed"},
+        {"type": "input_text", "text": "Script error:\npatch rejected: writing outside"}])
+    assert said["error"] == "patch rejected: writing outside"
+    assert said["output"] == "caught: apply_patch verification failed"
     running = parse_output("exec", "Script running with cell ID 1\nWall time 1.5 seconds\n"
                                    "Output:\n")
     assert running["metadata"]["cellState"] == "running"
