@@ -252,7 +252,7 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
     """An ``event_msg`` ``item_completed`` (Codex 0.17x) as the end event older builds wrote
     for it: a ``CommandExecution`` item as ``exec_command_end`` (its ``id`` is the call's,
     or ``exec-<uuid>`` for a command a code cell ran), a ``FileChange`` that failed as
-    ``patch_apply_end`` with ``success: false``; any other payload unchanged."""
+    ``patch_apply_end`` (``success: false`` when it failed); any other payload unchanged."""
     item = p.get("item")
     if not isinstance(item, dict):
         return p
@@ -262,10 +262,11 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
                 "command": item.get("command"), "exit_code": item.get("exit_code"),
                 "aggregated_output": item.get("aggregated_output"),
                 "duration": item.get("duration"), "status": item.get("status")}
-    if kind == "FileChange" and item.get("status") in ("failed", "declined"):
-        return {"type": "patch_apply_end", "call_id": item.get("id"), "success": False,
-                "stdout": item.get("stdout"), "stderr": item.get("stderr")
-                or str(item.get("status"))}
+    if kind == "FileChange":
+        failed = item.get("status") in ("failed", "declined")
+        return {"type": "patch_apply_end", "call_id": item.get("id"), "success": not failed,
+                "stdout": item.get("stdout"), "changes": item.get("changes"),
+                "stderr": item.get("stderr") or (str(item.get("status")) if failed else "")}
     return p
 
 
@@ -941,6 +942,11 @@ class _Rollout:
             else:
                 self._extra(n, body)
             self._usage_stat(n)
+        elif typ == "event_msg" and p.get("type") == "patch_apply_end" and self.cells and \
+                not self._outside_cells(p.get("call_id")) and p.get("call_id") not in self.calls:
+            # a patch a code cell made (Codex 0.17x FileChange ``exec-<uuid>``): its answer
+            self.exec_ends.append((p, ts))
+            self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "patch_apply_end" and \
                 p.get("success") is False and isinstance(p.get("call_id"), str) and \
                 p["call_id"] in self.calls:
@@ -1276,7 +1282,10 @@ class _Rollout:
             return [cell]
         names = cell_strings(code)
         ends = [e for e in ends_seen if not self._outside_cells(e[0].get("call_id"))]
+        patches = [e for e in ends if e[0].get("type") == "patch_apply_end"]
+        ends = [e for e in ends if e[0].get("type") != "patch_apply_end"]
         used: set[int] = set()
+        used_patches: set[int] = set()
         cstate = cell["state"]
         start = cstate["time"].get("start")
         parts: list[dict[str, Any]] = []
@@ -1295,6 +1304,21 @@ class _Rollout:
             meta.update(cell=cid, cellIndex=i, cellCalls=len(calls), codeMode=True)
             if i == 1:
                 meta["cellCode"] = code
+            if part["tool"] == "apply_patch":
+                pend = self._match_patch(patches, used_patches, state["input"].get("files"))
+                if pend is not None and cstate.get("status") != "running":
+                    pp, pts = pend
+                    if pp.get("success") is False:
+                        state.update(status="error", error="\n".join(
+                            x for x in (pp.get("stderr"), pp.get("stdout"))
+                            if isinstance(x, str) and x.strip()) or "patch failed")
+                    else:
+                        out = pp.get("stdout")
+                        state.update(status="completed", output=out if isinstance(out, str)
+                                     else "")
+                    state["time"]["end"] = pts
+                    parts.append(part)
+                    continue
             if part["tool"] == "bash":
                 end = self._match_end(ends, used, state["input"].get("command"))
                 if end is not None:
@@ -1328,6 +1352,22 @@ class _Rollout:
                 else cstate.get("error")
             last["cellStatus"] = cstate.get("status")
         return parts
+
+    @staticmethod
+    def _match_patch(ends: list[tuple[dict[str, Any], int | None]], used: set[int],
+                     files: Any) -> tuple[dict[str, Any], int | None] | None:
+        """The ``patch_apply_end`` of a cell's patch: the first unused one that changed a
+        file the patch names (its paths are absolute, the patch's often relative)."""
+        names = [f for f in files if isinstance(f, str) and f] if isinstance(files, list) \
+            else []
+        for j, (p, _ts) in enumerate(ends):
+            changed = p.get("changes")
+            if j in used or not isinstance(changed, dict):
+                continue
+            if any(k == f or k.endswith("/" + f.lstrip("./")) for k in changed for f in names):
+                used.add(j)
+                return ends[j]
+        return None
 
     @staticmethod
     def _match_end(ends: list[tuple[dict[str, Any], int | None]], used: set[int],

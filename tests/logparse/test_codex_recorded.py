@@ -45,6 +45,8 @@ def _read(path: Path) -> dict[str, Any]:
             calls.setdefault(r.ordinal, []).append(r)
         return {
             "calls": calls,
+            "outputs": {(o, q): out for o, q, out in con.execute(
+                "SELECT ordinal, seq, output FROM calls").fetchall()},
             "errors": dict(con.execute("SELECT ordinal, error FROM messages "
                                        "WHERE error IS NOT NULL").fetchall()),
             "prompts": con.execute("SELECT ordinal, source, left(text, 40) FROM prose "
@@ -154,6 +156,8 @@ def test_codemode_cell_commands_take_their_command_execution(
     assert [(v, u) for v, u, *_ in first.measurements] == [(1.0, "exit code")]
     patch, test, ls = m["calls"][8]
     assert patch.tool == "apply_patch" and patch.status == "completed"
+    # its answer is the FileChange item the cell's patch completed with
+    assert m["outputs"][(8, patch.seq)].startswith("Success. Updated the following files:")
     assert (test.command, test.exit_code, test.signals) == ("python3 test_calc.py", 0, ())
     assert (ls.command, ls.exit_code, ls.signals) == ("ls fixtures_dir", 2, ("exit_code",))
 
