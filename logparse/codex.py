@@ -251,7 +251,8 @@ def _end_output(end: dict[str, Any]) -> str:
 def item_end(p: dict[str, Any]) -> dict[str, Any]:
     """An ``event_msg`` ``item_completed`` (Codex 0.17x) as the end event older builds wrote
     for it: a ``CommandExecution`` item as ``exec_command_end`` (its ``id`` is the call's,
-    or ``exec-<uuid>`` for a command a code cell ran), a ``FileChange`` that failed as
+    or ``exec-<uuid>`` for a command a code cell ran), an ``McpToolCall`` as
+    ``mcp_tool_call_end`` (its ``error`` as ``Err``), a ``FileChange`` as
     ``patch_apply_end`` (``success: false`` when it failed); any other payload unchanged."""
     item = p.get("item")
     if not isinstance(item, dict):
@@ -262,6 +263,14 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
                 "command": item.get("command"), "exit_code": item.get("exit_code"),
                 "aggregated_output": item.get("aggregated_output"),
                 "duration": item.get("duration"), "status": item.get("status")}
+    if kind == "McpToolCall":
+        err = item.get("error")
+        result: Any = ({"Err": str(err.get("message") or "MCP tool call failed")}
+                       if isinstance(err, dict) else {"Ok": item.get("result")})
+        return {"type": "mcp_tool_call_end", "call_id": item.get("id"),
+                "invocation": {"server": item.get("server"), "tool": item.get("tool"),
+                               "arguments": item.get("arguments")},
+                "result": result, "duration": item.get("duration")}
     if kind == "FileChange":
         failed = item.get("status") in ("failed", "declined")
         return {"type": "patch_apply_end", "call_id": item.get("id"), "success": not failed,
@@ -930,6 +939,11 @@ class _Rollout:
             if isinstance(spawn, str) and spawn in self.calls and isinstance(new, str) and new:
                 self.calls[spawn][1]["state"]["metadata"]["sessionId"] = new
             self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end" and self.cells and \
+                not self._outside_cells(p.get("call_id")) and p.get("call_id") not in self.calls:
+            # an MCP tool a code cell called (Codex 0.17x McpToolCall ``exec-<uuid>``)
+            self.exec_ends.append((p, ts))
+            self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end":
             self._mcp_end(n, body, p, ts)
         elif typ == "event_msg" and p.get("type") == "token_count":
@@ -1283,7 +1297,9 @@ class _Rollout:
         names = cell_strings(code)
         ends = [e for e in ends_seen if not self._outside_cells(e[0].get("call_id"))]
         patches = [e for e in ends if e[0].get("type") == "patch_apply_end"]
-        ends = [e for e in ends if e[0].get("type") != "patch_apply_end"]
+        mcps = [e for e in ends if e[0].get("type") == "mcp_tool_call_end"]
+        ends = [e for e in ends if e[0].get("type") == "exec_command_end"]
+        used_mcps: set[int] = set()
         used: set[int] = set()
         used_patches: set[int] = set()
         cstate = cell["state"]
@@ -1304,6 +1320,17 @@ class _Rollout:
             meta.update(cell=cid, cellIndex=i, cellCalls=len(calls), codeMode=True)
             if i == 1:
                 meta["cellCode"] = code
+            mend = self._match_mcp(mcps, used_mcps, c.tool) if c.tool.startswith("mcp__") \
+                else None
+            if mend is not None:  # what the MCP tool answered, or its failure
+                state.update(_mcp_state(mend[0]))
+                dur = _seconds(mend[0].get("duration"))
+                if isinstance(mend[1], int):
+                    state["time"]["end"] = mend[1]
+                    if dur is not None:
+                        state["time"]["start"] = mend[1] - int(dur * 1000)
+                parts.append(part)
+                continue
             if part["tool"] == "apply_patch":
                 pend = self._match_patch(patches, used_patches, state["input"].get("files"))
                 if pend is not None and cstate.get("status") != "running":
@@ -1352,6 +1379,18 @@ class _Rollout:
                 else cstate.get("error")
             last["cellStatus"] = cstate.get("status")
         return parts
+
+    @staticmethod
+    def _match_mcp(ends: list[tuple[dict[str, Any], int | None]], used: set[int],
+                   tool: str) -> tuple[dict[str, Any], int | None] | None:
+        """The ``mcp_tool_call_end`` of a cell's ``tools.mcp__SERVER__TOOL(...)``: the first
+        unused one of that server and tool."""
+        for j, (p, _ts) in enumerate(ends):
+            inv = json_object(p.get("invocation"))
+            if j not in used and tool == f"mcp__{inv.get('server')}__{inv.get('tool')}":
+                used.add(j)
+                return ends[j]
+        return None
 
     @staticmethod
     def _match_patch(ends: list[tuple[dict[str, Any], int | None]], used: set[int],

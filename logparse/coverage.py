@@ -147,7 +147,8 @@ CELLS: tuple[Cell, ...] = (
          "CommandExecution exit_code, also a code cell's commands); output 'Process exited "
          "with code N'", ("nonzero-exit",)),
     Cell("codex", "tool_error", "output 'execution error'; apply_patch verification "
-         "failed; patch_apply_end success false; mcp_tool_call_end result Err; 'approval "
+         "failed; patch_apply_end success false; mcp_tool_call_end result Err (0.17x: "
+         "item_completed McpToolCall failed); 'approval "
          "policy is never; reject command' (a code cell's 'Script failed')",
          ("codex-execution-error", "codex-patch-failed", "codex-patch-apply-failed",
           "codex-mcp-error", "codex-policy-rejected")),

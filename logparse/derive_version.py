@@ -105,7 +105,8 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 32 (codexrec): Codex 0.17x rollouts (recorded from the real CLI): an ``item_completed``
 ``CommandExecution`` is a command's end (exit code, output, run time), as
 ``exec_command_end`` was, for plain calls and a code cell's commands; a
-``FileChange`` a patch's answer (a cell's patch takes the one that changed its file); a code cell's ``Script failed`` is an error (the
+``FileChange`` a patch's answer (a cell's patch takes the one that changed its file),
+an ``McpToolCall`` an MCP tool's (a cell's ``tools.mcp__SERVER__TOOL`` takes its own); a code cell's ``Script failed`` is an error (the
 ``Script error:`` text its error), ``Script running with cell ID N`` a cell still
 running; a run a ``write_stdin`` poll waited on when the user aborted the turn is
 stopped by the user (the poll's ``aborted by user after Ns``), its output kept;

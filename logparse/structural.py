@@ -251,9 +251,10 @@ RULES: tuple[Rule, ...] = (
     Rule("codex-mcp-error", ("codex",), "tool_error",
          lambda f: f.status == "error" and bool(f.error) and f.tool not in _SHELL_TOOLS
          and f.tool not in ("apply_patch", "todowrite", "websearch"),
-         CallFacts("codex", "superteam__get_listing", "error", error=(
-             "err: tool call failed for `superteam/get_listing`: request timed out")),
-         "fixtures/structural/codex_approvals.jsonl:19-20 (mcp_tool_call_end result Err)"),
+         CallFacts("codex", "mcp__notes__lookup", "error", error="no note named 'nope'"),
+         "fixtures/codex_record/recorded/mcp.jsonl:25 (Codex 0.171.0 recorded: a cell's "
+         "tools.mcp__notes__lookup, item_completed McpToolCall status failed, result "
+         "isError; :32 the policy's refusal as error.message)"),
     Rule("codex-sandbox-refused", ("codex",), "sandbox_denied",
          lambda f: (f.exit_code not in (None, 0) or f.status == "error") and not f.escalated
          and _SANDBOX_REFUSED.search((f.output or "")[:4000] + f.error[:2000]) is not None,
