@@ -59,6 +59,11 @@ REJECTED = re.compile(r"^(?:exec command|patch) rejected by user\b|^user rejecte
 """What Codex answers a call the user (or its reviewer) did not approve (codex-rs
 normalises a human's denial to ``exec command rejected by user`` / ``patch rejected by
 user``)."""
+BY_POLICY = re.compile(r"rejected due to unacceptable risk|^approval policy is \S+; reject "
+                       r"command|approval required by policy|^patch rejected: ", re.I)
+"""Of those, what the approval policy or the reviewer refused, no person: a ``tool_error``
+(``logparse.structural`` ``codex-policy-rejected``; Codex 0.171 recorded answers an
+escalation under ``codex exec`` ``approval policy is Never; reject command``)."""
 
 DENIED = re.compile(r"sandbox denied exec error|command failed inside sandbox"
                     r"|Network access to \"?\S+\"? is blocked by policy"
@@ -146,7 +151,7 @@ class Call:
         want: set[str] = set()
         head = self.output.lstrip()[:300]
         if REJECTED.search(head):
-            want.add("rejected_by_user")
+            want.add("tool_error" if BY_POLICY.search(head) else "rejected_by_user")
         if self.escalated:
             want.add("escalation_requested")
         code = self.exit
@@ -206,9 +211,29 @@ def asks_escalation(args: Any) -> bool:
         or a.get("with_escalated_permissions") is True
 
 
+def _as_end(p: dict[str, Any]) -> dict[str, Any]:
+    """Codex 0.17x writes a command's and a patch's end as ``event_msg`` ``item_completed``
+    (``CommandExecution``, ``FileChange``; see ``fixtures/codex_record``): the end event
+    older builds wrote for it, so the checks below read both."""
+    item = p.get("item") if p.get("type") == "item_completed" else None
+    if not isinstance(item, dict):
+        return p
+    if item.get("type") == "CommandExecution":
+        return {"type": "exec_command_end", "call_id": item.get("id"),
+                "command": item.get("command"), "exit_code": item.get("exit_code"),
+                "aggregated_output": item.get("aggregated_output"),
+                "duration": item.get("duration"), "status": item.get("status")}
+    if item.get("type") == "FileChange":
+        return {"type": "patch_apply_end", "call_id": item.get("id"),
+                "success": item.get("status") not in ("failed", "declined"),
+                "stdout": item.get("stdout"), "stderr": item.get("stderr")}
+    return p
+
+
 def records(path: Path) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
     """``(line, type, payload)`` of each JSON object line of a rollout (``payload`` is
-    ``{}`` where the line has none); lines that are no JSON object are passed over."""
+    ``{}`` where the line has none); lines that are no JSON object are passed over.  An
+    ``item_completed`` of a command or a patch reads as its end event (:func:`_as_end`)."""
     with path.open("rb") as f:
         for n, raw in enumerate(f, 1):
             try:
@@ -217,7 +242,7 @@ def records(path: Path) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
                 continue
             if isinstance(obj, dict):
                 p = obj.get("payload")
-                yield n, obj.get("type"), p if isinstance(p, dict) else {}
+                yield n, obj.get("type"), _as_end(p) if isinstance(p, dict) else {}
 
 
 def read_rollout(path: Path) -> Rollout:

@@ -91,11 +91,15 @@ RESUME_VERSION = "codex/4"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
-                        "compacted", "world_state"})
+                        "compacted", "world_state", "token_usage_record"})
+"""Line types of a rollout (``token_usage_record``: Codex 0.17x, one model response's usage,
+which the ``token_count`` event after it repeats: kept raw)."""
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SILENT_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other",
-                           "item_reference"})
+                           "item_reference", "additional_tools"})
+"""Response items that say nothing of the conversation (``additional_tools``: Codex 0.17x
+writes the tool catalogue of a code-mode model into the history)."""
 _EVENTS = frozenset({
     "token_count", "exec_command_begin", "exec_command_end", "exec_command_output_delta",
     "agent_message", "agent_message_delta", "agent_reasoning", "agent_reasoning_delta",
@@ -109,7 +113,7 @@ _EVENTS = frozenset({
     "item_started", "item_completed", "collab_agent_spawn_begin", "collab_agent_spawn_end",
     "collab_agent_interaction_begin", "collab_agent_interaction_end", "collab_waiting_begin",
     "collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin",
-    "collab_resume_end"})
+    "collab_resume_end", "thread_settings_applied"})
 """``event_msg`` types this reader knows (most repeat a response item); others are kept raw
 and counted as ``event_msg/TYPE``."""
 _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
@@ -144,6 +148,10 @@ _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _CUT = re.compile(r"(?:^|\n)Total output lines: (\d+)")
+_CELL_HEAD = re.compile(r"^Script (completed|failed|running with cell ID (\S+))\n"
+                        r"Wall time:? ([\d.]+) seconds\n")
+"""How a code-mode ``exec`` cell's output opens (Codex 0.17x): whether the script
+completed, failed (``Script error:`` follows) or yielded while it still ran."""
 _ABORTED_AFTER = re.compile(r"^aborted by user after (\d+(?:\.\d+)?)s\b", re.I)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 
@@ -263,6 +271,37 @@ def _end_output(end: dict[str, Any]) -> str:
     return "".join(x for x in (end.get("stdout"), end.get("stderr")) if isinstance(x, str))
 
 
+def item_end(p: dict[str, Any]) -> dict[str, Any]:
+    """An ``event_msg`` ``item_completed`` (Codex 0.17x) as the end event older builds wrote
+    for it: a ``CommandExecution`` item as ``exec_command_end`` (its ``id`` is the call's,
+    or ``exec-<uuid>`` for a command a code cell ran), an ``McpToolCall`` as
+    ``mcp_tool_call_end`` (its ``error`` as ``Err``), a ``FileChange`` as
+    ``patch_apply_end`` (``success: false`` when it failed); any other payload unchanged."""
+    item = p.get("item")
+    if not isinstance(item, dict):
+        return p
+    kind = item.get("type")
+    if kind == "CommandExecution":
+        return {"type": "exec_command_end", "call_id": item.get("id"),
+                "command": item.get("command"), "exit_code": item.get("exit_code"),
+                "aggregated_output": item.get("aggregated_output"),
+                "duration": item.get("duration"), "status": item.get("status")}
+    if kind == "McpToolCall":
+        err = item.get("error")
+        result: Any = ({"Err": str(err.get("message") or "MCP tool call failed")}
+                       if isinstance(err, dict) else {"Ok": item.get("result")})
+        return {"type": "mcp_tool_call_end", "call_id": item.get("id"),
+                "invocation": {"server": item.get("server"), "tool": item.get("tool"),
+                               "arguments": item.get("arguments")},
+                "result": result, "duration": item.get("duration")}
+    if kind == "FileChange":
+        failed = item.get("status") in ("failed", "declined")
+        return {"type": "patch_apply_end", "call_id": item.get("id"), "success": not failed,
+                "stdout": item.get("stdout"), "changes": item.get("changes"),
+                "stderr": item.get("stderr") or (str(item.get("status")) if failed else "")}
+    return p
+
+
 def mcp_error(end: dict[str, Any]) -> str | None:
     """The error an ``mcp_tool_call_end`` reports (``result: {"Err": msg}`` or a result
     with ``isError``), else ``None``."""
@@ -377,6 +416,7 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
                         meta["reported"] = [{"value": duration, "unit": "s",
                                              "label": f"{tool} duration"}]
     head = text[:400]
+    cell = _CELL_HEAD.match(head)
     body = _BODY.search(head)
     if body:
         m = _EXIT.search(head, 0, body.start() + 1)
@@ -405,7 +445,19 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             "value": float(cut.group(1)), "unit": "lines", "label": "output lines (cut)"}]
     state: dict[str, Any] = {"status": "completed"}
     low = head.lower()
-    if body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
+    if cell is not None:  # a code-mode cell: what the script did, not a command's exit
+        meta["cellState"] = cell.group(1).split(" ", 1)[0]
+        if cell.group(2):
+            meta["cellId"] = cell.group(2)
+        meta["reported"] = []  # (the cell's wall time is no reading of a command)
+    if cell is not None and cell.group(1) == "failed":
+        # what the script printed (``text()``) before it threw, then ``Script error:`` and
+        # the error (a tool's refusal, an exception)
+        said, sep, err = text.lstrip("\n").rpartition("Script error:\n")
+        state.update(status="error", error=err.strip() or said.strip())
+        if sep and said.strip():
+            state["output"] = said.rstrip("\n")
+    elif body is None and REJECTED.match(head.lstrip()):  # not run: the approval was denied
         # (a run's own output, after its ``Output:`` header, may print the words)
         state.update(status="error", error=text)
     elif low.startswith("aborted") or "aborted by user" in low[:80]:
@@ -816,6 +868,8 @@ class _Rollout:
         typ = obj.get("type")
         p = json_object(obj.get("payload"))
         ts = iso_ms(obj.get("timestamp"))
+        if typ == "event_msg" and p.get("type") == "item_completed":
+            p = item_end(p)  # Codex 0.17x: the item a command or patch ended with
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
                 typ = "session_meta"
@@ -857,6 +911,9 @@ class _Rollout:
                 # sandbox's, not an answer from the server it tried
                 self.offline = policy.get("type") != "danger-full-access" and \
                     policy.get("network_access") is False
+            elif isinstance(p.get("permission_profile"), dict):
+                # (0.17x writes the permission profile beside or instead of the policy)
+                self.offline = p["permission_profile"].get("network") == "restricted"
             if isinstance(p.get("model"), str):
                 self.model = p["model"]
             self._extra(n, body)
@@ -909,6 +966,11 @@ class _Rollout:
             if isinstance(spawn, str) and spawn in self.calls and isinstance(new, str) and new:
                 self.calls[spawn][1]["state"]["metadata"]["sessionId"] = new
             self._extra(n, body)
+        elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end" and self.cells and \
+                not self._outside_cells(p.get("call_id")) and p.get("call_id") not in self.calls:
+            # an MCP tool a code cell called (Codex 0.17x McpToolCall ``exec-<uuid>``)
+            self.exec_ends.append((p, ts))
+            self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "mcp_tool_call_end":
             self._mcp_end(n, body, p, ts)
         elif typ == "event_msg" and p.get("type") == "token_count":
@@ -921,6 +983,11 @@ class _Rollout:
             else:
                 self._extra(n, body)
             self._usage_stat(n)
+        elif typ == "event_msg" and p.get("type") == "patch_apply_end" and self.cells and \
+                not self._outside_cells(p.get("call_id")) and p.get("call_id") not in self.calls:
+            # a patch a code cell made (Codex 0.17x FileChange ``exec-<uuid>``): its answer
+            self.exec_ends.append((p, ts))
+            self._extra(n, body)
         elif typ == "event_msg" and p.get("type") == "patch_apply_end" and \
                 p.get("success") is False and isinstance(p.get("call_id"), str) and \
                 p["call_id"] in self.calls:
@@ -949,7 +1016,7 @@ class _Rollout:
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
-        elif typ in ("event_msg", "world_state"):
+        elif typ in ("event_msg", "world_state", "token_usage_record"):
             et = p.get("type")
             if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
                 key = f"event_msg/{et}" if isinstance(et, str) else "event_msg/<no type>"
@@ -1187,6 +1254,12 @@ class _Rollout:
         if w is None:
             return
         w[0].link("polls", n)  # the run's message changes with what its polls read
+        err = state.get("error")
+        if state.get("status") == "error" and isinstance(err, str) and \
+                err.lower().startswith("aborted"):
+            # the user stopped the turn while this poll waited on the run: when the turn's
+            # abort then terminates the run, it was stopped by the user, in Codex's words
+            w[1]["state"]["metadata"]["stoppedWhilePolled"] = err
         ostate = w[1]["state"]
         chunk = state.get("output") if isinstance(state.get("output"), str) else ""
         cut = _CUT.match(chunk)
@@ -1215,6 +1288,9 @@ class _Rollout:
         start = state["time"].get("start")
         if killed:
             meta["terminatedBy"] = "turn_aborted"
+            stopped = meta.pop("stoppedWhilePolled", None)
+            if isinstance(stopped, str):  # (its output so far stays its output)
+                state.update(status="error", error=stopped)
             return
         dur: float | None = None
         if end is not None:
@@ -1256,7 +1332,12 @@ class _Rollout:
             return [cell]
         names = cell_strings(code)
         ends = [e for e in ends_seen if not self._outside_cells(e[0].get("call_id"))]
+        patches = [e for e in ends if e[0].get("type") == "patch_apply_end"]
+        mcps = [e for e in ends if e[0].get("type") == "mcp_tool_call_end"]
+        ends = [e for e in ends if e[0].get("type") == "exec_command_end"]
+        used_mcps: set[int] = set()
         used: set[int] = set()
+        used_patches: set[int] = set()
         cstate = cell["state"]
         start = cstate["time"].get("start")
         parts: list[dict[str, Any]] = []
@@ -1275,6 +1356,32 @@ class _Rollout:
             meta.update(cell=cid, cellIndex=i, cellCalls=len(calls), codeMode=True)
             if i == 1:
                 meta["cellCode"] = code
+            mend = self._match_mcp(mcps, used_mcps, c.tool) if c.tool.startswith("mcp__") \
+                else None
+            if mend is not None:  # what the MCP tool answered, or its failure
+                state.update(_mcp_state(mend[0]))
+                dur = _seconds(mend[0].get("duration"))
+                if isinstance(mend[1], int):
+                    state["time"]["end"] = mend[1]
+                    if dur is not None:
+                        state["time"]["start"] = mend[1] - int(dur * 1000)
+                parts.append(part)
+                continue
+            if part["tool"] == "apply_patch":
+                pend = self._match_patch(patches, used_patches, state["input"].get("files"))
+                if pend is not None and cstate.get("status") != "running":
+                    pp, pts = pend
+                    if pp.get("success") is False:
+                        state.update(status="error", error="\n".join(
+                            x for x in (pp.get("stderr"), pp.get("stdout"))
+                            if isinstance(x, str) and x.strip()) or "patch failed")
+                    else:
+                        out = pp.get("stdout")
+                        state.update(status="completed", output=out if isinstance(out, str)
+                                     else "")
+                    state["time"]["end"] = pts
+                    parts.append(part)
+                    continue
             if part["tool"] == "bash":
                 end = self._match_end(ends, used, state["input"].get("command"))
                 if end is not None:
@@ -1302,11 +1409,40 @@ class _Rollout:
                 state["time"]["end"] = cstate["time"].get("end")
             parts.append(part)
         last = parts[-1]["state"]["metadata"]
-        if len(calls) > 1:
+        if len(calls) > 1 or cstate.get("status") == "error":  # (a cell that threw after
+            # its one call worked: the script's failure stays in sight)
             last["cellOutput"] = cstate.get("output") if "output" in cstate \
                 else cstate.get("error")
             last["cellStatus"] = cstate.get("status")
         return parts
+
+    @staticmethod
+    def _match_mcp(ends: list[tuple[dict[str, Any], int | None]], used: set[int],
+                   tool: str) -> tuple[dict[str, Any], int | None] | None:
+        """The ``mcp_tool_call_end`` of a cell's ``tools.mcp__SERVER__TOOL(...)``: the first
+        unused one of that server and tool."""
+        for j, (p, _ts) in enumerate(ends):
+            inv = json_object(p.get("invocation"))
+            if j not in used and tool == f"mcp__{inv.get('server')}__{inv.get('tool')}":
+                used.add(j)
+                return ends[j]
+        return None
+
+    @staticmethod
+    def _match_patch(ends: list[tuple[dict[str, Any], int | None]], used: set[int],
+                     files: Any) -> tuple[dict[str, Any], int | None] | None:
+        """The ``patch_apply_end`` of a cell's patch: the first unused one that changed a
+        file the patch names (its paths are absolute, the patch's often relative)."""
+        names = [f for f in files if isinstance(f, str) and f] if isinstance(files, list) \
+            else []
+        for j, (p, _ts) in enumerate(ends):
+            changed = p.get("changes")
+            if j in used or not isinstance(changed, dict):
+                continue
+            if any(k == f or k.endswith("/" + f.lstrip("./")) for k in changed for f in names):
+                used.add(j)
+                return ends[j]
+        return None
 
     @staticmethod
     def _match_end(ends: list[tuple[dict[str, Any], int | None]], used: set[int],

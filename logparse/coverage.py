@@ -144,12 +144,15 @@ CELLS: tuple[Cell, ...] = (
          since="xsig"),
     Cell("claude-code", "compacted", "system subtype compact_boundary", ("compaction",)),
     # ------------------------------------------------------------------ Codex
-    Cell("codex", "exit_code", "exec_command_end exit_code; output 'Process exited with "
-         "code N'", ("nonzero-exit",)),
+    Cell("codex", "exit_code", "exec_command_end exit_code (0.17x: item_completed "
+         "CommandExecution exit_code, also a code cell's commands); output 'Process exited "
+         "with code N'", ("nonzero-exit",)),
     Cell("codex", "tool_error", "output 'execution error'; apply_patch verification "
-         "failed; patch_apply_end success false; mcp_tool_call_end result Err",
+         "failed; patch_apply_end success false; mcp_tool_call_end result Err (0.17x: "
+         "item_completed McpToolCall failed); 'approval "
+         "policy is never; reject command' (a code cell's 'Script failed')",
          ("codex-execution-error", "codex-patch-failed", "codex-patch-apply-failed",
-          "codex-mcp-error")),
+          "codex-mcp-error", "codex-policy-rejected")),
     Cell("codex", "api_error", "event_msg error {message, codex_error_info: "
          "usage_limit_exceeded, unauthorized, ...} (protocol.rs ErrorEvent)", ("api-error",),
          MessageFacts("assistant", error=(

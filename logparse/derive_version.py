@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 33
+DERIVE_VERSION = 34
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -116,4 +116,15 @@ call the permission check refused (``toolDenialKind``, a ``permissionDecision`` 
 ``TaskUpdate`` are ``todowrite`` calls holding the task list after them; an API error keeps
 its ``apiErrorStatus`` and ``apiErrorType``; a sub-agent file's own attachments and API
 requests join the sub-agent's messages; a Bash run started in the background
-(``backgroundTaskId``) has no exit code of its own (its notification tells it)."""
+(``backgroundTaskId``) has no exit code of its own (its notification tells it).
+34 (codexrec): Codex 0.17x rollouts (recorded from the real CLI): an ``item_completed``
+``CommandExecution`` is a command's end (exit code, output, run time), as
+``exec_command_end`` was, for plain calls and a code cell's commands; a
+``FileChange`` a patch's answer (a cell's patch takes the one that changed its file),
+an ``McpToolCall`` an MCP tool's (a cell's ``tools.mcp__SERVER__TOOL`` takes its own); a code cell's ``Script failed`` is an error (the
+``Script error:`` text its error), ``Script running with cell ID N`` a cell still
+running; a run a ``write_stdin`` poll waited on when the user aborted the turn is
+stopped by the user (the poll's ``aborted by user after Ns``), its output kept;
+``token_usage_record``, ``thread_settings_applied`` and ``additional_tools``
+are known records; a turn whose ``permission_profile`` restricts the network is
+offline."""

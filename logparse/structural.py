@@ -259,16 +259,19 @@ RULES: tuple[Rule, ...] = (
                 r"|approval policy is \S+; reject command|approval required by policy"
                 r"|patch rejected: |`[^`]{1,400}` rejected: policy forbids)"),
          CallFacts("codex", "bash", "error", error=(
-             "approval policy is never; reject command — you should not ask for escalated "
-             "permissions if the approval policy is never"), escalated=True,
-                   command="npm run dev -- --port 3000"),
-         "(no real line yet) codex-rs: an escalation asked for under approval policy never"),
+             "approval policy is Never; reject command — you cannot ask for escalated "
+             "permissions if the approval policy is Never"), escalated=True,
+                   command="touch /etc/calc-ok"),
+         "fixtures/codex_record/recorded/classic.jsonl:73 (Codex 0.171.0 recorded: "
+         "sandbox_permissions require_escalated under `codex exec`, approval never; a "
+         "code cell's is the same after `Script error:`, codemode.jsonl:51)"),
     Rule("codex-mcp-error", ("codex",), "tool_error",
          lambda f: f.status == "error" and bool(f.error) and f.tool not in _SHELL_TOOLS
          and f.tool not in ("apply_patch", "todowrite", "websearch"),
-         CallFacts("codex", "superteam__get_listing", "error", error=(
-             "err: tool call failed for `superteam/get_listing`: request timed out")),
-         "fixtures/structural/codex_approvals.jsonl:19-20 (mcp_tool_call_end result Err)"),
+         CallFacts("codex", "mcp__notes__lookup", "error", error="no note named 'nope'"),
+         "fixtures/codex_record/recorded/mcp.jsonl:25 (Codex 0.171.0 recorded: a cell's "
+         "tools.mcp__notes__lookup, item_completed McpToolCall status failed, result "
+         "isError; :32 the policy's refusal as error.message)"),
     Rule("codex-sandbox-refused", ("codex",), "sandbox_denied",
          lambda f: (f.exit_code not in (None, 0) or f.status == "error") and not f.escalated
          and _SANDBOX_REFUSED.search((f.output or "")[:4000] + f.error[:2000]) is not None,
