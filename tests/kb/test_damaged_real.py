@@ -91,10 +91,6 @@ MOVED = frozenset({"crlf", "bom", "utf16", "empty-lines", "duplicated-line", "un
 """Damage that moves records to other lines and changes none: ingested over the clean
 slice, every message is a stored one (its id stays the one first stored)."""
 
-NO_RECORD_IDS = frozenset({"codex"})
-"""Forms whose records carry no id: a line written twice cannot be told from the agent
-writing the same record again, so it is a message of its own (stored, nothing lost)."""
-
 TIME_PATHS = (("timestamp",), ("created_at",), ("info", "time", "created"))
 
 
@@ -459,8 +455,7 @@ def test_damaged_line_file_loses_nothing(tmp_path: Path, tmp_path_factory: pytes
             gone = sorted(set(base.messages) - set(raws))
             assert not gone, gone[:5]
     if kind == "duplicated-line":  # a record written twice is read once
-        extra = (0, 1) if agent in NO_RECORD_IDS else (0,)
-        assert len(raws) - len(base.messages) in extra, (len(raws), len(base.messages))
+        assert len(raws) == len(base.messages), (len(raws), len(base.messages))
     if dmg.unknown:
         assert sum(s["records"] for s in got.report["skipped"]) >= dmg.unknown, got.report
 

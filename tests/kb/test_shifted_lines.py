@@ -160,3 +160,31 @@ def test_a_shifted_file_that_grows_is_read_on(tmp_path: Path) -> None:
     assert not first - after[3]
     assert after[:3] == want[:3], (after[:3], want[:3], got)
 
+
+def test_a_codex_line_written_twice_is_one_message(tmp_path: Path) -> None:
+    """Codex records carry no id: a response item written twice in a row (a copy, a sync)
+    is read once, its repeat kept raw with the next message."""
+    lines = _head(POOL / "Rivo__codex-session.jsonl", 60)
+    f = tmp_path / "session.jsonl"
+    rewrite(f, lines)
+    db = tmp_path / "kb.duckdb"
+    ingest(db, f)
+    base = counts(db)
+    items = [i for i, ln in enumerate(lines) if b'"type":"response_item"' in ln]
+    for k in items[:3] + items[len(items) // 2: len(items) // 2 + 2]:
+        doubled = lines[: k + 1] + [lines[k]] + lines[k + 1:]
+        fresh = tmp_path / f"fresh-{k}.duckdb"
+        g = tmp_path / f"doubled-{k}.jsonl"
+        rewrite(g, doubled)
+        ingest(fresh, g)
+        assert counts(fresh)[:3] == base[:3], k
+        with duckdb.connect(str(fresh), read_only=True) as c:  # the repeat is kept raw
+            lines_kept = {n for (raw,) in c.execute("SELECT raw FROM messages").fetchall()
+                          for n in orjson.loads(raw)["lines"]}
+        assert k + 2 in lines_kept, k
+        over = tmp_path / f"over-{k}.duckdb"
+        shutil.copyfile(db, over)
+        rewrite(f, doubled)
+        ingest(over, f)
+        rewrite(f, lines)
+        assert counts(over)[:3] == base[:3], k
