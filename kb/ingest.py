@@ -59,7 +59,7 @@ from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
-from logparse.msgkey import LINE_KEYED, id_line, own_key, record_keys
+from logparse.msgkey import LINE_KEYED, content_digest, id_line, own_key, record_keys
 from logparse.registry import READERS, Input, discover
 from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
@@ -496,8 +496,9 @@ class _Aliases:
     """Further stored messages with an own record of the same key."""
     held: dict[int, str] = field(default_factory=dict)
     """Key of any other record → the stored message holding it."""
-    keyed: set[str] = field(default_factory=set)
-    """Stored messages read from lines (their raw JSON holds records)."""
+    keyed: dict[str, int | None] = field(default_factory=dict)
+    """Stored messages read from lines (their raw JSON holds records) → their
+    :func:`~logparse.msgkey.content_digest`."""
     claimed: int = 0
     """Stored messages this reading has met (under their own id or an alias)."""
     lookups: int = 0
@@ -511,7 +512,7 @@ class _Aliases:
                 mid = sys.intern(mid)
                 mine, others = record_keys(raw, id_line(mid))
                 if mine:
-                    self.keyed.add(mid)
+                    self.keyed[mid] = content_digest(raw)
                 for k in mine:
                     first = own.setdefault(k, mid)
                     if first != mid:
@@ -520,6 +521,12 @@ class _Aliases:
                     self.held.setdefault(k, mid)
             self.own = own
         return self.own
+
+    def moved(self, mid: str, msg: RawMessage) -> bool:
+        """Whether the stored message ``mid`` is ``msg`` as it is, read at other lines
+        (nothing of it to keep: it is replaced in place, its lines are the new ones)."""
+        dg = self.keyed.get(mid)
+        return dg is not None and dg == content_digest(msg.raw)
 
     def resolve(self, msg: RawMessage, dg: int, seen: dict[str, tuple[int, str]]
                 ) -> tuple[str, bool]:
@@ -1029,6 +1036,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         if keep:
             deriver.keep.add(mid)  # a piece of a stored message: kept as stored
         elif stored is not None and stored[0] not in (dg, -1) and \
+                not (aliases is not None and aliases.moved(mid, msg)) and \
                 _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)

@@ -87,6 +87,14 @@ def own_key(raw: bytes | str, line: int | None) -> int | None:
     return None
 
 
+def content_digest(raw: bytes | str) -> int | None:
+    """A digest of a line-based message's raw JSON without its ``lines``: equal for two
+    readings of the same message at other lines (``None``: not line-based)."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    at = data.find(b',"records":')
+    return None if not data.startswith(b'{"lines":') or at < 0 else _digest(data[at:])
+
+
 def id_line(message_id: str) -> int | None:
     """The line a line-keyed message id names (:func:`logparse._agentlines.message_id`)."""
     head = message_id[:9]
