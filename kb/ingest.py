@@ -1060,6 +1060,15 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
     _commit(store, st)
 
 
+def _shift(old: object, new: object) -> int:
+    """How many lines further the incoming copy of a message holds its first record than
+    the stored copy does (a line added or removed before it: :class:`_Aliases`)."""
+    if isinstance(old, list) and isinstance(new, list) and old and new and \
+            isinstance(old[0], int) and isinstance(new[0], int):
+        return new[0] - old[0]
+    return 0
+
+
 _GROWING = ("records", "parts")
 """The lists a message's raw JSON grows by as its agent writes it (Claude Code and Codex
 records, opencode parts)."""
@@ -1075,7 +1084,10 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
     incoming ones, each at its own line: the stored copy was read from a file that ended
     there (a reader gives the last message the records after it), and the grown file
     gives those records to a later message.  Nothing stored is lost by deriving the
-    message again: its other records are in the input, and stored with their message."""
+    message again: its other records are in the input, and stored with their message.
+
+    A line added or removed before the message moves its records: the stored lines are
+    compared where the input holds them (:func:`_shift`)."""
     raw = store.stored_raw(sid, msg.info["id"])
     if raw is None:
         return False
@@ -1091,10 +1103,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
             if a == b:  # the same records: is the incoming copy's file cut right after it?
                 return _cut_after(old, new)
             if len(b) > len(a) and b[: len(a)] == a:
-                return _taken_later(store, sid, ordinal, new.get("lines"), b, len(a))
+                return _taken_later(store, sid, ordinal, new.get("lines"), b, len(a),
+                                    _shift(old.get("lines"), new.get("lines")))
             if not (len(b) < len(a) and a[: len(b)] == b):
                 return False
-            return not _moved_on(old.get("lines"), a, len(b), path, lines_from)
+            return not _moved_on(old.get("lines"), a, len(b), path, lines_from,
+                                 _shift(old.get("lines"), new.get("lines")))
     return False
 
 
@@ -1118,7 +1132,7 @@ def _cut_after(old: dict[str, object], new: dict[str, object]) -> bool:
 
 
 def _taken_later(store: KbStore, sid: str, ordinal: int, lines: object,
-                 records: list[object], kept: int) -> bool:
+                 records: list[object], kept: int, shift: int = 0) -> bool:
     """Whether the records the incoming copy of a message has beyond the stored ones are
     each stored, at the same line, with a later message: the incoming file ends there (a
     reader gives the last message the records after it) and the stored copy was read
@@ -1129,12 +1143,13 @@ def _taken_later(store: KbStore, sid: str, ordinal: int, lines: object,
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
-    found = store.records_after(sid, ordinal, extra)
-    return all(n in found and found[n] == r for n, r in zip(extra, records[kept:]))
+    found = store.records_after(sid, ordinal, [n - shift for n in extra])
+    return all(n - shift in found and found[n - shift] == r
+               for n, r in zip(extra, records[kept:]))
 
 
 def _moved_on(lines: object, records: list[object], kept: int, path: str,
-              lines_from: tuple[int, int] | None = None) -> bool:
+              lines_from: tuple[int, int] | None = None, shift: int = 0) -> bool:
     """Whether the file at ``path`` has each of the stored ``records`` after the first
     ``kept`` at the line the stored copy read it from (``lines``, one a record)."""
     if not (isinstance(lines, list) and len(lines) == len(records)):
@@ -1142,6 +1157,7 @@ def _moved_on(lines: object, records: list[object], kept: int, path: str,
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
+    extra = [n + shift for n in extra]
     found = lines_at(path, extra, lines_from)
     for n, rec in zip(extra, records[kept:]):
         body = found.get(n)
