@@ -13,6 +13,9 @@ Nothing read is lost or doubled:
   stopped, and that is reported;
 * a message id met twice in one session is stored once: an identical repeat is
   reported, a repeat with other content is a problem that keeps its raw text;
+* a message keeps the id it was first stored under: a Claude Code, Codex, pi or
+  Antigravity message (named by its line) read at another line, after a line was added
+  or removed before it, is the stored message its own record is (:class:`_Aliases`);
 * every batch commits together with its session row, so messages never exist
   without one, and a session's last batch marks its graph as owed
   (``graph_pending``); the graph phase clears the mark when its graph commits, so
@@ -37,6 +40,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -55,6 +59,7 @@ from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
+from logparse.msgkey import LINE_KEYED, content_digest, id_line, own_key, record_keys
 from logparse.registry import READERS, Input, discover
 from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
@@ -449,6 +454,121 @@ class _Session:
     lines_from: tuple[int, int] | None = None
     """Resumed: ``(byte offset, line)`` of the first line the reader state held (records
     of held messages are looked up from there, not from the file's start)."""
+    aliases: _Aliases | None = None
+    """A line-keyed session with stored messages: what a message read at another line is
+    stored as (:class:`_Aliases`)."""
+
+
+ALIAS_LOOKUPS = 8
+"""Stored messages whose content key :class:`_Aliases` compares one at a time (a grown
+file's last message, changed since it was stored) before it indexes the session's."""
+
+
+@dataclass
+class _Aliases:
+    """The stored message each message of a line-keyed form is (Claude Code, Codex, pi,
+    Antigravity: :data:`logparse.msgkey.LINE_KEYED`), whatever line it is read at.
+
+    Their ids are line numbers: a line added or removed before a message gives it another
+    id in a later reading (a rewritten file, a copy with a line dropped or a summary
+    inserted, an older copy merged), and stored under it the message would be there
+    twice.  A message's stored id stays the one it was first stored under: a message read
+    under another id whose content key (its own record's: :func:`logparse.msgkey.own_key`)
+    is the own record of a stored message is that message (an alias): it is kept or
+    replaced in place as any known message is.  One whose own record a stored message
+    holds as another's (a call's result that lost its call) is a piece of it: the stored
+    message is kept as it is.  A new message whose line id names another stored message
+    takes its line id and its key (``-`` and 8 hex digits): the stored one is kept.
+
+    Linear: a message whose id and digest are stored, or met once every stored message was
+    read, costs nothing; the session's records are indexed once, by one streamed read,
+    only when a message is not one of those (a grown file's changed last message is
+    compared alone first, :data:`ALIAS_LOOKUPS`).  The index holds an integer a record."""
+
+    store: KbStore
+    sid: str
+    known: dict[str, tuple[int, int]]
+    after: int = 0
+    """Only messages after this ordinal are indexed (a resumed reading's tail)."""
+    own: dict[int, str] | None = None
+    """Own record's key → the stored message."""
+    more: dict[int, list[str]] = field(default_factory=dict)
+    """Further stored messages with an own record of the same key."""
+    held: dict[int, str] = field(default_factory=dict)
+    """Key of any other record → the stored message holding it."""
+    keyed: dict[str, int | None] = field(default_factory=dict)
+    """Stored messages read from lines (their raw JSON holds records) → their
+    :func:`~logparse.msgkey.content_digest`."""
+    claimed: int = 0
+    """Stored messages this reading has met (under their own id or an alias)."""
+    lookups: int = 0
+    renamed: int = 0
+    """Messages stored under an id their line did not give them."""
+
+    def _index(self) -> dict[int, str]:
+        if self.own is None:
+            own: dict[int, str] = {}
+            for mid, raw in self.store.stored_raws(self.sid, self.after):
+                mid = sys.intern(mid)
+                mine, others = record_keys(raw, id_line(mid))
+                if mine:
+                    self.keyed[mid] = content_digest(raw)
+                for k in mine:
+                    first = own.setdefault(k, mid)
+                    if first != mid:
+                        self.more.setdefault(k, []).append(mid)
+                for k in others:
+                    self.held.setdefault(k, mid)
+            self.own = own
+        return self.own
+
+    def moved(self, mid: str, msg: RawMessage) -> bool:
+        """Whether the stored message ``mid`` is ``msg`` as it is, read at other lines
+        (nothing of it to keep: it is replaced in place, its lines are the new ones)."""
+        dg = self.keyed.get(mid)
+        return dg is not None and dg == content_digest(msg.raw)
+
+    def resolve(self, msg: RawMessage, dg: int, seen: dict[str, tuple[int, str]]
+                ) -> tuple[str, bool]:
+        """The id ``msg`` is stored under (``dg``: its digest; ``seen``: ids read so far),
+        and whether the stored message is kept as it is."""
+        mid: str = msg.info["id"]
+        known = self.known
+        stored = known.get(mid)
+        if stored is not None and stored[0] == dg and mid not in seen:
+            return mid, False  # as stored
+        if stored is None and self.claimed >= len(known):
+            return mid, False  # every stored message is read already: a new one
+        key = own_key(msg.raw, msg.line)
+        if key is None:
+            return mid, False
+        if stored is not None and mid not in seen and self.own is None and \
+                self.lookups < ALIAS_LOOKUPS:
+            self.lookups += 1
+            raw = self.store.stored_raw(self.sid, mid)
+            if raw is not None and key in record_keys(raw, id_line(mid))[0]:
+                return mid, False  # the same message, changed (a grown file's last)
+        own = self._index()
+        first = own.get(key)
+        if first is not None:
+            holders = [first, *self.more.get(key, ())]
+            if mid in holders and mid not in seen:
+                return mid, False
+            got = next((h for h in holders if h not in seen), first)
+            if got != mid:
+                self.renamed += 1
+            return got, False  # (read already in this reading: a repeat, stored once)
+        whole = self.held.get(key)
+        if whole is not None:
+            self.renamed += whole != mid
+            return whole, True
+        if stored is not None and mid in self.keyed:
+            # a new message at a line whose id a stored (other) message has
+            self.renamed += 1
+            tail = f"{key:016x}"
+            return next((c for c in (f"{mid}-{tail[:8]}", f"{mid}-{tail}") if c not in known),
+                        f"{mid}-{tail}-{self.renamed}"), False
+        return mid, False
 
 
 GROUP_SESSIONS = 512
@@ -733,7 +853,9 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
         "prev_had_tool", "out_of_order", "proposal")})
     st = _Session(src=src, known=known, deriver=deriver, first_prompt=row["first_prompt"],
                   watch=reader, lines_from=None if row["first_offset"] is None else
-                  (int(row["first_offset"]), int(row["first_line"])))
+                  (int(row["first_offset"]), int(row["first_line"])),
+                  aliases=_Aliases(store, sid, known, after=ordinal)
+                  if known and inp.form in LINE_KEYED else None)
     if progress:
         progress(offset)
     done: list[str] = []
@@ -852,7 +974,9 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
-    return _Session(src=src, known=known, deriver=deriver)
+    return _Session(src=src, known=known, deriver=deriver,
+                    aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
+                    else None)
 
 
 def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
@@ -865,6 +989,7 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         st.src.info = src.info
     resumed = st.runs > 1
     watch = st.watch
+    aliases = st.aliases
     from logparse.derive import digest  # the rules load with the first input to derive
     for msg in src.messages:
         st.read += 1
@@ -872,6 +997,11 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         if watch is not None and st.mark is None and mid == watch.resume_mark:  # type: ignore[attr-defined]
             st.mark = (deriver.sequence(), st.first_prompt)
         where = _place(msg)
+        dg = digest(msg.raw)
+        keep = False
+        if aliases is not None:
+            mid, keep = aliases.resolve(msg, dg, seen)
+            msg.info["id"] = mid
         if resumed:
             resumed = False
             problems.append(Problem(
@@ -879,7 +1009,6 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
                 reason=f"session {sid} continues here after messages of other sessions "
                        f"(interleaved input); its {len(seen)} earlier messages are kept and "
                        "this run is added to them"))
-        dg = digest(msg.raw)
         prev = seen.get(mid)
         if prev is not None:
             if prev[0] == dg:
@@ -902,7 +1031,12 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
                 continue
         seen[mid] = (dg, where)
         stored = st.known.get(mid)
-        if stored is not None and stored[0] not in (dg, -1) and \
+        if aliases is not None and stored is not None:
+            aliases.claimed += 1
+        if keep:
+            deriver.keep.add(mid)  # a piece of a stored message: kept as stored
+        elif stored is not None and stored[0] not in (dg, -1) and \
+                not (aliases is not None and aliases.moved(mid, msg)) and \
                 _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         deriver.add(msg, dg)
@@ -926,6 +1060,15 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
     _commit(store, st)
 
 
+def _shift(old: object, new: object) -> int:
+    """How many lines further the incoming copy of a message holds its first record than
+    the stored copy does (a line added or removed before it: :class:`_Aliases`)."""
+    if isinstance(old, list) and isinstance(new, list) and old and new and \
+            isinstance(old[0], int) and isinstance(new[0], int):
+        return new[0] - old[0]
+    return 0
+
+
 _GROWING = ("records", "parts")
 """The lists a message's raw JSON grows by as its agent writes it (Claude Code and Codex
 records, opencode parts)."""
@@ -941,7 +1084,10 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
     incoming ones, each at its own line: the stored copy was read from a file that ended
     there (a reader gives the last message the records after it), and the grown file
     gives those records to a later message.  Nothing stored is lost by deriving the
-    message again: its other records are in the input, and stored with their message."""
+    message again: its other records are in the input, and stored with their message.
+
+    A line added or removed before the message moves its records: the stored lines are
+    compared where the input holds them (:func:`_shift`)."""
     raw = store.stored_raw(sid, msg.info["id"])
     if raw is None:
         return False
@@ -957,10 +1103,12 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
             if a == b:  # the same records: is the incoming copy's file cut right after it?
                 return _cut_after(old, new)
             if len(b) > len(a) and b[: len(a)] == a:
-                return _taken_later(store, sid, ordinal, new.get("lines"), b, len(a))
+                return _taken_later(store, sid, ordinal, new.get("lines"), b, len(a),
+                                    _shift(old.get("lines"), new.get("lines")))
             if not (len(b) < len(a) and a[: len(b)] == b):
                 return False
-            return not _moved_on(old.get("lines"), a, len(b), path, lines_from)
+            return not _moved_on(old.get("lines"), a, len(b), path, lines_from,
+                                 _shift(old.get("lines"), new.get("lines")))
     return False
 
 
@@ -984,7 +1132,7 @@ def _cut_after(old: dict[str, object], new: dict[str, object]) -> bool:
 
 
 def _taken_later(store: KbStore, sid: str, ordinal: int, lines: object,
-                 records: list[object], kept: int) -> bool:
+                 records: list[object], kept: int, shift: int = 0) -> bool:
     """Whether the records the incoming copy of a message has beyond the stored ones are
     each stored, at the same line, with a later message: the incoming file ends there (a
     reader gives the last message the records after it) and the stored copy was read
@@ -995,12 +1143,13 @@ def _taken_later(store: KbStore, sid: str, ordinal: int, lines: object,
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
-    found = store.records_after(sid, ordinal, extra)
-    return all(n in found and found[n] == r for n, r in zip(extra, records[kept:]))
+    found = store.records_after(sid, ordinal, [n - shift for n in extra])
+    return all(n - shift in found and found[n - shift] == r
+               for n, r in zip(extra, records[kept:]))
 
 
 def _moved_on(lines: object, records: list[object], kept: int, path: str,
-              lines_from: tuple[int, int] | None = None) -> bool:
+              lines_from: tuple[int, int] | None = None, shift: int = 0) -> bool:
     """Whether the file at ``path`` has each of the stored ``records`` after the first
     ``kept`` at the line the stored copy read it from (``lines``, one a record)."""
     if not (isinstance(lines, list) and len(lines) == len(records)):
@@ -1008,6 +1157,7 @@ def _moved_on(lines: object, records: list[object], kept: int, path: str,
     extra = lines[kept:]
     if not extra or not all(isinstance(n, int) and not isinstance(n, bool) for n in extra):
         return False
+    extra = [n + shift for n in extra]
     found = lines_at(path, extra, lines_from)
     for n, rec in zip(extra, records[kept:]):
         body = found.get(n)

@@ -284,6 +284,17 @@ class KbStore:
             [session_id, message_id]).fetchone()
         return None if row is None else str(row[0])
 
+    def stored_raws(self, session_id: str, after: int = 0) -> Iterator[tuple[str, str]]:
+        """``(message_id, raw JSON)`` of each stored message of a session after ordinal
+        ``after``, streamed (a few hundred rows in memory at a time); read them all before
+        the next statement on this store."""
+        cur = self.conn.execute(
+            "SELECT message_id, raw::VARCHAR FROM messages WHERE session_id = ? AND "
+            "ordinal > ?", [session_id, after])
+        while rows := cur.fetchmany(256):
+            for mid, raw in rows:
+                yield str(mid), str(raw)
+
     def records_after(self, session_id: str, ordinal: int, lines: list[int]
                       ) -> dict[int, object]:
         """The records stored messages after ``ordinal`` hold at these source ``lines``

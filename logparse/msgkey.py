@@ -1,0 +1,101 @@
+"""What a message of a line-keyed form is, whatever line it stands at: its content key.
+
+Claude Code, Codex, pi and Antigravity messages are named by the line their record stands
+at (:func:`logparse._agentlines.message_id`): a line added or removed before a message
+gives it another id in a later reading of the file.  Its records do not move with it:
+the content key of a message is the key of its own record (the one at
+:attr:`~logparse.source.RawMessage.line`), and a stored message holds every record it was
+read from (its raw JSON ``{"lines": [...], "records": [...]}``), so the ingest finds the
+stored message a shifted one is (``kb.ingest``: it keeps the id first stored).
+
+A record's key is its own id where it has one: Claude Code's ``uuid``, a pi entry's
+``id``, an Antigravity step's ``step_index`` (with its type); else (Codex records carry
+none) a digest of the record.  Keys are 64-bit integers, so an index of a long session's
+records stays small.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+LINE_KEYED = frozenset({"claude-code", "codex", "pi", "antigravity"})
+"""Forms whose message ids are line numbers (a shifted line renames the messages after)."""
+
+
+def _digest(text: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def record_key(rec: Any) -> int:
+    """The key of one source record (a JSON value as read)."""
+    if isinstance(rec, dict):
+        uuid = rec.get("uuid")
+        if isinstance(uuid, str) and uuid:
+            return _digest(b"u:" + uuid.encode())
+        eid = rec.get("id")
+        if isinstance(eid, str) and eid:
+            return _digest(b"i:" + eid.encode())
+        step = rec.get("step_index")
+        if isinstance(step, int) and not isinstance(step, bool):
+            return _digest(f"s:{step}:{rec.get('type')}".encode())
+    return _digest(b"d:" + orjson.dumps(rec))
+
+
+def _records(raw: bytes | str) -> tuple[list[Any], list[Any]] | None:
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    lines, recs = doc.get("lines"), doc.get("records")
+    if not (isinstance(lines, list) and isinstance(recs, list) and len(lines) == len(recs)):
+        return None
+    return lines, recs
+
+
+def record_keys(raw: bytes | str, line: int | None = None) -> tuple[list[int], list[int]]:
+    """The keys of the records a message's raw JSON holds: ``(own, others)``.  Its own
+    record is the one read at ``line`` (the line its stored id names); when it holds no
+    record there (it was stored under another id: an alias), every record may be its
+    own.  Both empty: the raw JSON is not line-based."""
+    got = _records(raw)
+    if got is None:
+        return [], []
+    lines, recs = got
+    at = next((i for i, n in enumerate(lines) if n == line), None) if line is not None \
+        else None
+    keys = [record_key(r) for r in recs]
+    if at is None:
+        return keys, []
+    return [keys[at]], keys[:at] + keys[at + 1:]
+
+
+def own_key(raw: bytes | str, line: int | None) -> int | None:
+    """The key of a message's own record: the one read at ``line`` (``None``: the raw JSON
+    is not line-based or holds no record at that line)."""
+    got = _records(raw)
+    if got is None or line is None:
+        return None
+    lines, recs = got
+    for n, rec in zip(lines, recs):
+        if n == line:
+            return record_key(rec)
+    return None
+
+
+def content_digest(raw: bytes | str) -> int | None:
+    """A digest of a line-based message's raw JSON without its ``lines``: equal for two
+    readings of the same message at other lines (``None``: not line-based)."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    at = data.find(b',"records":')
+    return None if not data.startswith(b'{"lines":') or at < 0 else _digest(data[at:])
+
+
+def id_line(message_id: str) -> int | None:
+    """The line a line-keyed message id names (:func:`logparse._agentlines.message_id`)."""
+    head = message_id[:9]
+    return int(head) if len(head) == 9 and head.isdigit() else None
