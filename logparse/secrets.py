@@ -19,10 +19,14 @@ names like ``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``PASSWORD``; and (issue 24)
 ``Cookie:``), ``Authorization: Basic`` and other ``Authorization`` values, the
 userinfo of a URL of any scheme (``redis://:pw@host``), PEM body lines quoted
 without their BEGIN line, prefixed tokens folded over two lines, and secrets in
-JSON-escaped text (escaped once or more).  Each logkb rule is a table row with
+JSON-escaped text (escaped once or more); and wallets' secrets: a keypair's byte
+array, ``0x`` hex keys, BIP-39 phrases (after a cue, or with none when the checksum
+holds), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
+Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys.
+Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
-Speed: :data:`PREFILTERS` are three regular expressions one of which every secret
+Speed: :data:`PREFILTERS` are two regular expressions one of which every secret
 matches; the knowledge base runs them in DuckDB (RE2, a DFA: ~0.2 s per 100 MB) and hands
 only the texts it matches to :func:`find_secrets`, where each rule runs only
 when its own literal needle is in the text.  Python's ``re`` cannot do that
@@ -321,6 +325,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     kp58, seed58 = _example_keypair()
     bad58 = b58encode(bytes(range(7, 71)))  # 64 bytes that are no Ed25519 keypair
     phrase = _example_phrase()
+    xlm = strkey(_STELLAR_SEED, bytes(range(40, 72)))  # a made-up Stellar secret seed
     listed = phrase.replace(" ", '", "')  # the phrase as a JSON list's items
     specific = [
         _Rule("logkb:private-key", "private-key", re.compile(
@@ -400,6 +405,10 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"$ cat .env\nRPC_URL=http://127.0.0.1:8899\nWALLET={kp58}\n", kp58),
                    (f'{{"cluster": "devnet", "wallet": "{kp58}"}}', kp58),
                    (f"Here is the new wallet, import {kp58} into Phantom.", kp58))),
+        _Rule("logkb:stellar-seed", "private-key", re.compile(
+            r"(?<![A-Za-z0-9])S[A-Z2-7]{55}(?![A-Za-z0-9])"), ("S",), check="stellar-seed",
+            example=(f"- **Secret Key**: `{xlm}`", xlm),
+            more=((f"STELLAR_AGENT_SECRET={xlm}", xlm),)),
         _Rule("logkb:base58-key", "private-key", re.compile(
             r"(?:priv(?:ate)?[ _-]?key|secret[ _-]?key|key[ _-]?pair)(?:\\*[\"'])?\s*"
             r"(?:=|:=|:|=>|\s)\s*(?:\\*[\"'])?([1-9a-z]{32,90})(?![0-9a-z])"),
@@ -546,25 +555,26 @@ PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
 # a base58 key after its cue (`--keypair KEY`, `secret key KEY`)
 PREFILTER += (r"|(?i:(?:priv(?:ate)?[ _-]?key|secret[ _-]?key|key[ _-]?pair)(?:\\*[\"'])?\s*"
               r"(?:=|:=|:|=>|\s)\s*(?:\\*[\"'])?[" + _B58 + r"]{8})")
-"""What any rule needs but the two of :data:`PREFILTERS` that stand apart, as one regular
+"""What any rule needs but the runs :data:`PREFILTERS` holds apart, as one regular
 expression valid in Python's ``re`` and in RE2 (DuckDB's ``regexp_matches``): the
-knowledge base runs the three in SQL over the stored text and hands :func:`find_secrets`
+knowledge base runs both in SQL over the stored text and hands :func:`find_secrets`
 only the texts one of them matches."""
 
-_B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])[" + _B58 + r"]{85,88}(?:$|[^A-Za-z0-9])")
+_B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]{55})"
+            r"(?:$|[^A-Za-z0-9])")
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
-between other characters); a transaction's signature passes too (the rules tell them
-apart)."""
+between other characters; a transaction's signature passes too: the rules tell them
+apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
 _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])[a-z]{3,8}"
                r"(?:(?:[ \t\r\n,\"'\[\]]|\\+[nrt\"'])+[a-z]{3,8}){11}")
 """A recovery phrase with no cue: twelve lower-case words in a row (:data:`_WORD_GAP`
 between them)."""
-PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN, _PHRASE_RUN)
+PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
-these matches it.  Apart, because RE2 gives each pattern its own automaton: the counted
-runs of these two in :data:`PREFILTER`'s alternation made it 10x slower (1.7 s instead
+these matches it.  Two, because RE2 gives each pattern its own automaton: the counted
+runs of the second in :data:`PREFILTER`'s alternation made it 10x slower (1.7 s instead
 of 0.17 s over the 7 MB of 22 real sessions; its state sets no longer fit the DFA's
-budget), while the three apart cost 10 % more than :data:`PREFILTER` alone."""
+budget), while apart they cost 10-20 % more than :data:`PREFILTER` alone."""
 
 _RULES: list[_Rule] | None = None
 _PREFILTER_RES = tuple(re.compile(p) for p in PREFILTERS)
@@ -692,12 +702,50 @@ def _b58_key(value: str, sizes: tuple[int, ...]) -> bytes | None:
 
 _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 """An Ethereum-style address: public (a private key is 32 bytes, 64 digits)."""
+_STELLAR_SEED = 18 << 3
+"""The version byte of a Stellar secret seed (``S…``; an account is ``G…``, 6 << 3)."""
+
+
+def _crc16_xmodem(data: bytes) -> int:
+    crc = 0
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def strkey(version: int, payload: bytes) -> str:
+    """A Stellar StrKey: the version byte and the payload, their CRC16-XModem
+    (little-endian) after them, in base32."""
+    import base64
+
+    data = bytes([version]) + payload
+    return base64.b32encode(data + _crc16_xmodem(data).to_bytes(2, "little")).decode()
+
+
+def _is_stellar_seed(value: str) -> bool:
+    """Whether ``value`` is a Stellar secret seed: base32 of the seed's version byte, 32
+    bytes and their checksum (an account, a contract id or a word in capitals fails)."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b32decode(value)
+    except (binascii.Error, ValueError):
+        return False
+    return (len(raw) == 35 and raw[0] == _STELLAR_SEED
+            and _crc16_xmodem(raw[:33]) == int.from_bytes(raw[33:], "little"))
+
+
 _PUBLIC_BEFORE = re.compile(r"(?i:pub(?:lic)?[ \t])\Z")
 """The word before a name that makes it a public key's (``Public key: …``)."""
 
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
+    if rule.check == "stellar-seed":
+        return rule.kind if _is_stellar_seed(value) else None
     if rule.check == "b58-keypair":  # 64 bytes that are a seed and its public key
         raw = _b58_key(value, (64,))
         return rule.kind if raw is not None and _is_keypair(list(raw)) else None

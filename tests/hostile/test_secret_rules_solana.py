@@ -1,6 +1,6 @@
 """The kinds round 10 found shown (safe10): a Solana secret key printed in base58 with no
 cue word, a base58 key after its cue, a BIP-39 phrase with no cue word (its checksum
-holds), and a Jupiter API key quoted in prose.  And what must stay shown in Solana
+holds), a Jupiter API key quoted in prose, a Stellar secret seed (``S…``) in a summary.  And what must stay shown in Solana
 sessions, which are full of base58: public keys, transaction signatures (64 bytes, like
 a keypair), program ids, block hashes; token contract addresses; English prose made of
 words of the BIP-39 list.
@@ -40,6 +40,24 @@ BLOCKHASH58 = b58encode(_RNG.randbytes(32))
 NOT_A_PAIR58 = b58encode(_RNG.randbytes(64))
 PHRASE12 = bip39_phrase(_RNG.randbytes(16))
 PHRASE24 = bip39_phrase(_RNG.randbytes(32))
+
+
+def _strkey(version: int, payload: bytes) -> str:
+    """A Stellar StrKey: version byte, payload, CRC16-XModem (little-endian), base32."""
+    import base64
+
+    data = bytes([version]) + payload
+    crc = 0
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return base64.b32encode(data + crc.to_bytes(2, "little")).decode()
+
+
+STELLAR_SEED = _strkey(18 << 3, SEED)  # `S…`: a secret seed
+STELLAR_ACCOUNT = _strkey(6 << 3, PUB)  # `G…`: its account (public)
+STELLAR_CONTRACT = _strkey(2 << 3, _RNG.randbytes(32))  # `C…`: a contract id (public)
 
 
 def _bad_checksum(phrase: str) -> str:
@@ -86,6 +104,9 @@ FOUND: dict[str, tuple[str, str]] = {
     "phrase as a json list": (json.dumps({"words": PHRASE12.split()}),
                               '", "'.join(PHRASE12.split())),
     "phrase then list words": (f"use\n{PHRASE12}\nthen fund", PHRASE12),
+    "stellar seed .env": (f"STELLAR_AGENT_SECRET={STELLAR_SEED}\n", STELLAR_SEED),
+    "stellar seed markdown": (f"- **Secret Key**: `{STELLAR_SEED}`", STELLAR_SEED),
+    "stellar seed alone": (f"{STELLAR_ACCOUNT}\n{STELLAR_SEED}\n", STELLAR_SEED),
 }
 
 
@@ -108,7 +129,7 @@ def test_the_kinds_round_10_found_shown_are_found(name: str) -> None:
 def test_the_kinds_round_10_are_rows_with_examples() -> None:
     names = {r.name for r in rules()}
     assert {"logkb:base58-keypair", "logkb:base58-key", "logkb:bip39-phrase",
-            "logkb:jupiter-key"} <= names, names
+            "logkb:jupiter-key", "logkb:stellar-seed"} <= names, names
 
 
 TOKEN_MINT = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
@@ -127,6 +148,9 @@ SHOWN = [
     NOT_A_PAIR58,  # 64 random bytes with no cue: a signature as far as anyone can tell
     # an ERC-20 token's contract address under a `*_TOKEN` name (a real config's shape)
     'MANA_TOKEN       = "0xA1c57f48F0Deb89f569dFbE6E2B7f46D33606fD4"',
+    f"- **Public Key**: `{STELLAR_ACCOUNT}`",
+    f"Contract ID: {STELLAR_CONTRACT}",
+    "S" + STELLAR_SEED[1:-1] + ("A" if STELLAR_SEED[-1] != "A" else "B"),  # bad checksum
     # the phrase with a failing checksum and no cue: 1 in 16 runs of list words pass it
     _bad_checksum(PHRASE12),
 ]
