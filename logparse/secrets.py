@@ -270,13 +270,13 @@ _PHRASE = _x("velvet orbit canyon humble ladder pepper", " ritual sample tobacco
 
 def _example_keypair() -> tuple[str, str]:
     """A made-up Solana keypair in base58 (its seed is a hash of a phrase: no wallet
-    holds it) and its seed alone (32 bytes), for the base58 rows' examples."""
+    holds it) and its seed alone (32 bytes), for the base58 rows' examples.  The public
+    half is written out: deriving it imported ``cryptography`` (45 ms) whenever the rules
+    were built; the rows' test proves it is the seed's (the rule checks it)."""
     import hashlib
 
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     seed = hashlib.sha256(b"logkb made-up example keypair").digest()
-    pub = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+    pub = bytes.fromhex("715b5de058191f66f6a166dbaca517e5" "8b19a5a3181e6eeb3f7d5a27d327b196")
     return b58encode(seed + pub), b58encode(seed)
 
 
@@ -296,8 +296,12 @@ _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
-_VALUE = r"""(?:"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))"""
-"""An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it."""
+_VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
+          r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
+"""An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it;
+in backquotes, Markdown's code (``**API Key**: `…```)."""
+_BOLD = r"(?:\*\*)?"
+"""Markdown's bold around a name or after its colon (``**Secret Key**:``, ``**Key:**``)."""
 
 _WORD_UNQUOTED = (r"""(?:[^\s"'\\]|\\[^\snrtu"\\/bf]|"[^"\n]*"|'[^'\n]*')""")
 _WORD = (r"""(?:"(\S(?:(?:[^"\\\n]|\\[^\n])*?\S)?)"(?!\S)|'(\S(?:[^'\n]*?\S)?)'(?!\S)"""
@@ -435,8 +439,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f'words = ["{listed}"]', listed),
                   (f"Use this one for the test wallet:\n{phrase}\nthen fund it", phrase))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
-            r"(?:priv(?:ate)?|secret|signer|deployer)[_-]?key(?:\\*[\"'])?\s*(?:=|:=|:|=>|\s)"
-            r"\s*(?:\\*[\"'])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-f])"),
+            r"(?:priv(?:ate)?|secret|signer|deployer)[ _-]?key(?:\\*[\"'])?" + _BOLD
+            + r"\s*(?:=|:=|:|=>|\s)" + _BOLD
+            + r"\s*(?:\\*[\"'`])?(0x[0-9a-f]{16,128}|[0-9a-f]{32,128})(?![0-9a-f])"),
             ("priv", "secret", "signer", "deployer"), group=1,
             lower=True, on_lower=True, fold=True,
             example=(f"PRIVATE_KEY=0x{_HEX}", f"0x{_HEX}"),
@@ -445,7 +450,8 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   # a tool's description cut the command (and the key) short
                   (f'"description": "Run cast send --private-key 0x{_HEX[:34]}"',
                    f"0x{_HEX[:34]}"),
-                  (f"solana-keygen recover --secret-key {_HEX}{_HEX}", f"{_HEX}{_HEX}"))),
+                  (f"solana-keygen recover --secret-key {_HEX}{_HEX}", f"{_HEX}{_HEX}"),
+                  (f"- **Private Key**: `0x{_HEX}`", f"0x{_HEX}"))),
         _Rule("logkb:basic-auth", "basic-auth", re.compile(
             r"\bbasic\s+([a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=])"), ("basic",), group=1,
             lower=True, on_lower=True, check="basic",
@@ -510,10 +516,12 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"tool --password={_MW.lower()} x", _MW.lower()),
                   ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
         _Rule("logkb:assignment", "secret", re.compile(
-            rf"(?:{stems})[a-z0-9_-]*[\"']?\s*(?:=|:=|:|=>)\s*" + _VALUE),
+            rf"(?:{stems})[a-z0-9_-]*[\"']?{_BOLD}\s*(?:=|:=|:|=>){_BOLD}\s*" + _VALUE),
             ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
             group=-1, lower=True, on_lower=True, check="assigned",
-            example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}")),
+            example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}"),
+            more=((f"- **API Key**: `{_TOK}{_TOK[:5]}`", f"{_TOK}{_TOK[:5]}"),
+                  (f"**Password:** `{_PW}`", _PW))),
     ]
     return specific, generic
 
@@ -528,17 +536,17 @@ PREFILTER = (
     r"|softlayer|ibm|aws_?secret"
     # a name and its value, their quotes JSON-escaped too (a file written with
     # `{"apiKey": …}` stands in the call's JSON input as `{\\"apiKey\\": \\"…`)
-    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
-    r"[^\s\"']{4}"
-    r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*(?:\\*[\"'])?"
-    r"[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
+    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
+    r"(?:\\*[\"'`])?[^\s\"'`]{4}"
+    r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
+    r"(?:\\*[\"'`])?[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
     r"|aws (?:secret access key|access key id|session token) \["
     r"|(?:recovery|secret)[ _-]?phrase"
     # a hex key after its cue, its quotes JSON-escaped too (`\\"privateKey\\": \\"0x…`)
-    r"|key(?:\\*[\"'])?\s*(?:=|:|=>|\s)\s*(?:\\*[\"'])?(?:0x)?[0-9a-f]{16})"
+    r"|key(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:|=>|\s)(?:\*\*)?\s*(?:\\*[\"'`])?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="

@@ -230,3 +230,36 @@ def test_long_runs_stay_linear() -> None:
     assert find_secrets("5Kb8kLf9zgWQnogidDA76Mz" * 5000) == []
     assert find_secrets("zoo " * 50_000) == []
     assert find_secrets((PHRASE12 + " ") * 2000) == []
+
+
+HEX = "".join(_RNG.choices("0123456789abcdef", k=64))
+TOKEN = "".join(_RNG.choices("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", k=32))
+PASSWORD = "Tr0ub4dor" + "&3x!"
+MARKDOWN = {  # an agent's summary names a value in bold (the Valdyum-Labs line's shape)
+    "private key hex": (f"- **Private Key**: `0x{HEX}`", f"0x{HEX}"),
+    "api key": (f"**API Key**: `{TOKEN}`", TOKEN),
+    "password": (f"- **Password**: `{PASSWORD}`", PASSWORD),
+    "colon inside the bold": (f"**Auth token:** `{TOKEN}`", TOKEN),
+    "private key hex, a space": (f"Private Key: {HEX}", HEX),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MARKDOWN))
+def test_a_value_named_in_bold_is_hidden(name: str) -> None:
+    """`**Secret Key**: \\`…\\`` in an agent's summary: no rule read a name in bold or
+    a value in backquotes, and the value showed wherever it was not found elsewhere."""
+    text, secret = MARKDOWN[name]
+    assert may_hold_secret(text)
+    shown = redact_text(text)
+    assert secret not in shown and secret[2:14] not in shown and "[redacted:" in shown, shown
+
+
+@pytest.mark.parametrize("text", [
+    f"- **Public Key**: `{PUB58}`",
+    "- **Password**: The password for the admin account you created",
+    "| **Password char** | `\\u2022` (bullet) for Chrome |",
+    "**API Key**: `OPENWEATHER_API_KEY` (set it in `.env`)",
+    "**Key points:** `frontend.js` already does it",
+])
+def test_bold_names_of_what_is_no_secret_stay(text: str) -> None:
+    assert find_secrets(text) == [], [(f.rule, text[f.start:f.end]) for f in find_secrets(text)]
