@@ -410,7 +410,8 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    (f'{{"cluster": "devnet", "wallet": "{kp58}"}}', kp58),
                    (f"Here is the new wallet, import {kp58} into Phantom.", kp58))),
         _Rule("logkb:stellar-seed", "private-key", re.compile(
-            r"(?<![A-Za-z0-9])S[A-Z2-7]{55}(?![A-Za-z0-9])"), ("S",), check="stellar-seed",
+            # the literal first: `re` then skips to each `S` (a lookbehind first: 3x slower)
+            r"S(?<![A-Za-z0-9]S)[A-Z2-7]{55}(?![A-Za-z0-9])"), ("S",), check="stellar-seed",
             example=(f"- **Secret Key**: `{xlm}`", xlm),
             more=((f"STELLAR_AGENT_SECRET={xlm}", xlm),)),
         _Rule("logkb:base58-key", "private-key", re.compile(
@@ -1003,6 +1004,7 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
     gate = len(todo) > 4  # one pass for many rules; a few ``in`` checks for a few
     seen: frozenset[str] | None = _present(text) if gate else None
     seen_low: frozenset[str] | None = None
+    runs: tuple[bool, bool] | None = None
     for rule in todo:
         if rule.lower:
             if low is None:
@@ -1011,6 +1013,11 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             hay, present = low, seen_low
         else:
             hay, present = text, seen
+        if rule.check in ("bip39", "b58-keypair"):  # no needle: one pass over the words
+            if runs is None:
+                runs = _word_runs(text)
+            if not runs[0 if rule.check == "bip39" else 1]:
+                continue
         if rule.needles and not _holds(rule, hay, present):
             continue
         if rule.on_lower and len(hay) == len(text):
@@ -1034,6 +1041,28 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             if kind is not None:
                 found.append(Finding(span[0], span[1], kind, rule.name))
     return found
+
+
+_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`")
+"""What :func:`_word_runs` reads as a blank (JSON-escaped breaks first)."""
+_PHRASE_FLAGS = b"\1" * 12
+
+
+def _word_runs(text: str) -> tuple[bool, bool]:
+    """Whether ``text`` may hold (a phrase, a base58 keypair) for the rules that have no
+    needle: 12 words of the BIP-39 list in a row, a word of 85 characters or more, its
+    words split where :data:`_WORD_GAP` may stand (blanks, commas, quotes, brackets,
+    backslashes, JSON-escaped breaks).  String methods and C loops only: the two
+    patterns tried at every character of every text that passes the prefilter cost
+    4x more (Python's ``re`` has no fast scan for a pattern that starts with a class)."""
+    flat = text
+    for gap in _RUN_GAPS:
+        if gap in flat:
+            flat = flat.replace(gap, " ")
+    toks = flat.split()
+    long = max(map(len, toks), default=0) >= 85
+    phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, toks))
+    return phrase, long
 
 
 _BIP39: frozenset[str] | None = None
