@@ -2,7 +2,7 @@
 
 The finder is :mod:`logparse.secrets` (pure); this module decides what text is
 scanned and stores the findings.  Scanning is two passes: DuckDB runs
-:data:`logparse.secrets.PREFILTER` (RE2) over the rows just written, and only
+:data:`logparse.secrets.PREFILTERS` (RE2) over the rows just written, and only
 the texts it matches come back to Python for the rules.  The stored text is
 never changed: :mod:`kb.redact` hides the findings on the way out (the store reads
 them back: :func:`kb.store.secret_values`).
@@ -40,7 +40,9 @@ def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] 
     """Rows whose text the prefilter matches: (ordinal, seq, message_id, field, text)."""
     from kb.store import SECRET_FIELDS
     parts: list[str] = []
-    params: dict[str, Any] = {"s": session_id, "p": finder.PREFILTER}
+    params: dict[str, Any] = {"s": session_id}
+    params.update({f"p{i}": p for i, p in enumerate(finder.PREFILTERS)})
+    matches = " OR ".join(f"regexp_matches(t, $p{i})" for i in range(len(finder.PREFILTERS)))
     where = "session_id = $s"
     if ordinal_range is not None:
         where += " AND ordinal BETWEEN $lo AND $hi"
@@ -51,7 +53,7 @@ def _candidates(store: KbStore, session_id: str, ordinal_range: tuple[int, int] 
     for field, (table, expr) in SECRET_FIELDS.items():
         parts.append(f"SELECT ordinal, seq, message_id, '{field}', t FROM (SELECT ordinal, seq, "
                      f"message_id, {expr} AS t FROM {table} WHERE {where}) "
-                     "WHERE regexp_matches(t, $p)")
+                     f"WHERE {matches}")
     return store.conn.execute(" UNION ALL ".join(parts), params).fetchall()
 
 
@@ -173,8 +175,10 @@ def _batch_candidates(batch: ArrowBatch, lead: tuple[str, ...] = ()) -> list[tup
     if not cols:
         return []
     texts = pa.concat_arrays([c for tbl, column, _ in cols for c in tbl.column(column).chunks])
-    hit = pc.fill_null(pc.and_(pc.not_equal(texts, ""),
-                               pc.match_substring_regex(texts, finder.PREFILTER)), False)
+    matched = pc.match_substring_regex(texts, finder.PREFILTERS[0])
+    for pattern in finder.PREFILTERS[1:]:  # apart: each its own automaton (their doc)
+        matched = pc.or_(matched, pc.match_substring_regex(texts, pattern))
+    hit = pc.fill_null(pc.and_(pc.not_equal(texts, ""), matched), False)
     out: list[tuple[Any, ...]] = []
     at = 0
     for tbl, column, field in cols:

@@ -82,6 +82,8 @@ PATHOLOGICAL = {
     "json escapes": "\\\\n",
     "base64": "QUJD+/==",
     "words and dashes": "a-",
+    "base58": "5Kb8kLf9zgWQnogidDA76Mz",  # a Solana key's alphabet, no end in sight
+    "escaped words": "zoo\\n",  # lower-case words apart by JSON-escaped line breaks
 }
 """Each unit repeated to N characters."""
 

@@ -1,0 +1,78 @@
+"""A Solana key or a recovery phrase alone in a stored text is found by the store
+(safe10).
+
+The store runs its RE2 prefilters (:data:`logparse.secrets.PREFILTERS`) over every text,
+in Arrow while it ingests and in DuckDB when it rescans, and hands the rules only what
+they match: a line holding nothing but a base58 keypair or a phrase has no cue word for
+them, so this proves both passes let it through (values made up)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from kb.ingest import ingest
+from kb.secrets import backfill
+from kb.store import KbStore
+from logparse.secrets import b58encode, bip39_phrase
+
+_RNG = random.Random(1010)
+_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
+KEYPAIR58 = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+SIGNATURE58 = b58encode(_KEY.sign(b"a transfer"))
+PHRASE = bip39_phrase(_RNG.randbytes(16))
+
+
+def _transcript(path: Path) -> Path:
+    sid = "0c1a2b3c-4d5e-4f60-8a7b-8c9d0e1f2a10"
+    rows: list[tuple[str, object]] = [
+        ("user", "Make a wallet for the bot and show me its key."),
+        ("assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                        "input": {"command": "node scripts/export-key.js"}}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": KEYPAIR58}]),
+        ("assistant", [{"type": "tool_use", "id": "toolu_2", "name": "Bash",
+                        "input": {"command": "solana confirm -v sig"}}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "toolu_2",
+                   "content": f"{SIGNATURE58}\nFinalized"}]),
+        ("assistant", [{"type": "text", "text": PHRASE}]),
+    ]
+    lines = []
+    for n, (kind, body) in enumerate(rows, 1):
+        msg: dict[str, object] = {"role": kind, "content": body}
+        if kind == "assistant":
+            msg.update(id=f"msg_{n}", model="claude-opus-4-5", type="message")
+        lines.append({"parentUuid": f"u-{n - 1}" if n > 1 else None, "isSidechain": False,
+                      "sessionId": sid, "cwd": "/w", "version": "2.0.1", "type": kind,
+                      "message": msg, "uuid": f"u-{n}",
+                      "timestamp": f"2026-01-01T00:00:{n:02d}Z"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return path
+
+
+def _found(store: KbStore) -> dict[str, str]:
+    rows = store.conn.execute(
+        "SELECT s.kind, coalesce(substring(c.output, s.start + 1, s.stop - s.start), "
+        "substring(p.text, s.start + 1, s.stop - s.start)) FROM secrets s "
+        "LEFT JOIN calls c ON s.field = 'calls.output' AND c.session_id = s.session_id "
+        "AND c.ordinal = s.ordinal AND c.seq = s.seq "
+        "LEFT JOIN prose p ON s.field = 'prose.text' AND p.session_id = s.session_id "
+        "AND p.ordinal = s.ordinal AND p.seq = s.seq").fetchall()
+    return {v: k for k, v in rows}
+
+
+def test_a_key_or_a_phrase_alone_is_found_at_ingest_and_rescan(tmp_path: Path) -> None:
+    store = KbStore(tmp_path / "kb.duckdb")
+    ingest(store, [_transcript(tmp_path / "claude.jsonl")])
+    assert _found(store) == {KEYPAIR58: "private-key", PHRASE: "mnemonic"}
+    shown = json.dumps(store.events(store.sessions()[0]["session_id"]), default=str)
+    assert KEYPAIR58[:16] not in shown and PHRASE[:20] not in shown
+    assert SIGNATURE58 in shown  # a signature is no secret
+    # a knowledge base scanned with an older rule set: the SQL pass finds them again
+    store.conn.execute("DELETE FROM secrets")
+    store.conn.execute("UPDATE secret_scans SET ruleset = 'older'")
+    assert backfill(store)
+    assert _found(store) == {KEYPAIR58: "private-key", PHRASE: "mnemonic"}
+    store.close()
