@@ -396,10 +396,12 @@ _DOLLARS_RE = re.compile(
 """An amount of money after a dollar sign, written as money (``$3184.36``, ``$10,000``:
 cents or thousands' commas, so that a shell's ``$1`` is never one)."""
 _CODE_AMOUNT_RE = re.compile(
-    r"(?<![\w$\\.%{])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
+    r"(?<![\w$\\.%{,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
     r"(?P<c>(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC)(?![\w.-])")
 """An amount before its currency's code: an ISO code, a stablecoin named after one (the
-code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 SOL``)."""
+code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 SOL``).
+Never from just after a comma: each comma of a long ``1,000,000,…`` would scan the run
+again to its end (quadratic)."""
 
 
 def _price(m: re.Match[str], text: str) -> list[Hit]:

@@ -177,3 +177,15 @@ def test_a_json_answer_of_a_search_gives_its_counted_fields() -> None:
     # nor is a search's listing that is no JSON
     assert not call_measurements("bash", "search", {"command": "rg -n count src"},
                                  'src/a.py:12:    "count": 15,\n', {})
+
+
+def test_an_amount_reader_is_linear_on_a_long_run_of_thousands() -> None:
+    # "1,000,000,…" with a currency code elsewhere and none after the run: every comma
+    # must not start a new scan of the run to its end (quadratic before)
+    from tests.timing import best_cpu
+
+    def cost(n: int) -> float:
+        text = "USD 1" + ",000" * n + "x"
+        return best_cpu(lambda: measurement_tuples(text), runs=2)[0]
+    small, large = cost(2000), cost(8000)
+    assert large < max(0.05, small * 8)
