@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 32
+DERIVE_VERSION = 33
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -109,4 +109,6 @@ duration_ms 134.19``) its tests and run time, as its TAP reporter's; ``du -h`` l
 18.16 s), the length of a file Claude Code's ``Read`` showed whole (``313→</html>``), and
 (plumbing) the share of Codex's rate-limit window used at a turn's end; a search's JSON
 answer (``jq``) gives the fields its keys name a count, size or time of; a Claude Code
-``api_error`` retry its attempt, max retries and wait (plumbing); a read keeps one length."""
+``api_error`` retry its attempt, max retries and wait (plumbing); a read keeps one length.
+33 (review10): a key's time of over three years (``"mtimeMs": 1712345678901``, fs.Stats) is a
+moment, never a reading."""

@@ -189,3 +189,15 @@ def test_an_amount_reader_is_linear_on_a_long_run_of_thousands() -> None:
         return best_cpu(lambda: measurement_tuples(text), runs=2)[0]
     small, large = cost(2000), cost(8000)
     assert large < max(0.05, small * 8)
+
+
+@pytest.mark.parametrize("text", [
+    # Node's fs.Stats as JSON (`node -e 'console.log(JSON.stringify(fs.statSync(f)))'`):
+    # its *Ms keys are moments, epoch milliseconds
+    '{"size":120,"atimeMs":1712345678000.5,"mtimeMs":1712345678901.123}',
+    '{"timeMs": 1712345678901}',
+    '{"elapsed_seconds": 1712345678}',
+    '{"y_ms": 123456789012345678901234567890}',   # no run lasts 10^18 years
+])
+def test_a_unit_named_key_holding_an_epoch_is_no_reading(text: str) -> None:
+    assert not {u for _, u in _got(text)} & {"ms", "s", "µs", "ns"}
