@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 50
+EXTRACTOR_VERSION = 51
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -228,8 +228,13 @@ a slip in the stopped work (a failed run the next call fixed) is left out of it.
 one), not both end notes with the later one as the end.
 48: 47's merge taken back: two readings of one dead end keep both ends and the later
 one as its end again (47 broke a recorded campaign's precision and the iteration test).
-49 (meas10): the measurements a graph reads gained amounts of money, unit-named keys,
-spaced compound durations, whole Claude Code reads' lengths (DERIVE_VERSION 32)."""
+49 (prec10): a user's report refutes the turn before it only when its complaint (the
+sentence with the failure) names what was asked or changed, not any word of the message.
+50 (meas10, merged with 49): the measurements a graph reads gained amounts of money,
+unit-named keys, spaced compound durations, whole Claude Code reads' lengths
+(DERIVE_VERSION 32).
+51 (review10): 49's complaint read whole, not cut to the 160 characters a dead end shows;
+a key's epoch time is no reading (DERIVE_VERSION 33)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
