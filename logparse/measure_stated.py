@@ -411,8 +411,18 @@ def _price(m: re.Match[str], text: str) -> list[Hit]:
         return []  # a grep hit of source code, a CSV row, a box-drawn table
     g = "d" if "d" in m.re.groupindex else "n"
     unit = "USD" if g == "d" else m.group("c")
-    label = _label_before(text, m.start()) or "amount"
-    return [(m.start(g), _f(m.group(g)), unit, label)]
+    label = _label_before(text, m.start())
+    prev = _AMOUNT_BEFORE_RE.search(label)
+    if prev:  # "USDC out:  3184.355095 USDC ($3184.36)": the subject of the amount before
+        label = _m._tidy_label(label[:prev.start()])
+    return [(m.start(g), _f(m.group(g)), unit, label or "amount")]
+
+
+_AMOUNT_BEFORE_RE = re.compile(
+    r"(?:\$[ \t]?[\d,.]+|(?<![\d,.])[\d,.]+[ \t]?(?:(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC))"
+    r"[\s,;(]*$")
+"""An amount ending a price's label: the one before it on its line, whose subject it shares
+(a number is read from its first digit only: no rescan of a long run from each digit)."""
 
 
 RULES: tuple[StatedRule, ...] = (

@@ -201,3 +201,15 @@ def test_an_amount_reader_is_linear_on_a_long_run_of_thousands() -> None:
 ])
 def test_a_unit_named_key_holding_an_epoch_is_no_reading(text: str) -> None:
     assert not {u for _, u in _got(text)} & {"ms", "s", "µs", "ns"}
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # pool/blockchain-dex-events__claude-session.jsonl:271: the dollars are the USDC's
+    ("  USDC out:  3184.355095 USDC ($3184.36)", {(3184.355095, "USDC", "USDC out"),
+                                                  (3184.36, "USD", "USDC out")}),
+    ("Balance: 12.5 USDC, 0.3 SOL", {(12.5, "USDC", "Balance"), (0.3, "SOL", "Balance")}),
+])
+def test_an_amount_after_another_is_labelled_by_their_subject(
+        text: str, want: set[tuple[float, str, str]]) -> None:
+    # never "USDC out: 3184.355095 USDC": the amount before it is no name of it
+    assert set(measurement_tuples(text)) == want
