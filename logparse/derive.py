@@ -414,9 +414,11 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]
             if _DIFFSTAT.match(tail):  # the summary line of `git diff --stat`
                 meas += _measure(tail) or []
-            if output.lstrip()[:1] in ("{", "[") and '":' in output:
+            if output.lstrip()[:1] in ("{", "[") and '":' in output and not \
+                    _GREP_CMD_RE.search(_QUOTED_RE.sub("''", _text(inp.get("command")) or "")):
                 # a JSON answer (jq, an API's reply): the fields its keys name a count,
-                # a size or a time of (``"message_count": 15``, ``"latency_ms": 12``)
+                # a size or a time of (``"message_count": 15``, ``"latency_ms": 12``);
+                # never a grep's (its hits are lines of files; ``rg --json``'s "matches")
                 meas += [m for m in _measure(output) or [] if f'"{m["label"]}"' in output]
     if tool == "bash":
         command = _text(inp.get("command"))

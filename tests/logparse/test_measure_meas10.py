@@ -213,3 +213,23 @@ def test_an_amount_after_another_is_labelled_by_their_subject(
         text: str, want: set[tuple[float, str, str]]) -> None:
     # never "USDC out: 3184.355095 USDC": the amount before it is no name of it
     assert set(measurement_tuples(text)) == want
+
+
+# `rg --json` (ripgrep 14's JSON lines, trimmed): its stats count the search's hits
+_RG_JSON = (
+    '{"type":"begin","data":{"path":{"text":"src/a.py"}}}\n'
+    '{"type":"match","data":{"path":{"text":"src/a.py"},"lines":{"text":"x = 1\\n"},'
+    '"line_number":12,"absolute_offset":340,"submatches":[]}}\n'
+    '{"data":{"elapsed_total":{"human":"0.004218s","nanos":4218062,"secs":0},"stats":'
+    '{"bytes_printed":250,"bytes_searched":1200,"matched_lines":1,"matches":1,'
+    '"searches":1,"searches_with_match":1}},"type":"summary"}\n')
+
+
+@pytest.mark.parametrize(("cmd", "output"), [
+    ("rg --json -e 'x = ' src", _RG_JSON),
+    # a grep's hits in JSON lines are lines of files, not an answer
+    ("grep -h count data/events.jsonl", '{"event": "sync", "count": 5}\n'
+                                        '{"event": "push", "count": 7}\n'),
+])
+def test_a_grep_printing_json_gives_no_count(cmd: str, output: str) -> None:
+    assert not call_measurements("bash", "search", {"command": cmd}, output, {})
