@@ -21,6 +21,7 @@ message arrives early, so the store can renumber.
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -262,6 +263,18 @@ def _api_status(data: Any) -> dict[str, Any]:
         return {}
     return {"measurements": [{"value": float(status), "unit": "HTTP",
                               "label": "API error status"}]}
+
+
+def _part_readings(part: dict[str, Any]) -> list[dict[str, Any]]:
+    """The readings a reader put on a ``retry`` or ``stat`` part (``measurements``): those
+    with a finite number, a unit and a label.  An opencode export's part is handed on as
+    its file has it, so the field may hold anything."""
+    got = part.get("measurements")
+    if not isinstance(got, list):
+        return []
+    return [m for m in got if isinstance(m, dict) and isinstance(m.get("unit"), str)
+            and isinstance(m.get("label"), str) and isinstance(m.get("value"), (int, float))
+            and not isinstance(m.get("value"), bool) and math.isfinite(m["value"])]
 
 
 def _basename(path: Any) -> str:
@@ -788,7 +801,7 @@ class Deriver:
                       else "ignored" if part.get("ignored") else "text")
             self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
-            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
                         _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
@@ -870,15 +883,14 @@ class Deriver:
             t = part.get("time")
             # the status the provider answered, and what the harness said of its retry
             # (Claude Code: attempt, max retries, wait: plumbing)
-            meas = _api_status(data).get("measurements", []) + [
-                m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _api_status(data).get("measurements", []) + _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
                         {"attempt": part.get("attempt"), "error": err,
                          **({"measurements": meas} if meas else {})})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
-            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
                         _text(part.get("text")), {"measurements": meas})
         elif typ == "file":

@@ -233,3 +233,19 @@ _RG_JSON = (
 ])
 def test_a_grep_printing_json_gives_no_count(cmd: str, output: str) -> None:
     assert not call_measurements("bash", "search", {"command": cmd}, output, {})
+
+
+@pytest.mark.parametrize("bad", [5, "abc", [{"value": "x", "unit": 5}],
+                                 [{"value": 1e400, "unit": "ms", "label": "a"}], [None]])
+@pytest.mark.parametrize("typ", ["retry", "stat"])
+def test_a_part_carrying_odd_readings_derives_without_them(typ: str, bad: Any) -> None:
+    # an opencode export's retry part is handed on as the file has it: a "measurements"
+    # field of any shape must not stop the session's derivation
+    from logparse.source import RawMessage
+    msgs = [RawMessage({"id": "m1", "role": "user", "time": {"created": 1}},
+                       [{"type": "text", "id": "p1", "text": "hi"}], b"{}"),
+            RawMessage({"id": "m2", "role": "assistant", "time": {"created": 2}},
+                       [{"type": typ, "id": "p2", "attempt": 1, "error": {}, "text": "t",
+                         "measurements": bad, "time": {"created": 2}}], b"{}")]
+    batch, _ = derive_session("s", "src", msgs)
+    assert not [m for e in to_events("s", batch) for m in e.measurements]
