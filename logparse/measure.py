@@ -274,7 +274,7 @@ _DU_GATE_RE = re.compile(r"\d[KMGT]\t")
 
 _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
-    "cooldown keepalive expiry expires grace poll refresh limit budget".split()
+    "cooldown keepalive expiry expires grace poll refresh limit budget debounce throttle".split()
 )
 _STYLE_TAIL_RE = re.compile(
     r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"

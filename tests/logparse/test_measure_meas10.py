@@ -72,6 +72,9 @@ def test_a_key_named_with_its_unit(text: str, want: tuple[float, str]) -> None:
     ('"timeoutMs": 5000,', 5000.0),
     ("max_ms: 40", 40.0),
     ('"interval_seconds": 30', 30.0),
+    # an editor's or a client's config as `cat` shows it: how long to hold back, set
+    ('{"debounceMs": 300, "semi": true}', 300.0),
+    ('  "throttle_ms": 250,', 250.0),
 ])
 def test_a_unit_named_key_that_is_no_reading(text: str, absent: float) -> None:
     assert absent not in {v for v, _ in _got(text)}
