@@ -113,4 +113,5 @@ answer (``jq``) gives the fields its keys name a count, size or time of; a Claud
 33 (review10): a key's time of over three years (``"mtimeMs": 1712345678901``, fs.Stats) is a
 moment, never a reading; a grep's JSON lines (``rg --json``'s ``"matches"``) give no count;
 an amount after another on its line is labelled by their subject (``USDC out``); a
-debounce or a throttle (``"debounceMs": 300``) is a setting."""
+debounce or a throttle (``"debounceMs": 300``) is a setting; a replacement's ``/$1.0/`` no
+amount of money."""

@@ -391,10 +391,11 @@ _DONE_COUNT_RE = re.compile(
 
 _FIAT = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|INR|BRL|SGD|HKD|KRW|MXN"
 _DOLLARS_RE = re.compile(
-    r"(?<![\w$\\.%{])\$[ \t]?(?P<d>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)"
+    r"(?<![\w$\\.%{/])\$[ \t]?(?P<d>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)"
     r"(?![\d.,]?\d|[\w%$])")
 """An amount of money after a dollar sign, written as money (``$3184.36``, ``$10,000``:
-cents or thousands' commas, so that a shell's ``$1`` is never one)."""
+cents or thousands' commas, so that a shell's ``$1`` is never one; nor a group in a
+replacement, ``s/v(\\d+)/$1.0/``)."""
 _CODE_AMOUNT_RE = re.compile(
     r"(?<![\w$\\.%{,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
     r"(?P<c>(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC)(?![\w.-])")

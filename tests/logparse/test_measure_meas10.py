@@ -47,6 +47,7 @@ def test_amounts_of_money(text: str, prose: bool, want: tuple[float, str]) -> No
     "x402 v1.2 USD",              # a version
     "export const FEE = $5;",     # a bare "$5": no cents, no thousands
     'src/pricing.ts:12:  const PRICE = "$0.02"; // 12.50 USDC',  # a grep hit of source
+    "perl -pe 's/v(\\d+)/$1.0/' VERSION",   # a replacement's group, then its text
 ])
 def test_what_is_no_amount(text: str) -> None:
     assert not any(u in ("USD", "USDC") for _, u in _got(text))
