@@ -21,6 +21,7 @@ message arrives early, so the store can renumber.
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -264,6 +265,18 @@ def _api_status(data: Any) -> dict[str, Any]:
                               "label": "API error status"}]}
 
 
+def _part_readings(part: dict[str, Any]) -> list[dict[str, Any]]:
+    """The readings a reader put on a ``retry`` or ``stat`` part (``measurements``): those
+    with a finite number, a unit and a label.  An opencode export's part is handed on as
+    its file has it, so the field may hold anything."""
+    got = part.get("measurements")
+    if not isinstance(got, list):
+        return []
+    return [m for m in got if isinstance(m, dict) and isinstance(m.get("unit"), str)
+            and isinstance(m.get("label"), str) and isinstance(m.get("value"), (int, float))
+            and not isinstance(m.get("value"), bool) and math.isfinite(m["value"])]
+
+
 def _basename(path: Any) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1] if isinstance(path, str) else ""
 
@@ -414,9 +427,11 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
             tail = output.rstrip()[-300:].rsplit("\n", 1)[-1]
             if _DIFFSTAT.match(tail):  # the summary line of `git diff --stat`
                 meas += _measure(tail) or []
-            if output.lstrip()[:1] in ("{", "[") and '":' in output:
+            if output.lstrip()[:1] in ("{", "[") and '":' in output and not \
+                    _GREP_CMD_RE.search(_QUOTED_RE.sub("''", _text(inp.get("command")) or "")):
                 # a JSON answer (jq, an API's reply): the fields its keys name a count,
-                # a size or a time of (``"message_count": 15``, ``"latency_ms": 12``)
+                # a size or a time of (``"message_count": 15``, ``"latency_ms": 12``);
+                # never a grep's (its hits are lines of files; ``rg --json``'s "matches")
                 meas += [m for m in _measure(output) or [] if f'"{m["label"]}"' in output]
     if tool == "bash":
         command = _text(inp.get("command"))
@@ -786,7 +801,7 @@ class Deriver:
                       else "ignored" if part.get("ignored") else "text")
             self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
-            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
                         _text(part.get("text")), {"measurements": meas})
         elif typ == "file":
@@ -868,15 +883,14 @@ class Deriver:
             t = part.get("time")
             # the status the provider answered, and what the harness said of its retry
             # (Claude Code: attempt, max retries, wait: plumbing)
-            meas = _api_status(data).get("measurements", []) + [
-                m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _api_status(data).get("measurements", []) + _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.ERROR,
                         _num(t.get("created")) if isinstance(t, dict) else created,
                         f"retry {part.get('attempt')}: {message or 'provider error'}",
                         {"attempt": part.get("attempt"), "error": err,
                          **({"measurements": meas} if meas else {})})
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
-            meas = [m for m in part.get("measurements") or [] if isinstance(m, dict)]
+            meas = _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
                         _text(part.get("text")), {"measurements": meas})
         elif typ == "file":

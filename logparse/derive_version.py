@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 34
+DERIVE_VERSION = 35
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -127,4 +127,9 @@ running; a run a ``write_stdin`` poll waited on when the user aborted the turn i
 stopped by the user (the poll's ``aborted by user after Ns``), its output kept;
 ``token_usage_record``, ``thread_settings_applied`` and ``additional_tools``
 are known records; a turn whose ``permission_profile`` restricts the network is
-offline."""
+offline.
+35 (review10): a key's time of over three years (``"mtimeMs": 1712345678901``, fs.Stats) is a
+moment, never a reading; a grep's JSON lines (``rg --json``'s ``"matches"``) give no count;
+an amount after another on its line is labelled by their subject (``USDC out``); a
+debounce or a throttle (``"debounceMs": 300``) is a setting; a replacement's ``/$1.0/`` no
+amount of money."""

@@ -234,6 +234,10 @@ _UNIT_KEY_NOT = frozenset(
     "until now expires expiry deadline last next".split())
 """Words of such a key that make its value a moment (``timestamp_ms``, ``startedAtMs``), not
 a reading; :data:`_SETTING_WORDS` make it a setting (``timeout_ms``, ``retryInMs``)."""
+_EPOCH_SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+_EPOCH_FLOOR_S = 1e8
+"""A key's time of at least this many seconds (over three years) is a moment since the
+epoch (Node's ``mtimeMs``, any ``*_ms`` clock), never how long something took."""
 _EXIT_KEYS = frozenset({"exit", "exit_code", "exitcode", "exit_status", "exitstatus", "$?"})
 _TOKEN_KINDS = frozenset({"", "input", "output", "prompt", "completion", "total", "reasoning",
                           "cached", "cache_read", "cache_creation"})
@@ -270,7 +274,7 @@ _DU_GATE_RE = re.compile(r"\d[KMGT]\t")
 
 _SETTING_WORDS = frozenset(
     "timeout timeouts interval delay sleep wait ttl deadline period backoff retry retries "
-    "cooldown keepalive expiry expires grace poll refresh limit budget".split()
+    "cooldown keepalive expiry expires grace poll refresh limit budget debounce throttle".split()
 )
 _STYLE_TAIL_RE = re.compile(
     r"(?:^|[^\w-])(?:max-|min-)?(?:width|height|opacity|margin|padding|inset|font-size"
@@ -1261,6 +1265,8 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
         suffix = m.group("ks")
         if suffix:
             value *= {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}[suffix]
+        if value * _EPOCH_SCALE.get(unit, 0.0) >= _EPOCH_FLOOR_S:
+            return None  # "mtimeMs": 1712345678901 (fs.Stats): a moment, not a duration
         if head_label and label.lower() in _STAT_WORDS:
             label = f"{head_label} {label}"
         return value, unit, label

@@ -391,15 +391,18 @@ _DONE_COUNT_RE = re.compile(
 
 _FIAT = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|INR|BRL|SGD|HKD|KRW|MXN"
 _DOLLARS_RE = re.compile(
-    r"(?<![\w$\\.%{])\$[ \t]?(?P<d>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)"
+    r"(?<![\w$\\.%{/])\$[ \t]?(?P<d>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)"
     r"(?![\d.,]?\d|[\w%$])")
 """An amount of money after a dollar sign, written as money (``$3184.36``, ``$10,000``:
-cents or thousands' commas, so that a shell's ``$1`` is never one)."""
+cents or thousands' commas, so that a shell's ``$1`` is never one; nor a group in a
+replacement, ``s/v(\\d+)/$1.0/``)."""
 _CODE_AMOUNT_RE = re.compile(
-    r"(?<![\w$\\.%{])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
+    r"(?<![\w$\\.%{,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ \t]?"
     r"(?P<c>(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC)(?![\w.-])")
 """An amount before its currency's code: an ISO code, a stablecoin named after one (the
-code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 SOL``)."""
+code and one letter: ``USDC``, ``USDG``, ``EURC``) or a chain's own coin (``0.5 SOL``).
+Never from just after a comma: each comma of a long ``1,000,000,…`` would scan the run
+again to its end (quadratic)."""
 
 
 def _price(m: re.Match[str], text: str) -> list[Hit]:
@@ -409,8 +412,18 @@ def _price(m: re.Match[str], text: str) -> list[Hit]:
         return []  # a grep hit of source code, a CSV row, a box-drawn table
     g = "d" if "d" in m.re.groupindex else "n"
     unit = "USD" if g == "d" else m.group("c")
-    label = _label_before(text, m.start()) or "amount"
-    return [(m.start(g), _f(m.group(g)), unit, label)]
+    label = _label_before(text, m.start())
+    prev = _AMOUNT_BEFORE_RE.search(label)
+    if prev:  # "USDC out:  3184.355095 USDC ($3184.36)": the subject of the amount before
+        label = _m._tidy_label(label[:prev.start()])
+    return [(m.start(g), _f(m.group(g)), unit, label or "amount")]
+
+
+_AMOUNT_BEFORE_RE = re.compile(
+    r"(?:\$[ \t]?[\d,.]+|(?<![\d,.])[\d,.]+[ \t]?(?:(?:" + _FIAT + r")[A-Z]?|SOL|ETH|BTC))"
+    r"[\s,;(]*$")
+"""An amount ending a price's label: the one before it on its line, whose subject it shares
+(a number is read from its first digit only: no rescan of a long run from each digit)."""
 
 
 RULES: tuple[StatedRule, ...] = (

@@ -854,7 +854,10 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
     # the complaint itself must name it (the sentence with the failure, from its "but"):
     # a long message names much besides ("and in the payroll tab Console Error", then a
     # pasted page that names the treasury a change to the wallet was for)
-    said = _complaint(report.text[:1500], report.signal) if report.signal else report.text
+    # (whole: a dead end shows 160 characters of it, the words after them still count;
+    # no sentence holding the phrase: the message)
+    said = (_complaint_sentence(report.text[:1500], report.signal) if report.signal
+            else None) or report.text
     if (tokens(said[:1500]) & asked) - _FUNCTION:
         return True
     # a code name the turn wrote ("prepend_child DO not exist") names that work
@@ -895,7 +898,13 @@ _CONTRAST = re.compile(r"(?i)(?:^|[\s,;])(?:but|pero|mas|por[ée]m|however)\s+|�
 def _complaint(text: str, phrase: str) -> str:
     """The sentence of a user message that reports the failure, from the "but" that
     turns to it when the sentence first praises ("it looks better, but the sentences
-    are not split" gives "the sentences are not split")."""
+    are not split" gives "the sentences are not split"), as a dead end shows it."""
+    return short(_complaint_sentence(text, phrase) or text, 160)
+
+
+def _complaint_sentence(text: str, phrase: str) -> str | None:
+    """:func:`_complaint` whole (never cut to what a dead end shows), or ``None`` when
+    no sentence holds ``phrase``."""
     for sentence in split_sentences(text):
         at = sentence.lower().find(phrase.lower())
         if at < 0:
@@ -903,8 +912,8 @@ def _complaint(text: str, phrase: str) -> str:
         cut = [m.end() for m in _CONTRAST.finditer(sentence, 0, at)]
         if cut:
             sentence = sentence[cut[-1]:]
-        return short(sentence.strip(" \t,;:、，：；"), 160)
-    return short(text, 160)
+        return sentence.strip(" \t,;:、，：；")
+    return None
 
 
 def _same_symptom(prev: Found, report: Said) -> bool:

@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 51
+EXTRACTOR_VERSION = 52
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -237,7 +237,9 @@ work?") is answered by the next check the session runs (after a "continue"), as 
 recorded Claude Code 2.1.332 session does; a Claude Code run started in the background
 (``Command running in background with ID: …``) has the exit code the ``<task-notification>``
 naming it reports (``failed with exit code 124``), or none (``still_running``) when none
-came."""
+came.
+52 (review10): 49's complaint read whole, not cut to the 160 characters a dead end
+shows; a key's epoch time is no reading (DERIVE_VERSION 35)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -136,3 +136,16 @@ def test_a_complaint_naming_other_work_does_not_refute_the_turn() -> None:
                    "Error")
     (f,) = refuted_episodes(_SOULPASS, said)
     assert f.how == "refuted" and f.ordinals() == {225, 234}
+
+
+def test_a_long_complaint_naming_the_work_late_still_refutes_the_turn() -> None:
+    # the complaint sentence is longer than the 160 characters a dead end shows of it;
+    # the work it names (the wallet, the deposit) comes after them: it is still about it
+    long = ("I tried it just now after restarting the dev server, clearing the "
+            "browser cache, reconnecting the phantom extension and switching networks twice "
+            "over, and it gives Console Error when I click deposit in the treasury wallet")
+    said = [Said("s", 203, "user", _REQUEST, "not initialized"),
+            Said("s", 234, "user", long, "Error")]
+    assert len(long) > 200 and long.find("treasury") > 160
+    (f,) = refuted_episodes(_SOULPASS, said)
+    assert f.how == "refuted" and f.ordinals() == {225, 234}

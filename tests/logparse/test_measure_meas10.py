@@ -47,6 +47,7 @@ def test_amounts_of_money(text: str, prose: bool, want: tuple[float, str]) -> No
     "x402 v1.2 USD",              # a version
     "export const FEE = $5;",     # a bare "$5": no cents, no thousands
     'src/pricing.ts:12:  const PRICE = "$0.02"; // 12.50 USDC',  # a grep hit of source
+    "perl -pe 's/v(\\d+)/$1.0/' VERSION",   # a replacement's group, then its text
 ])
 def test_what_is_no_amount(text: str) -> None:
     assert not any(u in ("USD", "USDC") for _, u in _got(text))
@@ -72,6 +73,9 @@ def test_a_key_named_with_its_unit(text: str, want: tuple[float, str]) -> None:
     ('"timeoutMs": 5000,', 5000.0),
     ("max_ms: 40", 40.0),
     ('"interval_seconds": 30', 30.0),
+    # an editor's or a client's config as `cat` shows it: how long to hold back, set
+    ('{"debounceMs": 300, "semi": true}', 300.0),
+    ('  "throttle_ms": 250,', 250.0),
 ])
 def test_a_unit_named_key_that_is_no_reading(text: str, absent: float) -> None:
     assert absent not in {v for v, _ in _got(text)}
@@ -177,3 +181,75 @@ def test_a_json_answer_of_a_search_gives_its_counted_fields() -> None:
     # nor is a search's listing that is no JSON
     assert not call_measurements("bash", "search", {"command": "rg -n count src"},
                                  'src/a.py:12:    "count": 15,\n', {})
+
+
+def test_an_amount_reader_is_linear_on_a_long_run_of_thousands() -> None:
+    # "1,000,000,…" with a currency code elsewhere and none after the run: every comma
+    # must not start a new scan of the run to its end (quadratic before)
+    from tests.timing import best_cpu
+
+    def cost(n: int) -> float:
+        text = "USD 1" + ",000" * n + "x"
+        return best_cpu(lambda: measurement_tuples(text), runs=2)[0]
+    small, large = cost(2000), cost(8000)
+    assert large < max(0.05, small * 8)
+
+
+@pytest.mark.parametrize("text", [
+    # Node's fs.Stats as JSON (`node -e 'console.log(JSON.stringify(fs.statSync(f)))'`):
+    # its *Ms keys are moments, epoch milliseconds
+    '{"size":120,"atimeMs":1712345678000.5,"mtimeMs":1712345678901.123}',
+    '{"timeMs": 1712345678901}',
+    '{"elapsed_seconds": 1712345678}',
+    '{"y_ms": 123456789012345678901234567890}',   # no run lasts 10^18 years
+])
+def test_a_unit_named_key_holding_an_epoch_is_no_reading(text: str) -> None:
+    assert not {u for _, u in _got(text)} & {"ms", "s", "µs", "ns"}
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # pool/blockchain-dex-events__claude-session.jsonl:271: the dollars are the USDC's
+    ("  USDC out:  3184.355095 USDC ($3184.36)", {(3184.355095, "USDC", "USDC out"),
+                                                  (3184.36, "USD", "USDC out")}),
+    ("Balance: 12.5 USDC, 0.3 SOL", {(12.5, "USDC", "Balance"), (0.3, "SOL", "Balance")}),
+])
+def test_an_amount_after_another_is_labelled_by_their_subject(
+        text: str, want: set[tuple[float, str, str]]) -> None:
+    # never "USDC out: 3184.355095 USDC": the amount before it is no name of it
+    assert set(measurement_tuples(text)) == want
+
+
+# `rg --json` (ripgrep 14's JSON lines, trimmed): its stats count the search's hits
+_RG_JSON = (
+    '{"type":"begin","data":{"path":{"text":"src/a.py"}}}\n'
+    '{"type":"match","data":{"path":{"text":"src/a.py"},"lines":{"text":"x = 1\\n"},'
+    '"line_number":12,"absolute_offset":340,"submatches":[]}}\n'
+    '{"data":{"elapsed_total":{"human":"0.004218s","nanos":4218062,"secs":0},"stats":'
+    '{"bytes_printed":250,"bytes_searched":1200,"matched_lines":1,"matches":1,'
+    '"searches":1,"searches_with_match":1}},"type":"summary"}\n')
+
+
+@pytest.mark.parametrize(("cmd", "output"), [
+    ("rg --json -e 'x = ' src", _RG_JSON),
+    # a grep's hits in JSON lines are lines of files, not an answer
+    ("grep -h count data/events.jsonl", '{"event": "sync", "count": 5}\n'
+                                        '{"event": "push", "count": 7}\n'),
+])
+def test_a_grep_printing_json_gives_no_count(cmd: str, output: str) -> None:
+    assert not call_measurements("bash", "search", {"command": cmd}, output, {})
+
+
+@pytest.mark.parametrize("bad", [5, "abc", [{"value": "x", "unit": 5}],
+                                 [{"value": 1e400, "unit": "ms", "label": "a"}], [None]])
+@pytest.mark.parametrize("typ", ["retry", "stat"])
+def test_a_part_carrying_odd_readings_derives_without_them(typ: str, bad: Any) -> None:
+    # an opencode export's retry part is handed on as the file has it: a "measurements"
+    # field of any shape must not stop the session's derivation
+    from logparse.source import RawMessage
+    msgs = [RawMessage({"id": "m1", "role": "user", "time": {"created": 1}},
+                       [{"type": "text", "id": "p1", "text": "hi"}], b"{}"),
+            RawMessage({"id": "m2", "role": "assistant", "time": {"created": 2}},
+                       [{"type": typ, "id": "p2", "attempt": 1, "error": {}, "text": "t",
+                         "measurements": bad, "time": {"created": 2}}], b"{}")]
+    batch, _ = derive_session("s", "src", msgs)
+    assert not [m for e in to_events("s", batch) for m in e.measurements]
