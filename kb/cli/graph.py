@@ -274,6 +274,17 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
     from kb.render import candidates_lines, wrap_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
+        if ref.isdigit() and not all_scopes:
+            # an ordinal past the session's end names no message: an open approach would
+            # otherwise answer for it (it runs on "to the end")
+            from kb.graph import store as gs
+
+            last = max(store.max_ordinal(s) for s in gs.scope_sessions(store, scopes[0]))
+            if int(ref) < 1 or int(ref) > last:
+                name = store.short_ids().get(scopes[0], scopes[0])
+                fail(f"session {name} has no message {int(ref)} "
+                     f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                     ExitCode.NOT_FOUND)
         matches = report.approach_matches(store, scopes, ref)
         if matches:
             if as_json:

@@ -1,0 +1,50 @@
+"""Faults a demanding user pass found (ux7), each checked as a user meets it.
+
+``logkb`` as a real process at 80 columns, a fresh knowledge base holding two of the
+pool's sessions: opencode's matugen export (an approach still open at its end) and the
+Claude Code session ``random`` (its transcript ends on a user message, one check
+unanswered).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.newcomer_env import home_env, logkb
+
+OPENCODE = "matugen-theme-sync__opencode-session.json"
+CLAUDE = "random__session.jsonl"
+MATUGEN = "ses_01fef0a"
+RANDOM = "a263b89"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, realworld: Path) -> tuple[Path, dict[str, str]]:
+    d = tmp_path_factory.mktemp("ux7")
+    (d / "home").mkdir()
+    env = home_env(d / "home", LOGKB_DB=str(d / "kb.duckdb"))
+    pool = realworld / "pool"
+    r = logkb(["ingest", "--wait", str(pool / OPENCODE), str(pool / CLAUDE)], env)
+    assert r.returncode == 0, r.stderr
+    return d, env
+
+
+def test_why_an_ordinal_past_the_end_names_no_message(kb: tuple[Path, dict[str, str]]
+                                                      ) -> None:
+    """``logkb why 99999`` on a 21-message session told the story of the approach still
+    open at its end, as if message 99999 were part of it: past the last message (or 0)
+    there is no message, said as ``show`` says it (exit 6, the session's range)."""
+    _, env = kb
+    inside = logkb(["why", "21", "--session", MATUGEN], env)
+    assert inside.returncode == 0, inside.stderr
+    for ref in ("99999", "22", "0"):
+        r = logkb(["why", ref, "--session", MATUGEN], env)
+        assert r.returncode == 6, (ref, r.stdout, r.stderr)
+        assert r.stdout == ""
+        assert f"session {MATUGEN} has no message {int(ref)} (its messages are 1–21)" \
+            in r.stderr, r.stderr
+        j = logkb(["why", ref, "--session", MATUGEN, "--json"], env)
+        assert j.returncode == 6 and j.stdout == "", j.stdout
