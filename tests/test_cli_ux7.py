@@ -48,3 +48,41 @@ def test_why_an_ordinal_past_the_end_names_no_message(kb: tuple[Path, dict[str, 
             in r.stderr, r.stderr
         j = logkb(["why", ref, "--session", MATUGEN, "--json"], env)
         assert j.returncode == 6 and j.stdout == "", j.stdout
+
+
+LAZY_PLURAL = re.compile(r"\w\(s\)")
+
+
+def test_handoff_status_counts_in_words_not_with_a_lazy_plural(
+        kb: tuple[Path, dict[str, str]]) -> None:
+    """The brief's status said "1 check(s) never answered": a count agrees with its noun,
+    in the Markdown and in ``--json``."""
+    _, env = kb
+    r = logkb(["handoff", "--session", RANDOM], env)
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert "1 check never answered" in said, said[:2000]
+    assert LAZY_PLURAL.search(said) is None, LAZY_PLURAL.search(said)
+    j = logkb(["handoff", "--session", RANDOM, "--json"], env)
+    assert j.returncode == 0, j.stderr
+    assert LAZY_PLURAL.search(j.stdout) is None, LAZY_PLURAL.search(j.stdout)
+
+
+def test_no_message_of_kb_or_tui_writes_a_lazy_plural() -> None:
+    """``check(s)``, ``todo(s)``, ``annotation(s)``, ``dropped connection(s)`` were said
+    to users (the brief, the TUI's unmark notice, ``push``): no string literal of ``kb/``
+    or ``tui/`` holds one."""
+    import io
+    import tokenize
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for pkg in ("kb", "tui"):
+        for f in sorted((root / pkg).rglob("*.py")):
+            toks = tokenize.generate_tokens(io.StringIO(f.read_text()).readline)
+            for t in toks:
+                kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)}
+                if t.type in kinds and not t.string.lstrip("rbuRBU").startswith(('"""', "'''")) \
+                        and LAZY_PLURAL.search(t.string):
+                    found.append(f"{f.relative_to(root)}:{t.start[0]}: {t.string}")
+    assert found == [], found

@@ -26,6 +26,7 @@ from kb.cli.tools import (
     json_option,
     open_store,
     out,
+    plural,
     resolve,
     session_option,
 )
@@ -413,7 +414,7 @@ def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool, save: Any) -> A
         err.print(msg, highlight=False)
 
     if not as_json:
-        _say(f"running {sum(s.runs for s in plan.steps)} step(s) · run {plan.run_id}")
+        _say(f"running {plural(sum(s.runs for s in plan.steps), 'step')} · run {plan.run_id}")
     return run_plan(plan, on_start=on_start, on_output=on_output, on_done=on_done,
                     on_note=on_note, yes=yes, save=save)
 

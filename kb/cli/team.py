@@ -194,7 +194,8 @@ def push(url: str | None, team_name: str | None, session_id: str | None, all_sco
 def _sent_line(s: Any) -> str:
     if s.status == "sent":
         n = s.rows
-        retry = f", after {s.attempts - 1} dropped connection(s)" if s.attempts > 1 else ""
+        retry = (f", after {plural(s.attempts - 1, 'dropped connection')}"
+                 if s.attempts > 1 else "")
         return (f"{s.scope}: sent {plural(n.get('messages', 0), 'message')}, "
                 f"{plural(n.get('events', 0), 'event')}, "
                 f"{plural(n.get('items', 0), 'finding')} in "

@@ -752,8 +752,9 @@ class TimelineScreen(Screen[None]):
     def on_annotation_saved(self, message: AnnotationSaved) -> None:
         """Called when an annotation was written: re-read the graph and the step."""
         if message.kind == "remove":
-            self.notify(f"removed {message.removed} annotation(s) of message "
-                        f"{message.ordinal}", timeout=3)
+            many = "annotation" if message.removed == 1 else "annotations"
+            self.notify(f"removed {message.removed} {many} of message {message.ordinal}",
+                        timeout=3)
         else:
             self.notify(f"message {message.ordinal} marked {message.kind.replace('_', ' ')}",
                         timeout=3)
