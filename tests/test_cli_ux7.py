@@ -86,3 +86,24 @@ def test_no_message_of_kb_or_tui_writes_a_lazy_plural() -> None:
                         and LAZY_PLURAL.search(t.string):
                     found.append(f"{f.relative_to(root)}:{t.start[0]}: {t.string}")
     assert found == [], found
+
+
+def test_measurements_miss_is_said_like_the_other_lists(kb: tuple[Path, dict[str, str]]
+                                                         ) -> None:
+    """``measurements --unit bogus`` said "no measurements in a263b89 in bogus", and a miss
+    that another session would hit said "; found in …; use --session …" without the
+    ``or --all`` the README promises for commands with ``--all`` (``deadends`` and
+    ``untested`` say it, on a ``hint:`` line when it would not fit)."""
+    _, env = kb
+    r = logkb(["measurements", "--session", RANDOM, "--unit", "bogus"], env)
+    assert r.returncode == 0 and r.stdout == "", r.stdout
+    said = r.stderr.splitlines()
+    assert said[0] == f"no measurements in {RANDOM} with unit bogus", said
+    # random's commit read "393 insertions"; matugen read none
+    r = logkb(["measurements", "--session", MATUGEN, "--unit", "insertions"], env)
+    assert r.returncode == 0 and r.stdout == "", r.stdout
+    said = " ".join(r.stderr.split())
+    assert said.startswith(f"no measurements in {MATUGEN} with unit insertions"), said
+    assert f"found in {RANDOM}; use --session {RANDOM} or --all" in said, said
+    for ln in r.stderr.splitlines():
+        assert len(ln) <= 80, ln

@@ -23,6 +23,7 @@ from kb.cli.tools import (
     handle_errors,
     json_option,
     limit_option,
+    miss,
     note,
     open_store,
     out,
@@ -252,12 +253,7 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
         elif one is not None:
             tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
             one = one[:tag + SHORT_MIN]
-        line = f"{none} in {one or 'any session'}"
-        if hint and len(line) + len(hint) + 3 > 80:  # two lines that fit 80 columns
-            note(line)
-            note(f"hint: {hint}")
-        else:
-            note(line + (f" ({hint})" if hint else ""))
+        miss(f"{none} in {one or 'any session'}", hint)
 
 
 @click.command()

@@ -164,6 +164,16 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
               soft_wrap=not wrap)
 
 
+def miss(line: str, hint: str | None) -> None:
+    """That a list is empty, on stderr, and where it would not be: ``LINE (HINT)``, or
+    ``HINT`` on a ``hint:`` line of its own when the two would not fit 80 columns."""
+    if hint and len(line) + len(hint) + 3 > 80:
+        note(line)
+        note(f"hint: {hint}")
+    else:
+        note(line + (f" ({hint})" if hint else ""))
+
+
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
     """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``
     (each as :func:`labelled` prints it)."""
