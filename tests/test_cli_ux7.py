@@ -107,3 +107,19 @@ def test_measurements_miss_is_said_like_the_other_lists(kb: tuple[Path, dict[str
     assert f"found in {RANDOM}; use --session {RANDOM} or --all" in said, said
     for ln in r.stderr.splitlines():
         assert len(ln) <= 80, ln
+
+
+def test_export_that_fails_leaves_no_folder_behind(kb: tuple[Path, dict[str, str]]) -> None:
+    """``logkb export --parquet DIR`` made DIR before it found there was nothing to export
+    (no knowledge base, an unknown session): a failed export leaves nothing behind."""
+    d, env = kb
+    none = {**env, "LOGKB_DB": str(d / "absent" / "kb.duckdb")}
+    r = logkb(["export", "--parquet", str(d / "pq-none")], none)
+    assert r.returncode == 6, r.stderr
+    assert not (d / "pq-none").exists()
+    r = logkb(["export", "--parquet", str(d / "pq-bogus"), "--session", "zzzbogus"], env)
+    assert r.returncode == 6, r.stderr
+    assert not (d / "pq-bogus").exists()
+    r = logkb(["export", "--parquet", str(d / "pq" / "deep"), "--session", RANDOM], env)
+    assert r.returncode == 0, r.stderr
+    assert (d / "pq" / "deep" / "sessions").is_dir()
