@@ -123,3 +123,26 @@ def test_export_that_fails_leaves_no_folder_behind(kb: tuple[Path, dict[str, str
     r = logkb(["export", "--parquet", str(d / "pq" / "deep"), "--session", RANDOM], env)
     assert r.returncode == 0, r.stderr
     assert (d / "pq" / "deep" / "sessions").is_dir()
+
+
+@pytest.mark.parametrize("args", [
+    ["handoff", "--session", RANDOM, "-o", "{d}/no/such/dir/brief.md"],
+    ["graph", "--session", RANDOM, "--format", "json", "-o", "{d}/no/such/dir/g.json"],
+    ["report", RANDOM, "-o", "{f}/site"],
+])
+def test_an_output_that_cannot_be_written_is_one_error_naming_it(
+        kb: tuple[Path, dict[str, str]], args: list[str]) -> None:
+    """``handoff -o DIR/x.md`` into a folder that does not exist printed a Python traceback
+    (so did ``graph -o`` and ``report -o`` under a file): one ``logkb: error:`` line naming
+    the path and why, exit 1 (failed), nothing on stdout."""
+    d, env = kb
+    (d / "a-file").write_text("x\n")
+    argv = [a.format(d=d, f=d / "a-file") for a in args]
+    r = logkb(argv, env)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.stdout == ""
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("logkb: error:")]
+    assert len(errors) == 1, r.stderr
+    assert str(d) in errors[0] and ("No such file or directory" in errors[0]
+                                    or "Not a directory" in errors[0]), errors[0]

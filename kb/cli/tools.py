@@ -220,6 +220,12 @@ def handle_errors(fn: F) -> F:
             fail(str(e), ExitCode.NOT_FOUND)
         except KbError as e:
             fail(str(e), ExitCode.FAILED)
+        except OSError as e:
+            if e.filename is None:  # a closed pipe, a full disk: said where they happen
+                raise
+            # a file or folder named on the command line that cannot be written or read
+            # (`-o` into a folder that does not exist): its path and why, not a traceback
+            fail(f"{e.filename}: {e.strerror or e}", ExitCode.FAILED)
 
     return wrapper  # type: ignore[return-value]
 
