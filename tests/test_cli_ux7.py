@@ -146,3 +146,21 @@ def test_an_output_that_cannot_be_written_is_one_error_naming_it(
     assert len(errors) == 1, r.stderr
     assert str(d) in errors[0] and ("No such file or directory" in errors[0]
                                     or "Not a directory" in errors[0]), errors[0]
+
+
+@pytest.mark.parametrize("command", [
+    ["deadends"], ["untested"], ["measurements"], ["why", "index"], ["graph"],
+    ["export", "--parquet", "{d}/pq-both"], ["rebuild", "--graph"],
+])
+def test_session_and_all_together_are_a_usage_error(kb: tuple[Path, dict[str, str]],
+                                                    command: list[str]) -> None:
+    """``deadends --all --session a263b89`` answered for every session, the ``--session``
+    silently dropped (the README writes them ``[--session ID | --all]``, and ``untested
+    --open --answered`` is refused the same way): exit 2, saying so."""
+    d, env = kb
+    argv = [a.format(d=d) for a in command] + ["--session", RANDOM, "--all"]
+    r = logkb(argv, env)
+    assert r.returncode == 2, (r.returncode, r.stdout[:300], r.stderr)
+    assert r.stdout == ""
+    assert "logkb: error: --session and --all exclude each other" in r.stderr, r.stderr
+    assert not (d / "pq-both").exists()

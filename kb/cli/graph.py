@@ -52,12 +52,19 @@ def all_option(fn: _F) -> _F:
                         help="Every session in the knowledge base, not one.")(fn)
 
 
+def one_or_all(session_id: str | None, all_scopes: bool) -> None:
+    """``--session ID`` and ``--all`` together: a usage error (never one silently dropped)."""
+    if session_id is not None and all_scopes:
+        raise click.UsageError("--session and --all exclude each other")
+
+
 @contextmanager
 def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
                 ) -> Iterator[tuple[KbStore, list[str]]]:
     """A read-only store and the scopes asked for; builds graphs never built before."""
     from kb.graph import store as gs
 
+    one_or_all(session_id, all_scopes)
     store = open_store(db)
     try:
         wanted = (gs.scopes(store) if all_scopes

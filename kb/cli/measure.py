@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from kb.cli.graph import all_option
+from kb.cli.graph import all_option, one_or_all
 from kb.cli.tools import (
     db_option,
     elsewhere_hint,
@@ -85,6 +85,7 @@ def measurements(session_id: str | None, all_scopes: bool, units: tuple[str, ...
     side is (a size, a count); ★ the best reading of a quantity read twice or more."""
     from kb.graph import store as gs
 
+    one_or_all(session_id, all_scopes)
     wanted = split(units)
     with open_store(db) as store:
         scopes = (gs.scopes(store) if all_scopes
