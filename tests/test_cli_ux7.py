@@ -164,3 +164,16 @@ def test_session_and_all_together_are_a_usage_error(kb: tuple[Path, dict[str, st
     assert r.stdout == ""
     assert "logkb: error: --session and --all exclude each other" in r.stderr, r.stderr
     assert not (d / "pq-both").exists()
+
+
+def test_search_session_and_here_together_are_a_usage_error(kb: tuple[Path, dict[str, str]]
+                                                           ) -> None:
+    """``search X --session A --here`` searched A and dropped ``--here`` (the README writes
+    ``[--session ID | --here]``): exit 2, saying so."""
+    _, env = kb
+    r = logkb(["search", "dominion", "--session", RANDOM, "--here"], env)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stdout == ""
+    assert "logkb: error: --session and --here exclude each other" in r.stderr, r.stderr
+    r = logkb(["search", "dominion", "--session", RANDOM], env)
+    assert r.returncode == 0 and RANDOM in r.stdout, r.stderr

@@ -445,6 +445,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     from kb.search import search as run_search
     from kb.search.query import QueryError
 
+    if here and session_id is not None:
+        raise click.UsageError("--session and --here exclude each other")
     db_path = db if db is not None else default_db()
     if here and session_id is None:
         with open_store(db) as store:
