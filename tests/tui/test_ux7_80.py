@@ -55,3 +55,40 @@ async def test_an_approach_ended_where_it_began_shows_one_ordinal(pi_db: Path) -
         assert same == [], same
         # the approach is still there, with its one ordinal
         assert any(re.search(r"  \d+$", x) or re.search(r"  \d+  ", x) for x in labels), labels
+
+
+async def test_replay_steps_show_their_command_at_80(pi_db: Path) -> None:
+    """At 80x24 the replay table beside its side panel showed msg, category, safety,
+    action and a target cut to "targe" (the scrollbar of a long plan took two columns):
+    the command, what a step is, was out of view.  Its columns now fit the table's own
+    width: the command is in view on every row, cut with an ellipsis, the target's header
+    whole (category and safety are on the side panel's first line)."""
+    from rich.cells import cell_len
+
+    from tui.screens import ReplayScreen
+
+    from .conftest import screen_text
+
+    app = make_app(pi_db, session_id=PI)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplayScreen)
+        plan = app.screen.plan
+        assert plan is not None and len(plan.steps) > 12  # more rows than the table shows
+        lines = screen_text(pilot).splitlines()
+        assert all(cell_len(ln) <= 80 for ln in lines)
+        head_at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("msg"))
+        head = lines[head_at].split("│")[0]
+        assert " target " in head + " " and " command" in head, head
+        at = head.index(" command") + 1
+        rows = [ln.split("│")[0] for ln in lines[head_at + 1:]
+                if ln.split("│")[0][:6].strip().isdigit()]
+        assert len(rows) >= 8, rows
+        for step, row in zip(plan.steps, rows):
+            shown = row[at:].strip().rstrip("▁▂▃▄▅▆▇█▉▊▋▌▍▎▏").strip()
+            whole = " ".join(step.recorded_command.split())
+            assert len(shown) >= 8, (row, whole)
+            if shown != whole:
+                assert shown.endswith("…") and whole.startswith(shown[:-1]), (shown, whole)
