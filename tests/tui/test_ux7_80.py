@@ -92,3 +92,43 @@ async def test_replay_steps_show_their_command_at_80(pi_db: Path) -> None:
             assert len(shown) >= 8, (row, whole)
             if shown != whole:
                 assert shown.endswith("…") and whole.startswith(shown[:-1]), (shown, whole)
+
+
+async def test_title_bar_counts_agree_with_their_nouns(tmp_path: Path) -> None:
+    """The session's title bar said "1 commands" (and "1 cmds" narrower) for a session of
+    one tool call: a count of one is singular."""
+    from tests.cli_kb import markup_session
+
+    from .conftest import screen_text
+
+    src = markup_session(tmp_path / "one.jsonl")
+    db = tmp_path / "kb.duckdb"
+    r = invoke("ingest", "--db", str(db), str(src))
+    assert r.exit_code == 0, r.stderr
+    import json
+
+    sid = json.loads(invoke("sessions", "--db", str(db), "--json").stdout.splitlines()[0])["id"]
+    for width in (120, 80, 60):
+        app = make_app(db, session_id=sid)
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            top = "\n".join(screen_text(pilot).splitlines()[:3])
+            if width >= 80:  # narrower, the count of commands gives way to the title
+                assert re.search(r"\b1 (command|cmd)\b", top), (width, top)
+            assert re.search(r"\b1 (commands|cmds)\b", top) is None, (width, top)
+
+
+async def test_title_bar_says_what_is_unknown(realworld: Path, tmp_path: Path) -> None:
+    """The title bar of a session whose model has no price ended "· 633k tokens ·
+    unknown": it says "cost unknown"."""
+    from .conftest import screen_text
+
+    db = tmp_path / "kb.duckdb"
+    src = realworld / "labelled" / "stunning-memory__opencode.db"
+    r = invoke("ingest", "--db", str(db), str(src))
+    assert r.exit_code == 0, r.stderr
+    app = make_app(db, session_id="ses_04ca851f7ffevKrKMHW3RsPK1U")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        top = "\n".join(screen_text(pilot).splitlines()[:3])
+        assert "cost unknown" in top, top
