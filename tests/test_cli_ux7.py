@@ -177,3 +177,44 @@ def test_search_session_and_here_together_are_a_usage_error(kb: tuple[Path, dict
     assert "logkb: error: --session and --here exclude each other" in r.stderr, r.stderr
     r = logkb(["search", "dominion", "--session", RANDOM], env)
     assert r.returncode == 0 and RANDOM in r.stdout, r.stderr
+
+
+def test_a_cell_cut_after_a_wide_character_ends_in_the_ellipsis(
+        kb: tuple[Path, dict[str, str]]) -> None:
+    """``logkb sessions`` at 80 columns cut the Chinese title of the matugen session as
+    "帮我更新一下我的matugen脚 …": a blank before the ``…`` where the next wide
+    character did not fit.  The ``…`` follows the text; the blank pads after it, so the
+    columns still line up (at every width the table is printed at)."""
+    from kb.width import cells
+
+    _, env = kb
+    cut_seen = 0
+    for columns in range(60, 101):
+        r = logkb(["sessions"], {**env, "COLUMNS": str(columns)})
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        row = next(ln for ln in lines if ln.startswith(MATUGEN))
+        assert " …" not in row, (columns, row)
+        cut_seen += "…" in row
+        end = cells(lines[0][:lines[0].index("msgs") + 4])  # "msgs" is right-aligned
+        for ln in lines[1:]:
+            k = next(i for i in range(len(ln) + 1) if cells(ln[:i]) >= end)
+            assert ln[k - 1].isdigit() and (k == len(ln) or not ln[k].isdigit()), (columns, ln)
+    assert cut_seen, "the title was never cut"
+
+
+def test_a_table_never_cuts_a_redaction_marker() -> None:
+    """A table cell cut inside a ``[redacted:KIND]`` placeholder showed "[redacted:aw…":
+    a cell is cut before the marker, or keeps it whole."""
+    from rich.text import Text
+
+    from kb.render import Col, clip, fit
+
+    cell = "token [redacted:aws-key] in the config"
+    for width in range(8, 30):
+        lines = fit([Col("msg", ["12"]), Col("what", [cell], flex=True, min=1)],
+                    width + 5, header=False)
+        shown = lines[0].plain
+        assert "[redacted:" not in shown or "[redacted:aws-key]" in shown, (width, shown)
+        c = clip(Text(cell), width).plain
+        assert "[redacted:" not in c or "[redacted:aws-key]" in c, (width, c)
