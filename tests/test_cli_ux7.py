@@ -218,3 +218,17 @@ def test_a_table_never_cuts_a_redaction_marker() -> None:
         assert "[redacted:" not in shown or "[redacted:aws-key]" in shown, (width, shown)
         c = clip(Text(cell), width).plain
         assert "[redacted:" not in c or "[redacted:aws-key]" in c, (width, c)
+
+
+def test_misses_name_the_session_by_its_short_id(kb: tuple[Path, dict[str, str]]) -> None:
+    """``replay plan`` past the last command and ``unmark`` of nothing named the session
+    by its whole id ("a263b894-c8c2-44af-8845-663362b5a201") where every other message
+    uses the short id ``sessions`` shows."""
+    _, env = kb
+    whole = "a263b894-c8c2-44af-8845-663362b5a201"
+    r = logkb(["replay", "plan", "--from", "33", "--session", RANDOM], env)
+    assert r.returncode == 0, r.stderr
+    assert f"no command events in {RANDOM} from 33" in r.stderr and whole not in r.stderr
+    r = logkb(["unmark", "3", "--session", RANDOM], env)
+    assert r.returncode == 6, r.stderr
+    assert f"in {RANDOM} " in r.stderr and whole not in r.stderr, r.stderr

@@ -568,7 +568,8 @@ def unmark(ordinal: int | None, session_id: str | None, ann_id: int | None, kind
         if n == 0:
             what = (f"annotation #{ann_id}" if ann_id is not None
                     else f"annotation{' of kind ' + kind if kind else ''} at {ordinal}")
-            raise KbNotFound(f"no {what} in {sid} (`logkb mark list` lists them)")
+            raise KbNotFound(f"no {what} in {store.short_ids().get(sid, sid)} "
+                             "(`logkb mark list` lists them)")
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"removed": n})

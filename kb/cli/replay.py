@@ -233,6 +233,7 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
                              max_output=max_output, max_memory=max_memory)
 
         plan = plan_now()
+        name = store.short_ids().get(sid, sid)
         if plan.unmapped and (execute or yes):
             confirmed = []
             for host in plan.unmapped:
@@ -245,7 +246,7 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
                 plan = plan_now()
 
     if not plan.steps:
-        err.print(f"no command events in {sid} from {start}"
+        err.print(f"no command events in {name} from {start}"
                   f"{' to ' + str(end) if end is not None else ''}", highlight=False)
         return
     if as_json and not execute:
