@@ -132,3 +132,27 @@ async def test_title_bar_says_what_is_unknown(realworld: Path, tmp_path: Path) -
         await settle(pilot)
         top = "\n".join(screen_text(pilot).splitlines()[:3])
         assert "cost unknown" in top, top
+
+
+async def test_sessions_numbers_are_right_aligned(realworld: Path, tmp_path: Path) -> None:
+    """The sessions screen wrote its counts flush left (21 over 234 over 393), where
+    ``logkb sessions`` right-aligns them: each number column ends on one column, its
+    header too."""
+    from .conftest import screen_text
+
+    db = tmp_path / "kb.duckdb"
+    pool = realworld / "pool"
+    r = invoke("ingest", "--db", str(db), str(pool / "civ6.ch__session.jsonl"),
+               str(pool / "random__session.jsonl"),
+               str(pool / "blockchain-dex-events__claude-session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(pilot).splitlines()
+        head = next(ln for ln in lines if " msgs " in ln)
+        end = head.index("msgs") + 4
+        rows = [ln for ln in lines if re.search(r"(claude-code|pi)\s+\d", ln)]
+        assert len(rows) == 3, lines
+        for ln in rows:
+            assert ln[end - 1].isdigit() and not ln[end].isdigit(), (head, ln)
