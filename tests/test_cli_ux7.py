@@ -232,3 +232,32 @@ def test_misses_name_the_session_by_its_short_id(kb: tuple[Path, dict[str, str]]
     r = logkb(["unmark", "3", "--session", RANDOM], env)
     assert r.returncode == 6, r.stderr
     assert f"in {RANDOM} " in r.stderr and whole not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("argv, more", [
+    (["events", "--session", RANDOM, "-n", "5"], True),
+    (["events", "--session", RANDOM, "-n", "500"], False),
+    (["sessions", "-n", "1"], True),
+    (["sessions", "-n", "2"], False),
+    (["search", "index", "-n", "2"], True),
+    (["search", "dominion", "-n", "50"], False),
+    (["deadends", "--all", "-n", "1"], None),
+    (["untested", "--all", "-n", "1"], None),
+])
+def test_a_list_cut_by_n_says_so(kb: tuple[Path, dict[str, str]], argv: list[str],
+                                 more: bool | None) -> None:
+    """``-n`` cut events, sessions, search hits, dead ends and untested checks without a
+    word (``search`` cuts at 50 by default: a 51st hit was never hinted at), where
+    ``measurements`` says "84 more: raise -n".  A list cut short says so on stderr; one
+    that fits says nothing of the kind; ``--json`` keeps stderr for errors."""
+    _, env = kb
+    if more is None:  # more than one item in all: -n 1 cuts the list
+        every = logkb(argv[:-2] + ["--json"], env)
+        more = len(every.stdout.splitlines()) > 1
+    r = logkb(argv, env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()
+    said = re.search(r"^(\d+|more) (more|hits?)?.*raise -n", r.stderr, re.M)
+    assert (said is not None) == more, r.stderr
+    j = logkb([*argv, "--json"], env)
+    assert j.returncode == 0 and "raise -n" not in j.stderr, j.stderr

@@ -241,8 +241,9 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
                 none: str, short: dict[str, str] | None = None) -> None:
     """A list command's output: at most ``limit`` items as JSON lines or fitted rows (each
     session by its short id), or on stderr that there are none (and where some would be)."""
+    left = 0
     if limit is not None:
-        items = items[:limit]
+        left, items = max(0, len(items) - limit), items[:limit]
     if as_json:
         emit_lines(items)
     elif items:
@@ -251,6 +252,8 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
         with paged():
             for line in lines(shown, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
+        if left:
+            note(f"{left} more: raise -n")
     if not items:
         from kb.sessionref import SHORT_MIN, TYPE_TAGS
 
