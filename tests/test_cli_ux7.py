@@ -261,3 +261,18 @@ def test_a_list_cut_by_n_says_so(kb: tuple[Path, dict[str, str]], argv: list[str
     assert (said is not None) == more, r.stderr
     j = logkb([*argv, "--json"], env)
     assert j.returncode == 0 and "raise -n" not in j.stderr, j.stderr
+
+
+@pytest.mark.parametrize("argv", [["sessions"], ["search", "x"], ["handoff"]])
+def test_no_knowledge_base_is_an_error_then_a_hint(kb: tuple[Path, dict[str, str]],
+                                                   argv: list[str]) -> None:
+    """With no knowledge base yet, every command said "logkb: error: no knowledge base at
+    PATH (run `logkb ingest` first)": what to do in parentheses, where the README promises
+    it on a ``hint:`` line of its own, as every other error gives it."""
+    d, env = kb
+    none = {**env, "LOGKB_DB": str(d / "absent" / "kb.duckdb")}
+    r = logkb(argv, none)
+    assert r.returncode == 6, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"logkb: error: no knowledge base at {d / 'absent' / 'kb.duckdb'}", lines
+    assert lines[1].startswith("hint: run `logkb ingest` first"), lines

@@ -216,7 +216,9 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except KbLocked as e:
             fail(str(e), ExitCode.LOCKED)
-        except (KbMissing, KbNotFound) as e:
+        except KbMissing as e:
+            fail(str(e), ExitCode.NOT_FOUND, hint=e.hint)
+        except KbNotFound as e:
             fail(str(e), ExitCode.NOT_FOUND)
         except KbError as e:
             fail(str(e), ExitCode.FAILED)
