@@ -19,6 +19,9 @@ class KbReadOnly(KbError):
 class KbMissing(KbError):
     """There is no knowledge base file yet."""
 
+    hint = "run `logkb ingest` first (or name another with --db or LOGKB_DB)"
+    """What to do about it (the CLI's ``hint:`` line)."""
+
 
 class KbNotFound(KbError):
     """A session or message that was asked for does not exist."""

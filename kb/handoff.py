@@ -643,10 +643,10 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
     late = [q for q in questions if (q.get("ordinal") or 0) >= last_request]
     earlier = len(questions) - len(late)
     if late:
-        why.append(f"{len(late)} check(s) never answered"
+        why.append(f"{_n(len(late), 'check')} never answered"
                    + (" since the last request" if earlier else ""))
     if todos:
-        why.append(f"{len(todos)} todo(s) open")
+        why.append(f"{_n(len(todos), 'todo')} open")
     if ended and ended.get("role") != "assistant":
         why.append("the transcript ends before the agent's reply")
     if cut:
@@ -654,7 +654,7 @@ def _state(activity: dict[str, Any], questions: list[dict[str, Any]],
     if why:
         return "open", "; ".join(why)
     if earlier:
-        return "done", (f"the agent replied last to the last request; {earlier} check(s) "
+        return "done", (f"the agent replied last to the last request; {_n(earlier, 'check')} "
                         "of earlier requests never answered")
     return "done", "the agent replied last, nothing was left open"
 
@@ -1156,6 +1156,11 @@ def _question(q: dict[str, Any]) -> tuple[str, list[str]]:
     fence = "~~~~" if "```" in cmd or "~~~" in cmd else "```"
     return (_CUT_COMMAND.sub(lambda _: "the command below", text, 1),
             ["", f"  {fence}", *("  " + ln for ln in cmd.splitlines()), f"  {fence}", ""])
+
+
+def _n(n: int, word: str) -> str:
+    """``1 check``, ``2 checks``."""
+    return f"{n} {word if n == 1 else word + 's'}"
 
 
 def _count(n: int, key: str) -> str:

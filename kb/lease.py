@@ -109,7 +109,7 @@ class KbLease:
         """Why nothing may be written (a team mirror), else None: :meth:`write` raises
         :class:`~kb.errors.KbReadOnly` with it."""
         if not self.memory and not Path(self.path).exists():
-            raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
+            raise KbMissing(f"no knowledge base at {self.path}")
         self._seen = self.stamp()
         """The file's :meth:`stamp` when this lease last let go of it (or was made)."""
         self._elsewhere = False

@@ -293,11 +293,28 @@ def _visible_cell(v: str | Text) -> str | Text:
     return visible(str(v))
 
 
+def _cut_cell(cell: Text, width: int) -> None:
+    """``cell`` cut to ``width`` cells, in place, its styles kept, ending in ``…``: cut
+    between clusters (:func:`kb.width.cut`), so never inside a ``[redacted:KIND]`` marker
+    nor with a blank before the ``…`` where a wide character did not fit (rich's
+    ``truncate`` did both)."""
+    from kb.width import ELLIPSIS, cut
+
+    if cell_len(cell.plain) <= width:
+        return
+    head = cut(cell.plain, width - 1).rstrip() if width > 1 else ""
+    while head and cell_len(head) > width - 1:  # rich counts a cluster wider: shorter
+        head = head[:-1].rstrip()
+    cell.right_crop(len(cell.plain) - len(head))
+    if width > 0:
+        cell.append(ELLIPSIS)
+
+
 def _row(cells: list[Text], cols: list[Col], widths: list[int], gap: int) -> Text:
     line = Text(no_wrap=True, end="")
     last = len(cells) - 1
     for k, (cell, c, w) in enumerate(zip(cells, cols, widths)):
-        cell.truncate(w, overflow="ellipsis")
+        _cut_cell(cell, w)
         pad = w - cell.cell_len
         if c.align == ">":
             line.append(" " * pad)
@@ -317,7 +334,7 @@ def clip(text: str | Text, width: int) -> Text:
     t = _visible_cell(text)
     t = t.copy() if isinstance(t, Text) else Text(t)
     t.no_wrap = True
-    t.truncate(width, overflow="ellipsis")
+    _cut_cell(t, width)
     return t
 
 

@@ -118,7 +118,7 @@ class KbStore:
         if self.path != ":memory:":
             p = Path(self.path)
             if read_only and not p.exists():
-                raise KbMissing(f"no knowledge base at {self.path} (run `logkb ingest` first)")
+                raise KbMissing(f"no knowledge base at {self.path}")
             new_dir = not p.parent.exists()
             p.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if new_dir or p.parent == user_dir():

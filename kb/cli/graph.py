@@ -23,6 +23,7 @@ from kb.cli.tools import (
     handle_errors,
     json_option,
     limit_option,
+    miss,
     note,
     open_store,
     out,
@@ -51,12 +52,19 @@ def all_option(fn: _F) -> _F:
                         help="Every session in the knowledge base, not one.")(fn)
 
 
+def one_or_all(session_id: str | None, all_scopes: bool) -> None:
+    """``--session ID`` and ``--all`` together: a usage error (never one silently dropped)."""
+    if session_id is not None and all_scopes:
+        raise click.UsageError("--session and --all exclude each other")
+
+
 @contextmanager
 def graph_store(db: Path | None, session_id: str | None, all_scopes: bool
                 ) -> Iterator[tuple[KbStore, list[str]]]:
     """A read-only store and the scopes asked for; builds graphs never built before."""
     from kb.graph import store as gs
 
+    one_or_all(session_id, all_scopes)
     store = open_store(db)
     try:
         wanted = (gs.scopes(store) if all_scopes
@@ -233,8 +241,9 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
                 none: str, short: dict[str, str] | None = None) -> None:
     """A list command's output: at most ``limit`` items as JSON lines or fitted rows (each
     session by its short id), or on stderr that there are none (and where some would be)."""
+    left = 0
     if limit is not None:
-        items = items[:limit]
+        left, items = max(0, len(items) - limit), items[:limit]
     if as_json:
         emit_lines(items)
     elif items:
@@ -243,6 +252,8 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
         with paged():
             for line in lines(shown, out.width, sessions=all_scopes):
                 out.print(line, no_wrap=True, crop=True)
+        if left:
+            note(f"{left} more: raise -n")
     if not items:
         from kb.sessionref import SHORT_MIN, TYPE_TAGS
 
@@ -252,12 +263,7 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
         elif one is not None:
             tag = next((len(t) for t in TYPE_TAGS if one.startswith(t)), 0)
             one = one[:tag + SHORT_MIN]
-        line = f"{none} in {one or 'any session'}"
-        if hint and len(line) + len(hint) + 3 > 80:  # two lines that fit 80 columns
-            note(line)
-            note(f"hint: {hint}")
-        else:
-            note(line + (f" ({hint})" if hint else ""))
+        miss(f"{none} in {one or 'any session'}", hint)
 
 
 @click.command()
@@ -274,6 +280,17 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
     from kb.render import candidates_lines, wrap_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
+        if ref.isdigit() and not all_scopes:
+            # an ordinal past the session's end names no message: an open approach would
+            # otherwise answer for it (it runs on "to the end")
+            from kb.graph import store as gs
+
+            last = max(store.max_ordinal(s) for s in gs.scope_sessions(store, scopes[0]))
+            if int(ref) < 1 or int(ref) > last:
+                name = store.short_ids().get(scopes[0], scopes[0])
+                fail(f"session {name} has no message {int(ref)} "
+                     f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                     ExitCode.NOT_FOUND)
         matches = report.approach_matches(store, scopes, ref)
         if matches:
             if as_json:
@@ -554,7 +571,8 @@ def unmark(ordinal: int | None, session_id: str | None, ann_id: int | None, kind
         if n == 0:
             what = (f"annotation #{ann_id}" if ann_id is not None
                     else f"annotation{' of kind ' + kind if kind else ''} at {ordinal}")
-            raise KbNotFound(f"no {what} in {sid} (`logkb mark list` lists them)")
+            raise KbNotFound(f"no {what} in {store.short_ids().get(sid, sid)} "
+                             "(`logkb mark list` lists them)")
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"removed": n})

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from kb.cli.graph import all_option
+from kb.cli.graph import all_option, one_or_all
 from kb.cli.tools import (
     db_option,
     elsewhere_hint,
@@ -23,6 +23,7 @@ from kb.cli.tools import (
     handle_errors,
     json_option,
     limit_option,
+    miss,
     note,
     open_store,
     out,
@@ -84,6 +85,7 @@ def measurements(session_id: str | None, all_scopes: bool, units: tuple[str, ...
     side is (a size, a count); ★ the best reading of a quantity read twice or more."""
     from kb.graph import store as gs
 
+    one_or_all(session_id, all_scopes)
     wanted = split(units)
     with open_store(db) as store:
         scopes = (gs.scopes(store) if all_scopes
@@ -106,8 +108,9 @@ def measurements(session_id: str | None, all_scopes: bool, units: tuple[str, ...
                 out.print(line, no_wrap=True, crop=True, markup=False, highlight=False)
     if not shown:
         where = "the knowledge base" if all_scopes else names.get(scopes[0], scopes[0])
-        note(f"no measurements in {where}" + (f" in {', '.join(wanted)}" if wanted else "")
-             + (f"; {hint}" if hint else ""))
+        miss(f"no measurements in {where}" + (
+            f" with unit {', '.join(wanted)}" if wanted else ""),
+            f"{hint} or --all" if hint else None)
     if left_out and not as_json:
         note(f"{plural(left_out, 'harness reading')} (wall time, exit codes, …) left "
              "out: --harness shows them")

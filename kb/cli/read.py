@@ -76,8 +76,10 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
             return
         _session_detail(info)
         return
+    left = 0
     if limit is not None:
-        tops = [r for r in rows if r["parent_id"] is None][:limit]
+        tops = [r for r in rows if r["parent_id"] is None]
+        left, tops = max(0, len(tops) - limit), tops[:limit]
         keep = {r["session_id"] for r in tops}
         by_id = {r["session_id"]: r for r in rows}
 
@@ -99,6 +101,8 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
         for line in sessions_lines(rows, out.width, current=current, usage=usage,
                                    short=short):
             out.print(line, no_wrap=True, crop=True)
+    if left:
+        note(f"{left} more: raise -n")
 
 
 def _resume_ids(rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -315,7 +319,9 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
     with open_store(db) as store:
         sid = resolve(store, session_id)
         evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),
-                           start=start, end=end, limit=limit)
+                           start=start, end=end, limit=None if limit is None else limit + 1)
+        cut_short = limit is not None and len(evs) > limit
+        evs = evs[:limit] if limit is not None else evs
         short = store.short_ids() if not evs else {}
         hint = None
         if not evs and (kinds or categories or hosts):
@@ -334,6 +340,8 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
             # lists every stored event: the choice has source "choice", docs/json.md)
             for e in one_per_decision(evs):
                 out.print(clip(event_line(e, w), w), no_wrap=True, crop=True)
+        if cut_short:
+            note(f"more events after message {evs[-1].ordinal}: raise -n (or --from)")
     if not evs:
         note(f"no events in {short.get(sid, sid)} match" + (f" ({hint})" if hint else ""))
 
@@ -445,6 +453,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     from kb.search import search as run_search
     from kb.search.query import QueryError
 
+    if here and session_id is not None:
+        raise click.UsageError("--session and --here exclude each other")
     db_path = db if db is not None else default_db()
     if here and session_id is None:
         with open_store(db) as store:
@@ -455,13 +465,15 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
                           newest=newest, reveal=show_secrets_requested())
 
     try:
-        found = run(text, limit)
+        found = run(text, limit + 1)  # one more: whether the list was cut, said
     except QueryError as e:  # like grep: a pattern it cannot read is exit 2
         fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE)
     for line in found.notes:
         from kb.safe_text import visible
 
         sys.stderr.write(visible(line) + "\n")
+    cut_short = len(found.hits) > limit
+    found.hits = found.hits[:limit]
     labels = _labels(db, found)
     if not found.hits:
         _search_miss(text, regex, session_id, labels, run)
@@ -504,6 +516,9 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
             lines.append(lead + snippet + "\n")
     sys.stdout.write("".join(lines))
+    if cut_short:
+        sys.stdout.flush()
+        sys.stderr.write(f"more hits: raise -n (-n {limit} shown)\n")
 
 
 def _visible_marked(text: str, marks: list[tuple[int, int]]

@@ -47,8 +47,9 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
     and a missing or stale index is brought up to date by the next search; this
     does it on demand.  Annotations (logkb mark) are kept and applied
     again."""
-    from kb.cli.graph import derive
+    from kb.cli.graph import derive, one_or_all
 
+    one_or_all(session_id, all_scopes)
     if not (do_events or do_index or do_graph):
         do_events = do_index = do_graph = True
     path = db if db is not None else default_db()

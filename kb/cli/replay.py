@@ -26,6 +26,7 @@ from kb.cli.tools import (
     json_option,
     open_store,
     out,
+    plural,
     resolve,
     session_option,
 )
@@ -232,6 +233,7 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
                              max_output=max_output, max_memory=max_memory)
 
         plan = plan_now()
+        name = store.short_ids().get(sid, sid)
         if plan.unmapped and (execute or yes):
             confirmed = []
             for host in plan.unmapped:
@@ -244,7 +246,7 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
                 plan = plan_now()
 
     if not plan.steps:
-        err.print(f"no command events in {sid} from {start}"
+        err.print(f"no command events in {name} from {start}"
                   f"{' to ' + str(end) if end is not None else ''}", highlight=False)
         return
     if as_json and not execute:
@@ -413,7 +415,7 @@ def _execute(plan: Any, run_plan: Any, as_json: bool, yes: bool, save: Any) -> A
         err.print(msg, highlight=False)
 
     if not as_json:
-        _say(f"running {sum(s.runs for s in plan.steps)} step(s) · run {plan.run_id}")
+        _say(f"running {plural(sum(s.runs for s in plan.steps), 'step')} · run {plan.run_id}")
     return run_plan(plan, on_start=on_start, on_output=on_output, on_done=on_done,
                     on_note=on_note, yes=yes, save=save)
 

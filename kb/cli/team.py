@@ -194,7 +194,8 @@ def push(url: str | None, team_name: str | None, session_id: str | None, all_sco
 def _sent_line(s: Any) -> str:
     if s.status == "sent":
         n = s.rows
-        retry = f", after {s.attempts - 1} dropped connection(s)" if s.attempts > 1 else ""
+        retry = (f", after {plural(s.attempts - 1, 'dropped connection')}"
+                 if s.attempts > 1 else "")
         return (f"{s.scope}: sent {plural(n.get('messages', 0), 'message')}, "
                 f"{plural(n.get('events', 0), 'event')}, "
                 f"{plural(n.get('items', 0), 'finding')} in "
@@ -454,7 +455,6 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
     team is --team-name (default "local")."""
     from kb.team import export as ex
 
-    parquet.mkdir(parents=True, exist_ok=True)
     if team_flag or team_url:
         from kb.team import read, server
 
@@ -463,6 +463,7 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
         except server.NotMember as e:
             fail(str(e), ExitCode.NOT_FOUND)
         try:
+            parquet.mkdir(parents=True, exist_ok=True)  # once there is something to write
             rows = ex.team(conn, teams, parquet)
         finally:
             conn.close()
@@ -472,6 +473,7 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
 
         with graph_store(db, session_id, all_scopes) as (store, scopes):
             store.reveal_secrets = False  # what is exported is redacted, always
+            parquet.mkdir(parents=True, exist_ok=True)  # once there is something to write
             rows = ex.local(store, scopes, parquet, team=team_name or "local",
                             include_raw=include_raw)
         source = f"{len(scopes)} session{'' if len(scopes) == 1 else 's'}"

@@ -164,6 +164,16 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
               soft_wrap=not wrap)
 
 
+def miss(line: str, hint: str | None) -> None:
+    """That a list is empty, on stderr, and where it would not be: ``LINE (HINT)``, or
+    ``HINT`` on a ``hint:`` line of its own when the two would not fit 80 columns."""
+    if hint and len(line) + len(hint) + 3 > 80:
+        note(line)
+        note(f"hint: {hint}")
+    else:
+        note(line + (f" ({hint})" if hint else ""))
+
+
 def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
     """``logkb: error: MESSAGE`` (and ``hint: HINT``) on stderr, then exit ``code``
     (each as :func:`labelled` prints it)."""
@@ -206,10 +216,18 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except KbLocked as e:
             fail(str(e), ExitCode.LOCKED)
-        except (KbMissing, KbNotFound) as e:
+        except KbMissing as e:
+            fail(str(e), ExitCode.NOT_FOUND, hint=e.hint)
+        except KbNotFound as e:
             fail(str(e), ExitCode.NOT_FOUND)
         except KbError as e:
             fail(str(e), ExitCode.FAILED)
+        except OSError as e:
+            if e.filename is None:  # a closed pipe, a full disk: said where they happen
+                raise
+            # a file or folder named on the command line that cannot be written or read
+            # (`-o` into a folder that does not exist): its path and why, not a traceback
+            fail(f"{e.filename}: {e.strerror or e}", ExitCode.FAILED)
 
     return wrapper  # type: ignore[return-value]
 

@@ -46,7 +46,7 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
 
     db_path = Path(db_path)
     if not db_path.exists():
-        raise KbMissing(f"no knowledge base at {db_path} (run `logkb ingest` first)")
+        raise KbMissing(f"no knowledge base at {db_path}")
     node = None if regex else parse(text)
     notes: list[str] = []
     # the index holds text with its secrets taken out: revealing them is the scan's job

@@ -70,11 +70,11 @@ def test_the_state_is_read_from_the_last_request() -> None:
 
     replied = {"ended": {"ordinal": 26, "role": "assistant", "finish": "stop", "error": None}}
     state, why = _state(replied, [q(15)], [], [], last_request=21)
-    assert state == "done" and "1 check(s) of earlier requests never answered" in why
+    assert state == "done" and "1 check of earlier requests never answered" in why
     assert _state(replied, [q(15)], [], [], last_request=10)[0] == "open"
     running = {"ended": {"ordinal": 619, "role": "assistant", "finish": None, "error": None}}
     state, why = _state(running, [q(204), q(612), q(619)], [], [], last_request=612)
-    assert (state, why) == ("open", "2 check(s) never answered since the last request")
+    assert (state, why) == ("open", "2 checks never answered since the last request")
 
 
 def test_the_brief_keeps_the_latest_checks_and_whole_commands(tmp_path: Path) -> None:

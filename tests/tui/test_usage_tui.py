@@ -58,4 +58,4 @@ async def test_timeline_title_shows_tokens_and_cost(usage_db: Path,
         await settle(pilot)
         assert isinstance(app.screen, TimelineScreen)
         text = screen_text(pilot)
-        assert "159k tokens · unknown" in text, text
+        assert "159k tokens · cost unknown" in text, text

@@ -34,7 +34,9 @@ def _approach_label(a: dict[str, Any], pivot_from: int = 0) -> Text:
     t = Text()
     t.append(f"{STATUS_MARK.get(status, '·')} ", style=STATUS_STYLE.get(status, ""))
     t.append(a.get("label") or "?", style="bold")
-    span = f"  {a['ordinal']}" + (f"–{a['ended']}" if a.get("ended") is not None else "…")
+    ended = a.get("ended")
+    span = f"  {a['ordinal']}" + ("…" if ended is None else
+                                  "" if ended == a["ordinal"] else f"–{ended}")
     t.append(span, style=DIM)
     if a.get("kind") and a["kind"] != "approach":
         t.append(f"  [{a['kind']}]", style=DIM)

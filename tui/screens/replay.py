@@ -55,16 +55,16 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in text.replace(" ", ",").split(",") if v.strip())
 
 
-# The step table: (key, header).  At 80 columns and wider the widths are WIDE (the target,
-# "local" or a host, in view: it was cut to "loc"); narrower (NARROW), the side panel goes
-# under the table and step_widths() shares the whole width out: at 60 columns the action
-# showed only "s" of "skip" and the command was out of view.
+# The step table: (key, header).  Its columns fit the table's own width (step_widths):
+# beside the side panel (80 columns and wider) the table has three fifths of the screen;
+# narrower (NARROW), the side panel goes under the table and the table has it all.  At 80
+# columns, with fixed widths, a long plan showed msg, category, safety, action and
+# "targe": the command was out of view; at 60 the action showed only "s" of "skip".
 COLUMNS = (("msg", "msg"), ("cat", "category"), ("safety", "safety"), ("action", "action"),
            ("target", "target"), ("verdict", "verdict"), ("cmd", "command"))
-WIDE: dict[str, int | None] = {"msg": 5, "cat": 12, "safety": 9, "action": 6, "target": 16,
-                               "verdict": 11, "cmd": None}
-WIDE_CUT = {"target": 16}
 NARROW = 80
+SIDE_BY_SIDE = (3, 5)
+"""The table's share of the width beside the side panel (``#replay-steps`` is 3fr of 5)."""
 # narrow: (key, least, most) in the order a column gets more room (the least keeps its
 # header and its words whole: "read-only", "skip"); the command takes the rest.  What does
 # not fit goes, in DROP order: the side panel's first line says category and safety too.
@@ -202,7 +202,8 @@ class ReplayScreen(Screen[None]):
         widths change: each cell is cut to its column with an ellipsis)."""
         narrow = width < NARROW
         self.set_class(narrow, "-narrow")
-        widths = step_widths(width) if narrow else WIDE
+        table_width = width if narrow else width * SIDE_BY_SIDE[0] // SIDE_BY_SIDE[1]
+        widths = step_widths(table_width)
         if widths == self.widths:
             return
         self.widths = widths
@@ -294,14 +295,11 @@ class ReplayScreen(Screen[None]):
         safety = s.safety if s.info is not None else "–"
         target = s.target or (f"{s.unmapped[0]}?" if s.unmapped else "")
         w = self.widths
-        # narrow, each cell is cut to its column with an ellipsis; wide, as it always was
-        narrow = w is not WIDE
 
-        def cut(key: str, text: str) -> str:
-            return short(text, (w.get(key) if narrow else WIDE_CUT.get(key)) or 200)
+        def cut(key: str, text: str) -> str:  # to its column, with an ellipsis
+            return short(text, w.get(key) or 200)
 
-        if narrow:
-            verdict.truncate(w.get("verdict") or 200, overflow="ellipsis")
+        verdict.truncate(w.get("verdict") or 200, overflow="ellipsis")
         cells = {"msg": Text(str(s.ordinal)), "cat": Text(cut("cat", s.category or "")),
                  "safety": Text(cut("safety", safety), style=SAFETY_STYLE.get(safety, DIM)),
                  "action": Text(s.action, style="bold #7ee787" if s.runs else DIM),

@@ -44,6 +44,9 @@ def tree_order(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
     return out
 
 
+NUMBERS = ("msgs", "cmds", "fail", "dead", "tokens", "cost")
+"""The sessions table's columns of numbers (right-aligned)."""
+
 class SessionsScreen(Screen[None]):
     """Every session in the knowledge base; enter opens its timeline."""
 
@@ -92,7 +95,9 @@ class SessionsScreen(Screen[None]):
         used = sum(w for _, _, w in fixed) + 2 * (len(fixed) + 1) + 2
         self.title_width = 42 if not self.narrow else max(18, width - used)
         for label, key, w in (("session", "title", self.title_width), *fixed):
-            table.add_column(label, key=key, width=w)
+            # counts right-aligned, header and all, as `logkb sessions` prints them
+            table.add_column(Text(label, justify="right") if key in NUMBERS else label,
+                             key=key, width=w)
         if not self.narrow:
             self.columns.append("id")
             table.add_column("id", key="id", width=None)
@@ -175,6 +180,8 @@ class SessionsScreen(Screen[None]):
                 "last": Text(last[5:] if self.narrow else last),
                 "id": Text(shorts.get(r["session_id"], r["session_id"])
                            + ("" if r["complete"] else " *"), style=DIM)}
+            for k in NUMBERS:
+                by_key[k].justify = "right"
             table.add_row(*(by_key[k] for k in self.columns), key=r["session_id"])
         if old_key is not None:
             try:

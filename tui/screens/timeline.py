@@ -354,16 +354,22 @@ class TimelineScreen(Screen[None]):
             lead.append(f"[rewrite of a {i.get('agent') or 'unknown'} session]  ",
                         style="#ffcb6b")
         u = i.get("usage") or {}
-        money = ([f"{views.usage_tokens_text(u)} tokens", views.usage_cost_text(u)]
+        cost = views.usage_cost_text(u)
+        money = ([f"{views.usage_tokens_text(u)} tokens",
+                  "cost unknown" if cost == "unknown" else cost]
                  if u.get("tokens_total") else [])
         start, end = when(i["time_created"]), when(i["last_activity"])
         n, c = i["messages"], i["commands"]
+
+        def count(k: int, one: str) -> str:
+            return f"{k} {one if k == 1 else one + 's'}"
+
         title = " ".join((i["title"] or "(untitled)").split())
         choices = [
-            [f"{n} messages", f"{c} commands", *money, f"{start} → {end}"],
-            [f"{n} msgs", f"{c} cmds", *money, f"{start[5:]} → {end[5:]}"],
-            [f"{n} msgs", f"{c} cmds", *money],
-            [f"{n} msgs", *money]]
+            [count(n, "message"), count(c, "command"), *money, f"{start} → {end}"],
+            [count(n, "msg"), count(c, "cmd"), *money, f"{start[5:]} → {end[5:]}"],
+            [count(n, "msg"), count(c, "cmd"), *money],
+            [count(n, "msg"), *money]]
         for parts in choices:
             facts = "  ·  " + " · ".join(p for p in parts if p.strip(" →"))
             room = width - lead.cell_len - cell_len(facts)
@@ -752,8 +758,9 @@ class TimelineScreen(Screen[None]):
     def on_annotation_saved(self, message: AnnotationSaved) -> None:
         """Called when an annotation was written: re-read the graph and the step."""
         if message.kind == "remove":
-            self.notify(f"removed {message.removed} annotation(s) of message "
-                        f"{message.ordinal}", timeout=3)
+            many = "annotation" if message.removed == 1 else "annotations"
+            self.notify(f"removed {message.removed} {many} of message {message.ordinal}",
+                        timeout=3)
         else:
             self.notify(f"message {message.ordinal} marked {message.kind.replace('_', ' ')}",
                         timeout=3)
