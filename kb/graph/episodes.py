@@ -832,9 +832,8 @@ SHORT_TURN = 4
 
 
 def _about(report: Said, request: Said, changed: list[Step]) -> bool:
-    """A report is about the last turn's work when its complaint (the sentence with the
-    failure) names what was asked or changed, or it says the problem persists
-    ("still", "again", "same")."""
+    """A report is about the last turn's work when it names what was asked or changed,
+    or says the problem persists ("still", "again", "same")."""
     if report.error or _AGAIN.search(report.text[:1500]) \
             or still_broken_phrase(report.text) is not None:
         return True  # "nothing changed", "no resolvió": the fix just made did not take
@@ -851,18 +850,11 @@ def _about(report: Said, request: Said, changed: list[Step]) -> bool:
         # of something else the user saw, measured on shared)
         return True
     asked = tokens(request.text[:1500]) | {t for w in changed for t in tokens(w.target)}
-    # the complaint itself must name it (the sentence with the failure, from its "but"):
-    # a long message names much besides ("and in the payroll tab Console Error", then a
-    # pasted page that names the treasury a change to the wallet was for)
-    # (whole: a dead end shows 160 characters of it, the words after them still count;
-    # no sentence holding the phrase: the message)
-    said = (_complaint_sentence(report.text[:1500], report.signal) if report.signal
-            else None) or report.text
-    if (tokens(said[:1500]) & asked) - _FUNCTION:
+    if (tokens(report.text[:1500]) & asked) - _FUNCTION:
         return True
     # a code name the turn wrote ("prepend_child DO not exist") names that work
-    named = identifiers(report.text[:1500])
-    return bool(named) and any(named & identifiers(line) for w in changed for line in w.wrote)
+    said = identifiers(report.text[:1500])
+    return bool(said) and any(said & identifiers(line) for w in changed for line in w.wrote)
 
 
 _FUNCTION = tokens(" ".join(sorted(FUNCTION_WORDS)))
