@@ -47,12 +47,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-6"
+RULESET = "detect-secrets-1.5+logkb-7"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -1046,6 +1047,9 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
 _RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`")
 """What :func:`_word_runs` reads as a blank (JSON-escaped breaks first)."""
 _PHRASE_FLAGS = b"\1" * 12
+_RUN_PUNCT = ".:;!?()*<>{}|~"
+"""What may touch a phrase's first or last word (a sentence's end, brackets, Markdown's
+bold): :func:`_word_runs` strips it from each word."""
 
 
 def _word_runs(text: str) -> tuple[bool, bool]:
@@ -1061,7 +1065,9 @@ def _word_runs(text: str) -> tuple[bool, bool]:
             flat = flat.replace(gap, " ")
     toks = flat.split()
     long = max(map(len, toks), default=0) >= 85
-    phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, toks))
+    # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
+    words = map(str.strip, toks, repeat(_RUN_PUNCT))
+    phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, words))
     return phrase, long
 
 
