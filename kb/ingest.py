@@ -554,12 +554,15 @@ class _Aliases:
             holders = [first, *self.more.get(key, ())]
             if mid in holders and mid not in seen:
                 return mid, False
-            got = next((h for h in holders if h not in seen), first)
-            if got != mid:
-                self.renamed += 1
-            return got, False  # (read already in this reading: a repeat, stored once)
-        whole = self.held.get(key)
-        if whole is not None:
+            got = next((h for h in holders if h not in seen), None)
+            if got is not None:
+                if got != mid:
+                    self.renamed += 1
+                return got, False
+            # every stored message of this record was read already in this reading: the
+            # same record at one more line (a legacy Codex prompt typed again, no time in
+            # it) is one more message, as a single reading of the file stores it
+        elif (whole := self.held.get(key)) is not None:
             self.renamed += whole != mid
             return whole, True
         if stored is not None and mid in self.keyed:

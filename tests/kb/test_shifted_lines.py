@@ -238,3 +238,45 @@ def test_a_line_removed_then_grown_overwrites_no_stored_message(tmp_path: Path,
     assert after[:3] == want[:3], (after[:3], want[:3])
     if agent == "codex":  # (pi's grown lines meet no stored id here)
         assert any("-" in m for m in after[3]), "no new message met a stored id"
+
+
+def _legacy_msg(role: str, text: str) -> dict[str, object]:
+    kind = "input_text" if role == "user" else "output_text"
+    return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+
+def _legacy(*items: dict[str, object]) -> list[bytes]:
+    """A legacy Codex rollout (Codex < 0.20: bare response items, no time): its records
+    carry no id and no time, so a prompt typed twice is the same record twice."""
+    head = {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e",
+            "timestamp": "2025-05-08T17:05:31.245Z", "instructions": None}
+    return [orjson.dumps(o) + b"\n" for o in (head, *items)]
+
+def test_a_prompt_typed_again_after_a_shift_is_a_new_message(tmp_path: Path) -> None:
+    """A legacy Codex file stored, then a line near its top removed and the user's
+    `continue` typed again: the new prompt's record equals the stored one's, and its line
+    is a stored message's.  It is a message of its own (a single reading stores it); it
+    was read as a repeat of the stored prompt and left out of the store."""
+    state = {"record_type": "state"}
+    m = _legacy_msg
+    lines = _legacy(state, m("user", "fix the build"), m("assistant", "done one"), state,
+                    m("user", "continue"), m("assistant", "done two"))
+    grown = lines[:1] + lines[2:] + _legacy(m("user", "continue"),
+                                           m("assistant", "done three"))[1:]
+    one = tmp_path / "one.jsonl"
+    rewrite(one, grown)
+    single = tmp_path / "single.duckdb"
+    ingest(single, one)
+    want = counts(single)
+    f = tmp_path / "session.jsonl"
+    db = tmp_path / "kb.duckdb"
+    rewrite(f, lines)
+    ingest(db, f)
+    first = counts(db)[3]
+    rewrite(f, grown)
+    got = ingest(db, f)
+    after = counts(db)
+    assert not first - after[3]
+    assert after[:3] == want[:3], (after[:3], want[:3], got)
+    again = ingest(db, f)  # and once more: nothing changes
+    assert counts(db) == after, again
