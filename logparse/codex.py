@@ -903,8 +903,10 @@ class _Rollout:
                 self.forked = None  # the spawn's answer in the copy: the agent's own follow
             self._extra(n, body)
             return
-        if self._repeats(body) and typ == "response_item":
-            self._extra(n, body)  # the same item written twice in a row: kept raw, read once
+        if self._repeats(body) and typ == "response_item" and "timestamp" in obj:
+            # the same item written twice in a row, to its time: kept raw, read once (a
+            # legacy bare item has no time: a prompt typed again is the same line again)
+            self._extra(n, body)
             return
         if typ == "session_meta":
             sid = str(p.get("id") or "")

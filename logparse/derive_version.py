@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 35
+DERIVE_VERSION = 36
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -132,4 +132,7 @@ offline.
 moment, never a reading; a grep's JSON lines (``rg --json``'s ``"matches"``) give no count;
 an amount after another on its line is labelled by their subject (``USDC out``); a
 debounce or a throttle (``"debounceMs": 300``) is a setting; a replacement's ``/$1.0/`` no
-amount of money."""
+amount of money.
+36 (review10b): a Codex item written twice in a row is read once (keys10) only when it
+carries its time: a legacy rollout's bare items have none, and a prompt typed again there
+is a message of its own."""

@@ -433,3 +433,21 @@ def test_older_builds_escalate_with_a_flag(tmp_path: Path) -> None:
     ((_, batch, _),), _ = read(f)
     (call,) = batch.calls
     assert json.loads(call[C["input"]])["sandbox_permissions"] == "require_escalated"
+
+
+def test_a_legacy_prompt_typed_twice_in_a_row_is_two_messages(tmp_path: Path) -> None:
+    """A legacy rollout's items carry no time: a prompt typed again after a turn that
+    wrote nothing (interrupted at once) is the same line twice in a row, and both are the
+    user's.  The rule that reads a repeated line once (a copy or a sync doubled it) holds
+    for records with their time only; it took the second prompt for a copy."""
+    ask = {"type": "message", "role": "user",
+           "content": [{"type": "input_text", "text": "continue"}]}
+    f = rollout(tmp_path, [
+        {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-08T17:05:31.245Z",
+         "instructions": None},
+        ask, ask,
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "done"}]}], "legacy.jsonl")
+    ((_, batch, probs),), _ = read(f)
+    assert probs == []
+    assert [m[M["role"]] for m in batch.messages] == ["user", "user", "assistant"]
