@@ -289,8 +289,15 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
                 "duration": item.get("duration"), "status": item.get("status")}
     if kind == "McpToolCall":
         err = item.get("error")
-        result: Any = ({"Err": str(err.get("message") or "MCP tool call failed")}
-                       if isinstance(err, dict) else {"Ok": item.get("result")})
+        result: Any = {"Ok": item.get("result")}
+        if isinstance(err, dict):
+            result = {"Err": str(err.get("message") or "MCP tool call failed")}
+        elif item.get("status") in ("failed", "declined") and mcp_error(
+                {"result": result}) is None:
+            # failed, and neither a `{message}` nor a result that says so: its status does
+            said = _text_of(json_object(item.get("result")).get("content"))
+            result = {"Err": (err if isinstance(err, str) and err else said)
+                      or f"MCP tool call {item['status']}"}
         return {"type": "mcp_tool_call_end", "call_id": item.get("id"),
                 "invocation": {"server": item.get("server"), "tool": item.get("tool"),
                                "arguments": item.get("arguments")},

@@ -135,4 +135,5 @@ debounce or a throttle (``"debounceMs": 300``) is a setting; a replacement's ``/
 amount of money.
 36 (review10b): a Codex item written twice in a row is read once (keys10) only when it
 carries its time: a legacy rollout's bare items have none, and a prompt typed again there
-is a message of its own."""
+is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
+``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``."""

@@ -451,3 +451,25 @@ def test_a_legacy_prompt_typed_twice_in_a_row_is_two_messages(tmp_path: Path) ->
     ((_, batch, probs),), _ = read(f)
     assert probs == []
     assert [m[M["role"]] for m in batch.messages] == ["user", "user", "assistant"]
+
+
+@pytest.mark.parametrize("item", [
+    {"status": "failed", "error": "request timed out"},  # the error as a bare message
+    {"status": "failed", "result": {"content": [{"type": "text", "text": "boom"}]}},
+    {"status": "declined"},
+])
+def test_a_failed_mcp_item_is_no_success(item: dict[str, Any]) -> None:
+    """A Codex 0.17x ``item_completed`` ``McpToolCall`` whose status is ``failed`` (or
+    ``declined``) is an error even when its ``error`` is not ``{message}`` or its result
+    does not say ``isError``: it was stored as completed."""
+    from logparse.codex import item_end, mcp_error
+
+    end = item_end({"type": "item_completed", "item": {
+        "type": "McpToolCall", "id": "call_1", "server": "notes", "tool": "lookup",
+        "arguments": {}, **item}})
+    assert mcp_error(end), end
+    ok = item_end({"type": "item_completed", "item": {
+        "type": "McpToolCall", "id": "call_1", "server": "notes", "tool": "lookup",
+        "arguments": {}, "status": "completed",
+        "result": {"content": [{"type": "text", "text": "add(a, b)"}]}}})
+    assert mcp_error(ok) is None
