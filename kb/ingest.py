@@ -496,6 +496,12 @@ class _Aliases:
     """Further stored messages with an own record of the same key."""
     held: dict[int, str] = field(default_factory=dict)
     """Key of any other record → the stored message holding it."""
+    mine: dict[str, int | frozenset[int]] = field(default_factory=dict)
+    """Stored message → the key (or keys: an alias's records) of its own record."""
+    cursor: dict[int, int] = field(default_factory=dict)
+    """Own record's key → how many of its stored messages (``own``, then ``more``) this
+    reading has read: the next one is looked for from there (linear in a session of one
+    record written many times, a legacy Codex ``continue``)."""
     keyed: dict[str, int | None] = field(default_factory=dict)
     """Stored messages read from lines (their raw JSON holds records) → their
     :func:`~logparse.msgkey.content_digest`."""
@@ -513,6 +519,7 @@ class _Aliases:
                 mine, others = record_keys(raw, id_line(mid))
                 if mine:
                     self.keyed[mid] = content_digest(raw)
+                    self.mine[mid] = mine[0] if len(mine) == 1 else frozenset(mine)
                 for k in mine:
                     first = own.setdefault(k, mid)
                     if first != mid:
@@ -521,6 +528,25 @@ class _Aliases:
                     self.held.setdefault(k, mid)
             self.own = own
         return self.own
+
+    def _holds(self, mid: str, key: int) -> bool:
+        """Whether ``key`` is the key of the stored message ``mid``'s own record."""
+        mine = self.mine.get(mid)
+        return mine == key if isinstance(mine, int) else mine is not None and key in mine
+
+    def _unread(self, key: int, first: str, seen: dict[str, tuple[int, str]]) -> str | None:
+        """The first stored message whose own record has ``key`` that this reading has not
+        read (``None``: every one is read).  Amortised O(1): the cursor only moves on."""
+        more = self.more.get(key, ())
+        i = self.cursor.get(key, 0)
+        while i <= len(more):
+            h = first if i == 0 else more[i - 1]
+            if h not in seen:
+                self.cursor[key] = i
+                return h
+            i += 1
+        self.cursor[key] = i
+        return None
 
     def moved(self, mid: str, msg: RawMessage) -> bool:
         """Whether the stored message ``mid`` is ``msg`` as it is, read at other lines
@@ -551,10 +577,9 @@ class _Aliases:
         own = self._index()
         first = own.get(key)
         if first is not None:
-            holders = [first, *self.more.get(key, ())]
-            if mid in holders and mid not in seen:
+            if mid not in seen and self._holds(mid, key):
                 return mid, False
-            got = next((h for h in holders if h not in seen), None)
+            got = self._unread(key, first, seen)
             if got is not None:
                 if got != mid:
                     self.renamed += 1

@@ -280,3 +280,46 @@ def test_a_prompt_typed_again_after_a_shift_is_a_new_message(tmp_path: Path) -> 
     assert after[:3] == want[:3], (after[:3], want[:3], got)
     again = ingest(db, f)  # and once more: nothing changes
     assert counts(db) == after, again
+
+
+class _Counted(dict[str, tuple[int, str]]):
+    """The ids read so far, counting how often they are asked about."""
+    asked = 0
+
+    def __contains__(self, key: object) -> bool:
+        self.asked += 1
+        return super().__contains__(key)
+
+
+def test_one_record_written_many_times_is_found_in_linear_steps(tmp_path: Path) -> None:
+    """A legacy Codex session of `continue` and `ok` a few hundred times each, read again
+    after a line near its top was removed: each message is looked for among the stored
+    messages of its record.  They were scanned from the first each time (quadratic: 8,000
+    pairs took 12 s more than a fresh reading; 4,000 took 3 s); the next unread one is
+    kept per record."""
+    from kb.ingest import _Aliases
+    from kb.store import KbStore
+    from logparse.codex import CodexReader
+    from logparse.derive import digest
+
+    n = 600
+    m = _legacy_msg
+    lines = _legacy({"record_type": "state"},
+                    *[x for _ in range(n) for x in (m("user", "continue"), m("assistant", "ok"))])
+    f = tmp_path / "session.jsonl"
+    db = tmp_path / "kb.duckdb"
+    rewrite(f, lines)
+    ingest(db, f)
+    rewrite(f, lines[:1] + lines[2:])
+    seen = _Counted()
+    with KbStore(db, read_only=True) as store:
+        src = next(iter(CodexReader().sessions(f, [])))
+        known = store.known_messages(src.session_id)
+        aliases = _Aliases(store, src.session_id, known)
+        for msg in src.messages:
+            mid, keep = aliases.resolve(msg, digest(msg.raw), seen)
+            assert mid in known and mid not in seen and not keep
+            seen[mid] = (0, "")
+            aliases.claimed += 1
+    assert len(seen) == 2 * n
+    assert seen.asked < 20 * n, seen.asked
