@@ -9,8 +9,8 @@ read from (its raw JSON ``{"lines": [...], "records": [...]}``), so the ingest f
 stored message a shifted one is (``kb.ingest``: it keeps the id first stored).
 
 A record's key is its own id where it has one: Claude Code's ``uuid``, a pi entry's
-``id``, an Antigravity step's ``step_index`` (with its type); else (Codex records carry
-none) a digest of the record.  Keys are 64-bit integers, so an index of a long session's
+``id``, an Antigravity step's ``step_index`` (with its type and creation time); else
+(Codex records carry none) a digest of the record.  Keys are 64-bit integers, so an index of a long session's
 records stays small.
 """
 
@@ -40,7 +40,10 @@ def record_key(rec: Any) -> int:
             return _digest(b"i:" + eid.encode())
         step = rec.get("step_index")
         if isinstance(step, int) and not isinstance(step, bool):
-            return _digest(f"s:{step}:{rec.get('type')}".encode())
+            # with its creation time: a trajectory exported again after a rewind gives the
+            # new steps the indexes of the ones taken back (another step, not this one
+            # changed); a step that ran on (its status, its output) keeps its time
+            return _digest(f"s:{step}:{rec.get('type')}:{rec.get('created_at')}".encode())
     return _digest(b"d:" + orjson.dumps(rec))
 
 

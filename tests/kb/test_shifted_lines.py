@@ -323,3 +323,27 @@ def test_one_record_written_many_times_is_found_in_linear_steps(tmp_path: Path) 
             aliases.claimed += 1
     assert len(seen) == 2 * n
     assert seen.asked < 20 * n, seen.asked
+
+
+def test_a_rewound_antigravity_step_keeps_the_stored_one(tmp_path: Path) -> None:
+    """An Antigravity trajectory exported again after the user went back and asked
+    something else: the new prompt and reply take the step indexes (and lines) of the
+    stored ones.  A step's key was its index and type alone, so the new prompt was
+    "the stored message, changed" and replaced it: the stored prompt was lost.  A step
+    created at another time is another step (stored beside, the stored one kept)."""
+    lines = _head(FIX / "realworld_trim" / "antigravity.jsonl")
+    f = tmp_path / "session.jsonl"
+    db = tmp_path / "kb.duckdb"
+    rewrite(f, lines)
+    ingest(db, f)
+    old = orjson.loads(lines[16])
+    assert old["type"] == "USER_INPUT"
+    new = {**old, "created_at": "2026-06-18T23:30:00Z",
+           "content": "<USER_REQUEST>\nforget that: list the open ports instead\n"
+                      "</USER_REQUEST>"}
+    rewrite(f, [*lines[:16], orjson.dumps(new) + b"\n"])
+    ingest(db, f)
+    with duckdb.connect(str(db), read_only=True) as c:
+        raws = [r for (r,) in c.execute("SELECT raw FROM messages").fetchall()]
+    assert any("the vibrant part" in r for r in raws), "the stored prompt was replaced"
+    assert any("list the open ports" in r for r in raws)
