@@ -498,6 +498,8 @@ class _Aliases:
     """Key of any other record → the stored message holding it."""
     mine: dict[str, int | frozenset[int]] = field(default_factory=dict)
     """Stored message → the key (or keys: an alias's records) of its own record."""
+    pieced: set[int] = field(default_factory=set)
+    """Own keys of stored messages a piece of which this reading met (read as them)."""
     cursor: dict[int, int] = field(default_factory=dict)
     """Own record's key → how many of its stored messages (``own``, then ``more``) this
     reading has read: the next one is looked for from there (linear in a session of one
@@ -584,11 +586,19 @@ class _Aliases:
                 if got != mid:
                     self.renamed += 1
                 return got, False
+            if key in self.pieced:  # its piece was read as it: the rest, stored once
+                self.renamed += first != mid
+                return first, False
             # every stored message of this record was read already in this reading: the
             # same record at one more line (a legacy Codex prompt typed again, no time in
             # it) is one more message, as a single reading of the file stores it
         elif (whole := self.held.get(key)) is not None:
             self.renamed += whole != mid
+            mine = self.mine.get(whole)
+            if isinstance(mine, int):
+                self.pieced.add(mine)
+            elif mine is not None:
+                self.pieced.update(mine)
             return whole, True
         if stored is not None and mid in self.keyed:
             # a new message at a line whose id a stored (other) message has
