@@ -530,7 +530,10 @@ def _goal_line(text: str | None) -> str:
         sentences.append(tail.strip() if tail.strip() and is_greeting(head) else s)
     if not sentences:
         return short(" ".join(text.split()), 200)
-    i = next((i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)), 0)
+    asks = [i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)]
+    # a pasted install line and the short request about it ("install this in bash and
+    # answer this") are setup: the goal is the first request after them, if any
+    i = next((i for i in asks if not _is_setup(sentences, i)), asks[0] if asks else 0)
     ask = sentences[i]
     if i and len(ask) < 60 and _POINTS_BACK.search(ask) and not is_scope(sentences[i - 1]):
         # "curl -fsSL https://…/setup.sh | bash" / "install this in bash": a short request
@@ -544,6 +547,33 @@ _POINTS_BACK = re.compile(
     r"to|too|and|with|again|now|first|please)\b))", re.I)
 """A request's object that points back at the sentence before it ("install this in bash
 and answer this"), not forward ("this react website into…")."""
+
+
+_SHELL_TOKEN = re.compile(r"^(?:-{1,2}[A-Za-z][\w=.-]*|\w+://\S+|[\w.@~-]*/\S*|\||\|\||&&|"
+                          r"[12]?>{1,2}\S*|<|\.)$")
+"""A token only a shell line has: a flag, a URL, a path, a pipe, a redirection."""
+_PIPE_TO_SHELL = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
+_PROGRAM = re.compile(r"^(?:\$\s*)?[a-z][\w.+-]*$")
+
+
+def is_command_line(sentence: str) -> bool:
+    """Whether ``sentence`` is mostly a pasted shell command, by structure: it opens on a
+    program name (after an optional ``$`` prompt) and pipes into a shell, or a third of
+    its tokens at least are shell syntax (flags, URLs, paths, pipes, redirections)."""
+    toks = sentence.strip().lstrip("$").split()
+    if not toks or not _PROGRAM.match(toks[0]) or sentence.rstrip()[-1:] in "?!":
+        return False
+    if _PIPE_TO_SHELL.search(sentence):
+        return True
+    return len(toks) >= 2 and sum(1 for t in toks[1:] if _SHELL_TOKEN.match(t)) * 3 >= len(toks)
+
+
+def _is_setup(sentences: list[str], i: int) -> bool:
+    """Whether request ``i`` of a prompt's ``sentences`` only sets the session up: a
+    pasted command, or a short request that points back at one ("install this")."""
+    s = sentences[i]
+    return is_command_line(s) or bool(
+        i and len(s) < 60 and _POINTS_BACK.search(s) and is_command_line(sentences[i - 1]))
 
 
 def _first_sentence(text: str) -> str:
@@ -1242,6 +1272,7 @@ def _markdown(d: dict[str, Any]) -> str:
     omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
         and not is_greeting(s["title"]) and not s.get("title_rewound") \
+        and not is_command_line(s["title"]) \
         else d["goal"]["text"] or s["id"]
     out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
     if compact:
