@@ -33,7 +33,7 @@ from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import direction, throughput
+from kb.graph.report import direction, dominant_quantity, measured_quantities
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, fit
@@ -440,7 +440,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         a.get("session_id") == scope and a.get("ordinal") in rewound)]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
-    series = throughput(store, scopes)
+    series = _series(store, scopes)
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
@@ -608,6 +608,45 @@ def _sentence_spans(text: str, ends: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+_BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
+_FILE_NAME = re.compile(r"^\S*(?:\.[A-Za-z0-9]{1,10}|[/\\]\S*)$")
+
+
+def is_listing_size(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a file's size as a listing shows it (``83 B .gitignore``):
+    a byte unit labelled with a file's name or path.  It is what the tree holds, no
+    result the work measured, so the brief's status and measurements leave it out."""
+    return ((unit or "").strip().lower() in _BYTES
+            and _FILE_NAME.match((label or "").strip()) is not None)
+
+
+_NO_SIDE_RESULTS = frozenset({"http", "%"})
+"""Units of a result with no better side that still say how the work went (an HTTP
+status, a share); a count of things ("31 skills") or a size is what a tool saw."""
+
+
+def is_result(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a measured result the status may show: a quantity with a
+    better side (tests, durations, throughput) or one of :data:`_NO_SIDE_RESULTS`,
+    never a listing's file size (:func:`is_listing_size`)."""
+    u = (unit or "").strip()
+    return not is_listing_size(u, label) and (
+        direction(u) is not None or u.lower() in _NO_SIDE_RESULTS)
+
+
+def _series(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
+    """The progress series of :func:`kb.graph.report.throughput` among measured results
+    only (:func:`is_result`: no listing's file size, no count of things): the quantity
+    the session measured most of them, or nothing."""
+    sids = [s for sc in scopes for s in gs.scope_sessions(store, sc)]
+    q = dominant_quantity([x for x in measured_quantities(store, sids)
+                           if is_result(x[0], x[1])])
+    if q is None:
+        return []
+    unit, label = q
+    return [m for m in gs.measurements(store, scopes, unit) if (m["label"] or "") == label]
 
 
 def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
@@ -1318,11 +1357,8 @@ def _markdown(d: dict[str, Any]) -> str:
         out.append(f"- Baseline: {base['value']:g} {base['unit']}{_said(base['label'])} "
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
-        last = st["last"]
-        why = ("no better side: no best" if direction(last["unit"] or "") is None
-               else "one reading: no best")
-        out.append(f"- Last reading: {last['value']:g} {last['unit']}"
-                   f"{_said(last['label'])} [{last['ordinal']}] ({why})")
+        out.append(_markdown_last(st["last"], one=direction(st["last"]["unit"] or "")
+                                  is not None))
     elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
@@ -1477,6 +1513,14 @@ def _markdown(d: dict[str, Any]) -> str:
     out.append("")
     text = "\n".join(line for line in out if line is not None)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+def _markdown_last(last: dict[str, Any], *, one: bool) -> str:
+    """The status's last reading when there is no best: ``one`` reading of a quantity
+    with a better side says why there is no best; a quantity with no better side (an
+    HTTP status, a percentage) says nothing of sides."""
+    return (f"- Last reading: {last['value']:g} {last['unit']}{_said(last['label'])} "
+            f"[{last['ordinal']}]" + (" (one reading: no best)" if one else ""))
 
 
 # ------------------------------------------------------------------ wrap
