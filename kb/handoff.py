@@ -20,7 +20,9 @@ order a reader needs them:
 whole items, least needed first, until the brief *as printed* (Markdown or JSON) is at
 most N tokens by :func:`estimate_tokens`, down to its skeleton (the goal and the
 status); every claim keeps its ordinals and the brief says what it left out.  The
-Markdown's prose wraps at 80 columns (:func:`wrap_markdown`); commands stay whole.
+Markdown's lines fit 80 columns (:func:`wrap_markdown`): prose wraps, a code span
+already cut, a quoted table row or code line and a long word are cut with ``…``; only a
+whole code span (a command, a path) and the brief's own fenced commands stay whole.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from kb.graph import store as gs
 from kb.graph.report import direction, dominant_quantity, measured_quantities
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
-from kb.width import cells, fit
+from kb.width import cells, cut, fit
 from logparse.request import is_greeting, request_text
 from logparse.sentences import split_sentences
 from logparse.structural import MessageFacts, message_signals
@@ -1545,10 +1547,11 @@ def _fit_cells(line: str, width: int = WIDTH) -> str:
 
 def wrap_markdown(text: str, width: int = WIDTH) -> str:
     """Markdown with its prose lines wrapped at ``width`` columns, each continuation
-    under its list item's text (and in its quote).  Left whole: fenced code, the rows of
-    a table the agent wrote (quoted: wrapped, it would be no table), and a code span or
-    word longer than a line, which gets a line of its own (a command is never cut in
-    half)."""
+    under its list item's text (and in its quote).  Cut with ``…`` (wrapped, they would
+    be no table, no code): the rows of a table the agent wrote and its quoted code
+    lines; a code span already cut (``…``) is cut further, a word longer than a line is
+    cut.  Left whole: the brief's own fenced code and a whole code span longer than a
+    line, which gets a line of its own (a command is never cut in half)."""
     out: list[str] = []
     fence = ""
     for line in text.split("\n"):
@@ -1559,22 +1562,61 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
         if fence:
             if m and m.group(1).startswith(fence):
                 fence = ""
-            out.append(line)
+            # quoted code (the agent's words) is cut to fit; a brief's own block is a
+            # command: whole
+            out.append(_cut_line(line, width) if quote else line)
             continue
         if m:
             fence = m.group(1)
+            out.append(_cut_line(line, width) if quote else line)
+            continue
+        if cells(line) <= width:
             out.append(line)
             continue
-        if cells(line) <= width or body.lstrip().startswith("|"):
-            out.append(line)
+        if body.lstrip().startswith("|"):  # a table row, wrapped, is no row: cut
+            out.append(_cut_line(line, width))
             continue
         mk = _MARKER.match(body)
         indent, marker = (mk.group(1), mk.group(2) or "") if mk else ("", "")
         first = quote + indent + marker
         more = (quote + indent + " " * len(marker)) if not body.lstrip().startswith("#") \
             else quote
-        out += _wrap_line(body[len(indent) + len(marker):], first, more, width)
+        out += [_fit_wrapped(ln, width)
+                for ln in _wrap_line(body[len(indent) + len(marker):], first, more, width)]
     return "\n".join(out)
+
+
+_CUT_SPAN = re.compile(r"`([^`\n]*)…`")
+_WHOLE_SPAN = re.compile(r"`[^`\n…]*`")
+
+
+def _fit_wrapped(line: str, width: int) -> str:
+    """A wrapped line cut to ``width`` columns when it is still wider: a code span the
+    graph already cut (``…`` in it) is cut further, from its end; what is left too wide
+    is cut with ``…``, unless a whole code span (a command, a path: never cut) makes
+    it so."""
+    over = cells(line) - width
+    if over <= 0:
+        return line
+    for m in reversed(list(_CUT_SPAN.finditer(line))):
+        body = m.group(1)
+        keep = cut(body, max(cells(body) - over, 1)).rstrip()
+        line = line[:m.start()] + f"`{keep}…`" + line[m.end():]
+        over = cells(line) - width
+        if over <= 0:
+            return line
+    if cells(line) - sum(cells(w) for w in _WHOLE_SPAN.findall(line)) <= width:
+        return line
+    return _cut_line(line, width)
+
+
+def _cut_line(line: str, width: int) -> str:
+    """``line`` cut to ``width`` columns with ``…``, its spacing kept (a quoted code
+    line's indent, a list item's), a code span cut open closed."""
+    if cells(line) <= width:
+        return line
+    head = fit(line, width - 1)
+    return head + "`" if head.count("`") % 2 else head
 
 
 @functools.lru_cache(maxsize=4096)  # --max-tokens re-renders the same lines many times
