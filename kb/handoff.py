@@ -20,7 +20,9 @@ order a reader needs them:
 whole items, least needed first, until the brief *as printed* (Markdown or JSON) is at
 most N tokens by :func:`estimate_tokens`, down to its skeleton (the goal and the
 status); every claim keeps its ordinals and the brief says what it left out.  The
-Markdown's prose wraps at 80 columns (:func:`wrap_markdown`); commands stay whole.
+Markdown's lines fit 80 columns (:func:`wrap_markdown`): prose wraps, a code span
+already cut, a quoted table row or code line and a long word are cut with ``…``; only a
+whole code span (a command, a path) and the brief's own fenced commands stay whole.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import direction, throughput
+from kb.graph.report import direction, dominant_quantity, measured_quantities
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
-from kb.width import cells, fit
+from kb.width import cells, cut, fit
 from logparse.request import is_greeting, request_text
 from logparse.sentences import split_sentences
 from logparse.structural import MessageFacts, message_signals
@@ -440,7 +442,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         a.get("session_id") == scope and a.get("ordinal") in rewound)]
     goal_text = goal_items[0]["label"] if goal_items else _goal_line(
         prompt[0].text if prompt else "")
-    series = throughput(store, scopes)
+    series = _series(store, scopes)
     status = _status(store, scope, series, goal_items, items)
     activity = _activity(store, scope)
     nxt = _next(store, scope, decisions)
@@ -530,7 +532,10 @@ def _goal_line(text: str | None) -> str:
         sentences.append(tail.strip() if tail.strip() and is_greeting(head) else s)
     if not sentences:
         return short(" ".join(text.split()), 200)
-    i = next((i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)), 0)
+    asks = [i for i, s in enumerate(sentences) if not is_scope(s) and is_request(s)]
+    # a pasted install line and the short request about it ("install this in bash and
+    # answer this") are setup: the goal is the first request after them, if any
+    i = next((i for i in asks if not _is_setup(sentences, i)), asks[0] if asks else 0)
     ask = sentences[i]
     if i and len(ask) < 60 and _POINTS_BACK.search(ask) and not is_scope(sentences[i - 1]):
         # "curl -fsSL https://…/setup.sh | bash" / "install this in bash": a short request
@@ -544,6 +549,33 @@ _POINTS_BACK = re.compile(
     r"to|too|and|with|again|now|first|please)\b))", re.I)
 """A request's object that points back at the sentence before it ("install this in bash
 and answer this"), not forward ("this react website into…")."""
+
+
+_SHELL_TOKEN = re.compile(r"^(?:-{1,2}[A-Za-z][\w=.-]*|\w+://\S+|[\w.@~-]*/\S*|\||\|\||&&|"
+                          r"[12]?>{1,2}\S*|<|\.)$")
+"""A token only a shell line has: a flag, a URL, a path, a pipe, a redirection."""
+_PIPE_TO_SHELL = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
+_PROGRAM = re.compile(r"^(?:\$\s*)?[a-z][\w.+-]*$")
+
+
+def is_command_line(sentence: str) -> bool:
+    """Whether ``sentence`` is mostly a pasted shell command, by structure: it opens on a
+    program name (after an optional ``$`` prompt) and pipes into a shell, or a third of
+    its tokens at least are shell syntax (flags, URLs, paths, pipes, redirections)."""
+    toks = sentence.strip().lstrip("$").split()
+    if not toks or not _PROGRAM.match(toks[0]) or sentence.rstrip()[-1:] in "?!":
+        return False
+    if _PIPE_TO_SHELL.search(sentence):
+        return True
+    return len(toks) >= 2 and sum(1 for t in toks[1:] if _SHELL_TOKEN.match(t)) * 3 >= len(toks)
+
+
+def _is_setup(sentences: list[str], i: int) -> bool:
+    """Whether request ``i`` of a prompt's ``sentences`` only sets the session up: a
+    pasted command, or a short request that points back at one ("install this")."""
+    s = sentences[i]
+    return is_command_line(s) or bool(
+        i and len(s) < 60 and _POINTS_BACK.search(s) and is_command_line(sentences[i - 1]))
 
 
 def _first_sentence(text: str) -> str:
@@ -578,6 +610,45 @@ def _sentence_spans(text: str, ends: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+_BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
+_FILE_NAME = re.compile(r"^\S*(?:\.[A-Za-z0-9]{1,10}|[/\\]\S*)$")
+
+
+def is_listing_size(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a file's size as a listing shows it (``83 B .gitignore``):
+    a byte unit labelled with a file's name or path.  It is what the tree holds, no
+    result the work measured, so the brief's status and measurements leave it out."""
+    return ((unit or "").strip().lower() in _BYTES
+            and _FILE_NAME.match((label or "").strip()) is not None)
+
+
+_NO_SIDE_RESULTS = frozenset({"http", "%"})
+"""Units of a result with no better side that still say how the work went (an HTTP
+status, a share); a count of things ("31 skills") or a size is what a tool saw."""
+
+
+def is_result(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a measured result the status may show: a quantity with a
+    better side (tests, durations, throughput) or one of :data:`_NO_SIDE_RESULTS`,
+    never a listing's file size (:func:`is_listing_size`)."""
+    u = (unit or "").strip()
+    return not is_listing_size(u, label) and (
+        direction(u) is not None or u.lower() in _NO_SIDE_RESULTS)
+
+
+def _series(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:
+    """The progress series of :func:`kb.graph.report.throughput` among measured results
+    only (:func:`is_result`: no listing's file size, no count of things): the quantity
+    the session measured most of them, or nothing."""
+    sids = [s for sc in scopes for s in gs.scope_sessions(store, sc)]
+    q = dominant_quantity([x for x in measured_quantities(store, sids)
+                           if is_result(x[0], x[1])])
+    if q is None:
+        return []
+    unit, label = q
+    return [m for m in gs.measurements(store, scopes, unit) if (m["label"] or "") == label]
 
 
 def _status(store: KbStore, scope: str, series: list[dict[str, Any]],
@@ -1242,6 +1313,7 @@ def _markdown(d: dict[str, Any]) -> str:
     omitted = d.get("omitted") or {}
     title = s["title"] if s["title"] and request_text(s["title"]) == s["title"].strip() \
         and not is_greeting(s["title"]) and not s.get("title_rewound") \
+        and not is_command_line(s["title"]) \
         else d["goal"]["text"] or s["id"]
     out = [_fit_cells(f"# Hand-off: {' '.join(title.split())}"), ""]
     if compact:
@@ -1287,11 +1359,8 @@ def _markdown(d: dict[str, Any]) -> str:
         out.append(f"- Baseline: {base['value']:g} {base['unit']}{_said(base['label'])} "
                    f"[{base['ordinal']}]{gain}")
     if not st["best"] and st.get("last"):
-        last = st["last"]
-        why = ("no better side: no best" if direction(last["unit"] or "") is None
-               else "one reading: no best")
-        out.append(f"- Last reading: {last['value']:g} {last['unit']}"
-                   f"{_said(last['label'])} [{last['ordinal']}] ({why})")
+        out.append(_markdown_last(st["last"], one=direction(st["last"]["unit"] or "")
+                                  is not None))
     elif not st["best"] and not st["baseline"] and not compact:
         out.append("- No throughput measurement was recorded.")
     ended = d["activity"]["ended"]
@@ -1448,6 +1517,14 @@ def _markdown(d: dict[str, Any]) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
 
 
+def _markdown_last(last: dict[str, Any], *, one: bool) -> str:
+    """The status's last reading when there is no best: ``one`` reading of a quantity
+    with a better side says why there is no best; a quantity with no better side (an
+    HTTP status, a percentage) says nothing of sides."""
+    return (f"- Last reading: {last['value']:g} {last['unit']}{_said(last['label'])} "
+            f"[{last['ordinal']}]" + (" (one reading: no best)" if one else ""))
+
+
 # ------------------------------------------------------------------ wrap
 WIDTH = 80
 """The columns the Markdown brief fits: its prose wraps there (a command does not)."""
@@ -1470,10 +1547,11 @@ def _fit_cells(line: str, width: int = WIDTH) -> str:
 
 def wrap_markdown(text: str, width: int = WIDTH) -> str:
     """Markdown with its prose lines wrapped at ``width`` columns, each continuation
-    under its list item's text (and in its quote).  Left whole: fenced code, the rows of
-    a table the agent wrote (quoted: wrapped, it would be no table), and a code span or
-    word longer than a line, which gets a line of its own (a command is never cut in
-    half)."""
+    under its list item's text (and in its quote).  Cut with ``…`` (wrapped, they would
+    be no table, no code): the rows of a table the agent wrote and its quoted code
+    lines; a code span already cut (``…``) is cut further, a word longer than a line is
+    cut.  Left whole: the brief's own fenced code and a whole code span longer than a
+    line, which gets a line of its own (a command is never cut in half)."""
     out: list[str] = []
     fence = ""
     for line in text.split("\n"):
@@ -1484,22 +1562,61 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
         if fence:
             if m and m.group(1).startswith(fence):
                 fence = ""
-            out.append(line)
+            # quoted code (the agent's words) is cut to fit; a brief's own block is a
+            # command: whole
+            out.append(_cut_line(line, width) if quote else line)
             continue
         if m:
             fence = m.group(1)
+            out.append(_cut_line(line, width) if quote else line)
+            continue
+        if cells(line) <= width:
             out.append(line)
             continue
-        if cells(line) <= width or body.lstrip().startswith("|"):
-            out.append(line)
+        if body.lstrip().startswith("|"):  # a table row, wrapped, is no row: cut
+            out.append(_cut_line(line, width))
             continue
         mk = _MARKER.match(body)
         indent, marker = (mk.group(1), mk.group(2) or "") if mk else ("", "")
         first = quote + indent + marker
         more = (quote + indent + " " * len(marker)) if not body.lstrip().startswith("#") \
             else quote
-        out += _wrap_line(body[len(indent) + len(marker):], first, more, width)
+        out += [_fit_wrapped(ln, width)
+                for ln in _wrap_line(body[len(indent) + len(marker):], first, more, width)]
     return "\n".join(out)
+
+
+_CUT_SPAN = re.compile(r"`([^`\n]*)…`")
+_WHOLE_SPAN = re.compile(r"`[^`\n…]*`")
+
+
+def _fit_wrapped(line: str, width: int) -> str:
+    """A wrapped line cut to ``width`` columns when it is still wider: a code span the
+    graph already cut (``…`` in it) is cut further, from its end; what is left too wide
+    is cut with ``…``, unless a whole code span (a command, a path: never cut) makes
+    it so."""
+    over = cells(line) - width
+    if over <= 0:
+        return line
+    for m in reversed(list(_CUT_SPAN.finditer(line))):
+        body = m.group(1)
+        keep = cut(body, max(cells(body) - over, 1)).rstrip()
+        line = line[:m.start()] + f"`{keep}…`" + line[m.end():]
+        over = cells(line) - width
+        if over <= 0:
+            return line
+    if cells(line) - sum(cells(w) for w in _WHOLE_SPAN.findall(line)) <= width:
+        return line
+    return _cut_line(line, width)
+
+
+def _cut_line(line: str, width: int) -> str:
+    """``line`` cut to ``width`` columns with ``…``, its spacing kept (a quoted code
+    line's indent, a list item's), a code span cut open closed."""
+    if cells(line) <= width:
+        return line
+    head = fit(line, width - 1)
+    return head + "`" if head.count("`") % 2 else head
 
 
 @functools.lru_cache(maxsize=4096)  # --max-tokens re-renders the same lines many times

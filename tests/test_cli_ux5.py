@@ -203,14 +203,17 @@ def test_claude_codes_note_on_a_cut_output_is_no_result(realworld: Path,
 def test_a_reading_without_a_label_leaves_no_double_space(realworld: Path,
                                                           tmp_path: Path) -> None:
     """random__session: the brief said ``Last reading: 2 files changed  [19]`` and
-    ``- [19] 2 files changed `` (a reading with no label: two spaces, a trailing one)."""
+    ``- [19] 2 files changed `` (a reading with no label: two spaces, a trailing one).
+    A commit's count of files is no measured result: the status now says none was
+    recorded (tests/kb/test_handoff_status.py checks an unlabelled reading's line)."""
     env = home_env(tmp_path / "home", LOGKB_DB=str(tmp_path / "kb.duckdb"))
     (tmp_path / "home").mkdir(exist_ok=True)
     assert logkb(["ingest", str(realworld / "pool" / "random__session.jsonl")],
                  env).returncode == 0
     r = logkb(["handoff"], env)
     assert r.returncode == 0, r.stderr
-    assert "- Last reading: 2 files changed [19]" in r.stdout
+    assert "2 files changed" not in r.stdout
+    assert "- No throughput measurement was recorded." in r.stdout
     assert not [ln for ln in r.stdout.splitlines() if ln.startswith("- ") and (
         ln.endswith(" ") or "  [" in ln)]
 

@@ -104,7 +104,8 @@ def test_a_session_that_ends_mid_turn_is_open_with_its_checks(tmp_path) -> None:
     # labelled Valdyum-Labs__codex-session.jsonl: the request, then five calls that never
     # got their output (the file was exported mid-turn)
     d = _brief_of(tmp_path, "codex_unfinished.jsonl")
-    assert d["goal"]["text"].startswith("curl -fsSL https://www.solana.new/setup.sh")
+    # the pasted install line and "install this in bash and answer this" are setup
+    assert d["goal"]["text"] == "help me apply for the agentic engineering grant by Superteam"
     assert d["status"]["state"] == "open" and "never answered" in d["status"]["state_why"]
     commands = {q["command"] for q in d["open"]["untested"] if q["command"]}
     assert "git branch --show-current" in commands
@@ -112,6 +113,8 @@ def test_a_session_that_ends_mid_turn_is_open_with_its_checks(tmp_path) -> None:
     for q in small["open"]["untested"]:  # whole commands or none, never half of one
         assert not q["command"] or q["command"] in commands
     assert "what «curl -fsSL" in markdown(small)
+    # the session's title is its pasted command: the heading says the goal instead
+    assert markdown(d).startswith("# Hand-off: help me apply for the agentic engineering")
 
 
 def test_best_needs_a_better_side() -> None:
@@ -189,11 +192,14 @@ OPENINGS = [
      "- Purpose : Tell me the risk of rain for tomorrow",
      "I want you to create a TypeScript application from scatch inside of this folder that "
      "will be used in a lambda, here are the important points :"),
-    # labelled Valdyum-Labs__codex-session.jsonl: a short request about the pasted line
+    # labelled Valdyum-Labs__codex-session.jsonl: a pasted install line and the short
+    # request about it are setup; the real request comes after them
     ("curl -fsSL https://www.solana.new/setup.sh | bash\ninstall this in bash and answer "
      "this\nhelp me apply for the agentic engineering grant by Superteam",
-     "curl -fsSL https://www.solana.new/setup.sh | bash install this in bash and answer "
-     "this"),
+     "help me apply for the agentic engineering grant by Superteam"),
+    # the same prompt without its request: the setup is all it asks, with what it points at
+    ("curl -fsSL https://www.solana.new/setup.sh | bash\ninstall this in bash",
+     "curl -fsSL https://www.solana.new/setup.sh | bash install this in bash"),
     # pool blockchain-dex-events__claude-session.jsonl: context with its order
     ("new take-home from coingecko, brief is in docs/QUESTIONS.md — read that first.\n\n"
      "5 blockchain questions. plan:\n\n- prefer ruby, but use another language if it fits",
@@ -228,6 +234,19 @@ def _goal_cpu(text: str) -> float:
     from tests.timing import best_cpu
 
     return best_cpu(lambda: _goal_line(text))[0]
+
+
+def test_a_pasted_command_is_setup_by_structure() -> None:
+    """A sentence that is mostly shell (flags, URLs, paths, pipes) is a pasted command,
+    whatever its words; a request in prose is not, even when it names a command."""
+    from kb.handoff import is_command_line
+
+    assert is_command_line("curl -fsSL https://www.solana.new/setup.sh | bash")
+    assert is_command_line("npm install -g @openai/codex")
+    assert is_command_line("$ pip install -e .")
+    assert not is_command_line("help me apply for the agentic engineering grant by Superteam")
+    assert not is_command_line("run the tests with pytest -q and fix what fails")
+    assert not is_command_line("install this in bash and answer this")
 
 
 def test_the_goal_costs_linear_time_in_the_prompt() -> None:

@@ -165,3 +165,30 @@ def test_a_reply_cut_at_the_output_limit_leaves_the_work_open_for_every_agent() 
                                  "error": "APIError", "error_text": "APIError: 529 "
                                  "Overloaded"}}, [], [], [])
     assert state == "blocked"
+
+
+def test_a_file_size_from_a_listing_is_no_reading(tmp_path: Path) -> None:
+    """pool Rivo__codex-session.jsonl (fixtures/handoff/codex_listing_size.jsonl): the
+    only numbers are a ``Get-ChildItem`` listing's file sizes.  "Last reading: 83 B
+    .gitignore (no better side: no best)" told the reader nothing: a file's size in a
+    listing is no measured result, and the brief never says "no better side"."""
+    from kb.handoff import markdown
+
+    src = FIXTURES / "codex_listing_size.jsonl"
+    d = _brief(tmp_path / "ls", src.read_text(encoding="utf-8").splitlines(True))
+    assert d["status"]["last"] is None and d["measurements"] == []
+    text = markdown(d)
+    assert ".gitignore" not in text and "no better side" not in text
+    assert "- No throughput measurement was recorded." in text
+
+
+def test_a_reading_with_no_better_side_says_nothing_of_it() -> None:
+    """An HTTP status or a percentage is a reading with no better side: the brief shows
+    it and says nothing about which side is better."""
+    from kb.handoff import _markdown_last
+
+    line = _markdown_last({"value": 200, "unit": "HTTP", "label": None, "ordinal": 7},
+                          one=False)
+    assert line == "- Last reading: 200 HTTP [7]"
+    line = _markdown_last({"value": 3.5, "unit": "s", "label": None, "ordinal": 7}, one=True)
+    assert line == "- Last reading: 3.5 s [7] (one reading: no best)"
