@@ -316,13 +316,13 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
         if ordinal or ref.startswith("approach:"):
             fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
-        # a name nothing is known about: say so, like grep (never a near miss)
-        # like search's miss: not an error, nothing found (exit 1 as grep)
+        # a name nothing is known about: say so (never a near miss); the approach named
+        # does not exist: not found (6), as an ordinal past the end or `approach:N`
         note(f"logkb: nothing known about {ref!r} ({miss})")
         note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
                                   f"{shlex.quote(ref)}` looks in the transcripts"
                                   + ("" if all_scopes else "; --all asks every session"))))
-        sys.exit(int(ExitCode.NO_MATCH))
+        sys.exit(int(ExitCode.NOT_FOUND))
     if as_json:
         emit_json(story)
     else:

@@ -22,6 +22,7 @@ from kb.cli.tools import (
     deprecated,
     emit_json,
     err,
+    fail,
     handle_errors,
     json_option,
     open_store,
@@ -426,6 +427,13 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
 
     with open_store(db) as store:
         sid = store.resolve_session(session_id)
+        name = store.short_ids().get(sid, sid)
+        if ordinal is not None:
+            last = store.max_ordinal(sid)
+            if ordinal < 1 or ordinal > last:  # no such message: not found, as `show`
+                fail(f"session {name} has no message {ordinal} "
+                     f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                     ExitCode.NOT_FOUND)
         if ordinal is None:
             rows = runs(store, sid)
             if as_json:
@@ -433,7 +441,7 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
                     emit_json(_jsonable(r))
                 return
             if not rows:
-                err.print(f"no replay runs stored for {sid}", highlight=False)
+                err.print(f"no replay runs stored for {name}", highlight=False)
                 return
             for r in rows:
                 rng = f"{r['range_from']}–{r['range_to'] if r['range_to'] is not None else 'end'}"
@@ -449,7 +457,7 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
             emit_json(_jsonable(r))
         return
     if not rows:
-        err.print(f"message {ordinal} has not been replayed in {sid}", highlight=False)
+        err.print(f"message {ordinal} has not been replayed in {name}", highlight=False)
         return
     first = rows[0]
     _say(f"{ordinal} · {first['category']} · {_one_line(first['run_command'] or '')}")

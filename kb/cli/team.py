@@ -331,10 +331,10 @@ def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     w = read.why(conn, teams, kw["ref"])
     if kw["as_json"]:
         emit_json(w)
-    if not w["sessions"]:  # like the local `why`: nothing known is exit 1
+    if not w["sessions"]:  # like the local `why`: nothing known is not found (6)
         if not kw["as_json"]:
             sys.stderr.write(f"logkb: {read.why_text(w)}\n")
-        sys.exit(int(ExitCode.NO_MATCH))
+        sys.exit(int(ExitCode.NOT_FOUND))
     if kw["as_json"]:
         return
     for line in wrap_lines(read.why_text(w), out.width):

@@ -1,0 +1,59 @@
+"""Faults the ux7 user pass found and left (ux8), each checked as a user meets it.
+
+``logkb`` as a real process at 80 columns, a fresh knowledge base holding three of the
+pool's sessions: opencode's matugen export, the Claude Code session ``random`` and the
+rewrite ``trade_arena__codex-session.jsonl`` (an author's rewrite: no calls, nothing to
+resume).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.newcomer_env import home_env, logkb
+
+OPENCODE = "matugen-theme-sync__opencode-session.json"
+CLAUDE = "random__session.jsonl"
+REWRITE = "trade_arena__codex-session.jsonl"
+MATUGEN = "ses_01fef0a"
+RANDOM = "a263b89"
+RANDOM_ID = "a263b894-c8c2-44af-8845-663362b5a201"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, realworld: Path) -> tuple[Path, dict[str, str]]:
+    d = tmp_path_factory.mktemp("ux8")
+    (d / "home").mkdir()
+    env = home_env(d / "home", LOGKB_DB=str(d / "kb.duckdb"))
+    pool = realworld / "pool"
+    r = logkb(["ingest", "--wait", str(pool / OPENCODE), str(pool / CLAUDE), str(pool / REWRITE)],
+              env)
+    assert r.returncode == 0, r.stderr
+    return d, env
+
+
+def test_a_name_that_does_not_exist_is_one_exit_code(kb: tuple[Path, dict[str, str]]) -> None:
+    """``why NAME`` with a name nothing is known about exited 1 where ``why 99999`` (an
+    ordinal past the end), ``why approach:N``, ``show 99999`` and ``sessions BOGUS`` exit
+    6: a thing named that does not exist is "not found" (6) for every command, as the
+    README's exit-code table says; 1 stays a search's no match."""
+    _, env = kb
+    for argv in (["why", "zzz-no-such-approach", "--session", RANDOM],
+                 ["why", "zzz-no-such-approach", "--session", RANDOM, "--json"],
+                 ["why", "zzz-no-such-approach", "--all"],
+                 ["why", "99999", "--session", RANDOM],
+                 ["show", "99999", "--session", RANDOM],
+                 ["sessions", "zzzbogus"],
+                 ["replay", "compare", "99999", "--session", RANDOM]):
+        r = logkb(argv, env)
+        assert r.returncode == 6, (argv, r.returncode, r.stderr)
+        assert r.stdout == "", (argv, r.stdout)
+    r = logkb(["why", "zzz-no-such-approach", "--session", RANDOM], env)
+    assert r.stderr.startswith("logkb: nothing known about 'zzz-no-such-approach'"), r.stderr
+    assert "hint:" in r.stderr
+    r = logkb(["replay", "compare", "99999", "--session", RANDOM], env)
+    assert RANDOM_ID not in r.stderr and RANDOM in r.stderr, r.stderr
+    # a search that matches nothing is not a name: grep's 1
+    assert logkb(["search", "zzzqqqxyz"], env).returncode == 1
