@@ -57,3 +57,21 @@ def test_a_name_that_does_not_exist_is_one_exit_code(kb: tuple[Path, dict[str, s
     assert RANDOM_ID not in r.stderr and RANDOM in r.stderr, r.stderr
     # a search that matches nothing is not a name: grep's 1
     assert logkb(["search", "zzzqqqxyz"], env).returncode == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["events"], ["timeline"], ["replay", "plan"], ["replay", "run"], ["replay"],
+])
+def test_an_empty_range_is_a_usage_error(kb: tuple[Path, dict[str, str]],
+                                         argv: list[str]) -> None:
+    """``events --from 5 --to 2`` said "no events in a263b89 match" and exited 0, as if
+    the messages held nothing: a range whose start is after its end is a mistake on the
+    command line, said on one line naming both values (exit 2), nothing run."""
+    _, env = kb
+    r = logkb([*argv, "--from", "5", "--to", "2", "--session", RANDOM], env)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stdout == ""
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("logkb: error: --from 5 is after --to 2"), r.stderr
+    ok = logkb([*argv[:1], "--from", "5", "--to", "5", "--session", RANDOM], env)
+    assert ok.returncode == 0, ok.stderr

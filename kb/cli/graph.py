@@ -14,6 +14,7 @@ import click
 
 from kb.cli import tools
 from kb.cli.tools import (
+    check_range,
     choices,
     db_option,
     emit_json,
@@ -347,6 +348,7 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
     from kb.graph import report
     from kb.render import clip
 
+    check_range(start, end)
     with graph_store(db, session_id, False) as (store, scopes):
         if as_json:
             emit_json(report.timeline_data(store, scopes))

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    check_range,
     choices,
     db_option,
     elsewhere_hint,
@@ -316,6 +317,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
     """List a session's typed events (JSON: one object per line)."""
     from kb.render import clip, event_line, one_per_decision
 
+    check_range(start, end)
     with open_store(db) as store:
         sid = resolve(store, session_id)
         evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),

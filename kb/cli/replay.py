@@ -18,6 +18,7 @@ import click
 from kb.cli.tools import (
     LEGACY,
     ModeGroup,
+    check_range,
     db_option,
     deprecated,
     emit_json,
@@ -213,6 +214,8 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
     from kb.replay.plan import ALLOWABLE
     from kb.replay.run import execute as run_plan
     from kb.replay.run import make_plan, save_run
+
+    check_range(start, end)
 
     allowed = _split(allow)
     bad = [a for a in allowed if a not in ALLOWABLE]

@@ -183,6 +183,14 @@ def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
     sys.exit(int(code))
 
 
+def check_range(start: int | None, end: int | None) -> None:
+    """``--from N --to M`` with N after M names no message at all: a usage error (exit 2)
+    naming both, never a quiet "nothing matched"."""
+    if start is not None and end is not None and start > end:
+        fail(f"--from {start} is after --to {end}: the range holds no message",
+             ExitCode.USAGE, hint=f"--from {end} --to {start}?")
+
+
 def labelled(label: str, text: str, style: str) -> None:
     """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``hint:``): one line for
     a pipe or a file (``grep``), wrapped at the width on a terminal, continuation lines
