@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +28,28 @@ GROUPS = (("open", "▶ Open"), ("confirmed", "✔ Confirmed"), ("dead_end", "�
 """Approach statuses in the order the tree shows them."""
 EXPANDED = ("dead_end", "blocked")
 """Groups whose approaches start expanded (the interesting ones)."""
+
+
+class FitTree(Tree[dict[str, Any]]):
+    """A tree whose labels end in "…" at the pane's width: a long label never scrolls
+    the tree sideways (at 80 columns its horizontal scrollbar showed as a stray "▌").
+    Cut between clusters (:func:`kb.render.clip`), never inside a ``[redacted:…]``."""
+
+    def render_label(self, node: TreeNode[dict[str, Any]], base_style: Style,
+                     style: Style) -> Text:
+        from kb.render import clip
+
+        text = super().render_label(node, base_style, style)
+        room = self.scrollable_content_region.width
+        if room <= 0:
+            return text
+        depth, up = 0, node.parent
+        while up is not None:
+            depth, up = depth + 1, up.parent
+        # the guides before a label: Textual's _TreeLine._get_guide_width
+        guides = (depth if self.show_root else max(0, depth - 1)) * self.guide_depth
+        avail = max(1, room - guides)
+        return text if text.cell_len <= avail else clip(text, avail)
 
 
 def _approach_label(a: dict[str, Any], pivot_from: int = 0) -> Text:
@@ -102,7 +125,7 @@ class GraphScreen(Screen[None]):
 
         yield Header()
         with Horizontal(id="graph-main"):
-            yield Tree[dict[str, Any]]("knowledge graph", id="graph-tree")
+            yield FitTree("knowledge graph", id="graph-tree")
             with VerticalScroll(id="story-pane"):
                 yield Static(Text("select an approach", style=DIM), id="story")
         yield ThroughputChart(id="chart")
