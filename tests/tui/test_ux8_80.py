@@ -49,3 +49,30 @@ async def test_graph_tree_labels_end_in_an_ellipsis_not_a_scrollbar(pi_db: Path)
         shown = [r[region.x:region.right] for r in rows]
         assert any(r.rstrip(" ▊▌│").endswith("…") for r in shown), shown
         assert not any("▌" in r for r in shown), shown
+
+
+@pytest.fixture
+def rewrite_db(tmp_path: Path, realworld: Path) -> Path:
+    """The pool's rewrite of a Codex session: text only, no calls, no graph."""
+    db = tmp_path / "kb.duckdb"
+    r = invoke("ingest", "--db", str(db), "--wait",
+               str(realworld / "pool" / "trade_arena__codex-session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    return db
+
+
+async def test_an_empty_graph_of_a_rewrite_says_why(rewrite_db: Path) -> None:
+    """A rewrite session's graph screen showed its title and nothing under it, the story
+    pane "select an approach" with nothing to select: the pane says why there is
+    nothing (a rewrite keeps its messages as text: no commands, no results)."""
+    from tui.screens.graph import GraphScreen
+
+    app = make_app(rewrite_db, session_id="trade_arena__codex-session-dba07dc1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, GraphScreen)
+        said = " ".join(screen_text(pilot).replace("│", " ").split())
+        assert "select an approach" not in said, said
+        assert "rewrite" in said and "no commands" in said, said

@@ -277,8 +277,39 @@ class GraphScreen(Screen[None]):
                 label.append(short(d.get("label"), 110))
                 group.add_leaf(label, data={"kind": "evidence", "session_id": d["session_id"],
                                             "ordinal": d["ordinal"]})
+        if not tree.root.children:
+            self._say_why_empty(tree, view)
         tree.root.expand()
         self._focus_current()
+
+    def _say_why_empty(self, tree: Tree[dict[str, Any]], view: views.GraphView) -> None:
+        """An empty graph says why, in the tree and beside it (a rewrite's graph showed
+        its title and nothing else, and "select an approach" with nothing to select)."""
+        row = next((r for r in self.app.sessions  # type: ignore[attr-defined]
+                    if r["session_id"] == self.scope), None)
+        if row is None:  # the session list not read yet (the app opened on a session)
+            from kb.errors import KbNotFound
+
+            try:
+                with self.app.lease.read() as store:  # type: ignore[attr-defined]
+                    row = store.session(self.scope)
+            except KbNotFound:  # a campaign's scope is no session
+                row = {}
+        if row.get("source_form") == "rewrite":
+            leaf = "nothing here: a rewrite is text only"
+            why = (f"Nothing to show: this session is a rewrite of a "
+                   f"{row.get('agent') or 'unknown'} session, not the agent's own output. "
+                   "Its messages are kept as text, with no commands and no results, so no "
+                   "approach, dead end or check is derived from it.")
+        elif not view.built:
+            leaf = "nothing here: the graph was never built"
+            why = "Nothing to show: the graph was never built (run `logkb graph`)."
+        else:
+            leaf = "nothing here: no approach, dead end or check found"
+            why = ("Nothing to show: no approach, dead end, untested check or decision was "
+                   "found in this session's messages.")
+        tree.root.add_leaf(Text(leaf, style=DIM), data={"kind": "note"})
+        self.query_one("#story", Static).update(Text(why, style=DIM))
 
     def _add_approach(self, parent: TreeNode[dict[str, Any]], a: dict[str, Any],
                       pivot_from: int, expand: bool) -> None:
