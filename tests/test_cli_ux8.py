@@ -75,3 +75,22 @@ def test_an_empty_range_is_a_usage_error(kb: tuple[Path, dict[str, str]],
     assert first.startswith("logkb: error: --from 5 is after --to 2"), r.stderr
     ok = logkb([*argv[:1], "--from", "5", "--to", "5", "--session", RANDOM], env)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_resume_of_a_rewrite_names_it_by_its_short_id(kb: tuple[Path, dict[str, str]]
+                                                      ) -> None:
+    """``resume`` on a rewrite said "trade_arena__codex-session-dba07dc1 was read from a
+    rewrite …", the whole id, where ``sessions`` and every other message show the short
+    id: the refusal names the session as ``sessions`` does."""
+    _, env = kb
+    listed = logkb(["sessions"], env)
+    assert listed.returncode == 0, listed.stderr
+    row = next(ln for ln in listed.stdout.splitlines() if "rewrite" in ln)
+    short = row.split()[0]
+    whole = "trade_arena__codex-session-dba07dc1"
+    assert short != whole
+    r = logkb(["resume", short], env)
+    assert r.returncode == 6, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"logkb: error: {short} was read from a rewrite"), r.stderr
+    assert whole not in r.stderr, r.stderr
