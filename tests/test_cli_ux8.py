@@ -94,3 +94,56 @@ def test_resume_of_a_rewrite_names_it_by_its_short_id(kb: tuple[Path, dict[str, 
     first = r.stderr.splitlines()[0]
     assert first.startswith(f"logkb: error: {short} was read from a rewrite"), r.stderr
     assert whole not in r.stderr, r.stderr
+
+
+def _one_message(stderr: str, start: str) -> list[str]:
+    """The lines of the stderr message that begins ``start``: its first line and the
+    continuation lines indented under it."""
+    lines = stderr.splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.startswith(start))
+    j = i + 1
+    while j < len(lines) and lines[j].startswith("  "):
+        j += 1
+    return lines[i:j]
+
+
+def _wrapped_as_one_message(stderr: str, start: str, whole: str) -> None:
+    """A note longer than the width wraps at word ends within 80 columns, its
+    continuation lines indented under it (one message, as ``logkb: error:`` wraps on a
+    terminal): never a line ending in a blank, never a line that reads as a new one."""
+    from kb.width import cells
+
+    msg = _one_message(stderr, start)
+    assert len(msg) > 1, stderr
+    assert all(cells(ln) <= 80 and ln == ln.rstrip() for ln in msg), msg
+    # (a word longer than a line, a path, breaks where the line is full)
+    assert "".join("".join(msg).split()) == "".join(whole.split()), msg
+    assert msg[0].startswith(whole[:20]), msg
+
+
+def test_replay_plan_note_wraps_as_one_message(kb: tuple[Path, dict[str, str]]) -> None:
+    """``replay plan``'s closing note was hard-wrapped mid-sentence by the console: "…
+    (each `skipped:` line " then "says why; …" at the start of a line of its own, a
+    blank at the end of the first."""
+    _, env = kb
+    r = logkb(["replay", "plan", "--from", "1", "--session", RANDOM], env)
+    assert r.returncode == 0, r.stderr
+    _wrapped_as_one_message(
+        r.stderr, "plan only:", "plan only: nothing was executed, and no step would run "
+        "(each `skipped:` line says why; --allow, --host-map or --yes open them).")
+
+
+def test_usage_price_note_wraps_as_one_message(tmp_path: Path) -> None:
+    """``usage``'s note naming unpriced models wrapped mid-sentence, its second line
+    reading as a new message."""
+    from tests.unpriced import UNPRICED_MODEL, unpriced_scout
+
+    (tmp_path / "user").mkdir()
+    env = home_env(tmp_path / "user", LOGKB_DB=str(tmp_path / "kb.duckdb"),
+                   XDG_CONFIG_HOME=str(tmp_path / ("a" * 40)))
+    assert logkb(["ingest", str(unpriced_scout(tmp_path))], env).returncode == 0
+    r = logkb(["usage"], env)
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / ("a" * 40) / "logkb" / "prices.json"
+    _wrapped_as_one_message(r.stderr, "no price for", f"no price for {UNPRICED_MODEL}: add "
+                            f"them to {path} (USD per million tokens)")

@@ -26,6 +26,7 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    note,
     open_store,
     out,
     plural,
@@ -262,19 +263,18 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
         _print_plan(plan, executing=execute)
     if not execute:
         n = sum(s.runs for s in plan.steps)
-        err.print("plan only: nothing was executed, and no step would run (each "
-                  "`skipped:` line says why; --allow, --host-map or --yes open them)."
-                  if n == 0 else
-                  f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
-                  "run; `logkb replay run` runs them.",
-                  highlight=False)
+        note("plan only: nothing was executed, and no step would run (each "
+             "`skipped:` line says why; --allow, --host-map or --yes open them)."
+             if n == 0 else
+             f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
+             "run; `logkb replay run` runs them.", wrap=True)
         return
     from kb.replay.sandbox import local_bwrap
 
     if not no_sandbox and local_bwrap() is None:
-        err.print("replay: bubblewrap (bwrap) is missing or does not work here, so local "
-                  "steps cannot be sandboxed; install it (apt-get install bubblewrap) or "
-                  "pass --no-sandbox", highlight=False)
+        note("replay: bubblewrap (bwrap) is missing or does not work here, so local "
+             "steps cannot be sandboxed; install it (apt-get install bubblewrap) or "
+             "pass --no-sandbox", wrap=True)
         sys.exit(int(ExitCode.FAILED))
 
     def save(rec: Any, new: Any) -> None:  # step by step: an interrupted run keeps its steps
@@ -371,8 +371,8 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
             _say(f"{pad}launch:   in the background, {s.launch.describe()}; "
                  + ("left running at the end" if plan.options.keep_running
                     else "stopped at the end of the run"))
-        for note in s.notes:
-            _say(f"{pad}note:     {note}")
+        for remark in s.notes:
+            _say(f"{pad}note:     {remark}")
     _say("")
 
 

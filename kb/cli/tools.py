@@ -157,9 +157,16 @@ def say(text: str | Text, *, style: str | None = None) -> None:
 
 def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> None:
     """A diagnostic on stderr, printed literally; ``wrap``: prose that wraps at the
-    terminal's width (else one line, for ``grep``)."""
+    width (``$COLUMNS`` in a pipe) at word ends, continuation lines indented under the
+    first so that it reads as one message (the console's own wrap broke mid-sentence
+    and left a blank at the line's end); else one line, for ``grep``."""
     from rich.text import Text
 
+    if wrap and not isinstance(text, Text):
+        from kb.width import wrap as wrap_at
+
+        text = "\n".join(wrap_at(text, max(20, err.width), "", "  "))
+        wrap = False
     err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
               soft_wrap=not wrap)
 
