@@ -147,3 +147,15 @@ def test_usage_price_note_wraps_as_one_message(tmp_path: Path) -> None:
     path = tmp_path / ("a" * 40) / "logkb" / "prices.json"
     _wrapped_as_one_message(r.stderr, "no price for", f"no price for {UNPRICED_MODEL}: add "
                             f"them to {path} (USD per million tokens)")
+
+
+def test_export_says_the_session_count_once(kb: tuple[Path, dict[str, str]]) -> None:
+    """``export`` said "exported 1 session to DIR: 1 session, 33 messages, …": the count
+    of sessions twice.  It is said once, before the folder."""
+    d, env = kb
+    r = logkb(["export", "--parquet", str(d / "pq-once"), "--session", RANDOM], env)
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stderr.split())
+    assert said.startswith("exported 1 session to "), said
+    assert said.count("session") == 1, said
+    assert "messages" in said and "events" in said, said

@@ -14,6 +14,7 @@ import click
 
 from kb.cli import tools
 from kb.cli.tools import (
+    NBSP,
     check_range,
     choices,
     db_option,
@@ -401,7 +402,7 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
 def over_budget(got: int, max_tokens: int) -> None:
     """What cannot be cut is said, not hidden: the skeleton was printed, over the cap."""
     note(f"handoff: the goal and the status alone are about {got} tokens, over "
-         f"--max-tokens {max_tokens}: printed all the same", wrap=True)
+         f"--max-tokens{NBSP}{max_tokens}: printed all the same", wrap=True)
     sys.exit(int(ExitCode.OVER_BUDGET))
 
 

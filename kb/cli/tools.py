@@ -155,6 +155,10 @@ def say(text: str | Text, *, style: str | None = None) -> None:
               soft_wrap=True)
 
 
+NBSP = "\u00a0"
+"""In a :func:`note` that wraps: keeps the words on either side on one line."""
+
+
 def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> None:
     """A diagnostic on stderr, printed literally; ``wrap``: prose that wraps at the
     width (``$COLUMNS`` in a pipe) at word ends, continuation lines indented under the
@@ -165,7 +169,10 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
     if wrap and not isinstance(text, Text):
         from kb.width import wrap as wrap_at
 
-        text = "\n".join(wrap_at(text, max(20, err.width), "", "  "))
+        # a no-break space keeps words together ("1 dead end", "--max-tokens 5"), and
+        # is printed as a space (held as a private-use character: wrap breaks at any space)
+        text = "\n".join(wrap_at(text.replace(NBSP, "\ue000"), max(20, err.width), "",
+                                  "  ")).replace("\ue000", " ")
         wrap = False
     err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
               soft_wrap=not wrap)
