@@ -11,7 +11,8 @@ class ExitCode(IntEnum):
     FAILED = 1
     """An unexpected error (a bug or an environment problem); the message says which."""
     NO_MATCH = 1
-    """A search or ``why`` found nothing (like grep's 1; an alias of :attr:`FAILED`)."""
+    """A search found nothing (like grep's 1; an alias of :attr:`FAILED`).  A thing named that
+    does not exist (a session, a message, an approach for ``why``) is :attr:`NOT_FOUND`."""
     USAGE = 2
     """Bad command line (click's own usage errors use 2 as well)."""
     NOT_TRANSCRIPT = 3

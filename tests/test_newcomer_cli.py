@@ -163,9 +163,9 @@ def test_search_miss_exits_1_with_a_hint(agents_db: Path) -> None:
     assert r.exit_code == 1 and "in session " in r.stderr
 
 
-def test_why_about_nothing_known_exits_1(agents_db: Path) -> None:
+def test_why_about_nothing_known_exits_6(agents_db: Path) -> None:
     r = invoke("why", "nonexistent-error", "--session", "e88a22c", "--db", str(agents_db))
-    assert r.exit_code == 1 and r.stdout == ""
+    assert r.exit_code == 6 and r.stdout == ""
     assert r.stderr.startswith("logkb: nothing known about 'nonexistent-error'")
     assert "hint:" in r.stderr
     ok = invoke("why", "DeepEP", "--session", "e88a22c", "--db", str(agents_db))

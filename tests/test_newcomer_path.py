@@ -84,7 +84,7 @@ def test_a_newcomers_first_hour(tmp_path: Path) -> None:
     # why: a dead end it knows, and something it knows nothing about
     out, _ = run("why", first["name"], "--all")
     assert first["name"] in out and "dead_end" in out
-    out, err = run("why", "quantum-flux-capacitor", "--all", code=1)
+    out, err = run("why", "quantum-flux-capacitor", "--all", code=6)
     assert out == "" and err.startswith(
         "logkb: nothing known about 'quantum-flux-capacitor'")
     assert "hint:" in err

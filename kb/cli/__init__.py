@@ -17,10 +17,10 @@ from kb import __version__
 from kb.cli.tools import quiet_stdout, setup_consoles
 
 EPILOG = """\b
-Exit codes: 0 ok · 1 no match (search, why) or failed · 2 usage · 3 not a
+Exit codes: 0 ok · 1 no match (search) or failed · 2 usage · 3 not a
 transcript · 4 ingested with problems · 5 knowledge base busy · 6 not found
-· 7 replay saw changes · 8 handoff over --max-tokens.  Errors: `logkb:
-error: …` on stderr, then a `hint:`."""
+(session, message, approach) · 7 replay saw changes · 8 handoff over
+--max-tokens.  Errors: `logkb: error: …` on stderr, then a `hint:`."""
 
 
 class LogkbGroup(click.Group):

@@ -14,6 +14,8 @@ import click
 
 from kb.cli import tools
 from kb.cli.tools import (
+    NBSP,
+    check_range,
     choices,
     db_option,
     emit_json,
@@ -316,13 +318,13 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             db, scopes, lambda st, sc: bool(report.find_approach(st, sc, ref)))
         if ordinal or ref.startswith("approach:"):
             fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
-        # a name nothing is known about: say so, like grep (never a near miss)
-        # like search's miss: not an error, nothing found (exit 1 as grep)
+        # a name nothing is known about: say so (never a near miss); the approach named
+        # does not exist: not found (6), as an ordinal past the end or `approach:N`
         note(f"logkb: nothing known about {ref!r} ({miss})")
         note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
                                   f"{shlex.quote(ref)}` looks in the transcripts"
                                   + ("" if all_scopes else "; --all asks every session"))))
-        sys.exit(int(ExitCode.NO_MATCH))
+        sys.exit(int(ExitCode.NOT_FOUND))
     if as_json:
         emit_json(story)
     else:
@@ -347,6 +349,7 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
     from kb.graph import report
     from kb.render import clip
 
+    check_range(start, end)
     with graph_store(db, session_id, False) as (store, scopes):
         if as_json:
             emit_json(report.timeline_data(store, scopes))
@@ -399,7 +402,7 @@ def handoff(session_id: str | None, output: Path | None, fmt: str | None,
 def over_budget(got: int, max_tokens: int) -> None:
     """What cannot be cut is said, not hidden: the skeleton was printed, over the cap."""
     note(f"handoff: the goal and the status alone are about {got} tokens, over "
-         f"--max-tokens {max_tokens}: printed all the same", wrap=True)
+         f"--max-tokens{NBSP}{max_tokens}: printed all the same", wrap=True)
     sys.exit(int(ExitCode.OVER_BUDGET))
 
 

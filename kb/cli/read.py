@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    check_range,
     choices,
     db_option,
     elsewhere_hint,
@@ -250,14 +251,15 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
                 row, hops = store.session(row["parent_id"]), hops + 1
             except KbNotFound:
                 break
+        short = store.short_ids()  # messages name a session as `sessions` shows it
     if row["session_id"] != sid:
-        note(f"{sid} is a subagent's session: its agent resumes the session that spawned "
-             f"it, {row['session_id']}")
+        note(f"{short.get(sid, sid)} is a subagent's session: its agent resumes the session "
+             f"that spawned it, {short.get(row['session_id'], row['session_id'])}")
         sid = row["session_id"]
     agent, directory = row.get("agent"), row.get("directory")
     argv = resume_argv(agent, sid, row.get("source_form"))
     if argv is None and row.get("source_form") == "rewrite":
-        fail(f"{sid} was read from a rewrite of a {agent} session (not the agent's own "
+        fail(f"{short.get(sid, sid)} was read from a rewrite of a {agent} session (not the agent's own "
              "output): it has no session to resume", ExitCode.NOT_FOUND,
              hint="open the original conversation in the agent that wrote it")
     if argv is None:
@@ -316,6 +318,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
     """List a session's typed events (JSON: one object per line)."""
     from kb.render import clip, event_line, one_per_decision
 
+    check_range(start, end)
     with open_store(db) as store:
         sid = resolve(store, session_id)
         evs = store.events(sid, kinds=kinds, categories=categories, hosts=split(hosts),

@@ -18,12 +18,15 @@ import click
 from kb.cli.tools import (
     LEGACY,
     ModeGroup,
+    check_range,
     db_option,
     deprecated,
     emit_json,
     err,
+    fail,
     handle_errors,
     json_option,
+    note,
     open_store,
     out,
     plural,
@@ -213,6 +216,8 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
     from kb.replay.run import execute as run_plan
     from kb.replay.run import make_plan, save_run
 
+    check_range(start, end)
+
     allowed = _split(allow)
     bad = [a for a in allowed if a not in ALLOWABLE]
     if bad:
@@ -258,19 +263,18 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
         _print_plan(plan, executing=execute)
     if not execute:
         n = sum(s.runs for s in plan.steps)
-        err.print("plan only: nothing was executed, and no step would run (each "
-                  "`skipped:` line says why; --allow, --host-map or --yes open them)."
-                  if n == 0 else
-                  f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
-                  "run; `logkb replay run` runs them.",
-                  highlight=False)
+        note("plan only: nothing was executed, and no step would run (each "
+             "`skipped:` line says why; --allow, --host-map or --yes open them)."
+             if n == 0 else
+             f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
+             "run; `logkb replay run` runs them.", wrap=True)
         return
     from kb.replay.sandbox import local_bwrap
 
     if not no_sandbox and local_bwrap() is None:
-        err.print("replay: bubblewrap (bwrap) is missing or does not work here, so local "
-                  "steps cannot be sandboxed; install it (apt-get install bubblewrap) or "
-                  "pass --no-sandbox", highlight=False)
+        note("replay: bubblewrap (bwrap) is missing or does not work here, so local "
+             "steps cannot be sandboxed; install it (apt-get install bubblewrap) or "
+             "pass --no-sandbox", wrap=True)
         sys.exit(int(ExitCode.FAILED))
 
     def save(rec: Any, new: Any) -> None:  # step by step: an interrupted run keeps its steps
@@ -367,8 +371,8 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
             _say(f"{pad}launch:   in the background, {s.launch.describe()}; "
                  + ("left running at the end" if plan.options.keep_running
                     else "stopped at the end of the run"))
-        for note in s.notes:
-            _say(f"{pad}note:     {note}")
+        for remark in s.notes:
+            _say(f"{pad}note:     {remark}")
     _say("")
 
 
@@ -426,6 +430,13 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
 
     with open_store(db) as store:
         sid = store.resolve_session(session_id)
+        name = store.short_ids().get(sid, sid)
+        if ordinal is not None:
+            last = store.max_ordinal(sid)
+            if ordinal < 1 or ordinal > last:  # no such message: not found, as `show`
+                fail(f"session {name} has no message {ordinal} "
+                     f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                     ExitCode.NOT_FOUND)
         if ordinal is None:
             rows = runs(store, sid)
             if as_json:
@@ -433,7 +444,7 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
                     emit_json(_jsonable(r))
                 return
             if not rows:
-                err.print(f"no replay runs stored for {sid}", highlight=False)
+                err.print(f"no replay runs stored for {name}", highlight=False)
                 return
             for r in rows:
                 rng = f"{r['range_from']}–{r['range_to'] if r['range_to'] is not None else 'end'}"
@@ -449,7 +460,7 @@ def _history(db: Path | None, session_id: str | None, ordinal: int | None,
             emit_json(_jsonable(r))
         return
     if not rows:
-        err.print(f"message {ordinal} has not been replayed in {sid}", highlight=False)
+        err.print(f"message {ordinal} has not been replayed in {name}", highlight=False)
         return
     first = rows[0]
     _say(f"{ordinal} · {first['category']} · {_one_line(first['run_command'] or '')}")

@@ -12,6 +12,7 @@ from kb.cli.tools import (
     err,
     handle_errors,
     json_option,
+    note,
     open_store,
     out,
     plural,
@@ -46,8 +47,8 @@ def secrets(session_id: str | None, db: Path | None, as_json: bool) -> None:
              "rule": r["rule"], "preview": r["preview"]} for r in rows]})
         return
     if summary["sessions_unscanned"]:
-        err.print(f"{plural(summary['sessions_unscanned'], 'session')} not scanned yet: run "
-                  "`logkb ingest` once (meanwhile their text is redacted as it is shown)")
+        note(f"{plural(summary['sessions_unscanned'], 'session')} not scanned yet: run "
+             "`logkb ingest` once (meanwhile their text is redacted as it is shown)", wrap=True)
     if not rows:
         err.print("no secrets found")
         return

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    NBSP,
     db_option,
     emit_json,
     emit_lines,
@@ -331,10 +332,10 @@ def _team_why(conn: Any, teams: list[str], kw: dict[str, Any]) -> None:
     w = read.why(conn, teams, kw["ref"])
     if kw["as_json"]:
         emit_json(w)
-    if not w["sessions"]:  # like the local `why`: nothing known is exit 1
+    if not w["sessions"]:  # like the local `why`: nothing known is not found (6)
         if not kw["as_json"]:
             sys.stderr.write(f"logkb: {read.why_text(w)}\n")
-        sys.exit(int(ExitCode.NO_MATCH))
+        sys.exit(int(ExitCode.NOT_FOUND))
     if kw["as_json"]:
         return
     for line in wrap_lines(read.why_text(w), out.width):
@@ -476,13 +477,15 @@ def export(parquet: Path, session_id: str | None, all_scopes: bool, include_raw:
             parquet.mkdir(parents=True, exist_ok=True)  # once there is something to write
             rows = ex.local(store, scopes, parquet, team=team_name or "local",
                             include_raw=include_raw)
-        source = f"{len(scopes)} session{'' if len(scopes) == 1 else 's'}"
+        source = plural(rows.get("sessions") or len(scopes), "session")
     if as_json:
         emit_json({"dir": str(parquet), "rows": rows})
         return
-    note(f"exported {source} to {parquet}: "
-         + ", ".join(plural(n, *ROW_NOUNS.get(t, (t, t))) for t, n in rows.items() if n),
-         wrap=True)
+    # the sessions are counted once: in what was exported ("1 session"), not again after
+    said = ", ".join(plural(n, *ROW_NOUNS.get(t, (t, t))).replace(" ", NBSP)
+                     for t, n in rows.items()
+                     if n and not (t == "sessions" and not source.startswith("team ")))
+    note(f"exported {source} to {parquet}" + (f": {said}" if said else ""), wrap=True)
 
 
 # What a row of each exported table is, said in words: (one, many).

@@ -155,11 +155,25 @@ def say(text: str | Text, *, style: str | None = None) -> None:
               soft_wrap=True)
 
 
+NBSP = "\u00a0"
+"""In a :func:`note` that wraps: keeps the words on either side on one line."""
+
+
 def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> None:
     """A diagnostic on stderr, printed literally; ``wrap``: prose that wraps at the
-    terminal's width (else one line, for ``grep``)."""
+    width (``$COLUMNS`` in a pipe) at word ends, continuation lines indented under the
+    first so that it reads as one message (the console's own wrap broke mid-sentence
+    and left a blank at the line's end); else one line, for ``grep``."""
     from rich.text import Text
 
+    if wrap and not isinstance(text, Text):
+        from kb.width import wrap as wrap_at
+
+        # a no-break space keeps words together ("1 dead end", "--max-tokens 5"), and
+        # is printed as a space (held as a private-use character: wrap breaks at any space)
+        text = "\n".join(wrap_at(text.replace(NBSP, "\ue000"), max(20, err.width), "",
+                                  "  ")).replace("\ue000", " ")
+        wrap = False
     err.print(text if isinstance(text, Text) else Text(text, style=style or ""),
               soft_wrap=not wrap)
 
@@ -181,6 +195,14 @@ def fail(message: str, code: ExitCode, hint: str | None = None) -> NoReturn:
     if hint:
         labelled("hint:", hint, "bold")
     sys.exit(int(code))
+
+
+def check_range(start: int | None, end: int | None) -> None:
+    """``--from N --to M`` with N after M names no message at all: a usage error (exit 2)
+    naming both, never a quiet "nothing matched"."""
+    if start is not None and end is not None and start > end:
+        fail(f"--from {start} is after --to {end}: the range holds no message",
+             ExitCode.USAGE, hint=f"--from {end} --to {start}?")
 
 
 def labelled(label: str, text: str, style: str) -> None:

@@ -137,7 +137,7 @@ def test_push_then_read_in_the_local_shapes(server: dict[str, str], valdyum_db: 
     assert r.exit_code == 0
     assert "seen by 1 person in 1 session; the cause was" in " ".join(r.stdout.split())
     r = invoke("why", "--team-url", server["bob"], "nothing-like-this-was-seen")
-    assert r.exit_code == 1 and "nobody in the team has seen" in r.stderr
+    assert r.exit_code == 6 and "nobody in the team has seen" in r.stderr
 
 
 def test_environment_url_and_text_output(server: dict[str, str], valdyum_db: Path,

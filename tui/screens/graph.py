@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +28,28 @@ GROUPS = (("open", "▶ Open"), ("confirmed", "✔ Confirmed"), ("dead_end", "�
 """Approach statuses in the order the tree shows them."""
 EXPANDED = ("dead_end", "blocked")
 """Groups whose approaches start expanded (the interesting ones)."""
+
+
+class FitTree(Tree[dict[str, Any]]):
+    """A tree whose labels end in "…" at the pane's width: a long label never scrolls
+    the tree sideways (at 80 columns its horizontal scrollbar showed as a stray "▌").
+    Cut between clusters (:func:`kb.render.clip`), never inside a ``[redacted:…]``."""
+
+    def render_label(self, node: TreeNode[dict[str, Any]], base_style: Style,
+                     style: Style) -> Text:
+        from kb.render import clip
+
+        text = super().render_label(node, base_style, style)
+        room = self.scrollable_content_region.width
+        if room <= 0:
+            return text
+        depth, up = 0, node.parent
+        while up is not None:
+            depth, up = depth + 1, up.parent
+        # the guides before a label: Textual's _TreeLine._get_guide_width
+        guides = (depth if self.show_root else max(0, depth - 1)) * self.guide_depth
+        avail = max(1, room - guides)
+        return text if text.cell_len <= avail else clip(text, avail)
 
 
 def _approach_label(a: dict[str, Any], pivot_from: int = 0) -> Text:
@@ -102,7 +125,7 @@ class GraphScreen(Screen[None]):
 
         yield Header()
         with Horizontal(id="graph-main"):
-            yield Tree[dict[str, Any]]("knowledge graph", id="graph-tree")
+            yield FitTree("knowledge graph", id="graph-tree")
             with VerticalScroll(id="story-pane"):
                 yield Static(Text("select an approach", style=DIM), id="story")
         yield ThroughputChart(id="chart")
@@ -254,8 +277,39 @@ class GraphScreen(Screen[None]):
                 label.append(short(d.get("label"), 110))
                 group.add_leaf(label, data={"kind": "evidence", "session_id": d["session_id"],
                                             "ordinal": d["ordinal"]})
+        if not tree.root.children:
+            self._say_why_empty(tree, view)
         tree.root.expand()
         self._focus_current()
+
+    def _say_why_empty(self, tree: Tree[dict[str, Any]], view: views.GraphView) -> None:
+        """An empty graph says why, in the tree and beside it (a rewrite's graph showed
+        its title and nothing else, and "select an approach" with nothing to select)."""
+        row = next((r for r in self.app.sessions  # type: ignore[attr-defined]
+                    if r["session_id"] == self.scope), None)
+        if row is None:  # the session list not read yet (the app opened on a session)
+            from kb.errors import KbNotFound
+
+            try:
+                with self.app.lease.read() as store:  # type: ignore[attr-defined]
+                    row = store.session(self.scope)
+            except KbNotFound:  # a campaign's scope is no session
+                row = {}
+        if row.get("source_form") == "rewrite":
+            leaf = "nothing here: a rewrite is text only"
+            why = (f"Nothing to show: this session is a rewrite of a "
+                   f"{row.get('agent') or 'unknown'} session, not the agent's own output. "
+                   "Its messages are kept as text, with no commands and no results, so no "
+                   "approach, dead end or check is derived from it.")
+        elif not view.built:
+            leaf = "nothing here: the graph was never built"
+            why = "Nothing to show: the graph was never built (run `logkb graph`)."
+        else:
+            leaf = "nothing here: no approach, dead end or check found"
+            why = ("Nothing to show: no approach, dead end, untested check or decision was "
+                   "found in this session's messages.")
+        tree.root.add_leaf(Text(leaf, style=DIM), data={"kind": "note"})
+        self.query_one("#story", Static).update(Text(why, style=DIM))
 
     def _add_approach(self, parent: TreeNode[dict[str, Any]], a: dict[str, Any],
                       pivot_from: int, expand: bool) -> None:
