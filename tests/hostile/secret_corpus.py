@@ -184,6 +184,22 @@ def write_claude(path: Path) -> Path:
 
 
 # ------------------------------------------------------------------ Codex
+def write_claude_rows(path: Path, sid: str, rows: list[tuple[str, object]]) -> Path:
+    """A Claude Code session at ``path``: one line per ``(role, content)`` row, each
+    linked to the one before it, a second apart."""
+    lines = []
+    for n, (kind, body) in enumerate(rows, 1):
+        msg: dict[str, object] = {"role": kind, "content": body}
+        if kind == "assistant":
+            msg.update(id=f"msg_{n}", model="claude-opus-4-5", type="message")
+        lines.append({"parentUuid": f"u-{n - 1}" if n > 1 else None, "isSidechain": False,
+                      "sessionId": sid, "cwd": "/w", "version": "2.0.1", "type": kind,
+                      "message": msg, "uuid": f"u-{n}",
+                      "timestamp": f"2026-01-01T00:00:{n:02d}Z"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return path
+
+
 def write_codex(path: Path) -> Path:
     sid = "019a0000-0000-7000-8000-0000000000c4"
     ts = "2025-10-01T10:00:00Z"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kb.ingest import ingest
 from kb.store import KbStore
+from tests.hostile.secret_corpus import write_claude_rows
 
 API_KEY = "Zk3mP9qR2" + "vX7tL4wN8bH6abQ"
 HEX = "6323c46a8f7693e5" + "6a2ad5f8c76403f87e9f53e2c9ffa007d16140583c0346c5"
@@ -31,17 +32,7 @@ def _transcript(path: Path) -> Path:
             ("user", [{"type": "tool_result", "tool_use_id": f"toolu_{i}",
                        "content": f"File created successfully at: /w/{name}"}])]
     rows.append(("assistant", [{"type": "text", "text": "The configs are written."}]))
-    lines = []
-    for n, (kind, body) in enumerate(rows, 1):
-        msg: dict[str, object] = {"role": kind, "content": body}
-        if kind == "assistant":
-            msg.update(id=f"msg_{n}", model="claude-opus-4-5", type="message")
-        lines.append({"parentUuid": f"u-{n - 1}" if n > 1 else None, "isSidechain": False,
-                      "sessionId": sid, "cwd": "/w", "version": "2.0.1", "type": kind,
-                      "message": msg, "uuid": f"u-{n}",
-                      "timestamp": f"2026-01-01T00:00:{n:02d}Z"})
-    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
-    return path
+    return write_claude_rows(path, sid, rows)
 
 
 def test_the_keys_of_a_written_json_file_are_found(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from kb.ingest import ingest
 from kb.secrets import backfill
 from kb.store import KbStore
 from logparse.secrets import b58encode, bip39_phrase
+from tests.hostile.secret_corpus import write_claude_rows
 
 _RNG = random.Random(1010)
 _KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
@@ -39,17 +40,7 @@ def _transcript(path: Path) -> Path:
                    "content": f"{SIGNATURE58}\nFinalized"}]),
         ("assistant", [{"type": "text", "text": PHRASE}]),
     ]
-    lines = []
-    for n, (kind, body) in enumerate(rows, 1):
-        msg: dict[str, object] = {"role": kind, "content": body}
-        if kind == "assistant":
-            msg.update(id=f"msg_{n}", model="claude-opus-4-5", type="message")
-        lines.append({"parentUuid": f"u-{n - 1}" if n > 1 else None, "isSidechain": False,
-                      "sessionId": sid, "cwd": "/w", "version": "2.0.1", "type": kind,
-                      "message": msg, "uuid": f"u-{n}",
-                      "timestamp": f"2026-01-01T00:00:{n:02d}Z"})
-    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
-    return path
+    return write_claude_rows(path, sid, rows)
 
 
 def _found(store: KbStore) -> dict[str, str]:
