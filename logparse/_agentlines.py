@@ -155,9 +155,14 @@ def dumps_line(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
 
+ID_DIGITS = 9
+"""Digits of the line a message id opens with (:func:`message_id`,
+:func:`logparse.msgkey.id_line` reads it back)."""
+
+
 def message_id(line: int, suffix: str = "") -> str:
     """Message ids sort in file order (the deriver checks order by time, then id)."""
-    return f"{line:09d}" + (f"-{suffix}" if suffix else "")
+    return f"{line:0{ID_DIGITS}d}" + (f"-{suffix}" if suffix else "")
 
 
 def turn_stat(duration_ms: float, part_id: str | None) -> dict[str, Any]:

@@ -21,6 +21,8 @@ from typing import Any
 
 import orjson
 
+from logparse._agentlines import ID_DIGITS
+
 LINE_KEYED = frozenset({"claude-code", "codex", "pi", "antigravity"})
 """Forms whose message ids are line numbers (a shifted line renames the messages after)."""
 
@@ -100,5 +102,5 @@ def content_digest(raw: bytes | str) -> int | None:
 
 def id_line(message_id: str) -> int | None:
     """The line a line-keyed message id names (:func:`logparse._agentlines.message_id`)."""
-    head = message_id[:9]
-    return int(head) if len(head) == 9 and head.isdigit() else None
+    head = message_id[:ID_DIGITS]
+    return int(head) if len(head) == ID_DIGITS and head.isdigit() else None
