@@ -103,14 +103,34 @@ def _ratio(a: int, b: int) -> float | None:
 
 
 def tabulate(results: dict[str, tuple[int, list[Hit]]],
-             support: dict[str, tuple[int, list[Hit]]] | None = None) -> dict[str, Any]:
+             support: dict[str, tuple[int, list[Hit]]] | None = None,
+             agents: dict[str, str] | None = None) -> dict[str, Any]:
     """All-on and leave-one-session-out precision, recall and causes of ``results``'
     sessions; per rule its true hits and false positives with the sessions they span.
     A rule (a cause choice) is supported by its true hits (right causes) in the sessions
     of ``support`` (default ``results``) other than the one left out (``loso``), or in
-    the sessions of other agents than its own (``loao``)."""
+    the sessions of other agents than its own (``loao``).  ``agents``: the agent of each
+    session (default: its hits' own), for the recall per agent (``agents`` of each row)."""
     total = sum(n for n, _ in results.values())
     every = [h for _, hs in results.values() for h in hs]
+    agent_of_session = {s: (agents or {}).get(s) or next((h.agent for h in hs if h.agent),
+                                                          "") or "?"
+                        for s, (_, hs) in results.items()}
+    labelled_by_agent: dict[str, int] = {}
+    for s, (n, _) in results.items():
+        a = agent_of_session[s]
+        labelled_by_agent[a] = labelled_by_agent.get(a, 0) + n
+
+    def per_agent(kept: Iterable[Hit]) -> dict[str, dict[str, Any]]:
+        """Recall per agent: the labelled dead ends of its sessions ``kept`` match."""
+        found: dict[str, int] = {}
+        for h in kept:
+            if h.matched:
+                a = agent_of_session.get(h.session, "?")
+                found[a] = found.get(a, 0) + 1
+        return {a: {"labels": n, "found": found.get(a, 0),
+                    "recall": _ratio(found.get(a, 0), n)}
+                for a, n in sorted(labelled_by_agent.items())}
 
     def left_out(by: str) -> dict[str, Any]:
         """Keep a dead end only where its rule is true in another session (``by`` =
@@ -133,7 +153,8 @@ def tabulate(results: dict[str, tuple[int, list[Hit]]],
         true = sum(h.true for h in kept)
         return {"reported": len(kept), "true": true, "found": found,
                 "causes_right": right, "precision": _ratio(true, len(kept)),
-                "recall": _ratio(found, total), "causes": _ratio(right, found)}
+                "recall": _ratio(found, total), "causes": _ratio(right, found),
+                "agents": per_agent(kept)}
 
     found = sum(h.matched for h in every)
     rules: dict[str, dict[str, Any]] = {}
@@ -178,7 +199,8 @@ def tabulate(results: dict[str, tuple[int, list[Hit]]],
                  "found": found, "causes_right": sum(h.cause_right for h in every),
                  "precision": _ratio(sum(h.true for h in every), len(every)),
                  "recall": _ratio(found, total),
-                 "causes": _ratio(sum(h.cause_right for h in every), found)},
+                 "causes": _ratio(sum(h.cause_right for h in every), found),
+                 "agents": per_agent(every)},
         "loso": left_out("session"),
         "loao": left_out("agent"),
         "rules": rows,
@@ -199,6 +221,11 @@ def lines(name: str, t: dict[str, Any]) -> list[str]:
         out.append(f"{label:<8} {_f(s['precision']):>5} {_f(s['recall']):>6} "
                    f"{_f(s['causes']):>6} {s['reported']:>8} {s['true']:>5} "
                    f"{s['found']:>5} {s['causes_right']:>5}")
+    out.append(f"{'recall of':<12} {'labels':>6} {'all on':>6} {'LOSO':>6} {'LOAO':>6}")
+    for a, row in full.get("agents", {}).items():
+        lo_a, la_a = lo["agents"].get(a, {}), t["loao"]["agents"].get(a, {})
+        out.append(f"{a[:12]:<12} {row['labels']:>6} {_f(row['recall']):>6} "
+                   f"{_f(lo_a.get('recall')):>6} {_f(la_a.get('recall')):>6}")
     return out
 
 
@@ -260,10 +287,13 @@ def main(argv: list[str]) -> None:
     a = ap.parse_args(argv)
     sets = ("tune", "shared") if a.set == "both" else (a.set,)
     every: dict[str, tuple[int, list[Hit]]] = {}
+    agents: dict[str, str] = {}
     per_set: dict[str, dict[str, tuple[int, list[Hit]]]] = {}
     with tempfile.TemporaryDirectory(prefix="logkb-loso-") as tmp:
         for s in sets:
             pairs = [(lp, sp) for lp, sp in labels(s) if not a.names or lp.stem in a.names]
+            agents.update((f"{s}/{lp.stem}", agent_of(json.loads(lp.read_text())))
+                          for lp, _ in pairs)
 
             def one(p: tuple[Path, Path], s: str = s
                     ) -> tuple[str, tuple[int, list[Hit]] | None]:
@@ -279,8 +309,8 @@ def main(argv: list[str]) -> None:
             every.update(per_set[s])
     # support is counted across every session measured, so a set's LOSO figure keeps
     # a rule true in a session of the other set
-    pooled = tabulate(every)
-    outs = [(s, tabulate(per_set[s], every)) for s in sets]
+    pooled = tabulate(every, agents=agents)
+    outs = [(s, tabulate(per_set[s], every, agents)) for s in sets]
     if len(sets) > 1:
         outs.append(("tune+shared", pooled))
     if a.json:

@@ -103,3 +103,27 @@ def test_heldout_is_not_offered() -> None:
     for which in ("heldout", "all"):
         with pytest.raises(SystemExit):
             main(["--set", which])
+
+
+def test_recall_per_agent_counts_each_agents_labels_all_on_and_left_out() -> None:
+    def hit(session: str, rule: str, agent: str, matched: bool) -> Hit:
+        return Hit(session, rule, "error", True, matched, False, "n", "c", [1], agent)
+
+    res = {
+        "s/a": (2, [hit("s/a", "check:x", "codex", True), hit("s/a", "prose:y", "codex", True)]),
+        "s/b": (1, [hit("s/b", "check:x", "opencode", True)]),
+        "s/c": (1, [hit("s/c", "check:x", "opencode", True)]),
+        "s/d": (3, []),  # labelled, nothing found: its agent comes from ``agents``
+    }
+    t = tabulate(res, agents={"s/d": "claude-code"})
+    assert t["full"]["agents"] == {
+        "claude-code": {"labels": 3, "found": 0, "recall": 0.0},
+        "codex": {"labels": 2, "found": 2, "recall": 1.0},
+        "opencode": {"labels": 2, "found": 2, "recall": 1.0}}
+    # prose:y is true in s/a only: LOSO leaves it out there; check:x holds elsewhere
+    assert t["loso"]["agents"]["codex"] == {"labels": 2, "found": 1, "recall": 0.5}
+    # check:x is true for opencode and codex: each keeps it by the other agent
+    assert t["loao"]["agents"]["opencode"]["found"] == 2
+    out = lines("x", t)
+    assert any(line.startswith("codex") and "1.00   0.50" in line for line in out)
+    assert all(len(line) <= 80 for line in out)
