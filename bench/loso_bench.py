@@ -76,6 +76,11 @@ def cause_kind(item: dict[str, Any]) -> str:
     return parts[1] if len(parts) > 2 and parts[0] == "cause" else "none"
 
 
+LABELLED_EVIDENCE: dict[str, list[set[int]]] = {}
+"""``set/stem``: the ordinals of each labelled dead end, as :func:`session` mapped them
+(for :func:`tabulate`'s ``rematched`` recall)."""
+
+
 def session(logkb: str, which: str, label: Path, source: Path, tmp: Path
             ) -> tuple[int, list[Hit]]:
     """The labelled dead ends of one session, and its reported dead ends as hits."""
@@ -83,6 +88,7 @@ def session(logkb: str, which: str, label: Path, source: Path, tmp: Path
     sub.mkdir(exist_ok=True)
     lab, env, scope, _, lab_de = prepare(logkb, label, source, sub)
     dead = reported(logkb, env, scope)
+    LABELLED_EVIDENCE[f"{which}/{label.stem}"] = [set(x) for x in lab_de]
     got = match(lab_de, dead)
     by_rep = {m: n for n, m in got.items()}
     labelled = set().union(*lab_de) if lab_de else set()
@@ -104,13 +110,18 @@ def _ratio(a: int, b: int) -> float | None:
 
 def tabulate(results: dict[str, tuple[int, list[Hit]]],
              support: dict[str, tuple[int, list[Hit]]] | None = None,
-             agents: dict[str, str] | None = None) -> dict[str, Any]:
+             agents: dict[str, str] | None = None,
+             labelled: dict[str, list[set[int]]] | None = None) -> dict[str, Any]:
     """All-on and leave-one-session-out precision, recall and causes of ``results``'
     sessions; per rule its true hits and false positives with the sessions they span.
     A rule (a cause choice) is supported by its true hits (right causes) in the sessions
     of ``support`` (default ``results``) other than the one left out (``loso``), or in
     the sessions of other agents than its own (``loao``).  ``agents``: the agent of each
-    session (default: its hits' own), for the recall per agent (``agents`` of each row)."""
+    session (default: its hits' own), for the recall per agent (``agents`` of each row).
+    ``labelled``: each session's labelled dead ends (their ordinals); with it the left-out
+    rows also give ``rematched``, the recall when the kept dead ends are paired with the
+    labels again (``recall`` keeps the all-on pairs, so a label whose pair was left out
+    counts missed even where another kept dead end overlaps it)."""
     total = sum(n for n, _ in results.values())
     every = [h for _, hs in results.values() for h in hs]
     agent_of_session = {s: (agents or {}).get(s) or next((h.agent for h in hs if h.agent),
@@ -148,13 +159,19 @@ def tabulate(results: dict[str, tuple[int, list[Hit]]],
                 right_in.setdefault(h.choice, set()).add(key(h))
         kept = [h for h in every if true_in.get(h.rule, set()) - {key(h)}]
         found = sum(h.matched for h in kept)
+        # the kept dead ends paired with the labels again, one to one: a label whose
+        # pair was left out may pair with another kept dead end that overlaps it
+        rematched = sum(len(match(ev, [{"evidence": h.ordinals} for h in kept
+                                       if h.session == s]))
+                        for s, ev in (labelled or {}).items() if s in results)
         right = sum(h.cause_right and bool(right_in.get(h.choice, set()) - {key(h)})
                     for h in kept)
         true = sum(h.true for h in kept)
         return {"reported": len(kept), "true": true, "found": found,
                 "causes_right": right, "precision": _ratio(true, len(kept)),
                 "recall": _ratio(found, total), "causes": _ratio(right, found),
-                "agents": per_agent(kept)}
+                "agents": per_agent(kept),
+                "rematched": _ratio(rematched, total) if labelled else None}
 
     found = sum(h.matched for h in every)
     rules: dict[str, dict[str, Any]] = {}
@@ -221,6 +238,9 @@ def lines(name: str, t: dict[str, Any]) -> list[str]:
         out.append(f"{label:<8} {_f(s['precision']):>5} {_f(s['recall']):>6} "
                    f"{_f(s['causes']):>6} {s['reported']:>8} {s['true']:>5} "
                    f"{s['found']:>5} {s['causes_right']:>5}")
+    if lo.get("rematched") is not None:
+        out.append(f"re-paired after leaving out: LOSO recall {_f(lo['rematched'])}, "
+                   f"LOAO {_f(t['loao']['rematched'])}")
     out.append(f"{'recall of':<12} {'labels':>6} {'all on':>6} {'LOSO':>6} {'LOAO':>6}")
     for a, row in full.get("agents", {}).items():
         lo_a, la_a = lo["agents"].get(a, {}), t["loao"]["agents"].get(a, {})
@@ -309,8 +329,8 @@ def main(argv: list[str]) -> None:
             every.update(per_set[s])
     # support is counted across every session measured, so a set's LOSO figure keeps
     # a rule true in a session of the other set
-    pooled = tabulate(every, agents=agents)
-    outs = [(s, tabulate(per_set[s], every, agents)) for s in sets]
+    pooled = tabulate(every, agents=agents, labelled=LABELLED_EVIDENCE)
+    outs = [(s, tabulate(per_set[s], every, agents, LABELLED_EVIDENCE)) for s in sets]
     if len(sets) > 1:
         outs.append(("tune+shared", pooled))
     if a.json:

@@ -127,3 +127,18 @@ def test_recall_per_agent_counts_each_agents_labels_all_on_and_left_out() -> Non
     out = lines("x", t)
     assert any(line.startswith("codex") and "1.00   0.50" in line for line in out)
     assert all(len(line) <= 80 for line in out)
+
+
+def test_left_out_rows_pair_the_kept_dead_ends_with_the_labels_again() -> None:
+    def hit(session: str, rule: str, ords: list[int], matched: bool) -> Hit:
+        return Hit(session, rule, "error", True, matched, False, "n", "c", ords, "codex")
+
+    # s/a's one label overlaps a fitted rule's dead end (its all-on pair) and a kept one
+    res = {"s/a": (1, [hit("s/a", "prose:y", [3, 4], True),
+                       hit("s/a", "check:x", [4, 5], False)]),
+           "s/b": (1, [hit("s/b", "check:x", [9], True)])}
+    t = tabulate(res, labelled={"s/a": [{3, 4}], "s/b": [{9}]})
+    assert t["loso"]["recall"] == 0.5  # the all-on pair of s/a was left out
+    assert t["loso"]["rematched"] == 1.0  # check:x pairs with it again
+    assert tabulate(res)["loso"]["rematched"] is None
+    assert any(line.startswith("re-paired") for line in lines("x", t))
