@@ -13,7 +13,11 @@ hit in at least one **other** session (a rule true here only may be fitted to th
 session), and count
 
 * ``precision``: of the kept dead ends, those whose evidence overlaps a labelled one;
-* ``recall``: the labelled dead ends the kept ones match (``bench ablate``'s figure);
+* ``recall``: the labelled dead ends whose all-on pair is kept (a label whose pair was
+  left out counts missed, even where another kept dead end overlaps it); a line below
+  the table gives the recall with the kept dead ends paired with the labels again
+  (``rematched``), and one line per agent its recall all on, LOSO and LOAO (a session's
+  agent from its label, :func:`bench.labels_bench.agent_of`);
 * ``causes``: of the kept matched ones, those whose cause has a label's keyword *and*
   whose cause choice (rule and cause kind) was right in at least one other session; a
   choice right here only counts as wrong (it may be fitted too).
