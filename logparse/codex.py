@@ -215,18 +215,39 @@ def spawned_child(output: Any) -> tuple[str | None, str | None]:
             task if isinstance(task, str) and task else None)
 
 
+def _window_name(key: str, w: dict[str, Any]) -> str:
+    """A rate-limit window as a user tells it apart: by its length (``window_minutes``:
+    300 is ``5-hour``, 10080 ``7-day``, 43200 ``30-day``), else by its slot (``primary``,
+    ``secondary``).  A free plan's ``primary`` is its weekly window (Rivo L169), a paid
+    plan's the 5-hour one beside a weekly ``secondary`` (privacy-x402 L10)."""
+    mins = w.get("window_minutes")
+    if isinstance(mins, int) and not isinstance(mins, bool) and mins > 0:
+        if mins % 1440 == 0:
+            return f"{mins // 1440}-day window"
+        if mins % 60 == 0:
+            return f"{mins // 60}-hour window"
+        return f"{mins}-minute window"
+    return f"{key} window"
+
+
 def rate_limit_used(rl: Any) -> list[list[Any]]:
-    """A ``token_count`` event's ``rate_limits``: ``[used_percent, "rate limit used"]`` of
-    each window (``primary``, ``secondary``: 5-hour, weekly, 30-day) the account has used
-    some of: the harness's account, plumbing (:mod:`logparse.measure_plumbing`)."""
+    """A ``token_count`` event's ``rate_limits``: ``[used_percent, "rate limit used (W)"]``
+    of each window (``primary``, ``secondary``: 5-hour, weekly, 30-day) the account has
+    used some of, ``W`` naming the window (:func:`_window_name`: two windows never share a
+    label): the harness's account, plumbing (:mod:`logparse.measure_plumbing`)."""
     out: list[list[Any]] = []
     if not isinstance(rl, dict):
         return out
     for key in ("primary", "secondary"):
         w = rl.get(key)
         used = w.get("used_percent") if isinstance(w, dict) else None
-        if isinstance(used, (int, float)) and not isinstance(used, bool) and used > 0:
-            out.append([float(used), "rate limit used"])
+        if isinstance(w, dict) and isinstance(used, (int, float)) and \
+                not isinstance(used, bool) and used > 0:
+            out.append([float(used), f"rate limit used ({_window_name(key, w)})"])
+    labels = [lab for _, lab in out]
+    if len(set(labels)) < len(labels):  # two windows of one length: their slots tell them
+        out = [[v, f"rate limit used ({k} {lab[len('rate limit used ('):]}"]
+               for (v, lab), k in zip(out, ("primary", "secondary"))]
     return out
 
 
