@@ -138,4 +138,9 @@ carries its time: a legacy rollout's bare items have none, and a prompt typed ag
 is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
 ``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``.
 38 (codex11): a Codex rate-limit reading names its window (``rate limit used (5-hour
-window)``, ``(7-day window)``), so two windows never share a label."""
+window)``, ``(7-day window)``), so two windows never share a label; a run the aborted turn
+terminated takes the ``CommandExecution`` Codex 0.17x writes after ``turn_aborted`` (its
+output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell's command
+(``Script running with cell ID N``) waits for its end (its ``CommandExecution``, or the
+``wait`` that reads the cell's end, or the turn's abort) instead of staying
+``still_running``."""
