@@ -690,6 +690,9 @@ class _Rollout:
         their message (held back), their commands still without an end, N.  A command's
         end (``CommandExecution`` ``exec-<uuid>``) or a ``wait`` that reads the cell's end
         answers them (:meth:`_yielded_end`, :meth:`_wait_read`)."""
+        self.cell_of: dict[str, str] = {}
+        """Cell ids Codex named (``Script running with cell ID N``) -> the cell's call: what a
+        ``wait`` on N polls (the latest cell of that id: ids restart)."""
         self.ends: dict[str, tuple[dict[str, Any], int | None, int]] = {}
         """``exec_command_end`` events of calls still waiting for their output."""
         self.mcp_ends: dict[str, dict[str, Any]] = {}
@@ -824,7 +827,7 @@ class _Rollout:
                 "waiting": [[cid, draft_ref(q, d), _index(d.parts, tp), proc]
                             for cid, (d, tp, proc) in self.waiting.items()],
                 "ends": [[cid, e, ts, n] for cid, (e, ts, n) in self.ends.items()],
-                "aborted": sorted(self.aborted),
+                "aborted": sorted(self.aborted), "cell_of": self.cell_of,
                 "yielded": [[cid, draft_ref(q, d), [_index(d.parts, x) for x in parts], no]
                             for cid, (d, parts, no) in self.yielded.items()],
                 "mcp_ends": self.mcp_ends, "patch_fails": self.patch_fails,
@@ -877,6 +880,7 @@ class _Rollout:
         self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
         self.waiting = {cid: (q[i], q[i].parts[j], proc) for cid, i, j, proc in s["waiting"]}
         self.aborted = set(s.get("aborted", ()))
+        self.cell_of = dict(s.get("cell_of", {}))
         self.yielded = {cid: (q[i], [q[i].parts[j] for j in js], no)
                         for cid, i, js, no in s.get("yielded", ())}
         self.skipped.update(s["skipped"])
@@ -1214,6 +1218,9 @@ class _Rollout:
             if self.offline and tp["tool"] == "bash" and \
                     inp.get("sandbox_permissions") != "require_escalated":
                 inp["sandboxNetwork"] = False
+            if tp["tool"] == "wait" and str(inp.get("cell_id")) in self.cell_of:
+                inp["polls"] = self.cell_of[str(inp.get("cell_id"))]  # (the cell's answer)
+                tp["state"]["title"] = f"cell {inp.get('cell_id')}"
             if tp["tool"] == "write_stdin":  # polls a running exec: say which command
                 proc = inp.get("session_id")
                 cmd = self.procs.get(proc) if isinstance(proc, int) else None
@@ -1311,7 +1318,7 @@ class _Rollout:
         early = self.ends.pop(cid, None)
         if tp["tool"] == "write_stdin":
             self._poll(tp, ts, n)
-        elif tp["tool"] == "wait" and self.yielded:
+        elif tp["tool"] == "wait" and isinstance(tp["state"]["input"].get("polls"), str):
             self._wait_read(tp, n)
         elif tp["tool"] == "bash" and isinstance(meta.get("process"), int) \
                 and "exit" not in meta and state.get("status") == "completed":
@@ -1450,6 +1457,8 @@ class _Rollout:
     def _yield_cell(self, cid: str, d: Draft, parts: list[dict[str, Any]], no: Any) -> None:
         """A cell returned while it ran: its commands without an end wait for it (their
         message is held back), as a call whose process still runs does (:attr:`waiting`)."""
+        if isinstance(no, str):
+            self.cell_of[no] = cid
         pending = [x for x in parts if x.get("tool") == "bash"
                    and "answeredBy" not in x["state"]["metadata"]]
         if pending:
@@ -1502,10 +1511,8 @@ class _Rollout:
         (``Script completed|failed``) answers the commands no end of their own answered,
         as a cell's output answers its one command (:meth:`_cell_parts`)."""
         state = tp["state"]
-        no = state["input"].get("cell_id")
-        cid = next((c for c, (_d, _p, cno) in self.yielded.items()
-                    if cno is not None and str(no) == cno), None)
-        if cid is None:
+        cid = state["input"].get("polls")
+        if cid not in self.yielded:
             return
         d, pending, _no = self.yielded[cid]
         d.link("polls", n)

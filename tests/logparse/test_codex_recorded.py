@@ -199,6 +199,9 @@ def test_codemode_yielded_cell_and_aborted_wait(kb: dict[str, dict[str, Any]]) -
     assert 84 in m["lines"][24] and m["ran_ms"][(24, running.seq)] == 8176
     wait = _one(m, 27)
     assert (wait.tool, wait.status, wait.signals) == ("wait", "aborted", ("interrupted",))
+    # the wait polls the cell's run (as write_stdin polls a process): the user's stop is
+    # counted once, on the run
+    assert wait.poll and not running.poll
     assert m["errors"].get(27) == "MessageAbortedError"
 
 
@@ -297,3 +300,4 @@ def test_yielded_cells_take_their_commands_ends(kb: dict[str, dict[str, Any]]) -
     assert set(check.signals) == {"exit_code"}
     assert "check failed: 2 mismatches" in (check.output_tail or "")
     assert 47 in y["lines"][13]
+    assert all(_one(y, o).tool == "wait" and _one(y, o).poll for o in (8, 16))
