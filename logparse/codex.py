@@ -1277,7 +1277,11 @@ class _Rollout:
             if isinstance(cid, str) and cid in self.cells:
                 parts = self._cell_parts(cid, tp)
                 d.parts.extend(parts)
-                if meta.get("cellState") == "running":
+                err = tp["state"].get("error")
+                if meta.get("cellState") == "running" or (
+                        isinstance(err, str) and err.lower().startswith("aborted")):
+                    # a cell that yielded, or one the user stopped: its commands' ends
+                    # come later (after ``turn_aborted`` for a stopped one)
                     self._yield_cell(cid, d, parts, meta.get("cellId"))
             else:
                 d.parts.append(tp)
@@ -1475,14 +1479,18 @@ class _Rollout:
 
     def _yielded_end(self, n: int, body: bytes, end: dict[str, Any], ts: int | None) -> bool:
         """The end of a yielded cell's command: the first waiting command that ran the same
-        command line, else (when no other cell waits for its output) the first waiting one.
-        Its exit code, output and run time are the command's; the line joins its message."""
+        command line, else (when no other cell waits for its output) the first waiting one
+        whose command the cell's code does not spell out (a name bound at run time).  Its
+        exit code, output and run time are the command's; the line joins its message.  An
+        end of another command (a cell whose output came, an aborted turn's other run)
+        is none of theirs."""
         cmd = shell_text(end.get("command"))
         found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
                       for x in pending if x["state"]["input"].get("command") == cmd), None)
         if found is None and not self.cells:
-            cid = next(iter(self.yielded))
-            found = (cid, self.yielded[cid][1][0])
+            found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
+                          for x in pending
+                          if not isinstance(x["state"]["input"].get("command"), str)), None)
         if found is None:
             return False
         cid, x = found

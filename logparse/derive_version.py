@@ -143,4 +143,5 @@ terminated takes the ``CommandExecution`` Codex 0.17x writes after ``turn_aborte
 output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell's command
 (``Script running with cell ID N``) waits for its end (its ``CommandExecution``, or the
 ``wait`` that reads the cell's end, or the turn's abort) instead of staying
-``still_running``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``)."""
+``still_running``, and a cell the user stopped (``aborted by user``) for its commands'
+``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``)."""

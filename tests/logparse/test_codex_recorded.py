@@ -22,6 +22,7 @@ CODEMODE = RECORDED / "codemode.jsonl"
 TUI = RECORDED / "tui.jsonl"
 MCP = RECORDED / "mcp.jsonl"
 YIELDED = RECORDED / "yielded.jsonl"
+YIELDED_ABORT = RECORDED / "yielded_abort.jsonl"
 MIDCALL = {"classic": 101, "codemode": 79}
 """The mid-call copies were the first N lines of each recording (see the README)."""
 
@@ -70,7 +71,8 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
         whole.write_bytes(src.read_bytes())
         out[name] = _read(whole)
         out[f"{name}-midcall"] = _read(_prefix(tmp, src, MIDCALL[name]))
-    for name, src in (("tui", TUI), ("mcp", MCP), ("yielded", YIELDED)):
+    for name, src in (("tui", TUI), ("mcp", MCP), ("yielded", YIELDED),
+                      ("yielded_abort", YIELDED_ABORT)):
         (tmp / src.name).write_bytes(src.read_bytes())
         out[name] = _read(tmp / src.name)
     return out
@@ -81,8 +83,8 @@ def _one(kb: dict[str, Any], ordinal: int) -> Any:
     return row
 
 
-@pytest.mark.parametrize("path", [CLASSIC, CODEMODE, TUI, MCP, YIELDED],
-                         ids=["classic", "codemode", "tui", "mcp", "yielded"])
+@pytest.mark.parametrize("path", [CLASSIC, CODEMODE, TUI, MCP, YIELDED, YIELDED_ABORT],
+                         ids=["classic", "codemode", "tui", "mcp", "yielded", "yielded_abort"])
 def test_every_record_is_understood(path: Path) -> None:
     reader = CodexReader()
     problems: list[Problem] = []
@@ -301,3 +303,18 @@ def test_yielded_cells_take_their_commands_ends(kb: dict[str, dict[str, Any]]) -
     assert "check failed: 2 mismatches" in (check.output_tail or "")
     assert 47 in y["lines"][13]
     assert all(_one(y, o).tool == "wait" and _one(y, o).poll for o in (8, 16))
+
+
+def test_a_turn_aborted_under_two_cells(kb: dict[str, dict[str, Any]]) -> None:
+    # yielded_abort.jsonl: a cell yields (the server, ``sleep 60``), a second cell runs the
+    # load test, the user interrupts: the second cell is answered ``aborted by user after
+    # 3.6s``, then turn_aborted (L27) and each run's CommandExecution (L28, L29, exit -1)
+    a = kb["yielded_abort"]
+    server, load = _one(a, 5), _one(a, 8)
+    assert (server.status, server.exit_code, server.output_tail) == ("aborted", None,
+                                                                     "server up\n")
+    assert 28 in a["lines"][5] and a["ran_ms"][(5, server.seq)] == 4563
+    assert (load.status, load.exit_code, load.output_tail) == ("aborted", None,
+                                                               "load start\n")
+    assert load.error == "aborted by user after 3.6s"
+    assert 29 in a["lines"][8] and 29 not in a["lines"][5]
