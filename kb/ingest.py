@@ -59,7 +59,14 @@ from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
-from logparse.msgkey import LINE_KEYED, content_digest, id_line, own_key, record_keys
+from logparse.msgkey import (
+    LINE_KEYED,
+    content_digest,
+    id_line,
+    own_identity,
+    own_key,
+    record_keys,
+)
 from logparse.registry import READERS, Input, discover
 from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
@@ -556,6 +563,19 @@ class _Aliases:
         dg = self.keyed.get(mid)
         return dg is not None and dg == content_digest(msg.raw)
 
+    def _rewritten(self, mid: str, msg: RawMessage) -> bool:
+        """Whether ``msg``, read at the line the stored message ``mid`` names, is that
+        message's own record rewritten in place: a Codex record with the same time, type,
+        ids and ``ordinal`` and other content (:func:`logparse.msgkey.codex_identity`), the
+        way a Claude Code record keeps its ``uuid`` when it changes.  It is that message
+        changed (replaced under its id, as a changed Claude Code record is), never a new
+        one beside it that would count its calls, dead ends and prompt twice."""
+        new = own_identity(msg.raw, msg.line)
+        if new is None or msg.line != id_line(mid):
+            return False
+        raw = self.store.stored_raw(self.sid, mid)
+        return raw is not None and own_identity(raw, id_line(mid)) == new
+
     def resolve(self, msg: RawMessage, dg: int, seen: dict[str, tuple[int, str]]
                 ) -> tuple[str, bool]:
         """The id ``msg`` is stored under (``dg``: its digest; ``seen``: ids read so far),
@@ -600,6 +620,8 @@ class _Aliases:
             elif mine is not None:
                 self.pieced.update(mine)
             return whole, True
+        if stored is not None and mid not in seen and self._rewritten(mid, msg):
+            return mid, False  # its record rewritten at its line: the message, changed
         if stored is not None and mid in self.keyed:
             # a new message at a line whose id a stored (other) message has
             self.renamed += 1

@@ -142,6 +142,8 @@ MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
 _NOT_A_TURN = ("MCP client for ", "MCP startup")
+_TURN_BEGINS = ("task_started", "turn_started", "user_message")
+"""``event_msg`` types that begin a turn: an aborted turn's ends were all written before."""
 """How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
 failed to start): no reply failed."""
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
@@ -215,18 +217,39 @@ def spawned_child(output: Any) -> tuple[str | None, str | None]:
             task if isinstance(task, str) and task else None)
 
 
+def _window_name(key: str, w: dict[str, Any]) -> str:
+    """A rate-limit window as a user tells it apart: by its length (``window_minutes``:
+    300 is ``5-hour``, 10080 ``7-day``, 43200 ``30-day``), else by its slot (``primary``,
+    ``secondary``).  A free plan's ``primary`` is its weekly window (Rivo L169), a paid
+    plan's the 5-hour one beside a weekly ``secondary`` (privacy-x402 L10)."""
+    mins = w.get("window_minutes")
+    if isinstance(mins, int) and not isinstance(mins, bool) and mins > 0:
+        if mins % 1440 == 0:
+            return f"{mins // 1440}-day window"
+        if mins % 60 == 0:
+            return f"{mins // 60}-hour window"
+        return f"{mins}-minute window"
+    return f"{key} window"
+
+
 def rate_limit_used(rl: Any) -> list[list[Any]]:
-    """A ``token_count`` event's ``rate_limits``: ``[used_percent, "rate limit used"]`` of
-    each window (``primary``, ``secondary``: 5-hour, weekly, 30-day) the account has used
-    some of: the harness's account, plumbing (:mod:`logparse.measure_plumbing`)."""
+    """A ``token_count`` event's ``rate_limits``: ``[used_percent, "rate limit used (W)"]``
+    of each window (``primary``, ``secondary``: 5-hour, weekly, 30-day) the account has
+    used some of, ``W`` naming the window (:func:`_window_name`: two windows never share a
+    label): the harness's account, plumbing (:mod:`logparse.measure_plumbing`)."""
     out: list[list[Any]] = []
     if not isinstance(rl, dict):
         return out
     for key in ("primary", "secondary"):
         w = rl.get(key)
         used = w.get("used_percent") if isinstance(w, dict) else None
-        if isinstance(used, (int, float)) and not isinstance(used, bool) and used > 0:
-            out.append([float(used), "rate limit used"])
+        if isinstance(w, dict) and isinstance(used, (int, float)) and \
+                not isinstance(used, bool) and used > 0:
+            out.append([float(used), f"rate limit used ({_window_name(key, w)})"])
+    labels = [lab for _, lab in out]
+    if len(set(labels)) < len(labels):  # two windows of one length: their slots tell them
+        out = [[v, f"rate limit used ({k} {lab[len('rate limit used ('):]}"]
+               for (v, lab), k in zip(out, ("primary", "secondary"))]
     return out
 
 
@@ -657,6 +680,19 @@ class _Rollout:
         """Calls whose output said ``Process running with session ID N``: their output's
         draft (held back), their part, N; answered by the ``exec_command_end`` of the call
         or by a poll that reads the process's exit (:meth:`_settle`)."""
+        self.aborted: set[str] = set()
+        """Calls of :attr:`waiting` and cells of :attr:`yielded` whose turn the user aborted:
+        their processes were terminated, and the end Codex 0.17x writes after
+        ``turn_aborted`` (an ``item_completed`` ``CommandExecution``, exit -1) is theirs
+        until the next turn begins (:meth:`_release_aborted`)."""
+        self.yielded: dict[str, tuple[Draft, list[dict[str, Any]], str | None]] = {}
+        """Code cells that returned while they ran (``Script running with cell ID N``):
+        their message (held back), their commands still without an end, N.  A command's
+        end (``CommandExecution`` ``exec-<uuid>``) or a ``wait`` that reads the cell's end
+        answers them (:meth:`_yielded_end`, :meth:`_wait_read`)."""
+        self.cell_of: dict[str, str] = {}
+        """Cell ids Codex named (``Script running with cell ID N``) -> the cell's call: what a
+        ``wait`` on N polls (the latest cell of that id: ids restart)."""
         self.ends: dict[str, tuple[dict[str, Any], int | None, int]] = {}
         """``exec_command_end`` events of calls still waiting for their output."""
         self.mcp_ends: dict[str, dict[str, Any]] = {}
@@ -791,6 +827,9 @@ class _Rollout:
                 "waiting": [[cid, draft_ref(q, d), _index(d.parts, tp), proc]
                             for cid, (d, tp, proc) in self.waiting.items()],
                 "ends": [[cid, e, ts, n] for cid, (e, ts, n) in self.ends.items()],
+                "aborted": sorted(self.aborted), "cell_of": self.cell_of,
+                "yielded": [[cid, draft_ref(q, d), [_index(d.parts, x) for x in parts], no]
+                            for cid, (d, parts, no) in self.yielded.items()],
                 "mcp_ends": self.mcp_ends, "patch_fails": self.patch_fails,
                 "extra_lines": lines_state(self.extra_lines), "extra_parts": self.extra_parts,
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
@@ -840,6 +879,10 @@ class _Rollout:
         self.q.last_time = s["last_time"]
         self.calls = {cid: (q[i], tp) for cid, i, tp in s["calls"]}
         self.waiting = {cid: (q[i], q[i].parts[j], proc) for cid, i, j, proc in s["waiting"]}
+        self.aborted = set(s.get("aborted", ()))
+        self.cell_of = dict(s.get("cell_of", {}))
+        self.yielded = {cid: (q[i], [q[i].parts[j] for j in js], no)
+                        for cid, i, js, no in s.get("yielded", ())}
         self.skipped.update(s["skipped"])
         self.forked = s.get("forked")
         self.last_digest = s.get("last")  # absent from points kept before it was
@@ -895,6 +938,9 @@ class _Rollout:
         ts = iso_ms(obj.get("timestamp"))
         if typ == "event_msg" and p.get("type") == "item_completed":
             p = item_end(p)  # Codex 0.17x: the item a command or patch ended with
+        if self.aborted and (typ in ("response_item", "turn_context", "compacted") or (
+                typ == "event_msg" and p.get("type") in _TURN_BEGINS)):
+            self._release_aborted()  # the aborted turn's ends are all written by now
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
                 typ = "session_meta"
@@ -954,10 +1000,13 @@ class _Rollout:
                                    if isinstance(hist, list) else "compacted")
             self._extra(n, body, {"type": "compaction", "id": f"L{n}", "auto": True,
                                   "text": text})
-        elif typ == "event_msg" and p.get("type") == "turn_aborted" and self.waiting:
-            # "Any running unified exec processes were terminated": no answer will come
-            for cid in list(self.waiting):
-                self._settle(cid, ts, killed=True)
+        elif typ == "event_msg" and p.get("type") == "turn_aborted" and any(
+                c not in self.aborted for c in (*self.waiting, *self.yielded)):
+            # "Any running unified exec processes were terminated": Codex 0.17x writes
+            # each one's end after this line (exit -1, its output, how long it ran), older
+            # builds none; either way the run was stopped with the turn
+            self.aborted.update(self.waiting)
+            self.aborted.update(self.yielded)
             yield from self._line(n, body, nl)
         elif typ == "event_msg" and p.get("type") == "turn_aborted" and \
                 self.q.tail is not None and self.q.tail.info["role"] == "assistant":
@@ -985,6 +1034,14 @@ class _Rollout:
                 # output are the original call's (the line joins that call's message)
                 self.waiting[ecid][0].add_line(n, body)
                 self._settle(ecid, ts, end=p)
+                yield from self.q.ready()
+                return
+            if self.yielded and isinstance(ecid, str) and ecid not in self.calls and \
+                    not self._outside_cells(ecid) and self._yielded_end(n, body, p, ts):
+                # a command of a cell that returned while it ran (Codex 0.17x: its
+                # CommandExecution ``exec-<uuid>``, after the cell's output)
+                if self.cells:  # (then no other waiting cell's)
+                    self.exec_ends.pop()
                 yield from self.q.ready()
                 return
             if isinstance(ecid, str) and ecid in self.calls:  # ended before its output came
@@ -1161,6 +1218,9 @@ class _Rollout:
             if self.offline and tp["tool"] == "bash" and \
                     inp.get("sandbox_permissions") != "require_escalated":
                 inp["sandboxNetwork"] = False
+            if tp["tool"] == "wait" and str(inp.get("cell_id")) in self.cell_of:
+                inp["polls"] = self.cell_of[str(inp.get("cell_id"))]  # (the cell's answer)
+                tp["state"]["title"] = f"cell {inp.get('cell_id')}"
             if tp["tool"] == "write_stdin":  # polls a running exec: say which command
                 proc = inp.get("session_id")
                 cmd = self.procs.get(proc) if isinstance(proc, int) else None
@@ -1215,7 +1275,14 @@ class _Rollout:
                 else ts
             state["time"]["end"] = end
             if isinstance(cid, str) and cid in self.cells:
-                d.parts.extend(self._cell_parts(cid, tp))
+                parts = self._cell_parts(cid, tp)
+                d.parts.extend(parts)
+                err = tp["state"].get("error")
+                if meta.get("cellState") == "running" or (
+                        isinstance(err, str) and err.lower().startswith("aborted")):
+                    # a cell that yielded, or one the user stopped: its commands' ends
+                    # come later (after ``turn_aborted`` for a stopped one)
+                    self._yield_cell(cid, d, parts, meta.get("cellId"))
             else:
                 d.parts.append(tp)
                 if isinstance(cid, str):
@@ -1255,6 +1322,8 @@ class _Rollout:
         early = self.ends.pop(cid, None)
         if tp["tool"] == "write_stdin":
             self._poll(tp, ts, n)
+        elif tp["tool"] == "wait" and isinstance(tp["state"]["input"].get("polls"), str):
+            self._wait_read(tp, n)
         elif tp["tool"] == "bash" and isinstance(meta.get("process"), int) \
                 and "exit" not in meta and state.get("status") == "completed":
             self.proc_call[meta["process"]] = cid
@@ -1316,12 +1385,12 @@ class _Rollout:
         meta["reported"] = [m for m in meta.get("reported", []) if m.get("label") != "wall time"]
         meta.pop("duration_seconds", None)
         start = state["time"].get("start")
-        if killed:
-            meta["terminatedBy"] = "turn_aborted"
-            stopped = meta.pop("stoppedWhilePolled", None)
-            if isinstance(stopped, str):  # (its output so far stays its output)
-                state.update(status="error", error=stopped)
+        code_end = _exit_of(end) if end is not None else None
+        if killed or (cid in self.aborted and (code_end is None or code_end < 0)):
+            self.aborted.discard(cid)
+            self._terminated(state, end, ts)
             return
+        self.aborted.discard(cid)  # (it ran out on its own as the turn was aborted)
         dur: float | None = None
         if end is not None:
             code = _exit_of(end)
@@ -1347,6 +1416,138 @@ class _Rollout:
                 meta["reported"].append({"value": _wall(dur), "unit": "s", "label": "wall time"})
         state["time"]["end"] = start + int(dur * 1000) if isinstance(start, int) and \
             dur is not None else ts
+
+    @staticmethod
+    def _terminated(state: dict[str, Any], end: dict[str, Any] | None, ts: int | None) -> None:
+        """A run stopped with the turn the user aborted (its process terminated): stopped by
+        the user in Codex's words when a poll or a ``wait`` was waiting on it (its output so
+        far stays its output).  ``end``: the end Codex 0.17x writes for it after
+        ``turn_aborted`` (``CommandExecution``, ``status: failed``, exit -1): its whole
+        output and how long it ran are the run's; -1 is Codex's kill, no exit of the
+        command's, and the run's time is no reading of the work (it was cut short)."""
+        meta = state["metadata"]
+        meta["terminatedBy"] = "turn_aborted"
+        stopped = meta.pop("stoppedWhilePolled", None)
+        if isinstance(stopped, str):
+            state.update(status="error", error=stopped)
+        if end is None:
+            return
+        meta["answeredBy"] = "exec_command_end"
+        out = _end_output(end)
+        if out:
+            cut = _CUT.match(state.get("output") or "")
+            state["output"] = (f"{cut.group(0)}\n\n" if cut else "") + out
+        if state.get("status") != "error":
+            state.update(status="error", error="aborted: the run was terminated with the "
+                                               "turn the user interrupted")
+        dur = _seconds(end.get("duration"))
+        start = state["time"].get("start")
+        if dur is not None:
+            meta["duration_seconds"] = dur
+        state["time"]["end"] = start + int(dur * 1000) if isinstance(start, int) and \
+            dur is not None else ts
+
+    def _release_aborted(self) -> None:
+        """The aborted turn is over: its runs whose end never came (older builds write
+        none) were terminated with it."""
+        if not self.aborted:
+            return
+        for cid in [c for c in self.waiting if c in self.aborted]:
+            self._settle(cid, None, killed=True)
+        for cid in [c for c in self.yielded if c in self.aborted]:
+            self._yielded_done(cid, killed=True)
+        self.aborted.clear()
+
+    def _yield_cell(self, cid: str, d: Draft, parts: list[dict[str, Any]], no: Any) -> None:
+        """A cell returned while it ran: its commands without an end wait for it (their
+        message is held back), as a call whose process still runs does (:attr:`waiting`)."""
+        if isinstance(no, str):
+            self.cell_of[no] = cid
+        pending = [x for x in parts if x.get("tool") == "bash"
+                   and "answeredBy" not in x["state"]["metadata"]]
+        if pending:
+            self.yielded[cid] = (d, pending, no if isinstance(no, str) else None)
+            d.open += 1
+
+    def _yielded_done(self, cid: str, killed: bool = False) -> None:
+        d, pending, _no = self.yielded.pop(cid)
+        d.open -= 1
+        self.aborted.discard(cid)
+        if killed:
+            for x in pending:
+                self._terminated(x["state"], None, None)
+
+    def _yielded_end(self, n: int, body: bytes, end: dict[str, Any], ts: int | None) -> bool:
+        """The end of a yielded cell's command: the first waiting command that ran the same
+        command line, else (when no other cell waits for its output) the first waiting one
+        whose command the cell's code does not spell out (a name bound at run time).  Its
+        exit code, output and run time are the command's; the line joins its message.  An
+        end of another command (a cell whose output came, an aborted turn's other run)
+        is none of theirs."""
+        cmd = shell_text(end.get("command"))
+        found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
+                      for x in pending if x["state"]["input"].get("command") == cmd), None)
+        if found is None and not self.cells:
+            found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
+                          for x in pending
+                          if not isinstance(x["state"]["input"].get("command"), str)), None)
+        if found is None:
+            return False
+        cid, x = found
+        d, pending, _no = self.yielded[cid]
+        d.add_line(n, body)
+        pending.remove(x)
+        state = x["state"]
+        code = _exit_of(end)
+        if cid in self.aborted and (code is None or code < 0):
+            self._terminated(state, end, ts)
+        else:
+            meta = state["metadata"]
+            self._end_state(state, end, ts)
+            meta["answeredBy"] = "exec_command_end"
+            dur = meta.get("duration_seconds")
+            if isinstance(dur, float) and dur > 0:
+                meta["reported"] = [*meta.get("reported", []),
+                                    {"value": _wall(dur), "unit": "s", "label": "wall time"}]
+        if not pending:
+            self._yielded_done(cid)
+        return True
+
+    def _wait_read(self, tp: dict[str, Any], n: int) -> None:
+        """A ``wait`` on a yielded cell: the user aborting it stopped the cell's commands
+        (in Codex's words, as a ``write_stdin`` poll's abort); the cell's end it read
+        (``Script completed|failed``) answers the commands no end of their own answered,
+        as a cell's output answers its one command (:meth:`_cell_parts`)."""
+        state = tp["state"]
+        cid = state["input"].get("polls")
+        if cid not in self.yielded:
+            return
+        d, pending, _no = self.yielded[cid]
+        d.link("polls", n)
+        err = state.get("error")
+        if state.get("status") == "error" and isinstance(err, str) and \
+                err.lower().startswith("aborted"):
+            for x in pending:
+                x["state"]["metadata"]["stoppedWhilePolled"] = err
+            return
+        if state["metadata"].get("cellState") not in ("completed", "failed"):
+            return  # still running
+        for x in pending:
+            xs = x["state"]
+            if len(pending) == 1 and xs["metadata"].get("cellCalls") == 1:
+                xs.update({k: v for k, v in state.items()
+                           if k in ("status", "output", "error")})
+            else:
+                xs["status"] = "error" if state.get("status") == "error" else "completed"
+                if xs["status"] == "error":
+                    xs["error"] = state.get("error")
+                else:
+                    xs["output"] = ""
+                xs["metadata"]["outputInCell"] = True
+            xs["metadata"]["answeredBy"] = "wait"
+            xs["time"]["end"] = state["time"].get("end")
+        pending.clear()
+        self._yielded_done(cid)
 
     def _cell_parts(self, cid: str, cell: dict[str, Any]) -> list[dict[str, Any]]:
         """A code-mode cell as the calls it made, each linked to the cell (``metadata.cell``):
@@ -1416,6 +1617,7 @@ class _Rollout:
                 end = self._match_end(ends, used, state["input"].get("command"))
                 if end is not None:
                     self._end_state(state, *end)
+                    meta["answeredBy"] = "exec_command_end"
                     if cstate.get("status") == "running":
                         # the command ended but the cell never returned: its answer is in an
                         # event only, never in front of the agent (as a plain call without
@@ -1559,6 +1761,7 @@ class _Rollout:
         self.extra_parts = []
 
     def _finish(self) -> Iterator[Any]:
+        self._release_aborted()
         said = self.usage_said
         self._usage_stat(None)  # a file that ends mid-turn: the usage so far
         tail = self.q.tail

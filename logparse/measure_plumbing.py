@@ -85,7 +85,7 @@ PLUMBING: tuple[PlumbingRow, ...] = (
         561.1, "pool/Xeus__claude-session.jsonl:3 (an api_error record, headers trimmed; "
                  "also :10, attempt 8, wait 38084.9 ms)"),
     PlumbingRow(
-        "rate limit used", "%", "codex",
+        "rate limit used (7-day window)", "%", "codex",
         '{"timestamp":"2026-05-02T13:01:24.204Z","type":"event_msg","payload":{"type":'
         '"token_count","info":{"total_token_usage":{"total_tokens":583784}},"rate_limits":'
         '{"limit_id":"codex","limit_name":null,"primary":{"used_percent":12.0,'
@@ -108,6 +108,9 @@ PLUMBING: tuple[PlumbingRow, ...] = (
 )
 
 _LABELS = frozenset(r.label for r in PLUMBING)
+_HEADS = frozenset(r.label.partition(" (")[0] for r in PLUMBING if " (" in r.label)
+"""Rows whose label names what it is of in brackets (Codex's rate-limit window: ``rate
+limit used (5-hour window)``): any bracket of that head is the same plumbing."""
 _COUNTER_UNITS = frozenset({"tokens", "tool uses"})
 
 
@@ -115,4 +118,6 @@ def is_plumbing_reading(unit: str | None, label: str | None) -> bool:
     """Whether a reading ``(unit, label)`` is the agent's plumbing (a row of
     :data:`PLUMBING`), or any plain token count: a size of a model's context or reply, never
     a result of the work (a rate, ``tok/s``, is one)."""
-    return (label or "") in _LABELS or (unit or "") in _COUNTER_UNITS
+    lab = label or ""
+    return lab in _LABELS or (unit or "") in _COUNTER_UNITS or (
+        lab.endswith(")") and lab.partition(" (")[0] in _HEADS)

@@ -11,7 +11,9 @@ stored message a shifted one is (``kb.ingest``: it keeps the id first stored).
 A record's key is its own id where it has one: Claude Code's ``uuid``, a pi entry's
 ``id``, an Antigravity step's ``step_index`` (with its type and creation time); else
 (Codex records carry none) a digest of the record.  Keys are 64-bit integers, so an index of a long session's
-records stays small.
+records stays small.  A Codex record rewritten at its line (other content) has another
+key; :func:`codex_identity` (its time, type and ids) says it is the same record, as a
+``uuid`` does for Claude Code (``kb.ingest``: the stored message, changed).
 """
 
 from __future__ import annotations
@@ -47,6 +49,29 @@ def record_key(rec: Any) -> int:
             # changed); a step that ran on (its status, its output) keeps its time
             return _digest(f"s:{step}:{rec.get('type')}:{rec.get('created_at')}".encode())
     return _digest(b"d:" + orjson.dumps(rec))
+
+
+_IDENTITY = ("type", "role", "call_id", "id", "name")
+"""The payload fields that say which Codex record it is, whatever it says."""
+
+
+def codex_identity(rec: Any) -> int | None:
+    """Which Codex record ``rec`` is, whatever its content: its time, its type, its
+    payload's type, role, ids and name, and the ``ordinal`` Codex 0.17x numbers every line
+    with.  A record rewritten at its line (an older copy of the session, then a newer one)
+    keeps them, as a Claude Code record keeps its ``uuid``; its key
+    (:func:`record_key`, a digest of its content) does not.  ``None``: no enveloped record
+    with its time (a legacy bare item: only its content names it)."""
+    if not isinstance(rec, dict) or "uuid" in rec:
+        return None
+    ts, typ, p = rec.get("timestamp"), rec.get("type"), rec.get("payload")
+    if not (isinstance(ts, str) and ts and isinstance(typ, str) and isinstance(p, dict)):
+        return None
+    fields = [p.get(k) if isinstance(p.get(k), str) else None for k in _IDENTITY]
+    ordinal = rec.get("ordinal")
+    if not isinstance(ordinal, int) or isinstance(ordinal, bool):
+        ordinal = None
+    return _digest(b"c:" + orjson.dumps([ts, typ, ordinal, *fields]))
 
 
 def _records(raw: bytes | str) -> tuple[list[Any], list[Any]] | None:
@@ -104,3 +129,16 @@ def id_line(message_id: str) -> int | None:
     """The line a line-keyed message id names (:func:`logparse._agentlines.message_id`)."""
     head = message_id[:ID_DIGITS]
     return int(head) if len(head) == ID_DIGITS and head.isdigit() else None
+
+
+def own_identity(raw: bytes | str, line: int | None) -> int | None:
+    """The :func:`codex_identity` of a message's own record, the one read at ``line``
+    (``None``: not line-based, no record there, or not a Codex record with its time)."""
+    got = _records(raw)
+    if got is None or line is None:
+        return None
+    lines, recs = got
+    for n, rec in zip(lines, recs):
+        if n == line:
+            return codex_identity(rec)
+    return None

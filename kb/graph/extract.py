@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 53
+EXTRACTOR_VERSION = 57
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -242,7 +242,10 @@ came.
 shows; a key's epoch time is no reading (DERIVE_VERSION 35).
 53: 49's rule taken back (a report refutes the turn when any of its first 1,500
 characters names the work again): it removed one false positive in one tuning session
-and cost three true dead ends on the held-out labels."""
+and cost three true dead ends on the held-out labels.
+57 (codex11): a Codex code-mode ``wait`` on a cell that yielded is a poll of the cell's
+run, as ``write_stdin`` is of a process (the reader links it: ``input.polls``): what it
+read is the run's, no step, no question, no dead end of its own."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -307,8 +307,10 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    -- what an edit wrote and took away (the rework rule compares them)
                    CASE WHEN category = 'file-edit' AND status = 'completed'
                         THEN left(CAST(input AS VARCHAR), 40000) END,
-                   -- a Codex poll of a run another call started (the reader links them)
-                   tool = 'write_stdin' AND json_extract_string(input, '$.polls') IS NOT NULL,
+                   -- a Codex poll of a run another call started (the reader links them):
+                   -- write_stdin, or a code-mode wait on a cell that yielded
+                   tool IN ('write_stdin', 'wait')
+                       AND json_extract_string(input, '$.polls') IS NOT NULL,
                    -- a clean run that may have printed its usage (kb.graph.switched.USAGE)
                    CASE WHEN status = 'completed' AND coalesce(exit_code, 0) = 0
                              AND regexp_matches(left(output, 400), $${USAGE_HEAD}$$)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from logparse.codex import CodexReader, item_end, parse_output
@@ -20,6 +21,8 @@ CLASSIC = RECORDED / "classic.jsonl"
 CODEMODE = RECORDED / "codemode.jsonl"
 TUI = RECORDED / "tui.jsonl"
 MCP = RECORDED / "mcp.jsonl"
+YIELDED = RECORDED / "yielded.jsonl"
+YIELDED_ABORT = RECORDED / "yielded_abort.jsonl"
 MIDCALL = {"classic": 101, "codemode": 79}
 """The mid-call copies were the first N lines of each recording (see the README)."""
 
@@ -48,6 +51,10 @@ def _read(path: Path) -> dict[str, Any]:
             "calls": calls,
             "outputs": {(o, q): out for o, q, out in con.execute(
                 "SELECT ordinal, seq, output FROM calls").fetchall()},
+            "ran_ms": {(o, q): ms for o, q, ms in con.execute(
+                "SELECT ordinal, seq, time_end - time_start FROM calls").fetchall()},
+            "lines": {o: orjson.loads(raw)["lines"] for o, raw in con.execute(
+                "SELECT ordinal, raw FROM messages").fetchall()},
             "errors": dict(con.execute("SELECT ordinal, error FROM messages "
                                        "WHERE error IS NOT NULL").fetchall()),
             "prompts": con.execute("SELECT ordinal, source, left(text, 40) FROM prose "
@@ -64,7 +71,8 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
         whole.write_bytes(src.read_bytes())
         out[name] = _read(whole)
         out[f"{name}-midcall"] = _read(_prefix(tmp, src, MIDCALL[name]))
-    for name, src in (("tui", TUI), ("mcp", MCP)):
+    for name, src in (("tui", TUI), ("mcp", MCP), ("yielded", YIELDED),
+                      ("yielded_abort", YIELDED_ABORT)):
         (tmp / src.name).write_bytes(src.read_bytes())
         out[name] = _read(tmp / src.name)
     return out
@@ -75,8 +83,8 @@ def _one(kb: dict[str, Any], ordinal: int) -> Any:
     return row
 
 
-@pytest.mark.parametrize("path", [CLASSIC, CODEMODE, TUI, MCP],
-                         ids=["classic", "codemode", "tui", "mcp"])
+@pytest.mark.parametrize("path", [CLASSIC, CODEMODE, TUI, MCP, YIELDED, YIELDED_ABORT],
+                         ids=["classic", "codemode", "tui", "mcp", "yielded", "yielded_abort"])
 def test_every_record_is_understood(path: Path) -> None:
     reader = CodexReader()
     problems: list[Problem] = []
@@ -144,6 +152,11 @@ def test_classic_aborted_turn(kb: dict[str, dict[str, Any]]) -> None:
     assert run.output_tail == "bench start\n"
     assert (poll.tool, poll.status, poll.signals) == ("write_stdin", "aborted",
                                                       ("interrupted",))
+    # L106, after turn_aborted: the killed run's CommandExecution (exit -1, 7.97 s) is its
+    # end: it joins the run's message and says how long the run went (not the 1 s the
+    # call waited before it returned); -1 is Codex's kill, no exit of the command
+    assert 106 in c["lines"][37]
+    assert c["ran_ms"][(37, run.seq)] == 7965
     synthetic = [t for _, s, t in c["prompts"] if s == "synthetic"]
     assert any(t.startswith("<turn_aborted>") for t in synthetic)
     assert not any(t.startswith("<turn_aborted>") for _, s, t in c["prompts"] if s == "text")
@@ -180,9 +193,17 @@ def test_codemode_yielded_cell_and_aborted_wait(kb: dict[str, dict[str, Any]]) -
     m = kb["codemode"]
     running = _one(m, 24)
     assert running.command.startswith("echo bench start")
-    assert running.signals == ("still_running",)
+    # the cell yielded (``Script running with cell ID 1``); the wait on it was aborted by
+    # the user, and L84, after turn_aborted, is its command's CommandExecution
+    # (``exec-<uuid>``, exit -1): the command was stopped, not left running
+    assert (running.status, running.signals) == ("aborted", ("interrupted",))
+    assert running.exit_code is None and running.output_tail == "bench start\n"
+    assert 84 in m["lines"][24] and m["ran_ms"][(24, running.seq)] == 8176
     wait = _one(m, 27)
     assert (wait.tool, wait.status, wait.signals) == ("wait", "aborted", ("interrupted",))
+    # the wait polls the cell's run (as write_stdin polls a process): the user's stop is
+    # counted once, on the run
+    assert wait.poll and not running.poll
     assert m["errors"].get(27) == "MessageAbortedError"
 
 
@@ -266,3 +287,34 @@ def test_mcp_tools_called_from_cells(kb: dict[str, dict[str, Any]]) -> None:
         "mcp__guarded__lookup", "error", ("tool_error",))
     assert guarded.error == "MCP tool call requires approval, but approval policy is never"
     assert (after.command, after.exit_code) == ("echo after", 0)
+
+
+def test_yielded_cells_take_their_commands_ends(kb: dict[str, dict[str, Any]]) -> None:
+    # yielded.jsonl: each cell returns ``Script running with cell ID 1`` after 1 s; the
+    # command's CommandExecution (``exec-<uuid>``, L24 and L47) comes before the ``wait``
+    # that reads ``Script completed``: the command ended, with its exit code and output
+    y = kb["yielded"]
+    bench, check = _one(y, 5), _one(y, 13)
+    assert (bench.status, bench.exit_code, bench.signals) == ("completed", 0, ())
+    assert "bench done: 12.5 ops/s" in (bench.output_tail or "")
+    assert 24 in y["lines"][5] and y["ran_ms"][(5, bench.seq)] == 3936
+    assert (check.status, check.exit_code) == ("completed", 3)
+    assert set(check.signals) == {"exit_code"}
+    assert "check failed: 2 mismatches" in (check.output_tail or "")
+    assert 47 in y["lines"][13]
+    assert all(_one(y, o).tool == "wait" and _one(y, o).poll for o in (8, 16))
+
+
+def test_a_turn_aborted_under_two_cells(kb: dict[str, dict[str, Any]]) -> None:
+    # yielded_abort.jsonl: a cell yields (the server, ``sleep 60``), a second cell runs the
+    # load test, the user interrupts: the second cell is answered ``aborted by user after
+    # 3.6s``, then turn_aborted (L27) and each run's CommandExecution (L28, L29, exit -1)
+    a = kb["yielded_abort"]
+    server, load = _one(a, 5), _one(a, 8)
+    assert (server.status, server.exit_code, server.output_tail) == ("aborted", None,
+                                                                     "server up\n")
+    assert 28 in a["lines"][5] and a["ran_ms"][(5, server.seq)] == 4563
+    assert (load.status, load.exit_code, load.output_tail) == ("aborted", None,
+                                                               "load start\n")
+    assert load.error == "aborted by user after 3.6s"
+    assert 29 in a["lines"][8] and 29 not in a["lines"][5]

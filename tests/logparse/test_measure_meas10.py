@@ -137,7 +137,7 @@ def test_codex_rate_limit_is_plumbing_read_once_a_turn(tmp_path: Path) -> None:
     got = _codex_stats(tmp_path, [meta, user, _tc(100, 11.0), _tc(200, 12.0),
                                   _tc(300, 0.0, "codex_bengalfox"), done])
     # the account's window at the turn's end; a model's own limit is not the account's
-    assert (12.0, "%", "rate limit used") in got
+    assert (12.0, "%", "rate limit used (7-day window)") in got
     assert not any(u == "%" and v in (11.0, 0.0) for v, u, _ in got)
     assert all(is_plumbing_reading(u, lab) for _, u, lab in got)  # never shown as work
 

@@ -54,3 +54,31 @@ def test_the_subagent_run_time_is_no_plumbing() -> None:
 ])
 def test_results_are_no_plumbing(unit: str, label: str) -> None:
     assert not is_plumbing_reading(unit, label)
+
+
+# pool/privacy-x402__codex-session.jsonl:10 (a token_count, credits trimmed): a paid plan's
+# 5-hour primary window beside its weekly secondary; the primary's used_percent was 0.0
+# there (not reported), raised to 4.0 here so that both windows are read
+_TWO_WINDOWS = {"limit_id": "codex", "limit_name": None,
+                "primary": {"used_percent": 4.0, "window_minutes": 300,
+                            "resets_at": 1771074728},
+                "secondary": {"used_percent": 32.0, "window_minutes": 10080,
+                              "resets_at": 1771442189}, "plan_type": None}
+
+
+def test_rate_limit_windows_are_told_apart() -> None:
+    got = rate_limit_used(_TWO_WINDOWS)
+    assert got == [[4.0, "rate limit used (5-hour window)"],
+                   [32.0, "rate limit used (7-day window)"]]
+    assert all(is_plumbing_reading("%", lab) for _, lab in got)
+    # pool/scout__codex-session.jsonl:61: a free plan's one 30-day window
+    scout = {"primary": {"used_percent": 32.0, "window_minutes": 43200}, "secondary": None}
+    assert rate_limit_used(scout) == [[32.0, "rate limit used (30-day window)"]]
+    # no window length written: the slots tell them apart
+    bare = {"primary": {"used_percent": 1.0}, "secondary": {"used_percent": 2.0}}
+    assert [lab for _, lab in rate_limit_used(bare)] == [
+        "rate limit used (primary window)", "rate limit used (secondary window)"]
+    same = {"primary": {"used_percent": 1.0, "window_minutes": 300},
+            "secondary": {"used_percent": 2.0, "window_minutes": 300}}
+    assert len({lab for _, lab in rate_limit_used(same)}) == 2
+    assert not is_plumbing_reading("%", "coverage (lines)")
