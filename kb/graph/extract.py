@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 53
+EXTRACTOR_VERSION = 55
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -242,7 +242,9 @@ came.
 shows; a key's epoch time is no reading (DERIVE_VERSION 35).
 53: 49's rule taken back (a report refutes the turn when any of its first 1,500
 characters names the work again): it removed one false positive in one tuning session
-and cost three true dead ends on the held-out labels."""
+and cost three true dead ends on the held-out labels.
+55 (cause11): a root the agent stated over an error (a failed run's, or one the user
+pasted) is a stated cause, named by the agent's words, not by the error."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1758,6 +1760,11 @@ class Extractor:
         if f.stated and found.kind in ("stated", "error"):
             # a root the agent found later names the cause; the node stays the symptom's
             a.cause = Cause(key=found.key, label=short(f.stated, 200), kind=found.kind)
+            root = cause_of(f.stated)
+            if found.kind == "error" and root.kind == "stated":
+                # the agent's words are the cause, not the error it read them from: the
+                # cause is a stated one, named by those words (the error stays evidence)
+                a.cause = Cause(key=root.key, label=short(f.stated, 200), kind="stated")
         a.cause_text = f.why or said
         a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
         a.status = "blocked" if found.kind == "missing" else "dead_end"

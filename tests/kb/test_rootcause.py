@@ -266,3 +266,25 @@ def test_an_episode_cause_from_a_reply_loses_its_markdown_and_its_interjection()
               cause_text=sig, signature=sig, evidence=[(1, "tested", sig)])
     a = Extractor("s")._from_episode(f)
     assert a.cause is not None and a.cause.label == sig
+
+
+def test_a_root_stated_over_an_error_is_a_stated_cause() -> None:
+    from kb.graph.episodes import Found
+    from kb.graph.extract import Extractor
+
+    # k1 (opencode, shared): the user pastes the page's fatal error, the agent states its
+    # root; the cause is the agent's words and named by them, not by the pasted error
+    sig = ("PHP Fatal error: Uncaught TypeError: k1lib\\html\\tag::append_child(): Argument "
+           "#1 ($child_object) must be of type k1lib\\html\\tag, string given")
+    root = ("The problem is that `$this->message` is a string, and `append_child()` expects "
+            "a tag object.")
+    f = Found(session_id="s", name="change to callout.php", first=1, ended=3, how="refuted",
+              cause_text=sig, signature=sig, why=f"Callout PREVIEW {sig}", stated=root,
+              evidence=[(1, "tested", "changed callout.php"), (3, "ended", sig)])
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.kind == "stated", a.cause
+    assert a.cause.label == root and a.cause.key.startswith("stated:")
+    # without a stated root the error names the cause
+    f.stated = None
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.kind == "error" and a.cause.key.startswith("error:")
