@@ -2117,7 +2117,11 @@ def _cause(text: str, signature: str | None) -> Cause:
         return found
     if signature and len(text) > len(signature) and short(signature, 60)[:-1] in text:
         # the episode says what explains the error it quotes ("the sandbox has no
-        # network access (TypeError: fetch failed)"): that is the cause, not the error
+        # network access (TypeError: fetch failed)"): that is the cause, not the error,
+        # and a stated one, named by those words
+        own = cause_of(text)
+        if own.kind == "stated":
+            return Cause(key=own.key, label=text, kind="stated")
         return Cause(key=found.key, label=text, kind=found.kind)
     label = text if signature is None else \
         "Timed out: the command ran into its timeout" if signature == "Timed out" else \

@@ -66,9 +66,13 @@ def test_an_episode_that_explains_its_error_labels_the_cause_with_it() -> None:
     sig = ("Error: failed to get info about account CQW3TnN4X6iG2potguVv2hCKfk4f9tf8PMG7dTV6e24y: "
            "TypeError: fetch failed")
     text = f"the sandbox has no network access ({sig})"
-    assert _cause(text, sig).label == text
+    said = _cause(text, sig)
+    assert said.label == text
+    # the words that explain the error are a stated cause, named by them
+    assert said.kind == "stated" and said.key.startswith("stated:") and "sandbox" in said.key
     # a cause text that is the error itself stays the error
-    assert _cause(sig, sig).label == sig
+    err = _cause(sig, sig)
+    assert err.label == sig and err.kind == "error"
 
 
 @pytest.mark.parametrize("row", NARRATION, ids=lambda r: r.name)
