@@ -276,10 +276,10 @@ def test_a_root_stated_over_an_error_is_a_stated_cause() -> None:
     from kb.graph.episodes import Found
     from kb.graph.extract import Extractor
 
-    # k1 (opencode, shared): the user pastes the page's fatal error, the agent states its
-    # root; the cause is the agent's words and named by them, not by the pasted error
-    sig = ("PHP Fatal error: Uncaught TypeError: k1lib\\html\\tag::append_child(): Argument "
-           "#1 ($child_object) must be of type k1lib\\html\\tag, string given")
+    # k1 (opencode, shared) #196: the user pastes the page's fatal error, the agent states
+    # its root (#198); the cause is the agent's words and named by them, not by the error
+    sig = ("Fatal error: Uncaught TypeError: k1lib\\html\\tag::append_child(): Argument #1 "
+           "($child_object) must be of type k1lib\\html\\tag, string given")
     root = ("The problem is that `$this->message` is a string, and `append_child()` expects "
             "a tag object.")
     f = Found(session_id="s", name="change to callout.php", first=1, ended=3, how="refuted",
