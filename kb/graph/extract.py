@@ -244,7 +244,8 @@ shows; a key's epoch time is no reading (DERIVE_VERSION 35).
 characters names the work again): it removed one false positive in one tuning session
 and cost three true dead ends on the held-out labels.
 55 (cause11): a root the agent stated over an error (a failed run's, or one the user
-pasted) is a stated cause, named by the agent's words, not by the error."""
+pasted), and an episode's words that explain the error they quote, are a stated cause,
+named by those words, not by the error."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
