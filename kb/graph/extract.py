@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 57
+EXTRACTOR_VERSION = 60
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -243,9 +243,13 @@ shows; a key's epoch time is no reading (DERIVE_VERSION 35).
 53: 49's rule taken back (a report refutes the turn when any of its first 1,500
 characters names the work again): it removed one false positive in one tuning session
 and cost three true dead ends on the held-out labels.
+55 (cause11): a root the agent stated over an error (a failed run's, or one the user
+pasted), and an episode's words that explain the error they quote, are a stated cause,
+named by those words, not by the error.
 57 (codex11): a Codex code-mode ``wait`` on a cell that yielded is a poll of the cell's
 run, as ``write_stdin`` is of a process (the reader links it: ``input.polls``): what it
-read is the run's, no step, no question, no dead end of its own."""
+read is the run's, no step, no question, no dead end of its own.
+60: 55 and 57 together (both branches' changes, merged)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1761,6 +1765,11 @@ class Extractor:
         if f.stated and found.kind in ("stated", "error"):
             # a root the agent found later names the cause; the node stays the symptom's
             a.cause = Cause(key=found.key, label=short(f.stated, 200), kind=found.kind)
+            root = cause_of(f.stated)
+            if found.kind == "error" and root.kind == "stated":
+                # the agent's words are the cause, not the error it read them from: the
+                # cause is a stated one, named by those words (the error stays evidence)
+                a.cause = Cause(key=root.key, label=short(f.stated, 200), kind="stated")
         a.cause_text = f.why or said
         a.end_text = " · ".join(t for t in dict.fromkeys([f.cause_text, f.why or ""]) if t)
         a.status = "blocked" if found.kind == "missing" else "dead_end"
@@ -2113,7 +2122,11 @@ def _cause(text: str, signature: str | None) -> Cause:
         return found
     if signature and len(text) > len(signature) and short(signature, 60)[:-1] in text:
         # the episode says what explains the error it quotes ("the sandbox has no
-        # network access (TypeError: fetch failed)"): that is the cause, not the error
+        # network access (TypeError: fetch failed)"): that is the cause, not the error,
+        # and a stated one, named by those words
+        own = cause_of(text)
+        if own.kind == "stated":
+            return Cause(key=own.key, label=text, kind="stated")
         return Cause(key=found.key, label=text, kind=found.kind)
     label = text if signature is None else \
         "Timed out: the command ran into its timeout" if signature == "Timed out" else \

@@ -66,9 +66,13 @@ def test_an_episode_that_explains_its_error_labels_the_cause_with_it() -> None:
     sig = ("Error: failed to get info about account CQW3TnN4X6iG2potguVv2hCKfk4f9tf8PMG7dTV6e24y: "
            "TypeError: fetch failed")
     text = f"the sandbox has no network access ({sig})"
-    assert _cause(text, sig).label == text
+    said = _cause(text, sig)
+    assert said.label == text
+    # the words that explain the error are a stated cause, named by them
+    assert said.kind == "stated" and said.key.startswith("stated:") and "sandbox" in said.key
     # a cause text that is the error itself stays the error
-    assert _cause(sig, sig).label == sig
+    err = _cause(sig, sig)
+    assert err.label == sig and err.kind == "error"
 
 
 @pytest.mark.parametrize("row", NARRATION, ids=lambda r: r.name)
@@ -266,3 +270,25 @@ def test_an_episode_cause_from_a_reply_loses_its_markdown_and_its_interjection()
               cause_text=sig, signature=sig, evidence=[(1, "tested", sig)])
     a = Extractor("s")._from_episode(f)
     assert a.cause is not None and a.cause.label == sig
+
+
+def test_a_root_stated_over_an_error_is_a_stated_cause() -> None:
+    from kb.graph.episodes import Found
+    from kb.graph.extract import Extractor
+
+    # k1 (opencode, shared) #196: the user pastes the page's fatal error, the agent states
+    # its root (#198); the cause is the agent's words and named by them, not by the error
+    sig = ("Fatal error: Uncaught TypeError: k1lib\\html\\tag::append_child(): Argument #1 "
+           "($child_object) must be of type k1lib\\html\\tag, string given")
+    root = ("The problem is that `$this->message` is a string, and `append_child()` expects "
+            "a tag object.")
+    f = Found(session_id="s", name="change to callout.php", first=1, ended=3, how="refuted",
+              cause_text=sig, signature=sig, why=f"Callout PREVIEW {sig}", stated=root,
+              evidence=[(1, "tested", "changed callout.php"), (3, "ended", sig)])
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.kind == "stated", a.cause
+    assert a.cause.label == root and a.cause.key.startswith("stated:")
+    # without a stated root the error names the cause
+    f.stated = None
+    a = Extractor("s")._from_episode(f)
+    assert a.cause is not None and a.cause.kind == "error" and a.cause.key.startswith("error:")
