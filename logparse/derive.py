@@ -385,9 +385,6 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         elif output:  # a directory's footer, a one-line note (too large, a PDF's size)
             meas += [{"value": v, "unit": u, "label": lab} for v, u, lab in
                      read_note_measurements(output, _basename(inp.get("filePath")))]
-            j = output.rfind("\n[", max(0, len(output) - 160))
-            if j != -1 and not meas:  # pi's note on a part read ("[61 more lines in file")
-                meas += _measure(output[j + 1:]) or []
         return meas or None
     if tool == "write":
         content = inp.get("content")
@@ -471,26 +468,6 @@ def tool_status(state: dict[str, Any]) -> str:
             return Status.ABORTED
         return Status.ERROR
     return Status.INTERRUPTED  # pending / running: the session ended mid-call
-
-
-_SILENT_OUTPUTS = frozenset({"", "(no output)", "(Bash completed with no output)"})
-"""What the agents' shells answer for a command that printed nothing: an empty output
-(Codex, pi), opencode's ``(no output)``, Claude Code's ``(Bash completed with no
-output)``."""
-
-
-def exit_measurement(tool: str, exit_code: float | None,
-                     output: str | None) -> dict[str, Any] | None:
-    """A shell command's exit status where it is the observation: a failing command's
-    (127: not there, 101: a Rust test failed, 128: git refused), or the 0 of a command
-    that printed nothing (``mkdir -p … && cp -a …``: its status is all the run says).
-    The 0 of a command that printed something is every other run, no reading (rows:
-    :data:`logparse.measure_kinds.CALLS` with an ``exit``)."""
-    if tool != "bash" or exit_code is None:
-        return None
-    if exit_code == 0 and (output or "").strip() not in _SILENT_OUTPUTS:
-        return None
-    return {"value": float(exit_code), "unit": "exit code", "label": "exit"}
 
 
 def command_text(tool: str, inp: dict[str, Any], title: str | None) -> str | None:
@@ -1016,9 +993,11 @@ class Deriver:
             meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
                                    and (m.get("value"), m.get("unit")) not in seen
                                    and (m.get("label"), m.get("unit")) not in named]
-        status_read = exit_measurement(tool, exit_code, output)
-        if status_read is not None:
-            meas = (meas or []) + [status_read]
+        if tool == "bash" and exit_code not in (None, 0):
+            # a failing command's exit status is what it measured of itself (127: not
+            # there, 101: a Rust test failed, 128: git refused); 0 is every other run
+            meas = (meas or []) + [{"value": float(exit_code), "unit": "exit code",
+                                    "label": "exit"}]
         workdir = _text(inp.get("workdir"))
         if workdir is None and isinstance(msg.info.get("path"), dict):
             workdir = _text(msg.info["path"].get("cwd"))

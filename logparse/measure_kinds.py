@@ -11,9 +11,7 @@ ports, grep hit counts, token counters, CSS and animation values, ``ls`` entry c
 * :data:`KINDS`: a text (a tool's output, or prose), the ``(value, unit)`` pairs it must
   give and the values it must not;
 * :data:`CALLS`: the same for a whole tool call (:func:`logparse.derive.call_measurements`:
-  a ``wc``, a grep, an ``ls``), where the command decides what the output's numbers are,
-  and its exit status (:func:`logparse.derive.exit_measurement`: a failing command's, or
-  the 0 of one that printed nothing; the 0 of one that printed something is no reading).
+  a ``wc``, a grep, an ``ls``), where the command decides what the output's numbers are.
 
 ``tests/logparse/test_measure_kinds.py`` walks both.  A positive row is added only for a
 kind seen in two sessions or more (ours, or public logs); every example is a real line,
@@ -32,8 +30,7 @@ class Kind:
     name: str
     kind: str
     """The structure: ``test-runner``, ``build-timing``, ``package-manager``, ``http``,
-    ``size``, ``time``, ``count`` (a result's row count), ``price`` (an amount of money),
-    ``status`` (an exit status that is the observation), or
+    ``size``, ``time``, ``count`` (a result's row count), ``price`` (an amount of money), or
     ``noise`` for a row that must give nothing."""
     text: str
     prose: bool
@@ -53,9 +50,6 @@ class CallKind:
     expect: tuple[tuple[float, str], ...]
     absent: tuple[float, ...]
     source: str
-    exit: int | None = None
-    """The call's exit status, where the row is about it
-    (:func:`logparse.derive.exit_measurement`)."""
 
 
 KINDS: tuple[Kind, ...] = (
@@ -297,28 +291,6 @@ CALLS: tuple[CallKind, ...] = (
              "pool/privacy-x402__codex-session.jsonl:21"),
     CallKind("ls-counted", "noise", "bash", "search", "ls src/components | wc -l", "14\n",
              (), (14.0,), "an ls entry count through wc (labelled/uicomponents shape)"),
-    CallKind("silent-success-exit", "status", "bash", "file",
-             'mkdir -p "/home/hjk/Projects/matugen-theme-sync/docs" && cp -a '
-             '"/home/hjk/.local/bin/matugen-apply" "/home/hjk/Projects/matugen-theme-sync/home/'
-             '.local/bin/"', "(no output)", ((0.0, "exit code"),), (),
-             "pool/matugen-theme-sync__opencode-session.json, message 19 (opencode bash, "
-             "trimmed; Claude Code's '(Bash completed with no output)': labelled/"
-             "speakfree__session.jsonl, pool/blockchain-dex-events__claude-session.jsonl)",
-             exit=0),
-    CallKind("claude-silent-exit", "status", "bash", "other",
-             "# Refresh Finder so it picks up the new icon\nkillall Finder",
-             "(Bash completed with no output)", ((0.0, "exit code"),), (),
-             "labelled/speakfree__session.jsonl (Claude Code Bash, message 39)", exit=0),
-    CallKind("failing-exit", "status", "bash", "test",
-             "cargo test -p cfo_oracle",
-             "error: package ID specification `cfo_oracle` did not match any packages",
-             ((101.0, "exit code"),), (),
-             "labelled/Trezo-Ai__codex-session.jsonl (cargo test at the workspace root, "
-             "trimmed)", exit=101),
-    CallKind("printed-success-no-exit", "noise", "bash", "git", "git remote -v",
-             "origin\thttps://github.com/anmolbhardwaj/rivo.git (fetch)\n", (), (0.0,),
-             "pool/Rivo__codex-session.jsonl (exit 0 with an output: every other run)",
-             exit=0),
     CallKind("directory-read", "noise", "read", "search", "/home/hjk/Projects",
              "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", (), (21.0,),
              "pool/matugen-theme-sync__opencode-session.json, message 10"),

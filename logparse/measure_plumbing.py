@@ -2,8 +2,8 @@
 as a measurement of the work (issue 22 item 5: "never ... token counters").
 
 The readers keep what an agent's harness counts of itself on the event that counted it
-(Codex's running ``total_tokens``, the context an opencode compaction summarised, what an
-opencode session spent in all, the tokens and tool calls a Claude Code sub-agent spent): true, and asked for by ``events
+(Codex's running ``total_tokens``, the context an opencode compaction summarised, the
+tokens and tool calls a Claude Code sub-agent spent): true, and asked for by ``events
 --json``, but a token counter is not a result of the work, and a series of them is not
 progress.  The rooms that present measurements to a user (the handoff's series and its
 "best", the timeline's throughput chart, the MCP answers) leave out every reading
@@ -93,18 +93,6 @@ PLUMBING: tuple[PlumbingRow, ...] = (
         '"plan_type":"free","rate_limit_reached_type":null}}}',
         12.0, "pool/Rivo__codex-session.jsonl:169 (token_count, usage trimmed; also "
               "pool/scout__codex-session.jsonl:61, a 43200-min window at 32.0)"),
-    PlumbingRow(
-        "cost (session)", "USD", "opencode",
-        '{"id":"ses_01fef0af4ffeU094uhehXXAP63","slug":"jolly-forest","version":"1.18.13",'
-        '"cost":0.81455,"tokens":{"input":79828,"output":4088,"reasoning":3999,"cache":'
-        '{"read":345600,"write":0}}}',
-        0.81455, "pool/matugen-theme-sync__opencode-session.json (the export's session info, trimmed)"),
-    PlumbingRow(
-        "input tokens (session)", "tokens", "opencode",
-        '{"id":"ses_01fef0af4ffeU094uhehXXAP63","slug":"jolly-forest","version":"1.18.13",'
-        '"cost":0.81455,"tokens":{"input":79828,"output":4088,"reasoning":3999,"cache":'
-        '{"read":345600,"write":0}}}',
-        79828.0, "pool/matugen-theme-sync__opencode-session.json (the export's session info, trimmed)"),
     PlumbingRow(
         "subagent tokens", "tokens", "claude-code",
         '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '

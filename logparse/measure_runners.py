@@ -13,8 +13,7 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
-* pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines; its read
-  note ``[N more lines in file. Use offset=K to continue.]``: the lines a read left unshown;
+* pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines;
 * an agent's own before/after of a count (``from 1,486 down to 494 remaining errors``,
   ``141 → 55``, ``~150 errors remaining (down from ~200)``), of a named percentage
   (``coverage improved from 51.0% to 77.7%``) and of a reading (``7.56s → 6.55s``,
@@ -163,17 +162,6 @@ def _pi_showing(m: re.Match[str], text: str) -> list[Hit]:
     """pi's cut bash output ``[Showing lines 12794-13366 of 13366 (50.0KB limit). Full
     output: …]``: the command printed N lines."""
     return [(m.start("n"), float(m.group("n")), "lines", "output length")]
-
-
-_PI_MORE_RE = re.compile(r"^\[(?P<n>\d+) more lines in file\. Use offset=\d+ to continue\.\]",
-                         re.M)
-
-
-def _pi_more(m: re.Match[str], text: str) -> list[Hit]:
-    """pi's read of a part of a file ``[61 more lines in file. Use offset=11 to continue.]``:
-    the file goes on for N lines the read did not show (the tool's own count, not a line
-    number: the offset beside it is one, and is not read)."""
-    return [(m.start("n"), float(m.group("n")), "lines", "lines not shown")]
 
 
 # ------------------------------------------------------------------ stated before/after
@@ -380,11 +368,6 @@ RULES: tuple[StatedRule, ...] = (
                "civ6.ch/cmd/tmptourism/main.go\n\n\n[Showing lines 12794-13366 of 13366 "
                "(50.0KB limit). Full output: /tmp/pi-bash-21c61eba751853bb.log]",
                (13366.0, "lines"), "pool/civ6.ch__session.jsonl:8 (pi bash, find | sort)"),
-    StatedRule("pi-read-more-lines", "output", (" more lines in file.",), _PI_MORE_RE,
-               _pi_more,
-               "import { verify, hash } from '@node-rs/argon2';\n\n\n[61 more lines in file. "
-               "Use offset=11 to continue.]", (61.0, "lines"),
-               "pool/civ6.ch__session.jsonl:21 (pi read with limit 10; also :22, 36 more)"),
     StatedRule("count-from-to", "prose", ("→", "->", " to "), _COUNT_FROM_TO_RE,
                _count_from_to,
                "Achieved **67% reduction** in TypeScript errors, bringing the count from "

@@ -154,23 +154,6 @@ class ExportReader(TranscriptReader):
     def _messages(self, first: Event | None, events: Iterator[Event], src: SourceSession,
                   path: Path, problems: list[Problem], note: str, lines: _LineOf
                   ) -> Iterator[RawMessage]:
-        """The messages, the last one held back until the end: it carries what the
-        session's ``info`` says it spent in all (:func:`session_usage_part`)."""
-        last: RawMessage | None = None
-        for msg in self._each_message(first, events, src, path, problems, note, lines):
-            if last is not None:
-                yield last
-            last = msg
-        if last is not None:
-            part = session_usage_part(src.info or {})
-            if part is not None:  # the worker would parse the bytes again: not verbatim
-                last = RawMessage(info=last.info, parts=[*last.parts, part], raw=last.raw,
-                                  record=last.record, verbatim=False)
-            yield last
-
-    def _each_message(self, first: Event | None, events: Iterator[Event],
-                      src: SourceSession, path: Path, problems: list[Problem], note: str,
-                      lines: _LineOf) -> Iterator[RawMessage]:
         spath = str(path)
         pending = [first] if first is not None else []
         n = 0
@@ -204,26 +187,6 @@ class ExportReader(TranscriptReader):
                 raw, verbatim = ev.raw, False  # it reads 1024): the bytes as they were read
             yield RawMessage(info=minfo, parts=parts, raw=raw, record=minfo["id"],
                              verbatim=verbatim)
-
-
-def session_usage_part(info: dict[str, Any]) -> dict[str, Any] | None:
-    """A ``stat`` part of what a session spent in all, from the totals newer opencode
-    builds keep in the export's session ``info`` (``"cost": 0.81455, "tokens": {"input":
-    79828, …}``): the agent's own usage, plumbing (:data:`logparse.measure_plumbing.
-    PLUMBING`), one reading of each a session, never one a model call (each message's
-    usage is a column of ``messages``)."""
-    meas: list[dict[str, Any]] = []
-    cost = info.get("cost")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost > 0:
-        meas.append({"value": float(cost), "unit": "USD", "label": "cost (session)"})
-    tokens = info.get("tokens")
-    n = tokens.get("input") if isinstance(tokens, dict) else None
-    if isinstance(n, int) and not isinstance(n, bool) and n > 0:
-        meas.append({"value": float(n), "unit": "tokens", "label": "input tokens (session)"})
-    if not meas:
-        return None
-    return {"type": "stat", "id": "session-usage", "text": "session usage",
-            "measurements": meas}
 
 
 def _chain(first: list[Event], rest: Iterator[Event]) -> Iterator[Event]:

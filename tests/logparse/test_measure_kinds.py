@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from logparse.derive import call_measurements, exit_measurement
+from logparse.derive import call_measurements
 from logparse.measure import measurement_tuples
 from logparse.measure_kinds import CALLS, KINDS, CallKind, Kind
 from tests.timing import best_cpu
@@ -36,9 +36,6 @@ def test_every_call_row(row: CallKind) -> None:
                                                                  "pattern": row.command}
     got = {(m["value"], m["unit"]) for m in
            call_measurements(row.tool, row.category, inp, row.output, {}) or []}
-    status = exit_measurement(row.tool, row.exit, row.output)
-    if status is not None:
-        got.add((status["value"], status["unit"]))
     _check(row.name, got, row.expect, row.absent)
 
 

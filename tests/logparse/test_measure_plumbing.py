@@ -10,7 +10,6 @@ from logparse.claude_code import reported, retry_readings
 from logparse.codex import rate_limit_used
 from logparse.derive import _context_size
 from logparse.measure_plumbing import PLUMBING, PlumbingRow, is_plumbing_reading
-from logparse.opencode.export import session_usage_part
 
 
 def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
@@ -20,9 +19,6 @@ def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
         return [(m["value"], m["unit"], m["label"]) for m in retry_readings(rec)]
     if row.agent == "claude-code":  # a Task's toolUseResult
         return [(m["value"], m["unit"], m["label"]) for m in reported("task", rec)]
-    if row.agent == "opencode" and str(rec.get("id", "")).startswith("ses_"):  # a session
-        part = session_usage_part(rec) or {}
-        return [(m["value"], m["unit"], m["label"]) for m in part.get("measurements", [])]
     if row.agent == "opencode" and rec.get("summary"):  # a compaction's summary message
         return [(m["value"], m["unit"], m["label"])
                 for m in _context_size(rec).get("measurements", [])]
