@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 36
+DERIVE_VERSION = 37
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -136,4 +136,7 @@ amount of money.
 36 (review10b): a Codex item written twice in a row is read once (keys10) only when it
 carries its time: a legacy rollout's bare items have none, and a prompt typed again there
 is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
-``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``."""
+``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``.
+37 (meas11): a Codex call output's ``Original token count: N`` is read as the output's
+size in tokens, a plumbing reading (:mod:`logparse.measure_plumbing`; version 8 left it out):
+labellers who never saw logkb name it in three Codex sessions of both halves."""
