@@ -387,23 +387,6 @@ _DONE_COUNT_RE = re.compile(
     r"(?P<noun>[a-z][a-z-]{1,20}s)\b", re.M)
 
 
-# ------------------------------------------------------------------ a count set in bold
-
-_BOLD_COUNT_RE = re.compile(
-    r"(?<![*\w])\*\*(?P<n>" + _N + r")[ \t]+(?P<noun>[^\W\d_]{3,24})"
-    r"(?:[ \t][^*\n]{0,30})?\*\*(?!\*)")
-
-
-def _bold_count(m: re.Match[str], text: str) -> list[Hit]:
-    """A count the writer set in bold with what it counts, in any language (``Se crearon
-    **6 memorias persistentes**``, ``**3 projetos C#**``): the noun is the unit.  A noun
-    that is a unit the line rules read (``**30 seconds**``) is theirs."""
-    noun = m.group("noun").lower()
-    if noun in _m._UNIT_INFO or noun.rstrip("s") in _m._UNIT_INFO:
-        return []
-    return [(m.start("n"), _f(m.group("n")), noun, noun)]
-
-
 # ------------------------------------------------------------------ prices
 
 _FIAT = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|INR|BRL|SGD|HKD|KRW|MXN"
@@ -569,12 +552,6 @@ RULES: tuple[StatedRule, ...] = (
                "global, roughly 1 week response time", (200.0, "USDG"),
                "pool/Rivo__codex-session.jsonl:162 (also '10,000 USDG prize pool', "
                "pool/FundWise__claude-session.jsonl:18)"),
-    StatedRule("bold-count", "prose", ("**",), _BOLD_COUNT_RE, _bold_count,
-               "Proyecto Serena inicializado y onboarding completado. Se crearon **6 memorias "
-               "persistentes**:", (6.0, "memorias"),
-               "pool/conversacion-act1-pln__session.jsonl:87 (also :256 'Ese comentario tiene "
-               "**6 oraciones**', labelled/pfm-categorization__opencode-session.json '**3 "
-               "projetos C#**')"),
     StatedRule("done-verb-count", "output", ("ed ",), _DONE_COUNT_RE, _done_count,
                "  ✓ Installed 31 skills to ~/.claude/skills/", (31.0, "skills"),
                "labelled/Valdyum-Labs__codex-session.jsonl:95"),
