@@ -151,6 +151,7 @@ _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
 _BODY = re.compile(r"(?:^|\n)Output:\n")
 _CUT = re.compile(r"(?:^|\n)Total output lines: (\d+)")
+_ORIGINAL = re.compile(r"(?:^|\n)Original token count: (\d+)")
 _CELL_HEAD = re.compile(r"^Script (completed|failed|running with cell ID (\S+))\n"
                         r"Wall time:? ([\d.]+) seconds\n")
 """How a code-mode ``exec`` cell's output opens (Codex 0.17x): whether the script
@@ -458,8 +459,13 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             duration = float(w.group(1))
             meta["reported"] = ([{"value": _wall(duration), "unit": "s", "label": "wall time"}]
                                 if duration > 0 else [])  # "0.0000 seconds": no reading
-        # "Original token count: N" is the size of the output before Codex cut it: a
-        # counter of the tool's own plumbing, not a result of the command (issue 22)
+        # "Original token count: N": the size of the whole output as Codex counted it
+        # (before any cut), in the unit the transcript gives; a size the harness read, so
+        # plumbing (logparse.measure_plumbing), never a result shown as the work's
+        o = _ORIGINAL.search(head, 0, body.start() + 1)
+        if o and int(o.group(1)) > 0:
+            meta["reported"] = [*meta.get("reported", []), {
+                "value": float(o.group(1)), "unit": "tokens", "label": "output size"}]
         r = _RUNNING.search(head, 0, body.start() + 1)
         if r:
             meta["process"] = int(r.group(1))

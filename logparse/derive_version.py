@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 38
+DERIVE_VERSION = 42
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -137,6 +137,9 @@ amount of money.
 carries its time: a legacy rollout's bare items have none, and a prompt typed again there
 is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
 ``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``.
+37 (meas11): a Codex call output's ``Original token count: N`` is read as the output's
+size in tokens, a plumbing reading (:mod:`logparse.measure_plumbing`; version 8 left it out):
+labellers who never saw logkb name it in three Codex sessions of both halves.
 38 (codex11): a Codex rate-limit reading names its window (``rate limit used (5-hour
 window)``, ``(7-day window)``), so two windows never share a label; a run the aborted turn
 terminated takes the ``CommandExecution`` Codex 0.17x writes after ``turn_aborted`` (its
@@ -144,4 +147,5 @@ output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell
 (``Script running with cell ID N``) waits for its end (its ``CommandExecution``, or the
 ``wait`` that reads the cell's end, or the turn's abort) instead of staying
 ``still_running``, and a cell the user stopped (``aborted by user``) for its commands'
-``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``)."""
+``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``).
+42: 37 and 38 together (both branches' changes, merged)."""

@@ -94,6 +94,14 @@ PLUMBING: tuple[PlumbingRow, ...] = (
         12.0, "pool/Rivo__codex-session.jsonl:169 (token_count, usage trimmed; also "
               "pool/scout__codex-session.jsonl:61, a 43200-min window at 32.0)"),
     PlumbingRow(
+        "output size", "tokens", "codex",
+        '{"type":"function_call_output","call_id":"call_k4eXXIm5P78sas9cOFRLiibb","output":'
+        '"Chunk ID: fd9964\\nWall time: 0.0509 seconds\\nProcess exited with code 0\\n'
+        'Original token count: 43\\nOutput:\\ntotal 0\\ndrwxr-xr-x   3 yukikimura  staff   '
+        '96 Feb 14 17:11 .\\n"}',
+        43.0, "pool/privacy-x402__codex-session.jsonl:21 (an exec_command's output, trimmed; "
+              "also labelled/soulpass__codex-session.jsonl:613, 820513 before a cut)"),
+    PlumbingRow(
         "subagent tokens", "tokens", "claude-code",
         '{"status":"completed","prompt":"Research Visa-related crypto card / crypto '
         'payment partnerships","totalDurationMs":134003,"totalTokens":35378,'

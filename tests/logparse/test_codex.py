@@ -215,8 +215,10 @@ def test_output_headers_of_every_version() -> None:
                                "code 0\nOriginal token count: 3\nOutput:\nhi\n")
     assert new["metadata"]["exit"] == 0 and new["output"] == "hi\n"
     # what the tool reports of its own run is a measurement of the call; the size of the
-    # output before Codex cut it ("Original token count") is plumbing, not a result
-    assert new["metadata"]["reported"] == [{"value": 1.0, "unit": "s", "label": "wall time"}]
+    # whole output ("Original token count") is read too, a plumbing reading (tokens)
+    assert new["metadata"]["reported"] == [{"value": 1.0, "unit": "s", "label": "wall time"},
+                                           {"value": 3.0, "unit": "tokens",
+                                            "label": "output size"}]
     running = parse_output("bash", "Chunk ID: ab\nWall time: 1.0 seconds\nProcess running "
                                    "with session ID 42\nOriginal token count: 0\nOutput:\n")
     assert running["metadata"]["process"] == 42

@@ -100,7 +100,7 @@ def test_codex_wall_time_to_four_significant_figures() -> None:
     out = parse_output("bash", "Chunk ID: 8058ba\nWall time: 18.1554 seconds\nProcess exited "
                                "with code 0\nOriginal token count: 528\nOutput:\n\n> build\n")
     meta = out["metadata"]
-    assert meta["reported"] == [{"value": 18.16, "unit": "s", "label": "wall time"}]
+    assert meta["reported"][0] == {"value": 18.16, "unit": "s", "label": "wall time"}
     assert meta["duration_seconds"] == 18.1554  # the run's own time keeps every digit
 
 

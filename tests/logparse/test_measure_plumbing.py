@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from logparse.claude_code import reported, retry_readings
-from logparse.codex import rate_limit_used
+from logparse.codex import parse_output, rate_limit_used
 from logparse.derive import _context_size
 from logparse.measure_plumbing import PLUMBING, PlumbingRow, is_plumbing_reading
 
@@ -25,6 +25,9 @@ def _read(row: PlumbingRow) -> list[tuple[float, str, str]]:
     if row.agent == "opencode":  # a reply cut at its output limit (finish: length)
         assert rec["finish"] == "length"
         return [(float(rec["tokens"]["output"]), "tokens", "reply cut at the output limit")]
+    if row.agent == "codex" and rec.get("type") == "function_call_output":  # a call's output
+        meta = parse_output("bash", rec["output"])["metadata"]
+        return [(m["value"], m["unit"], m["label"]) for m in meta.get("reported", [])]
     if row.unit == "%":  # codex: the account's rate-limit windows of a token_count event
         return [(v, "%", lab) for v, lab in rate_limit_used(rec["payload"]["rate_limits"])]
     # codex: the running total of a token_count event

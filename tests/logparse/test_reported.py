@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from logparse.derive import derive_session, to_events
+from logparse.measure_plumbing import is_plumbing_reading
 from logparse.registry import detect
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "reported"
@@ -45,9 +46,10 @@ def test_every_reported_field_is_a_measurement(row) -> None:  # type: ignore[no-
 
 def test_plumbing_counters_are_no_measurements() -> None:
     got = _events("codex.jsonl")
-    # "Original token count: 167" and "Wall time: 0.0000 seconds" (the exec_command output
-    # of the same fixture) measure Codex's plumbing, not the command
-    assert not any(u == "tokens" for _, _, _, u in got)
+    # "Wall time: 0.0000 seconds" (the exec_command output of the fixture) is no reading;
+    # "Original token count: 167" is the output's size, a plumbing reading (tokens: never
+    # shown as the work's, logparse.measure_plumbing)
+    assert all(is_plumbing_reading(u, None) for _, _, _, u in got if u == "tokens")
     assert not any(v == 0.0 and u == "s" for _, _, v, u in got)
     assert ("result", "bash", 155.0, "B") in got  # the listing's sizes still are
 
