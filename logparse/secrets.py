@@ -419,7 +419,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
                    f"{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}"),)),
         _Rule("logkb:npm-token", "npm-token", re.compile(
-            r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{16,}"), ("npm_",), fold=True, check="entropy",
+            # 36 characters (a whole one ending a line is not folded), fewer when cut
+            r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{16,36}"), ("npm_",), fold=True,
+            check="entropy",
             example=(f"NPM_CONFIG_TOKEN: npm_{_TOK}{_TOK[:15]}", f"npm_{_TOK}{_TOK[:15]}"),
             # a tool's description cut the token short (an opencode `bash` title)
             more=((f'"description": "Run //registry.npmjs.org/:_authToken=npm_{_TOK}"',
@@ -648,6 +650,11 @@ def _span(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int] | None:
     if m.group(rule.group) is None:
         return None
     start, end = m.span(rule.group)
+    if rule.name == "NpmDetector" and text.startswith("npm_", start):
+        # detect-secrets' `npm_.+` runs to the line's end: over a JSON text's quotes and
+        # braces, whose replacement broke the raw message (`export --include-raw`)
+        t = _TOKEN_TAIL.match(text, start + 4)
+        return (start, t.end()) if t else None
     if rule.group == 0 and rule.kind != "private-key":  # a token pattern that stops early
         # (JWT's lazy tail): to its end
         tail = _JWT_TAIL if rule.kind == "jwt" else _TOKEN_TAIL

@@ -156,3 +156,25 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
     assert again == found and rulesets == [(RULESET,)]
     shown = run("events", "--json")
     assert K[:20] not in shown and PHRASE12.upper()[:20] not in shown and SIGS[0] in shown
+
+
+NPM = "npm_" + "".join(_RNG.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                                    k=36))
+
+
+def test_an_npm_token_in_json_ends_where_the_token_does() -> None:
+    """detect-secrets' `_authToken=(npm_.+)` ran to the line's end: in a call's JSON
+    input, over quotes and braces, and `export --include-raw` failed to parse the raw
+    message it had redacted.  A bare `npm_` token had no rule at all."""
+    from logparse.secrets import _find
+
+    text = json.dumps({"command": f"//registry.npmjs.org/:_authToken={NPM}\nnpm whoami",
+                       "description": "set the token"})
+    theirs = [r for r in rules() if r.name == "NpmDetector"]
+    assert [text[f.start:f.end] for f in _find(text, theirs)] == [NPM]
+    shown = json.loads(redact_text(text))
+    assert shown["command"].endswith("[redacted:npm-token]\nnpm whoami"), shown
+    for bare in (f"NPM_TOKEN: {NPM}", f"npm token: {NPM[:24]}"):  # whole, or cut short
+        assert "[redacted:npm-token]" in redact_text(bare) and NPM[4:20] not in redact_text(
+            bare), bare
+    assert find_secrets("npm_config_cache=/tmp/x npm_package_version=1.2.3") == []
