@@ -359,8 +359,8 @@ _SHELL_SPLIT = re.compile(r"[&;|()<>`]+")
 """Where a shell ends an unquoted word."""
 
 
-_LINE_SPLIT = re.compile(r"[ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]*")
-"""A line break (as is or JSON-escaped) and the blanks around it."""
+_LINE_SPLIT = re.compile(r"\r?\n|(?:\\{1,8}r)?\\{1,8}n")
+"""A line break, as is or JSON-escaped (bounded runs: linear on a run of backslashes)."""
 _LINE_PIECE = 16
 """The shortest line of a multi-line secret hidden where it stands alone."""
 
@@ -378,8 +378,8 @@ def _forms(value: str) -> set[str]:
     # each token-like piece is the secret too (a line with a blank, a PEM header or a
     # phrase's words, is not: it would hide ordinary text)
     if "\n" in value:
-        forms.update(p for p in _LINE_SPLIT.split(value)
-                     if len(p) >= _LINE_PIECE and " " not in p)
+        pieces = (p.strip(" \t") for p in _LINE_SPLIT.split(value))
+        forms.update(p for p in pieces if len(p) >= _LINE_PIECE and " " not in p)
     escaped = value
     for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
         escaped = orjson.dumps(escaped).decode()[1:-1]
