@@ -359,6 +359,12 @@ _SHELL_SPLIT = re.compile(r"[&;|()<>`]+")
 """Where a shell ends an unquoted word."""
 
 
+_LINE_SPLIT = re.compile(r"\r?\n|(?:\\{1,8}r)?\\{1,8}n")
+"""A line break, as is or JSON-escaped (bounded runs: linear on a run of backslashes)."""
+_LINE_PIECE = 16
+"""The shortest line of a multi-line secret hidden where it stands alone."""
+
+
 def _forms(value: str) -> set[str]:
     """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
     messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
@@ -367,6 +373,13 @@ def _forms(value: str) -> set[str]:
     # as a shell would (a replay plan's safety line) shows the parts: each is the secret
     # too (the caller drops parts shorter than ``_MIN_PIECE``)
     forms.update(p for p in _SHELL_SPLIT.split(value) if p)
+    # a token wrapped over lines (a keypair, a PEM body, a folded token): a title or a
+    # description that joins the lines with a blank shows each line's piece (safe11);
+    # each token-like piece is the secret too (a line with a blank, a PEM header or a
+    # phrase's words, is not: it would hide ordinary text)
+    if "\n" in value:
+        pieces = (p.strip(" \t") for p in _LINE_SPLIT.split(value))
+        forms.update(p for p in pieces if len(p) >= _LINE_PIECE and " " not in p)
     escaped = value
     for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
         escaped = orjson.dumps(escaped).decode()[1:-1]

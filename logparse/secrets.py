@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-7"
+RULESET = "detect-secrets-1.5+logkb-8"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -410,6 +410,22 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"$ cat .env\nRPC_URL=http://127.0.0.1:8899\nWALLET={kp58}\n", kp58),
                    (f'{{"cluster": "devnet", "wallet": "{kp58}"}}', kp58),
                    (f"Here is the new wallet, import {kp58} into Phantom.", kp58))),
+        _Rule("logkb:base58-keypair-wrapped", "private-key", re.compile(
+            # pieces of base58 on lines in a row: the first may end a line (`WALLET=…`),
+            # the last may start one; a terminal or an editor wrapped the key (safe11)
+            r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*["
+            + _B58 + r"]{1,88}){1,8}(?![A-Za-z0-9])"), (), check="b58-wrapped",
+            example=(f"WALLET={kp58[:50]}\n{kp58[50:]}\n", f"{kp58[:50]}\n{kp58[50:]}"),
+            more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
+                   f"{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}"),)),
+        _Rule("logkb:npm-token", "npm-token", re.compile(
+            # 36 characters (a whole one ending a line is not folded), fewer when cut
+            r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{16,36}"), ("npm_",), fold=True,
+            check="entropy",
+            example=(f"NPM_CONFIG_TOKEN: npm_{_TOK}{_TOK[:15]}", f"npm_{_TOK}{_TOK[:15]}"),
+            # a tool's description cut the token short (an opencode `bash` title)
+            more=((f'"description": "Run //registry.npmjs.org/:_authToken=npm_{_TOK}"',
+                   f"npm_{_TOK}"),)),
         _Rule("logkb:stellar-seed", "private-key", re.compile(
             # the literal first: `re` then skips to each `S` (a lookbehind first: 3x slower)
             r"S(?<![A-Za-z0-9]S)[A-Z2-7]{55}(?![A-Za-z0-9])"), ("S",), check="stellar-seed",
@@ -435,11 +451,15 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    f"keypair:\n{_PHRASE}\n====", _PHRASE),
                   (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
         _Rule("logkb:bip39-phrase", "mnemonic", re.compile(
-            r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_\\]))[a-z]{3,8}(?:" + _WORD_GAP
-            + r"[a-z]{3,8}){11,}(?![A-Za-z0-9_])"), (), check="bip39",
+            r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_\\]))[A-Za-z]{3,8}(?:" + _WORD_GAP
+            + r"[A-Za-z]{3,8}){11,}(?![A-Za-z0-9_])"), (), check="bip39",
             example=(f"$ echo '{phrase}' > wallet.txt", phrase),
             more=((f'words = ["{listed}"]', listed),
-                  (f"Use this one for the test wallet:\n{phrase}\nthen fund it", phrase))),
+                  (f"Use this one for the test wallet:\n{phrase}\nthen fund it", phrase),
+                  # safe11: a wallet's backup screen writes it in capitals, a note in
+                  # Title Case (the checksum is the same)
+                  (f"Backup:\n{phrase.upper()}\n", phrase.upper()),
+                  (f"Your words: {phrase.title()}.", phrase.title()))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[ _-]?key(?:\\*[\"'])?" + _BOLD
             + r"\s*(?:=|:=|:|=>|\s)" + _BOLD
@@ -532,7 +552,7 @@ PREFILTER = (
     r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[0-9A-Z]{16}|AccountKey=|://[^\s/@:]+:[^\s/@]+@"
     r"|gh[pousr]_[A-Za-z0-9_]{30}|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent)-"
     r"|GR1348941|eyJ[A-Za-z0-9_=-]{8,}\.|_authToken|T3BlbkFJ|pypi-Ag|SG\.[A-Za-z0-9_-]{22}"
-    r"|xox[abposr]-|hooks\.slack\.com|sq0csp-|[rs]k_(?:live|test)_|PRIVATE KEY"
+    r"|xox[abposr]-|hooks\.slack\.com|sq0csp-|[rs]k_(?:live|test)_|PRIVATE KEY|npm_[A-Za-z0-9]{16}"
     r"|sk-[A-Za-z0-9_-]{20}|hf_[A-Za-z0-9]{30}|jup_[A-Za-z0-9]{32}|sshpass"
     r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{16}|discord|telegram|twilio|mailchimp|cloudant"
     r"|softlayer|ibm|aws_?secret"
@@ -575,16 +595,27 @@ _B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
 between other characters; a transaction's signature passes too: the rules tell them
 apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
-_PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])[a-z]{3,8}"
-               r"(?:(?:[ \t\r\n,\"'\[\]]|\\+[nrt\"'])+[a-z]{3,8}){11}")
-"""A recovery phrase with no cue: twelve lower-case words in a row (:data:`_WORD_GAP`
-between them)."""
-PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN)
+_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]]|\\+[nrt"'])+"""
+_PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
+               r"(?:" + _PHRASE_GAP_RE2 + r"[A-Za-z][a-z]{2,7}){11}"
+               r"|[A-Z]{3,8}(?:" + _PHRASE_GAP_RE2 + r"[A-Z]{3,8}){11})")
+"""A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
+them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
+them in capitals)."""
+_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}(?:\r?\n|\\{1,8}r?\\{1,8}n)"
+             r"|(?:\n|\\{1,8}n)[ \t]*[" + _B58 + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
+"""A Solana keypair in base58 wrapped over lines (safe11): a piece of 29 characters or
+more ends a line or starts one (two pieces of 85 characters: one is 43 or more; more
+pieces: each middle one fills a line)."""
+PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
 these matches it.  Two, because RE2 gives each pattern its own automaton: the counted
 runs of the second in :data:`PREFILTER`'s alternation made it 10x slower (1.7 s instead
 of 0.17 s over the 7 MB of 22 real sessions; its state sets no longer fit the DFA's
-budget), while apart they cost 10-20 % more than :data:`PREFILTER` alone."""
+budget), while apart they cost 10-20 % more than :data:`PREFILTER` alone.  The wrapped
+keypair's runs (safe11) joined the second: on the 14 MB of the shared sessions, three
+times over, a third automaton cost 20-35 % more than the two before it, joined 7-23 %
+(a loaded machine: medians of 7 runs)."""
 
 _RULES: list[_Rule] | None = None
 _PREFILTER_RES = tuple(re.compile(p) for p in PREFILTERS)
@@ -619,6 +650,11 @@ def _span(rule: _Rule, m: re.Match[str], text: str) -> tuple[int, int] | None:
     if m.group(rule.group) is None:
         return None
     start, end = m.span(rule.group)
+    if rule.name == "NpmDetector" and text.startswith("npm_", start):
+        # detect-secrets' `npm_.+` runs to the line's end: over a JSON text's quotes and
+        # braces, whose replacement broke the raw message (`export --include-raw`)
+        t = _TOKEN_TAIL.match(text, start + 4)
+        return (start, t.end()) if t else None
     if rule.group == 0 and rule.kind != "private-key":  # a token pattern that stops early
         # (JWT's lazy tail): to its end
         tail = _JWT_TAIL if rule.kind == "jwt" else _TOKEN_TAIL
@@ -710,6 +746,17 @@ def _b58_key(value: str, sizes: tuple[int, ...]) -> bytes | None:
     return raw
 
 
+_ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
+"""The order L of Ed25519's base point: a signature's second half S is below it."""
+
+
+def _is_signature(raw: bytes) -> bool:
+    """Whether 64 bytes may be an Ed25519 signature (R, then S < L little-endian, as
+    RFC 8032 requires of every signature a verifier accepts): a Solana transaction's id.
+    A keypair's second half is a public key, above L 15 times in 16."""
+    return int.from_bytes(raw[32:], "little") < _ED25519_ORDER
+
+
 _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 """An Ethereum-style address: public (a private key is 32 bytes, 64 digits)."""
 _STELLAR_SEED = 18 << 3
@@ -752,6 +799,27 @@ _PUBLIC_BEFORE = re.compile(r"(?i:pub(?:lic)?[ \t])\Z")
 """The word before a name that makes it a public key's (``Public key: …``)."""
 
 
+_DECLARED = re.compile(r"(?:^|[\s;{(])(?:const|let|var|val|final|my)\s+\Z")
+"""A declaration's keyword before a name: in such code a literal is quoted."""
+_IDENT_PATH = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\??\.[A-Za-z_$][A-Za-z0-9_$]*)*")
+"""An identifier or a member path (``req.body.password``, ``opts?.token``)."""
+
+
+def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
+    """Whether an unquoted value assigned to a secret's name is code that reads one
+    (safe11): a call or an index follows it (``data.get("password")``,
+    ``creds["db"]``), or a declaration's keyword stands before the name and the value is
+    an identifier or a member path (``const password = req.body.password;``)."""
+    if m.lastindex != m.re.groups:  # quoted: a literal
+        return False
+    after = text[m.end():m.end() + 1]
+    if after in ("(", "["):
+        return True
+    start = _name_start(text, m)
+    return (_IDENT_PATH.fullmatch(value) is not None
+            and _DECLARED.search(text, max(0, start - 12), start) is not None)
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
     if rule.check == "stellar-seed":
@@ -764,6 +832,9 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
         # a keypair's, 64 only (32 bytes there are its public key)
         pair = "pair" in m.group(0)[:m.start(1) - m.start()]
         raw = _b58_key(value, (64,) if pair else (32, 64))
+        if raw is not None and len(raw) == 64 and _is_signature(raw) \
+                and not _is_keypair(list(raw)):
+            return None  # a transaction's signature after the cue (safe11): public
         return rule.kind if raw is not None else None
     if rule.check in ("keypair", "keypair-cut"):
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
@@ -803,6 +874,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
               and entropy(value) >= 4.6)
         return rule.kind if ok else None
     if rule.check == "assigned":
+        if _reads_code(rule, m, text, value):
+            return None
         name = _name_at(text, m)
         if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w):
             return None  # `keyerror:`, `tokenizer_path:`: the keyword is not the name
@@ -913,6 +986,60 @@ def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
     return False
 
 
+_WRAP_BREAK = re.compile(r"(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*")
+"""A line break and the next line's indent, as is or JSON-escaped."""
+
+
+_B58_SET = frozenset(_B58_ALPHABET)
+_WRAP_MIN = 29
+"""The longest piece of a wrapped keypair is this long at least (:data:`_B58_WRAP`)."""
+
+
+def _may_wrap(text: str) -> bool:
+    """Whether a line of ``text`` starts or ends with :data:`_WRAP_MIN` characters of
+    base58 (the gate of the wrapped keypair's row: string methods, no pattern tried at
+    every character)."""
+    if "\n" not in text and "\\n" not in text:
+        return False
+    for line in text.replace("\\r", "\r").replace("\\n", "\n").split("\n"):
+        if len(line) < _WRAP_MIN:
+            continue
+        line = line.strip(" \t\r\\")
+        if _B58_SET.issuperset(line[:_WRAP_MIN]) or _B58_SET.issuperset(line[-_WRAP_MIN:]):
+            return True
+    return False
+
+
+def _wrapped_keypairs(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """The Solana keypairs (base58, 64 bytes: a seed and its Ed25519 public key) wrapped
+    over the lines of ``span``, pieces of base58 each on its own line: two pieces or more
+    in a row whose characters together are 85 to 88 and decode to a keypair.  A piece in
+    the middle fills its line (a wrap), so the first may only end its line and the last
+    only start its own, which the pattern's bounds say.  At most 9 pieces: 45 tries."""
+    pieces, at = [], span[0]
+    for br in _WRAP_BREAK.finditer(text, span[0], span[1]):
+        pieces.append((at, br.start()))
+        at = br.end()
+    pieces.append((at, span[1]))
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(pieces) - 1:
+        total = 0
+        for j in range(i, len(pieces)):
+            total += pieces[j][1] - pieces[j][0]
+            if total > 88:
+                break
+            if j > i and total >= 85:
+                joined = "".join(text[a:b] for a, b in pieces[i:j + 1])
+                raw = _b58_key(joined, (64,))
+                if raw is not None and _is_keypair(list(raw)):
+                    out.append((pieces[i][0], pieces[j][1]))
+                    i = j
+                    break
+        i += 1
+    return out
+
+
 _ESC_RE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _ESC_CHARS = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
               "t": "\t"}
@@ -1019,6 +1146,8 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
                 runs = _word_runs(text)
             if not runs[0 if rule.check == "bip39" else 1]:
                 continue
+        if rule.check == "b58-wrapped" and not _may_wrap(text):
+            continue  # no needle: an automaton's hit at every line break costs more
         if rule.needles and not _holds(rule, hay, present):
             continue
         if rule.on_lower and len(hay) == len(text):
@@ -1032,6 +1161,10 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             if span is not None and rule.check == "bip39":
                 found += (Finding(a, b, rule.kind, rule.name)
                           for a, b in _bip39_phrases(text, span))
+                continue
+            if span is not None and rule.check == "b58-wrapped":
+                found += (Finding(a, b, rule.kind, rule.name)
+                          for a, b in _wrapped_keypairs(text, span))
                 continue
             if span is not None and rule.check == "mnemonic":
                 span = _mnemonic(text, span)
@@ -1066,7 +1199,8 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     toks = flat.split()
     long = max(map(len, toks), default=0) >= 85
     # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
-    words = map(str.strip, toks, repeat(_RUN_PUNCT))
+    # and a phrase in capitals or Title Case is the same phrase (safe11)
+    words = map(str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))
     phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, words))
     return phrase, long
 
@@ -1142,24 +1276,25 @@ def bip39_checksum_ok(words: list[str]) -> bool:
     return hashlib.sha256(entropy).digest()[0] >> (8 - cs) == bits & ((1 << cs) - 1)
 
 
-_LOWER_WORD = re.compile(r"[a-z]+")
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
-    """The phrases in a run of lower-case words (``span``, :data:`_WORD_GAP` between
-    them) found without a cue: a run of list words bounded by other words or by the run's
-    ends, exactly 12, 15, 18, 21 or 24 long, whose checksum holds (1 in 16 random 12-word
+    """The phrases in a run of words (``span``, :data:`_WORD_GAP` between them; each in
+    lower case, capitals or Title Case) found without a cue: a run of list words bounded
+    by other words or by the run's ends, exactly 12, 15, 18, 21 or 24 long, whose checksum holds (1 in 16 random 12-word
     runs pass it, so the run must be all there is: a word list or prose with a longer run
     is no phrase).  A run that is not one is cut where its gaps hold more than blanks (a
     line break, a quote: ``echo "…"``) and each piece is tried the same way.  Linear: one
     pass over the span, each run checked once or once per piece."""
     index = _bip39_index()
     runs: list[list[tuple[int, int]]] = [[]]
-    for w in _LOWER_WORD.finditer(text, span[0], span[1]):
+    for w in _LETTERS.finditer(text, span[0], span[1]):
         start, word = w.start(), w.group()
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before
-        if word in index:
+        # a word in lower case, in capitals or capitalised (not `iPhone`, `McKay`)
+        if (word.islower() or word.isupper() or word.istitle()) and word.lower() in index:
             runs[-1].append((start, w.end()))
         elif runs[-1]:
             runs.append([])
@@ -1179,7 +1314,8 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
 
 
 def _is_phrase(text: str, run: list[tuple[int, int]]) -> bool:
-    return len(run) in _MNEMONIC_LENGTHS and bip39_checksum_ok([text[a:b] for a, b in run])
+    return len(run) in _MNEMONIC_LENGTHS and bip39_checksum_ok(
+        [text[a:b].lower() for a, b in run])
 
 
 def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
