@@ -1596,6 +1596,8 @@ WIDTH = 80
 """The columns the Markdown brief fits: its prose wraps there (a command does not)."""
 
 _QUOTE = re.compile(r"^(?:[ \t]*>[ \t]?)+")
+_DRAWING = re.compile(r"[\u2500-\u257f]{2}")
+"""Box drawing (``├──``, ``└──``, a table's ``─┼─``): a line holding it is a drawing."""
 _MARKER = re.compile(r"^([ \t]*)((?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
 _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WIDE}]+|`)")
 """What a line wraps between: spaces; a code span (with what sticks to it: a command is
@@ -1639,7 +1641,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
         if cells(line) <= width:
             out.append(line)
             continue
-        if body.lstrip().startswith("|"):  # a table row, wrapped, is no row: cut
+        if body.lstrip().startswith("|") or _DRAWING.search(body):
+            # a table row or a tree drawing, wrapped, is no row and no drawing: cut
             out.append(_cut_line(line, width))
             continue
         mk = _MARKER.match(body)
@@ -1690,23 +1693,23 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> tuple[str, ...]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
     # (a word's pieces joined once: adding each to the word again was quadratic)
-    words: list[list[Any]] = []  # [its pieces, a space before it, wide]
-    space = False
+    words: list[list[Any]] = []  # [its pieces, the spaces before it, wide]
+    space = 0
     for m in _UNIT.finditer(text):
-        if m.group(1):
-            space = True
+        if m.group(1):  # a run of spaces is kept on a line ("src/  # entry")
+            space = len(m.group(1)) if m.group(1).strip(" ") == "" else 1
             continue
         wide = bool(m.group(3))
         if words and not space and not wide and not words[-1][2]:
             words[-1][0].append(m.group(0))
         else:
             words.append([[m.group(0)], space, wide])
-        space = False
+        space = 0
     lines: list[str] = []
     cur, used, empty = first, cells(first), True
     for pieces, spaced, _ in words:
         word = "".join(pieces)
-        gap = 1 if spaced and not empty else 0
+        gap = spaced if not empty else 0
         w = cells(word)
         if not empty and used + gap + w > width:
             lines.append(cur.rstrip())
