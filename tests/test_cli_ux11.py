@@ -32,3 +32,22 @@ def test_ingest_of_the_folder_holding_the_knowledge_base_does_not_report_it(
     (tmp_path / "notes.txt").write_text("not a transcript\n")
     r = invoke("ingest", "--db", str(db), str(tmp_path))
     assert "notes.txt" in r.stderr  # what is not logkb's own is still reported
+
+
+def test_a_miss_and_its_hint_share_a_line_only_when_they_fit_80_columns(
+        capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``miss`` measured the line with ``len``: a title in CJK (two columns a character)
+    and its hint were put on one line 100 columns wide.  It counts terminal cells."""
+    from kb.cli import tools
+    from kb.width import cells
+
+    monkeypatch.setenv("COLUMNS", "200")  # the console's own wrap is not what is tested
+    wide = "no measurements in 帮我更新一下我的脚本让它"
+    hint = "found in 019ea80; use --session 019ea80"
+    assert len(wide) + len(hint) + 3 <= 80 < cells(wide) + cells(hint) + 3
+    tools.miss(wide, hint)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [wide, f"hint: {hint}"], lines
+    tools.miss("no measurements in ses_0aaca56", hint)  # narrow: one line, as before
+    assert capsys.readouterr().err.splitlines() == [
+        f"no measurements in ses_0aaca56 ({hint})"]
