@@ -51,3 +51,19 @@ def test_a_miss_and_its_hint_share_a_line_only_when_they_fit_80_columns(
     tools.miss("no measurements in ses_0aaca56", hint)  # narrow: one line, as before
     assert capsys.readouterr().err.splitlines() == [
         f"no measurements in ses_0aaca56 ({hint})"]
+
+
+def test_the_readmes_exit_codes_hold_for_an_empty_answer(tmp_path: Path) -> None:
+    """README "Exit codes": ``search`` that finds nothing exits 1 (like grep); the list
+    commands print nothing, say why on stderr and exit 0; an unknown approach is 6."""
+    db = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--wait", "--db", str(db), str(_session(tmp_path))).exit_code == 0
+    r = invoke("search", "zzqqxxnothing", "--db", str(db))
+    assert r.exit_code == 1 and r.stdout == "" and r.stderr, r.stderr
+    for cmd in (["deadends"], ["untested"], ["measurements"], ["mark", "list"],
+                ["events", "--kind", "todo"]):
+        r = invoke(*cmd, "--db", str(db))
+        assert r.exit_code == 0 and r.stdout == "" and r.stderr.strip(), (cmd, r.stderr)
+    assert invoke("why", "no-such-approach", "--db", str(db)).exit_code == 6
+    assert invoke("show", "99", "--db", str(db)).exit_code == 6
+    assert invoke("events", "--kind", "bogus", "--db", str(db)).exit_code == 2
