@@ -250,17 +250,18 @@ def plan(paths: Sequence[Path], seen: Seen | None = None, own: str | Path | None
          ) -> tuple[list[Input], list[NotATranscript]]:
     """The inputs found under ``paths`` (files are detected by content; with ``seen``, a
     file ingested before and unchanged since is taken without being opened).  ``own``:
-    the knowledge base being written; it and its write-ahead log, found in a folder
-    searched, are no transcript to report."""
+    the knowledge base being written; it, its write-ahead log and its search index,
+    found in a folder searched, are no transcript to report."""
     inputs: list[Input] = []
     errors: list[NotATranscript] = []
     seen_files: set[tuple[int, int]] = set()
     known = seen.known if seen is not None else None
-    mine = _own_files(own)
+    mine, index = _own_files(own)
     for p in paths:
         for found in discover(p, known):
             if isinstance(found, NotATranscript):
-                if os.path.realpath(found.path) not in mine:
+                real = os.path.realpath(found.path)
+                if real not in mine and not (index and real.startswith(index)):
                     errors.append(found)
                 continue
             try:  # the same file reached twice (a link, a path given twice): read once
@@ -275,12 +276,14 @@ def plan(paths: Sequence[Path], seen: Seen | None = None, own: str | Path | None
     return inputs, errors
 
 
-def _own_files(db: str | Path | None) -> frozenset[str]:
-    """The files a knowledge base at ``db`` is kept in (the file and DuckDB's ``.wal``)."""
+def _own_files(db: str | Path | None) -> tuple[frozenset[str], str]:
+    """The files a knowledge base at ``db`` is kept in (the file and DuckDB's ``.wal``),
+    and the folder of its search index with a separator after it (``DB.index/``:
+    :func:`kb.search.index.index_dir`, not imported here: it loads tantivy)."""
     if db is None or str(db) == ":memory:":
-        return frozenset()
+        return frozenset(), ""
     base = os.path.realpath(db)
-    return frozenset({base, base + ".wal"})
+    return frozenset({base, base + ".wal"}), base + ".index" + os.sep
 
 
 def input_size(inp: Input) -> int:

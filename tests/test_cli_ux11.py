@@ -21,14 +21,22 @@ def _session(tmp: Path) -> Path:
 
 def test_ingest_of_the_folder_holding_the_knowledge_base_does_not_report_it(
         tmp_path: Path) -> None:
-    """The knowledge base (and DuckDB's .wal) in a folder ingested is logkb's own file,
-    no transcript: "not taken: …/kb.duckdb: unrecognised content" on every ingest."""
+    """The knowledge base (DuckDB's .wal, the search index's folder) in a folder ingested
+    is logkb's own, no transcript: "not taken: …/kb.duckdb: unrecognised content" on
+    every ingest, and a line for each file of the index."""
+    from kb.search.index import index_dir
+
     _session(tmp_path)
     db = tmp_path / "kb.duckdb"
     for _ in range(2):
         r = invoke("ingest", "--db", str(db), str(tmp_path))
         assert r.exit_code == 0, r.stderr
         assert "kb.duckdb" not in r.stderr, r.stderr
+    # a search builds the index beside it (DB.index/): its files are logkb's own too
+    assert invoke("search", "files", "--db", str(db)).exit_code == 0
+    assert index_dir(db).is_dir() and any(index_dir(db).iterdir())
+    r = invoke("ingest", "--db", str(db), str(tmp_path))
+    assert r.exit_code == 0 and "kb.duckdb" not in r.stderr, r.stderr
     (tmp_path / "notes.txt").write_text("not a transcript\n")
     r = invoke("ingest", "--db", str(db), str(tmp_path))
     assert "notes.txt" in r.stderr  # what is not logkb's own is still reported
