@@ -68,3 +68,23 @@ async def test_the_headers_name_a_rewrite_by_its_short_id(
             assert isinstance(app.screen, GraphScreen)
             head = screen_text(pilot).splitlines()[0]
             assert head.strip().endswith(f"graph · {short}") and sid not in head, head
+
+
+async def test_the_session_filter_finds_what_the_agent_column_shows(
+        rewrite_db: tuple[Path, str]) -> None:
+    """Typing ``codex`` in the sessions filter found nothing though the agent column
+    said codex: the filter read the title, id and directory only."""
+    db, _ = rewrite_db
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        from textual.widgets import DataTable
+
+        table = app.screen.query_one(DataTable)
+        await pilot.press("slash", *"claude-code")
+        await settle(pilot)
+        assert table.row_count == 1 and "claude-code" in screen_text(pilot)
+        await pilot.press(*["backspace"] * 11, *"codex")
+        await settle(pilot)
+        assert table.row_count == 0
