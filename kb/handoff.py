@@ -496,16 +496,82 @@ def _named_by(title: str | None, prompts: list[Any]) -> bool:
 
 
 def first_request(prompts: list[Any]) -> list[Any]:
-    """The first prompt event that holds a real request, its text without what was
-    injected (``[]`` when there is none).  A prompt a reader marked ``synthetic`` (or
-    ``ignored``) is none, whatever its text."""
+    """The first prompt event that asks for work, its text without what was injected
+    (``[]`` when no prompt holds a real request).  A prompt a reader marked
+    ``synthetic`` (or ``ignored``) is none, whatever its text.
+
+    The first prompt with words in it is the goal's prompt unless it asks for nothing
+    (:func:`asks_for_work`: a greeting or one word such as ``init``, only where the work
+    is, or a paste of a file or of output with no request about it) and a later prompt
+    does ask: then that later prompt is."""
+    real = []
     for p in prompts:
         if getattr(p, "source", None) in ("synthetic", "ignored"):
             continue
         text = request_text(p.text or "")
         if len(text) >= 2:
-            return [dataclasses.replace(p, text=text)]
-    return []
+            real.append(dataclasses.replace(p, text=text))
+    if not real:
+        return []
+    return [next((p for p in real if asks_for_work(p.text)), real[0])]
+
+
+_PASTE_OPENER = re.compile(r"^\s*(?:[{}\[\]()<>|$#/\\%=+`]|[\u2500-\u257f]|"
+                           r"\d{1,4}[-:/.]\d{1,2}[-:/.\s]|\w+(?:\.\w+)*\([^)]*\)[;{]?\s*$)")
+"""How a pasted line of a file or of output opens (or is): a bracket, a shell prompt, a
+comment sign, a box-drawing tree, a timestamp, a call (indenting alone says nothing: a
+terminal's wrapped prose is indented)."""
+
+
+def _is_paste_line(line: str) -> bool:
+    """Whether ``line`` reads as a pasted file's or output's line, by structure: it opens
+    like one (:data:`_PASTE_OPENER`), or a fifth of its characters at least are symbols
+    (code, paths, JSON) rather than letters, digits, blanks and prose punctuation."""
+    if _PASTE_OPENER.match(line) and not _LIST_ITEM.match(line):
+        return True
+    body = line.strip()
+    odd = sum(1 for ch in body if not (ch.isalnum() or ch.isspace() or ch in ".,;:'\"!?-"))
+    return len(body) >= 8 and odd * 5 >= len(body)
+
+
+def _prose_of_paste(text: str) -> str | None:
+    """The prose around a paste when ``text`` is mostly a pasted file or output (two
+    thirds of its characters, five lines or more, fenced or by the lines' structure),
+    else ``None``."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 5:
+        return None
+    prose, pasted, fenced = [], 0, False
+    for ln in lines:
+        if _FENCE.match(ln.lstrip()):
+            fenced = not fenced
+            pasted += len(ln)
+        elif fenced or _is_paste_line(ln):
+            pasted += len(ln)
+        else:
+            prose.append(ln)
+    if pasted * 3 < 2 * sum(len(ln) for ln in lines):
+        return None
+    return "\n".join(prose)
+
+
+def asks_for_work(text: str) -> bool:
+    """Whether a prompt's ``text`` (injected parts stripped) asks for work, by
+    structure: a sentence of it that is no greeting and no scoping (:data:`GOAL_CUES`)
+    and has two words at least (``init``, ``hi!``, ``continue`` ask for nothing a
+    brief can name); a prompt that is mostly a pasted file or output asks only when its
+    prose around the paste holds a request (:func:`is_request`)."""
+    prose = _prose_of_paste(text)
+    if prose is not None:
+        return any(is_request(s) and not is_scope(s) and not is_greeting(s)
+                   for s in _sentences(prose))
+    for s in _sentences(text):
+        if is_greeting(s) or is_scope(s):
+            continue
+        words = s.split()
+        if len(words) >= 2 or re.search(f"[{_WIDE}]{{4}}", s):
+            return True
+    return False
 
 
 def _goal_line(text: str | None) -> str:
@@ -1530,6 +1596,8 @@ WIDTH = 80
 """The columns the Markdown brief fits: its prose wraps there (a command does not)."""
 
 _QUOTE = re.compile(r"^(?:[ \t]*>[ \t]?)+")
+_DRAWING = re.compile(r"[\u2500-\u257f]{2}")
+"""Box drawing (``├──``, ``└──``, a table's ``─┼─``): a line holding it is a drawing."""
 _MARKER = re.compile(r"^([ \t]*)((?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
 _UNIT = re.compile(f"(\\s+)|(`[^`\\n]*`[^\\s`{_WIDE}]*)|([{_WIDE}])|([^\\s`{_WIDE}]+|`)")
 """What a line wraps between: spaces; a code span (with what sticks to it: a command is
@@ -1573,7 +1641,8 @@ def wrap_markdown(text: str, width: int = WIDTH) -> str:
         if cells(line) <= width:
             out.append(line)
             continue
-        if body.lstrip().startswith("|"):  # a table row, wrapped, is no row: cut
+        if body.lstrip().startswith("|") or _DRAWING.search(body):
+            # a table row or a tree drawing, wrapped, is no row and no drawing: cut
             out.append(_cut_line(line, width))
             continue
         mk = _MARKER.match(body)
@@ -1624,23 +1693,23 @@ def _wrap_line(text: str, first: str, more: str, width: int) -> tuple[str, ...]:
     # words: what no space separates sticks together ("(`a b`)."), but a line may
     # break between wide characters
     # (a word's pieces joined once: adding each to the word again was quadratic)
-    words: list[list[Any]] = []  # [its pieces, a space before it, wide]
-    space = False
+    words: list[list[Any]] = []  # [its pieces, the spaces before it, wide]
+    space = 0
     for m in _UNIT.finditer(text):
-        if m.group(1):
-            space = True
+        if m.group(1):  # a run of spaces is kept on a line ("src/  # entry")
+            space = len(m.group(1)) if m.group(1).strip(" ") == "" else 1
             continue
         wide = bool(m.group(3))
         if words and not space and not wide and not words[-1][2]:
             words[-1][0].append(m.group(0))
         else:
             words.append([[m.group(0)], space, wide])
-        space = False
+        space = 0
     lines: list[str] = []
     cur, used, empty = first, cells(first), True
     for pieces, spaced, _ in words:
         word = "".join(pieces)
-        gap = 1 if spaced and not empty else 0
+        gap = spaced if not empty else 0
         w = cells(word)
         if not empty and used + gap + w > width:
             lines.append(cur.rstrip())

@@ -253,18 +253,23 @@ class Seen:
         return _FORMS.get(row[0])
 
 
-def plan(paths: Sequence[Path], seen: Seen | None = None
+def plan(paths: Sequence[Path], seen: Seen | None = None, own: str | Path | None = None
          ) -> tuple[list[Input], list[NotATranscript]]:
     """The inputs found under ``paths`` (files are detected by content; with ``seen``, a
-    file ingested before and unchanged since is taken without being opened)."""
+    file ingested before and unchanged since is taken without being opened).  ``own``:
+    the knowledge base being written; it, its write-ahead log and its search index,
+    found in a folder searched, are no transcript to report."""
     inputs: list[Input] = []
     errors: list[NotATranscript] = []
     seen_files: set[tuple[int, int]] = set()
     known = seen.known if seen is not None else None
+    mine, index = _own_files(own)
     for p in paths:
         for found in discover(p, known):
             if isinstance(found, NotATranscript):
-                errors.append(found)
+                real = os.path.realpath(found.path)
+                if real not in mine and not (index and real.startswith(index)):
+                    errors.append(found)
                 continue
             try:  # the same file reached twice (a link, a path given twice): read once
                 st = os.stat(found.path)
@@ -276,6 +281,16 @@ def plan(paths: Sequence[Path], seen: Seen | None = None
                 seen_files.add(key)
                 inputs.append(found)
     return inputs, errors
+
+
+def _own_files(db: str | Path | None) -> tuple[frozenset[str], str]:
+    """The files a knowledge base at ``db`` is kept in (the file and DuckDB's ``.wal``),
+    and the folder of its search index with a separator after it (``DB.index/``:
+    :func:`kb.search.index.index_dir`, not imported here: it loads tantivy)."""
+    if db is None or str(db) == ":memory:":
+        return frozenset(), ""
+    base = os.path.realpath(db)
+    return frozenset({base, base + ".wal"}), base + ".index" + os.sep
 
 
 def input_size(inp: Input) -> int:
@@ -337,7 +352,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
                                                   CHECKPOINT_THRESHOLD))
     if seen is None:
         seen = Seen.load(store)
-    found, errors = inputs if inputs is not None else plan(paths, None if force else seen)
+    found, errors = inputs if inputs is not None else plan(paths, None if force else seen,
+                                                           own=store.path)
     for e in errors:
         (report.errors if e.is_error else report.not_taken).append(e)
     wanted = frozenset(session_ids) if session_ids else None

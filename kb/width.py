@@ -188,8 +188,9 @@ def wrap(text: str, width: int, indent: str = "", hang: str = "") -> list[str]:
     """``text`` (one line) wrapped to ``width`` columns: ``indent`` before the first line,
     ``hang`` before the others.  Lines break at spaces and between wide (CJK)
     characters, which have no spaces to break at; a word longer than a line breaks
-    between clusters (:func:`clusters`) where the line is full.  Spaces at the ends of
-    lines are dropped."""
+    between clusters (:func:`clusters`) where the line is full.  The spaces between
+    two words on one line are kept as written (a tree drawing's ``src/  # comment``,
+    aligned columns); those where a line breaks and at the ends of lines are dropped."""
     lines: list[str] = []
     hang_w = cells(hang)
     cur, used, empty = indent, cells(indent), True
@@ -199,13 +200,18 @@ def wrap(text: str, width: int, indent: str = "", hang: str = "") -> list[str]:
         lines.append(cur.rstrip())
         cur, used, empty = hang, hang_w, True
 
+    prev = 0
     for m in _WORDS.finditer(text):
         word = m.group()
         w = cells(word)
-        gap = 0 if empty else 1
+        # the spaces before it as written (other whitespace, a line break: one space)
+        blank = text[prev:m.start()]
+        gap = 0 if empty else len(blank) if blank.strip(" ") == "" else 1
+        prev = m.end()
         if used + gap + w <= width:
             cur, used, empty = cur + " " * gap + word, used + gap + w, False
             continue
+        gap = min(gap, 1)  # where it does not fit, a break (or one space) will do
         pieces = [(word, w, False)] if _PLAIN.match(word) else _pieces(word)
         for piece, pw, wide in pieces:
             if used + gap + pw > width and not empty and (wide or hang_w + pw <= width):

@@ -18,6 +18,7 @@ relies on.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Iterator
 from datetime import datetime
@@ -47,6 +48,43 @@ def iso_ms(value: Any) -> int | None:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
+
+
+def line_digest(body: bytes) -> str:
+    """A line's digest (a resumed reading keeps it for the line read last)."""
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+class LastLine:
+    """The line read last, to tell a line written twice in a row (a copy, a sync or a
+    retried write doubled it) from the next line: the Codex, pi and Antigravity readers
+    read such a line once and keep it raw.  Only the last line is kept, so memory does
+    not grow with the file; a reading resumed at an offset starts from the digest of the
+    line read last before it (:meth:`resume`)."""
+
+    __slots__ = ("body", "_resumed")
+
+    def __init__(self) -> None:
+        self.body: bytes | None = None
+        """The line read last (``None``: none yet)."""
+        self._resumed: str | None = None
+
+    def repeats(self, body: bytes) -> bool:
+        """Whether ``body`` is the line read just before it; either way it is the line
+        read last now."""
+        last, self.body = self.body, body
+        if last is None and self._resumed is not None:
+            resumed, self._resumed = self._resumed, None
+            return line_digest(body) == resumed
+        return body == last
+
+    def digest(self) -> str | None:
+        """The digest of the line read last, for a resumed reading (:meth:`resume`)."""
+        return None if self.body is None else line_digest(self.body)
+
+    def resume(self, digest: str | None) -> None:
+        """Go on from a reading whose line read last had ``digest``."""
+        self._resumed = digest
 
 
 class Draft:

@@ -46,7 +46,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, iso_ms
+from logparse._agentlines import Draft, LastLine, iso_ms
 from logparse._steplines import Drafts, records, renamed, tool_part
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, open_decoded, opens_a_json_line
@@ -263,7 +263,7 @@ class _Trajectory:
         self.waiting: list[tuple[Draft, dict[str, Any], frozenset[str]]] = []
         """Calls of planner responses not answered yet, in order, with the step types
         that may execute each."""
-        self.last = b""
+        self.last = LastLine()
         """The line read last: the same step written twice in a row is read once."""
 
     def messages(self) -> Iterator[Any]:
@@ -276,10 +276,9 @@ class _Trajectory:
             self.waiting = [w for w in self.waiting if w[0] is not d]
 
     def _step(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
-        if body == self.last and isinstance(obj.get("step_index"), int):
+        if self.last.repeats(body) and isinstance(obj.get("step_index"), int):
             self.d.extra(n, body)  # a step written twice in a row: kept raw, read once
             return
-        self.last = body
         typ = obj.get("type")
         ts = iso_ms(obj.get("created_at"))
         raw_content = obj.get("content")

@@ -52,7 +52,6 @@ the reader does not know are kept raw and counted (``CodexReader.skipped``).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shlex
 from collections.abc import Iterator
@@ -61,7 +60,15 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, Ordered, iso_ms, json_object, message_id, turn_stat
+from logparse._agentlines import (
+    Draft,
+    LastLine,
+    Ordered,
+    iso_ms,
+    json_object,
+    message_id,
+    turn_stat,
+)
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.measure import round_sig
 from logparse.models import Problem
@@ -716,10 +723,8 @@ class _Rollout:
         """Hashes of the call ids met before the offset a resumed reading started at."""
         self.point: Resume | None = None
         self._snap: tuple[int, int, bytes, int] | None = None
-        self.last: bytes | None = None
-        """The line read last (:meth:`_repeats`)."""
-        self.last_digest: str | None = None
-        """Resumed: the digest of the item read last before the offset."""
+        self.last = LastLine()
+        """The line read last: one written twice in a row is read once (:meth:`_line`)."""
 
     def start(self) -> Iterator[Any] | None:
         """Read up to the session id (``session_meta``) and return the message stream."""
@@ -841,7 +846,7 @@ class _Rollout:
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
                 "skipped": dict(self.skipped), "forked": self.forked,
-                "last": None if self.last is None else _line_digest(self.last)}
+                "last": self.last.digest()}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -891,7 +896,7 @@ class _Rollout:
                         for cid, i, js, no in s.get("yielded", ())}
         self.skipped.update(s["skipped"])
         self.forked = s.get("forked")
-        self.last_digest = s.get("last")  # absent from points kept before it was
+        self.last.resume(s.get("last"))  # absent from points kept before it was
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
 
@@ -914,17 +919,6 @@ class _Rollout:
                 path=self.path, line=n, raw=safe_text(body),
                 reason=f"a Codex record of an unexpected shape ({type(e).__name__}: "
                        f"{str(e)[:120]}); kept raw"))
-
-    def _repeats(self, body: bytes) -> bool:
-        """Whether ``body`` is the line read just before it (a copy, a sync or a retried
-        write doubled it: Codex records carry no id, and an item of the agent's own is not
-        written twice in a row, to the byte, with its time).  Only the last line is kept,
-        so memory does not grow with the file; a resumed reading has its digest."""
-        last, self.last = self.last, body
-        if last is None and self.last_digest is not None:
-            last_digest, self.last_digest = self.last_digest, None
-            return _line_digest(body) == last_digest
-        return body == last
 
     def _line(self, n: int, body: bytes, nl: bool) -> Iterator[Any]:
         obj, reason = parse_line(body, nl)
@@ -962,9 +956,11 @@ class _Rollout:
                 self.forked = None  # the spawn's answer in the copy: the agent's own follow
             self._extra(n, body)
             return
-        if self._repeats(body) and typ == "response_item" and "timestamp" in obj:
+        if self.last.repeats(body) and typ == "response_item" and "timestamp" in obj:
             # the same item written twice in a row, to its time: kept raw, read once (a
-            # legacy bare item has no time: a prompt typed again is the same line again)
+            # legacy bare item has no time: a prompt typed again is the same line again;
+            # Codex records carry no id, and an item of the agent's own is not written
+            # twice in a row, to the byte, with its time)
             self._extra(n, body)
             return
         if typ == "session_meta":
@@ -1811,7 +1807,3 @@ class _Rollout:
         self.calls = {}
         self.ends = {}
         yield from self.q.flush()
-
-
-def _line_digest(body: bytes) -> str:
-    return hashlib.blake2b(body, digest_size=16).hexdigest()

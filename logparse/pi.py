@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from logparse._agentlines import Draft, iso_ms, json_object
+from logparse._agentlines import Draft, LastLine, iso_ms, json_object
 from logparse._steplines import (
     Drafts,
     records,
@@ -161,9 +161,9 @@ class _Session:
         if header and isinstance(header.get("cwd"), str):
             self.d.cwd = header["cwd"]
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
-        self.last: tuple[str, bytes] | None = None
-        """The entry read last (id, line): the same entry written twice in a row is read
-        once.  Only the last, so memory does not grow with the file."""
+        self.last = LastLine()
+        """The entry read last: the same entry written twice in a row is read once (its
+        line holds its id: the same line is the same entry)."""
 
     def messages(self) -> Iterator[Any]:
         return self.d.read(records(self.path, self.d.problems, "pi session"), self._record)
@@ -183,10 +183,9 @@ class _Session:
         ts = iso_ms(obj.get("timestamp"))
         eid = obj.get("id")
         if isinstance(eid, str) and typ != "session":
-            if self.last == (eid, body):  # the same entry written twice in a row (a
+            if self.last.repeats(body):  # the same entry written twice in a row (a
                 self.d.extra(n, body)  # copy, a sync): the first stands, kept raw
                 return
-            self.last = (eid, body)
         if typ == "session":
             self.d.extra(n, body)
         elif typ == "model_change":

@@ -235,3 +235,42 @@ def test_show_leaves_no_spaces_at_line_ends(tmp_path: Path) -> None:
         lines = r.stdout.splitlines()
         assert len(lines) > 3 and all(cells(ln) <= 80 for ln in lines)
         assert [ln for ln in lines if ln != ln.rstrip()] == [], lines
+
+
+# a quoted tree drawing as agents write them (labelled will-it-rain__claude.jsonl,
+# message 13, lengthened past a line)
+TREE = ("> │   ├── index.ts          # Lambda handler + local runner, then the weather "
+        "client and the Discord sender")
+
+
+def test_wrap_keeps_runs_of_spaces_between_words_on_a_line() -> None:
+    """A tree drawing's ``src/  # comment`` and aligned columns lost their runs of
+    spaces when a line was wrapped (every gap became one space); where a line breaks
+    the run goes, and other whitespace is still one space."""
+    lines = wrap(TREE, 80)
+    assert lines[0].startswith("> │   ├── index.ts          # Lambda"), lines
+    assert all(cells(ln) <= 80 and ln == ln.rstrip() for ln in lines)
+    assert " ".join(" ".join(lines).split()) == " ".join(TREE.split())
+    assert wrap("a  b\tc\n d", 80) == ["a  b c d"]
+
+
+def test_show_keeps_a_quoted_tree_drawing_as_written(tmp_path: Path) -> None:
+    """``show`` prints a prompt's quoted tree drawing with its runs of spaces, the line
+    longer than 80 columns too (its rest wraps under it)."""
+    import random
+
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(4), directory="/home/dev/p", project_id="ab" * 20)
+    s = SessionBuilder(ctx, title="tree", start_ms=1_790_000_000_000)
+    s.user("make this layout:\n> ├── src/  # comment\n" + TREE)
+    s.step("Making it.", [bash("ls", "src\n")])
+    db = tmp_path / "kb.duckdb"
+    src = write_jsonl(s.tree(), tmp_path / "s.jsonl")
+    assert invoke("ingest", "--wait", "--db", str(db), str(src)).exit_code == 0
+    r = invoke("show", "1", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    assert "  > ├── src/  # comment" in r.stdout.splitlines()
+    assert any(ln.startswith("  > │   ├── index.ts          # Lambda")
+               for ln in r.stdout.splitlines()), r.stdout

@@ -52,6 +52,8 @@ class LogkbApp(App[None]):
         self.start_at = at
         self.sessions: list[dict[str, Any]] = []
         """The last session list read (for titles and the command palette)."""
+        self.short_names: dict[str, str] = {}
+        """Every session's short id (the headers name a session by it)."""
         self.graphs: dict[str, views.GraphView] = {}
         """Knowledge graphs read so far, by scope."""
         self.graphs_shown: set[str] = set()
@@ -100,9 +102,11 @@ class LogkbApp(App[None]):
         try:
             with self.lease.read() as store:
                 sid = store.resolve_session(session_id)
+                shorts = store.short_ids()
         except KbError as e:
             self.call_from_thread(self._start_failed, str(e))
             return
+        self.short_names = shorts
         self.post_message(JumpRequested(sid, at))
 
     def _start_failed(self, why: str) -> None:
@@ -118,6 +122,9 @@ class LogkbApp(App[None]):
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         """Called when a screen read the session list: keep it for titles and the palette."""
         self.sessions = message.rows
+        from kb.sessionref import short_ids
+
+        self.short_names = short_ids(r["session_id"] for r in message.rows)
         for r in message.rows:
             if r["parent_id"] is None:
                 self.scope_of[r["session_id"]] = r["session_id"]

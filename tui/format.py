@@ -88,3 +88,11 @@ def short(text: str | None, width: int) -> str:
     if cell_len(one) <= width:
         return one
     return set_cell_size(one, max(0, width - 1)).rstrip() + "…"
+
+
+def header_id(session_id: str, short_names: dict[str, str]) -> str:
+    """A session's id as a screen's header shows it: its short id (``short_names``: the
+    shortest unique prefix, as ``logkb sessions`` prints it and ``--session`` takes it),
+    else the id cut to 24 cells.  A rewrite's id is its file's name and ran past the
+    header ("trade_arena__claude-session-68d55ac0")."""
+    return short_names.get(session_id) or short(session_id, 24)

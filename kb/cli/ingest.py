@@ -97,7 +97,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     created = not target.exists()  # nothing stored: it goes again (_remove_empty)
     with open_store(db, read_only=False) as store:
         seen = Seen.load(store)  # the stat pass: unchanged files are not opened
-        found = plan(list(paths), None if force else seen)  # --force: detect again
+        found = plan(list(paths), None if force else seen,  # --force: detect again
+                     own=store.path)
         total = sum(input_size(i) for i in found[0])
         show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
         if show:

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from kb.cli.tools import db_option, err, handle_errors, json_option, plural
+from kb.cli.tools import db_option, err, handle_errors, json_option, note, plural
 from kb.paths import default_db
 
 
@@ -72,11 +72,12 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             sys.stdout.write(json_text(orjson.dumps(ev, default=str).decode()) + "\n")
             sys.stdout.flush()
             return
+        # each a message wrapped at the width at word ends, its continuation lines
+        # indented (the console's own wrap cut words and left blanks at line ends)
         if ev["event"] == "error":
-            err.print(f"logkb: error: watch: {ev['error']}", markup=False, highlight=False)
+            note(f"logkb: error: watch: {ev['error']}", wrap=True)
         elif ev["event"] == "not_taken":
-            err.print(f"watch: not taken: {ev['path']}: {ev['reason']}", markup=False,
-                      highlight=False)
+            note(f"watch: not taken: {ev['path']}: {ev['reason']}", wrap=True)
         elif ev["event"] == "pushed" and not status:
             from kb.cli.team import _sent_line
             from kb.team.push import Sent
@@ -84,13 +85,11 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
             for sc in ev["scopes"]:
                 sent = Sent(sc["scope"], sc["status"], sc["rows"], sc["attempts"],
                             sc["seconds"], sc["error"], sc["server"])
-                err.print(f"push to {ev['team']}: {_sent_line(sent)}", markup=False,
-                          highlight=False)
+                note(f"push to {ev['team']}: {_sent_line(sent)}", wrap=True)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
-                err.print(f"{s['id']}: +{plural(s['new_messages'], 'message')} "
-                          f"({s['messages']} in all)",
-                          markup=False, highlight=False)
+                note(f"{s['id']}: +{plural(s['new_messages'], 'message')} "
+                     f"({s['messages']} in all)", wrap=True)
         if status:
             st = watcher.stats
             last = time.strftime("%H:%M:%S", time.localtime(st.last)) if st.last else "—"

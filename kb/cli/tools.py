@@ -180,8 +180,11 @@ def note(text: str | Text, *, style: str | None = None, wrap: bool = False) -> N
 
 def miss(line: str, hint: str | None) -> None:
     """That a list is empty, on stderr, and where it would not be: ``LINE (HINT)``, or
-    ``HINT`` on a ``hint:`` line of its own when the two would not fit 80 columns."""
-    if hint and len(line) + len(hint) + 3 > 80:
+    ``HINT`` on a ``hint:`` line of its own when the two would not fit 80 columns (as
+    shown: a wide character takes two, an escaped control character its escape)."""
+    from kb.width import cells
+
+    if hint and cells(line) + cells(hint) + 3 > 80:
         note(line)
         note(f"hint: {hint}")
     else:

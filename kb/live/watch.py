@@ -123,7 +123,7 @@ class Watcher:
             if self.db.exists():
                 store = KbStore(self.db, read_only=False)
                 seen = Seen.load(store)
-            found, refused = plan(present, seen)
+            found, refused = plan(present, seen, own=self.db)
             for e in refused:  # every file not taken, once, with the reason
                 if e.path not in self.told:
                     self.told.add(e.path)

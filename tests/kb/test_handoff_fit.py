@@ -215,3 +215,22 @@ def test_every_line_fits_80_columns_but_a_whole_code_span() -> None:
         assert H.wrap_markdown(line) == line
     fenced = "> ```cs\n> " + "x" * 120 + "\n> ```"
     assert all(cells(ln) <= 80 for ln in H.wrap_markdown(fenced).split("\n"))
+
+
+def test_a_quoted_tree_drawing_keeps_its_spaces_and_is_cut_not_wrapped() -> None:
+    """The brief quotes the last decision: a tree drawing in it (labelled
+    will-it-rain__claude.jsonl, message 13) wrapped as prose lost its runs of spaces
+    and its shape; a line of it longer than 80 columns is cut with ``…`` instead, and
+    quoted prose keeps the runs of spaces between its words."""
+    md = "\n".join([
+        "> ├── src/  # comment",
+        "> │   ├── index.ts          # Lambda handler + local runner, then the weather "
+        "client and the Discord sender",
+        "> plain  prose that is long enough to wrap past the eighty columns of the "
+        "terminal for  sure",
+    ])
+    out = H.wrap_markdown(md).split("\n")
+    assert out[0] == "> ├── src/  # comment"
+    assert out[1].startswith("> │   ├── index.ts          # Lambda") and out[1].endswith("…")
+    assert H.cells(out[1]) <= 80
+    assert out[2].startswith("> plain  prose") and out[3] == "> terminal for  sure"

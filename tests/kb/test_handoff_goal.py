@@ -271,3 +271,38 @@ def test_goal_sentences_are_cut_as_before() -> None:
     assert _sentences("请帮我更新脚本。然后提交！ ok") == ["请帮我更新脚本。", "然后提交！", "ok"]
     assert _goal_line("go through this folder do not read any parent folder. i want to "
                       "integrate emailjs") == "i want to integrate emailjs"
+
+
+def test_the_goal_is_the_first_prompt_that_asks_for_work() -> None:
+    """A first prompt that asks for nothing a brief can name (a greeting, one word such
+    as ``init``, only where the work is, a pasted file or output with no request about
+    it) gives way to the first later prompt that asks; alone, it stays the goal."""
+    hello = _prompt(1, "hi!")
+    init = _prompt(1, "init")  # tune privacy-x402__codex-session: the only request
+    scope = _prompt(1, 'were in a new folder called "random"\nthis will be a new project!')
+    tree = _prompt(1, "src/\n├── main.py  # entry\n├── db/\n│   └── models.py\n"
+                      "└── tests/\n    └── test_models.py\n")
+    log = _prompt(1, "```\n2026-03-01 12:00:01 INFO start\n2026-03-01 12:00:02 ERROR db "
+                     "down\n2026-03-01 12:00:03 INFO retry\n```\nfor context")
+    ask = _prompt(2, "add a login page that redirects home")
+    for first in (hello, init, scope, tree, log):
+        assert [p.ordinal for p in first_request([first, ask])] == [2], first.text
+        assert [p.ordinal for p in first_request([first])] == [1], first.text
+    # a follow-up that asks nothing either leaves the first prompt the goal
+    assert [p.ordinal for p in first_request([hello, _prompt(2, "ok")])] == [1]
+
+
+def test_a_first_prompt_that_asks_stays_the_goal() -> None:
+    """What asked before still does: a statement of a problem, a request after a paste,
+    a terminal's wrapped prose (indented lines) and a short request in Chinese."""
+    later = _prompt(9, "also make the button blue")
+    for text in (
+            "The app crashes on startup",
+            "src/\n├── main.py\n├── db/\n│   └── models.py\n└── tests/\nfix the imports",
+            "one more feedback which i recently got that as we will also have a roadmap\n"
+            "  have this telegram bot which is like an agent actually like a separate\n"
+            "  agent will be built on by agentI mean pi agent frameworkand this agent\n"
+            "  the personal finance will manage fund wise which which it will manage\n"
+            "  will have this agent ready which will be using like this agent can be",
+            "帮我更新一下我的matugen脚本"):
+        assert [p.ordinal for p in first_request([_prompt(1, text), later])] == [1], text

@@ -120,3 +120,26 @@ def test_watch_leaves_the_knowledge_base_to_readers_between_ingests(
     # a writer (an annotation) gets the file while the watcher idles
     p = logkb("mark", "note", "2", "while watching", "--db", str(db), check=False)
     assert p.returncode == 0, p.stderr
+
+
+def test_watch_stderr_fits_80_columns_and_skips_its_own_knowledge_base(
+        tmp_path: Path) -> None:
+    """What ``watch`` says on stderr is wrapped at ``$COLUMNS`` at word ends, continuation
+    lines indented (rich cut "a regular / file" past 80 columns, a blank at the line
+    end), and the knowledge base it writes, kept in the folder it watches, is no
+    transcript it reports as "not taken" (nor its write-ahead log)."""
+    import os
+
+    src = tmp_path / "a-folder-with-a-rather-long-name-to-push-lines-past-eighty-cols"
+    src.mkdir()
+    (src / "s.jsonl").write_text("\n".join(session_lines(SELFTEST / "export.json")) + "\n")
+    os.mkfifo(src / "pipe.jsonl")
+    db = src / "kb.duckdb"
+    p = logkb("watch", "--for", "2", "--db", str(db), str(src),
+              env={**os.environ, "COLUMNS": "80"})
+    lines = p.stderr.splitlines()
+    assert any("FIFO" in ln for ln in lines), p.stderr
+    assert all(len(ln) <= 80 and ln == ln.rstrip() for ln in lines), lines
+    assert not any("kb.duckdb" in ln for ln in lines), lines
+    fifo = next(i for i, ln in enumerate(lines) if "not taken" in ln)
+    assert lines[fifo + 1].startswith("  "), lines  # one message, its rest indented

@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 from kb import views
 from kb.render import repeats
 from kb.safe_text import visible
-from tui.format import DIM, FAIL, STATUS_MARK, STATUS_STYLE, short
+from tui.format import DIM, FAIL, STATUS_MARK, STATUS_STYLE, header_id, short
 from tui.messages import JumpRequested
 
 GROUPS = (("open", "▶ Open"), ("confirmed", "✔ Confirmed"), ("dead_end", "✘ Dead ends"),
@@ -134,7 +134,7 @@ class GraphScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the screen opens: ask the app for the graph (cached or read)."""
-        self.sub_title = visible(f"graph · {self.scope}")
+        self.sub_title = visible(f"graph · {header_id(self.scope, self.app.short_names)}")  # type: ignore[attr-defined]
         tree = self.query_one(Tree)
         tree.show_root = True
         tree.guide_depth = 3

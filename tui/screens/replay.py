@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from kb.safe_text import visible
-from tui.format import DIM, FAIL, SAFETY_STYLE, VERDICT_STYLE, short
+from tui.format import DIM, FAIL, SAFETY_STYLE, VERDICT_STYLE, header_id, short
 from tui.screens.prompt import ConfirmPrompt
 from tui.widgets.detail import bash, output_diff, replay_line, section
 
@@ -187,7 +187,8 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the panel opens: plan straight away (planning runs nothing)."""
-        self.sub_title = visible(f"replay · {self.session_id}")
+        self.sub_title = visible(  # cut as the other headers are
+            f"replay · {header_id(self.session_id, self.app.short_names)}")  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
         self._columns(self.app.size.width)
         table.focus()

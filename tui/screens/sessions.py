@@ -51,8 +51,8 @@ class SessionsScreen(Screen[None]):
     """Every session in the knowledge base; enter opens its timeline."""
 
     HELP = ("Every ingested session, newest activity first; subagent sessions sit under "
-            "the session that spawned them.  Type to filter (title, id, directory); "
-            "enter opens the timeline.")
+            "the session that spawned them.  Type to filter (title, id, agent, "
+            "directory); enter opens the timeline.")
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", key_display="/"),
         Binding("enter", "open", "Open", show=True, priority=False),
@@ -71,7 +71,7 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="filter sessions: title, id or directory…", id="session-filter")
+        yield Input(placeholder="filter sessions: title, id, agent or directory…", id="session-filter")
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static("", id="sessions-status", classes="status")
         yield Footer()
@@ -142,7 +142,10 @@ class SessionsScreen(Screen[None]):
         shown = 0
         shorts = short_ids(r["session_id"] for r in self.rows)
         for r, depth in tree_order(self.rows):
-            hay = " ".join(str(r.get(k) or "") for k in ("title", "session_id", "directory"))
+            # what the row shows is what a filter finds: the agent column too ("codex")
+            hay = " ".join([*(str(r.get(k) or "") for k in ("title", "session_id",
+                                                           "directory")),
+                            agent_name(r.get("agent"))])
             if needle and needle not in hay.lower():
                 continue
             shown += 1

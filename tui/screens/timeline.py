@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 from kb import views
 from kb.safe_text import visible, visible_deep
 from kb.views import TimelineFilter, TimelineIndex, TimelineRow
-from tui.format import DIM, FAIL, short, when
+from tui.format import DIM, FAIL, header_id, short, when
 from tui.messages import AnnotationSaved, JumpRequested
 from tui.screens.prompt import ConfirmPrompt, TextPrompt
 from tui.widgets.detail import DetailContext, DetailPane
@@ -169,7 +169,8 @@ class TimelineScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Called when the screen opens: read the index (the rows come page by page)."""
-        self.sub_title = visible(self.session_id)  # an id is the transcript's own text
+        # an id is the transcript's own text; its short id, as `logkb sessions` shows it
+        self.sub_title = visible(header_id(self.session_id, self.app.short_names))  # type: ignore[attr-defined]
         self.query_one(TimelineView).focus()
         self._load_index(self.filter, self.start_ordinal, None)
 
