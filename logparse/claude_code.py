@@ -281,8 +281,8 @@ class _File:
             return
         self._snap = (-1, 0, b"", 0, 0)  # taken (or refused): once
         if not self.cursor.ok or len(self.convs) != 1 or self.side_root or self.loose \
-                or self.current is not main:
-            return
+                or self.current is not main or main.task_calls:
+            return  # (a task call not answered yet: the next reading is whole)
         c = main
         drafts = list(c.drafts)
         try:
@@ -489,7 +489,12 @@ class _Conv:
         self.prefix_leaves: set[str] = set()
         """Resumed: title leaves met before the offset."""
         self.task_list: dict[str, dict[str, Any]] = {}
-        """The session's task list (``TaskCreate``/``TaskUpdate``) by task id, in order."""
+        """The session's task list (``TaskCreate``/``TaskUpdate``) by task id, in order,
+        after the calls answered so far (:meth:`task_answered`)."""
+        self.task_calls: list[dict[str, Any]] = []
+        """Task calls from the first one not answered yet on, in call order."""
+        self.task_outcome: dict[str, tuple[bool, str | None]] = {}
+        """Of the calls in :attr:`task_calls` answered: succeeded?, the id a create got."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -708,9 +713,9 @@ class _Conv:
                                   "time": {"start": ts}, "metadata": {"claudeTool": name}}}
                 if tool == "task":
                     part["state"]["title"] = json_object(b.get("input")).get("description")
-                elif name in TASK_LIST_TOOLS:
-                    part["state"]["input"]["todos"] = self.tasks(name, b.get("input"))
                 d.parts.append(part)
+                if name in TASK_LIST_TOOLS:
+                    self.task_called(part)
                 self.tools[cid] = part
                 self.tool_draft[cid] = d
                 d.open += 1
@@ -745,6 +750,8 @@ class _Conv:
                 self.tools[cid] = part
                 self.tool_draft[cid] = target
             self._answer(part, b, obj.get("toolUseResult"), ts, denial(obj))
+            if part["state"]["metadata"].get("claudeTool") in TASK_LIST_TOOLS:
+                self.task_answered(part, obj.get("toolUseResult"))
             d = self.tool_draft.get(cid)
             if d is not None:
                 d.open -= 1
@@ -849,34 +856,71 @@ class _Conv:
                 else:
                     meta["exit"] = 0
 
-    def tasks(self, name: str, inp: Any) -> list[dict[str, Any]]:
-        """The task list after a ``TaskCreate`` or ``TaskUpdate`` call, as ``todowrite``
-        items (``content``, ``status``, ``activeForm``).  Claude Code numbers a session's
-        tasks from 1 (``Task #1 created``); an update names its ``taskId``, a status of
-        ``deleted`` drops the task."""
-        inp = json_object(inp)
+    def task_called(self, part: dict[str, Any]) -> None:
+        """A ``TaskCreate``/``TaskUpdate`` call: its ``todos`` are the task list after it,
+        as far as the answers so far tell (:meth:`_task_lists`)."""
+        self.task_calls.append(part)
+        self._task_lists()
+
+    def task_answered(self, part: dict[str, Any], tur: Any) -> None:
+        """A task call answered: one that succeeded changes the list (a create takes the
+        number its result gave, ``toolUseResult.task.id``), one that failed (invalid input,
+        refused) leaves it as it was.  Claude Code numbers only the creates that
+        succeeded, so a failed create shifts no later number."""
+        state = part["state"]
+        task = tur.get("task") if isinstance(tur, dict) else None
+        tid = task.get("id") if isinstance(task, dict) else None
+        tid = str(tid) if isinstance(tid, (str, int)) and not isinstance(tid, bool) \
+            and str(tid) else None
+        self.task_outcome[part["callID"]] = (state.get("status") == "completed", tid)
+        self._task_lists()
+
+    def _task_lists(self) -> None:
+        """The task list after each task call, in call order: the answered calls at the
+        head fold into :attr:`task_list`; a call not answered yet counts as succeeding
+        (answers of parallel calls come in any order)."""
+        calls = self.task_calls
+        while calls and calls[0]["callID"] in self.task_outcome:
+            p = calls.pop(0)
+            ok, tid = self.task_outcome.pop(p["callID"])
+            if ok:
+                self._task_apply(self.task_list, p, tid)
+            p["state"]["input"]["todos"] = task_items(self.task_list)
+        tasks = {k: dict(v) for k, v in self.task_list.items()}
+        for p in calls:
+            ok, tid = self.task_outcome.get(p["callID"], (True, None))
+            if ok:
+                self._task_apply(tasks, p, tid)
+            p["state"]["input"]["todos"] = task_items(tasks)
+
+    @staticmethod
+    def _task_apply(tasks: dict[str, dict[str, Any]], part: dict[str, Any],
+                    tid: str | None) -> None:
+        """One task call applied to ``tasks``.  Claude Code numbers a session's tasks from
+        1 (``Task #1 created``); an update names its ``taskId``, a status of ``deleted``
+        drops the task."""
+        name = part["state"]["metadata"].get("claudeTool")
+        inp = part["state"]["input"]
         if name == "TaskCreate":
-            ids = [int(k) for k in self.task_list if k.isdigit()]
-            tid = str(max(ids, default=0) + 1)
-            self.task_list[tid] = {"content": str(inp.get("subject") or inp.get("description")
-                                                  or ""), "status": "pending",
-                                   "activeForm": inp.get("activeForm")}
-        else:
-            tid = str(inp.get("taskId") or "")
-            item = self.task_list.get(tid)
-            if item is None and tid:
-                item = self.task_list[tid] = {"content": f"task #{tid}", "status": "pending",
-                                              "activeForm": None}
-            if item is not None:
-                if inp.get("status") == "deleted":
-                    del self.task_list[tid]
-                else:
-                    if isinstance(inp.get("status"), str):
-                        item["status"] = inp["status"]
-                    if isinstance(inp.get("subject"), str):
-                        item["content"] = inp["subject"]
-        return [{"content": t["content"], "status": t["status"], "priority": None,
-                 "activeForm": t["activeForm"]} for t in self.task_list.values()]
+            if tid is None:
+                ids = [int(k) for k in tasks if k.isdigit()]
+                tid = str(max(ids, default=0) + 1)
+            tasks[tid] = {"content": str(inp.get("subject") or inp.get("description") or ""),
+                          "status": "pending", "activeForm": inp.get("activeForm")}
+            return
+        tid = str(inp.get("taskId") or "")
+        item = tasks.get(tid)
+        if item is None and tid:
+            item = tasks[tid] = {"content": f"task #{tid}", "status": "pending",
+                                 "activeForm": None}
+        if item is not None:
+            if inp.get("status") == "deleted":
+                del tasks[tid]
+            else:
+                if isinstance(inp.get("status"), str):
+                    item["status"] = inp["status"]
+                if isinstance(inp.get("subject"), str):
+                    item["content"] = inp["subject"]
 
     # -- results ---------------------------------------------------------------
     def link_child(self, prompt: str, child: str) -> None:
@@ -975,6 +1019,12 @@ class _Conv:
         """Lines read for this session that no message took (it has none left to join)."""
         out, self.extra_lines = self.extra_lines, []
         return out
+
+
+def task_items(tasks: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A task list as ``todowrite`` items, in the order the tasks were created."""
+    return [{"content": t["content"], "status": t["status"], "priority": None,
+             "activeForm": t["activeForm"]} for t in tasks.values()]
 
 
 def denial(obj: dict[str, Any]) -> str | None:

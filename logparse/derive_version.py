@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 36
+DERIVE_VERSION = 39
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -136,4 +136,8 @@ amount of money.
 36 (review10b): a Codex item written twice in a row is read once (keys10) only when it
 carries its time: a legacy rollout's bare items have none, and a prompt typed again there
 is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
-``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``."""
+``failed`` or ``declined`` is an error even without an ``error`` object or ``isError``.
+39 (claude11): a Claude Code ``TaskCreate`` that failed (invalid input, refused) takes no
+task number and leaves the list as it was, so a later ``TaskUpdate`` #N names the N-th
+task created (recorded from the real CLI); a task call's list is the one after the calls
+before it in call order, whatever order their answers came in."""
