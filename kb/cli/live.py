@@ -88,7 +88,8 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
                           highlight=False)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
-                err.print(f"{s['id']}: +{plural(s['new_messages'], 'message')} "
+                upd = f", {s['updated_messages']} updated" if s.get("updated_messages") else ""
+                err.print(f"{s['id']}: +{plural(s['new_messages'], 'message')}{upd} "
                           f"({s['messages']} in all)",
                           markup=False, highlight=False)
         if status:
