@@ -1386,13 +1386,23 @@ def _check_partial(store: KbStore, src: SourceSession,
                    problems: list[Problem]) -> SessionReport | None:
     """A run stream of a session already stored completely: report what it would add."""
     known = store.known_messages(src.session_id)
-    extra = [m.info["id"] for m in src.messages if not m.inferred and m.info["id"] not in known]
+    extra = [m for m in src.messages if not m.inferred and m.info["id"] not in known]
+    if extra and src.form in LINE_KEYED:
+        # ids are lines of another file (a Claude Code stream-json beside its transcript):
+        # a message is stored when its own record is, under whatever id
+        held: set[int] = set()
+        for _, raw in store.stored_raws(src.session_id, 0):
+            mine, others = record_keys(raw)
+            held.update(mine, others)
+        extra = [m for m in extra if own_key(m.raw, m.line) not in held]
     if extra:
+        where = "its transcript" if src.agent == "claude-code" else \
+            "opencode.db or an export"
         problems.append(Problem(
             path=src.path, record=src.session_id,
             reason=f"the run stream has {len(extra)} messages that session {src.session_id} "
-                   "(stored from a complete source) lacks; ingest the session from opencode.db "
-                   "or an export to place them"))
+                   f"(stored from a complete source) lacks; ingest the session from {where} "
+                   "to place them"))
     return None
 
 

@@ -405,6 +405,13 @@ class _File:
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="not a Claude Code record (a JSON object)"))
             return
+        self._record(n, body, obj)
+
+    known = OTHER_TYPES
+    """Record types that are not counted in :attr:`skipped`."""
+
+    def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        """One record (``body`` the line it was read from, kept raw)."""
         sid = obj.get("sessionId")
         typ = obj.get("type")
         if typ in MESSAGE_TYPES and isinstance(sid, str) and sid:
@@ -439,7 +446,7 @@ class _File:
                 if parent_conv is not None:  # link the Task call that spawned it
                     parent_conv.link_child(conv.root_prompt, key)
         elif isinstance(typ, str):
-            if typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
+            if typ not in self.known and typ not in MESSAGE_TYPES:
                 self.skipped[typ] = self.skipped.get(typ, 0) + 1
             target = None
             if isinstance(sid, str):
@@ -1110,3 +1117,4 @@ def _api_error_text(obj: dict[str, Any]) -> str:
     if text and isinstance(status, int) and not isinstance(status, bool):
         return f"{status}: {text}"
     return text
+
