@@ -533,7 +533,9 @@ class _Conv:
                 self._queued_message(n, body, obj, prompt)
                 return
         self.extra_lines.append((n, body))
-        if typ == "summary" and isinstance(obj.get("summary"), str):
+        if typ == "cost-state":
+            self.info["recorded"] = cost_state(obj)
+        elif typ == "summary" and isinstance(obj.get("summary"), str):
             self.titles.append((obj["summary"], str(obj.get("leafUuid", ""))))
         elif typ in ("custom-title", "ai-title"):
             t = obj.get("customTitle") or obj.get("title") or obj.get("aiTitle")
@@ -1118,3 +1120,28 @@ def _api_error_text(obj: dict[str, Any]) -> str:
         return f"{status}: {text}"
     return text
 
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+_COST_STATE = (("totalCostUSD", "cost"), ("totalDuration", "durationMs"),
+               ("totalAPIDuration", "apiDurationMs"), ("totalLinesAdded", "linesAdded"),
+               ("totalLinesRemoved", "linesRemoved"))
+"""What a ``cost-state`` record says of the session so far, by the name logkb keeps it
+under (the session info's ``recorded``)."""
+
+
+def cost_state(obj: dict[str, Any]) -> dict[str, Any]:
+    """The session's own running figures from a ``cost-state`` record (2.1.332): what
+    Claude Code counted the session cost (USD, its own price table, the runs a
+    ``--resume`` continued included), its wall and API time and the lines it changed.
+    The last record of a session is its figures (each one is the total so far)."""
+    out: dict[str, Any] = {"by": "cost-state"}
+    for src, dst in _COST_STATE:
+        v = _num(obj.get(src))
+        if v is not None and v >= 0:
+            out[dst] = v
+    if obj.get("hasUnknownModelCost") is True:
+        out["unknownModelCost"] = True
+    return out

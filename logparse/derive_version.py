@@ -141,4 +141,5 @@ is a message of its own; an ``item_completed`` ``McpToolCall`` whose status is
 task number and leaves the list as it was, so a later ``TaskUpdate`` #N names the N-th
 task created (recorded from the real CLI); a task call's list is the one after the calls
 before it in call order, whatever order their answers came in; ``claude -p --verbose
---output-format stream-json`` output is read (:mod:`logparse.claude_stream`)."""
+--output-format stream-json`` output is read (:mod:`logparse.claude_stream`); a
+transcript's last ``cost-state`` is the session's own figures (info ``recorded``)."""

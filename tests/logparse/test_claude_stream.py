@@ -109,3 +109,25 @@ def test_beside_its_transcript_in_either_order(tmp_path: Path) -> None:
     after = run(cli, ["ingest", "--db", db2, "--json", str(STREAM)])
     assert after.exit_code == 0 and json.loads(after.stdout)["problems"] == []
 
+
+def test_the_agent_s_own_cost_is_shown_where_cost_is(tmp_path: Path) -> None:
+    """Claude Code's own count of a session (a transcript's last ``cost-state``, a
+    stream's ``result`` records) was read and dropped; ``sessions SESSION`` and ``usage
+    --by session`` show it beside logkb's own pricing."""
+    run = CliRunner().invoke
+    states = [json.loads(x) for x in TRANSCRIPT.read_text().splitlines()
+              if '"cost-state"' in x]
+    for src, form in ((TRANSCRIPT, "cost-state"), (STREAM, "result")):
+        db = str(tmp_path / f"{form}.duckdb")
+        assert run(cli, ["ingest", "--db", db, str(src)]).exit_code == 0
+        doc = json.loads(run(cli, ["sessions", "--db", db, SID, "--json"]).stdout)
+        assert doc["recorded"]["by"] == form
+        want = states[-1]["totalCostUSD"] if form == "cost-state" else 0.05544
+        assert abs(doc["recorded"]["cost"] - want) < 1e-9
+        text = run(cli, ["sessions", "--db", db, SID]).stdout
+        assert f"${want:.2f} by the agent" in text
+        (row,) = [json.loads(x) for x in run(
+            cli, ["usage", "--db", db, "--by", "session", "--json"]).stdout.splitlines()]
+        assert row["key"] == SID and abs(row["recorded_cost"] - want) < 1e-9
+        table = run(cli, ["usage", "--db", db, "--by", "session"]).stdout
+        assert "agent's" in table.splitlines()[0]
