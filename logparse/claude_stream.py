@@ -53,7 +53,7 @@ def is_stream_record(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") in STREAM_TYPES \
         and isinstance(obj.get("session_id"), str) and "sessionId" not in obj \
         and (obj.get("subtype") == "init" or "parent_tool_use_id" in obj
-             or obj.get("type") == "result")
+             or (obj.get("type") == "result" and "num_turns" in obj))
 
 
 def _tokens(usage: Any) -> dict[str, int]:
