@@ -99,6 +99,9 @@ TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit
 ``todowrite`` calls whose ``todos`` is the whole list after the call (:meth:`_Conv.tasks`);
 ``TaskStop`` stops a background run."""
 TASK_LIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+TASK_WINDOW = 32
+"""Task calls of one response whose lists wait for their answers; an earlier one stands as
+its answer so far says (the work per call stays bounded)."""
 _KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "oldString",
          "new_string": "newString", "replace_all": "replaceAll"}
 _EXIT = re.compile(r"^Exit code (-?\d+)")
@@ -502,6 +505,8 @@ class _Conv:
         """Task calls from the first one not answered yet on, in call order."""
         self.task_outcome: dict[str, tuple[bool, str | None]] = {}
         """Of the calls in :attr:`task_calls` answered: succeeded?, the id a create got."""
+        self.task_response: Draft | None = None
+        """The response the calls in :attr:`task_calls` belong to."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -627,6 +632,8 @@ class _Conv:
             info["path"] = {"cwd": obj["cwd"]}
         if role != "assistant":
             self._unanswered()
+            if self.task_calls:  # no answer comes after the next prompt
+                self._task_settle()
         d = Draft(info, key, n)
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
@@ -724,7 +731,7 @@ class _Conv:
                     part["state"]["title"] = json_object(b.get("input")).get("description")
                 d.parts.append(part)
                 if name in TASK_LIST_TOOLS:
-                    self.task_called(part)
+                    self.task_called(part, d)
                 self.tools[cid] = part
                 self.tool_draft[cid] = d
                 d.open += 1
@@ -865,10 +872,21 @@ class _Conv:
                 else:
                     meta["exit"] = 0
 
-    def task_called(self, part: dict[str, Any]) -> None:
+    def task_called(self, part: dict[str, Any], response: Draft) -> None:
         """A ``TaskCreate``/``TaskUpdate`` call: its ``todos`` are the task list after it,
-        as far as the answers so far tell (:meth:`_task_lists`)."""
+        as far as the answers so far tell (:meth:`_task_lists`).  The calls of an earlier
+        response than ``response`` are settled first: Claude Code sends every answer of a
+        response before the next request, so what has none by now gets none."""
+        if self.task_calls and self.task_response is not response:
+            self._task_settle()
+        self.task_response = response
         self.task_calls.append(part)
+        if len(self.task_calls) > TASK_WINDOW:  # a response of very many task calls
+            self.task_calls, head = self.task_calls[1:], self.task_calls[0]
+            ok, tid = self.task_outcome.pop(head["callID"], (True, None))
+            if ok:
+                self._task_apply(self.task_list, head, tid)
+            head["state"]["input"]["todos"] = task_items(self.task_list)
         self._task_lists()
 
     def task_answered(self, part: dict[str, Any], tur: Any) -> None:
@@ -895,12 +913,26 @@ class _Conv:
             if ok:
                 self._task_apply(self.task_list, p, tid)
             p["state"]["input"]["todos"] = task_items(self.task_list)
+        if not calls:
+            return
         tasks = {k: dict(v) for k, v in self.task_list.items()}
         for p in calls:
             ok, tid = self.task_outcome.get(p["callID"], (True, None))
             if ok:
                 self._task_apply(tasks, p, tid)
             p["state"]["input"]["todos"] = task_items(tasks)
+
+    def _task_settle(self) -> None:
+        """Task calls no answer will come to any more (a prompt came first): they stand as
+        they are (one not answered counts as succeeding), and the list goes on from them
+        (so a call left unanswered never makes every later one recount the list)."""
+        for p in self.task_calls:
+            ok, tid = self.task_outcome.pop(p["callID"], (True, None))
+            if ok:
+                self._task_apply(self.task_list, p, tid)
+            p["state"]["input"]["todos"] = task_items(self.task_list)
+        self.task_calls = []
+        self.task_outcome = {}
 
     @staticmethod
     def _task_apply(tasks: dict[str, dict[str, Any]], part: dict[str, Any],

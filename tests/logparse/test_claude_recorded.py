@@ -252,3 +252,20 @@ def test_a_failed_task_create_takes_no_number() -> None:
     assert lists[4] == [*ok, ("Clean build", "pending")]
     assert lists[-1] == [("Add mul", "completed"), ("Check mul", "completed"),
                          ("Clean build", "in_progress")]
+
+
+def test_a_task_call_never_answered_stands_and_the_list_goes_on(tmp_path: Path) -> None:
+    """The answer to the first ``TaskCreate`` is lost (the line cut away): the call counts
+    as having succeeded, and after the next prompt the list goes on from it (no call
+    left open makes every later one recount the list)."""
+    lines = TASKS.read_text(encoding="utf-8").splitlines(keepends=True)
+    lost = next(i for i, x in enumerate(lines) if "Task #1 created" in x
+                and '"type":"user"' in x)
+    f = tmp_path / "t.jsonl"
+    f.write_text("".join(lines[:lost] + lines[lost + 1:]), encoding="utf-8")
+    rows = [c for c in calls(f, TASK_SID) if c[C["tool"]] == "todowrite"]
+    first = json.loads(rows[0][C["input"]])["todos"]
+    last = json.loads(rows[-1][C["input"]])["todos"]
+    assert [t["content"] for t in first] == ["Add mul"]
+    assert [(t["content"], t["status"]) for t in last] == [
+        ("Add mul", "completed"), ("Check mul", "completed"), ("Clean build", "in_progress")]
