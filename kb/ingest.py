@@ -138,10 +138,18 @@ class SessionReport:
     """Stored messages this input lacks (an older or shorter copy): kept, never deleted."""
     agent: str | None = None
     """The agent that wrote the session (for a ``rewrite``: the one its header names)."""
+    updated_messages: int = 0
+    """Messages stored before that this input holds changed or at another place (a call's
+    result written since, a line added or removed before it): stored again in place."""
+    unchanged_messages: int = 0
+    """Messages this input holds as they were stored (derived again only when the rules
+    changed: :data:`DERIVE_VERSION`)."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
-                "events": self.events, "new_messages": self.new_messages, "form": self.form,
+                "events": self.events, "new_messages": self.new_messages,
+                "updated_messages": self.updated_messages,
+                "unchanged_messages": self.unchanged_messages, "form": self.form,
                 "agent": self.agent, "path": self.path, "parent_id": self.parent_id,
                 "kept": self.kept}
 
@@ -174,7 +182,10 @@ class IngestReport:
         """Record a session; a session met again (in another form) is reported once."""
         i = self._at.get(rep.session_id)
         if i is not None:
-            rep.new_messages += self.sessions[i].new_messages
+            was = self.sessions[i]
+            rep.new_messages += was.new_messages
+            rep.updated_messages += was.updated_messages
+            rep.unchanged_messages += was.unchanged_messages
             self.sessions[i] = rep
             return
         self._at[rep.session_id] = len(self.sessions)
@@ -183,6 +194,14 @@ class IngestReport:
     @property
     def new_messages(self) -> int:
         return sum(s.new_messages for s in self.sessions)
+
+    @property
+    def updated_messages(self) -> int:
+        return sum(s.updated_messages for s in self.sessions)
+
+    @property
+    def unchanged_messages(self) -> int:
+        return sum(s.unchanged_messages for s in self.sessions)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -480,6 +499,15 @@ class _Session:
     aliases: _Aliases | None = None
     """A line-keyed session with stored messages: what a message read at another line is
     stored as (:class:`_Aliases`)."""
+    stored: dict[str, tuple[int, int]] | None = None
+    """The stored messages' digests and ordinals when :attr:`known` forgot the digests
+    (derived by older rules): what tells an unchanged message from an updated one."""
+    new: int = 0
+    """Messages read that were not stored."""
+    updated: int = 0
+    """Messages read that were stored with other content or at another ordinal."""
+    unchanged: int = 0
+    """Messages read as they were stored."""
 
 
 ALIAS_LOOKUPS = 8
@@ -1044,13 +1072,15 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
     # what is stored already, session row or not (an interrupted ingest leaves messages
     # without one): those rows are kept or replaced, never written twice
     known = store.known_messages(sid)
+    digests = None
     if known and (store.derived_by(sid) or 1) < DERIVE_VERSION:
         # derived by older rules: every message read again is derived again (its rows
         # replaced); annotations and replay runs are kept, the graph follows
+        digests = known
         known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
-    return _Session(src=src, known=known, deriver=deriver,
+    return _Session(src=src, known=known, deriver=deriver, stored=digests,
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
                     else None)
 
@@ -1115,7 +1145,15 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
                 not (aliases is not None and aliases.moved(mid, msg)) and \
                 _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):
             deriver.keep.add(mid)  # an older copy's cut of a message stored whole
+        skipped = len(deriver.skipped_ids)
         deriver.add(msg, dg)
+        was = stored if st.stored is None else st.stored.get(mid)
+        if was is None:
+            st.new += 1
+        elif len(deriver.skipped_ids) > skipped or (st.stored is not None and was[0] == dg):
+            st.unchanged += 1  # as stored (derived again only if the rules changed)
+        else:
+            st.updated += 1
         if st.first_prompt is None and msg.info.get("role") == "user":
             st.first_prompt = _prompt_text(msg.parts)
             st.prompt_at = st.read
@@ -1277,7 +1315,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
             kept.extend(deriver.skipped_ids)
             done.append(sid)
             rep = SessionReport(session_id=sid, title=info.title, messages=0, events=0,
-                                new_messages=deriver.derived, form=src.form, path=src.path,
+                                new_messages=st.new, updated_messages=st.updated,
+                                unchanged_messages=st.unchanged, form=src.form, path=src.path,
                                 parent_id=info.parent_id, agent=src.agent)
             report.add(rep)
             group.add(store, batches, info, rep, st.size)  # counts: once written
@@ -1310,9 +1349,10 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
     row = store.session_summary(sid)
     done.append(sid)
     report.add(SessionReport(session_id=sid, title=row["title"], messages=row["messages"],
-                             events=row["events"], new_messages=deriver.derived, form=src.form,
-                             path=src.path, parent_id=info.parent_id, kept=lacked,
-                             agent=src.agent))
+                             events=row["events"], new_messages=st.new,
+                             updated_messages=st.updated, unchanged_messages=st.unchanged,
+                             form=src.form, path=src.path, parent_id=info.parent_id,
+                             kept=lacked, agent=src.agent))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,
@@ -1384,13 +1424,23 @@ def _check_partial(store: KbStore, src: SourceSession,
                    problems: list[Problem]) -> SessionReport | None:
     """A run stream of a session already stored completely: report what it would add."""
     known = store.known_messages(src.session_id)
-    extra = [m.info["id"] for m in src.messages if not m.inferred and m.info["id"] not in known]
+    extra = [m for m in src.messages if not m.inferred and m.info["id"] not in known]
+    if extra and src.form in LINE_KEYED:
+        # ids are lines of another file (a Claude Code stream-json beside its transcript):
+        # a message is stored when its own record is, under whatever id
+        held: set[int] = set()
+        for _, raw in store.stored_raws(src.session_id, 0):
+            mine, others = record_keys(raw)
+            held.update(mine, others)
+        extra = [m for m in extra if own_key(m.raw, m.line) not in held]
     if extra:
+        where = "its transcript" if src.agent == "claude-code" else \
+            "opencode.db or an export"
         problems.append(Problem(
             path=src.path, record=src.session_id,
             reason=f"the run stream has {len(extra)} messages that session {src.session_id} "
-                   "(stored from a complete source) lacks; ingest the session from opencode.db "
-                   "or an export to place them"))
+                   f"(stored from a complete source) lacks; ingest the session from {where} "
+                   "to place them"))
     return None
 
 

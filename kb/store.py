@@ -722,6 +722,28 @@ class KbStore:
         {where}
         ORDER BY coalesce(m.last_activity, s.time_updated, 0) DESC, s.session_id"""
 
+    def recorded_figures(self, session_ids: Sequence[str] | None = None
+                         ) -> dict[str, dict[str, Any]]:
+        """The figures an agent recorded of a whole session (``info.recorded``: Claude
+        Code's ``cost-state`` or its stream-json ``result`` records), by session; a
+        session without them is left out."""
+        where, params = "", []
+        if session_ids is not None:
+            where = "AND session_id IN (SELECT unnest(?))"
+            params = [list(session_ids)]
+        out: dict[str, dict[str, Any]] = {}
+        for sid, doc in self.conn.execute(
+                "SELECT session_id, json_extract(info, '$.recorded')::VARCHAR FROM sessions "
+                f"WHERE json_extract(info, '$.recorded') IS NOT NULL {where}",
+                params).fetchall():
+            try:
+                val = orjson.loads(doc)
+            except (TypeError, orjson.JSONDecodeError):
+                continue
+            if isinstance(val, dict):
+                out[str(sid)] = val
+        return out
+
     def session_labels(self) -> dict[str, dict[str, Any]]:
         """Who each session is: its agent, its title with secrets hidden (whatever
         ``reveal_secrets`` says: the search index keeps these on disk) and whether it is

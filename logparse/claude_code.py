@@ -99,6 +99,9 @@ TOOLS = {"Bash": "bash", "Read": "read", "Edit": "edit", "MultiEdit": "multiedit
 ``todowrite`` calls whose ``todos`` is the whole list after the call (:meth:`_Conv.tasks`);
 ``TaskStop`` stops a background run."""
 TASK_LIST_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+TASK_WINDOW = 32
+"""Task calls of one response whose lists wait for their answers; an earlier one stands as
+its answer so far says (the work per call stays bounded)."""
 _KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "oldString",
          "new_string": "newString", "replace_all": "replaceAll"}
 _EXIT = re.compile(r"^Exit code (-?\d+)")
@@ -281,8 +284,8 @@ class _File:
             return
         self._snap = (-1, 0, b"", 0, 0)  # taken (or refused): once
         if not self.cursor.ok or len(self.convs) != 1 or self.side_root or self.loose \
-                or self.current is not main:
-            return
+                or self.current is not main or main.task_calls:
+            return  # (a task call not answered yet: the next reading is whole)
         c = main
         drafts = list(c.drafts)
         try:
@@ -405,6 +408,13 @@ class _File:
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="not a Claude Code record (a JSON object)"))
             return
+        self._record(n, body, obj)
+
+    known = OTHER_TYPES
+    """Record types that are not counted in :attr:`skipped`."""
+
+    def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        """One record (``body`` the line it was read from, kept raw)."""
         sid = obj.get("sessionId")
         typ = obj.get("type")
         if typ in MESSAGE_TYPES and isinstance(sid, str) and sid:
@@ -439,7 +449,7 @@ class _File:
                 if parent_conv is not None:  # link the Task call that spawned it
                     parent_conv.link_child(conv.root_prompt, key)
         elif isinstance(typ, str):
-            if typ not in OTHER_TYPES and typ not in MESSAGE_TYPES:
+            if typ not in self.known and typ not in MESSAGE_TYPES:
                 self.skipped[typ] = self.skipped.get(typ, 0) + 1
             target = None
             if isinstance(sid, str):
@@ -489,7 +499,14 @@ class _Conv:
         self.prefix_leaves: set[str] = set()
         """Resumed: title leaves met before the offset."""
         self.task_list: dict[str, dict[str, Any]] = {}
-        """The session's task list (``TaskCreate``/``TaskUpdate``) by task id, in order."""
+        """The session's task list (``TaskCreate``/``TaskUpdate``) by task id, in order,
+        after the calls answered so far (:meth:`task_answered`)."""
+        self.task_calls: list[dict[str, Any]] = []
+        """Task calls from the first one not answered yet on, in call order."""
+        self.task_outcome: dict[str, tuple[bool, str | None]] = {}
+        """Of the calls in :attr:`task_calls` answered: succeeded?, the id a create got."""
+        self.task_response: Draft | None = None
+        """The response the calls in :attr:`task_calls` belong to."""
 
     # -- lines ---------------------------------------------------------------
     def other(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
@@ -521,7 +538,9 @@ class _Conv:
                 self._queued_message(n, body, obj, prompt)
                 return
         self.extra_lines.append((n, body))
-        if typ == "summary" and isinstance(obj.get("summary"), str):
+        if typ == "cost-state":
+            self.info["recorded"] = cost_state(obj)
+        elif typ == "summary" and isinstance(obj.get("summary"), str):
             self.titles.append((obj["summary"], str(obj.get("leafUuid", ""))))
         elif typ in ("custom-title", "ai-title"):
             t = obj.get("customTitle") or obj.get("title") or obj.get("aiTitle")
@@ -613,6 +632,8 @@ class _Conv:
             info["path"] = {"cwd": obj["cwd"]}
         if role != "assistant":
             self._unanswered()
+            if self.task_calls:  # no answer comes after the next prompt
+                self._task_settle()
         d = Draft(info, key, n)
         for ln, b in self.extra_lines:
             d.add_line(ln, b)
@@ -708,9 +729,9 @@ class _Conv:
                                   "time": {"start": ts}, "metadata": {"claudeTool": name}}}
                 if tool == "task":
                     part["state"]["title"] = json_object(b.get("input")).get("description")
-                elif name in TASK_LIST_TOOLS:
-                    part["state"]["input"]["todos"] = self.tasks(name, b.get("input"))
                 d.parts.append(part)
+                if name in TASK_LIST_TOOLS:
+                    self.task_called(part, d)
                 self.tools[cid] = part
                 self.tool_draft[cid] = d
                 d.open += 1
@@ -745,6 +766,8 @@ class _Conv:
                 self.tools[cid] = part
                 self.tool_draft[cid] = target
             self._answer(part, b, obj.get("toolUseResult"), ts, denial(obj))
+            if part["state"]["metadata"].get("claudeTool") in TASK_LIST_TOOLS:
+                self.task_answered(part, obj.get("toolUseResult"))
             d = self.tool_draft.get(cid)
             if d is not None:
                 d.open -= 1
@@ -849,34 +872,96 @@ class _Conv:
                 else:
                     meta["exit"] = 0
 
-    def tasks(self, name: str, inp: Any) -> list[dict[str, Any]]:
-        """The task list after a ``TaskCreate`` or ``TaskUpdate`` call, as ``todowrite``
-        items (``content``, ``status``, ``activeForm``).  Claude Code numbers a session's
-        tasks from 1 (``Task #1 created``); an update names its ``taskId``, a status of
-        ``deleted`` drops the task."""
-        inp = json_object(inp)
+    def task_called(self, part: dict[str, Any], response: Draft) -> None:
+        """A ``TaskCreate``/``TaskUpdate`` call: its ``todos`` are the task list after it,
+        as far as the answers so far tell (:meth:`_task_lists`).  The calls of an earlier
+        response than ``response`` are settled first: Claude Code sends every answer of a
+        response before the next request, so what has none by now gets none."""
+        if self.task_calls and self.task_response is not response:
+            self._task_settle()
+        self.task_response = response
+        self.task_calls.append(part)
+        if len(self.task_calls) > TASK_WINDOW:  # a response of very many task calls
+            self.task_calls, head = self.task_calls[1:], self.task_calls[0]
+            ok, tid = self.task_outcome.pop(head["callID"], (True, None))
+            if ok:
+                self._task_apply(self.task_list, head, tid)
+            head["state"]["input"]["todos"] = task_items(self.task_list)
+        self._task_lists()
+
+    def task_answered(self, part: dict[str, Any], tur: Any) -> None:
+        """A task call answered: one that succeeded changes the list (a create takes the
+        number its result gave, ``toolUseResult.task.id``), one that failed (invalid input,
+        refused) leaves it as it was.  Claude Code numbers only the creates that
+        succeeded, so a failed create shifts no later number."""
+        state = part["state"]
+        task = tur.get("task") if isinstance(tur, dict) else None
+        tid = task.get("id") if isinstance(task, dict) else None
+        tid = str(tid) if isinstance(tid, (str, int)) and not isinstance(tid, bool) \
+            and str(tid) else None
+        self.task_outcome[part["callID"]] = (state.get("status") == "completed", tid)
+        self._task_lists()
+
+    def _task_lists(self) -> None:
+        """The task list after each task call, in call order: the answered calls at the
+        head fold into :attr:`task_list`; a call not answered yet counts as succeeding
+        (answers of parallel calls come in any order)."""
+        calls = self.task_calls
+        while calls and calls[0]["callID"] in self.task_outcome:
+            p = calls.pop(0)
+            ok, tid = self.task_outcome.pop(p["callID"])
+            if ok:
+                self._task_apply(self.task_list, p, tid)
+            p["state"]["input"]["todos"] = task_items(self.task_list)
+        if not calls:
+            return
+        tasks = {k: dict(v) for k, v in self.task_list.items()}
+        for p in calls:
+            ok, tid = self.task_outcome.get(p["callID"], (True, None))
+            if ok:
+                self._task_apply(tasks, p, tid)
+            p["state"]["input"]["todos"] = task_items(tasks)
+
+    def _task_settle(self) -> None:
+        """Task calls no answer will come to any more (a prompt came first): they stand as
+        they are (one not answered counts as succeeding), and the list goes on from them
+        (so a call left unanswered never makes every later one recount the list)."""
+        for p in self.task_calls:
+            ok, tid = self.task_outcome.pop(p["callID"], (True, None))
+            if ok:
+                self._task_apply(self.task_list, p, tid)
+            p["state"]["input"]["todos"] = task_items(self.task_list)
+        self.task_calls = []
+        self.task_outcome = {}
+
+    @staticmethod
+    def _task_apply(tasks: dict[str, dict[str, Any]], part: dict[str, Any],
+                    tid: str | None) -> None:
+        """One task call applied to ``tasks``.  Claude Code numbers a session's tasks from
+        1 (``Task #1 created``); an update names its ``taskId``, a status of ``deleted``
+        drops the task."""
+        name = part["state"]["metadata"].get("claudeTool")
+        inp = part["state"]["input"]
         if name == "TaskCreate":
-            ids = [int(k) for k in self.task_list if k.isdigit()]
-            tid = str(max(ids, default=0) + 1)
-            self.task_list[tid] = {"content": str(inp.get("subject") or inp.get("description")
-                                                  or ""), "status": "pending",
-                                   "activeForm": inp.get("activeForm")}
-        else:
-            tid = str(inp.get("taskId") or "")
-            item = self.task_list.get(tid)
-            if item is None and tid:
-                item = self.task_list[tid] = {"content": f"task #{tid}", "status": "pending",
-                                              "activeForm": None}
-            if item is not None:
-                if inp.get("status") == "deleted":
-                    del self.task_list[tid]
-                else:
-                    if isinstance(inp.get("status"), str):
-                        item["status"] = inp["status"]
-                    if isinstance(inp.get("subject"), str):
-                        item["content"] = inp["subject"]
-        return [{"content": t["content"], "status": t["status"], "priority": None,
-                 "activeForm": t["activeForm"]} for t in self.task_list.values()]
+            if tid is None:
+                ids = [int(k) for k in tasks if k.isdigit()]
+                tid = str(max(ids, default=0) + 1)
+            tasks[tid] = {"content": str(inp.get("subject") or inp.get("description") or ""),
+                          "status": "pending", "activeForm": inp.get("activeForm")}
+            return
+        tid = str(inp.get("taskId") or "")
+        item = tasks.get(tid)
+        if item is None and tid:
+            item = tasks[tid] = {"content": f"task #{tid}", "status": "pending",
+                                 "activeForm": None}
+        if item is not None:
+            if inp.get("status") == "deleted":
+                del tasks[tid]
+            else:
+                if isinstance(inp.get("status"), str):
+                    item["status"] = inp["status"]
+                if isinstance(inp.get("subject"), str):
+                    item["content"] = inp["subject"]
 
     # -- results ---------------------------------------------------------------
     def link_child(self, prompt: str, child: str) -> None:
@@ -977,6 +1062,12 @@ class _Conv:
         return out
 
 
+def task_items(tasks: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A task list as ``todowrite`` items, in the order the tasks were created."""
+    return [{"content": t["content"], "status": t["status"], "priority": None,
+             "activeForm": t["activeForm"]} for t in tasks.values()]
+
+
 def denial(obj: dict[str, Any]) -> str | None:
     """How the permission check refused the call a ``tool_result`` line answers, from the
     line's own fields (2.1.332): ``toolDenialKind`` (``permission-rule``, ...), else the
@@ -1060,3 +1151,29 @@ def _api_error_text(obj: dict[str, Any]) -> str:
     if text and isinstance(status, int) and not isinstance(status, bool):
         return f"{status}: {text}"
     return text
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+_COST_STATE = (("totalCostUSD", "cost"), ("totalDuration", "durationMs"),
+               ("totalAPIDuration", "apiDurationMs"), ("totalLinesAdded", "linesAdded"),
+               ("totalLinesRemoved", "linesRemoved"))
+"""What a ``cost-state`` record says of the session so far, by the name logkb keeps it
+under (the session info's ``recorded``)."""
+
+
+def cost_state(obj: dict[str, Any]) -> dict[str, Any]:
+    """The session's own running figures from a ``cost-state`` record (2.1.332): what
+    Claude Code counted the session cost (USD, its own price table, the runs a
+    ``--resume`` continued included), its wall and API time and the lines it changed.
+    The last record of a session is its figures (each one is the total so far)."""
+    out: dict[str, Any] = {"by": "cost-state"}
+    for src, dst in _COST_STATE:
+        v = _num(obj.get(src))
+        if v is not None and v >= 0:
+            out[dst] = v
+    if obj.get("hasUnknownModelCost") is True:
+        out["unknownModelCost"] = True
+    return out

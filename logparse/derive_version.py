@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 42
+DERIVE_VERSION = 44
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -148,4 +148,11 @@ output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell
 ``wait`` that reads the cell's end, or the turn's abort) instead of staying
 ``still_running``, and a cell the user stopped (``aborted by user``) for its commands'
 ``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``).
-42: 37 and 38 together (both branches' changes, merged)."""
+42: 37 and 38 together (both branches' changes, merged).
+39 (claude11): a Claude Code ``TaskCreate`` that failed (invalid input, refused) takes no
+task number and leaves the list as it was, so a later ``TaskUpdate`` #N names the N-th
+task created (recorded from the real CLI); a task call's list is the one after the calls
+before it in call order, whatever order their answers came in; ``claude -p --verbose
+--output-format stream-json`` output is read (:mod:`logparse.claude_stream`); a
+transcript's last ``cost-state`` is the session's own figures (info ``recorded``).
+44: 42 and 39 together (both branches' changes, merged)."""

@@ -25,7 +25,7 @@ import orjson
 
 from logparse._agentlines import ID_DIGITS
 
-LINE_KEYED = frozenset({"claude-code", "codex", "pi", "antigravity"})
+LINE_KEYED = frozenset({"claude-code", "claude-stream", "codex", "pi", "antigravity"})
 """Forms whose message ids are line numbers (a shifted line renames the messages after)."""
 
 

@@ -19,6 +19,7 @@ import orjson
 
 from logparse.antigravity import AntigravityReader
 from logparse.claude_code import ClaudeCodeReader
+from logparse.claude_stream import ClaudeStreamReader
 from logparse.codex import CodexReader
 from logparse.gemini_cli import GeminiChatJsonReader, GeminiCliReader
 from logparse.opencode import (
@@ -46,6 +47,7 @@ READERS: tuple[type[TranscriptReader], ...] = (
     GeminiCliReader,
     PiReader,
     AntigravityReader,
+    ClaudeStreamReader,  # before the transcript: its records are a transcript's, renamed
     ClaudeCodeReader,
     RewriteReader,  # last: flat role/text records, what no agent's own reader took
 )

@@ -152,8 +152,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         w = out.width
         for s in report.sessions:
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
-            new = (f"older copy: {s.new_messages} new, {s.kept} kept" if s.kept
-                   else f"{s.new_messages} new")
+            new = _counts(s.new_messages, s.updated_messages, s.unchanged_messages)
+            new = f"older copy: {new}, {s.kept} kept" if s.kept else new
             out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  "
                            f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
                            f"{new}  [{s.form}] "
@@ -165,7 +165,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         note(f"{plural(len(report.sessions), 'session')}, "
              f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
              f"{plural(sum(s.events for s in report.sessions), 'event')}, "
-             f"{report.new_messages} new; {plural(len(real_problems), 'problem')}")
+             f"{_counts(report.new_messages, report.updated_messages, report.unchanged_messages)}"
+             f"; {plural(len(real_problems), 'problem')}")
         if report.states_discarded:  # what logkb did not understand is counted
             n = sum(report.states_discarded.values())
             why = ", ".join(r if c == 1 else f"{r} ({c})"
@@ -208,3 +209,12 @@ def skipped_text(types: dict[str, int]) -> str:
 
 
 COMMANDS = (ingest,)
+
+
+def _counts(new: int, updated: int, unchanged: int) -> str:
+    """``3 new, 1 updated, 40 unchanged``: the messages read, by what the ingest did with
+    them (new: not stored before; updated: stored again in place, changed or moved by a
+    line added before it; unchanged: as stored).  Zero updated or unchanged are left
+    out."""
+    return ", ".join([f"{new} new"] + [f"{n} {what}" for n, what in
+                                        ((updated, "updated"), (unchanged, "unchanged")) if n])

@@ -88,7 +88,8 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
                 note(f"push to {ev['team']}: {_sent_line(sent)}", wrap=True)
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
-                note(f"{s['id']}: +{plural(s['new_messages'], 'message')} "
+                upd = f", {s['updated_messages']} updated" if s.get("updated_messages") else ""
+                note(f"{s['id']}: +{plural(s['new_messages'], 'message')}{upd} "
                      f"({s['messages']} in all)", wrap=True)
         if status:
             st = watcher.stats

@@ -67,11 +67,13 @@ def sessions(ref: str | None, limit: int | None, db: Path | None, as_json: bool)
         short = store.short_ids()
         if ref is not None:
             sid = store.resolve_session(ref)
+            recorded = store.recorded_figures([sid]).get(sid)
     resume_of = _resume_ids(rows)
     if ref is not None:
         rows = [r for r in rows if r["session_id"] == sid]
         r = rows[0]
         info = _session_json(r, current, usage.get(r["session_id"], {}), short, resume_of)
+        info["recorded"] = recorded
         if as_json:
             emit_json(info)
             return
@@ -134,6 +136,7 @@ def _session_detail(info: dict[str, Any]) -> None:
             ("tokens", tokens_text(total) if total else ""),
             ("cost", usage_cost_text({"tokens_total": total, "priced_cost": info["cost"],
                                       "unpriced": 0 if info["cost_complete"] else 1})),
+            ("recorded", recorded_text(info.get("recorded"))),
             ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
             ("resume", info["resume"] or "(none: open it in its agent)")]
     if info["source_form"] == "rewrite":  # say it where the agent is named
@@ -148,6 +151,37 @@ def _session_detail(info: dict[str, Any]) -> None:
             for i, part in enumerate(parts):
                 part.rstrip()
                 say(Text(f"{k + ':':<10} " if i == 0 else " " * 11) + part)
+
+
+def recorded_text(rec: Any) -> str:
+    """What the agent itself counted of the whole session (``info.recorded``), one line:
+    ``$0.06 by the agent · 2 runs, 1 failed · 12 turns · 3.4 s``; empty without it."""
+    if not isinstance(rec, dict):
+        return ""
+
+    def num(key: str) -> float | None:
+        v = rec.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    bits = []
+    cost = num("cost")
+    if cost is not None:
+        money = f"${cost:,.2f}" if cost >= 0.01 or not cost else "<$0.01"
+        bits.append(f"{money} by the agent" + (" (a model it could not price)"
+                                               if rec.get("unknownModelCost") else ""))
+    runs, errors = num("runs"), num("errors")
+    if runs:
+        bits.append(plural(int(runs), "run") + (f", {int(errors)} failed" if errors else ""))
+    turns = num("turns")
+    if turns:
+        bits.append(plural(int(turns), "turn"))
+    ms = num("durationMs")
+    if ms:
+        bits.append(f"{ms / 1000:,.1f} s")
+    added, removed = num("linesAdded"), num("linesRemoved")
+    if added or removed:
+        bits.append(f"+{int(added or 0)}/-{int(removed or 0)} lines")
+    return " · ".join(bits)
 
 
 def _session_json(r: dict[str, Any], current: str | None = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -62,7 +62,9 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
 
     The cost is what the agent recorded (opencode), else the model's list price
     from logkb's table; a model without a price is unknown, never $0, and a total
-    that includes one is shown as a lower bound (≥)."""
+    that includes one is shown as a lower bound (≥).  By session, "agent's" is
+    the whole session's cost as Claude Code itself counted it (its cost-state,
+    or a stream-json run's result), where it did."""
     from kb import usage as u
     from kb import views
 
@@ -72,10 +74,21 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
         rows = views.usage_messages(store, ids)
         titles = {r["session_id"]: r["title"] for r in store.sessions()} if by == "session" else {}
         short = store.short_ids() if by == "session" else {}
+        recorded = store.recorded_figures(ids) if by == "session" else {}
     groups = u.totals(rows, by, prices)
+    if by == "session":  # a session whose agent counted it but wrote no per-message usage
+        have = {g.key for g in groups}
+        groups += [u.Total(sid) for sid in recorded if sid not in have]
     total = u.grand_total(groups)
+
+    def agent_cost(key: str) -> float | None:
+        v = recorded.get(key, {}).get("cost")
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
     if as_json:
-        emit_lines(g.as_json() | ({"title": titles.get(g.key)} if by == "session" else {})
+        emit_lines(g.as_json() | ({"title": titles.get(g.key),
+                                   "recorded_cost": agent_cost(g.key)}
+                                  if by == "session" else {})
                    for g in groups)
         return
     if not groups:
@@ -83,15 +96,21 @@ def usage(by: str, session_ids: tuple[str, ...], prices_file: Path | None, db: P
         return
     from kb.views import tokens_text
 
-    t = table([(by, {"min": 10}), ("input", {"justify": "right"}),
-               ("output", {"justify": "right"}), ("cache rd", {"justify": "right"}),
-               ("cache wr", {"justify": "right"}), ("total", {"justify": "right"}),
-               ("cost", {"justify": "right"})])
+    own = any(agent_cost(g.key) is not None for g in groups)
+    cols: list[tuple[str, dict[str, Any]]] = [
+        (by, {"min": 10}), ("input", {"justify": "right"}), ("output", {"justify": "right"}),
+        ("cache rd", {"justify": "right"}), ("cache wr", {"justify": "right"}),
+        ("total", {"justify": "right"}), ("cost", {"justify": "right"})]
+    if own:
+        cols.append(("agent's", {"justify": "right"}))
+    t = table(cols)
     for g in [*groups, total]:
         # the short id `logkb sessions` shows and --session takes (a cut full id was not)
         key = short.get(g.key, g.key[:12]) if by == "session" and g is not total else g.key
+        mine = agent_cost(g.key) if g is not total else None
         t.add_row(key, tokens_text(g.input), tokens_text(g.output), tokens_text(g.cache_read),
-                  tokens_text(g.cache_write), tokens_text(g.tokens), _cost(g.cost, g.unpriced))
+                  tokens_text(g.cache_write), tokens_text(g.tokens), _cost(g.cost, g.unpriced),
+                  *([_cost(mine, 0) if mine is not None else ""] if own else []))
     with paged():
         out.print(t)
     unpriced = sorted({m.model or "(no model)" for m in rows

@@ -151,7 +151,8 @@ class Watcher:
         finally:
             if store is not None:
                 store.close()
-        new = [s for s in report.sessions if s.new_messages]
+        # a message that grew (its call answered since) is updated, not new: it counts too
+        new = [s for s in report.sessions if s.new_messages or s.updated_messages]
         if not new and not report.problems:
             return None
         self.stats.ingests += 1
@@ -160,7 +161,8 @@ class Watcher:
         self.stats.last = time.time()
         ev = {"event": "ingested", "time": self.stats.last,
               "sessions": [{"id": s.session_id, "title": s.title, "messages": s.messages,
-                            "new_messages": s.new_messages} for s in new],
+                            "new_messages": s.new_messages,
+                            "updated_messages": s.updated_messages} for s in new],
               "problems": [str(p) for p in report.problems]}
         self.on_event(ev)
         if self.push_to is not None:

@@ -102,7 +102,9 @@ def test_growth_adds_only_new_messages_and_matches_a_fresh_ingest(
     assert first.problems == [] and second.problems == []
     assert second.sessions[0].messages == 369
     # only the new messages and the two calls that were waiting for their outputs
-    assert second.sessions[0].new_messages == 369 - n1 + 2
+    # (stored again in place: updated)
+    assert second.sessions[0].new_messages == 369 - n1
+    assert second.sessions[0].updated_messages == 2
     assert again.unchanged == [str(grown)] and again.sessions == []
     fresh = tmp_path / "fresh.duckdb"
     with KbStore(fresh) as store:
@@ -132,7 +134,8 @@ def test_any_growth_ends_where_a_fresh_ingest_does(tmp_path: Path, realworld: Pa
         fresh = ingest(store, [f], graph=False)
         want = [e.model_dump() for e in store.events(sid)]
     assert rep.problems == [] and got == want
-    assert 0 < rep.sessions[0].new_messages < fresh.sessions[0].new_messages
+    grown = rep.sessions[0]
+    assert 0 < grown.new_messages + grown.updated_messages < fresh.sessions[0].new_messages
 
 
 def test_default_discovery_finds_claude_and_codex_dirs(

@@ -87,3 +87,31 @@ def test_watch_reports_a_file_it_does_not_take_once(tmp_path: Path) -> None:
     w.ingest_now()
     told = sorted((str(e["path"]), e["error"]) for e in seen if e["event"] == "not_taken")
     assert told == [(str(d / "damaged.jsonl"), True), (str(d / "notes.md"), False)]
+
+
+RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "claude_record" / "recorded" / \
+    "task_stream" / "-srv-campaign" / "1bd7c159-c5a4-41c4-9442-0674bdca85e4.jsonl"
+
+
+def test_a_line_shift_is_reported_as_updated_not_new(tmp_path: Path) -> None:
+    """A line added before every message (Claude Code writing a record at the top, a copy
+    with a line inserted) moves each message to another line: the ingest stores them again
+    in place (same content key), and says so: updated, not new."""
+    f = tmp_path / "session.jsonl"
+    lines = RECORDED.read_text(encoding="utf-8").splitlines(keepends=True)
+    f.write_text("".join(lines), encoding="utf-8")
+    db = str(tmp_path / "kb.duckdb")
+    first = CliRunner().invoke(cli, ["ingest", "--db", db, "--json", str(f)])
+    (s1,) = json.loads(first.stdout)["sessions"]
+    assert s1["new_messages"] == s1["messages"] == 12
+    assert s1["updated_messages"] == s1["unchanged_messages"] == 0
+    # a summary line at the top: every message moves one line down
+    top = '{"type":"summary","summary":"Add mul","leafUuid":"x"}\n'
+    f.write_text(top + "".join(lines), encoding="utf-8")
+    again = CliRunner().invoke(cli, ["ingest", "--db", db, "--json", str(f)])
+    (s2,) = json.loads(again.stdout)["sessions"]
+    assert s2["messages"] == 12
+    assert (s2["new_messages"], s2["updated_messages"] + s2["unchanged_messages"]) == (0, 12)
+    assert s2["updated_messages"] > 0
+    text = CliRunner().invoke(cli, ["ingest", "--db", db, "--force", str(f)])
+    assert "0 new, 12 unchanged" in text.stdout and "0 new, 12 unchanged" in text.stderr

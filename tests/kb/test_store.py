@@ -237,7 +237,9 @@ def test_changed_message_is_rewritten(selftest: Path, tmp_path: Path) -> None:
         text["text"] = "Decision: go with flashinfer after all."
         f.write_bytes(b"\n".join(orjson.dumps(m) for m in doc["messages"]) + b"\n")
         r = ingest(store, [f])
-        assert r.sessions[0].new_messages == 1
+        # the changed message is stored again in place: updated, not new
+        assert (r.sessions[0].new_messages, r.sessions[0].updated_messages) == (0, 1)
+        assert r.sessions[0].unchanged_messages == 9
         rows = store.conn.execute("SELECT text FROM prose WHERE ordinal = 10").fetchall()
         assert rows == [("Decision: go with flashinfer after all.",)]
 

@@ -47,9 +47,9 @@ def read(path: Path) -> tuple[dict[str, tuple[Batch, list[Problem], dict[str, An
     return out, problems, reader.skipped
 
 
-def calls(path: Path = MAIN) -> list[tuple[Any, ...]]:
+def calls(path: Path = MAIN, sid: str = SID) -> list[tuple[Any, ...]]:
     sessions, _, _ = read(path)
-    return sessions[SID][0].calls
+    return sessions[sid][0].calls
 
 
 def test_the_recording_is_what_2_1_332_writes() -> None:
@@ -232,3 +232,40 @@ def test_a_background_run_no_notification_followed_still_runs(tmp_path: Path) ->
     cut.write_text("".join(lines[:33]), encoding="utf-8")  # the server started, curl ran
     server = _bg_calls(tmp_path, cut.parent)["cd docs && timeout 8 python3 -m "]
     assert server.exit_code is None and server.signals == ("still_running",)
+
+
+TASK_SID = "1bd7c159-c5a4-41c4-9442-0674bdca85e4"
+TASKS = HERE.parents[1] / "task_stream" / "-srv-campaign" / f"{TASK_SID}.jsonl"
+
+
+def test_a_failed_task_create_takes_no_number() -> None:
+    """Claude Code numbers only the creates that succeeded (``Task #2 created`` after a
+    create refused as invalid input), so ``TaskUpdate`` #2 and #3 name the second and
+    third tasks that exist, never the one that failed."""
+    rows = [c for c in calls(TASKS, TASK_SID) if c[C["tool"]] == "todowrite"]
+    lists = [[(t["content"], t["status"]) for t in json.loads(c[C["input"]])["todos"]]
+             for c in rows]
+    ok = ("Add mul", "pending"), ("Check mul", "pending")
+    assert lists[:3] == [[ok[0]], [ok[0]], list(ok)]  # the second create failed
+    assert [c[C["status"]] for c in rows[:5]] == ["completed", "error", "completed",
+                                                  "error", "completed"]
+    assert lists[4] == [*ok, ("Clean build", "pending")]
+    assert lists[-1] == [("Add mul", "completed"), ("Check mul", "completed"),
+                         ("Clean build", "in_progress")]
+
+
+def test_a_task_call_never_answered_stands_and_the_list_goes_on(tmp_path: Path) -> None:
+    """The answer to the first ``TaskCreate`` is lost (the line cut away): the call counts
+    as having succeeded, and after the next prompt the list goes on from it (no call
+    left open makes every later one recount the list)."""
+    lines = TASKS.read_text(encoding="utf-8").splitlines(keepends=True)
+    lost = next(i for i, x in enumerate(lines) if "Task #1 created" in x
+                and '"type":"user"' in x)
+    f = tmp_path / "t.jsonl"
+    f.write_text("".join(lines[:lost] + lines[lost + 1:]), encoding="utf-8")
+    rows = [c for c in calls(f, TASK_SID) if c[C["tool"]] == "todowrite"]
+    first = json.loads(rows[0][C["input"]])["todos"]
+    last = json.loads(rows[-1][C["input"]])["todos"]
+    assert [t["content"] for t in first] == ["Add mul"]
+    assert [(t["content"], t["status"]) for t in last] == [
+        ("Add mul", "completed"), ("Check mul", "completed"), ("Clean build", "in_progress")]

@@ -1,0 +1,216 @@
+"""``claude -p --verbose --output-format stream-json`` output, saved with ``> run.jsonl``.
+
+One JSON object per line: ``system`` (``subtype`` ``init`` opens each run: the working
+directory, the model, ``claude_code_version``), ``assistant`` and ``user`` (an Anthropic
+API ``message`` as in a transcript, with ``session_id``, ``uuid``, ``parent_tool_use_id``
+and, on a tool's answer, ``tool_use_result``), and ``result`` closing each run
+(``total_cost_usd``, ``duration_ms``, ``duration_api_ms``, ``num_turns``, ``is_error``,
+``usage``).  Recognised by that shape, never by the file's name.
+
+The records are read by the Claude Code reader (:mod:`logparse.claude_code`) once their
+names are a transcript's (``session_id`` → ``sessionId``, ``tool_use_result`` →
+``toolUseResult``, ``is_api_error_message`` → ``isApiErrorMessage`` …), so calls, answers,
+denials, task lists and API errors mean the same in both.  What differs:
+
+* The prompts are not in the stream (unless ``--replay-user-messages``): each run's
+  ``init`` stands for its prompt, an inferred user message without text (as opencode's
+  run stream), and the session is incomplete: a transcript of it, read later, replaces
+  it.
+* An ``assistant`` record is written before its response ended (``stop_reason`` null,
+  ``output_tokens`` the streamed 1), so its token counts are not kept; the ``result``
+  records are the session's own figures (session info ``recorded``: the cost Claude Code
+  counted, ``total_cost_usd``, the total so far of a session a ``--resume`` continued;
+  wall and API time, turns, the runs, those that ended in error, and the tokens, summed
+  over the runs).
+* A sub-agent's records (``parent_tool_use_id`` set) form the child session
+  ``<session>:agent-<call id>``.
+
+Unknown record types are kept raw and counted (``skipped``), as in a transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _File
+from logparse.models import Problem
+from logparse.opencode._lines import head_records, opens_a_json_line, safe_text
+from logparse.resume import Resume
+from logparse.source import RawMessage, SourceSession
+
+STREAM_TYPES = frozenset({"system", "assistant", "user", "result"})
+_NAMES = {"session_id": "sessionId", "tool_use_result": "toolUseResult",
+          "is_api_error_message": "isApiErrorMessage", "api_error_status": "apiErrorStatus",
+          "api_error_type": "apiErrorType"}
+"""stream-json field names → the transcript's."""
+
+
+def is_stream_record(obj: Any) -> bool:
+    """A record of ``--output-format stream-json``: a typed record naming its session as
+    ``session_id`` (a transcript says ``sessionId``)."""
+    return isinstance(obj, dict) and obj.get("type") in STREAM_TYPES \
+        and isinstance(obj.get("session_id"), str) and "sessionId" not in obj \
+        and (obj.get("subtype") == "init" or "parent_tool_use_id" in obj
+             or (obj.get("type") == "result" and "num_turns" in obj))
+
+
+def _tokens(usage: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if isinstance(usage, dict):
+        for src, dst in (("input_tokens", "input"), ("output_tokens", "output"),
+                         ("cache_read_input_tokens", "cache_read"),
+                         ("cache_creation_input_tokens", "cache_write")):
+            v = usage.get(src)
+            if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+                out[dst] = v
+    return out
+
+
+class _StreamFile(_File):
+    known = OTHER_TYPES | {"result"}
+
+    def __init__(self, path: Path, problems: list[Problem], skipped: dict[str, int],
+                 owner: ClaudeCodeReader) -> None:
+        super().__init__(path, problems, skipped, owner)
+        self.held: dict[str, tuple[int, bytes, dict[str, Any]]] = {}
+        """A run's ``init`` whose prompt is placed when the run's next record comes."""
+        self.inferred: set[str] = set()
+        """Ids of the user messages that stand for a prompt the stream does not hold."""
+        self.figures: dict[str, dict[str, Any]] = {}
+
+    def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
+        sid = obj.get("session_id")
+        if not isinstance(sid, str) or not sid or "sessionId" in obj:
+            super()._record(n, body, obj)
+            return
+        typ = obj.get("type")
+        rec = {_NAMES.get(k, k): v for k, v in obj.items() if k != "session_id"}
+        rec["sessionId"] = sid
+        held = self.held.pop(sid, None)
+        if typ == "system" and obj.get("subtype") == "init":
+            if held is not None:  # a run that wrote nothing after its init
+                self._prompt(*held, None)
+            for k_src, k_dst in (("claude_code_version", "version"),):
+                if isinstance(obj.get(k_src), str):
+                    rec[k_dst] = obj[k_src]
+            self.held[sid] = (n, body, rec)
+            return
+        if held is not None:
+            if typ == "user" and _said(rec):  # --replay-user-messages: the prompt itself
+                super()._record(held[0], held[1], {"type": "system", "sessionId": sid,
+                                                   "subtype": "init"})
+            else:
+                self._prompt(*held, rec.get("timestamp"))
+        if typ in ("assistant", "user"):
+            parent = obj.get("parent_tool_use_id")
+            if isinstance(parent, str) and parent:
+                rec["isSidechain"] = True
+                rec["agentId"] = parent
+            msg = rec.get("message")
+            if typ == "assistant" and isinstance(msg, dict) and msg.get("stop_reason") is None:
+                # written while the response streamed: its usage is not the response's
+                rec["message"] = {k: v for k, v in msg.items() if k != "usage"}
+        elif typ == "result":
+            self._result(sid, obj)
+        super()._record(n, body, rec)
+
+    def _prompt(self, n: int, body: bytes, init: dict[str, Any], ts: Any) -> None:
+        """The user message a run's ``init`` stands for (its text is not in the stream)."""
+        rec = {"type": "user", "sessionId": init["sessionId"], "uuid": init.get("uuid"),
+               "cwd": init.get("cwd"), "version": init.get("version"), "timestamp": ts,
+               "message": {"role": "user", "content": []}}
+        super()._record(n, body, rec)
+        conv = self.convs.get(init["sessionId"])
+        if conv is not None and conv.drafts and conv.drafts[-1].line == n:
+            self.inferred.add(conv.drafts[-1].info["id"])
+            if isinstance(init.get("model"), str):
+                conv.info.setdefault("model", init["model"])
+
+    def _result(self, sid: str, obj: dict[str, Any]) -> None:
+        f = self.figures.setdefault(sid, {"by": "result", "runs": 0, "errors": 0})
+        f["runs"] += 1
+        if obj.get("is_error") is True:
+            f["errors"] += 1
+            # what ended it, by kind (its ``result`` text is the reply: not kept here)
+            status = obj.get("api_error_status")
+            f["lastError"] = status if isinstance(status, int) and \
+                not isinstance(status, bool) else str(obj.get("subtype") or "error")[:80]
+        cost = obj.get("total_cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+            f["cost"] = float(cost)  # Claude Code's total so far (a resume continues it)
+        for src, dst in (("duration_ms", "durationMs"), ("duration_api_ms", "apiDurationMs"),
+                         ("num_turns", "turns")):
+            v = obj.get(src)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+                f[dst] = f.get(dst, 0) + v
+        toks = f.setdefault("tokens", {})
+        for k, v in _tokens(obj.get("usage")).items():
+            toks[k] = toks.get(k, 0) + v
+        conv = self.convs.get(sid)
+        if conv is not None:
+            conv.info["recorded"] = f
+
+    def finish(self) -> None:
+        super().finish()
+        for sid, held in list(self.held.items()):  # a run cut after its init
+            del self.held[sid]
+            self._prompt(*held, None)
+        for sid, f in self.figures.items():
+            conv = self.convs.get(sid)
+            if conv is not None:
+                conv.info["recorded"] = f
+
+
+def _said(rec: dict[str, Any]) -> bool:
+    """A user record with something of its own (not only tools' answers)."""
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") != "tool_result" for b in content)
+
+
+class ClaudeStreamReader(ClaudeCodeReader):
+    form = "claude-stream"
+    agent = "claude-code"
+    description = "claude -p --output-format stream-json output (JSONL)"
+
+    @classmethod
+    def detect(cls, path: Path, head: bytes) -> bool:
+        if not opens_a_json_line(head):
+            return False
+        return any(is_stream_record(o) for o in head_records(path, 20))
+
+    def sessions(
+        self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,
+        resume: Resume | None = None,
+    ) -> Iterator[SourceSession]:
+        """Every session of the file, read whole (a stream is small next to a session)."""
+        self.skipped = {}
+        self.resume = None
+        self.resume_mark = None
+        f = _StreamFile(path, problems, self.skipped, self)
+        f.finish()
+        for c in f.convs.values():
+            if not c.drafts or (session_ids is not None and c.key not in session_ids):
+                continue
+            yield SourceSession(session_id=c.key, form=self.form, path=f.path,
+                                messages=_marked(c.messages(), f.inferred), info=c.info,
+                                agent=self.agent, complete=False)
+        for c in f.convs.values():
+            if session_ids is not None and c.key not in session_ids:
+                continue
+            for n, body in c.leftovers():
+                problems.append(Problem(path=f.path, line=n, raw=safe_text(body),
+                                        reason="a record of a session without a message "
+                                               "to keep it; kept raw"))
+
+
+def _marked(messages: Iterator[RawMessage], inferred: set[str]) -> Iterator[RawMessage]:
+    for m in messages:
+        if m.info.get("id") in inferred:
+            m.inferred = True
+        yield m
