@@ -27,8 +27,32 @@ class Measurement:
     label: str
 
     def __str__(self) -> str:
-        v = f"{self.value:g}"
-        return f"{self.label}: {v} {self.unit}".strip() if self.label else f"{v} {self.unit}"
+        v = f"{number(self.value)} {self.unit}{gloss(self.value, self.unit)}".strip()
+        return f"{self.label}: {v}" if self.label else v
+
+
+def number(value: float) -> str:
+    """A reading's value as shown: ``:g``, but a whole number of seven digits or more in
+    full (a turn of ``1234567`` ms, never ``1.23457e+06``)."""
+    v = f"{value:g}"
+    if "e+" in v and float(value).is_integer() and abs(value) < 1e15:
+        v = f"{value:.0f}"
+    return v
+
+
+def gloss(value: float, unit: str | None) -> str:
+    """What a duration the agent clocked in milliseconds reads as to a person, for display
+    after the reading (``187258 ms`` → ``" (3.1 min)"``); ``""`` below a second, for
+    other units and in every ``--json``.  The reading keeps the agent's unit (labellers
+    copy ``durationMs`` as ms); this is no second reading."""
+    if unit != "ms" or not isinstance(value, (int, float)) or abs(value) < 1000:
+        return ""
+    s = value / 1000
+    if abs(s) < 60:
+        return f" ({s:.1f} s)"
+    if abs(s) < 3600:
+        return f" ({s / 60:.1f} min)"
+    return f" ({s / 3600:.1f} h)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,8 @@ def event_line(e: Event, width: int = 100) -> Text:
         t.append(f"{len(e.todos)} items, {len(active)} open")
     elif e.kind == "subagent":
         t.append(visible(f"{e.text or ''} → {e.child_session_id or '?'}"))
+    elif e.kind == "stat" and e.measurements:  # what the agent's clock or counter read
+        t.append(visible(", ".join(str(m) for m in e.measurements[:3])), style="bold blue")
     else:
         if e.kind == "prompt" and e.source == "synthetic":
             # put in the user's turn by the agent or its IDE, never the user's words
@@ -173,6 +175,10 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
     elif e.kind == "subagent":
         body.append(Indented(Text(visible(f"{e.text or ''} → child session "
                                           f"{e.child_session_id or '?'}")), "  "))
+    elif e.kind == "stat" and e.measurements:
+        for m in e.measurements:
+            body.append(Indented(Text.assemble(("measured: ", "dim"),
+                                               (visible(str(m)), "bold blue")), "  "))
     else:
         text = e.text or ""
         if e.kind == "raw":

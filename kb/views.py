@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from kb.records import Event, TodoItem
+from kb.records import Event, TodoItem, gloss, number
 from kb.store import KbStore
 
 if TYPE_CHECKING:
@@ -412,8 +412,8 @@ def _measure_text(m: dict[str, Any] | None) -> str | None:
     # the detail pane shows the value as measured)
     if m.get("unit") in ("s", "sec") and isinstance(value, (int, float)) and abs(value) >= 10:
         value = round(value)
-    v = f"{value:g}"
-    return f"{m['label']}: {v} {m['unit']}".strip() if m.get("label") else f"{v} {m['unit']}"
+    v = f"{number(value)} {m['unit']}{gloss(value, m.get('unit'))}".strip()
+    return f"{m['label']}: {v}" if m.get("label") else v
 
 
 def _first_line(text: str | None, width: int = 300) -> str:

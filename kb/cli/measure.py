@@ -122,6 +122,7 @@ def _lines(rows: list[dict[str, Any]], names: dict[str, str] | None, width: int
            ) -> list[str]:
     """The readings as fitted rows: [session] ordinal, value, unit, ↑/↓ and ★, what it
     measures and the command; what measures and the command share what is left."""
+    from kb.records import gloss, number
     from kb.width import cells, fit
 
     def col(values: list[str], cap: int) -> int:
@@ -129,8 +130,9 @@ def _lines(rows: list[dict[str, Any]], names: dict[str, str] | None, width: int
 
     sess = [names.get(m["session_id"], m["session_id"]) for m in rows] if names else []
     ords = [str(m["ordinal"]) for m in rows]
-    vals = [f"{m['value']:g}" for m in rows]
-    units = [m["unit"] or "" for m in rows]
+    vals = [number(m["value"]) for m in rows]
+    # a duration clocked in ms reads as seconds or minutes beside it (the unit column)
+    units = [f"{m['unit'] or ''}{gloss(m['value'], m['unit'])}" for m in rows]
     head = ["msg", "value", "unit"]
     ws = [col(ords + [head[0]], 8), col(vals + [head[1]], 14), col(units + [head[2]], 14)]
     sw = col(sess, 11) if sess else 0

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from kb.records import Measurement
 from kb.store import KbStore
 from logparse.measure_plumbing import is_plumbing_reading
 
@@ -249,8 +250,7 @@ class TeamAnswers:
                                   limit=max(1, min(limit, 200)) + 1)
         shown = []
         for e in evs:
-            ms = [f"{m.get('label')}: {m.get('value'):g} {m.get('unit')}".strip()
-                  if m.get("label") else f"{m.get('value'):g} {m.get('unit')}"
+            ms = [str(Measurement(m["value"], m.get("unit") or "", m.get("label") or ""))
                   for m in e.get("measurements") or [] if isinstance(m, dict)
                   and not is_plumbing_reading(m.get("unit"), m.get("label"))]
             shown.append(_event(SimpleNamespace(**{**e, "measurements": ms})))

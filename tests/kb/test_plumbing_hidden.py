@@ -29,7 +29,8 @@ def test_an_mcp_event_answer_shows_no_token_counter() -> None:
     ev = SimpleNamespace(ordinal=4, kind="stat", text="tokens used", measurements=[
         Measurement(10557.0, "ms", "turn duration"),
         Measurement(19610.0, "tokens", "tokens used (session so far)")])
-    assert _event(ev)["measurements"] == ["turn duration: 10557 ms"]
+    # the agent's clock in ms, read as seconds beside it (display only: one reading)
+    assert _event(ev)["measurements"] == ["turn duration: 10557 ms (10.6 s)"]
     only = SimpleNamespace(ordinal=5, kind="compaction", text="", measurements=[
         Measurement(104846.0, "tokens", "context at compaction")])
     assert "measurements" not in _event(only)
