@@ -538,7 +538,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"tool --password={_MW.lower()} x", _MW.lower()),
                   ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
         _Rule("logkb:assignment", "secret", re.compile(
-            rf"(?:{stems})[a-z0-9_-]*[\"']?{_BOLD}\s*(?:=|:=|:|=>){_BOLD}\s*" + _VALUE),
+            # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
+            # end from each stem in it (`…key…`): quadratic (rsafe11)
+            rf"(?:{stems})[a-z0-9_-]{{0,64}}[\"']?{_BOLD}\s*(?:=|:=|:|=>){_BOLD}\s*" + _VALUE),
             ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
             group=-1, lower=True, on_lower=True, check="assigned",
             example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}"),
