@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-8"
+RULESET = "detect-secrets-1.5+logkb-9"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -752,11 +752,33 @@ _ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
 """The order L of Ed25519's base point: a signature's second half S is below it."""
 
 
+_ED25519_P = 2**255 - 19
+_ED25519_D = -121665 * pow(121666, -1, _ED25519_P) % _ED25519_P
+
+
+def _is_point(enc: bytes) -> bool:
+    """Whether 32 bytes encode a point of Ed25519 (RFC 8032 5.1.3: y below p, and
+    (y² - 1) / (d·y² + 1) a square mod p): half of random 32 bytes do."""
+    y = int.from_bytes(enc, "little") & ((1 << 255) - 1)
+    if y >= _ED25519_P:
+        return False
+    u = (y * y - 1) % _ED25519_P
+    v = (_ED25519_D * y * y + 1) % _ED25519_P
+    x2 = u * pow(v, -1, _ED25519_P) % _ED25519_P
+    return x2 == 0 or pow(x2, (_ED25519_P - 1) // 2, _ED25519_P) == 1
+
+
 def _is_signature(raw: bytes) -> bool:
-    """Whether 64 bytes may be an Ed25519 signature (R, then S < L little-endian, as
-    RFC 8032 requires of every signature a verifier accepts): a Solana transaction's id.
-    A keypair's second half is a public key, above L 15 times in 16."""
-    return int.from_bytes(raw[32:], "little") < _ED25519_ORDER
+    """Whether 64 bytes may be an Ed25519 signature (R a point, then S < L
+    little-endian, as RFC 8032 requires of every signature a verifier accepts): a
+    Solana transaction's id.  A keypair's second half is a public key, above L 15 times
+    in 16; 64 random bytes pass 1 time in 32 (S below L 1 in 16, R a point 1 in 2), and
+    an expanded secret key (a clamped scalar, then a prefix) never: its first half's
+    low 3 bits are clear and its top bits 01, which 1 signature in 32 shares (rsafe11:
+    hidden then, the safe side)."""
+    clamped = raw[0] & 7 == 0 and raw[31] & 0xC0 == 0x40
+    return (int.from_bytes(raw[32:], "little") < _ED25519_ORDER and not clamped
+            and _is_point(raw[:32]))
 
 
 _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
@@ -807,6 +829,13 @@ _IDENT_PATH = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\??\.[A-Za-z_$][A-Za-z0-9_
 """An identifier or a member path (``req.body.password``, ``opts?.token``)."""
 
 
+def _token_like(value: str) -> bool:
+    """Whether a value is random like a token (long, letters and digits, high entropy):
+    no name a programmer gives a variable or a function."""
+    return (len(value) >= 16 and entropy(value) >= 3.2 and re.search(r"\d", value)
+            is not None and re.search(r"[A-Za-z]", value) is not None)
+
+
 def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     """Whether an unquoted value assigned to a secret's name is code that reads one
     (safe11): a call or an index follows it (``data.get("password")``,
@@ -814,6 +843,8 @@ def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     an identifier or a member path (``const password = req.body.password;``)."""
     if m.lastindex != m.re.groups:  # quoted: a literal
         return False
+    if "." not in value and _token_like(value):
+        return False  # `API_KEY=…(`, `TOKEN=…[…]`: a token a bracket follows (rsafe11)
     after = text[m.end():m.end() + 1]
     if after in ("(", "["):
         return True
