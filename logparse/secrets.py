@@ -297,6 +297,12 @@ _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
+_WRAP_GAP = (r"[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*"
+             r"(?:(?:>|#|//)[ \t]*){0,4}")
+"""Between the lines of a wrapped key: blanks a terminal pads a line with, a line
+break (as is or JSON-escaped), the next line's indent and a quote's or a comment's
+marks (``> ``, ``# ``, ``// ``), bounded: linear."""
+
 _VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
           r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
 """An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it;
@@ -412,8 +418,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    (f"Here is the new wallet, import {kp58} into Phantom.", kp58))),
         _Rule("logkb:base58-keypair-wrapped", "private-key", re.compile(
             # pieces of base58 on lines in a row: the first may end a line (`WALLET=…`),
-            # the last may start one; a terminal or an editor wrapped the key (safe11)
-            r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*["
+            # the last may start one; a terminal or an editor wrapped the key (safe11),
+            # padded its lines with blanks, quoted or commented them (rsafe11)
+            r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:" + _WRAP_GAP + r"["
             + _B58 + r"]{1,88}){1,8}(?![A-Za-z0-9])"), (), check="b58-wrapped",
             example=(f"WALLET={kp58[:50]}\n{kp58[50:]}\n", f"{kp58[:50]}\n{kp58[50:]}"),
             more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
@@ -604,10 +611,12 @@ _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
 them in capitals)."""
-_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}(?:\r?\n|\\{1,8}r?\\{1,8}n)"
-             r"|(?:\n|\\{1,8}n)[ \t]*[" + _B58 + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
+_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
+             r"|(?:\n|\\{1,8}n)[ \t]*(?:(?:>|#|//)[ \t]*){0,4}[" + _B58
+             + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
 """A Solana keypair in base58 wrapped over lines (safe11): a piece of 29 characters or
-more ends a line or starts one (two pieces of 85 characters: one is 43 or more; more
+more ends a line or starts one, after a quote's or a comment's marks (rsafe11: and
+a JSON-escaped ``\\n`` after it; two pieces of 85 characters: one is 43 or more; more
 pieces: each middle one fills a line)."""
 PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
@@ -1019,8 +1028,8 @@ def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
     return False
 
 
-_WRAP_BREAK = re.compile(r"(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*")
-"""A line break and the next line's indent, as is or JSON-escaped."""
+_WRAP_BREAK = re.compile(_WRAP_GAP)
+"""A line break between a wrapped key's pieces (:data:`_WRAP_GAP`)."""
 
 
 _B58_SET = frozenset(_B58_ALPHABET)
@@ -1037,7 +1046,7 @@ def _may_wrap(text: str) -> bool:
     for line in text.replace("\\r", "\r").replace("\\n", "\n").split("\n"):
         if len(line) < _WRAP_MIN:
             continue
-        line = line.strip(" \t\r\\")
+        line = line.strip(" \t\r\\").lstrip(">#/ \t")
         if _B58_SET.issuperset(line[:_WRAP_MIN]) or _B58_SET.issuperset(line[-_WRAP_MIN:]):
             return True
     return False

@@ -91,3 +91,37 @@ def test_random_64_bytes_after_a_cue_pass_for_a_signature_rarely() -> None:
     key = Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
     sigs = [key.sign(f"transfer {i}".encode()) for i in range(200)]
     assert sum(_shown_after_cue(s) for s in sigs) >= 180  # 31 in 32 expected
+
+
+# --- a wrapped keypair the prefilter or the rule did not see ---------------------------
+
+WRAPPED = {
+    # a terminal's copy pads each line with blanks
+    "trailing blanks": f"{K[:44]}   \n{K[44:]}  \n",
+    "a Markdown quote": f"> {K[:44]}\n> {K[44:]}\n",
+    "a nested quote": f"> > {K[:44]}\n> > {K[44:]}\n",
+    "a shell comment": f"# wallet\n# {K[:44]}\n# {K[44:]}\n",
+    "a code comment": f"// {K[:30]}\n// {K[30:60]}\n// {K[60:]}",
+    "JSON, the long piece ends a line": json.dumps(f"{K[:80]}\n{K[80:]}"),
+    "JSON quote": json.dumps(f"> {K[:44]}\n> {K[44:]}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED))
+def test_a_wrapped_keypair_is_hidden(name: str) -> None:
+    text = WRAPPED[name]
+    assert may_hold_secret(text), "the prefilter must pass the text"
+    shown = redact_text(text, depth=2)
+    assert "[redacted:private-key]" in shown, shown
+    for piece in (K[:20], K[30:44], K[-20:]):
+        assert piece not in shown, shown
+
+
+def test_a_quoted_wrapped_keys_lines_are_hidden_where_a_title_joins_them() -> None:
+    """The known secret spans the quote's marks (`K1\\n> K2`); a title joining the lines
+    with a blank shows `K2` alone: it is hidden too."""
+    from kb.redact import Redactor
+
+    for secret in (f"{K[:44]}\n> {K[44:]}", f"{K[:44]}  \n# {K[44:]}"):
+        shown = Redactor({secret: "private-key"}).text(f"import {K[:44]} {K[44:]} now")
+        assert K[:20] not in shown and K[-20:] not in shown, shown
