@@ -361,8 +361,16 @@ _SHELL_SPLIT = re.compile(r"[&;|()<>`]+")
 
 _LINE_SPLIT = re.compile(r"\r?\n|(?:\\{1,8}r)?\\{1,8}n")
 """A line break, as is or JSON-escaped (bounded runs: linear on a run of backslashes)."""
+_LINE_MARKS = re.compile(r"(?:(?:>|#|//)[ \t]*){1,4}")
+"""A quote's or a comment's marks starting a line of a wrapped secret (rsafe11)."""
 _LINE_PIECE = 16
 """The shortest line of a multi-line secret hidden where it stands alone."""
+
+
+def _unmarked(line: str) -> str:
+    """A line without the quote's or comment's marks it starts with."""
+    m = _LINE_MARKS.match(line)
+    return line[m.end():] if m else line
 
 
 def _forms(value: str) -> set[str]:
@@ -379,6 +387,7 @@ def _forms(value: str) -> set[str]:
     # phrase's words, is not: it would hide ordinary text)
     if "\n" in value:
         pieces = (p.strip(" \t") for p in _LINE_SPLIT.split(value))
+        pieces = (_unmarked(p) for p in pieces)
         forms.update(p for p in pieces if len(p) >= _LINE_PIECE and " " not in p)
     escaped = value
     for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw

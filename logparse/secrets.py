@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-8"
+RULESET = "detect-secrets-1.5+logkb-9"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -297,6 +297,13 @@ _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
+_WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*"
+             r"(?:(?:>|#|//)[ \t]*){0,4}")
+"""Between the lines of a wrapped key: blanks a terminal pads a line with, a line
+break (as is or JSON-escaped), the next line's indent and a quote's or a comment's
+marks (``> ``, ``# ``, ``// ``), bounded: linear (the blanks before the break are
+read from the first of them only: from each, a run of blanks cost its length squared)."""
+
 _VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
           r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
 """An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it;
@@ -412,8 +419,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                    (f"Here is the new wallet, import {kp58} into Phantom.", kp58))),
         _Rule("logkb:base58-keypair-wrapped", "private-key", re.compile(
             # pieces of base58 on lines in a row: the first may end a line (`WALLET=…`),
-            # the last may start one; a terminal or an editor wrapped the key (safe11)
-            r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*["
+            # the last may start one; a terminal or an editor wrapped the key (safe11),
+            # padded its lines with blanks, quoted or commented them (rsafe11)
+            r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:" + _WRAP_GAP + r"["
             + _B58 + r"]{1,88}){1,8}(?![A-Za-z0-9])"), (), check="b58-wrapped",
             example=(f"WALLET={kp58[:50]}\n{kp58[50:]}\n", f"{kp58[:50]}\n{kp58[50:]}"),
             more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
@@ -538,7 +546,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"tool --password={_MW.lower()} x", _MW.lower()),
                   ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
         _Rule("logkb:assignment", "secret", re.compile(
-            rf"(?:{stems})[a-z0-9_-]*[\"']?{_BOLD}\s*(?:=|:=|:|=>){_BOLD}\s*" + _VALUE),
+            # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
+            # end from each stem in it (`…key…`): quadratic (rsafe11)
+            rf"(?:{stems})[a-z0-9_-]{{0,64}}[\"']?{_BOLD}\s*(?:=|:=|:|=>){_BOLD}\s*" + _VALUE),
             ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
             group=-1, lower=True, on_lower=True, check="assigned",
             example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}"),
@@ -602,10 +612,12 @@ _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
 them in capitals)."""
-_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}(?:\r?\n|\\{1,8}r?\\{1,8}n)"
-             r"|(?:\n|\\{1,8}n)[ \t]*[" + _B58 + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
+_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
+             r"|(?:\n|\\{1,8}n)[ \t]*(?:(?:>|#|//)[ \t]*){0,4}[" + _B58
+             + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
 """A Solana keypair in base58 wrapped over lines (safe11): a piece of 29 characters or
-more ends a line or starts one (two pieces of 85 characters: one is 43 or more; more
+more ends a line or starts one, after a quote's or a comment's marks (rsafe11: and
+a JSON-escaped ``\\n`` after it; two pieces of 85 characters: one is 43 or more; more
 pieces: each middle one fills a line)."""
 PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
@@ -618,7 +630,11 @@ times over, a third automaton cost 20-35 % more than the two before it, joined 7
 (a loaded machine: medians of 7 runs)."""
 
 _RULES: list[_Rule] | None = None
-_PREFILTER_RES = tuple(re.compile(p) for p in PREFILTERS)
+_PREFILTER_RES = tuple(re.compile(p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}"))
+                       for p in PREFILTERS)
+""":data:`PREFILTERS` for Python's ``re`` (:func:`may_hold_secret`): a name's tail is
+bounded, which RE2's automaton does not need and ``re`` does (rsafe11: unbounded, each
+stem of a lower-cased base58 run read to the run's end, 445 s on 210 kB)."""
 
 
 def rules() -> list[_Rule]:
@@ -750,11 +766,33 @@ _ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
 """The order L of Ed25519's base point: a signature's second half S is below it."""
 
 
+_ED25519_P = 2**255 - 19
+_ED25519_D = -121665 * pow(121666, -1, _ED25519_P) % _ED25519_P
+
+
+def _is_point(enc: bytes) -> bool:
+    """Whether 32 bytes encode a point of Ed25519 (RFC 8032 5.1.3: y below p, and
+    (y² - 1) / (d·y² + 1) a square mod p): half of random 32 bytes do."""
+    y = int.from_bytes(enc, "little") & ((1 << 255) - 1)
+    if y >= _ED25519_P:
+        return False
+    u = (y * y - 1) % _ED25519_P
+    v = (_ED25519_D * y * y + 1) % _ED25519_P
+    x2 = u * pow(v, -1, _ED25519_P) % _ED25519_P
+    return x2 == 0 or pow(x2, (_ED25519_P - 1) // 2, _ED25519_P) == 1
+
+
 def _is_signature(raw: bytes) -> bool:
-    """Whether 64 bytes may be an Ed25519 signature (R, then S < L little-endian, as
-    RFC 8032 requires of every signature a verifier accepts): a Solana transaction's id.
-    A keypair's second half is a public key, above L 15 times in 16."""
-    return int.from_bytes(raw[32:], "little") < _ED25519_ORDER
+    """Whether 64 bytes may be an Ed25519 signature (R a point, then S < L
+    little-endian, as RFC 8032 requires of every signature a verifier accepts): a
+    Solana transaction's id.  A keypair's second half is a public key, above L 15 times
+    in 16; 64 random bytes pass 1 time in 32 (S below L 1 in 16, R a point 1 in 2), and
+    an expanded secret key (a clamped scalar, then a prefix) never: its first half's
+    low 3 bits are clear and its top bits 01, which 1 signature in 32 shares (rsafe11:
+    hidden then, the safe side)."""
+    clamped = raw[0] & 7 == 0 and raw[31] & 0xC0 == 0x40
+    return (int.from_bytes(raw[32:], "little") < _ED25519_ORDER and not clamped
+            and _is_point(raw[:32]))
 
 
 _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
@@ -805,6 +843,13 @@ _IDENT_PATH = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\??\.[A-Za-z_$][A-Za-z0-9_
 """An identifier or a member path (``req.body.password``, ``opts?.token``)."""
 
 
+def _token_like(value: str) -> bool:
+    """Whether a value is random like a token (long, letters and digits, high entropy):
+    no name a programmer gives a variable or a function."""
+    return (len(value) >= 16 and entropy(value) >= 3.2 and re.search(r"\d", value)
+            is not None and re.search(r"[A-Za-z]", value) is not None)
+
+
 def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     """Whether an unquoted value assigned to a secret's name is code that reads one
     (safe11): a call or an index follows it (``data.get("password")``,
@@ -812,6 +857,8 @@ def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     an identifier or a member path (``const password = req.body.password;``)."""
     if m.lastindex != m.re.groups:  # quoted: a literal
         return False
+    if "." not in value and _token_like(value):
+        return False  # `API_KEY=…(`, `TOKEN=…[…]`: a token a bracket follows (rsafe11)
     after = text[m.end():m.end() + 1]
     if after in ("(", "["):
         return True
@@ -986,8 +1033,8 @@ def _whole_fixed(value: str, folding: list[_Rule]) -> bool:
     return False
 
 
-_WRAP_BREAK = re.compile(r"(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*")
-"""A line break and the next line's indent, as is or JSON-escaped."""
+_WRAP_BREAK = re.compile(_WRAP_GAP)
+"""A line break between a wrapped key's pieces (:data:`_WRAP_GAP`)."""
 
 
 _B58_SET = frozenset(_B58_ALPHABET)
@@ -1004,7 +1051,7 @@ def _may_wrap(text: str) -> bool:
     for line in text.replace("\\r", "\r").replace("\\n", "\n").split("\n"):
         if len(line) < _WRAP_MIN:
             continue
-        line = line.strip(" \t\r\\")
+        line = line.strip(" \t\r\\").lstrip(">#/ \t")
         if _B58_SET.issuperset(line[:_WRAP_MIN]) or _B58_SET.issuperset(line[-_WRAP_MIN:]):
             return True
     return False

@@ -84,6 +84,9 @@ PATHOLOGICAL = {
     "words and dashes": "a-",
     "base58": "5Kb8kLf9zgWQnogidDA76Mz",  # a Solana key's alphabet, no end in sight
     "escaped words": "zoo\\n",  # lower-case words apart by JSON-escaped line breaks
+    # a lower-cased base58 run (a key, a signature) holds a secret name's stem every few
+    # characters and no end of a name: `key…` read to the run's end at each (rsafe11)
+    "stems in a run": "q7key9m",
 }
 """Each unit repeated to N characters."""
 
