@@ -1,0 +1,62 @@
+"""Faults a user pass found and left (ux11b), each checked as a user meets it.
+
+A fresh knowledge base of three real sessions: Trezo-Ai's Codex session (an ``ls -la``
+of a project, its file sizes read as measurements), Rivo's Codex session (choices read
+from the agent's words) and will-it-rain's Claude Code session (a todo list written
+again and again with the same items).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_kb import invoke, lines
+
+TREZO = "019daa66-5b7b-7b01-b9ce-b527014cc09f"
+RIVO = "019de7fa-55ca-7c71-8bc1-db36480b3ecc"
+RAIN = "33c772d9-b322-4f61-a37d-7d5634a80b45"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory, realworld: Path) -> Path:
+    d = tmp_path_factory.mktemp("ux11b") / "kb.duckdb"
+    r = invoke("ingest", "--db", str(d), "--wait",
+               str(realworld / "labelled" / "Trezo-Ai__codex-session.jsonl"),
+               str(realworld / "pool" / "Rivo__codex-session.jsonl"),
+               str(realworld / "labelled" / "will-it-rain__claude.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    return d
+
+
+def _listing(m: dict) -> bool:
+    return m["unit"] == "B" and m["label"] in (
+        ".DS_Store", ".gitignore", "Cargo.toml", "CFO _ PoC and Arch Diagram.pdf")
+
+
+def test_measurements_leave_a_listings_file_sizes_out(db: Path) -> None:
+    """``ls -la`` of a project listed "6148 B .DS_Store", "39 B .gitignore", … as what the
+    session measured: the handoff left them out, ``measurements`` did not.  They are what
+    the tree holds (a tool saw them), so ``--harness`` shows them, as the harness's own."""
+    shown = lines(invoke("measurements", "--session", TREZO, "--json", "--db", str(db)).stdout)
+    assert shown and not any(_listing(m) for m in shown), shown
+    every = lines(invoke("measurements", "--session", TREZO, "--json", "--harness",
+                         "--db", str(db)).stdout)
+    labels = {m["label"] for m in every if _listing(m)}
+    assert {".DS_Store", ".gitignore", "CFO _ PoC and Arch Diagram.pdf"} <= labels, labels
+    r = invoke("measurements", "--session", TREZO, "--db", str(db))
+    assert r.exit_code == 0 and ".DS_Store" not in r.stdout, r.stdout
+    assert "--harness shows them" in r.stderr and "file sizes" in r.stderr, r.stderr
+
+
+def test_the_timeline_charts_no_listings_file_sizes(db: Path) -> None:
+    """The timeline charted "B (.gitignore)" (the file sizes of a listing) as the
+    session's progress series."""
+    r = invoke("timeline", "--session", TREZO, "--db", str(db))
+    assert r.exit_code == 0, r.stderr
+    assert "B (" not in r.stdout and ".gitignore" not in r.stdout, r.stdout
+    data = json.loads(invoke("timeline", "--session", TREZO, "--json", "--db",
+                             str(db)).stdout)
+    assert not any(m["unit"] == "B" for m in data["throughput"]), data["throughput"]
