@@ -60,3 +60,20 @@ def test_the_timeline_charts_no_listings_file_sizes(db: Path) -> None:
     data = json.loads(invoke("timeline", "--session", TREZO, "--json", "--db",
                              str(db)).stdout)
     assert not any(m["unit"] == "B" for m in data["throughput"]), data["throughput"]
+
+
+def test_the_timeline_shows_each_choice_once(db: Path) -> None:
+    """The TUI's timeline showed "Chose: use the `apply-grant` skill …" twice at message
+    5 of Rivo: the agent's words and the choice read from them share one row key
+    (ordinal, seq), and both rows were read under it.  One row per key: the choice."""
+    from kb import views
+    from kb.store import KbStore
+
+    with KbStore(db, read_only=True) as store:
+        index = views.timeline_index(store, RIVO)
+        keys = list(zip(index.ordinals, index.seqs, index.srcs, strict=True))
+        assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1]
+        rows = views.timeline_rows(store, index, 0, len(index))
+    for ordinal in (5, 19, 62):
+        texts = [r.text for r in rows.values() if r.ordinal == ordinal and r.kind == "decision"]
+        assert len(texts) == 1 and texts[0].startswith("Chose: "), (ordinal, texts)
