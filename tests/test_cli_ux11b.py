@@ -77,3 +77,21 @@ def test_the_timeline_shows_each_choice_once(db: Path) -> None:
     for ordinal in (5, 19, 62):
         texts = [r.text for r in rows.values() if r.ordinal == ordinal and r.kind == "decision"]
         assert len(texts) == 1 and texts[0].startswith("Chose: "), (ordinal, texts)
+
+
+def test_search_says_a_todo_list_written_again_once(db: Path) -> None:
+    """``search`` listed will-it-rain's plan (a todo list written again at 20, 23, 28, 32,
+    34 and 55 with the same items) as six identical hits.  One hit says it, with the other
+    ordinals; a todo list whose items changed stays a hit of its own."""
+    hits = lines(invoke("search", "Create tests", "--session", RAIN, "-n", "50", "--json",
+                        "--db", str(db)).stdout)
+    todos = [h for h in hits if h["field"] == "todo"]
+    texts = [" ".join(h["text"].split()) for h in todos]
+    assert len(texts) == len(set(texts)) >= 2, [h["ordinal"] for h in todos]
+    folded = next(h for h in todos if h["ordinal"] == 20)
+    assert folded["same_at"] == [23, 28, 32, 34, 55], folded["same_at"]
+    assert all("same_at" in h for h in hits)
+    r = invoke("search", "Create tests", "--session", RAIN, "--db", str(db),
+               env={"COLUMNS": "80"})
+    row = next(ln for ln in r.stdout.splitlines() if ln.split()[:2] == ["20", "todo"])
+    assert row.endswith("(also at 23, 28, 32 +2)") and len(row) <= 80, row

@@ -508,7 +508,11 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
         for h in hits:
             lead = f"{h['ordinal']:>7} {h['field']:<7} "
-            room = max(20, cols - len(lead))
+            # the same text found again (a todo list written again): its ordinals, once
+            same = h.get("same_at") or []
+            also = (f" (also at {', '.join(map(str, same[:3]))}"
+                    f"{f' +{len(same) - 3}' if len(same) > 3 else ''})") if same else ""
+            room = max(20, cols - len(lead) - len(also))
             snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
             snippet, marks = _visible_marked(snippet, h["highlights"])
             if cells(snippet) > room:
@@ -517,7 +521,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
             if bold:
                 for a, b in reversed(marks):
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
-            lines.append(lead + snippet + "\n")
+            lines.append(lead + snippet + also + "\n")
     sys.stdout.write("".join(lines))
     if cut_short:
         sys.stdout.flush()
