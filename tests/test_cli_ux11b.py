@@ -95,3 +95,18 @@ def test_search_says_a_todo_list_written_again_once(db: Path) -> None:
                env={"COLUMNS": "80"})
     row = next(ln for ln in r.stdout.splitlines() if ln.split()[:2] == ["20", "todo"])
     assert row.endswith("(also at 23, 28, 32 +2)") and len(row) <= 80, row
+
+
+def test_use_without_a_current_session_is_not_found(db: Path, tmp_path: Path) -> None:
+    """``logkb use`` with no session chosen said so and exited 0: not found is 6."""
+    import shutil
+
+    own = tmp_path / "kb.duckdb"
+    shutil.copyfile(db, own)
+    for args in (("use",), ("use", "--json")):
+        r = invoke(*args, "--db", str(own))
+        assert r.exit_code == 6, (args, r.exit_code, r.stderr)
+        assert "no current session" in r.stderr
+    assert json.loads(invoke("use", "--json", "--db", str(own)).stdout)["current"] is None
+    assert invoke("use", RIVO[:12], "--db", str(own)).exit_code == 0
+    assert invoke("use", "--db", str(own)).exit_code == 0

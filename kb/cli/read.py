@@ -185,10 +185,10 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session.  Several words are one title
-    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  The choice
-    is stored in the knowledge base, so it holds for every later command (and the
-    TUI) until the next `logkb use`.
+    Without an argument, print the current session (none chosen: says so, exit 6).
+    Several words are one title (`logkb use fix the flaky test` is `logkb use "fix the
+    flaky test"`).  The choice is stored in the knowledge base, so it holds for every
+    later command (and the TUI) until the next `logkb use`.
     """
     ref = " ".join(words) if words else None
     if ref is None and not clear:
@@ -197,13 +197,14 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
             title = store.session_title(sid) if sid else None
         if as_json:
             emit_json({"current": sid, "title": title})
-        elif sid is None:
-            note("no current session (commands use the latest ingested; set one with "
-                 "`logkb use ID`)")
-        else:
+        elif sid is not None:
             from kb.render import clip
 
             say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
+        if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
+            note("no current session (commands use the latest ingested; set one with "
+                 "`logkb use ID`)")
+            sys.exit(int(ExitCode.NOT_FOUND))
         return
     with open_store(db, read_only=False) as store:
         sid = None if clear else store.resolve_session(ref)
