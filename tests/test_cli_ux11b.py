@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_kb import invoke, lines
+from tests.newcomer_env import home_env, logkb
 
 TREZO = "019daa66-5b7b-7b01-b9ce-b527014cc09f"
 RIVO = "019de7fa-55ca-7c71-8bc1-db36480b3ecc"
@@ -110,3 +111,17 @@ def test_use_without_a_current_session_is_not_found(db: Path, tmp_path: Path) ->
     assert json.loads(invoke("use", "--json", "--db", str(own)).stdout)["current"] is None
     assert invoke("use", RIVO[:12], "--db", str(own)).exit_code == 0
     assert invoke("use", "--db", str(own)).exit_code == 0
+
+
+def test_hints_name_logkb_when_a_wrapper_runs_the_module(tmp_path: Path) -> None:
+    """Run as ``python -m kb`` (the way a wrapper script runs it), a usage error's hint
+    said "python -m kb timeline -h" under "logkb: error:": every name is ``logkb``."""
+    env = home_env(tmp_path, LOGKB_DB=str(tmp_path / "kb.duckdb"))
+    r = logkb(["timeline", "--bogus"], env)
+    assert r.returncode == 2, r.stderr
+    assert "hint: logkb timeline -h shows its options" in r.stderr, r.stderr
+    assert "python -m kb" not in r.stderr
+    r = logkb(["replay"], env)
+    assert "python -m kb" not in r.stderr and "logkb replay -h" in r.stderr, r.stderr
+    r = logkb(["timeline", "-h"], env)
+    assert r.stdout.startswith("Usage: logkb timeline"), r.stdout[:80]
