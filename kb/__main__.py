@@ -70,7 +70,10 @@ def main() -> None:
                 return
     from kb.cli import cli
 
-    cli(prog_name=PROG if os.path.basename(sys.argv[0]) == PROG else None)
+    # one name in every usage line and hint, as in every error (``logkb: error:``) and
+    # example: click would name ``python -m kb`` when a wrapper script runs the module
+    # (``python -m kb timeline -h`` named a command the user never typed)
+    cli(prog_name=PROG)
 
 
 def render_help() -> str:

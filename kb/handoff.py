@@ -35,7 +35,12 @@ from collections import Counter
 from typing import Any
 
 from kb.graph import store as gs
-from kb.graph.report import direction, dominant_quantity, measured_quantities
+from kb.graph.report import (
+    direction,
+    dominant_quantity,
+    is_listing_size,
+    measured_quantities,
+)
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, cut, fit
@@ -676,18 +681,6 @@ def _sentence_spans(text: str, ends: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
-
-
-_BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
-_FILE_NAME = re.compile(r"^\S*(?:\.[A-Za-z0-9]{1,10}|[/\\]\S*)$")
-
-
-def is_listing_size(unit: str | None, label: str | None) -> bool:
-    """Whether a reading is a file's size as a listing shows it (``83 B .gitignore``):
-    a byte unit labelled with a file's name or path.  It is what the tree holds, no
-    result the work measured, so the brief's status and measurements leave it out."""
-    return ((unit or "").strip().lower() in _BYTES
-            and _FILE_NAME.match((label or "").strip()) is not None)
 
 
 _NO_SIDE_RESULTS = frozenset({"http", "%"})

@@ -361,6 +361,12 @@ _FLAGS_PROSE = (f"(CASE WHEN classification IN ('decision', 'pivot', 'dead-end',
 _FLAGS_CALL = (f"(CASE WHEN {_FAILED_CALL} THEN {FAILURE} ELSE 0 END + "
                f"CASE WHEN len(coalesce(measurements, [])) > 0 THEN {MEASURED} ELSE 0 END)")
 _FLAGS_OTHER = f"(CASE WHEN kind = 'error' THEN {FAILURE} ELSE 0 END)"
+_ONE_PROSE_ROW = ("QUALIFY row_number() OVER (PARTITION BY ordinal, seq ORDER BY "
+                  "(kind = 'decision' AND source = 'choice') DESC) = 1")
+"""One prose row per ``(ordinal, seq)``, the key a timeline row is read by: the choice
+read from the agent's words ("Chose: X") shares its part's seq with those words and
+stands in their place, as in ``logkb events`` (:func:`kb.render.one_per_decision`); two
+rows under one key showed the choice twice at one ordinal (Civitas message 99)."""
 
 
 def timeline_index(store: KbStore, session_id: str,
@@ -376,7 +382,7 @@ def timeline_index(store: KbStore, session_id: str,
     params: dict[str, Any] = {"s": session_id, **wp.params, **wc.params, **wo.params}
     sql = f"""
         SELECT ordinal, seq, 0::TINYINT AS src, {_FLAGS_PROSE}::UTINYINT AS flags
-          FROM prose WHERE session_id = $s{wp.sql}
+          FROM prose WHERE session_id = $s{wp.sql} {_ONE_PROSE_ROW}
         UNION ALL
         SELECT ordinal, seq, 1::TINYINT, {_FLAGS_CALL}::UTINYINT
           FROM calls WHERE session_id = $s{wc.sql}
@@ -460,7 +466,8 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
                 # a caveat) is no prompt of the user's: its row says so
                 f"SELECT ordinal, seq, kind, CASE WHEN kind = 'prompt' AND source = "
                 f"'synthetic' THEN 'injected' ELSE classification END, left(text, 600), "
-                f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where}",
+                f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where} "
+                f"{_ONE_PROSE_ROW}",
                 {**base, "k": keys[ROW_PROSE]}).fetchall():
             out[(o, s, ROW_PROSE)] = TimelineRow(
                 o, s, ROW_PROSE, kind, flags, classification=cls, text=line(text),

@@ -20,7 +20,7 @@ GOLDEN = Path(__file__).parent / "golden" / "json_shapes.json"
 CASES: dict[str, tuple[list[str], str]] = {
     "ingest": (["ingest", "{src}"], "object"),
     "sessions": (["sessions"], "lines"),
-    "use": (["use"], "object"),
+    "use": (["use", FIXTURE], "object"),  # `use` alone with none chosen: exit 6
     "events": (["events", "--session", FIXTURE, "--from", "5216", "--to", "5216"], "lines"),
     "show": (["show", "5216", "--session", FIXTURE], "object"),
     "search": (["search", "deep_ep", "-n", "3"], "lines"),

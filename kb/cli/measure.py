@@ -5,7 +5,8 @@ The readings were only reachable through ``show`` one message at a time, ``event
 all, in the order they were read, each with the direction that makes it better and the
 best of each quantity marked (only where a side is better and it was read twice).
 The readings an agent's harness takes of every call (wall time, a sub-agent's run time,
-exit codes: :func:`kb.graph.report.is_plumbing`) are left out unless ``--harness``.
+exit codes: :func:`kb.graph.report.is_plumbing`) and what a tool saw of the files (an
+``ls -la`` listing's sizes, ``6148 B .DS_Store``) are left out unless ``--harness``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def readings(store: Any, scopes: list[str], units: list[str], harness: bool
                    "comma-separated).")
 @click.option("--harness", is_flag=True,
               help="Also the readings the agent's harness takes of every call (wall "
-                   "time, a sub-agent's run time, exit codes).")
+                   "time, a sub-agent's run time, exit codes) and the file sizes a "
+                   "listing showed (ls -l).")
 @limit_option()
 @db_option
 @json_option
@@ -112,8 +114,8 @@ def measurements(session_id: str | None, all_scopes: bool, units: tuple[str, ...
             f" with unit {', '.join(wanted)}" if wanted else ""),
             f"{hint} or --all" if hint else None)
     if left_out and not as_json:
-        note(f"{plural(left_out, 'harness reading')} (wall time, exit codes, …) left "
-             "out: --harness shows them")
+        note(f"{plural(left_out, 'harness reading')} (wall time, exit codes, listed "
+             "file sizes, …) left out: --harness shows them")
     if limit is not None and len(rows) > len(shown) and not as_json:
         note(f"{len(rows) - len(shown)} more: raise -n")
 

@@ -219,10 +219,10 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session.  Several words are one title
-    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  The choice
-    is stored in the knowledge base, so it holds for every later command (and the
-    TUI) until the next `logkb use`.
+    Without an argument, print the current session (none chosen: says so, exit 6).
+    Several words are one title (`logkb use fix the flaky test` is `logkb use "fix the
+    flaky test"`).  The choice is stored in the knowledge base, so it holds for every
+    later command (and the TUI) until the next `logkb use`.
     """
     ref = " ".join(words) if words else None
     if ref is None and not clear:
@@ -231,13 +231,14 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
             title = store.session_title(sid) if sid else None
         if as_json:
             emit_json({"current": sid, "title": title})
-        elif sid is None:
-            note("no current session (commands use the latest ingested; set one with "
-                 "`logkb use ID`)")
-        else:
+        elif sid is not None:
             from kb.render import clip
 
             say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
+        if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
+            note("no current session (commands use the latest ingested; set one with "
+                 "`logkb use ID`)")
+            sys.exit(int(ExitCode.NOT_FOUND))
         return
     with open_store(db, read_only=False) as store:
         sid = None if clear else store.resolve_session(ref)
@@ -542,7 +543,11 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
         lines.append((f"\x1b[1m{head}\x1b[0m" if bold else head) + "\n")
         for h in hits:
             lead = f"{h['ordinal']:>7} {h['field']:<7} "
-            room = max(20, cols - len(lead))
+            # the same text found again (a todo list written again): its ordinals, once
+            same = h.get("same_at") or []
+            also = (f" (also at {', '.join(map(str, same[:3]))}"
+                    f"{f' +{len(same) - 3}' if len(same) > 3 else ''})") if same else ""
+            room = max(20, cols - len(lead) - len(also))
             snippet = " ".join(h["snippet"].split("\n"))  # same length: highlights stay put
             snippet, marks = _visible_marked(snippet, h["highlights"])
             if cells(snippet) > room:
@@ -551,7 +556,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
             if bold:
                 for a, b in reversed(marks):
                     snippet = f"{snippet[:a]}\x1b[1;31m{snippet[a:b]}\x1b[0m{snippet[b:]}"
-            lines.append(lead + snippet + "\n")
+            lines.append(lead + snippet + also + "\n")
     sys.stdout.write("".join(lines))
     if cut_short:
         sys.stdout.flush()

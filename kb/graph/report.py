@@ -243,14 +243,32 @@ _TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_comm
                             r"web_search|websearch|webfetch) duration$")
 
 
+_BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
+_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^/\\]*\.[A-Za-z0-9_]{1,10})$")
+"""A file's name as a listing shows it: a path without spaces, or a name ending in an
+extension (``.DS_Store``; spaces allowed: ``CFO _ PoC and Arch Diagram.pdf``), never a
+phrase (``/icon.png Size``, a build's route table)."""
+
+
+def is_listing_size(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a file's size as a listing shows it (``83 B .gitignore``):
+    a byte unit labelled with a file's name or path.  It is what the tree holds, no
+    result the work measured, so the brief's status, the timeline's series and the
+    measurements list (unless ``--harness``) leave it out."""
+    return ((unit or "").strip().lower() in _BYTES
+            and _FILE_NAME.match((label or "").strip()) is not None)
+
+
 def is_plumbing(label: str, unit: str | None = None) -> bool:
     """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
     (Codex's ``apply_patch duration``), what a tool saw of the files (a read file's
-    length, a written file's size, how many things a listing listed), or, with its
-    ``unit``, a token counter of the agent (:func:`logparse.measure_plumbing.
-    is_plumbing_reading`: a sub-agent's tokens, a compaction's context)."""
+    length, a written file's size, how many things a listing listed, a listed file's
+    size: :func:`is_listing_size`), or, with its ``unit``, a token counter of the agent
+    (:func:`logparse.measure_plumbing.is_plumbing_reading`: a sub-agent's tokens, a
+    compaction's context)."""
     return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
             or label.endswith((" length", " written", " listed"))  # what a tool saw
+            or is_listing_size(unit, label)
             or is_plumbing_reading(unit, label))
 
 

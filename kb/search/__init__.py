@@ -40,7 +40,47 @@ def search(db_path: str | Path, text: str, *, regex: bool = False,
 
     The index answers when it can: at once when the database file did not change
     since it was last synced, else after catching up (:meth:`SearchIndex.sync`).
-    ``regex``, or an index that cannot be used, gets the DuckDB scan."""
+    ``regex``, or an index that cannot be used, gets the DuckDB scan.  Identical hits
+    are one (:func:`distinct`); up to ``limit`` distinct ones are returned."""
+    n = limit
+    while True:
+        found = _search(db_path, text, regex=regex, session_id=session_id, limit=n,
+                        newest=newest, reveal=reveal)
+        hits = distinct(found.hits)
+        if len(hits) >= limit or len(found.hits) < n or n >= 1 << 16:
+            found.hits = hits[:limit]
+            return found
+        n *= 4
+
+
+def distinct(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``hits`` with each text said once, in order: a hit of the same text as one before
+    it in the same message (a prose part and its copy in an output), or a todo list the
+    session wrote again with the same items (each snapshot differs only by the items'
+    status, which is not searched: will-it-rain's plan came back seven times as seven
+    identical hits), is folded into the first.  The first lists in ``same_at`` the other
+    ordinals its text was found at; distinct texts all stay."""
+    out: list[dict[str, Any]] = []
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for h in hits:
+        words = " ".join((h.get("text") or "").split())
+        key: tuple[Any, ...] = ((h["session_id"], "todo", words) if h.get("field") == "todo"
+                                else (h["session_id"], h["ordinal"], words))
+        kept = first.get(key)
+        if kept is None:
+            h["same_at"] = []
+            first[key] = h
+            out.append(h)
+        elif h["ordinal"] != kept["ordinal"] and h["ordinal"] not in kept["same_at"]:
+            kept["same_at"].append(h["ordinal"])
+    for h in out:
+        h["same_at"].sort()
+    return out
+
+
+def _search(db_path: str | Path, text: str, *, regex: bool, session_id: str | None,
+            limit: int, newest: bool, reveal: bool) -> Found:
+    """One search of up to ``limit`` hits, identical ones included (:func:`search`)."""
     from kb.errors import KbError, KbMissing
     from kb.search.query import And, Match, parse
 

@@ -51,6 +51,18 @@ def tilde(text: str) -> str:
     return text.replace(home, "~") if home not in ("", "/") else text
 
 
+FIELD_HELP = {
+    "replay-from": "from: the first message ordinal to replay",
+    "replay-to": "to: the last message ordinal (empty: to the end)",
+    "replay-hosts": "host map: 10.1.230.174=local or 10.1.230.174=user@host:port, "
+                    "comma-separated",
+    "replay-only": "only: categories, comma-separated (test,build,benchmark,…)",
+    "replay-allow": "allow: launch,mutating,unknown (read-only always runs)",
+}
+"""What a field of the replay form takes, shown under the form while it has the cursor:
+each fits 78 columns (an 80-column terminal less the form's padding)."""
+
+
 def _split(text: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in text.replace(" ", ",").split(",") if v.strip())
 
@@ -173,10 +185,13 @@ class ReplayScreen(Screen[None]):
             yield Input(str(self.start), placeholder="from", id="replay-from", type="integer")
             yield Input("" if self.end is None else str(self.end), placeholder="to (end)",
                         id="replay-to", type="integer")
-            yield Input(placeholder="host map: 10.1.230.174=local or =user@host:port",
-                        id="replay-hosts")
-            yield Input(placeholder="only categories", id="replay-only")
-            yield Input(placeholder="allow: launch,mutating,unknown", id="replay-allow")
+            # a field's name fits its box at 80 columns; its format shows under the form
+            # while it has the cursor (FIELD_HELP): "host map: 10.1.230.174=local or …"
+            # was cut to "host map: 1" and "allow: launch,…" to "allow: launc"
+            yield Input(placeholder="host map", id="replay-hosts")
+            yield Input(placeholder="only", id="replay-only")
+            yield Input(placeholder="allow", id="replay-allow")
+        yield Static("", id="replay-help")
         yield Static("", id="replay-summary")
         with Horizontal(id="replay-main"):
             yield DataTable(id="replay-steps", cursor_type="row", zebra_stripes=True)
@@ -538,6 +553,22 @@ class ReplayScreen(Screen[None]):
                 table.update_cell(row_key, col, value)
         except Exception:  # noqa: BLE001 - the plan was replaced meanwhile
             pass
+
+    def on_descendant_focus(self, event: Any) -> None:
+        """Called when a widget gets the cursor: a field of the form shows its format."""
+        self._field_help(event.widget.id)
+
+    def on_descendant_blur(self, event: Any) -> None:
+        """Called when a widget loses the cursor: the format line goes with it."""
+        if self.focused is None or self.focused is event.widget:
+            self._field_help(None)
+
+    def _field_help(self, field_id: str | None) -> None:
+        help_line = self.query_one("#replay-help", Static)
+        text = FIELD_HELP.get(field_id or "")
+        help_line.display = text is not None
+        if text is not None:
+            help_line.update(Text(text, style=DIM, overflow="ellipsis", no_wrap=True))
 
     def action_focus_form(self, selector: str) -> None:
         """Type into a field of the form; enter re-plans, escape returns to the steps."""
