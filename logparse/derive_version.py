@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 38
+DERIVE_VERSION = 41
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -144,4 +144,9 @@ output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell
 (``Script running with cell ID N``) waits for its end (its ``CommandExecution``, or the
 ``wait`` that reads the cell's end, or the turn's abort) instead of staying
 ``still_running``, and a cell the user stopped (``aborted by user``) for its commands'
-``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``)."""
+``CommandExecution`` after ``turn_aborted``; a ``wait`` on such a cell polls it (``input.polls``, title ``cell N``).
+41 (review11): a yielded cell's commands wait for their end within their turn only, and
+behind at most 1,000 messages (``codex.YIELD_HOLD``: a ``codex exec`` run is one turn):
+then a cell nothing ended is let go, its commands still running (a server left up held
+every later message to the hold limit, 128 MB and no resume point on a 100,000-line
+file)."""
