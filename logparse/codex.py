@@ -316,7 +316,8 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
         return {"type": "exec_command_end", "call_id": item.get("id"),
                 "command": item.get("command"), "exit_code": item.get("exit_code"),
                 "aggregated_output": item.get("aggregated_output"),
-                "duration": item.get("duration"), "status": item.get("status")}
+                "duration": item.get("duration"), "status": item.get("status"),
+                "started_at_ms": p.get("started_at_ms")}
     if kind == "McpToolCall":
         err = item.get("error")
         result: Any = {"Ok": item.get("result")}
@@ -1509,6 +1510,8 @@ class _Rollout:
         end of another command (a cell whose output came, an aborted turn's other run)
         is none of theirs."""
         cmd = shell_text(end.get("command"))
+        if self._a_running_cells(end, cmd):
+            return False
         found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
                       for x in pending if x["state"]["input"].get("command") == cmd), None)
         if found is None and not self.cells:
@@ -1536,6 +1539,23 @@ class _Rollout:
         if not pending:
             self._yielded_done(cid)
         return True
+
+    def _a_running_cells(self, end: dict[str, Any], cmd: str | None) -> bool:
+        """Whether ``end`` is the end of a command of a cell still waiting for its output
+        (:attr:`cells`), not of a yielded one's that ran the same command line: it started
+        once that cell was called (Codex 0.17x's ``started_at_ms``; a yielded cell's
+        commands started before it returned), or, with no start, that cell's code spells
+        the command out."""
+        started = end.get("started_at_ms")
+        for cid, (_first, code) in self.cells.items():
+            call = self.calls.get(cid)
+            begun = call[1]["state"]["time"].get("start") if call is not None else None
+            if isinstance(started, int) and isinstance(begun, int):
+                if started >= begun:
+                    return True
+            elif isinstance(cmd, str) and cmd and isinstance(code, str) and cmd in code:
+                return True
+        return False
 
     def _wait_read(self, tp: dict[str, Any], n: int) -> None:
         """A ``wait`` on a yielded cell: the user aborting it stopped the cell's commands

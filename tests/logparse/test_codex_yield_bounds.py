@@ -62,6 +62,27 @@ def test_a_cell_never_waited_on_is_held_no_longer_than_its_turn(tmp_path: Path) 
     assert all(c["state"]["status"] == "completed" for c in calcs)
 
 
+def test_a_running_cell_keeps_its_own_end_of_the_same_command(tmp_path: Path) -> None:
+    # in the same turn, a second cell runs the server's command line again and it ends
+    # (its CommandExecution before the cell's output): that end is the second cell's,
+    # never the first cell's run (which still runs)
+    lines = _lines()
+    again = [x.replace(CALC, SERVER) for x in (lines[34], lines[36], lines[37])]
+    body = lines[:21] + again + lines[40:44]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(body))
+    _, msgs = _read(path)
+    server, second = _bash(msgs)
+    assert second["state"]["input"]["command"] == SERVER.decode()
+    assert second["state"]["status"] == "completed"
+    assert second["state"]["metadata"]["exit"] == 0
+    assert second["state"]["metadata"]["answeredBy"] == "exec_command_end"
+    assert second["state"]["output"] == "5\n"
+    # the server still runs (its cell's state), no exit, no end of its own
+    meta = server["state"]["metadata"]
+    assert meta["cellState"] == "running" and "exit" not in meta and "answeredBy" not in meta
+
+
 def test_a_cell_never_waited_on_in_one_long_turn_is_let_go(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # ``codex exec`` runs one turn: the server's cell yields, then the same turn goes on
