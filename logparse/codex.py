@@ -1542,18 +1542,20 @@ class _Rollout:
 
     def _a_running_cells(self, end: dict[str, Any], cmd: str | None) -> bool:
         """Whether ``end`` is the end of a command of a cell still waiting for its output
-        (:attr:`cells`), not of a yielded one's that ran the same command line: it started
-        once that cell was called (Codex 0.17x's ``started_at_ms``; a yielded cell's
-        commands started before it returned), or, with no start, that cell's code spells
-        the command out."""
+        (:attr:`cells`), not of a yielded one's that ran the same command line: that
+        cell's code spells the command out and, when the end says when it started (Codex
+        0.17x's ``started_at_ms``), it started once that cell was called (a yielded cell
+        still runs: its next command may start after a later cell's call, and is its)."""
+        if not isinstance(cmd, str) or not cmd:
+            return False
+        spelled = (cmd, orjson.dumps(cmd).decode()[1:-1])
         started = end.get("started_at_ms")
         for cid, (_first, code) in self.cells.items():
+            if not (isinstance(code, str) and any(c in code for c in spelled)):
+                continue
             call = self.calls.get(cid)
             begun = call[1]["state"]["time"].get("start") if call is not None else None
-            if isinstance(started, int) and isinstance(begun, int):
-                if started >= begun:
-                    return True
-            elif isinstance(cmd, str) and cmd and isinstance(code, str) and cmd in code:
+            if not (isinstance(started, int) and isinstance(begun, int)) or started >= begun:
                 return True
         return False
 

@@ -149,5 +149,6 @@ output, how long it ran; exit -1 is the kill, no exit code); a yielded code cell
 behind at most 1,000 messages (``codex.YIELD_HOLD``: a ``codex exec`` run is one turn):
 then a cell nothing ended is let go, its commands still running (a server left up held
 every later message to the hold limit, 128 MB and no resume point on a 100,000-line
-file); and a ``CommandExecution`` that started once a running cell
-was called is that cell's, never a yielded cell's command of the same command line."""
+file); and a ``CommandExecution`` of a command a running cell's code spells
+out, started once that cell was called, is that cell's, never a yielded cell's command of
+the same command line."""

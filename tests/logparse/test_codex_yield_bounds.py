@@ -13,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from logparse import codex
+from logparse._agentlines import iso_ms
 from logparse.codex import CodexReader
 from logparse.models import Problem
 
@@ -102,3 +104,27 @@ def test_a_cell_never_waited_on_in_one_long_turn_is_let_go(
     server, *calcs = _bash(msgs)
     assert server["state"]["metadata"]["cellState"] == "running"
     assert len(calcs) == 40 and all(c["state"]["metadata"]["exit"] == 0 for c in calcs)
+
+
+def test_a_yielded_cells_later_command_ends_while_another_cell_runs(tmp_path: Path) -> None:
+    # a yielded cell still runs: its command may start after a later cell was called and
+    # end while that cell runs (the CommandExecution, started after the second cell's
+    # call, comes before that cell's output).  The second cell's code never names it:
+    # the end is the yielded cell's command's
+    lines = _lines()
+    end = orjson.loads(lines[27])
+    call = orjson.loads(lines[34])
+    begun = iso_ms(call["timestamp"])
+    assert isinstance(begun, int)
+    end["payload"]["started_at_ms"] = begun + 10
+    end["payload"]["item"].update(status="completed", exit_code=0,
+                                  aggregated_output="server up\nserver done\n")
+    body = lines[:21] + [lines[34], orjson.dumps(end) + b"\n", lines[36], lines[37]] \
+        + lines[40:44]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(body))
+    _, msgs = _read(path)
+    server, calc = _bash(msgs)
+    assert server["state"]["metadata"]["exit"] == 0
+    assert server["state"]["output"] == "server up\nserver done\n"
+    assert calc["state"]["metadata"]["exit"] == 0 and calc["state"]["output"] == "5\n"
