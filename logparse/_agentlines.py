@@ -159,6 +159,10 @@ class Ordered:
     def tail(self) -> Draft | None:
         return self._q[-1] if self._q else None
 
+    @property
+    def head(self) -> Draft | None:
+        return self._q[0] if self._q else None
+
     def add(self, draft: Draft) -> None:
         # ordinals follow the file; a clock that steps back must not reorder them
         t = draft.info.get("time")

@@ -145,14 +145,21 @@ REJECTED = re.compile(
 (codex-rs normalises it to ``exec command rejected by user`` / ``patch rejected by user``),
 its reviewer's, or the approval policy's."""
 
+YIELD_HOLD = 1000
+"""Messages held back behind a yielded cell's at most (within a turn: a ``codex exec``
+run is one turn) before the cell is let go, its commands still running: its end or the
+``wait`` that reads it comes a few lines on (``yielded.jsonl``), a server's never."""
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
 _NOT_A_TURN = ("MCP client for ", "MCP startup")
-_TURN_BEGINS = ("task_started", "turn_started", "user_message")
-"""``event_msg`` types that begin a turn: an aborted turn's ends were all written before."""
 """How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
 failed to start): no reply failed."""
+_TURN_BEGINS = ("task_started", "turn_started", "user_message")
+"""``event_msg`` types that begin a turn: an aborted turn's ends were all written before."""
+_NEXT_TURN = ("task_started", "turn_started")
+"""``event_msg`` types that begin the next turn: a cell still yielded then (nothing waited
+on it, nothing ended it) is let go, its commands still running (:meth:`_release_yielded`)."""
 _EXIT = re.compile(r"(?:^|\n)(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"(?:^|\n)Wall time: ([\d.]+) seconds")
 _RUNNING = re.compile(r"(?:^|\n)Process running with session ID (\d+)")
@@ -317,7 +324,8 @@ def item_end(p: dict[str, Any]) -> dict[str, Any]:
         return {"type": "exec_command_end", "call_id": item.get("id"),
                 "command": item.get("command"), "exit_code": item.get("exit_code"),
                 "aggregated_output": item.get("aggregated_output"),
-                "duration": item.get("duration"), "status": item.get("status")}
+                "duration": item.get("duration"), "status": item.get("status"),
+                "started_at_ms": p.get("started_at_ms")}
     if kind == "McpToolCall":
         err = item.get("error")
         result: Any = {"Ok": item.get("result")}
@@ -941,6 +949,11 @@ class _Rollout:
         if self.aborted and (typ in ("response_item", "turn_context", "compacted") or (
                 typ == "event_msg" and p.get("type") in _TURN_BEGINS)):
             self._release_aborted()  # the aborted turn's ends are all written by now
+        if self.yielded and (typ == "turn_context" or (
+                typ == "event_msg" and p.get("type") in _NEXT_TURN)):
+            self._release_yielded()  # a cell left running: its turn holds it, no longer
+        elif self.yielded and len(self.q) > YIELD_HOLD:
+            self._release_yielded(self.q.head)  # ... nor a long turn's every message
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
                 typ = "session_meta"
@@ -1460,6 +1473,18 @@ class _Rollout:
             self._yielded_done(cid, killed=True)
         self.aborted.clear()
 
+    def _release_yielded(self, head: Draft | None = None) -> None:
+        """A new turn begins (or, ``head``: :data:`YIELD_HOLD` messages wait behind the
+        oldest, ``head``): the cells that yielded and are still running (a server left up,
+        a run nobody waited on) leave with their commands still running, as before they
+        yielded.  Held on, every later message would wait for an end that may come hours
+        later or never (a file of one such cell held up to the hold limit: memory, and no
+        resume point for a file that grows).  A later ``wait`` on the cell still polls it
+        (:attr:`cell_of`); an end that comes after is a line of its own."""
+        for cid in [c for c, (d, _p, _n) in self.yielded.items()
+                    if c not in self.aborted and (head is None or d is head)]:
+            self._yielded_done(cid)
+
     def _yield_cell(self, cid: str, d: Draft, parts: list[dict[str, Any]], no: Any) -> None:
         """A cell returned while it ran: its commands without an end wait for it (their
         message is held back), as a call whose process still runs does (:attr:`waiting`)."""
@@ -1487,6 +1512,8 @@ class _Rollout:
         end of another command (a cell whose output came, an aborted turn's other run)
         is none of theirs."""
         cmd = shell_text(end.get("command"))
+        if self._a_running_cells(end, cmd):
+            return False
         found = next(((cid, x) for cid, (_d, pending, _no) in self.yielded.items()
                       for x in pending if x["state"]["input"].get("command") == cmd), None)
         if found is None and not self.cells:
@@ -1514,6 +1541,25 @@ class _Rollout:
         if not pending:
             self._yielded_done(cid)
         return True
+
+    def _a_running_cells(self, end: dict[str, Any], cmd: str | None) -> bool:
+        """Whether ``end`` is the end of a command of a cell still waiting for its output
+        (:attr:`cells`), not of a yielded one's that ran the same command line: that
+        cell's code spells the command out and, when the end says when it started (Codex
+        0.17x's ``started_at_ms``), it started once that cell was called (a yielded cell
+        still runs: its next command may start after a later cell's call, and is its)."""
+        if not isinstance(cmd, str) or not cmd:
+            return False
+        spelled = (cmd, orjson.dumps(cmd).decode()[1:-1])
+        started = end.get("started_at_ms")
+        for cid, (_first, code) in self.cells.items():
+            if not (isinstance(code, str) and any(c in code for c in spelled)):
+                continue
+            call = self.calls.get(cid)
+            begun = call[1]["state"]["time"].get("start") if call is not None else None
+            if not (isinstance(started, int) and isinstance(begun, int)) or started >= begun:
+                return True
+        return False
 
     def _wait_read(self, tp: dict[str, Any], n: int) -> None:
         """A ``wait`` on a yielded cell: the user aborting it stopped the cell's commands

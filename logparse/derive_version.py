@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 44
+DERIVE_VERSION = 45
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -155,4 +155,12 @@ task created (recorded from the real CLI); a task call's list is the one after t
 before it in call order, whatever order their answers came in; ``claude -p --verbose
 --output-format stream-json`` output is read (:mod:`logparse.claude_stream`); a
 transcript's last ``cost-state`` is the session's own figures (info ``recorded``).
-44: 42 and 39 together (both branches' changes, merged)."""
+44: 42 and 39 together (both branches' changes, merged).
+41 (review11): a yielded cell's commands wait for their end within their turn only, and
+behind at most 1,000 messages (``codex.YIELD_HOLD``: a ``codex exec`` run is one turn):
+then a cell nothing ended is let go, its commands still running (a server left up held
+every later message to the hold limit, 128 MB and no resume point on a 100,000-line
+file); and a ``CommandExecution`` of a command a running cell's code spells
+out, started once that cell was called, is that cell's, never a yielded cell's command of
+the same command line.
+45: 44 and 41 together (both branches' changes, merged)."""
