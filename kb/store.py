@@ -821,13 +821,13 @@ class KbStore:
         if not rows and ":" in ref:  # a sub-agent's short id: <session>:<its own part>
             from kb.sessionref import SUBAGENT_TAGS  # its own part given without agent-
 
-            top, _, own = ref.partition(":")
+            head, _, own = ref.partition(":")
             rows = self.conn.execute(
                 "SELECT session_id FROM sessions WHERE strpos(session_id, ':') > 0 AND "
                 "starts_with(split_part(session_id, ':', 1), ?) AND list_bool_or(["
                 "starts_with(substr(session_id, strpos(session_id, ':') + 1), p) "
                 "FOR p IN ?]) ORDER BY session_id",
-                [top, [own, *(t + own for t in SUBAGENT_TAGS)]]).fetchall()
+                [head, [own, *(t + own for t in SUBAGENT_TAGS)]]).fetchall()
             if len(rows) == 1:
                 return str(rows[0][0])
         if len(rows) > 1:
