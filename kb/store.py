@@ -815,6 +815,21 @@ class KbStore:
                     break
         if rows and (rows[0][0] == ref or len(rows) == 1):
             return str(rows[0][0])
+        if len(rows) > 1 and ":" not in ref and all(
+                str(r[0]).startswith(f"{rows[0][0]}:") for r in rows[1:]):
+            return str(rows[0][0])  # a session's short id: its sub-agents share the prefix
+        if not rows and ":" in ref:  # a sub-agent's short id: <session>:<its own part>
+            from kb.sessionref import SUBAGENT_TAGS  # its own part given without agent-
+
+            head, _, own = ref.partition(":")
+            rows = self.conn.execute(
+                "SELECT session_id FROM sessions WHERE strpos(session_id, ':') > 0 AND "
+                "starts_with(split_part(session_id, ':', 1), ?) AND list_bool_or(["
+                "starts_with(substr(session_id, strpos(session_id, ':') + 1), p) "
+                "FOR p IN ?]) ORDER BY session_id",
+                [head, [own, *(t + own for t in SUBAGENT_TAGS)]]).fetchall()
+            if len(rows) == 1:
+                return str(rows[0][0])
         if len(rows) > 1:
             raise KbNotFound(f"{ref!r} matches {len(rows)} sessions "
                              f"({', '.join(r[0] for r in rows[:4])}{', …' if len(rows) > 4 else ''}); say more")
@@ -861,8 +876,8 @@ class KbStore:
         prefix, at least 7 characters), which :meth:`resolve_session` accepts back."""
         from kb.sessionref import short_ids
 
-        return short_ids(str(r[0]) for r in self.conn.execute(
-            "SELECT session_id FROM sessions").fetchall())
+        return short_ids((str(r[0]) for r in self.conn.execute(
+            "SELECT session_id FROM sessions").fetchall()), subagents=True)
 
     def top_level_count(self) -> int:
         row = self.conn.execute(

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from kb.records import Event, TodoItem, gloss, number
+from kb.records import Event, Measurement, TodoItem, gloss, number
 from kb.store import KbStore
+from logparse.measure_plumbing import is_harness_reading
 
 if TYPE_CHECKING:
     from kb.usage import MessageUsage
@@ -422,6 +423,20 @@ def _measure_text(m: dict[str, Any] | None) -> str | None:
     return f"{m['label']}: {v}" if m.get("label") else v
 
 
+def _stat_text(data: str | None) -> str:
+    """A stat event's readings (its ``data``'s ``measurements``) as :class:`Measurement`
+    prints them, the first three; ``""`` when it has none."""
+    try:
+        ms = orjson.loads(data) if data else None
+    except orjson.JSONDecodeError:
+        return ""
+    if not isinstance(ms, list):
+        return ""
+    return ", ".join(str(Measurement(float(m["value"]), m.get("unit") or "", m.get("label") or ""))
+                     for m in ms[:3] if isinstance(m, dict)
+                     and isinstance(m.get("value"), (int, float)))
+
+
 def _first_line(text: str | None, width: int = 300) -> str:
     if not text:
         return ""
@@ -473,11 +488,11 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
                 o, s, ROW_PROSE, kind, flags, classification=cls, text=line(text),
                 measurement=_measure_text(meas), time=t)
     if keys[ROW_CALL]:
-        for (o, s, tool, cat, host, status, code, sig, nsig, meas, nmeas, cmd, remote, title,
+        for (o, s, tool, cat, host, status, code, sig, nsig, meas, cmd, remote, title,
              child, flags, t) in cur.execute(
                 f"SELECT ordinal, seq, tool, category, host, status, exit_code, "
-                f"error_signatures[1], len(coalesce(error_signatures, [])), measurements[1], "
-                f"len(coalesce(measurements, [])), left(command, 600), "
+                f"error_signatures[1], len(coalesce(error_signatures, [])), measurements, "
+                f"left(command, 600), "
                 f"left(remote_command, 600), left(title, 300), child_session_id, "
                 f"{_FLAGS_CALL}::UTINYINT, time_start FROM calls {where}",
                 {**base, "k": keys[ROW_CALL]}).fetchall():
@@ -485,18 +500,27 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
             text = remote if host and remote else cmd
             if kind == "subagent" and title:
                 text = title
+            # the summary says what the work measured: the harness's readings of every
+            # call (Codex's wall time, a cut output's size) stay in the detail and --json,
+            # never ahead of the command
+            work = [m for m in meas or () if not is_harness_reading(m["label"] or "", m["unit"])]
             out[(o, s, ROW_CALL)] = TimelineRow(
                 o, s, ROW_CALL, kind, flags, tool=tool, category=cat, host=host,
                 status=status, exit_code=code, signature=sig, signatures=nsig,
-                measurement=_measure_text(meas), measurements=nmeas, text=line(text),
+                measurement=_measure_text(work[0] if work else None),
+                measurements=len(work), text=line(text),
                 child_session_id=child, time=t)
     if keys[ROW_OTHER]:
-        for o, s, kind, text, reason, flags, t in cur.execute(
-                f"SELECT ordinal, seq, kind, left(text, 600), reason, "
+        for o, s, kind, text, reason, stat, flags, t in cur.execute(
+                f"SELECT ordinal, seq, kind, left(text, 600), reason, CASE WHEN kind = "
+                f"'stat' THEN json_extract(data, '$.measurements')::VARCHAR END, "
                 f"{_FLAGS_OTHER}::UTINYINT, time FROM other_events {where}",
                 {**base, "k": keys[ROW_OTHER]}).fetchall():
-            out[(o, s, ROW_OTHER)] = TimelineRow(o, s, ROW_OTHER, kind, flags,
-                                                 text=line(text or reason), time=t)
+            # a stat event (a turn's clock, a token counter) is its reading: "turn
+            # duration: 187258 ms (3.1 min)", as `events` and `show` print it
+            read = _stat_text(stat)
+            out[(o, s, ROW_OTHER)] = TimelineRow(
+                o, s, ROW_OTHER, kind, flags, text=line(read or text or reason), time=t)
     return out
 
 

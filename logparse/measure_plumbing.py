@@ -17,9 +17,11 @@ a test count or a build time is not.  Pure data and a predicate: no storage here
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["PLUMBING", "PlumbingRow", "is_plumbing_reading"]
+__all__ = ["PLUMBING", "PLUMBING_LABELS", "PlumbingRow", "is_harness_reading", "is_plumbing",
+           "is_plumbing_reading"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +131,53 @@ def is_plumbing_reading(unit: str | None, label: str | None) -> bool:
     lab = label or ""
     return lab in _LABELS or (unit or "") in _COUNTER_UNITS or (
         lab.endswith(")") and lab.partition(" (")[0] in _HEADS)
+
+
+PLUMBING_LABELS = frozenset({"wall time", "turn duration", "output lines (cut)",
+                             "Output too large",  # Claude Code's <persisted-output> cut
+                             "run time before the user aborted it", "timeout exceeded",
+                             "subagent run time", "subagent duration", "grep hits",
+                             "tokens used (session so far)"})
+"""Readings an agent's harness records of every call (Codex's wall time of whatever ran,
+the size of a cut output, a turn's clock, a tool's timeout): true, but of different
+commands each, so never a progress series nor its "best"."""
+_TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_command|exec|"
+                            r"write_stdin|update_plan|todowrite|read|edit|write|view_image|"
+                            r"web_search|websearch|webfetch) duration$")
+
+
+_BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
+_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^/\\]*\.[A-Za-z0-9_]{1,10})$")
+"""A file's name as a listing shows it: a path without spaces, or a name ending in an
+extension (``.DS_Store``; spaces allowed: ``CFO _ PoC and Arch Diagram.pdf``), never a
+phrase (``/icon.png Size``, a build's route table)."""
+
+
+def is_listing_size(unit: str | None, label: str | None) -> bool:
+    """Whether a reading is a file's size as a listing shows it (``83 B .gitignore``):
+    a byte unit labelled with a file's name or path.  It is what the tree holds, no
+    result the work measured, so the brief's status, the timeline's series and the
+    measurements list (unless ``--harness``) leave it out."""
+    return ((unit or "").strip().lower() in _BYTES
+            and _FILE_NAME.match((label or "").strip()) is not None)
+
+
+def is_plumbing(label: str, unit: str | None = None) -> bool:
+    """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
+    (Codex's ``apply_patch duration``), what a tool saw of the files (a read file's
+    length, a written file's size, how many things a listing listed, a listed file's
+    size: :func:`is_listing_size`), or, with its ``unit``, a token counter of the agent
+    (:func:`is_plumbing_reading`: a sub-agent's tokens, a compaction's context)."""
+    return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
+            or label.endswith((" length", " written", " listed"))  # what a tool saw
+            or is_listing_size(unit, label)
+            or is_plumbing_reading(unit, label))
+
+
+def is_harness_reading(label: str, unit: str | None) -> bool:
+    """Whether a reading is the harness's and not the work's: its plumbing
+    (:func:`is_plumbing`) or an exit code.  Such readings are never a progress series nor
+    its "best", and lists of measurements and the timeline's row summaries leave them out
+    unless asked.  Here, not in :mod:`kb.graph.report`, so the timeline's first screen
+    need not load networkx to ask."""
+    return is_plumbing(label, unit) or unit == "exit code"

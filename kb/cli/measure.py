@@ -5,8 +5,9 @@ The readings were only reachable through ``show`` one message at a time, ``event
 all, in the order they were read, each with the direction that makes it better and the
 best of each quantity marked (only where a side is better and it was read twice).
 The readings an agent's harness takes of every call (wall time, a sub-agent's run time,
-exit codes: :func:`kb.graph.report.is_plumbing`) and what a tool saw of the files (an
-``ls -la`` listing's sizes, ``6148 B .DS_Store``) are left out unless ``--harness``.
+exit codes: :func:`logparse.measure_plumbing.is_harness_reading`) and what a tool saw of
+the files (an ``ls -la`` listing's sizes, ``6148 B .DS_Store``) are left out unless
+``--harness``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def readings(store: Any, scopes: list[str], units: list[str], harness: bool
     neither) and ``best``: the best reading of its quantity (unit and label), where a
     side is better and the quantity was read at least twice."""
     from kb.graph import store as gs
-    from kb.graph.report import direction, is_harness_reading
+    from kb.graph.report import direction
+    from logparse.measure_plumbing import is_harness_reading
 
     rows = gs.measurements(store, scopes, units or None)
     kept: list[dict[str, Any]] = []

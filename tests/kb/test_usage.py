@@ -224,3 +224,31 @@ def test_handoff_has_a_tokens_and_cost_line(two_sessions: str) -> None:
     r = invoke("handoff", "--db", two_sessions, "--session", "019f522", "--json")
     s = json.loads(r.stdout)["session"]
     assert s["tokens_total"] == 22_122 + 2_095 + 134_656 and s["cost"] is None
+
+
+def test_usage_by_session_names_sessions_with_subagents_by_short_id(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Claude Code sub-agent's id is its session's and its own (``<session>:agent-<id>``):
+    no prefix of the session's id was unique, so both rows showed the full id (46
+    characters and more) and cramped every other column at 80."""
+    from kb.store import KbStore
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    db = str(tmp_path / "kb.duckdb")
+    r = invoke("ingest", "--db", db, str(fixtures / "structural" / "subagents_claude.jsonl"),
+               str(fixtures / "claude_record" / "recorded" / "fix_divide" / "-srv-campaign"))
+    assert r.exit_code == 0, r.stderr
+    for env in ({"COLUMNS": "80"}, None):  # a terminal of 80, and piped
+        r = invoke("usage", "--db", db, "--by", "session", env=env)
+        assert r.exit_code == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert all(len(line) <= 80 for line in lines)
+        assert lines[0].split()[:8] == ["session", "input", "output", "cache", "rd",
+                                        "cache", "wr", "total"]
+        keys = [line.split()[0] for line in lines[1:-1]]
+        assert sorted(keys) == ["2f96946", "2f96946:adbea13", "d4c1bac",
+                                "d4c1bac:a06052d"]
+    with KbStore(Path(db), read_only=True) as store:  # each reads back as its session
+        for sid, short in store.short_ids().items():
+            assert store.resolve_session(short) == sid

@@ -260,7 +260,11 @@ def _step_block(d: StepDetail, calls: dict[int, list[Event]], seq: int, what: st
     else:
         parts.append(section(f"{mark}{e.kind.value.capitalize()}"))
         parts.append(Text(e.reason or "", style=DIM))
-        parts.append(Text(e.text or (str(e.raw) if e.raw is not None else "")))
+        if e.kind == "stat" and e.measurements:  # its reading, not only its name
+            for m in e.measurements:
+                parts.append(Text.assemble(("  ◆ ", MEASURE), (str(m), MEASURE)))
+        else:
+            parts.append(Text(e.text or (str(e.raw) if e.raw is not None else "")))
     return parts
 
 
@@ -282,7 +286,9 @@ def _step_line(d: StepDetail, calls: dict[int, list[Event]], seq: int, what: str
         return t
     e = next(x for x in d.events if x.seq == seq and x.kind.value == what)
     t.append(f"{'prompt' if e.kind == 'prompt' else e.kind.value} ", style="bold")
-    t.append(short(" ".join((e.text or e.reason or "").split()), 200), style=DIM)
+    said = (", ".join(str(m) for m in e.measurements[:3])
+            if e.kind == "stat" and e.measurements else e.text or e.reason or "")
+    t.append(short(" ".join(said.split()), 200), style=DIM)
     return t
 
 

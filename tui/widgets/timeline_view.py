@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events, work
@@ -489,20 +490,30 @@ class TimelineView(ScrollView, can_focus=True):
         else:
             add(" " * 8)
         add(" ")
+        measured = ""
         if row.signature:
             more = f" +{row.signatures - 1}" if row.signatures > 1 else ""
             add(f"✘ {row.signature}{more}", self._style("bold #ff6b6b"))
             add("  ")
         elif row.measurement and (flags & MEASURED):
             more = f" +{row.measurements - 1}" if row.measurements > 1 else ""
-            add(f"◆ {row.measurement}{more}", self._style("bold #82aaff"))
-            add("  ")
+            measured = visible(f"◆ {row.measurement}{more}")
         text_style = None
         if kind == "decision" and not flags & (DECISION | PIVOT):
             text_style = dim
         elif kind == "prompt":
             text_style = self._style("bold")
-        add(row.text, text_style)
+        text = visible(row.text)
+        if measured:
+            # the command first, what it measured after it: the text is cut to leave the
+            # reading room where the row has it (the detail pane has both whole)
+            room = width - Strip(segs).cell_length - cell_len(measured) - 2
+            if room >= 12 and cell_len(text) > room:
+                text = set_cell_size(text, room - 1) + "…"
+        add(text, text_style)
+        if measured:
+            add("  ")
+            add(measured, self._style("bold #82aaff"))
         strip = Strip(segs)
         if strip.cell_length > width > 1:  # cut: say so (the detail pane has it whole)
             strip = Strip([*strip.crop(0, width - 1), Segment("…", base + dim)])
