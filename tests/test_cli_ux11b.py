@@ -125,3 +125,16 @@ def test_hints_name_logkb_when_a_wrapper_runs_the_module(tmp_path: Path) -> None
     assert "python -m kb" not in r.stderr and "logkb replay -h" in r.stderr, r.stderr
     r = logkb(["timeline", "-h"], env)
     assert r.stdout.startswith("Usage: logkb timeline"), r.stdout[:80]
+
+
+def test_a_folded_todo_list_is_named_by_its_first_writing_whatever_the_rank() -> None:
+    """Identical texts score alike, so the engine hands them out in no fixed order: the
+    folded hit is the earliest writing, in the place of the best ranked one (this test
+    failed by chance under load when the first ranked was kept)."""
+    from kb.search import distinct
+
+    def hit(o: int, text: str = "Create tests") -> dict:
+        return {"session_id": RAIN, "ordinal": o, "field": "todo", "text": text}
+
+    out = distinct([hit(28), hit(7, "other"), hit(20), hit(55), hit(23)])
+    assert [(h["ordinal"], h["same_at"]) for h in out] == [(20, [23, 28, 55]), (7, [])]

@@ -58,20 +58,29 @@ def distinct(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     it in the same message (a prose part and its copy in an output), or a todo list the
     session wrote again with the same items (each snapshot differs only by the items'
     status, which is not searched: will-it-rain's plan came back seven times as seven
-    identical hits), is folded into the first.  The first lists in ``same_at`` the other
+    identical hits), is folded into one: the earliest, in the place of the best ranked
+    (identical texts score alike, in no fixed order), listing in ``same_at`` the other
     ordinals its text was found at; distinct texts all stay."""
     out: list[dict[str, Any]] = []
-    first: dict[tuple[Any, ...], dict[str, Any]] = {}
+    first: dict[tuple[Any, ...], int] = {}
     for h in hits:
         words = " ".join((h.get("text") or "").split())
         key: tuple[Any, ...] = ((h["session_id"], "todo", words) if h.get("field") == "todo"
                                 else (h["session_id"], h["ordinal"], words))
-        kept = first.get(key)
-        if kept is None:
+        at = first.get(key)
+        if at is None:
             h["same_at"] = []
-            first[key] = h
+            first[key] = len(out)
             out.append(h)
-        elif h["ordinal"] != kept["ordinal"] and h["ordinal"] not in kept["same_at"]:
+            continue
+        kept = out[at]
+        if h["ordinal"] == kept["ordinal"] or h["ordinal"] in kept["same_at"]:
+            continue
+        if h["ordinal"] < kept["ordinal"]:
+            # the group's hit is its earliest (equal scores come in no fixed order)
+            h["same_at"] = [*kept["same_at"], kept["ordinal"]]
+            out[at] = h
+        else:
             kept["same_at"].append(h["ordinal"])
     for h in out:
         h["same_at"].sort()
