@@ -47,7 +47,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import filterfalse, repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
@@ -290,9 +290,11 @@ def _example_phrase() -> str:
 
 _B58 = "1-9A-HJ-NP-Za-km-z"
 """Base58's alphabet as a character class's body (no ``0``, ``O``, ``I``, ``l``)."""
-_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]]|\\{1,16}[nrt\"']){1,32}"
+_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]>-]|\\{1,16}[nrt\"']|[0-9]{1,2}[.)]){1,32}"
 """What stands between two words of a phrase found without a cue: blanks, a line break,
-the commas, quotes and brackets of a list of words, as is or JSON-escaped."""
+the commas, quotes and brackets of a list of words, as is or JSON-escaped; and as a
+wallet shows the words (safe11b): a list's number (``2.``, ``2)``), a quote's ``>``, the
+hyphens of words joined by them."""
 _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
@@ -339,6 +341,11 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     phrase = _example_phrase()
     xlm = strkey(_STELLAR_SEED, bytes(range(40, 72)))  # a made-up Stellar secret seed
     listed = phrase.replace(" ", '", "')  # the phrase as a JSON list's items
+    pw = phrase.split()
+    numbered = " ".join(f"{i}. {w}" for i, w in enumerate(pw, 1))
+    # a wallet's grid of 3 columns, read down each column (safe11b)
+    grid = "\n".join("   ".join(f"{r + 4 * c + 1:>2}. {pw[r + 4 * c]}" for c in range(3))
+                     for r in range(4))
     specific = [
         _Rule("logkb:private-key", "private-key", re.compile(
             r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
@@ -467,7 +474,12 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   # safe11: a wallet's backup screen writes it in capitals, a note in
                   # Title Case (the checksum is the same)
                   (f"Backup:\n{phrase.upper()}\n", phrase.upper()),
-                  (f"Your words: {phrase.title()}.", phrase.title()))),
+                  (f"Your words: {phrase.title()}.", phrase.title()),
+                  # safe11b: numbered as a wallet shows them, in a grid, quoted, hyphens
+                  (numbered, numbered[3:]),
+                  (grid, grid[4:]),
+                  ("\n".join("> " + w for w in pw), "\n> ".join(pw)),
+                  (f"id: {'-'.join(pw)}", "-".join(pw)))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[ _-]?key(?:\\*[\"'])?" + _BOLD
             + r"\s*(?:=|:=|:|=>|\s)" + _BOLD
@@ -605,13 +617,13 @@ _B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
 between other characters; a transaction's signature passes too: the rules tell them
 apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
-_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]]|\\+[nrt"'])+"""
+_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>-]|\\+[nrt"']|[0-9]{1,2}[.)])+"""
 _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
                r"(?:" + _PHRASE_GAP_RE2 + r"[A-Za-z][a-z]{2,7}){11}"
                r"|[A-Z]{3,8}(?:" + _PHRASE_GAP_RE2 + r"[A-Z]{3,8}){11})")
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
-them in capitals)."""
+them in capitals), numbered, quoted or joined by hyphens (safe11b)."""
 _B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
              r"|(?:\n|\\{1,8}n)[ \t]*(?:(?:>|#|//)[ \t]*){0,4}[" + _B58
              + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
@@ -1224,7 +1236,7 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
     return found
 
 
-_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`")
+_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`", "-")
 """What :func:`_word_runs` reads as a blank (JSON-escaped breaks first)."""
 _PHRASE_FLAGS = b"\1" * 12
 _RUN_PUNCT = ".:;!?()*<>{}|~"
@@ -1248,6 +1260,9 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
     # and a phrase in capitals or Title Case is the same phrase (safe11)
     words = map(str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))
+    # a list's numbers (`1.`, `2)`) and a quote's `>` stand between the words of a
+    # phrase as a wallet shows it (safe11b): dropped, they leave the words in a row
+    words = filterfalse(str.isdigit, filter(None, words))
     phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, words))
     return phrase, long
 
@@ -1340,6 +1355,8 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
         start, word = w.start(), w.group()
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before
+            if not word:  # `\n 2. velvet`: the break alone (a numbered list's line)
+                continue
         # a word in lower case, in capitals or capitalised (not `iPhone`, `McKay`)
         if (word.islower() or word.isupper() or word.istitle()) and word.lower() in index:
             runs[-1].append((start, w.end()))
@@ -1356,7 +1373,85 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
                 if text[prev[1]:cur[0]].strip(" \t"):  # more than blanks: a cut
                     pieces.append([])
                 pieces[-1].append(cur)
-        out += ((p[0][0], p[-1][1]) for p in pieces if _is_phrase(text, p))
+        found = [(p[0][0], p[-1][1]) for p in pieces if _is_phrase(text, p)]
+        if not found and len(pieces) > 1:  # safe11b: a phrase a word a line, quoted or
+            # joined by hyphens, next to a line of words: cut where the gap is not the
+            # run's usual one, or at a word not alone on its line
+            for cuts in (_cut_at_odd_gaps(text, run), _cut_at_shared_lines(text, run)):
+                found = [(p[0][0], p[-1][1]) for p in cuts if _is_phrase(text, p)]
+                if found:
+                    break
+        out += found or _numbered_phrases(text, run)
+    return out
+
+
+def _cut_at_odd_gaps(text: str, run: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """``run`` cut where the gap between two words is not the gap most of them have (a
+    line break after words joined by hyphens, a line with no ``> `` after quoted ones)."""
+    gaps = [text[p[1]:c[0]] for p, c in zip(run, run[1:])]
+    usual = Counter(gaps).most_common(1)[0][0]
+    pieces = [[run[0]]]
+    for gap, cur in zip(gaps, run[1:]):
+        if gap != usual:
+            pieces.append([])
+        pieces[-1].append(cur)
+    return pieces
+
+
+def _alone(text: str, a: int, b: int) -> bool:
+    """Whether the word ``text[a:b]`` is alone on its line (a quote's ``>`` and blanks
+    around it; a line break as is or JSON-escaped)."""
+    i = a
+    while i > 0 and a - i < 40 and text[i - 1] in " \t>":
+        i -= 1
+    j = b
+    while j < len(text) and j - b < 40 and text[j] in " \t\r":
+        j += 1
+    head = i == 0 or text[i - 1] == "\n" or (text[i - 1] in "nr" and text[i - 2:i - 1] == "\\")
+    tail = j == len(text) or text[j] == "\n" or text.startswith(("\\n", "\\r"), j)
+    return head and tail
+
+
+def _cut_at_shared_lines(text: str, run: list[tuple[int, int]]
+                         ) -> list[list[tuple[int, int]]]:
+    """``run`` cut into its pieces of words each alone on its line (a phrase a word a
+    line next to a line of prose whose first word is of the list)."""
+    pieces: list[list[tuple[int, int]]] = [[]]
+    for w in run:
+        if _alone(text, *w):
+            pieces[-1].append(w)
+        elif pieces[-1]:
+            pieces.append([])
+    return [p for p in pieces if p]
+
+
+_NUMBER_BEFORE = re.compile(r"(?<![0-9])([0-9]{1,2})[.)][ \t]{0,24}\Z")
+"""A list's number just before a word (``12. word``, ``3) word``)."""
+
+
+def _numbered_phrases(text: str, run: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The phrases of a run whose words are numbered (safe11b): a wallet shows its words
+    as ``1. word 2. word …``, or in a grid of 3 or 4 columns read down each column (the
+    text's order is then not the phrase's).  Words numbered 1 to n in a group (a ``1.``
+    starts the next one), n a phrase's length, are put in their numbers' order and the
+    checksum decides; the span runs from the first word in the text to the last."""
+    groups: list[dict[int, tuple[int, int]]] = []
+    prev = max(0, run[0][0] - 8)
+    for a, b in run:
+        m = _NUMBER_BEFORE.search(text, prev, a)
+        prev = b
+        if m is None:
+            continue
+        n = int(m.group(1))
+        if n == 1 or not groups:
+            groups.append({})
+        groups[-1].setdefault(n, (a, b))
+    out = []
+    for g in groups:
+        n = len(g)
+        if n in _MNEMONIC_LENGTHS and sorted(g) == list(range(1, n + 1)) and \
+                bip39_checksum_ok([text[a:b].lower() for _, (a, b) in sorted(g.items())]):
+            out.append((min(a for a, _ in g.values()), max(b for _, b in g.values())))
     return out
 
 

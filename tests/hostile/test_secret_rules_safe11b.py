@@ -1,0 +1,105 @@
+"""Faults a review found in rule set logkb-9 (safe11b): a cue-less BIP-39 phrase written
+as wallets show it (numbered, in a grid, a word a line quoted, joined by hyphens) was
+shown; so was a literal fallback after code that reads a secret, and a short password a
+cut marker follows.
+
+Every value is made up: phrases from a seeded generator's entropy (their checksums
+hold), tokens and passwords random."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from logparse.secrets import (
+    bip39_phrase,
+    bip39_words,
+    find_secrets,
+    may_hold_secret,
+    redact_text,
+)
+from tests.hostile.test_secret_rules_solana import _bad_checksum
+
+_RNG = random.Random(11_02)
+P12 = bip39_phrase(_RNG.randbytes(16)).split()
+P24 = bip39_phrase(_RNG.randbytes(32)).split()
+
+
+def _grid(words: list[str], cols: int, pad: str = "   ") -> str:
+    """The words in a grid read down each column, as a wallet's backup screen shows."""
+    rows = len(words) // cols
+    return "\n".join(pad.join(f"{r + rows * c + 1:>2}. {words[r + rows * c]}"
+                              for c in range(cols)) for r in range(rows))
+
+
+def _layouts(words: list[str]) -> dict[str, str]:
+    return {
+        "numbered inline": " ".join(f"{i}. {w}" for i, w in enumerate(words, 1)),
+        "N. a line": "\n".join(f"{i}. {w}" for i, w in enumerate(words, 1)),
+        "N) a line": "\n".join(f"{i}) {w}" for i, w in enumerate(words, 1)),
+        "grid 3 columns": _grid(words, 3),
+        "grid 4 columns": _grid(words, 4, "  "),
+        "grid by rows": "\n".join("  ".join(f"{3 * r + c + 1}. {words[3 * r + c]}"
+                                            for c in range(3)) for r in range(len(words) // 3)),
+        "a word a line": "\n".join(words),
+        "a word a line, quoted": "\n".join("> " + w for w in words),
+        "a word a line, quoted, no blank": "\n".join(">" + w for w in words),
+        "hyphens": "-".join(words),
+    }
+
+
+CASES = [(f"{name}, {len(w)} words", text, w)
+         for w in (P12, P24) for name, text in _layouts(w).items()]
+
+
+@pytest.mark.parametrize(("name", "text", "words"), CASES, ids=[c[0] for c in CASES])
+def test_a_phrase_as_wallets_show_it_is_hidden(name: str, text: str, words: list[str]
+                                               ) -> None:
+    for form in (text, f"Here you go:\n{text}\nkeep it safe", json.dumps(text)):
+        assert may_hold_secret(form), "the prefilter must pass it"
+        shown = redact_text(form)
+        assert "[redacted:mnemonic]" in shown, shown
+        left = [w for w in words if w in shown.replace("Here you go", "").replace(
+            "keep it safe", "")]
+        assert left == [], (left, shown)
+    shown = redact_text(json.dumps(json.dumps(text)), depth=2)
+    assert not any(f" {w}" in shown for w in words[1:]), shown
+
+
+SHOWN = [
+    # the same layouts with a checksum that fails: words of the list, no phrase
+    *(text for name, text in _layouts(_bad_checksum(" ".join(P12)).split()).items()),
+    # numbered prose: ordinary words, some not of the list
+    "\n".join(f"{i}. {w}" for i, w in enumerate(
+        "Install the deps Run the tests Fix the lint Ship the build Tag it".split(), 1)),
+    "1. open 2. the 3. door 4. and 5. walk 6. into 7. the 8. room 9. then 10. sit 11. down"
+    " 12. slowly",
+    "state-of-the-art well-known up-to-date follow-up end-to-end",
+]
+
+
+@pytest.mark.parametrize("text", SHOWN)
+def test_lists_that_are_no_phrase_are_shown(text: str) -> None:
+    assert find_secrets(text) == [], find_secrets(text)
+
+
+def test_numbered_lists_of_list_words_pass_only_by_the_checksum() -> None:
+    """A numbered list of 12 words of the BIP-39 list is hidden only when its checksum
+    holds (1 in 16): the numbers add no ordering to try beyond the one they give."""
+    rng = random.Random(7)
+    words = sorted(bip39_words())
+    hidden = 0
+    for _ in range(800):
+        pick = rng.sample(words, 12)
+        text = "\n".join(f"{i}. {w}" for i, w in enumerate(pick, 1))
+        hidden += bool(find_secrets(text))
+    assert 20 <= hidden <= 80, hidden  # 50 expected
+
+
+def test_two_numbered_phrases_in_a_row_are_two() -> None:
+    a = "\n".join(f"{i}. {w}" for i, w in enumerate(P12, 1))
+    b = _grid(bip39_phrase(_RNG.randbytes(16)).split(), 3)
+    found = find_secrets(f"{a}\n\nand the second wallet:\n{b}")
+    assert [f.kind for f in found] == ["mnemonic", "mnemonic"], found
