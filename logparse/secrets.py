@@ -310,6 +310,11 @@ _VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
           r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
 """An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it;
 in backquotes, Markdown's code (``**API Key**: `…```)."""
+_QUOTED = (r"""(?:\\*"([^"\n\\]{4,400})\\*"|\\*'([^'\n\\]{4,400})\\*'"""
+           r"""|`([^`\n\\]{4,400})`)""")
+"""A quoted literal in code (what the quotes hold, spaces too; quotes JSON-escaped)."""
+_SHORT_PW = _x("Hx9k", "q2Lm7zP")
+"""A short password (11 characters, no token: :func:`_token_like` says no)."""
 _BOLD = r"(?:\*\*)?"
 """Markdown's bold around a name or after its colon (``**Secret Key**:``, ``**Key:**``)."""
 
@@ -565,7 +570,26 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             group=-1, lower=True, on_lower=True, check="assigned",
             example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}"),
             more=((f"- **API Key**: `{_TOK}{_TOK[:5]}`", f"{_TOK}{_TOK[:5]}"),
-                  (f"**Password:** `{_PW}`", _PW))),
+                  (f"**Password:** `{_PW}`", _PW),
+                  # safe11b: a cut marker after a value is no call's arguments
+                  (f"DB_PASSWORD={_SHORT_PW}[…]", _SHORT_PW),
+                  (f"export DB_PASSWORD={_SHORT_PW}(...)", _SHORT_PW))),
+        _Rule("logkb:code-fallback", "password", re.compile(
+            # code that reads a secret, and the literal it falls back on or reads from
+            # (safe11b): `os.environ.get("X") or "…"`, `getenv("T", "…")`, `decode("…")`
+            rf"(?:{stems})[a-z0-9_-]{{0,64}}(?:\\*[\"'])?\s*(?:=|:=|:|=>)\s*(?:await\s+)?"
+            r"[a-z_$][a-z0-9_$]*(?:\??\.[a-z_$][a-z0-9_$]*){0,8}\s*"
+            r"(?:\([^()\n]{0,300}?,\s*(?:[a-z_]+\s*=\s*)?" + _QUOTED + r"\s*[,)]"
+            r"|(?:\([^()\n]{0,300}\)|\[[^\[\]\n]{0,300}\])?"
+            r"(?:\s+or\s+|\s*(?:\|\||\?\?)\s*)" + _QUOTED
+            + r"|\(\s*" + _QUOTED + r"\s*\))"),
+            ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
+            group=-1, lower=True, on_lower=True, check="fallback",
+            example=(f'password = os.environ.get("DB_PASSWORD") or "{_MW[:9]}"', _MW[:9]),
+            more=((f'token = getenv("T", "{_TOK}")', _TOK),
+                  (f'secret = decode("{_TOK}{_TOK[:5]}")', f"{_TOK}{_TOK[:5]}"),
+                  (f"const apiKey = process.env.API_KEY ?? '{_TOK}';", _TOK),
+                  (f'{{"password": os.getenv("PW", default="{_PW}")}}', _PW))),
     ]
     return specific, generic
 
@@ -584,6 +608,11 @@ PREFILTER = (
     r"(?:\\*[\"'`])?[^\s\"'`]{4}"
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
+    # code reading a secret and the literal it falls back on or reads from (safe11b)
+    r"|(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*"
+    r"[a-z_$][a-z0-9_$.]*\s*(?:\([^()\n]*,\s*(?:[a-z_]+\s*=\s*)?\\*[\"'`][^\"'`\s\\]{4}"
+    r"|(?:\([^()\n]*\)|\[[^\[\]\n]*\])?\s*(?:or|\|\||\?\?)\s*\\*[\"'`][^\"'`\s\\]{4}"
+    r"|\(\s*\\*[\"'`][A-Za-z0-9_+/=.-]{16})"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
@@ -642,8 +671,10 @@ times over, a third automaton cost 20-35 % more than the two before it, joined 7
 (a loaded machine: medians of 7 runs)."""
 
 _RULES: list[_Rule] | None = None
-_PREFILTER_RES = tuple(re.compile(p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}"))
-                       for p in PREFILTERS)
+_PREFILTER_RES = tuple(re.compile(
+    p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}").replace("[a-z0-9_$.]*", "[a-z0-9_$.]{0,80}")
+    .replace("[^()\\n]*", "[^()\\n]{0,300}").replace("[^\\[\\]\\n]*", "[^\\[\\]\\n]{0,300}"))
+    for p in PREFILTERS)
 """:data:`PREFILTERS` for Python's ``re`` (:func:`may_hold_secret`): a name's tail is
 bounded, which RE2's automaton does not need and ``re`` does (rsafe11: unbounded, each
 stem of a lower-cased base58 run read to the run's end, 445 s on 210 kB)."""
@@ -862,6 +893,13 @@ def _token_like(value: str) -> bool:
             is not None and re.search(r"[A-Za-z]", value) is not None)
 
 
+_CUT_MARK = re.compile(
+    r"[\[(][ \t]*(?:…|\\+u2026|\.\.\.?|(?i:truncated|cut|snip(?:ped)?|omitted|elided|redacted))"
+    r"[^\[\]()\n]{0,40}[\])]")
+"""A cut marker or an ellipsis in brackets (``[…]``, ``(...)``, ``[truncated 120
+chars]``): what a tool or a writer puts where a text was cut, no call's arguments."""
+
+
 def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     """Whether an unquoted value assigned to a secret's name is code that reads one
     (safe11): a call or an index follows it (``data.get("password")``,
@@ -872,11 +910,36 @@ def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     if "." not in value and _token_like(value):
         return False  # `API_KEY=…(`, `TOKEN=…[…]`: a token a bracket follows (rsafe11)
     after = text[m.end():m.end() + 1]
+    if after in ("(", "[") and text[m.end() - len(value) - 1] == "=" \
+            and _CUT_MARK.match(text, m.end()) is not None:
+        return False  # `DB_PASSWORD=Hx9kq2Lm7zP[…]`: a value a cut marker follows (safe11b)
     if after in ("(", "["):
         return True
     start = _name_start(text, m)
     return (_IDENT_PATH.fullmatch(value) is not None
             and _DECLARED.search(text, max(0, start - 12), start) is not None)
+
+
+def _fallback_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a literal in code that reads a secret (``logkb:code-fallback``): the
+    fallback of a secret's name (``or "…"``, a getter's default) is a password when the
+    name is one (anything but a placeholder or a word), a token when it looks like one;
+    a literal a call reads from (``decode("…")``) only when it looks like a token
+    (``data.get("password")`` names a key)."""
+    if _CONSTANT.fullmatch(value) or value.startswith(("/", "./", "../", "~")) \
+            or "://" in value:
+        return None
+    name = _name_at(text, m)
+    if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w) \
+            or _PUBLIC.search(name):
+        return None
+    read_from = (m.lastindex or 0) > 6  # the third alternative: `decode("…")`
+    if re.search(r"pass|pwd|contras", name) and not read_from:
+        return None if re.fullmatch(r"[A-Za-z]+", value) and len(value) < 12 else "password"
+    if " " in value or not _token_like(value) or _EVM_ADDRESS.fullmatch(value):
+        return None
+    return "token" if "token" in name or "auth" in name else (
+        "api-key" if "key" in name else "secret")
 
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
@@ -932,6 +995,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
               and any(c.isdigit() for c in value) and value.count("/") <= 6
               and entropy(value) >= 4.6)
         return rule.kind if ok else None
+    if rule.check == "fallback":
+        return _fallback_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None

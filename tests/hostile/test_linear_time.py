@@ -95,6 +95,11 @@ PATHOLOGICAL = {
     "quoted lines": "> zoo\n",
     "hyphen words": "zoo-",
     "numbers and dots": "12.",
+    # code reading a secret and a literal fallback (safe11b): calls, getters, `or`
+    "calls": "key=f(",
+    "getter arguments": 'token=env("a", ',
+    "fallbacks": 'pass=a or "',
+    "member paths": "secret=a.b",
 }
 """Each unit repeated to N characters."""
 

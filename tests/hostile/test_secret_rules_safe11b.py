@@ -103,3 +103,82 @@ def test_two_numbered_phrases_in_a_row_are_two() -> None:
     b = _grid(bip39_phrase(_RNG.randbytes(16)).split(), 3)
     found = find_secrets(f"{a}\n\nand the second wallet:\n{b}")
     assert [f.kind for f in found] == ["mnemonic", "mnemonic"], found
+
+
+# --- a literal fallback after code that reads a secret ------------------------------
+
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+TOK = "".join(_RNG.choices(_ALNUM, k=28))
+PW = "".join(_RNG.choices(_ALNUM, k=9)) + "!#" + "".join(_RNG.choices(_ALNUM, k=3))
+GHP = "ghp_" + "".join(_RNG.choices(_ALNUM, k=36))
+
+FALLBACKS = {
+    "or after environ.get": (f'password = os.environ.get("X") or "{PW}"', PW),
+    "|| after process.env": (f"const dbPassword = process.env.DB_PASS || '{PW}';", PW),
+    "?? after a call": (f'let secret = cfg.read("s") ?? "{TOK}"', TOK),
+    "or after an index": (f'db_password = settings["DB_PASSWORD"] or "{PW}"', PW),
+    "getenv default": (f'token = getenv("T", "{TOK}")', TOK),
+    "getenv default, a GitHub token": (f'token = getenv("T", "{GHP}")', GHP),
+    "environ.get default=": (f"api_key = os.environ.get('K', default='{TOK}')", TOK),
+    "a dict's value": (f'{{"password": os.getenv("PW", "{PW}")}}', PW),
+    "decode a literal": (f'secret = decode("{TOK}")', TOK),
+    "b64decode a literal": (f"SECRET_KEY = base64.b64decode('{TOK}==')", f"{TOK}=="),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACKS))
+def test_a_literal_fallback_is_hidden_and_the_code_shown(name: str) -> None:
+    text, secret = FALLBACKS[name]
+    assert may_hold_secret(text)
+    shown = redact_text(text)
+    assert secret not in shown and "[redacted:" in shown, shown
+    code = text.split(secret)[0].rstrip("\"'`")
+    assert shown.startswith(code), shown  # the code that reads it stays
+    for form in (json.dumps(text), json.dumps(json.dumps(text))):
+        assert may_hold_secret(form)
+        assert secret not in redact_text(form, depth=2), form
+
+
+CODE = [
+    'const password = data.get("password")',
+    'password = os.environ.get("DB_PASSWORD")',
+    'password = os.environ.get("DB_PASSWORD", "")',
+    'token = os.getenv("TOKEN", "None")',
+    'api_key = config.get("section", "api_key")',
+    'secret_key = settings["SECRET_KEY"] or "changeme"',
+    'key_path = os.environ.get("KEY_PATH", "~/.ssh/id_rsa")',
+    'password = getpass("Enter the password: ")',
+    'token = os.environ.get("GITHUB_TOKEN") or "${GITHUB_TOKEN}"',
+    "password = os.environ.get('PW') or 'admin'",
+    'public_key = load("AAAAC3NzaC1lZDI1NTE5AAAAIO")',
+    "api_key = load_key2(path)",
+    "password = data[...]",
+    "password=getpass(...)",
+    "api_key = fetch(...)",
+]
+
+
+@pytest.mark.parametrize("text", CODE)
+def test_code_with_no_secret_literal_is_shown(text: str) -> None:
+    assert find_secrets(text) == [], find_secrets(text)
+
+
+# --- a short password a cut marker follows ------------------------------------------
+
+SHORT = "".join(_RNG.choices(_ALNUM, k=11))
+
+
+@pytest.mark.parametrize("mark", ["[…]", "(…)", "[...]", "(...)", "[truncated]",
+                                  "[… 312 chars cut]", "(truncated)"])
+def test_a_value_a_cut_marker_follows_is_a_value(mark: str) -> None:
+    for text in (f"DB_PASSWORD={SHORT}{mark}", f"export DB_PASSWORD={SHORT}{mark} && run",
+                 f"DB_PASS={SHORT}{mark}"):
+        shown = redact_text(text)
+        assert SHORT not in shown and mark in shown, shown
+        assert SHORT not in redact_text(json.dumps(json.dumps(text)), depth=2)
+
+
+def test_a_call_with_an_ellipsis_is_still_code() -> None:
+    """With blanks around `=`, `f(...)` is a call whose arguments a writer left out."""
+    assert find_secrets("password = get_password(...)") == []
+    assert find_secrets("password = read(…)") == []
