@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-9"
+RULESET = "detect-secrets-1.5+logkb-10"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -1324,10 +1324,10 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     long = max(map(len, toks), default=0) >= 85
     # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
     # and a phrase in capitals or Title Case is the same phrase (safe11)
-    words = map(str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))
     # a list's numbers (`1.`, `2)`) and a quote's `>` stand between the words of a
     # phrase as a wallet shows it (safe11b): dropped, they leave the words in a row
-    words = filterfalse(str.isdigit, filter(None, words))
+    words = filterfalse(str.isdigit, filter(None, map(
+        str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))))
     phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, words))
     return phrase, long
 

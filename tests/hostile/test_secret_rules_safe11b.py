@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from kb.cli import cli
+from kb.store import KbStore
 from logparse.secrets import (
+    RULESET,
     bip39_phrase,
     bip39_words,
     find_secrets,
     may_hold_secret,
     redact_text,
 )
+from tests.hostile.secret_corpus import write_claude_rows
 from tests.hostile.test_secret_rules_solana import _bad_checksum
 
 _RNG = random.Random(11_02)
@@ -182,3 +188,43 @@ def test_a_call_with_an_ellipsis_is_still_code() -> None:
     """With blanks around `=`, `f(...)` is a call whose arguments a writer left out."""
     assert find_secrets("password = get_password(...)") == []
     assert find_secrets("password = read(…)") == []
+
+
+def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
+    """A knowledge base scanned with logkb-9 (which showed these) is scanned again by the
+    next `logkb ingest`; every output hides them, the code stays shown."""
+    assert RULESET == "detect-secrets-1.5+logkb-10"
+    grid = _grid(P12, 3)
+    fallback, secret = FALLBACKS["or after environ.get"]
+    src = write_claude_rows(tmp_path / "claude.jsonl", "5e11c0de-0000-4000-8000-00000011b002", [
+        ("user", "Show me the wallet's backup and the config."),
+        ("assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                        "input": {"command": "node backup.js"}}]),
+        ("user", [{"type": "tool_result", "tool_use_id": "toolu_1",
+                   "content": f"{grid}\n{fallback}\nDB_PASSWORD={SHORT}[…]"}]),
+        ("assistant", [{"type": "text", "text": "Done."}])])
+    db = tmp_path / "kb.duckdb"
+
+    def run(*args: str) -> str:
+        r = CliRunner().invoke(cli, [*args, "--db", str(db)], catch_exceptions=False)
+        assert r.exit_code in (0, 4), r.output
+        return r.stdout
+
+    def hidden(shown: str) -> bool:
+        return (not any(f"{w}" in shown for w in ("5. " + P12[4], P12[0], secret, SHORT))
+                and "os.environ.get" in shown)
+
+    run("ingest", str(src))
+    with KbStore(db) as store:
+        found = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
+        assert {r for r, in found} == {"logkb:bip39-phrase", "logkb:code-fallback",
+                                       "logkb:assignment"}, found
+        store.conn.execute("DELETE FROM secrets")  # as logkb-9 left it
+        store.conn.execute("UPDATE secret_scans SET ruleset = 'detect-secrets-1.5+logkb-9'")
+    assert hidden(run("events", "--json"))  # meanwhile: the finder runs on what is shown
+    run("ingest", str(src))  # nothing new to read: the backfill scans the session again
+    with KbStore(db, read_only=True) as store:
+        again = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
+        rulesets = store.conn.execute("SELECT DISTINCT ruleset FROM secret_scans").fetchall()
+    assert again == found and rulesets == [(RULESET,)]
+    assert hidden(run("events", "--json"))
