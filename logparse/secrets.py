@@ -21,7 +21,8 @@ userinfo of a URL of any scheme (``redis://:pw@host``), PEM body lines quoted
 without their BEGIN line, prefixed tokens folded over two lines, and secrets in
 JSON-escaped text (escaped once or more); and wallets' secrets: a keypair's byte
 array, ``0x`` hex keys, BIP-39 phrases (after a cue, or with none when the checksum
-holds), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
+holds: numbered, in a grid, quoted or hyphenated too), the literal code falls back on
+(``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
 Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
