@@ -563,6 +563,13 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             check="password", example=(f"mysql -u root --password={_PW}", _PW),
             more=((f"tool --password={_MW.lower()} x", _MW.lower()),
                   ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
+        _Rule("logkb:shell-default", "password", re.compile(
+            # a shell's or a compose file's default for a secret's variable (safe11b)
+            r"\$\{(?P<var>[a-z_][a-z0-9_]{0,64}):?[-=]([^}\s\"'`\\]{4,400})\}"),
+            ("${",), group=2, lower=True, on_lower=True, check="fallback",
+            example=(f"POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{_SHORT_PW}}}", _SHORT_PW),
+            more=((f'curl -H "X-Token: ${{API_TOKEN:={_TOK}}}" x.example', _TOK),
+                  (f"psql -W ${{DB_PASSWORD-{_SHORT_PW}}}", _SHORT_PW))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -614,6 +621,8 @@ PREFILTER = (
     r"[a-z_$][a-z0-9_$.]*\s*(?:\([^()\n]*,\s*(?:[a-z_]+\s*=\s*)?\\*[\"'`][^\"'`\s\\]{4}"
     r"|(?:\([^()\n]*\)|\[[^\[\]\n]*\])?\s*(?:or|\|\||\?\?)\s*\\*[\"'`][^\"'`\s\\]{4}"
     r"|\(\s*\\*[\"'`][A-Za-z0-9_+/=.-]{16})"
+    # a shell's default for a secret's variable: `${DB_PASSWORD-…}`, `${API_TOKEN:=…}`
+    r"|\$\{[a-z0-9_]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_]*:?[-=][^}\s]{4}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
@@ -674,6 +683,7 @@ times over, a third automaton cost 20-35 % more than the two before it, joined 7
 _RULES: list[_Rule] | None = None
 _PREFILTER_RES = tuple(re.compile(
     p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}").replace("[a-z0-9_$.]*", "[a-z0-9_$.]{0,80}")
+    .replace("[a-z0-9_]*", "[a-z0-9_]{0,64}")
     .replace("[^()\\n]*", "[^()\\n]{0,300}").replace("[^\\[\\]\\n]*", "[^\\[\\]\\n]{0,300}"))
     for p in PREFILTERS)
 """:data:`PREFILTERS` for Python's ``re`` (:func:`may_hold_secret`): a name's tail is
@@ -930,11 +940,12 @@ def _fallback_kind(m: re.Match[str], text: str, value: str) -> str | None:
     if _CONSTANT.fullmatch(value) or value.startswith(("/", "./", "../", "~")) \
             or "://" in value:
         return None
-    name = _name_at(text, m)
+    name = m.group(1).lower() if m.re.groupindex.get("var") else _name_at(text, m)
     if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w) \
             or _PUBLIC.search(name):
         return None
-    read_from = (m.lastindex or 0) > 6  # the third alternative: `decode("…")`
+    # the third alternative of the code's row: `decode("…")`
+    read_from = not m.re.groupindex.get("var") and (m.lastindex or 0) > 6
     if re.search(r"pass|pwd|contras", name) and not read_from:
         return None if re.fullmatch(r"[A-Za-z]+", value) and len(value) < 12 else "password"
     if " " in value or not _token_like(value) or _EVM_ADDRESS.fullmatch(value):

@@ -169,6 +169,19 @@ def test_code_with_no_secret_literal_is_shown(text: str) -> None:
     assert find_secrets(text) == [], find_secrets(text)
 
 
+def test_a_shells_default_for_a_secret_is_hidden() -> None:
+    """`${DB_PASSWORD-…}` (no colon) was shown; with a colon the assignment row took the
+    default with its `-`; the row hides the default alone."""
+    for text, secret in ((f"psql -W ${{DB_PASSWORD-{PW}}}", PW),
+                         (f"POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{PW}}}", PW),
+                         (f'export TOKEN="${{GH_TOKEN:={TOK}}}"', TOK)):
+        assert may_hold_secret(text)
+        assert [text[f.start:f.end] for f in find_secrets(text)] == [secret], text
+    for text in ("echo ${HOME:-/root} ${PORT:-8080}", "${DB_PASSWORD:-}",
+                 "${JWT_SECRET:-change-me-now}", "${API_KEY:-${FALLBACK_KEY}}"):
+        assert find_secrets(text) == [], text
+
+
 # --- a short password a cut marker follows ------------------------------------------
 
 SHORT = "".join(_RNG.choices(_ALNUM, k=11))
