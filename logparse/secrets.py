@@ -291,11 +291,11 @@ def _example_phrase() -> str:
 
 _B58 = "1-9A-HJ-NP-Za-km-z"
 """Base58's alphabet as a character class's body (no ``0``, ``O``, ``I``, ``l``)."""
-_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]>-]|\\{1,16}[nrt\"']|[0-9]{1,2}[.)]){1,32}"
+_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]>*|`-]|\\{1,16}[nrt\"']|[0-9]{1,2}[.)]){1,32}"
 """What stands between two words of a phrase found without a cue: blanks, a line break,
 the commas, quotes and brackets of a list of words, as is or JSON-escaped; and as a
 wallet shows the words (safe11b): a list's number (``2.``, ``2)``), a quote's ``>``, the
-hyphens of words joined by them."""
+hyphens of words joined by them, Markdown's bold, code and table marks."""
 _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
@@ -485,7 +485,9 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (numbered, numbered[3:]),
                   (grid, grid[4:]),
                   ("\n".join("> " + w for w in pw), "\n> ".join(pw)),
-                  (f"id: {'-'.join(pw)}", "-".join(pw)))),
+                  (f"id: {'-'.join(pw)}", "-".join(pw)),
+                  ("\n".join(f"{i}. **{w}**" for i, w in enumerate(pw, 1)),
+                   "**\n".join(f"{i}. **{w}" for i, w in enumerate(pw, 1))[5:]))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[ _-]?key(?:\\*[\"'])?" + _BOLD
             + r"\s*(?:=|:=|:|=>|\s)" + _BOLD
@@ -656,7 +658,7 @@ _B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
 between other characters; a transaction's signature passes too: the rules tell them
 apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
-_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>-]|\\+[nrt"']|[0-9]{1,2}[.)])+"""
+_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>*|`-]|\\+[nrt"']|[0-9]{1,2}[.)])+"""
 _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
                r"(?:" + _PHRASE_GAP_RE2 + r"[A-Za-z][a-z]{2,7}){11}"
                r"|[A-Z]{3,8}(?:" + _PHRASE_GAP_RE2 + r"[A-Z]{3,8}){11})")
@@ -1462,10 +1464,14 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
     return out
 
 
+_DIGIT = re.compile(r"[0-9]")
+
+
 def _cut_at_odd_gaps(text: str, run: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
     """``run`` cut where the gap between two words is not the gap most of them have (a
-    line break after words joined by hyphens, a line with no ``> `` after quoted ones)."""
-    gaps = [text[p[1]:c[0]] for p, c in zip(run, run[1:])]
+    line break after words joined by hyphens, a line with no ``> `` after quoted ones;
+    a list's numbers count as the same gap)."""
+    gaps = [_DIGIT.sub("0", text[p[1]:c[0]]) for p, c in zip(run, run[1:])]
     usual = Counter(gaps).most_common(1)[0][0]
     pieces = [[run[0]]]
     for gap, cur in zip(gaps, run[1:]):
@@ -1502,8 +1508,8 @@ def _cut_at_shared_lines(text: str, run: list[tuple[int, int]]
     return [p for p in pieces if p]
 
 
-_NUMBER_BEFORE = re.compile(r"(?<![0-9])([0-9]{1,2})[.)][ \t]{0,24}\Z")
-"""A list's number just before a word (``12. word``, ``3) word``)."""
+_NUMBER_BEFORE = re.compile(r"(?<![0-9])([0-9]{1,2})[.)][ \t]{0,24}(?:\*\*|`)?\Z")
+"""A list's number just before a word (``12. word``, ``3) word``, ``4. **word**``)."""
 
 
 def _numbered_phrases(text: str, run: list[tuple[int, int]]) -> list[tuple[int, int]]:

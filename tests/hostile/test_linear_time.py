@@ -100,6 +100,8 @@ PATHOLOGICAL = {
     "getter arguments": 'token=env("a", ',
     "fallbacks": 'pass=a or "',
     "member paths": "secret=a.b",
+    "table cells": "| zoo ",
+    "bold words": "**zoo** ",
     "shell defaults": "${pass_key",
     "shell default values": "${db_pass:-",
 }

@@ -53,6 +53,12 @@ def _layouts(words: list[str]) -> dict[str, str]:
         "a word a line, quoted": "\n".join("> " + w for w in words),
         "a word a line, quoted, no blank": "\n".join(">" + w for w in words),
         "hyphens": "-".join(words),
+        # Markdown, as an agent prints them: bold, bullets, code, a table's cells
+        "numbered bold": "\n".join(f"{i}. **{w}**" for i, w in enumerate(words, 1)),
+        "star bullets": "\n".join(f"* {w}" for w in words),
+        "in code marks": " ".join(f"`{w}`" for w in words),
+        "table cells": "\n".join(f"| {w} |" for w in words),
+        "pipes": " | ".join(words),
     }
 
 
