@@ -21,7 +21,8 @@ userinfo of a URL of any scheme (``redis://:pw@host``), PEM body lines quoted
 without their BEGIN line, prefixed tokens folded over two lines, and secrets in
 JSON-escaped text (escaped once or more); and wallets' secrets: a keypair's byte
 array, ``0x`` hex keys, BIP-39 phrases (after a cue, or with none when the checksum
-holds), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
+holds: numbered, in a grid, quoted or hyphenated too), the literal code falls back on
+(``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
 Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
@@ -47,13 +48,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import filterfalse, repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-9"
+RULESET = "detect-secrets-1.5+logkb-10"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -290,9 +291,11 @@ def _example_phrase() -> str:
 
 _B58 = "1-9A-HJ-NP-Za-km-z"
 """Base58's alphabet as a character class's body (no ``0``, ``O``, ``I``, ``l``)."""
-_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]]|\\{1,16}[nrt\"']){1,32}"
+_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]>*|`-]|\\{1,16}[nrt\"']|[0-9]{1,2}[.)]){1,32}"
 """What stands between two words of a phrase found without a cue: blanks, a line break,
-the commas, quotes and brackets of a list of words, as is or JSON-escaped."""
+the commas, quotes and brackets of a list of words, as is or JSON-escaped; and as a
+wallet shows the words (safe11b): a list's number (``2.``, ``2)``), a quote's ``>``, the
+hyphens of words joined by them, Markdown's bold, code and table marks."""
 _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
@@ -308,6 +311,11 @@ _VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
           r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
 """An assigned value (``NAME=value``): a query string's ``&`` or a call's ``)`` ends it;
 in backquotes, Markdown's code (``**API Key**: `…```)."""
+_QUOTED = (r"""(?:\\*"([^"\n\\]{4,400})\\*"|\\*'([^'\n\\]{4,400})\\*'"""
+           r"""|`([^`\n\\]{4,400})`)""")
+"""A quoted literal in code (what the quotes hold, spaces too; quotes JSON-escaped)."""
+_SHORT_PW = _x("Hx9k", "q2Lm7zP")
+"""A short password (11 characters, no token: :func:`_token_like` says no)."""
 _BOLD = r"(?:\*\*)?"
 """Markdown's bold around a name or after its colon (``**Secret Key**:``, ``**Key:**``)."""
 
@@ -339,6 +347,11 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     phrase = _example_phrase()
     xlm = strkey(_STELLAR_SEED, bytes(range(40, 72)))  # a made-up Stellar secret seed
     listed = phrase.replace(" ", '", "')  # the phrase as a JSON list's items
+    pw = phrase.split()
+    numbered = " ".join(f"{i}. {w}" for i, w in enumerate(pw, 1))
+    # a wallet's grid of 3 columns, read down each column (safe11b)
+    grid = "\n".join("   ".join(f"{r + 4 * c + 1:>2}. {pw[r + 4 * c]}" for c in range(3))
+                     for r in range(4))
     specific = [
         _Rule("logkb:private-key", "private-key", re.compile(
             r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
@@ -467,7 +480,14 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   # safe11: a wallet's backup screen writes it in capitals, a note in
                   # Title Case (the checksum is the same)
                   (f"Backup:\n{phrase.upper()}\n", phrase.upper()),
-                  (f"Your words: {phrase.title()}.", phrase.title()))),
+                  (f"Your words: {phrase.title()}.", phrase.title()),
+                  # safe11b: numbered as a wallet shows them, in a grid, quoted, hyphens
+                  (numbered, numbered[3:]),
+                  (grid, grid[4:]),
+                  ("\n".join("> " + w for w in pw), "\n> ".join(pw)),
+                  (f"id: {'-'.join(pw)}", "-".join(pw)),
+                  ("\n".join(f"{i}. **{w}**" for i, w in enumerate(pw, 1)),
+                   "**\n".join(f"{i}. **{w}" for i, w in enumerate(pw, 1))[5:]))),
         _Rule("logkb:hex-private-key", "private-key", re.compile(
             r"(?:priv(?:ate)?|secret|signer|deployer)[ _-]?key(?:\\*[\"'])?" + _BOLD
             + r"\s*(?:=|:=|:|=>|\s)" + _BOLD
@@ -545,6 +565,13 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             check="password", example=(f"mysql -u root --password={_PW}", _PW),
             more=((f"tool --password={_MW.lower()} x", _MW.lower()),
                   ("tool --secret 'tr0 ub&4dor' x", "tr0 ub&4dor"))),
+        _Rule("logkb:shell-default", "password", re.compile(
+            # a shell's or a compose file's default for a secret's variable (safe11b)
+            r"\$\{(?P<var>[a-z_][a-z0-9_]{0,64}):?[-=]([^}\s\"'`\\]{4,400})\}"),
+            ("${",), group=2, lower=True, on_lower=True, check="fallback",
+            example=(f"POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{_SHORT_PW}}}", _SHORT_PW),
+            more=((f'curl -H "X-Token: ${{API_TOKEN:={_TOK}}}" x.example', _TOK),
+                  (f"psql -W ${{DB_PASSWORD-{_SHORT_PW}}}", _SHORT_PW))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -553,7 +580,26 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             group=-1, lower=True, on_lower=True, check="assigned",
             example=(f"SERVICE_TOKEN={_TOK}{_TOK[:5]} ./deploy", f"{_TOK}{_TOK[:5]}"),
             more=((f"- **API Key**: `{_TOK}{_TOK[:5]}`", f"{_TOK}{_TOK[:5]}"),
-                  (f"**Password:** `{_PW}`", _PW))),
+                  (f"**Password:** `{_PW}`", _PW),
+                  # safe11b: a cut marker after a value is no call's arguments
+                  (f"DB_PASSWORD={_SHORT_PW}[…]", _SHORT_PW),
+                  (f"export DB_PASSWORD={_SHORT_PW}(...)", _SHORT_PW))),
+        _Rule("logkb:code-fallback", "password", re.compile(
+            # code that reads a secret, and the literal it falls back on or reads from
+            # (safe11b): `os.environ.get("X") or "…"`, `getenv("T", "…")`, `decode("…")`
+            rf"(?:{stems})[a-z0-9_-]{{0,64}}(?:\\*[\"'])?\s*(?:=|:=|:|=>)\s*(?:await\s+)?"
+            r"[a-z_$][a-z0-9_$]*(?:\??\.[a-z_$][a-z0-9_$]*){0,8}\s*"
+            r"(?:\([^()\n]{0,300}?,\s*(?:[a-z_]+\s*=\s*)?" + _QUOTED + r"\s*[,)]"
+            r"|(?:\([^()\n]{0,300}\)|\[[^\[\]\n]{0,300}\])?"
+            r"(?:\s+or\s+|\s*(?:\|\||\?\?)\s*)" + _QUOTED
+            + r"|\(\s*" + _QUOTED + r"\s*\))"),
+            ("pass", "pwd", "secret", "token", "key", "auth", "credential", "contras"),
+            group=-1, lower=True, on_lower=True, check="fallback",
+            example=(f'password = os.environ.get("DB_PASSWORD") or "{_MW[:9]}"', _MW[:9]),
+            more=((f'token = getenv("T", "{_TOK}")', _TOK),
+                  (f'secret = decode("{_TOK}{_TOK[:5]}")', f"{_TOK}{_TOK[:5]}"),
+                  (f"const apiKey = process.env.API_KEY ?? '{_TOK}';", _TOK),
+                  (f'{{"password": os.getenv("PW", default="{_PW}")}}', _PW))),
     ]
     return specific, generic
 
@@ -572,6 +618,13 @@ PREFILTER = (
     r"(?:\\*[\"'`])?[^\s\"'`]{4}"
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
+    # code reading a secret and the literal it falls back on or reads from (safe11b)
+    r"|(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?\s*(?:=|:)\s*"
+    r"[a-z_$][a-z0-9_$.]*\s*(?:\([^()\n]*,\s*(?:[a-z_]+\s*=\s*)?\\*[\"'`][^\"'`\s\\]{4}"
+    r"|(?:\([^()\n]*\)|\[[^\[\]\n]*\])?\s*(?:or|\|\||\?\?)\s*\\*[\"'`][^\"'`\s\\]{4}"
+    r"|\(\s*\\*[\"'`][A-Za-z0-9_+/=.-]{16})"
+    # a shell's default for a secret's variable: `${DB_PASSWORD-…}`, `${API_TOKEN:=…}`
+    r"|\$\{[a-z0-9_]*(?:pass|pwd|secret|token|key|auth|credential)[a-z0-9_]*:?[-=][^}\s]{4}"
     r"|(?:^|[\s'\"])--?(?:password|passwd|pass|token|api-?key|secret|auth-token)[= ]"
     r"|cookie\s*:[^\n]*=|authorization\s*:\s*\S|basic\s+[A-Za-z0-9+/]{8}"
     r"|aws_access_key_id|aws_session_token|mnemonic|seed[ _-]?(?:phrase|words)"
@@ -605,13 +658,13 @@ _B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
 between other characters; a transaction's signature passes too: the rules tell them
 apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
-_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]]|\\+[nrt"'])+"""
+_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>*|`-]|\\+[nrt"']|[0-9]{1,2}[.)])+"""
 _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
                r"(?:" + _PHRASE_GAP_RE2 + r"[A-Za-z][a-z]{2,7}){11}"
                r"|[A-Z]{3,8}(?:" + _PHRASE_GAP_RE2 + r"[A-Z]{3,8}){11})")
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
-them in capitals)."""
+them in capitals), numbered, quoted or joined by hyphens (safe11b)."""
 _B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
              r"|(?:\n|\\{1,8}n)[ \t]*(?:(?:>|#|//)[ \t]*){0,4}[" + _B58
              + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
@@ -630,8 +683,11 @@ times over, a third automaton cost 20-35 % more than the two before it, joined 7
 (a loaded machine: medians of 7 runs)."""
 
 _RULES: list[_Rule] | None = None
-_PREFILTER_RES = tuple(re.compile(p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}"))
-                       for p in PREFILTERS)
+_PREFILTER_RES = tuple(re.compile(
+    p.replace("[a-z0-9_.-]*", "[a-z0-9_.-]{0,64}").replace("[a-z0-9_$.]*", "[a-z0-9_$.]{0,80}")
+    .replace("[a-z0-9_]*", "[a-z0-9_]{0,64}")
+    .replace("[^()\\n]*", "[^()\\n]{0,300}").replace("[^\\[\\]\\n]*", "[^\\[\\]\\n]{0,300}"))
+    for p in PREFILTERS)
 """:data:`PREFILTERS` for Python's ``re`` (:func:`may_hold_secret`): a name's tail is
 bounded, which RE2's automaton does not need and ``re`` does (rsafe11: unbounded, each
 stem of a lower-cased base58 run read to the run's end, 445 s on 210 kB)."""
@@ -850,6 +906,13 @@ def _token_like(value: str) -> bool:
             is not None and re.search(r"[A-Za-z]", value) is not None)
 
 
+_CUT_MARK = re.compile(
+    r"[\[(][ \t]*(?:…|\\+u2026|\.\.\.?|(?i:truncated|cut|snip(?:ped)?|omitted|elided|redacted))"
+    r"[^\[\]()\n]{0,40}[\])]")
+"""A cut marker or an ellipsis in brackets (``[…]``, ``(...)``, ``[truncated 120
+chars]``): what a tool or a writer puts where a text was cut, no call's arguments."""
+
+
 def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     """Whether an unquoted value assigned to a secret's name is code that reads one
     (safe11): a call or an index follows it (``data.get("password")``,
@@ -860,11 +923,37 @@ def _reads_code(rule: _Rule, m: re.Match[str], text: str, value: str) -> bool:
     if "." not in value and _token_like(value):
         return False  # `API_KEY=…(`, `TOKEN=…[…]`: a token a bracket follows (rsafe11)
     after = text[m.end():m.end() + 1]
+    if after in ("(", "[") and text[m.end() - len(value) - 1] == "=" \
+            and _CUT_MARK.match(text, m.end()) is not None:
+        return False  # `DB_PASSWORD=Hx9kq2Lm7zP[…]`: a value a cut marker follows (safe11b)
     if after in ("(", "["):
         return True
     start = _name_start(text, m)
     return (_IDENT_PATH.fullmatch(value) is not None
             and _DECLARED.search(text, max(0, start - 12), start) is not None)
+
+
+def _fallback_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a literal in code that reads a secret (``logkb:code-fallback``): the
+    fallback of a secret's name (``or "…"``, a getter's default) is a password when the
+    name is one (anything but a placeholder or a word), a token when it looks like one;
+    a literal a call reads from (``decode("…")``) only when it looks like a token
+    (``data.get("password")`` names a key)."""
+    if _CONSTANT.fullmatch(value) or value.startswith(("/", "./", "../", "~")) \
+            or "://" in value:
+        return None
+    name = m.group(1).lower() if m.re.groupindex.get("var") else _name_at(text, m)
+    if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w) \
+            or _PUBLIC.search(name):
+        return None
+    # the third alternative of the code's row: `decode("…")`
+    read_from = not m.re.groupindex.get("var") and (m.lastindex or 0) > 6
+    if re.search(r"pass|pwd|contras", name) and not read_from:
+        return None if re.fullmatch(r"[A-Za-z]+", value) and len(value) < 12 else "password"
+    if " " in value or not _token_like(value) or _EVM_ADDRESS.fullmatch(value):
+        return None
+    return "token" if "token" in name or "auth" in name else (
+        "api-key" if "key" in name else "secret")
 
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
@@ -920,6 +1009,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
               and any(c.isdigit() for c in value) and value.count("/") <= 6
               and entropy(value) >= 4.6)
         return rule.kind if ok else None
+    if rule.check == "fallback":
+        return _fallback_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
@@ -1224,7 +1315,7 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
     return found
 
 
-_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`")
+_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`", "-")
 """What :func:`_word_runs` reads as a blank (JSON-escaped breaks first)."""
 _PHRASE_FLAGS = b"\1" * 12
 _RUN_PUNCT = ".:;!?()*<>{}|~"
@@ -1247,7 +1338,10 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     long = max(map(len, toks), default=0) >= 85
     # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
     # and a phrase in capitals or Title Case is the same phrase (safe11)
-    words = map(str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))
+    # a list's numbers (`1.`, `2)`) and a quote's `>` stand between the words of a
+    # phrase as a wallet shows it (safe11b): dropped, they leave the words in a row
+    words = filterfalse(str.isdigit, filter(None, map(
+        str.lower, map(str.strip, toks, repeat(_RUN_PUNCT)))))
     phrase = _PHRASE_FLAGS in bytes(map(bip39_words().__contains__, words))
     return phrase, long
 
@@ -1340,6 +1434,8 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
         start, word = w.start(), w.group()
         if start > 0 and text[start - 1] == "\\" and word[:1] in "nrt":
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before
+            if not word:  # `\n 2. velvet`: the break alone (a numbered list's line)
+                continue
         # a word in lower case, in capitals or capitalised (not `iPhone`, `McKay`)
         if (word.islower() or word.isupper() or word.istitle()) and word.lower() in index:
             runs[-1].append((start, w.end()))
@@ -1356,7 +1452,89 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
                 if text[prev[1]:cur[0]].strip(" \t"):  # more than blanks: a cut
                     pieces.append([])
                 pieces[-1].append(cur)
-        out += ((p[0][0], p[-1][1]) for p in pieces if _is_phrase(text, p))
+        found = [(p[0][0], p[-1][1]) for p in pieces if _is_phrase(text, p)]
+        if not found and len(pieces) > 1:  # safe11b: a phrase a word a line, quoted or
+            # joined by hyphens, next to a line of words: cut where the gap is not the
+            # run's usual one, or at a word not alone on its line
+            for cuts in (_cut_at_odd_gaps(text, run), _cut_at_shared_lines(text, run)):
+                found = [(p[0][0], p[-1][1]) for p in cuts if _is_phrase(text, p)]
+                if found:
+                    break
+        out += found or _numbered_phrases(text, run)
+    return out
+
+
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _cut_at_odd_gaps(text: str, run: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """``run`` cut where the gap between two words is not the gap most of them have (a
+    line break after words joined by hyphens, a line with no ``> `` after quoted ones;
+    a list's numbers count as the same gap)."""
+    gaps = [_DIGIT.sub("0", text[p[1]:c[0]]) for p, c in zip(run, run[1:])]
+    usual = Counter(gaps).most_common(1)[0][0]
+    pieces = [[run[0]]]
+    for gap, cur in zip(gaps, run[1:]):
+        if gap != usual:
+            pieces.append([])
+        pieces[-1].append(cur)
+    return pieces
+
+
+def _alone(text: str, a: int, b: int) -> bool:
+    """Whether the word ``text[a:b]`` is alone on its line (a quote's ``>`` and blanks
+    around it; a line break as is or JSON-escaped)."""
+    i = a
+    while i > 0 and a - i < 40 and text[i - 1] in " \t>":
+        i -= 1
+    j = b
+    while j < len(text) and j - b < 40 and text[j] in " \t\r":
+        j += 1
+    head = i == 0 or text[i - 1] == "\n" or (text[i - 1] in "nr" and text[i - 2:i - 1] == "\\")
+    tail = j == len(text) or text[j] == "\n" or text.startswith(("\\n", "\\r"), j)
+    return head and tail
+
+
+def _cut_at_shared_lines(text: str, run: list[tuple[int, int]]
+                         ) -> list[list[tuple[int, int]]]:
+    """``run`` cut into its pieces of words each alone on its line (a phrase a word a
+    line next to a line of prose whose first word is of the list)."""
+    pieces: list[list[tuple[int, int]]] = [[]]
+    for w in run:
+        if _alone(text, *w):
+            pieces[-1].append(w)
+        elif pieces[-1]:
+            pieces.append([])
+    return [p for p in pieces if p]
+
+
+_NUMBER_BEFORE = re.compile(r"(?<![0-9])([0-9]{1,2})[.)][ \t]{0,24}(?:\*\*|`)?\Z")
+"""A list's number just before a word (``12. word``, ``3) word``, ``4. **word**``)."""
+
+
+def _numbered_phrases(text: str, run: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The phrases of a run whose words are numbered (safe11b): a wallet shows its words
+    as ``1. word 2. word …``, or in a grid of 3 or 4 columns read down each column (the
+    text's order is then not the phrase's).  Words numbered 1 to n in a group (a ``1.``
+    starts the next one), n a phrase's length, are put in their numbers' order and the
+    checksum decides; the span runs from the first word in the text to the last."""
+    groups: list[dict[int, tuple[int, int]]] = []
+    prev = max(0, run[0][0] - 8)
+    for a, b in run:
+        m = _NUMBER_BEFORE.search(text, prev, a)
+        prev = b
+        if m is None:
+            continue
+        n = int(m.group(1))
+        if n == 1 or not groups:
+            groups.append({})
+        groups[-1].setdefault(n, (a, b))
+    out = []
+    for g in groups:
+        n = len(g)
+        if n in _MNEMONIC_LENGTHS and sorted(g) == list(range(1, n + 1)) and \
+                bip39_checksum_ok([text[a:b].lower() for _, (a, b) in sorted(g.items())]):
+            out.append((min(a for a, _ in g.values()), max(b for _, b in g.values())))
     return out
 
 

@@ -87,6 +87,23 @@ PATHOLOGICAL = {
     # a lower-cased base58 run (a key, a signature) holds a secret name's stem every few
     # characters and no end of a name: `key…` read to the run's end at each (rsafe11)
     "stems in a run": "q7key9m",
+    # a phrase as wallets show it (safe11b): numbered words, a grid's padded columns,
+    # quoted lines, words joined by hyphens, a number and no word
+    "numbered words": "12. zoo ",
+    "numbered lines": "1) zoo\n",
+    "grid": " 9. zoo      ",
+    "quoted lines": "> zoo\n",
+    "hyphen words": "zoo-",
+    "numbers and dots": "12.",
+    # code reading a secret and a literal fallback (safe11b): calls, getters, `or`
+    "calls": "key=f(",
+    "getter arguments": 'token=env("a", ',
+    "fallbacks": 'pass=a or "',
+    "member paths": "secret=a.b",
+    "table cells": "| zoo ",
+    "bold words": "**zoo** ",
+    "shell defaults": "${pass_key",
+    "shell default values": "${db_pass:-",
 }
 """Each unit repeated to N characters."""
 

@@ -124,7 +124,7 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
     """A knowledge base scanned with logkb-7 (which missed these kinds and hid the
     signature) is scanned again by the next `logkb ingest`, even with no new input; until
     then the finder runs on every text handed out."""
-    assert RULESET == "detect-secrets-1.5+logkb-9"
+    assert RULESET.startswith("detect-secrets-1.5+logkb-")  # logkb-10 since safe11b
     src = write_claude_rows(tmp_path / "claude.jsonl", "5e11c0de-0000-4000-8000-000000001101", [
         ("user", "Back up the bot's wallet."),
         ("assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
