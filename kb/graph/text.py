@@ -141,8 +141,23 @@ def split_todo(text: str) -> TodoText:
     return TodoText(name=name, note=note or None)
 
 
-_GOAL = re.compile(r"\b(?:make|get|have)\b.*\b(?:faster|profitable|work|pass|green|fast)\b"
-                   r"|\bgoal\b", re.I)
+_GOAL_VERB = re.compile(r"\b(?:make|get|have)\b", re.I)
+_GOAL_END = re.compile(r"\b(?:faster|profitable|work|pass|green|fast)\b", re.I)
+_GOAL_WORD = re.compile(r"\bgoal\b", re.I)
+
+
+def _is_goal(text: str) -> bool:
+    """``goal`` named, or make/get/have followed on its line by an end (``get X to pass``).
+    One scan: the first verb of a line leaves the most of it to find an end in (a single
+    ``verb.*end`` pattern tried every verb against the rest of the line, quadratic on a
+    long line of them)."""
+    if _GOAL_WORD.search(text):
+        return True
+    for line in text.split("\n"):
+        v = _GOAL_VERB.search(line)
+        if v is not None and _GOAL_END.search(line, v.end()) is not None:
+            return True
+    return False
 _TASK = re.compile(r"^(?:re-?)?(?:measure|profile|benchmark|record|document|write|read|"
                    r"review|summari[sz]e|collect|gather|snapshot|back ?up|update|upgrade|"
                    r"rebuild|install|clean|verify|confirm|report|commit|push)\b", re.I)
@@ -150,7 +165,7 @@ _TASK = re.compile(r"^(?:re-?)?(?:measure|profile|benchmark|record|document|writ
 
 def item_kind(text: str) -> str:
     """``goal``, ``task`` (a step of work) or ``approach`` (a thing to try)."""
-    if _GOAL.search(text) and not _VERB_PREFIX.match(text):
+    if _is_goal(text) and not _VERB_PREFIX.match(text):
         return "goal"
     if _TASK.match(text.strip()):
         return "task"

@@ -98,6 +98,7 @@ PATHOLOGICAL = {
     # code reading a secret and a literal fallback (safe11b): calls, getters, `or`
     "calls": "key=f(",
     "getter arguments": 'token=env("a", ',
+    "getters": 'token=get("a", ',  # kb.graph.text's goal check tried each `get` to the end
     "fallbacks": 'pass=a or "',
     "member paths": "secret=a.b",
     "table cells": "| zoo ",
