@@ -50,7 +50,8 @@ _NAMES = {"session_id": "sessionId", "tool_use_result": "toolUseResult",
 def is_stream_record(obj: Any) -> bool:
     """A record of ``--output-format stream-json``: a typed record naming its session as
     ``session_id`` (a transcript says ``sessionId``)."""
-    return isinstance(obj, dict) and obj.get("type") in STREAM_TYPES \
+    typ = obj.get("type") if isinstance(obj, dict) else None
+    return isinstance(typ, str) and typ in STREAM_TYPES \
         and isinstance(obj.get("session_id"), str) and "sessionId" not in obj \
         and (obj.get("subtype") == "init" or "parent_tool_use_id" in obj
              or (obj.get("type") == "result" and "num_turns" in obj))

@@ -964,7 +964,8 @@ class _Rollout:
             elif isinstance(typ, str) and "payload" not in obj:
                 typ, p = "response_item", obj
         if self.forked is not None:  # the parent's lines, copied: no message of this one
-            if typ == "response_item" and p.get("type") in _OUTPUTS and \
+            if typ == "response_item" and isinstance(p.get("type"), str) and \
+                    p["type"] in _OUTPUTS and \
                     _output_text(p.get("output")).startswith(FORK_END):
                 self.forked = None  # the spawn's answer in the copy: the agent's own follow
             self._extra(n, body)

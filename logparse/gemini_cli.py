@@ -152,7 +152,8 @@ def is_record(obj: Any) -> bool:
         return isinstance(obj["$set"], dict)
     if set(obj) == {"$rewindTo"}:
         return isinstance(obj["$rewindTo"], str)
-    return (obj.get("type") in RECORD_TYPES and isinstance(obj.get("id"), str)
+    typ = obj.get("type")
+    return (isinstance(typ, str) and typ in RECORD_TYPES and isinstance(obj.get("id"), str)
             and isinstance(obj.get("timestamp"), str) and "content" in obj
             and not any(k in obj for k in _FOREIGN_KEYS))
 
