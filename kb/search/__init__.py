@@ -65,8 +65,9 @@ def distinct(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     first: dict[tuple[Any, ...], int] = {}
     for h in hits:
         words = " ".join((h.get("text") or "").split())
-        key: tuple[Any, ...] = ((h["session_id"], "todo", words) if h.get("field") == "todo"
-                                else (h["session_id"], h["ordinal"], words))
+        whose = (h.get("team"), h.get("pusher"), h["session_id"])  # a team's: per pusher
+        key: tuple[Any, ...] = ((*whose, "todo", words) if h.get("field") == "todo"
+                                else (*whose, h["ordinal"], words))
         at = first.get(key)
         if at is None:
             h["same_at"] = []

@@ -143,10 +143,12 @@ def search(conn: Any, teams: list[str], text: str, *, limit: int = 50,
     """Full-text search (``websearch_to_tsquery`` on the GIN index) over the search
     units; a substring match through the trigram index when full text finds nothing (an
     identifier, a piece of a path or an error code).  Returns the hits (the local hit
-    shape plus team and pusher) and the engine that answered: ``fts``, ``fts-capped``
+    shape plus team and pusher; identical texts said once, as locally:
+    :func:`kb.search.distinct`) and the engine that answered: ``fts``, ``fts-capped``
     (more than :data:`CANDIDATES` matches: the first ones the index gave were ranked)
     or ``trigram``."""
     cols = ", ".join((*UNIT_COLUMNS, "team", "pusher", "score"))
+    wanted, limit = limit, limit * 4  # identical hits fold into one (kb.search.distinct)
     hits = _dicts(conn.execute(
         f"SELECT {cols}, capped FROM logkb.search_units(%s, %s, %s, %s, %s)",
         [text, teams, limit, newest, CANDIDATES]))
@@ -160,8 +162,10 @@ def search(conn: Any, teams: list[str], text: str, *, limit: int = 50,
             [text.strip(), teams, limit]))
         engine = "trigram"
     pats = _patterns(text)
+    from kb.search import distinct
     from kb.search.scan import snippet
 
+    hits = distinct(hits)[:wanted]
     for h in hits:
         h["score"] = float(h["score"]) if h["score"] is not None else None
         h["snippet"], h["highlights"] = snippet(h["text"] or "", pats)
