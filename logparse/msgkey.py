@@ -104,17 +104,24 @@ def record_keys(raw: bytes | str, line: int | None = None) -> tuple[list[int], l
     return [keys[at]], keys[:at] + keys[at + 1:]
 
 
-def own_key(raw: bytes | str, line: int | None) -> int | None:
-    """The key of a message's own record: the one read at ``line`` (``None``: the raw JSON
-    is not line-based or holds no record at that line)."""
+def _own_record(raw: bytes | str, line: int | None) -> tuple[Any] | None:
+    """A message's own record, the one read at ``line``, in a 1-tuple (``None``: the raw
+    JSON is not line-based or holds no record at that line)."""
     got = _records(raw)
     if got is None or line is None:
         return None
     lines, recs = got
     for n, rec in zip(lines, recs):
         if n == line:
-            return record_key(rec)
+            return (rec,)
     return None
+
+
+def own_key(raw: bytes | str, line: int | None) -> int | None:
+    """The key of a message's own record: the one read at ``line`` (``None``: the raw JSON
+    is not line-based or holds no record at that line)."""
+    own = _own_record(raw, line)
+    return None if own is None else record_key(own[0])
 
 
 def content_digest(raw: bytes | str) -> int | None:
@@ -134,11 +141,5 @@ def id_line(message_id: str) -> int | None:
 def own_identity(raw: bytes | str, line: int | None) -> int | None:
     """The :func:`codex_identity` of a message's own record, the one read at ``line``
     (``None``: not line-based, no record there, or not a Codex record with its time)."""
-    got = _records(raw)
-    if got is None or line is None:
-        return None
-    lines, recs = got
-    for n, rec in zip(lines, recs):
-        if n == line:
-            return codex_identity(rec)
-    return None
+    own = _own_record(raw, line)
+    return None if own is None else codex_identity(own[0])
