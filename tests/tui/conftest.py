@@ -26,6 +26,8 @@ from kb.store import KbStore
 
 SESSION = "ses_e88a22cffffeVTvFEDoa7BoWbl"
 CHILD = "ses_e21bd022fffeJdmrfVzFvKOVy6"
+PI = "019ea801-f510-7d77-a631-019d14a93b3b"
+"""The pool's pi session (civ6.ch): long approach names and notes, commands to replay."""
 SIZE = (120, 40)
 
 
@@ -69,6 +71,18 @@ def rw_db(tui_db: Path, tmp_path: Path) -> Path:
     dst = tmp_path / "kb.duckdb"
     shutil.copyfile(tui_db, dst)
     return dst
+
+
+@pytest.fixture
+def pi_db(tmp_path: Path, realworld: Path) -> Path:
+    """A knowledge base of the pool's pi session (:data:`PI`, civ6.ch) alone."""
+    from tests.cli_kb import invoke
+
+    db = tmp_path / "kb.duckdb"
+    r = invoke("ingest", "--db", str(db), "--wait",
+               str(realworld / "pool" / "civ6.ch__session.jsonl"))
+    assert r.exit_code == 0, r.stderr
+    return db
 
 
 async def settle(pilot: Pilot[Any], quiet: float = 0.1) -> None:

@@ -4,25 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input
 
-from tests.cli_kb import invoke
 from tui.app import make_app
 
-from .conftest import screen_text, settle
-
-PI = "019ea801-f510-7d77-a631-019d14a93b3b"
-
-
-@pytest.fixture
-def pi_db(tmp_path: Path, realworld: Path) -> Path:
-    """The pool's pi session (civ6.ch): commands to replay."""
-    db = tmp_path / "kb.duckdb"
-    r = invoke("ingest", "--db", str(db), "--wait",
-               str(realworld / "pool" / "civ6.ch__session.jsonl"))
-    assert r.exit_code == 0, r.stderr
-    return db
+from .conftest import PI, screen_text, settle
 
 
 async def test_the_replay_form_shows_what_each_field_takes(pi_db: Path) -> None:

@@ -6,25 +6,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Tree
 
 from tests.cli_kb import invoke
 from tui.app import make_app
 
-from .conftest import settle
+from .conftest import PI, settle
 
-PI = "019ea801-f510-7d77-a631-019d14a93b3b"
 SAME_ENDS = re.compile(r"(?<![\d.])(\d+)–\1(?![\d.])")
 
-
-@pytest.fixture
-def pi_db(tmp_path: Path, realworld: Path) -> Path:
-    """The pool's pi session (civ6.ch): one of its approaches ends where it began."""
-    db = tmp_path / "kb.duckdb"
-    r = invoke("ingest", "--db", str(db), "--wait", str(realworld / "pool" / "civ6.ch__session.jsonl"))
-    assert r.exit_code == 0, r.stderr
-    return db
 
 
 def _labels(tree: Tree[Any]) -> list[str]:

@@ -10,19 +10,7 @@ from textual.widgets import Tree
 from tests.cli_kb import invoke
 from tui.app import make_app
 
-from .conftest import screen_text, settle
-
-PI = "019ea801-f510-7d77-a631-019d14a93b3b"
-
-
-@pytest.fixture
-def pi_db(tmp_path: Path, realworld: Path) -> Path:
-    """The pool's pi session (civ6.ch): approaches with long names and notes."""
-    db = tmp_path / "kb.duckdb"
-    r = invoke("ingest", "--db", str(db), "--wait",
-               str(realworld / "pool" / "civ6.ch__session.jsonl"))
-    assert r.exit_code == 0, r.stderr
-    return db
+from .conftest import PI, screen_text, settle
 
 
 async def test_graph_tree_labels_end_in_an_ellipsis_not_a_scrollbar(pi_db: Path) -> None:
