@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from kb.records import Event, Measurement, TodoItem, gloss, number
+from kb.records import Event, Measurement, TodoItem
 from kb.store import KbStore
 from logparse.measure_plumbing import is_harness_reading
 
@@ -419,8 +419,7 @@ def _measure_text(m: dict[str, Any] | None) -> str | None:
     # the detail pane shows the value as measured)
     if m.get("unit") in ("s", "sec") and isinstance(value, (int, float)) and abs(value) >= 10:
         value = round(value)
-    v = f"{number(value)} {m['unit']}{gloss(value, m.get('unit'))}".strip()
-    return f"{m['label']}: {v}" if m.get("label") else v
+    return str(Measurement(value, m["unit"], m.get("label") or ""))
 
 
 def _stat_text(data: str | None) -> str:
