@@ -93,9 +93,8 @@ class _StreamFile(_File):
         if typ == "system" and obj.get("subtype") == "init":
             if held is not None:  # a run that wrote nothing after its init
                 self._prompt(*held, None)
-            for k_src, k_dst in (("claude_code_version", "version"),):
-                if isinstance(obj.get(k_src), str):
-                    rec[k_dst] = obj[k_src]
+            if isinstance(obj.get("claude_code_version"), str):
+                rec["version"] = obj["claude_code_version"]
             self.held[sid] = (n, body, rec)
             return
         if held is not None:
