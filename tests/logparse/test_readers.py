@@ -294,28 +294,65 @@ def test_garbage_is_not_a_transcript(tmp_path: Path) -> None:
             detect(f)
 
 
-def test_discover_walks_a_directory_and_skips_non_transcripts(realworld: Path) -> None:
-    found = [i for i in discover(realworld) if not isinstance(i, NotATranscript)]
-    forms = sorted(i.form for i in found)
-    labelled = [i for i in found if i.path.parent.name == "labelled"]
-    # 4 real exports + the selftest's db, run stream and two exports, and beside them the
-    # labelled tuning set: four exports and one opencode.db (its label files are not sessions),
-    # and the pool's one export
-    assert forms.count("export") == 11 and forms.count("sqlite") == 2 and "run" in forms
-    refused = {i.path.rsplit("/", 1)[-1]: i for i in discover(realworld)
+# The tree the walk below is run over: named copies (under the realworld samples, never
+# the pool, which holds the held-out files) and the trimmed real lines of
+# fixtures/realworld_trim (one file per other agent's form, cut from the pool).
+WALKED = {
+    "selftest": "opencode-recorded/selftest",  # a db and its -shm/-wal, a run stream,
+    # two exports, and the recorder's meta.json and requests.log beside them
+    "opencode/session__jolly-eagle__ses_39b5d713cffeRgAoxPIwS3Plus.json":
+        "opencode/session__jolly-eagle__ses_39b5d713cffeRgAoxPIwS3Plus.json",
+    "opencode/session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json":
+        "opencode/session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json",
+    "claude-code/hello-world-script/transcript.jsonl":
+        "claude-code/hello-world-script/transcript.jsonl",
+    # the labelled tuning set's README, a label file (not a session) and its opencode.db
+    **{f"labelled/{n}": f"labelled/{n}" for n in (
+        "README.md", "stunning-memory.json", "stunning-memory__opencode.db",
+        "stunning-memory__opencode.db-shm", "stunning-memory__opencode.db-wal")},
+}
+TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
+
+
+def test_discover_walks_a_directory_and_skips_non_transcripts(
+        realworld: Path, tmp_path: Path) -> None:
+    for dst, src in WALKED.items():
+        (tmp_path / dst).parent.mkdir(parents=True, exist_ok=True)
+        if (realworld / src).is_dir():
+            shutil.copytree(realworld / src, tmp_path / dst)
+        else:
+            shutil.copyfile(realworld / src, tmp_path / dst)
+    shutil.copytree(TRIM, tmp_path / "trim")
+    walked = list(discover(tmp_path))
+    found = {str(i.path.relative_to(tmp_path)): i.form for i in walked
+             if not isinstance(i, NotATranscript)}
+    # every form at its place: opencode's export, database (the selftest's opencode.db
+    # and a database under another name) and run stream; Claude Code, Codex, and a
+    # sub-agent's chat two directories down; a database's -shm and -wal are not inputs
+    assert found == {
+        "selftest/opencode.db": "sqlite", "selftest/run.jsonl": "run",
+        "selftest/export.json": "export",
+        "selftest/export-ses_dc9fbd402ffeP8aYsH636IxT7s.json": "export",
+        **{k: "export" for k in WALKED if k.startswith("opencode/")},
+        "claude-code/hello-world-script/transcript.jsonl": "claude-code",
+        "labelled/stunning-memory__opencode.db": "sqlite",
+        "trim/matugen_zh.json": "export", "trim/claude_2_1.jsonl": "claude-code",
+        "trim/codex_code_mode.jsonl": "codex",
+        # the authors' rewrites of a Claude Code and a Codex session are read as what
+        # they are, and the other agents' logs each by its own reader
+        "trim/rewrite_claude.jsonl": "rewrite", "trim/rewrite_codex.jsonl": "rewrite",
+        "trim/gemini_cli.jsonl": "gemini-cli", "trim/pi.jsonl": "pi",
+        "trim/antigravity.jsonl": "antigravity",
+        "trim/gemini_chats/chats/808bbe03-132f-4378-a7ad-2375f4375231/v6r2l5.jsonl":
+            "gemini-cli",
+    }
+    refused = {str(Path(i.path).relative_to(tmp_path)): i for i in walked
                if isinstance(i, NotATranscript)}
     # every file not taken is listed (a walk passes over them: not errors)
-    assert refused["README.md"].walked and not refused["README.md"].is_error
-    # the authors' rewrites of a Claude Code and a Codex session are read as what they are
-    assert {i.path.name for i in found if i.form == "rewrite"} == {
-        "trade_arena__claude-session.jsonl", "trade_arena__codex-session.jsonl"}
-    # the other agents' logs of the pool are read, each by its own reader
-    assert {i.path.name: i.form for i in found if i.form in (
-        "gemini-cli", "pi", "antigravity")} == {
-        "Axe__session.jsonl": "gemini-cli", "civ6.ch__session.jsonl": "pi",
-        "Xeus__gemini-session.jsonl": "antigravity"}
-    assert sorted(i.path.name for i in labelled if i.form == "sqlite") == [
-        "stunning-memory__opencode.db"]
+    assert sorted(refused) == ["labelled/README.md", "labelled/stunning-memory.json",
+                               "selftest/meta.json", "selftest/requests.log",
+                               "trim/README.md"]
+    assert all(r.walked and not r.is_error for r in refused.values())
 
 
 def test_source_session_is_streamed(selftest: Path) -> None:
