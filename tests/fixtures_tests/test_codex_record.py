@@ -8,46 +8,23 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fixtures.codex_record.trim import LIMIT, cut
-
-HERE = Path(__file__).resolve().parents[2] / "fixtures" / "codex_record"
+from tests.fixtures_tests.conftest import Start, sse
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+def server(scripted: Start) -> tuple[int, Path]:
     script = {"title": "Recorder test", "turns": [{"prompt": "p", "steps": [
         {"text": "Polling.", "calls": [{"name": "write_stdin",
                                         "args": {"session_id": "{{session}}", "chars": ""}}]},
         {"calls": [{"name": "apply_patch", "input": "*** Begin Patch\n*** End Patch\n"}]},
         {"text": "Done here."}]}]}
-    (tmp_path / "s.json").write_text(json.dumps(script))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path / "requests.log"
-    proc = subprocess.Popen([sys.executable, str(HERE / "scripted_responses.py"), str(port),
-                             str(tmp_path / "s.json"), str(log)])
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield port, log
-    finally:
-        proc.terminate()
-        proc.wait(5)
+    return scripted("codex_record/scripted_responses.py", script)
 
 
 def _post(port: int, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -58,12 +35,9 @@ def _post(port: int, body: dict[str, Any]) -> list[dict[str, Any]]:
     assert resp.status == 200
     assert resp.getheader("content-type") == "text/event-stream"
     events = []
-    for block in resp.read().decode().split("\n\n"):
-        lines = dict(ln.split(": ", 1) for ln in block.splitlines() if ": " in ln)
-        if "data" in lines:
-            data = json.loads(lines["data"])
-            assert data["type"] == lines["event"]
-            events.append(data)
+    for event, data in sse(resp.read()):
+        assert data["type"] == event
+        events.append(data)
     conn.close()
     return events
 
