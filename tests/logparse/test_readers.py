@@ -294,9 +294,9 @@ def test_garbage_is_not_a_transcript(tmp_path: Path) -> None:
             detect(f)
 
 
-# The tree the walk below is run over: named copies (under the realworld samples, never
-# the pool, which holds the held-out files) and the trimmed real lines of
-# fixtures/realworld_trim (one file per other agent's form, cut from the pool).
+# The tree the walk below is run over: named copies of realworld samples (never the
+# pool, which holds the held-out files) and of fixtures/realworld_trim, trimmed lines
+# of one file per other agent's form.
 WALKED = {
     "selftest": "opencode-recorded/selftest",  # a db and its -shm/-wal, a run stream,
     # two exports, and the recorder's meta.json and requests.log beside them
@@ -312,17 +312,20 @@ WALKED = {
         "stunning-memory__opencode.db-shm", "stunning-memory__opencode.db-wal")},
 }
 TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
+TRIMS = ("README.md", "matugen_zh.json", "codex_code_mode.jsonl", "rewrite_claude.jsonl",
+         "rewrite_codex.jsonl", "gemini_cli.jsonl", "pi.jsonl", "antigravity.jsonl",
+         "gemini_chats")  # a Gemini CLI sub-agent's chat, two directories down
 
 
 def test_discover_walks_a_directory_and_skips_non_transcripts(
         realworld: Path, tmp_path: Path) -> None:
-    for dst, src in WALKED.items():
+    copies = [(realworld / src, dst) for dst, src in WALKED.items()]
+    for src, dst in copies + [(TRIM / name, f"trim/{name}") for name in TRIMS]:
         (tmp_path / dst).parent.mkdir(parents=True, exist_ok=True)
-        if (realworld / src).is_dir():
-            shutil.copytree(realworld / src, tmp_path / dst)
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / dst)
         else:
-            shutil.copyfile(realworld / src, tmp_path / dst)
-    shutil.copytree(TRIM, tmp_path / "trim")
+            shutil.copyfile(src, tmp_path / dst)
     walked = list(discover(tmp_path))
     found = {str(i.path.relative_to(tmp_path)): i.form for i in walked
              if not isinstance(i, NotATranscript)}
@@ -336,7 +339,7 @@ def test_discover_walks_a_directory_and_skips_non_transcripts(
         **{k: "export" for k in WALKED if k.startswith("opencode/")},
         "claude-code/hello-world-script/transcript.jsonl": "claude-code",
         "labelled/stunning-memory__opencode.db": "sqlite",
-        "trim/matugen_zh.json": "export", "trim/claude_2_1.jsonl": "claude-code",
+        "trim/matugen_zh.json": "export",
         "trim/codex_code_mode.jsonl": "codex",
         # the authors' rewrites of a Claude Code and a Codex session are read as what
         # they are, and the other agents' logs each by its own reader
