@@ -57,6 +57,7 @@ from typing import Any
 
 from bench.codex_structures import asks_escalation, audit_structures, census, records
 from bench.codex_structures import counts as structure_counts
+from bench.held_out import held_out as is_held_out
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "realworld"
@@ -67,17 +68,12 @@ _WALL = re.compile(r"^Wall time: ([\d.]+) seconds$", re.M)
 _BODY = "\nOutput:\n"
 
 
-HELD_OUT = frozenset({"raze__codex-session.jsonl", "gildore-arena__codex-session__8c8b717.jsonl",
-                      "txguardian__codex-session.jsonl"})
-"""Codex files nobody tunes on (the coordinator measures them): left out unless asked."""
-
-
 def codex_files(held_out: bool = False) -> list[Path]:
     """The native Codex rollouts (the first line a ``session_meta`` with a payload)."""
     out = []
     for d in ("labelled", "pool", "codex"):
         for p in sorted((REAL / d).glob("*.jsonl")):
-            if p.name in HELD_OUT and not held_out:
+            if is_held_out(p) and not held_out:  # left out unless asked
                 continue
             with p.open("rb") as fh:
                 try:

@@ -35,12 +35,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.held_out import held_out
 from bench.labels_misses import LABELLED, OWN, POOL, _items, _run, line_map
-
-HELD_OUT = ("privacy-x402__claude-session", "raze__codex-session", "gildore-arena__codex-session",
-            "scout__claude-session", "txguardian__codex-session", "Axe__session",
-            "Xeus__gemini-session")
-"""Transcripts the coordinator measures: never read here."""
 
 CLASSES = ("dead-end", "pivot", "decision", "conclusion", "plan", "observation")
 LANGS = ("en", "es", "pt", "zh")
@@ -108,7 +104,7 @@ def sessions(which: str, names: list[str]) -> list[tuple[str, Path, Path | None]
         for t in sorted(POOL.glob("*.json*")):
             if t.name not in labelled:
                 out.append((t.name.split(".json")[0], t, None))
-    out = [s for s in out if not any(h in s[1].name for h in HELD_OUT)]
+    out = [s for s in out if not held_out(s[1])]
     if names:
         out = [s for s in out if any(n in s[0] or n in s[1].name for n in names)]
     return out

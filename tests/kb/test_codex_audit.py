@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.codex_audit import audit, read_file, stored
+from bench.codex_audit import audit, codex_files, read_file, stored
+from bench.held_out import HELD_OUT
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["fixtures/untested/codex_running.jsonl", "fixtures/untested/codex_unfinished.jsonl",
@@ -47,3 +48,8 @@ def test_the_audit_sees_a_later_answer_left_unattached(logkb: str, tmp_path: Pat
     rows, open_ = stored(logkb, cut, tmp_path)
     kinds = {(g["kind"], g["call_id"]) for g in audit(src, calls, polls, rows, open_)}
     assert ("exit-missing", "call_YuLyOoKbfqlCjtYd3FZWMVM3") in kinds
+
+
+def test_the_held_out_rollouts_are_left_out_unless_asked() -> None:
+    names = {p.name for p in codex_files()}  # opens none of them: skipped by name first
+    assert len(names) >= 5 and not names & HELD_OUT

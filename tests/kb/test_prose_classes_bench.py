@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bench.prose_classes import HELD_OUT, clip, language, report, sessions
+from bench.held_out import HELD_OUT
+from bench.prose_classes import clip, language, report, sessions
 
 
 def test_language_of_the_pool_lines() -> None:
