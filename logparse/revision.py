@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from logparse.patternrow import PatternRow
-from logparse.sentences import split_sentences
+from logparse.sentences import claim_sentences
 
 __all__ = ["LIMITING", "REREADS", "REVERSALS", "REVISES_SQL", "QUOTES_SQL", "Cue",
            "Reversal", "names", "quantities", "reason", "reread", "reversals", "sentences",
@@ -122,12 +122,7 @@ SHARED = 2
 
 def sentences(text: str) -> list[str]:
     """The sentences of a block (bullets and emphasis stripped), the short ones dropped."""
-    out = []
-    for s in split_sentences(text[:HEAD]):
-        s = s.strip(" -*•#>\t")
-        if len(s) >= 12:
-            out.append(s)
-    return out
+    return claim_sentences(text, HEAD)
 
 
 def _asserts(s: str) -> bool:

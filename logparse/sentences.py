@@ -41,6 +41,17 @@ def split_sentences(text: str) -> list[str]:
     return SENTENCE_BREAK.split(text)
 
 
+def claim_sentences(text: str, head: int) -> list[str]:
+    """The sentences of ``text[:head]`` that can state a claim: bullets and emphasis
+    stripped, those under 12 characters dropped (a claim and a revision read alike)."""
+    out = []
+    for s in split_sentences(text[:head]):
+        s = s.strip(" -*•#>\t")
+        if len(s) >= 12:
+            out.append(s)
+    return out
+
+
 SPLIT_CASES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("ascii", "The build failed. I'll pin the version! Does it pass? Yes.",
      ("The build failed.", "I'll pin the version!", "Does it pass?", "Yes.")),

@@ -40,7 +40,7 @@ from kb.graph.episodes import Found, Said, Step, _dedupe
 from kb.graph.rootcause import GUESS
 from kb.graph.text import short, tokens
 from logparse.patternrow import PatternRow
-from logparse.sentences import split_sentences
+from logparse.sentences import claim_sentences
 from logparse.structural import still_broken_phrase
 
 
@@ -134,12 +134,7 @@ def _asserts(sentence: str) -> bool:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a reply (bullets and emphasis stripped)."""
-    out = []
-    for s in split_sentences(text[:HEAD]):
-        s = s.strip(" -*•#>\t")
-        if len(s) >= 12:
-            out.append(s)
-    return out
+    return claim_sentences(text, HEAD)
 
 
 def claim_rule(sentence: str) -> Claim | None:
