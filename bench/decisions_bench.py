@@ -23,17 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.labels_bench import OWN, POOL, SHARED, agent_of
-
-LABELLED = SHARED / "realworld" / "labelled"
-
-
-def _run(logkb: str, env: dict[str, str], *args: str) -> str:
-    p = subprocess.run([logkb, *args], capture_output=True, text=True, env=env, timeout=900,
-                       check=False)
-    if p.returncode not in (0, 4):
-        raise RuntimeError(f"logkb {' '.join(args)[:50]} exited {p.returncode}")
-    return p.stdout
+from bench.labels_bench import OWN, POOL, agent_of
+from bench.labels_misses import LABELLED, _run
 
 
 def _labels(which: str) -> list[tuple[str, dict[str, object], Path]]:
