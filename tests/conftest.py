@@ -73,6 +73,19 @@ def selftest(realworld: Path) -> Path:
     return SELFTEST
 
 
+@pytest.fixture(scope="session")
+def open_pool(realworld: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of ``../shared/realworld/pool`` without its held-out files (left out by
+    name, never opened): what a test that takes the whole pool walks.  The suites meant to
+    read every pool file (``tests/kb/test_realworld_all.py`` and its kin) read the pool."""
+    from bench.held_out import held_out
+
+    dst = tmp_path_factory.mktemp("pool") / "pool"
+    shutil.copytree(realworld / "pool", dst,
+                    ignore=lambda _d, names: [n for n in names if held_out(Path(n))])
+    return dst
+
+
 def _fast_tmp(factory: pytest.TempPathFactory, name: str) -> Path:
     """A scratch directory on tmpfs when there is one (the fixture writes ~26k files)."""
     import tempfile

@@ -6,8 +6,9 @@ by the redactor and every approach compared with each text (no token index).  Th
 rows in one set of queries, persisted in one transaction), the text rules memoised,
 the redactor walking only the rows a secret or a display cut falls in; once with the
 memos filling and once answering every text from memory.  On the real sessions
-(``../shared/realworld`` pool and labelled) and on the fixture campaign, the persisted
-tables must be the same row by row, the kept extractor state the same once decoded.
+(``../shared/realworld`` pool but its held-out files, and labelled) and on the fixture
+campaign, the persisted tables must be the same row by row, the kept extractor state the
+same once decoded.
 """
 
 from __future__ import annotations
@@ -148,10 +149,11 @@ def _compare(src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch, *, force: bo
 
 
 def test_fast_rebuild_persists_the_plain_graph_of_real_sessions(
-        realworld: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        realworld: Path, open_pool: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     files = []
-    for sub in ("pool", "labelled"):
-        for f in sorted((realworld / sub).iterdir()):
+    for d in (open_pool, realworld / "labelled"):
+        for f in sorted(d.iterdir()):
             try:
                 detect(f)
             except Exception:  # noqa: BLE001 - not a transcript logkb reads
@@ -190,13 +192,13 @@ def test_fast_rebuild_persists_the_plain_graph_of_the_fixture_campaign(
 
 
 def test_fast_rebuild_continues_kept_states_as_the_plain_one(
-        realworld: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        open_pool: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions that grew after their graph was built: each scope's kept extractor state
     continues from the rows after its marks, read for all scopes at once."""
     home = tmp_path / "in"
     home.mkdir()
     full = {}
-    for f in sorted((realworld / "pool").glob("*.jsonl")):
+    for f in sorted(open_pool.glob("*.jsonl")):
         try:
             detect(f)
         except Exception:  # noqa: BLE001 - not a transcript logkb reads
