@@ -151,7 +151,7 @@ _STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got|now)
 #   n/q/u  number, qualifier, unit
 #   cn/noun/state  a count of a noun stated as a fact
 #   kv/kn/ks  a unitless number after ":" or "=" ending its field (the key is read after)
-#   hp/hc  an HTTP status
+#   hp/hc  an HTTP status (``status code (403 GET url)``: opencode's failed webfetch)
 _CAND_RE = re.compile(
     r"(?<![\w.\-/:#@$^])(?:"
     r"(?P<cd>\d+h ?\d+m(?: ?\d+(?:\.\d+)?s)?|\d+m ?\d+(?:\.\d+)?s|\d+h ?\d+(?:\.\d+)?s)"
@@ -164,7 +164,7 @@ _CAND_RE = re.compile(
     r")"
     r"|(?P<kv>[:=])[ \t]*+(?:[~≈][ \t]*+)?(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
     r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+[(\[])"
-    r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
+    r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode(?:[ \t]*[:=]?[ \t]*|[ \t]+\())"
     r"(?P<hc>[1-5]\d\d)(?![\w.])",
     re.M,
 )
