@@ -51,6 +51,10 @@ def test_every_reader_measures_its_results_and_the_stated_result(
     stated = _readings(events, kind="decision", text=probe.FINAL)
     assert len(stated) == 1 and set(probe.STATED) <= stated[0]
     assert any(e["ordinal"] == last and e.get("text") == probe.FINAL for e in events)
+    # the look around reached extraction too, and gave none of its hits, line numbers,
+    # hashes or token counter
+    assert len([e for e in events if e["kind"] == "result"
+                and e["command"] == probe.LOOK_CMD]) == 1
     every = {m["value"] for e in events for m in e["measurements"]}
     assert not every & set(probe.NEVER), sorted(every & set(probe.NEVER))
 
