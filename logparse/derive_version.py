@@ -168,4 +168,5 @@ the same command line.
 reader kept it there (a fetch's ``status code 404``: of a tool whose output is never
 read, only the HTTP status; a test run an agent marked failed, its tally), never the
 size of a write that did not happen nor a listing's count of an error's lines; a
-failing command's exit code is one reading though its output states it too."""
+failing command's exit code is one reading though its output states it too; a file
+Gemini CLI's ``read_file`` cut gives its length from the note at its head."""

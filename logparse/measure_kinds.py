@@ -296,6 +296,13 @@ CALLS: tuple[CallKind, ...] = (
     CallKind("directory-read", "noise", "read", "search", "/home/hjk/Projects",
              "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", (), (21.0,),
              "pool/matugen-theme-sync__opencode-session.json, message 10"),
+    CallKind("gemini-read-truncated", "size", "read", "read", "/w/src/big.py",
+             "IMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of "
+             "5755 total lines.\nAction: To read more of the file, you can use the 'offset' and "
+             "'limit' parameters.\n\n--- FILE CONTENT (truncated) ---\nimport os\n",
+             ((5755.0, "lines"),), (1.0, 2000.0),
+             "Gemini CLI's read_file note, quoted by a public agent tool's tests, search corpus "
+             "id 57404376314 (also 'Showing lines 1-50 of 120 total lines.', id 57364635092)"),
     # ------------------------------------------------------------ failed calls (meas12)
     # a failed call's result is its error text: every reader keeps it there
     CallKind("failed-fetch-status", "http", "webfetch", "research", "https://example.com",
