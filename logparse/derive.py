@@ -370,10 +370,21 @@ def _git_listing(command: str) -> bool:
 
 
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
-                      output: str | None, time: dict[str, Any]) -> list[dict[str, Any]] | None:
+                      output: str | None, time: dict[str, Any],
+                      error: str | None = None) -> list[dict[str, Any]] | None:
     """What a tool call measured: the numbers its output reports, and what the call itself
     shows (a file's length in lines from a ``read``, the size of a ``write``, a subagent's
-    run time, the number of compiler errors listed)."""
+    run time, the number of compiler errors listed).
+
+    A call that failed without an output gives its result as its ``error`` (every reader
+    keeps a failed result's text there: opencode's ``state.error``, Claude Code's and pi's
+    ``is_error`` answers, Gemini CLI's ``response.error``, Antigravity's ``ERROR`` steps):
+    it is read as the output would be, except that of a tool whose output is never read
+    (a fetch, a search, an edit) only the HTTP status it failed with is kept
+    (``Request failed with status code 404``).  What the command decides the meaning of
+    (a listing's count, ``wc``) is not read from an error: the error is not its output."""
+    if output is None and error and tool != "read":
+        return _error_measurements(tool, error)
     meas: list[dict[str, Any]] = []
     if tool == "read":
         n = listing_length(output) if output else None
@@ -448,13 +459,27 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         elif counted is None:
             seen = {(m["value"], m["unit"]) for m in meas}
             meas += [m for m in wc_values(command, output) if (m["value"], m["unit"]) not in seen]
+    return _compiler_counts(output, meas) or None
+
+
+def _compiler_counts(output: str, meas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``meas`` with the compiler errors and warnings ``output`` lists, when it states no
+    count of them itself."""
     n = compiler_error_count(output)
     if n and not any(m["unit"] == "errors" for m in meas):
         meas.append({"value": float(n), "unit": "errors", "label": "compiler errors"})
     n = compiler_error_count(output, "warning")
     if n and not any(m["unit"] == "warnings" for m in meas):
         meas.append({"value": float(n), "unit": "warnings", "label": "compiler warnings"})
-    return meas or None
+    return meas
+
+
+def _error_measurements(tool: str, error: str) -> list[dict[str, Any]] | None:
+    """What a failed call's error text measured (:func:`call_measurements`)."""
+    found = _measure(error) or []  # (of a long error, its head and tail)
+    if tool in _UNMEASURED_TOOLS:
+        return [m for m in found if m["unit"] == "HTTP"] or None
+    return _compiler_counts(error, found) or None
 
 
 def tool_status(state: dict[str, Any]) -> str:
@@ -982,7 +1007,7 @@ class Deriver:
         t = _obj(state.get("time"))
         # a read the tool refused says why in its error (the file's size in tokens)
         read = error if output is None and tool == "read" else output
-        meas = self._rule(call_measurements, (tool, category, inp, read, t), None,
+        meas = self._rule(call_measurements, (tool, category, inp, read, t, error), None,
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):
             # what the tool printed of its own run (Codex: "Wall time: 18.16 seconds")
@@ -993,9 +1018,11 @@ class Deriver:
             meas = (meas or []) + [m for m in meta["reported"] if isinstance(m, dict)
                                    and (m.get("value"), m.get("unit")) not in seen
                                    and (m.get("label"), m.get("unit")) not in named]
-        if tool == "bash" and exit_code not in (None, 0):
+        if tool == "bash" and exit_code not in (None, 0) and not any(
+                m["unit"] == "exit code" and m["value"] == exit_code for m in meas or []):
             # a failing command's exit status is what it measured of itself (127: not
-            # there, 101: a Rust test failed, 128: git refused); 0 is every other run
+            # there, 101: a Rust test failed, 128: git refused); 0 is every other run.
+            # Once: the output may state it too (Gemini CLI's ``Exit Code: 1``)
             meas = (meas or []) + [{"value": float(exit_code), "unit": "exit code",
                                     "label": "exit"}]
         workdir = _text(inp.get("workdir"))

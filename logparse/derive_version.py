@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 45
+DERIVE_VERSION = 47
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -163,4 +163,10 @@ every later message to the hold limit, 128 MB and no resume point on a 100,000-l
 file); and a ``CommandExecution`` of a command a running cell's code spells
 out, started once that cell was called, is that cell's, never a yielded cell's command of
 the same command line.
-45: 44 and 41 together (both branches' changes, merged)."""
+45: 44 and 41 together (both branches' changes, merged).
+47 (meas12): a call that failed without an output is measured from its error, whichever
+reader kept it there (a fetch's ``status code 404``: of a tool whose output is never
+read, only the HTTP status; a test run an agent marked failed, its tally), never the
+size of a write that did not happen nor a listing's count of an error's lines; a
+failing command's exit code is one reading though its output states it too; a file
+Gemini CLI's ``read_file`` cut gives its length from the note at its head."""

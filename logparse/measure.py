@@ -151,7 +151,7 @@ _STATE_AFTER_RE = re.compile(r"(?<![ \t])[ \t]+(?:(?:are|were|have been|got|now)
 #   n/q/u  number, qualifier, unit
 #   cn/noun/state  a count of a noun stated as a fact
 #   kv/kn/ks  a unitless number after ":" or "=" ending its field (the key is read after)
-#   hp/hc  an HTTP status
+#   hp/hc  an HTTP status (``status code (403 GET url)``: opencode's failed webfetch)
 _CAND_RE = re.compile(
     r"(?<![\w.\-/:#@$^])(?:"
     r"(?P<cd>\d+h ?\d+m(?: ?\d+(?:\.\d+)?s)?|\d+m ?\d+(?:\.\d+)?s|\d+h ?\d+(?:\.\d+)?s)"
@@ -164,7 +164,7 @@ _CAND_RE = re.compile(
     r")"
     r"|(?P<kv>[:=])[ \t]*+(?:[~≈][ \t]*+)?(?P<kn>" + _NUM + r")(?![\d.,]\d)(?P<ks>[kKMG](?![\w.]))?"
     r"(?=[ \t]*(?:[,;|)\]}\r\n]|$)|[ \t]+[(\[])"
-    r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode[ \t]*[:=]?[ \t]*)"
+    r"|(?P<hp>\bHTTP(?:/[\d.]+)?[ \t]+|\b[Ss]tatus[ _-]?[Cc]ode(?:[ \t]*[:=]?[ \t]*|[ \t]+\())"
     r"(?P<hc>[1-5]\d\d)(?![\w.])",
     re.M,
 )
@@ -498,17 +498,24 @@ def measurement_tuples(text: str, prose: bool = False) -> list[tuple[float, str,
 
 _LISTING_RE = re.compile(
     r"\((?:Showing lines \d+-\d+ of (\d+)|End of file - total (\d+) lines?)\b")
+_TRUNCATED_READ_RE = re.compile(
+    r"^Status: Showing lines \d+-\d+ of (\d+) total lines\.", re.M)
+"""Gemini CLI's ``read_file`` note, at the head of a file it cut: ``IMPORTANT: The file
+content has been truncated.`` / ``Status: Showing lines 1-2000 of 5755 total lines.``"""
 
 
 def listing_length(output: str) -> int | None:
     """The length in lines of a file a ``read`` tool showed, from its footer
-    (``(Showing lines 1-30 of 4886. …)``, ``(End of file - total 12 lines)``)."""
+    (``(Showing lines 1-30 of 4886. …)``, ``(End of file - total 12 lines)``) or from the
+    note it put at the head of a file it cut (Gemini CLI's ``Status: Showing lines 1-2000
+    of 5755 total lines.``)."""
     if not isinstance(output, str):
         return None
     m = _LISTING_RE.search(output, max(0, len(output) - 400))
-    if m is None:
-        return None
-    return int(m.group(1) or m.group(2))
+    if m is not None:
+        return int(m.group(1) or m.group(2))
+    h = _TRUNCATED_READ_RE.search(output, 0, 400)
+    return int(h.group(1)) if h is not None else None
 
 
 _NUMBERED_LINE_RE = re.compile(r"^[ \t]*(\d{1,6})→(.*)$", re.M)

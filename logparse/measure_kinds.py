@@ -50,6 +50,8 @@ class CallKind:
     expect: tuple[tuple[float, str], ...]
     absent: tuple[float, ...]
     source: str
+    failed: bool = False
+    """The call failed: ``output`` is its error text, the call has no output."""
 
 
 KINDS: tuple[Kind, ...] = (
@@ -294,4 +296,41 @@ CALLS: tuple[CallKind, ...] = (
     CallKind("directory-read", "noise", "read", "search", "/home/hjk/Projects",
              "ygo-tool-cli/\nygopro/\n\n(21 entries)\n</entries>", (), (21.0,),
              "pool/matugen-theme-sync__opencode-session.json, message 10"),
+    CallKind("gemini-read-truncated", "size", "read", "read", "/w/src/big.py",
+             "IMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of "
+             "5755 total lines.\nAction: To read more of the file, you can use the 'offset' and "
+             "'limit' parameters.\n\n--- FILE CONTENT (truncated) ---\nimport os\n",
+             ((5755.0, "lines"),), (1.0, 2000.0),
+             "Gemini CLI's read_file note, quoted by a public agent tool's tests, search corpus "
+             "id 57404376314 (also 'Showing lines 1-50 of 120 total lines.', id 57364635092)"),
+    # ------------------------------------------------------------ failed calls (meas12)
+    # a failed call's result is its error text: every reader keeps it there
+    CallKind("failed-fetch-status", "http", "webfetch", "research", "https://example.com",
+             "Request failed with status code 403", ((403.0, "HTTP"),), (),
+             "Claude Code's WebFetch error, anthropics/claude-code#13718 (also "
+             "'failed to fetch URL …: HTTP 403: 403 Forbidden', the-open-agent/openagent#2330)",
+             failed=True),
+    CallKind("failed-fetch-status-opencode", "http", "webfetch", "research",
+             "https://www.tenforums.com/tutorials/130690-list-categories-all-apps-windows-11-"
+             "start-menu.html",
+             "StatusCode: non 2xx status code (403 GET https://www.tenforums.com/tutorials/"
+             "130690-list-categories-all-apps-windows-11-start-menu.html)", ((403.0, "HTTP"),),
+             (130690.0, 11.0), "opencode's webfetch error, anomalyco/opencode#43053 (its "
+                               "websearch's too: '(403 POST https://search.parallel.ai/mcp)')",
+             failed=True),
+    CallKind("failed-test-run", "test-runner", "bash", "test", "pytest -q",
+             "======================== 50 passed, 1 warning in 1.15s ========================",
+             ((50.0, "passed"), (1.15, "s")), (),
+             "the pytest-summary row's line, as the error of a run an agent marked failed "
+             "(Gemini CLI's status 'error', Antigravity's ERROR step)", failed=True),
+    CallKind("failed-write-no-size", "noise", "write", "edit", "/w/config.json",
+             "<tool_use_error>File has not been read yet. Read it first before writing to "
+             "it.</tool_use_error>", (), (195.0,),
+             "labelled/speakfree__session.jsonl (a Write refused: nothing was written)",
+             failed=True),
+    CallKind("failed-listing-no-count", "noise", "bash", "search", "rg --files",
+             'execution error: Io(Custom { kind: Other, error: "windows sandbox: '
+             'CreateProcessWithLogonW failed: 1056" })', (), (1.0, 1056.0),
+             "labelled/Valdyum-Labs__codex-session.jsonl (a sandboxed rg that never ran)",
+             failed=True),
 )

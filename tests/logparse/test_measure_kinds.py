@@ -34,8 +34,11 @@ def test_every_call_row(row: CallKind) -> None:
     assert row.source and row.kind
     inp = {"command": row.command} if row.tool == "bash" else {"filePath": row.command,
                                                                  "pattern": row.command}
+    if row.tool == "write":
+        inp["content"] = "x" * 195
+    output, error = (None, row.output) if row.failed else (row.output, None)
     got = {(m["value"], m["unit"]) for m in
-           call_measurements(row.tool, row.category, inp, row.output, {}) or []}
+           call_measurements(row.tool, row.category, inp, output, {}, error) or []}
     _check(row.name, got, row.expect, row.absent)
 
 
