@@ -72,6 +72,7 @@ from logparse._agentlines import (
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.measure import round_sig
 from logparse.models import Problem
+from logparse.msgkey import CONTEXT_OPENERS
 from logparse.opencode._lines import (
     LineCursor,
     first_record,
@@ -128,13 +129,8 @@ _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
-_INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
-             "# AGENTS.md instructions", "<user_shell_command>", "<skill",
-             "<permissions instructions>", "<collaboration_mode>", "<codex_internal_context",
-             "<external_", "<subagent_notification>", "<personality_spec>", "<model_switch>")
-"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
-injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
-``!command`` the user ran, the markers of newer builds): never what the user typed."""
+_INJECTED = CONTEXT_OPENERS
+"""How the context Codex writes into a user message opens: never what the user typed."""
 
 REJECTED = re.compile(
     r"^(?:exec command rejected by user|patch rejected by user|user rejected MCP tool call"
@@ -593,6 +589,35 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
     return {"type": "tool", "id": str(call_id), "callID": call_id, "tool": tool,
             "state": {"status": "running", "input": inp, "title": title,
                       "time": {"start": ts}, "metadata": {}}}
+
+
+END_SCAN = 1 << 20
+"""Bytes from its end :func:`rollout_end` reads at most (a last line longer: unknown)."""
+
+
+def rollout_end(path: Path) -> int | None:
+    """When the rollout at ``path`` ends: the time of its last whole record (epoch ms).  An
+    older copy of a session (a snapshot taken before it went on) ends before the newer
+    one's last message (``kb.ingest``).  ``None``: not a file, or no timed record within
+    :data:`END_SCAN` bytes of its end."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - END_SCAN))
+            tail = f.read(END_SCAN)
+    except OSError:
+        return None
+    lines = tail.split(b"\n")
+    if size > len(tail):
+        lines = lines[1:]  # (the first one read from its middle)
+    for body in reversed(lines[-16:]):
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue  # empty, or a last line not written whole yet
+        if isinstance(obj, dict) and (t := iso_ms(obj.get("timestamp"))) is not None:
+            return t
+    return None
 
 
 class CodexReader(TranscriptReader):
