@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 45
+DERIVE_VERSION = 46
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -163,4 +163,9 @@ every later message to the hold limit, 128 MB and no resume point on a 100,000-l
 file); and a ``CommandExecution`` of a command a running cell's code spells
 out, started once that cell was called, is that cell's, never a yielded cell's command of
 the same command line.
-45: 44 and 41 together (both branches' changes, merged)."""
+45: 44 and 41 together (both branches' changes, merged).
+46 (codex12): a plain Codex run that returned while it ran (``Process running with
+session ID N``) and that nothing polls is let go behind 1,000 messages as a yielded cell is
+(``codex.YIELD_HOLD``; it held every later message up to 20,000 before); a ``wait``'s
+output is what the command it read printed, not the ``exec_command`` answer as JSON (its
+wall time, exit code and token count were read again as readings of the ``wait``)."""
