@@ -1185,6 +1185,14 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
             deriver.keep.add(mid)  # a piece of a stored message: kept as stored
         elif st.older and stored is not None and stored[0] not in (dg, -1):
             deriver.keep.add(mid)  # an older copy's earlier state of a stored message
+        elif stored is not None and stored[0] == -1 and st.stored is not None and \
+                (real := st.stored.get(mid)) is not None and real[0] != dg and (
+                st.older or (not (aliases is not None and aliases.moved(mid, msg))
+                             and _later_stored(store, sid, msg, src.path, st.lines_from,
+                                               stored[1]))):
+            # derived by older rules, and this copy holds an earlier state of it: its rows
+            # stay those of the older rules rather than the newest content be lost
+            deriver.keep.add(mid)
         elif stored is not None and stored[0] not in (dg, -1) and \
                 not (aliases is not None and aliases.moved(mid, msg)) and \
                 _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):

@@ -177,3 +177,19 @@ def test_one_millisecond_records_stay_apart_when_a_copy_moves_them(tmp_path: Pat
     again, (rep2,) = _ingest(db, newer)
     assert again == both and _by_text(db) == after
     assert rep2.new_messages == rep2.updated_messages == 0
+
+
+def test_an_older_copy_changes_nothing_after_the_rules_changed(tmp_path: Path) -> None:
+    # the session was derived by older rules (every message is derived again when read):
+    # an older copy read then still never takes the newest content nor a call's result
+    newer = _lines(CLASSIC)
+    alone, _ = _ingest(tmp_path / "alone.duckdb", newer)
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, newer)
+    with KbStore(db) as store:
+        store.conn.execute("UPDATE sessions SET derive_version = derive_version - 1")
+    older = _older_moved(newer, cut=SAID + 1)  # (it ends before the failing test's output)
+    said = [x for x in older if b'"call_0002"' in x and b'"response_item"' in x]
+    assert len(said) == 1 and b'"function_call"' in said[0]  # the call, not its answer
+    back, _ = _ingest(db, older)
+    assert back == alone
