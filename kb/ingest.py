@@ -57,14 +57,17 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
+from logparse.codex import rollout_end
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.msgkey import (
     LINE_KEYED,
     content_digest,
     id_line,
+    line_id,
     own_identity,
     own_key,
+    record_index,
     record_keys,
 )
 from logparse.registry import READERS, Input, discover
@@ -508,6 +511,9 @@ class _Session:
     """Messages read that were stored with other content or at another ordinal."""
     unchanged: int = 0
     """Messages read as they were stored."""
+    older: bool = False
+    """An older copy of a stored Codex session (it ends before the stored session's last
+    message: :func:`_older_copy`): every stored message it holds is kept as stored."""
 
 
 ALIAS_LOOKUPS = 8
@@ -555,6 +561,13 @@ class _Aliases:
     """Own record's key → how many of its stored messages (``own``, then ``more``) this
     reading has read: the next one is looked for from there (linear in a session of one
     record written many times, a legacy Codex ``continue``)."""
+    ident: dict[int, list[str]] = field(default_factory=dict)
+    """A Codex own record's identity (:func:`logparse.msgkey.codex_identity`) → the stored
+    messages whose own record has it, in their order: what a record rewritten (other
+    content, so another key) is found by, at its line or moved to another."""
+    ident_at: dict[int, int] = field(default_factory=dict)
+    """Identity → how many of :attr:`ident`'s messages this reading has passed (as
+    :attr:`cursor`): of records sharing one, the first unread is the one next in order."""
     keyed: dict[str, int | None] = field(default_factory=dict)
     """Stored messages read from lines (their raw JSON holds records) → their
     :func:`~logparse.msgkey.content_digest`."""
@@ -569,7 +582,9 @@ class _Aliases:
             own: dict[int, str] = {}
             for mid, raw in self.store.stored_raws(self.sid, self.after):
                 mid = sys.intern(mid)
-                mine, others = record_keys(raw, id_line(mid))
+                mine, others, idents = record_index(raw, id_line(mid))
+                for ident in idents:
+                    self.ident.setdefault(ident, []).append(mid)
                 if mine:
                     self.keyed[mid] = content_digest(raw)
                     self.mine[mid] = mine[0] if len(mine) == 1 else frozenset(mine)
@@ -607,18 +622,24 @@ class _Aliases:
         dg = self.keyed.get(mid)
         return dg is not None and dg == content_digest(msg.raw)
 
-    def _rewritten(self, mid: str, msg: RawMessage) -> bool:
-        """Whether ``msg``, read at the line the stored message ``mid`` names, is that
-        message's own record rewritten in place: a Codex record with the same time, type,
-        ids and ``ordinal`` and other content (:func:`logparse.msgkey.codex_identity`), the
-        way a Claude Code record keeps its ``uuid`` when it changes.  It is that message
-        changed (replaced under its id, as a changed Claude Code record is), never a new
-        one beside it that would count its calls, dead ends and prompt twice."""
-        new = own_identity(msg.raw, msg.line)
-        if new is None or msg.line != id_line(mid):
-            return False
-        raw = self.store.stored_raw(self.sid, mid)
-        return raw is not None and own_identity(raw, id_line(mid)) == new
+    def _rewritten(self, msg: RawMessage, seen: dict[str, tuple[int, str]]) -> str | None:
+        """The stored message whose own record ``msg``'s is, rewritten (other content, so
+        another key), at its line or moved to another: a Codex record with the same time,
+        type, ids, ``ordinal`` and kind (:func:`logparse.msgkey.codex_identity`), the way a
+        Claude Code record keeps its ``uuid`` when it changes.  It is that message changed
+        (replaced under its id, as a changed Claude Code record is), never a new one beside
+        it that would count its calls, dead ends and prompt twice.  Of stored messages
+        sharing the identity (one kind in one millisecond), the first this reading has not
+        read.  ``None``: none."""
+        ident = own_identity(msg.raw, msg.line)
+        mids = self.ident.get(ident) if ident is not None else None
+        if not mids or ident is None:
+            return None
+        i = self.ident_at.get(ident, 0)
+        while i < len(mids) and mids[i] in seen:
+            i += 1
+        self.ident_at[ident] = i
+        return mids[i] if i < len(mids) else None
 
     def resolve(self, msg: RawMessage, dg: int, seen: dict[str, tuple[int, str]]
                 ) -> tuple[str, bool]:
@@ -664,14 +685,20 @@ class _Aliases:
             elif mine is not None:
                 self.pieced.update(mine)
             return whole, True
-        if stored is not None and mid not in seen and self._rewritten(mid, msg):
-            return mid, False  # its record rewritten at its line: the message, changed
+        if (was := self._rewritten(msg, seen)) is not None:
+            self.renamed += was != mid
+            return was, False  # its record rewritten (and moved): the message, changed
         if stored is not None and mid in self.keyed:
-            # a new message at a line whose id a stored (other) message has
+            # a new message at a line whose id a stored (other) message has: named to sort
+            # (ids break ties of time) after that message when this reading met it before
+            # (a line removed before it), else before it (a line added: it comes later),
+            # so a second reading of the same file finds every message in its place
             self.renamed += 1
             tail = f"{key:016x}"
-            return next((c for c in (f"{mid}-{tail[:8]}", f"{mid}-{tail}") if c not in known),
-                        f"{mid}-{tail}-{self.renamed}"), False
+            line = id_line(mid)
+            base = mid if mid in seen or not line else line_id(line - 1)
+            return next((c for c in (f"{base}-{tail[:8]}", f"{base}-{tail}")
+                         if c not in known), f"{base}-{tail}-{self.renamed}"), False
         return mid, False
 
 
@@ -1081,8 +1108,23 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
     return _Session(src=src, known=known, deriver=deriver, stored=digests,
+                    older=bool(known) and _older_copy(store, src),
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
                     else None)
+
+
+def _older_copy(store: KbStore, src: SourceSession) -> bool:
+    """Whether ``src`` is an older copy of its stored session: a Codex rollout whose last
+    record was written before the stored session's last message (a snapshot taken before
+    the session went on).  Each message it holds is an earlier state of a stored one (a
+    rollout only grows), so it changes none: the newest content stays, never shorter nor
+    without its result.  Copies that end together (neither says it is older) are read as
+    Claude Code's are: the content read last is the message's."""
+    if src.form != "codex":
+        return False
+    end = rollout_end(Path(src.path))
+    last = store.last_message_time(src.session_id)
+    return end is not None and last is not None and end < last
 
 
 def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
@@ -1141,6 +1183,16 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
             aliases.claimed += 1
         if keep:
             deriver.keep.add(mid)  # a piece of a stored message: kept as stored
+        elif st.older and stored is not None and stored[0] not in (dg, -1):
+            deriver.keep.add(mid)  # an older copy's earlier state of a stored message
+        elif stored is not None and stored[0] == -1 and st.stored is not None and \
+                (real := st.stored.get(mid)) is not None and real[0] != dg and (
+                st.older or (not (aliases is not None and aliases.moved(mid, msg))
+                             and _later_stored(store, sid, msg, src.path, st.lines_from,
+                                               stored[1]))):
+            # derived by older rules, and this copy holds an earlier state of it: its rows
+            # stay those of the older rules rather than the newest content be lost
+            deriver.keep.add(mid)
         elif stored is not None and stored[0] not in (dg, -1) and \
                 not (aliases is not None and aliases.moved(mid, msg)) and \
                 _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):

@@ -244,6 +244,14 @@ class KbStore:
             return None
         return StoredSession(session_id, bool(row[0]), row[1], int(row[2]))
 
+    def last_message_time(self, session_id: str) -> int | None:
+        """When the session's last stored message was written (epoch ms; ``None``: no
+        message, or none with its time)."""
+        row = self.conn.execute(
+            "SELECT max(time_created) FROM messages WHERE session_id = ?",
+            [session_id]).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def holds_session(self, session_id: str) -> bool:
         """Whether anything of a session is stored: its row, or messages (an interrupted
         ingest may leave messages without their session row)."""

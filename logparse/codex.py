@@ -72,6 +72,7 @@ from logparse._agentlines import (
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.measure import round_sig
 from logparse.models import Problem
+from logparse.msgkey import CONTEXT_OPENERS
 from logparse.opencode._lines import (
     LineCursor,
     first_record,
@@ -128,13 +129,8 @@ _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
-_INJECTED = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
-             "# AGENTS.md instructions", "<user_shell_command>", "<skill",
-             "<permissions instructions>", "<collaboration_mode>", "<codex_internal_context",
-             "<external_", "<subagent_notification>", "<personality_spec>", "<model_switch>")
-"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
-injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
-``!command`` the user ran, the markers of newer builds): never what the user typed."""
+_INJECTED = CONTEXT_OPENERS
+"""How the context Codex writes into a user message opens: never what the user typed."""
 
 REJECTED = re.compile(
     r"^(?:exec command rejected by user|patch rejected by user|user rejected MCP tool call"
@@ -148,7 +144,9 @@ its reviewer's, or the approval policy's."""
 YIELD_HOLD = 1000
 """Messages held back behind a yielded cell's at most (within a turn: a ``codex exec``
 run is one turn) before the cell is let go, its commands still running: its end or the
-``wait`` that reads it comes a few lines on (``yielded.jsonl``), a server's never."""
+``wait`` that reads it comes a few lines on (``yielded.jsonl``), a server's never.  The
+same bound for a plain run that returned while it ran and that nothing polls
+(:meth:`_Rollout._release_waiting`)."""
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
@@ -434,6 +432,35 @@ def shell_text(argv: Any) -> str | None:
     return shlex.join(argv)
 
 
+_CHUNK_KEYS = frozenset({"chunk_id", "wall_time_seconds", "exit_code",
+                         "original_token_count", "output"})
+"""What a code-mode ``exec_command`` answers a script (Codex 0.17x), printed whole by a
+cell a ``wait`` reads (``yielded.jsonl`` L25): its ``output`` and the harness's counts."""
+
+
+def _unchunked(text: str) -> str:
+    """A ``wait``'s output with each printed ``exec_command`` answer (one JSON line of
+    :data:`_CHUNK_KEYS`) replaced by the command's own output: its wall time, exit code and
+    token count are the harness's plumbing of a command whose own end reports them, read
+    again as readings of the ``wait`` (the raw record keeps them)."""
+    if '"wall_time_seconds"' not in text:
+        return text
+    out = []
+    for line in text.split("\n"):
+        doc: Any = None
+        if line.startswith("{") and '"wall_time_seconds"' in line:
+            try:
+                doc = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("output"), str) and \
+                set(doc) <= _CHUNK_KEYS:
+            out.append(doc["output"].rstrip("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def parse_output(tool: str, output: Any) -> dict[str, Any]:
     """A call output → opencode tool-state fields: status, output/error, exit, duration."""
     failed = False
@@ -491,6 +518,8 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
             # of the output (as older builds print it), where the ``truncated`` signal and
             # the size of the whole output are read from
             text = f"Total output lines: {cut.group(1)}\n\n{text}"
+    if cell is not None and tool == "wait":
+        text = _unchunked(text)
     cut = _CUT.match(text)
     if cut:  # the size of the whole output, of which the agent saw a part
         meta["reported"] = [*meta.get("reported", []), {
@@ -593,6 +622,35 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
     return {"type": "tool", "id": str(call_id), "callID": call_id, "tool": tool,
             "state": {"status": "running", "input": inp, "title": title,
                       "time": {"start": ts}, "metadata": {}}}
+
+
+END_SCAN = 1 << 20
+"""Bytes from its end :func:`rollout_end` reads at most (a last line longer: unknown)."""
+
+
+def rollout_end(path: Path) -> int | None:
+    """When the rollout at ``path`` ends: the time of its last whole record (epoch ms).  An
+    older copy of a session (a snapshot taken before it went on) ends before the newer
+    one's last message (``kb.ingest``).  ``None``: not a file, or no timed record within
+    :data:`END_SCAN` bytes of its end."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - END_SCAN))
+            tail = f.read(END_SCAN)
+    except OSError:
+        return None
+    lines = tail.split(b"\n")
+    if size > len(tail):
+        lines = lines[1:]  # (the first one read from its middle)
+    for body in reversed(lines[-16:]):
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue  # empty, or a last line not written whole yet
+        if isinstance(obj, dict) and (t := iso_ms(obj.get("timestamp"))) is not None:
+            return t
+    return None
 
 
 class CodexReader(TranscriptReader):
@@ -954,6 +1012,8 @@ class _Rollout:
             self._release_yielded()  # a cell left running: its turn holds it, no longer
         elif self.yielded and len(self.q) > YIELD_HOLD:
             self._release_yielded(self.q.head)  # ... nor a long turn's every message
+        if self.waiting and len(self.q) > YIELD_HOLD:
+            self._release_waiting(self.q.head)  # a run nobody polls: as a yielded cell
         if typ not in LINE_TYPES:  # legacy rollouts: bare items, no envelope
             if is_legacy_meta(obj):
                 typ = "session_meta"
@@ -1485,6 +1545,19 @@ class _Rollout:
         for cid in [c for c, (d, _p, _n) in self.yielded.items()
                     if c not in self.aborted and (head is None or d is head)]:
             self._yielded_done(cid)
+
+    def _release_waiting(self, head: Draft | None) -> None:
+        """:data:`YIELD_HOLD` messages wait behind ``head``, a call whose command returned
+        while it ran (``Process running with session ID N``) and that nothing polled or
+        ended since: it leaves as its output left it, its command still running.  Held on,
+        every later message would wait for an end that may never come (a server started
+        and never polled held up to :data:`~logparse._agentlines.HOLD_LIMIT` messages, and
+        a growing file had no resume point meanwhile).  An end or a poll after it is a line
+        of its own (the poll keeps what it read)."""
+        for cid in [c for c, (d, _tp, _p) in self.waiting.items()
+                    if d is head and c not in self.aborted]:
+            d, _tp, _proc = self.waiting.pop(cid)
+            d.open -= 1
 
     def _yield_cell(self, cid: str, d: Draft, parts: list[dict[str, Any]], no: Any) -> None:
         """A cell returned while it ran: its commands without an end wait for it (their

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 47
+DERIVE_VERSION = 52
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -164,9 +164,15 @@ file); and a ``CommandExecution`` of a command a running cell's code spells
 out, started once that cell was called, is that cell's, never a yielded cell's command of
 the same command line.
 45: 44 and 41 together (both branches' changes, merged).
+46 (codex12): a plain Codex run that returned while it ran (``Process running with
+session ID N``) and that nothing polls is let go behind 1,000 messages as a yielded cell is
+(``codex.YIELD_HOLD``; it held every later message up to 20,000 before); a ``wait``'s
+output is what the command it read printed, not the ``exec_command`` answer as JSON (its
+wall time, exit code and token count were read again as readings of the ``wait``).
 47 (meas12): a call that failed without an output is measured from its error, whichever
 reader kept it there (a fetch's ``status code 404``: of a tool whose output is never
 read, only the HTTP status; a test run an agent marked failed, its tally), never the
 size of a write that did not happen nor a listing's count of an error's lines; a
 failing command's exit code is one reading though its output states it too; a file
-Gemini CLI's ``read_file`` cut gives its length from the note at its head."""
+Gemini CLI's ``read_file`` cut gives its length from the note at its head.
+52: 46 and 47 together."""

@@ -12,8 +12,9 @@ A record's key is its own id where it has one: Claude Code's ``uuid``, a pi entr
 ``id``, an Antigravity step's ``step_index`` (with its type and creation time); else
 (Codex records carry none) a digest of the record.  Keys are 64-bit integers, so an index of a long session's
 records stays small.  A Codex record rewritten at its line (other content) has another
-key; :func:`codex_identity` (its time, type and ids) says it is the same record, as a
-``uuid`` does for Claude Code (``kb.ingest``: the stored message, changed).
+key; :func:`codex_identity` (its time, type, ids and kind) says it is the same record,
+at its line or at another, as a ``uuid`` does for Claude Code (``kb.ingest``: the stored
+message, changed).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import ID_DIGITS
+from logparse._agentlines import ID_DIGITS, message_id
 
 LINE_KEYED = frozenset({"claude-code", "claude-stream", "codex", "pi", "antigravity"})
 """Forms whose message ids are line numbers (a shifted line renames the messages after)."""
@@ -54,14 +55,44 @@ def record_key(rec: Any) -> int:
 _IDENTITY = ("type", "role", "call_id", "id", "name")
 """The payload fields that say which Codex record it is, whatever it says."""
 
+CONTEXT_OPENERS = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
+                   "# AGENTS.md instructions", "<user_shell_command>", "<skill",
+                   "<permissions instructions>", "<collaboration_mode>",
+                   "<codex_internal_context", "<external_", "<subagent_notification>",
+                   "<personality_spec>", "<model_switch>")
+"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
+injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
+``!command`` the user ran, the markers of newer builds): never what the user typed.  Read
+by :mod:`logparse.codex` and by :func:`codex_identity` (the kind of a user message)."""
+
+
+def _kind(p: dict[str, Any]) -> str | None:
+    """What kind of message a Codex ``message`` payload is, whatever it says: the context
+    fragment it opens with (:data:`CONTEXT_OPENERS`), else ``typed``.  Codex writes the
+    AGENTS.md, the environment and the user's prompt in one millisecond, none with an id
+    before 0.17x (pool/privacy-x402__codex-session.jsonl L3, L4, L7): their kinds keep
+    them apart, and a record rewritten keeps its kind."""
+    if p.get("type") != "message":
+        return None
+    content = p.get("content")
+    first = content[0] if isinstance(content, list) and content else content
+    text = first.get("text") if isinstance(first, dict) else first
+    if not isinstance(text, str):
+        return None
+    head = text.lstrip()
+    return next((o for o in CONTEXT_OPENERS if head.startswith(o)), "typed")
+
 
 def codex_identity(rec: Any) -> int | None:
     """Which Codex record ``rec`` is, whatever its content: its time, its type, its
-    payload's type, role, ids and name, and the ``ordinal`` Codex 0.17x numbers every line
-    with.  A record rewritten at its line (an older copy of the session, then a newer one)
-    keeps them, as a Claude Code record keeps its ``uuid``; its key
-    (:func:`record_key`, a digest of its content) does not.  ``None``: no enveloped record
-    with its time (a legacy bare item: only its content names it)."""
+    payload's type, role, ids and name, the ``ordinal`` Codex 0.17x numbers every line
+    with, and, for a message, its kind (:func:`_kind`: several messages without ids are
+    written in one millisecond).  A record rewritten at its line or moved to another (an
+    older copy of the session, then a newer one) keeps them, as a Claude Code record
+    keeps its ``uuid``; its key (:func:`record_key`, a digest of its content) does not.
+    Records that still share one (the same kind in the same millisecond) are told apart
+    by their order (``kb.ingest``: the first stored one not read yet).  ``None``: no
+    enveloped record with its time (a legacy bare item: only its content names it)."""
     if not isinstance(rec, dict) or "uuid" in rec:
         return None
     ts, typ, p = rec.get("timestamp"), rec.get("type"), rec.get("payload")
@@ -71,7 +102,7 @@ def codex_identity(rec: Any) -> int | None:
     ordinal = rec.get("ordinal")
     if not isinstance(ordinal, int) or isinstance(ordinal, bool):
         ordinal = None
-    return _digest(b"c:" + orjson.dumps([ts, typ, ordinal, *fields]))
+    return _digest(b"c:" + orjson.dumps([ts, typ, ordinal, *fields, _kind(p)]))
 
 
 def _records(raw: bytes | str) -> tuple[list[Any], list[Any]] | None:
@@ -102,6 +133,47 @@ def record_keys(raw: bytes | str, line: int | None = None) -> tuple[list[int], l
     if at is None:
         return keys, []
     return [keys[at]], keys[:at] + keys[at + 1:]
+
+
+_MESSAGE_ITEMS = frozenset({"message", "function_call", "custom_tool_call",
+                            "local_shell_call", "function_call_output",
+                            "custom_tool_call_output"})
+"""The Codex ``response_item`` payloads a message is read from (its own record; a user or
+assistant ``message``): the other records it holds are lines without an ordinal."""
+
+
+def _own_identities(recs: list[Any]) -> list[int]:
+    """The :func:`codex_identity` of the records of a stored Codex message that can be its
+    own: its ``response_item`` message (user or assistant), call or output.  Not the record
+    at the line its id names: a message replaced in place by a moved copy of it keeps its
+    id, and that line may now be another of its records."""
+    out = []
+    for r in recs:
+        p = r.get("payload") if isinstance(r, dict) and r.get("type") == "response_item" \
+            else None
+        if isinstance(p, dict) and p.get("type") in _MESSAGE_ITEMS and (
+                p.get("type") != "message" or p.get("role") in ("user", "assistant")):
+            ident = codex_identity(r)
+            if ident is not None:
+                out.append(ident)
+    return out
+
+
+def record_index(raw: bytes | str, line: int | None
+                 ) -> tuple[list[int], list[int], list[int]]:
+    """:func:`record_keys` and the :func:`codex_identity` of the records that can be the
+    message's own (:func:`_own_identities`), from one parse of the raw JSON."""
+    got = _records(raw)
+    if got is None:
+        return [], [], []
+    lines, recs = got
+    at = next((i for i, n in enumerate(lines) if n == line), None) if line is not None \
+        else None
+    keys = [record_key(r) for r in recs]
+    idents = _own_identities(recs)
+    if at is None:
+        return keys, [], idents
+    return [keys[at]], keys[:at] + keys[at + 1:], idents
 
 
 def _own_record(raw: bytes | str, line: int | None) -> tuple[Any] | None:
@@ -136,6 +208,11 @@ def id_line(message_id: str) -> int | None:
     """The line a line-keyed message id names (:func:`logparse._agentlines.message_id`)."""
     head = message_id[:ID_DIGITS]
     return int(head) if len(head) == ID_DIGITS and head.isdigit() else None
+
+
+def line_id(line: int) -> str:
+    """The id a line-keyed message read at ``line`` gets (:func:`id_line` reads it back)."""
+    return message_id(line)
 
 
 def own_identity(raw: bytes | str, line: int | None) -> int | None:

@@ -128,3 +128,36 @@ def test_a_yielded_cells_later_command_ends_while_another_cell_runs(tmp_path: Pa
     assert server["state"]["metadata"]["exit"] == 0
     assert server["state"]["output"] == "server up\nserver done\n"
     assert calc["state"]["metadata"]["exit"] == 0 and calc["state"]["output"] == "5\n"
+
+
+CLASSIC = ROOT / "fixtures" / "codex_record" / "recorded" / "classic.jsonl"
+"""L93 ``exec_command`` ``echo bench start; sleep 40; ...``, L96 its output ``Process
+running with session ID 90360``; L29-L33 a call that completes (``call_0004``)."""
+
+
+@pytest.mark.parametrize("hold", [50, None])
+def test_a_run_never_polled_is_let_go_as_a_yielded_cell_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hold: int | None) -> None:
+    # a plain exec_command returns while its command runs, and nothing polls or ends it:
+    # the turn goes on with calls that complete.  Past YIELD_HOLD messages behind it the
+    # run leaves as its output left it (still running), never HOLD_LIMIT (20,000)
+    if hold is not None:
+        monkeypatch.setattr(codex, "YIELD_HOLD", hold)
+    lines = CLASSIC.read_bytes().splitlines(keepends=True)
+    body = lines[:96]
+    loops = 40 if hold is not None else 600
+    for k in range(loops):
+        body += [x.replace(b"call_0004", b"call_9%03d" % k).replace(b"fc_0004", b"fc_9%03d" % k)
+                 for x in lines[28:33]]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(body))
+    reader, msgs = _read(path)
+    bound = codex.YIELD_HOLD
+    assert reader.resume is not None and len(reader.resume.state["q"]) <= bound + 1
+    assert not reader.resume.state["waiting"]
+    assert not any(b'"open_calls"' in m.raw for m in msgs)
+    runs = [p for p in _bash(msgs) if "sleep 40" in (p["state"]["input"]["command"] or "")]
+    assert len(runs) == 1
+    assert runs[0]["state"]["metadata"]["process"] == 90360
+    assert "exit" not in runs[0]["state"]["metadata"]
+    assert len(_bash(msgs)) == 7 + loops  # (the seven commands of L1-L96, the run last)
