@@ -10,8 +10,9 @@ tells.  Two things tell a restatement from news or a question, whichever comes:
 
 * right after it the agent does what those words name with work of another kind than
   the turn's (``opencode export`` after ``git add`` / ``git commit`` / ``git push``);
-* the user says the request again nearly whole (``export the session`` twice, the replies
-  between made no call at all).
+* the user says the request again nearly whole and the replies between made no call at
+  all (``export the session`` twice); after a turn of work the same message again says
+  go on (``sounds good, continue``), it restates nothing.
 
 A compaction in the turn makes the cause the context the replies lost.
 
@@ -203,8 +204,10 @@ def misread_episodes(steps: Sequence[Step], said: Sequence[Said]) -> list[Found]
                          and missed & _touched(s)), None)
             if len(turn) < MIN_WORK:
                 redo = None  # a turn that only answered did no work of another kind
-            if redo is None and not _repeats(ask.text, again.text):
-                continue  # news or a question: neither the request again nor taken up
+            if redo is None and (turn or not _repeats(ask.text, again.text)):
+                # news or a question: neither taken up nor the request again after replies
+                # that did nothing (a message said again after a turn of work says go on)
+                continue
             what = sorted(missed & _touched(redo) if redo is not None else missed)
             ev: list[tuple[int, str, str | None]] = [(ask.ordinal, "proposed", short(ask.text, 200))]
             ev += [(s.ordinal, "tested", short(s.command, 120) or f"changed {s.target}")

@@ -97,3 +97,15 @@ def test_a_request_said_again_whole_in_another_script_is_read() -> None:
             Said("s", 3, "user", "导出这个会话到文件夹", None)]
     (f,) = misread_episodes([], said)
     assert f.first == 1 and f.said_at == 3 and 2 in f.ordinals()
+
+
+def test_a_message_said_again_after_a_turn_of_work_says_go_on() -> None:
+    # the fixture campaign's steering ("sounds good, continue" twice, a benchmark run
+    # between): the turn worked, the message restates no request
+    said = [Said("s", 10, "user", "sounds good, continue", None),
+            Said("s", 14, "user", "sounds good, continue", None)]
+    steps = [_run(11, "git diff", "git diff"), _run(12, "pip list", "pip list"),
+             _run(13, "python3 sglang.bench_serving", "python3 -m sglang.bench_serving")]
+    assert misread_episodes(steps, said) == []
+    # with no call between, the same words again are the request not done
+    assert [f.how for f in misread_episodes([], said)] == ["misread"]
