@@ -1,4 +1,5 @@
-"""``python -m bench loso [--logkb PATH] [--set tune|shared|both] [--json] [--fps]``:
+"""``python -m bench loso [--logkb PATH] [--set tune|shared|both] [--json] [--fps]
+[--misses]``:
 leave-one-session-out precision and causes of the dead ends, and each rule's false
 positives across sessions.
 
@@ -25,7 +26,9 @@ session), and count
 Per rule (``via``) it lists the false positives it makes in every session: a rule whose
 false positives span several sessions is a generalisation risk even where its true
 positives look good.  ``--fps`` also prints each false positive (session, evidence,
-name, cause).  Never run on ``heldout``: the choice is not offered.
+name, cause); ``--misses`` the matched dead ends LOSO leaves out, by rule (the ones a
+rule true in another session would have to read).  Never run on ``heldout``: the choice
+is not offered.
 """
 
 from __future__ import annotations
@@ -297,6 +300,35 @@ def fp_lines(hits: Iterable[Hit]) -> list[str]:
     return out
 
 
+def left_out(hits: Iterable[Hit]) -> list[Hit]:
+    """The matched dead ends LOSO leaves out: their rule is true in no other session
+    (what a rule must generalise to keep), in session and transcript order."""
+    hits = list(hits)
+    true_in: dict[str, set[str]] = {}
+    for h in hits:
+        if h.true:
+            true_in.setdefault(h.rule, set()).add(h.session)
+    return sorted((h for h in hits if h.matched
+                   and not true_in.get(h.rule, set()) - {h.session}),
+                  key=lambda h: (h.rule, h.session, h.ordinals[:1]))
+
+
+def miss_lines(hits: Iterable[Hit]) -> list[str]:
+    """:func:`left_out` by rule: each rule's count and sessions, then every dead end
+    (session, agent, evidence, name), 80 columns."""
+    gone = left_out(hits)
+    out = [f"LOSO leaves out {len(gone)} matched dead ends (rule true in one session):"]
+    by: dict[str, list[Hit]] = {}
+    for h in gone:
+        by.setdefault(h.rule, []).append(h)
+    for rule, hs in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"{rule} ({len(hs)})"[:WIDTH])
+        for h in hs:
+            ev = ",".join(str(o) for o in h.ordinals[:4])
+            out.append(f"  {h.session} [{h.agent or '?'}] #{ev} {h.name}"[:WIDTH])
+    return out
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench loso",
                                  description=__doc__.splitlines()[0] if __doc__ else None)
@@ -307,6 +339,8 @@ def main(argv: list[str]) -> None:
                     help="one object per set (and one for both), with the rules")
     ap.add_argument("--fps", action="store_true",
                     help="also print every false positive (with --json: every dead end)")
+    ap.add_argument("--misses", action="store_true",
+                    help="also print the matched dead ends LOSO leaves out, by rule")
     ap.add_argument("names", nargs="*", help="label stems (default: all of the set)")
     a = ap.parse_args(argv)
     sets = ("tune", "shared") if a.set == "both" else (a.set,)
@@ -357,6 +391,10 @@ def main(argv: list[str]) -> None:
     if a.fps:
         print()
         for line in fp_lines(h for _, hs in every.values() for h in hs):
+            print(line)
+    if a.misses:
+        print()
+        for line in miss_lines(h for _, hs in every.values() for h in hs):
             print(line)
 
 

@@ -131,7 +131,7 @@ class Found:
     ended: int
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
-    user), ``asked-again``, ``rejected``, ``retracted`` (by the agent, untested),
+    user), ``rejected``, ``retracted`` (by the agent, untested),
     ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
     not there by that name), ``guesses`` (guesses at a cause a finding refuted),
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
@@ -627,11 +627,8 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if s.role == "user":
             by_session.setdefault(s.session_id, []).append(s)
     work = _Index([s for s in steps if s.change or (s.check and not s.failed)])
-    failed = {(s.session_id, s.ordinal) for s in steps if s.failed}
     aborted = {(s.session_id, s.ordinal) for s in said if s.signal == "aborted"}
-    silent = {(s.session_id, s.ordinal) for s in said if s.signal == "silent"}
     compacted = {(s.session_id, s.ordinal) for s in said if s.signal == "compaction"}
-    acted = {(s.session_id, s.ordinal) for s in steps}
     out: list[Found] = []
     for sid, users in by_session.items():
         current: Found | None = None
@@ -693,28 +690,6 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             refutes = report.signal is not None and bool(changed) and (
                 _about(report, prev, changed) or (current is not None
                                                   and _same_symptom(current, report)))
-            if not refutes and _asks_again(prev, report) \
-                    and not any((sid, o) in aborted for o in between) \
-                    and any((sid, o) in silent or (sid, o) in acted for o in between):
-                # the same request again: the replies in between did not do it (a reply
-                # the user aborted to re-send at once is no failed reply)
-                ev: list[tuple[int, str, str | None]] = [
-                    (o, "tested", None) for o in between if (sid, o) not in failed]
-                ev.append((report.ordinal, "ended", short(report.text, 200)))
-                if current is not None and current.how == "asked-again" \
-                        and current.ended == prev.ordinal:
-                    current.evidence = _dedupe(current.evidence + ev)
-                    current.ended = report.ordinal
-                    continue
-                current = Found(session_id=sid, name=f"the reply to «{short(prev.text, 70)}»",
-                                first=prev.ordinal + 1, ended=report.ordinal,
-                                how="asked-again",
-                                cause_text=f"{LOST_TASK}: the replies lost the task"
-                                if lost else
-                                "the replies did not do what was asked",
-                                why=short(report.text, 240), evidence=_dedupe(ev))
-                out.append(current)
-                continue
             if not refutes:
                 current = None
                 continue
@@ -874,13 +849,6 @@ def _opens_with_report(report: Said) -> bool:
     first = report.text.strip().split("\n", 1)[0]
     return bool(refutation_phrase(first) or correction_phrase(first)
                 or still_broken_phrase(first) or report.error and report.error in first)
-
-
-def _asks_again(prev: Said, now: Said) -> bool:
-    """A user message that repeats the one before it (the request was not done)."""
-    a, b = tokens(prev.text[:400]), tokens(now.text[:400])
-    return len(a) >= 2 and len(b) >= 2 and len(a & b) / max(len(a), len(b)) >= 0.75 \
-        and now.ordinal - prev.ordinal <= 12
 
 
 _CONTRAST = re.compile(r"(?i)(?:^|[\s,;])(?:but|pero|mas|por[ée]m|however)\s+|でも|けど|但是?|不过")

@@ -95,7 +95,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 60
+EXTRACTOR_VERSION = 62
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -249,7 +249,12 @@ named by those words, not by the error.
 57 (codex11): a Codex code-mode ``wait`` on a cell that yielded is a poll of the cell's
 run, as ``write_stdin`` is of a process (the reader links it: ``input.polls``): what it
 read is the run's, no step, no question, no dead end of its own.
-60: 55 and 57 together (both branches' changes, merged)."""
+60: 55 and 57 together (both branches' changes, merged).
+62 (recall12): a request the user restates is one rule, read by structure
+(:mod:`kb.graph.misread`): the restated words no call of the turn touched, then either
+work of another kind that takes them up or the request said again nearly whole (a turn
+of replies with no call too); the refutation rule's own "asked again" reading is gone.
+Words are letter runs in any alphabet and Han/Katakana character pairs."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -10,8 +10,10 @@ from bench.loso_bench import (
     cause_kind,
     choice_lines,
     fp_lines,
+    left_out,
     lines,
     main,
+    miss_lines,
     rule_lines,
     tabulate,
 )
@@ -142,3 +144,18 @@ def test_left_out_rows_pair_the_kept_dead_ends_with_the_labels_again() -> None:
     assert t["loso"]["rematched"] == 1.0  # check:x pairs with it again
     assert tabulate(res)["loso"]["rematched"] is None
     assert any(line.startswith("re-paired") for line in lines("x", t))
+
+
+def test_misses_are_the_matched_dead_ends_of_rules_true_in_one_session() -> None:
+    hits = [_hit("tune/a", "check:failed-check", true=True, matched=True),
+            _hit("tune/b", "check:failed-check", true=True, matched=True),
+            _hit("tune/a", "misread:misread", true=True, matched=True),
+            _hit("tune/a", "misread:misread", true=True, matched=False),
+            _hit("tune/b", "guess:guesses", true=False, matched=False)]
+    # check holds in two sessions; misread's matched one is left out, its unmatched
+    # duplicate is no label lost; guess matched nothing
+    assert [(h.session, h.rule) for h in left_out(hits)] == [("tune/a", "misread:misread")]
+    out = miss_lines(hits)
+    assert out[0].startswith("LOSO leaves out 1 ")
+    assert out[1] == "misread:misread (1)" and "tune/a" in out[2]
+    assert all(len(x) <= 80 for x in out)

@@ -76,3 +76,36 @@ def test_the_records_of_a_stop_are_no_request() -> None:
     # two stops share their words; the later work happens to name one of them
     steps.append(_run(ex.after[-1][0] + 1, "curl request", "curl -X POST request interrupted"))
     assert misread_episodes(steps, said) == []
+
+
+def test_words_are_read_in_every_alphabet_of_the_pool() -> None:
+    from kb.graph.misread import _terms
+    # accented letters stay in their word; Han and Katakana runs are read as pairs, the
+    # hiragana particles every sentence shares are not
+    assert {"exporta", "sesión"} <= _terms("exporta la sesión")
+    assert {"导出", "会话"} <= _terms("导出这个会话")
+    assert {"セッ", "ショ"} <= _terms("このセッションを")
+    assert not any("の" in t or "を" in t for t in _terms("このセッションを"))
+    # a path's and a command's words are the same words as a request's
+    assert {"session", "export"} <= _terms("opencode export > session-export.json")
+
+
+def test_a_request_said_again_whole_in_another_script_is_read() -> None:
+    # the same request twice, the reply between made no call (as EXAMPLES' uicomponents
+    # row, in Chinese): the request's words are pairs of characters
+    said = [Said("s", 1, "user", "导出这个会话到文件夹", None),
+            Said("s", 3, "user", "导出这个会话到文件夹", None)]
+    (f,) = misread_episodes([], said)
+    assert f.first == 1 and f.said_at == 3 and 2 in f.ordinals()
+
+
+def test_a_message_said_again_after_a_turn_of_work_says_go_on() -> None:
+    # the fixture campaign's steering ("sounds good, continue" twice, a benchmark run
+    # between): the turn worked, the message restates no request
+    said = [Said("s", 10, "user", "sounds good, continue", None),
+            Said("s", 14, "user", "sounds good, continue", None)]
+    steps = [_run(11, "git diff", "git diff"), _run(12, "pip list", "pip list"),
+             _run(13, "python3 sglang.bench_serving", "python3 -m sglang.bench_serving")]
+    assert misread_episodes(steps, said) == []
+    # with no call between, the same words again are the request not done
+    assert [f.how for f in misread_episodes([], said)] == ["misread"]
