@@ -71,6 +71,24 @@ from logparse.shell.wrappers import _strip_wrappers
 # Safety
 # ---------------------------------------------------------------------------
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _evaluated_name(prog: str, args: tuple[str, ...]) -> str | None:
+    """Why ``unset`` may run code, or None.
+
+    bash evaluates the subscript of ``NAME[SUB]`` as arithmetic, which expands
+    ``$(…)``: ``unset 'a[$(cmd)]'`` runs ``cmd`` (``test -v``/``[[ -v`` are denied in
+    :data:`~logparse.shell.programs.PROGRAMS`).  Only plain names are vouched for.
+    """
+    if prog == "unset":
+        for a in args:
+            if not a.startswith("-") and not _PLAIN_NAME.fullmatch(a):
+                return (f"unset {a[:40]} evaluates an array subscript as arithmetic, "
+                        "which can run code")
+    return None
+
+
 def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list[tuple[int, str]]:
     """Severity and reasons for one effective command (redirections excluded)."""
     # locals that several branches bind to values of different types
@@ -86,6 +104,10 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
     server = _server_reason(prog, eff, strict=True)
     if server:
         return [(_LAUNCH, server)]
+
+    named = _evaluated_name(prog, args)
+    if named is not None:
+        return [(_UNK, named)]
 
     rule = verdict_rule(prog, args)
     if rule is not None:
