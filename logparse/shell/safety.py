@@ -732,7 +732,12 @@ _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+|\[[0-9a-fA-F:]+\]):(?!//)")
 _HOST_OPERAND = frozenset(
     "nc ncat netcat telnet ping ping6 traceroute tracepath mtr dig nslookup host whois "
     "ftp lftp".split())
-_SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git"})
+_SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git", "sshfs"})
+#: ssh's relatives: their first operand is a host, which the host map does not route.
+_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
+#: A word that is an IPv4 address (``10.0.0.2``, ``10.0.0.2:80``, ``--addr=10.0.0.2``,
+#: ``root@10.0.0.2``): whatever program gets it is told to reach that address.
+_IP_WORD = re.compile(r"(?:[^=@\s]*[=@])?((?:\d{1,3}\.){3}\d{1,3})(?::\d+)?")
 
 
 def _command_endpoints(cmd: SimpleCommand) -> list[str]:
@@ -759,6 +764,15 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
             m = _SCP_LIKE.match(w)
             if m and not w.startswith("-"):
                 found.append(m.group(1).strip("[]"))
+    for w in eff[1:]:
+        ip = _IP_WORD.fullmatch(w)
+        if ip and not ip.group(1).startswith("127.") and ip.group(1) != "0.0.0.0":
+            found.append(ip.group(1))  # a loopback address or 0.0.0.0 binds, reaches nothing
+    if prog in _SSH_KIN:
+        for w in eff[1:]:
+            if not w.startswith("-") and not w.isdigit():
+                found.append(w.rpartition("@")[2])
+                break
     if prog in _HOST_OPERAND:
         for w in eff[1:]:
             if not w.startswith("-") and not w.isdigit():
