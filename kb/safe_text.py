@@ -30,6 +30,12 @@ UNSAFE_CHARS = (
     "\u061c\u200e\u200f"           # bidi marks (ALM, LRM, RLM)
     "\u202a-\u202e"                # bidi embeddings and overrides (LRE RLE PDF LRO RLO)
     "\u2066-\u2069"                # bidi isolates (LRI RLI FSI PDI)
+    # invisible characters that make a line read as another (a command copied from the
+    # screen is not the one shown); ZWJ and ZWNJ stay: emoji and scripts need them
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e"  # soft hyphen, CGJ, fillers, …
+    "\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f"  # ZWSP, LS, PS, WJ, invisible ops
+    "\u3164\ufeff\uffa0\ufff9-\ufffb"  # Hangul filler, BOM, interlinear annotations
+    "\U000e0000-\U000e007f"        # tag characters (invisible ASCII)
 )
 UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
 """One character that must not reach a terminal as it is."""
@@ -38,7 +44,7 @@ UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
 def _escape(m: re.Match[str]) -> str:
     c = m.group()
     n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def visible(text: str) -> str:
@@ -50,7 +56,11 @@ def visible(text: str) -> str:
 
 
 def _json_escape(m: re.Match[str]) -> str:
-    return f"\\u{ord(m.group()):04x}"
+    n = ord(m.group())
+    if n < 0x10000:
+        return f"\\u{n:04x}"
+    n -= 0x10000  # beyond the BMP: JSON spells it as a surrogate pair
+    return f"\\u{0xd800 + (n >> 10):04x}\\u{0xdc00 + (n & 0x3ff):04x}"
 
 
 def json_text(text: str) -> str:

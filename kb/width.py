@@ -5,10 +5,11 @@ hand-off's brief and its headings) measures and cuts with these functions, so
 they agree with each other and with what the terminal draws.  The rule:
 
 - a character :data:`kb.safe_text.UNSAFE` matches (a control character, a bidi
-  override) is shown as its escape (:func:`kb.safe_text.visible`): ``\\x1b`` takes
-  four columns, ``\\u202e`` six;
+  override, an invisible character) is shown as its escape
+  (:func:`kb.safe_text.visible`): ``\\x1b`` takes four columns, ``\\u202e`` six,
+  a tag character ``\\U000e0041`` ten;
 - combining marks (Mn, Me: Thai vowel signs, accents, the keycap ``U+20E3``),
-  format characters (Cf: ZWJ, ZWNJ, soft hyphen, BOM), variation selectors and
+  format characters (Cf: ZWJ, ZWNJ), variation selectors and
   the medial and final Hangul jamo take none;
 - East Asian Wide and Fullwidth characters (CJK, kana, hangul syllables, most
   emoji) take two;
@@ -60,7 +61,7 @@ def _char_cells(ch: str) -> int:
     if 0x20 <= n < 0x7f:
         return 1
     if UNSAFE.match(ch):
-        return 4 if n < 0x100 else 6
+        return 4 if n < 0x100 else 6 if n < 0x10000 else 10
     if ch in "\t\n":
         return 1
     if unicodedata.category(ch) in ("Mn", "Me", "Cf") or unicodedata.combining(ch):
