@@ -735,9 +735,17 @@ _HOST_OPERAND = frozenset(
 _SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git", "sshfs"})
 #: ssh's relatives: their first operand is a host, which the host map does not route.
 _SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
-#: A word that is an IPv4 address (``10.0.0.2``, ``10.0.0.2:80``, ``--addr=10.0.0.2``,
-#: ``root@10.0.0.2``): whatever program gets it is told to reach that address.
-_IP_WORD = re.compile(r"(?:[^=@\s]*[=@])?((?:\d{1,3}\.){3}\d{1,3})(?::\d+)?")
+#: An IPv4 address (``10.0.0.2``, ``10.0.0.2:80``), alone or after the first ``=`` or ``@``
+#: of a word (``--addr=10.0.0.2``, ``root@10.0.0.2``; not ``pkg==1.2.3.4``): whatever
+#: program gets it is told to reach that address.
+_IP_WORD = re.compile(r"((?:\d{1,3}\.){3}\d{1,3})(?::\d+)?")
+_WORD_VALUE = re.compile(r"[=@]")
+
+
+def _ip_of(word: str) -> str | None:
+    at = _WORD_VALUE.search(word)
+    m = _IP_WORD.fullmatch(word, at.end() if at else 0)
+    return m.group(1) if m else None
 
 
 def _command_endpoints(cmd: SimpleCommand) -> list[str]:
@@ -765,9 +773,9 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
             if m and not w.startswith("-"):
                 found.append(m.group(1).strip("[]"))
     for w in eff[1:]:
-        ip = _IP_WORD.fullmatch(w)
-        if ip and not ip.group(1).startswith("127.") and ip.group(1) != "0.0.0.0":
-            found.append(ip.group(1))  # a loopback address or 0.0.0.0 binds, reaches nothing
+        ip = _ip_of(w)
+        if ip and not ip.startswith("127.") and ip != "0.0.0.0":
+            found.append(ip)  # a loopback address or 0.0.0.0 binds, reaches nothing
     if prog in _SSH_KIN:
         for w in eff[1:]:
             if not w.startswith("-") and not w.isdigit():
