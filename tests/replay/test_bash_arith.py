@@ -58,3 +58,24 @@ def test_a_trick_that_runs_code_is_never_read_only(cmd: str, tmp_path: Path, bas
 def test_plain_forms_stay_read_only(cmd: str) -> None:
     safety = classify_safety(parse_command(cmd))
     assert safety.cls == "read-only", (cmd, safety.reasons)
+
+
+def test_replay_runs_none_of_them_even_without_the_sandbox(tmp_path: Path) -> None:
+    """End to end, with the sandbox off (classification is the only wall): every trick is
+    skipped, none creates its sentinel; the plain forms run."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+    from tests.replay.conftest import make_session
+
+    work = tmp_path / "w"
+    work.mkdir()
+    db = make_session(tmp_path, [(c, "", 0) for c in TRICKS + HARMLESS], directory=str(work))
+    r = CliRunner().invoke(cli, ["replay", "run", "--db", str(db), "--from", "1",
+                                 "--no-sandbox", "--json"], catch_exceptions=False)
+    steps = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    ran = {s["recorded_command"] for s in steps if s["action"] == "run"}
+    assert ran == set(HARMLESS), ran
+    assert not (work / S).exists()
