@@ -3,11 +3,12 @@
 A transcript holds whatever a tool printed, a web page said or a user pasted,
 so its text may carry terminal control sequences: OSC 52 (sets the clipboard),
 OSC 0 (the window title), CSI (moves the cursor, clears the screen), C1
-controls (``\\x9b`` is a one-byte CSI on some terminals) and bidirectional
-overrides that make a line read differently from what it is.  Every
+controls (``\\x9b`` is a one-byte CSI on some terminals), bidirectional
+overrides and invisible characters (zero-width spaces, Unicode tags) that make a
+line read differently from what it is.  Every
 human-facing text path (CLI tables and prose, ``search``, ``handoff``, graph
 exports, the TUI) passes its text through :func:`visible`, which shows each
-such character as a visible escape (``\\x1b]52;…``, ``\\u202e``) and never
+such character as a visible escape (``\\x1b]52;…``, ``\\u202e``, ``\\U000e0041``) and never
 emits it.  JSON output keeps the exact text, each such character written as a
 JSON ``\\u`` escape (:func:`json_text`): the same value for a program, inert on
 a terminal (JSON encoders escape C0 controls only, never DEL, C1 or bidi).
