@@ -733,6 +733,25 @@ _HOST_OPERAND = frozenset(
     "nc ncat netcat telnet ping ping6 traceroute tracepath mtr dig nslookup host whois "
     "ftp lftp".split())
 _SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git", "sshfs"})
+#: Options of curl and wget that take the next word as their value (any other word
+#: that is not an option is a URL, a bare host name included).
+_URL_VALUES = {
+    "curl": frozenset("-o --output -O -D --dump-header -c --cookie-jar -b --cookie -H --header "
+                      "-d --data --data-raw --data-binary --data-urlencode --data-ascii -F "
+                      "--form --form-string -X --request -u --user -A --user-agent -e "
+                      "--referer -T --upload-file -K --config -w --write-out -m --max-time "
+                      "--connect-timeout --retry --retry-delay --retry-max-time -x --proxy "
+                      "--cacert --cert --key -E --resolve --unix-socket --interface -r "
+                      "--range -z --time-cond --output-dir --trace --trace-ascii --stderr "
+                      "-Y --speed-limit -y --speed-time --limit-rate --max-filesize -C "
+                      "--continue-at --json --url-query -t --telnet-option".split()),
+    "wget": frozenset("-O --output-document -o --output-file -a --append-output -P "
+                      "--directory-prefix -U --user-agent --header -e --execute -t --tries "
+                      "-T --timeout --user --password --post-data --post-file --method "
+                      "--body-data -i --input-file -l --level -w --wait -Q --quota "
+                      "--load-cookies --save-cookies --referer".split()),
+}
+_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 #: ssh's relatives: their first operand is a host, which the host map does not route.
 _SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
 #: An IPv4 address (``10.0.0.2``, ``10.0.0.2:80``), alone or after the first ``=`` or ``@``
@@ -787,13 +806,19 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
                 found.append(w.rpartition("@")[2])
                 break
     if prog in ("curl", "wget", "http", "https", "httpie", "aria2c"):
+        value = False
         for w in eff[1:]:
+            if value:  # the value of an option (a header, a file, a method)
+                value = False
+                continue
             if w.startswith("-") or "://" in w:
+                value = prog in _URL_VALUES and w in _URL_VALUES[prog]
                 continue
             host = w.split("/", 1)[0].rpartition("@")[2]
             host = host.strip("[]") if host.startswith("[") else host.split(":", 1)[0]
-            if host and "." in host or host == "localhost":
-                found.append(host)
+            if host and "." in host or host == "localhost" or (
+                    prog in _URL_VALUES and _LABEL.fullmatch(host)):
+                found.append(host)  # curl gpu-box: a name /etc/hosts or ssh knows
     if prog == "socat":
         for w in eff[1:]:
             parts = w.split(":")
