@@ -32,14 +32,24 @@ UNSAFE_CHARS = (
     "\u202a-\u202e"                # bidi embeddings and overrides (LRE RLE PDF LRO RLO)
     "\u2066-\u2069"                # bidi isolates (LRI RLI FSI PDI)
     # invisible characters that make a line read as another (a command copied from the
-    # screen is not the one shown); ZWJ and ZWNJ stay: emoji and scripts need them
+    # screen is not the one shown); ZWJ and ZWNJ by their neighbours (JOINERS below)
     "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e"  # soft hyphen, CGJ, fillers, …
     "\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f"  # ZWSP, LS, PS, WJ, invisible ops
     "\u3164\ufeff\uffa0\ufff9-\ufffb"  # Hangul filler, BOM, interlinear annotations
     "\U000e0000-\U000e007f"        # tag characters (invisible ASCII)
 )
-UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
-"""One character that must not reach a terminal as it is."""
+JOINERS = "\u200c\u200d"
+"""ZWNJ and ZWJ: kept between two characters beyond ASCII (an emoji sequence, a script
+that needs them), shown as escapes next to ASCII or at an end (``r\\u200dm`` reads
+as ``rm`` but is not)."""
+UNSAFE = re.compile(f"[{UNSAFE_CHARS}]|(?<![^\\x00-\\x7f])[{JOINERS}]|[{JOINERS}](?![^\\x00-\\x7f])")
+"""One character that must not reach a terminal as it is (a joiner by its neighbours;
+matched alone, any joiner is)."""
+
+
+def lone_joiner(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is a joiner that :func:`visible` shows as an escape."""
+    return text[i] in JOINERS and UNSAFE.match(text, i) is not None
 
 
 def _escape(m: re.Match[str]) -> str:

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from kb.safe_text import UNSAFE
+from kb.safe_text import JOINERS, UNSAFE, lone_joiner
 
 ZWJ = "\u200d"
 VS16 = "\ufe0f"
@@ -37,7 +37,7 @@ ELLIPSIS = "…"
 
 _PLAIN = re.compile(r"[\x20-\x7e]*\Z")
 _UNUSUAL = re.compile(r"[^\x20-\x7e]")
-_SEQUENCE = re.compile("[\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
+_SEQUENCE = re.compile("[\u200c\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
 """A character that makes a sequence: its width is not the sum of its characters'."""
 
 _MARKER = re.compile(r"\[redacted:[a-z0-9-]{1,40}\]")
@@ -118,7 +118,8 @@ def clusters(text: str) -> Iterator[tuple[int, int, int]]:
             if _is_modifier(nxt) and w == 2:
                 w, i = 2, i + 1  # a skin tone drawn on the emoji before it
                 continue
-            if not UNSAFE.match(nxt) and char_cells(nxt) == 0:
+            if nxt in JOINERS and not lone_joiner(text, i) or (
+                    nxt not in JOINERS and not UNSAFE.match(nxt) and char_cells(nxt) == 0):
                 i += 1
                 continue
             break

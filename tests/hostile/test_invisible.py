@@ -44,8 +44,19 @@ def test_visible_and_json_escape_every_invisible_character() -> None:
 
 
 def test_emoji_and_scripts_keep_their_joiners() -> None:
-    for text in ("👨\u200d👩\u200d👧", "می\u200cخواهم", "क्\u200dष"):
+    assert visible("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"
+    assert cells("👨\u200d👩\u200d👧") == 2  # one family
+    for text in ("می\u200cخواهم", "क्\u200dष", "中\u200d文"):
         assert visible(text) == text
+        assert cells(text) == cells(text.replace("\u200d", "").replace("\u200c", ""))
+
+
+def test_a_joiner_next_to_ascii_is_shown() -> None:
+    for text, shown in (("r\u200dm -rf", "r\\u200dm -rf"), ("\u200cls", "\\u200cls"),
+                        ("ls\u200d", "ls\\u200d"), ("é\u200dx", "é\\u200dx"),
+                        ("👨\u200d", "👨\\u200d")):
+        assert visible(text) == shown, text
+        assert cells(text) == cells(shown), text
 
 
 @pytest.fixture(scope="module")
