@@ -9,7 +9,7 @@ console is the last guard.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -187,6 +187,10 @@ def event_block(e: Event, full: bool = False, max_lines: int = 40) -> Renderable
     return Group(*body)
 
 
+_CHUNK = 8192
+"""Characters of one line :class:`Indented` wraps at a time."""
+
+
 class Indented:
     """``renderable`` drawn ``prefix`` narrower, ``prefix`` before every line it takes,
     the lines it wraps onto too (a long output line stays inside its ``│`` gutter)."""
@@ -197,10 +201,29 @@ class Indented:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         inner = max(8, options.max_width - cell_len(self.prefix))
         lead = Segment(self.prefix, Style.parse(self.style) if self.style else None)
-        for line in console.render_lines(self.renderable, options.update_width(inner),
-                                         pad=False):
-            yield from _rstrip([lead, *line])  # no trailing spaces: the wrap leaves them
-            yield Segment.line()
+        parts: list[RenderableType] = [self.renderable]
+        if isinstance(self.renderable, Text) and ("\n" in self.renderable.plain or len(
+                self.renderable.plain) > _CHUNK):
+            # line by line: rich splits one text of N lines in O(N × length), so a
+            # pasted log of 40,000 lines took minutes (a text's spans follow its lines);
+            # a line longer than _CHUNK wraps onto N lines of its own, so it goes in chunks
+            parts = [piece for line in self.renderable.split("\n", allow_blank=True)
+                     for piece in _chunks(line)]
+        for part in parts:
+            for line in console.render_lines(part, options.update_width(inner), pad=False):
+                yield from _rstrip([lead, *line])  # no trailing spaces: the wrap leaves them
+                yield Segment.line()
+
+
+def _chunks(line: Text) -> Iterator[Text]:
+    """``line`` in pieces of at most :data:`_CHUNK` characters, cut after a space where
+    there is one in the second half of the piece (a word is cut only when it is long)."""
+    plain, start, cuts = line.plain, 0, []
+    while len(plain) - start > _CHUNK:
+        cut = plain.rfind(" ", start + _CHUNK // 2, start + _CHUNK)
+        start = cut + 1 if cut >= 0 else start + _CHUNK
+        cuts.append(start)
+    yield from (line.divide(cuts) if cuts else [line])  # one pass, not one per piece
 
 
 def _rstrip(segments: list[Segment]) -> list[Segment]:

@@ -3,11 +3,12 @@
 A transcript holds whatever a tool printed, a web page said or a user pasted,
 so its text may carry terminal control sequences: OSC 52 (sets the clipboard),
 OSC 0 (the window title), CSI (moves the cursor, clears the screen), C1
-controls (``\\x9b`` is a one-byte CSI on some terminals) and bidirectional
-overrides that make a line read differently from what it is.  Every
+controls (``\\x9b`` is a one-byte CSI on some terminals), bidirectional
+overrides and invisible characters (zero-width spaces, Unicode tags) that make a
+line read differently from what it is.  Every
 human-facing text path (CLI tables and prose, ``search``, ``handoff``, graph
 exports, the TUI) passes its text through :func:`visible`, which shows each
-such character as a visible escape (``\\x1b]52;…``, ``\\u202e``) and never
+such character as a visible escape (``\\x1b]52;…``, ``\\u202e``, ``\\U000e0041``) and never
 emits it.  JSON output keeps the exact text, each such character written as a
 JSON ``\\u`` escape (:func:`json_text`): the same value for a program, inert on
 a terminal (JSON encoders escape C0 controls only, never DEL, C1 or bidi).
@@ -30,15 +31,31 @@ UNSAFE_CHARS = (
     "\u061c\u200e\u200f"           # bidi marks (ALM, LRM, RLM)
     "\u202a-\u202e"                # bidi embeddings and overrides (LRE RLE PDF LRO RLO)
     "\u2066-\u2069"                # bidi isolates (LRI RLI FSI PDI)
+    # invisible characters that make a line read as another (a command copied from the
+    # screen is not the one shown); ZWJ and ZWNJ by their neighbours (JOINERS below)
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e"  # soft hyphen, CGJ, fillers, …
+    "\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f"  # ZWSP, LS, PS, WJ, invisible ops
+    "\u3164\ufeff\uffa0\ufff9-\ufffb"  # Hangul filler, BOM, interlinear annotations
+    "\U000e0000-\U000e007f"        # tag characters (invisible ASCII)
 )
-UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
-"""One character that must not reach a terminal as it is."""
+JOINERS = "\u200c\u200d"
+"""ZWNJ and ZWJ: kept between two characters beyond ASCII (an emoji sequence, a script
+that needs them), shown as escapes next to ASCII or at an end (``r\\u200dm`` reads
+as ``rm`` but is not)."""
+UNSAFE = re.compile(f"[{UNSAFE_CHARS}]|(?<![^\\x00-\\x7f])[{JOINERS}]|[{JOINERS}](?![^\\x00-\\x7f])")
+"""One character that must not reach a terminal as it is (a joiner by its neighbours;
+matched alone, any joiner is)."""
+
+
+def lone_joiner(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is a joiner that :func:`visible` shows as an escape."""
+    return text[i] in JOINERS and UNSAFE.match(text, i) is not None
 
 
 def _escape(m: re.Match[str]) -> str:
     c = m.group()
     n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def visible(text: str) -> str:
@@ -50,7 +67,11 @@ def visible(text: str) -> str:
 
 
 def _json_escape(m: re.Match[str]) -> str:
-    return f"\\u{ord(m.group()):04x}"
+    n = ord(m.group())
+    if n < 0x10000:
+        return f"\\u{n:04x}"
+    n -= 0x10000  # beyond the BMP: JSON spells it as a surrogate pair
+    return f"\\u{0xd800 + (n >> 10):04x}\\u{0xdc00 + (n & 0x3ff):04x}"
 
 
 def json_text(text: str) -> str:

@@ -5,10 +5,11 @@ hand-off's brief and its headings) measures and cuts with these functions, so
 they agree with each other and with what the terminal draws.  The rule:
 
 - a character :data:`kb.safe_text.UNSAFE` matches (a control character, a bidi
-  override) is shown as its escape (:func:`kb.safe_text.visible`): ``\\x1b`` takes
-  four columns, ``\\u202e`` six;
+  override, an invisible character) is shown as its escape
+  (:func:`kb.safe_text.visible`): ``\\x1b`` takes four columns, ``\\u202e`` six,
+  a tag character ``\\U000e0041`` ten;
 - combining marks (Mn, Me: Thai vowel signs, accents, the keycap ``U+20E3``),
-  format characters (Cf: ZWJ, ZWNJ, soft hyphen, BOM), variation selectors and
+  format characters (Cf: ZWJ, ZWNJ), variation selectors and
   the medial and final Hangul jamo take none;
 - East Asian Wide and Fullwidth characters (CJK, kana, hangul syllables, most
   emoji) take two;
@@ -28,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from kb.safe_text import UNSAFE
+from kb.safe_text import JOINERS, UNSAFE, lone_joiner
 
 ZWJ = "\u200d"
 VS16 = "\ufe0f"
@@ -36,7 +37,7 @@ ELLIPSIS = "…"
 
 _PLAIN = re.compile(r"[\x20-\x7e]*\Z")
 _UNUSUAL = re.compile(r"[^\x20-\x7e]")
-_SEQUENCE = re.compile("[\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
+_SEQUENCE = re.compile("[\u200c\u200d\ufe0f\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]")
 """A character that makes a sequence: its width is not the sum of its characters'."""
 
 _MARKER = re.compile(r"\[redacted:[a-z0-9-]{1,40}\]")
@@ -60,7 +61,7 @@ def _char_cells(ch: str) -> int:
     if 0x20 <= n < 0x7f:
         return 1
     if UNSAFE.match(ch):
-        return 4 if n < 0x100 else 6
+        return 4 if n < 0x100 else 6 if n < 0x10000 else 10
     if ch in "\t\n":
         return 1
     if unicodedata.category(ch) in ("Mn", "Me", "Cf") or unicodedata.combining(ch):
@@ -117,7 +118,8 @@ def clusters(text: str) -> Iterator[tuple[int, int, int]]:
             if _is_modifier(nxt) and w == 2:
                 w, i = 2, i + 1  # a skin tone drawn on the emoji before it
                 continue
-            if not UNSAFE.match(nxt) and char_cells(nxt) == 0:
+            if nxt in JOINERS and not lone_joiner(text, i) or (
+                    nxt not in JOINERS and not UNSAFE.match(nxt) and char_cells(nxt) == 0):
                 i += 1
                 continue
             break

@@ -35,9 +35,10 @@ CASES = [  # (text, columns)
     ("ｆｕｌｌ", 8),  # fullwidth
     ("e\u0301", 1),  # combining acute
     ("x\u0488y", 2),  # enclosing mark (Me)
-    ("a\u200cb\u200dc", 3),  # ZWNJ and ZWJ between letters: zero, the letters count
+    ("a\u200cb\u200dc", 15),  # ZWNJ and ZWJ next to ASCII: shown as escapes (safe_text)
+    ("\u0645\u200c\u0627", 2),  # between letters beyond ASCII: zero, the letters count
     # (rich 15 joins whatever follows a ZWJ into the character before it: 2 here)
-    ("\ufeffbom", 3),  # Cf
+    ("\ufeffbom", 9),  # a BOM mid-text is shown as its escape (kb.safe_text)
     ("\u1100\u1161\u11a8", 2),  # conjoining jamo: one syllable
     ("\x1b[31m", 8),  # ESC shown as \x1b: four columns
     ("\u202eevil", 10),  # RLO shown as \u202e: six

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import codecs
 import io
+import json
+import math
+import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -131,24 +134,86 @@ def iter_lines(path: Path, cursor: LineCursor | None = None,
 def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
     """Parse one line.  Returns ``(obj, None)``, ``(obj, warning)`` or ``(None, reason)``.
 
-    Invalid UTF-8 is salvaged with U+FFFD replacements (and reported); a last line
-    without a newline that is not complete JSON is reported as truncated."""
+    Invalid UTF-8 is salvaged with U+FFFD replacements (and reported); so are the
+    values JSON encoders write that orjson refuses (:func:`_lenient`: a lone surrogate
+    escape, a number no column can hold, ``NaN``); a last line without a newline that
+    is not complete JSON is reported as truncated."""
     try:
         return orjson.loads(body), None
     except orjson.JSONDecodeError as e:
+        err = e
+    warn: str | None = None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as ue:
+        text = body.decode("utf-8", errors="replace")
+        warn = f"invalid UTF-8 at byte {ue.start} (replaced with U+FFFD)"
         try:
-            body.decode("utf-8")
-        except UnicodeDecodeError as ue:
-            text = body.decode("utf-8", errors="replace")
-            try:
-                return orjson.loads(text), (
-                    f"invalid UTF-8 at byte {ue.start} (replaced with U+FFFD)"
-                )
-            except orjson.JSONDecodeError:
-                return None, f"invalid UTF-8 at byte {ue.start} and not valid JSON"
-        if not had_newline:
-            return None, f"truncated record: the last line is incomplete JSON ({e})"
-        return None, f"not valid JSON: {e}"
+            return orjson.loads(text), warn
+        except orjson.JSONDecodeError:
+            pass
+    got = _lenient(text)
+    if got is not None:
+        return got[0], "; ".join(w for w in (warn, got[1]) if w)
+    if warn:
+        return None, warn.replace(" (replaced with U+FFFD)", " and not valid JSON")
+    if not had_newline:
+        return None, f"truncated record: the last line is incomplete JSON ({err})"
+    return None, f"not valid JSON: {err}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_INT_RANGE = (-(1 << 63), 1 << 64)
+
+
+def _lenient(text: str) -> tuple[Any, str] | None:
+    """``text`` read by Python's JSON where orjson refused it, or None.
+
+    JavaScript's ``JSON.stringify`` writes a string cut inside a surrogate pair as a
+    lone ``\\ud83d`` (replaced with U+FFFD); a number past 64 bits, ``1e999`` and
+    ``NaN``/``Infinity`` are kept as their text (a field of the wrong type costs that
+    field, never the record).  What is returned can be written by orjson again."""
+    odd: list[str] = []
+
+    def whole(s: str) -> Any:
+        v = int(s) if len(s) < 40 else None
+        if v is not None and _INT_RANGE[0] <= v < _INT_RANGE[1]:
+            return v
+        odd.append("a number beyond 64 bits kept as text")
+        return s
+
+    def real(s: str) -> Any:
+        v = float(s)
+        if math.isfinite(v):
+            return v
+        odd.append("a number beyond a double kept as text")
+        return s
+
+    def constant(s: str) -> str:
+        odd.append(f"{s} (not JSON) kept as text")
+        return s
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                odd.append("a lone surrogate escape replaced with U+FFFD")
+                return _SURROGATE.sub("\ufffd", v)
+            return v
+        if isinstance(v, dict):
+            return {clean(k): clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    try:
+        obj = clean(json.loads(text, parse_int=whole, parse_float=real,
+                               parse_constant=constant))
+        orjson.dumps(obj)
+    except (ValueError, RecursionError, TypeError, orjson.JSONEncodeError):
+        return None
+    kinds = sorted(set(odd))
+    return obj, ("read leniently: " + ", ".join(kinds) if kinds
+                 else "read leniently by Python's JSON parser")
 
 
 def json_records(path: Path, problems: list[Problem], accept: Callable[[Any], bool],

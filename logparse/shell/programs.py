@@ -503,8 +503,9 @@ _add("echo true false : sleep cd pushd popd dirs wait exit return break continue
      "compgen printf", category=None)
 # allow-lists and deny-lists where options (or operands) execute, write or use the network
 PROGRAMS["printf"] = Prog(None, deny=_f("-v"))
-PROGRAMS["test"] = Prog(None, deny=_f("-v"))
-PROGRAMS["["] = Prog(None, deny=_f("-v"))
+# -v NAME[SUB] evaluates SUB as arithmetic, which runs $(…) (bash 5.2)
+for _n in ("test", "[", "[["):
+    PROGRAMS[_n] = Prog(None, deny=_f("-v"))
 PROGRAMS["hash"] = Prog(None, flags=_f("-r -d -l -t"))
 PROGRAMS["compgen"] = Prog(None, flags=_f("-a -b -c -d -e -f -g -j -k -s -u -v"))
 PROGRAMS["history"] = Prog(None, flags=_f("-c -d -s -p"))

@@ -186,13 +186,13 @@ class _PyCheck:
         if isinstance(node, ast.Pass):
             return True
         if isinstance(node, ast.Import):
-            return all(self.bind(a.asname or a.name.split(".", 1)[0], f"module:{a.name}")
-                       for a in node.names)
+            return all(not _acts_on_import(a.name) and self.bind(
+                a.asname or a.name.split(".", 1)[0], f"module:{a.name}") for a in node.names)
         if isinstance(node, ast.ImportFrom):
             if node.level or not node.module:
                 return False
-            return all(a.name != "*" and self.bind(a.asname or a.name,
-                                                   f"from:{node.module}.{a.name}")
+            return all(a.name != "*" and not _acts_on_import(f"{node.module}.{a.name}")
+                       and self.bind(a.asname or a.name, f"from:{node.module}.{a.name}")
                        for a in node.names)
         if isinstance(node, ast.Expr):
             return self.expr_ok(node.value)
@@ -212,6 +212,16 @@ class _PyCheck:
 
 _PY_PURE_BUILTINS = _PY_PURE_BUILTINS | _names("Exception ImportError ModuleNotFoundError "
                                                "AttributeError KeyError ValueError OSError")
+
+
+_ACTS_ON_IMPORT = frozenset({"antigravity", "idlelib.idle", "__main__"})
+"""Modules whose import is made to act (``antigravity`` opens a web browser,
+``idlelib.idle`` starts IDLE); so is any ``PACKAGE.__main__`` (``pip.__main__`` runs pip)."""
+
+
+def _acts_on_import(name: str) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in _ACTS_ON_IMPORT) or (
+        name.endswith(".__main__"))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -71,6 +71,24 @@ from logparse.shell.wrappers import _strip_wrappers
 # Safety
 # ---------------------------------------------------------------------------
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _evaluated_name(prog: str, args: tuple[str, ...]) -> str | None:
+    """Why ``unset`` may run code, or None.
+
+    bash evaluates the subscript of ``NAME[SUB]`` as arithmetic, which expands
+    ``$(…)``: ``unset 'a[$(cmd)]'`` runs ``cmd`` (``test -v``/``[[ -v`` are denied in
+    :data:`~logparse.shell.programs.PROGRAMS`).  Only plain names are vouched for.
+    """
+    if prog == "unset":
+        for a in args:
+            if not a.startswith("-") and not _PLAIN_NAME.fullmatch(a):
+                return (f"unset {a[:40]} evaluates an array subscript as arithmetic, "
+                        "which can run code")
+    return None
+
+
 def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list[tuple[int, str]]:
     """Severity and reasons for one effective command (redirections excluded)."""
     # locals that several branches bind to values of different types
@@ -86,6 +104,10 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
     server = _server_reason(prog, eff, strict=True)
     if server:
         return [(_LAUNCH, server)]
+
+    named = _evaluated_name(prog, args)
+    if named is not None:
+        return [(_UNK, named)]
 
     rule = verdict_rule(prog, args)
     if rule is not None:
@@ -710,7 +732,39 @@ _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+|\[[0-9a-fA-F:]+\]):(?!//)")
 _HOST_OPERAND = frozenset(
     "nc ncat netcat telnet ping ping6 traceroute tracepath mtr dig nslookup host whois "
     "ftp lftp".split())
-_SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git"})
+_SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git", "sshfs"})
+#: Options of curl and wget that take the next word as their value (any other word
+#: that is not an option is a URL, a bare host name included).
+_URL_VALUES = {
+    "curl": frozenset("-o --output -O -D --dump-header -c --cookie-jar -b --cookie -H --header "
+                      "-d --data --data-raw --data-binary --data-urlencode --data-ascii -F "
+                      "--form --form-string -X --request -u --user -A --user-agent -e "
+                      "--referer -T --upload-file -K --config -w --write-out -m --max-time "
+                      "--connect-timeout --retry --retry-delay --retry-max-time -x --proxy "
+                      "--cacert --cert --key -E --resolve --unix-socket --interface -r "
+                      "--range -z --time-cond --output-dir --trace --trace-ascii --stderr "
+                      "-Y --speed-limit -y --speed-time --limit-rate --max-filesize -C "
+                      "--continue-at --json --url-query -t --telnet-option".split()),
+    "wget": frozenset("-O --output-document -o --output-file -a --append-output -P "
+                      "--directory-prefix -U --user-agent --header -e --execute -t --tries "
+                      "-T --timeout --user --password --post-data --post-file --method "
+                      "--body-data -i --input-file -l --level -w --wait -Q --quota "
+                      "--load-cookies --save-cookies --referer".split()),
+}
+_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+#: ssh's relatives: their first operand is a host, which the host map does not route.
+_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
+#: An IPv4 address (``10.0.0.2``, ``10.0.0.2:80``), alone or after the first ``=`` or ``@``
+#: of a word (``--addr=10.0.0.2``, ``root@10.0.0.2``; not ``pkg==1.2.3.4``): whatever
+#: program gets it is told to reach that address.
+_IP_WORD = re.compile(r"((?:\d{1,3}\.){3}\d{1,3})(?::\d+)?")
+_WORD_VALUE = re.compile(r"[=@]")
+
+
+def _ip_of(word: str) -> str | None:
+    at = _WORD_VALUE.search(word)
+    m = _IP_WORD.fullmatch(word, at.end() if at else 0)
+    return m.group(1) if m else None
 
 
 def _command_endpoints(cmd: SimpleCommand) -> list[str]:
@@ -737,19 +791,34 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
             m = _SCP_LIKE.match(w)
             if m and not w.startswith("-"):
                 found.append(m.group(1).strip("[]"))
+    for w in eff[1:]:
+        ip = _ip_of(w)
+        if ip and not ip.startswith("127.") and ip != "0.0.0.0":
+            found.append(ip)  # a loopback address or 0.0.0.0 binds, reaches nothing
+    if prog in _SSH_KIN:
+        for w in eff[1:]:
+            if not w.startswith("-") and not w.isdigit():
+                found.append(w.rpartition("@")[2])
+                break
     if prog in _HOST_OPERAND:
         for w in eff[1:]:
             if not w.startswith("-") and not w.isdigit():
                 found.append(w.rpartition("@")[2])
                 break
     if prog in ("curl", "wget", "http", "https", "httpie", "aria2c"):
+        value = False
         for w in eff[1:]:
+            if value:  # the value of an option (a header, a file, a method)
+                value = False
+                continue
             if w.startswith("-") or "://" in w:
+                value = prog in _URL_VALUES and w in _URL_VALUES[prog]
                 continue
             host = w.split("/", 1)[0].rpartition("@")[2]
             host = host.strip("[]") if host.startswith("[") else host.split(":", 1)[0]
-            if host and "." in host or host == "localhost":
-                found.append(host)
+            if host and "." in host or host == "localhost" or (
+                    prog in _URL_VALUES and _LABEL.fullmatch(host)):
+                found.append(host)  # curl gpu-box: a name /etc/hosts or ssh knows
     if prog == "socat":
         for w in eff[1:]:
             parts = w.split(":")

@@ -135,6 +135,11 @@ class _Walker:
             for i, ty in enumerate(types[:-1]):
                 if ty == "@" and kids[i + 1].type == "P":
                     self.an.note("${name@P} expands a prompt string, which can run code")
+            if ":" in types:  # ${x:OFFSET:LENGTH}: both are arithmetic
+                after = kids[types.index(":") + 1:]
+                if any(ch.is_named and ch.type != "number" for ch in after):
+                    self.an.note("a substring offset or length is evaluated as arithmetic, "
+                                 "which can run code")
             for i, ty in enumerate(types):
                 if ty in (":=", "=") and i > 0 and kids[i - 1].type == "variable_name":
                     name = ctx.node_text(kids[i - 1])

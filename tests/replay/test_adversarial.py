@@ -45,8 +45,8 @@ def test_classified_as_expected(row: dict[str, str]) -> None:
                          ids=lambda r: r["endpoint"])
 def test_network_outside_ssh_is_refused_even_when_allowed(row: dict[str, str]) -> None:
     hm = build_host_map([f"{RECORDED_HOST}=root@127.0.0.1:2222"], {})
-    step = plan_for([row["command"]], hm, allow=("launch", "mutating", "unknown"),
-                    workdir="/").steps[0]
+    step = plan_for([row["command"]], hm, allow=("launch", "mutating", "unknown",
+                                                 "host-network"), workdir="/").steps[0]
     assert step.action == "skip", (row["command"], step.reason)
     assert "refused" in step.reason
 
