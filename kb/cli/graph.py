@@ -24,6 +24,7 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    labelled,
     limit_option,
     miss,
     note,
@@ -104,7 +105,8 @@ def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
                 done.append(s)
         return done
     with Progress(TextColumn("deriving knowledge graphs"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("messages"), console=real(err), transient=True) as bar:
+                  TextColumn("messages"), console=real(err), transient=True,
+                  disable=not err.is_terminal) as bar:  # in a pipe: not even a blank line
         task = bar.add_task("derive", total=total)
         done, scopes = gs.rebuild_many(store, scopes, force=force,
                                        progress=lambda n: bar.advance(task, n))
@@ -320,10 +322,11 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
         # a name nothing is known about: say so (never a near miss); the approach named
         # does not exist: not found (6), as an ordinal past the end or `approach:N`
-        note(f"logkb: nothing known about {ref!r} ({miss})")
-        note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
-                                  f"{shlex.quote(ref)}` looks in the transcripts"
-                                  + ("" if all_scopes else "; --all asks every session"))))
+        note(f"logkb: nothing known about {ref!r} ({miss})", wrap=True)
+        labelled("hint:", hint or ("`logkb deadends` lists what ended; `logkb search "
+                                   f"{shlex.quote(ref)}` looks in the transcripts"
+                                   + ("" if all_scopes else "; --all asks every session")),
+                 "bold")
         sys.exit(int(ExitCode.NOT_FOUND))
     if as_json:
         emit_json(story)

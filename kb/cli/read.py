@@ -13,12 +13,14 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    NBSP,
     check_range,
     choices,
     db_option,
     elsewhere_hint,
     emit_json,
     emit_lines,
+    err,
     fail,
     handle_errors,
     json_option,
@@ -236,8 +238,8 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
             say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
         if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
-            note("no current session (commands use the latest ingested; set one with "
-                 "`logkb use ID`)")
+            note("no current session: commands use the latest ingested (`logkb use"
+                 f"{NBSP}ID` sets one)", wrap=True)
             sys.exit(int(ExitCode.NOT_FOUND))
         return
     with open_store(db, read_only=False) as store:
@@ -314,7 +316,13 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
         if directory:  # quoted as the shell needs it: a copied path runs nothing
             import shlex
 
-            note(f"(run it in {shlex.quote(directory)})")
+            from kb.width import cells
+
+            where = shlex.quote(directory)
+            # the path whole on a line of its own when the line would not fit: wrapped
+            # at its spaces it would no longer paste
+            note(f"(run it in {where})" if cells(where) + 12 <= err.width
+                 else f"run it in:\n  {where}")
         return
     import shutil
 

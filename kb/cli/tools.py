@@ -208,15 +208,23 @@ def check_range(start: int | None, end: int | None) -> None:
              ExitCode.USAGE, hint=f"--from {end} --to {start}?")
 
 
+RECORD_LABELS = frozenset({"logkb: error:", "problem:"})
+"""Labels of the lines a program reads: an error a script keeps, ``problem: FILE:LINE:
+reason`` as a compiler's diagnostic (``grep``, an editor's ``FILE:LINE:`` parser)."""
+
+
 def labelled(label: str, text: str, style: str) -> None:
-    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``hint:``): one line for
-    a pipe or a file (``grep``), wrapped at the width on a terminal, continuation lines
-    indented under the label, at word ends (the terminal's own wrap cuts words and paths
-    anywhere)."""
+    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``note:``, ``hint:``),
+    wrapped at the width at word ends, continuation lines indented under the label (a
+    terminal's own wrap cuts words and paths anywhere).  In a pipe or a file the width is
+    ``$COLUMNS``, else 160 (as stdout's), and a note or a hint, prose for a person,
+    wraps there too (a rewrite's note ran to 185 columns); a line of
+    :data:`RECORD_LABELS` stays one line there, because what reads it there is a program
+    and a wrapped message would reach it in pieces."""
     from rich.text import Text
 
     rest = f" {text}"
-    if err.is_terminal:  # a word longer than a line (a path) is cut at the width
+    if err.is_terminal or label not in RECORD_LABELS:  # a word longer than a line is cut
         from kb.width import cells, wrap
 
         w = max(20, err.width)

@@ -1,0 +1,89 @@
+"""Faults a demanding user's pass found (ux12), each checked as the user meets it: the
+commands in a pipe at ``COLUMNS=80``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.cells import cell_len
+
+from tests.cli_kb import invoke
+
+
+def test_ingest_notes_fit_the_columns_a_pipe_is_given(tmp_path: Path, realworld: Path
+                                                      ) -> None:
+    """``COLUMNS=80 logkb ingest … 2>&1 | less``: the note on a rewrite ran to 185 columns
+    and the skipped records to 121 (one line each, for a terminal only).  With the width
+    said they wrap under their label at word ends (without it at 160, as stdout); an
+    error and a ``problem: FILE:LINE:`` line stay one line in a pipe, for the programs
+    that read them there (tests/test_cli_ux2.py)."""
+    src = realworld / "pool" / "trade_arena__codex-session.jsonl"
+    r = invoke("ingest", "--db", str(tmp_path / "a.duckdb"), str(src),
+               env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    err = r.stderr.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in err), err
+    at = next(i for i, ln in enumerate(err) if ln.startswith("note: "))
+    assert err[at + 1].startswith("  ") and not err[at + 1].startswith("   ")
+    said = " ".join(" ".join(err).split())
+    assert f"note: {src}: a rewrite of a codex session, not the agent's own output" in said
+    assert f"{src}: skipped 8 records of 2 unknown types (kept raw)" in said
+    r = invoke("ingest", "--db", str(tmp_path / "b.duckdb"), str(src), env={"COLUMNS": ""})
+    assert all(cell_len(ln) <= 160 for ln in r.stderr.splitlines()), r.stderr
+
+
+def _fits(text: str, cols: int = 80) -> list[str]:
+    lines = text.splitlines()
+    assert all(cell_len(ln) <= cols for ln in lines), [ln for ln in lines
+                                                        if cell_len(ln) > cols]
+    return lines
+
+
+def test_the_notes_a_user_meets_fit_80_columns(tmp_path: Path, realworld: Path) -> None:
+    """Piped at ``COLUMNS=80``: ``use`` with none chosen said 82 columns, ``why`` of an
+    unknown name a 111-column hint, ``measurements`` its harness note in 96, and ``resume``
+    the directory to run in (a path with spaces) in 82.  Each fits now; the path is whole
+    on a line of its own (wrapped at its spaces it would no longer paste)."""
+    db = str(tmp_path / "kb.duckdb")
+    da = realworld / "pool" / "blockchain-dex-events__claude-session.jsonl"
+    r = invoke("ingest", "--db", db, str(da))
+    assert r.exit_code == 0, r.stderr
+    w80 = {"COLUMNS": "80"}
+    r = invoke("use", "--db", db, env=w80)
+    assert r.exit_code == 6 and _fits(r.stderr) == [
+        "no current session: commands use the latest ingested (`logkb use ID` sets one)"]
+    r = invoke("why", "zzzz-nothing", "--db", db, env=w80)
+    assert r.exit_code == 6
+    said = _fits(r.stderr)
+    at = next(i for i, ln in enumerate(said) if ln.startswith("hint: "))
+    assert said[at + 1].startswith("  ")
+    assert "`logkb search zzzz-nothing` looks in the transcripts" in " ".join(
+        " ".join(said).split())
+    r = invoke("measurements", "--db", db, env=w80)
+    assert r.exit_code == 0 and "harness readings" in r.stderr
+    assert "--harness shows them" in " ".join(_fits(r.stderr))
+    assert _fits(invoke("resume", "--db", db, env=w80).stderr) == [
+        "(run it in /Users/shijie/Documents/Personal)"]  # short: one line, as before
+    speak = realworld / "labelled" / "speakfree__session.jsonl"
+    assert invoke("ingest", "--db", db, str(speak)).exit_code == 0
+    r = invoke("resume", "7d48b15", "--db", db, env=w80)
+    assert r.exit_code == 0 and r.stdout.startswith("claude --resume 7d48b15")
+    assert _fits(r.stderr) == [
+        "run it in:",
+        "  '/Users/mikemorgenstern/TIDR Dropbox/TIDR Team Folder/RG Collab Admin'"]
+
+
+def test_a_graph_derived_in_a_pipe_leaves_no_blank_line(tmp_path: Path,
+                                                         realworld: Path) -> None:
+    """Over 1,000 messages the graphs are derived under a progress bar; in a pipe rich
+    drew no bar but left an empty line on stderr when it stopped ("\\n" before ``no dead
+    ends found in …``)."""
+    lab = realworld / "labelled"
+    db = str(tmp_path / "kb.duckdb")
+    r = invoke("ingest", "--db", db, str(lab / "k1.lib-bootstrap__session-export.json"),
+               str(lab / "uicomponents__session-wordpress.json"))  # 619 + 393 messages
+    assert r.exit_code == 0, r.stderr
+    r = invoke("rebuild", "--graph", "--all", "--db", db)
+    assert r.exit_code == 0, r.stderr
+    (said,) = r.stderr.splitlines()  # no empty line before it
+    assert said.startswith("derived 2 knowledge graphs"), r.stderr
