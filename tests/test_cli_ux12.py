@@ -87,3 +87,28 @@ def test_a_graph_derived_in_a_pipe_leaves_no_blank_line(tmp_path: Path,
     assert r.exit_code == 0, r.stderr
     (said,) = r.stderr.splitlines()  # no empty line before it
     assert said.startswith("derived 2 knowledge graphs"), r.stderr
+
+
+def test_a_path_watch_waits_for_is_said(tmp_path: Path) -> None:
+    """``watch MISTYPED`` waited in silence in a pipe (and on a terminal said only
+    "watching 1 path"): a path that does not exist is said once, and waited for."""
+    gone = tmp_path / "no-such-store"
+    r = invoke("watch", "--for", "0.2", "--db", str(tmp_path / "kb.duckdb"), str(gone))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == f"watch: {gone}: does not exist yet; waiting for it"
+
+
+def test_an_ordinal_or_a_count_that_is_not_one_is_said_plainly(tmp_path: Path) -> None:
+    """Click's words were "'abc' is not a valid integer range" and "0 is not in the range
+    x>=1"; ``events --from -1`` was taken (and matched every message)."""
+    db = str(tmp_path / "kb.duckdb")
+    for args, opt, value in ((["show", "abc"], "'ORDINAL'", "'abc'"),
+                             (["show", "0"], "'ORDINAL'", "'0'"),
+                             (["events", "--from", "-1"], "'--from'", "'-1'"),
+                             (["replay", "plan", "--from", "0"], "'--from'", "'0'"),
+                             (["sessions", "-n", "0"], "'-n' / '--limit'", "'0'")):
+        r = invoke(*args, "--db", db)
+        assert r.exit_code == 2, (args, r.stderr)
+        assert r.stderr.splitlines()[0] == (
+            f"logkb: error: Invalid value for {opt}: {value} is not a whole number of 1 "
+            "or more"), r.stderr

@@ -15,6 +15,7 @@ import click
 from kb.cli import tools
 from kb.cli.tools import (
     NBSP,
+    ORDINAL,
     check_range,
     choices,
     db_option,
@@ -340,9 +341,9 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
 @session_option
 @click.option("--width", type=click.IntRange(min=8), default=None,
               help="Chart columns [default: what the terminal width leaves].")
-@click.option("--from", "start", type=int, metavar="N",
+@click.option("--from", "start", type=ORDINAL, metavar="N",
               help="First ordinal [default: where approaches start].")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
+@click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @db_option
 @json_option
 @handle_errors

@@ -14,6 +14,7 @@ import click
 
 from kb.cli.tools import (
     NBSP,
+    ORDINAL,
     check_range,
     choices,
     db_option,
@@ -349,8 +350,8 @@ CATEGORIES = [c.value for c in Category]
               callback=choices(CATEGORIES, "category"),
               help=f"{', '.join(CATEGORIES)} (repeatable or comma-separated).")
 @click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
-@click.option("--from", "start", type=int, metavar="N", help="First ordinal.")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
+@click.option("--from", "start", type=ORDINAL, metavar="N", help="First ordinal.")
+@click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @limit_option()
 @db_option
 @json_option
@@ -394,7 +395,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
 
 # ------------------------------------------------------------------------ show
 @click.command()
-@click.argument("ordinal", type=click.IntRange(min=1))  # 0 "was found" in every session
+@click.argument("ordinal", type=ORDINAL)  # 0 "was found" in every session
 @session_option
 @click.option("--full", is_flag=True, help="Show whole outputs, not their head and tail.")
 @db_option
@@ -476,7 +477,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
               help="Only this session (id, short id, prefix or title words).")
 @click.option("--here", is_flag=True,
               help="Only the current session (`logkb use`, else the latest ingested).")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=50, show_default=True,
+@click.option("-n", "--limit", type=ORDINAL, default=50, show_default=True,
               metavar="N", help="At most N hits.")
 @db_option
 @json_option
@@ -676,7 +677,7 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
 @click.command()
 @click.argument("sql")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
+@click.option("-n", "--limit", type=ORDINAL, default=None,
               help="Print at most this many rows (the rest are counted on stderr).  "
                    "Default: 100 for the table, every row for --json and --csv.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,

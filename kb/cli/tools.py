@@ -291,9 +291,31 @@ def json_option(fn: F) -> F:
                              "per line, a single answer one object.")(fn)
 
 
+class AtLeast(click.IntRange):
+    """A whole number of ``min`` or more (an ordinal, ``-n``): click's own words for a
+    miss were "'abc' is not a valid integer range" and "0 is not in the range x>=1"; one
+    sentence says both now."""
+
+    name = "whole number"
+
+    def __init__(self, min: int) -> None:  # noqa: A002 (click's own name)
+        super().__init__(min=min)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value!r} is not a whole number of {self.min} or more", param, ctx)
+
+
+ORDINAL = AtLeast(1)
+"""An ordinal (messages are numbered from 1) or a count of rows."""
+
+
 def limit_option(default: int | None = None) -> Callable[[F], F]:
     def deco(fn: F) -> F:
-        return click.option("-n", "--limit", "limit", type=click.IntRange(min=1),
+        return click.option("-n", "--limit", "limit", type=ORDINAL,
                             default=default, show_default=default is not None,
                             metavar="N", help="At most N rows.")(fn)
     return deco
