@@ -14,9 +14,9 @@ def test_ingest_notes_fit_the_columns_a_pipe_is_given(tmp_path: Path, realworld:
                                                       ) -> None:
     """``COLUMNS=80 logkb ingest … 2>&1 | less``: the note on a rewrite ran to 185 columns
     and the skipped records to 121 (one line each, for a terminal only).  With the width
-    said they wrap under their label at word ends (without it at 160, as stdout); an
-    error and a ``problem: FILE:LINE:`` line stay one line in a pipe, for the programs
-    that read them there (tests/test_cli_ux2.py)."""
+    said they wrap under their label at word ends; without it they stay one line (what
+    reads a pipe then is a program: ``grep note:``), as an error and a ``problem:
+    FILE:LINE:`` line always do in a pipe (tests/test_cli_ux2.py)."""
     src = realworld / "pool" / "trade_arena__codex-session.jsonl"
     r = invoke("ingest", "--db", str(tmp_path / "a.duckdb"), str(src),
                env={"COLUMNS": "80"})
@@ -29,7 +29,9 @@ def test_ingest_notes_fit_the_columns_a_pipe_is_given(tmp_path: Path, realworld:
     assert f"note: {src}: a rewrite of a codex session, not the agent's own output" in said
     assert f"{src}: skipped 8 records of 2 unknown types (kept raw)" in said
     r = invoke("ingest", "--db", str(tmp_path / "b.duckdb"), str(src), env={"COLUMNS": ""})
-    assert all(cell_len(ln) <= 160 for ln in r.stderr.splitlines()), r.stderr
+    (note,) = [ln for ln in r.stderr.splitlines() if ln.startswith("note: ")]
+    assert note.endswith("with no tool calls or outputs")
+    assert f"{src}: skipped 8 records of 2 unknown types (kept raw): " in r.stderr
 
 
 def _fits(text: str, cols: int = 80) -> list[str]:
@@ -112,3 +114,13 @@ def test_an_ordinal_or_a_count_that_is_not_one_is_said_plainly(tmp_path: Path) -
         assert r.stderr.splitlines()[0] == (
             f"logkb: error: Invalid value for {opt}: {value} is not a whole number of 1 "
             "or more"), r.stderr
+
+
+def test_one_session_indexed_is_said_in_the_singular(tmp_path: Path, realworld: Path
+                                                      ) -> None:
+    db = str(tmp_path / "kb.duckdb")
+    src = realworld / "pool" / "Xeus__claude-session.jsonl"
+    assert invoke("ingest", "--db", db, str(src)).exit_code == 0
+    r = invoke("search", "zzqqxx-nothing", "--db", db)
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[0].startswith("search index: 1 session indexed, 0 grown, ")

@@ -23,6 +23,7 @@ from kb.cli.tools import (
     plural,
     real,
     say,
+    width_said,
 )
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
@@ -132,7 +133,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         if s.form == REWRITE:
             labelled("note:", f"{s.path}: {rewrite_text(s.agent)}", "yellow")
     for spath, types in report.skipped.items():
-        note(f"{spath}: {skipped_text(types)}", wrap=True)
+        note(f"{spath}: {skipped_text(types)}", wrap=width_said())  # as labelled()
     real_problems = [p for p in report.problems if not p.notice]
     for p in report.problems:  # `file:line: what`, wrapped under it on a terminal
         labelled("note:" if p.notice else "problem:", f"{p}", "yellow")

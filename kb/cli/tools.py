@@ -213,21 +213,28 @@ RECORD_LABELS = frozenset({"logkb: error:", "problem:"})
 reason`` as a compiler's diagnostic (``grep``, an editor's ``FILE:LINE:`` parser)."""
 
 
+def width_said() -> bool:
+    """Whether stderr has a width to wrap prose at: a terminal's, or ``$COLUMNS`` in a
+    pipe or a file (``COLUMNS=80 logkb ingest DIR 2>&1 | less``).  A pipe without it is
+    read by a program (``grep``, a script): each message stays one line there."""
+    return err.is_terminal or _columns() is not None
+
+
 def labelled(label: str, text: str, style: str) -> None:
     """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``note:``, ``hint:``),
     wrapped at the width at word ends, continuation lines indented under the label (a
-    terminal's own wrap cuts words and paths anywhere).  In a pipe or a file the width is
-    ``$COLUMNS``, else 160 (as stdout's), and a note or a hint, prose for a person,
-    wraps there too (a rewrite's note ran to 185 columns); a line of
-    :data:`RECORD_LABELS` stays one line there, because what reads it there is a program
-    and a wrapped message would reach it in pieces."""
+    terminal's own wrap cuts words and paths anywhere).  On a terminal always; in a pipe
+    or a file where ``$COLUMNS`` says its width (:func:`width_said`) a note or a hint,
+    prose for a person, wraps too (a rewrite's note ran to 185 columns at
+    ``COLUMNS=80``), while a line of :data:`RECORD_LABELS` stays one line there: what
+    reads it there is a program, and a wrapped message would reach it in pieces."""
     from rich.text import Text
 
     rest = f" {text}"
-    if err.is_terminal or label not in RECORD_LABELS:  # a word longer than a line is cut
+    if err.is_terminal or (label not in RECORD_LABELS and width_said()):
         from kb.width import cells, wrap
 
-        w = max(20, err.width)
+        w = max(20, err.width)  # a word longer than a line (a path) is cut at the width
         first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
         rest = "\n".join(wrap(f"{label}{first}", w, "", "  "))[len(label):]
         for line in more:
