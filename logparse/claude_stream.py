@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _File
 from logparse.models import Problem
@@ -57,7 +57,7 @@ def is_stream_record(obj: Any) -> bool:
              or (obj.get("type") == "result" and "num_turns" in obj))
 
 
-def _amount(v: Any) -> bool:
+def _amount(v: Any) -> TypeGuard[int | float]:
     """A figure a ``result`` may hold: a non-negative number, not a bool (JSON's
     ``true`` is an ``int`` to Python)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
@@ -70,7 +70,7 @@ def _tokens(usage: Any) -> dict[str, int]:
                          ("cache_read_input_tokens", "cache_read"),
                          ("cache_creation_input_tokens", "cache_write")):
             v = usage.get(src)
-            if isinstance(v, int) and _amount(v):
+            if _amount(v) and isinstance(v, int):  # a count of tokens: whole
                 out[dst] = v
     return out
 
