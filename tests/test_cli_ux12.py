@@ -124,3 +124,24 @@ def test_one_session_indexed_is_said_in_the_singular(tmp_path: Path, realworld: 
     r = invoke("search", "zzqqxx-nothing", "--db", db)
     assert r.exit_code == 1
     assert r.stderr.splitlines()[0].startswith("search index: 1 session indexed, 0 grown, ")
+
+
+def test_annotations_are_said_by_short_id_and_what_they_say(tmp_path: Path,
+                                                            realworld: Path) -> None:
+    """``mark`` answered "annotation #2: link at - in bd4364e0-…" (the whole id, and a
+    link said nothing of what it linked); ``mark list`` printed "#1 <whole id> 1 note x "
+    (a blank at the end); a message past the end was named by the whole id too."""
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db,
+                  str(realworld / "pool" / "Xeus__claude-session.jsonl")).exit_code == 0
+    r = invoke("mark", "note", "1", "look here", "--db", db)
+    assert r.exit_code == 0 and r.stdout == "annotation #1 in bd4364e: note at 1: look here\n"
+    r = invoke("mark", "link", "1", "2", "--db", db)
+    assert r.stdout == "annotation #2 in bd4364e: link: 1 → 2\n"
+    r = invoke("mark", "list", "--db", db)
+    assert r.stdout.splitlines() == ["#1 bd4364e note at 1: look here",
+                                     "#2 bd4364e link: 1 → 2"]
+    r = invoke("mark", "dead-end", "99", "why", "--db", db)
+    assert r.exit_code == 6
+    assert r.stderr == ("logkb: error: session bd4364e has no message 99 (its messages are "
+                        "1–2)\n")

@@ -483,14 +483,22 @@ def mark_list(session_id: str | None, db: Path | None, as_json: bool) -> None:
     with open_store(db) as store:
         sid = store.resolve_session(session_id) if session_id else None
         rows = gs.annotations(store, sid)
+        short = store.short_ids()
     if as_json:
         emit_lines(rows)
         return
     if not rows:
         tools.note("no annotations")
-    for r in rows:
-        say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
-            f"{r['value'] or ''} {r['target'] or ''}")
+    for r in rows:  # the session by its short id, as every other list names it
+        say(f"#{r['id']} {short.get(r['session_id'], r['session_id'])} "
+            + _what(r["kind"], r["ordinal"], r["value"], r["target"]))
+
+
+def _what(kind: str, ordinal: int | None, value: str | None, target: str | None) -> str:
+    """An annotation as said: ``note at 5: look here``, ``link: 5 → 9``."""
+    if kind == "link":
+        return f"link: {value} → {target}"
+    return f"{kind} at {ordinal}" + (f": {value}" if value else "")
 
 
 def _annotate(db: Path | None, session_id: str | None, ordinal: int | None, kind: str,
@@ -499,14 +507,20 @@ def _annotate(db: Path | None, session_id: str | None, ordinal: int | None, kind
 
     with open_store(db, read_only=False) as store:
         sid = resolve(store, session_id)
-        ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
+        name = store.short_ids().get(sid, sid)
+        try:
+            ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
+        except KbNotFound:  # named by its short id, as `show` names it
+            last = store.max_ordinal(sid)
+            fail(f"session {name} has no message {ordinal} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND)
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"id": ann_id, "session_id": sid, "ordinal": ordinal, "kind": kind,
                    "value": value, "target": target})
-    else:
-        say(f"annotation #{ann_id}: {kind} at {ordinal if ordinal is not None else '-'}"
-            f" in {sid}")
+    else:  # "link at -" said nothing of what it linked
+        say(f"annotation #{ann_id} in {name}: {_what(kind, ordinal, value, target)}")
 
 
 @mark.command(tools.LEGACY, hidden=True)
