@@ -158,3 +158,22 @@ def test_ingest_wait_says_what_it_does_after_the_last_input(tmp_path: Path,
                     str(tmp_path / "kb.duckdb")], {"NO_COLOR": "1"}).decode()
     assert "ingesting" in shown and "deriving knowledge graphs" in shown, shown[-600:]
     assert "1 session, 132 messages" in shown
+
+
+def test_a_query_too_wide_for_its_columns_prints_records(tmp_path: Path,
+                                                          realworld: Path) -> None:
+    """``query 'select * from sessions'`` at 80 columns folded each of 20 names down its
+    column (``se ss io n_``): 358 lines for 3 rows.  Too wide, each row is a record, one
+    column a line (psql's expanded display); a narrow result stays a table."""
+    db = str(tmp_path / "kb.duckdb")
+    src = realworld / "pool" / "Xeus__claude-session.jsonl"
+    assert invoke("ingest", "--db", db, str(src)).exit_code == 0
+    r = invoke("query", "select * from sessions", "--db", db, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    shown = _fits(r.stdout)
+    assert shown[0] == "-[ row 1 ]-"
+    assert shown[1].split() == ["session_id", "bd4364e2-acaa-41bd-bc5f-d1e080a052b9"]
+    assert any(ln.split()[:2] == ["agent", "claude-code"] for ln in shown)
+    r = invoke("query", "select agent, count(*) n from sessions group by 1", "--db", db,
+               env={"COLUMNS": "80"})
+    assert r.stdout.split() == ["agent", "n", "claude-code", "1"]

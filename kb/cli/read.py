@@ -749,15 +749,46 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
 
         # made visible before rich measures the cells: escaped after, a cell was cut to
         # the width of its raw text and lost everything past a control character
-        table = Table(box=None, header_style="bold")
-        for c in cols:
-            table.add_column(visible(c), overflow="fold")
-        for r in rows:
-            table.add_row(*("" if v is None else visible(str(v)) for v in r))
-        out.print(table)
+        names = [visible(c) for c in cols]
+        cells_ = [["" if v is None else visible(str(v)) for v in r] for r in rows]
+        if _too_wide(names, cells_, out.width):
+            _print_records(names, cells_)
+        else:
+            table = Table(box=None, header_style="bold")
+            for c in names:
+                table.add_column(c, overflow="fold")
+            for r in cells_:
+                table.add_row(*r)
+            out.print(table)
     if res.left:
         note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "
              f"({res.total} in all; --limit N shows more)")
+
+
+def _too_wide(names: list[str], rows: list[list[str]], width: int) -> bool:
+    """Whether the columns cannot each show their name and a few characters of a value on
+    one line: ``select * from sessions`` at 80 columns was 358 lines of two-letter shreds
+    (each name folded down a column, ``se ss io n_``)."""
+    from kb.width import cells
+
+    need = sum(max(cells(n), min(12, max((cells(r[i]) for r in rows), default=0)))
+               for i, n in enumerate(names))
+    return need + 2 * len(names) > width
+
+
+def _print_records(names: list[str], rows: list[list[str]]) -> None:
+    """Each row as a record, one column a line (psql's expanded display): the name, then
+    the value folded under itself."""
+    from rich.table import Table
+
+    for k, r in enumerate(rows, 1):
+        say(f"-[ row {k} ]-", style="dim")
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 0))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column(overflow="fold")
+        for n, v in zip(names, r, strict=True):
+            table.add_row(n, v)
+        out.print(table)
 
 
 def _out_of_time(timeout: float) -> None:
