@@ -177,3 +177,17 @@ def test_a_query_too_wide_for_its_columns_prints_records(tmp_path: Path,
     r = invoke("query", "select agent, count(*) n from sessions group by 1", "--db", db,
                env={"COLUMNS": "80"})
     assert r.stdout.split() == ["agent", "n", "claude-code", "1"]
+
+
+def test_a_listing_s_file_size_is_no_series_to_chart(tmp_path: Path, realworld: Path
+                                                     ) -> None:
+    """labelled/pfm-categorization measured nothing but the sizes its ``ls -la`` listed;
+    ``timeline`` charted "B (Dockerfile) 687–687" (the one name without an extension,
+    not known for a listing's) as the session's series."""
+    db = str(tmp_path / "kb.duckdb")
+    src = realworld / "labelled" / "pfm-categorization__opencode-session.json"
+    assert invoke("ingest", "--db", db, str(src)).exit_code == 0
+    for args in (["timeline"], ["timeline", "--json"], ["handoff"]):
+        r = invoke(*args, "--db", db, env={"COLUMNS": "80"})
+        assert r.exit_code == 0, r.stderr
+        assert "B (Dockerfile)" not in r.stdout and "687" not in r.stdout, args
