@@ -331,21 +331,23 @@ def input_size(inp: Input) -> int:
 def ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None = None,
            progress: Progress | None = None, force: bool = False, graph: bool = True,
            index: bool = True, inputs: tuple[list[Input], list[NotATranscript]] | None = None,
-           seen: Seen | None = None) -> IngestReport:
+           seen: Seen | None = None, phase: Callable[[str], None] | None = None
+           ) -> IngestReport:
     """Ingest every transcript under ``paths`` into ``store``.
 
     ``graph`` / ``index``: bring the knowledge graph and the search index up to date
     before returning.  Without, they are owed (``graph_pending``; the index finds itself
     stale) and the first query that reads them builds them: the ingest returns when
     messages and events are committed.  ``seen``: the store's inputs as read before
-    ``inputs`` were planned with it (:func:`plan`)."""
+    ``inputs`` were planned with it (:func:`plan`).  ``phase``: told what the ingest does
+    once every input is read (``"deriving knowledge graphs"``), for a progress display."""
     if index:
         _subscribe(store)
     else:
         store.hooks.on_secrets_forgotten(_forget_graphs)
     with _write_errors(store):
         return _ingest(store, paths, session_ids=session_ids, progress=progress, force=force,
-                       graph=graph, inputs=inputs, seen=seen)
+                       graph=graph, inputs=inputs, seen=seen, phase=phase)
 
 
 def _subscribe(store: KbStore) -> None:
@@ -366,7 +368,7 @@ def _forget_graphs(store: KbStore, session_ids: Sequence[str]) -> None:
 def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str] | None,
             progress: Progress | None, force: bool, graph: bool,
             inputs: tuple[list[Input], list[NotATranscript]] | None,
-            seen: Seen | None) -> IngestReport:
+            seen: Seen | None, phase: Callable[[str], None] | None = None) -> IngestReport:
     report = IngestReport()
     store.set_memory_limit(os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     threshold = store.checkpoint_threshold()
@@ -416,6 +418,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
             from kb.graph.store import rebuild_all
 
             before = dict(xstate.DISCARDED)
+            if phase is not None:
+                phase("deriving knowledge graphs")
             report.graphs = rebuild_all(store, only=owed)
             report.states_discarded = {r: n - before.get(r, 0)
                                        for r, n in xstate.DISCARDED.items()

@@ -35,7 +35,7 @@ import orjson
 
 from kb.records import Event, Measurement, TodoItem
 from kb.store import KbStore
-from logparse.measure_plumbing import is_harness_reading
+from logparse.measure_plumbing import harness_of_call
 
 if TYPE_CHECKING:
     from kb.usage import MessageUsage
@@ -502,7 +502,9 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
             # the summary says what the work measured: the harness's readings of every
             # call (Codex's wall time, a cut output's size) stay in the detail and --json,
             # never ahead of the command
-            work = [m for m in meas or () if not is_harness_reading(m["label"] or "", m["unit"])]
+            # (a listing's file sizes too: of the tree, not of the work; none left, none shown)
+            theirs = harness_of_call([(m["label"] or "", m["unit"]) for m in meas or ()])
+            work = [m for m, h in zip(meas or (), theirs, strict=True) if not h]
             out[(o, s, ROW_CALL)] = TimelineRow(
                 o, s, ROW_CALL, kind, flags, tool=tool, category=cat, host=host,
                 status=status, exit_code=code, signature=sig, signatures=nsig,

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _File
 from logparse.models import Problem
@@ -57,6 +57,12 @@ def is_stream_record(obj: Any) -> bool:
              or (obj.get("type") == "result" and "num_turns" in obj))
 
 
+def _amount(v: Any) -> TypeGuard[int | float]:
+    """A figure a ``result`` may hold: a non-negative number, not a bool (JSON's
+    ``true`` is an ``int`` to Python)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+
+
 def _tokens(usage: Any) -> dict[str, int]:
     out: dict[str, int] = {}
     if isinstance(usage, dict):
@@ -64,9 +70,18 @@ def _tokens(usage: Any) -> dict[str, int]:
                          ("cache_read_input_tokens", "cache_read"),
                          ("cache_creation_input_tokens", "cache_write")):
             v = usage.get(src)
-            if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+            if _amount(v) and isinstance(v, int):  # a count of tokens: whole
                 out[dst] = v
     return out
+
+
+def _title(result: Any) -> str | None:
+    """A run's ``result`` (its last reply) as a session's title: its first line that says
+    something, cut to 80 columns as a title from a prompt is (``kb.ingest``)."""
+    if not isinstance(result, str):
+        return None
+    line = next((x.strip() for x in result.splitlines() if x.strip()), "")
+    return (line if len(line) <= 80 else line[:77] + "...") or None
 
 
 class _StreamFile(_File):
@@ -80,6 +95,12 @@ class _StreamFile(_File):
         self.inferred: set[str] = set()
         """Ids of the user messages that stand for a prompt the stream does not hold."""
         self.figures: dict[str, dict[str, Any]] = {}
+        self.prompted: set[str] = set()
+        """Sessions whose stream holds a prompt's own words (``--replay-user-messages``):
+        the title comes from it, as a transcript's does."""
+        self.titles: dict[str, str] = {}
+        """A session's first run that ended well: its reply, what the title falls back
+        to when the stream holds no prompt."""
 
     def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         sid = obj.get("session_id")
@@ -99,6 +120,7 @@ class _StreamFile(_File):
             return
         if held is not None:
             if typ == "user" and _said(rec):  # --replay-user-messages: the prompt itself
+                self.prompted.add(sid)
                 super()._record(held[0], held[1], {"type": "system", "sessionId": sid,
                                                    "subtype": "init"})
             else:
@@ -135,15 +157,17 @@ class _StreamFile(_File):
             f["errors"] += 1
             # what ended it, by kind (its ``result`` text is the reply: not kept here)
             status = obj.get("api_error_status")
-            f["lastError"] = status if isinstance(status, int) and \
-                not isinstance(status, bool) else str(obj.get("subtype") or "error")[:80]
+            f["lastError"] = status if isinstance(status, int) and _amount(status) \
+                else str(obj.get("subtype") or "error")[:80]
+        elif sid not in self.titles and (title := _title(obj.get("result"))):
+            self.titles[sid] = title
         cost = obj.get("total_cost_usd")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+        if _amount(cost):
             f["cost"] = float(cost)  # Claude Code's total so far (a resume continues it)
         for src, dst in (("duration_ms", "durationMs"), ("duration_api_ms", "apiDurationMs"),
                          ("num_turns", "turns")):
             v = obj.get(src)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+            if _amount(v):
                 f[dst] = f.get(dst, 0) + v
         toks = f.setdefault("tokens", {})
         for k, v in _tokens(obj.get("usage")).items():
@@ -161,6 +185,14 @@ class _StreamFile(_File):
             conv = self.convs.get(sid)
             if conv is not None:
                 conv.info["recorded"] = f
+        # the prompts are not in the stream: what the first run that ended well replied
+        # names the session (``logkb sessions``, the TUI), as a prompt names a transcript;
+        # a prompt the stream holds names it (the ingest's fallback), and a transcript read
+        # later replaces it all
+        for sid, title in self.titles.items():
+            conv = self.convs.get(sid)
+            if conv is not None and sid not in self.prompted:
+                conv.info.setdefault("title", title)
 
 
 def _said(rec: dict[str, Any]) -> bool:

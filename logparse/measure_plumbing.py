@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["PLUMBING", "PLUMBING_LABELS", "PlumbingRow", "is_harness_reading", "is_plumbing",
-           "is_plumbing_reading"]
+__all__ = ["PLUMBING", "PLUMBING_LABELS", "PlumbingRow", "harness_of_call", "is_harness_reading",
+           "is_plumbing", "is_plumbing_reading"]
 
 
 @dataclass(frozen=True)
@@ -147,10 +147,10 @@ _TOOL_DURATION = re.compile(r"^(?:apply_patch|bash|shell|shell_command|exec_comm
 
 
 _BYTES = frozenset({"b", "byte", "bytes", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"})
-_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^/\\]*\.[A-Za-z0-9_]{1,10})$")
+_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^/\\]*\.[A-Za-z0-9_][A-Za-z0-9_-]{0,9})$")
 """A file's name as a listing shows it: a path without spaces, or a name ending in an
-extension (``.DS_Store``; spaces allowed: ``CFO _ PoC and Arch Diagram.pdf``), never a
-phrase (``/icon.png Size``, a build's route table)."""
+extension (``.DS_Store``, SQLite's ``opencode.db-shm``; spaces allowed: ``CFO _ PoC and
+Arch Diagram.pdf``), never a phrase (``/icon.png Size``, a build's route table)."""
 
 
 def is_listing_size(unit: str | None, label: str | None) -> bool:
@@ -172,6 +172,21 @@ def is_plumbing(label: str, unit: str | None = None) -> bool:
             or label.endswith((" length", " written", " listed"))  # what a tool saw
             or is_listing_size(unit, label)
             or is_plumbing_reading(unit, label))
+
+
+def harness_of_call(readings: list[tuple[str, str | None]]) -> list[bool]:
+    """Which of one call's readings (``(label, unit)``, in its order) are the harness's
+    (:func:`is_harness_reading`).  One listing names every file alike: in a call that
+    listed paths (its ``… listed`` count, :mod:`logparse.listings`) and read file sizes
+    of a listing, a byte reading named by one bare word is one of them too (``ls -la`` of
+    a project: ``Dockerfile``, ``LICENSE`` have no extension to say so), though elsewhere
+    such a name is a result's (vite's ``gzip: 4.2 kB`` beside its ``index-….js``, curl's
+    ``Size``).  labelled/pfm-categorization: ``ls -la …/src/`` (message 23)."""
+    listing = any(lab.endswith(" listed") for lab, _ in readings) and any(
+        is_listing_size(u, lab) for lab, u in readings)
+    return [is_harness_reading(lab, u) or (
+        listing and (u or "").strip().lower() in _BYTES and len((lab or "").split()) == 1)
+        for lab, u in readings]
 
 
 def is_harness_reading(label: str, unit: str | None) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from kb import __version__
-from kb.cli.tools import quiet_stdout, setup_consoles
+from kb.cli.tools import labelled, quiet_stdout, setup_consoles
 
 EPILOG = """\b
 Exit codes: 0 ok · 1 no match (search) or failed · 2 usage · 3 not a
@@ -44,12 +44,15 @@ class LogkbGroup(click.Group):
                              f"hint: {e.ctx.command_path} -h shows them\n")
             sys.exit(e.exit_code)
         except click.ClickException as e:
-            sys.stderr.write(f"logkb: error: {e.format_message()}\n")
+            # as every other error: wrapped under its label on a terminal (an invalid
+            # --kind lists the valid ones: 179 columns), one line in a pipe
+            setup_consoles()
+            labelled("logkb: error:", e.format_message(), "bold red")
             ctx = getattr(e, "ctx", None)
             while ctx is not None and ctx.command.hidden and ctx.parent is not None:
                 ctx = ctx.parent  # a hidden form (`replay --from N`): the command it is
             if ctx is not None:
-                sys.stderr.write(f"hint: {ctx.command_path} -h shows its options\n")
+                labelled("hint:", f"{ctx.command_path} -h shows its options", "bold")
             sys.exit(e.exit_code)
         # with standalone_mode off click hands back the code of ctx.exit(N)
         if isinstance(rv, int) and not isinstance(rv, bool):

@@ -15,6 +15,7 @@ import click
 from kb.cli import tools
 from kb.cli.tools import (
     NBSP,
+    ORDINAL,
     check_range,
     choices,
     db_option,
@@ -24,6 +25,7 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    labelled,
     limit_option,
     miss,
     note,
@@ -104,7 +106,8 @@ def derive(store: KbStore, scopes: list[str], force: bool) -> list[str]:
                 done.append(s)
         return done
     with Progress(TextColumn("deriving knowledge graphs"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("messages"), console=real(err), transient=True) as bar:
+                  TextColumn("messages"), console=real(err), transient=True,
+                  disable=not err.is_terminal) as bar:  # in a pipe: not even a blank line
         task = bar.add_task("derive", total=total)
         done, scopes = gs.rebuild_many(store, scopes, force=force,
                                        progress=lambda n: bar.advance(task, n))
@@ -320,10 +323,11 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
             fail(str(miss), ExitCode.NOT_FOUND, hint=hint)
         # a name nothing is known about: say so (never a near miss); the approach named
         # does not exist: not found (6), as an ordinal past the end or `approach:N`
-        note(f"logkb: nothing known about {ref!r} ({miss})")
-        note("hint: " + (hint or ("`logkb deadends` lists what ended; `logkb search "
-                                  f"{shlex.quote(ref)}` looks in the transcripts"
-                                  + ("" if all_scopes else "; --all asks every session"))))
+        note(f"logkb: nothing known about {ref!r} ({miss})", wrap=True)
+        labelled("hint:", hint or ("`logkb deadends` lists what ended; `logkb search "
+                                   f"{shlex.quote(ref)}` looks in the transcripts"
+                                   + ("" if all_scopes else "; --all asks every session")),
+                 "bold")
         sys.exit(int(ExitCode.NOT_FOUND))
     if as_json:
         emit_json(story)
@@ -337,9 +341,9 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
 @session_option
 @click.option("--width", type=click.IntRange(min=8), default=None,
               help="Chart columns [default: what the terminal width leaves].")
-@click.option("--from", "start", type=int, metavar="N",
+@click.option("--from", "start", type=ORDINAL, metavar="N",
               help="First ordinal [default: where approaches start].")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
+@click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @db_option
 @json_option
 @handle_errors
@@ -479,14 +483,22 @@ def mark_list(session_id: str | None, db: Path | None, as_json: bool) -> None:
     with open_store(db) as store:
         sid = store.resolve_session(session_id) if session_id else None
         rows = gs.annotations(store, sid)
+        short = store.short_ids()
     if as_json:
         emit_lines(rows)
         return
     if not rows:
         tools.note("no annotations")
-    for r in rows:
-        say(f"#{r['id']} {r['session_id']} {r['ordinal'] or ''} {r['kind']} "
-            f"{r['value'] or ''} {r['target'] or ''}")
+    for r in rows:  # the session by its short id, as every other list names it
+        say(f"#{r['id']} {short.get(r['session_id'], r['session_id'])} "
+            + _what(r["kind"], r["ordinal"], r["value"], r["target"]))
+
+
+def _what(kind: str, ordinal: int | None, value: str | None, target: str | None) -> str:
+    """An annotation as said: ``note at 5: look here``, ``link: 5 → 9``."""
+    if kind == "link":
+        return f"link: {value} → {target}"
+    return f"{kind} at {ordinal}" + (f": {value}" if value else "")
 
 
 def _annotate(db: Path | None, session_id: str | None, ordinal: int | None, kind: str,
@@ -495,14 +507,20 @@ def _annotate(db: Path | None, session_id: str | None, ordinal: int | None, kind
 
     with open_store(db, read_only=False) as store:
         sid = resolve(store, session_id)
-        ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
+        name = store.short_ids().get(sid, sid)
+        try:
+            ann_id = gs.annotate(store, sid, ordinal, kind, value, target)
+        except KbNotFound:  # named by its short id, as `show` names it
+            last = store.max_ordinal(sid)
+            fail(f"session {name} has no message {ordinal} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND)
         gs.rebuild(store, gs.scope_of(store, sid))
     if as_json:
         emit_json({"id": ann_id, "session_id": sid, "ordinal": ordinal, "kind": kind,
                    "value": value, "target": target})
-    else:
-        say(f"annotation #{ann_id}: {kind} at {ordinal if ordinal is not None else '-'}"
-            f" in {sid}")
+    else:  # "link at -" said nothing of what it linked
+        say(f"annotation #{ann_id} in {name}: {_what(kind, ordinal, value, target)}")
 
 
 @mark.command(tools.LEGACY, hidden=True)

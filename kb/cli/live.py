@@ -66,6 +66,10 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
     targets = list(paths) or _default_stores()
     stop = threading.Event()
     status = err.is_terminal and not as_json
+    if not as_json:  # a mistyped path was waited for in silence (a pipe showed nothing)
+        for p in paths:
+            if not p.exists():
+                note(f"watch: {p}: does not exist yet; waiting for it", wrap=True)
 
     def on_event(ev: dict[str, Any]) -> None:
         if as_json:

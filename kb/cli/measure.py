@@ -45,13 +45,18 @@ def readings(store: Any, scopes: list[str], units: list[str], harness: bool
     side is better and the quantity was read at least twice."""
     from kb.graph import store as gs
     from kb.graph.report import direction
-    from logparse.measure_plumbing import is_harness_reading
+    from logparse.measure_plumbing import harness_of_call
 
     rows = gs.measurements(store, scopes, units or None)
+    calls: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    for m in rows:  # a call's readings are judged together (a listing's bare names)
+        calls.setdefault((m["session_id"], m["ordinal"], m["command"] or ""), []).append(m)
+    harness_ids = {id(m) for ms in calls.values() for m, h in zip(
+        ms, harness_of_call([(m["label"] or "", m["unit"]) for m in ms]), strict=True) if h}
     kept: list[dict[str, Any]] = []
     by: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for m in rows:
-        theirs = is_harness_reading(m["label"] or "", m["unit"])
+        theirs = id(m) in harness_ids
         if theirs and not harness:
             continue
         m["direction"] = direction(m["unit"] or "")
@@ -117,7 +122,7 @@ def measurements(session_id: str | None, all_scopes: bool, units: tuple[str, ...
             f"{hint} or --all" if hint else None)
     if left_out and not as_json:
         note(f"{plural(left_out, 'harness reading')} (wall time, exit codes, listed "
-             "file sizes, …) left out: --harness shows them")
+             "file sizes, …) left out: --harness shows them", wrap=True)
     if limit is not None and len(rows) > len(shown) and not as_json:
         note(f"{len(rows) - len(shown)} more: raise -n")
 

@@ -13,12 +13,15 @@ from typing import Any
 import click
 
 from kb.cli.tools import (
+    NBSP,
+    ORDINAL,
     check_range,
     choices,
     db_option,
     elsewhere_hint,
     emit_json,
     emit_lines,
+    err,
     fail,
     handle_errors,
     json_option,
@@ -236,8 +239,8 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
             say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
         if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
-            note("no current session (commands use the latest ingested; set one with "
-                 "`logkb use ID`)")
+            note("no current session: commands use the latest ingested (`logkb use"
+                 f"{NBSP}ID` sets one)", wrap=True)
             sys.exit(int(ExitCode.NOT_FOUND))
         return
     with open_store(db, read_only=False) as store:
@@ -314,7 +317,13 @@ def resume(ref: str | None, run: bool, db: Path | None, as_json: bool) -> None:
         if directory:  # quoted as the shell needs it: a copied path runs nothing
             import shlex
 
-            note(f"(run it in {shlex.quote(directory)})")
+            from kb.width import cells
+
+            where = shlex.quote(directory)
+            # the path whole on a line of its own when the line would not fit: wrapped
+            # at its spaces it would no longer paste
+            note(f"(run it in {where})" if cells(where) + 12 <= err.width
+                 else f"run it in:\n  {where}")
         return
     import shutil
 
@@ -341,8 +350,8 @@ CATEGORIES = [c.value for c in Category]
               callback=choices(CATEGORIES, "category"),
               help=f"{', '.join(CATEGORIES)} (repeatable or comma-separated).")
 @click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
-@click.option("--from", "start", type=int, metavar="N", help="First ordinal.")
-@click.option("--to", "end", type=int, metavar="M", help="Last ordinal.")
+@click.option("--from", "start", type=ORDINAL, metavar="N", help="First ordinal.")
+@click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @limit_option()
 @db_option
 @json_option
@@ -386,7 +395,7 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
 
 # ------------------------------------------------------------------------ show
 @click.command()
-@click.argument("ordinal", type=click.IntRange(min=1))  # 0 "was found" in every session
+@click.argument("ordinal", type=ORDINAL)  # 0 "was found" in every session
 @session_option
 @click.option("--full", is_flag=True, help="Show whole outputs, not their head and tail.")
 @db_option
@@ -468,7 +477,7 @@ def show(ordinal: int, session_id: str | None, full: bool, db: Path | None,
               help="Only this session (id, short id, prefix or title words).")
 @click.option("--here", is_flag=True,
               help="Only the current session (`logkb use`, else the latest ingested).")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=50, show_default=True,
+@click.option("-n", "--limit", type=ORDINAL, default=50, show_default=True,
               metavar="N", help="At most N hits.")
 @db_option
 @json_option
@@ -668,7 +677,7 @@ def _search_miss(text: str, regex: bool, session_id: str | None,
 @click.command()
 @click.argument("sql")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=None,
+@click.option("-n", "--limit", type=ORDINAL, default=None,
               help="Print at most this many rows (the rest are counted on stderr).  "
                    "Default: 100 for the table, every row for --json and --csv.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
@@ -740,15 +749,46 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
 
         # made visible before rich measures the cells: escaped after, a cell was cut to
         # the width of its raw text and lost everything past a control character
-        table = Table(box=None, header_style="bold")
-        for c in cols:
-            table.add_column(visible(c), overflow="fold")
-        for r in rows:
-            table.add_row(*("" if v is None else visible(str(v)) for v in r))
-        out.print(table)
+        names = [visible(c) for c in cols]
+        cells_ = [["" if v is None else visible(str(v)) for v in r] for r in rows]
+        if _too_wide(names, cells_, out.width):
+            _print_records(names, cells_)
+        else:
+            table = Table(box=None, header_style="bold")
+            for c in names:
+                table.add_column(c, overflow="fold")
+            for r in cells_:
+                table.add_row(*r)
+            out.print(table)
     if res.left:
         note(f"{res.left} more row{'s' if res.left != 1 else ''} not shown "
              f"({res.total} in all; --limit N shows more)")
+
+
+def _too_wide(names: list[str], rows: list[list[str]], width: int) -> bool:
+    """Whether the columns cannot each show their name and a few characters of a value on
+    one line: ``select * from sessions`` at 80 columns was 358 lines of two-letter shreds
+    (each name folded down a column, ``se ss io n_``)."""
+    from kb.width import cells
+
+    need = sum(max(cells(n), min(12, max((cells(r[i]) for r in rows), default=0)))
+               for i, n in enumerate(names))
+    return need + 2 * len(names) > width
+
+
+def _print_records(names: list[str], rows: list[list[str]]) -> None:
+    """Each row as a record, one column a line (psql's expanded display): the name, then
+    the value folded under itself."""
+    from rich.table import Table
+
+    for k, r in enumerate(rows, 1):
+        say(f"-[ row {k} ]-", style="dim")
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 0))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column(overflow="fold")
+        for n, v in zip(names, r, strict=True):
+            table.add_row(n, v)
+        out.print(table)
 
 
 def _out_of_time(timeout: float) -> None:

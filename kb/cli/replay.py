@@ -17,6 +17,7 @@ import click
 
 from kb.cli.tools import (
     LEGACY,
+    ORDINAL,
     ModeGroup,
     check_range,
     db_option,
@@ -78,9 +79,9 @@ def _plan_options(fn: Any, *, legacy: bool = False) -> Any:
     """The options ``replay plan`` and ``replay run`` share (the plan is what runs)."""
     for deco in reversed((
         session_option,
-        click.option("--from", "start", type=int, metavar="N", required=not legacy,
+        click.option("--from", "start", type=ORDINAL, metavar="N", required=not legacy,
                      help="First message ordinal to replay."),
-        click.option("--to", "end", type=int, metavar="M",
+        click.option("--to", "end", type=ORDINAL, metavar="M",
                      help="Last ordinal [default: the end]."),
         click.option("--only", "only", multiple=True, metavar="CATEGORIES",
                      help="Only commands of these categories (comma-separated or "

@@ -208,18 +208,33 @@ def check_range(start: int | None, end: int | None) -> None:
              ExitCode.USAGE, hint=f"--from {end} --to {start}?")
 
 
+RECORD_LABELS = frozenset({"logkb: error:", "problem:"})
+"""Labels of the lines a program reads: an error a script keeps, ``problem: FILE:LINE:
+reason`` as a compiler's diagnostic (``grep``, an editor's ``FILE:LINE:`` parser)."""
+
+
+def width_said() -> bool:
+    """Whether stderr has a width to wrap prose at: a terminal's, or ``$COLUMNS`` in a
+    pipe or a file (``COLUMNS=80 logkb ingest DIR 2>&1 | less``).  A pipe without it is
+    read by a program (``grep``, a script): each message stays one line there."""
+    return err.is_terminal or _columns() is not None
+
+
 def labelled(label: str, text: str, style: str) -> None:
-    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``hint:``): one line for
-    a pipe or a file (``grep``), wrapped at the width on a terminal, continuation lines
-    indented under the label, at word ends (the terminal's own wrap cuts words and paths
-    anywhere)."""
+    """``LABEL TEXT`` on stderr (``logkb: error:``, ``problem:``, ``note:``, ``hint:``),
+    wrapped at the width at word ends, continuation lines indented under the label (a
+    terminal's own wrap cuts words and paths anywhere).  On a terminal always; in a pipe
+    or a file where ``$COLUMNS`` says its width (:func:`width_said`) a note or a hint,
+    prose for a person, wraps too (a rewrite's note ran to 185 columns at
+    ``COLUMNS=80``), while a line of :data:`RECORD_LABELS` stays one line there: what
+    reads it there is a program, and a wrapped message would reach it in pieces."""
     from rich.text import Text
 
     rest = f" {text}"
-    if err.is_terminal:  # a word longer than a line (a path) is cut at the width
+    if err.is_terminal or (label not in RECORD_LABELS and width_said()):
         from kb.width import cells, wrap
 
-        w = max(20, err.width)
+        w = max(20, err.width)  # a word longer than a line (a path) is cut at the width
         first, *more = rest.split("\n")  # a message's own lines (a query's caret) stay
         rest = "\n".join(wrap(f"{label}{first}", w, "", "  "))[len(label):]
         for line in more:
@@ -283,9 +298,31 @@ def json_option(fn: F) -> F:
                              "per line, a single answer one object.")(fn)
 
 
+class AtLeast(click.IntRange):
+    """A whole number of ``min`` or more (an ordinal, ``-n``): click's own words for a
+    miss were "'abc' is not a valid integer range" and "0 is not in the range x>=1"; one
+    sentence says both now."""
+
+    name = "whole number"
+
+    def __init__(self, min: int) -> None:  # noqa: A002 (click's own name)
+        super().__init__(min=min)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value!r} is not a whole number of {self.min} or more", param, ctx)
+
+
+ORDINAL = AtLeast(1)
+"""An ordinal (messages are numbered from 1) or a count of rows."""
+
+
 def limit_option(default: int | None = None) -> Callable[[F], F]:
     def deco(fn: F) -> F:
-        return click.option("-n", "--limit", "limit", type=click.IntRange(min=1),
+        return click.option("-n", "--limit", "limit", type=ORDINAL,
                             default=default, show_default=default is not None,
                             metavar="N", help="At most N rows.")(fn)
     return deco

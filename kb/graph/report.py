@@ -20,6 +20,7 @@ from kb.graph.text import short, similarity, tokens
 from kb.store import KbNotFound, KbStore
 from logparse.measure_plumbing import (  # noqa: F401  (re-exported: the old import path)
     PLUMBING_LABELS,
+    harness_of_call,
     is_harness_reading,
     is_listing_size,
     is_plumbing,
@@ -231,8 +232,15 @@ def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[st
     """Every quantity the sessions' command results measured, harness plumbing and exit
     codes left out: ``(unit, label, points)``, points counting the messages that
     measured it."""
+    listed: dict[tuple[str, str], set[tuple[str, int]]] = {}
+    for sid, o, ms in gs.listing_readings(store, session_ids):  # a listing's bare names
+        for (lab, u), theirs in zip(ms, harness_of_call(ms), strict=True):
+            if theirs and not is_harness_reading(lab, u):
+                listed.setdefault((u or "", lab), set()).add((sid, o))
+    # a quantity read only as a listing's file sizes (ls -la's "Dockerfile: 687 B") was
+    # the series the timeline charted for labelled/pfm-categorization
     return [(u, lab, n) for u, lab, n in gs.measured_quantities(store, session_ids)
-            if not is_harness_reading(lab, u)]
+            if not is_harness_reading(lab, u) and len(listed.get((u, lab), ())) < n]
 
 
 def throughput(store: KbStore, scopes: list[str]) -> list[dict[str, Any]]:

@@ -1422,6 +1422,19 @@ def built(store: KbStore, scope: str) -> bool:
                               [scope]).fetchone() is not None
 
 
+def listing_readings(store: KbStore, session_ids: list[str]
+                     ) -> list[tuple[str, int, list[tuple[str, str | None]]]]:
+    """``(session, ordinal, [(label, unit), …])`` of the calls that listed paths (a
+    reading labelled ``… listed``, :mod:`logparse.listings`), each with all its readings:
+    what :func:`logparse.measure_plumbing.harness_of_call` judges together."""
+    rows = store.conn.execute("""
+        SELECT session_id, ordinal, [(coalesce(x.label, ''), x.unit) FOR x IN measurements]
+          FROM calls WHERE session_id IN (SELECT unnest($sids)) AND len(measurements) > 1
+           AND len(list_filter(measurements, lambda x: x.label LIKE '% listed')) > 0""",
+                              {"sids": session_ids}).fetchall()
+    return [(s, int(o), [(str(lab), u) for lab, u in ms]) for s, o, ms in rows]
+
+
 def measured_quantities(store: KbStore, session_ids: list[str]) -> list[tuple[str, str, int]]:
     """Every quantity the sessions' command results measured: ``(unit, label, points)``,
     points counting the messages that measured it; in the order each was first read (a

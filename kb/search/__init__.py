@@ -113,8 +113,9 @@ def _search(db_path: str | Path, text: str, *, regex: bool, session_id: str | No
                     session_id = store.resolve_session(session_id)
                 rep = idx.sync(store)
             if rep["reindexed"] or rep["grown"]:
-                notes.append(f"search index: {rep['reindexed']} sessions indexed, "
-                             f"{rep['grown']} grown, {rep['units']} units added")
+                n, u = rep["reindexed"], rep["units"]
+                notes.append(f"search index: {n} session{'s' * (n != 1)} indexed, "
+                             f"{rep['grown']} grown, {u} unit{'s' * (u != 1)} added")
             if session_id is not None:
                 node = And((node, Match("session", (session_id,))))
             return Found(idx.search(node, limit=limit, newest=newest), "index", notes,

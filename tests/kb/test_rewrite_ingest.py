@@ -38,9 +38,10 @@ def test_ingest_reads_a_rewrite_and_says_so(tmp_path: Path) -> None:
     assert "a rewrite of a codex session, not the agent's own output" in said
     assert "skipped 3 records of 2 unknown types (kept raw): tool_summary (2), " \
            "file_change (1)" in said
-    # in a pipe each diagnostic is one line (it wraps under its label on a terminal)
-    assert all(ln.startswith(("note:", str(TRIM))) for ln in r.stderr.splitlines()
-               if ln), r.stderr
+    # each note wraps under its label at the width the pipe was given (ux12: one line
+    # each ran to 185 columns at COLUMNS=80)
+    assert all(ln.startswith(("note:", str(TRIM), "  ")) and len(ln) <= 80
+               for ln in r.stderr.splitlines() if ln), r.stderr
 
 
 def test_a_damaged_rewrite_is_read_with_its_problems(tmp_path: Path) -> None:

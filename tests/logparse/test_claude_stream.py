@@ -131,3 +131,37 @@ def test_the_agent_s_own_cost_is_shown_where_cost_is(tmp_path: Path) -> None:
         assert row["key"] == SID and abs(row["recorded_cost"] - want) < 1e-9
         table = run(cli, ["usage", "--db", db, "--by", "session"]).stdout
         assert "agent's" in table.splitlines()[0]
+
+
+def test_titled_by_its_first_run_s_reply_else_by_its_prompt(tmp_path: Path) -> None:
+    """The stream holds no prompt: the session had no title (``sessions``, the TUI).  It
+    is named by the reply of its first run that ended well (the second run's ``API
+    Error: 529`` names nothing); a prompt the stream holds (``--replay-user-messages``)
+    names it as a transcript's first prompt does."""
+    ((src, _, _),) = read()[0]
+    assert src.info["title"] == "calc.mul is in place and returns 42 for 6 * 7."
+    lines = STREAM.read_text().splitlines(keepends=True)
+    said = json.dumps({"type": "user", "session_id": SID, "uuid": "u-prompt",
+                       "parent_tool_use_id": None,
+                       "message": {"role": "user", "content": "Add mul to calc"}}) + "\n"
+    f = tmp_path / "run.jsonl"
+    f.write_text(lines[0] + said + "".join(lines[1:]))
+    ((src, _, _),) = read(f)[0]
+    assert "title" not in src.info
+    db = str(tmp_path / "a.duckdb")
+    for path, title in ((STREAM, "calc.mul is in place and returns 42 for 6 * 7."),
+                        (f, "Add mul to calc")):
+        r = CliRunner().invoke(cli, ["ingest", "--db", db, "--force", "--json", str(path)])
+        assert r.exit_code == 0, r.stderr
+        assert json.loads(r.stdout)["sessions"][0]["title"] == title
+
+
+def test_a_long_reply_is_cut_as_a_long_prompt_is(tmp_path: Path) -> None:
+    results = [json.loads(x) for x in STREAM.read_text().splitlines()]
+    first = next(r for r in results if r.get("type") == "result")
+    first["result"] = "\n\n" + "word " * 40 + "\nsecond line"
+    f = tmp_path / "run.jsonl"
+    f.write_text("".join(json.dumps(r if r.get("type") != "result" or r.get("is_error")
+                                    else first) + "\n" for r in results))
+    ((src, _, _),) = read(f)[0]
+    assert src.info["title"] == ("word " * 40)[:77] + "..."

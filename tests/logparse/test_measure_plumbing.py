@@ -85,3 +85,20 @@ def test_rate_limit_windows_are_told_apart() -> None:
             "secondary": {"used_percent": 2.0, "window_minutes": 300}}
     assert len({lab for _, lab in rate_limit_used(same)}) == 2
     assert not is_plumbing_reading("%", "coverage (lines)")
+
+
+def test_a_listing_s_names_are_judged_together() -> None:
+    """labelled/pfm-categorization message 23 (``ls -la …/src/``) and stunning-memory's
+    message 15 (``ls -la ~/.local/share/opencode/``): every file size a listing shows is
+    the tree's, the extensionless ``Dockerfile`` and SQLite's ``opencode.db-shm`` too; a
+    bare word read alone (vite's ``gzip``, curl's ``Size``) is a result."""
+    from logparse.measure_plumbing import harness_of_call, is_listing_size
+
+    assert is_listing_size("B", "opencode.db-shm") and is_listing_size("B", "opencode.db-wal")
+    assert not is_listing_size("B", "Content-Length") and not is_listing_size("kB", "gzip")
+    ls = [("appsettings.json", "B"), ("Dockerfile", "B"), ("Program.cs", "B"),
+          ("paths listed", "paths")]
+    assert harness_of_call(ls) == [True, True, True, True]
+    assert harness_of_call([("gzip", "kB"), ("Size", "B")]) == [False, False]
+    # a build's output file beside its gzip size: no listing (nothing listed), gzip kept
+    assert harness_of_call([("gzip", "kB"), ("index-C71m4zo1.js", "kB")])[0] is False

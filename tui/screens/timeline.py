@@ -488,7 +488,10 @@ class TimelineScreen(Screen[None]):
             self._pending_jump = ordinal
             return
         if not ix.contains(ordinal):
-            if ix.filter.is_empty:
+            if ordinal > ix.max_ordinal:  # "showing the next one" showed the last
+                self.notify(f"message {ordinal} is past the end (the last is "
+                            f"{ix.max_ordinal}); showing the last step", timeout=3)
+            elif ix.filter.is_empty:
                 self.notify(f"message {ordinal} has no step; showing the next one",
                             timeout=3)
             else:

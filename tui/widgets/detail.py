@@ -124,6 +124,11 @@ def cut(text: str, full: bool) -> tuple[str, int]:
 
 
 def prose_block(e: Event) -> RenderableType:
+    if e.kind == "prompt":  # under its "Prompt" heading: "prompt" again said nothing
+        if e.source != "synthetic":
+            return Text(e.text or "")
+        # as its timeline row says: the agent or its IDE put it in the user's turn
+        return Group(Text("injected (not typed by the user)", style=DIM), Text(e.text or ""))
     head = Text()
     head.append(f"{e.kind.value}", style="bold")
     if e.classification:
