@@ -5,7 +5,10 @@ like an error says why: ``Error: Command failed`` and ``exit status 1`` only say
 failed, ``Check the spelling of the name …`` is advice, stack frames say where.  Each row
 of :data:`ERROR_LINES` gives a kind of line a rank (an exception type with its message
 above a line that says "error", above a bare "failed"; advice and frames never), with
-a real example; ``tests/logparse/test_errorline.py`` walks them.  Pure: no IO.
+a real example; ``tests/logparse/test_errorline.py`` walks them.  PowerShell's error
+record puts its message behind a gutter (``| Exception calling …``), under the script's
+line: the gutter goes, the script's line is a frame.  A signature that only names an
+error's type is labelled with the message line (:func:`says_more`).  Pure: no IO.
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ ERROR_LINES: tuple[LineRule, ...] = (
         "usage: cat [-belnstuv] [file ...]",
         "labelled/k1.lib-bootstrap__session-export.json #554 (`head … | cat -A` on macOS: the "
         "line above it, «cat: illegal option -- A», says why)"),
+    LineRule("ps-gutter", 0, re.compile(r"^(?:Line\s*\||\d+\s*\|\s|\|\s*~+\s*$)"),
+        "2 |  $content.Substring(0, [Math]::Min(100, $content.Length))",
+        "labelled/uicomponents__session-wordpress.json #82 (PowerShell 7's error record: "
+        "«Line |», the line of the script, the «~~~» under it; the message follows)"),
     LineRule("frame", 0, re.compile(
         r"^(?:at\s|File \"|\^|Traceback \(most recent call last\)|Caused by:?\s*$|\.\.\.\s*\d+ more"
         r"|#\d+\s|warning\b|\[\d+/\d+\]|\d+%\s)", re.I),
@@ -89,6 +96,26 @@ ERROR_LINES: tuple[LineRule, ...] = (
 """Kinds of output lines, the rank of each (first matching row wins)."""
 
 
+_GUTTER = re.compile(r"^\|\s+")
+"""The gutter of PowerShell's error record before its message."""
+
+BARE_TYPE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Fault):?$")
+"""An error signature that names only the type (``MethodInvocationException``): the
+failed run's message line says what went wrong (:func:`says_more`)."""
+
+
+def says_more(signature: str | None, line: str | None) -> str | None:
+    """``signature: line`` when the signature is only an error type (:data:`BARE_TYPE`) and
+    the run's error line says more; else ``None``."""
+    if not (signature and line and BARE_TYPE.match(signature.strip())):
+        return None
+    sig = signature.strip().rstrip(":")
+    line = line.strip()
+    if line.rstrip(":") == sig:
+        return None
+    return line if line.startswith(sig) else f"{sig}: {line}"
+
+
 def rank(line: str) -> tuple[int, str | None]:
     """The rank of one output line and the row that gave it (``None``: no row)."""
     line = line.strip()
@@ -111,6 +138,7 @@ def specific_line(output: str) -> str | None:
         if r > 0 and (best is None or r > best[0]):
             best = (r, ln)
     if best is not None:
-        return best[1][:300]
+        # PowerShell's record puts its message behind a gutter ("| Exception calling …")
+        return _GUTTER.sub("", best[1])[:300]
     plain = [ln for ln in lines if rank(ln)[0] != 0]
-    return (plain or lines)[-1][:300]
+    return _GUTTER.sub("", (plain or lines)[-1])[:300]

@@ -76,6 +76,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
+from logparse.errorline import says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
@@ -95,7 +96,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 60
+EXTRACTOR_VERSION = 65
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -249,7 +250,10 @@ named by those words, not by the error.
 57 (codex11): a Codex code-mode ``wait`` on a cell that yielded is a poll of the cell's
 run, as ``write_stdin`` is of a process (the reader links it: ``input.polls``): what it
 read is the run's, no step, no question, no dead end of its own.
-60: 55 and 57 together (both branches' changes, merged)."""
+60: 55 and 57 together (both branches' changes, merged).
+65 (cause12): an error signature that only names a type (``MethodInvocationException``)
+takes the run's message line as its cause's label (PowerShell's error record: the line
+behind the gutter), the key unchanged."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -2120,6 +2124,10 @@ def _cause(text: str, signature: str | None) -> Cause:
     found = cause_of(text, signature)
     if found.kind not in ("stated", "error"):
         return found
+    if found.kind == "error" and signature and says_more(signature, text) == text:
+        # the signature only names the error's type; the run's message line, behind it,
+        # says what went wrong (logparse.errorline.says_more): the label, same key
+        return Cause(key=found.key, label=text, kind="error")
     if signature and len(text) > len(signature) and short(signature, 60)[:-1] in text:
         # the episode says what explains the error it quotes ("the sandbox has no
         # network access (TypeError: fetch failed)"): that is the cause, not the error,

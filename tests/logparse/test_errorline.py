@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from logparse.errorline import ERROR_LINES, rank, specific_line
+from logparse.errorline import ERROR_LINES, rank, says_more, specific_line
 
 
 @pytest.mark.parametrize("row", ERROR_LINES, ids=lambda r: r.name)
@@ -62,3 +62,34 @@ def test_what_failed_and_why_over_the_lines_it_quotes() -> None:
            "    );\n      USDC_MINT,\n")
     assert specific_line(out) == \
         "apply_patch verification failed: Failed to find expected lines in /x/route.ts:"
+
+
+def test_a_powershell_error_record_gives_its_message() -> None:
+    # uicomponents-wordpress (opencode, shared) #82: PowerShell 7's record: the type, the
+    # script's line behind a gutter, the «~~~» under it, then the message
+    out = ("\x1b[31;1mMethodInvocationException: \x1b[0m\n\x1b[31;1mLine |\x1b[0m\n"
+           "\x1b[31;1m   2 | \x1b[0m $content.Substring(0, [Math]::Min(100, $content.Length))\n"
+           "\x1b[31;1m     | \x1b[31;1m ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\x1b[0m\n"
+           "\x1b[31;1m\x1b[31;1m     | Exception calling \"Substring\" with \"2\" argument(s): "
+           "\"Index and length must refer to a location within the string. (Parameter "
+           "'length')\"\x1b[0m\n")
+    line = specific_line(out)
+    assert line == ("Exception calling \"Substring\" with \"2\" argument(s): \"Index and "
+                    "length must refer to a location within the string. (Parameter 'length')\"")
+    # the signature names only the type: the cause reads type and message
+    assert says_more("MethodInvocationException", line) == f"MethodInvocationException: {line}"
+    # #374: the same record on a property
+    assert specific_line("InvalidOperation: \nLine |\n   1 |  $r.meta\n     |  ~~~~~~~\n"
+                         "     | Property \"meta\" cannot be found.\n") == \
+        "Property \"meta\" cannot be found."
+
+
+def test_a_signature_with_its_message_needs_no_line() -> None:
+    assert says_more("TypeError: fetch failed", "TypeError: fetch failed") is None
+    assert says_more("Timed out", "the command ran into its timeout") is None
+    assert says_more("ModuleNotFoundError", "ModuleNotFoundError: No module named 'x'") == \
+        "ModuleNotFoundError: No module named 'x'"
+    assert says_more("MethodInvocationException", "MethodInvocationException:") is None
+    assert says_more("MethodInvocationException", None) is None
+    # a Markdown table row is no record's gutter
+    assert specific_line("| a | b |\n| - | - |\nerror: x\n") == "error: x"
