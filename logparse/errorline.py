@@ -116,6 +116,24 @@ def says_more(signature: str | None, line: str | None) -> str | None:
     return line if line.startswith(sig) else f"{sig}: {line}"
 
 
+CANCELLED_BY_SIBLING = re.compile(
+    r"^(?:<tool_use_error>)?\s*Cancelled: parallel tool call .{1,200}? errored", re.S)
+"""A call the agent cancelled because a call made beside it, in the same message, failed
+(Claude Code): it never ran, so its cause is that call's error, not the cancel.  A real
+example: ``<tool_use_error>Cancelled: parallel tool call Bash(cd "/Users/francobertoldi/
+Library/CloudS…) errored</tool_use_error>`` (pool/conversacion-act1-pln__session.jsonl,
+ordinal 3, beside ``python3 -c "import openpyxl …"`` that failed with
+«ModuleNotFoundError: No module named 'openpyxl'»)."""
+
+
+def cancelled_by(error: str | None, key: str, said: str) -> str | None:
+    """The cause of a call cancelled because ``key`` (a call beside it) failed, saying
+    ``said`` (:data:`CANCELLED_BY_SIBLING`); ``None`` when ``error`` is no such cancel."""
+    if not error or not CANCELLED_BY_SIBLING.search(error.strip()):
+        return None
+    return f"cancelled: the parallel call `{key}` failed first ({said})"
+
+
 def rank(line: str) -> tuple[int, str | None]:
     """The rank of one output line and the row that gave it (``None``: no row)."""
     line = line.strip()

@@ -76,7 +76,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
-from logparse.errorline import says_more
+from logparse.errorline import cancelled_by, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
@@ -253,7 +253,8 @@ read is the run's, no step, no question, no dead end of its own.
 60: 55 and 57 together (both branches' changes, merged).
 65 (cause12): an error signature that only names a type (``MethodInvocationException``)
 takes the run's message line as its cause's label (PowerShell's error record: the line
-behind the gutter), the key unchanged."""
+behind the gutter), the key unchanged; a call Claude Code cancelled because the call
+beside it failed takes that call's error as its cause."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1288,6 +1289,15 @@ class Extractor:
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(
             [key.split()] if row.tool not in _SHELLS else segment_words(cmd), cmd))
+        sibling = next((s for s in reversed(self.steps[-8:])
+                        if s.session_id == row.session_id and s.ordinal == row.ordinal
+                        and s.check and s.failed and (s.signature or s.failure)), None) \
+            if row.error and not signature else None
+        # a call cancelled because the call beside it failed never ran: that call's error
+        # is its cause (logparse.errorline.CANCELLED_BY_SIBLING)
+        signature = signature or (cancelled_by(row.error, sibling.key,
+                                               sibling.signature or sibling.failure)
+                                  if sibling is not None else None)
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
                                signature or (
                                    short(row.error, 120) if row.error else (

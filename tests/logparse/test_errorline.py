@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from logparse.errorline import ERROR_LINES, rank, says_more, specific_line
+from logparse.errorline import (
+    CANCELLED_BY_SIBLING,
+    ERROR_LINES,
+    cancelled_by,
+    rank,
+    says_more,
+    specific_line,
+)
 
 
 @pytest.mark.parametrize("row", ERROR_LINES, ids=lambda r: r.name)
@@ -93,3 +100,19 @@ def test_a_signature_with_its_message_needs_no_line() -> None:
     assert says_more("MethodInvocationException", None) is None
     # a Markdown table row is no record's gutter
     assert specific_line("| a | b |\n| - | - |\nerror: x\n") == "error: x"
+
+
+def test_a_call_cancelled_beside_a_failure_takes_its_error() -> None:
+    # conversacion-act1-pln (Claude Code, tune) ordinal 3: two Bash calls in one message;
+    # the first failed, Claude Code cancelled the second before it ran
+    cancel = ("<tool_use_error>Cancelled: parallel tool call Bash(cd \"/Users/francobertoldi/"
+              "Library/CloudS…) errored</tool_use_error>")
+    assert CANCELLED_BY_SIBLING.search(cancel)
+    assert cancelled_by(cancel, "python3 import", "ModuleNotFoundError: No module named "
+                        "'openpyxl'") == ("cancelled: the parallel call `python3 import` "
+                                          "failed first (ModuleNotFoundError: No module "
+                                          "named 'openpyxl')")
+    # any other error is its own cause
+    assert cancelled_by("<tool_use_error>File has not been read yet.</tool_use_error>",
+                        "python3 import", "x") is None
+    assert cancelled_by(None, "python3 import", "x") is None
