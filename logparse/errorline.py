@@ -116,6 +116,54 @@ def says_more(signature: str | None, line: str | None) -> str | None:
     return line if line.startswith(sig) else f"{sig}: {line}"
 
 
+@dataclass(frozen=True)
+class Tidy:
+    """One thing an error line carries that a cause reads better without."""
+
+    name: str
+    pattern: re.Pattern[str]
+    """What goes (it is replaced by nothing)."""
+    example: str
+    """A real error line (a signature as stored) that has it."""
+    tidied: str
+    """What :func:`readable` leaves of the example."""
+    source: str
+
+
+TIDY: tuple[Tidy, ...] = (
+    Tidy("escaped-newline", re.compile(r"(?<=\S)\s*\\n(?![A-Za-z0-9_]).*$", re.S),
+         "Error: Too many positional arguments: $pos\\n; echo bin2hex(substr($c, $pos - 5, "
+         "15)) . \\n; echo substr($c,…",
+         "Error: Too many positional arguments: $pos",
+         "labelled/uicomponents__session-wordpress.json #107 (WP-CLI quotes the arguments it "
+         "refused, the script's newlines escaped: what follows the first is the script; a "
+         "«\\n» before a letter is a Windows path, «C:\\Users\\nina», and stays)"),
+    Tidy("where-in-path", re.compile(
+        r"\s+in\s+(?:phar://|file://|/|[A-Za-z]:[\\/]|\\\\)\S*?(?::\d+|\s+on\s+line\s+\d+|…)\s*$"),
+         "PHP Fatal error: Error: Undefined constant \"test\" in phar://C:/Users/salma/"
+         "AppData/Local/studio_app/app-1.15.0/resou…",
+         "PHP Fatal error: Error: Undefined constant \"test\"",
+         "labelled/uicomponents__session-wordpress.json #177 (PHP names the file and line it "
+         "failed at, «in /path/file.php:12» or «… on line 12», after the message: where in "
+         "the code, not what went wrong; a path that is no code location stays)"),
+)
+"""What an error line carries that its cause reads better without; ``tests/logparse/
+test_errorline.py`` walks every row."""
+
+_MIN_TIDIED = 16
+"""Letters a tidied line keeps at least (else it stays whole)."""
+
+
+def readable(line: str) -> str:
+    """An error line as a cause reads it: without what :data:`TIDY` takes away, unless
+    too little would be left."""
+    out = line
+    for row in TIDY:
+        out = row.pattern.sub("", out)
+    out = out.strip()
+    return out if len(out) >= _MIN_TIDIED else line
+
+
 CANCELLED_BY_SIBLING = re.compile(
     r"^(?:<tool_use_error>)?\s*Cancelled: parallel tool call .{1,200}? errored", re.S)
 """A call the agent cancelled because a call made beside it, in the same message, failed

@@ -76,7 +76,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
-from logparse.errorline import cancelled_by, says_more
+from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
@@ -254,7 +254,8 @@ read is the run's, no step, no question, no dead end of its own.
 65 (cause12): an error signature that only names a type (``MethodInvocationException``)
 takes the run's message line as its cause's label (PowerShell's error record: the line
 behind the gutter), the key unchanged; a call Claude Code cancelled because the call
-beside it failed takes that call's error as its cause."""
+beside it failed takes that call's error as its cause; an error's label drops the script
+it quotes after an escaped newline and the code location PHP names (``TIDY``)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -2148,7 +2149,9 @@ def _cause(text: str, signature: str | None) -> Cause:
         return Cause(key=found.key, label=text, kind=found.kind)
     label = text if signature is None else \
         "Timed out: the command ran into its timeout" if signature == "Timed out" else \
-        found.label if found.kind == "error" else signature
+        readable(found.label) if found.kind == "error" else signature
+    # an error reads without the script it quotes or the file it names
+    # (logparse.errorline.TIDY); the key stays the signature's
     return Cause(key=found.key, label=label, kind=found.kind)
 
 

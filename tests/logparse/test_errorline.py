@@ -7,8 +7,10 @@ import pytest
 from logparse.errorline import (
     CANCELLED_BY_SIBLING,
     ERROR_LINES,
+    TIDY,
     cancelled_by,
     rank,
+    readable,
     says_more,
     specific_line,
 )
@@ -116,3 +118,22 @@ def test_a_call_cancelled_beside_a_failure_takes_its_error() -> None:
     assert cancelled_by("<tool_use_error>File has not been read yet.</tool_use_error>",
                         "python3 import", "x") is None
     assert cancelled_by(None, "python3 import", "x") is None
+
+
+@pytest.mark.parametrize("row", TIDY, ids=lambda r: r.name)
+def test_every_tidy_row_reads_its_real_example(row) -> None:  # type: ignore[no-untyped-def]
+    assert row.example and row.source, f"{row.name}: a row needs a real example"
+    assert row.pattern.search(row.example)
+    assert readable(row.example) == row.tidied
+
+
+def test_tidying_keeps_what_says_what_went_wrong() -> None:
+    # a Windows path's «\n» is no newline; a path that is no code location stays
+    assert readable(r"Error: cannot open C:\Users\nina\x.txt") == \
+        r"Error: cannot open C:\Users\nina\x.txt"
+    assert readable("EACCES: permission denied in /usr/lib/node_modules") == \
+        "EACCES: permission denied in /usr/lib/node_modules"
+    assert readable("PHP Parse error: syntax error, unexpected token \"}\" in /var/www/a.php "
+                    "on line 12") == "PHP Parse error: syntax error, unexpected token \"}\""
+    # too little would be left: the line stays whole
+    assert readable("Error: x in /a/b.php:3") == "Error: x in /a/b.php:3"
