@@ -191,11 +191,27 @@ def rank(line: str) -> tuple[int, str | None]:
     return -1, None
 
 
+READ = 4000
+"""Characters of a long output read at each end: a run often says why it failed last
+(psql prints the rows it read, then ``ERROR:``; a build log ends on its error), and
+sometimes first (``fatal:``); the middle is progress."""
+
+
+def _ends(output: str) -> str:
+    """The head and the tail of a long output (whole lines), the middle left out."""
+    if len(output) <= 2 * READ:
+        return output
+    tail = output[-READ:]
+    cut = tail.find("\n")
+    return output[:READ] + "\n" + (tail[cut + 1:] if cut >= 0 else tail)
+
+
 def specific_line(output: str) -> str | None:
     """The most specific error line of a failed run's output: the first of the highest
     rank of :data:`ERROR_LINES`; else the last line that is no advice or frame; ``None``
-    for an empty output.  ANSI colours are dropped."""
-    lines = [ln.strip() for ln in _ANSI.sub("", output[:6000]).splitlines() if ln.strip()]
+    for an empty output.  ANSI colours are dropped; a long output is read at both ends
+    (:data:`READ`)."""
+    lines = [ln.strip() for ln in _ANSI.sub("", _ends(output)).splitlines() if ln.strip()]
     if not lines:
         return None
     best: tuple[int, str] | None = None

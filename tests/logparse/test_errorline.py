@@ -7,6 +7,7 @@ import pytest
 from logparse.errorline import (
     CANCELLED_BY_SIBLING,
     ERROR_LINES,
+    READ,
     TIDY,
     cancelled_by,
     rank,
@@ -137,3 +138,17 @@ def test_tidying_keeps_what_says_what_went_wrong() -> None:
                     "on line 12") == "PHP Parse error: syntax error, unexpected token \"}\""
     # too little would be left: the line stays whole
     assert readable("Error: x in /a/b.php:3") == "Error: x in /a/b.php:3"
+
+
+def test_a_long_output_is_read_at_its_end_too() -> None:
+    # civ6.ch (pi, tune) ordinal 20: psql printed 24 rows (9.5 kB), then why it failed
+    row = " 1 | Win a diplomatic victory with Teddy Roosevelt (aka get lucky) |  -1 | f\n"
+    out = (" id | description | difficulty | disabled\n----+-------------+------------+---------\n"
+           + row * 120 + "(24 rows)\n\nERROR:  missing FROM-clause entry for table \"p\"\n"
+           "LINE 1: SELECT p.id, p.name, p.achievement_bitstring, p.achievement_...\n"
+           "               ^\n\n\nCommand exited with code 1\n")
+    assert len(out) > 2 * READ
+    assert specific_line(out) == "ERROR:  missing FROM-clause entry for table \"p\""
+    # and at its start: the first error of a long log still wins its rank
+    assert specific_line("fatal: bad object HEAD\n" + "progress line\n" * 2000) == \
+        "fatal: bad object HEAD"
