@@ -139,7 +139,7 @@ TIDY: tuple[Tidy, ...] = (
          "refused, the script's newlines escaped: what follows the first is the script; a "
          "«\\n» before a letter is a Windows path, «C:\\Users\\nina», and stays)"),
     Tidy("where-in-path", re.compile(
-        r"\s+in\s+(?:phar://|file://|/|[A-Za-z]:[\\/]|\\\\)\S*?(?::\d+|\s+on\s+line\s+\d+|…)\s*$"),
+        r"(?<!\s)\s+in\s+(?:phar://|file://|/|[A-Za-z]:[\\/]|\\\\)\S*?(?::\d+|\s+on\s+line\s+\d+|…)\s*$"),
          "PHP Fatal error: Error: Undefined constant \"test\" in phar://C:/Users/salma/"
          "AppData/Local/studio_app/app-1.15.0/resou…",
          "PHP Fatal error: Error: Undefined constant \"test\"",
