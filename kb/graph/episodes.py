@@ -41,6 +41,7 @@ from kb.graph.iteration import (
 )
 from kb.graph.replycues import DESTROYED_CUES, first_match
 from kb.graph.text import short, tokens
+from logparse.errorline import says_more
 from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import refutation_phrase
@@ -473,7 +474,9 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         judged = next((f.judged for f in fails if f.judged), "")
         failure = next((f.failure for f in reversed(fails) if f.failure), "")
         cause = judged if judged and not signature else \
-            _sig_label(signature or failure or None)
+            _sig_label(next((m for f in reversed(fails + chain) if f.signature == signature
+                             and (m := says_more(signature, f.failure))), None)
+                       or signature or failure or None)
         if all(f.offline for f in fails) and _NETWORK_SIG.search(cause):
             cause = f"the sandbox has no network access ({cause})"
         out.append(Found(

@@ -76,6 +76,7 @@ from kb.graph.text import (
     transport_failure,
     version_entity,
 )
+from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
@@ -95,7 +96,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 62
+EXTRACTOR_VERSION = 67
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -254,7 +255,13 @@ read is the run's, no step, no question, no dead end of its own.
 (:mod:`kb.graph.misread`): the restated words no call of the turn touched, then either
 work of another kind that takes them up or the request said again nearly whole (a turn
 of replies with no call too); the refutation rule's own "asked again" reading is gone.
-Words are letter runs in any alphabet and Han/Katakana character pairs."""
+Words are letter runs in any alphabet and Han/Katakana character pairs.
+65 (cause12): an error signature that only names a type (``MethodInvocationException``)
+takes the run's message line as its cause's label (PowerShell's error record: the line
+behind the gutter), the key unchanged; a call Claude Code cancelled because the call
+beside it failed takes that call's error as its cause; an error's label drops the script
+it quotes after an escaped newline and the code location PHP names (``TIDY``).
+67: 62 and 65 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1289,6 +1296,15 @@ class Extractor:
         # a restart, a cache cleared) is a change between two runs of that check too
         stateful = not failed and (row.category == "install" or _changes_state(
             [key.split()] if row.tool not in _SHELLS else segment_words(cmd), cmd))
+        sibling = next((s for s in reversed(self.steps[-8:])
+                        if s.session_id == row.session_id and s.ordinal == row.ordinal
+                        and s.check and s.failed and (s.signature or s.failure)), None) \
+            if row.error and not signature else None
+        # a call cancelled because the call beside it failed never ran: that call's error
+        # is its cause (logparse.errorline.CANCELLED_BY_SIBLING)
+        signature = signature or (cancelled_by(row.error, sibling.key,
+                                               sibling.signature or sibling.failure)
+                                  if sibling is not None else None)
         self.steps.append(Step(row.session_id, row.ordinal, key, stateful, True, failed,
                                signature or (
                                    short(row.error, 120) if row.error else (
@@ -2125,6 +2141,10 @@ def _cause(text: str, signature: str | None) -> Cause:
     found = cause_of(text, signature)
     if found.kind not in ("stated", "error"):
         return found
+    if found.kind == "error" and signature and says_more(signature, text) == text:
+        # the signature only names the error's type; the run's message line, behind it,
+        # says what went wrong (logparse.errorline.says_more): the label, same key
+        return Cause(key=found.key, label=text, kind="error")
     if signature and len(text) > len(signature) and short(signature, 60)[:-1] in text:
         # the episode says what explains the error it quotes ("the sandbox has no
         # network access (TypeError: fetch failed)"): that is the cause, not the error,
@@ -2135,7 +2155,9 @@ def _cause(text: str, signature: str | None) -> Cause:
         return Cause(key=found.key, label=text, kind=found.kind)
     label = text if signature is None else \
         "Timed out: the command ran into its timeout" if signature == "Timed out" else \
-        found.label if found.kind == "error" else signature
+        readable(found.label) if found.kind == "error" else signature
+    # an error reads without the script it quotes or the file it names
+    # (logparse.errorline.TIDY); the key stays the signature's
     return Cause(key=found.key, label=label, kind=found.kind)
 
 

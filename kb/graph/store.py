@@ -41,6 +41,7 @@ from kb.graph.extract import (
 )
 from kb.graph.switched import USAGE_HEAD, printed_usage
 from kb.store import KbNotFound, KbStore
+from logparse.errorline import BARE_TYPE
 from logparse.memo import Memo, memo, text_key
 from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
 from logparse.revision import HEAD as REVISED_HEAD
@@ -387,8 +388,12 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                           or (task_notification_failure(r[28])
                               if r[28] and r[3] not in SHELL_BACKGROUND else ""))
         signals = _call_signals(facts)
+        # a signature that only names the error's type (``MethodInvocationException``)
+        # leaves the message to the run's error line (logparse.errorline.says_more)
+        bare = bool(r[10]) and all(BARE_TYPE.match(x) for x in r[10])
         failure = error_body(r[19]) if "error_body" in signals else failure_line(r[19]) \
-            if r[19] and not r[10] and ("exit_code" in signals or r[8] != "completed") \
+            if r[19] and (not r[10] or bare) and ("exit_code" in signals
+                                                  or r[8] != "completed") \
             else None
         if failure is None and not r[10] and "output_error" in signals:
             said = output_error(r[19])

@@ -116,3 +116,17 @@ def test_no_cause_opens_with_a_narration_lead_in() -> None:
     assert a0.cause is not None and a0.cause.label.startswith("The issue is that in PHP")
     assert a0.cause is a1.cause and a0.cause.key == "php-use"  # still one cause node
     assert a2.cause is plain_cause
+
+
+def test_a_bare_type_signature_is_labelled_by_its_message() -> None:
+    # uicomponents-wordpress (opencode, shared) #82: the signature names only the type;
+    # the cause reads the message too, and keeps the signature's key (its group)
+    from kb.graph.extract import _cause
+
+    line = ("MethodInvocationException: Exception calling \"Substring\" with \"2\" "
+            "argument(s): \"Index and length must refer to a location within the string.\"")
+    c = _cause(line, "MethodInvocationException")
+    assert (c.key, c.label, c.kind) == ("error:methodinvocationexception", line, "error")
+    # a signature with its message is its own label, as before
+    c = _cause("TypeError: fetch failed", "TypeError: fetch failed")
+    assert c.label == "TypeError: fetch failed" and c.kind == "error"
