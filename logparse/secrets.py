@@ -23,7 +23,9 @@ JSON-escaped text (escaped once or more); and wallets' secrets: a keypair's byte
 array, ``0x`` hex keys, BIP-39 phrases (after a cue, or with none when the checksum
 holds: numbered, in a grid, quoted or hyphenated too), the literal code falls back on
 (``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
-Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys.
+Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys;
+and (safe12) the values of environment variables named ``*_PASS``, ``*_PWD``,
+``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too).
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -1035,13 +1037,11 @@ _PEM_CUE = re.compile(
     r"(?i:\bkeys?\b|key's|priv(?:ate)?[ _-]?key|secret|credential|id_(?:rsa|dsa|ecdsa|ed25519)"
     r"|\.(?:pem|key|p12|pfx)\b|pkcs)")
 """A word before a base64 line that names it a key's (the 300 characters before it)."""
-_PEM_END_AFTER = re.compile(
-    r"(?:[ \t]*(?:\r?\n|\\{1,8}n)[ \t>]*[A-Za-z0-9+/]{1,76}={0,2}){0,64}"
-    r"[ \t]*(?:\r?\n|\\{1,8}n)[ \t>]*-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
-"""The lines after a base64 line up to a private key's END line (a block quoted from its
-middle)."""
-_PEM_CHAIN = re.compile(r"[ \t]*(?:\r?\n|\\{1,8}n)[ \t>]*\Z")
-"""What stands between two lines of a key's body (a line break, an indent, a quote)."""
+_PEM_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+                            " \t\r\n>\\")
+"""What the lines of a key's body and the breaks between them are made of."""
+_PEM_REACH = 64 * 80
+"""How far after a base64 line its private key's END line may stand (64 lines)."""
 _PEM_LAST: list[Any] = [None, -1]
 """The text and the end of the last line hidden as a key's body: the next line of the
 same body is hidden too (:func:`_pem_context`; the rule's matches come in order)."""
@@ -1068,6 +1068,15 @@ def _der_private_head(value: str) -> bool:
     return raw[at:at + 3] in (b"\x02\x01\x00", b"\x02\x01\x01")
 
 
+def _pem_end_after(text: str, end: int) -> bool:
+    """Whether only lines of a key's body stand between ``end`` and a private key's END
+    line (a block quoted from its middle).  String methods: no pattern tried at each
+    line of a long dump."""
+    i = text.find("-----END ", end, end + _PEM_REACH)
+    return (i >= 0 and "PRIVATE KEY-----" in text[i:i + 60]
+            and _PEM_BODY_CHARS.issuperset(text[end:i]))
+
+
 def _pem_context(text: str, start: int, end: int, value: str) -> bool:
     """Whether a base64 line of 64 to 76 characters outside a PEM block is a key's body
     (safe12): after a word naming a key (:data:`_PEM_CUE`), first of a private key's
@@ -1075,13 +1084,12 @@ def _pem_context(text: str, start: int, end: int, value: str) -> bool:
     so found.  A base64 dump (an image, ``base64``'s 76 columns, ``openssl base64``'s
     64) is not one."""
     last = _PEM_LAST
-    if last[0] is text and 0 <= start - last[1] <= 40 \
-            and _PEM_CHAIN.match(text[last[1]:start]) is not None:
-        hidden = True
+    gap = text[last[1]:start] if last[0] is text and 0 <= start - last[1] <= 40 else ""
+    if gap and ("\n" in gap) and gap.strip(" \t>\r\n\\n") == "":
+        hidden = True  # the next line of a body already found
     else:
         hidden = (_PEM_CUE.search(text, max(0, start - 300), start) is not None
-                  or _der_private_head(value)
-                  or _PEM_END_AFTER.match(text, end) is not None)
+                  or _der_private_head(value) or _pem_end_after(text, end))
     if hidden:
         last[0], last[1] = text, end
     return hidden
@@ -1501,7 +1509,7 @@ def _word_runs(text: str) -> tuple[bool, bool]:
 _LABEL = re.compile(r"(?<![A-Za-z])[A-Za-z]{1,12}[ \t]+(?=[0-9]{1,2}[ \t]*:)")
 """A label before a list's number and its colon (``Word 1:``, ``Mot 1:``): no word of
 the phrase (``#`` is a blank by then)."""
-_LABEL_AFTER = re.compile(r"[ \t]*#?[0-9]{1,2}[ \t]*:")
+_LABEL_AFTER = re.compile(r"(?<![ \t])[ \t]*#?[0-9]{1,2}[ \t]*:")
 """What follows a label (:data:`_LABEL`): a number and a colon."""
 _BIP39: frozenset[str] | None = None
 _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
