@@ -23,7 +23,9 @@ JSON-escaped text (escaped once or more); and wallets' secrets: a keypair's byte
 array, ``0x`` hex keys, BIP-39 phrases (after a cue, or with none when the checksum
 holds: numbered, in a grid, quoted or hyphenated too), the literal code falls back on
 (``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
-Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys.
+Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys;
+and (safe12) the values of environment variables named ``*_PASS``, ``*_PWD``,
+``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too).
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -54,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-10"
+RULESET = "detect-secrets-1.5+logkb-11"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -291,21 +293,30 @@ def _example_phrase() -> str:
 
 _B58 = "1-9A-HJ-NP-Za-km-z"
 """Base58's alphabet as a character class's body (no ``0``, ``O``, ``I``, ``l``)."""
-_WORD_GAP = r"(?:[ \t\r\n,\"'\[\]>*|`-]|\\{1,16}[nrt\"']|[0-9]{1,2}[.)]){1,32}"
+_WORD_GAP = (r"(?:[ \t\r\n,\"'\[\]>*|`#/._:)-]|\\{1,16}[nrt\"']|[0-9]{1,2}(?![0-9]))"
+             r"{1,32}")
 """What stands between two words of a phrase found without a cue: blanks, a line break,
 the commas, quotes and brackets of a list of words, as is or JSON-escaped; and as a
 wallet shows the words (safe11b): a list's number (``2.``, ``2)``), a quote's ``>``, the
-hyphens of words joined by them, Markdown's bold, code and table marks."""
+hyphens of words joined by them, Markdown's bold, code and table marks; (safe12) a
+number with no dot (``2 word``, ``#2 word``, ``Word 2: x``: the label is skipped by
+:func:`_bip39_phrases`), a ``/``, ``.`` or ``_`` joining the words.  A number is one or
+two digits and no more (``[0-9]{1,2}`` alone would read ``1234`` four ways: exponential
+backtracking on a run of digits)."""
 _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
-_WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*"
-             r"(?:(?:>|#|//)[ \t]*){0,4}")
-"""Between the lines of a wrapped key: blanks a terminal pads a line with, a line
-break (as is or JSON-escaped), the next line's indent and a quote's or a comment's
-marks (``> ``, ``# ``, ``// ``), bounded: linear (the blanks before the break are
-read from the first of them only: from each, a run of blanks cost its length squared)."""
+_WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\\{0,8}[\"'`][ \t]*)?(?:[+|\\-][ \t]*)?"
+             r"(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*){1,3}"
+             r"(?:(?:>|#|//|\||\\{0,8}[\"'`(])[ \t]*){0,4}")
+"""Between the lines of a wrapped key: blanks a terminal pads a line with, what closes a
+line (a string's quote, a ``+`` or a table cell's ``|``; safe12: a ``-`` or a shell's
+``\\`` joining the lines), a line break (as is or JSON-escaped; safe12: up to three, a
+blank line between pieces), the next line's indent and a quote's, a comment's, a cell's
+or a string's marks (``> ``, ``# ``, ``// ``, ``| ``, ``"``), bounded: linear (the blanks
+before the break are read from the first of them only: from each, a run of blanks cost
+its length squared)."""
 
 _VALUE = (r"""(?:`([^`\s\\]{4,400})`|"([^"\s\\]{4,400})"|'([^'\s\\]{4,400})'"""
           r"""|([^\s"'`;&|,(){}\[\]<>\\]{4,400}))""")
@@ -435,10 +446,17 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             # the last may start one; a terminal or an editor wrapped the key (safe11),
             # padded its lines with blanks, quoted or commented them (rsafe11)
             r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:" + _WRAP_GAP + r"["
-            + _B58 + r"]{1,88}){1,8}(?![A-Za-z0-9])"), (), check="b58-wrapped",
+            + _B58 + r"]{1,88}){1,11}(?![A-Za-z0-9])"), (), check="b58-wrapped",
             example=(f"WALLET={kp58[:50]}\n{kp58[50:]}\n", f"{kp58[:50]}\n{kp58[50:]}"),
             more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
-                   f"{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}"),)),
+                   f"{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}"),
+                  # safe12: joined by `\\`, as Python's strings, ten to a line
+                  (f"solana-keygen recover \\\n  {kp58[:44]}\\\n  {kp58[44:]}\n",
+                   f"{kp58[:44]}\\\n  {kp58[44:]}"),
+                  ("K = (\n" + "\n".join(f'  "{kp58[i:i + 30]}"' for i in range(0, 88, 30))
+                   + "\n)", '\"\n  \"'.join(kp58[i:i + 30] for i in range(0, 88, 30))),
+                  ("\n".join(kp58[i:i + 10] for i in range(0, 88, 10)),
+                   "\n".join(kp58[i:i + 10] for i in range(0, 88, 10))))),
         _Rule("logkb:npm-token", "npm-token", re.compile(
             # 36 characters (a whole one ending a line is not folded), fewer when cut
             r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{16,36}"), ("npm_",), fold=True,
@@ -473,7 +491,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"seed phrase: {_PHRASE} then I funded it", _PHRASE))),
         _Rule("logkb:bip39-phrase", "mnemonic", re.compile(
             r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_\\]))[A-Za-z]{3,8}(?:" + _WORD_GAP
-            + r"[A-Za-z]{3,8}){11,}(?![A-Za-z0-9_])"), (), check="bip39",
+            + r"[A-Za-z]{3,8}){11,}(?![A-Za-z0-9])"), (), check="bip39",
             example=(f"$ echo '{phrase}' > wallet.txt", phrase),
             more=((f'words = ["{listed}"]', listed),
                   (f"Use this one for the test wallet:\n{phrase}\nthen fund it", phrase),
@@ -572,6 +590,19 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             example=(f"POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{_SHORT_PW}}}", _SHORT_PW),
             more=((f'curl -H "X-Token: ${{API_TOKEN:={_TOK}}}" x.example', _TOK),
                   (f"psql -W ${{DB_PASSWORD-{_SHORT_PW}}}", _SHORT_PW))),
+        _Rule("logkb:env-secret", "password", re.compile(
+            # an environment variable whose name ends in a secret's word (safe12):
+            # detect-secrets' keywords miss `ADMIN_PASS`, and a value of one word or a
+            # short token is a secret there (`.env`, `export`, `-e`, compose, JSON)
+            r"(?<![A-Za-z0-9_$.-])(?P<name>[A-Z][A-Z0-9_]{0,64}?_(?:PASS(?:WD|WORD|PHRASE)?"
+            r"|PWD|SECRET|TOKEN|KEY))(?:\\*[\"'])?[ \t]*(?:=|:[ \t]+)(?:" + _VALUE
+            # its quotes JSON-escaped (`{\\"ADMIN_TOKEN\\": \\"…\\"}`)
+            + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
+            ("PASS", "PWD", "SECRET", "TOKEN", "KEY"), group=-1, check="env",
+            example=(f"ADMIN_PASS={_SHORT_PW}", _SHORT_PW),
+            more=((f"docker run -e MYSQL_ROOT_PASS='{_PW}' mysql:8", _PW),
+                  ("environment:\n  RABBITMQ_DEFAULT_PASS: hunter\n", "hunter"),
+                  (f'{{"ADMIN_TOKEN": "{_SHORT_PW}"}}', _SHORT_PW))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -633,6 +664,8 @@ PREFILTER = (
     # a hex key after its cue, its quotes JSON-escaped too (`\\"privateKey\\": \\"0x…`)
     r"|key(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:|=>|\s)(?:\*\*)?\s*(?:\\*[\"'`])?(?:0x)?[0-9a-f]{16})"
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
+    # a token's or a key's environment variable and a short value (safe12)
+    r"|_(?:TOKEN|KEY)(?:\\*[\"'])?[ \t]*(?:=|:[ \t])[ \t]*(?:\\*[\"'`])?[^\s\"'`$<{%]{8}"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
 )
@@ -658,20 +691,31 @@ _B58_RUN = (r"(?:^|[^A-Za-z0-9]|\\{1,8}[nrt])(?:[" + _B58 + r"]{85,88}|S[A-Z2-7]
 """A Solana keypair in base58 with no cue (64 bytes: 85 to 88 characters of the alphabet
 between other characters; a transaction's signature passes too: the rules tell them
 apart), or a Stellar secret seed (``S`` and 55 base32 characters)."""
-_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>*|`-]|\\+[nrt"']|[0-9]{1,2}[.)])+"""
+_PHRASE_GAP_RE2 = r"""(?:[ \t\r\n,"'\[\]>*|`#/._:)0-9-]|\\+[nrt"'])+"""
+"""(safe12: digits in the class, not ``[0-9]{1,2}`` repeated: Python's ``re`` runs this
+prefilter too, and read a run of digits an exponential number of ways.)"""
 _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
                r"(?:" + _PHRASE_GAP_RE2 + r"[A-Za-z][a-z]{2,7}){11}"
                r"|[A-Z]{3,8}(?:" + _PHRASE_GAP_RE2 + r"[A-Z]{3,8}){11})")
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
 them in capitals), numbered, quoted or joined by hyphens (safe11b)."""
-_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}[ \t]*(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
-             r"|(?:\n|\\{1,8}n)[ \t]*(?:(?:>|#|//)[ \t]*){0,4}[" + _B58
-             + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)")
+_WRAP_CLOSE = r"""[ \t]*(?:\\{0,8}["'`][ \t]*)?(?:[+|\\-][ \t]*)?"""
+_WRAP_OPEN = r"""[ \t]*(?:(?:>|#|//|\||\\{0,8}["'`(])[ \t]*){0,4}"""
+_WRAP_BR = r"(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
+_B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}" + _WRAP_CLOSE + _WRAP_BR
+             + r"|(?:\n|\\{1,8}n)" + _WRAP_OPEN + r"[" + _B58
+             + r"]{29,88}(?:$|[^A-Za-z0-9]|\\)"
+             # narrower lines (safe12): two whole lines of base58 in a row
+             r"|(?:^|\n|\\{1,8}n)" + _WRAP_OPEN + r"[" + _B58 + r"]{8,28}" + _WRAP_CLOSE
+             + r"(?:" + _WRAP_BR + r"[ \t]*){1,3}" + _WRAP_OPEN + r"[" + _B58 + r"]{8,28}"
+             + _WRAP_CLOSE + r"(?:$|" + _WRAP_BR + r")")
 """A Solana keypair in base58 wrapped over lines (safe11): a piece of 29 characters or
 more ends a line or starts one, after a quote's or a comment's marks (rsafe11: and
 a JSON-escaped ``\\n`` after it; two pieces of 85 characters: one is 43 or more; more
-pieces: each middle one fills a line)."""
+pieces: each middle one fills a line); or (safe12) two whole lines of 8 to 28 characters
+in a row (a narrow wrap: 4 to 11 pieces), each in a string's quotes, a table's cell,
+ended by ``-``, ``\\`` or ``+``."""
 PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
 these matches it.  Two, because RE2 gives each pattern its own automaton: the counted
@@ -956,6 +1000,101 @@ def _fallback_kind(m: re.Match[str], text: str, value: str) -> str | None:
         "api-key" if "key" in name else "secret")
 
 
+_NOT_SECRET_WORDS = frozenset(("on", "off", "enabled", "disabled", "enable", "disable",
+                               "auto", "always", "never", "required", "secret", "hidden"))
+_PASS_ENDS = ("PASS", "PASSWD", "PASSWORD", "PASSPHRASE", "PWD")
+
+
+def _classes(value: str) -> int:
+    """How many of lower case, capitals, digits and other characters ``value`` mixes."""
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+
+
+def _env_kind(name: str, value: str) -> str | None:
+    """The kind of a value assigned to an environment variable named for a secret
+    (``logkb:env-secret``), or ``None``: a password's or a secret's variable holds a
+    secret whatever it is (a weak password too) unless it is a placeholder, a variable
+    (``$X``, ``${X}``, ``%X%``, ``<placeholder>``), a path, a URL or a constant's name;
+    a token's or a key's a mix of three kinds of characters (``SORT_KEY=created_at`` is
+    a column) or a token's entropy.  ``changeme`` and the like stay shown: a default
+    everybody knows is no secret to hide."""
+    if _is_placeholder(value) or value.lower() in _NOT_SECRET_WORDS or "PUBLIC" in name \
+            or "PUB_" in name or value.startswith(("/", "./", "../", "~")) \
+            or "://" in value or _CONSTANT.fullmatch(value):
+        return None
+    if name.endswith(_PASS_ENDS):
+        return "password"
+    if name.endswith("SECRET"):
+        return "secret"
+    if _EVM_ADDRESS.fullmatch(value) or not (
+            _token_like(value) or (len(value) >= 8 and _classes(value) >= 3)):
+        return None
+    return "token" if name.endswith("TOKEN") else "api-key"
+
+
+_PEM_CUE = re.compile(
+    r"(?i:\bkeys?\b|key's|priv(?:ate)?[ _-]?key|secret|credential|id_(?:rsa|dsa|ecdsa|ed25519)"
+    r"|\.(?:pem|key|p12|pfx)\b|pkcs)")
+"""A word before a base64 line that names it a key's (the 300 characters before it)."""
+_PEM_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+                            " \t\r\n>\\")
+"""What the lines of a key's body and the breaks between them are made of."""
+_PEM_REACH = 64 * 80
+"""How far after a base64 line its private key's END line may stand (64 lines)."""
+_PEM_LAST: list[Any] = [None, -1]
+"""The text and the end of the last line hidden as a key's body: the next line of the
+same body is hidden too (:func:`_pem_context`; the rule's matches come in order)."""
+_OPENSSH_HEAD = "b3BlbnNzaC1rZXktdjE"
+"""``openssh-key-v1`` in base64: an OpenSSH private key's body starts so."""
+
+
+def _der_private_head(value: str) -> bool:
+    """Whether a base64 line starts a private key's body: an OpenSSH key, or DER of a
+    SEQUENCE whose first item is a version INTEGER 0 or 1 (PKCS#1, PKCS#8, SEC1; a
+    certificate or a public key starts with a SEQUENCE instead)."""
+    import base64
+    import binascii
+
+    if value.startswith(_OPENSSH_HEAD):
+        return True
+    try:
+        raw = base64.b64decode(value[:24])
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) < 8 or raw[0] != 0x30:
+        return False
+    at = 2 + (raw[1] & 0x7F if raw[1] & 0x80 else 0)
+    return raw[at:at + 3] in (b"\x02\x01\x00", b"\x02\x01\x01")
+
+
+def _pem_end_after(text: str, end: int) -> bool:
+    """Whether only lines of a key's body stand between ``end`` and a private key's END
+    line (a block quoted from its middle).  String methods: no pattern tried at each
+    line of a long dump."""
+    i = text.find("-----END ", end, end + _PEM_REACH)
+    return (i >= 0 and "PRIVATE KEY-----" in text[i:i + 60]
+            and _PEM_BODY_CHARS.issuperset(text[end:i]))
+
+
+def _pem_context(text: str, start: int, end: int, value: str) -> bool:
+    """Whether a base64 line of 64 to 76 characters outside a PEM block is a key's body
+    (safe12): after a word naming a key (:data:`_PEM_CUE`), first of a private key's
+    body by its structure, above a private key's END line, or the next line of a body
+    so found.  A base64 dump (an image, ``base64``'s 76 columns, ``openssl base64``'s
+    64) is not one."""
+    last = _PEM_LAST
+    gap = text[last[1]:start] if last[0] is text and 0 <= start - last[1] <= 40 else ""
+    if gap and ("\n" in gap) and gap.strip(" \t>\r\n\\n") == "":
+        hidden = True  # the next line of a body already found
+    else:
+        hidden = (_PEM_CUE.search(text, max(0, start - 300), start) is not None
+                  or _der_private_head(value) or _pem_end_after(text, end))
+    if hidden:
+        last[0], last[1] = text, end
+    return hidden
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all."""
     if rule.check == "stellar-seed":
@@ -1008,9 +1147,11 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
         ok = (any(c.isupper() for c in value) and any(c.islower() for c in value)
               and any(c.isdigit() for c in value) and value.count("/") <= 6
               and entropy(value) >= 4.6)
-        return rule.kind if ok else None
+        return rule.kind if ok and _pem_context(text, m.start(), m.end(), value) else None
     if rule.check == "fallback":
         return _fallback_kind(m, text, value)
+    if rule.check == "env":
+        return _env_kind(m.group("name"), value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
@@ -1133,18 +1274,35 @@ _WRAP_MIN = 29
 """The longest piece of a wrapped keypair is this long at least (:data:`_B58_WRAP`)."""
 
 
+_NARROW_MIN = 8
+"""A narrow wrap's lines (safe12) hold this many characters of base58 at least."""
+_WRAP_MARKS = " \t\r\\\"'`|+-(),;>#/"
+"""What may stand around a wrapped key's piece on its line (:data:`_WRAP_GAP`)."""
+
+
 def _may_wrap(text: str) -> bool:
     """Whether a line of ``text`` starts or ends with :data:`_WRAP_MIN` characters of
-    base58 (the gate of the wrapped keypair's row: string methods, no pattern tried at
-    every character)."""
+    base58, or two lines in a row (blank ones between them aside) are base58 of
+    :data:`_NARROW_MIN` characters or more (the gate of the wrapped keypair's row:
+    string methods, no pattern tried at every character)."""
     if "\n" not in text and "\\n" not in text:
         return False
+    whole = 0  # lines of base58 in a row
     for line in text.replace("\\r", "\r").replace("\\n", "\n").split("\n"):
-        if len(line) < _WRAP_MIN:
+        if len(line) < _NARROW_MIN:
+            if line.strip(_WRAP_MARKS):
+                whole = 0
             continue
-        line = line.strip(" \t\r\\").lstrip(">#/ \t")
-        if _B58_SET.issuperset(line[:_WRAP_MIN]) or _B58_SET.issuperset(line[-_WRAP_MIN:]):
+        line = line.strip(_WRAP_MARKS)
+        if len(line) >= _WRAP_MIN and (_B58_SET.issuperset(line[:_WRAP_MIN])
+                                       or _B58_SET.issuperset(line[-_WRAP_MIN:])):
             return True
+        if len(line) >= _NARROW_MIN and _B58_SET.issuperset(line):
+            whole += 1
+            if whole >= 2:
+                return True
+        elif line:
+            whole = 0
     return False
 
 
@@ -1153,7 +1311,7 @@ def _wrapped_keypairs(text: str, span: tuple[int, int]) -> list[tuple[int, int]]
     over the lines of ``span``, pieces of base58 each on its own line: two pieces or more
     in a row whose characters together are 85 to 88 and decode to a keypair.  A piece in
     the middle fills its line (a wrap), so the first may only end its line and the last
-    only start its own, which the pattern's bounds say.  At most 9 pieces: 45 tries."""
+    only start its own, which the pattern's bounds say.  At most 12 pieces: 78 tries."""
     pieces, at = [], span[0]
     for br in _WRAP_BREAK.finditer(text, span[0], span[1]):
         pieces.append((at, br.start()))
@@ -1315,7 +1473,7 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
     return found
 
 
-_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`", "-")
+_RUN_GAPS = ("\\n", "\\r", "\\t", "\\", ",", '"', "'", "[", "]", "`", "-", "/", ".", "_", "#")
 """What :func:`_word_runs` reads as a blank (JSON-escaped breaks first)."""
 _PHRASE_FLAGS = b"\1" * 12
 _RUN_PUNCT = ".:;!?()*<>{}|~"
@@ -1334,6 +1492,8 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     for gap in _RUN_GAPS:
         if gap in flat:
             flat = flat.replace(gap, " ")
+    if "1:" in flat:  # `Word 1: velvet`: a label before each word's number (safe12)
+        flat = _LABEL.sub(" ", flat)
     toks = flat.split()
     long = max(map(len, toks), default=0) >= 85
     # a word touching punctuation (`zebra.`, `(velvet`, `**velvet`) is still a word
@@ -1346,6 +1506,11 @@ def _word_runs(text: str) -> tuple[bool, bool]:
     return phrase, long
 
 
+_LABEL = re.compile(r"(?<![A-Za-z])[A-Za-z]{1,12}[ \t]+(?=[0-9]{1,2}[ \t]*:)")
+"""A label before a list's number and its colon (``Word 1:``, ``Mot 1:``): no word of
+the phrase (``#`` is a blank by then)."""
+_LABEL_AFTER = re.compile(r"(?<![ \t])[ \t]*#?[0-9]{1,2}[ \t]*:")
+"""What follows a label (:data:`_LABEL`): a number and a colon."""
 _BIP39: frozenset[str] | None = None
 _MNEMONIC_LENGTHS = (24, 21, 18, 15, 12)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -1436,6 +1601,10 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
             start, word = start + 1, word[1:]  # `\nvelvet`: an escaped line break before
             if not word:  # `\n 2. velvet`: the break alone (a numbered list's line)
                 continue
+        if _LABEL_AFTER.match(text, w.end()) is not None:
+            continue  # `Word 2: velvet`: the label of a numbered word (safe12)
+        if runs[-1] and "---" in text[runs[-1][-1][1]:start]:
+            runs.append([])  # a table's header row above its rule (safe12): not the list
         # a word in lower case, in capitals or capitalised (not `iPhone`, `McKay`)
         if (word.islower() or word.isupper() or word.istitle()) and word.lower() in index:
             runs[-1].append((start, w.end()))
@@ -1456,7 +1625,8 @@ def _bip39_phrases(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
         if not found and len(pieces) > 1:  # safe11b: a phrase a word a line, quoted or
             # joined by hyphens, next to a line of words: cut where the gap is not the
             # run's usual one, or at a word not alone on its line
-            for cuts in (_cut_at_odd_gaps(text, run), _cut_at_shared_lines(text, run)):
+            for cuts in (_cut_at_odd_gaps(text, run), _cut_at_shared_lines(text, run),
+                         _cut_at_cells(text, run)):
                 found = [(p[0][0], p[-1][1]) for p in cuts if _is_phrase(text, p)]
                 if found:
                     break
@@ -1508,8 +1678,34 @@ def _cut_at_shared_lines(text: str, run: list[tuple[int, int]]
     return [p for p in pieces if p]
 
 
-_NUMBER_BEFORE = re.compile(r"(?<![0-9])([0-9]{1,2})[.)][ \t]{0,24}(?:\*\*|`)?\Z")
-"""A list's number just before a word (``12. word``, ``3) word``, ``4. **word**``)."""
+def _in_cell(text: str, a: int, b: int) -> bool:
+    """Whether the word ``text[a:b]`` fills a Markdown table's cell (``| word |``, bold or
+    in code marks)."""
+    i = a
+    while i > 0 and a - i < 40 and text[i - 1] in " \t*`":
+        i -= 1
+    j = b
+    while j < len(text) and j - b < 40 and text[j] in " \t*`":
+        j += 1
+    return i > 0 and text[i - 1] == "|" and text.startswith("|", j)
+
+
+def _cut_at_cells(text: str, run: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """``run`` cut into its pieces of words each in a table's cell (safe12: a table of
+    two columns of words next to a line of prose whose first word is of the list)."""
+    pieces: list[list[tuple[int, int]]] = [[]]
+    for w in run:
+        if _in_cell(text, *w):
+            pieces[-1].append(w)
+        elif pieces[-1]:
+            pieces.append([])
+    return [p for p in pieces if p]
+
+
+_NUMBER_BEFORE = re.compile(
+    r"(?<![0-9])([0-9]{1,2})[.):]?[ \t]{0,24}(?:\|[ \t]{0,24})?(?:\*\*|`)?\Z")
+"""A list's number just before a word (``12. word``, ``3) word``, ``4. **word**``;
+safe12: ``12 word``, ``#12 word``, ``Word 12: x``, a table's ``| 12 | word``)."""
 
 
 def _numbered_phrases(text: str, run: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1569,6 +1765,14 @@ def _mnemonic(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
         if len(run) == _MNEMONIC_LENGTHS[0]:
             break
     n = next((k for k in _MNEMONIC_LENGTHS if k <= len(run)), 0)
+    if n and (len(run) > n or not _is_phrase(text, run[:n])):
+        # a word before the phrase (a header: `Word`, then the words): the phrase is the
+        # longest piece of the run whose checksum holds, when one does (safe12)
+        for k in _MNEMONIC_LENGTHS:
+            at = next((i for i in range(len(run) - k + 1)
+                       if _is_phrase(text, run[i:i + k])), None)
+            if at is not None:
+                return run[at][0], run[at + k - 1][1]
     if not n and _cut_phrase(text, run):
         n = len(run)  # the head of a phrase the text was cut inside: hidden all the same
     return (run[0][0], run[n - 1][1]) if n else None

@@ -51,6 +51,10 @@ KEYPAIR58 = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_
 SIGNATURES = [b58encode(_KEY.sign(f"transfer {i}".encode())) for i in range(2)]
 PHRASE12 = bip39_phrase(_RNG.randbytes(16))
 PHRASE24 = bip39_phrase(_RNG.randbytes(32))
+_KEY12 = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
+KEYPAIR58_NARROW = b58encode(_KEY12.private_bytes_raw() + _KEY12.public_key().public_bytes_raw())
+PHRASE_TABLE = bip39_phrase(_RNG.randbytes(16))
+PHRASE_SLASH = bip39_phrase(_RNG.randbytes(16))
 GCP_PEM = _pem("PRIVATE KEY", 6)
 PEM_OPENSSH = _pem("OPENSSH PRIVATE KEY", 4)
 PEM_EC = _pem("EC PRIVATE KEY", 2)
@@ -88,6 +92,13 @@ SECRETS: dict[str, str] = {
     "phrase upper": PHRASE12.upper(),
     "phrase title": PHRASE24.title(),
     "keypair wrapped": KEYPAIR58,
+    # safe12: a phrase in a numbered table, joined by `/`; a weak password in `.env`; a
+    # keypair wrapped narrow, and as Python's strings
+    "table phrase": "| # | Word |\n|---|------|\n" + "\n".join(
+        f"| {i} | {w} |" for i, w in enumerate(PHRASE_TABLE.split(), 1)) + "\n",
+    "slash phrase": "/".join(PHRASE_SLASH.split()),
+    "env admin pass": _r(9, string.ascii_lowercase) + "!" + _r(3, string.digits),
+    "keypair narrow": KEYPAIR58_NARROW,
 }
 """Each secret by its shape; :data:`LEAKS` prints each as agents do."""
 
@@ -127,6 +138,10 @@ LEAKS: dict[str, str] = {
     "phrase upper": f"{SECRETS['phrase upper']}\n",
     "phrase title": f"Here it is: {SECRETS['phrase title']}.",
     "keypair wrapped": f"WALLET={KEYPAIR58[:50]}\n{KEYPAIR58[50:]}\n",
+    "table phrase": SECRETS["table phrase"],
+    "slash phrase": f"backup: {SECRETS['slash phrase']}",
+    "env admin pass": f"$ cat .env\nADMIN_USER=root\nADMIN_PASS={SECRETS['env admin pass']}\n",
+    "keypair narrow": "\n".join(KEYPAIR58_NARROW[i:i + 16] for i in range(0, 88, 16)) + "\n",
 }
 """A text leaking each secret (a command, a file's content, an API's answer)."""
 
@@ -139,6 +154,9 @@ SHOWN: dict[str, str] = {
     "image": "data:image/png;base64," + base64.b64encode(_RNG.randbytes(120)).decode(),
     "password from a variable": 'const password = data.get("password")',
     "public key": b58encode(_KEY.public_key().public_bytes_raw()),
+    # safe12: a base64 dump wrapped at 76 columns is no key's body
+    "base64 dump": base64.encodebytes(_RNG.randbytes(300)).decode().rstrip("\n"),
+    "admin pass placeholder": "ADMIN_PASS=${ADMIN_PASS}",
 }
 """Near-secret text that must stay shown."""
 
@@ -146,7 +164,8 @@ KEPT = (f"commit {SHOWN['git sha']}\nrequest {SHOWN['uuid']}\n"
         f"sha256:{SHOWN['sha256']}  dist/app.tar.gz\n"
         f"![chart]({SHOWN['image']})\n{SHOWN['password from a variable']}\n"
         f"pubkey: {SHOWN['public key']}\n"
-        f"keypair\n{SHOWN['signature']}\nSignature: {SHOWN['signature 2']}\n")
+        f"keypair\n{SHOWN['signature']}\nSignature: {SHOWN['signature 2']}\n"
+        f"$ base64 logo.png\n{SHOWN['base64 dump']}\n{SHOWN['admin pass placeholder']}\n")
 """The near-secret text as one tool output (a signature after a keypair's cue)."""
 
 WORD = "quokkafy"
@@ -158,6 +177,9 @@ def pieces() -> list[str]:
     of a multi-line one, and their JSON-escaped forms."""
     out: set[str] = set()
     for name, v in SECRETS.items():
+        if name == "table phrase":  # a row a word: `| 3 | velvet |`
+            out.update(v.split("\n")[2:-1])
+            continue
         if "\n" in v:
             out.update(ln for ln in v.split("\n")[1:-1] if len(ln) >= 16)
             continue
@@ -168,6 +190,8 @@ def pieces() -> list[str]:
         out.update((v, v[:16], v[-16:]))
         if name == "keypair wrapped":
             out.update((v[:50], v[50:]))
+        if name == "keypair narrow":
+            out.update(v[i:i + 16] for i in range(0, 80, 16))
     forms = set()
     for p in out:
         forms.update((p, json.dumps(p)[1:-1], json.dumps(json.dumps(p))[1:-1]))

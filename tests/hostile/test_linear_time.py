@@ -105,6 +105,25 @@ PATHOLOGICAL = {
     "bold words": "**zoo** ",
     "shell defaults": "${pass_key",
     "shell default values": "${db_pass:-",
+    # safe12: phrases numbered with no dot, `#1`, `Word 1:`, joined by `/`, `.`, `_`, in
+    # a table under its header; secret variables' names; keypairs wrapped narrow, joined
+    # by `-` or `\`, as strings, in cells, blank lines between; base64 dumps
+    "bare numbers": "1 zoo ",
+    "hash numbers": "#1 zoo ",
+    "labels": "Word 1: zoo\n",
+    "slash words": "zoo/",
+    "underscore words": "zoo_",
+    "table rows": "| 1 | zoo |\n",
+    "table rules": "|---|---|\n",
+    "secret names assigned": "X_KEY=",
+    "narrow base58 lines": "5Kb8kLf9zg\n",
+    "hyphen-joined lines": "5Kb8kLf9zgWQnogidDA76Mz-\n",
+    "backslash-joined lines": "5Kb8kLf9zg\\\n",
+    "quoted base58 lines": '"5Kb8kLf9zg"\n',
+    "concatenated strings": '"5Kb8kLf9zg" +\n',
+    "base58 cells": "| 5Kb8kLf9zg |\n",
+    "blank-line pieces": "5Kb8kLf9zgWQnog\n\n",
+    "base64 lines": "QUJD" * 19 + "\n",
 }
 """Each unit repeated to N characters."""
 
