@@ -374,7 +374,11 @@ def _canon_exception(name: str, msg: str) -> str:
 
 
 _QUOTED_AT_RE = re.compile(
-    r"(?:PHP )?(?:Fatal error|Parse error):|\b(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception):"
+    # A qualified name is tried only where a dotted run begins (linear: from inside the
+    # run, ``zoo.zoo.…``, each start read to its end); a bare one at any word start.
+    r"(?:PHP )?(?:Fatal error|Parse error):"
+    r"|(?<![\w.])[A-Za-z_][\w.]*\.(?:[A-Z]\w*)?(?:Error|Exception):"
+    r"|\b(?:[A-Z]\w*)?(?:Error|Exception):"
     r"|\berror(?:\[\w+\])?:|\bnpm (?:ERR!|error)")
 _NOT_DEFINED_RE = re.compile(
     r"\b(?:[Cc]ommand|[Ff]unction|[Cc]lass|[Mm]ethod|[Cc]onstant|[Vv]ariable|[Mm]odule|[Pp]ackage)"

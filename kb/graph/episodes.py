@@ -1675,7 +1675,7 @@ class Probe(NamedTuple):
     """The line a failed run failed with."""
 
 
-_ENV_WORD = re.compile(r"[A-Z_][A-Z0-9_]*=\S*")
+_ENV_WORD = re.compile(r"(?<![A-Z0-9_])[A-Z_][A-Z0-9_]*=\S*")  # one start a name: linear
 
 
 def _env_override(segment: str) -> frozenset[str]:

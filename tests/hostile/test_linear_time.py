@@ -102,6 +102,10 @@ PATHOLOGICAL = {
     "fallbacks": 'pass=a or "',
     "member paths": "secret=a.b",
     "table cells": "| zoo ",
+    # safe12's inputs: dotted words (logparse.signals' quoted error tried each `zoo.` to
+    # the end) and secret names run together (kb.graph.episodes' variable words)
+    "dot words": "zoo.",
+    "secret names": "A_PASS",
     "bold words": "**zoo** ",
     "shell defaults": "${pass_key",
     "shell default values": "${db_pass:-",
