@@ -358,16 +358,9 @@ def test_discover_walks_a_directory_and_skips_non_transcripts(
     assert all(r.walked and not r.is_error for r in refused.values())
 
 
-def test_source_session_is_streamed(selftest: Path) -> None:
-    lines = jsonl_lines(selftest / "export.json")
-    src = next(iter(JsonlReader().sessions.__call__(_write(lines), [])))
+def test_source_session_is_streamed(selftest: Path, tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(b"\n".join(jsonl_lines(selftest / "export.json")) + b"\n")
+    src = next(iter(JsonlReader().sessions.__call__(f, [])))
     assert isinstance(src, SourceSession)
     assert not isinstance(src.messages, list)
-
-
-def _write(lines: list[bytes]) -> Path:
-    import tempfile
-
-    f = Path(tempfile.mkdtemp()) / "s.jsonl"
-    f.write_bytes(b"\n".join(lines) + b"\n")
-    return f
