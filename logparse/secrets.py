@@ -1042,9 +1042,6 @@ _PEM_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 """What the lines of a key's body and the breaks between them are made of."""
 _PEM_REACH = 64 * 80
 """How far after a base64 line its private key's END line may stand (64 lines)."""
-_PEM_LAST: list[Any] = [None, -1]
-"""The text and the end of the last line hidden as a key's body: the next line of the
-same body is hidden too (:func:`_pem_context`; the rule's matches come in order)."""
 _OPENSSH_HEAD = "b3BlbnNzaC1rZXktdjE"
 """``openssh-key-v1`` in base64: an OpenSSH private key's body starts so."""
 
@@ -1077,26 +1074,24 @@ def _pem_end_after(text: str, end: int) -> bool:
             and _PEM_BODY_CHARS.issuperset(text[end:i]))
 
 
-def _pem_context(text: str, start: int, end: int, value: str) -> bool:
+def _pem_context(text: str, start: int, end: int, value: str, body_end: int) -> bool:
     """Whether a base64 line of 64 to 76 characters outside a PEM block is a key's body
     (safe12): after a word naming a key (:data:`_PEM_CUE`), first of a private key's
     body by its structure, above a private key's END line, or the next line of a body
-    so found.  A base64 dump (an image, ``base64``'s 76 columns, ``openssl base64``'s
+    so found (``body_end``: where the last line of ``text`` hidden as a key's body ends,
+    -1 none).  A base64 dump (an image, ``base64``'s 76 columns, ``openssl base64``'s
     64) is not one."""
-    last = _PEM_LAST
-    gap = text[last[1]:start] if last[0] is text and 0 <= start - last[1] <= 40 else ""
+    gap = text[body_end:start] if body_end >= 0 and 0 <= start - body_end <= 40 else ""
     if gap and ("\n" in gap) and gap.strip(" \t>\r\n\\n") == "":
-        hidden = True  # the next line of a body already found
-    else:
-        hidden = (_PEM_CUE.search(text, max(0, start - 300), start) is not None
-                  or _der_private_head(value) or _pem_end_after(text, end))
-    if hidden:
-        last[0], last[1] = text, end
-    return hidden
+        return True  # the next line of a body already found
+    return (_PEM_CUE.search(text, max(0, start - 300), start) is not None
+            or _der_private_head(value) or _pem_end_after(text, end))
 
 
-def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
-    """The kind of a candidate, or ``None`` when it is not a secret after all."""
+def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int = -1
+            ) -> str | None:
+    """The kind of a candidate, or ``None`` when it is not a secret after all
+    (``body_end``: :func:`_pem_context`'s, for a key body's line)."""
     if rule.check == "stellar-seed":
         return rule.kind if _is_stellar_seed(value) else None
     if rule.check == "b58-keypair":  # 64 bytes that are a seed and its public key
@@ -1147,7 +1142,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str) -> str | None:
         ok = (any(c.isupper() for c in value) and any(c.islower() for c in value)
               and any(c.isdigit() for c in value) and value.count("/") <= 6
               and entropy(value) >= 4.6)
-        return rule.kind if ok and _pem_context(text, m.start(), m.end(), value) else None
+        return rule.kind if ok and _pem_context(text, m.start(), m.end(), value,
+                                                body_end) else None
     if rule.check == "fallback":
         return _fallback_kind(m, text, value)
     if rule.check == "env":
@@ -1452,6 +1448,7 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             matches = re.compile(rule.pattern.pattern, re.I).finditer(text)
         else:
             matches = rule.pattern.finditer(text)
+        body_end = -1  # a key body's last line hidden (the matches come in order)
         for m in matches:
             span = _span(rule, m, text)
             if span is not None and rule.check == "bip39":
@@ -1467,9 +1464,11 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
             if span is None or span[1] - span[0] < 4:
                 continue
             value = text[span[0]:span[1]]
-            kind = _accept(rule, m, text, value)
+            kind = _accept(rule, m, text, value, body_end)
             if kind is not None:
                 found.append(Finding(span[0], span[1], kind, rule.name))
+                if rule.check == "pembody":
+                    body_end = m.end()
     return found
 
 
