@@ -124,9 +124,13 @@ def record_keys(raw: bytes | str, line: int | None = None) -> tuple[list[int], l
     record there (it was stored under another id: an alias), every record may be its
     own.  Both empty: the raw JSON is not line-based."""
     got = _records(raw)
-    if got is None:
-        return [], []
-    lines, recs = got
+    return ([], []) if got is None else _own_and_others(*got, line)
+
+
+def _own_and_others(lines: list[Any], recs: list[Any], line: int | None
+                    ) -> tuple[list[int], list[int]]:
+    """:func:`record_keys` of records already parsed (``lines``: the line each was read
+    at)."""
     at = next((i for i, n in enumerate(lines) if n == line), None) if line is not None \
         else None
     keys = [record_key(r) for r in recs]
@@ -167,13 +171,7 @@ def record_index(raw: bytes | str, line: int | None
     if got is None:
         return [], [], []
     lines, recs = got
-    at = next((i for i, n in enumerate(lines) if n == line), None) if line is not None \
-        else None
-    keys = [record_key(r) for r in recs]
-    idents = _own_identities(recs)
-    if at is None:
-        return keys, [], idents
-    return [keys[at]], keys[:at] + keys[at + 1:], idents
+    return (*_own_and_others(lines, recs, line), _own_identities(recs))
 
 
 def _own_record(raw: bytes | str, line: int | None) -> tuple[Any] | None:
