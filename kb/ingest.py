@@ -1185,25 +1185,21 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         stored = st.known.get(mid)
         if aliases is not None and stored is not None:
             aliases.claimed += 1
+        # what is stored of it, its digest known though the rules changed (``known``
+        # then forgot the digests: :attr:`_Session.stored`)
+        was = stored if st.stored is None else st.stored.get(mid)
         if keep:
             deriver.keep.add(mid)  # a piece of a stored message: kept as stored
-        elif st.older and stored is not None and stored[0] not in (dg, -1):
-            deriver.keep.add(mid)  # an older copy's earlier state of a stored message
-        elif stored is not None and stored[0] == -1 and st.stored is not None and \
-                (real := st.stored.get(mid)) is not None and real[0] != dg and (
+        elif stored is not None and was is not None and was[0] != dg and (
                 st.older or (not (aliases is not None and aliases.moved(mid, msg))
                              and _later_stored(store, sid, msg, src.path, st.lines_from,
                                                stored[1]))):
-            # derived by older rules, and this copy holds an earlier state of it: its rows
-            # stay those of the older rules rather than the newest content be lost
+            # an older copy's earlier state, or its cut, of a message stored whole: kept
+            # as stored (derived by older rules, its rows stay theirs rather than the
+            # newest content be lost)
             deriver.keep.add(mid)
-        elif stored is not None and stored[0] not in (dg, -1) and \
-                not (aliases is not None and aliases.moved(mid, msg)) and \
-                _later_stored(store, sid, msg, src.path, st.lines_from, stored[1]):
-            deriver.keep.add(mid)  # an older copy's cut of a message stored whole
         skipped = len(deriver.skipped_ids)
         deriver.add(msg, dg)
-        was = stored if st.stored is None else st.stored.get(mid)
         if was is None:
             st.new += 1
         elif len(deriver.skipped_ids) > skipped or (st.stored is not None and was[0] == dg):
