@@ -795,12 +795,7 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
         ip = _ip_of(w)
         if ip and not ip.startswith("127.") and ip != "0.0.0.0":
             found.append(ip)  # a loopback address or 0.0.0.0 binds, reaches nothing
-    if prog in _SSH_KIN:
-        for w in eff[1:]:
-            if not w.startswith("-") and not w.isdigit():
-                found.append(w.rpartition("@")[2])
-                break
-    if prog in _HOST_OPERAND:
+    if prog in _HOST_OPERAND or prog in _SSH_KIN:
         for w in eff[1:]:
             if not w.startswith("-") and not w.isdigit():
                 found.append(w.rpartition("@")[2])
