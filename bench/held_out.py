@@ -11,7 +11,7 @@ HELD_OUT = frozenset({
     "raze__codex-session.jsonl", "scout__claude-session.jsonl",
     "txguardian__codex-session.jsonl"})
 
-_STEMS = ("Axe__session", "Xeus__gemini-session", "gildore-arena__codex-session",
+STEMS = ("Axe__session", "Xeus__gemini-session", "gildore-arena__codex-session",
           "privacy-x402__claude-session", "raze__codex-session", "scout__claude-session",
           "txguardian__codex-session")
 """What a copy of one keeps in its name (gildore-arena's without its commit)."""
@@ -19,4 +19,4 @@ _STEMS = ("Axe__session", "Xeus__gemini-session", "gildore-arena__codex-session"
 
 def held_out(path: Path) -> bool:
     """A held-out file, or a copy whose name holds one's stem: never read by a bench."""
-    return any(s in path.name for s in _STEMS)
+    return any(s in path.name for s in STEMS)

@@ -66,8 +66,8 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "read_url_content": ("webfetch", {"Url": "url"}),
     "invoke_subagent": ("task", {}),
 }
-"""Antigravity tools (as in ``Xeus__gemini-session.jsonl``) mapped onto opencode's; others
-(``manage_task``, ``schedule``, ``ask_question``...) keep their name."""
+"""Antigravity tools (as in ``fixtures/realworld_trim/antigravity.jsonl``) mapped onto
+opencode's; others (``manage_task``, ``schedule``, ``ask_question``...) keep their name."""
 
 STEP_OF_TOOL: dict[str, str] = {
     "run_command": "RUN_COMMAND", "view_file": "VIEW_FILE", "write_to_file": "CODE_ACTION",

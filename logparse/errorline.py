@@ -83,8 +83,9 @@ ERROR_LINES: tuple[LineRule, ...] = (
         r"^\s*(?:\S*\s)?(?:error|fatal|failed|failure|panic|exception|denied|cannot|can't|"
         r"could not|couldn't|unable to|not found|no such)\b|\*\*\* fatal error|"
         r"\b(?:ERROR|FATAL|Error|Exception)\b[:\]]", re.I),
-        "Failed to type check.",
-        "pool/Xeus__gemini-session.jsonl (a type check run)"),
+        "⨯ Failed to start server",
+        "labelled/soulpass__codex-session.jsonl #143 (`next dev`; the line under it, «Error: "
+        "listen EPERM …», says why)"),
     # what failed, then why, anywhere in the line
     LineRule("failed-colon", 2, re.compile(r"\bfailed:\s+\S", re.I),
         "apply_patch verification failed: Failed to find expected lines in /Users/rythme/"

@@ -90,9 +90,10 @@ TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "invoke_agent": ("task", {}),
     "delegate_to_agent": ("task", {}),
 }
-"""Gemini CLI tool names (as in ``Axe__session.jsonl``: ``run_shell_command``, ``read_file``,
-``replace``, ``grep_search``, ``list_directory``, ``glob``, ``web_fetch``, ``write_file``,
-``invoke_agent``) mapped onto opencode's, so categories and rules apply."""
+"""Gemini CLI tool names (as in ``fixtures/realworld_trim/gemini_cli.jsonl``:
+``run_shell_command``, ``read_file``, ``replace``, ``grep_search``, ``list_directory``,
+``glob``, ``web_fetch``, ``write_file``, ``invoke_agent``) mapped onto opencode's, so
+categories and rules apply."""
 
 REWRITE_WINDOW = 8
 """Messages held back besides the newest: the CLI writes a message again while it is the

@@ -368,8 +368,9 @@ RULES: tuple[Rule, ...] = (
          _error(r"^aborted: \[Operation Cancelled\] Reason: User denied"),
          CallFacts("gemini-cli", "bash", "aborted", error=(
              "aborted: [Operation Cancelled] Reason: User denied execution."),
-                   command="./gradlew :common:components:compileDebugKotlin"),
-         "pool Axe__session.jsonl:33 (toolCalls[].status cancelled)"),
+                   command="./gradlew test"),
+         "(no real line yet) Gemini CLI toolCalls[].status cancelled, the user denied the "
+         "call (no tune or shared file is a Gemini CLI session)"),
     Rule("gemini-cancelled", ("gemini-cli",), "interrupted",
          lambda f: f.error.startswith("aborted: ") and "User denied" not in f.error,
          CallFacts("gemini-cli", "bash", "aborted",
@@ -378,10 +379,11 @@ RULES: tuple[Rule, ...] = (
     Rule("gemini-tool-error", ("gemini-cli",), "tool_error",
          lambda f: f.status == "error" and bool(f.error),
          CallFacts("gemini-cli", "edit", "error", error=(
-             "Failed to edit, 0 occurrences found for old_string in data/src/main/java/com/my/"
-             "axe/data/di/AppModule.kt. Ensure you're not escaping content incorrectly and "
-             "check whitespace, indentation, and context. Use read_file tool to verify.")),
-         "pool Axe__session.jsonl:192 (toolCalls[].status error, functionResponse error)"),
+             "Failed to edit, 0 occurrences found for old_string in src/app.py. Ensure "
+             "you're not escaping content incorrectly and check whitespace, indentation, and "
+             "context. Use read_file tool to verify.")),
+         "(no real line yet) Gemini CLI toolCalls[].status error with a functionResponse "
+         "error (no tune or shared file is a Gemini CLI session)"),
     Rule("pi-tool-error", ("pi",), "tool_error",
          lambda f: f.status == "error" and bool(f.error),
          CallFacts("pi", "edit", "error", error=(
@@ -398,23 +400,26 @@ RULES: tuple[Rule, ...] = (
          _error(r"problem parsing the tool call|invalid tool call error"),
          CallFacts("antigravity", "write", "error", error=(
              "There was a problem parsing the tool call. \nError Message: model output error: "
-             "invalid tool call error (invalid_args) D:\\Xeus\\public\\vendor\\logo.svg is "
+             "invalid tool call error (invalid_args) C:\\work\\site\\logo.svg is "
              "not a valid artifact path")),
-         "pool Xeus__gemini-session.jsonl:589 (ERROR_MESSAGE error)"),
+         "(no real line yet) Antigravity ERROR_MESSAGE step answering a call (no tune or "
+         "shared file is an Antigravity trajectory)"),
     Rule("antigravity-step-error", ("antigravity",), "tool_error",
          _error(r"^Encountered error in step execution: "),
          CallFacts("antigravity", "grep", "error", error=(
              'Encountered error in step execution: exec: "grep": executable file not found '
              "in %PATH%")),
-         "pool Xeus__gemini-session.jsonl:407 (GREP_SEARCH status ERROR)"),
+         "(no real line yet) Antigravity GREP_SEARCH step, status ERROR (no tune or shared "
+         "file is an Antigravity trajectory)"),
     Rule("antigravity-background", ("antigravity",), "still_running",
          lambda f: f.status == "completed" and f.exit_code is None and (f.output or "")
          .startswith("Tool is running as a background task"),
          CallFacts("antigravity", "bash", "completed", None, output=(
-             "Tool is running as a background task with task id: e951b17f-edd0-4326-a7e1-"
-             "049fac618e6b/task-101\nTask Description: npm install framer-motion lucide-react\n"),
-                   command="npm install framer-motion lucide-react"),
-         "pool Xeus__gemini-session.jsonl:100 (RUN_COMMAND status RUNNING)"),
+             "Tool is running as a background task with task id: 00000000-0000-4000-8000-"
+             "000000000000/task-7\nTask Description: npm install\n"),
+                   command="npm install"),
+         "(no real line yet) Antigravity RUN_COMMAND step, status RUNNING (no tune or shared "
+         "file is an Antigravity trajectory)"),
 )
 
 

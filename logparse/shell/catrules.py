@@ -4,10 +4,11 @@ Each :class:`CatRule` row says: when the effective command's program is one of
 ``programs`` (and, when given, its subcommand is one of ``subs`` and one of
 ``flags`` is present), the command's category is ``category``.  Every row
 carries an example command and where it was seen (``source``: a file of
-``../shared/realworld`` or a fixture; "(a README it read)" or "(its justfile)"
-when the session quoted the command rather than ran it; ``"not in the data"``
-when nothing we may tune on names that form, so the example is the tool's
-documented form; ``fixtures/blind`` and ``fixtures/heldout`` are never used).
+``../shared/realworld`` or a fixture; "(a README it read)", "(its justfile)" or
+"(its AGENTS.md)" when the session quoted the command rather than ran it;
+``"not in the data"`` when nothing we may tune on names that form, so the example is
+the tool's documented form; ``fixtures/blind``, ``fixtures/heldout`` and the held-out
+pool files of ``bench.held_out`` are never used).
 :data:`RUNNERS` rows name programs that run another command (``npx tsc``,
 ``uv run pytest``, ``bundle exec rspec``, ``powershell -Command "..."``): the
 command they run is categorised instead.  :data:`SCRIPTS` rows map the name of
@@ -58,12 +59,9 @@ _STUN = "labelled/stunning-memory__opencode.db"
 _FUND = "pool/FundWise__claude-session.jsonl"
 _DEX = "pool/blockchain-dex-events__claude-session.jsonl"
 _RIVO = "pool/Rivo__codex-session.jsonl"
-_GILD = "pool/gildore-arena__codex-session__8c8b717.jsonl"
-_SCOUT = "pool/scout__claude-session.jsonl"
-_TXG = "pool/txguardian__codex-session.jsonl"
 _MATU = "pool/matugen-theme-sync__opencode-session.json"
-_PRIV = "pool/privacy-x402__claude-session.jsonl"
 _RUST = "realworld/claude-code/python-to-rust-port"
+_QUIET = "realworld/opencode/session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json"
 _CODEX = "realworld/codex/exported-session.jsonl"
 _RUSTCI = "fixtures/campaigns/rustci_world.py"
 _LEDGER = "fixtures/opencode_recorded/ledger-race"
@@ -172,7 +170,7 @@ RULES: tuple[CatRule, ...] = (
        "Select-Object Where-Object Measure-Object Get-Command Get-Location Resolve-Path "
        "Join-Path Split-Path Format-List Format-Table Sort-Object Get-Process Get-Service "
        "Get-Date ConvertFrom-Json ConvertTo-Json gc gci ls.exe where where.exe dir type "
-       "findstr", "search", "Get-Content -Raw C:\\Users\\HP\\.agents\\skills\\SKILL.md", _TXG),
+       "findstr", "search", "Get-Content -Raw Readme.md", _VAL + ":54"),
     _r("wp", "search", "wp post list --post_type=page --format=csv", _WP,
        subs="post option plugin theme user site menu term comment core config db",
        flags="list get status --format"),
@@ -239,7 +237,7 @@ def _s(names: str, category: str, example: str, source: str, prefix: bool = True
 
 SCRIPTS: tuple[Script, ...] = (
     _s("typecheck type-check check-types types tsc typescript", "typecheck",
-       "bun run typecheck", _SCOUT),
+       "bun run typecheck", _QUIET + " (its AGENTS.md)"),
     _s("test e2e spec coverage cov", "test", "npm test -- --coverage",
        "fixtures/opencode_recorded/blank-page"),
     _s("lint format fmt prettier eslint style", "lint", "npm run lint", _UI),
