@@ -59,6 +59,8 @@ class ObjectRule:
     pattern: re.Pattern[str]
     example: tuple[str, str]
     """A real command (trimmed) and the object the rule reads from it."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
     fold: bool = True
     """Compare case-insensitively (hex ids, file names on macOS/Windows)."""
     words: bool = False
@@ -87,7 +89,8 @@ OBJECTS: tuple[ObjectRule, ...] = (
         # this address, the same address was then asked from an RPC node
         ("curl -s -X POST https://polygon-bor-rpc.publicnode.com -d '[{\"method\":"
          "\"eth_call\",\"params\":[{\"to\":\"0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff\"}]}]'",
-         "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff")),
+         "0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff"),
+        source="pool/blockchain-dex-events__claude-session.jsonl #114"),
     ObjectRule(
         "a document or data file",
         re.compile(r"(?<![\w.-])([\w.-]+\.(?:docx|xlsx|xls|pptx|pdf|odt|ods|csv|tsv|parquet"
@@ -95,7 +98,8 @@ OBJECTS: tuple[ObjectRule, ...] = (
         # conversacion-act1-pln (Claude Code, tune), #4: python-docx could not read it, so
         # the document was converted with macOS textutil
         ("textutil -convert txt -stdout \"/Users/u/Mi unidad/Unir/PLN /Actividad 1/"
-         "muinar02_act1/muinar02_act1.docx\"", "muinar02_act1.docx")),
+         "muinar02_act1/muinar02_act1.docx\"", "muinar02_act1.docx"),
+        source="pool/conversacion-act1-pln__session.jsonl #4"),
     ObjectRule(
         "a package an installer installs (whichever installer, whichever version)",
         re.compile(r"(?:^|[;&|(]\s*|\s)(?:npm|pnpm|yarn|bun|pip3?|uv\s+pip|uv|poetry|pipx"
@@ -103,7 +107,8 @@ OBJECTS: tuple[ObjectRule, ...] = (
                    r"((?:\s+(?:--?[\w-]+(?:=\S+)?|[\"']?[@a-zA-Z][\w@/.=<>~^!\[\],-]*[\"']?))+)",
                    re.I),
         # conversacion-act1-pln (Claude Code, tune), #5: openpyxl was missing; installed
-        ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2),
+        ("pip install openpyxl -q 2>&1 | tail -1", "openpyxl"), words=True, shortest=2,
+        source="pool/conversacion-act1-pln__session.jsonl #5"),
     ObjectRule(
         "a script a run executes (whichever interpreter or shell runs it)",
         re.compile(r"(?<![\w.-])([\w.-]+?\.(?:sh|py|js|mjs|cjs|ts|rb|php|ps1|go|rs|pl))"
@@ -111,14 +116,16 @@ OBJECTS: tuple[ObjectRule, ...] = (
         # Valdyum-Labs (Codex, shared), #48: the skill's export script through Git Bash
         # (the interpreter, bash.exe, is no object: ``.exe`` is left out)
         ("& 'C:\\Program Files\\Git\\bin\\bash.exe' 'C:\\Users\\HP\\.agents\\skills\\"
-         "apply-grant\\scripts\\export-session.sh'", "export-session.sh")),
+         "apply-grant\\scripts\\export-session.sh'", "export-session.sh"),
+        source="labelled/Valdyum-Labs__codex-session.jsonl #48"),
     ObjectRule(
         "a URL (host and path)",
         re.compile(r"(?<![\w/.:-])https?://([^\s\"'|;)?#]+)"),
         # Valdyum-Labs (Codex, shared), #8: the installer's URL, run through WSL bash,
         # then through Git Bash
         ("bash -lc \"curl -fsSL https://www.solana.new/setup.sh | bash\"",
-         "www.solana.new/setup.sh")),
+         "www.solana.new/setup.sh"),
+        source="labelled/Valdyum-Labs__codex-session.jsonl #8"),
 )
 
 
@@ -132,6 +139,8 @@ class RunnerRule:
     """Group 1: the command line it runs."""
     example: tuple[str, str]
     """A real command (trimmed) and the check it runs (:func:`kb.graph.episodes.check_key`)."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
 
 
 _Q = r"[\"']"
@@ -143,21 +152,24 @@ RUNNERS: tuple[RunnerRule, ...] = (
         # will-it-rain (Claude Code, shared), #51: npm through the Bash tool printed
         # nothing; through PowerShell it installed
         ("powershell -Command \"Set-Location 'c:\\Users\\v\\will-it-rain'; npm install 2>&1\"",
-         "npm install")),
+         "npm install"),
+        source="labelled/will-it-rain__claude.jsonl #51"),
     RunnerRule(
         "a POSIX shell given a command line (bash -lc, Git Bash, sh -c)",
         re.compile(rf"^(?:&\s*)?{_Q}?(?:[\w:\\/. ()-]*[\\/])?(?:bash|sh|zsh)(?:\.exe)?{_Q}?"
                    rf"\s+-l?c\s+{_Q}(.+)", re.I | re.S),
         # Valdyum-Labs (Codex, shared), #47: the installer through Git Bash after WSL's bash
         ("& 'C:\\Program Files\\Git\\bin\\bash.exe' -lc \"curl -fsSL "
-         "https://www.solana.new/setup.sh | bash\"", "curl www.solana.new/setup.sh")),
+         "https://www.solana.new/setup.sh | bash\"", "curl www.solana.new/setup.sh"),
+        source="labelled/Valdyum-Labs__codex-session.jsonl #47"),
     RunnerRule(
         "a container (docker run/exec … sh -c)",
         re.compile(rf"^(?:docker|podman)\s+(?:run|exec)\b.*?\s(?:sh|bash|ash)\s+-l?c\s+{_Q}(.+)",
                    re.I | re.S),
         # will-it-rain (Claude Code, shared), #40: npm run in node:20-alpine instead
         ("docker run --rm -v \"c:/Users/v/will-it-rain:/app\" -w /app node:20-alpine sh -c "
-         "\"npm install && npx vitest run --reporter=verbose\"", "npm install")),
+         "\"npm install && npx vitest run --reporter=verbose\"", "npm install"),
+        source="labelled/will-it-rain__claude.jsonl #40"),
 )
 
 
@@ -211,6 +223,8 @@ class MissingRule:
     """Group 1: what is missing; matched against a failure's signature or line."""
     example: tuple[str, str]
     """A real signature or output line (trimmed) and what it names."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
     program: bool = False
     """What is missing is the program the run started: no edit made afterwards fixes
     that way (the shell still has no such program), so another command on the same
@@ -223,12 +237,14 @@ MISSING: tuple[MissingRule, ...] = (
         re.compile(r"^(?:ModuleNotFoundError|ImportError): (?:No module named )?['\"]?"
                    r"([\w.-]+)"),
         # conversacion-act1-pln (Claude Code, tune), #3: the rubric read with openpyxl
-        ("ModuleNotFoundError: openpyxl", "openpyxl")),
+        ("ModuleNotFoundError: openpyxl", "openpyxl"),
+        source="pool/conversacion-act1-pln__session.jsonl #3"),
     MissingRule(
         "a program the shell did not find",
         re.compile(r"^(?:\S*sh:\d+: )?command not found: ['\"]?([\w.+-]+)"),
         # k1 (opencode, shared), #156: `rg … | head -20` exited 0
-        ("zsh:1: command not found: rg", "rg"), program=True),
+        ("zsh:1: command not found: rg", "rg"), program=True,
+        source="labelled/k1.lib-bootstrap__session-export.json #156"),
     MissingRule(
         "a program PowerShell did not find",
         re.compile(r"^(?:[\w.-]+: )?The term '([\w.+-]+)' is not recognized as (?:the |a )?"
@@ -236,12 +252,14 @@ MISSING: tuple[MissingRule, ...] = (
         # uicomponents-wordpress (opencode, shared), #32: `webfetch` typed into PowerShell;
         # Invoke-WebRequest fetched the same URL at #39
         ("webfetch: The term 'webfetch' is not recognized as a name of a cmdlet, function, "
-         "script file, or executable program.", "webfetch"), program=True),
+         "script file, or executable program.", "webfetch"), program=True,
+        source="labelled/uicomponents__session-wordpress.json #32"),
     MissingRule(
         "a probe that printed a module is not available (logparse.structural)",
         re.compile(r"^\s*([\w.@/-]+)\s*(?::|is|was)\s*(?:NOT|not)\s+(?:available|installed)"),
         # conversacion-act1-pln (Claude Code, tune), #4: the try/except probe after #3
-        ("openpyxl: NOT available", "openpyxl")),
+        ("openpyxl: NOT available", "openpyxl"),
+        source="pool/conversacion-act1-pln__session.jsonl #4"),
 )
 
 
@@ -358,6 +376,8 @@ class UsageRule:
     """Matched against the head of the output; ``{prog}`` is the program's name."""
     example: tuple[str, str]
     """A real command (trimmed) and the head of what it printed."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
 
 
 USAGE: tuple[UsageRule, ...] = (
@@ -366,7 +386,8 @@ USAGE: tuple[UsageRule, ...] = (
         re.compile(r"^(?:[^\n]*\n){0,2}?\s*usage:\s+\S*?{prog}\b", re.I),
         # k1 (opencode, shared), #554: BSD cat refuses GNU's -A
         ("head -20 src/klan1/html/bootstrap/nav.php | cat -A",
-         "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]\n")),
+         "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]\n"),
+        source="labelled/k1.lib-bootstrap__session-export.json #554"),
     UsageRule(
         "a synopsis line, then a section of options (yargs, cobra)",
         re.compile(r"^\s*{prog}\b[^\n]*\n(?:[^\n]*\n){0,6}?\s*(?:Options|Commands"
@@ -375,7 +396,8 @@ USAGE: tuple[UsageRule, ...] = (
         ("cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I "
          "--md 2>&1 | head -100",
          "opencode export [sessionID]\n\nexport session data as JSON\n\nPositionals:\n"
-         "  sessionID  session id to export   [string]\n")),
+         "  sessionID  session id to export   [string]\n"),
+        source="labelled/k1.lib-bootstrap__session-export.json #617"),
 )
 USAGE_HEAD = (r"(?i)usage:|\n\s*(?:options|commands|positionals|arguments|flags"
               r"|available commands):")
@@ -513,6 +535,8 @@ class SandboxRule:
     """What the sandbox did, as the cause states it."""
     example: str
     """A real failure line (trimmed)."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
 
 
 SANDBOX: tuple[SandboxRule, ...] = (
@@ -520,13 +544,15 @@ SANDBOX: tuple[SandboxRule, ...] = (
         "no network", _NETWORK_SIG, "the sandbox has no network access",
         # Trezo-Ai (Codex, shared), #73: cargo test of a copy in /tmp, in the sandbox
         "warning: spurious network error (3 tries remaining): [6] Couldn't resolve host "
-        "name (Could not resolve host: index.crates.io)"),
+        "name (Could not resolve host: index.crates.io)",
+        source="labelled/Trezo-Ai__codex-session.jsonl #73"),
     SandboxRule(
         "denied", re.compile(r"\bEPERM\b|operation not permitted|read-only file system",
                              re.I),
         "the sandbox denied it",
         # soulpass (Codex, shared), #143: next dev in the sandbox cannot listen
-        "Error: listen EPERM: operation not permitted 0.0.0.0:3000"),
+        "Error: listen EPERM: operation not permitted 0.0.0.0:3000",
+        source="labelled/soulpass__codex-session.jsonl #143"),
 )
 
 
@@ -551,6 +577,8 @@ class Escalation:
     the user)``, the last the escalated one, every other failed inside the sandbox."""
     ended: str
     """What the escalated run did, with ``{error}`` its own error."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
 
 
 ESCALATIONS: tuple[Escalation, ...] = (
@@ -562,7 +590,8 @@ ESCALATIONS: tuple[Escalation, ...] = (
           "Error: failed to get info about account CQW3…: TypeError: fetch failed", False,
           False),
          (301, "node -e \"const {Connection}=require('@solana/web3.js')\"", "", True, False)),
-        "it worked outside the sandbox"),
+        "it worked outside the sandbox",
+        source="labelled/soulpass__codex-session.jsonl #299, #301"),
     Escalation(
         "stopped by the user", "escalated", True,
         # Trezo-Ai (Codex, shared), #70-#75: cargo test of a copy in /tmp cannot fetch
@@ -573,7 +602,8 @@ ESCALATIONS: tuple[Escalation, ...] = (
          (75, "rsync -a '/Users/a/New project/programs/cfo_oracle/' /tmp/check/ && cargo "
               "test --manifest-path /tmp/check/Cargo.toml", "aborted by user after 33.4s",
           True, True)),
-        "asked to run it outside the sandbox (stopped by the user)"),
+        "asked to run it outside the sandbox (stopped by the user)",
+        source="labelled/Trezo-Ai__codex-session.jsonl #73, #75"),
     Escalation(
         "failed otherwise", "escalated", True,
         # soulpass (Codex, shared), #143/#145: next dev cannot listen in the sandbox;
@@ -582,7 +612,8 @@ ESCALATIONS: tuple[Escalation, ...] = (
           "Error: listen EPERM: operation not permitted 0.0.0.0:3000", False, False),
          (145, "npm run dev -- --port 3000", "Error: listen EADDRINUSE: address already in "
           "use :::3000", True, False)),
-        "asked to run it outside the sandbox ({error})"),
+        "asked to run it outside the sandbox ({error})",
+        source="labelled/soulpass__codex-session.jsonl #143, #145"),
 )
 """The endings of an escalation, in the order they are tried (the first whose
 :func:`escalation_ending` test holds)."""
@@ -704,6 +735,8 @@ class SinkRule:
     """Group 1: the data file."""
     example: tuple[str, str]
     """A real command (trimmed) and the file it writes."""
+    source: str
+    """Where the example comes from: the transcript (``../shared/realworld``) and ordinal."""
 
 
 _DATA = r"[^\s'\"|;&<>]+\.(?:json|jsonl|ndjson|csv|tsv|xml|ya?ml|toml)"
@@ -713,7 +746,8 @@ SINKS: tuple[SinkRule, ...] = (
         re.compile(rf"(?<![\d&])1?>\s*['\"]?({_DATA})['\"]?\s+2>&1"),
         # k1 (opencode, shared), #619: the export with its "Exporting session:" line
         ("cd /Users/u/k1.lib-bootstrap && opencode export ses_1be58628dffeUlqtrOC0XgUH2I > "
-         "session-export.json 2>&1", "session-export.json")),
+         "session-export.json 2>&1", "session-export.json"),
+        source="labelled/k1.lib-bootstrap__session-export.json #619"),
 )
 
 

@@ -56,12 +56,14 @@ _SPEAK = "labelled/speakfree__session.jsonl"
 _VAL = "labelled/Valdyum-Labs__codex-session.jsonl"
 _TREZO = "labelled/Trezo-Ai__codex-session.jsonl"
 _STUN = "labelled/stunning-memory__opencode.db"
+_PFM = "labelled/pfm-categorization__opencode-session.json"
 _FUND = "pool/FundWise__claude-session.jsonl"
 _DEX = "pool/blockchain-dex-events__claude-session.jsonl"
 _RIVO = "pool/Rivo__codex-session.jsonl"
 _MATU = "pool/matugen-theme-sync__opencode-session.json"
 _RUST = "realworld/claude-code/python-to-rust-port"
 _QUIET = "realworld/opencode/session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json"
+_SAILOR = "realworld/opencode/session__curious-sailor__ses_39b7f9e89ffe7J0WzLzYrUt4eW.json"
 _CODEX = "realworld/codex/exported-session.jsonl"
 _RUSTCI = "fixtures/campaigns/rustci_world.py"
 _LEDGER = "fixtures/opencode_recorded/ledger-race"
@@ -76,7 +78,9 @@ RULES: tuple[CatRule, ...] = (
     _r("cargo", "test", "cargo test -p cfo_oracle", _SOUL, subs="test nextest llvm-cov tarpaulin"),
     _r("go", "test", "go test -race -run TestTransferConcurrent ./internal/transfer/", _LEDGER,
        subs="test"),
-    _r("swift dotnet deno bun mvn gradle gradlew mix", "test", "bun test", _NONE, subs="test"),
+    _r("swift dotnet deno bun mvn gradle gradlew mix", "test",
+       "dotnet test tests/Pfm.Categorization.WebApi.Tests",
+       _PFM + " #26 (its instructions to the user)", subs="test"),
     _r("tox nox", "test", "tox -e py312", _NONE),
     # typecheck
     _r("tsc vue-tsc", "build", "tsc -b", _NONE, flags="-b --build"),
@@ -118,7 +122,8 @@ RULES: tuple[CatRule, ...] = (
        "GoogleDrive-bertoldifranco4@gmail.com/Mi unidad/Unir/PLN /Actividad 1/muinar02_act1/"
        "muinar02_act1.docx\"", "pool/conversacion-act1-pln__session.jsonl"),
     # launch: dev servers
-    _r("vite next nuxt astro", "launch", "next dev --port 3000", _NONE, subs="dev start preview"),
+    _r("vite next nuxt astro", "launch", "next dev --port 3000",
+       _VAL + " #66 (its package.json)", subs="dev start preview"),
     _r("studio", "launch", "studio start --path=\"C:\\Users\\salma\\Studio\\21st-showcase\"",
        _WP, subs="start"),
     # package: package-manager housekeeping that neither installs nor queries
@@ -147,11 +152,12 @@ RULES: tuple[CatRule, ...] = (
        subs="install upgrade uninstall delete rollback"),
     _r("terraform tofu pulumi", "search", "terraform -chdir=envs/staging plan -input=false",
        _INFRA, subs="plan show output state graph providers version preview"),
-    _r("terraform tofu pulumi", "deploy", "terraform apply plan.tfplan", _NONE,
+    _r("terraform tofu pulumi", "deploy", "terraform apply \"tfplan\"",
+       _INFRA + " #18 (terraform plan's advice)",
        subs="apply destroy import up refresh"),
     _r("vercel netlify flyctl fly firebase wrangler railway heroku serverless sls", "deploy",
        "vercel --prod", _NONE, subs="deploy --prod publish up release"),
-    _r("anchor", "deploy", "anchor deploy --provider.cluster devnet", _NONE,
+    _r("anchor", "deploy", "anchor deploy", _RIVO + " #27 (a README it read)",
        subs="deploy upgrade"),
     _r("solana", "deploy", "solana program deploy target/deploy/vault.so", _NONE,
        subs="program"),
@@ -208,7 +214,8 @@ RUNNERS: tuple[Runner, ...] = (
     _run("bun", "x", "bun x tsc --noEmit", _NONE, "typecheck"),
     _run("uv", "run", "uv run pytest --cov=src --cov-report=term-missing", _RUST + " (its justfile)",
          "test"),
-    _run("uvx", "", "uvx ruff check .", _NONE, "lint"),
+    _run("uvx", "", "uvx --from prefect-mcp prefect-mcp-server",
+         _SAILOR + " #9 (its opencode.json)", "run"),
     _run("poetry pdm hatch pipenv rye", "run", "poetry run mypy src", _NONE, "typecheck"),
     _run("bundle", "exec", "bundle exec rspec", _NONE, "test"),
     _run("corepack", "", "corepack pnpm --version", _FUND, "search"),
@@ -217,7 +224,9 @@ RUNNERS: tuple[Runner, ...] = (
     _run("powershell pwsh powershell.exe pwsh.exe", "",
          "powershell -Command \"Set-Location 'c:\\dev\\will-it-rain'; npx vitest run\"",
          _RAIN, "test"),
-    _run("cmd cmd.exe", "", "cmd /c \"npm run build\"", _NONE, "build"),
+    _run("cmd cmd.exe", "",
+         "cmd /c \"studio wp eval \\\"echo get_post(8)->post_content;\\\" 2>&1\" 2>&1",
+         _WP + " #100 (its --path left out)", "run"),
 )
 """Programs that run the command that follows them (after their own options)."""
 

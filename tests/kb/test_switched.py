@@ -429,3 +429,11 @@ def test_a_program_the_shell_lacks_is_replaced_whatever_was_edited_between() -> 
     # a failure that is no missing program: the edit between was a fix, then a check
     other = [steps[0]._replace(failure="Invoke-WebRequest: Unable to connect"), *steps[1:]]
     assert switched_episodes(other) == []
+
+
+@pytest.mark.parametrize("rule", [*OBJECTS, *RUNNERS, *MISSING, *USAGE, *SANDBOX, *ESCALATIONS,
+                                  *SINKS], ids=lambda r: r.name)
+def test_every_row_names_its_source(rule) -> None:  # type: ignore[no-untyped-def]
+    # issue 22: a row's example is a real line; its source says which (a tune or shared
+    # transcript and the ordinal, as `python -m bench rules` counts it)
+    assert rule.source.startswith(("labelled/", "pool/")) and " #" in rule.source
