@@ -91,22 +91,25 @@ class TextRule:
     made of it, so it has no status, exit code or output); ``compaction``: the summary
     that replaced the history (a compaction marker, the text synthetic)."""
     example: str
+    source: str
+    """The line of ``fixtures/realworld_trim`` the example is (trimmed) from."""
 
 
 TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("tool-use-as-text", "assistant",
              re.compile(r"\A\s*\[tool_use:[^\s\]{]+ .*\]\s*\Z", re.S), "call",
              '[tool_use:Bash {"command":"ls $PROJECT_ROOT/app/src","description":"List app '
-             'src directory"}]'),
+             'src directory"}]', "fixtures/realworld_trim/rewrite_claude.jsonl:6"),
     TextRule("claude-compact-summary", "user",
              re.compile(r"\A\s*This session is being continued from a previous conversation "
                         r"that ran out of context\."), "compaction",
              "This session is being continued from a previous conversation that ran out of "
-             "context. The summary below covers the earlier portion of the conversation.\n\n"
-             "Summary:\n1. Primary Request and Intent:"),
+             "context. The summary below covers the earlier portion",
+             "fixtures/realworld_trim/rewrite_claude.jsonl:10"),
 )
 """Texts of a rewrite that are not the speaker's words, first match wins.  Tested row by
-row on ``example`` (both from ``trade_arena__claude-session.jsonl``)."""
+row on ``example`` (both from ``trade_arena__claude-session.jsonl``, an unlabelled pool
+file, as trimmed into ``source``)."""
 
 
 def text_rule(role: str, text: str) -> TextRule | None:

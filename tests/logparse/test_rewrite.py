@@ -22,7 +22,8 @@ from logparse.rewrite import (
 )
 from logparse.source import NotATranscript, RawMessage, SourceSession
 
-TRIM = Path(__file__).resolve().parents[2] / "fixtures" / "realworld_trim"
+ROOT = Path(__file__).resolve().parents[2]
+TRIM = ROOT / "fixtures" / "realworld_trim"
 CLAUDE = TRIM / "rewrite_claude.jsonl"
 CODEX = TRIM / "rewrite_codex.jsonl"
 
@@ -106,6 +107,9 @@ def test_the_real_headers_are_headers() -> None:
 @pytest.mark.parametrize("rule", TEXT_RULES, ids=lambda r: r.name)
 def test_every_text_rule_matches_its_real_example(rule: TextRule) -> None:
     assert text_rule(rule.role, rule.example) is rule
+    path, line = rule.source.rsplit(":", 1)
+    record = json.loads((ROOT / path).read_text("utf-8").splitlines()[int(line) - 1])
+    assert record["role"] == rule.role and rule.example in record["text"]
     other = "user" if rule.role == "assistant" else "assistant"
     assert text_rule(other, rule.example) is None
 
