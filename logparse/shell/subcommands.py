@@ -507,6 +507,9 @@ class VerdictRule:
     severity: str
     reason: str
     example: str
+    source: str
+    """Where the example comes from; ``"not in the data"``: no tune or shared transcript
+    runs that form, so the example is the tool's documented form (issue 24's probes)."""
     subs: frozenset[str] = frozenset()
     options: frozenset[str] = frozenset()
     letters: str = ""
@@ -515,8 +518,9 @@ class VerdictRule:
 
 
 def _v(programs: str, severity: str, reason: str, example: str, *, subs: str = "",
-       options: str = "", letters: str = "", prefixes: str = "", unless: str = "") -> VerdictRule:
-    return VerdictRule(frozenset(programs.split()), severity, reason, example,
+       options: str = "", letters: str = "", prefixes: str = "", unless: str = "",
+       source: str = "not in the data") -> VerdictRule:
+    return VerdictRule(frozenset(programs.split()), severity, reason, example, source,
                        frozenset(subs.split()), frozenset(options.split()), letters,
                        tuple(prefixes.split()), frozenset(unless.split()))
 

@@ -13,6 +13,7 @@ _CLS = {"mut": "mutating", "launch": "launch", "unk": "unknown"}
 
 @pytest.mark.parametrize("rule", VERDICT_RULES, ids=[r.example for r in VERDICT_RULES])
 def test_every_verdict_rule(rule):
+    assert rule.source  # "not in the data": no tune or shared transcript runs the form
     s = classify_safety(parse_command(rule.example))
     assert s.cls == _CLS[rule.severity], (rule.example, s.reasons)
     assert rule.reason in s.reasons
