@@ -1163,8 +1163,9 @@ ADMISSION_CUES: tuple[Cue, ...] = (
     Cue("en-i-was-wrong", re.compile(
         r"\b(?:I\s+was\s+wrong|my\s+(?:mistake|bad)|I\s+stand\s+corrected"
         r"|I\s+made\s+(?:a|an)\s+(?:mistake|error)|I\s+misread|I\s+misunderstood)\b", re.I),
-        "My mistake: the bounds were read from the wrong key.",
-        "(no real line yet) English admission"),
+        "Wait, I think I misread the layout.",
+        "uicomponents__session-export.json:18171 (reasoning, #194: the user said the titles "
+        "were not centred)"),
     Cue("es-tenes-razon", re.compile(
         r"\b(?:ten[eé]s|tienes|tiene)\s+(?:toda\s+la\s+)?raz[oó]n\b", re.I),
         "Tenés razón. El análisis de las causas de la discrepancia lo generé yo, no vos.",
