@@ -49,7 +49,7 @@ import orjson
 from logparse._agentlines import Draft, LastLine, iso_ms
 from logparse._steplines import Drafts, records, renamed, tool_part
 from logparse.models import Problem
-from logparse.opencode._lines import head_records, open_decoded, opens_a_json_line
+from logparse.opencode._lines import head_records, json_head, open_decoded
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -219,9 +219,7 @@ class AntigravityReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return any(is_known_step(o) for o in head_records(path, 5))
+        return any(is_known_step(o) for o in json_head(path, head, 5))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

@@ -47,9 +47,8 @@ from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
-    head_records,
     iter_lines,
-    opens_a_json_line,
+    json_head,
     parse_line,
     safe_text,
 )
@@ -163,9 +162,7 @@ class ClaudeCodeReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return any(is_claude_record(o) for o in head_records(path, DETECT_LINES))
+        return any(is_claude_record(o) for o in json_head(path, head, DETECT_LINES))
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read

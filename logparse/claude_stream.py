@@ -36,7 +36,7 @@ from typing import Any, TypeGuard
 
 from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _File
 from logparse.models import Problem
-from logparse.opencode._lines import head_records, opens_a_json_line, safe_text
+from logparse.opencode._lines import json_head, safe_text
 from logparse.resume import Resume
 from logparse.source import RawMessage, SourceSession
 
@@ -212,9 +212,7 @@ class ClaudeStreamReader(ClaudeCodeReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return any(is_stream_record(o) for o in head_records(path, 20))
+        return any(is_stream_record(o) for o in json_head(path, head, 20))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,

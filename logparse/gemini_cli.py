@@ -63,8 +63,8 @@ from logparse.models import Problem
 from logparse.opencode._lines import (
     first_line,
     head_records,
+    json_head,
     open_decoded,
-    opens_a_json_line,
     safe_text,
     sniff_encoding,
 )
@@ -257,9 +257,7 @@ class GeminiCliReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return looks_like_chat(list(head_records(path, 5)))
+        return looks_like_chat(list(json_head(path, head, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

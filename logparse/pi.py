@@ -46,7 +46,7 @@ from logparse._steplines import (
     tool_part,
 )
 from logparse.models import Problem
-from logparse.opencode._lines import head_records, opens_a_json_line
+from logparse.opencode._lines import head_records, json_head
 from logparse.source import SourceSession, TranscriptReader
 
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
@@ -129,9 +129,7 @@ class PiReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return looks_like_session(list(head_records(path, 5)))
+        return looks_like_session(list(json_head(path, head, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

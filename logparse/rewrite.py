@@ -46,7 +46,7 @@ from typing import Any
 from logparse._agentlines import iso_ms
 from logparse._steplines import Drafts, records, text_parts
 from logparse.models import Problem
-from logparse.opencode._lines import first_line, head_records, opens_a_json_line
+from logparse.opencode._lines import first_line, head_records, json_head
 from logparse.source import RawMessage, SourceSession, TranscriptReader
 
 FORM = "rewrite"
@@ -208,9 +208,7 @@ class RewriteReader(TranscriptReader):
 
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
-        if not opens_a_json_line(head):
-            return False
-        return looks_like_rewrite(list(head_records(path, 5)))
+        return looks_like_rewrite(list(json_head(path, head, 5)))
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

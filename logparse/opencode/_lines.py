@@ -244,6 +244,13 @@ def opens_a_json_line(head: bytes) -> bool:
     return h.startswith(b"{") or b"\n{" in h
 
 
+def json_head(path: Path, head: bytes, max_lines: int) -> Iterator[dict[str, Any]]:
+    """The JSON objects among a file's first ``max_lines`` lines (:func:`head_records`),
+    none when no line of its ``head`` opens one (:func:`opens_a_json_line`): the first
+    look of every JSON-lines reader's ``detect``."""
+    return head_records(path, max_lines) if opens_a_json_line(head) else iter(())
+
+
 def first_line(path: Path, limit: int = 64 << 20) -> bytes:
     """The first non-blank line of a file (up to ``limit`` bytes)."""
     with open_decoded(path) as f:
