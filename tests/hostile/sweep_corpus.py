@@ -16,10 +16,9 @@ import string
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from logparse.secrets import b58encode, bip39_phrase
 from tests.hostile.secret_corpus import write_claude_rows
+from tests.secret_builders import keypair58, solana_key
 
 _RNG = random.Random(1111)
 _ALNUM = string.ascii_letters + string.digits
@@ -46,13 +45,13 @@ def _jwt() -> str:
                      part({"sub": _r(12), "iat": 1767225600}), sig))
 
 
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-KEYPAIR58 = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+_KEY = solana_key(_RNG)
+KEYPAIR58 = keypair58(_KEY)
 SIGNATURES = [b58encode(_KEY.sign(f"transfer {i}".encode())) for i in range(2)]
 PHRASE12 = bip39_phrase(_RNG.randbytes(16))
 PHRASE24 = bip39_phrase(_RNG.randbytes(32))
-_KEY12 = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-KEYPAIR58_NARROW = b58encode(_KEY12.private_bytes_raw() + _KEY12.public_key().public_bytes_raw())
+_KEY12 = solana_key(_RNG)
+KEYPAIR58_NARROW = keypair58(_KEY12)
 PHRASE_TABLE = bip39_phrase(_RNG.randbytes(16))
 PHRASE_SLASH = bip39_phrase(_RNG.randbytes(16))
 GCP_PEM = _pem("PRIVATE KEY", 6)

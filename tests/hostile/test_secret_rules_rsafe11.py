@@ -9,15 +9,15 @@ import json
 import random
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from logparse.secrets import b58encode, find_secrets, may_hold_secret, redact_text
+from tests.secret_builders import keypair58, solana_key
 
 _RNG = random.Random(1111)
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 TOK = "".join(_RNG.choices(_ALNUM, k=32))
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-K = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+_KEY = solana_key(_RNG)
+K = keypair58(_KEY)
 
 
 def _hidden(text: str, secret: str) -> bool:
@@ -88,7 +88,7 @@ def test_random_64_bytes_after_a_cue_pass_for_a_signature_rarely() -> None:
     n = 2000
     shown = sum(_shown_after_cue(rng.randbytes(64)) for _ in range(n))
     assert shown / n < 0.045, shown / n  # expected 1/32 = 0.031; safe11: 0.0625
-    key = Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
+    key = solana_key(rng)
     sigs = [key.sign(f"transfer {i}".encode()) for i in range(200)]
     assert sum(_shown_after_cue(s) for s in sigs) >= 180  # 31 in 32 expected
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from kb.cli import cli
 from kb.redact import Redactor
@@ -28,11 +27,11 @@ from logparse.secrets import (
     rules,
 )
 from tests.hostile.secret_corpus import write_claude_rows
-from tests.hostile.test_secret_rules_solana import _bad_checksum
+from tests.secret_builders import bad_checksum, keypair58, solana_key
 
 _RNG = random.Random(1101)
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-KEYPAIR58 = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+_KEY = solana_key(_RNG)
+KEYPAIR58 = keypair58(_KEY)
 SIGS = [b58encode(_KEY.sign(f"transfer {i}".encode())) for i in range(3)]
 PHRASE12 = bip39_phrase(_RNG.randbytes(16))
 PHRASE24 = bip39_phrase(_RNG.randbytes(32))
@@ -79,7 +78,7 @@ SHOWN = [
     "let token = opts?.auth.token",
     'secret_key = settings["SECRET_KEY"]',
     # a phrase-like run in capitals with a failing checksum, and a heading in Title Case
-    _bad_checksum(PHRASE12).upper(),
+    bad_checksum(PHRASE12).upper(),
     "Please Review The Attached Draft Before Friday And Send Your Notes Back To Me",
     f"{K[:40]}\n{K[44:]}",  # two lines of a keypair with 4 characters lost: no keypair
 ]

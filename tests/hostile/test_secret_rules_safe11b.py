@@ -13,10 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kb.cli import cli
-from kb.store import KbStore
 from logparse.secrets import (
     RULESET,
     bip39_phrase,
@@ -26,7 +23,7 @@ from logparse.secrets import (
     redact_text,
 )
 from tests.hostile.secret_corpus import write_claude_rows
-from tests.hostile.test_secret_rules_solana import _bad_checksum
+from tests.secret_builders import assert_bump_rescans, bad_checksum
 
 _RNG = random.Random(11_02)
 P12 = bip39_phrase(_RNG.randbytes(16)).split()
@@ -82,7 +79,7 @@ def test_a_phrase_as_wallets_show_it_is_hidden(name: str, text: str, words: list
 
 SHOWN = [
     # the same layouts with a checksum that fails: words of the list, no phrase
-    *(text for name, text in _layouts(_bad_checksum(" ".join(P12)).split()).items()),
+    *(text for name, text in _layouts(bad_checksum(" ".join(P12)).split()).items()),
     # numbered prose: ordinary words, some not of the list
     "\n".join(f"{i}. {w}" for i, w in enumerate(
         "Install the deps Run the tests Fix the lint Ship the build Tag it".split(), 1)),
@@ -222,29 +219,12 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
         ("user", [{"type": "tool_result", "tool_use_id": "toolu_1",
                    "content": f"{grid}\n{fallback}\nDB_PASSWORD={SHORT}[…]"}]),
         ("assistant", [{"type": "text", "text": "Done."}])])
-    db = tmp_path / "kb.duckdb"
-
-    def run(*args: str) -> str:
-        r = CliRunner().invoke(cli, [*args, "--db", str(db)], catch_exceptions=False)
-        assert r.exit_code in (0, 4), r.output
-        return r.stdout
 
     def hidden(shown: str) -> bool:
         return (not any(f"{w}" in shown for w in ("5. " + P12[4], P12[0], secret, SHORT))
                 and "os.environ.get" in shown)
 
-    run("ingest", str(src))
-    with KbStore(db) as store:
-        found = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
-        # `DB_PASSWORD=…[…]`: the environment variable's row since safe12 (the same span)
-        assert {r for r, in found} == {"logkb:bip39-phrase", "logkb:code-fallback",
-                                       "logkb:env-secret"}, found
-        store.conn.execute("DELETE FROM secrets")  # as logkb-9 left it
-        store.conn.execute("UPDATE secret_scans SET ruleset = 'detect-secrets-1.5+logkb-9'")
-    assert hidden(run("events", "--json"))  # meanwhile: the finder runs on what is shown
-    run("ingest", str(src))  # nothing new to read: the backfill scans the session again
-    with KbStore(db, read_only=True) as store:
-        again = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
-        rulesets = store.conn.execute("SELECT DISTINCT ruleset FROM secret_scans").fetchall()
-    assert again == found and rulesets == [(RULESET,)]
-    assert hidden(run("events", "--json"))
+    # `DB_PASSWORD=…[…]`: the environment variable's row since safe12 (the same span)
+    assert_bump_rescans(tmp_path / "kb.duckdb", src, "detect-secrets-1.5+logkb-9",
+                        {"logkb:bip39-phrase", "logkb:code-fallback", "logkb:env-secret"},
+                        hidden)

@@ -18,11 +18,7 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from kb.cli import cli
-from kb.store import KbStore
 from logparse.secrets import (
     RULESET,
     b58encode,
@@ -32,7 +28,7 @@ from logparse.secrets import (
     redact_text,
 )
 from tests.hostile.secret_corpus import write_claude_rows
-from tests.hostile.test_secret_rules_solana import _bad_checksum
+from tests.secret_builders import assert_bump_rescans, bad_checksum, keypair58, solana_key
 
 _RNG = random.Random(12_12)
 P12 = bip39_phrase(_RNG.randbytes(16)).split()
@@ -91,7 +87,7 @@ def test_a_phrase_written_so_is_hidden(name: str, text: str, words: list[str]) -
 
 NOT_PHRASES = [
     # the same layouts with a checksum that fails: words of the list, no phrase
-    *(text for text in _layouts(_bad_checksum(" ".join(P12)).split()).values()),
+    *(text for text in _layouts(bad_checksum(" ".join(P12)).split()).values()),
     # paths, dotted names, identifiers, numbered prose
     "/usr/local/share/doc/python3/examples/demo/index/main/core/test/file/case",
     "app.core.model.user.account.balance.history.query.index.cache.store.build",
@@ -172,8 +168,8 @@ def test_no_secret_assigned_is_shown(text: str) -> None:
 
 # --- Solana keypairs wrapped in more ways -------------------------------------------
 
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-KP = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+_KEY = solana_key(_RNG)
+KP = keypair58(_KEY)
 SIG = b58encode(_KEY.sign(b"transfer 12"))
 
 
@@ -293,30 +289,12 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
                         "input": {"command": "base64 logo.png"}}]),
         ("user", [{"type": "tool_result", "tool_use_id": "toolu_2", "content": DUMP76}]),
         ("assistant", [{"type": "text", "text": "Done."}])])
-    db = tmp_path / "kb.duckdb"
-
-    def run(*args: str) -> str:
-        r = CliRunner().invoke(cli, [*args, "--db", str(db)], catch_exceptions=False)
-        assert r.exit_code in (0, 4), r.output
-        return r.stdout
-
     line76 = DUMP76.split("\n")[3]
 
     def hidden(shown: str) -> bool:
         return (not any(w in shown for w in (P12[0], P12[-1], PW, KP[16:32]))
                 and line76 in shown and "ADMIN_PASS=" in shown)
 
-    run("ingest", str(src))
-    with KbStore(db) as store:
-        found = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
-        assert {r for r, in found} == {"logkb:bip39-phrase", "logkb:env-secret",
-                                       "logkb:base58-keypair-wrapped"}, found
-        store.conn.execute("DELETE FROM secrets")  # as logkb-10 left it
-        store.conn.execute("UPDATE secret_scans SET ruleset = 'detect-secrets-1.5+logkb-10'")
-    assert hidden(run("events", "--json"))  # meanwhile: the finder runs on what is shown
-    run("ingest", str(src))  # nothing new to read: the backfill scans the session again
-    with KbStore(db, read_only=True) as store:
-        again = store.conn.execute("SELECT rule FROM secrets ORDER BY 1").fetchall()
-        rulesets = store.conn.execute("SELECT DISTINCT ruleset FROM secret_scans").fetchall()
-    assert again == found and rulesets == [(RULESET,)]
-    assert hidden(run("events", "--json"))
+    assert_bump_rescans(tmp_path / "kb.duckdb", src, "detect-secrets-1.5+logkb-10",
+                        {"logkb:bip39-phrase", "logkb:env-secret",
+                         "logkb:base58-keypair-wrapped"}, hidden)

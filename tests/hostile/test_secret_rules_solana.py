@@ -14,7 +14,6 @@ import json
 import random
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from logparse.secrets import (
     b58decode,
@@ -26,12 +25,13 @@ from logparse.secrets import (
     redact_text,
     rules,
 )
+from tests.secret_builders import bad_checksum, keypair58, solana_key
 
 _RNG = random.Random(10)
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
+_KEY = solana_key(_RNG)
 SEED = _KEY.private_bytes_raw()
 PUB = _KEY.public_key().public_bytes_raw()
-KEYPAIR58 = b58encode(SEED + PUB)
+KEYPAIR58 = keypair58(_KEY)
 SEED58 = b58encode(SEED)
 PUB58 = b58encode(PUB)
 # a transaction's signature: 64 bytes in base58 too, but no seed and its public key
@@ -60,15 +60,6 @@ STELLAR_ACCOUNT = _strkey(6 << 3, PUB)  # `G…`: its account (public)
 STELLAR_CONTRACT = _strkey(2 << 3, _RNG.randbytes(32))  # `C…`: a contract id (public)
 
 
-def _bad_checksum(phrase: str) -> str:
-    """``phrase`` with its last word changed so that its checksum fails."""
-    words = phrase.split()
-    for w in ("zoo", "zone", "abandon", "ability", "able"):
-        if not bip39_checksum_ok([*words[:-1], w]):
-            return " ".join([*words[:-1], w])
-    raise AssertionError("no failing word")
-
-
 def test_the_encodings_are_the_standards() -> None:
     """Base58 (Bitcoin's alphabet) and BIP-39's checksum, against their published
     vectors."""
@@ -82,7 +73,7 @@ def test_the_encodings_are_the_standards() -> None:
         "legal winner thank year wave sausage worth useful legal winner thank yellow")
     assert bip39_phrase(b"\xff" * 32) == "zoo " * 23 + "vote"
     assert bip39_checksum_ok(PHRASE24.split()) and not bip39_checksum_ok(
-        _bad_checksum(PHRASE12).split())
+        bad_checksum(PHRASE12).split())
 
 
 FOUND: dict[str, tuple[str, str]] = {
@@ -152,7 +143,7 @@ SHOWN = [
     f"Contract ID: {STELLAR_CONTRACT}",
     "S" + STELLAR_SEED[1:-1] + ("A" if STELLAR_SEED[-1] != "A" else "B"),  # bad checksum
     # the phrase with a failing checksum and no cue: 1 in 16 runs of list words pass it
-    _bad_checksum(PHRASE12),
+    bad_checksum(PHRASE12),
 ]
 
 
@@ -194,7 +185,7 @@ def test_the_word_list_itself_is_no_phrase() -> None:
 
 
 def test_a_bad_checksum_still_needs_its_cue() -> None:
-    bad = _bad_checksum(PHRASE12)
+    bad = bad_checksum(PHRASE12)
     assert find_secrets(bad) == []
     text = f"MNEMONIC={bad}"
     assert [text[f.start:f.end] for f in find_secrets(text)] == [bad]

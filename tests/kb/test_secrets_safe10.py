@@ -12,17 +12,16 @@ import json
 import random
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from kb.ingest import ingest
 from kb.secrets import backfill
 from kb.store import KbStore
 from logparse.secrets import b58encode, bip39_phrase
 from tests.hostile.secret_corpus import write_claude_rows
+from tests.secret_builders import keypair58, solana_key
 
 _RNG = random.Random(1010)
-_KEY = Ed25519PrivateKey.from_private_bytes(_RNG.randbytes(32))
-KEYPAIR58 = b58encode(_KEY.private_bytes_raw() + _KEY.public_key().public_bytes_raw())
+_KEY = solana_key(_RNG)
+KEYPAIR58 = keypair58(_KEY)
 SIGNATURE58 = b58encode(_KEY.sign(b"a transfer"))
 PHRASE = bip39_phrase(_RNG.randbytes(16))
 
