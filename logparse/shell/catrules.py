@@ -60,7 +60,6 @@ _PFM = "labelled/pfm-categorization__opencode-session.json"
 _FUND = "pool/FundWise__claude-session.jsonl"
 _DEX = "pool/blockchain-dex-events__claude-session.jsonl"
 _RIVO = "pool/Rivo__codex-session.jsonl"
-_MATU = "pool/matugen-theme-sync__opencode-session.json"
 _RUST = "realworld/claude-code/python-to-rust-port"
 _QUIET = "realworld/opencode/session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json"
 _SAILOR = "realworld/opencode/session__curious-sailor__ses_39b7f9e89ffe7J0WzLzYrUt4eW.json"
@@ -75,7 +74,7 @@ RULES: tuple[CatRule, ...] = (
        _RUST + " (its justfile)"),
     _r("vitest jest mocha ava tap playwright cypress phpunit pest rspec ctest bats", "test",
        "npx vitest run --reporter=verbose", _RAIN),
-    _r("cargo", "test", "cargo test -p cfo_oracle", _SOUL, subs="test nextest llvm-cov tarpaulin"),
+    _r("cargo", "test", "cargo test -p cfo_oracle", _TREZO, subs="test nextest llvm-cov tarpaulin"),
     _r("go", "test", "go test -race -run TestTransferConcurrent ./internal/transfer/", _LEDGER,
        subs="test"),
     _r("swift dotnet deno bun mvn gradle gradlew mix", "test",
@@ -127,7 +126,8 @@ RULES: tuple[CatRule, ...] = (
     _r("studio", "launch", "studio start --path=\"C:\\Users\\salma\\Studio\\21st-showcase\"",
        _WP, subs="start"),
     # package: package-manager housekeeping that neither installs nor queries
-    _r("npm pnpm yarn bun composer cargo uv poetry gem", "package", "cargo init --lib --name x",
+    _r("npm pnpm yarn bun composer cargo uv poetry gem", "package",
+       "cargo init --lib --name python_utils",
        _RUST, subs="init new create pack publish audit cache config login logout whoami "
                    "version link unlink"),
     # git and its forge
@@ -221,8 +221,8 @@ RUNNERS: tuple[Runner, ...] = (
     _run("studio", "wp", "studio wp post list --post_type=page --format=csv", _WP, "search",
          keep_sub=True),
     _run("powershell pwsh powershell.exe pwsh.exe", "",
-         "powershell -Command \"Set-Location 'c:\\dev\\will-it-rain'; npx vitest run\"",
-         _RAIN, "test"),
+         "powershell -Command \"Set-Location 'c:\\Users\\vassa\\Documents\\dev\\will-it-rain'; "
+         "npx vitest run --reporter=verbose 2>&1\"", _RAIN + " #52", "test"),
     _run("cmd cmd.exe", "",
          "cmd /c \"studio wp eval \\\"echo get_post(8)->post_content;\\\" 2>&1\" 2>&1",
          _WP + " #100 (its --path left out)", "run"),
@@ -248,10 +248,11 @@ SCRIPTS: tuple[Script, ...] = (
        "bun run typecheck", _QUIET + " (its AGENTS.md)"),
     _s("test e2e spec coverage cov", "test", "npm test -- --coverage",
        "fixtures/opencode_recorded/blank-page"),
-    _s("lint format fmt prettier eslint style", "lint", "npm run lint", _UI),
+    _s("lint format fmt prettier eslint style", "lint", "npm run lint", _SOUL + " #98"),
     _s("check", "lint", "just check", _RUST, prefix=False),
-    _s("build compile bundle dist", "build", "npm run build", _UI),
-    _s("dev start serve preview watch", "launch", "npm run dev -- --port 3000", _UI),
+    _s("build compile bundle dist", "build", "npm run build", _SOUL + " #126"),
+    _s("dev start serve preview watch", "launch", "npm run dev -- --port 3000",
+       _SOUL + " #143"),
     _s("deploy release publish", "deploy", "npm run deploy", _NONE),
 )
 """Script (task) names of ``npm run NAME``, ``pnpm NAME``, ``just NAME``, ``make NAME``;
@@ -358,7 +359,8 @@ def runner_inner(prog: str, eff: tuple[str, ...]) -> int | None:
 READ_VERBS = frozenset({"list", "ls", "status", "show", "info", "describe", "whoami", "help",
                         "--help", "-h", "--version"})
 GENERIC: tuple[CatRule, ...] = (
-    _r("*", "search", "opencode session list --format json", _MATU, subs=" ".join(READ_VERBS)),
+    _r("*", "search", "opencode session list --format json", _UI + " #59",
+       subs=" ".join(READ_VERBS)),
 )
 """Programs no rule knows: a first or second operand that only asks (``opencode session
 list``, ``spl-token --help``) makes the command a search."""
