@@ -77,7 +77,8 @@ RULES: tuple[CatRule, ...] = (
     _r("cargo", "test", "cargo test -p cfo_oracle", _TREZO, subs="test nextest llvm-cov tarpaulin"),
     _r("go", "test", "go test -race -run TestTransferConcurrent ./internal/transfer/", _LEDGER,
        subs="test"),
-    _r("swift dotnet deno bun mvn gradle gradlew mix", "test",
+    # `bun test` is decided before the rules (a script runner's own test verb)
+    _r("swift dotnet deno mvn gradle gradlew mix", "test",
        "dotnet test tests/Pfm.Categorization.WebApi.Tests",
        _PFM + " #26 (its instructions to the user)", subs="test"),
     _r("tox nox", "test", "tox -e py312", _NONE),
@@ -102,7 +103,8 @@ RULES: tuple[CatRule, ...] = (
        "npx vite build", _UI, subs="build typegen export"),
     _r("webpack esbuild rollup tsup", "build", "esbuild src/index.ts --bundle", _NONE),
     _r("swift dotnet", "build", "swift build -c release", _SPEAK, subs="build publish"),
-    _r("go", "build", "go build ./...", _NONE, subs="build generate"),
+    # `go build` is decided before the rules, with `cargo build`; `generate` is what is left
+    _r("go", "build", "go generate ./...", _NONE, subs="generate"),
     _r("composer", "build", "composer dump-autoload", _K1, subs="dump-autoload dumpautoload"),
     _r("prisma", "build", "prisma generate", _NONE, subs="generate"),
     # run: the project's code or an interpreter (asking its version is a search)
