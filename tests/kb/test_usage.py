@@ -28,7 +28,7 @@ def _usage(tmp: Path, path: Path) -> dict[str, dict[str, int]]:
 
 
 def test_every_real_claude_code_codex_and_opencode_file_is_counted() -> None:
-    assert (len(CLAUDE), len(CODEX), len(OPENCODE)) == (11, 10, 11)
+    assert (len(CLAUDE), len(CODEX), len(OPENCODE)) == (9, 7, 11)  # held-out files left out
     assert all(p.exists() for p in ALL)
 
 
@@ -65,13 +65,14 @@ def test_claude_cost_prices_one_hour_cache_writes_apart(tmp_path: Path, path: Pa
 
 
 # ccusage 20.0.24's cost of real sessions, one per model priced from its embedded LiteLLM
-# table (``ccusage claude|codex session --json --offline``, docs/usage-vs-ccusage.md).
+# table (``ccusage claude|codex session --json --offline``, docs/usage-vs-ccusage.md);
+# tune and shared files only, never a held-out one (bench.held_out).
 CCUSAGE_COSTS = {
     "pool/random__session.jsonl": ("claude-opus-4-6", 0.6113),
-    "pool/privacy-x402__claude-session.jsonl": ("claude-opus-4-7", 1.9449),
+    "pool/FundWise__claude-session.jsonl": ("claude-opus-4-7", 5.9422),
     "labelled/speakfree__session.jsonl": ("claude-sonnet-4-6", 2.6931),
     "pool/privacy-x402__codex-session.jsonl": ("gpt-5.3-codex", 0.0410),
-    "pool/raze__codex-session.jsonl": ("gpt-5.4", 0.8219),
+    "labelled/Trezo-Ai__codex-session.jsonl": ("gpt-5.4", 0.3619),
     "pool/scout__codex-session.jsonl": ("gpt-5.5", 0.2408),
 }
 

@@ -22,12 +22,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.held_out import held_out
+
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realworld"
 KEYS = ("input", "output", "cache_read", "cache_write")
 
 
 def _native(p: Path) -> bool:
-    return "trade_arena" not in p.name  # an author's rewrite, not the agent's own file
+    """An agent's own file (trade_arena is an author's rewrite), never a held-out one
+    (``bench.held_out``: helpers run this file; the coordinator alone reads those)."""
+    return "trade_arena" not in p.name and not held_out(p)
 
 
 CLAUDE = sorted(p for p in [*REAL.glob("pool/*claude*.jsonl"), *REAL.glob("labelled/*claude*.jsonl"),
