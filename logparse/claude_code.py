@@ -861,6 +861,9 @@ class _Conv:
                 meta["exit"] = int(m.group(1))
                 state.update(status="completed", output=text)
                 state.pop("error", None)
+                # the command's own output follows the tool's "Exit code N" line: what
+                # the measurement rules read (a failed `wc -l`'s count is its first line)
+                meta["body"] = [min(len(text), m.end() + 1), len(text)]
         else:
             state.update(status="completed", output=text)
             if part["tool"] == "bash":

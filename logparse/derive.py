@@ -369,6 +369,22 @@ def _git_listing(command: str) -> bool:
     return i < len(words) and words[i] in _GIT_READS
 
 
+def _body(meta: dict[str, Any], output: str | None) -> str | None:
+    """The command's own output within a shell tool's ``output``: the span a reader marks
+    (``metadata.body``) where it keeps its tool's fields around what the command printed
+    (Gemini CLI's ``Output:`` … ``Process Group PGID: N``, Claude Code's ``Exit code 1``
+    line, pi's ``Command exited with code 1``), as the Codex and Antigravity readers cut
+    them off.  The measurement rules read this, so one output measures the same from
+    every agent (a ``wc -l`` count, a ``git log`` listing, a first ``ok`` line)."""
+    span = meta.get("body")
+    if output is None or not isinstance(span, list) or len(span) != 2:
+        return output
+    a, b = span
+    if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b <= len(output)):
+        return output
+    return output[a:b]
+
+
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
                       output: str | None, time: dict[str, Any],
                       error: str | None = None) -> list[dict[str, Any]] | None:
@@ -1007,6 +1023,7 @@ class Deriver:
         t = _obj(state.get("time"))
         # a read the tool refused says why in its error (the file's size in tokens)
         read = error if output is None and tool == "read" else output
+        read = _body(meta, read) if tool == "bash" and read is output else read
         meas = self._rule(call_measurements, (tool, category, inp, read, t, error), None,
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):

@@ -185,6 +185,40 @@ def shell_exit(status: Any, text: str) -> int | None:
     return None
 
 
+_BODY_TAIL = re.compile(r"(?:\nError: \(none\)[ \t]*)?(?:\nExit Code: [^\n]*)?"
+                        r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z")
+"""The shell tool's fields after the command's output (``Error: (none)``, ``Exit Code``,
+``Signal``, ``Background PIDs``, ``Process Group PGID``)."""
+_COMMAND_HEAD = 20_000
+"""How far into a result the ``Output:`` field is looked for after a ``Command:`` field (a
+command spelt over many lines)."""
+
+
+def shell_body(text: str) -> tuple[int, int] | None:
+    """Where the command's own output lies in a ``run_shell_command`` result: after the
+    tool's ``Command:``/``Directory:`` fields and ``Output:``, before its trailing fields
+    (the codes, the process group, an empty ``Error: (none)``); ``(empty)`` is no output.
+    None when the result is not in the tool's layout.  What a measurement rule reads
+    (``state.metadata.body``), as the Codex and Antigravity readers cut their tools'
+    headers off: ``Output: 123 src/a.kt`` is ``wc -l``'s line, ``Process Group PGID:
+    14630`` no line of a listing."""
+    if text.startswith("Output: "):
+        start = len("Output: ")
+    elif text.startswith("Command: "):
+        i = text.find("\nOutput: ", 0, _COMMAND_HEAD)
+        if i == -1:
+            return None
+        start = i + len("\nOutput: ")
+    else:
+        return None
+    cut = max(start, len(text) - 600)
+    m = _BODY_TAIL.search(text, cut)
+    end = m.start() if m else len(text)
+    if text[start:end].strip() == "(empty)":
+        end = start
+    return start, end
+
+
 def _response_text(result: Any) -> tuple[str | None, str | None]:
     """``(output, error)`` of a call's ``result`` (a list of ``functionResponse`` parts)."""
     outs: list[str] = []
@@ -246,6 +280,9 @@ def call_part(tc: dict[str, Any], ts: int | None) -> dict[str, Any]:
         code = shell_exit(status, out or err or "")
         if code is not None:
             meta["exit"] = code
+        body = shell_body(out) if out is not None and state.get("output") == out else None
+        if body is not None and body != (0, len(out or "")):
+            meta["body"] = list(body)
     return part
 
 
