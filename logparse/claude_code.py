@@ -1030,7 +1030,8 @@ class _Conv:
             "time": {"created": iso_ms(first.get("timestamp")),
                      "completed": iso_ms(last.get("timestamp"))},
             "uuid": uuid, "error": {"name": "APIError", "data": {
-                "message": (_api_error_text(last) or "provider error")[:2000]}}}
+                "message": (_api_error_text(last) or "provider error")[:2000],
+                **_api_status(last)}}}
         d = Draft(info, None, n)
         for ln, b, _ in self.failed:
             d.add_line(ln, b)

@@ -265,6 +265,17 @@ def _api_status(data: Any) -> dict[str, Any]:
                               "label": "API error status"}]}
 
 
+def api_error_readings(message: str) -> list[dict[str, Any]]:
+    """The HTTP status a failed request's error states (Gemini CLI's ``[API Error: got
+    status: 429 Too Many Requests]``, Codex's ``unexpected status 401 Unauthorized``): the
+    measurement of an API error whose reader kept no status field, as
+    :func:`_api_status` reads the field (opencode's ``statusCode``, Claude Code's
+    ``error.status``).  Only statuses: the error's other numbers (a quota's reset time, a
+    request id) are no result."""
+    return [{"value": v, "unit": u, "label": "API error status"}
+            for v, u, _ in measurement_tuples(message) if u == "HTTP"][:1]
+
+
 def _part_readings(part: dict[str, Any]) -> list[dict[str, Any]]:
     """The readings a reader put on a ``retry`` or ``stat`` part (``measurements``): those
     with a finite number, a unit and a label.  An opencode export's part is handed on as
@@ -957,8 +968,12 @@ class Deriver:
             data = err.get("data") if isinstance(err, dict) else None
             message = data.get("message") if isinstance(data, dict) else None
             text = f"{name}: {message}" if message else str(name)
+            meas = _api_status(data).get("measurements") or self._rule(
+                api_error_readings, (message or str(name),), [], mid, None)
             self._other(ordinal, len(parts), mid, None, EventKind.ERROR,
-                        _num((info.get("time") or {}).get("completed")) or created, text, err)
+                        _num((info.get("time") or {}).get("completed")) or created, text,
+                        {**err, "measurements": meas} if meas and isinstance(err, dict)
+                        else err)
 
     def _cut_reply(self, mid: str, info: dict[str, Any]) -> None:
         """A reply cut at the output limit (``finish: length``) measured how long it got:

@@ -180,4 +180,7 @@ Gemini CLI's ``read_file`` cut gives its length from the note at its head.
 the fields its reader keeps around it (``metadata.body``): Gemini CLI's ``Output:`` …
 ``Process Group PGID: N`` (a ``wc -l`` count, a ``git log`` listing, a first ``ok`` line
 were lost, and ``Exit Code: 0`` read as a reading), Claude Code's ``Exit code N`` line,
-pi's ``Command exited with code N``."""
+pi's ``Command exited with code N``; a request that failed at the provider (the message
+error) measures the HTTP status it failed with, from the reader's field (opencode's
+``statusCode``, Claude Code's last retry's ``error.status``) or the status its error text
+states (``[API Error: got status: 429 …]``), as its retries do."""
