@@ -968,8 +968,9 @@ class Deriver:
             data = err.get("data") if isinstance(err, dict) else None
             message = data.get("message") if isinstance(data, dict) else None
             text = f"{name}: {message}" if message else str(name)
-            meas = _api_status(data).get("measurements") or self._rule(
-                api_error_readings, (message or str(name),), [], mid, None)
+            none: list[dict[str, Any]] = []
+            meas: list[dict[str, Any]] = _api_status(data).get("measurements") or self._rule(
+                api_error_readings, (message or str(name),), none, mid, None)
             self._other(ordinal, len(parts), mid, None, EventKind.ERROR,
                         _num((info.get("time") or {}).get("completed")) or created, text,
                         {**err, "measurements": meas} if meas and isinstance(err, dict)
