@@ -185,7 +185,8 @@ def shell_exit(status: Any, text: str) -> int | None:
     return None
 
 
-_BODY_TAIL = re.compile(r"(?:\nError: \(none\)[ \t]*)?(?:\nExit Code: [^\n]*)?"
+_BODY_TAIL = re.compile(r"(?:\nStderr: \(empty\)[ \t]*)?(?:\nError: \(none\)[ \t]*)?"
+                        r"(?:\nExit Code: [^\n]*)?"
                         r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z")
 """The shell tool's fields after the command's output (``Error: (none)``, ``Exit Code``,
 ``Signal``, ``Background PIDs``, ``Process Group PGID``)."""
@@ -196,19 +197,23 @@ command spelt over many lines)."""
 
 def shell_body(text: str) -> tuple[int, int] | None:
     """Where the command's own output lies in a ``run_shell_command`` result: after the
-    tool's ``Command:``/``Directory:`` fields and ``Output:``, before its trailing fields
-    (the codes, the process group, an empty ``Error: (none)``); ``(empty)`` is no output.
+    tool's ``Command:``/``Directory:`` fields and ``Output:`` (older CLIs: ``Stdout:``, then
+    ``Stderr:``), before its trailing fields (the codes, the process group, an empty
+    ``Stderr: (empty)`` or ``Error: (none)``); ``(empty)`` is no output.
     None when the result is not in the tool's layout.  What a measurement rule reads
     (``state.metadata.body``), as the Codex and Antigravity readers cut their tools'
     headers off: ``Output: 123 src/a.kt`` is ``wc -l``'s line, ``Process Group PGID:
     14630`` no line of a listing."""
-    if text.startswith("Output: "):
-        start = len("Output: ")
+    field = next((f for f in ("Output: ", "Stdout: ") if text.startswith(f)), None)
+    if field is not None:
+        start = len(field)
     elif text.startswith("Command: "):
-        i = text.find("\nOutput: ", 0, _COMMAND_HEAD)
-        if i == -1:
+        found = [(i, f) for f in ("\nOutput: ", "\nStdout: ")
+                 if (i := text.find(f, 0, _COMMAND_HEAD)) != -1]
+        if not found:
             return None
-        start = i + len("\nOutput: ")
+        i, f = min(found)
+        start = i + len(f)
     else:
         return None
     cut = max(start, len(text) - 600)

@@ -45,6 +45,16 @@ def test_gemini_shell_exit(status: str, text: str, code: int | None, source: str
 
 GEMINI_BODIES = ("", "a", "", None, "./run.sh\nExit Code: 3\nretrying",
                  "Exit Code: (none)\nSignal: 9\ndone")
+GEMINI_STDOUT = (  # (llmContent, what the command printed, where it comes from)
+    ("Command: wc -l a.kt\nDirectory: (root)\nStdout:   12 a.kt\nStderr: (empty)\n"
+     "Error: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n"
+     "Process Group PGID: 7", "  12 a.kt",
+     "(no real line yet) the first CLIs' layout (shell.ts: Stdout and Stderr apart)"),
+    ("Command: make\nDirectory: (root)\nStdout: (empty)\nStderr: make: *** No rule\n"
+     "Error: (none)\nExit Code: 2\nSignal: (none)\nBackground PIDs: (none)\n"
+     "Process Group PGID: 7", "(empty)\nStderr: make: *** No rule",
+     "(no real line yet) the first CLIs' layout, a command that wrote to stderr"),
+)
 """What the command printed in each :data:`GEMINI_SHELL` result (None: not the shell
 tool's layout): what the measurement rules read of it."""
 
@@ -54,6 +64,12 @@ def test_gemini_shell_body(row: tuple[str, str, int | None, str], body: str | No
     text = row[1]
     span = shell_body(text)
     assert (text[span[0]:span[1]] if span else None) == body
+
+
+@pytest.mark.parametrize("text, body, source", GEMINI_STDOUT)
+def test_gemini_shell_body_of_the_first_layout(text: str, body: str, source: str) -> None:
+    span = shell_body(text)
+    assert source and span is not None and text[span[0]:span[1]] == body
 
 
 PI_BASH = (  # (text, isError, (exit, aborted), source)
