@@ -3,7 +3,7 @@
 ``labels-metrics``, ``categories``, ``many``, ``extract``, ``mcp``, ``team``, ``rerun``,
 ``scale``, ``peers``, ``codex-audit``, ``ab``, ``diff``, ``rules``, ``readers``,
 ``rule-support``, ``signals``, ``graph-state``, ``prose-classes``,
-``ablate``, ``loso``, ``cause-reach``)."""
+``ablate``, ``loso``, ``loso-metrics``, ``cause-reach``)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ BENCHES = {"ingest": "bench.ingest_bench", "home": "bench.home_bench",
            "prose-classes": "bench.prose_classes",
            "decisions": "bench.decisions_bench",
            "ablate": "bench.ablate_bench", "loso": "bench.loso_bench",
+           "loso-metrics": "bench.loso_metrics",
            "cause-reach": "bench.cause_reach"}
 
 

@@ -858,6 +858,9 @@ class _Conv:
                 meta["exit"] = int(m.group(1))
                 state.update(status="completed", output=text)
                 state.pop("error", None)
+                # the command's own output follows the tool's "Exit code N" line: what
+                # the measurement rules read (a failed `wc -l`'s count is its first line)
+                meta["body"] = [min(len(text), m.end() + 1), len(text)]
         else:
             state.update(status="completed", output=text)
             if part["tool"] == "bash":
@@ -1024,7 +1027,8 @@ class _Conv:
             "time": {"created": iso_ms(first.get("timestamp")),
                      "completed": iso_ms(last.get("timestamp"))},
             "uuid": uuid, "error": {"name": "APIError", "data": {
-                "message": (_api_error_text(last) or "provider error")[:2000]}}}
+                "message": (_api_error_text(last) or "provider error")[:2000],
+                **_api_status(last)}}}
         d = Draft(info, None, n)
         for ln, b, _ in self.failed:
             d.add_line(ln, b)

@@ -265,6 +265,17 @@ def _api_status(data: Any) -> dict[str, Any]:
                               "label": "API error status"}]}
 
 
+def api_error_readings(message: str) -> list[dict[str, Any]]:
+    """The HTTP status a failed request's error states (Gemini CLI's ``[API Error: got
+    status: 429 Too Many Requests]``, Codex's ``unexpected status 401 Unauthorized``): the
+    measurement of an API error whose reader kept no status field, as
+    :func:`_api_status` reads the field (opencode's ``statusCode``, Claude Code's
+    ``error.status``).  Only statuses: the error's other numbers (a quota's reset time, a
+    request id) are no result."""
+    return [{"value": v, "unit": u, "label": "API error status"}
+            for v, u, _ in measurement_tuples(message) if u == "HTTP"][:1]
+
+
 def _part_readings(part: dict[str, Any]) -> list[dict[str, Any]]:
     """The readings a reader put on a ``retry`` or ``stat`` part (``measurements``): those
     with a finite number, a unit and a label.  An opencode export's part is handed on as
@@ -367,6 +378,22 @@ def _git_listing(command: str) -> bool:
     while i < len(words) and words[i].startswith("-"):
         i += 2 if words[i] in ("-C", "-c") else 1
     return i < len(words) and words[i] in _GIT_READS
+
+
+def _body(meta: dict[str, Any], output: str | None) -> str | None:
+    """The command's own output within a shell tool's ``output``: the span a reader marks
+    (``metadata.body``) where it keeps its tool's fields around what the command printed
+    (Gemini CLI's ``Output:`` … ``Process Group PGID: N``, Claude Code's ``Exit code 1``
+    line, pi's ``Command exited with code 1``), as the Codex and Antigravity readers cut
+    them off.  The measurement rules read this, so one output measures the same from
+    every agent (a ``wc -l`` count, a ``git log`` listing, a first ``ok`` line)."""
+    span = meta.get("body")
+    if output is None or not isinstance(span, list) or len(span) != 2:
+        return output
+    a, b = span
+    if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b <= len(output)):
+        return output
+    return output[a:b]
 
 
 def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
@@ -941,8 +968,13 @@ class Deriver:
             data = err.get("data") if isinstance(err, dict) else None
             message = data.get("message") if isinstance(data, dict) else None
             text = f"{name}: {message}" if message else str(name)
+            none: list[dict[str, Any]] = []
+            meas: list[dict[str, Any]] = _api_status(data).get("measurements") or self._rule(
+                api_error_readings, (message or str(name),), none, mid, None)
             self._other(ordinal, len(parts), mid, None, EventKind.ERROR,
-                        _num((info.get("time") or {}).get("completed")) or created, text, err)
+                        _num((info.get("time") or {}).get("completed")) or created, text,
+                        {**err, "measurements": meas} if meas and isinstance(err, dict)
+                        else err)
 
     def _cut_reply(self, mid: str, info: dict[str, Any]) -> None:
         """A reply cut at the output limit (``finish: length``) measured how long it got:
@@ -1007,6 +1039,7 @@ class Deriver:
         t = _obj(state.get("time"))
         # a read the tool refused says why in its error (the file's size in tokens)
         read = error if output is None and tool == "read" else output
+        read = _body(meta, read) if tool == "bash" and read is output else read
         meas = self._rule(call_measurements, (tool, category, inp, read, t, error), None,
                           msg.info["id"], pid)
         if isinstance(meta.get("reported"), list):

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 52
+DERIVE_VERSION = 54
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -175,4 +175,12 @@ read, only the HTTP status; a test run an agent marked failed, its tally), never
 size of a write that did not happen nor a listing's count of an error's lines; a
 failing command's exit code is one reading though its output states it too; a file
 Gemini CLI's ``read_file`` cut gives its length from the note at its head.
-52: 46 and 47 together."""
+52: 46 and 47 together.
+54 (meas13): a shell result's measurements are read from what the command printed, without
+the fields its reader keeps around it (``metadata.body``): Gemini CLI's ``Output:`` …
+``Process Group PGID: N`` (a ``wc -l`` count, a ``git log`` listing, a first ``ok`` line
+were lost, and ``Exit Code: 0`` read as a reading), Claude Code's ``Exit code N`` line,
+pi's ``Command exited with code N``; a request that failed at the provider (the message
+error) measures the HTTP status it failed with, from the reader's field (opencode's
+``statusCode``, Claude Code's last retry's ``error.status``) or the status its error text
+states (``[API Error: got status: 429 …]``), as its retries do."""

@@ -186,6 +186,45 @@ def shell_exit(status: Any, text: str) -> int | None:
     return None
 
 
+_BODY_TAIL = re.compile(r"(?:\nStderr: \(empty\)[ \t]*)?(?:\nError: \(none\)[ \t]*)?"
+                        r"(?:\nExit Code: [^\n]*)?"
+                        r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\n*\Z")
+"""The shell tool's fields after the command's output (``Error: (none)``, ``Exit Code``,
+``Signal``, ``Background PIDs``, ``Process Group PGID``)."""
+_COMMAND_HEAD = 20_000
+"""How far into a result the ``Output:`` field is looked for after a ``Command:`` field (a
+command spelt over many lines)."""
+
+
+def shell_body(text: str) -> tuple[int, int] | None:
+    """Where the command's own output lies in a ``run_shell_command`` result: after the
+    tool's ``Command:``/``Directory:`` fields and ``Output:`` (older CLIs: ``Stdout:``, then
+    ``Stderr:``), before its trailing fields (the codes, the process group, an empty
+    ``Stderr: (empty)`` or ``Error: (none)``); ``(empty)`` is no output.
+    None when the result is not in the tool's layout.  What a measurement rule reads
+    (``state.metadata.body``), as the Codex and Antigravity readers cut their tools'
+    headers off: ``Output: 123 src/a.kt`` is ``wc -l``'s line, ``Process Group PGID:
+    14630`` no line of a listing."""
+    field = next((f for f in ("Output: ", "Stdout: ") if text.startswith(f)), None)
+    if field is not None:
+        start = len(field)
+    elif text.startswith("Command: "):
+        found = [(i, f) for f in ("\nOutput: ", "\nStdout: ")
+                 if (i := text.find(f, 0, _COMMAND_HEAD)) != -1]
+        if not found:
+            return None
+        i, f = min(found)
+        start = i + len(f)
+    else:
+        return None
+    cut = max(start, len(text) - 600)
+    m = _BODY_TAIL.search(text, cut)
+    end = m.start() if m else len(text)
+    if text[start:end].strip() == "(empty)":
+        end = start
+    return start, end
+
+
 def _response_text(result: Any) -> tuple[str | None, str | None]:
     """``(output, error)`` of a call's ``result`` (a list of ``functionResponse`` parts)."""
     outs: list[str] = []
@@ -247,6 +286,9 @@ def call_part(tc: dict[str, Any], ts: int | None) -> dict[str, Any]:
         code = shell_exit(status, out or err or "")
         if code is not None:
             meta["exit"] = code
+        body = shell_body(out) if out is not None and state.get("output") == out else None
+        if body is not None and body != (0, len(out or "")):
+            meta["body"] = list(body)
     return part
 
 

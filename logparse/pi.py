@@ -345,6 +345,9 @@ class _Session:
             if code is not None:
                 meta["exit"] = code
                 state.update(status="completed", output=text)
+                tail = _EXIT.search(text, max(0, len(text) - 400))
+                if tail:  # the command's own output ends before the tool's exit line
+                    meta["body"] = [0, tail.start()]
                 return
         if is_error:
             state.update(status="error", error=text or "error")

@@ -49,6 +49,11 @@ def test_every_reader_measures_its_results_and_the_stated_result(
         assert {(m["value"], m["unit"]) for m in fetch[0]["measurements"]} == {probe.FETCH_404}
     if name.startswith("gemini"):  # a read_file the CLI cut says the file's length
         assert _readings(events, kind="result", tool="read") == [{(5755.0, "lines")}]
+    for cmd, _, want in probe.COUNTS:  # the command's own lines, not its reader's fields
+        got = _readings(events, kind="result", command=cmd)
+        units = {u for _, u in want}  # (Codex adds its wall time and token count)
+        assert len(got) == 1 and {r for r in got[0] if r[1] in units} == set(want), (cmd, got)
+        assert (0.0, "exit code") not in got[0]
     last = max(e["ordinal"] for e in events)
     stated = _readings(events, kind="decision", text=probe.FINAL)
     assert len(stated) == 1 and set(probe.STATED) <= stated[0]

@@ -13,7 +13,7 @@ import pytest
 from logparse.antigravity import STEP_OF_TOOL, decoded_args, step_result
 from logparse.antigravity import TOOLS as AG_TOOLS
 from logparse.gemini_cli import TOOLS as GEMINI_TOOLS
-from logparse.gemini_cli import shell_exit
+from logparse.gemini_cli import shell_body, shell_exit
 from logparse.pi import TOOLS as PI_TOOLS
 from logparse.pi import bash_result
 
@@ -42,6 +42,35 @@ GEMINI_SHELL = (  # (status, llmContent, exit code, where it comes from)
 @pytest.mark.parametrize("status, text, code, source", GEMINI_SHELL)
 def test_gemini_shell_exit(status: str, text: str, code: int | None, source: str) -> None:
     assert source and shell_exit(status, text) == code
+
+
+GEMINI_BODIES = ("", "a", "", None, "./run.sh\nExit Code: 3\nretrying",
+                 "Exit Code: (none)\nSignal: 9\ndone")
+GEMINI_STDOUT = (  # (llmContent, what the command printed, where it comes from)
+    ("Command: wc -l a.kt\nDirectory: (root)\nStdout:   12 a.kt\nStderr: (empty)\n"
+     "Error: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n"
+     "Process Group PGID: 7", "  12 a.kt",
+     "(no real line yet) the first CLIs' layout (shell.ts: Stdout and Stderr apart)"),
+    ("Command: make\nDirectory: (root)\nStdout: (empty)\nStderr: make: *** No rule\n"
+     "Error: (none)\nExit Code: 2\nSignal: (none)\nBackground PIDs: (none)\n"
+     "Process Group PGID: 7", "(empty)\nStderr: make: *** No rule",
+     "(no real line yet) the first CLIs' layout, a command that wrote to stderr"),
+)
+"""What the command printed in each :data:`GEMINI_SHELL` result (None: not the shell
+tool's layout): what the measurement rules read of it."""
+
+
+@pytest.mark.parametrize("row, body", list(zip(GEMINI_SHELL, GEMINI_BODIES, strict=True)))
+def test_gemini_shell_body(row: tuple[str, str, int | None, str], body: str | None) -> None:
+    text = row[1]
+    span = shell_body(text)
+    assert (text[span[0]:span[1]] if span else None) == body
+
+
+@pytest.mark.parametrize("text, body, source", GEMINI_STDOUT)
+def test_gemini_shell_body_of_the_first_layout(text: str, body: str, source: str) -> None:
+    span = shell_body(text)
+    assert source and span is not None and text[span[0]:span[1]] == body
 
 
 PI_BASH = (  # (text, isError, (exit, aborted), source)
@@ -155,3 +184,35 @@ def test_pi_sends_the_model_system_messages(tmp_path: Path, entry: dict[str, Any
     assert [m.info["role"] for m in msgs] == ["user", "system"]
     assert [p["type"] for p in msgs[1].parts] == parts
     assert msgs[1].parts[-1]["text"] == "S" and msgs[1].parts[-1]["source"] == source
+
+
+@pytest.mark.parametrize("name, fields", [
+    ("gemini_cli.jsonl", ("Output: ", "Process Group PGID: ")),
+    ("pi.jsonl", ("Command exited with code ",)),
+])
+def test_real_shell_results_mark_what_the_command_printed(name: str, fields: tuple[str, ...]) -> None:
+    # the trimmed real results (Axe__session.jsonl:66, civ6.ch__session.jsonl:66 and 76):
+    # the span the measurement rules read (``metadata.body``) holds none of the tool's own
+    # fields, and the fields are all that lies outside it
+    from logparse.derive import derive_session, to_events
+    from logparse.registry import detect
+    path = TRIM / name
+    problems: list[Any] = []
+    marked = 0
+    for session in detect(path)().sessions(path, problems):
+        for msg in session.messages:
+            for part in msg.parts:
+                state = part.get("state") or {}
+                span = (state.get("metadata") or {}).get("body")
+                if part.get("tool") != "bash" or span is None:
+                    continue
+                marked += 1
+                out = state["output"]
+                body, rest = out[span[0]:span[1]], out[:span[0]] + out[span[1]:]
+                assert not any(f in body for f in fields), body
+                assert any(f in rest for f in fields) and not rest.strip("\n").count("\n") > 2
+        batch, _ = derive_session(session.session_id, str(path), session.messages)
+        readings = [m for e in to_events(session.session_id, batch) for m in e.measurements]
+        assert not [m for m in readings if m.unit == "exit code" and m.value == 0]
+        assert 14630.0 not in {m.value for m in readings}  # a process group id
+    assert marked >= 1
