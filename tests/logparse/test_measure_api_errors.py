@@ -36,7 +36,7 @@ def test_a_failed_request_measures_its_status_as_its_retries_do() -> None:
 
 
 def test_an_api_error_without_a_status_measures_nothing() -> None:
-    # Gemini CLI's quota error (Axe__session.jsonl:337 as trimmed): its reset time is no
+    # Gemini CLI's quota error (the trimmed Gemini CLI fixture): its reset time is no
     # result, and a cancelled request none either
     got = _error_readings(FIXTURES / "realworld_trim" / "gemini_cli.jsonl")
     assert any("exhausted your capacity" in t for t, _ in got)

@@ -191,7 +191,7 @@ def test_pi_sends_the_model_system_messages(tmp_path: Path, entry: dict[str, Any
     ("pi.jsonl", ("Command exited with code ",)),
 ])
 def test_real_shell_results_mark_what_the_command_printed(name: str, fields: tuple[str, ...]) -> None:
-    # the trimmed real results (Axe__session.jsonl:66, civ6.ch__session.jsonl:66 and 76):
+    # the trimmed real results (the Gemini CLI trim; civ6.ch__session.jsonl:66 and 76):
     # the span the measurement rules read (``metadata.body``) holds none of the tool's own
     # fields, and the fields are all that lies outside it
     from logparse.derive import derive_session, to_events
