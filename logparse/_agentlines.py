@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -48,6 +49,38 @@ def iso_ms(value: Any) -> int | None:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
+
+
+TAIL_SCAN = 1 << 20
+"""Bytes from a file's end :func:`tail_time` reads at most (a last line longer: unknown)."""
+
+
+def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
+              ) -> int | None:
+    """When the JSON-lines file at ``path`` ends: the ``timestamp`` of its last whole
+    record (``accept``: of those it takes; epoch ms).  An older copy of a session (a
+    snapshot taken before it went on) ends before a newer one's last message
+    (``kb.ingest``).  ``None``: not a file, or no such record among the last 16 lines
+    within :data:`TAIL_SCAN` bytes of its end."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - TAIL_SCAN))
+            tail = f.read(TAIL_SCAN)
+    except OSError:
+        return None
+    lines = tail.split(b"\n")
+    if size > len(tail):
+        lines = lines[1:]  # (the first one read from its middle)
+    for body in reversed(lines[-16:]):
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue  # empty, or a last line not written whole yet
+        if isinstance(obj, dict) and (accept is None or accept(obj)) \
+                and (t := iso_ms(obj.get("timestamp"))) is not None:
+            return t
+    return None
 
 
 def line_digest(body: bytes) -> str:

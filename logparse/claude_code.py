@@ -43,7 +43,15 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id, turn_stat
+from logparse._agentlines import (
+    HOLD_LIMIT,
+    Draft,
+    iso_ms,
+    json_object,
+    message_id,
+    tail_time,
+    turn_stat,
+)
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
@@ -126,6 +134,20 @@ def is_claude_record(obj: Any) -> bool:
         typ in ("summary", "file-history-snapshot")
 
 
+def record_session(obj: dict[str, Any]) -> str | None:
+    """The session a record is of, as the reader keys it: ``sessionId``, or
+    ``<sessionId>:agent-<agentId>`` for a sub-agent's (``None``: an old sidechain without
+    ``agentId``, whose key is its root's, or no session named)."""
+    sid = obj.get("sessionId")
+    if not isinstance(sid, str) or not sid:
+        return None
+    agent = obj.get("agentId")
+    side = bool(obj.get("isSidechain"))
+    if isinstance(agent, str) and agent and (side or obj.get("type") not in MESSAGE_TYPES):
+        return f"{sid}:agent-{agent}"
+    return None if side else sid
+
+
 def queued_prompt(obj: dict[str, Any]) -> str | None:
     """The text of user input typed while the agent worked and handed to it mid-turn:
     an ``attachment`` of type ``queued_command`` (its ``prompt``)."""
@@ -166,6 +188,10 @@ class ClaudeCodeReader(TranscriptReader):
         if not opens_a_json_line(head):
             return False
         return any(is_claude_record(o) for o in head_records(path, DETECT_LINES))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path, lambda obj: record_session(obj) == session_id)
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read

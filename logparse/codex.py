@@ -61,12 +61,14 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import (
+    TAIL_SCAN,
     Draft,
     LastLine,
     Ordered,
     iso_ms,
     json_object,
     message_id,
+    tail_time,
     turn_stat,
 )
 from logparse._codecell import cell_calls, cell_strings, resolve
@@ -624,7 +626,7 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
                       "time": {"start": ts}, "metadata": {}}}
 
 
-END_SCAN = 1 << 20
+END_SCAN = TAIL_SCAN
 """Bytes from its end :func:`rollout_end` reads at most (a last line longer: unknown)."""
 
 
@@ -633,24 +635,7 @@ def rollout_end(path: Path) -> int | None:
     older copy of a session (a snapshot taken before it went on) ends before the newer
     one's last message (``kb.ingest``).  ``None``: not a file, or no timed record within
     :data:`END_SCAN` bytes of its end."""
-    try:
-        with path.open("rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - END_SCAN))
-            tail = f.read(END_SCAN)
-    except OSError:
-        return None
-    lines = tail.split(b"\n")
-    if size > len(tail):
-        lines = lines[1:]  # (the first one read from its middle)
-    for body in reversed(lines[-16:]):
-        try:
-            obj = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            continue  # empty, or a last line not written whole yet
-        if isinstance(obj, dict) and (t := iso_ms(obj.get("timestamp"))) is not None:
-            return t
-    return None
+    return tail_time(path)
 
 
 class CodexReader(TranscriptReader):
@@ -667,6 +652,10 @@ class CodexReader(TranscriptReader):
         # a rollout whose first records are of a type added since (or damaged): any of
         # its first records in the envelope Codex writes
         return any(is_codex_record(o) for o in head_records(path, 50))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return rollout_end(path)  # one rollout, one session
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read

@@ -50,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, iso_ms, json_object
+from logparse._agentlines import Draft, iso_ms, json_object, tail_time
 from logparse._steplines import (
     Drafts,
     records,
@@ -259,6 +259,10 @@ class GeminiCliReader(TranscriptReader):
         if not opens_a_json_line(head):
             return False
         return looks_like_chat(list(head_records(path, 5)))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path)  # one session a file
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from logparse._agentlines import Draft, LastLine, iso_ms, json_object
+from logparse._agentlines import Draft, LastLine, iso_ms, json_object, tail_time
 from logparse._steplines import (
     Drafts,
     records,
@@ -132,6 +132,10 @@ class PiReader(TranscriptReader):
         if not opens_a_json_line(head):
             return False
         return looks_like_session(list(head_records(path, 5)))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path)  # one session a file
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
