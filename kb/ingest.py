@@ -83,6 +83,11 @@ from logparse.source import (
 
 BATCH_MESSAGES = 2048
 """Messages derived and written together."""
+BATCH_BYTES = 16 << 20
+"""... or as many as hold this many bytes of source (their raw JSON): a batch's Arrow
+tables and DuckDB's copy of them stay bounded when messages are large (10^6 records of an
+unknown type between two Claude Code messages leave as messages of 1,000 records each:
+2,048 of them would hold ~370 MB)."""
 COMMIT_BYTES = 64 << 20
 """A transaction holds batches until their messages reach this many bytes of source (or
 the session's run ends).  DuckDB logs a small transaction and then checkpoints it into
@@ -495,6 +500,8 @@ class _Session:
     """New and small so far: written with the ingest's :class:`_Group` when it ends."""
     size: int = 0
     """Bytes of source read (the messages' raw JSON)."""
+    batch_bytes: int = 0
+    """Bytes of source read since the last batch ended (:data:`BATCH_BYTES`)."""
     watch: TranscriptReader | None = None
     """The reader, when it can say where a later reading may resume (``resume_mark``)."""
     mark: tuple[dict[str, object], str | None] | None = None
@@ -1227,7 +1234,9 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         st.size += len(msg.raw)
         if progress:
             progress(len(msg.raw))
-        if deriver.pending >= BATCH_MESSAGES:
+        st.batch_bytes += len(msg.raw)
+        if deriver.pending >= BATCH_MESSAGES or st.batch_bytes >= BATCH_BYTES:
+            st.batch_bytes = 0
             _flush(store, st, problems)
     if st.grouped:
         return  # written with the group when the session ends

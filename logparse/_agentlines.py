@@ -34,6 +34,32 @@ HOLD_LIMIT = 20000
 become interrupted), so memory stays bounded whatever the input."""
 
 
+SPILL_LINES = 1_000
+"""Lines without an ordinal a reader holds for a message at most (records of types it
+does not know, bookkeeping): past it they leave as a message of their own
+(:func:`spilled`), so memory stays bounded however many such records stand between two
+messages (10^6 held ~730 MB in the Claude Code reader and made one raw JSON of 180 MB
+that DuckDB could not allocate).  The real transcripts of the pool hold at most ~120 such
+lines in a row (Claude Code's ``progress`` records and snapshots)."""
+
+
+def spilled(held: list[tuple[int, bytes]], session_id: str, **info: Any) -> Draft:
+    """A message made of the lines ``held`` (role ``system``, no parts: its raw JSON holds
+    them), its id from its first line, its time the last one's (``None``: none; a reader
+    gives it the time before).  ``info``: more fields of the message's info."""
+    n = held[0][0]
+    try:
+        last = orjson.loads(held[-1][1])
+    except orjson.JSONDecodeError:
+        last = None
+    ts = iso_ms(last.get("timestamp")) if isinstance(last, dict) else None
+    d = Draft({"id": message_id(n), "sessionID": session_id, "role": "system",
+               "time": {"created": ts}, "spilled": True, **info}, None, n)
+    for ln, b in held:
+        d.add_line(ln, b)
+    return d
+
+
 def json_object(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}

@@ -45,10 +45,12 @@ import orjson
 
 from logparse._agentlines import (
     HOLD_LIMIT,
+    SPILL_LINES,
     Draft,
     iso_ms,
     json_object,
     message_id,
+    spilled,
     tail_time,
     turn_stat,
 )
@@ -76,7 +78,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "claude-code/2"
+RESUME_VERSION = "claude-code/3"
 """Bumped whenever the reader's state (:meth:`_File.snapshot`) changes meaning."""
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -490,6 +492,7 @@ class _File:
                 self.loose.append((n, body, obj))
             else:
                 target.other(n, body, obj)
+                target.spill()
         else:
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="a JSON object without a record type"))
@@ -593,6 +596,14 @@ class _Conv:
                                                             or _api_error_text(obj) or sub,
                                                             **_api_status(obj)}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
+
+    def spill(self) -> None:
+        """Held lines past :data:`~logparse._agentlines.SPILL_LINES` leave as a message of
+        their own, made of the records it holds (nothing read is dropped; their types are
+        counted as ever)."""
+        if len(self.extra_lines) >= SPILL_LINES:
+            self.drafts.append(spilled(self.extra_lines, self.key, uuid=""))
+            self.extra_lines = []
 
     def _not_before(self, uuid: Any) -> None:
         """Resumed: a uuid that may have been met before the offset cannot be told from one

@@ -61,6 +61,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import (
+    SPILL_LINES,
     TAIL_SCAN,
     Draft,
     LastLine,
@@ -68,6 +69,7 @@ from logparse._agentlines import (
     iso_ms,
     json_object,
     message_id,
+    spilled,
     tail_time,
     turn_stat,
 )
@@ -98,7 +100,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/4"
+RESUME_VERSION = "codex/5"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -770,6 +772,8 @@ class _Rollout:
         """``mcp_tool_call_end`` events of calls still waiting for their output (the event
         says whether the MCP tool failed; the output alone does not)."""
         self.extra_lines: list[tuple[int, bytes]] = []
+        self.spilled = False
+        """Lines just left as a message of their own (:meth:`_extra`)."""
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
         self.owner: CodexReader | None = None
@@ -1178,6 +1182,9 @@ class _Rollout:
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
+        if self.spilled:  # (:meth:`_extra`): what is done may leave
+            self.spilled = False
+            yield from self.q.ready()
 
     def _mcp_end(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> None:
         """An MCP tool's end: kept for its call's output (which does not say whether the
@@ -1253,6 +1260,10 @@ class _Rollout:
         self.extra_lines.append((n, body))
         if part is not None:
             self.extra_parts.append(part)
+        elif len(self.extra_lines) >= SPILL_LINES:  # (a message of their own: bounded)
+            self.q.add(spilled(self.extra_lines, self.sid))
+            self.extra_lines = []
+            self.spilled = True
 
     def _item(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> Iterator[Any]:
         it = p.get("type")

@@ -418,13 +418,9 @@ class _Chat:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
 
     def _attach(self, n: int, body: bytes) -> Draft | None:
-        """A line without an ordinal: into the message before it (the next one if none)."""
-        tail = self.d.tail
-        if tail is None:
-            self.d.extra(n, body)
-        else:
-            tail.add_line(n, body)
-        return tail
+        """A line without an ordinal: into the message before it (the next one if none;
+        past :data:`~logparse._agentlines.SPILL_LINES` of them, a message of their own)."""
+        return self.d.attach(n, body)
 
     def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         typ = obj.get("type")
