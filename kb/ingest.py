@@ -86,8 +86,8 @@ BATCH_MESSAGES = 2048
 BATCH_BYTES = 16 << 20
 """... or as many as hold this many bytes of source (their raw JSON): a batch's Arrow
 tables and DuckDB's copy of them stay bounded when messages are large (10^6 records of an
-unknown type between two Claude Code messages leave as messages of 1,000 records each:
-2,048 of them would hold ~370 MB)."""
+unknown type between two Claude Code messages leave as messages of 512 records each:
+2,048 of 1,000 records held ~370 MB)."""
 COMMIT_BYTES = 64 << 20
 """A transaction holds batches until their messages reach this many bytes of source (or
 the session's run ends).  DuckDB logs a small transaction and then checkpoints it into
@@ -1131,7 +1131,8 @@ def _older_copy(store: KbStore, src: SourceSession) -> bool:
     """Whether ``src`` is an older copy of its stored session: a file whose session ends
     (its last record was written) before the stored session's last message, a snapshot
     taken before the session went on (a Codex rollout, a Claude Code transcript, a pi or
-    Gemini CLI session: :meth:`~logparse.source.TranscriptReader.ends_at`).  Each message
+    Gemini CLI session: :meth:`~logparse.source.TranscriptReader.ends_at`; an opencode
+    session by its ``time.updated``).  Each message
     it holds is an earlier state of a stored one (the agent only appends, or rewrites a
     record in place), so it changes none: the newest content stays, never shorter nor
     without its result, and the session keeps its title.  Copies that end together
@@ -1141,6 +1142,12 @@ def _older_copy(store: KbStore, src: SourceSession) -> bool:
     if reader is None:
         return False
     end = reader.ends_at(Path(src.path), src.session_id)
+    if end is None and src.agent == "opencode" and src.complete:
+        # an opencode session (export, storage tree, opencode.db) says when it was last
+        # updated: after its last message's last part (every real export's is)
+        t = src.info.get("time") if isinstance(src.info, dict) else None
+        up = t.get("updated") if isinstance(t, dict) else None
+        end = up if isinstance(up, int) and not isinstance(up, bool) else None
     if end is None:
         return False
     last = store.last_message_time(src.session_id)

@@ -34,13 +34,24 @@ HOLD_LIMIT = 20000
 become interrupted), so memory stays bounded whatever the input."""
 
 
-SPILL_LINES = 1_000
+SPILL_LINES = 512
+SPILL_BYTES = 256 << 10
 """Lines without an ordinal a reader holds for a message at most (records of types it
-does not know, bookkeeping): past it they leave as a message of their own
-(:func:`spilled`), so memory stays bounded however many such records stand between two
-messages (10^6 held ~730 MB in the Claude Code reader and made one raw JSON of 180 MB
-that DuckDB could not allocate).  The real transcripts of the pool hold at most ~120 such
-lines in a row (Claude Code's ``progress`` records and snapshots)."""
+does not know, bookkeeping), or as many as hold :data:`SPILL_BYTES`: past it they leave
+as a message of their own (:func:`spilled`), so memory stays bounded however many such
+records stand between two messages (10^6 held ~730 MB in the Claude Code reader and made
+one raw JSON of 180 MB that DuckDB could not allocate; messages of 1,000 such records,
+180 KB each, still failed DuckDB's commit at 2*10^6 under the ingest's 320 MB cache).
+The real transcripts of the pool hold at most ~120 such lines in a row (Claude Code's
+``progress`` records and snapshots)."""
+
+
+def spill_due(held: list[tuple[int, bytes]]) -> bool:
+    """Whether the lines ``held`` are to leave as a message of their own (their bytes are
+    counted every 64 lines: amortised O(1) a line)."""
+    n = len(held)
+    return n >= SPILL_LINES or (n % 64 == 0 and n > 0
+                                and sum(len(b) for _, b in held) >= SPILL_BYTES)
 
 
 def spilled(held: list[tuple[int, bytes]], session_id: str, **info: Any) -> Draft:

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import SPILL_LINES, Draft, Ordered, message_id, spilled
+from logparse._agentlines import SPILL_LINES, Draft, Ordered, message_id, spill_due, spilled
 from logparse.models import Problem
 from logparse.opencode._lines import json_records, safe_text
 from logparse.source import RawMessage
@@ -93,7 +93,7 @@ class Drafts:
         """A line without an ordinal: it joins the next message (past
         :data:`~logparse._agentlines.SPILL_LINES` such lines, they are a message)."""
         self.pending.append((n, body))
-        if len(self.pending) >= SPILL_LINES:
+        if spill_due(self.pending):
             self.q.add(spilled(self.pending, self.sid))
             self.pending = []
 

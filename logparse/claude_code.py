@@ -45,11 +45,11 @@ import orjson
 
 from logparse._agentlines import (
     HOLD_LIMIT,
-    SPILL_LINES,
     Draft,
     iso_ms,
     json_object,
     message_id,
+    spill_due,
     spilled,
     tail_time,
     turn_stat,
@@ -601,7 +601,7 @@ class _Conv:
         """Held lines past :data:`~logparse._agentlines.SPILL_LINES` leave as a message of
         their own, made of the records it holds (nothing read is dropped; their types are
         counted as ever)."""
-        if len(self.extra_lines) >= SPILL_LINES:
+        if spill_due(self.extra_lines):
             self.drafts.append(spilled(self.extra_lines, self.key, uuid=""))
             self.extra_lines = []
 

@@ -61,7 +61,6 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import (
-    SPILL_LINES,
     TAIL_SCAN,
     Draft,
     LastLine,
@@ -69,6 +68,7 @@ from logparse._agentlines import (
     iso_ms,
     json_object,
     message_id,
+    spill_due,
     spilled,
     tail_time,
     turn_stat,
@@ -1260,7 +1260,7 @@ class _Rollout:
         self.extra_lines.append((n, body))
         if part is not None:
             self.extra_parts.append(part)
-        elif len(self.extra_lines) >= SPILL_LINES:  # (a message of their own: bounded)
+        elif spill_due(self.extra_lines):  # (a message of their own: bounded)
             self.q.add(spilled(self.extra_lines, self.sid))
             self.extra_lines = []
             self.spilled = True

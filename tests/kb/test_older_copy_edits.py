@@ -185,3 +185,36 @@ def test_ends_at_reads_the_sessions_own_last_record(tmp_path: Path) -> None:
 
     assert ClaudeCodeReader.ends_at(path, sid) == iso_ms(last)
     assert ClaudeCodeReader.ends_at(path, "nobody") is None
+
+
+EXPORT = REAL / "labelled" / "uicomponents__session-export.json"
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+def test_an_older_opencode_export_keeps_a_calls_result(tmp_path: Path, force: bool) -> None:
+    # an export taken while a call still ran: the message holds as many parts as the
+    # stored one (its tool part "running", no output), the session was updated then
+    if not EXPORT.exists():
+        pytest.skip(f"{EXPORT.name} is not here")
+    doc = orjson.loads(EXPORT.read_bytes())
+    msgs = doc["messages"]
+    k = next(i for i in range(len(msgs) // 2, 0, -1) if any(
+        p["type"] == "tool" and p["state"].get("status") == "completed"
+        for p in msgs[i]["parts"]))
+    old = orjson.loads(orjson.dumps(doc))
+    old["messages"] = old["messages"][: k + 1]
+    part = next(p for p in old["messages"][k]["parts"]
+                if p["type"] == "tool" and p["state"].get("status") == "completed")
+    part["state"] = {"status": "running", "input": part["state"].get("input", {}),
+                     "time": {"start": part["state"].get("time", {}).get("start")}}
+    old["info"]["time"]["updated"] = old["messages"][k]["info"]["time"]["created"]
+    newer, older = tmp_path / "newer.json", tmp_path / "older.json"
+    newer.write_bytes(orjson.dumps(doc))
+    older.write_bytes(orjson.dumps(old))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [newer], graph=False)
+        before = _state(store)
+        rep = ingest(store, [older], graph=False, force=force)
+        assert _state(store) == before, "an older export took a call's result away"
+        (s,) = rep.sessions
+        assert s.updated_messages == 0 and s.kept > 0

@@ -1,6 +1,6 @@
 """Records of a type no reader knows, by the thousand between two Claude Code messages:
 each is stored raw (in the raw JSON of a message) and counted, and the reader holds at
-most :data:`logparse.claude_code.SPILL_LINES` of them at a time (they leave as messages
+most :data:`logparse._agentlines.SPILL_LINES` of them at a time (they leave as messages
 of their own, role ``system``, no parts).  A reading resumed from a resume point stores
 what a whole reading does.  The memory figures: ``python -m bench readers --only
 claude-unknown`` (BENCHMARKS.md), never a timed test.
@@ -16,7 +16,8 @@ import pytest
 
 from kb.ingest import ingest
 from kb.store import KbStore
-from logparse.claude_code import SPILL_LINES, ClaudeCodeReader
+from logparse._agentlines import SPILL_LINES
+from logparse.claude_code import ClaudeCodeReader
 from logparse.models import Problem
 
 CLAUDE = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "labelled" / \
@@ -39,8 +40,9 @@ def _parts() -> tuple[list[bytes], list[bytes], bytes, bytes]:
 
 
 def _unknown(sid: bytes, ts: bytes, start: int, stop: int) -> list[bytes]:
-    return [b'{"type":"mystery-record","sessionId":"%s","timestamp":"%s","seq":%d}\n'
-            % (sid, ts, i) for i in range(start, stop)]
+    pad = b"x" * 150  # (the file read first is large enough to keep a resume point)
+    return [b'{"type":"mystery-record","sessionId":"%s","timestamp":"%s","seq":%d,"pad":"%s"}'
+            b'\n' % (sid, ts, i, pad) for i in range(start, stop)]
 
 
 def _file(path: Path, unknown: int) -> Path:
