@@ -94,8 +94,8 @@ TAIL_SCAN = 1 << 20
 
 def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
               ) -> int | None:
-    """When the JSON-lines file at ``path`` ends: the ``timestamp`` of its last whole
-    record (``accept``: of those it takes; epoch ms).  An older copy of a session (a
+    """When the JSON-lines file at ``path`` ends: the latest ``timestamp`` of its last 16
+    whole records (``accept``: of those it takes; epoch ms).  An older copy of a session (a
     snapshot taken before it went on) ends before a newer one's last message
     (``kb.ingest``).  ``None``: not a file, or no such record among the last 16 lines
     within :data:`TAIL_SCAN` bytes of its end."""
@@ -109,15 +109,16 @@ def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
     lines = tail.split(b"\n")
     if size > len(tail):
         lines = lines[1:]  # (the first one read from its middle)
-    for body in reversed(lines[-16:]):
+    end = None
+    for body in lines[-16:]:
         try:
             obj = orjson.loads(body)
         except orjson.JSONDecodeError:
             continue  # empty, or a last line not written whole yet
         if isinstance(obj, dict) and (accept is None or accept(obj)) \
                 and (t := iso_ms(obj.get("timestamp"))) is not None:
-            return t
-    return None
+            end = t if end is None else max(end, t)  # (a clock stepped back: the latest)
+    return end
 
 
 def line_digest(body: bytes) -> str:
