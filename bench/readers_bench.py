@@ -1,7 +1,7 @@
-"""Peak memory of the Gemini CLI, pi and Antigravity readers on a large file.
+"""Peak memory of the Gemini CLI, pi, Antigravity and Claude Code readers on a large file.
 
     python -m bench readers [--mb 200] [--tree DIR] [--only gemini-cli,pi,antigravity]
-                            [--runs 1] [--json]
+                            [--unknown 1000000] [--runs 1] [--json]
 
 Each file is built from one real session's own lines, repeated until it holds ``--mb``
 megabytes (``bench/data/readers-<form>-<mb>.jsonl``, cached): ``Axe__session.jsonl`` (Gemini
@@ -9,7 +9,11 @@ CLI), ``civ6.ch__session.jsonl`` (pi), ``Xeus__gemini-session.jsonl`` (Antigravi
 ``../shared/realworld/pool``.  A copy after the first leaves out the header and makes the
 ids it repeats its own (a Gemini CLI message's ``id``; a pi entry's ``id``/``parentId``
 and a call's id in its call and its result), so the file reads as one long session, not
-as the same messages written again.  Only the reader runs (no knowledge base), in a
+as the same messages written again.  ``claude-unknown`` (not in the default ``--only``)
+is the labelled ``will-it-rain__claude.jsonl``'s first prompt and first reply with
+``--unknown`` records of a type no reader knows between them
+(``bench/data/readers-claude-unknown-<N>.jsonl``): what holding records without an
+ordinal costs.  Only the reader runs (no knowledge base), in a
 fresh subprocess whose peak RSS is its own; ``--tree`` names the source tree it imports
 (another worktree: the figures before a change).  It prints the messages by role, so two
 trees can be compared on what they read as well as on what it cost.
@@ -34,7 +38,33 @@ POOL = HERE.parent.parent / "shared" / "realworld" / "pool"
 SOURCES = {"gemini-cli": "Axe__session.jsonl", "pi": "civ6.ch__session.jsonl",
            "antigravity": "Xeus__gemini-session.jsonl"}
 READERS = {"gemini-cli": "logparse.gemini_cli:GeminiCliReader",
-           "pi": "logparse.pi:PiReader", "antigravity": "logparse.antigravity:AntigravityReader"}
+           "pi": "logparse.pi:PiReader", "antigravity": "logparse.antigravity:AntigravityReader",
+           "claude-unknown": "logparse.claude_code:ClaudeCodeReader"}
+CLAUDE = HERE.parent.parent / "shared" / "realworld" / "labelled" / "will-it-rain__claude.jsonl"
+UNKNOWN = (b'{"type":"mystery-record","sessionId":"%s","timestamp":"%s","seq":%d,'
+           b'"note":"a record of a type this reader does not know"}\n')
+
+
+def build_unknown(count: int) -> Path:
+    """The first prompt and reply of ``will-it-rain`` with ``count`` unknown records
+    between them (one session, two messages)."""
+    DATA.mkdir(exist_ok=True)
+    out = DATA / f"readers-claude-unknown-{count}.jsonl"
+    if out.exists():
+        return out
+    lines = CLAUDE.read_bytes().splitlines()
+    said = [i for i, body in enumerate(lines)
+            if orjson.loads(body).get("type") in ("user", "assistant")]
+    first, second = said[0], said[1]
+    rec = orjson.loads(lines[first])
+    sid, ts = rec["sessionId"].encode(), rec["timestamp"].encode()
+    tmp = out.with_suffix(".tmp")
+    with tmp.open("wb") as f:
+        f.writelines(body + b"\n" for body in lines[: first + 1])
+        f.writelines(UNKNOWN % (sid, ts, i) for i in range(count))
+        f.writelines(body + b"\n" for body in lines[first + 1: second + 1])
+    tmp.replace(out)
+    return out
 
 READ = r"""
 import collections, importlib, resource, sys, time
@@ -133,32 +163,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, default=HERE.parent,
                     help="the source tree whose readers run (default: this one)")
     ap.add_argument("--only", default=",".join(SOURCES), help="forms, comma-separated")
+    ap.add_argument("--unknown", type=int, default=1_000_000,
+                    help="records of an unknown type in claude-unknown's file")
     ap.add_argument("--runs", type=int, default=1, help="runs each (the lowest RSS kept)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
     for form in [f for f in a.only.split(",") if f]:
-        if form not in SOURCES:
+        if form not in READERS:
             ap.error(f"unknown form {form!r}")
-        if not (POOL / SOURCES[form]).is_file():
-            print(f"logkb: error: the pool file is missing: {POOL / SOURCES[form]}",
-                  file=sys.stderr)
+        source = CLAUDE if form == "claude-unknown" else POOL / SOURCES[form]
+        if not source.is_file():
+            print(f"logkb: error: the source file is missing: {source}", file=sys.stderr)
             return 1
-        path = build(form, a.mb)
+        path = build_unknown(a.unknown) if form == "claude-unknown" else build(form, a.mb)
         runs = [measure(form, path, a.tree) for _ in range(max(a.runs, 1))]
         rows.append(min(runs, key=lambda r: r["rss_mb"]))
     if a.json:
         for r in rows:
             print(json.dumps(r))
         return 0
-    print(f"{'form':<12} {'file MB':>8} {'peak MB':>8} {'import':>7} {'s':>6} "
+    print(f"{'form':<14} {'file MB':>8} {'peak MB':>8} {'import':>7} {'s':>6} "
           f"{'1st msg s':>9}")
     for r in rows:
         roles = " ".join(f"{k}={v}" for k, v in r["roles"].items())
-        print(f"{r['form']:<12} {r['file_mb']:>8} {r['rss_mb']:>8.0f} "
+        print(f"{r['form']:<14} {r['file_mb']:>8} {r['rss_mb']:>8.0f} "
               f"{r['import_rss_mb']:>7.0f} {r['seconds']:>6.1f} "
               f"{r['first_message_s']:>9.2f}")
-        print(f"  messages: {roles}"[:80])
+        skipped = sum(r["skipped"].values())
+        print((f"  messages: {roles}" + (f", {skipped:,} skipped" if skipped else ""))[:80])
     return 0
 
 

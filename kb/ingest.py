@@ -57,7 +57,6 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions
 from kb.store import KbError, KbStore
-from logparse.codex import rollout_end
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.msgkey import (
@@ -84,6 +83,11 @@ from logparse.source import (
 
 BATCH_MESSAGES = 2048
 """Messages derived and written together."""
+BATCH_BYTES = 16 << 20
+"""... or as many as hold this many bytes of source (their raw JSON): a batch's Arrow
+tables and DuckDB's copy of them stay bounded when messages are large (10^6 records of an
+unknown type between two Claude Code messages leave as messages of 512 records each:
+2,048 of 1,000 records held ~370 MB)."""
 COMMIT_BYTES = 64 << 20
 """A transaction holds batches until their messages reach this many bytes of source (or
 the session's run ends).  DuckDB logs a small transaction and then checkpoints it into
@@ -496,6 +500,8 @@ class _Session:
     """New and small so far: written with the ingest's :class:`_Group` when it ends."""
     size: int = 0
     """Bytes of source read (the messages' raw JSON)."""
+    batch_bytes: int = 0
+    """Bytes of source read since the last batch ended (:data:`BATCH_BYTES`)."""
     watch: TranscriptReader | None = None
     """The reader, when it can say where a later reading may resume (``resume_mark``)."""
     mark: tuple[dict[str, object], str | None] | None = None
@@ -516,8 +522,11 @@ class _Session:
     unchanged: int = 0
     """Messages read as they were stored."""
     older: bool = False
-    """An older copy of a stored Codex session (it ends before the stored session's last
+    """An older copy of a stored session (it ends before the stored session's last
     message: :func:`_older_copy`): every stored message it holds is kept as stored."""
+    was: SessionInfo | None = None
+    """An older copy's session row as stored before it was read: kept (its title, times
+    and source: the copy's are the session's past)."""
 
 
 ALIAS_LOOKUPS = 8
@@ -1111,24 +1120,38 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
-    return _Session(src=src, known=known, deriver=deriver, stored=digests,
-                    older=bool(known) and _older_copy(store, src),
+    older = bool(known) and _older_copy(store, src)
+    return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older,
+                    was=store.stored_info(sid) if older else None,
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
                     else None)
 
 
 def _older_copy(store: KbStore, src: SourceSession) -> bool:
-    """Whether ``src`` is an older copy of its stored session: a Codex rollout whose last
-    record was written before the stored session's last message (a snapshot taken before
-    the session went on).  Each message it holds is an earlier state of a stored one (a
-    rollout only grows), so it changes none: the newest content stays, never shorter nor
-    without its result.  Copies that end together (neither says it is older) are read as
-    Claude Code's are: the content read last is the message's."""
-    if src.form != "codex":
+    """Whether ``src`` is an older copy of its stored session: a file whose session ends
+    (its last record was written) before the stored session's last message, a snapshot
+    taken before the session went on (a Codex rollout, a Claude Code transcript, a pi or
+    Gemini CLI session: :meth:`~logparse.source.TranscriptReader.ends_at`; an opencode
+    session by its ``time.updated``).  Each message
+    it holds is an earlier state of a stored one (the agent only appends, or rewrites a
+    record in place), so it changes none: the newest content stays, never shorter nor
+    without its result, and the session keeps its title.  Copies that end together
+    (neither says it is older) are read as ever: the content read last is the
+    message's."""
+    reader = _FORMS.get(src.form)
+    if reader is None:
         return False
-    end = rollout_end(Path(src.path))
+    end = reader.ends_at(Path(src.path), src.session_id)
+    if end is None and src.agent == "opencode" and src.complete:
+        # an opencode session (export, storage tree, opencode.db) says when it was last
+        # updated: after its last message's last part (every real export's is)
+        t = src.info.get("time") if isinstance(src.info, dict) else None
+        up = t.get("updated") if isinstance(t, dict) else None
+        end = up if isinstance(up, int) and not isinstance(up, bool) else None
+    if end is None:
+        return False
     last = store.last_message_time(src.session_id)
-    return end is not None and last is not None and end < last
+    return last is not None and end < last
 
 
 def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
@@ -1218,7 +1241,9 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         st.size += len(msg.raw)
         if progress:
             progress(len(msg.raw))
-        if deriver.pending >= BATCH_MESSAGES:
+        st.batch_bytes += len(msg.raw)
+        if deriver.pending >= BATCH_MESSAGES or st.batch_bytes >= BATCH_BYTES:
+            st.batch_bytes = 0
             _flush(store, st, problems)
     if st.grouped:
         return  # written with the group when the session ends
@@ -1392,6 +1417,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         info = _session_info(src, (deriver.first_time, deriver.last_time),
                              st.first_prompt or st.taken_back,
                              problems)
+        if st.was is not None:
+            info = st.was  # an older copy: its title, times, source are the session's past
         store.upsert_session(info, DERIVE_VERSION)
         store.mark_graph_pending(sid)
     deriver.close()
@@ -1453,8 +1480,8 @@ def _commit(store: KbStore, st: _Session) -> None:
     if not st.open_tx:
         return
     try:
-        store.upsert_session(_session_info(st.src, st.times,
-                                           st.first_prompt or st.taken_back, None),
+        store.upsert_session(st.was or _session_info(st.src, st.times,
+                                                     st.first_prompt or st.taken_back, None),
                              DERIVE_VERSION)
         store.commit()
     except BaseException:

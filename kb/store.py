@@ -244,6 +244,23 @@ class KbStore:
             return None
         return StoredSession(session_id, bool(row[0]), row[1], int(row[2]))
 
+    def stored_info(self, session_id: str) -> SessionInfo | None:
+        """A session's row as stored (what :meth:`upsert_session` wrote), or ``None``."""
+        row = self.conn.execute(
+            "SELECT title, slug, parent_id, directory, project_id, version, time_created, "
+            "time_updated, source_form, source_path, complete, info::VARCHAR, agent "
+            "FROM sessions WHERE session_id = ?", [session_id]).fetchone()
+        if row is None:
+            return None
+        from logparse.models import SessionInfo  # (pydantic: only on the write path)
+
+        return SessionInfo(session_id=session_id, title=row[0], slug=row[1],
+                           parent_id=row[2], directory=row[3], project_id=row[4],
+                           version=row[5], time_created=row[6], time_updated=row[7],
+                           source_kind=row[8], source_path=row[9], complete=bool(row[10]),
+                           info=orjson.loads(row[11]) if row[11] is not None else None,
+                           agent=row[12] or "opencode")
+
     def last_message_time(self, session_id: str) -> int | None:
         """When the session's last stored message was written (epoch ms; ``None``: no
         message, or none with its time)."""

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -31,6 +32,43 @@ from logparse.source import RawMessage
 HOLD_LIMIT = 20000
 """Drafts held back at most; past it the oldest leaves as it is (its open calls
 become interrupted), so memory stays bounded whatever the input."""
+
+
+SPILL_LINES = 512
+SPILL_BYTES = 256 << 10
+"""Lines without an ordinal a reader holds for a message at most (records of types it
+does not know, bookkeeping), or as many as hold :data:`SPILL_BYTES`: past it they leave
+as a message of their own (:func:`spilled`), so memory stays bounded however many such
+records stand between two messages (10^6 held ~730 MB in the Claude Code reader and made
+one raw JSON of 180 MB that DuckDB could not allocate; messages of 1,000 such records,
+180 KB each, still failed DuckDB's commit at 2*10^6 under the ingest's 320 MB cache).
+The real transcripts of the pool hold at most ~120 such lines in a row (Claude Code's
+``progress`` records and snapshots)."""
+
+
+def spill_due(held: list[tuple[int, bytes]]) -> bool:
+    """Whether the lines ``held`` are to leave as a message of their own (their bytes are
+    counted every 64 lines: amortised O(1) a line)."""
+    n = len(held)
+    return n >= SPILL_LINES or (n % 64 == 0 and n > 0
+                                and sum(len(b) for _, b in held) >= SPILL_BYTES)
+
+
+def spilled(held: list[tuple[int, bytes]], session_id: str, **info: Any) -> Draft:
+    """A message made of the lines ``held`` (role ``system``, no parts: its raw JSON holds
+    them), its id from its first line, its time the last one's (``None``: none; a reader
+    gives it the time before).  ``info``: more fields of the message's info."""
+    n = held[0][0]
+    try:
+        last = orjson.loads(held[-1][1])
+    except orjson.JSONDecodeError:
+        last = None
+    ts = iso_ms(last.get("timestamp")) if isinstance(last, dict) else None
+    d = Draft({"id": message_id(n), "sessionID": session_id, "role": "system",
+               "time": {"created": ts}, "spilled": True, **info}, None, n)
+    for ln, b in held:
+        d.add_line(ln, b)
+    return d
 
 
 def json_object(value: Any) -> dict[str, Any]:
@@ -48,6 +86,39 @@ def iso_ms(value: Any) -> int | None:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
+
+
+TAIL_SCAN = 1 << 20
+"""Bytes from a file's end :func:`tail_time` reads at most (a last line longer: unknown)."""
+
+
+def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
+              ) -> int | None:
+    """When the JSON-lines file at ``path`` ends: the latest ``timestamp`` of its last 16
+    whole records (``accept``: of those it takes; epoch ms).  An older copy of a session (a
+    snapshot taken before it went on) ends before a newer one's last message
+    (``kb.ingest``).  ``None``: not a file, or no such record among the last 16 lines
+    within :data:`TAIL_SCAN` bytes of its end."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - TAIL_SCAN))
+            tail = f.read(TAIL_SCAN)
+    except OSError:
+        return None
+    lines = tail.split(b"\n")
+    if size > len(tail):
+        lines = lines[1:]  # (the first one read from its middle)
+    end = None
+    for body in lines[-16:]:
+        try:
+            obj = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue  # empty, or a last line not written whole yet
+        if isinstance(obj, dict) and (accept is None or accept(obj)) \
+                and (t := iso_ms(obj.get("timestamp"))) is not None:
+            end = t if end is None else max(end, t)  # (a clock stepped back: the latest)
+    return end
 
 
 def line_digest(body: bytes) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, Ordered, message_id
+from logparse._agentlines import SPILL_LINES, Draft, Ordered, message_id, spill_due, spilled
 from logparse.models import Problem
 from logparse.opencode._lines import json_records, safe_text
 from logparse.source import RawMessage
@@ -90,8 +90,27 @@ class Drafts:
         return d
 
     def extra(self, n: int, body: bytes) -> None:
-        """A line without an ordinal: it joins the next message."""
+        """A line without an ordinal: it joins the next message (past
+        :data:`~logparse._agentlines.SPILL_LINES` such lines, they are a message)."""
         self.pending.append((n, body))
+        if spill_due(self.pending):
+            self.q.add(spilled(self.pending, self.sid))
+            self.pending = []
+
+    def attach(self, n: int, body: bytes) -> Draft | None:
+        """A line without an ordinal that joins the message before it (the next one if
+        none); past :data:`~logparse._agentlines.SPILL_LINES` lines in that message, it
+        opens a message of its own that the next such lines join (memory stays bounded).
+        The message it joined."""
+        tail = self.q.tail
+        if tail is None:
+            self.extra(n, body)
+        elif len(tail.lines) < SPILL_LINES:
+            tail.add_line(n, body)
+        else:
+            tail = spilled([(n, body)], self.sid)
+            self.q.add(tail)
+        return tail
 
     def shape_error(self, n: int, body: bytes, e: Exception) -> None:
         self.problems.append(Problem(

@@ -43,7 +43,17 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import HOLD_LIMIT, Draft, iso_ms, json_object, message_id, turn_stat
+from logparse._agentlines import (
+    HOLD_LIMIT,
+    Draft,
+    iso_ms,
+    json_object,
+    message_id,
+    spill_due,
+    spilled,
+    tail_time,
+    turn_stat,
+)
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
@@ -67,7 +77,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "claude-code/2"
+RESUME_VERSION = "claude-code/3"
 """Bumped whenever the reader's state (:meth:`_File.snapshot`) changes meaning."""
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -125,6 +135,20 @@ def is_claude_record(obj: Any) -> bool:
         typ in ("summary", "file-history-snapshot")
 
 
+def record_session(obj: dict[str, Any]) -> str | None:
+    """The session a record is of, as the reader keys it: ``sessionId``, or
+    ``<sessionId>:agent-<agentId>`` for a sub-agent's (``None``: an old sidechain without
+    ``agentId``, whose key is its root's, or no session named)."""
+    sid = obj.get("sessionId")
+    if not isinstance(sid, str) or not sid:
+        return None
+    agent = obj.get("agentId")
+    side = bool(obj.get("isSidechain"))
+    if isinstance(agent, str) and agent and (side or obj.get("type") not in MESSAGE_TYPES):
+        return f"{sid}:agent-{agent}"
+    return None if side else sid
+
+
 def queued_prompt(obj: dict[str, Any]) -> str | None:
     """The text of user input typed while the agent worked and handed to it mid-turn:
     an ``attachment`` of type ``queued_command`` (its ``prompt``)."""
@@ -163,6 +187,10 @@ class ClaudeCodeReader(TranscriptReader):
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
         return any(is_claude_record(o) for o in json_head(path, head, DETECT_LINES))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path, lambda obj: record_session(obj) == session_id)
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read
@@ -461,6 +489,7 @@ class _File:
                 self.loose.append((n, body, obj))
             else:
                 target.other(n, body, obj)
+                target.spill()
         else:
             self.problems.append(Problem(path=self.path, line=n, raw=safe_text(body),
                                          reason="a JSON object without a record type"))
@@ -564,6 +593,14 @@ class _Conv:
                                                             or _api_error_text(obj) or sub,
                                                             **_api_status(obj)}},
                                          "time": {"created": iso_ms(obj.get("timestamp"))}})
+
+    def spill(self) -> None:
+        """Held lines past :data:`~logparse._agentlines.SPILL_LINES` leave as a message of
+        their own, made of the records it holds (nothing read is dropped; their types are
+        counted as ever)."""
+        if spill_due(self.extra_lines):
+            self.drafts.append(spilled(self.extra_lines, self.key, uuid=""))
+            self.extra_lines = []
 
     def _not_before(self, uuid: Any) -> None:
         """Resumed: a uuid that may have been met before the offset cannot be told from one

@@ -61,12 +61,16 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import (
+    TAIL_SCAN,
     Draft,
     LastLine,
     Ordered,
     iso_ms,
     json_object,
     message_id,
+    spill_due,
+    spilled,
+    tail_time,
     turn_stat,
 )
 from logparse._codecell import cell_calls, cell_strings, resolve
@@ -96,7 +100,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/4"
+RESUME_VERSION = "codex/5"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -624,7 +628,7 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
                       "time": {"start": ts}, "metadata": {}}}
 
 
-END_SCAN = 1 << 20
+END_SCAN = TAIL_SCAN
 """Bytes from its end :func:`rollout_end` reads at most (a last line longer: unknown)."""
 
 
@@ -633,24 +637,7 @@ def rollout_end(path: Path) -> int | None:
     older copy of a session (a snapshot taken before it went on) ends before the newer
     one's last message (``kb.ingest``).  ``None``: not a file, or no timed record within
     :data:`END_SCAN` bytes of its end."""
-    try:
-        with path.open("rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - END_SCAN))
-            tail = f.read(END_SCAN)
-    except OSError:
-        return None
-    lines = tail.split(b"\n")
-    if size > len(tail):
-        lines = lines[1:]  # (the first one read from its middle)
-    for body in reversed(lines[-16:]):
-        try:
-            obj = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            continue  # empty, or a last line not written whole yet
-        if isinstance(obj, dict) and (t := iso_ms(obj.get("timestamp"))) is not None:
-            return t
-    return None
+    return tail_time(path)
 
 
 class CodexReader(TranscriptReader):
@@ -667,6 +654,10 @@ class CodexReader(TranscriptReader):
         # a rollout whose first records are of a type added since (or damaged): any of
         # its first records in the envelope Codex writes
         return any(is_codex_record(o) for o in head_records(path, 50))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return rollout_end(path)  # one rollout, one session
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read
@@ -781,6 +772,8 @@ class _Rollout:
         """``mcp_tool_call_end`` events of calls still waiting for their output (the event
         says whether the MCP tool failed; the output alone does not)."""
         self.extra_lines: list[tuple[int, bytes]] = []
+        self.spilled = False
+        """Lines just left as a message of their own (:meth:`_extra`)."""
         self.extra_parts: list[dict[str, Any]] = []
         self._head: list[tuple[int, bytes, bool]] = []
         self.owner: CodexReader | None = None
@@ -1189,6 +1182,9 @@ class _Rollout:
             key = typ if isinstance(typ, str) else f"<{type(typ).__name__}>"
             self.skipped[key] = self.skipped.get(key, 0) + 1
             self._extra(n, body)
+        if self.spilled:  # (:meth:`_extra`): what is done may leave
+            self.spilled = False
+            yield from self.q.ready()
 
     def _mcp_end(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> None:
         """An MCP tool's end: kept for its call's output (which does not say whether the
@@ -1264,6 +1260,10 @@ class _Rollout:
         self.extra_lines.append((n, body))
         if part is not None:
             self.extra_parts.append(part)
+        elif spill_due(self.extra_lines):  # (a message of their own: bounded)
+            self.q.add(spilled(self.extra_lines, self.sid))
+            self.extra_lines = []
+            self.spilled = True
 
     def _item(self, n: int, body: bytes, p: dict[str, Any], ts: int | None) -> Iterator[Any]:
         it = p.get("type")

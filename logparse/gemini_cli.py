@@ -50,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, iso_ms, json_object
+from logparse._agentlines import Draft, iso_ms, json_object, tail_time
 from logparse._steplines import (
     Drafts,
     records,
@@ -301,6 +301,10 @@ class GeminiCliReader(TranscriptReader):
     def detect(cls, path: Path, head: bytes) -> bool:
         return looks_like_chat(list(json_head(path, head, 5)))
 
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path)  # one session a file
+
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None
     ) -> Iterator[SourceSession]:
@@ -455,13 +459,9 @@ class _Chat:
         self.owner.skipped[key] = self.owner.skipped.get(key, 0) + 1
 
     def _attach(self, n: int, body: bytes) -> Draft | None:
-        """A line without an ordinal: into the message before it (the next one if none)."""
-        tail = self.d.tail
-        if tail is None:
-            self.d.extra(n, body)
-        else:
-            tail.add_line(n, body)
-        return tail
+        """A line without an ordinal: into the message before it (the next one if none;
+        past :data:`~logparse._agentlines.SPILL_LINES` of them, a message of their own)."""
+        return self.d.attach(n, body)
 
     def _record(self, n: int, body: bytes, obj: dict[str, Any]) -> None:
         typ = obj.get("type")

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from logparse._agentlines import Draft, LastLine, iso_ms, json_object
+from logparse._agentlines import Draft, LastLine, iso_ms, json_object, tail_time
 from logparse._steplines import (
     Drafts,
     records,
@@ -130,6 +130,10 @@ class PiReader(TranscriptReader):
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
         return looks_like_session(list(json_head(path, head, 5)))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path)  # one session a file
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

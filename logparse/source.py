@@ -111,6 +111,15 @@ class TranscriptReader(ABC):
     ) -> Iterator[SourceSession]:
         """Yield the sessions of ``path``; append what cannot be read to ``problems``."""
 
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        """When session ``session_id`` ends in the file at ``path``: the time of its last
+        record (epoch ms), read from the file's end without reading it whole.  A copy
+        whose session ends before the stored session's last message is an older copy
+        (a snapshot taken before it went on: ``kb.ingest``).  ``None``: the form cannot
+        tell cheaply (nothing is then known older)."""
+        return None
+
 
 def message_sort_key(info: dict[str, Any]) -> tuple[int, str]:
     """Chronological order of opencode messages: ``time.created`` then id."""
