@@ -39,6 +39,7 @@ from kb.replay.sandbox import Policy, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse import models
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
+from logparse.shell.netopts import endpoint_host
 
 if TYPE_CHECKING:
     from kb.redact import Redactor
@@ -304,6 +305,9 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
                         f"(runs only with --allow {safety.cls})")
     try:
         _refuse_endpoints(safety.endpoints, text)
+        if safety.blind:
+            raise _Refuse(f"refused: {safety.blind[0]}, so where it connects cannot be "
+                          "checked against the host map")
         _route(step, info, plan, known)
     except _Refuse as r:
         blockers.append(str(r))
@@ -326,9 +330,7 @@ def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:
     eps = list(endpoints)
     eps += [m.group(1) for m in _DEV_NET.finditer(text)]  # also where the parse failed
     for ep in eps:
-        host = ep.strip("[]") if ep.startswith("[") else ep.rsplit(":", 1)[0] if (
-            ep.count(":") == 1) else ep
-        host = host.strip("[]")
+        host = endpoint_host(ep)
         if host and (host == "localhost" or is_loopback(host) or host == "0.0.0.0"):
             continue
         raise _Refuse(f"refused: it reaches {ep} directly, not through ssh and the host map "

