@@ -305,6 +305,8 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
                         f"(runs only with --allow {safety.cls})")
     try:
         _refuse_endpoints(safety.endpoints, text)
+        if safety.cls == "mutating":
+            _refuse_wide_workdir(step, info)
         if safety.blind:
             raise _Refuse(f"refused: {safety.blind[0]}, so where it connects cannot be "
                           "checked against the host map")
@@ -335,6 +337,36 @@ def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:
             continue
         raise _Refuse(f"refused: it reaches {ep} directly, not through ssh and the host map "
                       "(replay maps only ssh destinations)")
+
+
+#: Directories a mutating step never gets read-write, whatever its recorded working
+#: directory: the whole system, and what is below them is the machine's, not a project's.
+_SYSTEM_DIRS = frozenset("/ /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /media "
+                         "/mnt /opt /proc /root /run /sbin /srv /sys /usr /var /tmp "
+                         "/usr/local /usr/bin /usr/lib /usr/share /var/lib /var/log".split())
+
+
+def _wide_workdir(wd: str) -> bool:
+    """Whether ``wd`` is too wide to open for writing: a system directory, the home
+    directory or one of its ancestors (``~/.bashrc``, ``~/.ssh`` and ``~/.curlrc`` would
+    be writable, and outlive the replay)."""
+    real = os.path.realpath(wd)
+    if real in _SYSTEM_DIRS:
+        return True
+    home = os.path.realpath(os.path.expanduser("~"))
+    return real == home or home.startswith(real.rstrip("/") + "/")
+
+
+def _refuse_wide_workdir(step: Step, info: ShellInfo) -> None:
+    """A mutating step runs with its working directory writable: refuse it when that
+    directory is the machine's rather than a project's (a transcript chooses its
+    ``cwd``; ``/`` or ``~`` would turn --allow mutating into the whole system)."""
+    if info.hops:
+        return  # runs on a target (or in the home a local mapping chose)
+    wd = step.workdir
+    if wd and os.path.isdir(wd) and _wide_workdir(wd):
+        raise _Refuse(f"refused: its working directory {wd} is a system or home directory; "
+                      "--allow mutating opens only a project directory for writing")
 
 
 def _protect(step: Step, info: ShellInfo, plan: Plan) -> None:

@@ -612,8 +612,10 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
                     if v:
                         return [v]
                     to_stdout = True
-            elif a.startswith("-O") and len(a) > 2:
-                tgt = a[2:]
+            elif a.startswith("-") and not a.startswith("--") and "O" in a[1:] and (
+                    a.index("O") < len(a) - 1 or k + 1 < len(args)):
+                # -O FILE, -OFILE and clusters: -qO-, -qO FILE
+                tgt = a[a.index("O") + 1:] or args[k + 1]
                 if tgt == "-" or _write_verdict(tgt, "") is None:
                     to_stdout = True
                 else:

