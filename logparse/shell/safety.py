@@ -895,13 +895,26 @@ def _assignments(cmd: SimpleCommand) -> list[tuple[str, str]]:
 def _command_blind(cmd: SimpleCommand) -> list[str]:
     """Why the hosts a command reaches cannot be read from its text (empty: they can)."""
     eff = cmd.effective_argv
-    prog = _basename(eff[0]) if eff else ""
     out: list[str] = []
+    if not eff:
+        return out
+    prog = _basename(eff[0])
     if prog == "curl":
         out.extend(curl_endpoints(eff[1:])[1])
     elif prog == "wget":
         out.extend(wget_endpoints(eff[1:])[1])
+    elif not _command_endpoints(cmd) and not any(
+            a.startswith(("/", "./", "../", "~", "file:")) for a in eff[2:]):
+        # a remote the machine's configuration names (origin, the package index): the
+        # text shows no host the host map could check (with an explicit URL it does)
+        for _sev, why in _program_safety(cmd, prog, eff):
+            if why.endswith(_IMPLICIT_REMOTE):
+                out.append(f"{why} configured on this machine (no host in the text)")
     return out
+
+
+_IMPLICIT_REMOTE = ("contacts a remote repository", "contacts the package index",
+                    "contacts the package registry")
 
 
 def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:

@@ -82,6 +82,11 @@ REACHES_OUT = [
     "wget --input-file=urls.txt -O -",
     "wget --config=/tmp/evil.rc -qO- http://localhost/",
     "wget -r -H http://localhost/",
+    # a remote the machine's configuration names: no host in the text to check
+    "git ls-remote origin",
+    "git submodule update --init",
+    "pip index versions torch",
+    "npm view react",
     # bare IPv6 addresses outside URLs
     "python3 client.py [2001:db8::1]:22",
     "python3 client.py 2001:db8::1",
@@ -192,6 +197,8 @@ LOOPBACK_REQUESTS = [
     "wget --restrict-file-names unix --tries=2 -O - http://localhost:8000/",
     "wget -e robots=off -nv -O - http://localhost:8000/",
     "nc -z ::1 8000",
+    "git ls-remote http://127.0.0.1:9418/r.git",
+    "git ls-remote /srv/repo.git",
 ]
 
 
