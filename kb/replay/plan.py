@@ -39,7 +39,7 @@ from kb.replay.sandbox import Policy, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse import models
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
-from logparse.shell.netopts import endpoint_host
+from logparse.shell.netopts import embedded_code, endpoint_host
 
 if TYPE_CHECKING:
     from kb.redact import Redactor
@@ -305,6 +305,7 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
                         f"(runs only with --allow {safety.cls})")
     try:
         _refuse_endpoints(safety.endpoints, text)
+        _refuse_embedded(info)
         if safety.cls == "mutating":
             _refuse_wide_workdir(step, info)
         if safety.blind:
@@ -325,6 +326,30 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
 
 
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/([^/\s'\"]+)")
+
+
+def _refuse_embedded(info: ShellInfo, depth: int = 0) -> None:
+    """Judge the code a command hands to a program that runs it (``git -c
+    core.fsmonitor=…``, ``ssh -o ProxyCommand=…``, ``rsync -e …``) like the command:
+    an endpoint outside the host map or a destination nobody can tell refuses the step."""
+    for cmd in info.commands + info.local_commands:
+        eff = cmd.effective_argv
+        if not eff:
+            continue
+        for code in embedded_code(cmd.argv, os.path.basename(eff[0])):
+            if depth >= 3:
+                raise _Refuse("refused: code passed to a program is nested too deeply")
+            inner = parse_command(code)
+            found = classify_safety(inner)
+            try:
+                _refuse_endpoints(found.endpoints, code)
+            except _Refuse as r:
+                raise _Refuse(f"{r} (in code {os.path.basename(eff[0])} runs: "
+                              f"{code[:60]})") from None
+            if found.blind:
+                raise _Refuse(f"refused: code {os.path.basename(eff[0])} runs "
+                              f"({code[:60]}) {found.blind[0]}")
+            _refuse_embedded(inner, depth + 1)
 
 
 def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:

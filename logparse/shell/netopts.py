@@ -307,3 +307,57 @@ def wget_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
                         pending = f"-{ch}"
                     break
     return eps, blind
+
+
+#: git config keys whose value is a command git runs (``!`` aliases included).
+_GIT_CODE_KEY = re.compile(
+    r"(?i)core\.(?:sshcommand|fsmonitor|pager|editor|askpass)|diff\.external|"
+    r"sequence\.editor|gpg\.(?:\w+\.)?program|credential\.(?:.+\.)?helper|"
+    r"(?:diff|filter|merge)\..+\.(?:textconv|command|clean|smudge|process|driver)|"
+    r"pager\..+|alias\..+")
+#: ssh ``-o`` options whose value is a command (ssh, scp, sftp, rsync's ssh, autossh).
+_SSH_CODE_OPTIONS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+#: Variables whose value is a command some program runs.
+_CODE_VARIABLES = frozenset("GIT_SSH_COMMAND RSYNC_RSH GIT_EDITOR GIT_PAGER "
+                            "GIT_EXTERNAL_DIFF GIT_SEQUENCE_EDITOR".split())
+_SSH_FAMILY = frozenset("ssh scp sftp autossh sshfs rsync".split())
+
+
+def embedded_code(argv: tuple[str, ...] | list[str], prog: str) -> list[str]:
+    """Shell code a command hands to a program as an option value, which the program
+    runs (``git -c core.fsmonitor=CODE``, ``ssh -o ProxyCommand=CODE``, ``rsync -e
+    CODE``, ``GIT_SSH_COMMAND=CODE git …``): replay judges it like the command itself.
+    ``argv`` is the whole command (prefix assignments included), ``prog`` its program."""
+    out: list[str] = []
+    words = list(argv)
+    for w in words:
+        name, eq, val = w.partition("=")
+        if eq and name in _CODE_VARIABLES and val.strip():
+            out.append(val)
+    n = len(words)
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < n else ""
+        if prog == "git" and (w == "-c" or (w.startswith("-c") and len(w) > 2)):
+            kv = nxt if w == "-c" else w[2:]
+            key, eq, val = kv.partition("=")
+            if eq and _GIT_CODE_KEY.fullmatch(key.strip()):
+                out.append(val[1:] if key.lower().startswith("alias.") else val)
+        elif prog in _SSH_FAMILY and (w == "-o" or (w.startswith("-o") and len(w) > 2)):
+            opt = nxt if w == "-o" else w[2:]
+            key, _, val = _split_option(opt)
+            if key.lower() in _SSH_CODE_OPTIONS and val:
+                out.append(val)
+        elif prog == "rsync" and (w in ("-e", "--rsh") or w.startswith(("--rsh=", "-e"))):
+            val = nxt if w in ("-e", "--rsh") else w.split("=", 1)[1] if w.startswith(
+                "--rsh=") else w[2:]
+            if val.strip():
+                out.append(val)
+    return out
+
+
+def _split_option(opt: str) -> tuple[str, str, str]:
+    """``Key=Value`` or ``Key Value`` of an ssh ``-o`` option: ``(key, sep, value)``."""
+    m = re.match(r"\s*([A-Za-z]+)\s*(=|\s)\s*(.*)", opt, re.S)
+    if m is None:
+        return opt.strip(), "", ""
+    return m.group(1), m.group(2), m.group(3)

@@ -796,7 +796,13 @@ _URL_VALUES = {
 }
 _LABEL = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 #: ssh's relatives: their first operand is a host, which the host map does not route.
-_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
+_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id sftp".split())
+_SSH_VALUE_OPTIONS = {
+    "": frozenset("-o -i -p -P -F -J -l -b -c -D -E -L -R -S -W -w -B -M -s".split()),
+    "sftp": frozenset("-o -i -P -F -J -l -b -c -D -R -S -B -s".split()),  # -p preserves
+    "ssh-keyscan": frozenset("-f -p -T -t -O".split()),
+}
+"""Options of ssh's relatives that take the next word (so it is not the host)."""
 #: An IPv4 address (``10.0.0.2``, ``10.0.0.2:80``), alone or after the first ``=`` or ``@``
 #: of a word (``--addr=10.0.0.2``, ``root@10.0.0.2``; not ``pkg==1.2.3.4``): whatever
 #: program gets it is told to reach that address.
@@ -842,7 +848,14 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
         if ip6 and ip6 not in ("::", "::1") and ip6 not in found:
             found.append(ip6)  # ::1 and :: likewise
     if prog in _HOST_OPERAND or prog in _SSH_KIN:
+        skip = False
         for w in eff[1:]:
+            if skip:  # the value of an ssh option (-o KEY=VALUE, -i KEY, -p PORT...)
+                skip = False
+                continue
+            if prog in _SSH_KIN and w in _SSH_VALUE_OPTIONS.get(prog, _SSH_VALUE_OPTIONS[""]):
+                skip = True
+                continue
             if not w.startswith("-") and not w.isdigit():
                 found.append(w.rpartition("@")[2])
                 break

