@@ -268,3 +268,61 @@ def test_a_mutating_step_still_runs_in_a_project_directory(tmp_path: Path) -> No
                     workdir=str(project)).steps[0]
     assert step.action == "run", step.reason
     assert step.sandbox is not None and str(project) in step.sandbox.writable
+
+
+def test_a_socket_the_command_names_is_no_door_out(tmp_path: Path, isolated_home: Path) -> None:
+    """A tmux server types what it is sent into a shell outside the sandbox (with the
+    machine's network): naming its socket under /tmp must not bind it into a step's
+    private /tmp, even with --allow unknown (the directory around it is bound, the
+    socket masked)."""
+    import shutil
+    import subprocess
+    import time
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    sockdir = tmp_path / "tmux"
+    sockdir.mkdir()
+    sock = sockdir / "default"
+    marker = tmp_path / "escaped"
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["tmux", "-S", str(sock), "new-session", "-d", "-s", "t0", "sh"],
+                   check=True, timeout=30)
+    try:
+        calls = [(f"tmux -S {sock} send-keys -t t0 'touch {marker}' Enter", "", 0),
+                 (f"ls {sockdir}; tmux -S {sock} send-keys -t t0 'touch {marker}' Enter",
+                  "", 0)]
+        db = make_session(tmp_path, calls, directory=str(project))
+        r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "unknown",
+                "--json")
+        steps = [json.loads(x) for x in r.stdout.splitlines()]
+        assert [s["action"] for s in steps] == ["run", "run"], steps
+        time.sleep(1.0)  # the server would have run the keys by now
+        assert not marker.exists(), "a sandboxed step drove the tmux server outside"
+        assert all(s["exit_code"] != 0 for s in steps), steps
+    finally:
+        subprocess.run(["tmux", "-S", str(sock), "kill-server"], timeout=30)
+
+
+def test_service_sockets_are_hidden_from_steps_that_are_not_vetted(tmp_path: Path) -> None:
+    """D-Bus, systemd, the user's bus, PostgreSQL...: a client of theirs runs commands
+    outside the sandbox.  A step that is not read-only does not see them; a read-only
+    one (``systemctl status``) still does."""
+    import os
+    import subprocess
+
+    from kb.replay.sandbox import local_argv, local_bwrap, policy
+
+    bwrap = local_bwrap()
+    assert bwrap is not None
+    present = [d for d in ("/run/dbus", "/run/user", "/run/postgresql", "/run/screen")
+               if os.path.isdir(d) and os.listdir(d)]
+    if not present:
+        pytest.skip("no service socket directory with entries here")
+    # exit 0 when any of them still shows an entry
+    probe = ["sh", "-c", " || ".join(f'[ -n "$(ls -A {d})" ]' for d in present)]
+    for cls, allow, seen in (("unknown", {"unknown"}, False), ("read-only", set(), True)):
+        pol = policy(cls, frozenset(allow), launch=False, cwd=str(tmp_path))
+        r = subprocess.run(local_argv(bwrap, pol, str(tmp_path), probe), timeout=60)
+        assert (r.returncode == 0) == seen, (cls, present)
