@@ -189,11 +189,13 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
                 args += ["--tmpfs", sock]
             elif os.path.exists(sock):
                 args += ["--ro-bind", "/dev/null", sock]
-    binds = []
+    binds: list[str] = []
     masks: list[str] = []
     for p in (cwd, *readonly):
         if p and os.path.exists(p) and p not in binds:
             binds.append(p)
+    if cwd and cwd.startswith(("/tmp/", "/run/", "/var/run/", "/dev/shm/")):
+        masks.extend(_sockets_under(cwd) or [])  # where servers keep theirs (tmux-UID)
     for p in pol.visible:  # /tmp paths the command names: never a socket in them
         socks = _sockets_under(p) if os.path.exists(p) else None
         if socks is None or p in binds or (socks and socks[0] == p):

@@ -270,11 +270,12 @@ def test_a_mutating_step_still_runs_in_a_project_directory(tmp_path: Path) -> No
     assert step.sandbox is not None and str(project) in step.sandbox.writable
 
 
-def test_a_socket_the_command_names_is_no_door_out(tmp_path: Path, isolated_home: Path) -> None:
+@pytest.mark.parametrize("where", ["named", "workdir"])
+def test_a_socket_is_no_door_out(tmp_path: Path, isolated_home: Path, where: str) -> None:
     """A tmux server types what it is sent into a shell outside the sandbox (with the
-    machine's network): naming its socket under /tmp must not bind it into a step's
-    private /tmp, even with --allow unknown (the directory around it is bound, the
-    socket masked)."""
+    machine's network): a socket under a /tmp path the command names, or in the
+    recorded working directory, must not be reachable from a step, even with
+    --allow unknown (the directory around it is bound, the socket masked)."""
     import shutil
     import subprocess
     import time
@@ -290,14 +291,19 @@ def test_a_socket_the_command_names_is_no_door_out(tmp_path: Path, isolated_home
     subprocess.run(["tmux", "-S", str(sock), "new-session", "-d", "-s", "t0", "sh"],
                    check=True, timeout=30)
     try:
-        calls = [(f"tmux -S {sock} send-keys -t t0 'touch {marker}' Enter", "", 0),
-                 (f"ls {sockdir}; tmux -S {sock} send-keys -t t0 'touch {marker}' Enter",
-                  "", 0)]
-        db = make_session(tmp_path, calls, directory=str(project))
+        if where == "named":
+            calls = [(f"tmux -S {sock} send-keys -t t0 'touch {marker}' Enter", "", 0),
+                     (f"ls {sockdir}; tmux -S {sock} send-keys -t t0 'touch {marker}' Enter",
+                      "", 0)]
+            wd = project
+        else:
+            calls = [(f"tmux -S ./default send-keys -t t0 'touch {marker}' Enter", "", 0)]
+            wd = sockdir
+        db = make_session(tmp_path, calls, directory=str(wd))
         r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "unknown",
                 "--json")
         steps = [json.loads(x) for x in r.stdout.splitlines()]
-        assert [s["action"] for s in steps] == ["run", "run"], steps
+        assert [s["action"] for s in steps] == ["run"] * len(calls), steps
         time.sleep(1.0)  # the server would have run the keys by now
         assert not marker.exists(), "a sandboxed step drove the tmux server outside"
         assert all(s["exit_code"] != 0 for s in steps), steps
