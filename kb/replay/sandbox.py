@@ -177,6 +177,8 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
     else:
         args += ["--tmpfs", "/tmp"]
     for sock in _DAEMON_SOCKETS:
+        if os.path.realpath(sock) != sock:
+            continue  # through a symlink (/var/run -> /run): its real path is listed
         if os.path.exists(sock) and not os.path.isdir(sock):
             args += ["--ro-bind", "/dev/null", sock]
         elif os.path.isdir(sock):
@@ -240,6 +242,13 @@ def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
         run_v = f'v=; for p in {paths}; do [ -e "$p" ] && v="$v --ro-bind $p $p"; done; '
     else:
         run_v = ""
+    hidden = _DAEMON_SOCKETS + (() if pol.vetted else _CONTROL_SOCKETS)
+    socks = " ".join(shlex.quote(p) for p in hidden)
+    fixed += ' $h'
+    # (a path through a symlink, /var/run -> /run, is left to its real path's entry)
+    run_v = (f'h=; for p in {socks}; do [ "$(readlink -f "$p" 2>/dev/null || echo "$p")" '
+             f'= "$p" ] || continue; if [ -d "$p" ]; then h="$h --tmpfs $p"; '
+             f'elif [ -e "$p" ]; then h="$h --ro-bind /dev/null $p"; fi; done; ') + run_v
     cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
     caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
             else ('c="--cap-drop ALL"; ' if root else "c=; "))

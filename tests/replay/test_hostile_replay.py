@@ -332,3 +332,23 @@ def test_service_sockets_are_hidden_from_steps_that_are_not_vetted(tmp_path: Pat
         pol = policy(cls, frozenset(allow), launch=False, cwd=str(tmp_path))
         r = subprocess.run(local_argv(bwrap, pol, str(tmp_path), probe), timeout=60)
         assert (r.returncode == 0) == seen, (cls, present)
+
+
+def test_service_sockets_are_hidden_on_the_target_too(tmp_path: Path, config: Path,
+                                                      ssh_guard: Guard) -> None:
+    """The remote wrapper hides the same sockets from a step that is not read-only."""
+    import os
+
+    if not (os.path.isdir("/run/dbus") and os.listdir("/run/dbus")):
+        pytest.skip("no /run/dbus with entries here")
+    h = f"ssh root@{RECORDED_HOST}"
+    calls = [(f"{h} 'ls -A /run/dbus'", "", 0),  # read-only: vetted, sees them
+             (f"{h} \"python3 -c 'import os; print(sorted(os.listdir(\\\"/run/dbus\\\")))'\"",
+              "", 0)]
+    db = make_session(tmp_path, calls)
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--allow", "unknown",
+            "--remote-sandbox", "require", "--json")
+    steps = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [s["action"] for s in steps] == ["run", "run"], steps
+    assert steps[0]["output"].strip(), steps[0]
+    assert steps[1]["output"].strip() == "[]", steps[1]
