@@ -246,9 +246,10 @@ def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
     socks = " ".join(shlex.quote(p) for p in hidden)
     fixed += ' $h'
     # (a path through a symlink, /var/run -> /run, is left to its real path's entry)
-    run_v = (f'h=; for p in {socks}; do [ "$(readlink -f "$p" 2>/dev/null || echo "$p")" '
-             f'= "$p" ] || continue; if [ -d "$p" ]; then h="$h --tmpfs $p"; '
-             f'elif [ -e "$p" ]; then h="$h --ro-bind /dev/null $p"; fi; done; ') + run_v
+    run_v = (f'h=; for p in {socks}; do [ -e "$p" ] || continue; '
+             f'[ "$(readlink -f "$p" 2>/dev/null || echo "$p")" = "$p" ] || continue; '
+             f'if [ -d "$p" ]; then h="$h --tmpfs $p"; else h="$h --ro-bind /dev/null $p"; '
+             f'fi; done; ') + run_v
     cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
     caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
             else ('c="--cap-drop ALL"; ' if root else "c=; "))
