@@ -525,7 +525,12 @@ PROGRAMS["ag"] = Prog("search", filter=True, deny=_f("--pager"))
 PROGRAMS["ack"] = Prog("search", filter=True, deny=_f("--pager"))
 PROGRAMS["rg"] = Prog("search", filter=True, deny=_f("--pre --pre-glob"))
 PROGRAMS["ldd"] = Prog("search", "unk", "ldd can run the program it inspects")
-PROGRAMS["sdiff"] = Prog("search", writes=_f("-o --output"))
+# --diff-program runs the program it names (found with `diff3 --help`, run by redteam 13)
+PROGRAMS["sdiff"] = Prog("search", writes=_f("-o --output"), deny=_f("--diff-program"))
+PROGRAMS["diff3"] = Prog("search", deny=_f("--diff-program"))
+# zstdcat is zstd -dcf: -o still writes the file it names
+PROGRAMS["zstdcat"] = Prog("search", filter=True,
+                           writes=_f("-o --output-dir-flat --output-dir-mirror"))
 PROGRAMS["bat"] = Prog("search", filter=True, deny=_f("--pager --paging"))
 PROGRAMS["less"] = Prog("search", filter=True, flags=_f(
     "-N -S -R -r -F -X -n -i -I -M -m -E -e -f -s -~ --chop-long-lines --raw-control-chars "

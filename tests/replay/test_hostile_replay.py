@@ -151,6 +151,9 @@ NOT_READ_ONLY = [
     "dmidecode --dump-bin /etc/x",
     "ss -D /etc/x",
     "nvidia-bug-report.sh",
+    "diff3 --diff-program=/tmp/x a b c",
+    "sdiff --diff-program=/tmp/x a b",
+    "zstdcat -o /etc/x f.zst",
 ]
 
 
