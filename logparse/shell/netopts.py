@@ -205,7 +205,10 @@ def curl_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
         if only_urls or not w.startswith("-") or w == "-":
             if "{{" in w:
                 blind.append("curl fills the URL from variables ({{name}})")
-            eps.append(url_host(w) or w)
+            elif "$" in (url_host(w) or w) or "`" in w:
+                blind.append(f"curl's URL {w[:40]} is computed at run time")
+            else:
+                eps.append(url_host(w) or w)
             continue
         if w == "--":
             only_urls = True
@@ -275,7 +278,10 @@ def wget_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
             pending = None
             continue
         if only_urls or not w.startswith("-") or w == "-":
-            eps.append(url_host(w) or w)
+            if "$" in (url_host(w) or w) or "`" in w:
+                blind.append(f"wget's URL {w[:40]} is computed at run time")
+            else:
+                eps.append(url_host(w) or w)
             continue
         if w == "--":
             only_urls = True

@@ -61,6 +61,8 @@ REACHES_OUT = [
     "curl -s [2001:db8::1]:80",
     "curl -s 2001:db8::1",
     "curl 'http://{localhost,evil.example.com}/'",
+    'curl -s "$BASE/health"',
+    'wget -qO- "http://$HOST:8000/"',
     # proxy and config variables the command sets
     "http_proxy=http://evil.example.com:3128 curl http://localhost/",
     "HTTPS_PROXY=evil.example.com:3128 curl https://localhost/",
@@ -196,6 +198,7 @@ def test_harmless_checks_still_replay(cmd: str) -> None:
 #: may be taken for a host (the fixed list of before refused these).
 LOOPBACK_REQUESTS = [
     "curl -s http://localhost:8000/health",
+    'curl -s "http://localhost:8000/$path"',
     "curl -s http://[::1]:8000/health",
     "curl -sf -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:30000/v1/models",
     "curl --noproxy localhost.example -s http://localhost:8000/",
