@@ -156,6 +156,8 @@ NOT_READ_ONLY = [
     "diff3 --diff-program=/tmp/x a b c",
     "sdiff --diff-program=/tmp/x a b",
     "zstdcat -o /etc/x f.zst",
+    "ip -b /tmp/cmds",
+    "ip -batch - <<< 'link set lo down'",
 ]
 
 
@@ -181,6 +183,7 @@ STILL_READ_ONLY = [
     ".venv/bin/python -c 'import torch; print(torch.cuda.get_device_name(0))'",
     "/root/ml-env/bin/python3 -c 'import deep_ep'",
     "/usr/bin/nvidia-smi --query-gpu=name --format=csv",
+    "ip -br addr",
     f"ssh root@{RECORDED_HOST} 'grep -rn 2001:db8::1 /etc/hosts'",
 ]
 
