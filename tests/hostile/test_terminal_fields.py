@@ -145,3 +145,15 @@ def test_new_fields_never_drive_an_80_column_terminal(fields_db: Path, tmp_path:
     shown = "\\u001b]8;;" if json_mode else "\\x1b]8;;"
     for name in ("claude-opus-4-5", "mcp__srv", "/w/src/file"):
         assert name + shown in text, (name, shown)
+
+
+def test_new_fields_never_drive_the_tui(fields_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sessions list, the timeline at every message and the graph screen."""
+    import asyncio
+
+    from tests.hostile.test_tui import _walk
+
+    monkeypatch.setenv("TZ", "UTC")
+    bad, shown = asyncio.run(_walk(fields_db))
+    assert not bad, bad[:10]
+    assert any("timeline" in w for w in shown), shown
