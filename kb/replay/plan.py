@@ -39,6 +39,7 @@ from kb.replay.sandbox import Policy, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse import models
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
+from logparse.shell.netopts import embedded_code, endpoint_host
 
 if TYPE_CHECKING:
     from kb.redact import Redactor
@@ -304,6 +305,12 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
                         f"(runs only with --allow {safety.cls})")
     try:
         _refuse_endpoints(safety.endpoints, text)
+        _refuse_embedded(info)
+        if safety.cls == "mutating":
+            _refuse_wide_workdir(step, info)
+        if safety.blind:
+            raise _Refuse(f"refused: {safety.blind[0]}, so where it connects cannot be "
+                          "checked against the host map")
         _route(step, info, plan, known)
     except _Refuse as r:
         blockers.append(str(r))
@@ -321,18 +328,70 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/([^/\s'\"]+)")
 
 
+def _refuse_embedded(info: ShellInfo, depth: int = 0) -> None:
+    """Judge the code a command hands to a program that runs it (``git -c
+    core.fsmonitor=…``, ``ssh -o ProxyCommand=…``, ``rsync -e …``) like the command:
+    an endpoint outside the host map or a destination nobody can tell refuses the step."""
+    for cmd in info.commands + info.local_commands:
+        eff = cmd.effective_argv
+        if not eff:
+            continue
+        for code in embedded_code(cmd.argv, os.path.basename(eff[0])):
+            if depth >= 3:
+                raise _Refuse("refused: code passed to a program is nested too deeply")
+            inner = parse_command(code)
+            found = classify_safety(inner)
+            try:
+                _refuse_endpoints(found.endpoints, code)
+            except _Refuse as r:
+                raise _Refuse(f"{r} (in code {os.path.basename(eff[0])} runs: "
+                              f"{code[:60]})") from None
+            if found.blind:
+                raise _Refuse(f"refused: code {os.path.basename(eff[0])} runs "
+                              f"({code[:60]}) {found.blind[0]}")
+            _refuse_embedded(inner, depth + 1)
+
+
 def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:
     """Refuse a step that names a network endpoint outside ssh (the host map only maps ssh)."""
     eps = list(endpoints)
     eps += [m.group(1) for m in _DEV_NET.finditer(text)]  # also where the parse failed
     for ep in eps:
-        host = ep.strip("[]") if ep.startswith("[") else ep.rsplit(":", 1)[0] if (
-            ep.count(":") == 1) else ep
-        host = host.strip("[]")
+        host = endpoint_host(ep)
         if host and (host == "localhost" or is_loopback(host) or host == "0.0.0.0"):
             continue
         raise _Refuse(f"refused: it reaches {ep} directly, not through ssh and the host map "
                       "(replay maps only ssh destinations)")
+
+
+#: Directories a mutating step never gets read-write, whatever its recorded working
+#: directory: the whole system, and what is below them is the machine's, not a project's.
+_SYSTEM_DIRS = frozenset("/ /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /media "
+                         "/mnt /opt /proc /root /run /sbin /srv /sys /usr /var /tmp "
+                         "/usr/local /usr/bin /usr/lib /usr/share /var/lib /var/log".split())
+
+
+def _wide_workdir(wd: str) -> bool:
+    """Whether ``wd`` is too wide to open for writing: a system directory, the home
+    directory or one of its ancestors (``~/.bashrc``, ``~/.ssh`` and ``~/.curlrc`` would
+    be writable, and outlive the replay)."""
+    real = os.path.realpath(wd)
+    if real in _SYSTEM_DIRS:
+        return True
+    home = os.path.realpath(os.path.expanduser("~"))
+    return real == home or home.startswith(real.rstrip("/") + "/")
+
+
+def _refuse_wide_workdir(step: Step, info: ShellInfo) -> None:
+    """A mutating step runs with its working directory writable: refuse it when that
+    directory is the machine's rather than a project's (a transcript chooses its
+    ``cwd``; ``/`` or ``~`` would turn --allow mutating into the whole system)."""
+    if info.hops:
+        return  # runs on a target (or in the home a local mapping chose)
+    wd = step.workdir
+    if wd and os.path.isdir(wd) and _wide_workdir(wd):
+        raise _Refuse(f"refused: its working directory {wd} is a system or home directory; "
+                      "--allow mutating opens only a project directory for writing")
 
 
 def _protect(step: Step, info: ShellInfo, plan: Plan) -> None:

@@ -49,6 +49,20 @@ REMOTE_MODES = ("auto", "require", "off")
 #: connect to a Unix socket, and these accept commands that change the machine).
 _DAEMON_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd",
                    "/run/podman", "/run/crio", "/var/run/crio")
+#: Sockets of services that run what a client asks outside any sandbox, with the
+#: machine's network: systemd and D-Bus (``systemd-run``, ``busctl call … StartUnit``),
+#: the user's own bus and systemd (``/run/user``), screen sessions (``screen -X stuff``),
+#: PostgreSQL (``COPY … TO PROGRAM``), MySQL, snapd, libvirt, LXD.  Hidden from every
+#: step that is not read-only (read-only programs are vetted: ``systemctl status``
+#: keeps working); hidden from all, they would break those checks.
+_CONTROL_SOCKETS = ("/run/dbus", "/var/run/dbus", "/run/systemd/private",
+                    "/run/systemd/userdb", "/run/user", "/run/screen", "/var/run/screen",
+                    "/run/postgresql", "/var/run/postgresql", "/run/mysqld",
+                    "/var/run/mysqld", "/run/snapd.socket", "/run/snapd-snap.socket",
+                    "/run/libvirt", "/var/run/libvirt", "/var/snap/lxd/common/lxd",
+                    "/run/lxd", "/run/k3s", "/run/buildkit")
+_MAX_SCAN = 2000
+"""Entries looked at under a /tmp path before binding it (sockets in it are masked)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,8 @@ class Policy:
     """No pid namespace: the step's processes outlive it (launches)."""
     visible: tuple[str, ...] = ()
     """Existing paths under /tmp the command names: bound read-only into the private /tmp."""
+    vetted: bool = False
+    """A read-only step: its programs are vetted, so service sockets stay visible."""
 
     def describe(self) -> str:
         bits = ["read-only root", "private /tmp" if "/tmp" not in self.writable
@@ -97,7 +113,37 @@ def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
         writable = tuple(p for p in (cwd, "/tmp") if p)
     host_net = "host-network" in allowed and (launch or cls == "unknown")
     return Policy(writable=writable, network=host_net or (remote and nested_ssh),
-                  detached=launch, visible=tmp_paths(text))
+                  detached=launch, visible=tmp_paths(text), vetted=cls == "read-only")
+
+
+def _sockets_under(path: str) -> list[str] | None:
+    """Unix sockets at or under ``path`` (a bounded walk), None when there are too many
+    entries to tell.  A socket a step may connect to is a door out of the sandbox (a
+    tmux server types what it is sent into a shell outside)."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return []
+    if stat.S_ISSOCK(st.st_mode):
+        return [path]
+    if not stat.S_ISDIR(st.st_mode):
+        return []
+    found: list[str] = []
+    seen = 0
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            seen += 1
+            if seen > _MAX_SCAN:
+                return None
+            full = os.path.join(root, name)
+            try:
+                if stat.S_ISSOCK(os.lstat(full).st_mode):
+                    found.append(full)
+            except OSError:
+                continue
+    return found
 
 
 @functools.lru_cache(maxsize=1)
@@ -131,16 +177,37 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
     else:
         args += ["--tmpfs", "/tmp"]
     for sock in _DAEMON_SOCKETS:
+        if os.path.realpath(sock) != sock:
+            continue  # through a symlink (/var/run -> /run): its real path is listed
         if os.path.exists(sock) and not os.path.isdir(sock):
             args += ["--ro-bind", "/dev/null", sock]
         elif os.path.isdir(sock):
             args += ["--tmpfs", sock]
-    binds = []
-    for p in (cwd, *readonly, *pol.visible):
+    if not pol.vetted:
+        for sock in _CONTROL_SOCKETS:
+            if os.path.realpath(sock) != sock:
+                continue  # through a symlink (/var/run -> /run): its real path is listed
+            if os.path.isdir(sock):
+                args += ["--tmpfs", sock]
+            elif os.path.exists(sock):
+                args += ["--ro-bind", "/dev/null", sock]
+    binds: list[str] = []
+    masks: list[str] = []
+    for p in (cwd, *readonly):
         if p and os.path.exists(p) and p not in binds:
             binds.append(p)
+    if cwd and cwd.startswith(("/tmp/", "/run/", "/var/run/", "/dev/shm/")):
+        masks.extend(_sockets_under(cwd) or [])  # where servers keep theirs (tmux-UID)
+    for p in pol.visible:  # /tmp paths the command names: never a socket in them
+        socks = _sockets_under(p) if os.path.exists(p) else None
+        if socks is None or p in binds or (socks and socks[0] == p):
+            continue
+        binds.append(p)
+        masks.extend(socks)
     for p in binds:
         args += ["--bind" if p in pol.writable else "--ro-bind", p, p]
+    for sock in masks:
+        args += ["--ro-bind", "/dev/null", sock]
     for p in pol.writable:
         if p not in binds and p != "/tmp" and os.path.exists(p):
             args += ["--bind", p, p]
@@ -175,6 +242,14 @@ def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
         run_v = f'v=; for p in {paths}; do [ -e "$p" ] && v="$v --ro-bind $p $p"; done; '
     else:
         run_v = ""
+    hidden = _DAEMON_SOCKETS + (() if pol.vetted else _CONTROL_SOCKETS)
+    socks = " ".join(shlex.quote(p) for p in hidden)
+    fixed += ' $h'
+    # (a path through a symlink, /var/run -> /run, is left to its real path's entry)
+    run_v = (f'h=; for p in {socks}; do [ -e "$p" ] || continue; '
+             f'[ "$(readlink -f "$p" 2>/dev/null || echo "$p")" = "$p" ] || continue; '
+             f'if [ -d "$p" ]; then h="$h --tmpfs $p"; else h="$h --ro-bind /dev/null $p"; '
+             f'fi; done; ') + run_v
     cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
     caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
             else ('c="--cap-drop ALL"; ' if root else "c=; "))

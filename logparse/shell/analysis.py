@@ -19,7 +19,7 @@ from logparse.shell.argv import _basename
 from logparse.shell.category import _category
 from logparse.shell.model import Redirect, ShellInfo, SimpleCommand, SshCall
 from logparse.shell.ssh import _parse_ssh_argv
-from logparse.shell.walk import _MAX_HOPS, _Analysis, _Walker
+from logparse.shell.walk import _MAX_HOPS, _Analysis, _Walker, hidden_code
 from logparse.shell.words import _REDIRECTS, _Ctx, _join_words, _parse_tree, _Pieces, _Src
 from logparse.shell.wrappers import _strip_wrappers
 
@@ -163,6 +163,7 @@ def _analyse_unsafe(text: str) -> ShellInfo:
         if root.has_error:
             an.error = True
         local_ctx = _Ctx(level_src)
+        hidden_code(root, local_ctx, an)
         found = _find_wrapper(root, local_ctx, an)
         if found is None:
             break

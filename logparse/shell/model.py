@@ -234,9 +234,13 @@ class Safety:
     class, most severe first (for ``read-only`` a single summary sentence).
     ``endpoints`` are the network endpoints the command names outside ssh
     (``HOST:PORT`` of ``/dev/tcp``, URL hosts, ``nc HOST``, ``git ls-remote URL``);
-    replay refuses a step whose endpoint is not loopback.
+    replay refuses a step whose endpoint is not loopback.  ``blind`` says why the
+    hosts it reaches cannot be read from the text at all (a curl ``-K`` config file,
+    a wget ``-i`` URL list, a proxy variable computed at run time); replay refuses
+    such a step whatever ``--allow`` says.
     """
 
     cls: str
     reasons: tuple[str, ...]
     endpoints: tuple[str, ...] = ()
+    blind: tuple[str, ...] = ()

@@ -35,7 +35,11 @@ LOOKUP_VARIABLES = frozenset(
     "GIT_EXEC_PATH GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_SSH GIT_SSH_COMMAND "
     "GIT_EXTERNAL_DIFF GIT_PAGER GIT_EDITOR GIT_ASKPASS GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT "
     "GIT_PROXY_COMMAND SSH_ASKPASS SUDO_ASKPASS TAR_OPTIONS RSYNC_RSH SYSTEMD_PAGER BROWSER "
-    "PS1 PS2 PS3 HISTFILE TMPDIR".split())
+    "PS1 PS2 PS3 HISTFILE TMPDIR MANOPT OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES "
+    "JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS LUA_INIT LUA_PATH LUA_CPATH HOSTALIASES "
+    "TERMINFO TERMINFO_DIRS CURL_HOME WGETRC SYSTEM_WGETRC R_PROFILE R_PROFILE_USER "
+    "R_ENVIRON R_ENVIRON_USER PHPRC PHP_INI_SCAN_DIR TCLLIBPATH ZDOTDIR GEM_HOME GEM_PATH "
+    "BUNDLE_GEMFILE LESSKEYIN".split())
 """Variables whose value changes which program or code runs (assigning one makes a
 command ``unknown``)."""
 
@@ -521,7 +525,12 @@ PROGRAMS["ag"] = Prog("search", filter=True, deny=_f("--pager"))
 PROGRAMS["ack"] = Prog("search", filter=True, deny=_f("--pager"))
 PROGRAMS["rg"] = Prog("search", filter=True, deny=_f("--pre --pre-glob"))
 PROGRAMS["ldd"] = Prog("search", "unk", "ldd can run the program it inspects")
-PROGRAMS["sdiff"] = Prog("search", writes=_f("-o --output"))
+# --diff-program runs the program it names (found with `diff3 --help`, run by redteam 13)
+PROGRAMS["sdiff"] = Prog("search", writes=_f("-o --output"), deny=_f("--diff-program"))
+PROGRAMS["diff3"] = Prog("search", deny=_f("--diff-program"))
+# zstdcat is zstd -dcf: -o still writes the file it names
+PROGRAMS["zstdcat"] = Prog("search", filter=True,
+                           writes=_f("-o --output-dir-flat --output-dir-mirror"))
 PROGRAMS["bat"] = Prog("search", filter=True, deny=_f("--pager --paging"))
 PROGRAMS["less"] = Prog("search", filter=True, flags=_f(
     "-N -S -R -r -F -X -n -i -I -M -m -E -e -f -s -~ --chop-long-lines --raw-control-chars "
@@ -537,7 +546,13 @@ PROGRAMS["jq"] = Prog("search", filter=True)
 PROGRAMS["zgrep"] = Prog("search", filter=True)
 PROGRAMS["printenv"] = Prog("search")
 PROGRAMS["readelf"] = Prog("search")
-PROGRAMS["objdump"] = Prog("search")
+# --plugin loads a shared library into the process (code of the file's choosing)
+PROGRAMS["objdump"] = Prog("search", deny=_f("--plugin"))
+PROGRAMS["nm"] = Prog("search", deny=_f("--plugin"))
+PROGRAMS["dmidecode"] = Prog("search", writes=_f("--dump-bin"))
+PROGRAMS["ss"] = Prog("search", writes=_f("-D --diag"))
+PROGRAMS["nvidia-bug-report.sh"] = Prog("search", "mut", "nvidia-bug-report.sh writes "
+                                        "nvidia-bug-report.log.gz in the current directory")
 PROGRAMS["bc"] = Prog(None, "unk", "bc reads and runs a program")
 PROGRAMS["dc"] = Prog(None, "unk", "dc can run shell commands (!)")
 

@@ -35,6 +35,9 @@ _PY_PURE_METHODS = _names(
     "release architecture getenv dumps isdigit isalpha zfill ljust rjust center title "
     "as_tuple is_built get_arch_list cuda_version nccl_version"
 )
+#: Pure method names that a module's own function of the same name is not
+#: (``httpx.get(url)``, ``niquests.get(url)`` send a request).
+_PY_MODULE_VERBS = _names("get")
 _PY_DANGEROUS_ROOTS = _names(
     "os shutil subprocess pathlib socket signal ctypes builtins io tempfile pickle "
     "marshal multiprocessing threading asyncio posix glob sqlite3 urllib requests http "
@@ -113,6 +116,9 @@ class _PyCheck:
                 ok = True
             elif dotted == "json.load":
                 ok = len(node.args) == 1 and ast.unparse(node.args[0]) == "sys.stdin"
+            elif (f.attr in _PY_MODULE_VERBS and isinstance(f.value, ast.Name)
+                  and self.bound.get(f.value.id, "").startswith(("module:", "from:"))):
+                ok = False  # httpx.get(URL): a module's get is a request, not dict.get
             else:
                 ok = (f.attr in _PY_PURE_METHODS and root not in _PY_DANGEROUS_ROOTS
                       and self.expr_ok(f.value))

@@ -19,6 +19,17 @@ import re
 
 from logparse.shell.argv import _basename, _is_assignment
 from logparse.shell.model import SAFETY_CLASSES, Safety, ShellInfo, SimpleCommand
+from logparse.shell.netopts import (
+    CONFIG_VARIABLES,
+    RC_FILE,
+    curl_endpoints,
+    ipv6_of,
+    is_proxy_variable,
+    join_endpoint,
+    proxy_endpoint,
+    url_host,
+    wget_endpoints,
+)
 from logparse.shell.programs import (
     _BUILD_PROGRAMS,
     _CONTAINERS,
@@ -601,8 +612,10 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
                     if v:
                         return [v]
                     to_stdout = True
-            elif a.startswith("-O") and len(a) > 2:
-                tgt = a[2:]
+            elif a.startswith("-") and not a.startswith("--") and "O" in a[1:] and (
+                    a.index("O") < len(a) - 1 or k + 1 < len(args)):
+                # -O FILE, -OFILE and clusters: -qO-, -qO FILE
+                tgt = a[a.index("O") + 1:] or args[k + 1]
                 if tgt == "-" or _write_verdict(tgt, "") is None:
                     to_stdout = True
                 else:
@@ -688,6 +701,30 @@ def _assigned_names(cmd: SimpleCommand, idx: int, eff: tuple[str, ...]) -> list[
     return names
 
 
+#: Where a program named by path is a file anyone (a transcript's earlier step, a
+#: checked-out repository) may have put there, not the installed program.
+_PLANTED_DIRS = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/")
+
+
+def _planted_program(name: str, prog: str) -> str | None:
+    """Why ``name`` (a command word with a ``/``) may not be the program ``prog`` is.
+
+    ``./ls``, ``bin/grep``, ``~/x/cat`` or ``/tmp/x/cat`` run whatever file sits
+    there, whatever its name says; the table of programs vouches only for the
+    installed ones.  A Python interpreter in a ``bin/`` directory (a virtualenv's)
+    is the exception: replaying an import check needs it, and importing the code of
+    the working tree is accepted already (the sandbox is the wall behind it).
+    """
+    if "/" not in name:
+        return None
+    planted = not name.startswith("/") or name.startswith(_PLANTED_DIRS)
+    if not planted:
+        return None
+    if _is_python(prog) and name.rsplit("/", 2)[-2:-1] == ["bin"]:
+        return None
+    return f"{name[:60]} runs a file of the working tree or /tmp, not the installed {prog}"
+
+
 def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
     """All severity findings for one simple command (redirections included)."""
     idx, wrappers, writes = _strip_wrappers(cmd.argv)
@@ -705,12 +742,16 @@ def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
         if v:
             found.append(v)
     for name in _assigned_names(cmd, idx, eff):
-        if name in LOOKUP_VARIABLES or name.startswith(("GIT_", "LD_", "PYTHON")):
+        if name in LOOKUP_VARIABLES or name.startswith(("GIT_", "LD_", "PYTHON", "LUA_INIT_",
+                                                         "BASH_FUNC_")):
             found.append((_UNK, f"sets {name}, which changes which program or code runs"))
     if not eff:
         found.append((_RO, "only sets variables"))
         return found
     prog = _basename(eff[0])
+    planted = _planted_program(eff[0], prog)
+    if planted:
+        found.append((_UNK, planted))
     found.extend(_program_safety(cmd, prog, eff))
     if "coproc" in wrappers:
         found.append((_LAUNCH, f"coproc runs {prog} in the background"))
@@ -726,7 +767,9 @@ def _command_safety(cmd: SimpleCommand) -> list[tuple[int, str]]:
 
 
 _URL = re.compile(r"(?i)\b(https?|ftps?|wss?|git|ssh|rsync|sftp|tcp|udp|telnet|redis|"
-                  r"postgres(?:ql)?|mysql|mongodb(?:\+srv)?|grpc|amqp|nats|ldap)://"
+                  r"postgres(?:ql)?|mysql|mongodb(?:\+srv)?|grpc|amqp|nats|ldaps?|"
+                  r"socks[45][ah]?|scp|smb|tftp|dict|gopher|imaps?|pop3s?|smtps?|mqtts?|"
+                  r"rtsp|rtmp|hxxp)://"
                   r"(?:[^@/\s'\"]*@)?(\[[^\]]+\]|[^/:\s'\"?#]+)(?::(\d+))?")
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+|\[[0-9a-fA-F:]+\]):(?!//)")
 _HOST_OPERAND = frozenset(
@@ -753,7 +796,13 @@ _URL_VALUES = {
 }
 _LABEL = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 #: ssh's relatives: their first operand is a host, which the host map does not route.
-_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id".split())
+_SSH_KIN = frozenset("autossh mosh ssh-keyscan ssh-copy-id sftp".split())
+_SSH_VALUE_OPTIONS = {
+    "": frozenset("-o -i -p -P -F -J -l -b -c -D -E -L -R -S -W -w -B -M -s".split()),
+    "sftp": frozenset("-o -i -P -F -J -l -b -c -D -R -S -B -s".split()),  # -p preserves
+    "ssh-keyscan": frozenset("-f -p -T -t -O".split()),
+}
+"""Options of ssh's relatives that take the next word (so it is not the host)."""
 #: An IPv4 address (``10.0.0.2``, ``10.0.0.2:80``), alone or after the first ``=`` or ``@``
 #: of a word (``--addr=10.0.0.2``, ``root@10.0.0.2``; not ``pkg==1.2.3.4``): whatever
 #: program gets it is told to reach that address.
@@ -784,8 +833,7 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
         return found  # ssh goes through the host map; text tools only print their words
     for w in eff[1:]:
         for m in _URL.finditer(w):
-            host = m.group(2).strip("[]")
-            found.append(host + (f":{m.group(3)}" if m.group(3) else ""))
+            found.append(join_endpoint(m.group(2).strip("[]"), m.group(3)))
     if prog in _SCP_PROGRAMS:
         for w in eff[1:]:
             m = _SCP_LIKE.match(w)
@@ -795,31 +843,118 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
         ip = _ip_of(w)
         if ip and not ip.startswith("127.") and ip != "0.0.0.0":
             found.append(ip)  # a loopback address or 0.0.0.0 binds, reaches nothing
+            continue
+        ip6 = ipv6_of(w)
+        if ip6 and ip6 not in ("::", "::1") and ip6 not in found:
+            found.append(ip6)  # ::1 and :: likewise
     if prog in _HOST_OPERAND or prog in _SSH_KIN:
+        skip = False
         for w in eff[1:]:
+            if skip:  # the value of an ssh option (-o KEY=VALUE, -i KEY, -p PORT...)
+                skip = False
+                continue
+            if prog in _SSH_KIN and w in _SSH_VALUE_OPTIONS.get(prog, _SSH_VALUE_OPTIONS[""]):
+                skip = True
+                continue
             if not w.startswith("-") and not w.isdigit():
                 found.append(w.rpartition("@")[2])
                 break
-    if prog in ("curl", "wget", "http", "https", "httpie", "aria2c"):
+    if prog == "curl":
+        found.extend(curl_endpoints(eff[1:])[0])
+    elif prog == "wget":
+        found.extend(wget_endpoints(eff[1:])[0])
+    elif prog in ("http", "https", "httpie", "aria2c"):
         value = False
         for w in eff[1:]:
             if value:  # the value of an option (a header, a file, a method)
                 value = False
                 continue
             if w.startswith("-") or "://" in w:
-                value = prog in _URL_VALUES and w in _URL_VALUES[prog]
                 continue
-            host = w.split("/", 1)[0].rpartition("@")[2]
-            host = host.strip("[]") if host.startswith("[") else host.split(":", 1)[0]
-            if host and "." in host or host == "localhost" or (
-                    prog in _URL_VALUES and _LABEL.fullmatch(host)):
-                found.append(host)  # curl gpu-box: a name /etc/hosts or ssh knows
+            host = url_host(w)
+            if host and "." in host or host == "localhost":
+                found.append(host)
     if prog == "socat":
         for w in eff[1:]:
-            parts = w.split(":")
-            if len(parts) >= 3 and parts[0].upper().startswith(("TCP", "UDP", "OPENSSL")):
-                found.append(f"{parts[1]}:{parts[2].split(',')[0]}")
+            kind, colon, rest = w.partition(":")
+            if colon and kind.upper().startswith(("TCP", "UDP", "OPENSSL", "SCTP", "DCCP",
+                                                   "SOCKS", "PROXY", "UDP-DATAGRAM")):
+                m = _SOCAT_ADDR.match(rest)
+                if m and m.group(1):
+                    host = m.group(1).strip("[]")
+                    found.append(join_endpoint(host, m.group(2)))
     return found
+
+
+_SOCAT_ADDR = re.compile(r"(\[[^\]]*\]|[^:,]*)(?::([^:,]*))?")
+
+
+def _assignments(cmd: SimpleCommand) -> list[tuple[str, str]]:
+    """``(name, value)`` of every variable a command sets (prefix words, ``export``,
+    ``env``, ``declare``…)."""
+    idx = _strip_wrappers(cmd.argv)[0]
+    words = list(cmd.argv[:idx])
+    eff = cmd.argv[idx:]
+    if eff and _basename(eff[0]) in ("export", "declare", "typeset", "local", "readonly", "env"):
+        words.extend(eff[1:])
+    out = []
+    for w in words:
+        if _is_assignment(w):
+            name, _, val = w.partition("=")
+            out.append((name.rstrip("+"), val))
+    return out
+
+
+def _command_blind(cmd: SimpleCommand) -> list[str]:
+    """Why the hosts a command reaches cannot be read from its text (empty: they can)."""
+    eff = cmd.effective_argv
+    out: list[str] = []
+    if not eff:
+        return out
+    prog = _basename(eff[0])
+    if prog == "curl":
+        out.extend(curl_endpoints(eff[1:])[1])
+    elif prog == "wget":
+        out.extend(wget_endpoints(eff[1:])[1])
+    elif not _command_endpoints(cmd) and not any(
+            a.startswith(("/", "./", "../", "~", "file:")) for a in eff[2:]):
+        # a remote the machine's configuration names (origin, the package index): the
+        # text shows no host the host map could check (with an explicit URL it does)
+        for _sev, why in _program_safety(cmd, prog, eff):
+            if why.endswith(_IMPLICIT_REMOTE):
+                out.append(f"{why} configured on this machine (no host in the text)")
+    return out
+
+
+_IMPLICIT_REMOTE = ("contacts a remote repository", "contacts the package index",
+                    "contacts the package registry")
+
+
+def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
+    """Endpoints (and blind reasons) of the proxy and config variables the text sets."""
+    eps: list[str] = []
+    blind: list[str] = []
+    clients = any(_basename(c.effective_argv[0]) in ("curl", "wget")
+                  for c in cmds if c.effective_argv)
+    for cmd in cmds:
+        for name, val in _assignments(cmd):
+            if is_proxy_variable(name):
+                if "$" in val or "`" in val:
+                    blind.append(f"sets {name} to a value computed at run time")
+                    continue
+                ep = proxy_endpoint(val)
+                if ep:
+                    eps.append(ep)
+            elif clients and name in CONFIG_VARIABLES:
+                blind.append(f"sets {name}, so curl or wget reads a config file "
+                             "(a proxy, URLs) the text does not show")
+        if clients:
+            for t in [r.target for r in cmd.redirects if r.writes] + list(cmd.argv[1:]):
+                if RC_FILE.search(t):
+                    blind.append(f"writes {t[-40:]}, which curl or wget reads its "
+                                 "options from")
+                    break
+    return eps, blind
 
 
 def classify_safety(info: ShellInfo) -> Safety:
@@ -835,13 +970,21 @@ def classify_safety(info: ShellInfo) -> Safety:
     """
     findings: list[tuple[int, str]] = []
     endpoints: list[str] = []
-    for cmd in info.commands + info.local_commands:
+    blind: list[str] = []
+    cmds = list(info.commands + info.local_commands)
+    proxies, blind = _proxy_findings(cmds)
+    for cmd in cmds:
         findings.extend(_command_safety(cmd))
-        for ep in _command_endpoints(cmd):
+        for ep in _command_endpoints(cmd) + proxies:
             if ep not in endpoints:
                 endpoints.append(ep)
+        for why in _command_blind(cmd):
+            if why not in blind:
+                blind.append(why)
     for ep in endpoints:
         findings.append((_UNK, f"reaches {ep} over the network"))
+    for why in blind:
+        findings.append((_UNK, why))
     for note in info.opaque:
         findings.append((_UNK, note))
     if info.parse_error and not info.opaque:
@@ -862,4 +1005,4 @@ def classify_safety(info: ShellInfo) -> Safety:
         for s, why in findings:
             if s == sev and why not in reasons:
                 reasons.append(why)
-    return Safety(SAFETY_CLASSES[worst], tuple(reasons), eps)
+    return Safety(SAFETY_CLASSES[worst], tuple(reasons), eps, tuple(blind))

@@ -543,6 +543,9 @@ VERDICT_RULES: tuple[VerdictRule, ...] = (
        prefixes="-s --set -r --reset --lock --unlock"),
     _v("nvidia-smi", "mut", "nvidia-smi --compute-mode changes the GPU's compute mode",
        "nvidia-smi -i 0 --compute-mode=EXCLUSIVE_PROCESS", prefixes="--compute-mode -c="),
+    _v("ip", "unk", "ip -batch runs the ip commands a file (or stdin) lists, which the plan "
+       "cannot read (link set, route add, netns exec)", "ip -batch /tmp/routes.txt",
+       options="-b -ba -bat -batc -batch --batch -force --force"),
     # never end
     _v("ip", "launch", "ip monitor watches for changes until stopped", "ip monitor all",
        subs="monitor monito monit moni mon mo"),

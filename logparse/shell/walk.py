@@ -13,6 +13,8 @@ nothing about categories or safety.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from logparse.shell.argv import _basename, _is_assignment, _skip_options
@@ -48,6 +50,10 @@ _RISKY = frozenset({"expansion", "arithmetic_expansion", "compound_statement",
                     "test_command", "subscript", "c_style_for_statement"})
 _ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _LITERAL_INDEX = frozenset({"number", "word"})
+#: An unescaped backquote or ``$(`` in a leaf's text: code tree-sitter left unparsed.
+_HIDDEN_CODE = re.compile(r"(?<!\\)(?:\\\\)*(?:`|\$\()")
+#: Leaves whose text bash never expands (outside double quotes).
+_LITERAL_LEAVES = frozenset({"raw_string", "ansi_c_string", "comment"})
 # Limits that keep pathological input cheap.
 _MAX_HOPS = 8
 _MAX_DEPTH = 120  # tree depth handled by the recursive walker
@@ -58,6 +64,41 @@ _MAX_CODE_NESTING = 12  # code strings inside code strings
 # ---------------------------------------------------------------------------
 # The walker
 # ---------------------------------------------------------------------------
+
+
+def hidden_code(root: Node, ctx: _Ctx, an: _Analysis) -> None:
+    """Note backquotes and ``$(`` that tree-sitter left inside a leaf.
+
+    tree-sitter-bash parses ``$(…)`` and backquotes in most places, but not in the
+    word of a parameter expansion (``${x:-`cmd`}``, ``${x#$(cmd)}``) nor in the body
+    of an unquoted heredoc (``cat <<EOF`` then a backquoted line); bash runs them
+    all.  Any leaf bash expands that still holds substitution syntax makes the
+    command opaque (``unknown``).  Single-quoted and ``$'…'`` text is literal unless
+    it sits inside double quotes (``"${x:-'$(cmd)'}"`` runs ``cmd``).  One pass over
+    the tree, no recursion.
+    """
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, in_dq = stack.pop()
+        t = node.type
+        if t == "heredoc_redirect":
+            starts = [ch for ch in node.children if ch.type == "heredoc_start"]
+            if starts and any(q in ctx.node_text(starts[0]) for q in "'\"\\"):
+                # a quoted delimiter: the body is literal; only the other redirects count
+                stack.extend((ch, in_dq) for ch in node.children
+                             if ch.type not in ("heredoc_body", "heredoc_content"))
+                continue
+        children = node.children
+        if children:
+            dq = in_dq or t == "string"
+            stack.extend((ch, dq) for ch in children)
+            continue
+        if not node.is_named or (t in _LITERAL_LEAVES and not (in_dq and t != "comment")):
+            continue  # a token of the syntax itself (`$(`, a backquote), or literal text
+        if _HIDDEN_CODE.search(ctx.node_text(node)):
+            an.note("a command substitution hides where the parser cannot see it "
+                    "(in ${…} or an unquoted heredoc)")
+            return
 
 
 class _Analysis:
@@ -597,6 +638,7 @@ class _Walker:
         sub = _Ctx(_Src(code), ctx, pieces)
         tree = _parse_tree(sub.src.data)
         root = tree.root_node
+        hidden_code(root, sub, an)
         if root.has_error:
             an.error = True
             an.note(f"the code passed to {via} does not parse cleanly")
