@@ -547,9 +547,11 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         if a:  # "aborted by user after 33.4s": how long the run went before the user stopped it
             meta["reported"] = [{"value": float(a.group(1)), "unit": "s",
                                  "label": "run time before the user aborted it"}]
-    elif failed or (body is None and (low.startswith(("apply_patch verification failed",
-                                                      "execution error", "failed to parse",
-                                                      "unsupported call", "error:")))):
+    elif failed or (body is None and exit_code is None and (low.startswith((
+            "apply_patch verification failed", "execution error", "failed to parse",
+            "unsupported call", "error:")))):
+        # (with an exit code the text is what the command printed, as after ``Output:``:
+        # a ``cargo`` run's own "error: …" is a command that failed, not a tool that did)
         state.update(status="error", error=text)
     else:
         state["output"] = text

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 52
+DERIVE_VERSION = 56
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -175,4 +175,7 @@ read, only the HTTP status; a test run an agent marked failed, its tally), never
 size of a write that did not happen nor a listing's count of an error's lines; a
 failing command's exit code is one reading though its output states it too; a file
 Gemini CLI's ``read_file`` cut gives its length from the note at its head.
-52: 46 and 47 together."""
+52: 46 and 47 together.
+56 (fit13): an older Codex ``shell`` call answered ``{"output", "metadata": {"exit_code"}}``
+whose command printed "error: …" first is a command that exited with that code, as the
+same run told by ``exec_command`` is, not a tool that failed."""

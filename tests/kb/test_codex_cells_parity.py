@@ -95,6 +95,51 @@ def to_cells(lines: list[str]) -> list[str]:
     return [json.dumps(x) for x in out]
 
 
+def to_shell(lines: list[str], json_output: bool) -> list[str]:
+    """The ``exec_command`` calls of ``lines`` as older builds wrote them: a ``shell``
+    call with an argv (``["bash", "-lc", CMD]``; ``with_escalated_permissions`` where
+    the call asked for ``sandbox_permissions``), answered once the command ended (no
+    ``exec_command_end`` event, no poll) by ``{"output", "metadata": {"exit_code"}}``
+    (``json_output``) or by ``Exit code: N`` / ``Wall time`` / ``Output:`` text."""
+    recs = [json.loads(ln) for ln in lines if ln.strip()]
+    ends = {r["payload"]["call_id"]: r["payload"] for r in recs
+            if r["type"] == "event_msg" and r["payload"].get("type") == "exec_command_end"}
+    shells: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for r in recs:
+        p = r.get("payload") or {}
+        cid = p.get("call_id")
+        if r["type"] == "response_item" and p.get("type") == "function_call" and \
+                p.get("name") == "exec_command":
+            a = json.loads(p["arguments"])
+            args: dict[str, Any] = {"command": ["bash", "-lc", a["cmd"]],
+                                    "workdir": a.get("workdir"), "timeout_ms": 120000}
+            if a.get("sandbox_permissions") == "require_escalated":
+                args.update(with_escalated_permissions=True,
+                            justification=a.get("justification", ""))
+            shells.add(cid)
+            out.append({**r, "payload": {"type": "function_call", "name": "shell",
+                                         "arguments": json.dumps(args), "call_id": cid}})
+            continue
+        if cid in shells and r["type"] == "event_msg":
+            continue  # older builds kept no exec_command_end
+        if cid in shells and p.get("type") == "function_call_output":
+            text = p["output"]
+            end = ends.get(cid)
+            m = _EXIT.search(text)
+            code = end.get("exit_code") if end is not None else (
+                int(m.group(1)) if m else None)
+            body = end.get("aggregated_output", "") if end is not None else _body(text)
+            if code is not None and (end is None or end.get("status") != "declined"):
+                text = json.dumps({"output": body, "metadata": {
+                    "exit_code": code, "duration_seconds": 0.4}}) if json_output else \
+                    f"Exit code: {code}\nWall time: 0.4 seconds\nOutput:\n{body}"
+            out.append({**r, "payload": {**p, "output": text}})
+            continue
+        out.append(r)
+    return [json.dumps(x) for x in out]
+
+
 def _dead_ends(tmp: Path, name: str, lines: list[str]) -> list[tuple[Any, ...]]:
     src = tmp / f"{name}.jsonl"
     src.write_text("\n".join(lines) + "\n")
@@ -105,6 +150,14 @@ def _dead_ends(tmp: Path, name: str, lines: list[str]) -> list[tuple[Any, ...]]:
     return sorted((d.get("via"), d.get("status"), d.get("name"), d.get("cause"),
                    tuple(sorted((e["ordinal"], e["role"]) for e in d.get("evidence") or [])))
                   for d in got)
+
+
+def _runs(tmp: Path, name: str) -> list[tuple[Any, ...]]:
+    """The shell runs that exited with a code: ordinal, status, exit code."""
+    with KbStore(tmp / f"{name}.duckdb") as store:
+        return store.conn.execute(
+            "SELECT ordinal, status, exit_code FROM calls WHERE tool = 'bash' "
+            "AND exit_code IS NOT NULL AND exit_code >= 0 ORDER BY ordinal").fetchall()
 
 
 def _story(name: str, drop: tuple[str, ...] = ()) -> list[str]:
@@ -135,3 +188,21 @@ def test_cells_get_the_dead_ends_of_plain_calls(story: tuple[str, str, tuple[str
     want = _dead_ends(tmp_path, "plain", plain)
     assert want, "the plain story holds dead ends"
     assert _dead_ends(tmp_path, "cells", cells) == want
+
+
+@pytest.mark.parametrize("json_output", [True, False], ids=["metadata-json", "exit-code-text"])
+@pytest.mark.parametrize("story", STORIES, ids=[s[0] for s in STORIES])
+def test_older_shell_calls_get_the_dead_ends_of_exec_command(
+        story: tuple[str, str, tuple[str, ...]], json_output: bool, tmp_path: Path) -> None:
+    """The same stories as the ``shell`` calls of older builds: their exit code is in the
+    call's output, not in an event."""
+    _, fixture, drop = story
+    plain = _story(fixture, drop)
+    older = to_shell(plain, json_output)
+    assert not any('"exec_command_end"' in ln for ln in older if '"shell"' in ln)
+    assert sum('"name": "shell"' in ln for ln in older) >= 2
+    want = _dead_ends(tmp_path, "plain", plain)
+    assert _dead_ends(tmp_path, "older", older) == want
+    # a run that printed "error: …" and exited 101 is a command that failed, whichever
+    # way its exit code came (not a tool that failed in one shape only)
+    assert _runs(tmp_path, "older") == _runs(tmp_path, "plain")
