@@ -178,4 +178,9 @@ Gemini CLI's ``read_file`` cut gives its length from the note at its head.
 52: 46 and 47 together.
 56 (fit13): an older Codex ``shell`` call answered ``{"output", "metadata": {"exit_code"}}``
 whose command printed "error: …" first is a command that exited with that code, as the
-same run told by ``exec_command`` is, not a tool that failed."""
+same run told by ``exec_command`` is, not a tool that failed.  A Codex user message that
+holds ``## My request for Codex:`` (the IDE extension's, Codex Desktop's) says the words
+below it; the context above (open tabs, the active selection, files mentioned) is a
+synthetic part, shown, never read as the user's.  A request that names what to build by
+what it lacks ("add the missing tests", "nothing else for now") reports no failure
+(:data:`logparse.iteration.NAMING_CUES`)."""
