@@ -108,14 +108,7 @@ _EXIT = re.compile(r"^Exit code (-?\d+)")
 _ABORT = ("The user doesn't want to proceed", "[Request interrupted by user",
           "The user doesn't want to take this action")
 _SYNTHETIC = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
-              "Caveat: The messages below were generated", "<task-notification>",
-              "<ide_opened_file>", "<ide_selection>")
-"""How a text block Claude Code (or its IDE extension) wrote into a user message opens:
-shown, never read as the user's words.  The IDE's blocks name the file open and the lines
-selected (``<ide_opened_file>The user opened the file … .env in the IDE. This may or may
-not be related to the current task.</ide_opened_file>``, labelled
-will-it-rain__claude.jsonl:216): a selection of code that says ``throw new Error`` is no
-report of the user's."""
+              "Caveat: The messages below were generated", "<task-notification>")
 
 
 def is_claude_record(obj: Any) -> bool:

@@ -183,5 +183,4 @@ holds ``## My request for Codex:`` (the IDE extension's, Codex Desktop's) says t
 below it; the context above (open tabs, the active selection, files mentioned) is a
 synthetic part, shown, never read as the user's.  A request that names what to build by
 what it lacks ("add the missing tests", "nothing else for now") reports no failure
-(:data:`logparse.iteration.NAMING_CUES`).  Claude Code's ``<ide_opened_file>`` and
-``<ide_selection>`` blocks are synthetic parts too."""
+(:data:`logparse.iteration.NAMING_CUES`)."""

@@ -81,7 +81,7 @@ from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
-from logparse.request import INTERRUPT_MARK, request_text
+from logparse.request import INTERRUPT_MARK, request_text, without_ide
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
 from logparse.structural import (
@@ -265,7 +265,9 @@ it quotes after an escaped newline and the code location PHP names (``TIDY``).
 67: 62 and 65 together.
 71 (fit13): a look (a program of :data:`kb.graph.episodes.PROBES`: ``find``,
 ``Get-ChildItem``, ``ls``, ``which``, ...) that failed once and was not run again found
-nothing, or ran into its timeout: no approach given up (``abandoned-check``)."""
+nothing, or ran into its timeout: no approach given up (``abandoned-check``).  Claude
+Code's IDE blocks in a user message (``<ide_opened_file>``, ``<ide_selection>``) are read
+as no report (:func:`logparse.request.without_ide`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1085,10 +1087,12 @@ class Extractor:
                 self.last_request = (row.session_id, row.ordinal, asked)
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
+        # (the IDE's blocks beside the user's words report nothing: logparse.request)
+        words = without_ide(row.text)
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text) or correction_phrase(row.text)
-                              or still_broken_phrase(row.text),
-                              _quoted_error(row.text)))
+                              refutation_phrase(words) or correction_phrase(words)
+                              or still_broken_phrase(words),
+                              _quoted_error(words)))
 
     def _interrupted(self, row: ProseRow) -> None:
         """The user stopped the turn right after a tool answered (Claude Code's
