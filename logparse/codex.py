@@ -134,6 +134,10 @@ _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exe
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
 _INJECTED = CONTEXT_OPENERS
+REQUEST_MARK = "## My request for Codex:"
+"""Where the user's words start in a message the Codex IDE extension and Codex Desktop
+wrote: below their context (``# Context from my IDE setup:`` with the open tabs, the
+active file and its selection; ``# Files mentioned by the user:``)."""
 """How the context Codex writes into a user message opens: never what the user typed."""
 
 REJECTED = re.compile(
@@ -551,9 +555,11 @@ def parse_output(tool: str, output: Any) -> dict[str, Any]:
         if a:  # "aborted by user after 33.4s": how long the run went before the user stopped it
             meta["reported"] = [{"value": float(a.group(1)), "unit": "s",
                                  "label": "run time before the user aborted it"}]
-    elif failed or (body is None and (low.startswith(("apply_patch verification failed",
-                                                      "execution error", "failed to parse",
-                                                      "unsupported call", "error:")))):
+    elif failed or (body is None and exit_code is None and (low.startswith((
+            "apply_patch verification failed", "execution error", "failed to parse",
+            "unsupported call", "error:")))):
+        # (with an exit code the text is what the command printed, as after ``Output:``:
+        # a ``cargo`` run's own "error: …" is a command that failed, not a tool that did)
         state.update(status="error", error=text)
     else:
         state["output"] = text
@@ -1275,6 +1281,16 @@ class _Rollout:
                                     "time": {"start": ts}}
             if role == "user" and text.lstrip().startswith(_INJECTED):
                 part["synthetic"] = True
+            at = text.find(REQUEST_MARK) if role == "user" else -1
+            ask = text[at + len(REQUEST_MARK):].strip() if at >= 0 else ""
+            if ask and not part.get("synthetic"):
+                # the IDE's context (open tabs, the selection, files mentioned) above the
+                # user's words: shown, never read as what the user said
+                part["text"] = ask
+                if text[:at].strip():
+                    d.parts.append(part)
+                    part = {"type": "text", "id": f"L{n}.c", "text": text[:at].rstrip(),
+                            "synthetic": True, "time": {"start": ts}}
             d.parts.append(part)
             for c in p.get("content") or []:
                 if isinstance(c, dict) and c.get("type") == "input_image":

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 54
+DERIVE_VERSION = 58
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -183,4 +183,13 @@ were lost, and ``Exit Code: 0`` read as a reading), Claude Code's ``Exit code N`
 pi's ``Command exited with code N``; a request that failed at the provider (the message
 error) measures the HTTP status it failed with, from the reader's field (opencode's
 ``statusCode``, Claude Code's last retry's ``error.status``) or the status its error text
-states (``[API Error: got status: 429 …]``), as its retries do."""
+states (``[API Error: got status: 429 …]``), as its retries do.
+56 (fit13): an older Codex ``shell`` call answered ``{"output", "metadata": {"exit_code"}}``
+whose command printed "error: …" first is a command that exited with that code, as the
+same run told by ``exec_command`` is, not a tool that failed.  A Codex user message that
+holds ``## My request for Codex:`` (the IDE extension's, Codex Desktop's) says the words
+below it; the context above (open tabs, the active selection, files mentioned) is a
+synthetic part, shown, never read as the user's.  A request that names what to build by
+what it lacks ("add the missing tests", "nothing else for now") reports no failure
+(:data:`logparse.iteration.NAMING_CUES`).
+58: 54 and 56 together."""

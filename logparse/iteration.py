@@ -39,12 +39,35 @@ use X" corrects the approach the agent took."""
 
 
 def instruction_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` gives a negative instruction (start and end of each), for the
-    report rules to skip."""
+    """Where ``text`` gives a negative instruction, or names what to build by what it
+    lacks (start and end of each), for the report rules to skip."""
     out: list[tuple[int, int]] = []
-    for cue in INSTRUCTION_CUES:
+    for cue in INSTRUCTION_CUES + NAMING_CUES:
         out += [(m.start(), m.end()) for m in cue.pattern.finditer(text)]
     return sorted(out)
+
+NAMING_CUES: tuple[Cue, ...] = (
+    Cue("en-build-the-missing", re.compile(
+        r"(?:^|(?<=[.!?;:\n,]))[^\S\n]*(?:(?:but|and|so|please|pls|just|then|also|now|ok"
+        r"|okay|can\s+you|could\s+you)\s+)*"
+        r"(?:add|create|implement|write|build|make|generate|include|fill(?:\s+in)?|populate"
+        r"|handle|cover|support|document|list|detect|flag|log|skip|ignore|remove|delete|drop"
+        r"|clean\s+up|prune|strip)\s+(?:[\w'-]+\s+){0,6}?"
+        r"(?:the|a|an|any|all|every|each|those|these|its|their)\s+"
+        r"(?:missing|empty|blank|dead|broken|wrong|incorrect)\s+[a-z][\w-]*", re.I),
+        "now add the missing tests for the parser, and remove the dead code in utils.ts",
+        "(no real line yet) a request that names what to build by what it lacks"),
+    Cue("en-nothing-else", re.compile(
+        r"\bnothing\s+(?:else|more|fancy|special|extra)\b", re.I),
+        "3. some kind of simlpe animation so it's to make it mezmerizing\nnothing else for now",
+        "pool random__session.jsonl:3 (user)"),
+)
+"""Words the report rules read as a failure ("missing", "empty", "dead", "nothing") used
+to say what to build: as the attribute of what an imperative asks for ("add the missing
+tests", "handle the empty state", "remove the dead code"), or to close a request
+("nothing else for now").  A report says them of a result ("the page is blank", "toas is
+showing nothing"), which stays one; "fix"/"check" are not among the verbs (the user may
+name what the agent broke)."""
 
 
 # ----------------------------------------------------------------- approvals

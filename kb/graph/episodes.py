@@ -268,6 +268,14 @@ def _check_key(tool: str, command: str) -> str:
     return " ".join(out)[:80]
 
 
+PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
+stat pgrep pidof get-command test-path select-string where.exe get-childitem gci dir
+findstr""".split())
+"""Programs whose non-zero exit is an answer (no match, no such file), not a failure; and
+whose one failure, never run again, is a look that found nothing (or ran into its
+timeout), not an approach given up (:func:`check_episodes`)."""
+
+
 # -------------------------------------------------------------------- episodes
 CHAIN_GAP = 40
 """Ordinals without a run of a check after which its next run starts a new episode."""
@@ -440,6 +448,7 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
         elif len(fails) == 1 and not passed_at_end and signature and \
+                chain[0].key.split(" ", 1)[0] not in PROBES and \
                 not _retyped(checks, fails[0]) and (
                 (said_so and (not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))

@@ -24,6 +24,7 @@ from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
     LOST_TASK,
+    PROBES,
     Found,
     Probe,
     Said,
@@ -80,7 +81,7 @@ from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
-from logparse.request import INTERRUPT_MARK, request_text
+from logparse.request import INTERRUPT_MARK, request_text, without_ide
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
 from logparse.structural import (
@@ -96,7 +97,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 67
+EXTRACTOR_VERSION = 71
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -261,7 +262,12 @@ takes the run's message line as its cause's label (PowerShell's error record: th
 behind the gutter), the key unchanged; a call Claude Code cancelled because the call
 beside it failed takes that call's error as its cause; an error's label drops the script
 it quotes after an escaped newline and the code location PHP names (``TIDY``).
-67: 62 and 65 together."""
+67: 62 and 65 together.
+71 (fit13): a look (a program of :data:`kb.graph.episodes.PROBES`: ``find``,
+``Get-ChildItem``, ``ls``, ``which``, ...) that failed once and was not run again found
+nothing, or ran into its timeout: no approach given up (``abandoned-check``).  Claude
+Code's IDE blocks in a user message (``<ide_opened_file>``, ``<ide_selection>``) are read
+as no report (:func:`logparse.request.without_ide`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -377,10 +383,7 @@ _LOOKUP_TOOL = re.compile(r"search|find|lookup|list|query", re.I)
 """A tool that looks something up (an MCP ``*_search``, ``websearch``)."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
-_PROBES = frozenset("""grep egrep rg ag ack test [ diff cmp which where command type find ls
-stat pgrep pidof get-command test-path select-string where.exe get-childitem gci dir
-findstr""".split())
-"""Programs whose non-zero exit is an answer (no match, no such file), not a failure."""
+_PROBES = PROBES
 
 
 # ------------------------------------------------------------------------ rows
@@ -1084,10 +1087,12 @@ class Extractor:
                 self.last_request = (row.session_id, row.ordinal, asked)
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
+        # (the IDE's blocks beside the user's words report nothing: logparse.request)
+        words = without_ide(row.text)
         self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
-                              refutation_phrase(row.text) or correction_phrase(row.text)
-                              or still_broken_phrase(row.text),
-                              _quoted_error(row.text)))
+                              refutation_phrase(words) or correction_phrase(words)
+                              or still_broken_phrase(words),
+                              _quoted_error(words)))
 
     def _interrupted(self, row: ProseRow) -> None:
         """The user stopped the turn right after a tool answered (Claude Code's

@@ -422,3 +422,25 @@ def test_an_aborted_reply_is_a_turn_the_user_stopped() -> None:
                             "aborted"),
                        Said("s", 213, "record", "<turn_aborted>", "stopped")]
     assert len(stopped_episodes(steps, both)) == 1
+
+
+def test_a_look_that_found_nothing_once_is_no_abandoned_check() -> None:
+    """uicomponents__session-wordpress.json (opencode, shared) #334-#337: a search for
+    php.exe that ran into its timeout, then the agent turns away from another program
+    that hangs.  A look (``Get-ChildItem``, ``ls``, ``find``) that failed once found
+    nothing: no approach was given up; the same failure of a program that does the work
+    is one."""
+    from kb.graph.episodes import check_episodes
+    look = _run(334, 'Get-ChildItem -Path "C:\\laragon" -Filter "php.exe" -Recurse '
+                '-ErrorAction SilentlyContinue | Select-Object -First 3', True,
+                key="get-childitem", sig="Timed out")
+    verdict = Said("s", 337, "assistant", "The `studio` command hangs too. Let me try a "
+                   "different approach - use the WordPress REST API directly.", "dead-end")
+    assert check_episodes([look], [verdict]) == []
+    missing = _run(5, "ls ~/.config/solana/id.json", True, key="ls",
+                   sig="No such file or directory")
+    assert check_episodes([missing], []) == []
+    run = look._replace(key="studio wp", command='studio wp eval "echo 1"')
+    assert [f.how for f in check_episodes([run], [verdict])] == ["abandoned-check"]
+    script = missing._replace(key="./deploy.sh", command="./deploy.sh")
+    assert [f.how for f in check_episodes([script], [])] == ["abandoned-check"]

@@ -8,6 +8,7 @@ import pytest
 from logparse.iteration import (
     APPROVAL_CUES,
     INSTRUCTION_CUES,
+    NAMING_CUES,
     instruction_spans,
     opening_approval,
 )
@@ -18,6 +19,33 @@ from logparse.prose import refutation_phrase
 def test_every_instruction_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
     assert cue.source and cue.pattern.search(cue.example), cue.name
     assert instruction_spans(cue.example)
+
+
+@pytest.mark.parametrize("cue", NAMING_CUES, ids=[c.name for c in NAMING_CUES])
+def test_every_naming_cue_reports_nothing_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
+    assert cue.source and cue.pattern.search(cue.example), cue.name
+    assert instruction_spans(cue.example) and refutation_phrase(cue.example) is None
+
+
+@pytest.mark.parametrize("text,phrase", [
+    ("the page is blank", "blank"),                     # said of a result: a report
+    ("I get a blank page after the deploy", "blank"),   # not a request to build one
+    ("fix the broken layout you changed", "broken"),    # "fix" may name the agent's breakage
+    ("toas is showing nothing", "nothing"),  # labelled k1.lib-bootstrap__session-export.json
+    ("add the missing tests. the page is blank", "blank"),
+])
+def test_failure_words_said_of_a_result_stay_reports(text: str, phrase: str) -> None:
+    assert refutation_phrase(text) == phrase
+
+
+@pytest.mark.parametrize("text", [
+    "now add the missing tests for the parser",
+    "ok, also handle the empty state on the dashboard",
+    "remove the dead code in utils.ts",
+    "write the readme, nothing fancy",
+])
+def test_a_request_naming_what_it_lacks_reports_nothing(text: str) -> None:
+    assert refutation_phrase(text) is None
 
 
 @pytest.mark.parametrize("cue", APPROVAL_CUES, ids=[c.name for c in APPROVAL_CUES])
