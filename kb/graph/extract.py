@@ -96,7 +96,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 67
+EXTRACTOR_VERSION = 70
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -261,7 +261,10 @@ takes the run's message line as its cause's label (PowerShell's error record: th
 behind the gutter), the key unchanged; a call Claude Code cancelled because the call
 beside it failed takes that call's error as its cause; an error's label drops the script
 it quotes after an escaped newline and the code location PHP names (``TIDY``).
-67: 62 and 65 together."""
+67: 62 and 65 together.
+70 (recall13): a clean run the reply reads as failed by "none of them worked", "way too
+short", "that seems wrong" (and their Spanish, Portuguese, Chinese rows) is a failure of
+its check."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
