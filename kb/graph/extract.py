@@ -265,7 +265,8 @@ it quotes after an escaped newline and the code location PHP names (``TIDY``).
 67: 62 and 65 together.
 70 (recall13): a clean run the reply reads as failed by "none of them worked", "way too
 short", "that seems wrong" (and their Spanish, Portuguese, Chinese rows) is a failure of
-its check."""
+its check, and so is the last run up to two messages back when only reads came between;
+one such failure the agent turns away from gives its check up."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
