@@ -85,15 +85,18 @@ def delegated_episodes(steps: list[Step]) -> list[Found]:
             return
         first, last = run[0], run[-1]
         told = told or first.command
-        cause = next((s.signature or s.failure for s in reversed(run)
-                      if s.signature or s.failure), "the sub-agent failed")
+        # a result that came back clean but that the agent's next reply read as failed
+        # (kb.graph.extract's judgement) has that reading as its cause
+        cause = next((s.signature or s.failure or s.judged for s in reversed(run)
+                      if s.signature or s.failure or s.judged), "the sub-agent failed")
         out.append(Found(
             session_id=first.session_id,
             name=f"delegating «{short(told, 70)}» to a sub-agent" if told
             else "a task delegated to a sub-agent",
             first=first.ordinal, ended=last.ordinal + 1, how="subagent-failed",
             cause_text=cause, signature=last.signature,
-            evidence=[(s.ordinal, "tested", s.signature or s.failure or None) for s in run]
+            evidence=[(s.ordinal, "tested", s.signature or s.failure or s.judged or None)
+                      for s in run]
             + [(last.ordinal + 1, "ended", None)]))
         run.clear()
 

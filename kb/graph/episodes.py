@@ -447,16 +447,17 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         signature = max(sigs, key=sigs.count) if sigs else None
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
-        elif len(fails) == 1 and not passed_at_end and signature and \
+        elif len(fails) == 1 and not passed_at_end and (signature or fails[0].judged) and \
                 chain[0].key.split(" ", 1)[0] not in PROBES and \
                 not _retyped(checks, fails[0]) and (
-                (said_so and (not signature.startswith(_UNANSWERED)
+                (said_so and (not signature or not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
-                or (len(chain) == 1 and (_MISSING_TOOL.search(signature)
+                or (signature and len(chain) == 1 and (_MISSING_TOOL.search(signature)
                                          or (fails[0].offline and _NETWORK_SIG.search(signature))
                                          or signature == TIMED_OUT_ON_PROMPT
                                          or (ask and not signature.startswith(_UNANSWERED))))):
-            # one failure, never run again: the agent said it turns away, or the check
+            # one failure, never run again: the agent said it turns away (a clean run the
+            # agent's own reply read as failed, then turned away from, too), or the check
             # could not start at all (its program is not there, or it sat at a prompt
             # no one could answer) and was left for another, or the agent stopped to ask
             # the user what it should have done instead.

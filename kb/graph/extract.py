@@ -23,6 +23,7 @@ from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
 from kb.graph.episodes import (
+    JUDGE_BACK,
     LOST_TASK,
     PROBES,
     Found,
@@ -97,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 71
+EXTRACTOR_VERSION = 73
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -267,7 +268,12 @@ it quotes after an escaped newline and the code location PHP names (``TIDY``).
 ``Get-ChildItem``, ``ls``, ``which``, ...) that failed once and was not run again found
 nothing, or ran into its timeout: no approach given up (``abandoned-check``).  Claude
 Code's IDE blocks in a user message (``<ide_opened_file>``, ``<ide_selection>``) are read
-as no report (:func:`logparse.request.without_ide`)."""
+as no report (:func:`logparse.request.without_ide`).
+70 (recall13): a clean run the reply reads as failed by "none of them worked", "way too
+short", "that seems wrong" (and their Spanish, Portuguese, Chinese rows) is a failure of
+its check, and so is the last run up to two messages back when only reads came between;
+one such failure the agent turns away from gives its check up.
+73: 70 and 71 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -335,6 +341,9 @@ JUDGED_FAILED = (
 mangled").  RE2 syntax (no lookaround): the store's SQL selects with it the prose that
 may match; :func:`_judged_failed` then drops what reports success."""
 _JUDGED_FAILED = re.compile(JUDGED_FAILED, re.I)
+_SEES_ISSUE = re.compile(r"\bI see (?:the|what'?s) (?:issue|problem)\b", re.I)
+"""The reading of :data:`JUDGED_FAILED` that names no run: what the agent sees may be in
+what it read since."""
 _FINE_AFTER = re.compile(r"(?<!\s)\s+(?:any|anything|no|a single|anywhere)\b"
                          r"|(?<!\s)\s+(?:errors?|problems?|warnings?|issues?)\b", re.I)
 """After "didn't find": nothing wrong was found ("ESLint didn't find any problems")."""
@@ -1041,20 +1050,38 @@ class Extractor:
 
     def _judge(self, row: ProseRow) -> None:
         """A reply whose first sentences read the run it answers as not having worked
-        makes that run a failure of its check (it exited cleanly, it did not work)."""
+        makes that run a failure of its check (it exited cleanly, it did not work).  The
+        run may be a message or two further back when only reads and searches came
+        between (the agent looked at what the run left, then judged it: uicomponents-
+        wordpress #66-#69, "No output suggests the pipe isn't working correctly."); a
+        finding that only says it sees an issue is then about what was read, not about
+        the run."""
+        just_before = False
         for i in range(len(self.steps) - 1, max(-1, len(self.steps) - 8), -1):
             s = self.steps[i]
-            if s.session_id != row.session_id or s.ordinal < row.ordinal - 1:
+            if s.session_id != row.session_id:
                 return
-            if s.ordinal == row.ordinal - 1 and s.check:
+            if s.ordinal < row.ordinal - 1:
+                if just_before or row.ordinal - s.ordinal > 1 + JUDGE_BACK or not s.check \
+                        or s.failed:
+                    return
+                far = True
+            elif s.ordinal == row.ordinal - 1:
+                just_before = True
+                if not s.check:
+                    continue
                 if s.failed:
                     return
-                head = re.split(r"(?<=[.!?])\s+", row.text.strip(), maxsplit=2)[:2]
-                for sentence in head:
-                    if _judged_failed(sentence[:300]) and not _RESTATES.search(sentence):
-                        self.steps[i] = s._replace(failed=True, judged=short(sentence, 240))
-                        return
-                return
+                far = False
+            else:
+                continue
+            head = re.split(r"(?<=[.!?])\s+", row.text.strip(), maxsplit=2)[:2]
+            for sentence in head:
+                if _judged_failed(sentence[:300]) and not _RESTATES.search(sentence) \
+                        and not (far and _SEES_ISSUE.search(sentence)):
+                    self.steps[i] = s._replace(failed=True, judged=short(sentence, 240))
+                    return
+            return
 
     def _latest_failure(self, ordinal: int, window: int = 12) -> list[Approach]:
         """The active approach whose experiment failed most recently before ``ordinal``.

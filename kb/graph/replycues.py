@@ -138,29 +138,45 @@ CANNOT_NOT_AFTER = re.compile(
 
 # ----------------------------------------------------------------- a run read as failed
 JUDGED_CUES: tuple[Cue, ...] = (
+    Cue("en-none-worked", re.compile(
+        r"\bnone of (?:the |my |these |those |them\b)?(?:\w+ ){0,2}?(?:worked|succeeded"
+        r"|matched|helped|did anything)\b|\bneither (?:\w+ ){0,3}?(?:worked|succeeded)\b"
+        r"|\bno luck\b", _F),
+        "None of the common passwords worked.",
+        "uicomponents__session-wordpress.json (opencode, shared) #235 (assistant, after the "
+        "loop of login attempts exited 0)"),
+    Cue("en-way-too-small", re.compile(
+        r"\b(?:way|much|far) too (?:small|short)\b|\b(?:that|this|it) (?:seems|looks)"
+        r" (?:wrong|off|broken)\b", _F),
+        "The content length is only 356 chars - that's way too short.",
+        "uicomponents__session-wordpress.json (opencode, shared) #81 (assistant, after "
+        "`studio wp post get` exited 0; #86 'That seems wrong.', #388 'way too small')"),
     Cue("es-no-funciono", re.compile(
         r"\bno\s+(?:funcion|cambi|se\s+(?:aplic|actualiz|guard))(?:[oó]|aron)(?:\W|$)"
         r"|\bsigue\s+(?:igual|vac[ií][oa]|mostrando|fallando)"
         r"|\bse\s+(?:rompi[oó]|corrompi[oó]|perdi[oó]|borr[oó])(?:\W|$)"
-        r"|\bel\s+mismo\s+(?:error|resultado)\b", _F),
+        r"|\bel\s+mismo\s+(?:error|resultado)\b"
+        r"|\bningun[oa]\s+(?:de\s+(?:\S+\s+){1,2})?funcion[oó]"
+        r"(?:\W|$)|\bdemasiado\s+(?:peque[nñ]o|cort[oa])", _F),
         "Los reemplazos no funcionaron: el archivo sigue igual.",
         "(no real line yet) Spanish: 'the replacements did not work: the file is the same'"),
     Cue("pt-nao-funcionou", re.compile(
         r"\bn[aã]o\s+(?:funcionou|mudou|(?:foi\s+)?(?:aplicad[oa]|salv[oa])|atualizou)(?:\W|$)"
         r"|\bcontinua\s+(?:igual|vazi[oa]|mostrando|falhando)"
         r"|\bfoi\s+(?:corrompid[oa]|perdid[oa]|sobrescrit[oa]|apagad[oa])(?:\W|$)"
-        r"|\bo\s+mesmo\s+(?:erro|resultado)\b", _F),
+        r"|\bo\s+mesmo\s+(?:erro|resultado)\b"
+        r"|\bnenhu(?:m|ma)\s+(?:d[aoe]s?\s+\S+\s+)?funcionou(?:\W|$)|\bpequen[oa]\s+demais", _F),
         "A substituição não funcionou: o conteúdo continua vazio.",
         "(no real line yet) Portuguese: 'the replacement did not work: still empty'"),
     Cue("zh-not-effective", re.compile(
         r"没有?生效|不起作用|没有?效果|还是(?:一样|空的|显示|报错|失败)|被(?:破坏|覆盖|损坏|清空)了?"
-        r"|丢失了|同样的(?:错误|结果)"),
+        r"|丢失了|同样的(?:错误|结果)|都(?:不行|没用|失败了?)|太(?:小|短)了"),
         "替换没有生效，内容还是空的。",
         "(no real line yet) Chinese: 'the replacement did not take effect, still empty'"),
 )
-"""The reply after a run that reads it as not having done what it should, in the
-languages besides English (English: ``kb.graph.extract.JUDGED_FAILED``, whose words the
-other rules of the reply share)."""
+"""The reply after a run that reads it as not having done what it should: the English
+readings no other reply rule shares (the rest: ``kb.graph.extract.JUDGED_FAILED``, whose
+words the other rules of the reply share), and the other languages."""
 
 # ----------------------------------------------------------------- a run that damaged the work
 DESTROYED_CUES: tuple[Cue, ...] = (

@@ -34,6 +34,18 @@ def test_a_failed_sub_agent_not_redone_is_a_dead_end_with_its_error() -> None:
             if x.first == 2] == ["subagent-failed"]
 
 
+def test_a_result_the_agent_reads_as_failed_is_a_failed_delegation_with_that_cause() -> None:
+    """A sub-agent that answered cleanly, then the agent's reply reads its result as not
+    having worked (kb.graph.extract's judgement, as of any run): the delegation failed,
+    and the agent's reading is its cause, not a bare "the sub-agent failed"."""
+    said = "The sub-agent's fix didn't work: the build still fails the same way."
+    steps = [_task(2, "Fix the build", False)._replace(failed=True, judged=said),
+             Step("s", 3, "bash npm", False, True, False, None, command="npm ls", tool="bash")]
+    (f,) = delegated_episodes(steps)
+    assert f.how == "subagent-failed" and f.cause_text == said
+    assert (2, "tested", said) in f.evidence
+
+
 def test_a_sub_agent_redone_at_once_is_a_slip() -> None:
     steps = [_task(4, "Code review", True, "Agent type 'code-reviewer' not found."),
              _task(5, "Code review", False)]

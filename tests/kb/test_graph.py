@@ -480,6 +480,52 @@ def test_a_run_the_reply_reads_as_not_working_is_a_failure() -> None:
     assert not [a for a in extract(S, [S], calls, fine).approaches if a.status == "dead_end"]
 
 
+def test_one_run_the_reply_reads_as_failed_then_turns_from_is_given_up() -> None:
+    """uicomponents__session-wordpress.json (opencode, shared) #234-#236: a loop of logins
+    exits 0, the reply reads it ("None of the common passwords worked.") and turns to
+    another way: that check was given up, though it never printed an error.  Read as
+    failed without the agent turning away, or read as fine, it is no dead end."""
+    calls = [local(234, "# Try common passwords\nforeach($pwd in $passwords) { curl -s "
+                        "http://localhost:8882/wp-login.php }"),
+             local(236, "Get-ChildItem $env:LOCALAPPDATA\\studio -Recurse")]
+    turned = [prose(235, "None of the common passwords worked. Let me try a different "
+                         "approach.", "dead-end")]
+    dead = [a for a in extract(S, [S], calls, turned).approaches if a.status == "dead_end"]
+    assert [a.name for a in dead] == ["`# try` until it works"], [a.name for a in dead]
+    assert "None of the common passwords worked" in (dead[0].cause_text or "")
+    fine = [prose(235, "All of the common passwords were refused as expected. Let me "
+                       "try a different approach.", "dead-end")]
+    assert not [a for a in extract(S, [S], calls, fine).approaches if a.status == "dead_end"]
+
+
+def test_a_run_read_as_failed_after_the_agent_looked_at_what_it_left() -> None:
+    """uicomponents__session-wordpress.json (opencode, shared) #66-#69: the update ran
+    clean, the agent read what it left, then judged it ("No output suggests the pipe
+    isn't working correctly."): the run failed though a read came between.  Not two
+    messages further back, not past another run, and not for a reply that only says
+    it sees an issue (that is about what it read)."""
+    from kb.graph.extract import Extractor
+
+    def judged(calls: list[CallRow], text: str) -> list[int]:
+        ex = Extractor(S)
+        ex.run(calls, [prose(69, text, "plan")])
+        return [s.ordinal for s in ex.steps if s.judged]
+
+    run = local(66, "studio wp post update 5 --post_content=- < page.html")
+    read = CallRow(S, 67, 1, "grep", "search", "post_content page.html", None, None,
+                   "completed", None)
+    verdict = "No output suggests the pipe isn't working correctly. Let me look."
+    assert judged([run, read], verdict) == [66]
+    assert judged([run._replace(ordinal=67), read._replace(ordinal=68)], verdict) == [67]
+    assert judged([run._replace(ordinal=65), read], verdict) == []
+    # another run since: the verdict is that run's
+    assert judged([run, read, local(68, "studio wp post get 5")], verdict) == [68]
+    assert judged([run, local(67, "studio wp post get 5"), read._replace(ordinal=68)],
+                  verdict) == [67]
+    assert judged([run, read], "I see the issue: the template never reads it.") == []
+    assert judged([run._replace(ordinal=68)], "I see the issue: the pipe is empty.") == [68]
+
+
 def test_a_change_followed_by_the_same_failure_is_a_dead_end_a_slip_is_not() -> None:
     sig = ("error[E0308]: mismatched types",)
     calls = [local(10, "cargo build", sigs=sig, exit_code=101), edit(11, "src/lib.rs"),

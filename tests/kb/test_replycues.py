@@ -164,3 +164,22 @@ def test_judged_and_damaged_in_the_other_languages() -> None:
                   judged="O conteúdo foi corrompido: a regex removeu demais.")]
     [found] = damage_episodes(steps)
     assert found.how == "damage" and found.first == 10
+
+
+def test_none_of_them_worked_and_way_too_short_read_the_run_as_failed() -> None:
+    # uicomponents__session-wordpress.json (opencode, shared): a loop of logins exited 0
+    # (#234), the reply (#235) reads it; a read back of the post (#80, #85, #387)
+    for text in ("None of the common passwords worked.",
+                 "The content length is only 356 chars - that's way too short.",
+                 "That seems wrong.", "Only 391 bytes length, which is way too small.",
+                 "Ninguna de las contraseñas funcionó.", "Nenhuma das senhas funcionou.",
+                 "这些密码都不行。"):
+        assert _judged_failed(text), text
+        # the store's SQL selects the same prose (RE2: its \w is ASCII only)
+        got = duckdb.connect().execute("SELECT regexp_matches(?, ?)",
+                                       [text, "(?i)" + JUDGED_FAILED]).fetchone()
+        assert got is not None and got[0], text
+    # what reads as fine stays fine: a run whose result none of this judges
+    for text in ("None of the tests failed.", "The summary is short and clear.",
+                 "That seems right.", "Neither file changed, as expected."):
+        assert not _judged_failed(text), text
