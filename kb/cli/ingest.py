@@ -77,7 +77,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     follow on the first query that reads them (or now, with --wait).
     """
 
-    from kb.ingest import Seen, input_size, plan
+    from kb.ingest import Seen, adopt_relative, input_size, plan, to_read
     from kb.ingest import ingest as run_ingest
     from kb.render import clip
     from logparse.registry import agent_dirs
@@ -100,7 +100,12 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         seen = Seen.load(store)  # the stat pass: unchanged files are not opened
         found = plan(list(paths), None if force else seen,  # --force: detect again
                      own=store.path)
-        total = sum(input_size(i) for i in found[0])
+        if adopt_relative(store, found[0]):  # an older logkb's relative paths
+            seen = Seen.load(store)
+        # the bar counts the bytes of the inputs read: not those unchanged since they
+        # were read (they are not opened), nor those not taken
+        reading = to_read(found[0], seen, force=force, filtered=bool(session_ids))
+        total = sum(input_size(i) for i in reading)
         show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
         if show:
             from rich.progress import (
@@ -114,7 +119,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                           TransferSpeedColumn(), TimeRemainingColumn(), console=real(err),
                           transient=True) as bar:
-                task = bar.add_task("ingesting", total=total or None)
+                task = bar.add_task(f"reading {plural(len(reading), 'file')}",
+                                    total=total or None)
 
                 def then(what: str) -> None:
                     # what --wait does after the last input (13 s of 35 over the
@@ -196,7 +202,7 @@ def _under(d: Path) -> Callable[[str], bool]:
     in normal form) is ``d`` or below it: :meth:`Path.is_relative_to` on the strings
     (a ``Path`` built of every reported path once per agent was most of what a re-run
     with nothing changed spent after its imports)."""
-    top = str(d)
+    top = os.path.abspath(d)  # as the ingest stores and reports an input (plan)
     below = top if top.endswith(os.sep) else top + os.sep
     return lambda p: p == top or p.startswith(below)
 

@@ -1,0 +1,103 @@
+"""Faults a demanding user's pass found (ux13), each checked as the user meets it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.cli_kb import invoke
+
+XEUS = "pool/Xeus__claude-session.jsonl"  # 9 kB, Claude Code
+X402 = "pool/privacy-x402__codex-session.jsonl"  # 67 kB, Codex
+
+
+def _paths(db: str) -> dict[str, list[str]]:
+    with duckdb.connect(db, read_only=True) as c:
+        return {t: sorted(r[0] for r in c.execute(f"SELECT {col} FROM {t}").fetchall())
+                for t, col in (("sources", "path"), ("sessions", "source_path"),
+                               ("resume_points", "path"))}
+
+
+def test_a_relative_path_is_stored_absolute(tmp_path: Path, realworld: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cd ~/logs && logkb ingest pool/x.jsonl`` stored ``pool/x.jsonl``: ``sessions ID``
+    named a source no other directory finds, ``rebuild --events`` from elsewhere called
+    it gone, and an ingest of the same file by another spelling read it again.  The
+    path is stored absolute (a link is kept, not resolved)."""
+    db = str(tmp_path / "kb.duckdb")
+    monkeypatch.chdir(realworld)
+    r = invoke("ingest", "--db", db, XEUS)
+    assert r.exit_code == 0, r.stderr
+    want = str(realworld / XEUS)
+    assert _paths(db)["sources"] == [want] and _paths(db)["sessions"] == [want]
+    monkeypatch.chdir(tmp_path)
+    r = invoke("sessions", "bd4364e", "--db", db, "--json")
+    assert json.loads(r.stdout)["source_path"] == want
+    r = invoke("ingest", "--db", db, want)  # the same file, spelled another way
+    assert r.exit_code == 0 and f"unchanged: {want}" in r.stdout, r.output
+    monkeypatch.chdir(realworld / "pool")
+    r = invoke("ingest", "--db", db, "../" + XEUS)
+    assert r.exit_code == 0 and f"unchanged: {want}" in r.stdout, r.output
+
+
+def test_an_older_relative_row_is_found_from_another_directory(
+        tmp_path: Path, realworld: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A knowledge base an older logkb wrote holds ``pool/x.jsonl`` (as typed, from a
+    directory it did not record).  Ingesting the file by its absolute path from anywhere
+    takes the stored rows for it (unchanged: not read again; its resume point, problems
+    and sessions keyed by the absolute path), so the next ingest from any directory
+    finds it.  A relative path no input ends with stays as it was."""
+    db = str(tmp_path / "kb.duckdb")
+    home = tmp_path / "home"  # where the older logkb ran: two files of its own
+    (home / "pool").mkdir(parents=True)
+    xeus, big = home / XEUS, home / "pool" / "FundWise__claude-session.jsonl"
+    shutil.copy2(realworld / XEUS, xeus)
+    shutil.copy2(realworld / "pool" / big.name, big)  # large: it keeps a resume point
+    for src in (xeus, big):
+        assert invoke("ingest", "--db", db, str(src)).exit_code == 0
+    with duckdb.connect(db) as c:  # as logkb 0.12 stored them, run in `home`
+        for t, col in (("sources", "path"), ("sessions", "source_path"),
+                       ("resume_points", "path"), ("problems", "path")):
+            c.execute(f"UPDATE {t} SET {col} = replace({col}, ?, '')", [str(home) + os.sep])
+        c.execute("INSERT INTO sources SELECT 'elsewhere/gone.jsonl', form, fingerprint, "
+                  "sessions, ingested_at FROM sources LIMIT 1")
+    assert _paths(db)["resume_points"] == ["pool/FundWise__claude-session.jsonl"]
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    r = invoke("ingest", "--db", db, "--json", str(home / "pool"))
+    rep = json.loads(r.stdout)
+    assert sorted(rep["unchanged"]) == sorted([str(big), str(xeus)]), rep
+    assert rep["sessions"] == []
+    got = _paths(db)
+    assert got["resume_points"] == [str(big)]
+    assert got["sessions"] == sorted([str(big), str(xeus)])
+    assert got["sources"] == sorted([str(big), str(xeus), "elsewhere/gone.jsonl"])
+
+
+def test_the_progress_counts_only_what_is_read(tmp_path: Path, realworld: Path) -> None:
+    """The bar's total was every input found, the unchanged ones too (not opened: the bar
+    jumped by their size at once), and a Codex rollout advanced it by its messages' raw
+    bytes, past its total (324.7/320.4 kB).  Now the total is what is read, and the bar
+    ends at it."""
+    from kb.ingest import Seen, ingest, input_size, plan, to_read
+    from kb.store import KbStore
+
+    x402, xeus = realworld / X402, realworld / XEUS
+    with KbStore(tmp_path / "kb.duckdb", read_only=False) as store:
+        ingest(store, [xeus], graph=False, index=False)
+        seen = Seen.load(store)
+        found, _ = plan([xeus, x402], seen, own=store.path)
+        reading = to_read(found, seen)
+        assert [i.path for i in reading] == [x402]
+        assert to_read(found, seen, force=True) == found
+        assert to_read(found, seen, filtered=True) == found
+        steps: list[int] = []
+        ingest(store, [xeus, x402], progress=steps.append, inputs=(found, []), seen=seen,
+               graph=False, index=False)
+        assert sum(steps) == sum(input_size(i) for i in reading) == x402.stat().st_size
+        assert all(n > 0 for n in steps) and len(steps) > 1  # it moves as it reads
