@@ -124,3 +124,24 @@ def test_the_graph_bar_moves_as_each_session_is_derived(tmp_path: Path, realworl
         steps.clear()  # up to date: nothing derived, the whole told all the same
         gs.rebuild_many(store, scopes, force=False, progress=steps.append)
         assert sum(steps) == sum(sizes.values())
+
+
+def test_the_report_says_how_far_it_is(tmp_path: Path, realworld: Path) -> None:
+    """``logkb report --all`` over 20 sessions wrote for 10 s with nothing on the
+    terminal.  The pages say their progress, session by session, to the CLI's bar."""
+    from kb.graph import store as gs
+    from kb.ingest import ingest
+    from kb.report_html import build_report
+    from kb.store import KbStore
+
+    db = tmp_path / "kb.duckdb"
+    with KbStore(db, read_only=False) as store:
+        ingest(store, [realworld / XEUS, realworld / X402], index=False)
+    told: list[tuple[str, int, int]] = []
+    with KbStore(db, read_only=True) as store:
+        pages = build_report(store, gs.scopes(store), tmp_path / "site",
+                             progress=lambda what, n, of: told.append((what, n, of)))
+    assert len(pages) == 3
+    assert [t for t in told if t[0] == "reading timelines"] == [
+        ("reading timelines", 0, 2), ("reading timelines", 1, 2)]
+    assert told[-1] == ("writing pages", 2, 2) and ("writing pages", 1, 2) in told
