@@ -145,3 +145,45 @@ def test_the_report_says_how_far_it_is(tmp_path: Path, realworld: Path) -> None:
     assert [t for t in told if t[0] == "reading timelines"] == [
         ("reading timelines", 0, 2), ("reading timelines", 1, 2)]
     assert told[-1] == ("writing pages", 2, 2) and ("writing pages", 1, 2) in told
+
+
+def test_a_filter_value_nothing_carries_is_a_usage_error(tmp_path: Path, realworld: Path
+                                                         ) -> None:
+    """``search`` labels its hits ``prose``/``output``, so a user types ``kind:prose``:
+    no kind is ``prose`` (it is a field), and the search said ``no match`` (exit 1),
+    as it did for ``cat:bogus``.  Like ``events --kind nope`` it is a usage error now
+    (exit 2) that lists the valid values."""
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(realworld / XEUS)).exit_code == 0
+    r = invoke("search", "--db", db, "kind:prose hello")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "kind: 'prose' is not a kind; valid: prompt, command, result" in r.stderr
+    assert "(prose is a field: field:prose)" in r.stderr
+    r = invoke("search", "--db", db, "cat:bogus hello")
+    assert r.exit_code == 2 and "valid: search, import-check" in r.stderr
+    r = invoke("search", "--db", db, "field:bogus hello")
+    assert r.exit_code == 2 and "valid: command, output, prose, todo, other" in r.stderr
+    assert invoke("search", "--db", db, "kind:prompt,decision hello").exit_code == 0
+    assert invoke("search", "--db", db, "kind:stat hello").exit_code == 1
+
+
+def test_the_bar_on_a_terminal_counts_the_files_read(tmp_path: Path, realworld: Path
+                                                     ) -> None:
+    """On a terminal: an ingest of a file read before and a new one counted both in its
+    total (77.1 kB, the unchanged 9.6 kB at once); now ``reading 1 file`` of 67.5 kB.
+    ``--wait``'s graphs then showed under the full byte count (``992.2/992.2 kB 1.3
+    MB/s``): a phase of its own now, with its time."""
+    import re
+
+    from tests.test_cli_ux2 import on_tty
+
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(realworld / XEUS)).exit_code == 0
+    shown = on_tty(["ingest", "--progress", "--wait", str(realworld / XEUS),
+                    str(realworld / X402), "--db", db], {"NO_COLOR": "1"}).decode()
+    assert "reading 1 file " in shown and "/67.5 kB" in shown, shown[-600:]
+    assert "77.1 kB" not in shown and "reading 2 files" not in shown
+    derive = [ln for ln in re.split(r"[\r\n]|\x1b\[2K", shown)
+              if ln.startswith("deriving knowledge graphs")]
+    assert derive and not any("kB" in ln for ln in derive), derive
+    assert all(re.search(r"\d:\d\d:\d\d\s*$", ln) for ln in derive), derive
