@@ -255,7 +255,9 @@ class TimelineScreen(Screen[None]):
             self.app.request_graph(self.scope)  # type: ignore[attr-defined]
         if len(message.index) == 0:
             self._detail_pending = None
-            self.query_one(DetailPane).clear("no step matches the filter")
+            bad = self.filter.unknown()  # `kind:prose` matched nothing, silently
+            self.query_one(DetailPane).clear("no step matches the filter"
+                                             + (f"\n{bad}" if bad else ""))
         self._show_status()
 
     def _rows(self, index: TimelineIndex, start: int, stop: int
