@@ -136,19 +136,20 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         # below 120 columns a 36-character id leaves no room for the title: short ids
         # (unique in the whole knowledge base, as `logkb sessions` shows them)
         shorts = store.short_ids() if not as_json and out.width < 120 else {}
+    here = _relative_here()
     for e in report.errors:  # a refusal that names the agent is said in one line
-        labelled("logkb: error:", f"{e.path}: {e.reason}" if e.agent else f"{e}",
+        labelled("logkb: error:", here(f"{e.path}: {e.reason}" if e.agent else f"{e}"),
                  "bold red")
     for e in report.not_taken:
-        labelled("not taken:", f"{e.path}: {e.reason}", "")
+        labelled("not taken:", here(f"{e.path}: {e.reason}"), "")
     for s in report.sessions:  # read, and not an error: but not the agent's own output
         if s.form == REWRITE:
-            labelled("note:", f"{s.path}: {rewrite_text(s.agent)}", "yellow")
+            labelled("note:", here(f"{s.path}: {rewrite_text(s.agent)}"), "yellow")
     for spath, types in report.skipped.items():
-        note(f"{spath}: {skipped_text(types)}", wrap=width_said())  # as labelled()
+        note(here(f"{spath}: {skipped_text(types)}"), wrap=width_said())  # as labelled()
     real_problems = [p for p in report.problems if not p.notice]
     for p in report.problems:  # `file:line: what`, wrapped under it on a terminal
-        labelled("note:" if p.notice else "problem:", f"{p}", "yellow")
+        labelled("note:" if p.notice else "problem:", here(f"{p}"), "yellow")
     for agent, d in stores:  # no PATH: what each agent's store held
         if not d.exists():
             note(f"{agent}: {d}: not found")
@@ -174,7 +175,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                       no_wrap=True, crop=True)
         if not stores:  # no PATH: the per-agent lines above count them; a line per file
             for u in report.unchanged:  # made every daily run a wall of paths
-                say(f"unchanged: {u}")
+                say(f"unchanged: {here(u)}")
         note(f"{plural(len(report.sessions), 'session')}, "
              f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
              f"{plural(sum(s.events for s in report.sessions), 'event')}, "
@@ -187,7 +188,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             labelled("note:", f"{plural(n, 'kept extraction state')} discarded (rebuilt): "
                      f"{why}", "yellow")
     for link in report.links:
-        note(f"followed symlink: {link['path']} -> {link['target']}")
+        note(f"followed symlink: {here(link['path'])} -> {link['target']}")
     if created and not report.sessions:
         _remove_empty(target)
     if report.errors:
@@ -221,6 +222,18 @@ def _bytes_column() -> ProgressColumn:
             return Text(" ").join(c.render(task) for c in self.cols)
 
     return Bytes()
+
+
+def _relative_here() -> Callable[[str], str]:
+    """What a line starting with an input's path says on the terminal: a path under the
+    working directory relative to it, as typed (``labelled/k1.json``: as git shows
+    paths), any other as stored, absolute.  ``--json`` says every path absolute."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory is gone
+        return lambda text: text
+    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    return lambda text: text[len(prefix):] if text.startswith(prefix) else text
 
 
 def _under(d: Path) -> Callable[[str], bool]:
