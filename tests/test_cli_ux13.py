@@ -211,3 +211,27 @@ def test_the_bar_on_a_terminal_counts_the_files_read(tmp_path: Path, realworld: 
               if ln.startswith("deriving knowledge graphs")]
     assert derive and not any("kB" in ln for ln in derive), derive
     assert all(re.search(r"\d:\d\d:\d\d\s*$", ln) for ln in derive), derive
+
+
+def test_which_session_is_said_in_80_columns(tmp_path: Path, realworld: Path) -> None:
+    """With an opencode session chosen (``logkb use``: an 11-column id ``ses_01fef0a``),
+    every command about it said ``session ses_01fef0a 帮我更新一下… — the current session
+    (`logkb use`), of 2 sessions`` in 84 columns at ``COLUMNS=80``: the title had its
+    12-column floor and the line ran over.  Too narrow for both, the line says the
+    session and the title, the next why."""
+    from rich.cells import cell_len
+
+    db = str(tmp_path / "kb.duckdb")
+    mat = realworld / "pool" / "matugen-theme-sync__opencode-session.json"
+    assert invoke("ingest", "--db", db, str(mat), str(realworld / XEUS)).exit_code == 0
+    assert invoke("use", "--db", db, "ses_01fef0a").exit_code == 0
+    w80 = {"COLUMNS": "80"}
+    for args in (["events", "-n", "1"], ["mark", "note", "2", "looked"], ["deadends"]):
+        r = invoke(*args, "--db", db, env=w80)
+        said = r.stderr.splitlines()
+        assert all(cell_len(ln) <= 80 for ln in said), said
+        assert said[0].startswith("session ses_01fef0a 帮我"), said
+        assert said[1] == "  — the current session (`logkb use`), of 2 sessions", said
+    r = invoke("events", "-n", "1", "--db", db, env={"COLUMNS": "120"})
+    assert r.stderr.splitlines()[0].endswith(
+        " — the current session (`logkb use`), of 2 sessions"), r.stderr
