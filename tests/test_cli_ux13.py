@@ -40,19 +40,19 @@ def test_a_relative_path_is_stored_absolute(tmp_path: Path, realworld: Path,
     assert json.loads(r.stdout)["source_path"] == want
     r = invoke("ingest", "--db", db, want)  # the same file, spelled another way
     assert r.exit_code == 0 and f"unchanged: {want}" in r.stdout, r.output
-    monkeypatch.chdir(realworld / "pool")  # said relative to where it is run, as git does
+    monkeypatch.chdir(realworld / "pool")  # said as typed
     r = invoke("ingest", "--db", db, "../" + XEUS)
-    assert r.exit_code == 0 and "unchanged: Xeus__claude-session.jsonl\n" in r.stdout, r.output
+    assert r.exit_code == 0 and f"unchanged: ../{XEUS}\n" in r.stdout, r.output
     r = invoke("ingest", "--db", db, "--json", "../" + XEUS)
     assert json.loads(r.stdout)["unchanged"] == [want]
 
 
-def test_a_path_under_the_working_directory_is_said_relative(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_path_is_said_as_it_was_typed(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """With every input stored absolute, ``logkb ingest labelled`` said
     ``not taken: /work/shared/realworld/labelled/k1.json: unrecognised content`` (wrapped
-    at 80 columns) for what was typed ``labelled``: on the terminal a path under the
-    working directory is said relative to it; ``--json`` keeps it absolute."""
+    at 80 columns) for what was typed ``labelled``: on the terminal a path is said as
+    the PATH it was found under was typed; ``--json`` keeps it absolute."""
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("buy milk\n")
     monkeypatch.chdir(tmp_path)
@@ -63,6 +63,10 @@ def test_a_path_under_the_working_directory_is_said_relative(
     r = invoke("ingest", "--db", db, "notes")
     assert "not taken: notes/todo.txt: " in r.stderr or \
         "logkb: error: notes/todo.txt: " in r.stderr, r.stderr
+    r = invoke("ingest", "--db", db, str(tmp_path / "notes"))  # typed absolute: so said
+    assert f"{tmp_path}/notes/todo.txt: " in r.stderr, r.stderr
+    r = invoke("ingest", "--db", db, ".")
+    assert "notes/todo.txt: " in r.stderr and "./notes" not in r.stderr, r.stderr
     r = invoke("ingest", "--db", db, "--json", "notes/todo.txt")
     got = json.loads(r.stdout)
     assert [e["path"] for e in got["errors"] + got["not_taken"]] == [

@@ -136,7 +136,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         # below 120 columns a 36-character id leaves no room for the title: short ids
         # (unique in the whole knowledge base, as `logkb sessions` shows them)
         shorts = store.short_ids() if not as_json and out.width < 120 else {}
-    here = _relative_here()
+    here = _as_typed(paths)
     for e in report.errors:  # a refusal that names the agent is said in one line
         labelled("logkb: error:", here(f"{e.path}: {e.reason}" if e.agent else f"{e}"),
                  "bold red")
@@ -224,16 +224,22 @@ def _bytes_column() -> ProgressColumn:
     return Bytes()
 
 
-def _relative_here() -> Callable[[str], str]:
-    """What a line starting with an input's path says on the terminal: a path under the
-    working directory relative to it, as typed (``labelled/k1.json``: as git shows
-    paths), any other as stored, absolute.  ``--json`` says every path absolute."""
-    try:
-        cwd = os.getcwd()
-    except OSError:  # the working directory is gone
-        return lambda text: text
-    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
-    return lambda text: text[len(prefix):] if text.startswith(prefix) else text
+def _as_typed(paths: tuple[Path, ...]) -> Callable[[str], str]:
+    """What a line starting with an input's path says on the terminal: the path as the
+    PATH it was found under was typed (``labelled/k1.json`` for ``labelled``; inputs are
+    stored and said in ``--json`` absolute), any other as stored."""
+    typed = sorted(((os.path.abspath(p), str(p)) for p in paths), key=lambda t: -len(t[0]))
+
+    def said(text: str) -> str:
+        for full, as_typed in typed:
+            if text.startswith(full) and text[len(full):len(full) + 1] in ("", os.sep, ":"):
+                rest = text[len(full):]
+                if as_typed == "." and rest.startswith(os.sep):
+                    return rest[1:]
+                return as_typed + rest
+        return text
+
+    return said
 
 
 def _under(d: Path) -> Callable[[str], bool]:
