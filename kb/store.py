@@ -945,12 +945,19 @@ class KbStore:
                 params.extend(values)
         if hosts:
             # the first host, or any host an ssh call of the command reaches
-            # (`ssh a x && ssh b y`, nested calls): every hop is in the hops JSON
-            marks = ", ".join("?" * len(hosts))
-            where.append(f"(host IN ({marks}) OR coalesce(list_has_any("
-                         f"json_extract_string(hops, '$[*].host'), [{marks}]), false))")
-            params.extend(hosts)
-            params.extend(hosts)
+            # (`ssh a x && ssh b y`, nested calls): every hop is in the hops JSON;
+            # `local`: a call that ran where the agent did (as the TUI's filter reads it)
+            named = [h for h in hosts if h != "local"]
+            either = []
+            if named:
+                marks = ", ".join("?" * len(named))
+                either.append(f"host IN ({marks}) OR coalesce(list_has_any("
+                              f"json_extract_string(hops, '$[*].host'), [{marks}]), false)")
+                params.extend(named)
+                params.extend(named)
+            if "local" in hosts:
+                either.append("(host IS NULL AND kind IN ('command', 'result'))")
+            where.append(f"({' OR '.join(either)})")
         if start is not None:
             where.append("ordinal >= ?")
             params.append(start)

@@ -239,3 +239,20 @@ def test_which_session_is_said_in_80_columns(tmp_path: Path, realworld: Path) ->
     r = invoke("events", "-n", "1", "--db", db, env={"COLUMNS": "120"})
     assert r.stderr.splitlines()[0].endswith(
         " — the current session (`logkb use`), of 2 sessions"), r.stderr
+
+
+def test_events_host_local_are_the_calls_run_without_ssh(tmp_path: Path, realworld: Path
+                                                         ) -> None:
+    """The TUI's filter reads ``host:local`` as the calls run without ssh (its host list
+    says ``local``); ``events --host local`` found nothing (``no events in … match``)."""
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(realworld / X402)).exit_code == 0
+    every = [json.loads(x) for x in invoke("events", "--db", db, "--json").stdout.splitlines()]
+    calls = [e for e in every if e["kind"] in ("command", "result") and not e["host"]]
+    r = invoke("events", "--db", db, "--json", "--host", "local")
+    got = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.exit_code == 0 and calls and got == calls
+    r = invoke("events", "--db", db, "--json", "--host", "local,nowhere.example")
+    assert [json.loads(x) for x in r.stdout.splitlines()] == calls
+    r = invoke("events", "--db", db, "--host", "nowhere.example")
+    assert r.exit_code == 0 and r.stdout == "" and "match" in r.stderr

@@ -349,7 +349,8 @@ CATEGORIES = [c.value for c in Category]
 @click.option("--category", "categories", multiple=True, metavar="CAT",
               callback=choices(CATEGORIES, "category"),
               help=f"{', '.join(CATEGORIES)} (repeatable or comma-separated).")
-@click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
+@click.option("--host", "hosts", multiple=True, metavar="HOST",
+              help="Only commands on HOST (local: those run without ssh).")
 @click.option("--from", "start", type=ORDINAL, metavar="N", help="First ordinal.")
 @click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @limit_option()
