@@ -256,3 +256,48 @@ def test_events_host_local_are_the_calls_run_without_ssh(tmp_path: Path, realwor
     assert [json.loads(x) for x in r.stdout.splitlines()] == calls
     r = invoke("events", "--db", db, "--host", "nowhere.example")
     assert r.exit_code == 0 and r.stdout == "" and "match" in r.stderr
+
+
+def test_a_query_error_is_one_line_and_a_hint(tmp_path: Path, realworld: Path) -> None:
+    """DuckDB's error came as it writes it: the error, ``Did you mean "prose"?`` on a line
+    with no label, a blank line and the query with a caret under the place.  It is one
+    ``logkb: error:`` line saying where (line, column) and the suggestion as the hint."""
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("ingest", "--db", db, str(realworld / XEUS)).exit_code == 0
+    r = invoke("query", "--db", db, "select * from nope")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [
+        "logkb: error: query failed: Catalog Error: Table with name nope does not exist! "
+        "(line 1, column 15)", 'hint: Did you mean "prose"?'], r.stderr
+    r = invoke("query", "--db", db, "select 1 frm x")
+    assert r.exit_code == 2 and r.stderr.splitlines() == [
+        'logkb: error: cannot parse the query: Parser Error: syntax error at or near "x" '
+        "(line 1, column 14)"], r.stderr
+
+
+def test_an_error_nothing_expected_is_one_line_naming_file_and_line(tmp_path: Path,
+                                                                    realworld: Path) -> None:
+    """``LOGKB_LOCK_TIMEOUT=abc logkb sessions`` printed a 30-line traceback.  What nothing
+    handles is one ``logkb: error:`` line with the exception and the line of logkb's own
+    code it came from, and a hint; ``LOGKB_DEBUG=1`` shows the traceback."""
+    import re
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    db = tmp_path / "kb.duckdb"
+    assert invoke("ingest", "--db", str(db), str(realworld / XEUS)).exit_code == 0
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(root),
+           "HOME": str(tmp_path), "LOGKB_DB": str(db), "LOGKB_LOCK_TIMEOUT": "abc",
+           "LOGKB_WRITE_MEMORY_LIMIT": "lots"}
+    for args in (["sessions"], ["ingest", "--force", str(realworld / XEUS)]):
+        p = subprocess.run([sys.executable, "-P", "-m", "kb", *args], env=env,
+                           capture_output=True, text=True, timeout=120)
+        said = p.stderr.splitlines()
+        assert p.returncode == 1 and len(said) == 2, p.stderr
+        assert re.fullmatch(r"logkb: error: \w+: .+ \(kb/[\w/]+\.py:\d+\)", said[0]), said
+        assert said[1].startswith("hint: LOGKB_DEBUG=1 logkb")
+    p = subprocess.run([sys.executable, "-P", "-m", "kb", "sessions"],
+                       env={**env, "LOGKB_DEBUG": "1"}, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 1 and "Traceback (most recent call last)" in p.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -714,6 +715,26 @@ TABLE_ROWS = 100
 --json and --csv are read by programs and get every row the memory limit allows."""
 
 
+def sql_error(text: str) -> tuple[str, str | None]:
+    """DuckDB's error as logkb says one: ``(message, hint)``.  DuckDB writes several
+    lines (the error; ``Did you mean "prose"?`` or ``Candidate bindings: …``; the query
+    line with a caret under the place): the error and where, one line (``… (line 1,
+    column 15)``), and what it suggests as the hint."""
+    lines = text.splitlines()
+    if len(lines) < 2:
+        return text, None
+    message, hints, where = lines[0], [], ""
+    for i, ln in enumerate(lines[1:], 1):
+        m = re.match(r"LINE (\d+): ", ln)
+        if m and i + 1 < len(lines) and "^" in lines[i + 1]:
+            col = lines[i + 1].index("^") - len(m.group(0)) + 1
+            where = f" (line {m.group(1)}, column {col})" if col >= 1 else ""
+            break
+        if ln.strip():
+            hints.append(ln.strip())
+    return message + where, " ".join(hints) or None
+
+
 def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory_limit: str,
                db: Path | None, as_json: bool) -> None:
     import duckdb
@@ -728,12 +749,14 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
         try:
             res = store.query(sql, limit=limit, timeout=timeout, memory_limit=memory_limit)
         except (QueryRefused, QueryTimeout) as e:
-            fail(str(e), ExitCode.USAGE)
+            said, hint = sql_error(str(e))
+            fail(said, ExitCode.USAGE, hint=hint)
         except duckdb.OutOfMemoryException as e:
             fail(f"query stopped: it needs more memory than --memory-limit {memory_limit} "
                  f"({str(e).splitlines()[0]})", ExitCode.USAGE)
         except duckdb.Error as e:
-            fail(f"query failed: {e}", ExitCode.USAGE)
+            said, hint = sql_error(f"query failed: {e}")
+            fail(said, ExitCode.USAGE, hint=hint)
     cols, rows = res.columns, res.rows
     if as_json:
         emit_lines(dict(zip(cols, r)) for r in rows)
