@@ -30,3 +30,22 @@ async def test_a_filter_value_no_step_carries_says_why(pi_db: Path) -> None:
         await settle(pilot)
         shown = " ".join(screen_text(pilot).split())
         assert "no step matches the filter" in shown and "is not a" not in shown, shown
+
+
+async def test_the_search_box_says_its_filters_at_80_columns(pi_db: Path) -> None:
+    """At 80 columns ``f`` showed the search box as ``search commands,``: the filters it
+    takes (``kind:`` ``cat:`` ``host:``) were cut off.  A narrow box has a short hint
+    that fits; a wide one the whole."""
+    from tests.tui.conftest import PI, screen_text, settle
+    from tui.app import make_app
+    from tui.screens.timeline import SEARCH_HINT, SEARCH_HINT_SHORT
+
+    for size, hint in (((80, 24), SEARCH_HINT_SHORT), ((200, 40), SEARCH_HINT)):
+        app = make_app(pi_db, session_id=PI)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await pilot.press("f")
+            await settle(pilot)
+            box = app.screen.query_one("#search")
+            assert box.placeholder == hint
+            assert hint in screen_text(pilot), screen_text(pilot)

@@ -38,6 +38,20 @@ DETAIL_DELAY = 0.04
 SELECTS = ("#filter-kind", "#filter-category", "#filter-host", "#filter-status")
 
 
+SEARCH_HINT = "search commands, outputs, prose  (or kind:… cat:… host:… status:failed)"
+SEARCH_HINT_SHORT = "kind: cat: host: …"
+"""The search box's placeholder where the long one does not fit (at 80 columns the box
+showed ``search commands,`` and none of the filters)."""
+
+
+class SearchInput(Input):
+    """The search box: its placeholder is the one that fits it."""
+
+    def on_resize(self) -> None:
+        fits = cell_len(SEARCH_HINT) < self.content_size.width
+        self.placeholder = SEARCH_HINT if fits else SEARCH_HINT_SHORT
+
+
 class FilterBar(Horizontal):
     """Search text and the kind / category / host / status filters.
 
@@ -49,8 +63,7 @@ class FilterBar(Horizontal):
         if self.children:
             return None
         return self.mount_all([
-            Input(placeholder="search commands, outputs, prose  (or kind:… cat:… host:… "
-                              "status:failed)", id="search"),
+            SearchInput(placeholder=SEARCH_HINT, id="search"),
             Select[str]([], prompt="kind", id="filter-kind"),
             Select[str]([], prompt="category", id="filter-category"),
             Select[str]([], prompt="host", id="filter-host"),
