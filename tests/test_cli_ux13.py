@@ -260,8 +260,10 @@ def test_events_host_local_are_the_calls_run_without_ssh(tmp_path: Path, realwor
 
 def test_a_query_error_is_one_line_and_a_hint(tmp_path: Path, realworld: Path) -> None:
     """DuckDB's error came as it writes it: the error, ``Did you mean "prose"?`` on a line
-    with no label, a blank line and the query with a caret under the place.  It is one
-    ``logkb: error:`` line saying where (line, column) and the suggestion as the hint."""
+    with no label, a blank line and the query with a caret under the place, in a pipe
+    too.  It is one ``logkb: error:`` line saying where (line, column) and the
+    suggestion as the hint; a terminal gets the query line and its caret after them
+    (tests/test_cli_ux2.py)."""
     db = str(tmp_path / "kb.duckdb")
     assert invoke("ingest", "--db", db, str(realworld / XEUS)).exit_code == 0
     r = invoke("query", "--db", db, "select * from nope")
