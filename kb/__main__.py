@@ -73,7 +73,33 @@ def main() -> None:
     # one name in every usage line and hint, as in every error (``logkb: error:``) and
     # example: click would name ``python -m kb`` when a wrapper script runs the module
     # (``python -m kb timeline -h`` named a command the user never typed)
-    cli(prog_name=PROG)
+    try:
+        cli(prog_name=PROG)
+    except Exception as e:  # a bug, or what nothing expected: one line, where it happened
+        if os.environ.get("LOGKB_DEBUG"):
+            raise
+        sys.stderr.write(internal_error(e))
+        sys.exit(1)
+
+
+def internal_error(e: BaseException) -> str:
+    """What ``logkb`` says of an exception nothing handled: ``logkb: error: ValueError:
+    could not convert string to float: 'abc' (kb/store.py:160)`` (the innermost line of
+    logkb's own code it passed through) and how to see the traceback, instead of the
+    traceback (``LOGKB_LOCK_TIMEOUT=abc`` printed 30 lines)."""
+    import traceback
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = traceback.extract_tb(e.__traceback__)
+    mine = [f for f in frames if f.filename.startswith(root + os.sep)] or frames
+    where = ""
+    if mine:
+        f = mine[-1]
+        name = os.path.relpath(f.filename, root) if f.filename.startswith(root) else f.filename
+        where = f" ({name}:{f.lineno})"
+    what = " ".join(str(e).split()) or "(no message)"
+    return (f"{PROG}: error: {type(e).__name__}: {what}{where}\n"
+            f"hint: LOGKB_DEBUG=1 {PROG} … shows the traceback (a bug? report it with it)\n")
 
 
 def render_help() -> str:

@@ -42,6 +42,7 @@ import signal
 import stat
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -291,7 +292,9 @@ def plan(paths: Sequence[Path], seen: Seen | None = None, own: str | Path | None
     known = seen.known if seen is not None else None
     mine, index = _own_files(own)
     for p in paths:
-        for found in discover(p, known):
+        # absolute (links kept, not resolved): the path is the input's key in the store,
+        # and `sessions`, `rebuild` and the TUI open it again from any directory
+        for found in discover(Path(os.path.abspath(p)), known):
             if isinstance(found, NotATranscript):
                 real = os.path.realpath(found.path)
                 if real not in mine and not (index and real.startswith(index)):
@@ -307,6 +310,44 @@ def plan(paths: Sequence[Path], seen: Seen | None = None, own: str | Path | None
                 seen_files.add(key)
                 inputs.append(found)
     return inputs, errors
+
+
+def adopt_relative(store: KbStore, inputs: Sequence[Input]) -> bool:
+    """Store the inputs an older logkb recorded by a relative path (as typed, from the
+    directory it ran in) by the absolute path ``inputs`` name them by: the file counts
+    as ingested (unchanged, resumable, its problems its own) whatever the directory.
+
+    A relative path names an input that is the one it reaches from here, else the one
+    input whose path ends with it (the directory it ran in is not recorded); no such
+    input, or several: the row stays as it is.  ``True`` when a row moved (what was
+    loaded of the store's inputs, :class:`Seen`, is stale)."""
+    rel = store.relative_sources()
+    if not rel:
+        return False
+    paths = {str(i.path) for i in inputs}
+    moves: dict[str, str] = {}
+    for r in rel:
+        here = os.path.abspath(r)
+        if here in paths:
+            moves[r] = here
+            continue
+        tail = os.sep + os.path.normpath(r)
+        hits = [p for p in paths if p.endswith(tail)]
+        if len(hits) == 1:
+            moves[r] = hits[0]
+    taken = Counter(moves.values())  # two stored paths, one file: both stay
+    moves = {k: v for k, v in moves.items() if taken[v] == 1}
+    store.move_sources(moves)
+    return bool(moves)
+
+
+def to_read(inputs: Sequence[Input], seen: Seen | None, *, force: bool = False,
+            filtered: bool = False) -> list[Input]:
+    """The inputs an ingest will open: not those unchanged since they were read (all
+    of them with ``force`` or a session filter, ``filtered``, as :func:`ingest` does)."""
+    if seen is None or force or filtered:
+        return list(inputs)
+    return [i for i in inputs if not seen.unchanged(i.path, fingerprint(i.path))]
 
 
 def _own_files(db: str | Path | None) -> tuple[frozenset[str], str]:
@@ -382,6 +423,8 @@ def _ingest(store: KbStore, paths: Sequence[Path], *, session_ids: Iterable[str]
         seen = Seen.load(store)
     found, errors = inputs if inputs is not None else plan(paths, None if force else seen,
                                                            own=store.path)
+    if adopt_relative(store, found):
+        seen = Seen.load(store)
     for e in errors:
         (report.errors if e.is_error else report.not_taken).append(e)
     wanted = frozenset(session_ids) if session_ids else None
@@ -802,22 +845,51 @@ class _Group:
         pa.default_memory_pool().release_unused()  # Arrow's allocator keeps what it freed
 
 
+class _Counted:
+    """The progress of one input, in bytes of the file: what the readers report (the
+    messages' raw bytes, which a form may store larger or smaller than the file holds
+    them) is capped at the file's size, and the rest is counted when the input is done:
+    the bar ends at its total, never past it."""
+
+    def __init__(self, progress: Progress, size: int) -> None:
+        self.progress, self.size, self.done = progress, size, 0
+
+    def __call__(self, n: int) -> None:
+        n = min(n, self.size - self.done)
+        if n > 0:
+            self.done += n
+            self.progress(n)
+
+    def finish(self) -> None:
+        self(self.size - self.done)
+
+
 def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                   report: IngestReport, progress: Progress | None, force: bool,
                   pool: DerivePool | None = None, seen: Seen | None = None,
                   group: _Group | None = None) -> None:
+    counted = _Counted(progress, input_size(inp)) if progress is not None else None
+    if _read_input(store, inp, wanted, report, counted, force, pool, seen, group) \
+            and counted is not None:
+        counted.finish()
+
+
+def _read_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
+                report: IngestReport, progress: Progress | None, force: bool,
+                pool: DerivePool | None = None, seen: Seen | None = None,
+                group: _Group | None = None) -> bool:
+    """Ingest one input; ``False`` when it was not read (unchanged since: see
+    :func:`to_read`)."""
     spath = str(inp.path)
     fp = fingerprint(inp.path)
     if seen is None:
         seen = Seen.load(store)
     if not force and wanted is None and seen.unchanged(inp.path, fp):
         report.unchanged.append(spath)
-        if progress:
-            progress(input_size(inp))
-        return
+        return False
     if not force and wanted is None and spath in seen.resumable and spath not in seen.stale \
             and inp.form in RESUMABLE and _resume_input(store, inp, report, progress, fp, pool):
-        return
+        return True
     problems: list[Problem] = []
     reader = inp.reader()
     # a point is kept for a file worth it (a small one is read whole as fast) and replaced
@@ -861,7 +933,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
             _close_session(store, st, problems, report, done, kept, complete=False)
         if resumable:
             store.save_resume_point(spath, None)
-        return
+        return True
     except BaseException:
         for st in open_.values():  # batches not committed go; committed ones are whole
             _rollback(store, st)
@@ -884,7 +956,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
         group.add_input(spath, inp.form, recorded, done, problems, not kept)
         if resumable:  # with the sessions it continues, when the group commits
             group.resume.append((spath, _resume_row(inp, reader, opened)))
-        return
+        return True
     point = _resume_row(inp, reader, opened) if resumable else None
     with store.transaction():  # one commit, not one per statement
         store.replace_problems(spath, problems, kept)
@@ -892,6 +964,7 @@ def _ingest_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
             store.record_source(spath, inp.form, recorded, done)
         if resumable:  # last: a point is only kept once what it continues is stored
             store.save_resume_point(spath, point)
+    return True
 
 
 RESUMABLE = frozenset({"claude-code", "codex", "jsonl"})

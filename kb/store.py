@@ -618,6 +618,35 @@ class KbStore:
         return {p: (f, fp) for p, f, fp in self.conn.execute(
             "SELECT path, form, fingerprint FROM sources").fetchall()}
 
+    _PATH_COLUMNS = (("sources", "path"), ("resume_points", "path"), ("problems", "path"),
+                     ("sessions", "source_path"))
+    """Where an input's path is stored: the key its next ingest finds it by."""
+
+    def relative_sources(self) -> list[str]:
+        """Input paths stored relative (logkb before 0.13 kept a path as it was typed:
+        another working directory could not find it again)."""
+        union = " UNION ".join(f"SELECT {c} AS p FROM {t} WHERE {c} NOT LIKE '/%'"
+                               for t, c in self._PATH_COLUMNS)
+        return sorted(r[0] for r in self.conn.execute(union).fetchall() if r[0])
+
+    def move_sources(self, moves: dict[str, str]) -> None:
+        """Store the inputs at relative paths ``moves`` names by their absolute paths:
+        the sources, resume points, problems and sessions read from each.  Where the
+        absolute path has a row of its own already (the file was ingested both ways),
+        the relative row goes."""
+        if not moves:
+            return
+        tbl = pa.table({"old": pa.array(list(moves), type=pa.string()),  # noqa: F841
+                        "new": pa.array(list(moves.values()), type=pa.string())})
+        with self.transaction():
+            for table, col in self._PATH_COLUMNS:
+                if table in ("sources", "resume_points", "problems"):
+                    self.conn.execute(
+                        f"DELETE FROM {table} WHERE {col} IN (SELECT old FROM tbl WHERE new IN "
+                        f"(SELECT {col} FROM {table}))")
+                self.conn.execute(f"UPDATE {table} SET {col} = tbl.new FROM tbl "
+                                  f"WHERE {table}.{col} = tbl.old")
+
     def source_fingerprint(self, path: str) -> str | None:
         row = self.conn.execute("SELECT fingerprint FROM sources WHERE path = ?",
                                 [path]).fetchone()
@@ -933,12 +962,19 @@ class KbStore:
                 params.extend(values)
         if hosts:
             # the first host, or any host an ssh call of the command reaches
-            # (`ssh a x && ssh b y`, nested calls): every hop is in the hops JSON
-            marks = ", ".join("?" * len(hosts))
-            where.append(f"(host IN ({marks}) OR coalesce(list_has_any("
-                         f"json_extract_string(hops, '$[*].host'), [{marks}]), false))")
-            params.extend(hosts)
-            params.extend(hosts)
+            # (`ssh a x && ssh b y`, nested calls): every hop is in the hops JSON;
+            # `local`: a call that ran where the agent did (as the TUI's filter reads it)
+            named = [h for h in hosts if h != "local"]
+            either = []
+            if named:
+                marks = ", ".join("?" * len(named))
+                either.append(f"host IN ({marks}) OR coalesce(list_has_any("
+                              f"json_extract_string(hops, '$[*].host'), [{marks}]), false)")
+                params.extend(named)
+                params.extend(named)
+            if "local" in hosts:
+                either.append("(host IS NULL AND kind IN ('command', 'result'))")
+            where.append(f"({' OR '.join(either)})")
         if start is not None:
             where.append("ordinal >= ?")
             params.append(start)

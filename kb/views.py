@@ -118,6 +118,19 @@ class TimelineFilter:
             classes=tuple(found.get("classes", b.classes)),
             text=" ".join(words))
 
+    def unknown(self) -> str | None:
+        """What the filter asks that no step can carry, said (``kind: 'prose' is not a
+        kind; valid: prompt, …``): a kind or a category not known.  ``None``: none."""
+        from logparse.kinds import Category, EventKind
+
+        for name, what, asked, valid in (
+                ("kind", "kind", self.kinds, [k.value for k in EventKind]),
+                ("cat", "category", self.categories, [c.value for c in Category])):
+            bad = [v for v in asked if v.lower() not in valid]
+            if bad:
+                return f"{name}: {bad[0]!r} is not a {what}; valid: {', '.join(valid)}"
+        return None
+
     def describe(self) -> str:
         """The filter as the query syntax :meth:`parse` reads."""
         parts = [f"{k}:{','.join(v)}" for k, v in (

@@ -156,7 +156,7 @@ def test_ingest_wait_says_what_it_does_after_the_last_input(tmp_path: Path,
     src = realworld / "pool" / "blockchain-dex-events__claude-session.jsonl"
     shown = on_tty(["ingest", "--progress", "--wait", str(src), "--db",
                     str(tmp_path / "kb.duckdb")], {"NO_COLOR": "1"}).decode()
-    assert "ingesting" in shown and "deriving knowledge graphs" in shown, shown[-600:]
+    assert "reading 1 file" in shown and "deriving knowledge graphs" in shown, shown[-600:]
     assert "1 session, 132 messages" in shown
 
 

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -27,6 +28,9 @@ from kb.cli.tools import (
 )
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
+
+if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
 
 
 def _remove_empty(path: Path) -> None:
@@ -77,7 +81,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     follow on the first query that reads them (or now, with --wait).
     """
 
-    from kb.ingest import Seen, input_size, plan
+    from kb.ingest import Seen, adopt_relative, input_size, plan, to_read
     from kb.ingest import ingest as run_ingest
     from kb.render import clip
     from logparse.registry import agent_dirs
@@ -100,26 +104,27 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         seen = Seen.load(store)  # the stat pass: unchanged files are not opened
         found = plan(list(paths), None if force else seen,  # --force: detect again
                      own=store.path)
-        total = sum(input_size(i) for i in found[0])
+        if adopt_relative(store, found[0]):  # an older logkb's relative paths
+            seen = Seen.load(store)
+        # the bar counts the bytes of the inputs read: not those unchanged since they
+        # were read (they are not opened), nor those not taken
+        reading = to_read(found[0], seen, force=force, filtered=bool(session_ids))
+        total = sum(input_size(i) for i in reading)
         show = progress if progress is not None else (err.is_terminal and total > 4 << 20)
         if show:
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
-            with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                          TransferSpeedColumn(), TimeRemainingColumn(), console=real(err),
-                          transient=True) as bar:
-                task = bar.add_task("ingesting", total=total or None)
+            from rich.progress import BarColumn, Progress, TextColumn
+            with Progress(TextColumn("{task.description}"), BarColumn(), _bytes_column(),
+                          console=real(err), transient=True) as bar:
+                task = bar.add_task(f"reading {plural(len(reading), 'file')}",
+                                    total=total or None)
 
                 def then(what: str) -> None:
                     # what --wait does after the last input (13 s of 35 over the
-                    # labelled set) sat under a bar stuck at "ingesting … 0:00:01"
-                    bar.update(task, description=what, total=None)
+                    # labelled set) sat under a bar stuck at "ingesting … 0:00:01";
+                    # then under the bytes read, full ("992.2/992.2 kB 1.3 MB/s"): a
+                    # phase of its own, its time
+                    bar.update(task, visible=False)
+                    bar.add_task(what, total=None, phase=True)
 
                 report = run_ingest(store, list(paths), session_ids=session_ids or None,
                                     progress=lambda n: bar.advance(task, n), force=force,
@@ -131,19 +136,20 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         # below 120 columns a 36-character id leaves no room for the title: short ids
         # (unique in the whole knowledge base, as `logkb sessions` shows them)
         shorts = store.short_ids() if not as_json and out.width < 120 else {}
+    here = _as_typed(paths)
     for e in report.errors:  # a refusal that names the agent is said in one line
-        labelled("logkb: error:", f"{e.path}: {e.reason}" if e.agent else f"{e}",
+        labelled("logkb: error:", here(f"{e.path}: {e.reason}" if e.agent else f"{e}"),
                  "bold red")
     for e in report.not_taken:
-        labelled("not taken:", f"{e.path}: {e.reason}", "")
+        labelled("not taken:", here(f"{e.path}: {e.reason}"), "")
     for s in report.sessions:  # read, and not an error: but not the agent's own output
         if s.form == REWRITE:
-            labelled("note:", f"{s.path}: {rewrite_text(s.agent)}", "yellow")
+            labelled("note:", here(f"{s.path}: {rewrite_text(s.agent)}"), "yellow")
     for spath, types in report.skipped.items():
-        note(f"{spath}: {skipped_text(types)}", wrap=width_said())  # as labelled()
+        note(here(f"{spath}: {skipped_text(types)}"), wrap=width_said())  # as labelled()
     real_problems = [p for p in report.problems if not p.notice]
     for p in report.problems:  # `file:line: what`, wrapped under it on a terminal
-        labelled("note:" if p.notice else "problem:", f"{p}", "yellow")
+        labelled("note:" if p.notice else "problem:", here(f"{p}"), "yellow")
     for agent, d in stores:  # no PATH: what each agent's store held
         if not d.exists():
             note(f"{agent}: {d}: not found")
@@ -169,7 +175,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
                       no_wrap=True, crop=True)
         if not stores:  # no PATH: the per-agent lines above count them; a line per file
             for u in report.unchanged:  # made every daily run a wall of paths
-                say(f"unchanged: {u}")
+                say(f"unchanged: {here(u)}")
         note(f"{plural(len(report.sessions), 'session')}, "
              f"{plural(sum(s.messages for s in report.sessions), 'message')}, "
              f"{plural(sum(s.events for s in report.sessions), 'event')}, "
@@ -182,7 +188,7 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             labelled("note:", f"{plural(n, 'kept extraction state')} discarded (rebuilt): "
                      f"{why}", "yellow")
     for link in report.links:
-        note(f"followed symlink: {link['path']} -> {link['target']}")
+        note(f"followed symlink: {here(link['path'])} -> {link['target']}")
     if created and not report.sessions:
         _remove_empty(target)
     if report.errors:
@@ -191,12 +197,57 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         sys.exit(int(ExitCode.PROBLEMS))
 
 
+def _bytes_column() -> ProgressColumn:
+    """The bar's figures: bytes read, speed and time left while inputs are read; the
+    time so far in a phase after them (``phase`` set: no bytes to count)."""
+    from rich.progress import (
+        DownloadColumn,
+        ProgressColumn,
+        Task,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+    from rich.text import Text
+
+    class Bytes(ProgressColumn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cols = (DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+            self.elapsed = TimeElapsedColumn()
+
+        def render(self, task: Task) -> Text:
+            if task.fields.get("phase"):
+                return self.elapsed.render(task)
+            return Text(" ").join(c.render(task) for c in self.cols)
+
+    return Bytes()
+
+
+def _as_typed(paths: tuple[Path, ...]) -> Callable[[str], str]:
+    """What a line starting with an input's path says on the terminal: the path as the
+    PATH it was found under was typed (``labelled/k1.json`` for ``labelled``; inputs are
+    stored and said in ``--json`` absolute), any other as stored."""
+    typed = sorted(((os.path.abspath(p), str(p)) for p in paths), key=lambda t: -len(t[0]))
+
+    def said(text: str) -> str:
+        for full, as_typed in typed:
+            if text.startswith(full) and text[len(full):len(full) + 1] in ("", os.sep, ":"):
+                rest = text[len(full):]
+                if as_typed == "." and rest.startswith(os.sep):
+                    return rest[1:]
+                return as_typed + rest
+        return text
+
+    return said
+
+
 def _under(d: Path) -> Callable[[str], bool]:
     """Whether a path (as the ingest reports it: ``str`` of a :class:`Path`, so already
     in normal form) is ``d`` or below it: :meth:`Path.is_relative_to` on the strings
     (a ``Path`` built of every reported path once per agent was most of what a re-run
     with nothing changed spent after its imports)."""
-    top = str(d)
+    top = os.path.abspath(d)  # as the ingest stores and reports an input (plan)
     below = top if top.endswith(os.sep) else top + os.sep
     return lambda p: p == top or p.startswith(below)
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -25,6 +26,7 @@ from kb.cli.tools import (
     fail,
     handle_errors,
     json_option,
+    labelled,
     limit_option,
     no_color,
     note,
@@ -349,7 +351,8 @@ CATEGORIES = [c.value for c in Category]
 @click.option("--category", "categories", multiple=True, metavar="CAT",
               callback=choices(CATEGORIES, "category"),
               help=f"{', '.join(CATEGORIES)} (repeatable or comma-separated).")
-@click.option("--host", "hosts", multiple=True, metavar="HOST", help="Only commands on HOST.")
+@click.option("--host", "hosts", multiple=True, metavar="HOST",
+              help="Only commands on HOST (local: those run without ssh).")
 @click.option("--from", "start", type=ORDINAL, metavar="N", help="First ordinal.")
 @click.option("--to", "end", type=ORDINAL, metavar="M", help="Last ordinal.")
 @limit_option()
@@ -713,6 +716,42 @@ TABLE_ROWS = 100
 --json and --csv are read by programs and get every row the memory limit allows."""
 
 
+def sql_error(text: str) -> tuple[str, str | None, list[str]]:
+    """DuckDB's error as logkb says one: ``(message, hint, place)``.  DuckDB writes
+    several lines (the error; ``Did you mean "prose"?`` or ``Candidate bindings: …``;
+    the query line with a caret under the place): the error and where, one line
+    (``… (line 1, column 15)``), what it suggests as the hint, and the query line with
+    its caret as DuckDB wrote them (for a terminal)."""
+    lines = text.splitlines()
+    if len(lines) < 2:
+        return text, None, []
+    message, hints, where, place = lines[0], [], "", []
+    for i, ln in enumerate(lines[1:], 1):
+        m = re.match(r"LINE (\d+): ", ln)
+        if m and i + 1 < len(lines) and "^" in lines[i + 1]:
+            col = lines[i + 1].index("^") - len(m.group(0)) + 1
+            where = f" (line {m.group(1)}, column {col})" if col >= 1 else ""
+            place = [ln, lines[i + 1]]
+            break
+        if ln.strip():
+            hints.append(ln.strip())
+    return message + where, " ".join(hints) or None, place
+
+
+def _sql_fail(text: str) -> NoReturn:
+    """A query's error (:func:`sql_error`), exit 2: on a terminal the query line and
+    its caret follow, as DuckDB drew them; in a pipe the error stays one line."""
+    said, hint, place = sql_error(text)
+    labelled("logkb: error:", said, "bold red")
+    if hint:
+        labelled("hint:", hint, "bold")
+    if place and err.is_terminal:
+        for ln in place:
+            err.print(ln, markup=False, highlight=False, no_wrap=True, crop=False,
+                      soft_wrap=True)
+    sys.exit(int(ExitCode.USAGE))
+
+
 def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory_limit: str,
                db: Path | None, as_json: bool) -> None:
     import duckdb
@@ -727,12 +766,12 @@ def _run_query(sql: str, as_csv: bool, limit: int | None, timeout: float, memory
         try:
             res = store.query(sql, limit=limit, timeout=timeout, memory_limit=memory_limit)
         except (QueryRefused, QueryTimeout) as e:
-            fail(str(e), ExitCode.USAGE)
+            _sql_fail(str(e))
         except duckdb.OutOfMemoryException as e:
             fail(f"query stopped: it needs more memory than --memory-limit {memory_limit} "
                  f"({str(e).splitlines()[0]})", ExitCode.USAGE)
         except duckdb.Error as e:
-            fail(f"query failed: {e}", ExitCode.USAGE)
+            _sql_fail(f"query failed: {e}")
     cols, rows = res.columns, res.rows
     if as_json:
         emit_lines(dict(zip(cols, r)) for r in rows)

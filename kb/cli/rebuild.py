@@ -3,6 +3,7 @@ knowledge graphs) from the stored rows.  Registered on the ``logkb`` group in :m
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -108,8 +109,15 @@ def _rederive(path: Path, as_json: bool, graph: bool) -> dict[str, object]:
         note(f"derived again the events of {len(done)} session{'s' if len(done) != 1 else ''}"
              f" (derivation rules v{DERIVE_VERSION})")
         for g in gone:
-            note(f"source gone, kept as derived: {g['source']} "
-                 f"({len(g['sessions'])} session{'s' if len(g['sessions']) != 1 else ''})")
+            n = len(g['sessions'])
+            src = str(g['source'])
+            if os.path.isabs(src):
+                note(f"source gone, kept as derived: {src} "
+                     f"({n} session{'s' if n != 1 else ''})")
+            else:  # an older logkb stored the path as typed, from another directory
+                note(f"source not found from here, kept as derived: {src} "
+                     f"({n} session{'s' if n != 1 else ''}; stored relative to where it "
+                     "was ingested: ingest it again by its path)")
     return {"derive_version": DERIVE_VERSION, "sessions": done, "sources_gone": gone}
 
 

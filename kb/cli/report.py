@@ -9,12 +9,14 @@ import click
 from kb.cli.tools import (
     db_option,
     emit_json,
+    err,
     fail,
     handle_errors,
     json_option,
     note,
     open_store,
     plural,
+    real,
     say,
     show_secrets_requested,
 )
@@ -63,7 +65,15 @@ def report(sessions: tuple[str, ...], out_dir: Path, all_scopes: bool,
         with open_store(db, read_only=False) as rw:
             derive(rw, missing, force=False)
     with open_store(db) as store:
-        pages = build_report(store, scopes, out_dir, prices)
+        # a bar on a terminal (the pool's 20 sessions wrote for 10 s in silence)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("sessions"), console=real(err), transient=True,
+                      disable=not err.is_terminal) as bar:
+            task = bar.add_task("reading timelines", total=None)
+            pages = build_report(store, scopes, out_dir, prices, progress=lambda what, n, of:
+                                 bar.update(task, description=what, completed=n, total=of))
     if as_json:
         emit_json({"index": str(pages[0].path), "sessions": len(scopes),
                    "pages": [{"path": str(p.path), "bytes": p.bytes, "session_id": p.session_id}

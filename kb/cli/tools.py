@@ -411,9 +411,15 @@ def resolve(store: KbStore, session_id: str | None, choose: str = "--session") -
             tail = f" — {why}, of {others} sessions"
             # one line of the terminal's width: the title gets what the rest leaves
             room = err.width - len("session ") - len(name) - 1 - len(tail)
-            note(Text.assemble(("session ", "dim"), name,
-                               (f" {_short(title, max(12, room))}" if title else ""),
-                               (tail, "dim")))
+            if room >= 12 or not title:
+                note(Text.assemble(("session ", "dim"), name,
+                                   (f" {_short(title, max(12, room))}" if title else ""),
+                                   (tail, "dim")))
+            else:  # too narrow for both (an 11-column opencode id, `logkb use`): two lines
+                room = err.width - len("session ") - len(name) - 1
+                note(Text.assemble(("session ", "dim"), name,
+                                   f" {_short(title, max(12, room))}"))
+                note(Text(f"  {tail.lstrip()}", style="dim"))
             if how != "current":
                 note(Text(f"  (choose another with {choose} or `logkb use`)", style="dim"))
     return sid

@@ -17,7 +17,7 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -527,9 +527,12 @@ def _index_rows(rows: Sequence[tuple[str, str, str]], limit: int) -> list[tuple[
 
 def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
                  prices: Mapping[str, u.Price] | None = None,
-                 page_budget: int = PAGE_BUDGET) -> list[Written]:
+                 page_budget: int = PAGE_BUDGET,
+                 progress: Callable[[str, int, int], None] | None = None) -> list[Written]:
     """Write the report of ``scopes`` (top-level sessions, each with its subagents) into
-    ``out_dir``; the pages written, index first."""
+    ``out_dir``; the pages written, index first.  ``progress`` is told ``(what, done,
+    of)`` as each session's timeline is laid out, then as its pages are written."""
+    tell = progress if progress is not None else (lambda what, done, of: None)
     if store.reveal_secrets:
         raise ValueError("a report is for sharing: it is always redacted "
                          "(leave out --show-secrets)")
@@ -543,7 +546,8 @@ def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
     # timelines first: where every message lives decides every link
     site = Site()
     blocks: dict[str, list[list[Block]]] = {}
-    for sid in all_ids:
+    for n, sid in enumerate(all_ids):
+        tell("reading timelines", n, len(all_ids))
         evs = store.events(sid)
         children = {e.child_session_id: page_name(e.child_session_id) for e in evs
                     if e.child_session_id and e.child_session_id in infos
@@ -566,9 +570,12 @@ def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
     search: list[tuple[int, str, str, str]] = []
     index_pages: list[str] = []
     grand = u.grand_total(totals.values())
+    n = 0
     for sc in scopes:
         story = gather_story(store, sc, red)
         for sid in members[sc]:
+            tell("writing pages", n, len(all_ids))
+            n += 1
             info = infos.get(sid, {"session_id": sid})
             written += _session_pages(sid, info, sc, story if sid == sc else None, blocks[sid],
                                       site, totals.get(sid), infos, members[sc], out_dir)
@@ -611,6 +618,7 @@ def build_report(store: KbStore, scopes: Sequence[str], out_dir: Path,
                        "Search sessions…")
     path = out_dir / "index.html"
     path.write_text(index_html, encoding="utf-8")
+    tell("writing pages", len(all_ids), len(all_ids))
     return [Written(path, len(index_html.encode("utf-8"))), *written]
 
 

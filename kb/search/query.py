@@ -40,6 +40,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from logparse.kinds import Category, EventKind
+
 WORD = re.compile(r"[^\W_]+")
 """A word: letters and digits, as tantivy's default tokenizer splits text."""
 MAX_WORD = 40
@@ -60,6 +62,12 @@ TEXT_FILTERS = {"session": "session", "kind": "kind", "tool": "tool", "host": "h
 RANGE_FILTERS = {"ordinal": "ordinal", "time": "time"}
 FIELDS = ("command", "output", "prose", "todo", "other")
 """What a search unit is: a command, its output, prose, a todo list, other event text."""
+
+
+_VALID: dict[str, tuple[str, ...]] = {
+    "kind": tuple(k.value for k in EventKind), "category": tuple(c.value for c in Category),
+    "field": FIELDS}
+"""The values a filter can match (``tool:``, ``host:`` and ``session:`` take any)."""
 
 
 class QueryError(ValueError):
@@ -307,6 +315,13 @@ def _filter(name: str, value: str) -> Node:
         values = tuple(v.lower() for v in values)
     if not values:
         raise QueryError(f"{name}: needs a value")
+    valid = _VALID.get(field)
+    bad = [v for v in values if valid is not None and v not in valid]
+    if bad:  # a value nothing carries matched nothing, silently (exit 1: "no match")
+        also = (f" ({bad[0]} is a field: field:{bad[0]})"
+                if field == "kind" and bad[0] in FIELDS else "")
+        raise QueryError(f"{name}: {bad[0]!r} is not a {field}; valid: "
+                         f"{', '.join(valid or ())}{also}")
     return Match(field, values)
 
 

@@ -38,6 +38,20 @@ DETAIL_DELAY = 0.04
 SELECTS = ("#filter-kind", "#filter-category", "#filter-host", "#filter-status")
 
 
+SEARCH_HINT = "search commands, outputs, prose  (or kind:… cat:… host:… status:failed)"
+SEARCH_HINT_SHORT = "kind: cat: host: …"
+"""The search box's placeholder where the long one does not fit (at 80 columns the box
+showed ``search commands,`` and none of the filters)."""
+
+
+class SearchInput(Input):
+    """The search box: its placeholder is the one that fits it."""
+
+    def on_resize(self) -> None:
+        fits = cell_len(SEARCH_HINT) < self.content_size.width
+        self.placeholder = SEARCH_HINT if fits else SEARCH_HINT_SHORT
+
+
 class FilterBar(Horizontal):
     """Search text and the kind / category / host / status filters.
 
@@ -49,8 +63,7 @@ class FilterBar(Horizontal):
         if self.children:
             return None
         return self.mount_all([
-            Input(placeholder="search commands, outputs, prose  (or kind:… cat:… host:… "
-                              "status:failed)", id="search"),
+            SearchInput(placeholder=SEARCH_HINT, id="search"),
             Select[str]([], prompt="kind", id="filter-kind"),
             Select[str]([], prompt="category", id="filter-category"),
             Select[str]([], prompt="host", id="filter-host"),
@@ -255,7 +268,9 @@ class TimelineScreen(Screen[None]):
             self.app.request_graph(self.scope)  # type: ignore[attr-defined]
         if len(message.index) == 0:
             self._detail_pending = None
-            self.query_one(DetailPane).clear("no step matches the filter")
+            bad = self.filter.unknown()  # `kind:prose` matched nothing, silently
+            self.query_one(DetailPane).clear("no step matches the filter"
+                                             + (f"\n{bad}" if bad else ""))
         self._show_status()
 
     def _rows(self, index: TimelineIndex, start: int, stop: int
