@@ -1125,7 +1125,7 @@ _NAME_ENDS = ("pass", "passwd", "password", "passphrase", "pwd", "secret", "secr
 _TYPE_WORDS = frozenset(("bytes", "float", "any", "object", "list", "dict", "char", "text",
                          "boolean", "integer", "number", "secretstr", "secretbytes", "field"))
 """A type's name after a name and its colon (``db_password: bytes``): no value."""
-_CAMEL_TYPE = re.compile(r"(?:[A-Z][a-z0-9]+){2,}")
+_CAMEL_TYPE = re.compile(r"(?:[A-Z][a-z]+){2,}")
 """A class's name in CamelCase (``SecretStr``, ``PasswordField``): a type, no value."""
 _ENV_LINE = re.compile(
     r"(?:^|\n|\\{1,8}n)[ \t]*[\\\"'`]{0,8}[ \t]*(?:(?:export|set|setenv|declare|-)[ \t]+)?\Z")

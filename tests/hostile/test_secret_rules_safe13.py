@@ -59,13 +59,14 @@ NAMED = {
     "walrus": f"admin_pass := {PW}",
     "fat arrow": f"'db_pwd' => '{PW}',",
     "password quoted": f'password = "{WORD}"',
+    "capitals, letters and digits": "db_pass = Qz7vR2mK9xw",  # no CamelCase type
 }
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))
 def test_a_secret_assigned_to_a_secret_name_in_any_case_is_hidden(name: str) -> None:
     text = NAMED[name]
-    secret = PW if PW in text else next(w for w in (f"django-insecure-{WORD}x",
+    secret = PW if PW in text else next(w for w in ("Qz7vR2mK9xw", f"django-insecure-{WORD}x",
                                                     f"{WORD}xyz", WORD) if w in text)
     assert may_hold_secret(text), "the prefilter must pass it"
     shown = redact_text(text)
@@ -270,3 +271,52 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
         rulesets = store.conn.execute("SELECT DISTINCT ruleset FROM secret_scans").fetchall()
     assert again == found and rulesets == [(RULESET,)]
     assert hidden(run("events", "--json"))
+
+
+# --- a raw record's fields no derived text holds (red team, safe13) ------------------
+
+RAW_PW = "".join(_RNG.choices(_ALNUM, k=11)) + "9"
+
+
+def write_raw_leaks(path: Path) -> Path:
+    """A Claude Code transcript whose records hold a secret only where no derived field
+    reads it: a timestamp, a field the reader does not know, a parent id that is an object
+    (``{"admin_pass": …}``: the name a key, the secret its value), and a line that is no
+    JSON at all."""
+    src = write_claude_rows(path, "5e13c0de-0000-4000-8000-000000013b01", [
+        ("user", "Please frobnicate the config."),
+        ("assistant", [{"type": "text", "text": "Done."}])])
+    lines = src.read_text().splitlines()
+    first = json.loads(lines[0])
+    odd = []
+    for i, (key, value) in enumerate((
+            ("timestamp", f"ADMIN_PASS={RAW_PW}"),
+            ("extra", f"db_passwd: {RAW_PW}"),
+            ("parentUuid", {"admin_pass": RAW_PW}))):
+        rec = dict(first, uuid=f"u-raw-{i}")
+        rec[key] = value
+        odd.append(json.dumps(rec))
+    bad = '{"type": "user", "message": {"content": "admin_pass = ' + RAW_PW + '" broken'
+    src.write_text("\n".join([*lines, bad, *odd]) + "\n")
+    return src
+
+
+def test_an_export_of_the_raw_records_holds_no_secret(tmp_path: Path) -> None:
+    """`logkb export --include-raw` wrote a raw record's secret that no derived field held
+    (logkb-11: only the values the ingest's scan found were hidden there)."""
+    import duckdb
+
+    src = write_raw_leaks(tmp_path / "claude.jsonl")
+    db = tmp_path / "kb.duckdb"
+    for args in (["ingest", str(src)], ["export", "--parquet", str(tmp_path / "out"),
+                                         "--include-raw", "--all"],
+                 ["query", "--json", "SELECT * FROM problems"],
+                 ["query", "--json", "SELECT raw::VARCHAR FROM messages"]):
+        r = CliRunner().invoke(cli, [*args, "--db", str(db)], catch_exceptions=False)
+        assert r.exit_code in (0, 4), r.output
+        assert RAW_PW not in r.stdout + r.stderr, args
+    files = list((tmp_path / "out").rglob("*.parquet"))
+    assert files
+    dump = "\n".join(str(duckdb.sql(f"SELECT * FROM '{f}'").fetchall()) for f in files)
+    assert "frobnicate" in dump and "[redacted:" in dump
+    assert RAW_PW not in dump
