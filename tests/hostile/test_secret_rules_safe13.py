@@ -320,3 +320,28 @@ def test_an_export_of_the_raw_records_holds_no_secret(tmp_path: Path) -> None:
     dump = "\n".join(str(duckdb.sql(f"SELECT * FROM '{f}'").fetchall()) for f in files)
     assert "frobnicate" in dump and "[redacted:" in dump
     assert RAW_PW not in dump
+
+
+def test_a_problem_that_quotes_its_record_quotes_no_secret(tmp_path: Path) -> None:
+    """A problem's reason may quote the record it is about (a pi header whose id is no
+    string: ``{'admin_pass': '…'}``); it is printed on stderr, put in the `--json` report
+    and stored, and showed the secret there (safe13)."""
+    ts = "2026-06-08T17:05:46.114Z"
+    recs = [{"type": "session", "version": 3, "id": {"admin_pass": RAW_PW},
+             "timestamp": ts, "cwd": "/w"},
+            {"type": "message", "id": "p0", "parentId": None, "timestamp": ts,
+             "message": {"role": "user", "content": [{"type": "text", "text": "frobnicate"}]}}]
+    src = tmp_path / "2026-06-08T17-05-46-114Z_019ea801-0000-7000-8000-0000000000e9.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    db = tmp_path / "kb.duckdb"
+    seen = ""
+    for args in (["ingest", str(src)], ["ingest", "--force", "--json", str(src)],
+                 ["query", "--json", "SELECT reason, record FROM problems"]):
+        r = CliRunner().invoke(cli, [*args, "--db", str(db)], catch_exceptions=False)
+        assert r.exit_code in (0, 4), r.output
+        seen += r.stdout + r.stderr
+    assert "header names no session id" in seen  # the problem is still said
+    assert RAW_PW not in seen
+    with KbStore(db, read_only=True) as store:
+        stored = store.conn.execute("SELECT string_agg(reason, ' ') FROM problems").fetchone()
+    assert stored and stored[0] and RAW_PW not in stored[0]
