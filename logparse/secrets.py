@@ -660,15 +660,13 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
         _Rule("logkb:name-secret", "password", re.compile(
             # a password's or a secret's name in any case (safe13): `admin_pass = …`,
             # `db-passwd: …`, `spring.datasource.password=…`, `secret_key=…`, `adminPass`;
-            # the name's end first (a literal: `re` skips to it), its head read back
-            # by :func:`_name_secret_kind`
-            r"(?:[_.-](?i:pass(?:wd|word|phrase)?|pwd|secret(?:[_.-]?key)?)"
-            r"|(?i:secret[_.-]?key|pass(?:wd|word|phrase))"
-            r"|(?<=[a-z0-9])(?:Pass(?:wd|word|phrase)?|Pwd|Secret(?:Key)?))"
-            r"(?![A-Za-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
+            # the name's end first, in the lowered text (literals: `re` skips to a `p` or
+            # an `s`), its head and its case read back by :func:`_name_secret_kind`
+            r"(?:pass(?:wd|word|phrase)?|pwd|secret(?:[_.-]?key)?)"
+            r"(?![a-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
             r"[ \t]*(?:" + _VALUE
             + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
-            ("pass", "pwd", "secret"), group=-1, lower=True, check="name",
+            ("pass", "pwd", "secret"), group=-1, lower=True, on_lower=True, check="name",
             example=(f"admin_pass = {_SHORT_PW}", _SHORT_PW),
             more=((f"db_passwd: {_SHORT_PW}\n", _SHORT_PW),
                   (f"secret_key='{_MW[:9]}'", _MW[:9]),
@@ -1159,10 +1157,17 @@ def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
     variable in code (``connect(db_pass=password)``, ``admin_pass = new_pass``): a
     secret only on a line of its own in shell, ``.env`` or YAML (``admin_pass=hunter``,
     ``db_passwd: hunter``); the bare names (``password``, ``passwd``) only quoted."""
-    start = _name_start(text, m)
+    start, end = _name_start(text, m), m.start()
     name = text[start:m.start("op")].rstrip(" \t\"'\\").lower()
     if not name.endswith(_NAME_ENDS) or "pub" in name or name.startswith(("http", "www")):
         return None
+    if end > start:  # the name's last word: after a separator, or capitalised after one
+        before, first = text[end - 1], text[end]
+        if not (before in "_.-" or (first.isupper() and (before.islower() or before.isdigit()))):
+            return None  # `bypass`, `compass`, `PASSWORD` inside `MYPASSWORD`
+    elif m.group(0)[:6].lower() not in ("passwd", "passwo", "passph", "secret") \
+            or name in ("secret", "pass", "pwd"):
+        return None  # a bare `secret:`, `pass:`, `pwd`: no name of a secret's variable
     compound = name not in ("pass", "passwd", "password", "passphrase", "pwd", "secret")
     if start > 0 and text[start - 1] in "@/":
         return None  # `@db_pass=`, a path's piece: no assignment
@@ -1296,8 +1301,9 @@ def _key_runs(text: str) -> list[tuple[int, int]]:
 
     def flush() -> None:
         total = sum(b - a for a, b in run)
-        if total < _RUN_MIN or (len(run) == 1 and total < 100):
-            return
+        if total < _RUN_MIN or (len(run) == 1 and total < 100) \
+                or max(b - a for a, b in run) < 32:
+            return  # a key's lines hold 32 characters at least (a listing of paths: none)
         joined = "".join(text[a:b] for a, b in run)
         if (_der_private_head(joined)
                 or _PEM_BEGIN_BEFORE.search(text, max(0, run[0][0] - 120), run[0][0])
