@@ -25,7 +25,9 @@ holds: numbered, in a grid, quoted or hyphenated too), the literal code falls ba
 (``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
 Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys;
 and (safe12) the values of environment variables named ``*_PASS``, ``*_PWD``,
-``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too).
+``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too); (safe13) a password's or a
+secret's name in any case (``admin_pass = …``, ``db_passwd: …``, ``secret_key=…``), a
+private key's body in pieces with no BEGIN line, told by its bytes' structure.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
