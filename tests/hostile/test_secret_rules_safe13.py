@@ -345,3 +345,22 @@ def test_a_problem_that_quotes_its_record_quotes_no_secret(tmp_path: Path) -> No
     with KbStore(db, read_only=True) as store:
         stored = store.conn.execute("SELECT string_agg(reason, ' ') FROM problems").fetchone()
     assert stored and stored[0] and RAW_PW not in stored[0]
+
+
+def test_a_derive_workers_traceback_quotes_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A derive worker's failure is said with its traceback, whose exception text may
+    quote the record it failed on (safe13: it went to stderr as it was)."""
+    import types
+
+    import kb.derive_pool as dp
+
+    tb = ("Traceback (most recent call last):\n  File \"derive.py\", line 9, in f\n"
+          f"ValueError: cannot read 'admin_pass = {RAW_PW}'\n")
+    pool = dp.DerivePool.__new__(dp.DerivePool)
+    pool._pending = [object()]  # type: ignore[list-item]
+    pool._procs = [types.SimpleNamespace(stdout=object())]  # type: ignore[list-item]
+    monkeypatch.setattr(dp, "_read", lambda f: {"error": tb})
+    with pytest.raises(dp.DeriveWorkerError) as e:
+        pool.receive(0)
+    assert "ValueError: cannot read 'admin_pass = [redacted:" in str(e.value)
+    assert RAW_PW not in str(e.value)
