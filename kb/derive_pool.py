@@ -304,8 +304,11 @@ class DerivePool:
             code = proc.wait()
             raise DeriveWorkerError(f"a derive worker ended (exit {code}); what committed "
                                     "is consistent, ingest again")
-        if "error" in reply:
-            raise DeriveWorkerError(f"a derive worker failed:\n{reply['error']}")
+        if "error" in reply:  # a traceback may quote the record it failed on (safe13)
+            from logparse.secrets import redact_text
+
+            raise DeriveWorkerError(
+                f"a derive worker failed:\n{redact_text(str(reply['error']), depth=2)}")
         self._pending[w] = None
         slot.reply = reply
 

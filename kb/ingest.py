@@ -947,6 +947,7 @@ def _read_input(store: KbStore, inp: Input, wanted: frozenset[str] | None,
                     os.environ.get("LOGKB_WRITE_MEMORY_LIMIT", WRITE_MEMORY_LIMIT))
     if reader.skipped:
         report.skipped[spath] = dict(reader.skipped)
+    problems[:] = _hidden(store, problems)
     report.problems.extend(problems)
     recorded = fp if fp is not None and wanted is None else None
     if group is not None and group.pending.intersection(done):
@@ -974,6 +975,23 @@ RESUME_MIN_BYTES = 256 << 10
 resumed reading does, and a directory of many small files pays no statement for one."""
 
 _INT64 = (-(1 << 63), 1 << 63)
+
+
+def _hidden(store: KbStore, problems: list[Problem]) -> list[Problem]:
+    """``problems`` with their diagnostics redacted (safe13): a reason may quote the
+    record it is about (an exception's text, a header's value), and it is printed on
+    stderr, put in ``--json`` and stored.  The record's own text (``raw``) is kept as it
+    was read, as every stored text is (outputs redact it)."""
+    from logparse.secrets import redact_text
+
+    hide = store.redactor.hiding()
+    out = []
+    for p in problems:
+        reason = hide.text(redact_text(p.reason, depth=2))
+        record = hide.text(redact_text(p.record, depth=2)) if p.record else p.record
+        out.append(p if (reason, record) == (p.reason, p.record)
+                   else p.model_copy(update={"reason": reason, "record": record}))
+    return out
 
 
 def _resume_row(inp: Input, reader: TranscriptReader, opened: list[_Session]
@@ -1092,7 +1110,8 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
         report.skipped[spath] = dict(reader.skipped)
     unchanged = set(kept)
     store.replace_problems_after(spath, point.line, end,
-                                 [m for m in st.seen if m not in unchanged], problems)
+                                 [m for m in st.seen if m not in unchanged],
+                                 _hidden(store, problems))
     report.problems.extend(store.input_problems(spath))
     if fp is not None:
         store.record_source(spath, inp.form, fp, done)

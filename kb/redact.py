@@ -57,7 +57,7 @@ class Redactor:
         """Levels of JSON escapes the finder undoes when it runs on every text."""
         forms: dict[str, str] = {}
         for value, kind in (secrets or {}).items():
-            for form in _forms(value):
+            for form in _forms(value, kind):
                 if len(form) >= _MIN_PIECE:
                     forms.setdefault(form, kind)
         # longest first, so a secret that contains another is replaced whole
@@ -364,6 +364,8 @@ _LINE_SPLIT = re.compile(r"\r?\n|(?:\\{1,8}r)?\\{1,8}n")
 _LINE_MARKS = re.compile(r"(?:(?:>|#|//)[ \t]*){1,4}")
 """A quote's or a comment's marks starting a line of a wrapped secret (rsafe11)."""
 _LINE_PIECE = 16
+_KEY_PIECE = re.compile(r"[A-Za-z0-9+/=]+")
+"""A short line of a key's body (base64 or base58)."""
 """The shortest line of a multi-line secret hidden where it stands alone."""
 
 
@@ -373,7 +375,7 @@ def _unmarked(line: str) -> str:
     return line[m.end():] if m else line
 
 
-def _forms(value: str) -> set[str]:
+def _forms(value: str, kind: str = "") -> set[str]:
     """A secret as it may appear: as found, JSON-escaped (in JSON columns and raw
     messages) and JSON-unescaped (found inside JSON text, shown after parsing)."""
     forms = {value}
@@ -389,6 +391,15 @@ def _forms(value: str) -> set[str]:
         pieces = (p.strip(" \t") for p in _LINE_SPLIT.split(value))
         pieces = (_unmarked(p) for p in pieces)
         forms.update(p for p in pieces if len(p) >= _LINE_PIECE and " " not in p)
+        if kind == "private-key":  # a key wrapped into many short lines (safe13): a
+            # replay plan's command words show each; a piece mixing two kinds of
+            # characters is the key too (a short one replaced only as a whole word)
+            for line in _LINE_SPLIT.split(value):
+                piece = _unmarked(line.strip(" \t")).strip(" \t\"'`,+|\\")
+                if len(piece) >= _MIN_PIECE and _KEY_PIECE.fullmatch(piece) and sum(
+                        (any(c.isdigit() for c in piece), any(c.isupper() for c in piece),
+                         any(c.islower() for c in piece))) >= 2:
+                    forms.add(piece)
     escaped = value
     for _ in range(3):  # JSON in JSON: a Codex output is stored escaped twice in raw
         escaped = orjson.dumps(escaped).decode()[1:-1]

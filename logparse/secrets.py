@@ -25,7 +25,9 @@ holds: numbered, in a grid, quoted or hyphenated too), the literal code falls ba
 (``os.environ.get("X") or "…"``), Solana keys in base58 (with no cue when the 64 bytes are a seed and its
 Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API keys;
 and (safe12) the values of environment variables named ``*_PASS``, ``*_PWD``,
-``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too).
+``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too); (safe13) a password's or a
+secret's name in any case (``admin_pass = …``, ``db_passwd: …``, ``secret_key=…``), a
+private key's body in pieces with no BEGIN line, told by its bytes' structure.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -56,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-11"
+RULESET = "detect-secrets-1.5+logkb-12"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -307,7 +309,7 @@ _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
-_WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\\{0,8}[\"'`][ \t]*)?(?:[+|\\-][ \t]*)?"
+_WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\\{0,8}[\"'`][ \t]*)?(?:[+|\\,-][ \t]*)?"
              r"(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*){1,3}"
              r"(?:(?:>|#|//|\||\\{0,8}[\"'`(])[ \t]*){0,4}")
 """Between the lines of a wrapped key: blanks a terminal pads a line with, what closes a
@@ -342,6 +344,50 @@ the quotes are a word of their own (``"mysql --password " + pw`` is code, not a
 value)."""
 
 
+def _cut(value: str, n: int) -> list[str]:
+    """``value`` in pieces of ``n`` characters (a key's body wrapped at ``n`` columns)."""
+    return [value[i:i + n] for i in range(0, len(value), n)]
+
+
+def _made_up_rsa_der() -> bytes:
+    """The DER of a made-up RSA private key (PKCS#1's shape: a SEQUENCE of the version and
+    eight INTEGERs), its numbers bytes of a hash: no key anybody holds, no cryptography
+    run, the structure the key-body rows read."""
+    import hashlib
+
+    def integer(n: int, seed: bytes) -> bytes:
+        body = b""
+        while len(body) < n:
+            body += hashlib.sha256(seed + bytes([len(body) % 256])).digest()
+        body = bytes([body[0] | 0x80]) + body[1:n]
+        return b"\x02" + _der_len(n + 1) + b"\x00" + body
+
+    parts = (b"\x02\x01\x00" + integer(256, b"n") + b"\x02\x03\x01\x00\x01"
+             + integer(256, b"d") + integer(128, b"p") + integer(128, b"q")
+             + integer(128, b"dp") + integer(128, b"dq") + integer(128, b"qi"))
+    return b"\x30" + _der_len(len(parts)) + parts
+
+
+def _der_len(n: int) -> bytes:
+    return bytes([n]) if n < 0x80 else (bytes([0x81, n]) if n < 0x100
+                                         else bytes([0x82, n >> 8, n & 0xFF]))
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
+
+
+_RSA_B64 = _b64(_made_up_rsa_der())
+"""The made-up key's body in base64, one line (the rows cut it)."""
+_B64_PIECE = re.compile(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9+/=_-])(?!(?<=\\)[nrt]))"
+                        r"[A-Za-z0-9+/]{16,}={0,2}"
+                        r"(?![A-Za-z0-9+/=_-])")
+"""A piece of a key's body: 16 base64 characters or more between other characters (after
+a JSON-escaped line break too)."""
+
+
 def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     """logkb's rules as (specific, generic): the specific ones run before detect-secrets'
     detectors, the generic ones (a password, a URL's userinfo, an assigned value) after
@@ -372,6 +418,16 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             r"(?<![A-Za-z0-9+/=_:.-])[A-Za-z0-9+/]{64,76}={0,2}(?![A-Za-z0-9+/=_-])"), (),
             check="pembody",
             example=(f"the key's second line was\n  {body[1]}\nin the old file", body[1])),
+        _Rule("logkb:key-body-run", "private-key", _B64_PIECE, (), check="keyrun",
+            # a key's body in pieces (safe13): lines of any width, JSON strings, a
+            # listing's numbered lines, with no BEGIN line and no cue: hidden when its
+            # bytes are a private key's (DER or OpenSSH integers in a row), or a BEGIN
+            # or END line of a private key stands next to the pieces
+            example=(f"$ tail -n +2 k\n{body[0][:40]}\n{body[0][40:]}\n{body[1]}\n"
+                     + _x("-----END RSA ", "PRIVATE KEY-----"), body[0][:40]),
+            more=(("\n".join(f'  "{p}",' for p in _cut(_RSA_B64[100:], 40)),
+                   _cut(_RSA_B64[100:], 40)[0]),
+                  ("\n".join(_cut(_RSA_B64[304:], 76)), _cut(_RSA_B64[304:], 76)[0]))),
         _Rule("logkb:sk-key", "openai-key", re.compile(
             r"(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
             ("sk-",), fold=True, example=(f"export OPENAI_API_KEY=sk-proj-{_TOK}{_TOK}",
@@ -446,7 +502,7 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             # the last may start one; a terminal or an editor wrapped the key (safe11),
             # padded its lines with blanks, quoted or commented them (rsafe11)
             r"(?<![A-Za-z0-9])[" + _B58 + r"]{1,88}(?:" + _WRAP_GAP + r"["
-            + _B58 + r"]{1,88}){1,11}(?![A-Za-z0-9])"), (), check="b58-wrapped",
+            + _B58 + r"]{1,88}){1,43}(?![A-Za-z0-9])"), (), check="b58-wrapped",
             example=(f"WALLET={kp58[:50]}\n{kp58[50:]}\n", f"{kp58[:50]}\n{kp58[50:]}"),
             more=((f"ok\n{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}\ndone",
                    f"{kp58[:30]}\n  {kp58[30:60]}\n  {kp58[60:]}"),
@@ -603,6 +659,25 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             more=((f"docker run -e MYSQL_ROOT_PASS='{_PW}' mysql:8", _PW),
                   ("environment:\n  RABBITMQ_DEFAULT_PASS: hunter\n", "hunter"),
                   (f'{{"ADMIN_TOKEN": "{_SHORT_PW}"}}', _SHORT_PW))),
+        _Rule("logkb:name-secret", "password", re.compile(
+            # a password's or a secret's name in any case (safe13): `admin_pass = …`,
+            # `db-passwd: …`, `spring.datasource.password=…`, `secret_key=…`, `adminPass`;
+            # the name's end first, in the lowered text (literals: `re` skips to a `p` or
+            # an `s`), its head and its case read back by :func:`_name_secret_kind`
+            r"(?:pass(?:wd|word|phrase)?|pwd|secret(?:[_.-]?key)?)"
+            r"(?![a-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
+            r"[ \t]*(?:" + _VALUE
+            + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
+            ("pass", "pwd", "secret"), group=-1, lower=True, on_lower=True, check="name",
+            example=(f"admin_pass = {_SHORT_PW}", _SHORT_PW),
+            more=((f"db_passwd: {_SHORT_PW}\n", _SHORT_PW),
+                  (f"secret_key='{_MW[:9]}'", _MW[:9]),
+                  ("export smtp_pass=hunter\n", "hunter"),
+                  (f'{{"db-password":"{_SHORT_PW}"}}', _SHORT_PW),
+                  (f"spring.datasource.password={_SHORT_PW}", _SHORT_PW),
+                  (f"$db_pass = '{_SHORT_PW}';", _SHORT_PW),
+                  (f'const adminPass = "{_SHORT_PW}";', _SHORT_PW),
+                  (f"Django_Secret_Key = '{_PW}'", _PW))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -645,7 +720,7 @@ PREFILTER = (
     r"|softlayer|ibm|aws_?secret"
     # a name and its value, their quotes JSON-escaped too (a file written with
     # `{"apiKey": …}` stands in the call's JSON input as `{\\"apiKey\\": \\"…`)
-    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
+    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=>?|:=?)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[^\s\"'`]{4}"
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
@@ -674,7 +749,7 @@ PREFILTER = (
 PREFILTER = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % min(int(m.group(1)), 8), PREFILTER)
 # but a PEM body line is told from any word only by its length: 64 to 76 base64
 # characters between delimiters (a longer or base64url run is not one)
-PREFILTER += (r"|(?m:(?:^|[\s\"'>`*]|\\{1,8}n)[A-Za-z0-9+/]{64,76}={0,2}"
+PREFILTER += (r"|(?m:(?:^|[\s\"'>`*]|\\{1,8}[nt])[A-Za-z0-9+/]{64,76}={0,2}"
               r"(?:$|[\s\"'`,.\\]))")
 # and a keypair's byte array by its first bytes (the counts above cannot say 64)
 PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
@@ -700,7 +775,7 @@ _PHRASE_RUN = (r"(?:^|[^A-Za-z0-9_\\]|\\{1,8}[nrt])(?:[A-Za-z][a-z]{2,7}"
 """A recovery phrase with no cue: twelve words in a row (:data:`_WORD_GAP` between
 them), in lower case, Title Case or capitals (safe11: a wallet's backup screen prints
 them in capitals), numbered, quoted or joined by hyphens (safe11b)."""
-_WRAP_CLOSE = r"""[ \t]*(?:\\{0,8}["'`][ \t]*)?(?:[+|\\-][ \t]*)?"""
+_WRAP_CLOSE = r"""[ \t]*(?:\\{0,8}["'`][ \t]*)?(?:[+|\\,-][ \t]*)?"""
 _WRAP_OPEN = r"""[ \t]*(?:(?:>|#|//|\||\\{0,8}["'`(])[ \t]*){0,4}"""
 _WRAP_BR = r"(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)"
 _B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}" + _WRAP_CLOSE + _WRAP_BR
@@ -709,14 +784,26 @@ _B58_WRAP = (r"(?:^|[^A-Za-z0-9])[" + _B58 + r"]{29,88}" + _WRAP_CLOSE + _WRAP_B
              # narrower lines (safe12): two whole lines of base58 in a row
              r"|(?:^|\n|\\{1,8}n)" + _WRAP_OPEN + r"[" + _B58 + r"]{8,28}" + _WRAP_CLOSE
              + r"(?:" + _WRAP_BR + r"[ \t]*){1,3}" + _WRAP_OPEN + r"[" + _B58 + r"]{8,28}"
-             + _WRAP_CLOSE + r"(?:$|" + _WRAP_BR + r")")
+             + _WRAP_CLOSE + r"(?:$|" + _WRAP_BR + r")"
+             # safe13: a keypair in 13 pieces or more, six lines of 2 to 7 in a row
+             r"|(?:(?:^|\n|\\{1,8}n)" + _WRAP_OPEN + r"[" + _B58 + r"]{2,7}" + _WRAP_CLOSE
+             + r"){6}(?:$|" + _WRAP_BR + r")")
 """A Solana keypair in base58 wrapped over lines (safe11): a piece of 29 characters or
 more ends a line or starts one, after a quote's or a comment's marks (rsafe11: and
 a JSON-escaped ``\\n`` after it; two pieces of 85 characters: one is 43 or more; more
 pieces: each middle one fills a line); or (safe12) two whole lines of 8 to 28 characters
 in a row (a narrow wrap: 4 to 11 pieces), each in a string's quotes, a table's cell,
 ended by ``-``, ``\\`` or ``+``."""
-PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP)
+_B64_WRAP = (r"(?:^|\n|\\{1,8}n)[ \t>\"'`\\]*[A-Za-z0-9+/]{32,76}={0,2}[ \t\"'`,+|\\]*"
+             r"(?:\n|\\{1,8}n)[ \t>\"'`\\]*(?:[0-9]{1,6}(?:→|\t|\\{1,8}t)[ \t]*)?[A-Za-z0-9+/]{32}"
+             # or strings on one line (`["…", "…"]`)
+             r"|[\"'`][A-Za-z0-9+/]{32,76}={0,2}\\{0,8}[\"'`][ \t]*[,+]?[ \t]*\\{0,8}[\"'`]"
+             r"[A-Za-z0-9+/]{32}")
+"""A key's body wrapped narrower than 64 columns (safe13): two lines in a row of 32 base64
+characters or more, in strings' quotes or a listing's numbered lines too
+(:func:`_key_runs` decides)."""
+PREFILTERS: tuple[str, ...] = (PREFILTER, _B58_RUN + "|" + _PHRASE_RUN + "|" + _B58_WRAP
+                               + "|" + _B64_WRAP)
 """The prefilter as the knowledge base runs it: a text may hold a secret when one of
 these matches it.  Two, because RE2 gives each pattern its own automaton: the counted
 runs of the second in :data:`PREFILTER`'s alternation made it 10x slower (1.7 s instead
@@ -1033,10 +1120,93 @@ def _env_kind(name: str, value: str) -> str | None:
     return "token" if name.endswith("TOKEN") else "api-key"
 
 
+_NAME_ENDS = ("pass", "passwd", "password", "passphrase", "pwd", "secret", "secretkey",
+              "secret_key", "secret-key", "secret.key")
+_TYPE_WORDS = frozenset(("bytes", "float", "any", "object", "list", "dict", "char", "text",
+                         "boolean", "integer", "number", "secretstr", "secretbytes", "field"))
+"""A type's name after a name and its colon (``db_password: bytes``): no value."""
+_CAMEL_TYPE = re.compile(r"(?:[A-Z][a-z]+){2,}")
+"""A class's name in CamelCase (``SecretStr``, ``PasswordField``): a type, no value."""
+_ENV_LINE = re.compile(
+    r"(?:^|\n|\\{1,8}n)[ \t]*[\\\"'`]{0,8}[ \t]*(?:(?:export|set|setenv|declare|-)[ \t]+)?\Z")
+"""What stands before a name on its line in shell, ``.env`` or YAML: nothing, ``export``
+(a string's quote first: the line is a JSON string's)."""
+
+
+_SECRET_WORD = re.compile(r"(?i:pass|pwd|secret)")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def _secret_var(value: str) -> bool:
+    """Whether ``value`` is an identifier named for a secret, made of words
+    (``old_db_pass``, ``cfg.dbPass``; not ``mysupersecret``, a word)."""
+    return (_IDENT_PATH.fullmatch(value) is not None and _SECRET_WORD.search(value) is not None
+            and (any(c in value for c in "._$") or _CAMEL.search(value) is not None))
+
+
+def _names_a_secret(rule: _Rule, m: re.Match[str], value: str) -> bool:
+    """Whether an unquoted value is a variable or a member named for a secret
+    (``db_pass = settings.db_pass``, ``self.password = password``): code passing one on."""
+    return m.lastindex == m.re.groups and _secret_var(value)
+
+
+def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a value assigned to a password's or a secret's name in any case
+    (``logkb:name-secret``, safe13), or ``None``.  Whatever the value is, a weak word
+    too, unless it is a placeholder, a variable, a path, a URL, a constant's or a type's
+    name, or code: a call or an index after it, a member path (``settings.db_pass``), an
+    identifier after ``const``.  A bare word (letters and ``_``, no digit) unquoted is a
+    variable in code (``connect(db_pass=password)``, ``admin_pass = new_pass``): a
+    secret only on a line of its own in shell, ``.env`` or YAML (``admin_pass=hunter``,
+    ``db_passwd: hunter``); the bare names (``password``, ``passwd``) only quoted."""
+    start, end = _name_start(text, m), m.start()
+    name = text[start:m.start("op")].rstrip(" \t\"'\\").lower()
+    if not name.endswith(_NAME_ENDS) or "pub" in name or name.startswith(("http", "www")):
+        return None
+    if end > start:  # the name's last word: after a separator, or capitalised after one
+        before, first = text[end - 1], text[end]
+        if not (before in "_.-" or (first.isupper() and (before.islower() or before.isdigit()))):
+            return None  # `bypass`, `compass`, `PASSWORD` inside `MYPASSWORD`
+    elif m.group(0)[:6].lower() not in ("passwd", "passwo", "passph", "secret") \
+            or name in ("secret", "pass", "pwd"):
+        return None  # a bare `secret:`, `pass:`, `pwd`: no name of a secret's variable
+    compound = name not in ("pass", "passwd", "password", "passphrase", "pwd", "secret")
+    if start > 0 and text[start - 1] in "@/":
+        return None  # `@db_pass=`, a path's piece: no assignment
+    vstart = m.start(m.lastindex or 0)
+    quoted = vstart > 0 and text[vstart - 1] in "\"'`"
+    low = value.lower()
+    if _is_placeholder(value) or low in _NOT_SECRET_WORDS or low in _TYPE_WORDS \
+            or value.startswith(("/", "./", "../", "~")) or "://" in value \
+            or _CONSTANT.fullmatch(value):
+        return None
+    if not quoted:
+        if not compound:
+            return None  # `password: hunter2` in prose: the assignment row's to judge
+        after = text[m.end():m.end() + 1]
+        if after in ("(", "[") and _CUT_MARK.match(text, m.end()) is None:
+            return None  # `db_pass=get(…)`, `db_pass = creds["db"]`
+        if ("." in value and _IDENT_PATH.fullmatch(value)) or _secret_var(value):
+            return None  # `db_pass = settings.db_pass`, `db_pass = old_db_pass`
+        if _CAMEL_TYPE.fullmatch(value):
+            return None  # `db_password: SecretStr`
+        if re.fullmatch(r"[A-Za-z_]+", value):
+            op = m.group("op")
+            line_head = _ENV_LINE.search(text, max(0, start - 40), start) is not None
+            if not (line_head and (op == "=" and text[m.start("op") - 1] not in " \t"
+                                   or op.startswith(":"))):
+                return None  # a variable in code: `f(db_pass=password)`
+        if _DECLARED.search(text, max(0, start - 12), start) is not None \
+                and _IDENT_PATH.fullmatch(value):
+            return None  # `const dbPass = userInput`
+    return "secret" if "secret" in name else "password"
+
+
 _PEM_CUE = re.compile(
-    r"(?i:\bkeys?\b|key's|priv(?:ate)?[ _-]?key|secret|credential|id_(?:rsa|dsa|ecdsa|ed25519)"
-    r"|\.(?:pem|key|p12|pfx)\b|pkcs)")
-"""A word before a base64 line that names it a key's (the 300 characters before it)."""
+    r"(?i:(?<![A-Za-z0-9+/])(?:keys?\b|key's|priv(?:ate)?[ _-]?key|secret|credential|pkcs)"
+    r"|(?<![A-Za-z0-9+])id_(?:rsa|dsa|ecdsa|ed25519)|\.(?:pem|key|p12|pfx)\b)")
+"""A word before a base64 line that names it a key's (the 300 characters before it), a
+word of its own (safe13: ``pkcs`` inside a line of a base64 dump named none)."""
 _PEM_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
                             " \t\r\n>\\")
 """What the lines of a key's body and the breaks between them are made of."""
@@ -1074,6 +1244,14 @@ def _pem_end_after(text: str, end: int) -> bool:
             and _PEM_BODY_CHARS.issuperset(text[end:i]))
 
 
+def _in_public_block(text: str, start: int) -> bool:
+    """Whether ``start`` is inside a PEM block that holds no private key (``PUBLIC KEY``,
+    ``CERTIFICATE``): its BEGIN line above, no END line between."""
+    i = text.rfind("-----BEGIN ", max(0, start - _PEM_REACH), start)
+    return (i >= 0 and "PRIVATE" not in text[i:i + 60].split("\n", 1)[0]
+            and text.find("-----END ", i, start) < 0)
+
+
 def _pem_context(text: str, start: int, end: int, value: str, body_end: int) -> bool:
     """Whether a base64 line of 64 to 76 characters outside a PEM block is a key's body
     (safe12): after a word naming a key (:data:`_PEM_CUE`), first of a private key's
@@ -1084,8 +1262,160 @@ def _pem_context(text: str, start: int, end: int, value: str, body_end: int) -> 
     gap = text[body_end:start] if body_end >= 0 and 0 <= start - body_end <= 40 else ""
     if gap and ("\n" in gap) and gap.strip(" \t>\r\n\\n") == "":
         return True  # the next line of a body already found
+    if _in_public_block(text, start):
+        return False  # a public key's or a certificate's body (safe13)
     return (_PEM_CUE.search(text, max(0, start - 300), start) is not None
             or _der_private_head(value) or _pem_end_after(text, end))
+
+
+_PIECE_GAP = re.compile(
+    r"(?<![ \t])[ \t]*(?:\\{0,8}[\"'`][ \t]*)?(?:[,+|\\;][ \t]*)?(?:"
+    # a line break or up to three (as is or JSON-escaped), then the next line's marks: a
+    # listing's line number (`cat -n`, a Read tool's `  12→`), a quote's, a comment's,
+    # a cell's or a string's
+    r"(?:(?:\r?\n|(?:\\{1,8}r)?\\{1,8}n)[ \t]*){1,3}(?:[0-9]{1,6}(?:\u2192|\t|:|[ \t]*\|)[ \t]*)?"
+    r"(?:(?:>|#|//|\||\\{0,8}[\"'`(])[ \t]*){0,4}"
+    # or none: strings on one line (`"…", "…"`, `"…" + "…"`, `"…" "…"`)
+    r"|(?<=[\"'`,+ \t])\\{0,8}[\"'`])")
+"""What stands between two pieces of a key's body (:func:`_key_runs`)."""
+_PEM_BEGIN_BEFORE = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\"'`,\s]|\\{1,8}[nrt]|\\{1,8}(?=[\"'`])){0,24}\Z")
+_PEM_END_AFTER = re.compile(
+    r"(?:[\"'`,\s]|\\{1,8}[nrt]|\\{1,8}(?=[\"'`])){0,24}-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+_RUN_MIN = 64
+"""A run of pieces this long at least may be a key's body (an Ed25519 key's is 64)."""
+
+
+def _key_runs(text: str) -> list[tuple[int, int]]:
+    """The pieces of private keys' bodies in ``text`` (safe13): base64 pieces of 16
+    characters or more joined into runs by line breaks or strings' quotes
+    (:data:`_PIECE_GAP`), whatever their width, hidden piece by piece when the run is a
+    private key's: the bytes it decodes to hold one's structure (:func:`_key_bytes`), or
+    a private key's BEGIN line stands before it or its END line after it.  A run of 16
+    pieces and more needs no cue (a body cut at the top, a dump of many JSON strings);
+    base64 of other data (an image, a wheel, a certificate: one large integer) has no
+    such structure.  Linear: each piece is read once and each run decoded once (four
+    alignments)."""
+    if len(text) < _RUN_MIN:
+        return []
+    out: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+
+    def flush() -> None:
+        total = sum(b - a for a, b in run)
+        if total < _RUN_MIN or (len(run) == 1 and total < 100) \
+                or max(b - a for a, b in run) < 32:
+            return  # a key's lines hold 32 characters at least (a listing of paths: none)
+        joined = "".join(text[a:b] for a, b in run)
+        if (_der_private_head(joined)
+                or _PEM_BEGIN_BEFORE.search(text, max(0, run[0][0] - 120), run[0][0])
+                or _PEM_END_AFTER.match(text, run[-1][1])
+                or _key_bytes(joined)):
+            out.extend(run)
+
+    for m in _B64_PIECE.finditer(text):
+        a, b = m.span()
+        if run and not (a - run[-1][1] <= 48
+                        and _PIECE_GAP.fullmatch(text, run[-1][1], a) is not None):
+            flush()
+            run = []
+        run.append((a, b))
+    if run:
+        flush()
+    return out
+
+
+def _key_bytes(b64: str) -> bool:
+    """Whether base64 (a run's pieces joined, cut anywhere on a line of whole groups)
+    decodes, at one of its four alignments, to a private key's structure: two large DER
+    INTEGERs in a row (an RSA key's d, p, q …; a certificate or a public key holds one),
+    two large SSH mpints in a row (an OpenSSH RSA key's private part), an OpenSSH
+    Ed25519 key's private part (its public key, then the seed and the same public key),
+    or OpenSSH's magic."""
+    import base64
+    import binascii
+
+    for off in range(4):
+        n = (len(b64) - off) // 4 * 4
+        if n < _RUN_MIN:
+            break
+        try:
+            raw = base64.b64decode(b64[off:off + n])
+        except (binascii.Error, ValueError):
+            continue
+        if _der_integers(raw) or _ssh_integers(raw) or _ssh_private_part(raw) \
+                or b"openssh-key-v1\0" in raw:
+            return True
+    return False
+
+
+_SSH_KEY_TYPE = re.compile(rb"\0\0\0[\x07-\x30](?:ssh-|ecdsa-|sk-)")
+
+
+def _ssh_private_part(raw: bytes) -> bool:
+    """Whether an OpenSSH private key's private part starts in ``raw``: two equal check
+    integers, then the key's type (a public key's blob has no check integers)."""
+    for m in _SSH_KEY_TYPE.finditer(raw):
+        i = m.start()
+        if i >= 8 and raw[i - 8:i - 4] == raw[i - 4:i]:
+            return True
+    return False
+
+
+def _big_int(raw: bytes, i: int, head: int, size: int) -> bool:
+    """Whether ``raw[i + head:i + head + size]`` may be a large positive integer in its
+    canonical form (no sign bit; a leading zero only before one)."""
+    if not 64 <= size <= 1100 or i + head + 2 > len(raw):
+        return False
+    first = raw[i + head]
+    return first < 0x80 and (first != 0 or raw[i + head + 1] >= 0x80)
+
+
+def _der_int_at(raw: bytes, i: int) -> int:
+    """The end of a large DER INTEGER starting at ``i``, or -1."""
+    if i + 4 > len(raw) or raw[i] != 0x02:
+        return -1
+    if raw[i + 1] == 0x81:
+        head, size = 3, raw[i + 2]
+    elif raw[i + 1] == 0x82:
+        head, size = 4, raw[i + 2] << 8 | raw[i + 3]
+    else:
+        return -1
+    return i + head + size if _big_int(raw, i, head, size) else -1
+
+
+def _der_integers(raw: bytes) -> bool:
+    i = raw.find(b"\x02")
+    while i != -1:
+        j = _der_int_at(raw, i)
+        if j != -1:
+            k = j + 5 if raw[j:j + 5] == b"\x02\x03\x01\x00\x01" else j  # e = 65537
+            if k + 4 <= len(raw) and _der_int_at(raw, k) != -1:
+                return True
+        i = raw.find(b"\x02", i + 1)
+    return False
+
+
+def _ssh_int_at(raw: bytes, i: int) -> int:
+    if i + 6 > len(raw) or raw[i] or raw[i + 1]:
+        return -1
+    size = raw[i + 2] << 8 | raw[i + 3]
+    return i + 4 + size if _big_int(raw, i, 4, size) else -1
+
+
+def _ssh_integers(raw: bytes) -> bool:
+    i = raw.find(b"\0\0")
+    while i != -1:
+        j = _ssh_int_at(raw, i)
+        if j != -1:
+            k = j + 7 if raw[j:j + 7] == b"\0\0\0\x03\x01\0\x01" else j  # e = 65537
+            if k + 6 <= len(raw) and _ssh_int_at(raw, k) != -1:
+                return True
+        if raw[i + 2:i + 4] == b"\0\x40" and i >= 36 and raw[i - 36:i - 32] == b"\0\0\0\x20" \
+                and raw[i + 36:i + 68] == raw[i - 32:i] and len(raw) >= i + 68:
+            return True  # Ed25519: string pub(32), string seed+pub(64)
+        i = raw.find(b"\0\0", i + 1)
+    return False
 
 
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int = -1
@@ -1148,6 +1478,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return _fallback_kind(m, text, value)
     if rule.check == "env":
         return _env_kind(m.group("name"), value)
+    if rule.check == "name":
+        return _name_secret_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
@@ -1165,6 +1497,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
             # in prose is followed by words: require a non-word char or digit in it
             if re.fullmatch(r"[A-Za-z]+", value) and len(value) < 12:
                 return None
+            if _names_a_secret(rule, m, value):
+                return None  # `db_pass = settings.db_pass` (safe13)
             return "password"
         kind = "token" if "token" in name or "auth" in name else (
             "api-key" if "key" in name else "secret")
@@ -1271,6 +1605,10 @@ _WRAP_MIN = 29
 
 
 _NARROW_MIN = 8
+_SHORT_RUN = 12
+"""A keypair cut into 13 pieces or more (safe13): lines this many in a row of 2 to 7
+characters of base58 (a column of short words or numbers passes too: the rule then
+tries only joins that mix capitals, small letters and digits)."""
 """A narrow wrap's lines (safe12) hold this many characters of base58 at least."""
 _WRAP_MARKS = " \t\r\\\"'`|+-(),;>#/"
 """What may stand around a wrapped key's piece on its line (:data:`_WRAP_GAP`)."""
@@ -1284,11 +1622,24 @@ def _may_wrap(text: str) -> bool:
     if "\n" not in text and "\\n" not in text:
         return False
     whole = 0  # lines of base58 in a row
+    short = 0  # lines of 2 to 7 characters of base58 in a row (safe13: 13 pieces or more)
     for line in text.replace("\\r", "\r").replace("\\n", "\n").split("\n"):
         if len(line) < _NARROW_MIN:
-            if line.strip(_WRAP_MARKS):
-                whole = 0
+            piece = line.strip(_WRAP_MARKS)
+            if 2 <= len(piece) and _B58_SET.issuperset(piece):
+                short += 1
+                if short >= _SHORT_RUN:
+                    return True
+            elif piece:
+                whole = short = 0
             continue
+        piece = line.strip(_WRAP_MARKS)
+        if 2 <= len(piece) < _NARROW_MIN and _B58_SET.issuperset(piece):
+            short += 1
+            if short >= _SHORT_RUN:
+                return True
+            continue
+        short = 0
         line = line.strip(_WRAP_MARKS)
         if len(line) >= _WRAP_MIN and (_B58_SET.issuperset(line[:_WRAP_MIN])
                                        or _B58_SET.issuperset(line[-_WRAP_MIN:])):
@@ -1302,12 +1653,21 @@ def _may_wrap(text: str) -> bool:
     return False
 
 
+def _mixed(value: str) -> bool:
+    """Whether ``value`` mixes capitals, small letters and digits (88 random characters of
+    base58 lack one of them about 1 time in 2 million)."""
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
+
+
 def _wrapped_keypairs(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
     """The Solana keypairs (base58, 64 bytes: a seed and its Ed25519 public key) wrapped
     over the lines of ``span``, pieces of base58 each on its own line: two pieces or more
     in a row whose characters together are 85 to 88 and decode to a keypair.  A piece in
     the middle fills its line (a wrap), so the first may only end its line and the last
-    only start its own, which the pattern's bounds say.  At most 12 pieces: 78 tries."""
+    only start its own, which the pattern's bounds say.  At most 44 pieces (safe13: 12
+    before; a key in 13 pieces showed); a join is decoded only when it mixes capitals,
+    small letters and digits."""
     pieces, at = [], span[0]
     for br in _WRAP_BREAK.finditer(text, span[0], span[1]):
         pieces.append((at, br.start()))
@@ -1323,6 +1683,8 @@ def _wrapped_keypairs(text: str, span: tuple[int, int]) -> list[tuple[int, int]]
                 break
             if j > i and total >= 85:
                 joined = "".join(text[a:b] for a, b in pieces[i:j + 1])
+                if not _mixed(joined):
+                    continue  # words or numbers in a column: no key (safe13)
                 raw = _b58_key(joined, (64,))
                 if raw is not None and _is_keypair(list(raw)):
                     out.append((pieces[i][0], pieces[j][1]))
@@ -1440,6 +1802,9 @@ def _find(text: str, which: list[_Rule] | None = None) -> list[Finding]:
                 continue
         if rule.check == "b58-wrapped" and not _may_wrap(text):
             continue  # no needle: an automaton's hit at every line break costs more
+        if rule.check == "keyrun":  # its own pass: pieces joined into runs
+            found += (Finding(a, b, rule.kind, rule.name) for a, b in _key_runs(text))
+            continue
         if rule.needles and not _holds(rule, hay, present):
             continue
         if rule.on_lower and len(hay) == len(text):

@@ -110,6 +110,28 @@ def _text(v: Any) -> Any:
     return v.replace("\x00", "\ufffd") if isinstance(v, str) and "\x00" in v else v
 
 
+_HELD_BACK = {"redacted": "this raw record held a secret logkb could not cut out"}
+
+
+def _scanned_json(v: Any) -> str:
+    """JSON for a raw record, the finder run over its text (safe13): a raw record holds
+    what no derived field does (a timestamp, an id, a field the reader does not know,
+    ``{"admin_pass": "…"}`` as a key and its value), which the ingest's scan never read,
+    so the redactor knows no value of it.  Each finding lies inside a JSON string, so
+    the text stays JSON; when it does not, the record is held back whole."""
+    from logparse.secrets import redact_text
+
+    s = _json(v)
+    hidden = redact_text(s, depth=3)
+    if hidden == s:
+        return s
+    try:
+        orjson.loads(hidden)
+    except orjson.JSONDecodeError:
+        return _json(_HELD_BACK)
+    return hidden
+
+
 def collect(store: KbStore, scope: str, *, include_raw: bool = False) -> Payload:
     """A scope's rows as the server takes them, every text redacted."""
     from kb import views
@@ -148,7 +170,8 @@ def collect(store: KbStore, scope: str, *, include_raw: bool = False) -> Payload
                 "FROM messages WHERE session_id = ? ORDER BY ordinal", [sid]):
             raw = m["raw"]
             if raw is not None:
-                raw = _json(hide.value(orjson.loads(raw) if isinstance(raw, str) else raw))
+                raw = _scanned_json(hide.value(orjson.loads(raw) if isinstance(raw, str)
+                                               else raw))
             rows["messages"].append((
                 sid, m["message_id"], m["ordinal"], m["role"], m["time_created"],
                 m["time_completed"], m["agent"], _text(m["model"]), m["finish"],
@@ -157,8 +180,8 @@ def collect(store: KbStore, scope: str, *, include_raw: bool = False) -> Payload
             d = e.model_dump()
             if not include_raw:
                 d["raw"] = None
-            rows["events"].append((sid, e.ordinal, e.seq, d["kind"],
-                                   _text(e.error_signature), _json(d)))
+            rows["events"].append((sid, e.ordinal, e.seq, d["kind"], _text(e.error_signature),
+                                   _scanned_json(d) if include_raw else _json(d)))
         for u in units(store, sid):
             rows["units"].append(tuple(_text(x) for x in u))
     for kind, items in (("deadend", gs.dead_ends(store, [scope])),

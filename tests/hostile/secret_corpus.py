@@ -42,6 +42,45 @@ MNEMONIC = _x("velvet orbit canyon humble ladder pepper ritual sample tobacco un
               " wagon zebra")
 """12 words of the BIP-39 list (a made-up phrase)."""
 
+NAMED_PW = _x("Qz7", "vR2mK9xw")
+"""A password assigned to a name in lower case (safe13: ``admin_pass = …``)."""
+
+
+def _made_up_key_body() -> str:
+    """The body of a made-up RSA private key (its DER's shape, numbers from a seeded
+    generator: no key anybody holds), 76 columns, cut at the top as ``tail`` shows it."""
+    import base64
+
+    rng = random.Random(13)
+
+    def integer(n: int) -> bytes:
+        body = bytes([rng.randrange(1, 128)]) + rng.randbytes(n - 1)
+        return b"\x02" + (bytes([0x81, n]) if n < 256 else bytes([0x82, n >> 8, n & 255])) + body
+
+    parts = (b"\x02\x01\x00" + integer(256) + b"\x02\x03\x01\x00\x01" + integer(256)
+             + b"".join(integer(128) for _ in range(5)))
+    der = b"\x30\x82" + len(parts).to_bytes(2, "big") + parts
+    b64 = base64.b64encode(der).decode()
+    return "\n".join(b64[i:i + 76] for i in range(304, len(b64), 76))
+
+
+KEY_BODY = _made_up_key_body()
+
+
+def _made_up_keypair() -> str:
+    """A Solana keypair in base58 (a seeded seed and its Ed25519 public key), 7 characters
+    a line: 13 pieces."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from logparse.secrets import b58encode
+
+    k = Ed25519PrivateKey.from_private_bytes(random.Random(1313).randbytes(32))
+    kp = b58encode(k.private_bytes_raw() + k.public_key().public_bytes_raw())
+    return "\n".join(kp[i:i + 7] for i in range(0, len(kp), 7))
+
+
+KEYPAIR_PIECES = _made_up_keypair()
+
 SECRETS: dict[str, str] = {
     "mysql -p": PW + "a", "mysql --password": PW + "b", "curl -u": PW + "c",
     "docker login -p": PW + "d", "sshpass -p": PW + "e", "cookie": COOKIE,
@@ -54,6 +93,8 @@ SECRETS: dict[str, str] = {
     "aws configure secret": AWS_SECRET, "aws configure id": AWS_ID,
     "aws configure session": AWS_SESSION, "keypair": KEYPAIR, "mnemonic": MNEMONIC,
     "hex private key": HEX_KEY,
+    # safe13: a name in lower case, a key's body with no BEGIN line, a keypair in pieces
+    "name in lower case": NAMED_PW, "key body": KEY_BODY, "keypair pieces": KEYPAIR_PIECES,
 }
 """Each secret by the kind of leak it stands for (``private key``: a whole PEM block)."""
 
@@ -82,6 +123,9 @@ LEAKS: dict[str, str] = {
     "keypair": f"cat ~/.config/solana/id.json && echo {KEYPAIR}",
     "mnemonic": f'cast wallet import dev --mnemonic "{MNEMONIC}"',
     "hex private key": f"cast send --private-key {HEX_KEY} 0xabc 'ping()'",
+    "name in lower case": f"cat app.ini\n[db]\nadmin_pass = {NAMED_PW}\nhost = db",
+    "key body": f"tail -n 12 k.b64\n{KEY_BODY}\n",
+    "keypair pieces": f"cat wallet.txt\n{KEYPAIR_PIECES}\n",
 }
 """A text leaking each secret as transcripts do."""
 
@@ -103,7 +147,8 @@ def pieces() -> list[str]:
         else:
             out.update((v, v[:10], v[-10:]))
     out.update((GHP[:22], GHP[22:]))
-    return sorted(p for p in out if len(p) >= 8)
+    short = set(KEYPAIR_PIECES.split("\n")[1:-1])  # 7 characters of base58: no chance hit
+    return sorted(p for p in out if len(p) >= 8 or p in short)
 
 
 # ------------------------------------------------------------------ opencode

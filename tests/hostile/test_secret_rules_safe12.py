@@ -277,7 +277,7 @@ def test_the_finder_reads_long_hostile_text_in_linear_time(unit: str) -> None:
 def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
     """A knowledge base scanned with logkb-10 (which showed these) is scanned again by the
     next `logkb ingest`; every output hides them, a base64 dump stays shown."""
-    assert RULESET == "detect-secrets-1.5+logkb-11"
+    assert RULESET.startswith("detect-secrets-1.5+logkb-")  # logkb-12 since safe13
     table = _layouts(P12)["table, # and Word"]
     src = write_claude_rows(tmp_path / "claude.jsonl", "5e11c0de-0000-4000-8000-000000012a01", [
         ("user", "Show me the wallet's backup and the config."),

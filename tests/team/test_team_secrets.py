@@ -54,3 +54,21 @@ def test_a_push_sends_no_secret_of_any_kind(server: dict[str, str], tmp_path: Pa
                    "--json")
         assert r.exit_code == 0, r.stderr
         assert not leaks(r.stdout + r.stderr) and "[redacted:" in r.stdout
+
+
+def test_a_push_of_raw_records_sends_no_secret_no_derived_field_held(
+        server: dict[str, str], tmp_path: Path) -> None:
+    """A raw record's secret in a field no derived text reads (a timestamp, an unknown
+    field, ``{"admin_pass": …}``) went to the server with `push --include-raw` (safe13)."""
+    from tests.hostile.test_secret_rules_safe13 import RAW_PW, write_raw_leaks
+
+    src = write_raw_leaks(tmp_path / "claude.jsonl")
+    db = tmp_path / "kb.duckdb"
+    assert invoke("ingest", str(src), "--db", str(db)).exit_code in (0, 4)  # 4: a bad line
+    r = invoke("push", "--team", server["alice"], "--all", "--include-raw", "--db", str(db))
+    assert r.exit_code == 0, r.stderr
+    assert RAW_PW not in r.stdout + r.stderr
+    with psycopg.connect(server["admin"]) as conn:
+        dump = "\n".join(str(conn.execute(f"SELECT * FROM logkb.{t}".encode()).fetchall())
+                         for t in ("messages", "events", "sessions", "items"))
+    assert "[redacted:" in dump and RAW_PW not in dump
