@@ -22,8 +22,12 @@ def _ingest(db: Path, src: Path, *args: str) -> tuple[str, str]:
 
 def _grow(tmp_path: Path) -> tuple[Path, list[str]]:
     full = corpus.write_claude(tmp_path / "full.jsonl").read_text().splitlines(True)
+    # cut after a call's result: a call cut from its result is a message the grown file
+    # updates, and an updated message derives the graph again (no kept state resumed)
+    cut = next(i for i in range(len(full) // 2, len(full))
+               if '"tool_result"' in full[i - 1] and '"assistant"' in full[i])
     src = tmp_path / "s.jsonl"
-    src.write_text("".join(full[:len(full) // 2]))
+    src.write_text("".join(full[:cut]))
     return src, full
 
 
