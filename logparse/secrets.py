@@ -27,7 +27,10 @@ Ed25519 public key), Stellar secret seeds (their StrKey checksum), Jupiter API k
 and (safe12) the values of environment variables named ``*_PASS``, ``*_PWD``,
 ``*_SECRET`` (short ``*_TOKEN`` and ``*_KEY`` ones too); (safe13) a password's or a
 secret's name in any case (``admin_pass = …``, ``db_passwd: …``, ``secret_key=…``), a
-private key's body in pieces with no BEGIN line, told by its bytes' structure.
+private key's body in pieces with no BEGIN line, told by its bytes' structure;
+(safe13b) a keypair's byte array in pieces (JSON strings, each number quoted, arrays
+added), a password's name joined to its head (``adminpass``, ``rootpwd``), a token's or
+an API key's name in lower case with a short literal (``github_token = "…"``).
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -58,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-12"
+RULESET = "detect-secrets-1.5+logkb-13"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -307,6 +310,11 @@ two digits and no more (``[0-9]{1,2}`` alone would read ``1234`` four ways: expo
 backtracking on a run of digits)."""
 _BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _GAP = r"(?:\s|\\+[nrt])*"
+_PIECE_SEP0 = r"[^0-9A-Za-z]{0,16}"
+_PIECE_SEP = (r"(?:[^0-9A-Za-z]{1,16}(?:[A-Za-z_][A-Za-z0-9_.]{0,23}[^0-9A-Za-z]{1,16})?)")
+"""Between two numbers of a keypair in pieces (safe13b): up to 16 characters that are no
+letter or digit (a comma, the quotes and ``+`` joining strings, ``] + [``, a line break),
+with one name in them at most (``]) + bytes([``); a digit after a letter is no number."""
 """White space between a JSON array's items, as is or JSON-escaped (``\\n``)."""
 
 _WRAP_GAP = (r"(?<![ \t])[ \t]*(?:\\{0,8}[\"'`][ \t]*)?(?:[+|\\,-][ \t]*)?"
@@ -399,7 +407,12 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
         "\n-----END RSA ", "PRIVATE KEY-----")
     glpat = _x("glpat-", "aB3dE5gH7jK9mN1pQ2sT")
     b64 = "SHVudGVyMi14OVEhOmFkbWlu"  # base64 of "Hunter2-x9Q!:admin"
+    import json
+
     kp58, seed58 = _example_keypair()
+    kp_raw = b58decode(kp58) or b""
+    kp_pieces = ("[" + ",".join(str(b) for b in kp_raw[:24]) + ",",
+                 ",".join(str(b) for b in kp_raw[24:]) + "]")
     bad58 = b58encode(bytes(range(7, 71)))  # 64 bytes that are no Ed25519 keypair
     phrase = _example_phrase()
     xlm = strkey(_STELLAR_SEED, bytes(range(40, 72)))  # a made-up Stellar secret seed
@@ -491,6 +504,21 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             example=(f"cat ~/.config/solana/id.json\n{_KEYPAIR[:160]}", _KEYPAIR[:160]),
             more=((f"'description': 'Save the keypair: echo {_KEYPAIR[:140]}'",
                    _KEYPAIR[:140]),)),
+        _Rule("logkb:keypair-pieces", "private-key", re.compile(
+            # a keypair's byte array in pieces (safe13b): JSON strings or quoted pieces
+            # joined on one line or a few (`"[1,…,20," + "21,…]"`, `["174", "47", …]`,
+            # `bytes([…]) + bytes([…])`): 64 numbers from a `[`, what stands between them
+            # short and no letter or digit but one name (`bytes`); hidden when the 64 bytes
+            # are a seed and its Ed25519 public key (:func:`_is_keypair`)
+            r"\[(?=" + _PIECE_SEP0 + r"(" + _BYTE + r"(?:" + _PIECE_SEP + _BYTE
+            + r"){63})(?![0-9]))"), ("[",), group=1, check="keypair-pieces",
+            example=(f"K = '{kp_pieces[0]}' + '{kp_pieces[1]}'",
+                     f"{kp_pieces[0][1:]}' + '{kp_pieces[1][:-1]}"),
+            more=((json.dumps(kp_pieces), f'{kp_pieces[0][1:]}", "{kp_pieces[1][:-1]}'),
+                  (json.dumps([str(b) for b in kp_raw]),
+                   '", "'.join(str(b) for b in kp_raw)),
+                  (f"bytes({kp_pieces[0]}]) + bytes([{kp_pieces[1]})",
+                   f"{kp_pieces[0][1:]}]) + bytes([{kp_pieces[1][:-1]}"))),
         _Rule("logkb:base58-keypair", "private-key", re.compile(
             r"(?<![A-Za-z0-9])[" + _B58 + r"]{85,88}(?![A-Za-z0-9])"), (), check="b58-keypair",
             example=(f"kp = Keypair.from_base58_string('{kp58}')", kp58),
@@ -678,6 +706,20 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"$db_pass = '{_SHORT_PW}';", _SHORT_PW),
                   (f'const adminPass = "{_SHORT_PW}";', _SHORT_PW),
                   (f"Django_Secret_Key = '{_PW}'", _PW))),
+        _Rule("logkb:name-token", "token", re.compile(
+            # a token's or an API key's name in lower case and a literal (safe13b):
+            # `github_token = "…"`, `openai_apikey: …`, `access_key=…`; short values too
+            # (the assignment row wants 16 characters), code stays shown
+            r"(?:token|api[_-]?key|access[_-]?key)"
+            r"(?![a-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
+            r"[ \t]*(?:" + _VALUE
+            + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
+            ("token", "apikey", "api_key", "api-key", "access_key", "access-key",
+             "accesskey"), group=-1, check="name-token",
+            example=(f"github_token = '{_SHORT_PW}'", _SHORT_PW),
+            more=((f"openai_apikey: {_SHORT_PW}\n", _SHORT_PW),
+                  (f'{{"x_api_key": "{_SHORT_PW}"}}', _SHORT_PW),
+                  (f"access_key={_SHORT_PW[:8]}", _SHORT_PW[:8]))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -741,6 +783,9 @@ PREFILTER = (
     r"|(?:mysql|mariadb)[^\n]*\s-p\S|login[^\n]*\s(?:-p|--password)[= ]"
     # a token's or a key's environment variable and a short value (safe12)
     r"|_(?:TOKEN|KEY)(?:\\*[\"'])?[ \t]*(?:=|:[ \t])[ \t]*(?:\\*[\"'`])?[^\s\"'`$<{%]{8}"
+    # a token's or an API key's name in lower case and a short literal (safe13b)
+    r"|(?:token|apikey|api[_-]key|access[_-]?key)(?:\\*[\"'])?[ \t]*(?:=>?|:=?)[ \t]*"
+    r"(?:\\*[\"'`])?[^\s\"'`$<{%]{8}"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
 )
@@ -753,6 +798,8 @@ PREFILTER += (r"|(?m:(?:^|[\s\"'>`*]|\\{1,8}[nt])[A-Za-z0-9+/]{64,76}={0,2}"
               r"(?:$|[\s\"'`,.\\]))")
 # and a keypair's byte array by its first bytes (the counts above cannot say 64)
 PREFILTER += r"|\[" + _GAP + r"(?:[0-9]{1,3}" + _GAP + "," + _GAP + r"){8}[0-9]"
+# or in pieces (safe13b): each number quoted, pieces joined (`["174", "47", …]`)
+PREFILTER += r"|\[[^0-9A-Za-z]{0,12}(?:[0-9]{1,3}[^0-9A-Za-z]{1,12}){8}[0-9]"
 # a base58 key after its cue (`--keypair KEY`, `secret key KEY`)
 PREFILTER += (r"|(?i:(?:priv(?:ate)?[ _-]?key|secret[ _-]?key|key[ _-]?pair)(?:\\*[\"'])?\s*"
               r"(?:=|:=|:|=>|\s)\s*(?:\\*[\"'])?[" + _B58 + r"]{8})")
@@ -898,6 +945,10 @@ _KEYPAIR_CUE = re.compile(
     r"(?i:key[ _-]?pair|secret[ _-]?key|private[ _-]?key|priv[ _-]?key|id\.json|wallet"
     r"|solana|signer|deployer|payer|authority|seed)")
 """A word before a byte array that names it a key (the 200 characters before it)."""
+
+
+_PIECE_NUM = re.compile(r"(?<![A-Za-z0-9_])[0-9]+")
+"""A number of a keypair in pieces (not the ``8`` of ``Uint8Array``)."""
 
 
 def _is_keypair(values: list[int]) -> bool:
@@ -1165,7 +1216,8 @@ def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
         return None
     if end > start:  # the name's last word: after a separator, or capitalised after one
         before, first = text[end - 1], text[end]
-        if not (before in "_.-" or (first.isupper() and (before.islower() or before.isdigit()))):
+        if not (before in "_.-" or (first.isupper() and (before.islower() or before.isdigit()))
+                or _joined_name(text[start:end], text[end:m.start("op")])):
             return None  # `bypass`, `compass`, `PASSWORD` inside `MYPASSWORD`
     elif m.group(0)[:6].lower() not in ("passwd", "passwo", "passph", "secret") \
             or name in ("secret", "pass", "pwd"):
@@ -1200,6 +1252,75 @@ def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
                 and _IDENT_PATH.fullmatch(value):
             return None  # `const dbPass = userInput`
     return "secret" if "secret" in name else "password"
+
+
+_JOINED_HEADS = {
+    "pass": frozenset(("admin", "root", "db", "user", "mysql", "pg", "postgres", "redis",
+                       "smtp", "mail", "ftp", "sftp", "ssh", "sudo", "login", "master", "app",
+                       "api", "ldap", "mongo", "rabbit", "vnc", "wifi", "proxy", "store",
+                       "keystore", "sa", "sql")),
+    "secret": frozenset(("client", "app", "api", "jwt", "session", "webhook", "shared",
+                         "consumer", "oauth", "signing", "hmac", "cookie", "master")),
+}
+"""The words a ``pass`` or a ``secret`` joined to them with no separator makes a secret's
+name (safe13b: ``adminpass``, ``clientsecret``; not ``bypass``, ``compass``,
+``topsecret``)."""
+_JOINED_NOT = frozenset(("no", "by", "com", "sur", "tres", "over", "under", "en", "im"))
+"""Heads that make a joined ``passwd`` a word or a flag (``nopasswd``)."""
+
+
+def _joined_name(head: str, end: str) -> bool:
+    """Whether a name in lower case whose last word ``end`` (``pass``, ``password``,
+    ``pwd``, ``secret``…) is joined to the word before it with no separator is a secret's
+    (safe13b): ``adminpass``, ``dbpassword``, ``rootpwd``, ``mysql_rootpass``.  Before
+    ``password``, ``passwd``, ``passphrase`` or ``pwd`` any word of two letters or more
+    (no English word ends so); before ``pass`` or ``secret`` only the words of
+    :data:`_JOINED_HEADS`.  A name in capitals stays apart (``MYPASSWORD``)."""
+    word = re.split(r"[_.-]", head)[-1]
+    if not (end.islower() and re.fullmatch(r"[a-z][a-z0-9]+", word)) or word in _JOINED_NOT:
+        return False
+    stem = end.lower().rstrip("\\\"' \t")
+    if stem.startswith(("password", "passwd", "passphrase", "pwd")):
+        return True
+    key = "pass" if stem == "pass" else ("secret" if stem.startswith("secret") else "")
+    return bool(key) and word in _JOINED_HEADS[key]
+
+
+def _name_token_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a literal assigned to a token's or an API key's name in lower case
+    (``logkb:name-token``, safe13b): ``github_token = "…"``, ``openai_apikey: …``,
+    ``access_key=…``; or ``None``.  The name is a compound one, in lower case (capitals
+    are ``logkb:env-secret``'s); the value eight characters or more with a digit and a
+    letter or a symbol (``max_token = 4096`` is a count), no placeholder, variable, path,
+    URL, address, type or code (a call or an index after it, a member path, an identifier
+    with ``_`` or after ``const``)."""
+    start, end = _name_start(text, m), m.start()
+    name = text[start:m.start("op")].rstrip(" \t\"'\\")
+    if name != name.lower() or "pub" in name or name.startswith(("http", "www")) \
+            or text[max(0, start - 1):start] in ("@", "/", "$"):
+        return None
+    if name == "token" or (end > start and text[end - 1] not in "_.-"):
+        return None  # `token = …`, `mytoken`, `tokenizer`: no compound name of one
+    vstart = m.start(m.lastindex or 0)
+    quoted = vstart > 0 and text[vstart - 1] in "\"'`"
+    low = value.lower()
+    if _is_placeholder(value) or low in _NOT_SECRET_WORDS or low in _TYPE_WORDS \
+            or value.startswith(("/", "./", "../", "~")) or "://" in value \
+            or _CONSTANT.fullmatch(value) or _EVM_ADDRESS.fullmatch(value):
+        return None
+    if len(value) < 8 or not any(c.isdigit() for c in value) or _classes(value) < 2:
+        return None
+    if not quoted:
+        after = text[m.end():m.end() + 1]
+        if after in ("(", "[") and _CUT_MARK.match(text, m.end()) is None:
+            return None  # `api_key = keys[0]`, `user_token = make(…)`
+        if _IDENT_PATH.fullmatch(value) and ("." in value or "_" in value) \
+                and not _token_like(value):
+            return None  # `api_key = cfg.api_key2`, `id_token = id_token_v2`
+        if _DECLARED.search(text, max(0, start - 12), start) is not None \
+                and _IDENT_PATH.fullmatch(value):
+            return None
+    return "api-key" if name.endswith("key") else "token"
 
 
 _PEM_CUE = re.compile(
@@ -1436,6 +1557,9 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
                 and not _is_keypair(list(raw)):
             return None  # a transaction's signature after the cue (safe11): public
         return rule.kind if raw is not None else None
+    if rule.check == "keypair-pieces":  # a Solana keypair only: the bytes say it
+        nums = [int(n) for n in _PIECE_NUM.findall(value)]
+        return rule.kind if len(set(nums[:32])) >= 12 and _is_keypair(nums) else None
     if rule.check in ("keypair", "keypair-cut"):
         nums = [int(n) for n in re.findall(r"[0-9]+", value)]
         if len(set(nums)) < 16:  # a zeroed buffer, a few repeated values
@@ -1480,6 +1604,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return _env_kind(m.group("name"), value)
     if rule.check == "name":
         return _name_secret_kind(m, text, value)
+    if rule.check == "name-token":
+        return _name_token_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
