@@ -943,7 +943,20 @@ def _command_follows(cmd: SimpleCommand) -> str | None:
             w in ("--follow", "-F") or (w.startswith("-") and not w.startswith("--")
                                         and "F" in w[1:]) for w in eff[1:]):
         return f"{prog} --follow follows a redirect to whatever host the server names"
+    if prog in ("curl", "wget", "http", "https", "httpie", "ssh"):
+        return None
+    entry = PROGRAMS.get(prog)
+    if entry is not None and entry.safety == "ro":
+        return None  # a vetted read-only program prints its words, fetches nothing
+    for w in eff[1:]:
+        m = _HTTP_URL.search(w)
+        if m:  # git, pip, aria2c, python's urllib: most HTTP clients follow by default
+            return (f"{prog} fetches {m.group(0)[:40]} and may follow a redirect to "
+                    "whatever host the server names")
     return None
+
+
+_HTTP_URL = re.compile(r"(?i)\b(?:https?|ftps?)://[^\s'\"]+")
 
 
 _IMPLICIT_REMOTE = ("contacts a remote repository", "contacts the package index",

@@ -96,7 +96,9 @@ def _one(tmp_path: Path, cmd: str, *opts: str) -> dict:
 
 
 FOLLOWING = ["curl -sS -L {url}", "curl -fsSL {url}", "curl --location-trusted -s {url}",
-             "wget -qO- {url}", "wget -q -O - {url}"]
+             "wget -qO- {url}", "wget -q -O - {url}",
+             # any other HTTP client (urllib follows a 302 by default)
+             "python3 -c \"import urllib.request as u; print(u.urlopen('{url}').read())\""]
 NOT_FOLLOWING = ["curl -sS {url}", "curl -sSL --max-redirs 0 {url}",
                  "wget -qO- --max-redirect=0 {url}", "wget -qO- -e max_redirect=0 {url}"]
 

@@ -192,6 +192,10 @@ def test_read_tool_is_replayed_as_cat(tmp_path: Path, isolated_home: Path) -> No
     ("bash -c 'wget http://127.0.0.1:8/'", True),
     ("http --follow http://127.0.0.1:8/", True),
     ("curl -s http://127.0.0.1:8/", False),
+    ("git ls-remote http://127.0.0.1:8/repo", True),
+    ("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:8/')\"", True),
+    ("echo http://127.0.0.1:8/", False),
+    ("python3 -m http.server 8000 --bind 127.0.0.1", False),
 ])
 def test_redirect_following_clients_are_named(cmd: str, follows: bool) -> None:
     assert bool(classify_safety(parse_command(cmd)).follows) == follows, cmd
