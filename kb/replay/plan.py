@@ -323,6 +323,78 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
            else f"{safety.cls}: allowed by --allow {safety.cls}")
     step.reason = why
     _protect(step, info, plan)
+    follows = list(safety.follows) + _embedded_follows(info)
+    rc = _curlrc_here() if step.exec_text is not None and _reads_curlrc(info) else None
+    if rc:
+        follows.append(f"curl reads {rc}, which can turn --location on")
+    open_net = _network_beyond_step(step, info, plan) if follows else None
+    if open_net:
+        step.action = "skip"
+        step.reason = (f"refused: {follows[0]}, and {open_net}; a redirect could reach a "
+                       "host the host map never checked (add --max-redirs 0 / "
+                       "--max-redirect=0, or replay it in its own network namespace)")
+
+
+def _reads_curlrc(info: ShellInfo) -> bool:
+    """Whether a curl of the step reads the default config file (no ``-q`` first)."""
+    for cmd in info.commands + info.local_commands:
+        eff = cmd.effective_argv
+        if eff and os.path.basename(eff[0]) == "curl" and (
+                len(eff) < 2 or eff[1] not in ("-q", "--disable")):
+            return True
+    return False
+
+
+def _curlrc_here() -> str | None:
+    """The curl config file this machine's curl would read (``$CURL_HOME``,
+    ``$XDG_CONFIG_HOME``, the home directory), None when there is none."""
+    dirs = [os.environ.get("CURL_HOME"), os.environ.get("XDG_CONFIG_HOME"),
+            os.path.expanduser("~/.config"), os.path.expanduser("~")]
+    for d in dirs:
+        for name in (".curlrc", "curlrc"):
+            if d and os.path.isfile(os.path.join(d, name)):
+                return os.path.join(d, name)
+    return None
+
+
+def _embedded_follows(info: ShellInfo, depth: int = 0) -> list[str]:
+    """Redirect-following clients in the code a command hands to a program."""
+    out: list[str] = []
+    if depth >= 3:
+        return out
+    for cmd in info.commands + info.local_commands:
+        eff = cmd.effective_argv
+        if eff:
+            for code in embedded_code(cmd.argv, os.path.basename(eff[0])):
+                inner = parse_command(code)
+                out += list(classify_safety(inner).follows) + _embedded_follows(inner,
+                                                                                depth + 1)
+    return out
+
+
+def _network_beyond_step(step: Step, info: ShellInfo, plan: Plan) -> str | None:
+    """Why a step may reach hosts other than its own loopback (None: it cannot).
+
+    Only a step in a network namespace of its own reaches nothing it did not start: a
+    local step under bwrap without ``--allow host-network``, and the remote part of a
+    step only with ``--remote-sandbox require`` (``auto`` runs it unwrapped on a target
+    without bwrap) and no nested ssh (which keeps the target's network)."""
+    opts = plan.options
+    pol = step.sandbox
+    if step.exec_text is not None:
+        if not opts.sandbox:
+            return "it runs without a sandbox (--no-sandbox)"
+        if pol is None or pol.network:
+            return "it runs with this machine's network (--allow host-network)"
+        if step.ssh_target is None and not step.targets and not info.hops:
+            return None
+    if opts.remote_sandbox != "require":
+        return (f"on the target it runs without its own network namespace unless bwrap "
+                f"wraps it (--remote-sandbox {opts.remote_sandbox}, not require)")
+    if (pol is None or pol.network or len(info.hops) > 1 or bool(info.nested_ssh)
+            or step.launch is not None and "host-network" in opts.allow):
+        return "on the target it keeps the target's network (a nested ssh or a launch)"
+    return None
 
 
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/([^/\s'\"]+)")

@@ -50,6 +50,7 @@ from kb.replay.sandbox import Policy, local_bwrap, remote_wrapper
 from kb.replay.sshexec import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_OUTPUT,
+    NEED_BASH,
     Executor,
     Outcome,
     ReplayRefused,
@@ -400,9 +401,8 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
     ex.check_text(cmd)
     d = _launch_dir(plan, step)
     log = f"{d}/{step.ordinal}-{step.seq}.log"
-    shell = '"${SHELL:-/bin/sh}"' if remote else "bash"
     q = shlex.quote
-    launched = f"{shell} -c {q(cmd)}"
+    launched = f"bash -c {q(cmd)}"  # bash, like the recorded command, whatever $SHELL is
     local_wall = None
     pol = step.sandbox
     if remote and pol is not None and plan.options.remote_sandbox != "off":
@@ -412,6 +412,7 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         local_wall = Policy(writable=(*pol.writable, d), network=pol.network, detached=True,
                             visible=pol.visible)
     start = (
+        (NEED_BASH if remote else "") +
         f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
         f"if [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then echo \"logkb: cannot use $d\" >&2; exit 3; fi; "
         f"if command -v setsid >/dev/null 2>&1; then s=setsid; g=-; else s=; g=; fi; "

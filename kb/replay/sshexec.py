@@ -148,6 +148,11 @@ def client_options(ctl: str | None = None) -> list[str]:
     return opts
 
 
+NEED_BASH = ("command -v bash >/dev/null 2>&1 || { echo 'logkb: bash is not available on "
+             "this target; replay runs remote steps with bash only' >&2; exit 126; }; ")
+"""Shell text that stops a remote step (exit 126) on a target without bash."""
+
+
 def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None = None,
                 mode: str = "off", max_memory: int | None = None,
                 probed: bool = False, root: bool | None = None) -> str:
@@ -155,15 +160,18 @@ def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None =
 
     ``timeout`` (coreutils) kills the whole remote process group, so a step that
     times out leaves nothing behind; without ``timeout`` on the target the
-    command runs unwrapped.  ``None`` means a script on stdin (``$SHELL -s``).
+    command runs unwrapped.  ``None`` means a script on stdin (``bash -s``).
+    The step runs under ``bash`` whatever the target's login shell (``$SHELL``) is:
+    the recorded command is bash, and classification read it as bash (dash or zsh
+    would expand it otherwise); a target without bash refuses the step (exit 126).
     With ``sandbox`` the command runs inside bwrap on the target
     (:func:`kb.replay.sandbox.remote_wrapper`, ``mode`` auto/require/off), and
     ``max_memory`` bounds its data segment (``ulimit -d``).
     """
     limit = max(1, math.ceil(timeout)) + 1
-    run = ('$t "${SHELL:-/bin/sh}" -s' if command is None
-           else f'$t "${{SHELL:-/bin/sh}}" -c {shlex.quote(command)}')
-    head = (f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
+    run = ("$t bash -s" if command is None
+           else f"$t bash -c {shlex.quote(command)}")
+    head = (NEED_BASH + f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
             "unset BASH_ENV ENV; ")
     if max_memory:
         head += f"ulimit -d {max(1, max_memory // 1024)} 2>/dev/null; "

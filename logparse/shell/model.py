@@ -237,10 +237,13 @@ class Safety:
     replay refuses a step whose endpoint is not loopback.  ``blind`` says why the
     hosts it reaches cannot be read from the text at all (a curl ``-K`` config file,
     a wget ``-i`` URL list, a proxy variable computed at run time); replay refuses
-    such a step whatever ``--allow`` says.
+    such a step whatever ``--allow`` says.  ``follows`` names the HTTP clients that
+    follow a redirect (``curl -L``, wget by default): the server, not the text, says
+    where they go next, so replay runs such a step only where no other host is reachable.
     """
 
     cls: str
     reasons: tuple[str, ...]
     endpoints: tuple[str, ...] = ()
     blind: tuple[str, ...] = ()
+    follows: tuple[str, ...] = ()

@@ -74,7 +74,7 @@ WGET_VALUE = frozenset(
     "--ftp-password --warc-file --warc-header --warc-max-size --warc-dedup --warc-tempdir -l "
     "--level --backups -A --accept -R --reject --accept-regex --reject-regex --regex-type -D "
     "--domains --exclude-domains --follow-tags --ignore-tags -I --include-directories -X "
-    "--exclude-directories --hsts-file".split())
+    "--exclude-directories --hsts-file --max-redirect".split())
 _WGET_SHORT_VALUE = frozenset("eoaiBtOTwQPUlADIRX")
 #: wgetrc commands (``-e KEY=VALUE``) that only tune the request; any other is blind.
 WGET_TUNING = frozenset(
@@ -313,6 +313,111 @@ def wget_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
                         pending = f"-{ch}"
                     break
     return eps, blind
+
+
+def _redirect_count(v: str) -> int | None:
+    try:
+        return int(v.strip())
+    except ValueError:
+        return None
+
+
+def curl_follows(args: tuple[str, ...] | list[str]) -> bool:
+    """Whether curl (``args`` after ``curl``) follows a redirect: ``-L``, ``--location``
+    or ``--location-trusted`` in some ``--next`` group, not undone later in that group by
+    ``--no-location`` or ``--max-redirs 0``.  (A redirect goes where the *server* says,
+    so no host in the text bounds it.)"""
+    follows = False
+    location = False
+    redirs: int | None = None
+    pending: str | None = None
+    only_urls = False
+    for w in list(args) + ["--next"]:
+        if pending is not None:
+            if pending == "--max-redirs":
+                redirs = _redirect_count(w)
+            pending = None
+            continue
+        if only_urls or not w.startswith("-") or w == "-":
+            continue
+        if w in ("--next", "-:"):
+            follows = follows or (location and redirs != 0)
+            location, redirs = False, None
+            continue
+        if w == "--":
+            only_urls = True
+        elif w.startswith("--"):
+            name, eq, v = w.partition("=")
+            if name in ("--location", "--location-trusted"):
+                location = True
+            elif name in ("--no-location", "--no-location-trusted"):
+                location = False
+            elif name == "--max-redirs":
+                if eq:
+                    redirs = _redirect_count(v)
+                else:
+                    pending = name
+            elif name in CURL_VALUE_LONG and not eq:
+                pending = name
+        else:
+            for i, ch in enumerate(w[1:], start=1):
+                if ch == "L":
+                    location = True
+                if ch in CURL_VALUE_SHORT:
+                    if not w[i + 1:]:
+                        pending = f"-{ch}"
+                    break
+    return follows
+
+
+def wget_follows(args: tuple[str, ...] | list[str]) -> bool:
+    """Whether wget (``args`` after ``wget``) follows a redirect: it does unless the last
+    ``--max-redirect`` (or ``-e max_redirect=``) says 0."""
+    redirs: int | None = None
+    pending: str | None = None
+    for w in args:
+        if pending is not None:
+            if pending == "--max-redirect":
+                redirs = _redirect_count(w)
+            elif pending in ("-e", "--execute"):
+                key, val = _wgetrc_key(w)
+                if key == "maxredirect":
+                    redirs = _redirect_count(val)
+            pending = None
+            continue
+        if w == "--":
+            break
+        if not w.startswith("-") or w == "-":
+            continue
+        if w.startswith("--"):
+            name, eq, v = w.partition("=")
+            if name == "--max-redirect" and eq:
+                redirs = _redirect_count(v)
+            elif name in ("--execute",) and eq:
+                key, val = _wgetrc_key(v)
+                if key == "maxredirect":
+                    redirs = _redirect_count(val)
+            elif name in WGET_VALUE and not eq:
+                pending = name
+        else:
+            skip = False
+            for i, ch in enumerate(w[1:], start=1):
+                if skip:
+                    skip = False
+                    continue
+                if ch == "n":
+                    skip = True
+                    continue
+                if ch in _WGET_SHORT_VALUE:
+                    rest = w[i + 1:]
+                    if not rest:
+                        pending = f"-{ch}"
+                    elif ch == "e":
+                        key, val = _wgetrc_key(rest)
+                        if key == "maxredirect":
+                            redirs = _redirect_count(val)
+                    break
+    return redirs != 0
 
 
 #: git config keys whose value is a command git runs (``!`` aliases included).

@@ -23,12 +23,14 @@ from logparse.shell.netopts import (
     CONFIG_VARIABLES,
     RC_FILE,
     curl_endpoints,
+    curl_follows,
     ipv6_of,
     is_proxy_variable,
     join_endpoint,
     proxy_endpoint,
     url_host,
     wget_endpoints,
+    wget_follows,
 )
 from logparse.shell.programs import (
     _BUILD_PROGRAMS,
@@ -926,6 +928,37 @@ def _command_blind(cmd: SimpleCommand) -> list[str]:
     return out
 
 
+def _command_follows(cmd: SimpleCommand) -> str | None:
+    """Why a command follows an HTTP redirect to wherever the server says (None: no)."""
+    eff = cmd.effective_argv
+    if not eff:
+        return None
+    prog = _basename(eff[0])
+    if prog == "curl" and curl_follows(eff[1:]):
+        return "curl -L follows a redirect to whatever host the server names"
+    if prog == "wget" and wget_follows(eff[1:]):
+        return ("wget follows a redirect to whatever host the server names "
+                "(unless --max-redirect=0)")
+    if prog in ("http", "https", "httpie") and any(
+            w in ("--follow", "-F") or (w.startswith("-") and not w.startswith("--")
+                                        and "F" in w[1:]) for w in eff[1:]):
+        return f"{prog} --follow follows a redirect to whatever host the server names"
+    if prog in ("curl", "wget", "http", "https", "httpie", "ssh"):
+        return None
+    entry = PROGRAMS.get(prog)
+    if entry is not None and entry.safety == "ro":
+        return None  # a vetted read-only program prints its words, fetches nothing
+    for w in eff[1:]:
+        m = _HTTP_URL.search(w)
+        if m:  # git, pip, aria2c, python's urllib: most HTTP clients follow by default
+            return (f"{prog} fetches {m.group(0)[:40]} and may follow a redirect to "
+                    "whatever host the server names")
+    return None
+
+
+_HTTP_URL = re.compile(r"(?i)\b(?:https?|ftps?)://[^\s'\"]+")
+
+
 _IMPLICIT_REMOTE = ("contacts a remote repository", "contacts the package index",
                     "contacts the package registry")
 
@@ -973,7 +1006,11 @@ def classify_safety(info: ShellInfo) -> Safety:
     blind: list[str] = []
     cmds = list(info.commands + info.local_commands)
     proxies, blind = _proxy_findings(cmds)
+    follows: list[str] = []
     for cmd in cmds:
+        why_f = _command_follows(cmd)
+        if why_f and why_f not in follows:
+            follows.append(why_f)
         findings.extend(_command_safety(cmd))
         for ep in _command_endpoints(cmd) + proxies:
             if ep not in endpoints:
@@ -999,10 +1036,11 @@ def classify_safety(info: ShellInfo) -> Safety:
             p = cmd.program or "assignment"
             if p not in progs:
                 progs.append(p)
-        return Safety("read-only", (f"only read-only commands: {', '.join(progs)}",), eps)
+        return Safety("read-only", (f"only read-only commands: {', '.join(progs)}",), eps,
+                      follows=tuple(follows))
     reasons: list[str] = []
     for sev in range(worst, _RO, -1):
         for s, why in findings:
             if s == sev and why not in reasons:
                 reasons.append(why)
-    return Safety(SAFETY_CLASSES[worst], tuple(reasons), eps, tuple(blind))
+    return Safety(SAFETY_CLASSES[worst], tuple(reasons), eps, tuple(blind), tuple(follows))

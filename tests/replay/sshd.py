@@ -49,8 +49,10 @@ def free_port() -> int:
 
 
 class LoopbackSshd:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
         self.root = Path(root)
+        self.env = dict(env or {})
+        """More variables sshd sets in every session (``SetEnv``, after ``HOME``)."""
         self.port = 0
         self.user = getpass.getuser()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -132,7 +134,8 @@ class LoopbackSshd:
                 "PermitUserRC no",
                 "X11Forwarding no",
                 "AllowTcpForwarding no",
-                f"SetEnv HOME={self.home}",
+                " ".join(["SetEnv", f"HOME={self.home}",
+                          *(f"{k}={v}" for k, v in self.env.items())]),
                 "LogLevel INFO",
                 "",
             ]))

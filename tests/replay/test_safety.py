@@ -13,7 +13,7 @@ from kb.cli import cli
 from kb.replay.compare import judge, normalise, pair_measurements
 from kb.replay.hostmap import build_host_map
 from logparse.models import Measurement
-from logparse.shell import parse_command
+from logparse.shell import classify_safety, parse_command
 from tests.replay.conftest import RECORDED_HOST, Guard, make_session
 from tests.replay.test_plan import plan_for
 
@@ -173,3 +173,29 @@ def test_read_tool_is_replayed_as_cat(tmp_path: Path, isolated_home: Path) -> No
     r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
     (step,) = [json.loads(x) for x in r.stdout.splitlines()]
     assert step["verdict"] == "changed"
+
+
+@pytest.mark.parametrize(("cmd", "follows"), [
+    ("curl -sL http://127.0.0.1:8/", True),
+    ("curl -fsSL http://127.0.0.1:8/", True),
+    ("curl --location http://127.0.0.1:8/", True),
+    ("curl -L --max-redirs 0 http://127.0.0.1:8/", False),
+    ("curl -L --max-redirs=3 http://127.0.0.1:8/", True),
+    ("curl -L http://127.0.0.1:8/ --no-location", False),
+    ("curl -H L -o L http://127.0.0.1:8/", False),
+    ("curl http://127.0.0.1:8/ --next -L http://127.0.0.1:9/", True),
+    ("wget -qO- http://127.0.0.1:8/", True),
+    ("wget --max-redirect=0 -qO- http://127.0.0.1:8/", False),
+    ("wget --max-redirect 0 http://127.0.0.1:8/", False),
+    ("wget -e max_redirect=0 http://127.0.0.1:8/", False),
+    ("ssh h 'curl -sL http://127.0.0.1:8/'", True),
+    ("bash -c 'wget http://127.0.0.1:8/'", True),
+    ("http --follow http://127.0.0.1:8/", True),
+    ("curl -s http://127.0.0.1:8/", False),
+    ("git ls-remote http://127.0.0.1:8/repo", True),
+    ("python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:8/')\"", True),
+    ("echo http://127.0.0.1:8/", False),
+    ("python3 -m http.server 8000 --bind 127.0.0.1", False),
+])
+def test_redirect_following_clients_are_named(cmd: str, follows: bool) -> None:
+    assert bool(classify_safety(parse_command(cmd)).follows) == follows, cmd
