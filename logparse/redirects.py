@@ -55,10 +55,18 @@ REDIRECT_CUES: tuple[Cue, ...] = (
         r"|\bem\s+vez\s+d[oa]\s+(?:atual|anterior|antig[oa])\b", re.I),
         "Então use a seleção de colunas depois de carregar o DataFrame.",
         "(no real line yet) Portuguese: 'then use …' after a user's constraint"),
+    # "then use / switch to …" at a reply's opening; elsewhere only "改用"/"换成" (switch to
+    # using / replace with) that no "不"/"没"/"别" negates ("不是换成 KWin" keeps the way);
+    # a bare "切换到" is a setting switched ("主题：切换到 breeze-light"), not a way replaced
     Cue("zh-ja-switch", re.compile(
-        r"^\W{0,8}(?:那就|那么就?)(?:改用|用|使用)|改用|换成|切换到|代わりに"),
+        r"^\W{0,8}(?:那就|那么就?)(?:改用|用|使用|切换到|换成)"
+        r"|(?:^|[^不没别是])(?:改用|换成)|(?:^|[^不没别])是(?:改用|换成)|代わりに"),
         "那就改用 DataFrame 加载之后再选择列。",
-        "(no real line yet) Chinese/Japanese: 'then switch to …'"),
+        "(no real line yet) Chinese/Japanese: 'then switch to …'",
+        ("因此，最佳方案不是换成 KWin 脚本，而是重构现有的 systemd 用户服务",
+         "- Plasma 桌面主题：切换到 `breeze-light`",
+         # both shared matugen-theme-sync (assistant): a way kept, a theme described
+         )),
 )
 """How a reply takes in a user's change of course without admitting a mistake."""
 
@@ -89,26 +97,41 @@ def redirect_phrase(text: str) -> str | None:
 DROP_OBJECT = 160
 """Characters after a drop cue in which the names it drops are read."""
 
+_PASTED_STACK = ("Call Stack\n4\n\nShow 3 ignore-listed frame(s)\nhandleGenerate\n"
+                 "components/employer/create-payroll-wizard.tsx (235:17) Console Error")
+"""A user's pasted Next.js error (shared soulpass-codex, user): it drops nothing."""
+
 DROP_CUES: tuple[Cue, ...] = (
+    # a word, not part of a hyphenated name ("ignore-listed frame(s)" of a pasted stack,
+    # "dropbox-ignore-watcher", "@ts-ignore")
     Cue("pt-vamos-ignorar", re.compile(
-        r"\b(?:vamos\s+)?(?:ignorar|ignore|esque[cç]a|esquecer|deixar?\s+de\s+(?:usar|lado))"
-        r"\b|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b", re.I),
+        r"(?:^|[^\w-])(?:vamos\s+)?(?:ignorar|ignore|esque[cç]a|esquecer|deixar?\s+de\s+"
+        r"(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b", re.I),
         "Uma decisão importante, vamos ignorar os dois projetos existentes, ou seja, o "
         "Pfm.Categorization.Contracts e o Pfm.Categorization.SyntheticData",
-        "pfm-categorization__opencode-session.json ordinal 16 (user)"),
+        "pfm-categorization__opencode-session.json ordinal 16 (user)",
+        (_PASTED_STACK,)),
     Cue("en-ignore-drop", re.compile(
-        r"\b(?:let'?s\s+)?(?:ignore|forget\s+about|stop\s+using|don'?t\s+use|do\s+not\s+use"
-        r"|get\s+rid\s+of|no\s+need\s+for)\b", re.I),
+        r"(?:^|[^\w-])(?:let'?s\s+)?(?:ignore|forget\s+about|stop\s+using|don'?t\s+use"
+        r"|do\s+not\s+use|get\s+rid\s+of|no\s+need\s+for)(?:$|[^\w-])", re.I),
         "let's ignore the legacy Contracts project and build it in the WebApi",
-        "(no real line yet) English: drop what the plan used"),
+        "(no real line yet) English: drop what the plan used",
+        (_PASTED_STACK,)),
     Cue("es-olvidate", re.compile(
         r"\b(?:ignor[aá]|ignoremos|olvid[aá]te\s+de|olvidemos|no\s+us(?:es|emos|ar)"
         r"|dej[aá]\s+de\s+usar)(?:[\s,.:;!]|$)", re.I),
         "olvidate de pandas_profiling, no lo usemos",
         "(no real line yet) Spanish: drop what the answer used"),
-    Cue("zh-ja-drop", re.compile(r"不要用|别用|不用|忽略|去掉|無視して|使わないで"),
+    # "忽略" told (at a clause's head: "忽略 X", "先忽略 X"), not described ("错误被
+    # `|| true` 忽略": the error is ignored by …)
+    Cue("zh-ja-drop", re.compile(
+        r"不要用|别用|不用|去掉|無視して|使わないで"
+        r"|(?:^|[\n，,。！!；;：:])[ \t]?(?:请|先|就|直接|那就|我们先?)?忽略"),
         "忽略 Pfm.Categorization.Contracts 这个旧项目",
-        "(no real line yet) Chinese/Japanese: drop what the plan used"),
+        "(no real line yet) Chinese/Japanese: drop what the plan used",
+        ("- `plasma-apply-colorscheme` 的错误被 `|| true` 忽略，可能在实际应用失败后仍写入成功"
+         "缓存",  # shared matugen-theme-sync (assistant review)
+         )),
 )
 """How a user drops something the last turn used (a project, a library, a file)."""
 

@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 73
+EXTRACTOR_VERSION = 74
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -273,7 +273,11 @@ as no report (:func:`logparse.request.without_ide`).
 short", "that seems wrong" (and their Spanish, Portuguese, Chinese rows) is a failure of
 its check, and so is the last run up to two messages back when only reads came between;
 one such failure the agent turns away from gives its check up.
-73: 70 and 71 together."""
+73: 70 and 71 together.
+74 (cues13b): cue rows keep "should not match" lines (``Cue.counter``): "I want to rule
+out" is a plan, no dismissal; "is expected to be" describes, "is expected" finds;
+"不是换成" keeps a way and a bare "切换到" switches a setting (no redirect); "错误被 …
+忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

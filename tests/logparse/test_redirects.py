@@ -23,6 +23,8 @@ def test_every_redirect_cue_fires_on_its_example(cue) -> None:  # type: ignore[n
     assert cue.source
     assert cue.pattern.search(cue.example), cue.name
     assert redirect_phrase(cue.example) is not None
+    for line in cue.counter:  # a way kept, a setting described: no redirect of this row
+        assert cue.pattern.search(line) is None, (cue.name, line)
 
 
 @pytest.mark.parametrize("cue", DROP_CUES, ids=[c.name for c in DROP_CUES])
@@ -30,6 +32,8 @@ def test_every_drop_cue_names_what_its_example_drops(cue) -> None:  # type: igno
     assert cue.source
     assert cue.pattern.search(cue.example), cue.name
     assert dropped_names(cue.example), cue.name
+    for line in cue.counter:  # described, pasted: this row drops nothing there
+        assert cue.pattern.search(line) is None, (cue.name, line)
 
 
 def test_redirect_and_drop_cues_agree_in_duckdb() -> None:
@@ -44,6 +48,29 @@ def test_redirect_and_drop_cues_agree_in_duckdb() -> None:
     for cue in DROP_CUES:
         hit = con.execute("SELECT regexp_matches(?, ?)", [cue.example, _DROP_SQL])
         assert hit.fetchone() == (True,), cue.name
+
+
+@pytest.mark.parametrize("cue", REDIRECT_CUES + DROP_CUES + REVIEW_CUES,
+                         ids=[c.name for c in REDIRECT_CUES + DROP_CUES + REVIEW_CUES])
+def test_counter_examples_stay_unmatched_in_duckdb(cue) -> None:  # type: ignore[no-untyped-def]
+    """The store selects by the same patterns in RE2: a row's "should not match" lines
+    stay unmatched there too."""
+    import duckdb
+
+    con = duckdb.connect()
+    for line in cue.counter:
+        hit = con.execute("SELECT regexp_matches(?, ?)", [line, "(?i)" + cue.pattern.pattern])
+        assert hit.fetchone() == (False,), (cue.name, line)
+
+
+def test_chinese_cues_tell_a_way_replaced_from_one_kept() -> None:
+    assert redirect_phrase("那就切换到 pandas 的列选择。") is not None
+    assert redirect_phrase("我们改用 polars 读取。") is not None
+    assert redirect_phrase("不是换成 KWin 脚本，而是重构服务") is None
+    assert redirect_phrase("最佳方案不是A，而是换成 systemd 服务") is not None
+    assert dropped_names("先忽略 Pfm.Categorization.Contracts 这个项目") == [
+        "Pfm.Categorization.Contracts"]
+    assert dropped_names("错误被 `|| true` 忽略 apply-colors.sh 之后") == []
 
 
 def test_plain_replies_take_no_redirect_in() -> None:
@@ -63,6 +90,9 @@ def test_drops_name_only_identifiers() -> None:
     # "forget light" drops a word, not a name the agent used
     assert dropped_names("use only dark mode forget light mode") == []
     assert dropped_names("please add a settings page") == []
+    # a pasted stack's "ignore-listed frame(s)" is no "ignore" (shared soulpass-codex)
+    assert dropped_names("Call Stack\nShow 3 ignore-listed frame(s)\nhandleGenerate\n"
+                         "components/employer/create-payroll-wizard.tsx (235:17)") == []
     assert dropped_names("let's ignore the legacy Pfm.Contracts project") == ["Pfm.Contracts"]
 
 

@@ -170,6 +170,38 @@ def test_every_superseded_cue_fires_on_its_example(cue) -> None:  # type: ignore
 def test_every_dismissal_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-untyped-def]
     assert cue.source
     assert dismissal_phrase(cue.example) is not None, cue.name
+    for line in cue.counter:  # a plan or a state described: no dismissal of this row
+        assert cue.pattern.search(line) is None, (cue.name, line)
+
+
+_CUE_ROWS = [c for t in (CORRECTION_CUES, STILL_BROKEN_CUES, ADMISSION_CUES, SUPERSEDED_CUES,
+                         DISMISSAL_CUES) for c in t]
+
+
+@pytest.mark.parametrize("cue", _CUE_ROWS, ids=[c.name for c in _CUE_ROWS])
+def test_no_cue_fires_on_its_counter_examples(cue) -> None:  # type: ignore[no-untyped-def]
+    """Each row's "should not match" lines (real lines that use its words for something
+    else) stay unmatched, in Python and in the store's RE2 alike."""
+    import duckdb
+
+    con = duckdb.connect()
+    flags = "(?i)" if cue.pattern.flags & 2 else ""
+    for line in cue.counter:
+        assert line.strip() and cue.pattern.search(line) is None, (cue.name, line)
+        hit = con.execute("SELECT regexp_matches(?, ?)", [line, flags + cue.pattern.pattern])
+        assert hit.fetchone() == (False,), (cue.name, line)
+
+
+def test_dismissals_need_a_finding_not_a_plan() -> None:
+    for text in ("I want to rule out CSS or layout issues.",
+                 "We can't rule out the cache yet.",
+                 "the btn-close is expected to be inside the alert div"):
+        assert dismissal_phrase(text) is None, text
+    for text in ("So we ruled it out: the same error shows with a cold cache.",
+                 "That rules out the cache.",
+                 "The timeout is expected since it's a long-running server.",
+                 "It returned 404, which is expected."):
+        assert dismissal_phrase(text) is not None, text
 
 
 def test_dismissal_cues_agree_in_duckdb() -> None:
