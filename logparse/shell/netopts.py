@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Iterator
 
 #: curl options whose value is the next word (long names, and short letters).
 CURL_VALUE_LONG = frozenset(
@@ -173,17 +174,62 @@ def _resolve_hosts(value: str, connect_to: bool) -> list[str]:
     return [a.strip().strip("[]") for a in m.group(1).split(",") if a.strip()]
 
 
+def _options(args: tuple[str, ...] | list[str], value_long: frozenset[str],
+             value_short: frozenset[str], *, names: dict[str, str] | None = None,
+             pairs: str = "") -> Iterator[tuple[str, str | None]]:
+    """A command's arguments as its getopt reads them: ``(name, value)`` for an option
+    (``value`` None for one that takes none; a short one is ``-c``, or its long name in
+    ``names``), ``("", word)`` for an operand (every word after ``--`` is one).  A value
+    option takes the rest of its word, the text after ``=``, or the next word; one left
+    with no value at the end is dropped.  ``pairs``: letters that open a two-letter short
+    option (wget's ``-nv``, ``-nH``), skipped with the letter after them."""
+    names = names or {}
+    words = iter(args)
+    only_operands = False
+    for w in words:
+        if only_operands or not w.startswith("-") or w == "-":
+            yield "", w
+        elif w == "--":
+            only_operands = True
+        elif w.startswith("--"):
+            name, eq, v = w.partition("=")
+            if name not in value_long:
+                yield name, None
+            elif (val := v if eq else next(words, None)) is not None:
+                yield name, val
+        else:
+            skip = False
+            for i, ch in enumerate(w[1:], start=1):
+                if skip or ch in pairs:
+                    skip = not skip
+                    continue
+                name = names.get(ch, f"-{ch}")
+                if ch not in value_short:
+                    yield name, None
+                    continue
+                if (val := w[i + 1:] or next(words, None)) is not None:
+                    yield name, val
+                break
+
+
 def curl_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[str]]:
     """``(endpoints, blind)`` of a curl command's arguments (``args`` after ``curl``)."""
     eps: list[str] = []
     blind: list[str] = []
-    pending: str | None = None
-    only_urls = False
-
-    def value(opt: str, v: str) -> None:
-        if opt in CURL_ENDPOINT:
+    for opt, v in _options(args, CURL_VALUE_LONG, CURL_VALUE_SHORT, names=_CURL_SHORT_LONG):
+        if not opt and v is not None:  # a URL
+            if "{{" in v:
+                blind.append("curl fills the URL from variables ({{name}})")
+            elif "$" in (url_host(v) or v) or "`" in v:
+                blind.append(f"curl's URL {v[:40]} is computed at run time")
+            else:
+                eps.append(url_host(v) or v)
+        elif v is None:
+            if opt.startswith("--expand-"):
+                blind.append(f"curl {opt} fills the URL from variables")
+        elif opt in CURL_ENDPOINT:
             if not v.strip():  # -x '' turns the proxy off
-                return
+                continue
             if opt == "--url" and v.startswith("@"):
                 blind.append("curl --url @FILE reads its URLs from a file")
             elif opt == "--dns-servers":
@@ -196,45 +242,6 @@ def curl_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
             blind.append(f"curl {opt} {CURL_BLIND[opt]}")
         elif opt.startswith("--expand-"):
             blind.append(f"curl {opt} fills its value from variables")
-
-    for w in args:
-        if pending is not None:
-            value(pending, w)
-            pending = None
-            continue
-        if only_urls or not w.startswith("-") or w == "-":
-            if "{{" in w:
-                blind.append("curl fills the URL from variables ({{name}})")
-            elif "$" in (url_host(w) or w) or "`" in w:
-                blind.append(f"curl's URL {w[:40]} is computed at run time")
-            else:
-                eps.append(url_host(w) or w)
-            continue
-        if w == "--":
-            only_urls = True
-        elif w.startswith("--"):
-            name, eq, v = w.partition("=")
-            if name in ("--next",) or name.startswith("--no-"):
-                continue
-            if name in CURL_VALUE_LONG:
-                if eq:  # curl itself refuses --opt=value; read it as meant anyway
-                    value(name, v)
-                else:
-                    pending = name
-            elif name.startswith("--expand-"):
-                blind.append(f"curl {name} fills the URL from variables")
-        else:  # a cluster of short options; a value option takes the rest or the next word
-            for i, ch in enumerate(w[1:], start=1):
-                if ch in CURL_VALUE_SHORT:
-                    long = _CURL_SHORT_LONG.get(ch, f"-{ch}")
-                    rest = w[i + 1:]
-                    if rest:
-                        value(long, rest)
-                    else:
-                        pending = long
-                    break
-                if ch == ":":  # -: is --next
-                    continue
     return eps, blind
 
 
@@ -243,23 +250,33 @@ def _wgetrc_key(cmd: str) -> tuple[str, str]:
     return key.strip().lower().replace("_", "").replace("-", ""), val.strip()
 
 
+def _wget_options(args: tuple[str, ...] | list[str]) -> Iterator[tuple[str, str | None]]:
+    return _options(args, WGET_VALUE, _WGET_SHORT_VALUE, pairs="n")
+
+
 def wget_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[str]]:
     """``(endpoints, blind)`` of a wget command's arguments (``args`` after ``wget``)."""
     eps: list[str] = []
     blind: list[str] = []
-    pending: str | None = None
-    only_urls = False
-
-    def value(opt: str, v: str) -> None:
-        if opt in ("-e", "--execute"):
+    for opt, v in _wget_options(args):
+        if not opt and v is not None:  # a URL
+            if "$" in (url_host(v) or v) or "`" in v:
+                blind.append(f"wget's URL {v[:40]} is computed at run time")
+            else:
+                eps.append(url_host(v) or v)
+        elif opt == "--span-hosts":
+            blind.append("wget --span-hosts follows links to other hosts")
+        elif opt == "-H":
+            blind.append("wget -H follows links to other hosts")
+        elif v is None:
+            continue
+        elif opt in ("-e", "--execute"):
             key, val = _wgetrc_key(v)
             if key in _PROXY_KEYS:
                 ep = proxy_endpoint(val)
                 if ep:
                     eps.append(ep)
-            elif key == "useproxy":
-                pass
-            elif key not in WGET_TUNING:
+            elif key != "useproxy" and key not in WGET_TUNING:
                 blind.append(f"wget -e {v[:40]} is a wgetrc command replay does not read")
         elif opt in ("-i", "--input-file"):
             if "://" in v:
@@ -271,47 +288,6 @@ def wget_endpoints(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[s
                 blind.append("wget --config reads commands (a proxy, URLs) from a file")
         elif opt in ("-B", "--base"):
             eps.append(url_host(v) or v)
-
-    for w in args:
-        if pending is not None:
-            value(pending, w)
-            pending = None
-            continue
-        if only_urls or not w.startswith("-") or w == "-":
-            if "$" in (url_host(w) or w) or "`" in w:
-                blind.append(f"wget's URL {w[:40]} is computed at run time")
-            else:
-                eps.append(url_host(w) or w)
-            continue
-        if w == "--":
-            only_urls = True
-        elif w.startswith("--"):
-            name, eq, v = w.partition("=")
-            if name in ("--span-hosts",):
-                blind.append("wget --span-hosts follows links to other hosts")
-            if name in WGET_VALUE:
-                if eq:
-                    value(name, v)
-                else:
-                    pending = name
-        else:
-            skip = False
-            for i, ch in enumerate(w[1:], start=1):
-                if skip:  # -nv, -nc, -nd, -nH, -np: two-letter "no" options
-                    skip = False
-                    continue
-                if ch == "n":
-                    skip = True
-                    continue
-                if ch == "H":
-                    blind.append("wget -H follows links to other hosts")
-                if ch in _WGET_SHORT_VALUE:
-                    rest = w[i + 1:]
-                    if rest:
-                        value(f"-{ch}", rest)
-                    else:
-                        pending = f"-{ch}"
-                    break
     return eps, blind
 
 
@@ -330,43 +306,17 @@ def curl_follows(args: tuple[str, ...] | list[str]) -> bool:
     follows = False
     location = False
     redirs: int | None = None
-    pending: str | None = None
-    only_urls = False
-    for w in list(args) + ["--next"]:
-        if pending is not None:
-            if pending == "--max-redirs":
-                redirs = _redirect_count(w)
-            pending = None
-            continue
-        if only_urls or not w.startswith("-") or w == "-":
-            continue
-        if w in ("--next", "-:"):
+    for opt, v in _options(list(args) + ["--next"], CURL_VALUE_LONG, CURL_VALUE_SHORT,
+                           names=_CURL_SHORT_LONG):
+        if opt in ("--next", "-:"):
             follows = follows or (location and redirs != 0)
             location, redirs = False, None
-            continue
-        if w == "--":
-            only_urls = True
-        elif w.startswith("--"):
-            name, eq, v = w.partition("=")
-            if name in ("--location", "--location-trusted"):
-                location = True
-            elif name in ("--no-location", "--no-location-trusted"):
-                location = False
-            elif name == "--max-redirs":
-                if eq:
-                    redirs = _redirect_count(v)
-                else:
-                    pending = name
-            elif name in CURL_VALUE_LONG and not eq:
-                pending = name
-        else:
-            for i, ch in enumerate(w[1:], start=1):
-                if ch == "L":
-                    location = True
-                if ch in CURL_VALUE_SHORT:
-                    if not w[i + 1:]:
-                        pending = f"-{ch}"
-                    break
+        elif opt in ("--location", "--location-trusted", "-L"):
+            location = True
+        elif opt in ("--no-location", "--no-location-trusted"):
+            location = False
+        elif opt == "--max-redirs" and v is not None:
+            redirs = _redirect_count(v)
     return follows
 
 
@@ -374,49 +324,15 @@ def wget_follows(args: tuple[str, ...] | list[str]) -> bool:
     """Whether wget (``args`` after ``wget``) follows a redirect: it does unless the last
     ``--max-redirect`` (or ``-e max_redirect=``) says 0."""
     redirs: int | None = None
-    pending: str | None = None
-    for w in args:
-        if pending is not None:
-            if pending == "--max-redirect":
-                redirs = _redirect_count(w)
-            elif pending in ("-e", "--execute"):
-                key, val = _wgetrc_key(w)
-                if key == "maxredirect":
-                    redirs = _redirect_count(val)
-            pending = None
+    for opt, v in _wget_options(args):
+        if v is None or not opt:
             continue
-        if w == "--":
-            break
-        if not w.startswith("-") or w == "-":
-            continue
-        if w.startswith("--"):
-            name, eq, v = w.partition("=")
-            if name == "--max-redirect" and eq:
-                redirs = _redirect_count(v)
-            elif name in ("--execute",) and eq:
-                key, val = _wgetrc_key(v)
-                if key == "maxredirect":
-                    redirs = _redirect_count(val)
-            elif name in WGET_VALUE and not eq:
-                pending = name
-        else:
-            skip = False
-            for i, ch in enumerate(w[1:], start=1):
-                if skip:
-                    skip = False
-                    continue
-                if ch == "n":
-                    skip = True
-                    continue
-                if ch in _WGET_SHORT_VALUE:
-                    rest = w[i + 1:]
-                    if not rest:
-                        pending = f"-{ch}"
-                    elif ch == "e":
-                        key, val = _wgetrc_key(rest)
-                        if key == "maxredirect":
-                            redirs = _redirect_count(val)
-                    break
+        if opt == "--max-redirect":
+            redirs = _redirect_count(v)
+        elif opt in ("-e", "--execute"):
+            key, val = _wgetrc_key(v)
+            if key == "maxredirect":
+                redirs = _redirect_count(val)
     return redirs != 0
 
 
