@@ -306,8 +306,7 @@ def curl_follows(args: tuple[str, ...] | list[str]) -> bool:
     follows = False
     location = False
     redirs: int | None = None
-    for opt, v in _options(list(args) + ["--next"], CURL_VALUE_LONG, CURL_VALUE_SHORT,
-                           names=_CURL_SHORT_LONG):
+    for opt, v in _options(args, CURL_VALUE_LONG, CURL_VALUE_SHORT, names=_CURL_SHORT_LONG):
         if opt in ("--next", "-:"):
             follows = follows or (location and redirs != 0)
             location, redirs = False, None
@@ -317,7 +316,9 @@ def curl_follows(args: tuple[str, ...] | list[str]) -> bool:
             location = False
         elif opt == "--max-redirs" and v is not None:
             redirs = _redirect_count(v)
-    return follows
+    # the last group ends with the words (a --next word appended was an operand after
+    # `--`, or the value of an option left without one: `curl -L -- URL` followed)
+    return follows or (location and redirs != 0)
 
 
 def wget_follows(args: tuple[str, ...] | list[str]) -> bool:
