@@ -982,13 +982,11 @@ def _hidden(store: KbStore, problems: list[Problem]) -> list[Problem]:
     record it is about (an exception's text, a header's value), and it is printed on
     stderr, put in ``--json`` and stored.  The record's own text (``raw``) is kept as it
     was read, as every stored text is (outputs redact it)."""
-    from logparse.secrets import redact_text
-
-    hide = store.redactor.hiding()
+    hide = store.redactor
     out = []
     for p in problems:
-        reason = hide.text(redact_text(p.reason, depth=2))
-        record = hide.text(redact_text(p.record, depth=2)) if p.record else p.record
+        reason = hide.fresh(p.reason, depth=2) or p.reason
+        record = hide.fresh(p.record, depth=2)
         out.append(p if (reason, record) == (p.reason, p.record)
                    else p.model_copy(update={"reason": reason, "record": record}))
     return out

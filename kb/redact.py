@@ -285,12 +285,13 @@ class Redactor:
                                 for name in type(obj).model_fields})
         return obj
 
-    def fresh(self, s: str | None) -> str | None:
-        """Text never scanned (a replay's new output): known secrets and whatever the finder
-        spots are hidden, whatever ``reveal`` says (it is stored)."""
+    def fresh(self, s: str | None, *, depth: int = 1) -> str | None:
+        """Text never scanned (a replay's new output, an ingest's diagnostics): known
+        secrets and whatever the finder spots (``depth``: levels of JSON escapes it
+        undoes) are hidden, whatever ``reveal`` says (it is stored)."""
         if not s:
             return s
-        return redact_text(self.hiding().text(s))
+        return redact_text(self.hiding().text(s), depth=depth)
 
     def stream(self) -> StreamRedactor:
         """A redactor for output that arrives in pieces (a replay step's live output)."""
@@ -364,9 +365,9 @@ _LINE_SPLIT = re.compile(r"\r?\n|(?:\\{1,8}r)?\\{1,8}n")
 _LINE_MARKS = re.compile(r"(?:(?:>|#|//)[ \t]*){1,4}")
 """A quote's or a comment's marks starting a line of a wrapped secret (rsafe11)."""
 _LINE_PIECE = 16
+"""The shortest line of a multi-line secret hidden where it stands alone."""
 _KEY_PIECE = re.compile(r"[A-Za-z0-9+/=]+")
 """A short line of a key's body (base64 or base58)."""
-"""The shortest line of a multi-line secret hidden where it stands alone."""
 
 
 def _unmarked(line: str) -> str:
