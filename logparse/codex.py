@@ -61,7 +61,6 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import (
-    TAIL_SCAN,
     Draft,
     LastLine,
     Ordered,
@@ -634,18 +633,6 @@ def tool_part(payload: dict[str, Any], ts: int | None) -> dict[str, Any]:
                       "time": {"start": ts}, "metadata": {}}}
 
 
-END_SCAN = TAIL_SCAN
-"""Bytes from its end :func:`rollout_end` reads at most (a last line longer: unknown)."""
-
-
-def rollout_end(path: Path) -> int | None:
-    """When the rollout at ``path`` ends: the time of its last whole record (epoch ms).  An
-    older copy of a session (a snapshot taken before it went on) ends before the newer
-    one's last message (``kb.ingest``).  ``None``: not a file, or no timed record within
-    :data:`END_SCAN` bytes of its end."""
-    return tail_time(path)
-
-
 class CodexReader(TranscriptReader):
     form = "codex"
     agent = "codex"
@@ -663,7 +650,7 @@ class CodexReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return rollout_end(path)  # one rollout, one session
+        return tail_time(path)  # one rollout, one session
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read
