@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -357,19 +357,31 @@ def _curlrc_here() -> str | None:
     return None
 
 
-def _embedded_follows(info: ShellInfo, depth: int = 0) -> list[str]:
-    """Redirect-following clients in the code a command hands to a program."""
-    out: list[str] = []
-    if depth >= 3:
-        return out
+_EMBED_DEPTH = 3
+"""Levels of code handed on (code that hands code to a program…) replay reads."""
+
+
+def _embedded(info: ShellInfo, depth: int = 0
+              ) -> Iterator[tuple[str, str, ShellInfo, int]]:
+    """``(program, code, parsed code, depth)`` of the code each command hands to a program
+    that runs it (:func:`~logparse.shell.netopts.embedded_code`), and of the code that
+    code hands on, depth first; the code at :data:`_EMBED_DEPTH` is the last given."""
     for cmd in info.commands + info.local_commands:
         eff = cmd.effective_argv
-        if eff:
-            for code in embedded_code(cmd.argv, os.path.basename(eff[0])):
-                inner = parse_command(code)
-                out += list(classify_safety(inner).follows) + _embedded_follows(inner,
-                                                                                depth + 1)
-    return out
+        if not eff:
+            continue
+        prog = os.path.basename(eff[0])
+        for code in embedded_code(cmd.argv, prog):
+            inner = parse_command(code)
+            yield prog, code, inner, depth
+            if depth < _EMBED_DEPTH:
+                yield from _embedded(inner, depth + 1)
+
+
+def _embedded_follows(info: ShellInfo) -> list[str]:
+    """Redirect-following clients in the code a command hands to a program."""
+    return [why for _prog, _code, inner, depth in _embedded(info)
+            if depth < _EMBED_DEPTH for why in classify_safety(inner).follows]
 
 
 def _network_beyond_step(step: Step, info: ShellInfo, plan: Plan) -> str | None:
@@ -400,28 +412,20 @@ def _network_beyond_step(step: Step, info: ShellInfo, plan: Plan) -> str | None:
 _DEV_NET = re.compile(r"/dev/(?:tcp|udp)/([^/\s'\"]+)")
 
 
-def _refuse_embedded(info: ShellInfo, depth: int = 0) -> None:
+def _refuse_embedded(info: ShellInfo) -> None:
     """Judge the code a command hands to a program that runs it (``git -c
     core.fsmonitor=…``, ``ssh -o ProxyCommand=…``, ``rsync -e …``) like the command:
     an endpoint outside the host map or a destination nobody can tell refuses the step."""
-    for cmd in info.commands + info.local_commands:
-        eff = cmd.effective_argv
-        if not eff:
-            continue
-        for code in embedded_code(cmd.argv, os.path.basename(eff[0])):
-            if depth >= 3:
-                raise _Refuse("refused: code passed to a program is nested too deeply")
-            inner = parse_command(code)
-            found = classify_safety(inner)
-            try:
-                _refuse_endpoints(found.endpoints, code)
-            except _Refuse as r:
-                raise _Refuse(f"{r} (in code {os.path.basename(eff[0])} runs: "
-                              f"{code[:60]})") from None
-            if found.blind:
-                raise _Refuse(f"refused: code {os.path.basename(eff[0])} runs "
-                              f"({code[:60]}) {found.blind[0]}")
-            _refuse_embedded(inner, depth + 1)
+    for prog, code, inner, depth in _embedded(info):
+        if depth >= _EMBED_DEPTH:
+            raise _Refuse("refused: code passed to a program is nested too deeply")
+        found = classify_safety(inner)
+        try:
+            _refuse_endpoints(found.endpoints, code)
+        except _Refuse as r:
+            raise _Refuse(f"{r} (in code {prog} runs: {code[:60]})") from None
+        if found.blind:
+            raise _Refuse(f"refused: code {prog} runs ({code[:60]}) {found.blind[0]}")
 
 
 def _refuse_endpoints(endpoints: Sequence[str], text: str) -> None:
