@@ -396,7 +396,6 @@ _LOOKUP_TOOL = re.compile(r"search|find|lookup|list|query", re.I)
 """A tool that looks something up (an MCP ``*_search``, ``websearch``)."""
 _NOT_CHECKS = frozenset({"task", "question", "todowrite", "todoread", "skill", "read", "grep",
                          "glob", "list", "ls"})
-_PROBES = PROBES
 
 
 # ------------------------------------------------------------------------ rows
@@ -1322,7 +1321,7 @@ class Extractor:
         # "openpyxl: NOT available", `zsh:1: command not found` behind `| head`)
         said_failed = "output_error" in row.signals and bool(row.failure)
         failed = bool(row.signatures) or row.status in ("error", "interrupted") or (
-            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in _PROBES) or \
+            row.exit_code not in (None, 0) and key.split(" ", 1)[0] not in PROBES) or \
             no_output or answered_error or refused or said_failed
         signature = row.signatures[0] if row.signatures else (
             _lost_output(key, printing_segment(cmd)) if no_output else
