@@ -29,7 +29,6 @@ from typing import NamedTuple
 
 from kb.graph.ablate import off
 from kb.graph.causechoice import what_user_said
-from kb.graph.complaints import by_complaint, complaints
 from kb.graph.iteration import (
     FUNCTION_WORDS,
     REWRITE_KEEPS,
@@ -426,7 +425,9 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             # a run the timeout cut answered nothing: the runs that did fail tell the story
             # (the cut one stays an open question, see untested)
             fails = answered
-        if not fails:
+        if not fails or chain[0].key.split(" ", 1)[0] in PROBES:
+            # a look that errs again and again (`grep` into a file that is not there, `ls`
+            # of a folder not made yet) explored; it tried no approach to give up
             continue
         sid = chain[0].session_id
         last = chain[-1]
@@ -448,7 +449,6 @@ def check_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         if len(fails) >= 2 and (not passed_at_end or len(fails) >= 3):
             how = "failed-check"
         elif len(fails) == 1 and not passed_at_end and (signature or fails[0].judged) and \
-                chain[0].key.split(" ", 1)[0] not in PROBES and \
                 not _retyped(checks, fails[0]) and (
                 (said_so and (not signature or not signature.startswith(_UNANSWERED)
                               or hangs[(sid, chain[0].key.split(" ", 1)[0])] == 1))
@@ -732,54 +732,13 @@ def refuted_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
                             ended=report.ordinal, how="refuted", cause_text=cause,
                             signature=report.error, why=short(report.text, 240),
                             evidence=_dedupe(ev), root=root)
-            # one report, several complaints, each about a change of its own: one dead
-            # end per complaint (kb.graph.complaints)
-            pieces = _by_complaint(current, report, kept, lost_task)
-            out.extend(pieces or [current])
-            current = pieces[0] if pieces else current
+            # one report naming several complaints is still one dead end: the turn the
+            # user sent back.  Cut by complaint (each with the changes it alone names) it
+            # gave pieces that matched no labelled dead end more often than a new one
+            # (uicomponents #192's split found nothing another rule did not; its pieces
+            # held a wrong cause), so the whole turn stays one reading (prec14)
+            out.append(current)
     return out
-
-
-def _by_complaint(found: Found, report: Said, changed: list[Step], lost_task: bool
-                  ) -> list[Found]:
-    """A refuted turn cut by the complaints of its report (:func:`kb.graph.complaints.
-    by_complaint`): a dead end for each complaint that names changes of its own, and one
-    for the changes no complaint names; ``[]`` when the report is one complaint."""
-    edits = [w for w in changed if w.change]
-    # each line on its own: a joined text would be cut at tokens' 4,000 characters, and
-    # where depends on the order of a set
-    groups = by_complaint(report.text[:1500], [
-        (w.ordinal, frozenset().union(tokens(w.target), *(tokens(x) for x in w.wrote | w.took)))
-        for w in edits])
-    if not groups:
-        return []
-    pieces = []
-    for part, ords in groups:
-        # each piece ends with its own complaint: what the agent says later is read
-        # against it, not against the complaints of the other pieces
-        end = (report.ordinal, "ended", short(part, 200))
-        mine = [w for w in edits if w.ordinal in ords]
-        files = list(dict.fromkeys(w.target for w in mine if w.target))
-        what = f"change to {', '.join(files[:3])}" if files else "the change"
-        cause = report.error or short(part, 160)
-        pieces.append(Found(
-            session_id=found.session_id, name=f"{what} («{short(part, 70)}»)",
-            first=mine[0].ordinal, ended=report.ordinal, how="refuted",
-            cause_text=f"{LOST_TASK} ({cause})" if lost_task else cause,
-            signature=report.error, why=short(report.text, 240),
-            evidence=_dedupe([(w.ordinal, "tested", f"changed {w.target}") for w in mine[-6:]]
-                             + [end]), root=found.root))
-    taken = {o for _, ords in groups for o in ords}
-    rest = [w for w in changed if w.ordinal not in taken]
-    if rest:
-        told = {part for part, _ in groups}
-        left = [p for p in complaints(report.text[:1500]) if p not in told]
-        end = (report.ordinal, "ended", short("; ".join(left) or report.text, 200))
-        found.evidence = _dedupe([(w.ordinal, "tested", f"changed {w.target}")
-                                  for w in rest[-6:]] + [end])
-        found.first = rest[0].ordinal
-        pieces.insert(0, found)
-    return pieces
 
 
 LOST_TASK = "a context compaction during the turn"
@@ -914,6 +873,11 @@ def rejected_episodes(steps: list[Step], said: Sequence[Said] = ()) -> list[Foun
     out: list[Found] = []
     for s in steps:
         if not (s.rejected or s.interrupted):
+            continue
+        if s.interrupted and not s.rejected and looks_only(s.key):
+            # a look the user stopped (`lsof`, `studio status` hanging) tried no approach:
+            # it answered nothing, which leaves a question open (see untested), and the
+            # user's next words are about the work, read by the rules of replies
             continue
         if out and out[-1].session_id == s.session_id and s.ordinal - out[-1].ended <= 1:
             out[-1].ended = s.ordinal

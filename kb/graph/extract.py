@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 74
+EXTRACTOR_VERSION = 77
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -277,7 +277,12 @@ one such failure the agent turns away from gives its check up.
 74 (cues13b): cue rows keep "should not match" lines (``Cue.counter``): "I want to rule
 out" is a plan, no dismissal; "is expected to be" describes, "is expected" finds;
 "不是换成" keeps a way and a bare "切换到" switches a setting (no redirect); "错误被 …
-忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop)."""
+忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop).
+77 (prec14): one user report of several complaints sends its turn back as one dead end
+(the cut by complaint of 28 is gone); a look the user stopped (``lsof``, ``studio
+status``: :data:`kb.graph.iteration.LOOK_ONLY`) tried no approach; a look that errs
+again and again (a program of :data:`kb.graph.episodes.PROBES`) explored, it gave up
+no check."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

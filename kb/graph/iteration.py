@@ -138,6 +138,11 @@ LOOK_ONLY: tuple[Look, ...] = (
                                r"select-string|findstr|find)\b"),
          "cat permissions.swift", "speakfree__session.jsonl (Bash `cat …/Permissions.swift`, "
                                   "86)"),
+    Look("processes", re.compile(r"^(?:lsof|ps|pgrep|pidof|netstat|ss|get-process|tasklist)\b"),
+         "lsof", "soulpass__codex-session.jsonl (exec `lsof -nP -iTCP:3000 -sTCP:LISTEN`, 152)"),
+    Look("status", re.compile(r"^[\w.-]+ status\b"),
+         "studio status", "uicomponents__session-wordpress.json (bash `studio status "
+                          "--path=…`, 185)"),
 )
 """Checks that only look at the state (they answer, they change and test nothing)."""
 

@@ -8,6 +8,7 @@ from kb.graph.episodes import (
     admitted_episodes,
     api_error_episodes,
     chain_key,
+    check_episodes,
     dropped_episodes,
     episodes,
     rejected_episodes,
@@ -444,3 +445,36 @@ def test_a_look_that_found_nothing_once_is_no_abandoned_check() -> None:
     assert [f.how for f in check_episodes([run], [verdict])] == ["abandoned-check"]
     script = missing._replace(key="./deploy.sh", command="./deploy.sh")
     assert [f.how for f in check_episodes([script], [])] == ["abandoned-check"]
+
+
+def test_a_look_the_user_stopped_tried_no_approach() -> None:
+    # soulpass__codex-session.jsonl #152: `lsof -nP -iTCP:3000 -sTCP:LISTEN` aborted by
+    # the user after 31.2s; uicomponents__session-wordpress.json #185: `studio status
+    # --path=…` aborted.  Each only looked: nothing was tried, nothing given up
+    for cmd, key in (("lsof -nP -iTCP:3000 -sTCP:LISTEN", "lsof"),
+                     ('studio status --path="C:\\Users\\x\\Studio\\21st-showcase" 2>&1',
+                      "studio status")):
+        steps = [_run(152, cmd, True, key=key, sig="aborted by user after 31.2s",
+                      interrupted=True)]
+        said = [Said("s", 153, "user", "this page http://localhost:3000 gives an error", None)]
+        assert rejected_episodes(steps, said) == []
+        assert not any(f.how == "interrupted" for f in episodes(steps, said))
+    # a run that works on something, stopped, is still the user saying no to it
+    steps = [_run(75, "rsync -av new/ host:app/", True, key="rsync 'new",
+                  sig="aborted by user after 33.4s", interrupted=True)]
+    (f,) = rejected_episodes(steps, [Said("s", 77, "user", "do that for kosh ai", None)])
+    assert f.how == "interrupted"
+
+
+def test_a_look_that_errs_again_and_again_gave_up_no_check() -> None:
+    # a `grep` into files not there yet, twice, then the agent wrote them: it explored
+    sig = "grep: src/config.ts: No such file or directory"
+    steps = [_run(10, "grep -n DEPART src/config.ts", True, key="grep depart", sig=sig,
+                  signatures=(sig,)),
+             _run(12, "grep -n DEPART src/config.ts src/index.ts", True, key="grep depart",
+                  sig=sig, signatures=(sig,))]
+    assert check_episodes(steps, []) == []
+    # the same two failures of a build are a check that kept failing
+    build = [s._replace(key="npm run build", command="npm run build") for s in steps]
+    (f,) = check_episodes(build, [])
+    assert f.how == "failed-check"
