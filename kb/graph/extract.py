@@ -81,7 +81,6 @@ from kb.graph.text import (
 from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
-from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text, without_ide
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
@@ -98,7 +97,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 74
+EXTRACTOR_VERSION = 75
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -446,6 +445,9 @@ class CallRow(NamedTuple):
     (:func:`logparse.structural.saved_output`)."""
     """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
     (:func:`logparse.structural.mixed_line`)."""
+    absent: bool = False
+    """A lookup tool's run (not a shell's) whose answer does not hold the query it was
+    given: what was looked up is not there by that name."""
     delegate: str | None = None
     """The Codex sub-agent a collab call concerns (:func:`kb.graph.delegated.collab_agent`):
     its spawn and the wait that reports it are one delegation."""
@@ -680,6 +682,9 @@ class Extractor:
         self.unfound: list[tuple[str, int, str]] = []
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.lookups: list[tuple[str, int, str]] = []
+        self.absent: list[tuple[str, int, str]] = []
+        """The lookups whose answer does not hold what was looked up (nothing found, or
+        not by that name)."""
         """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
         self.probes: list[Probe] = []
         """Shell runs that only look, for :func:`kb.graph.episodes.workaround_episodes`."""
@@ -1275,12 +1280,13 @@ class Extractor:
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
-        if row.tool == "task" and row.status == "completed" and \
-                review_phrase(row.title or row.command or ""):
-            # a sub-agent reviewed the work: what it found may send earlier lines back
-            # (kb.graph.episodes.reviewed_episodes)
+        if row.status == "completed" and (
+                row.tool in DELEGATION_TOOLS or (row.agent == "codex"
+                                                 and row.tool in ("wait", "wait_agent"))):
+            # a sub-agent's answer came back (a review, a research): what it found may
+            # send lines the agent wrote earlier back (kb.graph.episodes.reviewed_episodes)
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                  short(row.title or row.command or "", 200), "reviewed"))
+                                  short(row.title or row.command or "", 200), "sub-agent"))
         if row.tool in ASK_TOOLS and row.output_tail:
             # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
@@ -1289,6 +1295,9 @@ class Extractor:
                 row.category == "search" or (row.tool not in _SHELLS
                                              and _LOOKUP_TOOL.search(row.tool))):
             self.lookups.append((row.session_id, row.ordinal, row.command[:200]))
+            if row.absent or (row.output_tail is not None
+                              and _FOUND_NOTHING.match(row.output_tail)):
+                self.absent.append((row.session_id, row.ordinal, row.command[:200]))
         if row.category == "search" and tool in _SHELLS and cmd:
             self.probes.append(Probe(
                 row.session_id, row.ordinal, cmd[:300],
@@ -1527,7 +1536,7 @@ class Extractor:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if self._found is None:
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups, self.probes,
+                                   self.absent, self.probes,
                                    made_by("switched", switched_episodes(self.steps))
                                    + made_by("escalated", escalated_episodes(self.steps))
                                    + made_by("dropped_option",
@@ -1685,7 +1694,7 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
-            elif f.how in ("reviewed", "taken-back"):
+            elif f.how == "taken-back":
                 # the message of the first edit that acted on the review (or took the lines
                 # back) says which finding, or why
                 redone = min(o for o, role, _ in f.evidence if role == "ended")
@@ -1722,13 +1731,14 @@ class Extractor:
             said_at: list[int] = []
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
                                    f.ordinals() | {f.ended}, tiers, said_at)
-            if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
+            reviewed = f.how == "taken-back" and f.said_at is not None
+            if reviewed and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
             finding = review_finding(
                 explanations, f.session_id, f.said_at,
                 [o for o, role, _ in f.evidence if role == "ended"]) \
-                if f.how == "reviewed" and f.said_at is not None and not diagnosis else None
+                if f.said_at is not None and reviewed and not diagnosis else None
             if finding:
                 # the first edit's message gave no reason (a heading): the finding each
                 # edit acts on, as the agent names it, is what the review found wrong

@@ -380,12 +380,14 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
 
     arb = "same address (`0xa5e0…78ff`), which is typical of an arb bot or a smart"
     said = [Said("s", 95, "user", "q4 looks excellent", None),
-            Said("s", 111, "assistant", "Code review of all 5 question solutions", "reviewed")]
+            Said("s", 111, "assistant", "Code review of all 5 question solutions", "sub-agent")]
     steps = [_change(91, "q4/README.md", wrote=f"# Q4\n{arb}"),
              _change(115, "q4/README.md", took=arb, wrote="it is the QuickSwap V2 Router"),
              _change(116, "q4/notes.md", wrote="router, not a bot")]
     (f,) = reviewed_episodes(steps, said)
-    assert f.how == "reviewed" and f.ordinals() == {91, 115} and f.said_at == 111
+    # the taken_back rule's reading, the sub-agent's answer what made the agent look again
+    assert f.how == "taken-back" and f.rule == "" and f.ordinals() == {91, 115} \
+        and f.said_at == 111
     assert "arb bot" in f.cause_text
     # edits after the user spoke again answer the user, not the review
     said_after = [*said, Said("s", 113, "user", "also add a summary", None)]

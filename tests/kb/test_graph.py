@@ -985,7 +985,9 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
 
 def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
     def look(o: int, term: str) -> CallRow:
-        return CallRow(S, o, 1, "21st_search", "other", term, None, None, "completed", 0)
+        # the search's answer does not hold the term (kb.graph.store: ``absent``)
+        return CallRow(S, o, 1, "21st_search", "other", term, None, None, "completed", 0,
+                       absent=True)
 
     question = ('Which component in your bookmarks did you mean by \'interactive slider\'?'
                 '"="Interactive Selector')
@@ -1001,8 +1003,12 @@ def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
     answer = [calls[0], _asked(80, 'Which one?"="interactive slider')]
     built = [local(40, "npm run build"),
              _asked(42, 'The npm run build passes. Deploy to staging or prod?"="staging')]
-    for rows in (other, answer, built):
+    # the lookups found what they looked for: the question chooses, nothing was missing
+    found = [c._replace(absent=False) for c in calls[:2]] + [calls[2]]
+    for rows in (other, answer, built, found):
         assert not [a for a in extract(S, [S], rows, []).approaches if a.status == "dead_end"]
+    # one rule with the name a search for a definition did not find (unfound_episodes)
+    assert dead[0].via == "unfound:unfound"
 
 
 def test_guesses_over_several_replies_that_a_finding_refutes_are_a_dead_end() -> None:
@@ -1270,3 +1276,58 @@ def test_the_file_a_shell_command_edits() -> None:
     assert _edited_path("sed -i s/a/b/ src/main.rs 2>/dev/null") == "src/main.rs"
     assert _edited_path("sed -i s/a/b/ a.py && npm test") == "a.py"
     assert _edited_path("mkdir -p assets/pieces") == "assets/pieces"
+
+
+# shared uicomponents__session-wordpress.json (trimmed): a sub-agent asked to build
+# files, not to review (#219 "Create hybrid React entry files"); after its answer the
+# agent takes back the enqueue lines it wrote at #172
+_ENQUEUE = ("if ( is_page_template( 'page-react-showcase.php' ) ) {",
+            "wp_enqueue_script( 'react-showcase', $dist . 'index.js', array(), null, true );")
+
+
+def test_lines_taken_back_after_any_sub_agents_answer_are_a_dead_end() -> None:
+    def task(o: int, title: str, tool: str = "task", agent: str = "opencode") -> CallRow:
+        return CallRow(S, o, 1, tool, "other", title, None, None, "completed", None,
+                       title=title, agent=agent)
+
+    calls = [CallRow(S, 172, 1, "edit", "file-edit", "theme/functions.php", None, None,
+                     "completed", None, edit=(frozenset(_ENQUEUE), frozenset())),
+             task(219, "Create hybrid React entry files"),
+             CallRow(S, 230, 1, "edit", "file-edit", "theme/functions.php", None, None,
+                     "completed", None,
+                     edit=(frozenset({"if ( is_page_template( 'page-hybrid.php' ) ) {"}),
+                           frozenset(_ENQUEUE)))]
+    ex = extract(S, [S], calls, [])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [(a.via, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("taken_back:taken-back", {172, 230})]
+    # Codex: the answer comes back through `wait` on the spawned agent
+    codex = [c._replace(agent="codex") for c in calls]
+    codex[1] = task(219, "wait", tool="wait", agent="codex")
+    assert [a.via for a in extract(S, [S], codex, []).approaches
+            if a.status == "dead_end"] == ["taken_back:taken-back"]
+    # with no sub-agent's answer between, lines rewritten far later are maintenance
+    assert not [a for a in extract(S, [S], [calls[0], calls[2]], []).approaches
+                if a.status == "dead_end"]
+
+
+# shared k1.lib-bootstrap__session-export.json #349 (opencode grep, "No files found") and
+# uicomponents__session-export.json #78 (the 21st_search MCP tool's answer): both names
+# looked up are not there, and one rule reads both
+def test_a_lookup_whose_answer_lacks_its_query_is_absent() -> None:
+    from kb.graph.store import load_rows
+
+    store = KbStore(":memory:")
+    rows = [(78, "21st_search", "other", "interactive slider",
+             "10 result(s) across 21st.dev (metadata only).\n### [component] Slider"),
+            (79, "21st_search", "other", "vertical tabs",
+             "### [component] Vertical Tabs  [id: 10473]"),
+            (80, "bash", "search", "grep -rn foo src", "src/a.py: bar"),
+            (81, "grep", "search", "function append_child_at src/html", "No files found")]
+    for o, tool, cat, cmd, out in rows:
+        store.conn.execute(
+            "INSERT INTO calls (session_id, ordinal, seq, message_id, tool, category, command,"
+            " status, output) VALUES ('s', ?, 0, ?, ?, ?, ?, 'completed', ?)",
+            [o, f"m{o}", tool, cat, cmd, out])
+    calls, _, _ = load_rows(store, ["s"])
+    assert {c.ordinal: c.absent for c in calls} == {78: True, 79: False, 80: False, 81: True}
