@@ -1272,14 +1272,20 @@ class Extractor:
                                    command=cmd[:300], tool=tool, interrupted=True,
                                    escalated="escalation_requested" in row.signals))
             return
-        if row.output_tail is not None and row.category == "search" and row.command and \
-                _FOUND_NOTHING.match(row.output_tail) and (
+        if row.output_tail is not None and row.category == "search" and row.command and (
+                _FOUND_NOTHING.match(row.output_tail)
+                # grep, rg and their kin exit 1 when nothing matched: a shell's search
+                # (Codex's, Claude Code's Bash) says it by that and no output
+                or (row.exit_code == 1 and tool in _SHELLS
+                    and not row.output_tail.strip())) and (
                     row.tool == "grep" or check_key(row.tool, cmd).split(" ", 1)[0] in (
                         "grep", "rg", "ag", "ack", "egrep")):
             # the pattern, not the paths searched nor the flags
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
+            if tool in _SHELLS:
+                self.absent.append((row.session_id, row.ordinal, pattern[:200]))
         if row.status == "completed" and (
                 row.tool in DELEGATION_TOOLS or (row.agent == "codex"
                                                  and row.tool in ("wait", "wait_agent"))):

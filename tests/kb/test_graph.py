@@ -1331,3 +1331,31 @@ def test_a_lookup_whose_answer_lacks_its_query_is_absent() -> None:
             [o, f"m{o}", tool, cat, cmd, out])
     calls, _, _ = load_rows(store, ["s"])
     assert {c.ordinal: c.absent for c in calls} == {78: True, 79: False, 80: False, 81: True}
+
+
+# shared soulpass-codex (Codex): `rg -n "STRK|Starknet|…" app/employer/page.tsx` exit 1,
+# no output (#190): grep and rg say "nothing matched" by exit code 1, where opencode's
+# grep tool prints "No files found" (k1 #349)
+def test_a_shell_search_that_exits_1_with_no_output_found_nothing() -> None:
+    from kb.graph.extract import Extractor
+
+    def rg(o: int, command: str, exit_code: int, out: str) -> CallRow:
+        return CallRow(S, o, 1, "bash", "search", command, None, None, "completed",
+                       exit_code, output_tail=out, agent="codex")
+
+    ex = Extractor(S)
+    ex.run([rg(190, 'rg -n "STRK|Starknet|Sepolia" app/employer/page.tsx', 1, ""),
+            rg(191, "rg -n STRK app/page.tsx", 1, "rg: app/page.tsx: No such file"),
+            rg(192, "rg -n STRK app", 0, "app/a.tsx:3: STRK")], [], [])
+    assert [o for _, o, _ in ex.unfound] == [190]
+    # what it looked for, not its flags or paths
+    assert [(o, q) for _, o, q in ex.absent] == [(190, 'rg "STRK|Starknet|Sepolia"')]
+    # k1's reading in a Codex session: a name just written, a search for its definition
+    # that finds nothing, the same file written again
+    calls = [edit(348, "bootstrap/button_group.php")._replace(agent="codex"),
+             rg(349, "rg -n 'function append_child_at|function insert_child' vendor/html",
+                1, ""),
+             edit(353, "bootstrap/button_group.php")._replace(agent="codex")]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert [(a.via, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("unfound:unfound", {348, 349, 353})]
