@@ -1929,14 +1929,17 @@ REVIEW_WINDOW = 20
 
 
 def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
-    """A sub-agent's answer (Claude Code's and opencode's ``task``, Codex's ``wait`` on a
-    spawned agent: whatever it was asked, a review or a research), then, before the user
-    speaks again, edits that take away lines the agent itself wrote earlier in the session:
-    what those lines said or did was found wrong by what came back, with no failing
-    command.  The ``taken_back`` rule's reading (:mod:`kb.graph.takenback`) with the
-    sub-agent's answer as what made the agent read its work again, so the writing may be
-    far back.  One episode per file sent back; the cause is the agent's reading of the
-    findings (the diagnosis after the answer), else the answer itself."""
+    """A sub-agent that reviewed the work (its task named a review: Claude Code's and
+    opencode's ``task``, Codex's ``spawn_agent`` answered by its ``wait``), then, before
+    the user speaks again, edits that take away lines the agent itself wrote earlier in
+    the session: what those lines said or did was found wrong by the review, with no
+    failing command.  The ``taken_back`` rule's reading (:mod:`kb.graph.takenback`: own
+    lines taken away, no user and no failure asking for it) with the review as what made
+    the agent read its work again, so the writing may be far back.  (Any sub-agent's
+    answer as that trigger was tried: its one new hit, uicomponents-wordpress #172 ->
+    #230, is a refactor, not a dead end.)  One episode per file sent back; the cause is
+    the agent's reading of the findings (the diagnosis after the review), else the review
+    itself."""
     users = _users(said)
     changes: dict[str, list[Step]] = {}
     for c in steps:
@@ -1944,7 +1947,7 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             changes.setdefault(c.session_id, []).append(c)
     out: list[Found] = []
     for r in said:
-        if r.signal != "sub-agent":
+        if r.signal != "reviewed":
             continue
         sid = r.session_id
         nxt = next((u.ordinal for u in users.get(sid, ()) if u.ordinal > r.ordinal), 1 << 31)

@@ -81,6 +81,7 @@ from kb.graph.text import (
 from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
+from logparse.redirects import review_phrase
 from logparse.request import INTERRUPT_MARK, request_text, without_ide
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
@@ -683,6 +684,8 @@ class Extractor:
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.lookups: list[tuple[str, int, str]] = []
         self.absent: list[tuple[str, int, str]] = []
+        self.reviews: dict[str, str] = {}
+        """Codex: the agents spawned to review the work (agent id: the task asked)."""
         """The lookups whose answer does not hold what was looked up (nothing found, or
         not by that name)."""
         """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
@@ -1286,13 +1289,20 @@ class Extractor:
             self.unfound.append((row.session_id, row.ordinal, pattern))
             if tool in _SHELLS:
                 self.absent.append((row.session_id, row.ordinal, pattern[:200]))
-        if row.status == "completed" and (
-                row.tool in DELEGATION_TOOLS or (row.agent == "codex"
-                                                 and row.tool in ("wait", "wait_agent"))):
-            # a sub-agent's answer came back (a review, a research): what it found may
-            # send lines the agent wrote earlier back (kb.graph.episodes.reviewed_episodes)
+        if row.tool == "spawn_agent" and row.delegate and \
+                review_phrase(row.title or row.command or ""):
+            # Codex: the review's findings come back in the wait on the spawned agent
+            self.reviews[row.delegate] = short(row.title or row.command or "", 200)
+        review = review_phrase(row.title or row.command or "") \
+            if row.tool in DELEGATION_TOOLS else None
+        if row.status == "completed" and (review or (
+                row.tool in ("wait", "wait_agent") and row.delegate in self.reviews)):
+            # a sub-agent reviewed the work: what it found may send earlier lines back
+            # (kb.graph.episodes.reviewed_episodes)
+            what = self.reviews.get(row.delegate or "") if not review else \
+                (row.title or row.command or "")
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                  short(row.title or row.command or "", 200), "sub-agent"))
+                                  short(what or "", 200), "reviewed"))
         if row.tool in ASK_TOOLS and row.output_tail:
             # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",

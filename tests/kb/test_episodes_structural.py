@@ -380,7 +380,7 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
 
     arb = "same address (`0xa5e0…78ff`), which is typical of an arb bot or a smart"
     said = [Said("s", 95, "user", "q4 looks excellent", None),
-            Said("s", 111, "assistant", "Code review of all 5 question solutions", "sub-agent")]
+            Said("s", 111, "assistant", "Code review of all 5 question solutions", "reviewed")]
     steps = [_change(91, "q4/README.md", wrote=f"# Q4\n{arb}"),
              _change(115, "q4/README.md", took=arb, wrote="it is the QuickSwap V2 Router"),
              _change(116, "q4/notes.md", wrote="router, not a bot")]

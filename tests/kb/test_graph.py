@@ -1278,37 +1278,43 @@ def test_the_file_a_shell_command_edits() -> None:
     assert _edited_path("mkdir -p assets/pieces") == "assets/pieces"
 
 
-# shared uicomponents__session-wordpress.json (trimmed): a sub-agent asked to build
-# files, not to review (#219 "Create hybrid React entry files"); after its answer the
-# agent takes back the enqueue lines it wrote at #172
-_ENQUEUE = ("if ( is_page_template( 'page-react-showcase.php' ) ) {",
-            "wp_enqueue_script( 'react-showcase', $dist . 'index.js', array(), null, true );")
+# tune blockchain-dex-events__claude-session.jsonl (trimmed): a review sub-agent (#111
+# "Code review of all 5 question solutions") finds Q4's "arb bot" reading wrong; the agent
+# takes its own sentence away (#115), far past the take-back span of its writing (#91)
+_ARB = ("same address (`0xa5e0…78ff`), which is typical of an arb bot or a smart",
+        "contract that holds its own funds and swaps them in a single transaction")
 
 
-def test_lines_taken_back_after_any_sub_agents_answer_are_a_dead_end() -> None:
-    def task(o: int, title: str, tool: str = "task", agent: str = "opencode") -> CallRow:
+def test_lines_a_review_sends_back_are_the_taken_back_rule() -> None:
+    def task(o: int, title: str, tool: str = "task", agent: str = "claude-code",
+             delegate: str | None = None) -> CallRow:
         return CallRow(S, o, 1, tool, "other", title, None, None, "completed", None,
-                       title=title, agent=agent)
+                       title=title, agent=agent, delegate=delegate)
 
-    calls = [CallRow(S, 172, 1, "edit", "file-edit", "theme/functions.php", None, None,
-                     "completed", None, edit=(frozenset(_ENQUEUE), frozenset())),
-             task(219, "Create hybrid React entry files"),
-             CallRow(S, 230, 1, "edit", "file-edit", "theme/functions.php", None, None,
-                     "completed", None,
-                     edit=(frozenset({"if ( is_page_template( 'page-hybrid.php' ) ) {"}),
-                           frozenset(_ENQUEUE)))]
+    def change(o: int, wrote: tuple[str, ...], took: tuple[str, ...],
+               agent: str = "claude-code") -> CallRow:
+        return CallRow(S, o, 1, "edit", "file-edit", "q4/README.md", None, None,
+                       "completed", None, edit=(frozenset(wrote), frozenset(took)),
+                       agent=agent)
+
+    calls = [change(91, _ARB, ()), task(111, "Code review of all 5 question solutions"),
+             change(115, ("it is the QuickSwap V2 Router",), _ARB)]
     ex = extract(S, [S], calls, [])
     dead = [a for a in ex.approaches if a.status == "dead_end"]
     assert [(a.via, {e.ordinal for e in a.evidence}) for a in dead] == [
-        ("taken_back:taken-back", {172, 230})]
-    # Codex: the answer comes back through `wait` on the spawned agent
-    codex = [c._replace(agent="codex") for c in calls]
-    codex[1] = task(219, "wait", tool="wait", agent="codex")
+        ("taken_back:taken-back", {91, 115})]
+    # Codex: the review is a spawned agent, its findings come back through `wait`
+    codex = [change(91, _ARB, (), "codex"),
+             task(100, "Review the Q4 README for wrong claims", "spawn_agent", "codex",
+                  "agent-7"),
+             task(111, "wait", "wait", "codex", "agent-7"),
+             change(115, ("it is the QuickSwap V2 Router",), _ARB, "codex")]
     assert [a.via for a in extract(S, [S], codex, []).approaches
             if a.status == "dead_end"] == ["taken_back:taken-back"]
-    # with no sub-agent's answer between, lines rewritten far later are maintenance
-    assert not [a for a in extract(S, [S], [calls[0], calls[2]], []).approaches
-                if a.status == "dead_end"]
+    # a sub-agent asked to build, not to review (uicomponents-wordpress #219 "Create
+    # hybrid React entry files"), then a rewrite far past the writing: a refactor
+    built = [calls[0], task(111, "Create hybrid React entry files"), calls[2]]
+    assert not [a for a in extract(S, [S], built, []).approaches if a.status == "dead_end"]
 
 
 # shared k1.lib-bootstrap__session-export.json #349 (opencode grep, "No files found") and

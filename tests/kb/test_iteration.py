@@ -163,7 +163,7 @@ def test_a_whole_file_rewritten_with_nearly_all_kept_is_revised() -> None:
 # extended with a link is no line the review sent back
 def test_a_review_that_only_extends_lines_sends_nothing_back() -> None:
     said = [Said("s", 10, "user", "write q1", None),
-            Said("s", 50, "assistant", "Code review of all 5 question solutions", "sub-agent")]
+            Said("s", 50, "assistant", "Code review of all 5 question solutions", "reviewed")]
     line = "2. **Fundy companion agent** — a personalized finance Telegram agent"
     steps = [_change(20, "q1/README.md", wrote=line),
              _change(55, "q1/README.md", took=line,
