@@ -38,9 +38,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                    "switched", "escalated", "dropped_option", "merged_stderr", "seen", "todo",
                    "taken_back"),
     "user-acts": ("rejected", "stopped", "reworked", "undone"),
-    "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread", "asked"),
+    "user-cues": ("refuted", "admitted", "redirected", "user_dropped", "misread"),
     "prose": ("prose", "retracted", "claim", "superseded", "dropped", "guess", "damage",
-              "disproved", "revised", "reviewed"),
+              "disproved", "revised"),
     "delegated": ("delegated",),
     "rewound": ("rewound",),
 }

@@ -132,8 +132,8 @@ class Found:
     how: str
     """``failed-attempt``, ``failed-check``, ``abandoned-check``, ``refuted`` (by the
     user), ``rejected``, ``retracted`` (by the agent, untested),
-    ``judged`` (it ran, and was not worth it), ``asked-user`` (what was looked up is
-    not there by that name), ``guesses`` (guesses at a cause a finding refuted),
+    ``judged`` (it ran, and was not worth it), ``unfound`` (what was looked up is
+    not there by that name: rewritten without it, or the user asked), ``guesses`` (guesses at a cause a finding refuted),
     ``admitted`` (the agent admits the user's correction), ``superseded`` (an edit marks
     it superseded), ``dropped`` (a guess acted on, then dismissed), ``sandboxed`` (it only
     worked outside the sandbox, :func:`kb.graph.switched.escalated_episodes` reads it),
@@ -1457,11 +1457,15 @@ ASK_LOOKUP = 4
 
 def asked_episodes(said: list[Said], lookups: Sequence[tuple[str, int, str]]
                    ) -> list[Found]:
-    """Lookups of a name the agent then has to ask the user about ("which component did
-    you mean by 'interactive slider'?"): what it looked for is not there by that name.
-    A lookup is a search or a lookup tool's run (``lookups``: ``(session, ordinal,
-    query)``); it counts when every word it looked up is in the question, so a question
-    that merely follows some searches is about none of them."""
+    """A name looked up that is not there, given up by asking the user about it
+    ("which component did you mean by 'interactive slider'?").  One reading with
+    :func:`unfound_episodes` (the ``unfound`` rule): a lookup whose answer does not
+    hold what it looked for, and the agent leaving that name (here: asking which one
+    was meant; there: rewriting the code that used it).  ``lookups``: ``(session,
+    ordinal, query)`` of the lookups that came back without their query (nothing found,
+    or a lookup tool's answer that does not hold it: ``CallRow.absent``); one counts
+    when every word it looked up is in the question, so a question that merely follows
+    some searches is about none of them."""
     by: dict[str, list[tuple[int, str]]] = {}
     for sid, o, query in lookups:
         by.setdefault(sid, []).append((o, query))
@@ -1478,7 +1482,7 @@ def asked_episodes(said: list[Said], lookups: Sequence[tuple[str, int, str]]
         what = max((q for _, q in looked), key=len)
         out.append(Found(
             session_id=a.session_id, name=f"looking up «{short(what, 60)}»",
-            first=looked[0][0], ended=a.ordinal, how="asked-user",
+            first=looked[0][0], ended=a.ordinal, how="unfound",
             cause_text=f"nothing is called «{short(what, 60)}»: the user was asked "
                        f"({short(a.text, 200)})",
             evidence=[*((o, "tested", f"looked up {short(q, 60)}") for o, q in looked),
@@ -1889,11 +1893,17 @@ REVIEW_WINDOW = 20
 
 
 def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
-    """A sub-agent that reviewed the work (its task named a review), then, before the user
-    speaks again, edits that take away lines the agent itself wrote earlier in the session:
-    what those lines said or did was found wrong by the review, with no failing command.
-    One episode per file sent back; the cause is the agent's reading of the findings (the
-    diagnosis after the review), else the review itself."""
+    """A sub-agent that reviewed the work (its task named a review: Claude Code's and
+    opencode's ``task``, Codex's ``spawn_agent`` answered by its ``wait``), then, before
+    the user speaks again, edits that take away lines the agent itself wrote earlier in
+    the session: what those lines said or did was found wrong by the review, with no
+    failing command.  The ``taken_back`` rule's reading (:mod:`kb.graph.takenback`: own
+    lines taken away, no user and no failure asking for it) with the review as what made
+    the agent read its work again, so the writing may be far back.  (Any sub-agent's
+    answer as that trigger was tried: its one new hit, uicomponents-wordpress #172 ->
+    #230, is a refactor, not a dead end.)  One episode per file sent back; the cause is
+    the agent's reading of the findings (the diagnosis after the review), else the review
+    itself."""
     users = _users(said)
     changes: dict[str, list[Step]] = {}
     for c in steps:
@@ -1934,7 +1944,7 @@ def reviewed_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
             ev += [(c.ordinal, "ended", f"changed {c.target}") for c in redone[:3]]
             out.append(Found(
                 session_id=sid, name=f"{target}: {short(lines[0], 70)} (sent back by a review)",
-                first=made[0].ordinal, ended=redone[-1].ordinal, how="reviewed",
+                first=made[0].ordinal, ended=redone[-1].ordinal, how="taken-back",
                 cause_text=f"a review («{short(r.text, 80)}») found it wrong: took away "
                            + "; ".join(f"`{short(x, 80)}`" for x in lines),
                 evidence=_dedupe(ev), said_at=r.ordinal))
@@ -1972,10 +1982,10 @@ def episodes(steps: list[Step], said: list[Said],
         made_by("superseded", superseded_episodes(steps, said)) + \
         made_by("dropped", dropped_episodes(steps, said)) + \
         made_by("stopped", stopped_episodes(steps, said)) + \
-        made_by("unfound", unfound_episodes(steps, unfound)) + \
+        made_by("unfound", unfound_episodes(steps, unfound)
+                + asked_episodes(said, lookups)) + \
         made_by("damage", damage_episodes(steps)) + \
         made_by("replaced", replaced_episodes(steps)) + \
-        made_by("asked", asked_episodes(said, lookups)) + \
         made_by("guess", guess_episodes(steps, said)) + \
         made_by("seen", seen_episodes(steps, said, seen)) + \
         made_by("workaround", workaround_episodes(probes)) + \
@@ -2008,7 +2018,7 @@ def episodes(steps: list[Step], said: list[Said],
             made_by("redirected", redirected_episodes(steps, said)) + \
             made_by("user_dropped", user_dropped_episodes(steps, said)) + \
             made_by("undone", undone_episodes(steps, said)) + \
-            made_by("reviewed", reviewed_episodes(steps, said)) + list(weak):
+            made_by("taken_back", reviewed_episodes(steps, said)) + list(weak):
         mine = f.ordinals()
         if not any(k.session_id == f.session_id and len(mine & k.ordinals()) * 2 > len(mine)
                    for k in kept):

@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 77
+EXTRACTOR_VERSION = 84
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -282,7 +282,10 @@ out" is a plan, no dismissal; "is expected to be" describes, "is expected" finds
 (the cut by complaint of 28 is gone); a look the user stopped (``lsof``, ``studio
 status``: :data:`kb.graph.iteration.LOOK_ONLY`) tried no approach; a look that errs
 again and again (a program of :data:`kb.graph.episodes.PROBES`) explored, it gave up
-no check."""
+no check.
+75 (loao14): a lookup whose answer lacks what it looked for (``absent``; a shell grep or rg
+exiting 1 with no output) ends ``unfound``; a review's take-back is ``taken_back``.
+84: 75 and 77 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -451,6 +454,9 @@ class CallRow(NamedTuple):
     (:func:`logparse.structural.saved_output`)."""
     """A clean run that merged stderr into stdout: the line it printed ahead of its JSON
     (:func:`logparse.structural.mixed_line`)."""
+    absent: bool = False
+    """A lookup tool's run (not a shell's) whose answer does not hold the query it was
+    given: what was looked up is not there by that name."""
     delegate: str | None = None
     """The Codex sub-agent a collab call concerns (:func:`kb.graph.delegated.collab_agent`):
     its spawn and the wait that reports it are one delegation."""
@@ -685,6 +691,11 @@ class Extractor:
         self.unfound: list[tuple[str, int, str]] = []
         """``(session, ordinal, pattern)`` of searches that found nothing."""
         self.lookups: list[tuple[str, int, str]] = []
+        self.absent: list[tuple[str, int, str]] = []
+        self.reviews: dict[str, str] = {}
+        """Codex: the agents spawned to review the work (agent id: the task asked)."""
+        """The lookups whose answer does not hold what was looked up (nothing found, or
+        not by that name)."""
         """Searches and lookup tools' runs: ``(session, ordinal, command)``."""
         self.probes: list[Probe] = []
         """Shell runs that only look, for :func:`kb.graph.episodes.workaround_episodes`."""
@@ -1272,20 +1283,34 @@ class Extractor:
                                    command=cmd[:300], tool=tool, interrupted=True,
                                    escalated="escalation_requested" in row.signals))
             return
-        if row.output_tail is not None and row.category == "search" and row.command and \
-                _FOUND_NOTHING.match(row.output_tail) and (
+        if row.output_tail is not None and row.category == "search" and row.command and (
+                _FOUND_NOTHING.match(row.output_tail)
+                # grep, rg and their kin exit 1 when nothing matched: a shell's search
+                # (Codex's, Claude Code's Bash) says it by that and no output
+                or (row.exit_code == 1 and tool in _SHELLS
+                    and not row.output_tail.strip())) and (
                     row.tool == "grep" or check_key(row.tool, cmd).split(" ", 1)[0] in (
                         "grep", "rg", "ag", "ack", "egrep")):
             # the pattern, not the paths searched nor the flags
             pattern = " ".join(w for w in row.command.split()
                                if not w.startswith("-") and not any(c in w for c in "/\\:*"))
             self.unfound.append((row.session_id, row.ordinal, pattern))
-        if row.tool == "task" and row.status == "completed" and \
+            if tool in _SHELLS:
+                self.absent.append((row.session_id, row.ordinal, pattern[:200]))
+        if row.tool == "spawn_agent" and row.delegate and \
                 review_phrase(row.title or row.command or ""):
+            # Codex: the review's findings come back in the wait on the spawned agent
+            self.reviews[row.delegate] = short(row.title or row.command or "", 200)
+        review = review_phrase(row.title or row.command or "") \
+            if row.tool in DELEGATION_TOOLS else None
+        if row.status == "completed" and (review or (
+                row.tool in ("wait", "wait_agent") and row.delegate in self.reviews)):
             # a sub-agent reviewed the work: what it found may send earlier lines back
             # (kb.graph.episodes.reviewed_episodes)
+            what = self.reviews.get(row.delegate or "") if not review else \
+                (row.title or row.command or "")
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
-                                  short(row.title or row.command or "", 200), "reviewed"))
+                                  short(what or "", 200), "reviewed"))
         if row.tool in ASK_TOOLS and row.output_tail:
             # the agent stopped to ask the user: the question asked and the answer
             self.said.append(Said(row.session_id, row.ordinal, "assistant",
@@ -1294,6 +1319,9 @@ class Extractor:
                 row.category == "search" or (row.tool not in _SHELLS
                                              and _LOOKUP_TOOL.search(row.tool))):
             self.lookups.append((row.session_id, row.ordinal, row.command[:200]))
+            if row.absent or (row.output_tail is not None
+                              and _FOUND_NOTHING.match(row.output_tail)):
+                self.absent.append((row.session_id, row.ordinal, row.command[:200]))
         if row.category == "search" and tool in _SHELLS and cmd:
             self.probes.append(Probe(
                 row.session_id, row.ordinal, cmd[:300],
@@ -1532,7 +1560,7 @@ class Extractor:
         :meth:`explanation_spans` and :meth:`finish` both read them."""
         if self._found is None:
             self._found = episodes(self.steps, self.said, self.unfound, self.seen,
-                                   self.lookups, self.probes,
+                                   self.absent, self.probes,
                                    made_by("switched", switched_episodes(self.steps))
                                    + made_by("escalated", escalated_episodes(self.steps))
                                    + made_by("dropped_option",
@@ -1690,7 +1718,7 @@ class Extractor:
             if f.how in ("damage", "guesses"):
                 # the reply that saw the damage often says why at once
                 window = range(f.ended, f.ended + 1 + self.DIAGNOSIS)
-            elif f.how in ("reviewed", "taken-back"):
+            elif f.how == "taken-back":
                 # the message of the first edit that acted on the review (or took the lines
                 # back) says which finding, or why
                 redone = min(o for o, role, _ in f.evidence if role == "ended")
@@ -1727,13 +1755,14 @@ class Extractor:
             said_at: list[int] = []
             diagnosis = _diagnosis(explanations, f.session_id, window, subject,
                                    f.ordinals() | {f.ended}, tiers, said_at)
-            if f.how == "reviewed" and diagnosis and _PLANS.match(diagnosis):
+            reviewed = f.how == "taken-back" and f.said_at is not None
+            if reviewed and diagnosis and _PLANS.match(diagnosis):
                 diagnosis = None  # "Now Q1's twin-result-block issue.": a heading, no reason
                 tiers.clear()
             finding = review_finding(
                 explanations, f.session_id, f.said_at,
                 [o for o, role, _ in f.evidence if role == "ended"]) \
-                if f.how == "reviewed" and f.said_at is not None and not diagnosis else None
+                if f.said_at is not None and reviewed and not diagnosis else None
             if finding:
                 # the first edit's message gave no reason (a heading): the finding each
                 # edit acts on, as the agent names it, is what the review found wrong

@@ -367,7 +367,15 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                 WHERE tool IN ('task', 'spawn_agent')
                    OR (tool = 'bash' AND starts_with(coalesce(output, ''),
                                                      'Command running in background')))
-            SELECT {columns}, d.child_error, d.notified, d.task_notified
+            SELECT {columns}, d.child_error, d.notified, d.task_notified,
+                   -- a lookup tool's query its answer does not hold (the name looked up
+                   -- is not there by that name: kb.graph.episodes.unfound_episodes)
+                   status = 'completed'
+                       AND tool NOT IN ('bash', 'shell', 'powershell', 'exec', 'terminal')
+                       AND (category = 'search'
+                            OR regexp_matches(tool, '(?i)search|find|lookup|list|query'))
+                       AND length(trim(coalesce(command, ''))) > 2
+                       AND NOT contains(lower(coalesce(output, '')), lower(trim(command)))
             FROM calls JOIN ids ON calls.session_id = ids.sid AND calls.ordinal > ids.after
             LEFT JOIN delegated d ON d.rid = calls.rowid
             ORDER BY session_id, ordinal, seq""").fetchall():
@@ -420,6 +428,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             usage=printed_usage(r[5] or "", r[25]), agent=facts.agent,
             mixed=mixed_line(r[5] or "", r[19]) if "stderr_mixed" in signals else None,
             saved=saved_output(r[19]) if "truncated" in signals else None,
+            absent=bool(r[29]),
             delegate=collab_agent(r[3], r[19], r[12])
             if facts.agent == "codex" and r[3] in CODEX_COLLAB_TOOLS else None))
     # assistant prose that signals something, every user prompt, and the start of a reply

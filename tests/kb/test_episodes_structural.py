@@ -386,7 +386,9 @@ def test_own_lines_a_review_sends_back_are_a_dead_end() -> None:
              _change(115, "q4/README.md", took=arb, wrote="it is the QuickSwap V2 Router"),
              _change(116, "q4/notes.md", wrote="router, not a bot")]
     (f,) = reviewed_episodes(steps, said)
-    assert f.how == "reviewed" and f.ordinals() == {91, 115} and f.said_at == 111
+    # the taken_back rule's reading, the sub-agent's answer what made the agent look again
+    assert f.how == "taken-back" and f.rule == "" and f.ordinals() == {91, 115} \
+        and f.said_at == 111
     assert "arb bot" in f.cause_text
     # edits after the user spoke again answer the user, not the review
     said_after = [*said, Said("s", 113, "user", "also add a summary", None)]

@@ -985,7 +985,9 @@ def test_the_store_loads_the_start_of_a_reply_that_judges_a_run() -> None:
 
 def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
     def look(o: int, term: str) -> CallRow:
-        return CallRow(S, o, 1, "21st_search", "other", term, None, None, "completed", 0)
+        # the search's answer does not hold the term (kb.graph.store: ``absent``)
+        return CallRow(S, o, 1, "21st_search", "other", term, None, None, "completed", 0,
+                       absent=True)
 
     question = ('Which component in your bookmarks did you mean by \'interactive slider\'?'
                 '"="Interactive Selector')
@@ -1001,8 +1003,12 @@ def test_lookups_the_agent_then_asks_the_user_about_are_a_dead_end() -> None:
     answer = [calls[0], _asked(80, 'Which one?"="interactive slider')]
     built = [local(40, "npm run build"),
              _asked(42, 'The npm run build passes. Deploy to staging or prod?"="staging')]
-    for rows in (other, answer, built):
+    # the lookups found what they looked for: the question chooses, nothing was missing
+    found = [c._replace(absent=False) for c in calls[:2]] + [calls[2]]
+    for rows in (other, answer, built, found):
         assert not [a for a in extract(S, [S], rows, []).approaches if a.status == "dead_end"]
+    # one rule with the name a search for a definition did not find (unfound_episodes)
+    assert dead[0].via == "unfound:unfound"
 
 
 def test_guesses_over_several_replies_that_a_finding_refutes_are_a_dead_end() -> None:
@@ -1270,3 +1276,92 @@ def test_the_file_a_shell_command_edits() -> None:
     assert _edited_path("sed -i s/a/b/ src/main.rs 2>/dev/null") == "src/main.rs"
     assert _edited_path("sed -i s/a/b/ a.py && npm test") == "a.py"
     assert _edited_path("mkdir -p assets/pieces") == "assets/pieces"
+
+
+# tune blockchain-dex-events__claude-session.jsonl (trimmed): a review sub-agent (#111
+# "Code review of all 5 question solutions") finds Q4's "arb bot" reading wrong; the agent
+# takes its own sentence away (#115), far past the take-back span of its writing (#91)
+_ARB = ("same address (`0xa5e0…78ff`), which is typical of an arb bot or a smart",
+        "contract that holds its own funds and swaps them in a single transaction")
+
+
+def test_lines_a_review_sends_back_are_the_taken_back_rule() -> None:
+    def task(o: int, title: str, tool: str = "task", agent: str = "claude-code",
+             delegate: str | None = None) -> CallRow:
+        return CallRow(S, o, 1, tool, "other", title, None, None, "completed", None,
+                       title=title, agent=agent, delegate=delegate)
+
+    def change(o: int, wrote: tuple[str, ...], took: tuple[str, ...],
+               agent: str = "claude-code") -> CallRow:
+        return CallRow(S, o, 1, "edit", "file-edit", "q4/README.md", None, None,
+                       "completed", None, edit=(frozenset(wrote), frozenset(took)),
+                       agent=agent)
+
+    calls = [change(91, _ARB, ()), task(111, "Code review of all 5 question solutions"),
+             change(115, ("it is the QuickSwap V2 Router",), _ARB)]
+    ex = extract(S, [S], calls, [])
+    dead = [a for a in ex.approaches if a.status == "dead_end"]
+    assert [(a.via, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("taken_back:taken-back", {91, 115})]
+    # Codex: the review is a spawned agent, its findings come back through `wait`
+    codex = [change(91, _ARB, (), "codex"),
+             task(100, "Review the Q4 README for wrong claims", "spawn_agent", "codex",
+                  "agent-7"),
+             task(111, "wait", "wait", "codex", "agent-7"),
+             change(115, ("it is the QuickSwap V2 Router",), _ARB, "codex")]
+    assert [a.via for a in extract(S, [S], codex, []).approaches
+            if a.status == "dead_end"] == ["taken_back:taken-back"]
+    # a sub-agent asked to build, not to review (uicomponents-wordpress #219 "Create
+    # hybrid React entry files"), then a rewrite far past the writing: a refactor
+    built = [calls[0], task(111, "Create hybrid React entry files"), calls[2]]
+    assert not [a for a in extract(S, [S], built, []).approaches if a.status == "dead_end"]
+
+
+# shared k1.lib-bootstrap__session-export.json #349 (opencode grep, "No files found") and
+# uicomponents__session-export.json #78 (the 21st_search MCP tool's answer): both names
+# looked up are not there, and one rule reads both
+def test_a_lookup_whose_answer_lacks_its_query_is_absent() -> None:
+    from kb.graph.store import load_rows
+
+    store = KbStore(":memory:")
+    rows = [(78, "21st_search", "other", "interactive slider",
+             "10 result(s) across 21st.dev (metadata only).\n### [component] Slider"),
+            (79, "21st_search", "other", "vertical tabs",
+             "### [component] Vertical Tabs  [id: 10473]"),
+            (80, "bash", "search", "grep -rn foo src", "src/a.py: bar"),
+            (81, "grep", "search", "function append_child_at src/html", "No files found")]
+    for o, tool, cat, cmd, out in rows:
+        store.conn.execute(
+            "INSERT INTO calls (session_id, ordinal, seq, message_id, tool, category, command,"
+            " status, output) VALUES ('s', ?, 0, ?, ?, ?, ?, 'completed', ?)",
+            [o, f"m{o}", tool, cat, cmd, out])
+    calls, _, _ = load_rows(store, ["s"])
+    assert {c.ordinal: c.absent for c in calls} == {78: True, 79: False, 80: False, 81: True}
+
+
+# shared soulpass-codex (Codex): `rg -n "STRK|Starknet|…" app/employer/page.tsx` exit 1,
+# no output (#190): grep and rg say "nothing matched" by exit code 1, where opencode's
+# grep tool prints "No files found" (k1 #349)
+def test_a_shell_search_that_exits_1_with_no_output_found_nothing() -> None:
+    from kb.graph.extract import Extractor
+
+    def rg(o: int, command: str, exit_code: int, out: str) -> CallRow:
+        return CallRow(S, o, 1, "bash", "search", command, None, None, "completed",
+                       exit_code, output_tail=out, agent="codex")
+
+    ex = Extractor(S)
+    ex.run([rg(190, 'rg -n "STRK|Starknet|Sepolia" app/employer/page.tsx', 1, ""),
+            rg(191, "rg -n STRK app/page.tsx", 1, "rg: app/page.tsx: No such file"),
+            rg(192, "rg -n STRK app", 0, "app/a.tsx:3: STRK")], [], [])
+    assert [o for _, o, _ in ex.unfound] == [190]
+    # what it looked for, not its flags or paths
+    assert [(o, q) for _, o, q in ex.absent] == [(190, 'rg "STRK|Starknet|Sepolia"')]
+    # k1's reading in a Codex session: a name just written, a search for its definition
+    # that finds nothing, the same file written again
+    calls = [edit(348, "bootstrap/button_group.php")._replace(agent="codex"),
+             rg(349, "rg -n 'function append_child_at|function insert_child' vendor/html",
+                1, ""),
+             edit(353, "bootstrap/button_group.php")._replace(agent="codex")]
+    dead = [a for a in extract(S, [S], calls, []).approaches if a.status == "dead_end"]
+    assert [(a.via, {e.ordinal for e in a.evidence}) for a in dead] == [
+        ("unfound:unfound", {348, 349, 353})]
