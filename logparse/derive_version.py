@@ -196,4 +196,6 @@ what it lacks ("add the missing tests", "nothing else for now") reports no failu
 62 (meas14): pi's read note ``[61 more lines in file. Use offset=11 to continue.]`` gives
 the lines it did not show and the file's length; kotlinc's diagnostics (``e: file:///a/
 B.kt:3:5 …``, ``e: /a/B.kt: (3, 5): …``) count as compiler errors (``w:`` warnings);
-Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task counts."""
+Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task counts;
+``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
+failed.``) its clock and its passed, skipped and failed tests."""

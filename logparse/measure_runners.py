@@ -13,6 +13,8 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
+* ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
+  failed.``): its clock and its passed, skipped and failed tests;
 * pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines;
 * an agent's own before/after of a count (``from 1,486 down to 494 remaining errors``,
   ``141 → 55``, ``~150 errors remaining (down from ~200)``), of a named percentage
@@ -116,6 +118,27 @@ def _bun_ran(m: re.Match[str], text: str) -> list[Hit]:
     """bun's ``Ran 13 tests across 3 files. [120.00ms]``: the tests and the run's time."""
     return [(m.start("n"), float(m.group("n")), "tests", "tests"),
             (m.start("t"), float(m.group("t")), m.group("u"), "test run time")]
+
+
+_DART_TEST_RE = re.compile(
+    r"^(?P<clock>(?:\d+:)?\d{1,2}:\d{2}) \+(?P<p>\d+)(?: ~(?P<s>\d+))?(?: -(?P<f>\d+))?: "
+    r"(?:All tests passed!|Some tests failed\.)[ \t\r]*$", re.M)
+
+
+def _dart_test(m: re.Match[str], text: str) -> list[Hit]:
+    """``dart test``'s (and ``flutter test``'s) last line, ``07:49 +6413 ~14 -5: Some tests
+    failed.``: the run's clock, then the passed (``+``), skipped (``~``) and failed (``-``)
+    tests."""
+    secs = 0.0
+    for part in m.group("clock").split(":"):
+        secs = secs * 60 + int(part)
+    out: list[Hit] = [(m.start("clock"), secs, "s", "test run time"),
+                      (m.start("p"), float(m.group("p")), "passed", "passed")]
+    if m.group("s"):
+        out.append((m.start("s"), float(m.group("s")), "skipped", "skipped"))
+    out.append((m.start("f") if m.group("f") else m.end(), float(m.group("f") or 0),
+                "failed", "failed"))
+    return out
 
 
 _PYRIGHT_RE = re.compile(r"^(?P<e>\d+) errors?, (?P<w>\d+) warnings?, \d+ informations?"
@@ -349,6 +372,10 @@ RULES: tuple[StatedRule, ...] = (
                (120.0, "ms"),
                "from the tool's documented output: Bun docs, 'bun test' (Ran N tests "
                "across N files. [N.NNms])"),
+    StatedRule("dart-test-summary", "output", ("tests passed!", "tests failed."),
+               _DART_TEST_RE, _dart_test, "07:49 +6413 ~14 -5: Some tests failed.",
+               (6413.0, "passed"),
+               "public issue quoting flutter test's last line, flutter/flutter#102387"),
     StatedRule("pyright-summary", "output", ("informations",), _PYRIGHT_RE, _pyright,
                "  /src/app.py:3:5 - error: Import \"x\" could not be resolved\n"
                "3 errors, 1 warning, 0 informations ", (3.0, "errors"),
