@@ -140,7 +140,7 @@ def _ctest(m: re.Match[str]) -> list[Reading]:
 _GRADLE_RE = re.compile(
     r"^[ \t]*(?P<n>\d+) actionable tasks?: (?P<parts>\d+ [a-z-]+(?: [a-z-]+)*"
     r"(?:, \d+ [a-z-]+(?: [a-z-]+)*)*)[ \t\r]*$", re.M)
-_GRADLE_PART_RE = re.compile(r"(\d+) ([a-z-]+(?: [a-z-]+)*)")
+_GRADLE_PART_RE = re.compile(r"(?<!\d)(\d+) ([a-z-]+(?: [a-z-]+)*)")
 
 
 def _gradle(m: re.Match[str]) -> list[Reading]:
