@@ -198,4 +198,6 @@ the lines it did not show and the file's length; kotlinc's diagnostics (``e: fil
 B.kt:3:5 …``, ``e: /a/B.kt: (3, 5): …``) count as compiler errors (``w:`` warnings);
 Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task counts;
 ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
-failed.``) its clock and its passed, skipped and failed tests."""
+failed.``) its clock and its passed, skipped and failed tests; black's, mypy's and
+ruff's summaries (files reformatted and left unchanged, source files checked, errors
+fixed and remaining)."""

@@ -13,6 +13,9 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
+* black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
+  found in 4 source files`` and ``(checked 230 source files)``, ruff's ``(7843 fixed,
+  2095 remaining)``;
 * ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
   failed.``): its clock and its passed, skipped and failed tests;
 * pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines;
@@ -139,6 +142,52 @@ def _dart_test(m: re.Match[str], text: str) -> list[Hit]:
     out.append((m.start("f") if m.group("f") else m.end(), float(m.group("f") or 0),
                 "failed", "failed"))
     return out
+
+
+_BLACK_RE = re.compile(
+    r"^(?=\d+ files? )(?:(?P<r>\d+) files? (?:would be )?reformatted(?:, |\.?[ \t\r]*$))?"
+    r"(?:(?P<f>\d+) files? (?:would fail|failed) to reformat(?:, |\.?[ \t\r]*$))?"
+    r"(?:(?P<u>\d+) files? (?:would be )?left unchanged\.?[ \t\r]*$)?", re.M)
+
+
+def _black(m: re.Match[str], text: str) -> list[Hit]:
+    """black's last line, ``2 files reformatted, 4 files left unchanged.`` (``--check``:
+    ``1 file would be reformatted, 68 files would be left unchanged.``): the files it
+    reformatted (or would), failed on, and left alone."""
+    out: list[Hit] = []
+    for g, label in (("r", "reformatted"), ("f", "failed to reformat"),
+                     ("u", "left unchanged")):
+        if m.group(g):
+            out.append((m.start(g), float(m.group(g)), "files", label))
+    return out
+
+
+_MYPY_RE = re.compile(
+    r"^(?:Success: no issues found in (?P<ok>\d+) source files?"
+    r"|Found (?P<e>\d+) errors? in \d+ files? \(checked (?P<n>\d+) source files?\))"
+    r"[ \t\r]*$", re.M)
+
+
+def _mypy(m: re.Match[str], text: str) -> list[Hit]:
+    """mypy's last line: ``Success: no issues found in 4 source files`` (no errors, the
+    files checked) or ``Found 407 errors in 88 files (checked 230 source files)``."""
+    if m.group("ok"):
+        return [(m.start("ok"), 0.0, "errors", "errors"),
+                (m.start("ok"), float(m.group("ok")), "files", "source files checked")]
+    return [(m.start("e"), float(m.group("e")), "errors", "errors"),
+            (m.start("n"), float(m.group("n")), "files", "source files checked")]
+
+
+_RUFF_FIXED_RE = re.compile(
+    r"\bFound (?P<e>\d+) errors? \((?P<x>\d+) fixed, (?P<r>\d+) remaining\)")
+
+
+def _ruff_fixed(m: re.Match[str], text: str) -> list[Hit]:
+    """ruff's ``Found 9938 errors (7843 fixed, 2095 remaining).``: what ``--fix`` fixed
+    and what it left."""
+    return [(m.start("e"), float(m.group("e")), "errors", "errors"),
+            (m.start("x"), float(m.group("x")), "errors", "fixed"),
+            (m.start("r"), float(m.group("r")), "errors", "remaining")]
 
 
 _PYRIGHT_RE = re.compile(r"^(?P<e>\d+) errors?, (?P<w>\d+) warnings?, \d+ informations?"
@@ -376,6 +425,22 @@ RULES: tuple[StatedRule, ...] = (
                _DART_TEST_RE, _dart_test, "07:49 +6413 ~14 -5: Some tests failed.",
                (6413.0, "passed"),
                "public issue quoting flutter test's last line, flutter/flutter#102387"),
+    StatedRule("black-summary", "output", ("reformatted", "left unchanged"), _BLACK_RE,
+               _black, "All done! ✨ � ✨\n2 files reformatted, 4 files left unchanged.",
+               (2.0, "files"),
+               "public issue quoting black's summary, ESSS/esss_fix_format#50"),
+    StatedRule("black-check-summary", "output", ("reformatted", "left unchanged"), _BLACK_RE,
+               _black, "1 file would be reformatted, 68 files would be left unchanged.",
+               (68.0, "files"), "public issue quoting black --check, psf/black#175"),
+    StatedRule("mypy-success", "output", ("no issues found in",), _MYPY_RE, _mypy,
+               "Success: no issues found in 4 source files", (4.0, "files"),
+               "public PR quoting mypy, rerun-io/rerun#162"),
+    StatedRule("mypy-found", "output", ("source file",), _MYPY_RE, _mypy,
+               "Found 407 errors in 88 files (checked 230 source files)", (230.0, "files"),
+               "public PR quoting mypy's summary, rapiddweller/datamimic#14"),
+    StatedRule("ruff-fixed", "output", ("remaining)",), _RUFF_FIXED_RE, _ruff_fixed,
+               "Found 9938 errors (7843 fixed, 2095 remaining).", (2095.0, "errors"),
+               "public PR quoting ruff check --fix, caltechads/deployfish#63"),
     StatedRule("pyright-summary", "output", ("informations",), _PYRIGHT_RE, _pyright,
                "  /src/app.py:3:5 - error: Import \"x\" could not be resolved\n"
                "3 errors, 1 warning, 0 informations ", (3.0, "errors"),
