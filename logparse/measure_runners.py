@@ -13,7 +13,7 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
-* black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
+* pytest's ``collected 57 items``; black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
   found in 4 source files`` and ``(checked 230 source files)``, ruff's ``(7843 fixed,
   2095 remaining)``;
 * ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
@@ -141,6 +141,21 @@ def _dart_test(m: re.Match[str], text: str) -> list[Hit]:
         out.append((m.start("s"), float(m.group("s")), "skipped", "skipped"))
     out.append((m.start("f") if m.group("f") else m.end(), float(m.group("f") or 0),
                 "failed", "failed"))
+    return out
+
+
+_PYTEST_COLLECTED_RE = re.compile(
+    r"^[ \t]*collected (?P<n>\d+) items?(?: / (?P<d>\d+) deselected / (?P<s>\d+) selected)?\b",
+    re.M)
+
+
+def _pytest_collected(m: re.Match[str], text: str) -> list[Hit]:
+    """pytest's ``collected 57 items`` (``/ 2 deselected / 55 selected``): the tests the
+    session found, before its result line says how they went."""
+    out: list[Hit] = [(m.start("n"), float(m.group("n")), "tests", "collected")]
+    if m.group("d"):
+        out += [(m.start("d"), float(m.group("d")), "deselected", "deselected"),
+                (m.start("s"), float(m.group("s")), "tests", "selected")]
     return out
 
 
@@ -425,6 +440,11 @@ RULES: tuple[StatedRule, ...] = (
                _DART_TEST_RE, _dart_test, "07:49 +6413 ~14 -5: Some tests failed.",
                (6413.0, "passed"),
                "public issue quoting flutter test's last line, flutter/flutter#102387"),
+    StatedRule("pytest-collected", "output", ("collected ",), _PYTEST_COLLECTED_RE,
+               _pytest_collected,
+               "  rootdir: $REGENDOC_TMPDIR\n  collected 1 item\n\n  test_someenv.py s"
+               "                                                    [100%]",
+               (1.0, "tests"), "public issue quoting pytest's run, pytest-dev/pytest#40"),
     StatedRule("black-summary", "output", ("reformatted", "left unchanged"), _BLACK_RE,
                _black, "All done! ✨ � ✨\n2 files reformatted, 4 files left unchanged.",
                (2.0, "files"),
