@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from logparse.measure_plumbing import is_harness_reading
 from tests.cli_kb import invoke, lines
 
 GRADLE = ("> Task :app:compileDebugKotlin FAILED\n"
@@ -94,3 +95,6 @@ def test_a_pi_read_cut_by_its_note_gives_the_lines_left_and_the_length(
     assert len(reads) == 1
     got = {(m["value"], m["unit"]) for m in reads[0]["measurements"]}
     assert got == {(61.0, "lines"), (71.0, "lines")}, sorted(got)
+    # both are what the tool saw of the file, not a result of the work: lists of
+    # measurements leave them out unless asked (as a read file's length)
+    assert all(is_harness_reading(m["label"], m["unit"]) for m in reads[0]["measurements"])
