@@ -200,4 +200,5 @@ Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task count
 ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
 failed.``) its clock and its passed, skipped and failed tests; black's, mypy's and
 ruff's summaries (files reformatted and left unchanged, source files checked, errors
-fixed and remaining); pytest's ``collected 57 items``."""
+fixed and remaining); pytest's ``collected 57 items``; Karma's finished ``Executed 23 of
+23 (1 FAILED) (0.154 secs / 0.148 secs)``."""

@@ -13,7 +13,8 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
-* pytest's ``collected 57 items``; black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
+* Karma's ``Executed 23 of 23 (1 FAILED) (0.154 secs / 0.148 secs)``; pytest's
+  ``collected 57 items``; black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
   found in 4 source files`` and ``(checked 230 source files)``, ruff's ``(7843 fixed,
   2095 remaining)``;
 * ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
@@ -142,6 +143,24 @@ def _dart_test(m: re.Match[str], text: str) -> list[Hit]:
     out.append((m.start("f") if m.group("f") else m.end(), float(m.group("f") or 0),
                 "failed", "failed"))
     return out
+
+
+_KARMA_RE = re.compile(
+    r"\bExecuted (?P<x>\d+) of (?P<n>\d+)(?: \((?P<f>\d+) FAILED\))?(?: \(skipped (?P<s>\d+)\))?"
+    r"(?: SUCCESS)? \((?P<t>" + _DEC + r") secs / " + _DEC + r" secs\)")
+
+
+def _karma(m: re.Match[str], text: str) -> list[Hit]:
+    """Karma's ``Executed 23 of 23 (1 FAILED) (0.154 secs / 0.148 secs)``: the tests, the
+    failed and passed ones and the run's time, once the run is done (its progress lines,
+    ``Executed 3 of 23 SUCCESS``, count the tests run so far)."""
+    x, n = int(m.group("x")), int(m.group("n"))
+    f, sk = int(m.group("f") or 0), int(m.group("s") or 0)
+    if x + sk != n:
+        return []
+    return [(m.start("n"), float(n), "tests", "tests"), (m.start("x"), float(f), "failed", "failed"),
+            (m.start("x"), float(x - f), "passed", "passed"),
+            (m.start("t"), float(m.group("t")), "s", "test run time")]
 
 
 _PYTEST_COLLECTED_RE = re.compile(
@@ -440,6 +459,10 @@ RULES: tuple[StatedRule, ...] = (
                _DART_TEST_RE, _dart_test, "07:49 +6413 ~14 -5: Some tests failed.",
                (6413.0, "passed"),
                "public issue quoting flutter test's last line, flutter/flutter#102387"),
+    StatedRule("karma-executed", "output", ("Executed ",), _KARMA_RE, _karma,
+               "Chrome Headless 147.0.0.0 (Mac OS 10.15.7): Executed 23 of 23 (1 FAILED) "
+               "(0.154 secs / 0.148 secs)\nTOTAL: 1 FAILED, 22 SUCCESS", (22.0, "passed"),
+               "public agent report quoting ng test (Karma), search corpus id 51821115025"),
     StatedRule("pytest-collected", "output", ("collected ",), _PYTEST_COLLECTED_RE,
                _pytest_collected,
                "  rootdir: $REGENDOC_TMPDIR\n  collected 1 item\n\n  test_someenv.py s"
