@@ -201,4 +201,5 @@ Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task count
 failed.``) its clock and its passed, skipped and failed tests; black's, mypy's and
 ruff's summaries (files reformatted and left unchanged, source files checked, errors
 fixed and remaining); pytest's ``collected 57 items``; Karma's finished ``Executed 23 of
-23 (1 FAILED) (0.154 secs / 0.148 secs)``."""
+23 (1 FAILED) (0.154 secs / 0.148 secs)``; a duration a tool spells in two units
+(``Total duration: 4 min 23 sec``) is one reading in seconds, not ``4 min``."""

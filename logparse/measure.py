@@ -1195,6 +1195,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
 
+    # a duration spelled in two units ("Took 1 min 23 sec", "2 minutes 5 seconds"): one
+    # reading in seconds, not the first unit's number alone (a tool's output only)
+    if not prose and "min" in text:
+        _spelled_durations(text, found, taken)
+
     # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_summaries rows)
     for a, b, value, unit, label in summary_readings(text):
         found.append((a, value, unit, label))
@@ -1434,6 +1439,34 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     if qual:
         label = f"{label} ({qual.lower()})" if label else qual.lower()
     return _to_float(raw_num), unit, label
+
+
+_SPELLED_CD_RE = re.compile(
+    r"(?<![\w.])(?:(?P<h>\d+)[ \t]?(?:hours?|hrs?)[ \t]+(?:and[ \t]+)?(?P<hm>\d+)[ \t]?"
+    r"(?:minutes?|mins?)(?:[ \t]+(?:and[ \t]+)?(?P<hs>\d+(?:\.\d+)?)[ \t]?(?:seconds?|secs?))?"
+    r"|(?P<m>\d+)[ \t]?(?:minutes?|mins?)[ \t]+(?:and[ \t]+)?(?P<s>\d+(?:\.\d+)?)[ \t]?"
+    r"(?:seconds?|secs?))(?![\w/])")
+"""A duration spelled in two or three units, ``1 min 23 sec``, ``2 minutes 5 seconds``,
+``1 hour 5 minutes`` (Jenkins' ``Took 1 min 23 sec``; the compact ``1m 23s`` is a
+candidate of :data:`_CAND_RE`)."""
+
+
+def _spelled_durations(text: str, found: list[tuple[int, float, str, str]],
+                       taken: list[tuple[int, int]]) -> None:
+    """Each :data:`_SPELLED_CD_RE` duration of ``text`` in seconds, labelled by the words
+    before it on its line; a configured one (``--timeout 2 minutes 30 seconds``) is none."""
+    for m in _SPELLED_CD_RE.finditer(text):
+        if m.group("h") is not None:
+            secs = int(m.group("h")) * 3600 + int(m.group("hm")) * 60 + float(m.group("hs") or 0)
+        else:
+            secs = int(m.group("m")) * 60 + float(m.group("s"))
+        ls, _ = _line_bounds(text, m.start())
+        before = text[ls:m.start()]
+        label = _tidy_label(before)
+        taken.append((m.start(), m.end()))
+        if _is_setting(label, before):
+            continue
+        found.append((m.start(), round(secs, 6), "s", label))
 
 
 _CD_PART_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([hms])")

@@ -177,6 +177,11 @@ KINDS: tuple[Kind, ...] = (
                                  "43670896177"),
     Kind("time-real", "time", "real\t0m1.234s\nuser\t0m0.900s\nsys\t0m0.100s", False,
          ((1.234, "s"),), (), "bash `time` output (public logs)"),
+    Kind("spelled-duration", "time",
+         "    test_zoneinfo\n\nTotal duration: 4 min 23 sec\nTests result: SUCCESS", False,
+         ((263.0, "s"),), (4.0, 23.0),
+         "CPython's regrtest summary quoted in a build guide, search corpus id 16483927839 "
+         "(also ChampSim's '(Simulation time: 0 hr 14 min 23 sec)', id 14450945199)"),
     Kind("psql-rows", "count",
          "   leader   | games | wins \n------------+-------+------\n Gandhi     |    17 |    7\n"
          " Tomyris    |     6 |    4\n(15 rows)\n\n player_id | category | games | wins \n"

@@ -98,3 +98,17 @@ def test_a_pi_read_cut_by_its_note_gives_the_lines_left_and_the_length(
     # both are what the tool saw of the file, not a result of the work: lists of
     # measurements leave them out unless asked (as a read file's length)
     assert all(is_harness_reading(m["label"], m["unit"]) for m in reads[0]["measurements"])
+
+
+def test_a_spelled_duration_is_one_reading_and_a_setting_none() -> None:
+    from logparse.measure import measurement_tuples
+
+    def got(text: str, prose: bool = False) -> set[tuple[float, str]]:
+        return {(v, u) for v, u, _ in measurement_tuples(text, prose)}
+
+    # was "4 min" alone: the seconds were dropped
+    assert got("Total duration: 4 min 23 sec") == {(263.0, "s")}
+    assert got("(Simulation time: 0 hr 14 min 23 sec)") == {(863.0, "s")}
+    assert got("Elapsed: 2 minutes and 5.5 seconds") == {(125.5, "s")}
+    assert got("  --timeout 2 minutes 30 seconds") == set()
+    assert got("sleep 1 min 30 sec") == set()
