@@ -96,8 +96,9 @@ def error_signatures(text: str) -> tuple[str, ...]:
 
 def compiler_error_count(output: str, level: str = "error") -> int:
     """:func:`logparse.measure.compiler_error_count`, memoised (a text without the word
-    counts none: that test is cheaper than the memo's key)."""
-    if not isinstance(output, str) or level not in output:
+    counts none, nor one without kotlinc's ``e:``/``w:`` prefix: cheaper than the memo's
+    key)."""
+    if not isinstance(output, str) or (level not in output and f"{level[0]}: " not in output):
         return 0
     return _COMPILER.get((level, text_key(output)),
                          lambda: _m.compiler_error_count(output, level))
@@ -417,6 +418,11 @@ def call_measurements(tool: str, category: str | None, inp: dict[str, Any],
         n = listing_length(output) if output else None
         if n is None and output and not (inp.get("offset") or inp.get("limit")):
             n = _m.numbered_length(output)  # Claude Code's whole file, numbered (313→)
+        more = _m.more_lines(output) if n is None and output else None
+        if more is not None:  # pi's "[61 more lines in file. Use offset=11 to continue.]"
+            meas.append({"value": float(more[0]), "unit": "lines",
+                         "label": f"{_basename(inp.get('filePath'))} lines not shown".strip()})
+            n = more[1]
         if n is not None:
             meas.append({"value": float(n), "unit": "lines",
                          "label": f"{_basename(inp.get('filePath'))} length".strip()})

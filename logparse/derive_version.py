@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 58
+DERIVE_VERSION = 62
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -192,4 +192,14 @@ below it; the context above (open tabs, the active selection, files mentioned) i
 synthetic part, shown, never read as the user's.  A request that names what to build by
 what it lacks ("add the missing tests", "nothing else for now") reports no failure
 (:data:`logparse.iteration.NAMING_CUES`).
-58: 54 and 56 together."""
+58: 54 and 56 together.
+62 (meas14): pi's read note ``[61 more lines in file. Use offset=11 to continue.]`` gives
+the lines it did not show and the file's length; kotlinc's diagnostics (``e: file:///a/
+B.kt:3:5 …``, ``e: /a/B.kt: (3, 5): …``) count as compiler errors (``w:`` warnings);
+Gradle's ``52 actionable tasks: 48 executed, 4 up-to-date`` gives its task counts;
+``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
+failed.``) its clock and its passed, skipped and failed tests; black's, mypy's and
+ruff's summaries (files reformatted and left unchanged, source files checked, errors
+fixed and remaining); pytest's ``collected 57 items``; Karma's finished ``Executed 23 of
+23 (1 FAILED) (0.154 secs / 0.148 secs)``; a duration a tool spells in two units
+(``Total duration: 4 min 23 sec``) is one reading in seconds, not ``4 min``."""

@@ -50,6 +50,7 @@ __all__ = [
     "compiler_error_count",
     "listing_length",
     "listing_measurements",
+    "more_lines",
     "measurement_tuples",
     "measurements",
     "numbered_length",
@@ -504,6 +505,25 @@ _TRUNCATED_READ_RE = re.compile(
 content has been truncated.`` / ``Status: Showing lines 1-2000 of 5755 total lines.``"""
 
 
+_MORE_LINES_RE = re.compile(
+    r"\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]\s*\Z")
+"""pi's ``read`` note at the end of a file it showed in part: ``[61 more lines in file.
+Use offset=11 to continue.]`` (lines 1-10 shown, 61 after them)."""
+
+
+def more_lines(output: str) -> tuple[int, int] | None:
+    """``(lines not shown, file length)`` of a read the tool cut with pi's note
+    (:data:`_MORE_LINES_RE`): the note's own count, and the length it implies (the lines
+    before ``offset`` were shown, the count follows them)."""
+    if not isinstance(output, str) or "more lines in file" not in output[-200:]:
+        return None
+    m = _MORE_LINES_RE.search(output, max(0, len(output) - 200))
+    if m is None:
+        return None
+    more, offset = int(m.group(1)), int(m.group(2))
+    return more, max(offset - 1, 0) + more
+
+
 def listing_length(output: str) -> int | None:
     """The length in lines of a file a ``read`` tool showed, from its footer
     (``(Showing lines 1-30 of 4886. …)``, ``(End of file - total 12 lines)``) or from the
@@ -934,14 +954,29 @@ _WARN_RE = re.compile(
     r"^\S[^\n]*?(?:\(\d+,\d+\)|:\d+(?::\d+)?)(?::| -) warning(?: [A-Z]+\d+)?:", re.M)
 
 
+_KOTLIN_DIAG = r"(?:file://)?\S[^\n]*?\.kts?(?::\d+:\d+ |: \(\d+, \d+\): )\S"
+_KOTLIN_ERR_RE = re.compile(r"^e: " + _KOTLIN_DIAG, re.M)
+_KOTLIN_WARN_RE = re.compile(r"^w: " + _KOTLIN_DIAG, re.M)
+"""kotlinc's diagnostics (Gradle prints them under ``compileKotlin``): ``e: file:///a/B.kt:
+180:72 Unresolved reference: x`` (Kotlin 1.8+), ``e: /a/B.kt: (26, 35): Unresolved
+reference: x`` (older), ``w:`` for a warning."""
+
+
 def compiler_error_count(output: str, level: str = "error") -> int:
     """How many compiler diagnostics of ``level`` (``error`` or ``warning``) ``output``
     lists (tsc's ``file.ts(3,5): error TS2322:``, gcc/clang/swiftc's ``file.c:3:5:
-    warning:``)."""
-    if not isinstance(output, str) or level not in output:
+    warning:``, kotlinc's ``e: file:///a/B.kt:3:5 message``)."""
+    if not isinstance(output, str):
         return 0
-    rx = _DIAG_RE if level == "error" else _WARN_RE
-    return sum(1 for _ in rx.finditer(output))
+    n = 0
+    if level in output:
+        rx = _DIAG_RE if level == "error" else _WARN_RE
+        n = sum(1 for _ in rx.finditer(output))
+    kt = ("e: " if level == "error" else "w: ")
+    if kt in output and ".kt" in output:
+        n += sum(1 for _ in (_KOTLIN_ERR_RE if level == "error" else _KOTLIN_WARN_RE)
+                 .finditer(output))
+    return n
 
 
 # ------------------------------------------------------------------------ internals
@@ -1159,6 +1194,11 @@ def _measurements(text: str, prose: bool) -> list[tuple[float, str, str]]:
         for m in _NCCL_ROW_RE.finditer(text):
             found.append((m.start(), _to_float(m.group(8)), "GB/s", f"busbw {m.group(1)} B"))
             taken.append((m.start(), m.end()))
+
+    # a duration spelled in two units ("Took 1 min 23 sec", "2 minutes 5 seconds"): one
+    # reading in seconds, not the first unit's number alone (a tool's output only)
+    if not prose and "min" in text:
+        _spelled_durations(text, found, taken)
 
     # the one-line summaries of zsh's, BSD's and GNU's `time` (logparse.measure_summaries rows)
     for a, b, value, unit, label in summary_readings(text):
@@ -1399,6 +1439,34 @@ def _judge(m: re.Match[str], text: str, line: str, line_start: int, line_end: in
     if qual:
         label = f"{label} ({qual.lower()})" if label else qual.lower()
     return _to_float(raw_num), unit, label
+
+
+_SPELLED_CD_RE = re.compile(
+    r"(?<![\w.])(?:(?P<h>\d+)[ \t]?(?:hours?|hrs?)[ \t]+(?:and[ \t]+)?(?P<hm>\d+)[ \t]?"
+    r"(?:minutes?|mins?)(?:[ \t]+(?:and[ \t]+)?(?P<hs>\d+(?:\.\d+)?)[ \t]?(?:seconds?|secs?))?"
+    r"|(?P<m>\d+)[ \t]?(?:minutes?|mins?)[ \t]+(?:and[ \t]+)?(?P<s>\d+(?:\.\d+)?)[ \t]?"
+    r"(?:seconds?|secs?))(?![\w/])")
+"""A duration spelled in two or three units, ``1 min 23 sec``, ``2 minutes 5 seconds``,
+``1 hour 5 minutes`` (Jenkins' ``Took 1 min 23 sec``; the compact ``1m 23s`` is a
+candidate of :data:`_CAND_RE`)."""
+
+
+def _spelled_durations(text: str, found: list[tuple[int, float, str, str]],
+                       taken: list[tuple[int, int]]) -> None:
+    """Each :data:`_SPELLED_CD_RE` duration of ``text`` in seconds, labelled by the words
+    before it on its line; a configured one (``--timeout 2 minutes 30 seconds``) is none."""
+    for m in _SPELLED_CD_RE.finditer(text):
+        if m.group("h") is not None:
+            secs = int(m.group("h")) * 3600 + int(m.group("hm")) * 60 + float(m.group("hs") or 0)
+        else:
+            secs = int(m.group("m")) * 60 + float(m.group("s"))
+        ls, _ = _line_bounds(text, m.start())
+        before = text[ls:m.start()]
+        label = _tidy_label(before)
+        taken.append((m.start(), m.end()))
+        if _is_setting(label, before):
+            continue
+        found.append((m.start(), round(secs, 6), "s", label))
 
 
 _CD_PART_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([hms])")

@@ -177,6 +177,11 @@ KINDS: tuple[Kind, ...] = (
                                  "43670896177"),
     Kind("time-real", "time", "real\t0m1.234s\nuser\t0m0.900s\nsys\t0m0.100s", False,
          ((1.234, "s"),), (), "bash `time` output (public logs)"),
+    Kind("spelled-duration", "time",
+         "    test_zoneinfo\n\nTotal duration: 4 min 23 sec\nTests result: SUCCESS", False,
+         ((263.0, "s"),), (4.0, 23.0),
+         "CPython's regrtest summary quoted in a build guide, search corpus id 16483927839 "
+         "(also ChampSim's '(Simulation time: 0 hr 14 min 23 sec)', id 14450945199)"),
     Kind("psql-rows", "count",
          "   leader   | games | wins \n------------+-------+------\n Gandhi     |    17 |    7\n"
          " Tomyris    |     6 |    4\n(15 rows)\n\n player_id | category | games | wins \n"
@@ -303,6 +308,31 @@ CALLS: tuple[CallKind, ...] = (
              ((5755.0, "lines"),), (1.0, 2000.0),
              "Gemini CLI's read_file note, quoted by a public agent tool's tests, search corpus "
              "id 57404376314 (also 'Showing lines 1-50 of 120 total lines.', id 57364635092)"),
+    # ------------------------------------------------------------ meas14
+    CallKind("pi-read-more-lines", "size", "read", "read",
+             "/home/selim/Documents/Code/civ6.ch/web/src/routes/login/+page.server.ts",
+             "import { verify, hash } from '@node-rs/argon2';\n\n\n"
+             "[61 more lines in file. Use offset=11 to continue.]",
+             ((61.0, "lines"), (71.0, "lines")), (11.0,),
+             "pool/civ6.ch__session.jsonl:21 (pi's read of 10 lines; also :22, '[36 more "
+             "lines in file. Use offset=11 to continue.]')"),
+    CallKind("kotlinc-errors", "count", "bash", "build", "./gradlew assembleDebug",
+             "e: file:///builds/fdroid/fdroiddata/build/com.nima.mymood/app/src/main/java/com/"
+             "nima/mymood/screens/DayScreen.kt:180:72 Unresolved reference: baseline_show_"
+             "chart_24\ne: file:///builds/fdroid/fdroiddata/build/com.nima.mymood/app/src/main"
+             "/java/com/nima/mymood/screens/MenuScreen.kt:763:40 Unresolved reference: "
+             "baseline_show_chart_24", ((2.0, "errors"),), (180.0, 72.0, 763.0, 40.0),
+             "NimaKhajehpour/MyMood#33 (an F-Droid build log, Kotlin 1.8+ diagnostics)"),
+    CallKind("kotlinc-errors-old", "count", "bash", "build", "flutter build apk",
+             "e: C:\\flutter\\.pub-cache\\hosted\\pub.dartlang.org\\blue_print_pos-0.0.12"
+             "\\android\\src\\main\\kotlin\\com\\ayeee\\blue_print_pos\\BluePrintPosPlugin.kt:"
+             " (51, 62): Unresolved reference: R\ne: C:\\flutter\\.pub-cache\\hosted\\"
+             "pub.dartlang.org\\blue_print_pos-0.0.12\\android\\src\\main\\kotlin\\com\\ayeee"
+             "\\blue_print_pos\\BluePrintPosPlugin.kt: (52, 60): Unresolved reference: "
+             "currentWindowMetrics\n\nFAILURE: Build failed with an exception.\n\n"
+             "BUILD FAILED in 18s",
+             ((2.0, "errors"), (18.0, "s")), (51.0, 62.0, 52.0, 60.0),
+             "andriyoganp/blue_print_pos#45 (Kotlin before 1.8: 'File.kt: (line, col):')"),
     # ------------------------------------------------------------ failed calls (meas12)
     # a failed call's result is its error text: every reader keeps it there
     CallKind("failed-fetch-status", "http", "webfetch", "research", "https://example.com",

@@ -165,11 +165,11 @@ def is_listing_size(unit: str | None, label: str | None) -> bool:
 def is_plumbing(label: str, unit: str | None = None) -> bool:
     """Whether a reading's label is one of :data:`PLUMBING_LABELS`, a tool's own clock
     (Codex's ``apply_patch duration``), what a tool saw of the files (a read file's
-    length, a written file's size, how many things a listing listed, a listed file's
-    size: :func:`is_listing_size`), or, with its ``unit``, a token counter of the agent
+    length, the lines a read left out, a written file's size, how many things a listing
+    listed, a listed file's size: :func:`is_listing_size`), or, with its ``unit``, a token counter of the agent
     (:func:`is_plumbing_reading`: a sub-agent's tokens, a compaction's context)."""
     return (label in PLUMBING_LABELS or _TOOL_DURATION.match(label) is not None
-            or label.endswith((" length", " written", " listed"))  # what a tool saw
+            or label.endswith((" length", " written", " listed", " not shown"))  # a tool saw
             or is_listing_size(unit, label)
             or is_plumbing_reading(unit, label))
 

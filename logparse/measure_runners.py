@@ -13,6 +13,12 @@ tools and builds (issue 22 item 5; ``BENCHMARKS.md`` "branch `xmeas2`"):
 * the coverage total of a report table (Istanbul's ``All files |``, coverage.py's
   ``TOTAL``), in %;
 * pyright's ``3 errors, 1 warning, 0 informations``;
+* Karma's ``Executed 23 of 23 (1 FAILED) (0.154 secs / 0.148 secs)``; pytest's
+  ``collected 57 items``; black's ``2 files reformatted, 4 files left unchanged.``, mypy's ``Success: no issues
+  found in 4 source files`` and ``(checked 230 source files)``, ruff's ``(7843 fixed,
+  2095 remaining)``;
+* ``dart test``'s and ``flutter test``'s last line (``07:49 +6413 ~14 -5: Some tests
+  failed.``): its clock and its passed, skipped and failed tests;
 * pi's bash note ``[Showing lines a-b of N …]``: the command printed N lines;
 * an agent's own before/after of a count (``from 1,486 down to 494 remaining errors``,
   ``141 → 55``, ``~150 errors remaining (down from ~200)``), of a named percentage
@@ -116,6 +122,106 @@ def _bun_ran(m: re.Match[str], text: str) -> list[Hit]:
     """bun's ``Ran 13 tests across 3 files. [120.00ms]``: the tests and the run's time."""
     return [(m.start("n"), float(m.group("n")), "tests", "tests"),
             (m.start("t"), float(m.group("t")), m.group("u"), "test run time")]
+
+
+_DART_TEST_RE = re.compile(
+    r"^(?P<clock>(?:\d+:)?\d{1,2}:\d{2}) \+(?P<p>\d+)(?: ~(?P<s>\d+))?(?: -(?P<f>\d+))?: "
+    r"(?:All tests passed!|Some tests failed\.)[ \t\r]*$", re.M)
+
+
+def _dart_test(m: re.Match[str], text: str) -> list[Hit]:
+    """``dart test``'s (and ``flutter test``'s) last line, ``07:49 +6413 ~14 -5: Some tests
+    failed.``: the run's clock, then the passed (``+``), skipped (``~``) and failed (``-``)
+    tests."""
+    secs = 0.0
+    for part in m.group("clock").split(":"):
+        secs = secs * 60 + int(part)
+    out: list[Hit] = [(m.start("clock"), secs, "s", "test run time"),
+                      (m.start("p"), float(m.group("p")), "passed", "passed")]
+    if m.group("s"):
+        out.append((m.start("s"), float(m.group("s")), "skipped", "skipped"))
+    out.append((m.start("f") if m.group("f") else m.end(), float(m.group("f") or 0),
+                "failed", "failed"))
+    return out
+
+
+_KARMA_RE = re.compile(
+    r"\bExecuted (?P<x>\d+) of (?P<n>\d+)(?: \((?P<f>\d+) FAILED\))?(?: \(skipped (?P<s>\d+)\))?"
+    r"(?: SUCCESS)? \((?P<t>" + _DEC + r") secs / " + _DEC + r" secs\)")
+
+
+def _karma(m: re.Match[str], text: str) -> list[Hit]:
+    """Karma's ``Executed 23 of 23 (1 FAILED) (0.154 secs / 0.148 secs)``: the tests, the
+    failed and passed ones and the run's time, once the run is done (its progress lines,
+    ``Executed 3 of 23 SUCCESS``, count the tests run so far)."""
+    x, n = int(m.group("x")), int(m.group("n"))
+    f, sk = int(m.group("f") or 0), int(m.group("s") or 0)
+    if x + sk != n:
+        return []
+    return [(m.start("n"), float(n), "tests", "tests"), (m.start("x"), float(f), "failed", "failed"),
+            (m.start("x"), float(x - f), "passed", "passed"),
+            (m.start("t"), float(m.group("t")), "s", "test run time")]
+
+
+_PYTEST_COLLECTED_RE = re.compile(
+    r"^[ \t]*collected (?P<n>\d+) items?(?: / (?P<d>\d+) deselected / (?P<s>\d+) selected)?\b",
+    re.M)
+
+
+def _pytest_collected(m: re.Match[str], text: str) -> list[Hit]:
+    """pytest's ``collected 57 items`` (``/ 2 deselected / 55 selected``): the tests the
+    session found, before its result line says how they went."""
+    out: list[Hit] = [(m.start("n"), float(m.group("n")), "tests", "collected")]
+    if m.group("d"):
+        out += [(m.start("d"), float(m.group("d")), "deselected", "deselected"),
+                (m.start("s"), float(m.group("s")), "tests", "selected")]
+    return out
+
+
+_BLACK_RE = re.compile(
+    r"^(?=\d+ files? )(?:(?P<r>\d+) files? (?:would be )?reformatted(?:, |\.?[ \t\r]*$))?"
+    r"(?:(?P<f>\d+) files? (?:would fail|failed) to reformat(?:, |\.?[ \t\r]*$))?"
+    r"(?:(?P<u>\d+) files? (?:would be )?left unchanged\.?[ \t\r]*$)?", re.M)
+
+
+def _black(m: re.Match[str], text: str) -> list[Hit]:
+    """black's last line, ``2 files reformatted, 4 files left unchanged.`` (``--check``:
+    ``1 file would be reformatted, 68 files would be left unchanged.``): the files it
+    reformatted (or would), failed on, and left alone."""
+    out: list[Hit] = []
+    for g, label in (("r", "reformatted"), ("f", "failed to reformat"),
+                     ("u", "left unchanged")):
+        if m.group(g):
+            out.append((m.start(g), float(m.group(g)), "files", label))
+    return out
+
+
+_MYPY_RE = re.compile(
+    r"^(?:Success: no issues found in (?P<ok>\d+) source files?"
+    r"|Found (?P<e>\d+) errors? in \d+ files? \(checked (?P<n>\d+) source files?\))"
+    r"[ \t\r]*$", re.M)
+
+
+def _mypy(m: re.Match[str], text: str) -> list[Hit]:
+    """mypy's last line: ``Success: no issues found in 4 source files`` (no errors, the
+    files checked) or ``Found 407 errors in 88 files (checked 230 source files)``."""
+    if m.group("ok"):
+        return [(m.start("ok"), 0.0, "errors", "errors"),
+                (m.start("ok"), float(m.group("ok")), "files", "source files checked")]
+    return [(m.start("e"), float(m.group("e")), "errors", "errors"),
+            (m.start("n"), float(m.group("n")), "files", "source files checked")]
+
+
+_RUFF_FIXED_RE = re.compile(
+    r"\bFound (?P<e>\d+) errors? \((?P<x>\d+) fixed, (?P<r>\d+) remaining\)")
+
+
+def _ruff_fixed(m: re.Match[str], text: str) -> list[Hit]:
+    """ruff's ``Found 9938 errors (7843 fixed, 2095 remaining).``: what ``--fix`` fixed
+    and what it left."""
+    return [(m.start("e"), float(m.group("e")), "errors", "errors"),
+            (m.start("x"), float(m.group("x")), "errors", "fixed"),
+            (m.start("r"), float(m.group("r")), "errors", "remaining")]
 
 
 _PYRIGHT_RE = re.compile(r"^(?P<e>\d+) errors?, (?P<w>\d+) warnings?, \d+ informations?"
@@ -349,6 +455,35 @@ RULES: tuple[StatedRule, ...] = (
                (120.0, "ms"),
                "from the tool's documented output: Bun docs, 'bun test' (Ran N tests "
                "across N files. [N.NNms])"),
+    StatedRule("dart-test-summary", "output", ("tests passed!", "tests failed."),
+               _DART_TEST_RE, _dart_test, "07:49 +6413 ~14 -5: Some tests failed.",
+               (6413.0, "passed"),
+               "public issue quoting flutter test's last line, flutter/flutter#102387"),
+    StatedRule("karma-executed", "output", ("Executed ",), _KARMA_RE, _karma,
+               "Chrome Headless 147.0.0.0 (Mac OS 10.15.7): Executed 23 of 23 (1 FAILED) "
+               "(0.154 secs / 0.148 secs)\nTOTAL: 1 FAILED, 22 SUCCESS", (22.0, "passed"),
+               "public agent report quoting ng test (Karma), search corpus id 51821115025"),
+    StatedRule("pytest-collected", "output", ("collected ",), _PYTEST_COLLECTED_RE,
+               _pytest_collected,
+               "  rootdir: $REGENDOC_TMPDIR\n  collected 1 item\n\n  test_someenv.py s"
+               "                                                    [100%]",
+               (1.0, "tests"), "public issue quoting pytest's run, pytest-dev/pytest#40"),
+    StatedRule("black-summary", "output", ("reformatted", "left unchanged"), _BLACK_RE,
+               _black, "All done! ✨ � ✨\n2 files reformatted, 4 files left unchanged.",
+               (2.0, "files"),
+               "public issue quoting black's summary, ESSS/esss_fix_format#50"),
+    StatedRule("black-check-summary", "output", ("reformatted", "left unchanged"), _BLACK_RE,
+               _black, "1 file would be reformatted, 68 files would be left unchanged.",
+               (68.0, "files"), "public issue quoting black --check, psf/black#175"),
+    StatedRule("mypy-success", "output", ("no issues found in",), _MYPY_RE, _mypy,
+               "Success: no issues found in 4 source files", (4.0, "files"),
+               "public PR quoting mypy, rerun-io/rerun#162"),
+    StatedRule("mypy-found", "output", ("source file",), _MYPY_RE, _mypy,
+               "Found 407 errors in 88 files (checked 230 source files)", (230.0, "files"),
+               "public PR quoting mypy's summary, rapiddweller/datamimic#14"),
+    StatedRule("ruff-fixed", "output", ("remaining)",), _RUFF_FIXED_RE, _ruff_fixed,
+               "Found 9938 errors (7843 fixed, 2095 remaining).", (2095.0, "errors"),
+               "public PR quoting ruff check --fix, caltechads/deployfish#63"),
     StatedRule("pyright-summary", "output", ("informations",), _PYRIGHT_RE, _pyright,
                "  /src/app.py:3:5 - error: Import \"x\" could not be resolved\n"
                "3 errors, 1 warning, 0 informations ", (3.0, "errors"),

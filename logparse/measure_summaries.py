@@ -1,5 +1,5 @@
 """One-line summaries read whole, before the line rules: the ``time`` commands, hyperfine,
-CTest.  One row per format.
+CTest, Gradle's task count.  One row per format.
 
 The line rules of :mod:`logparse.measure` read ``number unit`` pairs and ``key: number``,
 and these summaries are not in that shape, so the line rules misread them: zsh's builtin
@@ -137,7 +137,29 @@ def _ctest(m: re.Match[str]) -> list[Reading]:
             (float(n - f), "passed", "passed")]
 
 
+_GRADLE_RE = re.compile(
+    r"^[ \t]*(?P<n>\d+) actionable tasks?: (?P<parts>\d+ [a-z-]+(?: [a-z-]+)*"
+    r"(?:, \d+ [a-z-]+(?: [a-z-]+)*)*)[ \t\r]*$", re.M)
+_GRADLE_PART_RE = re.compile(r"(?<!\d)(\d+) ([a-z-]+(?: [a-z-]+)*)")
+
+
+def _gradle(m: re.Match[str]) -> list[Reading]:
+    """Gradle's task summary: how many tasks the build had, and how many of them ran,
+    came from the cache or were up to date."""
+    out: list[Reading] = [(float(m.group("n")), "tasks", "actionable tasks")]
+    out += [(float(n), "tasks", how) for n, how in _GRADLE_PART_RE.findall(m.group("parts"))]
+    return out
+
+
 SUMMARY_ROWS: tuple[SummaryRow, ...] = (
+    SummaryRow("gradle-tasks", "actionable task", _GRADLE_RE, _gradle,
+               "* Get more help at https://help.gradle.org\n\nBUILD FAILED in 42m 36s\n\n"
+               "52 actionable tasks: 48 executed, 4 up-to-date",
+               ((52.0, "tasks", "actionable tasks"), (48.0, "tasks", "executed"),
+                (4.0, "tasks", "up-to-date")),
+               "SirNate0/Urho3D-Discourse-Archive posts/raw/failed-to-build-latest-engine-code-"
+               "for-android-need-help.4587.md (a public Gradle log; its 'BUILD FAILED in' "
+               "time is the line rules')"),
     SummaryRow("ctest-summary", "tests failed out of", _CTEST_RE, _ctest,
                "5/5 Test #5: RenderingTest ....................   Passed    0.05 sec\n\n"
                "100% tests passed, 0 tests failed out of 5\n\n"
