@@ -1309,7 +1309,7 @@ def _names_a_secret(rule: _Rule, m: re.Match[str], value: str) -> bool:
 _PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.+@%~-]*)+|[A-Za-z]:(?:[\\/]+[\w .+@%~-]*)+"
                    r"|\\{2}[\w.-]+(?:\\[\w .$+@%~-]*)*")
 """A path: absolute, from ``~``, ``.`` or ``..``, a Windows drive's or a share's."""
-_REL_PATH = re.compile(r"\.{1,2}|[\w.+@-]+(?:/[\w.+@-]+)+/?")
+_REL_PATH = re.compile(r"\.{1,2}|(?<![\w.+@-])[\w.+@-]+(?:/[\w.+@-]+)+/?")
 """A relative path (``src/app``, ``..``): a directory's name only after ``pwd``."""
 
 
