@@ -330,3 +330,34 @@ def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
 
     assert_bump_rescans(tmp_path / "kb.duckdb", src, "detect-secrets-1.5+logkb-13",
                         {"logkb:name-secret", "logkb:name-token"}, hidden)
+
+
+def test_a_secret_in_a_session_title_is_found_and_hidden(tmp_path: Path) -> None:
+    """A Claude Code ``summary`` line titles the session with text no message holds: its
+    secret showed in ``sessions``, the hand-off and the report (all rule sets before
+    safe14: the title was never scanned).  Now the title is scanned at ingest and on a
+    rescan, and a title changed by a later copy leaves no stale finding."""
+    sid = "5e14c0de-0000-4000-8000-000000014b02"
+    src = write_claude_rows(tmp_path / "c.jsonl", sid, [
+        ("user", "Fix the login."), ("assistant", [{"type": "text", "text": "Done."}])])
+    head = {"type": "summary", "leafUuid": "u-2",
+            "summary": f"Login fixed with mysql -uroot -p{PW}t and apiKey: '{PW}u'"}
+    src.write_text(json.dumps(head) + "\n" + src.read_text())
+    db = tmp_path / "kb.duckdb"
+    d = ["--db", str(db)]
+    _run("ingest", str(src), *d)
+    site = tmp_path / "site"
+    _run("report", "--all", "-o", str(site), *d)
+    outs = {"sessions": _run("sessions", "--json", *d), "sessions-text": _run("sessions", *d),
+            "handoff": _run("handoff", "--json", *d), "handoff-text": _run("handoff", *d),
+            "secrets": _run("secrets", "--json", *d),
+            "report": " ".join(p.read_text() for p in site.rglob("*.html"))}
+    bad = {k: v for k, v in outs.items() if f"{PW}t" in v or f"{PW}u" in v}
+    assert not bad, sorted(bad)
+    assert "Login fixed with mysql" in outs["sessions"] and "[redacted:" in outs["sessions"]
+    assert outs["secrets"].count("sessions.title") == 2, outs["secrets"]
+    assert PW + "t" in _run("--show-secrets", "sessions", "--json", *d)
+    head["summary"] = "Login fixed, nothing secret"  # a later copy retitles the session
+    src.write_text(json.dumps(head) + "\n" + "\n".join(src.read_text().splitlines()[1:]) + "\n")
+    _run("ingest", str(src), *d)
+    assert "sessions.title" not in _run("secrets", "--json", *d)
