@@ -56,7 +56,7 @@ from kb.arrow import ArrowBatch
 from kb.derive_pool import DerivePool, LocalDeriver, RemoteDeriver, pool_wanted
 from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
-from kb.secrets import scan_batch, scan_new_sessions
+from kb.secrets import scan_batch, scan_new_sessions, scan_titles
 from kb.store import KbError, KbStore
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
@@ -832,6 +832,7 @@ class _Group:
             if self.infos:
                 store.write_new_sessions(tables, self.infos, DERIVE_VERSION)
                 scan_new_sessions(store, ArrowBatch(tables, []), sids)
+                scan_titles(store, sids)
             store.record_sources(self.sources, self.problem_paths, self.problems)
             store.save_resume_points(self.resume)
         if sids:
@@ -1510,6 +1511,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         if st.was is not None:
             info = st.was  # an older copy: its title, times, source are the session's past
         store.upsert_session(info, DERIVE_VERSION)
+        scan_titles(store, [sid])
         store.mark_graph_pending(sid)
     deriver.close()
     problems.extend(deriver.problems)
@@ -1573,6 +1575,7 @@ def _commit(store: KbStore, st: _Session) -> None:
         store.upsert_session(st.was or _session_info(st.src, st.times,
                                                      st.first_prompt or st.taken_back, None),
                              DERIVE_VERSION)
+        scan_titles(store, [st.src.session_id])
         store.commit()
     except BaseException:
         _rollback(store, st)

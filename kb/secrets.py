@@ -130,6 +130,22 @@ def scan_batch(store: KbStore, session_id: str, batch: Batch | ArrowBatch) -> in
     return n
 
 
+def scan_titles(store: KbStore, session_ids: Sequence[str]) -> int:
+    """Find the secrets of the sessions' titles as stored now (safe14: a Claude Code
+    ``summary`` line or an opencode title holds text no message does, and the title is
+    shown by ``sessions``, the hand-off, the report, the TUI and pushed): the findings of
+    a title that changed go first.  Ingest calls it after it writes a session's row."""
+    ids = pa.table({"sid": pa.array(list(session_ids), type=pa.string())})  # noqa: F841
+    store.conn.execute("DELETE FROM secrets WHERE field = 'sessions.title' AND session_id IN "
+                       "(SELECT sid FROM ids)")
+    rows = store.conn.execute(
+        "SELECT session_id, title FROM sessions WHERE title IS NOT NULL AND session_id IN "
+        "(SELECT sid FROM ids)").fetchall()
+    return _insert(store, [(sid, 0, 0, "", "sessions.title", f.start, f.end, f.kind, f.rule)
+                           for sid, title in rows if finder.may_hold_secret(title)
+                           for f in find_secrets(title)])
+
+
 def scan_new_sessions(store: KbStore, batch: ArrowBatch, session_ids: Sequence[str]) -> int:
     """Find the secrets of many sessions written together for the first time (ingest's
     group of small new sessions, :mod:`kb.ingest`): ``batch`` holds every row of them,

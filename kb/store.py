@@ -74,6 +74,10 @@ SECRET_FIELDS: dict[str, tuple[str, str]] = {
     "prose.text": ("prose", "text"),
     "other_events.text": ("other_events", "text"),
     "other_events.data": ("other_events", "data::VARCHAR"),
+    # a session's title (safe14): Claude Code's `summary` lines, opencode's titles hold
+    # text no message does; a finding of it has ordinal 0 and no message id
+    "sessions.title": ("(SELECT session_id, 0 AS ordinal, 0 AS seq, '' AS message_id, "
+                       "title FROM sessions)", "title"),
 }
 """``field`` of a finding (``secrets`` table) → (table, SQL expression of the text its
 offsets index)."""

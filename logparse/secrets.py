@@ -30,7 +30,11 @@ secret's name in any case (``admin_pass = …``, ``db_passwd: …``, ``secret_ke
 private key's body in pieces with no BEGIN line, told by its bytes' structure;
 (safe13b) a keypair's byte array in pieces (JSON strings, each number quoted, arrays
 added), a password's name joined to its head (``adminpass``, ``rootpwd``), a token's or
-an API key's name in lower case with a short literal (``github_token = "…"``).
+an API key's name in lower case with a short literal (``github_token = "…"``);
+(safe14) such names in camelCase, an HTTP header's or joined in capitals (``apiKey``,
+``X-Api-Key``, ``AUTHTOKEN``, ``ADMINPASS``, ``ROOTPW``), passwords on more programs'
+command lines (:data:`_CLI_PASSWORDS`), in ``.netrc`` lines, piped to ``sudo -S``, in
+a URL's query, short ``Bearer`` values; a path after ``pwd``/``OLDPWD`` is no secret.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -61,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-13"
+RULESET = "detect-secrets-1.5+logkb-14"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -396,6 +400,60 @@ _B64_PIECE = re.compile(r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9+/=_-])(?!(?<=\\)[nrt]))
 a JSON-escaped line break too)."""
 
 
+_CLI_PASSWORDS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    # (programs, their needles, the option before the password, an example: {} the password)
+    (r"redis-cli", ("redis-cli",), r"-a|--pass", "redis-cli -h cache -a {} ping"),
+    (r"mongo(?:sh|dump|restore|import|export|stat|top)?", ("mongo",), r"-p|--password",
+     "mongosh -u admin -p {} --authenticationDatabase admin"),
+    (r"gpg2?", ("gpg",), r"--passphrase", "gpg --batch --passphrase {} -d notes.gpg"),
+    (r"zip|unzip|zipcloak", ("zip",), r"-P|--password", "zip -P {} backup.zip db.sql"),
+    (r"ssh-keygen", ("ssh-keygen",), r"-N|-P", "ssh-keygen -t ed25519 -N {} -f deploy_key"),
+    (r"smbclient", ("smbclient",), r"--password", "smbclient //nas/share --password {}"),
+    (r"ldap(?:search|add|modify|delete|passwd|whoami)", ("ldap",), r"-w",
+     "ldapsearch -x -D cn=admin -w {} -b dc=x"),
+    (r"psexec(?:\.py)?|wmiexec(?:\.py)?|winexe|xfreerdp|rdesktop",
+     ("psexec", "wmiexec", "winexe", "xfreerdp", "rdesktop"), r"-p|/p:",
+     "xfreerdp /u:admin /p:{} /v:win"),
+    (r"x11vnc", ("x11vnc",), r"-passwd|-storepasswd", "x11vnc -storepasswd {} ~/.vnc/passwd"),
+)
+"""Programs that take a password on their command line and the option that gives it
+(safe14), each a row of :func:`_cli_password_rows` with its example."""
+
+
+def _cli_password_rows() -> list[_Rule]:
+    """A row per program of :data:`_CLI_PASSWORDS`, and the ones whose password is glued
+    to its option or to a user's name (``7z -pPW``, ``openssl … pass:PW``,
+    ``smbclient -U user%PW``, ``htpasswd -b FILE USER PW``)."""
+    out = []
+    for progs, names, opt, ex in _CLI_PASSWORDS:
+        first = names[0]
+        out.append(_Rule(f"logkb:cli-{first}", "password", re.compile(
+            r"(?:(?<=\\[nrt])|(?<![\w/.-]))(?:" + progs + r")\b[^\n;&|]{0,300}?(?<=[\s'\"])(?:" + opt
+            + r")(?:=|:|\s+|(?<=:))" + _WORD), names, group=-1,
+            check="password", example=(ex.format(_SHORT_PW), _SHORT_PW)))
+    out += [
+        _Rule("logkb:cli-7z", "password", re.compile(
+            r"(?:(?<=\\[nrt])|(?<![\w/.-]))(?:7z|7za|7zr|unrar|rar)\b[^\n;&|]{0,300}?(?<=\s)-p(?=\S)" + _WORD),
+            ("7z", "rar"), group=-1, check="password",
+            example=(f"7z x -p{_SHORT_PW} dump.7z", _SHORT_PW)),
+        _Rule("logkb:cli-openssl", "password", re.compile(
+            r"(?:(?<=\\[nrt])|(?<![\w/.-]))openssl\b[^\n;&|]{0,300}?(?<=\s)-(?:pass(?:in|out)?|passphrase"
+            r"|k|kfile)\s+(?:pass:)?" + _WORD), ("openssl",), group=-1, check="openssl",
+            example=(f"openssl pkcs12 -export -passout pass:{_SHORT_PW} -in c.pem", _SHORT_PW),
+            more=((f"openssl enc -aes-256-cbc -k {_SHORT_PW} -in f", _SHORT_PW),)),
+        _Rule("logkb:cli-smb-user", "password", re.compile(
+            r"(?:(?<=\\[nrt])|(?<![\w/.-]))(?:smbclient|smbmap|rpcclient|smbget|mount\.cifs|net)\b"
+            r"[^\n;&|]{0,300}?(?<=\s)(?:-U|--user(?:name)?)(?:=|\s+)['\"]?[^\s%'\"]{1,100}%"
+            r"([^\s'\"]{1,400})"), ("smb", "rpcclient", "cifs", "net "), group=1,
+            check="password", example=(f"smbclient //nas/share -U admin%{_SHORT_PW}", _SHORT_PW)),
+        _Rule("logkb:cli-htpasswd", "password", re.compile(
+            r"(?:(?<=\\[nrt])|(?<![\w/.-]))htpasswd\s+(?:-[a-zA-Z]*b[a-zA-Z]*)\s+(?:-\S+\s+)*\S+\s+\S+\s+" + _WORD),
+            ("htpasswd",), group=-1, check="password",
+            example=(f"htpasswd -b .htpasswd admin {_SHORT_PW}", _SHORT_PW)),
+    ]
+    return out
+
+
 def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
     """logkb's rules as (specific, generic): the specific ones run before detect-secrets'
     detectors, the generic ones (a password, a URL's userinfo, an assigned value) after
@@ -609,9 +667,10 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             lower=True, on_lower=True, check="basic",
             example=(f"curl -H 'Authorization: Basic {b64}' https://api.example", b64)),
         _Rule("logkb:auth-header", "token", re.compile(
-            r"\bauthorization\s*:\s*(?!basic\b|bearer\b)(?:token\s+)?([^\s'\"]{12,})"),
-            ("authorization",), group=1, lower=True, on_lower=True, check="entropy",
-            example=(f"Authorization: token {_TOK}{_TOK}", f"{_TOK}{_TOK}")),
+            r"\bauthorization\s*:\s*(?!basic\b|bearer\b)(?:token\s+)?([^\s'\"]{8,})"),
+            ("authorization",), group=1, lower=True, on_lower=True, check="short-token",
+            example=(f"Authorization: token {_TOK}{_TOK}", f"{_TOK}{_TOK}"),
+            more=((f"Authorization: token {_SHORT_PW}", _SHORT_PW),)),
         _Rule("logkb:cookie-header", "cookie", re.compile(
             r"\b(?:set-)?cookie\s*:[ \t]*([^\n\r'\"]{4,2000})"), ("cookie",), group=1,
             lower=True, on_lower=True, check="cookie",
@@ -653,14 +712,41 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             check="password",
             example=(f"redis-cli -u redis://:{_PW}@cache.example:6379", _PW),
             more=(("psql 'postgres://u:Tr0ub@4dor@db.example/app'", "Tr0ub@4dor"),)),
+        *_cli_password_rows(),
+        _Rule("logkb:netrc", "password", re.compile(
+            # a netrc line (`machine h login u password p`, safe14): curl's, wget's, git's
+            r"(?:(?<=\\[nrt])|\b)machine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+" + _WORD),
+            ("machine",), group=-1, check="password",
+            example=(f"$ cat ~/.netrc\nmachine api.example login me password {_PW}\n", _PW),
+            more=((f"machine h\n  login me\n  password {_SHORT_PW}\n", _SHORT_PW),)),
+        _Rule("logkb:piped-password", "password", re.compile(
+            # a password piped or fed to a program that reads it on stdin (safe14):
+            # `echo PW | sudo -S …`, `echo PW | docker login --password-stdin`,
+            # `sudo -S … <<< PW`
+            r"(?:(?<=\\[nrt])|\b)(?:echo(?:\s+-[neE]+)?|printf(?:\s+'%s(?:\\n)?')?)\s+" + _WORD
+            + r"\s*\|\s*(?=[^\n|;&]*(?:(?<=\s)-S\b|--password-stdin|passwd\b))"
+            r"|(?:(?<=\\[nrt])|\b)sudo\b[^\n|;&]*?(?<=\s)-S\b[^\n|;&]*?<<<\s*" + _WORD),
+            ("echo", "printf", "<<<"), group=-1, check="password",
+            example=(f"echo '{_PW}' | sudo -S apt-get update", _PW),
+            more=((f"echo {_SHORT_PW} | docker login -u me --password-stdin reg", _SHORT_PW),
+                  (f"sudo -S whoami <<< {_SHORT_PW}", _SHORT_PW))),
+        _Rule("logkb:url-query", "token", re.compile(
+            # a credential in a URL's query (safe14): `?key=…`, `&auth=…`, `&sig=…`
+            r"[?&](?:key|auth|sig|signature|secret|client_secret|apikey|api_key|access_key"
+            r"|token|access_token|auth_token)=([^&#\s\"'<>\\]{8,400})"), ("?", "&"),
+            group=1, lower=True, check="query",
+            example=(f"curl 'https://api.example/v1?key={_SHORT_PW}&q=1'", _SHORT_PW),
+            more=((f"GET /cb?auth={_SHORT_PW} 200", _SHORT_PW),)),
         _Rule("logkb:sshpass", "password", re.compile(
             r"\bsshpass\s+(?:-[defv]\s*\S*\s+)*-p\s*" + _WORD), ("sshpass",), group=-1,
             check="password", example=(f"sshpass -p '{_PW}' ssh root@h true", _PW),
             more=((f"sshpass -p {_MW} ssh root@h true", _MW),)),
         _Rule("logkb:bearer", "bearer-token", re.compile(
-            r"bearer\s+([a-z0-9._~+/=-]{16,})"), ("bearer",), group=1, lower=True,
-            on_lower=True, check="entropy",
-            example=(f"Authorization: Bearer {_TOK}{_TOK}", f"{_TOK}{_TOK}")),
+            r"bearer\s+([a-z0-9._~+/=-]{8,})"), ("bearer",), group=1, lower=True,
+            on_lower=True, check="short-token",
+            example=(f"Authorization: Bearer {_TOK}{_TOK}", f"{_TOK}{_TOK}"),
+            # safe14: a short token mixing capitals, small letters and digits
+            more=((f'"Authorization": "Bearer {_SHORT_PW}"', _SHORT_PW),)),
         _Rule("logkb:option", "password", re.compile(
             r"(?:^|(?<=[\s'\"]))--?(?:password|passwd|pass|token|api-key|apikey|secret|auth-token)"
             r"(?:=|\s+)" + _WORD, re.M), ("--", "-p"), group=-1, lower=True, on_lower=True,
@@ -679,24 +765,26 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             # detect-secrets' keywords miss `ADMIN_PASS`, and a value of one word or a
             # short token is a secret there (`.env`, `export`, `-e`, compose, JSON)
             r"(?<![A-Za-z0-9_$.-])(?P<name>[A-Z][A-Z0-9_]{0,64}?_(?:PASS(?:WD|WORD|PHRASE)?"
-            r"|PWD|SECRET|TOKEN|KEY))(?:\\*[\"'])?[ \t]*(?:=|:[ \t]+)(?:" + _VALUE
+            r"|PWD?|SECRET|TOKEN|KEY))(?:\\*[\"'])?[ \t]*(?:=|:[ \t]+)(?:" + _VALUE
             # its quotes JSON-escaped (`{\\"ADMIN_TOKEN\\": \\"…\\"}`)
             + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
             ("PASS", "PWD", "SECRET", "TOKEN", "KEY"), group=-1, check="env",
             example=(f"ADMIN_PASS={_SHORT_PW}", _SHORT_PW),
             more=((f"docker run -e MYSQL_ROOT_PASS='{_PW}' mysql:8", _PW),
                   ("environment:\n  RABBITMQ_DEFAULT_PASS: hunter\n", "hunter"),
-                  (f'{{"ADMIN_TOKEN": "{_SHORT_PW}"}}', _SHORT_PW))),
+                  (f'{{"ADMIN_TOKEN": "{_SHORT_PW}"}}', _SHORT_PW),
+                  # safe14: `_PW` (`LDAP_ADMIN_PW`, `DB_PW`)
+                  ("environment:\n  DB_PW: hunter\n", "hunter"))),
         _Rule("logkb:name-secret", "password", re.compile(
             # a password's or a secret's name in any case (safe13): `admin_pass = …`,
             # `db-passwd: …`, `spring.datasource.password=…`, `secret_key=…`, `adminPass`;
             # the name's end first, in the lowered text (literals: `re` skips to a `p` or
             # an `s`), its head and its case read back by :func:`_name_secret_kind`
-            r"(?:pass(?:wd|word|phrase)?|pwd|secret(?:[_.-]?key)?)"
+            r"(?:pass(?:wd|word|phrase)?|pwd?|secret(?:[_.-]?key)?)"
             r"(?![a-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
             r"[ \t]*(?:" + _VALUE
             + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
-            ("pass", "pwd", "secret"), group=-1, lower=True, on_lower=True, check="name",
+            ("pass", "pw", "secret"), group=-1, lower=True, on_lower=True, check="name",
             example=(f"admin_pass = {_SHORT_PW}", _SHORT_PW),
             more=((f"db_passwd: {_SHORT_PW}\n", _SHORT_PW),
                   (f"secret_key='{_MW[:9]}'", _MW[:9]),
@@ -705,21 +793,30 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"spring.datasource.password={_SHORT_PW}", _SHORT_PW),
                   (f"$db_pass = '{_SHORT_PW}';", _SHORT_PW),
                   (f'const adminPass = "{_SHORT_PW}";', _SHORT_PW),
-                  (f"Django_Secret_Key = '{_PW}'", _PW))),
+                  (f"Django_Secret_Key = '{_PW}'", _PW),
+                  # safe14: a joined name in capitals, `…pw`
+                  ("ADMINPASS=hunter22\n", "hunter22"), (f"ROOTPW={_SHORT_PW}", _SHORT_PW),
+                  (f"ldap_rootpw = '{_SHORT_PW}'", _SHORT_PW))),
         _Rule("logkb:name-token", "token", re.compile(
             # a token's or an API key's name in lower case and a literal (safe13b):
             # `github_token = "…"`, `openai_apikey: …`, `access_key=…`; short values too
             # (the assignment row wants 16 characters), code stays shown
-            r"(?:token|api[_-]?key|access[_-]?key)"
-            r"(?![a-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
+            r"(?:token|api[_-]?key|access[_-]?key|Token|Key|TOKEN|KEY)"
+            r"(?![A-Za-z0-9_])(?P<q>\\*[\"'])?[ \t]*(?P<op>=>|:=|=|:(?:[ \t]+|(?=\\*[\"'`])))"
             r"[ \t]*(?:" + _VALUE
             + r"""|\\+["']([^"'\s\\]{4,400})\\+["'])"""),
             ("token", "apikey", "api_key", "api-key", "access_key", "access-key",
-             "accesskey"), group=-1, check="name-token",
+             "accesskey", "Token", "Key", "TOKEN", "KEY"), group=-1, check="name-token",
             example=(f"github_token = '{_SHORT_PW}'", _SHORT_PW),
             more=((f"openai_apikey: {_SHORT_PW}\n", _SHORT_PW),
                   (f'{{"x_api_key": "{_SHORT_PW}"}}', _SHORT_PW),
-                  (f"access_key={_SHORT_PW[:8]}", _SHORT_PW[:8]))),
+                  (f"access_key={_SHORT_PW[:8]}", _SHORT_PW[:8]),
+                  # safe14: a name in camelCase, a header's, joined in capitals
+                  (f'const apiKey = "{_SHORT_PW[:9]}";', _SHORT_PW[:9]),
+                  (f"authToken='{_SHORT_PW}'", _SHORT_PW),
+                  (f'curl -H "X-Api-Key: {_SHORT_PW}" h', _SHORT_PW),
+                  (f"AUTHTOKEN={_SHORT_PW}", _SHORT_PW),
+                  ("accessToken: 'AbCdEfGhIjKl'", "AbCdEfGhIjKl"))),
         _Rule("logkb:assignment", "secret", re.compile(
             # a name's tail is bounded: unbounded, a lower-cased base58 run read to its
             # end from each stem in it (`…key…`): quadratic (rsafe11)
@@ -758,11 +855,11 @@ PREFILTER = (
     r"|GR1348941|eyJ[A-Za-z0-9_=-]{8,}\.|_authToken|T3BlbkFJ|pypi-Ag|SG\.[A-Za-z0-9_-]{22}"
     r"|xox[abposr]-|hooks\.slack\.com|sq0csp-|[rs]k_(?:live|test)_|PRIVATE KEY|npm_[A-Za-z0-9]{16}"
     r"|sk-[A-Za-z0-9_-]{20}|hf_[A-Za-z0-9]{30}|jup_[A-Za-z0-9]{32}|sshpass"
-    r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{16}|discord|telegram|twilio|mailchimp|cloudant"
+    r"|(?i:bearer\s+[A-Za-z0-9._~+/=-]{8}|discord|telegram|twilio|mailchimp|cloudant"
     r"|softlayer|ibm|aws_?secret"
     # a name and its value, their quotes JSON-escaped too (a file written with
     # `{"apiKey": …}` stands in the call's JSON input as `{\\"apiKey\\": \\"…`)
-    r"|(?:pass|pwd|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=>?|:=?)(?:\*\*)?\s*"
+    r"|(?:pass|pwd?|secret|contras)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=>?|:=?)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[^\s\"'`]{4}"
     r"|(?:token|key|auth|credential)[a-z0-9_.-]*(?:\\*[\"'])?(?:\*\*)?\s*(?:=|:)(?:\*\*)?\s*"
     r"(?:\\*[\"'`])?[A-Za-z0-9_+=.-][A-Za-z0-9_+/=.-]{15}"
@@ -784,9 +881,17 @@ PREFILTER = (
     # a token's or a key's environment variable and a short value (safe12)
     r"|_(?:TOKEN|KEY)(?:\\*[\"'])?[ \t]*(?:=|:[ \t])[ \t]*(?:\\*[\"'`])?[^\s\"'`$<{%]{8}"
     # a token's or an API key's name in lower case and a short literal (safe13b)
-    r"|(?:token|apikey|api[_-]key|access[_-]?key)(?:\\*[\"'])?[ \t]*(?:=>?|:=?)[ \t]*"
+    r"|(?:token|apikey|api[_-]key|access[_-]?key|Token|Key|TOKEN|KEY)(?:\\*[\"'])?[ \t]*"
+    r"(?:=>?|:=?)[ \t]*"
     r"(?:\\*[\"'`])?[^\s\"'`$<{%]{8}"
     r"|://[^\s/@:]*:[^\s/@]+@|(?:^|[\s'\"])(?:-u|--user|-U)[= ]\S*:"
+    # safe14: a password on a command line, in a netrc, piped to `sudo -S`, in a query
+    r"|(?:redis-cli|mongo|gpg|zip|ssh-keygen|smb|ldap|psexec|wmiexec|winexe|rdp|rdesktop"
+    r"|vnc|7z|rar|openssl|rpcclient|cifs|net |htpasswd)[^\n]*\s(?:-[a-zA-Z]{1,2}|--pass"
+    r"|/p:|-passw|-storepasswd|--user|--password)"
+    r"|machine\s+\S+\s[\s\S]{0,120}?password\s|(?:\s-S\b|--password-stdin)[^\n]*|<<<"
+    r"|[?&](?:key|auth|sig|signature|secret|client_secret|apikey|api_key|access_key|token"
+    r"|access_token|auth_token)=[^&#\s]{8}"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
 )
 # counted repetitions above 8 make RE2's automaton large enough to fall off its fast
@@ -1140,7 +1245,7 @@ def _fallback_kind(m: re.Match[str], text: str, value: str) -> str | None:
 
 _NOT_SECRET_WORDS = frozenset(("on", "off", "enabled", "disabled", "enable", "disable",
                                "auto", "always", "never", "required", "secret", "hidden"))
-_PASS_ENDS = ("PASS", "PASSWD", "PASSWORD", "PASSPHRASE", "PWD")
+_PASS_ENDS = ("PASS", "PASSWD", "PASSWORD", "PASSPHRASE", "PWD", "PW")
 
 
 def _classes(value: str) -> int:
@@ -1171,7 +1276,7 @@ def _env_kind(name: str, value: str) -> str | None:
     return "token" if name.endswith("TOKEN") else "api-key"
 
 
-_NAME_ENDS = ("pass", "passwd", "password", "passphrase", "pwd", "secret", "secretkey",
+_NAME_ENDS = ("pass", "passwd", "password", "passphrase", "pwd", "pw", "secret", "secretkey",
               "secret_key", "secret-key", "secret.key")
 _TYPE_WORDS = frozenset(("bytes", "float", "any", "object", "list", "dict", "char", "text",
                          "boolean", "integer", "number", "secretstr", "secretbytes", "field"))
@@ -1201,6 +1306,26 @@ def _names_a_secret(rule: _Rule, m: re.Match[str], value: str) -> bool:
     return m.lastindex == m.re.groups and _secret_var(value)
 
 
+_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.+@%~-]*)+|[A-Za-z]:(?:[\\/]+[\w .+@%~-]*)+"
+                   r"|\\{2}[\w.-]+(?:\\[\w .$+@%~-]*)*")
+"""A path: absolute, from ``~``, ``.`` or ``..``, a Windows drive's or a share's."""
+_REL_PATH = re.compile(r"\.{1,2}|(?<![\w.+@-])[\w.+@-]+(?:/[\w.+@-]+)+/?")
+"""A relative path (``src/app``, ``..``): a directory's name only after ``pwd``."""
+
+
+def _directory(name: str, value: str) -> bool:
+    """Whether ``value`` is a directory or a path, not a password (safe14): a path of
+    only a path's characters (``/home/me``, ``~/x``, ``C:\\Users\\me``) after any
+    password's name (``DB_PASSWORD=/run/secrets/db`` names the file that holds it), a
+    relative one (``src/app``, ``..``) after a working directory's (``pwd``, ``oldpwd``,
+    ``cwd``: the shell's ``PWD``/``OLDPWD`` hold directories, not passwords)."""
+    v = value.strip("'\"`")
+    if _PATH.fullmatch(v) is not None and ("/" in v or "\\" in v):
+        return True
+    low = name.lower().rstrip("'\"\\ \t")
+    return low.endswith(("pwd", "cwd")) and _REL_PATH.fullmatch(v) is not None
+
+
 def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a value assigned to a password's or a secret's name in any case
     (``logkb:name-secret``, safe13), or ``None``.  Whatever the value is, a weak word
@@ -1220,9 +1345,9 @@ def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
                 or _joined_name(text[start:end], text[end:m.start("op")])):
             return None  # `bypass`, `compass`, `PASSWORD` inside `MYPASSWORD`
     elif m.group(0)[:6].lower() not in ("passwd", "passwo", "passph", "secret") \
-            or name in ("secret", "pass", "pwd"):
+            or name in ("secret", "pass", "pwd", "pw"):
         return None  # a bare `secret:`, `pass:`, `pwd`: no name of a secret's variable
-    compound = name not in ("pass", "passwd", "password", "passphrase", "pwd", "secret")
+    compound = name not in ("pass", "passwd", "password", "passphrase", "pwd", "pw", "secret")
     if start > 0 and text[start - 1] in "@/":
         return None  # `@db_pass=`, a path's piece: no assignment
     vstart = m.start(m.lastindex or 0)
@@ -1230,7 +1355,7 @@ def _name_secret_kind(m: re.Match[str], text: str, value: str) -> str | None:
     low = value.lower()
     if _is_placeholder(value) or low in _NOT_SECRET_WORDS or low in _TYPE_WORDS \
             or value.startswith(("/", "./", "../", "~")) or "://" in value \
-            or _CONSTANT.fullmatch(value):
+            or _CONSTANT.fullmatch(value) or _directory(name, value):
         return None
     if not quoted:
         if not compound:
@@ -1275,15 +1400,90 @@ def _joined_name(head: str, end: str) -> bool:
     (safe13b): ``adminpass``, ``dbpassword``, ``rootpwd``, ``mysql_rootpass``.  Before
     ``password``, ``passwd``, ``passphrase`` or ``pwd`` any word of two letters or more
     (no English word ends so); before ``pass`` or ``secret`` only the words of
-    :data:`_JOINED_HEADS`.  A name in capitals stays apart (``MYPASSWORD``)."""
+    :data:`_JOINED_HEADS` (and before ``pw``, safe14: ``rootpw``).  A name in capitals
+    is read the same when all of it is (safe14: ``ADMINPASS``, ``ROOTPW``); ``PASSWORD``
+    inside ``MyPASSWORD`` stays apart."""
     word = re.split(r"[_.-]", head)[-1]
+    stem = end.rstrip("\\\"' \t")
+    if stem.isupper() and word.isupper():  # safe14: `ADMINPASS`, `ROOTPW`, `DBPASSWORD`
+        word, end = word.lower(), end.lower()
     if not (end.islower() and re.fullmatch(r"[a-z][a-z0-9]+", word)) or word in _JOINED_NOT:
         return False
     stem = end.lower().rstrip("\\\"' \t")
     if stem.startswith(("password", "passwd", "passphrase", "pwd")):
         return True
-    key = "pass" if stem == "pass" else ("secret" if stem.startswith("secret") else "")
+    key = "pass" if stem in ("pass", "pw") else (
+        "secret" if stem.startswith("secret") else "")
     return bool(key) and word in _JOINED_HEADS[key]
+
+
+_KEY_HEADS = ("api", "access", "secret", "auth", "master", "client", "license", "licence",
+              "signing", "encryption", "subscription", "app", "service", "admin", "private",
+              "session", "webhook", "consumer", "shared", "hmac", "jwt", "deploy", "account",
+              "integration", "developer", "write",
+              # a service's name (`openaiKey`, `stripeKey`)
+              "openai", "anthropic", "stripe", "google", "gemini", "mistral", "groq",
+              "cohere", "replicate", "github", "gitlab", "slack", "twilio", "sendgrid",
+              "mailgun", "algolia", "mapbox", "firebase", "supabase", "pinecone", "resend",
+              "sentry", "datadog", "aws", "azure", "cloudflare", "vercel", "heroku",
+              "huggingface", "deepseek", "perplexity", "openrouter", "tavily", "serper",
+              "elevenlabs", "deepgram", "helius", "alchemy", "infura", "moralis",
+              "etherscan", "birdeye", "coingecko", "jupiter", "notion", "airtable",
+              "shopify", "paypal", "plaid", "clerk", "okta")
+"""The words before a ``Key`` in a cased name that make it a credential's (``apiKey``,
+``secretAccessKey``, ``X-Api-Key``, ``APIKEY``); ``sortKey``, ``primaryKey``,
+``cacheKey``, ``hotKey`` stay shown."""
+_TOKEN_NOT = frozenset((
+    "next", "page", "continuation", "cancel", "cancellation", "eos", "bos", "pad", "unk",
+    "sep", "cls", "mask", "start", "end", "stop", "max", "min", "num", "sync", "resume",
+    "lexer", "parser", "invalid", "expected", "current", "last", "first", "prev",
+    "previous", "special", "sentence", "word", "sub", "design", "color", "colour",
+    "spacing", "font", "theme", "style", "type", "kind", "syntax", "input", "output",
+    "prompt", "completion", "total", "count", "split", "cache", "cached", "reasoning",
+    "is", "has", "get", "set", "to", "from", "with", "no", "csrf", "xsrf"))
+"""The words before a ``Token`` in a cased name that make it no credential's
+(``nextToken``, ``eosToken``, ``cancelToken``, ``colorToken``, ``csrfToken``)."""
+_CASED_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+
+
+def _cased_token_name(name: str, head: str, end: str) -> bool:
+    """Whether a name with capitals in it, its last word ``end`` (``Token``, ``Key``,
+    ``TOKEN``, ``KEY``) after ``head``, names a token or an API key (safe14): in
+    camelCase or PascalCase (``authToken``, ``openaiApiKey``), an HTTP header's
+    (``X-Api-Key``, ``Private-Token``) or joined in capitals (``AUTHTOKEN``, ``APIKEY``);
+    ``API_KEY`` and the like are ``logkb:env-secret``'s.  Before ``Key`` a word of
+    :data:`_KEY_HEADS`, before ``Token`` any word but :data:`_TOKEN_NOT`'s."""
+    end = end.rstrip(" \t\"'\\")
+    if not head or not (end in ("Token", "Key") or end in ("TOKEN", "KEY")):
+        return False
+    if end.isupper() and head.endswith("_") and head.isupper():
+        return False  # `GITHUB_TOKEN`: the environment variable's row
+    if end.isupper() and not head.isupper():
+        return False  # `myTOKEN`: no name anybody writes
+    words: list[str] = _CASED_WORD.findall(head)
+    if not words:
+        return False
+    last = words[-1].lower()
+    if end.lower() == "key":
+        return last.endswith(_KEY_HEADS)
+    return last not in _TOKEN_NOT and not last.isdigit()
+
+
+def _words_name(value: str) -> bool:
+    """Whether ``value`` is made of words a programmer names a variable with
+    (``userApiKey1``, ``session_token_v2``: each run of letters 3 long or more, split
+    where a small letter meets a capital), not a token's random letters (``x7Gq9LmP2``)."""
+    runs = _CASED_WORD.findall(value.replace("_", " ").replace(".", " "))
+    letters = [re.sub(r"[0-9]+", "", w) for w in runs]
+    return bool(letters) and all(len(w) >= 3 or w.lower() in ("v", "id", "db", "to", "is",
+                                                               "by", "of", "no", "")
+                                 for w in letters)
+
+
+def _case_switches(value: str) -> int:
+    """How often ``value`` turns from a small letter to a capital or back."""
+    return sum(1 for a, b in zip(value, value[1:])
+               if a.isalpha() and b.isalpha() and a.islower() != b.islower())
 
 
 def _name_token_kind(m: re.Match[str], text: str, value: str) -> str | None:
@@ -1296,10 +1496,15 @@ def _name_token_kind(m: re.Match[str], text: str, value: str) -> str | None:
     with ``_`` or after ``const``)."""
     start, end = _name_start(text, m), m.start()
     name = text[start:m.start("op")].rstrip(" \t\"'\\")
-    if name != name.lower() or "pub" in name or name.startswith(("http", "www")) \
+    if "pub" in name.lower() or name.lower().startswith(("http", "www")) \
             or text[max(0, start - 1):start] in ("@", "/", "$"):
         return None
-    if name == "token" or (end > start and text[end - 1] not in "_.-"):
+    cased = name != name.lower()
+    if cased:  # safe14: `apiKey`, `authToken`, `X-Api-Key`, `AUTHTOKEN`
+        if not _cased_token_name(name, text[start:end], text[end:m.start("op")]):
+            return None
+    elif (name == "token" and text[max(0, start - 1):start] not in ("?", "&")) \
+            or (end > start and text[end - 1] not in "_.-"):
         return None  # `token = …`, `mytoken`, `tokenizer`: no compound name of one
     vstart = m.start(m.lastindex or 0)
     quoted = vstart > 0 and text[vstart - 1] in "\"'`"
@@ -1308,8 +1513,11 @@ def _name_token_kind(m: re.Match[str], text: str, value: str) -> str | None:
             or value.startswith(("/", "./", "../", "~")) or "://" in value \
             or _CONSTANT.fullmatch(value) or _EVM_ADDRESS.fullmatch(value):
         return None
-    if len(value) < 8 or not any(c.isdigit() for c in value) or _classes(value) < 2:
-        return None
+    if len(value) < 8 or _classes(value) < 2 or not (
+            any(c.isdigit() for c in value) or _case_switches(value) >= 4):
+        return None  # `maxToken: 4096`; safe14: `AbCdEfGhIjK` mixes case like a token
+    if cased and _IDENT_PATH.fullmatch(value) and _words_name(value) and not quoted:
+        return None  # `apiKey: userApiKey1`, `authToken: sessionToken2`: code
     if not quoted:
         after = text[m.end():m.end() + 1]
         if after in ("(", "[") and _CUT_MARK.match(text, m.end()) is None:
@@ -1320,7 +1528,7 @@ def _name_token_kind(m: re.Match[str], text: str, value: str) -> str | None:
         if _DECLARED.search(text, max(0, start - 12), start) is not None \
                 and _IDENT_PATH.fullmatch(value):
             return None
-    return "api-key" if name.endswith("key") else "token"
+    return "api-key" if name.lower().endswith("key") else "token"
 
 
 _PEM_CUE = re.compile(
@@ -1577,6 +1785,16 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return None
     if rule.check == "entropy":
         return rule.kind if len(value) >= 16 and entropy(value) >= 3.0 else None
+    if rule.check == "short-token":  # safe14: 8 characters of three kinds will do
+        return rule.kind if (len(value) >= 16 and entropy(value) >= 3.0) or (
+            len(value) >= 8 and _classes(value) >= 3 and not _CONSTANT.fullmatch(value)
+            and not _words_name(value)) else None
+    if rule.check == "openssl":  # `-passin env:VAR`, `file:path`, `stdin`: no password
+        return None if value.startswith(("env:", "file:", "fd:", "stdin")) or len(value) < 4 \
+            else rule.kind
+    if rule.check == "query":
+        return rule.kind if (_classes(value) >= 2 and any(c.isdigit() for c in value)
+                             and any(c.isalpha() for c in value)) else None
     if rule.check == "password":
         return rule.kind if len(value) >= 4 else None
     if rule.check == "userpass":
@@ -1612,6 +1830,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         name = _name_at(text, m)
         if not any(w.endswith(_STEM_ENDS) for w in re.split(r"[_.-]", name) if w):
             return None  # `keyerror:`, `tokenizer_path:`: the keyword is not the name
+        if "websocket" in name:
+            return None  # `Sec-WebSocket-Key:`: a handshake's nonce (safe14)
         if "." in name and "=" not in m.group(0):  # `obj.key: value` in prose or YAML paths
             return None
         if _PUBLIC.search(name) or _CONSTANT.fullmatch(value.rstrip(",;")) or \
@@ -1623,6 +1843,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
             # in prose is followed by words: require a non-word char or digit in it
             if re.fullmatch(r"[A-Za-z]+", value) and len(value) < 12:
                 return None
+            if _directory(name, value):
+                return None  # `OLDPWD=/home/me`, `pwd: /srv/app` (safe14)
             if _names_a_secret(rule, m, value):
                 return None  # `db_pass = settings.db_pass` (safe13)
             return "password"

@@ -54,6 +54,7 @@ from kb.replay.sshexec import (
     Executor,
     Outcome,
     ReplayRefused,
+    net_config_guard,
 )
 from kb.store import KbStore
 from logparse.measure import measurements as find_measurements
@@ -412,7 +413,7 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         local_wall = Policy(writable=(*pol.writable, d), network=pol.network, detached=True,
                             visible=pol.visible)
     start = (
-        (NEED_BASH if remote else "") +
+        (NEED_BASH + net_config_guard(cmd) if remote else "") +
         f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
         f"if [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then echo \"logkb: cannot use $d\" >&2; exit 3; fi; "
         f"if command -v setsid >/dev/null 2>&1; then s=setsid; g=-; else s=; g=; fi; "

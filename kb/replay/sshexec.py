@@ -26,6 +26,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -152,10 +153,50 @@ NEED_BASH = ("command -v bash >/dev/null 2>&1 || { echo 'logkb: bash is not avai
              "this target; replay runs remote steps with bash only' >&2; exit 126; }; ")
 """Shell text that stops a remote step (exit 126) on a target without bash."""
 
+#: The clients that read per-user network configuration on the target, the files they
+#: read (shell words, expanded there) and what on their command line turns the config
+#: file off (curl: ``-q`` first).  A ``~/.curlrc`` can add ``url``, ``proxy``,
+#: ``location``, ``header`` and ``netrc``; a ``~/.wgetrc`` a proxy or credentials;
+#: ``~/.netrc`` logins sent to whatever host it names.  None of it is in the
+#: transcript, so neither the host map nor the redactor ever saw it (safe14).
+USER_NET_CONFIG: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("curl", ('"${CURL_HOME:+$CURL_HOME/.curlrc}"',
+              '"${XDG_CONFIG_HOME:-$HOME/.config}/curlrc"', '"$HOME/.curlrc"'),
+     ('"$HOME/.netrc"',), r"-q|--disable"),
+    ("wget", ('"${WGETRC:-$HOME/.wgetrc}"', '"$HOME/.netrc"'), (), ""),
+)
+_NETRC_OPT = re.compile(r"(?<!\S)(?:-n|--netrc(?:-optional|-file)?)(?![^\s=])")
+
+
+def net_config_guard(text: str) -> str:
+    """Shell text that stops a remote step (exit 126) when it runs curl or wget and the
+    target holds a per-user file that client reads (:data:`USER_NET_CONFIG`): it could
+    send the target's credentials or reach an endpoint the plan never checked.  Empty
+    when the step runs neither (a word scan, so code handed to another program counts
+    too); curl with ``-q`` first everywhere skips its curlrc (not ``~/.netrc`` when
+    ``--netrc`` asks for it)."""
+    files: list[str] = []
+    for prog, config, netrc, off in USER_NET_CONFIG:
+        uses = [m.end() for m in re.finditer(rf"(?<![\w.-]){prog}(?![\w.-])", text)]
+        if not uses:
+            continue
+        disabled = bool(off) and all(re.match(rf"[ \t]+(?:{off})(?!\S)", text[i:])
+                                     for i in uses)
+        if not disabled:
+            files += config
+        if netrc and (not disabled or _NETRC_OPT.search(text)):
+            files += netrc
+    if not files:
+        return ""
+    names = " ".join(dict.fromkeys(files))
+    return (f'for f in {names}; do if [ -n "$f" ] && [ -e "$f" ]; then echo "logkb: refused: '
+            '$f on this target can add endpoints or credentials to curl or wget; replay '
+            'does not run them there" >&2; exit 126; fi; done; ')
+
 
 def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None = None,
                 mode: str = "off", max_memory: int | None = None,
-                probed: bool = False, root: bool | None = None) -> str:
+                probed: bool = False, root: bool | None = None, scan: str = "") -> str:
     """The string sent to the target: ``command`` under the login shell, killed after ``timeout``.
 
     ``timeout`` (coreutils) kills the whole remote process group, so a step that
@@ -166,12 +207,15 @@ def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None =
     would expand it otherwise); a target without bash refuses the step (exit 126).
     With ``sandbox`` the command runs inside bwrap on the target
     (:func:`kb.replay.sandbox.remote_wrapper`, ``mode`` auto/require/off), and
-    ``max_memory`` bounds its data segment (``ulimit -d``).
+    ``max_memory`` bounds its data segment (``ulimit -d``).  A step that runs curl or
+    wget stops first (exit 126) when the target holds a config file they read
+    (:func:`net_config_guard`; ``scan``: the script a ``None`` command reads on stdin).
     """
     limit = max(1, math.ceil(timeout)) + 1
     run = ("$t bash -s" if command is None
            else f"$t bash -c {shlex.quote(command)}")
-    head = (NEED_BASH + f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
+    head = (NEED_BASH + net_config_guard(command if command is not None else scan)
+            + f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
             "unset BASH_ENV ENV; ")
     if max_memory:
         head += f"ulimit -d {max(1, max_memory // 1024)} 2>/dev/null; "
@@ -551,7 +595,7 @@ class Executor:
             mode = "off"
         payload = (wrap_remote(remote, timeout, sandbox=sandbox, mode=mode,
                                max_memory=self.max_memory, probed=mode != "off",
-                               root=self.remote_root.get(target.label))
+                               root=self.remote_root.get(target.label), scan=stdin or "")
                    if wrap else remote)
         argv = self.ssh_argv(target, ctl, payload)
         out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output,

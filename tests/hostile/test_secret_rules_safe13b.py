@@ -193,7 +193,7 @@ def test_the_finder_reads_long_hostile_text_in_linear_time(unit: str) -> None:
 def test_the_ruleset_bump_rescans_at_the_next_ingest(tmp_path: Path) -> None:
     """A knowledge base scanned with logkb-12 (which showed these) is scanned again by the
     next `logkb ingest`; every output hides them."""
-    assert RULESET == "detect-secrets-1.5+logkb-13"
+    assert RULESET.startswith("detect-secrets-1.5+logkb-")  # logkb-14 since safe14
     pieces = json.dumps(_pieces(NUMS, (20, 41)))
     src = write_claude_rows(tmp_path / "claude.jsonl", "5e13c0de-0000-4000-8000-000000013b02", [
         ("user", "Show me the config and the wallet."),
