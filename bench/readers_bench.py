@@ -13,7 +13,10 @@ as the same messages written again.  ``claude-unknown`` (not in the default ``--
 is the labelled ``will-it-rain__claude.jsonl``'s first prompt and first reply with
 ``--unknown`` records of a type no reader knows between them
 (``bench/data/readers-claude-unknown-<N>.jsonl``): what holding records without an
-ordinal costs.  Only the reader runs (no knowledge base), in a
+ordinal costs.  ``claude-stream`` (not in the default ``--only`` either) is the recorded
+``fixtures/claude_record/recorded/task_stream/stream-json/run.jsonl`` repeated (its uuids,
+message and tool-use ids made each copy's own, one ``session_id``: one session of many
+runs).  Only the reader runs (no knowledge base), in a
 fresh subprocess whose peak RSS is its own; ``--tree`` names the source tree it imports
 (another worktree: the figures before a change).  It prints the messages by role, so two
 trees can be compared on what they read as well as on what it cost.
@@ -39,7 +42,11 @@ SOURCES = {"gemini-cli": "Axe__session.jsonl", "pi": "civ6.ch__session.jsonl",
            "antigravity": "Xeus__gemini-session.jsonl"}
 READERS = {"gemini-cli": "logparse.gemini_cli:GeminiCliReader",
            "pi": "logparse.pi:PiReader", "antigravity": "logparse.antigravity:AntigravityReader",
-           "claude-unknown": "logparse.claude_code:ClaudeCodeReader"}
+           "claude-unknown": "logparse.claude_code:ClaudeCodeReader",
+           "claude-stream": "logparse.claude_stream:ClaudeStreamReader"}
+STREAM = HERE.parent / "fixtures" / "claude_record" / "recorded" / "task_stream" / \
+    "stream-json" / "run.jsonl"
+"""``claude -p --output-format stream-json`` output recorded on loopback (two runs)."""
 CLAUDE = HERE.parent.parent / "shared" / "realworld" / "labelled" / "will-it-rain__claude.jsonl"
 UNKNOWN = (b'{"type":"mystery-record","sessionId":"%s","timestamp":"%s","seq":%d,'
            b'"note":"a record of a type this reader does not know"}\n')
@@ -109,6 +116,17 @@ def copy_lines(form: str, lines: list[bytes], k: int) -> Iterator[bytes]:
                 continue  # the header, once
             if isinstance(o.get("id"), str):
                 o["id"] = _suffixed(o["id"], k)
+        elif form == "claude-stream":
+            for key in ("uuid", "parent_tool_use_id"):
+                o[key] = _suffixed(o.get(key), k)
+            m = o.get("message")
+            if isinstance(m, dict):
+                m["id"] = _suffixed(m.get("id"), k)
+                for c in m.get("content") if isinstance(m.get("content"), list) else []:
+                    if isinstance(c, dict):
+                        for key in ("id", "tool_use_id"):
+                            if key in c:
+                                c[key] = _suffixed(c[key], k)
         elif form == "pi":
             if o.get("type") == "session":
                 continue
@@ -129,7 +147,7 @@ def build(form: str, mb: int) -> Path:
     out = DATA / f"readers-{form}-{mb}.jsonl"
     if out.exists():
         return out
-    lines = (POOL / SOURCES[form]).read_bytes().splitlines()
+    lines = _source(form).read_bytes().splitlines()
     target = mb << 20
     size = 0
     k = 0
@@ -142,6 +160,11 @@ def build(form: str, mb: int) -> Path:
             k += 1
     tmp.replace(out)
     return out
+
+
+def _source(form: str) -> Path:
+    return STREAM if form == "claude-stream" else CLAUDE if form == "claude-unknown" \
+        else POOL / SOURCES[form]
 
 
 def measure(form: str, path: Path, tree: Path) -> dict[str, Any]:
@@ -172,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     for form in [f for f in a.only.split(",") if f]:
         if form not in READERS:
             ap.error(f"unknown form {form!r}")
-        source = CLAUDE if form == "claude-unknown" else POOL / SOURCES[form]
+        source = _source(form)
         if not source.is_file():
             print(f"logkb: error: the source file is missing: {source}", file=sys.stderr)
             return 1

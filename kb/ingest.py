@@ -152,6 +152,10 @@ class SessionReport:
     unchanged_messages: int = 0
     """Messages this input holds as they were stored (derived again only when the rules
     changed: :data:`DERIVE_VERSION`)."""
+    conflicts: int = 0
+    """Messages this input holds with other content than the stored copy of a session that
+    ends with the same record (:func:`_diverged`): the stored one is kept, this one is kept
+    raw with a problem naming its file and line."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
@@ -159,7 +163,7 @@ class SessionReport:
                 "updated_messages": self.updated_messages,
                 "unchanged_messages": self.unchanged_messages, "form": self.form,
                 "agent": self.agent, "path": self.path, "parent_id": self.parent_id,
-                "kept": self.kept}
+                "kept": self.kept, "conflicts": self.conflicts}
 
 
 @dataclass
@@ -570,6 +574,12 @@ class _Session:
     was: SessionInfo | None = None
     """An older copy's session row as stored before it was read: kept (its title, times
     and source: the copy's are the session's past)."""
+    together: bool = False
+    """A copy of a stored session that ends with the same record as the copy stored
+    (:data:`ENDS`): neither says it is the newer, so a message it holds with other content
+    (:func:`_diverged`) is a conflict: the stored one stays, this one is kept raw."""
+    conflicts: int = 0
+    """Messages of a copy that ends together whose content diverged from the stored."""
 
 
 ALIAS_LOOKUPS = 8
@@ -1188,6 +1198,9 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
             group.flush(store)
         if pool is None and group.fresh(store, sid):
             group.written.add(sid)
+            end = _copy_end(src)
+            if end is not None and isinstance(src.info, dict):
+                src.info[ENDS] = end
             return _Session(src=src, known={}, deriver=LocalDeriver(sid, src.path, {}),
                             grouped=True)
         group.written.add(sid)
@@ -1211,27 +1224,34 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
     deriver = (pool.deriver(sid, src.path, known) if pool is not None
                else LocalDeriver(sid, src.path, known))
-    older = bool(known) and _older_copy(store, src)
+    end = _copy_end(src)
+    was = store.stored_info(sid) if known else None
+    stored_end = (was.info or {}).get(ENDS) if was is not None else None
+    if not isinstance(stored_end, int) or isinstance(stored_end, bool):
+        stored_end = None
+    older = bool(known) and _older_copy(store, src, end, stored_end)
+    together = bool(known) and not older and end is not None and stored_end == end
+    if end is not None and isinstance(src.info, dict):
+        src.info[ENDS] = end
     return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older,
-                    was=store.stored_info(sid) if older else None,
+                    was=was if older else None, together=together,
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
                     else None)
 
 
-def _older_copy(store: KbStore, src: SourceSession) -> bool:
-    """Whether ``src`` is an older copy of its stored session: a file whose session ends
-    (its last record was written) before the stored session's last message, a snapshot
-    taken before the session went on (a Codex rollout, a Claude Code transcript, a pi or
-    Gemini CLI session: :meth:`~logparse.source.TranscriptReader.ends_at`; an opencode
-    session by its ``time.updated``).  Each message
-    it holds is an earlier state of a stored one (the agent only appends, or rewrites a
-    record in place), so it changes none: the newest content stays, never shorter nor
-    without its result, and the session keeps its title.  Copies that end together
-    (neither says it is older) are read as ever: the content read last is the
-    message's."""
+ENDS = "logkbEndsAt"
+"""The session info key under which the ingest keeps when the copy stored ends (its
+last record's time, epoch ms: :func:`_copy_end`): a later copy that ends at the same
+time ends with the same record (:attr:`_Session.together`)."""
+
+
+def _copy_end(src: SourceSession) -> int | None:
+    """When the session ends in ``src`` (its last record was written, epoch ms): the
+    reader's :meth:`~logparse.source.TranscriptReader.ends_at`, an opencode session's
+    ``time.updated``; ``None``: the form cannot tell."""
     reader = _FORMS.get(src.form)
     if reader is None:
-        return False
+        return None
     end = reader.ends_at(Path(src.path), src.session_id)
     if end is None and src.agent == "opencode" and src.complete:
         # an opencode session (export, storage tree, opencode.db) says when it was last
@@ -1239,10 +1259,27 @@ def _older_copy(store: KbStore, src: SourceSession) -> bool:
         t = src.info.get("time") if isinstance(src.info, dict) else None
         up = t.get("updated") if isinstance(t, dict) else None
         end = up if isinstance(up, int) and not isinstance(up, bool) else None
+    return end
+
+
+def _older_copy(store: KbStore, src: SourceSession, end: int | None,
+                stored_end: int | None = None) -> bool:
+    """Whether ``src`` is an older copy of its stored session: a file whose session ends
+    (its last record was written: ``end``) before the stored session's last message, or
+    before the copy stored ended (``stored_end``: a command that finished since), a
+    snapshot taken before the session went on (a Codex rollout, a Claude Code transcript,
+    a pi, Gemini CLI or Antigravity session: :meth:`~logparse.source.TranscriptReader.
+    ends_at`; an opencode session by its ``time.updated``).  Each message
+    it holds is an earlier state of a stored one (the agent only appends, or rewrites a
+    record in place), so it changes none: the newest content stays, never shorter nor
+    without its result, and the session keeps its title.  Copies that end together
+    (neither says it is older) keep each stored message a message of theirs diverges
+    from (:attr:`_Session.together`); a later state of it (more records) is read."""
     if end is None:
         return False
     last = store.last_message_time(src.session_id)
-    return last is not None and end < last
+    ends = [t for t in (last, stored_end) if t is not None]
+    return bool(ends) and end < max(ends)
 
 
 def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Problem],
@@ -1312,6 +1349,18 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
             # as stored (derived by older rules, its rows stay theirs rather than the
             # newest content be lost)
             deriver.keep.add(mid)
+        elif st.together and stored is not None and was is not None and was[0] != dg \
+                and _diverged(store.stored_raw(sid, mid), msg.raw):
+            # copies that end with the same record, this message other in each (one was
+            # edited or compacted): neither is known newer; the stored one stays, this
+            # one is kept raw with the problem
+            deriver.keep.add(mid)
+            st.conflicts += 1
+            problems.append(Problem(
+                path=src.path, line=msg.line, record=mid, raw=_text(msg.raw),
+                reason=f"message {mid} differs from the stored copy of session {sid}, "
+                       "which ends with the same record; the stored one is kept, this "
+                       "one is kept raw here"))
         skipped = len(deriver.skipped_ids)
         deriver.add(msg, dg)
         if was is None:
@@ -1392,6 +1441,52 @@ def _later_stored(store: KbStore, sid: str, msg: RawMessage, path: str,
             return not _moved_on(old.get("lines"), a, len(b), path, lines_from,
                                  _shift(old.get("lines"), new.get("lines")))
     return False
+
+
+def _diverged(old_raw: bytes | str | None, new_raw: bytes) -> bool:
+    """Whether the incoming copy of a message says something else than the stored copy,
+    neither being a later state of the other: its records (a line-based form's: the
+    agent's own lines) are not the stored ones, nor those with more after them, nor a
+    beginning of them; an opencode message's parts (by id) change a text other than by
+    growing, a finished call's result, or a part goes missing.  Where the lines stand
+    (``lines``), what a file's end gave it (``open_calls``) and the like never count."""
+    if old_raw is None:
+        return False
+    try:
+        old, new = orjson.loads(old_raw), orjson.loads(new_raw)
+    except orjson.JSONDecodeError:
+        return False
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return False
+    a, b = old.get("records"), new.get("records")
+    if isinstance(a, list) and isinstance(b, list):
+        n = min(len(a), len(b))
+        return a[:n] != b[:n]
+    a, b = old.get("parts"), new.get("parts")
+    if not (isinstance(a, list) and isinstance(b, list)):
+        return False
+    mine = {p.get("id"): p for p in b if isinstance(p, dict)}
+    for p in a:
+        if not isinstance(p, dict):
+            continue
+        q = mine.get(p.get("id"))
+        if q is None:
+            return True  # a part of the stored message this copy lacks
+        if p == q:
+            continue
+        s, t = p.get("text"), q.get("text")
+        if isinstance(s, str) and isinstance(t, str) and not (
+                s.startswith(t) or t.startswith(s)):
+            return True
+        ps, qs = p.get("state"), q.get("state")
+        if isinstance(ps, dict) and isinstance(qs, dict) and \
+                ps.get("status") in _FINISHED and qs.get("status") in _FINISHED and \
+                any(ps.get(k) != qs.get(k) for k in ("output", "error", "input")):
+            return True
+    return False
+
+
+_FINISHED = ("completed", "error")
 
 
 _AT_END = ("open_calls", "at_end")
@@ -1523,7 +1618,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              events=row["events"], new_messages=st.new,
                              updated_messages=st.updated, unchanged_messages=st.unchanged,
                              form=src.form, path=src.path, parent_id=info.parent_id,
-                             kept=lacked, agent=src.agent))
+                             kept=lacked, agent=src.agent, conflicts=st.conflicts))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,

@@ -92,8 +92,8 @@ TAIL_SCAN = 1 << 20
 """Bytes from a file's end :func:`tail_time` reads at most (a last line longer: unknown)."""
 
 
-def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
-              ) -> int | None:
+def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None,
+              when: Callable[[dict[str, Any]], int | None] | None = None) -> int | None:
     """When the JSON-lines file at ``path`` ends: the latest ``timestamp`` of its last 16
     whole records (``accept``: of those it takes; epoch ms).  An older copy of a session (a
     snapshot taken before it went on) ends before a newer one's last message
@@ -115,8 +115,8 @@ def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None
             obj = orjson.loads(body)
         except orjson.JSONDecodeError:
             continue  # empty, or a last line not written whole yet
-        if isinstance(obj, dict) and (accept is None or accept(obj)) \
-                and (t := iso_ms(obj.get("timestamp"))) is not None:
+        if isinstance(obj, dict) and (accept is None or accept(obj)) and (t := (
+                iso_ms(obj.get("timestamp")) if when is None else when(obj))) is not None:
             end = t if end is None else max(end, t)  # (a clock stepped back: the latest)
     return end
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, LastLine, iso_ms
+from logparse._agentlines import Draft, LastLine, iso_ms, tail_time
 from logparse._steplines import Drafts, records, renamed, tool_part
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, json_head, open_decoded
@@ -122,6 +122,16 @@ def is_known_step(obj: Any) -> bool:
     log that merely numbers its steps in upper-case types is not taken for a trajectory."""
     return (is_step(obj) and obj["type"] in _KNOWN and isinstance(obj["step_index"], int)
             and not isinstance(obj["step_index"], bool) and isinstance(obj.get("source"), str))
+
+
+def step_time(step: dict[str, Any]) -> int | None:
+    """When a step was last written: its ``created_at``, or the ``Completed At:`` its
+    content opens with (a command that ran on finished after the step was created)."""
+    created = iso_ms(step.get("created_at"))
+    content = step.get("content")
+    m = _STAMPS.match(content) if isinstance(content, str) else None
+    done = iso_ms(m.group(2)) if m and m.group(2) else None
+    return max((t for t in (created, done) if t is not None), default=None)
 
 
 def decoded_args(args: Any) -> dict[str, Any]:
@@ -220,6 +230,10 @@ class AntigravityReader(TranscriptReader):
     @classmethod
     def detect(cls, path: Path, head: bytes) -> bool:
         return any(is_known_step(o) for o in json_head(path, head, 5))
+
+    @classmethod
+    def ends_at(cls, path: Path, session_id: str) -> int | None:
+        return tail_time(path, is_step, step_time)  # one trajectory a file
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

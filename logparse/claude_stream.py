@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _File
+from logparse.claude_code import OTHER_TYPES, ClaudeCodeReader, _Conv, _File
 from logparse.models import Problem
 from logparse.opencode._lines import json_head, safe_text
 from logparse.resume import Resume
@@ -176,8 +176,25 @@ class _StreamFile(_File):
         if conv is not None:
             conv.info["recorded"] = f
 
+    def stream(self, main: _Conv) -> Iterator[Any]:
+        """The first session's messages as the file is read (memory bounded by what a
+        message holds, not by the file); the runs' ends are placed before its last."""
+        yield from main.ready()
+        for n, body, nl in self.lines:
+            self._checked(n, body, nl)
+            if len(main.drafts) > 1:
+                yield from main.ready()
+        self.done = True
+        self._runs_end()
+        yield from main.messages()
+
     def finish(self) -> None:
         super().finish()
+        self._runs_end()
+
+    def _runs_end(self) -> None:
+        """What the end of the stream settles: a run cut after its ``init`` gets its
+        prompt, each session its figures and, without a prompt, its title."""
         for sid, held in list(self.held.items()):  # a run cut after its init
             del self.held[sid]
             self._prompt(*held, None)
@@ -218,14 +235,25 @@ class ClaudeStreamReader(ClaudeCodeReader):
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None,
         resume: Resume | None = None,
     ) -> Iterator[SourceSession]:
-        """Every session of the file, read whole (a stream is small next to a session)."""
+        """Every session of the file: the first streamed as the file is read, the others
+        (sub-agents, further runs of another session) held until its end."""
         self.skipped = {}
         self.resume = None
         self.resume_mark = None
         f = _StreamFile(path, problems, self.skipped, self)
+        main = f.first_main()
+        if main is not None:
+            stream = f.stream(main)
+            if session_ids is None or main.key in session_ids:
+                yield SourceSession(session_id=main.key, form=self.form, path=f.path,
+                                    messages=_marked(stream, f.inferred), info=main.info,
+                                    agent=self.agent, complete=False)
+            for _ in stream:  # drain what the consumer did not read
+                pass
         f.finish()
         for c in f.convs.values():
-            if not c.drafts or (session_ids is not None and c.key not in session_ids):
+            if c is main or not c.drafts or (session_ids is not None
+                                              and c.key not in session_ids):
                 continue
             yield SourceSession(session_id=c.key, form=self.form, path=f.path,
                                 messages=_marked(c.messages(), f.inferred), info=c.info,

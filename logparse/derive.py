@@ -877,6 +877,8 @@ class Deriver:
                         _text(part.get("description")),
                         {"agent": part.get("agent"), "prompt": part.get("prompt"),
                          "command": part.get("command")})
+        elif typ == "tool":  # a command the user ran (pi's bashExecution): a call
+            self._call(msg, ordinal, seq, part)
         elif typ == "compaction":
             auto = bool(part.get("auto"))
             self._other(ordinal, seq, mid, pid, EventKind.COMPACTION, created,

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 62
+DERIVE_VERSION = 68
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -202,4 +202,9 @@ failed.``) its clock and its passed, skipped and failed tests; black's, mypy's a
 ruff's summaries (files reformatted and left unchanged, source files checked, errors
 fixed and remaining); pytest's ``collected 57 items``; Karma's finished ``Executed 23 of
 23 (1 FAILED) (0.154 secs / 0.148 secs)``; a duration a tool spells in two units
-(``Total duration: 4 min 23 sec``) is one reading in seconds, not ``4 min``."""
+(``Total duration: 4 min 23 sec``) is one reading in seconds, not ``4 min``.
+64 (integ14): a command the user ran in pi (``bashExecution``) is a ``bash`` call of the
+user's message with its output and exit code (a ``tool`` part of a user message is a
+call); a Gemini CLI user record's ``functionResponse`` parts (in ``content`` or
+``displayContent``) are context naming the tool and call, no longer raw or unread.
+68: 62 and 64 together."""

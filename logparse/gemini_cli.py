@@ -18,7 +18,9 @@ record of an id is the message, and every line of it is in its raw record.
 
 **Ordinals**: 1-based over the distinct ids of ``user``, ``gemini`` and ``error`` records,
 in file order (a ``user`` record the CLI sent for a tool, its ``displayContent`` the
-tool's response, is a ``system`` message: ``System: Please continue.``).  ``info`` and
+tool's response, is a ``system`` message: ``System: Please continue.``; each
+``functionResponse`` it holds, in ``displayContent`` or ``content``, is context naming the
+tool, the call and what it answered).  ``info`` and
 ``$set`` lines have none: they join the raw record of the message before them (``Request
 cancelled.`` marks that message aborted when it is a reply), or of the next one when
 none came before.  A call and its result share the
@@ -536,14 +538,16 @@ class _Chat:
 
     def _user(self, d: Draft, n: int, obj: dict[str, Any], ts: int | None) -> None:
         # sent for the user, not typed: a displayContent of tool responses ("System: Please
-        # continue." after a shell command the user ran)
+        # continue." after a shell command the user ran), or tool responses as content
         shown = obj.get("displayContent")
-        injected = isinstance(shown, list) and any(
-            isinstance(p, dict) and "functionResponse" in p for p in shown)
-        # the CLI's own message to the model is a system message: its text is context
-        d.info["role"] = "system" if injected else "user"
         content = obj.get("content")
         items = content if isinstance(content, list) else [{"text": content}]
+        answers = [p for p in (shown if isinstance(shown, list) else [])
+                   if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+        injected = bool(answers) or any(
+            isinstance(c, dict) and isinstance(c.get("functionResponse"), dict) for c in items)
+        # the CLI's own message to the model is a system message: its text is context
+        d.info["role"] = "system" if injected else "user"
         for i, c in enumerate(items):
             pid = f"L{n}.{i}"
             if isinstance(c, dict) and isinstance(c.get("text"), str):
@@ -552,6 +556,9 @@ class _Chat:
                 if injected:
                     part.update(type="context", source="user/displayContent")
                 d.parts.append(part)
+            elif isinstance(c, dict) and isinstance(c.get("functionResponse"), dict):
+                d.parts.append(_answer(pid, c["functionResponse"], "user/functionResponse",
+                                       ts))
             elif isinstance(c, dict) and ("inlineData" in c or "fileData" in c):
                 data = json_object(c.get("inlineData") or c.get("fileData"))
                 d.parts.append({"type": "file", "id": pid,
@@ -560,6 +567,9 @@ class _Chat:
                                                 or "")[:200]})
             else:
                 d.parts.append({"type": "gemini:part", "id": pid, "value": c})
+        for i, p in enumerate(answers):  # what the CLI showed: the tools' responses
+            d.parts.append(_answer(f"L{n}.d{i}", p["functionResponse"],
+                                   "user/displayContent/functionResponse", ts))
 
     def _reply(self, d: Draft, n: int, obj: dict[str, Any], ts: int | None) -> None:
         if isinstance(obj.get("model"), str):
@@ -583,6 +593,21 @@ class _Chat:
                 d.parts.append(call_part(tc, ts))
             else:
                 d.parts.append({"type": "gemini:call", "id": f"L{n}.c", "value": tc})
+
+
+def _answer(pid: str, fr: dict[str, Any], source: str, ts: int | None) -> dict[str, Any]:
+    """A ``functionResponse`` the CLI sent the model (or showed) in a user record: context
+    naming the tool, the call and what it answered (``output`` or ``error``)."""
+    resp = fr.get("response")
+    if isinstance(resp, dict):
+        said = resp.get("output") if "output" in resp else resp.get("error", resp)
+    else:
+        said = resp
+    text = said if isinstance(said, str) else orjson.dumps(said).decode()
+    head = " ".join(str(x) for x in (fr.get("name"), fr.get("id")) if isinstance(x, str))
+    return {"type": "context", "id": pid, "text": f"{head}: {text}" if head else text,
+            "source": source, "callID": fr.get("id") if isinstance(fr.get("id"), str)
+            else None, "time": {"start": ts}}
 
 
 def usage(tokens: dict[str, Any]) -> dict[str, Any]:

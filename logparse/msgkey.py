@@ -26,7 +26,8 @@ import orjson
 
 from logparse._agentlines import ID_DIGITS, message_id
 
-LINE_KEYED = frozenset({"claude-code", "claude-stream", "codex", "pi", "antigravity"})
+LINE_KEYED = frozenset({"claude-code", "claude-stream", "codex", "pi", "antigravity",
+                        "gemini-cli"})
 """Forms whose message ids are line numbers (a shifted line renames the messages after)."""
 
 

@@ -17,7 +17,8 @@ truncation, the full output's path).
 
 **Ordinals**: 1-based over the ``user`` and ``assistant`` messages (and the other
 message roles and summaries: what pi or an extension sent the model is a ``system``
-message whose text is context; a command the user ran, ``bashExecution``, is the user's),
+message whose text is context; a command the user ran, ``bashExecution``, is the user's
+message whose part is that ``bash`` call, with its output and exit code),
 in file order.  A ``toolResult`` has none: it joins the call it answers, so a call and
 its result share the calling message's ordinal, as in Claude Code.  Entries without a message
 (``model_change``, ``thinking_level_change``, ``label``...) join the raw record of the
@@ -234,16 +235,10 @@ class _Session:
             self._content(d, n, m.get("content"), ts, synthetic=True,
                           source=f"message/{role}")
         elif role == "bashExecution":
-            # the user ran a command (``!cmd``): shown to the model as text, as Claude Code's
-            # <bash-input>/<bash-stdout>
+            # the user ran a command (``!cmd``; ``!!cmd`` kept out of the model's context):
+            # the user's message, its one part the command with its output and exit code
             d = self.d.new(n, body, "user", ts)
-            cmd = m.get("command") if isinstance(m.get("command"), str) else ""
-            out = m.get("output") if isinstance(m.get("output"), str) else ""
-            code = m.get("exitCode")
-            d.parts.append({"type": "text", "id": f"L{n}", "synthetic": True,
-                            "time": {"start": ts},
-                            "text": f"$ {cmd}\n{out}" + (f"\n(exit code {code})"
-                                                         if isinstance(code, int) else "")})
+            d.parts.append(user_command(f"L{n}", m, ts))
         else:
             self._skip(f"message/{role}" if isinstance(role, str) else "message/<no role>")
             self.d.extra(n, body)
@@ -357,6 +352,32 @@ class _Session:
             state.update(status="error", error=text or "error")
         else:
             state.update(status="completed", output=text)
+
+
+def user_command(pid: str, m: dict[str, Any], ts: int | None) -> dict[str, Any]:
+    """A ``bashExecution`` message (pi's ``BashExecutionMessage``: ``command``, ``output``,
+    ``exitCode``, ``cancelled``, ``truncated``, ``fullOutputPath``) as a ``bash`` call the
+    user ran: completed with its output and exit code, or aborted when cancelled."""
+    cmd = m.get("command") if isinstance(m.get("command"), str) else ""
+    out = m.get("output") if isinstance(m.get("output"), str) else ""
+    part = tool_part(pid, "bash", {"command": cmd}, ts)
+    state = part["state"]
+    meta = state["metadata"]
+    meta["userRan"] = True
+    if m.get("excludeFromContext") is True:
+        meta["excludeFromContext"] = True
+    for key in ("truncated", "fullOutputPath"):
+        if m.get(key) not in (None, False):
+            meta[key] = m[key]
+    state["time"]["end"] = ts
+    code = m.get("exitCode")
+    if m.get("cancelled") is True:
+        state.update(status="error", error=f"aborted: {out}" if out else "aborted")
+        return part
+    if isinstance(code, int) and not isinstance(code, bool):
+        meta["exit"] = code
+    state.update(status="completed", output=out)
+    return part
 
 
 def _context(pid: str, text: str, source: str, ts: int | None) -> dict[str, Any]:

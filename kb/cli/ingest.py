@@ -168,6 +168,8 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
             new = _counts(s.new_messages, s.updated_messages, s.unchanged_messages)
             new = f"older copy: {new}, {s.kept} kept" if s.kept else new
+            new = f"{new}, {s.conflicts} in conflict (kept as stored)" \
+                if s.conflicts else new
             out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  "
                            f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
                            f"{new}  [{s.form}] "

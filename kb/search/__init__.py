@@ -145,6 +145,12 @@ def _store(db_path: Path, reveal: bool = False) -> KbStore:
     return KbStore(db_path, read_only=True, reveal_secrets=reveal)
 
 
+INDEX_RETRY_MEMORY_LIMIT = "1GB"
+"""DuckDB's cache when the index, reading back what an ingest wrote under the ingest's
+small cache (``kb.ingest.INDEX_MEMORY_LIMIT``), ran out of it: a single event of a
+12 MB line needs a 128 MiB buffer (``LOGKB_INDEX_RETRY_MEMORY_LIMIT``)."""
+
+
 def after_ingest(store: KbStore, session_ids: Sequence[str]) -> None:
     """Index what an ingest just wrote of ``session_ids`` in one commit (subscribed by
     :mod:`kb.ingest` to the store's ``sessions_replaced``, :mod:`kb.hooks`).
@@ -155,11 +161,28 @@ def after_ingest(store: KbStore, session_ids: Sequence[str]) -> None:
     if store.path == ":memory:" or not only:
         return
     try:
+        import duckdb
+
         from kb.search.index import SearchIndex
 
-        SearchIndex.for_db(store.path).sync(store, only=only)
+        short = False
+        try:
+            SearchIndex.for_db(store.path).sync(store, only=only)
+        except duckdb.OutOfMemoryException:
+            short = True  # (out of the handler: its traceback lets the writer lock go)
+        if short:
+            # a text larger than the ingest's small cache holds (a 12 MB line): once
+            # more with room for it, rather than leave the index to the next search
+            import gc
+            import os
+
+            gc.collect()
+            store.set_memory_limit(os.environ.get("LOGKB_INDEX_RETRY_MEMORY_LIMIT",
+                                                  INDEX_RETRY_MEMORY_LIMIT))
+            SearchIndex.for_db(store.path).sync(store, only=only)
     except Exception as e:  # noqa: BLE001
-        print(f"logkb: search index not updated ({e}); the next search rebuilds it",
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]  # one line
+        print(f"logkb: search index not updated ({why}); the next search rebuilds it",
               file=sys.stderr)
         try:
             from kb.search.index import META, index_dir

@@ -170,7 +170,8 @@ def _lenient(text: str) -> tuple[Any, str] | None:
     """``text`` read by Python's JSON where orjson refused it, or None.
 
     JavaScript's ``JSON.stringify`` writes a string cut inside a surrogate pair as a
-    lone ``\\ud83d`` (replaced with U+FFFD); a number past 64 bits, ``1e999`` and
+    lone ``\\ud83d`` (replaced with U+FFFD); a raw control character inside a string (a
+    NUL byte) is kept in it; a number past 64 bits, ``1e999`` and
     ``NaN``/``Infinity`` are kept as their text (a field of the wrong type costs that
     field, never the record).  What is returned can be written by orjson again."""
     odd: list[str] = []
@@ -206,8 +207,16 @@ def _lenient(text: str) -> tuple[Any, str] | None:
         return v
 
     try:
-        obj = clean(json.loads(text, parse_int=whole, parse_float=real,
-                               parse_constant=constant))
+        try:
+            obj = json.loads(text, parse_int=whole, parse_float=real,
+                             parse_constant=constant)
+        except ValueError:
+            # a raw control character inside a string (a NUL a crash or a sync left in
+            # a line, a tab written unescaped): the string keeps it, the record is read
+            obj = json.loads(text, parse_int=whole, parse_float=real,
+                             parse_constant=constant, strict=False)
+            odd.append("a raw control character inside a string kept")
+        obj = clean(obj)
         orjson.dumps(obj)
     except (ValueError, RecursionError, TypeError, orjson.JSONEncodeError):
         return None

@@ -77,7 +77,9 @@ def _ingest(db: Path, *copies: list[bytes]) -> tuple[dict[str, Any], list[Any]]:
 def test_rewritten_and_moved_is_stored_once_with_the_newest_content(tmp_path: Path) -> None:
     newer = _lines(CLASSIC)
     alone, _ = _ingest(tmp_path / "alone.duckdb", newer)
-    both, (_, rep) = _ingest(tmp_path / "both.duckdb", _older_moved(newer), newer)
+    # the older copy ends before the newer one's last record (its task_complete)
+    older = _older_moved(newer, cut=len(newer) - 2)
+    both, (_, rep) = _ingest(tmp_path / "both.duckdb", older, newer)
     assert both["messages"] == alone["messages"]
     assert [t for _, t in both["said"]] == [NEWEST]
     assert both["calls"] == alone["calls"] and both["events"] == alone["events"]
@@ -97,21 +99,27 @@ def test_an_older_copy_after_the_newer_changes_no_stored_content(tmp_path: Path)
     assert rep.new_messages == 0 and rep.updated_messages == 0 and rep.kept > 0
 
 
-def test_copies_that_end_together_the_one_read_last_wins(tmp_path: Path) -> None:
-    # no copy says it is older (both end with the same record): as a Claude Code record
-    # with one uuid, the content read last is the message's, and it is there once
+def test_copies_that_end_together_keep_the_stored_content(tmp_path: Path) -> None:
+    # no copy says it is older (both end with the same record): whichever was stored
+    # first stays, the other's record is kept raw with a problem (file and line); the
+    # message is there once and no message is lost
     newer = _lines(CLASSIC)
     alone, _ = _ingest(tmp_path / "alone.duckdb", newer)
-    back, (_, rep) = _ingest(tmp_path / "back.duckdb", newer, _older_moved(newer))
-    assert back["messages"] == alone["messages"]
-    assert [t for _, t in back["said"]] == ["Running the tests first."]
-    assert rep.new_messages == 0 and rep.updated_messages > 0
+    for first, then, said in ((newer, _older_moved(newer), NEWEST),
+                              (_older_moved(newer), newer, "Running the tests first.")):
+        db = tmp_path / f"{len(first)}.duckdb"
+        back, (_, rep) = _ingest(db, first, then)
+        assert back["messages"] == alone["messages"]
+        assert [t for _, t in back["said"]] == [said]
+        assert back["calls"] == alone["calls"] and back["events"] == alone["events"]
+        assert not any("-" in m for m in back["ids"])
+        assert rep.new_messages == 0 and rep.conflicts == 1
 
 
 def test_the_summary_counts_replaced_messages_as_updated(tmp_path: Path) -> None:
     db = tmp_path / "kb.duckdb"
     older, newer = tmp_path / "older.jsonl", tmp_path / "newer.jsonl"
-    older.write_bytes(b"".join(_older_moved(_lines(CLASSIC))))
+    older.write_bytes(b"".join(_older_moved(_lines(CLASSIC), cut=len(_lines(CLASSIC)) - 2)))
     newer.write_bytes(b"".join(_lines(CLASSIC)))
     assert invoke("--db", str(db), "ingest", str(older)).exit_code == 0
     r = invoke("--db", str(db), "ingest", "--json", str(newer))

@@ -66,7 +66,8 @@ def _state(db: Path, *copies: list[bytes]) -> dict[str, Any]:
 def test_a_record_rewritten_in_place_replaces_its_message(tmp_path: Path) -> None:
     newer = CLASSIC.read_bytes().splitlines(keepends=True)
     whole = _state(tmp_path / "newer.duckdb", newer)
-    both = _state(tmp_path / "both.duckdb", _older(newer), newer)
+    # (the older copy ends before the newer one's last records: a snapshot)
+    both = _state(tmp_path / "both.duckdb", _older(newer)[:-2], newer)
     # one message a record: the same ids and ordinals as the newer copy read alone
     assert both["ids"] == whole["ids"] and not any("-" in m for m in both["ids"])
     assert both["events"] == whole["events"]
@@ -78,14 +79,15 @@ def test_a_record_rewritten_in_place_replaces_its_message(tmp_path: Path) -> Non
 
 
 def test_the_older_copy_after_the_newer_keeps_one_message(tmp_path: Path) -> None:
-    # as a Claude Code record's: the copy read last is the message's content; nothing is
-    # stored twice and no message is lost
+    # a copy ending with the same record, other words at two lines: the stored content
+    # stays (the other kept raw with a problem); nothing is stored twice, nothing lost
     newer = CLASSIC.read_bytes().splitlines(keepends=True)
     whole = _state(tmp_path / "newer.duckdb", newer)
     back = _state(tmp_path / "back.duckdb", newer, _older(newer))
     assert back["ids"] == whole["ids"] and back["events"] == whole["events"]
     assert back["failed"] == whole["failed"]
-    assert back["texts"] == {6: "Running the tests first."}
+    assert back["texts"] == {6: "Running the test first."}
+    assert back["output"] == whole["output"]
 
 
 def test_a_legacy_bare_item_has_no_identity() -> None:

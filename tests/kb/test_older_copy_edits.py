@@ -3,8 +3,8 @@ one, changes nothing stored: not a message's words (a record the older copy hold
 other words under the same id, a message of the same length), not a call's result, not
 a message, not the title; also with ``--force`` and after the rules changed.  A copy is
 known older when its session ends (its last record was written) before the stored
-session's last message (``kb.ingest._older_copy``); copies that end together are read
-as ever (the content read last is the message's).
+session's last message (``kb.ingest._older_copy``); of copies that end together the
+stored words stay (the other's are kept raw with a problem).
 
 The copies are built under ``tmp_path`` from real files: the labelled
 ``will-it-rain__claude.jsonl``, the tune pool's ``FundWise__claude-session.jsonl`` and
@@ -156,20 +156,27 @@ def test_older_copy_cut_before_a_result_keeps_the_result_and_the_title(
         assert rep.sessions[0].new_messages == rep.sessions[0].updated_messages == 0
 
 
-def test_copies_that_end_together_the_one_read_last_gives_the_words(tmp_path: Path) -> None:
-    # neither copy says it is older (the same last record): as ever, the content read
-    # last is the message's, stored once in place
+def test_copies_that_end_together_keep_the_stored_words(tmp_path: Path) -> None:
+    # neither copy says it is older (the same last record): the stored words stay, the
+    # other copy's message is kept raw with a problem naming its file and line
     lines = _lines(CLAUDE)
     said = [i for i, x in enumerate(lines) if _said(orjson.loads(x))]
     newer, other = tmp_path / "newer.jsonl", tmp_path / "other.jsonl"
     newer.write_bytes(b"".join(lines))
-    other.write_bytes(b"".join(_edited(lines, said[len(said) // 2])))
+    k = said[len(said) // 2]
+    other.write_bytes(b"".join(_edited(lines, k)))
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [newer], graph=False)
-        n = len(_state(store)["messages"])
+        before = _state(store)
         rep = ingest(store, [other], graph=False)
-        assert _older_words(store) == 1 and len(_state(store)["messages"]) == n
-        assert rep.sessions[0].updated_messages == 1
+        after = _state(store)
+        assert _older_words(store) == 0
+        assert {k: v for k, v in after.items() if k != "sessions"} == \
+            {k: v for k, v in before.items() if k != "sessions"}
+        (s,) = rep.sessions
+        assert s.conflicts == 1 and s.updated_messages == 0
+        (p,) = [p for p in rep.problems if "ends with the same record" in p.reason]
+        assert p.path == str(other) and p.line is not None and OLDER in (p.raw or "")
 
 
 def test_ends_at_reads_the_sessions_own_last_record(tmp_path: Path) -> None:

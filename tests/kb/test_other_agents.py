@@ -140,9 +140,11 @@ def test_prompts_errors_and_models(trimmed: KbStore) -> None:
     assert q("SELECT ordinal, source FROM prose WHERE session_id = ? AND kind = 'prompt' "
              "ORDER BY ordinal", [gem]).fetchall() == [(1, "text"), (4, "text")]
     assert q("SELECT m.role, e.text, e.data ->> '$.source' FROM messages m JOIN other_events e "
-             "USING (session_id, ordinal) WHERE session_id = ? AND e.kind = 'context'",
-             [gem]).fetchall() == [("system", "System: Please continue.",
-                                    "user/displayContent")]
+             "USING (session_id, ordinal) WHERE session_id = ? AND e.kind = 'context' "
+             "ORDER BY e.seq", [gem]).fetchall() == [
+        ("system", "System: Please continue.", "user/displayContent"),
+        ("system", "run_shell_command run_shell_command_1778085979224_0: Output: (empty)\n"
+         "Process Group PGID: 14630", "user/displayContent/functionResponse")]
     errors = q("SELECT ordinal, text FROM events WHERE session_id = ? AND kind = 'error' "
                "ORDER BY ordinal", [gem]).fetchall()
     assert [o for o, _ in errors] == [3, 9]

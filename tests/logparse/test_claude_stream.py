@@ -165,3 +165,36 @@ def test_a_long_reply_is_cut_as_a_long_prompt_is(tmp_path: Path) -> None:
                                     else first) + "\n" for r in results))
     ((src, _, _),) = read(f)[0]
     assert src.info["title"] == ("word " * 40)[:77] + "..."
+
+
+def test_the_stream_is_read_as_it_goes_not_whole(tmp_path: Path, monkeypatch: Any) -> None:
+    # the recorded stream's first run, then 40 further runs of the session: the first
+    # message leaves before the reader has read a tenth of the file (memory bounded by
+    # a message, not by the file: ``python -m bench readers --only claude-stream``)
+    import logparse.claude_code as cc
+
+    lines = STREAM.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "runs.jsonl"
+    with path.open("wb") as f:
+        for k in range(41):
+            for body in lines:
+                if k:
+                    body = body.replace(b'"uuid":"', f'"uuid":"r{k}-'.encode()).replace(
+                        b'"id":"', f'"id":"r{k}-'.encode())
+                f.write(body)
+    total = sum(1 for _ in path.open("rb"))
+    read_lines = [0]
+    real = cc.iter_lines
+
+    def counted(*a: Any, **kw: Any) -> Any:
+        for item in real(*a, **kw):
+            read_lines[0] += 1
+            yield item
+
+    monkeypatch.setattr(cc, "iter_lines", counted)
+    src = next(iter(ClaudeStreamReader().sessions(path, [])))
+    first = next(iter(src.messages))
+    assert first.info["role"] == "user" and read_lines[0] < total // 10
+    whole, problems, _ = read(path)
+    assert not problems and len(whole) == 1
+    assert len(whole[0][1]) == 41 * len(read()[0][0][1])
