@@ -556,6 +556,9 @@ class _Session:
     lines_from: tuple[int, int] | None = None
     """Resumed: ``(byte offset, line)`` of the first line the reader state held (records
     of held messages are looked up from there, not from the file's start)."""
+    end: int | None = None
+    """When the copy read ends (:func:`_copy_end`): written in the session's info under
+    :data:`ENDS`, never into the reader's own (its resume state keeps that)."""
     aliases: _Aliases | None = None
     """A line-keyed session with stored messages: what a message read at another line is
     stored as (:class:`_Aliases`)."""
@@ -1096,6 +1099,7 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
         "ordinal", "last_key_time", "last_key_id", "first_time", "last_time",
         "prev_had_tool", "out_of_order", "proposal")})
     st = _Session(src=src, known=known, deriver=deriver, first_prompt=row["first_prompt"],
+                  end=_copy_end(src),  # the grown file ends later: the next copy's measure
                   watch=reader, lines_from=None if row["first_offset"] is None else
                   (int(row["first_offset"]), int(row["first_line"])),
                   aliases=_Aliases(store, sid, known, after=ordinal)
@@ -1198,11 +1202,8 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
             group.flush(store)
         if pool is None and group.fresh(store, sid):
             group.written.add(sid)
-            end = _copy_end(src)
-            if end is not None and isinstance(src.info, dict):
-                src.info[ENDS] = end
             return _Session(src=src, known={}, deriver=LocalDeriver(sid, src.path, {}),
-                            grouped=True)
+                            grouped=True, end=_copy_end(src))
         group.written.add(sid)
     stored = store.stored_session(sid)
     if stored is not None and stored.complete and not src.complete:
@@ -1231,9 +1232,7 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         stored_end = None
     older = bool(known) and _older_copy(store, src, end, stored_end)
     together = bool(known) and not older and end is not None and stored_end == end
-    if end is not None and isinstance(src.info, dict):
-        src.info[ENDS] = end
-    return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older,
+    return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older, end=end,
                     was=was if older else None, together=together,
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
                     else None)
@@ -1569,7 +1568,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         batches = deriver.results(wait=True)
         if not deriver.out_of_order:
             info = _session_info(src, (deriver.first_time, deriver.last_time),
-                                 st.first_prompt or st.taken_back, problems)
+                                 st.first_prompt or st.taken_back, problems, st.end)
             for b in batches:
                 _lost(src.path, b.lost, problems)
             deriver.close()
@@ -1602,7 +1601,7 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
         store.realign(sid)
         info = _session_info(src, (deriver.first_time, deriver.last_time),
                              st.first_prompt or st.taken_back,
-                             problems)
+                             problems, st.end)
         if st.was is not None:
             info = st.was  # an older copy: its title, times, source are the session's past
         store.upsert_session(info, DERIVE_VERSION)
@@ -1668,7 +1667,8 @@ def _commit(store: KbStore, st: _Session) -> None:
         return
     try:
         store.upsert_session(st.was or _session_info(st.src, st.times,
-                                                     st.first_prompt or st.taken_back, None),
+                                                     st.first_prompt or st.taken_back, None,
+                                                     st.end),
                              DERIVE_VERSION)
         scan_titles(store, [st.src.session_id])
         store.commit()
@@ -1750,12 +1750,16 @@ _INFO_STR = (("title", "title"), ("slug", "slug"), ("parentID", "parent_id"),
 
 
 def _session_info(src: SourceSession, derived_times: tuple[int | None, int | None],
-                  first_prompt: str | None, problems: list[Problem] | None) -> SessionInfo:
+                  first_prompt: str | None, problems: list[Problem] | None,
+                  end: int | None = None) -> SessionInfo:
     """The session row (``derived_times``: the first and last message times seen so far,
     for a source without them).  A field of the wrong type is left out (and reported when
-    ``problems`` is given); the session's raw info keeps it."""
+    ``problems`` is given); the session's raw info keeps it.  ``end``: when the copy
+    read ends, kept in the info under :data:`ENDS`."""
     first_time, last_time = derived_times
     info = src.info if isinstance(src.info, dict) else {}
+    if end is not None:
+        info = {**info, ENDS: end}
     fields: dict[str, str | None] = {}
     bad: list[str] = []
     for key, col in _INFO_STR:
