@@ -517,7 +517,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     try:
         found = run(text, limit + 1)  # one more: whether the list was cut, said
     except QueryError as e:  # like grep: a pattern it cannot read is exit 2
-        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE)
+        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE,
+             hint=getattr(e, "hint", None))
     for line in found.notes:
         from kb.safe_text import visible
 
