@@ -210,6 +210,8 @@ class Plan:
     targets: dict[str, Target] = field(default_factory=dict)
     """ssh targets this machine connects to (label → target): one master each."""
     run_id: str = ""
+    short_id: str = ""
+    """How a person names the session (``logkb sessions``' short id), when known."""
     only: tuple[str, ...] = ()
     redactor: Redactor | None = None
     """What the plan shows and stores is redacted with (set by ``hide_secrets``)."""
