@@ -1,0 +1,140 @@
+"""Faults a demanding user's pass found (ux14), each checked as the user meets it."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from tests.cli_kb import invoke, lines
+
+ROOT = Path(__file__).resolve().parents[1]
+TRIM = ROOT / "fixtures" / "realworld_trim"
+CODEX = TRIM / "codex_same_ms.jsonl"  # a Codex rollout: a 36-character session id
+
+
+def _ingest(db: Path, *paths: Path) -> None:
+    r = invoke("ingest", "--db", str(db), *map(str, paths))
+    assert r.exit_code == 0, r.stderr
+
+
+# ------------------------------------------------------------------ watch
+def test_watch_names_sessions_by_their_short_id(tmp_path: Path) -> None:
+    """``watch`` said ``019de7fa-55ca-7c71-8bc1-db36480b3ecc: +71 messages`` where
+    ``ingest``, ``sessions`` and ``search`` say ``019de7f``; its ``--json`` carries the
+    short id beside the id."""
+    from tests.live.conftest import logkb
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copyfile(CODEX, src / CODEX.name)
+    db = tmp_path / "kb.duckdb"
+    p = logkb("watch", "--for", "2", "--poll", "0.3", "--db", str(db), str(src),
+              env={**os.environ, "COLUMNS": "80"})
+    assert p.returncode == 0, p.stderr
+    said = [ln for ln in p.stderr.splitlines() if "messages (" in ln]
+    r = invoke("sessions", "--db", str(db), "--json")
+    (row,) = lines(r.stdout)
+    assert said and said[0].startswith(f"{row['short_id']}: +"), p.stderr
+    assert row["id"] not in p.stderr and len(row["id"]) == 36, p.stderr
+    db.unlink()
+    p = logkb("watch", "--json", "--for", "2", "--poll", "0.3", "--db", str(db), str(src))
+    ingested = [e for e in lines(p.stdout) if e["event"] == "ingested"]
+    assert ingested and ingested[0]["sessions"][0]["short_id"] == row["short_id"], p.stdout
+    assert ingested[0]["sessions"][0]["id"] == row["id"]
+
+
+# ------------------------------------------------------------------ replay
+def _replay_session(tmp_path: Path) -> Path:
+    """A session in a directory that exists here: two read-only commands, one file read,
+    one mutating command, a todo list and an edit."""
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash, todowrite
+    from fixtures.opencode_writer import write_jsonl
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("hello\n")
+    ctx = BuildContext(random.Random(5), directory=str(work), project_id="ef" * 20)
+    ctx.files["notes.txt"] = "hello\n"
+    s = SessionBuilder(ctx, title="replay counts", start_ms=1_790_000_000_000)
+    s.user("look around")
+    s.step("Listing.", [bash("ls", "notes.txt\n"), bash("pwd", f"{work}\n")])
+    s.step("Reading.", [s.read("notes.txt")])
+    s.step("Cleaning.", [bash("rm -f old.log", ""),
+                         todowrite([{"content": "x", "status": "pending",
+                                     "priority": "high"}])])
+    s.step("Editing.", [s.edit("notes.txt", "hello", "bye")])
+    s.step("Done.")
+    return write_jsonl(s.tree(), tmp_path / "s.jsonl")
+
+
+def test_replay_plan_says_what_its_step_count_counts(tmp_path: Path) -> None:
+    """The plan said "7 commands: 3 to run, 4 skipped" (a todo list and an edit counted
+    as commands) and "3 steps would run" without saying all three only read.  Now: the
+    steps are the recorded tool calls; what would run is counted by safety class, shell
+    commands apart from file reads; the calls replay never re-runs by tool; the session
+    is named by its short id."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, _replay_session(tmp_path))
+    r = invoke("replay", "plan", "--from", "1", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in out), out
+    short = lines(invoke("sessions", "--db", str(db), "--json").stdout)[0]["short_id"]
+    assert out[0] == f"replay plan · session {short} · messages 1–end", out[:4]
+    assert out[1] == "6 steps, one per recorded tool call: 3 would run, 3 skipped", out[:4]
+    assert out[2] == "  would run: all 3 read-only (2 shell commands, 1 file read)", out[:4]
+    assert out[3] == "  never re-run by replay: 2 (todowrite 1, edit 1)", out[:4]
+    assert "3 steps would run (all 3 read-only)" in " ".join(r.stderr.split()), r.stderr
+    r = invoke("replay", "plan", "--from", "1", "--allow", "mutating", "--db", str(db),
+               env={"COLUMNS": "80"})
+    out = r.stdout.splitlines()
+    assert out[1] == "6 steps, one per recorded tool call: 4 would run, 2 skipped", out[:4]
+    assert out[2] == "  would run: 3 read-only, 1 mutating (3 shell commands, 1 file " \
+                     "read)" or out[2:4] == [
+        "  would run: 3 read-only, 1 mutating (3 shell commands, 1 file",
+        "    read)"], out[:5]
+    r = invoke("replay", "plan", "--from", "1", "--db", str(db), "--json")
+    assert len(lines(r.stdout)) == 6  # the JSON: one line a step, as before
+
+
+# ------------------------------------------------------------------ search
+@pytest.mark.parametrize("query", [
+    "AND", "OR", "NOT", '"', "(", ")", "()", '""', "git OR", "OR git", "AND git",
+    "git AND", "git AND AND ls", "git OR OR ls", "(OR)", '"--"'])
+def test_search_an_operator_alone_is_a_usage_error(tmp_path: Path, query: str) -> None:
+    """``search AND`` and ``search OR`` listed every text of every session (exit 0), as did
+    ``git OR`` and ``()``; ``AND git`` quietly searched ``git``; ``""`` said "no match"
+    (exit 1), which it could never have found.  Each is a usage error (exit 2) that says
+    what is wrong, with a hint to search the word or the character itself."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    r = invoke("search", "--db", str(db), "--", query)
+    assert r.exit_code == 2, (r.exit_code, r.stdout, r.stderr)
+    assert r.stdout == ""
+    err = r.stderr.splitlines()
+    assert err[0].startswith("logkb: error: bad query: "), r.stderr
+    assert len(err) == 2 and err[1].startswith("hint: "), r.stderr
+    if query in ("AND", "OR", "NOT"):  # the word itself, quoted, is found
+        assert f'"{query.lower()}"' in err[1], r.stderr
+
+
+def test_search_operators_with_words_on_each_side_still_answer(tmp_path: Path) -> None:
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    for q in ("ls OR nothingatall", "NOT kind:prompt", "(ls)", "ls AND NOT kind:prompt",
+              '"init"', "nothingatall OR init"):
+        r = invoke("search", "--db", str(db), "-n", "1", q)
+        assert r.exit_code == 0, (q, r.stderr)
+    r = invoke("search", "--db", str(db), "--json", "AND")
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    with pytest.raises(Exception) as e:
+        from kb.search.query import parse
+
+        parse("git OR")
+    assert json.dumps(str(e.value))  # a QueryError, said in words
