@@ -138,3 +138,26 @@ def test_search_operators_with_words_on_each_side_still_answer(tmp_path: Path) -
 
         parse("git OR")
     assert json.dumps(str(e.value))  # a QueryError, said in words
+
+
+# ------------------------------------------------------------------ filtered misses
+def test_a_filtered_miss_says_what_was_asked_and_hints_only_true_places(
+        tmp_path: Path) -> None:
+    """``deadends --status blocked`` in a session with dead ends but none blocked said "no
+    dead ends found" and "found in 808bbe0; use --session 808bbe0", where there were dead
+    ends but none blocked either; ``untested --answered`` said "no untested questions" in
+    a session with open ones.  The message names the filter; the hint names only a
+    session the same filter finds something in."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, TRIM / "gemini_cli.jsonl", CODEX)  # dead ends in the first only
+    r = invoke("deadends", "--status", "blocked", "--session", "019c5b3", "--db", str(db))
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr.startswith("no blocked approaches found in 019c5b3"), r.stderr
+    assert "808bbe0" not in r.stderr, r.stderr
+    r = invoke("deadends", "--session", "019c5b3", "--db", str(db))
+    assert "no dead ends found in 019c5b3" in r.stderr and "808bbe0" in r.stderr, r.stderr
+    r = invoke("untested", "--answered", "--session", "019c5b3", "--db", str(db))
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr.startswith("no answered untested questions in 019c5b3"), r.stderr
+    assert "found in" not in r.stderr, r.stderr
+    assert invoke("untested", "--session", "019c5b3", "--db", str(db)).stdout  # it has some
