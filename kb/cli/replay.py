@@ -37,6 +37,7 @@ from kb.cli.tools import (
 from kb.exitcodes import ExitCode
 from kb.paths import config_file
 from kb.replay.hostmap import HostMapError, build_host_map, load_config
+from kb.replay.plan import by_safety, step_counts
 
 EXIT_EPILOG = """\b
 Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
@@ -269,7 +270,7 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
              "`skipped:` line says why; --allow, --host-map or --yes open them)."
              if n == 0 else
              f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
-             f"run ({_by_safety([s for s in plan.steps if s.runs])}); "
+             f"run ({by_safety([s for s in plan.steps if s.runs])}); "
              "`logkb replay run` runs them.", wrap=True)
         return
     from kb.replay.sandbox import local_bwrap
@@ -332,7 +333,7 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
 
     steps = plan.steps
     rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
-    counts, *parts = plan_counts(steps, executing=executing)
+    counts, *parts = step_counts(steps, executing=executing)
     head = f"replay plan · session {plan.short_id or plan.session_id} · messages {rng}"
     if cell_len(f"{head} · {counts}") <= out.width:
         _say(f"{head} · {counts}")
@@ -495,45 +496,6 @@ def _jsonable(r: dict[str, Any]) -> dict[str, Any]:
 
 def _when(dt: Any) -> str:
     return dt.strftime("%Y-%m-%d %H:%M:%S") if isinstance(dt, datetime) else str(dt or "")
-
-
-def plan_counts(steps: list[Any], *, executing: bool = False) -> list[str]:
-    """What the plan's steps are, counted: every recorded tool call from --from on is a
-    step, so "33 commands: 0 to run" counted edits, web searches and todo lists as
-    commands, and "12 steps would run" did not say that all twelve only read.  The
-    first line counts the steps, those that run and those skipped; then what would run
-    by safety class (shell commands apart from file reads, replayed as `cat`), and the
-    calls replay never re-runs, by tool."""
-    from collections import Counter
-
-    verb = "to run" if executing else "would run"
-    runs = [s for s in steps if s.runs]
-    lines = [f"{plural(len(steps), 'step')}, one per recorded tool call: "
-             f"{len(runs)} {verb}, {len(steps) - len(runs)} skipped"]
-    if runs:
-        reads = sum(s.tool == "read" for s in runs)
-        what = [plural(len(runs) - reads, "shell command")] if len(runs) > reads else []
-        what += [plural(reads, "file read")] if reads else []
-        lines.append(f"{verb}: {_by_safety(runs)} ({', '.join(what)})")
-    never = Counter(s.tool for s in steps if s.info is None)
-    if never:
-        top = never.most_common(4)
-        lines.append(f"never re-run by replay: {sum(never.values())} ("
-                     + ", ".join(f"{t} {n}" for t, n in top)
-                     + (", …" if len(never) > len(top) else "") + ")")
-    return lines
-
-
-def _by_safety(runs: list[Any]) -> str:
-    """The steps that run by safety class: ``all 12 read-only``, ``12 read-only, 4
-    mutating``."""
-    from collections import Counter
-
-    by = Counter(s.safety for s in runs)
-    order = ("read-only", "launch", "mutating", "unknown")
-    return ("all " if len(by) == 1 else "") + ", ".join(
-        f"{by[k]} {k}" for k in sorted(by, key=lambda k: (
-            order.index(k) if k in order else len(order), k)))
 
 
 def _one_line(text: str) -> str:
