@@ -161,3 +161,37 @@ def test_a_filtered_miss_says_what_was_asked_and_hints_only_true_places(
     assert r.stderr.startswith("no answered untested questions in 019c5b3"), r.stderr
     assert "found in" not in r.stderr, r.stderr
     assert invoke("untested", "--session", "019c5b3", "--db", str(db)).stdout  # it has some
+
+
+# ------------------------------------------------------------------ search: what the index lacks
+HASH = "0367f4f328678305d283ed8fc7b71866df5f0523e7efa3ef00bb3abc2b77e541"
+
+
+def _hash_session(tmp_path: Path) -> Path:
+    from fixtures.opencode_builder import BuildContext, SessionBuilder, bash
+    from fixtures.opencode_writer import write_jsonl
+
+    ctx = BuildContext(random.Random(7), directory="/home/dev/tx", project_id="ab" * 20)
+    s = SessionBuilder(ctx, title="send the payment", start_ms=1_790_000_000_000)
+    s.user("send it")
+    s.step("Sending.", [bash("stellar tx send", f"submitted: tx {HASH}\nfee => 100\n")])
+    s.step("Done.")
+    return write_jsonl(s.tree(), tmp_path / "s.jsonl")
+
+
+@pytest.mark.parametrize("query", [HASH, HASH[:48], "=>"])
+def test_search_finds_what_the_index_does_not_keep(tmp_path: Path, query: str) -> None:
+    """A pasted transaction hash (64 hex digits: longer than the index keeps) said "no
+    match" (exit 1) though the output held it, as did ``=>`` (no letter or digit).  Such
+    a plain query is answered by scanning the text for it as typed, and stderr says so."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, _hash_session(tmp_path))
+    r = invoke("search", "--db", str(db), "--", query)
+    assert r.exit_code == 0, (r.stdout, r.stderr)
+    assert query[:20] in r.stdout, r.stdout
+    assert "scanned the text" in r.stderr, r.stderr
+    assert all(cell_len(ln) <= 80 for ln in r.stderr.splitlines()), r.stderr
+    r = invoke("search", "--db", str(db), "--json", "--", query)
+    assert [h["ordinal"] for h in lines(r.stdout)] == [2], r.stdout
+    r = invoke("search", "--db", str(db), "--", "f" * 64)  # still a miss where there is none
+    assert r.exit_code == 1, r.output

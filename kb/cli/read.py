@@ -623,9 +623,9 @@ def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
 def spellings(text: str) -> list[str]:
     """Other ways to write a plain query that found nothing: the words run together
     (``deep ep`` → ``deepep``), the last word as a prefix (``flashinf`` → ``flashinf*``)."""
-    from kb.search.query import _is_plain, words
+    from kb.search.query import is_plain, words
 
-    if not _is_plain(text):
+    if not is_plain(text):
         return []
     ws = words(text)
     if not ws:

@@ -255,7 +255,7 @@ _PAREN_HINT = ('close each "(" with a ")", or find the character itself: '
                '--regex "[()]"')
 
 
-def _is_plain(text: str) -> bool:
+def is_plain(text: str) -> bool:
     """No syntax at all: the whole query is one phrase."""
     if any(c in text for c in '"()'):
         return False
@@ -274,7 +274,7 @@ def parse(text: str, *, prefix_last: bool = False) -> Node:
     text = text.strip()
     if not text:
         return Everything()
-    if _is_plain(text):
+    if is_plain(text):
         return Text(tuple(words(text)), prefix=prefix_last and not text[-1].isspace())
     return _Parser(_tokens(text)).parse()
 
