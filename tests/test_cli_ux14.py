@@ -195,3 +195,21 @@ def test_search_finds_what_the_index_does_not_keep(tmp_path: Path, query: str) -
     assert [h["ordinal"] for h in lines(r.stdout)] == [2], r.stdout
     r = invoke("search", "--db", str(db), "--", "f" * 64)  # still a miss where there is none
     assert r.exit_code == 1, r.output
+
+
+# ------------------------------------------------------------------ rebuild
+def test_rebuild_of_a_session_that_is_not_there_fails_before_any_work(
+        tmp_path: Path) -> None:
+    """``rebuild --events --session nosuch`` said "derived again the events of 0 sessions"
+    and exited 0 (a mistyped id did nothing, silently); without --events it derived the
+    events of every stale session first, then failed.  The session is resolved first:
+    not found, exit 6, nothing done."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    for extra in (["--events"], [], ["--index"]):
+        r = invoke("rebuild", "--session", "nosuch", *extra, "--db", str(db))
+        assert r.exit_code == 6, (extra, r.output)
+        assert "derived" not in r.stderr and "search index" not in r.stderr, r.stderr
+        assert r.stderr.startswith("logkb: error: no session 'nosuch'"), r.stderr
+    r = invoke("rebuild", "--session", "019c5b3", "--events", "--db", str(db), "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["events"]["sessions"] == [], r.output
