@@ -213,3 +213,19 @@ def test_rebuild_of_a_session_that_is_not_there_fails_before_any_work(
         assert r.stderr.startswith("logkb: error: no session 'nosuch'"), r.stderr
     r = invoke("rebuild", "--session", "019c5b3", "--events", "--db", str(db), "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["events"]["sessions"] == [], r.output
+
+
+# ------------------------------------------------------------------ timeline
+def test_timeline_width_is_the_chart_asked_for(tmp_path: Path, realworld: Path) -> None:
+    """``timeline --width 60`` at 80 columns cut every line at 80: the chart the user asked
+    for was cut away ("messages    5…").  An explicit --width prints the chart whole;
+    without it the lines fit the terminal as before."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, realworld / "pool" / "Rivo__codex-session.jsonl")
+    r = invoke("timeline", "--width", "60", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.stderr
+    head = r.stdout.splitlines()[0]
+    assert head.startswith("messages") and not head.endswith("…"), head
+    assert cell_len(head) > 80 and head.split()[-1].isdigit(), head  # the last ordinal
+    r = invoke("timeline", "--db", str(db), env={"COLUMNS": "80"})
+    assert all(cell_len(ln) <= 80 for ln in r.stdout.splitlines()), r.stdout

@@ -371,9 +371,15 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
     if text == report.NO_TIMELINE:  # a diagnostic: stderr, like the lists that are empty
         note(text)
         return
+    # --width W asks for W chart columns: cut at the terminal, its chart was cut away
+    # ("messages    5…"); so a wider chart is printed whole, as asked
+    room = out.width if width is None else max(out.width, chart + 38 + 26)
     with paged():
         for line in text.splitlines():
-            out.print(clip(line, out.width), no_wrap=True, crop=True)
+            if width is None:
+                out.print(clip(line, room), no_wrap=True, crop=True)
+            else:
+                out.print(clip(line, room), soft_wrap=True)
 
 
 @click.command()
