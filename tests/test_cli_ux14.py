@@ -229,3 +229,35 @@ def test_timeline_width_is_the_chart_asked_for(tmp_path: Path, realworld: Path) 
     assert cell_len(head) > 80 and head.split()[-1].isdigit(), head  # the last ordinal
     r = invoke("timeline", "--db", str(db), env={"COLUMNS": "80"})
     assert all(cell_len(ln) <= 80 for ln in r.stdout.splitlines()), r.stdout
+
+
+# ------------------------------------------------------------------ modes and ranges
+@pytest.mark.parametrize(("args", "said"), [
+    (["replay", "plna", "--from", "1"], "No such command 'plna'. Did you mean 'plan'?"),
+    (["mark", "deadend", "5", "x"], "No such command 'deadend'. Did you mean 'dead-end'?"),
+    (["mark", "bogus", "5"], "No such command 'bogus'."),
+    (["nosuch"], "No such command 'nosuch'.")])
+def test_a_mistyped_mode_is_named(tmp_path: Path, args: list[str], said: str) -> None:
+    """``replay plna --from 1`` said "Got unexpected extra argument (plna)" and ``mark
+    bogus 5`` "'bogus' is not a valid integer": a word where a mode goes went to the old
+    flag form.  It is a usage error that names the word, the nearest mode and them all;
+    the hint points at the commands."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    r = invoke(*args, "--db", str(db))
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith(f"logkb: error: {said}"), r.stderr
+    assert "-h shows its commands" in r.stderr, r.stderr
+    r = invoke("mark", "5", "--note", "old form", "--db", str(db))  # the old form still works
+    assert r.exit_code == 0 and "deprecated" in r.stderr, r.output
+
+
+def test_replay_from_past_the_end_is_not_found(tmp_path: Path) -> None:
+    """``replay --from 5200`` in a session of 6 messages said "no command events in 019c5b3
+    from 5200" and exited 0; ``show 5200`` says the session has no message 5200 (exit 6):
+    so does replay now."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    r = invoke("replay", "plan", "--from", "5200", "--db", str(db))
+    assert r.exit_code == 6, r.output
+    assert "session 019c5b3 has no message 5200 (its messages are 1–6)" in r.stderr

@@ -232,6 +232,12 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
 
     with open_store(db) as store:
         sid = resolve(store, session_id)
+        last = store.max_ordinal(sid)
+        if start > last:  # "no command events … from 5200" and exit 0 named no message
+            name = store.short_ids().get(sid, sid)
+            fail(f"session {name} has no message {start} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND)
 
         def plan_now() -> Any:
             return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
@@ -254,8 +260,9 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
         plan.short_id = name
 
     if not plan.steps:
-        err.print(f"no command events in {name} from {start}"
-                  f"{' to ' + str(end) if end is not None else ''}", highlight=False)
+        err.print(f"no recorded tool call in {name} from {start}"
+                  f"{' to ' + str(end) if end is not None else ''}: nothing to replay",
+                  highlight=False)
         return
     if as_json and not execute:
         for s in plan.steps:
