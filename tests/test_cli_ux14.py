@@ -261,3 +261,22 @@ def test_replay_from_past_the_end_is_not_found(tmp_path: Path) -> None:
     r = invoke("replay", "plan", "--from", "5200", "--db", str(db))
     assert r.exit_code == 6, r.output
     assert "session 019c5b3 has no message 5200 (its messages are 1–6)" in r.stderr
+
+
+def test_timeline_from_keeps_to_the_range_asked(tmp_path: Path, realworld: Path) -> None:
+    """``timeline --from 60`` in Rivo's session (one approach, 52–59) drew 52–59: the
+    range asked for was ignored; ``--from 1 --to 10`` said "no approaches or measurements
+    yet", as if there were none at all.  An approach is shown when it runs into the
+    range, the axis starts where asked, and an empty range says which."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, realworld / "pool" / "Rivo__codex-session.jsonl")
+    whole = invoke("timeline", "--db", str(db), env={"COLUMNS": "80"}).stdout.splitlines()
+    assert whole[0].split()[1:] == ["52", "59"], whole
+    r = invoke("timeline", "--from", "60", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr.strip() == "no approaches or measurements in messages 60–end", r.stderr
+    r = invoke("timeline", "--from", "1", "--to", "10", "--db", str(db))
+    assert r.stderr.strip() == "no approaches or measurements in messages 1–10", r.stderr
+    r = invoke("timeline", "--from", "55", "--db", str(db), env={"COLUMNS": "80"})
+    assert r.stdout.splitlines()[0].split()[1:] == ["55", "59"], r.stdout
+    assert len(r.stdout.splitlines()) == 2, r.stdout  # the approach that runs into it

@@ -368,7 +368,7 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
         # name (≤ 38) + chart + status: the chart gets what the names and statuses leave
         chart = width or max(16, min(64, out.width - 38 - 26))
         text = report.timeline_text(store, scopes, width=chart, start=start, end=end)
-    if text == report.NO_TIMELINE:  # a diagnostic: stderr, like the lists that are empty
+    if text.startswith(report.NO_TIMELINE.removesuffix(" yet")):  # a diagnostic: stderr
         note(text)
         return
     # --width W asks for W chart columns: cut at the terminal, its chart was cut away
