@@ -280,3 +280,14 @@ def test_timeline_from_keeps_to_the_range_asked(tmp_path: Path, realworld: Path)
     r = invoke("timeline", "--from", "55", "--db", str(db), env={"COLUMNS": "80"})
     assert r.stdout.splitlines()[0].split()[1:] == ["55", "59"], r.stdout
     assert len(r.stdout.splitlines()) == 2, r.stdout  # the approach that runs into it
+
+
+def test_events_from_past_the_end_says_so(tmp_path: Path) -> None:
+    """``events --from 99999`` said "no events in 019c5b3 match", as a filter that missed
+    would: it says the range starts past the session's end (still exit 0, as every list
+    that is empty)."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, CODEX)
+    r = invoke("events", "--from", "99999", "--db", str(db))
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert "--from 99999 is past its end: its messages are 1–6" in r.stderr, r.stderr

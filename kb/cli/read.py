@@ -374,7 +374,12 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
         evs = evs[:limit] if limit is not None else evs
         short = store.short_ids() if not evs else {}
         hint = None
-        if not evs and (kinds or categories or hosts):
+        last = store.max_ordinal(sid) if not evs and start is not None else 0
+        if start is not None and start > last and not evs:
+            # "no events in 019de7f match" for --from 99999 read as if a filter missed
+            hint = (f"--from {start} is past its end: its messages are 1–{last}" if last
+                    else "it has no messages")
+        elif not evs and (kinds or categories or hosts):
             hint = elsewhere_hint(store, sid, lambda other: bool(store.events(
                 other, kinds=kinds, categories=categories, hosts=split(hosts), start=start,
                 end=end, limit=1)))
