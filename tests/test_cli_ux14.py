@@ -291,3 +291,14 @@ def test_events_from_past_the_end_says_so(tmp_path: Path) -> None:
     r = invoke("events", "--from", "99999", "--db", str(db))
     assert r.exit_code == 0 and r.stdout == "", r.output
     assert "--from 99999 is past its end: its messages are 1–6" in r.stderr, r.stderr
+
+
+def test_search_here_says_which_session_it_chose(tmp_path: Path) -> None:
+    """``search --here`` with no current session searched the latest ingested one without
+    a word, where every other command about "the" session says on stderr which one."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, TRIM / "gemini_cli.jsonl")
+    _ingest(db, CODEX)
+    r = invoke("search", "--here", "--db", str(db), "ls")
+    assert r.exit_code == 0, r.output
+    assert "session 019c5b3" in r.stderr and "the latest ingested" in r.stderr, r.stderr

@@ -513,7 +513,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     db_path = db if db is not None else default_db()
     if here and session_id is None:
         with open_store(db) as store:
-            session_id = store.resolve_session(None)
+            session_id = resolve(store, None)  # which one, said on stderr as elsewhere
 
     def run(query: str, n: int) -> Any:
         return run_search(db_path, query, regex=regex, session_id=session_id, limit=n,
