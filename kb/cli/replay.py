@@ -37,7 +37,6 @@ from kb.cli.tools import (
 from kb.exitcodes import ExitCode
 from kb.paths import config_file
 from kb.replay.hostmap import HostMapError, build_host_map, load_config
-from kb.replay.plan import by_safety, step_counts
 
 EXIT_EPILOG = """\b
 Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
@@ -272,6 +271,8 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
     if not as_json:
         _print_plan(plan, executing=execute)
     if not execute:
+        from kb.replay.plan import by_safety
+
         n = sum(s.runs for s in plan.steps)
         note("plan only: nothing was executed, and no step would run (each "
              "`skipped:` line says why; --allow, --host-map or --yes open them)."
@@ -340,6 +341,8 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
 
     steps = plan.steps
     rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
+    from kb.replay.plan import step_counts
+
     counts, *parts = step_counts(steps, executing=executing)
     head = f"replay plan · session {plan.short_id or plan.session_id} · messages {rng}"
     if cell_len(f"{head} · {counts}") <= out.width:
