@@ -180,12 +180,14 @@ def test_replay_plan_head_keeps_its_counts_at_80(db: Path) -> None:
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
     assert all(cell_len(ln) <= 80 for ln in lines), lines[:3]
-    assert lines[0].startswith("replay plan · session 019ea801-"), lines[0]
-    assert lines[1] == "4 commands: 0 to run, 4 skipped", lines[:2]  # none exists here
+    assert lines[0].startswith("replay plan · session 019ea80 · "), lines[0]
+    assert lines[1] == ("4 steps, one per recorded tool call: 0 would run, 4 skipped"
+                        ), lines[:2]  # none exists here
     assert "no step would run" in r.stderr and "runs them" not in r.stderr, r.stderr
     wide = invoke("replay", "plan", "--from", "1", "--session", "019ea80", "--db", str(db),
                   env={"COLUMNS": "200"})
-    assert wide.stdout.splitlines()[0].endswith("· 4 commands: 0 to run, 4 skipped")
+    assert wide.stdout.splitlines()[0].endswith(
+        "· 4 steps, one per recorded tool call: 0 would run, 4 skipped")
 
 
 # ------------------------------------------------------------------ secrets

@@ -228,7 +228,7 @@ def test_misses_name_the_session_by_its_short_id(kb: tuple[Path, dict[str, str]]
     whole = "a263b894-c8c2-44af-8845-663362b5a201"
     r = logkb(["replay", "plan", "--from", "33", "--session", RANDOM], env)
     assert r.returncode == 0, r.stderr
-    assert f"no command events in {RANDOM} from 33" in r.stderr and whole not in r.stderr
+    assert f"no recorded tool call in {RANDOM} from 33" in r.stderr and whole not in r.stderr
     r = logkb(["unmark", "3", "--session", RANDOM], env)
     assert r.returncode == 6, r.stderr
     assert f"in {RANDOM} " in r.stderr and whole not in r.stderr, r.stderr

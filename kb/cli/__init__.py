@@ -51,8 +51,10 @@ class LogkbGroup(click.Group):
             ctx = getattr(e, "ctx", None)
             while ctx is not None and ctx.command.hidden and ctx.parent is not None:
                 ctx = ctx.parent  # a hidden form (`replay --from N`): the command it is
-            if ctx is not None:
-                labelled("hint:", f"{ctx.command_path} -h shows its options", "bold")
+            if ctx is not None:  # `logkb nosuch`: the group's commands are what was wrong
+                what = ("commands" if isinstance(ctx.command, click.Group)
+                        and "No such command" in e.format_message() else "options")
+                labelled("hint:", f"{ctx.command_path} -h shows its {what}", "bold")
             sys.exit(e.exit_code)
         # with standalone_mode off click hands back the code of ctx.exit(N)
         if isinstance(rv, int) and not isinstance(rv, bool):

@@ -194,15 +194,19 @@ def deadends(session_id: str | None, all_scopes: bool, statuses: list[str],
     from kb.graph import store as gs
     from kb.render import deadends_lines
 
+    def ended(st: KbStore, sc: list[str]) -> list[dict[str, Any]]:
+        return [d for d in gs.dead_ends(st, sc) if not statuses or d["status"] in statuses]
+
     with graph_store(db, session_id, all_scopes) as (store, scopes):
-        items = gs.dead_ends(store, scopes)
-        if statuses:
-            items = [d for d in items if d["status"] in statuses]
+        items = ended(store, scopes)
         short = store.short_ids()
-    hint = None if items or all_scopes else _elsewhere(
-        db, scopes, lambda st, sc: bool(gs.dead_ends(st, sc)))
-    _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint,
-                "no dead ends found", short)
+    # the hint and the message say what was asked: "--status blocked" found none, and the
+    # hint sent the user to a session with dead ends, none of them blocked either
+    hint = None if items or all_scopes else _elsewhere(db, scopes, lambda st, sc: bool(
+        ended(st, sc)))
+    none = ("no dead ends found" if not statuses else
+            f"no {' or '.join(s.replace('_', ' ') for s in statuses)} approaches found")
+    _emit_items(items, limit, as_json, deadends_lines, all_scopes, scopes, hint, none, short)
 
 
 @click.command()
@@ -238,7 +242,10 @@ def untested(session_id: str | None, all_scopes: bool, open_only: bool, answered
     # JSON keeps a row per ordinal (each with the group's ordinals and count); people read
     # the same call left untested again as one row
     _emit_items(items if as_json else gs.untested_once(items), limit, as_json,
-                untested_lines, all_scopes, scopes, hint, "no untested questions", short)
+                untested_lines, all_scopes, scopes, hint,
+                # with --answered, "no untested questions" denied the open ones it has
+                "no answered untested questions" if answered else
+                "no open untested questions" if open_only else "no untested questions", short)
 
 
 def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
@@ -361,12 +368,18 @@ def timeline(session_id: str | None, width: int | None, start: int | None, end: 
         # name (≤ 38) + chart + status: the chart gets what the names and statuses leave
         chart = width or max(16, min(64, out.width - 38 - 26))
         text = report.timeline_text(store, scopes, width=chart, start=start, end=end)
-    if text == report.NO_TIMELINE:  # a diagnostic: stderr, like the lists that are empty
+    if text.startswith(report.NO_TIMELINE.removesuffix(" yet")):  # a diagnostic: stderr
         note(text)
         return
+    # --width W asks for W chart columns: cut at the terminal, its chart was cut away
+    # ("messages    5…"); so a wider chart is printed whole, as asked
+    room = out.width if width is None else max(out.width, chart + 38 + 26)
     with paged():
         for line in text.splitlines():
-            out.print(clip(line, out.width), no_wrap=True, crop=True)
+            if width is None:
+                out.print(clip(line, room), no_wrap=True, crop=True)
+            else:
+                out.print(clip(line, room), soft_wrap=True)
 
 
 @click.command()

@@ -93,7 +93,8 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
         elif ev["event"] == "ingested" and not status:
             for s in ev["sessions"]:
                 upd = f", {s['updated_messages']} updated" if s.get("updated_messages") else ""
-                note(f"{s['id']}: +{plural(s['new_messages'], 'message')}{upd} "
+                note(f"{s.get('short_id') or s['id']}: "
+                     f"+{plural(s['new_messages'], 'message')}{upd} "
                      f"({s['messages']} in all)", wrap=True)
         if status:
             st = watcher.stats

@@ -374,7 +374,12 @@ def events(session_id: str | None, kinds: list[str], categories: list[str],
         evs = evs[:limit] if limit is not None else evs
         short = store.short_ids() if not evs else {}
         hint = None
-        if not evs and (kinds or categories or hosts):
+        last = store.max_ordinal(sid) if not evs and start is not None else 0
+        if start is not None and start > last and not evs:
+            # "no events in 019de7f match" for --from 99999 read as if a filter missed
+            hint = (f"--from {start} is past its end: its messages are 1–{last}" if last
+                    else "it has no messages")
+        elif not evs and (kinds or categories or hosts):
             hint = elsewhere_hint(store, sid, lambda other: bool(store.events(
                 other, kinds=kinds, categories=categories, hosts=split(hosts), start=start,
                 end=end, limit=1)))
@@ -508,7 +513,7 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     db_path = db if db is not None else default_db()
     if here and session_id is None:
         with open_store(db) as store:
-            session_id = store.resolve_session(None)
+            session_id = resolve(store, None)  # which one, said on stderr as elsewhere
 
     def run(query: str, n: int) -> Any:
         return run_search(db_path, query, regex=regex, session_id=session_id, limit=n,
@@ -517,7 +522,8 @@ def search(text: str, regex: bool, newest: bool, session_id: str | None, here: b
     try:
         found = run(text, limit + 1)  # one more: whether the list was cut, said
     except QueryError as e:  # like grep: a pattern it cannot read is exit 2
-        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE)
+        fail(str(e) if regex else f"bad query: {e}", ExitCode.USAGE,
+             hint=getattr(e, "hint", None))
     for line in found.notes:
         from kb.safe_text import visible
 
@@ -622,9 +628,9 @@ def _hit_sessions(labels: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
 def spellings(text: str) -> list[str]:
     """Other ways to write a plain query that found nothing: the words run together
     (``deep ep`` → ``deepep``), the last word as a prefix (``flashinf`` → ``flashinf*``)."""
-    from kb.search.query import _is_plain, words
+    from kb.search.query import is_plain, words
 
-    if not _is_plain(text):
+    if not is_plain(text):
         return []
     ws = words(text)
     if not ws:

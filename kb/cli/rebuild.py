@@ -47,7 +47,8 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
     source, graphs derived by an older logkb by the next command that reads them,
     and a missing or stale index is brought up to date by the next search; this
     does it on demand.  Annotations (logkb mark) are kept and applied
-    again."""
+    again.  --session narrows the events and the graphs to one session (the
+    index is rebuilt whole)."""
     from kb.cli.graph import derive, one_or_all
 
     one_or_all(session_id, all_scopes)
@@ -55,9 +56,13 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
         do_events = do_index = do_graph = True
     path = db if db is not None else default_db()
     report: dict[str, object] = {}
+    only = None
+    if session_id is not None:  # a session that is not there: said before any work
+        with open_store(path) as store:  # ("derived again the events of 0 sessions", exit 0)
+            session_id = only = resolve(store, session_id)
     if do_events:
         # the graph step below derives the graphs of what this ingests (they are owed)
-        report["events"] = _rederive(path, as_json, graph=not do_graph)
+        report["events"] = _rederive(path, as_json, graph=not do_graph, only=only)
     if do_graph:
         from kb.graph import ablate
         from kb.graph import store as gs
@@ -92,15 +97,17 @@ def rebuild(do_events: bool, do_index: bool, do_graph: bool, session_id: str | N
         emit_json(report)
 
 
-def _rederive(path: Path, as_json: bool, graph: bool) -> dict[str, object]:
+def _rederive(path: Path, as_json: bool, graph: bool,
+              only: str | None = None) -> dict[str, object]:
     """Ingest again the sources of sessions whose events older rules derived (the ingest
     derives every message of a stale session again); a source that is gone keeps its
-    sessions as they were derived."""
+    sessions as they were derived.  ``only``: the source of that session alone."""
     from kb.ingest import ingest
     from logparse.derive import DERIVE_VERSION
 
     with open_store(path, read_only=False) as store:
-        stale = store.stale_sources(DERIVE_VERSION)
+        stale = [(p, sids) for p, sids in store.stale_sources(DERIVE_VERSION)
+                 if only is None or only in sids]
         there = [Path(p) for p, _ in stale if Path(p).exists()]
         gone = [{"source": p, "sessions": sids} for p, sids in stale if not Path(p).exists()]
         rep = ingest(store, there, graph=graph) if there else None

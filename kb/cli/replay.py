@@ -231,6 +231,12 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
 
     with open_store(db) as store:
         sid = resolve(store, session_id)
+        last = store.max_ordinal(sid)
+        if start > last:  # "no command events … from 5200" and exit 0 named no message
+            name = store.short_ids().get(sid, sid)
+            fail(f"session {name} has no message {start} "
+                 f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
+                 ExitCode.NOT_FOUND)
 
         def plan_now() -> Any:
             return make_plan(store, sid, hostmap, start=start, end=end, only=cats,
@@ -250,10 +256,12 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
                     confirmed.append(host)
             if confirmed:
                 plan = plan_now()
+        plan.short_id = name
 
     if not plan.steps:
-        err.print(f"no command events in {name} from {start}"
-                  f"{' to ' + str(end) if end is not None else ''}", highlight=False)
+        err.print(f"no recorded tool call in {name} from {start}"
+                  f"{' to ' + str(end) if end is not None else ''}: nothing to replay",
+                  highlight=False)
         return
     if as_json and not execute:
         for s in plan.steps:
@@ -263,12 +271,15 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
     if not as_json:
         _print_plan(plan, executing=execute)
     if not execute:
+        from kb.replay.plan import by_safety
+
         n = sum(s.runs for s in plan.steps)
         note("plan only: nothing was executed, and no step would run (each "
              "`skipped:` line says why; --allow, --host-map or --yes open them)."
              if n == 0 else
              f"plan only: nothing was executed. {n} step{'s' if n != 1 else ''} would "
-             "run; `logkb replay run` runs them.", wrap=True)
+             f"run ({by_safety([s for s in plan.steps if s.runs])}); "
+             "`logkb replay run` runs them.", wrap=True)
         return
     from kb.replay.sandbox import local_bwrap
 
@@ -329,16 +340,24 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
     from rich.cells import cell_len
 
     steps = plan.steps
-    n_run = sum(s.runs for s in steps)
     rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
-    counts = (f"{len(steps)} command{'s' if len(steps) != 1 else ''}: {n_run} to run, "
-              f"{len(steps) - n_run} skipped")
-    head = f"replay plan · session {plan.session_id} · messages {rng}"
+    from kb.replay.plan import step_counts
+
+    counts, *parts = step_counts(steps, executing=executing)
+    head = f"replay plan · session {plan.short_id or plan.session_id} · messages {rng}"
     if cell_len(f"{head} · {counts}") <= out.width:
         _say(f"{head} · {counts}")
     else:  # the counts are what the line is for: never the part cut off
         _say(head)
         _say(counts)
+    import textwrap
+
+    from rich.text import Text
+
+    for part in parts:
+        for line in textwrap.wrap(part, width=out.width, initial_indent="  ",
+                                  subsequent_indent="    ", break_on_hyphens=False):
+            out.print(Text(line), no_wrap=True, crop=True)
     for key, e in plan.hostmap.entries.items():
         _say(f"host map: {key} → {e.target.label} ({e.source})")
     for h in plan.unmapped:

@@ -556,6 +556,18 @@ class ModeGroup(click.Group):
         first = next((a for a in args if a not in own), None)
         if (LEGACY in self.commands and first is not None and first not in self.commands
                 and first not in ctx.help_option_names):
+            if not first.startswith("-") and not first.isdigit():
+                # no old form starts with a word (`replay --from N`, `mark N --dead-end R`):
+                # `replay plna` said "unexpected extra argument (plna)", `mark bogus 5`
+                # "'bogus' is not a valid integer"
+                import difflib
+
+                names = self.list_commands(ctx)
+                near = difflib.get_close_matches(first, names, n=1)
+                raise click.UsageError(
+                    f"No such command {first!r}."
+                    + (f" Did you mean {near[0]!r}?" if near else "")
+                    + f" ({ctx.command_path} takes {', '.join(names)})", ctx)
             args = [LEGACY, *args]
         return super().parse_args(ctx, args)
 

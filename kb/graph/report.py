@@ -285,22 +285,33 @@ def timeline_text(store: KbStore, scopes: list[str], width: int = 64,
     The range defaults to where approaches were tracked (all messages if none)."""
     items = [a for a in gs.approaches(store, scopes) if a["kind"] != "goal"]
     series = throughput(store, scopes)
+    asked = (start, end)
     if start is None and items:
         start = min(a["ordinal"] for a in items)
     if start is not None:
         series = [m for m in series if m["ordinal"] >= start]
+    if asked[0] is not None:
+        # an approach is in the range when it runs into it: `--from 60` showed the one
+        # that ended at 59, its axis 52–59 (the range asked for was ignored)
+        items = [a for a in items if (a["ended"] if a.get("ended") is not None else (
+            a["ordinal"] if a["status"] != "open" else 1 << 62)) >= asked[0]]
     if end is not None:
         series = [m for m in series if m["ordinal"] <= end]
         items = [a for a in items if a["ordinal"] <= end]
     ords = [a["ordinal"] for a in items] + [m["ordinal"] for m in series]
     if not ords:
+        if asked != (None, None):  # "yet" said there was nothing at all
+            return (f"{NO_TIMELINE.removesuffix(' yet')} in messages "
+                    f"{asked[0] or 1}–{asked[1] if asked[1] is not None else 'end'}")
         return NO_TIMELINE
-    lo = min(ords)
+    lo = max(min(ords), asked[0]) if asked[0] is not None else min(ords)
     hi = max(ords + [a.get("ended") or 0 for a in items])
+    if asked[1] is not None:
+        hi = min(hi, asked[1])
     span = max(1, hi - lo)
 
-    def col(o: int) -> int:
-        return min(width - 1, int((o - lo) * (width - 1) / span))
+    def col(o: int) -> int:  # a bar that began before the range starts at its edge
+        return max(0, min(width - 1, int((o - lo) * (width - 1) / span)))
 
     name_w = min(38, max((len(a["label"]) for a in items), default=10))
     lines = [f"{'messages':<{name_w}} {lo:<{width // 2}}{hi:>{width - width // 2}}"]

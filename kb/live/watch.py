@@ -137,6 +137,8 @@ class Watcher:
             # a change is stored (and searchable) without waiting for them
             report = ingest(store, present, inputs=(found, []), seen=seen,
                             graph=self.graph, index=self.graph)
+            # named as every other command names them (`sessions`, `ingest`, `search`)
+            shorts = store.short_ids()
         except (KbError, OSError) as e:
             self.stats.errors += 1
             ev: Event = {"event": "error", "time": time.time(), "error": str(e)}
@@ -160,7 +162,9 @@ class Watcher:
         self.stats.sessions.update(s.session_id for s in new)
         self.stats.last = time.time()
         ev = {"event": "ingested", "time": self.stats.last,
-              "sessions": [{"id": s.session_id, "title": s.title, "messages": s.messages,
+              "sessions": [{"id": s.session_id,
+                            "short_id": shorts.get(s.session_id, s.session_id),
+                            "title": s.title, "messages": s.messages,
                             "new_messages": s.new_messages,
                             "updated_messages": s.updated_messages} for s in new],
               "problems": [str(p) for p in report.problems]}

@@ -210,6 +210,8 @@ class Plan:
     targets: dict[str, Target] = field(default_factory=dict)
     """ssh targets this machine connects to (label → target): one master each."""
     run_id: str = ""
+    short_id: str = ""
+    """How a person names the session (``logkb sessions``' short id), when known."""
     only: tuple[str, ...] = ()
     redactor: Redactor | None = None
     """What the plan shows and stores is redacted with (set by ``hide_secrets``)."""
@@ -230,6 +232,50 @@ class Plan:
     def allowed_hosts(self) -> set[str]:
         """Hosts a step may contact: the ssh targets of the host map."""
         return {e.target.host for e in self.hostmap.entries.values() if not e.target.is_local}
+
+
+# --------------------------------------------------------------------------- counts
+def step_counts(steps: Sequence[Step], *, executing: bool = False) -> list[str]:
+    """What the plan's steps are, counted: every recorded tool call from --from on is a
+    step, so "33 commands: 0 to run" counted edits, web searches and todo lists as
+    commands, and "12 steps would run" did not say that all twelve only read.  The
+    first line counts the steps, those that run and those skipped; then what would run
+    by safety class (shell commands apart from file reads, replayed as `cat`), and the
+    calls replay never re-runs, by tool."""
+    from collections import Counter
+
+    verb = "to run" if executing else "would run"
+    runs = [s for s in steps if s.runs]
+    lines = [f"{_plural(len(steps), 'step')}, one per recorded tool call: "
+             f"{len(runs)} {verb}, {len(steps) - len(runs)} skipped"]
+    if runs:
+        reads = sum(s.tool == "read" for s in runs)
+        what = [_plural(len(runs) - reads, "shell command")] if len(runs) > reads else []
+        what += [_plural(reads, "file read")] if reads else []
+        lines.append(f"{verb}: {by_safety(runs)} ({', '.join(what)})")
+    never = Counter(s.tool for s in steps if s.info is None)
+    if never:
+        top = never.most_common(4)
+        lines.append(f"never re-run by replay: {sum(never.values())} ("
+                     + ", ".join(f"{t} {n}" for t, n in top)
+                     + (", …" if len(never) > len(top) else "") + ")")
+    return lines
+
+
+def by_safety(runs: Sequence[Step]) -> str:
+    """The steps that run by safety class: ``all 12 read-only``, ``12 read-only, 4
+    mutating``."""
+    from collections import Counter
+
+    by = Counter(s.safety for s in runs)
+    order = ("read-only", "launch", "mutating", "unknown")
+    return ("all " if len(by) == 1 else "") + ", ".join(
+        f"{by[k]} {k}" for k in sorted(by, key=lambda k: (
+            order.index(k) if k in order else len(order), k)))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 # --------------------------------------------------------------------------- entry point

@@ -9,6 +9,7 @@ module imports neither tantivy nor DuckDB until a search runs.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -99,6 +100,11 @@ def _search(db_path: str | Path, text: str, *, regex: bool, session_id: str | No
         raise KbMissing(f"no knowledge base at {db_path}")
     node = None if regex else parse(text)
     notes: list[str] = []
+    literal = None if regex else unindexed(text)
+    if literal is not None:  # the index cannot hold it: the scan looks for the text as typed
+        notes.append(literal)
+        node = None
+        regex, text = True, "(?i)" + re.escape(text.strip())
     # the index holds text with its secrets taken out: revealing them is the scan's job
     if node is not None and not reveal:
         try:
@@ -137,6 +143,24 @@ def _search(db_path: str | Path, text: str, *, regex: bool, session_id: str | No
             hits = scan(store, node, limit=limit)
         labels = store.session_labels()
     return Found(hits, "scan", notes, sessions=labels)
+
+
+def unindexed(text: str) -> str | None:
+    """Why the index cannot answer the plain query ``text`` (no syntax): a word longer
+    than it keeps (a hash, a base64 run) or no word at all (``-``, ``=>``); ``None`` when
+    it can.  The hash a user pasted said "no match" (exit 1) where the text held it."""
+    from kb.search.query import CJK, MAX_WORD, WORD, is_plain
+
+    t = text.strip()
+    if not t or not is_plain(t):
+        return None
+    long = [w for w in WORD.findall(t) if len(w.encode()) >= MAX_WORD and not CJK.search(w)]
+    if long:
+        w = long[0]
+        return f"search: {w[:12]}… is too long for the index: scanned the text for it"
+    if not WORD.search(t):
+        return "search: no letter or digit for the index: scanned the text for the query"
+    return None
 
 
 def _store(db_path: Path, reveal: bool = False) -> KbStore:

@@ -71,7 +71,12 @@ _VALID: dict[str, tuple[str, ...]] = {
 
 
 class QueryError(ValueError):
-    """The query cannot be read (unbalanced parentheses, a bad range…)."""
+    """The query cannot be read (unbalanced parentheses, a bad range…); ``hint``: what
+    to type instead, when there is something."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 # ---------------------------------------------------------------------- nodes
@@ -245,9 +250,12 @@ _TOKEN = re.compile(r'''
 '''.replace("{_NAMES}", _NAMES), re.VERBOSE)
 
 _OPS = {"AND", "OR", "NOT"}
+_EXAMPLE = {"AND": "deepep AND timeout", "OR": "deep_ep OR deepep"}
+_PAREN_HINT = ('close each "(" with a ")", or find the character itself: '
+               '--regex "[()]"')
 
 
-def _is_plain(text: str) -> bool:
+def is_plain(text: str) -> bool:
     """No syntax at all: the whole query is one phrase."""
     if any(c in text for c in '"()'):
         return False
@@ -266,7 +274,7 @@ def parse(text: str, *, prefix_last: bool = False) -> Node:
     text = text.strip()
     if not text:
         return Everything()
-    if _is_plain(text):
+    if is_plain(text):
         return Text(tuple(words(text)), prefix=prefix_last and not text[-1].isspace())
     return _Parser(_tokens(text)).parse()
 
@@ -276,8 +284,10 @@ def _tokens(text: str) -> list[tuple[str, object]]:
     pos = 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
-        if m is None:  # pragma: no cover - the word alternative matches anything else
-            raise QueryError(f"cannot read the query at {text[pos:]!r}")
+        if m is None:  # only a quote that no other closes is left for no alternative
+            raise QueryError('a " has no closing "',
+                             hint="close the phrase (\"a phrase\"), or find the "
+                                  "character itself: --regex '\"'")
         pos = m.end()
         kind = m.lastgroup
         if kind == "ws":
@@ -288,6 +298,10 @@ def _tokens(text: str) -> list[tuple[str, object]]:
             out.append((kind, None))
         elif m.group("quote") is not None:
             qtext = m.group("qtext").rstrip()
+            if not words(qtext):  # "" or "--": a phrase of no words matched nothing
+                raise QueryError(f"{m.group(0)} has no word to search for (a word is "
+                                 "letters and digits)",
+                                 hint="--regex finds any characters")
             out.append(("text", Text(tuple(words(qtext)),
                                      prefix=bool(m.group("qstar")) or qtext.endswith("*"))))
         elif m.group("filter") is not None and (
@@ -365,24 +379,38 @@ class _Parser:
     def parse(self) -> Node:
         node = self.or_()
         if self.peek() is not None:
-            raise QueryError("unbalanced ')' in the query")
+            raise QueryError("unbalanced ')' in the query", hint=_PAREN_HINT)
         return node
 
+    def operand(self, op: str) -> None:
+        """``AND``/``OR`` with nothing on one side: an operator alone matched every text
+        (``AND``, ``git OR``) or quietly went away (``AND foo``); now a usage error."""
+        raise QueryError(f"{op} needs a word on each side ({_EXAMPLE[op]})",
+                         hint=f'to find the word itself, quote it: \'"{op.lower()}"\'')
+
     def or_(self) -> Node:
-        parts = [self.and_()]
+        parts = [self.and_("OR" if self.peek() == "or" else None)]
         while self.peek() == "or":
             self.i += 1
-            parts.append(self.and_())
+            parts.append(self.and_("OR"))
         return parts[0] if len(parts) == 1 else Or(tuple(parts))
 
-    def and_(self) -> Node:
+    def and_(self, op: str | None = None) -> Node:
+        """``op``: the operator before (or after) this clause, which needs it not empty."""
         parts: list[Node] = []
         while self.peek() not in (None, "rp", "or"):
             if self.peek() == "and":
                 self.i += 1
+                if not parts or self.peek() in (None, "rp", "or", "and"):
+                    self.operand("AND")
                 continue
             parts.append(self.unary())
         if not parts:
+            if op is not None:
+                self.operand(op)
+            if self.peek() == "rp" and self.i and self.toks[self.i - 1][0] == "lp":
+                raise QueryError("( ) holds nothing to search for",
+                                 hint='to find the characters themselves: --regex "\\(\\)"')
             return Everything()
         return parts[0] if len(parts) == 1 else And(tuple(parts))
 
@@ -390,7 +418,9 @@ class _Parser:
         if self.peek() == "not":
             self.i += 1
             if self.peek() in (None, "rp", "or"):
-                raise QueryError("NOT needs something to negate")
+                raise QueryError("NOT needs something to leave out "
+                                 "(NOT kind:prompt)",
+                                 hint='to find the word itself, quote it: \'"not"\'')
             return Not(self.unary())
         return self.atom()
 
@@ -400,7 +430,7 @@ class _Parser:
             self.i += 1
             node = self.or_()
             if self.peek() != "rp":
-                raise QueryError("unbalanced '(' in the query")
+                raise QueryError("unbalanced '(' in the query", hint=_PAREN_HINT)
             self.i += 1
             return node
         if kind in ("text", "filter"):
@@ -408,7 +438,7 @@ class _Parser:
             assert isinstance(value, (Text, Match, Range))
             return value
         if kind == "rp":
-            raise QueryError("unbalanced ')' in the query")
+            raise QueryError("unbalanced ')' in the query", hint=_PAREN_HINT)
         # a run of bare words is one phrase; a word ending in * closes it as a prefix
         run: list[str] = []
         prefix = False

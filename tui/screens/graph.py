@@ -173,12 +173,13 @@ class GraphScreen(Screen[None]):
 
         apps = n(n_app, "approach", "approaches")
         points = n(len(view.throughput), "point", "points")
-        for line in (f"{apps} · {dead} dead ends or blocked · {pivots} · "
+        ends = n(dead, "dead end", "dead ends")  # "1 dead ends/blocked" read wrong
+        for line in (f"{apps} · {ends} or blocked · {pivots} · "
                      f"{untested} untested · {len(view.throughput)} throughput "
                      f"{'point' if len(view.throughput) == 1 else 'points'}{never}",
-                     f"{apps} · {dead} dead ends/blocked · {pivots} · "
+                     f"{apps} · {ends}/blocked · {pivots} · "
                      f"{untested} untested · {points}{never}",
-                     f"{apps} · {dead} dead ends · {pivots} · {untested} "
+                     f"{apps} · {ends} · {pivots} · {untested} "
                      f"untested{' · not built' if never else ''}"):
             if len(line) <= room:
                 break

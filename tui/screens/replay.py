@@ -330,9 +330,16 @@ class ReplayScreen(Screen[None]):
         n_run = sum(s.runs for s in plan.steps)
         t = Text()
         rng = f"{plan.start}–{plan.end}" if plan.end is not None else f"{plan.start}–end"
-        t.append(f"plan · messages {rng} · {len(plan.steps)} commands: ", style="bold")
+        # counted as `logkb replay plan` counts them: steps are recorded tool calls (an
+        # edit or a todo list is no command), what runs by safety class
+        from kb.replay.plan import step_counts
+
+        head, *more = step_counts(plan.steps, executing=True)
+        t.append(f"plan · messages {rng} · {head.split(': ')[0]}: ", style="bold")
         t.append(f"{n_run} to run", style="bold #7ee787" if n_run else DIM)
         t.append(f", {len(plan.steps) - n_run} skipped", style=DIM)
+        for line in more:
+            t.append(f" · {line}", style=DIM)
         for key, e in plan.hostmap.entries.items():
             t.append(f" · {key} → {e.target.label} ({e.source})", style="#ffcb6b")
         if plan.unmapped:
