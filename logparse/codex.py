@@ -75,7 +75,6 @@ from logparse._agentlines import (
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.measure import round_sig
 from logparse.models import Problem
-from logparse.msgkey import CONTEXT_OPENERS
 from logparse.opencode._lines import (
     LineCursor,
     first_record,
@@ -85,6 +84,7 @@ from logparse.opencode._lines import (
     parse_line,
     safe_text,
 )
+from logparse.request import is_injected
 from logparse.resume import (
     MAX_STATE_BYTES,
     Diverged,
@@ -132,12 +132,10 @@ _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
-_INJECTED = CONTEXT_OPENERS
 REQUEST_MARK = "## My request for Codex:"
 """Where the user's words start in a message the Codex IDE extension and Codex Desktop
 wrote: below their context (``# Context from my IDE setup:`` with the open tabs, the
 active file and its selection; ``# Files mentioned by the user:``)."""
-"""How the context Codex writes into a user message opens: never what the user typed."""
 
 REJECTED = re.compile(
     r"^(?:exec command rejected by user|patch rejected by user|user rejected MCP tool call"
@@ -734,6 +732,14 @@ class _Rollout:
         parent's ``session_meta`` to the spawn's output that ends it): that thread's id."""
         """The turn runs in a sandbox without network access (``turn_context``)."""
         self.model: str | None = None
+        self.echoes = 0
+        """``event_msg`` ``user_message`` lines read so far: Codex echoes every message the
+        user typed (codex-rs ``EventMsg::UserMessage``), never the context it injects."""
+        self.unechoed: dict[str, Any] | None = None
+        """The text part of the last user message read as typed, until its echo comes (a
+        rollout that echoes: :meth:`_echo_due`)."""
+        self.early_echo = False
+        """An echo came with no user message waiting for it: the next one is typed."""
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
         self.procs: dict[int, str] = {}  # exec sessions still running -> their command
@@ -1023,6 +1029,8 @@ class _Rollout:
             # twice in a row, to the byte, with its time)
             self._extra(n, body)
             return
+        if self.unechoed is not None and typ in ("response_item", "turn_context"):
+            self._echo_due()
         if typ == "session_meta":
             sid = str(p.get("id") or "")
             sub = self.info.get("subagent")
@@ -1165,6 +1173,12 @@ class _Rollout:
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
+        elif typ == "event_msg" and p.get("type") == "user_message":
+            self.echoes += 1
+            if self.unechoed is None:
+                self.early_echo = True
+            self.unechoed = None
+            self._extra(n, body)
         elif typ in ("event_msg", "world_state", "token_usage_record"):
             et = p.get("type")
             if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
@@ -1227,6 +1241,16 @@ class _Rollout:
             self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
                                      "text": "tokens used", "measurements": meas})
 
+    def _echo_due(self) -> None:
+        """The user message read last got no echo before the next item: in a rollout that
+        echoes what the user types, it is context Codex injected (an AGENTS.md, a skill's
+        body, instructions of a build whose opener (:data:`logparse.request.INJECTED_OPENERS`) does not know),
+        marked by its structure, whatever it opens with.  A rollout that has echoed nothing
+        yet (older builds write no ``user_message`` events) keeps its messages the user's."""
+        part, self.unechoed = self.unechoed, None
+        if part is not None and self.echoes:
+            part["synthetic"] = True
+
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
         a repeated event (same running total) is not counted twice."""
@@ -1266,8 +1290,9 @@ class _Rollout:
             text = _text_of(p.get("content"))
             part: dict[str, Any] = {"type": "text", "id": f"L{n}", "text": text,
                                     "time": {"start": ts}}
-            if role == "user" and text.lstrip().startswith(_INJECTED):
+            if role == "user" and is_injected(text):
                 part["synthetic"] = True
+            own = part  # (the user's words, when the IDE's context is split off below)
             at = text.find(REQUEST_MARK) if role == "user" else -1
             ask = text[at + len(REQUEST_MARK):].strip() if at >= 0 else ""
             if ask and not part.get("synthetic"):
@@ -1279,6 +1304,11 @@ class _Rollout:
                     part = {"type": "text", "id": f"L{n}.c", "text": text[:at].rstrip(),
                             "synthetic": True, "time": {"start": ts}}
             d.parts.append(part)
+            if role == "user" and not own.get("synthetic"):
+                if self.early_echo:
+                    self.early_echo = False
+                else:
+                    self.unechoed = own
             for c in p.get("content") or []:
                 if isinstance(c, dict) and c.get("type") == "input_image":
                     d.parts.append({"type": "file", "id": f"L{n}i", "mime": "image",

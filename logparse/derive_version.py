@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 58
+DERIVE_VERSION = 63
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -192,4 +192,10 @@ below it; the context above (open tabs, the active selection, files mentioned) i
 synthetic part, shown, never read as the user's.  A request that names what to build by
 what it lacks ("add the missing tests", "nothing else for now") reports no failure
 (:data:`logparse.iteration.NAMING_CUES`).
-58: 54 and 56 together."""
+58: 54 and 56 together.
+63 (cues14): injected user-side text is marked by its structure, in one place
+(:func:`logparse.request.is_injected`, every reader's openers): a Codex user message that
+the rollout never echoes (``event_msg`` ``user_message``, written for every message the
+user types) is context Codex injected, whatever it opens with; the output of a Claude
+Code ``!`` command (``<bash-stdout>``, ``<bash-stderr>``) and a prompt hook's text are
+synthetic, as a local command's output is."""

@@ -82,7 +82,7 @@ from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
-from logparse.request import INTERRUPT_MARK, request_text, without_ide
+from logparse.request import INTERRUPT_MARK, request_text
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
 from logparse.structural import (
@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 74
+EXTRACTOR_VERSION = 79
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -277,7 +277,10 @@ one such failure the agent turns away from gives its check up.
 74 (cues13b): cue rows keep "should not match" lines (``Cue.counter``): "I want to rule
 out" is a plan, no dismissal; "is expected to be" describes, "is expected" finds;
 "不是换成" keeps a way and a bare "切换到" switches a setting (no redirect); "错误被 …
-忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop)."""
+忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop).
+79 (cues14): the user-words rules read a user message without what was injected into it
+(:func:`logparse.request.request_text`: reminders, a command's caveat and output, skill
+bodies, instructions, the IDE's blocks), never the whole record."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1117,9 +1120,11 @@ class Extractor:
                 self.last_request = (row.session_id, row.ordinal, asked)
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
-        # (the IDE's blocks beside the user's words report nothing: logparse.request)
-        words = without_ide(row.text)
-        self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
+        # the user's words only: what the agent or its harness put beside them (the IDE's
+        # blocks, a reminder, a command's caveat and output, instructions) reports and
+        # drops nothing, and no user-words rule reads it (logparse.request)
+        words = row.text if row.text.startswith(INTERRUPT_MARK) else request_text(row.text)
+        self.said.append(Said(row.session_id, row.ordinal, "user", words[:1500],
                               refutation_phrase(words) or correction_phrase(words)
                               or still_broken_phrase(words),
                               _quoted_error(words)))
