@@ -103,34 +103,52 @@ _PASTED_STACK = ("Call Stack\n4\n\nShow 3 ignore-listed frame(s)\nhandleGenerate
 
 DROP_CUES: tuple[Cue, ...] = (
     # a word, not part of a hyphenated name ("ignore-listed frame(s)" of a pasted stack,
-    # "dropbox-ignore-watcher", "@ts-ignore")
+    # "dropbox-ignore-watcher", "@ts-ignore"), and told, not negated: it opens a clause or
+    # follows a word that tells it ("e", "então", "podemos"), never "não vamos ignorar",
+    # "nunca ignore" (RE2 has no lookbehind: the allowed words are listed)
     Cue("pt-vamos-ignorar", re.compile(
-        r"(?:^|[^\w-])(?:vamos\s+)?(?:ignorar|ignore|esque[cç]a|esquecer|deixar?\s+de\s+"
-        r"(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b", re.I),
+        r"(?:^|[^\w\s'’-]\s*|\n\s*|\b(?:e|mas|ent[aã]o|s[oó]|apenas|pode|podemos|favor"
+        r"|melhor|quero|pra|para|gente|agora|j[aá]|tamb[eé]m)\s+)(?:vamos\s+)?(?:ignorar|ignore"
+        r"|esque[cç]a|esquecer"
+        r"|deixar?\s+de\s+(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b",
+        re.I),
         "Uma decisão importante, vamos ignorar os dois projetos existentes, ou seja, o "
         "Pfm.Categorization.Contracts e o Pfm.Categorization.SyntheticData",
         "pfm-categorization__opencode-session.json ordinal 16 (user)",
-        (_PASTED_STACK,)),
+        (_PASTED_STACK,
+         "Não vamos ignorar o Pfm.Categorization.Contracts, ele ainda é usado",  # written
+         )),
+    # told, not negated: "ignore X" opens a clause or follows a word that tells it ("let's",
+    # "just", "please", "we can"), never "don't ignore", "not ignore", "never ignore"
     Cue("en-ignore-drop", re.compile(
-        r"(?:^|[^\w-])(?:let'?s\s+)?(?:ignore|forget\s+about|stop\s+using|don'?t\s+use"
-        r"|do\s+not\s+use|get\s+rid\s+of|no\s+need\s+for)(?:$|[^\w-])", re.I),
+        r"(?:^|\n\s*|[^\w\s'’-]\s*|\b(?:let'?s|lets|just|please|pls|and|so|then|now|also"
+        r"|simply|can|should|will|to|must|you|we|i|but|or|ok|okay|first)\s+)(?:ignore"
+        r"|forget\s+about|stop\s+using|don'?t\s+use|do\s+not\s+use|get\s+rid\s+of"
+        r"|no\s+need\s+for)(?:$|[^\w-])", re.I),
         "let's ignore the legacy Contracts project and build it in the WebApi",
         "(no real line yet) English: drop what the plan used",
-        (_PASTED_STACK,)),
+        (_PASTED_STACK,
+         # written (no tune/shared user says it): negated, the name is kept
+         "don't ignore the Pfm.Contracts project, the WebApi still needs it",
+         "We should not get rid of legacy_client yet")),
     Cue("es-olvidate", re.compile(
-        r"\b(?:ignor[aá]|ignoremos|olvid[aá]te\s+de|olvidemos|no\s+us(?:es|emos|ar)"
+        r"(?:^|[^\w\s'’-]\s*|\n\s*|\b(?:y|pero|entonces|mejor|favor|solo|s[oó]lo|ya|que"
+        r"|vos|t[uú]|ahora|tambi[eé]n)\s+)(?:ignor[aá]|ignoremos|olvid[aá]te\s+de|olvidemos|no\s+us(?:es|emos|ar)"
         r"|dej[aá]\s+de\s+usar)(?:[\s,.:;!]|$)", re.I),
         "olvidate de pandas_profiling, no lo usemos",
-        "(no real line yet) Spanish: drop what the answer used"),
+        "(no real line yet) Spanish: drop what the answer used",
+        ("no ignoremos pandas_profiling, lo necesitamos",)),  # written: negated
     # "忽略" told (at a clause's head: "忽略 X", "先忽略 X"), not described ("错误被
-    # `|| true` 忽略": the error is ignored by …)
+    # `|| true` 忽略": the error is ignored by …); "去掉" not after "不要"/"别"/"不"
+    # ("不要去掉 X": keep it)
     Cue("zh-ja-drop", re.compile(
-        r"不要用|别用|不用|去掉|無視して|使わないで"
+        r"不要用|别用|不用|(?:^|[^不别没要]|[^不]要)去掉|無視して|使わないで"
         r"|(?:^|[\n，,。！!；;：:])[ \t]?(?:请|先|就|直接|那就|我们先?)?忽略"),
         "忽略 Pfm.Categorization.Contracts 这个旧项目",
         "(no real line yet) Chinese/Japanese: drop what the plan used",
         ("- `plasma-apply-colorscheme` 的错误被 `|| true` 忽略，可能在实际应用失败后仍写入成功"
          "缓存",  # shared matugen-theme-sync (assistant review)
+         "不要去掉 matugen_light 模板",  # written: negated, the name is kept
          )),
 )
 """How a user drops something the last turn used (a project, a library, a file)."""

@@ -935,10 +935,13 @@ class Cue:
 
 
 CORRECTION_CUES: tuple[Cue, ...] = (
-    Cue("correction", re.compile(r"\bcorrections?\b(?!\s+(?:factor|term|step))", re.I),
+    # (Python only) not "no corrections", nor asked ("any corrections?")
+    Cue("correction", re.compile(r"(?<!\bno\s)(?<!\bany\s)\bcorrections?\b"
+                                 r"(?!\s+(?:factor|term|step))(?![^.!\n]{0,40}\?)", re.I),
         "two small q3 README corrections:  1. version fix: the 1inch router at 0x1111 is "
         "Aggregation Router V4, not V3.",
-        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)",
+        ("looks good, no corrections needed", "do you need corrections from me?")),  # written
     # a label the user puts before a fix of the agent's work ("one URL accuracy fix: …",
     # "i did a fix: was … i did …"); the other languages' labels with their colon (a bare
     # "correção" is a word of specs and plans)
@@ -1085,15 +1088,20 @@ report is about the turn just before it."""
 
 # ----------------------------------------------------------------- the fix did not take
 STILL_BROKEN_CUES: tuple[Cue, ...] = (
+    # (read in Python only: lookarounds) "it's not the same as before" says it changed, "is
+    # it the same as before?" asks: neither reports the fix did not take
     Cue("en-same-as-before", re.compile(
-        r"\b(?:it'?s|its|is|looks?|still)\s+(?:\w+\s+)?(?:the\s+)?same(?:\s+as\s+before\b|"
+        r"\b(?:it'?s|its|is|looks?|still)\s+(?!(?:not|no|never)\b)(?:\w+\s+)?(?:the\s+)?"
+        r"same(?:\s+as\s+before\b(?!\s*\?)|"
         r"(?=\s*(?:$|[.,!;:)\n])|\s+(?:thing|again|problem|issue|error|result|behaviou?r|here"
         r"|now|still)\b))"
         r"|\bnothing\s+(?:has\s+)?changed\b|\bno\s+(?:visible\s+)?(?:change|difference)\b"
         r"|\b(?:did(?:n'?t|\s+not)|does(?:n'?t|\s+not))\s+(?:change|fix|solve|resolve)\s+"
         r"(?:anything|it|that|the\s+\w+)\b", re.I),
         "what did u do. now its the same as before aurora goes till the end of home page",
-        "uicomponents__session-export.json:166 (user)"),
+        "uicomponents__session-export.json:166 (user)",
+        ("it's not the same as before, the hero is taller now",  # written: negated
+         "is it the same as before?")),  # written: asked
     Cue("en-does-nothing", re.compile(
         r"\b(?:do(?:es)?n'?t|do(?:es)?\s+not|dont|doesnt)\s+(?:\w+\s+or\s+)?do\s+anything\b"
         r"|\bnothing\s+happens\b", re.I),
@@ -1254,28 +1262,51 @@ DISMISSAL_CUES: tuple[Cue, ...] = (
          )),
     Cue("en-not-the-cause", re.compile(
         r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
-        r"|issue|problem)\b|\bred\s+herring\b"
+        r"|issue|problem)\b"
+        # "is a red herring", "Red herring:", not "isn't a red herring"
+        r"|(?:^|\n\s*|[^\w\s'’]\s*|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
+        r"(?:a\s+|just\s+a\s+)?)red\s+herring\b"
         # "ruled it out", "that rules out", "we can rule out": done, not "I want to rule
-        # out" (a plan; "can't"/"cannot" are no "can\s")
-        r"|\b(?:ruled|rules|(?:can|could)\s+(?:now\s+|safely\s+)?rule)\s+(?:it\s+|that\s+"
-        r"|this\s+|them\s+)?out\b"
+        # out" (a plan; "can't"/"cannot" are no "can\s"), nor negated: the word before
+        # "ruled" is one that states it ("we", "has been"), never "haven't", "not", "never"
+        # (RE2 has no lookbehind: the allowed words are listed)
+        r"|(?:^|\n\s*|[^\w\s'’]\s*|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
+        r"|had|is|was|are|were|now|also|already|then|so|and|effectively|clearly|finally"
+        r"|fully|definitively|largely|mostly|safely|(?:has|have|had)\s+(?:now\s+|already\s+)?"
+        r"been|(?:can|could)\s+(?:now\s+|safely\s+)?be)\s+)(?:ruled|rules)\s+(?:it\s+"
+        r"|that\s+|this\s+|them\s+)?out\b"
+        r"|\b(?:can|could)\s+(?:now\s+|safely\s+)?rule\s+(?:it\s+|that\s+|this\s+"
+        r"|them\s+)?out\b"
         r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
         "So the cache was not the cause: the same error shows with a cold cache.",
         "(no real line yet) English dismissal of a guess",
         ("The script might be failing early—possibly due to DOM elements being accessed "
          "before fully loaded. I want to rule out CSS or layout issues, script module "
          "loading quirks",  # a plan: shared codex/exported-session.jsonl (reasoning)
+         # negated (written: no tune/shared line says it; cues13b left it open)
+         "We haven't ruled out the cache yet, so the next run clears it first.",
+         "The stale lockfile has not been ruled out.",
+         "The proxy is not a red herring: the 502 comes from it.",
          )),
+    # "es normal" said, not "no es normal" (the word before it is any but "no") nor asked
+    # ("¿es normal …?")
     Cue("es-pt-no-es-la-causa", re.compile(
-        r"\bno\s+(?:es|era)\s+(?:el|la)\s+(?:causa|problema)\b|\bes\s+normal\b"
+        r"\bno\s+(?:es|era)\s+(?:el|la)\s+(?:causa|problema)\b"
+        r"|(?:^|[^\w\s¿]\s*|\b(?:[a-mo-z]\w*|n[a-np-z]\w*|no\w+|n)\s+)es\s+normal\b"
         r"|\bn[aã]o\s+(?:é|era)\s+(?:a|o)\s+(?:causa|problema)\b", re.I),
         "Entonces no es el problema: el archivo está bien codificado.",
-        "(no real line yet) Spanish/Portuguese dismissal of a guess"),
+        "(no real line yet) Spanish/Portuguese dismissal of a guess",
+        ("Eso no es normal, el servidor no debería reiniciarse.",  # written: negated
+         "¿Es normal que tarde tanto?")),  # written: asked
+    # "是正常的" not after "不" (不是正常的: not normal), "不是问题" not inside "是不是问题"
+    # (asked), "問題ではない" not before "か" (asked)
     Cue("ja-zh-not-the-cause", re.compile(
-        r"原因ではない|原因ではありません|問題ではない|問題ではありません|正常です"
-        r"|不是(?:问题|原因)|并不是.{0,6}原因|是正常的"),
+        r"原因ではない|原因ではありません|問題ではない(?:$|[^か])|問題ではありません|正常です"
+        r"|(?:^|[^是])不是(?:问题|原因)|并不是.{0,6}原因|(?:^|[^不])是正常的"),
         "2つのプロセスは正常です。親子プロセスです。",
-        "(no real line yet) Japanese/Chinese dismissal of a guess"),
+        "(no real line yet) Japanese/Chinese dismissal of a guess",
+        ("这个延迟不是正常的，需要查日志",  # written: negated
+         "缓存是不是问题？", "それは問題ではないか？")),  # written: asked
 )
 """How an agent drops a guess it made ("that's likely the issue" … "the two processes are
 normal"): read after a guess that names the same things (see

@@ -280,7 +280,11 @@ out" is a plan, no dismissal; "is expected to be" describes, "is expected" finds
 忽略" describes and "ignore-listed frame(s)" of a pasted stack is no "ignore" (no drop).
 79 (cues14): the user-words rules read a user message without what was injected into it
 (:func:`logparse.request.request_text`: reminders, a command's caveat and output, skill
-bodies, instructions, the IDE's blocks), never the whole record."""
+bodies, instructions, the IDE's blocks), never the whole record.  Cue rows no longer fire
+inside a negation or a question: "haven't ruled out", "not a red herring", "no es
+normal", "不是正常的", "是不是问题？" dismiss nothing; "don't ignore X", "não vamos ignorar
+X", "不要去掉 X" drop nothing; "it's not the same as before", "is it the same as before?"
+report no fix that did not take; "no corrections needed" corrects nothing."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

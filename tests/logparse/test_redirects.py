@@ -125,3 +125,17 @@ def test_every_review_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-
     assert cue.source
     assert review_phrase(cue.example) is not None, cue.name
     assert review_phrase("Explore the repository structure") is None
+
+
+def test_a_negated_drop_drops_nothing() -> None:
+    """"don't ignore X", "não vamos ignorar X", "不要去掉 X" keep X: no row drops it; the
+    told forms drop it."""
+    for text in ("don't ignore the Pfm.Contracts project, the WebApi needs it",
+                 "we should not get rid of legacy_client yet",
+                 "never ignore Pfm.Contracts", "não vamos ignorar o Pfm.Contracts",
+                 "nunca ignore o Pfm.Contracts", "no ignoremos pandas_profiling",
+                 "不要去掉 legacy_client"):
+        assert dropped_names(text) == [], text
+    for text in ("just ignore Pfm.Contracts", "então vamos ignorar o Pfm.Contracts",
+                 "y no uses pandas_profiling", "我要去掉 legacy_client"):
+        assert dropped_names(text), text
