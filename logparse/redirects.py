@@ -50,23 +50,6 @@ REDIRECT_CUES: tuple[Cue, ...] = (
         "Entonces usá selección de columnas sobre el DataFrame ya cargado:",
         "pool conversacion-act1-pln__session.jsonl ordinal 39 (assistant, after 'quiero "
         "hacerlo despues de la carga de datos')"),
-    Cue("pt-entao-use", re.compile(
-        r"^\W{0,8}ent[aã]o,?\s+(?:use|fa[cç]a|coloque|troque|voc[eê]\s+pode)\b"
-        r"|\bem\s+vez\s+d[oa]\s+(?:atual|anterior|antig[oa])\b", re.I),
-        "Então use a seleção de colunas depois de carregar o DataFrame.",
-        "(no real line yet) Portuguese: 'then use …' after a user's constraint"),
-    # "then use / switch to …" at a reply's opening; elsewhere only "改用"/"换成" (switch to
-    # using / replace with) that no "不"/"没"/"别" negates ("不是换成 KWin" keeps the way);
-    # a bare "切换到" is a setting switched ("主题：切换到 breeze-light"), not a way replaced
-    Cue("zh-ja-switch", re.compile(
-        r"^\W{0,8}(?:那就|那么就?)(?:改用|用|使用|切换到|换成)"
-        r"|(?:^|[^不没别是])(?:改用|换成)|(?:^|[^不没别])是(?:改用|换成)|代わりに"),
-        "那就改用 DataFrame 加载之后再选择列。",
-        "(no real line yet) Chinese/Japanese: 'then switch to …'",
-        ("因此，最佳方案不是换成 KWin 脚本，而是重构现有的 systemd 用户服务",
-         "- Plasma 桌面主题：切换到 `breeze-light`",
-         # both shared matugen-theme-sync (assistant): a way kept, a theme described
-         )),
 )
 """How a reply takes in a user's change of course without admitting a mistake."""
 
@@ -131,25 +114,6 @@ DROP_CUES: tuple[Cue, ...] = (
          # written (no tune/shared user says it): negated, the name is kept
          "don't ignore the Pfm.Contracts project, the WebApi still needs it",
          "We should not get rid of legacy_client yet")),
-    Cue("es-olvidate", re.compile(
-        r"(?:^|[^\w\s'’-]\s*|\n\s*|\b(?:y|pero|entonces|mejor|favor|solo|s[oó]lo|ya|que"
-        r"|vos|t[uú]|ahora|tambi[eé]n)\s+)(?:ignor[aá]|ignoremos|olvid[aá]te\s+de|olvidemos|no\s+us(?:es|emos|ar)"
-        r"|dej[aá]\s+de\s+usar)(?:[\s,.:;!]|$)", re.I),
-        "olvidate de pandas_profiling, no lo usemos",
-        "(no real line yet) Spanish: drop what the answer used",
-        ("no ignoremos pandas_profiling, lo necesitamos",)),  # written: negated
-    # "忽略" told (at a clause's head: "忽略 X", "先忽略 X"), not described ("错误被
-    # `|| true` 忽略": the error is ignored by …); "去掉" not after "不要"/"别"/"不"
-    # ("不要去掉 X": keep it)
-    Cue("zh-ja-drop", re.compile(
-        r"不要用|别用|不用|(?:^|[^不别没要]|[^不]要)去掉|無視して|使わないで"
-        r"|(?:^|[\n，,。！!；;：:])[ \t]?(?:请|先|就|直接|那就|我们先?)?忽略"),
-        "忽略 Pfm.Categorization.Contracts 这个旧项目",
-        "(no real line yet) Chinese/Japanese: drop what the plan used",
-        ("- `plasma-apply-colorscheme` 的错误被 `|| true` 忽略，可能在实际应用失败后仍写入成功"
-         "缓存",  # shared matugen-theme-sync (assistant review)
-         "不要去掉 matugen_light 模板",  # written: negated, the name is kept
-         )),
 )
 """How a user drops something the last turn used (a project, a library, a file)."""
 
@@ -242,12 +206,6 @@ REVIEW_CUES: tuple[Cue, ...] = (
     Cue("en-review", re.compile(r"\b(?:code\s+)?review(?:s|ing|er)?\b|\baudit\b", re.I),
         "Code review of all 5 question solutions",
         "blockchain-dex-events__claude-session.jsonl ordinal 111 (Task description)"),
-    Cue("es-pt-revision", re.compile(r"\brevis(?:i[oó]n|ar|e|ão|ao)\b|\bauditor[ií]a\b", re.I),
-        "Revisión del código de las cinco soluciones",
-        "(no real line yet) Spanish/Portuguese review task"),
-    Cue("zh-ja-review", re.compile(r"审查|代码审核|レビュー"),
-        "代码审查：五个问题的解答",
-        "(no real line yet) Chinese/Japanese review task"),
 )
 """How an agent names a sub-agent task that reviews the work so far (its description):
 what such a review finds may send the agent's own earlier lines back

@@ -576,8 +576,7 @@ def test_a_fix_the_user_reports_unchanged_refutes_it_in_any_language() -> None:
     calls = [edit(11, "src/hero.tsx"), edit(12, "src/App.tsx")]
     for said in ("nothing changed, the background still covers everything",
                  "CLAUDE parece que arreglo que se vea mejor, pero no resolvio lo de las "
-                 "oraciones", "continua igual, não resolveu nada", "修正後も表示が変わらない",
-                 "改了以后还是一样，没有变化"):
+                 "oraciones"):
         rows = [user(10, "limit the aurora background to the hero section"),
                 prose(13, "Done: the aurora is now clipped to the hero.", "conclusion"),
                 user(40, said)]

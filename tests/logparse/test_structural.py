@@ -344,7 +344,9 @@ def test_a_log_line_ahead_of_json_with_stderr_merged() -> None:
 def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> None:
     """The rows first written with blockchain-dex-events' words ("no more … tab", "fix:",
     "V4, not V3") and speakfree's ("a different program") say their idea in general terms
-    and in the pool's other languages."""
+    and in the pool's other languages (the rows written for a correction's label and for
+    "another program" in Spanish, Portuguese and Chinese, with no real line, were dropped:
+    cues14)."""
     # k1.lib-bootstrap__session-export.json #338 (opencode, shared): another session's fix
     assert correction_phrase("i did a fix: was : $li = $ol->append_li('breadcrumb-item'); "
                              "i didi : $li = $ol->append_li()") == "a fix:"
@@ -353,9 +355,7 @@ def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> No
                  "ese endpoint ya no existe en la API nueva",
                  "essa aba não existe mais no etherscan",
                  "这个选项已经不存在了",
-                 "es Node 20, no 18",
-                 "corrección: el archivo está en latin-1",
-                 "Não acho que seja isso, é outro processo."):
+                 "es Node 20, no 18"):
         assert correction_phrase(text) is not None, text
     for text in ("no more than 3 retries, please", "the page no longer loads slowly, thanks",
                  "Você pode ajustar a correção do plano depois"):
@@ -363,21 +363,17 @@ def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> No
 
 
 def test_a_negated_or_asked_dismissal_dismisses_nothing() -> None:
-    """"haven't ruled out" keeps the guess open (a negated negation); "no es normal",
-    "不是正常的" say the opposite; "¿es normal …?", "是不是问题？" ask.  The said forms
-    still dismiss, in Python and in the store's RE2."""
+    """"haven't ruled out" keeps the guess open (a negated negation); "not a red herring"
+    says the opposite.  The said forms still dismiss, in Python and in the store's RE2."""
     import duckdb
 
     from kb.graph.store import _DISMISSAL_SQL
 
     con = duckdb.connect()
     kept = ("We haven't ruled out the cache yet.", "The lockfile has not been ruled out.",
-            "That cannot be ruled out.", "The proxy is not a red herring.",
-            "Eso no es normal.", "¿Es normal que tarde tanto?", "这个延迟不是正常的",
-            "缓存是不是问题？")
+            "That cannot be ruled out.", "The proxy is not a red herring.")
     said = ("We've ruled out the cache.", "The lockfile has been ruled out.",
-            "That rules out the proxy.", "The warning is a red herring.",
-            "Tarda, pero es normal.", "这个延迟是正常的", "缓存不是问题")
+            "That rules out the proxy.", "The warning is a red herring.")
     for text in kept:
         assert dismissal_phrase(text) is None, text
         assert con.execute("SELECT regexp_matches(?, ?)",
