@@ -90,7 +90,7 @@ DROP_CUES: tuple[Cue, ...] = (
     # follows a word that tells it ("e", "então", "podemos"), never "não vamos ignorar",
     # "nunca ignore" (RE2 has no lookbehind: the allowed words are listed)
     Cue("pt-vamos-ignorar", re.compile(
-        r"(?:^|[^\w\s'’-]\s*|\n\s*|\b(?:e|mas|ent[aã]o|s[oó]|apenas|pode|podemos|favor"
+        r"(?:^|[^\w\s'’-][ \t]{0,3}|\n[ \t]{0,3}|\b(?:e|mas|ent[aã]o|s[oó]|apenas|pode|podemos|favor"
         r"|melhor|quero|pra|para|gente|agora|j[aá]|tamb[eé]m)\s+)(?:vamos\s+)?(?:ignorar|ignore"
         r"|esque[cç]a|esquecer"
         r"|deixar?\s+de\s+(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b",
@@ -104,7 +104,7 @@ DROP_CUES: tuple[Cue, ...] = (
     # told, not negated: "ignore X" opens a clause or follows a word that tells it ("let's",
     # "just", "please", "we can"), never "don't ignore", "not ignore", "never ignore"
     Cue("en-ignore-drop", re.compile(
-        r"(?:^|\n\s*|[^\w\s'’-]\s*|\b(?:let'?s|lets|just|please|pls|and|so|then|now|also"
+        r"(?:^|\n[ \t]{0,3}|[^\w\s'’-][ \t]{0,3}|\b(?:let'?s|lets|just|please|pls|and|so|then|now|also"
         r"|simply|can|should|will|to|must|you|we|i|but|or|ok|okay|first)\s+)(?:ignore"
         r"|forget\s+about|stop\s+using|don'?t\s+use|do\s+not\s+use|get\s+rid\s+of"
         r"|no\s+need\s+for)(?:$|[^\w-])", re.I),

@@ -1166,13 +1166,13 @@ DISMISSAL_CUES: tuple[Cue, ...] = (
         r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
         r"|issue|problem)\b"
         # "is a red herring", "Red herring:", not "isn't a red herring"
-        r"|(?:^|\n\s*|[^\w\s'’]\s*|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
         r"(?:a\s+|just\s+a\s+)?)red\s+herring\b"
         # "ruled it out", "that rules out", "we can rule out": done, not "I want to rule
         # out" (a plan; "can't"/"cannot" are no "can\s"), nor negated: the word before
         # "ruled" is one that states it ("we", "has been"), never "haven't", "not", "never"
         # (RE2 has no lookbehind: the allowed words are listed)
-        r"|(?:^|\n\s*|[^\w\s'’]\s*|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
         r"|had|is|was|are|were|now|also|already|then|so|and|effectively|clearly|finally"
         r"|fully|definitively|largely|mostly|safely|(?:has|have|had)\s+(?:now\s+|already\s+)?"
         r"been|(?:can|could)\s+(?:now\s+|safely\s+)?be)\s+)(?:ruled|rules)\s+(?:it\s+"

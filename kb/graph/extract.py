@@ -1131,7 +1131,10 @@ class Extractor:
         # blocks, a reminder, a command's caveat and output, instructions) reports and
         # drops nothing, and no user-words rule reads it (logparse.request)
         words = row.text if row.text.startswith(INTERRUPT_MARK) else request_text(row.text)
-        self.said.append(Said(row.session_id, row.ordinal, "user", words[:1500],
+        # a part that is nothing but injected text keeps its place as a turn of the user's
+        # (its record), and reports nothing
+        self.said.append(Said(row.session_id, row.ordinal, "user",
+                              (words or row.text)[:1500],
                               refutation_phrase(words) or correction_phrase(words)
                               or still_broken_phrase(words),
                               _quoted_error(words)))
