@@ -155,6 +155,8 @@ same bound for a plain run that returned while it ran and that nothing polls
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
+ECHO_WAIT = 64
+"""User messages in a row that wait for their echoes at most (the oldest is then due)."""
 _NOT_A_TURN = ("MCP client for ", "MCP startup")
 """How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
 failed to start): no reply failed."""
@@ -735,11 +737,13 @@ class _Rollout:
         self.echoes = 0
         """``event_msg`` ``user_message`` lines read so far: Codex echoes every message the
         user typed (codex-rs ``EventMsg::UserMessage``), never the context it injects."""
-        self.unechoed: dict[str, Any] | None = None
-        """The text part of the last user message read as typed, until its echo comes (a
-        rollout that echoes: :meth:`_echo_due`)."""
-        self.early_echo = False
-        """An echo came with no user message waiting for it: the next one is typed."""
+        self.unechoed: list[tuple[Draft, dict[str, Any]]] = []
+        """The user messages read as typed since the last other item (their drafts, held
+        back, and text parts), each until its echo comes (a rollout that echoes:
+        :meth:`_echo_due`)."""
+        self.early_echoes = 0
+        """Echoes that came with no user message waiting for them: as many next ones are
+        typed."""
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
         self.procs: dict[int, str] = {}  # exec sessions still running -> their command
@@ -1029,7 +1033,8 @@ class _Rollout:
             # twice in a row, to the byte, with its time)
             self._extra(n, body)
             return
-        if self.unechoed is not None and typ in ("response_item", "turn_context"):
+        if self.unechoed and (typ == "turn_context" or typ == "response_item" and not (
+                p.get("type") == "message" and p.get("role") == "user")):
             self._echo_due()
         if typ == "session_meta":
             sid = str(p.get("id") or "")
@@ -1175,9 +1180,16 @@ class _Rollout:
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
         elif typ == "event_msg" and p.get("type") == "user_message":
             self.echoes += 1
-            if self.unechoed is None:
-                self.early_echo = True
-            self.unechoed = None
+            said = str(p.get("message") or "").strip()
+            same = [x for x in self.unechoed
+                    if (t := str(x[1].get("text") or "").strip()) == said or t and t in said]
+            if same or self.unechoed:  # its own message (the IDE's words are echoed with
+                # their context), else the oldest
+                got = same[0] if same else self.unechoed[0]
+                self.unechoed.remove(got)
+                got[0].open -= 1
+            else:
+                self.early_echoes += 1
             self._extra(n, body)
         elif typ in ("event_msg", "world_state", "token_usage_record"):
             et = p.get("type")
@@ -1242,14 +1254,17 @@ class _Rollout:
                                      "text": "tokens used", "measurements": meas})
 
     def _echo_due(self) -> None:
-        """The user message read last got no echo before the next item: in a rollout that
-        echoes what the user types, it is context Codex injected (an AGENTS.md, a skill's
-        body, instructions of a build whose opener (:data:`logparse.request.INJECTED_OPENERS`) does not know),
-        marked by its structure, whatever it opens with.  A rollout that has echoed nothing
+        """The user messages read last got no echo before the next other item: in a rollout
+        that echoes what the user types, each is context Codex injected (an AGENTS.md, a
+        skill's body, instructions of a build whose opener
+        :data:`logparse.request.INJECTED_OPENERS` does not know), marked by its structure,
+        whatever it opens with.  A rollout that has echoed nothing
         yet (older builds write no ``user_message`` events) keeps its messages the user's."""
-        part, self.unechoed = self.unechoed, None
-        if part is not None and self.echoes:
-            part["synthetic"] = True
+        due, self.unechoed = self.unechoed, []
+        for d, part in due:
+            d.open -= 1
+            if self.echoes:
+                part["synthetic"] = True
 
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
@@ -1305,10 +1320,16 @@ class _Rollout:
                             "synthetic": True, "time": {"start": ts}}
             d.parts.append(part)
             if role == "user" and not own.get("synthetic"):
-                if self.early_echo:
-                    self.early_echo = False
-                else:
-                    self.unechoed = own
+                if self.early_echoes:
+                    self.early_echoes -= 1
+                else:  # held back until its echo or the next other item decides
+                    d.open += 1
+                    self.unechoed.append((d, own))
+                    if len(self.unechoed) > ECHO_WAIT:  # (bounded: the oldest is due)
+                        old, part = self.unechoed.pop(0)
+                        old.open -= 1
+                        if self.echoes:
+                            part["synthetic"] = True
             for c in p.get("content") or []:
                 if isinstance(c, dict) and c.get("type") == "input_image":
                     d.parts.append({"type": "file", "id": f"L{n}i", "mime": "image",
@@ -1959,4 +1980,7 @@ class _Rollout:
                 d.parts.append(tp)
         self.calls = {}
         self.ends = {}
+        for d, _ in self.unechoed:  # the file ends before an echo: the user's, as read
+            d.open -= 1
+        self.unechoed = []
         yield from self.q.flush()

@@ -519,3 +519,10 @@ def test_a_rollout_that_echoes_nothing_keeps_its_messages_the_users(tmp_path: Pa
                            echo("now test it"), user("now test it"), say("done")], "b.jsonl")
     ((_, batch, _),), _ = read(g)
     assert [s for s, _ in _prompts(batch)] == ["text", "text"]
+    # two messages typed in a row, echoed after both; an unechoed block between them
+    h = rollout(tmp_path, [meta(), user("fix the build"), echo("fix the build"), say("fixed"),
+                           user("now test it"), user("Rules: do not use npm."),
+                           user("and lint"), echo("now test it"), echo("and lint"),
+                           say("done")], "c.jsonl")
+    ((_, batch, _),), _ = read(h)
+    assert [s for s, _ in _prompts(batch)] == ["text", "text", "synthetic", "text"]
