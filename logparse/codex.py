@@ -99,7 +99,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/5"
+RESUME_VERSION = "codex/6"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -908,7 +908,10 @@ class _Rollout:
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
                 "skipped": dict(self.skipped), "forked": self.forked,
-                "last": self.last.digest()}
+                "last": self.last.digest(), "echoes": self.echoes,
+                "early_echoes": self.early_echoes,
+                "unechoed": [[draft_ref(q, d), _index(d.parts, part)]
+                             for d, part in self.unechoed]}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -959,6 +962,8 @@ class _Rollout:
         self.skipped.update(s["skipped"])
         self.forked = s.get("forked")
         self.last.resume(s.get("last"))  # absent from points kept before it was
+        self.echoes, self.early_echoes = s.get("echoes", 0), s.get("early_echoes", 0)
+        self.unechoed = [(q[i], q[i].parts[j]) for i, j in s.get("unechoed", ())]
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
 
@@ -1980,7 +1985,7 @@ class _Rollout:
                 d.parts.append(tp)
         self.calls = {}
         self.ends = {}
-        for d, _ in self.unechoed:  # the file ends before an echo: the user's, as read
-            d.open -= 1
+        # the file ends before their echoes: the user's, as read; their ``open`` stays set
+        # (their raw says they wait), so a reading of the grown file decides them again
         self.unechoed = []
         yield from self.q.flush()
