@@ -306,6 +306,13 @@ def read_rollout(path: Path) -> Rollout:
                 pass  # the ``compacted`` record says it (with what replaced the history)
         elif t == "compacted":
             r.compactions.append(n)
+    if r.event_prompts:
+        # a rollout that echoes what the user typed: a user message no echo repeats is
+        # context Codex injected, whatever it opens with
+        echoed = {text.strip() for _, text in r.event_prompts}
+        r.users = [(n, o, text, injected or text.strip() not in echoed
+                    and text.find("## My request for Codex:") < 0)
+                   for n, o, text, injected in r.users]
     return r
 
 

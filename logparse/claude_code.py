@@ -62,6 +62,7 @@ from logparse.opencode._lines import (
     parse_line,
     safe_text,
 )
+from logparse.request import is_injected
 from logparse.resume import (
     MAX_STATE_BYTES,
     Diverged,
@@ -116,8 +117,6 @@ _KEYS = {"file_path": "filePath", "notebook_path": "filePath", "old_string": "ol
 _EXIT = re.compile(r"^Exit code (-?\d+)")
 _ABORT = ("The user doesn't want to proceed", "[Request interrupted by user",
           "The user doesn't want to take this action")
-_SYNTHETIC = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
-              "Caveat: The messages below were generated", "<task-notification>")
 
 
 def is_claude_record(obj: Any) -> bool:
@@ -847,7 +846,7 @@ class _Conv:
             if bt == "text":
                 text = b.get("text") or ""
                 part = {"type": "text", "id": pid, "text": text, "time": {"start": ts}}
-                if obj.get("isMeta") or text.lstrip().startswith(_SYNTHETIC):
+                if obj.get("isMeta") or is_injected(text):
                     part["synthetic"] = True
                 d.parts.append(part)
                 if self.root_prompt is None and self.parent:

@@ -75,7 +75,6 @@ from logparse._agentlines import (
 from logparse._codecell import cell_calls, cell_strings, resolve
 from logparse.measure import round_sig
 from logparse.models import Problem
-from logparse.msgkey import CONTEXT_OPENERS
 from logparse.opencode._lines import (
     LineCursor,
     first_record,
@@ -85,6 +84,7 @@ from logparse.opencode._lines import (
     parse_line,
     safe_text,
 )
+from logparse.request import is_injected
 from logparse.resume import (
     MAX_STATE_BYTES,
     Diverged,
@@ -99,7 +99,7 @@ from logparse.resume import (
 )
 from logparse.source import SourceSession, TranscriptReader
 
-RESUME_VERSION = "codex/5"
+RESUME_VERSION = "codex/6"
 """Bumped whenever the reader's state (:meth:`_Rollout.snapshot`) changes meaning."""
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -132,12 +132,10 @@ _SHELL_ARGV = frozenset({"shell", "container.exec", "local_shell"})
 _SHELL_STRING = frozenset({"shell_command", "exec_command", "exec", "unified_exec"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd"})
 _PLAN_STATUS = {"in_progress": "in_progress", "pending": "pending", "completed": "completed"}
-_INJECTED = CONTEXT_OPENERS
 REQUEST_MARK = "## My request for Codex:"
 """Where the user's words start in a message the Codex IDE extension and Codex Desktop
 wrote: below their context (``# Context from my IDE setup:`` with the open tabs, the
 active file and its selection; ``# Files mentioned by the user:``)."""
-"""How the context Codex writes into a user message opens: never what the user typed."""
 
 REJECTED = re.compile(
     r"^(?:exec command rejected by user|patch rejected by user|user rejected MCP tool call"
@@ -157,6 +155,8 @@ same bound for a plain run that returned while it ran and that nothing polls
 MAX_POLLED_OUTPUT = 1 << 20
 """Characters of polled output a running command's output takes in at most."""
 
+ECHO_WAIT = 64
+"""User messages in a row that wait for their echoes at most (the oldest is then due)."""
 _NOT_A_TURN = ("MCP client for ", "MCP startup")
 """How the ``error`` events that codex-rs sends outside a turn open (an MCP server that
 failed to start): no reply failed."""
@@ -734,6 +734,16 @@ class _Rollout:
         parent's ``session_meta`` to the spawn's output that ends it): that thread's id."""
         """The turn runs in a sandbox without network access (``turn_context``)."""
         self.model: str | None = None
+        self.echoes = 0
+        """``event_msg`` ``user_message`` lines read so far: Codex echoes every message the
+        user typed (codex-rs ``EventMsg::UserMessage``), never the context it injects."""
+        self.unechoed: list[tuple[Draft, dict[str, Any]]] = []
+        """The user messages read as typed since the last other item (their drafts, held
+        back, and text parts), each until its echo comes (a rollout that echoes:
+        :meth:`_echo_due`)."""
+        self.early_echoes = 0
+        """Echoes that came with no user message waiting for them: as many next ones are
+        typed."""
         self.q = Ordered()
         self.calls: dict[str, tuple[Draft, dict[str, Any]]] = {}
         self.procs: dict[int, str] = {}  # exec sessions still running -> their command
@@ -898,7 +908,10 @@ class _Rollout:
                 "q": [draft_state(d) for d in q], "last_time": self.q.last_time,
                 "calls": [[cid, draft_ref(q, d), tp] for cid, (d, tp) in self.calls.items()],
                 "skipped": dict(self.skipped), "forked": self.forked,
-                "last": self.last.digest()}
+                "last": self.last.digest(), "echoes": self.echoes,
+                "early_echoes": self.early_echoes,
+                "unechoed": [[draft_ref(q, d), _index(d.parts, part)]
+                             for d, part in self.unechoed]}
             blob = orjson.dumps(state)
         except (TypeError, ValueError, UnicodeDecodeError):
             return
@@ -949,6 +962,8 @@ class _Rollout:
         self.skipped.update(s["skipped"])
         self.forked = s.get("forked")
         self.last.resume(s.get("last"))  # absent from points kept before it was
+        self.echoes, self.early_echoes = s.get("echoes", 0), s.get("early_echoes", 0)
+        self.unechoed = [(q[i], q[i].parts[j]) for i, j in s.get("unechoed", ())]
         self.prefix = PrefixIds(r.ids)
         return self._messages(self._source())
 
@@ -1023,6 +1038,9 @@ class _Rollout:
             # twice in a row, to the byte, with its time)
             self._extra(n, body)
             return
+        if self.unechoed and (typ == "turn_context" or typ == "response_item" and not (
+                p.get("type") == "message" and p.get("role") == "user")):
+            self._echo_due()
         if typ == "session_meta":
             sid = str(p.get("id") or "")
             sub = self.info.get("subagent")
@@ -1165,6 +1183,19 @@ class _Rollout:
             msg = p.get("message") if isinstance(p.get("message"), str) else str(p.get("type"))
             self._extra(n, body, {"type": "retry", "id": f"L{n}", "attempt": None,
                                   "error": {"data": {"message": msg}}, "time": {"created": ts}})
+        elif typ == "event_msg" and p.get("type") == "user_message":
+            self.echoes += 1
+            said = str(p.get("message") or "").strip()
+            same = [x for x in self.unechoed
+                    if (t := str(x[1].get("text") or "").strip()) == said or t and t in said]
+            if same or self.unechoed:  # its own message (the IDE's words are echoed with
+                # their context), else the oldest
+                got = same[0] if same else self.unechoed[0]
+                self.unechoed.remove(got)
+                got[0].open -= 1
+            else:
+                self.early_echoes += 1
+            self._extra(n, body)
         elif typ in ("event_msg", "world_state", "token_usage_record"):
             et = p.get("type")
             if typ == "event_msg" and not (isinstance(et, str) and et in _EVENTS):
@@ -1227,6 +1258,19 @@ class _Rollout:
             self.extra_parts.append({"type": "stat", "id": f"L{n}u" if n else "usage",
                                      "text": "tokens used", "measurements": meas})
 
+    def _echo_due(self) -> None:
+        """The user messages read last got no echo before the next other item: in a rollout
+        that echoes what the user types, each is context Codex injected (an AGENTS.md, a
+        skill's body, instructions of a build whose opener
+        :data:`logparse.request.INJECTED_OPENERS` does not know), marked by its structure,
+        whatever it opens with.  A rollout that has echoed nothing
+        yet (older builds write no ``user_message`` events) keeps its messages the user's."""
+        due, self.unechoed = self.unechoed, []
+        for d, part in due:
+            d.open -= 1
+            if self.echoes:
+                part["synthetic"] = True
+
     def _tokens(self, p: dict[str, Any]) -> None:
         """One model call's usage (``last_token_usage``) on the assistant message it ended;
         a repeated event (same running total) is not counted twice."""
@@ -1266,8 +1310,9 @@ class _Rollout:
             text = _text_of(p.get("content"))
             part: dict[str, Any] = {"type": "text", "id": f"L{n}", "text": text,
                                     "time": {"start": ts}}
-            if role == "user" and text.lstrip().startswith(_INJECTED):
+            if role == "user" and is_injected(text):
                 part["synthetic"] = True
+            own = part  # (the user's words, when the IDE's context is split off below)
             at = text.find(REQUEST_MARK) if role == "user" else -1
             ask = text[at + len(REQUEST_MARK):].strip() if at >= 0 else ""
             if ask and not part.get("synthetic"):
@@ -1279,6 +1324,17 @@ class _Rollout:
                     part = {"type": "text", "id": f"L{n}.c", "text": text[:at].rstrip(),
                             "synthetic": True, "time": {"start": ts}}
             d.parts.append(part)
+            if role == "user" and not own.get("synthetic"):
+                if self.early_echoes:
+                    self.early_echoes -= 1
+                else:  # held back until its echo or the next other item decides
+                    d.open += 1
+                    self.unechoed.append((d, own))
+                    if len(self.unechoed) > ECHO_WAIT:  # (bounded: the oldest is due)
+                        old, part = self.unechoed.pop(0)
+                        old.open -= 1
+                        if self.echoes:
+                            part["synthetic"] = True
             for c in p.get("content") or []:
                 if isinstance(c, dict) and c.get("type") == "input_image":
                     d.parts.append({"type": "file", "id": f"L{n}i", "mime": "image",
@@ -1929,4 +1985,7 @@ class _Rollout:
                 d.parts.append(tp)
         self.calls = {}
         self.ends = {}
+        # the file ends before their echoes: the user's, as read; their ``open`` stays set
+        # (their raw says they wait), so a reading of the grown file decides them again
+        self.unechoed = []
         yield from self.q.flush()

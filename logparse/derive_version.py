@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 68
+DERIVE_VERSION = 69
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -207,4 +207,11 @@ fixed and remaining); pytest's ``collected 57 items``; Karma's finished ``Execut
 user's message with its output and exit code (a ``tool`` part of a user message is a
 call); a Gemini CLI user record's ``functionResponse`` parts (in ``content`` or
 ``displayContent``) are context naming the tool and call, no longer raw or unread.
-68: 62 and 64 together."""
+68: 62 and 64 together.
+63 (cues14): injected user-side text is marked by its structure, in one place
+(:func:`logparse.request.is_injected`, every reader's openers): a Codex user message that
+the rollout never echoes (``event_msg`` ``user_message``, written for every message the
+user types) is context Codex injected, whatever it opens with; the output of a Claude
+Code ``!`` command (``<bash-stdout>``, ``<bash-stderr>``) and a prompt hook's text are
+synthetic, as a local command's output is.
+69: 68 and 63 together."""

@@ -50,23 +50,6 @@ REDIRECT_CUES: tuple[Cue, ...] = (
         "Entonces usá selección de columnas sobre el DataFrame ya cargado:",
         "pool conversacion-act1-pln__session.jsonl ordinal 39 (assistant, after 'quiero "
         "hacerlo despues de la carga de datos')"),
-    Cue("pt-entao-use", re.compile(
-        r"^\W{0,8}ent[aã]o,?\s+(?:use|fa[cç]a|coloque|troque|voc[eê]\s+pode)\b"
-        r"|\bem\s+vez\s+d[oa]\s+(?:atual|anterior|antig[oa])\b", re.I),
-        "Então use a seleção de colunas depois de carregar o DataFrame.",
-        "(no real line yet) Portuguese: 'then use …' after a user's constraint"),
-    # "then use / switch to …" at a reply's opening; elsewhere only "改用"/"换成" (switch to
-    # using / replace with) that no "不"/"没"/"别" negates ("不是换成 KWin" keeps the way);
-    # a bare "切换到" is a setting switched ("主题：切换到 breeze-light"), not a way replaced
-    Cue("zh-ja-switch", re.compile(
-        r"^\W{0,8}(?:那就|那么就?)(?:改用|用|使用|切换到|换成)"
-        r"|(?:^|[^不没别是])(?:改用|换成)|(?:^|[^不没别])是(?:改用|换成)|代わりに"),
-        "那就改用 DataFrame 加载之后再选择列。",
-        "(no real line yet) Chinese/Japanese: 'then switch to …'",
-        ("因此，最佳方案不是换成 KWin 脚本，而是重构现有的 systemd 用户服务",
-         "- Plasma 桌面主题：切换到 `breeze-light`",
-         # both shared matugen-theme-sync (assistant): a way kept, a theme described
-         )),
 )
 """How a reply takes in a user's change of course without admitting a mistake."""
 
@@ -103,35 +86,34 @@ _PASTED_STACK = ("Call Stack\n4\n\nShow 3 ignore-listed frame(s)\nhandleGenerate
 
 DROP_CUES: tuple[Cue, ...] = (
     # a word, not part of a hyphenated name ("ignore-listed frame(s)" of a pasted stack,
-    # "dropbox-ignore-watcher", "@ts-ignore")
+    # "dropbox-ignore-watcher", "@ts-ignore"), and told, not negated: it opens a clause or
+    # follows a word that tells it ("e", "então", "podemos"), never "não vamos ignorar",
+    # "nunca ignore" (RE2 has no lookbehind: the allowed words are listed)
     Cue("pt-vamos-ignorar", re.compile(
-        r"(?:^|[^\w-])(?:vamos\s+)?(?:ignorar|ignore|esque[cç]a|esquecer|deixar?\s+de\s+"
-        r"(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b", re.I),
+        r"(?:^|[^\w\s'’-][ \t]{0,3}|\n[ \t]{0,3}|\b(?:e|mas|ent[aã]o|s[oó]|apenas|pode|podemos|favor"
+        r"|melhor|quero|pra|para|gente|agora|j[aá]|tamb[eé]m)\s+)(?:vamos\s+)?(?:ignorar|ignore"
+        r"|esque[cç]a|esquecer"
+        r"|deixar?\s+de\s+(?:usar|lado))(?:$|[^\w-])|\bn[aã]o\s+(?:use|usar|vamos\s+usar)\b",
+        re.I),
         "Uma decisão importante, vamos ignorar os dois projetos existentes, ou seja, o "
         "Pfm.Categorization.Contracts e o Pfm.Categorization.SyntheticData",
         "pfm-categorization__opencode-session.json ordinal 16 (user)",
-        (_PASTED_STACK,)),
+        (_PASTED_STACK,
+         "Não vamos ignorar o Pfm.Categorization.Contracts, ele ainda é usado",  # written
+         )),
+    # told, not negated: "ignore X" opens a clause or follows a word that tells it ("let's",
+    # "just", "please", "we can"), never "don't ignore", "not ignore", "never ignore"
     Cue("en-ignore-drop", re.compile(
-        r"(?:^|[^\w-])(?:let'?s\s+)?(?:ignore|forget\s+about|stop\s+using|don'?t\s+use"
-        r"|do\s+not\s+use|get\s+rid\s+of|no\s+need\s+for)(?:$|[^\w-])", re.I),
+        r"(?:^|\n[ \t]{0,3}|[^\w\s'’-][ \t]{0,3}|\b(?:let'?s|lets|just|please|pls|and|so|then|now|also"
+        r"|simply|can|should|will|to|must|you|we|i|but|or|ok|okay|first)\s+)(?:ignore"
+        r"|forget\s+about|stop\s+using|don'?t\s+use|do\s+not\s+use|get\s+rid\s+of"
+        r"|no\s+need\s+for)(?:$|[^\w-])", re.I),
         "let's ignore the legacy Contracts project and build it in the WebApi",
         "(no real line yet) English: drop what the plan used",
-        (_PASTED_STACK,)),
-    Cue("es-olvidate", re.compile(
-        r"\b(?:ignor[aá]|ignoremos|olvid[aá]te\s+de|olvidemos|no\s+us(?:es|emos|ar)"
-        r"|dej[aá]\s+de\s+usar)(?:[\s,.:;!]|$)", re.I),
-        "olvidate de pandas_profiling, no lo usemos",
-        "(no real line yet) Spanish: drop what the answer used"),
-    # "忽略" told (at a clause's head: "忽略 X", "先忽略 X"), not described ("错误被
-    # `|| true` 忽略": the error is ignored by …)
-    Cue("zh-ja-drop", re.compile(
-        r"不要用|别用|不用|去掉|無視して|使わないで"
-        r"|(?:^|[\n，,。！!；;：:])[ \t]?(?:请|先|就|直接|那就|我们先?)?忽略"),
-        "忽略 Pfm.Categorization.Contracts 这个旧项目",
-        "(no real line yet) Chinese/Japanese: drop what the plan used",
-        ("- `plasma-apply-colorscheme` 的错误被 `|| true` 忽略，可能在实际应用失败后仍写入成功"
-         "缓存",  # shared matugen-theme-sync (assistant review)
-         )),
+        (_PASTED_STACK,
+         # written (no tune/shared user says it): negated, the name is kept
+         "don't ignore the Pfm.Contracts project, the WebApi still needs it",
+         "We should not get rid of legacy_client yet")),
 )
 """How a user drops something the last turn used (a project, a library, a file)."""
 
@@ -224,12 +206,6 @@ REVIEW_CUES: tuple[Cue, ...] = (
     Cue("en-review", re.compile(r"\b(?:code\s+)?review(?:s|ing|er)?\b|\baudit\b", re.I),
         "Code review of all 5 question solutions",
         "blockchain-dex-events__claude-session.jsonl ordinal 111 (Task description)"),
-    Cue("es-pt-revision", re.compile(r"\brevis(?:i[oó]n|ar|e|ão|ao)\b|\bauditor[ií]a\b", re.I),
-        "Revisión del código de las cinco soluciones",
-        "(no real line yet) Spanish/Portuguese review task"),
-    Cue("zh-ja-review", re.compile(r"审查|代码审核|レビュー"),
-        "代码审查：五个问题的解答",
-        "(no real line yet) Chinese/Japanese review task"),
 )
 """How an agent names a sub-agent task that reviews the work so far (its description):
 what such a review finds may send the agent's own earlier lines back

@@ -15,13 +15,34 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INTERRUPT_MARK", "is_greeting", "request_text", "without_ide"]
+from logparse.msgkey import CONTEXT_OPENERS
+
+__all__ = ["INJECTED_OPENERS", "INTERRUPT_MARK", "is_greeting", "is_injected", "request_text",
+           "without_ide"]
+
+HARNESS_OPENERS = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
+                   "Caveat: The messages below were generated", "<task-notification>",
+                   "<bash-stdout>", "<bash-stderr>", "<user-prompt-submit-hook>")
+"""How what Claude Code writes into a user record opens: a local command's output and its
+caveat, a reminder, a background task's note, the output of a ``!`` command the user ran
+(``<bash-stdout>``: the program's words), a prompt hook's."""
+INJECTED_OPENERS = CONTEXT_OPENERS + HARNESS_OPENERS
+"""The one list of openers of injected user-side text, every reader's (Codex's context
+fragments, :data:`logparse.msgkey.CONTEXT_OPENERS`, and Claude Code's)."""
+
+
+def is_injected(text: str) -> bool:
+    """A user record's text that an agent or its harness wrote, by its wrapper: never what
+    the user typed, so no rule that reads the user's words reads it."""
+    return text.lstrip().startswith(INJECTED_OPENERS)
+
 
 _INJECTED = re.compile(
     r"<(environment_context|user_instructions|system-reminder|local-command-caveat|"
     r"local-command-stdout|local-command-stderr|ide_opened_file|ide_selection|turn_aborted|"
     r"command-name|command-message|INSTRUCTIONS|permissions instructions|user_shell_command|"
-    r"bash-stdout|bash-stderr|task-notification)>.*?(?:</\1>|\Z)",
+    r"bash-stdout|bash-stderr|task-notification|user-prompt-submit-hook|skill|"
+    r"collaboration_mode|subagent_notification|personality_spec|model_switch)>.*?(?:</\1>|\Z)",
     re.S | re.I)
 """Text an agent or its harness put into a user message: the workspace, reminders, the
 file open in the IDE, the output of a local slash command (never what the user asked)."""

@@ -935,10 +935,13 @@ class Cue:
 
 
 CORRECTION_CUES: tuple[Cue, ...] = (
-    Cue("correction", re.compile(r"\bcorrections?\b(?!\s+(?:factor|term|step))", re.I),
+    # (Python only) not "no corrections", nor asked ("any corrections?")
+    Cue("correction", re.compile(r"(?<!\bno\s)(?<!\bany\s)\bcorrections?\b"
+                                 r"(?!\s+(?:factor|term|step))(?![^.!\n]{0,40}\?)", re.I),
         "two small q3 README corrections:  1. version fix: the 1inch router at 0x1111 is "
         "Aggregation Router V4, not V3.",
-        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)"),
+        "pool blockchain-dex-events__claude-session.jsonl (user, Q3 README)",
+        ("looks good, no corrections needed", "do you need corrections from me?")),  # written
     # a label the user puts before a fix of the agent's work ("one URL accuracy fix: …",
     # "i did a fix: was … i did …"); the other languages' labels with their colon (a bare
     # "correção" is a word of specs and plans)
@@ -947,11 +950,6 @@ CORRECTION_CUES: tuple[Cue, ...] = (
         "actually get after signup is path-based",
         "pool blockchain-dex-events__claude-session.jsonl (user, Q1 URL); "
         "k1.lib-bootstrap__session-export.json #338 'i did a fix: was : …' (user)"),
-    Cue("es-pt-zh-correction-label", re.compile(
-        r"\b(?:correcci[oó]n(?:es)?|arreglo|corre[cç](?:[aã]o|[oõ]es)|ajuste)\s*:\s"
-        r"|(?:更正|纠正|修正)[:：]", re.I),
-        "una corrección: el archivo está en latin-1, no en UTF-8",
-        "(no real line yet) Spanish/Portuguese/Chinese: a correction labelled as one"),
     # a token with a digit, "not", another: each token read once (linear on digit runs)
     Cue("x-not-y", re.compile(r"(?<![\w.])(?=[\w.]*?\d)[\w.]++,\s+(?:not|no|n[aã]o)\s+"
                               r"(?=[\w.]*?\d)[\w.]++"
@@ -986,19 +984,6 @@ CORRECTION_CUES += (
                              r"(?:it|right|correct|the\s+one)\b", re.I),
         "I don't think that's it. It's something else, I hold down function and it records",
         "speakfree__session.jsonl:76 (user)"),
-    # the same two ideas (the agent works on another thing than the one meant; that is not
-    # it) in the other languages of the pool
-    Cue("es-pt-zh-other-target", re.compile(
-        r"\b(?:es|era|[eé])\s+(?:otr[oa]|outr[oa]|un[oa]?\s+distint[oa]|um[a]?\s+diferente)\s+"
-        r"(?:programa|app|aplicaci[oó]n|aplicativo|proyecto|projeto|archivo|arquivo|carpeta|pasta"
-        r"|proceso|processo|servidor|paquete|pacote|cosa|coisa)\b"
-        r"|\bno\s+creo\s+que\s+sea\s+(?:eso|esto|ese|esa)\b"
-        r"|\bn[aã]o\s+acho\s+que\s+(?:seja|[eé])\s+(?:isso|esse|essa)\b"
-        r"|是另一个(?:程序|应用|项目|文件|进程|服务)|不是这个(?:程序|应用|项目|文件|进程|服务)"
-        r"|我觉得不是(?:这个|这样)", re.I),
-        "No creo que sea eso. Es otro programa, el que arranca al iniciar el sistema.",
-        "(no real line yet) Spanish/Portuguese/Chinese: 'that is not it, it is another "
-        "program'"),
 )
 
 
@@ -1013,8 +998,9 @@ def correction_phrase(text: str) -> str | None:
     return None
 
 
-# Corrections in the other languages of the pool (Spanish, Portuguese, Japanese, Chinese):
-# a result that does not work, a request the agent misread.  Short, language-aware rows;
+# Corrections in the other languages of the pool, each row with a real line (rows written
+# for Portuguese, Japanese and Chinese with no real line were dropped, cues14): a result
+# that does not work, a request the agent misread.  Short, language-aware rows;
 # the structure (a user message right after the agent's claimed result) is read by the
 # episode rules (``kb.graph.episodes.refuted_episodes``).
 CORRECTION_CUES += (
@@ -1028,51 +1014,8 @@ CORRECTION_CUES += (
         "Perfecto, pero yo no te dije explicitamente a que se puede deber la discrepancia, "
         "solo pregunte si la muestra es representativa, entonces?",
         "pool conversacion-act1-pln__session.jsonl:158 (user)"),
-    Cue("es-sigue", re.compile(
-        r"\b(?:sigue|todav[ií]a|a[uú]n)\s+(?:sin\s+funcionar|no\b|igual\b|mal\b|fallando"
-        r"|roto|con\s+el\s+(?:mismo\s+)?error)", re.I),
-        "sigue sin funcionar, me da el mismo error",
-        "(no real line yet) Spanish: 'still not working'"),
-    Cue("pt-nao-funciona", re.compile(
-        r"\bn[aã]o\s+(?:funciona|funcionou|carrega|carregou|aparece|mudou)\b"
-        r"|\bainda\s+(?:n[aã]o\b|est[aá]\s+(?:errado|quebrado))", re.I),
-        "ainda não funciona, o botão continua quebrado",
-        "(no real line yet) Portuguese: 'still does not work'"),
-    Cue("ja-not-working", re.compile(
-        r"動かない|動きません|違います|ちがう|違う(?:よ|って|[。、!！]|$)|間違って|直っていない"
-        r"|直ってない|まだ.{0,12}(?:ない|ません|エラー)|表示されない|表示されません"
-        r"|うまくいかない|うまくいきません"),
-        "まだ動かないです。同じエラーが出ます",
-        "(no real line yet) Japanese: 'it still does not work, same error'"),
-    Cue("zh-not-working", re.compile(
-        r"不对|不是这样|错了|还是不行|还是.{0,8}(?:不|没|报错)|没有用|没用|不起作用|不工作"
-        r"|没反应|不能用"),
-        "还是不行，页面没反应",
-        "(no real line yet) Chinese: 'still not working, the page does not respond'"),
 )
 
-
-# A result the user says is not what was asked (the agent may redo it without a word):
-# the rows above cover "no anduvo", "違います", "不对"; these the misread request.
-CORRECTION_CUES += (
-    Cue("es-no-es-eso", re.compile(
-        r"\bno\s+(?:es|era)\s+(?:eso|as[ií]|lo\s+que\s+(?:te\s+)?(?:ped[ií]|quer[ií]a|dije))\b"
-        r"|\best[aá]\s+mal\b", re.I),
-        "no es lo que te pedí, está mal el gráfico",
-        "(no real line yet) Spanish: 'that is not what I asked, the chart is wrong'"),
-    Cue("pt-nao-e-isso", re.compile(
-        r"\bn[aã]o\s+(?:[eé]|era)\s+(?:isso|assim|o\s+que\s+eu\s+(?:pedi|queria|disse))\b"
-        r"|\best[aá]\s+errad[oa]\b", re.I),
-        "não era isso que eu queria, o layout está errado",
-        "(no real line yet) Portuguese: 'that is not what I wanted, the layout is wrong'"),
-    Cue("ja-not-what-asked", re.compile(
-        r"そうじゃな|そうではな|頼んだ(?:の|もの)と違|そういう意味(?:じゃ|では)な|意図と違"),
-        "そうじゃなくて、ボタンだけ中央に寄せてほしい",
-        "(no real line yet) Japanese: 'not like that, only centre the buttons'"),
-    Cue("zh-not-what-asked", re.compile(r"不是我(?:要|想要|说)的|不是这个意思|我要的不是"),
-        "不是我要的，只要把按钮居中",
-        "(no real line yet) Chinese: 'not what I wanted, just centre the buttons'"),
-)
 
 
 PERSIST = re.compile(
@@ -1085,15 +1028,20 @@ report is about the turn just before it."""
 
 # ----------------------------------------------------------------- the fix did not take
 STILL_BROKEN_CUES: tuple[Cue, ...] = (
+    # (read in Python only: lookarounds) "it's not the same as before" says it changed, "is
+    # it the same as before?" asks: neither reports the fix did not take
     Cue("en-same-as-before", re.compile(
-        r"\b(?:it'?s|its|is|looks?|still)\s+(?:\w+\s+)?(?:the\s+)?same(?:\s+as\s+before\b|"
+        r"\b(?:it'?s|its|is|looks?|still)\s+(?!(?:not|no|never)\b)(?:\w+\s+)?(?:the\s+)?"
+        r"same(?:\s+as\s+before\b(?!\s*\?)|"
         r"(?=\s*(?:$|[.,!;:)\n])|\s+(?:thing|again|problem|issue|error|result|behaviou?r|here"
         r"|now|still)\b))"
         r"|\bnothing\s+(?:has\s+)?changed\b|\bno\s+(?:visible\s+)?(?:change|difference)\b"
         r"|\b(?:did(?:n'?t|\s+not)|does(?:n'?t|\s+not))\s+(?:change|fix|solve|resolve)\s+"
         r"(?:anything|it|that|the\s+\w+)\b", re.I),
         "what did u do. now its the same as before aurora goes till the end of home page",
-        "uicomponents__session-export.json:166 (user)"),
+        "uicomponents__session-export.json:166 (user)",
+        ("it's not the same as before, the hero is taller now",  # written: negated
+         "is it the same as before?")),  # written: asked
     Cue("en-does-nothing", re.compile(
         r"\b(?:do(?:es)?n'?t|do(?:es)?\s+not|dont|doesnt)\s+(?:\w+\s+or\s+)?do\s+anything\b"
         r"|\bnothing\s+happens\b", re.I),
@@ -1107,22 +1055,6 @@ STILL_BROKEN_CUES: tuple[Cue, ...] = (
         r"|\bno\s+(?:cambi[oó]|hace)\s+nada\b", re.I),
         "CLAUDE parece que arreglo que se vea mejor, pero no resolvio lo de las oraciones",
         "pool conversacion-act1-pln__session.jsonl:86 (user)"),
-    Cue("pt-nao-resolveu", re.compile(
-        r"\bn[aã]o\s+(?:resolveu|corrigiu|consertou|mudou\s+nada|faz\s+nada)\b"
-        r"|\bcontinua\s+(?:igual|o\s+mesmo|a\s+mesma|sem|dando|com\s+(?:o\s+)?erro)\b"
-        r"|\b(?:o\s+)?mesmo\s+(?:erro|problema|resultado)\b|\bnada\s+mudou\b", re.I),
-        "continua igual, não resolveu nada",
-        "(no real line yet) Portuguese: 'still the same, it did not fix anything'"),
-    Cue("ja-unchanged", re.compile(
-        r"変わら(?:ない|なかった|ず)|変わって(?:い)?ない|変化(?:が)?(?:ない|なし|ありません)"
-        r"|直ら(?:ない|なかった)|同じ(?:エラー|問題|結果|状態)|何も起き(?:ない|ません)"),
-        "修正後も表示が変わらない。同じエラーが出ます",
-        "(no real line yet) Japanese: 'the display does not change after the fix, same error'"),
-    Cue("zh-unchanged", re.compile(
-        r"没有?(?:任何)?变化|没变|还是一样|一样的(?:问题|错误)|同样的(?:问题|错误)"
-        r"|没有?解决|没有?修好|没有?反应"),
-        "改了以后还是一样，没有变化",
-        "(no real line yet) Chinese: 'after the change it is the same, nothing changed'"),
 )
 """How a user reports that the agent's fix did not take: the result is the same as before,
 nothing changed, the problem was not solved.  Read on a user message after a turn that
@@ -1178,19 +1110,6 @@ ADMISSION_CUES: tuple[Cue, ...] = (
         r"\bme\s+equivoqu[eé]|\b(?:fue|es)\s+(?:un\s+)?error\s+m[ií]o\b", re.I),
         "Me equivoqué. Gracias por cuestionarlo.",
         "pool conversacion-act1-pln__session.jsonl:122 (assistant)"),
-    Cue("pt-tem-razao", re.compile(
-        r"\bvoc[eê]\s+(?:tem|est[aá])\s+(?:toda\s+a\s+)?(?:raz[aã]o|cert[oa])\b"
-        r"|\b(?:eu\s+)?me\s+enganei\b|\bfoi\s+(?:um\s+)?erro\s+meu\b", re.I),
-        "Você tem razão, o plano usava o projeto legado.",
-        "(no real line yet) Portuguese admission"),
-    Cue("ja-as-you-say", re.compile(
-        r"おっしゃる通り|ご指摘の通り|ご指摘ありがとう|その通りです|私の(?:間違い|誤り|ミス)"),
-        "おっしゃる通りです。その関数は存在しませんでした。",
-        "(no real line yet) Japanese admission"),
-    Cue("zh-you-are-right", re.compile(
-        r"您说得对|你说得对|您是对的|你是对的|我错了|是我的(?:错|失误|疏忽)"),
-        "你说得对，这个接口已经废弃了。",
-        "(no real line yet) Chinese admission"),
 )
 """How an agent takes a correction in: it says the user is right, or that it was wrong.
 Read at the head of a reply that follows a user message (see
@@ -1214,15 +1133,6 @@ SUPERSEDED_CUES: tuple[Cue, ...] = (
         "### Repo structure (Q12) — SUPERSEDED by [ADR-022](./0022-fundy-moves-to-a-separate-"
         "repository.md)",
         "pool FundWise__claude-session.jsonl (Edit of docs/adr/0018-…md, ordinal 27)"),
-    Cue("es-pt-reemplazado", re.compile(
-        r"\b(?:reemplazad[oa]|sustituid[oa]|substitu[ií]d[oa]|obsolet[oa])\s+(?:por|pela|pelo)\b",
-        re.I),
-        "> Estado: reemplazado por ADR-007 (base de datos propia)",
-        "(no real line yet) Spanish/Portuguese ADR status"),
-    Cue("ja-zh-superseded", re.compile(
-        r"置き換え(?:られ|ました)|廃止(?:され|しました)|已被.{0,12}(?:取代|替代)|已废弃"),
-        "この方式は ADR-0022 に置き換えられました",
-        "(no real line yet) Japanese/Chinese ADR status"),
 )
 """Words an edit writes into a document to mark an earlier decision or design as replaced
 (an ADR's "Superseded by ADR-022"): the design it marks was a dead end, replaced at the
@@ -1254,28 +1164,32 @@ DISMISSAL_CUES: tuple[Cue, ...] = (
          )),
     Cue("en-not-the-cause", re.compile(
         r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
-        r"|issue|problem)\b|\bred\s+herring\b"
+        r"|issue|problem)\b"
+        # "is a red herring", "Red herring:", not "isn't a red herring"
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
+        r"(?:a\s+|just\s+a\s+)?)red\s+herring\b"
         # "ruled it out", "that rules out", "we can rule out": done, not "I want to rule
-        # out" (a plan; "can't"/"cannot" are no "can\s")
-        r"|\b(?:ruled|rules|(?:can|could)\s+(?:now\s+|safely\s+)?rule)\s+(?:it\s+|that\s+"
-        r"|this\s+|them\s+)?out\b"
+        # out" (a plan; "can't"/"cannot" are no "can\s"), nor negated: the word before
+        # "ruled" is one that states it ("we", "has been"), never "haven't", "not", "never"
+        # (RE2 has no lookbehind: the allowed words are listed)
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
+        r"|had|is|was|are|were|now|also|already|then|so|and|effectively|clearly|finally"
+        r"|fully|definitively|largely|mostly|safely|(?:has|have|had)\s+(?:now\s+|already\s+)?"
+        r"been|(?:can|could)\s+(?:now\s+|safely\s+)?be)\s+)(?:ruled|rules)\s+(?:it\s+"
+        r"|that\s+|this\s+|them\s+)?out\b"
+        r"|\b(?:can|could)\s+(?:now\s+|safely\s+)?rule\s+(?:it\s+|that\s+|this\s+"
+        r"|them\s+)?out\b"
         r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
         "So the cache was not the cause: the same error shows with a cold cache.",
         "(no real line yet) English dismissal of a guess",
         ("The script might be failing early—possibly due to DOM elements being accessed "
          "before fully loaded. I want to rule out CSS or layout issues, script module "
          "loading quirks",  # a plan: shared codex/exported-session.jsonl (reasoning)
+         # negated (written: no tune/shared line says it; cues13b left it open)
+         "We haven't ruled out the cache yet, so the next run clears it first.",
+         "The stale lockfile has not been ruled out.",
+         "The proxy is not a red herring: the 502 comes from it.",
          )),
-    Cue("es-pt-no-es-la-causa", re.compile(
-        r"\bno\s+(?:es|era)\s+(?:el|la)\s+(?:causa|problema)\b|\bes\s+normal\b"
-        r"|\bn[aã]o\s+(?:é|era)\s+(?:a|o)\s+(?:causa|problema)\b", re.I),
-        "Entonces no es el problema: el archivo está bien codificado.",
-        "(no real line yet) Spanish/Portuguese dismissal of a guess"),
-    Cue("ja-zh-not-the-cause", re.compile(
-        r"原因ではない|原因ではありません|問題ではない|問題ではありません|正常です"
-        r"|不是(?:问题|原因)|并不是.{0,6}原因|是正常的"),
-        "2つのプロセスは正常です。親子プロセスです。",
-        "(no real line yet) Japanese/Chinese dismissal of a guess"),
 )
 """How an agent drops a guess it made ("that's likely the issue" … "the two processes are
 normal"): read after a guess that names the same things (see

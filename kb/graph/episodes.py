@@ -45,6 +45,7 @@ from logparse.kinds import TIMED_OUT_ON_PROMPT
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import refutation_phrase
 from logparse.redirects import dropped_names, is_question, undone
+from logparse.request import request_text
 from logparse.sentences import split_sentences
 from logparse.structural import (
     PERSIST,
@@ -1811,7 +1812,7 @@ def user_dropped_episodes(steps: list[Step], said: list[Said]) -> list[Found]:
         for k, u in enumerate(us):
             if u.signal is not None or u.error:
                 continue
-            names = dropped_names(u.text)
+            names = dropped_names(request_text(u.text))  # (the user's words only)
             if not names:
                 continue
             before = " ".join(answered.get((sid, o), "") for o in (u.ordinal - 2, u.ordinal - 1))

@@ -82,7 +82,7 @@ from logparse.errorline import cancelled_by, readable, says_more
 from logparse.memo import Memo, memo, text_key
 from logparse.prose import dead_end_phrase, decision_phrase, pivot_phrase, refutation_phrase
 from logparse.redirects import review_phrase
-from logparse.request import INTERRUPT_MARK, request_text, without_ide
+from logparse.request import INTERRUPT_MARK, request_text
 from logparse.revision import quoted
 from logparse.sentences import SENTENCE_BREAK, split_sentences
 from logparse.structural import (
@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 84
+EXTRACTOR_VERSION = 85
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -285,7 +285,18 @@ again and again (a program of :data:`kb.graph.episodes.PROBES`) explored, it gav
 no check.
 75 (loao14): a lookup whose answer lacks what it looked for (``absent``; a shell grep or rg
 exiting 1 with no output) ends ``unfound``; a review's take-back is ``taken_back``.
-84: 75 and 77 together."""
+84: 75 and 77 together.
+79 (cues14): the user-words rules read a user message without what was injected into it
+(:func:`logparse.request.request_text`: reminders, a command's caveat and output, skill
+bodies, instructions, the IDE's blocks), never the whole record.  Cue rows no longer fire
+inside a negation or a question: "haven't ruled out", "not a red herring", "no es
+normal", "不是正常的", "是不是问题？" dismiss nothing; "don't ignore X", "não vamos ignorar
+X", "不要去掉 X" drop nothing; "it's not the same as before", "is it the same as before?"
+report no fix that did not take; "no corrections needed" corrects nothing.  The cue rows
+written for Spanish, Portuguese, Japanese and Chinese with no real line (37 of them; no
+tune or shared session says their ideas in those languages) are gone; the Chinese
+"found" row rests on matugen's real line.
+85: 84 and 79 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1133,9 +1144,14 @@ class Extractor:
                 self.last_request = (row.session_id, row.ordinal, asked)
         if mark is not None and mark.agents == ("codex",):
             return  # an injected record, no words of the user's
-        # (the IDE's blocks beside the user's words report nothing: logparse.request)
-        words = without_ide(row.text)
-        self.said.append(Said(row.session_id, row.ordinal, "user", row.text[:1500],
+        # the user's words only: what the agent or its harness put beside them (the IDE's
+        # blocks, a reminder, a command's caveat and output, instructions) reports and
+        # drops nothing, and no user-words rule reads it (logparse.request)
+        words = row.text if row.text.startswith(INTERRUPT_MARK) else request_text(row.text)
+        # a part that is nothing but injected text keeps its place as a turn of the user's
+        # (its record), and reports nothing
+        self.said.append(Said(row.session_id, row.ordinal, "user",
+                              (words or row.text)[:1500],
                               refutation_phrase(words) or correction_phrase(words)
                               or still_broken_phrase(words),
                               _quoted_error(words)))

@@ -59,9 +59,6 @@ HYPOTHESIS_CUES: tuple[Cue, ...] = (
         "Isso é uma inconsistência de organização de pastas vs. namespace — provavelmente "
         "um arquivo mal posicionado (deveria estar em `SyntheticData/`).",
         "pfm-categorization__opencode-session.json (opencode, shared) (assistant)"),
-    Cue("zh-maybe", re.compile(r"可能是|也许是|或许是|估计是|我怀疑|问题可能"),
-        "问题可能是 kdeglobals 的监听没有触发。",
-        "(no real line yet) Chinese: 'the problem may be that the watcher did not fire'"),
 )
 """A sentence that guesses at a cause ("the issue might be …", "Eso probablemente está
 rompiendo …", "可能是 …").  Read with :data:`FOUND_CUES` by
@@ -86,15 +83,11 @@ FOUND_CUES: tuple[Cue, ...] = (
         r"|\bresulta\s+que\b|\bya\s+veo\s+(?:el\s+problema|lo\s+que\s+pasa)", _F),
         "El archivo muy probablemente **es UTF-8**, no latin-1. Lo que pasa es:",
         "pool conversacion-act1-pln__session.jsonl (Claude Code, tune) (assistant)"),
-    Cue("pt-o-problema-e", re.compile(
-        r"\b(?:o|a)\s+(?:verdadeir[oa]\s+|real\s+)?(?:problema|causa|erro)\s+(?:[eé]|era|est[aá])\s"
-        r"|\bencontrei\s+(?:o\s+problema|a\s+causa)|\bacontece\s+que\b"
-        r"|\bj[aá]\s+vi\s+o\s+problema", _F),
-        "Encontrei o problema: o caminho `src/Pfm.WebApi/...` não existe mais.",
-        "(no real line yet) Portuguese: 'I found the problem: …'"),
     Cue("zh-found", re.compile(r"问题(?:在于|出在|是)|原因(?:是|在于)|找到(?:了)?(?:问题|原因)|原来是"),
-        "找到问题了：原因是 systemd 服务在登录前启动。",
-        "(no real line yet) Chinese: 'found the problem: the cause is …'"),
+        "关键问题是第 6 行：\n\n```toml\npost_hook = \"gsettings ... gtk-theme adw-gtk3-dark "
+        "...\"\n```",
+        "matugen-theme-sync__opencode-session.json (opencode, tune) #2 (the sub-agent's "
+        "assessment the task returned)"),
 )
 """A sentence that states the cause found.  Python also drops a match followed by
 :data:`FOUND_NOT_AFTER` ("the issue is likely …", "the problem is now fixed")."""
@@ -102,7 +95,7 @@ FOUND_CUES: tuple[Cue, ...] = (
 FOUND_NOT_AFTER = re.compile(r"\A\s*(?:likely|probably|possibly|that we|how|now|fixed|solved"
                              r"|resolved|gone)\b", re.I)
 """After a finding's words: not a cause stated (a guess, or news that it is fixed)."""
-FOUND_GUARDED = frozenset({"en-the-issue-is", "es-lo-que-pasa", "pt-o-problema-e"})
+FOUND_GUARDED = frozenset({"en-the-issue-is", "es-lo-que-pasa"})
 """The rows of :data:`FOUND_CUES` that :data:`FOUND_NOT_AFTER` guards ("the issue is
 likely …"; not "I see the issue now")."""
 
@@ -115,18 +108,6 @@ CANNOT_CUES: tuple[Cue, ...] = (
         "terminal",
         "uicomponents__session-export.json (opencode, shared) #53 (assistant; its mojibake dash "
         "written as —)"),
-    Cue("es-no-puedo", re.compile(
-        r"\bno\s+(?:puedo|tengo\s+(?:acceso|forma|manera)|soy\s+capaz\s+de|me\s+es\s+posible)\s"
-        r"|\bme\s+resulta\s+imposible\s", _F),
-        "No puedo ejecutar el notebook desde aquí: no tengo acceso a tu entorno de PyCharm.",
-        "(no real line yet) Spanish: 'I can't run the notebook from here'"),
-    Cue("pt-nao-consigo", re.compile(
-        r"\bn[aã]o\s+(?:consigo|posso|tenho\s+(?:acesso|como)|sou\s+capaz\s+de)\s", _F),
-        "Não consigo executar o build daqui: não tenho acesso ao Docker da sua máquina.",
-        "(no real line yet) Portuguese: 'I can't run the build from here'"),
-    Cue("zh-cannot", re.compile(r"我(?:无法|不能|没法|没有办法|没办法)|我这边(?:无法|不能)"),
-        "我无法直接运行 opencode export，需要你在终端里执行。",
-        "(no real line yet) Chinese: 'I cannot run opencode export directly'"),
 )
 """A claim of inability ("I can't run `opencode export` from here").  Python drops one
 about perceiving (:data:`CANNOT_NOT_AFTER`): that one is no claim a run can refute."""
@@ -151,28 +132,6 @@ JUDGED_CUES: tuple[Cue, ...] = (
         "The content length is only 356 chars - that's way too short.",
         "uicomponents__session-wordpress.json (opencode, shared) #81 (assistant, after "
         "`studio wp post get` exited 0; #86 'That seems wrong.', #388 'way too small')"),
-    Cue("es-no-funciono", re.compile(
-        r"\bno\s+(?:funcion|cambi|se\s+(?:aplic|actualiz|guard))(?:[oó]|aron)(?:\W|$)"
-        r"|\bsigue\s+(?:igual|vac[ií][oa]|mostrando|fallando)"
-        r"|\bse\s+(?:rompi[oó]|corrompi[oó]|perdi[oó]|borr[oó])(?:\W|$)"
-        r"|\bel\s+mismo\s+(?:error|resultado)\b"
-        r"|\bningun[oa]\s+(?:de\s+(?:\S+\s+){1,2})?funcion[oó]"
-        r"(?:\W|$)|\bdemasiado\s+(?:peque[nñ]o|cort[oa])", _F),
-        "Los reemplazos no funcionaron: el archivo sigue igual.",
-        "(no real line yet) Spanish: 'the replacements did not work: the file is the same'"),
-    Cue("pt-nao-funcionou", re.compile(
-        r"\bn[aã]o\s+(?:funcionou|mudou|(?:foi\s+)?(?:aplicad[oa]|salv[oa])|atualizou)(?:\W|$)"
-        r"|\bcontinua\s+(?:igual|vazi[oa]|mostrando|falhando)"
-        r"|\bfoi\s+(?:corrompid[oa]|perdid[oa]|sobrescrit[oa]|apagad[oa])(?:\W|$)"
-        r"|\bo\s+mesmo\s+(?:erro|resultado)\b"
-        r"|\bnenhu(?:m|ma)\s+(?:d[aoe]s?\s+\S+\s+)?funcionou(?:\W|$)|\bpequen[oa]\s+demais", _F),
-        "A substituição não funcionou: o conteúdo continua vazio.",
-        "(no real line yet) Portuguese: 'the replacement did not work: still empty'"),
-    Cue("zh-not-effective", re.compile(
-        r"没有?生效|不起作用|没有?效果|还是(?:一样|空的|显示|报错|失败)|被(?:破坏|覆盖|损坏|清空)了?"
-        r"|丢失了|同样的(?:错误|结果)|都(?:不行|没用|失败了?)|太(?:小|短)了"),
-        "替换没有生效，内容还是空的。",
-        "(no real line yet) Chinese: 'the replacement did not take effect, still empty'"),
 )
 """The reply after a run that reads it as not having done what it should: the English
 readings no other reply rule shares (the rest: ``kb.graph.extract.JUDGED_FAILED``, whose
@@ -186,20 +145,6 @@ DESTROYED_CUES: tuple[Cue, ...] = (
         "The content got mangled.",
         "uicomponents__session-wordpress.json (opencode, shared) #85 (assistant, after the "
         "fix_page.php run)"),
-    Cue("es-se-rompio", re.compile(
-        r"(?:^|\W)(?:se\s+)?(?:corrompi[oó]|destruy[oó]|perdi[oó]|sobrescribi[oó]"
-        r"|borr[oó]\s+de\s+m[aá]s|elimin[oó]\s+demasiado)(?:\W|$)|\bse\s+rompi[oó]", _F),
-        "El contenido se corrompió: la expresión regular borró de más.",
-        "(no real line yet) Spanish: 'the content got corrupted: the regex removed too much'"),
-    Cue("pt-foi-corrompido", re.compile(
-        r"\bfoi\s+(?:corrompid[oa]|destru[ií]d[oa]|perdid[oa]|sobrescrit[oa]|apagad[oa])(?:\W|$)"
-        r"|\b(?:removeu|apagou)\s+(?:demais|coisa\s+demais)", _F),
-        "O conteúdo foi corrompido: a regex removeu demais.",
-        "(no real line yet) Portuguese: 'the content got corrupted: the regex removed too "
-        "much'"),
-    Cue("zh-destroyed", re.compile(r"被(?:破坏|覆盖|损坏|清空|删掉)|丢失了|删多了|删除了太多"),
-        "内容被破坏了：正则删多了。",
-        "(no real line yet) Chinese: 'the content was destroyed: the regex removed too much'"),
 )
 """A reply's words for a run that damaged what it worked on ("mangled", "overwritten";
 "deleted" or "emptied" alone are said as often of what the agent meant to do)."""
@@ -211,13 +156,9 @@ GATES: dict[str, tuple[str, ...]] = {
     "en-the-issue-is": ("issue", "problem", "caus", "culprit", "bug"),
     "en-found-it": ("found", "turns out", "issue", "problem"),
     "es-lo-que-pasa": ("problem", "caus", "erro", "pasa", "resulta"),
-    "pt-o-problema-e": ("problem", "caus", "erro", "acontece"),
     "zh-found": ("问题", "原因", "原来是"),
     # CANNOT_CUES
     "en-i-cannot": ("i can", "unable", "not able", "i don"),
-    "es-no-puedo": ("puedo", "tengo", "capaz", "posible"),
-    "pt-nao-consigo": ("consigo", "posso", "tenho", "capaz"),
-    "zh-cannot": ("我",),
 }
 """For the rows read most often (a sentence of every reply, every claim), words that
 every match of the row holds, lower-cased: a text holding none of them is not scanned

@@ -41,7 +41,12 @@ def _story(tmp: Path, name: str, said: str) -> Path:
     ask = {"timestamp": reply["timestamp"][:-5] + "9.000Z", "type": "response_item",
            "payload": {"type": "message", "role": "user",
                        "content": [{"type": "input_text", "text": said}]}}
-    recs += [patch, done, reply, ask, {**reply, "timestamp": ask["timestamp"][:-5] + "9.500Z"}]
+    # Codex echoes what the user typed (``event_msg`` ``user_message``), as after the
+    # session's first prompt: without it the message would be injected context
+    echo = {"timestamp": ask["timestamp"], "type": "event_msg",
+            "payload": {"type": "user_message", "message": said, "images": []}}
+    recs += [patch, done, reply, ask, echo,
+             {**reply, "timestamp": ask["timestamp"][:-5] + "9.500Z"}]
     src = tmp / f"{name}.jsonl"
     src.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
     return src

@@ -576,8 +576,7 @@ def test_a_fix_the_user_reports_unchanged_refutes_it_in_any_language() -> None:
     calls = [edit(11, "src/hero.tsx"), edit(12, "src/App.tsx")]
     for said in ("nothing changed, the background still covers everything",
                  "CLAUDE parece que arreglo que se vea mejor, pero no resolvio lo de las "
-                 "oraciones", "continua igual, não resolveu nada", "修正後も表示が変わらない",
-                 "改了以后还是一样，没有变化"):
+                 "oraciones"):
         rows = [user(10, "limit the aurora background to the hero section"),
                 prose(13, "Done: the aurora is now clipped to the hero.", "conclusion"),
                 user(40, said)]
@@ -588,6 +587,25 @@ def test_a_fix_the_user_reports_unchanged_refutes_it_in_any_language() -> None:
                  "perfect, thanks! nothing changed elsewhere, good"):
         rows = [user(10, "limit the aurora background to the hero section"),
                 prose(13, "Done: the aurora is now clipped to the hero.", "conclusion"),
+                user(40, said)]
+        assert not [a for a in extract(S, [S], calls, rows).approaches
+                    if a.status == "dead_end"], said
+
+
+def test_injected_blocks_beside_the_users_words_report_and_drop_nothing() -> None:
+    """What the harness writes into a user record beside the user's words (a reminder, a
+    ``!`` command's output, a skill's body) is read by no user-words rule: its "nothing
+    changed" refutes no fix, its "don't use" drops no name the reply used."""
+    calls = [edit(11, "src/hero.tsx"), edit(12, "src/App.tsx")]
+    for said in ("<system-reminder>\nNothing changed in the todo list since the last "
+                 "reminder.\n</system-reminder>\nnow add a contact form under the hero",
+                 "<bash-stdout>no change, nothing happens</bash-stdout><bash-stderr>"
+                 "</bash-stderr>",
+                 "<skill>\n<name>review</name>\nDon't use Hero.tsxLegacy; ignore "
+                 "src/App.tsx.\n</skill>\nnow add a contact form"):
+        rows = [user(10, "limit the aurora background to the hero section"),
+                prose(13, "Done: the aurora is now clipped to the hero in src/App.tsx.",
+                      "conclusion"),
                 user(40, said)]
         assert not [a for a in extract(S, [S], calls, rows).approaches
                     if a.status == "dead_end"], said

@@ -83,12 +83,17 @@ def test_a_gate_holds_what_its_row_matches(cue: Cue) -> None:
     assert first_match(cues, cue.example + " \u017f") is not None
 
 
-def test_every_language_of_the_pool_has_a_row() -> None:
+def test_every_row_rests_on_a_real_line() -> None:
+    """A language gets a row when a real session says the idea in it (cues14 dropped the
+    Spanish, Portuguese and Chinese rows written with no real line); English has one in
+    every table (``judged``: kb.graph.extract.JUDGED_FAILED, beside the rows)."""
     for table, cues in TABLES.items():
         langs = {c.name.split("-", 1)[0] for c in cues}
         if table == "judged":
-            langs.add("en")  # English: kb.graph.extract.JUDGED_FAILED, beside the rows
-        assert {"en", "es", "pt", "zh"} <= langs, table
+            langs.add("en")
+        assert "en" in langs, table
+        for c in cues:
+            assert not c.source.startswith("(no real line"), (table, c.name)
 
 
 # ----------------------------------------------------------------- guesses and findings
@@ -154,16 +159,18 @@ def test_a_run_read_as_damaging_in_another_session_than_the_wordpress_one() -> N
     assert first_match(DESTROYED_CUES, "I deleted the old file as planned.") is None
 
 
-def test_judged_and_damaged_in_the_other_languages() -> None:
+def test_rows_written_with_no_real_line_are_gone() -> None:
+    """The Spanish, Portuguese and Chinese "did not work" and "damaged" rows had written
+    examples only; no tune or shared session says these ideas in those languages, so
+    they were dropped (cues14): their lines read as nothing now."""
     for text in ("Los reemplazos no funcionaron: el archivo sigue igual.",
                  "A substituição não funcionou: o conteúdo continua vazio.",
                  "替换没有生效，内容还是空的。"):
-        assert _judged_failed(text), text
+        assert not _judged_failed(text), text
     steps = [Step("s", 10, "write fix.php", True, False, False, None, target="fix.php"),
              Step("s", 11, "php fix.php", False, True, False, None, command="php fix.php",
                   judged="O conteúdo foi corrompido: a regex removeu demais.")]
-    [found] = damage_episodes(steps)
-    assert found.how == "damage" and found.first == 10
+    assert damage_episodes(steps) == []
 
 
 def test_none_of_them_worked_and_way_too_short_read_the_run_as_failed() -> None:
@@ -171,9 +178,7 @@ def test_none_of_them_worked_and_way_too_short_read_the_run_as_failed() -> None:
     # (#234), the reply (#235) reads it; a read back of the post (#80, #85, #387)
     for text in ("None of the common passwords worked.",
                  "The content length is only 356 chars - that's way too short.",
-                 "That seems wrong.", "Only 391 bytes length, which is way too small.",
-                 "Ninguna de las contraseñas funcionó.", "Nenhuma das senhas funcionou.",
-                 "这些密码都不行。"):
+                 "That seems wrong.", "Only 391 bytes length, which is way too small."):
         assert _judged_failed(text), text
         # the store's SQL selects the same prose (RE2: its \w is ASCII only)
         got = duckdb.connect().execute("SELECT regexp_matches(?, ?)",

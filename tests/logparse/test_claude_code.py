@@ -289,3 +289,26 @@ def test_api_errors_no_answer_followed_are_the_failed_reply(realworld: Path,
     assert [m.info["role"] for m in msgs] == ["user", "assistant"]
     assert "error" not in msgs[1].info and [p["type"] for p in msgs[1].parts][:8] == \
         ["retry"] * 8
+
+
+def test_the_output_of_a_users_bang_command_is_no_words_of_theirs(tmp_path: Path) -> None:
+    """``!ls`` in Claude Code writes the command (``<bash-input>``: the user typed it) and
+    then its output (``<bash-stdout>``/``<bash-stderr>``: the program's words) as user
+    records: the output is injected text, as a local command's is, and so is a prompt
+    hook's; the skill body Claude Code sends after a slash command is ``isMeta``."""
+    f = transcript(tmp_path, [
+        line("user", "<bash-input>npm test</bash-input>"),
+        line("user", "<bash-stdout>Error: nothing changed, ignore-listed</bash-stdout>"
+                     "<bash-stderr></bash-stderr>"),
+        line("user", "<user-prompt-submit-hook>Do not use yarn.</user-prompt-submit-hook>"),
+        line("user", [{"type": "text", "text": "Base directory for this skill: /s\n\nDo not "
+                                                "use mocks."}], isMeta=True),
+        line("user", "the test still fails"),
+    ], "bang.jsonl")
+    sessions, _ = read(f)
+    ((batch, _, _),) = sessions.values()
+    P = {name: i for i, name in enumerate(COLUMNS["prose"])}
+    got = [(r[P["source"]], r[P["text"]][:12]) for r in batch.prose if r[P["kind"]] == "prompt"]
+    assert got == [("text", "<bash-input>"), ("synthetic", "<bash-stdout"),
+                   ("synthetic", "<user-prompt"), ("synthetic", "Base directo"),
+                   ("text", "the test sti")]

@@ -475,3 +475,54 @@ def test_a_failed_mcp_item_is_no_success(item: dict[str, Any]) -> None:
         "arguments": {}, "status": "completed",
         "result": {"content": [{"type": "text", "text": "add(a, b)"}]}}})
     assert mcp_error(ok) is None
+
+
+def _prompts(batch: Batch) -> list[tuple[str, str]]:
+    P = {name: i for i, name in enumerate(COLUMNS["prose"])}
+    return [(r[P["source"]], r[P["text"]][:24]) for r in batch.prose if r[P["kind"]] == "prompt"]
+
+
+def echo(text: str) -> dict[str, Any]:
+    return {"timestamp": "2025-10-01T10:00:01.500Z", "type": "event_msg",
+            "payload": {"type": "user_message", "message": text, "images": []}}
+
+
+def test_a_user_message_codex_never_echoed_is_injected_context(tmp_path: Path) -> None:
+    """Codex echoes what the user types (``event_msg`` ``user_message``), never the context
+    it injects: an instruction block no opener names (a build's new wrapper, a bare
+    AGENTS.md) is marked injected by that structure, so no user-words rule reads its "do
+    not use", "ignore"."""
+    rules = "Project rules:\nDo not use npm. Ignore the legacy-contracts folder."
+    f = rollout(tmp_path, [
+        meta(version="0.130.0"),
+        user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+        user("fix the build"), echo("fix the build"),
+        say("fixed"),
+        user(rules),  # no echo: injected between turns
+        {"timestamp": "2025-10-01T10:00:02Z", "type": "turn_context", "payload": {"cwd": "/w"}},
+        user("ignore the legacy-contracts folder"), echo("ignore the legacy-contracts folder"),
+        say("ok"),
+    ])
+    ((_, batch, _),), _ = read(f)
+    assert _prompts(batch) == [("synthetic", "<environment_context>\n  "),
+                               ("text", "fix the build"), ("synthetic", rules[:24]),
+                               ("text", "ignore the legacy-contra")]
+
+
+def test_a_rollout_that_echoes_nothing_keeps_its_messages_the_users(tmp_path: Path) -> None:
+    """Older builds write no ``user_message`` events: every message stays the user's; an
+    echo written before its message (either order) marks that message typed."""
+    f = rollout(tmp_path, [meta(), user("fix the build"), say("fixed"), user("now test it")])
+    ((_, batch, _),), _ = read(f)
+    assert [s for s, _ in _prompts(batch)] == ["text", "text"]
+    g = rollout(tmp_path, [meta(), echo("fix the build"), user("fix the build"), say("fixed"),
+                           echo("now test it"), user("now test it"), say("done")], "b.jsonl")
+    ((_, batch, _),), _ = read(g)
+    assert [s for s, _ in _prompts(batch)] == ["text", "text"]
+    # two messages typed in a row, echoed after both; an unechoed block between them
+    h = rollout(tmp_path, [meta(), user("fix the build"), echo("fix the build"), say("fixed"),
+                           user("now test it"), user("Rules: do not use npm."),
+                           user("and lint"), echo("now test it"), echo("and lint"),
+                           say("done")], "c.jsonl")
+    ((_, batch, _),), _ = read(h)
+    assert [s for s, _ in _prompts(batch)] == ["text", "text", "synthetic", "text"]

@@ -63,13 +63,13 @@ def test_counter_examples_stay_unmatched_in_duckdb(cue) -> None:  # type: ignore
         assert hit.fetchone() == (False,), (cue.name, line)
 
 
-def test_chinese_cues_tell_a_way_replaced_from_one_kept() -> None:
-    assert redirect_phrase("那就切换到 pandas 的列选择。") is not None
-    assert redirect_phrase("我们改用 polars 读取。") is not None
-    assert redirect_phrase("不是换成 KWin 脚本，而是重构服务") is None
-    assert redirect_phrase("最佳方案不是A，而是换成 systemd 服务") is not None
-    assert dropped_names("先忽略 Pfm.Categorization.Contracts 这个项目") == [
-        "Pfm.Categorization.Contracts"]
+def test_matugen_keeps_its_ways_and_switches_only_settings() -> None:
+    """shared matugen-theme-sync (assistant): a way kept ("不是换成 KWin 脚本"), a theme
+    set ("切换到 breeze-light"): no redirect (the Chinese row, written with no real line,
+    was dropped: cues14)."""
+    assert redirect_phrase("因此，最佳方案不是换成 KWin 脚本，而是重构现有的 systemd 用户服务") \
+        is None
+    assert redirect_phrase("- Plasma 桌面主题：切换到 `breeze-light`") is None
     assert dropped_names("错误被 `|| true` 忽略 apply-colors.sh 之后") == []
 
 
@@ -125,3 +125,16 @@ def test_every_review_cue_fires_on_its_example(cue) -> None:  # type: ignore[no-
     assert cue.source
     assert review_phrase(cue.example) is not None, cue.name
     assert review_phrase("Explore the repository structure") is None
+
+
+def test_a_negated_drop_drops_nothing() -> None:
+    """"don't ignore X", "não vamos ignorar X" keep X: no row drops it; the told forms
+    drop it."""
+    for text in ("don't ignore the Pfm.Contracts project, the WebApi needs it",
+                 "we should not get rid of legacy_client yet",
+                 "never ignore Pfm.Contracts", "não vamos ignorar o Pfm.Contracts",
+                 "nunca ignore o Pfm.Contracts"):
+        assert dropped_names(text) == [], text
+    for text in ("just ignore Pfm.Contracts", "então vamos ignorar o Pfm.Contracts",
+                 "não use o legacy_client"):
+        assert dropped_names(text), text

@@ -149,6 +149,8 @@ def test_every_still_broken_cue_fires_on_its_example(cue) -> None:  # type: igno
     "gracias, funciona perfecto, el mismo error ya no aparece",
     "ありがとう、同じエラーはもう出ません",
     "add a second page with the same layout",
+    "it's not the same as before, the hero is taller now",  # negated: it changed
+    "is it the same as before?",                          # asked
 ])
 def test_requests_and_approval_are_no_still_broken_report(text: str) -> None:
     assert still_broken_phrase(text) is None
@@ -186,8 +188,11 @@ def test_no_cue_fires_on_its_counter_examples(cue) -> None:  # type: ignore[no-u
 
     con = duckdb.connect()
     flags = "(?i)" if cue.pattern.flags & 2 else ""
+    in_sql = cue in ADMISSION_CUES or cue in DISMISSAL_CUES  # the rows the store's SQL reads
     for line in cue.counter:
         assert line.strip() and cue.pattern.search(line) is None, (cue.name, line)
+        if not in_sql:
+            continue  # read in Python only (a row may use lookarounds RE2 lacks)
         hit = con.execute("SELECT regexp_matches(?, ?)", [line, flags + cue.pattern.pattern])
         assert hit.fetchone() == (False,), (cue.name, line)
 
@@ -339,7 +344,9 @@ def test_a_log_line_ahead_of_json_with_stderr_merged() -> None:
 def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> None:
     """The rows first written with blockchain-dex-events' words ("no more … tab", "fix:",
     "V4, not V3") and speakfree's ("a different program") say their idea in general terms
-    and in the pool's other languages."""
+    and in the pool's other languages (the rows written for a correction's label and for
+    "another program" in Spanish, Portuguese and Chinese, with no real line, were dropped:
+    cues14)."""
     # k1.lib-bootstrap__session-export.json #338 (opencode, shared): another session's fix
     assert correction_phrase("i did a fix: was : $li = $ol->append_li('breadcrumb-item'); "
                              "i didi : $li = $ol->append_li()") == "a fix:"
@@ -348,10 +355,30 @@ def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> No
                  "ese endpoint ya no existe en la API nueva",
                  "essa aba não existe mais no etherscan",
                  "这个选项已经不存在了",
-                 "es Node 20, no 18",
-                 "corrección: el archivo está en latin-1",
-                 "Não acho que seja isso, é outro processo."):
+                 "es Node 20, no 18"):
         assert correction_phrase(text) is not None, text
     for text in ("no more than 3 retries, please", "the page no longer loads slowly, thanks",
                  "Você pode ajustar a correção do plano depois"):
         assert correction_phrase(text) is None, text
+
+
+def test_a_negated_or_asked_dismissal_dismisses_nothing() -> None:
+    """"haven't ruled out" keeps the guess open (a negated negation); "not a red herring"
+    says the opposite.  The said forms still dismiss, in Python and in the store's RE2."""
+    import duckdb
+
+    from kb.graph.store import _DISMISSAL_SQL
+
+    con = duckdb.connect()
+    kept = ("We haven't ruled out the cache yet.", "The lockfile has not been ruled out.",
+            "That cannot be ruled out.", "The proxy is not a red herring.")
+    said = ("We've ruled out the cache.", "The lockfile has been ruled out.",
+            "That rules out the proxy.", "The warning is a red herring.")
+    for text in kept:
+        assert dismissal_phrase(text) is None, text
+        assert con.execute("SELECT regexp_matches(?, ?)",
+                           [text, "(?i)" + _DISMISSAL_SQL]).fetchone() == (False,), text
+    for text in said:
+        assert dismissal_phrase(text) is not None, text
+        assert con.execute("SELECT regexp_matches(?, ?)",
+                           [text, "(?i)" + _DISMISSAL_SQL]).fetchone() == (True,), text
