@@ -125,6 +125,56 @@ _GIT_REPO_CODE = _names(
 """Read subcommands that run commands the repository's config or attributes name:
 ``core.fsmonitor`` on index refresh, clean/smudge filters, ``diff.external`` and
 textconv drivers (``.gitattributes`` names them, so no override can clear them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GitConfigCode:
+    """A read-only looking git form that runs a program the repository's own config
+    names (``.git/config`` is the transcript's world, not the user's): it matches
+    subcommand ``sub`` (with its first operand in ``operands`` and one option in
+    ``options`` when given) unless one of ``unless`` is passed.  ``example`` is
+    checked against the real git by ``tests/replay/test_git_config_code.py``."""
+
+    sub: str
+    reason: str
+    example: str
+    config: str
+    """The repository setting that makes ``example`` run a program."""
+    operands: frozenset[str] = frozenset()
+    options: frozenset[str] = frozenset()
+    unless: frozenset[str] = frozenset()
+
+
+def _g(sub: str, reason: str, example: str, config: str, *, operands: str = "",
+       options: str = "", unless: str = "") -> GitConfigCode:
+    return GitConfigCode(sub, reason, example, config, frozenset(operands.split()),
+                         frozenset(options.split()), frozenset(unless.split()))
+
+
+_FSMONITOR = "core.fsmonitor runs a program when git refreshes the index"
+_SIGNATURE = ("log.showSignature makes git verify every signed commit with gpg.program "
+              "(add --no-show-signature)")
+GIT_CONFIG_CODE: tuple[GitConfigCode, ...] = (
+    _g("log", f"git log can run a program the repository configures: {_SIGNATURE}",
+       "git log --oneline -5", "log.showSignature", unless="--no-show-signature"),
+    _g("whatchanged", f"git whatchanged can run a program the repository configures: "
+       f"{_SIGNATURE}", "git whatchanged -3", "log.showSignature",
+       unless="--no-show-signature"),
+    _g("ls-files", f"git ls-files can run a program the repository configures: {_FSMONITOR}",
+       "git ls-files", "core.fsmonitor"),
+    _g("grep", f"git grep can run a program the repository configures: {_FSMONITOR}",
+       "git grep -n TODO", "core.fsmonitor"),
+    _g("check-ignore", f"git check-ignore can run a program the repository configures: "
+       f"{_FSMONITOR}", "git check-ignore -v build", "core.fsmonitor"),
+    _g("describe", f"git describe --dirty can run a program the repository configures: "
+       f"{_FSMONITOR}", "git describe --always --dirty", "core.fsmonitor",
+       options="--dirty --broken"),
+    _g("submodule", f"git submodule status can run a program the repository configures: "
+       f"{_FSMONITOR}", "git submodule status", "core.fsmonitor",
+       operands="status summary"),
+)
+"""Rows walked by ``tests/replay/test_git_config_code.py`` against the real git."""
+
 _GIT_PATCH_FLAGS = _names(
     "-p -u --patch --stat --numstat --shortstat --dirstat --summary --patch-with-stat "
     "--patch-with-raw --word-diff --color-words --ext-diff --textconv --show-signature "
@@ -187,6 +237,11 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
     if sub in _GIT_REPO_CODE:
         return (_UNK, f"git {sub} can run commands the repository configures "
                       "(core.fsmonitor, filter, diff or textconv drivers)")
+    for row in GIT_CONFIG_CODE:
+        if sub == row.sub and (not row.operands or rest[:1] and rest[0] in row.operands) and (
+                not row.options or any(a.split("=", 1)[0] in row.options for a in rest)) and (
+                not any(a.split("=", 1)[0] in row.unless for a in rest)):
+            return (_UNK, row.reason)
     if sub in ("log", "shortlog", "whatchanged", "rev-list", "reflog"):
         for a in rest:
             name = a.split("=", 1)[0]
