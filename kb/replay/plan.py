@@ -161,6 +161,10 @@ class Step:
     """The command as a person would type it (without replay's connection-sharing options)."""
     exec_text: str | None = None
     """The exact shell text run on this machine (local steps and local pipelines)."""
+    exec_text_walled: str | None = None
+    """A local pipeline's text for a target where bwrap worked when the run started
+    (``--remote-sandbox auto``): the remote part re-checks it and is refused, never
+    run unwrapped, when it is gone."""
     remote: str | None = None
     """The exact command the target runs (ssh steps)."""
     stdin: str | None = None
@@ -312,6 +316,8 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
             raise _Refuse(f"refused: {safety.blind[0]}, so where it connects cannot be "
                           "checked against the host map")
         _route(step, info, plan, known)
+        if safety.cls == "mutating":
+            _refuse_wide_cwd(step)
     except _Refuse as r:
         blockers.append(str(r))
     if blockers:
@@ -470,6 +476,17 @@ def _refuse_wide_workdir(step: Step, info: ShellInfo) -> None:
                       "--allow mutating opens only a project directory for writing")
 
 
+def _refuse_wide_cwd(step: Step) -> None:
+    """The directory a mutating step gets read-write is where it runs here: for an ssh
+    mapped to ``local`` that is the home directory, which is never opened (on main it
+    was: ``ssh gpu 'echo x >> .bashrc'`` with ``gpu=local`` wrote ``~/.bashrc``)."""
+    if step.exec_text is None or not step.cwd or not os.path.isdir(step.cwd):
+        return
+    if _wide_workdir(step.cwd):
+        raise _Refuse(f"refused: it would run in {step.cwd}, a system or home directory; "
+                      "--allow mutating opens only a project directory for writing")
+
+
 def _protect(step: Step, info: ShellInfo, plan: Plan) -> None:
     """Decide the sandbox of a step that runs, and say it in the plan."""
     opts = plan.options
@@ -596,8 +613,16 @@ def _route(step: Step, info: ShellInfo, plan: Plan, known: set[str]) -> None:
         step.exec_text = (info.text[:first.start]
                           + shlex.join(full + [wrap_remote(new_code, opts.timeout,
                                                            sandbox=remote_pol,
-                                                           mode=opts.remote_sandbox)])
+                                                           mode=opts.remote_sandbox,
+                                                           max_memory=opts.max_memory)])
                           + info.text[first.end:])
+        if opts.remote_sandbox == "auto":
+            step.exec_text_walled = (
+                info.text[:first.start]
+                + shlex.join(full + [wrap_remote(new_code, opts.timeout, sandbox=remote_pol,
+                                                 mode="require", probed=True,
+                                                 max_memory=opts.max_memory)])
+                + info.text[first.end:])
         step.run_command = info.text[:first.start] + shlex.join(shown) + info.text[first.end:]
         wd = step.workdir
         step.cwd = wd if wd and os.path.isdir(wd) else None  # else the run's scratch dir
