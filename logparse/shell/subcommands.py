@@ -172,6 +172,10 @@ GIT_CONFIG_CODE: tuple[GitConfigCode, ...] = (
     _g("submodule", f"git submodule status can run a program the repository configures: "
        f"{_FSMONITOR}", "git submodule status", "core.fsmonitor",
        operands="status summary"),
+    _g("stash", "git stash list -p produces diffs, which can run the repository's diff and "
+       "textconv drivers", "git stash list -p", "diff.<driver>.textconv",
+       operands="list", options="-p -u --patch --patch-with-stat --patch-with-raw "
+                                 "--ext-diff --textconv --cc -c -m --word-diff --color-words"),
 )
 """Rows walked by ``tests/replay/test_git_config_code.py`` against the real git."""
 

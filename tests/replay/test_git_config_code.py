@@ -4,7 +4,8 @@ A replayed step reads a repository the transcript worked in: its ``.git/config``
 the transcript's, not the user's.  ``log.showSignature`` + ``gpg.program`` makes a
 plain ``git log`` run a program for every signed commit; ``core.fsmonitor`` makes
 ``git ls-files``, ``git grep``, ``git check-ignore``, ``git describe --dirty`` and
-``git submodule status`` run one when they refresh the index.  Every row of
+``git submodule status`` run one when they refresh the index; ``git stash list -p``
+runs the diff drivers ``.gitattributes`` names.  Every row of
 ``GIT_CONFIG_CODE`` is checked against the real git (the form really runs the
 program), then classified (never read-only), and a whole replay of ``git log`` in
 such a repository runs nothing, even with ``--no-sandbox``.
@@ -59,6 +60,10 @@ def hostile_repo(root: Path, sentinel: Path) -> Path:
                             input=f"{head}\n\n{msg}", check=True, capture_output=True,
                             text=True).stdout.strip()
     _git(repo, "update-ref", "HEAD", signed)
+    (repo / ".gitattributes").write_text("f diff=evil\n")
+    _git(repo, "config", "diff.evil.textconv", str(evil))
+    (repo / "f").write_text("a TODO\nmore\n")
+    _git(repo, "stash", "-q")
     _git(repo, "config", "log.showSignature", "true")
     _git(repo, "config", "gpg.program", str(evil))
     _git(repo, "config", "core.fsmonitor", str(evil))
@@ -92,7 +97,8 @@ def test_every_row_runs_a_program_and_is_never_read_only(row: GitConfigCode,
 @pytest.mark.parametrize("text", ["git rev-parse HEAD", "git describe --always",
                                   "git ls-tree HEAD", "git cat-file -p HEAD",
                                   "git branch", "git config --get user.name",
-                                  "git log --oneline --no-show-signature"])
+                                  "git log --oneline --no-show-signature",
+                                  "git stash list"])
 def test_what_stays_read_only_runs_nothing(text: str, tmp_path: Path) -> None:
     sentinel = tmp_path / "ran"
     repo = hostile_repo(tmp_path, sentinel)
