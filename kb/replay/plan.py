@@ -329,6 +329,11 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
            else f"{safety.cls}: allowed by --allow {safety.cls}")
     step.reason = why
     _protect(step, info, plan)
+    exposed = _exposed_bind(step, info, plan)
+    if exposed:
+        step.action = "skip"
+        step.reason = exposed
+        return
     follows = list(safety.follows) + _embedded_follows(info)
     rc = _curlrc_here() if step.exec_text is not None and _reads_curlrc(info) else None
     if rc:
@@ -898,6 +903,41 @@ def _port_of(cmds: Sequence[SimpleCommand]) -> tuple[int | None, str, str]:
         port = None
         host = "127.0.0.1"
     return port, host, note
+
+
+_BIND_OPTIONS = ("--host", "--bind", "-b", "--listen", "--address", "--ip")
+_WILDCARDS = ("0.0.0.0", "::", "[::]", "*", "")
+
+
+def _exposed_bind(step: Step, info: ShellInfo, plan: Plan) -> str | None:
+    """Why a launch would serve this machine's network (None: it would not).
+
+    A launch with the machine's network (``--allow host-network`` or ``--no-sandbox``)
+    that listens on every interface or a non-loopback address serves its working
+    directory, or whatever it serves, to the local network: ``python3 -m http.server``
+    binds every interface unless ``--bind`` says otherwise."""
+    if step.launch is None or step.exec_text is None:
+        return None
+    if plan.options.sandbox and step.sandbox is not None and not step.sandbox.network:
+        return None  # its own network namespace: nobody outside reaches it
+    for c in info.commands:
+        eff = list(c.effective_argv)
+        binds: list[str] = []
+        for i, a in enumerate(eff):
+            if a in _BIND_OPTIONS and i + 1 < len(eff):
+                binds.append(eff[i + 1])
+            elif a.startswith(tuple(o + "=" for o in _BIND_OPTIONS if o.startswith("--"))):
+                binds.append(a.split("=", 1)[1])
+        if "http.server" in eff and not binds:
+            binds.append("0.0.0.0")  # its default: every interface
+        for b in binds:
+            host = b.rsplit(":", 1)[0] if b.count(":") == 1 else b
+            if host in _WILDCARDS or not (host == "localhost" or is_loopback(host.strip("[]"))):
+                return (f"refused: it would listen on {b or 'every interface'} with this "
+                        "machine's network, serving the local network; bind it to "
+                        "127.0.0.1 or replay it in its own network namespace (without "
+                        "--allow host-network)")
+    return None
 
 
 def _seconds(text: str) -> float | None:

@@ -141,3 +141,30 @@ def test_this_machines_exported_functions_never_replace_a_vetted_program(
                            sandbox=Policy(vetted=True) if sandboxed else None)
     assert "FUNCTION-RAN" not in out.output and "PS4-RAN" not in out.output, out.output
     assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize(("command", "refused"), [
+    ("python3 -m http.server 8000", True),  # binds every interface by default
+    ("python3 -m http.server --bind 0.0.0.0 8000", True),
+    ("uvicorn app:app --host 0.0.0.0 --port 8000", True),
+    ("gunicorn -b :8000 app:app", True),
+    ("python3 -m http.server --bind 127.0.0.1 8000", False),
+    ("uvicorn app:app --host 127.0.0.1 --port 8000", False),
+])
+def test_a_launch_with_host_network_never_serves_the_local_network(
+        command: str, refused: bool, tmp_path: Path) -> None:
+    """--allow launch,host-network lets a server be reached from later steps, not from
+    the local network: on main ``python3 -m http.server`` served the working directory
+    on every interface.  In its own namespace (no host-network) it may bind anything."""
+    from kb.replay.hostmap import build_host_map
+
+    work = tmp_path / "proj"
+    work.mkdir()
+    wide = plan_for([command], build_host_map([], {}), allow=ALL, workdir=str(work))
+    (step,) = wide.steps
+    assert (step.action == "skip") == refused, (command, step.reason)
+    if refused:
+        assert "every interface" in step.reason or "listen on" in step.reason, step.reason
+    own = plan_for([command], build_host_map([], {}), allow=("launch", "unknown"),
+                   workdir=str(work))
+    assert own.steps[0].action == "run", (command, own.steps[0].reason)
