@@ -405,10 +405,21 @@ _SHELL_STEERING = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", 
 
 def step_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a local step's bash starts with: this machine's, without what
-    steers bash, and without exported functions (``BASH_FUNC_ls%%=() {…}`` would make
-    the vetted ``ls`` of a read-only step run the function's code)."""
-    return {k: v for k, v in environ.items()
-            if k not in _SHELL_STEERING and not k.startswith("BASH_FUNC_")}
+    steers bash, without exported functions (``BASH_FUNC_ls%%=() {…}`` would make
+    the vetted ``ls`` of a read-only step run the function's code) and without the
+    relative entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
+    env = {k: v for k, v in environ.items()
+           if k not in _SHELL_STEERING and not k.startswith("BASH_FUNC_")}
+    for name in _SEARCH_PATHS:
+        if name in env:  # an empty or relative entry searches the working directory
+            env[name] = ":".join(p for p in env[name].split(":") if p.startswith("/"))
+    return env
+
+
+#: Search paths whose empty or relative entries (``PATH=/usr/bin:`` ends in one) find
+#: programs and libraries in the step's working directory: a recorded repository with
+#: an executable ``ls`` would run it for a vetted ``ls``.
+_SEARCH_PATHS = ("PATH", "LD_LIBRARY_PATH")
 
 
 class Executor:

@@ -168,3 +168,28 @@ def test_a_launch_with_host_network_never_serves_the_local_network(
     own = plan_for([command], build_host_map([], {}), allow=("launch", "unknown"),
                    workdir=str(work))
     assert own.steps[0].action == "run", (command, own.steps[0].reason)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["bwrap", "no-sandbox"])
+@pytest.mark.parametrize("path", [":{}", "{}:", ".:{}", "bin:{}"])
+def test_a_relative_path_entry_never_finds_the_repositorys_programs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandboxed: bool, path: str) -> None:
+    """``PATH=/usr/bin:`` (an empty entry: the working directory) made a vetted ``ls``
+    run an executable ``ls`` of the recorded repository, bwrap or not."""
+    from kb.replay.sshexec import Executor
+
+    if sandboxed and local_bwrap() is None:
+        pytest.skip("bwrap does not work here")
+    from kb.replay.sandbox import Policy
+
+    repo = tmp_path / "repo"
+    (repo / "bin").mkdir(parents=True)
+    for fake in (repo / "ls", repo / "bin" / "ls"):
+        fake.write_text("#!/bin/sh\necho REPO-LS-RAN\n")
+        fake.chmod(0o755)
+    monkeypatch.setenv("PATH", path.format("/usr/bin:/bin"))
+    with Executor(tmp_path / "ctl", [], bwrap=local_bwrap() if sandboxed else None) as ex:
+        out = ex.run_local("ls", cwd=str(repo), timeout=30,
+                           sandbox=Policy(vetted=True) if sandboxed else None)
+    assert "REPO-LS-RAN" not in out.output, out.output
+    assert "bin" in out.output.split(), out.output
