@@ -76,6 +76,7 @@ from logparse.shell.subcommands import (
     _git_safety,
     _package_safety,
     _pip_like,
+    verdict_row,
     verdict_rule,
 )
 from logparse.shell.wrappers import _strip_wrappers
@@ -993,6 +994,9 @@ def _command_blind(cmd: SimpleCommand) -> list[str]:
     if not eff:
         return out
     prog = _basename(eff[0])
+    row = verdict_row(prog, eff[1:])
+    if row is not None and row.blind:
+        out.append(f"{row.reason}, at an address this machine's configuration holds")
     if prog == "curl":
         out.extend(curl_endpoints(eff[1:])[1])
     elif prog == "wget":

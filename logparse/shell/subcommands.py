@@ -574,14 +574,18 @@ class VerdictRule:
     letters: str = ""
     prefixes: tuple[str, ...] = ()
     unless: frozenset[str] = frozenset()
+    blind: bool = False
+    """Where it connects is held by this machine's configuration (a kubeconfig, the
+    cloud CLI's profile, the resolver), not the text: refused whatever ``--allow``
+    says, since the host map cannot check it."""
 
 
 def _v(programs: str, severity: str, reason: str, example: str, *, subs: str = "",
        options: str = "", letters: str = "", prefixes: str = "", unless: str = "",
-       source: str = "not in the data") -> VerdictRule:
+       source: str = "not in the data", blind: bool = False) -> VerdictRule:
     return VerdictRule(frozenset(programs.split()), severity, reason, example, source,
                        frozenset(subs.split()), frozenset(options.split()), letters,
-                       tuple(prefixes.split()), frozenset(unless.split()))
+                       tuple(prefixes.split()), frozenset(unless.split()), blind)
 
 
 _NVSMI_SUBS = ("nvlink conf-compute compute-policy clocks vgpu mig c2c boost-slider power-hint "
@@ -616,14 +620,17 @@ VERDICT_RULES: tuple[VerdictRule, ...] = (
     _v("kubectl oc", "unk", "kubectl asks the cluster's API server, an endpoint the host map "
        "does not cover", "kubectl get pods -A",
        subs="get describe logs top explain api-resources api-versions cluster-info events "
-            "auth diff wait version", unless="--client"),
+            "auth diff wait version", unless="--client", blind=True),
+    _v("aws gcloud gsutil az helm terraform tofu pulumi doctl", "unk",
+       "the cloud CLI asks its provider's API, an endpoint the host map does not cover",
+       "aws s3 ls", unless="--version version help --help -h", blind=True),
     _v("docker podman nerdctl", "unk", "docker asks the container daemon (or a registry), an "
        "endpoint the host map does not cover", "docker ps -a",
        subs="ps images inspect version info top port history search diff stats logs image "
             "container network volume system compose context events", unless="--version -v"),
     _v("getent", "unk", "getent hosts resolves names through the resolver (DNS), endpoints the "
        "host map does not cover", "getent hosts build-server.internal",
-       subs="hosts ahosts ahostsv4 ahostsv6 networks netgroup"),
+       subs="hosts ahosts ahostsv4 ahostsv6 networks netgroup", blind=True),
 )
 """Rows walked by ``tests/logparse/test_shell_verdict_rules.py``."""
 
@@ -649,6 +656,14 @@ def _verdict_sub(prog: str, args: tuple[str, ...]) -> str:
 
 def verdict_rule(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
     """Severity and reason of the first :data:`VERDICT_RULES` row matching, or None."""
+    row = verdict_row(prog, args)
+    if row is None:
+        return None
+    return ({"mut": _MUT, "launch": _LAUNCH, "unk": _UNK}[row.severity], row.reason)
+
+
+def verdict_row(prog: str, args: tuple[str, ...]) -> VerdictRule | None:
+    """The first :data:`VERDICT_RULES` row matching, or None."""
     sub: str | None = None
     for r in VERDICT_RULES:
         if prog not in r.programs:
@@ -674,6 +689,5 @@ def verdict_rule(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
                     break
             if not hit:
                 continue
-        sev = {"mut": _MUT, "launch": _LAUNCH, "unk": _UNK}[r.severity]
-        return (sev, r.reason)
+        return r
     return None

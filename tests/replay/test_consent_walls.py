@@ -193,3 +193,19 @@ def test_a_relative_path_entry_never_finds_the_repositorys_programs(
                            sandbox=Policy(vetted=True) if sandboxed else None)
     assert "REPO-LS-RAN" not in out.output, out.output
     assert "bin" in out.output.split(), out.output
+
+
+@pytest.mark.parametrize("command", ["kubectl get pods -A", "oc get pods",
+                                     "aws s3 ls", "gcloud compute instances list",
+                                     "az vm list", "terraform plan", "helm list",
+                                     "getent hosts build-server.internal"])
+def test_a_remote_only_this_machines_config_names_is_refused_whatever_allow_says(
+        command: str, tmp_path: Path) -> None:
+    """kubectl's cluster, a cloud CLI's API and the resolver are hosts the text never
+    shows: with --allow unknown,host-network they ran (and reached them) on main."""
+    from kb.replay.hostmap import build_host_map
+
+    plan = plan_for([command], build_host_map([], {}), allow=ALL, workdir=str(tmp_path))
+    (step,) = plan.steps
+    assert step.action == "skip", (command, step.reason)
+    assert "configuration holds" in step.reason, step.reason
