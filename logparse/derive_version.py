@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 58
+DERIVE_VERSION = 67
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -192,4 +192,6 @@ below it; the context above (open tabs, the active selection, files mentioned) i
 synthetic part, shown, never read as the user's.  A request that names what to build by
 what it lacks ("add the missing tests", "nothing else for now") reports no failure
 (:data:`logparse.iteration.NAMING_CUES`).
-58: 54 and 56 together."""
+58: 54 and 56 together.
+67 (replay14): the command a ``tmux new``/``new-window``/``split-window`` or ``screen
+-dm`` session runs is parsed as a command of its own (an ssh in it is a hop)."""

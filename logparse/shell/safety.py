@@ -560,6 +560,8 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         return [(_MUT, f"{prog} {verb} changes system services")]
 
     if prog in ("tmux", "screen"):
+        if prog == "screen" and any(a == "-c" for a in args):
+            return [(_UNK, "screen -c reads a configuration file that can run commands")]
         follow = _follow_reason(prog, eff)
         if follow:
             return [(_LAUNCH, follow)]
