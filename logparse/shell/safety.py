@@ -942,6 +942,16 @@ def _code_hosts(cmd: SimpleCommand, prog: str) -> list[str]:
             found.append(m.group(2))
         for m in _QUOTED.finditer(text):
             lit = m.group(2)
+            ip = _IP_WORD.fullmatch(lit)
+            if ip:  # '10.0.0.1', "10.0.0.1:80"
+                if not ip.group(1).startswith("127.") and ip.group(1) != "0.0.0.0":
+                    found.append(ip.group(1))
+                continue
+            ip6 = ipv6_of(lit)
+            if ip6:  # '2001:db8::1'
+                if ip6 not in ("::", "::1"):
+                    found.append(ip6)
+                continue
             if not _HOST_LITERAL.fullmatch(lit):
                 continue
             host = lit.rsplit(":", 1)[0] if ":" in lit else lit

@@ -94,6 +94,9 @@ ALL = ("unknown", "host-network", "launch", "mutating")
     "nmap -p 22 db.internal",
     "traceroute db.internal",
     "ssh-keyscan db.internal",
+    "node -e \"require('net').connect(80, '10.0.0.1')\"",
+    "perl -MIO::Socket -e 'IO::Socket::INET->new(\"10.0.0.1:80\")'",
+    "python3 -c \"import socket; socket.create_connection(('2001:db8::1', 80))\"",
 ])
 def test_a_named_host_is_refused_whatever_allow_says(command: str) -> None:
     from kb.replay.hostmap import build_host_map
@@ -101,7 +104,8 @@ def test_a_named_host_is_refused_whatever_allow_says(command: str) -> None:
     plan = plan_for([command], build_host_map([], {}), allow=ALL, workdir="/")
     (step,) = plan.steps
     assert step.action == "skip", (command, step.safety, step.reason)
-    assert "db.internal" in step.reason, step.reason
+    assert any(h in step.reason for h in ("db.internal", "10.0.0.1", "2001:db8::1")), (
+        step.reason)
 
 
 @pytest.mark.parametrize("command", [
