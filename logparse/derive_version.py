@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 69
+DERIVE_VERSION = 70
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -214,4 +214,7 @@ the rollout never echoes (``event_msg`` ``user_message``, written for every mess
 user types) is context Codex injected, whatever it opens with; the output of a Claude
 Code ``!`` command (``<bash-stdout>``, ``<bash-stderr>``) and a prompt hook's text are
 synthetic, as a local command's output is.
-69: 68 and 63 together."""
+69: 68 and 63 together.
+67 (replay14): the command a ``tmux new``/``new-window``/``split-window`` or ``screen
+-dm`` session runs is parsed as a command of its own (an ssh in it is a hop).
+70: 69 and 67 together."""

@@ -161,6 +161,10 @@ class Step:
     """The command as a person would type it (without replay's connection-sharing options)."""
     exec_text: str | None = None
     """The exact shell text run on this machine (local steps and local pipelines)."""
+    exec_text_walled: str | None = None
+    """A local pipeline's text for a target where bwrap worked when the run started
+    (``--remote-sandbox auto``): the remote part re-checks it and is refused, never
+    run unwrapped, when it is gone."""
     remote: str | None = None
     """The exact command the target runs (ssh steps)."""
     stdin: str | None = None
@@ -358,6 +362,8 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
             raise _Refuse(f"refused: {safety.blind[0]}, so where it connects cannot be "
                           "checked against the host map")
         _route(step, info, plan, known)
+        if safety.cls == "mutating":
+            _refuse_wide_cwd(step)
     except _Refuse as r:
         blockers.append(str(r))
     if blockers:
@@ -369,6 +375,11 @@ def _plan_step(step: Step, ev: Event, plan: Plan, known: set[str]) -> None:
            else f"{safety.cls}: allowed by --allow {safety.cls}")
     step.reason = why
     _protect(step, info, plan)
+    exposed = _exposed_bind(step, info, plan)
+    if exposed:
+        step.action = "skip"
+        step.reason = exposed
+        return
     follows = list(safety.follows) + _embedded_follows(info)
     rc = _curlrc_here() if step.exec_text is not None and _reads_curlrc(info) else None
     if rc:
@@ -516,6 +527,17 @@ def _refuse_wide_workdir(step: Step, info: ShellInfo) -> None:
                       "--allow mutating opens only a project directory for writing")
 
 
+def _refuse_wide_cwd(step: Step) -> None:
+    """The directory a mutating step gets read-write is where it runs here: for an ssh
+    mapped to ``local`` that is the home directory, which is never opened (on main it
+    was: ``ssh gpu 'echo x >> .bashrc'`` with ``gpu=local`` wrote ``~/.bashrc``)."""
+    if step.exec_text is None or not step.cwd or not os.path.isdir(step.cwd):
+        return
+    if _wide_workdir(step.cwd):
+        raise _Refuse(f"refused: it would run in {step.cwd}, a system or home directory; "
+                      "--allow mutating opens only a project directory for writing")
+
+
 def _protect(step: Step, info: ShellInfo, plan: Plan) -> None:
     """Decide the sandbox of a step that runs, and say it in the plan."""
     opts = plan.options
@@ -642,8 +664,16 @@ def _route(step: Step, info: ShellInfo, plan: Plan, known: set[str]) -> None:
         step.exec_text = (info.text[:first.start]
                           + shlex.join(full + [wrap_remote(new_code, opts.timeout,
                                                            sandbox=remote_pol,
-                                                           mode=opts.remote_sandbox)])
+                                                           mode=opts.remote_sandbox,
+                                                           max_memory=opts.max_memory)])
                           + info.text[first.end:])
+        if opts.remote_sandbox == "auto":
+            step.exec_text_walled = (
+                info.text[:first.start]
+                + shlex.join(full + [wrap_remote(new_code, opts.timeout, sandbox=remote_pol,
+                                                 mode="require", probed=True,
+                                                 max_memory=opts.max_memory)])
+                + info.text[first.end:])
         step.run_command = info.text[:first.start] + shlex.join(shown) + info.text[first.end:]
         wd = step.workdir
         step.cwd = wd if wd and os.path.isdir(wd) else None  # else the run's scratch dir
@@ -919,6 +949,41 @@ def _port_of(cmds: Sequence[SimpleCommand]) -> tuple[int | None, str, str]:
         port = None
         host = "127.0.0.1"
     return port, host, note
+
+
+_BIND_OPTIONS = ("--host", "--bind", "-b", "--listen", "--address", "--ip")
+_WILDCARDS = ("0.0.0.0", "::", "[::]", "*", "")
+
+
+def _exposed_bind(step: Step, info: ShellInfo, plan: Plan) -> str | None:
+    """Why a launch would serve this machine's network (None: it would not).
+
+    A launch with the machine's network (``--allow host-network`` or ``--no-sandbox``)
+    that listens on every interface or a non-loopback address serves its working
+    directory, or whatever it serves, to the local network: ``python3 -m http.server``
+    binds every interface unless ``--bind`` says otherwise."""
+    if step.launch is None or step.exec_text is None:
+        return None
+    if plan.options.sandbox and step.sandbox is not None and not step.sandbox.network:
+        return None  # its own network namespace: nobody outside reaches it
+    for c in info.commands:
+        eff = list(c.effective_argv)
+        binds: list[str] = []
+        for i, a in enumerate(eff):
+            if a in _BIND_OPTIONS and i + 1 < len(eff):
+                binds.append(eff[i + 1])
+            elif a.startswith(tuple(o + "=" for o in _BIND_OPTIONS if o.startswith("--"))):
+                binds.append(a.split("=", 1)[1])
+        if "http.server" in eff and not binds:
+            binds.append("0.0.0.0")  # its default: every interface
+        for b in binds:
+            host = b.rsplit(":", 1)[0] if b.count(":") == 1 else b
+            if host in _WILDCARDS or not (host == "localhost" or is_loopback(host.strip("[]"))):
+                return (f"refused: it would listen on {b or 'every interface'} with this "
+                        "machine's network, serving the local network; bind it to "
+                        "127.0.0.1 or replay it in its own network namespace (without "
+                        "--allow host-network)")
+    return None
 
 
 def _seconds(text: str) -> float | None:

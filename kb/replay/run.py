@@ -46,7 +46,7 @@ from kb.replay.compare import (
 )
 from kb.replay.hostmap import HostMap, Target
 from kb.replay.plan import READY_PATTERN, LaunchSpec, Plan, PlanOptions, Step, build_plan
-from kb.replay.sandbox import Policy, local_bwrap, remote_wrapper
+from kb.replay.sandbox import Policy, local_bwrap, refused_on_target, remote_wrapper
 from kb.replay.sshexec import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_OUTPUT,
@@ -335,9 +335,19 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
                          sandbox=step.sandbox)
     else:
         assert step.exec_text is not None
-        out = ex.run_local(step.exec_text, cwd=step.cwd or ex.scratch, timeout=timeout,
+        text = step.exec_text
+        walled = step.ssh_target is not None and step.exec_text_walled is not None and (
+            ex.ensure_master(step.ssh_target, plan.ctl(step.ssh_target)) is None
+            and ex.target_has_bwrap(step.ssh_target, plan.ctl(step.ssh_target)))
+        if walled:  # bwrap worked there when the run started: the step re-checks it
+            assert step.exec_text_walled is not None
+            text = step.exec_text_walled
+        out = ex.run_local(text, cwd=step.cwd or ex.scratch, timeout=timeout,
                            targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink,
                            sandbox=step.sandbox if plan.options.sandbox else None)
+        gone = refused_on_target(out.output) if step.ssh_target is not None else None
+        if gone and (walled or plan.options.remote_sandbox == "require"):
+            raise ReplayRefused(gone)
     if step.ssh_target is not None and step.exec_text is None and step.sandbox is not None:
         has = ex.remote_bwrap.get(step.ssh_target.label)
         if has is not None:  # what the probe found on the target, for the record
@@ -407,7 +417,11 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
     local_wall = None
     pol = step.sandbox
     if remote and pol is not None and plan.options.remote_sandbox != "off":
-        launched = "sh -c " + q(remote_wrapper(pol, plan.options.remote_sandbox, launched))
+        assert step.ssh_target is not None
+        tgt, ctl = step.ssh_target, plan.ctl(step.ssh_target)
+        probed = ex.ensure_master(tgt, ctl) is None and ex.target_has_bwrap(tgt, ctl)
+        launched = "sh -c " + q(remote_wrapper(pol, plan.options.remote_sandbox, launched,
+                                               probed=probed))
     elif not remote and plan.options.sandbox and pol is not None:
         os.makedirs(d, mode=0o700, exist_ok=True)  # bound read-write into the sandbox
         local_wall = Policy(writable=(*pol.writable, d), network=pol.network, detached=True,

@@ -250,20 +250,38 @@ def remote_wrapper(pol: Policy, mode: str, run: str, *, probed: bool = False,
              f'[ "$(readlink -f "$p" 2>/dev/null || echo "$p")" = "$p" ] || continue; '
              f'if [ -d "$p" ]; then h="$h --tmpfs $p"; else h="$h --ro-bind /dev/null $p"; '
              f'fi; done; ') + run_v
-    cwd_bind = '--bind "$PWD" "$PWD"' if pol.writable else '--ro-bind "$PWD" "$PWD"'
+    # the login directory of an ssh session is the home directory: never writable (a
+    # mutating step gets /tmp only, as the plan says), or ~/.bashrc would outlive it
+    cwd_bind = '--ro-bind "$PWD" "$PWD"'
     caps = ('c=; [ "$(id -u)" = 0 ] && c="--cap-drop ALL"; ' if root is None
             else ('c="--cap-drop ALL"; ' if root else "c=; "))
     probe = "command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev true " \
             ">/dev/null 2>&1"
     wrapped = f'{caps}{run_v}exec bwrap {fixed} $c {cwd_bind} --chdir "$PWD" -- {run}'
-    if probed:  # the executor already found a working bwrap on this target
-        return wrapped
-    if mode == "require":
-        missing = ("echo 'logkb: bwrap is not available on this target "
-                   "(--remote-sandbox require)' >&2; exit 126")
+    if probed:
+        # the executor found a working bwrap on this target when the run started: the
+        # step re-checks it here, now, and is refused (never run unwrapped) when it is
+        # gone; whether to drop capabilities is asked now too (the user may differ)
+        missing = (f"echo '{BWRAP_GONE} any more (it was when the run started)' >&2; "
+                   "exit 126")
+    elif mode == "require":
+        missing = f"echo '{BWRAP_GONE} (--remote-sandbox require)' >&2; exit 126"
     else:
         missing = f"exec {run}"
     return f"if {probe}; then {wrapped}; else {missing}; fi"
+
+
+BWRAP_GONE = "logkb: bwrap is not available on this target"
+"""What the target prints when a step that must run in bwrap there cannot (exit 126):
+replay reports the step refused."""
+
+
+def refused_on_target(output: str) -> str | None:
+    """The refusal a remote wrapper printed (None: it ran)."""
+    for line in output.splitlines():
+        if line.startswith(BWRAP_GONE):
+            return "refused: " + line.removeprefix("logkb: ")
+    return None
 
 
 def remote_probe() -> str:

@@ -34,13 +34,19 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from kb.replay.hostmap import Target, is_loopback
-from kb.replay.sandbox import Policy, local_argv, remote_probe, remote_wrapper
+from kb.replay.sandbox import (
+    Policy,
+    local_argv,
+    refused_on_target,
+    remote_probe,
+    remote_wrapper,
+)
 from logparse.shell import parse_command
 
 LOOPBACK_ENV = "LOGKB_REPLAY_LOOPBACK_ONLY"
@@ -433,6 +439,32 @@ def _killpg(pgid: int, sig: int) -> None:
 
 LOCAL_SHELL = shutil.which("bash") or "/bin/sh"
 
+#: Variables of this machine's environment that change what bash runs before or
+#: around the step: start-up files, shell options (``xtrace`` with a ``PS4`` that
+#: holds ``$(…)`` runs it), ``cd``'s search path.  Classification read the command
+#: as plain bash, so the step's shell gets none of them.
+_SHELL_STEERING = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "CDPATH",
+                             "GLOBIGNORE", "PROMPT_COMMAND", "BASH_XTRACEFD"})
+
+
+def step_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a local step's bash starts with: this machine's, without what
+    steers bash, without exported functions (``BASH_FUNC_ls%%=() {…}`` would make
+    the vetted ``ls`` of a read-only step run the function's code) and without the
+    relative entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
+    env = {k: v for k, v in environ.items()
+           if k not in _SHELL_STEERING and not k.startswith("BASH_FUNC_")}
+    for name in _SEARCH_PATHS:
+        if name in env:  # an empty or relative entry searches the working directory
+            env[name] = ":".join(p for p in env[name].split(":") if p.startswith("/"))
+    return env
+
+
+#: Search paths whose empty or relative entries (``PATH=/usr/bin:`` ends in one) find
+#: programs and libraries in the step's working directory: a recorded repository with
+#: an executable ``ls`` would run it for a vetted ``ls``.
+_SEARCH_PATHS = ("PATH", "LD_LIBRARY_PATH")
+
 
 class Executor:
     """Masters, step processes and cleanup for one replay run.
@@ -593,13 +625,18 @@ class Executor:
                 raise ReplayRefused(f"refused: bwrap is not available on {target.label} "
                                     "(--remote-sandbox require)")
             mode = "off"
+        # probed: the step re-checks bwrap on the target and refuses when it is gone;
+        # root is asked there too, never taken from the probe (the user may differ)
         payload = (wrap_remote(remote, timeout, sandbox=sandbox, mode=mode,
                                max_memory=self.max_memory, probed=mode != "off",
-                               root=self.remote_root.get(target.label), scan=stdin or "")
+                               scan=stdin or "")
                    if wrap else remote)
         argv = self.ssh_argv(target, ctl, payload)
         out = run_process(argv, timeout=timeout, stdin=stdin, on_output=on_output,
                           max_output=self.max_output)
+        gone = refused_on_target(out.output) if mode != "off" else None
+        if gone and out.exit_code == 126:
+            raise ReplayRefused(gone)
         if wrap and out.exit_code == 124 and out.duration_ms >= timeout * 1000:
             out.exit_code, out.timed_out = None, True  # the remote `timeout` fired first
         return out
@@ -622,7 +659,7 @@ class Executor:
             if err is not None:
                 return Outcome(255, err + "\n", 0, False, time.time())
         argv = [LOCAL_SHELL, "-c", text]
-        env = {k: v for k, v in os.environ.items() if k not in ("BASH_ENV", "ENV")}
+        env = step_environment(os.environ)
         if sandbox is not None and self.bwrap is not None:
             argv = local_argv(self.bwrap, sandbox, cwd, argv,
                               readonly=(str(self.control_dir), *binds))

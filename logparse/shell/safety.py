@@ -76,6 +76,7 @@ from logparse.shell.subcommands import (
     _git_safety,
     _package_safety,
     _pip_like,
+    verdict_row,
     verdict_rule,
 )
 from logparse.shell.wrappers import _strip_wrappers
@@ -559,6 +560,8 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
         return [(_MUT, f"{prog} {verb} changes system services")]
 
     if prog in ("tmux", "screen"):
+        if prog == "screen" and any(a == "-c" for a in args):
+            return [(_UNK, "screen -c reads a configuration file that can run commands")]
         follow = _follow_reason(prog, eff)
         if follow:
             return [(_LAUNCH, follow)]
@@ -776,7 +779,7 @@ _URL = re.compile(r"(?i)\b(https?|ftps?|wss?|git|ssh|rsync|sftp|tcp|udp|telnet|r
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+|\[[0-9a-fA-F:]+\]):(?!//)")
 _HOST_OPERAND = frozenset(
     "nc ncat netcat telnet ping ping6 traceroute tracepath mtr dig nslookup host whois "
-    "ftp lftp".split())
+    "ftp lftp nmap arping fping hping3 nping".split())
 _SCP_PROGRAMS = frozenset({"scp", "rsync", "sftp", "git", "sshfs"})
 #: Options of curl and wget that take the next word as their value (any other word
 #: that is not an option is a URL, a bare host name included).
@@ -876,6 +879,10 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
             host = url_host(w)
             if host and "." in host or host == "localhost":
                 found.append(host)
+    found.extend(_option_hosts(prog, eff))
+    if prog in _CODE_RUNNERS or _is_python(prog):
+        if any(sev > _RO for sev, _ in _command_safety(cmd)):
+            found.extend(_code_hosts(cmd, prog))
     if prog == "socat":
         for w in eff[1:]:
             kind, colon, rest = w.partition(":")
@@ -889,6 +896,91 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
 
 
 _SOCAT_ADDR = re.compile(r"(\[[^\]]*\]|[^:,]*)(?::([^:,]*))?")
+
+#: Clients told the host by an option (``psql -h db``, ``mysql --host=db``, ``openssl
+#: s_client -connect db:443``): the value is where they connect.
+_HOST_OPTIONS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_isready",
+                     "createdb", "dropdb", "vacuumdb", "reindexdb", "clusterdb", "pgbench",
+                     "mysql", "mariadb", "mysqladmin", "mysqldump", "mysqlshow",
+                     "mysqlcheck", "redis-cli", "valkey-cli", "clickhouse-client",
+                     "memtier_benchmark", "redis-benchmark"), frozenset({"-h", "--host"})),
+    **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport",
+                     "mongostat", "mongotop"), frozenset({"--host"})),
+    "openssl": frozenset({"-connect", "-host"}),
+    "cqlsh": frozenset(),
+}
+#: libpq/conninfo words naming the host (``psql "host=db dbname=x"``).
+_CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*([^\s,]+)")
+#: Programs that run code a string names (``-c``, ``-e``, a heredoc): a quoted host
+#: literal in code that is not read-only is where the code connects.
+_CODE_RUNNERS = frozenset("node nodejs deno bun perl ruby php lua luajit Rscript julia "
+                          "tclsh wish irb".split())
+_QUOTED = re.compile(r"""(['"])([^'"\s]{1,253})\1""")
+_HOST_LITERAL = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.){1,10}[A-Za-z][A-Za-z0-9-]{1,62}"
+                           r"(?::\d{1,5})?")
+_HOST_TUPLE = re.compile(r"""\(\s{0,8}(['"])([A-Za-z0-9_.-]{1,253})\1\s{0,8},\s{0,8}\d{1,5}\s{0,8}\)""")
+#: Last labels of file names, modules and attributes, not of hosts (``'c.json'``).
+_NOT_TLDS = frozenset(
+    "json jsonl py pyc pyi txt csv tsv log yaml yml toml md rst sh bash js mjs cjs ts tsx "
+    "jsx html htm css cfg ini conf xml so dll dylib gz tgz bz2 xz zst tar zip whl egg pt "
+    "pth bin npy npz pkl pickle h5 hdf5 onnx safetensors ckpt lock c h cc cpp hpp rs go "
+    "java class jar rb pl pm php lua r pem key crt csr der db sqlite sqlite3 parquet arrow "
+    "feather png jpg jpeg gif svg pdf ipynb env out err tmp bak orig diff patch mod sum "
+    "cuda cu cuh version path join items keys values format encode decode".split())
+
+
+def _code_hosts(cmd: SimpleCommand, prog: str) -> list[str]:
+    """Hosts named as string literals in code handed to an interpreter (``-c``/``-e``
+    words and heredoc bodies): ``socket.create_connection(('db.internal', 5432))``,
+    ``net.connect(5432, 'db.internal')``."""
+    texts = [w for w in cmd.effective_argv[1:] if "'" in w or '"' in w]
+    texts += [r.heredoc for r in cmd.redirects if r.heredoc]
+    found: list[str] = []
+    for text in texts:
+        for m in _HOST_TUPLE.finditer(text):
+            found.append(m.group(2))
+        for m in _QUOTED.finditer(text):
+            lit = m.group(2)
+            ip = _IP_WORD.fullmatch(lit)
+            if ip:  # '10.0.0.1', "10.0.0.1:80"
+                if not ip.group(1).startswith("127.") and ip.group(1) != "0.0.0.0":
+                    found.append(ip.group(1))
+                continue
+            ip6 = ipv6_of(lit)
+            if ip6:  # '2001:db8::1'
+                if ip6 not in ("::", "::1"):
+                    found.append(ip6)
+                continue
+            if not _HOST_LITERAL.fullmatch(lit):
+                continue
+            host = lit.rsplit(":", 1)[0] if ":" in lit else lit
+            if host.rsplit(".", 1)[-1].lower() in _NOT_TLDS:
+                continue
+            found.append(lit)
+    return [h for h in dict.fromkeys(found)
+            if h.split(":", 1)[0] not in ("localhost", "0.0.0.0")]
+
+
+def _option_hosts(prog: str, eff: tuple[str, ...]) -> list[str]:
+    """Hosts given to a client by a host option or a conninfo word."""
+    names = _HOST_OPTIONS.get(prog)
+    if names is None:
+        return []
+    found: list[str] = []
+    for i, w in enumerate(eff[1:], start=1):
+        val = None
+        if w in names and i + 1 < len(eff):
+            val = eff[i + 1]
+        elif w.startswith("--") and w.split("=", 1)[0] in names and "=" in w:
+            val = w.split("=", 1)[1]
+        elif len(w) > 2 and w[:2] in names and not w.startswith("--"):
+            val = w[2:]  # -hdb.internal
+        if val:
+            found.append(val.split(",")[0])
+        for m in _CONNINFO_HOST.finditer(w):
+            found.append(m.group(1))
+    return found
 
 
 def _assignments(cmd: SimpleCommand) -> list[tuple[str, str]]:
@@ -914,6 +1006,9 @@ def _command_blind(cmd: SimpleCommand) -> list[str]:
     if not eff:
         return out
     prog = _basename(eff[0])
+    row = verdict_row(prog, eff[1:])
+    if row is not None and row.blind:
+        out.append(f"{row.reason}, at an address this machine's configuration holds")
     if prog == "curl":
         out.extend(curl_endpoints(eff[1:])[1])
     elif prog == "wget":

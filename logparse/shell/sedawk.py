@@ -233,11 +233,24 @@ def _awk_program(argv: tuple[str, ...]) -> tuple[str | None, str | None]:
     """``(program text, problem)`` for an awk command line."""
     n = len(argv)
     i = 1
+    sources: list[str] = []  # gawk -e/--source: program text, and more options may follow
     while i < n:
         a = argv[i]
         if a == "--":
             i += 1
             break
+        if a in ("-e", "--source") and i + 1 < n:
+            sources.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("--source=") or (a.startswith("-e") and len(a) > 2):
+            sources.append(a.split("=", 1)[1] if a.startswith("--") else a[2:])
+            i += 1
+            continue
+        if a.startswith("-W") and a not in ("-Wversion", "-Wv") and not (
+                a == "-W" and i + 1 < n and argv[i + 1] in ("version", "v")):
+            # mawk -W exec FILE runs a program file; gawk -W file=…/source=…/load=…
+            return None, "takes a -W option (mawk -W exec runs a program file)"
         if a in ("-f", "--file", "-E", "--exec") or a.startswith(("--file=", "--exec=")):
             return None, "reads its program from a file"
         if a.startswith("-f") or a.startswith("-E"):
@@ -257,12 +270,21 @@ def _awk_program(argv: tuple[str, ...]) -> tuple[str | None, str | None]:
             i += 1
             continue
         break
+    if sources:
+        return "\n".join(sources), None
     if i >= n:
         return None, "has no program"
     return argv[i], None
 
 
+_AWK_DIRECTIVE = re.compile(r"@\s*(?:load|include)\b")
+
+
 def _awk_effects(program: str) -> str | None:
+    if _AWK_DIRECTIVE.search(program):
+        # gawk loads a shared library (@load "./x" from the working tree) or runs the
+        # awk code of a file (@include), which the plan cannot read
+        return "awk program loads an extension or a source file (@load, @include)"
     if "system" in program:
         return "awk program runs commands (system)"
     if "|" in program.replace("||", ""):

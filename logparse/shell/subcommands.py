@@ -125,6 +125,60 @@ _GIT_REPO_CODE = _names(
 """Read subcommands that run commands the repository's config or attributes name:
 ``core.fsmonitor`` on index refresh, clean/smudge filters, ``diff.external`` and
 textconv drivers (``.gitattributes`` names them, so no override can clear them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GitConfigCode:
+    """A read-only looking git form that runs a program the repository's own config
+    names (``.git/config`` is the transcript's world, not the user's): it matches
+    subcommand ``sub`` (with its first operand in ``operands`` and one option in
+    ``options`` when given) unless one of ``unless`` is passed.  ``example`` is
+    checked against the real git by ``tests/replay/test_git_config_code.py``."""
+
+    sub: str
+    reason: str
+    example: str
+    config: str
+    """The repository setting that makes ``example`` run a program."""
+    operands: frozenset[str] = frozenset()
+    options: frozenset[str] = frozenset()
+    unless: frozenset[str] = frozenset()
+
+
+def _g(sub: str, reason: str, example: str, config: str, *, operands: str = "",
+       options: str = "", unless: str = "") -> GitConfigCode:
+    return GitConfigCode(sub, reason, example, config, frozenset(operands.split()),
+                         frozenset(options.split()), frozenset(unless.split()))
+
+
+_FSMONITOR = "core.fsmonitor runs a program when git refreshes the index"
+_SIGNATURE = ("log.showSignature makes git verify every signed commit with gpg.program "
+              "(add --no-show-signature)")
+GIT_CONFIG_CODE: tuple[GitConfigCode, ...] = (
+    _g("log", f"git log can run a program the repository configures: {_SIGNATURE}",
+       "git log --oneline -5", "log.showSignature", unless="--no-show-signature"),
+    _g("whatchanged", f"git whatchanged can run a program the repository configures: "
+       f"{_SIGNATURE}", "git whatchanged -3", "log.showSignature",
+       unless="--no-show-signature"),
+    _g("ls-files", f"git ls-files can run a program the repository configures: {_FSMONITOR}",
+       "git ls-files", "core.fsmonitor"),
+    _g("grep", f"git grep can run a program the repository configures: {_FSMONITOR}",
+       "git grep -n TODO", "core.fsmonitor"),
+    _g("check-ignore", f"git check-ignore can run a program the repository configures: "
+       f"{_FSMONITOR}", "git check-ignore -v build", "core.fsmonitor"),
+    _g("describe", f"git describe --dirty can run a program the repository configures: "
+       f"{_FSMONITOR}", "git describe --always --dirty", "core.fsmonitor",
+       options="--dirty --broken"),
+    _g("submodule", f"git submodule status can run a program the repository configures: "
+       f"{_FSMONITOR}", "git submodule status", "core.fsmonitor",
+       operands="status summary"),
+    _g("stash", "git stash list -p produces diffs, which can run the repository's diff and "
+       "textconv drivers", "git stash list -p", "diff.<driver>.textconv",
+       operands="list", options="-p -u --patch --patch-with-stat --patch-with-raw "
+                                 "--ext-diff --textconv --cc -c -m --word-diff --color-words"),
+)
+"""Rows walked by ``tests/replay/test_git_config_code.py`` against the real git."""
+
 _GIT_PATCH_FLAGS = _names(
     "-p -u --patch --stat --numstat --shortstat --dirstat --summary --patch-with-stat "
     "--patch-with-raw --word-diff --color-words --ext-diff --textconv --show-signature "
@@ -187,6 +241,11 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
     if sub in _GIT_REPO_CODE:
         return (_UNK, f"git {sub} can run commands the repository configures "
                       "(core.fsmonitor, filter, diff or textconv drivers)")
+    for row in GIT_CONFIG_CODE:
+        if sub == row.sub and (not row.operands or rest[:1] and rest[0] in row.operands) and (
+                not row.options or any(a.split("=", 1)[0] in row.options for a in rest)) and (
+                not any(a.split("=", 1)[0] in row.unless for a in rest)):
+            return (_UNK, row.reason)
     if sub in ("log", "shortlog", "whatchanged", "rev-list", "reflog"):
         for a in rest:
             name = a.split("=", 1)[0]
@@ -515,14 +574,18 @@ class VerdictRule:
     letters: str = ""
     prefixes: tuple[str, ...] = ()
     unless: frozenset[str] = frozenset()
+    blind: bool = False
+    """Where it connects is held by this machine's configuration (a kubeconfig, the
+    cloud CLI's profile, the resolver), not the text: refused whatever ``--allow``
+    says, since the host map cannot check it."""
 
 
 def _v(programs: str, severity: str, reason: str, example: str, *, subs: str = "",
        options: str = "", letters: str = "", prefixes: str = "", unless: str = "",
-       source: str = "not in the data") -> VerdictRule:
+       source: str = "not in the data", blind: bool = False) -> VerdictRule:
     return VerdictRule(frozenset(programs.split()), severity, reason, example, source,
                        frozenset(subs.split()), frozenset(options.split()), letters,
-                       tuple(prefixes.split()), frozenset(unless.split()))
+                       tuple(prefixes.split()), frozenset(unless.split()), blind)
 
 
 _NVSMI_SUBS = ("nvlink conf-compute compute-policy clocks vgpu mig c2c boost-slider power-hint "
@@ -557,14 +620,17 @@ VERDICT_RULES: tuple[VerdictRule, ...] = (
     _v("kubectl oc", "unk", "kubectl asks the cluster's API server, an endpoint the host map "
        "does not cover", "kubectl get pods -A",
        subs="get describe logs top explain api-resources api-versions cluster-info events "
-            "auth diff wait version", unless="--client"),
+            "auth diff wait version", unless="--client", blind=True),
+    _v("aws gcloud gsutil az helm terraform tofu pulumi doctl", "unk",
+       "the cloud CLI asks its provider's API, an endpoint the host map does not cover",
+       "aws s3 ls", unless="--version version help --help -h", blind=True),
     _v("docker podman nerdctl", "unk", "docker asks the container daemon (or a registry), an "
        "endpoint the host map does not cover", "docker ps -a",
        subs="ps images inspect version info top port history search diff stats logs image "
             "container network volume system compose context events", unless="--version -v"),
     _v("getent", "unk", "getent hosts resolves names through the resolver (DNS), endpoints the "
        "host map does not cover", "getent hosts build-server.internal",
-       subs="hosts ahosts ahostsv4 ahostsv6 networks netgroup"),
+       subs="hosts ahosts ahostsv4 ahostsv6 networks netgroup", blind=True),
 )
 """Rows walked by ``tests/logparse/test_shell_verdict_rules.py``."""
 
@@ -590,6 +656,14 @@ def _verdict_sub(prog: str, args: tuple[str, ...]) -> str:
 
 def verdict_rule(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
     """Severity and reason of the first :data:`VERDICT_RULES` row matching, or None."""
+    row = verdict_row(prog, args)
+    if row is None:
+        return None
+    return ({"mut": _MUT, "launch": _LAUNCH, "unk": _UNK}[row.severity], row.reason)
+
+
+def verdict_row(prog: str, args: tuple[str, ...]) -> VerdictRule | None:
+    """The first :data:`VERDICT_RULES` row matching, or None."""
     sub: str | None = None
     for r in VERDICT_RULES:
         if prog not in r.programs:
@@ -615,6 +689,5 @@ def verdict_rule(prog: str, args: tuple[str, ...]) -> tuple[int, str] | None:
                     break
             if not hit:
                 continue
-        sev = {"mut": _MUT, "launch": _LAUNCH, "unk": _UNK}[r.severity]
-        return (sev, r.reason)
+        return r
     return None

@@ -66,6 +66,11 @@ _MAX_CODE_NESTING = 12  # code strings inside code strings
 # ---------------------------------------------------------------------------
 
 
+
+#: tmux commands that start a shell command (the last words) in a new pane.
+_TMUX_RUNS = frozenset({"new", "new-session", "new-window", "neww", "split-window",
+                        "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw"})
+
 def hidden_code(root: Node, ctx: _Ctx, an: _Analysis) -> None:
     """Note backquotes and ``$(`` that tree-sitter left inside a leaf.
 
@@ -576,6 +581,18 @@ class _Walker:
             if 0 < k < len(eff):
                 code, pieces = _join_words(ew[k:])
                 self._code(None, (code, pieces), ctx, bg, subst, False, "watch", depth)
+        elif prog == "tmux" and len(eff) > 1 and eff[1] in _TMUX_RUNS:
+            # the shell command a new session, window or pane runs (tmux hands it to
+            # the shell): judged like the command itself, not as a bare launch
+            k = _skip_options(eff, 2, with_arg="cefFnstxyl")
+            if 0 < k < len(eff):
+                code, pieces = _join_words(ew[k:])
+                self._code(None, (code, pieces), ctx, True, subst, False, "tmux", depth)
+        elif prog == "screen":
+            k = _skip_options(eff, 1, with_arg="SceEhpstT",
+                              long_with_arg=frozenset({"-Logfile"}))
+            if 0 < k < len(eff):
+                self._synthetic(ew[k:], ctx, True, subst, "screen", depth)
         elif prog == "xargs":
             k = _xargs_target(eff)
             if k is not None:

@@ -772,7 +772,8 @@ SAFETY_CASES = [
     ("xargs -a /tmp/list rm", "mutating"),
     ("time -o /etc/x ls", "mutating"),
     ("git -C /r status && git log -1", "unknown"),  # core.fsmonitor, filters
-    ("git -C /r log -1 && git rev-parse HEAD", "read-only"),
+    ("git -C /r log -1 --no-show-signature && git rev-parse HEAD", "read-only"),
+    ("git -C /r log -1 && git rev-parse HEAD", "unknown"),  # log.showSignature
     ("git branch --list", "read-only"),
     ("git branch new-feature", "mutating"),
     ("git checkout -- .", "mutating"),
