@@ -14,9 +14,7 @@ not a broken step, stopped it).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,44 +23,13 @@ from click.testing import CliRunner, Result
 from kb.cli import cli
 from kb.replay.sandbox import local_bwrap
 from tests.replay.conftest import RECORDED_HOST, Guard, make_session
+from tests.replay.httpd import Server
 
 
 @pytest.fixture(autouse=True)
 def _bwrap() -> None:
     assert local_bwrap() is not None, "bubblewrap must work here (.ci/run installs it)"
 
-
-class Server:
-    """An HTTP server on ``host`` that records the paths asked of it."""
-
-    def __init__(self, host: str, location: str | None = None) -> None:
-        hits = self.hits = []  # type: list[str]
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                hits.append(self.path)
-                if location is not None:
-                    self.send_response(302)
-                    self.send_header("Location", location)
-                    body = b"moved\n"
-                else:
-                    self.send_response(200)
-                    body = b"other host reached\n"
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self._t = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self._t.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

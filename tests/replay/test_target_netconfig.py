@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import random
 import string
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -26,45 +24,14 @@ from click.testing import CliRunner
 
 from kb.cli import cli
 from tests.replay.conftest import RECORDED_HOST, make_session
+from tests.replay.httpd import Server
 from tests.replay.sshd import LoopbackSshd
 
 
-class _Server:
-    """An HTTP server on ``host`` that records each path and Authorization header."""
-
-    def __init__(self, host: str, location: str | None = None) -> None:
-        hits = self.hits = []  # type: list[tuple[str, str | None]]
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                hits.append((self.path, self.headers.get("Authorization")))
-                if location is not None:
-                    self.send_response(302)
-                    self.send_header("Location", location)
-                    body = b"moved\n"
-                else:
-                    self.send_response(200)
-                    body = b"other host reached\n"
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def servers() -> Iterator[tuple[_Server, _Server]]:
-    other = _Server("127.0.0.2")  # "another host": a loopback address the test owns
-    first = _Server("127.0.0.1", location=f"http://127.0.0.2:{other.port}/elsewhere")
+def servers() -> Iterator[tuple[Server, Server]]:
+    other = Server("127.0.0.2")  # "another host": a loopback address the test owns
+    first = Server("127.0.0.1", location=f"http://127.0.0.2:{other.port}/elsewhere")
     try:
         yield first, other
     finally:
@@ -97,7 +64,7 @@ def _step(tmp_path: Path, cmd: str, mode: str) -> dict:
 
 
 def test_a_curlrc_on_the_target_stops_curl(tmp_path: Path, config: Path, planted: Path,
-                                           servers: tuple[_Server, _Server]) -> None:
+                                           servers: tuple[Server, Server]) -> None:
     first, other = servers
     (planted / ".curlrc").write_text("location\n")
     url = f"http://127.0.0.1:{first.port}/start"
@@ -109,12 +76,12 @@ def test_a_curlrc_on_the_target_stops_curl(tmp_path: Path, config: Path, planted
     # curl -q reads no curlrc: it runs, reaches the first server only, follows nothing
     step = _step(tmp_path, f"curl -q -s {url}", "off")
     assert step["exit_code"] == 0 and "moved" in step["output"], step
-    assert [p for p, _ in first.hits] == ["/start"] and other.hits == []
+    assert first.hits == ["/start"] and other.hits == []
 
 
 @pytest.mark.parametrize("mode", ["off", "auto"])
 def test_a_netrc_on_the_target_stops_wget_and_curl_netrc(
-        tmp_path: Path, config: Path, planted: Path, servers: tuple[_Server, _Server],
+        tmp_path: Path, config: Path, planted: Path, servers: tuple[Server, Server],
         mode: str) -> None:
     first, other = servers
     pw = "".join(random.Random(14).choices(string.ascii_letters + string.digits, k=14))
