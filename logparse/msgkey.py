@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import ID_DIGITS, message_id
+from logparse.request import CONTEXT_OPENERS
 
 LINE_KEYED = frozenset({"claude-code", "claude-stream", "codex", "pi", "antigravity",
                         "gemini-cli"})
@@ -55,16 +56,6 @@ def record_key(rec: Any) -> int:
 
 _IDENTITY = ("type", "role", "call_id", "id", "name")
 """The payload fields that say which Codex record it is, whatever it says."""
-
-CONTEXT_OPENERS = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
-                   "# AGENTS.md instructions", "<user_shell_command>", "<skill",
-                   "<permissions instructions>", "<collaboration_mode>",
-                   "<codex_internal_context", "<external_", "<subagent_notification>",
-                   "<personality_spec>", "<model_switch>")
-"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
-injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
-``!command`` the user ran, the markers of newer builds): never what the user typed.  Read
-by :mod:`logparse.codex` and by :func:`codex_identity` (the kind of a user message)."""
 
 
 def _kind(p: dict[str, Any]) -> str | None:

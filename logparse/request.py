@@ -15,10 +15,19 @@ from __future__ import annotations
 
 import re
 
-from logparse.msgkey import CONTEXT_OPENERS
+CONTEXT_OPENERS = ("<environment_context>", "<user_instructions>", "<turn_aborted>",
+                   "# AGENTS.md instructions", "<user_shell_command>", "<skill",
+                   "<permissions instructions>", "<collaboration_mode>",
+                   "<codex_internal_context", "<external_", "<subagent_notification>",
+                   "<personality_spec>", "<model_switch>")
+"""How the context Codex writes into a user message opens (codex-rs marks each fragment it
+injects: AGENTS.md, the environment, a ``$skill`` mention's SKILL.md, an aborted turn, a
+``!command`` the user ran, the markers of newer builds): never what the user typed.  Read
+by :mod:`logparse.codex` and :func:`logparse.msgkey.codex_identity` (a user message's
+kind).  Kept here, in a module that loads no reader, as the graph reads this one."""
 
-__all__ = ["INJECTED_OPENERS", "INTERRUPT_MARK", "is_greeting", "is_injected", "request_text",
-           "without_ide"]
+__all__ = ["CONTEXT_OPENERS", "INJECTED_OPENERS", "INTERRUPT_MARK", "is_greeting",
+           "is_injected", "request_text", "without_ide"]
 
 HARNESS_OPENERS = ("<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
                    "Caveat: The messages below were generated", "<task-notification>",
@@ -28,7 +37,7 @@ caveat, a reminder, a background task's note, the output of a ``!`` command the 
 (``<bash-stdout>``: the program's words), a prompt hook's."""
 INJECTED_OPENERS = CONTEXT_OPENERS + HARNESS_OPENERS
 """The one list of openers of injected user-side text, every reader's (Codex's context
-fragments, :data:`logparse.msgkey.CONTEXT_OPENERS`, and Claude Code's)."""
+fragments, :data:`CONTEXT_OPENERS`, and Claude Code's)."""
 
 
 def is_injected(text: str) -> bool:
