@@ -59,6 +59,9 @@ from kb.replay.sshexec import (
 from kb.store import KbStore
 from logparse.measure import measurements as find_measurements
 
+LOCAL = "this machine"
+"""Where a local step's guard says the client configuration it found is."""
+
 __all__ = ["RunRecord", "StepResult", "VerdictRecord", "execute", "latest_verdicts",
            "make_plan", "new_run_id", "runs", "save_run", "step_history", "step_json"]
 
@@ -342,6 +345,8 @@ def _run_step(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
         if walled:  # bwrap worked there when the run started: the step re-checks it
             assert step.exec_text_walled is not None
             text = step.exec_text_walled
+        if not plan.options.sandbox:  # no bwrap to mask this machine's client config
+            text = net_config_guard(text, LOCAL) + text
         out = ex.run_local(text, cwd=step.cwd or ex.scratch, timeout=timeout,
                            targets=[(t, plan.ctl(t)) for t in step.targets], on_output=sink,
                            sandbox=step.sandbox if plan.options.sandbox else None)
@@ -428,6 +433,7 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
                             visible=pol.visible)
     start = (
         (NEED_BASH + net_config_guard(cmd) if remote else "") +
+        (net_config_guard(cmd, LOCAL) if not remote and local_wall is None else "") +
         f"d={q(d)}; mkdir -m 700 \"$d\" 2>/dev/null; "
         f"if [ ! -d \"$d\" ] || [ ! -O \"$d\" ]; then echo \"logkb: cannot use $d\" >&2; exit 3; fi; "
         f"if command -v setsid >/dev/null 2>&1; then s=setsid; g=-; else s=; g=; fi; "

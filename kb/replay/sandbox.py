@@ -41,6 +41,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 REMOTE_MODES = ("auto", "require", "off")
@@ -61,6 +62,13 @@ _CONTROL_SOCKETS = ("/run/dbus", "/var/run/dbus", "/run/systemd/private",
                     "/var/run/mysqld", "/run/snapd.socket", "/run/snapd-snap.socket",
                     "/run/libvirt", "/var/run/libvirt", "/var/snap/lxd/common/lxd",
                     "/run/lxd", "/run/k3s", "/run/buildkit")
+#: What this machine's curl and wget read on their own, none of it in the transcript:
+#: ``.curlrc`` (``url``, ``proxy``, ``location``, ``header``, ``netrc`` lines), a
+#: ``.wgetrc`` (proxies, headers, ``user``/``password``) and ``.netrc`` (logins sent to
+#: whatever host they name).  Masked (``/dev/null``) in every local step that is not
+#: read-only, so a replayed client starts from its defaults (netrc14).
+_CURL_DIRS = ("CURL_HOME", "XDG_CONFIG_HOME", "~/.config", "~")
+_CURL_NAMES = (".curlrc", "curlrc")
 _MAX_SCAN = 2000
 """Entries looked at under a /tmp path before binding it (sockets in it are masked)."""
 
@@ -114,6 +122,40 @@ def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
     host_net = "host-network" in allowed and (launch or cls == "unknown")
     return Policy(writable=writable, network=host_net or (remote and nested_ssh),
                   detached=launch, visible=tmp_paths(text), vetted=cls == "read-only")
+
+
+def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The files this machine's curl and wget would read for a step started with
+    ``environ`` (this process's by default) that exist: each ``.curlrc``/``curlrc`` curl
+    looks for (``$CURL_HOME``, ``$XDG_CONFIG_HOME``, ``~/.config``, the home directory),
+    ``$WGETRC`` and ``~/.wgetrc``, ``~/.netrc`` (``$NETRC`` too); the home directory is
+    ``$HOME`` and the password database's (the clients fall back to it)."""
+    env = os.environ if environ is None else environ
+    homes = [h for h in (env.get("HOME"), _pw_home()) if h]
+    dirs: list[str] = []
+    for d in _CURL_DIRS:
+        if d.startswith("~"):
+            dirs += [h + d[1:] for h in homes]
+        elif env.get(d):
+            dirs.append(env[d])
+    files = [os.path.join(d, n) for d in dirs for n in _CURL_NAMES]
+    files += [f for f in (env.get("WGETRC"), env.get("NETRC")) if f]
+    files += [os.path.join(h, n) for h in homes for n in (".wgetrc", ".netrc")]
+    out: list[str] = []
+    for f in files:
+        f = os.path.abspath(f)
+        if os.path.isfile(f) and f not in out:
+            out.append(f)
+    return out
+
+
+def _pw_home() -> str | None:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
 
 
 def _sockets_under(path: str) -> list[str] | None:
@@ -198,6 +240,8 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
             binds.append(p)
     if cwd and cwd.startswith(("/tmp/", "/run/", "/var/run/", "/dev/shm/")):
         masks.extend(_sockets_under(cwd) or [])  # where servers keep theirs (tmux-UID)
+    if not pol.vetted:  # the machine's client configuration (after the binds: on top)
+        masks.extend(user_net_config())
     for p in pol.visible:  # /tmp paths the command names: never a socket in them
         socks = _sockets_under(p) if os.path.exists(p) else None
         if socks is None or p in binds or (socks and socks[0] == p):

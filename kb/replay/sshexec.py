@@ -174,13 +174,15 @@ USER_NET_CONFIG: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] =
 _NETRC_OPT = re.compile(r"(?<!\S)(?:-n|--netrc(?:-optional|-file)?)(?![^\s=])")
 
 
-def net_config_guard(text: str) -> str:
+def net_config_guard(text: str, where: str = "this target") -> str:
     """Shell text that stops a remote step (exit 126) when it runs curl or wget and the
     target holds a per-user file that client reads (:data:`USER_NET_CONFIG`): it could
     send the target's credentials or reach an endpoint the plan never checked.  Empty
     when the step runs neither (a word scan, so code handed to another program counts
     too); curl with ``-q`` first everywhere skips its curlrc (not ``~/.netrc`` when
-    ``--netrc`` asks for it)."""
+    ``--netrc`` asks for it).  A local step run without the sandbox (``--no-sandbox``)
+    starts with it too (``where``: ``this machine``); in the sandbox bwrap masks the
+    files instead (:func:`kb.replay.sandbox.user_net_config`)."""
     files: list[str] = []
     for prog, config, netrc, off in USER_NET_CONFIG:
         uses = [m.end() for m in re.finditer(rf"(?<![\w.-]){prog}(?![\w.-])", text)]
@@ -196,7 +198,7 @@ def net_config_guard(text: str) -> str:
         return ""
     names = " ".join(dict.fromkeys(files))
     return (f'for f in {names}; do if [ -n "$f" ] && [ -e "$f" ]; then echo "logkb: refused: '
-            '$f on this target can add endpoints or credentials to curl or wget; replay '
+            f'$f on {where} can add endpoints or credentials to curl or wget; replay '
             'does not run them there" >&2; exit 126; fi; done; ')
 
 
