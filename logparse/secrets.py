@@ -35,6 +35,9 @@ an API key's name in lower case with a short literal (``github_token = "…"``);
 ``X-Api-Key``, ``AUTHTOKEN``, ``ADMINPASS``, ``ROOTPW``), passwords on more programs'
 command lines (:data:`_CLI_PASSWORDS`), in ``.netrc`` lines, piped to ``sudo -S``, in
 a URL's query, short ``Bearer`` values; a path after ``pwd``/``OLDPWD`` is no secret.
+(prose14) a password said in prose or after a program's prompt (``my password is
+…``, ``Password for user admin: …``, ``pw: …``; the value only, when it is no word),
+and a map's key assigned structured text (``cacheKey = "user:1234:profile"``) is none.
 Each logkb rule is a table row with
 an example (``_Rule.example``); ``tests/hostile/test_secret_rules.py`` walks them.
 
@@ -65,7 +68,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-14"
+RULESET = "detect-secrets-1.5+logkb-15"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -340,6 +343,11 @@ _QUOTED = (r"""(?:\\*"([^"\n\\]{4,400})\\*"|\\*'([^'\n\\]{4,400})\\*'"""
            r"""|`([^`\n\\]{4,400})`)""")
 """A quoted literal in code (what the quotes hold, spaces too; quotes JSON-escaped)."""
 _SHORT_PW = _x("Hx9k", "q2Lm7zP")
+_PROSE_VALUE = (r"""(?:\\*"([^"\n\\]{4,200})\\*"|\\*'([^'\n\\]{4,200})\\*'"""
+                r"""|`([^`\n\\]{4,200})`|([^\s"'`<>\\]{3,399}[^\s"'`<>\\.,;:)]))""")
+"""A password said in prose (``logkb:prose-password``): what quotes hold, spaces too, or
+one word to white space, a sentence's ``.``, ``,``, ``;``, ``:`` or ``)`` after it left
+out (prose14)."""
 """A short password (11 characters, no token: :func:`_token_like` says no)."""
 _BOLD = r"(?:\*\*)?"
 """Markdown's bold around a name or after its colon (``**Secret Key**:``, ``**Key:**``)."""
@@ -845,6 +853,30 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f'secret = decode("{_TOK}{_TOK[:5]}")', f"{_TOK}{_TOK[:5]}"),
                   (f"const apiKey = process.env.API_KEY ?? '{_TOK}';", _TOK),
                   (f'{{"password": os.getenv("PW", default="{_PW}")}}', _PW))),
+        _Rule("logkb:prose-password", "password", re.compile(
+            # a password said in prose or typed after a program's prompt (prose14):
+            # `my password is …`, `the password is: …`, `Password for user admin: …`,
+            # `use password … to log in`, `pw: …`, `passphrase "…"`; the value only is
+            # hidden, and only when it is no word (:func:`_prose_password_kind`)
+            r"(?<![a-z0-9_$.-])(?P<w>pass(?:word|wd|phrase|code)|pw)(?![a-z0-9_])"
+            r"(?P<c>[ \t]+(?:for|of|to)[ \t]+[^\n:=]{1,60}?(?::|[ \t](?:is|was)(?![a-z0-9_'])"
+            r"(?:[ \t]*:)?)"
+            r"|[ \t]+(?:is|was|will[ \t]+be|is[ \t]+now|now[ \t]+is|(?:set|changed|reset)"
+            r"[ \t]+to|to)(?![a-z0-9_'])(?:[ \t]*:)?"
+            r"|[ \t]*(?:\([^()\n]{0,20}\)[ \t]*)?:"
+            r"|(?=[ \t]))[ \t]*" + _PROSE_VALUE),
+            ("pass", "pw"), group=-1, lower=True, on_lower=True, check="prose",
+            example=(f"ok, my password is {_SHORT_PW} for the staging box", _SHORT_PW),
+            more=((f"The password is: {_PW}", _PW),
+                  (f"Password for user admin: {_MW[:11]}\n", _MW[:11]),
+                  (f"use password {_SHORT_PW[:8]}# to log in", f"{_SHORT_PW[:8]}#"),
+                  (f"pw: {_SHORT_PW}", _SHORT_PW),
+                  ('passphrase "velvet orbit canyon humble"', "velvet orbit canyon humble"),
+                  (f"[sudo] password for alice: {_SHORT_PW}", _SHORT_PW),
+                  (f"the admin password was {_SHORT_PW}.", _SHORT_PW),
+                  (f"reset the password to '{_SHORT_PW[:6]}'", _SHORT_PW[:6]),
+                  (f"ALTER USER app WITH PASSWORD '{_PW}';", _PW),
+                  (f"the password for the db is `{_SHORT_PW}`", _SHORT_PW))),
     ]
     return specific, generic
 
@@ -893,6 +925,11 @@ PREFILTER = (
     r"|[?&](?:key|auth|sig|signature|secret|client_secret|apikey|api_key|access_key|token"
     r"|access_token|auth_token)=[^&#\s]{8}"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
+    # prose14: a password said in prose or after a program's prompt
+    r"|(?i:(?:pass(?:word|wd|phrase|code)|pw)[ \t]+(?:is|was|for|of|to|will|now|set|changed"
+    r"|reset)[ \t]|pass(?:word|phrase|code)[ \t]+(?:[\"'`]|[A-Za-z0-9]*[^A-Za-z0-9\s]"
+    r"|[A-Za-z]*[0-9])"
+    r"|\bpw[ \t]*:[ \t]*\S|pass(?:word|wd|phrase|code)[ \t]*\([^()\n]{0,20}\)[ \t]*:)"
 )
 # counted repetitions above 8 make RE2's automaton large enough to fall off its fast
 # path (2.3x slower on 131 MB of outputs); the rules check the real lengths
@@ -1747,6 +1784,86 @@ def _ssh_integers(raw: bytes) -> bool:
     return False
 
 
+_TECH_WORD = re.compile(r"(?i:sha|md|base|utf|aes|rsa|ecdsa|argon|pbkdf|crc|ed|blake|hs|rs|es"
+                        r"|ps|bcrypt|scrypt|x|v|ipv|http|tls|ssl|oauth|oidc|totp|hotp|fido|u2f"
+                        r"|webauthn|mfa|2fa|e2e|i18n|k8s)[0-9]*[a-z]?")
+"""A technical word with a number in it (``sha256``, ``base64``, ``utf8``, ``argon2id``,
+``pbkdf2``): what prose says a password is hashed or encoded with, no password."""
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+_STRUCTURED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{2,}|[0-9]+)(?:[:/#|](?:[A-Za-z][a-z]*|[0-9]+))+")
+"""Structured text of words and numbers (``user:1234:profile``, ``orders/42``): a cache's
+or a map's key, no credential's value."""
+
+
+def _credential_key_name(text: str, m: re.Match[str]) -> bool:
+    """Whether the name an assignment match starts inside is a credential's key (its
+    word before ``key`` one of :data:`_KEY_HEADS`: ``apiKey``, ``secret_key``), not a
+    map's (``cacheKey``, ``sort_key``, ``key``)."""
+    i = _name_start(text, m)
+    j = m.start()
+    while j < len(text) and text[j] in _NAME_CHARS:
+        j += 1
+    words = [w.lower() for w in _CASED_WORD.findall(text[i:j])]
+    if not words or not words[-1].endswith("key"):
+        return True  # `…token`, `…auth`: not a key's name, the row's other checks judge
+    head = words[-1][:-3] or (words[-2] if len(words) > 1 else "")
+    return head.endswith(_KEY_HEADS)
+
+
+def _prose_word(value: str) -> bool:
+    """Whether an unquoted ``value`` after a password's name in prose is words, not a
+    password (prose14): letters only (``wrong``, ``required``, ``Stored``), a technical
+    word (``sha256``, ``base64``), a number under six digits, or words, numbers and short
+    pieces joined by ``-``, ``_``, ``.``, ``/`` (``bcrypt-hashed``, ``256-bit``,
+    ``user.password``, ``v1.2``), after a sentence's ``!`` or ``?`` and Markdown's marks
+    are taken off.  A value with another symbol (``S3cr3t!x``, ``Tr0ub4dor&3``), letters
+    and digits in one piece (``hunter22x``) or six digits or more is a password."""
+    v = value.strip("*_~").rstrip("!?")
+    if not v:
+        return True
+    if re.search(r"[^A-Za-z0-9./_-]", v):
+        return False
+    if v.isdigit():
+        return len(v) < 6
+    pieces = [p for p in re.split(r"[./_-]+", v) if p]
+    if len(pieces) > 1:
+        return all(p.isalpha() or p.isdigit() or len(p) <= 4 or _TECH_WORD.fullmatch(p)
+                   for p in pieces)
+    return v.isalpha() or _TECH_WORD.fullmatch(v) is not None
+
+
+def _prose_password_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a value after a password's name in prose or a prompt
+    (``logkb:prose-password``, prose14), or ``None``.  Unquoted, a password unless
+    :func:`_prose_word` says it is words (``the password is wrong``, ``password is
+    required``, ``my password is the same as before``).  Quoted after ``is``, ``:`` or
+    ``for …:``, a password unless it is a placeholder or code (a member path, a secret's
+    variable); quoted right after the name (``passphrase "…"``, ``WITH PASSWORD '…'``),
+    as unquoted, but a passphrase's words in quotes are the passphrase.  Never a
+    placeholder, a variable, a path, a URL, an e-mail address or a constant's name."""
+    low = value.lower()
+    if _is_placeholder(value) or low in _NOT_SECRET_WORDS or low in _TYPE_WORDS \
+            or value.startswith(("/", "./", "../", "~")) or "://" in value \
+            or _CONSTANT.fullmatch(value) or _EMAIL.fullmatch(value):
+        return None
+    bare = not (m.group("c") or "").strip()
+    if bare and m.group("w") in ("passwd", "pw"):
+        return None  # `sudo passwd deploy2`: the command and a user's name
+    vstart = m.start(m.lastindex or 0)
+    quoted = m.lastindex != m.re.groups and vstart > 0 and text[vstart - 1] in "\"'`"
+    if not quoted:
+        return None if _prose_word(value) else "password"
+    if _IDENT_PATH.fullmatch(value) and ("." in value or _secret_var(value)):
+        return None  # `the password is `user.password``: code named
+    if bare:
+        if " " in value:
+            return "password" if m.group("w").startswith("passphrase") else None
+        return None if _prose_word(value) else "password"
+    return "password"
+
+
 def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int = -1
             ) -> str | None:
     """The kind of a candidate, or ``None`` when it is not a secret after all
@@ -1824,6 +1941,8 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return _name_secret_kind(m, text, value)
     if rule.check == "name-token":
         return _name_token_kind(m, text, value)
+    if rule.check == "prose":
+        return _prose_password_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
@@ -1854,6 +1973,9 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
             return None  # a path or a URL
         if _EVM_ADDRESS.fullmatch(value):
             return None  # `MANA_TOKEN = "0x…"` (20 bytes): a token's contract address
+        if kind == "api-key" and _STRUCTURED.fullmatch(value) \
+                and not _credential_key_name(text, m):
+            return None  # `cacheKey = "user:1234:profile"`: a key of a map (prose14)
         if len(value) >= 16 and entropy(value) >= 3.2 and re.search(r"\d", value) \
                 and re.search(r"[A-Za-z]", value):
             return kind
