@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from kb import records
 from kb.replay.hostmap import LOCAL, HostMap, Target, is_loopback
-from kb.replay.sandbox import Policy, policy
+from kb.replay.sandbox import Policy, curl_config_paths, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse import models
 from logparse.shell import ShellInfo, SimpleCommand, SshCall, classify_safety, parse_command
@@ -405,13 +405,8 @@ def _reads_curlrc(info: ShellInfo) -> bool:
 def _curlrc_here() -> str | None:
     """The curl config file this machine's curl would read (``$CURL_HOME``,
     ``$XDG_CONFIG_HOME``, the home directory), None when there is none."""
-    dirs = [os.environ.get("CURL_HOME"), os.environ.get("XDG_CONFIG_HOME"),
-            os.path.expanduser("~/.config"), os.path.expanduser("~")]
-    for d in dirs:
-        for name in (".curlrc", "curlrc"):
-            if d and os.path.isfile(os.path.join(d, name)):
-                return os.path.join(d, name)
-    return None
+    return next((f for f in curl_config_paths(os.environ, [os.path.expanduser("~")])
+                 if os.path.isfile(f)), None)
 
 
 _EMBED_DEPTH = 3

@@ -41,7 +41,7 @@ import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 REMOTE_MODES = ("auto", "require", "off")
@@ -124,6 +124,19 @@ def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
                   detached=launch, visible=tmp_paths(text), vetted=cls == "read-only")
 
 
+def curl_config_paths(env: Mapping[str, str], homes: Sequence[str]) -> list[str]:
+    """Where curl looks for its config file, in its order (``$CURL_HOME``,
+    ``$XDG_CONFIG_HOME``, ``~/.config``, the home directory: each of ``homes``), each
+    directory with both names (:data:`_CURL_NAMES`); whether they exist is not asked."""
+    dirs: list[str] = []
+    for d in _CURL_DIRS:
+        if d.startswith("~"):
+            dirs += [h + d[1:] for h in homes]
+        elif env.get(d):
+            dirs.append(env[d])
+    return [os.path.join(d, n) for d in dirs for n in _CURL_NAMES]
+
+
 def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
     """The files this machine's curl and wget would read for a step started with
     ``environ`` (this process's by default) that exist: each ``.curlrc``/``curlrc`` curl
@@ -132,13 +145,7 @@ def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
     ``$HOME`` and the password database's (the clients fall back to it)."""
     env = os.environ if environ is None else environ
     homes = [h for h in (env.get("HOME"), _pw_home()) if h]
-    dirs: list[str] = []
-    for d in _CURL_DIRS:
-        if d.startswith("~"):
-            dirs += [h + d[1:] for h in homes]
-        elif env.get(d):
-            dirs.append(env[d])
-    files = [os.path.join(d, n) for d in dirs for n in _CURL_NAMES]
+    files = curl_config_paths(env, homes)
     files += [f for f in (env.get("WGETRC"), env.get("NETRC")) if f]
     files += [os.path.join(h, n) for h in homes for n in (".wgetrc", ".netrc")]
     out: list[str] = []
