@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 70
+DERIVE_VERSION = 72
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -217,4 +217,7 @@ synthetic, as a local command's output is.
 69: 68 and 63 together.
 67 (replay14): the command a ``tmux new``/``new-window``/``split-window`` or ``screen
 -dm`` session runs is parsed as a command of its own (an ssh in it is a hop).
-70: 69 and 67 together."""
+70: 69 and 67 together.
+72 (examples15): the Portuguese "instead", change of approach, decision and cause rows
+and the Chinese change of means go: no line of the data says them (the rows' examples
+were written); Portuguese prose keeps ``pt_means`` and its dead-end verdicts."""

@@ -55,8 +55,10 @@ NAMING_CUES: tuple[Cue, ...] = (
         r"|clean\s+up|prune|strip)\s+(?:[\w'-]+\s+){0,6}?"
         r"(?:the|a|an|any|all|every|each|those|these|its|their)\s+"
         r"(?:missing|empty|blank|dead|broken|wrong|incorrect)\s+[a-z][\w-]*", re.I),
-        "now add the missing tests for the parser, and remove the dead code in utils.ts",
-        "(no real line yet) a request that names what to build by what it lacks"),
+        "Let me first read a few existing files to understand the pattern, then create "
+        "proposal files for the missing Bootstrap components.",
+        "labelled/k1.lib-bootstrap__session-export.json:5769 (reasoning; "
+        "fixtures/examples/lines.txt)"),
     Cue("en-nothing-else", re.compile(
         r"\bnothing\s+(?:else|more|fancy|special|extra)\b", re.I),
         "3. some kind of simlpe animation so it's to make it mezmerizing\nnothing else for now",

@@ -18,7 +18,7 @@ and the first class with a *valid* match wins.  A match is not valid when
 
 The rows are English, with rows for the other languages of the pool (Spanish, Portuguese,
 Chinese): the dead-end verdicts (``es_noworks``...) and the turns, choices and findings of
-:data:`LANG_ROWS` (``es_decide``, ``pt_instead``, ``zh_cause``...), each with a real line or
+:data:`LANG_ROWS` (``es_decide``, ``pt_means``, ``zh_cause``...), each with a real line or
 one marked ``(no real line yet)``.  Before those, the negators of their language count as
 well (``não``, ``sin``, ``si``; ``不``/``没`` just before a Chinese phrase).
 
@@ -166,20 +166,11 @@ _PIVOT = {
             r"|\b(?:go|goes|going|went|revert|reverts|reverting|reverted|roll|rolling)\s+back\s+to\b"
             r"|\bmov(?:e|es|ing|ed)\s+away\s+from\b|\bswap(?:s|ped|ping)?\s+out\b",
     "replace": r"\breplac(?:e|es|ed|ing)\s+[^.?!\n]{1,60}?\s+with\b",
-    # the same turns in the other languages of the pool (rows of LANG_ROWS below): instead
-    # (at the head of a sentence), a change of approach, another way to do it
-    "es_instead": r"\ben\s+(?:su\s+lugar|vez\s+de\s+eso)\b",
+    # the same turns in Spanish (a row of LANG_ROWS below): a change of approach, another
+    # way to do it (the Portuguese and Chinese rows went: no line of the data says them)
     "es_pivot": r"\bcambi(?:o|amos|ar[eé]?|emos)\s+de\s+(?:enfoque|estrategia|plan|rumbo|m[eé]todo)\b"
                 r"|\b(?:otr[oa]|una?)\s+(?:herramienta|enfoque|estrategia|v[ií]a|camino|forma|manera"
                 r"|opci[oó]n)\s+(?:alternativ[oa]|distint[oa]|diferente)\b",
-    "pt_instead": r"\b(?:em\s+vez\s+disso|ao\s+inv[eé]s\s+disso)\b",
-    "pt_pivot": r"\bmud(?:o|amos|ar|arei|emos)\s+de\s+(?:abordagem|estrat[eé]gia|plano|rumo)\b"
-                r"|\bmudan[cç]a\s+de\s+(?:rumo|abordagem|estrat[eé]gia|plano)\b"
-                r"|\b(?:outra|uma)\s+(?:abordagem|estrat[eé]gia|ferramenta|forma|op[cç][aã]o)"
-                r"\s+(?:alternativa|diferente)\b",
-    # 改为 / 换成 alone is an edit ("把模板的 .dark 改为 .default"): a pivot changes to a means
-    "zh_pivot": r"(?:改为|改成|换成)(?:用|使用|采用|通过)|转而|换一种|另一种(?:方法|方案|思路)"
-                r"|替代方案|换个(?:方法|思路)",
 }
 
 _DECISION = {
@@ -214,9 +205,6 @@ _DECISION = {
                  r"|\bla\s+decisi[oó]n\s+(?:es|fue|final)\b|\b(?:me|nos)\s+(?:quedo|quedamos)\s+con\b"
                  r"|\bvamos\s+a\s+(?:usar|quedarnos\s+con|ir\s+con)\b|\bte\s+recomiendo\b"
                  r"|\bmi\s+recomendaci[oó]n\s+es\b|\bopt(?:[eé]|amos)\s+por\b",
-    "pt_decide": r"\b(?:decidi|decidimos)\b|\ba\s+decis[aã]o\s+(?:[eé]|foi|final)\b"
-                 r"|\b(?:vou|vamos)\s+usar\b|\b(?:fico|ficamos)\s+com\b|\brecomendo\b"
-                 r"|\bminha\s+recomenda[cç][aã]o\b|\bopt(?:ei|amos)\s+por\b",
     "zh_decide": r"决定|我们改用|改用|就用|我(?:更|还是)?(?:推荐|建议)|最终(?:选择|方案|采用)|选定"
                  r"|(?:会|将|我们)采用",
 }
@@ -264,8 +252,6 @@ _CONCLUSION.update({
                 r"|\blo\s+que\s+pasa\s+es\b",
     "es_means": r"\b(?:esto|eso)\s+(?:significa|confirma|explica|demuestra|indica)\b"
                 r"|\bpor\s+eso\b|\ben\s+conclusi[oó]n\b|\bconclusi[oó]n\s*:",
-    "pt_cause": r"\b(?:o|a)\s+(?:verdadeir[oa]\s+|real\s+)?(?:causa|raz[aã]o|motivo|problema)"
-                r"\s+(?:[eé]|era|foi)\b|\bacontece\s+que\b|\bo\s+que\s+acontece\s+[eé]\b",
     "pt_means": r"\b(?:isso|isto)\s+(?:significa|confirma|explica|mostra|indica)\b|\bou\s+seja\b"
                 r"|\bportanto\b|\bpor\s+isso\b|\bem\s+conclus[aã]o\b|\bconclus[aã]o\s*:",
     "zh_cause": r"原因(?:是|在于)|问题(?:在于|出在)|根本原因|根因|这(?:说明|意味着|表明|证明)|因此"
@@ -293,27 +279,12 @@ _CONV = "pool conversacion-act1-pln__session.jsonl"
 _PFM = "shared pfm-categorization__opencode-session.json"
 _MATU = "pool matugen-theme-sync__opencode-session.json"
 LANG_ROWS: tuple[LangRow, ...] = (
-    LangRow(ProseClass.PIVOT, "es_instead",
-            "En su lugar, vamos a leer el CSV con latin-1 y limpiar los soft hyphens.",
-            f"{_NO_REAL} Spanish: 'instead, we will read it with latin-1'"),
     LangRow(ProseClass.PIVOT, "es_pivot",
             "Voy a usar una herramienta alternativa para extraer su contenido.",
             f"{_CONV}:16 (assistant, after the .xlsx/.docx read failed)"),
-    LangRow(ProseClass.PIVOT, "pt_instead",
-            "Em vez disso, vou gerar o Markdown a partir do JSON exportado.",
-            f"{_NO_REAL} Portuguese: 'instead, I will generate the Markdown'"),
-    LangRow(ProseClass.PIVOT, "pt_pivot",
-            "Mudamos de abordagem: o contrato fica só no WebApi.",
-            f"{_NO_REAL} Portuguese: 'we change approach'"),
-    LangRow(ProseClass.PIVOT, "zh_pivot",
-            "导出的 JSON 被截断了，改为用 jq 从数据库生成。",
-            f"{_NO_REAL} Chinese: 'the export is truncated, change to jq instead'"),
     LangRow(ProseClass.DECISION, "es_decide",
             "Te recomiendo lo segundo: reescribilo con tu voz.",
             f"{_CONV}:147 (assistant)"),
-    LangRow(ProseClass.DECISION, "pt_decide",
-            "Optei por Dapper com SQL versionado à mão, sem ORM.",
-            f"{_NO_REAL} Portuguese: 'I opted for Dapper'"),
     LangRow(ProseClass.DECISION, "zh_decide",
             "我更推荐保留“脚本 + systemd 用户服务”，不建议把核心逻辑放进 KWin 脚本。",
             f"{_MATU} #5 (assistant)"),
@@ -323,16 +294,10 @@ LANG_ROWS: tuple[LangRow, ...] = (
     LangRow(ProseClass.CONCLUSION, "es_cause",
             "El archivo muy probablemente **es UTF-8**, no latin-1. Lo que pasa es:",
             f"{_CONV}:250 (assistant)"),
-    LangRow(ProseClass.CONCLUSION, "es_cause",
-            "La causa es el encoding: el archivo es UTF-8 y lo leímos como latin-1.",
-            f"{_NO_REAL} Spanish: 'the cause is the encoding'"),
     LangRow(ProseClass.CONCLUSION, "es_means",
             "Esto significa que en tu dataset con latin-1, palabras como `polí\\xadtico` "
             "probablemente tengan como lema `polí\\xadtico`.",
             f"{_CONV}:412 (assistant)"),
-    LangRow(ProseClass.CONCLUSION, "pt_cause",
-            "O problema era o namespace antigo no Dockerfile.",
-            f"{_NO_REAL} Portuguese: 'the problem was the old namespace'"),
     LangRow(ProseClass.CONCLUSION, "pt_means",
             "Contém `CanonicalCardTransactionEvent`, ou seja, um contrato pensado para um "
             "Merchant Resolution Service.",
@@ -441,11 +406,7 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "else": ('something', 'side', 'angle', 'end', 'direction', 'back', 'away', 'swap'),
         "replace": ('replac',),
-        "es_instead": ('lugar', 'vez'),
         "es_pivot": ('cambi', 'alternativ', 'distint', 'diferente'),
-        "pt_instead": ('vez', 'invés', 'inves'),
-        "pt_pivot": ('mud', 'alternativa', 'diferente'),
-        "zh_pivot": ('改为', '改成', '换成', '转而', '换一种', '另一种', '替代方案', '换个'),
     },
     "decision": {
         "decision": ('decision', 'decided', 'made'),
@@ -464,7 +425,6 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
             'move', 'option', 'path', 'thing', 'here',
         ),
         "es_decide": ('decid', 'decisi', 'qued', 'vamos', 'recomiend', 'recomendaci', 'opt'),
-        "pt_decide": ('decid', 'decis', 'vou', 'vamos', 'fic', 'recomend', 'opt'),
         "zh_decide": ('决定', '改用', '就用', '推荐', '建议', '最终', '选定', '采用'),
     },
     "conclusion": {
@@ -489,7 +449,6 @@ _KEYS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "es_cause": ('causa', 'raz', 'motivo', 'problema', 'resulta', 'pasa'),
         "es_means": ('esto', 'eso', 'conclusi'),
-        "pt_cause": ('causa', 'raz', 'motivo', 'problema', 'acontece'),
         "pt_means": ('isso', 'isto', 'seja', 'portanto', 'conclus'),
         "zh_cause": ('原因', '问题', '根因', '这', '因此', '结论'),
     },
@@ -596,8 +555,6 @@ def _valid_sentence_start(text: str, m: re.Match[str]) -> bool:
 
 _VALIDATORS: dict[str, Callable[[str, re.Match[str]], bool]] = {
     "ratherfirst": _valid_sentence_start,
-    "es_instead": _valid_sentence_start,
-    "pt_instead": _valid_sentence_start,
     "instead": _valid_instead,
     "replace": _valid_replace,
     "gerund": _valid_gerund,

@@ -101,21 +101,10 @@ DROP_CUES: tuple[Cue, ...] = (
         (_PASTED_STACK,
          "Não vamos ignorar o Pfm.Categorization.Contracts, ele ainda é usado",  # written
          )),
-    # told, not negated: "ignore X" opens a clause or follows a word that tells it ("let's",
-    # "just", "please", "we can"), never "don't ignore", "not ignore", "never ignore"
-    Cue("en-ignore-drop", re.compile(
-        r"(?:^|\n[ \t]{0,3}|[^\w\s'’-][ \t]{0,3}|\b(?:let'?s|lets|just|please|pls|and|so|then|now|also"
-        r"|simply|can|should|will|to|must|you|we|i|but|or|ok|okay|first)\s+)(?:ignore"
-        r"|forget\s+about|stop\s+using|don'?t\s+use|do\s+not\s+use|get\s+rid\s+of"
-        r"|no\s+need\s+for)(?:$|[^\w-])", re.I),
-        "let's ignore the legacy Contracts project and build it in the WebApi",
-        "(no real line yet) English: drop what the plan used",
-        (_PASTED_STACK,
-         # written (no tune/shared user says it): negated, the name is kept
-         "don't ignore the Pfm.Contracts project, the WebApi still needs it",
-         "We should not get rid of legacy_client yet")),
 )
-"""How a user drops something the last turn used (a project, a library, a file)."""
+"""How a user drops something the last turn used (a project, a library, a file).  The
+English row went (examples15): no user of the data drops a thing in English, so its
+example was written."""
 
 
 _NAMEISH = re.compile(r"[`'\"“]?([A-Za-z_][\w.-]*[\w])[`'\"”]?")

@@ -1162,38 +1162,11 @@ DISMISSAL_CUES: tuple[Cue, ...] = (
         ("Looking at Bootstrap 5 alert-dismissible markup, the btn-close is expected to be "
          "inside the alert div, and it uses flexbox",  # shared k1 (reasoning after a guess)
          )),
-    Cue("en-not-the-cause", re.compile(
-        r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
-        r"|issue|problem)\b"
-        # "is a red herring", "Red herring:", not "isn't a red herring"
-        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
-        r"(?:a\s+|just\s+a\s+)?)red\s+herring\b"
-        # "ruled it out", "that rules out", "we can rule out": done, not "I want to rule
-        # out" (a plan; "can't"/"cannot" are no "can\s"), nor negated: the word before
-        # "ruled" is one that states it ("we", "has been"), never "haven't", "not", "never"
-        # (RE2 has no lookbehind: the allowed words are listed)
-        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
-        r"|had|is|was|are|were|now|also|already|then|so|and|effectively|clearly|finally"
-        r"|fully|definitively|largely|mostly|safely|(?:has|have|had)\s+(?:now\s+|already\s+)?"
-        r"been|(?:can|could)\s+(?:now\s+|safely\s+)?be)\s+)(?:ruled|rules)\s+(?:it\s+"
-        r"|that\s+|this\s+|them\s+)?out\b"
-        r"|\b(?:can|could)\s+(?:now\s+|safely\s+)?rule\s+(?:it\s+|that\s+|this\s+"
-        r"|them\s+)?out\b"
-        r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
-        "So the cache was not the cause: the same error shows with a cold cache.",
-        "(no real line yet) English dismissal of a guess",
-        ("The script might be failing early—possibly due to DOM elements being accessed "
-         "before fully loaded. I want to rule out CSS or layout issues, script module "
-         "loading quirks",  # a plan: shared codex/exported-session.jsonl (reasoning)
-         # negated (written: no tune/shared line says it; cues13b left it open)
-         "We haven't ruled out the cache yet, so the next run clears it first.",
-         "The stale lockfile has not been ruled out.",
-         "The proxy is not a red herring: the 502 comes from it.",
-         )),
 )
 """How an agent drops a guess it made ("that's likely the issue" … "the two processes are
 normal"): read after a guess that names the same things (see
-``kb.graph.episodes.dropped_episodes``)."""
+``kb.graph.episodes.dropped_episodes``).  The "not the cause" / "ruled out" / "red
+herring" row went (examples15): no line of the data says it, its example was written."""
 
 
 def dismissal_phrase(sentence: str) -> str | None:

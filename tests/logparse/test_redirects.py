@@ -93,7 +93,9 @@ def test_drops_name_only_identifiers() -> None:
     # a pasted stack's "ignore-listed frame(s)" is no "ignore" (shared soulpass-codex)
     assert dropped_names("Call Stack\nShow 3 ignore-listed frame(s)\nhandleGenerate\n"
                          "components/employer/create-payroll-wizard.tsx (235:17)") == []
-    assert dropped_names("let's ignore the legacy Pfm.Contracts project") == ["Pfm.Contracts"]
+    assert dropped_names("vamos ignorar o legado Pfm.Contracts") == ["Pfm.Contracts"]
+    # the English row went (no user of the data drops in English)
+    assert dropped_names("let's ignore the legacy Pfm.Contracts project") == []
 
 
 def test_questions_are_told_from_requests() -> None:
@@ -135,6 +137,6 @@ def test_a_negated_drop_drops_nothing() -> None:
                  "never ignore Pfm.Contracts", "não vamos ignorar o Pfm.Contracts",
                  "nunca ignore o Pfm.Contracts"):
         assert dropped_names(text) == [], text
-    for text in ("just ignore Pfm.Contracts", "então vamos ignorar o Pfm.Contracts",
+    for text in ("então vamos ignorar o Pfm.Contracts",
                  "não use o legacy_client"):
         assert dropped_names(text), text
