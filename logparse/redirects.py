@@ -145,8 +145,9 @@ UNDO_RULES: tuple[Undo, ...] = (
     Undo("git-restore-file", re.compile(
         r"\bgit\s+(?:checkout\s+(?:HEAD\s+)?--|restore(?:\s+--worktree)?(?:\s+--source[= ]\S+)?)"
         r"\s+[\"']?(?P<t>[^\s\"';&|-][^\s\"';&|]*)"), "file",
-        "git checkout -- src/weather.ts",
-        "(no real line yet) a file restored to its committed state"),
+        "git restore Cargo.toml && rm -rf services notes/split-plan.md && git status --short",
+        "fixtures/campaigns/rustci.py:1013 (the agent reverts its workspace split; "
+        "fixtures/examples/lines.txt)"),
     Undo("git-reset-revert", re.compile(
         r"\bgit\s+(?:revert\s+(?:--no-edit\s+)?(?:HEAD|[0-9a-f]{7,40})|reset\s+--hard)\b"),
         "all", "git reset --hard HEAD~1",

@@ -876,20 +876,26 @@ RULES += (
          lambda f: f.tool == "apply_patch" and f.status == "error" and bool(f.error)
          and not f.error.startswith(("patch rejected", "aborted")),
          CallFacts("codex", "apply_patch", "error", error=(
-             "patch_apply_end success=false: Failed to write file src/app.ts: Permission "
-             "denied (os error 13)")),
-         "(no real line yet) openai/codex codex-rs/protocol/src/protocol.rs "
-         "PatchApplyEndEvent{success: false, stderr}"),
+             "apply_patch verification failed: Failed to find expected lines in /Users/"
+             "rythme/developer/blockchain/Civitas-Sol/frontend/app/api/vault/init/route.ts:\n"
+             "    const USDC_MINT = new PublicKey(")),
+         "labelled/soulpass__codex-session.jsonl:634 (custom_tool_call_output: the patch "
+         "not applied, as codex-patch-failed reads it; codex-rs PatchApplyEndEvent "
+         "{success: false} is the other form; fixtures/examples/lines.txt)"),
     Rule("waiting-for-input", _ALL, "waiting_for_input", _cut_at_prompt,
          CallFacts("opencode", "bash", "completed", output=(
-             "Need to install the following packages:\ncreate-next-app@15.0.3\nOk to proceed? "
-             "(y) \n\n<shell_metadata>\nshell tool "
-             "terminated command after exceeding timeout 60000 ms. If this command is expected "
-             "to take longer and is not waiting for interactive input, retry with a larger "
-             "timeout value in milliseconds.\n</shell_metadata>"),
-                   command="npx create-next-app@latest web"),
-         "(no real line yet) an interactive scaffolder under opencode's bash timeout "
-         "(sst/opencode packages/opencode/src/tool/bash.ts)"),
+             "Exporting session: latest\n\x1b[0m\n┌  Export session\n\x1b[?25l│\n◆  "
+             "Select session to export\n\n│  Search: _\n│  ● GitHub access request (5/22/2026, "
+             "9:10:48 PM • C0XgUH2I)\n│  ○ Add Bootstrap doc URLs to all PHP files (@general "
+             "subagent)\n│  ↑/↓ to select • Enter: confirm • Type: to search\n└\n\n<shell_metadata>\n"
+             "shell tool terminated command after exceeding timeout 120000 ms. If this "
+             "command is expected to take longer and is not waiting for interactive "
+             "input, retry with a larger timeout value in milliseconds.\n</shell_metadata>"),
+                   command="cd /Users/j0hnd003/Develop/GitHub/server/k1lib-project/"
+                           "k1.lib-bootstrap && opencode export 2>&1"),
+         "labelled/k1.lib-bootstrap__session-export.json:54745 (bash state.output: "
+         "opencode export's session picker, cut by the 120 s timeout; "
+         "fixtures/examples/lines.txt)"),
 )
 
 
@@ -1162,11 +1168,39 @@ DISMISSAL_CUES: tuple[Cue, ...] = (
         ("Looking at Bootstrap 5 alert-dismissible markup, the btn-close is expected to be "
          "inside the alert div, and it uses flexbox",  # shared k1 (reasoning after a guess)
          )),
+    Cue("en-not-the-cause", re.compile(
+        r"\b(?:is|are|was|were)(?:n'?t|\s+not)\s+(?:the|a)\s+(?:root\s+)?(?:cause|culprit"
+        r"|issue|problem)\b"
+        # "is a red herring", "Red herring:", not "isn't a red herring"
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:is|was|are|were|s|just|probably|likely|clearly)\s+"
+        r"(?:a\s+|just\s+a\s+)?)red\s+herring\b"
+        # "ruled it out", "that rules out", "we can rule out": done, not "I want to rule
+        # out" (a plan; "can't"/"cannot" are no "can\s"), nor negated: the word before
+        # "ruled" is one that states it ("we", "has been"), never "haven't", "not", "never"
+        # (RE2 has no lookbehind: the allowed words are listed)
+        r"|(?:^|\n[ \t]{0,3}|[^\w\s'’][ \t]{0,3}|\b(?:I|we|you|they|he|she|it|that|this|which|what|ve|have|has"
+        r"|had|is|was|are|were|now|also|already|then|so|and|effectively|clearly|finally"
+        r"|fully|definitively|largely|mostly|safely|(?:has|have|had)\s+(?:now\s+|already\s+)?"
+        r"been|(?:can|could)\s+(?:now\s+|safely\s+)?be)\s+)(?:ruled|rules)\s+(?:it\s+"
+        r"|that\s+|this\s+|them\s+)?out\b"
+        r"|\b(?:can|could)\s+(?:now\s+|safely\s+)?rule\s+(?:it\s+|that\s+|this\s+"
+        r"|them\s+)?out\b"
+        r"|\b(?:that|this)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\s+it\b", re.I),
+        "Prepared statements aren't the problem (1.21 tracks protocol-level ones, and "
+        "psycopg2 doesn't prepare anything anyway).",
+        "fixtures/campaigns/pgpool.py:584 (assistant; fixtures/examples/lines.txt)",
+        ("The script might be failing early—possibly due to DOM elements being accessed "
+         "before fully loaded. I want to rule out CSS or layout issues, script module "
+         "loading quirks",  # a plan: shared codex/exported-session.jsonl (reasoning)
+         # negated (written: no tune/shared line says it; cues13b left it open)
+         "We haven't ruled out the cache yet, so the next run clears it first.",
+         "The stale lockfile has not been ruled out.",
+         "The proxy is not a red herring: the 502 comes from it.",
+         )),
 )
 """How an agent drops a guess it made ("that's likely the issue" … "the two processes are
 normal"): read after a guess that names the same things (see
-``kb.graph.episodes.dropped_episodes``).  The "not the cause" / "ruled out" / "red
-herring" row went (examples15): no line of the data says it, its example was written."""
+``kb.graph.episodes.dropped_episodes``)."""
 
 
 def dismissal_phrase(sentence: str) -> str | None:

@@ -202,7 +202,9 @@ def test_dismissals_need_a_finding_not_a_plan() -> None:
                  "We can't rule out the cache yet.",
                  "the btn-close is expected to be inside the alert div"):
         assert dismissal_phrase(text) is None, text
-    for text in ("The timeout is expected since it's a long-running server.",
+    for text in ("So we ruled it out: the same error shows with a cold cache.",
+                 "That rules out the cache.",
+                 "The timeout is expected since it's a long-running server.",
                  "It returned 404, which is expected."):
         assert dismissal_phrase(text) is not None, text
 
@@ -361,18 +363,17 @@ def test_the_corrections_written_on_one_session_read_their_idea_anywhere() -> No
 
 
 def test_a_negated_or_asked_dismissal_dismisses_nothing() -> None:
-    """"haven't ruled out" keeps the guess open; "ruled out" and "red herring" dismiss
-    nothing either since their row went (no line of the data says them).  "is normal"
-    still dismisses, in Python and in the store's RE2; "no es normal" does not."""
+    """"haven't ruled out" keeps the guess open (a negated negation); "not a red herring"
+    says the opposite.  The said forms still dismiss, in Python and in the store's RE2."""
     import duckdb
 
     from kb.graph.store import _DISMISSAL_SQL
 
     con = duckdb.connect()
     kept = ("We haven't ruled out the cache yet.", "The lockfile has not been ruled out.",
-            "That cannot be ruled out.", "The proxy is not a red herring.",
-            "We've ruled out the cache.", "The warning is a red herring.")
-    said = ("The two processes are normal.", "That warning is harmless.")
+            "That cannot be ruled out.", "The proxy is not a red herring.")
+    said = ("We've ruled out the cache.", "The lockfile has been ruled out.",
+            "That rules out the proxy.", "The warning is a red herring.")
     for text in kept:
         assert dismissal_phrase(text) is None, text
         assert con.execute("SELECT regexp_matches(?, ?)",
