@@ -298,9 +298,9 @@ tune or shared session says their ideas in those languages) are gone; the Chines
 "found" row rests on matugen's real line.
 85: 84 and 79 together.
 87 (examples15): rows whose example was written and that match no real line of the data
-go: the English dismissal "not the cause / ruled out / red herring" and the English drop
-"let's ignore X" (a user's Portuguese drop stays); the Portuguese and Chinese pivot,
-decision and cause rows of prose (DERIVE_VERSION 72)."""
+go: the English drop "let's ignore X" (a user's Portuguese drop stays); the Portuguese and
+Chinese pivot, decision and cause rows of prose (DERIVE_VERSION 72).  The English
+dismissal stays, on the pgpool story's line."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
