@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 70
+DERIVE_VERSION = 73
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -217,4 +217,9 @@ synthetic, as a local command's output is.
 69: 68 and 63 together.
 67 (replay14): the command a ``tmux new``/``new-window``/``split-window`` or ``screen
 -dm`` session runs is parsed as a command of its own (an ssh in it is a hop).
-70: 69 and 67 together."""
+70: 69 and 67 together.
+73 (meas15): a listing counts only the lines in its own shape (a hash first for ``git log
+--oneline``, ``XY path`` for ``git status --short``, a PID for ``pgrep``, a path under a
+starting point for ``find``; ``find -exec``/``-printf`` lists nothing): what an earlier
+command of the same line printed is not counted; ``stat -c %s`` (BSD ``-f %z``) printed
+alone is a file's size; GNU time's ``(kbytes)`` rows are KiB, not bytes."""
