@@ -51,8 +51,9 @@ def _any(line: str, seg: str) -> bool:
 
 _ONELINE = re.compile(r"^[*|\\/ ]*[0-9a-f]{7,40}\b")
 """``git log --oneline`` (``--graph`` too): an abbreviated hash opens the line."""
-_SHORT_STATUS = re.compile(r"^[ MTADRCU?!]{2} \S")
-"""``git status --short``/``--porcelain``: ``XY path`` (``##`` is the branch line)."""
+_SHORT_STATUS = re.compile(r"^(?:[ MTADRCU?!]{2} \S|[12u] [.MTADRCU]{2} |[?!] \S)")
+"""``git status --short``/``--porcelain``: ``XY path`` (``##`` is the branch line);
+``--porcelain=v2``: ``1 .M …``, ``2 R. …``, ``u UU …``, ``? path`` (``#`` headers)."""
 _PID_LINE = re.compile(r"^\s*\d+(?:\s|$)")
 """``pgrep`` (``-l``, ``-a``): a PID opens the line."""
 

@@ -71,13 +71,17 @@ def test_a_call_measures_what_it_listed() -> None:
     ("find /Users/a/Documents/'New project'/programs -maxdepth 3 -type f | sort",
      "/Users/a/Documents/New project/programs/cfo_oracle/Cargo.toml\n"
      "/Users/a/Documents/New project/programs/cfo_oracle/src/lib.rs\n", (2.0, "paths")),
+    # git's porcelain v2 (git-status(1)): its "# branch" headers are no path
+    ("git status --porcelain=v2 --branch",
+     "# branch.oid 2406dea\n# branch.head main\n"
+     "1 .M N... 100644 100644 100644 3f2a 3f2a src/a.py\n? notes.md\n", (2.0, "paths")),
     # find's own complaint is no path it found
     ("find . -name '*.rs'", "./src/lib.rs\nfind: './private': Permission denied\n",
      (1.0, "paths")),
     # -exec prints what the command it runs prints
     ("find . -name '*.py' -exec wc -l {} +", "12 ./a.py\n30 ./b.py\n42 total\n", None),
 ], ids=["status-then-log", "commit-then-log", "server-then-pgrep", "pgrep-none",
-        "find-quoted-root", "find-error", "find-exec"])
+        "find-quoted-root", "porcelain-v2", "find-error", "find-exec"])
 def test_only_lines_shaped_as_the_listing_count(command: str, output: str,
                                                 want: tuple[float, str] | None) -> None:
     got = listing_count(command, output)
