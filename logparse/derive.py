@@ -316,6 +316,9 @@ def grep_hits(command: str | None, output: str) -> int:
 _COUNTING_CMD_RE = re.compile(
     r"\bwc\s+-[lcwm]|\bwc\b|\bgrep\s(?:[^|;&]*\s)?-[a-zA-Z]*c|--count\b|format[= ]count\b"
     r"|Measure-Object|\.Count\b|\bcount\(\)|\bCOUNT\(")
+# a file's size as ``stat`` prints it alone: GNU ``stat -c %s``, BSD ``stat -f %z``
+_STAT_SIZE_RE = re.compile(r"\bstat\s+(?:(?:-c|--format=?|--printf=?)\s*(?P<q>['\"]?)%s"
+                           r"|-f\s*(?P<b>['\"]?)%z)(?:(?P=q)|(?P=b))\s")
 _LS_COUNTED_RE = re.compile(r"(?:^|[;&|(]\s*)ls\b[^|;&]*\|\s*wc\b")
 """``ls DIR | wc -l``: an ``ls`` entry count, no reading (issue 22 item 5)."""
 _BARE_NUMBER_RE = re.compile(r"(?<!\s)\s*+(\d{1,15}(?:\.\d+)?)\s*+")
@@ -323,11 +326,16 @@ _BARE_NUMBER_RE = re.compile(r"(?<!\s)\s*+(\d{1,15}(?:\.\d+)?)\s*+")
 
 def counted_value(command: str | None, output: str) -> dict[str, Any] | None:
     """The number a counting command printed as its whole output (``wc -l < f`` → ``42``,
-    ``wp post list --format=count`` → ``4``), as a measurement; else None."""
+    ``wp post list --format=count`` → ``4``), or a file's size ``stat -c %s f`` printed
+    alone, as a measurement; else None."""
     if not command or len(output) > 40:
         return None
     m = _BARE_NUMBER_RE.fullmatch(output)
-    if m is None or not _COUNTING_CMD_RE.search(command) or _LS_COUNTED_RE.search(command):
+    if m is None:
+        return None
+    if _STAT_SIZE_RE.search(command) and "|" not in command:
+        return {"value": float(m.group(1)), "unit": "bytes", "label": "file size"}
+    if not _COUNTING_CMD_RE.search(command) or _LS_COUNTED_RE.search(command):
         return None
     unit = "lines" if re.search(r"\bwc\s+-l", command) else "bytes" if "wc -c" in command else ""
     return {"value": float(m.group(1)), "unit": unit, "label": "count"}

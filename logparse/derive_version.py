@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 72
+DERIVE_VERSION = 79
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -220,4 +220,10 @@ synthetic, as a local command's output is.
 70: 69 and 67 together.
 72 (examples15): the Portuguese "instead", change of approach, decision and cause rows
 and the Chinese change of means go: no line of the data says them (the rows' examples
-were written); Portuguese prose keeps ``pt_means`` and its dead-end verdicts."""
+were written); Portuguese prose keeps ``pt_means`` and its dead-end verdicts.
+73 (meas15): a listing counts only the lines in its own shape (a hash first for ``git log
+--oneline``, ``XY path`` for ``git status --short``, a PID for ``pgrep``, a path under a
+starting point for ``find``; ``find -exec``/``-printf`` lists nothing): what an earlier
+command of the same line printed is not counted; ``stat -c %s`` (BSD ``-f %z``) printed
+alone is a file's size; GNU time's ``(kbytes)`` rows are KiB, not bytes.
+79: 72 and 73 together."""

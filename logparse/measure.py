@@ -78,6 +78,7 @@ _SIZES = {
     "kB": "kB", "KB": "kB", "kb": "kB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB",
     "GiB": "GiB", "TB": "TB", "TiB": "TiB", "PB": "PB",
     "Ki": "KiB", "Mi": "MiB", "Gi": "GiB", "Ti": "TiB",  # Kubernetes quantities, free -h
+    "kbytes": "KiB", "Kbytes": "KiB",  # GNU time -v: "Maximum resident set size (kbytes)"
 }
 _SHORT_SIZES = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB"}  # du -h, df -h
 _RATES = {

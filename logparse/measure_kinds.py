@@ -177,6 +177,14 @@ KINDS: tuple[Kind, ...] = (
                                  "43670896177"),
     Kind("time-real", "time", "real\t0m1.234s\nuser\t0m0.900s\nsys\t0m0.100s", False,
          ((1.234, "s"),), (), "bash `time` output (public logs)"),
+    Kind("gnu-time-verbose", "time",
+         "    User time (seconds): 6.96\n    System time (seconds): 0.34\n"
+         "    Elapsed (wall clock) time (h:mm:ss or m:ss): 0:07.34\n"
+         "    Maximum resident set size (kbytes): 383456\n", False,
+         ((6.96, "s"), (7.34, "s"), (383456.0, "KiB")), (383456000.0,),
+         "GNU `/usr/bin/time -v` quoted in a Q&A answer, search corpus (pages) "
+         "newbedev.com/logging-ram-memory-high-water-mark-of-a-linux-process (also a "
+         "stackoverflow.com peak-memory question quoting 'User time (seconds): 16.50')"),
     Kind("spelled-duration", "time",
          "    test_zoneinfo\n\nTotal duration: 4 min 23 sec\nTests result: SUCCESS", False,
          ((263.0, "s"),), (4.0, 23.0),
@@ -284,6 +292,10 @@ CALLS: tuple[CallKind, ...] = (
              "\\dist\\index.mjs' | Select-Object Name, Length\"",
              "Name      Length\r\n----      ------\r\nindex.mjs   4396\r", ((4396.0, "B"),), (),
              "labelled/will-it-rain__claude.jsonl:134-135 (a listing: only its sizes are read)"),
+    CallKind("stat-size", "size", "bash", "other", "stat -c %s dist/app.js", "45123\n",
+             ((45123.0, "bytes"),), (),
+             "GNU stat's format (`stat --printf '%s' file  # only the size`, textbookoflinux.com "
+             "glossary; coreutils' stat invocation, getdocs.org); BSD's is `stat -f %z`"),
     CallKind("grep-hits", "noise", "bash", "search", 'grep -rn "use k1" demo/index.php',
              "demo/index.php:3:use k1\\lib\\html\\bootstrap as bs;\n"
              "demo/index.php:9:use k1\\lib\\html\\bootstrap\\Alert;\n", (), (2.0, 3.0, 9.0),
