@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kb.graph.ablate import off as ablated
-from kb.graph.causechoice import files_named, own_root
+from kb.graph.causechoice import concluded_finding, files_named, own_root
 from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 85
+EXTRACTOR_VERSION = 89
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -296,7 +296,10 @@ report no fix that did not take; "no corrections needed" corrects nothing.  The 
 written for Spanish, Portuguese, Japanese and Chinese with no real line (37 of them; no
 tune or shared session says their ideas in those languages) are gone; the Chinese
 "found" row rests on matugen's real line.
-85: 84 and 79 together."""
+85: 84 and 79 together.
+89 (causes15): a round of guesses whose finding the agent went on guessing after, in the
+same turn, takes as cause the finding the turn ends on, not the first one
+(:func:`kb.graph.causechoice.concluded_finding`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1822,6 +1825,17 @@ class Extractor:
                                _changed_files(f), f"{f.cause_text} {f.why or ''}")
                 if own is not None:
                     f.stated = diagnosis = own.text
+            if f.how == "guesses":
+                # the agent guessed again after the finding that ended the guesses: that
+                # finding was one more guess; the finding the turn ends on is the cause
+                # (kb.graph.causechoice.CONCLUDED)
+                concluded = concluded_finding(
+                    [(x.ordinal, x.signal or "", x.text) for x in self.said
+                     if x.session_id == f.session_id and x.role == "assistant"
+                     and x.signal in ("hypothesis", "found")],
+                    f.ended, users.get(f.session_id, ()), subject)
+                if concluded is not None:
+                    f.stated = diagnosis = concluded
             if diagnosis:
                 # what the parenthesis adds is never a narration lead-in ("(I see the
                 # issue. In modal.php, we have: 1. …)")
