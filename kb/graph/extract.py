@@ -49,7 +49,15 @@ from kb.graph.replycues import (
 )
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
-from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
+from kb.graph.rootcause import (
+    GUESS,
+    LATER,
+    announces,
+    later_root,
+    plain,
+    review_finding,
+    unnarrated,
+)
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
@@ -299,7 +307,9 @@ tune or shared session says their ideas in those languages) are gone; the Chines
 85: 84 and 79 together.
 89 (causes15): a round of guesses whose finding the agent went on guessing after, in the
 same turn, takes as cause the finding the turn ends on, not the first one
-(:func:`kb.graph.causechoice.concluded_finding`)."""
+(:func:`kb.graph.causechoice.concluded_finding`); the sentence after a bare finding
+heading ("Found the issue! The demo has custom CSS that's overriding …") names the
+root (:func:`kb.graph.rootcause.announces`)."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -2181,6 +2191,7 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
         if sentences[-1].endswith(":") and j + 1 < len(paras):
             # "I didn't use it because:" and the list that says why
             sentences[-1] += " " + plain(_LIST_MARK.sub("", paras[j + 1]))
+        heads = [announces(s.strip(" -*•#")) for s in re.split(r"(?<=[.!?])\s+", para)]
         for i, sentence in enumerate(sentences):
             if len(sentence) < 16 or _RESTATES.search(sentence):
                 continue
@@ -2192,6 +2203,12 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
                 # there.", leads nothing in)
                 sentence = f"{sentence} {sentences[i + 1]}"
             tier = _tier(sentence)
+            if i and heads[i - 1] and not (_DOING.match(sentence) or _PLANS.match(sentence)):
+                # "Found the issue! The demo has custom CSS that's overriding Bootstrap's
+                # nav styling:": the heading says the next sentence names the root (the
+                # code it points at stays out)
+                tier = 3
+                sentence = _without_fence(sentence)
             if not tier:
                 continue
             if _DOING.match(sentence) or _HEDGED.search(sentence) or GUESS.search(sentence):
@@ -2215,6 +2232,18 @@ def _tier(sentence: str) -> int:
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "
                            "passed again".split())
 """Words of an episode's own name and notes that say nothing about its subject."""
+
+
+def _without_fence(sentence: str) -> str:
+    """A sentence without the code fence opener (```` ```css ````) it took in from the
+    next paragraph after its colon."""
+    t = sentence.rstrip()
+    i = t.rfind("```")
+    if i >= 0 and all(c.isalnum() or c in "+-_" for c in t[i + 3:]):
+        return t[:i].rstrip()
+    return sentence
+
+
 _LIST_MARK = re.compile(r"^\s*(?:[-*•#]+|\d+[.)])\s*")
 _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
 """A sentence that plans the next step rather than explaining."""
