@@ -352,7 +352,7 @@ def announces(sentence: str) -> bool:
     problem now."): the sentence after it states what was found."""
     t = " ".join(plain(sentence).split())
     m = _FINDING_HEADING.regex.match(t)
-    return bool(m) and m.end() > 0 and not t[m.end():].strip(" .!:")
+    return m is not None and m.end() > 0 and not t[m.end():].strip(" .!:")
 
 
 def unnarrated(text: str) -> str:
