@@ -14,17 +14,25 @@ Two mistakes the cause rules made on real sessions, each answered by structure f
   card constructor, the body div was created but never appended").  When the user's
   message names files and none of the change's, :func:`own_root` returns that
   statement; :data:`OTHER_TARGET` holds the real cases.
+* **A finding that ended a round of guesses, and the agent went on guessing** ("I see
+  the issue. … The issue is that the inner HTML content is not being rendered properly.",
+  then "The problem might be …", "Maybe the issue is …" for forty more messages, until
+  "The issue was that calling `set_id('demoModal')` after construction …") was quoted as
+  the cause of the guessing.  A guess after a finding, in the same turn, makes the
+  finding one more guess: :func:`concluded_finding` returns the finding the turn ends
+  on (:data:`CONCLUDED` holds the real case).
 
-``tests/kb/test_causechoice.py`` walks both tables.  Pure: no IO.
+``tests/kb/test_causechoice.py`` walks the tables.  Pure: no IO.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kb.graph.rootcause import Later, stated_roots
-from kb.graph.text import short
+from kb.graph.rootcause import NAMING, Later, plain, stated_roots, unnarrated
+from kb.graph.text import short, tokens
 from logparse.patternrow import PatternRow
 
 
@@ -156,4 +164,69 @@ def own_root(explanations: dict[tuple[str, int], list[str]], session_id: str,
                 or files_named(sentence) & files):
             continue
         best = Later(o, short(sentence, 240), found[0], found[1])
+    return best
+
+
+TURN = 60
+"""Messages after a finding in which the same turn's guessing and conclusion are read."""
+
+
+@dataclass(frozen=True)
+class Concluded:
+    """A round of guesses whose finding the agent went on guessing after, and the finding
+    the turn ended on."""
+
+    name: str
+    said: tuple[tuple[int, str, str], ...]
+    """``(ordinal, signal, sentence)`` of the agent after the first finding (trimmed)."""
+    subject: str
+    """Words of the episode (its guesses)."""
+    concluded: str
+    """The start of what :func:`concluded_finding` returns."""
+    source: str
+
+
+CONCLUDED: tuple[Concluded, ...] = (
+    Concluded(
+        "modal-set-id",
+        ((491, "found", "I see the issue now. The `set_attrib` on the modal calls like "
+          "`$this->set_attrib('data-bs-backdrop', 'static')` go through `this_link`"),
+         (515, "hypothesis", "Let me think about another possibility - maybe the issue is "
+          "that when `link_value_obj` is used, the ID is lost"),
+         (525, "found", "Found it! The `link_value_obj` mechanism routes all `set_id` calls "
+          "to the linked `modal-body` div instead of the outer modal"),
+         (526, "hypothesis", "Actually, I think the issue might be with how PHP processes the "
+          "file."),
+         (530, "found", "The issue was that calling `set_id('demoModal')` **after** "
+          "construction with `link_value_obj` caused the ID to be placed on the wrong element "
+          "(the body div instead of the outer modal div).")),
+        "The error TypeError: Can only call Element.querySelector is a JavaScript error; the "
+        "modal HTML structure; set_value and link_value_obj in modal.php",
+        "The issue was that calling `set_id('demoModal')` after construction",
+        "labelled/k1.lib-bootstrap__session-export.json #486 (the first finding), #489-#526 "
+        "(more findings and guesses, one turn), #530 (the conclusion), #531 (the user)"),
+)
+"""Real rounds of guesses the agent went on with after its first finding."""
+
+
+def concluded_finding(said: Iterable[tuple[int, str, str]], ended: int,
+                      user_ordinals: Iterable[int], subject: frozenset[str]) -> str | None:
+    """The finding a turn of guessing ends on, when the agent guessed again after the
+    finding at ``ended`` before the user spoke (``said``: the agent's ``(ordinal,
+    signal, sentence)``, signals ``hypothesis`` and ``found``): the last finding after
+    the last guess, within :data:`TURN` messages, that names a word of ``subject``;
+    ``None`` when no guess followed the finding (it stands) or no finding ends the turn."""
+    users = sorted(o for o in user_ordinals if o > ended)
+    stop = min([ended + TURN, *(o - 1 for o in users)])
+    mine = sorted((x for x in said if ended < x[0] <= stop), key=lambda x: x[0])
+    guessed = [o for o, signal, _ in mine if signal == "hypothesis"]
+    if not guessed:
+        return None
+    best = None
+    for o, signal, sentence in mine:
+        if signal != "found" or o <= guessed[-1]:
+            continue
+        text = plain(unnarrated(sentence) or sentence)
+        if any(len(t) >= NAMING for t in tokens(text) & subject):
+            best = short(text, 240)
     return best

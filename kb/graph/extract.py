@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kb.graph.ablate import off as ablated
-from kb.graph.causechoice import files_named, own_root
+from kb.graph.causechoice import concluded_finding, files_named, own_root
 from kb.graph.delegated import AGENT_KEY, delegated_episodes, told_once
 from kb.graph.disproved import HEAD as DISPROVED_HEAD
 from kb.graph.disproved import disproved_episodes
@@ -49,7 +49,15 @@ from kb.graph.replycues import (
 )
 from kb.graph.revised import revised_episodes
 from kb.graph.rewound import rewound_episodes
-from kb.graph.rootcause import GUESS, LATER, later_root, plain, review_finding, unnarrated
+from kb.graph.rootcause import (
+    GUESS,
+    LATER,
+    announces,
+    later_root,
+    plain,
+    review_finding,
+    unnarrated,
+)
 from kb.graph.switched import (
     dropped_option_episodes,
     escalated_episodes,
@@ -98,7 +106,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 87
+EXTRACTOR_VERSION = 94
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -300,7 +308,13 @@ tune or shared session says their ideas in those languages) are gone; the Chines
 87 (examples15): rows whose example was written and that match no real line of the data
 go: the English drop "let's ignore X" (a user's Portuguese drop stays); the Portuguese and
 Chinese pivot, decision and cause rows of prose (DERIVE_VERSION 72).  The English
-dismissal stays, on the pgpool story's line."""
+dismissal stays, on the pgpool story's line.
+89 (causes15): a round of guesses whose finding the agent went on guessing after, in the
+same turn, takes as cause the finding the turn ends on, not the first one
+(:func:`kb.graph.causechoice.concluded_finding`); the sentence after a bare finding
+heading ("Found the issue! The demo has custom CSS that's overriding …") names the
+root (:func:`kb.graph.rootcause.announces`).
+94: 87 and 89 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -1826,6 +1840,17 @@ class Extractor:
                                _changed_files(f), f"{f.cause_text} {f.why or ''}")
                 if own is not None:
                     f.stated = diagnosis = own.text
+            if f.how == "guesses":
+                # the agent guessed again after the finding that ended the guesses: that
+                # finding was one more guess; the finding the turn ends on is the cause
+                # (kb.graph.causechoice.CONCLUDED)
+                concluded = concluded_finding(
+                    [(x.ordinal, x.signal or "", x.text) for x in self.said
+                     if x.session_id == f.session_id and x.role == "assistant"
+                     and x.signal in ("hypothesis", "found")],
+                    f.ended, users.get(f.session_id, ()), subject)
+                if concluded is not None:
+                    f.stated = diagnosis = concluded
             if diagnosis:
                 # what the parenthesis adds is never a narration lead-in ("(I see the
                 # issue. In modal.php, we have: 1. …)")
@@ -2171,6 +2196,7 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
         if sentences[-1].endswith(":") and j + 1 < len(paras):
             # "I didn't use it because:" and the list that says why
             sentences[-1] += " " + plain(_LIST_MARK.sub("", paras[j + 1]))
+        heads = [announces(s.strip(" -*•#")) for s in re.split(r"(?<=[.!?])\s+", para)]
         for i, sentence in enumerate(sentences):
             if len(sentence) < 16 or _RESTATES.search(sentence):
                 continue
@@ -2182,6 +2208,12 @@ def _diagnosis_sentences(text: str) -> tuple[tuple[str, int], ...]:
                 # there.", leads nothing in)
                 sentence = f"{sentence} {sentences[i + 1]}"
             tier = _tier(sentence)
+            if i and heads[i - 1] and not (_DOING.match(sentence) or _PLANS.match(sentence)):
+                # "Found the issue! The demo has custom CSS that's overriding Bootstrap's
+                # nav styling:": the heading says the next sentence names the root (the
+                # code it points at stays out)
+                tier = 3
+                sentence = _without_fence(sentence)
             if not tier:
                 continue
             if _DOING.match(sentence) or _HEDGED.search(sentence) or GUESS.search(sentence):
@@ -2205,6 +2237,18 @@ def _tier(sentence: str) -> int:
 _EPISODE_WORDS = frozenset("changed change until works broke did not fix answer reply "
                            "passed again".split())
 """Words of an episode's own name and notes that say nothing about its subject."""
+
+
+def _without_fence(sentence: str) -> str:
+    """A sentence without the code fence opener (```` ```css ````) it took in from the
+    next paragraph after its colon."""
+    t = sentence.rstrip()
+    i = t.rfind("```")
+    if i >= 0 and all(c.isalnum() or c in "+-_" for c in t[i + 3:]):
+        return t[:i].rstrip()
+    return sentence
+
+
 _LIST_MARK = re.compile(r"^\s*(?:[-*•#]+|\d+[.)])\s*")
 _PLANS = re.compile(r"(?:let me|let's|i'?ll|i will|i need to|now|next|first)\b", re.I)
 """A sentence that plans the next step rather than explaining."""

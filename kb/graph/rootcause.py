@@ -344,6 +344,17 @@ _NOT_A_STATEMENT = re.compile(r"^(?:```|\d+[.)]\s|[-*•]\s|`[^`]*`\s*$)")
 """What is left after a lead-in when it only points at code: a fence, a list, a name."""
 
 
+_FINDING_HEADING = next(row for row in NARRATION if row.name == "finding-heading")
+
+
+def announces(sentence: str) -> bool:
+    """A sentence that is nothing but a finding heading ("Found the issue!", "I see the
+    problem now."): the sentence after it states what was found."""
+    t = " ".join(plain(sentence).split())
+    m = _FINDING_HEADING.regex.match(t)
+    return m is not None and m.end() > 0 and not t[m.end():].strip(" .!:")
+
+
 def unnarrated(text: str) -> str:
     """A cause text without the lead-ins of :data:`NARRATION`; empty when nothing but a
     lead-in (or the code or list it points at) is left."""

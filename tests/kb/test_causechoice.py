@@ -7,16 +7,20 @@ from __future__ import annotations
 import pytest
 
 from kb.graph.causechoice import (
+    CONCLUDED,
     GO_ON,
     OTHER_TARGET,
+    Concluded,
     GoOn,
     OtherTarget,
+    concluded_finding,
     files_named,
     other_target,
     own_root,
     what_user_said,
 )
 from kb.graph.episodes import Said, Step, stopped_episodes
+from kb.graph.text import tokens
 
 
 @pytest.mark.parametrize("row", GO_ON, ids=lambda r: r.name)
@@ -130,3 +134,32 @@ def test_a_bare_type_signature_is_labelled_by_its_message() -> None:
     # a signature with its message is its own label, as before
     c = _cause("TypeError: fetch failed", "TypeError: fetch failed")
     assert c.label == "TypeError: fetch failed" and c.kind == "error"
+
+
+@pytest.mark.parametrize("row", CONCLUDED, ids=lambda r: r.name)
+def test_every_concluded_row_takes_the_finding_the_turn_ends_on(row: Concluded) -> None:
+    assert row.source
+    ended = row.said[0][0] - 1
+    got = concluded_finding(row.said, ended, [row.said[-1][0] + 1], tokens(row.subject))
+    assert got is not None and got.startswith(row.concluded), got
+    # the user spoke before the guessing went on: the turn ended, the first finding stands
+    assert concluded_finding(row.said, ended, [row.said[0][0] + 1],
+                             tokens(row.subject)) is None
+
+
+def test_a_finding_no_guess_follows_stands() -> None:
+    said = [(581, "found", "The issue was lines 123-126 were forcing a blue background on "
+             "active nav links, which looked wrong for underline style.")]
+    assert concluded_finding(said, 580, [582], tokens("nav underline active")) is None
+
+
+def test_guessing_that_ends_on_no_finding_keeps_the_first() -> None:
+    row = CONCLUDED[0]
+    said = [x for x in row.said if x[0] <= 526]  # the last word is a guess
+    assert concluded_finding(said, said[0][0] - 1, [531], tokens(row.subject)) is None
+
+
+def test_a_concluding_finding_about_nothing_of_the_episode_is_no_cause() -> None:
+    row = CONCLUDED[0]
+    said = [*row.said[:-1], (530, "found", "The issue was the weather over the harbour.")]
+    assert concluded_finding(said, said[0][0] - 1, [531], tokens(row.subject)) is None

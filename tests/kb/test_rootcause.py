@@ -10,6 +10,7 @@ from kb.graph.rootcause import (
     NARRATION,
     REVIEW_READINGS,
     ROOT_STATEMENTS,
+    announces,
     later_root,
     plain,
     review_finding,
@@ -292,3 +293,18 @@ def test_a_root_stated_over_an_error_is_a_stated_cause() -> None:
     f.stated = None
     a = Extractor("s")._from_episode(f)
     assert a.cause is not None and a.cause.kind == "error" and a.cause.key.startswith("error:")
+
+
+def test_the_sentence_a_finding_heading_announces_names_the_root() -> None:
+    # k1 (opencode, shared) #580: "Found the issue!" heads the root; before, the
+    # sentence after it ranked as no diagnosis at all (it says "overriding", no "because")
+    reply = ("Found the issue! The demo has custom CSS that's overriding Bootstrap's nav "
+             "styling:\n\n```css\n.nav-link.active {\n    background-color: #0d6efd "
+             "!important;\n}\n```\n\nThis forces a blue background on ALL active nav links.")
+    assert announces("Found the issue!") and announces("**I see the problem now.**")
+    assert not announces("I see the issue! Look at lines 123-126:")
+    assert not announces("The issue is that the id is set on the body div.")
+    assert _diagnosis_sentences(reply) == (
+        ("The demo has custom CSS that's overriding Bootstrap's nav styling:", 3),)
+    # a plan after the heading is no root
+    assert _diagnosis_sentences("Found it! Let me fix the nav styling in index.php.") == ()
