@@ -98,7 +98,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 85
+EXTRACTOR_VERSION = 86
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -490,7 +490,8 @@ class MessageRow(NamedTuple):
     tokens_output: int | None
     completed: bool
     said: bool
-    """It has a text part (not only reasoning)."""
+    """It has a text part (not only reasoning); a user message, a prompt someone wrote
+    (not text the harness injected, not a compaction's summary)."""
     acted: bool
     """It made a tool call."""
     attachment: str | None
@@ -1203,8 +1204,9 @@ class Extractor:
             return
         if row.attachment and row.role == "user":
             self.attachments.append((row.session_id, row.ordinal, row.attachment))
-        if row.role == "user" and row.last:
-            # the transcript ends on a request no reply answered
+        if row.role == "user" and row.last and (row.said or row.attachment):
+            # the transcript ends on a request no reply answered (what the harness wrote
+            # last, a local command's output, a background task's note, is none)
             self.questions.append(Question(
                 id=f"{row.session_id}:{row.ordinal}:request", session_id=row.session_id,
                 ordinal=row.ordinal, question="what did this request lead to?",
