@@ -44,7 +44,7 @@ from kb.graph.report import (
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, cut, fit
-from logparse.author import HUMAN, PARENT, USER_AUTHORS
+from logparse.author import user_words
 from logparse.request import is_greeting, request_text
 from logparse.sentences import split_sentences
 from logparse.structural import MessageFacts, message_signals
@@ -489,14 +489,6 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
         "environment": _environment(store, scope, info),
         "activity": activity,
     })
-
-
-def user_words(prompts: list[Any]) -> list[Any]:
-    """The prompts the human wrote (:data:`logparse.author.USER_AUTHORS`: typed, or
-    queued while the agent worked); a sub-agent's session, which has none, the prompts
-    of the agent that gave it its task.  Injected text and a compaction's summary never."""
-    own = [p for p in prompts if (getattr(p, "author", None) or HUMAN) in USER_AUTHORS]
-    return own or [p for p in prompts if getattr(p, "author", None) == PARENT]
 
 
 def _named_by(title: str | None, prompts: list[Any]) -> bool:

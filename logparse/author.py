@@ -27,12 +27,15 @@ Pure: no database, no UI.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from logparse.request import is_injected
 
+_P = TypeVar("_P")
+
 __all__ = ["AUTHORS", "COMPACTION", "HARNESS", "HUMAN", "PARENT", "QUEUED", "USER_AUTHORS",
-           "is_compaction_summary", "part_author", "session_author"]
+           "is_compaction_summary", "part_author", "session_author", "user_words"]
 
 HUMAN = "human"
 QUEUED = "queued"
@@ -87,3 +90,13 @@ def part_author(part: dict[str, Any], default: str = HUMAN) -> str:
     if part.get("queued"):
         return QUEUED if default == HUMAN else default
     return default
+
+
+def user_words(prompts: Sequence[_P]) -> list[_P]:
+    """Of prompt events (anything with an ``author``), the ones the human wrote
+    (:data:`USER_AUTHORS`; a row stored before authors were, by its ``source``); a
+    sub-agent's session, which has none, the prompts of the agent that gave it its task.
+    Injected text and a compaction's summary never."""
+    own = [p for p in prompts if (getattr(p, "author", None) or HUMAN) in USER_AUTHORS
+           and getattr(p, "source", "text") == "text"]
+    return own or [p for p in prompts if getattr(p, "author", None) == PARENT]

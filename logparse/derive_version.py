@@ -217,4 +217,11 @@ synthetic, as a local command's output is.
 69: 68 and 63 together.
 67 (replay14): the command a ``tmux new``/``new-window``/``split-window`` or ``screen
 -dm`` session runs is parsed as a command of its own (an ssh in it is a hop).
-70: 69 and 67 together."""
+70: 69 and 67 together.
+71 (author): a prompt says who wrote it (``prose.author``, :mod:`logparse.author`):
+``human``, ``queued`` (typed while the agent worked), ``parent`` (a sub-agent's task:
+Claude Code ``isSidechain``, a Codex ``thread_spawn`` child, an opencode or Gemini CLI
+sub-agent session), ``harness`` (injected: ``isMeta``, a slash command with no
+arguments, hooks, context, synthetic parts; stored ``synthetic``) or ``compaction`` (the
+summary that replaced the history, stored ``synthetic``); a direction set or an approval
+is read from the human's words only."""

@@ -296,7 +296,12 @@ report no fix that did not take; "no corrections needed" corrects nothing.  The 
 written for Spanish, Portuguese, Japanese and Chinese with no real line (37 of them; no
 tune or shared session says their ideas in those languages) are gone; the Chinese
 "found" row rests on matugen's real line.
-85: 84 and 79 together."""
+85: 84 and 79 together.
+86 (author): the user's words are a prompt the human wrote (``prose.author`` human or
+queued, :mod:`logparse.author`): a sub-agent's task (its parent agent's), text the harness
+injected and a compaction's summary are read by no rule of the user's; a transcript that
+ends on what the harness wrote (a local command's output, a background task's note) ends
+on no request."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""

@@ -132,3 +132,18 @@ def test_derived_rules_never_read_other_authors_words() -> None:
         d.add_all([msg(1, "user", said)])
         rows = [dict(zip(COLUMNS["prose"], r, strict=True)) for r in d.take().prose]
         assert [(r["author"], r["classification"]) for r in rows] == [(author, cls)]
+
+
+def test_user_words_prefer_the_human_then_the_parent() -> None:
+    from types import SimpleNamespace as P
+
+    from logparse.author import user_words
+
+    env = P(author=HARNESS, source="synthetic", text="<environment_context>")
+    task = P(author=PARENT, source="text", text="Run the tests")
+    said = P(author=HUMAN, source="text", text="fix it")
+    old = P(author=None, source="text", text="stored before 049")
+    assert user_words([env, task, said]) == [said]
+    assert user_words([env, task]) == [task]  # a sub-agent's session: its task
+    assert user_words([env]) == []
+    assert user_words([old]) == [old]
