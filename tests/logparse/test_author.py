@@ -147,3 +147,4 @@ def test_user_words_prefer_the_human_then_the_parent() -> None:
     assert user_words([env, task]) == [task]  # a sub-agent's session: its task
     assert user_words([env]) == []
     assert user_words([old]) == [old]
+
