@@ -93,10 +93,11 @@ def pool_wanted(size: int) -> bool:
 class LocalDeriver:
     """A :class:`~logparse.derive.Deriver` in this process, behind the pool's interface."""
 
-    def __init__(self, session_id: str, source: str, known: dict[str, tuple[int, int]]) -> None:
+    def __init__(self, session_id: str, source: str, known: dict[str, tuple[int, int]],
+                 author: str = "human") -> None:
         from logparse.derive import Deriver
 
-        self._d = Deriver(session_id, source, known)
+        self._d = Deriver(session_id, source, known, author)
         self._done: deque[ArrowBatch] = deque()
 
     def add(self, msg: RawMessage, dg: int) -> None:
@@ -148,13 +149,13 @@ class RemoteDeriver:
     message, and the answers come back in order."""
 
     def __init__(self, pool: DerivePool, session_id: str, source: str,
-                 known: dict[str, tuple[int, int]]) -> None:
+                 known: dict[str, tuple[int, int]], author: str = "human") -> None:
         self._pool = pool
         self._key = pool.new_key()
-        self._ident = (session_id, source)
+        self._ident = (session_id, source, author)
         from logparse.derive import Deriver
 
-        self._seq = Deriver(session_id, source, known)
+        self._seq = Deriver(session_id, source, known, author)
         self._items: list[tuple[Any, ...]] = []
         self._pending = 0
         self._slots: deque[_Slot] = deque()
@@ -258,8 +259,8 @@ class DerivePool:
         self._keys = 0
 
     def deriver(self, session_id: str, source: str,
-                known: dict[str, tuple[int, int]]) -> RemoteDeriver:
-        return RemoteDeriver(self, session_id, source, known)
+                known: dict[str, tuple[int, int]], author: str = "human") -> RemoteDeriver:
+        return RemoteDeriver(self, session_id, source, known, author)
 
     def new_key(self) -> int:
         self._keys += 1
@@ -396,10 +397,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
             if derivers.pop(req[1], None) is not None:
                 gc.collect()  # collection is off while deriving (see main)
             continue
-        _, key, (session_id, source), items = req
+        _, key, (session_id, source, author), items = req
         d = derivers.get(key)
         if d is None:
-            d = derivers[key] = Deriver(session_id, source)
+            d = derivers[key] = Deriver(session_id, source, None, author)
         try:
             reply = _derive(d, items)
         except Exception:  # noqa: BLE001 - reported to the ingesting process

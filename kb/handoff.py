@@ -44,6 +44,7 @@ from kb.graph.report import (
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbStore
 from kb.width import cells, cut, fit
+from logparse.author import user_words
 from logparse.request import is_greeting, request_text
 from logparse.sentences import split_sentences
 from logparse.structural import MessageFacts, message_signals
@@ -429,7 +430,7 @@ def brief(store: KbStore, scope: str) -> dict[str, Any]:
                  if not (q.get("session_id") == scope and q.get("ordinal") in rewound)]
     decisions = gs.decisions(store, scopes)
     # the user's own prompts: text an agent or its IDE injected is stored as synthetic
-    prompts = store.events(scope, kinds=["prompt"], sources=["text"])
+    prompts = user_words(store.events(scope, kinds=["prompt"], sources=["text"]))
     own = [p for p in prompts if p.ordinal not in rewound]
     # a reader that names a session by its first prompt (Gemini CLI) may have named it
     # by one the user took back: the brief's title is then the goal

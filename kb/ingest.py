@@ -58,6 +58,7 @@ from kb.search import after_ingest
 from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions, scan_titles
 from kb.store import KbError, KbStore
+from logparse.author import COMPACTION, HARNESS, part_author, session_author
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.msgkey import (
@@ -1093,8 +1094,9 @@ def _resume_input(store: KbStore, inp: Input, report: IngestReport, progress: Pr
     if any(o <= ordinal for _, o in known.values()):
         return False  # a message id of the tail repeats one before it: read whole
     size = sum(len(m.raw) for m in msgs)
-    deriver = (pool.deriver(sid, spath, known) if pool is not None and pool_wanted(size)
-               else LocalDeriver(sid, spath, known))
+    author = session_author(src.info)
+    deriver = (pool.deriver(sid, spath, known, author) if pool is not None and pool_wanted(size)
+               else LocalDeriver(sid, spath, known, author))
     deriver.resume_sequence({k: row[k] for k in (
         "ordinal", "last_key_time", "last_key_id", "first_time", "last_time",
         "prev_had_tool", "out_of_order", "proposal")})
@@ -1202,7 +1204,8 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
             group.flush(store)
         if pool is None and group.fresh(store, sid):
             group.written.add(sid)
-            return _Session(src=src, known={}, deriver=LocalDeriver(sid, src.path, {}),
+            return _Session(src=src, known={},
+                            deriver=LocalDeriver(sid, src.path, {}, session_author(src.info)),
                             grouped=True, end=_copy_end(src))
         group.written.add(sid)
     stored = store.stored_session(sid)
@@ -1223,8 +1226,9 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
         # replaced); annotations and replay runs are kept, the graph follows
         digests = known
         known = {mid: (-1, ordinal) for mid, (_, ordinal) in known.items()}
-    deriver = (pool.deriver(sid, src.path, known) if pool is not None
-               else LocalDeriver(sid, src.path, known))
+    author = session_author(src.info)
+    deriver = (pool.deriver(sid, src.path, known, author) if pool is not None
+               else LocalDeriver(sid, src.path, known, author))
     end = _copy_end(src)
     was = store.stored_info(sid) if known else None
     stored_end = (was.info or {}).get(ENDS) if was is not None else None
@@ -1732,7 +1736,9 @@ def _prompt_text(parts: list[dict[str, object]]) -> str | None:
     """The user's own words in a message (what a title falls back to): the file open in
     the IDE, reminders and other injected text left out (:func:`request_text`)."""
     for p in parts:
-        if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic"):
+        # (a compaction's summary, as what was injected, names no session)
+        if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic") \
+                and part_author(p) not in (HARNESS, COMPACTION):
             text = p.get("text")
             if isinstance(text, str) and (own := request_text(text)):
                 return own

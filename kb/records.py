@@ -115,6 +115,7 @@ class Event:
     raw: Any = None
     reason: str | None = None
     source: str | None = None
+    author: str | None = None
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         """The event as JSON-ready values (what the pydantic model's dump gives)."""

@@ -104,7 +104,10 @@ def event_line(e: Event, width: int = 100) -> Text:
     elif e.kind == "stat" and e.measurements:  # what the agent's clock or counter read
         t.append(visible(", ".join(str(m) for m in e.measurements[:3])), style="bold blue")
     else:
-        if e.kind == "prompt" and e.source == "synthetic":
+        if e.kind == "prompt" and e.author in ("parent", "compaction"):
+            # a parent agent's task, a compaction's summary: never the user's words
+            t.append("parent agent " if e.author == "parent" else "summary ", style="dim")
+        elif e.kind == "prompt" and e.source == "synthetic":
             # put in the user's turn by the agent or its IDE, never the user's words
             t.append("injected ", style="dim")
         t.append(first_line(e.text or e.reason, width))

@@ -491,7 +491,10 @@ def timeline_rows(store: KbStore, index: TimelineIndex, start: int, stop: int
         for o, s, kind, cls, text, meas, flags, t in cur.execute(
                 # text the agent or its IDE put in the user's turn (a <system-reminder>,
                 # a caveat) is no prompt of the user's: its row says so
-                f"SELECT ordinal, seq, kind, CASE WHEN kind = 'prompt' AND source = "
+                # (a parent agent's task, a compaction's summary: logparse.author)
+                f"SELECT ordinal, seq, kind, CASE WHEN kind = 'prompt' AND author = 'parent' "
+                f"THEN 'parent' WHEN kind = 'prompt' AND author = 'compaction' THEN 'summary' "
+                f"WHEN kind = 'prompt' AND source = "
                 f"'synthetic' THEN 'injected' ELSE classification END, left(text, 600), "
                 f"measurements[1], {_FLAGS_PROSE}::UTINYINT, time FROM prose {where} "
                 f"{_ONE_PROSE_ROW}",

@@ -54,6 +54,7 @@ from logparse._agentlines import (
     tail_time,
     turn_stat,
 )
+from logparse.author import COMPACTION, HARNESS, HUMAN, PARENT, QUEUED, is_compaction_summary
 from logparse.models import Problem
 from logparse.opencode._lines import (
     LineCursor,
@@ -62,7 +63,7 @@ from logparse.opencode._lines import (
     parse_line,
     safe_text,
 )
-from logparse.request import is_injected
+from logparse.request import is_injected, request_text
 from logparse.resume import (
     MAX_STATE_BYTES,
     Diverged,
@@ -165,6 +166,25 @@ def _text_of(content: Any) -> str:
         return "\n".join(c.get("text", "") for c in content
                          if isinstance(c, dict) and isinstance(c.get("text"), str))
     return "" if content is None else orjson.dumps(content).decode()
+
+
+def _author(obj: dict[str, Any], text: str, parent: str | None, human: str = HUMAN) -> str:
+    """Who wrote a user line's text, by the record's own flags (:mod:`logparse.author`):
+    ``isMeta`` (a skill's body, a slash command's expansion), the harness's wrappers and
+    a slash command with no words of the user's are the harness's; the summary a
+    compaction left (``isCompactSummary``, or its opener in builds without the flag) the
+    compaction's; a sub-agent's line (``isSidechain``: the ``Task`` prompt) its parent
+    agent's; else the human's (``human``: queued input's is ``queued``)."""
+    if obj.get("isCompactSummary") or is_compaction_summary(text):
+        return COMPACTION
+    if obj.get("isMeta") or is_injected(text):
+        return HARNESS
+    if text.lstrip().startswith(("<command-name>", "<command-message>")) \
+            and not request_text(text):
+        return HARNESS  # a slash command with no words of the user's (``/compact``)
+    if obj.get("isSidechain") or parent:
+        return PARENT
+    return human
 
 
 def tool_input(name: str, inp: Any) -> dict[str, Any]:
@@ -611,7 +631,9 @@ class _Conv:
         ts = iso_ms(obj.get("timestamp"))
         d = self._new(n, body, "user", ts, obj)
         d.parts.append({"type": "text", "id": f"{n}.0", "text": prompt,
-                        "time": {"start": ts}, "queued": True})
+                        "time": {"start": ts}, "queued": True,
+                        # (a background task's note is handed over queued too)
+                        "author": _author({}, prompt, self.parent, QUEUED)})
 
     def flush_queued(self, said: str | None = None) -> None:
         """A prompt taken off the queue becomes a message unless ``said`` (the next user
@@ -845,7 +867,8 @@ class _Conv:
             bt = b.get("type")
             if bt == "text":
                 text = b.get("text") or ""
-                part = {"type": "text", "id": pid, "text": text, "time": {"start": ts}}
+                part = {"type": "text", "id": pid, "text": text, "time": {"start": ts},
+                        "author": _author(obj, text, self.parent)}
                 if obj.get("isMeta") or is_injected(text):
                     part["synthetic"] = True
                 d.parts.append(part)

@@ -73,6 +73,7 @@ from logparse._agentlines import (
     turn_stat,
 )
 from logparse._codecell import cell_calls, cell_strings, resolve
+from logparse.author import PARENT
 from logparse.measure import round_sig
 from logparse.models import Problem
 from logparse.opencode._lines import (
@@ -1324,6 +1325,8 @@ class _Rollout:
                     part = {"type": "text", "id": f"L{n}.c", "text": text[:at].rstrip(),
                             "synthetic": True, "time": {"start": ts}}
             d.parts.append(part)
+            if role == "user" and isinstance(self.info.get("subagent"), dict):
+                own["author"] = PARENT  # a sub-agent's task: its parent agent's words
             if role == "user" and not own.get("synthetic"):
                 if self.early_echoes:
                     self.early_echoes -= 1

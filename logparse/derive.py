@@ -32,6 +32,7 @@ import orjson
 
 from logparse import measure as _m
 from logparse import signals as _signals
+from logparse.author import COMPACTION, HARNESS, HUMAN, USER_AUTHORS, part_author
 from logparse.decide import agent_decision, choice_text, user_decision
 from logparse.decide_choice import agent_choice, approval
 from logparse.derive_version import DERIVE_VERSION as _DERIVE_VERSION
@@ -598,9 +599,12 @@ class Deriver:
     """
 
     def __init__(self, session_id: str, source: str,
-                 known: dict[str, tuple[int, int]] | None = None) -> None:
+                 known: dict[str, tuple[int, int]] | None = None, author: str = HUMAN) -> None:
         self.session_id = session_id
         self.source = source
+        self.author = author
+        """Who writes the plain user text of this session (:func:`logparse.author.
+        session_author`: ``parent`` for a sub-agent's)."""
         self.known = known or {}
         self.problems: list[Problem] = []
         self.batch = Batch()
@@ -782,27 +786,28 @@ class Deriver:
         ))
 
     def _prose(self, ordinal: int, seq: int, mid: str, part: dict[str, Any], kind: str,
-               source: str, text: str, role: str | None) -> None:
+               source: str, text: str, role: str | None, author: str | None = None) -> None:
         t = part.get("time")
+        # the user's words (a prompt the human wrote) are the only ones read as the user's
+        said = kind == EventKind.PROMPT and source == "text" and author in USER_AUTHORS
         start = _num(t.get("start")) if isinstance(t, dict) else None
         # synthetic assistant text (a rewrite's call written as text) is no one's judgement
         cls = (classify(text) if kind == EventKind.DECISION and source not in ("synthetic", "choice")
                else None)
-        if source == "choice" or (kind == EventKind.PROMPT and source == "text"
-                                  and user_decision(text)) \
+        if source == "choice" or (said and user_decision(text)) \
                 or (kind == EventKind.DECISION and source == "text" and agent_decision(text, cls)):
             cls = "decision"  # the user set the direction (logparse.decide)
         meas = (self._rule(_measure, (text, True), None, mid, _text(part.get("id")))
                 if source not in ("synthetic", "choice") and worth_measuring(text) else None)
         approved = None
-        if kind == EventKind.PROMPT and source == "text" and not text.lstrip().startswith("<"):
+        if said and not text.lstrip().startswith("<"):
             approved = self._rule(approval, (text, self._proposal), None, mid,
                                   _text(part.get("id")))
             self._proposal = None  # one prompt answers it
             if approved is not None:
                 cls = "decision"  # the user approved what the agent proposed
         self.batch.prose.append((ordinal, seq, mid, _text(part.get("id")), kind, source, start, text,
-                                 cls, role, meas))
+                                 cls, role, meas, author))
         self.events += 1
         if kind == EventKind.DECISION and source == "text":
             chose = self._rule(agent_choice, (text,), None, mid, _text(part.get("id")))
@@ -863,9 +868,12 @@ class Deriver:
         pid = _text(part.get("id"))
         if typ == "text":
             text = _text(part.get("text")) or ""
-            source = ("synthetic" if part.get("synthetic")
+            author = part_author(part, self.author)
+            # what the harness wrote and a compaction's summary are injected text whatever
+            # their reader marked (logparse.author)
+            source = ("synthetic" if part.get("synthetic") or author in (HARNESS, COMPACTION)
                       else "ignored" if part.get("ignored") else "text")
-            self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None)
+            self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None, author)
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
             meas = _part_readings(part)
             self._other(ordinal, seq, mid, pid, EventKind.STAT, created,
@@ -1003,7 +1011,7 @@ class Deriver:
         row = prose[-1]
         meas = list(row[10] or [])
         meas.append({"value": float(n), "unit": "tokens", "label": "reply cut at the output limit"})
-        prose[-1] = (*row[:10], meas)
+        prose[-1] = (*row[:10], meas, *row[11:])
 
     def _call(self, msg: RawMessage, ordinal: int, seq: int, part: dict[str, Any]) -> None:
         pid = _text(part.get("id"))
@@ -1175,7 +1183,7 @@ def to_events(session_id: str, batch: Batch) -> list[Event]:
             message_id=r["message_id"], part_id=r["part_id"], time=r["time"], text=r["text"],
             role="user" if r["kind"] == EventKind.PROMPT else "assistant",
             classification=r["classification"], prose_role=r["prose_role"],
-            source=r["source"],
+            source=r["source"], author=r["author"],
             measurements=[Measurement(**m) for m in (r["measurements"] or [])])))
     for row in batch.other:
         r = dict(zip(COLUMNS["other"], row))

@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 79
+DERIVE_VERSION = 80
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -226,4 +226,12 @@ were written); Portuguese prose keeps ``pt_means`` and its dead-end verdicts.
 starting point for ``find``; ``find -exec``/``-printf`` lists nothing): what an earlier
 command of the same line printed is not counted; ``stat -c %s`` (BSD ``-f %z``) printed
 alone is a file's size; GNU time's ``(kbytes)`` rows are KiB, not bytes.
-79: 72 and 73 together."""
+79: 72 and 73 together.
+71 (author): a prompt says who wrote it (``prose.author``, :mod:`logparse.author`):
+``human``, ``queued`` (typed while the agent worked), ``parent`` (a sub-agent's task:
+Claude Code ``isSidechain``, a Codex ``thread_spawn`` child, an opencode or Gemini CLI
+sub-agent session), ``harness`` (injected: ``isMeta``, a slash command with no
+arguments, hooks, context, synthetic parts; stored ``synthetic``) or ``compaction`` (the
+summary that replaced the history, stored ``synthetic``); a direction set or an approval
+is read from the human's words only.
+80: 79 and 71 together."""

@@ -133,6 +133,11 @@ class Event(BaseModel):
     """Who wrote a prompt's or a decision's text: ``text`` (the user or the model),
     ``reasoning``, ``synthetic`` (injected by the agent or its IDE: context, caveats,
     reminders, a rewrite's call kept as text) or ``ignored``; ``None`` for other kinds."""
+    author: str | None = None
+    """Who wrote a prompt's text (:mod:`logparse.author`): ``human``, ``queued`` (the
+    human's, handed over mid-turn), ``parent`` (a parent agent's task), ``harness``
+    (injected) or ``compaction`` (the summary that replaced the history); ``None`` for
+    other kinds."""
 
 
 class SessionInfo(BaseModel):

@@ -29,6 +29,7 @@ EVENT: tuple[tuple[str, str], ...] = (
     ("measurements", "measurements"), ("title", "str"), ("text", "str"),
     ("classification", "str"), ("prose_role", "str"), ("todos", "json"),
     ("child_session_id", "str"), ("raw", "json"), ("reason", "str"), ("source", "str"),
+    ("author", "str"),
 )
 """``(field, type)`` of an event, in order (the ``events`` view also has ``sub``, the
 position of an event within its part, for ordering)."""
@@ -52,7 +53,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "prose": (
         ("ordinal", "i32"), ("seq", "i32"), ("message_id", "str"), ("part_id", "str"),
         ("kind", "str"), ("source", "str"), ("time", "i64"), ("text", "str"),
-        ("classification", "str"), ("prose_role", "str"), ("measurements", "measurements")),
+        ("classification", "str"), ("prose_role", "str"), ("measurements", "measurements"),
+        ("author", "str")),
     "other": (
         ("ordinal", "i32"), ("seq", "i32"), ("message_id", "str"), ("part_id", "str"),
         ("kind", "str"), ("time", "i64"), ("text", "str"), ("data", "json"),

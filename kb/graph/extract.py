@@ -106,7 +106,7 @@ from logparse.structural import (
     user_reason,
 )
 
-EXTRACTOR_VERSION = 94
+EXTRACTOR_VERSION = 95
 """Version of the extraction rules: bump it whenever a rule changes what is derived, so
 knowledge bases derived by older rules are re-derived (see :mod:`kb.graph.store`).
 15 (measure3): untested checks of an output the tool cut, of a result the user's
@@ -314,7 +314,13 @@ same turn, takes as cause the finding the turn ends on, not the first one
 (:func:`kb.graph.causechoice.concluded_finding`); the sentence after a bare finding
 heading ("Found the issue! The demo has custom CSS that's overriding …") names the
 root (:func:`kb.graph.rootcause.announces`).
-94: 87 and 89 together."""
+94: 87 and 89 together.
+86 (author): the user's words are a prompt the human wrote (``prose.author`` human or
+queued, :mod:`logparse.author`): a sub-agent's task (its parent agent's), text the harness
+injected and a compaction's summary are read by no rule of the user's; a transcript that
+ends on what the harness wrote (a local command's output, a background task's note) ends
+on no request.
+95: 94 and 86 together."""
 
 MATCH = 0.6
 """Token overlap at which two names are the same approach."""
@@ -508,7 +514,8 @@ class MessageRow(NamedTuple):
     tokens_output: int | None
     completed: bool
     said: bool
-    """It has a text part (not only reasoning)."""
+    """It has a text part (not only reasoning); a user message, a prompt someone wrote
+    (not text the harness injected, not a compaction's summary)."""
     acted: bool
     """It made a tool call."""
     attachment: str | None
@@ -1221,8 +1228,9 @@ class Extractor:
             return
         if row.attachment and row.role == "user":
             self.attachments.append((row.session_id, row.ordinal, row.attachment))
-        if row.role == "user" and row.last:
-            # the transcript ends on a request no reply answered
+        if row.role == "user" and row.last and (row.said or row.attachment):
+            # the transcript ends on a request no reply answered (what the harness wrote
+            # last, a local command's output, a background task's note, is none)
             self.questions.append(Question(
                 id=f"{row.session_id}:{row.ordinal}:request", session_id=row.session_id,
                 ordinal=row.ordinal, question="what did this request lead to?",

@@ -41,6 +41,7 @@ from kb.graph.extract import (
 )
 from kb.graph.switched import USAGE_HEAD, printed_usage
 from kb.store import KbNotFound, KbStore
+from logparse.author import USER_AUTHORS
 from logparse.errorline import BARE_TYPE
 from logparse.memo import Memo, memo, text_key
 from logparse.redirects import DROP_CUES, REDIRECT_CUES, REDIRECT_HEAD
@@ -219,6 +220,11 @@ _ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION
 _REDIRECT_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in REDIRECT_CUES)
 """The cues of a reply that takes a user's change of course in (:mod:`logparse.redirects`)."""
 _DROP_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in DROP_CUES)
+_USER_WORDS = ("coalesce(author, 'human') IN ("
+               + ", ".join(f"'{a}'" for a in USER_AUTHORS) + ")")
+"""A prompt whose text is the user's words (logparse.author): not a parent agent's task,
+not injected, not a compaction's summary (rows derived before authors were stored: as
+their source says)."""
 """The cues of a user message that drops something the last turn used."""
 _DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
 _BLANK = "' ' || chr(10) || chr(13) || chr(9)"
@@ -436,6 +442,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
     prose = [ProseRow(*r) for r in store.conn.execute(f"""
             WITH p AS (
                 SELECT session_id, ordinal, seq, kind, classification, text, prose_role, source,
+                       author,
                        kind = 'decision' AND (
                            classification IN ('dead-end', 'pivot', 'decision', 'conclusion')
                            OR regexp_matches(left(text, 600), $${_ANNOUNCE_SQL}$$)) AS signal
@@ -450,7 +457,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                    CASE WHEN kind = 'prompt' THEN left(text, 4000) WHEN signal THEN text
                         ELSE left(text, 600) END AS body, prose_role, 0 AS branch
             FROM p
-            WHERE signal OR (kind = 'prompt' AND source = 'text')
+            WHERE signal OR (kind = 'prompt' AND source = 'text' AND {_USER_WORDS})
                -- the agent's own record of a turn the user stopped (Codex's is synthetic)
                OR (kind = 'prompt' AND starts_with(ltrim(text), '<turn_aborted>'))
                OR (kind = 'decision' AND (regexp_matches(left(text, 400), $$(?i){JUDGED_FAILED}$$)
@@ -502,7 +509,7 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
             SELECT q.session_id, q.ordinal, q.seq, 'answered', left(q.text, 6000), q.prose_role,
                    4
             FROM p q JOIN (SELECT session_id, ordinal FROM p
-                           WHERE kind = 'prompt' AND source = 'text'
+                           WHERE kind = 'prompt' AND source = 'text' AND {_USER_WORDS}
                              AND regexp_matches(left(text, 2000), $${_DROP_SQL}$$)) u
               ON u.session_id = q.session_id AND u.ordinal - q.ordinal BETWEEN 1 AND 2
             WHERE q.kind = 'decision' AND q.source = 'text')
@@ -532,8 +539,9 @@ def load_rows(store: KbStore, sids: list[str], after: dict[str, int] | None = No
                         AND e.ordinal = c.ordinal AND e.kind = 'error' LIMIT 1), c.error) END,
                         300),
                    c.tokens_output, c.time_completed IS NOT NULL,
+                   -- (a user message's: a prompt someone wrote, not what was injected)
                    EXISTS (SELECT 1 FROM prose p WHERE p.session_id = c.session_id
-                           AND p.ordinal = c.ordinal AND p.kind = 'decision'
+                           AND p.ordinal = c.ordinal AND p.kind IN ('decision', 'prompt')
                            AND p.source = 'text'),
                    EXISTS (SELECT 1 FROM calls k WHERE k.session_id = c.session_id
                            AND k.ordinal = c.ordinal),

@@ -35,6 +35,7 @@ from kb.report_html.assets import CSS, JS
 from kb.report_html.svg import dot_svg, throughput_svg
 from kb.report_html.text import clip, h, script_json
 from kb.store import KbStore
+from logparse.author import user_words
 
 PAGE_BUDGET = 1_500_000
 """Bytes of timeline one page carries at most (the issue's limit is 2 MB a page)."""
@@ -322,7 +323,8 @@ def gather_story(store: KbStore, scope: str, red: Redactor) -> Story:
     if goals:
         goal = str(goals[0]["label"])
     else:
-        prompt = store.events(scope, kinds=["prompt"], limit=1)
+        # the first words the human wrote (not the context the agent injected first)
+        prompt = user_words(store.events(scope, kinds=["prompt"], sources=["text"]))
         goal = clip(prompt[0].text, 400) if prompt else ""
     return Story(goal=red.text(goal),
                  approaches=red.value([a for a in view.approaches if a.get("kind") != "goal"]),
