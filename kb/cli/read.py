@@ -224,22 +224,28 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session (none chosen: says so, exit 6).
-    Several words are one title (`logkb use fix the flaky test` is `logkb use "fix the
-    flaky test"`).  The choice is stored in the knowledge base, so it holds for every
-    later command (and the TUI) until the next `logkb use`.
+    The session is named as everywhere: its id, its short id as `logkb sessions`
+    shows it, a unique prefix, or words of its title; several words are one title
+    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  A prefix
+    or words several sessions share is a usage error (exit 2) that lists them.
+    Without an argument, print the current session by its short id (none chosen:
+    says so, exit 6).  The choice is stored in the knowledge base, so it holds for
+    every later command (and the TUI) until the next `logkb use`.
     """
     ref = " ".join(words) if words else None
     if ref is None and not clear:
         with open_store(db) as store:
             sid = store.current_session()
             title = store.session_title(sid) if sid else None
+            short = store.short_ids().get(sid, sid) if sid else None
         if as_json:
-            emit_json({"current": sid, "title": title})
+            emit_json({"current": sid, "short_id": short, "title": title})
         elif sid is not None:
             from kb.render import clip
 
-            say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
+            # by its short id, as `sessions` names it (a 36-character id left the
+            # title 40 columns at 80; every command takes the short id back)
+            say(clip(f"{short}  {' '.join((title or '').split())}".rstrip(), out.width))
         if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
             note("no current session: commands use the latest ingested (`logkb use"
                  f"{NBSP}ID` sets one)", wrap=True)
@@ -249,8 +255,9 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
         sid = None if clear else store.resolve_session(ref)
         store.set_current_session(sid)
         title = store.session_title(sid) if sid else None
+        short = store.short_ids().get(sid, sid) if sid else None
     if as_json:
-        emit_json({"current": sid, "title": title})
+        emit_json({"current": sid, "short_id": short, "title": title})
     elif sid is None:
         note("no current session: commands use the latest ingested top-level session")
     else:
@@ -258,7 +265,7 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
         from kb.render import clip
 
-        say(clip(Text.assemble("now using ", (sid, "bold"),
+        say(clip(Text.assemble("now using ", (short or sid, "bold"),
                                f"  {' '.join((title or '').split())}".rstrip()), out.width))
 
 
