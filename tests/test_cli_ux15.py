@@ -1,0 +1,111 @@
+"""Faults a demanding user's pass found (ux15), each checked as the user meets it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.cells import cell_len
+
+from kb.exitcodes import ExitCode
+from tests.cli_kb import invoke, lines
+
+ROOT = Path(__file__).resolve().parents[1]
+TRIM = ROOT / "fixtures" / "realworld_trim"
+CODEX = (TRIM / "codex_same_ms.jsonl", TRIM / "codex_code_mode.jsonl")
+PI = TRIM / "pi.jsonl"  # all three real session ids start 019
+MATUGEN = TRIM / "matugen_zh.json"
+W80 = {"COLUMNS": "80"}
+
+
+def _ingest(db: Path, *paths: Path) -> None:
+    r = invoke("ingest", "--db", str(db), *map(str, paths))
+    assert r.exit_code == 0, r.stderr
+
+
+def _shorts(db: Path) -> dict[str, str]:
+    return {r["id"]: r["short_id"]
+            for r in lines(invoke("sessions", "--json", "--db", str(db)).stdout)}
+
+
+# ------------------------------------------------------------------ use
+def test_use_takes_a_short_id_and_an_ambiguous_prefix_is_a_usage_error(
+        tmp_path: Path) -> None:
+    """``logkb use 019`` with three sessions starting 019 was "not found" (exit 6) with
+    the three full ids run together; a prefix several sessions share is a usage error
+    (exit 2) naming each by its short id and title, with what to do.  ``use`` answers
+    with the short id ``sessions`` shows, and takes it back."""
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, *CODEX, PI)
+    shorts = _shorts(db)
+    assert len(shorts) == 3 and all(s.startswith("019") for s in shorts.values())
+    r = invoke("use", "019", "--db", str(db), env=W80)
+    assert r.exit_code == ExitCode.USAGE, (r.exit_code, r.stderr)
+    assert r.stderr.startswith("logkb: error: '019' matches 3 sessions: "), r.stderr
+    assert all(s in r.stderr for s in shorts.values()), r.stderr
+    assert not any(sid in r.stderr for sid in shorts), r.stderr  # short ids, not 36 columns
+    assert "\nhint: give more of the id" in r.stderr, r.stderr
+    # the same for every command's --session
+    r = invoke("events", "--session", "019", "--db", str(db))
+    assert r.exit_code == ExitCode.USAGE, r.stderr
+    sid, short = next(iter(shorts.items()))
+    r = invoke("use", short, "--db", str(db), env=W80)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith(f"now using {short}  ") and sid not in r.stdout, r.stdout
+    r = invoke("use", "--db", str(db), env=W80)
+    assert r.stdout.startswith(f"{short}  ") and sid not in r.stdout, r.stdout
+    assert json.loads(invoke("use", "--json", "--db", str(db)).stdout) \
+        == {"current": sid, "short_id": short, "title": json.loads(invoke(
+            "sessions", short, "--json", "--db", str(db)).stdout)["title"]}
+    # words of a title two sessions share: the same usage error
+    r = invoke("use", "zzz-nothing-like-it", "--db", str(db))
+    assert r.exit_code == ExitCode.NOT_FOUND, r.stderr
+
+
+# ------------------------------------------------------------------ ingest
+def test_ingest_summary_cuts_the_title_at_a_word_and_keeps_the_counts(
+        tmp_path: Path) -> None:
+    """The summary line was cut at 80 columns as one string: the title mid-word
+    (``Research Visa card part…``) or mid-escape (``\\x1…``), and the parent's id of a
+    subagent's line lost.  The id and the counts stay whole, the title is cut at a word
+    with ``…``, never inside an escape."""
+    title = ("Research Visa card partnerships \x1b[31m for the fund wise roadmap, "
+             "with every partner listed")
+    data = json.loads(MATUGEN.read_text())
+    data["info"]["title"] = title
+    src = tmp_path / "titled.json"
+    src.write_text(json.dumps(data))
+    db = tmp_path / "kb.duckdb"
+    shown = set()
+    for width in range(60, 101, 2):  # the cut falls on every part of the title
+        r = invoke("ingest", "--force", "--db", str(db), str(src),
+                   env={"COLUMNS": str(width)})
+        assert r.exit_code == 0, r.stderr
+        (line,) = r.stdout.splitlines()
+        assert cell_len(line) <= width, (width, line)
+        assert line.startswith("ses_01fef0a  4 messages, 4 events, "), line
+        assert "\x1b" not in line, line
+        if "[export] " not in line:
+            continue
+        said = line.split("[export] ", 1)[1]
+        shown.add(said)
+        words = said.removesuffix("…").split(" ")
+        visible_words = title.replace("\x1b", "\\x1b").split(" ")
+        n = len(words)
+        assert words[:-1] == visible_words[:n - 1], (width, line)  # whole words
+        # the last whole too, but a first word longer than the room
+        assert words[-1] == visible_words[n - 1] or (
+            n == 1 and visible_words[0].startswith(words[0])), (width, line)
+    assert len(shown) > 3, shown
+
+
+def test_fit_title_never_cuts_inside_an_escape() -> None:
+    from kb.render import fit_title
+    from kb.width import cells
+
+    for cols in range(2, 30):
+        got = fit_title("ab\x1b\x1b\x1b\u202e\u202exyz", cols)
+        assert cells(got) <= cols, (cols, got)
+        body = got.removesuffix("…")
+        assert body == "ab\\x1b\\x1b\\x1b\\u202e\\u202exyz"[:len(body)], got
+        assert not body.endswith(("\\", "\\x", "\\x1", "\\u", "\\u2", "\\u20", "\\u202"))
