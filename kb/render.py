@@ -9,7 +9,6 @@ console is the last guard.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -368,33 +367,6 @@ def clip(text: str | Text, width: int) -> Text:
     return t
 
 
-_PARTIAL_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?$")
-"""The head of an escape :func:`kb.safe_text.visible` writes (``\\x1``, ``\\u20``)
-at the end of a cut: what was cut is dropped with it."""
-
-
-def fit_title(text: str, cols: int) -> str:
-    """A title (or any one-line prose) as one line of at most ``cols`` columns: its
-    whitespace runs made one space and its control characters shown as escapes; when
-    too long, cut at the last space of the head that fits with ``…`` after it (a CJK
-    title, with no spaces, between its characters), never inside an escape, so
-    ``Research Visa card…``, never ``Research Visa card part…`` nor ``…\\x1…``.  A
-    head whose last space leaves more than half of ``cols`` unused is cut mid-word."""
-    from kb.width import ELLIPSIS, cells, cut
-
-    text = visible(" ".join(text.split()))
-    if cells(text) <= cols:
-        return text
-    if cols <= 1:
-        return ELLIPSIS[:max(cols, 0)]
-    head = cut(text, cols - 1)
-    space = head.rfind(" ")
-    if space > 0 and cells(head[:space]) >= (cols - 1) // 2 and text[len(head)] != " ":
-        head = head[:space]
-    head = _PARTIAL_ESCAPE.sub("", head).rstrip()
-    return head + ELLIPSIS
-
-
 def wrap_lines(text: str, width: int) -> list[str]:
     """Prose lines wrapped to ``width`` columns (:func:`kb.width.wrap`: wide text breaks
     between its characters), continuation lines indented under the first line's text."""
@@ -583,13 +555,17 @@ def repeats(q: dict[str, Any]) -> str:
     return f"×{n} at {', '.join(ords)}"
 
 
-def candidates_lines(items: list[dict[str, Any]], width: int) -> list[Text]:
-    """Approaches a name could mean (``logkb why allreduce``)."""
+def candidates_lines(items: list[dict[str, Any]], width: int, *,
+                     sessions: bool = False) -> list[Text]:
+    """Approaches a name could mean (``logkb why allreduce``).  ``sessions``: they come
+    from several sessions (``--all``), so each row's session (as given: a short id) comes
+    first and stays at any width (an ordinal means nothing without it)."""
     cols = [Col("ordinal", [str(a["ordinal"]) for a in items], ">"),
             Col("", [Text(STATUS_MARK.get(a["status"], "·"),
                           style=STATUS_STYLE.get(a["status"], "")) for a in items]),
             Col("name", [a["label"] for a in items], flex=True, min=20),
             Col("status", [a["status"] for a in items]),
-            Col("cause", [a.get("cause") or "" for a in items], drop=1),
-            Col("session", [a.get("session_id") or "" for a in items], drop=2)]
+            Col("cause", [a.get("cause") or "" for a in items], drop=1)]
+    if sessions:
+        cols.insert(0, Col("session", [a.get("session_id") or "" for a in items]))
     return fit(cols, width, header=True)

@@ -100,8 +100,7 @@ def test_ingest_summary_cuts_the_title_at_a_word_and_keeps_the_counts(
 
 
 def test_fit_title_never_cuts_inside_an_escape() -> None:
-    from kb.render import fit_title
-    from kb.width import cells
+    from kb.width import cells, fit_title
 
     for cols in range(2, 30):
         got = fit_title("ab\x1b\x1b\x1b\u202e\u202exyz", cols)
@@ -109,3 +108,45 @@ def test_fit_title_never_cuts_inside_an_escape() -> None:
         body = got.removesuffix("…")
         assert body == "ab\\x1b\\x1b\\x1b\\u202e\\u202exyz"[:len(body)], got
         assert not body.endswith(("\\", "\\x", "\\x1", "\\u", "\\u2", "\\u20", "\\u202"))
+
+
+# ------------------------------------------------------------------ why
+def test_why_answers_from_one_session_and_says_which(realworld: Path, tmp_path: Path) -> None:
+    """``why`` is asked about one session (the current one); its story names the session
+    that answered (stdout and ``--json``); with ``--all``, a candidate list names each
+    row's session, and the example it gives names the session too (``logkb why 13`` in
+    the current session is another session's message 13); an ordinal several sessions
+    have an approach at is such a list, not one picked across them."""
+    pool = realworld / "pool"
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, pool / "FundWise__claude-session.jsonl",
+            pool / "blockchain-dex-events__claude-session.jsonl")
+    shorts = {v: k for k, v in _shorts(db).items()}
+    assert set(shorts) == {"d4c1bac", "da254fb"}
+    assert invoke("use", "d4c1bac", "--db", str(db)).exit_code == 0
+    # a name only the other session knows: not answered from it, but pointed at
+    r = invoke("why", "Q3", "--db", str(db), env=W80)
+    assert r.exit_code == ExitCode.NOT_FOUND and "found in da254fb" in r.stderr, r.stderr
+    r = invoke("why", "pnpm", "--db", str(db), env=W80)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[1].startswith("  session d4c1bac (Research Visa"), r.stdout
+    assert all(cell_len(ln) <= 80 for ln in r.stdout.splitlines()), r.stdout
+    j = json.loads(invoke("why", "pnpm", "--json", "--db", str(db)).stdout)
+    assert j["session"] == {"id": shorts["d4c1bac"], "short_id": "d4c1bac",
+                            "title": "Research Visa card partnerships for fund wise roadmap"}
+    j = json.loads(invoke("why", "Q5", "--all", "--json", "--db", str(db)).stdout)
+    assert j["session"]["short_id"] == "da254fb", j["session"]
+    # several approaches of another session: the example names it
+    r = invoke("why", "Q3", "--all", "--db", str(db), env=W80)
+    assert r.exit_code == 0, r.stderr
+    assert "`logkb why 13 --session da254fb`" in r.stderr.replace("\n  ", " "), r.stderr
+    # message 30 of both sessions: a list naming each, not a story from either
+    r = invoke("why", "30", "--all", "--db", str(db), env=W80)
+    assert r.exit_code == 0, r.stderr
+    rows = r.stdout.splitlines()
+    assert rows[0].split()[:2] == ["session", "ordinal"], r.stdout
+    assert {ln.split()[0] for ln in rows[1:]} == {"d4c1bac", "da254fb"}, r.stdout
+    assert "`logkb why 30 --session " in r.stderr.replace("\n  ", " "), r.stderr
+    j = json.loads(invoke("why", "30", "--all", "--json", "--db", str(db)).stdout)
+    assert j["ambiguous"] is True
+    assert {m["short_id"] for m in j["matches"]} == {"d4c1bac", "da254fb"}

@@ -202,13 +202,13 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
 def _summary_line(head: str, form: str, title: str, tail: str, width: int) -> str | Text:
     """A session's line of the ingest summary in ``width`` columns: ``head`` (the id and
     the counts) and ``tail`` (whose subagent it is) whole, then ``[form]``, then the
-    title fitted to what they leave (:func:`kb.render.fit_title`: cut at a word, never
+    title fitted to what they leave (:func:`kb.width.fit_title`: cut at a word, never
     inside an escape); the form goes before the counts are cut, and the line is cut as
     a whole only when the counts alone do not fit.  (The line was cut at the width as one
     string: the title mid-word, ``\\x1…`` mid-escape, the parent's id lost.)"""
-    from kb.render import clip, fit_title
+    from kb.render import clip
     from kb.safe_text import visible
-    from kb.width import cells
+    from kb.width import cells, fit_title
 
     head, tail = visible(head), visible(tail)  # an id is the transcript's text too
     tag = f"  [{form}]"
