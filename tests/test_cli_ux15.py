@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -150,3 +151,24 @@ def test_why_answers_from_one_session_and_says_which(realworld: Path, tmp_path: 
     j = json.loads(invoke("why", "30", "--all", "--json", "--db", str(db)).stdout)
     assert j["ambiguous"] is True
     assert {m["short_id"] for m in j["matches"]} == {"d4c1bac", "da254fb"}
+
+
+# ------------------------------------------------------------------ sessions
+def test_session_detail_keeps_a_long_source_path_whole(tmp_path: Path) -> None:
+    """``sessions SESSION`` wrapped the source path at 80 columns mid-name
+    (``…/blockchain-dex-events__claude-session.jso`` / ``nl``): pasted, it named no
+    file.  Too long for the line, it has a line of its own, whole."""
+    deep = tmp_path / "a-rather-long-folder-of-agent-sessions" / "kept-for-the-demanding-user"
+    deep.mkdir(parents=True)
+    src = deep / "pi-session-of-the-civ6-website.jsonl"
+    shutil.copyfile(PI, src)
+    db = tmp_path / "kb.duckdb"
+    _ingest(db, src)
+    r = invoke("sessions", "019ea80", "--db", str(db), env=W80)
+    assert r.exit_code == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert len(str(src)) + 11 > 80
+    at = next(i for i, ln in enumerate(said) if ln.startswith("source:"))
+    assert said[at].split() == ["source:", "[pi]"], said
+    assert said[at + 1] == f"  {src}", said
+    assert all(cell_len(ln) <= 80 for i, ln in enumerate(said) if i != at + 1), said

@@ -142,7 +142,7 @@ def _session_detail(info: dict[str, Any]) -> None:
             ("cost", usage_cost_text({"tokens_total": total, "priced_cost": info["cost"],
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("recorded", recorded_text(info.get("recorded"))),
-            ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
+            ("source", f"[{info['source_form']}] {info['source_path'] or ''}".rstrip()),
             ("resume", info["resume"] or "(none: open it in its agent)")]
     if info["source_form"] == "rewrite":  # say it where the agent is named
         rows[3] = ("agent", f"{info['agent'] or 'unknown'} (a rewrite of its session, not "
@@ -150,12 +150,28 @@ def _session_detail(info: dict[str, Any]) -> None:
         rows[-1] = ("resume", "(none: read from a rewrite)")
     from rich.text import Text
 
+    from kb.width import cells
+
     for k, v in rows:  # a long value wraps under itself, not at column 0
+        if not v:
+            continue
+        if k in WHOLE and cells(v) > max(20, out.width - 11):
+            # a path or a command is pasted: cut by the wrap (`….jso` / `nl`) it no longer
+            # names the file; on a line of its own, whole (its form tag stays with the key)
+            tag, _, rest = v.partition("] ") if v.startswith("[") else ("", "", v)
+            say(Text(f"{k + ':':<10} {tag + ']' if tag else ''}".rstrip()))
+            say(Text(f"  {rest}"))  # soft_wrap: the terminal folds it, never a cut
+            continue
         if v:
             parts = Text(v).wrap(real(out), max(20, out.width - 11))
             for i, part in enumerate(parts):
                 part.rstrip()
                 say(Text(f"{k + ':':<10} " if i == 0 else " " * 11) + part)
+
+
+WHOLE = frozenset({"session", "source", "resume"})
+"""Fields of ``sessions SESSION`` that are pasted (an id, a path, a command): never
+wrapped; too long for the line, on a line of their own."""
 
 
 def recorded_text(rec: Any) -> str:
