@@ -177,3 +177,12 @@ def test_mcp_is_quiet_on_stderr_unless_asked(earlier_kb_shared: Path) -> None:
     assert err == "", err
     _, err = _failing_call_stderr(earlier_kb_shared, "-v")
     assert "INFO" in err and "why" in err, err
+
+
+def test_why_names_the_session_that_answered(mcp_client: McpClient) -> None:
+    """``why`` asks every session unless one is named: the answer says which one did,
+    cited as the other tools cite (``session#ordinal``)."""
+    story = mcp_client.call("why", name="DeepEP")
+    a = story["approach"]
+    assert story["session"] == a["session_id"]
+    assert story["cite"] == f"{a['session_id']}#{a['ordinal']}"
