@@ -370,10 +370,10 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
     else:
         # a subagent's session by its short id, as every list names it (its full id is
         # 30 to 60 columns); --json keeps the ids
-        shown = {**story, "research": [{**r, "session_id": short.get(
+        told = {**story, "research": [{**r, "session_id": short.get(
             r.get("session_id") or "", r.get("session_id"))} for r in story["research"]]}
         with paged():
-            for text in wrap_lines(report.story_text(shown), out.width):
+            for text in wrap_lines(report.story_text(told), out.width):
                 say(text)
 
 
