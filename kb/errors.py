@@ -25,3 +25,11 @@ class KbMissing(KbError):
 
 class KbNotFound(KbError):
     """A session or message that was asked for does not exist."""
+
+
+class KbAmbiguous(KbNotFound):
+    """A session named by a prefix or title words several sessions share: a usage error
+    (exit 2, as a bad option), with what to do about it.  A :class:`KbNotFound`, so every
+    caller that looks elsewhere on a miss still does."""
+
+    hint = "give more of the id or of the title (`logkb sessions` lists the short ids)"

@@ -558,13 +558,17 @@ def repeats(q: dict[str, Any]) -> str:
     return f"×{n} at {', '.join(ords)}"
 
 
-def candidates_lines(items: list[dict[str, Any]], width: int) -> list[Text]:
-    """Approaches a name could mean (``logkb why allreduce``)."""
+def candidates_lines(items: list[dict[str, Any]], width: int, *,
+                     sessions: bool = False) -> list[Text]:
+    """Approaches a name could mean (``logkb why allreduce``).  ``sessions``: they come
+    from several sessions (``--all``), so each row's session (as given: a short id) comes
+    first and stays at any width (an ordinal means nothing without it)."""
     cols = [Col("ordinal", [str(a["ordinal"]) for a in items], ">"),
             Col("", [Text(STATUS_MARK.get(a["status"], "·"),
                           style=STATUS_STYLE.get(a["status"], "")) for a in items]),
             Col("name", [a["label"] for a in items], flex=True, min=20),
             Col("status", [a["status"] for a in items]),
-            Col("cause", [a.get("cause") or "" for a in items], drop=1),
-            Col("session", [a.get("session_id") or "" for a in items], drop=2)]
+            Col("cause", [a.get("cause") or "" for a in items], drop=1)]
+    if sessions:
+        cols.insert(0, Col("session", [a.get("session_id") or "" for a in items]))
     return fit(cols, width, header=True)

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from kb import migrations
 from kb.arrow import TABLES, ArrowBatch, to_arrow_batch
-from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
+from kb.errors import KbAmbiguous, KbError, KbLocked, KbMissing, KbNotFound
 from kb.hooks import StoreHooks
 from kb.paths import default_db, user_dir
 from kb.records import Event, Measurement, hop, todo
@@ -889,8 +889,7 @@ class KbStore:
             if len(rows) == 1:
                 return str(rows[0][0])
         if len(rows) > 1:
-            raise KbNotFound(f"{ref!r} matches {len(rows)} sessions "
-                             f"({', '.join(r[0] for r in rows[:4])}{', …' if len(rows) > 4 else ''}); say more")
+            raise self._ambiguous(ref, [str(r[0]) for r in rows], "sessions")
         words = [w.lower() for w in ref.split() if w.strip()]
         if not words:
             raise KbNotFound(f"no session {ref!r}")
@@ -902,12 +901,23 @@ class KbStore:
             [f"%{w}%" for w in words]).fetchall()
         if not hits:
             raise KbNotFound(f"no session {ref!r} (not an id, a prefix or words of a title)")
-        top = hits
-        if len(top) > 1:
-            names = "; ".join(f"{h[0]} {(h[1] or '')[:40]}" for h in top[:4])
-            raise KbNotFound(f"{ref!r} matches {len(top)} session titles ({names}"
-                             f"{'; …' if len(top) > 4 else ''}); say more or give an id")
-        return str(top[0][0])
+        if len(hits) > 1:
+            raise self._ambiguous(ref, [str(h[0]) for h in hits], "session titles")
+        return str(hits[0][0])
+
+    def _ambiguous(self, ref: str, ids: list[str], what: str) -> KbAmbiguous:
+        """``'019' matches 4 sessions: 019c5b3 init; 019de7f refine these…; …``: each
+        by its short id (as ``logkb sessions`` names it) and the head of its title
+        (redacted, its control characters shown as escapes)."""
+        from kb.safe_text import visible
+        from kb.width import fit
+
+        short = self.short_ids()
+        named = "; ".join(
+            f"{short.get(i, i)} {fit(visible(' '.join((self.session_title(i) or '').split())), 24)}"
+            .rstrip() for i in ids[:4])
+        return KbAmbiguous(f"{ref!r} matches {len(ids)} {what}: {named}"
+                           f"{'; …' if len(ids) > 4 else ''}")
 
     def current_session(self) -> str | None:
         """The session ``logkb use`` chose, if it still exists."""

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from kb.safe_text import JOINERS, UNSAFE, lone_joiner
+from kb.safe_text import JOINERS, UNSAFE, lone_joiner, visible
 
 ZWJ = "\u200d"
 VS16 = "\ufe0f"
@@ -231,3 +231,28 @@ def wrap(text: str, width: int, indent: str = "", hang: str = "") -> list[str]:
                 gap = 0
     lines.append(cur.rstrip())
     return lines
+
+
+_PARTIAL_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?$")
+"""The head of an escape :func:`kb.safe_text.visible` writes (``\\x1``, ``\\u20``)
+at the end of a cut: what was cut is dropped with it."""
+
+
+def fit_title(text: str, cols: int) -> str:
+    """A title (or any one-line prose) as one line of at most ``cols`` columns: its
+    whitespace runs made one space and its control characters shown as escapes; when
+    too long, cut at the last space of the head that fits with ``…`` after it (a CJK
+    title, with no spaces, between its characters), never inside an escape, so
+    ``Research Visa card…``, never ``Research Visa card part…`` nor ``…\\x1…``.  A
+    head whose last space leaves more than half of ``cols`` unused is cut mid-word."""
+    text = visible(" ".join(text.split()))
+    if cells(text) <= cols:
+        return text
+    if cols <= 1:
+        return ELLIPSIS[:max(cols, 0)]
+    head = cut(text, cols - 1)
+    space = head.rfind(" ")
+    if space > 0 and cells(head[:space]) >= (cols - 1) // 2 and text[len(head)] != " ":
+        head = head[:space]
+    head = _PARTIAL_ESCAPE.sub("", head).rstrip()
+    return head + ELLIPSIS

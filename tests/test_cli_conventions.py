@@ -48,8 +48,13 @@ def test_use_makes_a_session_current(many: Path, tmp_path: Path) -> None:
     db = tmp_path / "k.duckdb"
     shutil.copyfile(many, db)
     r = invoke("use", "RTX blackwell", "--db", str(db))  # words of its title
-    assert r.exit_code == 0 and FIXTURE in r.stdout
-    assert invoke("use", "--db", str(db)).stdout.startswith(FIXTURE)
+    assert r.exit_code == 0 and r.stdout.startswith(f"now using {FIXTURE[:11]}  ")
+    # named by its short id, as `sessions` names it (ux15: the full id, 36 columns)
+    said = invoke("use", "--db", str(db)).stdout
+    rows = lines(invoke("sessions", "--db", str(db), "--json").stdout)
+    short = next(r["short_id"] for r in rows if r["id"] == FIXTURE)
+    assert said.startswith(f"{short}  ") and FIXTURE not in said, said
+    assert invoke("use", short, "--db", str(db)).exit_code == 0  # and taken back
     dead = invoke("deadends", "--db", str(db), "--json")
     assert {d["session_id"] for d in lines(dead.stdout)} == {FIXTURE}
     assert "current session (`logkb use`)" in dead.stderr

@@ -3,6 +3,7 @@ else 160).  Cells are cut with an ellipsis; only prose wraps."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,5 +79,14 @@ def test_why_wraps_prose_under_its_indent(db: Path) -> None:
                env={"COLUMNS": "80"})
     text = r.stdout
     assert "pivot at 5214" in text
+    # the session that answered is named by its short id and the head of its title (a
+    # first prompt, cut with …: ux15); the story's prose after it is not cut
+    session, text = text.split("\n", 2)[1], text.split("\n", 2)[0] + "\n" + \
+        text.split("\n", 2)[2]
+    assert session.startswith("  session ses_e88a22c ("), session
+    # the subagent's session by its short id, as `sessions` names it (ux15)
+    sub = json.loads(invoke("why", "DeepEP", "--session", FIXTURE, "--json", "--db",
+                            str(db)).stdout)["research"][0]["session_id"]
+    assert len(sub) > 20 and sub not in text and f"subagent session {sub[:11]}" in text
     # the pivot quote continues on the next lines, indented, nothing cut
     assert "Stepping back from the" in text and "…" not in text.split("researched")[0][:-200]

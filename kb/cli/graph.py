@@ -287,11 +287,18 @@ def _emit_items(items: list[dict[str, Any]], limit: int | None, as_json: bool,
 @handle_errors
 def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
         as_json: bool) -> None:
-    """The story of one approach: proposed, tested, outcome, why it ended, what replaced it."""
+    """The story of one approach: proposed, tested, outcome, why it ended, what replaced it.
+
+    NAME-OR-ORDINAL is looked up in one session: --session, else the current one
+    (`logkb use`), else the latest ingested; --all asks every session.  The story
+    names the session that answered.  A name several approaches match lists them
+    (with --all, each with its session), as does, with --all, an ordinal of
+    several sessions.  Nothing known: exit 6."""
     from kb.graph import report
     from kb.render import candidates_lines, wrap_lines
 
     with graph_store(db, session_id, all_scopes) as (store, scopes):
+        short = store.short_ids()
         if ref.isdigit() and not all_scopes:
             # an ordinal past the session's end names no message: an open approach would
             # otherwise answer for it (it runs on "to the end")
@@ -304,20 +311,42 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
                      f"({f'its messages are 1–{last}' if last else 'it has no messages'})",
                      ExitCode.NOT_FOUND)
         matches = report.approach_matches(store, scopes, ref)
+        if not matches and all_scopes and ref.isdigit():
+            # message N of one session is not message N of another: each session's
+            # answer is a candidate (one picked across them answered from any)
+            matches = _ordinal_matches(store, scopes, ref)
         if matches:
             if as_json:
                 emit_json({"ref": ref, "ambiguous": True, "matches": [
-                    {k: a.get(k) for k in ("node_id", "label", "status", "ordinal", "ended",
-                                           "cause", "session_id")} for a in matches]})
+                    {**{k: a.get(k) for k in ("node_id", "label", "status", "ordinal",
+                                              "ended", "cause", "session_id")},
+                     "short_id": short.get(a.get("session_id") or "", a.get("session_id"))}
+                    for a in matches]})
             else:
-                for line in candidates_lines(matches, out.width):
+                many = len({a.get("session_id") for a in matches}) > 1
+                shown = [{**a, "session_id": short.get(a.get("session_id") or "",
+                                                       a.get("session_id"))}
+                         for a in matches]
+                for line in candidates_lines(shown, out.width, sessions=many):
                     out.print(line, no_wrap=True, crop=True)
-                note(f"{len(matches)} approaches match {ref!r}: name one (e.g. "
-                     f"`logkb why {matches[0]['ordinal']}`)")
+                first = matches[0]
+                # an ordinal names a message of one session: the example says which
+                where = (f" --session {short.get(first['session_id'], first['session_id'])}"
+                         if all_scopes and first.get("session_id") else "")
+                if ref.isdigit():
+                    note(f"{len(matches)} sessions have an approach at message {ref}: "
+                         f"name one (e.g. `logkb why {ref}{where}`)", wrap=True)
+                else:
+                    note(f"{len(matches)} approaches match {ref!r}: name one (e.g. "
+                         f"`logkb why {first['ordinal']}{where}`)", wrap=True)
             return
         try:
             story = report.story(store, scopes, ref)
             miss = None
+            sid = story["approach"].get("session_id")
+            if sid:  # which session answered: said with the story
+                story["session"] = {"id": sid, "short_id": short.get(sid, sid),
+                                    "title": store.session_title(sid)}
         except KbNotFound as e:
             miss = e
     if miss is not None:
@@ -339,9 +368,27 @@ def why(ref: str, session_id: str | None, all_scopes: bool, db: Path | None,
     if as_json:
         emit_json(story)
     else:
+        # a subagent's session by its short id, as every list names it (its full id is
+        # 30 to 60 columns); --json keeps the ids
+        told = {**story, "research": [{**r, "session_id": short.get(
+            r.get("session_id") or "", r.get("session_id"))} for r in story["research"]]}
         with paged():
-            for text in wrap_lines(report.story_text(story), out.width):
+            for text in wrap_lines(report.story_text(told), out.width):
                 say(text)
+
+
+def _ordinal_matches(store: KbStore, scopes: list[str], ref: str) -> list[dict[str, Any]]:
+    """``why N --all``: the approach message N names in each session that has one, when
+    more than one does (else empty: the one answer is the story)."""
+    from kb.graph import report
+
+    hits = []
+    for scope in scopes:
+        try:
+            hits.append(report.find_approach(store, [scope], ref))
+        except KbNotFound:
+            continue
+    return hits if len(hits) > 1 else []
 
 
 @click.command()

@@ -31,6 +31,7 @@ from kb.paths import default_db
 
 if TYPE_CHECKING:
     from rich.progress import ProgressColumn
+    from rich.text import Text
 
 
 def _remove_empty(path: Path) -> None:
@@ -83,7 +84,6 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
 
     from kb.ingest import Seen, adopt_relative, input_size, plan, to_read
     from kb.ingest import ingest as run_ingest
-    from kb.render import clip
     from logparse.registry import agent_dirs
     from logparse.rewrite import FORM as REWRITE
 
@@ -165,16 +165,16 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
     else:
         w = out.width
         for s in report.sessions:
-            kid = f" (subagent of {s.parent_id})" if s.parent_id else ""
+            kid = (f" (subagent of {shorts.get(s.parent_id, s.parent_id)})"
+                   if s.parent_id else "")
             new = _counts(s.new_messages, s.updated_messages, s.unchanged_messages)
             new = f"older copy: {new}, {s.kept} kept" if s.kept else new
             new = f"{new}, {s.conflicts} in conflict (kept as stored)" \
                 if s.conflicts else new
-            out.print(clip(f"{shorts.get(s.session_id, s.session_id)}  "
-                           f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
-                           f"{new}  [{s.form}] "
-                           f"{' '.join((s.title or '').split())}{kid}", w),
-                      no_wrap=True, crop=True)
+            out.print(_summary_line(
+                f"{shorts.get(s.session_id, s.session_id)}  "
+                f"{plural(s.messages, 'message')}, {plural(s.events, 'event')}, "
+                f"{new}", s.form, s.title or "", kid, w), no_wrap=True, crop=True)
         if not stores:  # no PATH: the per-agent lines above count them; a line per file
             for u in report.unchanged:  # made every daily run a wall of paths
                 say(f"unchanged: {here(u)}")
@@ -197,6 +197,29 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
         sys.exit(int(ExitCode.NOT_TRANSCRIPT))
     if real_problems:
         sys.exit(int(ExitCode.PROBLEMS))
+
+
+def _summary_line(head: str, form: str, title: str, tail: str, width: int) -> str | Text:
+    """A session's line of the ingest summary in ``width`` columns: ``head`` (the id and
+    the counts) and ``tail`` (whose subagent it is) whole, then ``[form]``, then the
+    title fitted to what they leave (:func:`kb.width.fit_title`: cut at a word, never
+    inside an escape); the form goes before the counts are cut, and the line is cut as
+    a whole only when the counts alone do not fit.  (The line was cut at the width as one
+    string: the title mid-word, ``\\x1…`` mid-escape, the parent's id lost.)"""
+    from kb.render import clip
+    from kb.safe_text import visible
+    from kb.width import cells, fit_title
+
+    head, tail = visible(head), visible(tail)  # an id is the transcript's text too
+    tag = f"  [{form}]"
+    room = width - cells(head) - cells(tag) - 1 - cells(tail)
+    if title.strip() and room >= 8:
+        line = f"{head}{tag} {fit_title(title, room)}{tail}"
+    elif cells(head + tag + tail) <= width:
+        line = head + tag + tail
+    else:
+        line = head + tail
+    return line if cells(line) <= width else clip(line, width)
 
 
 def _bytes_column() -> ProgressColumn:

@@ -132,9 +132,12 @@ def watch(paths: tuple[Path, ...], poll: float | None, debounce: int, duration: 
               help="Team server to answer from (implies --team).")
 @click.option("--team-name", metavar="NAME", default=None,
               help="Only this team's rows [default: all of your teams].")
+@click.option("-v", "--verbose", count=True,
+              help="Log more on stderr: -v each request's notes (INFO), -vv DEBUG "
+                   "[default: warnings and errors only].")
 @db_option
 @handle_errors
-def mcp(team_flag: bool, team_url: str | None, team_name: str | None,
+def mcp(team_flag: bool, team_url: str | None, team_name: str | None, verbose: int,
         db: Path | None) -> None:
     """Serve the knowledge base to agents as read-only MCP tools over stdio.
 
@@ -153,7 +156,7 @@ def mcp(team_flag: bool, team_url: str | None, team_name: str | None,
         team = (server.team_url(team_url), team_name)  # no server named: fail now
     elif team_name:
         raise click.UsageError("--team-name needs --team")
-    serve(db if db is not None else default_db(), team)
+    serve(db if db is not None else default_db(), team, verbose)
 
 
 COMMANDS = (watch, mcp)

@@ -142,7 +142,7 @@ def _session_detail(info: dict[str, Any]) -> None:
             ("cost", usage_cost_text({"tokens_total": total, "priced_cost": info["cost"],
                                       "unpriced": 0 if info["cost_complete"] else 1})),
             ("recorded", recorded_text(info.get("recorded"))),
-            ("source", f"{info['source_path'] or ''} [{info['source_form']}]"),
+            ("source", f"[{info['source_form']}] {info['source_path'] or ''}".rstrip()),
             ("resume", info["resume"] or "(none: open it in its agent)")]
     if info["source_form"] == "rewrite":  # say it where the agent is named
         rows[3] = ("agent", f"{info['agent'] or 'unknown'} (a rewrite of its session, not "
@@ -150,12 +150,28 @@ def _session_detail(info: dict[str, Any]) -> None:
         rows[-1] = ("resume", "(none: read from a rewrite)")
     from rich.text import Text
 
+    from kb.width import cells
+
     for k, v in rows:  # a long value wraps under itself, not at column 0
+        if not v:
+            continue
+        if k in WHOLE and cells(v) > max(20, out.width - 11):
+            # a path or a command is pasted: cut by the wrap (`….jso` / `nl`) it no longer
+            # names the file; on a line of its own, whole (its form tag stays with the key)
+            tag, _, rest = v.partition("] ") if v.startswith("[") else ("", "", v)
+            say(Text(f"{k + ':':<10} {tag + ']' if tag else ''}".rstrip()))
+            say(Text(f"  {rest}"))  # soft_wrap: the terminal folds it, never a cut
+            continue
         if v:
             parts = Text(v).wrap(real(out), max(20, out.width - 11))
             for i, part in enumerate(parts):
                 part.rstrip()
                 say(Text(f"{k + ':':<10} " if i == 0 else " " * 11) + part)
+
+
+WHOLE = frozenset({"session", "source", "resume"})
+"""Fields of ``sessions SESSION`` that are pasted (an id, a path, a command): never
+wrapped; too long for the line, on a line of their own."""
 
 
 def recorded_text(rec: Any) -> str:
@@ -224,22 +240,28 @@ def _session_json(r: dict[str, Any], current: str | None = None,
 def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> None:
     """Choose the current session: every command without --session is about it.
 
-    Without an argument, print the current session (none chosen: says so, exit 6).
-    Several words are one title (`logkb use fix the flaky test` is `logkb use "fix the
-    flaky test"`).  The choice is stored in the knowledge base, so it holds for every
-    later command (and the TUI) until the next `logkb use`.
+    The session is named as everywhere: its id, its short id as `logkb sessions`
+    shows it, a unique prefix, or words of its title; several words are one title
+    (`logkb use fix the flaky test` is `logkb use "fix the flaky test"`).  A prefix
+    or words several sessions share is a usage error (exit 2) that lists them.
+    Without an argument, print the current session by its short id (none chosen:
+    says so, exit 6).  The choice is stored in the knowledge base, so it holds for
+    every later command (and the TUI) until the next `logkb use`.
     """
     ref = " ".join(words) if words else None
     if ref is None and not clear:
         with open_store(db) as store:
             sid = store.current_session()
             title = store.session_title(sid) if sid else None
+            short = store.short_ids().get(sid, sid) if sid else None
         if as_json:
-            emit_json({"current": sid, "title": title})
+            emit_json({"current": sid, "short_id": short, "title": title})
         elif sid is not None:
             from kb.render import clip
 
-            say(clip(f"{sid}  {' '.join((title or '').split())}".rstrip(), out.width))
+            # by its short id, as `sessions` names it (a 36-character id left the
+            # title 40 columns at 80; every command takes the short id back)
+            say(clip(f"{short}  {' '.join((title or '').split())}".rstrip(), out.width))
         if sid is None:  # nothing to print: not found (6), as `why` of an unknown name
             note("no current session: commands use the latest ingested (`logkb use"
                  f"{NBSP}ID` sets one)", wrap=True)
@@ -249,8 +271,9 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
         sid = None if clear else store.resolve_session(ref)
         store.set_current_session(sid)
         title = store.session_title(sid) if sid else None
+        short = store.short_ids().get(sid, sid) if sid else None
     if as_json:
-        emit_json({"current": sid, "title": title})
+        emit_json({"current": sid, "short_id": short, "title": title})
     elif sid is None:
         note("no current session: commands use the latest ingested top-level session")
     else:
@@ -258,7 +281,7 @@ def use(words: tuple[str, ...], clear: bool, db: Path | None, as_json: bool) -> 
 
         from kb.render import clip
 
-        say(clip(Text.assemble("now using ", (sid, "bold"),
+        say(clip(Text.assemble("now using ", (short or sid, "bold"),
                                f"  {' '.join((title or '').split())}".rstrip()), out.width))
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 import orjson
 
-from kb.errors import KbError, KbLocked, KbMissing, KbNotFound
+from kb.errors import KbAmbiguous, KbError, KbLocked, KbMissing, KbNotFound
 from kb.exitcodes import ExitCode
 from kb.paths import default_db
 
@@ -258,6 +258,8 @@ def handle_errors(fn: F) -> F:
             fail(str(e), ExitCode.LOCKED)
         except KbMissing as e:
             fail(str(e), ExitCode.NOT_FOUND, hint=e.hint)
+        except KbAmbiguous as e:  # a name several sessions share: say more (usage)
+            fail(str(e), ExitCode.USAGE, hint=e.hint)
         except KbNotFound as e:
             fail(str(e), ExitCode.NOT_FOUND)
         except KbError as e:

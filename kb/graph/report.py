@@ -18,6 +18,7 @@ import networkx as nx
 from kb.graph import store as gs
 from kb.graph.text import short, similarity, tokens
 from kb.store import KbNotFound, KbStore
+from kb.width import fit_title
 from logparse.measure_plumbing import (  # noqa: F401  (re-exported: the old import path)
     PLUMBING_LABELS,
     harness_of_call,
@@ -117,6 +118,11 @@ def story(store: KbStore, scopes: list[str], ref: str) -> dict[str, Any]:
 def story_text(s: dict[str, Any]) -> str:
     a = s["approach"]
     lines = [f"{STATUS_MARK.get(a['status'], '·')} {a['label']}  [{a['status']}]"]
+    if s.get("session"):  # which session answered (`logkb why` sets it)
+        at = s["session"]
+        title = " ".join((at.get("title") or "").split())
+        lines.append(f"  session {at['short_id']}"
+                     + (f" ({fit_title(title, 48)})" if title else ""))
     if a.get("aliases"):
         lines.append(f"  also called: {'; '.join(a['aliases'])}")
     lines.append(f"  proposed at message {a['ordinal']} (from {', '.join(a['sources'])})")

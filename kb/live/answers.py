@@ -114,7 +114,11 @@ class Answers:
 
         with self._graph(session, all_sessions and session is None) as (store, scopes):
             story = report.story(store, scopes, name)
-        return _compact_story(story)
+        a = story["approach"]
+        # which session answered (every session is asked unless one is named), cited as
+        # the other tools cite: session#ordinal
+        return {"session": a.get("session_id"),
+                "cite": f"{a.get('session_id')}#{a.get('ordinal')}", **_compact_story(story)}
 
     def untested(self, *, session: str | None = None, all_sessions: bool = True,
                  answered: bool = False, limit: int = 20) -> dict[str, Any]:

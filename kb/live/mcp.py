@@ -66,9 +66,17 @@ def tool_error(e: Exception, tool: str) -> Exception:
     return ToolError(f"{text}. {hint}".strip() if hint else text)
 
 
-def build_server(db: str | Path, team: tuple[str | None, str | None] | None = None) -> Any:
+LOG_LEVELS = ("WARNING", "INFO", "DEBUG")
+"""The SDK's log level by ``logkb mcp``'s ``-v`` count: warnings and errors alone by
+default (the SDK's own default, INFO, wrote a block to stderr for every tool call that
+answered with an error, which an agent's client shows its user or keeps in a log)."""
+
+
+def build_server(db: str | Path, team: tuple[str | None, str | None] | None = None,
+                 verbose: int = 0) -> Any:
     """The MCP server over the knowledge base file ``db`` (not started); with ``team``
-    (``(url, team name)``, either None for the default) over the team server instead."""
+    (``(url, team name)``, either None for the default) over the team server instead.
+    ``verbose``: 0 logs warnings and errors on stderr, 1 adds INFO, 2 DEBUG."""
     from importlib import metadata
 
     from mcp.server.mcpserver import MCPServer
@@ -80,7 +88,8 @@ def build_server(db: str | Path, team: tuple[str | None, str | None] | None = No
 
     answers: Answers | TeamAnswers = Answers(db) if team is None else TeamAnswers(*team)
     kinds_known = [k.value for k in EventKind]
-    server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"))
+    server = MCPServer("logkb", instructions=INSTRUCTIONS, version=metadata.version("logkb"),
+                       log_level=LOG_LEVELS[max(0, min(verbose, 2))])  # type: ignore[arg-type]
     ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                          open_world_hint=False)
 
@@ -146,7 +155,8 @@ def build_server(db: str | Path, team: tuple[str | None, str | None] | None = No
     return server
 
 
-def serve(db: str | Path, team: tuple[str | None, str | None] | None = None) -> None:
+def serve(db: str | Path, team: tuple[str | None, str | None] | None = None,
+          verbose: int = 0) -> None:
     """Run the server on stdio until the client closes it (the SDK alone; ``logkb mcp``
     answers ``initialize`` first through :mod:`kb.live.mcp_front`)."""
-    build_server(db, team).run("stdio")
+    build_server(db, team, verbose).run("stdio")

@@ -56,13 +56,15 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def serve(db: str | Path, team: tuple[str | None, str | None] | None = None) -> None:
+def serve(db: str | Path, team: tuple[str | None, str | None] | None = None,
+          verbose: int = 0) -> None:
     """Serve the knowledge base ``db`` (or the team server: ``team``, see
-    :func:`kb.live.mcp.build_server`) over stdio, answering ``initialize`` at once."""
+    :func:`kb.live.mcp.build_server`) over stdio, answering ``initialize`` at once;
+    ``verbose`` is the SDK's log level (:data:`kb.live.mcp.LOG_LEVELS`)."""
     if os.environ.get("LOGKB_MCP_FRONT") == "0":
         from kb.live.mcp import serve as sdk_serve
 
-        sdk_serve(db, team)
+        sdk_serve(db, team, verbose)
         return
     built: dict[str, Any] = {}
 
@@ -70,7 +72,7 @@ def serve(db: str | Path, team: tuple[str | None, str | None] | None = None) -> 
         try:
             from kb.live.mcp import build_server
 
-            built["server"] = build_server(db, team)
+            built["server"] = build_server(db, team, verbose)
         except BaseException as e:  # noqa: BLE001 - re-raised in the main thread
             built["error"] = e
 

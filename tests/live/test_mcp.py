@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.live.conftest import McpClient, logkb
 
@@ -138,3 +139,50 @@ def test_the_front_door_answers_initialize_as_the_sdk_would(tmp_path: Path) -> N
     assert mcp_front.INSTRUCTIONS == mcp.INSTRUCTIONS
     db = tmp_path / "kb.duckdb"
     assert _handshake(db, front=True) == _handshake(db, front=False)
+
+
+def _failing_call_stderr(db: Path, *flags: str) -> tuple[list[dict[str, Any]], str]:
+    """Initialize, call ``why`` with a name nothing matches (the SDK logged that at INFO),
+    end: the replies and what the server wrote on stderr."""
+    import subprocess
+
+    from tests.live.conftest import LOGKB
+
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "logkb-tests", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "why", "arguments": {"name": "zzzz-nothing-like-it"}}}]
+    p = subprocess.Popen([*LOGKB, "mcp", *flags, "--db", str(db)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdin is not None and p.stdout is not None
+    for m in msgs:
+        p.stdin.write(json.dumps(m) + "\n")
+    p.stdin.flush()
+    replies = []
+    while len(replies) < 2:  # the answer to the call, before stdin closes
+        line = p.stdout.readline()
+        assert line, "logkb mcp closed stdout"
+        replies.append(json.loads(line))
+    _, err = p.communicate(timeout=30)
+    return replies, err
+
+
+def test_mcp_is_quiet_on_stderr_unless_asked(earlier_kb_shared: Path) -> None:
+    """ux15: the SDK's INFO log wrote a block per tool call that answered with an error
+    (``INFO Tool 'why' failed: …``); warnings and errors only by default, ``-v`` more."""
+    replies, err = _failing_call_stderr(earlier_kb_shared)
+    assert replies[-1]["result"]["isError"] is True  # still answered as an error
+    assert err == "", err
+    _, err = _failing_call_stderr(earlier_kb_shared, "-v")
+    assert "INFO" in err and "why" in err, err
+
+
+def test_why_names_the_session_that_answered(mcp_client: McpClient) -> None:
+    """``why`` asks every session unless one is named: the answer says which one did,
+    cited as the other tools cite (``session#ordinal``)."""
+    story = mcp_client.call("why", name="DeepEP")
+    a = story["approach"]
+    assert story["session"] == a["session_id"]
+    assert story["cite"] == f"{a['session_id']}#{a['ordinal']}"
