@@ -24,6 +24,7 @@ from logparse.shell.netopts import (
     RC_FILE,
     curl_endpoints,
     curl_follows,
+    endpoint_host,
     ipv6_of,
     is_proxy_variable,
     join_endpoint,
@@ -61,6 +62,7 @@ from logparse.shell.programs import (
     table_verdict,
 )
 from logparse.shell.pycode import _py_code, _python_code_of
+from logparse.shell.runtime import HOST_VARIABLES, computed, runtime_host_variable, runtime_hosts
 from logparse.shell.sedawk import (
     _awk_effects,
     _awk_program,
@@ -1066,6 +1068,15 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
                   for c in cmds if c.effective_argv)
     for cmd in cmds:
         for name, val in _assignments(cmd):
+            why_h = runtime_host_variable(name, val)
+            if why_h:
+                blind.append(why_h)
+                continue
+            if name in HOST_VARIABLES:
+                host = url_host(val.split(",")[0].strip())
+                if host:  # DOCKER_HOST=tcp://h:2375, PGHOST=h (a socket directory: none)
+                    eps.append(host)
+                continue
             if is_proxy_variable(name):
                 if "$" in val or "`" in val:
                     blind.append(f"sets {name} to a value computed at run time")
@@ -1108,9 +1119,14 @@ def classify_safety(info: ShellInfo) -> Safety:
             follows.append(why_f)
         findings.extend(_command_safety(cmd))
         for ep in _command_endpoints(cmd) + proxies:
-            if ep not in endpoints:
+            if computed(endpoint_host(ep)):
+                ep_why = (f"{cmd.program or 'it'} reaches {ep[:40]}, a host computed at "
+                          "run time")
+                if ep_why not in blind:
+                    blind.append(ep_why)
+            elif ep not in endpoints:
                 endpoints.append(ep)
-        for why in _command_blind(cmd):
+        for why in _command_blind(cmd) + runtime_hosts(cmd.effective_argv):
             if why not in blind:
                 blind.append(why)
     for ep in endpoints:
