@@ -23,7 +23,7 @@ import re
 
 from logparse.shell.argv import _basename, _names
 
-_COMPUTED = re.compile(r"[$`]|[*?]|\{[^}]*,[^}]*\}")
+_COMPUTED = re.compile(r"[$`*?]|\{[^{},]*,")  # a brace list: `{` then `,` before `}`
 
 
 def computed(word: str) -> bool:
