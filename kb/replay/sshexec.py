@@ -160,7 +160,8 @@ def client_options(ctl: str | None = None) -> list[str]:
 #: keeps its absolute entries that are not world-writable (``.``, an empty entry and
 #: ``bin`` search the directory the step is in; anyone can plant ``ls`` in a ``/tmp``
 #: listed early), ``LD_LIBRARY_PATH`` its absolute ones.  It runs first, so ``bash``,
-#: ``timeout`` and ``bwrap`` are found on the cleaned ``PATH`` too.
+#: ``timeout`` and ``bwrap`` are found on the cleaned ``PATH`` too.  The variables of
+#: :data:`_PROGRAM_STEERING` go as well (a vetted ``less`` ran ``$LESSOPEN``).
 CLEAN_PATH = (
     "_lkn='\n'; _lkp=$PATH:; _lkq=; set --; while [ -n \"$_lkp\" ]; do "
     "_lkd=${_lkp%%:*}; _lkp=${_lkp#*:}; case $_lkd in /*) set -- \"$@\" \"$_lkd\";; esac; "
@@ -171,7 +172,8 @@ CLEAN_PATH = (
     "if [ -n \"${LD_LIBRARY_PATH+x}\" ]; then _lkp=$LD_LIBRARY_PATH:; _lkq=; "
     "while [ -n \"$_lkp\" ]; do _lkd=${_lkp%%:*}; _lkp=${_lkp#*:}; case $_lkd in /*) "
     "_lkq=${_lkq:+$_lkq:}$_lkd;; esac; done; LD_LIBRARY_PATH=$_lkq; export "
-    "LD_LIBRARY_PATH; fi; set --; ")
+    "LD_LIBRARY_PATH; fi; set --; unset LESSOPEN LESSCLOSE DEBUGINFOD_URLS; "
+    "LESSSECURE=1; export LESSSECURE; ")
 
 NEED_BASH = ("command -v bash >/dev/null 2>&1 || { echo 'logkb: bash is not available on "
              "this target; replay runs remote steps with bash only' >&2; exit 126; }; ")
@@ -467,13 +469,24 @@ _SHELL_STEERING = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", 
                              "GLOBIGNORE", "PROMPT_COMMAND", "BASH_XTRACEFD"})
 
 
+#: Variables of the machine's environment that make a vetted read-only program run
+#: another: ``less`` runs ``$LESSOPEN`` (Debian's ``lesspipe``, set by ``~/.bashrc``) on
+#: the recorded repository's file even into a pipe, and binutils fetch debug info from
+#: ``$DEBUGINFOD_URLS``.  Gone from every step's environment, here and on a target, and
+#: ``LESSSECURE=1`` keeps ``less`` from any command of its own.
+_PROGRAM_STEERING = frozenset({"LESSOPEN", "LESSCLOSE", "DEBUGINFOD_URLS"})
+
+
 def step_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a local step's bash starts with: this machine's, without what
     steers bash, without exported functions (``BASH_FUNC_ls%%=() {…}`` would make
-    the vetted ``ls`` of a read-only step run the function's code) and without the
-    relative and world-writable entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
+    the vetted ``ls`` of a read-only step run the function's code), without what makes
+    a vetted program run another (:data:`_PROGRAM_STEERING`) and without the relative
+    and world-writable entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
     env = {k: v for k, v in environ.items()
-           if k not in _SHELL_STEERING and not k.startswith("BASH_FUNC_")}
+           if k not in _SHELL_STEERING and k not in _PROGRAM_STEERING
+           and not k.startswith("BASH_FUNC_")}
+    env["LESSSECURE"] = "1"
     for name in _SEARCH_PATHS:
         if name in env:  # an empty or relative entry searches the working directory
             env[name] = ":".join(p for p in env[name].split(":")

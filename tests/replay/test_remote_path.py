@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kb.cli import cli
+from kb.replay.sandbox import local_bwrap
 from kb.replay.sshexec import step_environment
 from tests.replay.conftest import RECORDED_HOST, make_session
 from tests.replay.sshd import LoopbackSshd
@@ -46,6 +47,10 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ww = root / "ww"
     _plant(ww, "hostname")                # a world-writable directory listed early
     ww.chmod(0o777)
+    hook = root / "lessopen.sh"           # what Debian's ~/.bashrc does: LESSOPEN=lesspipe
+    hook.write_text("#!/bin/sh\necho planted-lessopen\n")
+    hook.chmod(0o755)
+    (root / "cwd" / "notes.txt").write_text("just notes\n")
     return root
 
 
@@ -57,7 +62,8 @@ def dirty_sshd(tmp_path_factory: pytest.TempPathFactory, planted: Path,
     server = LoopbackSshd(root, env={"PATH": path, "LD_LIBRARY_PATH": ":lib"})
     server.start()
     # the login shell (bash, for ssh commands) sources ~/.bashrc: it prepends "." again
-    (server.home / ".bashrc").write_text('export PATH=".:$PATH"\n')
+    (server.home / ".bashrc").write_text(
+        f'export PATH=".:$PATH"\nexport LESSOPEN="|{planted / "lessopen.sh"} %s"\n')
     try:
         yield server
     finally:
@@ -89,6 +95,37 @@ def test_a_remote_step_never_runs_a_program_its_path_plants(
     assert ld == "", ld
 
 
+def test_less_on_a_target_never_runs_the_targets_lessopen(
+        tmp_path: Path, isolated_home: Path, dirty_sshd: LoopbackSshd, planted: Path) -> None:
+    """``less`` is vetted read-only, yet it runs ``$LESSOPEN`` on the file even into a
+    pipe; the target's ``~/.bashrc`` sets it (Debian's lesspipe).  On main it ran."""
+    cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "logkb" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(dirty_sshd.config_toml(RECORDED_HOST))
+    db = make_session(tmp_path, [(f"ssh root@{RECORDED_HOST} 'less {planted}/cwd/notes.txt'",
+                                  "just notes\n", 0)])
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--remote-sandbox", "off",
+            "--json")
+    (step,) = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert step["action"] == "run", step["reason"]
+    assert "planted-lessopen" not in (step["output"] or ""), step["output"]
+    assert "just notes" in (step["output"] or ""), step["output"]
+
+
+@pytest.mark.skipif(local_bwrap() is None, reason="bwrap does not work here")
+def test_less_here_never_runs_this_machines_lessopen(
+        tmp_path: Path, isolated_home: Path, planted: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LESSOPEN", f"|{planted / 'lessopen.sh'} %s")
+    work = planted / "cwd"
+    db = make_session(tmp_path, [("less notes.txt", "just notes\n", 0)], directory=str(work))
+    r = run("replay", "run", "--db", str(db), "--from", "1", "--json")
+    (step,) = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert step["action"] == "run", step["reason"]
+    assert "planted-lessopen" not in (step["output"] or ""), step["output"]
+    assert step["verdict"] == "same", step
+
+
 def test_the_local_step_environment_drops_world_writable_path_entries(
         tmp_path: Path) -> None:
     ww = tmp_path / "ww"
@@ -98,3 +135,5 @@ def test_the_local_step_environment_drops_world_writable_path_entries(
     env = step_environment({"PATH": f".:{ww}:/usr/bin::bin", "LD_LIBRARY_PATH": f"{ww}:x"})
     assert env["PATH"] == "/usr/bin"
     assert env["LD_LIBRARY_PATH"] == ""
+    env = step_environment({"LESSOPEN": "|lesspipe %s", "DEBUGINFOD_URLS": "https://x"})
+    assert env == {"LESSSECURE": "1"}
