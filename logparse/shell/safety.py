@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import shlex
 
 from logparse.shell.argv import _basename, _is_assignment
 from logparse.shell.model import SAFETY_CLASSES, Safety, ShellInfo, SimpleCommand
@@ -1248,6 +1249,118 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
     return eps, blind
 
 
+#: Programs that stop reading options at their first operand or code (a word after it
+#: cannot become an option), or whose options only change what is printed.
+_NO_PERMUTE = frozenset("printf echo test [ [[ python python3 bash sh dash zsh ksh env "
+                        "sudo doas timeout nice ionice stdbuf taskset numactl nohup time "
+                        "command builtin exec setsid unbuffer read ssh".split())
+_SUBSTITUTION = re.compile(r"\$\((?!\()|`")  # $(…) and `…`, not $((…))
+_GLOB_START = re.compile(r"^[*?\[]")
+_FOR_LIST = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*)")
+
+
+def _data_variables(info: ShellInfo, cmds: list[SimpleCommand]) -> set[str]:
+    """Names the step fills with data it reads when it runs: ``read`` and ``mapfile``
+    names, ``x=$(…)``, and ``for x in`` over a substitution or a glob."""
+    names: set[str] = set()
+    for c in cmds:
+        eff = c.effective_argv
+        prog = _basename(eff[0]) if eff else ""
+        if prog in ("read", "mapfile", "readarray"):
+            names.update(a for a in eff[1:] if a.isidentifier())
+        for name, val in _assignments(c):
+            if "$(" in val or "`" in val:
+                names.add(name)
+    for m in _FOR_LIST.finditer(info.text):
+        if "$(" in m.group(2) or "`" in m.group(2) or any(ch in m.group(2) for ch in "*?["):
+            names.add(m.group(1))
+    return names
+
+
+def _source_of(span: str, reparsed: bool) -> str:
+    """The command's source as the shell read it: a command re-parsed from a code
+    string (``bash -c '…'``, an ssh remote command) has the string's quotes around it."""
+    if reparsed:
+        try:
+            words = shlex.split(span)
+        except ValueError:
+            return span
+        if len(words) == 1:
+            return words[0]
+    return span
+
+
+def _bare_glob(src: str) -> bool:
+    """Whether ``src`` has a word that starts with an unquoted ``*``, ``?`` or ``[``
+    (the shell expands it; ``'*.py'`` and ``"*"`` it does not, nor the ``[`` command)."""
+    quote = ""
+    start = True
+    i = 0
+    n = len(src)
+    while i < n:
+        ch = src[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                i += 1
+        elif ch == "\\":
+            i += 1
+            start = False
+        elif ch in "'\"":
+            quote = ch
+            start = False
+        elif ch in " \t\n;|&()<>":
+            start = True
+        else:
+            if start and ch in "*?[" and not (
+                    ch == "[" and (i + 1 >= n or src[i + 1] in " \t[")):
+                return True
+            start = False
+        i += 1
+    return False
+
+
+def _option_injection(info: ShellInfo, cmds: list[SimpleCommand]) -> list[tuple[int, str]]:
+    """A word that can expand to an option of a program whose options execute or write:
+    a glob at the start of a word (a file named ``-o`` or ``--pre=sh``: ``sort *``,
+    ``find * …``), a command substitution (``find . $(cat f)``), or a variable filled
+    from data (``read x < f; find . $x``).  Before ``--`` such a word is whatever the
+    repository or the data say, so the command is ``unknown``."""
+    data = _data_variables(info, cmds)
+    pats = [re.compile(r"\$\{?" + re.escape(n) + r"(?!\w)") for n in sorted(data)]
+    out: list[tuple[int, str]] = []
+    for c in cmds:
+        eff = c.effective_argv
+        if not eff:
+            continue
+        prog = _basename(eff[0])
+        entry = PROGRAMS.get(prog)
+        if entry is None or prog in _NO_PERMUTE or _is_python(prog):
+            continue
+        if not (entry.safety == "rule" or entry.deny or entry.writes
+                or entry.max_operands is not None or entry.flags is not None):
+            continue  # every option only changes what is read or printed
+        src = None
+        for w in eff[1:]:
+            if w == "--":
+                break
+            if _GLOB_START.match(w):
+                if src is None:
+                    text = info.inner if c in info.commands else info.text
+                    src = _source_of(text[c.start:c.end], bool(c.via))
+                if not _bare_glob(src):
+                    continue  # quoted ('*.py'): the program gets it as written
+                out.append((_UNK, f"{prog} {w[:30]}: a glob at the start of a word can "
+                                  "expand to a file named like an option"))
+                break
+            if _SUBSTITUTION.search(w) or any(p.search(w) for p in pats):
+                out.append((_UNK, f"{prog} {w[:30]}: a word built from data at run time "
+                                  "can be any option"))
+                break
+    return out
+
+
 def classify_safety(info: ShellInfo) -> Safety:
     """Decide whether re-running ``info.text`` is safe.
 
@@ -1288,6 +1401,7 @@ def classify_safety(info: ShellInfo) -> Safety:
         findings.append((_UNK, f"reaches {ep} over the network"))
     for why in blind:
         findings.append((_UNK, why))
+    findings.extend(_option_injection(info, cmds))
     for note in info.opaque:
         findings.append((_UNK, note))
     if info.parse_error and not info.opaque:

@@ -122,3 +122,51 @@ def test_git_remote_show_is_refused_whatever_allow_says(tmp_path: Path) -> None:
     (step,) = plan_for(["git remote show origin"], build_host_map([]), allow=ALL,
                        workdir=str(tmp_path / "proj")).steps
     assert step.action == "skip" and "configured on this machine" in step.reason, step.reason
+
+
+@pytest.mark.parametrize(("command", "cls"), [
+    ("sort *", "unknown"),                       # a file named -o: sort -o FILE
+    ("rg foo *", "unknown"),                     # a file named --pre=sh
+    ("find * -name x", "unknown"),               # a file named -delete
+    ("sed -n 1p *", "unknown"),                  # a file named -i
+    ("find . $(cat f)", "unknown"),              # f holds -delete
+    ("read x < f; find . $x", "unknown"),
+    ("for f in *; do sort $f; done", "unknown"),
+    ("git log --no-show-signature `cat f`", "unknown"),  # f holds --output=…
+    ("rg foo -- *", "read-only"),                # after --, a word is an operand
+    ("rg foo src/*", "read-only"),               # cannot start with -
+    ("cat *", "read-only"),                      # every option of cat only prints
+    ("grep -r foo *", "read-only"),
+    ("ls $(pwd)", "read-only"),
+    ("find $HOME -name x", "read-only"),         # the environment's, not data
+])
+def test_a_word_that_can_expand_to_an_option(command: str, cls: str) -> None:
+    from logparse.shell import classify_safety, parse_command
+
+    assert classify_safety(parse_command(command)).cls == cls
+
+
+def test_a_glob_never_turns_a_read_only_step_into_a_write_on_the_target(
+        tmp_path: Path, config: Path) -> None:
+    """On main ``sort *`` was read-only and ran by default; on a target where it is
+    protected by classification only, a file named ``-o`` made it ``sort -o out.txt``,
+    which emptied out.txt."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+    from tests.replay.conftest import make_session
+
+    d = tmp_path / "repo"
+    d.mkdir()
+    (d / "-o").write_text("")
+    (d / "out.txt").write_text("keep me\n")
+    db = make_session(tmp_path, [(f"ssh root@{RECORDED_HOST} 'cd {d} && sort *'",
+                                  "keep me\n", 0)])
+    r = CliRunner().invoke(cli, ["replay", "run", "--db", str(db), "--from", "1",
+                                 "--remote-sandbox", "off", "--json"],
+                           catch_exceptions=False)
+    (step,) = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert (d / "out.txt").read_text() == "keep me\n", step
+    assert step["action"] == "skip" and "glob" in step["reason"], step["reason"]
