@@ -1253,7 +1253,7 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
 #: cannot become an option), or whose options only change what is printed.
 _NO_PERMUTE = frozenset("printf echo test [ [[ python python3 bash sh dash zsh ksh env "
                         "sudo doas timeout nice ionice stdbuf taskset numactl nohup time "
-                        "command builtin exec setsid unbuffer read ssh".split())
+                        "command builtin exec setsid unbuffer read ssh tail".split())
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")  # $(…) and `…`, not $((…))
 _GLOB_START = re.compile(r"^[*?\[]")
 _FOR_LIST = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*)")
@@ -1272,7 +1272,9 @@ def _data_variables(info: ShellInfo, cmds: list[SimpleCommand]) -> set[str]:
             if "$(" in val or "`" in val:
                 names.add(name)
     for m in _FOR_LIST.finditer(info.text):
-        if "$(" in m.group(2) or "`" in m.group(2) or any(ch in m.group(2) for ch in "*?["):
+        # `for f in logs/*` yields words that start with logs/: no option
+        if any(_SUBSTITUTION.search(t) or _GLOB_START.match(t.lstrip("'\""))
+               for t in m.group(2).split()):
             names.add(m.group(1))
     return names
 

@@ -139,6 +139,9 @@ def test_git_remote_show_is_refused_whatever_allow_says(tmp_path: Path) -> None:
     ("grep -r foo *", "read-only"),
     ("ls $(pwd)", "read-only"),
     ("find $HOME -name x", "read-only"),         # the environment's, not data
+    ("for f in src/*.py; do sort $f; done", "read-only"),  # each starts with src/
+    ("for f in *.log; do tail -n 3 $f; done", "read-only"),  # tail's worst: -f, timed
+    ("find . -name '*.py'", "read-only"),        # quoted: find gets the pattern
 ])
 def test_a_word_that_can_expand_to_an_option(command: str, cls: str) -> None:
     from logparse.shell import classify_safety, parse_command
