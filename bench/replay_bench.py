@@ -41,7 +41,7 @@ COMMANDS = (
     "uname -a",
     "wc -l /etc/passwd",
     "ls /usr/bin | head -5",
-    "find /etc -maxdepth 1 -name '*.conf' | head -3",
+    'find /etc -maxdepth 1 -name "*.conf" | head -3',  # inside the recorded '…
     "echo ok",
     "test -d /tmp && echo yes",
 )

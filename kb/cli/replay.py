@@ -36,7 +36,7 @@ from kb.cli.tools import (
 )
 from kb.exitcodes import ExitCode
 from kb.paths import config_file
-from kb.replay.hostmap import HostMapError, build_host_map, load_config
+from kb.replay.hostmap import HostMapError, build_host_map, is_literal_host, load_config
 
 EXIT_EPILOG = """\b
 Exit codes: 0 every executed step is `same` (or plan only) · 1 failed,
@@ -249,11 +249,13 @@ def _plan_or_run(*, session_id: str | None, start: int, end: int | None,
         if plan.unmapped and (execute or yes):
             confirmed = []
             for host in plan.unmapped:
+                if not is_literal_host(host):
+                    continue  # built at run time: a yes cannot say where it goes
                 if yes or (not as_json and sys.stdin.isatty() and sys.stderr.isatty()
                            and click.confirm(f"{host} has no host-map entry. Contact it as "
                                              "recorded?", default=False, err=True)):
-                    hostmap.confirm(host)
-                    confirmed.append(host)
+                    if hostmap.confirm(host):
+                        confirmed.append(host)
             if confirmed:
                 plan = plan_now()
         plan.short_id = name
@@ -361,6 +363,11 @@ def _print_plan(plan: Any, *, executing: bool) -> None:
     for key, e in plan.hostmap.entries.items():
         _say(f"host map: {key} → {e.target.label} ({e.source})")
     for h in plan.unmapped:
+        if not is_literal_host(h):
+            from kb.replay.plan import runtime_host_advice
+
+            _say(f"unmapped: {h} — its steps are refused: {runtime_host_advice(h)}")
+            continue
         _say(f"unmapped: {h} — its steps are refused; map it with --host-map {h}=TARGET or "
              f"confirm it (--host-map {h}={h}, --yes)")
     _say("")

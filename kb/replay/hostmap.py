@@ -216,10 +216,31 @@ class HostMap:
     def add(self, key: str, target: Target, source: str) -> None:
         self.entries[key] = HostEntry(key, target, source)
 
-    def confirm(self, host: str) -> None:
-        """Map ``host`` to itself (the user said yes to contacting it as recorded)."""
-        if host not in self.entries:
-            self.add(host, parse_target(host), "confirmed")
+    def confirm(self, host: str) -> bool:
+        """Map ``host`` to itself (the user said yes to contacting it as recorded).
+
+        Only a host the text names can be confirmed: one built at run time (``$H``,
+        ``$(cat host.txt)``, ``h*``) is whatever the shell holds when the step runs,
+        so a yes cannot say where it goes; it is mapped explicitly or refused
+        (False)."""
+        if host in self.entries:
+            return True
+        if not is_literal_host(host):
+            return False
+        self.add(host, parse_target(host), "confirmed")
+        return True
+
+
+def is_literal_host(host: str) -> bool:
+    """Whether ``host`` is a host name or address as written (``gpu-1``, ``10.0.0.2``,
+    ``2001:db8::1``), not one the shell builds at run time (``$H``, `` `cat h` ``)."""
+    if _HOST.match(host):
+        return True
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def load_config(path: Path) -> dict[str, Any]:

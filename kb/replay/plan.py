@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from kb import records
-from kb.replay.hostmap import LOCAL, HostMap, Target, is_loopback
+from kb.replay.hostmap import LOCAL, HostMap, Target, is_literal_host, is_loopback
 from kb.replay.sandbox import Policy, curl_config_paths, policy
 from kb.replay.sshexec import NESTED_OPTIONS, client_options, parse_ssh_argv, wrap_remote
 from logparse import models
@@ -710,10 +710,22 @@ def _refuse_unmapped(step: Step, unmapped: list[str]) -> None:
     hosts = list(dict.fromkeys(unmapped))
     step.unmapped = tuple(hosts)
     names = ", ".join(hosts)
+    built = [h for h in hosts if not is_literal_host(h)]
+    if built:
+        raise _Refuse(f"refused: {runtime_host_advice(built[0])}")
     first = hosts[0]
     raise _Refuse(
         f"refused: no host-map entry for {names}; map it (--host-map {first}=TARGET) or "
         f"confirm it as recorded (--host-map {first}={first} or --yes)")
+
+
+def runtime_host_advice(host: str) -> str:
+    """What the plan says of an ssh destination the shell builds at run time."""
+    head = (f"the ssh destination {host} is computed at run time, so no host-map entry "
+            "can be checked against it and --yes does not confirm it")
+    if any(c.isspace() for c in host) or host.startswith("-"):
+        return head + "; replay the step with the host written out"
+    return head + f"; map it explicitly (--host-map {shlex.quote(host + '=TARGET')})"
 
 
 def _levels(info: ShellInfo) -> list[str]:

@@ -155,6 +155,26 @@ def client_options(ctl: str | None = None) -> list[str]:
     return opts
 
 
+#: Shell text (POSIX sh, dash, bash, zsh) that cleans the target's search paths before
+#: anything is looked up, as :func:`step_environment` cleans this machine's: ``PATH``
+#: keeps its absolute entries that are not world-writable (``.``, an empty entry and
+#: ``bin`` search the directory the step is in; anyone can plant ``ls`` in a ``/tmp``
+#: listed early), ``LD_LIBRARY_PATH`` its absolute ones.  It runs first, so ``bash``,
+#: ``timeout`` and ``bwrap`` are found on the cleaned ``PATH`` too.  The variables of
+#: :data:`_PROGRAM_STEERING` go as well (a vetted ``less`` ran ``$LESSOPEN``).
+CLEAN_PATH = (
+    "_lkn='\n'; _lkp=$PATH:; _lkq=; set --; while [ -n \"$_lkp\" ]; do "
+    "_lkd=${_lkp%%:*}; _lkp=${_lkp#*:}; case $_lkd in /*) set -- \"$@\" \"$_lkd\";; esac; "
+    "done; _lkw=; for _lkf in /usr/bin/find /bin/find; do if [ -x \"$_lkf\" ]; then "
+    "_lkw=$(\"$_lkf\" -H \"$@\" -maxdepth 0 -perm -0002 -print 2>/dev/null); break; fi; "
+    "done; for _lkd in \"$@\"; do case \"$_lkn$_lkw$_lkn\" in *\"$_lkn$_lkd$_lkn\"*) ;; "
+    "*) _lkq=${_lkq:+$_lkq:}$_lkd;; esac; done; PATH=$_lkq; export PATH; "
+    "if [ -n \"${LD_LIBRARY_PATH+x}\" ]; then _lkp=$LD_LIBRARY_PATH:; _lkq=; "
+    "while [ -n \"$_lkp\" ]; do _lkd=${_lkp%%:*}; _lkp=${_lkp#*:}; case $_lkd in /*) "
+    "_lkq=${_lkq:+$_lkq:}$_lkd;; esac; done; LD_LIBRARY_PATH=$_lkq; export "
+    "LD_LIBRARY_PATH; fi; set --; unset LESSOPEN LESSCLOSE DEBUGINFOD_URLS; "
+    "LESSSECURE=1; export LESSSECURE; ")
+
 NEED_BASH = ("command -v bash >/dev/null 2>&1 || { echo 'logkb: bash is not available on "
              "this target; replay runs remote steps with bash only' >&2; exit 126; }; ")
 """Shell text that stops a remote step (exit 126) on a target without bash."""
@@ -221,8 +241,8 @@ def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None =
     """
     limit = max(1, math.ceil(timeout)) + 1
     run = ("$t bash -s" if command is None
-           else f"$t bash -c {shlex.quote(command)}")
-    head = (NEED_BASH + net_config_guard(command if command is not None else scan)
+           else f"$t bash --norc -c {shlex.quote(command)}")
+    head = (CLEAN_PATH + NEED_BASH + net_config_guard(command if command is not None else scan)
             + f"t=; command -v timeout >/dev/null 2>&1 && t='timeout -k 5 {limit}'; "
             "unset BASH_ENV ENV; ")
     if max_memory:
@@ -449,17 +469,38 @@ _SHELL_STEERING = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", 
                              "GLOBIGNORE", "PROMPT_COMMAND", "BASH_XTRACEFD"})
 
 
+#: Variables of the machine's environment that make a vetted read-only program run
+#: another: ``less`` runs ``$LESSOPEN`` (Debian's ``lesspipe``, set by ``~/.bashrc``) on
+#: the recorded repository's file even into a pipe, and binutils fetch debug info from
+#: ``$DEBUGINFOD_URLS``.  Gone from every step's environment, here and on a target, and
+#: ``LESSSECURE=1`` keeps ``less`` from any command of its own.
+_PROGRAM_STEERING = frozenset({"LESSOPEN", "LESSCLOSE", "DEBUGINFOD_URLS"})
+
+
 def step_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a local step's bash starts with: this machine's, without what
     steers bash, without exported functions (``BASH_FUNC_ls%%=() {…}`` would make
-    the vetted ``ls`` of a read-only step run the function's code) and without the
-    relative entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
+    the vetted ``ls`` of a read-only step run the function's code), without what makes
+    a vetted program run another (:data:`_PROGRAM_STEERING`) and without the relative
+    and world-writable entries of ``PATH`` and ``LD_LIBRARY_PATH``."""
     env = {k: v for k, v in environ.items()
-           if k not in _SHELL_STEERING and not k.startswith("BASH_FUNC_")}
+           if k not in _SHELL_STEERING and k not in _PROGRAM_STEERING
+           and not k.startswith("BASH_FUNC_")}
+    env["LESSSECURE"] = "1"
     for name in _SEARCH_PATHS:
         if name in env:  # an empty or relative entry searches the working directory
-            env[name] = ":".join(p for p in env[name].split(":") if p.startswith("/"))
+            env[name] = ":".join(p for p in env[name].split(":")
+                                 if p.startswith("/") and not _world_writable(p))
     return env
+
+
+def _world_writable(path: str) -> bool:
+    """Whether anyone may add files to ``path`` (a program planted in a ``/tmp`` listed
+    early in ``PATH`` would run for the vetted one)."""
+    try:
+        return bool(os.stat(path).st_mode & 0o002)
+    except OSError:
+        return False
 
 
 #: Search paths whose empty or relative entries (``PATH=/usr/bin:`` ends in one) find

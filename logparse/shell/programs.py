@@ -582,6 +582,7 @@ for _name, _why in (
     ("caller", "caller is only meaningful in a function"),
 ):
     PROGRAMS[_name] = Prog(None, "unk", _why)
+PROGRAMS["read"] = Prog(None, "rule")  # read-only with plain lower-case names (.safety)
 PROGRAMS["exec"] = Prog(None, "rule")
 PROGRAMS["trap"] = Prog(None, "rule")
 PROGRAMS["alias"] = Prog(None, "rule")

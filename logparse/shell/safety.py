@@ -15,7 +15,9 @@ parser or the walker.
 
 from __future__ import annotations
 
+import functools
 import re
+import shlex
 
 from logparse.shell.argv import _basename, _is_assignment
 from logparse.shell.model import SAFETY_CLASSES, Safety, ShellInfo, SimpleCommand
@@ -24,6 +26,7 @@ from logparse.shell.netopts import (
     RC_FILE,
     curl_endpoints,
     curl_follows,
+    endpoint_host,
     ipv6_of,
     is_proxy_variable,
     join_endpoint,
@@ -61,6 +64,7 @@ from logparse.shell.programs import (
     table_verdict,
 )
 from logparse.shell.pycode import _py_code, _python_code_of
+from logparse.shell.runtime import HOST_VARIABLES, computed, runtime_host_variable, runtime_hosts
 from logparse.shell.sedawk import (
     _awk_effects,
     _awk_program,
@@ -479,13 +483,22 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
             return [(_RO, f"kill {args[0]} only checks processes")]
         return [(_MUT, "kill sends signals to processes")]
 
+    if prog == "read":
+        return [_read_safety(args)]
+
     if prog == "fuser":
         if _fuser_kills(args):
             return [(_MUT, "fuser -k kills processes")]
         return [(_RO, "fuser only reads")]
 
     if prog == "nvidia-smi":
-        mut = _nvidia_smi_mutation(args)
+        # dmon/pmon sample until stopped, or -c COUNT times: their -c is a count, not
+        # --compute-mode, and none of their options changes the GPU (-f writes: below)
+        monitor = next((a for a in args if a in ("dmon", "pmon")), None)
+        counted = monitor is not None and any(
+            a == "-c" and k + 1 < len(args) and args[k + 1].isdigit() and args[k + 1] != "0"
+            for k, a in enumerate(args))
+        mut = None if monitor else _nvidia_smi_mutation(args)
         if mut:
             return [(_MUT, f"nvidia-smi {mut} changes GPU state")]
         for k, a in enumerate(args):
@@ -497,7 +510,7 @@ def _program_safety(cmd: SimpleCommand, prog: str, eff: tuple[str, ...]) -> list
                 v = _write_verdict(a.split("=", 1)[1], "nvidia-smi -f writes")
                 if v:
                     out.append(v)
-        follow = _follow_reason(prog, eff)
+        follow = None if counted else _follow_reason(prog, eff)
         if follow:
             out.append((_LAUNCH, follow))
         return out or [(_RO, "nvidia-smi only reads")]
@@ -821,8 +834,17 @@ def _ip_of(word: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _command_endpoints(cmd: SimpleCommand) -> list[str]:
+def _command_endpoints(cmd: SimpleCommand, depth: int = 0) -> list[str]:
     """Network endpoints a command names outside ssh (``HOST:PORT`` or ``HOST``)."""
+    return list(_endpoints_cached(cmd, depth))
+
+
+@functools.lru_cache(maxsize=4096)
+def _endpoints_cached(cmd: SimpleCommand, depth: int) -> tuple[str, ...]:
+    return tuple(_endpoints_of(cmd, depth))
+
+
+def _endpoints_of(cmd: SimpleCommand, depth: int) -> list[str]:
     found: list[str] = []
     for r in cmd.redirects:
         ep = _net_device(r.target)
@@ -834,8 +856,11 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
     prog = _basename(eff[0])
     entry = PROGRAMS.get(prog)
     m: re.Match[str] | None
-    if prog == "ssh" or (entry is not None and entry.safety == "ro"):
+    if prog == "ssh" or (entry is not None and entry.safety == "ro" and not any(
+            sev > _RO for sev, _ in _program_safety(cmd, prog, eff)) and not any(
+            name in LOOKUP_VARIABLES for name, _ in _assignments(cmd))):
         return found  # ssh goes through the host map; text tools only print their words
+    found.extend(_carried_endpoints(cmd, eff, prog, depth))
     for w in eff[1:]:
         for m in _URL.finditer(w):
             found.append(join_endpoint(m.group(2).strip("[]"), m.group(3)))
@@ -895,6 +920,136 @@ def _command_endpoints(cmd: SimpleCommand) -> list[str]:
     return found
 
 
+_READ_FLAGS = frozenset("r s e".split())
+_READ_VALUES = frozenset("d n N t p i u".split())
+
+
+def _read_safety(args: tuple[str, ...]) -> tuple[int, str]:
+    """``read`` assigns what it reads to names: read-only when every name is a plain
+    identifier that is not upper-case (``while read -r line``): a subscript
+    (``read 'a[$(id)]'``) is evaluated as arithmetic, which runs code, and an upper-case
+    name can be one that steers lookup (``read PATH``) or the shell (``IFS``, ``PS4``)."""
+    unknown = (_UNK, "read assigns to names, which can evaluate array subscripts or "
+                     "change a variable that steers the shell")
+    names: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a == "--":
+            names.extend(args[k + 1:])
+            break
+        if not a.startswith("-") or a == "-":
+            names.append(a)
+            k += 1
+            continue
+        j = 1
+        while j < len(a):
+            c = a[j]
+            if c in _READ_FLAGS:
+                j += 1
+                continue
+            if c in _READ_VALUES or c == "a":
+                val = a[j + 1:] or (args[k + 1] if k + 1 < len(args) else "")
+                if not a[j + 1:]:
+                    k += 1
+                if c == "a":
+                    names.append(val)
+                break
+            return unknown
+        k += 1
+    for n in names:
+        if not (n.isidentifier() and n.isascii()) or n.isupper() or n in LOOKUP_VARIABLES:
+            return unknown
+    return (_RO, "read only assigns to plain names")
+
+
+#: Clients whose words name where they connect (their endpoints are read above).
+_NET_CLIENTS = (_HOST_OPERAND | _SSH_KIN | _SCP_PROGRAMS
+                | frozenset("curl wget socat http https httpie aria2c openssl".split()))
+_CARRIED_DEPTH = 2
+_OPTION_VALUE = re.compile(r"^-{1,2}[\w-]+=")
+_KEY_PREFIX = re.compile(r"^(?:[\w.-]+=)+")
+
+
+def _carried_endpoints(cmd: SimpleCommand, eff: tuple[str, ...], prog: str,
+                       depth: int) -> list[str]:
+    """Endpoints of the command a program is handed to run, in its words or option
+    values: ``flock L nc evil 80``, ``strace -o x nc evil 80``, ``busybox nc evil 80``,
+    ``tar -I 'nc evil 80'``, ``--to-command='nc evil 80'``, ``env -S 'nc evil 80'``,
+    ``script -c``, ``LESSOPEN='|nc evil 80 %s' less``: a host the text names is an
+    endpoint whatever program is handed it (a vetted read-only program only prints its
+    words, and is not read here)."""
+    if depth >= _CARRIED_DEPTH:
+        return []
+
+    found: list[str] = []
+    for i, w in enumerate(eff[1:], start=1):
+        if _basename(w) in _NET_CLIENTS and _basename(w) != prog:
+            sub = SimpleCommand(argv=eff[i:], redirects=(), background=False,
+                                in_substitution=False, start=0, end=0)
+            found.extend(_command_endpoints(sub, depth + 1))
+            break
+    words = list(eff[1:]) + [val for _name, val in _assignments(cmd)]
+    for w in words:
+        found.extend(_code_word_endpoints(w, depth))
+    return found
+
+
+_CODE_CHARS = frozenset(" \t\n;|&")
+_QUOTED_CODE = re.compile(r"""(['"])([^'"\n]{3,400}?)\1""")
+_ADDRESS_KIND = re.compile(r"^(?:EXEC|SYSTEM|exec|system):")
+
+
+def _code_word_endpoints(word: str, depth: int) -> list[str]:
+    """Endpoints of a word read as shell code (an option's value, a variable's, a
+    string literal in a program's code: ``system("nc evil 80")``)."""
+    if not _CODE_CHARS.intersection(word):
+        return []
+    from logparse.shell.analysis import parse_command
+
+    found: list[str] = []
+    codes = [word] + [m.group(2) for m in _QUOTED_CODE.finditer(word)
+                      if _CODE_CHARS.intersection(m.group(2))]
+    for code in codes:
+        code = _OPTION_VALUE.sub("", code, count=1)
+        code = _KEY_PREFIX.sub("", _ADDRESS_KIND.sub("", code)).lstrip("|:!")
+        for c in parse_command(code).commands:
+            found.extend(_command_endpoints(c, depth + 1))
+    return found
+
+
+#: Programs that run the code they read on standard input (``echo 'cmd' | sh``,
+#: ``at now <<< cmd``, ``source /dev/stdin``).
+_STDIN_SHELLS = frozenset("sh bash dash zsh ksh mksh ash busybox at batch source .".split())
+
+
+def _fed_code_endpoints(cmds: list[SimpleCommand]) -> list[str]:
+    """Endpoints in text a shell runs without the text showing it as a command: a
+    shell fed on stdin or from ``<(…)``, or told ``-c "$(…)"``: every word of the
+    step (``echo 'nc evil 80' | sh``) is read as code."""
+    fed = False
+    for c in cmds:
+        eff = c.effective_argv
+        if not eff or _basename(eff[0]) not in _STDIN_SHELLS:
+            continue
+        ops = [a for a in eff[1:] if not a.startswith("-")]
+        if c.stdin_pipe or any(r.op == "<<<" for r in c.redirects) or not ops or any(
+                a.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) or "$(" in a
+                or "`" in a for a in eff[1:]):
+            fed = True
+            break
+    if not fed:
+        return []
+    found: list[str] = []
+    for c in cmds:
+        words = list(c.argv[1:]) + [r.target for r in c.redirects if r.op == "<<<"]
+        if c.program in ("echo", "printf") and len(c.argv) > 2:
+            words.append(" ".join(c.argv[1:]))  # echo nc evil 80: the words are the code
+        for w in words:
+            found.extend(_code_word_endpoints(w, 0))
+    return found
+
+
 _SOCAT_ADDR = re.compile(r"(\[[^\]]*\]|[^:,]*)(?::([^:,]*))?")
 
 #: Clients told the host by an option (``psql -h db``, ``mysql --host=db``, ``openssl
@@ -907,7 +1062,7 @@ _HOST_OPTIONS: dict[str, frozenset[str]] = {
                      "memtier_benchmark", "redis-benchmark"), frozenset({"-h", "--host"})),
     **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport",
                      "mongostat", "mongotop"), frozenset({"--host"})),
-    "openssl": frozenset({"-connect", "-host"}),
+    "openssl": frozenset({"-connect", "-host", "-proxy"}),
     "cqlsh": frozenset(),
 }
 #: libpq/conninfo words naming the host (``psql "host=db dbname=x"``).
@@ -1066,6 +1221,15 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
                   for c in cmds if c.effective_argv)
     for cmd in cmds:
         for name, val in _assignments(cmd):
+            why_h = runtime_host_variable(name, val)
+            if why_h:
+                blind.append(why_h)
+                continue
+            if name in HOST_VARIABLES:
+                host = url_host(val.split(",")[0].strip())
+                if host:  # DOCKER_HOST=tcp://h:2375, PGHOST=h (a socket directory: none)
+                    eps.append(host)
+                continue
             if is_proxy_variable(name):
                 if "$" in val or "`" in val:
                     blind.append(f"sets {name} to a value computed at run time")
@@ -1085,6 +1249,120 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
     return eps, blind
 
 
+#: Programs that stop reading options at their first operand or code (a word after it
+#: cannot become an option), or whose options only change what is printed.
+_NO_PERMUTE = frozenset("printf echo test [ [[ python python3 bash sh dash zsh ksh env "
+                        "sudo doas timeout nice ionice stdbuf taskset numactl nohup time "
+                        "command builtin exec setsid unbuffer read ssh tail".split())
+_SUBSTITUTION = re.compile(r"\$\((?!\()|`")  # $(…) and `…`, not $((…))
+_GLOB_START = re.compile(r"^[*?\[]")
+_FOR_LIST = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*)")
+
+
+def _data_variables(info: ShellInfo, cmds: list[SimpleCommand]) -> set[str]:
+    """Names the step fills with data it reads when it runs: ``read`` and ``mapfile``
+    names, ``x=$(…)``, and ``for x in`` over a substitution or a glob."""
+    names: set[str] = set()
+    for c in cmds:
+        eff = c.effective_argv
+        prog = _basename(eff[0]) if eff else ""
+        if prog in ("read", "mapfile", "readarray"):
+            names.update(a for a in eff[1:] if a.isidentifier())
+        for name, val in _assignments(c):
+            if "$(" in val or "`" in val:
+                names.add(name)
+    for m in _FOR_LIST.finditer(info.text):
+        # `for f in logs/*` yields words that start with logs/: no option
+        if any(_SUBSTITUTION.search(t) or _GLOB_START.match(t.lstrip("'\""))
+               for t in m.group(2).split()):
+            names.add(m.group(1))
+    return names
+
+
+def _source_of(span: str, reparsed: bool) -> str:
+    """The command's source as the shell read it: a command re-parsed from a code
+    string (``bash -c '…'``, an ssh remote command) has the string's quotes around it."""
+    if reparsed:
+        try:
+            words = shlex.split(span)
+        except ValueError:
+            return span
+        if len(words) == 1:
+            return words[0]
+    return span
+
+
+def _bare_glob(src: str) -> bool:
+    """Whether ``src`` has a word that starts with an unquoted ``*``, ``?`` or ``[``
+    (the shell expands it; ``'*.py'`` and ``"*"`` it does not, nor the ``[`` command)."""
+    quote = ""
+    start = True
+    i = 0
+    n = len(src)
+    while i < n:
+        ch = src[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                i += 1
+        elif ch == "\\":
+            i += 1
+            start = False
+        elif ch in "'\"":
+            quote = ch
+            start = False
+        elif ch in " \t\n;|&()<>":
+            start = True
+        else:
+            if start and ch in "*?[" and not (
+                    ch == "[" and (i + 1 >= n or src[i + 1] in " \t[")):
+                return True
+            start = False
+        i += 1
+    return False
+
+
+def _option_injection(info: ShellInfo, cmds: list[SimpleCommand]) -> list[tuple[int, str]]:
+    """A word that can expand to an option of a program whose options execute or write:
+    a glob at the start of a word (a file named ``-o`` or ``--pre=sh``: ``sort *``,
+    ``find * …``), a command substitution (``find . $(cat f)``), or a variable filled
+    from data (``read x < f; find . $x``).  Before ``--`` such a word is whatever the
+    repository or the data say, so the command is ``unknown``."""
+    data = _data_variables(info, cmds)
+    pats = [re.compile(r"\$\{?" + re.escape(n) + r"(?!\w)") for n in sorted(data)]
+    out: list[tuple[int, str]] = []
+    for c in cmds:
+        eff = c.effective_argv
+        if not eff:
+            continue
+        prog = _basename(eff[0])
+        entry = PROGRAMS.get(prog)
+        if entry is None or prog in _NO_PERMUTE or _is_python(prog):
+            continue
+        if not (entry.safety == "rule" or entry.deny or entry.writes
+                or entry.max_operands is not None or entry.flags is not None):
+            continue  # every option only changes what is read or printed
+        src = None
+        for w in eff[1:]:
+            if w == "--":
+                break
+            if _GLOB_START.match(w):
+                if src is None:
+                    text = info.inner if c in info.commands else info.text
+                    src = _source_of(text[c.start:c.end], bool(c.via))
+                if not _bare_glob(src):
+                    continue  # quoted ('*.py'): the program gets it as written
+                out.append((_UNK, f"{prog} {w[:30]}: a glob at the start of a word can "
+                                  "expand to a file named like an option"))
+                break
+            if _SUBSTITUTION.search(w) or any(p.search(w) for p in pats):
+                out.append((_UNK, f"{prog} {w[:30]}: a word built from data at run time "
+                                  "can be any option"))
+                break
+    return out
+
+
 def classify_safety(info: ShellInfo) -> Safety:
     """Decide whether re-running ``info.text`` is safe.
 
@@ -1102,21 +1380,30 @@ def classify_safety(info: ShellInfo) -> Safety:
     cmds = list(info.commands + info.local_commands)
     proxies, blind = _proxy_findings(cmds)
     follows: list[str] = []
+    for ep in _fed_code_endpoints(cmds):
+        if ep not in proxies:
+            proxies.append(ep)
     for cmd in cmds:
         why_f = _command_follows(cmd)
         if why_f and why_f not in follows:
             follows.append(why_f)
         findings.extend(_command_safety(cmd))
         for ep in _command_endpoints(cmd) + proxies:
-            if ep not in endpoints:
+            if computed(endpoint_host(ep)):
+                ep_why = (f"{cmd.program or 'it'} reaches {ep[:40]}, a host computed at "
+                          "run time")
+                if ep_why not in blind:
+                    blind.append(ep_why)
+            elif ep not in endpoints:
                 endpoints.append(ep)
-        for why in _command_blind(cmd):
+        for why in _command_blind(cmd) + runtime_hosts(cmd.effective_argv):
             if why not in blind:
                 blind.append(why)
     for ep in endpoints:
         findings.append((_UNK, f"reaches {ep} over the network"))
     for why in blind:
         findings.append((_UNK, why))
+    findings.extend(_option_injection(info, cmds))
     for note in info.opaque:
         findings.append((_UNK, note))
     if info.parse_error and not info.opaque:

@@ -236,6 +236,7 @@ def _git_safety(eff: tuple[str, ...]) -> tuple[int, str]:
     if sub is None:
         return (_RO, "git alone only prints help")
     if sub in _GIT_NETWORK or (sub == "remote" and rest[:1] in (("update",), ("prune",))) or (
+            sub == "remote" and rest[:1] == ("show",) and "-n" not in rest) or (
             sub == "submodule" and rest[:1] == ("update",)):
         return (_UNK, f"git {sub} contacts a remote repository")
     if sub in _GIT_REPO_CODE:
