@@ -75,6 +75,7 @@ from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
 from logparse.safe_open import link_target
 from logparse.source import (
+    TAIL_RECORDS,
     NotATranscript,
     RawMessage,
     SourceSession,
@@ -1227,9 +1228,7 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
                else LocalDeriver(sid, src.path, known))
     end = _copy_end(src)
     was = store.stored_info(sid) if known else None
-    stored_end = (was.info or {}).get(ENDS) if was is not None else None
-    if not isinstance(stored_end, int) or isinstance(stored_end, bool):
-        stored_end = None
+    stored_end = _stored_end(store, was) if was is not None else None
     older = bool(known) and _older_copy(store, src, end, stored_end)
     together = bool(known) and not older and end is not None and stored_end == end
     return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older, end=end,
@@ -1259,6 +1258,36 @@ def _copy_end(src: SourceSession) -> int | None:
         up = t.get("updated") if isinstance(t, dict) else None
         end = up if isinstance(up, int) and not isinstance(up, bool) else None
     return end
+
+
+def _stored_end(store: KbStore, was: SessionInfo) -> int | None:
+    """When the copy stored of session ``was`` ended (epoch ms; ``None``: unknown): what
+    its info keeps under :data:`ENDS`, else, for a session stored before the ingest kept
+    it (logkb before round 14: no :data:`ENDS`; an unchanged file is never read again to
+    add it), what the stored copy tells: an opencode session's ``time.updated``, a
+    line-based form's last stored lines read as its reader reads a file's end
+    (:meth:`~logparse.source.TranscriptReader.records_end`).  Without it a copy ending
+    with the same record would overwrite a message it says otherwise."""
+    info = was.info if isinstance(was.info, dict) else {}
+    end = info.get(ENDS)
+    if isinstance(end, int) and not isinstance(end, bool):
+        return end
+    if was.agent == "opencode":
+        if not was.complete:
+            return None
+        t = info.get("time")
+        up = t.get("updated") if isinstance(t, dict) else None
+        return up if isinstance(up, int) and not isinstance(up, bool) else None
+    reader = _FORMS.get(was.source_kind or "")
+    if reader is None:
+        return None
+    records = store.last_records(was.session_id)
+    if not records:
+        return None
+    # the lines a file's end is read from (:data:`TAIL_RECORDS`, the newline after the
+    # last one counted as a file's is): of the stored copy, the last it holds
+    last = records[-1][0] - TAIL_RECORDS + 2
+    return reader.records_end([r for n, r in records if n >= last], was.session_id)
 
 
 def _older_copy(store: KbStore, src: SourceSession, end: int | None,

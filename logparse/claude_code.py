@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,11 @@ from logparse._agentlines import (
     Draft,
     iso_ms,
     json_object,
+    latest_time,
     message_id,
     spill_due,
     spilled,
-    tail_time,
+    tail_records,
     turn_stat,
 )
 from logparse.models import Problem
@@ -189,7 +190,11 @@ class ClaudeCodeReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path, lambda obj: record_session(obj) == session_id)
+        return cls.records_end(tail_records(path), session_id)
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records, lambda obj: record_session(obj) == session_id)
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read
