@@ -324,6 +324,19 @@ class KbStore:
             for mid, raw in rows:
                 yield str(mid), str(raw)
 
+    def response_ids(self, session_id: str) -> dict[str, str]:
+        """A Claude Code session's API response ids (``message.id`` of its assistant
+        records) → the stored message holding each (the first by ordinal)."""
+        out: dict[str, str] = {}
+        for mid, ids in self.conn.execute(
+                "SELECT message_id, json_extract_string(raw, '$.records[*].message.id') "
+                "FROM messages WHERE session_id = ? AND role = 'assistant' "
+                "AND json_valid(raw) ORDER BY ordinal", [session_id]).fetchall():
+            for i in ids or ():
+                if i is not None:
+                    out.setdefault(str(i), str(mid))
+        return out
+
     def last_records(self, session_id: str, messages: int = 8) -> list[tuple[int, object]]:
         """``(source line, record)`` of every record the session's last ``messages`` stored
         messages (by ordinal) hold, by line: a line-based reader's raw JSON, ``{"lines":
