@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from logparse.safe_open import open_regular
 from logparse.source import TAIL_RECORDS, RawMessage
 
 HOLD_LIMIT = 20000
@@ -98,7 +99,7 @@ def tail_records(path: Path) -> list[Any]:
     are left out), read from its end without reading it whole: none when it is not a
     file, or a last line is longer than :data:`TAIL_SCAN`."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:  # a file replaced by a FIFO since: no wait
             size = f.seek(0, 2)
             f.seek(max(0, size - TAIL_SCAN))
             tail = f.read(TAIL_SCAN)
