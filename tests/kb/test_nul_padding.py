@@ -1,8 +1,9 @@
-"""A record after NUL bytes is stored.  A crash (power loss, a full disk) can leave a
-transcript extended with zeros that were never written; the agent, restarted, appends its
-next record to them, so the line is NUL bytes and then a whole record.  The record is
-read (the NULs skipped, reported by file and line); a line of NULs alone is named as
-such.  The source is never written.  Trimmed real files of each line-based agent."""
+"""A record after NUL bytes, or after a BOM inside the file, is stored.  A crash (power
+loss, a full disk) can leave a transcript extended with zeros that were never written;
+the agent, restarted, appends its next record to them, so the line is NUL bytes and then
+a whole record.  Files joined each bring their BOM.  The record is read (the NULs or the
+BOM skipped, reported by file and line); a line of NULs alone is named as such.  The
+source is never written.  Trimmed real files of each line-based agent."""
 
 from __future__ import annotations
 
@@ -70,3 +71,30 @@ def test_a_record_after_nul_padding_is_stored(tmp_path: Path, agent: str) -> Non
     assert (at + 1, "512 NUL bytes and nothing else") in said
     assert (at + 2, "4096 NUL bytes before the record skipped") in said
     assert hashlib.sha256(damaged.read_bytes()).hexdigest() == before
+
+
+def test_parse_line_skips_a_bom_inside_the_file() -> None:
+    """Files joined (``cat a.jsonl b.jsonl``), each written with a BOM: the second's first
+    record starts with one; the file's own BOM is skipped by its opening."""
+    obj, warn = parse_line(b"\xef\xbb\xbf" + b'{"a": 1}', True)
+    assert obj == {"a": 1} and warn and warn.startswith("a UTF-8 BOM before the record")
+    obj, warn = parse_line(b"\0\0\xef\xbb\xbf" + b'{"a": 1}', True)
+    assert obj == {"a": 1} and warn and "2 NUL bytes" in warn and "BOM" in warn
+
+
+@pytest.mark.parametrize("agent", list(FILES))
+def test_a_record_after_a_bom_inside_the_file_is_stored(tmp_path: Path, agent: str) -> None:
+    lines = FILES[agent].read_bytes().splitlines(keepends=True)
+    at = len(lines) // 2
+    joined = tmp_path / "joined.jsonl"
+    joined.write_bytes(b"".join(lines[:at]) + b"\xef\xbb\xbf" + b"".join(lines[at:]))
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(b"".join(lines))
+    with KbStore(tmp_path / "clean.duckdb") as store:
+        ingest(store, [clean], graph=False)
+        want = _events(store)
+    with KbStore(tmp_path / "joined.duckdb") as store:
+        rep = ingest(store, [joined], graph=False)
+        assert _events(store) == want
+    assert [(p.line, p.reason[:29]) for p in rep.problems] == \
+        [(at + 1, "a UTF-8 BOM before the record")]
