@@ -59,6 +59,13 @@ from kb.secrets import backfill as backfill_secrets
 from kb.secrets import scan_batch, scan_new_sessions, scan_titles
 from kb.store import KbError, KbStore
 from logparse.author import COMPACTION, HARNESS, part_author, session_author
+from logparse.claude_code import (
+    HELD,
+    MERGED,
+    ClaudeCodeReader,
+    merge_response,
+    response_ids,
+)
 from logparse.derive_version import DERIVE_VERSION
 from logparse.models import Problem, SessionInfo
 from logparse.msgkey import (
@@ -76,6 +83,7 @@ from logparse.request import request_text
 from logparse.resume import Diverged, Resume, line_start, prefix_hashes
 from logparse.safe_open import link_target
 from logparse.source import (
+    TAIL_RECORDS,
     NotATranscript,
     RawMessage,
     SourceSession,
@@ -584,6 +592,73 @@ class _Session:
     (:func:`_diverged`) is a conflict: the stored one stays, this one is kept raw."""
     conflicts: int = 0
     """Messages of a copy that ends together whose content diverged from the stored."""
+    responses: _Responses | None = None
+    """A Claude Code session with stored messages: the API responses another copy holds
+    part of (:class:`_Responses`)."""
+
+
+@dataclass
+class _Responses:
+    """The stored message each Claude Code API response is, whatever file holds it.
+
+    A session resumed into a new file writes a response again (its ``message.id``), a
+    content block a line: the reader makes the lines of one response in one file one
+    message, and the ingest makes the copies in two files one: a message read whose
+    response a stored message holds, each holding blocks the other lacks, is that message
+    with the records of both, each once (:func:`logparse.claude_code.merge_response`).
+    Never a block either copy has is dropped, whichever file is read first or again.
+
+    Linear: a message read as it is stored costs nothing; the stored responses are
+    indexed (one query) only for a message not stored under its id, read from another
+    file than the stored session's (a grown file adds its own responses)."""
+
+    store: KbStore
+    sid: str
+    path: str
+    other_file: bool
+    """The input is not the file the session was last stored from."""
+    index: dict[str, str] | None = None
+    """API response id → the stored message holding it."""
+
+    def merged(self, msg: RawMessage, mid: str, stored: tuple[int, int] | None,
+               dg: int, seen: dict[str, tuple[int, str]]
+               ) -> tuple[str, RawMessage | None] | None:
+        """``msg`` (read as ``mid``; ``stored``: the digest and ordinal stored under it)
+        and the stored message holding part of its response: ``(id, msg)`` of that
+        message, ``msg`` merged with it, or, when it holds all of ``msg`` and more of the
+        response, ``(id, None)``: kept as stored; ``None``: nothing to merge."""
+        if msg.info.get("role") != "assistant":
+            return None
+        if stored is not None:
+            if stored[0] == dg:
+                return None
+            target = mid
+        else:
+            if not self.other_file:
+                return None
+            try:
+                doc = orjson.loads(msg.raw)
+            except orjson.JSONDecodeError:
+                return None
+            recs = doc.get("records") if isinstance(doc, dict) else None
+            ids = response_ids(recs) if isinstance(recs, list) else set()
+            if not ids:
+                return None
+            if self.index is None:
+                self.index = self.store.response_ids(self.sid)
+            found = {self.index[i] for i in ids if i in self.index}
+            if len(found) != 1:
+                return None
+            target = found.pop()
+            if target in seen:
+                return None
+        raw = self.store.stored_raw(self.sid, target)
+        if raw is None:
+            return None
+        how, out = merge_response(raw, msg.raw, self.path, target)
+        if how == MERGED and out is not None:
+            return target, out
+        return (target, None) if how == HELD else None
 
 
 ALIAS_LOOKUPS = 8
@@ -1231,15 +1306,15 @@ def _open_session(store: KbStore, src: SourceSession, problems: list[Problem],
                else LocalDeriver(sid, src.path, known, author))
     end = _copy_end(src)
     was = store.stored_info(sid) if known else None
-    stored_end = (was.info or {}).get(ENDS) if was is not None else None
-    if not isinstance(stored_end, int) or isinstance(stored_end, bool):
-        stored_end = None
+    stored_end = _stored_end(store, was) if was is not None else None
     older = bool(known) and _older_copy(store, src, end, stored_end)
     together = bool(known) and not older and end is not None and stored_end == end
     return _Session(src=src, known=known, deriver=deriver, stored=digests, older=older, end=end,
                     was=was if older else None, together=together,
                     aliases=_Aliases(store, sid, known) if known and src.form in LINE_KEYED
-                    else None)
+                    else None,
+                    responses=_Responses(store, sid, src.path, was.source_path != src.path)
+                    if was is not None and src.form == ClaudeCodeReader.form else None)
 
 
 ENDS = "logkbEndsAt"
@@ -1263,6 +1338,36 @@ def _copy_end(src: SourceSession) -> int | None:
         up = t.get("updated") if isinstance(t, dict) else None
         end = up if isinstance(up, int) and not isinstance(up, bool) else None
     return end
+
+
+def _stored_end(store: KbStore, was: SessionInfo) -> int | None:
+    """When the copy stored of session ``was`` ended (epoch ms; ``None``: unknown): what
+    its info keeps under :data:`ENDS`, else, for a session stored before the ingest kept
+    it (logkb before round 14: no :data:`ENDS`; an unchanged file is never read again to
+    add it), what the stored copy tells: an opencode session's ``time.updated``, a
+    line-based form's last stored lines read as its reader reads a file's end
+    (:meth:`~logparse.source.TranscriptReader.records_end`).  Without it a copy ending
+    with the same record would overwrite a message it says otherwise."""
+    info = was.info if isinstance(was.info, dict) else {}
+    end = info.get(ENDS)
+    if isinstance(end, int) and not isinstance(end, bool):
+        return end
+    if was.agent == "opencode":
+        if not was.complete:
+            return None
+        t = info.get("time")
+        up = t.get("updated") if isinstance(t, dict) else None
+        return up if isinstance(up, int) and not isinstance(up, bool) else None
+    reader = _FORMS.get(was.source_kind or "")
+    if reader is None:
+        return None
+    records = store.last_records(was.session_id)
+    if not records:
+        return None
+    # the lines a file's end is read from (:data:`TAIL_RECORDS`, the newline after the
+    # last one counted as a file's is): of the stored copy, the last it holds
+    last = records[-1][0] - TAIL_RECORDS + 2
+    return reader.records_end([r for n, r in records if n >= last], was.session_id)
 
 
 def _older_copy(store: KbStore, src: SourceSession, end: int | None,
@@ -1308,6 +1413,18 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         if aliases is not None:
             mid, keep = aliases.resolve(msg, dg, seen)
             msg.info["id"] = mid
+        merged = False
+        if st.responses is not None:
+            hit = st.responses.merged(
+                msg, mid, (st.known if st.stored is None else st.stored).get(mid), dg, seen)
+            if hit is not None:  # a response another file holds part of: one message
+                mid, both = hit
+                msg.info["id"] = mid
+                if both is None:
+                    keep = True  # the stored message holds all of it, and more
+                else:
+                    msg, keep, merged = both, False, True
+                    dg = digest(msg.raw)
         if resumed:
             resumed = False
             problems.append(Problem(
@@ -1344,6 +1461,8 @@ def _feed(store: KbStore, st: _Session, src: SourceSession, problems: list[Probl
         was = stored if st.stored is None else st.stored.get(mid)
         if keep:
             deriver.keep.add(mid)  # a piece of a stored message: kept as stored
+        elif merged:
+            pass  # the stored records and this copy's: nothing of either is lost
         elif stored is not None and was is not None and was[0] != dg and (
                 st.older or (not (aliases is not None and aliases.moved(mid, msg))
                              and _later_stored(store, sid, msg, src.path, st.lines_from,

@@ -324,6 +324,39 @@ class KbStore:
             for mid, raw in rows:
                 yield str(mid), str(raw)
 
+    def response_ids(self, session_id: str) -> dict[str, str]:
+        """A Claude Code session's API response ids (``message.id`` of its assistant
+        records) → the stored message holding each (the first by ordinal)."""
+        out: dict[str, str] = {}
+        for mid, ids in self.conn.execute(
+                "SELECT message_id, json_extract_string(raw, '$.records[*].message.id') "
+                "FROM messages WHERE session_id = ? AND role = 'assistant' "
+                "AND json_valid(raw) ORDER BY ordinal", [session_id]).fetchall():
+            for i in ids or ():
+                if i is not None:
+                    out.setdefault(str(i), str(mid))
+        return out
+
+    def last_records(self, session_id: str, messages: int = 8) -> list[tuple[int, object]]:
+        """``(source line, record)`` of every record the session's last ``messages`` stored
+        messages (by ordinal) hold, by line: a line-based reader's raw JSON, ``{"lines":
+        [...], "records": [...]}``; a message of another form holds none."""
+        out: list[tuple[int, object]] = []
+        for (raw,) in self.conn.execute(
+                "SELECT raw::VARCHAR FROM messages WHERE session_id = ? "
+                "ORDER BY ordinal DESC LIMIT ?", [session_id, messages]).fetchall():
+            try:
+                doc = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            got = doc.get("lines") if isinstance(doc, dict) else None
+            recs = doc.get("records") if isinstance(doc, dict) else None
+            if isinstance(got, list) and isinstance(recs, list) and len(got) == len(recs):
+                out.extend((n, r) for n, r in zip(got, recs)
+                           if isinstance(n, int) and not isinstance(n, bool))
+        out.sort(key=lambda nr: nr[0])
+        return out
+
     def records_after(self, session_id: str, ordinal: int, lines: list[int]
                       ) -> dict[int, object]:
         """The records stored messages after ``ordinal`` hold at these source ``lines``

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from logparse.source import RawMessage
+from logparse.safe_open import open_regular
+from logparse.source import TAIL_RECORDS, RawMessage
 
 HOLD_LIMIT = 20000
 """Drafts held back at most; past it the oldest leaves as it is (its open calls
@@ -89,32 +90,39 @@ def iso_ms(value: Any) -> int | None:
 
 
 TAIL_SCAN = 1 << 20
-"""Bytes from a file's end :func:`tail_time` reads at most (a last line longer: unknown)."""
+"""Bytes from a file's end :func:`tail_records` reads at most (a last line longer: unknown)."""
 
 
-def tail_time(path: Path, accept: Callable[[dict[str, Any]], bool] | None = None,
-              when: Callable[[dict[str, Any]], int | None] | None = None) -> int | None:
-    """When the JSON-lines file at ``path`` ends: the latest ``timestamp`` of its last 16
-    whole records (``accept``: of those it takes; epoch ms).  An older copy of a session (a
-    snapshot taken before it went on) ends before a newer one's last message
-    (``kb.ingest``).  ``None``: not a file, or no such record among the last 16 lines
-    within :data:`TAIL_SCAN` bytes of its end."""
+def tail_records(path: Path) -> list[Any]:
+    """The last :data:`TAIL_RECORDS` whole JSON records of the JSON-lines file at ``path``
+    (parsed, in file order; a last line not written whole yet and other undecodable lines
+    are left out), read from its end without reading it whole: none when it is not a
+    file, or a last line is longer than :data:`TAIL_SCAN`."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:  # a file replaced by a FIFO since: no wait
             size = f.seek(0, 2)
             f.seek(max(0, size - TAIL_SCAN))
             tail = f.read(TAIL_SCAN)
     except OSError:
-        return None
+        return []
     lines = tail.split(b"\n")
     if size > len(tail):
         lines = lines[1:]  # (the first one read from its middle)
-    end = None
-    for body in lines[-16:]:
+    out: list[Any] = []
+    for body in lines[-TAIL_RECORDS:]:
         try:
-            obj = orjson.loads(body)
+            out.append(orjson.loads(body))
         except orjson.JSONDecodeError:
             continue  # empty, or a last line not written whole yet
+    return out
+
+
+def latest_time(records: Iterable[Any], accept: Callable[[dict[str, Any]], bool] | None = None,
+                when: Callable[[dict[str, Any]], int | None] | None = None) -> int | None:
+    """The latest ``timestamp`` (epoch ms; ``when``: another reading of a record's time) of
+    the ``records`` that are objects ``accept`` takes; ``None``: none has one."""
+    end = None
+    for obj in records:
         if isinstance(obj, dict) and (accept is None or accept(obj)) and (t := (
                 iso_ms(obj.get("timestamp")) if when is None else when(obj))) is not None:
             end = t if end is None else max(end, t)  # (a clock stepped back: the latest)

@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, LastLine, iso_ms, tail_time
+from logparse._agentlines import Draft, LastLine, iso_ms, latest_time, tail_records
 from logparse._steplines import Drafts, records, renamed, tool_part
 from logparse.models import Problem
 from logparse.opencode._lines import head_records, json_head, open_decoded
@@ -233,7 +233,11 @@ class AntigravityReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path, is_step, step_time)  # one trajectory a file
+        return cls.records_end(tail_records(path), session_id)  # one trajectory a file
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records, is_step, step_time)
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

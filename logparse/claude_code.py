@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,11 @@ from logparse._agentlines import (
     Draft,
     iso_ms,
     json_object,
+    latest_time,
     message_id,
     spill_due,
     spilled,
-    tail_time,
+    tail_records,
     turn_stat,
 )
 from logparse.author import COMPACTION, HARNESS, HUMAN, PARENT, QUEUED, is_compaction_summary
@@ -77,7 +78,7 @@ from logparse.resume import (
     min_line,
     part_ref,
 )
-from logparse.source import SourceSession, TranscriptReader
+from logparse.source import RawMessage, SourceSession, TranscriptReader
 
 RESUME_VERSION = "claude-code/3"
 """Bumped whenever the reader's state (:meth:`_File.snapshot`) changes meaning."""
@@ -209,7 +210,11 @@ class ClaudeCodeReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path, lambda obj: record_session(obj) == session_id)
+        return cls.records_end(tail_records(path), session_id)
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records, lambda obj: record_session(obj) == session_id)
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read
@@ -1237,3 +1242,132 @@ def cost_state(obj: dict[str, Any]) -> dict[str, Any]:
     if obj.get("hasUnknownModelCost") is True:
         out["unknownModelCost"] = True
     return out
+
+
+def response_ids(records: Sequence[Any]) -> set[str]:
+    """The API response ids (``message.id``) of the assistant records among ``records``."""
+    out: set[str] = set()
+    for r in records:
+        if isinstance(r, dict) and r.get("type") == "assistant":
+            m = r.get("message")
+            if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"]:
+                out.add(m["id"])
+    return out
+
+
+def _identity(record: Any) -> bytes:
+    """What tells one record from another across copies of a file: its ``uuid`` (a line
+    copied into another file keeps it), else the whole record."""
+    uuid = record.get("uuid") if isinstance(record, dict) else None
+    if isinstance(uuid, str) and uuid:
+        return b"u:" + uuid.encode()
+    return b"r:" + orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+
+
+def _timed(pairs: list[tuple[int, Any]]) -> list[tuple[int, int, Any]]:
+    """``(time, line, record)``: a record without a ``timestamp`` takes the next timed
+    record's (it is written just before what it belongs to), the last ones the one before."""
+    out: list[tuple[int, int, Any]] = []
+    nxt: int | None = None
+    for n, r in reversed(pairs):
+        t = iso_ms(r.get("timestamp")) if isinstance(r, dict) else None
+        nxt = t if t is not None else nxt
+        out.append((nxt if nxt is not None else -1, n, r))
+    out.reverse()
+    last = -1
+    for i, (t, n, r) in enumerate(out):
+        if t < 0:
+            out[i] = (last, n, r)
+        else:
+            last = t
+    return out
+
+
+HELD = "held"
+""":func:`merge_response`: the stored copy holds every record of the incoming one, and
+blocks of the response it lacks (an earlier state of it, or a part of what was merged)."""
+MERGED = "merged"
+""":func:`merge_response`: each copy holds blocks of the response the other lacks."""
+
+
+def merge_response(stored: bytes | str, incoming: bytes, path: str,
+                   message_id_: str) -> tuple[str, RawMessage | None]:
+    """One API response whose lines two copies hold (a session resumed into a new file
+    writes the same ``message.id`` again, a content block a line).  :data:`MERGED` and the
+    message read from the records of both, each once (the same ``uuid``, or the same
+    record), in time order (each copy's own order kept), under ``message_id_``, when each
+    copy holds blocks of it the other lacks; :data:`HELD` when the stored copy holds every
+    record of the incoming one and blocks it lacks (nothing to read from it); ``""``
+    otherwise (no response id in common, the incoming copy a later state of it, records
+    that read as more than one message: the ingest's other rules decide)."""
+    none = ("", None)
+    try:
+        old, new = orjson.loads(stored), orjson.loads(incoming)
+    except orjson.JSONDecodeError:
+        return none
+    pairs: list[list[tuple[int, Any]]] = []
+    for doc in (old, new):
+        lines = doc.get("lines") if isinstance(doc, dict) else None
+        recs = doc.get("records") if isinstance(doc, dict) else None
+        if not (isinstance(lines, list) and isinstance(recs, list) and len(lines) == len(recs)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in lines)):
+            return none
+        pairs.append(list(zip(lines, recs)))
+    a, b = pairs
+    shared = response_ids([r for _, r in a]) & response_ids([r for _, r in b])
+    if not shared:
+        return none
+
+    def block(r: Any) -> bool:
+        m = r.get("message") if isinstance(r, dict) and r.get("type") == "assistant" else None
+        return isinstance(m, dict) and m.get("id") in shared
+
+    have: dict[bytes, int] = {}
+    for _, r in a:
+        k = _identity(r)
+        have[k] = have.get(k, 0) + 1
+    extra: list[tuple[int, Any]] = []
+    for n, r in b:
+        k = _identity(r)
+        if have.get(k, 0) > 0:
+            have[k] -= 1
+        else:
+            extra.append((n, r))
+    mine = {_identity(r) for _, r in b}
+    if not any(block(r) and _identity(r) not in mine for _, r in a):
+        return none  # the incoming copy holds every block the stored one has
+    if not extra:
+        return HELD, None
+    if not any(block(r) for _, r in extra):
+        return none
+    # both hold blocks the other lacks: merged by time, each copy's order kept
+    x, y = _timed(a), _timed(extra)
+    merged: list[tuple[int, Any]] = []
+    i = j = 0
+    while i < len(x) or j < len(y):
+        if j >= len(y) or (i < len(x) and x[i][0] <= y[j][0]):
+            merged.append((x[i][1], x[i][2]))
+            i += 1
+        else:
+            merged.append((y[j][1], y[j][2]))
+            j += 1
+    # read as one file (the lines of two files share numbers: read at their places in
+    # the merge, stored at their own)
+    problems: list[Problem] = []
+    f = _File(Path(path), problems)
+    f.lines = iter([(i, orjson.dumps(r), True) for i, (_, r) in enumerate(merged, 1)])
+    main = f.first_main()
+    if main is None:
+        return none
+    out = list(f.stream(main))
+    if len(out) != 1 or out[0].info.get("role") != "assistant" or problems:
+        return none
+    msg = out[0]
+    doc = orjson.loads(msg.raw)
+    if doc.get("lines") != list(range(1, len(merged) + 1)):
+        return none  # a record the reading left out: nothing merged rather than lost
+    doc["lines"] = [n for n, _ in merged]
+    msg.info["id"] = message_id_
+    msg.raw = orjson.dumps(doc)
+    msg.line = merged[0][0]
+    return MERGED, msg

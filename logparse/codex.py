@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +66,11 @@ from logparse._agentlines import (
     Ordered,
     iso_ms,
     json_object,
+    latest_time,
     message_id,
     spill_due,
     spilled,
-    tail_time,
+    tail_records,
     turn_stat,
 )
 from logparse._codecell import cell_calls, cell_strings, resolve
@@ -651,7 +652,11 @@ class CodexReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path)  # one rollout, one session
+        return cls.records_end(tail_records(path), session_id)  # one rollout, one session
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records)
 
     resume: Resume | None = None
     """Where a reading of the file grown since may continue (set once the file was read

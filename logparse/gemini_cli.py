@@ -46,13 +46,13 @@ from __future__ import annotations
 import itertools
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from logparse._agentlines import Draft, iso_ms, json_object, tail_time
+from logparse._agentlines import Draft, iso_ms, json_object, latest_time, tail_records
 from logparse._steplines import (
     Drafts,
     records,
@@ -305,7 +305,11 @@ class GeminiCliReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path)  # one session a file
+        return cls.records_end(tail_records(path), session_id)  # one session a file
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records)
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

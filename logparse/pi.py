@@ -33,11 +33,18 @@ and counted (``skipped``).  Messages leave as soon as no call of theirs waits
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from logparse._agentlines import Draft, LastLine, iso_ms, json_object, tail_time
+from logparse._agentlines import (
+    Draft,
+    LastLine,
+    iso_ms,
+    json_object,
+    latest_time,
+    tail_records,
+)
 from logparse._steplines import (
     Drafts,
     records,
@@ -134,7 +141,11 @@ class PiReader(TranscriptReader):
 
     @classmethod
     def ends_at(cls, path: Path, session_id: str) -> int | None:
-        return tail_time(path)  # one session a file
+        return cls.records_end(tail_records(path), session_id)  # one session a file
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        return latest_time(records)
 
     def sessions(
         self, path: Path, problems: list[Problem], session_ids: frozenset[str] | None = None

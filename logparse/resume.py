@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from logparse._agentlines import Draft
+from logparse.safe_open import open_regular
 from logparse.source import LogparseError
 
 MAX_STATE_BYTES = 16 << 20
@@ -131,7 +132,7 @@ def prefix_hashes(path: str | Path, offset: int) -> tuple[str, str] | None:
     tells a grown copy of the file read from one that was rewritten.  ``None`` when the
     file is shorter than ``offset`` or cannot be read."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # a file replaced by a FIFO since: no wait
             head = f.read(min(HEAD, offset))
             start = max(0, offset - WINDOW)
             f.seek(start)
@@ -203,7 +204,7 @@ def line_start(path: str | Path, offset: int, line: int, want: int) -> int | Non
     if back == 0:
         return offset
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # a file replaced by a FIFO since: no wait
             pos = offset - 1  # the newline ending the line before ``line``
             seen = 0
             while pos > 0:

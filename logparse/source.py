@@ -10,7 +10,7 @@ so nothing read is ever dropped.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -82,6 +82,12 @@ class SourceSession:
     with it (:func:`kb.ingest.same_session`)."""
 
 
+TAIL_RECORDS = 16
+"""Lines at a file's end a line-based reader's :meth:`TranscriptReader.ends_at` reads (the
+latest time among their records is when the copy ends: a clock stepped back, or records
+written out of order, still end it)."""
+
+
 class TranscriptReader(ABC):
     """One storage form of opencode sessions."""
 
@@ -118,6 +124,14 @@ class TranscriptReader(ABC):
         whose session ends before the stored session's last message is an older copy
         (a snapshot taken before it went on: ``kb.ingest``).  ``None``: the form cannot
         tell cheaply (nothing is then known older)."""
+        return None
+
+    @classmethod
+    def records_end(cls, records: Sequence[Any], session_id: str) -> int | None:
+        """:meth:`ends_at` read from a copy's last records (parsed, in file order: at
+        most :data:`logparse._agentlines.TAIL_RECORDS`) rather than from its file: when
+        a copy a store kept the records of ended (``kb.ingest``, for a copy stored
+        before the store kept its end).  ``None``: the form cannot tell."""
         return None
 
 

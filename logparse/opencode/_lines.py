@@ -136,12 +136,28 @@ def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
 
     Invalid UTF-8 is salvaged with U+FFFD replacements (and reported); so are the
     values JSON encoders write that orjson refuses (:func:`_lenient`: a lone surrogate
-    escape, a number no column can hold, ``NaN``); a last line without a newline that
-    is not complete JSON is reported as truncated."""
+    escape, a number no column can hold, ``NaN``); so is a record after NUL bytes (the
+    zeros a crash leaves where a file was extended but not written, which the next
+    record is then appended to) or after a UTF-8 BOM (files joined, each with its own);
+    a last line without a newline that is not complete JSON is reported as truncated."""
     try:
         return orjson.loads(body), None
     except orjson.JSONDecodeError as e:
         err = e
+    if body[:1] == b"\0":
+        rest = body.lstrip(b"\0")
+        if not rest.strip():
+            return None, (f"{len(body)} NUL bytes and nothing else (what a crash leaves "
+                          "where a file was extended but not written)")
+        obj, why = parse_line(rest, had_newline)
+        if obj is not None:
+            pad = f"{len(body) - len(rest)} NUL bytes before the record skipped"
+            return obj, "; ".join(w for w in (pad, why) if w)
+    if body.startswith(_BOM) and body[len(_BOM):].strip():
+        obj, why = parse_line(body[len(_BOM):], had_newline)
+        if obj is not None:
+            pad = "a UTF-8 BOM before the record skipped (files joined?)"
+            return obj, "; ".join(w for w in (pad, why) if w)
     warn: str | None = None
     try:
         text = body.decode("utf-8")
@@ -160,6 +176,9 @@ def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
     if not had_newline:
         return None, f"truncated record: the last line is incomplete JSON ({err})"
     return None, f"not valid JSON: {err}"
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -8,7 +8,10 @@ skipped in one match) and hands each top-level value, and each element of the
 ``messages`` array, to orjson on its own.  So memory is bounded by the largest
 message plus one read chunk, and damage costs only what it touches:
 
-* a message that is not valid JSON is reported with its byte offset and skipped;
+* a message that is not valid JSON is reported with its byte offset and skipped,
+  unless it is read as a JSON-lines record is salvaged (invalid UTF-8 replaced with
+  U+FFFD, a value orjson refuses read leniently: :func:`logparse.opencode._lines.
+  parse_line`): then it is read, and the event says why (``reason``);
 * where the structure itself breaks (a truncated file, a flipped quote or
   bracket) the scanner reports the offset and looks for the start of the next
   message (``{"info": {`` outside any string) and carries on from there.
@@ -60,6 +63,23 @@ class Event:
     raw: bytes = b""
     end: int | None = None
     reason: str = ""
+
+
+def _salvaged(span: bytes, offset: int) -> tuple[Any, str]:
+    """A message orjson refused (``span``, at file byte ``offset``), read as a JSON-lines
+    record is salvaged (invalid UTF-8 replaced with U+FFFD, a lone surrogate, a number no
+    column holds): ``(value, what was done)``, or ``(None, "")`` when it is damage."""
+    from logparse.opencode._lines import parse_line
+
+    value, why = parse_line(span, True)
+    if value is None or not isinstance(value, dict):
+        return None, ""
+    # the byte parse_line names is the message's: the file's, as every offset said here
+    return value, _AT_BYTE.sub(lambda m: f"at byte {offset + int(m[1])}",
+                               why or "read leniently")
+
+
+_AT_BYTE = re.compile(r"at byte (\d+)")
 
 
 class ExportScanner:
@@ -287,16 +307,19 @@ class ExportScanner:
                     if not found:
                         return False
                     continue
+                why = ""
                 try:
                     value = orjson.loads(self.buf[i:end])
                 except orjson.JSONDecodeError as e:
-                    found = yield from self._resync(i, f"a message is not valid JSON ({e})",
-                                                    inside=True)
-                    if not found:
-                        return False
-                    continue
+                    value, why = _salvaged(self.buf[i:end], self.off + i)
+                    if value is None:
+                        found = yield from self._resync(
+                            i, f"a message is not valid JSON ({e})", inside=True)
+                        if not found:
+                            return False
+                        continue
                 yield Event("message", self.off + i, value=value, raw=self.buf[i:end],
-                            end=self.off + end)
+                            end=self.off + end, reason=why)
                 self.pos = end
                 continue
             try:
@@ -307,15 +330,19 @@ class ExportScanner:
                     return False
                 continue
             span = self.buf[i:end]
+            why = ""
             try:
                 value = orjson.loads(span)
             except orjson.JSONDecodeError as e:
-                found = yield from self._resync(i, f"a message is not valid JSON ({e})",
-                                                inside=True)
-                if not found:
-                    return False
-                continue
-            yield Event("message", self.off + i, value=value, raw=span, end=self.off + end)
+                value, why = _salvaged(span, self.off + i)
+                if value is None:
+                    found = yield from self._resync(i, f"a message is not valid JSON ({e})",
+                                                    inside=True)
+                    if not found:
+                        return False
+                    continue
+            yield Event("message", self.off + i, value=value, raw=span, end=self.off + end,
+                        reason=why)
             self.pos = end
 
     def _pretty_end(self, i: int) -> int | None:

@@ -167,6 +167,11 @@ class ExportReader(TranscriptReader):
                 continue
             m = ev.value
             n += 1
+            if ev.reason:  # salvaged: the message is read, what was replaced is said
+                problems.append(Problem(path=spath, line=lines.of(ev.offset),
+                                        record=f"byte {ev.offset}",
+                                        reason=f"message at byte {ev.offset}{note}: "
+                                               f"{ev.reason}"))
             minfo = m.get("info") if isinstance(m, dict) else None
             if not isinstance(minfo, dict) or not isinstance(minfo.get("id"), str):
                 problems.append(Problem(path=spath, line=lines.of(ev.offset),

@@ -123,6 +123,36 @@ def test_open_regular_closes_the_race_with_fstat(tmp_path: Path,
     assert isinstance(done[0], NotRegular) and "FIFO" in done[0].reason
 
 
+@pytest.mark.parametrize("read", ["ends_at", "prefix_hashes", "line_start"])
+def test_what_an_ingest_reads_again_of_a_file_never_waits_on_a_fifo(
+        tmp_path: Path, read: str) -> None:
+    """A transcript replaced by a FIFO while it is ingested (after the check that let it
+    in): what the ingest reads of it again besides the reading (when its copy ends, the
+    hashes and lines a resumed reading checks) opens it as a regular file or not at all,
+    never waiting for a writer."""
+    from logparse.claude_code import ClaudeCodeReader
+    from logparse.resume import line_start, prefix_hashes
+
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    calls = {"ends_at": lambda: ClaudeCodeReader.ends_at(fifo, "s"),
+             "prefix_hashes": lambda: prefix_hashes(fifo, 100),
+             "line_start": lambda: line_start(fifo, 4096, 40, 3)}
+    done: list[object] = []
+
+    def run() -> None:
+        try:
+            done.append(calls[read]())
+        except BaseException as e:  # noqa: BLE001
+            done.append(e)
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(10)
+    assert not th.is_alive(), f"{read} blocked on a FIFO"
+    assert done == [None]
+
+
 @pytest.mark.parametrize("mode", ["poll", "notify"])
 def test_watch_skips_a_fifo_ingests_later_files_and_stops_on_sigterm(
         mode: str, nasty_dir: tuple[Path, dict[str, str]], tmp_path: Path) -> None:

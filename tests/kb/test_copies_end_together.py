@@ -220,3 +220,80 @@ def test_a_copy_with_another_middle_keeps_the_union(
     assert sum("INSERTED words" in t for t in texts) == 1
     assert len(both) == len(alone) + 1, (agent, len(both), len(alone))
     assert all(k in both for k in first)  # no message stored before was deleted
+
+
+def _as_before_round_14(store: KbStore) -> None:
+    """The store as logkb wrote it before round 14: no session keeps when its copy ended
+    (``logkbEndsAt``), and an unchanged file is never read again to add it."""
+    for sid, info in store.conn.execute(
+            "SELECT session_id, info::VARCHAR FROM sessions").fetchall():
+        doc = orjson.loads(info) if info is not None else None
+        if isinstance(doc, dict) and doc.pop("logkbEndsAt", None) is not None:
+            store.conn.execute("UPDATE sessions SET info = ?::JSON WHERE session_id = ?",
+                               [orjson.dumps(doc).decode(), sid])
+
+
+def _ends(store: KbStore) -> list[object]:
+    return [r[0] for r in store.conn.execute(
+        "SELECT json_extract(info, '$.logkbEndsAt') FROM sessions").fetchall()]
+
+
+@pytest.mark.parametrize("edited_first", [False, True], ids=["plain-first", "edited-first"])
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_session_stored_before_its_end_was_kept_is_not_overwritten(
+        tmp_path: Path, agent: str, edited_first: bool) -> None:
+    """A session an older logkb stored has no ``logkbEndsAt``: its end is read from what
+    it stored (its last records, an opencode session's ``time.updated``), so a copy
+    ending with the same record is a conflict there too, never an overwrite; the ingest
+    that reads it keeps the end from then on (the migration)."""
+    base, edited, _, _ = _copies(agent, tmp_path)
+    ext = ".json" if agent == "opencode" else ".jsonl"
+    a, b = tmp_path / f"a{ext}", tmp_path / f"b{ext}"
+    a.write_bytes(edited if edited_first else base)
+    b.write_bytes(base if edited_first else edited)
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [a], graph=False)
+        _as_before_round_14(store)
+        assert _ends(store) == [None]
+        before = _stored(store)
+        marked = _marked(store)
+        rep = ingest(store, [b], graph=False)
+        assert _stored(store) == before, "a copy ending together overwrote a stored message"
+        assert _marked(store) == marked
+        (s,) = [s for s in rep.sessions if s.messages]
+        assert s.conflicts == 1 and s.new_messages == 0
+        (p,) = [p for p in rep.problems if "ends with the same record" in p.reason]
+        assert p.path == str(b) and (MARK in (p.raw or "")) != edited_first
+        assert _ends(store) != [None]  # kept from now on
+        # the file unchanged is skipped; read again, the end is the one kept
+        _as_before_round_14(store)
+        rep = ingest(store, [b], graph=False, force=True)
+        assert _stored(store) == before
+        assert [s.conflicts for s in rep.sessions if s.messages] == [1]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_older_copy_of_a_session_stored_before_round_14_changes_nothing(
+        tmp_path: Path, agent: str) -> None:
+    """The newest copy stored by an older logkb, then a copy cut before its end: no
+    stored message is deleted or changed, the messages it lacks are kept (counted)."""
+    base, _, more, _ = _copies(agent, tmp_path)
+    ext = ".json" if agent == "opencode" else ".jsonl"
+    full, cut = tmp_path / f"full{ext}", tmp_path / f"cut{ext}"
+    full.write_bytes(more)
+    if agent == "opencode":
+        doc = orjson.loads(more)
+        doc["messages"] = doc["messages"][:2]
+        doc["info"]["time"]["updated"] = 2600
+        cut.write_bytes(orjson.dumps(doc))
+    else:
+        lines = more.splitlines(keepends=True)
+        cut.write_bytes(b"".join(lines[: len(lines) * 2 // 3]))
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        ingest(store, [full], graph=False)
+        _as_before_round_14(store)
+        before = _stored(store)
+        rep = ingest(store, [cut], graph=False)
+        assert _stored(store) == before
+        (s,) = [s for s in rep.sessions if s.messages]
+        assert s.kept > 0 and s.new_messages == 0 and s.conflicts == 0
