@@ -69,6 +69,12 @@ _CONTROL_SOCKETS = ("/run/dbus", "/var/run/dbus", "/run/systemd/private",
 #: read-only, so a replayed client starts from its defaults (netrc14).
 _CURL_DIRS = ("CURL_HOME", "XDG_CONFIG_HOME", "~/.config", "~")
 _CURL_NAMES = (".curlrc", "curlrc")
+#: wget's system-wide file (safe15): ``$SYSTEM_WGETRC`` when it names a file, else the
+#: one it was built with (``/etc/wgetrc`` on Debian and Fedora, ``/usr/local/etc/wgetrc``
+#: built from source), read before the user's; it can set ``http_proxy``, ``header``,
+#: ``user``/``password`` as a ``.wgetrc`` does.  curl reads no system-wide file (its
+#: ``.curlrc`` and ``.netrc`` are the home directory's only: strace of curl 7.88).
+SYSTEM_WGETRC = ("/etc/wgetrc", "/usr/local/etc/wgetrc")
 _MAX_SCAN = 2000
 """Entries looked at under a /tmp path before binding it (sockets in it are masked)."""
 
@@ -141,12 +147,15 @@ def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
     """The files this machine's curl and wget would read for a step started with
     ``environ`` (this process's by default) that exist: each ``.curlrc``/``curlrc`` curl
     looks for (``$CURL_HOME``, ``$XDG_CONFIG_HOME``, ``~/.config``, the home directory),
-    ``$WGETRC`` and ``~/.wgetrc``, ``~/.netrc`` (``$NETRC`` too); the home directory is
-    ``$HOME`` and the password database's (the clients fall back to it)."""
+    ``$WGETRC`` and ``~/.wgetrc``, wget's system-wide file (``$SYSTEM_WGETRC``,
+    ``/etc/wgetrc``: :data:`SYSTEM_WGETRC`), ``~/.netrc`` (``$NETRC`` too); the home
+    directory is ``$HOME`` and the password database's (the clients fall back to it)."""
     env = os.environ if environ is None else environ
     homes = [h for h in (env.get("HOME"), _pw_home()) if h]
     files = curl_config_paths(env, homes)
-    files += [f for f in (env.get("WGETRC"), env.get("NETRC")) if f]
+    files += [f for f in (env.get("WGETRC"), env.get("NETRC"), env.get("SYSTEM_WGETRC"))
+              if f]
+    files += list(SYSTEM_WGETRC)
     files += [os.path.join(h, n) for h in homes for n in (".wgetrc", ".netrc")]
     out: list[str] = []
     for f in files:

@@ -38,7 +38,7 @@ def _bwrap() -> None:
 
 @pytest.fixture
 def server(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    for var in ("CURL_HOME", "WGETRC", "NETRC"):
+    for var in ("CURL_HOME", "WGETRC", "NETRC", "SYSTEM_WGETRC"):
         monkeypatch.delenv(var, raising=False)  # nothing of the machine's
     srv = Server("127.0.0.1", challenge=True)
     (isolated_home / ".netrc").write_text(
@@ -135,3 +135,40 @@ def test_the_files_masked_are_the_ones_the_clients_read(
     for f in (isolated_home / ".netrc", isolated_home / ".config" / "curlrc",
               elsewhere / ".curlrc", tmp_path / "w.rc"):
         assert str(f) in found, (f, found)
+    # wget's system-wide file (safe15): `$SYSTEM_WGETRC`, and the one it was built with
+    (tmp_path / "sys.rc").write_text("x")
+    found = user_net_config({**env, "SYSTEM_WGETRC": str(tmp_path / "sys.rc")})
+    assert str(tmp_path / "sys.rc") in found
+    if Path("/etc/wgetrc").is_file():
+        assert "/etc/wgetrc" in found
+
+
+def test_wgets_system_file_is_masked_or_refused_too(
+        tmp_path: Path, isolated_home: Path, server: Server,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """wget reads its system-wide file before the user's (``$SYSTEM_WGETRC``, else
+    ``/etc/wgetrc``): a header or a proxy there reached the server from a sandboxed
+    step, which masked ``~/.wgetrc`` only (safe15).  Now the sandbox masks it too;
+    without the sandbox a step stops when it sets a header, a proxy or a login, and
+    runs when it holds Debian's default (``passive_ftp = on``)."""
+    for f in (".netrc", ".wgetrc"):
+        (isolated_home / f).unlink()
+    rc = isolated_home / "system-wgetrc"  # the step runs there: its sandbox shows it
+    rc.write_text(f"passive_ftp = on\nheader = {HEADER}: from-system-wgetrc\n")
+    monkeypatch.setenv("SYSTEM_WGETRC", str(rc))
+    assert str(rc) in user_net_config()
+    url = f"http://127.0.0.1:{server.port}/start"
+    cmd = f"wget -qO- --max-redirect=0 {url}"
+    runs = [tmp_path / n for n in ("a", "b", "c")]
+    for d in runs:
+        d.mkdir()
+    step = _one(runs[0], isolated_home, cmd, "--allow", "unknown,host-network")
+    assert step["action"] == "run" and server.hits == ["/start"], (step, server.hits)
+    assert _leaked(server) == [], step
+    step = _one(runs[1], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+    assert step["exit_code"] == 126 and "system-wgetrc" in step["output"], step
+    assert server.hits == ["/start"], "the unsandboxed wget must not start"
+    rc.write_text("passive_ftp = on\n")  # Debian's default: nothing to refuse
+    step = _one(runs[2], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+    assert step["exit_code"] != 126 and server.hits == ["/start", "/start"], step
+    assert _leaked(server) == []
