@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.redact import Redactor
 from logparse.secrets import RULESET, find_secrets, may_hold_secret, redact_text
 from tests.hostile.secret_corpus import write_claude_rows
 from tests.secret_builders import assert_bump_rescans
@@ -246,3 +247,20 @@ def test_ingest_finds_them_and_a_bump_rescans(tmp_path: Path) -> None:
 
     assert_bump_rescans(tmp_path / "kb.duckdb", src, "detect-secrets-1.5+logkb-15",
                         NEW_ROWS, hidden)
+
+
+def test_a_weak_word_is_hidden_where_it_stands_apart_not_inside_a_name() -> None:
+    """The redactor replaces a known short secret of letters only (``admin``, found in
+    ``pwd=admin&``) where it stands apart, not as a piece of a name joined by ``-``,
+    ``.`` or ``@`` (``wp-admin``, ``admin@localhost``): those pieces are no password, and
+    every place a rule finds one in stands apart.  Its SQL pattern still finds the rows."""
+    red = Redactor({"admin": "password", "12ab": "password"})
+    text = ('curl -d "log=x&pwd=admin&wp-submit=1" http://localhost/wp-login.php -> '
+            "Location: /wp-admin/; mail admin@localhost.com; host admin.example; "
+            "the password is admin. admin / admin")
+    shown = red.text(text)
+    assert "pwd=[redacted:password]&" in shown and "is [redacted:password]." in shown
+    assert "[redacted:password] / [redacted:password]" in shown
+    assert "/wp-admin/" in shown and "admin@localhost" in shown and "admin.example" in shown
+    assert red.text("x-12ab y") == "x-[redacted:password] y"  # not letters only: as before
+    assert red.pattern() == r"\badmin\b|\b12ab\b"
