@@ -1915,7 +1915,7 @@ _PREDICATE_END = re.compile(r"(?:ed|ing|ly|able|ible|ful|less|ous|ive|ness|tion|
                             r"|ity|ent|ant|ance|ence|al|ic|ary|ory|ish|ise|ize|est)\Z")
 """How an English predicate ends (``hashed``, ``missing``, ``readable``, ``obvious``):
 what prose says of a password, no weak password (safe15)."""
-_CODE_AFTER = re.compile(r"[ \t]*(?:[,;})\]]|\?\?|\|\||&&|\.[A-Za-z_(]|\(|\[)")
+_CODE_AFTER = re.compile(r"(?<![ \t])[ \t]*(?:[,;})\]]|\?\?|\|\||&&|\.[A-Za-z_(]|\(|\[)")
 """What follows a value in code (an object's next member, a call, an operator)."""
 _CODE_LINE_BEFORE = re.compile(r"[{,(\[][ \t]*(?:\r?\n|\\{1,8}n)[ \t]*\Z")
 """The line before ends as an object's or a call's does, and the name starts its own."""
