@@ -41,6 +41,7 @@ from typing import IO
 
 from kb.replay.hostmap import Target, is_loopback
 from kb.replay.sandbox import (
+    GIT_NET,
     Policy,
     local_argv,
     refused_on_target,
@@ -183,12 +184,6 @@ _SYSTEM_WGETRC_KEYS = (r"^[[:space:]]*[A-Za-z_-]*(proxy|header|user|passw|cookie
                        r"|bindaddress|bind_address|bind-address)[A-Za-z_-]*[[:space:]]*=")
 
 
-#: A git command that reaches a remote (safe15), named anywhere in a step (a word scan,
-#: as for curl: code handed to another program counts), or a URL git fetches for
-#: another program (``pip install git+https://…``).
-_GIT_NET = re.compile(r"(?<![\w.-])git(?![\w.-])[^\n;&|]*?(?<![\w-])(?:clone|fetch|pull|push"
-                      r"|ls-remote|remote|submodule|archive|lfs|fetch-pack|send-pack)(?![\w-])"
-                      r"|(?<![\w.-])git\+[a-z]+://|(?<![\w.-])git://")
 #: What of git's configuration outside the repository redirects a network command or
 #: adds credentials to it (safe15): ``url.<x>.insteadOf``/``pushInsteadOf``, a proxy,
 #: an extra header, a credential helper or name, ``core.sshCommand``/``gitProxy``/
@@ -213,8 +208,9 @@ def git_config_guard(text: str, where: str = "this target") -> str:
     another host, ``http.proxy`` through a proxy, ``credential.helper`` added the
     target's stored login.  The global file is not turned off (``GIT_CONFIG_GLOBAL=
     /dev/null``) because its ``safe.directory`` lets a check run in a repository another
-    user owns, and git before 2.32 ignores that variable.  Empty for any other step."""
-    if not _GIT_NET.search(text):
+    user owns, and git before 2.32 ignores that variable.  Empty for any other step (a
+    sandboxed local step sees those files empty instead: :attr:`Policy.git_net`)."""
+    if not GIT_NET.search(text):
         return ""
     return (f"export GIT_CONFIG_NOSYSTEM=1; unset {' '.join(_GIT_ENV)}; "
             "if command -v git >/dev/null 2>&1; then k=$(git config --global --name-only "
@@ -719,6 +715,9 @@ class Executor:
         argv = [LOCAL_SHELL, "-c", text]
         env = step_environment(os.environ)
         if sandbox is not None and self.bwrap is not None:
+            if sandbox.git_net:  # git reads none of this machine's config (safe15): the
+                # sandbox masks the files too, which git older than 2.32 fails on
+                env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
             argv = local_argv(self.bwrap, sandbox, cwd, argv,
                               readonly=(str(self.control_dir), *binds))
         return run_process(argv, cwd=cwd, timeout=timeout, on_output=on_output, env=env,

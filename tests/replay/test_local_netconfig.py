@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kb.cli import cli
-from kb.replay.sandbox import local_bwrap, user_net_config
+from kb.replay.sandbox import git_config_files, local_bwrap, user_net_config
 from tests.replay.conftest import RECORDED_HOST, make_session
 from tests.replay.httpd import Server
 
@@ -172,3 +172,34 @@ def test_wgets_system_file_is_masked_or_refused_too(
     step = _one(runs[2], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
     assert step["exit_code"] != 126 and server.hits == ["/start", "/start"], step
     assert _leaked(server) == []
+
+
+def test_a_local_network_git_step_reads_none_of_this_machines_git_config(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandboxed local ``git ls-remote`` read this machine's ``~/.gitconfig``: its
+    ``url.<x>.insteadOf`` sent it to another port (and a credential helper there would
+    add the stored login).  Now the sandbox masks git's configuration outside the
+    repository for a network git command (safe15); unsandboxed, the step stops."""
+    from tests.replay.test_target_gitconfig import Listener
+
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    first, other = Listener("127.0.0.1"), Listener("127.0.0.2")
+    try:
+        (isolated_home / ".gitconfig").write_text(
+            f'[url "git://127.0.0.2:{other.port}/"]\n'
+            f"\tinsteadOf = git://127.0.0.1:{first.port}/\n")
+        assert str(isolated_home / ".gitconfig") in git_config_files()
+        cmd = f"git ls-remote git://127.0.0.1:{first.port}/repo.git"
+        runs = [tmp_path / n for n in ("a", "b")]
+        for d in runs:
+            d.mkdir()
+        step = _one(runs[0], isolated_home, cmd, "--allow", "unknown,host-network")
+        assert step["action"] == "run" and other.hits == 0, (step, other.hits)
+        assert first.hits == 1, step["output"]  # it went where the transcript says
+        step = _one(runs[1], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+        assert step["exit_code"] == 126 and "refused" in step["output"], step
+        assert other.hits == 0 and first.hits == 1
+    finally:
+        first.close()
+        other.close()
