@@ -78,9 +78,9 @@ SYSTEM_WGETRC = ("/etc/wgetrc", "/usr/local/etc/wgetrc")
 #: A git command that reaches a remote (safe15), named anywhere in a step (a word scan,
 #: as for curl: code handed to another program counts), or a URL git fetches for
 #: another program (``pip install git+https://…``).
-GIT_NET = re.compile(r"(?<![\w.-])git(?![\w.-])[^\n;&|]*?(?<![\w-])(?:clone|fetch|pull|push"
-                     r"|ls-remote|remote|submodule|archive|lfs|fetch-pack|send-pack)(?![\w-])"
-                     r"|(?<![\w.-])git\+[a-z]+://|(?<![\w.-])git://")
+GIT_NET = re.compile(r"(?<![\w.-])git(?![\w.-])[^\n;&|]{0,200}?(?<![\w-])(?:clone|fetch|pull"
+                     r"|push|ls-remote|remote|submodule|archive|lfs|fetch-pack|send-pack)"
+                     r"(?![\w-])|(?<![\w.-])git\+[a-z]+://|(?<![\w.-])git://")
 #: git's configuration outside a repository: the system's, the user's (both places).
 #: ``url.<x>.insteadOf``, ``http.proxy`` and ``credential.helper`` there send a network
 #: git command elsewhere or add this machine's stored login to it (safe15).
