@@ -42,6 +42,12 @@ _MIN_PIECE = 4
 _SHORT = 8
 """Secrets shorter than this (a short password) are replaced only as whole words, so
 that ``sshpass -p 1234`` does not hide every 1234 of every benchmark."""
+_WORD_APART = r"(?<![A-Za-z0-9_@.-]){}(?![A-Za-z0-9_@-])(?!\.[A-Za-z0-9])"
+"""A short secret of letters only (a weak password, ``admin``, safe15) is replaced only
+where it stands apart: not inside a name joined by ``-``, ``.`` or ``@`` (``wp-admin``,
+``admin@localhost``, ``admin.example``), where the word is a name's piece, no password;
+every place a rule finds a password in (``pwd=admin&``, ``is admin.``, ``admin / admin``)
+stands apart."""
 
 
 class Redactor:
@@ -63,7 +69,8 @@ class Redactor:
         # longest first, so a secret that contains another is replaced whole
         self._values = sorted(((v, k) for v, k in forms.items() if len(v) >= _SHORT),
                               key=lambda kv: -len(kv[0]))
-        self._short = [(re.compile(rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"), k)
+        self._short = [(re.compile(_WORD_APART.format(re.escape(v)) if v.isalpha() else
+                                   rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"), k)
                        for v, k in sorted(forms.items(), key=lambda kv: -len(kv[0]))
                        if len(v) < _SHORT]
 
@@ -350,9 +357,18 @@ def _cut(s: str) -> bool:
     return "..." in s or "…" in s
 
 
+_WORD_ENDS = ((*_WORD_APART.split("{}"),), ("(?<![A-Za-z0-9_])", "(?![A-Za-z0-9_])"))
+"""What stands around the secret in a short-secret pattern (:data:`_WORD_APART`, or a
+whole word)."""
+
+
 def _literal(rx: re.Pattern[str]) -> str:
     """The secret a short-secret pattern was built from."""
-    body = rx.pattern[len("(?<![A-Za-z0-9_])"):-len("(?![A-Za-z0-9_])")]
+    body = rx.pattern
+    for head, tail in _WORD_ENDS:
+        if body.startswith(head) and body.endswith(tail):
+            body = body[len(head):-len(tail)]
+            break
     return re.sub(r"\\(.)", r"\1", body, flags=re.S)
 
 

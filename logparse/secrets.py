@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # detect-secrets is imported when the rules are first built
     from detect_secrets.plugins.base import RegexBasedDetector
 
-RULESET = "detect-secrets-1.5+logkb-15"
+RULESET = "detect-secrets-1.5+logkb-16"
 """Names the rule set; the knowledge base rescans stored text when it changes."""
 
 
@@ -858,12 +858,12 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
             # `my password is …`, `the password is: …`, `Password for user admin: …`,
             # `use password … to log in`, `pw: …`, `passphrase "…"`; the value only is
             # hidden, and only when it is no word (:func:`_prose_password_kind`)
-            r"(?<![a-z0-9_$.-])(?P<w>pass(?:word|wd|phrase|code)|pw)(?![a-z0-9_])"
+            r"(?<![a-z0-9_$.-])(?P<w>pass(?:word|wd|phrase|code)|pwd?)(?![a-z0-9_])"
             r"(?P<c>[ \t]+(?:for|of|to)[ \t]+[^\n:=]{1,60}?(?::|[ \t](?:is|was)(?![a-z0-9_'])"
             r"(?:[ \t]*:)?)"
             r"|[ \t]+(?:is|was|will[ \t]+be|is[ \t]+now|now[ \t]+is|(?:set|changed|reset)"
             r"[ \t]+to|to)(?![a-z0-9_'])(?:[ \t]*:)?"
-            r"|[ \t]*(?:\([^()\n]{0,20}\)[ \t]*)?:"
+            r"|[ \t]*(?:\([^()\n]{0,20}\)[ \t]*)?:|[ \t]*(?:[│|]|\\+u2502)"
             r"|(?=[ \t]))[ \t]*" + _PROSE_VALUE),
             ("pass", "pw"), group=-1, lower=True, on_lower=True, check="prose",
             example=(f"ok, my password is {_SHORT_PW} for the staging box", _SHORT_PW),
@@ -876,7 +876,45 @@ def _logkb_rules() -> tuple[list[_Rule], list[_Rule]]:
                   (f"the admin password was {_SHORT_PW}.", _SHORT_PW),
                   (f"reset the password to '{_SHORT_PW[:6]}'", _SHORT_PW[:6]),
                   (f"ALTER USER app WITH PASSWORD '{_PW}';", _PW),
-                  (f"the password for the db is `{_SHORT_PW}`", _SHORT_PW))),
+                  (f"the password for the db is `{_SHORT_PW}`", _SHORT_PW),
+                  # safe15: a weak word after an explicit `is`/`:` (`admin`, not `wrong`),
+                  # `pwd` and a value that is no word
+                  ("ok so the password is admin", "admin"),
+                  ("Password: hunter\n", "hunter"),
+                  ("ssh in as deploy, pwd admin123", "admin123"),
+                  (f"│ Admin password │ {_MW[:11]}   │", _MW[:11]))),
+        _Rule("logkb:login-pair", "password", re.compile(
+            # a login and its password joined by `/` after a cue (safe15): `login admin /
+            # admin123`, `admin: `admin` / `admin123``, `credentials: root/t00r`; the
+            # password only, when it is no word or the login again (`admin/admin`)
+            r"(?<![a-z0-9_/.-])(?:log[ \t]?in|log[ \t]?on|sign[ \t]?in|credentials?|creds"
+            r"|admin|account)(?:[ \t]+(?:is|as|with|are|was|were))?(?:[ \t]*:[ \t]*|[ \t]+)"
+            r"(?P<q>[`'\"]?)(?P<u>[a-z0-9_.@+-]{2,64})(?P=q)[ \t]*/[ \t]*(?P<q2>[`'\"]?)"
+            r"([^\s`'\"/\\]{4,200}?)(?P=q2)(?=[\s.,;:)\"'`\\]|$)"),
+            ("login", "log in", "logon", "log on", "signin", "sign in", "credential", "creds",
+             "admin", "account"), group=-1, lower=True, on_lower=True, check="pair",
+            example=("the site runs on port 8882, login admin / admin123", "admin123"),
+            more=(("admin: `admin` / `admin123`", "admin123"),
+                  ("Credentials: root/t00r!", "t00r!"),
+                  ("log in as deploy / Pl4ne-tree", "Pl4ne-tree"))),
+        _Rule("logkb:form-password", "password", re.compile(
+            # a password in a form's or a query's body (safe15): `-d 'log=a&pwd=…'`,
+            # `--data-urlencode "password=…"`, `?user=a&pass=…`, a PowerShell body
+            # `@{log="a"; pwd="…"}`; whatever the value is, a weak word too (where the
+            # pair stands is read back by :func:`_form_kind`)
+            r"(?:pass(?:word|wd|phrase)?|pwd|pw)[0-9]?\]?(?![a-z0-9_])"
+            r"(?:=([^&\s'\"#<>\\]{1,400})"
+            r"|[ \t]*=[ \t]*(?:\\*\"([^\"\n\\]{1,400})\\*\"|\\*'([^'\n\\]{1,400})\\*')"
+            r"(?=[ \t]*[;}]))"),
+            ("pass", "pw"), group=-1, lower=True, on_lower=True, check="form",
+            example=("curl -s -X POST -d \"log=editor&pwd=admin&wp-submit=Log+In\" "
+                     "http://localhost:8882/wp-login.php", "admin"),
+            more=((f"curl --data-urlencode 'password={_SHORT_PW}' http://localhost/login",
+                   _SHORT_PW),
+                  ("GET /login?user=admin&pass=hunter HTTP/1.1", "hunter"),
+                  (f"user=admin&passwd={_SHORT_PW[:6]}", _SHORT_PW[:6]),
+                  (f"curl -d pwd={_SHORT_PW}&user=a http://localhost/x", _SHORT_PW),
+                  ('$body = @{log="admin"; pwd="hunter"; wp_submit="Log In"}', "hunter"))),
     ]
     return specific, generic
 
@@ -926,10 +964,16 @@ PREFILTER = (
     r"|access_token|auth_token)=[^&#\s]{8}"
     r"|(?:^|[\s'\"])(?:-b|--cookie)[= ]\S*="
     # prose14: a password said in prose or after a program's prompt
-    r"|(?i:(?:pass(?:word|wd|phrase|code)|pw)[ \t]+(?:is|was|for|of|to|will|now|set|changed"
-    r"|reset)[ \t]|pass(?:word|phrase|code)[ \t]+(?:[\"'`]|[A-Za-z0-9]*[^A-Za-z0-9\s]"
+    r"|(?i:(?:pass(?:word|wd|phrase|code)|pwd?)[ \t]+(?:is|was|for|of|to|will|now|set|changed"
+    r"|reset)[ \t]|(?:pass(?:word|phrase|code)|pwd)[ \t]+(?:[\"'`]|[A-Za-z0-9]*[^A-Za-z0-9\s]"
     r"|[A-Za-z]*[0-9])"
-    r"|\bpw[ \t]*:[ \t]*\S|pass(?:word|wd|phrase|code)[ \t]*\([^()\n]{0,20}\)[ \t]*:)"
+    # safe15: a login and its password joined by `/` after a cue
+    r"|(?:log[ \t]?[io]n|sign[ \t]?in|credentials?|creds|admin|account)(?:[ \t]+(?:is|as|with"
+    r"|are|was|were))?(?:[ \t]*:[ \t]*|[ \t]+)[`'\"]?[A-Za-z0-9_.@+-]{2,64}[`'\"]?[ \t]*/"
+    r"[ \t]*[`'\"]?[^\s`'\"/]{4}"
+    r"|\bpw[ \t]*:[ \t]*\S|pass(?:word|wd|phrase|code)[ \t]*\([^()\n]{0,20}\)[ \t]*:"
+    r"|pass(?:word|wd|phrase|code)[ \t]*(?:[│|]|\\+u2502)[ \t]*(?:[\"'`]|[A-Za-z0-9]*[^A-Za-z0-9\s│|]"
+    r"|[A-Za-z]*[0-9]))"
 )
 # counted repetitions above 8 make RE2's automaton large enough to fall off its fast
 # path (2.3x slower on 131 MB of outputs); the rules check the real lengths
@@ -1834,6 +1878,121 @@ def _prose_word(value: str) -> bool:
     return v.isalpha() or _TECH_WORD.fullmatch(v) is not None
 
 
+_EXPLICIT_CUE = re.compile(r"(?:^|[ \t])(?:is|was|be|now|(?:set|changed|reset)[ \t]+to)"
+                           r"(?:[ \t]*:)?\Z|:\Z")
+"""A prose cue that says what a password *is* (``is``, ``was``, ``will be``, ``set to``,
+``for user admin:``, ``:``), after which one weak word is the password (safe15)."""
+_PREDICATE_WORDS = frozenset((
+    # what prose says a password is, rather than what it is (safe15): adjectives,
+    # adverbs, determiners, prepositions and pronouns that stand after `is`
+    "wrong", "right", "correct", "incorrect", "invalid", "valid", "empty", "blank", "set",
+    "weak", "strong", "short", "long", "same", "new", "old", "fine", "good", "bad", "ok",
+    "okay", "safe", "unsafe", "secure", "insecure", "simple", "complex", "plain", "clear",
+    "random", "unique", "known", "unknown", "shown", "given", "taken", "sent", "kept",
+    "lost", "case", "not", "too", "also", "still", "just", "only", "now", "then", "here",
+    "there", "what", "whatever", "something", "anything", "nothing", "this", "that",
+    "these", "those", "the", "a", "an", "my", "your", "his", "her", "our", "their", "its",
+    "some", "any", "each", "every", "all", "both", "either", "neither", "it", "in", "on",
+    "at", "of", "for", "from", "with", "by", "as", "into", "under", "over", "inside",
+    "outside", "via", "per", "and", "or", "but", "so", "if", "when", "where", "which",
+    "who", "how", "why", "very", "quite", "much", "more", "less", "most", "least",
+    "enough", "else", "different", "unchanged", "mandatory", "obligatory", "plaintext",
+    "cleartext", "hashed", "salted", "encrypted", "stored", "saved", "used", "reused",
+    "needed", "missing", "expired", "visible", "masked", "obscured", "accepted",
+    "rejected", "ignored", "checked", "validated", "verified", "generated", "printed",
+    "logged", "cached", "synced", "stale", "fresh", "current", "previous", "default",
+    "temporary", "permanent", "personal", "shared", "local", "remote", "global", "real",
+    "fake", "actual", "literally", "probably", "usually", "always", "never", "already",
+    "wrongly", "available", "unavailable", "configured", "provided", "supplied", "entered",
+    "typed", "mismatched", "mismatch", "identical", "sensitive", "insensitive", "length",
+    "hint", "prompt", "field", "input", "box", "reset", "change", "update", "updated",
+    "rotated", "revoked", "disabled", "enabled", "locked", "unlocked", "stuck", "broken",
+    "fixed", "gone", "back", "out", "up", "down", "off", "ready", "done", "great", "bogus",
+    "garbage", "gibberish", "nonsense", "unset", "unused", "redundant", "irrelevant",
+    "optional", "required"))
+"""Words prose puts after ``password is`` that say something about it."""
+_PREDICATE_END = re.compile(r"(?:ed|ing|ly|able|ible|ful|less|ous|ive|ness|tion|sion|ment"
+                            r"|ity|ent|ant|ance|ence|al|ic|ary|ory|ish|ise|ize|est)\Z")
+"""How an English predicate ends (``hashed``, ``missing``, ``readable``, ``obvious``):
+what prose says of a password, no weak password (safe15)."""
+_CODE_AFTER = re.compile(r"(?<![ \t])[ \t]*(?:[,;})\]]|\?\?|\|\||&&|\.[A-Za-z_(]|\(|\[)")
+"""What follows a value in code (an object's next member, a call, an operator)."""
+_CODE_LINE_BEFORE = re.compile(r"[{,(\[][ \t]*(?:\r?\n|\\{1,8}n)[ \t]*\Z")
+"""The line before ends as an object's or a call's does, and the name starts its own."""
+
+
+def _weak_word(m: re.Match[str], text: str, value: str) -> bool:
+    """Whether a value of letters only after an explicit cue (``the password is admin``,
+    ``Password: hunter``) is a weak password, not a word prose says of one (safe15):
+    not one of :data:`_PREDICATE_WORDS` nor ending like one (:data:`_PREDICATE_END`),
+    not a class's name in CamelCase, not a sentence's first word (more words after it
+    on the line, after a colon or capitalised: ``Password: Enter the one you set``,
+    ``password (optional): leave empty``), not code (an object's member
+    or a call's argument: ``{ password: hash }``, ``password: pwd,``)."""
+    v = value.strip("*_~").rstrip("!?")
+    if not v.isalpha() or len(v) < 4:
+        return False
+    low = v.lower()
+    if low in _PREDICATE_WORDS or _PREDICATE_END.search(low) or _CAMEL_TYPE.fullmatch(v) \
+            or (_CAMEL.search(v) and not v.isupper()):
+        return False
+    end = m.end()
+    if re.match(r"[ \t]+[A-Za-z]", text[end:end + 2]) and (
+            m.group("c").rstrip().endswith(":") or (v[0].isupper() and v[1:].islower())):
+        return False  # `Password: Enter the one you set`, `password: leave empty`
+    if _CODE_AFTER.match(text, end):
+        return False
+    start = m.start()
+    return _CODE_LINE_BEFORE.search(text, max(0, start - 40), start) is None
+
+
+def _form_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of a value after a password's name and ``=`` (``logkb:form-password``,
+    safe15): a password, weak or not, when the pair stands in a form's or a query's
+    body: after ``?`` or ``&``, before ``&``, first in a ``curl -d``/``--data…``/``-F``
+    argument, or in a PowerShell body's ``@{…}`` (quoted); its name a password's, alone
+    or after a word and ``_``/``.``/``-``/``[`` (``user_pass``, ``user[password]``; not
+    ``bypass``, ``compass``).  Not a placeholder, a variable (``$pwd``, ``%PASS%``,
+    ``{password}``), a path or a URL."""
+    i = m.start()
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.[-"):
+        i -= 1
+    head = text[i:m.start()].lower()
+    if head and not (head[-1] in "_.[-" or head in _FORM_HEADS):
+        return None  # `bypass=…`, `compass=…`
+    if m.lastindex is not None and m.lastindex > 1:  # quoted: a PowerShell body's pair
+        if re.search(r"@\{[^{}\n]*\Z", text[max(0, i - 400):i]) is None:
+            return None
+    elif not (text[i - 1:i] in ("?", "&") or text.startswith("&", m.end())
+              or _FORM_OPTION.search(text, max(0, i - 60), i)):
+        return None
+    encoded = re.match(r"%[0-9A-Fa-f]{2}", value) is not None
+    if (not encoded and _is_placeholder(value)) or value.lower() in _NOT_SECRET_WORDS \
+            or value.startswith(("/", "./", "../", "~")) or "://" in value \
+            or (value[0] == "%" and value.endswith("%")):
+        return None
+    return "password"
+
+
+_FORM_HEADS = frozenset(("user", "admin", "login", "log", "new", "old", "confirm", "current",
+                         "root", "db", "wp", "my", "account"))
+"""Words a form's password field is named with, joined (``userpass``, ``newpassword``)."""
+_FORM_OPTION = re.compile(r"(?:^|[\s'\"])(?:-d|--data(?:-raw|-binary|-urlencode|-ascii)?"
+                          r"|-F|--form(?:-string)?)(?:[ \t]+|=)\\*['\"]?\Z")
+"""A curl option whose argument is a form's body, its quote opened (``-d '``)."""
+
+
+def _pair_kind(m: re.Match[str], text: str, value: str) -> str | None:
+    """The kind of the second of a login and password joined by ``/`` after a cue
+    (``logkb:login-pair``, safe15): a password when it is no word (``admin123``) or the
+    login again (``admin/admin``); not a placeholder (``admin / password``)."""
+    if _is_placeholder(value) or value.lower() in _NOT_SECRET_WORDS:
+        return None
+    if not _prose_word(value):
+        return "password"
+    return "password" if value.lower() == m.group("u") and value.isalpha() else None
+
+
 def _prose_password_kind(m: re.Match[str], text: str, value: str) -> str | None:
     """The kind of a value after a password's name in prose or a prompt
     (``logkb:prose-password``, prose14), or ``None``.  Unquoted, a password unless
@@ -1848,13 +2007,20 @@ def _prose_password_kind(m: re.Match[str], text: str, value: str) -> str | None:
             or value.startswith(("/", "./", "../", "~")) or "://" in value \
             or _CONSTANT.fullmatch(value) or _EMAIL.fullmatch(value):
         return None
-    bare = not (m.group("c") or "").strip()
+    cue = (m.group("c") or "").strip()
+    bare = not cue
     if bare and m.group("w") in ("passwd", "pw"):
         return None  # `sudo passwd deploy2`: the command and a user's name
+    if m.group("w") == "pwd" and (_directory("pwd", value) or value.startswith("-")
+                                  or _prose_word(value)):
+        return None  # `pwd: src/app`, `pwd -P`, `pwd: app`: the working directory
     vstart = m.start(m.lastindex or 0)
     quoted = m.lastindex != m.re.groups and vstart > 0 and text[vstart - 1] in "\"'`"
     if not quoted:
-        return None if _prose_word(value) else "password"
+        if not _prose_word(value):
+            return "password"
+        return "password" if _EXPLICIT_CUE.search(cue) and _weak_word(m, text, value) \
+            else None
     if _IDENT_PATH.fullmatch(value) and ("." in value or _secret_var(value)):
         return None  # `the password is `user.password``: code named
     if bare:
@@ -1898,8 +2064,9 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return rule.kind if cued or _is_keypair(nums) else None
     if rule.check == "mnemonic":  # the span is already the phrase (:func:`_mnemonic`)
         return rule.kind
-    if _is_placeholder(value):
-        return None
+    if _is_placeholder(value) and not (rule.check == "form"
+                                       and re.match(r"%[0-9A-Fa-f]{2}", value)):
+        return None  # (a form's value URL-encoded is no `%VAR%`)
     if rule.check == "entropy":
         return rule.kind if len(value) >= 16 and entropy(value) >= 3.0 else None
     if rule.check == "short-token":  # safe14: 8 characters of three kinds will do
@@ -1943,6 +2110,10 @@ def _accept(rule: _Rule, m: re.Match[str], text: str, value: str, body_end: int 
         return _name_token_kind(m, text, value)
     if rule.check == "prose":
         return _prose_password_kind(m, text, value)
+    if rule.check == "form":
+        return _form_kind(m, text, value)
+    if rule.check == "pair":
+        return _pair_kind(m, text, value)
     if rule.check == "assigned":
         if _reads_code(rule, m, text, value):
             return None
@@ -2628,10 +2799,17 @@ def _cut_phrase(text: str, run: list[tuple[int, int]]) -> bool:
 
 
 def _merge(found: Iterable[Finding]) -> list[Finding]:
-    """Drop findings that overlap an earlier-ranked one; the rest in text order."""
+    """Drop findings that overlap an earlier-ranked one; the rest in text order.  But a
+    later finding that holds every earlier one it overlaps whole and runs on past its
+    end replaces them
+    (safe15): a rule that stopped early (``Password:  ab%c&d…`` read to the ``&``, as a
+    query's value is) left the rest of a secret another rule found whole shown."""
     kept: list[Finding] = []
     for f in found:  # rules() order: specific first
-        if any(f.start < k.end and k.start < f.end for k in kept):
+        over = [k for k in kept if f.start < k.end and k.start < f.end]
+        if over and all(f.start <= k.start and k.end < f.end for k in over):
+            kept = [k for k in kept if k not in over]
+        elif over:
             continue
         kept.append(f)
     return sorted(kept, key=lambda f: (f.start, f.end))

@@ -430,7 +430,7 @@ def _start_launch(plan: Plan, step: Step, ex: Executor, launches: list[_Launch],
     elif not remote and plan.options.sandbox and pol is not None:
         os.makedirs(d, mode=0o700, exist_ok=True)  # bound read-write into the sandbox
         local_wall = Policy(writable=(*pol.writable, d), network=pol.network, detached=True,
-                            visible=pol.visible)
+                            visible=pol.visible, git_net=pol.git_net)
     start = (
         (NEED_BASH + net_config_guard(cmd) if remote else "") +
         (net_config_guard(cmd, LOCAL) if not remote and local_wall is None else "") +

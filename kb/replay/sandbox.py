@@ -69,6 +69,22 @@ _CONTROL_SOCKETS = ("/run/dbus", "/var/run/dbus", "/run/systemd/private",
 #: read-only, so a replayed client starts from its defaults (netrc14).
 _CURL_DIRS = ("CURL_HOME", "XDG_CONFIG_HOME", "~/.config", "~")
 _CURL_NAMES = (".curlrc", "curlrc")
+#: wget's system-wide file (safe15): ``$SYSTEM_WGETRC`` when it names a file, else the
+#: one it was built with (``/etc/wgetrc`` on Debian and Fedora, ``/usr/local/etc/wgetrc``
+#: built from source), read before the user's; it can set ``http_proxy``, ``header``,
+#: ``user``/``password`` as a ``.wgetrc`` does.  curl reads no system-wide file (its
+#: ``.curlrc`` and ``.netrc`` are the home directory's only: strace of curl 7.88).
+SYSTEM_WGETRC = ("/etc/wgetrc", "/usr/local/etc/wgetrc")
+#: A git command that reaches a remote (safe15), named anywhere in a step (a word scan,
+#: as for curl: code handed to another program counts), or a URL git fetches for
+#: another program (``pip install git+https://…``).
+GIT_NET = re.compile(r"(?<![\w.-])git(?![\w.-])[^\n;&|]{0,200}?(?<![\w-])(?:clone|fetch|pull"
+                     r"|push|ls-remote|remote|submodule|archive|lfs|fetch-pack|send-pack)"
+                     r"(?![\w-])|(?<![\w.-])git\+[a-z]+://|(?<![\w.-])git://")
+#: git's configuration outside a repository: the system's, the user's (both places).
+#: ``url.<x>.insteadOf``, ``http.proxy`` and ``credential.helper`` there send a network
+#: git command elsewhere or add this machine's stored login to it (safe15).
+GIT_SYSTEM_CONFIG = ("/etc/gitconfig", "/usr/local/etc/gitconfig")
 _MAX_SCAN = 2000
 """Entries looked at under a /tmp path before binding it (sockets in it are masked)."""
 
@@ -88,6 +104,9 @@ class Policy:
     """Existing paths under /tmp the command names: bound read-only into the private /tmp."""
     vetted: bool = False
     """A read-only step: its programs are vetted, so service sockets stay visible."""
+    git_net: bool = False
+    """The step runs a network git command (:data:`GIT_NET`): git's configuration
+    outside the repository is masked (:func:`git_config_files`, safe15)."""
 
     def describe(self) -> str:
         bits = ["read-only root", "private /tmp" if "/tmp" not in self.writable
@@ -121,7 +140,8 @@ def policy(cls: str, allowed: frozenset[str], *, launch: bool, cwd: str | None,
         writable = tuple(p for p in (cwd, "/tmp") if p)
     host_net = "host-network" in allowed and (launch or cls == "unknown")
     return Policy(writable=writable, network=host_net or (remote and nested_ssh),
-                  detached=launch, visible=tmp_paths(text), vetted=cls == "read-only")
+                  detached=launch, visible=tmp_paths(text), vetted=cls == "read-only",
+                  git_net=GIT_NET.search(text) is not None)
 
 
 def curl_config_paths(env: Mapping[str, str], homes: Sequence[str]) -> list[str]:
@@ -141,13 +161,38 @@ def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
     """The files this machine's curl and wget would read for a step started with
     ``environ`` (this process's by default) that exist: each ``.curlrc``/``curlrc`` curl
     looks for (``$CURL_HOME``, ``$XDG_CONFIG_HOME``, ``~/.config``, the home directory),
-    ``$WGETRC`` and ``~/.wgetrc``, ``~/.netrc`` (``$NETRC`` too); the home directory is
-    ``$HOME`` and the password database's (the clients fall back to it)."""
+    ``$WGETRC`` and ``~/.wgetrc``, wget's system-wide file (``$SYSTEM_WGETRC``,
+    ``/etc/wgetrc``: :data:`SYSTEM_WGETRC`), ``~/.netrc`` (``$NETRC`` too); the home
+    directory is ``$HOME`` and the password database's (the clients fall back to it)."""
     env = os.environ if environ is None else environ
     homes = [h for h in (env.get("HOME"), _pw_home()) if h]
     files = curl_config_paths(env, homes)
-    files += [f for f in (env.get("WGETRC"), env.get("NETRC")) if f]
+    files += [f for f in (env.get("WGETRC"), env.get("NETRC"), env.get("SYSTEM_WGETRC"))
+              if f]
+    files += list(SYSTEM_WGETRC)
     files += [os.path.join(h, n) for h in homes for n in (".wgetrc", ".netrc")]
+    out: list[str] = []
+    for f in files:
+        f = os.path.abspath(f)
+        if os.path.isfile(f) and f not in out:
+            out.append(f)
+    return out
+
+
+def git_config_files(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The files outside a repository this machine's git reads for a step started with
+    ``environ`` that exist (safe15): ``$GIT_CONFIG_SYSTEM`` or ``/etc/gitconfig``,
+    ``$GIT_CONFIG_GLOBAL``, ``~/.gitconfig`` and ``$XDG_CONFIG_HOME/git/config``
+    (``~/.config/git/config``), the home directory ``$HOME`` and the password
+    database's."""
+    env = os.environ if environ is None else environ
+    homes = [h for h in (env.get("HOME"), _pw_home()) if h]
+    files = [f for f in (env.get("GIT_CONFIG_SYSTEM"), env.get("GIT_CONFIG_GLOBAL")) if f]
+    files += list(GIT_SYSTEM_CONFIG)
+    files += [os.path.join(h, ".gitconfig") for h in homes]
+    xdg = [env["XDG_CONFIG_HOME"]] if env.get("XDG_CONFIG_HOME") else []
+    files += [os.path.join(d, "git", "config") for d in xdg + [os.path.join(h, ".config")
+                                                              for h in homes]]
     out: list[str] = []
     for f in files:
         f = os.path.abspath(f)
@@ -249,6 +294,8 @@ def local_argv(bwrap: str, pol: Policy, cwd: str, argv: list[str], *,
         masks.extend(_sockets_under(cwd) or [])  # where servers keep theirs (tmux-UID)
     if not pol.vetted:  # the machine's client configuration (after the binds: on top)
         masks.extend(user_net_config())
+        if pol.git_net:  # and git's, for a network git command (safe15)
+            masks.extend(git_config_files())
     for p in pol.visible:  # /tmp paths the command names: never a socket in them
         socks = _sockets_under(p) if os.path.exists(p) else None
         if socks is None or p in binds or (socks and socks[0] == p):

@@ -41,6 +41,7 @@ from typing import IO
 
 from kb.replay.hostmap import Target, is_loopback
 from kb.replay.sandbox import (
+    GIT_NET,
     Policy,
     local_argv,
     refused_on_target,
@@ -192,6 +193,51 @@ USER_NET_CONFIG: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] =
     ("wget", ('"${WGETRC:-$HOME/.wgetrc}"', '"$HOME/.netrc"'), (), ""),
 )
 _NETRC_OPT = re.compile(r"(?<!\S)(?:-n|--netrc(?:-optional|-file)?)(?![^\s=])")
+#: wget's system-wide file (safe15), read before the user's: ``$SYSTEM_WGETRC`` or the
+#: one wget was built with.  Debian's holds ``passive_ftp = on``, so a wget step stops
+#: only when it sets what adds an endpoint or a credential: a proxy, a header, a login
+#: or password, a body, a cookie file, a client certificate, an input list, a base URL
+#: (wget reads a setting's name in any case, ``_`` and ``-`` left out).
+SYSTEM_NET_CONFIG = ('"${SYSTEM_WGETRC:-}"', "/etc/wgetrc", "/usr/local/etc/wgetrc")
+_SYSTEM_WGETRC_KEYS = (r"^[[:space:]]*[A-Za-z_-]*(proxy|header|user|passw|cookie|certif"
+                       r"|privatekey|private_key|private-key|post|body|method|input|base"
+                       r"|bindaddress|bind_address|bind-address)[A-Za-z_-]*[[:space:]]*=")
+
+
+#: What of git's configuration outside the repository redirects a network command or
+#: adds credentials to it (safe15): ``url.<x>.insteadOf``/``pushInsteadOf``, a proxy,
+#: an extra header, a credential helper or name, ``core.sshCommand``/``gitProxy``/
+#: ``askPass``, and an include (it could hold any of them).  ``git config`` names keys
+#: in lower case (a subsection as written).
+_GIT_CONFIG_KEYS = (r"^(url\..*\.(push)?insteadof|https?(\..*)?\.(proxy|extraheader)"
+                    r"|credential(\..*)?\.(helper|username)|core\.(sshcommand|gitproxy|askpass)"
+                    r"|include(if\..*)?\.path)$")
+#: git's own environment from the target's login shell (``~/.bashrc``), none of it in
+#: the transcript: configuration in the environment, the ssh and proxy programs.
+_GIT_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_SSH", "GIT_SSH_COMMAND",
+            "GIT_PROXY_COMMAND", "GIT_ASKPASS")
+
+
+def git_config_guard(text: str, where: str = "this target") -> str:
+    """Shell text for a step that runs a network git command (safe15): git then reads no
+    system-wide configuration (``GIT_CONFIG_NOSYSTEM=1``: ``/etc/gitconfig``) and none
+    from the login environment (:data:`_GIT_ENV` unset), and the step stops (exit 126,
+    naming the setting's section and name, never its value or URL) when the user's
+    global configuration (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``) holds one of
+    :data:`_GIT_CONFIG_KEYS`: ``url.<x>.insteadOf`` sent a replayed ``git fetch`` to
+    another host, ``http.proxy`` through a proxy, ``credential.helper`` added the
+    target's stored login.  The global file is not turned off (``GIT_CONFIG_GLOBAL=
+    /dev/null``) because its ``safe.directory`` lets a check run in a repository another
+    user owns, and git before 2.32 ignores that variable.  Empty for any other step (a
+    sandboxed local step sees those files empty instead: :attr:`Policy.git_net`)."""
+    if not GIT_NET.search(text):
+        return ""
+    return (f"export GIT_CONFIG_NOSYSTEM=1; unset {' '.join(_GIT_ENV)}; "
+            "if command -v git >/dev/null 2>&1; then k=$(git config --global --name-only "
+            f"--get-regexp '{_GIT_CONFIG_KEYS}' 2>/dev/null | head -n 1); "
+            'if [ -n "$k" ]; then echo "logkb: refused: ${k%%.*}.*.${k##*.} in the git '
+            f'configuration of the user on {where} can redirect git or add credentials; '
+            'replay does not run it there" >&2; exit 126; fi; fi; ')
 
 
 def net_config_guard(text: str, where: str = "this target") -> str:
@@ -214,12 +260,18 @@ def net_config_guard(text: str, where: str = "this target") -> str:
             files += config
         if netrc and (not disabled or _NETRC_OPT.search(text)):
             files += netrc
+    system = git_config_guard(text, where)
+    if re.search(r"(?<![\w.-])wget(?![\w.-])", text):
+        system += (f'for f in {" ".join(SYSTEM_NET_CONFIG)}; do if [ -n "$f" ] && [ -f "$f" ] '
+                  f"&& grep -Eiq '{_SYSTEM_WGETRC_KEYS}' \"$f\" 2>/dev/null; then echo "
+                  f'"logkb: refused: $f on {where} sets a proxy, a header or a login for '
+                  'wget; replay does not run it there" >&2; exit 126; fi; done; ')
     if not files:
-        return ""
+        return system
     names = " ".join(dict.fromkeys(files))
     return (f'for f in {names}; do if [ -n "$f" ] && [ -e "$f" ]; then echo "logkb: refused: '
             f'$f on {where} can add endpoints or credentials to curl or wget; replay '
-            'does not run them there" >&2; exit 126; fi; done; ')
+            'does not run them there" >&2; exit 126; fi; done; ') + system
 
 
 def wrap_remote(command: str | None, timeout: float, *, sandbox: Policy | None = None,
@@ -704,6 +756,9 @@ class Executor:
         argv = [LOCAL_SHELL, "-c", text]
         env = step_environment(os.environ)
         if sandbox is not None and self.bwrap is not None:
+            if sandbox.git_net:  # git reads none of this machine's config (safe15): the
+                # sandbox masks the files too, which git older than 2.32 fails on
+                env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
             argv = local_argv(self.bwrap, sandbox, cwd, argv,
                               readonly=(str(self.control_dir), *binds))
         return run_process(argv, cwd=cwd, timeout=timeout, on_output=on_output, env=env,

@@ -94,7 +94,9 @@ PROSE_SHOWN = [
     "the password is <your-password>", "password is ********", "password is None",
     "use password authentication", "with password hashing enabled",
     "the password is in .env", "password is 1234", "reset your password to continue",
-    "the password field is empty", "password: hunter", "sudo passwd deploy2",
+    # safe15: "password: hunter" is hidden now (a weak word after an explicit `:`,
+    # tests/hostile/test_secret_rules_safe15.py)
+    "the password field is empty", "sudo passwd deploy2",
     "password is user_password_v2", "Password is 8+ characters", "pw: /srv/app",
     "the password is admin@example.com", "password (optional): leave empty",
 ]

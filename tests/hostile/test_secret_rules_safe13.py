@@ -87,7 +87,9 @@ NAMED_SHOWN = [
     "bypass=1", "use_secret: true", "client_secret: none", "keyring_secret=/run/secrets/db",
     "if user_pass == expected:", "first_pass = True", "compile_pass: enabled",
     "render_pass = RenderPass(device)", "secret_key = SECRET_KEY",
-    "mapping = {'admin_pass': admin_pass}", "password=hunter", "password: hunter",
+    "mapping = {'admin_pass': admin_pass}", "password=hunter",
+    # safe15: "password: hunter" is hidden now (a weak word after an explicit `:`,
+    # tests/hostile/test_secret_rules_safe15.py)
 ]
 
 

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kb.cli import cli
-from kb.replay.sandbox import local_bwrap, user_net_config
+from kb.replay.sandbox import git_config_files, local_bwrap, user_net_config
 from tests.replay.conftest import RECORDED_HOST, make_session
 from tests.replay.httpd import Server
 
@@ -38,7 +38,7 @@ def _bwrap() -> None:
 
 @pytest.fixture
 def server(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    for var in ("CURL_HOME", "WGETRC", "NETRC"):
+    for var in ("CURL_HOME", "WGETRC", "NETRC", "SYSTEM_WGETRC"):
         monkeypatch.delenv(var, raising=False)  # nothing of the machine's
     srv = Server("127.0.0.1", challenge=True)
     (isolated_home / ".netrc").write_text(
@@ -135,3 +135,71 @@ def test_the_files_masked_are_the_ones_the_clients_read(
     for f in (isolated_home / ".netrc", isolated_home / ".config" / "curlrc",
               elsewhere / ".curlrc", tmp_path / "w.rc"):
         assert str(f) in found, (f, found)
+    # wget's system-wide file (safe15): `$SYSTEM_WGETRC`, and the one it was built with
+    (tmp_path / "sys.rc").write_text("x")
+    found = user_net_config({**env, "SYSTEM_WGETRC": str(tmp_path / "sys.rc")})
+    assert str(tmp_path / "sys.rc") in found
+    if Path("/etc/wgetrc").is_file():
+        assert "/etc/wgetrc" in found
+
+
+def test_wgets_system_file_is_masked_or_refused_too(
+        tmp_path: Path, isolated_home: Path, server: Server,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """wget reads its system-wide file before the user's (``$SYSTEM_WGETRC``, else
+    ``/etc/wgetrc``): a header or a proxy there reached the server from a sandboxed
+    step, which masked ``~/.wgetrc`` only (safe15).  Now the sandbox masks it too;
+    without the sandbox a step stops when it sets a header, a proxy or a login, and
+    runs when it holds Debian's default (``passive_ftp = on``)."""
+    for f in (".netrc", ".wgetrc"):
+        (isolated_home / f).unlink()
+    rc = isolated_home / "system-wgetrc"  # the step runs there: its sandbox shows it
+    rc.write_text(f"passive_ftp = on\nheader = {HEADER}: from-system-wgetrc\n")
+    monkeypatch.setenv("SYSTEM_WGETRC", str(rc))
+    assert str(rc) in user_net_config()
+    url = f"http://127.0.0.1:{server.port}/start"
+    cmd = f"wget -qO- --max-redirect=0 {url}"
+    runs = [tmp_path / n for n in ("a", "b", "c")]
+    for d in runs:
+        d.mkdir()
+    step = _one(runs[0], isolated_home, cmd, "--allow", "unknown,host-network")
+    assert step["action"] == "run" and server.hits == ["/start"], (step, server.hits)
+    assert _leaked(server) == [], step
+    step = _one(runs[1], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+    assert step["exit_code"] == 126 and "system-wgetrc" in step["output"], step
+    assert server.hits == ["/start"], "the unsandboxed wget must not start"
+    rc.write_text("passive_ftp = on\n")  # Debian's default: nothing to refuse
+    step = _one(runs[2], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+    assert step["exit_code"] != 126 and server.hits == ["/start", "/start"], step
+    assert _leaked(server) == []
+
+
+def test_a_local_network_git_step_reads_none_of_this_machines_git_config(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandboxed local ``git ls-remote`` read this machine's ``~/.gitconfig``: its
+    ``url.<x>.insteadOf`` sent it to another port (and a credential helper there would
+    add the stored login).  Now the sandbox masks git's configuration outside the
+    repository for a network git command (safe15); unsandboxed, the step stops."""
+    from tests.replay.test_target_gitconfig import Listener
+
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    first, other = Listener("127.0.0.1"), Listener("127.0.0.2")
+    try:
+        (isolated_home / ".gitconfig").write_text(
+            f'[url "git://127.0.0.2:{other.port}/"]\n'
+            f"\tinsteadOf = git://127.0.0.1:{first.port}/\n")
+        assert str(isolated_home / ".gitconfig") in git_config_files()
+        cmd = f"git ls-remote git://127.0.0.1:{first.port}/repo.git"
+        runs = [tmp_path / n for n in ("a", "b")]
+        for d in runs:
+            d.mkdir()
+        step = _one(runs[0], isolated_home, cmd, "--allow", "unknown,host-network")
+        assert step["action"] == "run" and other.hits == 0, (step, other.hits)
+        assert first.hits == 1, step["output"]  # it went where the transcript says
+        step = _one(runs[1], isolated_home, cmd, "--allow", "unknown", "--no-sandbox")
+        assert step["exit_code"] == 126 and "refused" in step["output"], step
+        assert other.hits == 0 and first.hits == 1
+    finally:
+        first.close()
+        other.close()
