@@ -42,12 +42,14 @@ _MIN_PIECE = 4
 _SHORT = 8
 """Secrets shorter than this (a short password) are replaced only as whole words, so
 that ``sshpass -p 1234`` does not hide every 1234 of every benchmark."""
-_WORD_APART = r"(?<![A-Za-z0-9_@.-]){}(?![A-Za-z0-9_@-])(?!\.[A-Za-z0-9])"
+_WORD_APART = (r"(?<![A-Za-z0-9_@.-])(?:(?<=:)()|){}(?![A-Za-z0-9_-])(?(1)|(?!@))"
+               r"(?!\.[A-Za-z0-9])")
 """A short secret of letters only (a weak password, ``admin``, safe15) is replaced only
 where it stands apart: not inside a name joined by ``-``, ``.`` or ``@`` (``wp-admin``,
 ``admin@localhost``, ``admin.example``), where the word is a name's piece, no password;
 every place a rule finds a password in (``pwd=admin&``, ``is admin.``, ``admin / admin``)
-stands apart."""
+stands apart, and so does a URL's password between ``:`` and ``@`` (``root:admin@host``,
+review15: ``admin@localhost``, a login, has no ``:`` before it)."""
 
 
 class Redactor:

@@ -264,3 +264,15 @@ def test_a_weak_word_is_hidden_where_it_stands_apart_not_inside_a_name() -> None
     assert "/wp-admin/" in shown and "admin@localhost" in shown and "admin.example" in shown
     assert red.text("x-12ab y") == "x-[redacted:password] y"  # not letters only: as before
     assert red.pattern() == r"\badmin\b|\b12ab\b"
+
+
+def test_a_weak_word_found_as_a_urls_password_is_hidden_there() -> None:
+    """``url-password`` finds a weak word in a URL's userinfo (``root:hunter@localhost``),
+    where ``@`` follows it: the redactor hides it there, as it did before safe15, while
+    ``admin@localhost`` (a login, no ``:`` before it) stays shown (review15)."""
+    text = "curl http://root:hunter@localhost/x; mail hunter@localhost.com"
+    assert [text[f.start:f.end] for f in find_secrets(text)] == ["hunter"]
+    shown = Redactor({"hunter": "password"}).text(text)
+    assert shown == ("curl http://root:[redacted:password]@localhost/x; "
+                     "mail hunter@localhost.com")
+    assert Redactor({"hunter": "password"}).pattern() == r"\bhunter\b"
