@@ -74,7 +74,7 @@ _DB_URI_OPERAND = _names("psql pg_dump pg_dumpall pg_restore pg_isready createdb
 _DB_URI_OPTIONS = {
     **dict.fromkeys(("psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_isready",
                      "createdb", "dropdb", "vacuumdb", "reindexdb", "clusterdb", "pgbench"),
-                    _names("-d --dbname -h --host -p --port")),
+                    _names("-d --dbname -h --host")),
     **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport",
                      "mongostat", "mongotop"), _names("--host --uri")),
     **dict.fromkeys(("redis-cli", "valkey-cli", "redis-benchmark"), _names("-u -h")),
@@ -88,7 +88,18 @@ _DB_URI_OPTIONS = {
 _DB_VALUES = _names("-c --command -f --file -U --username -o --output -v --set "
                     "--variable -L --log-file -F --field-separator -R --record-separator "
                     "-P --pset -T --table-attr --eval -a -n --schema -t -j --jobs "
-                    "-W --password -s --sleep")
+                    "-W --password -s --sleep -p --port")
+#: psql's options that take no value, which a cluster joins before one that does
+#: (``psql -tAc 'SELECT count(*) FROM t'``: the SQL is ``-c``'s value, no operand).
+_DB_FLAGS = frozenset("aAbeEHlnqsStxXwWz01")
+
+
+def _cluster_tail(word: str, flags: frozenset[str]) -> str | None:
+    """The option ending a cluster of value-less ``flags`` (``-tAc`` -> ``-c``)."""
+    if len(word) > 2 and word[0] == "-" and word[1] != "-" and all(
+            c in flags for c in word[1:-1]):
+        return "-" + word[-1]
+    return None
 
 #: Clients whose operands are URLs (httpie: an optional METHOD first).
 _URL_OPERAND = _names("http https httpie aria2c")
@@ -110,8 +121,10 @@ HOST_VARIABLES = _names("DOCKER_HOST CONTAINER_HOST PGHOST PGHOSTADDR MYSQL_HOST
                         "DATABASE_URL REDIS_URL MONGODB_URI")
 
 
-def _operands(words: tuple[str, ...], values: frozenset[str]) -> list[str]:
-    """The operands of ``words`` (after the program), skipping option values."""
+def _operands(words: tuple[str, ...], values: frozenset[str],
+              flags: frozenset[str] = frozenset()) -> list[str]:
+    """The operands of ``words`` (after the program), skipping option values (also of
+    an option ending a cluster of value-less ``flags``)."""
     out: list[str] = []
     skip = False
     only = False
@@ -123,7 +136,7 @@ def _operands(words: tuple[str, ...], values: frozenset[str]) -> list[str]:
             out.append(w)
         elif w == "--":
             only = True
-        elif w in values:
+        elif w in values or _cluster_tail(w, flags) in values:
             skip = True
     return out
 
@@ -187,14 +200,14 @@ def runtime_hosts(eff: tuple[str, ...]) -> list[str]:
         vals: list[str] = []
         for i, w in enumerate(args):
             name, eq, v = w.partition("=")
-            if w in names and i + 1 < len(args):
+            if (w in names or _cluster_tail(w, _DB_FLAGS) in names) and i + 1 < len(args):
                 vals.append(args[i + 1])
             elif eq and name in names:
                 vals.append(v)
             elif len(w) > 2 and w[:2] in names and not w.startswith("--"):
                 vals.append(w[2:])
         if prog in _DB_URI_OPERAND:
-            vals += _operands(args, _DB_VALUES | names)
+            vals += _operands(args, _DB_VALUES | names, _DB_FLAGS)
         for v in vals:
             if computed(v):
                 out.append(f"{prog} connects to {v[:40]}, which is computed at run time")

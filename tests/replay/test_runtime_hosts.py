@@ -70,6 +70,8 @@ BUILT = [
     "dig @$NS example.org",
     "psql \"$DSN\" -c 'select 1'",
     "PGHOST=$H psql -c 'select 1'",
+    "psql -tAh $H -c 'select 1'",
+    "psql -tA \"$DSN\"",
     "redis-cli -u $REDIS_URL ping",
     "mongosh \"$MONGO_URI\"",
     "DOCKER_HOST=$H docker info",
@@ -124,6 +126,8 @@ def test_an_ssh_destination_built_at_run_time_cannot_be_confirmed(command: str) 
     "git push origin \"$BRANCH\"",
     "git clone /srv/repo.git \"$DIR\"",
     "psql -h 127.0.0.1 -U \"$PGUSER\" -c 'select 1'",
+    "psql -h 127.0.0.1 -tAc 'SELECT count(*) FROM t'",
+    "psql -h 127.0.0.1 -p \"$PGPORT\" -c 'select 1'",
     "DOCKER_HOST=unix:///run/user/$UID/docker.sock docker info",
     "pip install --index-url http://127.0.0.1:8080/simple \"$PKG\"",
 ])
