@@ -757,8 +757,11 @@ class Executor:
         env = step_environment(os.environ)
         if sandbox is not None and self.bwrap is not None:
             if sandbox.git_net:  # git reads none of this machine's config (safe15): the
-                # sandbox masks the files too, which git older than 2.32 fails on
+                # sandbox masks the files too, which git older than 2.32 fails on; nor
+                # the configuration in the environment, as unsandboxed (review15)
                 env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
+                for name in _GIT_ENV:
+                    env.pop(name, None)
             argv = local_argv(self.bwrap, sandbox, cwd, argv,
                               readonly=(str(self.control_dir), *binds))
         return run_process(argv, cwd=cwd, timeout=timeout, on_output=on_output, env=env,

@@ -203,3 +203,27 @@ def test_a_local_network_git_step_reads_none_of_this_machines_git_config(
     finally:
         first.close()
         other.close()
+
+
+def test_a_sandboxed_network_git_step_reads_no_git_config_from_the_environment(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git reads configuration from the environment too (``GIT_CONFIG_COUNT``/
+    ``GIT_CONFIG_KEY_0``, ``GIT_CONFIG_PARAMETERS``): an unsandboxed or remote step
+    unsets them (:data:`kb.replay.sshexec._GIT_ENV`), and a sandboxed local one let this
+    machine's ``url.<x>.insteadOf`` send ``git ls-remote`` to another port (review15)."""
+    from tests.replay.test_target_gitconfig import Listener
+
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    first, other = Listener("127.0.0.1"), Listener("127.0.0.2")
+    try:
+        monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+        monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.git://127.0.0.2:{other.port}/.insteadOf")
+        monkeypatch.setenv("GIT_CONFIG_VALUE_0", f"git://127.0.0.1:{first.port}/")
+        cmd = f"git ls-remote git://127.0.0.1:{first.port}/repo.git"
+        step = _one(tmp_path, isolated_home, cmd, "--allow", "unknown,host-network")
+        assert step["action"] == "run" and other.hits == 0, (step, other.hits)
+        assert first.hits == 1, step["output"]  # it went where the transcript says
+    finally:
+        first.close()
+        other.close()
