@@ -220,12 +220,12 @@ _ADMISSION_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in ADMISSION
 _REDIRECT_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in REDIRECT_CUES)
 """The cues of a reply that takes a user's change of course in (:mod:`logparse.redirects`)."""
 _DROP_SQL = "(?i)" + "|".join(f"(?:{c.pattern.pattern})" for c in DROP_CUES)
+"""The cues of a user message that drops something the last turn used."""
 _USER_WORDS = ("coalesce(author, 'human') IN ("
                + ", ".join(f"'{a}'" for a in USER_AUTHORS) + ")")
 """A prompt whose text is the user's words (logparse.author): not a parent agent's task,
 not injected, not a compaction's summary (rows derived before authors were stored: as
 their source says)."""
-"""The cues of a user message that drops something the last turn used."""
 _DISMISSAL_SQL = "|".join(f"(?:{c.pattern.pattern})" for c in DISMISSAL_CUES)
 _BLANK = "' ' || chr(10) || chr(13) || chr(9)"
 
