@@ -144,20 +144,37 @@ def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
         return orjson.loads(body), None
     except orjson.JSONDecodeError as e:
         err = e
-    if body[:1] == b"\0":
-        rest = body.lstrip(b"\0")
+    # one pass over the padding, however NULs and BOMs alternate (review15: reading it
+    # a kind at a time, recursively, overflowed the stack on a hostile line)
+    m = _PAD.match(body)
+    if m is not None:
+        rest = body[m.end():]
+        nuls = m.group().count(b"\0")
         if not rest.strip():
-            return None, (f"{len(body)} NUL bytes and nothing else (what a crash leaves "
-                          "where a file was extended but not written)")
-        obj, why = parse_line(rest, had_newline)
-        if obj is not None:
-            pad = f"{len(body) - len(rest)} NUL bytes before the record skipped"
-            return obj, "; ".join(w for w in (pad, why) if w)
-    if body.startswith(_BOM) and body[len(_BOM):].strip():
-        obj, why = parse_line(body[len(_BOM):], had_newline)
-        if obj is not None:
-            pad = "a UTF-8 BOM before the record skipped (files joined?)"
-            return obj, "; ".join(w for w in (pad, why) if w)
+            if nuls == len(m.group()):
+                return None, (f"{len(body)} NUL bytes and nothing else (what a crash "
+                              "leaves where a file was extended but not written)")
+        else:
+            obj, why = _parse_unpadded(rest, had_newline)
+            if obj is not None:
+                pads = ([f"{nuls} NUL bytes before the record skipped"] if nuls else []) + (
+                    ["a UTF-8 BOM before the record skipped (files joined?)"]
+                    if nuls < len(m.group()) else [])
+                return obj, "; ".join(w for w in (*pads, why) if w)
+    return _lenient_line(body, had_newline, err)
+
+
+def _parse_unpadded(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
+    """:func:`parse_line` of a line whose padding was skipped."""
+    try:
+        return orjson.loads(body), None
+    except orjson.JSONDecodeError as e:
+        return _lenient_line(body, had_newline, e)
+
+
+def _lenient_line(body: bytes, had_newline: bool, err: orjson.JSONDecodeError
+                  ) -> tuple[Any, str | None]:
+    """:func:`parse_line` of a line orjson refused (``err``), salvaged where it can be."""
     warn: str | None = None
     try:
         text = body.decode("utf-8")
@@ -179,6 +196,8 @@ def parse_line(body: bytes, had_newline: bool) -> tuple[Any, str | None]:
 
 
 _BOM = b"\xef\xbb\xbf"
+_PAD = re.compile(rb"(?:\x00|\xef\xbb\xbf)+")
+"""NUL bytes and UTF-8 BOMs before a record, in any order."""
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

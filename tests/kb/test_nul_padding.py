@@ -37,6 +37,18 @@ def test_parse_line_skips_nul_padding() -> None:
     assert obj == {"a": "\ufffd"} and warn and "2 NUL bytes" in warn and "UTF-8" in warn
 
 
+def test_parse_line_reads_padding_that_alternates_nuls_and_boms() -> None:
+    """A hostile line alternating NUL bytes and BOMs (``\\0`` then a BOM, 5,000 times)
+    was read one kind at a time, recursively: a RecursionError that ended the whole
+    ingest (review15).  The padding is now skipped in one pass, and said once."""
+    obj, warn = parse_line(b"\0\xef\xbb\xbf" * 5000 + b'{"a": 1}', True)
+    assert obj == {"a": 1}
+    assert warn == ("5000 NUL bytes before the record skipped; a UTF-8 BOM before the "
+                    "record skipped (files joined?)")
+    obj, warn = parse_line(b"\xef\xbb\xbf" + b'{"a": 1}', True)
+    assert obj == {"a": 1} and warn == "a UTF-8 BOM before the record skipped (files joined?)"
+
+
 def _events(store: KbStore) -> list[tuple[object, ...]]:
     return store.conn.execute(
         "SELECT ordinal, kind, coalesce(tool, ''), coalesce(text, '') FROM events "
