@@ -1254,6 +1254,13 @@ def _proxy_findings(cmds: list[SimpleCommand]) -> tuple[list[str], list[str]]:
 _NO_PERMUTE = frozenset("printf echo test [ [[ python python3 bash sh dash zsh ksh env "
                         "sudo doas timeout nice ionice stdbuf taskset numactl nohup time "
                         "command builtin exec setsid unbuffer read ssh tail".split())
+#: Programs that stop reading options at their first operand (POSIX getopt, gawk's
+#: ``+`` option list), with their options that take the next word as a value: a word
+#: after the first operand (``awk '{print}' *``: the program text) is no option.
+_OPTIONS_END_AT_OPERAND: dict[str, frozenset[str]] = dict.fromkeys(
+    ("awk", "gawk", "mawk", "nawk"),
+    frozenset("-F -f -e -v -W -i -l -E --field-separator --file --source --assign "
+              "--include --load --exec".split()))
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")  # $(…) and `…`, not $((…))
 _GLOB_START = re.compile(r"^[*?\[]")
 _FOR_LIST = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*)")
@@ -1344,6 +1351,8 @@ def _option_injection(info: ShellInfo, cmds: list[SimpleCommand]) -> list[tuple[
                 or entry.max_operands is not None or entry.flags is not None):
             continue  # every option only changes what is read or printed
         src = None
+        stop = _OPTIONS_END_AT_OPERAND.get(prog)
+        value = False
         for w in eff[1:]:
             if w == "--":
                 break
@@ -1360,6 +1369,10 @@ def _option_injection(info: ShellInfo, cmds: list[SimpleCommand]) -> list[tuple[
                 out.append((_UNK, f"{prog} {w[:30]}: a word built from data at run time "
                                   "can be any option"))
                 break
+            if stop is not None:
+                if not value and (not w.startswith("-") or w == "-"):
+                    break  # the first operand: what follows is read as operands only
+                value = w in stop
     return out
 
 

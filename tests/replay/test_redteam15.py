@@ -142,6 +142,12 @@ def test_git_remote_show_is_refused_whatever_allow_says(tmp_path: Path) -> None:
     ("for f in src/*.py; do sort $f; done", "read-only"),  # each starts with src/
     ("for f in *.log; do tail -n 3 $f; done", "read-only"),  # tail's worst: -f, timed
     ("find . -name '*.py'", "read-only"),        # quoted: find gets the pattern
+    # awk reads no option after its first operand (review15: main refused these)
+    ("awk '{print}' *", "read-only"),            # after the program text: files
+    ("awk -F , '{print $1}' *.csv", "read-only"),
+    ("awk -v x=1 *", "unknown"),                 # * is the program text's place
+    ("awk -f p.awk *", "unknown"),               # no program text: * can be -f …
+    ("gawk -e '{print}' *", "unknown"),
 ])
 def test_a_word_that_can_expand_to_an_option(command: str, cls: str) -> None:
     from logparse.shell import classify_safety, parse_command
