@@ -42,14 +42,21 @@ _MIN_PIECE = 4
 _SHORT = 8
 """Secrets shorter than this (a short password) are replaced only as whole words, so
 that ``sshpass -p 1234`` does not hide every 1234 of every benchmark."""
-_WORD_APART = (r"(?<![A-Za-z0-9_@.-])(?:(?<=:)()|){}(?![A-Za-z0-9_-])(?(1)|(?!@))"
-               r"(?!\.[A-Za-z0-9])")
+_GLUED_P = r"(?<=-p)(?<![^\s'\"]-p)"
+"""After a word's ``-p`` (``mysql -u root -phunter``: ``logkb:mysql-p`` finds the password
+glued to its option; review15: a short one stood shown there)."""
+_WORD_APART = (r"(?:(?<![A-Za-z0-9_@.-])|" + _GLUED_P + r")(?:(?<=:)()|){}"
+               r"(?![A-Za-z0-9_-])(?(1)|(?!@))(?!\.[A-Za-z0-9])")
 """A short secret of letters only (a weak password, ``admin``, safe15) is replaced only
 where it stands apart: not inside a name joined by ``-``, ``.`` or ``@`` (``wp-admin``,
 ``admin@localhost``, ``admin.example``), where the word is a name's piece, no password;
 every place a rule finds a password in (``pwd=admin&``, ``is admin.``, ``admin / admin``)
 stands apart, and so does a URL's password between ``:`` and ``@`` (``root:admin@host``,
 review15: ``admin@localhost``, a login, has no ``:`` before it)."""
+
+
+_WHOLE_WORD = r"(?:(?<![A-Za-z0-9_])|" + _GLUED_P + r"){}(?![A-Za-z0-9_])"
+"""A short secret of other characters: replaced as a whole word (or after ``-p``)."""
 
 
 class Redactor:
@@ -72,7 +79,7 @@ class Redactor:
         self._values = sorted(((v, k) for v, k in forms.items() if len(v) >= _SHORT),
                               key=lambda kv: -len(kv[0]))
         self._short = [(re.compile(_WORD_APART.format(re.escape(v)) if v.isalpha() else
-                                   rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"), k)
+                                   _WHOLE_WORD.format(re.escape(v))), k)
                        for v, k in sorted(forms.items(), key=lambda kv: -len(kv[0]))
                        if len(v) < _SHORT]
 
@@ -312,7 +319,8 @@ class Redactor:
         if self.reveal or not (self._values or self._short):
             return None
         return "|".join([_re2_escape(v) for v, _ in self._values]
-                        + [r"\b" + _re2_escape(_literal(rx)) + r"\b" for rx, _ in self._short])
+                        + [r"(?:\b|-p)" + _re2_escape(_literal(rx)) + r"\b"  # (_GLUED_P)
+                           for rx, _ in self._short])
 
 
 def _strings(obj: Any, out: list[str]) -> None:
@@ -359,7 +367,7 @@ def _cut(s: str) -> bool:
     return "..." in s or "…" in s
 
 
-_WORD_ENDS = ((*_WORD_APART.split("{}"),), ("(?<![A-Za-z0-9_])", "(?![A-Za-z0-9_])"))
+_WORD_ENDS = ((*_WORD_APART.split("{}"),), (*_WHOLE_WORD.split("{}"),))
 """What stands around the secret in a short-secret pattern (:data:`_WORD_APART`, or a
 whole word)."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -263,7 +264,7 @@ def test_a_weak_word_is_hidden_where_it_stands_apart_not_inside_a_name() -> None
     assert "[redacted:password] / [redacted:password]" in shown
     assert "/wp-admin/" in shown and "admin@localhost" in shown and "admin.example" in shown
     assert red.text("x-12ab y") == "x-[redacted:password] y"  # not letters only: as before
-    assert red.pattern() == r"\badmin\b|\b12ab\b"
+    assert red.pattern() == r"(?:\b|-p)admin\b|(?:\b|-p)12ab\b"
 
 
 def test_a_weak_word_found_as_a_urls_password_is_hidden_there() -> None:
@@ -275,4 +276,21 @@ def test_a_weak_word_found_as_a_urls_password_is_hidden_there() -> None:
     shown = Redactor({"hunter": "password"}).text(text)
     assert shown == ("curl http://root:[redacted:password]@localhost/x; "
                      "mail hunter@localhost.com")
-    assert Redactor({"hunter": "password"}).pattern() == r"\bhunter\b"
+    assert Redactor({"hunter": "password"}).pattern() == r"(?:\b|-p)hunter\b"
+
+
+@pytest.mark.parametrize("value", ["hunter", "h4nt3r"])
+def test_a_short_password_glued_to_mysqls_p_is_hidden_there(value: str) -> None:
+    """``logkb:mysql-p`` finds the password glued to its option (``-phunter``); a short
+    one (under 8 characters) was replaced only as a whole word, so the redactor showed it
+    in the very command it was found in (review15).  ``-p`` starting a word is enough;
+    inside a word (``wp-phunter``) it is not."""
+    text = f"mysql -u root -p{value} db; echo '-p{value}'; cd wp-p{value}"
+    found = [text[f.start:f.end] for f in find_secrets(text)]
+    assert found[:1] == [value], found
+    shown = Redactor({value: "password"}).text(text)
+    assert shown == ("mysql -u root -p[redacted:password] db; echo '-p[redacted:password]'; "
+                     f"cd wp-p{value}")
+    # the SQL pattern that picks the rows the redactor walks (KbStore.events) finds it
+    pattern = Redactor({value: "password"}).pattern()
+    assert pattern is not None and re.search(pattern, f"mysql -u root -p{value} db")
