@@ -4,7 +4,7 @@ that answers it (the second file's first message line).  Read alone, the second 
 makes the result a message of its own (a call of an unknown tool) and the first leaves
 its call waiting; the ingest makes them one stored message, as when the whole file is
 read: the same messages and events, the call answered, in either order, a third ingest
-changing nothing, and no stored message deleted.
+changing nothing (nor saying it updated anything), and no stored message deleted.
 
 From a transcript recorded from the real CLI on loopback (``fixtures/claude_record``):
 its response ``msg_scripted000002`` (lines 21-23) ends with a ``TaskCreate`` call whose
@@ -93,6 +93,8 @@ def test_a_call_and_its_result_in_two_files_are_one_message(
             assert _state(store) == state
             (s,) = rep.sessions
             assert s.new_messages == 0 and s.conflicts == 0
+            # counts say what happened: nothing was stored again
+            assert s.updated_messages == 0, "an unchanged message reported updated"
             assert not [p for p in rep.problems if "differs" in p.reason]
         rep = ingest(store, [first, second], graph=False)  # unchanged: skipped
         assert _state(store) == state and not rep.sessions
