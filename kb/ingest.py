@@ -166,6 +166,9 @@ class SessionReport:
     """Messages this input holds with other content than the stored copy of a session that
     ends with the same record (:func:`_diverged`): the stored one is kept, this one is kept
     raw with a problem naming its file and line."""
+    older: bool = False
+    """The input is an older copy of the stored session (:func:`_older_copy`); else the
+    stored messages it lacks (:attr:`kept`) are another file's of the session."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
@@ -1755,7 +1758,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              events=row["events"], new_messages=st.new,
                              updated_messages=st.updated, unchanged_messages=st.unchanged,
                              form=src.form, path=src.path, parent_id=info.parent_id,
-                             kept=lacked, agent=src.agent, conflicts=st.conflicts))
+                             kept=lacked, agent=src.agent, conflicts=st.conflicts,
+                             older=st.older))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,

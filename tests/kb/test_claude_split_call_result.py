@@ -18,6 +18,7 @@ import pytest
 
 from kb.ingest import ingest
 from kb.store import KbStore
+from tests.cli_kb import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = (ROOT / "fixtures" / "claude_record" / "recorded" / "fix_divide" / "-srv-campaign"
@@ -98,3 +99,17 @@ def test_a_call_and_its_result_in_two_files_are_one_message(
             assert not [p for p in rep.problems if "differs" in p.reason]
         rep = ingest(store, [first, second], graph=False)  # unchanged: skipped
         assert _state(store) == state and not rep.sessions
+
+
+def test_the_summary_says_where_the_kept_messages_are(tmp_path: Path) -> None:
+    """The second file of a split session lacks the first file's messages: they are kept
+    from the other file, and the file is not an older copy; read again, nothing of it is
+    updated."""
+    a, b = _write(tmp_path, CUTS["result-first"])
+    db = str(tmp_path / "kb.duckdb")
+    assert invoke("--db", db, "ingest", str(a)).exit_code == 0
+    for _ in range(2):
+        r = invoke("--db", db, "ingest", "--force", str(b))
+        assert r.exit_code == 0, r.output
+        assert "1 kept from other files" in r.stdout and "older copy" not in r.stdout
+    assert "0 new, 31 unchanged, 1 kept" in r.stdout and "updated" not in r.stdout
