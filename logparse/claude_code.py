@@ -820,7 +820,10 @@ class _Conv:
                                   "metadata": {}}}
                 target = self.last_assistant
                 if target is None:
-                    target = self._new(n, body, "assistant", ts, obj)
+                    # the file opens with results (their calls in the file before: a
+                    # session split between calls and results): one message holds them
+                    # all, as the response that made the calls holds them in one file
+                    target = self.last_assistant = self._new(n, body, "assistant", ts, obj)
                 target.parts.append(part)
                 target.open += 1
                 self.tools[cid] = part

@@ -113,3 +113,43 @@ def test_the_summary_says_where_the_kept_messages_are(tmp_path: Path) -> None:
         assert r.exit_code == 0, r.output
         assert "1 kept from other files" in r.stdout and "older copy" not in r.stdout
     assert "0 new, 31 unchanged, 1 kept" in r.stdout and "updated" not in r.stdout
+
+
+PARALLEL = (ROOT / "fixtures" / "claude_record" / "recorded" / "task_stream"
+            / "-srv-campaign" / "1bd7c159-c5a4-41c4-9442-0674bdca85e4.jsonl")
+"""Its response ``msg_scripted000004`` makes three calls (lines 20-22), answered by lines
+25, 26 and 27, a result a line."""
+
+
+def _calls(store: KbStore) -> list[tuple[object, ...]]:
+    """Each call's place, tool and status (a task list's items aside: the reader's list
+    does not cross files, see BENCHMARKS.md ``split15``)."""
+    return store.conn.execute(
+        "SELECT ordinal, kind, call_id, tool, status, exit_code FROM events "
+        "WHERE call_id IS NOT NULL ORDER BY ALL").fetchall()
+
+
+@pytest.mark.parametrize("cut", [24, 25, 26], ids=["3-results", "2-results", "1-result"])
+@pytest.mark.parametrize("b_first", [False, True], ids=["a-first", "b-first"])
+def test_the_results_of_parallel_calls_in_the_next_file(
+        tmp_path: Path, cut: int, b_first: bool) -> None:
+    """The second file opens with one, two or all three results: read alone, they are
+    one message (not one each); with the first file, the calls' message, answered."""
+    lines = PARALLEL.read_bytes().splitlines(keepends=True)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes(b"".join(lines[:cut]))
+    b.write_bytes(b"".join(lines[cut:]))
+    with KbStore(tmp_path / "whole.duckdb") as store:
+        ingest(store, [PARALLEL], graph=False)
+        n = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        calls = _calls(store)
+    assert "unknown" not in {r[3] for r in calls}
+    with KbStore(tmp_path / "kb.duckdb") as store:
+        for f in (b, a) if b_first else (a, b):
+            ingest(store, [f], graph=False)
+        assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == n
+        assert _calls(store) == calls
+        for f in (a, b):
+            (s,) = ingest(store, [f], graph=False, force=True).sessions
+            assert (s.new_messages, s.updated_messages) == (0, 0)
+            assert _calls(store) == calls
