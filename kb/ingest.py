@@ -63,6 +63,7 @@ from logparse.claude_code import (
     HELD,
     MERGED,
     ClaudeCodeReader,
+    call_links,
     merge_response,
     response_ids,
 )
@@ -165,6 +166,9 @@ class SessionReport:
     """Messages this input holds with other content than the stored copy of a session that
     ends with the same record (:func:`_diverged`): the stored one is kept, this one is kept
     raw with a problem naming its file and line."""
+    older: bool = False
+    """The input is an older copy of the stored session (:func:`_older_copy`); else the
+    stored messages it lacks (:attr:`kept`) are another file's of the session."""
 
     def as_json(self) -> dict[str, object]:
         return {"id": self.session_id, "title": self.title, "messages": self.messages,
@@ -619,6 +623,9 @@ class _Responses:
     """The input is not the file the session was last stored from."""
     index: dict[str, str] | None = None
     """API response id → the stored message holding it."""
+    calls: tuple[dict[str, str], dict[str, str]] | None = None
+    """Tool call id → the stored message holding the call, and the one holding its
+    result (:meth:`KbStore.call_ids`)."""
 
     def merged(self, msg: RawMessage, mid: str, stored: tuple[int, int] | None,
                dg: int, seen: dict[str, tuple[int, str]]
@@ -641,12 +648,23 @@ class _Responses:
             except orjson.JSONDecodeError:
                 return None
             recs = doc.get("records") if isinstance(doc, dict) else None
-            ids = response_ids(recs) if isinstance(recs, list) else set()
-            if not ids:
+            if not isinstance(recs, list):
+                return None
+            ids = response_ids(recs)
+            waiting, answered = call_links(recs)
+            if not (ids or waiting or answered):
                 return None
             if self.index is None:
                 self.index = self.store.response_ids(self.sid)
             found = {self.index[i] for i in ids if i in self.index}
+            if waiting or answered:
+                # a call whose result a stored message holds, a result whose call one does
+                # (the session split between them): one message, as in one file
+                if self.calls is None:
+                    self.calls = self.store.call_ids(self.sid)
+                made, results = self.calls
+                found.update(results[c] for c in waiting if c in results)
+                found.update(made[c] for c in answered if c in made)
             if len(found) != 1:
                 return None
             target = found.pop()
@@ -1740,7 +1758,8 @@ def _close_session(store: KbStore, st: _Session, problems: list[Problem],
                              events=row["events"], new_messages=st.new,
                              updated_messages=st.updated, unchanged_messages=st.unchanged,
                              form=src.form, path=src.path, parent_id=info.parent_id,
-                             kept=lacked, agent=src.agent, conflicts=st.conflicts))
+                             kept=lacked, agent=src.agent, conflicts=st.conflicts,
+                             older=st.older))
 
 
 def _flush(store: KbStore, st: _Session, problems: list[Problem], final: bool = False,

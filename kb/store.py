@@ -337,6 +337,23 @@ class KbStore:
                     out.setdefault(str(i), str(mid))
         return out
 
+    def call_ids(self, session_id: str) -> tuple[dict[str, str], dict[str, str]]:
+        """A Claude Code session's tool calls: ``(call id → the stored message holding the
+        call, call id → the stored message holding its result)`` (the first by ordinal)."""
+        calls: dict[str, str] = {}
+        results: dict[str, str] = {}
+        for mid, made, answered in self.conn.execute(
+                "SELECT message_id, "
+                "json_extract_string(raw, '$.records[*].message.content[*].id'), "
+                "json_extract_string(raw, '$.records[*].message.content[*].tool_use_id') "
+                "FROM messages WHERE session_id = ? AND json_valid(raw) ORDER BY ordinal",
+                [session_id]).fetchall():
+            for ids, out in ((made, calls), (answered, results)):
+                for i in ids or ():
+                    if i is not None:
+                        out.setdefault(str(i), str(mid))
+        return calls, results
+
     def last_records(self, session_id: str, messages: int = 8) -> list[tuple[int, object]]:
         """``(source line, record)`` of every record the session's last ``messages`` stored
         messages (by ordinal) hold, by line: a line-based reader's raw JSON, ``{"lines":

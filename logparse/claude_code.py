@@ -820,7 +820,10 @@ class _Conv:
                                   "metadata": {}}}
                 target = self.last_assistant
                 if target is None:
-                    target = self._new(n, body, "assistant", ts, obj)
+                    # the file opens with results (their calls in the file before: a
+                    # session split between calls and results): one message holds them
+                    # all, as the response that made the calls holds them in one file
+                    target = self.last_assistant = self._new(n, body, "assistant", ts, obj)
                 target.parts.append(part)
                 target.open += 1
                 self.tools[cid] = part
@@ -1255,6 +1258,47 @@ def response_ids(records: Sequence[Any]) -> set[str]:
     return out
 
 
+def call_links(records: Sequence[Any]) -> tuple[set[str], set[str]]:
+    """``(open, answered)``: the ids of the tool calls (``tool_use``) among ``records``
+    whose result is not among them, and of the results (``tool_result``) among them whose
+    call is not: where a session split over two files joins across them (the call written
+    before the file ended, its result the first line of the next)."""
+    calls, results = _calls(records)
+    return calls - results, results - calls
+
+
+def _calls(records: Sequence[Any]) -> tuple[set[str], set[str]]:
+    """``(calls, results)``: the ids of the tool calls among ``records`` and of the calls
+    their results answer."""
+    calls: set[str] = set()
+    results: set[str] = set()
+    for r in records:
+        m = r.get("message") if isinstance(r, dict) else None
+        content = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(content, list):
+            continue
+        typ = r.get("type")
+        for b in content:
+            if not isinstance(b, dict):
+                continue
+            if typ == "assistant" and b.get("type") in ("tool_use", "server_tool_use") \
+                    and isinstance(b.get("id"), str):
+                calls.add(b["id"])
+            elif typ == "user" and b.get("type") == "tool_result" \
+                    and isinstance(b.get("tool_use_id"), str):
+                results.add(b["tool_use_id"])
+    return calls, results
+
+
+def _links(record: Any, ids: set[str]) -> bool:
+    """Whether ``record`` holds a call or a result of one of the calls ``ids``."""
+    m = record.get("message") if isinstance(record, dict) else None
+    content = m.get("content") if isinstance(m, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and (b.get("id") in ids or b.get("tool_use_id") in ids)
+        for b in content)
+
+
 def _identity(record: Any) -> bytes:
     """What tells one record from another across copies of a file: its ``uuid`` (a line
     copied into another file keeps it), else the whole record."""
@@ -1293,13 +1337,16 @@ MERGED = "merged"
 def merge_response(stored: bytes | str, incoming: bytes, path: str,
                    message_id_: str) -> tuple[str, RawMessage | None]:
     """One API response whose lines two copies hold (a session resumed into a new file
-    writes the same ``message.id`` again, a content block a line).  :data:`MERGED` and the
-    message read from the records of both, each once (the same ``uuid``, or the same
-    record), in time order (each copy's own order kept), under ``message_id_``, when each
-    copy holds blocks of it the other lacks; :data:`HELD` when the stored copy holds every
-    record of the incoming one and blocks it lacks (nothing to read from it); ``""``
-    otherwise (no response id in common, the incoming copy a later state of it, records
-    that read as more than one message: the ingest's other rules decide)."""
+    writes the same ``message.id`` again, a content block a line), or whose tool call one
+    copy holds and the call's result the other (a session split between a call and its
+    result: the result line is the next file's first, read there as a message of its own,
+    a call of an unknown tool).  :data:`MERGED` and the message read from the records of
+    both, each once (the same ``uuid``, or the same record), in time order (each copy's
+    own order kept), under ``message_id_``, when each copy holds blocks of it the other
+    lacks (a call, a result); :data:`HELD` when the stored copy holds every record of the
+    incoming one and blocks it lacks (nothing to read from it); ``""`` otherwise (neither
+    a response id in common nor a call one answers, the incoming copy a later state of
+    it, records that read as more than one message: the ingest's other rules decide)."""
     none = ("", None)
     try:
         old, new = orjson.loads(stored), orjson.loads(incoming)
@@ -1315,12 +1362,18 @@ def merge_response(stored: bytes | str, incoming: bytes, path: str,
         pairs.append(list(zip(lines, recs)))
     a, b = pairs
     shared = response_ids([r for _, r in a]) & response_ids([r for _, r in b])
-    if not shared:
+    # a call one copy holds and its result the other (either maybe holding both: a merge
+    # of them stored)
+    (calls_a, results_a), (calls_b, results_b) = (
+        _calls([r for _, r in a]), _calls([r for _, r in b]))
+    linked = (calls_a & results_b) | (calls_b & results_a)
+    if not shared and not linked:
         return none
 
     def block(r: Any) -> bool:
         m = r.get("message") if isinstance(r, dict) and r.get("type") == "assistant" else None
-        return isinstance(m, dict) and m.get("id") in shared
+        return (isinstance(m, dict) and m.get("id") in shared) or (
+            bool(linked) and _links(r, linked))
 
     have: dict[bytes, int] = {}
     for _, r in a:

@@ -693,6 +693,12 @@ class Deriver:
         # a role of the wrong type is neither "user" nor "assistant", as once it is dropped
         self._after(msg.info.get("role"), had_tool)
         mid = msg.info["id"]
+        was = self.known.get(mid)
+        if was is not None and was[1] > ordinal and (mid in self.keep or was[0] == dg):
+            # stored as it is read (or kept), further on in its session: messages of
+            # another file of the session stand before it, unread here.  It keeps its
+            # place (and the messages after it theirs): nothing changed to derive again
+            ordinal = self.ordinal = was[1]
         if mid in self.keep or self.known.get(mid) == (dg, ordinal):
             self.skipped += 1
             self.skipped_ids.append(mid)

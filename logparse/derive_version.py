@@ -5,7 +5,7 @@ rules themselves (~0.1 s of CPU)."""
 
 from __future__ import annotations
 
-DERIVE_VERSION = 80
+DERIVE_VERSION = 81
 """The version of the rules that turn messages into events (error signatures,
 measurements, prose classes, the shell parse).  Bump it when they change what they
 derive: a knowledge base derived by older rules is derived again from its sources
@@ -234,4 +234,7 @@ sub-agent session), ``harness`` (injected: ``isMeta``, a slash command with no
 arguments, hooks, context, synthetic parts; stored ``synthetic``) or ``compaction`` (the
 summary that replaced the history, stored ``synthetic``); a direction set or an approval
 is read from the human's words only.
-80: 79 and 71 together."""
+80: 79 and 71 together.  81: the results of several
+calls a Claude Code file opens with (their calls in the file before: a session split
+between calls and results) are one message, not one each (two results of one line were
+two messages under one id)."""

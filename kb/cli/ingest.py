@@ -168,7 +168,10 @@ def ingest(paths: tuple[Path, ...], session_ids: tuple[str, ...], force: bool,
             kid = (f" (subagent of {shorts.get(s.parent_id, s.parent_id)})"
                    if s.parent_id else "")
             new = _counts(s.new_messages, s.updated_messages, s.unchanged_messages)
-            new = f"older copy: {new}, {s.kept} kept" if s.kept else new
+            if s.kept:  # stored messages the input lacks: an older copy's, or kept
+                # from the session's other files (one split over several)
+                new = f"older copy: {new}, {s.kept} kept" if s.older else \
+                    f"{new}, {s.kept} kept from other files"
             new = f"{new}, {s.conflicts} in conflict (kept as stored)" \
                 if s.conflicts else new
             out.print(_summary_line(
