@@ -1,10 +1,11 @@
 """A Codex rollout split over two files between a ``function_call`` and its
 ``function_call_output`` (the second file a resumed copy: its own ``session_meta``,
 then the output line).  Found this round, NOT fixed (the first test pins only that
-nothing is lost): the message count is the whole file's (a call and its output are two ordinals in Codex), but the call's message keeps
-its call ``interrupted`` (``logkb untested``: "still running when the transcript
-ended") and the output's message holds a second row of the call, of an ``unknown`` tool
-with no command.  The whole file has the call once, answered, at the output's ordinal.
+nothing is lost): the message count is the whole file's (a call and its output are two
+ordinals in Codex), but the call's message keeps its call ``interrupted`` (``logkb
+untested``: "still running when the transcript ended") and the output's message holds
+a second row of the call, of an ``unknown`` tool with no command.  The whole file has
+the call once, answered, at the output's ordinal.
 
 The pool's ``scout__codex-session.jsonl`` (not held out), cut after its line 33 (a
 ``function_call``; line 34 its output)."""
