@@ -171,12 +171,7 @@ def user_net_config(environ: Mapping[str, str] | None = None) -> list[str]:
               if f]
     files += list(SYSTEM_WGETRC)
     files += [os.path.join(h, n) for h in homes for n in (".wgetrc", ".netrc")]
-    out: list[str] = []
-    for f in files:
-        f = os.path.abspath(f)
-        if os.path.isfile(f) and f not in out:
-            out.append(f)
-    return out
+    return _existing(files)
 
 
 def git_config_files(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -193,6 +188,11 @@ def git_config_files(environ: Mapping[str, str] | None = None) -> list[str]:
     xdg = [env["XDG_CONFIG_HOME"]] if env.get("XDG_CONFIG_HOME") else []
     files += [os.path.join(d, "git", "config") for d in xdg + [os.path.join(h, ".config")
                                                               for h in homes]]
+    return _existing(files)
+
+
+def _existing(files: list[str]) -> list[str]:
+    """The regular files of ``files`` that exist, made absolute, each once, in order."""
     out: list[str] = []
     for f in files:
         f = os.path.abspath(f)

@@ -148,6 +148,16 @@ def _copies(agent: str, tmp: Path) -> tuple[bytes, bytes, bytes, int | None]:
     return b"".join(lines), b"".join(edited), b"".join(_inserted(lines)), line
 
 
+def _in_order(agent: str, tmp: Path, first: bytes, second: bytes) -> tuple[Path, Path]:
+    """The two copies written as ``a`` (read first) and ``b``, named as the agent names
+    its files."""
+    ext = ".json" if agent == "opencode" else ".jsonl"
+    a, b = tmp / f"a{ext}", tmp / f"b{ext}"
+    a.write_bytes(first)
+    b.write_bytes(second)
+    return a, b
+
+
 def _stored(store: KbStore) -> dict[tuple[str, str], str]:
     rows = store.conn.execute(
         "SELECT m.session_id, m.message_id, coalesce(string_agg(e.text, '|' "
@@ -169,10 +179,8 @@ AGENTS = [*LINES, "opencode"]
 def test_an_edited_copy_ending_together_keeps_the_stored_message(
         tmp_path: Path, agent: str, edited_first: bool) -> None:
     base, edited, _, line = _copies(agent, tmp_path)
-    ext = ".json" if agent == "opencode" else ".jsonl"
-    a, b = tmp_path / f"a{ext}", tmp_path / f"b{ext}"
-    a.write_bytes(edited if edited_first else base)
-    b.write_bytes(base if edited_first else edited)
+    a, b = _in_order(agent, tmp_path, edited if edited_first else base,
+                     base if edited_first else edited)
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [a], graph=False)
         before = _stored(store)
@@ -199,17 +207,15 @@ def test_an_edited_copy_ending_together_keeps_the_stored_message(
 def test_a_copy_with_another_middle_keeps_the_union(
         tmp_path: Path, agent: str, longer_first: bool) -> None:
     base, _, more, _ = _copies(agent, tmp_path)
-    ext = ".json" if agent == "opencode" else ".jsonl"
-    a, b = tmp_path / f"a{ext}", tmp_path / f"b{ext}"
-    a.write_bytes(more if longer_first else base)
-    b.write_bytes(base if longer_first else more)
+    a, b = _in_order(agent, tmp_path, more if longer_first else base,
+                     base if longer_first else more)
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [a], graph=False)
         first = _stored(store)
         ingest(store, [b], graph=False)
         both = _stored(store)
     with KbStore(tmp_path / "alone.duckdb") as store:
-        c = tmp_path / f"c{ext}"
+        c = a.with_name(f"c{a.suffix}")
         c.write_bytes(base)
         ingest(store, [c], graph=False)
         alone = _stored(store)
@@ -247,10 +253,8 @@ def test_a_session_stored_before_its_end_was_kept_is_not_overwritten(
     ending with the same record is a conflict there too, never an overwrite; the ingest
     that reads it keeps the end from then on (the migration)."""
     base, edited, _, _ = _copies(agent, tmp_path)
-    ext = ".json" if agent == "opencode" else ".jsonl"
-    a, b = tmp_path / f"a{ext}", tmp_path / f"b{ext}"
-    a.write_bytes(edited if edited_first else base)
-    b.write_bytes(base if edited_first else edited)
+    a, b = _in_order(agent, tmp_path, edited if edited_first else base,
+                     base if edited_first else edited)
     with KbStore(tmp_path / "kb.duckdb") as store:
         ingest(store, [a], graph=False)
         _as_before_round_14(store)
