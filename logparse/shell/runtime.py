@@ -33,9 +33,10 @@ def computed(word: str) -> bool:
 
 
 def _host_part(word: str) -> str:
-    """The part of a copy tool's operand that can name a host: up to the first ``/``
-    (``$D/x`` can be ``h:/x``; ``/srv/$D`` and ``./$D`` are local paths)."""
-    return word.split("/", 1)[0]
+    """The part of an operand or URL that can name a host: after a scheme's ``://``, up
+    to the first ``/`` (``$D/x`` can be ``h:/x``; ``/srv/$D`` and ``./$D`` are local
+    paths; ``http://$H/p`` names its host in ``$H``)."""
+    return word.split("://", 1)[-1].split("/", 1)[0]
 
 
 #: Options that take the next word as their value, per copy tool (so it is no operand).
@@ -171,8 +172,7 @@ def runtime_hosts(eff: tuple[str, ...]) -> list[str]:
         for w in rest:
             if w.startswith(("--remote=", "--repo=")):
                 target = w.split("=", 1)[1]
-        if target is not None and computed(_host_part(target) if "://" not in target
-                                           else target.split("://", 1)[1].split("/", 1)[0]):
+        if target is not None and computed(_host_part(target)):
             out.append(f"git {sub} reaches the repository {target[:40]}, which is computed "
                        "at run time")
     elif prog in _URL_OPERAND:
@@ -181,7 +181,7 @@ def runtime_hosts(eff: tuple[str, ...]) -> list[str]:
             ops = ops[1:]  # httpie's METHOD
         urls = ops if prog == "aria2c" else ops[:1]
         for w in urls:
-            if computed(w.split("://", 1)[-1].split("/", 1)[0]):
+            if computed(_host_part(w)):
                 out.append(f"{prog}'s URL {w[:40]} is computed at run time")
                 break
     if prog in _INDEX_OPTIONS or (prog == "python" or prog.startswith("python3")) and (
@@ -191,7 +191,7 @@ def runtime_hosts(eff: tuple[str, ...]) -> list[str]:
             name, eq, v = w.partition("=")
             val = args[i + 1] if w in names and i + 1 < len(args) else (
                 v if eq and name in names else None)
-            if val is not None and computed(val.split("://", 1)[-1].split("/", 1)[0]):
+            if val is not None and computed(_host_part(val)):
                 out.append(f"{prog} {name} {val[:40]} names a package index computed at "
                            "run time")
                 break

@@ -50,6 +50,8 @@ BUILT = [
     "rsync -a . $H:/x",
     "rsync -av \"$SRC/\" /srv/y/",
     "sshfs $H:/ /mnt",
+    "rsync -a . rsync://$H/mod",
+    "scp x scp://$H/tmp",
     "sftp $H",
     "git clone $URL",
     "git clone --depth 1 \"$URL\" /tmp/x",
