@@ -1874,8 +1874,9 @@ def _prompt_text(parts: list[dict[str, object]]) -> str | None:
     """The user's own words in a message (what a title falls back to): the file open in
     the IDE, reminders and other injected text left out (:func:`request_text`)."""
     for p in parts:
-        # (a compaction's summary, as what was injected, names no session)
-        if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic") \
+        # (a compaction's summary, as what was injected, names no session; a part a
+        # reader marked synthetic is the harness's: logparse.author.part_author)
+        if isinstance(p, dict) and p.get("type") == "text" \
                 and part_author(p) not in (HARNESS, COMPACTION):
             text = p.get("text")
             if isinstance(text, str) and (own := request_text(text)):

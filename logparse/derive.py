@@ -877,7 +877,7 @@ class Deriver:
             author = part_author(part, self.author)
             # what the harness wrote and a compaction's summary are injected text whatever
             # their reader marked (logparse.author)
-            source = ("synthetic" if part.get("synthetic") or author in (HARNESS, COMPACTION)
+            source = ("synthetic" if author in (HARNESS, COMPACTION)
                       else "ignored" if part.get("ignored") else "text")
             self._prose(ordinal, seq, mid, part, EventKind.PROMPT, source, text, None, author)
         elif typ == "stat":  # a reader's record of the agent's own clock (turn duration)
